@@ -1,0 +1,37 @@
+#!/usr/bin/env -S npx tsx
+/** The `robograph` command. */
+import { serveSim, SERVE_SIM_HELP } from "./serveSim";
+
+const HELP = `usage: robograph <command> [options]
+
+commands:
+  serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
+  bench               run the benchmarks and print their figures (npm run bench)
+
+Run "robograph <command> --help" for a command's options.
+`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve-sim":
+      return serveSim(rest);
+    case "bench": {
+      const { runBenchmarks } = await import("../evals/bench");
+      return runBenchmarks(rest);
+    }
+    case undefined:
+    case "-h":
+    case "--help":
+    case "help":
+      process.stdout.write(HELP + "\n" + SERVE_SIM_HELP);
+      return;
+    default:
+      throw new Error(`unknown command ${command}\n\n${HELP}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`robograph: ${(err as Error).message}\n`);
+  process.exit(1);
+});

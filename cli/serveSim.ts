@@ -1,0 +1,82 @@
+/** `robograph serve-sim <world>`: a simulator as its own process, serving the rosbridge v2 protocol. */
+import { parseArgs } from "node:util";
+import { listScenarios, serveKitchen } from "../robots/sim/kitchen";
+
+export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen [options]      (npm run sim -- kitchen [options])
+
+Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
+"listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
+
+options:
+  --scenario NAME        scenario to load (default integration_tea_to_trash); one of:
+                         ${listScenarios().join(", ")}
+  --port N               TCP port (default 9090; 0 picks a free one)
+  --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
+  --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
+                         also read from ROBOGRAPH_BRIDGE_TOKEN
+  --seed N               seed of the detector's noise (default 0)
+  --miss-rate P          probability a visible object is not detected (default 0)
+  --mislabel-rate P      probability a detection carries a wrong label (default 0)
+  --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
+  --width N --height N   camera resolution (default 320x240)
+  --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY)
+  --quiet                do not log client connections
+`;
+
+export async function serveSim(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      scenario: { type: "string", default: "integration_tea_to_trash" },
+      port: { type: "string", default: "9090" },
+      host: { type: "string", default: "127.0.0.1" },
+      token: { type: "string" },
+      seed: { type: "string", default: "0" },
+      "miss-rate": { type: "string", default: "0" },
+      "mislabel-rate": { type: "string", default: "0" },
+      speed: { type: "string", default: "10" },
+      width: { type: "string", default: "320" },
+      height: { type: "string", default: "240" },
+      "evaluator-key": { type: "string" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_SIM_HELP);
+    return;
+  }
+  const worldName = positionals[0] ?? "kitchen";
+  if (worldName !== "kitchen") throw new Error(`unknown world ${worldName}; available: kitchen`);
+  const num = (name: string, v: string, min = 0, max = Infinity) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
+    return n;
+  };
+  const log = values.quiet ? undefined : (line: string) => process.stderr.write(`[sim] ${line}\n`);
+  const served = await serveKitchen({
+    scenario: values.scenario!,
+    host: values.host,
+    port: num("port", values.port!, 0, 65535),
+    token: values.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
+    seed: num("seed", values.seed!),
+    noise: { missRate: num("miss-rate", values["miss-rate"]!, 0, 1), mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1) },
+    speed: values.speed === "max" ? Infinity : num("speed", values.speed!, 0.01),
+    width: num("width", values.width!, 16, 4096),
+    height: num("height", values.height!, 16, 4096),
+    evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
+    log,
+  });
+  process.stdout.write(`listening ${served.server.url}\n`);
+  let stopping = false;
+  const stop = async (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    log?.(`${sig}: shutting down`);
+    await served.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}

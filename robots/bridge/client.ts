@@ -1,0 +1,429 @@
+/**
+ * A rosbridge v2 client over `ws`: service calls with time limits, subscriptions that survive a reconnect,
+ * publishing, and ROS 2 action goals with a feedback stream and cancel. Errors are typed (see ./errors).
+ */
+import { EventEmitter } from "node:events";
+import { randomUUID } from "node:crypto";
+import { WebSocket } from "ws";
+import { ServerMessage, FragmentAssembler, GoalStatus, DEFAULT_MAX_MESSAGE_BYTES } from "./protocol";
+import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
+
+export interface BridgeClientOptions {
+  /** Presented as `Authorization: Bearer <token>` when the server requires one. */
+  token?: string;
+  /** Attempts for the first connection and for each reconnection. */
+  connectAttempts?: number;
+  /** First retry delay; doubles each attempt up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Default time limit of a service call. */
+  callTimeoutMs?: number;
+  /** Reconnect after the connection drops (subscriptions are restored). */
+  reconnect?: boolean;
+  maxMessageBytes?: number;
+}
+
+export interface GoalResult<R = unknown> {
+  goalId: string;
+  action: string;
+  /** ROS 2 GoalStatus code (4 succeeded, 5 canceled, 6 aborted). */
+  status: number;
+  succeeded: boolean;
+  values: R;
+}
+
+export interface GoalHandle<R = unknown> {
+  goalId: string;
+  result: Promise<GoalResult<R>>;
+  cancel(): void;
+}
+
+interface PendingCall {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  timer?: NodeJS.Timeout;
+}
+interface PendingGoal {
+  action: string;
+  onFeedback?: (values: unknown) => void;
+  resolve(v: GoalResult): void;
+  reject(e: Error): void;
+  timer?: NodeJS.Timeout;
+}
+interface ClientSubscription {
+  type?: string;
+  throttleRate?: number;
+  queueLength?: number;
+  handlers: Set<(msg: unknown) => void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class BridgeClient extends EventEmitter {
+  private ws?: WebSocket;
+  private calls = new Map<string, PendingCall>();
+  private goals = new Map<string, PendingGoal>();
+  private subs = new Map<string, ClientSubscription>();
+  private advertised = new Map<string, string>();
+  private fragments: FragmentAssembler;
+  private closedByUser = false;
+  private reconnecting?: Promise<void>;
+  private readonly o: Required<Omit<BridgeClientOptions, "token">> & { token?: string };
+
+  private constructor(readonly url: string, options: BridgeClientOptions) {
+    super();
+    this.o = {
+      token: options.token,
+      connectAttempts: options.connectAttempts ?? 5,
+      backoffMs: options.backoffMs ?? 100,
+      maxBackoffMs: options.maxBackoffMs ?? 2000,
+      callTimeoutMs: options.callTimeoutMs ?? 10_000,
+      reconnect: options.reconnect ?? true,
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    };
+    this.fragments = new FragmentAssembler(this.o.maxMessageBytes);
+  }
+
+  /** Connects with bounded retries and exponential backoff; throws BridgeConnectionError when all attempts fail. */
+  static async connect(url: string, options: BridgeClientOptions = {}): Promise<BridgeClient> {
+    const c = new BridgeClient(url, options);
+    await c.open();
+    return c;
+  }
+
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  private async open(): Promise<void> {
+    let delay = this.o.backoffMs;
+    let lastErr: Error | undefined;
+    for (let attempt = 1; attempt <= this.o.connectAttempts; attempt++) {
+      if (this.closedByUser) throw new BridgeConnectionError("client was closed");
+      try {
+        await this.openOnce();
+        return;
+      } catch (err) {
+        lastErr = err as Error;
+        if (attempt < this.o.connectAttempts) {
+          await sleep(delay);
+          delay = Math.min(delay * 2, this.o.maxBackoffMs);
+        }
+      }
+    }
+    throw new BridgeConnectionError(`cannot connect to ${this.url} after ${this.o.connectAttempts} attempts: ${lastErr?.message}`);
+  }
+
+  private openOnce(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const headers = this.o.token ? { authorization: `Bearer ${this.o.token}` } : undefined;
+      const ws = new WebSocket(this.url, { headers, maxPayload: this.o.maxMessageBytes * 2 + 1024 });
+      const onError = (err: Error) => {
+        ws.removeAllListeners();
+        ws.on("error", () => {});
+        ws.terminate();
+        reject(err);
+      };
+      ws.once("error", onError);
+      ws.once("unexpected-response", (_req, res) => onError(new Error(`server answered HTTP ${res.statusCode}`)));
+      ws.once("open", () => {
+        ws.off("error", onError);
+        ws.on("error", (err) => this.emit("socket-error", err));
+        ws.on("message", (data) => this.onText(data.toString()));
+        ws.on("close", () => this.onClose(ws));
+        this.ws = ws;
+        // Restore what this client had set up before a reconnect.
+        for (const [topic, type] of this.advertised) this.sendRaw({ op: "advertise", topic, type });
+        for (const [topic, s] of this.subs) this.sendSubscribe(topic, s);
+        resolve();
+      });
+    });
+  }
+
+  private onClose(ws: WebSocket): void {
+    if (this.ws !== ws) return;
+    this.ws = undefined;
+    const lost = new BridgeConnectionError(`connection to ${this.url} was lost`);
+    for (const [id, c] of this.calls) {
+      clearTimeout(c.timer);
+      c.reject(lost);
+      this.calls.delete(id);
+    }
+    for (const [id, g] of this.goals) {
+      clearTimeout(g.timer);
+      // The goal may still be running on the robot; the caller reconciles by goal id.
+      g.reject(new BridgeConnectionError(`connection lost while goal ${id} on ${g.action} was running`));
+      this.goals.delete(id);
+    }
+    if (this.closedByUser || !this.o.reconnect) {
+      this.emit("close");
+      return;
+    }
+    this.emit("disconnect");
+    this.reconnecting = this.open().then(
+      () => {
+        this.reconnecting = undefined;
+        this.emit("reconnect");
+      },
+      (err) => {
+        this.reconnecting = undefined;
+        this.closedByUser = true;
+        this.emit("close", err);
+      },
+    );
+  }
+
+  private onText(text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      this.emit("protocol-error", new BridgeProtocolError(undefined, "server sent invalid JSON"));
+      return;
+    }
+    const p = ServerMessage.safeParse(raw);
+    if (!p.success) {
+      this.emit("protocol-error", new BridgeProtocolError(undefined, `unexpected message from server: ${text.slice(0, 200)}`));
+      return;
+    }
+    const m = p.data;
+    switch (m.op) {
+      case "fragment": {
+        try {
+          const whole = this.fragments.add(m);
+          if (whole !== undefined) this.onText(whole);
+        } catch (err) {
+          this.emit("protocol-error", new BridgeProtocolError(m.id, (err as Error).message));
+        }
+        return;
+      }
+      case "publish": {
+        const s = this.subs.get(m.topic);
+        if (s) for (const h of s.handlers) h(m.msg);
+        return;
+      }
+      case "service_response": {
+        const c = m.id ? this.calls.get(m.id) : undefined;
+        if (!c) return;
+        this.calls.delete(m.id!);
+        clearTimeout(c.timer);
+        if (m.result) c.resolve(m.values);
+        else c.reject(new ServiceCallError(m.service, m.values));
+        return;
+      }
+      case "action_feedback": {
+        this.goals.get(m.id)?.onFeedback?.(m.values);
+        return;
+      }
+      case "action_result": {
+        const g = this.goals.get(m.id);
+        if (!g) return;
+        this.goals.delete(m.id);
+        clearTimeout(g.timer);
+        const status = m.status ?? (m.result ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED);
+        g.resolve({ goalId: m.id, action: m.action, status, succeeded: m.result && status === GoalStatus.SUCCEEDED, values: m.values });
+        return;
+      }
+      case "status": {
+        if (m.level === "error" && m.id) {
+          const err = new BridgeProtocolError(m.id, m.msg);
+          const c = this.calls.get(m.id);
+          if (c) {
+            this.calls.delete(m.id);
+            clearTimeout(c.timer);
+            c.reject(err);
+            return;
+          }
+          const g = this.goals.get(m.id);
+          if (g) {
+            this.goals.delete(m.id);
+            clearTimeout(g.timer);
+            g.reject(err);
+            return;
+          }
+        }
+        this.emit("status", m);
+        return;
+      }
+      case "call_service":
+        this.emit("protocol-error", new BridgeProtocolError(m.id, `server called service ${m.service} on this client; not supported`));
+        return;
+    }
+  }
+
+  private async ready(timeoutMs: number): Promise<void> {
+    if (this.connected) return;
+    if (this.closedByUser) throw new BridgeConnectionError("client is closed");
+    if (!this.reconnecting) throw new BridgeConnectionError(`not connected to ${this.url}`);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.reconnecting,
+        new Promise((_, rej) => (timer = setTimeout(() => rej(new BridgeTimeoutError(`reconnecting to ${this.url}`, timeoutMs)), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!this.connected) throw new BridgeConnectionError(`not connected to ${this.url}`);
+  }
+
+  private sendRaw(msg: object): void {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new BridgeConnectionError(`not connected to ${this.url}`);
+    this.ws.send(JSON.stringify(msg));
+  }
+
+  /** Sends any protocol message as is (tools and tests that need a raw op). */
+  sendMessage(msg: object): void {
+    this.sendRaw(msg);
+  }
+
+  async callService<T = unknown>(service: string, args: unknown = {}, opts: { timeoutMs?: number; type?: string } = {}): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? this.o.callTimeoutMs;
+    await this.ready(timeoutMs);
+    const id = `call_service:${service}:${randomUUID()}`;
+    return new Promise<T>((resolve, reject) => {
+      const pending: PendingCall = { resolve: resolve as (v: unknown) => void, reject };
+      pending.timer = setTimeout(() => {
+        this.calls.delete(id);
+        reject(new BridgeTimeoutError(`service ${service}`, timeoutMs));
+      }, timeoutMs);
+      this.calls.set(id, pending);
+      try {
+        this.sendRaw({ op: "call_service", id, service, args, ...(opts.type ? { type: opts.type } : {}) });
+      } catch (err) {
+        clearTimeout(pending.timer);
+        this.calls.delete(id);
+        reject(err);
+      }
+    });
+  }
+
+  /** Subscribes `handler` to `topic`; returns the function that unsubscribes it. Restored after a reconnect. */
+  subscribe<T = unknown>(
+    topic: string,
+    type: string | undefined,
+    handler: (msg: T) => void,
+    opts: { throttleRate?: number; queueLength?: number } = {},
+  ): () => void {
+    let s = this.subs.get(topic);
+    if (!s) {
+      s = { type, throttleRate: opts.throttleRate, queueLength: opts.queueLength, handlers: new Set() };
+      this.subs.set(topic, s);
+      if (this.connected) this.sendSubscribe(topic, s);
+    }
+    const h = handler as (msg: unknown) => void;
+    s.handlers.add(h);
+    return () => {
+      const cur = this.subs.get(topic);
+      if (!cur) return;
+      cur.handlers.delete(h);
+      if (cur.handlers.size === 0) {
+        this.subs.delete(topic);
+        if (this.connected) this.sendRaw({ op: "unsubscribe", id: `subscribe:${topic}`, topic });
+      }
+    };
+  }
+
+  /** Resolves with the next message on `topic` (subscribing only for as long as it waits). */
+  nextMessage<T = unknown>(topic: string, type?: string, timeoutMs = this.o.callTimeoutMs): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new BridgeTimeoutError(`waiting for a message on ${topic}`, timeoutMs));
+      }, timeoutMs);
+      const off = this.subscribe<T>(topic, type, (msg) => {
+        clearTimeout(timer);
+        off();
+        resolve(msg);
+      });
+    });
+  }
+
+  private sendSubscribe(topic: string, s: ClientSubscription): void {
+    this.sendRaw({
+      op: "subscribe",
+      id: `subscribe:${topic}`,
+      topic,
+      ...(s.type ? { type: s.type } : {}),
+      ...(s.throttleRate ? { throttle_rate: s.throttleRate } : {}),
+      ...(s.queueLength ? { queue_length: s.queueLength } : {}),
+    });
+  }
+
+  advertise(topic: string, type: string): void {
+    this.advertised.set(topic, type);
+    if (this.connected) this.sendRaw({ op: "advertise", id: `advertise:${topic}`, topic, type });
+  }
+
+  publish(topic: string, msg: unknown): void {
+    if (!this.advertised.has(topic)) throw new BridgeProtocolError(undefined, `advertise ${topic} before publishing to it`);
+    this.sendRaw({ op: "publish", topic, msg });
+  }
+
+  /**
+   * Sends an action goal. `result` resolves with the goal's end state whatever its status; it rejects only when the
+   * goal could not be followed: refused by the server (BridgeProtocolError), no result in time (BridgeTimeoutError,
+   * the goal is canceled), or the connection dropped (BridgeConnectionError; the goal may still be running).
+   */
+  sendGoal<R = unknown, F = unknown>(
+    action: string,
+    actionType: string,
+    args: unknown,
+    opts: { goalId?: string; onFeedback?: (f: F) => void; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): GoalHandle<R> {
+    const goalId = opts.goalId ?? `send_action_goal:${action}:${randomUUID()}`;
+    const cancel = () => {
+      if (this.connected && this.goals.has(goalId)) this.sendRaw({ op: "cancel_action_goal", id: goalId, action });
+    };
+    const result = new Promise<GoalResult<R>>((resolve, reject) => {
+      const pending: PendingGoal = {
+        action,
+        onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
+        resolve: resolve as (v: GoalResult) => void,
+        reject,
+      };
+      const start = () => {
+        if (opts.signal?.aborted) {
+          reject(new BridgeConnectionError(`goal on ${action} aborted before it was sent`));
+          return;
+        }
+        if (opts.timeoutMs) {
+          pending.timer = setTimeout(() => {
+            cancel();
+            this.goals.delete(goalId);
+            reject(new BridgeTimeoutError(`action ${action} (goal ${goalId})`, opts.timeoutMs!));
+          }, opts.timeoutMs);
+        }
+        this.goals.set(goalId, pending);
+        opts.signal?.addEventListener("abort", cancel, { once: true });
+        try {
+          this.sendRaw({ op: "send_action_goal", id: goalId, action, action_type: actionType, args, feedback: true });
+        } catch (err) {
+          clearTimeout(pending.timer);
+          this.goals.delete(goalId);
+          reject(err);
+        }
+      };
+      if (this.connected) start();
+      else this.ready(opts.timeoutMs ?? this.o.callTimeoutMs).then(start, reject);
+    });
+    return { goalId, result, cancel };
+  }
+
+  async close(): Promise<void> {
+    this.closedByUser = true;
+    const ws = this.ws;
+    if (!ws) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 1000);
+      ws.once("close", () => {
+        clearTimeout(t);
+        resolve();
+      });
+      ws.close(1000);
+    });
+  }
+}

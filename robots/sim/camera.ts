@@ -1,0 +1,150 @@
+/**
+ * A pinhole camera made of rays: one `mj_multiRay` per frame over the MuJoCo model (there is no OpenGL here).
+ * Each pixel yields the geom it hits, its distance and the surface normal, so one pass gives an RGB image,
+ * a depth image and a segmentation — the detector is built on the last.
+ */
+import sharp from "sharp";
+import type { Mujoco, MjModel, MjData } from "./mujoco";
+
+export type Vec3 = [number, number, number];
+
+export interface CameraPose {
+  position: Vec3;
+  /** Unit vector the optical axis points along. */
+  forward: Vec3;
+  /** Unit vector that is "up" in the image (need not be exactly orthogonal to forward). */
+  up: Vec3;
+}
+
+export interface Frame {
+  width: number;
+  height: number;
+  /** RGB, 3 bytes per pixel, row-major from the top-left. */
+  rgb: Uint8Array;
+  /** Metres along the ray; 0 where nothing was hit. */
+  depth: Float32Array;
+  /** Geom id hit by each pixel, -1 for none. */
+  geom: Int32Array;
+}
+
+const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const norm = (a: Vec3): Vec3 => {
+  const l = Math.hypot(a[0], a[1], a[2]) || 1;
+  return [a[0] / l, a[1] / l, a[2] / l];
+};
+
+/** A camera pose looking from `eye` at `target`, with world +z as up unless looking straight down. */
+export function lookAt(eye: Vec3, target: Vec3, up: Vec3 = [0, 0, 1]): CameraPose {
+  const forward = norm(sub(target, eye));
+  const side = cross(forward, up);
+  const safeUp: Vec3 = Math.hypot(...side) < 1e-6 ? [0, 1, 0] : up;
+  return { position: eye, forward, up: safeUp };
+}
+
+const LIGHT = norm([0.3, -0.4, 1]);
+
+export class RayCamera {
+  readonly n: number;
+  private dirs: Float64Array;
+  private geomBuf: any;
+  private distBuf: any;
+  private normalBuf: any;
+  /** Per-ray camera-frame coordinates: right, up, forward components of each pixel's unit direction. */
+  private local: Float64Array;
+
+  constructor(
+    private readonly mj: Mujoco,
+    readonly width = 320,
+    readonly height = 240,
+    /** Horizontal field of view, degrees. */
+    readonly fovDeg = 70,
+    /** MuJoCo geom groups this camera sees (robots' own geoms can sit in a group it skips). */
+    readonly geomGroups: number[] = [1, 1, 1, 1, 1, 1],
+  ) {
+    this.n = width * height;
+    this.dirs = new Float64Array(3 * this.n);
+    this.local = new Float64Array(3 * this.n);
+    const f = width / 2 / Math.tan((fovDeg * Math.PI) / 360);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = y * width + x;
+        const r = x + 0.5 - width / 2;
+        const u = height / 2 - (y + 0.5);
+        const l = Math.hypot(r, u, f);
+        this.local[3 * i] = r / l;
+        this.local[3 * i + 1] = u / l;
+        this.local[3 * i + 2] = f / l;
+      }
+    }
+    this.geomBuf = new mj.IntBuffer(this.n);
+    this.distBuf = new mj.DoubleBuffer(this.n);
+    this.normalBuf = new mj.DoubleBuffer(3 * this.n);
+  }
+
+  /** Renders the scene as it is in `data` (call mj_forward or mj_step first). `excludeBody` is not seen (-1: none). */
+  render(model: MjModel, data: MjData, pose: CameraPose, excludeBody = -1): Frame {
+    const f = norm(pose.forward);
+    const r = norm(cross(f, pose.up));
+    const u = cross(r, f);
+    const L = this.local;
+    const D = this.dirs;
+    for (let i = 0; i < this.n; i++) {
+      const a = L[3 * i], b = L[3 * i + 1], c = L[3 * i + 2];
+      D[3 * i] = a * r[0] + b * u[0] + c * f[0];
+      D[3 * i + 1] = a * r[1] + b * u[1] + c * f[1];
+      D[3 * i + 2] = a * r[2] + b * u[2] + c * f[2];
+    }
+    this.mj.mj_multiRay(model, data, pose.position, D, this.geomGroups, true, excludeBody, this.geomBuf, this.distBuf, this.normalBuf, this.n, 50);
+    const geom = Int32Array.from(this.geomBuf.GetView() as Int32Array);
+    const dist = this.distBuf.GetView() as Float64Array;
+    const normal = this.normalBuf.GetView() as Float64Array;
+    const rgba = model.geom_rgba as Float32Array;
+    const rgb = new Uint8Array(3 * this.n);
+    const depth = new Float32Array(this.n);
+    for (let i = 0; i < this.n; i++) {
+      const g = geom[i];
+      if (g < 0) {
+        // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
+        const shade = 200 + Math.round((40 * Math.floor(i / this.width)) / this.height);
+        rgb[3 * i] = shade;
+        rgb[3 * i + 1] = shade;
+        rgb[3 * i + 2] = shade + 10 > 255 ? 255 : shade + 10;
+        continue;
+      }
+      depth[i] = dist[i];
+      let lambert = normal[3 * i] * LIGHT[0] + normal[3 * i + 1] * LIGHT[1] + normal[3 * i + 2] * LIGHT[2];
+      if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
+      const k = 0.45 + 0.55 * lambert;
+      rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * g] * k));
+      rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * g + 1] * k));
+      rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * g + 2] * k));
+    }
+    return { width: this.width, height: this.height, rgb, depth, geom };
+  }
+
+  dispose(): void {
+    this.geomBuf.delete();
+    this.distBuf.delete();
+    this.normalBuf.delete();
+  }
+}
+
+/** PNG of the RGB image. */
+export function encodeRgbPng(frame: Frame): Promise<Buffer> {
+  return sharp(Buffer.from(frame.rgb.buffer, frame.rgb.byteOffset, frame.rgb.byteLength), {
+    raw: { width: frame.width, height: frame.height, channels: 3 },
+  })
+    .png({ compressionLevel: 3 })
+    .toBuffer();
+}
+
+/** 16-bit greyscale PNG of the depth image in millimetres (0 = no return), as ROS depth images use. */
+export function encodeDepthPng(frame: Frame): Promise<Buffer> {
+  const mm = new Uint16Array(frame.depth.length);
+  for (let i = 0; i < mm.length; i++) mm[i] = Math.min(65535, Math.round(frame.depth[i] * 1000));
+  return sharp(Buffer.from(mm.buffer), { raw: { width: frame.width, height: frame.height, channels: 1, depth: "ushort" } as never })
+    .toColourspace("grey16")
+    .png({ compressionLevel: 3 })
+    .toBuffer();
+}

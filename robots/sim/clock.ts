@@ -1,0 +1,78 @@
+/**
+ * One clock per simulated world. Skills are motions — generators that advance one control tick per `yield` —
+ * and the clock steps physics once per tick for all of them, so two robots acting at once share one timeline.
+ * `speed` paces simulated time against wall time (Infinity: as fast as the CPU allows, yielding to I/O between bursts).
+ */
+export type Motion = Generator<void, void, void>;
+
+interface Running {
+  motion: Motion;
+  signal?: AbortSignal;
+  resolve(outcome: "done" | "canceled"): void;
+  reject(err: Error): void;
+}
+
+export class SimClock {
+  private running = new Set<Running>();
+  private loop?: Promise<void>;
+  /** Simulated seconds. */
+  time = 0;
+  ticks = 0;
+  physicsSteps = 0;
+
+  constructor(
+    /** Seconds per control tick. */
+    readonly tick: number,
+    /** Advances physics by one tick. */
+    private readonly stepPhysics: () => void,
+    /** Simulated seconds per wall second. */
+    readonly speed = Infinity,
+  ) {}
+
+  /** Runs `motion` to its end; resolves "canceled" if `signal` aborts first (the motion is simply not advanced further). */
+  run(motion: Motion, signal?: AbortSignal): Promise<"done" | "canceled"> {
+    return new Promise((resolve, reject) => {
+      this.running.add({ motion, signal, resolve, reject });
+      this.loop ??= this.drive().finally(() => (this.loop = undefined));
+    });
+  }
+
+  /** A motion that just lets `seconds` of simulated time pass. */
+  *wait(seconds: number): Motion {
+    for (let t = 0; t < seconds; t += this.tick) yield;
+  }
+
+  private async drive(): Promise<void> {
+    const wallStart = performance.now();
+    const simStart = this.time;
+    let sinceYield = 0;
+    while (this.running.size > 0) {
+      for (const r of [...this.running]) {
+        if (r.signal?.aborted) {
+          this.running.delete(r);
+          r.resolve("canceled");
+          continue;
+        }
+        try {
+          if (r.motion.next().done) {
+            this.running.delete(r);
+            r.resolve("done");
+          }
+        } catch (err) {
+          this.running.delete(r);
+          r.reject(err as Error);
+        }
+      }
+      this.stepPhysics();
+      this.time += this.tick;
+      this.ticks++;
+      sinceYield += this.tick;
+      if (sinceYield >= 0.05) {
+        sinceYield = 0;
+        const due = Number.isFinite(this.speed) ? wallStart + ((this.time - simStart) / this.speed) * 1000 : 0;
+        const wait = due - performance.now();
+        await new Promise((r) => (wait > 1 ? setTimeout(r, wait) : setImmediate(r)));
+      }
+    }
+  }
+}

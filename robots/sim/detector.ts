@@ -1,0 +1,88 @@
+/**
+ * The simulated object detector: reads the camera's per-pixel segmentation, as a segmentation network would give,
+ * and reports each object that shows enough pixels with its bounding box. Seeded noise knobs reproduce a real
+ * detector's two commonest faults: missing an object, and giving it the wrong name.
+ */
+import type { Frame } from "./camera";
+import type { Rng } from "./random";
+
+export interface DetectorNoise {
+  /** Probability that a visible object is not reported. */
+  missRate: number;
+  /** Probability that a reported object carries another label from the detector's vocabulary. */
+  mislabelRate: number;
+}
+
+export interface BoundingBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface RawDetection {
+  /** What the detector says it is (possibly wrong under noise). */
+  label: string;
+  /** What it is; kept by the simulator for its event log, never published. */
+  truth: string;
+  score: number;
+  box: BoundingBox;
+  pixels: number;
+}
+
+/**
+ * @param geomToEntity for each geom id, the index of the object it belongs to, or -1
+ * @param entities object names by index
+ */
+export function detectObjects(
+  frame: Frame,
+  geomToEntity: Int32Array,
+  entities: readonly string[],
+  vocabulary: readonly string[],
+  noise: DetectorNoise,
+  rng: Rng,
+  minPixels = 12,
+): RawDetection[] {
+  const n = entities.length;
+  const minX = new Int32Array(n).fill(frame.width);
+  const minY = new Int32Array(n).fill(frame.height);
+  const maxX = new Int32Array(n).fill(-1);
+  const maxY = new Int32Array(n).fill(-1);
+  const count = new Int32Array(n);
+  for (let i = 0; i < frame.geom.length; i++) {
+    const g = frame.geom[i];
+    if (g < 0) continue;
+    const e = geomToEntity[g];
+    if (e < 0) continue;
+    const x = i % frame.width;
+    const y = (i - x) / frame.width;
+    count[e]++;
+    if (x < minX[e]) minX[e] = x;
+    if (x > maxX[e]) maxX[e] = x;
+    if (y < minY[e]) minY[e] = y;
+    if (y > maxY[e]) maxY[e] = y;
+  }
+  const out: RawDetection[] = [];
+  for (let e = 0; e < n; e++) {
+    if (count[e] < minPixels) continue;
+    // Draw both numbers for every visible object so one knob does not shift the other's random stream.
+    const missDraw = rng.next();
+    const labelDraw = rng.next();
+    if (missDraw < noise.missRate) continue;
+    let label = entities[e];
+    if (labelDraw < noise.mislabelRate) {
+      const others = vocabulary.filter((v) => v !== label);
+      if (others.length) label = rng.pick(others);
+    }
+    const area = (maxX[e] - minX[e] + 1) * (maxY[e] - minY[e] + 1);
+    out.push({
+      label,
+      truth: entities[e],
+      // Fuller, larger blobs score higher, as a detector is surer of what it sees well.
+      score: Math.round(Math.min(0.99, 0.5 + 0.3 * (count[e] / area) + Math.min(0.19, count[e] / 5000)) * 100) / 100,
+      box: { x: minX[e], y: minY[e], w: maxX[e] - minX[e] + 1, h: maxY[e] - minY[e] + 1 },
+      pixels: count[e],
+    });
+  }
+  return out;
+}

@@ -1,0 +1,41 @@
+/** The simulator's event log: what really happened, for success checks, critic grounding and the evaluator only. */
+export interface SimEvent {
+  /** Simulated seconds since the episode began. */
+  t: number;
+  /** Number of skill goals that had ended when this happened. */
+  step: number;
+  kind:
+    | "skill_started"
+    | "skill_succeeded"
+    | "skill_failed"
+    | "skill_canceled"
+    | "picked"
+    | "released"
+    | "opened"
+    | "closed"
+    | "moved"
+    | "contact"
+    | "detected"
+    | "perturbation";
+  robot?: string;
+  skill?: string;
+  goalId?: string;
+  object?: string;
+  place?: string;
+  detail?: string;
+}
+
+export class EventLog {
+  private events: SimEvent[] = [];
+  constructor(private readonly limit = 100_000) {}
+  add(e: SimEvent): void {
+    this.events.push(e);
+    if (this.events.length > this.limit) this.events.splice(0, this.events.length - this.limit);
+  }
+  since(index = 0): SimEvent[] {
+    return this.events.slice(index);
+  }
+  get length(): number {
+    return this.events.length;
+  }
+}

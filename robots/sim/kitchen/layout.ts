@@ -1,0 +1,124 @@
+/**
+ * The kitchen's fixed geometry (metres; x east, y north, z up), after CLEA's small open kitchen:
+ * refrigerator, oven and two drawers are closed containers; table, sink and garbage can are open places.
+ * The mobile manipulator reaches a place only from its navigation point; the stationary arm beside the table
+ * reaches the table, the drawers and the garbage can, which the mobile robot cannot get to.
+ */
+import type { Vec3 } from "../camera";
+
+export type PlaceName = "table" | "refrigerator" | "oven" | "sink" | "drawer_top" | "drawer_middle" | "trash_can";
+
+export interface PlaceSpec {
+  name: PlaceName;
+  kind: "container" | "surface";
+  openable: boolean;
+  /** The MuJoCo body whose frame the slots are given in (a drawer's own sliding body, so contents move with it). */
+  body: string;
+  /** Joint and actuator of the door or drawer, for openable places. */
+  joint?: string;
+  /** Joint position when fully open (closed is 0). */
+  openPosition?: number;
+  /** Where objects rest, in the body's frame (z is the resting surface). */
+  slots: Vec3[];
+  /** World position used for reach checks. */
+  center: Vec3;
+}
+
+export const PLACES: PlaceSpec[] = [
+  {
+    name: "table", kind: "surface", openable: false, body: "table", center: [0, 0, 0.75],
+    slots: [[-0.4, 0.17, 0.75], [0, 0.17, 0.75], [0.4, 0.17, 0.75], [-0.4, -0.15, 0.75], [0, -0.15, 0.75], [0.4, -0.15, 0.75]],
+  },
+  {
+    name: "refrigerator", kind: "container", openable: true, body: "refrigerator", joint: "refrigerator_hinge", openPosition: -1.6,
+    center: [-1.9, 1.0, 0.9], slots: [[0, -0.21, 0.9], [0, -0.07, 0.9], [0, 0.07, 0.9], [0, 0.21, 0.9]],
+  },
+  {
+    name: "oven", kind: "container", openable: true, body: "oven", joint: "oven_hinge", openPosition: 1.5,
+    center: [-0.6, 2.0, 0.55], slots: [[0, 0.02, 0.52]],
+  },
+  {
+    name: "sink", kind: "surface", openable: false, body: "sink", center: [1.9, 1.0, 0.72],
+    slots: [[0, -0.12, 0.72], [0, 0.12, 0.72]],
+  },
+  {
+    name: "drawer_top", kind: "container", openable: true, body: "drawer_top", joint: "drawer_top_slide", openPosition: 0.36,
+    center: [-0.7, -1.5, 0.56], slots: [[-0.14, 0, 0.012], [0, 0, 0.012], [0.14, 0, 0.012]],
+  },
+  {
+    name: "drawer_middle", kind: "container", openable: true, body: "drawer_middle", joint: "drawer_middle_slide", openPosition: 0.36,
+    center: [-0.7, -1.5, 0.31], slots: [[-0.14, 0, 0.012], [0, 0, 0.012], [0.14, 0, 0.012]],
+  },
+  {
+    name: "trash_can", kind: "surface", openable: false, body: "trash_can", center: [0.8, -1.55, 0.03],
+    slots: [[-0.08, -0.08, 0.03], [0.08, -0.08, 0.03], [-0.08, 0.08, 0.03], [0.08, 0.08, 0.03]],
+  },
+];
+
+export interface NavigationPoint {
+  name: string;
+  position: [number, number];
+  /** Heading, radians from +x. */
+  yaw: number;
+  serves: PlaceName;
+}
+
+export const NAVIGATION_POINTS: NavigationPoint[] = [
+  { name: "in_front_of_table", position: [0, 1.0], yaw: -Math.PI / 2, serves: "table" },
+  { name: "in_front_of_refrigerator", position: [-0.8, 1.0], yaw: Math.PI, serves: "refrigerator" },
+  { name: "in_front_of_oven", position: [-0.6, 1.1], yaw: Math.PI / 2, serves: "oven" },
+  { name: "in_front_of_sink", position: [0.8, 1.0], yaw: 0, serves: "sink" },
+];
+
+export type ObjectShape = { type: "box"; size: Vec3 } | { type: "cylinder"; radius: number; halfHeight: number } | { type: "sphere"; radius: number };
+
+export interface ObjectSpec {
+  name: string;
+  shape: ObjectShape;
+  rgba: [number, number, number, number];
+}
+
+export const OBJECTS: ObjectSpec[] = [
+  { name: "bottle_of_tea", shape: { type: "cylinder", radius: 0.035, halfHeight: 0.1 }, rgba: [0.6, 0.35, 0.1, 1] },
+  { name: "hamburger", shape: { type: "cylinder", radius: 0.06, halfHeight: 0.03 }, rgba: [0.75, 0.5, 0.25, 1] },
+  { name: "apple", shape: { type: "sphere", radius: 0.04 }, rgba: [0.85, 0.1, 0.1, 1] },
+  { name: "orange", shape: { type: "sphere", radius: 0.04 }, rgba: [1, 0.55, 0, 1] },
+  { name: "vitamin_pills", shape: { type: "box", size: [0.03, 0.03, 0.05] }, rgba: [0.95, 0.9, 0.3, 1] },
+  { name: "green_medication", shape: { type: "box", size: [0.035, 0.025, 0.04] }, rgba: [0.1, 0.7, 0.2, 1] },
+  { name: "milk", shape: { type: "box", size: [0.035, 0.035, 0.09] }, rgba: [0.97, 0.97, 0.97, 1] },
+  { name: "bread", shape: { type: "box", size: [0.08, 0.04, 0.04] }, rgba: [0.8, 0.62, 0.38, 1] },
+  { name: "cup", shape: { type: "cylinder", radius: 0.04, halfHeight: 0.05 }, rgba: [0.2, 0.4, 0.9, 1] },
+  { name: "sponge", shape: { type: "box", size: [0.05, 0.03, 0.02] }, rgba: [0.3, 0.85, 0.85, 1] },
+];
+
+export function objectHalfHeight(o: ObjectSpec): number {
+  const s = o.shape;
+  return s.type === "box" ? s.size[2] : s.type === "cylinder" ? s.halfHeight : s.radius;
+}
+
+export const ARM_BASE: Vec3 = [0, -0.75, 0.8];
+export const ARM_REACH = 1.2;
+export const ARM_REST: Vec3 = [0, -0.62, 1.15];
+/** The arm's camera hangs above its workspace looking straight down. */
+export const ARM_CAMERA: Vec3 = [0, -0.6, 2.4];
+export const MOBILE_START = "in_front_of_table";
+export const MOBILE_CAMERA_HEIGHT = 1.45;
+export const MOBILE_CAMERA_PITCH = (-35 * Math.PI) / 180;
+/** Resting gripper position in the mobile robot's frame (forward, left, up). */
+export const MOBILE_GRIPPER_REST: Vec3 = [0.3, 0, 1.0];
+
+export function place(name: string): PlaceSpec {
+  const p = PLACES.find((q) => q.name === name);
+  if (!p) throw new Error(`unknown place ${name}`);
+  return p;
+}
+export function navigationPoint(name: string): NavigationPoint {
+  const n = NAVIGATION_POINTS.find((q) => q.name === name);
+  if (!n) throw new Error(`unknown navigation point ${name}`);
+  return n;
+}
+export function objectSpec(name: string): ObjectSpec {
+  const o = OBJECTS.find((q) => q.name === name);
+  if (!o) throw new Error(`unknown object ${name}`);
+  return o;
+}

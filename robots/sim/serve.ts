@@ -1,0 +1,120 @@
+/**
+ * Serves a simulated world over the bridge exactly as a robot would be served: its manifests at
+ * `/robograph/manifest`, each skill as the action `/<robot>/<skill>`, each camera as CompressedImage topics plus a
+ * detections topic. The evaluator services (`/evaluator/check`, `/evaluator/events`) expose the true state and the
+ * event log for scoring; agents must never call them, and with an evaluator key they cannot.
+ */
+import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions } from "../bridge/server";
+import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
+import type { SimEvent } from "./events";
+
+export interface CameraMessages {
+  camera: string;
+  image: Buffer;
+  depth: Buffer;
+  detections: { header: { stamp: { sec: number; nanosec: number }; frame_id: string } } & Record<string, unknown>;
+}
+
+/** What a world offers to be served. */
+export interface SimulatedWorld {
+  readonly name: string;
+  readonly manifests: RobotManifest[];
+  readonly description: WorldDescription;
+  readonly events: { since(index?: number): SimEvent[]; length: number };
+  runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome>;
+  renderCamera(robot: string): Promise<CameraMessages>;
+  evaluate(): unknown;
+  close(): void;
+}
+
+export interface ServeOptions extends BridgeServerOptions {
+  /** When set, the evaluator services answer only calls whose args carry `key`. */
+  evaluatorKey?: string;
+}
+
+export const PING_ACTION = "/robograph/ping";
+export const PING_TYPE = "robograph_msgs/action/Ping";
+
+export interface ServedWorld {
+  server: BridgeServer;
+  /** Renders and publishes the cameras that anyone is subscribed to; resolves when they are on the wire. */
+  publishCameras(robots?: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {}): Promise<ServedWorld> {
+  const server = new BridgeServer(opts);
+  const manifest: ManifestResponse = { robots: world.manifests, world: world.description };
+  server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", () => manifest);
+
+  const evaluatorGuard = (args: unknown) => {
+    if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) {
+      throw new ServiceRefusal("the evaluator services are for scoring only; this call did not carry the evaluator key");
+    }
+  };
+  server.advertiseService("/evaluator/check", "robograph_msgs/srv/EvaluatorCheck", (args) => {
+    evaluatorGuard(args);
+    return world.evaluate();
+  });
+  server.advertiseService("/evaluator/events", "robograph_msgs/srv/EvaluatorEvents", (args) => {
+    evaluatorGuard(args);
+    const since = Number((args as { since?: unknown })?.since ?? 0);
+    return { events: world.events.since(Number.isFinite(since) && since > 0 ? since : 0), total: world.events.length };
+  });
+
+  // The no-op action: a round trip through the action machinery without a robot, for latency checks.
+  server.advertiseAction(PING_ACTION, PING_TYPE, async (_args, ctx) => ({ status: "succeeded", values: { goal_id: ctx.goalId } }));
+
+  const publishers = new Map<string, { image: (m: unknown) => void; depth?: (m: unknown) => void; detections?: (m: unknown) => void; topics: string[] }>();
+  let rendering: Promise<void> = Promise.resolve();
+
+  const publishCameras = (robots: string[] = world.manifests.map((m) => m.id)): Promise<void> => {
+    // Renders are serialized so frames go out in state order.
+    rendering = rendering.then(async () => {
+      for (const robot of robots) {
+        const p = publishers.get(robot);
+        if (!p || !p.topics.some((t) => server.subscriberCount(t) > 0)) continue;
+        const out = await world.renderCamera(robot);
+        const header = out.detections.header;
+        p.image({ header, format: "png", data: out.image.toString("base64") });
+        p.depth?.({ header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+        p.detections?.(out.detections);
+      }
+    }).catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
+    return rendering;
+  };
+
+  for (const m of world.manifests) {
+    for (const cam of m.cameras) {
+      const onSubscribe = () => void publishCameras([m.id]);
+      const image = server.advertiseTopic(cam.image, "sensor_msgs/msg/CompressedImage", { latched: true, onSubscribe });
+      const depth = cam.depth ? server.advertiseTopic(cam.depth, "sensor_msgs/msg/CompressedImage", { latched: true, onSubscribe }) : undefined;
+      const detections = cam.detections ? server.advertiseTopic(cam.detections, "robograph_msgs/msg/Detections", { latched: true, onSubscribe }) : undefined;
+      publishers.set(m.id, { image, depth, detections, topics: [cam.image, cam.depth, cam.detections].filter((t): t is string => !!t) });
+    }
+    for (const skill of m.skills) {
+      server.advertiseAction(
+        skill.action,
+        skill.actionType,
+        async (args: Record<string, unknown>, ctx) => {
+          const out = await world.runSkill(m.id, skill.name, args, ctx);
+          // Fresh frames are on the wire before the result, so an agent that saw the result sees the new state.
+          await publishCameras();
+          return out;
+        },
+        argumentsValidator(skill.parameters),
+      );
+    }
+  }
+
+  await server.start();
+  return {
+    server,
+    publishCameras,
+    async close() {
+      await server.close();
+      await rendering;
+      world.close();
+    },
+  };
+}
