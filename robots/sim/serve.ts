@@ -12,7 +12,7 @@ export interface CameraMessages {
   camera: string;
   image: Buffer;
   depth: Buffer;
-  detections: { header: { stamp: { sec: number; nanosec: number }; frame_id: string } } & Record<string, unknown>;
+  detections: { header: { stamp: { sec: number; nanosec: number }; frame_id: string } };
 }
 
 /** What a world offers to be served. */

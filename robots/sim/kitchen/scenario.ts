@@ -51,7 +51,7 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
   const p = KitchenScenario.safeParse(raw);
   if (!p.success) throw new Error(`scenario ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   const counts = new Map<string, number>();
-  for (const place of Object.values(p.data.placements)) counts.set(place, (counts.get(place) ?? 0) + 1);
+  for (const place of Object.values(p.data.placements) as string[]) counts.set(place, (counts.get(place) ?? 0) + 1);
   for (const [place, n] of counts) {
     const cap = PLACES.find((q) => q.name === place)!.slots.length;
     if (n > cap) throw new Error(`scenario ${path}: ${n} objects placed in ${place}, which holds ${cap}`);

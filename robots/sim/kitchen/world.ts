@@ -139,7 +139,7 @@ export class KitchenWorld {
   private reset(): void {
     const s = this.scenario;
     const used = new Map<string, number>();
-    for (const [obj, placeName] of Object.entries(s.placements)) {
+    for (const [obj, placeName] of Object.entries(s.placements) as [string, string][]) {
       const slot = used.get(placeName) ?? 0;
       used.set(placeName, slot + 1);
       this.where.set(obj, { place: place(placeName), slot });

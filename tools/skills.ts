@@ -1,0 +1,146 @@
+/**
+ * Robot skills as typed calls and as LangChain tools, built from robot manifests and bound to a bridge client.
+ * Arguments are validated against the manifest's schema before anything is sent; a goal's feedback is collected;
+ * every call ends in a typed SkillResult (robot failures are results, not exceptions).
+ */
+import { randomUUID } from "node:crypto";
+import { tool, type StructuredToolInterface } from "@langchain/core/tools";
+import { z } from "zod";
+import type { BridgeClient } from "../robots/bridge/client";
+import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError } from "../robots/bridge/errors";
+import { GoalStatus } from "../robots/bridge/protocol";
+import { argumentsValidator, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
+
+export class UnknownSkillError extends Error {
+  override name = "UnknownSkillError";
+  constructor(readonly robot: string, readonly skill: string, known: string[]) {
+    super(`robot ${robot} has no skill ${skill}; it has: ${known.join(", ") || "(no such robot)"}`);
+  }
+}
+
+export class InvalidSkillArgumentsError extends Error {
+  override name = "InvalidSkillArgumentsError";
+  constructor(readonly robot: string, readonly skill: string, readonly issues: string[]) {
+    super(`invalid arguments for ${robot}.${skill}: ${issues.join("; ")}`);
+  }
+}
+
+export interface SkillResult {
+  ok: boolean;
+  robot: string;
+  skill: string;
+  goalId: string;
+  status: "succeeded" | "aborted" | "canceled" | "timeout" | "disconnected" | "rejected";
+  /** The robot's own words on how it went (success message or failure reason). */
+  message: string;
+  /** Set when the call did not succeed. */
+  error?: string;
+  feedback: unknown[];
+  durationMs: number;
+  values?: unknown;
+}
+
+export interface CallOptions {
+  /** Chosen by the caller so it can be recorded before sending (crash-safe resume reconciles by it). */
+  goalId?: string;
+  onFeedback?: (f: unknown) => void;
+  signal?: AbortSignal;
+  /** Overrides the manifest's timeout. */
+  timeoutMs?: number;
+}
+
+/** Fetches and validates the manifests a bridge serves at `/robograph/manifest`. */
+export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): Promise<ManifestResponse> {
+  const values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
+  const p = ManifestResponse.safeParse(values);
+  if (!p.success) throw new Error(`${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return p.data;
+}
+
+export function findSkill(manifests: RobotManifest[], robot: string, skill: string): SkillSpec {
+  const m = manifests.find((r) => r.id === robot);
+  const s = m?.skills.find((k) => k.name === skill);
+  if (!s) throw new UnknownSkillError(robot, skill, m ? m.skills.map((k) => k.name) : []);
+  return s;
+}
+
+/** Checks arguments against the skill's schema; throws InvalidSkillArgumentsError naming each bad field. */
+export function validateSkillArguments(robot: string, spec: SkillSpec, args: unknown): Record<string, unknown> {
+  const p = argumentsValidator(spec.parameters).safeParse(args ?? {});
+  if (!p.success) throw new InvalidSkillArgumentsError(robot, spec.name, p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`));
+  return p.data as Record<string, unknown>;
+}
+
+/**
+ * Runs one skill on one robot. Throws (before sending anything) for an unknown skill or invalid arguments;
+ * otherwise always resolves with a SkillResult, whatever the robot or the connection did.
+ */
+export async function callSkill(
+  client: BridgeClient,
+  manifests: RobotManifest[],
+  robot: string,
+  skill: string,
+  args: unknown,
+  opts: CallOptions = {},
+): Promise<SkillResult> {
+  const spec = findSkill(manifests, robot, skill);
+  const valid = validateSkillArguments(robot, spec, args);
+  const goalId = opts.goalId ?? `${robot}/${skill}:${randomUUID()}`;
+  const feedback: unknown[] = [];
+  const started = performance.now();
+  const base = { robot, skill, goalId, feedback };
+  try {
+    const handle = client.sendGoal(spec.action, spec.actionType, valid, {
+      goalId,
+      timeoutMs: opts.timeoutMs ?? spec.timeoutSec * 1000,
+      signal: opts.signal,
+      onFeedback: (f) => {
+        feedback.push(f);
+        opts.onFeedback?.(f);
+      },
+    });
+    const r = await handle.result;
+    const values = r.values as { message?: unknown } | string | undefined;
+    const message = typeof values === "string" ? values : typeof values?.message === "string" ? values.message : "";
+    const status = r.status === GoalStatus.SUCCEEDED && r.succeeded ? "succeeded" : r.status === GoalStatus.CANCELED ? "canceled" : "aborted";
+    return {
+      ...base,
+      ok: status === "succeeded",
+      status,
+      message,
+      ...(status === "succeeded" ? {} : { error: message || `goal ended with status ${r.status}` }),
+      durationMs: performance.now() - started,
+      values: r.values,
+    };
+  } catch (err) {
+    const e = err as Error;
+    const status = err instanceof BridgeTimeoutError ? "timeout" : err instanceof BridgeConnectionError ? "disconnected" : err instanceof BridgeProtocolError ? "rejected" : "aborted";
+    return { ...base, ok: false, status, message: "", error: e.message, durationMs: performance.now() - started };
+  }
+}
+
+/** The tool name of a robot's skill: `<robot>__<skill>` (OpenAI tool names allow letters, digits, _ and -). */
+export const toolName = (robot: string, skill: string) => `${robot}__${skill}`;
+
+/**
+ * One LangChain tool per robot skill. Tool arguments are the skill's arguments, validated by the same zod schema the
+ * simulator uses; the tool's output is the SkillResult as JSON (also returned as the tool message's artifact).
+ */
+export function skillTools(client: BridgeClient, manifests: RobotManifest[], opts: Omit<CallOptions, "goalId" | "signal"> = {}): StructuredToolInterface[] {
+  return manifests.flatMap((m) =>
+    m.skills.map((spec) =>
+      tool(
+        async (args: Record<string, unknown>, config) => {
+          const result = await callSkill(client, manifests, m.id, spec.name, args, { ...opts, signal: config?.signal });
+          return [JSON.stringify(result), result];
+        },
+        {
+          name: toolName(m.id, spec.name),
+          description: `[${m.id}] ${spec.description}${spec.requiresApproval ? " (needs human approval)" : ""}`,
+          schema: argumentsValidator(spec.parameters) as z.ZodObject<Record<string, z.ZodType>>,
+          responseFormat: "content_and_artifact",
+        },
+      ),
+    ),
+  );
+}
