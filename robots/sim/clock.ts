@@ -18,7 +18,7 @@ export class SimClock {
   /** Simulated seconds. */
   time = 0;
   ticks = 0;
-  physicsSteps = 0;
+  private stopped = false;
 
   constructor(
     /** Seconds per control tick. */
@@ -31,10 +31,19 @@ export class SimClock {
 
   /** Runs `motion` to its end; resolves "canceled" if `signal` aborts first (the motion is simply not advanced further). */
   run(motion: Motion, signal?: AbortSignal): Promise<"done" | "canceled"> {
+    if (this.stopped) return Promise.resolve("canceled");
     return new Promise((resolve, reject) => {
       this.running.add({ motion, signal, resolve, reject });
       this.loop ??= this.drive().finally(() => (this.loop = undefined));
     });
+  }
+
+  /** Cancels every running motion and waits until physics is no longer being stepped. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const r of this.running) r.resolve("canceled");
+    this.running.clear();
+    await this.loop;
   }
 
   /** A motion that just lets `seconds` of simulated time pass. */

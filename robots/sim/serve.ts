@@ -24,7 +24,7 @@ export interface SimulatedWorld {
   runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome>;
   renderCamera(robot: string): Promise<CameraMessages>;
   evaluate(): unknown;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 export interface ServeOptions extends BridgeServerOptions {
@@ -114,7 +114,7 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
     async close() {
       await server.close();
       await rendering;
-      world.close();
+      await world.close();
     },
   };
 }

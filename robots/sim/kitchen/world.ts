@@ -128,7 +128,8 @@ export class KitchenWorld {
     this.changeListeners.push(listener);
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.clock.stop();
     for (const c of this.cameras.values()) c.dispose();
     this.data.delete();
     this.model.delete();

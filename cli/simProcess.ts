@@ -1,0 +1,67 @@
+/** Starts a simulator as its own process (`robograph serve-sim …`) on a free loopback port, and stops it. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const TSX = join(dirname(require.resolve("tsx/package.json")), "dist", "cli.mjs");
+
+export interface SimProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Sends `signal` (SIGTERM by default), escalates to SIGKILL after 10 s, resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const c of running) c.kill("SIGKILL");
+});
+
+export async function startSimProcess(world: string, args: string[] = [], timeoutMs = 30_000): Promise<SimProcess> {
+  const child = spawn(process.execPath, [TSX, join(here, "robograph.ts"), "serve-sim", world, "--port", "0", "--quiet", ...args], {
+    cwd: join(here, ".."),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`simulator did not start within ${timeoutMs} ms: ${err}`));
+    }, timeoutMs);
+    child.stdout!.on("data", (d) => {
+      out += d;
+      const m = /^listening (ws:\/\/\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`simulator exited with ${code}: ${err}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    stderr: () => err,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      running.delete(child);
+      return code;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * `npm run bench`: prints figures and their ratio to targets. Nothing here is asserted in tests — machines are shared
+ * and noisy — so the figures live where a person reads them.
+ */
+import { Action, Ros } from "roslib";
+import { BridgeClient } from "../../robots/bridge/client";
+import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
+import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
+import { startSimProcess } from "../../cli/simProcess";
+
+interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+  ok?: boolean;
+}
+
+const figures: Figure[] = [];
+function report(f: Figure): void {
+  figures.push(f);
+  const verdict = f.ok === undefined ? "" : f.ok ? "  ok" : "  MISSES TARGET";
+  console.log(`${f.name.padEnd(58)} ${f.value.toFixed(3).padStart(10)} ${f.unit.padEnd(10)}${f.target ? ` (target ${f.target})` : ""}${verdict}`);
+}
+
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+async function bridgeRoundTrip(n: number): Promise<void> {
+  const sim = await startSimProcess("kitchen", ["--speed", "max"]);
+  try {
+    const client = await BridgeClient.connect(sim.url);
+    const ros = new Ros({ url: sim.url });
+    await new Promise<void>((r, j) => {
+      ros.once("connection", () => r());
+      ros.once("error", j);
+    });
+    const ping = new Action<Record<string, never>, unknown, unknown>({ ros, name: PING_ACTION, actionType: PING_TYPE });
+    const oursOnce = () => client.sendGoal(PING_ACTION, PING_TYPE, {}).result;
+    const roslibOnce = () =>
+      new Promise((resolve, reject) => {
+        const id = ping.sendGoal({}, (r) => {
+          ros.removeAllListeners(id!); // roslib never removes its per-goal listener
+          resolve(r);
+        }, undefined, reject);
+      });
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    // Interleaved batches, after a warm-up of both, so neither client profits from a server the other warmed.
+    const batch = 100;
+    for (let round = -2; round < Math.ceil(n / batch); round++) {
+      for (const [once, into] of [[oursOnce, ours], [roslibOnce, theirs]] as const) {
+        for (let i = 0; i < batch; i++) {
+          const t = performance.now();
+          await once();
+          if (round >= 0) into.push(performance.now() - t);
+        }
+      }
+    }
+    ros.close();
+    await client.close();
+    const med = quantile(ours, 0.5);
+    report({ name: "no-op action round trip, our client: median", value: med, unit: "ms", target: "<= 0.3 ms", ok: med <= 0.3 });
+    report({ name: "no-op action round trip, our client: p99", value: quantile(ours, 0.99), unit: "ms" });
+    report({ name: "no-op action round trip, roslib: median", value: quantile(theirs, 0.5), unit: "ms" });
+    report({ name: "no-op action round trip, roslib: p99", value: quantile(theirs, 0.99), unit: "ms" });
+    const ratio = med / quantile(theirs, 0.5);
+    report({ name: "our median / roslib median", value: ratio, unit: "x", target: "<= 1.2x", ok: ratio <= 1.2 });
+  } finally {
+    await sim.stop();
+  }
+}
+
+async function camera(n: number): Promise<void> {
+  const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
+  try {
+    for (const robot of ["mobile", "arm"] as const) {
+      const times: number[] = [];
+      for (let i = 0; i < n + 3; i++) {
+        const t = performance.now();
+        await world.renderCamera(robot);
+        if (i >= 3) times.push(performance.now() - t);
+      }
+      const med = quantile(times, 0.5);
+      report({ name: `camera 320x240 RGB+depth+detections (${robot}): median`, value: med, unit: "ms", target: "<= 30 ms", ok: med <= 30 });
+    }
+  } finally {
+    await world.close();
+  }
+}
+
+async function stepRate(): Promise<void> {
+  const scenario = loadScenario("integration_tea_to_trash");
+  const world = await KitchenWorld.create({ scenario, speed: Infinity });
+  try {
+    const ctx = { goalId: "bench", signal: new AbortController().signal, feedback: () => {} };
+    const t = performance.now();
+    const sim0 = world.clock.time;
+    for (const nav of ["in_front_of_sink", "in_front_of_refrigerator", "in_front_of_oven", "in_front_of_table"]) {
+      await world.runSkill("mobile", "go_to", { navigation_point: nav }, ctx);
+    }
+    const wall = (performance.now() - t) / 1000;
+    const simulated = world.clock.time - sim0;
+    report({ name: "kitchen simulation (physics + controllers), x real time", value: simulated / wall, unit: "x", target: ">= 1x", ok: simulated / wall >= 1 });
+    report({ name: "kitchen physics step (2 ms of simulated time)", value: (wall * 1e6) / (simulated / 0.002), unit: "us" });
+  } finally {
+    await world.close();
+  }
+}
+
+export async function runBenchmarks(argv: string[] = []): Promise<void> {
+  const quick = argv.includes("--quick");
+  console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
+  await bridgeRoundTrip(quick ? 300 : 2000);
+  await camera(quick ? 10 : 30);
+  await stepRate();
+  const missed = figures.filter((f) => f.ok === false).length;
+  console.log(`\n${figures.length} figures, ${missed} miss their target`);
+}

@@ -1,0 +1,89 @@
+/** The camera and the simulated detector: boxes match the segmentation, closed containers hide what is inside. */
+import { afterEach, describe, expect, it } from "vitest";
+import { KitchenWorld, loadScenario } from "../../../robots/sim/kitchen";
+
+const worlds: KitchenWorld[] = [];
+afterEach(async () => {
+  while (worlds.length) await worlds.pop()!.close();
+});
+async function world(scenario: string, opts: Partial<Parameters<typeof KitchenWorld.create>[0]> = {}) {
+  const w = await KitchenWorld.create({ scenario: loadScenario(scenario), ...opts });
+  worlds.push(w);
+  return w;
+}
+const ctx = () => ({ goalId: `g${Math.random()}`, signal: new AbortController().signal, feedback: () => {} });
+
+describe("camera and detector", () => {
+  it("a detection's box covers exactly the pixels of that object in the segmentation", async () => {
+    const w = await world("integration_tea_to_trash");
+    await w.runSkill("arm", "open", { target: "drawer_top" }, ctx());
+    for (const robot of ["arm", "mobile"] as const) {
+      const out = await w.renderCamera(robot);
+      expect(out.detections.detections.length).toBeGreaterThan(0);
+      for (const d of out.detections.detections) {
+        let inside = 0;
+        let total = 0;
+        for (let i = 0; i < out.frame.geom.length; i++) {
+          if (w.objectAtPixel(out.frame, i) !== d.label) continue;
+          total++;
+          const x = i % out.frame.width;
+          const y = Math.floor(i / out.frame.width);
+          if (x >= d.box.x && x < d.box.x + d.box.w && y >= d.box.y && y < d.box.y + d.box.h) inside++;
+        }
+        expect(total).toBeGreaterThan(0);
+        expect(inside).toBe(total);
+        // And the box is tight: its edges touch the object's pixels.
+        const onEdge = (x: number, y: number) => w.objectAtPixel(out.frame, y * out.frame.width + x) === d.label;
+        let left = false;
+        for (let y = d.box.y; y < d.box.y + d.box.h; y++) left ||= onEdge(d.box.x, y);
+        expect(left).toBe(true);
+      }
+    }
+  });
+
+  it("never detects the contents of a closed container, and sees them once it is open", async () => {
+    const w = await world("integration_tea_to_trash");
+    await w.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
+    const closed = await w.renderCamera("mobile");
+    expect(closed.detections.detections).toEqual([]);
+    expect(closed.detections.places).toContainEqual(expect.objectContaining({ name: "refrigerator", state: "closed" }));
+    for (let i = 0; i < closed.frame.geom.length; i++) expect(w.objectAtPixel(closed.frame, i)).toBeNull();
+
+    await w.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
+    const open = await w.renderCamera("mobile");
+    expect(open.detections.detections.map((d) => d.label).sort()).toEqual(["bottle_of_tea", "milk"]);
+    expect(open.detections.places).toContainEqual(expect.objectContaining({ name: "refrigerator", state: "open" }));
+
+    // The drawers' contents are likewise hidden from the arm until a drawer is pulled out.
+    const arm = await w.renderCamera("arm");
+    expect(arm.detections.detections.map((d) => d.label)).not.toContain("bread");
+    expect(arm.detections.detections.map((d) => d.label)).not.toContain("green_medication");
+  });
+
+  it("produces depth consistent with the camera's height", async () => {
+    const w = await world("integration_tea_to_trash");
+    const out = await w.renderCamera("arm");
+    // The overhead camera looks straight down from 2.4 m onto the arm's resting gripper (a 3.5 cm sphere at 1.15 m).
+    const centre = out.frame.depth[(out.frame.height / 2) * out.frame.width + out.frame.width / 2];
+    expect(centre).toBeCloseTo(2.4 - 1.15 - 0.035, 2);
+    // A corner pixel sees the floor or furniture: farther than the gripper, and never beyond the floor's slant distance.
+    const corner = out.frame.depth[5 * out.frame.width + 5];
+    expect(corner).toBeGreaterThan(centre);
+    expect(corner).toBeLessThan(2.4 / Math.cos(Math.atan(Math.hypot(1, 0.75))) + 0.01);
+  });
+
+  it("noise is seeded: the same seed misses and mislabels the same detections, another seed differs", async () => {
+    const labels = async (seed: number) => {
+      const w = await world("search_pills_and_apple", { seed, noise: { missRate: 0.3, mislabelRate: 0.3 } });
+      const out: string[] = [];
+      for (let i = 0; i < 8; i++) out.push((await w.renderCamera(i % 2 ? "arm" : "mobile")).detections.detections.map((d) => d.label).join(","));
+      return out.join("|");
+    };
+    const a = await labels(7);
+    expect(await labels(7)).toBe(a);
+    const others = await Promise.all([1, 2, 3].map(labels));
+    expect(others.some((o) => o !== a)).toBe(true);
+    const clean = await world("search_pills_and_apple");
+    expect((await clean.renderCamera("mobile")).detections.detections.map((d) => d.label)).toEqual(["orange"]);
+  });
+});
