@@ -561,11 +561,15 @@ export class KitchenWorld {
       }
       return { label: d.label, score: d.score, box: d.box, location };
     });
-    const placePixels = new Map<number, number>();
-    for (const g of frame.geom) if (g >= 0 && this.geomToPlace[g] >= 0) placePixels.set(this.geomToPlace[g], (placePixels.get(this.geomToPlace[g]) ?? 0) + 1);
-    const places = [...placePixels]
-      .filter(([i, n]) => PLACES[i].openable && n >= 50)
-      .map(([i, n]) => ({ name: PLACES[i].name, state: (this.isClosed(PLACES[i]) ? "closed" : "open") as "open" | "closed", pixels: n }))
+    const placePixels = new Int32Array(PLACES.length);
+    const toPlace = this.geomToPlace;
+    for (let i = 0; i < frame.geom.length; i++) {
+      const g = frame.geom[i];
+      if (g >= 0 && toPlace[g] >= 0) placePixels[toPlace[g]]++;
+    }
+    const places = PLACES.map((p, i) => ({ p, n: placePixels[i] }))
+      .filter(({ p, n }) => p.openable && n >= 50)
+      .map(({ p, n }) => ({ name: p.name, state: (this.isClosed(p) ? "closed" : "open") as "open" | "closed", pixels: n }))
       .sort((a, b) => a.name.localeCompare(b.name));
     return {
       header: { stamp, frame_id: `${robot}_camera` },
