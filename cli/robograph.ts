@@ -1,10 +1,12 @@
 #!/usr/bin/env -S npx tsx
 /** The `robograph` command. */
 import { serveSim, SERVE_SIM_HELP } from "./serveSim";
+import { run, RUN_HELP } from "./run";
 
 const HELP = `usage: robograph <command> [options]
 
 commands:
+  run                 run one closed-loop episode in the kitchen (npm start -- …)
   serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
   bench               run the benchmarks and print their figures (npm run bench)
 
@@ -14,6 +16,9 @@ Run "robograph <command> --help" for a command's options.
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
+    case "run":
+      process.exitCode = await run(rest);
+      return;
     case "serve-sim":
       return serveSim(rest);
     case "bench": {
@@ -24,7 +29,7 @@ async function main(argv: string[]): Promise<void> {
     case "-h":
     case "--help":
     case "help":
-      process.stdout.write(HELP + "\n" + SERVE_SIM_HELP);
+      process.stdout.write(HELP + "\n" + RUN_HELP + "\n" + SERVE_SIM_HELP);
       return;
     default:
       throw new Error(`unknown command ${command}\n\n${HELP}`);

@@ -22,35 +22,38 @@ export interface PlaceSpec {
   slots: Vec3[];
   /** World position used for reach checks. */
   center: Vec3;
+  /** The geom objects rest on: seeing it means seeing what is there. */
+  floor: string;
 }
 
 export const PLACES: PlaceSpec[] = [
   {
-    name: "table", kind: "surface", openable: false, body: "table", center: [0, 0, 0.75],
+    name: "table", floor: "table_top", kind: "surface", openable: false, body: "table", center: [0, 0, 0.75],
     slots: [[-0.4, 0.17, 0.75], [0, 0.17, 0.75], [0.4, 0.17, 0.75], [-0.4, -0.15, 0.75], [0, -0.15, 0.75], [0.4, -0.15, 0.75]],
   },
   {
-    name: "refrigerator", kind: "container", openable: true, body: "refrigerator", joint: "refrigerator_hinge", openPosition: -1.6,
+    name: "refrigerator", floor: "refrigerator_shelf", kind: "container", openable: true, body: "refrigerator", joint: "refrigerator_hinge", openPosition: -1.6,
     center: [-1.9, 1.0, 0.9], slots: [[0, -0.21, 0.9], [0, -0.07, 0.9], [0, 0.07, 0.9], [0, 0.21, 0.9]],
   },
   {
-    name: "oven", kind: "container", openable: true, body: "oven", joint: "oven_hinge", openPosition: 1.5,
+    name: "oven", floor: "oven_floor", kind: "container", openable: true, body: "oven", joint: "oven_hinge", openPosition: 1.5,
     center: [-0.6, 2.0, 0.55], slots: [[0, 0.02, 0.52]],
   },
   {
-    name: "sink", kind: "surface", openable: false, body: "sink", center: [1.9, 1.0, 0.72],
+    name: "sink", floor: "sink_bottom", kind: "surface", openable: false, body: "sink", center: [1.9, 1.0, 0.72],
     slots: [[0, -0.12, 0.72], [0, 0.12, 0.72]],
   },
   {
-    name: "drawer_top", kind: "container", openable: true, body: "drawer_top", joint: "drawer_top_slide", openPosition: 0.36,
-    center: [-0.7, -1.5, 0.56], slots: [[-0.14, 0, 0.012], [0, 0, 0.012], [0.14, 0, 0.012]],
+    name: "drawer_top", floor: "drawer_top_bottom", kind: "container", openable: true, body: "drawer_top", joint: "drawer_top_slide", openPosition: 0.3,
+    center: [-0.7, -1.5, 0.56], slots: [[-0.14, 0.08, 0.012], [0, 0.08, 0.012], [0.14, 0.08, 0.012]],
   },
   {
-    name: "drawer_middle", kind: "container", openable: true, body: "drawer_middle", joint: "drawer_middle_slide", openPosition: 0.36,
-    center: [-0.7, -1.5, 0.31], slots: [[-0.14, 0, 0.012], [0, 0, 0.012], [0.14, 0, 0.012]],
+    name: "drawer_middle", floor: "drawer_middle_bottom", kind: "container", openable: true, body: "drawer_middle", joint: "drawer_middle_slide", openPosition: 0.46,
+    // The lower drawer pulls out further, so its front half clears an open drawer above it.
+    center: [-0.7, -1.5, 0.31], slots: [[-0.14, 0.12, 0.012], [0, 0.12, 0.012], [0.14, 0.12, 0.012]],
   },
   {
-    name: "trash_can", kind: "surface", openable: false, body: "trash_can", center: [0.8, -1.55, 0.03],
+    name: "trash_can", floor: "trash_can_bottom", kind: "container", openable: false, body: "trash_can", center: [0.8, -1.55, 0.03],
     slots: [[-0.08, -0.08, 0.03], [0.08, -0.08, 0.03], [-0.08, 0.08, 0.03], [0.08, 0.08, 0.03]],
   },
 ];

@@ -119,15 +119,15 @@ export function kitchenXml(): string {
   <actuator>
     <position name="refrigerator_hinge" joint="refrigerator_hinge" kp="60" ctrlrange="-1.7 0"/>
     <position name="oven_hinge" joint="oven_hinge" kp="60" ctrlrange="0 1.6"/>
-    <position name="drawer_top_slide" joint="drawer_top_slide" kp="400" ctrlrange="0 0.4"/>
-    <position name="drawer_middle_slide" joint="drawer_middle_slide" kp="400" ctrlrange="0 0.4"/>
+    <position name="drawer_top_slide" joint="drawer_top_slide" kp="400" ctrlrange="0 0.5"/>
+    <position name="drawer_middle_slide" joint="drawer_middle_slide" kp="400" ctrlrange="0 0.5"/>
   </actuator>
 </mujoco>`;
 }
 
 function drawer(name: string, z: number): string {
   return `<body name="${name}" pos="0 0.01 ${z}">
-        <joint name="${name}_slide" type="slide" axis="0 1 0" range="0 0.4" damping="20" armature="0.5"/>
+        <joint name="${name}_slide" type="slide" axis="0 1 0" range="0 0.5" damping="20" armature="0.5"/>
         ${box(`${name}_bottom`, [0, 0, 0.005], [0.27, 0.22, 0.005], "0.8 0.7 0.55 1", 'mass="1"')}
         ${box(`${name}_left`, [-0.27, 0, 0.07], [0.005, 0.22, 0.07], "0.8 0.7 0.55 1", 'mass="0.2"')}
         ${box(`${name}_right`, [0.27, 0, 0.07], [0.005, 0.22, 0.07], "0.8 0.7 0.55 1", 'mass="0.2"')}

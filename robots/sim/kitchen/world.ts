@@ -51,8 +51,11 @@ export interface DetectionsMessage {
     /** Where the object is, as far as the image shows: in/on a place, or in a robot's hand. */
     location: { relation: "in" | "on" | "held_by"; place: string };
   }[];
-  /** Openable places in view and whether they are open. */
-  places: { name: string; state: "open" | "closed"; pixels: number }[];
+  /**
+   * Places in view and whether each is open (places without a door are "open"); `pixels` counts the place's geoms,
+   * `insidePixels` the surface things rest on — a place's contents are in view only when that surface is.
+   */
+  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
 }
 
 type Where = { place: PlaceSpec; slot: number } | { heldBy: RobotId };
@@ -81,6 +84,7 @@ export class KitchenWorld {
   private bodyId = new Map<string, number>();
   private geomToObject: Int32Array;
   private geomToPlace: Int32Array;
+  private geomToFloor: Int32Array;
 
   private constructor(
     private readonly mj: Mujoco,
@@ -101,6 +105,8 @@ export class KitchenWorld {
     });
     this.geomToObject = Int32Array.from(geomBody, (b) => bodyObject.get(b) ?? -1);
     this.geomToPlace = Int32Array.from(geomBody, (b) => bodyPlace.get(b) ?? -1);
+    const floors = new Map(PLACES.map((p, i) => [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM.value, p.floor) as number, i]));
+    this.geomToFloor = Int32Array.from(geomBody, (_b, g) => floors.get(g) ?? -1);
     const w = opts.width ?? 320;
     const h = opts.height ?? 240;
     this.cameras.set("mobile", new RayCamera(mj, w, h, 70));
@@ -359,7 +365,7 @@ export class KitchenWorld {
       case "open": return `the ${a.target} is open`;
       case "close": return `the ${a.target} is closed`;
       case "pick_from": return `${robot} holds the ${a.object}`;
-      case "release_to": return `the ${a.object} is in the ${a.place}`;
+      case "release_to": return `the ${a.object} is ${place(a.place).kind === "container" ? "in" : "on"} the ${a.place}`;
     }
     return "done";
   }
@@ -562,14 +568,18 @@ export class KitchenWorld {
       return { label: d.label, score: d.score, box: d.box, location };
     });
     const placePixels = new Int32Array(PLACES.length);
+    const floorPixels = new Int32Array(PLACES.length);
     const toPlace = this.geomToPlace;
+    const toFloor = this.geomToFloor;
     for (let i = 0; i < frame.geom.length; i++) {
       const g = frame.geom[i];
-      if (g >= 0 && toPlace[g] >= 0) placePixels[toPlace[g]]++;
+      if (g < 0) continue;
+      if (toPlace[g] >= 0) placePixels[toPlace[g]]++;
+      if (toFloor[g] >= 0) floorPixels[toFloor[g]]++;
     }
-    const places = PLACES.map((p, i) => ({ p, n: placePixels[i] }))
-      .filter(({ p, n }) => p.openable && n >= 50)
-      .map(({ p, n }) => ({ name: p.name, state: (this.isClosed(p) ? "closed" : "open") as "open" | "closed", pixels: n }))
+    const places = PLACES.map((p, i) => ({ p, n: placePixels[i], inside: floorPixels[i] }))
+      .filter(({ n }) => n >= 50)
+      .map(({ p, n, inside }) => ({ name: p.name, state: (this.isClosed(p) ? "closed" : "open") as "open" | "closed", pixels: n, insidePixels: inside }))
       .sort((a, b) => a.name.localeCompare(b.name));
     return {
       header: { stamp, frame_id: `${robot}_camera` },

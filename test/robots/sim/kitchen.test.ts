@@ -117,7 +117,7 @@ describe("kitchen simulator over the bridge", () => {
 
 describe("scheduled perturbations", () => {
   it("moves an object after the scheduled skill, which the next look shows", async () => {
-    const s = await startSim(["--scenario", "integration_tea_moved_to_sink", "--speed", "max"]);
+    const s = await startSim(["--scenario", "manipulation_tea_moved_to_sink", "--speed", "max"]);
     const c = await BridgeClient.connect(s.url);
     try {
       const m = (await discoverRobots(c)).robots;
@@ -125,7 +125,7 @@ describe("scheduled perturbations", () => {
       const seen: string[][] = [];
       c.subscribe<{ detections: { label: string }[] }>("/mobile/detections", undefined, (d) => seen.push(d.detections.map((x) => x.label)));
       expect((await callSkill(c, m, "mobile", "open", { target: "refrigerator" })).ok).toBe(true);
-      // The tea was moved to the sink after the second skill: the open refrigerator shows only the milk.
+      // The tea was moved to the sink after the first skill: the open refrigerator shows only the milk.
       await expect.poll(() => seen.at(-1)).toEqual(["milk"]);
       const r = await callSkill(c, m, "mobile", "pick_from", { object: "bottle_of_tea", place: "refrigerator" });
       expect(r.error).toMatch(/there is no bottle_of_tea in the refrigerator/);

@@ -1,0 +1,238 @@
+/**
+ * `robograph run` (npm start): one closed-loop episode end to end — starts the kitchen simulator as a child process
+ * (unless --bridge-url points at a running robot), runs the agent with a SQLite checkpointer, prints a line per node,
+ * and leaves a run record in runs/<thread_id>/ (events.jsonl, report.md with frames, summary.json).
+ */
+import { parseArgs } from "node:util";
+import { copyFileSync, mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline/promises";
+import { Command } from "@langchain/langgraph";
+import { compileClosedLoop } from "../graphs/closedLoop";
+import { closeSessions, session, runOptions, VARIANTS, type Variant } from "../graphs/session";
+import type { ClosedLoopStateType } from "../graphs/state";
+import { sqliteCheckpointer, dataDir } from "../memory/checkpointer";
+import { modelConfig, totalUsage } from "../models";
+import { BridgeClient } from "../robots/bridge/client";
+import { startSimProcess, type SimProcess } from "./simProcess";
+import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
+
+export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
+
+Runs one closed-loop episode: the agent perceives, summarizes, plans, verifies, critiques and acts until the task
+is done or a budget ends it. Without --bridge-url it starts the kitchen simulator as a child process.
+
+options:
+  --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
+  --goal TEXT          the instruction (default: the scenario's)
+  --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
+  --variant V          ${VARIANTS.join(" | ")} (default full)
+  --noise P            symbolic backend noise level, 0..1 (default 0; see README "Noise")
+  --seed N             seed of the symbolic backend's noise and the detector's (default 0)
+  --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
+  --resume             continue thread --thread from its last checkpoint (needs the same robot: use --bridge-url)
+  --bridge-url URL     use a running robot or simulator instead of starting one
+  --approve R/S,...    skills that need human approval, e.g. arm/release_to (asked on the terminal)
+  --auto-approve       approve every such request without asking
+  --speed X            simulator speed, simulated seconds per wall second (default max)
+  --detector-noise P   the simulated detector's miss and mislabel rate (default 0)
+  --data-dir DIR       checkpoints and artifacts (default ./data or ROBOGRAPH_DATA_DIR)
+  --runs-dir DIR       run records (default ./runs)
+  --quiet              only the summary
+
+environment:
+  OPENAI_API_KEY, OPENAI_BASE_URL      an OpenAI-compatible endpoint (hosted, vLLM, Ollama, LM Studio)
+  ROBOGRAPH_MODEL, ROBOGRAPH_MODEL_<ROLE>   model names (roles: PLANNER PERCEIVER VERIFIER CRITIC SUMMARIZER)
+  ROBOGRAPH_STRUCTURED_METHOD          functionCalling (default) | jsonSchema | jsonMode
+  ROBOGRAPH_MODEL_BACKEND              force symbolic or openai
+  ROBOGRAPH_DATA_DIR                   as --data-dir
+  ROBOGRAPH_BRIDGE_TOKEN               token for a bridge that requires one
+`;
+
+interface Line {
+  node: string;
+  text: string;
+}
+
+/** One readable line per node update. */
+function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
+  const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+  switch (node) {
+    case "perceiver":
+      return { node, text: Object.values(u.observations ?? {}).filter((o) => o.image !== before?.observations[o.robot]?.image).map((o) => o.summary).join(" | ") || "no change in view" };
+    case "summarizer":
+      return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
+    case "goal_check":
+      return { node, text: u.status ? `${u.status}: ${u.statusReason}` : "not done yet" };
+    case "planner":
+      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      return { node, text: `sub-goal "${u.plan?.subgoal}": ${u.plan?.steps.map(call).join(" → ")}` };
+    case "verifier":
+      return { node, text: u.plan === null ? `rejected: ${u.lastFailure}` : u.plan ? `ok: ${u.plan.steps.slice(before?.cursor ?? 0).map(call).join(" → ")}` : "ok" };
+    case "critic":
+      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}` : "" };
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
+    case "executor": {
+      const e = u.history?.[0];
+      return { node, text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "" };
+    }
+  }
+  return { node, text: "" };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      scenario: { type: "string", default: "integration_tea_to_trash" },
+      goal: { type: "string" },
+      model: { type: "string" },
+      variant: { type: "string", default: "full" },
+      noise: { type: "string", default: "0" },
+      seed: { type: "string", default: "0" },
+      thread: { type: "string" },
+      resume: { type: "boolean", default: false },
+      "bridge-url": { type: "string" },
+      approve: { type: "string", default: "" },
+      "auto-approve": { type: "boolean", default: false },
+      speed: { type: "string", default: "max" },
+      "detector-noise": { type: "string", default: "0" },
+      "data-dir": { type: "string" },
+      "runs-dir": { type: "string", default: "runs" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(RUN_HELP);
+    return 0;
+  }
+  if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
+  if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
+  if (!VARIANTS.includes(v.variant as Variant)) throw new Error(`--variant must be one of ${VARIANTS.join(", ")}`);
+  const scenario = loadScenario(v.scenario!);
+  const goal = v.goal ?? scenario.instruction;
+  const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
+  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
+  const runDir = resolve(v["runs-dir"]!, thread);
+  mkdirSync(join(runDir, "frames"), { recursive: true });
+  const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
+  const mc = modelConfig(process.env, { backend: v.model as "symbolic" | "openai" | undefined, noise: Number(v.noise), seed: Number(v.seed) });
+  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${v.variant}; thread ${thread}`);
+
+  let sim: SimProcess | undefined;
+  let bridgeUrl = v["bridge-url"];
+  if (!bridgeUrl) {
+    const detector = v["detector-noise"]!;
+    sim = await startSimProcess("kitchen", ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector]);
+    bridgeUrl = sim.url;
+    say(`kitchen simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+  }
+  const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
+  const graph = compileClosedLoop(checkpointer);
+  const config = {
+    configurable: {
+      thread_id: thread,
+      bridgeUrl,
+      variant: v.variant,
+      backend: v.model,
+      seed: Number(v.seed),
+      noise: Number(v.noise),
+      approve: v.approve,
+      dataDir: dir,
+    },
+    recursionLimit: 1000,
+    durability: "sync" as const,
+  };
+  const s = await session(runOptions(config));
+  const events = join(runDir, "events.jsonl");
+  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
+  const frames: string[] = [];
+  const started = Date.now();
+  let n = 0;
+  let input: unknown = v.resume ? null : { goal };
+  let state: ClosedLoopStateType | undefined = v.resume ? ((await graph.getState(config)).values as ClosedLoopStateType) : undefined;
+  if (v.resume) say(`resuming thread ${thread} at step ${state?.counters?.steps ?? 0}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  try {
+    for (;;) {
+      for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
+        const [mode, data] = chunk as [string, Record<string, unknown>];
+        if (mode === "values") {
+          state = data as unknown as ClosedLoopStateType;
+          continue;
+        }
+        for (const [node, update] of Object.entries(data)) {
+          if (node === "__interrupt__") continue;
+          const u = update as Partial<ClosedLoopStateType>;
+          const line = describe(node, u, state);
+          n++;
+          say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
+          appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
+          report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
+          if (node === "perceiver") {
+            for (const o of Object.values(u.observations ?? {})) {
+              if (o.image === state?.observations[o.robot]?.image) continue;
+              const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
+              copyFileSync(s.artifacts.path(o.image), join(runDir, file));
+              frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
+            }
+          }
+        }
+      }
+      const snapshot = await graph.getState(config);
+      const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
+      if (!pending.length) break;
+      const request = (pending[0].value as { action_request: { action: string; args: unknown }; description: string }[])[0];
+      let answer: { type: string; args?: unknown } = { type: "ignore" };
+      if (v["auto-approve"]) answer = { type: "accept" };
+      else if (process.stdin.isTTY) {
+        const rl = createInterface({ input: process.stdin, output: process.stdout });
+        const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
+        rl.close();
+        answer = a === "y" || a === "yes" ? { type: "accept" } : { type: "ignore" };
+      } else say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
+      say(`approval of ${request.action_request.action}: ${answer.type}`);
+      input = new Command({ resume: [answer] });
+    }
+  } finally {
+    let truth: { success: boolean; goal: unknown } | undefined;
+    try {
+      const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
+      truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
+      await c.close();
+    } catch {
+      // A real robot has no evaluator: the run's own status stands alone.
+    }
+    const usage = totalUsage(state?.usage ?? {});
+    const summary = {
+      thread,
+      scenario: scenario.name,
+      variant: v.variant,
+      model: mc.backend,
+      status: state?.status ?? "unknown",
+      statusReason: state?.statusReason ?? "",
+      success: truth?.success ?? state?.status === "succeeded",
+      steps: state?.counters.steps ?? 0,
+      replans: state?.counters.replans ?? 0,
+      criticVerdicts: state?.verdicts ?? {},
+      modelCalls: usage.calls,
+      tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: mc.backend === "symbolic" },
+      skillSeconds: Math.round((state?.counters.skillSeconds ?? 0) * 100) / 100,
+      wallSeconds: Math.round((Date.now() - started) / 100) / 10,
+      goal: truth?.goal,
+    };
+    writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
+    report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
+    writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
+    process.stdout.write(
+      `\n${summary.success ? "SUCCESS" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
+        `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
+        `run record: ${runDir}/report.md\n`,
+    );
+    await closeSessions();
+    await sim?.stop();
+  }
+  return state?.status === "succeeded" ? 0 : 2;
+}

@@ -1,0 +1,77 @@
+/**
+ * The closed-loop agent (CLEA mode): observe → summarize → check the goal → plan a short stretch → verify it →
+ * critique each action against the belief and the current image → act → observe …
+ * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason;
+ * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { ClosedLoopState, type ClosedLoopStateType } from "./state";
+import { runOptions } from "./session";
+import { perceive } from "../nodes/perceiver";
+import { summarize } from "../nodes/summarizer";
+import { checkGoal } from "../nodes/goalCheck";
+import { plan } from "../nodes/planner";
+import { verify } from "../nodes/verifier";
+import { critique } from "../nodes/critic";
+import { act, dispatch } from "../nodes/executor";
+
+const running = (s: ClosedLoopStateType) => s.status === "running";
+const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
+const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].includes(runOptions(config).variant);
+
+/** After looking and remembering: done, or carry on with the current plan, or plan anew. */
+function afterGoalCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(s)) return END;
+  if (!hasNextStep(s)) return "planner";
+  return usesCritic(config) ? "critic" : "dispatch";
+}
+
+function afterPlan(s: ClosedLoopStateType) {
+  return running(s) ? "verifier" : END;
+}
+
+function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!s.plan) return "planner";
+  return usesCritic(config) ? "critic" : "dispatch";
+}
+
+function afterCritique(s: ClosedLoopStateType) {
+  return s.plan ? "dispatch" : "planner";
+}
+
+function afterDispatch(s: ClosedLoopStateType) {
+  return s.pendingGoal ? "executor" : "planner";
+}
+
+/** The open-loop baseline runs its plan straight through; every other variant looks again after each action. */
+function afterAct(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (runOptions(config).variant === "open-loop" && hasNextStep(s)) return "dispatch";
+  return "perceiver";
+}
+
+export const closedLoopBuilder = new StateGraph(ClosedLoopState)
+  .addNode("perceiver", perceive)
+  .addNode("summarizer", summarize)
+  .addNode("goal_check", checkGoal)
+  .addNode("planner", plan)
+  .addNode("verifier", verify)
+  .addNode("critic", critique)
+  .addNode("dispatch", dispatch)
+  .addNode("executor", act)
+  .addEdge(START, "perceiver")
+  .addEdge("perceiver", "summarizer")
+  .addEdge("summarizer", "goal_check")
+  .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
+  .addConditionalEdges("planner", afterPlan, ["verifier", END])
+  .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch"])
+  .addConditionalEdges("critic", afterCritique, ["planner", "dispatch"])
+  .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor"])
+  .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch"]);
+
+export function compileClosedLoop(checkpointer?: BaseCheckpointSaver) {
+  return closedLoopBuilder.compile({ checkpointer, name: "closedLoop" });
+}
+
+/** For the LangGraph server, which supplies its own checkpointer. */
+export const graph = compileClosedLoop();

@@ -1,0 +1,60 @@
+/** Model roles and how each is configured: which backend, which model, and the symbolic reasoner's noise. */
+import type { NoiseKnobs } from "./symbolic/reasoner";
+import { NO_NOISE, noiseLevel } from "./symbolic/reasoner";
+
+export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface ModelConfig {
+  backend: "openai" | "symbolic";
+  /** OpenAI-compatible endpoint (hosted, vLLM, Ollama, LM Studio). */
+  baseURL?: string;
+  apiKey?: string;
+  /** Model name per role. */
+  models: Record<Role, string>;
+  /** How structured output is requested: many local servers want functionCalling. */
+  structuredMethod: "functionCalling" | "jsonSchema" | "jsonMode";
+  timeoutMs: number;
+  /** Transport retries of the HTTP client (the LangChain default of 6 makes a dead server take ~90 s). */
+  maxRetries: number;
+  /** Times an answer that fails its schema is sent back for repair before the node fails. */
+  repairAttempts: number;
+  /** Longest image side sent to a VLM (pixels). */
+  imageMaxSide: number;
+  /** Symbolic backend: seed of its noise draws and the noise itself. */
+  seed: number;
+  noise: NoiseKnobs;
+}
+
+export interface ModelOverrides {
+  backend?: "openai" | "symbolic";
+  model?: string;
+  seed?: number;
+  noise?: number;
+}
+
+/** Reads the configuration from the environment; `openai` when a key is configured, `symbolic` otherwise. */
+export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverrides = {}): ModelConfig {
+  const apiKey = env.OPENAI_API_KEY || undefined;
+  const requested = o.backend ?? (env.ROBOGRAPH_MODEL_BACKEND as ModelConfig["backend"] | undefined);
+  if (requested && requested !== "openai" && requested !== "symbolic") throw new Error(`unknown model backend ${requested}: use openai or symbolic`);
+  const backend = requested ?? (apiKey ? "openai" : "symbolic");
+  if (backend === "openai" && !apiKey) throw new Error("the openai backend needs OPENAI_API_KEY (any non-empty value for a local server)");
+  const fallback = o.model ?? env.ROBOGRAPH_MODEL ?? "gpt-4o-mini";
+  const models = Object.fromEntries(ROLES.map((r) => [r, env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback])) as Record<Role, string>;
+  const method = (env.ROBOGRAPH_STRUCTURED_METHOD ?? "functionCalling") as ModelConfig["structuredMethod"];
+  const noise = o.noise ?? Number(env.ROBOGRAPH_NOISE ?? 0);
+  return {
+    backend,
+    baseURL: env.OPENAI_BASE_URL || undefined,
+    apiKey,
+    models,
+    structuredMethod: method,
+    timeoutMs: Number(env.ROBOGRAPH_MODEL_TIMEOUT_MS ?? 60_000),
+    maxRetries: Number(env.ROBOGRAPH_MODEL_RETRIES ?? 1),
+    repairAttempts: 2,
+    imageMaxSide: Number(env.ROBOGRAPH_IMAGE_MAX_SIDE ?? 512),
+    seed: o.seed ?? Number(env.ROBOGRAPH_SEED ?? 0),
+    noise: noise > 0 ? noiseLevel(noise) : NO_NOISE,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The symbolic backend as a LangChain chat model: same interface and same structured answers as a real VLM, so
+ * every graph runs offline, in tests and in Studio. It reads only the context block of the prompt.
+ */
+import { createHash } from "node:crypto";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { readContext } from "../context";
+import * as r from "./reasoner";
+
+/** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
+class KeyedDraw implements r.Draw {
+  private i = 0;
+  constructor(private readonly key: string) {}
+  next(): number {
+    return createHash("sha256").update(`${this.key}#${this.i++}`).digest().readUInt32BE(0) / 2 ** 32;
+  }
+}
+
+export class SymbolicChatModel extends BaseChatModel {
+  constructor(readonly seed = 0, readonly noise: r.NoiseKnobs = r.NO_NOISE) {
+    super({});
+  }
+
+  _llmType(): string {
+    return "robograph-symbolic";
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const ctx = readContext(messages) as any;
+    const rng = new KeyedDraw(`${this.seed}|${createHash("sha256").update(JSON.stringify(ctx)).digest("hex")}`);
+    let answer: unknown;
+    switch (ctx.task) {
+      case "perceive":
+        answer = r.perceive(ctx, this.noise, rng);
+        break;
+      case "summarize":
+        answer = r.summarize(ctx);
+        break;
+      case "plan":
+        answer = r.plan(ctx, this.noise, rng);
+        break;
+      case "verify":
+        answer = r.verify(ctx);
+        break;
+      case "critique":
+        answer = r.critique(ctx, this.noise, rng);
+        break;
+      case "check_goal":
+        answer = r.checkGoal(ctx);
+        break;
+      default:
+        throw new Error(`the symbolic reasoner has no task ${ctx.task}`);
+    }
+    const text = JSON.stringify(answer);
+    const promptChars = messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length), 0);
+    // Token counts are estimates (4 characters a token), kept so prompt sizes can be compared across variants.
+    const usage = { input_tokens: Math.ceil(promptChars / 4), output_tokens: Math.ceil(text.length / 4), total_tokens: Math.ceil((promptChars + text.length) / 4) };
+    return { generations: [{ text, message: new AIMessage({ content: text, usage_metadata: usage }) }] };
+  }
+}

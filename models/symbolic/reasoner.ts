@@ -1,0 +1,401 @@
+/**
+ * The symbolic reasoner behind every role of the offline backend. Each function answers one node's request from
+ * the structured context that node put in its prompt — detections, belief, history, manifests — and nothing else:
+ * this module never reaches a simulator. Seeded noise reproduces the failure modes the verifier, critic and
+ * replanning exist to catch.
+ */
+import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
+import type { Belief, Critique, GoalCheck, Observation, Plan, SkillCall, Verification } from "../schemas";
+import { closestName, readInstruction } from "./language";
+import { firstUnmet, search, type Domain, type GroundAction } from "./search";
+
+/**
+ * Noise knobs, each a probability per opportunity:
+ * - misname: the perceiver reports a detected object under another wording ("tea_bottle" for bottle_of_tea)
+ * - hallucinate: the perceiver adds, once per look, an object that is not there
+ * - missDetection: the perceiver leaves out an object it was shown
+ * - wrongArgument: the planner writes one argument of one step wrong (another object or place)
+ * - skipStep: the planner leaves out one step of a multi-step plan
+ * - criticFalseAlarm: the critic rejects an action that was fine
+ * - criticMiss: the critic lets through an action it should have rejected
+ */
+export interface NoiseKnobs {
+  misname: number;
+  hallucinate: number;
+  missDetection: number;
+  wrongArgument: number;
+  skipStep: number;
+  criticFalseAlarm: number;
+  criticMiss: number;
+}
+
+export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0 };
+
+/** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
+export function noiseLevel(level: number): NoiseKnobs {
+  return {
+    misname: level,
+    hallucinate: level / 3,
+    missDetection: level / 3,
+    wrongArgument: level,
+    skipStep: level / 2,
+    criticFalseAlarm: level / 4,
+    criticMiss: level / 4,
+  };
+}
+
+export interface Draw {
+  next(): number;
+}
+
+// ---- perceiver -----------------------------------------------------------------------------------------------------
+
+export interface DetectionsInput {
+  detections: { label: string; location: { relation: "in" | "on" | "held_by"; place: string } }[];
+  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
+}
+
+/** A wording a perceiver might use instead of the vocabulary's name. */
+export function alias(name: string): string {
+  const words = name.split("_").filter((w) => w !== "of");
+  if (words.length > 1) return [...words].reverse().join("_");
+  return `${name}s`;
+}
+
+export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription }, noise: NoiseKnobs, rng: Draw): Observation {
+  const kinds = new Map(ctx.world.places.map((p) => [p.name, p]));
+  const objects: Observation["objects"] = [];
+  for (const d of ctx.detections.detections) {
+    const miss = rng.next() < noise.missDetection;
+    const misname = rng.next() < noise.misname;
+    if (miss) continue;
+    objects.push({ name: misname ? alias(d.label) : d.label, relation: d.location.relation, place: d.location.place });
+  }
+  // A place's contents are in view when enough of the surface they rest on is.
+  const visiblePlaces = ctx.detections.places.filter((p) => p.insidePixels >= 150).map((p) => p.name);
+  if (rng.next() < noise.hallucinate && visiblePlaces.length) {
+    const absent = ctx.world.labels.filter((l) => !objects.some((o) => o.name === l));
+    if (absent.length) {
+      const place = visiblePlaces[Math.floor(rng.next() * visiblePlaces.length)];
+      objects.push({ name: absent[Math.floor(rng.next() * absent.length)], relation: kinds.get(place)?.kind === "container" ? "in" : "on", place });
+    }
+  }
+  const containers = ctx.detections.places.filter((p) => kinds.get(p.name)?.openable).map((p) => ({ name: p.name, state: p.state }));
+  const summary = objects.length
+    ? `${ctx.robot} sees ${objects.map((o) => `the ${o.name} ${o.relation === "held_by" ? "held by" : o.relation} the ${o.place}`).join(", ")}.`
+    : `${ctx.robot} sees no objects.`;
+  return { robot: ctx.robot, objects, containers, visiblePlaces, summary: containers.length ? `${summary} ${containers.map((c) => `The ${c.name} is ${c.state}.`).join(" ")}` : summary };
+}
+
+// ---- summarizer ----------------------------------------------------------------------------------------------------
+
+export type HistoryEntry =
+  | { step: number; kind: "observation"; robot: string; observation: Observation }
+  | { step: number; kind: "action"; call: SkillCall; ok: boolean; message: string }
+  | { step: number; kind: "feedback"; text: string };
+
+export function emptyBelief(robots: string[], world: WorldDescription): Belief {
+  return {
+    objects: [],
+    containers: world.places.filter((p) => p.openable).map((p) => ({ name: p.name, state: "unknown" as const })),
+    holding: robots.map((robot) => ({ robot, object: null })),
+    robotsAt: robots.map((robot) => ({ robot, at: null })),
+    explored: [],
+    seen: [],
+    progress: "nothing done yet",
+  };
+}
+
+export function summarize(ctx: { goal: string; previousBelief: Belief | null; entries: HistoryEntry[]; robots: string[]; world: WorldDescription }): Belief {
+  const b: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
+  const placeNames = ctx.world.places.map((p) => p.name);
+  if (!ctx.previousBelief) {
+    for (const t of readInstruction(ctx.goal, ctx.world.labels, placeNames).told) setObject(b, t.object, t.place, "told");
+  }
+  for (const e of ctx.entries) {
+    if (e.kind === "action") applyAction(b, e);
+    else if (e.kind === "observation") applyObservation(b, e.observation);
+  }
+  b.progress = progressText(ctx.goal, b, ctx.world);
+  return b;
+}
+
+function setObject(b: Belief, name: string, place: string, source: "seen" | "action" | "told"): void {
+  b.objects = b.objects.filter((o) => o.name !== name);
+  b.objects.push({ name, place, source });
+  for (const h of b.holding) if (h.object === name && h.robot !== place) h.object = null;
+}
+
+function setContainer(b: Belief, name: string, state: "open" | "closed"): void {
+  const c = b.containers.find((x) => x.name === name);
+  if (c) c.state = state;
+}
+
+function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): void {
+  const { robot, skill, args } = e.call;
+  if (e.ok) {
+    if (skill === "go_to") b.robotsAt.find((r) => r.robot === robot)!.at = args.navigation_point ?? null;
+    if (skill === "open") setContainer(b, args.target, "open");
+    if (skill === "close") setContainer(b, args.target, "closed");
+    if (skill === "pick_from") {
+      setObject(b, args.object, robot, "action");
+      const h = b.holding.find((x) => x.robot === robot);
+      if (h) h.object = args.object;
+    }
+    if (skill === "release_to") {
+      setObject(b, args.object, args.place, "action");
+      const h = b.holding.find((x) => x.robot === robot);
+      if (h) h.object = null;
+    }
+    return;
+  }
+  // What a failure says about the world.
+  let m: RegExpExecArray | null;
+  if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message))) b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
+  if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message))) setContainer(b, m[1], "closed");
+  if ((m = /the (\w+) is already open/.exec(e.message))) setContainer(b, m[1], "open");
+  if ((m = /already holding the (\w+)/.exec(e.message))) {
+    const h = b.holding.find((x) => x.robot === robot);
+    if (h) h.object = m[1];
+  }
+  if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
+}
+
+function applyObservation(b: Belief, o: Observation): void {
+  for (const c of o.containers) setContainer(b, c.name, c.state);
+  const seenHere = new Set(o.objects.map((x) => x.name));
+  // An object believed in a place now in view, but not seen there, is not there (unless a robot just put it there).
+  b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && x.source !== "action"));
+  for (const x of o.objects) {
+    setObject(b, x.name, x.place, "seen");
+    if (!b.seen.includes(x.name)) b.seen.push(x.name);
+  }
+  for (const p of o.visiblePlaces) if (!b.explored.includes(p)) b.explored.push(p);
+}
+
+function progressText(goal: string, b: Belief, world: WorldDescription): string {
+  const { goals } = readInstruction(goal, world.labels, world.places.map((p) => p.name));
+  if (!goals.length) return "goal not understood";
+  return goals.map((g) => `${g}: ${holdsInBelief(g, b) ? "done" : "open"}`).join("; ");
+}
+
+/** A goal literal judged on the belief; object names are matched loosely (the belief may use another wording). */
+export function holdsInBelief(literal: string, b: Belief): boolean {
+  const l = parseLiteral(literal);
+  const name = (n: string) => closestName(n, b.objects.map((o) => o.name).concat(b.seen)) ?? n;
+  let v = false;
+  if (l.pred === "in") v = b.objects.some((o) => o.name === name(l.args[0]) && o.place === l.args[1]);
+  else if (l.pred === "found") v = b.seen.includes(name(l.args[0]));
+  else if (l.pred === "closed") v = b.containers.some((c) => c.name === l.args[0] && c.state === "closed");
+  else if (l.pred === "holding") v = b.holding.some((h) => h.robot === l.args[0] && h.object === name(l.args[1]));
+  return l.negated ? !v : v;
+}
+
+// ---- planner -------------------------------------------------------------------------------------------------------
+
+export interface PlanContext {
+  goal: string;
+  belief: Belief;
+  robots: RobotManifest[];
+  world: WorldDescription;
+  maxSteps: number;
+  lastFailure?: string | null;
+}
+
+export function staticFacts(robots: RobotManifest[], world: WorldDescription): string[] {
+  return [...worldFacts(world), ...robots.flatMap((r) => r.facts.map((f) => f.replace(/\bself\b/g, r.id)))];
+}
+
+export function beliefFacts(b: Belief, world: WorldDescription): string[] {
+  const places = new Set(world.places.map((p) => p.name));
+  const facts: string[] = [];
+  for (const o of b.objects) if (places.has(o.place)) facts.push(`in(${o.name}, ${o.place})`);
+  for (const h of b.holding) facts.push(h.object ? `holding(${h.robot}, ${h.object})` : `hand_empty(${h.robot})`);
+  // Unknown doors count as closed: opening first is the safe assumption.
+  for (const c of b.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
+  for (const r of b.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
+  return facts;
+}
+
+function domainFor(ctx: { robots: RobotManifest[]; world: WorldDescription }, objects: string[]): Domain {
+  return {
+    robots: ctx.robots,
+    staticFacts: staticFacts(ctx.robots, ctx.world),
+    capacity: Object.fromEntries(ctx.world.places.map((p) => [p.name, p.capacity])),
+    objects,
+  };
+}
+
+export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
+  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: "goal not understood" };
+  const b = ctx.belief;
+  if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null };
+
+  // Use the belief's own names for the goal objects (a perceiver may word them differently).
+  const known = b.objects.map((o) => o.name);
+  const rename = (lit: string) => {
+    const l = parseLiteral(lit);
+    if (l.pred === "in" || l.pred === "found") l.args[0] = closestName(l.args[0], known) ?? l.args[0];
+    return `${l.negated ? "not " : ""}${l.pred}(${l.args.join(", ")})`;
+  };
+  const open = goals.filter((g) => !holdsInBelief(g, b)).map(rename);
+  const missing = open
+    .map(parseLiteral)
+    .filter((l) => (l.pred === "in" && !known.includes(l.args[0])) || (l.pred === "found" && !b.seen.includes(l.args[0])))
+    .map((l) => l.args[0]);
+  const facts = beliefFacts(b, ctx.world);
+  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+
+  let subgoal: string;
+  let rationale: string;
+  let result: GroundAction[] | undefined;
+  if (missing.length) {
+    const target = missing[0];
+    const told = b.objects.find((o) => o.name === target)?.place;
+    const candidates = ctx.world.places
+      .filter((p) => !b.explored.includes(p.name))
+      .sort((x, y) => Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container"));
+    for (const p of candidates) {
+      const look = lookGoal(p.name, p.openable, b, ctx.robots);
+      if (!look) continue;
+      const r = search(domainFor(ctx, held), facts, [look]);
+      if (r && r.plan.length) {
+        result = r.plan;
+        subgoal = `look into the ${p.name} for the ${target}`;
+        rationale = `the ${target} has not been seen; the ${p.name} is not yet explored`;
+        break;
+      }
+    }
+    if (!result) return { subgoal: `find the ${target}`, rationale: "every place I can look into has been explored", steps: [], done: false, giveUp: `the ${target} was not found anywhere` };
+  } else {
+    const objects = [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held])];
+    const r = search(domainFor(ctx, objects), facts, open.filter((g) => !g.startsWith("found(")));
+    if (!r) return { subgoal: "achieve the goal", rationale: "no sequence of skills reaches the goal from the belief", steps: [], done: false, giveUp: "no plan reaches the goal" };
+    result = r.plan;
+    subgoal = open.join(" and ");
+    rationale = `shortest plan of ${r.plan.length} skills over the manifests' preconditions and effects`;
+  }
+  let steps: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
+  steps = corrupt(steps, ctx, noise, rng);
+  return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null };
+}
+
+/** A literal that, once true, puts the inside of `place` in some robot's view. */
+function lookGoal(place: string, openable: boolean, b: Belief, robots: RobotManifest[]): string | undefined {
+  const servedBy = robots.flatMap((r) => r.facts.filter((f) => new RegExp(`^serves\\((\\w+), ${place}\\)$`).test(f)).map((f) => /^serves\((\w+),/.exec(f)![1]).map((nav) => ({ robot: r.id, nav })));
+  const state = b.containers.find((c) => c.name === place)?.state;
+  if (openable && state !== "open") return `not closed(${place})`;
+  // Open (or no door): a mobile robot has to stand in front of it; a fixed camera already covers what the arm reaches.
+  if (servedBy.length) return `at(${servedBy[0].robot}, ${servedBy[0].nav})`;
+  return undefined;
+}
+
+function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: Draw): SkillCall[] {
+  const out = steps.map((s) => ({ ...s, args: { ...s.args } }));
+  if (out.length > 1 && rng.next() < noise.skipStep) out.splice(Math.floor(rng.next() * out.length), 1);
+  if (out.length && rng.next() < noise.wrongArgument) {
+    const s = out[Math.floor(rng.next() * out.length)];
+    const keys = Object.keys(s.args);
+    const key = keys[Math.floor(rng.next() * keys.length)];
+    const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters.properties[key];
+    const choices = (spec?.enum ?? []).map(String).filter((v) => v !== s.args[key]);
+    if (choices.length) s.args[key] = choices[Math.floor(rng.next() * choices.length)];
+  }
+  return out;
+}
+
+// ---- verifier ------------------------------------------------------------------------------------------------------
+
+export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Verification {
+  return {
+    steps: ctx.steps.map((call) => {
+      const r = ctx.robots.find((m) => m.id === call.robot);
+      if (!r) return { status: "rejected" as const, call, note: `there is no robot ${call.robot}` };
+      const s = r.skills.find((k) => k.name === call.skill);
+      if (!s) return { status: "rejected" as const, call, note: `${call.robot} has no skill ${call.skill}` };
+      const args: Record<string, string> = {};
+      const notes: string[] = [];
+      for (const [key, value] of Object.entries(call.args)) {
+        const p = s.parameters.properties[key];
+        if (!p) return { status: "rejected" as const, call, note: `${call.skill} takes no argument ${key}` };
+        const allowed = (p.enum ?? []).map(String);
+        if (!allowed.length || allowed.includes(value)) {
+          args[key] = value;
+          continue;
+        }
+        const fixed = closestName(value, allowed);
+        if (!fixed) return { status: "rejected" as const, call, note: `${key}=${value} names nothing ${call.robot} knows` };
+        args[key] = fixed;
+        notes.push(`${value} → ${fixed}`);
+      }
+      const missing = s.parameters.required.filter((k) => !(k in args));
+      if (missing.length) return { status: "rejected" as const, call, note: `missing ${missing.join(", ")}` };
+      return notes.length
+        ? { status: "remapped" as const, call: { ...call, args }, note: `remapped ${notes.join(", ")}` }
+        : { status: "ok" as const, call, note: "" };
+    }),
+  };
+}
+
+// ---- critic --------------------------------------------------------------------------------------------------------
+
+export function critique(
+  ctx: { action: SkillCall; belief: Belief; observation: Observation | null; robots: RobotManifest[]; world: WorldDescription },
+  noise: NoiseKnobs,
+  rng: Draw,
+): Critique {
+  const honest = judge(ctx);
+  if (honest.verdict === "ok" && rng.next() < noise.criticFalseAlarm) {
+    return { verdict: "outdated", feedback: `the image suggests the scene has changed since the plan was made; look again before ${ctx.action.skill}` };
+  }
+  if (honest.verdict !== "ok" && rng.next() < noise.criticMiss) return { verdict: "ok", feedback: "the action looks consistent with the scene" };
+  return honest;
+}
+
+function judge(ctx: { action: SkillCall; belief: Belief; observation: Observation | null; robots: RobotManifest[]; world: WorldDescription }): Critique {
+  const { action: a, observation: o } = ctx;
+  const r = ctx.robots.find((m) => m.id === a.robot);
+  const s = r?.skills.find((k) => k.name === a.skill);
+  if (!r || !s) return { verdict: "invalid", feedback: `${a.robot} has no skill ${a.skill}` };
+  for (const [k, v] of Object.entries(a.args)) {
+    const allowed = s.parameters.properties[k]?.enum?.map(String);
+    if (!allowed || !allowed.includes(v)) return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
+  }
+  // The belief, corrected by what the acting robot sees right now.
+  const b = structuredClone(ctx.belief);
+  if (o) applyObservation(b, o);
+  const facts = beliefFacts(b, ctx.world);
+  const objects = Object.values(a.args).filter((v) => ctx.world.labels.includes(v));
+  const dom = domainFor(ctx, objects);
+
+  // Already done?
+  if (a.skill === "open" && b.containers.find((c) => c.name === a.args.target)?.state === "open") return { verdict: "redundant", feedback: `the ${a.args.target} is already open` };
+  if (a.skill === "close" && b.containers.find((c) => c.name === a.args.target)?.state === "closed") return { verdict: "redundant", feedback: `the ${a.args.target} is already closed` };
+  if (a.skill === "go_to" && b.robotsAt.find((x) => x.robot === a.robot)?.at === a.args.navigation_point) return { verdict: "redundant", feedback: `${a.robot} is already at ${a.args.navigation_point}` };
+  if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place)) return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
+
+  const unmet = firstUnmet(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  if (!unmet) return { verdict: "ok", feedback: "preconditions hold in the current view and belief" };
+  const l = parseLiteral(unmet);
+  if (l.pred === "in" && !l.negated) {
+    const [obj, place] = l.args;
+    if (o?.visiblePlaces.includes(place)) return { verdict: "outdated", feedback: `the ${obj} is not in the ${place} any more: the current image shows the ${place} without it` };
+    return { verdict: "wrong_plan", feedback: `the ${obj} is not known to be in the ${place}` };
+  }
+  if (l.pred === "reaches" || l.pred === "serves") return { verdict: "invalid", feedback: `${a.robot} cannot reach the ${l.args[1] ?? l.args[0]}` };
+  if (l.pred === "closed" && l.negated) return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is closed; open it first` };
+  if (l.pred === "at") return { verdict: "wrong_plan", feedback: `${a.robot} is not in front of the place; go there first` };
+  if (l.pred === "hand_empty") return { verdict: "wrong_plan", feedback: `${a.robot}'s hand is not free` };
+  if (l.pred === "holding") return { verdict: "wrong_plan", feedback: `${a.robot} is not holding the ${l.args[1]}` };
+  if (l.pred === "full") return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is full` };
+  return { verdict: "wrong_plan", feedback: `precondition ${unmet} does not hold` };
+}
+
+// ---- goal check ----------------------------------------------------------------------------------------------------
+
+export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescription }): GoalCheck {
+  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  const remaining = goals.filter((g) => !holdsInBelief(g, ctx.belief));
+  return { achieved: goals.length > 0 && remaining.length === 0, remaining };
+}

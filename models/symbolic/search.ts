@@ -1,0 +1,176 @@
+/**
+ * Breadth-first search over the preconditions and effects the robot manifests declare (a small STRIPS planner).
+ * States are sets of ground facts; actions are skills grounded over the names in the world.
+ */
+import { parseLiteral, type Literal, type RobotManifest } from "../../robots/manifests/schema";
+
+export interface GroundAction {
+  robot: string;
+  skill: string;
+  args: Record<string, string>;
+}
+
+export interface Domain {
+  robots: RobotManifest[];
+  /** Facts that never change (reach, navigation, typing). */
+  staticFacts: string[];
+  capacity: Record<string, number>;
+  /** Names an object parameter may take (keep small: the objects the task is about). */
+  objects: string[];
+}
+
+const fact = (pred: string, args: string[]) => `${pred}(${args.join(", ")})`;
+
+function parseFact(f: string): { pred: string; args: string[] } {
+  const l = parseLiteral(f);
+  return { pred: l.pred, args: l.args };
+}
+
+/** All bindings of the literal's free variables (?x) that make it hold in `facts`, extending `bind`. */
+function* match(l: Literal, bind: Record<string, string>, facts: Set<string>, index: Map<string, string[][]>): Generator<Record<string, string>> {
+  const resolved = l.args.map((a) => (a.startsWith("?") ? bind[a] : bind[a] ?? a));
+  if (resolved.every((a) => a !== undefined)) {
+    if (facts.has(fact(l.pred, resolved as string[]))) yield bind;
+    return;
+  }
+  for (const args of index.get(l.pred) ?? []) {
+    if (args.length !== resolved.length) continue;
+    const next = { ...bind };
+    let ok = true;
+    for (let i = 0; i < args.length && ok; i++) {
+      if (resolved[i] === undefined) next[l.args[i]] = args[i];
+      else ok = resolved[i] === args[i];
+    }
+    if (ok) yield next;
+  }
+}
+
+function indexFacts(facts: Set<string>): Map<string, string[][]> {
+  const idx = new Map<string, string[][]>();
+  for (const f of facts) {
+    const { pred, args } = parseFact(f);
+    if (!idx.has(pred)) idx.set(pred, []);
+    idx.get(pred)!.push(args);
+  }
+  return idx;
+}
+
+/** Whether every literal holds; a negated literal holds when no binding makes its positive form hold. */
+function satisfied(lits: Literal[], bind: Record<string, string>, facts: Set<string>, index: Map<string, string[][]>, dom: Domain): Record<string, string> | undefined {
+  const go = (i: number, b: Record<string, string>): Record<string, string> | undefined => {
+    if (i === lits.length) return b;
+    const l = lits[i];
+    if (l.pred === "full") {
+      const place = b[l.args[0]] ?? l.args[0];
+      const n = [...facts].filter((f) => f.startsWith("in(") && f.endsWith(`, ${place})`)).length;
+      const isFull = n >= (dom.capacity[place] ?? Infinity);
+      return isFull !== l.negated ? go(i + 1, b) : undefined;
+    }
+    if (l.negated) {
+      const positive = { ...l, negated: false, args: l.args.map((a) => (a === "_" ? `?_${i}` : a)) };
+      for (const _ of match(positive, b, facts, index)) return undefined;
+      return go(i + 1, b);
+    }
+    for (const nb of match(l, b, facts, index)) {
+      const r = go(i + 1, nb);
+      if (r) return r;
+    }
+    return undefined;
+  };
+  return go(0, bind);
+}
+
+function apply(effects: Literal[], bind: Record<string, string>, facts: Set<string>): Set<string> {
+  const next = new Set(facts);
+  const ground = (l: Literal) => l.args.map((a) => (a === "_" ? "_" : bind[a] ?? a));
+  for (const l of effects.filter((e) => e.negated)) {
+    const args = ground(l);
+    if (args.includes("_")) {
+      for (const f of next) {
+        const p = parseFact(f);
+        if (p.pred === l.pred && p.args.length === args.length && p.args.every((a, i) => args[i] === "_" || args[i] === a)) next.delete(f);
+      }
+    } else next.delete(fact(l.pred, args));
+  }
+  for (const l of effects.filter((e) => !e.negated)) next.add(fact(l.pred, ground(l)));
+  return next;
+}
+
+/** Every grounding of every skill, with the robot's own name bound to `self`. */
+export function groundActions(dom: Domain): { action: GroundAction; pre: Literal[]; eff: Literal[]; bind: Record<string, string> }[] {
+  const out: { action: GroundAction; pre: Literal[]; eff: Literal[]; bind: Record<string, string> }[] = [];
+  for (const r of dom.robots) {
+    for (const s of r.skills) {
+      const params = Object.entries(s.parameters.properties);
+      const domains = params.map(([name, p]) => {
+        const values = (p.enum ?? []).map(String);
+        return name === "object" ? values.filter((v) => dom.objects.includes(v)) : values;
+      });
+      const combos: string[][] = [[]];
+      for (const d of domains) combos.splice(0, combos.length, ...combos.flatMap((c) => d.map((v) => [...c, v])));
+      const pre = s.preconditions.map(parseLiteral);
+      const eff = s.effects.map(parseLiteral);
+      for (const c of combos) {
+        const args = Object.fromEntries(params.map(([n], i) => [n, c[i]]));
+        out.push({ action: { robot: r.id, skill: s.name, args }, pre, eff, bind: { ...args, self: r.id } });
+      }
+    }
+  }
+  return out;
+}
+
+export interface SearchResult {
+  plan: GroundAction[];
+  expanded: number;
+}
+
+/** Shortest action sequence from `facts` to a state where all `goal` literals hold, or undefined. */
+export function search(dom: Domain, facts: string[], goal: string[], maxExpansions = 50_000): SearchResult | undefined {
+  const actions = groundActions(dom);
+  const goalLits = goal.map(parseLiteral);
+  const statics = new Set(dom.staticFacts);
+  const start = new Set(facts);
+  const key = (s: Set<string>) => [...s].sort().join(";");
+  const seen = new Set([key(start)]);
+  let frontier: { facts: Set<string>; plan: GroundAction[] }[] = [{ facts: start, plan: [] }];
+  let expanded = 0;
+  while (frontier.length) {
+    const next: typeof frontier = [];
+    for (const node of frontier) {
+      const all = new Set([...node.facts, ...statics]);
+      const index = indexFacts(all);
+      if (satisfied(goalLits, {}, all, index, dom)) return { plan: node.plan, expanded };
+      if (++expanded > maxExpansions) return undefined;
+      for (const a of actions) {
+        const b = satisfied(a.pre, a.bind, all, index, dom);
+        if (!b) continue;
+        const succ = apply(a.eff, b, node.facts);
+        const k = key(succ);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        next.push({ facts: succ, plan: [...node.plan, a.action] });
+      }
+    }
+    frontier = next;
+  }
+  return undefined;
+}
+
+/** Whether a ground action's preconditions hold in `facts` (for the critic). Returns the first literal that fails. */
+export function firstUnmet(dom: Domain, action: GroundAction, facts: string[]): string | undefined {
+  const r = dom.robots.find((m) => m.id === action.robot);
+  const s = r?.skills.find((k) => k.name === action.skill);
+  if (!s) return `${action.robot} has no skill ${action.skill}`;
+  const all = new Set([...facts, ...dom.staticFacts]);
+  const index = indexFacts(all);
+  const bind = { ...action.args, self: action.robot };
+  const pre = s.preconditions.map(parseLiteral);
+  // Check literal by literal so the answer names what is missing.
+  for (let i = 1; i <= pre.length; i++) {
+    if (!satisfied(pre.slice(0, i), bind, all, index, dom)) {
+      const l = pre[i - 1];
+      return `${l.negated ? "not " : ""}${l.pred}(${l.args.map((a) => bind[a as keyof typeof bind] ?? a).join(", ")})`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Executor, in two steps so a crash can never send an action twice: `dispatch` records the goal id in the state
+ * (checkpointed durably), then `act` sends it. A run resumed after a crash re-sends the recorded goal id, which the
+ * bridge recognizes and answers with the goal's own result instead of running it again.
+ * Skills that need approval pause in `dispatch` with a HumanInterrupt (the shape LangGraph's agent inbox shows).
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { interrupt } from "@langchain/langgraph";
+import { callSkill, findSkill } from "../tools/skills";
+import { runOptions, session } from "../graphs/session";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+
+export interface HumanResponse {
+  type: "accept" | "ignore" | "response" | "edit";
+  args?: null | string | { action: string; args: Record<string, string> };
+}
+
+export async function dispatch(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  const opts = runOptions(config);
+  const s = await session(opts);
+  let call = state.plan!.steps[state.cursor];
+  const spec = findSkill(s.robots, call.robot, call.skill);
+  if (spec.requiresApproval || opts.approve.includes(`${call.robot}/${call.skill}`)) {
+    const answer = interrupt([
+      {
+        action_request: { action: `${call.robot}/${call.skill}`, args: call.args },
+        config: { allow_ignore: true, allow_respond: true, allow_edit: true, allow_accept: true },
+        description: `${call.robot} is about to ${call.skill} ${JSON.stringify(call.args)} for the sub-goal "${state.plan!.subgoal}". Approve?`,
+      },
+    ]) as HumanResponse | HumanResponse[];
+    const r = Array.isArray(answer) ? answer[0] : answer;
+    if (!r || r.type === "ignore" || r.type === "response") {
+      const why = r?.type === "response" && typeof r.args === "string" ? `: ${r.args}` : "";
+      const reason = `a human declined ${call.robot}/${call.skill}${why}`;
+      return { plan: null, lastFailure: reason, failedPlans: [{ subgoal: state.plan!.subgoal, steps: state.plan!.steps.slice(state.cursor), reason }] };
+    }
+    if (r.type === "edit" && r.args && typeof r.args === "object") call = { ...call, args: r.args.args };
+  }
+  const goalId = `${(config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run"}/${state.counters.steps}/${call.robot}/${call.skill}`;
+  return { pendingGoal: { goalId, call } };
+}
+
+export async function act(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  const s = await session(runOptions(config));
+  const { goalId, call } = state.pendingGoal!;
+  const result = await callSkill(s.client, s.robots, call.robot, call.skill, call.args, { goalId });
+  const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
+  const counters = {
+    ...state.counters,
+    steps: state.counters.steps + 1,
+    skillSeconds: state.counters.skillSeconds + (Number.isFinite(seconds) ? seconds : 0),
+    nextEntryId: state.counters.nextEntryId + 1,
+  };
+  const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status };
+  if (result.ok) return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry] };
+  const reason = `${call.robot}/${call.skill} ${JSON.stringify(call.args)} failed: ${entry.message}`;
+  return {
+    pendingGoal: null,
+    counters,
+    history: [entry],
+    plan: null,
+    lastFailure: reason,
+    failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: state.plan?.steps.slice(state.cursor) ?? [call], reason }],
+  };
+}

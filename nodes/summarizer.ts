@@ -1,0 +1,32 @@
+/** Summarizer: the bounded history buffer → a belief about the world and the task's progress (CLEA's memory). */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../models";
+import { Belief } from "../models/schemas";
+import { runOptions, session } from "../graphs/session";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+
+export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous belief and the newest history entries
+(observations, actions with their outcomes, feedback), write the updated belief:
+- where each object is (a place, or the robot holding it) and how you know it: seen, the result of an action, or told
+  by the instruction; an object not seen in a place whose inside is now in view is no longer there;
+- each door or drawer: open, closed or unknown; what each robot holds; where each robot stands;
+- which places have been looked into, which objects have been seen at least once;
+- progress: which parts of the task are done and which remain.
+Prefer what was seen most recently over older beliefs.`;
+
+export async function summarize(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  const opts = runOptions(config);
+  const entries = state.history.filter((e) => e.id > state.beliefUpTo);
+  // Ablation: no summarizer — the planner works from the raw (bounded) history instead of a belief.
+  if (opts.variant === "no-summarizer" || entries.length === 0) return {};
+  const s = await session(opts);
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "summarizer",
+    schema: Belief,
+    schemaName: "Belief",
+    system: SUMMARIZER_PROMPT,
+    task: "summarize",
+    context: { goal: state.goal, previousBelief: state.belief, entries, robots: s.robots.map((r) => r.id), world: s.world },
+  });
+  return { belief: value, beliefUpTo: entries.at(-1)!.id, usage };
+}

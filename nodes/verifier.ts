@@ -1,0 +1,33 @@
+/** Verifier: every robot, skill and argument must exist; misnamed objects are remapped, the rest rejected. */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../models";
+import { Verification } from "../models/schemas";
+import { runOptions, session } from "../graphs/session";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+
+export const VERIFIER_PROMPT = `Check a plan against the robots' manifests before anything runs. For each step: the robot
+must exist, the skill must be one of its skills, and every argument must be a value its schema allows. When an
+argument names something by another wording (a synonym, a plural, swapped words), replace it with the name the
+manifest uses and mark the step remapped; when it matches nothing, mark the step rejected and say why.`;
+
+export async function verify(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  const s = await session(runOptions(config));
+  const plan = state.plan!;
+  const pending = plan.steps.slice(state.cursor);
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "verifier",
+    schema: Verification,
+    schemaName: "Verification",
+    system: VERIFIER_PROMPT,
+    task: "verify",
+    context: { steps: pending, robots: s.robots },
+  });
+  const firstRejected = value.steps.findIndex((v) => v.status === "rejected");
+  const kept = value.steps.slice(0, firstRejected < 0 ? undefined : firstRejected).map((v) => v.call);
+  const steps = [...plan.steps.slice(0, state.cursor), ...kept];
+  if (kept.length === 0) {
+    const reason = `verifier rejected ${JSON.stringify(value.steps[0]?.call)}: ${value.steps[0]?.note}`;
+    return { plan: null, lastFailure: reason, failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps, reason }], usage };
+  }
+  return { plan: { ...plan, steps }, usage };
+}
