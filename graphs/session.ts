@@ -11,7 +11,7 @@ import { discoverRobots } from "../tools/skills";
 import { createModels, modelConfig, type ModelConfig, type RoleModels } from "../models";
 import { ArtifactStore } from "../memory/artifacts";
 import { dataDir } from "../memory/checkpointer";
-import type { DetectionsInput } from "../models/symbolic/reasoner";
+import type { DetectionsInput, NoiseKnobs } from "../models/symbolic/reasoner";
 
 export type Variant = "full" | "no-critic" | "no-summarizer" | "open-loop";
 export const VARIANTS: Variant[] = ["full", "no-critic", "no-summarizer", "open-loop"];
@@ -24,6 +24,8 @@ export interface RunOptions {
   model?: string;
   seed: number;
   noise: number;
+  /** Individual noise knobs of the symbolic backend on top of `noise` (see models/symbolic/reasoner.ts). */
+  noiseKnobs?: Partial<NoiseKnobs>;
   /** Skills that need a human's approval before they run, as `robot/skill` (on top of the manifests' flags). */
   approve: string[];
   maxSteps: number;
@@ -49,6 +51,7 @@ export function runOptions(config?: RunnableConfig): RunOptions {
     model: c.model,
     seed: Number(c.seed ?? env.ROBOGRAPH_SEED ?? 0),
     noise: Number(c.noise ?? env.ROBOGRAPH_NOISE ?? 0),
+    noiseKnobs: c.noiseKnobs,
     approve,
     maxSteps: Number(c.maxSteps ?? 40),
     maxReplans: Number(c.maxReplans ?? 15),
@@ -79,7 +82,7 @@ export interface Session {
 const sessions = new Map<string, Promise<Session>>();
 
 export function session(opts: RunOptions): Promise<Session> {
-  const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.seed, opts.noise, opts.dataDir]);
+  const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
   let s = sessions.get(key);
   if (!s) {
     s = open(opts).catch((err) => {
@@ -95,7 +98,7 @@ async function open(opts: RunOptions): Promise<Session> {
   const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
   const { robots, world } = await discoverRobots(client);
   if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
-  const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, seed: opts.seed, noise: opts.noise });
+  const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {

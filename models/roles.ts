@@ -31,6 +31,8 @@ export interface ModelOverrides {
   model?: string;
   seed?: number;
   noise?: number;
+  /** Individual knobs on top of the level (tests and ablation studies). */
+  noiseKnobs?: Partial<NoiseKnobs>;
 }
 
 /** Reads the configuration from the environment; `openai` when a key is configured, `symbolic` otherwise. */
@@ -55,6 +57,6 @@ export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverri
     repairAttempts: 2,
     imageMaxSide: Number(env.ROBOGRAPH_IMAGE_MAX_SIDE ?? 512),
     seed: o.seed ?? Number(env.ROBOGRAPH_SEED ?? 0),
-    noise: noise > 0 ? noiseLevel(noise) : NO_NOISE,
+    noise: { ...(noise > 0 ? noiseLevel(noise) : NO_NOISE), ...o.noiseKnobs },
   };
 }

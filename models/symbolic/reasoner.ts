@@ -121,9 +121,14 @@ export function summarize(ctx: { goal: string; previousBelief: Belief | null; en
 }
 
 function setObject(b: Belief, name: string, place: string, source: "seen" | "action" | "told"): void {
-  b.objects = b.objects.filter((o) => o.name !== name);
+  // One entry per object, whatever wording earlier entries used for it.
+  b.objects = b.objects.filter((o) => o.name !== name && closestName(o.name, [name]) !== name);
   b.objects.push({ name, place, source });
-  for (const h of b.holding) if (h.object === name && h.robot !== place) h.object = null;
+  for (const h of b.holding) {
+    const same = h.object !== null && (h.object === name || closestName(h.object, [name]) === name);
+    if (h.robot === place) h.object = name;
+    else if (same) h.object = null;
+  }
 }
 
 function setContainer(b: Belief, name: string, state: "open" | "closed"): void {
@@ -354,7 +359,8 @@ export function critique(
 }
 
 function judge(ctx: { action: SkillCall; belief: Belief; observation: Observation | null; robots: RobotManifest[]; world: WorldDescription }): Critique {
-  const { action: a, observation: o } = ctx;
+  let a = ctx.action;
+  const o = ctx.observation;
   const r = ctx.robots.find((m) => m.id === a.robot);
   const s = r?.skills.find((k) => k.name === a.skill);
   if (!r || !s) return { verdict: "invalid", feedback: `${a.robot} has no skill ${a.skill}` };
@@ -365,6 +371,11 @@ function judge(ctx: { action: SkillCall; belief: Belief; observation: Observatio
   // The belief, corrected by what the acting robot sees right now.
   const b = structuredClone(ctx.belief);
   if (o) applyObservation(b, o);
+  // Judge the action in the belief's own words for its objects.
+  if (a.args.object) {
+    const named = closestName(a.args.object, b.objects.map((x) => x.name));
+    if (named) a = { ...a, args: { ...a.args, object: named } };
+  }
   const facts = beliefFacts(b, ctx.world);
   const objects = Object.values(a.args).filter((v) => ctx.world.labels.includes(v));
   const dom = domainFor(ctx, objects);

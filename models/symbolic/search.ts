@@ -104,7 +104,9 @@ export function groundActions(dom: Domain): { action: GroundAction; pre: Literal
       const params = Object.entries(s.parameters.properties);
       const domains = params.map(([name, p]) => {
         const values = (p.enum ?? []).map(String);
-        return name === "object" ? values.filter((v) => dom.objects.includes(v)) : values;
+        // Objects are the planner's own names for them (a perceiver's wording may differ from the manifest's;
+        // the verifier maps them back before anything is sent).
+        return name === "object" ? dom.objects : values;
       });
       const combos: string[][] = [[]];
       for (const d of domains) combos.splice(0, combos.length, ...combos.flatMap((c) => d.map((v) => [...c, v])));
