@@ -1,5 +1,8 @@
 /** Real simulator processes on loopback with free ports, always stopped (see cli/simProcess). */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startSimProcess, type SimProcess } from "../../cli/simProcess";
 
 export type { SimProcess };
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const startSim = (args: string[] = [], timeoutMs?: number) => startSimProcess("kitchen", args, timeoutMs);

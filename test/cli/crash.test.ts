@@ -1,0 +1,66 @@
+/**
+ * Crash safety: the agent process is SIGKILLed right after it sent a goal; rerun with the same thread, it resumes
+ * from its SQLite checkpoint, re-attaches to the goal instead of sending it again, and finishes.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BridgeClient } from "../../robots/bridge/client";
+import { ROOT, startSim, type SimProcess } from "../helpers/processes";
+import { scratchDir } from "../helpers/episode";
+
+const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
+let sim: SimProcess;
+afterAll(async () => {
+  await sim?.stop();
+});
+
+function agent(args: string[], onLine?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
+  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let buf = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+    buf += d;
+    const lines = buf.split("\n");
+    buf = lines.pop()!;
+    for (const l of lines) onLine?.(l, () => child.kill("SIGKILL"));
+  });
+  child.stderr.on("data", (d) => (out += d));
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));
+}
+
+describe("crash safety", () => {
+  it("resumes after SIGKILL without executing any skill twice", async () => {
+    // Slow enough that a skill is still running when the agent dies.
+    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "2"]);
+    const data = scratchDir();
+    const common = ["--bridge-url", sim.url, "--thread", "crash-1", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    let killedAt = "";
+    const first = await agent(common, (line, kill) => {
+      // The third goal: mobile.pick_from(bottle_of_tea, refrigerator), recorded and sent.
+      if (!killedAt && /dispatch\s+goal crash-1\/2\//.test(line)) {
+        killedAt = line;
+        setTimeout(kill, 150);
+      }
+    });
+    expect(first.signal).toBe("SIGKILL");
+    expect(killedAt).toMatch(/pick_from/);
+
+    const second = await agent([...common, "--resume"]);
+    expect(second.out).toMatch(/re-attaching to goal crash-1\/2\/mobile\/pick_from/);
+    expect(second.out).toMatch(/SUCCESS/);
+    expect(second.code).toBe(0);
+
+    const c = await BridgeClient.connect(sim.url);
+    const { events } = await c.callService<{ events: { kind: string; goalId?: string; skill?: string }[] }>("/evaluator/events");
+    const check = await c.callService<{ success: boolean }>("/evaluator/check");
+    await c.close();
+    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+    expect(started.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(started).size).toBe(started.length);
+    expect(started.filter((g) => g === "crash-1/2/mobile/pick_from")).toHaveLength(1);
+    expect(check.success).toBe(true);
+  });
+});
