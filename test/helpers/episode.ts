@@ -32,6 +32,7 @@ export async function runEpisode(o: {
   seed?: number;
   thread?: string;
   maxSteps?: number;
+  backend?: "symbolic" | "openai";
 }): Promise<Episode> {
   const graph = compileClosedLoop(memoryCheckpointer());
   const config = {
@@ -39,7 +40,7 @@ export async function runEpisode(o: {
       thread_id: o.thread ?? `${o.scenario}-${o.variant ?? "full"}`,
       bridgeUrl: o.url,
       variant: o.variant ?? "full",
-      backend: "symbolic",
+      backend: o.backend ?? "symbolic",
       noise: o.noise ?? 0,
       noiseKnobs: o.noiseKnobs,
       seed: o.seed ?? 0,

@@ -1,0 +1,60 @@
+/**
+ * A small OpenAI-compatible chat-completions server on loopback, for testing the real `@langchain/openai` client code:
+ * it records every request and answers with whatever the test's responder returns (a structured answer goes back
+ * as a tool call, the way function-calling structured output expects it).
+ */
+import { createServer, type Server } from "node:http";
+
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content: unknown }[];
+  tools?: { function: { name: string } }[];
+}
+
+type Answer = { arguments: string } | { status: number; body: string };
+export type Responder = (req: ChatRequest, n: number) => Answer | Promise<Answer>;
+
+export interface FakeOpenAI {
+  baseURL: string;
+  requests: ChatRequest[];
+  respond: Responder;
+  close(): Promise<void>;
+}
+
+export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
+  const requests: ChatRequest[] = [];
+  const fake: FakeOpenAI = { baseURL: "", requests, respond, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", async () => {
+      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+        res.writeHead(404).end();
+        return;
+      }
+      const parsed = JSON.parse(body) as ChatRequest;
+      requests.push(parsed);
+      const out = await fake.respond(parsed, requests.length);
+      if ("status" in out) {
+        res.writeHead(out.status, { "content-type": "application/json" }).end(out.body);
+        return;
+      }
+      const name = parsed.tools?.[0]?.function.name ?? "answer";
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: `chatcmpl-${requests.length}`,
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: parsed.model,
+          choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: `call_${requests.length}`, type: "function", function: { name, arguments: out.arguments } }] } }],
+          usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const addr = server.address() as { port: number };
+  fake.baseURL = `http://127.0.0.1:${addr.port}/v1`;
+  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  return fake;
+}

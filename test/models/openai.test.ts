@@ -1,0 +1,123 @@
+/**
+ * The openai backend's real client code (@langchain/openai) against a local server that speaks the OpenAI protocol:
+ * no hosted model can be reached from here, so the server stands in for one.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HumanMessage } from "@langchain/core/messages";
+import sharp from "sharp";
+import { askStructured, createModels, modelConfig, ModelOutputError } from "../../models";
+import { Critique } from "../../models/schemas";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { closeSessions } from "../../graphs/session";
+import { startFakeOpenAI, type FakeOpenAI } from "../helpers/openaiServer";
+import { startSim, type SimProcess } from "../helpers/processes";
+import { runEpisode } from "../helpers/episode";
+
+let fake: FakeOpenAI;
+const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
+let png: Buffer;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
+  png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#c04020" } }).png().toBuffer();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(() => {
+  fake.requests.length = 0;
+});
+
+const ask = (config = modelConfig(env(fake.baseURL))) =>
+  askStructured(createModels(config), config, {
+    role: "critic",
+    schema: Critique,
+    schemaName: "Critique",
+    system: "judge the action",
+    task: "critique",
+    context: { action: { robot: "arm", skill: "open", args: { target: "drawer_top" } } },
+    images: [{ type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } }],
+  });
+
+describe("openai backend over HTTP", () => {
+  it("picks openai when a key is configured and symbolic otherwise", () => {
+    expect(modelConfig(env(fake.baseURL)).backend).toBe("openai");
+    expect(modelConfig({}).backend).toBe("symbolic");
+    expect(() => modelConfig({}, { backend: "openai" })).toThrow(/needs OPENAI_API_KEY/);
+  });
+
+  it("sends image parts and parses the structured answer, counting usage", async () => {
+    fake.respond = () => ({ arguments: JSON.stringify({ verdict: "redundant", feedback: "the drawer is already open" }) });
+    const { value, usage } = await ask();
+    expect(value).toEqual({ verdict: "redundant", feedback: "the drawer is already open" });
+    expect(usage.critic).toEqual({ calls: 1, inputTokens: 100, outputTokens: 20, images: 1 });
+    const req = fake.requests[0];
+    expect(req.model).toBe("local-vlm");
+    expect(req.tools?.[0].function.name).toBe("Critique");
+    const parts = req.messages.find((m) => m.role === "user")!.content as { type: string; image_url?: { url: string } }[];
+    expect(parts[0].type).toBe("text");
+    const image = parts.find((p) => p.type === "image_url")!;
+    expect(image.image_url!.url).toMatch(/^data:image\/png;base64,/);
+  });
+
+  it("caps the image's longest side before sending it", async () => {
+    const { imagePart } = await import("../../models");
+    const part = await imagePart(png, 256);
+    const meta = await sharp(Buffer.from(part.image_url.url.split(",")[1], "base64")).metadata();
+    expect([meta.width, meta.height]).toEqual([256, 192]);
+  });
+
+  it("sends a malformed answer back for repair and accepts the corrected one", async () => {
+    fake.respond = (_req, n) => (n === 1 ? { arguments: JSON.stringify({ verdict: "maybe", feedback: 3 }) } : { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) });
+    const { value } = await ask();
+    expect(value.verdict).toBe("ok");
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(/does not fit the Critique schema/);
+  });
+
+  it("fails clearly, naming the role and the schema, when every answer is malformed", async () => {
+    fake.respond = () => ({ arguments: "{not json" });
+    const err = await ask().catch((e) => e);
+    expect(err).toBeInstanceOf(ModelOutputError);
+    expect(err.message).toMatch(/the critic model's answer does not fit the Critique schema/);
+    expect(err.message).toMatch(/after 3 attempts/);
+  });
+
+  it("fails fast with a clear error when the endpoint is dead", async () => {
+    const dead = await startFakeOpenAI(() => ({ arguments: "{}" }));
+    const url = dead.baseURL;
+    await dead.close();
+    const t0 = Date.now();
+    const err = await ask(modelConfig(env(url))).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(err.message).toMatch(/the critic model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed/);
+  });
+});
+
+describe("a whole episode through the openai backend", () => {
+  let sim: SimProcess;
+  const saved = { ...process.env };
+  afterAll(async () => {
+    process.env = saved;
+    await closeSessions();
+    await sim?.stop();
+  });
+
+  it("runs the same graph with every model call going over HTTP (the server answers with the symbolic reasoner)", async () => {
+    const reasoner = new SymbolicChatModel();
+    fake.respond = async (req) => {
+      // The server sees what a hosted VLM would: the system prompt, the context text and the images.
+      const text = (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+      return { arguments: (await reasoner._generate([new HumanMessage(text)])).generations[0].text };
+    };
+    Object.assign(process.env, env(fake.baseURL));
+    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
+    const e = await runEpisode({ url: sim.url, scenario: "integration_tea_to_trash", thread: "openai-episode", backend: "openai" });
+    expect(e.truth.success).toBe(true);
+    expect(fake.requests.length).toBeGreaterThan(10);
+    const withImages = fake.requests.filter((r) => JSON.stringify(r.messages).includes("data:image/png;base64,"));
+    expect(withImages.length).toBeGreaterThan(0);
+    const total = Object.values(e.state.usage).reduce((n, u) => n + u.calls, 0);
+    expect(total).toBe(fake.requests.length);
+  });
+});
