@@ -70,7 +70,8 @@ export const closedLoopBuilder = new StateGraph(ClosedLoopState)
   .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch"]);
 
 export function compileClosedLoop(checkpointer?: BaseCheckpointSaver) {
-  return closedLoopBuilder.compile({ checkpointer, name: "closedLoop" });
+  // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.
+  return closedLoopBuilder.compile({ checkpointer, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
 }
 
 /** For the LangGraph server, which supplies its own checkpointer. */

@@ -1,0 +1,105 @@
+/**
+ * The graph under the real LangGraph dev server (the pinned CLI, offline), driven by the real SDK client:
+ * a thread, a streamed run against a running simulator, the approval interrupt, resume, and the state history.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@langchain/langgraph-sdk";
+import { ROOT, startSim, type SimProcess } from "../helpers/processes";
+import { scratchDir } from "../helpers/episode";
+import { loadScenario } from "../../robots/sim/kitchen/scenario";
+
+let sim: SimProcess;
+let server: ChildProcess;
+let apiUrl: string;
+let log = "";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  const { OPENAI_API_KEY: _k, LANGSMITH_TRACING: _t, ...env } = process.env;
+  server = spawn(join(ROOT, "node_modules", ".bin", "langgraphjs"), ["dev", "--no-browser", "--host", "127.0.0.1", "--port", String(port)], {
+    cwd: ROOT,
+    env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", ROBOGRAPH_DATA_DIR: scratchDir() },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  server.stdout!.on("data", (d) => (log += d));
+  server.stderr!.on("data", (d) => (log += d));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${apiUrl}/ok`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`dev server did not start: ${log.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  if (server?.pid && server.exitCode === null) {
+    // The CLI starts workers of its own: stop the whole process group.
+    process.kill(-server.pid, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    try {
+      process.kill(-server.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  await sim?.stop();
+});
+
+describe("LangGraph dev server", () => {
+  it("runs the closed loop as a served graph, pauses for approval, resumes and keeps the history", async () => {
+    const client = new Client({ apiUrl });
+    const assistants = await client.assistants.search({ graphId: "closedLoop" });
+    expect(assistants.length).toBeGreaterThan(0);
+    const thread = await client.threads.create();
+    const config = { configurable: { bridgeUrl: sim.url, approve: ["arm/release_to"] } };
+    const nodes: string[] = [];
+    for await (const chunk of client.runs.stream(thread.thread_id, "closedLoop", {
+      input: { goal: loadScenario("integration_tea_to_trash").instruction },
+      config,
+      streamMode: "updates",
+    })) {
+      if (chunk.event === "updates") nodes.push(...Object.keys(chunk.data as object));
+      if (chunk.event === "error") throw new Error(`run failed: ${JSON.stringify(chunk.data)}`);
+    }
+    expect(nodes).toContain("planner");
+    expect(nodes).toContain("executor");
+
+    // Paused before the arm throws the tea away, with a HumanInterrupt the agent inbox understands.
+    const paused = await client.threads.getState(thread.thread_id);
+    expect(paused.next).toEqual(["dispatch"]);
+    const request = (paused.tasks[0].interrupts[0].value as { action_request: { action: string; args: Record<string, string> }; config: Record<string, boolean> }[])[0];
+    expect(request.action_request).toEqual({ action: "arm/release_to", args: { object: "bottle_of_tea", place: "trash_can" } });
+    expect(request.config).toMatchObject({ allow_accept: true, allow_ignore: true });
+
+    for await (const _ of client.runs.stream(thread.thread_id, "closedLoop", { command: { resume: [{ type: "accept" }] }, config, streamMode: "updates" })) {
+      // drain
+    }
+    const done = await client.threads.getState(thread.thread_id);
+    expect((done.values as { status: string }).status).toBe("succeeded");
+    expect(done.next).toEqual([]);
+
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 200 });
+    expect(history.length).toBeGreaterThan(20);
+    // Checkpoints hold frame references, never image bytes.
+    expect(JSON.stringify(history[0].values)).not.toMatch(/iVBORw0KGgo/);
+  });
+});
