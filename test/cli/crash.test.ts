@@ -38,13 +38,19 @@ describe("crash safety", () => {
     const data = scratchDir();
     const common = ["--bridge-url", sim.url, "--thread", "crash-1", "--data-dir", data, "--runs-dir", join(data, "runs")];
     let killedAt = "";
+    const watcher = await BridgeClient.connect(sim.url);
     const first = await agent(common, (line, kill) => {
-      // The third goal: mobile.pick_from(bottle_of_tea, refrigerator), recorded and sent.
-      if (!killedAt && /dispatch\s+goal crash-1\/2\//.test(line)) {
-        killedAt = line;
-        setTimeout(kill, 150);
-      }
+      // The third goal, mobile.pick_from(bottle_of_tea, refrigerator): kill the agent once the robot has started it.
+      if (killedAt || !/dispatch\s+goal crash-1\/2\//.test(line)) return;
+      killedAt = line;
+      const poll = async () => {
+        const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+        if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith("crash-1/2/"))) kill();
+        else setTimeout(poll, 10);
+      };
+      void poll();
     });
+    await watcher.close();
     expect(first.signal).toBe("SIGKILL");
     expect(killedAt).toMatch(/pick_from/);
 
