@@ -6,7 +6,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { ClosedLoopState, type ClosedLoopStateType } from "./state";
+import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "./state";
 import { runOptions } from "./session";
 import { perceive } from "../nodes/perceiver";
 import { summarize } from "../nodes/summarizer";
@@ -50,24 +50,32 @@ function afterAct(s: ClosedLoopStateType, config?: RunnableConfig) {
   return "perceiver";
 }
 
-export const closedLoopBuilder = new StateGraph(ClosedLoopState)
-  .addNode("perceiver", perceive)
-  .addNode("summarizer", summarize)
-  .addNode("goal_check", checkGoal)
-  .addNode("planner", plan)
-  .addNode("verifier", verify)
-  .addNode("critic", critique)
-  .addNode("dispatch", dispatch)
-  .addNode("executor", act)
-  .addEdge(START, "perceiver")
-  .addEdge("perceiver", "summarizer")
-  .addEdge("summarizer", "goal_check")
-  .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
-  .addConditionalEdges("planner", afterPlan, ["verifier", END])
-  .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch"])
-  .addConditionalEdges("critic", afterCritique, ["planner", "dispatch"])
-  .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor"])
-  .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch"]);
+type Node = (state: ClosedLoopStateType, config?: RunnableConfig) => Promise<ClosedLoopUpdate>;
+export const CLOSED_LOOP_NODES = { perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique, dispatch, executor: act };
+
+/** The wiring, with the node implementations as a parameter (benchmarks swap them to time the wiring alone). */
+export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES) {
+  return new StateGraph(ClosedLoopState)
+    .addNode("perceiver", n.perceiver)
+    .addNode("summarizer", n.summarizer)
+    .addNode("goal_check", n.goal_check)
+    .addNode("planner", n.planner)
+    .addNode("verifier", n.verifier)
+    .addNode("critic", n.critic)
+    .addNode("dispatch", n.dispatch)
+    .addNode("executor", n.executor)
+    .addEdge(START, "perceiver")
+    .addEdge("perceiver", "summarizer")
+    .addEdge("summarizer", "goal_check")
+    .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
+    .addConditionalEdges("planner", afterPlan, ["verifier", END])
+    .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch"])
+    .addConditionalEdges("critic", afterCritique, ["planner", "dispatch"])
+    .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor"])
+    .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch"]);
+}
+
+export const closedLoopBuilder = buildClosedLoop();
 
 export function compileClosedLoop(checkpointer?: BaseCheckpointSaver) {
   // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.

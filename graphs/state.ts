@@ -1,5 +1,5 @@
 /** The closed-loop agent's state: the channels every graph shares (see DESIGN.md "State and memory"). */
-import { Annotation } from "@langchain/langgraph";
+import { Annotation, DeltaChannel } from "@langchain/langgraph";
 import type { Belief, Critique, Observation, Plan, SkillCall } from "../models/schemas";
 import type { HistoryEntry } from "../models/symbolic/reasoner";
 import { addUsage, type Usage } from "../models";
@@ -28,24 +28,34 @@ export interface Counters {
 
 const last = <T>(initial: T) => Annotation<T>({ reducer: (_a, b) => b, default: () => initial });
 
+/**
+ * A channel whose checkpoints store only what each step wrote (replayed through `reducer` on read), so state that is
+ * rewritten every step — belief, plan, observations — does not re-enter every checkpoint in full.
+ * The reducer must fold batches the same as single writes (associative), which all of these do.
+ */
+function delta<T, U = T>(reducer: (value: T, writes: U[]) => T, initial: () => T) {
+  return () => new DeltaChannel<T, U>(reducer, { initialValueFactory: initial, snapshotFrequency: 100 });
+}
+const deltaLast = <T>(initial: T) => delta<T>((v, writes) => (writes.length ? writes[writes.length - 1] : v), () => initial);
+
 export const ClosedLoopState = Annotation.Root({
   goal: Annotation<string>(),
-  observations: last<Record<string, SeenFrame>>({}),
-  history: Annotation<(HistoryEntry & { id: number })[]>({
-    reducer: (a, b) => [...a, ...b].slice(-HISTORY_LIMIT),
-    default: () => [],
-  }),
-  belief: last<Belief | null>(null),
+  /** Latest observation per robot; a step writes only the robots it looked through. */
+  observations: delta<Record<string, SeenFrame>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
+  // Checkpoints store each step's new entries, not the whole buffer again (a delta channel replays them on read).
+  history: () =>
+    new DeltaChannel<(HistoryEntry & { id: number })[], (HistoryEntry & { id: number })[]>((a, writes) => [...a, ...writes.flat()].slice(-HISTORY_LIMIT), {
+      initialValueFactory: () => [],
+      snapshotFrequency: 100,
+    }),
+  belief: deltaLast<Belief | null>(null),
   /** Id of the last history entry the belief accounts for. */
   beliefUpTo: last<number>(-1),
-  plan: last<Plan | null>(null),
+  plan: deltaLast<Plan | null>(null),
   cursor: last<number>(0),
-  critique: last<(Critique & { action: SkillCall }) | null>(null),
+  critique: deltaLast<(Critique & { action: SkillCall }) | null>(null),
   lastFailure: last<string | null>(null),
-  failedPlans: Annotation<{ subgoal: string; steps: SkillCall[]; reason: string }[]>({
-    reducer: (a, b) => [...a, ...b].slice(-5),
-    default: () => [],
-  }),
+  failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>((a, writes) => [...a, ...writes.flat()].slice(-5), () => []),
   /** The goal recorded before it is sent; on resume the executor re-attaches to it instead of sending anew. */
   pendingGoal: last<{ goalId: string; call: SkillCall } | null>(null),
   status: last<Status>("running"),
@@ -59,7 +69,7 @@ export const ClosedLoopState = Annotation.Root({
     },
     default: () => ({}),
   }),
-  usage: Annotation<Usage>({ reducer: addUsage, default: () => ({}) }),
+  usage: delta<Usage>((v, writes) => writes.reduce(addUsage, v), () => ({})),
   startedAt: last<number>(0),
 });
 

@@ -18,7 +18,7 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
   const opts = runOptions(config);
   const s = await session(opts);
   await s.firstViews;
-  const observations: Record<string, SeenFrame> = { ...state.observations };
+  const observations: Record<string, SeenFrame> = {};
   const history: ClosedLoopUpdate["history"] = [];
   let usage: Usage = {};
   let nextId = state.counters.nextEntryId;

@@ -7,14 +7,7 @@ import { BridgeClient } from "../../robots/bridge/client";
 import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { startSimProcess } from "../../cli/simProcess";
-
-interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  target?: string;
-  ok?: boolean;
-}
+import { agentBenchmarks, type Figure } from "./agent";
 
 const figures: Figure[] = [];
 function report(f: Figure): void {
@@ -116,6 +109,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   await bridgeRoundTrip(quick ? 300 : 2000);
   await camera(quick ? 10 : 30);
   await stepRate();
+  for (const f of await agentBenchmarks()) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
 }

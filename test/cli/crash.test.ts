@@ -34,7 +34,7 @@ function agent(args: string[], onLine?: (line: string, kill: () => void) => void
 describe("crash safety", () => {
   it("resumes after SIGKILL without executing any skill twice", async () => {
     // Slow enough that a skill is still running when the agent dies.
-    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "2"]);
+    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
     const data = scratchDir();
     const common = ["--bridge-url", sim.url, "--thread", "crash-1", "--data-dir", data, "--runs-dir", join(data, "runs")];
     let killedAt = "";
@@ -55,7 +55,9 @@ describe("crash safety", () => {
     expect(killedAt).toMatch(/pick_from/);
 
     const second = await agent([...common, "--resume"]);
-    expect(second.out).toMatch(/re-attaching to goal crash-1\/2\/mobile\/pick_from/);
+    // It resumes at the goal it had recorded and sent (on a loaded machine the kill may land a goal or two later).
+    const reattached = /re-attaching to goal (crash-1\/\d+\/\w+\/\w+)/.exec(second.out)?.[1];
+    expect(reattached).toBeDefined();
     expect(second.out).toMatch(/SUCCESS/);
     expect(second.code).toBe(0);
 
@@ -66,7 +68,7 @@ describe("crash safety", () => {
     const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
     expect(started.length).toBeGreaterThanOrEqual(7);
     expect(new Set(started).size).toBe(started.length);
-    expect(started.filter((g) => g === "crash-1/2/mobile/pick_from")).toHaveLength(1);
+    expect(started.filter((g) => g === reattached)).toHaveLength(1);
     expect(check.success).toBe(true);
   });
 });
