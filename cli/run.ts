@@ -13,6 +13,7 @@ import { compileClosedLoop } from "../graphs/closedLoop";
 import { closeSessions, session, runOptions, VARIANTS, type Variant } from "../graphs/session";
 import type { ClosedLoopStateType } from "../graphs/state";
 import { sqliteCheckpointer, dataDir } from "../memory/checkpointer";
+import { SqliteStore } from "../memory/store";
 import { modelConfig, totalUsage } from "../models";
 import { BridgeClient } from "../robots/bridge/client";
 import { startSimProcess, type SimProcess } from "./simProcess";
@@ -39,6 +40,8 @@ options:
   --detector-noise P   the simulated detector's miss and mislabel rate (default 0)
   --data-dir DIR       checkpoints and artifacts (default ./data or ROBOGRAPH_DATA_DIR)
   --runs-dir DIR       run records (default ./runs)
+  --forget             no memory across episodes (by default, where objects were found is kept in
+                       <data-dir>/memory.sqlite and recalled at the start of the next episode)
   --quiet              only the summary
 
 environment:
@@ -60,7 +63,7 @@ function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedL
   const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
   switch (node) {
     case "perceiver":
-      return { node, text: Object.values(u.observations ?? {}).filter((o) => o.image !== before?.observations[o.robot]?.image).map((o) => o.summary).join(" | ") || "no change in view" };
+      return { node, text: Object.values(u.observations ?? {}).map((o) => o.summary).join(" | ") || "no change in view" };
     case "summarizer":
       return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
     case "goal_check":
@@ -102,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
       "data-dir": { type: "string" },
       "runs-dir": { type: "string", default: "runs" },
       quiet: { type: "boolean", default: false },
+      forget: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -131,7 +135,8 @@ export async function run(argv: string[]): Promise<number> {
     say(`kitchen simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
   const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
-  const graph = compileClosedLoop(checkpointer);
+  const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
+  const graph = compileClosedLoop(checkpointer, store);
   const config = {
     configurable: {
       thread_id: thread,
@@ -173,7 +178,6 @@ export async function run(argv: string[]): Promise<number> {
           report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
           if (node === "perceiver") {
             for (const o of Object.values(u.observations ?? {})) {
-              if (o.image === state?.observations[o.robot]?.image) continue;
               const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
               copyFileSync(s.artifacts.path(o.image), join(runDir, file));
               frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
@@ -232,6 +236,7 @@ export async function run(argv: string[]): Promise<number> {
         `run record: ${runDir}/report.md\n`,
     );
     await closeSessions();
+    store?.close();
     await sim?.stop();
   }
   return state?.status === "succeeded" ? 0 : 2;

@@ -5,7 +5,7 @@
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "./state";
 import { runOptions } from "./session";
 import { perceive } from "../nodes/perceiver";
@@ -77,9 +77,10 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
 
 export const closedLoopBuilder = buildClosedLoop();
 
-export function compileClosedLoop(checkpointer?: BaseCheckpointSaver) {
+/** With a store, the summarizer remembers where things were seen, across episodes. */
+export function compileClosedLoop(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
   // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.
-  return closedLoopBuilder.compile({ checkpointer, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
+  return closedLoopBuilder.compile({ checkpointer, store, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
 }
 
 /** For the LangGraph server, which supplies its own checkpointer. */

@@ -1,9 +1,10 @@
 /** Summarizer: the bounded history buffer → a belief about the world and the task's progress (CLEA's memory). */
-import type { RunnableConfig } from "@langchain/core/runnables";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { askStructured } from "../models";
 import { Belief } from "../models/schemas";
 import { runOptions, session } from "../graphs/session";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { recallSightings, rememberSightings } from "../memory/lessons";
 
 export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous belief and the newest history entries
 (observations, actions with their outcomes, feedback), write the updated belief:
@@ -12,21 +13,27 @@ export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous
 - each door or drawer: open, closed or unknown; what each robot holds; where each robot stands;
 - which places have been looked into, which objects have been seen at least once;
 - progress: which parts of the task are done and which remain.
+At the start of an episode you may also get where objects were found in earlier episodes: treat those as likely,
+not certain.
 Prefer what was seen most recently over older beliefs.`;
 
-export async function summarize(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+export async function summarize(state: ClosedLoopStateType, config?: LangGraphRunnableConfig): Promise<ClosedLoopUpdate> {
   const opts = runOptions(config);
   const entries = state.history.filter((e) => e.id > state.beliefUpTo);
   // Ablation: no summarizer — the planner works from the raw (bounded) history instead of a belief.
   if (opts.variant === "no-summarizer" || entries.length === 0) return {};
   const s = await session(opts);
+  // Cross-episode memory: where things were last seen (only when the graph runs with a store).
+  const remembered = state.belief ? [] : await recallSightings(config?.store, s.world.name);
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "summarizer",
     schema: Belief,
     schemaName: "Belief",
     system: SUMMARIZER_PROMPT,
     task: "summarize",
-    context: { goal: state.goal, previousBelief: state.belief, entries, robots: s.robots.map((r) => r.id), world: s.world },
+    context: { goal: state.goal, previousBelief: state.belief, entries, robots: s.robots.map((r) => r.id), world: s.world, remembered },
   });
+  const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
+  await rememberSightings(config?.store, s.world.name, state.belief, value, s.world.places.map((p) => p.name), thread);
   return { belief: value, beliefUpTo: entries.at(-1)!.id, usage };
 }

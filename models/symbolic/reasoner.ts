@@ -106,10 +106,20 @@ export function emptyBelief(robots: string[], world: WorldDescription): Belief {
   };
 }
 
-export function summarize(ctx: { goal: string; previousBelief: Belief | null; entries: HistoryEntry[]; robots: string[]; world: WorldDescription }): Belief {
+export function summarize(ctx: {
+  goal: string;
+  previousBelief: Belief | null;
+  entries: HistoryEntry[];
+  robots: string[];
+  world: WorldDescription;
+  /** Where objects were last seen in earlier episodes. */
+  remembered?: { object: string; place: string }[];
+}): Belief {
   const b: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
   const placeNames = ctx.world.places.map((p) => p.name);
   if (!ctx.previousBelief) {
+    // Memories first, so what this instruction says overrides them.
+    for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, r.object, r.place, "told");
     for (const t of readInstruction(ctx.goal, ctx.world.labels, placeNames).told) setObject(b, t.object, t.place, "told");
   }
   for (const e of ctx.entries) {

@@ -2,6 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { BaseStore } from "@langchain/langgraph";
 import { compileClosedLoop } from "../../graphs/closedLoop";
 import type { ClosedLoopStateType } from "../../graphs/state";
 import type { NoiseKnobs } from "../../models/symbolic/reasoner";
@@ -33,8 +34,9 @@ export async function runEpisode(o: {
   thread?: string;
   maxSteps?: number;
   backend?: "symbolic" | "openai";
+  store?: BaseStore;
 }): Promise<Episode> {
-  const graph = compileClosedLoop(memoryCheckpointer());
+  const graph = compileClosedLoop(memoryCheckpointer(), o.store);
   const config = {
     configurable: {
       thread_id: o.thread ?? `${o.scenario}-${o.variant ?? "full"}`,
