@@ -1,0 +1,96 @@
+/** The symbolic reasoner's parts: reading instructions, planning over manifests, verifying, noise under a seed. */
+import { describe, expect, it } from "vitest";
+import { HumanMessage } from "@langchain/core/messages";
+import { closestName, readInstruction } from "../../models/symbolic/language";
+import { search } from "../../models/symbolic/search";
+import { staticFacts, verify, noiseLevel, NO_NOISE } from "../../models/symbolic/reasoner";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { contextBlock } from "../../models/context";
+import { bundledManifests } from "../../robots/manifests";
+import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
+import { OBJECTS, PLACES, NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
+
+const labels = OBJECTS.map((o) => o.name);
+const places = PLACES.map((p) => p.name);
+const robots = bundledManifests("kitchen");
+const world = {
+  name: "kitchen",
+  places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
+  navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
+  labels,
+};
+
+describe("reading instructions", () => {
+  it.each(listScenarios())("reads the goal of %s from its instruction alone", (name) => {
+    const s = loadScenario(name);
+    expect(readInstruction(s.instruction, labels, places).goals.sort()).toEqual([...s.goal].sort());
+  });
+
+  it("keeps the locations an instruction states", () => {
+    const r = readInstruction("Put the orange, which is on the table, into the sink.", labels, places);
+    expect(r.told).toEqual([{ object: "orange", place: "table" }]);
+  });
+
+  it("matches other wordings of a name, and nothing too far off", () => {
+    expect(closestName("tea_bottle", labels)).toBe("bottle_of_tea");
+    expect(closestName("Apples", labels)).toBe("apple");
+    expect(closestName("anvil", labels)).toBeUndefined();
+  });
+});
+
+describe("planning over the manifests", () => {
+  it("finds the shortest hand-over: the mobile robot fetches, the arm throws away", () => {
+    const facts = ["in(bottle_of_tea, refrigerator)", "closed(refrigerator)", "hand_empty(mobile)", "hand_empty(arm)", "at(mobile, in_front_of_table)"];
+    const r = search({ robots, staticFacts: staticFacts(robots, world), capacity: { table: 6, trash_can: 4, refrigerator: 4 }, objects: ["bottle_of_tea"] }, facts, ["in(bottle_of_tea, trash_can)"]);
+    expect(r?.plan.map((a) => `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")})`)).toEqual([
+      "mobile.go_to(in_front_of_refrigerator)",
+      "mobile.open(refrigerator)",
+      "mobile.pick_from(bottle_of_tea, refrigerator)",
+      "mobile.go_to(in_front_of_table)",
+      "mobile.release_to(bottle_of_tea, table)",
+      "arm.pick_from(bottle_of_tea, table)",
+      "arm.release_to(bottle_of_tea, trash_can)",
+    ]);
+  });
+
+  it("respects capacity: nothing goes into a full oven", () => {
+    const facts = ["in(apple, table)", "in(bread, oven)", "hand_empty(mobile)", "hand_empty(arm)", "at(mobile, in_front_of_table)"];
+    const r = search({ robots, staticFacts: staticFacts(robots, world), capacity: { oven: 1, table: 6 }, objects: ["apple"] }, facts, ["in(apple, oven)"], 20_000);
+    expect(r).toBeUndefined();
+  });
+});
+
+describe("verifier", () => {
+  it("remaps misnamed objects and rejects what names nothing", () => {
+    const v = verify({
+      robots,
+      steps: [
+        { robot: "mobile", skill: "pick_from", args: { object: "tea_bottle", place: "refrigerator" } },
+        { robot: "arm", skill: "pick_from", args: { object: "anvil", place: "table" } },
+        { robot: "arm", skill: "go_to", args: { navigation_point: "in_front_of_sink" } },
+      ],
+    });
+    expect(v.steps.map((s) => s.status)).toEqual(["remapped", "rejected", "rejected"]);
+    expect(v.steps[0].call.args.object).toBe("bottle_of_tea");
+    expect(v.steps[2].note).toMatch(/arm has no skill go_to/);
+  });
+});
+
+describe("noise under a seed", () => {
+  const ask = async (seed: number) => {
+    const model = new SymbolicChatModel(seed, { ...NO_NOISE, ...noiseLevel(0.5) });
+    const detections = { detections: labels.slice(0, 6).map((l) => ({ label: l, location: { relation: "on" as const, place: "table" } })), places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }] };
+    const r = await model.invoke([new HumanMessage(contextBlock("perceive", { robot: "arm", detections, world }))]);
+    return String(r.content);
+  };
+  it("gives the same answer for the same seed and prompt, and other answers for other seeds", async () => {
+    const a = await ask(1);
+    expect(await ask(1)).toBe(a);
+    const others = await Promise.all([2, 3, 4, 5].map(ask));
+    expect(others.some((o) => o !== a)).toBe(true);
+  });
+
+  it("refuses a prompt with no context block, rather than guessing", async () => {
+    await expect(new SymbolicChatModel().invoke([new HumanMessage("what do you see?")])).rejects.toThrow(/no robograph context block/);
+  });
+});
