@@ -2,11 +2,13 @@
 /** The `robograph` command. */
 import { serveSim, SERVE_SIM_HELP } from "./serveSim";
 import { run, RUN_HELP } from "./run";
+import { evalCommand, EVAL_HELP } from "./eval";
 
 const HELP = `usage: robograph <command> [options]
 
 commands:
   run                 run one closed-loop episode in the kitchen (npm start -- …)
+  eval                run an experiment (variants × examples × seeds) and write its report (npm run eval -- …)
   serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
   bench               run the benchmarks and print their figures (npm run bench)
 
@@ -19,6 +21,9 @@ async function main(argv: string[]): Promise<void> {
     case "run":
       process.exitCode = await run(rest);
       return;
+    case "eval":
+      process.exitCode = await evalCommand(rest);
+      return;
     case "serve-sim":
       return serveSim(rest);
     case "bench": {
@@ -29,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
     case "-h":
     case "--help":
     case "help":
-      process.stdout.write(HELP + "\n" + RUN_HELP + "\n" + SERVE_SIM_HELP);
+      process.stdout.write(HELP + "\n" + RUN_HELP + "\n" + EVAL_HELP + "\n" + SERVE_SIM_HELP);
       return;
     default:
       throw new Error(`unknown command ${command}\n\n${HELP}`);

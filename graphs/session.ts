@@ -126,6 +126,15 @@ async function open(opts: RunOptions): Promise<Session> {
   };
 }
 
+/** Closes the sessions bound to one bridge (an experiment's episode is done with its simulator). */
+export async function closeSessionsFor(bridgeUrl: string): Promise<void> {
+  for (const [key, s] of [...sessions]) {
+    if (JSON.parse(key)[0] !== bridgeUrl) continue;
+    sessions.delete(key);
+    await s.then((x) => x.client.close()).catch(() => {});
+  }
+}
+
 /** Closes every cached session (end of a CLI run or a test). */
 export async function closeSessions(): Promise<void> {
   const all = [...sessions.values()];

@@ -1,0 +1,114 @@
+/** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import { VARIANTS, type Variant } from "../graphs/session";
+import { loadDataset } from "../evals/datasets";
+import { experimentDir, runExperiment, type Progress } from "../evals/runner";
+import { buildReport, writeReport } from "../evals/report";
+import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
+
+export const EVAL_HELP = `usage: robograph eval [options]      (npm run eval -- [options])
+
+Runs graph variants × dataset examples × seeds, each episode against its own simulator process, and writes
+runs/experiments/<name>/report.{json,md,html}. Interrupted experiments resume: run again with the same --name and
+only the missing episodes run.
+
+options:
+  --dataset NAME|FILE   dataset (default kitchen = evals/datasets/kitchen.jsonl)
+  --variants LIST       comma-separated: ${VARIANTS.join(", ")} (default full,no-critic,open-loop)
+  --seeds N             seeds per example (default 3)
+  --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
+  --concurrency N       episodes at once, each with its own simulator (default 2)
+  --limit N             only the first N examples
+  --name NAME           experiment name (default <dataset>-noise<P>-<seeds>seeds)
+  --root DIR            where experiments go (default runs/experiments)
+  --model B             symbolic | openai (default symbolic)
+  --max-steps N         skills per episode before it stops (default 40)
+  --max-wall S          wall seconds per episode before it stops (default 300)
+
+With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
+experiment; without it the same evaluators run locally.
+`;
+
+function bar(p: Progress): string {
+  const width = 30;
+  const filled = Math.round((p.done / Math.max(1, p.total)) * width);
+  const eta = p.etaSeconds === null ? "" : ` ETA ${Math.floor(p.etaSeconds / 60)}m${String(Math.round(p.etaSeconds % 60)).padStart(2, "0")}s`;
+  const last = p.last ? ` last: ${p.last.id} ${p.last.success ? "✓" : "✗"}` : "";
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total}${p.skipped ? ` (${p.skipped} from before)` : ""}${eta}${last}`;
+}
+
+export async function evalCommand(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string", default: "kitchen" },
+      variants: { type: "string", default: "full,no-critic,open-loop" },
+      seeds: { type: "string", default: "3" },
+      noise: { type: "string", default: "0" },
+      concurrency: { type: "string", default: "2" },
+      limit: { type: "string" },
+      name: { type: "string" },
+      root: { type: "string", default: "runs/experiments" },
+      model: { type: "string", default: "symbolic" },
+      "max-steps": { type: "string", default: "40" },
+      "max-wall": { type: "string", default: "300" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(EVAL_HELP);
+    return 0;
+  }
+  const int = (name: string, s: string, min: number) => {
+    const n = Number(s);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${s}`);
+    return n;
+  };
+  const noise = Number(v.noise);
+  if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
+  const variants = v.variants!.split(",").map((s) => s.trim()) as Variant[];
+  const seeds = int("seeds", v.seeds!, 1);
+  const datasetName = v.dataset!;
+  const rows = loadDataset(datasetName);
+  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds`;
+  const opts = {
+    name,
+    dataset: datasetName,
+    variants,
+    seeds,
+    noise,
+    concurrency: int("concurrency", v.concurrency!, 1),
+    limit: v.limit ? int("limit", v.limit, 1) : undefined,
+    root: resolve(v.root!),
+    backend: v.model as "symbolic" | "openai",
+    maxSteps: int("max-steps", v["max-steps"]!, 1),
+    maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
+  };
+  const controller = new AbortController();
+  const stop = () => {
+    if (controller.signal.aborted) return;
+    process.stderr.write(`\ninterrupted: stopping simulators; run again with --name ${name} to resume\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  const tty = process.stderr.isTTY;
+  process.stderr.write(`experiment ${name}: ${variants.join(", ")} × ${opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`);
+  const t0 = performance.now();
+  const results = await runExperiment({
+    ...opts,
+    signal: controller.signal,
+    onProgress: (p) => process.stderr.write(tty ? `\r${bar(p)}\u001b[K` : `${bar(p)}\n`),
+  });
+  if (tty) process.stderr.write("\n");
+  if (controller.signal.aborted) return 130;
+  const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
+  const report = buildReport(
+    { name, dataset: datasetName, noise, seeds, variants, durationSeconds: (performance.now() - t0) / 1000 },
+    results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
+  );
+  const files = writeReport(experimentDir(opts), report);
+  process.stdout.write(`\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
+  return 0;
+}

@@ -1,0 +1,76 @@
+/**
+ * Datasets: JSONL in LangSmith's example shape ({ inputs, outputs, metadata }), validated row by row with zod;
+ * a bad row is reported with its line number.
+ */
+import { readFileSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { KitchenScenario } from "../../robots/sim/kitchen/scenario";
+import { LiteralText } from "../../robots/manifests/schema";
+
+export const KitchenExample = z.object({
+  inputs: z.object({
+    world: z.literal("kitchen"),
+    task: z.string().min(1),
+    /** The instruction given to the agent. */
+    goal: z.string().min(1),
+    /** The simulator's scenario: layout, hidden places, perturbations. */
+    scenario: KitchenScenario,
+  }),
+  outputs: z.object({
+    /** Goal literals checked on the simulator's true state. */
+    goal: z.array(LiteralText).min(1),
+  }),
+  metadata: z.object({
+    family: z.enum(["search", "manipulation", "integration"]),
+    task: z.string(),
+    condition: z.string(),
+    condition_description: z.string().optional(),
+  }),
+});
+export type KitchenExample = z.infer<typeof KitchenExample>;
+
+export interface DatasetRow {
+  /** `<task>__<condition>`: stable across runs, used for resuming and for report links. */
+  id: string;
+  line: number;
+  example: KitchenExample;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export function datasetPath(nameOrPath: string): string {
+  if (nameOrPath.endsWith(".jsonl")) return nameOrPath;
+  const p = join(here, `${nameOrPath}.jsonl`);
+  if (!existsSync(p)) throw new Error(`no dataset ${nameOrPath} (looked for ${p})`);
+  return p;
+}
+
+export function loadDataset(nameOrPath: string): DatasetRow[] {
+  const path = datasetPath(nameOrPath);
+  const rows: DatasetRow[] = [];
+  const errors: string[] = [];
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch (err) {
+        errors.push(`line ${i + 1}: not JSON (${(err as Error).message})`);
+        return;
+      }
+      const p = KitchenExample.safeParse(raw);
+      if (!p.success) {
+        errors.push(`line ${i + 1}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
+        return;
+      }
+      rows.push({ id: `${p.data.metadata.task}__${p.data.metadata.condition}`, line: i + 1, example: p.data });
+    });
+  if (errors.length) throw new Error(`dataset ${path} has ${errors.length} bad row(s):\n${errors.join("\n")}`);
+  const dup = rows.find((r, i) => rows.findIndex((x) => x.id === r.id) !== i);
+  if (dup) throw new Error(`dataset ${path}: example id ${dup.id} appears twice (line ${dup.line})`);
+  return rows;
+}

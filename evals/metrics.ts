@@ -1,0 +1,58 @@
+/**
+ * What an episode yields, and the evaluators that score it. Evaluators are plain functions of the run's outputs:
+ * the local report and LangSmith's `evaluate` call the same ones.
+ */
+export interface EpisodeResult {
+  id: string;
+  variant: string;
+  example: string;
+  task: string;
+  family: string;
+  condition: string;
+  seed: number;
+  noise: number;
+  status: string;
+  statusReason: string;
+  /** The goal holds on the simulator's true state at the end. */
+  success: boolean;
+  goal: { literal: string; holds: boolean }[];
+  /** CLEA's score: one point per correctly executed action (a skill the robot completed). */
+  score: number;
+  steps: number;
+  failedActions: number;
+  replans: number;
+  verdicts: Record<string, number>;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  skillSeconds: number;
+  wallSeconds: number;
+  /** Episode record, relative to the experiment directory. */
+  record: string;
+  error?: string;
+}
+
+export type EvaluatorResult = { key: string; score: number };
+type Outputs = { outputs?: Partial<EpisodeResult> };
+
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** Each evaluator: ({ outputs }) → { key, score }, the shape LangSmith's evaluate accepts. */
+export const EVALUATORS: Record<string, (args: Outputs) => EvaluatorResult> = {
+  success: ({ outputs }) => ({ key: "success", score: outputs?.success ? 1 : 0 }),
+  average_score: ({ outputs }) => ({ key: "average_score", score: num(outputs?.score) }),
+  steps: ({ outputs }) => ({ key: "steps", score: num(outputs?.steps) }),
+  replans: ({ outputs }) => ({ key: "replans", score: num(outputs?.replans) }),
+  critic_rejections: ({ outputs }) => ({
+    key: "critic_rejections",
+    score: Object.entries(outputs?.verdicts ?? {}).reduce((n, [k, v]) => (k === "ok" ? n : n + v), 0),
+  }),
+  model_calls: ({ outputs }) => ({ key: "model_calls", score: num(outputs?.modelCalls) }),
+  tokens: ({ outputs }) => ({ key: "tokens", score: num(outputs?.inputTokens) + num(outputs?.outputTokens) }),
+  skill_seconds: ({ outputs }) => ({ key: "skill_seconds", score: num(outputs?.skillSeconds) }),
+  wall_seconds: ({ outputs }) => ({ key: "wall_seconds", score: num(outputs?.wallSeconds) }),
+};
+
+export function scoreEpisode(r: EpisodeResult): Record<string, number> {
+  return Object.fromEntries(Object.values(EVALUATORS).map((e) => [e({ outputs: r }).key, e({ outputs: r }).score]));
+}

@@ -1,0 +1,158 @@
+/**
+ * Experiment reports in the papers' layout: rows are variants, columns are tasks and family averages; success rate
+ * with its number of trials, CLEA's Average Score, mean and median time, critic verdicts. JSON, Markdown and HTML.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EpisodeResult } from "./metrics";
+
+export interface Cell {
+  trials: number;
+  successes: number;
+  successRate: number;
+  averageScore: number;
+  meanWallSeconds: number;
+  medianWallSeconds: number;
+  meanSkillSeconds: number;
+  meanSteps: number;
+  meanReplans: number;
+  meanModelCalls: number;
+}
+
+export interface Report {
+  name: string;
+  dataset: string;
+  noise: number;
+  seeds: number;
+  variants: string[];
+  tasks: string[];
+  families: string[];
+  /** variant → column (task, family or "all") → cell */
+  table: Record<string, Record<string, Cell>>;
+  verdicts: Record<string, Record<string, number>>;
+  episodes: (EpisodeResult & { scores: Record<string, number> })[];
+  durationSeconds: number;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const median = (xs: number[]) => {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function cell(eps: Report["episodes"]): Cell {
+  const s = (k: string) => eps.map((e) => e.scores[k] ?? 0);
+  const successes = s("success").filter((x) => x === 1).length;
+  return {
+    trials: eps.length,
+    successes,
+    successRate: eps.length ? r3(successes / eps.length) : 0,
+    averageScore: r3(mean(s("average_score"))),
+    meanWallSeconds: r3(mean(s("wall_seconds"))),
+    medianWallSeconds: r3(median(s("wall_seconds"))),
+    meanSkillSeconds: r3(mean(s("skill_seconds"))),
+    meanSteps: r3(mean(s("steps"))),
+    meanReplans: r3(mean(s("replans"))),
+    meanModelCalls: r3(mean(s("model_calls"))),
+  };
+}
+
+export function buildReport(meta: { name: string; dataset: string; noise: number; seeds: number; variants: string[]; durationSeconds: number }, episodes: Report["episodes"]): Report {
+  const tasks = [...new Set(episodes.map((e) => e.task))];
+  const families = [...new Set(episodes.map((e) => e.family))];
+  const table: Report["table"] = {};
+  const verdicts: Report["verdicts"] = {};
+  for (const v of meta.variants) {
+    const mine = episodes.filter((e) => e.variant === v);
+    table[v] = {};
+    for (const t of tasks) table[v][t] = cell(mine.filter((e) => e.task === t));
+    for (const f of families) table[v][f] = cell(mine.filter((e) => e.family === f));
+    table[v].all = cell(mine);
+    verdicts[v] = {};
+    for (const e of mine) for (const [k, n] of Object.entries(e.verdicts)) verdicts[v][k] = (verdicts[v][k] ?? 0) + n;
+  }
+  return { ...meta, tasks, families, table, verdicts, episodes };
+}
+
+export function writeReport(dir: string, r: Report): { json: string; md: string; html: string } {
+  const json = join(dir, "report.json");
+  const md = join(dir, "report.md");
+  const html = join(dir, "report.html");
+  writeFileSync(json, JSON.stringify(r, null, 2));
+  writeFileSync(md, markdown(r));
+  writeFileSync(html, htmlReport(r));
+  return { json, md, html };
+}
+
+const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${c.trials})`;
+
+export function markdown(r: Report): string {
+  const cols = [...r.tasks, ...r.families, "all"];
+  const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
+  const rows = (f: (c: Cell) => string) => r.variants.map((v) => `| ${v} | ${cols.map((c) => f(r.table[v][c])).join(" | ")} |`).join("\n");
+  const verdictKeys = [...new Set(Object.values(r.verdicts).flatMap((x) => Object.keys(x)))].sort();
+  return [
+    `# Experiment ${r.name}`,
+    "",
+    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
+    "",
+    "## Success rate (successes / trials)",
+    "",
+    head,
+    rows(pct),
+    "",
+    "## Average Score (correctly executed actions per trial, as in CLEA)",
+    "",
+    head,
+    rows((c) => c.averageScore.toFixed(2)),
+    "",
+    "## Time per trial: mean / median wall seconds (mean simulated skill seconds)",
+    "",
+    head,
+    rows((c) => `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`),
+    "",
+    "## Effort per trial: skills sent, replans, model calls",
+    "",
+    `| variant | steps | replans | model calls |\n|---|---|---|---|`,
+    ...r.variants.map((v) => `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`),
+    "",
+    "## Critic verdicts (all trials)",
+    "",
+    `| variant | ${verdictKeys.join(" | ")} |\n|---|${verdictKeys.map(() => "---").join("|")}|`,
+    ...r.variants.map((v) => `| ${v} | ${verdictKeys.map((k) => r.verdicts[v][k] ?? 0).join(" | ")} |`),
+    "",
+    "## Episodes",
+    "",
+    "| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|",
+    ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${e.success ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`),
+    "",
+  ].join("\n");
+}
+
+function htmlReport(r: Report): string {
+  const colors = ["#3b6ea8", "#d08a2c", "#5a9e5a", "#a8423b", "#7a5aa8"];
+  const charts = [...r.tasks, "all"]
+    .map((t) => {
+      const bars = r.variants
+        .map((v, i) => {
+          const c = r.table[v][t];
+          const w = Math.round(c.successRate * 300);
+          return `<g transform="translate(0,${i * 22})"><text x="0" y="14" font-size="12">${v}</text><rect x="110" y="2" width="${w}" height="16" fill="${colors[i % colors.length]}"/><text x="${116 + w}" y="14" font-size="12">${pct(c)}</text></g>`;
+        })
+        .join("");
+      return `<h3>${t}</h3><svg width="520" height="${r.variants.length * 22 + 4}" role="img" aria-label="success rate per variant for ${t}">${bars}</svg>`;
+    })
+    .join("\n");
+  const body = markdown(r)
+    .split("\n")
+    .filter((l) => !l.startsWith("# "))
+    .join("\n")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Experiment ${r.name}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head>
+<body><h1>Experiment ${r.name}</h1><h2>Success rate per task</h2>${charts}<h2>Tables</h2><pre>${body}</pre></body></html>\n`;
+}

@@ -1,0 +1,169 @@
+/**
+ * Experiments: graph variants × dataset examples × seeds, each episode against its own simulator process on a free
+ * port, a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
+ * nothing running when it stops (normally or on SIGINT).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { closeSessionsFor, VARIANTS, type Variant } from "../graphs/session";
+import { totalUsage } from "../models";
+import { startSimProcess, type SimProcess } from "../cli/simProcess";
+import { loadDataset, type DatasetRow } from "./datasets";
+import { runClosedLoopEpisode } from "./episode";
+import type { EpisodeResult } from "./metrics";
+
+export interface ExperimentOptions {
+  name: string;
+  dataset: string;
+  variants: Variant[];
+  seeds: number;
+  /** Symbolic backend noise level (the same for every variant). */
+  noise: number;
+  concurrency: number;
+  /** Run only the first N examples. */
+  limit?: number;
+  /** Where experiments live (runs/experiments by default). */
+  root: string;
+  backend?: "symbolic" | "openai";
+  maxSteps: number;
+  maxWallSeconds: number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  skipped: number;
+  etaSeconds: number | null;
+  last?: EpisodeResult;
+}
+
+export interface PlannedEpisode {
+  id: string;
+  variant: Variant;
+  row: DatasetRow;
+  seed: number;
+}
+
+export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): string {
+  return join(o.root, o.name);
+}
+
+export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
+  for (const v of o.variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v}; one of ${VARIANTS.join(", ")}`);
+  const rows = loadDataset(o.dataset).slice(0, o.limit ?? undefined);
+  const out: PlannedEpisode[] = [];
+  // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.
+  for (let seed = 0; seed < o.seeds; seed++) for (const row of rows) for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
+  return out;
+}
+
+const resultPath = (dir: string, id: string) => join(dir, "episodes", id, "result.json");
+
+/** Runs every planned episode that has no result yet; returns all results (old and new) in plan order. */
+export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult[]> {
+  const dir = experimentDir(o);
+  mkdirSync(join(dir, "scenarios"), { recursive: true });
+  const plan = planEpisodes(o);
+  writeFileSync(join(dir, "experiment.json"), JSON.stringify({ ...o, onProgress: undefined, signal: undefined, episodes: plan.length }, null, 2));
+  const results = new Map<string, EpisodeResult>();
+  for (const p of plan) if (existsSync(resultPath(dir, p.id))) results.set(p.id, JSON.parse(readFileSync(resultPath(dir, p.id), "utf8")));
+  const todo = plan.filter((p) => !results.has(p.id));
+  const skipped = plan.length - todo.length;
+  const started = performance.now();
+  let done = 0;
+  o.onProgress?.({ done: skipped, total: plan.length, skipped, etaSeconds: null });
+
+  const running = new Set<SimProcess>();
+  const onAbort = () => void Promise.all([...running].map((s) => s.stop("SIGTERM")));
+  o.signal?.addEventListener("abort", onAbort);
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !o.signal?.aborted) {
+      const p = todo[next++];
+      const r = await runOne(p, o, dir, running);
+      if (o.signal?.aborted && r.error) return; // interrupted mid-episode: leave no result, it reruns on resume
+      writeFileSync(resultPath(dir, p.id), JSON.stringify(r, null, 2));
+      results.set(p.id, r);
+      done++;
+      const perEpisode = (performance.now() - started) / 1000 / done;
+      o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: ((todo.length - done) * perEpisode) / o.concurrency, last: r });
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  } finally {
+    o.signal?.removeEventListener("abort", onAbort);
+    await Promise.all([...running].map((s) => s.stop()));
+  }
+  return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
+}
+
+async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, running: Set<SimProcess>): Promise<EpisodeResult> {
+  const ex = p.row.example;
+  const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
+  if (!existsSync(scenarioFile)) writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
+  const episodeDir = join(dir, "episodes", p.id);
+  mkdirSync(episodeDir, { recursive: true });
+  const base = {
+    id: p.id,
+    variant: p.variant,
+    example: p.row.id,
+    task: ex.metadata.task,
+    family: ex.metadata.family,
+    condition: ex.metadata.condition,
+    seed: p.seed,
+    noise: o.noise,
+    record: relative(dir, join(episodeDir, "events.jsonl")),
+  };
+  let sim: SimProcess | undefined;
+  try {
+    sim = await startSimProcess("kitchen", ["--scenario", scenarioFile, "--speed", "max", "--seed", String(p.seed)]);
+    running.add(sim);
+    const run = await runClosedLoopEpisode({
+      url: sim.url,
+      goal: ex.inputs.goal,
+      thread: p.id,
+      dataDir: join(dir, "data"),
+      variant: p.variant,
+      backend: o.backend,
+      noise: o.noise,
+      seed: p.seed,
+      maxSteps: o.maxSteps,
+      maxWallSeconds: o.maxWallSeconds,
+      eventsFile: join(episodeDir, "events.jsonl"),
+    });
+    const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
+    const usage = totalUsage(run.state.usage);
+    return {
+      ...base,
+      status: run.state.status,
+      statusReason: run.state.statusReason,
+      success: run.truth.success,
+      goal: run.truth.goal,
+      score: actions.filter((a) => a.kind === "action" && a.ok).length,
+      steps: run.state.counters.steps,
+      failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
+      replans: run.state.counters.replans,
+      verdicts: run.state.verdicts,
+      modelCalls: usage.calls,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
+      wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
+    };
+  } catch (err) {
+    // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
+    return {
+      ...base, status: "error", statusReason: (err as Error).message, success: false, goal: [], score: 0, steps: 0, failedActions: 0,
+      replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
+    };
+  } finally {
+    if (sim) {
+      await closeSessionsFor(sim.url);
+      await sim.stop();
+      running.delete(sim);
+    }
+  }
+}
