@@ -22,6 +22,8 @@ export interface ExperimentOptions {
   concurrency: number;
   /** Run only the first N examples. */
   limit?: number;
+  /** Run only these example ids (`<task>__<condition>`). */
+  only?: string[];
   /** Where experiments live (runs/experiments by default). */
   root: string;
   backend?: "symbolic" | "openai";
@@ -52,7 +54,9 @@ export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): stri
 
 export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
   for (const v of o.variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v}; one of ${VARIANTS.join(", ")}`);
-  const rows = loadDataset(o.dataset).slice(0, o.limit ?? undefined);
+  const rows = loadDataset(o.dataset)
+    .filter((r) => !o.only || o.only.includes(r.id))
+    .slice(0, o.limit ?? undefined);
   const out: PlannedEpisode[] = [];
   // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.
   for (let seed = 0; seed < o.seeds; seed++) for (const row of rows) for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
@@ -88,7 +92,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
       results.set(p.id, r);
       done++;
       const perEpisode = (performance.now() - started) / 1000 / done;
-      o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: ((todo.length - done) * perEpisode) / o.concurrency, last: r });
+      o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: (todo.length - done) * perEpisode, last: r });
     }
   };
   try {

@@ -1,0 +1,90 @@
+/** Experiments end to end: real simulator processes, resumable runs, reproducible numbers, honest reports. */
+import { readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadDataset } from "../../evals/datasets";
+import { experimentDir, runExperiment, type ExperimentOptions, type Progress } from "../../evals/runner";
+import { buildReport, writeReport } from "../../evals/report";
+import { scoreEpisodes } from "../../evals/langsmith";
+import { scratchDir } from "../helpers/episode";
+
+const options = (root: string, extra: Partial<ExperimentOptions> = {}): ExperimentOptions => ({
+  name: "two",
+  dataset: "kitchen",
+  variants: ["full"],
+  seeds: 1,
+  noise: 0,
+  concurrency: 2,
+  limit: 2,
+  root,
+  maxSteps: 40,
+  maxWallSeconds: 300,
+  ...extra,
+});
+
+async function experiment(o: ExperimentOptions) {
+  const results = await runExperiment(o);
+  const rows = loadDataset(o.dataset);
+  const scores = await scoreEpisodes(o.name, o.dataset, rows, results);
+  const report = buildReport({ name: o.name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: 1 }, results.map((r) => ({ ...r, scores: scores.get(r.id)! })));
+  return { results, report, files: writeReport(experimentDir(o), report) };
+}
+
+describe("experiments", () => {
+  it("runs a two-example experiment whose report agrees with the episodes' own records", async () => {
+    const o = options(scratchDir());
+    const { report, files } = await experiment(o);
+    expect(report.episodes).toHaveLength(2);
+    expect(report.table.full.all).toMatchObject({ trials: 2, successes: 2, successRate: 1 });
+    for (const e of report.episodes) {
+      // Recount from the episode's event record, independently of the runner's summary.
+      const lines = readFileSync(join(experimentDir(o), e.record), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const actions = lines.filter((l) => l.node === "executor").map((l) => l.update.history[0]);
+      expect(e.scores.average_score).toBe(actions.filter((a: { ok: boolean }) => a.ok).length);
+      expect(e.scores.steps).toBe(actions.length);
+      expect(e.scores.success).toBe(1);
+      const result = JSON.parse(readFileSync(join(experimentDir(o), "episodes", e.id, "result.json"), "utf8"));
+      expect(result.goal.every((g: { holds: boolean }) => g.holds)).toBe(true);
+    }
+    const md = readFileSync(files.md, "utf8");
+    // Both examples are conditions of the first task: one task column, one family column, the total.
+    expect(md).toMatch(/\| full \| 100% \(2\/2\) \| 100% \(2\/2\) \| 100% \(2\/2\) \|/);
+    expect(readFileSync(files.html, "utf8")).toMatch(/<svg/);
+  });
+
+  it("resumes an interrupted experiment by running only the missing episodes", async () => {
+    const root = scratchDir();
+    const o = options(root);
+    const first = await runExperiment(o);
+    const dropped = first[1].id;
+    rmSync(join(experimentDir(o), "episodes", dropped, "result.json"));
+    const keptMtime = readFileSync(join(experimentDir(o), "episodes", first[0].id, "result.json"), "utf8");
+    const progress: Progress[] = [];
+    const again = await runExperiment({ ...o, onProgress: (p) => progress.push(p) });
+    expect(progress[0]).toMatchObject({ done: 1, total: 2, skipped: 1 });
+    expect(progress.filter((p) => p.last).map((p) => p.last!.id)).toEqual([dropped]);
+    expect(readFileSync(join(experimentDir(o), "episodes", first[0].id, "result.json"), "utf8")).toBe(keptMtime);
+    expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
+  });
+
+  it("gives identical numbers for the same seed", async () => {
+    const noisy = { noise: 0.3, variants: ["full", "no-critic"] as ExperimentOptions["variants"], seeds: 1 };
+    const a = await experiment(options(scratchDir(), noisy));
+    const b = await experiment(options(scratchDir(), noisy));
+    const numbers = (r: typeof a.report) => r.episodes.map(({ id, success, score, steps, replans, modelCalls, verdicts, skillSeconds }) => ({ id, success, score, steps, replans, modelCalls, verdicts, skillSeconds }));
+    expect(numbers(a.report)).toEqual(numbers(b.report));
+    // Every figure but wall-clock time.
+    const figures = (r: typeof a.report) =>
+      Object.fromEntries(Object.entries(r.table).map(([v, cols]) => [v, Object.fromEntries(Object.entries(cols).map(([k, c]) => [k, { ...c, meanWallSeconds: 0, medianWallSeconds: 0 }]))]));
+    expect(figures(a.report)).toEqual(figures(b.report));
+    expect(a.report.verdicts).toEqual(b.report.verdicts);
+  });
+
+  it("reports a bad dataset row with its line number", () => {
+    const file = join(scratchDir(), "bad.jsonl");
+    const good = readFileSync(join(__dirname, "../../evals/datasets/kitchen.jsonl"), "utf8").split("\n")[0];
+    writeFileSync(file, `${good}\n{"inputs": {}}\nnot json\n`);
+    expect(() => loadDataset(file)).toThrow(/line 2: inputs\.world.*\n.*line 3: not JSON/s);
+    expect(existsSync(file)).toBe(true);
+  });
+});
