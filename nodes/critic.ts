@@ -7,12 +7,13 @@ import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
 import { rawBelief } from "./planner";
 
 export const CRITIC_PROMPT = `You check one action just before a robot performs it. Look at the robot's current image and
-observation and at the belief, and answer with a verdict and short feedback:
+observation, the belief and the task, and answer with a verdict and short feedback:
 - ok: the action is still right and can succeed;
 - outdated: it rests on something the image shows is no longer true (an object is gone, a door has closed);
 - redundant: what it would achieve is already the case;
 - invalid: the robot cannot perform it as written (no such skill, out of its reach, a bad argument);
-- wrong_plan: it cannot succeed now because the plan missed something (a door still closed, a hand not free).
+- wrong_plan: it cannot succeed now because the plan missed something (a door still closed, a hand not free), or it
+  would succeed but does not bring the task closer (the wrong object, the wrong place).
 Reject only for a reason you can name.`;
 
 export async function critique(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
@@ -27,7 +28,15 @@ export async function critique(state: ClosedLoopStateType, config?: RunnableConf
     schemaName: "Critique",
     system: CRITIC_PROMPT,
     task: "critique",
-    context: { action, belief: state.belief ?? (await rawBelief(state, s)), observation: seen ? observation : null, robots: s.robots, world: s.world },
+    context: {
+      goal: state.goal,
+      action,
+      belief: state.belief ?? (await rawBelief(state, s)),
+      observation: seen ? observation : null,
+      robots: s.robots,
+      world: s.world,
+      replansSoFar: state.counters.replans,
+    },
     images: ref ? [await imagePart(s.artifacts.get(ref), s.modelConfig.imageMaxSide)] : [],
   });
   const verdicts = { [value.verdict]: 1 };

@@ -54,6 +54,10 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
   const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status };
   if (result.ok) return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry] };
   const reason = `${call.robot}/${call.skill} ${JSON.stringify(call.args)} failed: ${entry.message}`;
+  // CLEA's ablation without the critic has no error check: the sub-goal's plan runs on to its end regardless.
+  if (runOptions(config).variant === "no-critic") {
+    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
+  }
   return {
     pendingGoal: null,
     counters,

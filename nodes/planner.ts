@@ -49,6 +49,7 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
       lastFailure: state.lastFailure,
       critique: state.critique,
       failedPlans: state.failedPlans,
+      replansSoFar: state.counters.replans,
     },
   });
   // A replan is a plan made because something went wrong (a failure, a rejection); a new sub-goal after a finished

@@ -7,7 +7,7 @@
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, Observation, Plan, SkillCall, Verification } from "../schemas";
 import { closestName, readInstruction } from "./language";
-import { firstUnmet, search, type Domain, type GroundAction } from "./search";
+import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
 
 /**
  * Noise knobs, each a probability per opportunity:
@@ -355,8 +355,17 @@ export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Ve
 
 // ---- critic --------------------------------------------------------------------------------------------------------
 
+export interface CritiqueContext {
+  goal?: string;
+  action: SkillCall;
+  belief: Belief;
+  observation: Observation | null;
+  robots: RobotManifest[];
+  world: WorldDescription;
+}
+
 export function critique(
-  ctx: { action: SkillCall; belief: Belief; observation: Observation | null; robots: RobotManifest[]; world: WorldDescription },
+  ctx: CritiqueContext,
   noise: NoiseKnobs,
   rng: Draw,
 ): Critique {
@@ -368,7 +377,7 @@ export function critique(
   return honest;
 }
 
-function judge(ctx: { action: SkillCall; belief: Belief; observation: Observation | null; robots: RobotManifest[]; world: WorldDescription }): Critique {
+function judge(ctx: CritiqueContext): Critique {
   let a = ctx.action;
   const o = ctx.observation;
   const r = ctx.robots.find((m) => m.id === a.robot);
@@ -397,7 +406,7 @@ function judge(ctx: { action: SkillCall; belief: Belief; observation: Observatio
   if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place)) return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
 
   const unmet = firstUnmet(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
-  if (!unmet) return { verdict: "ok", feedback: "preconditions hold in the current view and belief" };
+  if (!unmet) return progress(ctx, b, a, facts) ?? { verdict: "ok", feedback: "preconditions hold in the current view and belief, and it brings the goal closer" };
   const l = parseLiteral(unmet);
   if (l.pred === "in" && !l.negated) {
     const [obj, place] = l.args;
@@ -411,6 +420,30 @@ function judge(ctx: { action: SkillCall; belief: Belief; observation: Observatio
   if (l.pred === "holding") return { verdict: "wrong_plan", feedback: `${a.robot} is not holding the ${l.args[1]}` };
   if (l.pred === "full") return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is full` };
   return { verdict: "wrong_plan", feedback: `precondition ${unmet} does not hold` };
+}
+
+/**
+ * An action that can run may still be the wrong one: when every goal object's place is known, it must shorten the
+ * shortest plan to the goal (an action that leaves the goal as far, or farther, serves some other purpose).
+ */
+function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]): Critique | undefined {
+  if (!ctx.goal) return undefined;
+  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  const known = b.objects.map((o) => o.name);
+  const open = goals.filter((g) => !holdsInBelief(g, b) && g.startsWith("in(")).map((g) => {
+    const l = parseLiteral(g);
+    return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
+  });
+  // Still searching (or only "find" goals): any step that looks somewhere is fair.
+  if (!open.length || open.some((g) => !known.includes(parseLiteral(g).args[0]))) return undefined;
+  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+  const dom = domainFor(ctx, [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held, ...(a.args.object ? [a.args.object] : [])])]);
+  const before = search(dom, facts, open, 20_000);
+  if (!before) return undefined;
+  const next = afterAction(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  const after = next ? search(dom, next, open, 20_000) : undefined;
+  if (after && after.plan.length < before.plan.length) return undefined;
+  return { verdict: "wrong_plan", feedback: `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")}) does not bring ${open.join(" and ")} any closer` };
 }
 
 // ---- goal check ----------------------------------------------------------------------------------------------------

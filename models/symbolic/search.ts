@@ -158,6 +158,15 @@ export function search(dom: Domain, facts: string[], goal: string[], maxExpansio
   return undefined;
 }
 
+/** The facts after `action`, when its preconditions hold in `facts`; undefined when they do not. */
+export function afterAction(dom: Domain, action: GroundAction, facts: string[]): string[] | undefined {
+  const s = dom.robots.find((m) => m.id === action.robot)?.skills.find((k) => k.name === action.skill);
+  if (!s) return undefined;
+  const all = new Set([...facts, ...dom.staticFacts]);
+  const b = satisfied(s.preconditions.map(parseLiteral), { ...action.args, self: action.robot }, all, indexFacts(all), dom);
+  return b ? [...apply(s.effects.map(parseLiteral), b, new Set(facts))] : undefined;
+}
+
 /** Whether a ground action's preconditions hold in `facts` (for the critic). Returns the first literal that fails. */
 export function firstUnmet(dom: Domain, action: GroundAction, facts: string[]): string | undefined {
   const r = dom.robots.find((m) => m.id === action.robot);
