@@ -25,6 +25,8 @@ options:
   --model B             symbolic | openai (default symbolic)
   --max-steps N         skills per episode before it stops (default 40)
   --max-wall S          wall seconds per episode before it stops (default 300)
+  --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on; off models grippers without
+                        force feedback, whose missed grasps only a camera can catch — CLEA's setting)
 
 With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
 experiment; without it the same evaluators run locally.
@@ -53,6 +55,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       model: { type: "string", default: "symbolic" },
       "max-steps": { type: "string", default: "40" },
       "max-wall": { type: "string", default: "300" },
+      "grasp-sensing": { type: "string", default: "on" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -71,7 +74,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const seeds = int("seeds", v.seeds!, 1);
   const datasetName = v.dataset!;
   const rows = loadDataset(datasetName);
-  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds`;
+  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}`;
   const opts = {
     name,
     dataset: datasetName,
@@ -84,7 +87,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
     backend: v.model as "symbolic" | "openai",
     maxSteps: int("max-steps", v["max-steps"]!, 1),
     maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
+    graspSensing: v["grasp-sensing"] !== "off",
   };
+  if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) return;

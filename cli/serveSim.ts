@@ -19,6 +19,8 @@ options:
   --mislabel-rate P      probability a detection carries a wrong label (default 0)
   --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
   --width N --height N   camera resolution (default 320x240)
+  --grasp-sensing on|off whether grippers sense a grasp (default on); off: a grasp on nothing and a release
+                         of nothing still report success, as on grippers without force feedback
   --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY)
   --quiet                do not log client connections
 `;
@@ -40,6 +42,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       height: { type: "string", default: "240" },
       "evaluator-key": { type: "string" },
       quiet: { type: "boolean", default: false },
+      "grasp-sensing": { type: "string", default: "on" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -54,6 +57,10 @@ export async function serveSim(argv: string[]): Promise<void> {
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
     return n;
   };
+  const onOff = (name: string, v: string) => {
+    if (v !== "on" && v !== "off") throw new Error(`--${name} must be on or off, got ${JSON.stringify(v)}`);
+    return v === "on";
+  };
   const log = values.quiet ? undefined : (line: string) => process.stderr.write(`[sim] ${line}\n`);
   const served = await serveKitchen({
     scenario: values.scenario!,
@@ -66,6 +73,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     width: num("width", values.width!, 16, 4096),
     height: num("height", values.height!, 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
+    graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!),
     log,
   });
   process.stdout.write(`listening ${served.server.url}\n`);

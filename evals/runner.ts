@@ -29,6 +29,8 @@ export interface ExperimentOptions {
   backend?: "symbolic" | "openai";
   maxSteps: number;
   maxWallSeconds: number;
+  /** Whether the simulated grippers sense a grasp (an environment condition, the same for every variant). */
+  graspSensing?: boolean;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
@@ -123,7 +125,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   };
   let sim: SimProcess | undefined;
   try {
-    sim = await startSimProcess("kitchen", ["--scenario", scenarioFile, "--speed", "max", "--seed", String(p.seed)]);
+    sim = await startSimProcess("kitchen", ["--scenario", scenarioFile, "--speed", "max", "--seed", String(p.seed), "--grasp-sensing", o.graspSensing === false ? "off" : "on"]);
     running.add(sim);
     const run = await runClosedLoopEpisode({
       url: sim.url,

@@ -1,5 +1,5 @@
 /**
- * A LangGraph store on SQLite, for memory kept across episodes (lessons, where things were last seen). LangGraph JS
+ * A LangGraph store on SQLite, for memory kept across episodes (lessons, such as where things were found). LangGraph JS
  * ships only an in-memory store; this one keeps the same interface in a file beside the checkpoints.
  * Search filters on exact top-level values; there is no semantic index, so `query` is matched as plain text.
  */

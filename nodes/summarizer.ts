@@ -23,7 +23,7 @@ export async function summarize(state: ClosedLoopStateType, config?: LangGraphRu
   // Ablation: no summarizer — the planner works from the raw (bounded) history instead of a belief.
   if (opts.variant === "no-summarizer" || entries.length === 0) return {};
   const s = await session(opts);
-  // Cross-episode memory: where things were last seen (only when the graph runs with a store).
+  // Cross-episode memory: where things were found before (only when the graph runs with a store).
   const remembered = state.belief ? [] : await recallSightings(config?.store, s.world.name);
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "summarizer",

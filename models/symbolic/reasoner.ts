@@ -112,7 +112,7 @@ export function summarize(ctx: {
   entries: HistoryEntry[];
   robots: string[];
   world: WorldDescription;
-  /** Where objects were last seen in earlier episodes. */
+  /** Where objects were found in earlier episodes. */
   remembered?: { object: string; place: string }[];
 }): Belief {
   const b: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
@@ -176,11 +176,16 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
   if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
 }
 
-function applyObservation(b: Belief, o: Observation): void {
+/**
+ * Folds one observation into a belief. An object believed in a place now in view, but not seen there, is not there —
+ * except, for the summarizer, one a robot has just put there (one frame is not enough to doubt an action that
+ * reported success). The critic, looking at the image right before acting, trusts the image over the action
+ * (`trustImage`).
+ */
+function applyObservation(b: Belief, o: Observation, trustImage = false): void {
   for (const c of o.containers) setContainer(b, c.name, c.state);
   const seenHere = new Set(o.objects.map((x) => x.name));
-  // An object believed in a place now in view, but not seen there, is not there (unless a robot just put it there).
-  b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && x.source !== "action"));
+  b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && (trustImage || x.source !== "action")));
   for (const x of o.objects) {
     setObject(b, x.name, x.place, "seen");
     if (!b.seen.includes(x.name)) b.seen.push(x.name);
@@ -268,17 +273,19 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   if (missing.length) {
     const target = missing[0];
     const told = b.objects.find((o) => o.name === target)?.place;
-    const candidates = ctx.world.places
-      .filter((p) => !b.explored.includes(p.name))
-      .sort((x, y) => Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container"));
+    const order = (x: { name: string; kind: string }, y: { name: string; kind: string }) =>
+      Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container");
+    // Unexplored places first; when every place has been looked into once, look again (a detector can miss).
+    const candidates = [...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order), ...ctx.world.places.filter((p) => b.explored.includes(p.name)).sort(order)];
     for (const p of candidates) {
       const look = lookGoal(p.name, p.openable, b, ctx.robots);
       if (!look) continue;
       const r = search(domainFor(ctx, held), facts, [look]);
       if (r && r.plan.length) {
         result = r.plan;
-        subgoal = `look into the ${p.name} for the ${target}`;
-        rationale = `the ${target} has not been seen; the ${p.name} is not yet explored`;
+        const again = b.explored.includes(p.name);
+        subgoal = `look ${again ? "again " : ""}into the ${p.name} for the ${target}`;
+        rationale = again ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it` : `the ${target} has not been seen; the ${p.name} is not yet explored`;
         break;
       }
     }
@@ -389,7 +396,7 @@ function judge(ctx: CritiqueContext): Critique {
   }
   // The belief, corrected by what the acting robot sees right now.
   const b = structuredClone(ctx.belief);
-  if (o) applyObservation(b, o);
+  if (o) applyObservation(b, o, true);
   // Judge the action in the belief's own words for its objects.
   if (a.args.object) {
     const named = closestName(a.args.object, b.objects.map((x) => x.name));

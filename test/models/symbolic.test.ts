@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { closestName, readInstruction } from "../../models/symbolic/language";
 import { search } from "../../models/symbolic/search";
-import { staticFacts, verify, noiseLevel, NO_NOISE } from "../../models/symbolic/reasoner";
+import { critique, emptyBelief, staticFacts, verify, noiseLevel, NO_NOISE } from "../../models/symbolic/reasoner";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { contextBlock } from "../../models/context";
 import { bundledManifests } from "../../robots/manifests";
@@ -73,6 +73,33 @@ describe("verifier", () => {
     expect(v.steps.map((s) => s.status)).toEqual(["remapped", "rejected", "rejected"]);
     expect(v.steps[0].call.args.object).toBe("bottle_of_tea");
     expect(v.steps[2].note).toMatch(/arm has no skill go_to/);
+  });
+});
+
+describe("critic", () => {
+  const belief = () => {
+    const b = emptyBelief(["mobile", "arm"], world);
+    b.objects.push({ name: "bottle_of_tea", place: "arm", source: "action" });
+    b.holding = [{ robot: "mobile", object: null }, { robot: "arm", object: "bottle_of_tea" }];
+    b.containers = b.containers.map((c) => ({ ...c, state: c.name === "drawer_top" ? "open" : "closed" }));
+    return b;
+  };
+  const ask = (args: Record<string, string>) =>
+    critique({ goal: "Find the bottle_of_tea and throw it into the trash_can.", action: { robot: "arm", skill: "release_to", args }, belief: belief(), observation: null, robots, world }, NO_NOISE, { next: () => 0.99 });
+
+  it("lets through an action that brings the goal closer", () => {
+    expect(ask({ object: "bottle_of_tea", place: "trash_can" }).verdict).toBe("ok");
+  });
+
+  it("rejects an action that would succeed but serves nothing (the wrong place)", () => {
+    const c = ask({ object: "bottle_of_tea", place: "drawer_top" });
+    expect(c.verdict).toBe("wrong_plan");
+    expect(c.feedback).toMatch(/does not bring in\(bottle_of_tea, trash_can\) any closer/);
+  });
+
+  it("rejects an action whose precondition the belief contradicts", () => {
+    expect(ask({ object: "bottle_of_tea", place: "drawer_middle" })).toMatchObject({ verdict: "wrong_plan", feedback: "the drawer_middle is closed; open it first" });
+    expect(ask({ object: "bottle_of_tea", place: "sink" })).toMatchObject({ verdict: "invalid" });
   });
 });
 

@@ -27,6 +27,11 @@ export interface KitchenOptions {
   height?: number;
   /** Simulated seconds per wall second (Infinity: as fast as possible). */
   speed?: number;
+  /**
+   * Whether the grippers sense a grasp (default true). Without it, as on grippers with no force or width feedback,
+   * a grasp that closes on nothing and a release with nothing in hand still report success — only a camera can tell.
+   */
+  graspSensing?: boolean;
 }
 
 export interface CameraOutput {
@@ -79,6 +84,7 @@ export class KitchenWorld {
   private detected = new Set<string>();
   private cameras = new Map<RobotId, RayCamera>();
   private rng: Rng;
+  private readonly graspSensing: boolean;
   private noise: DetectorNoise;
   private changeListeners: (() => void)[] = [];
   private bodyId = new Map<string, number>();
@@ -94,6 +100,7 @@ export class KitchenWorld {
     opts: KitchenOptions,
   ) {
     this.rng = new Rng(opts.seed ?? 0);
+    this.graspSensing = opts.graspSensing ?? true;
     this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
     this.clock = new SimClock(TICK, () => this.step(), opts.speed ?? Infinity);
     for (let b = 0; b < model.nbody; b++) this.bodyId.set(mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, b) ?? "", b);
@@ -343,12 +350,15 @@ export class KitchenWorld {
         if (holding) return `already holding the ${holding}; release it before picking another object`;
         if (this.isClosed(p)) return `cannot pick from the ${p.name}: it is closed`;
         const w = this.where.get(a.object);
-        if (!w || !("place" in w) || w.place !== p) return `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}`;
+        if (!w || !("place" in w) || w.place !== p) {
+          // Without grasp sensing the robot goes through the motion and closes on nothing, none the wiser.
+          return this.graspSensing ? `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}` : undefined;
+        }
         return undefined;
       }
       case "release_to": {
         const p = place(a.place);
-        if (holding !== a.object) return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
+        if (holding !== a.object && this.graspSensing) return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
         const r = reach(p);
         if (r) return r;
         if (this.isClosed(p)) return `cannot put anything in the ${p.name}: it is closed`;
@@ -473,7 +483,18 @@ export class KitchenWorld {
   }
 
   private *pick(robot: RobotId, object: string, p: PlaceSpec, feedback: (phase: string, x: number) => void): Motion {
-    const w = this.where.get(object) as { place: PlaceSpec; slot: number };
+    const w = this.where.get(object);
+    if (!w || !("place" in w) || w.place !== p) {
+      // Nothing there (only reachable without grasp sensing): the same motion, an empty hand.
+      const top = this.slotWorld(p, 0, 0.12);
+      yield* this.moveGripper(robot, [top[0], top[1], top[2] + 0.15]);
+      yield* this.moveGripper(robot, top);
+      yield* this.clock.wait(0.3);
+      this.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
+      yield* this.moveGripper(robot, this.restPose(robot));
+      feedback("lifted", 1);
+      return;
+    }
     const spec = objectSpec(object);
     const top = this.slotWorld(p, w.slot, 2 * objectHalfHeight(spec) + 0.035);
     feedback("approaching", 0);
@@ -489,8 +510,19 @@ export class KitchenWorld {
     feedback("lifted", 1);
   }
 
-  private *release(robot: RobotId, object: string, p: PlaceSpec, feedback: (phase: string, x: number) => void): Motion {
+  private *release(robot: RobotId, requested: string, p: PlaceSpec, feedback: (phase: string, x: number) => void): Motion {
+    // Opening the hand lets go of whatever it holds, which without grasp sensing may not be what was asked for.
+    const object = this.heldBy(robot);
     const slot = this.freeSlot(p);
+    if (!object) {
+      const top = this.slotWorld(p, slot, 0.12);
+      yield* this.moveGripper(robot, [top[0], top[1], top[2] + 0.15]);
+      yield* this.clock.wait(0.2);
+      this.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
+      yield* this.moveGripper(robot, this.restPose(robot));
+      feedback("done", 1);
+      return;
+    }
     const spec = objectSpec(object);
     const top = this.slotWorld(p, slot, 2 * objectHalfHeight(spec) + 0.035);
     feedback("carrying", 0);

@@ -137,3 +137,28 @@ describe("scheduled perturbations", () => {
     }
   });
 });
+
+describe("grippers without grasp sensing", () => {
+  it("report success for a grasp on nothing and a release of nothing; the event log and the true state tell", async () => {
+    const s = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max", "--grasp-sensing", "off"]);
+    const c = await BridgeClient.connect(s.url);
+    try {
+      const m = (await discoverRobots(c)).robots;
+      // The apple is on the table; the bread is not.
+      const grasp = await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "table" });
+      expect(grasp).toMatchObject({ ok: true, message: "arm holds the bread" });
+      const release = await callSkill(c, m, "arm", "release_to", { object: "bread", place: "trash_can" });
+      expect(release.ok).toBe(true);
+      const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+      expect(events.filter((e) => e.kind === "picked").at(-1)?.detail).toBe("gripper closed on nothing (no bread there)");
+      expect(events.filter((e) => e.kind === "released").at(-1)?.detail).toBe("opened an empty hand (no bread in it)");
+      const { state } = await c.callService<{ state: Record<string, string> }>("/evaluator/check");
+      expect(state.bread).toBe("drawer_top");
+      // A closed door is still felt: that failure is reported.
+      expect((await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(/it is closed/);
+    } finally {
+      await c.close();
+      await s.stop();
+    }
+  });
+});
