@@ -38,6 +38,7 @@ options:
   --auto-approve       approve every such request without asking
   --speed X            simulator speed, simulated seconds per wall second (default max)
   --detector-noise P   the simulated detector's miss and mislabel rate (default 0)
+  --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on)
   --data-dir DIR       checkpoints and artifacts (default ./data or ROBOGRAPH_DATA_DIR)
   --runs-dir DIR       run records (default ./runs)
   --forget             no memory across episodes (by default, where objects were found is kept in
@@ -102,6 +103,7 @@ export async function run(argv: string[]): Promise<number> {
       "auto-approve": { type: "boolean", default: false },
       speed: { type: "string", default: "max" },
       "detector-noise": { type: "string", default: "0" },
+      "grasp-sensing": { type: "string", default: "on" },
       "data-dir": { type: "string" },
       "runs-dir": { type: "string", default: "runs" },
       quiet: { type: "boolean", default: false },
@@ -130,7 +132,7 @@ export async function run(argv: string[]): Promise<number> {
   let bridgeUrl = v["bridge-url"];
   if (!bridgeUrl) {
     const detector = v["detector-noise"]!;
-    sim = await startSimProcess("kitchen", ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector]);
+    sim = await startSimProcess("kitchen", ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, "--grasp-sensing", v["grasp-sensing"]!]);
     bridgeUrl = sim.url;
     say(`kitchen simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
