@@ -2,7 +2,7 @@
  * One episode: the closed-loop graph in this process against a simulator reached over the bridge, with its trace,
  * final state, the simulator's verdict and event log. Experiments and tests both run episodes through here.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import { compileClosedLoop } from "../graphs/closedLoop";
@@ -37,8 +37,10 @@ export interface EpisodeOptions {
   maxSteps?: number;
   maxWallSeconds?: number;
   store?: BaseStore;
-  /** Appends every node update here (JSON lines) as it happens. */
+  /** Writes every node update here (JSON lines) as it happens; a previous attempt's file is replaced. */
   eventsFile?: string;
+  /** Stops the episode between nodes. */
+  signal?: AbortSignal;
 }
 
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun> {
@@ -57,10 +59,13 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
       dataDir: o.dataDir,
     },
   };
-  if (o.eventsFile) mkdirSync(join(o.eventsFile, ".."), { recursive: true });
+  if (o.eventsFile) {
+    mkdirSync(join(o.eventsFile, ".."), { recursive: true });
+    writeFileSync(o.eventsFile, "");
+  }
   const trace: TraceStep[] = [];
   const t0 = performance.now();
-  for await (const chunk of await graph.stream({ goal: o.goal }, { ...config, streamMode: "updates" })) {
+  for await (const chunk of await graph.stream({ goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
     for (const [node, update] of Object.entries(chunk)) {
       trace.push({ node, update: update as Partial<ClosedLoopStateType> });
       if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);

@@ -3,7 +3,7 @@
  * port, a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
  * nothing running when it stops (normally or on SIGINT).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { closeSessionsFor, VARIANTS, type Variant } from "../graphs/session";
 import { totalUsage } from "../models";
@@ -90,7 +90,10 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
       const p = todo[next++];
       const r = await runOne(p, o, dir, running);
       if (o.signal?.aborted && r.error) return; // interrupted mid-episode: leave no result, it reruns on resume
-      writeFileSync(resultPath(dir, p.id), JSON.stringify(r, null, 2));
+      // Write then rename: a crash never leaves a half-written result that would stop the resume.
+      const file = resultPath(dir, p.id);
+      writeFileSync(`${file}.tmp`, JSON.stringify(r, null, 2));
+      renameSync(`${file}.tmp`, file);
       results.set(p.id, r);
       done++;
       const perEpisode = (performance.now() - started) / 1000 / done;
@@ -127,6 +130,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   try {
     sim = await startSimProcess("kitchen", ["--scenario", scenarioFile, "--speed", "max", "--seed", String(p.seed), "--grasp-sensing", o.graspSensing === false ? "off" : "on"]);
     running.add(sim);
+    if (o.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
       url: sim.url,
       goal: ex.inputs.goal,
@@ -139,6 +143,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       maxSteps: o.maxSteps,
       maxWallSeconds: o.maxWallSeconds,
       eventsFile: join(episodeDir, "events.jsonl"),
+      signal: o.signal,
     });
     const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
     const usage = totalUsage(run.state.usage);

@@ -36,14 +36,24 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
     }
     if (r.type === "edit" && r.args && typeof r.args === "object") call = { ...call, args: r.args.args };
   }
-  const goalId = `${(config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run"}/${state.counters.steps}/${call.robot}/${call.skill}`;
+  // Unique per episode (its start time), so a reused thread id never collides with goals a long-lived bridge remembers.
+  const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run";
+  const goalId = `${thread}/${state.counters.steps}/${call.robot}/${call.skill}#${(state.startedAt || Date.now()).toString(36)}`;
   return { pendingGoal: { goalId, call } };
 }
 
 export async function act(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   const s = await session(runOptions(config));
   const { goalId, call } = state.pendingGoal!;
-  const result = await callSkill(s.client, s.robots, call.robot, call.skill, call.args, { goalId });
+  let result = await callSkill(s.client, s.robots, call.robot, call.skill, call.args, { goalId });
+  // Connection lost mid-goal: the goal may still be running. Send the same goal id again once the client has
+  // reconnected — the bridge re-attaches instead of running it twice. If the robot stays unreachable, fail the node:
+  // the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
+  for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
+    await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+    result = await callSkill(s.client, s.robots, call.robot, call.skill, call.args, { goalId });
+  }
+  if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = {
     ...state.counters,

@@ -117,7 +117,7 @@ export class BridgeClient extends EventEmitter {
   private openOnce(): Promise<void> {
     return new Promise((resolve, reject) => {
       const headers = this.o.token ? { authorization: `Bearer ${this.o.token}` } : undefined;
-      const ws = new WebSocket(this.url, { headers, maxPayload: this.o.maxMessageBytes * 2 + 1024 });
+      const ws = new WebSocket(this.url, { headers, maxPayload: this.o.maxMessageBytes * 2 + 1024, handshakeTimeout: this.o.callTimeoutMs });
       const onError = (err: Error) => {
         ws.removeAllListeners();
         ws.on("error", () => {});
@@ -128,6 +128,13 @@ export class BridgeClient extends EventEmitter {
       ws.once("unexpected-response", (_req, res) => onError(new Error(`server answered HTTP ${res.statusCode}`)));
       ws.once("open", () => {
         ws.off("error", onError);
+        if (this.closedByUser) {
+          // close() was called while this attempt was in flight.
+          ws.on("error", () => {});
+          ws.close(1000);
+          reject(new BridgeConnectionError("client was closed"));
+          return;
+        }
         ws.on("error", (err) => this.emit("socket-error", err));
         ws.on("message", (data) => this.onText(data.toString()));
         ws.on("close", () => this.onClose(ws));
@@ -199,7 +206,7 @@ export class BridgeClient extends EventEmitter {
       }
       case "publish": {
         const s = this.subs.get(m.topic);
-        if (s) for (const h of s.handlers) h(m.msg);
+        if (s) for (const h of s.handlers) this.safely(() => h(m.msg));
         return;
       }
       case "service_response": {
@@ -212,7 +219,8 @@ export class BridgeClient extends EventEmitter {
         return;
       }
       case "action_feedback": {
-        this.goals.get(m.id)?.onFeedback?.(m.values);
+        const g = this.goals.get(m.id);
+        if (g?.onFeedback) this.safely(() => g.onFeedback!(m.values));
         return;
       }
       case "action_result": {
@@ -248,6 +256,15 @@ export class BridgeClient extends EventEmitter {
       case "call_service":
         this.emit("protocol-error", new BridgeProtocolError(m.id, `server called service ${m.service} on this client; not supported`));
         return;
+    }
+  }
+
+  /** Runs a caller's handler; its exception is reported as an event, never thrown into the socket's listener. */
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.emit("handler-error", err);
     }
   }
 
@@ -376,11 +393,18 @@ export class BridgeClient extends EventEmitter {
       if (this.connected && this.goals.has(goalId)) this.sendRaw({ op: "cancel_action_goal", id: goalId, action });
     };
     const result = new Promise<GoalResult<R>>((resolve, reject) => {
+      const detach = () => opts.signal?.removeEventListener("abort", cancel);
       const pending: PendingGoal = {
         action,
         onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
-        resolve: resolve as (v: GoalResult) => void,
-        reject,
+        resolve: (v: GoalResult) => {
+          detach();
+          (resolve as (v: GoalResult) => void)(v);
+        },
+        reject: (e: Error) => {
+          detach();
+          reject(e);
+        },
       };
       const start = () => {
         if (opts.signal?.aborted) {
@@ -391,7 +415,7 @@ export class BridgeClient extends EventEmitter {
           pending.timer = setTimeout(() => {
             cancel();
             this.goals.delete(goalId);
-            reject(new BridgeTimeoutError(`action ${action} (goal ${goalId})`, opts.timeoutMs!));
+            pending.reject(new BridgeTimeoutError(`action ${action} (goal ${goalId})`, opts.timeoutMs!));
           }, opts.timeoutMs);
         }
         this.goals.set(goalId, pending);

@@ -221,8 +221,13 @@ export class BridgeServer {
   private authorized(req: IncomingMessage): boolean {
     const token = this.opts.token;
     if (!token) return true;
-    const url = new URL(req.url ?? "/", "http://x");
-    const presented = url.searchParams.get("token") ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    let query: string | null = null;
+    try {
+      query = new URL(req.url ?? "/", "http://x").searchParams.get("token");
+    } catch {
+      return false; // a request line that is not a URL never authenticates
+    }
+    const presented = query ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
     const a = Buffer.from(presented);
     const b = Buffer.from(token);
     return a.length === b.length && timingSafeEqual(a, b);
@@ -335,7 +340,8 @@ export class BridgeServer {
         return;
       case "publish": {
         const t = this.topics.get(m.topic);
-        if (!t) {
+        // Only topics this client advertised: a client may not speak for the robot's own topics.
+        if (!t || !conn.advertised.has(m.topic)) {
           this.status(conn, "error", `publish to ${m.topic} before advertise`, m.id);
           return;
         }
@@ -466,10 +472,19 @@ export class BridgeServer {
         for (const c of rec.feedbackTo) this.send(c, { op: "action_feedback", id: goalId, action: m.action, values }, rec.fragmentSize, goalId);
       },
     };
-    action.handler(args, ctx).then(
-      (out) => this.finish(rec, out.status === "succeeded" ? GoalStatus.SUCCEEDED : out.status === "canceled" ? GoalStatus.CANCELED : GoalStatus.ABORTED, out.values),
-      (err) => this.finish(rec, GoalStatus.ABORTED, { success: false, message: `internal error: ${(err as Error).message}` }),
-    );
+    // Whatever the handler does — throw at once, reject, resolve with nothing — the goal ends with a result.
+    Promise.resolve()
+      .then(() => action.handler(args, ctx))
+      .then(
+        (out) => {
+          if (!out) throw new Error(`action ${m.action} ended without an outcome`);
+          this.finish(rec, out.status === "succeeded" ? GoalStatus.SUCCEEDED : out.status === "canceled" ? GoalStatus.CANCELED : GoalStatus.ABORTED, out.values);
+        },
+      )
+      .catch((err) => {
+        if (rec.status >= GoalStatus.SUCCEEDED) return this.opts.log(`goal ${goalId}: ${(err as Error).message}`);
+        this.finish(rec, GoalStatus.ABORTED, { success: false, message: `internal error: ${(err as Error).message}` });
+      });
   }
 
   private finish(rec: GoalRecord, status: number, values: unknown): void {
@@ -502,7 +517,13 @@ export class BridgeServer {
 
   private send(conn: Connection, msg: object, fragmentSize?: number, fragmentId?: string): void {
     if (conn.ws.readyState !== WebSocket.OPEN) return;
-    const text = JSON.stringify(msg);
+    let text: string;
+    try {
+      text = JSON.stringify(msg);
+    } catch (err) {
+      this.opts.log(`cannot serialize a message for client ${conn.id}: ${(err as Error).message}`);
+      return;
+    }
     if (fragmentSize && text.length > fragmentSize) {
       for (const f of fragmentMessage(fragmentId ?? "fragment", text, fragmentSize)) conn.ws.send(JSON.stringify(f));
       return;

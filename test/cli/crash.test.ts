@@ -56,7 +56,7 @@ describe("crash safety", () => {
 
     const second = await agent([...common, "--resume"]);
     // It resumes at the goal it had recorded and sent (on a loaded machine the kill may land a goal or two later).
-    const reattached = /re-attaching to goal (crash-1\/\d+\/\w+\/\w+)/.exec(second.out)?.[1];
+    const reattached = /re-attaching to goal (crash-1\/\d+\/\w+\/\w+#\w+)/.exec(second.out)?.[1];
     expect(reattached).toBeDefined();
     expect(second.out).toMatch(/SUCCESS/);
     expect(second.code).toBe(0);

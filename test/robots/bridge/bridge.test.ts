@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { connect as tcp } from "node:net";
 import { WebSocket } from "ws";
 import { z } from "zod";
 import { BridgeServer, ServiceRefusal } from "../../../robots/bridge/server";
@@ -194,5 +195,39 @@ describe("bridge server and client", () => {
       viaQuery.once("open", resolve);
       viaQuery.once("error", reject);
     });
+  });
+
+  it("survives an unparseable upgrade request in token mode", async () => {
+    const s = await server({ token: "s3cret" });
+    const { port } = new URL(s.url);
+    const sock = tcp(Number(port), "127.0.0.1");
+    await new Promise((r) => sock.once("connect", r));
+    sock.write("GET http://[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    await new Promise((r) => sock.once("close", r).once("data", () => sock.destroy()));
+    const c = await client(s.url, { token: "s3cret" });
+    expect(await c.callService("/add", { a: 2, b: 2 })).toEqual({ sum: 4 });
+  });
+
+  it("ends a goal whose handler throws, and keeps a throwing subscriber from taking the client down", async () => {
+    const s = await server();
+    s.advertiseAction("/broken", "x/action/Broken", () => {
+      throw new Error("controller fault");
+    });
+    const pub = s.advertiseTopic("/t", "std_msgs/msg/String");
+    const c = await client(s.url);
+    const r = await c.sendGoal("/broken", "x/action/Broken", {}).result;
+    expect(r).toMatchObject({ succeeded: false, status: GoalStatus.ABORTED, values: { message: "internal error: controller fault" } });
+    const errors: unknown[] = [];
+    const got: unknown[] = [];
+    c.on("handler-error", (e) => errors.push(e));
+    c.subscribe("/t", undefined, () => {
+      throw new Error("subscriber bug");
+    });
+    c.subscribe("/t", undefined, (m) => got.push(m));
+    await expect.poll(() => s.subscriberCount("/t")).toBe(1);
+    pub({ data: "x" });
+    await expect.poll(() => got).toEqual([{ data: "x" }]);
+    expect(errors).toHaveLength(1);
+    expect(await c.callService("/add", { a: 1, b: 2 })).toEqual({ sum: 3 });
   });
 });
