@@ -52,7 +52,3 @@ export const EVALUATORS: Record<string, (args: Outputs) => EvaluatorResult> = {
   skill_seconds: ({ outputs }) => ({ key: "skill_seconds", score: num(outputs?.skillSeconds) }),
   wall_seconds: ({ outputs }) => ({ key: "wall_seconds", score: num(outputs?.wallSeconds) }),
 };
-
-export function scoreEpisode(r: EpisodeResult): Record<string, number> {
-  return Object.fromEntries(Object.values(EVALUATORS).map((e) => [e({ outputs: r }).key, e({ outputs: r }).score]));
-}

@@ -23,6 +23,21 @@ export class SymbolicChatModel extends BaseChatModel {
     super({});
   }
 
+  /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
+  private answer(ctx: any, rng: r.Draw): unknown {
+    const tasks: Record<string, () => unknown> = {
+      perceive: () => r.perceive(ctx, this.noise, rng),
+      summarize: () => r.summarize(ctx),
+      plan: () => r.plan(ctx, this.noise, rng),
+      verify: () => r.verify(ctx),
+      critique: () => r.critique(ctx, this.noise, rng),
+      check_goal: () => r.checkGoal(ctx),
+    };
+    const task = tasks[ctx.task];
+    if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}`);
+    return task();
+  }
+
   _llmType(): string {
     return "robograph-symbolic";
   }
@@ -30,29 +45,7 @@ export class SymbolicChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const ctx = readContext(messages) as any;
     const rng = new KeyedDraw(`${this.seed}|${createHash("sha256").update(JSON.stringify(ctx)).digest("hex")}`);
-    let answer: unknown;
-    switch (ctx.task) {
-      case "perceive":
-        answer = r.perceive(ctx, this.noise, rng);
-        break;
-      case "summarize":
-        answer = r.summarize(ctx);
-        break;
-      case "plan":
-        answer = r.plan(ctx, this.noise, rng);
-        break;
-      case "verify":
-        answer = r.verify(ctx);
-        break;
-      case "critique":
-        answer = r.critique(ctx, this.noise, rng);
-        break;
-      case "check_goal":
-        answer = r.checkGoal(ctx);
-        break;
-      default:
-        throw new Error(`the symbolic reasoner has no task ${ctx.task}`);
-    }
+    const answer = this.answer(ctx, rng);
     const text = JSON.stringify(answer);
     const promptChars = messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length), 0);
     // Token counts are estimates (4 characters a token), kept so prompt sizes can be compared across variants.

@@ -105,7 +105,6 @@ export type ServerMessage = z.infer<typeof ServerMessage>;
 export type CallServiceMsg = z.infer<typeof CallService>;
 export type SubscribeMsg = z.infer<typeof Subscribe>;
 export type SendActionGoalMsg = z.infer<typeof SendActionGoal>;
-export type ActionResultMsg = z.infer<typeof ActionResult>;
 export type FragmentMsg = z.infer<typeof Fragment>;
 
 /** ROS 2 action_msgs/msg/GoalStatus codes, as rosbridge reports them in `action_result.status`. */
@@ -118,7 +117,6 @@ export const GoalStatus = {
   CANCELED: 5,
   ABORTED: 6,
 } as const;
-export type GoalStatusCode = (typeof GoalStatus)[keyof typeof GoalStatus];
 
 /** rosbridge's default cap on one inbound message (bytes). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10_000_000;

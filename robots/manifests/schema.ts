@@ -31,10 +31,6 @@ export function parseLiteral(text: string): Literal {
   return { negated: !!m[1], pred: m[2], args };
 }
 
-export function formatLiteral(l: Literal): string {
-  return `${l.negated ? "not " : ""}${l.pred}(${l.args.join(", ")})`;
-}
-
 export const LiteralText = z.string().superRefine((s, ctx) => {
   try {
     parseLiteral(s);

@@ -104,7 +104,6 @@ export const ARM_REACH = 1.2;
 export const ARM_REST: Vec3 = [0, -0.62, 1.15];
 /** The arm's camera hangs above its workspace looking straight down. */
 export const ARM_CAMERA: Vec3 = [0, -0.6, 2.4];
-export const MOBILE_START = "in_front_of_table";
 export const MOBILE_CAMERA_HEIGHT = 1.45;
 export const MOBILE_CAMERA_PITCH = (-35 * Math.PI) / 180;
 /** Resting gripper position in the mobile robot's frame (forward, left, up). */

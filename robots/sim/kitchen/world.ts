@@ -235,10 +235,6 @@ export class KitchenWorld {
     ];
   }
 
-  private objectsAt(p: PlaceSpec): string[] {
-    return [...this.where].filter(([, w]) => "place" in w && w.place === p).map(([o]) => o);
-  }
-
   private freeSlot(p: PlaceSpec): number {
     const taken = new Set([...this.where.values()].filter((w): w is { place: PlaceSpec; slot: number } => "place" in w && w.place === p).map((w) => w.slot));
     for (let i = 0; i < p.slots.length; i++) if (!taken.has(i)) return i;
