@@ -6,25 +6,33 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import { compileClosedLoop } from "../graphs/closedLoop";
-import type { ClosedLoopStateType } from "../graphs/state";
+import { compileReplan } from "../graphs/replan";
+import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
 import type { NoiseKnobs } from "../models/symbolic/reasoner";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
 
-export interface TraceStep {
+export interface TraceStep<S = ClosedLoopStateType> {
   node: string;
-  update: Partial<ClosedLoopStateType>;
+  update: Partial<S>;
 }
 
-export interface EpisodeRun {
-  trace: TraceStep[];
-  state: ClosedLoopStateType;
+/** Which closed loop runs: CLEA's flat skill planning, or RePLan's hierarchical reward-driven one. */
+export type Mode = "clea" | "replan";
+
+/** The mode a world's robots call for: reward-driven motion means the hierarchical mode. */
+export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : "clea");
+
+export interface EpisodeRun<S = ClosedLoopStateType> {
+  trace: TraceStep<S>[];
+  state: S;
   truth: { success: boolean; goal: { literal: string; holds: boolean }[]; state: Record<string, string> };
   events: { kind: string; robot?: string; skill?: string; goalId?: string; detail?: string; step: number }[];
   wallSeconds: number;
 }
 
 export interface EpisodeOptions {
+  mode?: Mode;
   url: string;
   goal: string;
   thread: string;
@@ -41,10 +49,16 @@ export interface EpisodeOptions {
   eventsFile?: string;
   /** Stops the episode between nodes. */
   signal?: AbortSignal;
+  /** RePLan: perceiver phrasings per diagnosis and new-procedure budget. */
+  diagnosisPhrasings?: number;
+  maxProcedures?: number;
 }
 
-export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun> {
-  const graph = compileClosedLoop(memoryCheckpointer(), o.store);
+export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
+export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
+export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType>>;
+export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
+  const graph = o.mode === "replan" ? compileReplan(memoryCheckpointer(), o.store) : compileClosedLoop(memoryCheckpointer(), o.store);
   const config = {
     configurable: {
       thread_id: o.thread,
@@ -57,22 +71,24 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
       maxSteps: o.maxSteps ?? 40,
       maxWallSeconds: o.maxWallSeconds ?? 900,
       dataDir: o.dataDir,
+      ...(o.diagnosisPhrasings ? { diagnosisPhrasings: o.diagnosisPhrasings } : {}),
+      ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
     },
   };
   if (o.eventsFile) {
     mkdirSync(join(o.eventsFile, ".."), { recursive: true });
     writeFileSync(o.eventsFile, "");
   }
-  const trace: TraceStep[] = [];
+  const trace: TraceStep<any>[] = [];
   const t0 = performance.now();
   for await (const chunk of await graph.stream({ goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
     for (const [node, update] of Object.entries(chunk)) {
-      trace.push({ node, update: update as Partial<ClosedLoopStateType> });
+      trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
       if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
     }
   }
   const wallSeconds = (performance.now() - t0) / 1000;
-  const state = (await graph.getState(config)).values as ClosedLoopStateType;
+  const state = (await graph.getState(config)).values;
   const c = await BridgeClient.connect(o.url);
   try {
     const truth = await c.callService<EpisodeRun["truth"]>("/evaluator/check");

@@ -8,6 +8,8 @@ export interface EpisodeResult {
   example: string;
   task: string;
   family: string;
+  /** RePLan's task number, for its Table 1 layout. */
+  paperTask?: number;
   condition: string;
   seed: number;
   noise: number;
@@ -19,6 +21,9 @@ export interface EpisodeResult {
   /** CLEA's score: one point per correctly executed action (a skill the robot completed). */
   score: number;
   steps: number;
+  /** RePLan: motion (MPC) and vision (VLM) actions. */
+  motions?: number;
+  visionSteps?: number;
   failedActions: number;
   replans: number;
   verdicts: Record<string, number>;

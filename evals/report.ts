@@ -89,6 +89,47 @@ export function writeReport(dir: string, r: Report): { json: string; md: string;
 
 const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${c.trials})`;
 
+/** RePLan's variant names as its Table 1 prints them. */
+const REPLAN_ROWS: Record<string, string> = {
+  full: "REPLAN [full]",
+  "no-verifier": "REPLAN [no Verifier]",
+  "no-perceiver": "REPLAN [no Perceiver]",
+  "no-replan": "REPLAN [no Replan]",
+  "one-shot": "Language to Rewards (one-shot)",
+};
+
+/**
+ * RePLan's Table 1: one row per model, one column per task (its number), the average over tasks 1–7 as the paper
+ * gives it, and over all eight; then its Figure C.1 as numbers — motion and vision actions per trial.
+ */
+export function replanTable(r: Report): string {
+  const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
+  const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
+  const rate = (v: string, t: string) => r.table[v][t]?.successRate ?? 0;
+  const avg = (v: string, ts: string[]) => (ts.length ? ts.reduce((n, t) => n + rate(v, t), 0) / ts.length : 0);
+  const first7 = tasks.filter((t) => byNumber(t) <= 7);
+  const head = `| Model | ${tasks.map((t) => `Task ${byNumber(t)}`).join(" | ")} | Average (1–7) | Average (all) |\n|---|${tasks.map(() => "---").join("|")}|---|---|`;
+  const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
+  const rows = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${tasks.map((t) => pc(rate(v, t))).join(" | ")} | ${pc(avg(v, first7))} | ${pc(avg(v, tasks))} |`);
+  const actions = (v: string, t: string, k: "motions" | "visionSteps") => {
+    const eps = r.episodes.filter((e) => e.variant === v && e.task === t);
+    return eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0;
+  };
+  const effort = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${tasks.map((t) => `${actions(v, t, "motions").toFixed(1)} / ${actions(v, t, "visionSteps").toFixed(1)}`).join(" | ")} |`);
+  return [
+    `## RePLan Table 1 layout: tasks completed out of ${r.seeds} run(s) each`,
+    "",
+    head,
+    ...rows,
+    "",
+    "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
+    "",
+    `| Model | ${tasks.map((t) => `Task ${byNumber(t)}`).join(" | ")} |\n|---|${tasks.map(() => "---").join("|")}|`,
+    ...effort,
+    "",
+  ].join("\n");
+}
+
 export function markdown(r: Report): string {
   const cols = [...r.tasks, ...r.families, "all"];
   const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
@@ -99,6 +140,7 @@ export function markdown(r: Report): string {
     "",
     `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
     "",
+    ...(r.families.includes("replan") ? [replanTable(r)] : []),
     "## Success rate (successes / trials)",
     "",
     head,

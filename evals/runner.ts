@@ -5,11 +5,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { closeSessionsFor, VARIANTS, type Variant } from "../graphs/session";
+import { CLEA_VARIANTS, closeSessionsFor, REPLAN_VARIANTS, type Variant } from "../graphs/session";
 import { totalUsage } from "../models";
 import { startSimProcess, type SimProcess } from "../cli/simProcess";
 import { loadDataset, type DatasetRow } from "./datasets";
-import { runClosedLoopEpisode } from "./episode";
+import { modeForWorld, runClosedLoopEpisode, type EpisodeRun } from "./episode";
+import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
 import type { EpisodeResult } from "./metrics";
 
 export interface ExperimentOptions {
@@ -31,6 +32,8 @@ export interface ExperimentOptions {
   maxWallSeconds: number;
   /** Whether the simulated grippers sense a grasp (an environment condition, the same for every variant). */
   graspSensing?: boolean;
+  /** RePLan: perceiver phrasings per diagnosis. */
+  diagnosisPhrasings?: number;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
@@ -55,10 +58,13 @@ export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): stri
 }
 
 export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
-  for (const v of o.variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v}; one of ${VARIANTS.join(", ")}`);
   const rows = loadDataset(o.dataset)
     .filter((r) => !o.only || o.only.includes(r.id))
     .slice(0, o.limit ?? undefined);
+  for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
+    const allowed: readonly string[] = modeForWorld(w) === "replan" ? REPLAN_VARIANTS : CLEA_VARIANTS;
+    for (const v of o.variants) if (!allowed.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${modeForWorld(w)} mode); one of ${allowed.join(", ")}`);
+  }
   const out: PlannedEpisode[] = [];
   // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.
   for (let seed = 0; seed < o.seeds; seed++) for (const row of rows) for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
@@ -111,8 +117,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
 
 async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, running: Set<SimProcess>): Promise<EpisodeResult> {
   const ex = p.row.example;
-  const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
-  if (!existsSync(scenarioFile)) writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
+  const mode = modeForWorld(ex.inputs.world);
   const episodeDir = join(dir, "episodes", p.id);
   mkdirSync(episodeDir, { recursive: true });
   const base = {
@@ -121,6 +126,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     example: p.row.id,
     task: ex.metadata.task,
     family: ex.metadata.family,
+    paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
     condition: ex.metadata.condition,
     seed: p.seed,
     noise: o.noise,
@@ -128,10 +134,17 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   };
   let sim: SimProcess | undefined;
   try {
-    sim = await startSimProcess("kitchen", ["--scenario", scenarioFile, "--speed", "max", "--seed", String(p.seed), "--grasp-sensing", o.graspSensing === false ? "off" : "on"]);
+    let simArgs: string[];
+    if (ex.inputs.world === "kitchen") {
+      const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
+      if (!existsSync(scenarioFile)) writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
+      simArgs = ["--scenario", scenarioFile, "--grasp-sensing", o.graspSensing === false ? "off" : "on"];
+    } else simArgs = ["--scenario", ex.inputs.scenario];
+    sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", "max", "--seed", String(p.seed)]);
     running.add(sim);
     if (o.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
+      mode,
       url: sim.url,
       goal: ex.inputs.goal,
       thread: p.id,
@@ -142,28 +155,24 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       seed: p.seed,
       maxSteps: o.maxSteps,
       maxWallSeconds: o.maxWallSeconds,
+      diagnosisPhrasings: o.diagnosisPhrasings,
       eventsFile: join(episodeDir, "events.jsonl"),
       signal: o.signal,
     });
-    const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
     const usage = totalUsage(run.state.usage);
-    return {
+    const common = {
       ...base,
       status: run.state.status,
       statusReason: run.state.statusReason,
       success: run.truth.success,
       goal: run.truth.goal,
-      score: actions.filter((a) => a.kind === "action" && a.ok).length,
-      steps: run.state.counters.steps,
-      failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
-      replans: run.state.counters.replans,
-      verdicts: run.state.verdicts,
       modelCalls: usage.calls,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
+    return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
     return {
@@ -177,4 +186,30 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       running.delete(sim);
     }
   }
+}
+
+function cleaEffort(run: EpisodeRun<ClosedLoopStateType>) {
+  const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
+  return {
+    score: actions.filter((a) => a.kind === "action" && a.ok).length,
+    steps: run.state.counters.steps,
+    failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
+    replans: run.state.counters.replans,
+    verdicts: run.state.verdicts,
+  };
+}
+
+/** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */
+function replanEffort(run: EpisodeRun<ReplanStateType>) {
+  const motions = run.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : []));
+  const c = run.state.counters;
+  return {
+    score: motions.filter((m) => m.kind === "motion" && m.ok).length,
+    steps: c.motions + c.visionSteps,
+    motions: c.motions,
+    visionSteps: c.visionSteps,
+    failedActions: motions.filter((m) => m.kind === "motion" && !m.ok).length,
+    replans: c.replans + c.procedures,
+    verdicts: {},
+  };
 }

@@ -13,8 +13,11 @@ import { ArtifactStore } from "../memory/artifacts";
 import { dataDir } from "../memory/checkpointer";
 import type { DetectionsInput, NoiseKnobs } from "../models/symbolic/reasoner";
 
-export type Variant = "full" | "no-critic" | "no-summarizer" | "open-loop";
-export const VARIANTS: Variant[] = ["full", "no-critic", "no-summarizer", "open-loop"];
+/** CLEA-mode variants, then RePLan-mode ones (`full` is both modes' complete agent). */
+export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"] as const;
+export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"] as const;
+export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number];
+export const VARIANTS: Variant[] = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])];
 
 export interface RunOptions {
   bridgeUrl: string;
@@ -30,6 +33,10 @@ export interface RunOptions {
   approve: string[];
   maxSteps: number;
   maxReplans: number;
+  /** RePLan: new procedures after a plan ends without the goal (its P). */
+  maxProcedures: number;
+  /** RePLan: how many differently worded questions the perceiver is asked about a failure. */
+  diagnosisPhrasings: number;
   maxModelCalls: number;
   maxWallSeconds: number;
   dataDir: string;
@@ -55,6 +62,8 @@ export function runOptions(config?: RunnableConfig): RunOptions {
     approve,
     maxSteps: Number(c.maxSteps ?? 40),
     maxReplans: Number(c.maxReplans ?? 15),
+    maxProcedures: Number(c.maxProcedures ?? 3),
+    diagnosisPhrasings: Math.max(1, Math.min(6, Number(c.diagnosisPhrasings ?? 6))),
     maxModelCalls: Number(c.maxModelCalls ?? 400),
     maxWallSeconds: Number(c.maxWallSeconds ?? 900),
     dataDir: c.dataDir ?? dataDir(),

@@ -31,11 +31,35 @@ export const KitchenExample = z.object({
 });
 export type KitchenExample = z.infer<typeof KitchenExample>;
 
+/** RePLan's tabletop tasks: a scene by name, the paper's instruction, and the goal the simulator checks. */
+export const TabletopExample = z.object({
+  inputs: z.object({
+    world: z.literal("tabletop"),
+    task: z.string().min(1),
+    goal: z.string().min(1),
+    /** The simulator's scene (see `npm run sim -- tabletop --help`). */
+    scenario: z.string().regex(/^[a-z_]+$/),
+  }),
+  outputs: z.object({ goal: z.array(LiteralText).min(1) }),
+  metadata: z.object({
+    family: z.literal("replan"),
+    task: z.string(),
+    /** The task's number in RePLan's Table 1 (8: the sensor task of its appendix). */
+    paper_task: z.number().int().min(1).max(8),
+    condition: z.string(),
+    condition_description: z.string().optional(),
+  }),
+});
+export type TabletopExample = z.infer<typeof TabletopExample>;
+
+export const Example = z.union([KitchenExample, TabletopExample]);
+export type Example = z.infer<typeof Example>;
+
 export interface DatasetRow {
   /** `<task>__<condition>`: stable across runs, used for resuming and for report links. */
   id: string;
   line: number;
-  example: KitchenExample;
+  example: Example;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -62,7 +86,8 @@ export function loadDataset(nameOrPath: string): DatasetRow[] {
         errors.push(`line ${i + 1}: not JSON (${(err as Error).message})`);
         return;
       }
-      const p = KitchenExample.safeParse(raw);
+      const world = (raw as { inputs?: { world?: unknown } })?.inputs?.world;
+      const p = (world === "tabletop" ? TabletopExample : KitchenExample).safeParse(raw);
       if (!p.success) {
         errors.push(`line ${i + 1}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
         return;

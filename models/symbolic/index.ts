@@ -8,6 +8,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
 import * as r from "./reasoner";
+import * as h from "./replan";
 
 /** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
 class KeyedDraw implements r.Draw {
@@ -32,6 +33,19 @@ export class SymbolicChatModel extends BaseChatModel {
       verify: () => r.verify(ctx),
       critique: () => r.critique(ctx, this.noise, rng),
       check_goal: () => r.checkGoal(ctx),
+      // RePLan's hierarchical mode
+      scan: () => h.scan(ctx, this.noise, rng),
+      high_level_plan: () => h.highLevelPlan(ctx, this.noise, rng),
+      verify_plan: () => h.verifyPlan(ctx),
+      vision_questions: () => h.visionQuestions(ctx),
+      vision_answer: () => h.answer(ctx, this.noise, rng),
+      step_check: () => h.stepCheck(ctx),
+      motion_draft: () => h.motionDraft(ctx, this.noise, rng),
+      check_terms: () => h.checkTerms(ctx),
+      diagnose: () => h.diagnose(ctx, this.noise, rng),
+      check_names: () => h.checkNames(ctx),
+      consolidate: () => h.consolidate(ctx),
+      task_done: () => h.taskDone(ctx),
     };
     const task = tasks[ctx.task];
     if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}`);

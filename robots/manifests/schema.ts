@@ -39,17 +39,23 @@ export const LiteralText = z.string().superRefine((s, ctx) => {
   }
 });
 
-/** The JSON-schema subset skill arguments are written in (objects of string/number/integer/boolean/enum fields). */
+/**
+ * The JSON-schema subset skill arguments are written in: an object of string/number/integer/boolean/enum fields, and
+ * arrays whose items are any JSON schema (reward terms of a motion are such an array).
+ */
 export const ArgumentSchema = z.object({
   type: z.literal("object"),
   properties: z.record(
     z.string(),
     z.object({
-      type: z.enum(["string", "number", "integer", "boolean"]),
+      type: z.enum(["string", "number", "integer", "boolean", "array"]),
       description: z.string().optional(),
       enum: z.array(z.union([z.string(), z.number()])).optional(),
       minimum: z.number().optional(),
       maximum: z.number().optional(),
+      items: z.record(z.string(), z.unknown()).optional(),
+      minItems: z.number().int().nonnegative().optional(),
+      maxItems: z.number().int().positive().optional(),
     }),
   ),
   required: z.array(z.string()).default([]),
@@ -105,6 +111,13 @@ export const WorldDescription = z.object({
   navigationPoints: z.array(z.string()).default([]),
   /** Object classes the detector can name. */
   labels: z.array(z.string()),
+  /**
+   * Joints a motion may set (RePLan's joint list): which thing each one moves, the part to grasp to move it, and
+   * what it does in plain words. Declared structure, like a URDF; never state such as "locked" or "blocked".
+   */
+  joints: z.array(z.object({ name: z.string(), object: z.string(), handle: z.string(), description: z.string() })).optional(),
+  /** Named target points a motion may aim for (e.g. a shelf spot inside a cabinet), and the place each is in. */
+  targets: z.array(z.object({ name: z.string(), place: z.string() })).optional(),
 });
 export type WorldDescription = z.infer<typeof WorldDescription>;
 
@@ -126,6 +139,11 @@ export function argumentsValidator(params: ArgumentSchema): z.ZodObject<Record<s
       t = p.enum.every((v) => typeof v === "string")
         ? z.enum(p.enum as [string, ...string[]])
         : z.union(p.enum.map((v) => z.literal(v)) as unknown as [z.ZodLiteral, z.ZodLiteral, ...z.ZodLiteral[]]);
+    } else if (p.type === "array") {
+      let a = z.array(p.items ? z.fromJSONSchema(p.items as Parameters<typeof z.fromJSONSchema>[0]) : z.unknown());
+      if (p.minItems !== undefined) a = a.min(p.minItems);
+      if (p.maxItems !== undefined) a = a.max(p.maxItems);
+      t = a;
     } else if (p.type === "string") t = z.string();
     else if (p.type === "boolean") t = z.boolean();
     else {

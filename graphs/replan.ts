@@ -1,0 +1,135 @@
+/**
+ * RePLan's hierarchical replanning (Algorithm 1), the closed loop's `replan` mode:
+ *
+ *   scan the scene → high-level plan (→ verify names)
+ *   for each step:
+ *     vision → the planner asks ≤ 2 questions → the perceiver answers → the planner decides done / what remains
+ *     motion → low-level planner writes reward terms → verifier keeps the needed ones, picks the primary → controller
+ *       failed → perceiver diagnoses (several phrasings) → verifier fixes names → planner consolidates ≤ 2 reasons
+ *                → a reason: replan around it │ none: a new procedure
+ *   plan ran through → look again: done, or a new procedure with the failed ones in memory; budgets end it.
+ *
+ * Variants (configurable.variant): full, no-verifier, no-perceiver, no-replan, and one-shot — Language to Rewards'
+ * baseline: one reward program for the whole goal, no perceiver, no replanning.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { ReplanState, type ReplanStateType, type ReplanUpdate } from "./state";
+import { runOptions } from "./session";
+import { scanScene } from "../nodes/replan/scan";
+import { planHighLevel } from "../nodes/replan/highLevelPlanner";
+import { verifyPlan } from "../nodes/replan/planVerifier";
+import { askQuestions } from "../nodes/replan/visionQuestions";
+import { answerQuestions } from "../nodes/replan/visionAnswer";
+import { checkStep } from "../nodes/replan/stepCheck";
+import { planMotion } from "../nodes/replan/lowLevelPlanner";
+import { verifyMotion } from "../nodes/replan/rewardVerifier";
+import { dispatchMotion, runMotion } from "../nodes/replan/motionExecutor";
+import { diagnose } from "../nodes/replan/diagnose";
+import { remapReasons } from "../nodes/replan/remapReasons";
+import { consolidate } from "../nodes/replan/consolidate";
+import { checkTask } from "../nodes/replan/taskCheck";
+
+const variant = (config?: RunnableConfig) => runOptions(config).variant;
+const verifying = (config?: RunnableConfig) => !["no-verifier", "one-shot"].includes(variant(config));
+
+/** Where the plan goes next: its current step by kind, or the completion check once it has run through. */
+function nextStep(s: ReplanStateType) {
+  if (s.status !== "running") return END;
+  const step = s.plan?.steps[s.cursor];
+  if (!step) return "task_check";
+  return step.kind === "vision" ? "vision_questions" : "low_level_planner";
+}
+
+function afterScan(_s: ReplanStateType, config?: RunnableConfig) {
+  return variant(config) === "one-shot" ? "low_level_planner" : "high_level_planner";
+}
+
+function afterHighLevel(s: ReplanStateType, config?: RunnableConfig) {
+  if (s.status !== "running") return END;
+  return verifying(config) ? "plan_verifier" : nextStep(s);
+}
+
+function afterQuestions(s: ReplanStateType) {
+  return s.answers.length ? "vision_answer" : nextStep(s);
+}
+
+function afterLowLevel(_s: ReplanStateType, config?: RunnableConfig) {
+  return verifying(config) ? "reward_verifier" : "dispatch";
+}
+
+/** A failed motion is diagnosed only where there is a perceiver and replanning; otherwise the run takes stock. */
+function afterMotion(s: ReplanStateType, config?: RunnableConfig) {
+  if (variant(config) === "one-shot") return "task_check";
+  if (!s.failure) return nextStep(s);
+  return ["full", "no-verifier"].includes(variant(config)) ? "diagnose" : "task_check";
+}
+
+function afterDiagnose(_s: ReplanStateType, config?: RunnableConfig) {
+  return verifying(config) ? "remap_reasons" : "consolidate";
+}
+
+function afterTaskCheck(s: ReplanStateType) {
+  return s.status === "running" ? "high_level_planner" : END;
+}
+
+type Node = (state: ReplanStateType, config?: RunnableConfig) => Promise<ReplanUpdate>;
+export const REPLAN_NODES = {
+  scan: scanScene,
+  high_level_planner: planHighLevel,
+  plan_verifier: verifyPlan,
+  vision_questions: askQuestions,
+  vision_answer: answerQuestions,
+  step_check: checkStep,
+  low_level_planner: planMotion,
+  reward_verifier: verifyMotion,
+  dispatch: dispatchMotion,
+  executor: runMotion,
+  diagnose,
+  remap_reasons: remapReasons,
+  consolidate,
+  task_check: checkTask,
+};
+
+export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES) {
+  const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;
+  return new StateGraph(ReplanState)
+    .addNode("scan", n.scan)
+    .addNode("high_level_planner", n.high_level_planner)
+    .addNode("plan_verifier", n.plan_verifier)
+    .addNode("vision_questions", n.vision_questions)
+    .addNode("vision_answer", n.vision_answer)
+    .addNode("step_check", n.step_check)
+    .addNode("low_level_planner", n.low_level_planner)
+    .addNode("reward_verifier", n.reward_verifier)
+    .addNode("dispatch", n.dispatch)
+    .addNode("executor", n.executor)
+    .addNode("diagnose", n.diagnose)
+    .addNode("remap_reasons", n.remap_reasons)
+    .addNode("consolidate", n.consolidate)
+    .addNode("task_check", n.task_check)
+    .addEdge(START, "scan")
+    .addConditionalEdges("scan", afterScan, ["high_level_planner", "low_level_planner"])
+    .addConditionalEdges("high_level_planner", afterHighLevel, ["plan_verifier", ...steps])
+    .addConditionalEdges("plan_verifier", nextStep, [...steps])
+    .addConditionalEdges("vision_questions", afterQuestions, ["vision_answer", ...steps])
+    .addEdge("vision_answer", "step_check")
+    .addConditionalEdges("step_check", nextStep, [...steps])
+    .addConditionalEdges("low_level_planner", afterLowLevel, ["reward_verifier", "dispatch"])
+    .addEdge("reward_verifier", "dispatch")
+    .addEdge("dispatch", "executor")
+    .addConditionalEdges("executor", afterMotion, ["diagnose", ...steps])
+    .addConditionalEdges("diagnose", afterDiagnose, ["remap_reasons", "consolidate"])
+    .addEdge("remap_reasons", "consolidate")
+    .addEdge("consolidate", "high_level_planner")
+    .addConditionalEdges("task_check", afterTaskCheck, ["high_level_planner", END]);
+}
+
+export const replanBuilder = buildReplan();
+
+export function compileReplan(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+  return replanBuilder.compile({ checkpointer, store, name: "replan" }).withConfig({ recursionLimit: 2000 });
+}
+
+/** For the LangGraph server, which supplies its own checkpointer. */
+export const graph = compileReplan();

@@ -1,0 +1,37 @@
+/**
+ * The planner consolidates the perceiver's explanations into at most two reasons (RePLan B.12). With a reason, the
+ * graph replans around it; with none, the cause is unknown and the planner must find a different procedure.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../../models";
+import { FailureReasons } from "../../models/schemas";
+import { runOptions, session } from "../../graphs/session";
+import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+
+export const CONSOLIDATE_PROMPT = `A robot could not do an action. Several looks at its camera image gave possible
+explanations. Write the one or two reasons most of them support, each as one short sentence about objects in the
+scene (never about the robot). If they mostly found nothing in the way, give no reason.`;
+
+export async function consolidate(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const s = await session(runOptions(config));
+  const failure = state.failure!;
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "planner",
+    schema: FailureReasons,
+    schemaName: "FailureReasons",
+    system: CONSOLIDATE_PROMPT,
+    task: "consolidate",
+    context: { action: failure.step, controller: failure.message, explanations: state.explanations },
+  });
+  const log = [{ kind: "diagnosis" as const, step: failure.step, explanations: state.explanations, reasons: value.reasons }];
+  const plan = state.plan!;
+  if (value.reasons.length) {
+    return { reasons: value.reasons.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
+  }
+  return {
+    failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: failure.step, reason: `the robot could not ${failure.step} (${failure.message}) and no cause was seen` }],
+    counters: { ...state.counters, procedures: state.counters.procedures + 1 },
+    usage,
+    log,
+  };
+}

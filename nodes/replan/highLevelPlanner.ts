@@ -1,0 +1,56 @@
+/**
+ * High-level planner (RePLan's HIGHLEVELPLANNER): abstract subtasks typed vision or motion. Asked again with the
+ * diagnosed reasons after a failed step (a replan), or with the failed procedures when a plan ended without the goal
+ * or a failure had no known cause (a new procedure). Budgets end the run here.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured, totalUsage } from "../../models";
+import { HighLevelPlan } from "../../models/schemas";
+import { runOptions, session } from "../../graphs/session";
+import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { sceneVocabulary } from "./view";
+
+export const HIGH_LEVEL_PROMPT = `You plan for a one-armed robot (a palm that can grasp one thing at a time) in a tabletop
+scene. Given the goal, the things the robot can see, the facts established so far and any failures, write short,
+abstract subtasks in order. Each subtask handles one object and is either:
+- "vision": something answered by looking (check a colour, look inside something once it is open), or
+- "motion": something the palm does (open a door, move an object somewhere, move an object out of the way, pull a lever).
+Use only the scene's names. Assume each step succeeds as planned and keep the plan short (usually under five steps).
+When failures are listed, the reasons say what stood in the way: plan around them, and never repeat a plan that
+already failed for the same reason.`;
+
+export async function planHighLevel(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const opts = runOptions(config);
+  const s = await session(opts);
+  const calls = totalUsage(state.usage).calls;
+  const wall = (Date.now() - (state.startedAt || Date.now())) / 1000;
+  const c = state.counters;
+  const over =
+    c.replans > opts.maxReplans ? `${c.replans} replans (budget ${opts.maxReplans})`
+    : c.procedures > opts.maxProcedures ? `${c.procedures} new procedures (budget ${opts.maxProcedures})`
+    : c.motions >= opts.maxSteps ? `${c.motions} motions (budget ${opts.maxSteps})`
+    : calls >= opts.maxModelCalls ? `${calls} model calls (budget ${opts.maxModelCalls})`
+    : wall >= opts.maxWallSeconds ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`
+    : undefined;
+  if (over) return { status: c.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted", statusReason: `stopped after ${over}` };
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "planner",
+    schema: HighLevelPlan,
+    schemaName: "HighLevelPlan",
+    system: HIGH_LEVEL_PROMPT,
+    task: "high_level_plan",
+    context: {
+      goal: state.goal,
+      ...sceneVocabulary(s),
+      world: s.world,
+      scene: state.scene,
+      facts: state.facts,
+      reasons: state.reasons,
+      failedAttempts: state.failedAttempts,
+      replansSoFar: c.replans,
+      proceduresSoFar: c.procedures,
+    },
+  });
+  if (!value.steps.length) return { plan: value, cursor: 0, usage, status: "gave_up", statusReason: `the planner wrote no steps: ${value.thought}` };
+  return { plan: value, cursor: 0, failure: null, usage, log: [{ kind: "note", text: `plan: ${value.steps.map((x) => `[${x.kind}] ${x.action}`).join("; ")}` }] };
+}

@@ -1,0 +1,37 @@
+/**
+ * Motion controller call, in two steps like the CLEA executor so a crash never runs a motion twice: `dispatchMotion`
+ * checkpoints the goal id, `runMotion` sends the reward terms to the robot's `execute_motion` skill (re-attaching to
+ * the same goal after a dropped connection) and records the outcome.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { runOptions, session } from "../../graphs/session";
+import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { termText } from "../../tools/motion";
+import { goalIdFor, runRecordedGoal } from "../executor";
+
+export const MOTION_SKILL = "execute_motion";
+
+export async function dispatchMotion(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const s = await session(runOptions(config));
+  const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL));
+  if (!robot) throw new Error(`no robot on this bridge offers ${MOTION_SKILL}; the hierarchical mode needs reward-driven motion`);
+  const motion = state.motion!;
+  return { pendingGoal: { goalId: goalIdFor(config, state.counters.motions, robot.id, MOTION_SKILL, state.startedAt), motion } };
+}
+
+export async function runMotion(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const opts = runOptions(config);
+  const s = await session(opts);
+  const { goalId, motion } = state.pendingGoal!;
+  const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;
+  const terms = motion.terms.map((t) => termText(t));
+  const result = motion.terms.length
+    ? await runRecordedGoal(s, goalId, robot.id, MOTION_SKILL, { terms: motion.terms, duration: motion.duration })
+    : { ok: false, status: "rejected", error: "no reward terms were left for this step", values: undefined };
+  const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
+  const counters = { ...state.counters, motions: state.counters.motions + 1, skillSeconds: state.counters.skillSeconds + (Number.isFinite(seconds) ? seconds : 0) };
+  const message = result.ok ? "done" : String(result.error ?? result.status);
+  const log = [{ kind: "motion" as const, step: motion.step, terms, ok: result.ok, message, seconds }];
+  if (result.ok) return { pendingGoal: null, motion: null, cursor: state.cursor + 1, counters, log };
+  return { pendingGoal: null, counters, log, failure: { step: motion.step, message } };
+}

@@ -1,0 +1,32 @@
+/** Verifier on a high-level plan: every step must use the scene's names; near-misses are renamed, the rest rejected. */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../../models";
+import { PlanCheck } from "../../models/schemas";
+import { runOptions, session } from "../../graphs/session";
+import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { sceneVocabulary } from "./view";
+
+export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step
+that calls something by another wording (a synonym, swapped words, a plural) is rewritten with the scene's name and
+marked remapped; a step naming something the scene does not have is rejected with a note.`;
+
+export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const s = await session(runOptions(config));
+  const plan = state.plan!;
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "verifier",
+    schema: PlanCheck,
+    schemaName: "PlanCheck",
+    system: PLAN_VERIFIER_PROMPT,
+    task: "verify_plan",
+    context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(s), world: s.world },
+  });
+  const rejected = value.steps.filter((x) => x.status === "rejected");
+  const steps = value.steps.filter((x) => x.status !== "rejected").map((x) => x.step);
+  const notes = value.steps.filter((x) => x.status !== "ok").map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
+  const update: ReplanUpdate = { plan: { ...plan, steps }, usage, log: notes.length ? [{ kind: "note", text: `verifier ${notes.join("; ")}` }] : [] };
+  if (rejected.length && !steps.length) {
+    return { ...update, failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: null, reason: `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}` }] };
+  }
+  return update;
+}

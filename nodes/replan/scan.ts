@@ -1,0 +1,27 @@
+/** Perceiver scan (RePLan's PERCEIVERSCAN): which of the scene's known things the camera shows, and their state. */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../../models";
+import { SceneScan } from "../../models/schemas";
+import { runOptions, session } from "../../graphs/session";
+import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { currentView, sceneVocabulary } from "./view";
+
+export const SCAN_PROMPT = `You look at a robot's camera image of a tabletop scene. For each name in the list of things the
+robot knows how to interact with, decide whether you can see it. Report the visible ones by their exact names, and a
+few short facts about what you see: which doors are open or closed, what rests in or on what.
+Report only what the image shows.`;
+
+export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const s = await session(runOptions(config));
+  const view = await currentView(s);
+  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    role: "perceiver",
+    schema: SceneScan,
+    schemaName: "SceneScan",
+    system: SCAN_PROMPT,
+    task: "scan",
+    context: { ...sceneVocabulary(s), world: s.world, detections: view.detections },
+    images: [view.image],
+  });
+  return { scene: value.visible, facts: value.facts, frame: view.frame, usage, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
+}
