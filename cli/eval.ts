@@ -1,7 +1,7 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { VARIANTS, type Variant } from "../graphs/session";
+import { CLEA_VARIANTS, REPLAN_VARIANTS, type Variant } from "../graphs/session";
 import { loadDataset } from "../evals/datasets";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
@@ -14,8 +14,9 @@ runs/experiments/<name>/report.{json,md,html}. Interrupted experiments resume: r
 only the missing episodes run.
 
 options:
-  --dataset NAME|FILE   dataset (default kitchen = evals/datasets/kitchen.jsonl)
-  --variants LIST       comma-separated: ${VARIANTS.join(", ")} (default full,no-critic,open-loop)
+  --dataset NAME|FILE   dataset: kitchen (CLEA, default) or tabletop (RePLan's tasks 1–8), or a .jsonl file
+  --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
+                        tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five)
   --seeds N             seeds per example (default 3)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2)
@@ -27,6 +28,7 @@ options:
   --max-wall S          wall seconds per episode before it stops (default 300)
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on; off models grippers without
                         force feedback, whose missed grasps only a camera can catch — CLEA's setting)
+  --phrasings N         tabletop: questions the perceiver is asked about a failed motion, 1–6 (default 6, as RePLan)
 
 With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
 experiment; without it the same evaluators run locally.
@@ -45,7 +47,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       dataset: { type: "string", default: "kitchen" },
-      variants: { type: "string", default: "full,no-critic,open-loop" },
+      variants: { type: "string" },
       seeds: { type: "string", default: "3" },
       noise: { type: "string", default: "0" },
       concurrency: { type: "string", default: "2" },
@@ -56,6 +58,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       "max-steps": { type: "string", default: "40" },
       "max-wall": { type: "string", default: "300" },
       "grasp-sensing": { type: "string", default: "on" },
+      phrasings: { type: "string", default: "6" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -70,10 +73,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
-  const variants = v.variants!.split(",").map((s) => s.trim()) as Variant[];
   const seeds = int("seeds", v.seeds!, 1);
   const datasetName = v.dataset!;
   const rows = loadDataset(datasetName);
+  const replan = rows.some((r) => r.example.inputs.world === "tabletop");
+  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
   const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}`;
   const opts = {
     name,
@@ -88,6 +92,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     maxSteps: int("max-steps", v["max-steps"]!, 1),
     maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
     graspSensing: v["grasp-sensing"] !== "off",
+    diagnosisPhrasings: int("phrasings", v.phrasings!, 1),
   };
   if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   const controller = new AbortController();

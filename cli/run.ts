@@ -10,14 +10,19 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { compileClosedLoop } from "../graphs/closedLoop";
-import { closeSessions, session, runOptions, VARIANTS, type Variant } from "../graphs/session";
-import type { ClosedLoopStateType } from "../graphs/state";
+import { compileReplan } from "../graphs/replan";
+import { modeForWorld } from "../evals/episode";
+import { loadDataset } from "../evals/datasets";
+import { termText } from "../tools/motion";
+import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions } from "../graphs/session";
+import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
 import { sqliteCheckpointer, dataDir } from "../memory/checkpointer";
 import { SqliteStore } from "../memory/store";
 import { modelConfig, totalUsage } from "../models";
 import { BridgeClient } from "../robots/bridge/client";
 import { startSimProcess, type SimProcess } from "./simProcess";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
+import { SCENE_NAMES } from "../robots/sim/tabletop/scenes";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -25,10 +30,12 @@ Runs one closed-loop episode: the agent perceives, summarizes, plans, verifies, 
 is done or a budget ends it. Without --bridge-url it starts the kitchen simulator as a child process.
 
 options:
+  --world W            kitchen (CLEA mode, default) | tabletop (RePLan's hierarchical mode)
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
+                       tabletop scene (default cabinet_barred): ${SCENE_NAMES.join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
-  --variant V          ${VARIANTS.join(" | ")} (default full)
+  --variant V          kitchen: ${CLEA_VARIANTS.join(" | ")}; tabletop: ${REPLAN_VARIANTS.join(" | ")} (default full)
   --noise P            symbolic backend noise level, 0..1 (default 0; see README "Noise")
   --seed N             seed of the symbolic backend's noise and the detector's (default 0)
   --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
@@ -86,11 +93,53 @@ function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedL
   return { node, text: "" };
 }
 
+/** One readable line per node update of the hierarchical (RePLan) mode. */
+function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
+  const last = (u.log ?? []).at(-1);
+  switch (node) {
+    case "scan":
+      return { node, text: `sees ${u.scene?.join(", ") || "nothing it knows"}${u.facts?.length ? `; ${u.facts.join("; ")}` : ""}` };
+    case "high_level_planner":
+    case "plan_verifier":
+      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      return { node, text: `${u.plan ? u.plan.steps.map((x, i) => `${i + 1}. [${x.kind}] ${x.action}`).join("  ") : ""}${last?.kind === "note" && node === "plan_verifier" ? ` (${last.text})` : ""}` };
+    case "vision_questions":
+      return { node, text: u.answers?.length ? u.answers.map((a) => a.question).join(" / ") : "nothing to ask" };
+    case "vision_answer":
+      return { node, text: (u.answers ?? []).map((a) => a.answer).join(" / ") };
+    case "step_check":
+      return { node, text: last?.kind === "vision" ? `${last.done ? "done" : "not done"}${u.facts?.length ? `: ${u.facts.join("; ")}` : ""}` : "" };
+    case "low_level_planner":
+    case "reward_verifier":
+      return { node, text: `${u.motion?.step ?? before?.motion?.step ?? ""}: ${(u.motion?.terms ?? []).map((t) => termText(t)).join(", ")}` };
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
+    case "executor":
+      return { node, text: last?.kind === "motion" ? `${last.step} → ${last.ok ? "ok" : "FAILED"}${last.ok ? "" : `: ${last.message}`} (${last.seconds.toFixed(1)} s)` : "" };
+    case "diagnose":
+    case "remap_reasons":
+      return { node, text: (u.explanations ?? []).join(" | ") };
+    case "consolidate":
+      return { node, text: last?.kind === "diagnosis" ? (last.reasons.length ? `reasons: ${last.reasons.join("; ")}` : "no cause found: a new procedure") : "" };
+    case "task_check":
+      return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : `not done: ${u.failedAttempts?.[0]?.reason ?? ""}` };
+  }
+  return { node, text: "" };
+}
+
+/** A tabletop scene and its instruction (RePLan's, from the tabletop dataset). */
+function tabletopScenario(name: string): { name: string; instruction: string } {
+  const row = loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === name);
+  if (!row) throw new Error(`no tabletop scene ${name}; one of ${loadDataset("tabletop").map((r) => (r.example.inputs as { scenario: string }).scenario).join(", ")}`);
+  return { name, instruction: row.example.inputs.goal };
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
     options: {
-      scenario: { type: "string", default: "integration_tea_to_trash" },
+      world: { type: "string", default: "kitchen" },
+      scenario: { type: "string" },
       goal: { type: "string" },
       model: { type: "string" },
       variant: { type: "string", default: "full" },
@@ -117,8 +166,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  if (!VARIANTS.includes(v.variant as Variant)) throw new Error(`--variant must be one of ${VARIANTS.join(", ")}`);
-  const scenario = loadScenario(v.scenario!);
+  if (v.world !== "kitchen" && v.world !== "tabletop") throw new Error(`--world must be kitchen or tabletop, not ${v.world}`);
+  const mode = modeForWorld(v.world);
+  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : CLEA_VARIANTS;
+  if (!allowed.includes(v.variant!)) throw new Error(`--variant must be one of ${allowed.join(", ")} for the ${v.world} world`);
+  const scenario = v.world === "kitchen" ? loadScenario(v.scenario ?? "integration_tea_to_trash") : tabletopScenario(v.scenario ?? "cabinet_barred");
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
@@ -132,13 +184,14 @@ export async function run(argv: string[]): Promise<number> {
   let bridgeUrl = v["bridge-url"];
   if (!bridgeUrl) {
     const detector = v["detector-noise"]!;
-    sim = await startSimProcess("kitchen", ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, "--grasp-sensing", v["grasp-sensing"]!]);
+    const worldArgs = v.world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
+    sim = await startSimProcess(v.world, ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
     bridgeUrl = sim.url;
-    say(`kitchen simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+    say(`${v.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
   const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
-  const graph = compileClosedLoop(checkpointer, store);
+  const graph = mode === "replan" ? compileReplan(checkpointer, store) : compileClosedLoop(checkpointer, store);
   const config = {
     configurable: {
       thread_id: thread,
@@ -160,20 +213,21 @@ export async function run(argv: string[]): Promise<number> {
   const started = Date.now();
   let n = 0;
   let input: unknown = v.resume ? null : { goal };
-  let state: ClosedLoopStateType | undefined = v.resume ? ((await graph.getState(config)).values as ClosedLoopStateType) : undefined;
-  if (v.resume) say(`resuming thread ${thread} at step ${state?.counters?.steps ?? 0}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  type AnyState = ClosedLoopStateType & ReplanStateType & { counters: ClosedLoopStateType["counters"] & ReplanStateType["counters"] };
+  let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
+  if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
   try {
     for (;;) {
       for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
-        const [mode, data] = chunk as [string, Record<string, unknown>];
-        if (mode === "values") {
-          state = data as unknown as ClosedLoopStateType;
+        const [streamed, data] = chunk as [string, Record<string, unknown>];
+        if (streamed === "values") {
+          state = data as unknown as AnyState;
           continue;
         }
         for (const [node, update] of Object.entries(data)) {
           if (node === "__interrupt__") continue;
-          const u = update as Partial<ClosedLoopStateType>;
-          const line = describe(node, u, state);
+          const u = update as Partial<AnyState>;
+          const line = mode === "replan" ? describeReplan(node, u, state) : describe(node, u, state);
           n++;
           say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
@@ -184,6 +238,12 @@ export async function run(argv: string[]): Promise<number> {
               copyFileSync(s.artifacts.path(o.image), join(runDir, file));
               frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
             }
+          }
+          // The hierarchical mode keeps the frame each look was made from.
+          if (mode === "replan" && u.frame && ["scan", "vision_answer", "diagnose", "task_check"].includes(node)) {
+            const file = `frames/${String(n).padStart(3, "0")}-${node}.png`;
+            copyFileSync(s.artifacts.path(u.frame), join(runDir, file));
+            frames.push(`### ${n}. ${node}\n\n![${node} at step ${n}](${file})\n\n${line.text}\n`);
           }
         }
       }
@@ -220,9 +280,9 @@ export async function run(argv: string[]): Promise<number> {
       status: state?.status ?? "unknown",
       statusReason: state?.statusReason ?? "",
       success: truth?.success ?? state?.status === "succeeded",
-      steps: state?.counters.steps ?? 0,
-      replans: state?.counters.replans ?? 0,
-      criticVerdicts: state?.verdicts ?? {},
+      steps: mode === "replan" ? (state?.counters.motions ?? 0) + (state?.counters.visionSteps ?? 0) : state?.counters.steps ?? 0,
+      replans: (state?.counters.replans ?? 0) + (state?.counters.procedures ?? 0),
+      ...(mode === "replan" ? { motions: state?.counters.motions ?? 0, visionSteps: state?.counters.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
       modelCalls: usage.calls,
       tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: mc.backend === "symbolic" },
       skillSeconds: Math.round((state?.counters.skillSeconds ?? 0) * 100) / 100,

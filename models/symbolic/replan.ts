@@ -98,7 +98,8 @@ const gap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["det
  */
 export function diagnose(ctx: { action: string; world: WorldDescription; detections: SceneDetections; phrasing: string }, noise: NoiseKnobs, rng: Draw): Diagnosis {
   const names = vocabulary(ctx.world);
-  const inAction = mentioned(ctx.action, names);
+  // A target point stands for the place it is in: "move X to target_position" acts on the cabinet around it.
+  const inAction = mentioned(ctx.action, names).map((n) => (ctx.world.targets ?? []).find((t) => t.name === n)?.place ?? n);
   const target = [...inAction].reverse().find((n) => ctx.world.labels.includes(n)) ?? inAction.at(-1);
   const moved = inAction.filter((n) => n !== target);
   const dets = ctx.detections.detections;
@@ -129,7 +130,9 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   const near = candidates
     .filter((d) => (ctx.world.joints ?? []).some((j) => j.object === d.label) || ctx.world.places.some((p) => p.name === d.label && p.kind === "surface" && /sensor|plate|scale/.test(p.name)))
     .sort((a, b) => (tBox ? gap(a.box, tBox) - gap(b.box, tBox) : 0));
-  if (near.length && target) return { explanation: `Nothing stands in front of the ${target}, so the ${target} is locked; the ${say(near[0].label)} beside it may unlock it.` };
+  // Only something with a door can be locked.
+  const lockable = !!target && (ctx.world.joints ?? []).some((j) => j.object === target);
+  if (near.length && lockable) return { explanation: `Nothing stands in front of the ${target}, so the ${target} is locked; the ${say(near[0].label)} beside it may unlock it.` };
   const place = target && ctx.detections.places.find((p) => p.name === target);
   if (place && place.state === "closed" && isContainer(ctx.world, target!)) return { explanation: `The ${target} is closed.` };
   return { explanation: "Nothing in the scene seems to prevent it." };
@@ -170,19 +173,27 @@ export function verifyPlan(ctx: { steps: PlanStep[]; world: WorldDescription }):
   };
 }
 
-/** RePLan's two verifier checks on a motion: drop terms no plan line calls for, and pick the primary one. */
+/**
+ * RePLan's two verifier checks on a motion: a term stays only if the motion-plan line it claims to serve names what
+ * the term acts on (B.7), and the primary term is the one serving the line after which the action is done (B.8).
+ */
 export function checkTerms(ctx: { step: string; draft: MotionDraft; world: WorldDescription }): TermCheck {
-  const related = new Set(["palm", ...mentioned(ctx.step, vocabulary(ctx.world))]);
-  for (const n of [...related]) for (const j of ctx.world.joints ?? []) if (j.object === n || j.name === n) [j.name, j.handle, j.object].forEach((x) => related.add(x));
+  const names = vocabulary(ctx.world);
+  const lineNames = ctx.draft.description.map((line) => {
+    const named = new Set(["palm", ...mentioned(line, names)]);
+    for (const n of [...named]) for (const j of ctx.world.joints ?? []) if (j.object === n || j.name === n) [j.name, j.handle].forEach((x) => named.add(x));
+    return named;
+  });
   const terms = ctx.draft.terms.map((t) => t.term as RewardTermInput);
   const approached = new Set(terms.flatMap((t) => (t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [])));
   const keep = ctx.draft.terms
     .map((t, index) => ({ index, line: t.line, t: t.term as RewardTermInput }))
-    .filter(({ t }) => termNames(t).every((n) => related.has(n)))
+    .filter(({ t, line }) => line >= 0 && line < lineNames.length && termNames(t).every((n) => lineNames[line].has(n)))
     // Pushing the palm away from what it must grasp serves no line of a plan that grasps it.
     .filter(({ t }) => !(t.kind === "maximize_l2_distance" && (t.a === "palm" || t.b === "palm") && approached.has(t.a === "palm" ? t.b : t.a)));
-  const notPalm = keep.filter(({ t }) => !termNames(t).includes("palm"));
-  const primary = (notPalm.at(-1) ?? keep.at(-1))?.index ?? 0;
+  const last = Math.max(-1, ...keep.map((k) => k.line));
+  const onLast = keep.filter((k) => k.line === last);
+  const primary = (onLast.find(({ t }) => !termNames(t).includes("palm")) ?? onLast.at(-1))?.index ?? 0;
   return { keep: keep.map(({ index, line }) => ({ index, line })), primary };
 }
 
@@ -278,8 +289,14 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
       steps.push({ kind: "vision", action: `look inside the ${c} for the ${x}` });
       return { thought: `The ${x} is not in view; it may be inside the ${c}.`, steps };
     }
-    case "open":
+    case "open": {
+      // The instruction's hint is worth following once the plain way has failed.
+      const sensor = world.places.find((p) => p.kind === "surface" && /sensor|plate|scale/.test(p.name))?.name;
+      if (goal.key && sensor && ctx.failedAttempts.length) {
+        return { thought: `Opening it directly failed; unlock it as the instruction says first.`, steps: [{ kind: "motion", action: `place the ${goal.key} on the ${sensor}` }, { kind: "motion", action: `open the ${goal.place}` }] };
+      }
       return { thought: `Open the ${goal.place} by its handle.`, steps: [{ kind: "motion", action: `open the ${goal.place}` }] };
+    }
     case "match_colour": {
       const colour = ctx.facts.map((f) => new RegExp(`the ${goal.place} is ([a-z]+)$`).exec(f)?.[1]).find(Boolean);
       const cube = colour && world.labels.find((l) => l === `${colour}_cube`);
@@ -373,12 +390,14 @@ export function motionDraft(ctx: { step: string; world: WorldDescription; facts:
     const cube = (colour && cubes.find((c) => c === `${colour}_cube`)) || cubes[Math.floor(rng.next() * cubes.length)];
     approach(cube);
     add(`${cube} should be close to ${m[2]}.`, { kind: "minimize_l2_distance", a: cube, b: m[2] });
+    duration = 8;
   } else if ((m = new RegExp(`^(?:move|place|put|bring) the (?:([a-z]+) )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside) (?:the )?${NAME}`).exec(s))) {
     const names = vocabulary(world);
     const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
     const x = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
     approach(x);
     add(`${x} should be close to ${m[3]}.`, { kind: "minimize_l2_distance", a: x, b: m[3] });
+    duration = 8;
   } else {
     const names = mentioned(s, vocabulary(world).filter((n) => n !== "palm"));
     if (names[0]) approach(names[0]);

@@ -25,11 +25,13 @@ export async function consolidate(state: ReplanStateType, config?: RunnableConfi
   });
   const log = [{ kind: "diagnosis" as const, step: failure.step, explanations: state.explanations, reasons: value.reasons }];
   const plan = state.plan!;
-  if (value.reasons.length) {
-    return { reasons: value.reasons.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
+  // A reason already planned around for this step did not help: treat the cause as unknown.
+  const fresh = value.reasons.filter((reason) => !state.reasons.some((r) => r.step === failure.step && r.reason === reason));
+  if (fresh.length) {
+    return { reasons: fresh.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
   }
   return {
-    failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: failure.step, reason: `the robot could not ${failure.step} (${failure.message}) and no cause was seen` }],
+    failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: failure.step, reason: `the robot could not ${failure.step} (${failure.message}) and ${value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : "no cause was seen"}` }],
     counters: { ...state.counters, procedures: state.counters.procedures + 1 },
     usage,
     log,

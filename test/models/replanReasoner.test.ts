@@ -126,6 +126,8 @@ describe("RePLan symbolic planner", () => {
     expect(check).toEqual({ done: true, remaining: null, facts: ["the crate is red"] });
     const motion = h.motionDraft({ step: plan.steps[1].action, world, facts: check.facts }, NO_NOISE, never);
     expect(motion.terms.map((t) => t.term)).toMatchObject([{ a: "palm", b: "red_cube" }, { a: "red_cube", b: "crate", primary: true }]);
+    // The verifier checks terms against the motion plan's lines, which name the cube the step only describes.
+    expect(h.checkTerms({ step: plan.steps[1].action, draft: motion, world })).toEqual({ keep: [{ index: 0, line: 0 }, { index: 1, line: 1 }], primary: 1 });
     expect(h.taskDone({ goal, world, scene: ["red_cube", "crate"], facts: ["the crate is red", "the red_cube is on the crate"], looked: true, motionsOk: true }).achieved).toBe(true);
     expect(h.taskDone({ goal, world, scene: [], facts: ["the crate is red"], looked: true, motionsOk: true }).achieved).toBe(false);
   });

@@ -69,6 +69,10 @@ describe("LangGraph dev server", () => {
     const client = new Client({ apiUrl });
     const assistants = await client.assistants.search({ graphId: "closedLoop" });
     expect(assistants.length).toBeGreaterThan(0);
+    // RePLan's hierarchical mode is served beside it, with its nodes visible to Studio.
+    const replan = (await client.assistants.search({ graphId: "replan" }))[0];
+    const drawn = await client.assistants.getGraph(replan.assistant_id);
+    expect(drawn.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["scan", "high_level_planner", "diagnose", "consolidate", "task_check"]));
     const thread = await client.threads.create();
     const config = { configurable: { bridgeUrl: sim.url, approve: ["arm/release_to"] } };
     const nodes: string[] = [];
