@@ -11,7 +11,10 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { closeSessions } from "../../graphs/session";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
-import { runEpisode } from "../helpers/episode";
+import { runEpisode, scratchDir } from "../helpers/episode";
+import { startSimProcess } from "../../cli/simProcess";
+import { loadDataset } from "../../evals/datasets";
+import { runClosedLoopEpisode } from "../../evals/episode";
 
 let fake: FakeOpenAI;
 const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
@@ -119,5 +122,43 @@ describe("a whole episode through the openai backend", () => {
     expect(withImages.length).toBeGreaterThan(0);
     const total = Object.values(e.state.usage).reduce((n, u) => n + u.calls, 0);
     expect(total).toBe(fake.requests.length);
+  });
+});
+
+describe("RePLan's hierarchical mode through the openai backend", () => {
+  let sim: SimProcess | undefined;
+  const saved = { ...process.env };
+  afterAll(async () => {
+    process.env = saved;
+    await closeSessions();
+    await sim?.stop();
+  });
+
+  it("runs task 3 with every call over HTTP, and a reward program that fails its schema is repaired", async () => {
+    const reasoner = new SymbolicChatModel();
+    let broke = false;
+    fake.respond = async (req) => {
+      const text = (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+      const answer = (await reasoner._generate([new HumanMessage(text)])).generations[0].text;
+      // The first reward program comes back with a term the controller does not know: the node must ask again.
+      if (!broke && text.includes('"task":"motion_draft"')) {
+        broke = true;
+        const bad = JSON.parse(answer);
+        bad.terms[0].term = { kind: "teleport_to", a: "palm", b: "left_door_handle" };
+        return { arguments: JSON.stringify(bad) };
+      }
+      return { arguments: answer };
+    };
+    Object.assign(process.env, env(fake.baseURL));
+    const started = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
+    sim = started;
+    const goal = loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred")!.example.inputs.goal;
+    const e = await runClosedLoopEpisode({ mode: "replan", url: started.url, goal, thread: "openai-replan", dataDir: scratchDir(), backend: "openai" });
+    expect(broke).toBe(true);
+    // The repair request carried the schema complaint back to the model.
+    expect(fake.requests.some((r) => JSON.stringify(r.messages).includes("does not fit the MotionDraft schema"))).toBe(true);
+    expect(e.truth.success).toBe(true);
+    expect(e.trace.some((t) => t.node === "diagnose")).toBe(true);
+    expect(JSON.stringify(fake.requests)).toContain("data:image/png;base64,");
   });
 });
