@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MotionProgram, RewardTerm } from "../../tools/motion";
 import { bundledManifests, parseLiteral, RobotManifest, worldFacts, argumentsValidator } from "../../robots/manifests";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen";
 import { ARM_BASE, ARM_REACH, NAVIGATION_POINTS, PLACES } from "../../robots/sim/kitchen/layout";
@@ -41,6 +43,23 @@ describe("robot manifests", () => {
     expect(pick.safeParse({ object: "apple", place: "table" }).success).toBe(true);
     expect(pick.safeParse({ object: "apple" }).success).toBe(false);
     expect(pick.safeParse({ object: "unicorn", place: "table" }).success).toBe(false);
+  });
+
+  it("describes execute_motion's reward terms with the same schema the controller validates against", () => {
+    const [palm] = bundledManifests("tabletop");
+    const motion = palm.skills.find((s) => s.name === "execute_motion")!;
+    const { $schema: _ignored, ...items } = z.toJSONSchema(RewardTerm, { io: "input" }) as Record<string, unknown>;
+    // The manifest is generated from tools/motion.ts; a change there must be carried into the JSON file.
+    expect(motion.parameters.properties.terms.items).toEqual(items);
+    const v = argumentsValidator(motion.parameters);
+    const ok = { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }, { kind: "maximize_l2_distance", a: "kettle", b: "microwave_handle", distance: 0.4, primary: true }], duration: 4 };
+    expect(v.safeParse(ok).success).toBe(true);
+    expect(MotionProgram.safeParse(ok).success).toBe(true);
+    expect(v.safeParse({ terms: [{ kind: "set_joint_fraction", joint: "lever", fraction: 1.5 }] }).success).toBe(false);
+    expect(v.safeParse({ terms: [] }).success).toBe(false);
+    expect(v.safeParse({ terms: [{ kind: "run_python", code: "import os" }] }).success).toBe(false);
+    // Exactly one primary term: the controller's own check, beyond what JSON schema can say.
+    expect(MotionProgram.safeParse({ terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }] }).error?.issues[0].message).toBe("exactly one term must be primary");
   });
 
   it("ships every CLEA task family as valid scenarios", () => {
