@@ -10,7 +10,6 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { compileClosedLoop } from "../graphs/closedLoop";
-import { compileReplan } from "../graphs/replan";
 import { modeForWorld } from "../evals/episode";
 import { loadDataset } from "../evals/datasets";
 import { termText } from "../tools/motion";
@@ -191,7 +190,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
-  const graph = mode === "replan" ? compileReplan(checkpointer, store) : compileClosedLoop(checkpointer, store);
+  const graph = compileClosedLoop(checkpointer, store, mode);
   const config = {
     configurable: {
       thread_id: thread,

@@ -5,8 +5,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
-import { compileClosedLoop } from "../graphs/closedLoop";
-import { compileReplan } from "../graphs/replan";
+import { compileClosedLoop, type Mode } from "../graphs/closedLoop";
 import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
 import type { NoiseKnobs } from "../models/symbolic/reasoner";
 import { memoryCheckpointer } from "../memory/checkpointer";
@@ -17,8 +16,7 @@ export interface TraceStep<S = ClosedLoopStateType> {
   update: Partial<S>;
 }
 
-/** Which closed loop runs: CLEA's flat skill planning, or RePLan's hierarchical reward-driven one. */
-export type Mode = "clea" | "replan";
+export type { Mode };
 
 /** The mode a world's robots call for: reward-driven motion means the hierarchical mode. */
 export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : "clea");
@@ -58,7 +56,7 @@ export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Pro
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
 export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const graph = o.mode === "replan" ? compileReplan(memoryCheckpointer(), o.store) : compileClosedLoop(memoryCheckpointer(), o.store);
+  const graph = compileClosedLoop(memoryCheckpointer(), o.store, o.mode ?? "clea");
   const config = {
     configurable: {
       thread_id: o.thread,

@@ -3,6 +3,8 @@
  * critique each action against the belief and the current image → act → observe …
  * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason;
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
+ * The loop's other mode, RePLan's hierarchical replanning over reward-driven motion, is wired in ./replan.ts;
+ * `compileClosedLoop(…, "replan")` returns it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
@@ -15,6 +17,7 @@ import { plan } from "../nodes/planner";
 import { verify } from "../nodes/verifier";
 import { critique } from "../nodes/critic";
 import { act, dispatch } from "../nodes/executor";
+import { compileReplan } from "./replan";
 
 const running = (s: ClosedLoopStateType) => s.status === "running";
 const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
@@ -77,8 +80,12 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
 
 export const closedLoopBuilder = buildClosedLoop();
 
+/** The closed loop's modes: CLEA's flat skill planning over several robots, RePLan's hierarchical replanning. */
+export type Mode = "clea" | "replan";
+
 /** With a store, the summarizer remembers where things were seen, across episodes. */
-export function compileClosedLoop(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileClosedLoop(checkpointer?: BaseCheckpointSaver, store?: BaseStore, mode: Mode = "clea") {
+  if (mode === "replan") return compileReplan(checkpointer, store);
   // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.
   return closedLoopBuilder.compile({ checkpointer, store, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
 }
