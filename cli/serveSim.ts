@@ -1,15 +1,18 @@
 /** `robograph serve-sim <world>`: a simulator as its own process, serving the rosbridge v2 protocol. */
 import { parseArgs } from "node:util";
 import { listScenarios, serveKitchen } from "../robots/sim/kitchen";
+import { listScenes, serveTabletop } from "../robots/sim/tabletop";
 
-export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen [options]      (npm run sim -- kitchen [options])
+export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop [options]      (npm run sim -- tabletop [options])
 
 Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
 "listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
 
 options:
-  --scenario NAME        scenario to load (default integration_tea_to_trash); one of:
-                         ${listScenarios().join(", ")}
+  --scenario NAME        scenario to load; kitchen (default integration_tea_to_trash): one of
+                         ${listScenarios().join(", ")};
+                         tabletop (RePLan's scenes; default cabinet_barred): one of
+                         ${listScenes().join(", ")}
   --port N               TCP port (default 9090; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
   --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
@@ -19,8 +22,8 @@ options:
   --mislabel-rate P      probability a detection carries a wrong label (default 0)
   --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
   --width N --height N   camera resolution (default 320x240)
-  --grasp-sensing on|off whether grippers sense a grasp (default on); off: a grasp on nothing and a release
-                         of nothing still report success, as on grippers without force feedback
+  --grasp-sensing on|off kitchen only: whether grippers sense a grasp (default on); off: a grasp on nothing and a
+                         release of nothing still report success, as on grippers without force feedback
   --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY)
   --quiet                do not log client connections
 `;
@@ -30,7 +33,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      scenario: { type: "string", default: "integration_tea_to_trash" },
+      scenario: { type: "string" },
       port: { type: "string", default: "9090" },
       host: { type: "string", default: "127.0.0.1" },
       token: { type: "string" },
@@ -51,7 +54,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     return;
   }
   const worldName = positionals[0] ?? "kitchen";
-  if (worldName !== "kitchen") throw new Error(`unknown world ${worldName}; available: kitchen`);
+  if (worldName !== "kitchen" && worldName !== "tabletop") throw new Error(`unknown world ${worldName}; available: kitchen, tabletop`);
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -62,8 +65,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     return v === "on";
   };
   const log = values.quiet ? undefined : (line: string) => process.stderr.write(`[sim] ${line}\n`);
-  const served = await serveKitchen({
-    scenario: values.scenario!,
+  const common = {
     host: values.host,
     port: num("port", values.port!, 0, 65535),
     token: values.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
@@ -73,9 +75,12 @@ export async function serveSim(argv: string[]): Promise<void> {
     width: num("width", values.width!, 16, 4096),
     height: num("height", values.height!, 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
-    graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!),
     log,
-  });
+  };
+  const served =
+    worldName === "tabletop"
+      ? await serveTabletop({ ...common, scenario: values.scenario ?? "cabinet_barred" })
+      : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   let stopping = false;
   const stop = async (sig: string) => {

@@ -8,6 +8,7 @@ import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { startSimProcess } from "../../cli/simProcess";
 import { agentBenchmarks, type Figure } from "./agent";
+import { mpcBenchmarks } from "./mpc";
 
 const figures: Figure[] = [];
 function report(f: Figure): void {
@@ -106,10 +107,14 @@ async function stepRate(): Promise<void> {
 export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
-  await bridgeRoundTrip(quick ? 300 : 2000);
-  await camera(quick ? 10 : 30);
-  await stepRate();
-  for (const f of await agentBenchmarks()) report(f);
+  // --mpc-only: just the tabletop controller section (the slowest; useful while tuning it).
+  if (!argv.includes("--mpc-only")) {
+    await bridgeRoundTrip(quick ? 300 : 2000);
+    await camera(quick ? 10 : 30);
+    await stepRate();
+    for (const f of await agentBenchmarks()) report(f);
+  }
+  for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
 }

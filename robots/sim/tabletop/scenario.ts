@@ -1,0 +1,80 @@
+/**
+ * The tabletop scenes as scenarios: their vocabulary (what the world tells clients: places, labels, joints, targets —
+ * structure only, never hidden state such as a lock), their goals, and motion programs that solve each one through
+ * `execute_motion` alone (used by tests and the benchmark, never by agents).
+ */
+import type { WorldDescription } from "../../manifests";
+import type { RewardTermInput } from "../../../tools/motion";
+import { buildScene, SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
+
+export { SCENE_NAMES, type SceneName, isSceneName } from "./scenes";
+
+export function listScenes(): string[] {
+  return [...SCENE_NAMES];
+}
+
+export function describeScene(scene: SceneSpec): WorldDescription {
+  const handles = scene.joints.map((j) => j.handle);
+  const labels = [
+    ...scene.objects,
+    ...scene.containers.map((c) => c.name),
+    ...scene.surfaces.map((s) => s.name),
+    ...scene.fixtures.map((f) => f.name),
+    ...handles,
+  ];
+  return {
+    name: "tabletop",
+    places: [
+      ...scene.containers.map((c) => ({ name: c.name, kind: "container" as const, openable: c.doors.length > 0, capacity: 4 })),
+      ...scene.surfaces.map((s) => ({ name: s.name, kind: "surface" as const, openable: false, capacity: s.capacity })),
+      { name: "floor", kind: "surface" as const, openable: false, capacity: 20 },
+    ],
+    navigationPoints: [],
+    labels: [...new Set(labels)],
+    joints: scene.joints.map((j) => ({ ...j })),
+    targets: scene.targets.map((t) => ({ ...t })),
+  };
+}
+
+export function sceneDescription(name: SceneName): WorldDescription {
+  return describeScene(buildScene(name));
+}
+
+export interface MotionInput {
+  terms: RewardTermInput[];
+  duration?: number;
+}
+
+const grab = (thing: string): RewardTermInput => ({ kind: "minimize_l2_distance", a: "palm", b: thing });
+const openDoor = (handle: string, joint: string, duration = 5): MotionInput => ({
+  terms: [grab(handle), { kind: "set_joint_fraction", joint, fraction: 1, primary: true }],
+  duration,
+});
+const place = (obj: string, at: string, duration = 6): MotionInput => ({
+  terms: [grab(obj), { kind: "minimize_l2_distance", a: obj, b: at, primary: true }],
+  duration,
+});
+const moveAway = (obj: string, from: string, distance: number, duration = 5): MotionInput => ({
+  terms: [grab(obj), { kind: "maximize_l2_distance", a: obj, b: from, distance, primary: true }],
+  duration,
+});
+
+/** RePLan's four controller checks (appendix C.1), each with the scene it runs in. */
+export const CONTROLLER_MOTIONS: { name: string; scene: SceneName; motion: MotionInput }[] = [
+  { name: "open door", scene: "cabinet_closed", motion: openDoor("left_door_handle", "left_door") },
+  { name: "remove bar", scene: "cabinet_barred", motion: moveAway("red_bar", "left_door_handle", 0.35) },
+  { name: "remove kettle", scene: "kitchen", motion: moveAway("kettle", "microwave_handle", 0.4) },
+  { name: "pull lever", scene: "lever", motion: { terms: [grab("lever_handle"), { kind: "set_joint_fraction", joint: "lever", fraction: 1, primary: true }], duration: 4 } },
+];
+
+/** Motion sequences that reach each scene's goal. */
+export const SCRIPTED_SOLUTIONS: Record<SceneName, MotionInput[]> = {
+  cabinet_open: [place("yellow_cube", "target_position")],
+  cabinet_closed: [openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
+  cabinet_barred: [moveAway("red_bar", "left_door_handle", 0.35), openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
+  kitchen: [moveAway("kettle", "microwave_handle", 0.4), openDoor("microwave_handle", "microwave_door")],
+  lever: [CONTROLLER_MOTIONS[3].motion, openDoor("cabinet_handle", "cabinet_door")],
+  color: [place("red_cube", "crate")],
+  block: [moveAway("yellow_cube", "crate", 0.2), place("red_cube", "crate")],
+  sensor: [place("red_cube", "weight_sensor"), openDoor("stone_cabinet_handle", "stone_cabinet_door")],
+};

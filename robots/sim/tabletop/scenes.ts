@@ -1,0 +1,414 @@
+/**
+ * MJCF of RePLan's tabletop scenes (paper §4.1): cabinets with hinged doors, a microwave, a lever, a crate and a
+ * weight sensor on a floor plane, plus a floating palm. Everything is dynamic MuJoCo: doors are hinges, objects are
+ * free bodies, the palm is three slide joints driven by position actuators. The palm never collides — grasping is a
+ * virtual spring applied by the world (see world.ts) — so what moves things is physics, not scripted teleports.
+ *
+ * Naming convention, which the world relies on: a geom named `label__part` belongs to the thing `label`; a geom named
+ * exactly after a thing (a handle, a cube) is that thing. Sites carry the named points of containers and surfaces.
+ */
+
+export type Vec3 = [number, number, number];
+
+export const SCENE_NAMES = ["cabinet_open", "cabinet_closed", "cabinet_barred", "kitchen", "lever", "color", "block", "sensor"] as const;
+export type SceneName = (typeof SCENE_NAMES)[number];
+
+export interface DoorSpec {
+  joint: string;
+  handle: string;
+  /** Hinge on the container's left (x−) or right (x+) outer edge. */
+  side: "left" | "right";
+  description: string;
+}
+
+export interface ContainerSpec {
+  name: string;
+  doors: DoorSpec[];
+  /** Interior box in world coordinates (what counts as "in" it). */
+  min: Vec3;
+  max: Vec3;
+  /** Geoms things rest on inside (for "contents in view"). */
+  interior: string[];
+}
+
+export interface SurfaceSpec {
+  name: string;
+  /** Site at the centre of the surface things rest on. */
+  site: string;
+  /** Half extents (x, y) of the area inside which a thing rests on it. */
+  half: [number, number];
+  /** Height of the surface things rest on. */
+  top: number;
+  capacity: number;
+}
+
+export interface LockSpec {
+  /** The hinge that is held shut. */
+  joint: string;
+  /** Released for good once this joint's fraction exceeds `threshold`... */
+  lever?: { joint: string; threshold: number };
+  /** ...or released while at least `minMass` kg rests on this surface. */
+  sensor?: { surface: string; minMass: number };
+}
+
+export interface SceneSpec {
+  name: SceneName;
+  /** RePLan task number (§4.1) and its instruction. */
+  task: number;
+  instruction: string;
+  xml: string;
+  /** Free bodies (body, freejoint and main geom share the name). */
+  objects: string[];
+  containers: ContainerSpec[];
+  surfaces: SurfaceSpec[];
+  /** Non-container fixtures a motion may refer to (a site of the same name is their point). */
+  fixtures: { name: string; description: string }[];
+  joints: { name: string; object: string; handle: string; description: string }[];
+  targets: { name: string; place: string }[];
+  locks: LockSpec[];
+  /** Initial joint positions (radians) other than 0. */
+  initialJoints: Record<string, number>;
+  goal: string[];
+}
+
+const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
+const box = (name: string, pos: number[], size: number[], rgba: string, extra = "") =>
+  `<geom name="${name}" type="box" pos="${f(...pos)}" size="${f(...size)}" rgba="${rgba}" ${extra}/>`;
+
+// Saturated, well separated colours, so the colour namer (world.ts) names them without ambiguity.
+export const RGBA = {
+  wood: "0.55 0.33 0.16 1",
+  stone: "0.56 0.56 0.56 1",
+  red: "0.86 0.08 0.08 1",
+  yellow: "0.95 0.82 0.08 1",
+  blue: "0.1 0.25 0.9 1",
+  green: "0.15 0.75 0.15 1",
+  handle: "0.16 0.16 0.16 1",
+  white: "0.9 0.9 0.9 1",
+  dark: "0.22 0.22 0.24 1",
+  kettle: "0.12 0.3 0.75 1",
+  floor: "0.86 0.84 0.8 1",
+};
+
+/** Door hinge range: closed at 0, fully open at 90°. */
+export const DOOR_OPEN = 1.57;
+const T = 0.015; // wall thickness
+const BOARD = 0.012; // interior floor board thickness
+
+interface CabinetOpts {
+  name: string;
+  center: [number, number];
+  width: number;
+  depth: number;
+  height: number;
+  rgba: string;
+  doors: DoorSpec[];
+  hooks?: { barZ: number };
+}
+
+/**
+ * An open-front box (front face towards −y, where the camera and palm are) with doors hinged on its outer edges that
+ * swing out towards the robot. Returns the XML and the container's interior.
+ */
+function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: number; frontY: number } {
+  const { name, width: W, depth: D, height: H, rgba } = o;
+  const [cx, cy] = o.center;
+  const frontY = cy - D / 2;
+  const handleZ = +(H * 0.55).toFixed(3);
+  const parts = [
+    box(`${name}__left_wall`, [-W / 2 + T / 2, D / 2, H / 2], [T / 2, D / 2, H / 2], rgba),
+    box(`${name}__right_wall`, [W / 2 - T / 2, D / 2, H / 2], [T / 2, D / 2, H / 2], rgba),
+    box(`${name}__back`, [0, D - T / 2, H / 2], [W / 2 - T, T / 2, H / 2], rgba),
+    box(`${name}__top`, [0, D / 2, H - T / 2], [W / 2, D / 2, T / 2], rgba),
+    box(`${name}__shelf`, [0, (D - T) / 2, BOARD / 2], [W / 2 - T, (D - T) / 2, BOARD / 2], rgba),
+  ];
+  const doorW = W / o.doors.length;
+  const doors = o.doors.map((d) => {
+    const s = d.side === "left" ? 1 : -1; // the door extends from its hinge towards +x (left) or −x (right)
+    const hx = -s * (W / 2);
+    // Axis sign makes a positive angle swing the free edge out towards −y for both sides.
+    return `<body name="${name}__${d.joint}" pos="${f(hx, -0.012, 0)}">
+        <joint name="${d.joint}" type="hinge" axis="0 0 ${-s}" range="0 ${DOOR_OPEN}" damping="0.3" frictionloss="0.15" armature="0.01"/>
+        ${box(`${name}__${d.joint}_panel`, [s * doorW / 2, 0, (H + 0.01) / 2], [doorW / 2 - 0.002, 0.01, (H - 0.018) / 2], rgba, 'mass="0.5"')}
+        ${box(d.handle, [s * (doorW - 0.03), -0.021, handleZ], [0.008, 0.012, 0.035], RGBA.handle, 'mass="0.05"')}
+      </body>`;
+  });
+  const hooks = o.hooks
+    ? [-1, 1].map((s) => {
+        const x = s * (W / 2 + 0.0325);
+        const z = o.hooks!.barZ;
+        return box(`${name}__hook_${s < 0 ? "left" : "right"}_support`, [x, -0.04, z - 0.0175], [0.0175, 0.04, 0.005], RGBA.dark) +
+          box(`${name}__hook_${s < 0 ? "left" : "right"}_lip`, [x, -0.075, z - 0.001], [0.0175, 0.005, 0.021], RGBA.dark) +
+          box(`${name}__hook_${s < 0 ? "left" : "right"}_post`, [x, -0.003, z - 0.001], [0.0175, 0.003, 0.021], RGBA.dark);
+      })
+    : [];
+  const xml = `<body name="${name}" pos="${f(cx, frontY, 0)}">
+      <site name="${name}" pos="${f(0, 0, H / 2)}" size="0.01" rgba="0 0 0 0"/>
+      ${parts.join("\n      ")}
+      ${hooks.join("\n      ")}
+      ${doors.join("\n      ")}
+    </body>`;
+  return {
+    xml,
+    handleZ,
+    frontY,
+    spec: {
+      name,
+      doors: o.doors,
+      min: [cx - W / 2 + T, frontY, BOARD],
+      max: [cx + W / 2 - T, frontY + D - T, H - T],
+      interior: [`${name}__shelf`],
+    },
+  };
+}
+
+function cube(name: string, pos: Vec3, rgba: string): string {
+  return `<body name="${name}" pos="${f(...pos)}"><freejoint name="${name}"/>${box(name, [0, 0, 0], [0.025, 0.025, 0.025], rgba, 'mass="0.1"')}</body>`;
+}
+
+const CUBE_Z = 0.025;
+
+function palmXml(): string {
+  return `<body name="palm" pos="0 0 0" gravcomp="1">
+      <joint name="palm_x" type="slide" axis="1 0 0"/>
+      <joint name="palm_y" type="slide" axis="0 1 0"/>
+      <joint name="palm_z" type="slide" axis="0 0 1"/>
+      <geom name="palm" type="sphere" size="0.022" mass="1" rgba="0.95 0.78 0.62 1" contype="0" conaffinity="0" group="3"/>
+    </body>`;
+}
+
+function wrap(name: string, body: string): string {
+  return `<mujoco model="tabletop_${name}">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="0.002" gravity="0 0 -9.81" integrator="implicitfast" cone="elliptic" noslip_iterations="3"/>
+  <default><geom friction="1 0.005 0.0001" condim="3"/></default>
+  <worldbody>
+    <light pos="0 -0.5 2" dir="0 0.2 -1"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="${RGBA.floor}"/>
+    ${body}
+    ${palmXml()}
+  </worldbody>
+  <actuator>
+    <position name="palm_x" joint="palm_x" kp="1500" dampratio="1" forcerange="-60 60"/>
+    <position name="palm_y" joint="palm_y" kp="1500" dampratio="1" forcerange="-60 60"/>
+    <position name="palm_z" joint="palm_z" kp="1500" dampratio="1" forcerange="-60 60"/>
+  </actuator>
+</mujoco>`;
+}
+
+function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_barred"): SceneSpec {
+  const barred = name === "cabinet_barred";
+  const c = cabinet({
+    name: "wooden_cabinet",
+    center: [0, 0.2],
+    width: 0.36,
+    depth: 0.3,
+    height: 0.35,
+    rgba: RGBA.wood,
+    doors: [
+      { joint: "left_door", handle: "left_door_handle", side: "left", description: "left door of the wooden cabinet" },
+      { joint: "right_door", handle: "right_door_handle", side: "right", description: "right door of the wooden cabinet" },
+    ],
+    hooks: barred ? { barZ: +(0.35 * 0.55).toFixed(3) } : undefined,
+  });
+  const barZ = c.handleZ;
+  const bar = barred
+    ? `<body name="red_bar" pos="${f(0, c.frontY - 0.057, barZ + 0.001)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [0.225, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`
+    : "";
+  const target = `<site name="target_position" pos="${f(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
+  const task = name === "cabinet_open" ? 1 : name === "cabinet_closed" ? 2 : 3;
+  return {
+    name,
+    task,
+    instruction: "move the yellow_cube to target_position inside the wooden_cabinet",
+    xml: wrap(name, [c.xml, cube("yellow_cube", [-0.06, -0.25, CUBE_Z], RGBA.yellow), bar, target].join("\n    ")),
+    objects: barred ? ["yellow_cube", "red_bar"] : ["yellow_cube"],
+    containers: [c.spec],
+    surfaces: [],
+    fixtures: [],
+    joints: c.spec.doors.map((d) => ({ name: d.joint, object: "wooden_cabinet", handle: d.handle, description: d.description })),
+    targets: [{ name: "target_position", place: "wooden_cabinet" }],
+    locks: [],
+    initialJoints: name === "cabinet_open" ? { left_door: 1.4, right_door: 1.4 } : {},
+    goal: ["inside(yellow_cube, wooden_cabinet)"],
+  };
+}
+
+function kitchenScene(): SceneSpec {
+  const cab = cabinet({
+    name: "cabinet",
+    center: [-0.3, 0.2],
+    width: 0.36,
+    depth: 0.3,
+    height: 0.35,
+    rgba: RGBA.wood,
+    doors: [
+      { joint: "cabinet_left_door", handle: "cabinet_left_handle", side: "left", description: "left door of the cabinet" },
+      { joint: "cabinet_right_door", handle: "cabinet_right_handle", side: "right", description: "right door of the cabinet" },
+    ],
+  });
+  const mw = cabinet({
+    name: "microwave",
+    center: [0.25, 0.2],
+    width: 0.32,
+    depth: 0.25,
+    height: 0.2,
+    rgba: RGBA.white,
+    doors: [{ joint: "microwave_door", handle: "microwave_handle", side: "left", description: "door of the microwave, hinged on its left side" }],
+  });
+  // The kettle stands in the microwave door's swing: a wide heavy base (low, so the door pushes it near the floor
+  // and cannot tip it) with a narrower body above. It is too heavy and grippy for the palm's force to shove.
+  const kettle = `<body name="kettle" pos="0.35 -0.07 0.1"><freejoint name="kettle"/>
+      <geom name="kettle__base" type="cylinder" pos="0 0 -0.075" size="0.09 0.025" rgba="${RGBA.kettle}" mass="2.6" friction="3 0.005 0.0001"/>
+      <geom name="kettle" type="cylinder" pos="0 0 0.02" size="0.06 0.07" rgba="${RGBA.kettle}" mass="0.4"/>
+      <geom name="kettle__lid" type="sphere" pos="0 0 0.09" size="0.03" rgba="${RGBA.kettle}" mass="0.02"/>
+    </body>`;
+  const apple = `<body name="green_apple" pos="0.25 0.2 ${BOARD + 0.035}"><freejoint name="green_apple"/><geom name="green_apple" type="sphere" size="0.035" rgba="${RGBA.green}" mass="0.15"/></body>`;
+  return {
+    name: "kitchen",
+    task: 4,
+    instruction: "find the green_apple",
+    xml: wrap("kitchen", [cab.xml, mw.xml, kettle, apple].join("\n    ")),
+    objects: ["kettle", "green_apple"],
+    containers: [cab.spec, mw.spec],
+    surfaces: [],
+    fixtures: [],
+    joints: [
+      ...cab.spec.doors.map((d) => ({ name: d.joint, object: "cabinet", handle: d.handle, description: d.description })),
+      { name: "microwave_door", object: "microwave", handle: "microwave_handle", description: "door of the microwave, hinged on its left side" },
+    ],
+    targets: [],
+    locks: [],
+    initialJoints: {},
+    goal: ["in_view(green_apple)"],
+  };
+}
+
+function lockedCabinet(name: string, joint: string, handle: string, rgba: string, description: string) {
+  return cabinet({
+    name,
+    center: [-0.14, 0.2],
+    width: 0.3,
+    depth: 0.28,
+    height: 0.3,
+    rgba,
+    doors: [{ joint, handle, side: "left", description }],
+  });
+}
+
+function leverScene(): SceneSpec {
+  const cab = lockedCabinet("cabinet", "cabinet_door", "cabinet_handle", RGBA.wood, "door of the cabinet, hinged on its left side");
+  // A floor lever beside the cabinet, pulled towards the robot; its own friction keeps it where it is left.
+  const lever = `<body name="lever__mount" pos="0.22 0.15 0">
+      <site name="lever" pos="0 0 0.05" size="0.01" rgba="0 0 0 0"/>
+      ${box("lever__base", [0, 0, 0.025], [0.04, 0.04, 0.025], RGBA.dark, 'contype="0" conaffinity="0"')}
+      <body name="lever__arm" pos="0 0 0.05">
+        <joint name="lever" type="hinge" axis="1 0 0" range="0 1.1" damping="0.1" frictionloss="0.35" armature="0.01"/>
+        <geom name="lever__arm" type="capsule" fromto="0 0 0 0 0 0.18" size="0.01" rgba="${RGBA.dark}" mass="0.2" contype="0" conaffinity="0"/>
+        <geom name="lever_handle" type="sphere" pos="0 0 0.2" size="0.02" rgba="${RGBA.handle}" mass="0.05" contype="0" conaffinity="0"/>
+      </body>
+    </body>`;
+  return {
+    name: "lever",
+    task: 5,
+    instruction: "find the blue_cube",
+    xml: wrap("lever", [cab.xml, lever, cube("blue_cube", [-0.14, 0.2, BOARD + CUBE_Z], RGBA.blue)].join("\n    ")),
+    objects: ["blue_cube"],
+    containers: [cab.spec],
+    surfaces: [],
+    fixtures: [{ name: "lever", description: "a lever beside the cabinet" }],
+    joints: [
+      { name: "cabinet_door", object: "cabinet", handle: "cabinet_handle", description: "door of the cabinet, hinged on its left side" },
+      { name: "lever", object: "lever", handle: "lever_handle", description: "a lever beside the cabinet; pulling it towards the robot raises its fraction" },
+    ],
+    targets: [],
+    locks: [{ joint: "cabinet_door", lever: { joint: "lever", threshold: 0.8 } }],
+    initialJoints: {},
+    goal: ["in_view(blue_cube)"],
+  };
+}
+
+const CRATE_TOP = 0.01;
+
+function crateXml(pos: [number, number]): string {
+  const h = 0.045, rim = 0.006, rimH = 0.015;
+  const zc = CRATE_TOP + rimH / 2;
+  return `<body name="crate" pos="${f(pos[0], pos[1], 0)}">
+      <site name="crate" pos="${f(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>
+      ${box("crate__floor", [0, 0, CRATE_TOP / 2], [h, h, CRATE_TOP / 2], RGBA.red)}
+      ${box("crate__rim_n", [0, h - rim / 2, zc], [h, rim / 2, rimH / 2], RGBA.red)}
+      ${box("crate__rim_s", [0, -h + rim / 2, zc], [h, rim / 2, rimH / 2], RGBA.red)}
+      ${box("crate__rim_e", [h - rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], RGBA.red)}
+      ${box("crate__rim_w", [-h + rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], RGBA.red)}
+    </body>`;
+}
+
+const CRATE: SurfaceSpec = { name: "crate", site: "crate", half: [0.039, 0.039], top: CRATE_TOP, capacity: 1 };
+const CRATE_POS: [number, number] = [0, 0.12];
+
+function colorScene(name: "color" | "block"): SceneSpec {
+  const block = name === "block";
+  const cubes = block
+    ? [cube("yellow_cube", [CRATE_POS[0], CRATE_POS[1], CRATE_TOP + CUBE_Z], RGBA.yellow), cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red)]
+    : [cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red), cube("yellow_cube", [0.15, -0.15, CUBE_Z], RGBA.yellow)];
+  return {
+    name,
+    task: block ? 7 : 6,
+    instruction: block ? "place the red_cube on the crate" : "place the cube with the same color as the crate on the crate",
+    xml: wrap(name, [crateXml(CRATE_POS), ...cubes].join("\n    ")),
+    objects: block ? ["yellow_cube", "red_cube"] : ["red_cube", "yellow_cube"],
+    containers: [],
+    surfaces: [{ ...CRATE, site: "crate" }],
+    fixtures: [],
+    joints: [],
+    targets: [],
+    locks: [],
+    initialJoints: {},
+    goal: ["on(red_cube, crate)"],
+  };
+}
+
+function sensorScene(): SceneSpec {
+  const cab = lockedCabinet("stone_cabinet", "stone_cabinet_door", "stone_cabinet_handle", RGBA.stone, "door of the stone cabinet, hinged on its left side");
+  const plate = `<body name="weight_sensor" pos="0.22 0.05 0">
+      <site name="weight_sensor" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
+      ${box("weight_sensor__plate", [0, 0, 0.005], [0.05, 0.05, 0.005], RGBA.dark)}
+    </body>`;
+  return {
+    name: "sensor",
+    task: 8,
+    instruction: "open the stone_cabinet; the weight sensor lock can be unlocked by putting the red_cube on it",
+    xml: wrap("sensor", [cab.xml, plate, cube("red_cube", [0.22, -0.22, CUBE_Z], RGBA.red)].join("\n    ")),
+    objects: ["red_cube"],
+    containers: [cab.spec],
+    surfaces: [{ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 }],
+    fixtures: [],
+    joints: [{ name: "stone_cabinet_door", object: "stone_cabinet", handle: "stone_cabinet_handle", description: "door of the stone cabinet, hinged on its left side" }],
+    targets: [],
+    locks: [{ joint: "stone_cabinet_door", sensor: { surface: "weight_sensor", minMass: 0.05 } }],
+    initialJoints: {},
+    goal: ["open(stone_cabinet)"],
+  };
+}
+
+export function buildScene(name: SceneName): SceneSpec {
+  switch (name) {
+    case "cabinet_open":
+    case "cabinet_closed":
+    case "cabinet_barred":
+      return woodenCabinetScene(name);
+    case "kitchen":
+      return kitchenScene();
+    case "lever":
+      return leverScene();
+    case "color":
+    case "block":
+      return colorScene(name);
+    case "sensor":
+      return sensorScene();
+  }
+}
+
+export function isSceneName(s: string): s is SceneName {
+  return (SCENE_NAMES as readonly string[]).includes(s);
+}
