@@ -331,7 +331,8 @@ function leverScene(): SceneSpec {
 const CRATE_TOP = 0.01;
 
 function crateXml(pos: [number, number]): string {
-  const h = 0.045, rim = 0.006, rimH = 0.015;
+  // The rim is over half a cube high, so a cube resting inside cannot be shoved out sideways by another.
+  const h = 0.045, rim = 0.006, rimH = 0.03;
   const zc = CRATE_TOP + rimH / 2;
   return `<body name="crate" pos="${f(pos[0], pos[1], 0)}">
       <site name="crate" pos="${f(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>

@@ -565,6 +565,15 @@ export class TabletopWorld implements Resolver {
     for (let s = 0; s < SETTLE - 1e-9; s += TICK) yield;
     const terms = this.report(compiled);
     const prim = terms[compiled.terms.indexOf(primary)];
+    // Bringing a thing to a surface means it ends up resting there (inside a crate's rim, upright, still); a cube
+    // perched on another or tilted on the rim is near, but not placed.
+    const pair = p.kind === "minimize_l2_distance" && ![p.a, p.b].includes("palm") ? [p.a, p.b] : [];
+    const onto = this.scene.surfaces.find((x) => pair.includes(x.name));
+    const placed = onto && pair.find((n) => n !== onto.name);
+    if (onto && placed && prim.met && !this.restsOn(placed, onto.name)) {
+      prim.met = false;
+      prim.term = `${prim.term} (the ${placed} does not rest on the ${onto.name})`;
+    }
     const report = { duration_sec: Math.round(duration * 100) / 100, primary: prim, terms, holding: this.heldName() };
     out.report = report;
     out.ok = prim.met;
