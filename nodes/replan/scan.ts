@@ -2,19 +2,18 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
+import { runOptions, session, type Session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { currentView, sceneVocabulary } from "./view";
+import { currentView, sceneVocabulary, type View } from "./view";
 
 export const SCAN_PROMPT = `You look at a robot's camera image of a tabletop scene. For each name in the list of things the
 robot knows how to interact with, decide whether you can see it. Report the visible ones by their exact names, and a
 few short facts about what you see: which doors are open or closed, what rests in or on what.
 Report only what the image shows.`;
 
-export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await session(runOptions(config));
-  const view = await currentView(s);
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+/** One look: which known things the frame shows, and what is seen of them (also the completion check's look). */
+export function lookAtScene(s: Session, view: View) {
+  return askStructured(s.models, s.modelConfig, {
     role: "perceiver",
     schema: SceneScan,
     schemaName: "SceneScan",
@@ -23,5 +22,11 @@ export async function scanScene(state: ReplanStateType, config?: RunnableConfig)
     context: { ...sceneVocabulary(s), world: s.world, detections: view.detections },
     images: [view.image],
   });
+}
+
+export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  const s = await session(runOptions(config));
+  const view = await currentView(s);
+  const { value, usage } = await lookAtScene(s, view);
   return { scene: value.visible, facts: value.facts, frame: view.frame, usage, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
 }

@@ -5,11 +5,11 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, addUsage, type Usage } from "../../models";
-import { GoalCheck, SceneScan } from "../../models/schemas";
+import { GoalCheck, type SceneScan } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { SCAN_PROMPT } from "./scan";
-import { currentView, sceneVocabulary } from "./view";
+import { lookAtScene } from "./scan";
+import { currentView } from "./view";
 
 export const TASK_CHECK_PROMPT = `Decide whether the robot's goal is achieved, from what its camera shows now (the things
 visible and the facts about them) and the facts established earlier. List what remains if it is not.`;
@@ -25,15 +25,7 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
   if (!blind) {
     const view = await currentView(s);
     frame = view.frame;
-    const r = await askStructured(s.models, s.modelConfig, {
-      role: "perceiver",
-      schema: SceneScan,
-      schemaName: "SceneScan",
-      system: SCAN_PROMPT,
-      task: "scan",
-      context: { ...sceneVocabulary(s), world: s.world, detections: view.detections },
-      images: [view.image],
-    });
+    const r = await lookAtScene(s, view);
     usage = r.usage;
     seen = r.value;
   }

@@ -3,7 +3,7 @@
  * event log, scheduled perturbations and the goal check. Agents never import this: they reach it over the bridge.
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
-import { detectObjects, type DetectorNoise } from "../detector";
+import { detectObjects, type DetectionsMessage, type DetectorNoise } from "../detector";
 import { EventLog, type SimEvent } from "../events";
 import { SimClock, type Motion } from "../clock";
 import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
@@ -18,6 +18,7 @@ import {
 import type { KitchenScenario } from "./scenario";
 
 export type RobotId = "mobile" | "arm";
+export type { DetectionsMessage };
 
 export interface KitchenOptions {
   scenario: KitchenScenario;
@@ -42,25 +43,6 @@ export interface CameraOutput {
   image: Buffer;
   depth: Buffer;
   detections: DetectionsMessage;
-}
-
-export interface DetectionsMessage {
-  header: { stamp: { sec: number; nanosec: number }; frame_id: string };
-  robot: string;
-  width: number;
-  height: number;
-  detections: {
-    label: string;
-    score: number;
-    box: { x: number; y: number; w: number; h: number };
-    /** Where the object is, as far as the image shows: in/on a place, or in a robot's hand. */
-    location: { relation: "in" | "on" | "held_by"; place: string };
-  }[];
-  /**
-   * Places in view and whether each is open (places without a door are "open"); `pixels` counts the place's geoms,
-   * `insidePixels` the surface things rest on — a place's contents are in view only when that surface is.
-   */
-  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
 }
 
 type Where = { place: PlaceSpec; slot: number } | { heldBy: RobotId };

@@ -4,7 +4,7 @@
  * detector, an event log and the goal check. Agents never import this: they reach it over the bridge.
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
-import { detectObjects, type DetectorNoise } from "../detector";
+import { type DetectionsMessage as BaseDetections, detectObjects, type DetectorNoise } from "../detector";
 import { EventLog, type SimEvent } from "../events";
 import { SimClock, type Motion } from "../clock";
 import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
@@ -28,21 +28,8 @@ export interface TabletopOptions {
   mpc?: Partial<MpcOptions>;
 }
 
-export interface DetectionsMessage {
-  header: { stamp: { sec: number; nanosec: number }; frame_id: string };
-  robot: string;
-  width: number;
-  height: number;
-  detections: {
-    label: string;
-    score: number;
-    box: { x: number; y: number; w: number; h: number };
-    location: { relation: "in" | "on" | "held_by"; place: string };
-    /** Colour name of the object's own pixels in this frame. */
-    color: string;
-  }[];
-  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
-}
+/** Tabletop detections always carry a colour (task 6 is decided by it). */
+export type DetectionsMessage = BaseDetections & { detections: (BaseDetections["detections"][number] & { color: string })[] };
 
 export interface TermReport {
   term: string;
