@@ -133,6 +133,10 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     record: relative(dir, join(episodeDir, "events.jsonl")),
   };
   let sim: SimProcess | undefined;
+  // Each episode gets its own signal, linked to the experiment's: listeners the graph adds die with the episode.
+  const episodeAbort = new AbortController();
+  const relay = () => episodeAbort.abort();
+  o.signal?.addEventListener("abort", relay, { once: true });
   try {
     let simArgs: string[];
     if (ex.inputs.world === "kitchen") {
@@ -157,7 +161,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       maxWallSeconds: o.maxWallSeconds,
       diagnosisPhrasings: o.diagnosisPhrasings,
       eventsFile: join(episodeDir, "events.jsonl"),
-      signal: o.signal,
+      signal: episodeAbort.signal,
     });
     const usage = totalUsage(run.state.usage);
     const common = {
@@ -180,6 +184,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
     };
   } finally {
+    o.signal?.removeEventListener("abort", relay);
     if (sim) {
       await closeSessionsFor(sim.url);
       await sim.stop();
