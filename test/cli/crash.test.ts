@@ -8,12 +8,15 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
+import { startSimProcess } from "../../cli/simProcess";
 import { scratchDir } from "../helpers/episode";
 
 const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 let sim: SimProcess;
+let tabletop: SimProcess | undefined;
 afterAll(async () => {
   await sim?.stop();
+  await tabletop?.stop();
 });
 
 function agent(args: string[], onLine?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
@@ -69,6 +72,41 @@ describe("crash safety", () => {
     expect(started.length).toBeGreaterThanOrEqual(7);
     expect(new Set(started).size).toBe(started.length);
     expect(started.filter((g) => g === reattached)).toHaveLength(1);
+    expect(check.success).toBe(true);
+  });
+
+  it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async () => {
+    // Twice real time: the second motion (removing the bar) still runs for a second or so when the agent dies.
+    tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "2"]);
+    const data = scratchDir();
+    const common = ["--world", "tabletop", "--scenario", "cabinet_barred", "--bridge-url", tabletop.url, "--thread", "crash-r", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const watcher = await BridgeClient.connect(tabletop.url);
+    let armed = false;
+    const first = await agent(common, (line, kill) => {
+      if (armed || !/dispatch\s+goal crash-r\/1\//.test(line)) return;
+      armed = true;
+      const poll = async () => {
+        const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+        if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith("crash-r/1/"))) kill();
+        else setTimeout(poll, 10);
+      };
+      void poll();
+    });
+    await watcher.close();
+    expect(first.signal).toBe("SIGKILL");
+
+    const second = await agent([...common, "--resume"]);
+    const reattached = /re-attaching to goal (crash-r\/\d+\/palm\/execute_motion#\w+)/.exec(second.out)?.[1];
+    expect(reattached).toBeDefined();
+    expect(second.out).toMatch(/SUCCESS/);
+
+    const c = await BridgeClient.connect(tabletop.url);
+    const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+    const check = await c.callService<{ success: boolean }>("/evaluator/check");
+    await c.close();
+    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+    expect(started.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(started).size).toBe(started.length);
     expect(check.success).toBe(true);
   });
 });
