@@ -94,6 +94,9 @@ export function unknownNames(t: RewardTerm, r: Resolver): string[] {
   }
 }
 
+/** How high above its destination a carried object travels until it is over it (m). */
+const CARRY_CLEARANCE = 0.08;
+
 /** Compiles a term whose names all resolve (check `unknownNames` first). */
 export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
   const base = { term: t, text: termText(t), tolerance: TOLERANCE[t.kind], costWeight: (t.weight ?? 1) * SCALE[t.kind] };
@@ -108,7 +111,19 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
         pointPosition(d, b, pb);
         return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
       };
-      if (far === undefined) return { ...base, residual: dist, shaped: dist };
+      if (far === undefined) {
+        // Carrying a loose object to something: aim above it until over it, then come down — a straight line would
+        // drag the object into rims and door edges on the way.
+        if (t.a === "palm" || t.b === "palm" || r.restHeight(t.a) === undefined) return { ...base, residual: dist, shaped: dist };
+        const carried = (d: MjData) => {
+          pointPosition(d, a, pa);
+          pointPosition(d, b, pb);
+          const across = Math.hypot(pa[0] - pb[0], pa[1] - pb[1]);
+          const lift = Math.min(CARRY_CLEARANCE, Math.max(0, across - 0.02));
+          return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2] - lift);
+        };
+        return { ...base, residual: dist, shaped: carried };
+      }
       // The controller aims a little beyond "far enough", and counts a free object as far only if it would still be
       // far where it lands when let go (dropped straight down to the floor), so it does not hold things up high.
       const ra = r.restHeight(t.a), rb = r.restHeight(t.b);

@@ -363,8 +363,28 @@ export class TabletopWorld implements Resolver {
     const pp = pointPosition(data, { kind: "body", id: this.palmBody });
     const gp = pointPosition(data, this.things[i].point);
     st.prev = [pp[0] - gp[0], pp[1] - gp[1], pp[2] - gp[2]];
-    const q = (data.xquat as Float64Array).subarray(4 * this.things[i].body, 4 * this.things[i].body + 4);
+    const b = this.things[i].body;
+    const q = (data.xquat as Float64Array).subarray(4 * b, 4 * b + 4);
     st.holdQuat = [q[0], q[1], q[2], q[3]];
+    if (!this.things[i].free) return;
+    // A gripper closing on two faces squares the object up: hold it with its most upward axis turned to vertical, so
+    // a cube that fell over is carried (and set down) upright instead of tilted against a rim.
+    const m = (data.xmat as Float64Array).subarray(9 * b, 9 * b + 9);
+    let k = 0;
+    for (let j = 1; j < 3; j++) if (Math.abs(m[6 + j]) > Math.abs(m[6 + k])) k = j;
+    const sgn = Math.sign(m[6 + k]) || 1;
+    const u = [sgn * m[k], sgn * m[3 + k], sgn * m[6 + k]];
+    const angle = Math.acos(Math.min(1, u[2]));
+    const n = Math.hypot(u[1], u[0]);
+    if (angle < 1e-3 || n < 1e-9) return;
+    const c = Math.cos(angle / 2), sn = Math.sin(angle / 2) / n;
+    const a = [c, u[1] * sn, -u[0] * sn, 0]; // rotation about u × z taking u to vertical
+    st.holdQuat = [
+      a[0] * q[0] - a[1] * q[1] - a[2] * q[2] - a[3] * q[3],
+      a[0] * q[1] + a[1] * q[0] + a[2] * q[3] - a[3] * q[2],
+      a[0] * q[2] - a[1] * q[3] + a[2] * q[0] + a[3] * q[1],
+      a[0] * q[3] + a[1] * q[2] - a[2] * q[1] + a[3] * q[0],
+    ];
   }
 
   /** A gripper holds what it grasps rigidly: a critically damped rotational spring back to the grasp orientation. */
