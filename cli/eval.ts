@@ -29,6 +29,8 @@ options:
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on; off models grippers without
                         force feedback, whose missed grasps only a camera can catch — CLEA's setting)
   --phrasings N         tabletop: questions the perceiver is asked about a failed motion, 1–6 (default 6, as RePLan)
+  --max-procedures N    tabletop: new procedures after a plan fails without a known cause or ends without the goal
+                        (default 3)
 
 With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
 experiment; without it the same evaluators run locally.
@@ -59,6 +61,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       "max-wall": { type: "string", default: "300" },
       "grasp-sensing": { type: "string", default: "on" },
       phrasings: { type: "string", default: "6" },
+      "max-procedures": { type: "string", default: "3" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -66,9 +69,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.stdout.write(EVAL_HELP);
     return 0;
   }
-  const int = (name: string, s: string, min: number) => {
+  const int = (name: string, s: string, min: number, max = Infinity) => {
     const n = Number(s);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${s}`);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${s}`);
     return n;
   };
   const noise = Number(v.noise);
@@ -92,7 +95,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     maxSteps: int("max-steps", v["max-steps"]!, 1),
     maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
     graspSensing: v["grasp-sensing"] !== "off",
-    diagnosisPhrasings: int("phrasings", v.phrasings!, 1),
+    diagnosisPhrasings: int("phrasings", v.phrasings!, 1, 6),
+    maxProcedures: int("max-procedures", v["max-procedures"]!, 0),
   };
   if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   const controller = new AbortController();

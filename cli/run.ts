@@ -1,5 +1,5 @@
 /**
- * `robograph run` (npm start): one closed-loop episode end to end — starts the kitchen simulator as a child process
+ * `robograph run` (npm start): one closed-loop episode end to end — starts the world's simulator as a child process
  * (unless --bridge-url points at a running robot), runs the agent with a SQLite checkpointer, prints a line per node,
  * and leaves a run record in runs/<thread_id>/ (events.jsonl, report.md with frames, summary.json).
  */
@@ -21,17 +21,17 @@ import { modelConfig, totalUsage } from "../models";
 import { BridgeClient } from "../robots/bridge/client";
 import { startSimProcess, type SimProcess } from "./simProcess";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
-import { SCENE_NAMES } from "../robots/sim/tabletop/scenes";
+import { listScenes } from "../robots/sim/tabletop/scenario";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
 Runs one closed-loop episode: the agent perceives, summarizes, plans, verifies, critiques and acts until the task
-is done or a budget ends it. Without --bridge-url it starts the kitchen simulator as a child process.
+is done or a budget ends it. Without --bridge-url it starts the world's simulator (--world) as a child process.
 
 options:
   --world W            kitchen (CLEA mode, default) | tabletop (RePLan's hierarchical mode)
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
-                       tabletop scene (default cabinet_barred): ${SCENE_NAMES.join(", ")}
+                       tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --variant V          kitchen: ${CLEA_VARIANTS.join(" | ")}; tabletop: ${REPLAN_VARIANTS.join(" | ")} (default full)
@@ -280,8 +280,8 @@ export async function run(argv: string[]): Promise<number> {
       statusReason: state?.statusReason ?? "",
       success: truth?.success ?? state?.status === "succeeded",
       steps: mode === "replan" ? (state?.counters.motions ?? 0) + (state?.counters.visionSteps ?? 0) : state?.counters.steps ?? 0,
-      replans: (state?.counters.replans ?? 0) + (state?.counters.procedures ?? 0),
-      ...(mode === "replan" ? { motions: state?.counters.motions ?? 0, visionSteps: state?.counters.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
+      replans: state?.counters.replans ?? 0,
+      ...(mode === "replan" ? { procedures: state?.counters.procedures ?? 0, motions: state?.counters.motions ?? 0, visionSteps: state?.counters.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
       modelCalls: usage.calls,
       tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: mc.backend === "symbolic" },
       skillSeconds: Math.round((state?.counters.skillSeconds ?? 0) * 100) / 100,

@@ -24,6 +24,8 @@ export interface EpisodeResult {
   /** RePLan: motion (MPC) and vision (VLM) actions. */
   motions?: number;
   visionSteps?: number;
+  /** RePLan: new procedures after a plan failed without a known cause or ended without the goal. */
+  procedures?: number;
   failedActions: number;
   replans: number;
   verdicts: Record<string, number>;

@@ -117,7 +117,7 @@ export function replanTable(r: Report): string {
   };
   const effort = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${tasks.map((t) => `${actions(v, t, "motions").toFixed(1)} / ${actions(v, t, "visionSteps").toFixed(1)}`).join(" | ")} |`);
   return [
-    `## RePLan Table 1 layout: tasks completed out of ${r.seeds} run(s) each`,
+    `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`,
     "",
     head,
     ...rows,

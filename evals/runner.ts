@@ -32,8 +32,9 @@ export interface ExperimentOptions {
   maxWallSeconds: number;
   /** Whether the simulated grippers sense a grasp (an environment condition, the same for every variant). */
   graspSensing?: boolean;
-  /** RePLan: perceiver phrasings per diagnosis. */
+  /** RePLan: perceiver phrasings per diagnosis, and new procedures allowed. */
   diagnosisPhrasings?: number;
+  maxProcedures?: number;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
@@ -160,6 +161,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       maxSteps: o.maxSteps,
       maxWallSeconds: o.maxWallSeconds,
       diagnosisPhrasings: o.diagnosisPhrasings,
+      maxProcedures: o.maxProcedures,
       eventsFile: join(episodeDir, "events.jsonl"),
       signal: episodeAbort.signal,
     });
@@ -214,7 +216,8 @@ function replanEffort(run: EpisodeRun<ReplanStateType>) {
     motions: c.motions,
     visionSteps: c.visionSteps,
     failedActions: motions.filter((m) => m.kind === "motion" && !m.ok).length,
-    replans: c.replans + c.procedures,
+    replans: c.replans,
+    procedures: c.procedures,
     verdicts: {},
   };
 }

@@ -50,12 +50,27 @@ function afterHighLevel(s: ReplanStateType, config?: RunnableConfig) {
   return verifying(config) ? "plan_verifier" : nextStep(s);
 }
 
+/** A plan the verifier emptied goes back to the planner (as a new procedure). */
+function afterPlanCheck(s: ReplanStateType) {
+  return s.status === "running" && !s.plan?.steps.length ? "high_level_planner" : nextStep(s);
+}
+
 function afterQuestions(s: ReplanStateType) {
   return s.answers.length ? "vision_answer" : nextStep(s);
 }
 
 function afterLowLevel(_s: ReplanStateType, config?: RunnableConfig) {
   return verifying(config) ? "reward_verifier" : "dispatch";
+}
+
+/** A motion with no term left is not sent: the planner finds another procedure. */
+function afterRewardCheck(s: ReplanStateType) {
+  return s.motion ? "dispatch" : "high_level_planner";
+}
+
+/** A budget can end the run just before an action. */
+function afterDispatch(s: ReplanStateType) {
+  return s.pendingGoal && s.status === "running" ? "executor" : END;
 }
 
 /** A failed motion is diagnosed only where there is a perceiver and replanning; otherwise the run takes stock. */
@@ -74,7 +89,7 @@ function afterTaskCheck(s: ReplanStateType) {
 }
 
 type Node = (state: ReplanStateType, config?: RunnableConfig) => Promise<ReplanUpdate>;
-export const REPLAN_NODES = {
+const REPLAN_NODES = {
   scan: scanScene,
   high_level_planner: planHighLevel,
   plan_verifier: verifyPlan,
@@ -111,13 +126,13 @@ export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_
     .addEdge(START, "scan")
     .addConditionalEdges("scan", afterScan, ["high_level_planner", "low_level_planner"])
     .addConditionalEdges("high_level_planner", afterHighLevel, ["plan_verifier", ...steps])
-    .addConditionalEdges("plan_verifier", nextStep, [...steps])
+    .addConditionalEdges("plan_verifier", afterPlanCheck, ["high_level_planner", ...steps])
     .addConditionalEdges("vision_questions", afterQuestions, ["vision_answer", ...steps])
     .addEdge("vision_answer", "step_check")
     .addConditionalEdges("step_check", nextStep, [...steps])
     .addConditionalEdges("low_level_planner", afterLowLevel, ["reward_verifier", "dispatch"])
-    .addEdge("reward_verifier", "dispatch")
-    .addEdge("dispatch", "executor")
+    .addConditionalEdges("reward_verifier", afterRewardCheck, ["dispatch", "high_level_planner"])
+    .addConditionalEdges("dispatch", afterDispatch, ["executor", END])
     .addConditionalEdges("executor", afterMotion, ["diagnose", ...steps])
     .addConditionalEdges("diagnose", afterDiagnose, ["remap_reasons", "consolidate"])
     .addEdge("remap_reasons", "consolidate")
@@ -125,7 +140,7 @@ export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_
     .addConditionalEdges("task_check", afterTaskCheck, ["high_level_planner", END]);
 }
 
-export const replanBuilder = buildReplan();
+const replanBuilder = buildReplan();
 
 export function compileReplan(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
   return replanBuilder.compile({ checkpointer, store, name: "replan" }).withConfig({ recursionLimit: 2000 });

@@ -17,7 +17,7 @@ import type { DetectionsInput, NoiseKnobs } from "../models/symbolic/reasoner";
 export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"] as const;
 export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"] as const;
 export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number];
-export const VARIANTS: Variant[] = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])];
+const VARIANTS: Variant[] = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])];
 
 export interface RunOptions {
   bridgeUrl: string;
@@ -46,7 +46,7 @@ export function runOptions(config?: RunnableConfig): RunOptions {
   const c = (config?.configurable ?? {}) as Partial<RunOptions> & { approve?: string[] | string };
   const env = process.env;
   const variant = (c.variant ?? env.ROBOGRAPH_VARIANT ?? "full") as Variant;
-  if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(", ")}`);
+  if (!(VARIANTS as string[]).includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(", ")}`);
   const bridgeUrl = c.bridgeUrl ?? env.ROBOGRAPH_BRIDGE_URL;
   if (!bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
   const approve = typeof c.approve === "string" ? c.approve.split(",").filter(Boolean) : c.approve ?? (env.ROBOGRAPH_APPROVE ?? "").split(",").filter(Boolean);
@@ -68,6 +68,28 @@ export function runOptions(config?: RunnableConfig): RunOptions {
     maxWallSeconds: Number(c.maxWallSeconds ?? 900),
     dataDir: c.dataDir ?? dataDir(),
   };
+}
+
+/** What a run has used so far, against its budgets. */
+export interface Spent {
+  /** Skills (CLEA) or motions (RePLan) sent. */
+  actions: number;
+  replans: number;
+  /** RePLan's new procedures. */
+  procedures?: number;
+  modelCalls: number;
+  startedAt: number;
+}
+
+/** The first budget a run has used up, in words, or undefined while every budget lasts. */
+export function overBudget(o: RunOptions, spent: Spent): string | undefined {
+  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000;
+  return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
+    : spent.replans > o.maxReplans ? `${spent.replans} replans (budget ${o.maxReplans})`
+    : (spent.procedures ?? 0) > o.maxProcedures ? `${spent.procedures} new procedures (budget ${o.maxProcedures})`
+    : spent.modelCalls >= o.maxModelCalls ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
+    : wall >= o.maxWallSeconds ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
+    : undefined;
 }
 
 export interface CameraView {

@@ -116,8 +116,10 @@ export interface ReplanCounters {
 
 export const ReplanState = Annotation.Root({
   goal: Annotation<string>(),
-  /** Objects the perceiver confirmed in the scene, and what vision steps established (RePLan's s_scene). */
+  /** Objects the perceiver confirmed in the scene at its latest look, and what that look showed (RePLan's s_scene). */
   scene: last<string[]>([]),
+  sceneFacts: last<string[]>([]),
+  /** What vision steps established (they accumulate; a later look does not undo what was learnt). */
   facts: delta<string[]>((a, writes) => [...new Set([...a, ...writes.flat()])].slice(-40), () => []),
   /** The latest camera frame (artifact reference) the perceiver looked at. */
   frame: last<string | null>(null),
@@ -131,8 +133,11 @@ export const ReplanState = Annotation.Root({
   /** The step that just failed and the controller's message. */
   failure: last<{ step: string; message: string } | null>(null),
   explanations: last<string[]>([]),
-  /** Consolidated failure reasons of the current procedure's failures (RePLan's B.13 context). */
-  reasons: delta<{ step: string; reason: string }[]>((a, writes) => [...a, ...writes.flat()].slice(-6), () => []),
+  /** Consolidated failure reasons of the current procedure (RePLan's B.13 context); "new_procedure" clears them. */
+  reasons: delta<{ step: string; reason: string }[], { step: string; reason: string }[] | "new_procedure">(
+    (a, writes) => writes.reduce<{ step: string; reason: string }[]>((acc, w) => (w === "new_procedure" ? [] : [...acc, ...w].slice(-6)), a),
+    () => [],
+  ),
   failedAttempts: delta<FailedAttempt[]>((a, writes) => [...a, ...writes.flat()].slice(-6), () => []),
   log: delta<ReplanEntry[]>((a, writes) => [...a, ...writes.flat()].slice(-60), () => []),
   status: last<Status>("running"),

@@ -117,7 +117,7 @@ export type StepCheck = z.infer<typeof StepCheck>;
 /** The low-level planner's answer: a motion plan in words, and reward terms each tied to one of its lines. */
 export const MotionDraft = z.object({
   description: z.array(z.string()).describe("the motion plan, one line per thing that must come close, go apart, open, rise or turn"),
-  terms: z.array(z.object({ line: z.number().int().describe("index of the description line this term serves"), term: RewardTerm })),
+  terms: z.array(z.object({ line: z.number().int().describe("index of the description line this term serves"), term: RewardTerm })).min(1).max(8),
   duration: z.number().min(0.5).max(20),
 });
 export type MotionDraft = z.infer<typeof MotionDraft>;

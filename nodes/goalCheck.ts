@@ -2,7 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, totalUsage } from "../models";
 import { GoalCheck } from "../models/schemas";
-import { runOptions, session } from "../graphs/session";
+import { overBudget, runOptions, session } from "../graphs/session";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
 import { rawBelief } from "./planner";
 
@@ -22,14 +22,7 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
     context: { goal: state.goal, belief, world: s.world },
   });
   if (value.achieved) return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage };
-  const calls = totalUsage(state.usage).calls;
-  const wall = (Date.now() - (state.startedAt || Date.now())) / 1000;
-  const over =
-    state.counters.steps >= opts.maxSteps ? `${state.counters.steps} skills (budget ${opts.maxSteps})`
-    : state.counters.replans > opts.maxReplans ? `${state.counters.replans} replans (budget ${opts.maxReplans})`
-    : calls >= opts.maxModelCalls ? `${calls} model calls (budget ${opts.maxModelCalls})`
-    : wall >= opts.maxWallSeconds ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`
-    : undefined;
+  const over = overBudget(opts, { actions: state.counters.steps, replans: state.counters.replans, modelCalls: totalUsage(state.usage).calls, startedAt: state.startedAt });
   if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; remaining: ${value.remaining.join(", ")}`, usage };
   return { usage };
 }

@@ -241,7 +241,7 @@ function domainFor(ctx: { robots: RobotManifest[]; world: WorldDescription }, ob
   return {
     robots: ctx.robots,
     staticFacts: staticFacts(ctx.robots, ctx.world),
-    capacity: Object.fromEntries(ctx.world.places.map((p) => [p.name, p.capacity])),
+    capacity: Object.fromEntries(ctx.world.places.map((p) => [p.name, p.capacity ?? Infinity])),
     objects,
   };
 }

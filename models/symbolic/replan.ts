@@ -28,7 +28,7 @@ export function vocabulary(world: WorldDescription): string[] {
 const NAME = "([a-z][a-z0-9_]*)";
 const words = (text: string) => [...text.toLowerCase().matchAll(/[a-z][a-z0-9_]*/g)].map((m) => m[0]);
 /** Names of the vocabulary a sentence mentions, in order of appearance. */
-export function mentioned(text: string, names: string[]): string[] {
+function mentioned(text: string, names: string[]): string[] {
   return [...new Set(words(text).filter((w) => names.includes(w)))];
 }
 const isContainer = (world: WorldDescription, name: string) => world.places.some((p) => p.name === name && p.kind === "container");
@@ -207,7 +207,7 @@ interface Goal {
   key?: string;
 }
 
-export function readGoal(goal: string, world: WorldDescription): Goal {
+function readGoal(goal: string, world: WorldDescription): Goal {
   const g = goal.toLowerCase();
   const names = vocabulary(world);
   let m: RegExpExecArray | null;

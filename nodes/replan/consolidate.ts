@@ -7,6 +7,7 @@ import { askStructured } from "../../models";
 import { FailureReasons } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { newProcedure } from "./budget";
 
 export const CONSOLIDATE_PROMPT = `A robot could not do an action. Several looks at its camera image gave possible
 explanations. Write the one or two reasons most of them support, each as one short sentence about objects in the
@@ -24,16 +25,11 @@ export async function consolidate(state: ReplanStateType, config?: RunnableConfi
     context: { action: failure.step, controller: failure.message, explanations: state.explanations },
   });
   const log = [{ kind: "diagnosis" as const, step: failure.step, explanations: state.explanations, reasons: value.reasons }];
-  const plan = state.plan!;
   // A reason already planned around for this step did not help: treat the cause as unknown.
   const fresh = value.reasons.filter((reason) => !state.reasons.some((r) => r.step === failure.step && r.reason === reason));
   if (fresh.length) {
     return { reasons: fresh.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
   }
-  return {
-    failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: failure.step, reason: `the robot could not ${failure.step} (${failure.message}) and ${value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : "no cause was seen"}` }],
-    counters: { ...state.counters, procedures: state.counters.procedures + 1 },
-    usage,
-    log,
-  };
+  const why = value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : "no cause was seen";
+  return { ...newProcedure(state, failure.step, `the robot could not ${failure.step} (${failure.message}) and ${why}`), usage, log };
 }

@@ -16,12 +16,12 @@ something that keeps a door shut — naming things by the scene's names. If noth
 
 /** Ways of asking the same question; the n-th diagnosis uses the first n. */
 export const DIAGNOSIS_PHRASINGS = [
-  (a: string) => `The robot tried to ${a} and could not. Is anything in the scene, apart from the robot, stopping it?`,
-  (a: string) => `In this scene a robot wants to ${a} but fails. What, besides the robot, is in its way?`,
-  (a: string) => `Robot wants to ${a}; it can't. Anything else preventing it?`,
-  (a: string) => `The robot can handle any object here. It wanted to ${a} but did not manage to. Is some object hindering it?`,
-  (a: string) => `I want to ${a} but I cannot. Is there something in this scene preventing that, other than me?`,
-  (a: string) => `Ignoring the robot, what in this picture could keep anyone from being able to ${a}?`,
+  (a: string) => `Look at this picture: an attempt to ${a} just failed. Which object here explains that, leaving the robot itself aside?`,
+  (a: string) => `Why might "${a}" be impossible right now? Point to whatever in the picture stands in the way.`,
+  (a: string) => `Failed: ${a}. Obstacle in view?`,
+  (a: string) => `Suppose you had to ${a} yourself in this scene. What would you have to deal with first?`,
+  (a: string) => `Something keeps the hand from managing to ${a}. Name the thing in the image responsible, if any.`,
+  (a: string) => `Study the scene for anything resting on, pressing against, latching or covering what is needed to ${a}.`,
 ];
 
 export async function diagnose(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {

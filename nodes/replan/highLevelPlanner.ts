@@ -4,11 +4,12 @@
  * or a failure had no known cause (a new procedure). Budgets end the run here.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, totalUsage } from "../../models";
+import { askStructured } from "../../models";
 import { HighLevelPlan } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { sceneVocabulary } from "./view";
+import { budgetEnd } from "./budget";
 
 export const HIGH_LEVEL_PROMPT = `You plan for a one-armed robot (a palm that can grasp one thing at a time) in a tabletop
 scene. Given the goal, the things the robot can see, the facts established so far and any failures, write short,
@@ -22,17 +23,9 @@ already failed for the same reason.`;
 export async function planHighLevel(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const opts = runOptions(config);
   const s = await session(opts);
-  const calls = totalUsage(state.usage).calls;
-  const wall = (Date.now() - (state.startedAt || Date.now())) / 1000;
+  const ended = budgetEnd(state, opts);
+  if (ended) return ended;
   const c = state.counters;
-  const over =
-    c.replans > opts.maxReplans ? `${c.replans} replans (budget ${opts.maxReplans})`
-    : c.procedures > opts.maxProcedures ? `${c.procedures} new procedures (budget ${opts.maxProcedures})`
-    : c.motions >= opts.maxSteps ? `${c.motions} motions (budget ${opts.maxSteps})`
-    : calls >= opts.maxModelCalls ? `${calls} model calls (budget ${opts.maxModelCalls})`
-    : wall >= opts.maxWallSeconds ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`
-    : undefined;
-  if (over) return { status: c.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted", statusReason: `stopped after ${over}` };
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "planner",
     schema: HighLevelPlan,
@@ -44,7 +37,7 @@ export async function planHighLevel(state: ReplanStateType, config?: RunnableCon
       ...sceneVocabulary(s),
       world: s.world,
       scene: state.scene,
-      facts: state.facts,
+      facts: [...state.sceneFacts, ...state.facts],
       reasons: state.reasons,
       failedAttempts: state.failedAttempts,
       replansSoFar: c.replans,

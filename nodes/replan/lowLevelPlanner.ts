@@ -28,7 +28,8 @@ export async function planMotion(state: ReplanStateType, config?: RunnableConfig
     schemaName: "MotionDraft",
     system: LOW_LEVEL_PROMPT,
     task: "motion_draft",
-    context: { step, goal: state.goal, procedure: state.plan?.steps ?? [], ...sceneVocabulary(s), world: s.world, facts: state.facts },
+    // Language to Rewards is given the objects the scan identified, as RePLan's authors gave it.
+    context: { step, goal: state.goal, procedure: state.plan?.steps ?? [], ...sceneVocabulary(s), ...(opts.variant === "one-shot" ? { objects: state.scene } : {}), world: s.world, facts: [...state.sceneFacts, ...state.facts] },
   });
   const terms = value.terms.map((t) => t.term);
   // Unverified, the draft's own primary marks stand (exactly one: the last marked, or the last term).

@@ -8,11 +8,15 @@ import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { termText } from "../../tools/motion";
 import { goalIdFor, runRecordedGoal } from "../executor";
+import { budgetEnd } from "./budget";
 
-export const MOTION_SKILL = "execute_motion";
+const MOTION_SKILL = "execute_motion";
 
 export async function dispatchMotion(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await session(runOptions(config));
+  const opts = runOptions(config);
+  const ended = budgetEnd(state, opts);
+  if (ended) return ended;
+  const s = await session(opts);
   const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL));
   if (!robot) throw new Error(`no robot on this bridge offers ${MOTION_SKILL}; the hierarchical mode needs reward-driven motion`);
   const motion = state.motion!;
@@ -25,9 +29,7 @@ export async function runMotion(state: ReplanStateType, config?: RunnableConfig)
   const { goalId, motion } = state.pendingGoal!;
   const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;
   const terms = motion.terms.map((t) => termText(t));
-  const result = motion.terms.length
-    ? await runRecordedGoal(s, goalId, robot.id, MOTION_SKILL, { terms: motion.terms, duration: motion.duration })
-    : { ok: false, status: "rejected", error: "no reward terms were left for this step", values: undefined };
+  const result = await runRecordedGoal(s, goalId, robot.id, MOTION_SKILL, { terms: motion.terms, duration: motion.duration });
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = { ...state.counters, motions: state.counters.motions + 1, skillSeconds: state.counters.skillSeconds + (Number.isFinite(seconds) ? seconds : 0) };
   const message = result.ok ? "done" : String(result.error ?? result.status);

@@ -5,6 +5,7 @@ import { PlanCheck } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { sceneVocabulary } from "./view";
+import { newProcedure } from "./budget";
 
 export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step
 that calls something by another wording (a synonym, swapped words, a plural) is rewritten with the scene's name and
@@ -25,8 +26,7 @@ export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig
   const steps = value.steps.filter((x) => x.status !== "rejected").map((x) => x.step);
   const notes = value.steps.filter((x) => x.status !== "ok").map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
   const update: ReplanUpdate = { plan: { ...plan, steps }, usage, log: notes.length ? [{ kind: "note", text: `verifier ${notes.join("; ")}` }] : [] };
-  if (rejected.length && !steps.length) {
-    return { ...update, failedAttempts: [{ thought: plan.thought, steps: plan.steps, failedStep: null, reason: `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}` }] };
-  }
+  // Nothing left to run: a new procedure, with why in memory.
+  if (!steps.length) return { ...update, ...newProcedure(state, null, `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}`) };
   return update;
 }

@@ -9,9 +9,10 @@ import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { sceneVocabulary } from "./view";
 
-export const REMAP_PROMPT = `You get one sentence describing a robot's camera image and the exact names of the things in
-its scene. Say whether the sentence names things that are not in the scene or calls them by the wrong name, and
-rewrite it using the closest names from the scene (unchanged if it was right).`;
+export const REMAP_PROMPT = `A vision model described a robot's camera image in one sentence, in its own words. You know the
+exact names the robot uses for the things in its scene. Flag whether any thing in the sentence goes by a name outside
+that list, and give the sentence back with each such thing called by the listed name it most likely means (as it
+was, if every name already matches).`;
 
 export async function remapReasons(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const s = await session(runOptions(config));

@@ -8,6 +8,7 @@ import { MotionDraft, TermCheck } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { termText } from "../../tools/motion";
+import { newProcedure } from "./budget";
 
 export const REWARD_VERIFIER_PROMPT = `You check reward terms written for one robot action. For each term, say which line of
 the motion plan it serves (-1 if none: such terms are dropped). Then choose the primary term: the one whose
@@ -26,9 +27,10 @@ export async function verifyMotion(state: ReplanStateType, config?: RunnableConf
     task: "check_terms",
     context: { step: motion.step, draft, world: s.world },
   });
-  const kept = value.keep.filter((k) => k.line >= 0 && k.index >= 0 && k.index < draft.terms.length).map((k) => k.index);
+  const kept = [...new Set(value.keep.filter((k) => k.line >= 0 && k.line < draft.description.length && k.index >= 0 && k.index < draft.terms.length).map((k) => k.index))];
   const primary = kept.includes(value.primary) ? value.primary : kept.at(-1);
-  if (primary === undefined) return { motion: { ...motion, terms: [] }, usage, log: [{ kind: "note", text: `verifier kept no term for "${motion.step}"` }] };
+  // No term serves the step: nothing is sent, and the planner must find another procedure.
+  if (primary === undefined) return { motion: null, usage, log: [{ kind: "note", text: `verifier kept no term for "${motion.step}"` }], ...newProcedure(state, motion.step, `no reward term written for "${motion.step}" served its motion plan`) };
   const terms = kept.map((i) => ({ ...draft.terms[i].term, primary: i === primary }));
   const dropped = draft.terms.filter((_, i) => !kept.includes(i)).map((t) => termText(t.term));
   return { motion: { ...motion, terms }, usage, log: dropped.length ? [{ kind: "note", text: `verifier dropped ${dropped.join(", ")}` }] : [] };

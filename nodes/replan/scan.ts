@@ -2,7 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
-import { runOptions, session, type Session } from "../../graphs/session";
+import { REPLAN_VARIANTS, runOptions, session, type Session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { currentView, sceneVocabulary, type View } from "./view";
 
@@ -25,8 +25,11 @@ export function lookAtScene(s: Session, view: View) {
 }
 
 export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await session(runOptions(config));
+  const opts = runOptions(config);
+  // A CLEA variant would run here as an unnamed hybrid: refuse it.
+  if (!(REPLAN_VARIANTS as readonly string[]).includes(opts.variant)) throw new Error(`variant ${opts.variant} is not one of the hierarchical mode's: ${REPLAN_VARIANTS.join(", ")}`);
+  const s = await session(opts);
   const view = await currentView(s);
   const { value, usage } = await lookAtScene(s, view);
-  return { scene: value.visible, facts: value.facts, frame: view.frame, usage, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
+  return { scene: value.visible, sceneFacts: value.facts, frame: view.frame, usage, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
 }

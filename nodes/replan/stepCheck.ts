@@ -8,10 +8,10 @@ import { StepCheck } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 
-export const STEP_CHECK_PROMPT = `A robot asked a perception model questions to carry out one step of its plan. From the
-questions and answers, decide whether the step is complete. List what the answers established as short statements
-(e.g. "the crate is red", "the green_apple is not inside the cabinet"). If the step is not complete, write the
-remaining action the robot must do, as a motion in one imperative sentence.`;
+export const STEP_CHECK_PROMPT = `One step of a robot's plan is settled by looking. Given the questions it put to a perception
+model and the answers, say whether the step is settled, and note each thing the answers established as a short
+statement (e.g. "the crate is red", "the green_apple is not inside the cabinet"). If it is not settled because
+something must first be moved or opened, say what the palm should do next, as one imperative sentence.`;
 
 export async function checkStep(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const s = await session(runOptions(config));
@@ -26,8 +26,10 @@ export async function checkStep(state: ReplanStateType, config?: RunnableConfig)
     context: { goal: state.goal, plan: plan.steps, step: step.action, answers: state.answers },
   });
   const log = [{ kind: "vision" as const, step: step.action, answers: state.answers, done: value.done }];
-  if (value.done || !value.remaining) return { cursor: state.cursor + 1, facts: value.facts, usage, log };
-  // The remaining motion goes first, then the same look again.
+  // The remaining motion goes first, then the same look again — once: a second "not done" moves on, and the
+  // completion check judges the goal.
+  const tried = state.cursor > 0 && plan.steps[state.cursor - 1].action === value.remaining;
+  if (value.done || !value.remaining || tried) return { cursor: state.cursor + 1, facts: value.facts, usage, log };
   const steps = [...plan.steps.slice(0, state.cursor), { kind: "motion" as const, action: value.remaining }, ...plan.steps.slice(state.cursor)];
   return { plan: { ...plan, steps }, facts: value.facts, usage, log };
 }

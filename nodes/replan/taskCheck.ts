@@ -10,6 +10,7 @@ import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
 import { lookAtScene } from "./scan";
 import { currentView } from "./view";
+import { newProcedure } from "./budget";
 
 export const TASK_CHECK_PROMPT = `Decide whether the robot's goal is achieved, from what its camera shows now (the things
 visible and the facts about them) and the facts established earlier. List what remains if it is not.`;
@@ -38,17 +39,10 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
     context: { goal: state.goal, world: s.world, scene: seen?.visible ?? state.scene, facts: [...state.facts, ...(seen?.facts ?? [])], looked: !blind, motionsOk },
   });
   usage = addUsage(usage, r.usage);
-  const scene = seen?.visible ?? state.scene;
-  if (r.value.achieved) return { status: "succeeded", statusReason: "the goal is achieved", scene, frame, usage };
+  const looked = seen ? { scene: seen.visible, sceneFacts: seen.facts, frame } : {};
+  if (r.value.achieved) return { status: "succeeded", statusReason: "the goal is achieved", ...looked, usage };
   const remaining = r.value.remaining.join("; ") || "the goal is not achieved";
-  if (opts.variant === "one-shot" || opts.variant === "no-replan") return { status: "failed", statusReason: `${opts.variant}: ${state.failure?.message ?? remaining}`, scene, frame, usage };
-  const plan = state.plan;
-  return {
-    scene,
-    frame,
-    usage,
-    failure: null,
-    failedAttempts: plan ? [{ thought: plan.thought, steps: plan.steps, failedStep: state.failure?.step ?? null, reason: state.failure ? `the robot could not ${state.failure.step} (${state.failure.message})` : `the plan ran through but ${remaining}` }] : [],
-    counters: { ...state.counters, procedures: state.counters.procedures + 1 },
-  };
+  if (opts.variant === "one-shot" || opts.variant === "no-replan") return { status: "failed", statusReason: `${opts.variant}: ${state.failure?.message ?? remaining}`, ...looked, usage };
+  const why = state.failure ? `the robot could not ${state.failure.step} (${state.failure.message})` : `the plan ran through but ${remaining}`;
+  return { ...looked, usage, failure: null, ...newProcedure(state, state.failure?.step ?? null, why) };
 }

@@ -29,5 +29,6 @@ export async function answerQuestions(state: ReplanStateType, config?: RunnableC
     usage = addUsage(usage, r.usage);
     answers.push({ question, answer: r.value.answer });
   }
-  return { answers, frame: view.frame, usage };
+  // A vision action, as RePLan counts them: the perceiver was asked.
+  return { answers, frame: view.frame, usage, counters: { ...state.counters, visionSteps: state.counters.visionSteps + 1 } };
 }

@@ -8,6 +8,7 @@ import { askStructured } from "../../models";
 import { VisionQuestions } from "../../models/schemas";
 import { runOptions, session } from "../../graphs/session";
 import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { budgetEnd } from "./budget";
 
 export const QUESTIONS_PROMPT = `You are carrying out a plan and the current step needs vision. Write at most two short
 questions for a perception model that looks at the robot's camera image, so that its answers settle the step. Ask
@@ -17,9 +18,10 @@ if the known facts already settle the step.`;
 export async function askQuestions(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const opts = runOptions(config);
   const step = state.plan!.steps[state.cursor];
-  const counters = { ...state.counters, visionSteps: state.counters.visionSteps + 1 };
+  const ended = budgetEnd(state, opts);
+  if (ended) return ended;
   if (opts.variant === "no-perceiver") {
-    return { cursor: state.cursor + 1, answers: [], counters, log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
+    return { cursor: state.cursor + 1, answers: [], log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
   }
   const s = await session(opts);
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
@@ -28,8 +30,8 @@ export async function askQuestions(state: ReplanStateType, config?: RunnableConf
     schemaName: "VisionQuestions",
     system: QUESTIONS_PROMPT,
     task: "vision_questions",
-    context: { goal: state.goal, plan: state.plan!.steps, step: step.action, scene: state.scene, facts: state.facts },
+    context: { goal: state.goal, plan: state.plan!.steps, step: step.action, scene: state.scene, facts: [...state.sceneFacts, ...state.facts] },
   });
-  if (!value.questions.length) return { cursor: state.cursor + 1, answers: [], counters, usage, log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
-  return { answers: value.questions.map((question) => ({ question, answer: "" })), counters, usage };
+  if (!value.questions.length) return { cursor: state.cursor + 1, answers: [], usage, log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
+  return { answers: value.questions.map((question) => ({ question, answer: "" })), usage };
 }

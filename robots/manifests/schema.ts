@@ -105,7 +105,8 @@ export const WorldDescription = z.object({
       name: z.string(),
       kind: z.enum(["container", "surface"]),
       openable: z.boolean(),
-      capacity: z.number().int().positive(),
+      /** How many things it holds, when that is common knowledge (a kitchen shelf); left out when it is to be seen. */
+      capacity: z.number().int().positive().optional(),
     }),
   ),
   navigationPoints: z.array(z.string()).default([]),

@@ -4,7 +4,7 @@ import { TabletopWorld, type TabletopOptions } from "./world";
 import { isSceneName, listScenes } from "./scenario";
 
 export { TabletopWorld, colorName, type DetectionsMessage } from "./world";
-export { listScenes, describeScene, sceneDescription, SCRIPTED_SOLUTIONS, CONTROLLER_MOTIONS, type MotionInput } from "./scenario";
+export { listScenes, describeScene, SCRIPTED_SOLUTIONS, CONTROLLER_MOTIONS, type MotionInput } from "./scenario";
 
 export interface TabletopServeOptions extends Omit<TabletopOptions, "scene">, ServeOptions {
   scenario: string;

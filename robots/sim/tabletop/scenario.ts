@@ -5,7 +5,7 @@
  */
 import type { WorldDescription } from "../../manifests";
 import type { RewardTermInput } from "../../../tools/motion";
-import { buildScene, SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
+import { SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
 
 export { SCENE_NAMES, type SceneName, isSceneName } from "./scenes";
 
@@ -24,20 +24,17 @@ export function describeScene(scene: SceneSpec): WorldDescription {
   ];
   return {
     name: "tabletop",
+    // No capacities: that the crate holds one cube at a time is task 7's premise, to be found out, not told.
     places: [
-      ...scene.containers.map((c) => ({ name: c.name, kind: "container" as const, openable: c.doors.length > 0, capacity: 4 })),
-      ...scene.surfaces.map((s) => ({ name: s.name, kind: "surface" as const, openable: false, capacity: s.capacity })),
-      { name: "floor", kind: "surface" as const, openable: false, capacity: 20 },
+      ...scene.containers.map((c) => ({ name: c.name, kind: "container" as const, openable: c.doors.length > 0 })),
+      ...scene.surfaces.map((s) => ({ name: s.name, kind: "surface" as const, openable: false })),
+      { name: "floor", kind: "surface" as const, openable: false },
     ],
     navigationPoints: [],
     labels: [...new Set(labels)],
     joints: scene.joints.map((j) => ({ ...j })),
     targets: scene.targets.map((t) => ({ ...t })),
   };
-}
-
-export function sceneDescription(name: SceneName): WorldDescription {
-  return describeScene(buildScene(name));
 }
 
 export interface MotionInput {
