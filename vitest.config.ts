@@ -3,8 +3,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Generous: physics under a model-predictive controller on a shared two-core machine. A timeout is a hang guard,
+    // never a speed check (speed lives in `npm run bench`).
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
     // Integration suites start simulator processes; two cores on these machines.
     maxWorkers: 2,
   },
