@@ -11,7 +11,6 @@ import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { compileClosedLoop } from "../graphs/closedLoop";
 import { modeForWorld } from "../evals/episode";
-import { loadDataset } from "../evals/datasets";
 import { termText } from "../tools/motion";
 import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions } from "../graphs/session";
 import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
@@ -22,6 +21,7 @@ import { BridgeClient } from "../robots/bridge/client";
 import { startSimProcess, type SimProcess } from "./simProcess";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
+import { buildScene, isSceneName } from "../robots/sim/tabletop/scenes";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -126,11 +126,10 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
   return { node, text: "" };
 }
 
-/** A tabletop scene and its instruction (RePLan's, from the tabletop dataset). */
+/** A tabletop scene and RePLan's instruction for it. */
 function tabletopScenario(name: string): { name: string; instruction: string } {
-  const row = loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === name);
-  if (!row) throw new Error(`no tabletop scene ${name}; one of ${loadDataset("tabletop").map((r) => (r.example.inputs as { scenario: string }).scenario).join(", ")}`);
-  return { name, instruction: row.example.inputs.goal };
+  if (!isSceneName(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}`);
+  return { name, instruction: buildScene(name).instruction };
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -34,6 +34,16 @@ function agent(args: string[], onLine?: (line: string, kill: () => void) => void
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));
 }
 
+/** Kills the agent once the robot reports that the goal with id prefix `prefix` has started. */
+function killWhenStarted(watcher: BridgeClient, prefix: string, kill: () => void): void {
+  const poll = async () => {
+    const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+    if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith(prefix))) kill();
+    else setTimeout(poll, 10);
+  };
+  void poll();
+}
+
 describe("crash safety", () => {
   it("resumes after SIGKILL without executing any skill twice", async () => {
     // Slow enough that a skill is still running when the agent dies.
@@ -46,12 +56,7 @@ describe("crash safety", () => {
       // The third goal, mobile.pick_from(bottle_of_tea, refrigerator): kill the agent once the robot has started it.
       if (killedAt || !/dispatch\s+goal crash-1\/2\//.test(line)) return;
       killedAt = line;
-      const poll = async () => {
-        const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-        if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith("crash-1/2/"))) kill();
-        else setTimeout(poll, 10);
-      };
-      void poll();
+      killWhenStarted(watcher, "crash-1/2/", kill);
     });
     await watcher.close();
     expect(first.signal).toBe("SIGKILL");
@@ -85,12 +90,7 @@ describe("crash safety", () => {
     const first = await agent(common, (line, kill) => {
       if (armed || !/dispatch\s+goal crash-r\/1\//.test(line)) return;
       armed = true;
-      const poll = async () => {
-        const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-        if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith("crash-r/1/"))) kill();
-        else setTimeout(poll, 10);
-      };
-      void poll();
+      killWhenStarted(watcher, "crash-r/1/", kill);
     });
     await watcher.close();
     expect(first.signal).toBe("SIGKILL");

@@ -9,7 +9,7 @@ import { askStructured, createModels, modelConfig, ModelOutputError } from "../.
 import { Critique } from "../../models/schemas";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { closeSessions } from "../../graphs/session";
-import { startFakeOpenAI, type FakeOpenAI } from "../helpers/openaiServer";
+import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { runEpisode, scratchDir } from "../helpers/episode";
 import { startSimProcess } from "../../cli/simProcess";
@@ -17,6 +17,8 @@ import { loadDataset } from "../../evals/datasets";
 import { runClosedLoopEpisode } from "../../evals/episode";
 
 let fake: FakeOpenAI;
+/** The text part of a request's user message: what a hosted VLM would read besides the images. */
+const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
 const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
 let png: Buffer;
 
@@ -110,7 +112,7 @@ describe("a whole episode through the openai backend", () => {
     const reasoner = new SymbolicChatModel();
     fake.respond = async (req) => {
       // The server sees what a hosted VLM would: the system prompt, the context text and the images.
-      const text = (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+      const text = contextText(req);
       return { arguments: (await reasoner._generate([new HumanMessage(text)])).generations[0].text };
     };
     Object.assign(process.env, env(fake.baseURL));
@@ -138,7 +140,7 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     const reasoner = new SymbolicChatModel();
     let broke = false;
     fake.respond = async (req) => {
-      const text = (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+      const text = contextText(req);
       const answer = (await reasoner._generate([new HumanMessage(text)])).generations[0].text;
       // The first reward program comes back with a term the controller does not know: the node must ask again.
       if (!broke && text.includes('"task":"motion_draft"')) {

@@ -53,8 +53,7 @@ export interface LockSpec {
 
 export interface SceneSpec {
   name: SceneName;
-  /** RePLan task number (§4.1) and its instruction. */
-  task: number;
+  /** RePLan's instruction for this scene (appendix A); `npm start -- --world tabletop` gives it to the agent. */
   instruction: string;
   xml: string;
   /** Free bodies (body, freejoint and main geom share the name). */
@@ -216,10 +215,8 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
     ? `<body name="red_bar" pos="${f(0, c.frontY - 0.057, barZ + 0.001)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [0.225, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`
     : "";
   const target = `<site name="target_position" pos="${f(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
-  const task = name === "cabinet_open" ? 1 : name === "cabinet_closed" ? 2 : 3;
   return {
     name,
-    task,
     instruction: "move the yellow_cube to target_position inside the wooden_cabinet",
     xml: wrap(name, [c.xml, cube("yellow_cube", [-0.06, -0.25, CUBE_Z], RGBA.yellow), bar, target].join("\n    ")),
     objects: barred ? ["yellow_cube", "red_bar"] : ["yellow_cube"],
@@ -266,7 +263,6 @@ function kitchenScene(): SceneSpec {
   const apple = `<body name="green_apple" pos="0.25 0.2 ${BOARD + 0.035}"><freejoint name="green_apple"/><geom name="green_apple" type="sphere" size="0.035" rgba="${RGBA.green}" mass="0.15"/></body>`;
   return {
     name: "kitchen",
-    task: 4,
     instruction: "find the green_apple",
     xml: wrap("kitchen", [cab.xml, mw.xml, kettle, apple].join("\n    ")),
     objects: ["kettle", "green_apple"],
@@ -310,7 +306,6 @@ function leverScene(): SceneSpec {
     </body>`;
   return {
     name: "lever",
-    task: 5,
     instruction: "find the blue_cube",
     xml: wrap("lever", [cab.xml, lever, cube("blue_cube", [-0.14, 0.2, BOARD + CUBE_Z], RGBA.blue)].join("\n    ")),
     objects: ["blue_cube"],
@@ -354,8 +349,7 @@ function colorScene(name: "color" | "block"): SceneSpec {
     : [cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red), cube("yellow_cube", [0.15, -0.15, CUBE_Z], RGBA.yellow)];
   return {
     name,
-    task: block ? 7 : 6,
-    instruction: block ? "place the red_cube on the crate" : "place the cube with the same color as the crate on the crate",
+    instruction: block ? "place the red cube on the crate" : "place the cube with the same color as the crate on the crate",
     xml: wrap(name, [crateXml(CRATE_POS), ...cubes].join("\n    ")),
     objects: block ? ["yellow_cube", "red_cube"] : ["red_cube", "yellow_cube"],
     containers: [],
@@ -377,8 +371,7 @@ function sensorScene(): SceneSpec {
     </body>`;
   return {
     name: "sensor",
-    task: 8,
-    instruction: "open the stone_cabinet; the weight sensor lock can be unlocked by putting the red_cube on it",
+    instruction: "open the stone_cabinet. The weight sensor lock can be unlocked by putting the red_cube on it.",
     xml: wrap("sensor", [cab.xml, plate, cube("red_cube", [0.22, -0.22, CUBE_Z], RGBA.red)].join("\n    ")),
     objects: ["red_cube"],
     containers: [cab.spec],

@@ -9,7 +9,8 @@ import { callSkill, discoverRobots, InvalidSkillArgumentsError, type SkillResult
 import type { ManifestResponse } from "../../../robots/manifests/schema";
 import { startSimProcess, type SimProcess } from "../../../cli/simProcess";
 import { CONTROLLER_MOTIONS, SCRIPTED_SOLUTIONS, TabletopWorld, colorName } from "../../../robots/sim/tabletop";
-import { SCENE_NAMES, type SceneName } from "../../../robots/sim/tabletop/scenes";
+import { buildScene, SCENE_NAMES, type SceneName } from "../../../robots/sim/tabletop/scenes";
+import { loadDataset } from "../../../evals/datasets";
 
 const ctx = () => ({ goalId: "test", signal: new AbortController().signal, feedback: () => {} });
 
@@ -55,6 +56,12 @@ const check = async (scene: (typeof scenes)[number]) =>
   (await served.get(scene)!).client.callService<{ success: boolean; state: Record<string, string> }>("/evaluator/check");
 
 describe("tabletop scenes in process", () => {
+  it("each scene carries RePLan's instruction, the same one the tabletop dataset gives the agent", () => {
+    const rows = loadDataset("tabletop").flatMap((r) => (r.example.inputs.world === "tabletop" ? [r.example.inputs] : []));
+    expect(rows.map((r) => r.scenario).sort()).toEqual([...SCENE_NAMES].sort());
+    for (const r of rows) expect(buildScene(r.scenario as SceneName).instruction).toBe(r.goal);
+  });
+
   it.each(SCENE_NAMES)("%s: stable for 10 s, goal false at the start and true after its scripted solution", async (name: SceneName) => {
     const world = await TabletopWorld.create({ scene: name, seed: 1 });
     try {
