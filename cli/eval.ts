@@ -1,7 +1,7 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { CLEA_VARIANTS, REPLAN_VARIANTS, type Variant } from "../graphs/session";
+import { CLEA_VARIANTS, REPLAN_VARIANTS, type Variant } from "../nodes/runtime";
 import { loadDataset } from "../evals/datasets";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";

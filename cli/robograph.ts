@@ -1,6 +1,6 @@
 #!/usr/bin/env -S npx tsx
 /** The `robograph` command. */
-import { serveSim, SERVE_SIM_HELP } from "./serveSim";
+import { serveSim, SERVE_SIM_HELP } from "../robots/sim/main";
 import { run, RUN_HELP } from "./run";
 import { evalCommand, EVAL_HELP } from "./eval";
 

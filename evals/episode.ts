@@ -6,8 +6,9 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import { compileClosedLoop, type Mode } from "../graphs/closedLoop";
-import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
-import type { NoiseKnobs } from "../models/symbolic/reasoner";
+import type { ClosedLoopStateType } from "../nodes/clea/state";
+import type { ReplanStateType } from "../nodes/replan/state";
+import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
 

@@ -5,12 +5,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { CLEA_VARIANTS, closeSessionsFor, REPLAN_VARIANTS, type Variant } from "../graphs/session";
+import { CLEA_VARIANTS, closeSessionsFor, REPLAN_VARIANTS, type Variant } from "../nodes/runtime";
 import { totalUsage } from "../models";
-import { startSimProcess, type SimProcess } from "../cli/simProcess";
+import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { loadDataset, type DatasetRow } from "./datasets";
 import { modeForWorld, runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import type { ClosedLoopStateType, ReplanStateType } from "../graphs/state";
+import type { ClosedLoopStateType } from "../nodes/clea/state";
+import type { ReplanStateType } from "../nodes/replan/state";
 import type { EpisodeResult } from "./metrics";
 
 export interface ExperimentOptions {

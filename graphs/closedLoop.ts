@@ -8,15 +8,15 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "./state";
-import { runOptions } from "./session";
-import { perceive } from "../nodes/perceiver";
-import { summarize } from "../nodes/summarizer";
-import { checkGoal } from "../nodes/goalCheck";
-import { plan } from "../nodes/planner";
-import { verify } from "../nodes/verifier";
-import { critique } from "../nodes/critic";
-import { act, dispatch } from "../nodes/executor";
+import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "../nodes/clea/state";
+import { runOptions } from "../nodes/runtime";
+import { perceive } from "../nodes/clea/perceiver";
+import { summarize } from "../nodes/clea/summarizer";
+import { checkGoal } from "../nodes/clea/goalCheck";
+import { plan } from "../nodes/clea/planner";
+import { verify } from "../nodes/clea/verifier";
+import { critique } from "../nodes/clea/critic";
+import { act, dispatch } from "../nodes/clea/executor";
 import { compileReplan } from "./replan";
 
 const running = (s: ClosedLoopStateType) => s.status === "running";

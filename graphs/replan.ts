@@ -14,8 +14,8 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { ReplanState, type ReplanStateType, type ReplanUpdate } from "./state";
-import { runOptions } from "./session";
+import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
+import { runOptions } from "../nodes/runtime";
 import { scanScene } from "../nodes/replan/scan";
 import { planHighLevel } from "../nodes/replan/highLevelPlanner";
 import { verifyPlan } from "../nodes/replan/planVerifier";

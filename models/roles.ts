@@ -1,6 +1,6 @@
 /** Model roles and how each is configured: which backend, which model, and the symbolic reasoner's noise. */
-import type { NoiseKnobs } from "./symbolic/reasoner";
-import { NO_NOISE, noiseLevel } from "./symbolic/reasoner";
+import type { NoiseKnobs } from "./symbolic/noise";
+import { NO_NOISE, noiseLevel } from "./symbolic/noise";
 
 export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer"] as const;
 export type Role = (typeof ROLES)[number];

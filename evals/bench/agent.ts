@@ -4,11 +4,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { buildClosedLoop, compileClosedLoop, CLOSED_LOOP_NODES } from "../../graphs/closedLoop";
-import { closeSessions } from "../../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../../graphs/state";
+import { closeSessions } from "../../nodes/runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../../nodes/clea/state";
 import { sqliteCheckpointer } from "../../memory/checkpointer";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
-import { startSimProcess } from "../../cli/simProcess";
+import { startSimProcess } from "../../robots/sim/process";
 
 export interface Figure {
   name: string;

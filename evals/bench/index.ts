@@ -6,7 +6,7 @@ import { Action, Ros } from "roslib";
 import { BridgeClient } from "../../robots/bridge/client";
 import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
-import { startSimProcess } from "../../cli/simProcess";
+import { startSimProcess } from "../../robots/sim/process";
 import { agentBenchmarks, type Figure } from "./agent";
 import { mpcBenchmarks } from "./mpc";
 

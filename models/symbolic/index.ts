@@ -7,26 +7,19 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
-import * as r from "./reasoner";
+import * as r from "./clea";
 import * as h from "./replan";
-
-/** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
-class KeyedDraw implements r.Draw {
-  private i = 0;
-  constructor(private readonly key: string) {}
-  next(): number {
-    return createHash("sha256").update(`${this.key}#${this.i++}`).digest().readUInt32BE(0) / 2 ** 32;
-  }
-}
+import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs } from "./noise";
 
 export class SymbolicChatModel extends BaseChatModel {
-  constructor(readonly seed = 0, readonly noise: r.NoiseKnobs = r.NO_NOISE) {
+  constructor(readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {
     super({});
   }
 
   /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
-  private answer(ctx: any, rng: r.Draw): unknown {
+  private answer(ctx: any, rng: Draw): unknown {
     const tasks: Record<string, () => unknown> = {
+      // CLEA
       perceive: () => r.perceive(ctx, this.noise, rng),
       summarize: () => r.summarize(ctx),
       plan: () => r.plan(ctx, this.noise, rng),

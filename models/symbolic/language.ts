@@ -75,3 +75,10 @@ export function closestName(name: string, known: string[]): string | undefined {
   }
   return bestScore >= 0.5 ? best : undefined;
 }
+
+/** A wording a perceiver might use instead of the vocabulary's name. */
+export function alias(name: string): string {
+  const words = name.split("_").filter((w) => w !== "of");
+  if (words.length > 1) return [...words].reverse().join("_");
+  return `${name}s`;
+}

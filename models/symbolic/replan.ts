@@ -6,13 +6,14 @@
  * from detections of what stands in the way. Seeded noise reproduces what the verifier and the replanning catch.
  */
 import type { WorldDescription } from "../../robots/manifests/schema";
-import type { RewardTermInput } from "../../tools/motion";
-import { termNames } from "../../tools/motion";
+import type { RewardTermInput } from "../../robots/msgs/motion";
+import { termNames } from "../../robots/msgs/motion";
 import type {
   Diagnosis, FailureReasons, GoalCheck, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck,
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
-import { alias, type Draw, type NoiseKnobs } from "./reasoner";
+import { alias } from "./language";
+import type { Draw, NoiseKnobs } from "./noise";
 import { closestName } from "./language";
 
 export interface SceneDetections {

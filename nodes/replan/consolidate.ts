@@ -5,8 +5,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { FailureReasons } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
 import { newProcedure } from "./budget";
 
 export const CONSOLIDATE_PROMPT = `A robot could not do an action. Several looks at its camera image gave possible

@@ -5,10 +5,10 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { MotionDraft } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { REWARD_KINDS } from "../../tools/motion";
-import { sceneVocabulary } from "./view";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { REWARD_KINDS } from "../../robots/msgs/motion";
+import { sceneVocabulary } from "../camera";
 
 export const LOW_LEVEL_PROMPT = `You turn one action of a robot palm into reward terms for its motion controller. First
 describe the motion plan in short lines, one per thing that must happen: the palm moving close to what it must grasp

@@ -4,10 +4,10 @@
  * the same goal after a dropped connection) and records the outcome.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { termText } from "../../tools/motion";
-import { goalIdFor, runRecordedGoal } from "../executor";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { termText } from "../../robots/msgs/motion";
+import { goalIdFor, runRecordedGoal } from "../clea/executor";
 import { budgetEnd } from "./budget";
 
 const MOTION_SKILL = "execute_motion";

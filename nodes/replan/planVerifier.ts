@@ -2,9 +2,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { PlanCheck } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { sceneVocabulary } from "./view";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { sceneVocabulary } from "../camera";
 import { newProcedure } from "./budget";
 
 export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step

@@ -5,9 +5,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { MotionDraft, TermCheck } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { termText } from "../../tools/motion";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { termText } from "../../robots/msgs/motion";
 import { newProcedure } from "./budget";
 
 export const REWARD_VERIFIER_PROMPT = `You check reward terms written for one robot action. For each term, say which line of

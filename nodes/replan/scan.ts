@@ -2,9 +2,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
-import { REPLAN_VARIANTS, runOptions, session, type Session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { currentView, sceneVocabulary, type View } from "./view";
+import { REPLAN_VARIANTS, runOptions, session, type Session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { currentView, sceneVocabulary, type View } from "../camera";
 
 export const SCAN_PROMPT = `You look at a robot's camera image of a tabletop scene. For each name in the list of things the
 robot knows how to interact with, decide whether you can see it. Report the visible ones by their exact names, and a

@@ -5,8 +5,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { StepCheck } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
 
 export const STEP_CHECK_PROMPT = `One step of a robot's plan is settled by looking. Given the questions it put to a perception
 model and the answers, say whether the step is settled, and note each thing the answers established as a short

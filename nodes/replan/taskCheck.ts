@@ -6,10 +6,10 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { GoalCheck, type SceneScan } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
 import { lookAtScene } from "./scan";
-import { currentView } from "./view";
+import { currentView } from "../camera";
 import { newProcedure } from "./budget";
 
 export const TASK_CHECK_PROMPT = `Decide whether the robot's goal is achieved, from what its camera shows now (the things

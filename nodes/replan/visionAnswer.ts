@@ -2,9 +2,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { VisionAnswer } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
-import { currentView, sceneVocabulary } from "./view";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
+import { currentView, sceneVocabulary } from "../camera";
 
 export const ANSWER_PROMPT = `You answer one question about a robot's camera image of a tabletop scene. The detector's
 findings (names, boxes, colours, where each thing rests) come with the image. Answer in one plain sentence that

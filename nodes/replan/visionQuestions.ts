@@ -6,8 +6,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { VisionQuestions } from "../../models/schemas";
-import { runOptions, session } from "../../graphs/session";
-import type { ReplanStateType, ReplanUpdate } from "../../graphs/state";
+import { runOptions, session } from "../runtime";
+import type { ReplanStateType, ReplanUpdate } from "./state";
 import { budgetEnd } from "./budget";
 
 export const QUESTIONS_PROMPT = `You are carrying out a plan and the current step needs vision. Write at most two short

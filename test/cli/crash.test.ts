@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
-import { startSimProcess } from "../../cli/simProcess";
+import { startSimProcess } from "../../robots/sim/process";
 import { scratchDir } from "../helpers/episode";
 
 const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");

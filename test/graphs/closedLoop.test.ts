@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeSessions } from "../../graphs/session";
+import { closeSessions } from "../../nodes/runtime";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { callText, executed, runEpisode, scratchDir } from "../helpers/episode";

@@ -3,11 +3,11 @@
  * predictive-sampling controller) as its own process, the real bridge between. Assertions read the trace.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { closeSessions } from "../../graphs/session";
-import type { ReplanStateType } from "../../graphs/state";
+import { closeSessions } from "../../nodes/runtime";
+import type { ReplanStateType } from "../../nodes/replan/state";
 import { loadDataset } from "../../evals/datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "../../evals/episode";
-import { startSimProcess, type SimProcess } from "../../cli/simProcess";
+import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { scratchDir } from "../helpers/episode";
 
 const sims: SimProcess[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import { runClosedLoopEpisode, executedCalls, callText, type EpisodeRun } from "../../evals/episode";
-import type { NoiseKnobs } from "../../models/symbolic/reasoner";
+import type { NoiseKnobs } from "../../models/symbolic/noise";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 
 export type Episode = EpisodeRun;

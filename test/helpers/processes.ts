@@ -1,7 +1,7 @@
 /** Real simulator processes on loopback with free ports, always stopped (see cli/simProcess). */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startSimProcess, type SimProcess } from "../../cli/simProcess";
+import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 
 export type { SimProcess };
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

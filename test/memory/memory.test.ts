@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ArtifactStore } from "../../memory/artifacts";
 import { SqliteStore } from "../../memory/store";
-import { closeSessions } from "../../graphs/session";
+import { closeSessions } from "../../nodes/runtime";
 import { executed, runEpisode, scratchDir } from "../helpers/episode";
 import { startSim, type SimProcess } from "../helpers/processes";
 

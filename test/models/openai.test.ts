@@ -8,11 +8,11 @@ import sharp from "sharp";
 import { askStructured, createModels, modelConfig, ModelOutputError } from "../../models";
 import { Critique } from "../../models/schemas";
 import { SymbolicChatModel } from "../../models/symbolic";
-import { closeSessions } from "../../graphs/session";
+import { closeSessions } from "../../nodes/runtime";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { runEpisode, scratchDir } from "../helpers/episode";
-import { startSimProcess } from "../../cli/simProcess";
+import { startSimProcess } from "../../robots/sim/process";
 import { loadDataset } from "../../evals/datasets";
 import { runClosedLoopEpisode } from "../../evals/episode";
 

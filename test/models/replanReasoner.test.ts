@@ -1,9 +1,9 @@
 /** The symbolic reasoner's hierarchical (RePLan) roles, on hand-written prompts' contexts: no simulator involved. */
 import { describe, expect, it } from "vitest";
 import type { WorldDescription } from "../../robots/manifests/schema";
-import { NO_NOISE, noiseLevel } from "../../models/symbolic/reasoner";
+import { NO_NOISE, noiseLevel } from "../../models/symbolic/noise";
 import * as h from "../../models/symbolic/replan";
-import { MotionProgram } from "../../tools/motion";
+import { MotionProgram } from "../../robots/msgs/motion";
 
 const draw = (xs: number[]) => {
   let i = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MotionProgram, RewardTerm } from "../../tools/motion";
+import { MotionProgram, RewardTerm } from "../../robots/msgs/motion";
 import { bundledManifests, parseLiteral, RobotManifest, worldFacts, argumentsValidator } from "../../robots/manifests";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen";
 import { ARM_BASE, ARM_REACH, NAVIGATION_POINTS, PLACES } from "../../robots/sim/kitchen/layout";

@@ -3,7 +3,7 @@
  * is 0 when the term is satisfied, with a tolerance under which it counts as met. The controller's cost is the
  * weighted sum of residuals, each scaled to be comparable with metres.
  */
-import { termText, type RewardTerm } from "../../../tools/motion";
+import { termText, type RewardTerm } from "../../msgs/motion";
 import type { MjData } from "../mujoco";
 
 /** A named point of the scene: a body frame, a geom centre or a site. */

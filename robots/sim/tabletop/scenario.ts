@@ -4,7 +4,7 @@
  * `execute_motion` alone (used by tests and the benchmark, never by agents).
  */
 import type { WorldDescription } from "../../manifests";
-import type { RewardTermInput } from "../../../tools/motion";
+import type { RewardTermInput } from "../../msgs/motion";
 import { SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
 
 export { SCENE_NAMES, type SceneName, isSceneName } from "./scenes";

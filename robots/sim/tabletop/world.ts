@@ -11,7 +11,7 @@ import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
-import { MotionProgram, termText } from "../../../tools/motion";
+import { MotionProgram, termText } from "../../msgs/motion";
 import { buildScene, type SceneName, type SceneSpec } from "./scenes";
 import { compileProgram, jointFraction, pointPosition, unknownNames, type CompiledProgram, type JointRef, type Point, type Resolver } from "./rewards";
 import { DEFAULT_MPC, planOnce, Spline, type MpcOptions, type RolloutModel } from "./mpc";

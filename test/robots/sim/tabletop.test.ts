@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { callSkill, discoverRobots, InvalidSkillArgumentsError, type SkillResult } from "../../../tools/skills";
 import type { ManifestResponse } from "../../../robots/manifests/schema";
-import { startSimProcess, type SimProcess } from "../../../cli/simProcess";
+import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { CONTROLLER_MOTIONS, SCRIPTED_SOLUTIONS, TabletopWorld, colorName } from "../../../robots/sim/tabletop";
 import { buildScene, SCENE_NAMES, type SceneName } from "../../../robots/sim/tabletop/scenes";
 import { loadDataset } from "../../../evals/datasets";

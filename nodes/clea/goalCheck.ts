@@ -1,9 +1,9 @@
 /** Goal check: does the belief show the task done? Also where budgets end a run. */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, totalUsage } from "../models";
-import { GoalCheck } from "../models/schemas";
-import { overBudget, runOptions, session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { askStructured, totalUsage } from "../../models";
+import { GoalCheck } from "../../models/schemas";
+import { overBudget, runOptions, session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
 
 export const GOAL_CHECK_PROMPT = `Decide whether the task is complete. Compare each part of the instruction with the

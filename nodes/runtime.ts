@@ -11,7 +11,8 @@ import { discoverRobots } from "../tools/skills";
 import { createModels, modelConfig, type ModelConfig, type RoleModels } from "../models";
 import { ArtifactStore } from "../memory/artifacts";
 import { dataDir } from "../memory/checkpointer";
-import type { DetectionsInput, NoiseKnobs } from "../models/symbolic/reasoner";
+import type { DetectionsInput } from "../models/symbolic/clea";
+import type { NoiseKnobs } from "../models/symbolic/noise";
 
 /** CLEA-mode variants, then RePLan-mode ones (`full` is both modes' complete agent). */
 export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"] as const;

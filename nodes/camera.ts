@@ -1,7 +1,7 @@
 /** What the hierarchical nodes look through: the robot's latest camera frame and detections, stored as an artifact. */
-import { imagePart } from "../../models";
-import type { Session } from "../../graphs/session";
-import type { SceneDetections } from "../../models/symbolic/replan";
+import { imagePart } from "../models";
+import type { Session } from "./runtime";
+import type { SceneDetections } from "../models/symbolic/replan";
 
 export interface View {
   robot: string;

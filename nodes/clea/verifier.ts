@@ -1,9 +1,9 @@
 /** Verifier: every robot, skill and argument must exist; misnamed objects are remapped, the rest rejected. */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured } from "../models";
-import { Verification } from "../models/schemas";
-import { runOptions, session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { askStructured } from "../../models";
+import { Verification } from "../../models/schemas";
+import { runOptions, session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export const VERIFIER_PROMPT = `Check a plan against the robots' manifests before anything runs. For each step: the robot
 must exist, the skill must be one of its skills, and every argument must be a value its schema allows. When an

@@ -1,10 +1,10 @@
 /** Planner: a sub-goal and the next few skill calls across both robots (CLEA's planner; also the open-loop baseline's). */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured } from "../models";
-import { Belief, Plan } from "../models/schemas";
-import { summarize as summarizeHistory } from "../models/symbolic/reasoner";
-import { runOptions, session, type Session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { askStructured } from "../../models";
+import { Belief, Plan } from "../../models/schemas";
+import { summarize as summarizeHistory } from "../../models/symbolic/clea";
+import { runOptions, session, type Session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export const PLANNER_PROMPT = `You coordinate a team of robots in a kitchen. Each robot offers the skills in its manifest;
 a skill may only be used with argument values its schema allows, and only when its preconditions hold.

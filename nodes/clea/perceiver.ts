@@ -1,9 +1,9 @@
 /** Perceiver: each robot's latest frame and detections → a structured observation (CLEA's observer). */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, imagePart, type Usage, addUsage } from "../models";
-import { Observation } from "../models/schemas";
-import { runOptions, session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "../graphs/state";
+import { askStructured, imagePart, type Usage, addUsage } from "../../models";
+import { Observation } from "../../models/schemas";
+import { runOptions, session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
 objects its detector found, each with the place it is in or on. Report what this robot can see:

@@ -5,61 +5,16 @@
  * replanning exist to catch.
  */
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
-import type { Belief, Critique, GoalCheck, Observation, Plan, SkillCall, Verification } from "../schemas";
-import { closestName, readInstruction } from "./language";
+import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "../schemas";
+import { alias, closestName, readInstruction } from "./language";
+import type { Draw, NoiseKnobs } from "./noise";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
-
-/**
- * Noise knobs, each a probability per opportunity:
- * - misname: the perceiver reports a detected object under another wording ("tea_bottle" for bottle_of_tea)
- * - hallucinate: the perceiver adds, once per look, an object that is not there
- * - missDetection: the perceiver leaves out an object it was shown
- * - wrongArgument: the planner writes one argument of one step wrong (another object or place)
- * - skipStep: the planner leaves out one step of a multi-step plan
- * - criticFalseAlarm: the critic rejects an action that was fine
- * - criticMiss: the critic lets through an action it should have rejected
- */
-export interface NoiseKnobs {
-  misname: number;
-  hallucinate: number;
-  missDetection: number;
-  wrongArgument: number;
-  skipStep: number;
-  criticFalseAlarm: number;
-  criticMiss: number;
-}
-
-export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0 };
-
-/** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
-export function noiseLevel(level: number): NoiseKnobs {
-  return {
-    misname: level,
-    hallucinate: level / 3,
-    missDetection: level / 3,
-    wrongArgument: level,
-    skipStep: level / 2,
-    criticFalseAlarm: level / 4,
-    criticMiss: level / 4,
-  };
-}
-
-export interface Draw {
-  next(): number;
-}
 
 // ---- perceiver -----------------------------------------------------------------------------------------------------
 
 export interface DetectionsInput {
   detections: { label: string; location: { relation: "in" | "on" | "held_by"; place: string } }[];
   places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
-}
-
-/** A wording a perceiver might use instead of the vocabulary's name. */
-export function alias(name: string): string {
-  const words = name.split("_").filter((w) => w !== "of");
-  if (words.length > 1) return [...words].reverse().join("_");
-  return `${name}s`;
 }
 
 export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription }, noise: NoiseKnobs, rng: Draw): Observation {
@@ -88,11 +43,6 @@ export function perceive(ctx: { robot: string; detections: DetectionsInput; worl
 }
 
 // ---- summarizer ----------------------------------------------------------------------------------------------------
-
-export type HistoryEntry =
-  | { step: number; kind: "observation"; robot: string; observation: Observation }
-  | { step: number; kind: "action"; call: SkillCall; ok: boolean; message: string }
-  | { step: number; kind: "feedback"; text: string };
 
 export function emptyBelief(robots: string[], world: WorldDescription): Belief {
   return {

@@ -1,9 +1,9 @@
 /** Critic: before each action, is it still right given the belief and what the robot sees now? */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, imagePart } from "../models";
-import { Critique } from "../models/schemas";
-import { runOptions, session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { askStructured, imagePart } from "../../models";
+import { Critique } from "../../models/schemas";
+import { runOptions, session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
 
 export const CRITIC_PROMPT = `You check one action just before a robot performs it. Look at the robot's current image and

@@ -1,7 +1,11 @@
-/** `robograph serve-sim <world>`: a simulator as its own process, serving the rosbridge v2 protocol. */
+/**
+ * `robograph serve-sim <world>`: a simulator as its own process, serving the rosbridge v2 protocol. Also runnable on
+ * its own (`tsx robots/sim/main.ts <world> …`), which is how `./process.ts` starts one without going through the CLI.
+ */
 import { parseArgs } from "node:util";
-import { listScenarios, serveKitchen } from "../robots/sim/kitchen";
-import { listScenes, serveTabletop } from "../robots/sim/tabletop";
+import { pathToFileURL } from "node:url";
+import { listScenarios, serveKitchen } from "./kitchen";
+import { listScenes, serveTabletop } from "./tabletop";
 
 export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop [options]      (npm run sim -- tabletop [options])
 
@@ -92,4 +96,11 @@ export async function serveSim(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  serveSim(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`serve-sim: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
 }

@@ -1,10 +1,10 @@
 /** Summarizer: the bounded history buffer → a belief about the world and the task's progress (CLEA's memory). */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { askStructured } from "../models";
-import { Belief } from "../models/schemas";
-import { runOptions, session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
-import { recallSightings, rememberSightings } from "../memory/lessons";
+import { askStructured } from "../../models";
+import { Belief } from "../../models/schemas";
+import { runOptions, session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
+import { recallSightings, rememberSightings } from "../../memory/lessons";
 
 export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous belief and the newest history entries
 (observations, actions with their outcomes, feedback), write the updated belief:

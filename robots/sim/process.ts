@@ -1,4 +1,4 @@
-/** Starts a simulator as its own process (`robograph serve-sim …`) on a free loopback port, and stops it. */
+/** Starts a simulator as its own process (`robots/sim/main.ts`, what `robograph serve-sim` runs) on a free loopback port, and stops it. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -23,8 +23,8 @@ process.on("exit", () => {
 });
 
 export async function startSimProcess(world: string, args: string[] = [], timeoutMs = 30_000): Promise<SimProcess> {
-  const child = spawn(process.execPath, [TSX, join(here, "robograph.ts"), "serve-sim", world, "--port", "0", "--quiet", ...args], {
-    cwd: join(here, ".."),
+  const child = spawn(process.execPath, [TSX, join(here, "main.ts"), world, "--port", "0", "--quiet", ...args], {
+    cwd: join(here, "..", ".."),
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);

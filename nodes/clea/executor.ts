@@ -6,9 +6,9 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { interrupt } from "@langchain/langgraph";
-import { callSkill, findSkill, type SkillResult } from "../tools/skills";
-import { runOptions, session, type Session } from "../graphs/session";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../graphs/state";
+import { callSkill, findSkill, type SkillResult } from "../../tools/skills";
+import { runOptions, session, type Session } from "../runtime";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export interface HumanResponse {
   type: "accept" | "ignore" | "response" | "edit";

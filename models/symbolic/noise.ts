@@ -1,0 +1,62 @@
+/**
+ * Seeded noise of the symbolic reasoner: the knobs every method's reasoner draws from, one level that sets them all
+ * in fixed proportions, and the keyed draws that make the same prompt meet the same noise.
+ */
+import { createHash } from "node:crypto";
+
+/**
+ * Noise knobs, each a probability per opportunity:
+ * - misname: the perceiver reports a detected object under another wording ("tea_bottle" for bottle_of_tea)
+ * - hallucinate: the perceiver adds, once per look, an object that is not there
+ * - missDetection: the perceiver leaves out an object it was shown
+ * - wrongArgument: the planner writes one argument of one step wrong (another object or place)
+ * - skipStep: the planner leaves out one step of a multi-step plan
+ * - criticFalseAlarm: the critic rejects an action that was fine
+ * - criticMiss: the critic lets through an action it should have rejected
+ * - misreadObstacle (VLM-PC): the planner takes an obstacle in view for another kind of obstacle
+ * - misjudgeClearance (VLM-PC): the planner misjudges the room under or the height of an obstacle
+ * - wrongTurn (VLM-PC): the planner turns the other way than it meant to
+ */
+export interface NoiseKnobs {
+  misname: number;
+  hallucinate: number;
+  missDetection: number;
+  wrongArgument: number;
+  skipStep: number;
+  criticFalseAlarm: number;
+  criticMiss: number;
+  misreadObstacle: number;
+  misjudgeClearance: number;
+  wrongTurn: number;
+}
+
+export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0 };
+
+/** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
+export function noiseLevel(level: number): NoiseKnobs {
+  return {
+    misname: level,
+    hallucinate: level / 3,
+    missDetection: level / 3,
+    wrongArgument: level,
+    skipStep: level / 2,
+    criticFalseAlarm: level / 4,
+    criticMiss: level / 4,
+    misreadObstacle: level / 2,
+    misjudgeClearance: level / 2,
+    wrongTurn: level / 2,
+  };
+}
+
+export interface Draw {
+  next(): number;
+}
+
+/** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
+export class KeyedDraw implements Draw {
+  private i = 0;
+  constructor(private readonly key: string) {}
+  next(): number {
+    return createHash("sha256").update(`${this.key}#${this.i++}`).digest().readUInt32BE(0) / 2 ** 32;
+  }
+}

@@ -1,0 +1,62 @@
+/** CLEA's closed-loop state: observations per robot, the history buffer, the belief, the plan and its cursor. */
+import { Annotation, DeltaChannel } from "@langchain/langgraph";
+import type { Belief, Critique, HistoryEntry, Observation, Plan, SkillCall } from "../../models/schemas";
+import { delta, deltaLast, last, usageChannel, type Status } from "../state";
+
+/** How many observation/action/feedback entries the history buffer keeps (CLEA uses a bounded FIFO). */
+export const HISTORY_LIMIT = 24;
+
+export interface SeenFrame extends Observation {
+  /** Artifact reference of the camera frame this observation was made from. */
+  image: string;
+  stamp: { sec: number; nanosec: number };
+}
+
+export interface Counters {
+  /** Skill goals sent. */
+  steps: number;
+  /** Plans made after the first. */
+  replans: number;
+  iterations: number;
+  /** Simulated/robot seconds spent in skills. */
+  skillSeconds: number;
+  nextEntryId: number;
+}
+
+export const ClosedLoopState = Annotation.Root({
+  goal: Annotation<string>(),
+  /** Latest observation per robot; a step writes only the robots it looked through. */
+  observations: delta<Record<string, SeenFrame>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
+  // Checkpoints store each step's new entries, not the whole buffer again (a delta channel replays them on read).
+  history: () =>
+    new DeltaChannel<(HistoryEntry & { id: number })[], (HistoryEntry & { id: number })[]>((a, writes) => [...a, ...writes.flat()].slice(-HISTORY_LIMIT), {
+      initialValueFactory: () => [],
+      snapshotFrequency: 100,
+    }),
+  belief: deltaLast<Belief | null>(null),
+  /** Id of the last history entry the belief accounts for. */
+  beliefUpTo: last<number>(-1),
+  plan: deltaLast<Plan | null>(null),
+  cursor: last<number>(0),
+  critique: deltaLast<(Critique & { action: SkillCall }) | null>(null),
+  lastFailure: last<string | null>(null),
+  failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>((a, writes) => [...a, ...writes.flat()].slice(-5), () => []),
+  /** The goal recorded before it is sent; on resume the executor re-attaches to it instead of sending anew. */
+  pendingGoal: last<{ goalId: string; call: SkillCall } | null>(null),
+  status: last<Status>("running"),
+  statusReason: last<string>(""),
+  counters: last<Counters>({ steps: 0, replans: 0, iterations: 0, skillSeconds: 0, nextEntryId: 0 }),
+  verdicts: Annotation<Record<string, number>>({
+    reducer: (a, b) => {
+      const out = { ...a };
+      for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+      return out;
+    },
+    default: () => ({}),
+  }),
+  usage: usageChannel(),
+  startedAt: last<number>(0),
+});
+
+export type ClosedLoopStateType = typeof ClosedLoopState.State;
+export type ClosedLoopUpdate = typeof ClosedLoopState.Update;

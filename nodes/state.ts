@@ -1,0 +1,20 @@
+/** What every graph's state is built from: the run's status, and channels that checkpoint only what changed. */
+import { Annotation, DeltaChannel } from "@langchain/langgraph";
+import { addUsage, type Usage } from "../models";
+
+export type Status = "running" | "succeeded" | "failed" | "gave_up" | "budget_exhausted";
+
+export const last = <T>(initial: T) => Annotation<T>({ reducer: (_a, b) => b, default: () => initial });
+
+/**
+ * A channel whose checkpoints store only what each step wrote (replayed through `reducer` on read), so state that is
+ * rewritten every step — belief, plan, observations — does not re-enter every checkpoint in full.
+ * The reducer must fold batches the same as single writes (associative), which all of these do.
+ */
+export function delta<T, U = T>(reducer: (value: T, writes: U[]) => T, initial: () => T) {
+  return () => new DeltaChannel<T, U>(reducer, { initialValueFactory: initial, snapshotFrequency: 100 });
+}
+export const deltaLast = <T>(initial: T) => delta<T>((v, writes) => (writes.length ? writes[writes.length - 1] : v), () => initial);
+
+/** Model calls and tokens per role, summed over the run. */
+export const usageChannel = () => delta<Usage>((v, writes) => writes.reduce(addUsage, v), () => ({}));
