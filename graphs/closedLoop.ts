@@ -9,7 +9,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "../nodes/clea/state";
-import { runOptions } from "../nodes/runtime";
+import { CLEA_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
+import { GoalInput } from "../nodes/state";
 import { perceive } from "../nodes/clea/perceiver";
 import { summarize } from "../nodes/clea/summarizer";
 import { checkGoal } from "../nodes/clea/goalCheck";
@@ -56,9 +57,12 @@ function afterAct(s: ClosedLoopStateType, config?: RunnableConfig) {
 type Node = (state: ClosedLoopStateType, config?: RunnableConfig) => Promise<ClosedLoopUpdate>;
 export const CLOSED_LOOP_NODES = { perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique, dispatch, executor: act };
 
+/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
+export const ClosedLoopConfiguration = runConfiguration(CLEA_VARIANTS);
+
 /** The wiring, with the node implementations as a parameter (benchmarks swap them to time the wiring alone). */
 export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES) {
-  return new StateGraph(ClosedLoopState)
+  return new StateGraph({ state: ClosedLoopState, input: GoalInput, context: ClosedLoopConfiguration })
     .addNode("perceiver", n.perceiver)
     .addNode("summarizer", n.summarizer)
     .addNode("goal_check", n.goal_check)

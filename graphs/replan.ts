@@ -15,7 +15,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
-import { runOptions } from "../nodes/runtime";
+import { REPLAN_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
+import { GoalInput } from "../nodes/state";
 import { scanScene } from "../nodes/replan/scan";
 import { planHighLevel } from "../nodes/replan/highLevelPlanner";
 import { verifyPlan } from "../nodes/replan/planVerifier";
@@ -106,9 +107,12 @@ const REPLAN_NODES = {
   task_check: checkTask,
 };
 
+/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
+export const ReplanConfiguration = runConfiguration(REPLAN_VARIANTS);
+
 export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES) {
   const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;
-  return new StateGraph(ReplanState)
+  return new StateGraph({ state: ReplanState, input: GoalInput, context: ReplanConfiguration })
     .addNode("scan", n.scan)
     .addNode("high_level_planner", n.high_level_planner)
     .addNode("plan_verifier", n.plan_verifier)

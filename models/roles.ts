@@ -29,6 +29,8 @@ export interface ModelConfig {
 export interface ModelOverrides {
   backend?: "openai" | "symbolic";
   model?: string;
+  /** Model names per role, over `model` and the environment. */
+  roleModels?: Partial<Record<Role, string>>;
   seed?: number;
   noise?: number;
   /** Individual knobs on top of the level (tests and ablation studies). */
@@ -43,7 +45,7 @@ export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverri
   const backend = requested ?? (apiKey ? "openai" : "symbolic");
   if (backend === "openai" && !apiKey) throw new Error("the openai backend needs OPENAI_API_KEY (any non-empty value for a local server)");
   const fallback = o.model ?? env.ROBOGRAPH_MODEL ?? "gpt-4o-mini";
-  const models = Object.fromEntries(ROLES.map((r) => [r, env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback])) as Record<Role, string>;
+  const models = Object.fromEntries(ROLES.map((r) => [r, o.roleModels?.[r] ?? env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback])) as Record<Role, string>;
   const method = (env.ROBOGRAPH_STRUCTURED_METHOD ?? "functionCalling") as ModelConfig["structuredMethod"];
   const noise = o.noise ?? Number(env.ROBOGRAPH_NOISE ?? 0);
   return {

@@ -4,98 +4,78 @@
  * runs from the CLI, from tests and under the LangGraph server.
  */
 import { join } from "node:path";
+import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { BridgeClient } from "../robots/bridge/client";
 import type { RobotManifest, WorldDescription } from "../robots/manifests/schema";
 import { discoverRobots } from "../tools/skills";
-import { createModels, modelConfig, type ModelConfig, type RoleModels } from "../models";
+import { createModels, modelConfig, ROLES, type ModelConfig, type Role, type RoleModels } from "../models";
 import { ArtifactStore } from "../memory/artifacts";
 import { dataDir } from "../memory/checkpointer";
-import type { DetectionsInput } from "../models/symbolic/clea";
-import type { NoiseKnobs } from "../models/symbolic/noise";
+import type { DetectionsMessage, Header } from "../robots/msgs/detections";
 
-/** CLEA-mode variants, then RePLan-mode ones (`full` is both modes' complete agent). */
+/** Each graph's variants (`full` is every graph's complete agent; the others remove one part, or are the paper's baseline). */
 export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"] as const;
 export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"] as const;
 export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number];
-const VARIANTS: Variant[] = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])];
+const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])] as [Variant, ...Variant[]];
 
-export interface RunOptions {
-  bridgeUrl: string;
-  bridgeToken?: string;
-  variant: Variant;
-  backend?: "openai" | "symbolic";
-  model?: string;
-  seed: number;
-  noise: number;
-  /** Individual noise knobs of the symbolic backend on top of `noise` (see models/symbolic/reasoner.ts). */
-  noiseKnobs?: Partial<NoiseKnobs>;
-  /** Skills that need a human's approval before they run, as `robot/skill` (on top of the manifests' flags). */
-  approve: string[];
-  maxSteps: number;
-  maxReplans: number;
-  /** RePLan: new procedures after a plan ends without the goal (its P). */
-  maxProcedures: number;
-  /** RePLan: how many differently worded questions the perceiver is asked about a failure. */
-  diagnosisPhrasings: number;
-  maxModelCalls: number;
-  maxWallSeconds: number;
-  dataDir: string;
+const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
+
+/**
+ * A graph's run configuration: what Studio draws as the assistant's form (published by the LangGraph server as the
+ * graph's config/context schema) and what every node reads through `runOptions`. One schema, so the form's defaults
+ * are the defaults the run uses.
+ */
+export function runConfiguration<V extends readonly [string, ...string[]]>(variants: V) {
+  return z.object({
+    bridgeUrl: z.string().optional().describe("WebSocket URL of the robot bridge (rosbridge v2), e.g. ws://127.0.0.1:9090; falls back to ROBOGRAPH_BRIDGE_URL"),
+    bridgeToken: z.string().optional().describe("token the bridge requires off loopback; falls back to ROBOGRAPH_BRIDGE_TOKEN"),
+    variant: z.enum(variants).default(variants[0] as V[number] as never).describe(`which agent runs: ${variants.join(", ")} (default ${variants[0]})`),
+    backend: z.enum(["openai", "symbolic"]).optional().describe("model backend: openai (any OpenAI-compatible endpoint; needs OPENAI_API_KEY) or symbolic (the built-in offline reasoner); default openai when a key is set"),
+    model: z.string().optional().describe("model name for every role (ROBOGRAPH_MODEL, default gpt-4o-mini)"),
+    models: z.object(Object.fromEntries(ROLES.map((r) => [r, z.string().optional().describe(`model for the ${r} role`)])) as Record<Role, z.ZodOptional<z.ZodString>>)
+      .optional()
+      .describe("per-role model names, over `model`"),
+    seed: z.coerce.number().int().default(0).describe("seed of every random draw (symbolic reasoner's noise); the same seed gives the same run"),
+    noise: z.coerce.number().min(0).max(1).default(0).describe("symbolic reasoner's noise level in [0, 1]: one level sets every knob in fixed proportions"),
+    noiseKnobs: z.record(z.string(), z.number()).optional().describe("individual noise knobs on top of the level (studies and tests)"),
+    approve: z
+      .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string()))
+      .default([])
+      .describe("skills that pause for a human's approval before they run, as robot/skill"),
+    maxSteps: count("skills (or motions) a run may send", 40),
+    maxReplans: count("plans a run may make after its first", 15),
+    maxProcedures: count("RePLan: new procedures after a plan ended without the goal", 3),
+    diagnosisPhrasings: z.coerce.number().int().min(1).max(6).default(6).describe("RePLan: differently worded questions the perceiver is asked about a failure (1–6, default 6)"),
+    maxModelCalls: count("model calls a run may make", 400),
+    maxWallSeconds: count("wall-clock seconds a run may take", 900),
+    dataDir: z.string().optional().describe("where checkpoints, memory and frames are kept (ROBOGRAPH_DATA_DIR, default ./data)"),
+  });
 }
 
-export function runOptions(config?: RunnableConfig): RunOptions {
-  const c = (config?.configurable ?? {}) as Partial<RunOptions> & { approve?: string[] | string };
+/** Any graph's configuration: nodes do not know which graph runs them; the graph's own schema checks its variants. */
+const AnyRunConfiguration = runConfiguration(VARIANTS);
+export type RunOptions = z.infer<typeof AnyRunConfiguration> & { bridgeUrl: string; variant: Variant; dataDir: string };
+
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));
+
+/** The run's configuration, from the environment overlaid by `configurable` and then LangGraph's `context`. */
+export function runOptions(config?: RunnableConfig & { context?: unknown }): RunOptions {
   const env = process.env;
-  const variant = (c.variant ?? env.ROBOGRAPH_VARIANT ?? "full") as Variant;
-  if (!(VARIANTS as string[]).includes(variant)) throw new Error(`unknown variant ${variant}; one of ${VARIANTS.join(", ")}`);
-  const bridgeUrl = c.bridgeUrl ?? env.ROBOGRAPH_BRIDGE_URL;
-  if (!bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
-  const approve = typeof c.approve === "string" ? c.approve.split(",").filter(Boolean) : c.approve ?? (env.ROBOGRAPH_APPROVE ?? "").split(",").filter(Boolean);
-  return {
-    bridgeUrl,
-    bridgeToken: c.bridgeToken ?? env.ROBOGRAPH_BRIDGE_TOKEN,
-    variant,
-    backend: c.backend,
-    model: c.model,
-    seed: Number(c.seed ?? env.ROBOGRAPH_SEED ?? 0),
-    noise: Number(c.noise ?? env.ROBOGRAPH_NOISE ?? 0),
-    noiseKnobs: c.noiseKnobs,
-    approve,
-    maxSteps: Number(c.maxSteps ?? 40),
-    maxReplans: Number(c.maxReplans ?? 15),
-    maxProcedures: Number(c.maxProcedures ?? 3),
-    diagnosisPhrasings: Math.max(1, Math.min(6, Number(c.diagnosisPhrasings ?? 6))),
-    maxModelCalls: Number(c.maxModelCalls ?? 400),
-    maxWallSeconds: Number(c.maxWallSeconds ?? 900),
-    dataDir: c.dataDir ?? dataDir(),
-  };
+  const fromEnv = defined({ bridgeUrl: env.ROBOGRAPH_BRIDGE_URL, bridgeToken: env.ROBOGRAPH_BRIDGE_TOKEN, variant: env.ROBOGRAPH_VARIANT, seed: env.ROBOGRAPH_SEED, noise: env.ROBOGRAPH_NOISE, approve: env.ROBOGRAPH_APPROVE });
+  const given = { ...fromEnv, ...defined((config?.configurable ?? {}) as Record<string, unknown>), ...defined((config?.context ?? {}) as Record<string, unknown>) };
+  const parsed = AnyRunConfiguration.safeParse(given);
+  if (!parsed.success) throw new Error(`invalid run configuration: ${z.prettifyError(parsed.error)}`);
+  const c = parsed.data;
+  if (!c.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
+  return { ...c, bridgeUrl: c.bridgeUrl, dataDir: c.dataDir ?? dataDir() };
 }
 
-/** What a run has used so far, against its budgets. */
-export interface Spent {
-  /** Skills (CLEA) or motions (RePLan) sent. */
-  actions: number;
-  replans: number;
-  /** RePLan's new procedures. */
-  procedures?: number;
-  modelCalls: number;
-  startedAt: number;
-}
-
-/** The first budget a run has used up, in words, or undefined while every budget lasts. */
-export function overBudget(o: RunOptions, spent: Spent): string | undefined {
-  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000;
-  return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
-    : spent.replans > o.maxReplans ? `${spent.replans} replans (budget ${o.maxReplans})`
-    : (spent.procedures ?? 0) > o.maxProcedures ? `${spent.procedures} new procedures (budget ${o.maxProcedures})`
-    : spent.modelCalls >= o.maxModelCalls ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
-    : wall >= o.maxWallSeconds ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
-    : undefined;
-}
-
-export interface CameraView {
-  image?: { data: string; header: { stamp: { sec: number; nanosec: number } } };
-  detections?: DetectionsInput & { header: { stamp: { sec: number; nanosec: number } } };
+/** A robot's latest camera messages; `D` is its detector's message (manipulation worlds' by default). */
+export interface CameraView<D = DetectionsMessage> {
+  image?: { data: string; header: Pick<Header, "stamp"> };
+  detections?: D;
 }
 
 export interface Session {
@@ -114,7 +94,7 @@ export interface Session {
 const sessions = new Map<string, Promise<Session>>();
 
 export function session(opts: RunOptions): Promise<Session> {
-  const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
+  const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
   let s = sessions.get(key);
   if (!s) {
     s = open(opts).catch((err) => {
@@ -130,7 +110,7 @@ async function open(opts: RunOptions): Promise<Session> {
   const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
   const { robots, world } = await discoverRobots(client);
   if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
-  const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
+  const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, roleModels: opts.models, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {

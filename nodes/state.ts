@@ -1,5 +1,6 @@
 /** What every graph's state is built from: the run's status, and channels that checkpoint only what changed. */
 import { Annotation, DeltaChannel } from "@langchain/langgraph";
+import { z } from "zod";
 import { addUsage, type Usage } from "../models";
 
 export type Status = "running" | "succeeded" | "failed" | "gave_up" | "budget_exhausted";
@@ -18,3 +19,6 @@ export const deltaLast = <T>(initial: T) => delta<T>((v, writes) => (writes.leng
 
 /** Model calls and tokens per role, summed over the run. */
 export const usageChannel = () => delta<Usage>((v, writes) => writes.reduce(addUsage, v), () => ({}));
+
+/** What a user types to start a run (Studio's input form); the rest of the state is the graph's own. */
+export const GoalInput = z.object({ goal: z.string().min(1).describe("what the robot should do, in words, e.g. 'Find the bottle_of_tea and throw it into the trash_can.'") });

@@ -4,6 +4,7 @@
  * this module never reaches a simulator. Seeded noise reproduces the failure modes the verifier, critic and
  * replanning exist to catch.
  */
+import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "../schemas";
 import { alias, closestName, readInstruction } from "./language";
@@ -12,10 +13,8 @@ import { afterAction, firstUnmet, search, type Domain, type GroundAction } from 
 
 // ---- perceiver -----------------------------------------------------------------------------------------------------
 
-export interface DetectionsInput {
-  detections: { label: string; location: { relation: "in" | "on" | "held_by"; place: string } }[];
-  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
-}
+/** What a robot's detector reported, as the perceiver's prompt carries it. */
+export type DetectionsInput = Pick<DetectionsMessage, "detections" | "places">;
 
 export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription }, noise: NoiseKnobs, rng: Draw): Observation {
   const kinds = new Map(ctx.world.places.map((p) => [p.name, p]));

@@ -6,19 +6,20 @@
  * from detections of what stands in the way. Seeded noise reproduces what the verifier and the replanning catch.
  */
 import type { WorldDescription } from "../../robots/manifests/schema";
+import type { DetectionsMessage, PlacedDetection } from "../../robots/msgs/detections";
 import type { RewardTermInput } from "../../robots/msgs/motion";
 import { termNames } from "../../robots/msgs/motion";
 import type {
   Diagnosis, FailureReasons, GoalCheck, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck,
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
-import { alias } from "./language";
+import { alias, closestName } from "./language";
 import type { Draw, NoiseKnobs } from "./noise";
-import { closestName } from "./language";
 
+/** What the scene's detector reported, as the prompt carries it (the reasoner reads no scores). */
 export interface SceneDetections {
-  detections: { label: string; box: { x: number; y: number; w: number; h: number }; location: { relation: string; place: string }; color?: string }[];
-  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
+  detections: Omit<PlacedDetection, "score">[];
+  places: DetectionsMessage["places"];
 }
 
 /** Every name a motion may use: objects, handles, joints, targets and the palm. */

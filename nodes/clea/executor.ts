@@ -6,8 +6,9 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { interrupt } from "@langchain/langgraph";
-import { callSkill, findSkill, type SkillResult } from "../../tools/skills";
-import { runOptions, session, type Session } from "../runtime";
+import { findSkill } from "../../tools/skills";
+import { goalIdFor, runRecordedGoal } from "../dispatch";
+import { runOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export interface HumanResponse {
@@ -38,27 +39,6 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
   }
   const goalId = goalIdFor(config, state.counters.steps, call.robot, call.skill, state.startedAt);
   return { pendingGoal: { goalId, call } };
-}
-
-/**
- * Sends a goal whose id is already checkpointed. Connection lost mid-goal: the goal may still be running, so the same
- * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. If the
- * robot stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
- */
-export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>): Promise<SkillResult> {
-  let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
-  for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
-    await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-    result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
-  }
-  if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
-  return result;
-}
-
-/** A goal id unique per episode (its start time), so a reused thread id never collides with goals a long-lived bridge remembers. */
-export function goalIdFor(config: RunnableConfig | undefined, step: number, robot: string, skill: string, startedAt: number): string {
-  const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run";
-  return `${thread}/${step}/${robot}/${skill}#${(startedAt || Date.now()).toString(36)}`;
 }
 
 export async function act(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {

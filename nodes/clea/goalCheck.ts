@@ -2,7 +2,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, totalUsage } from "../../models";
 import { GoalCheck } from "../../models/schemas";
-import { overBudget, runOptions, session } from "../runtime";
+import { overBudget } from "../budget";
+import { runOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
 

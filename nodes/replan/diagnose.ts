@@ -8,7 +8,7 @@ import { askStructured, addUsage, type Usage } from "../../models";
 import { Diagnosis } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { currentView, sceneVocabulary } from "../camera";
+import { currentView, sceneVocabulary } from "./view";
 
 export const DIAGNOSE_PROMPT = `You look at a robot's camera image after it failed to do something. Say what in the scene,
 other than the robot itself, prevents the action — something in the way, something resting where a thing should go,

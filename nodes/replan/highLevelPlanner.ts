@@ -8,7 +8,7 @@ import { askStructured } from "../../models";
 import { HighLevelPlan } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { sceneVocabulary } from "../camera";
+import { sceneVocabulary } from "./view";
 import { budgetEnd } from "./budget";
 
 export const HIGH_LEVEL_PROMPT = `You plan for a one-armed robot (a palm that can grasp one thing at a time) in a tabletop

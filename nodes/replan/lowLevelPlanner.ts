@@ -8,7 +8,7 @@ import { MotionDraft } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { REWARD_KINDS } from "../../robots/msgs/motion";
-import { sceneVocabulary } from "../camera";
+import { sceneVocabulary } from "./view";
 
 export const LOW_LEVEL_PROMPT = `You turn one action of a robot palm into reward terms for its motion controller. First
 describe the motion plan in short lines, one per thing that must happen: the palm moving close to what it must grasp

@@ -7,7 +7,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { termText } from "../../robots/msgs/motion";
-import { goalIdFor, runRecordedGoal } from "../clea/executor";
+import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { budgetEnd } from "./budget";
 
 const MOTION_SKILL = "execute_motion";

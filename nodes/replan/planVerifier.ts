@@ -4,7 +4,7 @@ import { askStructured } from "../../models";
 import { PlanCheck } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { sceneVocabulary } from "../camera";
+import { sceneVocabulary } from "./view";
 import { newProcedure } from "./budget";
 
 export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step

@@ -7,7 +7,7 @@ import { askStructured, addUsage, type Usage } from "../../models";
 import { NameCheck } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { sceneVocabulary } from "../camera";
+import { sceneVocabulary } from "./view";
 
 export const REMAP_PROMPT = `A vision model described a robot's camera image in one sentence, in its own words. You know the
 exact names the robot uses for the things in its scene. Flag whether any thing in the sentence goes by a name outside

@@ -4,7 +4,7 @@ import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
 import { REPLAN_VARIANTS, runOptions, session, type Session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { currentView, sceneVocabulary, type View } from "../camera";
+import { currentView, sceneVocabulary, type View } from "./view";
 
 export const SCAN_PROMPT = `You look at a robot's camera image of a tabletop scene. For each name in the list of things the
 robot knows how to interact with, decide whether you can see it. Report the visible ones by their exact names, and a

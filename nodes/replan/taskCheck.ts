@@ -9,7 +9,7 @@ import { GoalCheck, type SceneScan } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { lookAtScene } from "./scan";
-import { currentView } from "../camera";
+import { currentView } from "./view";
 import { newProcedure } from "./budget";
 
 export const TASK_CHECK_PROMPT = `Decide whether the robot's goal is achieved, from what its camera shows now (the things

@@ -4,7 +4,7 @@ import { askStructured, addUsage, type Usage } from "../../models";
 import { VisionAnswer } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { currentView, sceneVocabulary } from "../camera";
+import { currentView, sceneVocabulary } from "./view";
 
 export const ANSWER_PROMPT = `You answer one question about a robot's camera image of a tabletop scene. The detector's
 findings (names, boxes, colours, where each thing rests) come with the image. Answer in one plain sentence that

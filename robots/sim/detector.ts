@@ -5,6 +5,7 @@
  */
 import type { Frame } from "./camera";
 import type { Rng } from "./random";
+export type { DetectionsMessage } from "../msgs/detections";
 
 export interface DetectorNoise {
   /** Probability that a visible object is not reported. */
@@ -85,26 +86,4 @@ export function detectObjects(
     });
   }
   return out;
-}
-
-/** The detections topic's message (robograph_msgs/msg/Detections), as every simulated camera publishes it. */
-export interface DetectionsMessage {
-  header: { stamp: { sec: number; nanosec: number }; frame_id: string };
-  robot: string;
-  width: number;
-  height: number;
-  detections: {
-    label: string;
-    score: number;
-    box: { x: number; y: number; w: number; h: number };
-    /** Where the object is, as far as the image shows: in/on a place, or in a robot's hand. */
-    location: { relation: "in" | "on" | "held_by"; place: string };
-    /** Colour name of the object's own pixels in this frame (worlds whose tasks need colour report it). */
-    color?: string;
-  }[];
-  /**
-   * Places in view and whether each is open (places without a door are "open"); `pixels` counts the place's geoms,
-   * `insidePixels` the surface things rest on — a place's contents are in view only when that surface is.
-   */
-  places: { name: string; state: "open" | "closed"; pixels: number; insidePixels: number }[];
 }

@@ -26,7 +26,7 @@ const cabinet: WorldDescription = {
   targets: [{ name: "target_position", place: "wooden_cabinet" }],
 };
 const box = (x: number, y: number, w: number, h: number) => ({ x, y, w, h });
-const on = (place: string) => ({ relation: "on", place });
+const on = (place: string) => ({ relation: "on" as const, place });
 const barred: h.SceneDetections = {
   detections: [
     { label: "wooden_cabinet", box: box(100, 60, 120, 120), location: on("floor"), color: "brown" },

@@ -1,0 +1,24 @@
+/** The budgets every method's run is checked against: actions, replans, procedures, model calls and wall time. */
+import type { RunOptions } from "./runtime";
+
+/** What a run has used so far, against its budgets. */
+export interface Spent {
+  /** Skills (CLEA) or motions (RePLan) sent. */
+  actions: number;
+  replans: number;
+  /** RePLan's new procedures. */
+  procedures?: number;
+  modelCalls: number;
+  startedAt: number;
+}
+
+/** The first budget a run has used up, in words, or undefined while every budget lasts. */
+export function overBudget(o: RunOptions, spent: Spent): string | undefined {
+  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000;
+  return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
+    : spent.replans > o.maxReplans ? `${spent.replans} replans (budget ${o.maxReplans})`
+    : (spent.procedures ?? 0) > o.maxProcedures ? `${spent.procedures} new procedures (budget ${o.maxProcedures})`
+    : spent.modelCalls >= o.maxModelCalls ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
+    : wall >= o.maxWallSeconds ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
+    : undefined;
+}

@@ -1,0 +1,28 @@
+/**
+ * The recorded-goal path every method's executor sends skills through: the goal id is checkpointed before it is sent,
+ * so a run resumed after a crash re-sends the same id and the bridge re-attaches instead of running the skill twice.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { callSkill, type SkillResult } from "../tools/skills";
+import type { Session } from "./runtime";
+
+/**
+ * Sends a goal whose id is already checkpointed. Connection lost mid-goal: the goal may still be running, so the same
+ * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. If the
+ * robot stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
+ */
+export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>): Promise<SkillResult> {
+  let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
+  for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
+    await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+    result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
+  }
+  if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
+  return result;
+}
+
+/** A goal id unique per episode (its start time), so a reused thread id never collides with goals a long-lived bridge remembers. */
+export function goalIdFor(config: RunnableConfig | undefined, step: number, robot: string, skill: string, startedAt: number): string {
+  const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run";
+  return `${thread}/${step}/${robot}/${skill}#${(startedAt || Date.now()).toString(36)}`;
+}
