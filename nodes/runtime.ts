@@ -72,6 +72,16 @@ export function runOptions(config?: RunnableConfig & { context?: unknown }): Run
   return { ...c, bridgeUrl: c.bridgeUrl, dataDir: c.dataDir ?? dataDir() };
 }
 
+/**
+ * `runOptions` for a graph's first node: the LangGraph server validates `context` against the graph's schema but not
+ * `configurable`, so a variant of another graph would otherwise run here as an unnamed hybrid.
+ */
+export function graphRunOptions(config: RunnableConfig | undefined, graph: string, variants: readonly string[]): RunOptions {
+  const opts = runOptions(config);
+  if (!variants.includes(opts.variant)) throw new Error(`invalid run configuration: variant ${opts.variant} is not one of ${graph}'s: ${variants.join(", ")}`);
+  return opts;
+}
+
 /** A robot's latest camera messages; `D` is its detector's message (manipulation worlds' by default). */
 export interface CameraView<D = DetectionsMessage> {
   image?: { data: string; header: Pick<Header, "stamp"> };

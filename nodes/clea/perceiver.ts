@@ -2,7 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../../models";
 import { Observation } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { CLEA_VARIANTS, graphRunOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
@@ -15,7 +15,7 @@ objects its detector found, each with the place it is in or on. Report what this
 Never report an object you cannot see.`;
 
 export async function perceive(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
-  const opts = runOptions(config);
+  const opts = graphRunOptions(config, "closedLoop", CLEA_VARIANTS);
   const s = await session(opts);
   await s.firstViews;
   const observations: Record<string, SeenFrame> = {};

@@ -2,7 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
-import { REPLAN_VARIANTS, runOptions, session, type Session } from "../runtime";
+import { graphRunOptions, REPLAN_VARIANTS, session, type Session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { currentView, sceneVocabulary, type View } from "./view";
 
@@ -25,9 +25,7 @@ export function lookAtScene(s: Session, view: View) {
 }
 
 export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const opts = runOptions(config);
-  // A CLEA variant would run here as an unnamed hybrid: refuse it.
-  if (!(REPLAN_VARIANTS as readonly string[]).includes(opts.variant)) throw new Error(`variant ${opts.variant} is not one of the hierarchical mode's: ${REPLAN_VARIANTS.join(", ")}`);
+  const opts = graphRunOptions(config, "replan", REPLAN_VARIANTS);
   const s = await session(opts);
   const view = await currentView(s);
   const { value, usage } = await lookAtScene(s, view);

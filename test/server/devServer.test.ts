@@ -3,6 +3,7 @@
  * a thread, a streamed run against a running simulator, the approval interrupt, resume, and the state history.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,5 +106,49 @@ describe("LangGraph dev server", () => {
     expect(history.length).toBeGreaterThan(20);
     // Checkpoints hold frame references, never image bytes.
     expect(JSON.stringify(history[0].values)).not.toMatch(/iVBORw0KGgo/);
+  });
+
+  it("publishes each graph's configuration and input schemas, so Studio draws a form", async () => {
+    const client = new Client({ apiUrl });
+    const graphs = Object.keys(JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")).graphs as Record<string, string>);
+    expect(graphs.length).toBeGreaterThanOrEqual(2);
+    for (const graphId of graphs) {
+      const [assistant] = await client.assistants.search({ graphId });
+      const schemas = await client.assistants.getSchemas(assistant.assistant_id);
+      for (const config of [schemas.config_schema, schemas.context_schema]) {
+        const props = (config as { properties: Record<string, { enum?: string[]; description?: string; default?: unknown }> }).properties;
+        expect(props.bridgeUrl.description, graphId).toMatch(/bridge/);
+        expect(props.variant.enum, graphId).toContain("full");
+        expect(props.variant.default, graphId).toBe("full");
+        for (const key of ["backend", "model", "models", "noise", "seed", "maxSteps", "maxModelCalls", "maxWallSeconds", "approve", "dataDir"]) {
+          expect(props[key]?.description, `${graphId}.${key}`).toBeTruthy();
+        }
+      }
+      // The input form asks only for what a user types; the rest of the state is the graph's own.
+      const input = schemas.input_schema as { properties: Record<string, unknown>; required?: string[] };
+      expect(Object.keys(input.properties), graphId).toEqual(["goal"]);
+      expect(input.required ?? [], graphId).not.toContain(expect.not.stringMatching(/^goal$/));
+    }
+    // Each graph has its own variants: RePLan's ablations are not offered for CLEA's loop, and the other way round.
+    const variants = async (graphId: string) => {
+      const [a] = await client.assistants.search({ graphId });
+      return ((await client.assistants.getSchemas(a.assistant_id)).config_schema as { properties: { variant: { enum: string[] } } }).properties.variant.enum;
+    };
+    expect(await variants("closedLoop")).toEqual(["full", "no-critic", "no-summarizer", "open-loop"]);
+    expect(await variants("replan")).toEqual(["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"]);
+  });
+
+  it("refuses a run whose configuration names a variant the graph does not have, saying which", async () => {
+    const client = new Client({ apiUrl });
+    const thread = await client.threads.create();
+    const chunks: { event: string; data: unknown }[] = [];
+    for await (const chunk of client.runs.stream(thread.thread_id, "closedLoop", {
+      input: { goal: "Find the bottle_of_tea." },
+      config: { configurable: { bridgeUrl: sim.url, variant: "no-verifier" } },
+      streamMode: "updates",
+    })) chunks.push(chunk);
+    const error = chunks.find((c) => c.event === "error");
+    expect(JSON.stringify(error?.data)).toMatch(/variant/);
+    expect(JSON.stringify(error?.data)).toMatch(/no-critic/);
   });
 });
