@@ -1,5 +1,5 @@
 /** The kitchen world as a served simulator. */
-import { serveWorld, type ServeOptions, type ServedWorld, type SimulatedWorld } from "../serve";
+import { serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { KitchenWorld, type KitchenOptions, type RobotId } from "./world";
 import { loadScenario } from "./scenario";
 
@@ -12,15 +12,5 @@ export interface KitchenServeOptions extends Omit<KitchenOptions, "scenario">, S
 
 export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWorld & { world: KitchenWorld }> {
   const world = await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) });
-  const served: SimulatedWorld = {
-    name: world.name,
-    manifests: world.manifests,
-    description: world.description,
-    events: world.events,
-    runSkill: (robot, skill, args, ctx) => world.runSkill(robot as RobotId, skill, args as Record<string, string>, ctx),
-    renderCamera: (robot) => world.renderCamera(robot as RobotId),
-    evaluate: () => world.evaluate(),
-    close: () => world.close(),
-  };
-  return { ...(await serveWorld(served, opts)), world };
+  return { ...(await serveWorld(world, opts)), world };
 }

@@ -2,7 +2,7 @@
  * MJCF of RePLan's tabletop scenes (paper §4.1): cabinets with hinged doors, a microwave, a lever, a crate and a
  * weight sensor on a floor plane, plus a floating palm. Everything is dynamic MuJoCo: doors are hinges, objects are
  * free bodies, the palm is three slide joints driven by position actuators. The palm never collides — grasping is a
- * virtual spring applied by the world (see world.ts) — so what moves things is physics, not scripted teleports.
+ * virtual spring applied by the world (see controllers.ts) — so what moves things is physics, not scripted teleports.
  *
  * Naming convention, which the world relies on: a geom named `label__part` belongs to the thing `label`; a geom named
  * exactly after a thing (a handle, a cube) is that thing. Sites carry the named points of containers and surfaces.
@@ -74,7 +74,7 @@ const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
 const box = (name: string, pos: number[], size: number[], rgba: string, extra = "") =>
   `<geom name="${name}" type="box" pos="${f(...pos)}" size="${f(...size)}" rgba="${rgba}" ${extra}/>`;
 
-// Saturated, well separated colours, so the colour namer (world.ts) names them without ambiguity.
+// Saturated, well separated colours, so the colour namer (perception.ts) names them without ambiguity.
 export const RGBA = {
   wood: "0.55 0.33 0.16 1",
   stone: "0.56 0.56 0.56 1",

@@ -1,0 +1,262 @@
+/**
+ * The kitchen robots' skills as controllers: what each skill checks on the true state before it starts, and the
+ * motion that carries it out, one control tick per `yield`. They act on the world only through `KitchenBody`.
+ */
+import type { Vec3 } from "../camera";
+import type { Motion, SimClock } from "../clock";
+import type { SimEvent } from "../events";
+import { ARM_BASE, ARM_REACH, ARM_REST, NAVIGATION_POINTS, navigationPoint, objectHalfHeight, objectSpec, place, type PlaceSpec } from "./layout";
+import type { RobotId, Where } from "./world";
+
+export const TICK = 0.02;
+const BASE_SPEED = 0.6; // m/s
+const TURN_SPEED = 1.6; // rad/s
+const GRIPPER_SPEED = 0.5; // m/s
+const DOOR_TIME = 1.2; // s
+
+/**
+ * What the controllers may read and drive of the kitchen world: the true state, the mobile base's pose, the grippers'
+ * mocap bodies and the door actuators. The world hands them this view rather than itself, so a controller cannot
+ * touch its bookkeeping (busy robots, skill count, cameras).
+ */
+export interface KitchenBody {
+  readonly clock: SimClock;
+  readonly graspSensing: boolean;
+  /** The mobile base's pose; `goTo` moves it in place. */
+  readonly mobile: { x: number; y: number; yaw: number };
+  where(object: string): Where | undefined;
+  setWhere(object: string, w: Where): void;
+  heldBy(robot: RobotId): string | undefined;
+  mobileNavPoint(): string | undefined;
+  freeSlot(p: PlaceSpec): number;
+  slotWorld(p: PlaceSpec, slot: number, lift?: number): Vec3;
+  isClosed(p: PlaceSpec): boolean;
+  openFraction(p: PlaceSpec): number;
+  /** The door or drawer joint's position. */
+  jointPosition(p: PlaceSpec): number;
+  /** Sets the door or drawer actuator's target. */
+  setJoint(p: PlaceSpec, value: number): void;
+  handlePosition(p: PlaceSpec): Vec3;
+  setMocap(bodyName: string, pos: Vec3): void;
+  mocapPos(bodyName: string): Vec3;
+  mobileGripperRest(): Vec3;
+  log(e: Omit<SimEvent, "t" | "step">): void;
+}
+
+export type Feedback = (phase: string, progress: number) => void;
+
+/** Why this skill cannot run now, or undefined. Checks the true state, as the physical robot would find it. */
+export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a: Record<string, string>): string | undefined {
+  const holding = body.heldBy(robot);
+  const reach = (p: PlaceSpec): string | undefined => {
+    if (robot === "arm") {
+      const d = Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]);
+      return d <= ARM_REACH ? undefined : `the ${p.name} is out of the arm's reach (${d.toFixed(2)} m away, reach ${ARM_REACH} m)`;
+    }
+    const here = body.mobileNavPoint();
+    const nav = NAVIGATION_POINTS.find((n) => n.serves === p.name);
+    if (!nav) return `the mobile robot cannot get to the ${p.name}`;
+    return here === nav.name ? undefined : `the mobile robot is ${here ? `at ${here}` : "between navigation points"}, not at ${nav.name}`;
+  };
+  switch (skill) {
+    case "go_to":
+      return robot === "mobile" ? undefined : "the arm cannot move its base";
+    case "open":
+    case "close": {
+      const p = place(a.target);
+      if (!p.openable) return `the ${p.name} cannot be opened or closed`;
+      const r = reach(p);
+      if (r) return r;
+      if (robot === "arm" && holding) return `the arm needs its hand free to ${skill} the ${p.name} but holds the ${holding}`;
+      if (skill === "open" && !body.isClosed(p)) return `the ${p.name} is already open`;
+      if (skill === "close" && body.isClosed(p)) return `the ${p.name} is already closed`;
+      return undefined;
+    }
+    case "pick_from": {
+      const p = place(a.place);
+      const r = reach(p);
+      if (r) return r;
+      if (holding) return `already holding the ${holding}; release it before picking another object`;
+      if (body.isClosed(p)) return `cannot pick from the ${p.name}: it is closed`;
+      const w = body.where(a.object);
+      if (!w || !("place" in w) || w.place !== p) {
+        // Without grasp sensing the robot goes through the motion and closes on nothing, none the wiser.
+        return body.graspSensing ? `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}` : undefined;
+      }
+      return undefined;
+    }
+    case "release_to": {
+      const p = place(a.place);
+      if (holding !== a.object && body.graspSensing) return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
+      const r = reach(p);
+      if (r) return r;
+      if (body.isClosed(p)) return `cannot put anything in the ${p.name}: it is closed`;
+      if (body.freeSlot(p) < 0) return `the ${p.name} is full (${p.slots.length} of ${p.slots.length} places taken)`;
+      return undefined;
+    }
+  }
+  return `unknown skill ${skill}`;
+}
+
+export function describeSuccess(robot: RobotId, skill: string, a: Record<string, string>): string {
+  switch (skill) {
+    case "go_to": return `${robot} is at ${a.navigation_point}`;
+    case "open": return `the ${a.target} is open`;
+    case "close": return `the ${a.target} is closed`;
+    case "pick_from": return `${robot} holds the ${a.object}`;
+    case "release_to": return `the ${a.object} is ${place(a.place).kind === "container" ? "in" : "on"} the ${a.place}`;
+  }
+  return "done";
+}
+
+/** The motion that carries out a skill whose preconditions hold. */
+export function skillMotion(body: KitchenBody, robot: RobotId, skill: string, a: Record<string, string>, feedback: Feedback): Motion {
+  switch (skill) {
+    case "go_to": return goTo(body, a.navigation_point, feedback);
+    case "open": return operate(body, robot, place(a.target), true, feedback);
+    case "close": return operate(body, robot, place(a.target), false, feedback);
+    case "pick_from": return pick(body, robot, a.object, place(a.place), feedback);
+    case "release_to": return release(body, robot, a.object, place(a.place), feedback);
+  }
+  throw new Error(`unknown skill ${skill}`);
+}
+
+function* goTo(body: KitchenBody, target: string, feedback: Feedback): Motion {
+  const m = body.mobile;
+  const nav = navigationPoint(target);
+  const [tx, ty] = nav.position;
+  const total = Math.hypot(tx - m.x, ty - m.y);
+  // Turn towards the goal, drive, then turn to face the place.
+  if (total > 0.01) yield* turnTo(body, Math.atan2(ty - m.y, tx - m.x));
+  let last = -1;
+  while (Math.hypot(tx - m.x, ty - m.y) > 1e-6) {
+    const dx = tx - m.x, dy = ty - m.y;
+    const d = Math.hypot(dx, dy);
+    const s = Math.min(1, (BASE_SPEED * TICK) / d);
+    m.x += dx * s;
+    m.y += dy * s;
+    body.setMocap("mobile_gripper", body.mobileGripperRest());
+    const progress = total > 0 ? 1 - Math.hypot(tx - m.x, ty - m.y) / total : 1;
+    if (Math.floor(progress * 4) !== last) {
+      last = Math.floor(progress * 4);
+      feedback("driving", progress);
+    }
+    yield;
+  }
+  yield* turnTo(body, nav.yaw);
+  feedback("arrived", 1);
+}
+
+function* turnTo(body: KitchenBody, yaw: number): Motion {
+  const m = body.mobile;
+  while (Math.abs(angleDiff(yaw, m.yaw)) > 1e-6) {
+    const d = angleDiff(yaw, m.yaw);
+    m.yaw += Math.sign(d) * Math.min(Math.abs(d), TURN_SPEED * TICK);
+    body.setMocap("mobile_gripper", body.mobileGripperRest());
+    yield;
+  }
+}
+
+function* moveGripper(body: KitchenBody, robot: RobotId, to: Vec3): Motion {
+  const name = `${robot}_gripper`;
+  for (;;) {
+    const p = body.mocapPos(name);
+    const d = Math.hypot(to[0] - p[0], to[1] - p[1], to[2] - p[2]);
+    if (d < 1e-6) return;
+    const s = Math.min(1, (GRIPPER_SPEED * TICK) / d);
+    body.setMocap(name, [p[0] + (to[0] - p[0]) * s, p[1] + (to[1] - p[1]) * s, p[2] + (to[2] - p[2]) * s]);
+    yield;
+  }
+}
+
+function restPose(body: KitchenBody, robot: RobotId): Vec3 {
+  return robot === "arm" ? ARM_REST : body.mobileGripperRest();
+}
+
+/** Opens or closes a door or drawer by its handle. */
+function* operate(body: KitchenBody, robot: RobotId, p: PlaceSpec, open: boolean, feedback: Feedback): Motion {
+  feedback("reaching for the handle", 0);
+  yield* moveGripper(body, robot, body.handlePosition(p));
+  body.log({ kind: "contact", robot, place: p.name, detail: `gripper grasped the ${p.name} handle` });
+  const from = body.jointPosition(p);
+  const to = open ? p.openPosition! : 0;
+  const n = Math.ceil(DOOR_TIME / TICK);
+  for (let i = 1; i <= n; i++) {
+    // The gripper drives the actuator target along a smooth ramp and rides along with the handle.
+    const s = i / n;
+    body.setJoint(p, from + (to - from) * (3 * s * s - 2 * s * s * s));
+    if (i % 5 === 0) body.setMocap(`${robot}_gripper`, body.handlePosition(p));
+    if (i % Math.ceil(n / 3) === 0) feedback(open ? "opening" : "closing", s);
+    yield;
+  }
+  // Let the joint settle on its target before judging the result.
+  for (let i = 0; i < 40 && Math.abs(body.openFraction(p) - (open ? 1 : 0)) > 0.05; i++) yield;
+  if (open ? body.openFraction(p) < 0.8 : body.openFraction(p) > 0.2) {
+    throw new Error(`the ${p.name} did not ${open ? "open" : "close"} (stuck at ${Math.round(body.openFraction(p) * 100)}% open)`);
+  }
+  body.log({ kind: open ? "opened" : "closed", robot, place: p.name });
+  yield* moveGripper(body, robot, restPose(body, robot));
+  feedback("done", 1);
+}
+
+function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, feedback: Feedback): Motion {
+  const w = body.where(object);
+  if (!w || !("place" in w) || w.place !== p) {
+    // Nothing there (only reachable without grasp sensing): the same motion, an empty hand.
+    const top = body.slotWorld(p, 0, 0.12);
+    yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+    yield* moveGripper(body, robot, top);
+    yield* body.clock.wait(0.3);
+    body.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
+    yield* moveGripper(body, robot, restPose(body, robot));
+    feedback("lifted", 1);
+    return;
+  }
+  const spec = objectSpec(object);
+  const top = body.slotWorld(p, w.slot, 2 * objectHalfHeight(spec) + 0.035);
+  feedback("approaching", 0);
+  yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+  yield* moveGripper(body, robot, top);
+  feedback("grasping", 0.5);
+  body.log({ kind: "contact", robot, object, detail: `gripper closed on the ${object}` });
+  yield* body.clock.wait(0.3);
+  body.setWhere(object, { heldBy: robot });
+  body.log({ kind: "picked", robot, object, place: p.name });
+  yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+  yield* moveGripper(body, robot, restPose(body, robot));
+  feedback("lifted", 1);
+}
+
+function* release(body: KitchenBody, robot: RobotId, requested: string, p: PlaceSpec, feedback: Feedback): Motion {
+  // Opening the hand lets go of whatever it holds, which without grasp sensing may not be what was asked for.
+  const object = body.heldBy(robot);
+  const slot = body.freeSlot(p);
+  if (!object) {
+    const top = body.slotWorld(p, slot, 0.12);
+    yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+    yield* body.clock.wait(0.2);
+    body.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
+    yield* moveGripper(body, robot, restPose(body, robot));
+    feedback("done", 1);
+    return;
+  }
+  const spec = objectSpec(object);
+  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(spec) + 0.035);
+  feedback("carrying", 0);
+  yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+  yield* moveGripper(body, robot, top);
+  yield* body.clock.wait(0.2);
+  body.setWhere(object, { place: p, slot });
+  body.log({ kind: "released", robot, object, place: p.name });
+  feedback("released", 0.7);
+  yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+  yield* moveGripper(body, robot, restPose(body, robot));
+  feedback("done", 1);
+}
+
+export function angleDiff(a: number, b: number): number {
+  let d = a - b;
+  while (d > Math.PI) d -= 2 * Math.PI;
+  while (d < -Math.PI) d += 2 * Math.PI;
+  return d;
+}

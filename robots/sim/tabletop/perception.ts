@@ -1,0 +1,148 @@
+/**
+ * The tabletop's front camera: its pose, rendering, and the detector that turns a frame into the detections message,
+ * each object with where it is and the colour of its own pixels.
+ */
+import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
+import { detectObjects, type DetectorNoise } from "../detector";
+import type { Mujoco, MjModel, MjData } from "../mujoco";
+import { Rng } from "../random";
+import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
+import type { WorldDescription } from "../../manifests";
+import type { SceneSpec } from "./scenes";
+
+/** Tabletop detections always carry a colour (task 6 is decided by it). */
+export type DetectionsMessage = BaseDetections & { detections: (PlacedDetection & { color: string })[] };
+
+const CAMERA_EYE: [number, number, number] = [0, -0.82, 0.62];
+const CAMERA_TARGET: [number, number, number] = [0, 0.12, 0.08];
+
+/** What the detector reads of the true state (where a seen object is, whether a container is open), and whom it tells of a sighting. */
+export interface TabletopView {
+  locate(name: string): { relation: "in" | "on" | "held_by"; place: string };
+  isOpen(container: string): boolean;
+  stamp(): Stamp;
+  /** A detection that names its object correctly. */
+  seen(object: string): void;
+}
+
+export function cameraPose(): CameraPose {
+  return lookAt(CAMERA_EYE, CAMERA_TARGET);
+}
+
+/** The front camera and the seeded detector behind it. */
+export class TabletopCamera {
+  private camera: RayCamera;
+  private rng: Rng;
+  private noise: DetectorNoise;
+  private labels: string[];
+  private placeNames: string[];
+  private geomToLabel: Int32Array;
+  private geomToPlace: Int32Array;
+  private geomInside: Int32Array;
+
+  constructor(
+    private readonly mj: Mujoco,
+    private readonly model: MjModel,
+    private readonly data: MjData,
+    scene: SceneSpec,
+    description: WorldDescription,
+    opts: { seed?: number; noise?: Partial<DetectorNoise>; width?: number; height?: number },
+  ) {
+    this.rng = new Rng(opts.seed ?? 0);
+    this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
+    this.labels = description.labels;
+    const labelIndex = new Map(this.labels.map((l, i) => [l, i]));
+    this.placeNames = description.places.map((p) => p.name);
+    const placeIndex = new Map(this.placeNames.map((p, i) => [p, i]));
+    const interior = new Set([...scene.containers.flatMap((c) => c.interior), "crate__floor", "weight_sensor__plate", "floor"]);
+    const ng = model.ngeom as number;
+    this.geomToLabel = new Int32Array(ng).fill(-1);
+    this.geomToPlace = new Int32Array(ng).fill(-1);
+    this.geomInside = new Int32Array(ng).fill(0);
+    for (let g = 0; g < ng; g++) {
+      const name = (mj.mj_id2name(model, mj.mjtObj.mjOBJ_GEOM.value, g) as string | null) ?? "";
+      const label = name.split("__")[0];
+      this.geomToLabel[g] = labelIndex.get(label) ?? -1;
+      this.geomToPlace[g] = placeIndex.get(label) ?? -1;
+      if (interior.has(name)) this.geomInside[g] = 1;
+    }
+    this.camera = new RayCamera(mj, opts.width ?? 320, opts.height ?? 240, 70);
+  }
+
+  dispose(): void {
+    this.camera.dispose();
+  }
+
+  renderFrame(): Frame {
+    this.mj.mj_forward(this.model, this.data);
+    return this.camera.render(this.model, this.data, cameraPose(), -1);
+  }
+
+  /** Pixels of each label in a frame. */
+  pixelsOf(frame: Frame, label: string): number {
+    const e = this.labels.indexOf(label);
+    let n = 0;
+    for (let i = 0; i < frame.geom.length; i++) if (frame.geom[i] >= 0 && this.geomToLabel[frame.geom[i]] === e) n++;
+    return n;
+  }
+
+  async render(view: TabletopView): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: DetectionsMessage }> {
+    const frame = this.renderFrame();
+    const detections = this.detect(frame, view);
+    const [image, depth] = await Promise.all([encodeRgbPng(frame), encodeDepthPng(frame)]);
+    return { camera: "front", frame, image, depth, detections };
+  }
+
+  detect(frame: Frame, view: TabletopView): DetectionsMessage {
+    const raw = detectObjects(frame, this.geomToLabel, this.labels, this.labels, this.noise, this.rng);
+    // Mean colour of each label's own pixels, as a colour classifier on the segmented image would see it.
+    const n = this.labels.length;
+    const sum = new Float64Array(3 * n), cnt = new Int32Array(n);
+    const placePx = new Int32Array(this.placeNames.length), insidePx = new Int32Array(this.placeNames.length);
+    for (let i = 0; i < frame.geom.length; i++) {
+      const g = frame.geom[i];
+      if (g < 0) continue;
+      const e = this.geomToLabel[g];
+      if (e >= 0) {
+        cnt[e]++;
+        sum[3 * e] += frame.rgb[3 * i];
+        sum[3 * e + 1] += frame.rgb[3 * i + 1];
+        sum[3 * e + 2] += frame.rgb[3 * i + 2];
+      }
+      const p = this.geomToPlace[g];
+      if (p >= 0) {
+        placePx[p]++;
+        if (this.geomInside[g]) insidePx[p]++;
+      }
+    }
+    const detections = raw.map((d) => {
+      const e = this.labels.indexOf(d.truth);
+      if (d.label === d.truth) view.seen(d.truth);
+      return { label: d.label, score: d.score, box: d.box, location: view.locate(d.truth), color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+    });
+    const places = this.placeNames
+      .map((name, i) => ({ name, state: (view.isOpen(name) ? "open" : "closed") as "open" | "closed", pixels: placePx[i], insidePixels: insidePx[i] }))
+      .filter((p) => p.pixels >= 50);
+    return { header: { stamp: view.stamp(), frame_id: "front_camera" }, robot: "palm", width: frame.width, height: frame.height, detections, places };
+  }
+}
+
+/** A colour name from a mean RGB (0–255): hue for saturated colours, lightness for greys; dark oranges are brown. */
+export function colorName(r: number, g: number, b: number): string {
+  const max = Math.max(r, g, b), min = Math.min(r, g, b);
+  const v = max / 255, s = max > 0 ? (max - min) / max : 0;
+  if (s < 0.25) return v > 0.75 ? "white" : v > 0.3 ? "grey" : "black";
+  if (v < 0.15) return "black";
+  let h: number;
+  if (max === r) h = ((g - b) / (max - min)) * 60;
+  else if (max === g) h = (2 + (b - r) / (max - min)) * 60;
+  else h = (4 + (r - g) / (max - min)) * 60;
+  if (h < 0) h += 360;
+  if (h < 15 || h >= 340) return "red";
+  if (h < 45) return v < 0.7 ? "brown" : "orange";
+  if (h < 70) return "yellow";
+  if (h < 170) return "green";
+  if (h < 260) return "blue";
+  if (h < 300) return "purple";
+  return "pink";
+}
