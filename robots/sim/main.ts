@@ -6,8 +6,9 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { listScenarios, serveKitchen } from "./kitchen";
 import { listScenes, serveTabletop } from "./tabletop";
+import { listCourses, serveCourse } from "./course";
 
-export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop [options]      (npm run sim -- tabletop [options])
+export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course [options]      (npm run sim -- tabletop [options])
 
 Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
 "listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
@@ -16,7 +17,9 @@ options:
   --scenario NAME        scenario to load; kitchen (default integration_tea_to_trash): one of
                          ${listScenarios().join(", ")};
                          tabletop (RePLan's scenes; default cabinet_barred): one of
-                         ${listScenes().join(", ")}
+                         ${listScenes().join(", ")};
+                         course (VLM-PC's obstacle courses; default indoor_1): one of
+                         ${listCourses().join(", ")}
   --port N               TCP port (default 9090; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
   --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
@@ -25,7 +28,7 @@ options:
   --miss-rate P          probability a visible object is not detected (default 0)
   --mislabel-rate P      probability a detection carries a wrong label (default 0)
   --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
-  --width N --height N   camera resolution (default 320x240)
+  --width N --height N   camera resolution (default 320x240; course 160x120)
   --grasp-sensing on|off kitchen only: whether grippers sense a grasp (default on); off: a grasp on nothing and a
                          release of nothing still report success, as on grippers without force feedback
   --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY)
@@ -45,8 +48,8 @@ export async function serveSim(argv: string[]): Promise<void> {
       "miss-rate": { type: "string", default: "0" },
       "mislabel-rate": { type: "string", default: "0" },
       speed: { type: "string", default: "10" },
-      width: { type: "string", default: "320" },
-      height: { type: "string", default: "240" },
+      width: { type: "string" },
+      height: { type: "string" },
       "evaluator-key": { type: "string" },
       quiet: { type: "boolean", default: false },
       "grasp-sensing": { type: "string", default: "on" },
@@ -58,7 +61,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     return;
   }
   const worldName = positionals[0] ?? "kitchen";
-  if (worldName !== "kitchen" && worldName !== "tabletop") throw new Error(`unknown world ${worldName}; available: kitchen, tabletop`);
+  if (!["kitchen", "tabletop", "course"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course`);
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -76,15 +79,18 @@ export async function serveSim(argv: string[]): Promise<void> {
     seed: num("seed", values.seed!),
     noise: { missRate: num("miss-rate", values["miss-rate"]!, 0, 1), mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1) },
     speed: values.speed === "max" ? Infinity : num("speed", values.speed!, 0.01),
-    width: num("width", values.width!, 16, 4096),
-    height: num("height", values.height!, 16, 4096),
+    // The legged robot's narrow head camera is cheaper at 160x120 (a RealSense-like view); the others default to 320x240.
+    width: num("width", values.width ?? (worldName === "course" ? "160" : "320"), 16, 4096),
+    height: num("height", values.height ?? (worldName === "course" ? "120" : "240"), 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
     log,
   };
   const served =
     worldName === "tabletop"
       ? await serveTabletop({ ...common, scenario: values.scenario ?? "cabinet_barred" })
-      : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
+      : worldName === "course"
+        ? await serveCourse({ ...common, scenario: values.scenario ?? "indoor_1" })
+        : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   let stopping = false;
   const stop = async (sig: string) => {
