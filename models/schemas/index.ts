@@ -4,3 +4,4 @@
  */
 export * from "./clea";
 export * from "./replan";
+export * from "./vlmpc";

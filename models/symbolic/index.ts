@@ -9,6 +9,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
 import * as r from "./clea";
 import * as h from "./replan";
+import * as v from "./vlmpc";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs } from "./noise";
 
 export class SymbolicChatModel extends BaseChatModel {
@@ -39,6 +40,8 @@ export class SymbolicChatModel extends BaseChatModel {
       check_names: () => h.checkNames(ctx),
       consolidate: () => h.consolidate(ctx),
       task_done: () => h.taskDone(ctx),
+      // VLM-PC
+      plan_course: () => v.planCourse(ctx, this.noise, rng),
     };
     const task = tasks[ctx.task];
     if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}`);

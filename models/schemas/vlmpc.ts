@@ -1,0 +1,35 @@
+/** What VLM-PC's planner answers each step: progress reasoning, a multi-step skill plan, and the comparison with its last plan. */
+import { z } from "zod";
+
+/** The legged robot's skills, as the planner names them. */
+export const COURSE_SKILLS = ["walk", "crawl", "climb", "backward", "turn_left", "turn_right"] as const;
+/** How long a skill runs: small 1 s, medium 2 s, large 4 s. */
+export const MAGNITUDES = ["small", "medium", "large"] as const;
+
+export const CourseSkill = z.enum(COURSE_SKILLS);
+export type CourseSkill = z.infer<typeof CourseSkill>;
+export const Magnitude = z.enum(MAGNITUDES);
+export type Magnitude = z.infer<typeof Magnitude>;
+
+export const CourseCommand = z.object({
+  skill: CourseSkill.describe(
+    "walk forward; crawl low under something with room beneath; climb over something low; backward to back out; turn_left or turn_right in place",
+  ),
+  magnitude: Magnitude.describe("small (1 s), medium (2 s) or large (4 s); turns are about 15°, 30° and 60°"),
+});
+export type CourseCommand = z.infer<typeof CourseCommand>;
+
+export const CoursePlan = z.object({
+  progress: z
+    .string()
+    .describe("what the earlier images, answers and skill results show: what was tried, what got stuck, where the toy was last seen"),
+  plan: z
+    .array(CourseCommand)
+    .min(1)
+    .max(5)
+    .describe("the next skills in order; only the first is run now, the rest is what you expect to do next (exactly one when asked for a single skill)"),
+  keepsPrevious: z.boolean().describe("true when this plan continues your previous plan, false when it revises it (or there was none)"),
+  comparison: z.string().describe("why the previous plan is kept or revised, given the newest image and the last skill's result"),
+  reached: z.boolean().describe("true when the toy is right in front of the robot: the task is done and the plan is not run"),
+});
+export type CoursePlan = z.infer<typeof CoursePlan>;

@@ -1,0 +1,168 @@
+/** The symbolic reasoner's VLM-PC planner, on hand-built prompt contexts: no simulator involved. */
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { contextBlock } from "../../models/context";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { CoursePlan, type CourseCommand } from "../../models/schemas";
+import { KeyedDraw, NO_NOISE, type NoiseKnobs } from "../../models/symbolic/noise";
+import { planCourse, type CourseContext, type CourseResult } from "../../models/symbolic/vlmpc";
+import type { RangedDetection } from "../../robots/msgs/detections";
+
+const draw = (xs: number[]) => {
+  let i = 0;
+  return { next: () => xs[i++ % xs.length] };
+};
+const never = () => draw([0.99]);
+const always = () => draw([0]);
+
+const SIZE: Record<string, { top: number; underside: number; width: number }> = {
+  toy: { top: 0.08, underside: 0, width: 0.12 },
+  couch: { top: 0.8, underside: 0.2, width: 1.8 },
+  cushion: { top: 0.17, underside: 0, width: 0.6 },
+  bush: { top: 0.9, underside: 0, width: 1.0 },
+  wall: { top: 1.5, underside: 0, width: 1.2 },
+  stool: { top: 0.5, underside: 0.4, width: 0.35 },
+  hill: { top: 0.5, underside: 0, width: 3 },
+};
+const det = (label: string, distance: number, bearing = 0, over: Partial<RangedDetection> = {}): RangedDetection => ({
+  label,
+  score: 0.9,
+  box: { x: 160 - bearing * 5, y: 120, w: 60, h: 40 },
+  distance,
+  bearing,
+  ...SIZE[label],
+  ...over,
+});
+const result = (skill: CourseResult["skill"], magnitude: CourseResult["magnitude"], moved: number, turned: number, stalled = false): CourseResult => ({ skill, magnitude, moved, turned, stalled });
+const answer = (plan: CourseCommand[]): CoursePlan => ({ progress: "", plan, keepsPrevious: false, comparison: "", reached: false });
+const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): CourseContext => ({ frame: { fov: 60, detections }, history: [], multiStep: true, ...over });
+const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => {
+  const out = planCourse(c, noise, rng);
+  // Whatever the situation, the answer is what a VLM's structured output must be.
+  expect(CoursePlan.safeParse(out).success).toBe(true);
+  return out;
+};
+const skills = (p: CoursePlan) => p.plan.map((c) => c.skill);
+
+// Under the couch: the couch right ahead, the walls of the dead end behind it.
+const underCouch = [det("couch", 0.3), det("wall", 0.9, 10), det("wall", 1.0, -20)];
+const stalledCrawls: CourseContext["history"] = [
+  { step: 0, detections: [det("couch", 0.6), det("wall", 1.3, 5)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.3, 0, true) },
+  { step: 1, detections: underCouch, answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.0, 0, true) },
+];
+
+describe("VLM-PC symbolic planner", () => {
+  it("stops when the toy is right in front", () => {
+    const p = plan(ctx([det("toy", 0.3, 2)]));
+    expect(p.reached).toBe(true);
+  });
+
+  it("turns toward a toy to the left, then walks", () => {
+    const p = plan(ctx([det("toy", 2.0, 30)]));
+    expect(p.reached).toBe(false);
+    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "medium" });
+    expect(p.plan[1].skill).toBe("walk");
+  });
+
+  it("crawls under a couch with room beneath and climbs a cushion", () => {
+    expect(plan(ctx([det("couch", 0.6)])).plan[0].skill).toBe("crawl");
+    expect(plan(ctx([det("cushion", 0.5)])).plan[0].skill).toBe("climb");
+  });
+
+  it("walks up a hill, and goes around a stool even with its seat high: legs leave no way beneath", () => {
+    expect(plan(ctx([det("hill", 0.5)])).plan[0].skill).toBe("walk");
+    expect(skills(plan(ctx([det("stool", 0.8, 10)])))).not.toContain("crawl");
+  });
+
+  it("goes around a bush: turn away, walk, turn back", () => {
+    const p = plan(ctx([det("bush", 0.8, 5)]));
+    expect(skills(p).slice(0, 3)).toEqual(["turn_right", "walk", "turn_left"]);
+  });
+
+  it("backs out of a dead end after a crawl stalled twice under the couch, then turns", () => {
+    const p = plan(ctx(underCouch, { history: stalledCrawls, previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
+    expect(p.plan[0]).toEqual({ skill: "backward", magnitude: "large" });
+    expect(p.plan[1].skill).toMatch(/^turn_/);
+    expect(p.keepsPrevious).toBe(false);
+    expect(p.progress).toMatch(/crawl at the couch stalled 2 times, with walls close/i);
+  });
+
+  it("without history, the same frame repeats the crawl: it cannot know the crawl just failed", () => {
+    const p = plan(ctx(underCouch, { previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
+    expect(p.plan[0].skill).toBe("crawl");
+    expect(p.progress).toMatch(/no earlier steps/i);
+  });
+
+  it("does not crawl a third time at a couch it backed out of: goes around it", () => {
+    const backedOut = [...stalledCrawls, { step: 2, detections: underCouch, answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) }];
+    const p = plan(ctx([det("couch", 1.0), det("wall", 1.8, 10)], { history: backedOut }));
+    expect(p.plan[0].skill).toMatch(/^turn_/);
+    expect(skills(p)).not.toContain("crawl");
+  });
+
+  it("turns back toward a toy it saw to the right before turning left", () => {
+    const history: CourseContext["history"] = [
+      { step: 0, detections: [det("toy", 2.5, -20)], answer: answer([{ skill: "turn_left", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) },
+    ];
+    const p = plan(ctx([], { history }));
+    expect(p.plan[0].skill).toBe("turn_right");
+    expect(p.progress).toMatch(/last seen 1 step ago.*to the right/);
+  });
+
+  it("answers exactly one skill when not asked for a multi-step plan", () => {
+    const p = plan(ctx([det("bush", 0.8, 5)], { multiStep: false }));
+    expect(p.plan).toHaveLength(1);
+  });
+
+  it("keeps a still-consistent previous plan and revises after a stall", () => {
+    // Mid-detour: it turned left away from the bush; the way ahead is clear, so walking on still fits.
+    const turned: CourseContext["history"] = [
+      { step: 0, detections: [det("bush", 0.8, 5)], answer: answer([{ skill: "turn_left", magnitude: "large" }, { skill: "walk", magnitude: "large" }, { skill: "turn_right", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) },
+    ];
+    const rest = [{ skill: "walk", magnitude: "large" }, { skill: "turn_right", magnitude: "large" }] as CourseCommand[];
+    const kept = plan(ctx([], { history: turned, previousPlan: rest }));
+    expect(kept.keepsPrevious).toBe(true);
+    expect(kept.plan).toEqual(rest);
+
+    const stalled: CourseContext["history"] = [
+      { step: 0, detections: [det("couch", 0.6)], answer: answer([{ skill: "crawl", magnitude: "large" }, { skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.1, 0, true) },
+    ];
+    const revised = plan(ctx([det("couch", 0.5)], { history: stalled, previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
+    expect(revised.keepsPrevious).toBe(false);
+    expect(revised.comparison).toMatch(/stalled/);
+  });
+
+  it("follows a labelled in-context example that resembles the frame", () => {
+    const examples = [{ detections: [det("bush", 1.0)], best: { skill: "turn_left", magnitude: "large" } as CourseCommand, note: "bushes: go around on the left" }];
+    const p = plan(ctx([det("bush", 0.9, -8)], { examples }));
+    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
+  });
+
+  it("is deterministic without noise; wrongTurn at 1 turns the other way", () => {
+    const c = ctx([det("toy", 2.0, 30), det("bush", 2.5, -20)]);
+    expect(plan(c, NO_NOISE, new KeyedDraw("a"))).toEqual(plan(c, NO_NOISE, new KeyedDraw("b")));
+    const wrong = plan(c, { ...NO_NOISE, wrongTurn: 1 }, always());
+    expect(wrong.plan[0].skill).toBe("turn_right");
+  });
+
+  it("misread and misjudged obstacles change the decision, reproducibly", () => {
+    const couch = ctx([det("couch", 0.6)]);
+    const misjudged = plan(couch, { ...NO_NOISE, misjudgeClearance: 1 }, always());
+    expect(misjudged.plan[0].skill).not.toBe("crawl");
+    const noisy = { ...NO_NOISE, misreadObstacle: 0.5, misjudgeClearance: 0.5, wrongTurn: 0.5 };
+    expect(plan(couch, noisy, new KeyedDraw("k"))).toEqual(plan(couch, noisy, new KeyedDraw("k")));
+  });
+
+  it("windowed history: a summary of older steps still locates the toy", () => {
+    const summary = [{ step: 0, ...result("turn_right", "large", 0, -60), toy: { distance: 2, bearing: 15 } }];
+    const p = plan(ctx([], { summary }));
+    expect(p.plan[0].skill).toBe("turn_left");
+  });
+
+  it("answers the plan_course task through the symbolic chat model", async () => {
+    const model = new SymbolicChatModel(7);
+    const msg = await model.invoke([new HumanMessage(contextBlock("plan_course", { ...ctx([det("cushion", 0.5)]) }))]);
+    const out = CoursePlan.parse(JSON.parse(String(msg.content)));
+    expect(out.plan[0].skill).toBe("climb");
+  });
+});
