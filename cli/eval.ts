@@ -1,7 +1,7 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { CLEA_VARIANTS, REPLAN_VARIANTS, type Variant } from "../nodes/runtime";
+import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
 import { loadDataset } from "../evals/datasets";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
@@ -14,17 +14,20 @@ runs/experiments/<name>/report.{json,md,html}. Interrupted experiments resume: r
 only the missing episodes run.
 
 options:
-  --dataset NAME|FILE   dataset: kitchen (CLEA, default) or tabletop (RePLan's tasks 1–8), or a .jsonl file
+  --dataset NAME|FILE   dataset: kitchen (CLEA, default), tabletop (RePLan's tasks 1–8), course (VLM-PC's six
+                        obstacle courses), or a .jsonl file
   --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
-                        tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five)
-  --seeds N             seeds per example (default 3)
+                        tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five);
+                        course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
+  --seeds N             seeds per example (default 3; course: 5, the paper's five trials)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2)
   --limit N             only the first N examples
   --name NAME           experiment name (default <dataset>-noise<P>-<seeds>seeds)
   --root DIR            where experiments go (default runs/experiments)
   --model B             symbolic | openai (default symbolic)
-  --max-steps N         skills per episode before it stops (default 40)
+  --max-steps N         skills per episode before it stops (default 40; course: 200 — its 100 s of skill time binds)
+  --history-window K    course: the planner sees the last K steps with images, older ones summarized (default 0: all)
   --max-wall S          wall seconds per episode before it stops (default 300)
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on; off models grippers without
                         force feedback, whose missed grasps only a camera can catch — CLEA's setting)
@@ -50,14 +53,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
     options: {
       dataset: { type: "string", default: "kitchen" },
       variants: { type: "string" },
-      seeds: { type: "string", default: "3" },
+      seeds: { type: "string" },
       noise: { type: "string", default: "0" },
       concurrency: { type: "string", default: "2" },
       limit: { type: "string" },
       name: { type: "string" },
       root: { type: "string", default: "runs/experiments" },
       model: { type: "string", default: "symbolic" },
-      "max-steps": { type: "string", default: "40" },
+      "max-steps": { type: "string" },
+      "history-window": { type: "string", default: "0" },
       "max-wall": { type: "string", default: "300" },
       "grasp-sensing": { type: "string", default: "on" },
       phrasings: { type: "string", default: "6" },
@@ -76,12 +80,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
-  const seeds = int("seeds", v.seeds!, 1);
   const datasetName = v.dataset!;
   const rows = loadDataset(datasetName);
   const replan = rows.some((r) => r.example.inputs.world === "tabletop");
-  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
-  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}`;
+  const course = rows.some((r) => r.example.inputs.world === "course");
+  const seeds = int("seeds", v.seeds ?? (course ? "5" : "3"), 1);
+  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
+  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
   const opts = {
     name,
     dataset: datasetName,
@@ -92,7 +97,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     limit: v.limit ? int("limit", v.limit, 1) : undefined,
     root: resolve(v.root!),
     backend: v.model as "symbolic" | "openai",
-    maxSteps: int("max-steps", v["max-steps"]!, 1),
+    maxSteps: int("max-steps", v["max-steps"] ?? (course ? "200" : "40"), 1),
+    historyWindow: int("history-window", v["history-window"]!, 0),
     maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
     graspSensing: v["grasp-sensing"] !== "off",
     diagnosisPhrasings: int("phrasings", v.phrasings!, 1, 6),

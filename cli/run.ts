@@ -9,12 +9,12 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
-import { compileClosedLoop } from "../graphs/closedLoop";
-import { modeForWorld } from "../evals/episode";
+import { compileFor, modeForWorld, WORLD_FOR_MODE, type Mode } from "../evals/episode";
 import { termText } from "../robots/msgs/motion";
-import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions } from "../nodes/runtime";
+import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
+import type { VlmpcStateType } from "../nodes/vlmpc/state";
 import { sqliteCheckpointer, dataDir } from "../memory/checkpointer";
 import { SqliteStore } from "../memory/store";
 import { modelConfig, totalUsage } from "../models";
@@ -23,19 +23,27 @@ import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
 import { buildScene, isSceneName } from "../robots/sim/tabletop/scenes";
+import { listCourses } from "../robots/sim/course/scenarios";
+import { COURSE_GOAL } from "../evals/datasets";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
-Runs one closed-loop episode: the agent perceives, summarizes, plans, verifies, critiques and acts until the task
-is done or a budget ends it. Without --bridge-url it starts the world's simulator (--world) as a child process.
+Runs one episode of a method's graph until the task is done or a budget ends it. Without --bridge-url it starts
+the method's world as a simulator child process.
 
 options:
-  --world W            kitchen (CLEA mode, default) | tabletop (RePLan's hierarchical mode)
+  --graph G            closedLoop (CLEA, kitchen world; default) | replan (RePLan, tabletop world) |
+                       vlmpc (VLM-PC, legged robot on an obstacle course)
+  --world W            the same choice by world: kitchen | tabletop | course
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
                        tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
+                       course (default indoor_1): ${listCourses().join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
-  --variant V          kitchen: ${CLEA_VARIANTS.join(" | ")}; tabletop: ${REPLAN_VARIANTS.join(" | ")} (default full)
+  --variant V          closedLoop: ${CLEA_VARIANTS.join(" | ")}; replan: ${REPLAN_VARIANTS.join(" | ")};
+                       vlmpc: ${VLMPC_VARIANTS.join(" | ")} (default full)
+  --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
+  --examples FILE      vlmpc full+ic: labelled example frames (default evals/datasets/course_examples/<course>.json)
   --noise P            symbolic backend noise level, 0..1 (default 0; see README "Noise")
   --seed N             seed of the symbolic backend's noise and the detector's (default 0)
   --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
@@ -127,6 +135,35 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
   return { node, text: "" };
 }
 
+/** One readable line per node update of VLM-PC. */
+function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
+  const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
+  switch (node) {
+    case "look":
+      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      return { node, text: u.sight?.detections.length ? u.sight.detections.map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`).join(", ") : "nothing detected" };
+    case "planner": {
+      const r = Array.isArray(u.steps) ? u.steps[0] : undefined;
+      if (!r) return { node, text: "" };
+      if (r.answer.reached) return { node, text: `reached: ${r.answer.progress}` };
+      return { node, text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})` };
+    }
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
+    case "executor": {
+      const w = u.steps && !Array.isArray(u.steps) ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result : undefined;
+      return { node, text: w ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)` : "" };
+    }
+  }
+  return { node, text: "" };
+}
+
+/** An obstacle course and VLM-PC's task in it. */
+function courseScenario(name: string): { name: string; instruction: string } {
+  if (!listCourses().includes(name)) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}`);
+  return { name, instruction: COURSE_GOAL };
+}
+
 /** A tabletop scene and RePLan's instruction for it. */
 function tabletopScenario(name: string): { name: string; instruction: string } {
   if (!isSceneName(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}`);
@@ -137,7 +174,8 @@ export async function run(argv: string[]): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
     options: {
-      world: { type: "string", default: "kitchen" },
+      graph: { type: "string" },
+      world: { type: "string" },
       scenario: { type: "string" },
       goal: { type: "string" },
       model: { type: "string" },
@@ -156,6 +194,8 @@ export async function run(argv: string[]): Promise<number> {
       "runs-dir": { type: "string", default: "runs" },
       quiet: { type: "boolean", default: false },
       forget: { type: "boolean", default: false },
+      "history-window": { type: "string", default: "0" },
+      examples: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -165,11 +205,18 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  if (v.world !== "kitchen" && v.world !== "tabletop") throw new Error(`--world must be kitchen or tabletop, not ${v.world}`);
-  const mode = modeForWorld(v.world);
-  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : CLEA_VARIANTS;
-  if (!allowed.includes(v.variant!)) throw new Error(`--variant must be one of ${allowed.join(", ")} for the ${v.world} world`);
-  const scenario = v.world === "kitchen" ? loadScenario(v.scenario ?? "integration_tea_to_trash") : tabletopScenario(v.scenario ?? "cabinet_barred");
+  const GRAPHS: Record<string, Mode> = { closedLoop: "clea", replan: "replan", vlmpc: "vlmpc" };
+  if (v.graph && !GRAPHS[v.graph]) throw new Error(`--graph must be one of ${Object.keys(GRAPHS).join(", ")}, not ${v.graph}`);
+  if (v.world && !Object.values(WORLD_FOR_MODE).includes(v.world)) throw new Error(`--world must be one of ${Object.values(WORLD_FOR_MODE).join(", ")}, not ${v.world}`);
+  const mode: Mode = v.graph ? GRAPHS[v.graph] : modeForWorld(v.world ?? "kitchen");
+  const world = WORLD_FOR_MODE[mode];
+  if (v.world && v.world !== world) throw new Error(`--graph ${v.graph} runs in the ${world} world, not ${v.world}`);
+  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : mode === "vlmpc" ? VLMPC_VARIANTS : CLEA_VARIANTS;
+  if (!allowed.includes(v.variant!)) throw new Error(`--variant must be one of ${allowed.join(", ")} for the ${world} world`);
+  const scenario =
+    world === "kitchen" ? loadScenario(v.scenario ?? "integration_tea_to_trash")
+    : world === "tabletop" ? tabletopScenario(v.scenario ?? "cabinet_barred")
+    : courseScenario(v.scenario ?? "indoor_1");
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
@@ -183,14 +230,15 @@ export async function run(argv: string[]): Promise<number> {
   let bridgeUrl = v["bridge-url"];
   if (!bridgeUrl) {
     const detector = v["detector-noise"]!;
-    const worldArgs = v.world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
-    sim = await startSimProcess(v.world, ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
+    const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
+    sim = await startSimProcess(world, ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
     bridgeUrl = sim.url;
-    say(`${v.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+    say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
+  const examples = mode === "vlmpc" && v.variant === "full+ic" ? resolve(v.examples ?? join("evals", "datasets", "course_examples", `${scenario.name}.json`)) : undefined;
   const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
-  const graph = compileClosedLoop(checkpointer, store, mode);
+  const graph = compileFor(mode, checkpointer, store);
   const config = {
     configurable: {
       thread_id: thread,
@@ -201,6 +249,7 @@ export async function run(argv: string[]): Promise<number> {
       noise: Number(v.noise),
       approve: v.approve,
       dataDir: dir,
+      ...(mode === "vlmpc" ? { historyWindow: Number(v["history-window"]), examples } : {}),
     },
     recursionLimit: 1000,
     durability: "sync" as const,
@@ -212,9 +261,11 @@ export async function run(argv: string[]): Promise<number> {
   const started = Date.now();
   let n = 0;
   let input: unknown = v.resume ? null : { goal };
-  type AnyState = ClosedLoopStateType & ReplanStateType & { counters: ClosedLoopStateType["counters"] & ReplanStateType["counters"] };
+  type AnyState = ClosedLoopStateType & ReplanStateType & Omit<VlmpcStateType, "plan"> & {
+    counters: ClosedLoopStateType["counters"] & ReplanStateType["counters"] & VlmpcStateType["counters"];
+  };
   let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
-  if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
   try {
     for (;;) {
       for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
@@ -226,7 +277,7 @@ export async function run(argv: string[]): Promise<number> {
         for (const [node, update] of Object.entries(data)) {
           if (node === "__interrupt__") continue;
           const u = update as Partial<AnyState>;
-          const line = mode === "replan" ? describeReplan(node, u, state) : describe(node, u, state);
+          const line = mode === "replan" ? describeReplan(node, u, state) : mode === "vlmpc" ? describeVlmpc(node, u as Partial<VlmpcStateType>, state as unknown as VlmpcStateType) : describe(node, u, state);
           n++;
           say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
@@ -237,6 +288,12 @@ export async function run(argv: string[]): Promise<number> {
               copyFileSync(s.artifacts.path(o.image), join(runDir, file));
               frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
             }
+          }
+          // VLM-PC's report shows the egocentric frames in order, each with what the planner decided from it.
+          if (mode === "vlmpc" && node === "look" && u.sight) {
+            const file = `frames/${String(n).padStart(3, "0")}-head.png`;
+            copyFileSync(s.artifacts.path(u.sight.frame), join(runDir, file));
+            frames.push(`### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${line.text}\n`);
           }
           // The hierarchical mode keeps the frame each look was made from.
           if (mode === "replan" && u.frame && ["scan", "vision_answer", "diagnose", "task_check"].includes(node)) {
@@ -279,7 +336,7 @@ export async function run(argv: string[]): Promise<number> {
       status: state?.status ?? "unknown",
       statusReason: state?.statusReason ?? "",
       success: truth?.success ?? state?.status === "succeeded",
-      steps: mode === "replan" ? (state?.counters.motions ?? 0) + (state?.counters.visionSteps ?? 0) : state?.counters.steps ?? 0,
+      steps: mode === "replan" ? (state?.counters.motions ?? 0) + (state?.counters.visionSteps ?? 0) : mode === "vlmpc" ? state?.counters.skills ?? 0 : state?.counters.steps ?? 0,
       replans: state?.counters.replans ?? 0,
       ...(mode === "replan" ? { procedures: state?.counters.procedures ?? 0, motions: state?.counters.motions ?? 0, visionSteps: state?.counters.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
       modelCalls: usage.calls,

@@ -5,7 +5,11 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
-import { compileClosedLoop, type Mode } from "../graphs/closedLoop";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { compileClosedLoop } from "../graphs/closedLoop";
+import { compileVlmpc } from "../graphs/vlmpc";
+import type { VlmpcStateType } from "../nodes/vlmpc/state";
+import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
@@ -17,10 +21,22 @@ export interface TraceStep<S = ClosedLoopStateType> {
   update: Partial<S>;
 }
 
-export type { Mode };
+/** Which method runs: CLEA's closed loop, RePLan's hierarchical mode, or VLM-PC. */
+export type Mode = "clea" | "replan" | "vlmpc";
 
-/** The mode a world's robots call for: reward-driven motion means the hierarchical mode. */
-export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : "clea");
+/** The method a world's robots call for: reward-driven motion means RePLan's mode, a legged robot VLM-PC. */
+export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : world === "course" ? "vlmpc" : "clea");
+
+/** Each method's variants. */
+export const VARIANTS_FOR_MODE: Record<Mode, readonly string[]> = { clea: CLEA_VARIANTS, replan: REPLAN_VARIANTS, vlmpc: VLMPC_VARIANTS };
+
+/** The world each method's robots live in (the inverse of modeForWorld). */
+export const WORLD_FOR_MODE: Record<Mode, string> = { clea: "kitchen", replan: "tabletop", vlmpc: "course" };
+
+/** The compiled graph of a method. */
+export function compileFor(mode: Mode, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+  return mode === "vlmpc" ? compileVlmpc(checkpointer, store) : compileClosedLoop(checkpointer, store, mode);
+}
 
 export interface EpisodeRun<S = ClosedLoopStateType> {
   trace: TraceStep<S>[];
@@ -51,13 +67,17 @@ export interface EpisodeOptions {
   /** RePLan: perceiver phrasings per diagnosis and new-procedure budget. */
   diagnosisPhrasings?: number;
   maxProcedures?: number;
+  /** VLM-PC: steps the planner sees with images (0: all) and the labelled examples of full+ic. */
+  historyWindow?: number;
+  examples?: string;
 }
 
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
-export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType>>;
+export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
+export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const graph = compileClosedLoop(memoryCheckpointer(), o.store, o.mode ?? "clea");
+  const graph = compileFor(o.mode ?? "clea", memoryCheckpointer(), o.store);
   const config = {
     configurable: {
       thread_id: o.thread,
@@ -72,6 +92,8 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
       dataDir: o.dataDir,
       ...(o.diagnosisPhrasings ? { diagnosisPhrasings: o.diagnosisPhrasings } : {}),
       ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
+      ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
+      ...(o.examples ? { examples: o.examples } : {}),
     },
   };
   if (o.eventsFile) {

@@ -130,6 +130,74 @@ export function replanTable(r: Report): string {
   ].join("\n");
 }
 
+/** VLM-PC's method names as its tables print them. */
+const VLMPC_ROWS: Record<string, string> = {
+  random: "Random",
+  "no-history": "No History",
+  "no-multi-step": "No Multi-Step",
+  full: "VLM-PC",
+  "full+ic": "VLM-PC + IC",
+};
+
+/** Mean and median of the course time (a failure counts as the budget) and the success rate of some episodes. */
+function courseCell(eps: Report["episodes"]) {
+  const t = eps.map((e) => e.courseSeconds ?? 100);
+  return { avg: mean(t), median: median(t), success: eps.length ? eps.filter((e) => e.success).length / eps.length : 0, n: eps.length };
+}
+
+/**
+ * VLM-PC's tables: Table I (per real setting: average and median seconds, failures counted as 100 s, and success),
+ * the average over settings (its Figure 4), Table II (the simulated dead end with stairs: success, and how often the
+ * robot got out of the dead end), and Figure 5 (VLM-PC with and without labelled in-context examples).
+ */
+export function vlmpcTables(r: Report): string {
+  const tableOf = (t: string) => r.episodes.find((e) => e.task === t)?.paperTable;
+  const settings = r.tasks.filter((t) => tableOf(t) === "I");
+  const sim = r.tasks.filter((t) => tableOf(t) === "II");
+  const order = ["random", "no-history", "no-multi-step", "full", "full+ic"].filter((v) => r.variants.includes(v));
+  const name = (v: string) => VLMPC_ROWS[v] ?? v;
+  const eps = (v: string, ts: string[]) => r.episodes.filter((e) => e.variant === v && ts.includes(e.task));
+  const f1 = (x: number) => x.toFixed(1);
+  const pc = (x: number) => `${Math.round(x * 100)}`;
+  const out: string[] = [];
+  if (settings.length) {
+    out.push(
+      `## VLM-PC Table I layout: per setting, average / median seconds of skill time (failures count as 100 s) and success (%), ${r.seeds} trial(s) each`,
+      "",
+      `| Method | ${settings.map((t) => `${t} avg (s) | ${t} median (s) | ${t} success (%)`).join(" | ")} |`,
+      `|---|${settings.map(() => "---|---|---").join("|")}|`,
+      ...order.map((v) => `| ${name(v)} | ${settings.map((t) => { const c = courseCell(eps(v, [t])); return `${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)}`; }).join(" | ")} |`),
+      "",
+      "## Averaged across the settings (VLM-PC's Figure 4)",
+      "",
+      "| Method | avg (s) | median (s) | success (%) |\n|---|---|---|---|",
+      ...order.map((v) => { const c = courseCell(eps(v, settings)); return `| ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} |`; }),
+      "",
+    );
+  }
+  if (sim.length) {
+    const first = (v: string) => { const e = eps(v, sim).filter((x) => x.firstSuccess !== undefined); return e.length ? pc(e.filter((x) => x.firstSuccess).length / e.length) : "–"; };
+    out.push(
+      `## VLM-PC Table II layout: ${sim.join(", ")} — success (%) and first success: out of the dead end (%)`,
+      "",
+      `| | ${order.map(name).join(" | ")} |\n|---|${order.map(() => "---").join("|")}|`,
+      `| Success (%) | ${order.map((v) => pc(courseCell(eps(v, sim)).success)).join(" | ")} |`,
+      `| Out of the dead end (%) | ${order.map(first).join(" | ")} |`,
+      "",
+    );
+  }
+  if (r.variants.includes("full+ic") && r.variants.includes("full")) {
+    out.push(
+      "## VLM-PC with labelled in-context examples (its Figure 5)",
+      "",
+      "| Course | Method | avg time (s) | median time (s) | success (%) |\n|---|---|---|---|---|",
+      ...[...settings, ...sim].flatMap((t) => ["full", "full+ic"].map((v) => { const c = courseCell(eps(v, [t])); return `| ${t} | ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} |`; })),
+      "",
+    );
+  }
+  return out.join("\n");
+}
+
 export function markdown(r: Report): string {
   const cols = [...r.tasks, ...r.families, "all"];
   const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
@@ -141,6 +209,7 @@ export function markdown(r: Report): string {
     `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
     "",
     ...(r.families.includes("replan") ? [replanTable(r)] : []),
+    ...(r.families.includes("vlmpc") ? [vlmpcTables(r)] : []),
     "## Success rate (successes / trials)",
     "",
     head,

@@ -5,13 +5,14 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { CLEA_VARIANTS, closeSessionsFor, REPLAN_VARIANTS, type Variant } from "../nodes/runtime";
+import { closeSessionsFor, type Variant } from "../nodes/runtime";
 import { totalUsage } from "../models";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
-import { loadDataset, type DatasetRow } from "./datasets";
-import { modeForWorld, runClosedLoopEpisode, type EpisodeRun } from "./episode";
+import { courseExamplesPath, loadDataset, type DatasetRow } from "./datasets";
+import { modeForWorld, runClosedLoopEpisode, VARIANTS_FOR_MODE, type EpisodeRun } from "./episode";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
+import type { VlmpcStateType } from "../nodes/vlmpc/state";
 import type { EpisodeResult } from "./metrics";
 
 export interface ExperimentOptions {
@@ -36,6 +37,8 @@ export interface ExperimentOptions {
   /** RePLan: perceiver phrasings per diagnosis, and new procedures allowed. */
   diagnosisPhrasings?: number;
   maxProcedures?: number;
+  /** VLM-PC: steps the planner sees with images (0: the whole history). */
+  historyWindow?: number;
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
 }
@@ -64,7 +67,7 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
     .filter((r) => !o.only || o.only.includes(r.id))
     .slice(0, o.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
-    const allowed: readonly string[] = modeForWorld(w) === "replan" ? REPLAN_VARIANTS : CLEA_VARIANTS;
+    const allowed: readonly string[] = VARIANTS_FOR_MODE[modeForWorld(w)];
     for (const v of o.variants) if (!allowed.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${modeForWorld(w)} mode); one of ${allowed.join(", ")}`);
   }
   const out: PlannedEpisode[] = [];
@@ -129,6 +132,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     task: ex.metadata.task,
     family: ex.metadata.family,
     paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
+    paperTable: "paper_table" in ex.metadata ? ex.metadata.paper_table : undefined,
     condition: ex.metadata.condition,
     seed: p.seed,
     noise: o.noise,
@@ -145,7 +149,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
       if (!existsSync(scenarioFile)) writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
       simArgs = ["--scenario", scenarioFile, "--grasp-sensing", o.graspSensing === false ? "off" : "on"];
-    } else simArgs = ["--scenario", ex.inputs.scenario];
+    } else simArgs = ["--scenario", ex.inputs.scenario as string];
     sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", "max", "--seed", String(p.seed)]);
     running.add(sim);
     if (o.signal?.aborted) throw new Error("experiment interrupted");
@@ -163,6 +167,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       maxWallSeconds: o.maxWallSeconds,
       diagnosisPhrasings: o.diagnosisPhrasings,
       maxProcedures: o.maxProcedures,
+      historyWindow: o.historyWindow,
+      examples: mode === "vlmpc" && p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
       signal: episodeAbort.signal,
     });
@@ -179,6 +185,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
+    if (mode === "vlmpc") return { ...common, ...vlmpcEffort(run as EpisodeRun<VlmpcStateType>, ex.outputs as { within_seconds: number }) };
     return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
@@ -219,6 +226,26 @@ function replanEffort(run: EpisodeRun<ReplanStateType>) {
     failedActions: motions.filter((m) => m.kind === "motion" && !m.ok).length,
     replans: c.replans,
     procedures: c.procedures,
+    verdicts: {},
+  };
+}
+
+/**
+ * VLM-PC's measures, as its Table I takes them: the skill time when the body reached the toy (the trial ends there),
+ * a failure counting as the full budget; success only within it. Skills sent and the model's revisions of its plan.
+ */
+function vlmpcEffort(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds: number }) {
+  const truth = run.truth as unknown as { reachedAt: number | null; leftDeadEnd?: boolean };
+  const reached = truth.reachedAt !== null && truth.reachedAt <= outputs.within_seconds;
+  const answers = run.state.steps.map((r) => r.answer);
+  return {
+    success: reached,
+    courseSeconds: reached ? truth.reachedAt! : outputs.within_seconds,
+    ...(truth.leftDeadEnd === undefined ? {} : { firstSuccess: truth.leftDeadEnd }),
+    score: run.state.steps.filter((r) => r.result && !r.result.stalled).length,
+    steps: run.state.counters.skills,
+    failedActions: run.state.steps.filter((r) => r.result?.stalled).length,
+    replans: answers.filter((a, i) => i > 0 && !a.keepsPrevious).length,
     verdicts: {},
   };
 }

@@ -15,7 +15,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
-import { REPLAN_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
+import { REPLAN_SETTINGS, REPLAN_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
 import { GoalInput } from "../nodes/state";
 import { scanScene } from "../nodes/replan/scan";
 import { planHighLevel } from "../nodes/replan/highLevelPlanner";
@@ -108,7 +108,7 @@ const REPLAN_NODES = {
 };
 
 /** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
-export const ReplanConfiguration = runConfiguration(REPLAN_VARIANTS);
+export const ReplanConfiguration = runConfiguration(REPLAN_VARIANTS, REPLAN_SETTINGS);
 
 export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES) {
   const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;

@@ -17,8 +17,10 @@ import type { DetectionsMessage, Header } from "../robots/msgs/detections";
 /** Each graph's variants (`full` is every graph's complete agent; the others remove one part, or are the paper's baseline). */
 export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"] as const;
 export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"] as const;
-export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number];
-const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS])] as [Variant, ...Variant[]];
+/** VLM-PC's: the full method, its two ablations, the random baseline, and the full method with labelled examples. */
+export const VLMPC_VARIANTS = ["full", "no-history", "no-multi-step", "random", "full+ic"] as const;
+export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number];
+const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS, ...VLMPC_VARIANTS])] as [Variant, ...Variant[]];
 
 const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
 
@@ -27,7 +29,7 @@ const count = (what: string, dflt: number) => z.coerce.number().int().min(0).def
  * graph's config/context schema) and what every node reads through `runOptions`. One schema, so the form's defaults
  * are the defaults the run uses.
  */
-export function runConfiguration<V extends readonly [string, ...string[]]>(variants: V) {
+export function runConfiguration<V extends readonly [string, ...string[]], E extends z.ZodRawShape = {}>(variants: V, own: E = {} as E) {
   return z.object({
     bridgeUrl: z.string().optional().describe("WebSocket URL of the robot bridge (rosbridge v2), e.g. ws://127.0.0.1:9090; falls back to ROBOGRAPH_BRIDGE_URL"),
     bridgeToken: z.string().optional().describe("token the bridge requires off loopback; falls back to ROBOGRAPH_BRIDGE_TOKEN"),
@@ -46,16 +48,28 @@ export function runConfiguration<V extends readonly [string, ...string[]]>(varia
       .describe("skills that pause for a human's approval before they run, as robot/skill"),
     maxSteps: count("skills (or motions) a run may send", 40),
     maxReplans: count("plans a run may make after its first", 15),
-    maxProcedures: count("RePLan: new procedures after a plan ended without the goal", 3),
-    diagnosisPhrasings: z.coerce.number().int().min(1).max(6).default(6).describe("RePLan: differently worded questions the perceiver is asked about a failure (1–6, default 6)"),
     maxModelCalls: count("model calls a run may make", 400),
     maxWallSeconds: count("wall-clock seconds a run may take", 900),
     dataDir: z.string().optional().describe("where checkpoints, memory and frames are kept (ROBOGRAPH_DATA_DIR, default ./data)"),
+    ...own,
   });
 }
 
+/** RePLan's own settings. */
+export const REPLAN_SETTINGS = {
+  maxProcedures: count("new procedures after a plan ended without the goal", 3),
+  diagnosisPhrasings: z.coerce.number().int().min(1).max(6).default(6).describe("differently worded questions the perceiver is asked about a failure (1–6, default 6)"),
+};
+
+/** VLM-PC's own settings. */
+export const VLMPC_SETTINGS = {
+  maxSkillSeconds: count("seconds of skill time before the run ends (the paper's 100 s)", 100),
+  historyWindow: count("how many recent steps the planner sees with their images; older ones as a text summary (0: the whole history, as the paper)", 0),
+  examples: z.string().optional().describe("full+ic: a JSON file of labelled example frames (evals/datasets/course_examples/<course>.json)"),
+};
+
 /** Any graph's configuration: nodes do not know which graph runs them; the graph's own schema checks its variants. */
-const AnyRunConfiguration = runConfiguration(VARIANTS);
+const AnyRunConfiguration = runConfiguration(VARIANTS, { ...REPLAN_SETTINGS, ...VLMPC_SETTINGS });
 export type RunOptions = z.infer<typeof AnyRunConfiguration> & { bridgeUrl: string; variant: Variant; dataDir: string };
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));

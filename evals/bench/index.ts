@@ -9,6 +9,7 @@ import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { startSimProcess } from "../../robots/sim/process";
 import { agentBenchmarks, type Figure } from "./agent";
 import { mpcBenchmarks } from "./mpc";
+import { courseBenchmarks } from "./course";
 
 const figures: Figure[] = [];
 function report(f: Figure): void {
@@ -113,6 +114,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
     await camera(quick ? 10 : 30);
     await stepRate();
     for (const f of await agentBenchmarks()) report(f);
+    for (const f of await courseBenchmarks(quick)) report(f);
   }
   for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
   const missed = figures.filter((f) => f.ok === false).length;

@@ -52,8 +52,38 @@ export const TabletopExample = z.object({
 });
 export type TabletopExample = z.infer<typeof TabletopExample>;
 
-export const Example = z.union([KitchenExample, TabletopExample]);
+/** VLM-PC's task on every course: reach the red chew toy; the simulator checks the body reached it within 100 s. */
+export const COURSE_GOAL = "Find the red chew toy and go to it.";
+
+/** VLM-PC's obstacle courses (the paper's five real settings and its simulated dead end with stairs). */
+export const CourseExample = z.object({
+  inputs: z.object({
+    world: z.literal("course"),
+    task: z.string().min(1),
+    goal: z.string().min(1),
+    /** The course (see `npm run sim -- course --help`). */
+    scenario: z.string().regex(/^[a-z0-9_]+$/),
+  }),
+  outputs: z.object({
+    /** The body reaches the toy within this many seconds of skill time. */
+    within_seconds: z.number().positive(),
+  }),
+  metadata: z.object({
+    family: z.literal("vlmpc"),
+    task: z.string(),
+    /** Which of the paper's tables reports it: I (real settings) or II (the simulated dead end with stairs). */
+    paper_table: z.enum(["I", "II"]),
+    condition: z.string(),
+    condition_description: z.string().optional(),
+  }),
+});
+export type CourseExample = z.infer<typeof CourseExample>;
+
+export const Example = z.union([KitchenExample, TabletopExample, CourseExample]);
 export type Example = z.infer<typeof Example>;
+
+/** The labelled example frames of a course, for VLM-PC+IC. */
+export const courseExamplesPath = (course: string) => join(here, "course_examples", `${course}.json`);
 
 export interface DatasetRow {
   /** `<task>__<condition>`: stable across runs, used for resuming and for report links. */
@@ -87,7 +117,7 @@ export function loadDataset(nameOrPath: string): DatasetRow[] {
         return;
       }
       const world = (raw as { inputs?: { world?: unknown } })?.inputs?.world;
-      const p = (world === "tabletop" ? TabletopExample : KitchenExample).safeParse(raw);
+      const p = (world === "tabletop" ? TabletopExample : world === "course" ? CourseExample : KitchenExample).safeParse(raw);
       if (!p.success) {
         errors.push(`line ${i + 1}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
         return;

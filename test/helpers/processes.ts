@@ -1,4 +1,4 @@
-/** Real simulator processes on loopback with free ports, always stopped (see cli/simProcess). */
+/** Real simulator processes on loopback with free ports, always stopped (see robots/sim/process.ts). */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";

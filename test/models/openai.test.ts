@@ -22,6 +22,21 @@ const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "
 const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
 let png: Buffer;
 
+/** The server answers as the symbolic reasoner would from the context text alone: a hosted VLM's stand-in. */
+const reasonerAnswer = (reasoner = new SymbolicChatModel()) => async (req: ChatRequest) => (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
+
+/** A describe block's episode needs: the endpoint in the environment, a simulator, both undone afterwards. */
+function episodeFixture() {
+  const saved = { ...process.env };
+  const fx: { sim?: SimProcess } = {};
+  afterAll(async () => {
+    process.env = saved;
+    await closeSessions();
+    await fx.sim?.stop();
+  });
+  return fx;
+}
+
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
   png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#c04020" } }).png().toBuffer();
@@ -100,23 +115,14 @@ describe("openai backend over HTTP", () => {
 });
 
 describe("a whole episode through the openai backend", () => {
-  let sim: SimProcess;
-  const saved = { ...process.env };
-  afterAll(async () => {
-    process.env = saved;
-    await closeSessions();
-    await sim?.stop();
-  });
+  const fx = episodeFixture();
 
   it("runs the same graph with every model call going over HTTP (the server answers with the symbolic reasoner)", async () => {
-    const reasoner = new SymbolicChatModel();
-    fake.respond = async (req) => {
-      // The server sees what a hosted VLM would: the system prompt, the context text and the images.
-      const text = contextText(req);
-      return { arguments: (await reasoner._generate([new HumanMessage(text)])).generations[0].text };
-    };
+    // The server sees what a hosted VLM would: the system prompt, the context text and the images.
+    const answer = reasonerAnswer();
+    fake.respond = async (req) => ({ arguments: await answer(req) });
     Object.assign(process.env, env(fake.baseURL));
-    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
+    const sim = (fx.sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]));
     const e = await runEpisode({ url: sim.url, scenario: "integration_tea_to_trash", thread: "openai-episode", backend: "openai" });
     expect(e.truth.success).toBe(true);
     expect(fake.requests.length).toBeGreaterThan(10);
@@ -128,20 +134,14 @@ describe("a whole episode through the openai backend", () => {
 });
 
 describe("RePLan's hierarchical mode through the openai backend", () => {
-  let sim: SimProcess | undefined;
-  const saved = { ...process.env };
-  afterAll(async () => {
-    process.env = saved;
-    await closeSessions();
-    await sim?.stop();
-  });
+  const fx = episodeFixture();
 
   it("runs task 3 with every call over HTTP, and a reward program that fails its schema is repaired", async () => {
-    const reasoner = new SymbolicChatModel();
+    const reason = reasonerAnswer();
     let broke = false;
     fake.respond = async (req) => {
       const text = contextText(req);
-      const answer = (await reasoner._generate([new HumanMessage(text)])).generations[0].text;
+      const answer = await reason(req);
       // The first reward program comes back with a term the controller does not know: the node must ask again.
       if (!broke && text.includes('"task":"motion_draft"')) {
         broke = true;
@@ -152,8 +152,7 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
       return { arguments: answer };
     };
     Object.assign(process.env, env(fake.baseURL));
-    const started = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
-    sim = started;
+    const started = (fx.sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]));
     const goal = loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred")!.example.inputs.goal;
     const e = await runClosedLoopEpisode({ mode: "replan", url: started.url, goal, thread: "openai-replan", dataDir: scratchDir(), backend: "openai" });
     expect(broke).toBe(true);
@@ -162,5 +161,31 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     expect(e.truth.success).toBe(true);
     expect(e.trace.some((t) => t.node === "diagnose")).toBe(true);
     expect(JSON.stringify(fake.requests)).toContain("data:image/png;base64,");
+  });
+});
+
+describe("VLM-PC through the openai backend", () => {
+  const fx = episodeFixture();
+  const imagesIn = (r: ChatRequest) => (r.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url").length;
+
+  it("sends the history's frames with each planning call, and no more than the window when one is set", async () => {
+    const answer = reasonerAnswer();
+    fake.respond = async (req) => ({ arguments: await answer(req) });
+    Object.assign(process.env, env(fake.baseURL));
+    const { COURSE_GOAL } = await import("../../evals/datasets");
+    let sim = (fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]));
+    const whole = await runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: "openai-vlmpc", dataDir: scratchDir(), backend: "openai", maxSteps: 5 });
+    // Step k's call carries the k earlier frames and the current view, earlier answers in its text.
+    expect(fake.requests.map(imagesIn)).toEqual([1, 2, 3, 4, 5]);
+    expect(contextText(fake.requests[4])).toContain('"history":[{"step":0');
+    expect(fake.requests[0].tools?.[0].function.name).toBe("CoursePlan");
+    expect(whole.state.counters.skills).toBe(5);
+    fake.requests.length = 0;
+    await sim.stop();
+    sim = fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]);
+    await runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: "openai-vlmpc-window", dataDir: scratchDir(), backend: "openai", maxSteps: 6, historyWindow: 2 });
+    expect(fake.requests.map(imagesIn)).toEqual([1, 2, 3, 3, 3, 3]);
+    // What scrolled out of the window is summarized in text, without its frame.
+    expect(contextText(fake.requests[5])).toContain('"summary":[{"step":0');
   });
 });

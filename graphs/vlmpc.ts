@@ -1,0 +1,42 @@
+/**
+ * VLM-Predictive Control for a legged robot:
+ *
+ *   look (the head camera's newest view)
+ *   → plan (from the view and the whole history: reason about progress, write a multi-step plan of skill × magnitude,
+ *           compare it with the previous plan, keep or revise it)
+ *   → run the plan's first skill → look …
+ *   until the planner sees the toy reached, or the 100 s of skill time (or the model-call and wall budgets) run out.
+ *
+ * Variants (configurable.variant): full, no-history, no-multi-step, random, full+ic (labelled example frames).
+ */
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { runConfiguration, VLMPC_SETTINGS, VLMPC_VARIANTS } from "../nodes/runtime";
+import { GoalInput } from "../nodes/state";
+import { VlmpcState, type VlmpcStateType } from "../nodes/vlmpc/state";
+import { look } from "../nodes/vlmpc/look";
+import { planCourse } from "../nodes/vlmpc/planner";
+import { dispatchSkill, runSkill } from "../nodes/vlmpc/executor";
+
+const running = (s: VlmpcStateType) => (s.status === "running" ? "continue" : END);
+
+/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, history, budgets). */
+export const VlmpcConfiguration = runConfiguration(VLMPC_VARIANTS, VLMPC_SETTINGS);
+
+const vlmpcBuilder = new StateGraph({ state: VlmpcState, input: GoalInput, context: VlmpcConfiguration })
+  .addNode("look", look)
+  .addNode("planner", planCourse)
+  .addNode("dispatch", dispatchSkill)
+  .addNode("executor", runSkill)
+  .addEdge(START, "look")
+  .addConditionalEdges("look", running, { continue: "planner", [END]: END })
+  .addConditionalEdges("planner", running, { continue: "dispatch", [END]: END })
+  .addEdge("dispatch", "executor")
+  .addEdge("executor", "look");
+
+export function compileVlmpc(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+  // Four node steps a skill; the skill-time budget, not the recursion limit, ends a long episode.
+  return vlmpcBuilder.compile({ checkpointer, store, name: "vlmpc" }).withConfig({ recursionLimit: 2000 });
+}
+
+/** For the LangGraph server, which supplies its own checkpointer. */
+export const graph = compileVlmpc();

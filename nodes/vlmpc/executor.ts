@@ -1,0 +1,45 @@
+/**
+ * Runs the plan's first skill, in two steps like every executor here so a crash never sends it twice: `dispatchSkill`
+ * checkpoints the goal id, `runSkill` sends it and records what the body did, as its odometry reports it.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CourseResult } from "../../models/symbolic/vlmpc";
+import { goalIdFor, runRecordedGoal } from "../dispatch";
+import { runOptions, session, type Session } from "../runtime";
+import type { VlmpcStateType, VlmpcUpdate } from "./state";
+
+/** The legged robot: the one whose manifest offers walking. */
+function leggedRobot(s: Session): string {
+  const robot = s.robots.find((r) => r.skills.some((k) => k.name === "walk"));
+  if (!robot) throw new Error("no robot on this bridge offers walk; VLM-PC needs a legged robot's skills");
+  return robot.id;
+}
+
+export async function dispatchSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
+  const s = await session(runOptions(config));
+  const record = state.steps[state.steps.length - 1];
+  const command = record.answer.plan[0];
+  const goalId = goalIdFor(config, state.counters.skills, leggedRobot(s), command.skill, state.startedAt);
+  return { pendingGoal: { goalId, command, step: record.step } };
+}
+
+export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
+  const s = await session(runOptions(config));
+  const { goalId, command, step } = state.pendingGoal!;
+  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude });
+  const v = (r.values ?? {}) as { moved?: unknown; turned?: unknown; stalled?: unknown; seconds?: unknown };
+  const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+  // A skill the robot refused or aborted moved the body no further than its odometry says: to the planner, a stall.
+  const result: CourseResult & { seconds: number } = {
+    ...command,
+    moved: num(v.moved),
+    turned: num(v.turned),
+    stalled: !r.ok || v.stalled === true,
+    seconds: num(v.seconds),
+  };
+  return {
+    pendingGoal: null,
+    steps: { step, result },
+    counters: { skills: state.counters.skills + 1, skillSeconds: state.counters.skillSeconds + result.seconds },
+  };
+}
