@@ -108,15 +108,16 @@ async function stepRate(): Promise<void> {
 export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
-  // --mpc-only: just the tabletop controller section (the slowest; useful while tuning it).
-  if (!argv.includes("--mpc-only")) {
+  // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
+  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : undefined;
+  if (!only) {
     await bridgeRoundTrip(quick ? 300 : 2000);
     await camera(quick ? 10 : 30);
     await stepRate();
     for (const f of await agentBenchmarks()) report(f);
-    for (const f of await courseBenchmarks(quick)) report(f);
   }
-  for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
+  if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
+  if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
 }

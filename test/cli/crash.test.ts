@@ -14,9 +14,11 @@ import { scratchDir } from "../helpers/episode";
 const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 let sim: SimProcess;
 let tabletop: SimProcess | undefined;
+let course: SimProcess | undefined;
 afterAll(async () => {
   await sim?.stop();
   await tabletop?.stop();
+  await course?.stop();
 });
 
 function agent(args: string[], onLine?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
@@ -106,6 +108,34 @@ describe("crash safety", () => {
     await c.close();
     const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
     expect(started.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(started).size).toBe(started.length);
+    expect(check.success).toBe(true);
+  });
+
+  it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async () => {
+    // Five times real time: a large skill still runs for most of a second when the agent dies.
+    course = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "5"]);
+    const data = scratchDir();
+    const common = ["--graph", "vlmpc", "--scenario", "indoor_1", "--bridge-url", course.url, "--thread", "crash-v", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const watcher = await BridgeClient.connect(course.url);
+    let armed = false;
+    const first = await agent(common, (line, kill) => {
+      if (armed || !/dispatch\s+goal crash-v\/2\//.test(line)) return;
+      armed = true;
+      killWhenStarted(watcher, "crash-v/2/", kill);
+    });
+    await watcher.close();
+    expect(first.signal).toBe("SIGKILL");
+
+    const second = await agent([...common, "--resume"]);
+    expect(/re-attaching to goal (crash-v\/\d+\/dog\/\w+#\w+)/.exec(second.out)?.[1]).toBeDefined();
+    expect(second.out).toMatch(/SUCCESS/);
+
+    const c = await BridgeClient.connect(course.url);
+    const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+    const check = await c.callService<{ success: boolean }>("/evaluator/check");
+    await c.close();
+    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
     expect(new Set(started).size).toBe(started.length);
     expect(check.success).toBe(true);
   });
