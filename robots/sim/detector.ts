@@ -26,6 +26,8 @@ export interface RawDetection {
   label: string;
   /** What it is; kept by the simulator for its event log, never published. */
   truth: string;
+  /** Its index in `entities` (the simulator's own bookkeeping, never published). */
+  entity: number;
   score: number;
   box: BoundingBox;
   pixels: number;
@@ -79,6 +81,7 @@ export function detectObjects(
     out.push({
       label,
       truth: entities[e],
+      entity: e,
       // Fuller, larger blobs score higher, as a detector is surer of what it sees well.
       score: Math.round(Math.min(0.99, 0.5 + 0.3 * (count[e] / area) + Math.min(0.19, count[e] / 5000)) * 100) / 100,
       box: { x: minX[e], y: minY[e], w: maxX[e] - minX[e] + 1, h: maxY[e] - minY[e] + 1 },

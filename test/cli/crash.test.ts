@@ -85,58 +85,46 @@ describe("crash safety", () => {
   it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async () => {
     // Twice real time: the second motion (removing the bar) still runs for a second or so when the agent dies.
     tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "2"]);
-    const data = scratchDir();
-    const common = ["--world", "tabletop", "--scenario", "cabinet_barred", "--bridge-url", tabletop.url, "--thread", "crash-r", "--data-dir", data, "--runs-dir", join(data, "runs")];
-    const watcher = await BridgeClient.connect(tabletop.url);
-    let armed = false;
-    const first = await agent(common, (line, kill) => {
-      if (armed || !/dispatch\s+goal crash-r\/1\//.test(line)) return;
-      armed = true;
-      killWhenStarted(watcher, "crash-r/1/", kill);
-    });
-    await watcher.close();
-    expect(first.signal).toBe("SIGKILL");
-
-    const second = await agent([...common, "--resume"]);
-    const reattached = /re-attaching to goal (crash-r\/\d+\/palm\/execute_motion#\w+)/.exec(second.out)?.[1];
-    expect(reattached).toBeDefined();
-    expect(second.out).toMatch(/SUCCESS/);
-
-    const c = await BridgeClient.connect(tabletop.url);
-    const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-    const check = await c.callService<{ success: boolean }>("/evaluator/check");
-    await c.close();
-    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+    const { started, reattached, success } = await crashAndResume(tabletop, "crash-r", ["--world", "tabletop", "--scenario", "cabinet_barred"]);
+    expect(reattached).toMatch(/^crash-r\/\d+\/palm\/execute_motion#/);
     expect(started.length).toBeGreaterThanOrEqual(4);
-    expect(new Set(started).size).toBe(started.length);
-    expect(check.success).toBe(true);
+    expect(success).toBe(true);
   });
 
   it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async () => {
     // Five times real time: a large skill still runs for most of a second when the agent dies.
     course = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "5"]);
-    const data = scratchDir();
-    const common = ["--graph", "vlmpc", "--scenario", "indoor_1", "--bridge-url", course.url, "--thread", "crash-v", "--data-dir", data, "--runs-dir", join(data, "runs")];
-    const watcher = await BridgeClient.connect(course.url);
-    let armed = false;
-    const first = await agent(common, (line, kill) => {
-      if (armed || !/dispatch\s+goal crash-v\/2\//.test(line)) return;
-      armed = true;
-      killWhenStarted(watcher, "crash-v/2/", kill);
-    });
-    await watcher.close();
-    expect(first.signal).toBe("SIGKILL");
-
-    const second = await agent([...common, "--resume"]);
-    expect(/re-attaching to goal (crash-v\/\d+\/dog\/\w+#\w+)/.exec(second.out)?.[1]).toBeDefined();
-    expect(second.out).toMatch(/SUCCESS/);
-
-    const c = await BridgeClient.connect(course.url);
-    const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-    const check = await c.callService<{ success: boolean }>("/evaluator/check");
-    await c.close();
-    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
-    expect(new Set(started).size).toBe(started.length);
-    expect(check.success).toBe(true);
+    const { reattached, success } = await crashAndResume(course, "crash-v", ["--graph", "vlmpc", "--scenario", "indoor_1"]);
+    expect(reattached).toMatch(/^crash-v\/\d+\/dog\/\w+#/);
+    expect(success).toBe(true);
   });
 });
+
+/**
+ * Runs the agent against `sim`, SIGKILLs it once the robot has started goal number 1 (the second), resumes the thread,
+ * and returns what the resumed run re-attached to and every goal the robot started — each asserted started once.
+ */
+async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
+  const data = scratchDir();
+  const common = [...args, "--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs")];
+  const watcher = await BridgeClient.connect(sim.url);
+  let armed = false;
+  const first = await agent(common, (line, kill) => {
+    if (armed || !line.includes(`goal ${thread}/1/`)) return;
+    armed = true;
+    killWhenStarted(watcher, `${thread}/1/`, kill);
+  });
+  await watcher.close();
+  expect(first.signal).toBe("SIGKILL");
+  const second = await agent([...common, "--resume"]);
+  const reattached = new RegExp(`re-attaching to goal (${thread}/[^\\s)]+)`).exec(second.out)?.[1];
+  expect(reattached, second.out).toBeDefined();
+  expect(second.out).toMatch(/SUCCESS/);
+  const c = await BridgeClient.connect(sim.url);
+  const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+  const { success } = await c.callService<{ success: boolean }>("/evaluator/check");
+  await c.close();
+  const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+  expect(new Set(started).size).toBe(started.length);
+  return { reattached, started, success };
+}

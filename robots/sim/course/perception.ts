@@ -62,37 +62,17 @@ export class HeadCamera {
    * robot knows its own camera height). Noise draws come from `rng`.
    */
   detect(frame: Frame, pose: CameraPose, groundZ: number, noise: DetectorNoise, rng: Rng): Detected[] {
-    const W = frame.width, H = frame.height, n = this.names.length;
-    // The detector reports what shows at least MIN_PIXELS; the ranged statistics are computed for exactly those.
-    const count = new Int32Array(n);
-    const minX = new Int32Array(n).fill(W), maxX = new Int32Array(n).fill(-1), minY = new Int32Array(n).fill(H), maxY = new Int32Array(n).fill(-1);
-    for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      const e = g >= 0 ? this.geomToEntity[g] : -1;
-      if (e < 0) continue;
-      const px = i % W, py = (i - px) / W;
-      count[e]++;
-      if (px < minX[e]) minX[e] = px;
-      if (px > maxX[e]) maxX[e] = px;
-      if (py < minY[e]) minY[e] = py;
-      if (py > maxY[e]) maxY[e] = py;
-    }
-    const candidates: number[] = [];
-    for (let e = 0; e < n; e++) if (count[e] >= MIN_PIXELS) candidates.push(e);
+    const W = frame.width;
     const raw = detectObjects(frame, this.geomToEntity, this.names, LABELS, noise, rng, MIN_PIXELS);
-
-    // detectObjects keeps entity order; pair each raw detection with its entity by name and box.
-    const out: Detected[] = [];
-    let k = 0;
-    const stats = this.measure(frame, pose, groundZ, candidates, count);
-    for (const e of candidates) {
-      const r = raw[k];
-      if (!r || r.truth !== this.names[e] || r.box.x !== minX[e] || r.box.y !== minY[e] || r.box.w !== maxX[e] - minX[e] + 1 || r.box.h !== maxY[e] - minY[e] + 1) continue;
-      k++;
-      const st = stats.get(e)!;
+    // The ranged statistics are computed for exactly what the detector reported.
+    const count = new Int32Array(this.names.length);
+    for (const r of raw) count[r.entity] = r.pixels;
+    const stats = this.measure(frame, pose, groundZ, raw.map((r) => r.entity), count);
+    return raw.map((r) => {
+      const st = stats.get(r.entity)!;
       const cx = r.box.x + r.box.w / 2 - W / 2;
-      out.push({
-        entity: e,
+      return {
+        entity: r.entity,
         truth: r.truth,
         detection: {
           label: r.label,
@@ -104,9 +84,8 @@ export class HeadCamera {
           underside: round(st.underside),
           width: round(st.width),
         },
-      });
-    }
-    return out;
+      };
+    });
   }
 
   /** Range, heights and width of each entity's pixels, from the rays' hit points. */
