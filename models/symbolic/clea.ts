@@ -8,7 +8,7 @@ import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "../schemas";
 import { alias, closestName, readInstruction } from "./language";
-import type { Draw, NoiseKnobs } from "./noise";
+import type { Draw, NoiseKnobs, Task } from "./noise";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
 
 // ---- perceiver -----------------------------------------------------------------------------------------------------
@@ -409,3 +409,6 @@ export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescr
   const remaining = goals.filter((g) => !holdsInBelief(g, ctx.belief));
   return { achieved: goals.length > 0 && remaining.length === 0, remaining };
 }
+
+/** CLEA's tasks, by the name each node's context block carries. */
+export const TASKS: Record<string, Task> = { perceive, summarize, plan, verify, critique, check_goal: checkGoal };

@@ -7,10 +7,17 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
-import * as r from "./clea";
-import * as h from "./replan";
-import * as v from "./vlmpc";
-import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs } from "./noise";
+import * as clea from "./clea";
+import * as replan from "./replan";
+import * as vlmpc from "./vlmpc";
+import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
+
+/** Every node's task, by the name its context block carries, from each method's reasoner. */
+const TASKS: Record<string, Task> = {
+  ...clea.TASKS,
+  ...replan.TASKS,
+  plan_course: vlmpc.planCourse,
+};
 
 export class SymbolicChatModel extends BaseChatModel {
   constructor(readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {
@@ -19,33 +26,9 @@ export class SymbolicChatModel extends BaseChatModel {
 
   /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
   private answer(ctx: any, rng: Draw): unknown {
-    const tasks: Record<string, () => unknown> = {
-      // CLEA
-      perceive: () => r.perceive(ctx, this.noise, rng),
-      summarize: () => r.summarize(ctx),
-      plan: () => r.plan(ctx, this.noise, rng),
-      verify: () => r.verify(ctx),
-      critique: () => r.critique(ctx, this.noise, rng),
-      check_goal: () => r.checkGoal(ctx),
-      // RePLan's hierarchical mode
-      scan: () => h.scan(ctx, this.noise, rng),
-      high_level_plan: () => h.highLevelPlan(ctx, this.noise, rng),
-      verify_plan: () => h.verifyPlan(ctx),
-      vision_questions: () => h.visionQuestions(ctx),
-      vision_answer: () => h.answer(ctx, this.noise, rng),
-      step_check: () => h.stepCheck(ctx),
-      motion_draft: () => h.motionDraft(ctx, this.noise, rng),
-      check_terms: () => h.checkTerms(ctx),
-      diagnose: () => h.diagnose(ctx, this.noise, rng),
-      check_names: () => h.checkNames(ctx),
-      consolidate: () => h.consolidate(ctx),
-      task_done: () => h.taskDone(ctx),
-      // VLM-PC
-      plan_course: () => v.planCourse(ctx, this.noise, rng),
-    };
-    const task = tasks[ctx.task];
+    const task = TASKS[ctx.task];
     if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}`);
-    return task();
+    return task(ctx, this.noise, rng);
   }
 
   _llmType(): string {

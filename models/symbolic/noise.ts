@@ -52,6 +52,11 @@ export interface Draw {
   next(): number;
 }
 
+/** One node's reasoning: its context block in, its structured answer out; noise and draws for the roles that use them. */
+// The context is whatever that node's prompt carries; each reasoner function declares its own shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Task = (ctx: any, noise: NoiseKnobs, rng: Draw) => unknown;
+
 /** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
 export class KeyedDraw implements Draw {
   private i = 0;

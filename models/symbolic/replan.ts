@@ -14,7 +14,7 @@ import type {
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
 import { alias, closestName } from "./language";
-import type { Draw, NoiseKnobs } from "./noise";
+import type { Draw, NoiseKnobs, Task } from "./noise";
 
 /** What the scene's detector reported, as the prompt carries it (the reasoner reads no scores). */
 export interface SceneDetections {
@@ -461,3 +461,19 @@ export function taskDone(ctx: { goal: string; world: WorldDescription; scene: st
     }
   }
 }
+
+/** RePLan's tasks, by the name each node's context block carries. */
+export const TASKS: Record<string, Task> = {
+  scan,
+  high_level_plan: highLevelPlan,
+  verify_plan: verifyPlan,
+  vision_questions: visionQuestions,
+  vision_answer: answer,
+  step_check: stepCheck,
+  motion_draft: motionDraft,
+  check_terms: checkTerms,
+  diagnose,
+  check_names: checkNames,
+  consolidate,
+  task_done: taskDone,
+};

@@ -41,7 +41,9 @@ export const ROBOT = { length: 0.6, width: 0.25, height: 0.3, crawlHeight: 0.14,
 export const REACH_DISTANCE = 0.35;
 export const TOY = "toy";
 const SECONDS: Record<Magnitude, number> = { small: 1, medium: 2, large: 4 };
-const SPEED = { walk: 0.3, crawl: 0.15, climb: 0.2, backward: 0.2 };
+const SPEED = { walk: 0.3, crawl: 0.15, backward: 0.2 };
+/** A climb carries the body about 0.25 / 0.4 / 0.6 m forward (the manifest), not a speed times the time. */
+const CLIMB: Record<Magnitude, number> = { small: 0.25, medium: 0.4, large: 0.6 };
 const TURN_DEG: Record<Magnitude, number> = { small: 15, medium: 30, large: 60 };
 /** Half-width of the strip the body sweeps walking straight, with a margin for the gait's sway. */
 const CORRIDOR = ROBOT.width / 2 + 0.08;
@@ -63,6 +65,8 @@ interface Kind {
   roomBeneath: boolean;
   slope?: true;
   steps?: true;
+  /** Rounded or slippery: a climb's feet slip now and then (the manifest: they get up 7 times in 10), so a slip is worth retrying. */
+  slippery?: true;
 }
 
 /** Commonsense about the course's things: how they usually look, used when the model misreads what it sees. */
@@ -70,7 +74,7 @@ const KINDS: Record<string, Kind> = {
   couch: { top: 0.8, underside: 0.2, depth: 0.9, roomBeneath: true },
   bench: { top: 0.45, underside: 0.25, depth: 0.5, roomBeneath: true },
   cushion: { top: 0.18, underside: 0, depth: 0.5, roomBeneath: false },
-  log: { top: 0.15, underside: 0, depth: 0.3, roomBeneath: false },
+  log: { top: 0.15, underside: 0, depth: 0.3, roomBeneath: false, slippery: true },
   curb: { top: 0.12, underside: 0, depth: 0.3, roomBeneath: false },
   plank: { top: 0.1, underside: 0, depth: 0.3, roomBeneath: false },
   stairs: { top: 0.6, underside: 0, depth: 1.2, roomBeneath: false, steps: true },
@@ -107,6 +111,78 @@ function firstInPath(dets: RangedDetection[], reach: number, heading = 0): Range
   return obstaclesOf(dets)
     .filter((d) => inPath(d, reach, heading))
     .sort((a, b) => a.distance - b.distance)[0];
+}
+
+/**
+ * Walls (or a hedge) close on both sides and running along the view (seen edge-on: next to no width across): the body
+ * is in a corridor. Narrower than the room a turn in place sweeps (the body's half-diagonal on each side), it cannot
+ * turn there. The camera sees the ground from some way ahead, so side walls that go on beside the body still show at
+ * about that range; when their near ends show farther ahead (or their ends show as width), the corridor's mouth is in
+ * front of the camera and the body behind it is out in the open.
+ */
+interface Corridor {
+  left: RangedDetection;
+  right: RangedDetection;
+  /** Too narrow to turn in. */
+  narrow: boolean;
+  /** The corridor begins ahead of the camera: the body is out of it. */
+  mouthAhead: boolean;
+  /** Something across the far end that cannot be walked over: a dead end. */
+  end?: RangedDetection;
+}
+/** Half the width a turn in place sweeps: the body's half-diagonal, with a little margin. */
+const TURN_HALF_ROOM = Math.hypot(ROBOT.length / 2, ROBOT.width / 2) + 0.02;
+/** How far ahead the camera first sees something standing right beside the body (its view is pitched down). */
+const NEAREST_SIDE_VIEW = 0.83;
+const SIDE_LABELS = new Set(["wall", "bush", "bamboo"]);
+
+function corridorOf(dets: RangedDetection[]): Corridor | undefined {
+  const side = obstaclesOf(dets).filter((d) => SIDE_LABELS.has(d.label) && Math.abs(d.bearing) >= 8 && d.distance <= 1.3 && d.width <= 0.15);
+  const lateral = (d: RangedDetection) => offsets(d).y;
+  const nearest = (sign: number) => side.filter((d) => sign * lateral(d) > 0 && Math.abs(lateral(d)) < 0.6).sort((a, b) => a.distance - b.distance)[0];
+  const left = nearest(1);
+  const right = nearest(-1);
+  if (!left || !right) return undefined;
+  const narrow = lateral(left) - lateral(right) < 2 * TURN_HALF_ROOM;
+  const mouthAhead = [left, right].every((d) => offsets(d).x >= NEAREST_SIDE_VIEW || d.width >= 0.05);
+  const end = obstaclesOf(dets)
+    .filter((d) => d !== left && d !== right && inPath(d, 3) && plainWay(d) === "around" && d.width >= 0.3)
+    .sort((a, b) => a.distance - b.distance)[0];
+  return { left, right, narrow, mouthAhead, end };
+}
+
+/**
+ * The thing ahead together with its neighbours that leave gaps narrower than the body between them (stools in a row):
+ * the body cannot pass between, so they are one thing to go around. A synthetic detection spanning them all.
+ */
+function groupOf(d: RangedDetection, dets: RangedDetection[]): RangedDetection {
+  const span = (o: RangedDetection) => {
+    const { x, y } = offsets(o);
+    return { x, lo: y - o.width / 2, hi: y + o.width / 2 };
+  };
+  const others = obstaclesOf(dets).filter((o) => o !== d && plainWay(o) === "around" && !SIDE_LABELS.has(o.label));
+  let { x, lo, hi } = span(d);
+  let grew = true;
+  const used = new Set<RangedDetection>();
+  while (grew) {
+    grew = false;
+    for (const o of others) {
+      if (used.has(o)) continue;
+      const q = span(o);
+      if (Math.abs(q.x - x) > 0.6) continue;
+      const gap = Math.max(q.lo - hi, lo - q.hi);
+      if (gap < ROBOT.width + 0.1) {
+        used.add(o);
+        lo = Math.min(lo, q.lo);
+        hi = Math.max(hi, q.hi);
+        x = Math.min(x, q.x);
+        grew = true;
+      }
+    }
+  }
+  if (!used.size) return d;
+  const y = (lo + hi) / 2;
+  return { ...d, distance: Math.hypot(x, y), bearing: deg(Math.atan2(y, x)), width: hi - lo };
 }
 
 // ---- judging an obstacle -------------------------------------------------------------------------------------------
@@ -255,10 +331,14 @@ function crawlRun(past: Past[], end: number): { target: RangedDetection; crawled
   return { target, crawled };
 }
 
-/** A skill that stalled twice at the same kind of thing, or a crawl that stalled with walls close (a dead end), is out. */
+/**
+ * A skill that stalled twice at the same kind of thing, or a crawl that stalled with walls close (a dead end), is out.
+ * Climbing a slippery thing fails by chance (the feet slip 3 times in 10): only four slips in a row rule it out.
+ */
 function banned(mem: Memory, skill: CourseSkill, label: string): boolean {
   const here = mem.stalls.filter((s) => s.skill === skill && s.label === label);
-  return here.length >= 2 || (skill === "crawl" && here.some((s) => s.walls));
+  const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
+  return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
 }
 
 /**
@@ -296,6 +376,25 @@ function beneath(mem: Memory): { under: number; toClear: number } {
   return { under: Math.max(0, run.crawled - run.target.distance - backed), toClear: backed > 0 ? 0 : toClear };
 }
 
+/**
+ * Room behind the hips when the body came out from beneath furniture by crawling (and has only gone on forward since):
+ * the furniture's far side is where it was seen plus its depth; the hips are a body length behind the camera. Infinity
+ * when nothing of the kind is remembered.
+ */
+function roomBehind(mem: Memory): number {
+  let last = mem.past.length - 1;
+  let since = 0;
+  for (; last >= 0 && mem.past[last].result.skill !== "crawl"; last--) {
+    const r = mem.past[last].result;
+    if (r.skill === "backward") return Infinity;
+    since += Math.max(0, r.moved);
+  }
+  const run = last >= 0 ? crawlRun(mem.past, last) : undefined;
+  if (!run) return Infinity;
+  const depth = KINDS[run.target.label]?.depth ?? 0.8;
+  return run.crawled + since - (run.target.distance + depth) - (ROBOT.length - 0.03);
+}
+
 /** Backward skills that cover `distance` metres (at most two). */
 function backwardFor(distance: number): CourseCommand[] {
   const step = (m: number) => (["small", "medium", "large"] as const).find((g) => SECONDS[g] * SPEED.backward >= m) ?? "large";
@@ -313,16 +412,37 @@ interface Scene {
   rng: Draw;
   toy?: RangedDetection;
   target: ToySighting & { source: "view" | "memory" | "course" };
+  /** The frame's detections less what the last turn just swung clear of. */
+  view: RangedDetection[];
+}
+
+/**
+ * What the last turn swung away from: a thing of the same kind was in the way before the turn, and now it shows only
+ * at the edge of the image on the side turned from, a sliver of it. The turn cleared it; walking on passes it.
+ */
+function passing(mem: Memory, frame: CourseContext["frame"]): Set<RangedDetection> {
+  const p = mem.past.at(-1);
+  const out = new Set<RangedDetection>();
+  if (!p?.detections || (p.result.skill !== "turn_left" && p.result.skill !== "turn_right") || Math.abs(p.result.turned) < 40) return out;
+  const from = p.detections.filter((d) => inPath(d, NEAR_AROUND));
+  const sign = p.result.turned > 0 ? -1 : 1;
+  for (const d of frame.detections) {
+    if (d.label === TOY || sign * d.bearing < frame.fov / 2 - 10 || d.width > 0.15) continue;
+    if (from.some((f) => f.label === d.label)) out.add(d);
+  }
+  return out;
 }
 
 interface Decision {
   plan: CourseCommand[];
   why: string;
   reached?: boolean;
+  /** What this frame shows that the previous plan could not have known (it replaces a plan that says otherwise). */
+  news?: string;
 }
 
 const cmd = (skill: CourseSkill, magnitude: Magnitude): CourseCommand => ({ skill, magnitude });
-const distanceOf = (c: CourseCommand) => SECONDS[c.magnitude] * (SPEED[c.skill as keyof typeof SPEED] ?? 0);
+const distanceOf = (c: CourseCommand) => (c.skill === "climb" ? CLIMB[c.magnitude] : SECONDS[c.magnitude] * (SPEED[c.skill as keyof typeof SPEED] ?? 0));
 
 /** The longest walk that stays within `room` metres (a small step at least). */
 function walkFor(room: number): CourseCommand {
@@ -354,9 +474,29 @@ function target(ctx: CourseContext, mem: Memory): Scene["target"] {
   if (toy) return { distance: toy.distance, bearing: toy.bearing, source: "view" };
   if (mem.toy) return { distance: mem.toy.distance, bearing: mem.toy.bearing, source: "memory" };
   // Never seen: keep to the line it set out on, steering back to it after detours (an empty history knows no line
-  // but straight on).
-  const ahead = relative(mem.pose, { x: Math.max(mem.pose.x, 0) + 2.5, y: 0 });
+  // but straight on). A line that ran into a dead end is given up: the new line is the way it turned on leaving.
+  const line = courseLine(mem);
+  const c = Math.cos(rad(line.th)), sn = Math.sin(rad(line.th));
+  const along = Math.max(0, (mem.pose.x - line.x) * c + (mem.pose.y - line.y) * sn) + 2.5;
+  const ahead = relative(mem.pose, { x: line.x + along * c, y: line.y + along * sn });
   return { ...ahead, source: "course" };
+}
+
+/** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
+function courseLine(mem: Memory): Pose {
+  let line: Pose = { x: 0, y: 0, th: 0 };
+  mem.past.forEach((p, i) => {
+    if (p.result.skill !== "backward" || !p.detections) return;
+    const c = corridorOf(p.detections);
+    if (!c?.narrow) return;
+    const turning = (q: Past) => (q.result.skill === "turn_left" || q.result.skill === "turn_right") && Math.abs(q.result.turned) > 5;
+    const j = mem.past.findIndex((q, k) => k > i && turning(q));
+    if (j < 0) return;
+    // Across the corridor's line, a right angle to the side it turned on leaving, from where it turned.
+    const th = mem.past[i].pose.th + (mem.past[j].result.turned > 0 ? 90 : -90);
+    line = { ...mem.past[j].pose, th };
+  });
+  return line;
 }
 
 /** The turn that clears one edge of an obstacle; one touching the image's edge may go on beyond it. */
@@ -371,7 +511,11 @@ function turnToClear(d: RangedDetection, side: "left" | "right", fov: number): n
 
 /** The side with more free space: the smaller turn, fewer other blockers there, and toward the toy when it is a tie. */
 function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
-  const others = obstaclesOf(s.ctx.frame.detections).filter((o) => o !== d && o.distance < 2 && plainWay(o) === "around");
+  const inside = (o: RangedDetection) => {
+    const a = offsets(o).y, c = offsets(d).y;
+    return Math.abs(a - c) <= d.width / 2 + 0.05 && Math.abs(offsets(o).x - offsets(d).x) < 0.7;
+  };
+  const others = obstaclesOf(s.ctx.frame.detections).filter((o) => o !== d && o.distance < 2 && plainWay(o) === "around" && !inside(o));
   const score = (side: "left" | "right") => {
     const sign = side === "left" ? 1 : -1;
     const crowd = others.filter((o) => sign * (o.bearing - d.bearing) > 0).length * 20;
@@ -383,14 +527,24 @@ function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
 
 function around(s: Scene, j: Judged): Decision {
   const remembered = detourSide(s.mem, j.label);
-  const side = remembered ?? freeSide(s, j.d);
-  const mag = turnMagnitude(turnToClear(j.d, side, s.ctx.frame.fov));
+  // Things with gaps narrower than the body between them are gone around as one.
+  const group = groupOf(j.d, s.ctx.frame.detections);
+  const side = remembered ?? freeSide(s, group);
+  const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
-  const walk = cmd("walk", j.d.width > 1 ? "large" : "medium");
-  // Too close to turn past it: the body would swing into it, so step back first.
-  const room = j.d.distance < 0.45 ? [cmd("backward", "medium")] : [];
-  const plan = [...room, turn(s, side, mag), walk, turn(s, back, mag), cmd("walk", "medium")];
-  const why = `the ${j.label} ahead is too tall to climb and has no room beneath: ${room.length ? "step back, " : ""}go around it on the ${side}${remembered ? " (the side I took before)" : " where there is more room"}, then turn back`;
+  // Walk far enough to take the whole body past its edge: a thing cut off at the image's edge goes on beyond it.
+  const sign = side === "left" ? 1 : -1;
+  const cut = (o: RangedDetection) => (Math.abs(o.bearing) > s.ctx.frame.fov / 2 - 10 ? KINDS[o.label]?.depth ?? 0.4 : 0);
+  const members = obstaclesOf(s.ctx.frame.detections).filter((o) => o === j.d || (Math.abs(offsets(o).y - offsets(group).y) <= group.width / 2 + 0.01 && plainWay(o) === "around" && !SIDE_LABELS.has(o.label)));
+  const edge = Math.max(...members.map((o) => sign * offsets(o).y + o.width / 2 + cut(o)));
+  const need = (Math.max(0, edge) + ROBOT.width / 2 + 0.15) / Math.sin(rad(TURN_DEG[mag]));
+  const walks = group.width > 1 || need > 1.0 ? [cmd("walk", "large")] : need > 0.65 ? [cmd("walk", "medium"), cmd("walk", "small")] : [cmd("walk", "medium")];
+  // Too close to turn past it: the body would swing into it, so step back first — unless, by my own moves, the
+  // furniture I just crawled out from under is right behind the hips (backing would run into it; a turn in place fits).
+  const room = j.d.distance < 0.45 && roomBehind(s.mem) > 0.45 ? [cmd("backward", "medium")] : [];
+  const plan = [...room, turn(s, side, mag), ...walks, turn(s, back, mag), cmd("walk", "medium")];
+  const gap = group !== j.d ? ` (with the ${j.label}s beside it the gaps are narrower than my body)` : "";
+  const why = `the ${j.label} ahead is too tall to climb and has no room beneath${gap}: ${room.length ? "step back, " : ""}go around it on the ${side}${remembered ? " (the side I took before)" : " where there is more room"}, then turn back`;
   return { plan, why };
 }
 
@@ -430,18 +584,63 @@ function backOut(s: Scene): Decision | undefined {
   return { plan, why };
 }
 
-/** Labelled examples: the current frame resembles one when its nearest thing is the same kind at a similar distance. */
-function fromExample(s: Scene, j: Judged | undefined): Decision | undefined {
-  const nearest = (dets: RangedDetection[]) => firstInPath(dets, 3) ?? obstaclesOf(dets).sort((a, b) => a.distance - b.distance)[0];
-  const here = j?.d ?? nearest(s.ctx.frame.detections);
-  if (!here) return undefined;
-  const label = j?.label ?? here.label;
-  const ex = (s.ctx.examples ?? []).find((e) => {
-    const n = nearest(e.detections);
-    return n && n.label === label && Math.abs(n.distance - here.distance) <= 0.5;
-  });
-  if (!ex || banned(s.mem, ex.best.skill, label)) return undefined;
-  return { plan: [ex.best, ...continuation(ex.best)], why: `this view resembles a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}` };
+/**
+ * In a corridor too narrow to turn in, with its end blocked: back straight out (a turn there only wedges the body)
+ * until the corridor's mouth shows ahead of the camera; then the body is out, and it turns toward the side that looks
+ * more open (the farther things beyond the corridor's walls), away from the dead end.
+ */
+function deadEndCorridor(s: Scene): Decision | undefined {
+  const c = corridorOf(s.ctx.frame.detections);
+  if (!c || !c.narrow || s.toy) return undefined;
+  const last = s.mem.past.at(-1)?.result;
+  const stuckAhead = last && FORWARD.includes(last.skill) && last.stalled;
+  if (!c.end && !stuckAhead) return undefined;
+  const backedStuck = last?.skill === "backward" && last.stalled;
+  if (c.mouthAhead || backedStuck) {
+    const beyond = (sign: number) => Math.max(0, ...obstaclesOf(s.ctx.frame.detections).filter((d) => d !== c.left && d !== c.right && sign * d.bearing > 12).map((d) => d.distance));
+    const l = beyond(1), r = beyond(-1);
+    const side = l === r ? (s.target.bearing < -12 ? "right" : "left") : l > r ? "left" : "right";
+    const why = c.mouthAhead
+      ? `the walls close on both sides now begin ahead of me: I am out of the dead-end corridor, so turn a right angle ${side}, where it looks more open`
+      : `backing out stalled against something behind: turn ${side} here`;
+    // The way on is across the corridor's line, not back into it: a right angle.
+    return { plan: [turn(s, side, "large"), turn(s, side, "medium"), cmd("walk", "medium")], why, news: "the body is out of the corridor now" };
+  }
+  const why = `walls close on both sides (${(offsets(c.left).y - offsets(c.right).y).toFixed(2)} m apart, too narrow to turn in) and ${c.end ? `a ${c.end.label} across the end` : "the way ahead stalled"}: a dead end, so back straight out`;
+  return { plan: [cmd("backward", "large"), cmd("backward", "large")], why };
+}
+
+/** Within this range a thing counts as part of what a view shows (farther things are background). */
+const SALIENT = 2.5;
+
+/** Two detections that look like the same thing at about the same place in the image. */
+function alike(a: RangedDetection, b: RangedDetection): boolean {
+  return a.label === b.label && Math.abs(a.distance - b.distance) <= Math.max(0.2, 0.12 * a.distance) && Math.abs(a.bearing - b.bearing) <= 8;
+}
+
+/** Every salient thing of each view has its like in the other: the same scene, seen from about the same place. */
+function sameView(here: RangedDetection[], there: RangedDetection[]): boolean {
+  const salient = (dets: RangedDetection[]) => dets.filter((d) => d.distance <= SALIENT);
+  const a = salient(here);
+  const b = salient(there);
+  if (!a.length || !b.length) return false;
+  return a.every((d) => there.some((e) => alike(d, e))) && b.every((e) => here.some((d) => alike(d, e)));
+}
+
+/**
+ * Labelled examples: followed only when the current frame really matches one — every salient thing in it matches one
+ * in the example (same kind, similar range and bearing) and the other way round. A view that merely shares its
+ * nearest thing is not the same situation. A labelled command that already stalled here is not followed.
+ */
+function fromExample(s: Scene): Decision | undefined {
+  const here = s.ctx.frame.detections;
+  const ex = (s.ctx.examples ?? []).find((e) => sameView(here, e.detections));
+  if (!ex) return undefined;
+  const label = firstInPath(here, NEAR_AROUND)?.label ?? "something";
+  if (banned(s.mem, ex.best.skill, label)) return undefined;
+  // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
+  const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
+  return { plan: [best, ...continuation(best)], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
 }
 
 function continuation(c: CourseCommand): CourseCommand[] {
@@ -463,10 +662,11 @@ function midDetour(s: Scene): boolean {
 
 /** Nothing in the way: toward the toy (seen or remembered), else on in the course's direction. */
 function openWay(s: Scene): Decision {
-  const room = freeAhead(s.ctx.frame.detections);
+  const room = freeAhead(s.view);
   const toyRoom = s.target.source === "course" ? room : Math.min(room, s.target.distance - 0.2);
   const where = s.target.source === "view" ? "the toy is in view" : s.target.source === "memory" ? "the toy was seen earlier" : "the toy has not been seen yet";
-  if (midDetour(s)) {
+  // With the toy in view, go to it: a detour half done no longer matters.
+  if (!s.toy && midDetour(s)) {
     const back = s.target.bearing >= 0 ? "left" : "right";
     return { plan: [walkFor(room), turn(s, back, turnMagnitude(Math.abs(s.target.bearing))), walkFor(1.2)], why: "I just turned away from an obstacle: walk past it, then turn back" };
   }
@@ -491,7 +691,7 @@ function reachedToy(s: Scene): ToySighting | undefined {
 function unstick(s: Scene, d: Decision): Decision {
   const first = d.plan[0];
   if (d.reached || first.skill === "turn_left" || first.skill === "turn_right") return d;
-  const label = firstInPath(s.ctx.frame.detections, NEAR_AROUND)?.label ?? "something";
+  const label = firstInPath(s.view, NEAR_AROUND)?.label ?? "something";
   if (!banned(s.mem, first.skill, label)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;
@@ -510,15 +710,17 @@ function firstIdea(s: Scene): Decision {
   if (reached) return { plan: [cmd("walk", "small")], why: `the toy is ${reached.distance.toFixed(2)} m away, right in front: reached`, reached: true };
   const out = backOut(s);
   if (out) return out;
-  const ahead = firstInPath(s.ctx.frame.detections, NEAR_AROUND);
+  const example = fromExample(s);
+  if (example) return example;
+  const corridor = deadEndCorridor(s);
+  if (corridor) return corridor;
+  const ahead = firstInPath(s.view, NEAR_AROUND);
   const j = ahead && judge(ahead, s.noise, s.rng);
   // Beneath furniture nothing but crawling on is possible (a stall here tells the history it is a dead end).
   const still = beneath(s.mem);
   if (still.toClear > 0) return { plan: [cmd("crawl", still.toClear > 0.3 ? "large" : "medium"), cmd("walk", "medium")], why: "I am beneath the furniture I crawled under: keep crawling until the body is clear" };
-  const example = fromExample(s, j);
-  if (example) return example;
   // The toy in view with a clear way to it: turn to it rather than deal with what stands straight ahead.
-  if (j && s.toy && Math.abs(s.toy.bearing) >= 10 && !firstInPath(s.ctx.frame.detections, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)) {
+  if (j && s.toy && Math.abs(s.toy.bearing) >= 10 && !firstInPath(s.view, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)) {
     return { plan: [turnToward(s, s.toy.bearing), cmd("walk", "medium")], why: "the toy is in view and the way to it is clear: turn to it" };
   }
   // Facing away from the toy, crossing what lies ahead only leads further from it.
@@ -536,10 +738,10 @@ const say = (plan: CourseCommand[]) => plan.map((c) => `${c.skill} ${c.magnitude
 /** Why the previous plan's next skill no longer fits the newest frame, or undefined when it still does. */
 function misfit(s: Scene, next: CourseCommand, fresh: Decision): string | undefined {
   if (s.toy && fresh.plan[0].skill !== next.skill) return "the toy is in view now";
-  const ahead = firstInPath(s.ctx.frame.detections, NEAR_AROUND);
+  const ahead = firstInPath(s.view, NEAR_AROUND);
   if (ahead && banned(s.mem, next.skill, ahead.label)) return `${next.skill} already failed twice at the ${ahead.label}`;
   if (next.skill === "walk") {
-    const blocker = obstaclesOf(s.ctx.frame.detections).find((d) => inPath(d, distanceOf(next) + 0.3) && plainWay(d) !== "walk");
+    const blocker = obstaclesOf(s.view).find((d) => inPath(d, distanceOf(next) + 0.3) && plainWay(d) !== "walk");
     if (blocker) return `the ${blocker.label} is in the way of a ${next.magnitude} walk`;
   }
   if (next.skill === fresh.plan[0].skill) return undefined;
@@ -563,6 +765,7 @@ function compare(s: Scene, fresh: Decision): { plan: CourseCommand[]; keepsPrevi
   if (fresh.reached) return revise("The toy is reached, so the previous plan is done");
   const last = s.mem.past.at(-1)?.result;
   if (last?.stalled) return revise(`The last skill (${last.skill} ${last.magnitude}) stalled, so the previous plan (${say(prev)}) is revised`);
+  if (fresh.news && prev[0].skill !== fresh.plan[0].skill) return revise(`The previous plan (${say(prev)}) no longer fits: ${fresh.news}`);
   const why = misfit(s, prev[0], fresh);
   if (why) return revise(`The previous plan (${say(prev)}) no longer fits: ${why}`);
   return { plan: prev.slice(0, 5), keepsPrevious: true, comparison: `The previous plan (${say(prev)}) is still consistent with this image and the last skill did not stall: keep it.` };
@@ -589,7 +792,9 @@ function progressText(s: Scene): string {
 /** VLM-PC's planner: progress, a plan of the next skills (the first is run), and whether it keeps its last plan. */
 export function planCourse(ctx: CourseContext, noise: NoiseKnobs, rng: Draw): CoursePlan {
   const mem = remember(ctx);
-  const s: Scene = { ctx, mem, noise, rng, toy: toyOf(ctx.frame.detections), target: target(ctx, mem) };
+  const passed = passing(mem, ctx.frame);
+  const view = ctx.frame.detections.filter((d) => !passed.has(d));
+  const s: Scene = { ctx, mem, noise, rng, toy: toyOf(ctx.frame.detections), target: target(ctx, mem), view };
   const fresh = decide(s);
   const chosen = compare(s, fresh);
   const plan = chosen.plan.slice(0, ctx.multiStep ? 5 : 1);

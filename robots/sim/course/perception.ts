@@ -5,7 +5,7 @@
  * hit points. Only what is in the image is reported: no map, no pose, nothing behind the camera.
  */
 import { RayCamera, type CameraPose, type Frame, type Vec3 } from "../camera";
-import { detectObjects, type DetectorNoise } from "../detector";
+import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import type { Rng } from "../random";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import type { RangedDetection, RangedDetectionsMessage, Stamp } from "../../msgs/detections";
@@ -147,12 +147,5 @@ function median(v: Float32Array | Float64Array): number {
 const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
 
 export function detectionsMessage(robot: string, frame: Frame, stamp: Stamp, detected: Detected[]): RangedDetectionsMessage {
-  return {
-    header: { stamp, frame_id: `${robot}_head_camera` },
-    robot,
-    width: frame.width,
-    height: frame.height,
-    fov: CAMERA_FOV_DEG,
-    detections: detected.map((d) => d.detection),
-  };
+  return { ...detectionsHeader(robot, `${robot}_head_camera`, frame, stamp), fov: CAMERA_FOV_DEG, detections: detected.map((d) => d.detection) };
 }

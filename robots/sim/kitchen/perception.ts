@@ -3,7 +3,7 @@
  * detections message (objects with where they are, places with whether they are open).
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
-import { detectObjects, type DetectorNoise } from "../detector";
+import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
@@ -113,14 +113,7 @@ export class KitchenCameras {
       .filter(({ n }) => n >= 50)
       .map(({ p, n, inside }) => ({ name: p.name, state: (view.isClosed(p) ? "closed" : "open") as "open" | "closed", pixels: n, insidePixels: inside }))
       .sort((a, b) => a.name.localeCompare(b.name));
-    return {
-      header: { stamp, frame_id: `${robot}_camera` },
-      robot,
-      width: frame.width,
-      height: frame.height,
-      detections: dets,
-      places,
-    };
+    return { ...detectionsHeader(robot, `${robot}_camera`, frame, stamp), detections: dets, places };
   }
 
   /** The object a pixel of a frame shows, or null where no object. */

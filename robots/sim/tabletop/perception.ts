@@ -3,7 +3,7 @@
  * each object with where it is and the colour of its own pixels.
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
-import { detectObjects, type DetectorNoise } from "../detector";
+import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
@@ -123,7 +123,7 @@ export class TabletopCamera {
     const places = this.placeNames
       .map((name, i) => ({ name, state: (view.isOpen(name) ? "open" : "closed") as "open" | "closed", pixels: placePx[i], insidePixels: insidePx[i] }))
       .filter((p) => p.pixels >= 50);
-    return { header: { stamp: view.stamp(), frame_id: "front_camera" }, robot: "palm", width: frame.width, height: frame.height, detections, places };
+    return { ...detectionsHeader("palm", "front_camera", frame, view.stamp()), detections, places };
   }
 }
 
