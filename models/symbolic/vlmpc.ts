@@ -185,6 +185,12 @@ function groupOf(d: RangedDetection, dets: RangedDetection[]): RangedDetection {
   return { ...d, distance: Math.hypot(x, y), bearing: deg(Math.atan2(y, x)), width: hi - lo };
 }
 
+/** Everything in view is seen only up to below crawling height, and what is near fills the image up to its top edge. */
+function lowView(dets: RangedDetection[]): boolean {
+  const obs = obstaclesOf(dets);
+  return obs.length > 0 && obs.every((d) => d.top < ROBOT.crawlHeight) && obs.some((d) => d.distance < 1 && d.box.y <= 0 && d.box.w >= 120);
+}
+
 // ---- judging an obstacle -------------------------------------------------------------------------------------------
 
 function wayOf(label: string, top: number, underside: number): Way {
@@ -615,7 +621,7 @@ const SALIENT = 2.5;
 
 /** Two detections that look like the same thing at about the same place in the image. */
 function alike(a: RangedDetection, b: RangedDetection): boolean {
-  return a.label === b.label && Math.abs(a.distance - b.distance) <= Math.max(0.2, 0.12 * a.distance) && Math.abs(a.bearing - b.bearing) <= 8;
+  return a.label === b.label && Math.abs(a.distance - b.distance) <= Math.max(0.12, 0.1 * a.distance) && Math.abs(a.bearing - b.bearing) <= 6;
 }
 
 /** Every salient thing of each view has its like in the other: the same scene, seen from about the same place. */
@@ -640,13 +646,7 @@ function fromExample(s: Scene): Decision | undefined {
   if (banned(s.mem, ex.best.skill, label)) return undefined;
   // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
   const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
-  return { plan: [best, ...continuation(best)], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
-}
-
-function continuation(c: CourseCommand): CourseCommand[] {
-  if (c.skill === "turn_left" || c.skill === "turn_right") return [cmd("walk", "large"), cmd(c.skill === "turn_left" ? "turn_right" : "turn_left", c.magnitude)];
-  if (c.skill === "crawl") return [cmd("crawl", "large"), cmd("walk", "medium")];
-  return [cmd("walk", "medium")];
+  return { plan: [best], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
 }
 
 /** The last skill turned away from something in the way: walk on before turning back, or it would face it again. */
@@ -711,14 +711,30 @@ function firstIdea(s: Scene): Decision {
   const out = backOut(s);
   if (out) return out;
   const example = fromExample(s);
-  if (example) return example;
+  const own = ownIdea(s);
+  if (!example) return own;
+  // The example labels the next command only; what follows is my own plan when it starts the same way, else nothing
+  // more (the next view decides).
+  const first = example.plan[0];
+  const rest = own.plan[0].skill === first.skill ? own.plan.slice(1) : [];
+  return { ...example, plan: [first, ...rest] };
+}
+
+function ownIdea(s: Scene): Decision {
   const corridor = deadEndCorridor(s);
   if (corridor) return corridor;
-  const ahead = firstInPath(s.view, NEAR_AROUND);
+  // Something beyond the toy is not in the way to it.
+  const reach = s.toy && Math.abs(s.toy.bearing) < 12 ? Math.min(NEAR_AROUND, s.toy.distance - 0.1) : NEAR_AROUND;
+  const ahead = firstInPath(s.view, reach);
   const j = ahead && judge(ahead, s.noise, s.rng);
   // Beneath furniture nothing but crawling on is possible (a stall here tells the history it is a dead end).
   const still = beneath(s.mem);
   if (still.toClear > 0) return { plan: [cmd("crawl", still.toClear > 0.3 ? "large" : "medium"), cmd("walk", "medium")], why: "I am beneath the furniture I crawled under: keep crawling until the body is clear" };
+  // The view itself says the head is low: what fills it up to the image's top edge shows only its lowest few
+  // centimetres. Crouched beneath something, crawling on is the only move — unless the history shows a crawl stalled.
+  if (lowView(s.ctx.frame.detections) && !s.mem.stalls.some((x) => x.skill === "crawl")) {
+    return { plan: [cmd("crawl", "medium"), cmd("walk", "medium")], why: "the view is cut off just above the floor: I am crouched beneath something, so crawl on" };
+  }
   // The toy in view with a clear way to it: turn to it rather than deal with what stands straight ahead.
   if (j && s.toy && Math.abs(s.toy.bearing) >= 10 && !firstInPath(s.view, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)) {
     return { plan: [turnToward(s, s.toy.bearing), cmd("walk", "medium")], why: "the toy is in view and the way to it is clear: turn to it" };
@@ -767,6 +783,13 @@ function compare(s: Scene, fresh: Decision): { plan: CourseCommand[]; keepsPrevi
   if (last?.stalled) return revise(`The last skill (${last.skill} ${last.magnitude}) stalled, so the previous plan (${say(prev)}) is revised`);
   if (fresh.news && prev[0].skill !== fresh.plan[0].skill) return revise(`The previous plan (${say(prev)}) no longer fits: ${fresh.news}`);
   const why = misfit(s, prev[0], fresh);
+  // Mid-detour the leg past the obstacle is cut short by something new in the way: turn back now, as planned next.
+  const turnNext = prev[1] && (prev[1].skill === "turn_left" || prev[1].skill === "turn_right");
+  if (why && prev[0].skill === "walk" && turnNext && !s.toy && /in the way of/.test(why)) {
+    const room = Math.min(...obstaclesOf(s.view).filter((d) => inPath(d, 3) && plainWay(d) !== "walk").map((d) => d.distance)) - 0.3;
+    const plan = room >= 0.25 ? [walkFor(room), ...prev.slice(1, 5)] : prev.slice(1, 6);
+    return { plan, keepsPrevious: true, comparison: `The previous plan (${say(prev)}) still holds but ${why}: ${room >= 0.25 ? "walk only as far as there is room" : "skip that walk"}, then turn back as planned.` };
+  }
   if (why) return revise(`The previous plan (${say(prev)}) no longer fits: ${why}`);
   return { plan: prev.slice(0, 5), keepsPrevious: true, comparison: `The previous plan (${say(prev)}) is still consistent with this image and the last skill did not stall: keep it.` };
 }

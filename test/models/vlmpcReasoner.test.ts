@@ -74,9 +74,70 @@ describe("VLM-PC symbolic planner", () => {
     expect(skills(plan(ctx([det("stool", 0.8, 10)])))).not.toContain("crawl");
   });
 
-  it("goes around a bush: turn away, walk, turn back", () => {
+  it("goes around a bush: turn away, walk far enough to take the body past its edge, turn back", () => {
     const p = plan(ctx([det("bush", 0.8, 5)]));
-    expect(skills(p).slice(0, 3)).toEqual(["turn_right", "walk", "turn_left"]);
+    const s = skills(p);
+    expect(s[0]).toBe("turn_right");
+    const back = s.indexOf("turn_left");
+    expect(back).toBeGreaterThan(1);
+    expect(s.slice(1, back).every((k) => k === "walk")).toBe(true);
+  });
+
+  it("stools with gaps narrower than the body are gone around as one, without backing into the couch just crawled out of", () => {
+    // Crawled under a couch and out; now two stools close ahead on both sides, the toy beyond them.
+    const history: CourseContext["history"] = [
+      { step: 0, detections: [det("couch", 0.44, 0, { width: 0.5, underside: 0.22, top: 0.29 })], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.54, 0) },
+      { step: 1, detections: [det("stool", 1.7, -10), det("stool", 1.7, 10), det("toy", 3.0, 2)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.6, 0) },
+      { step: 2, detections: [det("stool", 1.1, -14), det("stool", 1.1, 14), det("toy", 2.5, 3)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.66, 0) },
+      { step: 3, detections: [det("stool", 0.53, -20, { width: 0.19 }), det("stool", 0.53, 20, { width: 0.19 }), det("toy", 1.8, 3)], answer: answer([{ skill: "crawl", magnitude: "medium" }]), result: result("crawl", "medium", 0.33, 0) },
+    ];
+    const now = [det("stool", 0.28, -22.7, { width: 0.03 }), det("stool", 0.28, 22.7, { width: 0.03 }), det("toy", 1.48, 3.9)];
+    const p = plan(ctx(now, { history }));
+    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
+    expect(skills(p)).not.toContain("backward");
+    expect(skills(p)).not.toContain("crawl");
+    // The same view with nothing remembered behind: stepping back first is fine.
+    expect(plan(ctx(now)).plan[0].skill).toBe("backward");
+  });
+
+  it("in a corridor too narrow to turn in with a wall across the end, backs straight out; with the mouth ahead, turns a right angle", () => {
+    const inside = [det("wall", 0.76, 22.2, { width: 0 }), det("wall", 0.76, -22.2, { width: 0 }), det("wall", 1.25, 0, { width: 0.6 })];
+    const p = plan(ctx(inside));
+    expect(skills(p)).toEqual(["backward", "backward"]);
+    expect(p.comparison).toMatch(/too narrow to turn/);
+    // Backed out: the side walls now begin ahead of the camera, the room opens beyond them on the left.
+    const out = [det("wall", 4.04, 29.4, { width: 0.09 }), det("wall", 2.53, -29.2, { width: 0 }), det("wall", 0.91, 18.7, { width: 0.1 }), det("wall", 0.91, -18.7, { width: 0.1 }), det("wall", 2.87, 0, { width: 0.6 })];
+    const history: CourseContext["history"] = [
+      { step: 0, detections: inside, answer: answer([{ skill: "backward", magnitude: "large" }, { skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.82, 0) },
+      { step: 1, detections: [det("wall", 0.8, 20, { width: 0 }), det("wall", 0.8, -20, { width: 0 }), det("wall", 2.06, 0, { width: 0.6 })], answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) },
+    ];
+    const q = plan(ctx(out, { history, previousPlan: [{ skill: "backward", magnitude: "large" }] }));
+    expect(skills(q).slice(0, 2)).toEqual(["turn_left", "turn_left"]);
+    expect(q.keepsPrevious).toBe(false);
+    // Having turned away from the dead end, the way on is across it, not back along the corridor's line.
+    const turned = [...history, { step: 2, detections: out, answer: answer([{ skill: "turn_left", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) }];
+    const r = plan(ctx([det("wall", 3.9, -9, { width: 2 })], { history: turned, previousPlan: [{ skill: "turn_left", magnitude: "medium" }] }));
+    expect(r.plan[0].skill).toBe("turn_left");
+  });
+
+  it("a crouched view (things seen only up to a few centimetres, filling the image) means beneath something: crawl on, unless a crawl stalled", () => {
+    const low = [det("wall", 0.6, 0, { top: 0.12, box: { x: 0, y: 0, w: 160, h: 33 } })];
+    expect(plan(ctx(low)).plan[0].skill).toBe("crawl");
+    const stalled: CourseContext["history"] = [{ step: 0, detections: low, answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.0, 0, true) }];
+    expect(plan(ctx(low, { history: stalled })).plan[0].skill).not.toBe("crawl");
+  });
+
+  it("a slippery log is climbed again after a slip; only repeated slips rule the climb out", () => {
+    const log = [det("log", 0.4, 0, { top: 0.15, underside: 0, width: 3 })];
+    const slips = (n: number): CourseContext["history"] =>
+      Array.from({ length: n }, (_, i) => ({ step: i, detections: log, answer: answer([{ skill: "climb", magnitude: "medium" }]), result: result("climb", "medium", 0, 0, true) }));
+    expect(plan(ctx(log, { history: slips(2) })).plan[0].skill).toBe("climb");
+    expect(plan(ctx(log, { history: slips(4) })).plan[0].skill).not.toBe("climb");
+  });
+
+  it("walks to a toy in view rather than around a bush behind it", () => {
+    const p = plan(ctx([det("toy", 0.8, 6), det("bush", 1.2, 1)]));
+    expect(p.plan[0].skill).toBe("walk");
   });
 
   it("backs out of a dead end after a crawl stalled twice under the couch, then turns", () => {
@@ -132,10 +193,15 @@ describe("VLM-PC symbolic planner", () => {
     expect(revised.comparison).toMatch(/stalled/);
   });
 
-  it("follows a labelled in-context example that resembles the frame", () => {
-    const examples = [{ detections: [det("bush", 1.0)], best: { skill: "turn_left", magnitude: "large" } as CourseCommand, note: "bushes: go around on the left" }];
-    const p = plan(ctx([det("bush", 0.9, -8)], { examples }));
+  it("follows a labelled in-context example only when the frame really matches it", () => {
+    const examples = [{ detections: [det("bush", 1.0), det("log", 2.5, 19)], best: { skill: "turn_left", magnitude: "large" } as CourseCommand, note: "bushes: go around on the left" }];
+    const p = plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }));
     expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
+    // The same nearest thing but a different scene (the log missing, another bush): not the labelled situation.
+    const q = plan(ctx([det("bush", 0.9, -4), det("bush", 1.8, 20)], { examples }));
+    expect(q.comparison).not.toMatch(/labelled example/);
+    // A labelled turn is written by the model like any turn: wrongTurn flips it.
+    expect(plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }), { ...NO_NOISE, wrongTurn: 1 }, always()).plan[0].skill).toBe("turn_right");
   });
 
   it("is deterministic without noise; wrongTurn at 1 turns the other way", () => {
