@@ -220,6 +220,11 @@ export async function run(argv: string[]): Promise<number> {
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
+  const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
+  // A thread killed before its first checkpoint, or a mistyped id, has nothing to resume: say so before starting anything.
+  if (v.resume && !(await checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
+    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${join(dir, "checkpoints.sqlite")} (killed before its first step, or a mistyped id); run it again without --resume`);
+  }
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
   const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
@@ -236,7 +241,6 @@ export async function run(argv: string[]): Promise<number> {
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
   const examples = mode === "vlmpc" && v.variant === "full+ic" ? resolve(v.examples ?? join("evals", "datasets", "course_examples", `${scenario.name}.json`)) : undefined;
-  const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
   const graph = compileFor(mode, checkpointer, store);
   const config = {
@@ -266,6 +270,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
   if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  let verified = false;
   try {
     for (;;) {
       for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
@@ -345,11 +350,19 @@ export async function run(argv: string[]): Promise<number> {
       wallSeconds: Math.round((Date.now() - started) / 100) / 10,
       goal: truth?.goal,
     };
+    verified = summary.success;
+    // Where the simulator's check and the agent's own verdict disagree, the record says both and the check decides.
+    const disagreement =
+      truth && truth.success !== (summary.status === "succeeded")
+        ? `the agent reports ${summary.status}, but the simulator's check says the goal is ${truth.success ? "met" : "not met"}`
+        : undefined;
+    Object.assign(summary, { agentStatus: summary.status, checked: truth ? truth.success : null, ...(disagreement ? { disagreement } : {}) });
     writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
     report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
     writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
     process.stdout.write(
       `\n${summary.success ? "SUCCESS" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
+        (disagreement ? `(${disagreement})\n` : "") +
         `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
         `run record: ${runDir}/report.md\n`,
     );
@@ -357,5 +370,6 @@ export async function run(argv: string[]): Promise<number> {
     store?.close();
     await sim?.stop();
   }
-  return state?.status === "succeeded" ? 0 : 2;
+  // The exit code follows the simulator's check where there is one, the agent's own status where there is not.
+  return verified ? 0 : 2;
 }

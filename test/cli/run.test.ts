@@ -1,0 +1,48 @@
+/**
+ * `robograph run` tells the truth at its edges: a thread with nothing to resume says so before starting anything, and
+ * where the agent's verdict and the simulator's check disagree the record says both and the exit code follows the check.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/processes";
+import { scratchDir } from "../helpers/episode";
+
+const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
+
+function run(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, out })));
+}
+
+describe("robograph run", () => {
+  it("says a thread has nothing to resume, without starting a simulator or leaving a run record", async () => {
+    const data = scratchDir();
+    const r = await run(["--resume", "--thread", "never-ran", "--data-dir", data, "--runs-dir", join(data, "runs")]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/thread never-ran has nothing to resume: no checkpoint/);
+    expect(r.out).not.toMatch(/simulator \(scenario/);
+    expect(existsSync(join(data, "runs", "never-ran"))).toBe(false);
+  });
+
+  it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
+    const data = scratchDir();
+    // Offline, "dispose of" is not understood; the found-only reading must not pass for the task.
+    const r = await run(["--goal", "Find the bottle_of_tea and dispose of it in the trash_can.", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    const [thread] = readdirSync(join(data, "runs"));
+    const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
+    expect(summary.checked).toBe(false);
+    expect(summary.success).toBe(false);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/^NOT DONE/m);
+    if (summary.agentStatus === "succeeded") {
+      expect(summary.disagreement).toMatch(/the agent reports succeeded, but the simulator's check says the goal is not met/);
+      expect(r.out).toContain(summary.disagreement);
+    }
+  });
+});
