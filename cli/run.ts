@@ -24,7 +24,7 @@ import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
 import { buildScene, isSceneName } from "../robots/sim/tabletop/scenes";
 import { listCourses } from "../robots/sim/course/scenarios";
-import { COURSE_GOAL } from "../evals/datasets";
+import { COURSE_GOAL, courseExamplesPath } from "../evals/datasets";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -240,7 +240,7 @@ export async function run(argv: string[]): Promise<number> {
     bridgeUrl = sim.url;
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
-  const examples = mode === "vlmpc" && v.variant === "full+ic" ? resolve(v.examples ?? join("evals", "datasets", "course_examples", `${scenario.name}.json`)) : undefined;
+  const examples = mode === "vlmpc" && v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
   const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
   const graph = compileFor(mode, checkpointer, store);
   const config = {

@@ -1,12 +1,13 @@
 /**
- * One episode: the closed-loop graph in this process against a simulator reached over the bridge, with its trace,
- * final state, the simulator's verdict and event log. Experiments and tests both run episodes through here.
+ * One episode: a method's graph (CLEA's, RePLan's or VLM-PC's) in this process against a simulator reached over the
+ * bridge, with its trace, final state, the simulator's verdict and event log. Experiments and tests both run episodes
+ * through here.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { compileClosedLoop } from "../graphs/closedLoop";
+import { compileClosedLoop, type Mode as ClosedLoopMode } from "../graphs/closedLoop";
 import { compileVlmpc } from "../graphs/vlmpc";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS } from "../nodes/runtime";
@@ -22,7 +23,7 @@ export interface TraceStep<S = ClosedLoopStateType> {
 }
 
 /** Which method runs: CLEA's closed loop, RePLan's hierarchical mode, or VLM-PC. */
-export type Mode = "clea" | "replan" | "vlmpc";
+export type Mode = ClosedLoopMode | "vlmpc";
 
 /** The method a world's robots call for: reward-driven motion means RePLan's mode, a legged robot VLM-PC. */
 export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : world === "course" ? "vlmpc" : "clea");

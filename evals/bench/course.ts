@@ -2,17 +2,16 @@
  * VLM-PC's world and prompt: how fast the obstacle course simulates, what a head-camera frame costs, and what the
  * planner's prompt carries at step 30 with the whole history (the paper's) against a window of recent steps.
  */
-import { CourseWorld, COURSES } from "../../robots/sim/course";
-import { COURSE_GOAL } from "../datasets";
-import { runClosedLoopEpisode } from "../episode";
-import { coursePrompt, COURSE_PLANNER_PROMPT } from "../../nodes/vlmpc/planner";
-import { contextBlock } from "../../models/context";
-import { closeSessions, runOptions } from "../../nodes/runtime";
-import type { VlmpcStateType } from "../../nodes/vlmpc/state";
-import { startSimProcess } from "../../robots/sim/process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CourseWorld, COURSES } from "../../robots/sim/course";
+import { COURSE_GOAL } from "../datasets";
+import { runClosedLoopEpisode } from "../episode";
+import { coursePrompt, promptChars } from "../../nodes/vlmpc/planner";
+import { closeSessions, runOptions } from "../../nodes/runtime";
+import type { VlmpcStateType } from "../../nodes/vlmpc/state";
+import { startSimProcess } from "../../robots/sim/process";
 import type { Figure } from "./agent";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -63,7 +62,7 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
     const measure = (historyWindow: number) => {
       const opts = runOptions({ configurable: { bridgeUrl: sim.url, variant: "full", historyWindow } });
       const { context, frames } = coursePrompt(base, opts);
-      return { tokens: Math.ceil((COURSE_PLANNER_PROMPT.length + contextBlock("plan_course", context as never).length) / 4), images: frames.length };
+      return { tokens: Math.ceil(promptChars(context) / 4), images: frames.length };
     };
     const full = measure(0);
     const windowed = measure(window);

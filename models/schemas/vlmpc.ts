@@ -1,5 +1,6 @@
 /** What VLM-PC's planner answers each step: progress reasoning, a multi-step skill plan, and the comparison with its last plan. */
 import { z } from "zod";
+import type { RangedDetection } from "../../robots/msgs/detections";
 
 /** The legged robot's skills, as the planner names them. */
 export const COURSE_SKILLS = ["walk", "crawl", "climb", "backward", "turn_left", "turn_right"] as const;
@@ -33,3 +34,32 @@ export const CoursePlan = z.object({
   reached: z.boolean().describe("true when the toy is right in front of the robot: the task is done and the plan is not run"),
 });
 export type CoursePlan = z.infer<typeof CoursePlan>;
+
+/** What one skill did, as the robot's odometry reports it. */
+export interface CourseResult {
+  skill: CourseSkill;
+  magnitude: Magnitude;
+  /** Metres along the heading (negative backward), by odometry. */
+  moved: number;
+  /** Degrees, positive to the left. */
+  turned: number;
+  stalled: boolean;
+}
+
+export interface ToySighting {
+  distance: number;
+  bearing: number;
+}
+
+/**
+ * What the planning prompt carries: the current detections, the earlier steps (detections, the planner's own answers,
+ * the odometry), older steps condensed when the history is windowed, the rest of the last plan, and labelled examples.
+ */
+export interface CourseContext {
+  frame: { fov: number; detections: RangedDetection[] };
+  history: { step: number; detections: RangedDetection[]; answer: CoursePlan; result: CourseResult }[];
+  summary?: (CourseResult & { step: number; toy?: ToySighting })[];
+  previousPlan?: CourseCommand[];
+  multiStep: boolean;
+  examples?: { detections: RangedDetection[]; best: CourseCommand; note: string }[];
+}

@@ -7,32 +7,8 @@
  * (an empty history hides that the last skill stalled) it does not know: no branch asks which variant is running.
  */
 import type { RangedDetection } from "../../robots/msgs/detections";
-import type { CourseCommand, CoursePlan, CourseSkill, Magnitude } from "../schemas";
+import type { CourseCommand, CourseContext, CoursePlan, CourseResult, CourseSkill, Magnitude, ToySighting } from "../schemas";
 import type { Draw, NoiseKnobs } from "./noise";
-
-export interface CourseResult {
-  skill: CourseSkill;
-  magnitude: Magnitude;
-  /** Metres along the heading (negative backward), by odometry. */
-  moved: number;
-  /** Degrees, positive to the left. */
-  turned: number;
-  stalled: boolean;
-}
-
-export interface ToySighting {
-  distance: number;
-  bearing: number;
-}
-
-export interface CourseContext {
-  frame: { fov: number; detections: RangedDetection[] };
-  history: { step: number; detections: RangedDetection[]; answer: CoursePlan; result: CourseResult }[];
-  summary?: (CourseResult & { step: number; toy?: ToySighting })[];
-  previousPlan?: CourseCommand[];
-  multiStep: boolean;
-  examples?: { detections: RangedDetection[]; best: CourseCommand; note: string }[];
-}
 
 // ---- what the prompt tells the model about the robot ---------------------------------------------------------------
 

@@ -3,7 +3,7 @@
  * checkpoints the goal id, `runSkill` sends it and records what the body did, as its odometry reports it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { CourseResult } from "../../models/symbolic/vlmpc";
+import type { CourseResult } from "../../models/schemas";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { runOptions, session, type Session } from "../runtime";
 import type { VlmpcStateType, VlmpcUpdate } from "./state";

@@ -11,8 +11,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { askStructured, imagePart } from "../../models";
 import { contextBlock } from "../../models/context";
-import { COURSE_SKILLS, CourseCommand, CoursePlan, MAGNITUDES } from "../../models/schemas";
-import type { CourseContext } from "../../models/symbolic/vlmpc";
+import { COURSE_SKILLS, CourseCommand, CoursePlan, MAGNITUDES, type CourseContext } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 import { runOptions, session, type RunOptions, type Session } from "../runtime";
 import type { StepRecord, VlmpcStateType, VlmpcUpdate } from "./state";
@@ -81,6 +80,9 @@ export function coursePrompt(state: VlmpcStateType, opts: RunOptions): { context
   return { context, frames };
 }
 
+/** The text a planning call sends besides its images: instructions and the context block. */
+export const promptChars = (context: CourseContext) => COURSE_PLANNER_PROMPT.length + contextBlock("plan_course", context as unknown as Record<string, unknown>).length;
+
 const strip = ({ seconds: _s, ...r }: NonNullable<StepRecord["result"]>) => r;
 
 /** The random baseline's draw: uniform over skills and magnitudes, keyed by the seed and the step. */
@@ -116,7 +118,7 @@ export async function planCourse(state: VlmpcStateType, config?: RunnableConfig)
   });
   // Asked for one skill, a longer answer still runs only its first.
   const answer = context.multiStep ? value : { ...value, plan: value.plan.slice(0, 1) };
-  const prompt = { images: frames.length, chars: COURSE_PLANNER_PROMPT.length + contextBlock("plan_course", context as unknown as Record<string, unknown>).length };
+  const prompt = { images: frames.length, chars: promptChars(context) };
   const record = { step, ...sight, answer, prompt };
   if (answer.reached) return { steps: [record], sight: null, plan: [], usage, status: "succeeded", statusReason: "the planner sees the toy reached" };
   return { steps: [record], sight: null, plan: answer.plan.slice(1), usage };

@@ -4,7 +4,7 @@
  */
 import { Annotation } from "@langchain/langgraph";
 import type { CourseCommand, CoursePlan } from "../../models/schemas";
-import type { CourseResult } from "../../models/symbolic/vlmpc";
+import type { CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 import { delta, deltaLast, last, usageChannel, type Status } from "../state";
 

@@ -5,7 +5,8 @@ import { contextBlock } from "../../models/context";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { CoursePlan, type CourseCommand } from "../../models/schemas";
 import { KeyedDraw, NO_NOISE, type NoiseKnobs } from "../../models/symbolic/noise";
-import { planCourse, type CourseContext, type CourseResult } from "../../models/symbolic/vlmpc";
+import { planCourse } from "../../models/symbolic/vlmpc";
+import type { CourseContext, CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 
 const draw = (xs: number[]) => {
