@@ -15,8 +15,7 @@ import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions, VLM
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import { sqliteCheckpointer, dataDir } from "../memory/checkpointer";
-import { SqliteStore } from "../memory/store";
+import { dataDir, openPersistence } from "../memory/checkpointer";
 import { modelConfig, totalUsage } from "../models";
 import { BridgeClient } from "../robots/bridge/client";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
@@ -220,10 +219,12 @@ export async function run(argv: string[]): Promise<number> {
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
-  const checkpointer = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
+  const persistence = await openPersistence(dir, { forget: v.forget });
+  const { checkpointer, store } = persistence;
   // A thread killed before its first checkpoint, or a mistyped id, has nothing to resume: say so before starting anything.
   if (v.resume && !(await checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
-    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${join(dir, "checkpoints.sqlite")} (killed before its first step, or a mistyped id); run it again without --resume`);
+    await persistence.close();
+    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where} (killed before its first step, or a mistyped id); run it again without --resume`);
   }
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
@@ -241,7 +242,6 @@ export async function run(argv: string[]): Promise<number> {
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
   const examples = mode === "vlmpc" && v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
-  const store = v.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
   const graph = compileFor(mode, checkpointer, store);
   const config = {
     configurable: {
@@ -367,7 +367,7 @@ export async function run(argv: string[]): Promise<number> {
         `run record: ${runDir}/report.md\n`,
     );
     await closeSessions();
-    store?.close();
+    await persistence.close();
     await sim?.stop();
   }
   // The exit code follows the simulator's check where there is one, the agent's own status where there is not.

@@ -6,7 +6,8 @@
 import type { BaseStore } from "@langchain/langgraph";
 import type { Belief } from "../models/schemas";
 
-const namespace = (world: string) => ["lessons", world, "found_at"];
+// No "_" or "%" in labels: Postgres stores match namespaces with LIKE and refuse them.
+const namespace = (world: string) => ["lessons", world, "sightings"];
 
 export async function recallSightings(store: BaseStore | undefined, world: string): Promise<{ object: string; place: string }[]> {
   if (!store) return [];

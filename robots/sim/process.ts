@@ -1,12 +1,9 @@
 /** Starts a simulator as its own process (`robots/sim/main.ts`, what `robograph serve-sim` runs) on a free loopback port, and stops it. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const TSX = join(dirname(require.resolve("tsx/package.json")), "dist", "cli.mjs");
 
 export interface SimProcess {
   url: string;
@@ -23,7 +20,8 @@ process.on("exit", () => {
 });
 
 export async function startSimProcess(world: string, args: string[] = [], timeoutMs = 30_000): Promise<SimProcess> {
-  const child = spawn(process.execPath, [TSX, join(here, "main.ts"), world, "--port", "0", "--quiet", ...args], {
+  // tsx as a loader in the simulator's own process (not the tsx CLI, which would fork it): a signal reaches it.
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, "main.ts"), world, "--port", "0", "--quiet", ...args], {
     cwd: join(here, "..", ".."),
     stdio: ["ignore", "pipe", "pipe"],
   });

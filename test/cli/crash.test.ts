@@ -2,16 +2,14 @@
  * Crash safety: the agent process is SIGKILLed right after it sent a goal; rerun with the same thread, it resumes
  * from its SQLite checkpoint, re-attaches to the goal instead of sending it again, and finishes.
  */
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
-import { ROOT, startSim, type SimProcess } from "../helpers/processes";
+import { startSim, type SimProcess } from "../helpers/processes";
+import { agent, killWhenStarted } from "../helpers/agent";
 import { startSimProcess } from "../../robots/sim/process";
 import { scratchDir } from "../helpers/episode";
 
-const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 let sim: SimProcess;
 let tabletop: SimProcess | undefined;
 let course: SimProcess | undefined;
@@ -20,31 +18,6 @@ afterAll(async () => {
   await tabletop?.stop();
   await course?.stop();
 });
-
-function agent(args: string[], onLine?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
-  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let buf = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-    buf += d;
-    const lines = buf.split("\n");
-    buf = lines.pop()!;
-    for (const l of lines) onLine?.(l, () => child.kill("SIGKILL"));
-  });
-  child.stderr.on("data", (d) => (out += d));
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));
-}
-
-/** Kills the agent once the robot reports that the goal with id prefix `prefix` has started. */
-function killWhenStarted(watcher: BridgeClient, prefix: string, kill: () => void): void {
-  const poll = async () => {
-    const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-    if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith(prefix))) kill();
-    else setTimeout(poll, 10);
-  };
-  void poll();
-}
 
 describe("crash safety", () => {
   it("resumes after SIGKILL without executing any skill twice", async () => {

@@ -50,7 +50,7 @@ describe("lessons across episodes", () => {
     sims.push(await startSim(["--scenario", "integration_apple_to_oven", "--speed", "max"]));
     const first = await runEpisode({ url: sims[0].url, scenario: "integration_apple_to_oven", store, thread: "first" });
     // Found in the drawer (and later seen in the oven, where the agent put it: that is not where it is found).
-    expect((await store.get(["lessons", "kitchen", "found_at"], "apple"))?.value.place).toBe("drawer_top");
+    expect((await store.get(["lessons", "kitchen", "sightings"], "apple"))?.value.place).toBe("drawer_top");
 
     sims.push(await startSim(["--scenario", "integration_apple_to_oven", "--speed", "max"]));
     const second = await runEpisode({ url: sims[1].url, scenario: "integration_apple_to_oven", store, thread: "second" });

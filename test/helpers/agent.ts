@@ -1,0 +1,32 @@
+/** The agent as its own process (`robograph run`), its output watched line by line, and a kill timed by the robot. */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import type { BridgeClient } from "../../robots/bridge/client";
+import { ROOT } from "./processes";
+
+export function agent(args: string[], onLine?: (line: string, kill: () => void) => void, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; signal: string | null; out: string }> {
+  // tsx as a loader in this one process: the tsx CLI would run the agent as its own child, and a SIGKILL of the
+  // wrapper would leave the agent running on.
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
+  let out = "";
+  let buf = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+    buf += d;
+    const lines = buf.split("\n");
+    buf = lines.pop()!;
+    for (const l of lines) onLine?.(l, () => child.kill("SIGKILL"));
+  });
+  child.stderr.on("data", (d) => (out += d));
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));
+}
+
+/** Kills the agent once the robot reports that the goal with id prefix `prefix` has started. */
+export function killWhenStarted(watcher: BridgeClient, prefix: string, kill: () => void): void {
+  const poll = async () => {
+    const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+    if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith(prefix))) kill();
+    else setTimeout(poll, 10);
+  };
+  void poll();
+}
