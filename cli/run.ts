@@ -237,7 +237,9 @@ export async function run(argv: string[]): Promise<number> {
   if (!bridgeUrl) {
     const detector = v["detector-noise"]!;
     const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
-    sim = await startSimProcess(world, ["--scenario", scenario.name, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
+    // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
+    const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenario.name;
+    sim = await startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
     bridgeUrl = sim.url;
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/processes";
@@ -44,5 +44,16 @@ describe("robograph run", () => {
       expect(summary.disagreement).toMatch(/the agent reports succeeded, but the simulator's check says the goal is not met/);
       expect(r.out).toContain(summary.disagreement);
     }
+  });
+
+  it("runs a scenario file from anywhere: the simulator is given the file, not a name it would look up", async () => {
+    const data = scratchDir();
+    const file = join(data, "my own scenario.json");
+    // Its own name, which no scenario in the repo has: looking it up by name would fail.
+    const scenario = JSON.parse(readFileSync(join(ROOT, "robots", "sim", "kitchen", "scenarios", "integration_apple_to_oven.json"), "utf8"));
+    writeFileSync(file, JSON.stringify({ ...scenario, name: "my_own_scenario" }));
+    const r = await run(["--scenario", file, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    expect(r.out).toMatch(/^SUCCESS/m);
+    expect(r.code).toBe(0);
   });
 });
