@@ -21,10 +21,15 @@ export interface EpisodeResult {
   noise: number;
   status: string;
   statusReason: string;
-  /** The goal holds on the simulator's true state at the end. */
+  /**
+   * The episode counts as a success: the goal holds on the simulator's true state (for VLM-PC, the toy was reached
+   * within the time budget) and the run did not end on a budget — an agent that ran out of budget did not finish.
+   */
   success: boolean;
+  /** The simulator's check alone, whatever the run's status (absent in results made before it was recorded). */
+  goalHeld?: boolean;
   goal: { literal: string; holds: boolean }[];
-  /** CLEA's score: one point per correctly executed action (a skill the robot completed). */
+  /** CLEA's score: one point per correctly executed action (a skill the robot completed) within the run's budget. */
   score: number;
   steps: number;
   /** RePLan: motion (MPC) and vision (VLM) actions. */
@@ -43,6 +48,32 @@ export interface EpisodeResult {
   /** Episode record, relative to the experiment directory. */
   record: string;
   error?: string;
+  /** The experiment's settings the episode was made under, and its dataset row's fingerprint (resume checks both). */
+  settings?: Record<string, unknown>;
+  exampleHash?: string;
+}
+
+/**
+ * Whether an episode counts as a success in a table. Results written before `success` excluded budget-exhausted runs
+ * say success with that status; they are judged by the same rule.
+ */
+export function counted(e: Pick<EpisodeResult, "success" | "status">): boolean {
+  return !!e.success && e.status !== "budget_exhausted";
+}
+
+/**
+ * Points for actions that succeeded within the run's budget, in order: actions past the budget (the skill that ran
+ * over a time budget, anything after it) add nothing. `cost` is what each action spends of the budget (1 for a count).
+ */
+export function scoreWithinBudget(actions: { ok: boolean; cost: number }[], budget: number): number {
+  let spent = 0;
+  let score = 0;
+  for (const a of actions) {
+    spent += a.cost;
+    if (spent > budget) break;
+    if (a.ok) score++;
+  }
+  return score;
 }
 
 export type EvaluatorResult = { key: string; score: number };
@@ -52,7 +83,7 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0
 
 /** Each evaluator: ({ outputs }) → { key, score }, the shape LangSmith's evaluate accepts. */
 export const EVALUATORS: Record<string, (args: Outputs) => EvaluatorResult> = {
-  success: ({ outputs }) => ({ key: "success", score: outputs?.success ? 1 : 0 }),
+  success: ({ outputs }) => ({ key: "success", score: outputs && counted({ success: !!outputs.success, status: outputs.status ?? "" }) ? 1 : 0 }),
   average_score: ({ outputs }) => ({ key: "average_score", score: num(outputs?.score) }),
   steps: ({ outputs }) => ({ key: "steps", score: num(outputs?.steps) }),
   replans: ({ outputs }) => ({ key: "replans", score: num(outputs?.replans) }),

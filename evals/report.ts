@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EpisodeResult } from "./metrics";
+import { counted, type EpisodeResult } from "./metrics";
 
 export interface Cell {
   trials: number;
@@ -141,8 +141,9 @@ const VLMPC_ROWS: Record<string, string> = {
 
 /** Mean and median of the course time (a failure counts as the budget) and the success rate of some episodes. */
 function courseCell(eps: Report["episodes"]) {
-  const t = eps.map((e) => e.courseSeconds ?? 100);
-  return { avg: mean(t), median: median(t), success: eps.length ? eps.filter((e) => e.success).length / eps.length : 0, n: eps.length };
+  // An episode that does not count as a success counts as the whole budget, whatever its record says.
+  const t = eps.map((e) => (counted(e) ? e.courseSeconds ?? 100 : 100));
+  return { avg: mean(t), median: median(t), success: eps.length ? eps.filter(counted).length / eps.length : 0, n: eps.length };
 }
 
 /**
@@ -238,7 +239,7 @@ export function markdown(r: Report): string {
     "## Episodes",
     "",
     "| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|",
-    ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${e.success ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`),
+    ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`),
     "",
   ].join("\n");
 }

@@ -3,6 +3,7 @@
  * port, a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
  * nothing running when it stops (normally or on SIGINT).
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { closeSessionsFor, type Variant } from "../nodes/runtime";
@@ -13,7 +14,7 @@ import { modeForWorld, runClosedLoopEpisode, VARIANTS_FOR_MODE, type EpisodeRun 
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import type { EpisodeResult } from "./metrics";
+import { scoreWithinBudget, type EpisodeResult } from "./metrics";
 
 export interface ExperimentOptions {
   name: string;
@@ -78,14 +79,69 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
 
 const resultPath = (dir: string, id: string) => join(dir, "episodes", id, "result.json");
 
+/**
+ * What makes episodes of one experiment comparable: every setting an episode's outcome depends on besides its variant
+ * and seed (which are in its id). Which episodes run, and how many at once, are not settings.
+ */
+export function experimentSettings(o: Partial<ExperimentOptions>) {
+  return {
+    dataset: o.dataset,
+    backend: o.backend ?? "symbolic",
+    noise: o.noise ?? 0,
+    graspSensing: o.graspSensing !== false,
+    maxSteps: o.maxSteps,
+    maxWallSeconds: o.maxWallSeconds,
+    diagnosisPhrasings: o.diagnosisPhrasings ?? 6,
+    maxProcedures: o.maxProcedures ?? 3,
+    historyWindow: o.historyWindow ?? 0,
+  };
+}
+
+/** A dataset row's fingerprint: an edited row is another example, whatever its id. */
+export const exampleHash = (row: DatasetRow) => createHash("sha256").update(JSON.stringify(row.example)).digest("hex").slice(0, 16);
+
+/** An experiment resumed under settings other than those its episodes were made under. */
+export class ExperimentMismatchError extends Error {
+  override name = "ExperimentMismatchError";
+}
+
+const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
+
+/**
+ * Episodes on disk are reused only when they were made under this run's settings and from the same dataset rows:
+ * otherwise one report would mix, say, noise 0.15 episodes under a noise 0.3 heading. A mismatch refuses the run.
+ */
+function checkResumable(o: ExperimentOptions, dir: string, plan: PlannedEpisode[], results: Map<string, EpisodeResult>): void {
+  const settings = experimentSettings(o);
+  const fix = `give this run another --name, or delete ${dir} to start the experiment over`;
+  const file = join(dir, "experiment.json");
+  if (existsSync(file) && results.size) {
+    const before = experimentSettings(JSON.parse(readFileSync(file, "utf8")) as Partial<ExperimentOptions>);
+    const diff = differences(before, settings);
+    if (diff.length) throw new ExperimentMismatchError(`experiment ${o.name} holds episodes made with ${diff.join(", ")}: ${fix}`);
+  }
+  const stale: string[] = [];
+  for (const p of plan) {
+    const r = results.get(p.id);
+    if (!r) continue;
+    const diff = r.settings ? differences(r.settings, settings) : r.noise !== o.noise ? [`noise ${r.noise} (now ${o.noise})`] : [];
+    if (diff.length) throw new ExperimentMismatchError(`episode ${p.id} of experiment ${o.name} was made with ${diff.join(", ")}: ${fix}`);
+    if (r.exampleHash && r.exampleHash !== exampleHash(p.row)) stale.push(p.id);
+  }
+  if (stale.length) throw new ExperimentMismatchError(`experiment ${o.name} holds ${stale.length} episode(s) made from another version of their dataset rows (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", …" : ""}): ${fix}`);
+}
+
 /** Runs every planned episode that has no result yet; returns all results (old and new) in plan order. */
 export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult[]> {
   const dir = experimentDir(o);
   mkdirSync(join(dir, "scenarios"), { recursive: true });
   const plan = planEpisodes(o);
-  writeFileSync(join(dir, "experiment.json"), JSON.stringify({ ...o, onProgress: undefined, signal: undefined, episodes: plan.length }, null, 2));
   const results = new Map<string, EpisodeResult>();
   for (const p of plan) if (existsSync(resultPath(dir, p.id))) results.set(p.id, JSON.parse(readFileSync(resultPath(dir, p.id), "utf8")));
+  // Before anything is written: a refused resume leaves the experiment as it was.
+  checkResumable(o, dir, plan, results);
+  writeFileSync(join(dir, "experiment.json"), JSON.stringify({ ...o, onProgress: undefined, signal: undefined, episodes: plan.length, settings: experimentSettings(o) }, null, 2));
   const todo = plan.filter((p) => !results.has(p.id));
   const skipped = plan.length - todo.length;
   const started = performance.now();
@@ -137,6 +193,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     seed: p.seed,
     noise: o.noise,
     record: relative(dir, join(episodeDir, "events.jsonl")),
+    settings: experimentSettings(o),
+    exampleHash: exampleHash(p.row),
   };
   let sim: SimProcess | undefined;
   // Each episode gets its own signal, linked to the experiment's: listeners the graph adds die with the episode.
@@ -146,8 +204,9 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   try {
     let simArgs: string[];
     if (ex.inputs.world === "kitchen") {
+      // Written each time: the simulator plays the row as the dataset has it now.
       const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
-      if (!existsSync(scenarioFile)) writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
+      writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
       simArgs = ["--scenario", scenarioFile, "--grasp-sensing", o.graspSensing === false ? "off" : "on"];
     } else simArgs = ["--scenario", ex.inputs.scenario as string];
     sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", "max", "--seed", String(p.seed)]);
@@ -177,7 +236,9 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       ...base,
       status: run.state.status,
       statusReason: run.state.statusReason,
-      success: run.truth.success,
+      // A run that ended on its budget did not finish, even where the world happens to satisfy the goal.
+      success: run.truth.success && run.state.status !== "budget_exhausted",
+      goalHeld: run.truth.success,
       goal: run.truth.goal,
       modelCalls: usage.calls,
       inputTokens: usage.inputTokens,
@@ -185,8 +246,12 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
-    if (mode === "vlmpc") return { ...common, ...vlmpcEffort(run as EpisodeRun<VlmpcStateType>, ex.outputs as { within_seconds: number }) };
-    return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>) };
+    if (mode === "vlmpc") {
+      const effort = vlmpcEffort(run as EpisodeRun<VlmpcStateType>, ex.outputs as { within_seconds: number });
+      const success = effort.success && run.state.status !== "budget_exhausted";
+      return { ...common, ...effort, success, courseSeconds: success ? effort.courseSeconds : (ex.outputs as { within_seconds: number }).within_seconds };
+    }
+    return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>, o.maxSteps) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>, o.maxSteps) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
     return {
@@ -203,10 +268,10 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   }
 }
 
-function cleaEffort(run: EpisodeRun<ClosedLoopStateType>) {
+function cleaEffort(run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) {
   const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
   return {
-    score: actions.filter((a) => a.kind === "action" && a.ok).length,
+    score: scoreWithinBudget(actions.map((a) => ({ ok: a.kind === "action" && a.ok, cost: 1 })), maxSteps),
     steps: run.state.counters.steps,
     failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
     replans: run.state.counters.replans,
@@ -215,11 +280,11 @@ function cleaEffort(run: EpisodeRun<ClosedLoopStateType>) {
 }
 
 /** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */
-function replanEffort(run: EpisodeRun<ReplanStateType>) {
+function replanEffort(run: EpisodeRun<ReplanStateType>, maxSteps: number) {
   const motions = run.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : []));
   const c = run.state.counters;
   return {
-    score: motions.filter((m) => m.kind === "motion" && m.ok).length,
+    score: scoreWithinBudget(motions.map((m) => ({ ok: m.kind === "motion" && m.ok, cost: 1 })), maxSteps),
     steps: c.motions + c.visionSteps,
     motions: c.motions,
     visionSteps: c.visionSteps,
@@ -242,7 +307,8 @@ function vlmpcEffort(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds:
     success: reached,
     courseSeconds: reached ? truth.reachedAt! : outputs.within_seconds,
     ...(truth.leftDeadEnd === undefined ? {} : { firstSuccess: truth.leftDeadEnd }),
-    score: run.state.steps.filter((r) => r.result && !r.result.stalled).length,
+    // The skill that ran past the time budget, and any after it, earn nothing.
+    score: scoreWithinBudget(run.state.steps.flatMap((r) => (r.result ? [{ ok: !r.result.stalled, cost: r.result.seconds }] : [])), outputs.within_seconds),
     steps: run.state.counters.skills,
     failedActions: run.state.steps.filter((r) => r.result?.stalled).length,
     replans: answers.filter((a, i) => i > 0 && !a.keepsPrevious).length,

@@ -5,6 +5,7 @@
 import { ChatOpenAI } from "@langchain/openai";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import sharp from "sharp";
 import type { z } from "zod";
 import { contextBlock } from "./context";
@@ -48,6 +49,7 @@ export function createModels(config: ModelConfig): RoleModels {
     const m = new SymbolicChatModel(config.seed, config.noise);
     return Object.fromEntries(ROLES.map((r) => [r, m])) as unknown as RoleModels;
   }
+  explainToolCallNotice();
   return Object.fromEntries(
     ROLES.map((r) => [
       r,
@@ -61,6 +63,53 @@ export function createModels(config: ModelConfig): RoleModels {
       }),
     ]),
   ) as unknown as RoleModels;
+}
+
+const NOTICE = "New LangChain packages are available";
+let noticeFilter = false;
+
+/**
+ * @langchain/core prints "New LangChain packages are available … upgrade" each time it builds a message that carries
+ * a provider's tool calls but no parsed ones (`AIMessage`'s constructor, messages/ai.js) — which is what
+ * @langchain/openai builds when a model's tool-call arguments are not valid JSON. The packages are current; the answer
+ * was malformed, and it goes back for repair. The notice is replaced by that explanation, once per process.
+ */
+function explainToolCallNotice(): void {
+  if (noticeFilter) return;
+  noticeFilter = true;
+  const warn = console.warn.bind(console);
+  let explained = false;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith(NOTICE)) {
+      if (!explained) warn("note: a model answered with tool-call arguments that are not valid JSON; the answer goes back for repair. (LangChain's notice about new packages, which this causes, is not shown.)");
+      explained = true;
+      return;
+    }
+    warn(...args);
+  };
+}
+
+/**
+ * The json_schema response format, with the same schema @langchain/openai would send, whose parse never throws.
+ * @langchain/openai sends json_schema requests through the OpenAI SDK's `parse`, which throws on an answer that is not
+ * JSON or does not fit — a throw the HTTP layer retries as a transport failure and then reports without the schema.
+ * With this format the answer's text comes back as it is, and a bad one goes to the repair loop like any other.
+ */
+function jsonSchemaFormat(schema: z.ZodType, name: string) {
+  const format = {
+    type: "json_schema" as const,
+    json_schema: {
+      name,
+      strict: true,
+      schema: toJsonSchema(schema, { cycles: "ref", reused: "ref", override: (ctx: { jsonSchema: Record<string, unknown> }) => void (ctx.jsonSchema.title = name) } as never) as Record<string, unknown>,
+    },
+  };
+  // The SDK looks for these (non-enumerable, so never sent) to parse the answer itself.
+  Object.defineProperties(format, {
+    $brand: { value: "auto-parseable-response-format", enumerable: false },
+    $parseRaw: { value: (content: string) => safeJson(content) ?? null, enumerable: false },
+  });
+  return format;
 }
 
 /** A PNG as a data URL with its longest side capped, ready to be an image content part. */
@@ -96,6 +145,13 @@ export async function askStructured<T>(models: RoleModels, config: ModelConfig, 
     if (model instanceof SymbolicChatModel) {
       raw = (await model.invoke(messages)) as AIMessage;
       candidate = safeJson(String(raw.content));
+    } else if (config.structuredMethod === "jsonSchema") {
+      try {
+        raw = (await model.invoke(messages, { response_format: jsonSchemaFormat(ask.schema, ask.schemaName) } as never)) as AIMessage;
+      } catch (err) {
+        throw new Error(`the ${ask.role} model (${config.models[ask.role]} at ${config.baseURL ?? "the OpenAI API"}) failed: ${(err as Error).message}`);
+      }
+      candidate = safeJson(rawText(raw));
     } else {
       const structured = model.withStructuredOutput(ask.schema as z.ZodType<Record<string, unknown>>, { name: ask.schemaName, method: config.structuredMethod, includeRaw: true });
       let out: { raw: BaseMessage; parsed: unknown };
@@ -112,7 +168,11 @@ export async function askStructured<T>(models: RoleModels, config: ModelConfig, 
     usage.outputTokens += raw.usage_metadata?.output_tokens ?? 0;
     const p = ask.schema.safeParse(candidate);
     if (p.success) return { value: p.data, usage: { [ask.role]: usage } };
-    lastIssue = p.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`).join("; ");
+    const text = rawText(raw);
+    // Not JSON at all says more than "expected object, received undefined".
+    lastIssue = candidate === undefined && text
+      ? `the answer is not valid JSON: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`
+      : p.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`).join("; ");
     messages.push(new AIMessage(rawText(raw) || "(no answer)"), new HumanMessage(`That answer does not fit the ${ask.schemaName} schema (${lastIssue}). Answer again with JSON that fits it.`));
   }
   throw new ModelOutputError(ask.role, ask.schemaName, `${lastIssue} (after ${config.repairAttempts + 1} attempts)`);
@@ -122,6 +182,9 @@ function rawText(m: AIMessage): string {
   if (typeof m.content === "string" && m.content) return m.content;
   const call = m.tool_calls?.[0];
   if (call) return JSON.stringify(call.args);
+  // Tool-call arguments that are not JSON are kept as written, so the repair request can quote them.
+  const invalid = m.invalid_tool_calls?.[0];
+  if (invalid?.args) return invalid.args;
   return Array.isArray(m.content) ? m.content.map((p) => ((p as { text?: string }).text ?? "")).join("") : "";
 }
 

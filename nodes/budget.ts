@@ -12,12 +12,16 @@ export interface Spent {
   startedAt: number;
 }
 
-/** The first budget a run has used up, in words, or undefined while every budget lasts. */
+/**
+ * The first budget a run has used up, in words, or undefined while every budget lasts. Replans and procedures are
+ * counted when one is asked for, and the check stops the one over the budget before it is made: so the words say how
+ * many were made (the budget) and that another was needed, not the count of the one refused.
+ */
 export function overBudget(o: RunOptions, spent: Spent): string | undefined {
   const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000;
   return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
-    : spent.replans > o.maxReplans ? `${spent.replans} replans (budget ${o.maxReplans})`
-    : (spent.procedures ?? 0) > o.maxProcedures ? `${spent.procedures} new procedures (budget ${o.maxProcedures})`
+    : spent.replans > o.maxReplans ? `${o.maxReplans} replans (budget ${o.maxReplans}; another was needed)`
+    : (spent.procedures ?? 0) > o.maxProcedures ? `${o.maxProcedures} new procedures (budget ${o.maxProcedures}; another was needed)`
     : spent.modelCalls >= o.maxModelCalls ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
     : wall >= o.maxWallSeconds ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
     : undefined;

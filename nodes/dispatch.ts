@@ -8,13 +8,22 @@ import type { Session } from "./runtime";
 
 /**
  * Sends a goal whose id is already checkpointed. Connection lost mid-goal: the goal may still be running, so the same
- * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. If the
- * robot stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
+ * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. A client
+ * whose reconnection budget ran out is closed for good, so a new session's client re-attaches instead. If the robot
+ * stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
  */
 export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>): Promise<SkillResult> {
   let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+    if (s.client.closed) {
+      try {
+        s = await s.reopen();
+      } catch (err) {
+        result = { ...result, error: (err as Error).message };
+        continue;
+      }
+    }
     result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
   }
   if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);

@@ -19,8 +19,10 @@ export const CLEA_VARIANTS = ["full", "no-critic", "no-summarizer", "open-loop"]
 export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"] as const;
 /** VLM-PC's: the full method, its two ablations, the random baseline, and the full method with labelled examples. */
 export const VLMPC_VARIANTS = ["full", "no-history", "no-multi-step", "random", "full+ic"] as const;
-export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number];
-const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS, ...VLMPC_VARIANTS])] as [Variant, ...Variant[]];
+/** The behaviour critic's: with grounding feedback (the paper's augmented critic) or its raw critique. */
+export const CRITIC_VARIANTS = ["full", "no-grounding"] as const;
+export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number] | (typeof CRITIC_VARIANTS)[number];
+const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS, ...VLMPC_VARIANTS, ...CRITIC_VARIANTS])] as [Variant, ...Variant[]];
 
 const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
 
@@ -68,30 +70,43 @@ export const VLMPC_SETTINGS = {
   examples: z.string().optional().describe("full+ic: a JSON file of labelled example frames (evals/datasets/course_examples/<course>.json)"),
 };
 
+/** The behaviour critic's own settings. */
+export const CRITIC_SETTINGS = {
+  grounding: z
+    .enum(["detector", "events"])
+    .default("detector")
+    .describe("what checks the critic's claims: detector (the tracked detections of the whole rollout) or events (the simulator's event log: perfect grounding, as a person watching would give)"),
+  maxRewrites: count("programs the writer may rewrite after a critique", 5),
+  maxImages: z.coerce.number().int().min(2).max(60).default(30).describe("most images in one request (the paper's 30 key frames; lower it for endpoints that cap images)"),
+};
+
 /** Any graph's configuration: nodes do not know which graph runs them; the graph's own schema checks its variants. */
-const AnyRunConfiguration = runConfiguration(VARIANTS, { ...REPLAN_SETTINGS, ...VLMPC_SETTINGS });
+const AnyRunConfiguration = runConfiguration(VARIANTS, { ...REPLAN_SETTINGS, ...VLMPC_SETTINGS, ...CRITIC_SETTINGS });
 export type RunOptions = z.infer<typeof AnyRunConfiguration> & { bridgeUrl: string; variant: Variant; dataDir: string };
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));
 
-/** The run's configuration, from the environment overlaid by `configurable` and then LangGraph's `context`. */
-export function runOptions(config?: RunnableConfig & { context?: unknown }): RunOptions {
+/**
+ * The run's configuration, from the environment overlaid by `configurable` and then LangGraph's `context`.
+ * `robotless`: a node that needs no robot (a critique of recorded rollouts) runs without a bridge URL.
+ */
+export function runOptions(config?: RunnableConfig & { context?: unknown }, robotless = false): RunOptions {
   const env = process.env;
   const fromEnv = defined({ bridgeUrl: env.ROBOGRAPH_BRIDGE_URL, bridgeToken: env.ROBOGRAPH_BRIDGE_TOKEN, variant: env.ROBOGRAPH_VARIANT, seed: env.ROBOGRAPH_SEED, noise: env.ROBOGRAPH_NOISE, approve: env.ROBOGRAPH_APPROVE });
   const given = { ...fromEnv, ...defined((config?.configurable ?? {}) as Record<string, unknown>), ...defined((config?.context ?? {}) as Record<string, unknown>) };
   const parsed = AnyRunConfiguration.safeParse(given);
   if (!parsed.success) throw new Error(`invalid run configuration: ${z.prettifyError(parsed.error)}`);
   const c = parsed.data;
-  if (!c.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
-  return { ...c, bridgeUrl: c.bridgeUrl, dataDir: c.dataDir ?? dataDir() };
+  if (!c.bridgeUrl && !robotless) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
+  return { ...c, bridgeUrl: c.bridgeUrl ?? "", dataDir: c.dataDir ?? dataDir() };
 }
 
 /**
  * `runOptions` for a graph's first node: the LangGraph server validates `context` against the graph's schema but not
  * `configurable`, so a variant of another graph would otherwise run here as an unnamed hybrid.
  */
-export function graphRunOptions(config: RunnableConfig | undefined, graph: string, variants: readonly string[]): RunOptions {
-  const opts = runOptions(config);
+export function graphRunOptions(config: RunnableConfig | undefined, graph: string, variants: readonly string[], robotless = false): RunOptions {
+  const opts = runOptions(config, robotless);
   if (!variants.includes(opts.variant)) throw new Error(`invalid run configuration: variant ${opts.variant} is not one of ${graph}'s: ${variants.join(", ")}`);
   return opts;
 }
@@ -113,16 +128,36 @@ export interface Session {
   views: Map<string, CameraView>;
   /** Resolves once every robot's camera has sent a frame and detections. */
   firstViews: Promise<void>;
+  /** The session for the same configuration now: this one while its client lives, a new one once it gave up. */
+  reopen(): Promise<Session>;
 }
 
 const sessions = new Map<string, Promise<Session>>();
+const modelSessions = new Map<string, Pick<Session, "models" | "modelConfig" | "artifacts">>();
+
+/** The models and artifact store alone, for nodes that need no robot (critiques of recorded rollouts). */
+export function modelSession(opts: RunOptions): Pick<Session, "models" | "modelConfig" | "artifacts"> {
+  const key = JSON.stringify([opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
+  let s = modelSessions.get(key);
+  if (!s) {
+    const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, roleModels: opts.models, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
+    s = { models: createModels(mc), modelConfig: mc, artifacts: new ArtifactStore(join(opts.dataDir, "artifacts")) };
+    modelSessions.set(key, s);
+  }
+  return s;
+}
 
 export function session(opts: RunOptions): Promise<Session> {
   const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
   let s = sessions.get(key);
   if (!s) {
-    s = open(opts).catch((err) => {
-      sessions.delete(key);
+    // A client that gave up reconnecting is closed for good; leaving it cached would fail every later run on this URL
+    // (a long-lived LangGraph server would need a restart), so the cache lets it go and the next call opens a new one.
+    const forget = () => {
+      if (sessions.get(key) === s) sessions.delete(key);
+    };
+    s = open(opts, forget).catch((err) => {
+      forget();
       throw err;
     });
     sessions.set(key, s);
@@ -130,8 +165,10 @@ export function session(opts: RunOptions): Promise<Session> {
   return s;
 }
 
-async function open(opts: RunOptions): Promise<Session> {
+async function open(opts: RunOptions, onClientGone: () => void): Promise<Session> {
+  if (!opts.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
   const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
+  client.once("close", onClientGone);
   const { robots, world } = await discoverRobots(client);
   if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
   const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, roleModels: opts.models, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
@@ -159,6 +196,7 @@ async function open(opts: RunOptions): Promise<Session> {
     artifacts: new ArtifactStore(join(opts.dataDir, "artifacts")),
     views,
     firstViews: Promise.all(waits).then(() => undefined),
+    reopen: () => session(opts),
   };
 }
 

@@ -11,6 +11,15 @@ import { alias, closestName, readInstruction } from "./language";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
 
+/**
+ * A name a literal can carry. A detector's label outside the world's vocabulary ("cell phone", "dining table") is
+ * kept as an unknown thing — seen, but never a fact to plan with nor an action's argument.
+ */
+const isThingName = (name: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+
+/** Why an instruction cannot be acted on as a whole: the parts not understood, quoted. */
+const notUnderstoodText = (parts: string[]) => `not understood: ${parts.map((p) => `"${p}"`).join(", ")}`;
+
 // ---- perceiver -----------------------------------------------------------------------------------------------------
 
 /** What a robot's detector reported, as the perceiver's prompt carries it. */
@@ -136,6 +145,11 @@ function applyObservation(b: Belief, o: Observation, trustImage = false): void {
   const seenHere = new Set(o.objects.map((x) => x.name));
   b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && (trustImage || x.source !== "action")));
   for (const x of o.objects) {
+    if (!isThingName(x.name)) {
+      // An unknown thing: remembered as seen, given no place in the facts the planner reasons over.
+      if (!b.seen.includes(x.name)) b.seen.push(x.name);
+      continue;
+    }
     setObject(b, x.name, x.place, "seen");
     if (!b.seen.includes(x.name)) b.seen.push(x.name);
   }
@@ -143,9 +157,10 @@ function applyObservation(b: Belief, o: Observation, trustImage = false): void {
 }
 
 function progressText(goal: string, b: Belief, world: WorldDescription): string {
-  const { goals } = readInstruction(goal, world.labels, world.places.map((p) => p.name));
-  if (!goals.length) return "goal not understood";
-  return goals.map((g) => `${g}: ${holdsInBelief(g, b) ? "done" : "open"}`).join("; ");
+  const { goals, notUnderstood } = readInstruction(goal, world.labels, world.places.map((p) => p.name));
+  if (!goals.length) return notUnderstood.length ? `goal ${notUnderstoodText(notUnderstood)}` : "goal not understood";
+  const text = goals.map((g) => `${g}: ${holdsInBelief(g, b) ? "done" : "open"}`).join("; ");
+  return notUnderstood.length ? `${text}; ${notUnderstoodText(notUnderstood)}` : text;
 }
 
 /** A goal literal judged on the belief; object names are matched loosely (the belief may use another wording). */
@@ -178,8 +193,9 @@ export function staticFacts(robots: RobotManifest[], world: WorldDescription): s
 export function beliefFacts(b: Belief, world: WorldDescription): string[] {
   const places = new Set(world.places.map((p) => p.name));
   const facts: string[] = [];
-  for (const o of b.objects) if (places.has(o.place)) facts.push(`in(${o.name}, ${o.place})`);
-  for (const h of b.holding) facts.push(h.object ? `holding(${h.robot}, ${h.object})` : `hand_empty(${h.robot})`);
+  // A belief written by a model may still carry a label no literal can hold; such a thing is not planned with.
+  for (const o of b.objects) if (places.has(o.place) && isThingName(o.name)) facts.push(`in(${o.name}, ${o.place})`);
+  for (const h of b.holding) facts.push(h.object ? `holding(${h.robot}, ${isThingName(h.object) ? h.object : "unknown_thing"})` : `hand_empty(${h.robot})`);
   // Unknown doors count as closed: opening first is the safe assumption.
   for (const c of b.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
   for (const r of b.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
@@ -196,13 +212,15 @@ function domainFor(ctx: { robots: RobotManifest[]; world: WorldDescription }, ob
 }
 
 export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
-  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  const { goals, notUnderstood } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  // Acting on the understood part alone would report a different task as done.
+  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: `the instruction is ${notUnderstoodText(notUnderstood)}` };
   if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: "goal not understood" };
   const b = ctx.belief;
   if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null };
 
   // Use the belief's own names for the goal objects (a perceiver may word them differently).
-  const known = b.objects.map((o) => o.name);
+  const known = b.objects.map((o) => o.name).filter(isThingName);
   const rename = (lit: string) => {
     const l = parseLiteral(lit);
     if (l.pred === "in" || l.pred === "found") l.args[0] = closestName(l.args[0], known) ?? l.args[0];
@@ -224,8 +242,9 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
     const told = b.objects.find((o) => o.name === target)?.place;
     const order = (x: { name: string; kind: string }, y: { name: string; kind: string }) =>
       Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container");
-    // Unexplored places first; when every place has been looked into once, look again (a detector can miss).
-    const candidates = [...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order), ...ctx.world.places.filter((p) => b.explored.includes(p.name)).sort(order)];
+    // Unexplored places first; when every place has been looked into once, look again (a detector can miss, and a
+    // thing can be moved into a place already searched).
+    const candidates = [...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order), ...lookAgainOrder(b, ctx, told)];
     for (const p of candidates) {
       const look = lookGoal(p.name, p.openable, b, ctx.robots);
       if (!look) continue;
@@ -250,6 +269,20 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   let steps: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
   steps = corrupt(steps, ctx, noise, rng);
   return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null };
+}
+
+/**
+ * Places already looked into, least recently searched first: in the order they were first looked into, starting
+ * after the place a robot stands at now (the one searched last), so every place gets its turn before any gets a
+ * second one — not the same two favourites again and again. A place the instruction names comes first.
+ */
+function lookAgainOrder(b: Belief, ctx: { robots: RobotManifest[]; world: WorldDescription }, told: string | undefined): WorldDescription["places"] {
+  const explored = b.explored.flatMap((n) => ctx.world.places.filter((p) => p.name === n));
+  const servedFrom = (nav: string) => ctx.robots.flatMap((r) => r.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x));
+  const here = new Set(b.robotsAt.flatMap((r) => (r.at ? servedFrom(r.at) : [])));
+  const last = Math.max(-1, ...explored.map((p, i) => (here.has(p.name) ? i : -1)));
+  const turn = [...explored.slice(last + 1), ...explored.slice(0, last + 1)];
+  return [...turn.filter((p) => p.name === told), ...turn.filter((p) => p.name !== told)];
 }
 
 /** A literal that, once true, puts the inside of `place` in some robot's view. */
@@ -348,7 +381,7 @@ function judge(ctx: CritiqueContext): Critique {
   if (o) applyObservation(b, o, true);
   // Judge the action in the belief's own words for its objects.
   if (a.args.object) {
-    const named = closestName(a.args.object, b.objects.map((x) => x.name));
+    const named = closestName(a.args.object, b.objects.map((x) => x.name).filter(isThingName));
     if (named) a = { ...a, args: { ...a.args, object: named } };
   }
   const facts = beliefFacts(b, ctx.world);
@@ -385,7 +418,7 @@ function judge(ctx: CritiqueContext): Critique {
 function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]): Critique | undefined {
   if (!ctx.goal) return undefined;
   const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
-  const known = b.objects.map((o) => o.name);
+  const known = b.objects.map((o) => o.name).filter(isThingName);
   const open = goals.filter((g) => !holdsInBelief(g, b) && g.startsWith("in(")).map((g) => {
     const l = parseLiteral(g);
     return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
@@ -405,8 +438,9 @@ function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]
 // ---- goal check ----------------------------------------------------------------------------------------------------
 
 export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescription }): GoalCheck {
-  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
-  const remaining = goals.filter((g) => !holdsInBelief(g, ctx.belief));
+  const { goals, notUnderstood } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  // A part not understood is never done: the understood rest holding is not the task holding.
+  const remaining = [...goals.filter((g) => !holdsInBelief(g, ctx.belief)), ...(notUnderstood.length ? [notUnderstoodText(notUnderstood)] : [])];
   return { achieved: goals.length > 0 && remaining.length === 0, remaining };
 }
 

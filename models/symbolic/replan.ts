@@ -164,12 +164,27 @@ export function checkNames(ctx: { sentence: string; world: WorldDescription }): 
   return { wrongNames: r.changed || r.unknown.length > 0, rewritten: r.text };
 }
 
+/**
+ * Why a step's sentence cannot be carried out as written: it stops before its object or target ("place the crate on
+ * the "), leaves the object out ("move the  to the table"), or names nothing in the scene at all.
+ */
+export function missingArgument(action: string, names: string[]): string | undefined {
+  const text = action.trim().toLowerCase();
+  if (!text) return "the step is empty";
+  if (/\b(?:the|a|an|on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)$/.test(text.replace(/[.!?]+$/, ""))) return `"${action.trim()}" is missing its object or target`;
+  if (/\b(?:the|a|an)\s+(?:on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)\b/.test(text)) return `"${action.trim()}" is missing its object`;
+  if (!mentioned(text, names).length) return `"${action.trim()}" names nothing in this scene`;
+  return undefined;
+}
+
 export function verifyPlan(ctx: { steps: PlanStep[]; world: WorldDescription }): PlanCheck {
   const names = vocabulary(ctx.world);
   return {
     steps: ctx.steps.map((step) => {
       const r = remapNames(step.action, names);
       if (r.unknown.length) return { status: "rejected" as const, step, note: `no ${r.unknown.join(", ")} in this scene` };
+      const missing = missingArgument(r.text, names);
+      if (missing) return { status: "rejected" as const, step, note: missing };
       return r.changed ? { status: "remapped" as const, step: { ...step, action: r.text }, note: "renamed to the scene's names" } : { status: "ok" as const, step, note: "" };
     }),
   };

@@ -6,6 +6,7 @@ import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { sceneVocabulary } from "./view";
 import { newProcedure } from "./budget";
+import { missingArgument, vocabulary } from "../../models/symbolic/replan";
 
 export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step
 that calls something by another wording (a synonym, swapped words, a plural) is rewritten with the scene's name and
@@ -22,9 +23,15 @@ export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig
     task: "verify_plan",
     context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(s), world: s.world },
   });
-  const rejected = value.steps.filter((x) => x.status === "rejected");
-  const steps = value.steps.filter((x) => x.status !== "rejected").map((x) => x.step);
-  const notes = value.steps.filter((x) => x.status !== "ok").map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
+  // Whatever the model judged, a step that stops before its object or target cannot be carried out as written.
+  const names = vocabulary(s.world);
+  const checked = value.steps.map((x) => {
+    const missing = x.status === "rejected" ? undefined : missingArgument(x.step.action, names);
+    return missing ? { ...x, status: "rejected" as const, note: missing } : x;
+  });
+  const rejected = checked.filter((x) => x.status === "rejected");
+  const steps = checked.filter((x) => x.status !== "rejected").map((x) => x.step);
+  const notes = checked.filter((x) => x.status !== "ok").map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
   const update: ReplanUpdate = { plan: { ...plan, steps }, usage, log: notes.length ? [{ kind: "note", text: `verifier ${notes.join("; ")}` }] : [] };
   // Nothing left to run: a new procedure, with why in memory.
   if (!steps.length) return { ...update, ...newProcedure(state, null, `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}`) };

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
 import { ServerMessage, FragmentAssembler, GoalStatus, DEFAULT_MAX_MESSAGE_BYTES } from "./protocol";
-import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
+import { BridgeAuthError, BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
 
 export interface BridgeClientOptions {
   /** Presented as `Authorization: Bearer <token>` when the server requires one. */
@@ -81,7 +81,8 @@ export class BridgeClient extends EventEmitter {
       reconnect: options.reconnect ?? true,
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     };
-    this.fragments = new FragmentAssembler(this.o.maxMessageBytes);
+    // Several subscriptions may arrive fragmented at once; the server is trusted further than a client would be.
+    this.fragments = new FragmentAssembler(this.o.maxMessageBytes, 64, 4 * this.o.maxMessageBytes);
   }
 
   /** Connects with bounded retries and exponential backoff; throws BridgeConnectionError when all attempts fail. */
@@ -95,6 +96,11 @@ export class BridgeClient extends EventEmitter {
     return this.ws?.readyState === WebSocket.OPEN;
   }
 
+  /** Closed for good: by `close()`, or because reconnecting ran out of attempts (then it emitted `close` with why). */
+  get closed(): boolean {
+    return this.closedByUser;
+  }
+
   private async open(): Promise<void> {
     let delay = this.o.backoffMs;
     let lastErr: Error | undefined;
@@ -105,6 +111,8 @@ export class BridgeClient extends EventEmitter {
         return;
       } catch (err) {
         lastErr = err as Error;
+        // A refused token stays refused: no point in knocking again (and a server may count the attempts).
+        if (err instanceof BridgeAuthError) throw err;
         if (attempt < this.o.connectAttempts) {
           await sleep(delay);
           delay = Math.min(delay * 2, this.o.maxBackoffMs);
@@ -125,7 +133,10 @@ export class BridgeClient extends EventEmitter {
         reject(err);
       };
       ws.once("error", onError);
-      ws.once("unexpected-response", (_req, res) => onError(new Error(`server answered HTTP ${res.statusCode}`)));
+      ws.once("unexpected-response", (_req, res) => {
+        const code = res.statusCode ?? 0;
+        onError(code === 401 || code === 403 ? new BridgeAuthError(this.url, code) : new Error(`server answered HTTP ${code}`));
+      });
       ws.once("open", () => {
         ws.off("error", onError);
         if (this.closedByUser) {

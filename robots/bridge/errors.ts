@@ -6,6 +6,13 @@ export class BridgeError extends Error {
 export class BridgeConnectionError extends BridgeError {
   override name = "BridgeConnectionError";
 }
+/** The server refused the connection's credentials (HTTP 401/403): retrying with the same token cannot help. */
+export class BridgeAuthError extends BridgeConnectionError {
+  override name = "BridgeAuthError";
+  constructor(readonly url: string, readonly statusCode: number) {
+    super(`${url} refused this client's credentials (HTTP ${statusCode}): check the bridge token`);
+  }
+}
 /** A request got no answer within its time limit. */
 export class BridgeTimeoutError extends BridgeError {
   override name = "BridgeTimeoutError";

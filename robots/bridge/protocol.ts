@@ -5,15 +5,25 @@
  */
 import { z } from "zod";
 
-const id = z.string().optional();
+/**
+ * Longest topic, service, action or type name the bridge accepts. ROS names are short; a bound keeps a client from
+ * parking megabytes in the server's tables under one name.
+ */
+export const MAX_NAME_LENGTH = 256;
+/** Longest request, goal or fragment id (our own ids are a name plus a UUID). */
+export const MAX_ID_LENGTH = 512;
+
+const name = z.string().min(1).max(MAX_NAME_LENGTH);
+const typeName = z.string().min(1).max(MAX_NAME_LENGTH);
+const id = z.string().max(MAX_ID_LENGTH).optional();
 const compression = z.enum(["none", "png", "cbor", "cbor-raw"]).optional();
 
 export const CallService = z.object({
   op: z.literal("call_service"),
   id,
-  service: z.string().min(1),
+  service: name,
   args: z.unknown().optional(),
-  type: z.string().optional(),
+  type: typeName.optional(),
   fragment_size: z.number().int().positive().optional(),
   compression,
   timeout: z.number().nonnegative().optional(),
@@ -25,31 +35,31 @@ export const ServiceResponse = z.object({
   values: z.unknown().optional(),
   result: z.boolean(),
 });
-export const Advertise = z.object({ op: z.literal("advertise"), id, topic: z.string().min(1), type: z.string().min(1) });
-export const Unadvertise = z.object({ op: z.literal("unadvertise"), id, topic: z.string().min(1) });
-export const Publish = z.object({ op: z.literal("publish"), id, topic: z.string().min(1), msg: z.unknown() });
+export const Advertise = z.object({ op: z.literal("advertise"), id, topic: name, type: typeName });
+export const Unadvertise = z.object({ op: z.literal("unadvertise"), id, topic: name });
+export const Publish = z.object({ op: z.literal("publish"), id, topic: name, msg: z.unknown() });
 export const Subscribe = z.object({
   op: z.literal("subscribe"),
   id,
-  topic: z.string().min(1),
-  type: z.string().optional(),
+  topic: name,
+  type: typeName.optional(),
   throttle_rate: z.number().int().nonnegative().optional(),
   queue_length: z.number().int().nonnegative().optional(),
   fragment_size: z.number().int().positive().optional(),
   compression,
 });
-export const Unsubscribe = z.object({ op: z.literal("unsubscribe"), id, topic: z.string().min(1) });
+export const Unsubscribe = z.object({ op: z.literal("unsubscribe"), id, topic: name });
 export const SendActionGoal = z.object({
   op: z.literal("send_action_goal"),
   id,
-  action: z.string().min(1),
-  action_type: z.string().min(1),
+  action: name,
+  action_type: typeName,
   args: z.unknown().optional(),
   feedback: z.boolean().optional(),
   fragment_size: z.number().int().positive().optional(),
   compression,
 });
-export const CancelActionGoal = z.object({ op: z.literal("cancel_action_goal"), id: z.string(), action: z.string() });
+export const CancelActionGoal = z.object({ op: z.literal("cancel_action_goal"), id: z.string().max(MAX_ID_LENGTH), action: name });
 export const ActionFeedback = z.object({ op: z.literal("action_feedback"), id: z.string(), action: z.string(), values: z.unknown() });
 export const ActionResult = z.object({
   op: z.literal("action_result"),
@@ -68,7 +78,7 @@ export const Status = z.object({
 export const SetLevel = z.object({ op: z.literal("set_level"), id, level: z.enum(["info", "warning", "error", "none"]) });
 export const Fragment = z.object({
   op: z.literal("fragment"),
-  id: z.string(),
+  id: z.string().max(MAX_ID_LENGTH),
   data: z.string(),
   num: z.number().int().nonnegative(),
   total: z.number().int().positive(),
@@ -132,40 +142,112 @@ export function fragmentMessage(id: string, serialized: string, size: number): F
 }
 
 /**
+ * Bytes of unfinished fragmented messages, shared by every connection of a server: one budget for all of them, so
+ * many connections each within their own cap cannot add up to more than the server means to hold.
+ */
+export class FragmentPool {
+  bytes = 0;
+  constructor(readonly maxBytes: number) {}
+}
+
+/**
  * Collects `fragment` messages per id and yields the reassembled text once every piece has arrived.
- * Bounded: at most `maxPending` partial messages and `maxBytes` buffered per message, so a peer cannot grow it without end.
+ * Bounded: at most `maxPending` partial messages, `maxBytes` buffered per message, `maxTotalBytes` buffered over all
+ * of them, and (with a pool) the server-wide total — so a peer cannot grow it without end.
  */
 export class FragmentAssembler {
   private pending = new Map<string, { parts: (string | undefined)[]; received: number; bytes: number }>();
-  constructor(private readonly maxBytes: number, private readonly maxPending = 64) {}
+  private total = 0;
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxPending = 64,
+    private readonly maxTotalBytes = maxBytes,
+    private readonly pool?: FragmentPool,
+  ) {}
+
+  /** Bytes held in unfinished messages. */
+  get pendingBytes(): number {
+    return this.total;
+  }
 
   /** Returns the full text when `frag` completes its message, otherwise undefined. Throws on inconsistent fragments. */
   add(frag: FragmentMsg): string | undefined {
     if (frag.num >= frag.total) throw new Error(`fragment ${frag.id}: num ${frag.num} is not below total ${frag.total}`);
     let entry = this.pending.get(frag.id);
     if (!entry) {
-      if (this.pending.size >= this.maxPending) {
-        const oldest = this.pending.keys().next().value as string;
-        this.pending.delete(oldest);
-      }
+      if (this.pending.size >= this.maxPending) this.drop(this.pending.keys().next().value as string);
       entry = { parts: new Array(frag.total), received: 0, bytes: 0 };
       this.pending.set(frag.id, entry);
     }
     if (entry.parts.length !== frag.total) {
-      this.pending.delete(frag.id);
+      this.drop(frag.id);
       throw new Error(`fragment ${frag.id}: total changed from ${entry.parts.length} to ${frag.total}`);
     }
     if (entry.parts[frag.num] === undefined) {
+      const n = frag.data.length;
+      // Refused before it is kept: the partial message is dropped whole, since it can no longer complete.
+      if (entry.bytes + n > this.maxBytes) {
+        this.drop(frag.id);
+        throw new Error(`fragment ${frag.id}: reassembled message exceeds ${this.maxBytes} bytes`);
+      }
+      if (this.total + n > this.maxTotalBytes) {
+        this.drop(frag.id);
+        throw new Error(`fragment ${frag.id}: unfinished fragmented messages on this connection exceed ${this.maxTotalBytes} bytes; finish one before starting another`);
+      }
+      if (this.pool && this.pool.bytes + n > this.pool.maxBytes) {
+        this.drop(frag.id);
+        throw new Error(`fragment ${frag.id}: the server holds its limit of ${this.pool.maxBytes} bytes of unfinished fragmented messages; try again later`);
+      }
       entry.parts[frag.num] = frag.data;
       entry.received++;
-      entry.bytes += frag.data.length;
-    }
-    if (entry.bytes > this.maxBytes) {
-      this.pending.delete(frag.id);
-      throw new Error(`fragment ${frag.id}: reassembled message exceeds ${this.maxBytes} bytes`);
+      entry.bytes += n;
+      this.total += n;
+      if (this.pool) this.pool.bytes += n;
     }
     if (entry.received < frag.total) return undefined;
-    this.pending.delete(frag.id);
-    return entry.parts.join("");
+    const whole = entry.parts.join("");
+    this.drop(frag.id);
+    return whole;
   }
+
+  /** Forgets every unfinished message (the connection closed), returning its bytes to the pool. */
+  clear(): void {
+    for (const id of [...this.pending.keys()]) this.drop(id);
+  }
+
+  private drop(id: string): void {
+    const e = this.pending.get(id);
+    if (!e) return;
+    this.pending.delete(id);
+    this.total -= e.bytes;
+    if (this.pool) this.pool.bytes -= e.bytes;
+  }
+}
+
+/** Deepest JSON nesting a message may have. ROS messages nest a handful of levels; a bound keeps parse work linear. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Whether `text` nests arrays and objects deeper than `max`, found with one pass that skips over strings. Cheap next
+ * to JSON.parse (which would build every level of a hostile 200,000-deep array first), so it runs before it.
+ */
+export function nestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Jump to the closing quote: one not preceded by an odd number of backslashes.
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return false; // unterminated: JSON.parse reports it
+        let k = q - 1;
+        while (text.charCodeAt(k) === 92 /* \ */) k--;
+        i = q;
+        if ((q - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
 }

@@ -7,6 +7,12 @@
  * Goals keep running when the client that sent them disconnects (a robot does not stop mid-motion because a laptop
  * slept); their results are remembered by goal id, so a client that comes back can re-attach by sending the same goal
  * id again (the goal is not executed twice) or ask `/robograph/goal_status`.
+ *
+ * Memory and time a client can make the server spend are bounded (see `BridgeServerOptions`): connections, message
+ * size, nesting depth, name and id lengths, unfinished fragments per connection and in total, topics and
+ * subscriptions per client, remembered goals by count and bytes, and queued outgoing bytes per client. Each client's
+ * message handling is metered: one that keeps the event loop busy is paused (its socket is not read) until its share
+ * of the loop has recovered, so a hostile client slows only itself.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import { timingSafeEqual } from "node:crypto";
@@ -17,7 +23,12 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   FragmentAssembler,
   fragmentMessage,
+  FragmentPool,
   GoalStatus,
+  MAX_ID_LENGTH,
+  MAX_JSON_DEPTH,
+  MAX_NAME_LENGTH,
+  nestingExceeds,
   type CallServiceMsg,
   type SendActionGoalMsg,
   type SubscribeMsg,
@@ -43,10 +54,28 @@ export interface BridgeServerOptions {
   /** Required when host is not loopback. */
   token?: string;
   maxMessageBytes?: number;
-  /** Outgoing bytes queued for one client above which topic messages to it are dropped (slow consumer). */
+  /**
+   * Outgoing bytes queued for one client above which topic messages and feedback to it are dropped (slow consumer);
+   * a reply that cannot be dropped (service response, result, status) to a client this far behind disconnects it —
+   * it reconciles by goal id when it comes back — instead of being queued without end.
+   */
   maxBufferedBytes?: number;
   /** How many finished goals are remembered for re-attach and `/robograph/goal_status`. */
   goalMemory?: number;
+  /** Bytes of remembered goals (ids and results); the oldest finished goals are forgotten first. */
+  goalMemoryBytes?: number;
+  /** Open connections; further ones are refused with HTTP 503. */
+  maxConnections?: number;
+  /** Bytes of unfinished fragmented messages over all connections (each connection may hold one message's worth). */
+  maxFragmentBytes?: number;
+  /** Topics one client may advertise, and topics it may subscribe to. */
+  maxTopicsPerClient?: number;
+  /**
+   * Share of the event loop one client's messages may keep busy, sustained (0–1), and the burst in milliseconds it may
+   * use before that share applies. A client over it is not read from until it is back within it.
+   */
+  clientWorkShare?: number;
+  clientWorkBurstMs?: number;
   log?: (line: string) => void;
 }
 
@@ -66,6 +95,13 @@ interface Connection {
   advertised: Map<string, string>;
   fragments: FragmentAssembler;
   level: "info" | "warning" | "error" | "none";
+  /** Milliseconds of handling work not yet paid back at the client's share of the loop. */
+  debtMs: number;
+  debtAt: number;
+  /** Set while the client's socket is not read because it used more than its share. */
+  resumeTimer?: NodeJS.Timeout;
+  /** Messages `ws` had already read when the client was paused; handled, in order, when its turn comes again. */
+  backlog: [RawData, boolean][];
 }
 
 interface TopicEntry {
@@ -74,6 +110,8 @@ interface TopicEntry {
   last?: unknown;
   onSubscribe?: (topic: string) => void;
   onMessage?: (msg: unknown, clientId: number) => void;
+  /** Clients that advertised it; absent for the server's own topics. The topic goes when the last of them does. */
+  advertisers?: Set<Connection>;
 }
 
 interface GoalRecord {
@@ -85,9 +123,16 @@ interface GoalRecord {
   listeners: Set<Connection>;
   feedbackTo: Set<Connection>;
   fragmentSize?: number;
+  /** What remembering it costs (id, action, result), counted against `goalMemoryBytes`. */
+  bytes: number;
 }
 
 const LEVELS = { info: 0, warning: 1, error: 2, none: 3 } as const;
+/** Longest status text sent back: an error about a hostile message never echoes it whole. */
+const MAX_STATUS_CHARS = 2000;
+/** Handling cost charged per received megabyte besides the measured time (ws's framing and decoding happen before). */
+const MS_PER_MB = 1;
+const short = (text: string, n = 120) => (text.length > n ? `${text.slice(0, n)}… (${text.length} characters)` : text);
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 export class BridgeServer {
@@ -99,9 +144,15 @@ export class BridgeServer {
   private topics = new Map<string, TopicEntry>();
   private actions = new Map<string, { type: string; handler: ActionHandler<any>; schema?: z.ZodType }>();
   private goals = new Map<string, GoalRecord>();
+  private goalBytes = 0;
+  private readonly fragmentPool: FragmentPool;
   private readonly opts: Required<Omit<BridgeServerOptions, "token">> & { token?: string };
   /** Messages dropped because a client could not keep up; visible for diagnostics. */
   droppedMessages = 0;
+  /** Clients disconnected because replies to them piled up unread. */
+  slowClientsDisconnected = 0;
+  /** Times a client was paused for using more than its share of the event loop, and for how long in total. */
+  throttled = { times: 0, ms: 0 };
 
   constructor(options: BridgeServerOptions = {}) {
     this.opts = {
@@ -111,8 +162,15 @@ export class BridgeServer {
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       maxBufferedBytes: options.maxBufferedBytes ?? 32 * 1024 * 1024,
       goalMemory: options.goalMemory ?? 1000,
+      goalMemoryBytes: options.goalMemoryBytes ?? 16 * 1024 * 1024,
+      maxConnections: options.maxConnections ?? 100,
+      maxFragmentBytes: options.maxFragmentBytes ?? 64 * 1024 * 1024,
+      maxTopicsPerClient: options.maxTopicsPerClient ?? 1000,
+      clientWorkShare: options.clientWorkShare ?? 0.1,
+      clientWorkBurstMs: options.clientWorkBurstMs ?? 50,
       log: options.log ?? (() => {}),
     };
+    this.fragmentPool = new FragmentPool(this.opts.maxFragmentBytes);
     if (!LOOPBACK.has(this.opts.host) && !this.opts.token) {
       throw new Error(
         `refusing to bind ${this.opts.host} without a token: pass a token (clients present it as ?token=… or Authorization: Bearer …) or bind 127.0.0.1`,
@@ -147,7 +205,13 @@ export class BridgeServer {
       server: http,
       // Hard guard; messages between maxMessageBytes and this are answered with a status error instead of a close.
       maxPayload: this.opts.maxMessageBytes * 2 + 1024,
-      verifyClient: (info: { req: IncomingMessage }) => this.authorized(info.req),
+      // One message per turn of the event loop, so a client that sends many at once does not hold the others back.
+      allowSynchronousEvents: false,
+      verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
+        if (!this.authorized(info.req)) return done(false, 401, "Unauthorized");
+        if (this.connections.size >= this.opts.maxConnections) return done(false, 503, "Too many connections");
+        done(true);
+      },
     });
     wss.on("connection", (ws) => this.onConnection(ws));
     this.http = http;
@@ -166,6 +230,7 @@ export class BridgeServer {
     for (const g of this.goals.values()) if (g.status <= GoalStatus.CANCELING) g.controller.abort();
     for (const c of this.connections) {
       for (const s of c.subscriptions.values()) clearTimeout(s.timer);
+      clearTimeout(c.resumeTimer);
       c.ws.terminate();
     }
     this.connections.clear();
@@ -227,10 +292,14 @@ export class BridgeServer {
     } catch {
       return false; // a request line that is not a URL never authenticates
     }
-    const presented = query ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
-    const a = Buffer.from(presented);
+    // The auth scheme is case-insensitive (RFC 7235); an empty `?token=` is no credential and hides no header.
+    const header = /^\s*bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
     const b = Buffer.from(token);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return [query, header].some((presented) => {
+      if (!presented) return false;
+      const a = Buffer.from(presented);
+      return a.length === b.length && timingSafeEqual(a, b);
+    });
   }
 
   private onConnection(ws: WebSocket): void {
@@ -239,22 +308,26 @@ export class BridgeServer {
       ws,
       subscriptions: new Map(),
       advertised: new Map(),
-      fragments: new FragmentAssembler(this.opts.maxMessageBytes),
+      fragments: new FragmentAssembler(this.opts.maxMessageBytes, 64, this.opts.maxMessageBytes, this.fragmentPool),
       level: "error",
+      debtMs: 0,
+      debtAt: performance.now(),
+      backlog: [],
     };
     this.connections.add(conn);
     this.opts.log(`client ${conn.id} connected`);
     ws.on("message", (data, isBinary) => {
-      try {
-        this.onRaw(conn, data, isBinary);
-      } catch (err) {
-        // Nothing a client sends may take the server down.
-        this.status(conn, "error", `internal error: ${(err as Error).message}`);
-      }
+      // Paused: what ws had already read waits its turn (bounded: the socket itself is no longer read).
+      if (conn.resumeTimer || conn.backlog.length) conn.backlog.push([data, isBinary]);
+      else this.handle(conn, data, isBinary);
     });
     ws.on("close", () => {
       this.connections.delete(conn);
       for (const s of conn.subscriptions.values()) clearTimeout(s.timer);
+      clearTimeout(conn.resumeTimer);
+      conn.backlog = [];
+      conn.fragments.clear();
+      for (const topic of conn.advertised.keys()) this.unadvertiseFor(conn, topic);
       for (const g of this.goals.values()) {
         g.listeners.delete(conn);
         g.feedbackTo.delete(conn);
@@ -264,21 +337,76 @@ export class BridgeServer {
     ws.on("error", (err) => this.opts.log(`client ${conn.id} socket error: ${err.message}`));
   }
 
+  private handle(conn: Connection, data: RawData, isBinary: boolean): void {
+    const t0 = performance.now();
+    try {
+      this.onRaw(conn, data, isBinary);
+    } catch (err) {
+      // Nothing a client sends may take the server down.
+      this.status(conn, "error", `internal error: ${(err as Error).message}`);
+    }
+    this.charge(conn, performance.now() - t0 + (rawLength(data) / 1e6) * MS_PER_MB);
+  }
+
+  /** A paused client's turn again: its backlog first (until it is over its share again), then its socket. */
+  private resumeClient(conn: Connection): void {
+    conn.resumeTimer = undefined;
+    if (conn.ws.readyState !== WebSocket.OPEN) return;
+    while (conn.backlog.length && !conn.resumeTimer) {
+      const [data, isBinary] = conn.backlog.shift()!;
+      this.handle(conn, data, isBinary);
+    }
+    if (!conn.resumeTimer) conn.ws.resume();
+  }
+
+  /**
+   * Meters a client's handling work: its debt grows by what a message cost and is paid back at its share of the loop.
+   * Past the burst, the socket is not read until the debt is back at the burst — the client waits, nobody else does.
+   */
+  private charge(conn: Connection, costMs: number): void {
+    const now = performance.now();
+    const share = this.opts.clientWorkShare;
+    conn.debtMs = Math.max(0, conn.debtMs - (now - conn.debtAt) * share) + costMs;
+    conn.debtAt = now;
+    if (conn.debtMs <= this.opts.clientWorkBurstMs || conn.resumeTimer || conn.ws.readyState !== WebSocket.OPEN) return;
+    const waitMs = (conn.debtMs - this.opts.clientWorkBurstMs) / share;
+    this.throttled.times++;
+    this.throttled.ms += waitMs;
+    conn.ws.pause();
+    conn.resumeTimer = setTimeout(() => this.resumeClient(conn), waitMs);
+  }
+
+  /** A client stops advertising `topic`; a topic only clients advertised goes with the last of them. */
+  private unadvertiseFor(conn: Connection, topic: string): void {
+    conn.advertised.delete(topic);
+    const t = this.topics.get(topic);
+    if (!t?.advertisers) return;
+    t.advertisers.delete(conn);
+    if (t.advertisers.size === 0) this.topics.delete(topic);
+  }
+
   private onRaw(conn: Connection, data: RawData, isBinary: boolean): void {
     if (isBinary) {
       this.status(conn, "error", "binary frames (CBOR/BSON) are not supported; send JSON text frames");
       return;
     }
-    const text = data.toString();
-    if (Buffer.byteLength(text) > this.opts.maxMessageBytes) {
-      const id = /"id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1];
-      this.status(conn, "error", `message of ${Buffer.byteLength(text)} bytes exceeds the ${this.opts.maxMessageBytes}-byte limit`, id);
+    // Measured on the bytes as received: an oversized message is refused without decoding it whole.
+    const bytes = rawLength(data);
+    if (bytes > this.opts.maxMessageBytes) {
+      const first = Array.isArray(data) ? data[0] : Buffer.isBuffer(data) ? data : Buffer.from(data);
+      const head = first.subarray(0, 4096).toString();
+      const id = /"id"\s*:\s*"([^"]{1,200})"/.exec(head)?.[1];
+      this.status(conn, "error", `message of ${bytes} bytes exceeds the ${this.opts.maxMessageBytes}-byte limit`, id);
       return;
     }
-    this.onText(conn, text);
+    this.onText(conn, data.toString());
   }
 
   private onText(conn: Connection, text: string): void {
+    if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+      this.status(conn, "error", `message nests deeper than ${MAX_JSON_DEPTH} levels`);
+      return;
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -287,16 +415,18 @@ export class BridgeServer {
       return;
     }
     const rawId = typeof (raw as { id?: unknown })?.id === "string" ? ((raw as { id: string }).id as string) : undefined;
+    const rawAction = (raw as { action?: unknown })?.action;
     const parsed = ClientMessage.safeParse(raw);
     if (!parsed.success) {
       const op = (raw as { op?: unknown })?.op;
       const known = ClientMessage.options.some((o) => o.shape.op.value === op);
       const msg = known
         ? `invalid ${String(op)} message: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`
-        : `unknown op ${JSON.stringify(op)}`;
+        : `unknown op ${short(JSON.stringify(op) ?? "undefined")}`;
       this.status(conn, "error", msg, rawId);
-      if (op === "send_action_goal" && rawId && typeof (raw as { action?: unknown }).action === "string") {
-        this.send(conn, { op: "action_result", id: rawId, action: (raw as { action: string }).action, values: msg, status: GoalStatus.ABORTED, result: false });
+      // A refused goal also gets its result, so a client waiting on it stops waiting — when it can be addressed.
+      if (op === "send_action_goal" && rawId && rawId.length <= MAX_ID_LENGTH && typeof rawAction === "string" && rawAction.length <= MAX_NAME_LENGTH) {
+        this.send(conn, { op: "action_result", id: rawId, action: rawAction, values: msg, status: GoalStatus.ABORTED, result: false });
       }
       return;
     }
@@ -331,12 +461,17 @@ export class BridgeServer {
           this.status(conn, "error", `topic ${m.topic} already has type ${existing.type}, not ${m.type}`, m.id);
           return;
         }
-        if (!existing) this.topics.set(m.topic, { type: m.type, latched: false });
+        if (!conn.advertised.has(m.topic) && conn.advertised.size >= this.opts.maxTopicsPerClient) {
+          this.status(conn, "error", `a client may advertise at most ${this.opts.maxTopicsPerClient} topics`, m.id);
+          return;
+        }
+        if (!existing) this.topics.set(m.topic, { type: m.type, latched: false, advertisers: new Set([conn]) });
+        else existing.advertisers?.add(conn);
         conn.advertised.set(m.topic, m.type);
         return;
       }
       case "unadvertise":
-        conn.advertised.delete(m.topic);
+        this.unadvertiseFor(conn, m.topic);
         return;
       case "publish": {
         const t = this.topics.get(m.topic);
@@ -399,6 +534,10 @@ export class BridgeServer {
       this.status(conn, "warning", `compression ${m.compression} is not supported; sending plain JSON`, m.id);
     }
     const prev = conn.subscriptions.get(m.topic);
+    if (!prev && conn.subscriptions.size >= this.opts.maxTopicsPerClient) {
+      this.status(conn, "error", `a client may subscribe to at most ${this.opts.maxTopicsPerClient} topics`, m.id);
+      return;
+    }
     if (prev) clearTimeout(prev.timer);
     const sub: Subscription = { id: m.id, throttleMs: m.throttle_rate ?? 0, fragmentSize: m.fragment_size, lastSentAt: 0 };
     conn.subscriptions.set(m.topic, sub);
@@ -419,12 +558,8 @@ export class BridgeServer {
       }, sub.throttleMs - (now - sub.lastSentAt));
       return;
     }
-    if (conn.ws.bufferedAmount > this.opts.maxBufferedBytes) {
-      this.droppedMessages++;
-      return;
-    }
     sub.lastSentAt = now;
-    this.send(conn, { op: "publish", topic, msg }, sub.fragmentSize, sub.id ?? topic);
+    this.send(conn, { op: "publish", topic, msg }, sub.fragmentSize, sub.id ?? topic, true);
   }
 
   private onSendGoal(conn: Connection, m: SendActionGoalMsg): void {
@@ -463,13 +598,14 @@ export class BridgeServer {
       listeners: new Set([conn]),
       feedbackTo: new Set(m.feedback === false ? [] : [conn]),
       fragmentSize: m.fragment_size,
+      bytes: 2 * (goalId.length + m.action.length),
     };
     this.remember(rec);
     const ctx: ActionContext = {
       goalId,
       signal: rec.controller.signal,
       feedback: (values) => {
-        for (const c of rec.feedbackTo) this.send(c, { op: "action_feedback", id: goalId, action: m.action, values }, rec.fragmentSize, goalId);
+        for (const c of rec.feedbackTo) this.send(c, { op: "action_feedback", id: goalId, action: m.action, values }, rec.fragmentSize, goalId, true);
       },
     };
     // Whatever the handler does — throw at once, reject, resolve with nothing — the goal ends with a result.
@@ -493,6 +629,18 @@ export class BridgeServer {
     for (const c of rec.listeners) this.sendResult(c, rec);
     rec.listeners.clear();
     rec.feedbackTo.clear();
+    // The result is what a finished goal costs to remember.
+    let size = 0;
+    try {
+      size = 2 * (JSON.stringify(values)?.length ?? 0);
+    } catch {
+      size = 0;
+    }
+    if (this.goals.get(rec.id) === rec) {
+      this.goalBytes += size;
+      rec.bytes += size;
+      this.prune();
+    }
   }
 
   private sendResult(conn: Connection, rec: GoalRecord): void {
@@ -501,22 +649,55 @@ export class BridgeServer {
 
   private remember(rec: GoalRecord): void {
     this.goals.set(rec.id, rec);
-    if (this.goals.size <= this.opts.goalMemory) return;
+    this.goalBytes += rec.bytes;
+    this.prune();
+  }
+
+  /** Forgets the oldest finished goals while more are remembered than the count or the bytes allow. */
+  private prune(): void {
+    const over = () => this.goals.size > this.opts.goalMemory || this.goalBytes > this.opts.goalMemoryBytes;
+    if (!over()) return;
     for (const [id, g] of this.goals) {
-      if (g.status >= GoalStatus.SUCCEEDED) {
-        this.goals.delete(id);
-        if (this.goals.size <= this.opts.goalMemory) return;
-      }
+      if (g.status < GoalStatus.SUCCEEDED) continue; // a running goal is never forgotten
+      this.goals.delete(id);
+      this.goalBytes -= g.bytes;
+      if (!over()) return;
     }
+  }
+
+  /** Bytes the remembered goals take (ids, actions and results), for diagnostics and tests. */
+  get rememberedGoalBytes(): number {
+    return this.goalBytes;
+  }
+
+  /** Topics known to the server: its own and those clients advertise. */
+  get topicCount(): number {
+    return this.topics.size;
   }
 
   private status(conn: Connection, level: "info" | "warning" | "error", msg: string, id?: string): void {
     if (LEVELS[level] < LEVELS[conn.level]) return;
-    this.send(conn, { op: "status", level, msg, ...(id ? { id } : {}) });
+    // An id too long to be one of ours is not echoed; the text is bounded whatever it quotes.
+    const text = msg.length > MAX_STATUS_CHARS ? `${msg.slice(0, MAX_STATUS_CHARS)}…` : msg;
+    this.send(conn, { op: "status", level, msg: text, ...(id && id.length <= MAX_ID_LENGTH ? { id } : {}) });
   }
 
-  private send(conn: Connection, msg: object, fragmentSize?: number, fragmentId?: string): void {
+  /**
+   * Sends one message, fragmented when asked. Every send respects the client's buffer cap: what may be dropped
+   * (topic messages, feedback) is dropped; anything else to a client that far behind ends its connection.
+   */
+  private send(conn: Connection, msg: object, fragmentSize?: number, fragmentId?: string, droppable = false): void {
     if (conn.ws.readyState !== WebSocket.OPEN) return;
+    if (conn.ws.bufferedAmount > this.opts.maxBufferedBytes) {
+      if (droppable) {
+        this.droppedMessages++;
+        return;
+      }
+      this.slowClientsDisconnected++;
+      this.opts.log(`client ${conn.id} has ${conn.ws.bufferedAmount} bytes unread; disconnecting it`);
+      conn.ws.terminate();
+      return;
+    }
     let text: string;
     try {
       text = JSON.stringify(msg);
@@ -530,4 +711,10 @@ export class BridgeServer {
     }
     conn.ws.send(text);
   }
+}
+
+/** Bytes of a received message, whatever shape `ws` delivered it in. */
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return (data as Buffer | ArrayBuffer).byteLength;
 }

@@ -1,7 +1,8 @@
 /**
  * A small OpenAI-compatible chat-completions server on loopback, for testing the real `@langchain/openai` client code:
  * it records every request and answers with whatever the test's responder returns (a structured answer goes back
- * as a tool call, the way function-calling structured output expects it).
+ * as a tool call, the way function-calling structured output expects it; `content` answers as plain message text, the
+ * way json_schema and json_object modes expect it).
  */
 import { createServer, type Server } from "node:http";
 
@@ -9,9 +10,10 @@ export interface ChatRequest {
   model: string;
   messages: { role: string; content: unknown }[];
   tools?: { function: { name: string } }[];
+  response_format?: { type: string; json_schema?: { name: string } };
 }
 
-type Answer = { arguments: string } | { status: number; body: string };
+type Answer = { arguments: string } | { content: string } | { status: number; body: string };
 export type Responder = (req: ChatRequest, n: number) => Answer | Promise<Answer>;
 
 export interface FakeOpenAI {
@@ -40,13 +42,17 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
         return;
       }
       const name = parsed.tools?.[0]?.function.name ?? "answer";
+      const choice =
+        "content" in out
+          ? { index: 0, finish_reason: "stop", message: { role: "assistant", content: out.content } }
+          : { index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: `call_${requests.length}`, type: "function", function: { name, arguments: out.arguments } }] } };
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
           id: `chatcmpl-${requests.length}`,
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model: parsed.model,
-          choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: `call_${requests.length}`, type: "function", function: { name, arguments: out.arguments } }] } }],
+          choices: [choice],
           usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
         }),
       );

@@ -15,6 +15,13 @@ import { runEpisode, scratchDir } from "../helpers/episode";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadDataset } from "../../evals/datasets";
 import { runClosedLoopEpisode } from "../../evals/episode";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { ROOT } from "../helpers/processes";
+
+const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 
 let fake: FakeOpenAI;
 /** The text part of a request's user message: what a hosted VLM would read besides the images. */
@@ -101,6 +108,47 @@ describe("openai backend over HTTP", () => {
     expect(err).toBeInstanceOf(ModelOutputError);
     expect(err.message).toMatch(/the critic model's answer does not fit the Critique schema/);
     expect(err.message).toMatch(/after 3 attempts/);
+  });
+
+  it("jsonSchema mode: an answer that is not JSON goes back for repair naming the schema, not resent as a transport failure", async () => {
+    const config = modelConfig({ ...env(fake.baseURL), ROBOGRAPH_MODEL_RETRIES: "1", ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema" });
+    fake.respond = (_req, n) => (n === 1 ? { content: "Sure! The drawer looks fine to open." } : { content: JSON.stringify({ verdict: "ok", feedback: "fine" }) });
+    const { value, usage } = await ask(config);
+    expect(value).toEqual({ verdict: "ok", feedback: "fine" });
+    expect(fake.requests[0].response_format).toMatchObject({ type: "json_schema", json_schema: { name: "Critique", strict: true } });
+    // The second request is a repair, carrying the answer and the complaint; both calls count.
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(/does not fit the Critique schema \(the answer is not valid JSON: \\"Sure! The drawer/);
+    expect(usage.critic?.calls).toBe(2);
+
+    fake.requests.length = 0;
+    fake.respond = () => ({ content: "I think it is fine." });
+    const err = await ask(config).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelOutputError);
+    expect(err.message).toMatch(/the critic model's answer does not fit the Critique schema: the answer is not valid JSON: "I think it is fine\." \(after 3 attempts\)/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("explains LangChain's 'new packages' notice once, instead of printing it for every malformed tool call", async () => {
+    // A process of its own: the notice goes to its stderr, where a user would see it.
+    fake.respond = () => ({ arguments: "{not json" });
+    const script = join(scratchDir(), "ask.mts");
+    const models = JSON.stringify(join(ROOT, "models", "index.ts"));
+    const schemas = JSON.stringify(join(ROOT, "models", "schemas", "index.ts"));
+    writeFileSync(script, `import { askStructured, createModels, modelConfig } from ${models};
+import { Critique } from ${schemas};
+const config = modelConfig(process.env);
+const ask = () => askStructured(createModels(config), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge", task: "critique", context: {} }).catch((e) => console.log(e.message));
+await ask();
+await ask();
+`);
+    const out = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(process.execPath, [TSX, script], { env: { ...process.env, ...env(fake.baseURL) } }, (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr }))),
+    );
+    expect(out.stdout.match(/does not fit the Critique schema: the answer is not valid JSON: "\{not json"/g)).toHaveLength(2);
+    expect(fake.requests).toHaveLength(6);
+    expect(out.stderr).not.toMatch(/New LangChain packages are available/);
+    expect(out.stderr.match(/tool-call arguments that are not valid JSON; the answer goes back for repair/g)).toHaveLength(1);
   });
 
   it("fails fast with a clear error when the endpoint is dead", async () => {

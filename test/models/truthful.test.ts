@@ -1,0 +1,149 @@
+/**
+ * The symbolic reasoner never claims what did not happen: a detector label outside the world's vocabulary is kept as
+ * an unknown thing (no crash, never an argument), a part of an instruction it cannot read stops the task as not
+ * understood (naming the words), a search that must look again gives every place its turn, RePLan's verifier
+ * refuses a step with no object or target, and a budget's words agree with its count.
+ */
+import { describe, expect, it } from "vitest";
+import { readInstruction } from "../../models/symbolic/language";
+import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../models/symbolic/clea";
+import { NO_NOISE } from "../../models/symbolic/noise";
+import { verifyPlan as replanVerify } from "../../models/symbolic/replan";
+import { overBudget } from "../../nodes/budget";
+import { runOptions } from "../../nodes/runtime";
+import type { Belief } from "../../models/schemas";
+import { bundledManifests } from "../../robots/manifests";
+import { OBJECTS, PLACES, NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
+
+const labels = OBJECTS.map((o) => o.name);
+const places = PLACES.map((p) => p.name);
+const robots = bundledManifests("kitchen");
+const world = {
+  name: "kitchen",
+  places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
+  navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
+  labels,
+};
+const never = { next: () => 0.99 };
+const GOAL = "Find the bottle_of_tea and throw it into the trash_can.";
+
+describe("labels outside the vocabulary", () => {
+  // What a real detector says: words with spaces, things the kitchen's vocabulary does not have.
+  const detections = {
+    detections: [
+      { label: "cell phone", score: 0.9, box: { x: 0, y: 0, w: 9, h: 9 }, location: { relation: "on" as const, place: "table" } },
+      { label: "apple", score: 0.9, box: { x: 9, y: 9, w: 9, h: 9 }, location: { relation: "on" as const, place: "dining table" } },
+      { label: "bottle_of_tea", score: 0.9, box: { x: 20, y: 0, w: 9, h: 9 }, location: { relation: "on" as const, place: "table" } },
+    ],
+    places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }],
+  };
+
+  it("keeps them as unknown things: seen, never in a fact, never planned with, and nothing crashes", () => {
+    const observation = perceive({ robot: "arm", detections, world }, NO_NOISE, never);
+    expect(observation.objects.map((o) => o.name)).toContain("cell phone");
+    const belief = summarize({ goal: GOAL, previousBelief: null, entries: [{ step: 0, kind: "observation", robot: "arm", observation }], robots: ["mobile", "arm"], world });
+    expect(belief.seen).toContain("cell phone");
+    expect(belief.objects.map((o) => o.name)).not.toContain("cell phone");
+    const facts = beliefFacts(belief, world);
+    expect(facts.join(" ")).not.toMatch(/cell phone|dining table/);
+    const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(p.giveUp).toBeNull();
+    expect(p.steps.length).toBeGreaterThan(0);
+    expect(JSON.stringify(p.steps)).not.toMatch(/cell phone|dining table/);
+    expect(checkGoal({ goal: GOAL, belief, world }).achieved).toBe(false);
+    const c = critique({ goal: GOAL, action: p.steps[0], belief, observation, robots, world }, NO_NOISE, never);
+    expect(c.verdict).toBe("ok");
+  });
+
+  it("plans from a model-written belief that holds such labels without turning them into literals", () => {
+    const belief: Belief = { ...emptyBelief(["mobile", "arm"], world), objects: [{ name: "cell phone", place: "table", source: "seen" }, { name: "bottle_of_tea", place: "table", source: "seen" }] };
+    belief.holding = [{ robot: "mobile", object: "dining table" }, { robot: "arm", object: null }];
+    expect(beliefFacts(belief, world)).toContain("holding(mobile, unknown_thing)");
+    const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(JSON.stringify(p)).not.toMatch(/cell phone|dining table/);
+  });
+});
+
+describe("instructions only partly understood", () => {
+  it("names the part it does not understand instead of dropping it", () => {
+    const r = readInstruction("Find the bottle_of_tea and dispose of it in the trash_can.", labels, places);
+    expect(r.goals).toEqual(["found(bottle_of_tea)"]);
+    expect(r.notUnderstood).toEqual(["dispose of it in the trash_can"]);
+    expect(readInstruction("Put the orange into the sink and wash the apple.", labels, places).notUnderstood).toEqual(["wash the apple"]);
+    expect(readInstruction("Find the bottle_of_tea and throw it away.", labels, places).notUnderstood).toEqual(["throw it away"]);
+  });
+
+  it("understands the dataset's phrasings whole: lists of things, reports, constraints", () => {
+    for (const text of [
+      "Find the vitamin_pills and the apple and report where each one is. Do not move anything.",
+      "Put the orange, which is on the table, into the sink, and throw the vitamin_pills, which are in drawer_middle, into the trash_can.",
+      "Find the apple and put it in the oven.",
+      "Find the apple, the orange and the hamburger.",
+    ]) expect(readInstruction(text, labels, places).notUnderstood).toEqual([]);
+  });
+
+  it("stops the task as not understood, and never judges the understood part alone as the task done", () => {
+    const goal = "Find the bottle_of_tea and dispose of it in the trash_can.";
+    const belief = emptyBelief(["mobile", "arm"], world);
+    belief.objects.push({ name: "bottle_of_tea", place: "table", source: "seen" });
+    belief.seen.push("bottle_of_tea");
+    const p = plan({ goal, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(p.steps).toEqual([]);
+    expect(p.done).toBe(false);
+    expect(p.giveUp).toBe('the instruction is not understood: "dispose of it in the trash_can"');
+    const check = checkGoal({ goal, belief, world });
+    expect(check.achieved).toBe(false);
+    expect(check.remaining).toEqual(['not understood: "dispose of it in the trash_can"']);
+  });
+});
+
+describe("looking again", () => {
+  it("gives every searched place its turn before any gets a second look", () => {
+    // Every place looked into, the tea seen nowhere: the mobile robot walks the places it can look into.
+    let belief = emptyBelief(["mobile", "arm"], world);
+    belief.explored = ["sink", "table", "refrigerator", "oven", "drawer_top", "drawer_middle"];
+    belief.containers = belief.containers.map((c) => ({ ...c, state: "open" as const }));
+    belief.robotsAt = [{ robot: "mobile", at: "in_front_of_oven" }, { robot: "arm", at: null }];
+    const looked: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+      const m = /^look again into the (\w+)/.exec(p.subgoal);
+      expect(m, p.subgoal).not.toBeNull();
+      looked.push(m![1]);
+      const go = p.steps.find((s) => s.skill === "go_to");
+      belief = { ...belief, robotsAt: [{ robot: "mobile", at: go!.args.navigation_point }, { robot: "arm", at: null }] };
+    }
+    // The open drawers are in the arm's view already; the mobile robot's places come round in turn.
+    expect(looked).toEqual(["sink", "table", "refrigerator", "oven", "sink", "table"]);
+  });
+});
+
+describe("RePLan's plan verifier", () => {
+  const tabletop = { name: "tabletop", places: [{ name: "crate", kind: "surface" as const, openable: false, capacity: 1 }], navigationPoints: [], labels: ["crate", "red_cube", "yellow_cube"] };
+
+  it("refuses a step that stops before its object or target, or names nothing in the scene", () => {
+    const check = replanVerify({
+      world: tabletop,
+      steps: [
+        { kind: "motion", action: "place the red_cube on the " },
+        { kind: "vision", action: "place the crate on the" },
+        { kind: "motion", action: "move the  to the crate" },
+        { kind: "motion", action: "tidy up" },
+        { kind: "motion", action: "place the red_cube on the crate" },
+      ],
+    });
+    expect(check.steps.map((s) => s.status)).toEqual(["rejected", "rejected", "rejected", "rejected", "ok"]);
+    expect(check.steps[0].note).toBe('"place the red_cube on the" is missing its object or target');
+    expect(check.steps[2].note).toBe('"move the  to the crate" is missing its object');
+    expect(check.steps[3].note).toBe('"tidy up" names nothing in this scene');
+  });
+});
+
+describe("budget words", () => {
+  const opts = runOptions({ configurable: { bridgeUrl: "ws://127.0.0.1:1" } });
+  it("counts the procedures and replans made, which is the budget, not the one refused", () => {
+    expect(overBudget(opts, { actions: 2, replans: 0, procedures: 4, modelCalls: 9, startedAt: Date.now() })).toBe("3 new procedures (budget 3; another was needed)");
+    expect(overBudget(opts, { actions: 2, replans: 16, modelCalls: 9, startedAt: Date.now() })).toBe("15 replans (budget 15; another was needed)");
+    expect(overBudget(opts, { actions: 2, replans: 15, procedures: 3, modelCalls: 9, startedAt: Date.now() })).toBeUndefined();
+  });
+});

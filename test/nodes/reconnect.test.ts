@@ -1,0 +1,63 @@
+/**
+ * An outage longer than the bridge client's reconnection budget: the client gives up for good. The session cache must
+ * let it go (so later runs on that URL work once the robot is back, as they must under a long-lived LangGraph server),
+ * and a goal that was running when it gave up is re-attached by a new client instead of being run twice.
+ * A real simulator process behind a TCP proxy that the test takes down and brings back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeClient } from "../../robots/bridge/client";
+import { closeSessions, runOptions, session } from "../../nodes/runtime";
+import { runRecordedGoal } from "../../nodes/dispatch";
+import { startSim, type SimProcess } from "../helpers/processes";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";
+import { scratchDir } from "../helpers/episode";
+
+let sim: SimProcess;
+let proxy: TcpProxy;
+let watcher: BridgeClient;
+beforeAll(async () => {
+  // Slow enough that a drive across the kitchen is still running when the network goes.
+  sim = await startSim(["--speed", "1"]);
+  proxy = await startTcpProxy({ port: sim.port });
+  watcher = await BridgeClient.connect(sim.url);
+});
+afterAll(async () => {
+  await closeSessions();
+  await watcher?.close();
+  await proxy?.close();
+  await sim?.stop();
+});
+
+const options = () => runOptions({ configurable: { bridgeUrl: proxy.url, dataDir: scratchDir() } });
+const startedGoals = async (goalId: string) =>
+  (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started" && e.goalId === goalId).length;
+
+describe("a bridge client that gave up", () => {
+  it("is dropped from the session cache, so the next run on that URL connects again", async () => {
+    const opts = options();
+    const first = await session(opts);
+    const gaveUp = new Promise((r) => first.client.once("close", r));
+    proxy.down();
+    await gaveUp;
+    proxy.up();
+    const next = await session(opts);
+    expect(next).not.toBe(first);
+    expect(next.client.connected).toBe(true);
+    expect(next.robots.map((r) => r.id)).toEqual(first.robots.map((r) => r.id));
+  });
+
+  it("leaves its running goal to a new client, which re-attaches to it instead of running it again", async () => {
+    const opts = options();
+    const s = await session(opts);
+    const goalId = "reconnect-test/0/mobile/go_to";
+    const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
+    await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
+    const gaveUp = new Promise((r) => s.client.once("close", r));
+    proxy.down();
+    await gaveUp;
+    proxy.up();
+    const r = await result;
+    expect(r).toMatchObject({ ok: true, status: "succeeded", goalId });
+    expect(await startedGoals(goalId)).toBe(1);
+  });
+});
