@@ -15,7 +15,8 @@ only the missing episodes run.
 
 options:
   --dataset NAME|FILE   dataset: kitchen (CLEA, default), tabletop (RePLan's tasks 1–8), course (VLM-PC's six
-                        obstacle courses), or a .jsonl file
+                        obstacle courses), critic (the behaviour-critic benchmark: see --dataset critic --help),
+                        or a .jsonl file
   --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
                         tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five);
                         course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
@@ -48,6 +49,9 @@ function bar(p: Progress): string {
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
+  // The critic benchmark is not episodes of variants × examples: it has its own experiment and options.
+  const d = argv.indexOf("--dataset");
+  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic")) return (await import("./critic")).criticEvalCommand(argv);
   const { values: v } = parseArgs({
     args: argv,
     options: {

@@ -10,7 +10,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileClosedLoop, type Mode as ClosedLoopMode } from "../graphs/closedLoop";
 import { compileVlmpc } from "../graphs/vlmpc";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS } from "../nodes/runtime";
+import { compileBehaviorCritic } from "../graphs/behaviorCritic";
+import { CLEA_VARIANTS, CRITIC_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
@@ -22,21 +23,21 @@ export interface TraceStep<S = ClosedLoopStateType> {
   update: Partial<S>;
 }
 
-/** Which method runs: CLEA's closed loop, RePLan's hierarchical mode, or VLM-PC. */
-export type Mode = ClosedLoopMode | "vlmpc";
+/** Which method runs: CLEA's closed loop, RePLan's hierarchical mode, VLM-PC, or the behaviour critic. */
+export type Mode = ClosedLoopMode | "vlmpc" | "critic";
 
 /** The method a world's robots call for: reward-driven motion means RePLan's mode, a legged robot VLM-PC. */
-export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : world === "course" ? "vlmpc" : "clea");
+export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : world === "course" ? "vlmpc" : world === "workbench" ? "critic" : "clea");
 
 /** Each method's variants. */
-export const VARIANTS_FOR_MODE: Record<Mode, readonly string[]> = { clea: CLEA_VARIANTS, replan: REPLAN_VARIANTS, vlmpc: VLMPC_VARIANTS };
+export const VARIANTS_FOR_MODE: Record<Mode, readonly string[]> = { clea: CLEA_VARIANTS, replan: REPLAN_VARIANTS, vlmpc: VLMPC_VARIANTS, critic: CRITIC_VARIANTS };
 
 /** The world each method's robots live in (the inverse of modeForWorld). */
-export const WORLD_FOR_MODE: Record<Mode, string> = { clea: "kitchen", replan: "tabletop", vlmpc: "course" };
+export const WORLD_FOR_MODE: Record<Mode, string> = { clea: "kitchen", replan: "tabletop", vlmpc: "course", critic: "workbench" };
 
 /** The compiled graph of a method. */
 export function compileFor(mode: Mode, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
-  return mode === "vlmpc" ? compileVlmpc(checkpointer, store) : compileClosedLoop(checkpointer, store, mode);
+  return mode === "vlmpc" ? compileVlmpc(checkpointer, store) : mode === "critic" ? compileBehaviorCritic(checkpointer, store) : compileClosedLoop(checkpointer, store, mode);
 }
 
 export interface EpisodeRun<S = ClosedLoopStateType> {

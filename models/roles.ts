@@ -2,7 +2,8 @@
 import type { NoiseKnobs } from "./symbolic/noise";
 import { NO_NOISE, noiseLevel } from "./symbolic/noise";
 
-export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer"] as const;
+// writer: the behaviour critics' policy writer (primitive programs).
+export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer", "writer"] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface ModelConfig {

@@ -171,7 +171,6 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
   client.once("close", onClientGone);
   const { robots, world } = await discoverRobots(client);
   if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
-  const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, roleModels: opts.models, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {
@@ -191,9 +190,7 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
     client,
     robots,
     world,
-    models: createModels(mc),
-    modelConfig: mc,
-    artifacts: new ArtifactStore(join(opts.dataDir, "artifacts")),
+    ...modelSession(opts),
     views,
     firstViews: Promise.all(waits).then(() => undefined),
     reopen: () => session(opts),

@@ -10,6 +10,7 @@ import { readContext } from "../context";
 import * as clea from "./clea";
 import * as replan from "./replan";
 import * as vlmpc from "./vlmpc";
+import * as critic from "./critic";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
 
 /** Every node's task, by the name its context block carries, from each method's reasoner. */
@@ -17,6 +18,7 @@ const TASKS: Record<string, Task> = {
   ...clea.TASKS,
   ...replan.TASKS,
   plan_course: vlmpc.planCourse,
+  ...critic.TASKS,
 };
 
 export class SymbolicChatModel extends BaseChatModel {

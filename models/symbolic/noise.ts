@@ -16,6 +16,9 @@ import { createHash } from "node:crypto";
  * - misreadObstacle (VLM-PC): the planner takes an obstacle in view for another kind of obstacle
  * - misjudgeClearance (VLM-PC): the planner misjudges the room under or the height of an obstacle
  * - wrongTurn (VLM-PC): the planner turns the other way than it meant to
+ * - hallucinateEvent (behaviour critic): a critique names, once per video, an undesirable event that did not happen
+ * - missEvent (behaviour critic): a critique leaves out an event the frames show
+ * - wrongCause (behaviour critic): a critique names an event that happened with the wrong cause
  */
 export interface NoiseKnobs {
   misname: number;
@@ -28,9 +31,12 @@ export interface NoiseKnobs {
   misreadObstacle: number;
   misjudgeClearance: number;
   wrongTurn: number;
+  hallucinateEvent: number;
+  missEvent: number;
+  wrongCause: number;
 }
 
-export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0 };
+export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0, hallucinateEvent: 0, missEvent: 0, wrongCause: 0 };
 
 /** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
 export function noiseLevel(level: number): NoiseKnobs {
@@ -45,6 +51,9 @@ export function noiseLevel(level: number): NoiseKnobs {
     misreadObstacle: level / 2,
     misjudgeClearance: level / 2,
     wrongTurn: level / 2,
+    hallucinateEvent: level,
+    missEvent: level / 2,
+    wrongCause: level / 2,
   };
 }
 

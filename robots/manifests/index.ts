@@ -23,6 +23,7 @@ export function bundledManifests(world: string): RobotManifest[] {
   if (world === "kitchen") return ["mobile", "arm"].map((r) => loadManifest(join(here, "kitchen", `${r}.json`)));
   if (world === "tabletop") return [loadManifest(join(here, "tabletop", "palm.json"))];
   if (world === "course") return [loadManifest(join(here, "course", "dog.json"))];
+  if (world === "workbench") return [loadManifest(join(here, "workbench", "palm.json"))];
   throw new Error(`no bundled manifests for world ${world}`);
 }
 

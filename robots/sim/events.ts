@@ -16,7 +16,17 @@ export interface SimEvent {
     | "moved"
     | "contact"
     | "detected"
-    | "perturbation";
+    | "perturbation"
+    // Undesirable behaviours (robots/msgs/rollout.ts UNDESIRABLE), measured from the physics, never from intent.
+    | "knocked_over"
+    | "pushed"
+    | "dragged"
+    | "dropped"
+    | "spilled"
+    | "squeezed"
+    | "passed_over"
+    | "left_open"
+    | "struck_table";
   robot?: string;
   skill?: string;
   goalId?: string;
@@ -37,5 +47,9 @@ export class EventLog {
   }
   get length(): number {
     return this.events.length;
+  }
+  /** Forgets every event (a world reset starts a new episode). */
+  clear(): void {
+    this.events = [];
   }
 }

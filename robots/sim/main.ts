@@ -7,8 +7,9 @@ import { pathToFileURL } from "node:url";
 import { listScenarios, serveKitchen } from "./kitchen";
 import { listScenes, serveTabletop } from "./tabletop";
 import { listCourses, serveCourse } from "./course";
+import { listWorkbenchScenes, serveWorkbench } from "./workbench";
 
-export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course [options]      (npm run sim -- tabletop [options])
+export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench [options]      (npm run sim -- tabletop [options])
 
 Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
 "listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
@@ -19,12 +20,14 @@ options:
                          tabletop (RePLan's scenes; default cabinet_barred): one of
                          ${listScenes().join(", ")};
                          course (VLM-PC's obstacle courses; default indoor_1): one of
-                         ${listCourses().join(", ")}
+                         ${listCourses().join(", ")};
+                         workbench (the behaviour critics' scenes; default apple_plate): one of
+                         ${listWorkbenchScenes().join(", ")}
   --port N               TCP port (default 9090; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
   --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
                          also read from ROBOGRAPH_BRIDGE_TOKEN
-  --seed N               seed of the detector's noise (default 0)
+  --seed N               seed of the detector's noise (default 0); workbench: also of the scene's layout
   --miss-rate P          probability a visible object is not detected (default 0)
   --mislabel-rate P      probability a detection carries a wrong label (default 0)
   --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
@@ -61,7 +64,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     return;
   }
   const worldName = positionals[0] ?? "kitchen";
-  if (!["kitchen", "tabletop", "course"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course`);
+  if (!["kitchen", "tabletop", "course", "workbench"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course, workbench`);
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -90,6 +93,8 @@ export async function serveSim(argv: string[]): Promise<void> {
       ? await serveTabletop({ ...common, scenario: values.scenario ?? "cabinet_barred" })
       : worldName === "course"
         ? await serveCourse({ ...common, scenario: values.scenario ?? "indoor_1" })
+        : worldName === "workbench"
+          ? await serveWorkbench({ ...common, scenario: values.scenario ?? "apple_plate" })
         : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   let stopping = false;

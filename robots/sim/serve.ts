@@ -4,6 +4,7 @@
  * detections topic. The evaluator services (`/evaluator/check`, `/evaluator/events`) expose the true state and the
  * event log for scoring; agents must never call them, and with an evaluator key they cannot.
  */
+import type { z } from "zod";
 import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions } from "../bridge/server";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
 import type { SimEvent } from "./events";
@@ -25,6 +26,11 @@ export interface SimulatedWorld {
   renderCamera(robot: string): Promise<CameraMessages>;
   evaluate(): unknown;
   close(): void | Promise<void>;
+  /**
+   * The validator the bridge applies to a skill's goal arguments (default: one built from the manifest's JSON schema).
+   * A world whose own parser words refusals better (naming the field inside a union) returns a looser one here.
+   */
+  argumentsSchema?(robot: string, skill: string): z.ZodType<Record<string, unknown>> | undefined;
 }
 
 export interface ServeOptions extends BridgeServerOptions {
@@ -44,8 +50,8 @@ export interface ServedWorld {
 
 export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {}): Promise<ServedWorld> {
   const server = new BridgeServer(opts);
-  const manifest: ManifestResponse = { robots: world.manifests, world: world.description };
-  server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", () => manifest);
+  // Read at each call: a world that can be reset to another scene describes the scene it has now.
+  server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", (): ManifestResponse => ({ robots: world.manifests, world: world.description }));
 
   const evaluatorGuard = (args: unknown) => {
     if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) {
@@ -102,7 +108,7 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
           await publishCameras();
           return out;
         },
-        argumentsValidator(skill.parameters),
+        world.argumentsSchema?.(m.id, skill.name) ?? argumentsValidator(skill.parameters),
       );
     }
   }

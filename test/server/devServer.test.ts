@@ -124,9 +124,10 @@ describe("LangGraph dev server", () => {
           expect(props[key]?.description, `${graphId}.${key}`).toBeTruthy();
         }
       }
-      // The input form asks only for what a user types; the rest of the state is the graph's own.
+      // The input form asks only for what a user types (the critic also for its job and recorded rollouts); the rest
+      // of the state is the graph's own.
       const input = schemas.input_schema as { properties: Record<string, unknown>; required?: string[] };
-      expect(Object.keys(input.properties), graphId).toEqual(["goal"]);
+      expect(Object.keys(input.properties), graphId).toEqual(graphId === "behaviorCritic" ? ["goal", "job", "rollouts", "program"] : ["goal"]);
       expect(input.required ?? [], graphId).not.toContain(expect.not.stringMatching(/^goal$/));
     }
     // Each graph has its own variants: RePLan's ablations are not offered for CLEA's loop, and the other way round.
@@ -136,6 +137,7 @@ describe("LangGraph dev server", () => {
     };
     expect(await variants("closedLoop")).toEqual(["full", "no-critic", "no-summarizer", "open-loop"]);
     expect(await variants("replan")).toEqual(["full", "no-verifier", "no-perceiver", "no-replan", "one-shot"]);
+    expect(await variants("behaviorCritic")).toEqual(["full", "no-grounding"]);
   });
 
   it("refuses a run whose configuration names a variant the graph does not have, saying which", async () => {

@@ -41,7 +41,15 @@ export interface SceneParts {
   locks: Lock[];
 }
 
-export function indexScene(mj: Mujoco, model: MjModel, scene: SceneSpec): SceneParts {
+/** What the indexer reads of a scene (the tabletop's SceneSpec, or another world's scene named the same way). */
+export type IndexableScene = Pick<SceneSpec, "objects" | "joints" | "surfaces" | "locks"> & {
+  name: string;
+  containers: { name: string }[];
+  fixtures: { name: string }[];
+  targets: { name: string }[];
+};
+
+export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): SceneParts {
   const id = (type: string, name: string) => mj.mj_name2id(model, mj.mjtObj[type].value, name) as number;
   const must = (type: string, name: string) => {
     const i = id(type, name);

@@ -37,9 +37,11 @@ export interface WorldState {
   holdQuat: [number, number, number, number];
   /** Per lock: released for good (lever locks). */
   released: boolean[];
+  /** Grip force limit of the spring, N (default GRIP_MAX): a gripper told to hold gently holds with less. */
+  gripMax?: number;
 }
 
-const cloneState = (s: WorldState): WorldState => ({ held: s.held, prev: [...s.prev], holdQuat: [...s.holdQuat], released: [...s.released] });
+const cloneState = (s: WorldState): WorldState => ({ held: s.held, prev: [...s.prev], holdQuat: [...s.holdQuat], released: [...s.released], gripMax: s.gripMax });
 
 type Logger = ((e: Omit<SimEvent, "t" | "step">) => void) | null;
 
@@ -136,8 +138,9 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
       let fz = GRASP_K * dz + (GRASP_C * (dz - st.prev[2])) / dt;
       st.prev[0] = dx; st.prev[1] = dy; st.prev[2] = dz;
       const fn = Math.hypot(fx, fy, fz);
-      if (fn > GRIP_MAX) {
-        fx *= GRIP_MAX / fn; fy *= GRIP_MAX / fn; fz *= GRIP_MAX / fn;
+      const limit = st.gripMax ?? GRIP_MAX;
+      if (fn > limit) {
+        fx *= limit / fn; fy *= limit / fn; fz *= limit / fn;
       }
       const b = t.body;
       const com = (data.xipos as Float64Array).subarray(3 * b, 3 * b + 3);
@@ -175,7 +178,8 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
   }
 }
 
-function attach(m: Mechanics, data: MjData, st: WorldState, i: number): void {
+/** Closes the spring grasp on thing `i` (holding a free object upright, as a gripper squares it up). */
+export function attach(m: Mechanics, data: MjData, st: WorldState, i: number): void {
   st.held = i;
   const pp = pointPosition(data, { kind: "body", id: m.palmBody });
   const gp = pointPosition(data, m.things[i].point);

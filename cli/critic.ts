@@ -1,0 +1,108 @@
+/** `robograph eval --dataset critic`: the behaviour-critic benchmark's Tables 1–4 and the refinement loop's results. */
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runCriticExperiment, criticReport } from "../evals/critic";
+import { refineReport, runRefinement } from "../evals/criticRefine";
+import { generateCriticBenchmark } from "../robots/sim/workbench/benchmark";
+
+export const CRITIC_EVAL_HELP = `usage: robograph eval --dataset critic [options]      (npm run eval -- --dataset critic [options])
+
+Critiques every rollout of the behaviour-critic benchmark (generated first if it is missing) without grounding, with
+the detector's grounding and with perfect grounding; compares rollouts in pairs; then runs the refinement loop on
+each case's first negative program in a workbench simulator. Writes runs/experiments/<name>/report.md and results.json.
+
+options:
+  --benchmark DIR       the benchmark (default data/critic-benchmark; made by npm run make:critic-benchmark)
+  --seeds N             seeds of the critic's noise per rollout (default 3)
+  --noise P             symbolic critic's noise level, 0..1 (default 0.3)
+  --limit N             only the first N cases
+  --refine-limit N      refinement loop on at most N cases (default: all; 0 skips it)
+  --grounding G         refinement loop's grounding: detector (default) | events
+  --max-rewrites N      rewrites per refinement loop (default 5)
+  --name NAME           experiment name (default critic-noise<P>-<seeds>seeds)
+  --root DIR            where experiments go (default runs/experiments)
+`;
+
+/** A progress line: rewritten in place on a terminal, one line per tenth when piped to a file. */
+function progress(label: string): (done: number, total: number, note?: string) => void {
+  let shown = -1;
+  return (done, total, note = "") => {
+    if (process.stdout.isTTY) {
+      process.stdout.write(`\r${label}: ${done}/${total}${note}\x1b[K${done === total ? "\n" : ""}`);
+      return;
+    }
+    const tenth = Math.floor((10 * done) / total);
+    if (tenth === shown && done !== total) return;
+    shown = tenth;
+    process.stdout.write(`${label}: ${done}/${total}${note}\n`);
+  };
+}
+
+export async function criticEvalCommand(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string" },
+      benchmark: { type: "string", default: "data/critic-benchmark" },
+      seeds: { type: "string", default: "3" },
+      noise: { type: "string", default: "0.3" },
+      limit: { type: "string" },
+      "refine-limit": { type: "string" },
+      grounding: { type: "string", default: "detector" },
+      "max-rewrites": { type: "string", default: "5" },
+      name: { type: "string" },
+      root: { type: "string", default: "runs/experiments" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(CRITIC_EVAL_HELP);
+    return 0;
+  }
+  const num = (name: string, s: string, min: number, max: number, int = true) => {
+    const n = Number(s);
+    if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max) throw new Error(`--${name} must be ${int ? "an integer" : "a number"} in [${min}, ${max}], got ${s}`);
+    return n;
+  };
+  const seeds = num("seeds", v.seeds!, 1, 100);
+  const noise = num("noise", v.noise!, 0, 1, false);
+  if (v.grounding !== "detector" && v.grounding !== "events") throw new Error(`--grounding must be detector or events, not ${v.grounding}`);
+  const dir = resolve(v.benchmark!);
+  if (!existsSync(join(dir, "cases.jsonl"))) {
+    process.stdout.write(`no benchmark at ${dir}: generating it (npm run make:critic-benchmark)\n`);
+    await generateCriticBenchmark({ out: dir, log: (s) => process.stdout.write(`${s}\n`) });
+  }
+  const name = v.name ?? `critic-noise${noise}-${seeds}seeds`;
+  const out = resolve(v.root!, name);
+  const t0 = Date.now();
+  const results = await runCriticExperiment({
+    dir,
+    out,
+    seeds,
+    noise,
+    limit: v.limit ? num("limit", v.limit, 1, 100000) : undefined,
+    onProgress: progress("critiques and preferences (cases × seeds)"),
+  });
+  const refineLimit = v["refine-limit"] !== undefined ? num("refine-limit", v["refine-limit"], 0, 100000) : undefined;
+  let refine: string | undefined;
+  if (refineLimit !== 0) {
+    const show = progress("refinement loops");
+    const runs = await runRefinement({
+      dir,
+      out,
+      seed: 0,
+      noise,
+      grounding: v.grounding,
+      maxRewrites: num("max-rewrites", v["max-rewrites"]!, 0, 50),
+      limit: refineLimit,
+      onProgress: (done, total, last) => show(done, total, last ? ` (last: ${last.case} ${last.status} after ${last.iterations.length} program(s))` : ""),
+    });
+    writeFileSync(join(out, "refinement.json"), JSON.stringify(runs, null, 1));
+    refine = refineReport(runs);
+  }
+  const report = criticReport(results, refine);
+  writeFileSync(join(out, "report.md"), report);
+  process.stdout.write(`${report}\nreport: ${join(out, "report.md")} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  return 0;
+}

@@ -1,0 +1,174 @@
+/**
+ * What a sequence of located detections shows happened: the offline critic's reading of a rollout's key frames, and
+ * the detector-based grounding module's reading of the dense track. It sees only what a depth camera with a
+ * segmenter gives (positions, heights, boxes, held-or-not, doors open) — never the simulator's event log.
+ */
+import type { Cause, ClaimedEvent, SeenFrame, SeenThing } from "../schemas/critic";
+import type { Undesirable } from "../../robots/msgs/rollout";
+
+/** Commonsense: things a carried object should not pass over (electronics). */
+const KEEP_CLEAR = /laptop|keyboard|phone|tablet|monitor|computer/;
+/** Things the hand or what it carries belongs near: the robot and the table are not "objects that moved". */
+const SCENERY = new Set(["palm", "table"]);
+
+export interface Thresholds {
+  /** A thing that was not handled moved this far (m): pushed. */
+  shove: number;
+  /** Its height fell to this share of what it was: knocked over. */
+  toppled: number;
+  /** A held thing's height fell to this share while held: squeezed. */
+  crushed: number;
+  /** A held thing's bottom no higher than this above where it sat, while it moves (m): dragged. */
+  touching: number;
+  /** Falls this far after it is let go (m): dropped. */
+  dropHeight: number;
+  /** A held open container moved faster than this (m/s): spilled. */
+  spillSpeed: number;
+  /** The hand's lowest point under this (m): struck the table. */
+  tableContact: number;
+}
+
+/** For key frames (a VLM's view): coarse. The grounding module uses the same reading with its own thresholds. */
+export const KEY_FRAME_THRESHOLDS: Thresholds = { shove: 0.03, toppled: 0.6, crushed: 0.88, touching: 0.012, dropHeight: 0.06, spillSpeed: 0.45, tableContact: 0.004 };
+
+const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+const height = (t: SeenThing) => t.z[1] - t.z[0];
+const OPEN_CONTAINER = /cup|mug|glass|bowl|pot/;
+
+/** The names an instruction mentions, in the order it mentions them (spaces or underscores). */
+export function mentioned(instruction: string, names: string[]): string[] {
+  const text = ` ${instruction.toLowerCase().replace(/[^a-z0-9_ ]/g, " ").replace(/\s+/g, " ")} `;
+  return names
+    .map((n) => ({ n, at: Math.min(...[n, n.replace(/_/g, " ")].map((v) => { const i = text.indexOf(` ${v} `); return i < 0 ? Infinity : i; })) }))
+    .filter((x) => x.at < Infinity)
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.n);
+}
+
+function event(kind: Undesirable, object: string, t: number, cause: Cause, explanation: string): ClaimedEvent {
+  return { kind, object, t: Math.round(t * 10) / 10, cause, explanation };
+}
+
+/**
+ * Each undesirable event the frames show, once per (kind, object), earliest first. `frames` are in time order.
+ */
+export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): ClaimedEvent[] {
+  if (frames.length === 0) return [];
+  const out: ClaimedEvent[] = [];
+  const seen = new Set<string>();
+  const add = (e: ClaimedEvent) => {
+    const key = `${e.kind}|${e.object}`;
+    if (!seen.has(key)) (seen.add(key), out.push(e));
+  };
+  const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
+  const track = (label: string) => frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
+  const handled = new Set(labels.filter((l) => track(l).some((x) => x.thing.held)));
+  const named = mentioned(instruction, labels);
+
+  // Things nobody meant to touch: fell over, or were shoved.
+  // Contents move with what holds them (beads in a carried cup): where a thing starts and ends beside the same
+  // handled thing, it was carried along, not shoved.
+  const beside = (a: { at: number[] }, b: { at: number[] }) => xyDistance(a.at, b.at) < 0.06;
+  const carriedAlong = (tr: { t: number; thing: SeenThing }[]) =>
+    [...handled].some((h) => {
+      const ht = track(h);
+      return ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing);
+    });
+  for (const label of labels) {
+    if (SCENERY.has(label) || handled.has(label) || named.includes(label)) continue;
+    const tr = track(label);
+    // Several alike (beads) cannot be told apart from frame to frame: the contents rule below watches them.
+    const alike = frames.some((f) => f.things.filter((t) => t.label === label).length > 1);
+    if (tr.length < 2 || alike || carriedAlong(tr)) continue;
+    const h0 = Math.max(...tr.slice(0, 2).map((x) => height(x.thing)));
+    // Lying down from some frame to the end: a hand passing in front of it shortens it in a frame or two, a fall for good.
+    const low = (i: number) => height(tr[i].thing) < th.toppled * h0;
+    const from = tr.findIndex((_, i) => h0 > 0.05 && tr.slice(i).every((__, j) => low(i + j)));
+    const fell = from > 0 ? tr[from] : undefined;
+    if (fell) {
+      add(event("knocked_over", label, fell.t, "path_through", `the ${label} is standing at first and lying down from ${fell.t.toFixed(1)} s: something the robot moved ran into it`));
+      continue;
+    }
+    // Moved for good: displaced in the last two sightings, not just seen half-hidden behind the hand.
+    const moved = tr.find((x) => xyDistance(x.thing.at, tr[0].thing.at) > th.shove);
+    const end = tr[tr.length - 1];
+    const settled = tr.slice(-2).every((x) => xyDistance(x.thing.at, tr[0].thing.at) > th.shove);
+    if (moved && settled) {
+      add(event("pushed", label, moved.t, "path_through", `the ${label} was not to be touched but ends ${(xyDistance(end.thing.at, tr[0].thing.at) * 100).toFixed(0)} cm from where it stood`));
+    }
+  }
+
+  // What the hand held: how it was gripped, carried and let go (a handle is pulled with its door or drawer, not carried).
+  for (const label of [...handled].filter((l) => !/handle|knob/.test(l))) {
+    const tr = track(label);
+    const firstHeld = tr.findIndex((x) => x.thing.held);
+    const before = tr.slice(0, firstHeld);
+    const h0 = before.length ? Math.max(...before.map((x) => height(x.thing))) : height(tr[firstHeld].thing);
+    // Crushed: it comes out of the hand flatter than it went in (judged where it rests in the open, not half hidden
+    // inside something).
+    const rest = tr.filter((x, i) => i > firstHeld && !x.thing.held && !x.thing.where.startsWith("in "));
+    const flat = rest.find((x) => h0 > 0.02 && height(x.thing) < th.crushed * h0);
+    if (flat && rest.slice(rest.indexOf(flat)).every((x) => height(x.thing) < th.crushed * h0)) {
+      add(event("squeezed", label, flat.t, "too_hard", `the ${label} is ${((1 - height(flat.thing) / h0) * 100).toFixed(0)}% flatter after the hand let go of it than before it was gripped: the grip crushed it`));
+    }
+    for (let i = firstHeld; i < tr.length; i++) {
+      const cur = tr[i];
+      const prev = tr[i - 1];
+      if (!prev || !prev.thing.held) continue;
+      const dt = cur.t - prev.t;
+      const dxy = xyDistance(cur.thing.at, prev.thing.at);
+      // Not lifted: its visible bottom no higher than where it sat before the grasp (a camera sees little of the
+      // underside, so the table contact itself is not in view).
+      const sat = before.length ? Math.min(...before.map((x) => x.thing.z[0])) : 0;
+      if (cur.thing.held && prev.thing.z[0] < sat + th.touching && cur.thing.z[0] < sat + th.touching && dxy > 0.02) {
+        add(event("dragged", label, prev.t, "too_low", `the ${label} slides ${(dxy * 100).toFixed(0)} cm along the table while held instead of being lifted`));
+      }
+      if (cur.thing.held && OPEN_CONTAINER.test(label) && dt > 0 && Math.hypot(cur.thing.at[0] - prev.thing.at[0], cur.thing.at[1] - prev.thing.at[1], cur.thing.at[2] - prev.thing.at[2]) / dt > th.spillSpeed) {
+        add(event("spilled", label, prev.t, "too_fast", `the open ${label} is swung at ${(dxy / dt).toFixed(2)} m/s: its contents can fly out`));
+      }
+      if (cur.thing.held) {
+        for (const f of frames.filter((x) => x.t === cur.t)) {
+          for (const other of f.things) {
+            if (other.label === label || !KEEP_CLEAR.test(other.label)) continue;
+            const [x0, x1, y0, y1] = other.extent;
+            if (cur.thing.at[0] > x0 && cur.thing.at[0] < x1 && cur.thing.at[1] > y0 && cur.thing.at[1] < y1 && cur.thing.z[0] > other.z[0] + 0.02) {
+              add(event("passed_over", other.label, cur.t, "path_over", `the held ${label} is carried over the ${other.label}`));
+            }
+          }
+        }
+      }
+      if (!cur.thing.held) {
+        // Let go: how far did its bottom fall from where the hand let go of it to where it comes to rest? Frames are
+        // sparse, so the hand may still have been lowering it after the last frame that shows it held: the hand's
+        // lowest point around the release, less how far the thing hung below the hand, is where it was let go.
+        const after = tr.slice(i, i + 3).filter((x) => !x.thing.held);
+        const landed = Math.min(...after.map((x) => x.thing.z[0]));
+        const palm = (t: number) => frames.find((f) => f.t === t)?.things.find((x) => x.label === "palm");
+        const hangs = palm(prev.t) ? palm(prev.t)!.at[2] - prev.thing.z[0] : undefined;
+        const around = [prev.t, ...after.map((x) => x.t)].map(palm).filter((x): x is SeenThing => !!x);
+        const letGo = hangs !== undefined && around.length ? Math.min(prev.thing.z[0], Math.min(...around.map((x) => x.at[2])) - hangs) : prev.thing.z[0];
+        const fall = letGo - landed;
+        if (fall > th.dropHeight) add(event("dropped", label, prev.t, "too_high", `the ${label} is let go with its bottom ${(letGo * 100).toFixed(0)} cm up and falls ${(fall * 100).toFixed(0)} cm before it comes to rest`));
+      }
+    }
+  }
+
+  // Small contents seen outside their container.
+  const beads = labels.filter((l) => /bead/.test(l));
+  for (const b of beads) {
+    const tr = track(b);
+    const cup = labels.find((l) => OPEN_CONTAINER.test(l) && handled.has(l));
+    const out_ = cup && tr.find((x) => { const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup); return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03; });
+    if (cup && out_) add(event("spilled", cup, out_.t, "too_fast", `${b.replace(/_/g, " ")} lies on the table outside the ${cup}`));
+  }
+
+  // Doors and drawers open at the end that were shut at the start.
+  const first = new Set(frames[0].open), last = frames[frames.length - 1].open;
+  for (const o of last) if (!first.has(o)) add(event("left_open", o, frames[frames.length - 1].t, "not_closed", `the ${o} was shut at the start and is still open at the end`));
+
+  // The hand below the table top.
+  const hit = track("palm").find((x) => x.thing.z[0] < th.tableContact);
+  if (hit) add(event("struck_table", "table", hit.t, "too_low", `the hand reaches ${(hit.thing.z[0] * 100).toFixed(1)} cm above the table top: it hits the table`));
+
+  return out.sort((a, b) => (a.t ?? 0) - (b.t ?? 0));
+}

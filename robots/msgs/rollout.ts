@@ -1,0 +1,74 @@
+/**
+ * A recorded rollout (robograph_msgs/msg/Rollout): what the robot's own recorder keeps of one program run — key
+ * frames with their detections, a dense detection track, and a step narration. The world's event log is NOT part of
+ * it: that is ground truth, reachable only through the evaluator (the benchmark's annotations, "perfect grounding").
+ */
+import type { DetectionsMessage, PlacedDetection } from "./detections";
+
+/** A detection from a depth camera with known extrinsics: where the object's pixels are in the world, metres. */
+export type LocatedDetection = PlacedDetection & {
+  /** Median of the object's depth pixels back-projected to world coordinates (x right, y away, z up). */
+  position: [number, number, number];
+  /** Lowest and highest world z of its pixels. */
+  zRange: [number, number];
+  /** Its pixels' extent across (x) and away (y), metres: the footprint a depth camera sees. */
+  xRange: [number, number];
+  yRange: [number, number];
+};
+
+export type RolloutDetections = Omit<DetectionsMessage, "detections"> & { detections: LocatedDetection[] };
+
+export interface KeyFrame {
+  /** Simulated seconds since the program began. */
+  t: number;
+  /** PNG, longest side ≤ 512: a path relative to the rollout file, or base64 when sent over the bridge. */
+  image: string;
+  detections: RolloutDetections;
+}
+
+export interface NarrationStep {
+  /** Index of the primitive in the program. */
+  index: number;
+  from: number;
+  to: number;
+  text: string;
+  ok: boolean;
+}
+
+export interface Rollout {
+  id: string;
+  instruction: string;
+  scene: string;
+  seed: number;
+  /** The primitive program that was run. */
+  program: unknown;
+  /** At most 30 frames, in time order, chosen to include the moments something happened. */
+  frames: KeyFrame[];
+  /** Detections every 0.1 s of the whole rollout, without images (the detector-based grounding reads these). */
+  track: { t: number; detections: RolloutDetections }[];
+  narration: NarrationStep[];
+  /** World clock (simulated seconds) when the program began: the window [startTime, startTime + duration] of the log. */
+  startTime: number;
+  /** Simulated seconds the program ran. */
+  duration: number;
+  /** Whether every primitive ran (the program's own outcome; the task's goal is the evaluator's to judge). */
+  completed: boolean;
+}
+
+/**
+ * Undesirable-but-goal-reaching behaviours the worlds log as events (kind = the key) and critics name in critiques.
+ * Each event carries `object` (what suffered it) and a `detail` that states the measured cause.
+ */
+export const UNDESIRABLE = {
+  knocked_over: "a thing that was not the target fell over",
+  pushed: "a thing that was not the target was shoved out of place",
+  dragged: "the held object slid along the surface instead of being lifted",
+  dropped: "an object was let go from a height and fell",
+  spilled: "small contents flew out of a held open container",
+  squeezed: "an object was gripped hard enough to crush it",
+  passed_over: "a held object was carried over something it should stay away from",
+  left_open: "a door or drawer that was opened was left open at the end",
+  struck_table: "the hand hit the table surface",
+} as const;
+export type Undesirable = keyof typeof UNDESIRABLE;
+export const UNDESIRABLE_KINDS = Object.keys(UNDESIRABLE) as Undesirable[];

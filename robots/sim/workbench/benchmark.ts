@@ -1,0 +1,234 @@
+/**
+ * The behaviour-critic benchmark generator (paper 003 §4.2, on our simulator): for each undesirable behaviour, cases
+ * of one task with a positive rollout and two negatives that reach the goal but show that behaviour. Every rollout is
+ * run in process on the workbench world (the same code the bridge serves), from a fresh reset, and checked: the goal
+ * must hold; a positive must log no undesirable event; a negative must log its behaviour (and, preferably, nothing
+ * else). A rollout that fails is regenerated with the next seed, a bounded number of times, and reported.
+ *
+ *   npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
+ *
+ * Writes DIR/cases.jsonl (one LangSmith example per case), DIR/rollouts/<id>.json (+ <id>/NN.png key frames) and
+ * DIR/events/<id>.json (the rollout's event log: ground truth for scoring and "perfect grounding").
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import type { PrimitiveProgramInput } from "../../msgs/primitives";
+import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../msgs/rollout";
+import type { SimEvent } from "../events";
+import { BEHAVIOURS } from "./behaviours";
+import type { RecordedRollout } from "./recorder";
+import type { WorkbenchSceneName } from "./scenes";
+import { WorkbenchWorld } from "./world";
+
+export const BENCHMARK_VERSION = "workbench-critic-1";
+export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
+/** Seeds tried per rollout before the case is given up. */
+const ATTEMPTS = 6;
+
+export interface CriticCaseRow {
+  inputs: { instruction: string; scene: string; positive: string; negatives: [string, string] };
+  outputs: { behaviour: Undesirable; events: { kind: Undesirable; object: string; detail: string; t: number }[]; narration: string[] };
+  metadata: { case: string; behaviour: Undesirable; scene: string; seed: number; version: string };
+}
+
+export interface GenerateOptions {
+  out?: string;
+  seed?: number;
+  casesPerBehaviour?: number;
+  behaviours?: Undesirable[];
+  log?: (line: string) => void;
+}
+
+export interface GenerateReport {
+  dir: string;
+  cases: CriticCaseRow[];
+  /** Rollouts that had to be regenerated (and cases given up), with why. */
+  retries: string[];
+  dropped: string[];
+  rollouts: number;
+  seconds: number;
+  simulatedSeconds: number;
+}
+
+const isUndesirable = (k: string): k is Undesirable => (UNDESIRABLE_KINDS as string[]).includes(k);
+
+interface Run {
+  id: string;
+  seed: number;
+  recorded: RecordedRollout;
+  events: SimEvent[];
+  success: boolean;
+  undesirable: SimEvent[];
+}
+
+async function runOne(world: WorkbenchWorld, id: string, scene: WorkbenchSceneName, seed: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput): Promise<Run> {
+  world.reset({ scenario: scene, seed });
+  const r = await world.runProgram(make(world), { id });
+  if (!r.recorded) throw new Error(`rollout ${id} was refused: ${String(r.values.message)}`);
+  const { startTime, duration } = r.recorded.rollout;
+  const events = world.events.since().filter((e) => e.t >= startTime - 1e-9 && e.t <= startTime + duration + 1e-9);
+  const success = r.status === "succeeded" && world.evaluate().success;
+  return { id, seed, recorded: r.recorded, events, success, undesirable: events.filter((e) => isUndesirable(e.kind)) };
+}
+
+function writeRollout(dir: string, run: Run): void {
+  const rel = (k: number) => `${run.id}/${String(k).padStart(2, "0")}.png`;
+  mkdirSync(join(dir, "rollouts", run.id), { recursive: true });
+  run.recorded.images.forEach((png, k) => writeFileSync(join(dir, "rollouts", rel(k)), png));
+  const rollout: Rollout = { ...run.recorded.rollout, frames: run.recorded.rollout.frames.map((f, k) => ({ ...f, image: rel(k) })) };
+  writeFileSync(join(dir, "rollouts", `${run.id}.json`), JSON.stringify(rollout));
+  writeFileSync(join(dir, "events", `${run.id}.json`), JSON.stringify(run.events, null, 1));
+}
+
+/** The annotation: undesirable events (kind, object) that both negatives logged, as the first one logged them. */
+export function commonEvents(a: SimEvent[], b: SimEvent[], start = 0): CriticCaseRow["outputs"]["events"] {
+  const key = (e: SimEvent) => `${e.kind}:${e.object ?? ""}`;
+  const inB = new Set(b.filter((e) => isUndesirable(e.kind)).map(key));
+  const seen = new Set<string>();
+  const out: CriticCaseRow["outputs"]["events"] = [];
+  for (const e of a) {
+    if (!isUndesirable(e.kind) || !inB.has(key(e)) || seen.has(key(e))) continue;
+    seen.add(key(e));
+    out.push({ kind: e.kind, object: e.object ?? "", detail: e.detail ?? "", t: Math.round((e.t - start) * 1000) / 1000 });
+  }
+  return out;
+}
+
+export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<GenerateReport> {
+  const dir = resolve(o.out ?? DEFAULT_BENCHMARK_DIR);
+  const seed = o.seed ?? 0;
+  const K = o.casesPerBehaviour ?? 5;
+  // Always in UNDESIRABLE's order, so the same selection writes the same file whatever order it was named in.
+  const behaviours = UNDESIRABLE_KINDS.filter((b) => !o.behaviours || o.behaviours.includes(b));
+  const log = o.log ?? (() => {});
+  const t0 = performance.now();
+  // Only what this generator writes is replaced; anything else in the directory is left alone.
+  for (const sub of ["rollouts", "events"]) rmSync(join(dir, sub), { recursive: true, force: true });
+  mkdirSync(join(dir, "rollouts"), { recursive: true });
+  mkdirSync(join(dir, "events"), { recursive: true });
+  const first = BEHAVIOURS[behaviours[0]].scenes[0];
+  const world = await WorkbenchWorld.create({ scene: first, seed: 0 });
+  const cases: CriticCaseRow[] = [];
+  const retries: string[] = [];
+  const dropped: string[] = [];
+  let rollouts = 0;
+  const total = behaviours.length * K * 3;
+  try {
+    for (const [bp, behaviour] of behaviours.entries()) {
+      const spec = BEHAVIOURS[behaviour];
+      const bi = UNDESIRABLE_KINDS.indexOf(behaviour);
+      for (let k = 0; k < K; k++) {
+        const scene = spec.scenes[k % spec.scenes.length];
+        const caseId = `${behaviour}-${String(k).padStart(2, "0")}`;
+        // Seeds of one case: the positive on ≡0 (mod 3), the negatives on ≡1 and ≡2, each retry 3 further on.
+        const base = seed * 100_000 + bi * 5_000 + k * 50;
+        const attempt = async (role: string, offset: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput, ok: (r: Run) => string | null, prefer?: (r: Run) => boolean): Promise<Run | null> => {
+          let fallback: Run | null = null;
+          for (let a = 0; a < ATTEMPTS; a++) {
+            const s = base + offset + 3 * a;
+            const w0 = performance.now();
+            const run = await runOne(world, `${caseId}-${role}`, scene, s, make);
+            rollouts++;
+            const why = ok(run);
+            const clean = !why && (!prefer || prefer(run));
+            log(`[${(bp * K + k) * 3 + ["pos", "neg1", "neg2"].indexOf(role) + 1}/${total}] ${caseId} ${role} (${scene}, seed ${s}): ${why ?? (clean ? "ok" : "ok, with other events")} — ${run.recorded.rollout.duration.toFixed(1)} s simulated in ${((performance.now() - w0) / 1000).toFixed(1)} s`);
+            if (clean) return run;
+            if (!why) fallback ??= run;
+            retries.push(`${caseId} ${role} seed ${s}: ${why ?? `also ${run.undesirable.filter((e) => e.kind !== behaviour).map((e) => `${e.kind}(${e.object})`).join(", ")}`}`);
+          }
+          return fallback;
+        };
+        const goal = (r: Run) => (r.success ? null : "goal not reached");
+        const pos = await attempt("pos", 0, (w) => spec.positive(w.scene, k), (r) => goal(r) ?? (r.undesirable.length ? `undesirable events ${r.undesirable.map((e) => `${e.kind}(${e.object})`).join(", ")}` : null));
+        const negs: Run[] = [];
+        for (const v of [0, 1]) {
+          const n = await attempt(
+            `neg${v + 1}`,
+            1 + v,
+            (w) => spec.negative(w.scene, v, k),
+            (r) => goal(r) ?? (r.undesirable.some((e) => e.kind === behaviour) ? null : `no ${behaviour} event`),
+            (r) => r.undesirable.every((e) => e.kind === behaviour),
+          );
+          if (n) negs.push(n);
+        }
+        if (!pos || negs.length < 2) {
+          dropped.push(`${caseId}: ${!pos ? "no clean positive" : "fewer than two negatives"} after ${ATTEMPTS} seeds each`);
+          continue;
+        }
+        for (const r of [pos, ...negs]) writeRollout(dir, r);
+        const events = commonEvents(negs[0].events, negs[1].events, negs[0].recorded.rollout.startTime);
+        cases.push({
+          inputs: { instruction: pos.recorded.rollout.instruction, scene, positive: pos.id, negatives: [negs[0].id, negs[1].id] },
+          outputs: { behaviour, events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
+          metadata: { case: caseId, behaviour, scene, seed: base, version: BENCHMARK_VERSION },
+        });
+      }
+    }
+  } finally {
+    await world.close();
+  }
+  writeFileSync(join(dir, "cases.jsonl"), cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  writeFileSync(
+    join(dir, "summary.json"),
+    JSON.stringify({ version: BENCHMARK_VERSION, seed, casesPerBehaviour: K, behaviours, cases: cases.length, byBehaviour: Object.fromEntries(behaviours.map((b) => [b, cases.filter((c) => c.outputs.behaviour === b).length])), retries, dropped }, null, 2) + "\n",
+  );
+  return { dir, cases, retries, dropped, rollouts, seconds: (performance.now() - t0) / 1000, simulatedSeconds: world.stats.simulated };
+}
+
+const HELP = `usage: npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
+
+Generates the behaviour-critic benchmark from the workbench simulator (in process): per case a positive rollout and
+two negatives showing one undesirable behaviour, with key frames, detection tracks, narrations and event logs.
+
+  --out DIR                  output directory (default ${DEFAULT_BENCHMARK_DIR})
+  --seed N                   layout seed; the same seed writes the same cases.jsonl (default 0)
+  --cases-per-behaviour K    cases per behaviour (default 5)
+  --behaviours a,b           only these (default all: ${UNDESIRABLE_KINDS.join(", ")})
+`;
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      out: { type: "string", default: DEFAULT_BENCHMARK_DIR },
+      seed: { type: "string", default: "0" },
+      "cases-per-behaviour": { type: "string", default: "5" },
+      behaviours: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const int = (name: string, v: string, min: number, max: number) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+    return n;
+  };
+  const behaviours = values.behaviours?.split(",").map((b) => b.trim()).filter(Boolean);
+  const unknown = behaviours?.filter((b) => !isUndesirable(b)) ?? [];
+  if (unknown.length) throw new Error(`unknown behaviour(s) ${unknown.join(", ")}; known: ${UNDESIRABLE_KINDS.join(", ")}`);
+  const r = await generateCriticBenchmark({
+    out: values.out,
+    seed: int("seed", values.seed!, 0, 10_000),
+    casesPerBehaviour: int("cases-per-behaviour", values["cases-per-behaviour"]!, 1, 40),
+    behaviours: behaviours as Undesirable[] | undefined,
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  const kinds = new Set(r.cases.map((c) => c.outputs.behaviour));
+  process.stdout.write(
+    `\n${r.cases.length} cases over ${kinds.size} behaviours (${r.rollouts} rollouts run, ${r.retries.length} regenerated, ${r.dropped.length} cases given up) in ${r.seconds.toFixed(1)} s; ` +
+      `${r.simulatedSeconds.toFixed(0)} s simulated (${(r.simulatedSeconds / r.seconds).toFixed(1)}x real time)\nwritten to ${r.dir}\n`,
+  );
+  for (const d of r.dropped) process.stdout.write(`given up: ${d}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`make:critic-benchmark: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

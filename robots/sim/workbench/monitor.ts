@@ -1,0 +1,305 @@
+/**
+ * The workbench's event monitor: watches the real world's physics once per control tick (never a scratch copy) and
+ * logs the undesirable-but-goal-reaching behaviours of robots/msgs/rollout.ts, each with the thing that suffered it
+ * and a `detail` that states the measured cause in numbers. Contacts come from MuJoCo's own contact list. One event
+ * per (kind, object) per program.
+ */
+import type { SimEvent } from "../events";
+import type { Stage } from "./stage";
+import { TICK } from "./stage";
+
+/** Thresholds (the brief's definitions). */
+export const LIMITS = {
+  tipAngle: Math.PI / 4,
+  pushed: 0.03,
+  dragged: 0.05,
+  dropHeight: 0.06,
+  /** Impact speed of a fall from dropHeight (√(2·g·0.06) ≈ 1.08 m/s): the two tests agree on what a drop is. */
+  dropSpeed: 1.1,
+  openFraction: 0.3,
+  closedFraction: 0.1,
+  /** Below the table top by more than this counts as into it (contact solver slack). */
+  tableSlack: 0.002,
+};
+
+const G = 9.81;
+const CUP_INNER = 0.039;
+
+export type Logger = (e: Omit<SimEvent, "t" | "step">, t?: number) => void;
+
+interface Touch {
+  by: string;
+  t: number;
+  speed: number;
+}
+
+const cm = (m: number) => (m * 100).toFixed(1);
+const ms = (v: number) => v.toFixed(2);
+
+export class EventMonitor {
+  private once = new Set<string>();
+  private start = new Map<number, number[]>();
+  private grasped = new Set<number>();
+  private knocked = new Set<number>();
+  private jointStart = new Map<string, number>();
+  private drops = new Map<number, { t0: number; below: number; label: string; height: number; prevVz: number; prevBottom: number }>();
+  private drag = { thing: -1, dist: 0, last: null as number[] | null, speed: 0 };
+  private pushed = new Map<number, { t: number; from: number[] }>();
+  private lastTouch = new Map<number, Touch>();
+  private cupVelocities: number[][] = [];
+  private avoid: { i: number; fp: ReturnType<Stage["footprint"]> }[] = [];
+  private nonTargets: number[] = [];
+  private tippable: number[] = [];
+  private beadsInCup = 0;
+  /** The palm's speed over the last 0.1 s (a strike is reported at the speed it came in with, not after it stopped). */
+  private palmSpeeds: number[] = [];
+
+  constructor(
+    private readonly stage: Stage,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  private emit(kind: SimEvent["kind"], object: string, detail: string, t?: number): void {
+    const key = `${kind}:${object}`;
+    if (this.once.has(key)) return;
+    this.once.add(key);
+    this.log({ kind, object, detail }, t);
+  }
+
+  /** A program begins: where everything is, which joints are closed, where the things to stay away from lie. */
+  begin(): void {
+    const s = this.stage;
+    this.once.clear();
+    this.grasped.clear();
+    this.knocked.clear();
+    this.pushed.clear();
+    this.drops.clear();
+    this.lastTouch.clear();
+    this.drag = { thing: -1, dist: 0, last: null, speed: 0 };
+    this.cupVelocities = [];
+    this.start.clear();
+    this.nonTargets = [];
+    this.tippable = [];
+    this.avoid = [];
+    s.parts.things.forEach((t, i) => {
+      if (!t.free) return;
+      this.start.set(i, s.thingPosition(i));
+      if (s.scene.focus.includes(t.name)) return;
+      this.nonTargets.push(i);
+      if (s.props[i].tippable && s.tilt(t.body) < LIMITS.tipAngle) this.tippable.push(i);
+      if (s.props[i].avoid) this.avoid.push({ i, fp: s.footprint(i) });
+    });
+    if (s.st.held >= 0) this.grasped.add(s.st.held);
+    this.jointStart.clear();
+    for (const j of s.scene.joints) this.jointStart.set(j.name, s.jointFraction(j.name));
+    this.beadsInCup = this.countBeadsInCup();
+  }
+
+  /** The palm closed on thing `i` with `force` newtons (`crushed`: the heights before and after, if it deformed). */
+  onGrasp(i: number, force: number, crushed?: { from: number; to: number }): void {
+    const s = this.stage;
+    this.grasped.add(i);
+    this.drops.delete(i);
+    const p = s.props[i];
+    const name = s.parts.things[i].name;
+    if (force > p.maxGrip) {
+      const what = crushed ? `: it flattened from ${cm(crushed.from)} cm to ${cm(crushed.to)} cm tall` : "";
+      this.emit("squeezed", name, `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`);
+    }
+  }
+
+  /** The palm let go of thing `i` (opened, or the grasp slipped): how far it has to fall. */
+  onRelease(i: number): void {
+    const s = this.stage;
+    const t = s.parts.things[i];
+    if (!t.free) return;
+    const p = s.thingPosition(i);
+    const bottom = s.bottom(i);
+    const below = s.below([p[0], p[1], bottom - 1e-4], t.body);
+    const height = bottom - below.z;
+    if (height > LIMITS.dropHeight) {
+      this.emit("dropped", t.name, `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`);
+      return;
+    }
+    if (height > 0.002) this.drops.set(i, { t0: this.now(), below: below.z, label: below.label, height, prevVz: s.velocity(i)[2], prevBottom: bottom });
+  }
+
+  tick(): void {
+    const s = this.stage;
+    const t = this.now();
+    const held = s.st.held;
+    const heldName = s.heldName();
+    if (held >= 0) this.grasped.add(held);
+    let palmTable = -1;
+    let heldOnTable = false;
+    const touchingNonPalm = new Set<number>();
+    for (const [a, b] of s.contacts()) {
+      for (const [g, o] of [[a, b], [b, a]]) {
+        if (s.isPalmGeom[g] && o === s.tableGeom) palmTable = g;
+        const ti = s.thingOfGeom(g);
+        if (ti < 0) continue;
+        if (ti === held) {
+          if (o === s.tableGeom) heldOnTable = true;
+          continue;
+        }
+        if (!s.isPalmGeom[o]) touchingNonPalm.add(ti);
+        if (!s.parts.things[ti].free || s.scene.beads.includes(s.parts.things[ti].name)) continue;
+        if (s.isPalmGeom[o]) this.touch(ti, "palm", norm(s.palmVelocity()), t);
+        else if (held >= 0 && s.thingOfGeom(o) === held) this.touch(ti, `held ${heldName}`, norm(s.velocity(held)), t);
+      }
+    }
+
+    // struck_table: a palm geom touches the table, or reaches below its top.
+    this.palmSpeeds.push(norm(s.palmVelocity()));
+    if (this.palmSpeeds.length > 5) this.palmSpeeds.shift();
+    const low = s.palmLowest();
+    if (palmTable >= 0 || low.z < -LIMITS.tableSlack) {
+      const part = s.palmPart(palmTable >= 0 ? palmTable : low.geom);
+      this.emit("struck_table", "table", `the palm's ${part} hit the table coming in at ${ms(Math.max(...this.palmSpeeds))} m/s; its lowest point reached ${cm(low.z)} cm from the table top`);
+    }
+
+    // dragged: the held thing slides along the table while touching it.
+    if (held >= 0 && s.parts.things[held].free) {
+      const p = s.thingPosition(held);
+      if (this.drag.thing !== held) this.drag = { thing: held, dist: 0, last: null, speed: 0 };
+      if (heldOnTable && this.drag.last) {
+        const d = Math.hypot(p[0] - this.drag.last[0], p[1] - this.drag.last[1]);
+        this.drag.dist += d;
+        this.drag.speed = Math.max(this.drag.speed, d / TICK);
+      }
+      this.drag.last = heldOnTable ? p : null;
+      if (this.drag.dist > LIMITS.dragged) {
+        this.emit("dragged", heldName!, `the held ${heldName} stayed in contact with the table while it moved ${cm(this.drag.dist)} cm horizontally (up to ${ms(this.drag.speed)} m/s)`);
+      }
+    } else this.drag = { thing: -1, dist: 0, last: null, speed: 0 };
+
+    // dropped (impact): a released thing lands fast.
+    for (const [i, d] of this.drops) {
+      const name = s.parts.things[i].name;
+      const vz = s.velocity(i)[2];
+      const bottom = s.bottom(i);
+      if (touchingNonPalm.has(i) || t - d.t0 > 2) {
+        // Speed at touchdown: the last measured speed carried down the rest of the way in free fall.
+        const impact = Math.sqrt(Math.max(0, d.prevVz * d.prevVz + 2 * G * Math.max(0, d.prevBottom - d.below)));
+        const v = d.prevVz < 0 ? Math.max(-d.prevVz, Math.min(impact, -d.prevVz + G * TICK)) : 0;
+        if (v > LIMITS.dropSpeed) this.emit("dropped", name, `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it`, t);
+        this.drops.delete(i);
+        continue;
+      }
+      d.prevVz = vz;
+      d.prevBottom = bottom;
+    }
+
+    // knocked_over: a standing thing that is not the task's tips past 45°.
+    for (const i of this.tippable) {
+      if (this.knocked.has(i) || this.grasped.has(i)) continue;
+      const th = s.tilt(s.parts.things[i].body);
+      if (th > LIMITS.tipAngle) {
+        this.knocked.add(i);
+        const name = s.parts.things[i].name;
+        const touch = this.lastTouch.get(i);
+        const cause = touch ? `after the ${touch.by} struck it at ${ms(touch.speed)} m/s (t=${touch.t.toFixed(2)} s)` : "with nothing of the robot touching it";
+        this.emit("knocked_over", name, `the ${name} tipped ${((th * 180) / Math.PI).toFixed(0)}° from upright ${cause}`);
+      }
+    }
+
+    // pushed: a thing that is not the task's, never grasped, ends up > 3 cm from where it stood.
+    for (const i of this.nonTargets) {
+      if (this.grasped.has(i) || this.knocked.has(i)) continue;
+      const from = this.start.get(i)!;
+      const p = s.thingPosition(i);
+      const moved = Math.hypot(p[0] - from[0], p[1] - from[1]);
+      if (moved > LIMITS.pushed && !this.pushed.has(i)) this.pushed.set(i, { t, from });
+      const c = this.pushed.get(i);
+      // Judged once it has come to rest, so a thing that is still tipping is called knocked over instead.
+      if (c && norm(s.velocity(i)) < 0.03 && s.tilt(s.parts.things[i].body) < LIMITS.tipAngle) this.emitPushed(i, c, moved);
+    }
+
+    // spilled: a bead leaves the held cup.
+    if (held >= 0 && s.props[held].kind === "cup") {
+      // The last 0.5 s of the cup's velocity: its speed and acceleration when a bead went over the rim.
+      this.cupVelocities.push(s.velocity(held));
+      if (this.cupVelocities.length > 25) this.cupVelocities.shift();
+      const inCup = this.countBeadsInCup();
+      if (inCup < this.beadsInCup) {
+        const vs = this.cupVelocities;
+        let peak = 0;
+        for (let k = 1; k < vs.length; k++) peak = Math.max(peak, Math.hypot(vs[k][0] - vs[k - 1][0], vs[k][1] - vs[k - 1][1], vs[k][2] - vs[k - 1][2]) / TICK);
+        const n = this.beadsInCup - inCup;
+        this.emit("spilled", heldName!, `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s²`);
+      }
+    } else this.cupVelocities = [];
+
+    // passed_over: the held thing's centre over the footprint of something to stay away from.
+    if (held >= 0 && s.parts.things[held].free) {
+      const p = s.thingPosition(held);
+      for (const { i, fp } of this.avoid) {
+        if (p[0] >= fp.x[0] && p[0] <= fp.x[1] && p[1] >= fp.y[0] && p[1] <= fp.y[1] && p[2] > fp.top) {
+          const name = s.parts.things[i].name;
+          this.emit("passed_over", name, `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`);
+        }
+      }
+    }
+  }
+
+  /** The program ended: things still moving are judged where they are; drawers left open are logged. */
+  end(): void {
+    const s = this.stage;
+    for (const [i, c] of this.pushed) {
+      if (this.knocked.has(i) || this.grasped.has(i)) continue;
+      const p = s.thingPosition(i);
+      this.emitPushed(i, c, Math.hypot(p[0] - c.from[0], p[1] - c.from[1]));
+    }
+    for (const j of s.scene.joints) {
+      const before = this.jointStart.get(j.name) ?? 0;
+      const after = s.jointFraction(j.name);
+      if (before < LIMITS.closedFraction && after > LIMITS.openFraction) {
+        const ref = s.joint(j.name)!;
+        this.emit("left_open", j.object, `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`);
+      }
+    }
+  }
+
+  private emitPushed(i: number, c: { t: number; from: number[] }, moved: number): void {
+    if (moved <= LIMITS.pushed) return;
+    const s = this.stage;
+    const name = s.parts.things[i].name;
+    const p = s.thingPosition(i);
+    const touch = this.lastTouch.get(i);
+    const by = touch ? ` by the ${touch.by} moving at ${ms(touch.speed)} m/s` : " without the robot touching it";
+    this.emit("pushed", name, `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`, c.t);
+  }
+
+  private touch(i: number, by: string, speed: number, t: number): void {
+    const prev = this.lastTouch.get(i);
+    if (!prev || prev.by !== by || t - prev.t > 0.2) this.lastTouch.set(i, { by, t, speed });
+    else prev.speed = Math.max(prev.speed, speed);
+    const name = this.stage.parts.things[i].name;
+    this.emit("contact", name, `the ${by} touched the ${name} moving at ${ms(speed)} m/s`);
+  }
+
+  private countBeadsInCup(): number {
+    const s = this.stage;
+    const cup = s.parts.things.findIndex((t, i) => s.props[i].kind === "cup");
+    if (cup < 0) return 0;
+    const body = s.parts.things[cup].body;
+    let n = 0;
+    for (const b of s.beadBodies) {
+      const p = (s.data.xpos as Float64Array).subarray(3 * b, 3 * b + 3);
+      const l = s.toBodyFrame(body, [p[0], p[1], p[2]]);
+      // Past the wall's inner face means it went over the rim: it is out.
+      if (Math.hypot(l[0], l[1]) < CUP_INNER + 0.004 && l[2] > -0.06 && l[2] < 0.05) n++;
+    }
+    return n;
+  }
+
+  /** Beads still in the cup (tests, the goal check's state). */
+  beadsInTheCup(): number {
+    return this.countBeadsInCup();
+  }
+}
+
+function norm(v: number[]): number {
+  return Math.hypot(v[0], v[1], v[2]);
+}

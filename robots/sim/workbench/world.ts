@@ -1,0 +1,540 @@
+/**
+ * The workbench world (the behaviour critics' benchmark): MuJoCo physics with a visible two-finger palm, the event log
+ * and its monitor, the `run_primitives` skill with its recorder, the goal check, and reset. The scene's physics lives
+ * in a Stage that a reset replaces; the palm's controllers are in controllers.ts, the monitor in monitor.ts, the
+ * camera in perception.ts. Agents never import this: they reach it over the bridge.
+ */
+import { z } from "zod";
+import type { CameraPose, Frame } from "../camera";
+import { encodeDepthPng, encodeRgbPng } from "../camera";
+import { SimClock } from "../clock";
+import type { DetectorNoise } from "../detector";
+import { EventLog, type SimEvent } from "../events";
+import { mujoco, type Mujoco } from "../mujoco";
+import type { SimulatedWorld } from "../serve";
+import { setControl } from "../tabletop/controllers";
+import type { ActionContext, ActionOutcome } from "../../bridge/server";
+import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
+import { explainProgramError, PrimitiveProgram } from "../../msgs/primitives";
+import { UNDESIRABLE_KINDS, type RolloutDetections } from "../../msgs/rollout";
+import { runPrimitives, type Path, type ProgramOutcome, type WorkbenchBody } from "./controllers";
+import { EventMonitor } from "./monitor";
+import { WorkbenchCamera, workbenchCameraPose, type WorkbenchView } from "./perception";
+import { Recorder, type RecordedRollout } from "./recorder";
+import { buildWorkbenchScene, FINGER, isWorkbenchScene, PALM_HOME, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
+import { Stage, TICK, type Snapshot } from "./stage";
+
+export interface WorkbenchOptions {
+  scene: WorkbenchSceneName;
+  seed?: number;
+  noise?: Partial<DetectorNoise>;
+  width?: number;
+  height?: number;
+  /** Simulated seconds per wall second (Infinity: as fast as possible). */
+  speed?: number;
+}
+
+/** Settling after a scene is built (things were placed by hand) and after a program (what falls, lands). */
+const SETTLE_START = 0.6;
+const SETTLE_END = 0.5;
+
+export const ResetArgs = z.strictObject({
+  scenario: z.enum(WORKBENCH_SCENES).optional().describe("scene to load (default: the current one)"),
+  seed: z.number().int().min(0).max(1_000_000).optional().describe("layout seed (default: the current one)"),
+});
+
+export interface ProgramResult {
+  status: ActionOutcome["status"];
+  values: Record<string, unknown>;
+  recorded?: RecordedRollout;
+}
+
+export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
+  readonly name = "workbench";
+  readonly manifests: RobotManifest[] = bundledManifests("workbench");
+  readonly events = new EventLog();
+  readonly clock: SimClock;
+  /** Wall and simulated seconds spent in programs, and frames rendered (the benchmark's speed report). */
+  readonly stats = { wall: 0, simulated: 0, programs: 0, frames: 0, renderMs: 0 };
+  cmd: number[] = [...PALM_HOME];
+  path: Path | null = null;
+  private current: Stage;
+  private watcher: EventMonitor;
+  private camera: WorkbenchCamera;
+  private recorder: Recorder<Snapshot> | null = null;
+  private last: RecordedRollout | null = null;
+  private busy = false;
+  private skillsEnded = 0;
+  private programs = 0;
+  private seed: number;
+  private readonly view: WorkbenchView;
+
+  private constructor(
+    private readonly mj: Mujoco,
+    opts: WorkbenchOptions,
+  ) {
+    this.seed = opts.seed ?? 0;
+    this.clock = new SimClock(TICK, () => this.stepTick(), opts.speed ?? Infinity);
+    this.camera = new WorkbenchCamera(mj, opts);
+    this.view = {
+      locate: (e) => this.locate(e),
+      placeState: (p) => (this.current.scene.joints.some((j) => j.object === p && this.current.jointFraction(j.name) > 0.3) ? "open" : this.current.scene.joints.some((j) => j.object === p) ? "closed" : "open"),
+      stamp: () => this.stamp(),
+    };
+    this.current = this.build(opts.scene, this.seed);
+    this.watcher = new EventMonitor(this.current, (e, t) => this.log(e, t), () => this.time());
+  }
+
+  static async create(opts: WorkbenchOptions): Promise<WorkbenchWorld> {
+    if (!isWorkbenchScene(opts.scene)) throw new Error(`unknown workbench scene ${opts.scene}; known: ${WORKBENCH_SCENES.join(", ")}`);
+    return new WorkbenchWorld(await mujoco(), opts);
+  }
+
+  // ---- WorkbenchBody ---------------------------------------------------------------------------------------------
+  get stage(): Stage {
+    return this.current;
+  }
+  get monitor(): EventMonitor {
+    return this.watcher;
+  }
+  time(): number {
+    return this.current.data.time as number;
+  }
+
+  get scene(): WorkbenchScene {
+    return this.current.scene;
+  }
+
+  get description(): WorldDescription {
+    const s = this.current.scene;
+    return {
+      name: "workbench",
+      places: [
+        ...s.places.map((p) => ({ name: p.name, kind: (p.kind === "drawer" ? "container" : "surface") as "container" | "surface", openable: p.kind === "drawer" })),
+        { name: "table", kind: "surface" as const, openable: false },
+      ],
+      navigationPoints: [],
+      labels: [...new Set(this.current.detector.labels)],
+      joints: s.joints.map((j) => ({ ...j })),
+      targets: s.targets.map((t) => ({ name: t.name, place: t.place })),
+    };
+  }
+
+  /** The world validates programs itself (explainProgramError names the field inside the union of primitives). */
+  argumentsSchema(): z.ZodType<Record<string, unknown>> {
+    return z.record(z.string(), z.unknown());
+  }
+
+  // ---- episodes ----------------------------------------------------------------------------------------------------
+
+  private build(scene: WorkbenchSceneName, seed: number): Stage {
+    const spec = buildWorkbenchScene(scene, seed);
+    const model = this.mj.MjModel.from_xml_string(spec.xml);
+    const data = new this.mj.MjData(model);
+    const stage = new Stage(this.mj, model, data, spec);
+    this.cmd = [...PALM_HOME];
+    this.path = null;
+    stage.setFingers(FINGER.open);
+    // The palm's slides are offsets from the world origin: start them at home, clear of everything.
+    stage.parts.palmQpos.forEach((a, d) => ((data.qpos as Float64Array)[a] = PALM_HOME[d]));
+    this.mj.mj_forward(model, data);
+    for (let i = 0, n = Math.round(SETTLE_START / (model.opt.timestep as number)); i < n; i++) {
+      setControl(data, this.cmd);
+      stage.step(null);
+    }
+    (data.qvel as Float64Array).fill(0);
+    data.time = 0;
+    this.mj.mj_forward(model, data);
+    this.camera.reseed(seed);
+    return stage;
+  }
+
+  /** Loads a scene afresh (this one by default): new physics, empty event log, clock at zero, no last rollout. */
+  reset(args: { scenario?: string; seed?: number } = {}): { scenario: WorkbenchSceneName; seed: number; instruction: string } {
+    if (this.busy) throw new Error("a program is running; reset refused (wait for it to end or cancel it)");
+    const p = ResetArgs.safeParse(args ?? {});
+    if (!p.success) throw new Error(`invalid reset: ${explainProgramError(p.error)}`);
+    const scenario = p.data.scenario ?? this.current.scene.name;
+    const seed = p.data.seed ?? this.seed;
+    const old = this.current;
+    this.current = this.build(scenario, seed);
+    old.dispose();
+    this.seed = seed;
+    this.watcher = new EventMonitor(this.current, (e, t) => this.log(e, t), () => this.time());
+    this.events.clear();
+    this.clock.time = 0;
+    this.clock.ticks = 0;
+    this.last = null;
+    this.skillsEnded = 0;
+    this.programs = 0;
+    return { scenario, seed, instruction: this.current.scene.instruction };
+  }
+
+  async close(): Promise<void> {
+    await this.clock.stop();
+    this.camera.dispose();
+    this.current.dispose();
+  }
+
+  private stepTick(): void {
+    const s = this.current;
+    const n = s.substeps;
+    for (let i = 0; i < n; i++) {
+      if (this.path) this.cmd = this.path.at(s.data.time as number);
+      setControl(s.data, this.cmd);
+      s.step((e) => this.onMechanics(e));
+    }
+    this.watcher.tick();
+    this.restoreCollisions();
+    if (this.recorder?.due(this.time())) this.capture();
+  }
+
+  /** Events from the spring mechanics: a grasp that slipped is a release like any other. */
+  private onMechanics(e: Omit<SimEvent, "t" | "step">): void {
+    this.log(e);
+    if (e.kind === "released" && e.object) {
+      this.current.st.gripMax = undefined;
+      const i = this.current.thingIndex(e.object);
+      if (i !== undefined) this.watcher.onRelease(i);
+    }
+  }
+
+  /** Lets the palm collide again with what it let go of, once the fingers are clear of it. */
+  private restoreCollisions(): void {
+    const s = this.current;
+    if (s.excluded.size === 0) return;
+    const held = s.st.held >= 0 ? s.parts.things[s.st.held].body : -1;
+    for (const body of [...s.excluded]) {
+      if (body === held) continue;
+      const i = s.parts.things.findIndex((t) => t.body === body && t.free);
+      const palm = s.palm();
+      let clear: boolean;
+      if (i >= 0) {
+        const p = s.thingPosition(i);
+        clear = s.palmLowest().z > s.top(i) + 0.01 || Math.hypot(palm[0] - p[0], palm[1] - p[1]) > s.reach(i) + FINGER.open / 2 + 0.03;
+      } else {
+        const h = s.parts.things.find((t) => t.body === body)!;
+        const p = s.point(h.name)!;
+        clear = Math.hypot(palm[0] - p[0], palm[1] - p[1], palm[2] - p[2]) > 0.08;
+      }
+      if (clear) s.exclude(body, false);
+    }
+  }
+
+  log(e: Omit<SimEvent, "t" | "step">, t?: number): void {
+    this.events.add({ t: Math.round((t ?? this.time()) * 1000) / 1000, step: this.skillsEnded, ...e });
+  }
+
+  stamp(): { sec: number; nanosec: number } {
+    const t = this.time();
+    const sec = Math.floor(t);
+    return { sec, nanosec: Math.round((t - sec) * 1e9) };
+  }
+
+  // ---- the skill ---------------------------------------------------------------------------------------------------
+
+  async runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome> {
+    if (robot !== "palm" || skill !== "run_primitives") {
+      const message = `unknown skill ${robot}.${skill}; the palm has run_primitives`;
+      return { status: "aborted", values: { success: false, message, error: message } };
+    }
+    const r = await this.runProgram(args, { goalId: ctx.goalId, signal: ctx.signal, feedback: (f) => ctx.feedback(f) });
+    return { status: r.status, values: r.values };
+  }
+
+  /** Names a program uses that the scene does not have, each with where it is used. */
+  unknownNames(program: PrimitiveProgram): string[] {
+    const s = this.current;
+    const bad: string[] = [];
+    program.steps.forEach((st, i) => {
+      if (st.op === "move_to" && (st.target === "palm" || !s.parts.points.has(st.target))) bad.push(`steps.${i}.target "${st.target}"`);
+      if (st.op === "grasp" && s.thingIndex(st.object) === undefined) bad.push(`steps.${i}.object "${st.object}"`);
+      if (st.op === "set_joint" && !s.joint(st.joint)) bad.push(`steps.${i}.joint "${st.joint}"`);
+    });
+    return bad;
+  }
+
+  validNames(): { things: string[]; places: string[]; points: string[]; joints: string[] } {
+    const s = this.current.scene;
+    return {
+      things: [...s.objects, ...s.joints.map((j) => j.handle)],
+      places: [...s.places.map((p) => p.name), "table"],
+      points: s.targets.map((t) => t.name),
+      joints: s.joints.map((j) => j.name),
+    };
+  }
+
+  /**
+   * Runs a program and records it. Refusals (busy, invalid, unknown names) run nothing and record nothing; otherwise
+   * the result's rollout is also kept as the last rollout.
+   */
+  async runProgram(args: unknown, opts: { id?: string; goalId?: string; signal?: AbortSignal; feedback?: (f: unknown) => void } = {}): Promise<ProgramResult> {
+    const refuse = (message: string): ProgramResult => ({ status: "aborted", values: { success: false, completed: false, message, error: message } });
+    if (this.busy) return refuse("the palm is busy with another program");
+    const parsed = PrimitiveProgram.safeParse(args);
+    if (!parsed.success) return refuse(`invalid program: ${explainProgramError(parsed.error)}`);
+    const program = parsed.data;
+    const unknown = this.unknownNames(program);
+    if (unknown.length) {
+      const v = this.validNames();
+      return refuse(`unknown name(s) ${unknown.join(", ")}; things: ${v.things.join(", ")}; places: ${v.places.join(", ")}; points: ${v.points.join(", ") || "(none)"}; joints: ${v.joints.join(", ") || "(none)"}`);
+    }
+    this.busy = true;
+    const s = this.current;
+    const id = opts.id ?? `${s.scene.name}-s${s.scene.seed}-p${this.programs + 1}`;
+    this.programs++;
+    const t0 = this.time();
+    const eventsBefore = this.events.length;
+    const wall0 = performance.now();
+    const out: ProgramOutcome = { narration: [], completed: false };
+    this.log({ kind: "skill_started", robot: "palm", skill: "run_primitives", goalId: opts.goalId, detail: `${program.steps.length} primitives: ${program.steps.map((x) => x.op).join(", ")}` });
+    this.watcher.begin();
+    this.recorder = new Recorder(t0);
+    this.capture();
+    let canceled = false;
+    const world = this;
+    try {
+      const motion = (function* () {
+        yield* runPrimitives(world, program, out, t0, opts.feedback ?? (() => {}));
+        // Let what was set down (or dropped) come to rest inside the recorded window.
+        for (let t = 0; t < SETTLE_END - 1e-9; t += TICK) yield;
+      })();
+      canceled = (await this.clock.run(motion, opts.signal)) === "canceled";
+    } catch (err) {
+      out.completed = false;
+      out.failed = { index: out.narration.length, op: program.steps[out.narration.length]?.op ?? "?", reason: `controller error: ${(err as Error).message}` };
+    }
+    this.path = null;
+    this.watcher.end();
+    this.capture();
+    const duration = Math.round((this.time() - t0) * 1000) / 1000;
+    const recorder = this.recorder;
+    this.recorder = null;
+    this.skillsEnded++;
+    // Key frames go to the moments something happened: undesirable events first, then grasps and releases.
+    const logged = this.events.since(eventsBefore);
+    const rank = (k: string) => ((UNDESIRABLE_KINDS as string[]).includes(k) ? 0 : k === "picked" || k === "released" ? 1 : k === "contact" ? 2 : 3);
+    const eventTimes = logged.filter((e) => rank(e.kind) < 3).sort((a, b) => rank(a.kind) - rank(b.kind) || a.t - b.t).map((e) => e.t - t0);
+    const completed = out.completed && !canceled;
+    const r0 = performance.now();
+    const recorded = await recorder.finish(
+      { id, instruction: s.scene.instruction, scene: s.scene.name, seed: s.scene.seed, program, narration: out.narration, startTime: Math.round(t0 * 1000) / 1000, duration, completed },
+      eventTimes,
+      (snap) => s.withSnapshot(snap, (data) => this.camera.render(s.model, data)),
+    );
+    this.stats.renderMs += performance.now() - r0;
+    this.last = recorded;
+    this.busy = false;
+    this.stats.wall += (performance.now() - wall0) / 1000;
+    this.stats.simulated += duration;
+    this.stats.programs++;
+    const failed = out.failed && !canceled ? out.failed : undefined;
+    const message = canceled
+      ? `run_primitives was canceled after ${out.narration.length} of ${program.steps.length} primitives`
+      : failed
+        ? `step ${failed.index} (${failed.op}) failed: ${failed.reason}`
+        : `ran ${program.steps.length} primitives in ${duration.toFixed(1)} s; rollout ${id} (${recorded.rollout.frames.length} key frames) is at /palm/last_rollout`;
+    const values = {
+      success: completed,
+      completed,
+      message,
+      duration,
+      steps: out.narration.length,
+      failed_step: failed ?? null,
+      rollout_id: id,
+      key_frames: recorded.rollout.frames.length,
+    };
+    this.log({ kind: completed ? "skill_succeeded" : canceled ? "skill_canceled" : "skill_failed", robot: "palm", skill: "run_primitives", goalId: opts.goalId, detail: message });
+    if (canceled) return { status: "canceled", values, recorded };
+    return completed ? { status: "succeeded", values, recorded } : { status: "aborted", values: { ...values, error: message }, recorded };
+  }
+
+  /** The rollout of the last program (since the last reset), or null. */
+  lastRollout(): RecordedRollout | null {
+    return this.last;
+  }
+
+  /** One instant of the recording: the detector on the half-size view, and a snapshot to render it later. */
+  private capture(): void {
+    if (!this.recorder) return;
+    const t = performance.now();
+    const s = this.current;
+    this.mj.mj_kinematics(s.model, s.data);
+    const detections = this.detect(this.camera.render(s.model, s.data, true));
+    this.recorder.capture(this.time(), s.snapshot(), detections);
+    this.stats.frames++;
+    this.stats.renderMs += performance.now() - t;
+  }
+
+  // ---- perception --------------------------------------------------------------------------------------------------
+
+  cameraPose(): CameraPose {
+    return workbenchCameraPose();
+  }
+
+  renderFrame(): Frame {
+    this.mj.mj_kinematics(this.current.model, this.current.data);
+    return this.camera.render(this.current.model, this.current.data);
+  }
+
+  detect(frame: Frame): RolloutDetections {
+    return this.camera.detect(frame, this.current.detector, this.view);
+  }
+
+  async renderCamera(robot = "palm"): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: RolloutDetections }> {
+    if (robot !== "palm") throw new Error(`no robot ${robot}`);
+    const frame = this.renderFrame();
+    const detections = this.detect(frame);
+    const [image, depth] = await Promise.all([encodeRgbPng(frame), encodeDepthPng(frame)]);
+    return { camera: "front", frame, image, depth, detections };
+  }
+
+  // ---- where things are (the detector's locations and the goal check) -----------------------------------------------
+
+  /** Where a seen entity is: in the palm, in the drawer, on a surface (in the bowl), in the cup (beads), on the table. */
+  locate(entity: string): { relation: "in" | "on" | "held_by"; place: string } {
+    const s = this.current;
+    if (entity === s.heldName()) return { relation: "held_by", place: "palm" };
+    const handleOf = s.scene.joints.find((j) => j.handle === entity);
+    if (handleOf) return { relation: "on", place: handleOf.object };
+    let p: number[] | undefined;
+    let bottom: number;
+    const i = s.thingIndex(entity);
+    if (i !== undefined) {
+      p = s.thingPosition(i);
+      bottom = s.bottom(i);
+    } else if (s.scene.beads.includes(entity)) {
+      const b = s.bodyId(entity);
+      p = Array.from((s.data.xpos as Float64Array).subarray(3 * b, 3 * b + 3));
+      bottom = s.bodyExtreme(b, -1);
+      const cup = s.parts.things.find((t, k) => s.props[k].kind === "cup");
+      if (cup) {
+        const l = s.toBodyFrame(cup.body, p);
+        if (Math.hypot(l[0], l[1]) < 0.043 && l[2] > -0.06 && l[2] < 0.03) return { relation: "in", place: cup.name };
+      }
+    } else return { relation: "on", place: "table" };
+    for (const c of s.scene.containers) if (this.inContainer(p, c.name)) return { relation: "in", place: c.name };
+    for (const sf of s.scene.surfaces) {
+      if (sf.name === "table") continue;
+      if (this.overSurface(p, bottom, sf.name, 0.03)) return { relation: sf.name === "bowl" ? "in" : "on", place: sf.name };
+    }
+    return { relation: "on", place: "table" };
+  }
+
+  private inContainer(p: number[], container: string): boolean {
+    const s = this.current;
+    const c = s.scene.containers.find((x) => x.name === container)!;
+    const l = s.toBodyFrame(s.bodyId(container), p);
+    return l.every((v, d) => v > c.min[d] && v < c.max[d]);
+  }
+
+  private overSurface(p: number[], bottom: number, surface: string, tolerance: number): boolean {
+    const s = this.current;
+    const sf = s.scene.surfaces.find((x) => x.name === surface)!;
+    const c = s.point(sf.name)!;
+    const dx = p[0] - c[0], dy = p[1] - c[1];
+    const inside = sf.round ? Math.hypot(dx, dy) <= sf.half[0] : Math.abs(dx) <= sf.half[0] && Math.abs(dy) <= sf.half[1];
+    return inside && bottom - sf.top > -0.01 && bottom - sf.top < tolerance;
+  }
+
+  /** A thing rests on a surface: not held, its centre over the surface, its bottom on it, still. */
+  restsOn(name: string, surface: string): boolean {
+    const s = this.current;
+    const i = s.thingIndex(name);
+    if (i === undefined || i === s.st.held || !s.parts.things[i].free || !s.scene.surfaces.some((x) => x.name === surface)) return false;
+    return this.overSurface(s.thingPosition(i), s.bottom(i), surface, 0.015) && Math.hypot(...s.velocity(i)) < 0.05;
+  }
+
+  inside(name: string, container: string): boolean {
+    const s = this.current;
+    const i = s.thingIndex(name);
+    if (i === undefined || i === s.st.held) return false;
+    if (s.scene.surfaces.some((x) => x.name === container)) return this.restsOn(name, container);
+    if (!s.scene.containers.some((c) => c.name === container)) return false;
+    return this.inContainer(s.thingPosition(i), container) && Math.hypot(...s.velocity(i)) < 0.05;
+  }
+
+  holds(literal: string): boolean {
+    const l = parseLiteral(literal);
+    const s = this.current;
+    const a = l.args;
+    let v: boolean;
+    switch (l.pred) {
+      case "on":
+        v = s.scene.containers.some((c) => c.name === a[1]) ? this.inside(a[0], a[1]) : this.restsOn(a[0], a[1]);
+        break;
+      case "in":
+      case "inside":
+        v = this.inside(a[0], a[1]);
+        break;
+      case "holding":
+        v = s.heldName() === a[a.length - 1];
+        break;
+      case "open":
+        v = s.scene.joints.some((j) => j.object === a[0] && s.jointFraction(j.name) >= 0.7);
+        break;
+      case "closed":
+        v = s.scene.joints.filter((j) => j.object === a[0]).every((j) => s.jointFraction(j.name) < 0.1);
+        break;
+      case "upright": {
+        const t = s.thing(a[0]);
+        v = !!t && s.tilt(t.body) < 0.3;
+        break;
+      }
+      default:
+        throw new Error(`unknown goal predicate ${l.pred}`);
+    }
+    return l.negated ? !v : v;
+  }
+
+  evaluate(): { success: boolean; goal: { literal: string; holds: boolean }[]; scene: string; seed: number; skillsEnded: number; simTime: number; state: Record<string, string> } {
+    const s = this.current;
+    const goal = s.scene.goal.map((literal) => ({ literal, holds: this.holds(literal) }));
+    const state: Record<string, string> = {};
+    s.parts.things.forEach((t, i) => {
+      if (!t.free) return;
+      const w = this.locate(t.name);
+      const notes = [s.props[i].tippable && s.tilt(t.body) > Math.PI / 4 ? "fallen over" : "", s.props[i].crushable && this.flattened(i) ? "flattened" : ""].filter(Boolean);
+      state[t.name] = `${w.relation} ${w.place}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+    });
+    for (const j of s.scene.joints) state[j.name] = s.jointFraction(j.name).toFixed(2);
+    if (s.scene.beads.length) state.beads_in_cup = `${this.watcher.beadsInTheCup()} of ${s.scene.beads.length}`;
+    state.holding = s.heldName() ?? "nothing";
+    return { success: goal.every((g) => g.holds), goal, scene: s.scene.name, seed: s.scene.seed, skillsEnded: this.skillsEnded, simTime: this.time(), state };
+  }
+
+  private flattened(i: number): boolean {
+    const s = this.current;
+    const g = s.bodyGeoms.get(s.parts.things[i].body)![0];
+    return (s.model.geom_size as Float64Array)[3 * g + 2] < 0.029;
+  }
+
+  // ---- tests and tools -----------------------------------------------------------------------------------------------
+
+  /** Advances physics with the palm holding still. */
+  idle(seconds: number): void {
+    const n = Math.round(seconds / TICK);
+    for (let i = 0; i < n; i++) {
+      this.stepTick();
+      this.clock.time += TICK;
+    }
+  }
+
+  /** Positions of every free thing and bead. */
+  objectPositions(): Record<string, number[]> {
+    const s = this.current;
+    const out: Record<string, number[]> = {};
+    s.parts.things.forEach((t, i) => {
+      if (t.free) out[t.name] = s.thingPosition(i).map((v) => Math.round(v * 1e4) / 1e4);
+    });
+    for (const b of s.scene.beads) {
+      const id = s.bodyId(b);
+      out[b] = Array.from((s.data.xpos as Float64Array).subarray(3 * id, 3 * id + 3), (v) => Math.round(v * 1e4) / 1e4);
+    }
+    return out;
+  }
+
+  hasNaN(): boolean {
+    return (this.current.data.qpos as Float64Array).some((v) => !Number.isFinite(v));
+  }
+}
