@@ -115,9 +115,13 @@ export function draftProgram(ctx: WriterContext): PrimitiveProgram {
   return PrimitiveProgram.parse({ steps });
 }
 
-/** Handles face the robot (−y): come at one from in front, work the joint, back away the same way. */
+/**
+ * Handles face the robot (−y): come at one from high in front (clear of whatever the hand was over), then level with
+ * it, work the joint, back away the same way.
+ */
 function workJoint(j: { name: string; handle: string }, fraction: number): Primitive[] {
   return [
+    { op: "move_to", target: j.handle, offset: [0, -0.15, 0.25] },
     { op: "move_to", target: j.handle, offset: [0, -0.1, 0.1] },
     { op: "move_to", target: j.handle, offset: [0, 0, 0] },
     { op: "grasp", object: j.handle, force: 20, width: 0 },

@@ -7,19 +7,9 @@ import { critique, emptyBelief, staticFacts, verify } from "../../models/symboli
 import { noiseLevel, NO_NOISE } from "../../models/symbolic/noise";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { contextBlock } from "../../models/context";
-import { bundledManifests } from "../../robots/manifests";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
-import { OBJECTS, PLACES, NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
+import { labels, places, robots, world } from "../helpers/kitchenWorld";
 
-const labels = OBJECTS.map((o) => o.name);
-const places = PLACES.map((p) => p.name);
-const robots = bundledManifests("kitchen");
-const world = {
-  name: "kitchen",
-  places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
-  navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
-  labels,
-};
 
 describe("reading instructions", () => {
   it.each(listScenarios())("reads the goal of %s from its instruction alone", (name) => {

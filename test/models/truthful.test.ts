@@ -12,18 +12,8 @@ import { verifyPlan as replanVerify } from "../../models/symbolic/replan";
 import { overBudget } from "../../nodes/budget";
 import { runOptions } from "../../nodes/runtime";
 import type { Belief } from "../../models/schemas";
-import { bundledManifests } from "../../robots/manifests";
-import { OBJECTS, PLACES, NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
+import { labels, places, robots, world } from "../helpers/kitchenWorld";
 
-const labels = OBJECTS.map((o) => o.name);
-const places = PLACES.map((p) => p.name);
-const robots = bundledManifests("kitchen");
-const world = {
-  name: "kitchen",
-  places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
-  navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
-  labels,
-};
 const never = { next: () => 0.99 };
 const GOAL = "Find the bottle_of_tea and throw it into the trash_can.";
 

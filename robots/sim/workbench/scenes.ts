@@ -12,6 +12,7 @@
  * as a gripper's fingers wrap what they hold instead of pushing it away.
  */
 import { Rng } from "../random";
+import { box, f } from "../tabletop/scenes";
 
 export type Vec3 = [number, number, number];
 
@@ -95,9 +96,6 @@ export interface WorkbenchScene {
   locks: never[];
 }
 
-const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
-const box = (name: string, pos: number[], size: number[], rgba: string, extra = "") =>
-  `<geom name="${name}" type="box" pos="${f(...pos)}" size="${f(...size)}" rgba="${rgba}" ${extra}/>`;
 
 // Saturated, well separated colours, so the colour namer (tabletop/perception.ts) names them without ambiguity.
 export const RGBA = {
