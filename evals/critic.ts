@@ -11,10 +11,12 @@ import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
 import { USUAL_CAUSE } from "../models/symbolic/critic";
 import { claimFound } from "../nodes/critic/ground";
+import { readRollout, seenFrame } from "../nodes/critic/rollouts";
+import { observedEvents } from "../models/symbolic/evidence";
 import type { CriticStateType } from "../nodes/critic/state";
 import { UNDESIRABLE_KINDS, type Undesirable } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
-import { loadCriticBenchmark, type CriticBenchmark } from "./datasets/critic";
+import { loadCriticBenchmark } from "./datasets/critic";
 
 export type CriticSetting = "raw" | "detector" | "events";
 export const CRITIC_SETTINGS_RUN: CriticSetting[] = ["raw", "detector", "events"];
@@ -155,8 +157,6 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
     }
   }
   // The detector module on its own: every rollout's dense track read without noise, against its event log.
-  const { observedEvents } = await import("../models/symbolic/evidence");
-  const { seenFrame, readRollout } = await import("../nodes/critic/rollouts");
   const detector = { truth: 0, found: 0, claimed: 0, correct: 0 };
   for (const c of cases) {
     for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
@@ -263,4 +263,3 @@ export function criticReport(r: CriticResults, refine?: string): string {
   return lines.join("\n") + "\n";
 }
 
-export type { CriticBenchmark };

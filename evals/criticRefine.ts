@@ -10,7 +10,7 @@ import { compileBehaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
 import { closeSessionsFor } from "../nodes/runtime";
 import type { CriticStateType } from "../nodes/critic/state";
-import { RESET_SERVICE } from "../nodes/critic/executor";
+import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { BridgeClient } from "../robots/bridge/client";
 import { readRollout } from "../nodes/critic/rollouts";
 import { startSimProcess } from "../robots/sim/process";

@@ -5,13 +5,11 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { PrimitiveProgram, explainProgramError } from "../../robots/msgs/primitives";
-import type { Rollout } from "../../robots/msgs/rollout";
+import { LAST_ROLLOUT_SERVICE, type Rollout } from "../../robots/msgs/rollout";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { runOptions, session, type Session } from "../runtime";
 import type { CriticStateType, CriticUpdate } from "./state";
 
-export const RECORDING_SERVICE = "/palm/last_rollout";
-export const RESET_SERVICE = "/robograph/reset";
 
 /** The hand that runs primitive programs. */
 function programmableRobot(s: Session): string {
@@ -34,7 +32,7 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
   const { goalId, iteration } = state.pendingGoal!;
   const program = state.program as PrimitiveProgram;
   const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program);
-  const recording = await s.client.callService<Rollout>(RECORDING_SERVICE, {});
+  const recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
   // Frames go to the artifact store; the checkpoint keeps only the rollout's reference.
   const frames = recording.frames.map((f) => ({ ...f, image: s.artifacts.put(Buffer.from(f.image, "base64")) }));
   const ref = s.artifacts.put(Buffer.from(JSON.stringify({ ...recording, instruction: state.goal, frames })), "json");

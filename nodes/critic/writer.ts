@@ -10,7 +10,7 @@ import type { WriterContext } from "../../models/symbolic/critic";
 import type { LocatedDetection } from "../../robots/msgs/rollout";
 import { PRIMITIVE_OPS } from "../../robots/msgs/primitives";
 import { runOptions, session } from "../runtime";
-import { RESET_SERVICE } from "./executor";
+import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
 
 export const WRITER_PROMPT = `You program a robot hand over a table with a short list of primitives (${PRIMITIVE_OPS.join(", ")}):

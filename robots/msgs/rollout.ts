@@ -18,6 +18,12 @@ export type LocatedDetection = PlacedDetection & {
 
 export type RolloutDetections = Omit<DetectionsMessage, "detections"> & { detections: LocatedDetection[] };
 
+/** Where a robot serves its recorder's last rollout (images as base64 PNG), and the reset to a scene and seed. */
+export const LAST_ROLLOUT_SERVICE = "/palm/last_rollout";
+export const LAST_ROLLOUT_TYPE = "robograph_msgs/srv/LastRollout";
+export const RESET_SERVICE = "/robograph/reset";
+export const RESET_TYPE = "robograph_msgs/srv/Reset";
+
 export interface KeyFrame {
   /** Simulated seconds since the program began. */
   t: number;

@@ -3,7 +3,7 @@
  * `/palm/last_rollout` (the recorder's last rollout, key frames as base64 PNG) and `/robograph/reset`.
  */
 import { ServiceRefusal } from "../../bridge/server";
-import type { Rollout } from "../../msgs/rollout";
+import { LAST_ROLLOUT_SERVICE, LAST_ROLLOUT_TYPE, RESET_SERVICE, RESET_TYPE, type Rollout } from "../../msgs/rollout";
 import { serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { isWorkbenchScene, WORKBENCH_SCENES } from "./scenes";
 import { WorkbenchWorld, type WorkbenchOptions } from "./world";
@@ -14,10 +14,6 @@ export { WORKBENCH_SCENES, buildWorkbenchScene, isWorkbenchScene, sceneInstructi
 export { selectKeyFrames, MAX_KEY_FRAMES, FRAME_PERIOD, type RecordedRollout } from "./recorder";
 export { LIMITS } from "./monitor";
 
-export const LAST_ROLLOUT_SERVICE = "/palm/last_rollout";
-export const LAST_ROLLOUT_TYPE = "robograph_msgs/srv/LastRollout";
-export const RESET_SERVICE = "/robograph/reset";
-export const RESET_TYPE = "robograph_msgs/srv/Reset";
 
 export function listWorkbenchScenes(): string[] {
   return [...WORKBENCH_SCENES];

@@ -13,12 +13,10 @@ import { z } from "zod";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { bundledManifests } from "../../../robots/manifests";
 import { PrimitiveProgram } from "../../../robots/msgs/primitives";
-import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../../robots/msgs/rollout";
+import { LAST_ROLLOUT_SERVICE, RESET_SERVICE, UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../../robots/msgs/rollout";
 import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
-import {
-  LAST_ROLLOUT_SERVICE, RESET_SERVICE, WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES,
-} from "../../../robots/sim/workbench";
+import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
 import { BEHAVIOURS } from "../../../robots/sim/workbench/behaviours";
 import { commonEvents, generateCriticBenchmark } from "../../../robots/sim/workbench/benchmark";
 import { loadCriticBenchmark } from "../../../evals/datasets/critic";
