@@ -112,7 +112,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) return;
-    process.stderr.write(`\ninterrupted: stopping simulators; run again with --name ${name} to resume\n`);
+    process.stderr.write(`\nemergency stop: canceling the robots' goals in flight, then stopping the simulators; run again with --name ${name} to resume\n`);
     controller.abort();
   };
   process.on("SIGINT", stop);

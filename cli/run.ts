@@ -4,20 +4,26 @@
  * and leaves a run record in runs/<thread_id>/ (events.jsonl, report.md with frames, summary.json).
  */
 import { parseArgs } from "node:util";
-import { copyFileSync, mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { compileFor, modeForWorld, WORLD_FOR_MODE, type Mode } from "../evals/episode";
 import { termText } from "../robots/msgs/motion";
-import { CLEA_VARIANTS, closeSessions, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS } from "../nodes/runtime";
+import { CLEA_VARIANTS, closeSessions, CRITIC_VARIANTS, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
+import type { CriticStateType } from "../nodes/critic/state";
+import { readRollout } from "../nodes/critic/rollouts";
+import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
+import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { modelConfig, totalUsage } from "../models";
 import { BridgeClient } from "../robots/bridge/client";
+import { emergencyStop, stopReason } from "../nodes/estop";
+import { resumeHint } from "../nodes/guard";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
@@ -32,21 +38,27 @@ the method's world as a simulator child process.
 
 options:
   --graph G            closedLoop (CLEA, kitchen world; default) | replan (RePLan, tabletop world) |
-                       vlmpc (VLM-PC, legged robot on an obstacle course)
-  --world W            the same choice by world: kitchen | tabletop | course
+                       vlmpc (VLM-PC, legged robot on an obstacle course) |
+                       behaviorCritic (a policy writer refined by a behaviour critic, workbench world)
+  --world W            the same choice by world: kitchen | tabletop | course | workbench
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
                        tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
                        course (default indoor_1): ${listCourses().join(", ")}
+                       workbench scene (default apple_plate): ${listWorkbenchScenes().join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --variant V          closedLoop: ${CLEA_VARIANTS.join(" | ")}; replan: ${REPLAN_VARIANTS.join(" | ")};
-                       vlmpc: ${VLMPC_VARIANTS.join(" | ")} (default full)
+                       vlmpc: ${VLMPC_VARIANTS.join(" | ")}; behaviorCritic: ${CRITIC_VARIANTS.join(" | ")} (default full)
   --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
   --examples FILE      vlmpc full+ic: labelled example frames (default evals/datasets/course_examples/<course>.json)
+  --program FILE       behaviorCritic: a primitive program (JSON) to start from instead of the writer's first draft
+  --grounding G        behaviorCritic: what checks the critic's claims: detector (default) | events (the simulator's
+                       log, as a person watching would)
   --noise P            symbolic backend noise level, 0..1 (default 0; see README "Noise")
   --seed N             seed of the symbolic backend's noise and the detector's (default 0)
   --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
-  --resume             continue thread --thread from its last checkpoint (needs the same robot: use --bridge-url)
+  --resume             continue thread --thread from its last checkpoint (needs the same robot: use --bridge-url);
+                       an interrupted run (model endpoint down, emergency stop) runs the node it stopped in again
   --bridge-url URL     use a running robot or simulator instead of starting one
   --approve R/S,...    skills that need human approval, e.g. arm/release_to (asked on the terminal)
   --auto-approve       approve every such request without asking
@@ -63,6 +75,12 @@ environment:
   OPENAI_API_KEY, OPENAI_BASE_URL      an OpenAI-compatible endpoint (hosted, vLLM, Ollama, LM Studio)
   ROBOGRAPH_MODEL, ROBOGRAPH_MODEL_<ROLE>   model names (roles: PLANNER PERCEIVER VERIFIER CRITIC SUMMARIZER)
   ROBOGRAPH_STRUCTURED_METHOD          functionCalling (default) | jsonSchema | jsonMode
+  ROBOGRAPH_MODEL_RETRIES              retries of a request that failed in transport (default 4; backoff with jitter,
+                                       Retry-After honoured); ROBOGRAPH_MODEL_BACKOFF_MS first delay (default 1000)
+  ROBOGRAPH_MODEL_TIMEOUT_MS           time limit of one model request (default 60000)
+
+exit code: 0 done (the simulator confirms it), 2 not done, 3 interrupted (resume with --thread ID --resume)
+SIGINT/SIGTERM: emergency stop — the robot's goal in flight is canceled and the run ends interrupted
   ROBOGRAPH_MODEL_BACKEND              force symbolic or openai
   ROBOGRAPH_DATA_DIR                   as --data-dir
   ROBOGRAPH_BRIDGE_TOKEN               token for a bridge that requires one
@@ -157,6 +175,37 @@ function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcSt
   return { node, text: "" };
 }
 
+/** The behaviour critic's loop: the program written, the rollout's critique, what grounding did not find, the verdict. */
+function describeCritic(node: string, u: Partial<CriticStateType>): Line {
+  const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
+  const events = (es: { kind: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object}${e.cause ? `; ${e.cause.replace(/_/g, " ")}` : ""})`).join(", ") : "nothing undesirable");
+  switch (node) {
+    case "writer": {
+      const p = u.program as { steps: { op: string }[] } | undefined;
+      return { node, text: p ? `${p.steps.length} primitives: ${p.steps.map((x) => x.op).join(" ")}` : "" };
+    }
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `${u.status}: ${u.statusReason}` };
+    case "executor":
+      return { node, text: attempt ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…` : "" };
+    case "critique":
+      return { node, text: attempt?.critique ? events(attempt.critique.events) : "" };
+    case "ground":
+      return { node, text: attempt?.feedback ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}; kept: ${events(attempt.refined!.events)}` : attempt?.refined ? `kept: ${events(attempt.refined.events)}` : "" };
+    case "verdict":
+    case "begin":
+    case "prefer":
+      return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : "" };
+  }
+  return { node, text: "" };
+}
+
+/** A workbench scene and its task. */
+function workbenchScenario(name: string): { name: string; instruction: string } {
+  if (!isWorkbenchScene(name)) throw new Error(`no workbench scene ${name}; one of ${listWorkbenchScenes().join(", ")}`);
+  return { name, instruction: sceneInstruction(name) };
+}
+
 /** An obstacle course and VLM-PC's task in it. */
 function courseScenario(name: string): { name: string; instruction: string } {
   if (!listCourses().includes(name)) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}`);
@@ -195,6 +244,8 @@ export async function run(argv: string[]): Promise<number> {
       forget: { type: "boolean", default: false },
       "history-window": { type: "string", default: "0" },
       examples: { type: "string" },
+      program: { type: "string" },
+      grounding: { type: "string", default: "detector" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -204,17 +255,18 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  const GRAPHS: Record<string, Mode> = { closedLoop: "clea", replan: "replan", vlmpc: "vlmpc" };
+  const GRAPHS: Record<string, Mode> = { closedLoop: "clea", replan: "replan", vlmpc: "vlmpc", behaviorCritic: "critic" };
   if (v.graph && !GRAPHS[v.graph]) throw new Error(`--graph must be one of ${Object.keys(GRAPHS).join(", ")}, not ${v.graph}`);
   if (v.world && !Object.values(WORLD_FOR_MODE).includes(v.world)) throw new Error(`--world must be one of ${Object.values(WORLD_FOR_MODE).join(", ")}, not ${v.world}`);
   const mode: Mode = v.graph ? GRAPHS[v.graph] : modeForWorld(v.world ?? "kitchen");
   const world = WORLD_FOR_MODE[mode];
   if (v.world && v.world !== world) throw new Error(`--graph ${v.graph} runs in the ${world} world, not ${v.world}`);
-  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : mode === "vlmpc" ? VLMPC_VARIANTS : CLEA_VARIANTS;
+  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : mode === "vlmpc" ? VLMPC_VARIANTS : mode === "critic" ? CRITIC_VARIANTS : CLEA_VARIANTS;
   if (!allowed.includes(v.variant!)) throw new Error(`--variant must be one of ${allowed.join(", ")} for the ${world} world`);
   const scenario =
     world === "kitchen" ? loadScenario(v.scenario ?? "integration_tea_to_trash")
     : world === "tabletop" ? tabletopScenario(v.scenario ?? "cabinet_barred")
+    : world === "workbench" ? workbenchScenario(v.scenario ?? "apple_plate")
     : courseScenario(v.scenario ?? "indoor_1");
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
@@ -239,7 +291,7 @@ export async function run(argv: string[]): Promise<number> {
     const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
     // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
     const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenario.name;
-    sim = await startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs]);
+    sim = await startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
     bridgeUrl = sim.url;
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
@@ -256,6 +308,7 @@ export async function run(argv: string[]): Promise<number> {
       approve: v.approve,
       dataDir: dir,
       ...(mode === "vlmpc" ? { historyWindow: Number(v["history-window"]), examples } : {}),
+      ...(mode === "critic" ? { grounding: v.grounding } : {}),
     },
     recursionLimit: 1000,
     durability: "sync" as const,
@@ -266,13 +319,34 @@ export async function run(argv: string[]): Promise<number> {
   const frames: string[] = [];
   const started = Date.now();
   let n = 0;
-  let input: unknown = v.resume ? null : { goal };
+  const program = v.program ? JSON.parse(readFileSync(resolve(v.program), "utf8")) : undefined;
+  let input: unknown = v.resume ? null : mode === "critic" ? { goal, job: "refine", ...(program ? { program } : {}) } : { goal };
   type AnyState = ClosedLoopStateType & ReplanStateType & Omit<VlmpcStateType, "plan"> & {
     counters: ClosedLoopStateType["counters"] & ReplanStateType["counters"] & VlmpcStateType["counters"];
   };
   let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
   if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
+  if (v.resume && state?.status === "interrupted") {
+    const last = await graph.getState(config);
+    const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
+    const node = before?.next[0];
+    if (!node) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
+    say(`it was interrupted (${state.statusReason}); running ${node} again`);
+    // The node, run again, clears the interruption itself (nodes/guard.ts, `resumable`).
+    input = new Command({ goto: node });
+  }
+  // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
+  // (a second one ends the process at once).
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(`\n${sig}: emergency stop — canceling the robot's goal in flight (again to quit at once)\n`);
+    emergencyStop(`${sig} to the agent`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   let verified = false;
+  let interrupted = false;
+  let crash: Error | undefined;
   try {
     for (;;) {
       for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
@@ -284,7 +358,10 @@ export async function run(argv: string[]): Promise<number> {
         for (const [node, update] of Object.entries(data)) {
           if (node === "__interrupt__") continue;
           const u = update as Partial<AnyState>;
-          const line = mode === "replan" ? describeReplan(node, u, state) : mode === "vlmpc" ? describeVlmpc(node, u as Partial<VlmpcStateType>, state as unknown as VlmpcStateType) : describe(node, u, state);
+          const line = mode === "replan" ? describeReplan(node, u, state)
+            : mode === "vlmpc" ? describeVlmpc(node, u as Partial<VlmpcStateType>, state as unknown as VlmpcStateType)
+            : mode === "critic" ? describeCritic(node, u as Partial<CriticStateType>)
+            : describe(node, u, state);
           n++;
           say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
@@ -301,6 +378,17 @@ export async function run(argv: string[]): Promise<number> {
             const file = `frames/${String(n).padStart(3, "0")}-head.png`;
             copyFileSync(s.artifacts.path(u.sight.frame), join(runDir, file));
             frames.push(`### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${line.text}\n`);
+          }
+          // The critic's run keeps each rollout's key frames, beside what the critic said of them.
+          if (mode === "critic" && node === "executor") {
+            const a = (u as Partial<CriticStateType>).attempts as unknown as CriticStateType["attempts"][number];
+            const r = readRollout(a.rollout, s.artifacts);
+            const strip = r.frames.map((f, k) => {
+              const file = `frames/${String(a.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`;
+              copyFileSync(s.artifacts.path(f.image), join(runDir, file));
+              return `![${f.t.toFixed(1)} s](${file})`;
+            });
+            frames.push(`### Program ${a.iteration}: ${r.frames.length} key frames over ${r.duration.toFixed(1)} s\n\n${r.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`);
           }
           // The hierarchical mode keeps the frame each look was made from.
           if (mode === "replan" && u.frame && ["scan", "vision_answer", "diagnose", "task_check"].includes(node)) {
@@ -325,32 +413,60 @@ export async function run(argv: string[]): Promise<number> {
       say(`approval of ${request.action_request.action}: ${answer.type}`);
       input = new Command({ resume: [answer] });
     }
+  } catch (err) {
+    crash = err as Error;
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     let truth: { success: boolean; goal: unknown } | undefined;
+    let undesirable: string[] | undefined;
     try {
       const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
       truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
+      // The critic's task is done well only if the last program's rollout had nothing undesirable in it either.
+      if (mode === "critic") {
+        const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
+        undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
+        truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
+      }
       await c.close();
     } catch {
       // A real robot has no evaluator: the run's own status stands alone.
     }
     const usage = totalUsage(state?.usage ?? {});
+    // A run never ends `running`: an error that escaped the graph ends it `interrupted` when resuming can continue it
+    // (stopped, or the robot unreachable mid-goal), `failed` otherwise.
+    let status: string = state?.status ?? "unknown";
+    let statusReason = state?.statusReason ?? "";
+    if (crash || status === "running" || status === "unknown") {
+      const stop = stopReason();
+      // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
+      const resumable = !!stop || crash?.name === "ModelUnavailableError" || /robot unreachable|resume this thread/.test(crash?.message ?? "");
+      status = resumable ? "interrupted" : "failed";
+      statusReason = stop ? `emergency stop (${stop})` : crash ? `${resumable ? "" : "error: "}${crash.message}` : "the run stopped before its end";
+      if (resumable) statusReason += `; ${resumeHint(thread)}`;
+    }
+    interrupted = status === "interrupted";
     const summary = {
       thread,
       scenario: scenario.name,
       variant: v.variant,
       model: mc.backend,
-      status: state?.status ?? "unknown",
-      statusReason: state?.statusReason ?? "",
-      success: truth?.success ?? state?.status === "succeeded",
-      steps: mode === "replan" ? (state?.counters.motions ?? 0) + (state?.counters.visionSteps ?? 0) : mode === "vlmpc" ? state?.counters.skills ?? 0 : state?.counters.steps ?? 0,
-      replans: state?.counters.replans ?? 0,
-      ...(mode === "replan" ? { procedures: state?.counters.procedures ?? 0, motions: state?.counters.motions ?? 0, visionSteps: state?.counters.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
+      status,
+      statusReason,
+      ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${v["bridge-url"] ? ` --bridge-url ${v["bridge-url"]}` : ""}` } : {}),
+      success: truth?.success ?? status === "succeeded",
+      steps: mode === "replan" ? (state?.counters?.motions ?? 0) + (state?.counters?.visionSteps ?? 0) : mode === "vlmpc" ? state?.counters?.skills ?? 0 : mode === "critic" ? (state as unknown as CriticStateType | undefined)?.attempts.length ?? 0 : state?.counters?.steps ?? 0,
+      replans: state?.counters?.replans ?? 0,
+      ...(mode === "replan" ? { procedures: state?.counters?.procedures ?? 0, motions: state?.counters?.motions ?? 0, visionSteps: state?.counters?.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
       modelCalls: usage.calls,
+      // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
+      modelCallOutcomes: usage.outcomes ?? {},
       tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: mc.backend === "symbolic" },
-      skillSeconds: Math.round((state?.counters.skillSeconds ?? 0) * 100) / 100,
+      skillSeconds: Math.round((state?.counters?.skillSeconds ?? 0) * 100) / 100,
       wallSeconds: Math.round((Date.now() - started) / 100) / 10,
       goal: truth?.goal,
+      ...(undesirable ? { undesirable } : {}),
     };
     verified = summary.success;
     // Where the simulator's check and the agent's own verdict disagree, the record says both and the check decides.
@@ -360,10 +476,10 @@ export async function run(argv: string[]): Promise<number> {
         : undefined;
     Object.assign(summary, { agentStatus: summary.status, checked: truth ? truth.success : null, ...(disagreement ? { disagreement } : {}) });
     writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
-    report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
+    report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []), "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
     writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
     process.stdout.write(
-      `\n${summary.success ? "SUCCESS" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
+      `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
         (disagreement ? `(${disagreement})\n` : "") +
         `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
         `run record: ${runDir}/report.md\n`,
@@ -372,6 +488,8 @@ export async function run(argv: string[]): Promise<number> {
     await persistence.close();
     await sim?.stop();
   }
-  // The exit code follows the simulator's check where there is one, the agent's own status where there is not.
-  return verified ? 0 : 2;
+  if (crash && !interrupted) throw crash;
+  // The exit code follows the simulator's check where there is one, the agent's own status where there is not; an
+  // interrupted run says so (3), for a script that resumes it.
+  return verified ? 0 : interrupted ? 3 : 2;
 }

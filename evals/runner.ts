@@ -1,12 +1,15 @@
 /**
  * Experiments: graph variants × dataset examples × seeds, each episode against its own simulator process on a free
  * port, a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
- * nothing running when it stops (normally or on SIGINT).
+ * nothing running when it stops (normally or on SIGINT). Aborting an experiment is an emergency stop: every robot goal
+ * in flight is canceled on its simulator and each running episode ends `interrupted` (and, with no result written,
+ * runs again when the experiment is resumed); simulators still running after a grace period are stopped regardless.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { closeSessionsFor, type Variant } from "../nodes/runtime";
+import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
 import { totalUsage } from "../models";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { courseExamplesPath, loadDataset, type DatasetRow } from "./datasets";
@@ -41,7 +44,12 @@ export interface ExperimentOptions {
   /** VLM-PC: steps the planner sees with images (0: the whole history). */
   historyWindow?: number;
   onProgress?: (p: Progress) => void;
+  /** Aborting it stops the experiment (an emergency stop for the episodes running). */
   signal?: AbortSignal;
+  /** Simulator speed (simulated seconds per wall second; default max). */
+  speed?: string;
+  /** How long episodes get to end `interrupted` after an abort before their simulators are stopped (default 10 s). */
+  abortGraceMs?: number;
 }
 
 export interface Progress {
@@ -149,7 +157,12 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   o.onProgress?.({ done: skipped, total: plan.length, skipped, etaSeconds: null });
 
   const running = new Set<SimProcess>();
-  const onAbort = () => void Promise.all([...running].map((s) => s.stop("SIGTERM")));
+  let grace: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    // The robots stop first (their goals canceled over the bridge), so each episode ends `interrupted` on its own.
+    emergencyStop("the experiment was aborted");
+    grace = setTimeout(() => void Promise.all([...running].map((s) => s.stop("SIGTERM"))), o.abortGraceMs ?? 10_000);
+  };
   o.signal?.addEventListener("abort", onAbort);
   let next = 0;
   const worker = async () => {
@@ -157,6 +170,12 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
       const p = todo[next++];
       const r = await runOne(p, o, dir, running);
       if (o.signal?.aborted && r.error) return; // interrupted mid-episode: leave no result, it reruns on resume
+      // Paused (stopped, or a model endpoint down): no result, so it runs again when the experiment is resumed.
+      if (r.status === "interrupted") {
+        o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: null, last: r });
+        if (o.signal?.aborted) return;
+        continue;
+      }
       // Write then rename: a crash never leaves a half-written result that would stop the resume.
       const file = resultPath(dir, p.id);
       writeFileSync(`${file}.tmp`, JSON.stringify(r, null, 2));
@@ -171,7 +190,10 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
+    clearTimeout(grace);
     await Promise.all([...running].map((s) => s.stop()));
+    // The stop was this experiment's: whatever this process runs next starts unstopped.
+    if (o.signal?.aborted) clearEmergencyStop();
   }
   return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
 }
@@ -197,10 +219,6 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     exampleHash: exampleHash(p.row),
   };
   let sim: SimProcess | undefined;
-  // Each episode gets its own signal, linked to the experiment's: listeners the graph adds die with the episode.
-  const episodeAbort = new AbortController();
-  const relay = () => episodeAbort.abort();
-  o.signal?.addEventListener("abort", relay, { once: true });
   try {
     let simArgs: string[];
     if (ex.inputs.world === "kitchen") {
@@ -209,7 +227,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
       simArgs = ["--scenario", scenarioFile, "--grasp-sensing", o.graspSensing === false ? "off" : "on"];
     } else simArgs = ["--scenario", ex.inputs.scenario as string];
-    sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", "max", "--seed", String(p.seed)]);
+    // In its own process group: a terminal's Ctrl-C reaches the runner, which cancels the goals and then stops it.
+    sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", o.speed ?? "max", "--seed", String(p.seed)], undefined, { ownProcessGroup: true });
     running.add(sim);
     if (o.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
@@ -229,7 +248,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       historyWindow: o.historyWindow,
       examples: mode === "vlmpc" && p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
-      signal: episodeAbort.signal,
+      // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
+      // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });
     const usage = totalUsage(run.state.usage);
     const common = {
@@ -259,7 +279,6 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
     };
   } finally {
-    o.signal?.removeEventListener("abort", relay);
     if (sim) {
       await closeSessionsFor(sim.url);
       await sim.stop();

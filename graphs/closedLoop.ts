@@ -11,6 +11,7 @@ import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from
 import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "../nodes/clea/state";
 import { CLEA_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
 import { GoalInput } from "../nodes/state";
+import { ended, guardedNodes, resumable } from "../nodes/guard";
 import { perceive } from "../nodes/clea/perceiver";
 import { summarize } from "../nodes/clea/summarizer";
 import { checkGoal } from "../nodes/clea/goalCheck";
@@ -20,7 +21,9 @@ import { critique } from "../nodes/clea/critic";
 import { act, dispatch } from "../nodes/clea/executor";
 import { compileReplan } from "./replan";
 
-const running = (s: ClosedLoopStateType) => s.status === "running";
+const running = (s: ClosedLoopStateType) => !ended(s);
+/** A node that ended the run (a model endpoint unavailable, an answer that never fit) goes nowhere further. */
+const then = (next: string) => (s: ClosedLoopStateType) => (running(s) ? next : END);
 const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
 const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].includes(runOptions(config).variant);
 
@@ -36,26 +39,37 @@ function afterPlan(s: ClosedLoopStateType) {
 }
 
 function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(s)) return END;
   if (!s.plan) return "planner";
   return usesCritic(config) ? "critic" : "dispatch";
 }
 
 function afterCritique(s: ClosedLoopStateType) {
+  if (!running(s)) return END;
   return s.plan ? "dispatch" : "planner";
 }
 
 function afterDispatch(s: ClosedLoopStateType) {
+  if (!running(s)) return END;
   return s.pendingGoal ? "executor" : "planner";
 }
 
 /** The open-loop baseline runs its plan straight through; every other variant looks again after each action. */
 function afterAct(s: ClosedLoopStateType, config?: RunnableConfig) {
+  // The same failure a third time ends the run (nodes/repeats.ts).
+  if (!running(s)) return END;
   if (runOptions(config).variant === "open-loop" && hasNextStep(s)) return "dispatch";
   return "perceiver";
 }
 
 type Node = (state: ClosedLoopStateType, config?: RunnableConfig) => Promise<ClosedLoopUpdate>;
-export const CLOSED_LOOP_NODES = { perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique, dispatch, executor: act };
+export const CLOSED_LOOP_NODES = {
+  // Model nodes end `interrupted` when their endpoint stays unavailable (nodes/guard.ts); dispatch and executor talk
+  // to the robot only.
+  ...guardedNodes({ perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique }),
+  dispatch: resumable(dispatch),
+  executor: resumable(act),
+};
 
 /** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
 export const ClosedLoopConfiguration = runConfiguration(CLEA_VARIANTS);
@@ -72,14 +86,14 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
     .addNode("dispatch", n.dispatch)
     .addNode("executor", n.executor)
     .addEdge(START, "perceiver")
-    .addEdge("perceiver", "summarizer")
-    .addEdge("summarizer", "goal_check")
+    .addConditionalEdges("perceiver", then("summarizer"), ["summarizer", END])
+    .addConditionalEdges("summarizer", then("goal_check"), ["goal_check", END])
     .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
     .addConditionalEdges("planner", afterPlan, ["verifier", END])
-    .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch"])
-    .addConditionalEdges("critic", afterCritique, ["planner", "dispatch"])
-    .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor"])
-    .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch"]);
+    .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch", END])
+    .addConditionalEdges("critic", afterCritique, ["planner", "dispatch", END])
+    .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor", END])
+    .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch", END]);
 }
 
 export const closedLoopBuilder = buildClosedLoop();

@@ -17,6 +17,7 @@ import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from
 import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
 import { REPLAN_SETTINGS, REPLAN_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
 import { GoalInput } from "../nodes/state";
+import { ended, guardedNodes, resumable } from "../nodes/guard";
 import { scanScene } from "../nodes/replan/scan";
 import { planHighLevel } from "../nodes/replan/highLevelPlanner";
 import { verifyPlan } from "../nodes/replan/planVerifier";
@@ -36,75 +37,89 @@ const verifying = (config?: RunnableConfig) => !["no-verifier", "one-shot"].incl
 
 /** Where the plan goes next: its current step by kind, or the completion check once it has run through. */
 function nextStep(s: ReplanStateType) {
-  if (s.status !== "running") return END;
+  if (ended(s)) return END;
   const step = s.plan?.steps[s.cursor];
   if (!step) return "task_check";
   return step.kind === "vision" ? "vision_questions" : "low_level_planner";
 }
 
-function afterScan(_s: ReplanStateType, config?: RunnableConfig) {
+/** A node that ended the run (a model endpoint unavailable, an answer that never fit) goes nowhere further. */
+const then = (next: string) => (s: ReplanStateType) => (ended(s) ? END : next);
+
+function afterScan(s: ReplanStateType, config?: RunnableConfig) {
+  if (ended(s)) return END;
   return variant(config) === "one-shot" ? "low_level_planner" : "high_level_planner";
 }
 
 function afterHighLevel(s: ReplanStateType, config?: RunnableConfig) {
-  if (s.status !== "running") return END;
+  if (ended(s)) return END;
   return verifying(config) ? "plan_verifier" : nextStep(s);
 }
 
 /** A plan the verifier emptied goes back to the planner (as a new procedure). */
 function afterPlanCheck(s: ReplanStateType) {
-  return s.status === "running" && !s.plan?.steps.length ? "high_level_planner" : nextStep(s);
+  return !ended(s) && !s.plan?.steps.length ? "high_level_planner" : nextStep(s);
 }
 
 function afterQuestions(s: ReplanStateType) {
+  if (ended(s)) return END;
   return s.answers.length ? "vision_answer" : nextStep(s);
 }
 
-function afterLowLevel(_s: ReplanStateType, config?: RunnableConfig) {
+function afterLowLevel(s: ReplanStateType, config?: RunnableConfig) {
+  if (ended(s)) return END;
   return verifying(config) ? "reward_verifier" : "dispatch";
 }
 
 /** A motion with no term left is not sent: the planner finds another procedure. */
 function afterRewardCheck(s: ReplanStateType) {
+  if (ended(s)) return END;
   return s.motion ? "dispatch" : "high_level_planner";
 }
 
 /** A budget can end the run just before an action. */
 function afterDispatch(s: ReplanStateType) {
-  return s.pendingGoal && s.status === "running" ? "executor" : END;
+  return s.pendingGoal && !ended(s) ? "executor" : END;
 }
 
 /** A failed motion is diagnosed only where there is a perceiver and replanning; otherwise the run takes stock. */
 function afterMotion(s: ReplanStateType, config?: RunnableConfig) {
+  // The same failure a third time ends the run (nodes/repeats.ts).
+  if (ended(s)) return END;
   if (variant(config) === "one-shot") return "task_check";
   if (!s.failure) return nextStep(s);
   return ["full", "no-verifier"].includes(variant(config)) ? "diagnose" : "task_check";
 }
 
-function afterDiagnose(_s: ReplanStateType, config?: RunnableConfig) {
+function afterDiagnose(s: ReplanStateType, config?: RunnableConfig) {
+  if (ended(s)) return END;
   return verifying(config) ? "remap_reasons" : "consolidate";
 }
 
 function afterTaskCheck(s: ReplanStateType) {
-  return s.status === "running" ? "high_level_planner" : END;
+  return ended(s) ? END : "high_level_planner";
 }
 
 type Node = (state: ReplanStateType, config?: RunnableConfig) => Promise<ReplanUpdate>;
 const REPLAN_NODES = {
-  scan: scanScene,
-  high_level_planner: planHighLevel,
-  plan_verifier: verifyPlan,
-  vision_questions: askQuestions,
-  vision_answer: answerQuestions,
-  step_check: checkStep,
-  low_level_planner: planMotion,
-  reward_verifier: verifyMotion,
-  dispatch: dispatchMotion,
-  executor: runMotion,
-  diagnose,
-  remap_reasons: remapReasons,
-  consolidate,
-  task_check: checkTask,
+  // Model nodes end `interrupted` when their endpoint stays unavailable (nodes/guard.ts); dispatch and executor talk
+  // to the robot only.
+  ...guardedNodes({
+    scan: scanScene,
+    high_level_planner: planHighLevel,
+    plan_verifier: verifyPlan,
+    vision_questions: askQuestions,
+    vision_answer: answerQuestions,
+    step_check: checkStep,
+    low_level_planner: planMotion,
+    reward_verifier: verifyMotion,
+    diagnose,
+    remap_reasons: remapReasons,
+    consolidate,
+    task_check: checkTask,
+  }),
+  dispatch: resumable(dispatchMotion),
+  executor: resumable(runMotion),
 };
 
 /** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
@@ -128,19 +143,19 @@ export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_
     .addNode("consolidate", n.consolidate)
     .addNode("task_check", n.task_check)
     .addEdge(START, "scan")
-    .addConditionalEdges("scan", afterScan, ["high_level_planner", "low_level_planner"])
+    .addConditionalEdges("scan", afterScan, ["high_level_planner", "low_level_planner", END])
     .addConditionalEdges("high_level_planner", afterHighLevel, ["plan_verifier", ...steps])
     .addConditionalEdges("plan_verifier", afterPlanCheck, ["high_level_planner", ...steps])
     .addConditionalEdges("vision_questions", afterQuestions, ["vision_answer", ...steps])
-    .addEdge("vision_answer", "step_check")
+    .addConditionalEdges("vision_answer", then("step_check"), ["step_check", END])
     .addConditionalEdges("step_check", nextStep, [...steps])
-    .addConditionalEdges("low_level_planner", afterLowLevel, ["reward_verifier", "dispatch"])
-    .addConditionalEdges("reward_verifier", afterRewardCheck, ["dispatch", "high_level_planner"])
+    .addConditionalEdges("low_level_planner", afterLowLevel, ["reward_verifier", "dispatch", END])
+    .addConditionalEdges("reward_verifier", afterRewardCheck, ["dispatch", "high_level_planner", END])
     .addConditionalEdges("dispatch", afterDispatch, ["executor", END])
     .addConditionalEdges("executor", afterMotion, ["diagnose", ...steps])
-    .addConditionalEdges("diagnose", afterDiagnose, ["remap_reasons", "consolidate"])
-    .addEdge("remap_reasons", "consolidate")
-    .addEdge("consolidate", "high_level_planner")
+    .addConditionalEdges("diagnose", afterDiagnose, ["remap_reasons", "consolidate", END])
+    .addConditionalEdges("remap_reasons", then("consolidate"), ["consolidate", END])
+    .addConditionalEdges("consolidate", then("high_level_planner"), ["high_level_planner", END])
     .addConditionalEdges("task_check", afterTaskCheck, ["high_level_planner", END]);
 }
 

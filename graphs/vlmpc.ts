@@ -12,26 +12,29 @@
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { runConfiguration, VLMPC_SETTINGS, VLMPC_VARIANTS } from "../nodes/runtime";
 import { GoalInput } from "../nodes/state";
+import { ended, guarded, resumable } from "../nodes/guard";
 import { VlmpcState, type VlmpcStateType } from "../nodes/vlmpc/state";
 import { look } from "../nodes/vlmpc/look";
 import { planCourse } from "../nodes/vlmpc/planner";
 import { dispatchSkill, runSkill } from "../nodes/vlmpc/executor";
 
-const running = (s: VlmpcStateType) => (s.status === "running" ? "continue" : END);
+const running = (s: VlmpcStateType) => (ended(s) ? END : "continue");
 
 /** What Studio's assistant form shows and every run is checked against (bridge, variant, models, history, budgets). */
 export const VlmpcConfiguration = runConfiguration(VLMPC_VARIANTS, VLMPC_SETTINGS);
 
 const vlmpcBuilder = new StateGraph({ state: VlmpcState, input: GoalInput, context: VlmpcConfiguration })
-  .addNode("look", look)
-  .addNode("planner", planCourse)
-  .addNode("dispatch", dispatchSkill)
-  .addNode("executor", runSkill)
+  .addNode("look", resumable(look))
+  // The planner ends `interrupted` when its endpoint stays unavailable (nodes/guard.ts).
+  .addNode("planner", guarded("planner", planCourse))
+  .addNode("dispatch", resumable(dispatchSkill))
+  .addNode("executor", resumable(runSkill))
   .addEdge(START, "look")
   .addConditionalEdges("look", running, { continue: "planner", [END]: END })
   .addConditionalEdges("planner", running, { continue: "dispatch", [END]: END })
   .addEdge("dispatch", "executor")
-  .addEdge("executor", "look");
+  // The same refusal a third time ends the run (nodes/repeats.ts).
+  .addConditionalEdges("executor", running, { continue: "look", [END]: END });
 
 export function compileVlmpc(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
   // Four node steps a skill; the skill-time budget, not the recursion limit, ends a long episode.

@@ -16,8 +16,15 @@ export interface ModelConfig {
   /** How structured output is requested: many local servers want functionCalling. */
   structuredMethod: "functionCalling" | "jsonSchema" | "jsonMode";
   timeoutMs: number;
-  /** Transport retries of the HTTP client (the LangChain default of 6 makes a dead server take ~90 s). */
+  /**
+   * Retries of a request that failed in transport (timeout, 429, 5xx, connection refused), with exponential backoff
+   * and jitter, honouring Retry-After; ours, not the HTTP client's, so every request sent is counted and the run's
+   * wall budget bounds the waiting.
+   */
   maxRetries: number;
+  /** First retry delay (doubles each retry, with jitter) and the longest one. */
+  backoffMs: number;
+  maxBackoffMs: number;
   /** Times an answer that fails its schema is sent back for repair before the node fails. */
   repairAttempts: number;
   /** Longest image side sent to a VLM (pixels). */
@@ -56,7 +63,9 @@ export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverri
     models,
     structuredMethod: method,
     timeoutMs: Number(env.ROBOGRAPH_MODEL_TIMEOUT_MS ?? 60_000),
-    maxRetries: Number(env.ROBOGRAPH_MODEL_RETRIES ?? 1),
+    maxRetries: Number(env.ROBOGRAPH_MODEL_RETRIES ?? 4),
+    backoffMs: Number(env.ROBOGRAPH_MODEL_BACKOFF_MS ?? 1000),
+    maxBackoffMs: Number(env.ROBOGRAPH_MODEL_MAX_BACKOFF_MS ?? 30_000),
     repairAttempts: 2,
     imageMaxSide: Number(env.ROBOGRAPH_IMAGE_MAX_SIDE ?? 512),
     seed: o.seed ?? Number(env.ROBOGRAPH_SEED ?? 0),

@@ -11,10 +11,15 @@ import type { Session } from "./runtime";
  * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. A client
  * whose reconnection budget ran out is closed for good, so a new session's client re-attaches instead. If the robot
  * stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
+ * `signal` is the emergency stop: aborted, it cancels the goal on the robot (the result comes back `canceled`).
  */
-export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>): Promise<SkillResult> {
-  let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
+export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<SkillResult> {
+  const stopped = (): SkillResult => ({ ok: false, robot, skill, goalId, status: "canceled", message: "", error: `not sent: ${(signal!.reason as Error)?.message ?? "stopped"}`, feedback: [], durationMs: 0 });
+  if (signal?.aborted) return stopped();
+  let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
+    // Stopped while the connection was down: the bridge cancels nothing it cannot hear, so say so rather than re-attach.
+    if (signal?.aborted) return { ...stopped(), error: `stopped while the connection was lost (${result.error}); the goal may still be running` };
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
     if (s.client.closed) {
       try {
@@ -24,7 +29,7 @@ export async function runRecordedGoal(s: Session, goalId: string, robot: string,
         continue;
       }
     }
-    result = await callSkill(s.client, s.robots, robot, skill, args, { goalId });
+    result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal });
   }
   if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
   return result;

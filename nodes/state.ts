@@ -3,7 +3,11 @@ import { Annotation, DeltaChannel } from "@langchain/langgraph";
 import { z } from "zod";
 import { addUsage, type Usage } from "../models";
 
-export type Status = "running" | "succeeded" | "failed" | "gave_up" | "budget_exhausted";
+/**
+ * `interrupted`: paused, not over — a model endpoint or the robot was unavailable after bounded retries, or an
+ * emergency stop; the thread resumes (`--thread ID --resume`, or the same thread under the LangGraph server).
+ */
+export type Status = "running" | "succeeded" | "failed" | "gave_up" | "budget_exhausted" | "interrupted";
 
 export const last = <T>(initial: T) => Annotation<T>({ reducer: (_a, b) => b, default: () => initial });
 

@@ -9,6 +9,9 @@ import { interrupt } from "@langchain/langgraph";
 import { findSkill } from "../../tools/skills";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { runOptions, session } from "../runtime";
+import { runSignal, stopReason } from "../estop";
+import { resumeHint } from "../guard";
+import { countFailure } from "../repeats";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export interface HumanResponse {
@@ -16,7 +19,12 @@ export interface HumanResponse {
   args?: null | string | { action: string; args: Record<string, string> };
 }
 
+const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
+
 export async function dispatch(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  // Stopped: no new goal is recorded; resuming runs this node again.
+  const stop = stopReason(config);
+  if (stop) return { status: "interrupted", statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
   const opts = runOptions(config);
   const s = await session(opts);
   let call = state.plan!.steps[state.cursor];
@@ -42,9 +50,11 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
 }
 
 export async function act(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  // Resumed after the goal was canceled (and recorded as such): nothing is pending, the loop looks again.
+  if (!state.pendingGoal) return {};
   const s = await session(runOptions(config));
-  const { goalId, call } = state.pendingGoal!;
-  const result = await runRecordedGoal(s, goalId, call.robot, call.skill, call.args);
+  const { goalId, call } = state.pendingGoal;
+  const result = await runRecordedGoal(s, goalId, call.robot, call.skill, call.args, runSignal(config));
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = {
     ...state.counters,
@@ -55,14 +65,30 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
   const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status };
   if (result.ok) return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry] };
   const reason = `${call.robot}/${call.skill} ${JSON.stringify(call.args)} failed: ${entry.message}`;
+  // The robot was stopped (our emergency stop, /robograph/stop, an operator): the run pauses, the plan is redone after.
+  if (result.status === "canceled") {
+    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    return {
+      pendingGoal: null,
+      counters,
+      history: [{ ...entry, message: `canceled: ${why}` }],
+      plan: null,
+      lastFailure: `${call.robot}/${call.skill} ${JSON.stringify(call.args)} was canceled: ${why}`,
+      status: "interrupted",
+      statusReason: `interrupted during ${call.robot}/${call.skill} ${JSON.stringify(call.args)}: ${why}; ${resumeHint(threadOf(config))}`,
+    };
+  }
+  const { repeats, end } = countFailure(state.repeats, `${call.robot}/${call.skill} ${JSON.stringify(call.args)}`, entry.message);
+  if (end) return { pendingGoal: null, counters, history: [entry], repeats, ...end };
   // CLEA's ablation without the critic has no error check: the sub-goal's plan runs on to its end regardless.
   if (runOptions(config).variant === "no-critic") {
-    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
+    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], repeats, lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
   }
   return {
     pendingGoal: null,
     counters,
     history: [entry],
+    repeats,
     plan: null,
     lastFailure: reason,
     failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: state.plan?.steps.slice(state.cursor) ?? [call], reason }],

@@ -2,6 +2,8 @@
 import { Annotation, DeltaChannel } from "@langchain/langgraph";
 import type { Belief, Critique, HistoryEntry, Observation, Plan, SkillCall } from "../../models/schemas";
 import { delta, deltaLast, last, usageChannel, type Status } from "../state";
+import type { FailureCounts } from "../repeats";
+import type { SearchLedger } from "../search";
 
 /** How many observation/action/feedback entries the history buffer keeps (CLEA uses a bounded FIFO). */
 export const HISTORY_LIMIT = 24;
@@ -45,6 +47,10 @@ export const ClosedLoopState = Annotation.Root({
   pendingGoal: last<{ goalId: string; call: SkillCall } | null>(null),
   status: last<Status>("running"),
   statusReason: last<string>(""),
+  /** Failures by action and reason (the same one a third time ends the run). */
+  repeats: last<FailureCounts>({}),
+  /** Per goal object, the places looked into since it was last seen; every place seen into; the last entry folded in. */
+  search: last<{ upTo: number; since: SearchLedger; viewed: string[] }>({ upTo: -1, since: {}, viewed: [] }),
   counters: last<Counters>({ steps: 0, replans: 0, iterations: 0, skillSeconds: 0, nextEntryId: 0 }),
   verdicts: Annotation<Record<string, number>>({
     reducer: (a, b) => {

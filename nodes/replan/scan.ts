@@ -4,7 +4,7 @@ import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
 import { graphRunOptions, REPLAN_VARIANTS, session, type Session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { currentView, sceneVocabulary, type View } from "./view";
+import { currentView, noteSceneLook, sceneVocabulary, type View } from "./view";
 
 export const SCAN_PROMPT = `You look at a robot's camera image of a tabletop scene. For each name in the list of things the
 robot knows how to interact with, decide whether you can see it. Report the visible ones by their exact names, and a
@@ -29,5 +29,6 @@ export async function scanScene(state: ReplanStateType, config?: RunnableConfig)
   const s = await session(opts);
   const view = await currentView(s);
   const { value, usage } = await lookAtScene(s, view);
-  return { scene: value.visible, sceneFacts: value.facts, frame: view.frame, usage, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
+  const search = noteSceneLook(state.search, state.goal, s, view, value.visible);
+  return { scene: value.visible, sceneFacts: value.facts, frame: view.frame, usage, search, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
 }

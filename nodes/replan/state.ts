@@ -3,6 +3,8 @@ import { Annotation } from "@langchain/langgraph";
 import type { HighLevelPlan, PlanStep, VisionAnswer } from "../../models/schemas";
 import type { RewardTerm } from "../../robots/msgs/motion";
 import { delta, deltaLast, last, usageChannel, type Status } from "../state";
+import type { FailureCounts } from "../repeats";
+import type { SearchLedger } from "../search";
 
 /** One motion as sent: the step it serves, its plan in words, the verified terms and the duration. */
 export interface Motion {
@@ -67,6 +69,10 @@ export const ReplanState = Annotation.Root({
   log: delta<ReplanEntry[]>((a, writes) => [...a, ...writes.flat()].slice(-60), () => []),
   status: last<Status>("running"),
   statusReason: last<string>(""),
+  /** Failed motions by step and message (the same one a third time ends the run). */
+  repeats: last<FailureCounts>({}),
+  /** Per goal object, the places looked into since it was last seen; every place whose inside has been in view. */
+  search: last<{ since: SearchLedger; viewed: string[] }>({ since: {}, viewed: [] }),
   counters: last<ReplanCounters>({ motions: 0, visionSteps: 0, replans: 0, procedures: 0, skillSeconds: 0 }),
   usage: usageChannel(),
   startedAt: last<number>(0),

@@ -4,7 +4,7 @@ import { askStructured, addUsage, type Usage } from "../../models";
 import { VisionAnswer } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
-import { currentView, sceneVocabulary } from "./view";
+import { currentView, noteSceneLook, sceneVocabulary } from "./view";
 
 export const ANSWER_PROMPT = `You answer one question about a robot's camera image of a tabletop scene. The detector's
 findings (names, boxes, colours, where each thing rests) come with the image. Answer in one plain sentence that
@@ -30,5 +30,8 @@ export async function answerQuestions(state: ReplanStateType, config?: RunnableC
     answers.push({ question, answer: r.value.answer });
   }
   // A vision action, as RePLan counts them: the perceiver was asked.
-  return { answers, frame: view.frame, usage, counters: { ...state.counters, visionSteps: state.counters.visionSteps + 1 } };
+  // A look for the search ledger too: what the frame shows the inside of. What the answers found is not read from
+  // their words here: a later scan confirms it, and the step's facts keep its search open meanwhile (taskCheck.ts).
+  const search = noteSceneLook(state.search, state.goal, s, view, []);
+  return { answers, frame: view.frame, usage, search, counters: { ...state.counters, visionSteps: state.counters.visionSteps + 1 } };
 }

@@ -7,6 +7,11 @@ import type { CourseResult } from "../../models/schemas";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { runOptions, session, type Session } from "../runtime";
 import type { VlmpcStateType, VlmpcUpdate } from "./state";
+import { runSignal, stopReason } from "../estop";
+import { resumeHint } from "../guard";
+import { countFailure } from "../repeats";
+
+const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
 
 /** The legged robot: the one whose manifest offers walking. */
 function leggedRobot(s: Session): string {
@@ -16,6 +21,9 @@ function leggedRobot(s: Session): string {
 }
 
 export async function dispatchSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
+  // Stopped: no new goal is recorded; resuming runs this node again.
+  const stop = stopReason(config);
+  if (stop) return { status: "interrupted", statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
   const s = await session(runOptions(config));
   const record = state.steps[state.steps.length - 1];
   const command = record.answer.plan[0];
@@ -24,9 +32,11 @@ export async function dispatchSkill(state: VlmpcStateType, config?: RunnableConf
 }
 
 export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
+  // Resumed after the skill was canceled (and recorded as such): nothing is pending, the robot looks again.
+  if (!state.pendingGoal) return {};
   const s = await session(runOptions(config));
-  const { goalId, command, step } = state.pendingGoal!;
-  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude });
+  const { goalId, command, step } = state.pendingGoal;
+  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude }, runSignal(config));
   const v = (r.values ?? {}) as { moved?: unknown; turned?: unknown; stalled?: unknown; seconds?: unknown };
   const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   // A skill the robot refused or aborted moved the body no further than its odometry says: to the planner, a stall.
@@ -37,9 +47,13 @@ export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): 
     stalled: !r.ok || v.stalled === true,
     seconds: num(v.seconds),
   };
-  return {
-    pendingGoal: null,
-    steps: { step, result },
-    counters: { skills: state.counters.skills + 1, skillSeconds: state.counters.skillSeconds + result.seconds },
-  };
+  const counters = { skills: state.counters.skills + 1, skillSeconds: state.counters.skillSeconds + result.seconds };
+  // The robot was stopped: the run pauses; after a resume the robot looks and plans again.
+  if (r.status === "canceled") {
+    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    return { pendingGoal: null, steps: { step, result }, counters, status: "interrupted", statusReason: `interrupted during ${command.skill} ${command.magnitude}: ${why}; ${resumeHint(threadOf(config))}` };
+  }
+  // A refusal (not a stall: a stalled skill ran, and trying it again is how a slippery log is climbed) is counted.
+  const refused = !r.ok ? countFailure(state.repeats, `${command.skill} ${command.magnitude}`, r.error ?? r.status) : undefined;
+  return { pendingGoal: null, steps: { step, result }, counters, ...(refused ? { repeats: refused.repeats, ...refused.end } : {}) };
 }

@@ -7,6 +7,7 @@ import type { CourseCommand, CoursePlan } from "../../models/schemas";
 import type { CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 import { delta, deltaLast, last, usageChannel, type Status } from "../state";
+import type { FailureCounts } from "../repeats";
 
 /** What the robot saw at one step: the frame (artifact reference) and the detector's report. */
 export interface Sight {
@@ -47,6 +48,8 @@ export const VlmpcState = Annotation.Root({
   pendingGoal: last<{ goalId: string; command: CourseCommand; step: number } | null>(null),
   status: last<Status>("running"),
   statusReason: last<string>(""),
+  /** Skills the robot refused or aborted, by command and reason (the same one a third time ends the run). */
+  repeats: last<FailureCounts>({}),
   counters: last<VlmpcCounters>({ skills: 0, skillSeconds: 0 }),
   usage: usageChannel(),
   startedAt: last<number>(0),

@@ -13,6 +13,11 @@
  * subscriptions per client, remembered goals by count and bytes, and queued outgoing bytes per client. Each client's
  * message handling is metered: one that keeps the event loop busy is paused (its socket is not read) until its share
  * of the loop has recovered, so a hostile client slows only itself.
+ *
+ * Discovery and control as a rosbridge deployment offers them: rosapi's services (`/rosapi/topics`, `topic_type`,
+ * `services`, `service_type`, `action_servers`, `nodes`, …, in rosapi_msgs' shapes, so roslib's `getTopics()` and
+ * friends work), allowlists like rosbridge's `topics_glob` / `services_glob` / `actions_glob` (a client reaches only
+ * what they allow, and rosapi lists only that), and `/robograph/stop`, which cancels every goal in flight.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import { timingSafeEqual } from "node:crypto";
@@ -33,8 +38,15 @@ import {
   type SendActionGoalMsg,
   type SubscribeMsg,
 } from "./protocol";
+import { allows, type Allowlists } from "./allowlist";
 
-export type ServiceHandler = (args: unknown, caller: { clientId: number }) => unknown | Promise<unknown>;
+/** Who called a service: the connection, its peer address, and whether that is this machine. */
+export interface Caller {
+  clientId: number;
+  remoteAddress?: string;
+  loopback: boolean;
+}
+export type ServiceHandler = (args: unknown, caller: Caller) => unknown | Promise<unknown>;
 
 /** Thrown by a service handler to answer `result:false` with this message (any other throw does the same). */
 export class ServiceRefusal extends Error {}
@@ -76,6 +88,10 @@ export interface BridgeServerOptions {
    */
   clientWorkShare?: number;
   clientWorkBurstMs?: number;
+  /** Globs of the topics, services and actions clients may reach (rosbridge's *_glob parameters); default: all. */
+  allow?: Allowlists;
+  /** ROS node names rosapi reports besides the bridge's own (e.g. one per robot: `/mobile`). */
+  nodes?: string[];
   log?: (line: string) => void;
 }
 
@@ -91,6 +107,8 @@ interface Subscription {
 interface Connection {
   id: number;
   ws: WebSocket;
+  remoteAddress?: string;
+  loopback: boolean;
   subscriptions: Map<string, Subscription>;
   advertised: Map<string, string>;
   fragments: FragmentAssembler;
@@ -134,6 +152,12 @@ const MAX_STATUS_CHARS = 2000;
 const MS_PER_MB = 1;
 const short = (text: string, n = 120) => (text.length > n ? `${text.slice(0, n)}… (${text.length} characters)` : text);
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** A peer address on this machine (IPv4 loopback, IPv6 loopback, or IPv4 loopback mapped into IPv6). */
+export const isLoopbackAddress = (a?: string) => !!a && (a === "::1" || /^(?:::ffff:)?127\./.test(a));
+/** The service that cancels every goal in flight (std_srvs/srv/Trigger's shape). */
+export const STOP_SERVICE = "/robograph/stop";
+/** ROS resolves a relative name in the root namespace (roslib calls rosapi as `rosapi/topics`). */
+const absolute = (name: string) => (name.startsWith("/") ? name : `/${name}`);
 
 export class BridgeServer {
   private http?: HttpServer;
@@ -146,7 +170,8 @@ export class BridgeServer {
   private goals = new Map<string, GoalRecord>();
   private goalBytes = 0;
   private readonly fragmentPool: FragmentPool;
-  private readonly opts: Required<Omit<BridgeServerOptions, "token">> & { token?: string };
+  private readonly opts: Required<Omit<BridgeServerOptions, "token" | "allow" | "nodes">> & { token?: string; nodes: string[] };
+  private readonly allowed: { topic: (n: string) => boolean; service: (n: string) => boolean; action: (n: string) => boolean };
   /** Messages dropped because a client could not keep up; visible for diagnostics. */
   droppedMessages = 0;
   /** Clients disconnected because replies to them piled up unread. */
@@ -168,8 +193,10 @@ export class BridgeServer {
       maxTopicsPerClient: options.maxTopicsPerClient ?? 1000,
       clientWorkShare: options.clientWorkShare ?? 0.1,
       clientWorkBurstMs: options.clientWorkBurstMs ?? 50,
+      nodes: options.nodes ?? [],
       log: options.log ?? (() => {}),
     };
+    this.allowed = { topic: allows(options.allow?.topics), service: allows(options.allow?.services), action: allows(options.allow?.actions) };
     this.fragmentPool = new FragmentPool(this.opts.maxFragmentBytes);
     if (!LOOPBACK.has(this.opts.host) && !this.opts.token) {
       throw new Error(
@@ -181,6 +208,70 @@ export class BridgeServer {
       if (typeof id !== "string") throw new ServiceRefusal("args.id (the goal id) must be a string");
       const g = this.goals.get(id);
       return g ? { known: true, action: g.action, status: g.status, values: g.values ?? null } : { known: false };
+    });
+    this.advertiseService(STOP_SERVICE, "std_srvs/srv/Trigger", () => {
+      const canceled = this.cancelAll();
+      return { success: true, message: canceled.length ? `canceled ${canceled.length} goal${canceled.length === 1 ? "" : "s"}: ${canceled.join(", ")}` : "no goal was running" };
+    });
+    this.advertiseRosapi();
+  }
+
+  /** Cancels every goal in flight (the robots stop); returns their ids. */
+  cancelAll(): string[] {
+    const ids: string[] = [];
+    for (const g of this.goals.values()) {
+      if (g.status > GoalStatus.EXECUTING) continue;
+      g.status = GoalStatus.CANCELING;
+      g.controller.abort();
+      ids.push(g.id);
+    }
+    if (ids.length) this.opts.log(`stop: canceled ${ids.join(", ")}`);
+    return ids;
+  }
+
+  /**
+   * rosapi's discovery services, in the request/response shapes of rosapi_msgs (what roslib's getTopics, getServices,
+   * getTopicType, getServiceType, getActionServers, getNodes, … read). They list only what the allowlists let a
+   * client reach, as rosapi does when rosbridge is launched with globs.
+   */
+  private advertiseRosapi(): void {
+    const topics = () => [...this.topics.keys()].filter(this.allowed.topic).sort();
+    const services = () => [...this.services.keys()].filter(this.allowed.service).sort();
+    const actions = () => [...this.actions.keys()].filter(this.allowed.action).sort();
+    const str = (args: unknown, key: string) => {
+      const v = (args as Record<string, unknown> | undefined)?.[key];
+      if (typeof v !== "string") throw new ServiceRefusal(`args.${key} must be a string`);
+      return v;
+    };
+    const srv = (name: string, handler: ServiceHandler) => this.advertiseService(`/rosapi/${name}`, `rosapi_msgs/srv/${name.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("")}`, handler);
+    srv("topics", () => {
+      const names = topics();
+      return { topics: names, types: names.map((t) => this.topics.get(t)!.type) };
+    });
+    srv("topic_type", (args) => {
+      const t = absolute(str(args, "topic"));
+      return { type: this.allowed.topic(t) ? this.topics.get(t)?.type ?? "" : "" };
+    });
+    srv("topics_for_type", (args) => {
+      const type = str(args, "type");
+      return { topics: topics().filter((t) => this.topics.get(t)!.type === type) };
+    });
+    srv("services", () => ({ services: services() }));
+    srv("service_type", (args) => {
+      const name = absolute(str(args, "service"));
+      return { type: this.allowed.service(name) ? this.services.get(name)?.type ?? "" : "" };
+    });
+    srv("services_for_type", (args) => {
+      const type = str(args, "type");
+      return { services: services().filter((n) => this.services.get(n)!.type === type) };
+    });
+    srv("action_servers", () => ({ action_servers: actions() }));
+    srv("nodes", () => ({ nodes: ["/rosapi", "/rosbridge_websocket", ...this.opts.nodes].sort() }));
+    srv("node_details", (args) => {
+      const node = absolute(str(args, "node"));
+      // A robot's node owns the names under its namespace; the bridge's own node publishes and serves the rest.
+      const mine = (n: string) => (this.opts.nodes.includes(node) ? n.startsWith(`${node}/`) : node === "/rosbridge_websocket" && !this.opts.nodes.some((r) => n.startsWith(`${r}/`)));
+      return { subscribing: [], publishing: topics().filter(mine), services: services().filter(mine) };
     });
   }
 
@@ -213,7 +304,7 @@ export class BridgeServer {
         done(true);
       },
     });
-    wss.on("connection", (ws) => this.onConnection(ws));
+    wss.on("connection", (ws, req) => this.onConnection(ws, req));
     this.http = http;
     this.wss = wss;
     await new Promise<void>((resolve, reject) => {
@@ -302,10 +393,12 @@ export class BridgeServer {
     });
   }
 
-  private onConnection(ws: WebSocket): void {
+  private onConnection(ws: WebSocket, req: IncomingMessage): void {
     const conn: Connection = {
       id: this.nextClientId++,
       ws,
+      remoteAddress: req.socket.remoteAddress,
+      loopback: isLoopbackAddress(req.socket.remoteAddress),
       subscriptions: new Map(),
       advertised: new Map(),
       fragments: new FragmentAssembler(this.opts.maxMessageBytes, 64, this.opts.maxMessageBytes, this.fragmentPool),
@@ -447,6 +540,7 @@ export class BridgeServer {
         void this.onCallService(conn, m);
         return;
       case "subscribe":
+        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
         this.onSubscribe(conn, m);
         return;
       case "unsubscribe": {
@@ -456,6 +550,7 @@ export class BridgeServer {
         return;
       }
       case "advertise": {
+        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
         const existing = this.topics.get(m.topic);
         if (existing && existing.type !== m.type) {
           this.status(conn, "error", `topic ${m.topic} already has type ${existing.type}, not ${m.type}`, m.id);
@@ -474,6 +569,7 @@ export class BridgeServer {
         this.unadvertiseFor(conn, m.topic);
         return;
       case "publish": {
+        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
         const t = this.topics.get(m.topic);
         // Only topics this client advertised: a client may not speak for the robot's own topics.
         if (!t || !conn.advertised.has(m.topic)) {
@@ -488,6 +584,7 @@ export class BridgeServer {
         this.onSendGoal(conn, m);
         return;
       case "cancel_action_goal": {
+        if (!this.allowed.action(m.action)) return this.refuse(conn, "action", m.action, m.id);
         const g = this.goals.get(m.id);
         if (!g || g.action !== m.action) {
           this.status(conn, "warning", `no goal ${m.id} on ${m.action} to cancel`, m.id);
@@ -508,16 +605,26 @@ export class BridgeServer {
     }
   }
 
+  /** A name the allowlists keep this client from: said in a status error (the answer rosbridge gives is a warning). */
+  private refuse(conn: Connection, kind: "topic" | "service" | "action", name: string, id?: string): void {
+    this.status(conn, "error", `${kind} ${short(name, 200)} is not allowed by this bridge's ${kind}s allowlist`, id);
+  }
+
   private async onCallService(conn: Connection, m: CallServiceMsg): Promise<void> {
     const reply = (values: unknown, result: boolean) =>
       this.send(conn, { op: "service_response", id: m.id, service: m.service, values, result }, m.fragment_size, m.id);
-    const svc = this.services.get(m.service);
+    const name = absolute(m.service);
+    if (!this.allowed.service(name)) {
+      reply(`service ${short(name, 200)} is not allowed by this bridge's services allowlist`, false);
+      return;
+    }
+    const svc = this.services.get(name);
     if (!svc) {
       reply(`service ${m.service} does not exist`, false);
       return;
     }
     try {
-      const values = await svc.handler(m.args ?? {}, { clientId: conn.id });
+      const values = await svc.handler(m.args ?? {}, { clientId: conn.id, remoteAddress: conn.remoteAddress, loopback: conn.loopback });
       reply(values ?? {}, true);
     } catch (err) {
       reply((err as Error).message ?? String(err), false);
@@ -568,6 +675,8 @@ export class BridgeServer {
       this.status(conn, "error", msg, goalId);
       this.send(conn, { op: "action_result", id: goalId, action: m.action, values: msg, status: GoalStatus.ABORTED, result: false });
     };
+    // Before anything else, a re-attach by goal id included: the allowlist decides what a client may reach.
+    if (!this.allowed.action(m.action)) return fail(`action ${short(m.action, 200)} is not allowed by this bridge's actions allowlist`);
     const existing = this.goals.get(goalId);
     if (existing) {
       // Same goal id again: re-attach instead of executing twice.

@@ -8,6 +8,7 @@ import { listScenarios, serveKitchen } from "./kitchen";
 import { listScenes, serveTabletop } from "./tabletop";
 import { listCourses, serveCourse } from "./course";
 import { listWorkbenchScenes, serveWorkbench } from "./workbench";
+import { parseGlobs } from "../bridge/allowlist";
 
 export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench [options]      (npm run sim -- tabletop [options])
 
@@ -34,7 +35,13 @@ options:
   --width N --height N   camera resolution (default 320x240; course 160x120)
   --grasp-sensing on|off kitchen only: whether grippers sense a grasp (default on); off: a grasp on nothing and a
                          release of nothing still report success, as on grippers without force feedback
-  --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY)
+  --evaluator-key K      require K in the args of /evaluator/* calls (also ROBOGRAPH_EVALUATOR_KEY); without it they
+                         answer clients on this machine only
+  --allow-topics GLOBS   comma-separated globs of the topics clients may subscribe to, advertise and publish on
+                         (rosbridge's topics_glob: * matches any characters, / included); default: all
+  --allow-services GLOBS the services clients may call (rosbridge's services_glob; include /rosapi/* to keep
+                         discovery, /robograph/* for the agent's manifest and goal status); default: all
+  --allow-actions GLOBS  the actions clients may send goals to (rosbridge's actions_glob); default: all
   --quiet                do not log client connections
 `;
 
@@ -56,6 +63,9 @@ export async function serveSim(argv: string[]): Promise<void> {
       "evaluator-key": { type: "string" },
       quiet: { type: "boolean", default: false },
       "grasp-sensing": { type: "string", default: "on" },
+      "allow-topics": { type: "string" },
+      "allow-services": { type: "string" },
+      "allow-actions": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -86,6 +96,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     width: num("width", values.width ?? (worldName === "course" ? "160" : "320"), 16, 4096),
     height: num("height", values.height ?? (worldName === "course" ? "120" : "240"), 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
+    allow: { topics: parseGlobs(values["allow-topics"]), services: parseGlobs(values["allow-services"]), actions: parseGlobs(values["allow-actions"]) },
     log,
   };
   const served =

@@ -2,10 +2,11 @@
  * Serves a simulated world over the bridge exactly as a robot would be served: its manifests at
  * `/robograph/manifest`, each skill as the action `/<robot>/<skill>`, each camera as CompressedImage topics plus a
  * detections topic. The evaluator services (`/evaluator/check`, `/evaluator/events`) expose the true state and the
- * event log for scoring; agents must never call them, and with an evaluator key they cannot.
+ * event log for scoring; agents must never call them, and with an evaluator key they cannot. They answer clients on
+ * this machine only, unless a remote call carries the evaluator key.
  */
 import type { z } from "zod";
-import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions } from "../bridge/server";
+import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions, type Caller } from "../bridge/server";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
 import type { SimEvent } from "./events";
 
@@ -49,21 +50,27 @@ export interface ServedWorld {
 }
 
 export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {}): Promise<ServedWorld> {
-  const server = new BridgeServer(opts);
+  // rosapi lists one ROS node per robot, as a ROS 2 deployment would have.
+  const server = new BridgeServer({ ...opts, nodes: opts.nodes ?? world.manifests.map((m) => `/${m.id}`) });
   // Read at each call: a world that can be reset to another scene describes the scene it has now.
   server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", (): ManifestResponse => ({ robots: world.manifests, world: world.description }));
 
-  const evaluatorGuard = (args: unknown) => {
-    if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) {
+  const evaluatorGuard = (args: unknown, caller: Caller) => {
+    const keyed = !!opts.evaluatorKey && (args as { key?: unknown })?.key === opts.evaluatorKey;
+    if (opts.evaluatorKey && !keyed) {
       throw new ServiceRefusal("the evaluator services are for scoring only; this call did not carry the evaluator key");
     }
+    // The true state is for a scorer on this machine: a client elsewhere (an agent on a robot's network) gets none.
+    if (!caller.loopback && !keyed) {
+      throw new ServiceRefusal("the evaluator services answer clients on this machine only (start the simulator with --evaluator-key to let a remote scorer call them with the key)");
+    }
   };
-  server.advertiseService("/evaluator/check", "robograph_msgs/srv/EvaluatorCheck", (args) => {
-    evaluatorGuard(args);
+  server.advertiseService("/evaluator/check", "robograph_msgs/srv/EvaluatorCheck", (args, caller) => {
+    evaluatorGuard(args, caller);
     return world.evaluate();
   });
-  server.advertiseService("/evaluator/events", "robograph_msgs/srv/EvaluatorEvents", (args) => {
-    evaluatorGuard(args);
+  server.advertiseService("/evaluator/events", "robograph_msgs/srv/EvaluatorEvents", (args, caller) => {
+    evaluatorGuard(args, caller);
     const since = Number((args as { since?: unknown })?.since ?? 0);
     return { events: world.events.since(Number.isFinite(since) && since > 0 ? since : 0), total: world.events.length };
   });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { BridgeClient } from "../../robots/bridge/client";
 import { ROOT } from "./processes";
 
-export function agent(args: string[], onLine?: (line: string, kill: () => void) => void, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; signal: string | null; out: string }> {
+/** `kill` sends SIGKILL unless told another signal (SIGINT for an emergency stop). */
+export function agent(args: string[], onLine?: (line: string, kill: (signal?: NodeJS.Signals) => void) => void, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; signal: string | null; out: string }> {
   // tsx as a loader in this one process: the tsx CLI would run the agent as its own child, and a SIGKILL of the
   // wrapper would leave the agent running on.
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
@@ -15,7 +16,7 @@ export function agent(args: string[], onLine?: (line: string, kill: () => void) 
     buf += d;
     const lines = buf.split("\n");
     buf = lines.pop()!;
-    for (const l of lines) onLine?.(l, () => child.kill("SIGKILL"));
+    for (const l of lines) onLine?.(l, (signal = "SIGKILL") => child.kill(signal));
   });
   child.stderr.on("data", (d) => (out += d));
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));

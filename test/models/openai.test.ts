@@ -77,7 +77,7 @@ describe("openai backend over HTTP", () => {
     fake.respond = () => ({ arguments: JSON.stringify({ verdict: "redundant", feedback: "the drawer is already open" }) });
     const { value, usage } = await ask();
     expect(value).toEqual({ verdict: "redundant", feedback: "the drawer is already open" });
-    expect(usage.critic).toEqual({ calls: 1, inputTokens: 100, outputTokens: 20, images: 1 });
+    expect(usage.critic).toEqual({ calls: 1, inputTokens: 100, outputTokens: 20, images: 1, outcomes: { ok: 1 } });
     const req = fake.requests[0];
     expect(req.model).toBe("local-vlm");
     expect(req.tools?.[0].function.name).toBe("Critique");

@@ -1,8 +1,9 @@
 /**
- * An outage longer than the bridge client's reconnection budget: the client gives up for good. The session cache must
- * let it go (so later runs on that URL work once the robot is back, as they must under a long-lived LangGraph server),
- * and a goal that was running when it gave up is re-attached by a new client instead of being run twice.
- * A real simulator process behind a TCP proxy that the test takes down and brings back.
+ * The agent's socket cut mid-skill. A short cut: the same client reconnects and re-attaches to the running goal by its
+ * id, and the skill runs once. An outage longer than the bridge client's reconnection budget: the client gives up for
+ * good. The session cache must let it go (so later runs on that URL work once the robot is back, as they must under a
+ * long-lived LangGraph server), and a goal that was running when it gave up is re-attached by a new client instead of
+ * being run twice. A real simulator process behind a TCP proxy that the test takes down and brings back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
@@ -31,6 +32,24 @@ afterAll(async () => {
 const options = () => runOptions({ configurable: { bridgeUrl: proxy.url, dataDir: scratchDir() } });
 const startedGoals = async (goalId: string) =>
   (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started" && e.goalId === goalId).length;
+
+describe("a socket cut mid-skill", () => {
+  it("the same client reconnects and re-attaches to the goal by its id: the skill runs once", async () => {
+    const s = await session(options());
+    const goalId = "reconnect-test/cut/mobile/go_to";
+    const reconnected = new Promise((r) => s.client.once("reconnect", r));
+    const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_oven" });
+    await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
+    // Every connection through the proxy is cut; new ones are let through at once.
+    proxy.down();
+    proxy.up();
+    await reconnected;
+    const r = await result;
+    expect(r).toMatchObject({ ok: true, status: "succeeded", goalId });
+    expect(s.client.closed).toBe(false);
+    expect(await startedGoals(goalId)).toBe(1);
+  });
+});
 
 describe("a bridge client that gave up", () => {
   it("is dropped from the session cache, so the next run on that URL connects again", async () => {

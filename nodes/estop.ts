@@ -1,0 +1,36 @@
+/**
+ * The emergency stop, as nodes see it. The agent's process requests it (SIGINT/SIGTERM to `npm start`, an aborted
+ * experiment); under the LangGraph server a canceled run aborts its own `config.signal`. Either way a goal in flight is
+ * canceled on the robot (the bridge cancels it and the robot stops), no new goal is sent, no model is asked further, and
+ * the run ends `interrupted`. A goal canceled by anyone else — the bridge's `/robograph/stop` service, an operator's
+ * client — ends the run the same way: the robot was stopped, and acting on would overrule whoever stopped it.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+export class EmergencyStop extends Error {
+  override name = "EmergencyStop";
+}
+
+let controller = new AbortController();
+
+/** Stops every run in this process (the first reason is kept). */
+export function emergencyStop(reason: string): void {
+  if (!controller.signal.aborted) controller.abort(new EmergencyStop(reason));
+}
+
+/** Lifts the stop for runs started afterwards (tests; a process that goes on after a stopped experiment). */
+export function clearEmergencyStop(): void {
+  controller = new AbortController();
+}
+
+/** Why this run must stop now, or undefined: the process's stop, or the run's own signal (a server-side cancel). */
+export function stopReason(config?: RunnableConfig): string | undefined {
+  if (controller.signal.aborted) return (controller.signal.reason as Error).message;
+  if (config?.signal?.aborted) return `the run was canceled${config.signal.reason instanceof Error ? ` (${config.signal.reason.message})` : ""}`;
+  return undefined;
+}
+
+/** The signal a node's work listens to: aborted by the process's stop or the run's cancel. */
+export function runSignal(config?: RunnableConfig): AbortSignal {
+  return config?.signal ? AbortSignal.any([controller.signal, config.signal]) : controller.signal;
+}
