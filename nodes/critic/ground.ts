@@ -10,8 +10,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { BehaviourCritique, type ClaimedEvent, type GroundingFeedback } from "../../models/schemas";
 import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../../models/symbolic/evidence";
-import type { Rollout } from "../../robots/msgs/rollout";
-import type { SimEvent } from "../../robots/sim/events";
+import type { LoggedEvent, Rollout } from "../../robots/msgs/rollout";
 import { modelSession, runOptions, session, type RunOptions } from "../runtime";
 import { readRollout, rolloutId, seenFrame } from "./rollouts";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
@@ -24,27 +23,27 @@ did not happen as you described it. Answer with the revised critique in the same
 const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.5 };
 
 /** A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). */
-export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events: Pick<SimEvent, "kind" | "object" | "detail">[]): boolean {
+export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events: Pick<LoggedEvent, "kind" | "object" | "detail">[]): boolean {
   const word = new RegExp(`\\b${claim.object.replace(/[^a-z0-9_]/gi, "")}\\b`);
   return events.some((e) => e.kind === claim.kind && (e.object === claim.object || word.test(e.detail ?? "")));
 }
 
 /** The event log of a benchmark rollout (events/<id>.json beside rollouts/), or, live, the evaluator's log in its window. */
-async function loggedEvents(ref: string, rollout: Rollout, opts: RunOptions): Promise<SimEvent[]> {
+async function loggedEvents(ref: string, rollout: Rollout, opts: RunOptions): Promise<LoggedEvent[]> {
   if (!ref.startsWith("sha256:")) {
     const file = join(dirname(ref), "..", "events", `${rolloutId(ref)}.json`);
     if (!existsSync(file)) throw new Error(`perfect grounding needs the rollout's event log at ${file}`);
-    return JSON.parse(readFileSync(file, "utf8")) as SimEvent[];
+    return JSON.parse(readFileSync(file, "utf8")) as LoggedEvent[];
   }
   const s = await session(opts);
   const key = process.env.ROBOGRAPH_EVALUATOR_KEY;
-  const r = await s.client.callService<{ events: SimEvent[] }>("/evaluator/events", key ? { key } : {});
+  const r = await s.client.callService<{ events: LoggedEvent[] }>("/evaluator/events", key ? { key } : {});
   const end = rollout.startTime + rollout.duration + 1e-6;
   return r.events.filter((e) => e.t >= rollout.startTime - 1e-6 && e.t <= end);
 }
 
 export async function groundingFeedback(ref: string, rollout: Rollout, claims: ClaimedEvent[], opts: RunOptions): Promise<GroundingFeedback> {
-  const found: Pick<SimEvent, "kind" | "object" | "detail">[] =
+  const found: Pick<LoggedEvent, "kind" | "object" | "detail">[] =
     opts.grounding === "events"
       ? await loggedEvents(ref, rollout, opts)
       : observedEvents(rollout.instruction, rollout.track.map((x) => seenFrame(x.t, x.detections)), TRACK_THRESHOLDS).map((e) => ({ kind: e.kind, object: e.object, detail: e.explanation }));

@@ -24,6 +24,14 @@ export const LAST_ROLLOUT_TYPE = "robograph_msgs/srv/LastRollout";
 export const RESET_SERVICE = "/robograph/reset";
 export const RESET_TYPE = "robograph_msgs/srv/Reset";
 
+/** One entry of a world's event log as the evaluator service sends it (the fields grounding and scoring read). */
+export interface LoggedEvent {
+  t: number;
+  kind: string;
+  object?: string;
+  detail?: string;
+}
+
 export interface KeyFrame {
   /** Simulated seconds since the program began. */
   t: number;
