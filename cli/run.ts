@@ -187,7 +187,7 @@ function describeCritic(node: string, u: Partial<CriticStateType>): Line {
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `${u.status}: ${u.statusReason}` };
     case "executor":
-      return { node, text: attempt ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…` : "" };
+      return { node, text: attempt ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…` : u.status ? `${u.status}: ${u.statusReason}` : "" };
     case "critique":
       return { node, text: attempt?.critique ? events(attempt.critique.events) : "" };
     case "ground":
@@ -380,7 +380,7 @@ export async function run(argv: string[]): Promise<number> {
             frames.push(`### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${line.text}\n`);
           }
           // The critic's run keeps each rollout's key frames, beside what the critic said of them.
-          if (mode === "critic" && node === "executor") {
+          if (mode === "critic" && node === "executor" && (u as Partial<CriticStateType>).attempts) {
             const a = (u as Partial<CriticStateType>).attempts as unknown as CriticStateType["attempts"][number];
             const r = readRollout(a.rollout, s.artifacts);
             const strip = r.frames.map((f, k) => {

@@ -19,6 +19,7 @@ import { prefer } from "../nodes/critic/prefer";
 import { writeProgram } from "../nodes/critic/writer";
 import { dispatchProgram, runProgram } from "../nodes/critic/executor";
 import { verdict } from "../nodes/critic/verdict";
+import { guardedNodes, resumable } from "../nodes/guard";
 
 /** What Studio's assistant form shows and every run is checked against. */
 export const CriticConfiguration = runConfiguration(CRITIC_VARIANTS, CRITIC_SETTINGS);
@@ -26,23 +27,29 @@ export const CriticConfiguration = runConfiguration(CRITIC_VARIANTS, CRITIC_SETT
 const firstStep = (s: CriticStateType) =>
   s.status !== "running" ? END : s.job === "prefer" ? "prefer" : s.job === "critique" ? "critique" : s.program ? "dispatch" : "writer";
 const running = (next: string) => (s: CriticStateType) => (s.status === "running" ? next : END);
+// A program stopped on the robot runs again once the run is resumed; one that ran is critiqued.
+const afterRun = (s: CriticStateType) => (s.status !== "running" ? END : s.redo ? "dispatch" : "critique");
+
+const model = guardedNodes({ writer: writeProgram, critique, ground, prefer });
 
 const criticBuilder = new StateGraph({ state: CriticState, input: CriticInput, context: CriticConfiguration })
   .addNode("begin", begin)
-  .addNode("writer", writeProgram)
-  .addNode("dispatch", dispatchProgram)
-  .addNode("executor", runProgram)
-  .addNode("critique", critique)
-  .addNode("ground", ground)
+  // Model nodes end `interrupted` when their endpoint stays unavailable or the run is stopped (nodes/guard.ts); the
+  // hand's nodes pause the same way on an emergency stop, and a resume runs the node it stopped in again.
+  .addNode("writer", model.writer)
+  .addNode("critique", model.critique)
+  .addNode("ground", model.ground)
+  .addNode("prefer", model.prefer)
+  .addNode("dispatch", resumable(dispatchProgram))
+  .addNode("executor", resumable(runProgram))
   .addNode("verdict", verdict)
-  .addNode("prefer", prefer)
   .addEdge(START, "begin")
   .addConditionalEdges("begin", firstStep, ["prefer", "critique", "dispatch", "writer", END])
-  .addEdge("writer", "dispatch")
+  .addConditionalEdges("writer", running("dispatch"), ["dispatch", END])
   .addConditionalEdges("dispatch", running("executor"), ["executor", END])
-  .addEdge("executor", "critique")
-  .addEdge("critique", "ground")
-  .addEdge("ground", "verdict")
+  .addConditionalEdges("executor", afterRun, ["dispatch", "critique", END])
+  .addConditionalEdges("critique", running("ground"), ["ground", END])
+  .addConditionalEdges("ground", running("verdict"), ["verdict", END])
   .addConditionalEdges("verdict", running("writer"), ["writer", END])
   .addEdge("prefer", END);
 

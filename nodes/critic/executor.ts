@@ -6,8 +6,11 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { PrimitiveProgram, explainProgramError } from "../../robots/msgs/primitives";
 import { LAST_ROLLOUT_SERVICE, type Rollout } from "../../robots/msgs/rollout";
+import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
 import { runOptions, session, type Session } from "../runtime";
+import { runSignal, stopReason } from "../estop";
+import { resumeHint } from "../guard";
 import type { CriticStateType, CriticUpdate } from "./state";
 
 
@@ -17,21 +20,35 @@ function programmableRobot(s: Session): string {
   if (!robot) throw new Error("no robot on this bridge offers run_primitives; the behaviour critic's refinement needs a programmable hand (npm run sim -- workbench)");
   return robot.id;
 }
+const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
 
 export async function dispatchProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
+  // Stopped: nothing is recorded or sent; resuming runs this node again.
+  const stop = stopReason(config);
+  if (stop) return { status: "interrupted", statusReason: `interrupted before the program ran: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
   const s = await session(runOptions(config));
   const parsed = PrimitiveProgram.safeParse(state.program);
   if (!parsed.success) return { status: "failed", statusReason: `the program to run is not a primitive program: ${explainProgramError(parsed.error)}` };
+  // A program stopped halfway left the scene halfway: it runs again from the scene every try starts from.
+  if (state.redo) await s.client.callService(RESET_SERVICE, {});
   const iteration = state.attempts.length;
-  const goalId = goalIdFor(config, iteration, programmableRobot(s), "run_primitives", state.startedAt);
-  return { program: parsed.data, pendingGoal: { goalId, iteration } };
+  const goalId = goalIdFor(config, state.dispatched, programmableRobot(s), "run_primitives", state.startedAt);
+  return { program: parsed.data, pendingGoal: { goalId, iteration }, dispatched: state.dispatched + 1, redo: false };
 }
 
 export async function runProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
+  // Resumed after the program was stopped: nothing is pending, and the edge sends it to be dispatched again.
+  if (!state.pendingGoal) return {};
   const s = await session(runOptions(config));
-  const { goalId, iteration } = state.pendingGoal!;
+  const { goalId, iteration } = state.pendingGoal;
   const program = state.program as PrimitiveProgram;
-  const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program);
+  const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program, runSignal(config));
+  // The hand was stopped (our emergency stop, /robograph/stop, an operator): the run pauses; no attempt is kept, since
+  // half a program's video says nothing about the program.
+  if (r.status === "canceled") {
+    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    return { pendingGoal: null, redo: true, status: "interrupted", statusReason: `interrupted during program ${iteration}: ${why}; ${resumeHint(threadOf(config))}` };
+  }
   const recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
   // Frames go to the artifact store; the checkpoint keeps only the rollout's reference.
   const frames = recording.frames.map((f) => ({ ...f, image: s.artifacts.put(Buffer.from(f.image, "base64")) }));

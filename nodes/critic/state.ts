@@ -45,6 +45,10 @@ export const CriticState = Annotation.Root({
   }, a), () => []),
   preference: deltaLast<Preference | null>(null),
   pendingGoal: last<{ goalId: string; iteration: number } | null>(null),
+  // Goals sent so far, canceled ones too: each goal id is new, so a program run again is not taken for the canceled one.
+  dispatched: last<number>(0),
+  // The last program was stopped on the robot (an emergency stop): it runs again from a reset scene when resumed.
+  redo: last<boolean>(false),
   status: last<Status>("running"),
   statusReason: last<string>(""),
   usage: usageChannel(),
