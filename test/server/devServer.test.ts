@@ -1,6 +1,7 @@
 /**
  * The graph under the real LangGraph dev server (the pinned CLI, offline), driven by the real SDK client:
- * a thread, a streamed run against a running simulator, the approval interrupt, resume, and the state history.
+ * a thread, a streamed run against a running simulator, the approval interrupt, resume, and the state history; and a
+ * run paused by a model endpoint that went down, resumed on the same thread once it is back.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,11 +12,22 @@ import { Client } from "@langchain/langgraph-sdk";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
+import { HumanMessage } from "@langchain/core/messages";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { BridgeClient } from "../../robots/bridge/client";
+import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 
 let sim: SimProcess;
 let server: ChildProcess;
 let apiUrl: string;
 let log = "";
+// The served graphs' OpenAI-compatible endpoint (a hosted VLM's stand-in): it answers as the symbolic reasoner would from
+// the context text alone, unless the test has taken it down.
+let endpoint: FakeOpenAI;
+let endpointDown = false;
+const reasoner = new SymbolicChatModel();
+const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+const taskOf = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -28,12 +40,25 @@ async function freePort(): Promise<number> {
 
 beforeAll(async () => {
   sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
+  endpoint = await startFakeOpenAI(async (req) =>
+    endpointDown ? { status: 503, body: JSON.stringify({ error: { message: "the model is overloaded" } }) } : { arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text },
+  );
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   const { OPENAI_API_KEY: _k, LANGSMITH_TRACING: _t, ...env } = process.env;
   server = spawn(join(ROOT, "node_modules", ".bin", "langgraphjs"), ["dev", "--no-browser", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: ROOT,
-    env: { ...env, LANGGRAPH_CLI_NO_ANALYTICS: "1", ROBOGRAPH_DATA_DIR: scratchDir() },
+    env: {
+      ...env,
+      LANGGRAPH_CLI_NO_ANALYTICS: "1",
+      ROBOGRAPH_DATA_DIR: scratchDir(),
+      // The endpoint is configured; runs that do not ask for the openai backend use the built-in reasoner.
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: endpoint.baseURL,
+      ROBOGRAPH_MODEL: "local-vlm",
+      ROBOGRAPH_MODEL_RETRIES: "1",
+      ROBOGRAPH_MODEL_BACKOFF_MS: "10",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -63,6 +88,7 @@ afterAll(async () => {
     }
   }
   await sim?.stop();
+  await endpoint?.close();
 });
 
 describe("LangGraph dev server", () => {
@@ -75,7 +101,7 @@ describe("LangGraph dev server", () => {
     const drawn = await client.assistants.getGraph(replan.assistant_id);
     expect(drawn.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["scan", "high_level_planner", "diagnose", "consolidate", "task_check"]));
     const thread = await client.threads.create();
-    const config = { configurable: { bridgeUrl: sim.url, approve: ["arm/release_to"] } };
+    const config = { configurable: { bridgeUrl: sim.url, backend: "symbolic", approve: ["arm/release_to"] } };
     const nodes: string[] = [];
     for await (const chunk of client.runs.stream(thread.thread_id, "closedLoop", {
       input: { goal: loadScenario("integration_tea_to_trash").instruction },
@@ -146,11 +172,57 @@ describe("LangGraph dev server", () => {
     const chunks: { event: string; data: unknown }[] = [];
     for await (const chunk of client.runs.stream(thread.thread_id, "closedLoop", {
       input: { goal: "Find the bottle_of_tea." },
-      config: { configurable: { bridgeUrl: sim.url, variant: "no-verifier" } },
+      config: { configurable: { bridgeUrl: sim.url, backend: "symbolic", variant: "no-verifier" } },
       streamMode: "updates",
     })) chunks.push(chunk);
     const error = chunks.find((c) => c.event === "error");
     expect(JSON.stringify(error?.data)).toMatch(/variant/);
     expect(JSON.stringify(error?.data)).toMatch(/no-critic/);
+  });
+
+  it("a run paused by a model endpoint that stays down ends interrupted, and the same thread resumes at that node once it is back", async () => {
+    const own = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
+    const watcher = await BridgeClient.connect(own.url);
+    try {
+      const client = new Client({ apiUrl });
+      const thread = await client.threads.create();
+      const config = { configurable: { bridgeUrl: own.url, backend: "openai" } };
+      // Up for the first two skills; down from the third summary on.
+      let summaries = 0;
+      const served = endpoint.respond;
+      endpoint.respond = (req, n) => {
+        if (taskOf(req) === "summarize" && ++summaries === 3) endpointDown = true;
+        return served(req, n);
+      };
+      const drain = async (stream: AsyncIterable<{ event: string; data: unknown }>) => {
+        for await (const chunk of stream) if (chunk.event === "error") throw new Error(`run failed: ${JSON.stringify(chunk.data)}`);
+      };
+      await drain(client.runs.stream(thread.thread_id, "closedLoop", { input: { goal: loadScenario("integration_tea_to_trash").instruction }, config, streamMode: "updates" }));
+      const paused = await client.threads.getState(thread.thread_id);
+      const values = paused.values as { status: string; statusReason: string };
+      expect(values.status, values.statusReason).toBe("interrupted");
+      expect(values.statusReason).toMatch(/^interrupted in summarizer: the summarizer model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 2 times \(1 retries\); last error: HTTP 503/);
+      expect(paused.next).toEqual([]);
+      const started = async () => (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+      const skillsBefore = await started();
+      expect(skillsBefore.length).toBeGreaterThan(0);
+
+      // Back up: the node to run again is the one the checkpoint before the last was about to run (what --resume does).
+      endpointDown = false;
+      endpoint.respond = served;
+      const [, before] = await client.threads.getHistory(thread.thread_id, { limit: 2 });
+      expect(before.next).toEqual(["summarizer"]);
+      await drain(client.runs.stream(thread.thread_id, "closedLoop", { command: { goto: "summarizer" }, config, streamMode: "updates" }));
+      const done = await client.threads.getState(thread.thread_id);
+      expect((done.values as { status: string }).status).toBe("succeeded");
+      // Nothing the robot already did was sent again.
+      const all = await started();
+      expect(all.slice(0, skillsBefore.length)).toEqual(skillsBefore);
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      endpointDown = false;
+      await watcher.close();
+      await own.stop();
+    }
   });
 });
