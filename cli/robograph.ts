@@ -11,6 +11,7 @@ commands:
   eval                run an experiment (variants × examples × seeds) and write its report (npm run eval -- …)
   serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
   bench               run the benchmarks and print their figures (npm run bench)
+  view [RUN|EXP]      look at a run or an experiment in the browser, served on 127.0.0.1 (npm run view -- …)
 
 Run "robograph <command> --help" for a command's options.
 `;
@@ -26,6 +27,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "serve-sim":
       return serveSim(rest);
+    case "view": {
+      const { viewCommand } = await import("./view");
+      process.exitCode = await viewCommand(rest);
+      return;
+    }
     case "bench": {
       const { runBenchmarks } = await import("../evals/bench");
       return runBenchmarks(rest);

@@ -6,12 +6,12 @@
 import { parseArgs } from "node:util";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { compileFor, modeForWorld, WORLD_FOR_MODE, type Mode } from "../evals/episode";
 import { termText } from "../robots/msgs/motion";
-import { CLEA_VARIANTS, closeSessions, CRITIC_VARIANTS, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS } from "../nodes/runtime";
+import { CLEA_VARIANTS, closeSessions, CRITIC_VARIANTS, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS, type Session } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
@@ -86,13 +86,26 @@ SIGINT/SIGTERM: emergency stop — the robot's goal in flight is canceled and th
   ROBOGRAPH_BRIDGE_TOKEN               token for a bridge that requires one
 `;
 
+/**
+ * The detector's message of a frame the record keeps, written beside it (frames/NNN-robot.json) so `robograph view` can
+ * draw its boxes: only when a robot's latest view is still that very image (the state keeps the image, not the boxes).
+ */
+function keepDetections(s: Session, image: string, file: string, robot?: string): void {
+  for (const [id, v] of s.views) {
+    if ((robot && id !== robot) || !v.image || !v.detections) continue;
+    if (`sha256:${createHash("sha256").update(Buffer.from(v.image.data, "base64")).digest("hex")}.png` !== image) continue;
+    writeFileSync(file.replace(/\.png$/, ".json"), JSON.stringify({ robot: id, image, detections: v.detections }));
+    return;
+  }
+}
+
 interface Line {
   node: string;
   text: string;
 }
 
 /** One readable line per node update. */
-function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
+export function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
   const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
   switch (node) {
     case "perceiver":
@@ -119,7 +132,7 @@ function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedL
 }
 
 /** One readable line per node update of the hierarchical (RePLan) mode. */
-function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
+export function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
   const last = (u.log ?? []).at(-1);
   switch (node) {
     case "scan":
@@ -153,7 +166,7 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
 }
 
 /** One readable line per node update of VLM-PC. */
-function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
+export function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
   const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
   switch (node) {
     case "look":
@@ -176,7 +189,7 @@ function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcSt
 }
 
 /** The behaviour critic's loop: the program written, the rollout's critique, what grounding did not find, the verdict. */
-function describeCritic(node: string, u: Partial<CriticStateType>): Line {
+export function describeCritic(node: string, u: Partial<CriticStateType>): Line {
   const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
   const events = (es: { kind: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object}${e.cause ? `; ${e.cause.replace(/_/g, " ")}` : ""})`).join(", ") : "nothing undesirable");
   switch (node) {
@@ -370,6 +383,7 @@ export async function run(argv: string[]): Promise<number> {
             for (const o of Object.values(u.observations ?? {})) {
               const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
               copyFileSync(s.artifacts.path(o.image), join(runDir, file));
+              keepDetections(s, o.image, join(runDir, file), o.robot);
               frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
             }
           }
@@ -394,6 +408,7 @@ export async function run(argv: string[]): Promise<number> {
           if (mode === "replan" && u.frame && ["scan", "vision_answer", "diagnose", "task_check"].includes(node)) {
             const file = `frames/${String(n).padStart(3, "0")}-${node}.png`;
             copyFileSync(s.artifacts.path(u.frame), join(runDir, file));
+            keepDetections(s, u.frame, join(runDir, file));
             frames.push(`### ${n}. ${node}\n\n![${node} at step ${n}](${file})\n\n${line.text}\n`);
           }
         }
@@ -423,9 +438,11 @@ export async function run(argv: string[]): Promise<number> {
     try {
       const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
       truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
+      // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
+      const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
+      writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
       // The critic's task is done well only if the last program's rollout had nothing undesirable in it either.
       if (mode === "critic") {
-        const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
         undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
         truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
       }

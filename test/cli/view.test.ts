@@ -1,0 +1,225 @@
+/**
+ * `robograph view` in a real browser: Debian's Chromium driven by playwright-core opens the pages the viewer serves for
+ * records made here by the real CLI — a kitchen episode (`robograph run` with its simulator process), a run killed
+ * mid-episode, and a two-variant experiment (`robograph eval`) — and checks what a person would look at: frames drawn
+ * with their detections, the keyboard moving the step, one chart mark per variant, episodes linked to their runs, the
+ * GIF of a camera. Screenshots go under the test's temp directory.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { ROOT, startSim, type SimProcess } from "../helpers/processes";
+import { scratchDir } from "../helpers/episode";
+import { agent } from "../helpers/agent";
+
+// What the checks read inside the page (the project's TypeScript has no DOM library): page.evaluate runs them there.
+interface PageImage { complete: boolean; naturalWidth: number }
+interface PageCanvas { width: number; height: number; dataset: Record<string, string | undefined>; getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } }
+interface PageDocument { querySelector(selector: string): (PageImage & PageCanvas & { parentElement: PageDocument }) | null; querySelectorAll(selector: string): ArrayLike<PageImage & PageCanvas> }
+declare const document: PageDocument;
+
+const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
+const haveBrowser = existsSync(CHROMIUM);
+const required = process.env.ROBOGRAPH_REQUIRE_BROWSER === "1";
+if (!haveBrowser && !required) console.warn(`test/cli/view.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`);
+
+/** `robograph <command>` as its own process (tsx as a loader, so a kill reaches the command itself). */
+function cli(args: string[]): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function finished(child: ChildProcess): Promise<{ code: number | null; out: string }> {
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, out })));
+}
+
+describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
+  const tmp = scratchDir();
+  const runs = join(tmp, "runs");
+  const data = join(tmp, "data");
+  const shots = join(tmp, "screenshots");
+  let viewer: ChildProcess | undefined;
+  let sim: SimProcess | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let base = "";
+
+  const shot = async (name: string) => {
+    const path = join(shots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`screenshot: ${path}`);
+  };
+  const stepLabel = () => page.locator("#step-label").textContent();
+
+  beforeAll(async () => {
+    if (!haveBrowser) throw new Error(`ROBOGRAPH_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    mkdirSync(shots, { recursive: true });
+    sim = await startSim(["--scenario", "integration_tea_to_trash"]);
+    const [episode, experiment, killed] = await Promise.all([
+      // A whole kitchen episode, its simulator started by the CLI.
+      finished(cli(["run", "--thread", "kitchen-view", "--data-dir", data, "--runs-dir", runs, "--quiet"])),
+      // A real experiment: two variants of one obstacle course, one seed.
+      finished(cli(["eval", "--dataset", "course", "--variants", "full,random", "--seeds", "1", "--limit", "1", "--concurrency", "2", "--root", join(runs, "experiments"), "--name", "two-variants"])),
+      // A run killed (SIGKILL) a dozen steps in: no summary, whatever its events file and checkpoints hold.
+      agent(["--thread", "killed-run", "--bridge-url", sim.url, "--data-dir", data, "--runs-dir", runs], (line, kill) => /^\[\s*12\]/.test(line) && kill()),
+    ]);
+    expect(episode.code, episode.out).toBe(0);
+    expect(experiment.code, experiment.out).toBe(0);
+    expect(killed.signal).toBe("SIGKILL");
+    // The kill can also land while a line is being written: cut the last line in half, as such a kill leaves it.
+    const events = join(runs, "killed-run", "events.jsonl");
+    const text = readFileSync(events, "utf8");
+    const lastLine = text.trimEnd().lastIndexOf("\n") + 1;
+    writeFileSync(events, text.slice(0, lastLine + Math.floor((text.length - lastLine) / 2)));
+
+    viewer = cli(["view", runs, "--data-dir", data, "--port", "0"]);
+    base = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      viewer!.stdout!.on("data", (d) => {
+        out += d;
+        const m = /robograph view: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+        if (m) resolve(m[1]);
+      });
+      viewer!.stderr!.on("data", (d) => (out += d));
+      viewer!.on("exit", (code) => reject(new Error(`the viewer exited (${code}) before serving:\n${out}`)));
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (viewer && viewer.exitCode === null) {
+      const gone = new Promise((r) => viewer!.once("exit", r));
+      viewer.kill("SIGTERM");
+      await gone;
+    }
+    await sim?.stop();
+  });
+
+  it("shows a run: every step in the timeline, each camera's frame with the detector's boxes drawn, the keyboard moving the step", async () => {
+    const steps = readFileSync(join(runs, "kitchen-view", "events.jsonl"), "utf8").trim().split("\n");
+    await page.goto(`${base}/run/kitchen-view`);
+    await page.waitForSelector("#step-label");
+    expect(await stepLabel()).toBe(`step 1 / ${steps.length}`);
+    expect(await page.locator(".timeline li").count()).toBe(steps.length);
+    // Both robots' frames of the first look are on screen and decoded.
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) && document.querySelectorAll("img.frame").length === 2);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("canvas.boxes")).every((c) => c.dataset.drawn === "1"));
+    // As many boxes drawn on each frame as the detector reported for it, and the canvas really has them painted.
+    for (const robot of ["mobile", "arm"]) {
+      const det = JSON.parse(readFileSync(join(runs, "kitchen-view", "frames", `001-${robot}.json`), "utf8")).detections.detections as unknown[];
+      const drawn = await page.evaluate((r) => {
+        const c = document.querySelector(`img.frame[data-camera="${r}"]`)!.parentElement.querySelector("canvas.boxes")!;
+        const px = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i] > 0) painted++;
+        return { boxes: Number(c.dataset.boxes), painted };
+      }, robot);
+      expect(drawn.boxes).toBe(det.length);
+      if (det.length) expect(drawn.painted).toBeGreaterThan(0);
+      else expect(drawn.painted).toBe(0);
+    }
+    expect(await page.locator("canvas.boxes[data-boxes]:not([data-boxes='0'])").count()).toBeGreaterThan(0);
+    await shot("run-step-1");
+
+    // ←/→ and Home/End move through the steps; the panels follow.
+    await page.keyboard.press("ArrowRight");
+    expect(await stepLabel()).toBe(`step 2 / ${steps.length}`);
+    expect(await page.locator("#step-panel h3").textContent()).toBe(`step 2: ${JSON.parse(steps[1]).node}`);
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    expect(await stepLabel()).toBe(`step 1 / ${steps.length}`);
+    await page.keyboard.press("End");
+    expect(await stepLabel()).toBe(`step ${steps.length} / ${steps.length}`);
+    // At the end: the plan, the critic's last verdict, every skill result and the simulator's goal check.
+    const summary = JSON.parse(readFileSync(join(runs, "kitchen-view", "summary.json"), "utf8"));
+    expect(await page.locator("#results-panel tr").count()).toBe(summary.steps + 1);
+    expect(await page.locator("#critic-panel").count()).toBe(1);
+    expect(await page.locator("#goal-panel li").first().textContent()).toContain("in(bottle_of_tea, trash_can)");
+    await shot("run-end");
+    await page.keyboard.press("Home");
+    expect(await stepLabel()).toBe(`step 1 / ${steps.length}`);
+    // The thread's checkpoint history is read from the data directory's SQLite checkpointer.
+    expect(await page.locator("#checkpoints summary").textContent()).toMatch(/checkpoint history: \d+ checkpoints/);
+  });
+
+  it("serves each camera's frames as a GIF that decodes, one GIF frame per distinct camera frame", async () => {
+    const frames = readdirSync(join(runs, "kitchen-view", "frames")).filter((f) => f.endsWith("-arm.png"));
+    const res = await fetch(`${base}/gif/kitchen-view/arm.gif`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/gif");
+    const gif = Buffer.from(await res.arrayBuffer());
+    expect(gif.subarray(0, 6).toString("latin1")).toBe("GIF89a");
+    const meta = await sharp(gif, { animated: true }).metadata();
+    expect(meta.pages).toBe(frames.length);
+    expect(meta.width).toBe(320);
+    // And the page shows it.
+    await page.goto(`${base}/run/kitchen-view`);
+    await page.locator("img.gif").first().scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.gif")).every((i) => i.complete && i.naturalWidth > 0));
+    expect(await page.locator("img.gif").count()).toBe(2);
+    expect((await fetch(`${base}/gif/kitchen-view/nose.gif`)).status).toBe(404);
+  });
+
+  it("shows an experiment: the paper's tables, Chart.js charts with one mark per variant, every episode linked to its run", async () => {
+    await page.goto(`${base}/`);
+    await page.waitForSelector("a[href='/experiment/experiments/two-variants']");
+    await page.click("a[href='/experiment/experiments/two-variants']");
+    await page.waitForFunction(() => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === 4);
+    const report = JSON.parse(readFileSync(join(runs, "experiments", "two-variants", "report.json"), "utf8"));
+    const chart = await page.evaluate(() => {
+      const c = (globalThis as unknown as { Chart: { getChart(id: string): { data: { labels: string[]; datasets: { data: number[] }[] }; getDatasetMeta(i: number): { data: unknown[] } } } }).Chart.getChart("chart-success")!;
+      const tasks = (globalThis as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string }[] } } } }).Chart.getChart("chart-tasks")!;
+      return { labels: c.data.labels, values: c.data.datasets[0].data, marks: c.getDatasetMeta(0).data.length, taskSeries: tasks.data.datasets.map((d) => d.label) };
+    });
+    expect(chart.labels).toEqual(["full", "random"]);
+    expect(chart.marks).toBe(2);
+    expect(chart.values).toEqual(report.variants.map((v: string) => report.table[v].all.successRate));
+    expect(chart.taskSeries).toEqual(["full", "random"]);
+    expect(await page.locator("table.paper").first().textContent()).toContain("Method");
+    expect(await page.locator("h2", { hasText: "VLM-PC Table I layout" }).count()).toBe(1);
+    const links = page.locator("#episodes a.episode");
+    expect(await links.count()).toBe(report.episodes.length);
+    await shot("experiment");
+    // An episode's link opens its run: the head camera's frame with the detections the robot's state recorded.
+    await links.first().click();
+    await page.waitForSelector("#step-label");
+    await page.waitForFunction(() => {
+      const img = document.querySelector("img.frame");
+      const c = document.querySelector("canvas.boxes");
+      return !!img && img.complete && img.naturalWidth > 0 && c?.dataset.drawn === "1";
+    });
+    expect(Number(await page.locator("canvas.boxes").first().getAttribute("data-boxes"))).toBeGreaterThan(0);
+    expect(await page.locator("#crumbs a").textContent()).toBe("experiments/two-variants");
+    await shot("experiment-episode");
+  });
+
+  it("opens a run killed mid-episode with what it recorded: whole lines, no summary, its checkpoints", async () => {
+    const whole = readFileSync(join(runs, "killed-run", "events.jsonl"), "utf8").split("\n").slice(0, -1).length;
+    expect(existsSync(join(runs, "killed-run", "summary.json"))).toBe(false);
+    await page.goto(`${base}/run/killed-run`);
+    await page.waitForSelector("#step-label");
+    expect(await page.locator(".timeline li").count()).toBe(whole);
+    const notes = await page.locator("#notes").textContent();
+    expect(notes).toMatch(new RegExp(`line ${whole + 1} is cut short`));
+    expect(notes).toMatch(/no summary\.json: the run did not finish/);
+    expect(await page.locator("h1 .badge").textContent()).toBe("incomplete");
+    // No report.md was written: the goal comes from the thread's checkpoints.
+    expect(await page.locator("main").textContent()).toContain("goal: Find the bottle_of_tea and throw it into the trash_can.");
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) && document.querySelectorAll("img.frame").length > 0);
+    await page.keyboard.press("End");
+    expect(await stepLabel()).toBe(`step ${whole} / ${whole}`);
+    expect(await page.locator("#goal-panel").textContent()).toMatch(/did not finish: no check on record/);
+    // The checkpointer kept going where the record stops; its history is there, the last one still running.
+    expect(await page.locator("#checkpoints summary").textContent()).toMatch(/checkpoint history: \d+ checkpoints/);
+    expect(await page.locator(".facts").textContent()).toMatch(/last checkpoint: running/);
+    await shot("killed-run");
+  });
+});
