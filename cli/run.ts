@@ -39,7 +39,8 @@ the method's world as a simulator child process.
 options:
   --graph G            closedLoop (CLEA, kitchen world; default) | replan (RePLan, tabletop world) |
                        vlmpc (VLM-PC, legged robot on an obstacle course) |
-                       behaviorCritic (a policy writer refined by a behaviour critic, workbench world)
+                       behaviorCritic (a policy writer refined by a behaviour critic, workbench world) |
+                       curriculum (Game On: a curriculum that learns skills, blocks world; see --graph curriculum --help)
   --world W            the same choice by world: kitchen | tabletop | course | workbench
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
                        tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
@@ -232,6 +233,9 @@ function tabletopScenario(name: string): { name: string; instruction: string } {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  // Game On's curriculum is a run of its own kind: many episodes on several simulators, with learning in between.
+  const g = argv.indexOf("--graph");
+  if ((g >= 0 && argv[g + 1] === "curriculum") || argv.includes("--graph=curriculum")) return (await import("./curriculum")).runCurriculum(argv);
   const { values: v } = parseArgs({
     args: argv,
     options: {

@@ -2,8 +2,9 @@
 import type { NoiseKnobs } from "./symbolic/noise";
 import { NO_NOISE, noiseLevel } from "./symbolic/noise";
 
-// writer: the behaviour critics' policy writer (primitive programs).
-export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer", "writer"] as const;
+// writer: the behaviour critics' policy writer (primitive programs); proposer, decomposer, retriever, analyst: Game On's
+// curriculum (task proposal, decomposition, skill retrieval, learning-curve analysis).
+export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer", "writer", "proposer", "decomposer", "retriever", "analyst"] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface ModelConfig {

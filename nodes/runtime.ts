@@ -21,8 +21,10 @@ export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-repla
 export const VLMPC_VARIANTS = ["full", "no-history", "no-multi-step", "random", "full+ic"] as const;
 /** The behaviour critic's: with grounding feedback (the paper's augmented critic) or its raw critique. */
 export const CRITIC_VARIANTS = ["full", "no-grounding"] as const;
-export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number] | (typeof CRITIC_VARIANTS)[number];
-const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS, ...VLMPC_VARIANTS, ...CRITIC_VARIANTS])] as [Variant, ...Variant[]];
+/** Game On's curriculum: the full method, or base-only (the library never grows: the base-skill data to compare with). */
+export const CURRICULUM_VARIANTS = ["full", "base-only"] as const;
+export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number] | (typeof CRITIC_VARIANTS)[number] | (typeof CURRICULUM_VARIANTS)[number];
+const VARIANTS = [...new Set<Variant>([...CLEA_VARIANTS, ...REPLAN_VARIANTS, ...VLMPC_VARIANTS, ...CRITIC_VARIANTS, ...CURRICULUM_VARIANTS])] as [Variant, ...Variant[]];
 
 const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
 
@@ -80,8 +82,24 @@ export const CRITIC_SETTINGS = {
   maxImages: z.coerce.number().int().min(2).max(60).default(30).describe("most images in one request (the paper's 30 key frames; lower it for endpoints that cap images)"),
 };
 
+/** Game On's own settings: the embodiment's simulator instances and the curriculum's budgets. */
+export const CURRICULUM_SETTINGS = {
+  instanceUrls: z
+    .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string()))
+    .default([])
+    .describe("bridge URLs of the embodiment's simulator instances, comma-separated (default: bridgeUrl alone); the first one's camera is what proposals are made from"),
+  episodesPerInstance: z.coerce.number().int().min(1).default(2).describe("episodes each instance runs per embodied plan (default 2; the paper ran 5)"),
+  maxEpisodes: count("embodied episodes before the curriculum ends", 60),
+  maxIterations: count("learner iterations before the curriculum ends", 40),
+  practiceEpisodes: count("episodes each skill being learned is tried alone per learner iteration, with samples of its policy (0: learn only from the curriculum's plans)", 6),
+  maxLearning: z.coerce.number().int().min(1).default(3).describe("skills learned at once; later proposals wait their turn, first proposed first (default 3)"),
+  maxDiscardsInRow: z.coerce.number().int().min(1).default(3).describe("plans discarded in a row before a cycle goes on to learning without new episodes (default 3)"),
+  curveHorizon: z.coerce.number().int().min(2).default(8).describe("learner iterations a learning-curve plot's x axis spans at least (default 8)"),
+  baseSkills: z.string().optional().describe("file of the pretrained base skills' policies (default data/blocks/base-skills.json)"),
+};
+
 /** Any graph's configuration: nodes do not know which graph runs them; the graph's own schema checks its variants. */
-const AnyRunConfiguration = runConfiguration(VARIANTS, { ...REPLAN_SETTINGS, ...VLMPC_SETTINGS, ...CRITIC_SETTINGS });
+const AnyRunConfiguration = runConfiguration(VARIANTS, { ...REPLAN_SETTINGS, ...VLMPC_SETTINGS, ...CRITIC_SETTINGS, ...CURRICULUM_SETTINGS });
 export type RunOptions = z.infer<typeof AnyRunConfiguration> & { bridgeUrl: string; variant: Variant; dataDir: string };
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));

@@ -10,6 +10,7 @@ import { startSimProcess } from "../../robots/sim/process";
 import { agentBenchmarks, type Figure } from "./agent";
 import { mpcBenchmarks } from "./mpc";
 import { courseBenchmarks } from "./course";
+import { blocksBenchmarks } from "./blocks";
 
 const figures: Figure[] = [];
 function report(f: Figure): void {
@@ -108,8 +109,8 @@ async function stepRate(): Promise<void> {
 export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
-  // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
-  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : undefined;
+  // --mpc-only / --course-only / --blocks-only: just the tabletop controller, the VLM-PC section or Game On's world.
+  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--blocks-only") ? "blocks" : undefined;
   if (!only) {
     await bridgeRoundTrip(quick ? 300 : 2000);
     await camera(quick ? 10 : 30);
@@ -118,6 +119,8 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   }
   if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
   if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
+  // --blocks-learn adds the lift → stack learnability run (minutes).
+  if (!only || only === "blocks") for (const f of await blocksBenchmarks(quick, argv.includes("--blocks-learn"))) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
 }

@@ -11,6 +11,7 @@ import * as clea from "./clea";
 import * as replan from "./replan";
 import * as vlmpc from "./vlmpc";
 import * as critic from "./critic";
+import * as curriculum from "./curriculum";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
 
 /** Every node's task, by the name its context block carries, from each method's reasoner. */
@@ -19,6 +20,7 @@ const TASKS: Record<string, Task> = {
   ...replan.TASKS,
   plan_course: vlmpc.planCourse,
   ...critic.TASKS,
+  ...curriculum.TASKS,
 };
 
 export class SymbolicChatModel extends BaseChatModel {
@@ -40,7 +42,8 @@ export class SymbolicChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const ctx = readContext(messages) as any;
     const rng = new KeyedDraw(`${this.seed}|${createHash("sha256").update(JSON.stringify(ctx)).digest("hex")}`);
-    const answer = this.answer(ctx, rng);
+    // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
+    const answer = await this.answer(ctx, rng);
     const text = JSON.stringify(answer);
     const promptChars = messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length), 0);
     // Token counts are estimates (4 characters a token), kept so prompt sizes can be compared across variants.

@@ -19,6 +19,8 @@ import { createHash } from "node:crypto";
  * - hallucinateEvent (behaviour critic): a critique names, once per video, an undesirable event that did not happen
  * - missEvent (behaviour critic): a critique leaves out an event the frames show
  * - wrongCause (behaviour critic): a critique names an event that happened with the wrong cause
+ * - wrongRetrieval (curriculum): the retriever picks a skill of the same kind on another block
+ * - misjudgeCurve (curriculum): the analyst calls a learning curve the opposite way
  */
 export interface NoiseKnobs {
   misname: number;
@@ -34,9 +36,11 @@ export interface NoiseKnobs {
   hallucinateEvent: number;
   missEvent: number;
   wrongCause: number;
+  wrongRetrieval: number;
+  misjudgeCurve: number;
 }
 
-export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0, hallucinateEvent: 0, missEvent: 0, wrongCause: 0 };
+export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0, hallucinateEvent: 0, missEvent: 0, wrongCause: 0, wrongRetrieval: 0, misjudgeCurve: 0 };
 
 /** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
 export function noiseLevel(level: number): NoiseKnobs {
@@ -54,6 +58,8 @@ export function noiseLevel(level: number): NoiseKnobs {
     hallucinateEvent: level,
     missEvent: level / 2,
     wrongCause: level / 2,
+    wrongRetrieval: level / 2,
+    misjudgeCurve: level / 4,
   };
 }
 

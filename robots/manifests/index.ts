@@ -24,6 +24,7 @@ export function bundledManifests(world: string): RobotManifest[] {
   if (world === "tabletop") return [loadManifest(join(here, "tabletop", "palm.json"))];
   if (world === "course") return [loadManifest(join(here, "course", "dog.json"))];
   if (world === "workbench") return [loadManifest(join(here, "workbench", "palm.json"))];
+  if (world === "blocks") return [loadManifest(join(here, "blocks", "arm.json"))];
   throw new Error(`no bundled manifests for world ${world}`);
 }
 

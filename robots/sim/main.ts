@@ -8,9 +8,10 @@ import { listScenarios, serveKitchen } from "./kitchen";
 import { listScenes, serveTabletop } from "./tabletop";
 import { listCourses, serveCourse } from "./course";
 import { listWorkbenchScenes, serveWorkbench } from "./workbench";
+import { serveBlocks } from "./blocks";
 import { parseGlobs } from "../bridge/allowlist";
 
-export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench [options]      (npm run sim -- tabletop [options])
+export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench|blocks [options]      (npm run sim -- tabletop [options])
 
 Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
 "listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
@@ -24,6 +25,9 @@ options:
                          ${listCourses().join(", ")};
                          workbench (the behaviour critics' scenes; default apple_plate): one of
                          ${listWorkbenchScenes().join(", ")}
+                         blocks (Game On's three blocks in a basket) has no scenarios: --seed picks the first layout
+  --episodes DIR         blocks only: where recorded episodes are stored (default: a directory under the temp dir)
+  --instance NAME        blocks only: the name in this instance's episode ids (default i<pid>)
   --port N               TCP port (default 9090; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
   --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
@@ -31,7 +35,7 @@ options:
   --seed N               seed of the detector's noise (default 0); workbench: also of the scene's layout
   --miss-rate P          probability a visible object is not detected (default 0)
   --mislabel-rate P      probability a detection carries a wrong label (default 0)
-  --speed X              simulated seconds per wall second (default 10; "max" for as fast as possible)
+  --speed X              simulated seconds per wall second (default 10, blocks: max; "max" for as fast as possible)
   --width N --height N   camera resolution (default 320x240; course 160x120)
   --grasp-sensing on|off kitchen only: whether grippers sense a grasp (default on); off: a grasp on nothing and a
                          release of nothing still report success, as on grippers without force feedback
@@ -63,6 +67,8 @@ export async function serveSim(argv: string[]): Promise<void> {
       "evaluator-key": { type: "string" },
       quiet: { type: "boolean", default: false },
       "grasp-sensing": { type: "string", default: "on" },
+      episodes: { type: "string" },
+      instance: { type: "string" },
       "allow-topics": { type: "string" },
       "allow-services": { type: "string" },
       "allow-actions": { type: "string" },
@@ -74,7 +80,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     return;
   }
   const worldName = positionals[0] ?? "kitchen";
-  if (!["kitchen", "tabletop", "course", "workbench"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course, workbench`);
+  if (!["kitchen", "tabletop", "course", "workbench", "blocks"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course, workbench, blocks`);
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -106,6 +112,8 @@ export async function serveSim(argv: string[]): Promise<void> {
         ? await serveCourse({ ...common, scenario: values.scenario ?? "indoor_1" })
         : worldName === "workbench"
           ? await serveWorkbench({ ...common, scenario: values.scenario ?? "apple_plate" })
+        : worldName === "blocks"
+          ? await serveBlocks({ ...common, speed: argv.includes("--speed") ? common.speed : Infinity, episodesDir: values.episodes, instance: values.instance })
         : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   let stopping = false;

@@ -1,0 +1,243 @@
+/**
+ * `robograph run --graph curriculum` (npm start -- --graph curriculum …): a Game On curriculum run — starts N blocks
+ * simulators as child processes (one episode store under the run's record), runs the curriculum graph with a SQLite
+ * checkpointer and a progress bar until a budget ends it, and leaves runs/<thread>/ (report.md, report.json, curves,
+ * frames, Fig. 5, events.jsonl, episodes/).
+ */
+import { parseArgs } from "node:util";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { Command } from "@langchain/langgraph";
+import { compileCurriculum } from "../graphs/curriculum";
+import { closeSessions, modelSession, runOptions, CURRICULUM_VARIANTS } from "../nodes/runtime";
+import type { CurriculumStateType } from "../nodes/curriculum/state";
+import { dataDir, openPersistence } from "../memory/checkpointer";
+import { modelConfig, totalUsage } from "../models";
+import { emergencyStop, stopReason } from "../nodes/estop";
+import { resumeHint } from "../nodes/guard";
+import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { writeCurriculumRecord } from "../evals/curriculumReport";
+import { sameImageStages } from "../evals/curriculumStages";
+
+export const CURRICULUM_HELP = `usage: robograph run --graph curriculum [options]      (npm start -- --graph curriculum [options])
+
+Game On's curriculum: propose → decompose → retrieve → embody (N simulator instances in parallel) → learn → analyse,
+from the base skills (open/close gripper, grasp anything, reach X), until a budget ends it. Leaves runs/<thread>/.
+
+options:
+  --budget-episodes N     embodied episodes (default 120)
+  --budget-iterations N   learner iterations (default 40)
+  --budget-seconds N      wall-clock seconds (default 3600)
+  --instances N           blocks simulators run in parallel, each a process (default 2)
+  --episodes-per-instance N   episodes each instance runs per embodied plan (default 2)
+  --base-skills FILE      the pretrained base skills' policies (default data/blocks/base-skills.json)
+  --variant V             ${CURRICULUM_VARIANTS.join(" | ")} (default full; base-only never learns a new skill)
+  --model B               symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
+  --noise P  --seed N     symbolic reasoner's noise level and the seed of everything (default 0, 0)
+  --thread ID [--resume]  thread id; --resume continues it from its last checkpoint (simulators are started anew on the
+                          same episode store, so the learner finds its episodes)
+  --data-dir DIR          checkpoints and artifacts (default ./data)      --runs-dir DIR  run records (default ./runs)
+  --quiet                 only the summary
+`;
+
+/** A progress line: rewritten in place on a terminal, printed as a line per change when piped. */
+function progressBar(total: number) {
+  let lastText = "";
+  return (done: number, text: string, final = false) => {
+    const width = 24;
+    const filled = Math.min(width, Math.round((width * done) / Math.max(1, total)));
+    const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} episodes · ${text}`;
+    if (process.stdout.isTTY) process.stdout.write(`\r${line}\x1b[K${final ? "\n" : ""}`);
+    else if (line !== lastText) process.stdout.write(`${line}\n`);
+    lastText = line;
+  };
+}
+
+/** What one node did, in a line (printed above the bar on a terminal, as its own line when piped). */
+function describe(node: string, u: Partial<CurriculumStateType>, s: CurriculumStateType | undefined): string {
+  switch (node) {
+    case "begin":
+      return u.library ? `library: ${u.library.map((l) => l.caption).join(", ")}` : "";
+    case "propose":
+      return u.current ? `propose #${u.current.cycle}: "${u.current.proposal.task}"` : u.status ? `${u.status}: ${u.statusReason}` : "";
+    case "decompose":
+      return u.current?.decomposition ? `decompose: [${u.current.decomposition.steps.join(", ")}]` : u.status ? `${u.status}: ${u.statusReason}` : "";
+    case "retrieve": {
+      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0] ?? u.current;
+      const r = rec?.retrievals?.map((x) => x.skill ?? `✗ ${x.step}`).join(", ");
+      const newTargets = Object.keys(u.targets ?? {}).filter((k) => !s?.targets[k]);
+      return `retrieve: [${r ?? ""}]${u.plan ? " → embody" : " → discarded"}${newTargets.length ? `; now learning: ${newTargets.join(", ")}` : ""}`;
+    }
+    case "tally": {
+      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0];
+      return rec?.outcome?.kind === "embodied" ? `embodied "${rec.proposal.task}": ${rec.outcome.successes}/${rec.outcome.episodes} succeeded` : "";
+    }
+    case "learn":
+      return u.targets ? `learn #${u.counters?.iterations}: ${Object.values(u.targets).filter((t) => !t.converged && t.returns.length).map((t) => `${t.caption} ${t.returns.at(-1)!.toFixed(1)}/${t.maxReturn}`).join(", ")}` : "";
+    case "analyse": {
+      const joined = (u.library ?? []).filter((l) => !s?.library.some((x) => x.caption === l.caption));
+      const verdicts = Object.values(u.targets ?? {}).filter((t) => t.analyses.at(-1)?.iteration === s?.counters.iterations && !s?.targets[t.caption]?.converged);
+      return `analyse: ${verdicts.map((t) => `${t.caption} ${t.analyses.at(-1)!.converged ? "YES" : "no"}`).join(", ") || "nothing to judge"}${joined.length ? ` → library + ${joined.map((l) => l.caption).join(", ")}` : ""}`;
+    }
+  }
+  return "";
+}
+
+export async function runCurriculum(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      graph: { type: "string" },
+      "budget-episodes": { type: "string", default: "120" },
+      "budget-iterations": { type: "string", default: "40" },
+      "budget-seconds": { type: "string", default: "3600" },
+      instances: { type: "string", default: "2" },
+      "episodes-per-instance": { type: "string", default: "2" },
+      "base-skills": { type: "string" },
+      variant: { type: "string", default: "full" },
+      model: { type: "string" },
+      noise: { type: "string", default: "0" },
+      seed: { type: "string", default: "0" },
+      thread: { type: "string" },
+      resume: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
+      "runs-dir": { type: "string", default: "runs" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(CURRICULUM_HELP);
+    return 0;
+  }
+  const int = (name: string, x: string | undefined, min: number) => {
+    const n = Number(x);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, not ${x}`);
+    return n;
+  };
+  const instances = int("instances", v.instances, 1);
+  const budgets = { episodes: int("budget-episodes", v["budget-episodes"], 1), iterations: int("budget-iterations", v["budget-iterations"], 1), wallSeconds: int("budget-seconds", v["budget-seconds"], 1) };
+  if (!(CURRICULUM_VARIANTS as readonly string[]).includes(v.variant!)) throw new Error(`--variant must be one of ${CURRICULUM_VARIANTS.join(", ")}`);
+  if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
+  if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
+  const seed = int("seed", v.seed, 0);
+  const thread = v.thread ?? `curriculum-${randomUUID().slice(0, 8)}`;
+  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
+  const runDir = resolve(v["runs-dir"]!, thread);
+  const episodesDir = join(runDir, "episodes");
+  mkdirSync(episodesDir, { recursive: true });
+  const persistence = await openPersistence(dir);
+  if (v.resume && !(await persistence.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
+    await persistence.close();
+    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
+  }
+  const say = (s: string) => !v.quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
+  const mc = modelConfig(process.env, { backend: v.model as "symbolic" | "openai" | undefined, noise: Number(v.noise), seed });
+  say(`robograph curriculum: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`);
+
+  const sims: SimProcess[] = [];
+  const started = Date.now();
+  let state: CurriculumStateType | undefined;
+  let crash: Error | undefined;
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(`\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`);
+    emergencyStop(`${sig} to the agent`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const bar = progressBar(budgets.episodes);
+  try {
+    // Each instance its own process and layout sequence; all record to the run's episode store.
+    for (let i = 0; i < instances; i++) {
+      sims.push(await startSimProcess("blocks", ["--seed", String(seed * 1000 + i), "--episodes", episodesDir, "--instance", `i${i}`], undefined, { ownProcessGroup: true }));
+    }
+    say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
+    const graph = compileCurriculum(persistence.checkpointer, persistence.store);
+    const config = {
+      configurable: {
+        thread_id: thread,
+        bridgeUrl: sims[0].url,
+        instanceUrls: sims.map((s) => s.url),
+        variant: v.variant,
+        backend: v.model,
+        seed,
+        noise: Number(v.noise),
+        dataDir: dir,
+        maxEpisodes: budgets.episodes,
+        maxIterations: budgets.iterations,
+        maxWallSeconds: budgets.wallSeconds,
+        maxModelCalls: 100_000,
+        episodesPerInstance: int("episodes-per-instance", v["episodes-per-instance"], 1),
+        ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
+      },
+      durability: "sync" as const,
+    };
+    runOptions(config);
+    let input: unknown = { goal: "master the blocks in the basket" };
+    if (v.resume) {
+      const snap = await graph.getState(config);
+      state = snap.values as CurriculumStateType;
+      // An interrupted run ended its node early: that node runs again; otherwise the graph continues where it stopped.
+      const before = snap.parentConfig ? await graph.getState(snap.parentConfig) : undefined;
+      input = state.status === "interrupted" && before?.next[0] ? new Command({ goto: before.next[0] }) : null;
+      say(`resuming thread ${thread} at cycle ${state.counters.cycles}, ${state.counters.episodes} episodes`);
+    }
+    const events = join(runDir, "events.jsonl");
+    for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
+      const [mode, data] = chunk as [string, Record<string, unknown>];
+      if (mode === "values") {
+        state = data as unknown as CurriculumStateType;
+        continue;
+      }
+      for (const [node, update] of Object.entries(data)) {
+        const u = update as Partial<CurriculumStateType>;
+        appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`);
+        const line = describe(node, u, state);
+        if (line) say(`  ${node.padEnd(9)} ${line}`);
+      }
+      if (state && !v.quiet) {
+        const learning = Object.values(state.targets).filter((t) => !t.converged && t.returns.length).length;
+        bar(state.counters.episodes, `cycle ${state.counters.cycles} · iteration ${state.counters.iterations} · library ${state.library.length} · learning ${learning} · ${Math.round((Date.now() - started) / 1000)} s`);
+      }
+    }
+  } catch (err) {
+    crash = err as Error;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    if (state && !v.quiet) bar(state.counters.episodes, "done", true);
+    let status = state?.status ?? "failed";
+    let reason = state?.statusReason ?? "";
+    if (crash || status === "running") {
+      const stop = stopReason();
+      status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
+      reason = stop ? `emergency stop (${stop}); ${resumeHint(thread)}` : crash ? `error: ${crash.message}` : "the run stopped before its end";
+    }
+    if (state) {
+      state = { ...state, status, statusReason: reason } as CurriculumStateType;
+      const usage = totalUsage(state.usage);
+      const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, modelCalls: usage.calls };
+      const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
+      let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
+      try {
+        stages = await sameImageStages(state, post);
+      } catch (err) {
+        process.stderr.write(`the same-image table (Table 2) could not be made: ${(err as Error).message}\n`);
+      }
+      await writeCurriculumRecord(runDir, state, facts, modelSession(runOptions(post, true)).artifacts, stages);
+      const learned = state.library.filter((l) => l.source === "learned").map((l) => l.caption);
+      process.stdout.write(
+        `\n${status}: ${reason}\n` +
+          `cycles ${state.counters.cycles}, episodes ${state.counters.episodes}, learner iterations ${state.counters.iterations}, model calls ${usage.calls}, wall ${Math.round(facts.wallSeconds)} s\n` +
+          `library: ${state.library.length} skills; learned by this run: ${learned.join(", ") || "none"}\n` +
+          `run record: ${runDir}/report.md\n`,
+      );
+    }
+    await closeSessions();
+    await persistence.close();
+    for (const s of sims) await s.stop();
+  }
+  if (crash) throw crash;
+  return state?.status === "interrupted" ? 3 : state && state.library.some((l) => l.source === "learned") ? 0 : 2;
+}

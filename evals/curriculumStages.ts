@@ -1,0 +1,48 @@
+/**
+ * Table 2 as the paper made it: one image (the run's first view of the basket) and the library as it stood at each stage
+ * of the run, and what the curriculum proposes, decomposes and retrieves with it — asked after the run, as the paper's
+ * Appendix E asked it, with the stage's library standing in for the completed tasks and no failures.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured, imagePart, type Usage, addUsage } from "../models";
+import { TaskProposal, type ProposeContext } from "../models/schemas/curriculum";
+import { modelSession, runOptions } from "../nodes/runtime";
+import { PROPOSER_PROMPT } from "../nodes/curriculum/propose";
+import { decompose } from "../nodes/curriculum/decompose";
+import { retrieve } from "../nodes/curriculum/retrieve";
+import type { CurriculumStateType, CycleRecord, Retrieval } from "../nodes/curriculum/state";
+
+export interface StageRow {
+  iteration: number;
+  library: string[];
+  proposal: { task: string; reasoning: string };
+  steps: string[];
+  retrievals: Retrieval[];
+}
+
+export async function sameImageStages(s: CurriculumStateType, config: RunnableConfig): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
+  const first = s.cycles[0];
+  if (!first) return { frame: "", rows: [], usage: {} };
+  const ms = modelSession(runOptions(config, true));
+  const stages = [...new Set(s.library.map((l) => l.since))].sort((a, b) => a - b);
+  const rows: StageRow[] = [];
+  let usage: Usage = {};
+  for (const it of stages) {
+    const library = s.library.filter((l) => l.since <= it);
+    const captions = library.map((l) => l.caption);
+    const context: ProposeContext = { blocks: first.scene.blocks, holding: first.scene.holding, library: captions, succeeded: captions, failed: [], proposedBefore: [] };
+    const images = ms.modelConfig.backend === "openai" ? [await imagePart(ms.artifacts.get(first.scene.frame), ms.modelConfig.imageMaxSide)] : [];
+    const p = await askStructured(ms.models, ms.modelConfig, { role: "proposer", schema: TaskProposal, schemaName: "TaskProposal", system: PROPOSER_PROMPT, task: "propose_task", context: context as unknown as Record<string, unknown>, images });
+    usage = addUsage(usage, p.usage);
+    const current: CycleRecord = { cycle: -1, library: captions, scene: first.scene, proposal: p.value };
+    const stage = { ...s, library, current, targets: {}, counters: { ...s.counters, discardsInRow: 0 } } as CurriculumStateType;
+    const d = await decompose(stage, config);
+    const decomposed = d.current as CycleRecord;
+    // Retrieval's own proposals for learning are not kept: this is a look at the run, not a part of it.
+    const r = await retrieve({ ...stage, current: decomposed }, { ...config, configurable: { ...config.configurable, variant: "base-only" } });
+    const record = ((r.cycles as CycleRecord[] | undefined)?.[0] ?? r.current) as CycleRecord;
+    usage = addUsage(addUsage(usage, (d.usage as Usage) ?? {}), (r.usage as Usage) ?? {});
+    rows.push({ iteration: it, library: captions, proposal: p.value, steps: decomposed.decomposition!.steps, retrievals: record.retrievals ?? [] });
+  }
+  return { frame: first.scene.frame, rows, usage };
+}

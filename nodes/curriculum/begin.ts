@@ -1,0 +1,21 @@
+/** Begin: the library holds the pretrained base skills only (as the paper starts), with their policies. */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { loadBaseSkills } from "../../tools/learning/policy";
+import { graphRunOptions, CURRICULUM_VARIANTS, modelSession } from "../runtime";
+import { storePolicies } from "./policies";
+import { baseLibrary, skillId } from "./skills";
+import type { CurriculumStateType, CurriculumUpdate } from "./state";
+
+export async function begin(state: CurriculumStateType, config?: RunnableConfig): Promise<CurriculumUpdate> {
+  const opts = graphRunOptions(config, "curriculum", CURRICULUM_VARIANTS);
+  if (state.library.length) return {};
+  const base = opts.baseSkills ? loadBaseSkills(opts.baseSkills) : loadBaseSkills();
+  const library = baseLibrary();
+  const missing = library.filter((c) => !base.policies[skillId(c)]);
+  if (missing.length) throw new Error(`the base skills' policies lack ${missing.join(", ")}: pretrain them first (see the blocks world's README section)`);
+  return {
+    library: library.map((caption) => ({ caption, since: 0, source: "base" as const })),
+    policies: storePolicies(modelSession(opts).artifacts, base.policies),
+    startedAt: state.startedAt || Date.now(),
+  };
+}

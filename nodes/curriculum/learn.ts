@@ -1,0 +1,69 @@
+/**
+ * Learn: one learner iteration over every episode collected so far, relabelled with the reward of each skill being
+ * learned (reward-weighted regression over the controller's parameters, tools/learning), then each such skill's policy
+ * evaluated from fixed layouts on the simulator instances: one learning-curve point per skill, scaled to the known
+ * maximum return. Before the iteration each skill being learned is practised: tried alone a few times with samples of
+ * its policy (the paper's future work: a missing skill gets data of its own). Skills judged converged are not trained
+ * further.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { learnerIteration } from "../../tools/learning/learner";
+import { createHash } from "node:crypto";
+import { evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
+import { Rng } from "../../tools/learning/policy";
+import { runOptions, session } from "../runtime";
+import { instanceUrls } from "./embody";
+import { episodesOf, keepEpisodes, summarise } from "./episodes";
+import { loadPolicies, storePolicies } from "./policies";
+import { captionedPrior, skillId } from "./skills";
+import type { CurriculumStateType, CurriculumUpdate, EpisodeSummary, LearningTarget } from "./state";
+import type { SegmentReturns } from "../../tools/learning/relabel";
+
+// Episodes never change once recorded: their relabelled segment returns are computed once per process.
+const relabelled = new Map<string, SegmentReturns[]>();
+
+export async function learn(state: CurriculumStateType, config?: RunnableConfig): Promise<CurriculumUpdate> {
+  const opts = runOptions(config);
+  // A few skills at a time, first proposed first: practice and evaluation are spent where they can finish a skill.
+  const learning = Object.values(state.targets).filter((t) => !t.converged).slice(0, opts.maxLearning);
+  const counters = { ...state.counters, discardsInRow: 0 };
+  if (!learning.length || !state.episodes.length) return { counters };
+  const sessions = await Promise.all(instanceUrls(config).map((url) => session({ ...opts, bridgeUrl: url })));
+  const clients = sessions.map((s) => s.client);
+  const artifacts = sessions[0].artifacts;
+  const ids = learning.map((t) => skillId(t.caption));
+  // A skill learned for the first time starts from the prior its caption conditions (./skills.ts).
+  const before = { ...loadPolicies(artifacts, state.policies) };
+  for (const id of ids) before[id] ??= captionedPrior(id);
+  // Practice: each skill being learned tried alone with samples of its policy (what gives a new skill data of its own;
+  // the curriculum's plans, relabelled, give the rest).
+  const practice: EpisodeSummary[] = [];
+  const budgetLeft = Math.max(0, opts.maxEpisodes - state.counters.episodes);
+  for (const [k, id] of ids.entries()) {
+    const n = Math.min(opts.practiceEpisodes, budgetLeft - practice.length);
+    if (n <= 0) break;
+    const rng = new Rng(createHash("sha256").update(`practice|${opts.seed}|${state.counters.iterations}|${id}`).digest().readUInt32BE(0));
+    const { results, episodes } = await explorePlan(clients, [id], before, { episodes: n, rng });
+    keepEpisodes(episodes);
+    results.forEach((r, j) => practice.push(summarise(r, episodes[j], { instance: k % clients.length, cycle: state.counters.cycles, purpose: "practice", plan: [learning[k].caption], k: j })));
+  }
+  const episodes = await episodesOf([...state.episodes, ...practice], clients);
+  const targets: Record<string, LearningTarget> = { ...state.targets };
+  // A curve starts at the policy as it was before learning (a new skill's uninformed prior).
+  for (const t of learning) {
+    if (t.returns.length) continue;
+    const { score, successRate } = await evaluateSkill(clients, before[skillId(t.caption)]);
+    targets[t.caption] = { ...t, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies] };
+  }
+  // A sharper elite than the learner's default (the best 5 % of samples, mostly replacing the old moments): among the
+  // relabelled samples of a new skill, layout luck scores nearly as well as the skill done right (a block lying beside
+  // another earns part of the shaped place reward), and a broad elite averages the grasp gate below its threshold.
+  const { policies } = learnerIteration(before, episodes, ids, { cache: relabelled, eliteFraction: 0.05, step: 0.9 });
+  const ref = storePolicies(artifacts, policies);
+  for (const t of learning) {
+    const { score, successRate } = await evaluateSkill(clients, policies[skillId(t.caption)]);
+    const was = targets[t.caption];
+    targets[t.caption] = { ...was, returns: [...was.returns, score * t.maxReturn], finalSuccess: [...was.finalSuccess, successRate], snapshots: [...was.snapshots, ref] };
+  }
+  return { policies: ref, targets, episodes: practice, counters: { ...counters, episodes: counters.episodes + practice.length, iterations: counters.iterations + 1 } };
+}

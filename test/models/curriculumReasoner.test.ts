@@ -1,0 +1,129 @@
+/**
+ * The offline curriculum reasoner on hand-built prompt contexts and on rendered plots: it understands every skill
+ * caption of the blocks world, proposes one rung past its best success, decomposes over the skills' effects, retrieves
+ * by caption, and reads learning curves back from PNG pixels (rising, plateau, degenerating, too short — and the early
+ * plateau that fools it, as it fooled the paper's model).
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { contextBlock } from "../../models/context";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { NO_NOISE } from "../../models/symbolic/noise";
+import { decomposeTask, judgeCurve, proposeTask, readCurvePng, retrieveSkill, stepText, understand } from "../../models/symbolic/curriculum";
+import { ConvergenceVerdict, type ProposeContext, type SeenBlock } from "../../models/schemas/curriculum";
+import { SKILLS, BASE_SKILLS, skillInfo } from "../../robots/msgs/blocks";
+import { renderCurve } from "../../nodes/curriculum/plot";
+import { EXEMPLARS } from "../../nodes/curriculum/exemplars";
+
+const draw = (xs: number[]) => {
+  let i = 0;
+  return { next: () => xs[i++ % xs.length] };
+};
+const never = () => draw([0.99]);
+const BASE = BASE_SKILLS.map((id) => skillInfo(id).caption);
+const BLOCKS: SeenBlock[] = [
+  { label: "red", u: 100, v: 120, on: "basket" },
+  { label: "green", u: 160, v: 130, on: "basket" },
+  { label: "blue", u: 220, v: 110, on: "basket" },
+];
+const proposing = (over: Partial<ProposeContext> = {}): ProposeContext => ({ blocks: BLOCKS, library: BASE, succeeded: [], failed: [], proposedBefore: [], ...over });
+
+describe("the curriculum reasoner's language", () => {
+  it("understands every skill caption of the blocks world and writes it back word for word", () => {
+    for (const s of SKILLS) {
+      const g = understand(s.caption);
+      expect(g, s.caption).toBeDefined();
+      expect(stepText(g!)).toBe(s.caption);
+    }
+  });
+});
+
+describe("propose", () => {
+  it("starts with reaching a block, then goes one rung past its best success", () => {
+    expect(proposeTask(proposing(), NO_NOISE, never()).task).toMatch(/^reach the (red|green|blue) block$/);
+    const after = proposeTask(proposing({ succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }), NO_NOISE, never());
+    expect(understand(after.task)?.kind).toBe("lift");
+    expect(after.reasoning).toContain("reach red");
+  });
+
+  it("does not propose again what was discarded for a skill the library still lacks, and does once it has it", () => {
+    const failed = ["pick up the red block (no skill for: lift red)"];
+    const blocked = proposeTask(proposing({ succeeded: ["reach the red block"], failed, proposedBefore: ["reach the red block", "pick up the red block"] }), NO_NOISE, never());
+    expect(understand(blocked.task)?.kind).not.toBe("lift");
+    const unblocked = proposeTask(proposing({ library: [...BASE, "lift red"], succeeded: ["reach the red block"], failed, proposedBefore: ["reach the red block", "pick up the red block"] }), NO_NOISE, never());
+    expect(understand(unblocked.task)?.kind).toBe("lift");
+  });
+
+  it("puts a block only on one that is free in the image", () => {
+    const stacked: SeenBlock[] = [BLOCKS[0], { ...BLOCKS[1], on: "blue" }, BLOCKS[2]];
+    for (let k = 0; k < 6; k++) {
+      const p = proposeTask({ ...proposing({ blocks: stacked, library: [...BASE, "lift red", "lift green", "lift blue", "above red", "above green", "above blue"], succeeded: ["hold the red block above the green block"] }) }, NO_NOISE, draw([k / 6]));
+      const g = understand(p.task);
+      expect(g?.kind).toBe("on");
+      // Green sits on blue: only red is free to build on.
+      expect((g as { y: string }).y).toBe("red");
+    }
+  });
+});
+
+describe("decompose and retrieve", () => {
+  it("plans over the skills' effects: missing steps are named plainly, a skill that does it all is used whole", () => {
+    const base = decomposeTask({ proposal: "put the red block on top of the green block", blocks: BLOCKS, library: BASE }, NO_NOISE, never());
+    expect(base.steps).toEqual(["reach red", "grasp anything", "lift red", "above green", "open gripper"]);
+    const grown = decomposeTask({ proposal: "put the red block on top of the green block", blocks: BLOCKS, library: [...BASE, "stack red on green"] }, NO_NOISE, never());
+    expect(grown.steps).toEqual(["stack red on green"]);
+    const tower = decomposeTask({ proposal: "build a tower with the red block on top of the green block on top of the blue block", blocks: BLOCKS, library: [...BASE, "stack green on blue", "stack red on green"] }, NO_NOISE, never());
+    expect(tower.steps).toEqual(["stack green on blue", "stack red on green"]);
+  });
+
+  it("retrieves a step by its caption, and nothing for a step no skill does", () => {
+    expect(retrieveSkill({ step: "reach red", library: BASE }, NO_NOISE, never()).skill).toBe("reach red");
+    expect(retrieveSkill({ step: "lift red", library: BASE }, NO_NOISE, never()).skill).toBeNull();
+    // A whole task in other words, against the rewardable skills (what a missing skill is proposed as).
+    expect(retrieveSkill({ step: "put the red block on top of the green one", library: SKILLS.map((s) => s.caption) }, NO_NOISE, never()).skill).toBe("stack red on green");
+    // The seeded fault: the same kind of skill on another block.
+    expect(retrieveSkill({ step: "reach red", library: BASE }, { ...NO_NOISE, wrongRetrieval: 1 }, draw([0])).skill).toBe("reach green");
+  });
+});
+
+describe("the analyst reads plots", () => {
+  const plot = (returns: number[], horizon = 8) => renderCurve({ title: "lift red", returns: returns.map((r) => r * 80), maxReturn: 80, horizon });
+
+  it("reads the curve back from the PNG's pixels", async () => {
+    const read = await readCurvePng(await plot([0, 0.25, 0.5, 0.75, 1, 1, 1, 1, 1]));
+    expect(read.from).toBeLessThan(0.02);
+    expect(read.to).toBeGreaterThan(0.97);
+    expect(read.values[0]).toBeLessThan(0.05);
+    // A quarter of the way along is iteration 2 of 8, where the curve is at half the maximum.
+    expect(read.values[Math.floor(read.values.length / 4)]).toBeGreaterThan(0.44);
+    expect(read.values[Math.floor(read.values.length / 4)]).toBeLessThan(0.56);
+    expect(read.values.at(-1)).toBeGreaterThan(0.95);
+  });
+
+  it("judges the exemplar shapes as their verdicts say: rising no, plateau yes, degenerating yes, rising again no, too short no", async () => {
+    for (const e of EXEMPLARS) {
+      const v = judgeCurve(await readCurvePng(await renderCurve({ title: "x", returns: e.returns, maxReturn: 80, horizon: 8 })));
+      expect(v.converged, e.reasoning).toBe(e.converged);
+    }
+  });
+
+  it("is fooled by an early plateau, and sees nothing learned in a flat line at zero", async () => {
+    const early = judgeCurve(await readCurvePng(await plot([0.05, 0.3, 0.4, 0.41, 0.4, 0.4, 0.41])));
+    expect(early.converged).toBe(true);
+    const flat = judgeCurve(await readCurvePng(await plot([0, 0, 0, 0.01, 0, 0])));
+    expect(flat.converged).toBe(false);
+    // Flat from the start, above zero: no progress, not convergence.
+    const stuck = judgeCurve(await readCurvePng(await plot([0.07, 0.07, 0.07, 0.07, 0.07, 0.07])));
+    expect(stuck.converged).toBe(false);
+  });
+
+  it("answers through the chat-model interface from the PNG the prompt carries, and the verdict fits the schema", async () => {
+    const model = new SymbolicChatModel(0, NO_NOISE);
+    const png = await plot([0.02, 0.1, 0.2, 0.35, 0.5]);
+    const ctx = { skill: "lift red", axes: { xMax: 8, yMax: 80, xLabel: "learner iterations", yLabel: "evaluation return" }, exemplars: [], plotPng: png.toString("base64") };
+    const out = await model.invoke([new HumanMessage(contextBlock("analyse_curve", ctx))]);
+    const v = ConvergenceVerdict.parse(JSON.parse(String(out.content)));
+    expect(v.converged).toBe(false);
+    await expect(model.invoke([new HumanMessage(contextBlock("analyse_curve", { ...ctx, plotPng: undefined }))])).rejects.toThrow(/reads the plot's pixels/);
+  });
+});

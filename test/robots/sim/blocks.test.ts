@@ -1,0 +1,255 @@
+/**
+ * The blocks world (Game On): each Appendix-D reward on hand-built states; the catalogue and manifest agree; the world
+ * in process (seeded layouts that stand still, the shared controller lifting and stacking under physics, every skill's
+ * reward recorded at every step and recomputable from the recorded states); and over the bridge in real processes
+ * (several instances at once sharing an episode store, refusals that name the field, reset ending a running plan).
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeClient } from "../../../robots/bridge/client";
+import { GoalStatus } from "../../../robots/bridge/protocol";
+import { bundledManifests } from "../../../robots/manifests";
+import {
+  BLOCK_SIZE, EPISODES_SERVICE, PARAM_DIM, PARAM_NAMES, RESET_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, SKILLS, SKILL_IDS,
+  allRewards, clampParams, planSuccess, rewards, skillByCaption, skillInfo, sparse, stateFromRow, type BlockState, type Episode, type RunSkillsResult,
+} from "../../../robots/msgs/blocks";
+import { BlocksWorld, layoutFor } from "../../../robots/sim/blocks";
+import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
+
+const at = (x: number, y: number, z: number): [number, number, number] => [x, y, z];
+const H = BLOCK_SIZE / 2;
+/** Three blocks apart on the basket floor, the gripper high above, open, holding nothing. */
+const apart = (over: Partial<BlockState> = {}): BlockState => ({
+  tcp: at(0, 0, 0.25), opening: 1, grasped: false, held: null,
+  blocks: { red: at(-0.08, 0, H), green: at(0, 0.08, H), blue: at(0.08, 0, H) },
+  ...over,
+});
+/** A parameter vector from named values (others 0, or their bound when 0 is out of range). */
+const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
+const LIFT_RED = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
+const STACK_RED_ON_GREEN = P({ src_red: 1, dst_green: 1, close: 1, idle_opening: 1, carry_z: 0.12, place_dz: 0.04, release: 1, speed: 0.4 });
+
+describe("blocks rewards (Appendix D) on hand-built states", () => {
+  it("gripper: open is the opening, close its inverse, both in [0, 1]", () => {
+    for (const [o, open] of [[1, 1], [0, 0], [0.5, 0.5]]) {
+      expect(rewards.open_gripper(apart({ opening: o }))).toBeCloseTo(open);
+      expect(rewards.close_gripper(apart({ opening: o }))).toBeCloseTo(1 - open);
+    }
+  });
+
+  it("grasp anything follows the grasp sensor", () => {
+    expect(rewards.grasp_anything(apart())).toBe(0);
+    expect(rewards.grasp_anything(apart({ grasped: true, held: "blue" }))).toBe(1);
+  });
+
+  it("reach and above decay with the TCP's distance to the block's centre / the point 10 cm over it", () => {
+    const s = apart();
+    expect(rewards.reach(apart({ tcp: s.blocks.red }), "red")).toBe(1);
+    expect(rewards.reach(apart({ tcp: at(-0.08, 0, 0.35) }), "red")).toBeLessThan(0.01);
+    const mid = rewards.reach(apart({ tcp: at(-0.08, 0, H + 0.06) }), "red");
+    expect(mid).toBeGreaterThan(0.1);
+    expect(mid).toBeLessThan(0.9);
+    expect(rewards.reach(apart({ tcp: at(-0.08, 0, H + 0.03) }), "red")).toBeGreaterThan(mid);
+    expect(rewards.above(apart({ tcp: at(-0.08, 0, H + 0.1) }), "red")).toBe(1);
+    expect(rewards.above(apart({ tcp: s.blocks.red }), "red")).toBeLessThan(0.2);
+    expect(rewards.above(apart({ tcp: at(-0.08, 0, H + 0.1) }), "green")).toBeLessThan(0.3);
+  });
+
+  it("lift: 0 under 5 cm, 1 over 10 cm, linear between", () => {
+    const lifted = (z: number) => rewards.lift(apart({ blocks: { ...apart().blocks, red: at(-0.08, 0, z) } }), "red");
+    expect(lifted(H)).toBe(0);
+    expect(lifted(0.049)).toBe(0);
+    expect(lifted(0.12)).toBe(1);
+    expect(lifted(0.075)).toBeCloseTo(0.5);
+    expect(rewards.lift(apart(), "green")).toBe(0);
+  });
+
+  it("place X on Y: 1 with X's centre a block above Y's, decaying away; stack also needs the gripper to have let go", () => {
+    const on = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE) } });
+    expect(rewards.place(on, "red", "green")).toBe(1);
+    expect(rewards.stack(on, "red", "green")).toBe(1);
+    expect(rewards.stack({ ...on, grasped: true, held: "red" }, "red", "green")).toBe(0);
+    expect(rewards.place({ ...on, grasped: true, held: "red" }, "red", "green")).toBe(1);
+    expect(rewards.place(on, "green", "red")).toBeLessThan(0.5);
+    const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
+    expect(rewards.place(corners, "red", "green")).toBeLessThan(1e-3);
+    expect(rewards.stack(corners, "red", "green")).toBeLessThan(1e-3);
+    const near = rewards.place(apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE + 0.07) } }), "red", "green");
+    expect(near).toBeGreaterThan(0.05);
+    expect(near).toBeLessThan(0.95);
+  });
+
+  it("tower, pyramid and inverted pyramid are products of two stacks", () => {
+    const tower = apart({ blocks: { blue: at(0, 0, H), green: at(0, 0, H + BLOCK_SIZE), red: at(0, 0, H + 2 * BLOCK_SIZE) } });
+    expect(rewards.triple_stack(tower, "red", "green", "blue")).toBe(1);
+    expect(rewards.triple_stack(tower, "blue", "green", "red")).toBeLessThan(0.2);
+    const half = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE) } });
+    expect(rewards.triple_stack(half, "red", "green", "blue")).toBeLessThan(0.2);
+    // A pyramid: green and blue side by side, red across them, half a block off each.
+    const pyramid = apart({ blocks: { green: at(-H, 0, H), blue: at(H, 0, H), red: at(0, 0, H + BLOCK_SIZE) } });
+    expect(rewards.pyramid(pyramid, "red", "green", "blue")).toBeGreaterThan(0.95);
+    const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
+    expect(rewards.pyramid(corners, "red", "green", "blue")).toBeLessThan(1e-3);
+    expect(rewards.triple_stack(corners, "red", "green", "blue")).toBeLessThan(1e-3);
+    const inverted = apart({ blocks: { green: at(0, 0, H), red: at(-H, 0, H + BLOCK_SIZE), blue: at(H, 0, H + BLOCK_SIZE) } });
+    expect(rewards.inverse_pyramid(inverted, "red", "green", "blue")).toBeGreaterThan(0.95);
+    expect(rewards.inverse_pyramid(tower, "red", "green", "blue")).toBeLessThan(0.5);
+    expect(rewards.inverse_pyramid({ ...inverted, grasped: true, held: "blue" }, "red", "green", "blue")).toBe(0);
+    expect(sparse(0.96)).toBe(1);
+    expect(sparse(0.9)).toBe(0);
+  });
+
+  it("every catalogue skill's reward is in [0, 1] on every hand-built state", () => {
+    for (const s of [apart(), apart({ opening: 0, grasped: true, held: "red" }), apart({ tcp: at(0.08, 0, H) })]) {
+      for (const r of allRewards(s)) {
+        expect(r).toBeGreaterThanOrEqual(0);
+        expect(r).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+});
+
+describe("blocks catalogue and manifest", () => {
+  it("36 skills with unique ids and captions, found by exact caption", () => {
+    expect(SKILLS.length).toBe(36);
+    expect(new Set(SKILL_IDS).size).toBe(36);
+    expect(new Set(SKILLS.map((s) => s.caption)).size).toBe(36);
+    expect(skillByCaption("stack red on green")?.id).toBe("stack_red_on_green");
+    expect(skillByCaption("Lift Red")?.id).toBe("lift_red");
+    expect(skillByCaption("stack the red one on green")).toBeUndefined();
+    expect(SKILLS.filter((s) => s.base).map((s) => s.id)).toEqual(["open_gripper", "close_gripper", "grasp_anything", "reach_red", "reach_green", "reach_blue"]);
+    expect(() => skillInfo("fly_red")).toThrow(/unknown skill "fly_red"; known: open_gripper/);
+  });
+
+  it("the manifest's run_skills schema lists exactly the catalogue and the parameter count", () => {
+    const [arm] = bundledManifests("blocks");
+    const spec = arm.skills.find((s) => s.name === "run_skills")!;
+    expect(spec.action).toBe(RUN_SKILLS_ACTION);
+    const items = spec.parameters.properties.steps.items as { properties: { skill: { enum: string[] }; params: { minItems: number } } };
+    expect(items.properties.skill.enum).toEqual([...SKILL_IDS]);
+    expect(items.properties.params.minItems).toBe(PARAM_DIM);
+  });
+
+  it("plan success is the paper's: each skill above 0.5 in its segment, the last above 0.95", () => {
+    expect(planSuccess([{ max: 0.6 }, { max: 0.96 }])).toBe(true);
+    expect(planSuccess([{ max: 0.4 }, { max: 0.99 }])).toBe(false);
+    expect(planSuccess([{ max: 0.9 }, { max: 0.9 }])).toBe(false);
+  });
+});
+
+describe("blocks world in process", () => {
+  let world: BlocksWorld;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "blocks-test-"));
+    world = await BlocksWorld.create({ seed: 3, episodesDir: dir, instance: "t" });
+  });
+  afterAll(async () => {
+    await world?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("seeded layouts: the same seed gives the same blocks, others differ, and blocks left alone stay put", async () => {
+    expect(layoutFor(5)).toEqual(layoutFor(5));
+    expect(layoutFor(5).blocks.red).not.toEqual(layoutFor(6).blocks.red);
+    await world.reset({ seed: 5 });
+    const a = world.blockPositions();
+    // A gripper that only hovers, fingers half open, for 2 s.
+    await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "open_gripper", params: P({ close: 0, idle_opening: 0.5, reach_dz: 0.15, speed: 0.3 }), seconds: 2 }], from_current: true, record: false }));
+    const b = world.blockPositions();
+    for (const c of ["red", "green", "blue"]) expect(Math.hypot(...a[c].map((v, i) => v - b[c][i]))).toBeLessThan(0.002);
+    await world.reset({ seed: 5 });
+    expect(world.blockPositions()).toEqual(a);
+    expect(world.hasNaN()).toBe(false);
+  });
+
+  it("the controller grasps and lifts red under physics; stacking red on green leaves it resting there, seen by the camera", async () => {
+    const lift = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], seed: 11 }));
+    expect(lift.segments[0].final).toBe(1);
+    expect(lift.final_rewards.grasp_anything).toBe(1);
+    expect(world.events.since().some((e) => e.kind === "picked" && e.object === "red_block")).toBe(true);
+    const stack = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "stack_red_on_green", params: STACK_RED_ON_GREEN, seconds: 4 }, { skill: "open_gripper", params: P({ close: 0, idle_opening: 1, src_green: 1, reach_dz: 0.16, speed: 0.3 }), seconds: 1 }], seed: 12 }));
+    expect(stack.segments[0].final).toBeGreaterThan(0.95);
+    expect(stack.final_rewards.stack_red_on_green).toBeGreaterThan(0.95);
+    expect(stack.plan_success).toBe(true);
+    const seen = await world.renderCamera("arm");
+    const red = seen.detections.detections.find((d) => d.label === "red_block");
+    expect(red?.location).toEqual({ relation: "on", place: "green_block" });
+    expect(seen.detections.detections.find((d) => d.label === "green_block")?.color).toBe("green");
+  });
+
+  it("an episode records every skill's reward at every state, and they follow from the recorded states", async () => {
+    const r = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: LIFT_RED, seconds: 2 }], seed: 13 }));
+    const ep = world.store.get(r.episode_id!) as Episode;
+    expect(existsSync(join(dir, `${ep.id}.json`))).toBe(true);
+    expect(ep.states.length).toBe(ep.actions.length + 1);
+    expect(ep.rewards.length).toBe(ep.states.length);
+    expect(ep.plan.map((p) => [p.skill, p.start, p.end])).toEqual([["reach_blue", 0, 30], ["lift_red", 30, 70]]);
+    for (const row of ep.rewards) expect(row.length).toBe(SKILL_IDS.length);
+    ep.states.forEach((row, t) => {
+      const again = allRewards(stateFromRow(row));
+      again.forEach((v, k) => expect(Math.abs(v - ep.rewards[t][k])).toBeLessThan(0.01));
+    });
+    expect(Math.max(...ep.rewards.slice(1, 31).map((row) => row[SKILL_IDS.indexOf("reach_blue")]))).toBeGreaterThan(0.9);
+  });
+});
+
+describe("blocks world over the bridge (real processes)", () => {
+  let sims: SimProcess[] = [];
+  let clients: BridgeClient[] = [];
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "blocks-bridge-"));
+    sims = await Promise.all([0, 1].map((i) => startSimProcess("blocks", ["--seed", String(i * 100), "--episodes", dir, "--instance", `b${i}`])));
+    clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all(sims.map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const send = (c: BridgeClient, goal: unknown) => c.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
+
+  it("two instances run plans at once, each episode stored under its own id in the shared store and fetched by id", async () => {
+    const goal = { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 3 }] };
+    const results = await Promise.all(clients.map((c) => send(c, goal).result));
+    const values = results.map((r) => r.values as RunSkillsResult);
+    expect(results.map((r) => r.status)).toEqual([GoalStatus.SUCCEEDED, GoalStatus.SUCCEEDED]);
+    expect(values[0].episode_id).toMatch(/^b0-/);
+    expect(values[1].episode_id).toMatch(/^b1-/);
+    expect(values[0].seed).not.toBe(values[1].seed);
+    for (const v of values) expect(existsSync(join(dir, `${v.episode_id}.json`))).toBe(true);
+    // Either instance serves any episode of the shared store.
+    const got = await clients[0].callService<{ episodes: Episode[] }>(EPISODES_SERVICE, { ids: values.map((v) => v.episode_id) });
+    expect(got.episodes.map((e) => e.id)).toEqual(values.map((v) => v.episode_id));
+    expect(got.episodes[1].rewards[0].length).toBe(SKILL_IDS.length);
+  }, 60_000);
+
+  it("bad goals are refused with the field named", async () => {
+    const bad = async (goal: unknown) => {
+      const r = await send(clients[0], goal).result;
+      expect(r.status).toBe(GoalStatus.ABORTED);
+      return String((r.values as { error: string }).error);
+    };
+    expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.map((v, i) => (i === 13 ? 2 : v)), seconds: 2 }] })).toMatch(/steps\.0\.params\.13: carry_z must be in \[0\.03, 0\.25\], got 2/);
+    expect(await bad({ steps: [{ skill: "lift_purple", params: LIFT_RED, seconds: 2 }] })).toMatch(/steps\.0\.skill: not a skill of the catalogue/);
+    expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.slice(0, 5), seconds: 2 }] })).toMatch(/steps\.0\.params: a parameter vector has 17 numbers/);
+    expect(await bad({ steps: [] })).toMatch(/steps:/);
+    await expect(clients[0].callService(EPISODES_SERVICE, { ids: ["nope-1"] })).rejects.toThrow(/no episode nope-1/);
+  }, 30_000);
+
+  it("reset ends a running plan, loads the requested layout and clears the episode history", async () => {
+    const long = send(clients[1], { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 20 }] });
+    await new Promise((r) => setTimeout(r, 300));
+    const reset = await clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, { seed: 42 });
+    expect(reset).toMatchObject({ seed: 42, success: true });
+    const r = await long.result;
+    expect(r.status).toBe(GoalStatus.CANCELED);
+    const since = await clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, { since: 0 });
+    expect(since.total).toBe(0);
+    await expect(clients[1].callService(RESET_SERVICE, { seed: -1 })).rejects.toThrow(/seed/);
+  }, 60_000);
+});

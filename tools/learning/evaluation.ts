@@ -1,0 +1,77 @@
+/**
+ * Embodiment and evaluation over N simulator instances. `explorePlan` runs a plan open-loop, each skill with a sample
+ * of its policy, spread over the instances in parallel, and fetches the recorded episodes. `evaluateSkill` runs a
+ * skill's mean parameters alone from fixed evaluation layouts: its score is the mean reward per step over the fixed
+ * evaluation episode, i.e. the return scaled by the known maximum (rewards are clipped to [0, 1]).
+ */
+import type { BridgeClient } from "../../robots/bridge/client";
+import { EVAL_SECONDS, type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/blocks";
+import { fetchEpisodes, runSkills } from "./client";
+import { meanParams, priorPolicy, samplePolicy, type Rng, type SkillPolicy } from "./policy";
+
+/** Default duration of one skill of a plan, seconds. */
+export const SKILL_SECONDS = 4;
+/** Layouts every evaluation uses (never explored on: exploration seeds come from each instance's own sequence). */
+export const EVAL_SEEDS = [100_000, 100_001, 100_002, 100_003];
+
+/** Runs `jobs` over the clients: each client takes the next job when its last one ends. */
+async function spread<T>(clients: readonly BridgeClient[], jobs: number, run: (client: BridgeClient, job: number) => Promise<T>): Promise<T[]> {
+  if (clients.length === 0) throw new Error("no simulator instances to run on");
+  const out: T[] = new Array(jobs);
+  let next = 0;
+  await Promise.all(
+    clients.map(async (c) => {
+      while (next < jobs) {
+        const j = next++;
+        out[j] = await run(c, j);
+      }
+    }),
+  );
+  return out;
+}
+
+export async function explorePlan(
+  clients: readonly BridgeClient[],
+  plan: readonly string[],
+  policies: Record<string, SkillPolicy>,
+  opts: { episodes: number; rng: Rng; seconds?: number; purpose?: "explore" | "pretrain"; signal?: AbortSignal },
+): Promise<{ results: RunSkillsResult[]; episodes: Episode[] }> {
+  // Layouts and parameters are drawn up front, in episode order, so a seed fixes the episodes however the instances
+  // interleave. Exploration layouts stay below the evaluation layouts.
+  const goals = Array.from({ length: opts.episodes }, () => ({
+    seed: Math.floor(opts.rng.next() * EVAL_SEEDS[0]),
+    steps: plan.map((skill) => ({ skill, params: samplePolicy(policies[skill] ?? priorPolicy(skill), opts.rng), seconds: opts.seconds ?? SKILL_SECONDS })),
+  }));
+  const runs = await spread(clients, opts.episodes, async (client, j) => {
+    const result = await runSkills(client, { ...goals[j], purpose: opts.purpose ?? "explore" }, { signal: opts.signal });
+    const [episode] = await fetchEpisodes(client, { ids: [result.episode_id!] });
+    return { result, episode };
+  });
+  return { results: runs.map((r) => r.result), episodes: runs.map((r) => r.episode) };
+}
+
+export interface Evaluation {
+  skill: string;
+  /** Mean reward per step over the evaluation episodes, in [0, 1] (return / EVAL_STEPS). */
+  score: number;
+  /** Per layout. */
+  returns: number[];
+  /** The skill's reward at the end of each evaluation episode, and the share above 0.95 (the paper's success). */
+  finals: number[];
+  successRate: number;
+}
+
+export async function evaluateSkill(
+  clients: readonly BridgeClient[],
+  policy: SkillPolicy,
+  opts: { seeds?: number[]; seconds?: number; prefix?: SkillStep[]; signal?: AbortSignal } = {},
+): Promise<Evaluation> {
+  const seeds = opts.seeds ?? EVAL_SEEDS;
+  const step = { skill: policy.skill, params: meanParams(policy), seconds: opts.seconds ?? EVAL_SECONDS };
+  const results = await spread(clients, seeds.length, (client, j) =>
+    runSkills(client, { steps: [...(opts.prefix ?? []), step], seed: seeds[j], record: false, purpose: "evaluate" }, { signal: opts.signal }),
+  );
+  const returns = results.map((r) => r.segments[r.segments.length - 1].mean);
+  const finals = results.map((r) => r.segments[r.segments.length - 1].final);
+  return { skill: policy.skill, score: returns.reduce((a, b) => a + b, 0) / returns.length, returns, finals, successRate: finals.filter((f) => f > 0.95).length / finals.length };
+}
