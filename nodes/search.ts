@@ -8,7 +8,7 @@
  * from the simulator.
  */
 import { parseLiteral, type RobotManifest, type WorldDescription } from "../robots/manifests/schema";
-import { closestName } from "../models/symbolic/language";
+import { canonicalText, closestName, lexicon } from "../models/symbolic/language";
 
 /** Per goal object: how many looks saw into each place since it was last seen (empty: just seen, or not looked for). */
 export type SearchLedger = Record<string, Record<string, number>>;
@@ -29,10 +29,13 @@ export function namedObjects(goal: string, labels: string[]): string[] {
     .map((x) => x.l);
 }
 
-/** The things a goal names that can be searched for: objects, not places, doors or handles (those stay where built). */
+/**
+ * The things a goal names that can be searched for: objects, not places, doors or handles (those stay where built).
+ * The goal is read in the world's names first, so "the tea bottle" names bottle_of_tea.
+ */
 export function searchedObjects(goal: string, world: WorldDescription): string[] {
   const fixed = new Set([...world.places.map((p) => p.name), ...(world.joints ?? []).flatMap((j) => [j.object, j.handle, j.name])]);
-  return namedObjects(goal, world.labels.filter((l) => !fixed.has(l)));
+  return namedObjects(canonicalText(goal, lexicon(world)).text, world.labels.filter((l) => !fixed.has(l)));
 }
 
 /**

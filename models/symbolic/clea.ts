@@ -7,7 +7,7 @@
 import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "../schemas";
-import { alias, closestName, readInstruction } from "./language";
+import { alias, closestName, lexicon, notUnderstoodMessage, readInstruction, type NamedRobot } from "./language";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
 
@@ -16,6 +16,18 @@ import { afterAction, firstUnmet, search, type Domain, type GroundAction } from 
  * kept as an unknown thing — seen, but never a fact to plan with nor an action's argument.
  */
 const isThingName = (name: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+
+/** An instruction read with the world's names and their wordings (and the robots' skills, when at hand). */
+const readGoal = (goal: string, world: WorldDescription, robots: NamedRobot[] = []) =>
+  readInstruction(goal, world.labels, world.places.map((p) => p.name), lexicon(world, robots));
+
+/** The world's name a detector's label is a display name or alias of ("tea bottle" → bottle_of_tea), if any. */
+function worldName(label: string, world: WorldDescription): string {
+  if (world.labels.includes(label)) return label;
+  const l = label.toLowerCase().replace(/_/g, " ");
+  const hits = Object.entries(world.names ?? {}).filter(([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === l));
+  return hits.length === 1 ? hits[0][0] : label;
+}
 
 /** Why an instruction cannot be acted on as a whole: the parts not understood, quoted. */
 const notUnderstoodText = (parts: string[]) => `not understood: ${parts.map((p) => `"${p}"`).join(", ")}`;
@@ -32,7 +44,9 @@ export function perceive(ctx: { robot: string; detections: DetectionsInput; worl
     const miss = rng.next() < noise.missDetection;
     const misname = rng.next() < noise.misname;
     if (miss) continue;
-    objects.push({ name: misname ? alias(d.label) : d.label, relation: d.location.relation, place: d.location.place });
+    // A detector that names things in plain words ("tea bottle") is read through the world's wordings.
+    const label = worldName(d.label, ctx.world);
+    objects.push({ name: misname ? alias(label) : label, relation: d.location.relation, place: d.location.place });
   }
   // A place's contents are in view when enough of the surface they rest on is.
   const visiblePlaces = ctx.detections.places.filter((p) => p.insidePixels >= 150).map((p) => p.name);
@@ -78,7 +92,7 @@ export function summarize(ctx: {
   if (!ctx.previousBelief) {
     // Memories first, so what this instruction says overrides them.
     for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, r.object, r.place, "told");
-    for (const t of readInstruction(ctx.goal, ctx.world.labels, placeNames).told) setObject(b, t.object, t.place, "told");
+    for (const t of readGoal(ctx.goal, ctx.world).told) setObject(b, t.object, t.place, "told");
   }
   for (const e of ctx.entries) {
     if (e.kind === "action") applyAction(b, e);
@@ -157,7 +171,7 @@ function applyObservation(b: Belief, o: Observation, trustImage = false): void {
 }
 
 function progressText(goal: string, b: Belief, world: WorldDescription): string {
-  const { goals, notUnderstood } = readInstruction(goal, world.labels, world.places.map((p) => p.name));
+  const { goals, notUnderstood } = readGoal(goal, world);
   if (!goals.length) return notUnderstood.length ? `goal ${notUnderstoodText(notUnderstood)}` : "goal not understood";
   const text = goals.map((g) => `${g}: ${holdsInBelief(g, b) ? "done" : "open"}`).join("; ");
   return notUnderstood.length ? `${text}; ${notUnderstoodText(notUnderstood)}` : text;
@@ -212,10 +226,12 @@ function domainFor(ctx: { robots: RobotManifest[]; world: WorldDescription }, ob
 }
 
 export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
-  const { goals, notUnderstood } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
-  // Acting on the understood part alone would report a different task as done.
-  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: `the instruction is ${notUnderstoodText(notUnderstood)}` };
-  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: "goal not understood" };
+  const read = readGoal(ctx.goal, ctx.world, ctx.robots);
+  const { goals, notUnderstood } = read;
+  // Acting on the understood part alone would report a different task as done. The message names the words it could
+  // not place, the closest names and what it knows, so a person can say it again in words it reads.
+  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)) };
+  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}` };
   const b = ctx.belief;
   if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null };
 
@@ -348,6 +364,8 @@ export interface CritiqueContext {
   goal?: string;
   action: SkillCall;
   belief: Belief;
+  /** History entries after the belief was written (the critic may run beside the summarizer). */
+  since?: HistoryEntry[];
   observation: Observation | null;
   robots: RobotManifest[];
   world: WorldDescription;
@@ -376,8 +394,8 @@ function judge(ctx: CritiqueContext): Critique {
     const allowed = s.parameters.properties[k]?.enum?.map(String);
     if (!allowed || !allowed.includes(v)) return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
   }
-  // The belief, corrected by what the acting robot sees right now.
-  const b = structuredClone(ctx.belief);
+  // The belief brought up to date with what it does not hold yet, then corrected by what the acting robot sees now.
+  const b = ctx.since?.length && ctx.goal ? summarize({ goal: ctx.goal, previousBelief: ctx.belief, entries: ctx.since, robots: ctx.robots.map((r) => r.id), world: ctx.world }) : structuredClone(ctx.belief);
   if (o) applyObservation(b, o, true);
   // Judge the action in the belief's own words for its objects.
   if (a.args.object) {
@@ -417,7 +435,7 @@ function judge(ctx: CritiqueContext): Critique {
  */
 function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]): Critique | undefined {
   if (!ctx.goal) return undefined;
-  const { goals } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  const { goals } = readGoal(ctx.goal, ctx.world);
   const known = b.objects.map((o) => o.name).filter(isThingName);
   const open = goals.filter((g) => !holdsInBelief(g, b) && g.startsWith("in(")).map((g) => {
     const l = parseLiteral(g);
@@ -438,11 +456,17 @@ function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]
 // ---- goal check ----------------------------------------------------------------------------------------------------
 
 export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescription }): GoalCheck {
-  const { goals, notUnderstood } = readInstruction(ctx.goal, ctx.world.labels, ctx.world.places.map((p) => p.name));
+  const { goals, notUnderstood } = readGoal(ctx.goal, ctx.world);
   // A part not understood is never done: the understood rest holding is not the task holding.
   const remaining = [...goals.filter((g) => !holdsInBelief(g, ctx.belief)), ...(notUnderstood.length ? [notUnderstoodText(notUnderstood)] : [])];
   return { achieved: goals.length > 0 && remaining.length === 0, remaining };
 }
 
 /** CLEA's tasks, by the name each node's context block carries. */
-export const TASKS: Record<string, Task> = { perceive, summarize, plan, verify, critique, check_goal: checkGoal };
+/** The summarizer's task: the belief, and whether it shows the task complete (one answer, as the goal check gives it). */
+function summarizeAndJudge(ctx: Parameters<typeof summarize>[0]) {
+  const belief = summarize(ctx);
+  return { ...belief, ...checkGoal({ goal: ctx.goal, belief, world: ctx.world }) };
+}
+
+export const TASKS: Record<string, Task> = { perceive, summarize: summarizeAndJudge, plan, verify, critique, check_goal: checkGoal };

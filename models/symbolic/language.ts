@@ -1,41 +1,343 @@
 /**
- * How the symbolic reasoner reads an instruction: goal literals and told locations from plain sentences that use the
- * world's own names ("Put the orange, which is on the table, into the sink."). A VLM reads the same text freely.
- * A part it cannot read is reported, word for word, rather than dropped: acting on the rest would claim a task done
- * that was never understood.
+ * How the symbolic reasoner reads an instruction: goal literals and told locations from plain sentences ("Put the
+ * orange, which is on the table, into the sink."; "Locate the tea bottle and dispose of it in the garbage."). Phrases
+ * reach the world's names through the names' display names and aliases (from the world description and the robots'
+ * manifests), then through word overlap and small misspellings; common verbs reach the two goal kinds (dispose of,
+ * throw away, discard, bin → put into the trash; locate, look for, where is → find). A VLM reads the same text freely.
+ * A part it cannot read is reported, word for word, with the words it could not place and the closest names, rather
+ * than dropped: acting on the rest would claim a task done that was never understood.
  */
+import type { Naming } from "../../robots/manifests/schema";
+
 export interface ReadInstruction {
   goals: string[];
-  /** Locations the instruction states ("the tea, which is in the refrigerator"). */
+  /** Locations the instruction states ("the tea, which is in the refrigerator"; "the milk from the fridge"). */
   told: { object: string; place: string }[];
-  /** Parts of the instruction this reader does not understand, as written ("dispose of it in the trash_can"). */
+  /** Parts of the instruction this reader does not understand, as written ("wash the apple"). */
   notUnderstood: string[];
+  /** Words of those parts that name nothing it knows, each with the closest names ("wash"; "flux capacitor"). */
+  unplaced: Unplaced[];
 }
 
-const MANIPULATE = /\b(put|throw|bring|place|take|move|carry|roast|drop)\b/i;
-const FIND = /\b(find|locate|search|look for)\b/i;
-/** Verbs a part of an instruction may start with and still be understood: the two goal kinds, and asking for a report. */
-const UNDERSTOOD_VERB = /^(?:put|throw|bring|place|take|move|carry|roast|drop|find|locate|search|look|report|tell|say)\b/i;
-/** A constraint on how to act ("Do not move anything."): understood, and no goal of its own. */
-const CONSTRAINT = /^(?:do not|don't|never)\b/i;
-/** Words that lead into a part without being its verb. */
-const LEAD = /^(?:(?:and|then|also|finally|first|please|now)\s+|,\s*)+/i;
-/** Words after "and" that continue a list of things rather than start a new part. */
-const NOT_A_VERB = new Set(["the", "a", "an", "it", "them", "its", "their", "each", "every", "all", "both", "then"]);
+export interface Unplaced {
+  words: string;
+  /** Known names closest to the words (ties of an ambiguous phrase, or the nearest by overlap and spelling). */
+  closest: string[];
+  /** Where every word has its place and still something is missing: what ("no place to put the milk in"). */
+  why?: string;
+}
 
-export function readInstruction(text: string, labels: string[], places: string[]): ReadInstruction {
+/** A name of the world's vocabulary with the words people use for it. */
+export interface Word {
+  name: string;
+  kind: "object" | "place" | "navigation_point" | "part";
+  display: string;
+  aliases: string[];
+}
+
+/** What the reader knows: the world's names with their wordings, and the robots' skills with theirs. */
+export interface Lexicon {
+  words: Word[];
+  skills: { name: string; display: string; aliases: string[] }[];
+}
+
+/** The parts of a world description and of robot manifests a lexicon is made from. */
+export interface NamedWorld {
+  labels: string[];
+  places: { name: string }[];
+  navigationPoints?: string[];
+  joints?: { name: string; object: string; handle: string }[];
+  targets?: { name: string }[];
+  names?: Record<string, Naming>;
+}
+export interface NamedRobot {
+  skills: { name: string; display?: string; aliases?: string[] }[];
+  names?: Record<string, Naming>;
+}
+
+const plain = (name: string) => name.replace(/_/g, " ");
+
+/** Lexicons already made, by what they were made from: every node of every step reads the instruction again. */
+const made = new Map<string, Lexicon>();
+
+/** The lexicon of a world (and its robots): every name, its display name and aliases from wherever they are given. */
+export function lexicon(world: NamedWorld, robots: NamedRobot[] = []): Lexicon {
+  const key = JSON.stringify([world.labels, world.places.map((p) => p.name), world.navigationPoints, world.joints, world.targets, world.names, robots.map((r) => [r.skills.map((s) => [s.name, s.display, s.aliases]), r.names])]);
+  const known = made.get(key);
+  if (known) return known;
+  const lex = makeLexicon(world, robots);
+  if (made.size >= 32) made.delete(made.keys().next().value!);
+  made.set(key, lex);
+  return lex;
+}
+
+function makeLexicon(world: NamedWorld, robots: NamedRobot[]): Lexicon {
+  const placeNames = new Set(world.places.map((p) => p.name));
+  const kinds = new Map<string, Word["kind"]>();
+  for (const l of world.labels) kinds.set(l, placeNames.has(l) ? "place" : "object");
+  for (const p of placeNames) kinds.set(p, "place");
+  for (const n of world.navigationPoints ?? []) kinds.set(n, "navigation_point");
+  for (const j of world.joints ?? []) for (const n of [j.name, j.handle]) if (!kinds.has(n)) kinds.set(n, "part");
+  for (const t of world.targets ?? []) if (!kinds.has(t.name)) kinds.set(t.name, "part");
+  const given = [world.names ?? {}, ...robots.map((r) => r.names ?? {})];
+  const words = [...kinds].map(([name, kind]) => {
+    const namings = given.map((g) => g[name]).filter((n): n is Naming => !!n);
+    return {
+      name,
+      kind,
+      display: namings.find((n) => n.display)?.display ?? plain(name),
+      aliases: [...new Set(namings.flatMap((n) => n.aliases ?? []))],
+    };
+  });
+  const skills = new Map<string, Lexicon["skills"][0]>();
+  for (const r of robots) {
+    for (const s of r.skills) {
+      const k = skills.get(s.name) ?? { name: s.name, display: s.display ?? plain(s.name), aliases: [] };
+      k.aliases = [...new Set([...k.aliases, ...(s.aliases ?? [])])];
+      skills.set(s.name, k);
+    }
+  }
+  return { words, skills: [...skills.values()] };
+}
+
+/** A lexicon of bare names (no display names or aliases given): each name still reads with spaces for underscores. */
+const bareLexicon = (labels: string[], places: string[]) => lexicon({ labels, places: places.map((name) => ({ name })) });
+
+// ---- verbs ------------------------------------------------------------------------------------------------------------
+
+/** Verbs that ask for a thing to end up somewhere (all read as "put"), and for one to be found (read as "find"). */
+const PUT_VERBS = [
+  "put back", "put", "place", "set down", "set", "stick", "store", "stash", "leave", "drop", "move", "carry", "bring", "take",
+  "transfer", "return", "fetch", "deliver", "load", "toss", "throw", "chuck", "pop", "slide", "stow", "relocate", "shift",
+  "get", "grab", "pick up", "heat up", "heat", "warm up", "warm", "cook", "bake", "roast",
+];
+const FIND_VERBS = [
+  "find", "locate", "search for", "search", "look for", "look around for", "hunt for", "seek", "spot", "track down", "go find",
+  "try to find", "see if you can find", "find out where", "figure out where", "work out where", "check where", "see where", "where is", "where are", "where's",
+];
+/** Verbs of getting rid of a thing: with no destination named, the thing goes into the trash. */
+const DISPOSE = /^(?:dispose\s+of|get\s+rid\s+of|discard|bin|trash|junk|scrap)\s+(.+)$/i;
+const THROW_AWAY = /^(?:throw|toss|chuck|dump)\s+(?:away|out)\s+(.+)$/i;
+const THROW_X_AWAY = /^(?:throw|toss|chuck|dump)\s+(.+?)\s+(?:away|out)\b(.*)$/i;
+/** Words that ask for a report or state a constraint: understood, no goal of their own. */
+const REPORT_VERBS = ["report", "tell", "say", "let", "show", "inform"];
+
+const alternation = (words: string[]) => [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/\s+/g, "\\s+")).join("|");
+const PUT_START = new RegExp(`^(?:${alternation(PUT_VERBS)})\\b`, "i");
+const FIND_START = new RegExp(`^(?:${alternation(FIND_VERBS)})\\b`, "i");
+
+/** Every word that is a verb to this reader: never a name, nor a word it failed to place. */
+const VERB_WORDS = new Set([...PUT_VERBS, ...FIND_VERBS, ...REPORT_VERBS, "dispose", "discard", "bin", "trash", "junk", "scrap", "rid", "dump", "away", "out", "know", "put", "find"].flatMap((v) => v.split(/\s+/)));
+
+const MANIPULATE = /\b(put)\b/i;
+const FIND = /\b(find)\b/i;
+/** Verbs a part of an instruction may start with and still be understood: the two goal kinds, and asking for a report. */
+const UNDERSTOOD_VERB = new RegExp(`^(?:put|find|${REPORT_VERBS.join("|")})\\b`, "i");
+/** A constraint on how to act ("Do not move anything."; "Leave everything else where it is."): understood, no goal. */
+const CONSTRAINT = /^(?:do not|don't|dont|never|without|no need to|leave (?:everything|all|the rest|anything|things)(?: else)? (?:where|as)|touch nothing|move nothing)\b/i;
+/** Words that lead into a part without being its verb. */
+const LEAD = /^(?:(?:and|then|also|finally|first|firstly|next|after that|afterwards|please|pls|now|just|kindly|carefully|gently|quickly|simply|could you|can you|would you|will you|would you mind|i want you to|i need you to|i'd like you to|i would like you to|you should|go ahead and|go and|try to|make sure to|robot|robots|hey)(?:\s*,)?\s+|,\s*)+/i;
+/** Words after "and" that continue a list of things rather than start a new part. */
+const NOT_A_VERB = new Set(["the", "a", "an", "it", "them", "its", "their", "each", "every", "all", "both", "then", "my", "some"]);
+
+/** Words that carry no name: articles, pronouns, prepositions, question words and the like. */
+const FUNCTION_WORDS = new Set(
+  ("the a an some my your our this that these those it its them their they he she him her me us you i we and or but then also finally first next " +
+    "after afterwards please now just kindly carefully gently quickly simply of in into inside on onto to from out off at by with for up down away " +
+    "back over under near beside behind is are be was were been being where which who what whose each every all both one ones any anything " +
+    "everything nothing other else rest there here as so if can could would will should must do does did don't dont not never no without " +
+    "moving touching touch anything located lies sits sitting lying kept stored currently somewhere around either whether again too while " +
+    "that's it's whichever thing things stuff item items robot robots hey pls go ahead mind want need like try sure make know " +
+    "once when found well location locations whereabouts myself")
+    .split(/\s+/),
+);
+
+/**
+ * The clause in the reader's own verbs: "dispose of it in the garbage" → "put it in the garbage into the trash";
+ * "throw away the tea" → "put the tea into the trash"; "locate the tea" → "find the tea"; "where is the milk?" → "find the milk".
+ */
+function canonicalVerb(clause: string): string {
+  let m: RegExpExecArray | null;
+  // Into the trash, whatever else the clause says: "get rid of the pills in the drawer" says where the pills are, and
+  // "dispose of it in the garbage" names the trash twice.
+  if ((m = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause))) return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  if ((m = THROW_X_AWAY.exec(clause))) return `put ${m[1]} into the trash${m[2]}`;
+  // "Put away the bread in the drawer" stores it: "away" is no trash.
+  if ((m = /^put\s+away\s+(.+)$/i.exec(clause))) return `put ${m[1]}`;
+  // "Look in the fridge for the milk": find it, with a hint where it is.
+  if ((m = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause))) return `find ${m[2]}, which is in ${m[1]}`;
+  // "Tell me where the tea is" asks to find it; "tell me where they are" asks for a report on what was found.
+  if ((m = /^(?:find out|figure out|work out|check|see|tell me|show me|let me know)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(clause))) {
+    return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(m[1]) ? clause : `find ${m[1]}${m[2]}`;
+  }
+  if ((m = /^(?:where\s+(?:is|are)|where's)\s+(.+?)[?.!]*$/i.exec(clause))) return `find ${m[1]}`;
+  if ((m = FIND_START.exec(clause))) return `find${clause.slice(m[0].length)}`;
+  if ((m = PUT_START.exec(clause))) return `put${clause.slice(m[0].length)}`;
+  return clause;
+}
+
+// ---- names ------------------------------------------------------------------------------------------------------------
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Each wording of each name, lower case; a wording two names share is left to the overlap step (it is ambiguous). */
+function wordings(lex: Lexicon): Map<string, string> {
+  const seen = new Map<string, Set<string>>();
+  for (const w of lex.words) {
+    for (const form of [w.name, plain(w.name), w.display, ...w.aliases]) {
+      const f = form.toLowerCase().trim();
+      if (!f) continue;
+      if (!seen.has(f)) seen.set(f, new Set());
+      seen.get(f)!.add(w.name);
+    }
+  }
+  return new Map([...seen].filter(([, names]) => names.size === 1).map(([f, names]) => [f, [...names][0]]));
+}
+
+const wordingPatterns = new WeakMap<Lexicon, { forms: Map<string, string>; pattern: RegExp }>();
+
+/** Replaces every wording of a name with the name, longest wording first ("tea bottle" before "tea"). */
+function nameWordings(text: string, lex: Lexicon): string {
+  let compiled = wordingPatterns.get(lex);
+  if (!compiled) {
+    const forms = wordings(lex);
+    const alternatives = [...forms.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map((f) => escape(f).replace(/\s+/g, "\\s+") + (/s$/.test(f) ? "" : "(?:e?s)?"));
+    // Not inside a name already written with underscores ("tea" in bottle_of_tea): \b treats _ as a word character.
+    compiled = { forms, pattern: new RegExp(alternatives.length ? `\\b(?:${alternatives.join("|")})\\b` : "(?!)", "gi") };
+    wordingPatterns.set(lex, compiled);
+  }
+  const { forms, pattern } = compiled;
+  if (!forms.size) return text;
+  return text.replace(pattern, (m) => forms.get(m.toLowerCase().replace(/\s+/g, " ")) ?? forms.get(m.toLowerCase().replace(/\s+/g, " ").replace(/e?s$/, "")) ?? m);
+}
+
+/** Edit distance (Levenshtein), for misspellings and for ranking close names. */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0];
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const t = d[j];
+      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = t;
+    }
+  }
+  return d[b.length];
+}
+
+/** A word and a name's word are the same, allowing a slip of the keyboard in a long word ("refridgerator"). */
+const sameWord = (w: string, v: string) => w === v || (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1));
+
+/** Every word of every wording of a name. */
+const wordTokens = new WeakMap<Word, Set<string>>();
+function tokensOf(w: Word): Set<string> {
+  let t = wordTokens.get(w);
+  if (!t) wordTokens.set(w, (t = new Set([w.name, w.display, ...w.aliases].flatMap(nameTokens))));
+  return t;
+}
+
+/**
+ * The name a run of words means by overlap: the one name sharing the most of its words (at least half of them).
+ * Ties are ambiguous ("the drawer": top or middle) and name nothing.
+ */
+function byOverlap(run: string[], lex: Lexicon): { name?: string; tied: string[] } {
+  const tokens = nameTokens(run.join(" "));
+  if (!tokens.length) return { tied: [] };
+  // Navigation points are where robots stand, not what an instruction names ("the fridge" is not "in front of" it).
+  const scored = lex.words.filter((w) => w.kind !== "navigation_point").map((w) => {
+    const mine = [...tokensOf(w)];
+    return { w, n: tokens.filter((t) => mine.some((v) => sameWord(t, v))).length };
+  });
+  const best = Math.max(0, ...scored.map((s) => s.n));
+  if (best === 0) return { tied: [] };
+  const top = scored.filter((s) => s.n === best).map((s) => s.w.name);
+  if (top.length === 1 && best * 2 >= tokens.length) return { name: top[0], tied: [] };
+  return { tied: top };
+}
+
+/** The known names closest to some words: by shared words first, then by spelling. */
+export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
+  const tokens = nameTokens(words);
+  const flat = words.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  return lex.words
+    .filter((w) => w.kind !== "navigation_point")
+    .map((w) => {
+      const mine = [...tokensOf(w)];
+      const shared = tokens.filter((t) => mine.some((v) => sameWord(t, v))).length;
+      const spelling = Math.max(...[w.name, w.display, ...w.aliases].map((f) => {
+        const g = f.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+        return 1 - editDistance(flat, g) / Math.max(flat.length, g.length, 1);
+      }));
+      return { name: w.name, score: shared + spelling };
+    })
+    .filter((x) => x.score >= 0.4)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, n)
+    .map((x) => x.name);
+}
+
+/**
+ * A clause in the reader's verbs and the world's names: wordings first, then runs of other words by overlap. Words
+ * it could not place come back with the closest names.
+ */
+export function canonicalClause(clause: string, lex: Lexicon): { text: string; unplaced: Unplaced[] } {
+  const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
+  let text = nameWordings(canonicalVerb(clause), lex);
+  const unplaced: Unplaced[] = [];
+  // Runs of words that are not names, verbs or function words: each is a phrase that should name something.
+  const nameWords = new Set(lex.words.flatMap((w) => [...tokensOf(w)]));
+  // A verb's word is a verb where a verb stands (first), and may be a name's word elsewhere ("bin" the noun).
+  const isFree = (w: string, first: boolean) => {
+    const l = w.toLowerCase();
+    if (known.has(l) || FUNCTION_WORDS.has(l) || /^\d+$/.test(w)) return false;
+    return !VERB_WORDS.has(l) || (!first && nameTokens(l).some((t) => nameWords.has(t)));
+  };
+  const runs: { start: number; end: number; words: string[] }[] = [];
+  for (const m of text.matchAll(/[A-Za-z][A-Za-z0-9_']*/g)) {
+    const w = m[0].replace(/'s$/i, "");
+    const last = runs.at(-1);
+    if (!isFree(w, m.index === 0)) continue;
+    // Words are one run when only spaces part them.
+    if (last && /^\s+$/.test(text.slice(last.end, m.index))) {
+      last.end = m.index! + m[0].length;
+      last.words.push(w);
+    } else runs.push({ start: m.index!, end: m.index! + m[0].length, words: [w] });
+  }
+  for (const r of [...runs].reverse()) {
+    const { name, tied } = byOverlap(r.words, lex);
+    if (name) text = text.slice(0, r.start) + name + text.slice(r.end);
+    else unplaced.unshift({ words: r.words.join(" "), closest: tied.length ? tied : closestNames(r.words.join(" "), lex) });
+  }
+  return { text, unplaced };
+}
+
+/** A whole text in the reader's verbs and names, clause by clause (what RePLan's goal reader reads). */
+export function canonicalText(text: string, lex: Lexicon): { text: string; unplaced: Unplaced[] } {
+  const parts = text.split(/(?<=[.;!?])\s+/).map((c) => canonicalClause(c.replace(LEAD, ""), lex));
+  return { text: parts.map((p) => p.text).join(" "), unplaced: parts.flatMap((p) => p.unplaced) };
+}
+
+// ---- reading -----------------------------------------------------------------------------------------------------------
+
+export function readInstruction(text: string, labels: string[], places: string[], lex: Lexicon = bareLexicon(labels, places)): ReadInstruction {
   const goals: string[] = [];
   const told: { object: string; place: string }[] = [];
   const notUnderstood: string[] = [];
-  const names = new Set([...labels, ...places].map((n) => n.toLowerCase()));
+  const unplaced: Unplaced[] = [];
+  // Words that may follow "and" inside a list of things: names and the words of their wordings (verbs excepted).
+  const names = new Set([...labels, ...places, ...lex.words.flatMap((w) => [...tokensOf(w)])].map((n) => n.toLowerCase()).filter((n) => !VERB_WORDS.has(n)));
+  const verbs = alternation([...PUT_VERBS, ...FIND_VERBS, "dispose of", "discard", "get rid of", "bin", "trash", "throw", "toss"]);
   const clauses = text
-    .split(/(?<=[.;:!?])\s+|,\s+and\s+(?=(?:then\s+)?(?:put|throw|bring|place|take|move|carry|find|locate)\b)|\s+then\s+/i)
+    .split(new RegExp(`(?<=[.;:!?])\\s+|,\\s+and\\s+(?=(?:then\\s+)?(?:${verbs})\\b)|\\s+then\\s+`, "i"))
     // "… and <verb> …" starts another part ("find the tea and dispose of it"); "and the apple" continues a list.
     .flatMap((c) => c.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
       // split() interleaves the captured next word: even indices are text, odd ones the word after "and".
       if (i % 2 === 1) return parts;
       const word = (all[i - 1] ?? "").toLowerCase();
-      if (i === 0 || NOT_A_VERB.has(word) || names.has(word)) {
+      if (i === 0 || NOT_A_VERB.has(word) || names.has(word) || nameTokens(word).some((t) => names.has(t))) {
         if (i === 0) parts.push(piece);
         else parts[parts.length - 1] += ` and ${piece}`;
       } else parts.push(piece);
@@ -49,37 +351,78 @@ export function readInstruction(text: string, labels: string[], places: string[]
       .map((n) => ({ n, i: c.search(new RegExp(`\\b${n}\\b`, "i")) }))
       .filter((m) => m.i >= 0)
       .sort((a, b) => a.i - b.i);
-  for (const clause of clauses) {
+  const placeAlt = places.map(escape).join("|");
+  for (const original of clauses) {
+    const written = original.replace(LEAD, "").replace(/[.;:!?]+$/, "");
+    if (CONSTRAINT.test(written)) continue;
+    const { text: clause, unplaced: here } = canonicalClause(written, lex);
+    const part = written;
     const objs = mentions(clause, labels).map((m) => m.n);
-    // "X, which is/are in/on the P" states where X is.
+    // "X, which is/are in/on the P" and "X from/out of the P" state where X is.
     for (const o of objs) {
-      const m = new RegExp(`\\b${o}\\b,?\\s+(?:which|that)\\s+(?:is|are)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(${places.join("|")})\\b`, "i").exec(clause);
+      const m =
+        new RegExp(`\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").exec(clause) ??
+        new RegExp(`\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)\\s+)?(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").exec(clause);
       if (m) told.push({ object: o, place: m[1].toLowerCase() });
     }
     const subjects = objs.length ? objs : /\b(it|them)\b/i.test(clause) ? lastObjects : [];
-    const lead = clause.replace(LEAD, "");
-    const part = lead.replace(/[.;:!?]+$/, "");
-    if (CONSTRAINT.test(lead)) {
-      // A constraint: nothing to achieve.
-    } else if (!UNDERSTOOD_VERB.test(lead)) {
+    const notRead = (why: string) => {
       notUnderstood.push(part);
+      // The words that name nothing; failing those, what is missing.
+      unplaced.push(...(here.length ? here : [{ words: part, closest: [], why }]));
+    };
+    const things = subjects.length ? `the ${subjects.join(" and the ")}` : "it";
+    if (!UNDERSTOOD_VERB.test(clause)) {
+      // Its first word is the verb it does not know ("wash"), whatever names the rest places.
+      const verb = part.split(/\s+/)[0];
+      const rest = here.map((u) => (u.words.toLowerCase().startsWith(verb.toLowerCase()) ? { ...u, words: u.words.slice(verb.length).trim() } : u)).filter((u) => u.words);
+      notUnderstood.push(part);
+      unplaced.push({ words: verb, closest: [], why: "no action I can read" }, ...rest);
+    } else if (here.length) {
+      notRead("");
     } else if (MANIPULATE.test(clause)) {
       // The destination is the last place named after a preposition, outside "which is in …" asides.
-      const stripped = clause.replace(/,?\s+(?:which|that)\s+(?:is|are)\s+[^,]*,?/gi, " ");
-      const dests = [...stripped.matchAll(new RegExp(`\\b(?:into|in|on|onto|to)\\s+(?:the\\s+)?(${places.join("|")})\\b`, "gi"))];
-      const dest = dests.at(-1)?.[1]?.toLowerCase();
-      if (dest && subjects.length) for (const o of subjects) goals.push(`in(${o}, ${dest})`);
+      const stripped = clause.replace(new RegExp(`,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(?:${placeAlt})\\b,?`, "gi"), " ");
+      const dests = [...stripped.matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi"))].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
+      const dest = dests.at(-1)?.place;
+      const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").test(stripped);
+      // Each thing goes to the last place named before the next thing ("the tea on the table and the burger in the
+      // oven"); what names no place of its own goes to the clause's last.
+      const named = mentions(stripped, labels);
+      // "put it on the table, and the burger in the oven": the thing "it" stands for comes first.
+      const pronoun = /\b(?:it|them)\b/i.exec(stripped);
+      if (named.length && pronoun && pronoun.index < named[0].i) named.unshift(...lastObjects.filter((o) => !named.some((x) => x.n === o)).map((n) => ({ n, i: pronoun.index })));
+      if (dest && named.length) {
+        named.forEach((o, k) => goals.push(`in(${o.n}, ${dests.filter((d) => d.at > o.i && d.at < (named[k + 1]?.i ?? Infinity)).at(-1)?.place ?? dest})`));
+      } else if (dest && subjects.length) for (const o of subjects) goals.push(`in(${o}, ${dest})`);
+      // "Take the milk out of the fridge" says where the milk is; what to do with it comes next.
+      else if (from && subjects.length && !dest) { /* told above */ }
       // A placement that names no known thing or no known destination cannot be done as asked.
-      else notUnderstood.push(part);
+      else notRead(subjects.length ? `it names no place I know to put ${things} in` : "it names no thing I know to put somewhere");
     } else if (FIND.test(clause)) {
       if (subjects.length) for (const o of subjects) goals.push(`found(${o})`);
-      else notUnderstood.push(part);
+      else notRead("it names no thing I know to find");
     }
     if (objs.length) lastObjects = objs;
   }
   // A "find X and put it …" sentence asks for the placement, which implies having found it.
   const placed = new Set(goals.filter((g) => g.startsWith("in(")).map((g) => g.slice(3, g.indexOf(","))));
-  return { goals: [...new Set(goals.filter((g) => !(g.startsWith("found(") && placed.has(g.slice(6, -1)))))], told, notUnderstood };
+  return { goals: [...new Set(goals.filter((g) => !(g.startsWith("found(") && placed.has(g.slice(6, -1)))))], told, notUnderstood, unplaced };
+}
+
+/**
+ * Why an instruction cannot be acted on, for a person: the parts not understood, the words it could not place with the
+ * closest names, and what it knows (objects, places, skills).
+ */
+export function notUnderstoodMessage(r: Pick<ReadInstruction, "notUnderstood" | "unplaced">, lex: Lexicon): string {
+  const quote = (s: string) => `"${s}"`;
+  const parts = r.notUnderstood.length ? `the instruction is not understood: ${r.notUnderstood.map(quote).join(", ")}` : "the instruction names no goal I can read";
+  const placed = r.unplaced.filter((u) => !u.why);
+  const words = placed.map((u) => `${quote(u.words)}${u.closest.length ? ` (closest: ${u.closest.join(", ")})` : " (nothing close)"}`);
+  const missing = r.unplaced.flatMap((u) => (u.why ? [`${quote(u.words)}: ${u.why}`] : []));
+  const list = (kind: Word["kind"]) => lex.words.filter((w) => w.kind === kind).map((w) => w.name).join(", ");
+  const known = [`objects: ${list("object") || "none"}`, `places: ${list("place") || "none"}`, ...(lex.skills.length ? [`skills: ${lex.skills.map((s) => s.name).join(", ")}`] : [])];
+  return `${parts}; ${words.length ? `could not place ${words.join(", ")}; ` : ""}${missing.length ? `${missing.join("; ")}; ` : ""}I know ${known.join("; ")}; I can read: find X, put X in/on P, throw away X`;
 }
 
 /** Words of a name, singular and lower-case: "Tea Bottles" → ["bottle", "tea"]. */

@@ -13,7 +13,7 @@ import type {
   Diagnosis, FailureReasons, GoalCheck, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck,
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
-import { alias, closestName } from "./language";
+import { alias, canonicalText, closestName, lexicon, notUnderstoodMessage } from "./language";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 
 /** What the scene's detector reported, as the prompt carries it (the reasoner reads no scores). */
@@ -216,7 +216,7 @@ export function checkTerms(ctx: { step: string; draft: MotionDraft; world: World
 
 // ---- planner: high level, questions, step check, low level, reasons -------------------------------------------------
 
-interface Goal {
+export interface Goal {
   kind: "find" | "place" | "open" | "match_colour";
   object?: string;
   place?: string;
@@ -224,23 +224,60 @@ interface Goal {
   key?: string;
 }
 
-function readGoal(goal: string, world: WorldDescription): Goal {
-  const g = goal.toLowerCase();
+/**
+ * What a RePLan instruction asks, read in the scene's names: phrases reach names through the world description's
+ * display names and aliases, then word overlap ("the yellow block" → yellow_cube; "the wooden cupboard" →
+ * wooden_cabinet), and verbs reach the reader's own (move, place, bring → put; locate, look for → find). A container
+ * with a target point inside stands for that point. Undefined, with the message to give, when it names no goal.
+ */
+export function readTabletopGoal(goal: string, world: WorldDescription): { goal?: Goal; message?: string } {
+  const lex = lexicon(world);
+  const read = canonicalText(goal, lex);
+  const g = read.text.toLowerCase();
   const names = vocabulary(world);
-  let m: RegExpExecArray | null;
-  if ((m = /same colou?r as the ([a-z_]+)/.exec(g))) return { kind: "match_colour", place: m[1] };
-  if ((m = new RegExp(`\\b(?:find|locate|search for|look for) the ${NAME}`).exec(g))) return { kind: "find", object: m[1] };
-  if ((m = new RegExp(`\\bopen the ${NAME}`).exec(g))) {
-    const key = new RegExp(`putting the ${NAME} on`).exec(g)?.[1];
-    return { kind: "open", place: m[1], key };
+  const isLabel = (n?: string) => !!n && world.labels.includes(n);
+  const isName = (n?: string) => !!n && (names.includes(n) || world.places.some((p) => p.name === n));
+  const found = (() => {
+    let m: RegExpExecArray | null;
+    if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z_]+)/.exec(g) ?? /the ([a-z_]+)'s colou?r/.exec(g))) {
+      return isName(m[1]) ? { kind: "match_colour" as const, place: m[1] } : undefined;
+    }
+    if ((m = new RegExp(`\\bfind (?:the )?${NAME}`).exec(g))) return isLabel(m[1]) ? { kind: "find" as const, object: m[1] } : undefined;
+    if ((m = new RegExp(`\\bopen (?:the )?${NAME}`).exec(g))) {
+      const key = new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto)`).exec(g)?.[1];
+      return (world.joints ?? []).some((j) => j.object === m![1]) ? { kind: "open" as const, place: m[1], key: isLabel(key) ? key : undefined } : undefined;
+    }
+    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the )?${NAME}`).exec(g))) {
+      // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
+      const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
+      const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
+      // "into the cabinet" means the target point inside it, where the scene has one.
+      const place = (world.targets ?? []).find((t) => t.place === m![3])?.name ?? m[3];
+      return isLabel(object) && isName(place) ? { kind: "place" as const, object, place } : undefined;
+    }
+    return undefined;
+  })();
+  if (found) return { goal: found };
+  // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
+  const missing = read.unplaced.length ? [] : [{ words: goal.trim(), closest: [], why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene" }];
+  return { message: notUnderstoodMessage({ notUnderstood: [goal.trim()], unplaced: [...read.unplaced, ...missing] }, lex) };
+}
+
+/** A reading as the goal literals a tabletop scene is checked by (none for a colour match: the colour is to be seen). */
+export function goalLiterals(goal: Goal, world: WorldDescription): string[] {
+  const container = (p: string) => (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
+  switch (goal.kind) {
+    case "find":
+      return [`in_view(${goal.object})`];
+    case "open":
+      return [`open(${goal.place})`];
+    case "place": {
+      const c = container(goal.place!);
+      return [c ? `inside(${goal.object}, ${c})` : `on(${goal.object}, ${goal.place})`];
+    }
+    case "match_colour":
+      return [];
   }
-  if ((m = new RegExp(`\\b(?:move|place|put|bring) the (?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside) (?:the )?${NAME}`).exec(g))) {
-    // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
-    const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
-    const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
-    return { kind: "place", object, place: m[3] };
-  }
-  return { kind: "place", object: mentioned(g, world.labels)[0], place: mentioned(g, world.labels)[1] };
 }
 
 /** The step that brings `object` to `place`: a target point, a surface or a container. */
@@ -276,7 +313,10 @@ export interface HighLevelContext {
 }
 
 export function highLevelPlan(ctx: HighLevelContext, noise: NoiseKnobs, rng: Draw): HighLevelPlan {
-  const goal = readGoal(ctx.goal, ctx.world);
+  const read = readTabletopGoal(ctx.goal, ctx.world);
+  // No steps for an instruction it cannot read: the message says which words, and what it knows.
+  if (!read.goal) return { thought: read.message!, steps: [] };
+  const goal = read.goal;
   const { thought, steps } = baseSteps(goal, ctx);
   // Each diagnosed reason puts what it calls for before the step it stopped.
   for (const r of ctx.reasons) {
@@ -460,7 +500,9 @@ export function consolidate(ctx: { explanations: string[] }): FailureReasons {
 export function taskDone(ctx: { goal: string; world: WorldDescription; scene: string[]; facts: string[]; looked: boolean; motionsOk: boolean }): GoalCheck {
   // Without a perceiver there is nothing to look with: a plan whose motions all succeeded is taken as done.
   if (!ctx.looked) return { achieved: ctx.motionsOk, remaining: ctx.motionsOk ? [] : ["a motion failed"] };
-  const goal = readGoal(ctx.goal, ctx.world);
+  const read = readTabletopGoal(ctx.goal, ctx.world);
+  if (!read.goal) return { achieved: false, remaining: [read.message!] };
+  const goal = read.goal;
   const has = (f: string) => ctx.facts.includes(f);
   switch (goal.kind) {
     case "find":

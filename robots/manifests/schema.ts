@@ -63,8 +63,22 @@ export const ArgumentSchema = z.object({
 });
 export type ArgumentSchema = z.infer<typeof ArgumentSchema>;
 
+/**
+ * The words people use for a name in the world's vocabulary: how to show it ("bottle of tea" for `bottle_of_tea`) and
+ * other wordings of it ("tea bottle"; "garbage", "bin" for `trash_can`). A model reads them in its prompt; the offline
+ * reasoner maps an instruction's phrases to names through them.
+ */
+export const Naming = z.object({
+  display: z.string().min(1).optional(),
+  aliases: z.array(z.string().min(1)).optional(),
+});
+export type Naming = z.infer<typeof Naming>;
+
 export const SkillSpec = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  /** The skill in plain words ("pick up"), and other verbs for it. */
+  display: z.string().min(1).optional(),
+  aliases: z.array(z.string().min(1)).optional(),
   /** The ROS 2 action that runs it: `/<robot>/<skill>`. */
   action: z.string().regex(/^\/[A-Za-z0-9_/]+$/),
   actionType: z.string().min(1),
@@ -94,6 +108,13 @@ export const RobotManifest = z.object({
   /** Static facts about this robot (what it reaches, which navigation point serves which place), in literal form. */
   facts: z.array(LiteralText).default([]),
   skills: z.array(SkillSpec).min(1),
+  /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
+  names: z.record(z.string(), Naming).optional(),
+}).superRefine((m, ctx) => {
+  const used = new Set(m.skills.flatMap((s) => Object.values(s.parameters.properties).flatMap((p) => (p.enum ?? []).map(String))));
+  for (const key of Object.keys(m.names ?? {})) {
+    if (!used.has(key)) ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} is no argument value of any skill of ${m.id}` });
+  }
 });
 export type RobotManifest = z.infer<typeof RobotManifest>;
 
@@ -119,6 +140,19 @@ export const WorldDescription = z.object({
   joints: z.array(z.object({ name: z.string(), object: z.string(), handle: z.string(), description: z.string() })).optional(),
   /** Named target points a motion may aim for (e.g. a shelf spot inside a cabinet), and the place each is in. */
   targets: z.array(z.object({ name: z.string(), place: z.string() })).optional(),
+  /** Display names and other wordings of its labels, places, navigation points, joints, handles and targets. */
+  names: z.record(z.string(), Naming).optional(),
+}).superRefine((w, ctx) => {
+  const known = new Set([
+    ...w.labels,
+    ...w.places.map((p) => p.name),
+    ...w.navigationPoints,
+    ...(w.joints ?? []).flatMap((j) => [j.name, j.object, j.handle]),
+    ...(w.targets ?? []).map((t) => t.name),
+  ]);
+  for (const key of Object.keys(w.names ?? {})) {
+    if (!known.has(key)) ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} names nothing in world ${w.name}` });
+  }
 });
 export type WorldDescription = z.infer<typeof WorldDescription>;
 

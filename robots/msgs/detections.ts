@@ -23,6 +23,8 @@ export interface BoundingBox {
 /** One object the detector reports in a manipulation world (kitchen, tabletop). */
 export interface PlacedDetection {
   label: string;
+  /** The label in plain words, as a person would say it ("bottle of tea"); what a viewer draws beside the box. */
+  display?: string;
   score: number;
   box: BoundingBox;
   /** Where the object is, as far as the image shows: in/on a place, or in a robot's hand. */

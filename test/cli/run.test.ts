@@ -32,8 +32,8 @@ describe("robograph run", () => {
 
   it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
     const data = scratchDir();
-    // Offline, "dispose of" is not understood; the found-only reading must not pass for the task.
-    const r = await run(["--goal", "Find the bottle_of_tea and dispose of it in the trash_can.", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    // Offline, "recycle" is not understood; the found-only reading must not pass for the task.
+    const r = await run(["--goal", "Find the bottle_of_tea and recycle it in the trash_can.", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
     const [thread] = readdirSync(join(data, "runs"));
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
     expect(summary.checked).toBe(false);

@@ -1,7 +1,7 @@
 /**
  * Whole episodes that must not claim what did not happen: an instruction with a part the agent cannot read stops as
  * not understood before any robot moves; an object moved into a place already searched is found by looking again at
- * every place in turn; a RePLan step with no target never reaches the robot. The graph in this process, each simulator
+ * every place in turn; a RePLan instruction with no target never reaches the robot. The graph in this process, each simulator
  * as its own process.
  */
 import { writeFileSync } from "node:fs";
@@ -27,9 +27,10 @@ async function sim(scenario: string) {
 describe("truthful outcomes", () => {
   it("stops an instruction with an unknown verb as not understood, naming the words, before acting", async () => {
     const s = await sim("integration_tea_to_trash");
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and dispose of it in the trash_can.", thread: "dispose", dataDir: scratchDir() });
+    // "dispose of" is read since issue 15; "recycle" has no reading.
+    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and recycle it in the trash_can.", thread: "recycle", dataDir: scratchDir() });
     expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toBe('the instruction is not understood: "dispose of it in the trash_can"');
+    expect(e.state.statusReason).toMatch(/^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: /);
     expect(e.state.counters.steps).toBe(0);
     expect(e.truth.success).toBe(false);
   });
@@ -59,15 +60,15 @@ describe("truthful outcomes", () => {
 });
 
 describe("RePLan: a plan step with no target", () => {
-  it("never reaches the robot, and the run ends on the procedure budget with words that agree with it", async () => {
+  it("never reaches the robot: an instruction with no target is refused before any step, saying what is missing", async () => {
+    // Since issue 15 the reader refuses the instruction itself; the verifier's refusal of such a step is tested on its
+    // own (test/models/truthful.test.ts).
     const s = await startSimProcess("tabletop", ["--scenario", "block", "--speed", "max"]);
     sims.push(s);
     const e = await runClosedLoopEpisode({ mode: "replan", url: s.url, goal: "place the red_cube on the", thread: "no-target", dataDir: scratchDir(), maxSteps: 20 });
-    const verifier = e.trace.filter((t) => t.node === "plan_verifier").flatMap((t) => t.update.log ?? []);
-    expect(verifier.length).toBeGreaterThan(0);
-    for (const note of verifier) expect(note).toMatchObject({ kind: "note", text: expect.stringMatching(/rejected: place the red_cube on the .*is missing its object or target/) });
+    expect(e.trace.some((t) => t.node === "plan_verifier")).toBe(false);
     expect(e.state.counters.motions).toBe(0);
     expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toBe("stopped after 3 new procedures (budget 3; another was needed)");
+    expect(e.state.statusReason).toMatch(/the instruction is not understood: "place the red_cube on the"; "place the red_cube on the": no goal I can read in it: .*I know objects: yellow_cube, red_cube; places: crate, floor/);
   });
 });

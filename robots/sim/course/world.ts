@@ -66,6 +66,23 @@ export interface CourseEvaluation {
   crawlsThrough: number;
 }
 
+/** What people call the things of the courses (the world description's `names`): the toy is the instruction's "red chew toy". */
+const COURSE_NAMES: Record<string, { display: string; aliases: string[] }> = {
+  toy: { display: "red chew toy", aliases: ["chew toy", "red toy", "dog toy"] },
+  couch: { display: "couch", aliases: ["sofa"] },
+  cushion: { display: "cushion", aliases: ["pillow"] },
+  stool: { display: "stool", aliases: [] },
+  bush: { display: "bush", aliases: ["shrub", "hedge"] },
+  bamboo: { display: "bamboo", aliases: ["bamboo stalks"] },
+  log: { display: "log", aliases: ["small log"] },
+  curb: { display: "curb", aliases: ["kerb"] },
+  hill: { display: "hill", aliases: ["slope"] },
+  plank: { display: "plank", aliases: ["board"] },
+  bench: { display: "bench", aliases: [] },
+  stairs: { display: "stairs", aliases: ["steps", "staircase"] },
+  wall: { display: "wall", aliases: [] },
+};
+
 export class CourseWorld {
   readonly name = "course";
   readonly manifests: RobotManifest[];
@@ -130,7 +147,7 @@ export class CourseWorld {
 
   /** The vocabulary only: what the detector can name. Nothing about the layout. */
   get description(): WorldDescription {
-    return { name: "course", places: [], navigationPoints: [], labels: [...LABELS] };
+    return { name: "course", places: [], navigationPoints: [], labels: [...LABELS], names: structuredClone(COURSE_NAMES) };
   }
 
   async close(): Promise<void> {

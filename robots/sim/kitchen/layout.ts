@@ -124,3 +124,31 @@ export function objectSpec(name: string): ObjectSpec {
   if (!o) throw new Error(`unknown object ${name}`);
   return o;
 }
+
+/**
+ * What people call each thing, place and navigation point: the world description's `names` (how a model shows them,
+ * and the wordings the offline reasoner maps an instruction's phrases through) and the detector's display labels.
+ */
+export const NAMES: Record<string, { display: string; aliases: string[] }> = {
+  bottle_of_tea: { display: "bottle of tea", aliases: ["tea bottle", "tea", "iced tea", "bottled tea"] },
+  hamburger: { display: "hamburger", aliases: ["burger", "cheeseburger"] },
+  apple: { display: "apple", aliases: ["red apple"] },
+  orange: { display: "orange", aliases: ["tangerine", "mandarin"] },
+  vitamin_pills: { display: "vitamin pills", aliases: ["vitamins", "pills", "vitamin tablets", "pill bottle", "supplements"] },
+  green_medication: { display: "green medication", aliases: ["medication", "medicine", "green medicine", "meds"] },
+  milk: { display: "milk", aliases: ["milk carton", "carton of milk"] },
+  bread: { display: "bread", aliases: ["loaf", "loaf of bread", "bread loaf"] },
+  cup: { display: "cup", aliases: ["mug", "blue cup", "coffee cup", "blue mug"] },
+  sponge: { display: "sponge", aliases: ["dish sponge", "kitchen sponge", "scrubber"] },
+  table: { display: "table", aliases: ["kitchen table", "dining table"] },
+  refrigerator: { display: "refrigerator", aliases: ["fridge", "icebox"] },
+  oven: { display: "oven", aliases: ["cooker"] },
+  sink: { display: "sink", aliases: ["kitchen sink", "basin"] },
+  drawer_top: { display: "top drawer", aliases: ["upper drawer", "first drawer", "higher drawer"] },
+  drawer_middle: { display: "middle drawer", aliases: ["lower drawer", "bottom drawer", "second drawer"] },
+  trash_can: { display: "trash can", aliases: ["garbage", "garbage can", "trash", "bin", "trash bin", "rubbish bin", "rubbish", "waste bin", "wastebasket", "dustbin", "garbage bin"] },
+  in_front_of_table: { display: "in front of the table", aliases: [] },
+  in_front_of_refrigerator: { display: "in front of the refrigerator", aliases: ["in front of the fridge"] },
+  in_front_of_oven: { display: "in front of the oven", aliases: [] },
+  in_front_of_sink: { display: "in front of the sink", aliases: [] },
+};

@@ -7,7 +7,7 @@ import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
-import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, OBJECTS, PLACES, type PlaceSpec } from "./layout";
+import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, NAMES, OBJECTS, PLACES, type PlaceSpec } from "./layout";
 import type { RobotId, Where } from "./world";
 
 export interface CameraOutput {
@@ -97,7 +97,7 @@ export class KitchenCameras {
       const location: DetectionsMessage["detections"][number]["location"] =
         "heldBy" in w ? { relation: "held_by", place: w.heldBy } : { relation: w.place.kind === "container" ? "in" : "on", place: w.place.name };
       if (d.label === d.truth) view.seen(robot, d.truth, location.place);
-      return { label: d.label, score: d.score, box: d.box, location };
+      return { label: d.label, display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location };
     });
     const placePixels = new Int32Array(PLACES.length);
     const floorPixels = new Int32Array(PLACES.length);

@@ -35,6 +35,8 @@ export class TabletopCamera {
   private rng: Rng;
   private noise: DetectorNoise;
   private labels: string[];
+  /** Each label's display name, from the world description. */
+  private display: Map<string, string>;
   private placeNames: string[];
   private geomToLabel: Int32Array;
   private geomToPlace: Int32Array;
@@ -51,6 +53,7 @@ export class TabletopCamera {
     this.rng = new Rng(opts.seed ?? 0);
     this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
     this.labels = description.labels;
+    this.display = new Map(Object.entries(description.names ?? {}).flatMap(([n, w]) => (w.display ? [[n, w.display] as [string, string]] : [])));
     const labelIndex = new Map(this.labels.map((l, i) => [l, i]));
     this.placeNames = description.places.map((p) => p.name);
     const placeIndex = new Map(this.placeNames.map((p, i) => [p, i]));
@@ -118,7 +121,7 @@ export class TabletopCamera {
     const detections = raw.map((d) => {
       const e = this.labels.indexOf(d.truth);
       if (d.label === d.truth) view.seen(d.truth);
-      return { label: d.label, score: d.score, box: d.box, location: view.locate(d.truth), color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+      return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location: view.locate(d.truth), color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = this.placeNames
       .map((name, i) => ({ name, state: (view.isOpen(name) ? "open" : "closed") as "open" | "closed", pixels: placePx[i], insidePixels: insidePx[i] }))

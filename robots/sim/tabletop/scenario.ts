@@ -13,6 +13,43 @@ export function listScenes(): string[] {
   return [...SCENE_NAMES];
 }
 
+/**
+ * What people call the things of RePLan's scenes: display names and other wordings (the world description's `names`,
+ * the detector's display labels). A scene describes only the names it has.
+ */
+export const NAMES: Record<string, { display: string; aliases: string[] }> = {
+  yellow_cube: { display: "yellow cube", aliases: ["yellow block", "yellow box"] },
+  red_cube: { display: "red cube", aliases: ["red block", "red box"] },
+  blue_cube: { display: "blue cube", aliases: ["blue block", "blue box"] },
+  red_bar: { display: "red bar", aliases: ["bar", "red rod", "red stick", "red plank"] },
+  wooden_cabinet: { display: "wooden cabinet", aliases: ["wood cabinet", "wooden cupboard", "cupboard"] },
+  cabinet: { display: "cabinet", aliases: ["cupboard"] },
+  stone_cabinet: { display: "stone cabinet", aliases: ["stone cupboard", "grey cabinet"] },
+  microwave: { display: "microwave", aliases: ["microwave oven"] },
+  kettle: { display: "kettle", aliases: ["teakettle", "water kettle"] },
+  green_apple: { display: "green apple", aliases: ["apple"] },
+  crate: { display: "crate", aliases: ["red crate", "basket"] },
+  weight_sensor: { display: "weight sensor", aliases: ["scale", "weighing plate", "pressure plate", "sensor plate"] },
+  lever: { display: "lever", aliases: ["floor lever"] },
+  target_position: { display: "target position", aliases: ["target", "marked spot", "goal position"] },
+  floor: { display: "floor", aliases: ["ground"] },
+  left_door: { display: "left door", aliases: [] },
+  right_door: { display: "right door", aliases: [] },
+  left_door_handle: { display: "left door handle", aliases: [] },
+  right_door_handle: { display: "right door handle", aliases: [] },
+  cabinet_left_door: { display: "left cabinet door", aliases: [] },
+  cabinet_right_door: { display: "right cabinet door", aliases: [] },
+  cabinet_left_handle: { display: "left cabinet handle", aliases: [] },
+  cabinet_right_handle: { display: "right cabinet handle", aliases: [] },
+  cabinet_door: { display: "cabinet door", aliases: [] },
+  cabinet_handle: { display: "cabinet handle", aliases: [] },
+  microwave_door: { display: "microwave door", aliases: [] },
+  microwave_handle: { display: "microwave handle", aliases: [] },
+  lever_handle: { display: "lever handle", aliases: ["lever grip"] },
+  stone_cabinet_door: { display: "stone cabinet door", aliases: [] },
+  stone_cabinet_handle: { display: "stone cabinet handle", aliases: [] },
+};
+
 export function describeScene(scene: SceneSpec): WorldDescription {
   const handles = scene.joints.map((j) => j.handle);
   const labels = [
@@ -22,6 +59,8 @@ export function describeScene(scene: SceneSpec): WorldDescription {
     ...scene.fixtures.map((f) => f.name),
     ...handles,
   ];
+  const joints = scene.joints.flatMap((j) => [j.name, j.object, j.handle]);
+  const named = new Set([...labels, ...scene.containers.map((c) => c.name), ...scene.surfaces.map((x) => x.name), "floor", ...joints, ...scene.targets.map((t) => t.name)]);
   return {
     name: "tabletop",
     // No capacities: that the crate holds one cube at a time is task 7's premise, to be found out, not told.
@@ -34,6 +73,7 @@ export function describeScene(scene: SceneSpec): WorldDescription {
     labels: [...new Set(labels)],
     joints: scene.joints.map((j) => ({ ...j })),
     targets: scene.targets.map((t) => ({ ...t })),
+    names: Object.fromEntries([...named].filter((n) => NAMES[n]).map((n) => [n, structuredClone(NAMES[n])])),
   };
 }
 
