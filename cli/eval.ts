@@ -1,4 +1,5 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
@@ -22,7 +23,9 @@ options:
                         course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
   --seeds N             seeds per example (default 3; course: 5, the paper's five trials)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
-  --concurrency N       episodes at once, each with its own simulator (default 2)
+  --concurrency N       episodes at once, each with its own simulator (default 2; at most the machine's cores)
+  --fresh-simulators    start a simulator process for every episode (default: kitchen and tabletop simulators are
+                        kept and reset between episodes — the same results, faster)
   --limit N             only the first N examples
   --name NAME           experiment name (default <dataset>-noise<P>-<seeds>seeds)
   --root DIR            where experiments go (default runs/experiments)
@@ -70,6 +73,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       "grasp-sensing": { type: "string", default: "on" },
       phrasings: { type: "string", default: "6" },
       "max-procedures": { type: "string", default: "3" },
+      "fresh-simulators": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -107,6 +111,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     graspSensing: v["grasp-sensing"] !== "off",
     diagnosisPhrasings: int("phrasings", v.phrasings!, 1, 6),
     maxProcedures: int("max-procedures", v["max-procedures"]!, 0),
+    reuseSimulators: !v["fresh-simulators"],
   };
   if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   const controller = new AbortController();
@@ -120,19 +125,25 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const tty = process.stderr.isTTY;
   process.stderr.write(`experiment ${name}: ${variants.join(", ")} × ${opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`);
   const t0 = performance.now();
+  let fromBefore = 0;
   const results = await runExperiment({
     ...opts,
     signal: controller.signal,
-    onProgress: (p) => process.stderr.write(tty ? `\r${bar(p)}\u001b[K` : `${bar(p)}\n`),
+    onProgress: (p) => {
+      fromBefore = p.skipped;
+      process.stderr.write(tty ? `\r${bar(p)}\u001b[K` : `${bar(p)}\n`);
+    },
   });
+  const runSeconds = (performance.now() - t0) / 1000;
   if (tty) process.stderr.write("\n");
   if (controller.signal.aborted) return 130;
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
-    { name, dataset: datasetName, noise, seeds, variants, durationSeconds: (performance.now() - t0) / 1000 },
+    { name, dataset: datasetName, noise, seeds, variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);
+  if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes run in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
   process.stdout.write(`\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
   return 0;
 }

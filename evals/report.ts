@@ -32,6 +32,8 @@ export interface Report {
   verdicts: Record<string, Record<string, number>>;
   episodes: (EpisodeResult & { scores: Record<string, number> })[];
   durationSeconds: number;
+  /** Episodes run by this invocation (not taken from an earlier one), how long they took, and the rate. */
+  throughput?: { episodes: number; seconds: number; episodesPerMinute: number; concurrency?: number };
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -60,7 +62,10 @@ function cell(eps: Report["episodes"]): Cell {
   };
 }
 
-export function buildReport(meta: { name: string; dataset: string; noise: number; seeds: number; variants: string[]; durationSeconds: number }, episodes: Report["episodes"]): Report {
+export function buildReport(
+  meta: { name: string; dataset: string; noise: number; seeds: number; variants: string[]; durationSeconds: number; episodesRun?: number; runSeconds?: number; concurrency?: number },
+  episodes: Report["episodes"],
+): Report {
   const tasks = [...new Set(episodes.map((e) => e.task))];
   const families = [...new Set(episodes.map((e) => e.family))];
   const table: Report["table"] = {};
@@ -74,7 +79,9 @@ export function buildReport(meta: { name: string; dataset: string; noise: number
     verdicts[v] = {};
     for (const e of mine) for (const [k, n] of Object.entries(e.verdicts)) verdicts[v][k] = (verdicts[v][k] ?? 0) + n;
   }
-  return { ...meta, tasks, families, table, verdicts, episodes };
+  const { episodesRun, runSeconds, concurrency, ...rest } = meta;
+  const throughput = episodesRun && runSeconds ? { episodes: episodesRun, seconds: r3(runSeconds), episodesPerMinute: r3((60 * episodesRun) / runSeconds), concurrency } : undefined;
+  return { ...rest, tasks, families, table, verdicts, episodes, ...(throughput ? { throughput } : {}) };
 }
 
 export function writeReport(dir: string, r: Report): { json: string; md: string; html: string } {
@@ -207,7 +214,8 @@ export function markdown(r: Report): string {
   return [
     `# Experiment ${r.name}`,
     "",
-    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
+    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.` +
+      (r.throughput ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).` : ""),
     "",
     ...(r.families.includes("replan") ? [replanTable(r)] : []),
     ...(r.families.includes("vlmpc") ? [vlmpcTables(r)] : []),

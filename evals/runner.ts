@@ -1,6 +1,6 @@
 /**
- * Experiments: graph variants × dataset examples × seeds, each episode against its own simulator process on a free
- * port, a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
+ * Experiments: graph variants × dataset examples × seeds, each episode against a simulator process of its own on a
+ * free port — kept between episodes and reset for the next where the world serves a reset — a bounded number at a time. Resumable — an episode with a result on disk is not run again — and it leaves
  * nothing running when it stops (normally or on SIGINT). Aborting an experiment is an emergency stop: every robot goal
  * in flight is canceled on its simulator and each running episode ends `interrupted` (and, with no result written,
  * runs again when the experiment is resumed); simulators still running after a grace period are stopped regardless.
@@ -11,7 +11,10 @@ import { join, relative } from "node:path";
 import { closeSessionsFor, type Variant } from "../nodes/runtime";
 import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
 import { totalUsage } from "../models";
+import { availableParallelism } from "node:os";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { BridgeClient } from "../robots/bridge/client";
+import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, loadDataset, type DatasetRow } from "./datasets";
 import { modeForWorld, runClosedLoopEpisode, VARIANTS_FOR_MODE, type EpisodeRun } from "./episode";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
@@ -50,6 +53,12 @@ export interface ExperimentOptions {
   speed?: string;
   /** How long episodes get to end `interrupted` after an abort before their simulators are stopped (default 10 s). */
   abortGraceMs?: number;
+  /**
+   * Keep simulator processes between episodes and start each episode with the bridge's reset (a new scenario and
+   * seed, every goal canceled, the last episode forgotten) instead of a new process — worlds that serve a reset
+   * (kitchen, tabletop). Default true; false starts a process per episode.
+   */
+  reuseSimulators?: boolean;
 }
 
 export interface Progress {
@@ -157,6 +166,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   o.onProgress?.({ done: skipped, total: plan.length, skipped, etaSeconds: null });
 
   const running = new Set<SimProcess>();
+  const pool = new SimPool(running, o.reuseSimulators !== false);
   let grace: NodeJS.Timeout | undefined;
   const onAbort = () => {
     // The robots stop first (their goals canceled over the bridge), so each episode ends `interrupted` on its own.
@@ -168,7 +178,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   const worker = async () => {
     while (next < todo.length && !o.signal?.aborted) {
       const p = todo[next++];
-      const r = await runOne(p, o, dir, running);
+      const r = await runOne(p, o, dir, pool);
       if (o.signal?.aborted && r.error) return; // interrupted mid-episode: leave no result, it reruns on resume
       // Paused (stopped, or a model endpoint down): no result, so it runs again when the experiment is resumed.
       if (r.status === "interrupted") {
@@ -187,7 +197,8 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+    // Bounded by the machine's cores: each episode's simulator and agent keep about one core busy.
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, availableParallelism())) }, worker));
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
     clearTimeout(grace);
@@ -198,7 +209,57 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
 }
 
-async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, running: Set<SimProcess>): Promise<EpisodeResult> {
+/** Worlds whose simulator serves the bridge's reset (robots/sim/serve.ts, RebuiltWorld). */
+const RESETTABLE = new Set(["kitchen", "tabletop"]);
+
+/**
+ * Simulator processes kept between episodes, by world and start-up settings: an episode takes an idle one and resets
+ * it to its scenario and seed, or starts one. Every process is in `running`, so an abort or the end stops it.
+ */
+class SimPool {
+  private idle = new Map<string, SimProcess[]>();
+  constructor(private readonly running: Set<SimProcess>, private readonly reuse: boolean) {}
+
+  async acquire(world: string, settings: string[], episode: string[], reset: { scenario: unknown; seed: number }): Promise<{ sim: SimProcess; key: string }> {
+    const key = JSON.stringify([world, settings]);
+    const reusable = this.reuse && RESETTABLE.has(world);
+    const sim = reusable ? this.idle.get(key)?.pop() : undefined;
+    if (sim && sim.child.exitCode === null && sim.child.signalCode === null) {
+      const client = await BridgeClient.connect(sim.url);
+      try {
+        await client.callService(RESET_SERVICE, reset);
+        return { sim, key };
+      } catch (err) {
+        await this.discard(sim);
+        throw err;
+      } finally {
+        await client.close();
+      }
+    }
+    // In its own process group: a terminal's Ctrl-C reaches the runner, which cancels the goals and then stops it.
+    const fresh = await startSimProcess(world, [...episode, ...settings], undefined, { ownProcessGroup: true });
+    this.running.add(fresh);
+    return { sim: fresh, key };
+  }
+
+  /** Back to the pool after a clean episode; stopped otherwise (or when simulators are not reused). */
+  async release(world: string, key: string, sim: SimProcess, clean: boolean): Promise<void> {
+    if (this.reuse && clean && RESETTABLE.has(world)) {
+      const list = this.idle.get(key) ?? [];
+      list.push(sim);
+      this.idle.set(key, list);
+      return;
+    }
+    await this.discard(sim);
+  }
+
+  private async discard(sim: SimProcess): Promise<void> {
+    await sim.stop();
+    this.running.delete(sim);
+  }
+}
+
+async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool): Promise<EpisodeResult> {
   const ex = p.row.example;
   const mode = modeForWorld(ex.inputs.world);
   const episodeDir = join(dir, "episodes", p.id);
@@ -219,17 +280,18 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
     exampleHash: exampleHash(p.row),
   };
   let sim: SimProcess | undefined;
+  let key = "";
+  let clean = false;
   try {
-    let simArgs: string[];
+    // What a simulator process is started with (the same for every episode it may serve), and what each episode sets.
+    const settings = ["--speed", o.speed ?? "max", ...(ex.inputs.world === "kitchen" ? ["--grasp-sensing", o.graspSensing === false ? "off" : "on"] : [])];
+    let scenarioArg = ex.inputs.scenario as string;
     if (ex.inputs.world === "kitchen") {
       // Written each time: the simulator plays the row as the dataset has it now.
-      const scenarioFile = join(dir, "scenarios", `${p.row.id}.json`);
-      writeFileSync(scenarioFile, JSON.stringify(ex.inputs.scenario, null, 2));
-      simArgs = ["--scenario", scenarioFile, "--grasp-sensing", o.graspSensing === false ? "off" : "on"];
-    } else simArgs = ["--scenario", ex.inputs.scenario as string];
-    // In its own process group: a terminal's Ctrl-C reaches the runner, which cancels the goals and then stops it.
-    sim = await startSimProcess(ex.inputs.world, [...simArgs, "--speed", o.speed ?? "max", "--seed", String(p.seed)], undefined, { ownProcessGroup: true });
-    running.add(sim);
+      scenarioArg = join(dir, "scenarios", `${p.row.id}.json`);
+      writeFileSync(scenarioArg, JSON.stringify(ex.inputs.scenario, null, 2));
+    }
+    ({ sim, key } = await pool.acquire(ex.inputs.world, settings, ["--scenario", scenarioArg, "--seed", String(p.seed)], { scenario: ex.inputs.scenario, seed: p.seed }));
     if (o.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
       mode,
@@ -251,6 +313,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
       // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });
+    // An episode that ended on its own (not stopped, not crashed) leaves a simulator another episode can reset.
+    clean = run.state.status !== "interrupted";
     const usage = totalUsage(run.state.usage);
     const common = {
       ...base,
@@ -281,8 +345,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, runn
   } finally {
     if (sim) {
       await closeSessionsFor(sim.url);
-      await sim.stop();
-      running.delete(sim);
+      await pool.release(ex.inputs.world, key, sim, clean && !o.signal?.aborted);
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The closed-loop agent (CLEA mode): observe → summarize → check the goal → plan a short stretch → verify it →
- * critique each action against the belief and the current image → act → observe …
+ * critique each action against the belief and the current image → act → observe … The critic of an action the plan
+ * already holds judges it while the summarizer updates the belief from the same look (a fan-out).
  * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason;
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
  * The loop's other mode, RePLan's hierarchical replanning over reward-driven motion, is wired in ./replan.ts;
@@ -27,11 +28,29 @@ const then = (next: string) => (s: ClosedLoopStateType) => (running(s) ? next : 
 const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
 const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].includes(runOptions(config).variant);
 
+/**
+ * After a look: the summarizer folds it into the belief and, when the plan has a next action, the critic judges that
+ * action against the same look at the same time (it gets the belief and what the belief does not hold yet) — one
+ * model round trip instead of two.
+ */
+function afterPerceive(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(s)) return END;
+  return hasNextStep(s) && usesCritic(config) ? ["summarizer", "critic"] : "summarizer";
+}
+
+/** The critic judged the next action in this look (beside the summarizer): its verdict stands for that action. */
+const judgedInThisLook = (s: ClosedLoopStateType) => {
+  const c = s.critique;
+  const next = s.plan?.steps[s.cursor];
+  return !!c && !!next && c.at === s.counters.iterations && JSON.stringify(c.action) === JSON.stringify(next);
+};
+
 /** After looking and remembering: done, or carry on with the current plan, or plan anew. */
 function afterGoalCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
   if (!running(s)) return END;
   if (!hasNextStep(s)) return "planner";
-  return usesCritic(config) ? "critic" : "dispatch";
+  if (!usesCritic(config)) return "dispatch";
+  return judgedInThisLook(s) ? "dispatch" : "critic";
 }
 
 function afterPlan(s: ClosedLoopStateType) {
@@ -44,7 +63,9 @@ function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
   return usesCritic(config) ? "critic" : "dispatch";
 }
 
+/** A critique beside the look joins it at the goal check; one of a plan made in this look clears or rejects it. */
 function afterCritique(s: ClosedLoopStateType) {
+  if (s.plannedAt < s.counters.iterations) return "goal_check";
   if (!running(s)) return END;
   return s.plan ? "dispatch" : "planner";
 }
@@ -86,12 +107,12 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
     .addNode("dispatch", n.dispatch)
     .addNode("executor", n.executor)
     .addEdge(START, "perceiver")
-    .addConditionalEdges("perceiver", then("summarizer"), ["summarizer", END])
+    .addConditionalEdges("perceiver", afterPerceive, ["summarizer", "critic", END])
     .addConditionalEdges("summarizer", then("goal_check"), ["goal_check", END])
     .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
     .addConditionalEdges("planner", afterPlan, ["verifier", END])
     .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch", END])
-    .addConditionalEdges("critic", afterCritique, ["planner", "dispatch", END])
+    .addConditionalEdges("critic", afterCritique, ["goal_check", "planner", "dispatch", END])
     .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor", END])
     .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch", END]);
 }

@@ -47,10 +47,14 @@ async function episode(width: number, height: number) {
 
 /** Replays a recorded episode through the closed loop's wiring: the graph's own cost, with no model and no robot. */
 async function replay(trace: [string, ClosedLoopUpdate][], goal: string): Promise<number> {
+  // Each node replays its own updates in order (nodes that ran side by side finished in either order).
+  const queues = new Map<string, ClosedLoopUpdate[]>();
+  for (const [n, u] of trace) queues.set(n, [...(queues.get(n) ?? []), u]);
   let i = 0;
   const node = (name: string) => async (): Promise<ClosedLoopUpdate> => {
-    const [n, u] = trace[i++];
-    if (n !== name) throw new Error(`replay diverged at step ${i}: expected ${n}, ran ${name}`);
+    const u = queues.get(name)?.shift();
+    if (!u) throw new Error(`replay diverged at step ${i + 1}: ${name} ran more often than it did in the episode`);
+    i++;
     return u;
   };
   const nodes = Object.fromEntries(Object.keys(CLOSED_LOOP_NODES).map((k) => [k, node(k)])) as unknown as typeof CLOSED_LOOP_NODES;
@@ -97,6 +101,6 @@ export async function agentBenchmarks(): Promise<Figure[]> {
   const perIterBare = median(theirs) / small.iterations;
   figures.push({ name: "orchestration per loop iteration: closed loop wiring + state", value: perIterOurs, unit: "ms" });
   figures.push({ name: "orchestration per loop iteration: bare graph, same node runs", value: perIterBare, unit: "ms" });
-  figures.push({ name: "orchestration ratio closed loop / bare", value: perIterOurs / perIterBare, unit: "x", target: "<= 1.3x", ok: perIterOurs / perIterBare <= 1.3 });
+  figures.push({ name: "orchestration ratio closed loop / bare", value: perIterOurs / perIterBare, unit: "x", target: "<= 1.2x", ok: perIterOurs / perIterBare <= 1.2 });
   return figures;
 }

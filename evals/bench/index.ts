@@ -11,6 +11,9 @@ import { agentBenchmarks, type Figure } from "./agent";
 import { mpcBenchmarks } from "./mpc";
 import { courseBenchmarks } from "./course";
 import { blocksBenchmarks } from "./blocks";
+import { latencyBenchmarks } from "./latency";
+import { throughputBenchmarks } from "./throughput";
+import { writeFileSync } from "node:fs";
 
 const figures: Figure[] = [];
 function report(f: Figure): void {
@@ -109,18 +112,31 @@ async function stepRate(): Promise<void> {
 export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
-  // --mpc-only / --course-only / --blocks-only: just the tabletop controller, the VLM-PC section or Game On's world.
-  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--blocks-only") ? "blocks" : undefined;
+  // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
+  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : undefined;
+  // --json FILE: every figure as { name, value, unit, target, ok }, so runs can be compared.
+  const jsonAt = argv.indexOf("--json");
+  const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
+  if (jsonAt >= 0 && (!jsonFile || jsonFile.startsWith("--"))) throw new Error("--json needs a file name");
+  const delayAt = argv.indexOf("--latency-ms");
+  const delayMs = delayAt >= 0 ? Number(argv[delayAt + 1]) : 300;
+  if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`--latency-ms must be a number of milliseconds, got ${argv[delayAt + 1]}`);
   if (!only) {
     await bridgeRoundTrip(quick ? 300 : 2000);
     await camera(quick ? 10 : 30);
     await stepRate();
     for (const f of await agentBenchmarks()) report(f);
   }
+  if (!only || only === "latency") for (const f of await latencyBenchmarks(delayMs)) report(f);
+  if (!only || only === "throughput") for (const f of await throughputBenchmarks(quick)) report(f);
   if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
   if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
-  // --blocks-learn adds the lift → stack learnability run (minutes).
+  // --blocks-only: Game On's world and learner; --blocks-learn adds the lift → stack learnability run (minutes).
   if (!only || only === "blocks") for (const f of await blocksBenchmarks(quick, argv.includes("--blocks-learn"))) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
+  if (jsonFile) {
+    writeFileSync(jsonFile, JSON.stringify(figures.map((f) => ({ name: f.name, value: f.value, unit: f.unit, target: f.target ?? null, ok: f.ok ?? null })), null, 2));
+    console.log(`figures written to ${jsonFile}`);
+  }
 }

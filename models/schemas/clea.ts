@@ -73,3 +73,10 @@ export const GoalCheck = z.object({
   remaining: z.array(z.string()).describe("goal conditions not yet met"),
 });
 export type GoalCheck = z.infer<typeof GoalCheck>;
+
+/**
+ * The summarizer's answer: the updated belief and, in the same answer, whether it shows the task complete — the goal
+ * check's question, asked of the model that just wrote the belief rather than in a second request.
+ */
+export const Summary = Belief.extend(GoalCheck.shape);
+export type Summary = z.infer<typeof Summary>;

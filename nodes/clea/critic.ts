@@ -5,9 +5,12 @@ import { Critique } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
+import { robotsForModel } from "../modelContext";
 
 export const CRITIC_PROMPT = `You check one action just before a robot performs it. Look at the robot's current image and
-observation, the belief and the task, and answer with a verdict and short feedback:
+observation, the belief and the task, and answer with a verdict and short feedback. The belief may be one step
+behind: "since" lists what happened after it was written (the last action's outcome, the latest observations) —
+take those into account as the newest facts.
 - ok: the action is still right and can succeed;
 - outdated: it rests on something the image shows is no longer true (an object is gone, a door has closed);
 - redundant: what it would achieve is already the case;
@@ -21,29 +24,37 @@ export async function critique(state: ClosedLoopStateType, config?: RunnableConf
   const plan = state.plan!;
   const action = plan.steps[state.cursor];
   const seen = state.observations[action.robot];
-  const { image: ref, ...observation } = seen ?? ({} as Partial<typeof seen>);
+  const { image: ref, stamp: _stamp, ...observation } = seen ?? ({} as Partial<typeof seen>);
+  // The critic may run while the summarizer folds this look into the belief (graphs/closedLoop.ts): it gets the belief
+  // as it was and the entries the belief does not hold yet. Without a summarizer the raw history's belief holds them all.
+  const belief = state.belief ?? (await rawBelief(state, s));
+  const since = state.belief ? state.history.filter((e) => e.id > state.beliefUpTo) : [];
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "critic",
     schema: Critique,
     schemaName: "Critique",
     system: CRITIC_PROMPT,
     task: "critique",
+    // What holds for the whole run first (a prompt-cache prefix), then what changed, the action last.
     context: {
-      goal: state.goal,
-      action,
-      belief: state.belief ?? (await rawBelief(state, s)),
-      observation: seen ? observation : null,
-      robots: s.robots,
+      robots: robotsForModel(s.robots),
       world: s.world,
+      goal: state.goal,
+      belief,
+      since,
+      observation: seen ? observation : null,
       replansSoFar: state.counters.replans,
+      action,
     },
     images: ref ? [await imagePart(s.artifacts.get(ref), s.modelConfig.imageMaxSide)] : [],
   });
+  // `at`: the look this verdict was given in (a verdict from an earlier look does not clear an action now).
+  const critique = { ...value, action, at: state.counters.iterations };
   const verdicts = { [value.verdict]: 1 };
-  if (value.verdict === "ok") return { critique: { ...value, action }, verdicts, usage };
+  if (value.verdict === "ok") return { critique, verdicts, usage };
   const reason = `critic: ${value.verdict} — ${value.feedback}`;
   return {
-    critique: { ...value, action },
+    critique,
     verdicts,
     usage,
     plan: null,

@@ -10,6 +10,7 @@ import { overBudget } from "../budget";
 import { exhaustedReason, exhaustedSearch, lookablePlaces, searchedObjects, noteLook } from "../search";
 import { closestName } from "../../models/symbolic/language";
 import { runOptions, session } from "../runtime";
+import { ended } from "../guard";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
 
@@ -17,18 +18,29 @@ export const GOAL_CHECK_PROMPT = `Decide whether the task is complete. Compare e
 belief (for a "find" task, an object counts as found once a camera has seen it). List the parts that remain.`;
 
 export async function checkGoal(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  // Reached from the critic's branch of a look whose other branch (the summarizer) ended the run: it stays ended.
+  // (A run interrupted here is being resumed here, and goes on.)
+  if (ended(state) && !state.statusReason.startsWith("interrupted in goal_check")) return { status: state.status };
   const opts = runOptions(config);
   const s = await session(opts);
   const belief = state.belief ?? (await rawBelief(state, s));
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
-    role: "summarizer",
-    schema: GoalCheck,
-    schemaName: "GoalCheck",
-    system: GOAL_CHECK_PROMPT,
-    task: "check_goal",
-    context: { goal: state.goal, belief, world: s.world },
-  });
-  if (value.achieved) return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage };
+  // The summarizer judged the task with the belief it wrote: that answer stands. Without a summarizer (its ablation)
+  // the model is asked here, from the raw history's belief.
+  const fresh = state.judged && state.judged.upTo === state.beliefUpTo && state.belief ? state.judged : undefined;
+  const { value, usage } = fresh
+    ? { value: fresh, usage: {} }
+    : await askStructured(s.models, s.modelConfig, {
+        role: "summarizer",
+        schema: GoalCheck,
+        schemaName: "GoalCheck",
+        system: GOAL_CHECK_PROMPT,
+        task: "check_goal",
+        context: { world: s.world, goal: state.goal, belief },
+      });
+  // Ending here, a verdict the critic gave beside this look (on an action now never taken) is withdrawn: it counts
+  // as it would have had the critic waited for this check.
+  const unused = state.critique?.at === state.counters.iterations && state.plannedAt < state.counters.iterations ? { verdicts: { [state.critique.verdict]: -1 } } : {};
+  if (value.achieved) return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage, ...unused };
   // The search ledger, from the perceiver's reports since the last check: places whose inside was in view, things seen.
   const objects = searchedObjects(state.goal, s.world);
   let since = state.search.since;
@@ -51,8 +63,8 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   // Only an object the belief places nowhere is being searched for (one it places is there to be acted on).
   const located = (o: string) => belief.objects.some((b) => b.name === o || closestName(b.name, [o]) === o);
   const exhausted = exhaustedSearch(since, objects, lookablePlaces(s.robots, s.world, search.viewed), located);
-  if (exhausted) return { status: "failed", statusReason: exhaustedReason(exhausted), usage, search };
+  if (exhausted) return { status: "failed", statusReason: exhaustedReason(exhausted), usage, search, ...unused };
   const over = overBudget(opts, { actions: state.counters.steps, replans: state.counters.replans, modelCalls: totalUsage(state.usage).calls, startedAt: state.startedAt });
-  if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; remaining: ${value.remaining.join(", ")}`, usage, search };
+  if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; remaining: ${value.remaining.join(", ")}`, usage, search, ...unused };
   return { usage, search };
 }

@@ -1,8 +1,9 @@
 /** Perceiver: each robot's latest frame and detections → a structured observation (CLEA's observer). */
+import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../../models";
 import { Observation } from "../../models/schemas";
-import { CLEA_VARIANTS, graphRunOptions, session } from "../runtime";
+import { CLEA_VARIANTS, graphRunOptions, session, type Session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
@@ -14,34 +15,58 @@ objects its detector found, each with the place it is in or on. Report what this
 - summary: one or two plain sentences.
 Never report an object you cannot see.`;
 
+/**
+ * What each frame was seen to show, by the content of the request that asked (frame hash + detections): a robot back
+ * in front of a view it has already reported gets that report again without a new model call. Per session (one
+ * bridge, one model configuration), in memory: a resumed run just asks again.
+ */
+const reports = new WeakMap<Session["views"], Map<string, Observation>>();
+
 export async function perceive(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   const opts = graphRunOptions(config, "closedLoop", CLEA_VARIANTS);
   const s = await session(opts);
   await s.firstViews;
+  if (!reports.has(s.views)) reports.set(s.views, new Map());
+  const known = reports.get(s.views)!;
+  // Every robot's frame at once (a fan-out): one model round trip per look, however many robots.
+  const looks = await Promise.all(
+    s.robots.map(async (robot) => {
+      const view = s.views.get(robot.id);
+      if (!view?.image || !view.detections) return undefined;
+      const png = Buffer.from(view.image.data, "base64");
+      const image = s.artifacts.put(png);
+      const previous = state.observations[robot.id];
+      // Nothing changed in front of this robot since its last look: keep that observation, skip the model call.
+      if (previous && previous.image === image) return undefined;
+      // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
+      const context = { world: s.world, robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
+      const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
+      let value = known.get(key);
+      let usage: Usage = {};
+      if (!value) {
+        ({ value, usage } = await askStructured(s.models, s.modelConfig, {
+          role: "perceiver",
+          schema: Observation,
+          schemaName: "Observation",
+          system: PERCEIVER_PROMPT,
+          task: "perceive",
+          context,
+          images: [await imagePart(png, s.modelConfig.imageMaxSide)],
+        }));
+        known.set(key, value);
+      }
+      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp };
+    }),
+  );
   const observations: Record<string, SeenFrame> = {};
   const history: ClosedLoopUpdate["history"] = [];
   let usage: Usage = {};
   let nextId = state.counters.nextEntryId;
-  for (const robot of s.robots) {
-    const view = s.views.get(robot.id);
-    if (!view?.image || !view.detections) continue;
-    const png = Buffer.from(view.image.data, "base64");
-    const image = s.artifacts.put(png);
-    const previous = state.observations[robot.id];
-    // Nothing changed in front of this robot since its last look: keep that observation, skip the model call.
-    if (previous && previous.image === image) continue;
-    const { value, usage: u } = await askStructured(s.models, s.modelConfig, {
-      role: "perceiver",
-      schema: Observation,
-      schemaName: "Observation",
-      system: PERCEIVER_PROMPT,
-      task: "perceive",
-      context: { robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places }, world: s.world },
-      images: [await imagePart(png, s.modelConfig.imageMaxSide)],
-    });
-    usage = addUsage(usage, u);
-    observations[robot.id] = { ...value, robot: robot.id, image, stamp: view.image.header.stamp };
-    history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: robot.id, observation: value });
+  for (const look of looks) {
+    if (!look) continue;
+    usage = addUsage(usage, look.usage);
+    observations[look.robot] = { ...look.value, robot: look.robot, image: look.image, stamp: look.stamp };
+    history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: look.robot, observation: look.value });
   }
   return { observations, history, usage, counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 }, startedAt: state.startedAt || Date.now() };
 }

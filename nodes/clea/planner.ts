@@ -4,6 +4,7 @@ import { askStructured } from "../../models";
 import { Belief, Plan } from "../../models/schemas";
 import { summarize as summarizeHistory } from "../../models/symbolic/clea";
 import { runOptions, session, type Session } from "../runtime";
+import { robotsForModel } from "../modelContext";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export const PLANNER_PROMPT = `You coordinate a team of robots in a kitchen. Each robot offers the skills in its manifest;
@@ -38,14 +39,15 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
     schemaName: "Plan",
     system: PLANNER_PROMPT,
     task: "plan",
+    // What holds for the whole run first (a prompt-cache prefix), then what changed.
     context: {
-      goal: state.goal,
-      belief: opts.variant === "no-summarizer" ? await rawBelief(state, s) : state.belief,
-      observations: Object.values(state.observations).map(({ image: _image, ...o }) => o),
-      robots: s.robots,
+      robots: robotsForModel(s.robots),
       world: s.world,
+      goal: state.goal,
       // CLEA plans a short stretch at a time; the open-loop baseline writes the whole sequence at once.
       maxSteps: openLoop ? 30 : 5,
+      belief: opts.variant === "no-summarizer" ? await rawBelief(state, s) : state.belief,
+      observations: Object.values(state.observations).map(({ image: _image, ...o }) => o),
       lastFailure: state.lastFailure,
       critique: state.critique,
       failedPlans: state.failedPlans,
@@ -56,8 +58,9 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
   // stretch is ordinary planning.
   const replans = state.lastFailure ? state.counters.replans + 1 : state.counters.replans;
   const counters = { ...state.counters, replans };
-  if (value.done) return { plan: value, cursor: 0, status: "succeeded", statusReason: "the planner judges the task complete", usage, counters };
-  if (value.giveUp) return { plan: value, cursor: 0, status: "gave_up", statusReason: value.giveUp, usage, counters };
-  if (value.steps.length === 0) return { plan: value, cursor: 0, status: "gave_up", statusReason: "the planner wrote no steps", usage, counters };
-  return { plan: value, cursor: 0, critique: null, lastFailure: null, usage, counters };
+  const plannedAt = state.counters.iterations;
+  if (value.done) return { plan: value, cursor: 0, status: "succeeded", statusReason: "the planner judges the task complete", usage, counters, plannedAt };
+  if (value.giveUp) return { plan: value, cursor: 0, status: "gave_up", statusReason: value.giveUp, usage, counters, plannedAt };
+  if (value.steps.length === 0) return { plan: value, cursor: 0, status: "gave_up", statusReason: "the planner wrote no steps", usage, counters, plannedAt };
+  return { plan: value, cursor: 0, critique: null, lastFailure: null, usage, counters, plannedAt };
 }

@@ -1,6 +1,6 @@
 /** CLEA's closed-loop state: observations per robot, the history buffer, the belief, the plan and its cursor. */
 import { Annotation, DeltaChannel } from "@langchain/langgraph";
-import type { Belief, Critique, HistoryEntry, Observation, Plan, SkillCall } from "../../models/schemas";
+import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall } from "../../models/schemas";
 import { delta, deltaLast, last, usageChannel, type Status } from "../state";
 import type { FailureCounts } from "../repeats";
 import type { SearchLedger } from "../search";
@@ -38,9 +38,14 @@ export const ClosedLoopState = Annotation.Root({
   belief: deltaLast<Belief | null>(null),
   /** Id of the last history entry the belief accounts for. */
   beliefUpTo: last<number>(-1),
+  /** The summarizer's verdict on the task with the belief it wrote (upTo: that belief's `beliefUpTo`). */
+  judged: last<(GoalCheck & { upTo: number }) | null>(null),
   plan: deltaLast<Plan | null>(null),
   cursor: last<number>(0),
-  critique: deltaLast<(Critique & { action: SkillCall }) | null>(null),
+  /** The critic's last verdict, on which action, in which look (`counters.iterations` when it was given). */
+  critique: deltaLast<(Critique & { action: SkillCall; at?: number }) | null>(null),
+  /** The look (`counters.iterations`) in which the current plan was made. */
+  plannedAt: last<number>(-1),
   lastFailure: last<string | null>(null),
   failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>((a, writes) => [...a, ...writes.flat()].slice(-5), () => []),
   /** The goal recorded before it is sent; on resume the executor re-attaches to it instead of sending anew. */
@@ -55,7 +60,11 @@ export const ClosedLoopState = Annotation.Root({
   verdicts: Annotation<Record<string, number>>({
     reducer: (a, b) => {
       const out = { ...a };
-      for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+      // A negative count withdraws a verdict on an action the run never took (nodes/clea/goalCheck.ts).
+      for (const [k, v] of Object.entries(b)) {
+        out[k] = (out[k] ?? 0) + v;
+        if (out[k] === 0) delete out[k];
+      }
       return out;
     },
     default: () => ({}),

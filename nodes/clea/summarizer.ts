@@ -1,7 +1,7 @@
 /** Summarizer: the bounded history buffer → a belief about the world and the task's progress (CLEA's memory). */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { askStructured } from "../../models";
-import { Belief } from "../../models/schemas";
+import { Summary } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { recallSightings, rememberSightings } from "../../memory/lessons";
@@ -15,7 +15,9 @@ export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous
 - progress: which parts of the task are done and which remain.
 At the start of an episode you may also get where objects were found in earlier episodes: treat those as likely,
 not certain.
-Prefer what was seen most recently over older beliefs.`;
+Prefer what was seen most recently over older beliefs.
+Then judge the task against the updated belief: achieved when every part of the instruction is done (for a "find"
+task, an object counts as found once a camera has seen it), and the parts that remain.`;
 
 export async function summarize(state: ClosedLoopStateType, config?: LangGraphRunnableConfig): Promise<ClosedLoopUpdate> {
   const opts = runOptions(config);
@@ -27,13 +29,16 @@ export async function summarize(state: ClosedLoopStateType, config?: LangGraphRu
   const remembered = state.belief ? [] : await recallSightings(config?.store, s.world.name);
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "summarizer",
-    schema: Belief,
-    schemaName: "Belief",
+    schema: Summary,
+    schemaName: "Summary",
     system: SUMMARIZER_PROMPT,
     task: "summarize",
-    context: { goal: state.goal, previousBelief: state.belief, entries, robots: s.robots.map((r) => r.id), world: s.world, remembered },
+    // What holds for the whole run first (a prompt-cache prefix), then what changed.
+    context: { world: s.world, robots: s.robots.map((r) => r.id), goal: state.goal, remembered, previousBelief: state.belief, entries },
   });
+  const { achieved, remaining, ...belief } = value;
   const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
-  await rememberSightings(config?.store, s.world.name, state.belief, value, s.world.places.map((p) => p.name), thread);
-  return { belief: value, beliefUpTo: entries.at(-1)!.id, usage };
+  await rememberSightings(config?.store, s.world.name, state.belief, belief, s.world.places.map((p) => p.name), thread);
+  const upTo = entries.at(-1)!.id;
+  return { belief, beliefUpTo: upTo, judged: { achieved, remaining, upTo }, usage };
 }

@@ -229,6 +229,26 @@ export class BridgeServer {
     return ids;
   }
 
+  /** Resolves once no goal is running (accepted, executing or being canceled), or after `timeoutMs`; true if none is. */
+  async goalsEnded(timeoutMs = 10_000): Promise<boolean> {
+    const end = Date.now() + timeoutMs;
+    const busy = () => [...this.goals.values()].some((g) => g.status <= GoalStatus.CANCELING);
+    while (busy() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    return !busy();
+  }
+
+  /** Forgets every finished goal (a world restarted for a new episode: no goal id of the last one re-attaches). */
+  forgetFinishedGoals(): number {
+    let n = 0;
+    for (const [id, g] of this.goals) {
+      if (g.status < GoalStatus.SUCCEEDED) continue;
+      this.goals.delete(id);
+      this.goalBytes -= g.bytes;
+      n++;
+    }
+    return n;
+  }
+
   /**
    * rosapi's discovery services, in the request/response shapes of rosapi_msgs (what roslib's getTopics, getServices,
    * getTopicType, getServiceType, getActionServers, getNodes, … read). They list only what the allowlists let a
@@ -355,6 +375,12 @@ export class BridgeServer {
   ): (msg: unknown) => void {
     this.topics.set(name, { type, latched: !!opts.latched, onSubscribe: opts.onSubscribe, onMessage: opts.onMessage });
     return (msg: unknown) => this.publish(name, msg);
+  }
+
+  /** Drops a latched topic's last message (a world started over: a new subscriber must not get a frame of before). */
+  clearLatched(topic: string): void {
+    const t = this.topics.get(topic);
+    if (t) t.last = undefined;
   }
 
   subscriberCount(topic: string): number {

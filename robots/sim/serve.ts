@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions, type Caller } from "../bridge/server";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
 import type { SimEvent } from "./events";
+import { RESET_SERVICE, RESET_TYPE } from "../msgs/rollout";
 
 export interface CameraMessages {
   camera: string;
@@ -33,6 +34,67 @@ export interface SimulatedWorld {
    */
   argumentsSchema?(robot: string, skill: string): z.ZodType<Record<string, unknown>> | undefined;
 }
+
+/**
+ * A world that a new episode can start in without a new process: `restart` builds it afresh in this process, in the
+ * scenario and with the seed the reset service was given, exactly as a new simulator process would start it.
+ */
+export interface RestartableWorld extends SimulatedWorld {
+  restart(args: Record<string, unknown>): Promise<{ scenario: string; seed: number }>;
+}
+
+/**
+ * Serves a world that is rebuilt for each episode: every call goes to the world of the current episode; `restart`
+ * builds the next one (new MuJoCo model and data, new event log, detector reseeded, clock at zero) and disposes of the
+ * old. Its robots must stay the same, since the bridge's topics and actions are advertised once.
+ */
+export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld {
+  constructor(
+    public current: W,
+    private readonly build: (args: Record<string, unknown>) => Promise<{ world: W; scenario: string; seed: number }>,
+  ) {}
+  get name() {
+    return this.current.name;
+  }
+  get manifests() {
+    return this.current.manifests;
+  }
+  get description() {
+    return this.current.description;
+  }
+  get events() {
+    return this.current.events;
+  }
+  runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext) {
+    return this.current.runSkill(robot, skill, args, ctx);
+  }
+  renderCamera(robot: string) {
+    return this.current.renderCamera(robot);
+  }
+  evaluate() {
+    return this.current.evaluate();
+  }
+  argumentsSchema(robot: string, skill: string) {
+    return this.current.argumentsSchema?.(robot, skill);
+  }
+  async restart(args: Record<string, unknown>) {
+    const next = await this.build(args);
+    const ids = (w: SimulatedWorld) => JSON.stringify(w.manifests.map((m) => [m.id, m.skills.map((k) => k.action), m.cameras]));
+    if (ids(next.world) !== ids(this.current)) {
+      await next.world.close();
+      throw new Error("a restart may change the scenario, not the robots (their topics and actions are already served)");
+    }
+    const old = this.current;
+    this.current = next.world;
+    await old.close();
+    return { scenario: next.scenario, seed: next.seed };
+  }
+  close() {
+    return this.current.close();
+  }
+}
+
+const restartable = (w: SimulatedWorld): w is RestartableWorld => typeof (w as Partial<RestartableWorld>).restart === "function";
 
 export interface ServeOptions extends BridgeServerOptions {
   /** When set, the evaluator services answer only calls whose args carry `key`. */
@@ -118,6 +180,29 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
         world.argumentsSchema?.(m.id, skill.name) ?? argumentsValidator(skill.parameters),
       );
     }
+  }
+
+  if (restartable(world)) {
+    // A new episode in this process: every goal in flight is canceled and waited for, the world is rebuilt in the
+    // scenario and seed asked for, the bridge forgets the last episode's goals, and fresh frames are latched before
+    // the answer. What an experiment runner calls instead of starting a new simulator process.
+    server.advertiseService(RESET_SERVICE, RESET_TYPE, async (args) => {
+      const canceled = server.cancelAll();
+      if (!(await server.goalsEnded())) throw new ServiceRefusal("a goal did not end within 10 s of being canceled; reset refused");
+      await rendering;
+      let out: { scenario: string; seed: number };
+      try {
+        out = await world.restart((args ?? {}) as Record<string, unknown>);
+      } catch (err) {
+        throw new ServiceRefusal(`invalid reset: ${(err as Error).message}`);
+      }
+      server.forgetFinishedGoals();
+      // As in a new process: cameras someone watches render now, the others when first subscribed to (so the
+      // detector's draws come in the same order), and no topic keeps a frame of the last episode.
+      for (const p of publishers.values()) if (!p.topics.some((t) => server.subscriberCount(t) > 0)) for (const t of p.topics) server.clearLatched(t);
+      await publishCameras();
+      return { ...out, canceled, success: true };
+    });
   }
 
   await server.start();

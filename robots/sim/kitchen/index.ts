@@ -1,16 +1,35 @@
-/** The kitchen world as a served simulator. */
-import { serveWorld, type ServeOptions, type ServedWorld } from "../serve";
+/** The kitchen world as a served simulator; `/robograph/reset` starts a new episode in it without a new process. */
+import { RebuiltWorld, serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { KitchenWorld, type KitchenOptions, type RobotId } from "./world";
-import { loadScenario } from "./scenario";
+import { loadScenario, parseScenario, type KitchenScenario } from "./scenario";
 
 export { KitchenWorld } from "./world";
-export { loadScenario, listScenarios, KitchenScenario } from "./scenario";
+export { loadScenario, listScenarios, parseScenario, KitchenScenario } from "./scenario";
 
 export interface KitchenServeOptions extends Omit<KitchenOptions, "scenario">, ServeOptions {
   scenario: string;
 }
 
+/** A reset's scenario: a bundled name, a scenario file, or the scenario itself (a dataset row's). */
+function scenarioOf(given: unknown, current: KitchenScenario): KitchenScenario {
+  if (given === undefined) return current;
+  if (typeof given === "string") return loadScenario(given);
+  return parseScenario(given);
+}
+
 export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWorld & { world: KitchenWorld }> {
-  const world = await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) });
-  return { ...(await serveWorld(world, opts)), world };
+  const world: RebuiltWorld<KitchenWorld> = new RebuiltWorld(await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) }), async (args) => {
+    const scenario = scenarioOf(args.scenario, world.current.scenario);
+    const seed = args.seed === undefined ? (opts.seed ?? 0) : Number(args.seed);
+    if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${JSON.stringify(args.seed)}`);
+    return { world: await KitchenWorld.create({ ...opts, scenario, seed }), scenario: scenario.name, seed };
+  });
+  const served = await serveWorld(world, opts);
+  return {
+    ...served,
+    // The world of the episode now (a reset replaces it).
+    get world() {
+      return world.current;
+    },
+  };
 }

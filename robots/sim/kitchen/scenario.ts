@@ -48,6 +48,11 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
   } catch (err) {
     throw new Error(`cannot read scenario ${nameOrPath}: ${(err as Error).message}; known: ${listScenarios().join(", ")}`);
   }
+  return parseScenario(raw, path);
+}
+
+/** A scenario given as data (a dataset row's, sent with a reset), checked as a scenario file is. */
+export function parseScenario(raw: unknown, path = "(given)"): KitchenScenario {
   const p = KitchenScenario.safeParse(raw);
   if (!p.success) throw new Error(`scenario ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   const counts = new Map<string, number>();

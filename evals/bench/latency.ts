@@ -1,0 +1,197 @@
+/**
+ * What a user of a hosted VLM pays per skill: each method's task run through the `openai` backend against a local
+ * OpenAI-compatible server that answers as the symbolic reasoner would, after a fixed delay (a hosted model's round
+ * trip), and counts what it is sent. Per executed skill: wall seconds, model calls, critical-path model calls
+ * (sequential round trips: requests whose intervals overlap count once), input and output tokens counted with a real
+ * tokenizer (o200k), images sent, and the share of each request's opening tokens identical to the previous request of
+ * the same role (what a provider's prompt cache can reuse). Counts are deterministic; wall time is the machine's.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HumanMessage } from "@langchain/core/messages";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200k from "js-tiktoken/ranks/o200k_base";
+import { SymbolicChatModel } from "../../models/symbolic";
+import { ROLES } from "../../models/roles";
+import { closeSessions } from "../../nodes/runtime";
+import { startSimProcess } from "../../robots/sim/process";
+import { loadScenario } from "../../robots/sim/kitchen/scenario";
+import { runClosedLoopEpisode, type Mode } from "../episode";
+import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
+import type { Figure } from "./agent";
+
+const tokenizer = new Tiktoken(o200k);
+const tokens = (text: string) => tokenizer.encode(text);
+
+/** One request as the provider reads it: tool definitions, then each message's role, text and image places. */
+export function promptText(req: ChatRequest): { text: string; images: number } {
+  let images = 0;
+  const parts: string[] = [];
+  if (req.tools?.length) parts.push(JSON.stringify(req.tools));
+  if (req.response_format) parts.push(JSON.stringify(req.response_format));
+  for (const m of req.messages) {
+    parts.push(`<|${m.role}|>`);
+    const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as { type: string; text?: string; image_url?: { url: string } }[]) ?? [];
+    for (const p of content) {
+      if (p.type === "text") parts.push(p.text ?? "");
+      else if (p.type === "image_url") {
+        images++;
+        // The same picture is the same prefix: a short stand-in keyed by the image's bytes.
+        parts.push(`<image ${p.image_url?.url.length}:${p.image_url?.url.slice(-24)}>`);
+      }
+    }
+  }
+  return { text: parts.join("\n"), images };
+}
+
+/** The user text carrying the context block (what the reasoner reads). */
+const contextText = (req: ChatRequest) =>
+  req.messages
+    .filter((m) => m.role === "user")
+    .flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? "")))
+    .join("\n");
+
+export interface ModelCall {
+  role: string;
+  start: number;
+  end: number;
+  inputTokens: number;
+  outputTokens: number;
+  images: number;
+  /** Opening tokens identical to the previous request of the same role. */
+  reusedPrefix: number;
+}
+
+/** A stand-in for a hosted VLM: the symbolic reasoner behind HTTP, answering after `delayMs`. */
+export async function startReasonerEndpoint(delayMs: number, seed = 0): Promise<{ fake: FakeOpenAI; calls: ModelCall[]; reset(): void }> {
+  const reasoner = new SymbolicChatModel(seed);
+  const calls: ModelCall[] = [];
+  const lastByRole = new Map<string, number[]>();
+  const fake = await startFakeOpenAI(async (req) => {
+    const start = performance.now();
+    const { text, images } = promptText(req);
+    const toks = tokens(text);
+    const before = lastByRole.get(req.model) ?? [];
+    let k = 0;
+    while (k < toks.length && k < before.length && toks[k] === before[k]) k++;
+    lastByRole.set(req.model, toks);
+    const answer = (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
+    const out = tokens(answer).length;
+    const call: ModelCall = { role: req.model, start, end: 0, inputTokens: toks.length, outputTokens: out, images, reusedPrefix: k };
+    calls.push(call);
+    await new Promise((r) => setTimeout(r, Math.max(0, delayMs - (performance.now() - start))));
+    call.end = performance.now();
+    const usage = { prompt_tokens: toks.length, completion_tokens: out };
+    return req.tools?.length ? { arguments: answer, usage } : { content: answer, usage };
+  });
+  return {
+    fake,
+    calls,
+    reset() {
+      calls.length = 0;
+      lastByRole.clear();
+    },
+  };
+}
+
+/** Sequential round trips: requests in flight together count once. */
+export function criticalPath(calls: Pick<ModelCall, "start" | "end">[]): number {
+  const sorted = [...calls].sort((a, b) => a.start - b.start);
+  let rounds = 0;
+  let until = -Infinity;
+  for (const c of sorted) {
+    if (c.start >= until) rounds++;
+    until = Math.max(until, c.end);
+  }
+  return rounds;
+}
+
+export interface LatencyRun {
+  label: string;
+  skills: number;
+  success: boolean;
+  status: string;
+  wallSeconds: number;
+  calls: ModelCall[];
+}
+
+/** The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1. */
+export const LATENCY_TASKS: { label: string; mode: Mode; world: string; scenario: string; goal: string }[] = [
+  { label: "CLEA default task", mode: "clea", world: "kitchen", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction },
+  { label: "RePLan task 3", mode: "replan", world: "tabletop", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet" },
+  { label: "VLM-PC indoor_1", mode: "vlmpc", world: "course", scenario: "indoor_1", goal: "Find the red chew toy and go to it." },
+];
+
+/** Runs one task through the openai backend against the endpoint; the environment is restored afterwards. */
+export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>, task: (typeof LATENCY_TASKS)[number], variant = "full"): Promise<LatencyRun> {
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    OPENAI_API_KEY: "sk-local",
+    OPENAI_BASE_URL: endpoint.fake.baseURL,
+    ROBOGRAPH_MODEL_RETRIES: "0",
+    ROBOGRAPH_MODEL_TIMEOUT_MS: "60000",
+    ...Object.fromEntries(ROLES.map((r) => [`ROBOGRAPH_MODEL_${r.toUpperCase()}`, r])),
+  });
+  const sim = await startSimProcess(task.world, ["--scenario", task.scenario, "--speed", "max"]);
+  endpoint.reset();
+  try {
+    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir: mkdtempSync(join(tmpdir(), "robograph-latency-")), variant, backend: "openai" });
+    const c = run.state.counters as { steps?: number; motions?: number; skills?: number };
+    const skills = task.mode === "clea" ? c.steps! : task.mode === "replan" ? c.motions! : c.skills!;
+    return { label: task.label, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls] };
+  } finally {
+    await closeSessions();
+    await sim.stop();
+    process.env = saved;
+  }
+}
+
+/** The per-skill figures of one run; targets apply to CLEA's default task. */
+export function latencyFigures(r: LatencyRun, targets: boolean): Figure[] {
+  const n = Math.max(1, r.skills);
+  const sum = (f: (c: ModelCall) => number) => r.calls.reduce((s, c) => s + f(c), 0);
+  const path = criticalPath(r.calls) / n;
+  const input = sum((c) => c.inputTokens) / n;
+  const reuse = sum((c) => c.reusedPrefix) / Math.max(1, sum((c) => c.inputTokens));
+  const p = `latency ${r.label}`;
+  return [
+    { name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`, value: r.skills, unit: "skills" },
+    { name: `${p}: wall per skill`, value: r.wallSeconds / n, unit: "s" },
+    { name: `${p}: model calls per skill`, value: r.calls.length / n, unit: "calls" },
+    { name: `${p}: critical-path model calls per skill`, value: path, unit: "calls", ...(targets ? { target: "<= 2.5", ok: path <= 2.5 } : {}) },
+    { name: `${p}: input tokens per skill (o200k)`, value: input, unit: "tokens", ...(targets ? { target: "<= 3000", ok: input <= 3000 } : {}) },
+    { name: `${p}: input tokens per skill outside the role's previous prefix`, value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / n, unit: "tokens" },
+    { name: `${p}: output tokens per skill (o200k)`, value: sum((c) => c.outputTokens) / n, unit: "tokens" },
+    { name: `${p}: images sent per skill`, value: sum((c) => c.images) / n, unit: "images" },
+    { name: `${p}: prompt prefix shared with the role's previous call`, value: 100 * reuse, unit: "%" },
+  ];
+}
+
+/** Per role: calls and input tokens per skill (where the tokens go). */
+export function roleBreakdown(r: LatencyRun): string[] {
+  const n = Math.max(1, r.skills);
+  const roles = [...new Set(r.calls.map((c) => c.role))];
+  return roles.map((role) => {
+    const cs = r.calls.filter((c) => c.role === role);
+    const input = cs.reduce((s, c) => s + c.inputTokens, 0);
+    const reused = cs.reduce((s, c) => s + c.reusedPrefix, 0);
+    return `  ${role.padEnd(11)} ${String(cs.length).padStart(3)} calls  ${(cs.length / n).toFixed(2)}/skill  ${(input / n).toFixed(0).padStart(6)} input tokens/skill  ${Math.round(input / cs.length)} per call  prefix reuse ${((100 * reused) / Math.max(1, input)).toFixed(0)}%`;
+  });
+}
+
+export async function latencyBenchmarks(delayMs = 300, log: (line: string) => void = console.log): Promise<Figure[]> {
+  const endpoint = await startReasonerEndpoint(delayMs);
+  const figures: Figure[] = [];
+  try {
+    for (const task of LATENCY_TASKS) {
+      const r = await latencyEpisode(endpoint, task);
+      log(`${task.label} through the openai backend, ${delayMs} ms per model answer: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`);
+      for (const line of roleBreakdown(r)) log(line);
+      figures.push(...latencyFigures(r, task.mode === "clea"));
+    }
+  } finally {
+    await endpoint.fake.close();
+  }
+  return figures;
+}

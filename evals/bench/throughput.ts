@@ -1,0 +1,37 @@
+/**
+ * Experiment throughput: the same slice of an experiment run with a simulator process per episode and with
+ * simulators kept and reset between episodes (evals/runner.ts), back to back; episodes per minute of each, and
+ * whether every episode came out the same (they must: a reset starts the world as a new process would).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runExperiment, type ExperimentOptions } from "../runner";
+import type { Figure } from "./agent";
+
+async function sweep(o: Omit<ExperimentOptions, "root" | "name">, reuse: boolean) {
+  const t0 = performance.now();
+  const results = await runExperiment({ ...o, name: reuse ? "reused" : "fresh", root: mkdtempSync(join(tmpdir(), "robograph-throughput-")), reuseSimulators: reuse });
+  const minutes = (performance.now() - t0) / 60_000;
+  return { perMinute: results.length / minutes, results };
+}
+
+export async function throughputBenchmarks(quick: boolean): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const slices: [string, Omit<ExperimentOptions, "root" | "name">][] = [
+    ["kitchen", { dataset: "kitchen", variants: ["full", "open-loop"], seeds: 1, noise: 0.15, concurrency: 2, limit: quick ? 3 : 6, maxSteps: 40, maxWallSeconds: 300, graspSensing: false }],
+    ["tabletop", { dataset: "tabletop", variants: ["full"], seeds: 1, noise: 0, concurrency: 2, limit: quick ? 2 : 4, maxSteps: 40, maxWallSeconds: 300 }],
+  ];
+  for (const [world, o] of slices) {
+    const fresh = await sweep(o, false);
+    const reused = await sweep(o, true);
+    const outcome = (r: typeof fresh) => JSON.stringify(r.results.map((e) => [e.id, e.success, e.steps, e.modelCalls, e.status]));
+    const same = outcome(fresh) === outcome(reused);
+    const n = fresh.results.length;
+    figures.push({ name: `${world} sweep (${n} episodes): episodes per minute, a process per episode`, value: fresh.perMinute, unit: "ep/min" });
+    figures.push({ name: `${world} sweep (${n} episodes): episodes per minute, simulators reset`, value: reused.perMinute, unit: "ep/min" });
+    figures.push({ name: `${world} sweep: reset / process per episode`, value: reused.perMinute / fresh.perMinute, unit: "x" });
+    figures.push({ name: `${world} sweep: episodes identical either way (1 = yes)`, value: same ? 1 : 0, unit: "", target: "1", ok: same });
+  }
+  return figures;
+}
