@@ -347,11 +347,12 @@ export async function run(argv: string[]): Promise<number> {
   if (v.resume && state?.status === "interrupted") {
     const last = await graph.getState(config);
     const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
-    const node = before?.next[0];
-    if (!node) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
-    say(`it was interrupted (${state.statusReason}); running ${node} again`);
-    // The node, run again, clears the interruption itself (nodes/guard.ts, `resumable`).
-    input = new Command({ goto: node });
+    // Nodes that ran side by side (the summarizer and the critic of one look) run again together.
+    const nodes = before?.next ?? [];
+    if (!nodes.length) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
+    say(`it was interrupted (${state.statusReason}); running ${nodes.join(" and ")} again`);
+    // The nodes, run again, clear the interruption themselves (nodes/guard.ts, `resumable`).
+    input = new Command({ goto: [...nodes] });
   }
   // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
   // (a second one ends the process at once).

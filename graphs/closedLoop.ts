@@ -65,8 +65,9 @@ function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
 
 /** A critique beside the look joins it at the goal check; one of a plan made in this look clears or rejects it. */
 function afterCritique(s: ClosedLoopStateType) {
-  if (s.plannedAt < s.counters.iterations) return "goal_check";
+  // Either node of the look may have ended the run (an endpoint down): then neither goes on.
   if (!running(s)) return END;
+  if (s.plannedAt < s.counters.iterations) return "goal_check";
   return s.plan ? "dispatch" : "planner";
 }
 

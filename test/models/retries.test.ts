@@ -189,7 +189,7 @@ describe("an endpoint that stays down pauses the run, and --resume continues it"
     down = false;
     skillsSeen = -Infinity;
     const second = await agent([...args.filter((a) => a !== "--quiet"), "--resume"], undefined, { ...process.env, ...env() });
-    expect(second.out).toMatch(/running summarizer again/);
+    expect(second.out).toMatch(/running summarizer( and critic)? again/);
     expect(second.code, second.out).toBe(0);
     expect(task(fake.requests[before])).toBe("summarize");
     const all = await started();
