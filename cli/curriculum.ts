@@ -214,29 +214,33 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
       reason = stop ? `emergency stop (${stop}); ${resumeHint(thread)}` : crash ? `error: ${crash.message}` : "the run stopped before its end";
     }
-    if (state) {
-      state = { ...state, status, statusReason: reason } as CurriculumStateType;
-      const usage = totalUsage(state.usage);
-      const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, modelCalls: usage.calls };
-      const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
-      let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
-      try {
-        stages = await sameImageStages(state, post);
-      } catch (err) {
-        process.stderr.write(`the same-image table (Table 2) could not be made: ${(err as Error).message}\n`);
+    try {
+      if (state) {
+        state = { ...state, status, statusReason: reason } as CurriculumStateType;
+        const usage = totalUsage(state.usage);
+        const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, modelCalls: usage.calls };
+        const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
+        let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
+        try {
+          stages = await sameImageStages(state, post);
+        } catch (err) {
+          process.stderr.write(`the same-image table (Table 2) could not be made: ${(err as Error).message}\n`);
+        }
+        await writeCurriculumRecord(runDir, state, facts, modelSession(runOptions(post, true)).artifacts, stages);
+        const learned = state.library.filter((l) => l.source === "learned").map((l) => l.caption);
+        process.stdout.write(
+          `\n${status}: ${reason}\n` +
+            `cycles ${state.counters.cycles}, episodes ${state.counters.episodes}, learner iterations ${state.counters.iterations}, model calls ${usage.calls}, wall ${Math.round(facts.wallSeconds)} s\n` +
+            `library: ${state.library.length} skills; learned by this run: ${learned.join(", ") || "none"}\n` +
+            `run record: ${runDir}/report.md\n`,
+        );
       }
-      await writeCurriculumRecord(runDir, state, facts, modelSession(runOptions(post, true)).artifacts, stages);
-      const learned = state.library.filter((l) => l.source === "learned").map((l) => l.caption);
-      process.stdout.write(
-        `\n${status}: ${reason}\n` +
-          `cycles ${state.counters.cycles}, episodes ${state.counters.episodes}, learner iterations ${state.counters.iterations}, model calls ${usage.calls}, wall ${Math.round(facts.wallSeconds)} s\n` +
-          `library: ${state.library.length} skills; learned by this run: ${learned.join(", ") || "none"}\n` +
-          `run record: ${runDir}/report.md\n`,
-      );
+    } finally {
+      // The simulators run in their own process groups: they are stopped whatever the record or the sessions did.
+      await closeSessions().catch(() => {});
+      await persistence.close().catch(() => {});
+      for (const s of sims) await s.stop();
     }
-    await closeSessions();
-    await persistence.close();
-    for (const s of sims) await s.stop();
   }
   if (crash) throw crash;
   return state?.status === "interrupted" ? 3 : state && state.library.some((l) => l.source === "learned") ? 0 : 2;

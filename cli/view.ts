@@ -122,6 +122,8 @@ export function readEvents(file: string): { events: { t: number | null; node: st
 /** Which method wrote a record, by the nodes in it. */
 export function modeOf(nodes: string[]): Mode | null {
   const has = (xs: string[]) => nodes.some((n) => xs.includes(n));
+  // Game On's curriculum (its own record: report.md with the curves) is shown as a plain timeline.
+  if (has(["propose", "decompose", "retrieve", "embody", "analyse"])) return null;
   if (has(["scan", "high_level_planner", "low_level_planner", "task_check"])) return "replan";
   if (has(["look"])) return "vlmpc";
   if (has(["writer", "critique", "ground", "verdict", "prefer", "begin"])) return "critic";
@@ -495,6 +497,8 @@ export function viewServer(lib: Library): Server {
 /** What a path given on the command line is: a run record, an experiment, or a folder of runs. */
 export function classify(target: string): "run" | "experiment" | "runs" {
   if (!existsSync(target) || !statSync(target).isDirectory()) throw new Error(`${target} is not a folder: give a run record (runs/<thread>), an experiment (runs/experiments/<name>) or a folder of runs`);
+  // A run has its own event log (a curriculum run also keeps a report.json and its episodes); an experiment has none.
+  if (existsSync(join(target, "events.jsonl"))) return "run";
   if (existsSync(join(target, "report.json")) || existsSync(join(target, "episodes"))) return "experiment";
   if (["events.jsonl", "summary.json", "result.json", "report.md"].some((f) => existsSync(join(target, f)))) return "run";
   return "runs";

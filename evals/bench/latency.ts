@@ -6,7 +6,7 @@
  * tokenizer (o200k), images sent, and the share of each request's opening tokens identical to the previous request of
  * the same role (what a provider's prompt cache can reuse). Counts are deterministic; wall time is the machine's.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
@@ -133,17 +133,20 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
     ROBOGRAPH_MODEL_TIMEOUT_MS: "60000",
     ...Object.fromEntries(ROLES.map((r) => [`ROBOGRAPH_MODEL_${r.toUpperCase()}`, r])),
   });
-  const sim = await startSimProcess(task.world, ["--scenario", task.scenario, "--speed", "max"]);
-  endpoint.reset();
+  let sim: Awaited<ReturnType<typeof startSimProcess>> | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), "robograph-latency-"));
   try {
-    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir: mkdtempSync(join(tmpdir(), "robograph-latency-")), variant, backend: "openai" });
+    sim = await startSimProcess(task.world, ["--scenario", task.scenario, "--speed", "max"]);
+    endpoint.reset();
+    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir, variant, backend: "openai" });
     const c = run.state.counters as { steps?: number; motions?: number; skills?: number };
     const skills = task.mode === "clea" ? c.steps! : task.mode === "replan" ? c.motions! : c.skills!;
     return { label: task.label, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls] };
   } finally {
     await closeSessions();
-    await sim.stop();
+    await sim?.stop();
     process.env = saved;
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -131,7 +131,7 @@ function candidates(level: number, seen: string[]): Goal[] {
       if (level === 3) out.push({ kind: "hold_above", x, y });
       if (level === 4) out.push({ kind: "on", x, y });
       for (const z of xs) if (z !== x && z !== y && level === 5) out.push({ kind: "tower", x, y, z });
-      for (const z of xs) if (z !== x && z !== y && y < z && level === 6) out.push({ kind: "pyramid", x, y, z });
+      for (const z of xs) if (z !== x && z !== y && COLOURS.indexOf(y) < COLOURS.indexOf(z) && level === 6) out.push({ kind: "pyramid", x, y, z });
     }
   }
   return out;

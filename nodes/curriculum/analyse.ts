@@ -69,7 +69,9 @@ export async function analyse(state: CurriculumStateType, config?: RunnableConfi
       const point = t.returns.indexOf(Math.max(...t.returns));
       targets[t.caption].kept = { point, return: t.returns[point], finalSuccess: t.finalSuccess[point] ?? 0 };
       const id = skillId(t.caption);
-      if (point < t.returns.length - 1 && t.snapshots[point]) kept[id] = loadPolicies(s.artifacts, t.snapshots[point])[id];
+      // (A best point before the skill had a policy of its own keeps the current one.)
+      const best = point < t.returns.length - 1 && t.snapshots[point] ? loadPolicies(s.artifacts, t.snapshots[point])[id] : undefined;
+      if (best) kept[id] = best;
     }
   }
   const policies = Object.keys(kept).length ? storePolicies(s.artifacts, { ...loadPolicies(s.artifacts, state.policies), ...kept }) : undefined;

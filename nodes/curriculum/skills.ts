@@ -18,7 +18,6 @@ export function skillId(caption: string): string {
   return s.id;
 }
 
-export const captionOf = (id: string) => skillInfo(id).caption;
 export const familyOf = (caption: string) => skillByCaption(caption)?.family ?? "unknown";
 
 /** Rewards are in [0, 1] and an evaluation episode has a fixed number of control steps: the curve's known maximum. */

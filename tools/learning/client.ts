@@ -1,12 +1,12 @@
 /**
- * The blocks arm over the bridge, as the agent reaches it: run a plan of skills, fetch recorded episodes, reset the
- * layout. Goals are checked against the shared schema before anything is sent, so a bad step is refused here with the
- * field named; the robot checks them again.
+ * The blocks arm over the bridge, as the agent reaches it: run a plan of skills, fetch recorded episodes. Goals are
+ * checked against the shared schema before anything is sent, so a bad step is refused here with the field named; the
+ * robot checks them again.
  */
 import type { BridgeClient } from "../../robots/bridge/client";
 import { GoalStatus } from "../../robots/bridge/protocol";
 import {
-  EPISODES_SERVICE, RESET_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, explainGoalError,
+  EPISODES_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, explainGoalError,
   type Episode, type RunSkillsResult,
 } from "../../robots/msgs/blocks";
 
@@ -35,8 +35,4 @@ export async function fetchEpisodes(client: BridgeClient, req: { ids?: string[];
   }
   const r = await client.callService<{ episodes: Episode[] }>(EPISODES_SERVICE, { since: req.since ?? 0, limit: req.limit ?? 200 }, { timeoutMs: 60_000 });
   return r.episodes;
-}
-
-export async function resetBlocks(client: BridgeClient, args: { seed?: number } = {}): Promise<{ seed: number }> {
-  return client.callService<{ seed: number }>(RESET_SERVICE, args, { timeoutMs: 30_000 });
 }

@@ -1,9 +1,8 @@
 /**
  * The gripper's controllers. `SkillController` is the one parameterised controller every skill runs (its parameter
  * vector is defined in robots/msgs/blocks.ts PARAMS; the agent learns one Gaussian over it per skill): each control
- * step it reads the block state and outputs a TCP target and a finger opening. `Gripper` is the hand's mechanics:
- * fingers that open and close at a finite speed, a grasp that engages only when the closing fingers reach a block
- * between them, and a release when they open past it.
+ * step it reads the block state and outputs a TCP target and a finger opening (the hand's mechanics — fingers at a
+ * finite speed, a grasp that engages only between closing fingers — are the world's, robots/sim/blocks/world.ts).
  */
 import { BLOCK_SIZE, COLORS, CONTROL_TICK, FINGER_MAX, type BlockState, type Color } from "../../msgs/blocks";
 

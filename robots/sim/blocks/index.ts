@@ -8,10 +8,8 @@ import { EPISODES_SERVICE, EPISODES_TYPE, EpisodesRequest, RESET_SERVICE, RESET_
 import { serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { BlocksWorld, type BlocksOptions } from "./world";
 
-export { BlocksWorld, ResetArgs, type BlocksOptions } from "./world";
-export { layoutFor, blocksXml, blockName, BASKET_HALF, WORKSPACE } from "./scene";
-export { SkillController, readParams } from "./controllers";
-export { EpisodeStore } from "./store";
+export { BlocksWorld, type BlocksOptions } from "./world";
+export { layoutFor } from "./scene";
 
 export interface BlocksServeOptions extends BlocksOptions, ServeOptions {}
 

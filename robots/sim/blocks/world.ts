@@ -180,7 +180,7 @@ export class BlocksWorld implements SimulatedWorld {
     let next = before + Math.max(-step, Math.min(step, want - before));
     if (this.st.held >= 0) {
       if (want > BLOCK_SIZE + 0.002) {
-        this.log({ kind: "released", robot: "arm", object: labelOf(this.st.held), detail: "the fingers opened" });
+        this.log({ kind: "released", robot: "arm", object: labelOf(this.heldIndex()), detail: "the fingers opened" });
         this.st.held = -1;
       } else next = BLOCK_SIZE;
     } else if (before >= BLOCK_SIZE - 0.001 && next < BLOCK_SIZE + 0.002) {
