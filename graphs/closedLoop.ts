@@ -63,11 +63,14 @@ function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
   return usesCritic(config) ? "critic" : "dispatch";
 }
 
-/** A critique beside the look joins it at the goal check; one of a plan made in this look clears or rejects it. */
+/**
+ * A critique beside the look waits in the state for the goal check, which the summarizer's edge reaches (an edge sees
+ * only its own node's writes: the critic cannot tell whether the summarizer ended the run); one of a plan made in
+ * this look clears or rejects it.
+ */
 function afterCritique(s: ClosedLoopStateType) {
-  // Either node of the look may have ended the run (an endpoint down): then neither goes on.
+  if (s.plannedAt < s.counters.iterations) return END;
   if (!running(s)) return END;
-  if (s.plannedAt < s.counters.iterations) return "goal_check";
   return s.plan ? "dispatch" : "planner";
 }
 
@@ -113,7 +116,7 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
     .addConditionalEdges("goal_check", afterGoalCheck, ["planner", "critic", "dispatch", END])
     .addConditionalEdges("planner", afterPlan, ["verifier", END])
     .addConditionalEdges("verifier", afterVerify, ["planner", "critic", "dispatch", END])
-    .addConditionalEdges("critic", afterCritique, ["goal_check", "planner", "dispatch", END])
+    .addConditionalEdges("critic", afterCritique, ["planner", "dispatch", END])
     .addConditionalEdges("dispatch", afterDispatch, ["planner", "executor", END])
     .addConditionalEdges("executor", afterAct, ["perceiver", "dispatch", END]);
 }

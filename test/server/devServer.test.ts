@@ -187,11 +187,13 @@ describe("LangGraph dev server", () => {
       const client = new Client({ apiUrl });
       const thread = await client.threads.create();
       const config = { configurable: { bridgeUrl: own.url, backend: "openai" } };
-      // Up for the first two skills; down from the third summary on.
-      let summaries = 0;
+      // Up for the first two looks; down from the third on. (The trigger is a look's first perception: both robots'
+      // perceptions of a look are in one node, so the node that stops is always the perceiver — a trigger inside the
+      // summarizer would race the critic that runs beside it.)
+      let perceptions = 0;
       const served = endpoint.respond;
       endpoint.respond = (req, n) => {
-        if (taskOf(req) === "summarize" && ++summaries === 3) endpointDown = true;
+        if (taskOf(req) === "perceive" && ++perceptions === 5) endpointDown = true;
         return served(req, n);
       };
       const drain = async (stream: AsyncIterable<{ event: string; data: unknown }>) => {
@@ -201,7 +203,7 @@ describe("LangGraph dev server", () => {
       const paused = await client.threads.getState(thread.thread_id);
       const values = paused.values as { status: string; statusReason: string };
       expect(values.status, values.statusReason).toBe("interrupted");
-      expect(values.statusReason).toMatch(/^interrupted in summarizer: the summarizer model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 2 times \(1 retries\); last error: HTTP 503/);
+      expect(values.statusReason).toMatch(/^interrupted in perceiver: the perceiver model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 2 times \(1 retries\); last error: HTTP 503/);
       expect(paused.next).toEqual([]);
       const started = async () => (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
       const skillsBefore = await started();
@@ -212,7 +214,7 @@ describe("LangGraph dev server", () => {
       endpointDown = false;
       endpoint.respond = served;
       const [, before] = await client.threads.getHistory(thread.thread_id, { limit: 2 });
-      expect(before.next).toContain("summarizer");
+      expect(before.next).toEqual(["perceiver"]);
       await drain(client.runs.stream(thread.thread_id, "closedLoop", { command: { goto: before.next }, config, streamMode: "updates" }));
       const done = await client.threads.getState(thread.thread_id);
       expect((done.values as { status: string }).status).toBe("succeeded");
