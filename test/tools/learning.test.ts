@@ -4,13 +4,9 @@
  * signal alone; and a real learning run — two simulator processes over the bridge, a fixed seed — raises lift red's
  * evaluation return above that of its initial parameters.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeClient } from "../../robots/bridge/client";
+import { describe, expect, it } from "vitest";
+import { blockInstances } from "../helpers/blocks";
 import { PARAM_DIM, PARAM_NAMES, SKILL_IDS, clampParams, type Episode } from "../../robots/msgs/blocks";
-import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { InvalidPlanError, fetchEpisodes, runSkills } from "../../tools/learning/client";
 import { evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
 import { learnerIteration } from "../../tools/learning/learner";
@@ -73,24 +69,12 @@ describe("relabelling and the learner on hand-built episodes", () => {
 });
 
 describe("skill learning over the bridge (two simulator processes)", () => {
-  let sims: SimProcess[] = [];
-  let clients: BridgeClient[] = [];
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "learning-"));
-    sims = await Promise.all([0, 1].map((i) => startSimProcess("blocks", ["--seed", String(i), "--episodes", dir, "--instance", `l${i}`])));
-    clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await Promise.all(sims.map((s) => s.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const instances = blockInstances("l", [0, 1]);
 
   it("a recorded episode relabelled gives its returns for every skill, matching the robot's own segment report", async () => {
     const lift = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
-    const r = await runSkills(clients[0], { steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: lift, seconds: 3 }], seed: 7 });
-    const [ep] = await fetchEpisodes(clients[0], { ids: [r.episode_id!] });
+    const r = await runSkills(instances.clients[0], { steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: lift, seconds: 3 }], seed: 7 });
+    const [ep] = await fetchEpisodes(instances.clients[0], { ids: [r.episode_id!] });
     const segs = segmentReturns(ep);
     expect(segs.map((s) => s.skill)).toEqual(["reach_blue", "lift_red"]);
     expect(segs[1].returns.lift_red).toBeCloseTo(r.segments[1].mean, 6);
@@ -102,31 +86,31 @@ describe("skill learning over the bridge (two simulator processes)", () => {
   }, 30_000);
 
   it("a bad plan is refused before it is sent, naming the field", async () => {
-    await expect(runSkills(clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(InvalidPlanError);
-    await expect(runSkills(clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(/steps\.0\.params\.13: carry_z must be in/);
-    await expect(runSkills(clients[0], { steps: [{ skill: "lift_red", params: P({}), seconds: 99 }] })).rejects.toThrow(/steps\.0\.seconds/);
+    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(InvalidPlanError);
+    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(/steps\.0\.params\.13: carry_z must be in/);
+    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: P({}), seconds: 99 }] })).rejects.toThrow(/steps\.0\.seconds/);
   });
 
   it("on a fixed seed, a few learner iterations raise lift red's evaluation return above its initial parameters'", async () => {
     const rng = new Rng(11);
-    const initial = await evaluateSkill(clients, priorPolicy("lift_red"));
-    const { library, data } = await trainSkills(clients, { policies: {}, curves: {} }, { skills: ["lift_red"], iterations: 3, episodesPerPlan: 8, rng });
+    const initial = await evaluateSkill(instances.clients, priorPolicy("lift_red"));
+    const { library, data } = await trainSkills(instances.clients, { policies: {}, curves: {} }, { skills: ["lift_red"], iterations: 3, episodesPerPlan: 8, rng });
     const curve = library.curves.lift_red;
     expect(curve[0]).toBeCloseTo(initial.score, 6);
     expect(data).toHaveLength(24);
     expect(curve).toHaveLength(4);
     expect(curve[3]).toBeGreaterThan(initial.score + 0.3);
-    const final = await evaluateSkill(clients, library.policies.lift_red);
+    const final = await evaluateSkill(instances.clients, library.policies.lift_red);
     expect(final.successRate).toBeGreaterThanOrEqual(0.75);
   }, 90_000);
 
   it("explorePlan fans a plan out over both instances; the base-skill library loads and its skills run", async () => {
     const base = loadBaseSkills();
     expect(Object.keys(base.policies).sort()).toEqual(["close_gripper", "grasp_anything", "open_gripper", "reach_blue", "reach_green", "reach_red"]);
-    const { results, episodes } = await explorePlan(clients, ["reach_red", "close_gripper"], base.policies, { episodes: 4, rng: new Rng(5) });
+    const { results, episodes } = await explorePlan(instances.clients, ["reach_red", "close_gripper"], base.policies, { episodes: 4, rng: new Rng(5) });
     expect(new Set(episodes.map((e) => e.instance))).toEqual(new Set(["l0", "l1"]));
     expect(results.every((r) => r.segments.length === 2)).toBe(true);
-    const reach = await evaluateSkill(clients, base.policies.reach_red);
+    const reach = await evaluateSkill(instances.clients, base.policies.reach_red);
     expect(reach.score).toBeGreaterThan(0.6);
   }, 60_000);
 });

@@ -16,7 +16,7 @@ import {
   allRewards, clampParams, planSuccess, rewards, skillByCaption, skillInfo, sparse, stateFromRow, type BlockState, type Episode, type RunSkillsResult,
 } from "../../../robots/msgs/blocks";
 import { BlocksWorld, layoutFor } from "../../../robots/sim/blocks";
-import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
+import { blockInstances } from "../../helpers/blocks";
 
 const at = (x: number, y: number, z: number): [number, number, number] => [x, y, z];
 const H = BLOCK_SIZE / 2;
@@ -197,40 +197,28 @@ describe("blocks world in process", () => {
 });
 
 describe("blocks world over the bridge (real processes)", () => {
-  let sims: SimProcess[] = [];
-  let clients: BridgeClient[] = [];
-  let dir: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "blocks-bridge-"));
-    sims = await Promise.all([0, 1].map((i) => startSimProcess("blocks", ["--seed", String(i * 100), "--episodes", dir, "--instance", `b${i}`])));
-    clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await Promise.all(sims.map((s) => s.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const instances = blockInstances("b", [0, 100]);
 
   const send = (c: BridgeClient, goal: unknown) => c.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
 
   it("two instances run plans at once, each episode stored under its own id in the shared store and fetched by id", async () => {
     const goal = { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 3 }] };
-    const results = await Promise.all(clients.map((c) => send(c, goal).result));
+    const results = await Promise.all(instances.clients.map((c) => send(c, goal).result));
     const values = results.map((r) => r.values as RunSkillsResult);
     expect(results.map((r) => r.status)).toEqual([GoalStatus.SUCCEEDED, GoalStatus.SUCCEEDED]);
     expect(values[0].episode_id).toMatch(/^b0-/);
     expect(values[1].episode_id).toMatch(/^b1-/);
     expect(values[0].seed).not.toBe(values[1].seed);
-    for (const v of values) expect(existsSync(join(dir, `${v.episode_id}.json`))).toBe(true);
+    for (const v of values) expect(existsSync(join(instances.dir, `${v.episode_id}.json`))).toBe(true);
     // Either instance serves any episode of the shared store.
-    const got = await clients[0].callService<{ episodes: Episode[] }>(EPISODES_SERVICE, { ids: values.map((v) => v.episode_id) });
+    const got = await instances.clients[0].callService<{ episodes: Episode[] }>(EPISODES_SERVICE, { ids: values.map((v) => v.episode_id) });
     expect(got.episodes.map((e) => e.id)).toEqual(values.map((v) => v.episode_id));
     expect(got.episodes[1].rewards[0].length).toBe(SKILL_IDS.length);
   }, 60_000);
 
   it("bad goals are refused with the field named", async () => {
     const bad = async (goal: unknown) => {
-      const r = await send(clients[0], goal).result;
+      const r = await send(instances.clients[0], goal).result;
       expect(r.status).toBe(GoalStatus.ABORTED);
       return String((r.values as { error: string }).error);
     };
@@ -238,18 +226,18 @@ describe("blocks world over the bridge (real processes)", () => {
     expect(await bad({ steps: [{ skill: "lift_purple", params: LIFT_RED, seconds: 2 }] })).toMatch(/steps\.0\.skill: not a skill of the catalogue/);
     expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.slice(0, 5), seconds: 2 }] })).toMatch(/steps\.0\.params: a parameter vector has 17 numbers/);
     expect(await bad({ steps: [] })).toMatch(/steps:/);
-    await expect(clients[0].callService(EPISODES_SERVICE, { ids: ["nope-1"] })).rejects.toThrow(/no episode nope-1/);
+    await expect(instances.clients[0].callService(EPISODES_SERVICE, { ids: ["nope-1"] })).rejects.toThrow(/no episode nope-1/);
   }, 30_000);
 
   it("reset ends a running plan, loads the requested layout and clears the episode history", async () => {
-    const long = send(clients[1], { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 20 }] });
+    const long = send(instances.clients[1], { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 20 }] });
     await new Promise((r) => setTimeout(r, 300));
-    const reset = await clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, { seed: 42 });
+    const reset = await instances.clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, { seed: 42 });
     expect(reset).toMatchObject({ seed: 42, success: true });
     const r = await long.result;
     expect(r.status).toBe(GoalStatus.CANCELED);
-    const since = await clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, { since: 0 });
+    const since = await instances.clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, { since: 0 });
     expect(since.total).toBe(0);
-    await expect(clients[1].callService(RESET_SERVICE, { seed: -1 })).rejects.toThrow(/seed/);
+    await expect(instances.clients[1].callService(RESET_SERVICE, { seed: -1 })).rejects.toThrow(/seed/);
   }, 60_000);
 });
