@@ -3,6 +3,18 @@
  * A VLM reads it as text (plus any images); the symbolic reasoner parses it and sees nothing else.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { WorldDescription } from "../robots/manifests/schema";
+
+/**
+ * The lists of the world an argument's values may be, by the name a context block gives them (nodes/modelContext.ts
+ * writes them, models/symbolic/view.ts reads them back).
+ */
+export const WORLD_LISTS: Record<string, (w: WorldDescription) => string[]> = {
+  "world.labels": (w) => w.labels,
+  "world.places": (w) => w.places.map((p) => p.name),
+  "world.places that open": (w) => w.places.filter((p) => p.openable).map((p) => p.name),
+  "world.navigationPoints": (w) => w.navigationPoints,
+};
 
 const OPEN = "```json robograph-context";
 

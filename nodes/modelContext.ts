@@ -1,28 +1,76 @@
 /**
- * The robots as a model is shown them: what each robot is, reaches and can do — skills with their arguments,
- * preconditions and effects — without what only the transport needs (action names and types, camera topics, time-outs,
- * approval flags, JSON-schema boilerplate). About half the tokens of the raw manifests, and the same in every request
- * of a run, so it goes first in a context block, where a provider's prompt cache can reuse it.
+ * The world and the robots as a model is shown them. The same in every request of a run, so they go first in a
+ * context block, where a provider's prompt cache can reuse them, and written compactly, because every request pays
+ * for them again:
+ * - robots: what each robot is, reaches and can do — skills with their arguments, preconditions and effects — without
+ *   what only the transport needs (action names and types, camera topics, time-outs, approval flags, JSON-schema
+ *   boilerplate); an argument whose values are a list the world already gives (its labels, its places, the places that
+ *   open, its navigation points) names that list instead of repeating it;
+ * - names: each name's wordings as one list, the display name first ("drawer_top": ["top drawer", "upper drawer"]);
+ * - a perceiver gets only what naming what it sees takes: places, labels, and the wordings only when its detector
+ *   used a word outside the world's names.
+ * The symbolic reasoner reads the same view back (models/symbolic/view.ts); nothing it reads is lost.
  */
-import type { RobotManifest } from "../robots/manifests/schema";
+import type { Naming, RobotManifest, WorldDescription } from "../robots/manifests/schema";
+import { WORLD_LISTS } from "../models/context";
 
-const views = new WeakMap<RobotManifest[], unknown[]>();
+/** A name's wordings, display name first. */
+export type Wordings = string[];
 
-export function robotsForModel(robots: RobotManifest[]): RobotManifest[] {
-  let v = views.get(robots);
+const plain = (name: string) => name.replace(/_/g, " ");
+const wordings = (names: Record<string, Naming> | undefined) =>
+  names && Object.fromEntries(Object.entries(names).map(([k, n]) => [k, [n.display ?? plain(k), ...(n.aliases ?? [])] as Wordings]));
+
+const worldViews = new WeakMap<WorldDescription, unknown>();
+
+export function worldForModel(world: WorldDescription): WorldDescription {
+  let v = worldViews.get(world);
+  if (!v) worldViews.set(world, (v = { ...world, ...(world.names ? { names: wordings(world.names) } : {}) }));
+  return v as WorldDescription;
+}
+
+/** The world as the perceiver needs it to name what a camera shows (`detected`: the labels its detector used). */
+export function worldForPerception(world: WorldDescription, detected: string[]): Pick<WorldDescription, "name" | "places" | "labels" | "names"> {
+  const plainWords = detected.some((l) => !world.labels.includes(l));
+  return {
+    name: world.name,
+    places: world.places.map(({ name, kind, openable }) => ({ name, kind, openable })),
+    labels: world.labels,
+    ...(plainWords && world.names ? { names: worldForModel(world).names } : {}),
+  };
+}
+
+const robotViews = new WeakMap<RobotManifest[], Map<WorldDescription | undefined, unknown[]>>();
+
+const sameList = (a: unknown[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** With the world at hand, arguments name the world's lists rather than repeating them. */
+export function robotsForModel(robots: RobotManifest[], world?: WorldDescription): RobotManifest[] {
+  if (!robotViews.has(robots)) robotViews.set(robots, new Map());
+  const byWorld = robotViews.get(robots)!;
+  let v = byWorld.get(world);
   if (!v) {
+    const listOf = (values: unknown[]) => (world ? Object.keys(WORLD_LISTS).find((k) => sameList(values, WORLD_LISTS[k](world))) : undefined);
     v = robots.map(({ cameras: _cameras, skills, ...robot }) => ({
       ...robot,
+      ...(robot.names ? { names: wordings(robot.names) } : {}),
       skills: skills.map(({ action: _action, actionType: _type, timeoutSec: _timeout, requiresApproval: _approval, parameters, ...skill }) => ({
         ...skill,
         parameters: {
-          properties: Object.fromEntries(Object.entries(parameters.properties).map(([k, p]) => [k, p.enum ? (({ type: _t, ...rest }) => rest)(p) : p])),
+          properties: Object.fromEntries(
+            Object.entries(parameters.properties).map(([k, p]) => {
+              if (!p.enum) return [k, p];
+              const { type: _t, ...rest } = p;
+              const list = listOf(p.enum);
+              return [k, list ? { ...rest, enum: list } : rest];
+            }),
+          ),
           required: parameters.required,
         },
       })),
     }));
-    views.set(robots, v);
+    byWorld.set(world, v);
   }
-  // The symbolic reasoner reads the fields it needs from this view; a model reads it as text.
+  // The symbolic reasoner reads the fields it needs from this view (models/symbolic/view.ts); a model reads it as text.
   return v as RobotManifest[];
 }

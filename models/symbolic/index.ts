@@ -7,6 +7,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
+import { readModelView } from "./view";
 import * as clea from "./clea";
 import * as replan from "./replan";
 import * as vlmpc from "./vlmpc";
@@ -40,7 +41,7 @@ export class SymbolicChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const ctx = readContext(messages) as any;
+    const ctx = readModelView(readContext(messages) as any);
     const rng = new KeyedDraw(`${this.seed}|${createHash("sha256").update(JSON.stringify(ctx)).digest("hex")}`);
     // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
     const answer = await this.answer(ctx, rng);

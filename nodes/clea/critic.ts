@@ -5,7 +5,7 @@ import { Critique } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
-import { robotsForModel } from "../modelContext";
+import { robotsForModel, worldForModel } from "../modelContext";
 
 export const CRITIC_PROMPT = `You check one action just before a robot performs it. Look at the robot's current image and
 observation, the belief and the task, and answer with a verdict and short feedback. The belief may be one step
@@ -37,8 +37,8 @@ export async function critique(state: ClosedLoopStateType, config?: RunnableConf
     task: "critique",
     // What holds for the whole run first (a prompt-cache prefix), then what changed, the action last.
     context: {
-      robots: robotsForModel(s.robots),
-      world: s.world,
+      robots: robotsForModel(s.robots, s.world),
+      world: worldForModel(s.world),
       goal: state.goal,
       belief,
       since,

@@ -4,6 +4,7 @@
  * find it (nodes/search.ts).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured, totalUsage } from "../../models";
 import { GoalCheck } from "../../models/schemas";
 import { overBudget } from "../budget";
@@ -35,7 +36,7 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
         schemaName: "GoalCheck",
         system: GOAL_CHECK_PROMPT,
         task: "check_goal",
-        context: { world: s.world, goal: state.goal, belief },
+        context: { world: worldForModel(s.world), goal: state.goal, belief },
       });
   // Ending here, a verdict the critic gave beside this look (on an action now never taken) is withdrawn: it counts
   // as it would have had the critic waited for this check.

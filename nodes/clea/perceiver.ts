@@ -5,6 +5,7 @@ import { askStructured, imagePart, type Usage, addUsage } from "../../models";
 import { Observation } from "../../models/schemas";
 import { CLEA_VARIANTS, graphRunOptions, session, type Session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
+import { worldForPerception } from "../modelContext";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
 objects its detector found, each with the place it is in or on. Report what this robot can see:
@@ -39,7 +40,8 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       // Nothing changed in front of this robot since its last look: keep that observation, skip the model call.
       if (previous && previous.image === image) return undefined;
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
-      const context = { world: s.world, robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
+      const labels = view.detections.detections.map((d) => d.label);
+      const context = { world: worldForPerception(s.world, labels), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
       const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
       let value = known.get(key);
       let usage: Usage = {};

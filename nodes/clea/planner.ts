@@ -4,7 +4,7 @@ import { askStructured } from "../../models";
 import { Belief, Plan } from "../../models/schemas";
 import { summarize as summarizeHistory } from "../../models/symbolic/clea";
 import { runOptions, session, type Session } from "../runtime";
-import { robotsForModel } from "../modelContext";
+import { robotsForModel, worldForModel } from "../modelContext";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 
 export const PLANNER_PROMPT = `You coordinate a team of robots in a kitchen. Each robot offers the skills in its manifest;
@@ -41,8 +41,8 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
     task: "plan",
     // What holds for the whole run first (a prompt-cache prefix), then what changed.
     context: {
-      robots: robotsForModel(s.robots),
-      world: s.world,
+      robots: robotsForModel(s.robots, s.world),
+      world: worldForModel(s.world),
       goal: state.goal,
       // CLEA plans a short stretch at a time; the open-loop baseline writes the whole sequence at once.
       maxSteps: openLoop ? 30 : 5,

@@ -1,5 +1,6 @@
 /** Summarizer: the bounded history buffer → a belief about the world and the task's progress (CLEA's memory). */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { Summary } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -34,7 +35,7 @@ export async function summarize(state: ClosedLoopStateType, config?: LangGraphRu
     system: SUMMARIZER_PROMPT,
     task: "summarize",
     // What holds for the whole run first (a prompt-cache prefix), then what changed.
-    context: { world: s.world, robots: s.robots.map((r) => r.id), goal: state.goal, remembered, previousBelief: state.belief, entries },
+    context: { world: worldForModel(s.world), robots: s.robots.map((r) => r.id), goal: state.goal, remembered, previousBelief: state.belief, entries },
   });
   const { achieved, remaining, ...belief } = value;
   const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");

@@ -4,6 +4,7 @@
  * consolidated reason trustworthy.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { Diagnosis } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -39,7 +40,7 @@ export async function diagnose(state: ReplanStateType, config?: RunnableConfig):
       schemaName: "Diagnosis",
       system: DIAGNOSE_PROMPT,
       task: "diagnose",
-      context: { phrasing: phrase(action), action, controller: failure.message, ...sceneVocabulary(s), world: s.world, detections: view.detections },
+      context: { phrasing: phrase(action), action, controller: failure.message, ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
       images: [view.image],
     });
     usage = addUsage(usage, r.usage);

@@ -4,6 +4,7 @@
  * or a failure had no known cause (a new procedure). Budgets end the run here.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { HighLevelPlan } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -35,7 +36,7 @@ export async function planHighLevel(state: ReplanStateType, config?: RunnableCon
     context: {
       goal: state.goal,
       ...sceneVocabulary(s),
-      world: s.world,
+      world: worldForModel(s.world),
       scene: state.scene,
       facts: [...state.sceneFacts, ...state.facts],
       reasons: state.reasons,

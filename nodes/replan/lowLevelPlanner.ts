@@ -3,6 +3,7 @@
  * terms each serving one of its lines, one marked primary. The one-shot baseline asks it once for the whole goal.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { MotionDraft } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -29,7 +30,7 @@ export async function planMotion(state: ReplanStateType, config?: RunnableConfig
     system: LOW_LEVEL_PROMPT,
     task: "motion_draft",
     // Language to Rewards is given the objects the scan identified, as RePLan's authors gave it.
-    context: { step, goal: state.goal, procedure: state.plan?.steps ?? [], ...sceneVocabulary(s), ...(opts.variant === "one-shot" ? { objects: state.scene } : {}), world: s.world, facts: [...state.sceneFacts, ...state.facts] },
+    context: { step, goal: state.goal, procedure: state.plan?.steps ?? [], ...sceneVocabulary(s), ...(opts.variant === "one-shot" ? { objects: state.scene } : {}), world: worldForModel(s.world), facts: [...state.sceneFacts, ...state.facts] },
   });
   const terms = value.terms.map((t) => t.term);
   // Unverified, the draft's own primary marks stand (exactly one: the last marked, or the last term).

@@ -1,5 +1,6 @@
 /** Verifier on a high-level plan: every step must use the scene's names; near-misses are renamed, the rest rejected. */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { PlanCheck } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -21,7 +22,7 @@ export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig
     schemaName: "PlanCheck",
     system: PLAN_VERIFIER_PROMPT,
     task: "verify_plan",
-    context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(s), world: s.world },
+    context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(s), world: worldForModel(s.world) },
   });
   // Whatever the model judged, a step that stops before its object or target cannot be carried out as written.
   const names = vocabulary(s.world);

@@ -3,6 +3,7 @@
  * that names something the scene does not have is rewritten with the closest names the robot can act on.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { NameCheck } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -25,7 +26,7 @@ export async function remapReasons(state: ReplanStateType, config?: RunnableConf
       schemaName: "NameCheck",
       system: REMAP_PROMPT,
       task: "check_names",
-      context: { sentence, ...sceneVocabulary(s), world: s.world },
+      context: { sentence, ...sceneVocabulary(s), world: worldForModel(s.world) },
     });
     usage = addUsage(usage, r.usage);
     explanations.push(r.value.wrongNames ? r.value.rewritten : sentence);

@@ -3,6 +3,7 @@
  * the primary term — the one after which the action is done. Unneeded terms make motion control harder.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { MotionDraft, TermCheck } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -25,7 +26,7 @@ export async function verifyMotion(state: ReplanStateType, config?: RunnableConf
     schemaName: "TermCheck",
     system: REWARD_VERIFIER_PROMPT,
     task: "check_terms",
-    context: { step: motion.step, draft, world: s.world },
+    context: { step: motion.step, draft, world: worldForModel(s.world) },
   });
   const kept = [...new Set(value.keep.filter((k) => k.line >= 0 && k.line < draft.description.length && k.index >= 0 && k.index < draft.terms.length).map((k) => k.index))];
   const primary = kept.includes(value.primary) ? value.primary : kept.at(-1);

@@ -1,5 +1,6 @@
 /** Perceiver scan (RePLan's PERCEIVERSCAN): which of the scene's known things the camera shows, and their state. */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
 import { graphRunOptions, REPLAN_VARIANTS, session, type Session } from "../runtime";
@@ -19,7 +20,7 @@ export function lookAtScene(s: Session, view: View) {
     schemaName: "SceneScan",
     system: SCAN_PROMPT,
     task: "scan",
-    context: { ...sceneVocabulary(s), world: s.world, detections: view.detections },
+    context: { ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
     images: [view.image],
   });
 }

@@ -6,6 +6,7 @@
  * in none of them, and the run ends `failed` saying so instead of looking again.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { GoalCheck, type SceneScan } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -41,7 +42,7 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
     schemaName: "GoalCheck",
     system: TASK_CHECK_PROMPT,
     task: "task_done",
-    context: { goal: state.goal, world: s.world, scene: seen?.visible ?? state.scene, facts: [...state.facts, ...(seen?.facts ?? [])], looked: !blind, motionsOk },
+    context: { goal: state.goal, world: worldForModel(s.world), scene: seen?.visible ?? state.scene, facts: [...state.facts, ...(seen?.facts ?? [])], looked: !blind, motionsOk },
   });
   usage = addUsage(usage, r.usage);
   const looked = seen ? { scene: seen.visible, sceneFacts: seen.facts, frame, search } : {};

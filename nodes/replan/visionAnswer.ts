@@ -1,5 +1,6 @@
 /** A vision step, second part (RePLan B.16): the perceiver answers each question from the frame and its detections. */
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { VisionAnswer } from "../../models/schemas";
 import { runOptions, session } from "../runtime";
@@ -23,7 +24,7 @@ export async function answerQuestions(state: ReplanStateType, config?: RunnableC
       schemaName: "VisionAnswer",
       system: ANSWER_PROMPT,
       task: "vision_answer",
-      context: { question, ...sceneVocabulary(s), world: s.world, detections: view.detections },
+      context: { question, ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
       images: [view.image],
     });
     usage = addUsage(usage, r.usage);

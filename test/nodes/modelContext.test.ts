@@ -1,0 +1,53 @@
+/**
+ * The compact view of the world and robots a model is shown (nodes/modelContext.ts) loses nothing: read back by the
+ * symbolic reasoner (models/symbolic/view.ts) it is the full description, key for key — the reasoner's seeded draws
+ * are keyed on the context it reads, so the same run draws the same faults either way — and it is smaller.
+ */
+import { describe, expect, it } from "vitest";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200k from "js-tiktoken/ranks/o200k_base";
+import { bundledManifests, WorldDescription } from "../../robots/manifests";
+import { NAMES } from "../../robots/sim/kitchen/layout";
+import { describeScene } from "../../robots/sim/tabletop/scenario";
+import { buildScene, SCENE_NAMES } from "../../robots/sim/tabletop/scenes";
+import { robotsForModel, worldForModel, worldForPerception } from "../../nodes/modelContext";
+import { readModelView } from "../../models/symbolic/view";
+import { world as bareKitchen } from "../helpers/kitchenWorld";
+
+const tokens = new Tiktoken(o200k);
+const size = (x: unknown) => tokens.encode(JSON.stringify(x)).length;
+
+const worlds: [string, WorldDescription, string][] = [
+  ["kitchen", WorldDescription.parse({ ...bareKitchen, names: NAMES }), "kitchen"],
+  ...SCENE_NAMES.map((s): [string, WorldDescription, string] => [`tabletop ${s}`, WorldDescription.parse(describeScene(buildScene(s))), "tabletop"]),
+];
+
+describe("the world and robots as a model is shown them", () => {
+  for (const [label, world, robotsOf] of worlds) {
+    it(`${label}: read back, the compact view is the full description, in the same key order`, () => {
+      const robots = bundledManifests(robotsOf);
+      // Without the world at hand, arguments keep their values; the robots' wordings are read back either way.
+      const full = { world, robots: readModelView({ robots: robotsForModel(robots) }).robots };
+      const compact = { world: worldForModel(world), robots: robotsForModel(robots, world) };
+      expect(JSON.stringify(readModelView(compact))).toBe(JSON.stringify(full));
+      expect(size(compact)).toBeLessThan(size(full));
+    });
+  }
+
+  it("names the world's lists an argument takes instead of repeating them, and refuses a list the context lacks", () => {
+    const world = worlds[0][1];
+    const [mobile] = robotsForModel(bundledManifests("kitchen"), world);
+    const pick = mobile.skills.find((s) => s.name === "pick_from")!;
+    expect(pick.parameters.properties.object.enum).toBe("world.labels");
+    expect(pick.parameters.properties.place.enum).toBe("world.places");
+    expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe("world.places that open");
+    expect(() => readModelView({ robots: [mobile] })).toThrow(/names the list world\.\w+, which the context does not give/);
+  });
+
+  it("gives a perceiver the wordings only when its detector used a word outside the world's names", () => {
+    const world = worlds[0][1];
+    expect(worldForPerception(world, ["apple", "bottle_of_tea"]).names).toBeUndefined();
+    expect(worldForPerception(world, ["apple", "tea bottle"]).names?.bottle_of_tea).toEqual(["bottle of tea", ...NAMES.bottle_of_tea.aliases!]);
+    expect(size(worldForPerception(world, ["apple"]))).toBeLessThan(size(world) / 3);
+  });
+});
