@@ -7,7 +7,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runExperiment, type ExperimentOptions } from "../runner";
+import type { EpisodeResult } from "../metrics";
 import type { Figure } from "./agent";
+
+/** The tabletop slice (RePLan mode): `limit` scenes, one seed, no detector noise. */
+const TABLETOP_SLICE = (limit: number): Omit<ExperimentOptions, "root" | "name"> => ({ dataset: "tabletop", variants: ["full"], seeds: 1, noise: 0, concurrency: 2, limit, maxSteps: 40, maxWallSeconds: 300 });
+
+/** What must not change between two runs of the same episode (whatever the simulator's speed). */
+const episodeOutcome = (e: EpisodeResult) => {
+  const r = e as EpisodeResult & { motions?: number; visionSteps?: number; procedures?: number };
+  return [e.id, e.success, e.steps, r.motions, r.visionSteps, e.modelCalls, e.inputTokens, e.outputTokens, e.status, e.statusReason, e.goal, e.score, e.failedActions, e.replans, r.procedures, e.skillSeconds];
+};
 
 async function sweep(o: Omit<ExperimentOptions, "root" | "name">, reuse: boolean) {
   const t0 = performance.now();
@@ -20,12 +30,12 @@ export async function throughputBenchmarks(quick: boolean): Promise<Figure[]> {
   const figures: Figure[] = [];
   const slices: [string, Omit<ExperimentOptions, "root" | "name">][] = [
     ["kitchen", { dataset: "kitchen", variants: ["full", "open-loop"], seeds: 1, noise: 0.15, concurrency: 2, limit: quick ? 3 : 6, maxSteps: 40, maxWallSeconds: 300, graspSensing: false }],
-    ["tabletop", { dataset: "tabletop", variants: ["full"], seeds: 1, noise: 0, concurrency: 2, limit: quick ? 2 : 4, maxSteps: 40, maxWallSeconds: 300 }],
+    ["tabletop", TABLETOP_SLICE(quick ? 2 : 4)],
   ];
   for (const [world, o] of slices) {
     const fresh = await sweep(o, false);
     const reused = await sweep(o, true);
-    const outcome = (r: typeof fresh) => JSON.stringify(r.results.map((e) => [e.id, e.success, e.steps, e.modelCalls, e.status]));
+    const outcome = (r: typeof fresh) => JSON.stringify(r.results.map(episodeOutcome));
     const same = outcome(fresh) === outcome(reused);
     const n = fresh.results.length;
     figures.push({ name: `${world} sweep (${n} episodes): episodes per minute, a process per episode`, value: fresh.perMinute, unit: "ep/min" });

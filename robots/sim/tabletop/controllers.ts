@@ -13,6 +13,7 @@ import type { SceneSpec } from "./scenes";
 import { jointFraction, pointPosition, type CompiledProgram, type Point } from "./rewards";
 import type { Lock, Thing } from "./bodies";
 import { planOnce, Spline, type MpcOptions, type RolloutModel } from "./mpc";
+import { modelViews, STATE_FIELDS, views } from "./views";
 
 export const TICK = 0.02;
 const PLAN_EVERY = 0.1; // s between planning iterations
@@ -119,10 +120,11 @@ export function lockEngaged(m: Mechanics, data: MjData, st: WorldState, i: numbe
  * grasp/slip/lock-release rules. The real world and every MPC rollout step through this same function.
  */
 export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable: number[], log: Logger): void {
-  const xfrc = data.xfrc_applied as Float64Array;
+  const v = views(data);
+  const xfrc = v.xfrc_applied;
   xfrc.fill(0);
-  const qfrc = data.qfrc_applied as Float64Array;
-  const dt = m.model.opt.timestep as number;
+  const qfrc = v.qfrc_applied;
+  const dt = modelViews(m.model).timestep;
   if (st.held >= 0) {
     const t = m.things[st.held];
     const pp = pointPosition(data, { kind: "body", id: m.palmBody });
@@ -143,7 +145,7 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
         fx *= limit / fn; fy *= limit / fn; fz *= limit / fn;
       }
       const b = t.body;
-      const com = (data.xipos as Float64Array).subarray(3 * b, 3 * b + 3);
+      const com = v.xipos.subarray(3 * b, 3 * b + 3);
       const rx = gp[0] - com[0], ry = gp[1] - com[1], rz = gp[2] - com[2];
       xfrc[6 * b] += fx; xfrc[6 * b + 1] += fy; xfrc[6 * b + 2] += fz;
       xfrc[6 * b + 3] += ry * fz - rz * fy; xfrc[6 * b + 4] += rz * fx - rx * fz; xfrc[6 * b + 5] += rx * fy - ry * fx;
@@ -154,8 +156,8 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
   }
   for (let i = 0; i < m.locks.length; i++) {
     const j = m.locks[i].joint;
-    const q = (data.qpos as Float64Array)[j.qpos];
-    qfrc[j.dof] = q < LOCK_LATCH && lockEngaged(m, data, st, i) ? -LOCK_K * q - LOCK_C * (data.qvel as Float64Array)[j.dof] : 0;
+    const q = v.qpos[j.qpos];
+    qfrc[j.dof] = q < LOCK_LATCH && lockEngaged(m, data, st, i) ? -LOCK_K * q - LOCK_C * v.qvel[j.dof] : 0;
   }
   m.mj.mj_step(m.model, data);
   if (st.held < 0 && grabbable.length > 0) {
@@ -211,7 +213,8 @@ export function attach(m: Mechanics, data: MjData, st: WorldState, i: number): v
 /** A gripper holds what it grasps rigidly: a critically damped rotational spring back to the grasp orientation. */
 function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, xfrc: Float64Array): void {
   const b = t.body;
-  const q = (data.xquat as Float64Array).subarray(4 * b, 4 * b + 4);
+  const dv = views(data);
+  const q = dv.xquat.subarray(4 * b, 4 * b + 4);
   const h = st.holdQuat;
   // e = q ⊗ conj(h): the world-frame rotation from the held orientation to the current one.
   const w = q[0] * h[0] + q[1] * h[1] + q[2] * h[2] + q[3] * h[3];
@@ -221,14 +224,14 @@ function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, x
   const s = w < 0 ? -2 : 2; // small-angle rotation vector ≈ 2·(x, y, z), on the short way round
   x *= s; y *= s; z *= s;
   // Free-joint angular velocity is in the body frame; rotate it to the world frame.
-  const v = data.qvel as Float64Array;
-  const mat = (data.xmat as Float64Array).subarray(9 * b, 9 * b + 9);
+  const v = dv.qvel;
+  const mat = dv.xmat.subarray(9 * b, 9 * b + 9);
   const a0 = v[t.dof + 3], a1 = v[t.dof + 4], a2 = v[t.dof + 5];
   const wx = mat[0] * a0 + mat[1] * a1 + mat[2] * a2, wy = mat[3] * a0 + mat[4] * a1 + mat[5] * a2, wz = mat[6] * a0 + mat[7] * a1 + mat[8] * a2;
   // Gains per principal axis (a long thin bar is ~200x easier to roll than to yaw); explicit torques with one
   // gain for all axes would be unstable about the light one.
-  const R = (data.ximat as Float64Array).subarray(9 * b, 9 * b + 9);
-  const I = (m.model.body_inertia as Float64Array).subarray(3 * b, 3 * b + 3);
+  const R = dv.ximat.subarray(9 * b, 9 * b + 9);
+  const I = modelViews(m.model).body_inertia.subarray(3 * b, 3 * b + 3);
   for (let k = 0; k < 3; k++) {
     const r = R[k] * x + R[3 + k] * y + R[6 + k] * z; // rotation error along principal axis k
     const w = R[k] * wx + R[3 + k] * wy + R[6 + k] * wz;
@@ -241,12 +244,13 @@ function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, x
 
 /** Palm position targets into the actuators' controls. */
 export function setControl(data: MjData, target: number[]): void {
-  const c = data.ctrl as Float64Array;
+  const c = views(data).ctrl;
   c[0] = target[0]; c[1] = target[1]; c[2] = target[2];
 }
 
 function copyState(m: Mechanics, from: MjData, to: MjData): void {
-  for (const k of ["qpos", "qvel", "act", "ctrl", "qacc_warmstart", "xfrc_applied", "qfrc_applied"]) (to[k] as Float64Array).set(from[k] as Float64Array);
+  const f = views(from), t = views(to);
+  for (const k of STATE_FIELDS) t[k].set(f[k]);
   to.time = from.time;
   m.mj.mj_forward(m.model, to);
 }
@@ -283,7 +287,7 @@ export function* executeMotion(body: TabletopBody, program: MotionProgram, compi
 
   const rolloutState = { st: cloneState(body.st) };
   const model: RolloutModel = {
-    dt: body.model.opt.timestep as number,
+    dt: modelViews(body.model).timestep,
     reset: () => {
       copyState(body, body.data, body.scratch);
       rolloutState.st = cloneState(body.st);
@@ -357,7 +361,7 @@ function holdsAfterRelease(body: TabletopBody, compiled: CompiledProgram, grabSt
   const st = cloneState(body.st);
   if (!grabStep) st.held = -1;
   const still = body.palmPosition();
-  const n = Math.round(SETTLE / (body.model.opt.timestep as number));
+  const n = Math.round(SETTLE / modelViews(body.model).timestep);
   for (let i = 0; i < n; i++) {
     setControl(body.scratch, still);
     stepWorld(body, body.scratch, st, [], null);

@@ -5,6 +5,7 @@
  */
 import { termText, type RewardTerm } from "../../msgs/motion";
 import type { MjData } from "../mujoco";
+import { views } from "./views";
 
 /** A named point of the scene: a body frame, a geom centre or a site. */
 export interface Point {
@@ -60,7 +61,8 @@ export interface CompiledTerm {
 const MAXIMIZE_MARGIN = 0.05;
 
 export function pointPosition(data: MjData, p: Point, out: number[] = [0, 0, 0]): number[] {
-  const arr = (p.kind === "body" ? data.xpos : p.kind === "geom" ? data.geom_xpos : data.site_xpos) as Float64Array;
+  const v = views(data);
+  const arr = p.kind === "body" ? v.xpos : p.kind === "geom" ? v.geom_xpos : v.site_xpos;
   out[0] = arr[3 * p.id];
   out[1] = arr[3 * p.id + 1];
   out[2] = arr[3 * p.id + 2];
@@ -68,7 +70,7 @@ export function pointPosition(data: MjData, p: Point, out: number[] = [0, 0, 0])
 }
 
 export function jointFraction(data: MjData, j: JointRef): number {
-  const q = (data.qpos as Float64Array)[j.qpos];
+  const q = views(data).qpos[j.qpos];
   const fr = (q - j.closed) / (j.open - j.closed);
   return fr < 0 ? 0 : fr > 1 ? 1 : fr;
 }
@@ -152,7 +154,7 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
     case "set_obj_orientation": {
       const b = r.body(t.obj)!;
       const res = (d: MjData) => {
-        const m = (d.xmat as Float64Array).subarray(9 * b, 9 * b + 9);
+        const m = views(d).xmat.subarray(9 * b, 9 * b + 9);
         // Angle of the body frame about the world axis (roll, pitch or yaw).
         const angle = t.axis === "z" ? Math.atan2(m[3], m[0]) : t.axis === "x" ? Math.atan2(m[7], m[8]) : Math.atan2(m[2], m[8]);
         return Math.abs(wrapAngle(angle - t.radians));

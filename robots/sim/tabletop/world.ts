@@ -19,6 +19,7 @@ import { describeScene } from "./scenario";
 import { indexScene, type Lock, type Thing } from "./bodies";
 import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type TabletopBody, type WorldState } from "./controllers";
 import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView } from "./perception";
+import { modelViews } from "./views";
 
 export interface TabletopOptions {
   scene: SceneName;
@@ -182,7 +183,7 @@ export class TabletopWorld implements Resolver {
   }
 
   private stepTick(): void {
-    const n = Math.round(TICK / (this.model.opt.timestep as number));
+    const n = Math.round(TICK / modelViews(this.model).timestep);
     const target = [0, 0, 0];
     for (let i = 0; i < n; i++) {
       this.plan.at(this.data.time as number, target);
