@@ -6,9 +6,7 @@
  *   what only the transport needs (action names and types, camera topics, time-outs, approval flags, JSON-schema
  *   boilerplate); an argument whose values are a list the world already gives (its labels, its places, the places that
  *   open, its navigation points) names that list instead of repeating it;
- * - names: each name's wordings as one list, the display name first ("drawer_top": ["top drawer", "upper drawer"]);
- * - a perceiver gets only what naming what it sees takes: places, labels, and the wordings only when its detector
- *   used a word outside the world's names.
+ * - names: each name's wordings as one list, the display name first ("drawer_top": ["top drawer", "upper drawer"]).
  * The symbolic reasoner reads the same view back (models/symbolic/view.ts); nothing it reads is lost.
  */
 import type { Naming, RobotManifest, WorldDescription } from "../robots/manifests/schema";
@@ -27,17 +25,6 @@ export function worldForModel(world: WorldDescription): WorldDescription {
   let v = worldViews.get(world);
   if (!v) worldViews.set(world, (v = { ...world, ...(world.names ? { names: wordings(world.names) } : {}) }));
   return v as WorldDescription;
-}
-
-/** The world as the perceiver needs it to name what a camera shows (`detected`: the labels its detector used). */
-export function worldForPerception(world: WorldDescription, detected: string[]): Pick<WorldDescription, "name" | "places" | "labels" | "names"> {
-  const plainWords = detected.some((l) => !world.labels.includes(l));
-  return {
-    name: world.name,
-    places: world.places.map(({ name, kind, openable }) => ({ name, kind, openable })),
-    labels: world.labels,
-    ...(plainWords && world.names ? { names: worldForModel(world).names } : {}),
-  };
 }
 
 const robotViews = new WeakMap<RobotManifest[], Map<WorldDescription | undefined, unknown[]>>();

@@ -96,7 +96,11 @@ export function summarize(ctx: {
   }
   for (const e of ctx.entries) {
     if (e.kind === "action") applyAction(b, e);
-    else if (e.kind === "observation") applyObservation(b, e.observation);
+    else if (e.kind === "observation") {
+      // Cameras that look at once: a thing one of them sees is not taken away because another missed it.
+      const sameLook = ctx.entries.flatMap((x) => (x.kind === "observation" && x.step === e.step && x.robot !== e.robot ? x.observation.objects.map((o) => o.name) : []));
+      applyObservation(b, e.observation, false, new Set(sameLook));
+    }
   }
   b.progress = progressText(ctx.goal, b, ctx.world);
   return b;
@@ -154,9 +158,9 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
  * reported success). The critic, looking at the image right before acting, trusts the image over the action
  * (`trustImage`).
  */
-function applyObservation(b: Belief, o: Observation, trustImage = false): void {
+function applyObservation(b: Belief, o: Observation, trustImage = false, seenInThisLook = new Set<string>()): void {
   for (const c of o.containers) setContainer(b, c.name, c.state);
-  const seenHere = new Set(o.objects.map((x) => x.name));
+  const seenHere = new Set([...o.objects.map((x) => x.name), ...seenInThisLook]);
   b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && (trustImage || x.source !== "action")));
   for (const x of o.objects) {
     if (!isThingName(x.name)) {

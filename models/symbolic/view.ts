@@ -1,7 +1,8 @@
 /**
  * The world and robots of a context block as the nodes write them for a model (nodes/modelContext.ts), read back into
  * the world description and manifests the reasoner works with: wordings lists become display names and aliases, and
- * an argument that names one of the world's lists gets that list's values.
+ * an argument that names one of the world's lists gets that list's values. Every key keeps its place: the reasoner's
+ * seeded draws are keyed on the context as read, so a compact prompt draws what the full one did.
  */
 import type { Naming } from "../../robots/manifests/schema";
 import { WORLD_LISTS } from "../context";
@@ -17,7 +18,6 @@ export function readModelView<T extends { world?: any; robots?: any }>(ctx: T): 
     ? ctx.robots.map((r: any) => ({
         ...r,
         ...(r.names ? { names: namings(r.names) } : {}),
-        // (keys keep their places: the reasoner's seeded draws are keyed on the context as read)
         skills: r.skills?.map((s: any) => ({
           ...s,
           parameters: s.parameters && {

@@ -5,7 +5,7 @@ import { askStructured, imagePart, type Usage, addUsage } from "../../models";
 import { Observation } from "../../models/schemas";
 import { CLEA_VARIANTS, graphRunOptions, session, type Session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
-import { worldForPerception } from "../modelContext";
+import { worldForModel } from "../modelContext";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
 objects its detector found, each with the place it is in or on. Report what this robot can see:
@@ -37,11 +37,17 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       const png = Buffer.from(view.image.data, "base64");
       const image = s.artifacts.put(png);
       const previous = state.observations[robot.id];
-      // Nothing changed in front of this robot since its last look: keep that observation, skip the model call.
-      if (previous && previous.image === image) return undefined;
+      if (previous && previous.image === image) {
+        // Nothing changed in front of this robot since its last look: no model call. If an action ran since, the
+        // unchanged view is news all the same (a grasp that closed on nothing leaves the picture as it was), so the
+        // same observation is entered again for the summarizer to weigh against what the action reported.
+        const { image: _i, stamp: _s, ...value } = previous;
+        const lastLook = state.history.findLast((e) => e.kind === "observation" && e.robot === robot.id)?.id ?? -1;
+        const actedSince = state.history.some((e) => e.kind === "action" && e.id > lastLook);
+        return actedSince ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp } : undefined;
+      }
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
-      const labels = view.detections.detections.map((d) => d.label);
-      const context = { world: worldForPerception(s.world, labels), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
+      const context = { world: worldForModel(s.world), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
       const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
       let value = known.get(key);
       let usage: Usage = {};

@@ -99,4 +99,23 @@ describe("a world that changes", () => {
     expect(executed(moved)[2].call).not.toBe("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(moved.truth.success && still.truth.success).toBe(true);
   });
+
+  it("a view an action left unchanged is reported again, without a model call: a grasp on nothing shows", async () => {
+    // Grippers that sense nothing, and a perceiver that sees a thing that is not there: a pick of it "succeeds".
+    const s = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
+    const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { hallucinate: 1 }, thread: "unchanged-views", maxSteps: 12 });
+    const looks = e.trace.filter((t) => t.node === "perceiver");
+    const acted = e.trace.flatMap((t, i) => (t.node === "executor" ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : [])) : []));
+    const unchanged = acted.filter(({ i, robot }) => {
+      const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
+      return next && (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) && next.update.usage?.perceiver === undefined;
+    });
+    // Some action left its robot's view as it was: that robot is reported in the next look all the same, at no cost.
+    expect(unchanged.length).toBeGreaterThan(0);
+    for (const { i, robot } of acted) {
+      const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
+      if (next) expect((next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot)).toBe(true);
+    }
+    expect(looks.length).toBeGreaterThan(1);
+  });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { closestName, readInstruction } from "../../models/symbolic/language";
 import { search } from "../../models/symbolic/search";
-import { critique, emptyBelief, staticFacts, verify } from "../../models/symbolic/clea";
+import { critique, emptyBelief, staticFacts, summarize, verify } from "../../models/symbolic/clea";
 import { noiseLevel, NO_NOISE } from "../../models/symbolic/noise";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { contextBlock } from "../../models/context";
@@ -48,6 +48,27 @@ describe("planning over the manifests", () => {
     const facts = ["in(apple, table)", "in(bread, oven)", "hand_empty(mobile)", "hand_empty(arm)", "at(mobile, in_front_of_table)"];
     const r = search({ robots, staticFacts: staticFacts(robots, world), capacity: { oven: 1, table: 6 }, objects: ["apple"] }, facts, ["in(apple, oven)"], 20_000);
     expect(r).toBeUndefined();
+  });
+});
+
+describe("summarizer", () => {
+  it("keeps what one camera sees although another, looking at the same time, missed it", () => {
+    const look = (robot: string, objects: string[], id: number) => ({
+      id,
+      step: 1,
+      kind: "observation" as const,
+      robot,
+      observation: { robot, objects: objects.map((name) => ({ name, relation: "on" as const, place: "table" })), containers: [], visiblePlaces: ["table"], summary: "" },
+    });
+    // Either order: the mobile robot sees the orange on the table, the arm's detector misses it.
+    for (const entries of [[look("mobile", ["orange", "bread"], 1), look("arm", ["bread"], 2)], [look("arm", ["bread"], 1), look("mobile", ["orange", "bread"], 2)]]) {
+      const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries, robots: ["mobile", "arm"], world });
+      expect(b.objects.find((o) => o.name === "orange")?.place).toBe("table");
+    }
+    // A later look that misses it still takes it away (the newest look wins).
+    const later = { ...look("arm", ["bread"], 3), step: 2 };
+    const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries: [look("mobile", ["orange"], 1), later], robots: ["mobile", "arm"], world });
+    expect(b.objects.find((o) => o.name === "orange")).toBeUndefined();
   });
 });
 

@@ -10,7 +10,7 @@ import { bundledManifests, WorldDescription } from "../../robots/manifests";
 import { NAMES } from "../../robots/sim/kitchen/layout";
 import { describeScene } from "../../robots/sim/tabletop/scenario";
 import { buildScene, SCENE_NAMES } from "../../robots/sim/tabletop/scenes";
-import { robotsForModel, worldForModel, worldForPerception } from "../../nodes/modelContext";
+import { robotsForModel, worldForModel } from "../../nodes/modelContext";
 import { readModelView } from "../../models/symbolic/view";
 import { world as bareKitchen } from "../helpers/kitchenWorld";
 
@@ -42,12 +42,5 @@ describe("the world and robots as a model is shown them", () => {
     expect(pick.parameters.properties.place.enum).toBe("world.places");
     expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe("world.places that open");
     expect(() => readModelView({ robots: [mobile] })).toThrow(/names the list world\.\w+, which the context does not give/);
-  });
-
-  it("gives a perceiver the wordings only when its detector used a word outside the world's names", () => {
-    const world = worlds[0][1];
-    expect(worldForPerception(world, ["apple", "bottle_of_tea"]).names).toBeUndefined();
-    expect(worldForPerception(world, ["apple", "tea bottle"]).names?.bottle_of_tea).toEqual(["bottle of tea", ...NAMES.bottle_of_tea.aliases!]);
-    expect(size(worldForPerception(world, ["apple"]))).toBeLessThan(size(world) / 3);
   });
 });
