@@ -10,10 +10,10 @@ import type { WorldDescription } from "../robots/manifests/schema";
  * writes them, models/symbolic/view.ts reads them back).
  */
 export const WORLD_LISTS: Record<string, (w: WorldDescription) => string[]> = {
-  "world.labels": (w) => w.labels,
-  "world.places": (w) => w.places.map((p) => p.name),
-  "world.places that open": (w) => w.places.filter((p) => p.openable).map((p) => p.name),
-  "world.navigationPoints": (w) => w.navigationPoints,
+  "one of world.labels": (w) => w.labels,
+  "one of the names in world.places": (w) => w.places.map((p) => p.name),
+  "one of the names in world.places with openable true": (w) => w.places.filter((p) => p.openable).map((p) => p.name),
+  "one of world.navigationPoints": (w) => w.navigationPoints,
 };
 
 const OPEN = "```json robograph-context";

@@ -5,7 +5,7 @@
  * - robots: what each robot is, reaches and can do — skills with their arguments, preconditions and effects — without
  *   what only the transport needs (action names and types, camera topics, time-outs, approval flags, JSON-schema
  *   boilerplate); an argument whose values are a list the world already gives (its labels, its places, the places that
- *   open, its navigation points) names that list instead of repeating it;
+ *   open, its navigation points) says so in words ("one of world.labels") instead of repeating it;
  * - names: each name's wordings as one list, the display name first ("drawer_top": ["top drawer", "upper drawer"]).
  * The symbolic reasoner reads the same view back (models/symbolic/view.ts); nothing it reads is lost.
  */
@@ -15,9 +15,9 @@ import { WORLD_LISTS } from "../models/context";
 /** A name's wordings, display name first. */
 export type Wordings = string[];
 
-const plain = (name: string) => name.replace(/_/g, " ");
+/** A naming with both a display name and aliases becomes one list; a partial one stays as it is (it reads back alike). */
 const wordings = (names: Record<string, Naming> | undefined) =>
-  names && Object.fromEntries(Object.entries(names).map(([k, n]) => [k, [n.display ?? plain(k), ...(n.aliases ?? [])] as Wordings]));
+  names && Object.fromEntries(Object.entries(names).map(([k, n]) => [k, n.display !== undefined && n.aliases !== undefined ? ([n.display, ...n.aliases] as Wordings) : n]));
 
 const worldViews = new WeakMap<WorldDescription, unknown>();
 

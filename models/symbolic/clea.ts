@@ -94,16 +94,29 @@ export function summarize(ctx: {
     for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, r.object, r.place, "told");
     for (const t of readGoal(ctx.goal, ctx.world).told) setObject(b, t.object, t.place, "told");
   }
-  for (const e of ctx.entries) {
+  // A look: the observations entered together, with no action between them.
+  let look: Extract<HistoryEntry, { kind: "observation" }>[] = [];
+  ctx.entries.forEach((e, i) => {
     if (e.kind === "action") applyAction(b, e);
     else if (e.kind === "observation") {
+      if (i === 0 || ctx.entries[i - 1].kind !== "observation") look = lookFrom(ctx.entries, i);
       // Cameras that look at once: a thing one of them sees is not taken away because another missed it.
-      const sameLook = ctx.entries.flatMap((x) => (x.kind === "observation" && x.step === e.step && x.robot !== e.robot ? x.observation.objects.map((o) => o.name) : []));
-      applyObservation(b, e.observation, false, new Set(sameLook));
+      const others = look.filter((x) => x.robot !== e.robot).flatMap((x) => x.observation.objects.map((o) => o.name));
+      applyObservation(b, e.observation, false, new Set(others));
     }
-  }
+  });
   b.progress = progressText(ctx.goal, b, ctx.world);
   return b;
+}
+
+function lookFrom(entries: HistoryEntry[], start: number): Extract<HistoryEntry, { kind: "observation" }>[] {
+  const out: Extract<HistoryEntry, { kind: "observation" }>[] = [];
+  for (let i = start; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.kind !== "observation") break;
+    out.push(e);
+  }
+  return out;
 }
 
 function setObject(b: Belief, name: string, place: string, source: "seen" | "action" | "told"): void {

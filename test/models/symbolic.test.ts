@@ -65,9 +65,9 @@ describe("summarizer", () => {
       const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries, robots: ["mobile", "arm"], world });
       expect(b.objects.find((o) => o.name === "orange")?.place).toBe("table");
     }
-    // A later look that misses it still takes it away (the newest look wins).
-    const later = { ...look("arm", ["bread"], 3), step: 2 };
-    const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries: [look("mobile", ["orange"], 1), later], robots: ["mobile", "arm"], world });
+    // A later look that misses it still takes it away (the newest look wins), even under the same step count.
+    const action = { id: 2, step: 1, kind: "action" as const, call: { robot: "arm", skill: "open", args: { target: "drawer_top" } }, ok: true, message: "" };
+    const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries: [look("mobile", ["orange"], 1), action, look("arm", ["bread"], 3)], robots: ["mobile", "arm"], world });
     expect(b.objects.find((o) => o.name === "orange")).toBeUndefined();
   });
 });

@@ -30,17 +30,22 @@ describe("the world and robots as a model is shown them", () => {
       const full = { world, robots: readModelView({ robots: robotsForModel(robots) }).robots };
       const compact = { world: worldForModel(world), robots: robotsForModel(robots, world) };
       expect(JSON.stringify(readModelView(compact))).toBe(JSON.stringify(full));
+      // The robots' wordings read back are the manifests' own.
+      expect(readModelView(compact).robots.map((r) => r.names)).toEqual(robots.map((r) => r.names));
       expect(size(compact)).toBeLessThan(size(full));
     });
   }
 
   it("names the world's lists an argument takes instead of repeating them, and refuses a list the context lacks", () => {
+    // A partial naming (aliases only) stays an object, so it reads back without gaining a display name.
+    const partial = { ...worlds[0][1], names: { apple: { aliases: ["red apple"] } } };
+    expect(readModelView({ world: worldForModel(partial) }).world.names).toEqual({ apple: { aliases: ["red apple"] } });
     const world = worlds[0][1];
     const [mobile] = robotsForModel(bundledManifests("kitchen"), world);
     const pick = mobile.skills.find((s) => s.name === "pick_from")!;
-    expect(pick.parameters.properties.object.enum).toBe("world.labels");
-    expect(pick.parameters.properties.place.enum).toBe("world.places");
-    expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe("world.places that open");
-    expect(() => readModelView({ robots: [mobile] })).toThrow(/names the list world\.\w+, which the context does not give/);
+    expect(pick.parameters.properties.object.enum).toBe("one of world.labels");
+    expect(pick.parameters.properties.place.enum).toBe("one of the names in world.places");
+    expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe("one of the names in world.places with openable true");
+    expect(() => readModelView({ robots: [mobile] })).toThrow(/names the list one of .*world\.\w+.*, which the context does not give/);
   });
 });
