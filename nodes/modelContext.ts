@@ -13,7 +13,7 @@ import type { Naming, RobotManifest, WorldDescription } from "../robots/manifest
 import { WORLD_LISTS } from "../models/context";
 
 /** A name's wordings, display name first. */
-export type Wordings = string[];
+type Wordings = string[];
 
 /** A naming with both a display name and aliases becomes one list; a partial one stays as it is (it reads back alike). */
 const wordings = (names: Record<string, Naming> | undefined) =>
