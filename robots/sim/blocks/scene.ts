@@ -7,7 +7,7 @@
  * Layouts are seeded: the blocks' places and yaws, the gripper's start and its finger opening.
  */
 import { BLOCK_SIZE, COLORS, FINGER_MAX, type Color } from "../../msgs/blocks";
-import { box, f, RGBA } from "../tabletop/scenes";
+import { box, f, palmActuators, RGBA } from "../tabletop/scenes";
 import { Rng } from "../random";
 
 /** Inner half-width of the basket, metres; its floor's top is z = 0. */
@@ -83,10 +83,6 @@ export function blocksXml(layout: BlocksLayout): string {
       ${box("palm__finger_r", [o + 0.004, 0, 0.005], [0.004, 0.01, 0.02], RGBA.handle, 'mass="0.01" contype="0" conaffinity="0"')}
     </body>
   </worldbody>
-  <actuator>
-    <position name="palm_x" joint="palm_x" kp="1500" dampratio="1" forcerange="-60 60"/>
-    <position name="palm_y" joint="palm_y" kp="1500" dampratio="1" forcerange="-60 60"/>
-    <position name="palm_z" joint="palm_z" kp="1500" dampratio="1" forcerange="-60 60"/>
-  </actuator>
+  ${palmActuators(1500, 60)}
 </mujoco>`;
 }

@@ -168,6 +168,12 @@ function cube(name: string, pos: Vec3, rgba: string): string {
 
 const CUBE_Z = 0.025;
 
+/** The palm's position actuators on its three slides, with the world's gain and force limit. */
+export function palmActuators(kp: number, force: number): string {
+  const slide = (axis: string) => `    <position name="palm_${axis}" joint="palm_${axis}" kp="${kp}" dampratio="1" forcerange="-${force} ${force}"/>`;
+  return `<actuator>\n${["x", "y", "z"].map(slide).join("\n")}\n  </actuator>`;
+}
+
 function palmXml(): string {
   return `<body name="palm" pos="0 0 0" gravcomp="1">
       <joint name="palm_x" type="slide" axis="1 0 0"/>
@@ -188,11 +194,7 @@ function wrap(name: string, body: string): string {
     ${body}
     ${palmXml()}
   </worldbody>
-  <actuator>
-    <position name="palm_x" joint="palm_x" kp="1500" dampratio="1" forcerange="-60 60"/>
-    <position name="palm_y" joint="palm_y" kp="1500" dampratio="1" forcerange="-60 60"/>
-    <position name="palm_z" joint="palm_z" kp="1500" dampratio="1" forcerange="-60 60"/>
-  </actuator>
+  ${palmActuators(1500, 60)}
 </mujoco>`;
 }
 

@@ -12,7 +12,7 @@
  * as a gripper's fingers wrap what they hold instead of pushing it away.
  */
 import { Rng } from "../random";
-import { box, f } from "../tabletop/scenes";
+import { box, f, palmActuators } from "../tabletop/scenes";
 
 export type Vec3 = [number, number, number];
 
@@ -388,11 +388,7 @@ export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): Workben
     ${beads.xml}
     ${palmXml()}
   </worldbody>
-  <actuator>
-    <position name="palm_x" joint="palm_x" kp="4000" dampratio="1" forcerange="-150 150"/>
-    <position name="palm_y" joint="palm_y" kp="4000" dampratio="1" forcerange="-150 150"/>
-    <position name="palm_z" joint="palm_z" kp="4000" dampratio="1" forcerange="-150 150"/>
-  </actuator>
+  ${palmActuators(4000, 150)}
 </mujoco>`;
   return {
     name,
