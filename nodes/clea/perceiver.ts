@@ -38,13 +38,15 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       const image = s.artifacts.put(png);
       const previous = state.observations[robot.id];
       if (previous && previous.image === image) {
-        // Nothing changed in front of this robot since its last look: no model call. If it acted since, the
-        // unchanged view is news all the same (a grasp that closed on nothing leaves the picture as it was), so the
-        // same observation is entered again for the summarizer to weigh against what the action reported.
-        const { image: _i, stamp: _s, ...value } = previous;
+        // Nothing changed in front of this robot since its last look: no model call. If it acted since and the camera
+        // has taken a new picture, the unchanged view is news all the same (a grasp that closed on nothing leaves the
+        // picture as it was), so the same observation is entered again for the summarizer to weigh against what the
+        // action reported. The same picture again (a frame from before the action, as after a resume) is no news.
+        const { image: _i, stamp, ...value } = previous;
+        const retaken = stamp.sec !== view.image.header.stamp.sec || stamp.nanosec !== view.image.header.stamp.nanosec;
         const lastLook = state.history.findLast((e) => e.kind === "observation" && e.robot === robot.id)?.id ?? -1;
         const actedSince = state.history.some((e) => e.kind === "action" && e.call.robot === robot.id && e.id > lastLook);
-        return actedSince ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp } : undefined;
+        return retaken && actedSince ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp } : undefined;
       }
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
       const context = { world: worldForModel(s.world), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
