@@ -27,6 +27,7 @@ options:
   --fresh-simulators    start a simulator process for every episode (default: kitchen and tabletop simulators are
                         kept and reset between episodes — the same results, faster)
   --limit N             only the first N examples
+  --examples LIST       only these examples (comma-separated ids, <task>__<condition>, as in the report)
   --name NAME           experiment name (default <dataset>-noise<P>-<seeds>seeds)
   --root DIR            where experiments go (default runs/experiments)
   --model B             symbolic | openai (default symbolic)
@@ -64,6 +65,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       noise: { type: "string", default: "0" },
       concurrency: { type: "string", default: "2" },
       limit: { type: "string" },
+      examples: { type: "string" },
       name: { type: "string" },
       root: { type: "string", default: "runs/experiments" },
       model: { type: "string", default: "symbolic" },
@@ -90,6 +92,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const datasetName = v.dataset!;
   const rows = loadDataset(datasetName);
+  for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
+    if (!rows.some((r) => r.id === id)) throw new Error(`--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
+  }
   const replan = rows.some((r) => r.example.inputs.world === "tabletop");
   const course = rows.some((r) => r.example.inputs.world === "course");
   const seeds = int("seeds", v.seeds ?? (course ? "5" : "3"), 1);
@@ -103,6 +108,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     noise,
     concurrency: int("concurrency", v.concurrency!, 1),
     limit: v.limit ? int("limit", v.limit, 1) : undefined,
+    only: v.examples?.split(",").map((s) => s.trim()),
     root: resolve(v.root!),
     backend: v.model as "symbolic" | "openai",
     maxSteps: int("max-steps", v["max-steps"] ?? (course ? "200" : "40"), 1),
@@ -123,7 +129,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   const tty = process.stderr.isTTY;
-  process.stderr.write(`experiment ${name}: ${variants.join(", ")} × ${opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`);
+  process.stderr.write(`experiment ${name}: ${variants.join(", ")} × ${opts.only?.length ?? opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`);
   const t0 = performance.now();
   let fromBefore = 0;
   const results = await runExperiment({

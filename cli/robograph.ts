@@ -12,6 +12,7 @@ commands:
   serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
   bench               run the benchmarks and print their figures (npm run bench)
   view [RUN|EXP]      look at a run or an experiment in the browser, served on 127.0.0.1 (npm run view -- …)
+  reproduce           regenerate every table and headline figure the docs publish (npm run reproduce)
 
 Run "robograph <command> --help" for a command's options.
 `;
@@ -30,6 +31,11 @@ async function main(argv: string[]): Promise<void> {
     case "view": {
       const { viewCommand } = await import("./view");
       process.exitCode = await viewCommand(rest);
+      return;
+    }
+    case "reproduce": {
+      const { reproduceCommand } = await import("./reproduce");
+      process.exitCode = await reproduceCommand(rest);
       return;
     }
     case "bench": {

@@ -206,17 +206,19 @@ export function vlmpcTables(r: Report): string {
   return out.join("\n");
 }
 
-export function markdown(r: Report): string {
+/**
+ * The report's tables. With `timing: false`, nothing measured by the wall clock (durations, throughput, wall seconds
+ * per trial, the episode list's wall column): what is left repeats exactly under a seed, whatever the machine's load —
+ * the form `npm run reproduce` publishes.
+ */
+export function tables(r: Report, opts: { timing: boolean } = { timing: true }): string {
   const cols = [...r.tasks, ...r.families, "all"];
   const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
   const rows = (f: (c: Cell) => string) => r.variants.map((v) => `| ${v} | ${cols.map((c) => f(r.table[v][c])).join(" | ")} |`).join("\n");
   const verdictKeys = [...new Set(Object.values(r.verdicts).flatMap((x) => Object.keys(x)))].sort();
+  // CLEA's Average Score is CLEA's measure; RePLan's and VLM-PC's tables above say what their papers measure.
+  const clea = !r.families.includes("replan") && !r.families.includes("vlmpc");
   return [
-    `# Experiment ${r.name}`,
-    "",
-    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.` +
-      (r.throughput ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).` : ""),
-    "",
     ...(r.families.includes("replan") ? [replanTable(r)] : []),
     ...(r.families.includes("vlmpc") ? [vlmpcTables(r)] : []),
     "## Success rate (successes / trials)",
@@ -224,31 +226,41 @@ export function markdown(r: Report): string {
     head,
     rows(pct),
     "",
-    "## Average Score (correctly executed actions per trial, as in CLEA)",
-    "",
-    head,
-    rows((c) => c.averageScore.toFixed(2)),
-    "",
-    "## Time per trial: mean / median wall seconds (mean simulated skill seconds)",
-    "",
-    head,
-    rows((c) => `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`),
-    "",
+    ...(clea ? ["## Average Score (correctly executed actions per trial, as in CLEA)", "", head, rows((c) => c.averageScore.toFixed(2)), ""] : []),
+    ...(opts.timing
+      ? ["## Time per trial: mean / median wall seconds (mean simulated skill seconds)", "", head, rows((c) => `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`), ""]
+      : ["## Simulated skill seconds per trial (mean)", "", head, rows((c) => c.meanSkillSeconds.toFixed(1)), ""]),
     "## Effort per trial: skills sent, replans, model calls",
     "",
     `| variant | steps | replans | model calls |\n|---|---|---|---|`,
     ...r.variants.map((v) => `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`),
     "",
-    "## Critic verdicts (all trials)",
-    "",
-    `| variant | ${verdictKeys.join(" | ")} |\n|---|${verdictKeys.map(() => "---").join("|")}|`,
-    ...r.variants.map((v) => `| ${v} | ${verdictKeys.map((k) => r.verdicts[v][k] ?? 0).join(" | ")} |`),
-    "",
+    ...(verdictKeys.length
+      ? [
+          "## Critic verdicts (all trials)",
+          "",
+          `| variant | ${verdictKeys.join(" | ")} |\n|---|${verdictKeys.map(() => "---").join("|")}|`,
+          ...r.variants.map((v) => `| ${v} | ${verdictKeys.map((k) => r.verdicts[v][k] ?? 0).join(" | ")} |`),
+          "",
+        ]
+      : []),
     "## Episodes",
     "",
-    "| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|",
-    ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`),
+    ...(opts.timing
+      ? ["| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|", ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`)]
+      : ["| episode | success | status | score | steps | replans | why it ended |\n|---|---|---|---|---|---|---|", ...r.episodes.map((e) => `| ${e.id} | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`)]),
     "",
+  ].join("\n");
+}
+
+export function markdown(r: Report): string {
+  return [
+    `# Experiment ${r.name}`,
+    "",
+    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.` +
+      (r.throughput ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).` : ""),
+    "",
+    tables(r),
   ].join("\n");
 }
 

@@ -1,0 +1,315 @@
+/**
+ * `robograph reproduce` (npm run reproduce): regenerates every table and headline figure the README and docs publish.
+ * Each figure is made by the very command the docs give (run as a child process, as a user would run it), its tables
+ * rendered without anything the wall clock measured, and written to docs/results/<figure>.md under a header that says
+ * the commit, the date, the command and the settings. The docs carry those files' contents between markers
+ * (`<!-- results:ID -->` … `<!-- /results -->`, and `<!-- headline:ID -->` … for one-line summaries) that this command
+ * rewrites — so a figure in the docs is one this command made, never one typed in.
+ *
+ * `--quick` makes small slices of the same figures into docs/results/quick/ (committed too); `--check` makes them in a
+ * scratch directory and compares them with the committed files, header aside — CI runs `--quick --check`, so a change
+ * that moves a figure without regenerating it fails there.
+ */
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { tables, type Report } from "../evals/report";
+import { counted } from "../evals/metrics";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const RESULTS_DIR = join(ROOT, "docs", "results");
+/** Where the figures are included: these files' marked regions are rewritten from the results. */
+const DOCS = () => [join(ROOT, "README.md"), ...(existsSync(join(ROOT, "docs")) ? readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(ROOT, "docs", f)) : [])];
+
+export const REPRODUCE_HELP = `usage: robograph reproduce [options]      (npm run reproduce -- [options])
+
+Regenerates every table and headline figure the README and docs publish, by the commands the docs give, into
+docs/results/<figure>.md (commit, date, command and settings at the top), and rewrites the docs' marked regions
+from them. Progress on stderr; each command's own output in <work>/<figure>/log.txt.
+
+options:
+  --quick          small slices of the same figures, into docs/results/quick/ (what CI checks)
+  --check          make the figures in a scratch directory and compare them with the committed ones (header aside);
+                   exit 1 naming every figure that differs. Does not write docs/.
+  --only LIST      only these figures (comma-separated ids; default all): ${"${IDS}"}
+  --work DIR       where the commands' runs go (default runs/reproduce[-quick]; --check: a temporary directory)
+  --list           list the figures with their commands and exit
+`;
+
+/** One command a figure is made of: robograph's arguments, and where its output lands. */
+interface Part {
+  label: string;
+  argv: string[];
+  /** Shown in the header: the command a user types for the same result. */
+  shown: string;
+}
+
+interface Figure {
+  id: string;
+  title: string;
+  /** Which set this is and how it was used: what was tuned on it and what was not. */
+  about: string;
+  parts(quick: boolean, work: string): Part[];
+  /** The figure's Markdown body from its parts' outputs. */
+  render(work: string, quick: boolean): string;
+  /** A one-line summary the README carries. */
+  headline?(work: string, quick: boolean): string;
+}
+
+const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
+
+/** An experiment of `robograph eval`, named after its figure so its report is found again. */
+function evalPart(label: string, name: string, work: string, args: string[]): Part {
+  return { label, argv: ["eval", ...args, "--root", work, "--name", name], shown: `npm run eval -- ${args.join(" ")}` };
+}
+const evalReport = (work: string, name: string) => readJson<Report>(join(work, name, "report.json"));
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const rateOf = (r: Report, variant: string) => {
+  const eps = r.episodes.filter((e) => e.variant === variant);
+  return eps.length ? eps.filter(counted).length / eps.length : 0;
+};
+
+export const FIGURES: Figure[] = [
+  {
+    id: "kitchen",
+    title: "CLEA in the kitchen: the full loop against no critic and open loop",
+    about:
+      "In-sample: the symbolic reasoner was written and corrected while running these 18 examples (CLEA's six tasks × three conditions). Grippers without grasp sensing, as CLEA's robots; the same noise for every variant.",
+    parts: (quick, work) => [
+      evalPart("kitchen", "kitchen", work, ["--dataset", "kitchen", "--variants", "full,no-critic,open-loop", "--seeds", quick ? "1" : "3", "--noise", "0.15", "--grasp-sensing", "off", ...(quick ? ["--examples", "search_tea_and_hamburger__c1,manipulation_orange_and_pills__c2,integration_tea_to_trash__c3"] : [])]),
+    ],
+    render: (work) => tables(evalReport(work, "kitchen"), { timing: false }),
+    headline: (work) => {
+      const r = evalReport(work, "kitchen");
+      return `full ${pct(rateOf(r, "full"))} · no-critic ${pct(rateOf(r, "no-critic"))} · open-loop ${pct(rateOf(r, "open-loop"))} success (${r.episodes.length / r.variants.length} trials each, noise ${r.noise}, no grasp sensing)`;
+    },
+  },
+  {
+    id: "tabletop",
+    title: "RePLan's Table 1 on the tabletop scenes",
+    about:
+      "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). Noise 0.15 for every variant.",
+    parts: (quick, work) => [
+      evalPart("tabletop", "tabletop", work, ["--dataset", "tabletop", "--seeds", quick ? "1" : "5", "--noise", "0.15", ...(quick ? ["--variants", "full,no-replan", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"] : [])]),
+    ],
+    render: (work) => tables(evalReport(work, "tabletop"), { timing: false }),
+    headline: (work) => {
+      const r = evalReport(work, "tabletop");
+      return r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") + ` (noise ${r.noise}, ${r.seeds} seed(s) per task)`;
+    },
+  },
+  {
+    id: "course",
+    title: "VLM-PC on the obstacle courses: Tables I–II and Figure 5",
+    about:
+      "In-sample: the reasoner was written while running these six courses. The labelled examples of VLM-PC + IC are taken on a layout seed that no trial uses. Success is the simulator's check (the body came within reach of the toy within 100 s of skill time) for every variant.",
+    parts: (quick, work) =>
+      (quick ? ["0.2"] : ["0.2", "0"]).map((noise) =>
+        evalPart(`course noise ${noise}`, `course-noise${noise}`, work, ["--dataset", "course", "--seeds", quick ? "1" : "5", "--noise", noise, ...(quick ? ["--examples", "indoor_1__paper,dead_end_stairs__paper"] : [])]),
+      ),
+    render: (work, quick) =>
+      (quick ? ["0.2"] : ["0.2", "0"]).map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `course-noise${noise}`), { timing: false })}`).join("\n"),
+    headline: (work) => {
+      const r = evalReport(work, "course-noise0.2");
+      return r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") + ` (noise ${r.noise}, ${r.seeds} trials per course)`;
+    },
+  },
+  {
+    id: "paraphrases",
+    title: "Instructions in plain words: the paraphrase set end to end",
+    about:
+      "In-sample: the paraphrases were written for the offline reader, and the reader was corrected where it missed some of them. Noise 0; the simulator's check decides.",
+    parts: (quick, work) => [evalPart("paraphrases", "paraphrases", work, ["--dataset", "paraphrases", "--variants", "full", "--seeds", "1", ...(quick ? ["--examples", "integration_tea_to_trash__p20,task6_color__p42"] : [])])],
+    render: (work) => {
+      const r = evalReport(work, "paraphrases");
+      const worlds = [...new Set(r.episodes.map((e) => e.family === "replan" ? "tabletop" : "kitchen"))];
+      const row = (label: string, eps: Report["episodes"]) =>
+        `| ${label} (${eps.length}) | ${eps.filter((e) => !/not understood/.test(e.statusReason)).length}/${eps.length} | ${eps.filter(counted).length}/${eps.length} |`;
+      return [
+        "| paraphrases | read (not ended as not understood) | solved (simulator's check) |",
+        "|---|---|---|",
+        ...worlds.map((w) => row(w, r.episodes.filter((e) => (e.family === "replan" ? "tabletop" : "kitchen") === w))),
+        row("all", r.episodes),
+        "",
+        tables(r, { timing: false }),
+      ].join("\n");
+    },
+    headline: (work) => {
+      const r = evalReport(work, "paraphrases");
+      return `${r.episodes.filter(counted).length}/${r.episodes.length} paraphrased instructions solved end to end (in-sample)`;
+    },
+  },
+];
+
+const IDS = FIGURES.map((f) => f.id).join(", ");
+
+/** The commit the figures were made at, and whether the working tree had changes. */
+function commitOf(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
+}
+
+/** The line that ends a results file's header: what comes after it is compared by --check. */
+export const HEADER_END = "<!-- end of header: what follows is compared by npm run reproduce -- --quick --check -->";
+
+function header(f: Figure, parts: Part[], quick: boolean): string {
+  return [
+    `<!-- Generated by npm run reproduce${quick ? " -- --quick" : ""} (cli/reproduce.ts): regenerate, do not edit. -->`,
+    `# ${f.title}${quick ? " (quick slice)" : ""}`,
+    "",
+    `- commit: ${commitOf()}`,
+    `- date: ${new Date().toISOString().slice(0, 10)}`,
+    ...parts.map((p) => `- command${parts.length > 1 ? ` (${p.label})` : ""}: \`${p.shown}\``),
+    `- the set: ${f.about}`,
+    "",
+    HEADER_END,
+    "",
+  ].join("\n");
+}
+
+/** A results file's body: what follows its header. */
+export function bodyOf(text: string): string {
+  const at = text.indexOf(HEADER_END);
+  return at < 0 ? text : text.slice(at + HEADER_END.length).replace(/^\n+/, "");
+}
+
+/** Runs `robograph ARGS` as a child process, its output to `log`, its progress lines (stderr) shown with a prefix. */
+function runPart(p: Part, log: string, prefix: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...p.argv], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
+    const chunks: string[] = [];
+    let last = 0;
+    const show = (d: Buffer) => {
+      const text = d.toString();
+      chunks.push(text);
+      // A line every few seconds is enough to show it is alive.
+      const line = text.trim().split(/[\r\n]/).filter(Boolean).at(-1);
+      if (line && Date.now() - last > 3000) {
+        last = Date.now();
+        process.stderr.write(`${prefix} ${line.slice(0, 140)}\n`);
+      }
+    };
+    child.stdout.on("data", show);
+    child.stderr.on("data", show);
+    const stop = () => child.kill("SIGINT");
+    process.once("SIGINT", stop);
+    child.on("exit", (code) => {
+      process.off("SIGINT", stop);
+      writeFileSync(log, chunks.join(""));
+      if (code === 0) resolve();
+      else reject(new Error(`${p.shown} exited with ${code}; its output is in ${log}`));
+    });
+  });
+}
+
+/** Rewrites every marked region of the docs from the results files; returns the files changed. */
+export function includeResults(resultsDir = RESULTS_DIR): string[] {
+  const changed: string[] = [];
+  for (const file of DOCS()) {
+    const text = readFileSync(file, "utf8");
+    const next = fillMarkers(text, (kind, id) => {
+      const path = join(resultsDir, `${id}.md`);
+      if (!existsSync(path)) throw new Error(`${relative(ROOT, file)} includes ${kind}:${id}, but docs/results/${id}.md does not exist (npm run reproduce -- --only ${id})`);
+      const body = readFileSync(path, "utf8");
+      if (kind === "headline") {
+        const m = /^<!-- headline: (.*) -->$/m.exec(body);
+        if (!m) throw new Error(`docs/results/${id}.md has no headline`);
+        return m[1];
+      }
+      return `\n${bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "").trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit and date: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
+    });
+    if (next !== text) {
+      writeFileSync(file, next);
+      changed.push(relative(ROOT, file));
+    }
+  }
+  return changed;
+}
+
+/** Replaces each `<!-- KIND:ID -->…<!-- /KIND -->` region's inside with `fill(kind, id)`. */
+export function fillMarkers(text: string, fill: (kind: "results" | "headline", id: string) => string): string {
+  return text.replace(/<!-- (results|headline):([a-z0-9-]+) -->([\s\S]*?)<!-- \/\1 -->/g, (_all, kind: "results" | "headline", id: string) => `<!-- ${kind}:${id} -->${fill(kind, id)}<!-- /${kind} -->`);
+}
+
+export async function reproduceCommand(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: "boolean", default: false },
+      check: { type: "boolean", default: false },
+      only: { type: "string" },
+      work: { type: "string" },
+      list: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(REPRODUCE_HELP.replace("${IDS}", IDS));
+    return 0;
+  }
+  const quick = v.quick || v.check;
+  const only = v.only?.split(",").map((s) => s.trim());
+  for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
+  const figures = FIGURES.filter((f) => !only || only.includes(f.id));
+  if (v.list) {
+    for (const f of figures) process.stdout.write(`${f.id}: ${f.title}\n${f.parts(quick, "<work>").map((p) => `  ${p.shown}\n`).join("")}`);
+    return 0;
+  }
+  const work = v.work ?? (v.check ? mkdtempSync(join(tmpdir(), "robograph-reproduce-")) : join(ROOT, "runs", quick ? "reproduce-quick" : "reproduce"));
+  const outDir = v.check ? join(work, "results") : quick ? join(RESULTS_DIR, "quick") : RESULTS_DIR;
+  mkdirSync(outDir, { recursive: true });
+  const t0 = performance.now();
+  const differ: string[] = [];
+  try {
+    for (const [i, f] of figures.entries()) {
+      const prefix = `[${i + 1}/${figures.length} ${f.id}]`;
+      const dir = join(work, f.id);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const parts = f.parts(quick, dir);
+      for (const [k, p] of parts.entries()) {
+        process.stderr.write(`${prefix} ${p.shown}\n`);
+        await runPart(p, join(dir, `log${parts.length > 1 ? `-${k + 1}` : ""}.txt`), prefix);
+      }
+      const headline = f.headline ? `<!-- headline: ${f.headline(dir, quick)} -->\n\n` : "";
+      const text = `${header(f, parts, quick)}${headline}${f.render(dir, quick).trim()}\n`;
+      const file = join(outDir, `${f.id}.md`);
+      writeFileSync(file, text);
+      if (v.check) {
+        const committed = join(RESULTS_DIR, "quick", `${f.id}.md`);
+        const same = existsSync(committed) && bodyOf(readFileSync(committed, "utf8")) === bodyOf(text);
+        if (!same) differ.push(f.id);
+        process.stderr.write(`${prefix} ${same ? "same as committed" : `DIFFERS from docs/results/quick/${f.id}.md (made: ${file})`}\n`);
+      } else process.stderr.write(`${prefix} wrote ${relative(ROOT, file)}\n`);
+    }
+  } finally {
+    if (v.check && !differ.length) rmSync(work, { recursive: true, force: true });
+  }
+  const minutes = ((performance.now() - t0) / 60000).toFixed(1);
+  if (v.check) {
+    if (differ.length) {
+      process.stderr.write(
+        `\nreproduce --check: ${differ.join(", ")} differ from what is committed in docs/results/quick/ (${minutes} min). ` +
+          `If the change is meant, run npm run reproduce -- --quick (and the full npm run reproduce for the docs) and commit the results.\n`,
+      );
+      return 1;
+    }
+    process.stderr.write(`\nreproduce --check: every quick figure is as committed (${minutes} min)\n`);
+    return 0;
+  }
+  if (!quick) {
+    const changed = includeResults();
+    process.stderr.write(`\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`);
+  }
+  process.stderr.write(`reproduce: ${figures.length} figure(s) in ${minutes} min\n`);
+  return 0;
+}

@@ -1,0 +1,30 @@
+/**
+ * `npm run reproduce`: the quick slices of every published figure, made again here by the commands the docs give, equal
+ * the committed ones (header aside) — so a change that moves a figure without regenerating it fails. They run while
+ * the rest of the suite loads the machine, which is the point: under a seed the tables do not depend on timing.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HEADER_END, bodyOf, fillMarkers } from "../../cli/reproduce";
+import { ROOT } from "../helpers/processes";
+
+describe("npm run reproduce", () => {
+  it("makes the quick figures again, equal to those committed in docs/results/quick/", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "reproduce", "--check"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.stdout.on("data", (d) => (err += d));
+    const code = await new Promise<number | null>((r) => child.on("exit", r));
+    // On a difference the message names the figures, and the made files are left for a diff.
+    expect(code, err.split("\n").filter((l) => /same as|DIFFERS|reproduce --check|Error|error/.test(l)).join("\n")).toBe(0);
+  }, 900_000);
+
+  it("compares what follows a results file's header, and fills the docs' marked regions", () => {
+    const file = `<!-- Generated … -->\n# T\n\n- commit: abc\n- date: 2026-01-01\n\n${HEADER_END}\n\n<!-- headline: 1/2 -->\n\n| a |\n`;
+    expect(bodyOf(file)).toBe("<!-- headline: 1/2 -->\n\n| a |\n");
+    expect(bodyOf(file.replace("abc", "def").replace("2026-01-01", "2027-02-02"))).toBe(bodyOf(file));
+    const doc = "x <!-- headline:kitchen -->old<!-- /headline --> y\n<!-- results:course -->\nold table\n<!-- /results -->\n";
+    expect(fillMarkers(doc, (kind, id) => `${kind} ${id}`)).toBe("x <!-- headline:kitchen -->headline kitchen<!-- /headline --> y\n<!-- results:course -->results course<!-- /results -->\n");
+  });
+});
