@@ -36,6 +36,7 @@ options:
                    exit 1 naming every figure that differs. Does not write docs/.
   --only LIST      only these figures (comma-separated ids; default all): ${"${IDS}"}
   --work DIR       where the commands' runs go (default runs/reproduce[-quick]; --check: a temporary directory)
+  --concurrency N  episodes at once in each experiment (default 2; results do not depend on it)
   --list           list the figures with their commands and exit
 `;
 
@@ -92,13 +93,18 @@ export const FIGURES: Figure[] = [
     id: "tabletop",
     title: "RePLan's Table 1 on the tabletop scenes",
     about:
-      "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). Noise 0.15 for every variant.",
-    parts: (quick, work) => [
-      evalPart("tabletop", "tabletop", work, ["--dataset", "tabletop", "--seeds", quick ? "1" : "5", "--noise", "0.15", ...(quick ? ["--variants", "full,no-replan", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"] : [])]),
-    ],
-    render: (work) => tables(evalReport(work, "tabletop"), { timing: false }),
+      "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). The same noise for every variant.",
+    parts: (quick, work) =>
+      quick
+        ? [evalPart("tabletop", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "1", "--noise", "0.15", "--variants", "full,no-replan", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"])]
+        : [
+            evalPart("noise 0.15", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "5", "--noise", "0.15"]),
+            evalPart("noise 0", "tabletop-noise0", work, ["--dataset", "tabletop", "--seeds", "3", "--noise", "0", "--variants", "full"]),
+          ],
+    render: (work, quick) =>
+      (quick ? ["0.15"] : ["0.15", "0"]).map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `tabletop-noise${noise}`), { timing: false })}`).join("\n"),
     headline: (work) => {
-      const r = evalReport(work, "tabletop");
+      const r = evalReport(work, "tabletop-noise0.15");
       return r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") + ` (noise ${r.noise}, ${r.seeds} seed(s) per task)`;
     },
   },
@@ -249,6 +255,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       only: { type: "string" },
       work: { type: "string" },
       list: { type: "boolean", default: false },
+      concurrency: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -278,6 +285,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       const parts = f.parts(quick, dir);
       for (const [k, p] of parts.entries()) {
         process.stderr.write(`${prefix} ${p.shown}\n`);
+        if (v.concurrency && p.argv[0] === "eval" && !p.argv.includes("critic")) p.argv.push("--concurrency", v.concurrency);
         await runPart(p, join(dir, `log${parts.length > 1 ? `-${k + 1}` : ""}.txt`), prefix);
       }
       const headline = f.headline ? `<!-- headline: ${f.headline(dir, quick)} -->\n\n` : "";
