@@ -84,6 +84,20 @@ export function buildReport(
   return { ...rest, tasks, families, table, verdicts, episodes, ...(throughput ? { throughput } : {}) };
 }
 
+/**
+ * The report without what the wall clock measured (the experiment's duration and throughput, each episode's and each
+ * cell's wall seconds): under a seed this part repeats byte for byte, however loaded the machine and however many
+ * episodes ran at once.
+ */
+export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "throughput"> {
+  const { durationSeconds: _d, throughput: _t, ...rest } = r;
+  return {
+    ...rest,
+    table: Object.fromEntries(Object.entries(r.table).map(([v, cols]) => [v, Object.fromEntries(Object.entries(cols).map(([k, { meanWallSeconds: _m, medianWallSeconds: _md, ...c }]) => [k, c]))])) as Report["table"],
+    episodes: r.episodes.map(({ wallSeconds: _w, scores: { wall_seconds: _ws, ...scores }, ...e }) => ({ ...e, scores })) as Report["episodes"],
+  };
+}
+
 export function writeReport(dir: string, r: Report): { json: string; md: string; html: string } {
   const json = join(dir, "report.json");
   const md = join(dir, "report.md");

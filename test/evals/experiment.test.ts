@@ -1,10 +1,11 @@
 /** Experiments end to end: real simulator processes, resumable runs, reproducible numbers, honest reports. */
+import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
 import { experimentDir, runExperiment, type ExperimentOptions, type Progress } from "../../evals/runner";
-import { buildReport, writeReport } from "../../evals/report";
+import { buildReport, tables, withoutTiming, writeReport } from "../../evals/report";
 import { scoreEpisodes } from "../../evals/langsmith";
 import { scratchDir } from "../helpers/episode";
 
@@ -67,17 +68,18 @@ describe("experiments", () => {
     expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
   });
 
-  it("gives identical numbers for the same seed", async () => {
+  it("repeats its report byte for byte under a seed, wall-clock fields aside, one or two at a time and under load", async () => {
     const noisy = { noise: 0.3, variants: ["full", "no-critic"] as ExperimentOptions["variants"], seeds: 1 };
-    const a = await experiment(options(scratchDir(), noisy));
-    const b = await experiment(options(scratchDir(), noisy));
-    const numbers = (r: typeof a.report) => r.episodes.map(({ id, success, score, steps, replans, modelCalls, verdicts, skillSeconds }) => ({ id, success, score, steps, replans, modelCalls, verdicts, skillSeconds }));
-    expect(numbers(a.report)).toEqual(numbers(b.report));
-    // Every figure but wall-clock time.
-    const figures = (r: typeof a.report) =>
-      Object.fromEntries(Object.entries(r.table).map(([v, cols]) => [v, Object.fromEntries(Object.entries(cols).map(([k, c]) => [k, { ...c, meanWallSeconds: 0, medianWallSeconds: 0 }]))]));
-    expect(figures(a.report)).toEqual(figures(b.report));
-    expect(a.report.verdicts).toEqual(b.report.verdicts);
+    const a = await experiment(options(scratchDir(), { ...noisy, concurrency: 2 }));
+    // The second run one episode at a time while two busy processes compete for the machine's cores.
+    const burners = [0, 1].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    try {
+      const b = await experiment(options(scratchDir(), { ...noisy, concurrency: 1 }));
+      expect(JSON.stringify(withoutTiming(b.report), null, 1)).toBe(JSON.stringify(withoutTiming(a.report), null, 1));
+      expect(tables(b.report, { timing: false })).toBe(tables(a.report, { timing: false }));
+    } finally {
+      for (const p of burners) p.kill("SIGKILL");
+    }
   });
 
   it("reports a bad dataset row with its line number", () => {
