@@ -58,6 +58,8 @@ interface Figure {
   render(work: string, quick: boolean): string;
   /** A one-line summary the README carries. */
   headline?(work: string, quick: boolean): string;
+  /** Not in the quick slices (nothing smaller would say the same). */
+  fullOnly?: boolean;
 }
 
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, "utf8")) as T;
@@ -147,6 +149,22 @@ export const FIGURES: Figure[] = [
     headline: (work) => {
       const r = evalReport(work, "paraphrases");
       return `${r.episodes.filter(counted).length}/${r.episodes.length} paraphrased instructions solved end to end (in-sample)`;
+    },
+  },
+  {
+    id: "latency",
+    title: "What a hosted model costs per skill: calls, critical path, tokens, images",
+    about:
+      "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms; tokens counted with js-tiktoken (o200k). Wall seconds are left out: they measure this machine.",
+    fullOnly: true,
+    parts: (_quick, work) => [{ label: "latency", argv: ["bench", "--latency-only", "--json", join(work, "latency.json")], shown: "npm run bench -- --latency-only" }],
+    render: (work) => {
+      const figures = readJson<{ name: string; value: number; unit: string; target?: string }[]>(join(work, "latency.json")).filter((f) => !/wall/.test(f.name));
+      return [
+        "| figure | value | unit | target |",
+        "|---|---|---|---|",
+        ...figures.map((f) => `| ${f.name.replace(/^latency /, "")} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} | ${f.target ?? ""} |`),
+      ].join("\n");
     },
   },
 ];
@@ -266,7 +284,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const quick = v.quick || v.check;
   const only = v.only?.split(",").map((s) => s.trim());
   for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
-  const figures = FIGURES.filter((f) => !only || only.includes(f.id));
+  const figures = FIGURES.filter((f) => (!only || only.includes(f.id)) && !(quick && f.fullOnly));
   if (v.list) {
     for (const f of figures) process.stdout.write(`${f.id}: ${f.title}\n${f.parts(quick, "<work>").map((p) => `  ${p.shown}\n`).join("")}`);
     return 0;
