@@ -235,14 +235,21 @@ function runPart(p: Part, log: string, prefix: string): Promise<void> {
   });
 }
 
-/** Rewrites every marked region of the docs from the results files; returns the files changed. */
-export function includeResults(resultsDir = RESULTS_DIR): string[] {
+/**
+ * Rewrites every marked region of the docs from the results files; returns the files changed and the figures that
+ * some region names but no results file holds yet (their regions are left as they are).
+ */
+export function includeResults(resultsDir = RESULTS_DIR): { changed: string[]; missing: string[] } {
   const changed: string[] = [];
+  const missing = new Set<string>();
   for (const file of DOCS()) {
     const text = readFileSync(file, "utf8");
     const next = fillMarkers(text, (kind, id) => {
       const path = join(resultsDir, `${id}.md`);
-      if (!existsSync(path)) throw new Error(`${relative(ROOT, file)} includes ${kind}:${id}, but docs/results/${id}.md does not exist (npm run reproduce -- --only ${id})`);
+      if (!existsSync(path)) {
+        missing.add(id);
+        return null;
+      }
       const body = readFileSync(path, "utf8");
       if (kind === "headline") {
         const m = /^<!-- headline: (.*) -->$/m.exec(body);
@@ -256,12 +263,15 @@ export function includeResults(resultsDir = RESULTS_DIR): string[] {
       changed.push(relative(ROOT, file));
     }
   }
-  return changed;
+  return { changed, missing: [...missing] };
 }
 
 /** Replaces each `<!-- KIND:ID -->…<!-- /KIND -->` region's inside with `fill(kind, id)`. */
-export function fillMarkers(text: string, fill: (kind: "results" | "headline", id: string) => string): string {
-  return text.replace(/<!-- (results|headline):([a-z0-9-]+) -->([\s\S]*?)<!-- \/\1 -->/g, (_all, kind: "results" | "headline", id: string) => `<!-- ${kind}:${id} -->${fill(kind, id)}<!-- /${kind} -->`);
+export function fillMarkers(text: string, fill: (kind: "results" | "headline", id: string) => string | null): string {
+  return text.replace(/<!-- (results|headline):([a-z0-9-]+) -->([\s\S]*?)<!-- \/\1 -->/g, (all, kind: "results" | "headline", id: string) => {
+    const inside = fill(kind, id);
+    return inside === null ? all : `<!-- ${kind}:${id} -->${inside}<!-- /${kind} -->`;
+  });
 }
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
@@ -333,8 +343,9 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (!quick) {
-    const changed = includeResults();
+    const { changed, missing } = includeResults();
     process.stderr.write(`\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`);
+    if (missing.length) process.stderr.write(`not yet generated, left as they were in the docs: ${missing.join(", ")} (npm run reproduce -- --only ${missing.join(",")})\n`);
   }
   process.stderr.write(`reproduce: ${figures.length} figure(s) in ${minutes} min\n`);
   return 0;
