@@ -22,10 +22,14 @@ export interface EpisodeResult {
   status: string;
   statusReason: string;
   /**
-   * The episode counts as a success: the goal holds on the simulator's true state (for VLM-PC, the toy was reached
-   * within the time budget) and the run did not end on a budget — an agent that ran out of budget did not finish.
+   * The episode counts as a success. CLEA and RePLan: the goal holds on the simulator's true state and the run did not
+   * end on a budget — an agent that ran out of budget did not finish. VLM-PC: the simulator saw the body reach the toy
+   * within the time budget, for every variant, as a trial ends when the robot gets there (`agentReached` says whether
+   * the planner said so).
    */
   success: boolean;
+  /** VLM-PC: the planner itself declared the toy reached (the run ended `succeeded`). */
+  agentReached?: boolean;
   /** The simulator's check alone, whatever the run's status (absent in results made before it was recorded). */
   goalHeld?: boolean;
   goal: { literal: string; holds: boolean }[];
@@ -55,10 +59,11 @@ export interface EpisodeResult {
 
 /**
  * Whether an episode counts as a success in a table. Results written before `success` excluded budget-exhausted runs
- * say success with that status; they are judged by the same rule.
+ * say success with that status; they are judged by the same rule — except VLM-PC's trials (they carry `paperTable`),
+ * which the simulator's reach decides whatever the run did afterwards.
  */
-export function counted(e: Pick<EpisodeResult, "success" | "status">): boolean {
-  return !!e.success && e.status !== "budget_exhausted";
+export function counted(e: Pick<EpisodeResult, "success" | "status"> & { paperTable?: string }): boolean {
+  return !!e.success && (e.paperTable !== undefined || e.status !== "budget_exhausted");
 }
 
 /**
@@ -83,7 +88,7 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0
 
 /** Each evaluator: ({ outputs }) → { key, score }, the shape LangSmith's evaluate accepts. */
 export const EVALUATORS: Record<string, (args: Outputs) => EvaluatorResult> = {
-  success: ({ outputs }) => ({ key: "success", score: outputs && counted({ success: !!outputs.success, status: outputs.status ?? "" }) ? 1 : 0 }),
+  success: ({ outputs }) => ({ key: "success", score: outputs && counted({ success: !!outputs.success, status: outputs.status ?? "", paperTable: outputs.paperTable }) ? 1 : 0 }),
   average_score: ({ outputs }) => ({ key: "average_score", score: num(outputs?.score) }),
   steps: ({ outputs }) => ({ key: "steps", score: num(outputs?.steps) }),
   replans: ({ outputs }) => ({ key: "replans", score: num(outputs?.replans) }),

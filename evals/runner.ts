@@ -331,9 +331,10 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
     if (mode === "vlmpc") {
+      // A trial ends when the robot reaches the toy, whatever the robot makes of it: the simulator's check decides for
+      // every variant, and the planner's own verdict is kept beside it (Random never gives one).
       const effort = vlmpcEffort(run as EpisodeRun<VlmpcStateType>, ex.outputs as { within_seconds: number });
-      const success = effort.success && run.state.status !== "budget_exhausted";
-      return { ...common, ...effort, success, courseSeconds: success ? effort.courseSeconds : (ex.outputs as { within_seconds: number }).within_seconds };
+      return { ...common, ...effort, goalHeld: effort.success, agentReached: run.state.status === "succeeded" };
     }
     return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>, o.maxSteps) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>, o.maxSteps) };
   } catch (err) {

@@ -66,17 +66,20 @@ describe("what counts", () => {
     skillSeconds: 1, wallSeconds: 1, record: "r", ...over,
   });
 
-  it("never counts an episode that ended on its budget as a success, whatever the world's state", () => {
+  it("never counts a CLEA or RePLan episode that ended on its budget as a success, whatever the world's state", () => {
     const exhausted = episode({ id: "b", status: "budget_exhausted", success: true, courseSeconds: 24.9 });
     expect(counted(exhausted)).toBe(false);
     expect(EVALUATORS.success({ outputs: exhausted }).score).toBe(0);
     const ok = episode({ id: "a" });
     const report = buildReport({ name: "n", dataset: "kitchen", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 }, [ok, exhausted].map((e) => ({ ...e, scores: Object.fromEntries(Object.values(EVALUATORS).map((f) => { const r = f({ outputs: e }); return [r.key, r.score]; })) })));
     expect(report.table.full.all).toMatchObject({ trials: 2, successes: 1, successRate: 0.5 });
-    // VLM-PC's tables read the episodes directly: the same rule there, and the budget as its time.
-    const course = buildReport({ name: "n", dataset: "course", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 }, [{ ...exhausted, family: "vlmpc", task: "indoor_1", paperTable: "I" as const, scores: {} }]);
+    // VLM-PC's trials end when the robot reaches the toy: the simulator saw it reach at 24.9 s, so its run going on to
+    // the budget afterwards does not undo it (test/evals/courseScoring.test.ts); one that never reached counts 100 s.
+    const reached = { ...exhausted, family: "vlmpc", task: "indoor_1", paperTable: "I" as const, scores: {} };
+    const missed = { ...reached, id: "c", success: false, courseSeconds: 100 };
+    const course = buildReport({ name: "n", dataset: "course", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 }, [reached, missed]);
     const tableI = vlmpcTables(course).split("\n").find((l) => l.startsWith("| VLM-PC"))!;
-    expect(tableI).toMatch(/\| 100\.0 \| 100\.0 \| 0 \|$/);
+    expect(tableI).toMatch(/\| 62\.5 \| 62\.5 \| 50 \|$/);
   });
 
   it("gives no points for actions past the budget", () => {
