@@ -15,7 +15,7 @@ import { availableParallelism } from "node:os";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { BridgeClient } from "../robots/bridge/client";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
-import { courseExamplesPath, loadDataset, type DatasetRow } from "./datasets";
+import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { modeForWorld, runClosedLoopEpisode, VARIANTS_FOR_MODE, type EpisodeRun } from "./episode";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
@@ -87,6 +87,14 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
     const allowed: readonly string[] = VARIANTS_FOR_MODE[modeForWorld(w)];
     for (const v of o.variants) if (!allowed.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${modeForWorld(w)} mode); one of ${allowed.join(", ")}`);
+  }
+  if (o.variants.includes("full+ic" as Variant)) {
+    for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
+      const file = courseExamplesPath(r.example.inputs.scenario as string);
+      const seed = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { seed?: number }).seed : undefined;
+      // Examples taken on a trial's own seed would show the planner that very trial's views.
+      if (seed === undefined || seed < o.seeds) throw new Error(`full+ic's labelled examples of ${r.example.inputs.scenario} (${file}) were taken at ${seed === undefined ? "an unrecorded seed" : `seed ${seed}`}, which this experiment's trials (seeds 0–${o.seeds - 1}) may use: make them again with npm run make:course-examples (they take seeds from ${EXAMPLE_SEEDS_FROM})`);
+    }
   }
   const out: PlannedEpisode[] = [];
   // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.

@@ -85,6 +85,12 @@ export type Example = z.infer<typeof Example>;
 /** The labelled example frames of a course, for VLM-PC+IC. */
 export const courseExamplesPath = (course: string) => join(here, "course_examples", `${course}.json`);
 
+/**
+ * VLM-PC + IC's labelled examples are taken on the course at a seed of their own, 1000 or above, where no trial is
+ * scored: experiments run seeds from 0, and refuse one whose seeds reach an example's.
+ */
+export const EXAMPLE_SEEDS_FROM = 1000;
+
 export interface DatasetRow {
   /** `<task>__<condition>`: stable across runs, used for resuming and for report links. */
   id: string;

@@ -38,7 +38,7 @@ Images come in this order: labelled examples (if any), then one per earlier step
 
 /** A labelled example frame, as a person would label views of the course with the best command (VLM-PC+IC). */
 const Example = z.object({ image: z.string().describe("base64 PNG"), detections: z.array(z.any()), best: CourseCommand, note: z.string() });
-const ExampleFile = z.object({ course: z.string(), examples: z.array(Example).min(1) });
+const ExampleFile = z.object({ course: z.string(), seed: z.number().int().optional().describe("the course seed the examples were taken at"), examples: z.array(Example).min(1) });
 type Example = z.infer<typeof Example>;
 
 const exampleCache = new Map<string, Example[]>();

@@ -3,8 +3,10 @@
  * the planner makes of it. Random, which never declares anything, used to be 0 by construction (its runs always end on
  * the time budget); now its trials count when the body got there, and the planner's own verdict is kept beside.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runExperiment } from "../../evals/runner";
+import { courseExamplesPath, EXAMPLE_SEEDS_FROM } from "../../evals/datasets";
+import { planEpisodes, runExperiment, type ExperimentOptions } from "../../evals/runner";
 import { counted, EVALUATORS } from "../../evals/metrics";
 import { buildReport, vlmpcTables } from "../../evals/report";
 import { scratchDir } from "../helpers/episode";
@@ -30,5 +32,20 @@ describe("VLM-PC's success is the simulator's check", () => {
     const report = buildReport({ name: "random", dataset: "course", noise: 0, seeds: 6, variants: ["random"], durationSeconds: 0 }, results.map((r) => ({ ...r, scores: { success: EVALUATORS.success({ outputs: r }).score } })));
     expect(report.table.random.all.successes).toBe(1);
     expect(vlmpcTables(report)).toMatch(/\| Random \| [\d.]+ \| 100\.0 \| 17 \| 0 \| 0 \|/);
+  });
+});
+
+describe("VLM-PC + IC's labelled examples come from seeds no trial is scored on", () => {
+  it("every example file records a seed from 1000 up, and an experiment whose trials would reach it is refused", () => {
+    for (const course of ["indoor_1", "indoor_2", "outdoor_1", "outdoor_2", "outdoor_3", "dead_end_stairs"]) {
+      const file = JSON.parse(readFileSync(courseExamplesPath(course), "utf8")) as { seed?: number };
+      expect(file.seed, course).toBeGreaterThanOrEqual(EXAMPLE_SEEDS_FROM);
+    }
+    const plan = (seeds: number, variants: ExperimentOptions["variants"]) =>
+      planEpisodes({ name: "x", dataset: "course", variants, seeds, noise: 0, concurrency: 1, root: scratchDir(), maxSteps: 200, maxWallSeconds: 300 });
+    expect(plan(5, ["full", "full+ic"])).toHaveLength(60);
+    expect(() => plan(EXAMPLE_SEEDS_FROM + 1, ["full+ic"])).toThrow(/labelled examples of indoor_1 .* were taken at seed 1000, which this experiment's trials \(seeds 0–1000\) may use/);
+    // Without full+ic the examples do not matter.
+    expect(plan(EXAMPLE_SEEDS_FROM + 1, ["full"])).toHaveLength(6 * (EXAMPLE_SEEDS_FROM + 1));
   });
 });
