@@ -48,12 +48,26 @@ export function scan(ctx: { world: WorldDescription; detections: SceneDetections
     else if (!seen && draw < noise.hallucinate / 4) visible.push(label);
   }
   const facts = ctx.detections.places.filter((p) => isContainer(ctx.world, p.name)).map((p) => `the ${p.name} is ${p.state}`);
-  // Where each visible loose thing rests, when that is on or in something other than the floor.
+  // Where each visible loose thing rests, when that is on or in something other than the floor, and its colour.
+  const loose = looseThings(ctx.world);
   for (const d of ctx.detections.detections) {
     if (visible.includes(d.label) && d.location.relation !== "held_by" && d.location.place !== "floor" && d.location.place !== d.label) facts.push(`the ${d.label} is ${d.location.relation} the ${d.location.place}`);
+    if (visible.includes(d.label) && loose.includes(d.label) && d.color) facts.push(`the ${d.label} is ${d.color}`);
   }
-  return { visible, facts };
+  return { visible, facts: [...new Set(facts)] };
 }
+
+/** Things that can be moved: the scene's labels that are no place, no thing on a joint and no handle. */
+function looseThings(world: WorldDescription): string[] {
+  const fixed = new Set([...world.places.map((p) => p.name), ...(world.joints ?? []).flatMap((j) => [j.object, j.handle])]);
+  return world.labels.filter((l) => !fixed.has(l));
+}
+
+/** The colour the facts give a thing ("the crate is red"), not a door's state. */
+const colourOf = (thing: string, facts: string[]) => facts.map((f) => new RegExp(`^the ${thing} is ([a-z]+)$`).exec(f)?.[1]).find((c) => c && c !== "open" && c !== "closed");
+
+/** The loose thing the facts say has this colour. */
+const thingOfColour = (colour: string | undefined, world: WorldDescription, facts: string[]) => (colour ? looseThings(world).find((t) => colourOf(t, facts) === colour) : undefined);
 
 export function answer(ctx: { question: string; world: WorldDescription; detections: SceneDetections }, noise: NoiseKnobs, rng: Draw): VisionAnswer {
   const q = ctx.question;
@@ -96,7 +110,7 @@ const gap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["det
 /**
  * Why could the robot not do `action`? Looks for what stands in the way of the thing acted on: something resting on
  * it, or something whose box covers its handle or its front. With nothing in the way, something beside it that has
- * its own joint or is a sensor plate may be what keeps it shut.
+ * its own joint or is a fixed surface may be what keeps it shut.
  */
 export function diagnose(ctx: { action: string; world: WorldDescription; detections: SceneDetections; phrasing: string }, noise: NoiseKnobs, rng: Draw): Diagnosis {
   const names = vocabulary(ctx.world);
@@ -130,7 +144,9 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   if (scored.length) return { explanation: `The ${say(scored[0].d.label)} is blocking the ${target}.` };
   const tBox = targetBoxes.find((t) => t.label === target)?.box;
   const near = candidates
-    .filter((d) => (ctx.world.joints ?? []).some((j) => j.object === d.label) || ctx.world.places.some((p) => p.name === d.label && p.kind === "surface" && /sensor|plate|scale/.test(p.name)))
+    // What could hold a door shut from beside it: a thing that moves on a joint of its own (a lever), or a fixed
+    // surface something could be set on (a plate, a pad).
+    .filter((d) => (ctx.world.joints ?? []).some((j) => j.object === d.label) || ctx.world.places.some((p) => p.name === d.label && p.kind === "surface"))
     .sort((a, b) => (tBox ? gap(a.box, tBox) - gap(b.box, tBox) : 0));
   // Only something with a door can be locked.
   const lockable = !!target && (ctx.world.joints ?? []).some((j) => j.object === target);
@@ -220,8 +236,10 @@ export interface Goal {
   kind: "find" | "place" | "open" | "match_colour";
   object?: string;
   place?: string;
-  /** For "open … unlocked by putting X on it". */
+  /** For "open … unlocked by putting X on it": what the instruction says to put … */
   key?: string;
+  /** … and where: the surface it names for it ("on the weight sensor", or "on it" after naming one). */
+  keyPlace?: string;
 }
 
 /**
@@ -239,13 +257,18 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const isName = (n?: string) => !!n && (names.includes(n) || world.places.some((p) => p.name === n));
   const found = (() => {
     let m: RegExpExecArray | null;
-    if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z_]+)/.exec(g) ?? /the ([a-z_]+)'s colou?r/.exec(g))) {
+    if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/.exec(g) ?? /the ([a-z][a-z0-9_]*)'s colou?r/.exec(g))) {
       return isName(m[1]) ? { kind: "match_colour" as const, place: m[1] } : undefined;
     }
     if ((m = new RegExp(`\\bfind (?:the )?${NAME}`).exec(g))) return isLabel(m[1]) ? { kind: "find" as const, object: m[1] } : undefined;
     if ((m = new RegExp(`\\bopen (?:the )?${NAME}`).exec(g))) {
-      const key = new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto)`).exec(g)?.[1];
-      return (world.joints ?? []).some((j) => j.object === m![1]) ? { kind: "open" as const, place: m[1], key: isLabel(key) ? key : undefined } : undefined;
+      const hint = new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g);
+      const key = isLabel(hint?.[1]) ? hint![1] : undefined;
+      // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
+      const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
+      const named = mentioned(g, surfaces);
+      const keyPlace = key ? (surfaces.includes(hint![2]) ? hint![2] : named.length === 1 ? named[0] : undefined) : undefined;
+      return (world.joints ?? []).some((j) => j.object === m![1]) ? { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) } : undefined;
     }
     if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the )?${NAME}`).exec(g))) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
@@ -291,9 +314,8 @@ function prerequisite(reason: string, goal: Goal, world: WorldDescription): Plan
   if ((m = new RegExp(`the ${NAME} is locked; the ${NAME} beside it`, "i").exec(reason))) {
     const opener = m[2];
     if ((world.joints ?? []).some((j) => j.object === opener)) return { kind: "motion", action: `pull the ${opener}` };
-    if (goal.key) return { kind: "motion", action: `place the ${goal.key} on the ${opener}` };
-    const cube = world.labels.find((l) => /cube/.test(l));
-    return cube ? { kind: "motion", action: `place the ${cube} on the ${opener}` } : undefined;
+    // Something to rest on it: only what the instruction names can be the key; with none named there is nothing to try.
+    return goal.key ? { kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace ?? opener}` } : undefined;
   }
   if ((m = new RegExp(`the ${NAME} is closed`, "i").exec(reason))) return { kind: "motion", action: `open the ${m[1]}` };
   return undefined;
@@ -338,7 +360,7 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
       const containers = world.places.filter((p) => p.kind === "container").map((p) => p.name);
       const searched = new Set(ctx.facts.flatMap((f) => new RegExp(`the ${x} is not inside the ${NAME}`).exec(f)?.[1] ?? []));
       // A container whose opening failed with no known cause is tried last.
-      const stuck = new Set(ctx.failedAttempts.flatMap((a) => a.failedStep?.match(/^open the ([a-z_]+)/)?.[1] ?? []));
+      const stuck = new Set(ctx.failedAttempts.flatMap((a) => a.failedStep?.match(/^open the ([a-z][a-z0-9_]*)/)?.[1] ?? []));
       const order = containers.filter((c) => !searched.has(c)).sort((a, b) => Number(stuck.has(a)) - Number(stuck.has(b)));
       const c = order[0] ?? containers[0];
       if (!c) return { thought: `There is nowhere to look for the ${x}.`, steps: [] };
@@ -348,16 +370,15 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
     }
     case "open": {
       // The instruction's hint is worth following once the plain way has failed.
-      const sensor = world.places.find((p) => p.kind === "surface" && /sensor|plate|scale/.test(p.name))?.name;
-      if (goal.key && sensor && ctx.failedAttempts.length) {
-        return { thought: `Opening it directly failed; unlock it as the instruction says first.`, steps: [{ kind: "motion", action: `place the ${goal.key} on the ${sensor}` }, { kind: "motion", action: `open the ${goal.place}` }] };
+      if (goal.key && goal.keyPlace && ctx.failedAttempts.length) {
+        return { thought: `Opening it directly failed; unlock it as the instruction says first.`, steps: [{ kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace}` }, { kind: "motion", action: `open the ${goal.place}` }] };
       }
       return { thought: `Open the ${goal.place} by its handle.`, steps: [{ kind: "motion", action: `open the ${goal.place}` }] };
     }
     case "match_colour": {
-      const colour = ctx.facts.map((f) => new RegExp(`the ${goal.place} is ([a-z]+)$`).exec(f)?.[1]).find(Boolean);
-      const cube = colour && world.labels.find((l) => l === `${colour}_cube`);
-      if (cube) return { thought: `The ${goal.place} is ${colour}, so the ${cube} goes on it.`, steps: [placeStep(cube, goal.place!, world)] };
+      const colour = colourOf(goal.place!, ctx.facts);
+      const thing = thingOfColour(colour, world, ctx.facts);
+      if (thing) return { thought: `The ${goal.place} is ${colour}, and so is the ${thing}: it goes on it.`, steps: [placeStep(thing, goal.place!, world)] };
       return {
         thought: `First see what colour the ${goal.place} is, then move the cube of that colour.`,
         steps: [{ kind: "vision", action: `check the colour of the ${goal.place}` }, { kind: "motion", action: `place the cube with the same colour as the ${goal.place} on the ${goal.place}` }],
@@ -440,11 +461,10 @@ export function motionDraft(ctx: { step: string; world: WorldDescription; facts:
     approach(b);
     add(`${b} should be far from ${j?.handle ?? t}.`, { kind: "maximize_l2_distance", a: b, b: j?.handle ?? t, distance: 0.35 });
     duration = 4;
-  } else if ((m = /^place the cube with the same colou?r as the ([a-z_]+) on the ([a-z_]+)/.exec(s)) || (m = /^place the cube with the same colou?r as the ([a-z_]+) on the ([a-z_]+)/.exec(s.replace(/^.*?(place the cube)/, "$1")))) {
-    const colour = ctx.facts.map((f) => new RegExp(`the ${m![1]} is ([a-z]+)$`).exec(f)?.[1]).find(Boolean);
-    const cubes = world.labels.filter((l) => /_cube$/.test(l));
-    // Without knowing the colour, any cube is a guess.
-    const cube = (colour && cubes.find((c) => c === `${colour}_cube`)) || cubes[Math.floor(rng.next() * cubes.length)];
+  } else if ((m = new RegExp(`^place the cube with the same colou?r as the ${NAME} on the ${NAME}`).exec(s.replace(/^.*?(place the cube)/, "$1")))) {
+    const loose = looseThings(world);
+    // Without knowing both colours, any loose thing is a guess.
+    const cube = thingOfColour(colourOf(m[1], ctx.facts), world, ctx.facts) ?? loose[Math.floor(rng.next() * loose.length)];
     approach(cube);
     add(`${cube} should be close to ${m[2]}.`, { kind: "minimize_l2_distance", a: cube, b: m[2] });
     duration = 8;
@@ -511,8 +531,7 @@ export function taskDone(ctx: { goal: string; world: WorldDescription; scene: st
       return has(`the ${goal.place} is open`) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.place} is not open`] };
     case "match_colour":
     case "place": {
-      const colour = goal.kind === "match_colour" ? ctx.facts.map((f) => new RegExp(`^the ${goal.place} is ([a-z]+)$`).exec(f)?.[1]).find((c) => c && !["open", "closed"].includes(c)) : undefined;
-      const object = goal.kind === "match_colour" ? `${colour}_cube` : goal.object;
+      const object = goal.kind === "match_colour" ? thingOfColour(colourOf(goal.place!, ctx.facts), ctx.world, ctx.facts) ?? "thing of its colour" : goal.object;
       const place = (ctx.world.targets ?? []).find((t) => t.name === goal.place)?.place ?? goal.place;
       return has(`the ${object} is in the ${place}`) || has(`the ${object} is on the ${place}`) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${object} is not in or on the ${place}`] };
     }

@@ -124,12 +124,55 @@ describe("RePLan symbolic planner", () => {
     const a = h.answer({ question: q.questions[0], world, detections: dets }, NO_NOISE, never);
     const check = h.stepCheck({ step: plan.steps[0].action, answers: [a] });
     expect(check).toEqual({ done: true, remaining: null, facts: ["the crate is red"] });
-    const motion = h.motionDraft({ step: plan.steps[1].action, world, facts: check.facts }, NO_NOISE, never);
+    // The cubes' colours come from the scan (their own pixels), not from their names.
+    const scanned = h.scan({ world, detections: { detections: [...dets.detections, { label: "red_cube", box: box(20, 0, 5, 5), location: on("floor"), color: "red" }, { label: "yellow_cube", box: box(30, 0, 5, 5), location: on("floor"), color: "yellow" }], places: [] } }, NO_NOISE, never);
+    expect(scanned.facts).toEqual(["the red_cube is red", "the yellow_cube is yellow"]);
+    const motion = h.motionDraft({ step: plan.steps[1].action, world, facts: [...scanned.facts, ...check.facts] }, NO_NOISE, never);
     expect(motion.terms.map((t) => t.term)).toMatchObject([{ a: "palm", b: "red_cube" }, { a: "red_cube", b: "crate", primary: true }]);
     // The verifier checks terms against the motion plan's lines, which name the cube the step only describes.
     expect(h.checkTerms({ step: plan.steps[1].action, draft: motion, world })).toEqual({ keep: [{ index: 0, line: 0 }, { index: 1, line: 1 }], primary: 1 });
-    expect(h.taskDone({ goal, world, scene: ["red_cube", "crate"], facts: ["the crate is red", "the red_cube is on the crate"], looked: true, motionsOk: true }).achieved).toBe(true);
+    expect(h.taskDone({ goal, world, scene: ["red_cube", "crate"], facts: ["the crate is red", "the red_cube is red", "the red_cube is on the crate"], looked: true, motionsOk: true }).achieved).toBe(true);
     expect(h.taskDone({ goal, world, scene: [], facts: ["the crate is red"], looked: true, motionsOk: true }).achieved).toBe(false);
+  });
+
+  it("keys no rule on a scene's names: a renamed weight sensor and key, a lock with no key named, cubes known by colour", () => {
+    // RePLan's sensor task with every name changed: the plate is pad_1, the cube thing_2, the cabinet stone_box.
+    const world: WorldDescription = {
+      name: "tabletop",
+      places: [
+        { name: "stone_box", kind: "container", openable: true, capacity: 2 },
+        { name: "pad_1", kind: "surface", openable: false, capacity: 1 },
+      ],
+      navigationPoints: [],
+      labels: ["thing_2", "blue_cube", "stone_box", "pad_1", "stone_box_handle"],
+      joints: [{ name: "stone_box_door", object: "stone_box", handle: "stone_box_handle", description: "door of the stone box" }],
+    };
+    const dets: h.SceneDetections = {
+      detections: [
+        { label: "stone_box", box: box(100, 60, 100, 100), location: on("floor"), color: "grey" },
+        { label: "stone_box_handle", box: box(180, 100, 6, 16), location: on("floor") },
+        { label: "pad_1", box: box(215, 150, 30, 6), location: on("floor"), color: "grey" },
+        { label: "thing_2", box: box(60, 150, 12, 12), location: on("floor"), color: "red" },
+      ],
+      places: [{ name: "stone_box", state: "closed", pixels: 8000, insidePixels: 0 }],
+    };
+    const d = h.diagnose({ action: "open the stone_box", world, detections: dets, phrasing: "q" }, NO_NOISE, never);
+    expect(d.explanation).toMatch(/the stone_box is locked; the pad_1 beside it may unlock it/);
+    const reasons = [{ step: "open the stone_box", reason: h.consolidate({ explanations: [d.explanation, d.explanation] }).reasons[0] }];
+    const hinted = "open the stone_box. The pad_1 lock can be unlocked by putting the thing_2 on it.";
+    expect(h.readTabletopGoal(hinted, world).goal).toEqual({ kind: "open", place: "stone_box", key: "thing_2", keyPlace: "pad_1" });
+    expect(h.highLevelPlan({ ...ctx(), goal: hinted, world, reasons }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["place the thing_2 on the pad_1", "open the stone_box"]);
+    // After a failed procedure the instruction's own hint is followed.
+    const failed = [{ thought: "", steps: [{ kind: "motion" as const, action: "open the stone_box" }], failedStep: "open the stone_box", reason: "" }];
+    expect(h.highLevelPlan({ ...ctx(), goal: hinted, world, failedAttempts: failed }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["place the thing_2 on the pad_1", "open the stone_box"]);
+    // No key named: nothing is guessed (not the first thing called a cube); the plain way is all there is to try.
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the stone_box", world, reasons }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the stone_box"]);
+    // The colour task with cubes that are not called by their colours.
+    const crateWorld: WorldDescription = { name: "tabletop", places: [{ name: "bin_7", kind: "surface", openable: false, capacity: 1 }], navigationPoints: [], labels: ["bin_7", "thing_a", "thing_b"] };
+    const seen = h.scan({ world: crateWorld, detections: { detections: [{ label: "thing_a", box: box(0, 0, 5, 5), location: on("floor"), color: "yellow" }, { label: "thing_b", box: box(9, 0, 5, 5), location: on("floor"), color: "green" }], places: [] } }, NO_NOISE, never);
+    const step = "place the cube with the same colour as the bin_7 on the bin_7";
+    const draft = h.motionDraft({ step, world: crateWorld, facts: [...seen.facts, "the bin_7 is green"] }, NO_NOISE, never);
+    expect(draft.terms.map((t) => t.term)).toMatchObject([{ a: "palm", b: "thing_b" }, { a: "thing_b", b: "bin_7", primary: true }]);
   });
 
   it("is deterministic: noise comes only from the draws it is given", () => {
