@@ -56,7 +56,7 @@ export interface Rollout {
   seed: number;
   /** The primitive program that was run. */
   program: unknown;
-  /** At most 30 frames, in time order, chosen to include the moments something happened. */
+  /** At most 30 frames, in time order: at each primitive's end and start as the controller timed them, the rest spread evenly. */
   frames: KeyFrame[];
   /** Detections every 0.1 s of the whole rollout, without images (the detector-based grounding reads these). */
   track: { t: number; detections: RolloutDetections }[];

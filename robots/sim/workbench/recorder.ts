@@ -1,8 +1,9 @@
 /**
  * The palm's rollout recorder: while a program runs it keeps the detections every `period` simulated seconds (the
  * dense track) and a snapshot of the scene at each of those instants; afterwards it picks at most 30 key frames — the
- * first and the last, the frames nearest to each logged event, then the frames that cover the rest of the run most
- * evenly — renders those from their snapshots at full size and encodes them as PNG. (Keeping poses instead of pixels
+ * first and the last, the frames nearest to the moments the controller gives (each primitive's end and start), then
+ * the frames that cover the rest of the run most evenly — renders those from their snapshots at full size and encodes
+ * them as PNG. Nothing the world's event monitor logged has a say in which frames are kept. (Keeping poses instead of pixels
  * renders 30 images per rollout instead of one every 0.1 s.)
  */
 import { encodeRgbPng, type Frame } from "../camera";
@@ -51,12 +52,12 @@ export class Recorder<S> {
   }
 
   /**
-   * The rollout: the track is every captured instant's detections; key frames are chosen around `events` (program-
-   * relative times, most important first), rendered from their snapshots by `render` and encoded.
+   * The rollout: the track is every captured instant's detections; key frames are chosen around `moments` (program-
+   * relative times the controller knows, most important first), rendered from their snapshots by `render` and encoded.
    */
-  async finish(meta: Omit<Rollout, "frames" | "track">, events: number[], render: (snapshot: S) => Frame): Promise<RecordedRollout> {
+  async finish(meta: Omit<Rollout, "frames" | "track">, moments: number[], render: (snapshot: S) => Frame): Promise<RecordedRollout> {
     const times = this.frames.map((f) => f.t);
-    const keys = selectKeyFrames(times, events, MAX_KEY_FRAMES);
+    const keys = selectKeyFrames(times, moments, MAX_KEY_FRAMES);
     const frames = keys.map((k) => render(this.frames[k].snapshot));
     const images = await Promise.all(frames.map((f) => encodeRgbPng(f)));
     const rollout: Rollout = {
@@ -70,15 +71,15 @@ export class Recorder<S> {
 }
 
 /**
- * Indices of at most `max` frames (ascending): the first and last, the nearest frame to each event time in the order
- * given (so the most important events win when there are too many), then greedily the frame farthest in time from
- * every frame chosen so far (ties: the earliest), which spreads the rest evenly.
+ * Indices of at most `max` frames (ascending): the first and last, the nearest frame to each moment in the order
+ * given (so the first-named win when there are too many), then greedily the frame farthest in time from every frame
+ * chosen so far (ties: the earliest), which spreads the rest evenly.
  */
-export function selectKeyFrames(times: number[], eventTimes: number[], max = MAX_KEY_FRAMES): number[] {
+export function selectKeyFrames(times: number[], moments: number[], max = MAX_KEY_FRAMES): number[] {
   const n = times.length;
   if (n === 0) return [];
   const chosen = new Set<number>([0, n - 1]);
-  for (const t of eventTimes) {
+  for (const t of moments) {
     if (chosen.size >= max) break;
     let best = 0;
     for (let k = 1; k < n; k++) if (Math.abs(times[k] - t) < Math.abs(times[best] - t)) best = k;

@@ -16,7 +16,7 @@ import { setControl } from "../tabletop/controllers";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { explainProgramError, PrimitiveProgram } from "../../msgs/primitives";
-import { UNDESIRABLE_KINDS, type RolloutDetections } from "../../msgs/rollout";
+import type { RolloutDetections } from "../../msgs/rollout";
 import { runPrimitives, type Path, type ProgramOutcome, type WorkbenchBody } from "./controllers";
 import { EventMonitor } from "./monitor";
 import { WorkbenchCamera, workbenchCameraPose, type WorkbenchView } from "./perception";
@@ -284,7 +284,6 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const id = opts.id ?? `${s.scene.name}-s${s.scene.seed}-p${this.programs + 1}`;
     this.programs++;
     const t0 = this.time();
-    const eventsBefore = this.events.length;
     const wall0 = performance.now();
     const out: ProgramOutcome = { narration: [], completed: false };
     this.log({ kind: "skill_started", robot: "palm", skill: "run_primitives", goalId: opts.goalId, detail: `${program.steps.length} primitives: ${program.steps.map((x) => x.op).join(", ")}` });
@@ -311,15 +310,15 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const recorder = this.recorder;
     this.recorder = null;
     this.skillsEnded++;
-    // Key frames go to the moments something happened: undesirable events first, then grasps and releases.
-    const logged = this.events.since(eventsBefore);
-    const rank = (k: string) => ((UNDESIRABLE_KINDS as string[]).includes(k) ? 0 : k === "picked" || k === "released" ? 1 : k === "contact" ? 2 : 3);
-    const eventTimes = logged.filter((e) => rank(e.kind) < 3).sort((a, b) => rank(a.kind) - rank(b.kind) || a.t - b.t).map((e) => e.t - t0);
+    // Key frames at what the robot's own controller knows — when each primitive began and ended — and the rest spread
+    // evenly by the recorder. Never at the event monitor's moments: no real recorder knows when the undesirable thing
+    // happened, and frames chosen by it would show a critic where to look.
+    const boundaries = out.narration.flatMap((n) => [n.to, n.from]);
     const completed = out.completed && !canceled;
     const r0 = performance.now();
     const recorded = await recorder.finish(
       { id, instruction: s.scene.instruction, scene: s.scene.name, seed: s.scene.seed, program, narration: out.narration, startTime: Math.round(t0 * 1000) / 1000, duration, completed },
-      eventTimes,
+      boundaries,
       (snap) => s.withSnapshot(snap, (data) => this.camera.render(s.model, data)),
     );
     this.stats.renderMs += performance.now() - r0;

@@ -91,7 +91,26 @@ describe("workbench behaviours (in process)", () => {
     expect(() => world.reset({ scenario: "no_such_scene" })).toThrow(/scenario: Invalid option/);
   });
 
-  it("chooses ≤ 30 key frames: first, last, and the frame nearest each event, the rest spread evenly", () => {
+  it("keeps the same key frames whether or not the event monitor logged anything: the recorder never sees its log", async () => {
+    const keyTimes = async (silence: boolean) => {
+      world.reset({ scenario: BEHAVIOURS.dropped.scenes[0], seed: 4 });
+      const add = world.events.add;
+      if (silence) world.events.add = () => {};
+      try {
+        await world.runProgram(BEHAVIOURS.dropped.negative(world.scene, 0, 0));
+        return { times: world.lastRollout()!.rollout.frames.map((f) => f.t), logged: undesirable(world.events.since()).length };
+      } finally {
+        world.events.add = add;
+      }
+    };
+    const heard = await keyTimes(false);
+    const silent = await keyTimes(true);
+    expect(heard.logged).toBeGreaterThan(0);
+    expect(silent.logged).toBe(0);
+    expect(silent.times).toEqual(heard.times);
+  });
+
+  it("chooses ≤ 30 key frames: first, last, and the frame nearest each moment given, the rest spread evenly", () => {
     const times = Array.from({ length: 120 }, (_, i) => i / 10);
     const keys = selectKeyFrames(times, [3.04, 7.77], 30);
     expect(keys.length).toBe(30);
@@ -148,7 +167,7 @@ describe("workbench over the bridge", () => {
     expect(String(failing.values.message)).toMatch(/step 0 \(grasp\) failed: .*cm from the apple's grasp point/);
   });
 
-  it("serves the last rollout: ≤ 30 key frames with the event frames, PNGs ≤ 512 px, located detections, narration", async () => {
+  it("serves the last rollout: ≤ 30 key frames at the primitives' ends and starts, PNGs ≤ 512 px, located detections, narration", async () => {
     await client.callService(RESET_SERVICE, { seed: 2 });
     const r = await goal(BEHAVIOURS.squeezed.negative(served.world.scene, 1, 0));
     expect(r.succeeded).toBe(true);
@@ -158,10 +177,10 @@ describe("workbench over the bridge", () => {
     expect(rollout.track.length).toBeGreaterThan(rollout.frames.length);
     expect(rollout.narration.map((n) => n.index)).toEqual(rollout.program && (rollout.program as PrimitiveProgram).steps.map((_, i) => i));
     expect(rollout.narration.every((n) => n.ok)).toBe(true);
-    const squeeze = events.find((e) => e.kind === "squeezed")!;
-    const rel = squeeze.t - rollout.startTime;
-    const nearest = rollout.track.reduce((a, b) => (Math.abs(b.t - rel) < Math.abs(a.t - rel) ? b : a));
-    expect(rollout.frames.map((f) => f.t)).toContain(nearest.t);
+    expect(events.some((e) => e.kind === "squeezed")).toBe(true);
+    // The frames the controller's own timeline points at: each primitive's end and start.
+    const nearest = (rel: number) => rollout.track.reduce((a, b) => (Math.abs(b.t - rel) < Math.abs(a.t - rel) ? b : a)).t;
+    for (const n of rollout.narration) expect(rollout.frames.map((f) => f.t)).toEqual(expect.arrayContaining([nearest(n.from), nearest(n.to)]));
     expect(rollout.frames[0].t).toBe(0);
     expect(rollout.frames.at(-1)!.t).toBeCloseTo(rollout.duration, 3);
     for (const f of [rollout.frames[0], rollout.frames.at(-1)!]) {
