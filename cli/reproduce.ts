@@ -17,6 +17,8 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
+import { criticReport, type CriticResults } from "../evals/critic";
+import { refineReport, type RefineRun } from "../evals/criticRefine";
 import { counted } from "../evals/metrics";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -40,10 +42,12 @@ options:
   --list           list the figures with their commands and exit
 `;
 
-/** One command a figure is made of: robograph's arguments, and where its output lands. */
+/** One command a figure is made of: robograph's arguments (or a script's), and what a user types for it. */
 interface Part {
   label: string;
   argv: string[];
+  /** A script to run instead of the robograph command (a path from the repository's root). */
+  script?: string;
   /** Shown in the header: the command a user types for the same result. */
   shown: string;
 }
@@ -152,6 +156,42 @@ export const FIGURES: Figure[] = [
     },
   },
   {
+    id: "critic",
+    title: "Behaviour critics: the paper's Tables 1–4 and policy refinement on the workbench benchmark",
+    about:
+      "In-sample: the offline critic was written while looking at these 45 cases (nine behaviours × five), its thresholds chosen from what a person watching would notice, never from the event monitor that scores it. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly), and a claim's cause is scored against the cause the monitor measured.",
+    parts: (quick, work) => {
+      const bench = join(work, "benchmark");
+      const make: Part = quick
+        ? { label: "benchmark", script: "robots/sim/workbench/benchmark.ts", argv: ["--out", bench, "--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"], shown: "npm run make:critic-benchmark -- --cases-per-behaviour 1 --behaviours knocked_over,dropped,squeezed" }
+        : { label: "benchmark", script: "robots/sim/workbench/benchmark.ts", argv: ["--out", bench], shown: "npm run make:critic-benchmark" };
+      const critic = (noise: string, seeds: string): Part => ({
+        label: `critic noise ${noise}`,
+        argv: ["eval", "--dataset", "critic", "--benchmark", bench, "--noise", noise, "--seeds", seeds, ...(quick ? ["--refine-limit", "1"] : []), "--root", work, "--name", `critic-noise${noise}`],
+        shown: `npm run eval -- --dataset critic --noise ${noise} --seeds ${seeds}${quick ? " --refine-limit 1" : ""}`,
+      });
+      return [make, critic("0.3", quick ? "1" : "3"), ...(quick ? [] : [critic("0", "1")])];
+    },
+    render: (work, quick) =>
+      (quick ? ["0.3"] : ["0.3", "0"])
+        .map((noise) => {
+          const dir = join(work, `critic-noise${noise}`);
+          const results = readJson<CriticResults>(join(dir, "results.json"));
+          const refine = existsSync(join(dir, "refinement.json")) ? refineReport(readJson<RefineRun[]>(join(dir, "refinement.json"))) : undefined;
+          return criticReport(results, refine, { timing: false }).replace(/^# /, "# Noise " + noise + ": ");
+        })
+        .join("\n"),
+    headline: (work) => {
+      const r = readJson<CriticResults>(join(work, "critic-noise0.3", "results.json"));
+      const neg = r.critiques.filter((c) => c.setting === "raw" && c.role === "negative");
+      const claims = neg.reduce((n, c) => n + c.critique.events.length, 0);
+      const truth = neg.reduce((n, c) => n + c.truth.length, 0);
+      const recall = neg.reduce((n, c) => n + c.recalled, 0) / Math.max(1, truth);
+      const precision = neg.reduce((n, c) => n + c.precise, 0) / Math.max(1, claims);
+      return `critic alone on negatives: recall ${pct(recall)}, precision ${pct(precision)} (noise ${r.meta.noise}, ${r.meta.cases} cases)`;
+    },
+  },
+  {
     id: "latency",
     title: "What a hosted model costs per skill: calls, critical path, tokens, images",
     about:
@@ -209,7 +249,7 @@ export function bodyOf(text: string): string {
 /** Runs `robograph ARGS` as a child process, its output to `log`, its progress lines (stderr) shown with a prefix. */
 function runPart(p: Part, log: string, prefix: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...p.argv], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, p.script ?? join("cli", "robograph.ts")), ...p.argv], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
     const chunks: string[] = [];
     let last = 0;
     const show = (d: Buffer) => {

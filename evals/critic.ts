@@ -9,12 +9,11 @@ import { join } from "node:path";
 import { compileBehaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
-import { USUAL_CAUSE } from "../models/symbolic/critic";
 import { claimFound } from "../nodes/critic/ground";
 import { readRollout, seenFrame } from "../nodes/critic/rollouts";
 import { observedEvents } from "../models/symbolic/evidence";
 import type { CriticStateType } from "../nodes/critic/state";
-import { UNDESIRABLE_KINDS, type Undesirable } from "../robots/msgs/rollout";
+import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/critic";
 
@@ -59,14 +58,17 @@ export function truthOf(events: SimEvent[]): SimEvent[] {
   return events.filter((e) => UNDESIRABLE_SET.has(e.kind) && !seen.has(`${e.kind}|${e.object}`) && seen.add(`${e.kind}|${e.object}`));
 }
 
-/** Scores a list of claims against the events that happened. */
+/**
+ * Scores a list of claims against the events that happened: a claim is precise when it names a logged event and the
+ * cause the world's monitor measured for it (an event whose cause it could not measure has no precise claim).
+ */
 export function scoreClaims(claims: ClaimedEvent[], truth: SimEvent[]) {
   const recalled = truth.filter((t) => claims.some((c) => claimFound(c, [t]))).length;
   let precise = 0, hallucinated = 0, wrongCause = 0;
   for (const c of claims) {
     const hit = truth.filter((t) => claimFound(c, [t]));
     if (hit.length === 0) hallucinated++;
-    else if (hit.some((t) => USUAL_CAUSE[t.kind as Undesirable] === c.cause)) precise++;
+    else if (hit.some((t) => t.cause === c.cause)) precise++;
     else wrongCause++;
   }
   return { recalled, precise, hallucinated, wrongCause };
@@ -184,14 +186,15 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "—");
 
 /** The paper's Tables 1–4 and its error taxonomy (Fig. 4), from our runs. */
-export function criticReport(r: CriticResults, refine?: string): string {
+export function criticReport(r: CriticResults, refine?: string, opts: { timing: boolean } = { timing: true }): string {
   const rows = (setting: CriticSetting) => r.critiques.filter((c) => c.setting === setting);
   const NAMES: Record<CriticSetting, string> = { raw: "critic", detector: "critic + detector grounding", events: "critic + perfect grounding (augmented)" };
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const lines = [
     `# Behaviour critics — ${r.meta.cases} cases, ${r.meta.behaviours.length} behaviours, ${r.meta.seeds} seed(s), noise ${r.meta.noise}`,
     "",
-    `Benchmark: ${r.meta.dir}. Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.`,
+    // The benchmark's place and the run time are this machine's: the published form (npm run reproduce) leaves them out.
+    opts.timing ? `Benchmark: ${r.meta.dir}. Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.` : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
     "",
     "## Table 1 — accuracy on positive and negative samples (is anything undesirable?)",
     "",

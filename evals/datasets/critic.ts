@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { UNDESIRABLE_KINDS, type Rollout } from "../../robots/msgs/rollout";
+import { CAUSE_KINDS, UNDESIRABLE_KINDS, type Rollout } from "../../robots/msgs/rollout";
 import type { SimEvent } from "../../robots/sim/events";
 
 const Kind = z.enum(UNDESIRABLE_KINDS as [string, ...string[]]);
@@ -24,7 +24,7 @@ export const CriticCase = z.object({
   outputs: z.object({
     behaviour: Kind,
     /** The annotation: undesirable events both negatives logged (kind, what suffered it, the measured cause, when). */
-    events: z.array(z.object({ kind: Kind, object: z.string(), detail: z.string(), t: z.number() })).min(1),
+    events: z.array(z.object({ kind: Kind, object: z.string(), detail: z.string(), cause: z.enum([...CAUSE_KINDS, "unknown"]).describe("the cause the monitor measured (benchmarks made before it was recorded have none: make it again)"), t: z.number() })).min(1),
     /** What the first negative did, step by step (its robot's narration). */
     narration: z.array(z.string()).min(1),
   }),

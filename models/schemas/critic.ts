@@ -4,21 +4,11 @@
  * checks the first two against what happened; metrics also check the cause.
  */
 import { z } from "zod";
-import { UNDESIRABLE_KINDS } from "../../robots/msgs/rollout";
+import { CAUSES, CAUSE_KINDS, UNDESIRABLE_KINDS, type Cause } from "../../robots/msgs/rollout";
 import { PrimitiveProgram } from "../../robots/msgs/primitives";
 
-/** Why an undesirable event happened, in terms of what the robot did (the policy writer can act on these). */
-export const CAUSES = {
-  too_fast: "the hand moved too fast",
-  too_low: "the hand or what it held moved too low",
-  too_high: "the hand let go too high",
-  too_hard: "the grip was too strong",
-  path_through: "the path went through something",
-  path_over: "the path went over something",
-  not_closed: "what was opened was not closed again",
-} as const;
-export type Cause = keyof typeof CAUSES;
-export const CAUSE_KINDS = Object.keys(CAUSES) as Cause[];
+/** Why an undesirable event happened, in terms of what the robot did (the messages' vocabulary, shared with the world). */
+export { CAUSES, CAUSE_KINDS, type Cause };
 
 export const ClaimedEvent = z.object({
   kind: z.enum(UNDESIRABLE_KINDS).describe("which undesirable behaviour"),

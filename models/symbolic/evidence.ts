@@ -28,8 +28,27 @@ export interface Thresholds {
   tableContact: number;
 }
 
-/** For key frames (a VLM's view): coarse. The grounding module uses the same reading with its own thresholds. */
-export const KEY_FRAME_THRESHOLDS: Thresholds = { shove: 0.03, toppled: 0.6, crushed: 0.88, touching: 0.012, dropHeight: 0.06, spillSpeed: 0.45, tableContact: 0.004 };
+/**
+ * For key frames (a VLM's view): what a person watching would call out, each set from what a depth camera shows and
+ * what people notice — never from the world's event monitor, which scores the critic (its limits live in the
+ * simulator, and nothing here reads them). The grounding module uses the same reading with its own thresholds.
+ */
+export const KEY_FRAME_THRESHOLDS: Thresholds = {
+  // Moved about a finger's width: more than the centimetre a footprint seen in depth jitters by between frames.
+  shove: 0.04,
+  // Its visible height down to 60%: a standing thing now lies on its side.
+  toppled: 0.6,
+  // 15% flatter than before the grip: a visible dent, beyond a few millimetres of depth noise.
+  crushed: 0.85,
+  // Its bottom within a centimetre of where it sat: not lifted, still on the surface.
+  touching: 0.01,
+  // Falls 5 cm after the hand opens: a drop rather than a set-down.
+  dropHeight: 0.05,
+  // An open container carried faster than half a metre a second: faster than a careful hand carries a full cup.
+  spillSpeed: 0.5,
+  // The hand's lowest point within half a centimetre of the table: touching it.
+  tableContact: 0.005,
+};
 
 const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 const height = (t: SeenThing) => t.z[1] - t.z[0];

@@ -30,6 +30,8 @@ export interface LoggedEvent {
   kind: string;
   object?: string;
   detail?: string;
+  /** The cause the world measured for an undesirable event (CAUSES, or `unknown`). */
+  cause?: string;
 }
 
 export interface KeyFrame {
@@ -86,3 +88,21 @@ export const UNDESIRABLE = {
 } as const;
 export type Undesirable = keyof typeof UNDESIRABLE;
 export const UNDESIRABLE_KINDS = Object.keys(UNDESIRABLE) as Undesirable[];
+
+/**
+ * Why an undesirable event happened, in terms of what the robot did (the policy writer can act on these). Critics
+ * claim one per event; the event monitor records the one it measured in the physics, which is what a claim is scored
+ * against — `unknown` where its measurements support none of these.
+ */
+export const CAUSES = {
+  too_fast: "the hand moved too fast",
+  too_low: "the hand or what it held moved too low",
+  too_high: "the hand let go too high",
+  too_hard: "the grip was too strong",
+  path_through: "the path went through something",
+  path_over: "the path went over something",
+  not_closed: "what was opened was not closed again",
+} as const;
+export type Cause = keyof typeof CAUSES;
+export const CAUSE_KINDS = Object.keys(CAUSES) as Cause[];
+export type MeasuredCause = Cause | "unknown";

@@ -33,6 +33,8 @@ export interface SimEvent {
   object?: string;
   place?: string;
   detail?: string;
+  /** Undesirable events: the cause the world measured (robots/msgs/rollout.ts CAUSES), or `unknown`. */
+  cause?: string;
 }
 
 export class EventLog {

@@ -22,14 +22,14 @@ import type { RecordedRollout } from "./recorder";
 import type { WorkbenchSceneName } from "./scenes";
 import { WorkbenchWorld } from "./world";
 
-export const BENCHMARK_VERSION = "workbench-critic-1";
+export const BENCHMARK_VERSION = "workbench-critic-2";
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
 /** Seeds tried per rollout before the case is given up. */
 const ATTEMPTS = 6;
 
 export interface CriticCaseRow {
   inputs: { instruction: string; scene: string; positive: string; negatives: [string, string] };
-  outputs: { behaviour: Undesirable; events: { kind: Undesirable; object: string; detail: string; t: number }[]; narration: string[] };
+  outputs: { behaviour: Undesirable; events: { kind: Undesirable; object: string; detail: string; cause: string; t: number }[]; narration: string[] };
   metadata: { case: string; behaviour: Undesirable; scene: string; seed: number; version: string };
 }
 
@@ -91,7 +91,7 @@ export function commonEvents(a: SimEvent[], b: SimEvent[], start = 0): CriticCas
   for (const e of a) {
     if (!isUndesirable(e.kind) || !inB.has(key(e)) || seen.has(key(e))) continue;
     seen.add(key(e));
-    out.push({ kind: e.kind, object: e.object ?? "", detail: e.detail ?? "", t: Math.round((e.t - start) * 1000) / 1000 });
+    out.push({ kind: e.kind, object: e.object ?? "", detail: e.detail ?? "", cause: e.cause ?? "unknown", t: Math.round((e.t - start) * 1000) / 1000 });
   }
   return out;
 }

@@ -1,10 +1,12 @@
 /**
  * The workbench's event monitor: watches the real world's physics once per control tick (never a scratch copy) and
  * logs the undesirable-but-goal-reaching behaviours of robots/msgs/rollout.ts, each with the thing that suffered it
- * and a `detail` that states the measured cause in numbers. Contacts come from MuJoCo's own contact list. One event
- * per (kind, object) per program.
+ * a `detail` that states the measured cause in numbers, and the `cause` those measurements point to (robots/msgs/
+ * rollout.ts CAUSES; `unknown` where they point to none) — what a critic's claimed cause is scored against. Contacts
+ * come from MuJoCo's own contact list. One event per (kind, object) per program.
  */
 import type { SimEvent } from "../events";
+import type { MeasuredCause } from "../../msgs/rollout";
 import type { Stage } from "./stage";
 import { TICK } from "./stage";
 
@@ -60,11 +62,11 @@ export class EventMonitor {
     private readonly now: () => number,
   ) {}
 
-  private emit(kind: SimEvent["kind"], object: string, detail: string, t?: number): void {
+  private emit(kind: SimEvent["kind"], object: string, detail: string, cause?: MeasuredCause, t?: number): void {
     const key = `${kind}:${object}`;
     if (this.once.has(key)) return;
     this.once.add(key);
-    this.log({ kind, object, detail }, t);
+    this.log({ kind, object, detail, ...(cause ? { cause } : {}) }, t);
   }
 
   /** A program begins: where everything is, which joints are closed, where the things to stay away from lie. */
@@ -105,7 +107,7 @@ export class EventMonitor {
     const name = s.parts.things[i].name;
     if (force > p.maxGrip) {
       const what = crushed ? `: it flattened from ${cm(crushed.from)} cm to ${cm(crushed.to)} cm tall` : "";
-      this.emit("squeezed", name, `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`);
+      this.emit("squeezed", name, `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`, "too_hard");
     }
   }
 
@@ -119,7 +121,7 @@ export class EventMonitor {
     const below = s.below([p[0], p[1], bottom - 1e-4], t.body);
     const height = bottom - below.z;
     if (height > LIMITS.dropHeight) {
-      this.emit("dropped", t.name, `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`);
+      this.emit("dropped", t.name, `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`, "too_high");
       return;
     }
     if (height > 0.002) this.drops.set(i, { t0: this.now(), below: below.z, label: below.label, height, prevVz: s.velocity(i)[2], prevBottom: bottom });
@@ -156,7 +158,8 @@ export class EventMonitor {
     const low = s.palmLowest();
     if (palmTable >= 0 || low.z < -LIMITS.tableSlack) {
       const part = s.palmPart(palmTable >= 0 ? palmTable : low.geom);
-      this.emit("struck_table", "table", `the palm's ${part} hit the table coming in at ${ms(Math.max(...this.palmSpeeds))} m/s; its lowest point reached ${cm(low.z)} cm from the table top`);
+      // The hand went down to the table: its path was too low, however fast it came.
+      this.emit("struck_table", "table", `the palm's ${part} hit the table coming in at ${ms(Math.max(...this.palmSpeeds))} m/s; its lowest point reached ${cm(low.z)} cm from the table top`, "too_low");
     }
 
     // dragged: the held thing slides along the table while touching it.
@@ -170,7 +173,7 @@ export class EventMonitor {
       }
       this.drag.last = heldOnTable ? p : null;
       if (this.drag.dist > LIMITS.dragged) {
-        this.emit("dragged", heldName!, `the held ${heldName} stayed in contact with the table while it moved ${cm(this.drag.dist)} cm horizontally (up to ${ms(this.drag.speed)} m/s)`);
+        this.emit("dragged", heldName!, `the held ${heldName} stayed in contact with the table while it moved ${cm(this.drag.dist)} cm horizontally (up to ${ms(this.drag.speed)} m/s)`, "too_low");
       }
     } else this.drag = { thing: -1, dist: 0, last: null, speed: 0 };
 
@@ -183,7 +186,10 @@ export class EventMonitor {
         // Speed at touchdown: the last measured speed carried down the rest of the way in free fall.
         const impact = Math.sqrt(Math.max(0, d.prevVz * d.prevVz + 2 * G * Math.max(0, d.prevBottom - d.below)));
         const v = d.prevVz < 0 ? Math.max(-d.prevVz, Math.min(impact, -d.prevVz + G * TICK)) : 0;
-        if (v > LIMITS.dropSpeed) this.emit("dropped", name, `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it`, t);
+        // The height it was let go from explains the impact, or the hand threw it down: a free fall from the release
+        // height gives √(2gh); an impact well above that came from the hand's own speed.
+        const fromHeight = Math.sqrt(2 * G * d.height);
+        if (v > LIMITS.dropSpeed) this.emit("dropped", name, `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it (a free fall from there lands at ${ms(fromHeight)} m/s)`, v > 1.25 * fromHeight ? "too_fast" : "too_high", t);
         this.drops.delete(i);
         continue;
       }
@@ -200,7 +206,7 @@ export class EventMonitor {
         const name = s.parts.things[i].name;
         const touch = this.lastTouch.get(i);
         const cause = touch ? `after the ${touch.by} struck it at ${ms(touch.speed)} m/s (t=${touch.t.toFixed(2)} s)` : "with nothing of the robot touching it";
-        this.emit("knocked_over", name, `the ${name} tipped ${((th * 180) / Math.PI).toFixed(0)}° from upright ${cause}`);
+        this.emit("knocked_over", name, `the ${name} tipped ${((th * 180) / Math.PI).toFixed(0)}° from upright ${cause}`, touch ? "path_through" : "unknown");
       }
     }
 
@@ -227,7 +233,9 @@ export class EventMonitor {
         let peak = 0;
         for (let k = 1; k < vs.length; k++) peak = Math.max(peak, Math.hypot(vs[k][0] - vs[k - 1][0], vs[k][1] - vs[k - 1][1], vs[k][2] - vs[k - 1][2]) / TICK);
         const n = this.beadsInCup - inCup;
-        this.emit("spilled", heldName!, `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s²`);
+        // Upright, the cup lost them to its own motion (too fast); tipped over, something else was at work.
+        const tilt = s.tilt(s.parts.things[held].body);
+        this.emit("spilled", heldName!, `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`, tilt < LIMITS.tipAngle ? "too_fast" : "unknown");
       }
     } else this.cupVelocities = [];
 
@@ -237,7 +245,7 @@ export class EventMonitor {
       for (const { i, fp } of this.avoid) {
         if (p[0] >= fp.x[0] && p[0] <= fp.x[1] && p[1] >= fp.y[0] && p[1] <= fp.y[1] && p[2] > fp.top) {
           const name = s.parts.things[i].name;
-          this.emit("passed_over", name, `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`);
+          this.emit("passed_over", name, `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`, "path_over");
         }
       }
     }
@@ -256,7 +264,7 @@ export class EventMonitor {
       const after = s.jointFraction(j.name);
       if (before < LIMITS.closedFraction && after > LIMITS.openFraction) {
         const ref = s.joint(j.name)!;
-        this.emit("left_open", j.object, `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`);
+        this.emit("left_open", j.object, `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`, "not_closed");
       }
     }
   }
@@ -268,7 +276,7 @@ export class EventMonitor {
     const p = s.thingPosition(i);
     const touch = this.lastTouch.get(i);
     const by = touch ? ` by the ${touch.by} moving at ${ms(touch.speed)} m/s` : " without the robot touching it";
-    this.emit("pushed", name, `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`, c.t);
+    this.emit("pushed", name, `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`, touch ? "path_through" : "unknown", c.t);
   }
 
   private touch(i: number, by: string, speed: number, t: number): void {

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { bundledManifests } from "../../../robots/manifests";
 import { PrimitiveProgram } from "../../../robots/msgs/primitives";
-import { LAST_ROLLOUT_SERVICE, RESET_SERVICE, UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../../robots/msgs/rollout";
+import { CAUSE_KINDS, LAST_ROLLOUT_SERVICE, RESET_SERVICE, UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../../robots/msgs/rollout";
 import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
 import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
@@ -61,8 +61,9 @@ describe("workbench behaviours (in process)", () => {
     expect([...new Set(neg.events.map((e) => e.kind))]).toEqual([b]);
     const event = neg.events[0];
     expect(event.object).toBe(BEHAVIOURS[b].object(world.scene));
-    // The detail states the measured cause in numbers.
+    // The detail states the measured cause in numbers, and the cause those numbers point to is recorded with it.
     expect(event.detail).toMatch(/\d/);
+    expect([...CAUSE_KINDS, "unknown"]).toContain(event.cause);
     const pos = await runBehaviour(b, "positive", 0);
     expect(pos.r.status, String(pos.r.values.message)).toBe("succeeded");
     expect(pos.goal.success, JSON.stringify(pos.goal)).toBe(true);
