@@ -27,6 +27,8 @@ export interface KitchenBody {
   where(object: string): Where | undefined;
   setWhere(object: string, w: Where): void;
   heldBy(robot: RobotId): string | undefined;
+  /** The robot closed (a pick) or opened (a release) its fingers: its own command, known to it with or without sensing. */
+  setGripper(robot: RobotId, closed: boolean): void;
   mobileNavPoint(): string | undefined;
   freeSlot(p: PlaceSpec): number;
   slotWorld(p: PlaceSpec, slot: number, lift?: number): Vec3;
@@ -207,6 +209,7 @@ function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, 
     yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
     yield* moveGripper(body, robot, top);
     yield* body.clock.wait(0.3);
+    body.setGripper(robot, true);
     body.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
     yield* moveGripper(body, robot, restPose(body, robot));
     feedback("lifted", 1);
@@ -220,6 +223,7 @@ function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, 
   feedback("grasping", 0.5);
   body.log({ kind: "contact", robot, object, detail: `gripper closed on the ${object}` });
   yield* body.clock.wait(0.3);
+  body.setGripper(robot, true);
   body.setWhere(object, { heldBy: robot });
   body.log({ kind: "picked", robot, object, place: p.name });
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
@@ -235,6 +239,7 @@ function* release(body: KitchenBody, robot: RobotId, requested: string, p: Place
     const top = body.slotWorld(p, slot, 0.12);
     yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
     yield* body.clock.wait(0.2);
+    body.setGripper(robot, false);
     body.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
     yield* moveGripper(body, robot, restPose(body, robot));
     feedback("done", 1);
@@ -246,6 +251,7 @@ function* release(body: KitchenBody, robot: RobotId, requested: string, p: Place
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, top);
   yield* body.clock.wait(0.2);
+  body.setGripper(robot, false);
   body.setWhere(object, { place: p, slot });
   body.log({ kind: "released", robot, object, place: p.name });
   feedback("released", 0.7);

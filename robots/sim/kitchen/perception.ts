@@ -1,14 +1,18 @@
 /**
  * The kitchen robots' cameras: where each looks from, rendering, and the detector that turns a frame into the
- * detections message (objects with where they are, places with whether they are open).
+ * detections message. Where a detected object is — in a place, or in a robot's hand — is worked out from its own depth
+ * pixels against the robots' map of the kitchen (each place's content volume, fixed before the episode) and the robots'
+ * hands as they know them (robots/sim/locate.ts); whether a door or drawer is open, from its pixels against where it
+ * lies when shut. Perception never reads where the world keeps an object, nor a door's joint.
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
+import { entityClouds, locateCloud, shareInside, type Hand, type Location, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
 import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, NAMES, OBJECTS, PLACES, type PlaceSpec } from "./layout";
-import type { RobotId, Where } from "./world";
+import type { RobotId } from "./world";
 
 export interface CameraOutput {
   robot: RobotId;
@@ -20,12 +24,16 @@ export interface CameraOutput {
   detections: DetectionsMessage;
 }
 
-/** What the detector reads of the true state (to say where a seen object is), and whom it tells of a sighting. */
+/** What the detector knows besides the image: the robots' map and hands, the clock, and whom it tells of a sighting. */
 export interface KitchenView {
-  where(object: string): Where | undefined;
-  isClosed(p: PlaceSpec): boolean;
+  /** Each place's content volume, most specific first (the robots' map, made before the episode). */
+  volumes: readonly PlaceVolume[];
+  /** Where each door or drawer lies when shut (its parts' box then). */
+  shut: ReadonlyMap<string, { min: Vec3; max: Vec3 }>;
+  /** The robots' hands as the robots know them: grasp point from their kinematics, fingers closed or not. */
+  hands(): Hand[];
   stamp(): Stamp;
-  /** A detection that names its object correctly. */
+  /** A detection that names its object correctly (the world's own log of sightings, for its goal check). */
   seen(robot: RobotId, object: string, place: string): void;
 }
 
@@ -46,6 +54,7 @@ export class KitchenCameras {
   private geomToObject: Int32Array;
   private geomToPlace: Int32Array;
   private geomToFloor: Int32Array;
+  private geomToDoor: Int32Array;
 
   constructor(
     private readonly mj: Mujoco,
@@ -65,6 +74,14 @@ export class KitchenCameras {
     });
     this.geomToObject = Int32Array.from(geomBody, (b) => bodyObject.get(b) ?? -1);
     this.geomToPlace = Int32Array.from(geomBody, (b) => bodyPlace.get(b) ?? -1);
+    // A door's parts (a hinged door's own body; a drawer is its whole sliding body), by place.
+    const bodyDoor = new Map<number, number>();
+    PLACES.forEach((p, i) => {
+      if (!p.openable) return;
+      const door = bodyId.get(`${p.body}_door`) ?? bodyId.get(p.body);
+      if (door !== undefined) bodyDoor.set(door, i);
+    });
+    this.geomToDoor = Int32Array.from(geomBody, (b) => bodyDoor.get(b) ?? -1);
     const floors = new Map(PLACES.map((p, i) => [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM.value, p.floor) as number, i]));
     this.geomToFloor = Int32Array.from(geomBody, (_b, g) => floors.get(g) ?? -1);
     const w = opts.width ?? 320;
@@ -83,19 +100,21 @@ export class KitchenCameras {
     const pose = cameraPose(robot, mobile);
     const cam = this.cameras.get(robot)!;
     const frame = cam.render(this.model, this.data, pose, robot === "mobile" ? this.mobileBody : -1);
-    const detections = this.detect(robot, frame, view);
+    const detections = this.detect(robot, frame, pose, cam.fovDeg, view);
     const [image, depth] = await Promise.all([encodeRgbPng(frame), encodeDepthPng(frame)]);
     return { robot, camera: robot === "arm" ? "overhead" : "head", frame, pose, image, depth, detections };
   }
 
-  private detect(robot: RobotId, frame: Frame, view: KitchenView): DetectionsMessage {
+  private detect(robot: RobotId, frame: Frame, pose: CameraPose, fovDeg: number, view: KitchenView): DetectionsMessage {
     const names = OBJECTS.map((o) => o.name);
     const raw = detectObjects(frame, this.geomToObject, names, names, this.noise, this.rng);
     const stamp = view.stamp();
+    const clouds = entityClouds(frame, pose, fovDeg, this.geomToObject, names.length);
+    const hands = view.hands();
     const dets = raw.map((d) => {
-      const w = view.where(d.truth)!;
-      const location: DetectionsMessage["detections"][number]["location"] =
-        "heldBy" in w ? { relation: "held_by", place: w.heldBy } : { relation: w.place.kind === "container" ? "in" : "on", place: w.place.name };
+      // The pixels of the detection, wherever its label came from: a mislabelled object is located where it is.
+      const cloud = clouds[d.entity];
+      const location = locateCloud(cloud, { hands, places: view.volumes, fallback: nearest(cloud.median, view.volumes) });
       if (d.label === d.truth) view.seen(robot, d.truth, location.place);
       return { label: d.label, display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location };
     });
@@ -109,11 +128,24 @@ export class KitchenCameras {
       if (toPlace[g] >= 0) placePixels[toPlace[g]]++;
       if (toFloor[g] >= 0) floorPixels[toFloor[g]]++;
     }
-    const places = PLACES.map((p, i) => ({ p, n: placePixels[i], inside: floorPixels[i] }))
+    const places = PLACES.map((p, i) => ({ p, i, n: placePixels[i], inside: floorPixels[i] }))
       .filter(({ n }) => n >= 50)
-      .map(({ p, n, inside }) => ({ name: p.name, state: (view.isClosed(p) ? "closed" : "open") as "open" | "closed", pixels: n, insidePixels: inside }))
+      .map(({ p, i, n, inside }) => ({ name: p.name, state: this.doorState(p, i, frame, pose, fovDeg, view, inside), pixels: n, insidePixels: inside }))
       .sort((a, b) => a.name.localeCompare(b.name));
     return { ...detectionsHeader(robot, `${robot}_camera`, frame, stamp), detections: dets, places };
+  }
+
+  /**
+   * Open or closed, as the image shows it: most of the door's (or drawer's) points where it lies when shut is shut.
+   * A door hardly in view says nothing by itself: then a place whose inside is in view is open, and one whose inside is
+   * hidden is taken as closed (nothing in it can be seen either way).
+   */
+  private doorState(p: PlaceSpec, i: number, frame: Frame, pose: CameraPose, fovDeg: number, view: KitchenView, inside: number): "open" | "closed" {
+    const shut = view.shut.get(p.name);
+    if (!p.openable || !shut) return "open";
+    const door = shareInside(frame, pose, fovDeg, (g) => this.geomToDoor[g] === i, shut);
+    if (door.n >= 20) return door.inside >= 0.5 * door.n ? "closed" : "open";
+    return inside > 0 ? "open" : "closed";
   }
 
   /** The object a pixel of a frame shows, or null where no object. */
@@ -121,4 +153,14 @@ export class KitchenCameras {
     const g = frame.geom[i];
     return g >= 0 && this.geomToObject[g] >= 0 ? OBJECTS[this.geomToObject[g]].name : null;
   }
+}
+
+/** The place whose content volume is nearest a point, for a thing seen between volumes (it is in or on one of them). */
+function nearest(p: Vec3, volumes: readonly PlaceVolume[]): Location {
+  let best = volumes[0], d = Infinity;
+  for (const v of volumes) {
+    const e = Math.hypot(...[0, 1, 2].map((k) => Math.max(v.min[k] - p[k], 0, p[k] - v.max[k])));
+    if (e < d) (d = e), (best = v);
+  }
+  return { relation: best.relation, place: best.name };
 }

@@ -15,6 +15,7 @@ import { ARM_REST, MOBILE_GRIPPER_REST, NAMES, NAVIGATION_POINTS, OBJECTS, PLACE
 import type { KitchenScenario } from "./scenario";
 import { TICK, angleDiff, describeSuccess, skillFailure, skillMotion, type KitchenBody } from "./controllers";
 import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from "./perception";
+import type { PlaceVolume } from "../locate";
 
 export type RobotId = "mobile" | "arm";
 
@@ -48,6 +49,8 @@ export class KitchenWorld {
   private mobile = { x: 0, y: 0, yaw: 0 };
   private skillsEnded = 0;
   private detected = new Set<string>();
+  /** Whether each robot last closed its fingers (a pick) or opened them (a release): the robot's own command. */
+  private gripperClosed = new Map<RobotId, boolean>();
   private cameras: KitchenCameras;
   private readonly graspSensing: boolean;
   private changeListeners: (() => void)[] = [];
@@ -80,6 +83,9 @@ export class KitchenWorld {
         this.where.set(object, w);
       },
       heldBy: (robot) => this.heldBy(robot),
+      setGripper: (robot, closed) => {
+        this.gripperClosed.set(robot, closed);
+      },
       mobileNavPoint: () => this.mobileNavPoint(),
       freeSlot: (p) => this.freeSlot(p),
       slotWorld: (p, slot, lift) => this.slotWorld(p, slot, lift),
@@ -93,9 +99,11 @@ export class KitchenWorld {
       mobileGripperRest: () => this.mobileGripperRest(),
       log: (e) => this.log(e),
     };
+    const { volumes, shut } = this.mapOfPlaces();
     this.view = {
-      where: (object) => this.where.get(object),
-      isClosed: (p) => this.isClosed(p),
+      volumes,
+      shut,
+      hands: () => (["mobile", "arm"] as const).map((r) => ({ name: r, at: this.mocapPos(`${r}_gripper`), closed: this.gripperClosed.get(r) ?? false, reach: 0.08 })),
       stamp: () => this.stamp(),
       seen: (robot, object, placeName) => {
         if (this.detected.has(object)) return;
@@ -149,6 +157,7 @@ export class KitchenWorld {
     this.mobile = { x: nav.position[0], y: nav.position[1], yaw: nav.yaw };
     this.setMocap("mobile_gripper", this.mobileGripperRest());
     this.setMocap("arm_gripper", ARM_REST);
+    this.gripperClosed.clear();
     // Slots are read from body frames, which exist only after a forward pass.
     this.mj.mj_forward(this.model, this.data);
     this.syncMocap();
@@ -202,6 +211,63 @@ export class KitchenWorld {
     const g = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_GEOM.value, `${p.name}_handle`);
     const x = this.data.geom_xpos as Float64Array;
     return [x[3 * g], x[3 * g + 1], x[3 * g + 2]];
+  }
+
+  /**
+   * The robots' map of the kitchen, made once from its fixed geometry with every door and drawer shut (and each drawer
+   * pulled out, for the room its contents sweep): where each place keeps its contents — its resting surfaces' reach,
+   * up to the height of the tallest thing — and where each door or drawer lies when shut.
+   */
+  private mapOfPlaces(): { volumes: PlaceVolume[]; shut: Map<string, { min: Vec3; max: Vec3 }> } {
+    const qpos = this.data.qpos as Float64Array;
+    const saved = Float64Array.from(qpos);
+    const openable = PLACES.filter((p) => p.openable);
+    const at = (open: boolean) => {
+      for (const p of openable) qpos[this.jointAddr(p).q] = open ? p.openPosition! : 0;
+      this.mj.mj_kinematics(this.model, this.data);
+    };
+    const grow = (b: { min: Vec3; max: Vec3 } | undefined, q: Vec3): { min: Vec3; max: Vec3 } =>
+      b ? { min: [0, 1, 2].map((k) => Math.min(b.min[k], q[k])) as Vec3, max: [0, 1, 2].map((k) => Math.max(b.max[k], q[k])) as Vec3 } : { min: [...q], max: [...q] };
+    const surfaces = new Map<string, { min: Vec3; max: Vec3 }>();
+    const shut = new Map<string, { min: Vec3; max: Vec3 }>();
+    at(false);
+    for (const p of openable) {
+      const door = this.bodyId.get(`${p.body}_door`) ?? this.body(p.body);
+      let b: { min: Vec3; max: Vec3 } | undefined;
+      for (const corner of this.bodyCorners(door)) b = grow(b, corner);
+      if (b) shut.set(p.name, { min: b.min.map((v) => v - 0.03) as Vec3, max: b.max.map((v) => v + 0.03) as Vec3 });
+    }
+    for (const open of [false, true]) {
+      at(open);
+      for (const p of PLACES) p.slots.forEach((_, i) => surfaces.set(p.name, grow(surfaces.get(p.name), this.slotWorld(p, i))));
+    }
+    qpos.set(saved);
+    this.mj.mj_forward(this.model, this.data);
+    const tallest = Math.max(...OBJECTS.map((o) => 2 * objectHalfHeight(o)));
+    // Containers first: a thing in a drawer under a table is in the drawer.
+    const volumes = [...PLACES].sort((a, b) => Number(b.kind === "container") - Number(a.kind === "container")).map((p) => {
+      const s = surfaces.get(p.name)!;
+      return { name: p.name, relation: p.kind === "container" ? ("in" as const) : ("on" as const), min: [s.min[0] - 0.1, s.min[1] - 0.1, s.min[2] - 0.03] as Vec3, max: [s.max[0] + 0.1, s.max[1] + 0.1, s.max[2] + tallest + 0.02] as Vec3 };
+    });
+    return { volumes, shut };
+  }
+
+  /** The corners of a body's box geoms, world frame (the kitchen's furniture is boxes). */
+  private bodyCorners(body: number): Vec3[] {
+    const out: Vec3[] = [];
+    const geomBody = this.model.geom_bodyid as Int32Array;
+    const size = this.model.geom_size as Float64Array;
+    const xpos = this.data.geom_xpos as Float64Array;
+    const xmat = this.data.geom_xmat as Float64Array;
+    for (let g = 0; g < geomBody.length; g++) {
+      if (geomBody[g] !== body) continue;
+      for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
+        const l = [sx * size[3 * g], sy * size[3 * g + 1], sz * size[3 * g + 2]];
+        const m = xmat.subarray(9 * g, 9 * g + 9);
+        out.push([0, 1, 2].map((k) => xpos[3 * g + k] + m[3 * k] * l[0] + m[3 * k + 1] * l[1] + m[3 * k + 2] * l[2]) as Vec3);
+      }
+    }
+    return out;
   }
 
   /** How far open a door or drawer is, 0 (shut) … 1 (fully open). */

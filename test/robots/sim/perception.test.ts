@@ -60,6 +60,44 @@ describe("camera and detector", () => {
     expect(arm.detections.detections.map((d) => d.label)).not.toContain("green_medication");
   });
 
+  it("locates a detection from its own depth pixels: a thing moved without the world's bookkeeping is reported where it is seen", async () => {
+    const w = await world("integration_tea_to_trash");
+    const arm = async () => (await w.renderCamera("arm")).detections.detections;
+    expect((await arm()).find((d) => d.label === "bottle_of_tea")).toBeUndefined();
+    // Put the tea on the table by hand, behind the world's back: the world still keeps it in the refrigerator.
+    (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bottle_of_tea", [0.4, 0.17, 0.85]);
+    expect(w.evaluate().state.bottle_of_tea).toMatch(/refrigerator/);
+    expect((await arm()).find((d) => d.label === "bottle_of_tea")?.location).toEqual({ relation: "on", place: "table" });
+  });
+
+  it("held_by comes from the robot's own hand and what its camera sees there: a grasp on nothing shows nothing held", async () => {
+    const w = await world("integration_tea_to_trash", { graspSensing: false });
+    const held = async () => (await w.renderCamera("arm")).detections.detections.filter((d) => d.location.relation === "held_by");
+    await w.runSkill("arm", "open", { target: "drawer_top" }, ctx());
+    // Without grasp sensing a pick where nothing is reports success, and the hand is closed; the camera shows it empty.
+    const empty = await w.runSkill("arm", "pick_from", { object: "apple", place: "drawer_top" }, ctx());
+    expect(empty.status).toBe("succeeded");
+    expect(await held()).toEqual([]);
+    await w.runSkill("arm", "release_to", { object: "apple", place: "trash_can" }, ctx());
+    await w.runSkill("arm", "pick_from", { object: "bread", place: "drawer_top" }, ctx());
+    expect((await held()).map((d) => [d.label, d.location])).toEqual([["bread", { relation: "held_by", place: "arm" }]]);
+    // The same bread where the closed hand is not: seen on the table, whatever the world's bookkeeping says.
+    (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bread", [0, 0.17, 0.8]);
+    expect(w.evaluate().state.bread).toMatch(/arm/);
+    expect(await held()).toEqual([]);
+  });
+
+  it("says a door is open or closed from the door's own pixels", async () => {
+    const w = await world("integration_tea_to_trash");
+    await w.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
+    const state = async () => (await w.renderCamera("mobile")).detections.places.find((p) => p.name === "refrigerator")?.state;
+    expect(await state()).toBe("closed");
+    await w.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
+    expect(await state()).toBe("open");
+    await w.runSkill("mobile", "close", { target: "refrigerator" }, ctx());
+    expect(await state()).toBe("closed");
+  });
+
   it("produces depth consistent with the camera's height", async () => {
     const w = await world("integration_tea_to_trash");
     const out = await w.renderCamera("arm");
