@@ -8,6 +8,7 @@
  * wrong label is located where its pixels are, and a thing moved without anyone's bookkeeping is reported where seen.
  */
 import type { CameraPose, Frame, Vec3 } from "./camera";
+import type { Mujoco, MjModel, MjData } from "./mujoco";
 
 /** What the depth pixels of one thing show: how many, the median point and the extent, world frame (metres). */
 export interface Cloud {
@@ -114,6 +115,34 @@ export function locateCloud(cloud: Cloud, o: { hands?: readonly Hand[]; places?:
     if (over && cloud.min[2] >= c.max[2] - 0.025 && cloud.min[2] <= c.max[2] + 0.03) return { relation: s.relation ?? "on", place: s.name };
   }
   return o.fallback;
+}
+
+/**
+ * The box around some geoms as they are posed in `data` (call mj_kinematics first), grown by `margin`: where a door
+ * lies when shut, made once from the model's own geometry (boxes by their half sizes, spheres and cylinders by their
+ * radius and half height).
+ */
+export function geomsBox(mj: Mujoco, model: MjModel, data: MjData, geoms: number[], margin = 0): { min: Vec3; max: Vec3 } | undefined {
+  const type = model.geom_type as Int32Array;
+  const size = model.geom_size as Float64Array;
+  const xpos = data.geom_xpos as Float64Array;
+  const xmat = data.geom_xmat as Float64Array;
+  let min: Vec3 | undefined, max: Vec3 | undefined;
+  for (const g of geoms) {
+    const t = type[g];
+    const half =
+      t === mj.mjtGeom.mjGEOM_BOX.value ? [size[3 * g], size[3 * g + 1], size[3 * g + 2]]
+      : t === mj.mjtGeom.mjGEOM_SPHERE.value ? [size[3 * g], size[3 * g], size[3 * g]]
+      : [size[3 * g], size[3 * g], size[3 * g + 1] + (t === mj.mjtGeom.mjGEOM_CAPSULE.value ? size[3 * g] : 0)];
+    const m = xmat.subarray(9 * g, 9 * g + 9);
+    for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
+      const l = [sx * half[0], sy * half[1], sz * half[2]];
+      const c = [0, 1, 2].map((k) => xpos[3 * g + k] + m[3 * k] * l[0] + m[3 * k + 1] * l[1] + m[3 * k + 2] * l[2]) as Vec3;
+      min = min ? (min.map((v, k) => Math.min(v, c[k])) as Vec3) : c;
+      max = max ? (max.map((v, k) => Math.max(v, c[k])) as Vec3) : c;
+    }
+  }
+  return min && max ? { min: min.map((v) => v - margin) as Vec3, max: max.map((v) => v + margin) as Vec3 } : undefined;
 }
 
 /** Distance from a point to a cloud's bounding box (0 inside it). */

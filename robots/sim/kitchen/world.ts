@@ -15,7 +15,7 @@ import { ARM_REST, MOBILE_GRIPPER_REST, NAMES, NAVIGATION_POINTS, OBJECTS, PLACE
 import type { KitchenScenario } from "./scenario";
 import { TICK, angleDiff, describeSuccess, skillFailure, skillMotion, type KitchenBody } from "./controllers";
 import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from "./perception";
-import type { PlaceVolume } from "../locate";
+import { geomsBox, type PlaceVolume } from "../locate";
 
 export type RobotId = "mobile" | "arm";
 
@@ -231,11 +231,11 @@ export class KitchenWorld {
     const surfaces = new Map<string, { min: Vec3; max: Vec3 }>();
     const shut = new Map<string, { min: Vec3; max: Vec3 }>();
     at(false);
+    const geomBody = this.model.geom_bodyid as Int32Array;
     for (const p of openable) {
       const door = this.bodyId.get(`${p.body}_door`) ?? this.body(p.body);
-      let b: { min: Vec3; max: Vec3 } | undefined;
-      for (const corner of this.bodyCorners(door)) b = grow(b, corner);
-      if (b) shut.set(p.name, { min: b.min.map((v) => v - 0.03) as Vec3, max: b.max.map((v) => v + 0.03) as Vec3 });
+      const b = geomsBox(this.mj, this.model, this.data, [...geomBody.keys()].filter((g) => geomBody[g] === door), 0.03);
+      if (b) shut.set(p.name, b);
     }
     for (const open of [false, true]) {
       at(open);
@@ -250,24 +250,6 @@ export class KitchenWorld {
       return { name: p.name, relation: p.kind === "container" ? ("in" as const) : ("on" as const), min: [s.min[0] - 0.1, s.min[1] - 0.1, s.min[2] - 0.03] as Vec3, max: [s.max[0] + 0.1, s.max[1] + 0.1, s.max[2] + tallest + 0.02] as Vec3 };
     });
     return { volumes, shut };
-  }
-
-  /** The corners of a body's box geoms, world frame (the kitchen's furniture is boxes). */
-  private bodyCorners(body: number): Vec3[] {
-    const out: Vec3[] = [];
-    const geomBody = this.model.geom_bodyid as Int32Array;
-    const size = this.model.geom_size as Float64Array;
-    const xpos = this.data.geom_xpos as Float64Array;
-    const xmat = this.data.geom_xmat as Float64Array;
-    for (let g = 0; g < geomBody.length; g++) {
-      if (geomBody[g] !== body) continue;
-      for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
-        const l = [sx * size[3 * g], sy * size[3 * g + 1], sz * size[3 * g + 2]];
-        const m = xmat.subarray(9 * g, 9 * g + 9);
-        out.push([0, 1, 2].map((k) => xpos[3 * g + k] + m[3 * k] * l[0] + m[3 * k + 1] * l[1] + m[3 * k + 2] * l[2]) as Vec3);
-      }
-    }
-    return out;
   }
 
   /** How far open a door or drawer is, 0 (shut) … 1 (fully open). */

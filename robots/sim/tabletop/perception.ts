@@ -1,9 +1,13 @@
 /**
  * The tabletop's front camera: its pose, rendering, and the detector that turns a frame into the detections message,
- * each object with where it is and the colour of its own pixels.
+ * each object with where it is and the colour of its own pixels. Where a loose thing is comes from its depth pixels
+ * against the scene's fixed furniture (each container's inside, each surface's top) and the palm as the palm knows
+ * itself (robots/sim/locate.ts); whether a container is open, from its doors' pixels against where they lie when shut.
+ * Nothing here reads where the world keeps a thing, nor a door's joint.
  */
-import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
+import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
+import { entityClouds, locateCloud, shareInside, type Hand, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
@@ -16,10 +20,16 @@ export type DetectionsMessage = BaseDetections & { detections: (PlacedDetection 
 const CAMERA_EYE: [number, number, number] = [0, -0.82, 0.62];
 const CAMERA_TARGET: [number, number, number] = [0, 0.12, 0.08];
 
-/** What the detector reads of the true state (where a seen object is, whether a container is open), and whom it tells of a sighting. */
+/** What the detector knows besides the image: the scene's furniture and the palm, the clock, whom it tells of a sighting. */
 export interface TabletopView {
-  locate(name: string): { relation: "in" | "on" | "held_by"; place: string };
-  isOpen(container: string): boolean;
+  /** Labels of things fixed in the scene (furniture, handles, levers): they stand where they were built. */
+  fixed: ReadonlySet<string>;
+  /** Each container's inside and each surface's top, as content volumes (the scene's map, fixed before the episode). */
+  volumes: readonly PlaceVolume[];
+  /** Where each container's doors lie when shut, by container (one box per door). */
+  shut: ReadonlyMap<string, { door: string; box: { min: Vec3; max: Vec3 } }[]>;
+  /** The palm as it knows itself: where it is, and whether its grasp has closed on something. */
+  hand(): Hand;
   stamp(): Stamp;
   /** A detection that names its object correctly. */
   seen(object: string): void;
@@ -41,6 +51,8 @@ export class TabletopCamera {
   private geomToLabel: Int32Array;
   private geomToPlace: Int32Array;
   private geomInside: Int32Array;
+  private geomToDoor: Int32Array;
+  private doorIndex: Map<string, number>;
 
   constructor(
     private readonly mj: Mujoco,
@@ -62,9 +74,15 @@ export class TabletopCamera {
     this.geomToLabel = new Int32Array(ng).fill(-1);
     this.geomToPlace = new Int32Array(ng).fill(-1);
     this.geomInside = new Int32Array(ng).fill(0);
+    // A door's parts: the geoms of its own body, named <container>__<joint>.
+    const doorBodies = scene.containers.flatMap((c) => c.doors.map((d) => `${c.name}__${d.joint}`));
+    this.doorIndex = new Map(doorBodies.map((b, i) => [b, i]));
+    this.geomToDoor = new Int32Array(ng).fill(-1);
+    const geomBody = model.geom_bodyid as Int32Array;
     for (let g = 0; g < ng; g++) {
       const name = (mj.mj_id2name(model, mj.mjtObj.mjOBJ_GEOM.value, g) as string | null) ?? "";
       const label = name.split("__")[0];
+      this.geomToDoor[g] = this.doorIndex.get((mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, geomBody[g]) as string | null) ?? "") ?? -1;
       this.geomToLabel[g] = labelIndex.get(label) ?? -1;
       this.geomToPlace[g] = placeIndex.get(label) ?? -1;
       if (interior.has(name)) this.geomInside[g] = 1;
@@ -118,15 +136,39 @@ export class TabletopCamera {
         if (this.geomInside[g]) insidePx[p]++;
       }
     }
+    const pose = cameraPose();
+    const clouds = entityClouds(frame, pose, this.camera.fovDeg, this.geomToLabel, n);
+    const hand = view.hand();
     const detections = raw.map((d) => {
-      const e = this.labels.indexOf(d.truth);
+      const e = d.entity;
       if (d.label === d.truth) view.seen(d.truth);
-      return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location: view.locate(d.truth), color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+      // Its own pixels locate it, whatever it was called: furniture stands on the floor, a loose thing is wherever its
+      // points are.
+      const location = view.fixed.has(d.truth) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { hands: [hand], places: view.volumes, fallback: { relation: "on", place: "floor" } });
+      return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = this.placeNames
-      .map((name, i) => ({ name, state: (view.isOpen(name) ? "open" : "closed") as "open" | "closed", pixels: placePx[i], insidePixels: insidePx[i] }))
+      .map((name, i) => ({ name, state: this.doorState(name, frame, pose, view, insidePx[i]), pixels: placePx[i], insidePixels: insidePx[i] }))
       .filter((p) => p.pixels >= 50);
     return { ...detectionsHeader("palm", "front_camera", frame, view.stamp()), detections, places };
+  }
+
+  /**
+   * A container is open when a door of it that is in view lies off where it lies shut; a container whose doors are
+   * hardly in view is open when its inside is in view. Places without doors are open.
+   */
+  private doorState(name: string, frame: Frame, pose: CameraPose, view: TabletopView, inside: number): "open" | "closed" {
+    const doors = view.shut.get(name);
+    if (!doors?.length) return "open";
+    let judged = false;
+    for (const d of doors) {
+      const id = this.doorIndex.get(d.door);
+      const seen = shareInside(frame, pose, this.camera.fovDeg, (g) => this.geomToDoor[g] === id, d.box);
+      if (seen.n < 20) continue;
+      judged = true;
+      if (seen.inside < 0.5 * seen.n) return "open";
+    }
+    return judged || inside === 0 ? "closed" : "open";
   }
 }
 

@@ -4,7 +4,7 @@
  * mechanics and the MPC motion are in controllers.ts, the front camera and detector in perception.ts. Agents never
  * import this: they reach it over the bridge.
  */
-import type { CameraPose, Frame } from "../camera";
+import type { CameraPose, Frame, Vec3 } from "../camera";
 import type { DetectorNoise } from "../detector";
 import { EventLog, type SimEvent } from "../events";
 import { SimClock } from "../clock";
@@ -18,6 +18,7 @@ import { DEFAULT_MPC, Spline, type MpcOptions } from "./mpc";
 import { describeScene } from "./scenario";
 import { indexScene, type Lock, type Thing } from "./bodies";
 import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type TabletopBody, type WorldState } from "./controllers";
+import { geomsBox, type PlaceVolume } from "../locate";
 import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView } from "./perception";
 import { modelViews } from "./views";
 
@@ -108,9 +109,12 @@ export class TabletopWorld implements Resolver {
       clamp: (p) => this.clamp(p),
       log: (e) => this.log(e),
     };
+    const { volumes, shut } = this.mapOfScene();
     this.view = {
-      locate: (name) => this.locate(name),
-      isOpen: (container) => this.isOpen(container),
+      fixed: new Set(this.description.labels.filter((l) => !scene.objects.includes(l))),
+      volumes,
+      shut,
+      hand: () => ({ name: "palm", at: this.palmPosition() as Vec3, closed: this.st.held >= 0, reach: 0.06 }),
       stamp: () => this.stamp(),
       seen: (object) => {
         if (this.detected.has(object)) return;
@@ -172,6 +176,40 @@ export class TabletopWorld implements Resolver {
     this.mj.mj_forward(this.model, this.data);
     for (const o of this.scene.objects) this.upright.set(o, this.isUpright(o));
     this.sensorEngaged = this.locks.map((_, i) => lockEngaged(this.palm, this.data, this.st, i));
+  }
+
+  /**
+   * The scene's map, made once from its fixed geometry with every door shut: each container's inside and each surface's
+   * top as the room their contents take up, and where each door lies when shut.
+   */
+  private mapOfScene(): { volumes: PlaceVolume[]; shut: Map<string, { door: string; box: { min: Vec3; max: Vec3 } }[]> } {
+    const q = this.data.qpos as Float64Array;
+    const saved = Float64Array.from(q);
+    for (const j of this.joints.values()) q[j.qpos] = j.closed;
+    this.mj.mj_kinematics(this.model, this.data);
+    const geomBody = this.model.geom_bodyid as Int32Array;
+    const bodyName = (b: number) => (this.mj.mj_id2name(this.model, this.mj.mjtObj.mjOBJ_BODY.value, b) as string | null) ?? "";
+    const shut = new Map(
+      this.scene.containers.map((c) => [
+        c.name,
+        c.doors.flatMap((d) => {
+          const door = `${c.name}__${d.joint}`;
+          const box = geomsBox(this.mj, this.model, this.data, [...geomBody.keys()].filter((g) => bodyName(geomBody[g]) === door), 0.02);
+          return box ? [{ door, box }] : [];
+        }),
+      ]),
+    );
+    const volumes: PlaceVolume[] = [
+      ...this.scene.containers.map((c) => ({ name: c.name, relation: "in" as const, min: [...c.min] as Vec3, max: [...c.max] as Vec3 })),
+      ...this.scene.surfaces.map((sf) => {
+        const c = pointPosition(this.data, this.points.get(sf.name)!);
+        // A thing resting on it has its middle a little above its top; the tallest of them well under 12 cm.
+        return { name: sf.name, relation: "on" as const, min: [c[0] - sf.half[0], c[1] - sf.half[1], sf.top] as Vec3, max: [c[0] + sf.half[0], c[1] + sf.half[1], sf.top + 0.12] as Vec3 };
+      }),
+    ];
+    q.set(saved);
+    this.mj.mj_forward(this.model, this.data);
+    return { volumes, shut };
   }
 
   palmPosition(data: MjData = this.data): number[] {

@@ -11,6 +11,8 @@ import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { CONTROLLER_MOTIONS, SCRIPTED_SOLUTIONS, TabletopWorld, colorName } from "../../../robots/sim/tabletop";
 import { buildScene, SCENE_NAMES, type SceneName } from "../../../robots/sim/tabletop/scenes";
 import { loadDataset } from "../../../evals/datasets";
+import { pointPosition } from "../../../robots/sim/tabletop/rewards";
+import type { Mujoco, MjData, MjModel } from "../../../robots/sim/mujoco";
 
 const ctx = () => ({ goalId: "test", signal: new AbortController().signal, feedback: () => {} });
 
@@ -103,6 +105,30 @@ describe("tabletop scenes in process", () => {
     } finally {
       await color.close();
       await kitchen.close();
+    }
+  });
+
+  it("detections are located by their own depth pixels and the palm's own grasp, not by the world's record", async () => {
+    const world = await TabletopWorld.create({ scene: "color" });
+    try {
+      // The world's own state, reached around its types (a test may; the detector may not).
+      const w = world as unknown as { st: { held: number }; thingIndex: Map<string, number>; data: MjData; model: MjModel; mj: Mujoco };
+      const where = async (label: string) => (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
+      expect(await where("red_cube")).toEqual({ relation: "on", place: "floor" });
+      // The world's grasp latched on the red cube while the cube lies on the table far from the palm: the palm's
+      // fingers are closed, but nothing of the cube is at them, so the camera does not call it held.
+      w.st.held = w.thingIndex.get("red_cube")!;
+      expect(world.locate("red_cube")).toEqual({ relation: "held_by", place: "palm" });
+      expect(await where("red_cube")).toEqual({ relation: "on", place: "floor" });
+      w.st.held = -1;
+      // The cube set down in the crate by hand: seen there.
+      const [cx, cy] = pointPosition(w.data, world.point("crate")!);
+      const addr = (w.model.jnt_qposadr as Int32Array)[w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, "red_cube")];
+      (w.data.qpos as Float64Array).set([cx, cy, 0.035], addr);
+      w.mj.mj_forward(w.model, w.data);
+      expect(await where("red_cube")).toEqual({ relation: "on", place: "crate" });
+    } finally {
+      await world.close();
     }
   });
 });
