@@ -1,10 +1,12 @@
 /**
  * The blocks world's front camera (a ray-cast RGB-D view of the basket, as the other worlds' cameras) and its detector:
- * each block with its box, the colour of its own pixels, and where it is (in the gripper, on another block, on the
- * basket floor) — what the proposer's image shows, as detections.
+ * each block with its box, the colour of its own pixels, and where it is — in the gripper, on another block, on the
+ * basket floor — worked out from the block's depth pixels, the other blocks' and the gripper as the arm knows it
+ * (robots/sim/locate.ts), never from where the world keeps the blocks.
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
+import { entityClouds, locateCloud, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import { colorName } from "../tabletop/perception";
@@ -17,7 +19,8 @@ export function blocksCameraPose(): CameraPose {
 }
 
 export interface BlocksView {
-  locate(label: string): { relation: "in" | "on" | "held_by"; place: string };
+  /** The gripper as the arm knows it: its grasp point, and whether its fingers stopped on a block. */
+  hand(): Hand;
   stamp(): Stamp;
 }
 
@@ -72,9 +75,14 @@ export class BlocksCamera {
       cnt[e]++;
       for (let k = 0; k < 3; k++) sum[3 * e + k] += frame.rgb[3 * i + k];
     }
+    const clouds = entityClouds(frame, blocksCameraPose(), this.camera.fovDeg, this.geomToLabel, n);
+    const hand = view.hand();
     const detections = raw.map((d) => {
-      const e = this.labels.indexOf(d.truth);
-      return { label: d.label, score: d.score, box: d.box, location: view.locate(d.truth), color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+      const e = d.entity;
+      // Resting on another block: on what its pixels show under it (as seen in this frame, under whatever name).
+      const supports = raw.filter((o) => o.entity !== e).map((o) => ({ name: o.label, cloud: clouds[o.entity] }));
+      const location = locateCloud(clouds[e], { hands: [hand], supports, fallback: { relation: "in", place: "basket" } });
+      return { label: d.label, score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = basketPx >= 50 ? [{ name: "basket", state: "open" as const, pixels: basketPx, insidePixels: basketPx }] : [];
     return { ...detectionsHeader("arm", "front_camera", frame, view.stamp()), detections, places };

@@ -98,7 +98,7 @@ export class BlocksWorld implements SimulatedWorld {
     };
     this.store = new EpisodeStore(opts.episodesDir ?? join(tmpdir(), `robograph-blocks-${process.pid}`), opts.instance ?? `i${process.pid}`);
     this.camera = new BlocksCamera(mj, model, data, this.description.labels, { ...opts, seed });
-    this.view = { locate: (l) => this.locate(l), stamp: () => this.stamp() };
+    this.view = { hand: () => ({ name: "gripper", at: this.tcp() as [number, number, number], closed: this.st.held >= 0, reach: 0.02 }), stamp: () => this.stamp() };
     this.layout = layoutFor(seed);
     this.nextSeed = seed;
     this.applyLayout(this.nextSeed++);

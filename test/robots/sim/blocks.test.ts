@@ -180,6 +180,24 @@ describe("blocks world in process", () => {
     expect(seen.detections.detections.find((d) => d.label === "green_block")?.color).toBe("green");
   });
 
+  it("where a block is comes from its depth pixels and the gripper's own grasp, not from the world's record", async () => {
+    await world.reset({ seed: 3 });
+    const w = world as unknown as { st: { held: number }; mech: { things: unknown[] }; blocks: unknown[]; data: { qpos: Float64Array }; model: { jnt_qposadr: Int32Array }; mj: { mj_name2id(m: unknown, t: number, n: string): number; mj_forward(m: unknown, d: unknown): void; mjtObj: { mjOBJ_JOINT: { value: number } } } };
+    const seen = async () => Object.fromEntries((await world.renderCamera("arm")).detections.detections.map((d) => [d.label, d.location]));
+    expect(Object.values(await seen())).toEqual([{ relation: "in", place: "basket" }, { relation: "in", place: "basket" }, { relation: "in", place: "basket" }]);
+    // The world's grasp latched on red while red lies on the basket floor, far from the fingers: not held, to the camera.
+    w.st.held = w.mech.things.indexOf(w.blocks[0]);
+    expect(world.locate("red_block")).toEqual({ relation: "held_by", place: "gripper" });
+    expect((await seen()).red_block).toEqual({ relation: "in", place: "basket" });
+    w.st.held = -1;
+    // Red set on blue by hand: seen on blue.
+    const addr = (n: string) => w.model.jnt_qposadr[w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, n)];
+    const blue = world.blockPositions().blue;
+    w.data.qpos.set([blue[0], blue[1], blue[2] + BLOCK_SIZE], addr("red_block"));
+    w.mj.mj_forward(w.model, w.data);
+    expect((await seen()).red_block).toEqual({ relation: "on", place: "blue_block" });
+  });
+
   it("an episode records every skill's reward at every state, and they follow from the recorded states", async () => {
     const r = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: LIFT_RED, seconds: 2 }], seed: 13 }));
     const ep = world.store.get(r.episode_id!) as Episode;
@@ -230,7 +248,9 @@ describe("blocks world over the bridge (real processes)", () => {
   }, 30_000);
 
   it("reset ends a running plan, loads the requested layout and clears the episode history", async () => {
-    const long = send(instances.clients[1], { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 20 }] });
+    // A minute of simulated time: at full speed on a quiet machine a 20 s plan could end before the reset arrives.
+    const step = { skill: "lift_red", params: LIFT_RED, seconds: 20 };
+    const long = send(instances.clients[1], { steps: [step, step, step] });
     await new Promise((r) => setTimeout(r, 300));
     const reset = await instances.clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, { seed: 42 });
     expect(reset).toMatchObject({ seed: 42, success: true });
