@@ -142,9 +142,9 @@ export class TabletopCamera {
     const detections = raw.map((d) => {
       const e = d.entity;
       if (d.label === d.truth) view.seen(d.truth);
-      // Its own pixels locate it, whatever it was called: furniture stands on the floor, a loose thing is wherever its
-      // points are.
-      const location = view.fixed.has(d.truth) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { hands: [hand], places: view.volumes, fallback: { relation: "on", place: "floor" } });
+      // What the detection says it is decides how it is located — furniture stands on the floor — and its own pixels
+      // where: a loose thing is wherever its points are, under whatever name.
+      const location = view.fixed.has(d.label) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { hands: [hand], places: view.volumes, fallback: { relation: "on", place: "floor" } });
       return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = this.placeNames

@@ -2,10 +2,13 @@
  * The workbench's front camera: a ray-cast RGB-D camera with known extrinsics, and the detector on its segmentation.
  * Each detection carries its box, where the thing is (in/on a place, or in the palm), the colour of its own pixels,
  * and what the depth pixels measure: their median back-projected to world coordinates and their lowest and highest
- * z — computed from the image and the camera pose alone, never read from the true state.
+ * z — computed from the image and the camera pose alone, never read from the true state. Where it is comes from the
+ * same points, against the places seen in the same frame and the palm as the palm knows itself (robots/sim/locate.ts);
+ * whether a drawer is open, from the drawer's own pixels against where it lies shut.
  */
 import { RayCamera, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
+import { entityClouds, locateCloud, shareInside, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import { colorName } from "../tabletop/perception";
@@ -18,11 +21,16 @@ export function workbenchCameraPose(): CameraPose {
   return lookAt(CAMERA.eye, CAMERA.target);
 }
 
-/** What the detector asks of the world about a seen thing. */
+/** What the detector knows besides the image: what the scene's things are for, the palm, the clock. */
 export interface WorkbenchView {
-  locate(entity: string): { relation: "in" | "on" | "held_by"; place: string };
-  /** "open" or "closed" for a place with a door or drawer; "open" for the rest. */
-  placeState(place: string): "open" | "closed";
+  /** The palm as it knows itself: its grasp point, and whether its fingers closed on something. */
+  hand(): Hand;
+  /** What rests in or on each thing that holds others: "in" (a drawer, a bowl, a cup) or "on" (a plate, a tray). */
+  holds(): ReadonlyMap<string, "in" | "on">;
+  /** A handle is part of what it opens: it is on it. */
+  partOf(): ReadonlyMap<string, string>;
+  /** Each door or drawer of the scene: its parts' geoms and where they lie when shut, by the place it opens. */
+  doors(): ReadonlyMap<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }>;
   stamp(): Stamp;
 }
 
@@ -96,23 +104,8 @@ export class WorkbenchCamera {
     // The same 12-pixel floor as the full image, counted in full-image pixels.
     const raw = detectObjects(frame, index.geomToEntity, index.entities, index.entities, this.noise, this.rng, Math.max(3, Math.round(12 / (scale * scale))));
     const n = index.entities.length;
-    const W = frame.width, H = frame.height;
-    // The camera's axes exactly as RayCamera builds them, to turn a pixel and its depth back into a world point.
     const pose = workbenchCameraPose();
-    const F = pose.forward;
-    const rl = Math.hypot(F[1], F[0]) || 1;
-    const R: Vec3 = [F[1] / rl, -F[0] / rl, 0];
-    const U: Vec3 = [R[1] * F[2] - R[2] * F[1], R[2] * F[0] - R[0] * F[2], R[0] * F[1] - R[1] * F[0]];
-    const fpx = W / 2 / Math.tan((CAMERA.fovDeg * Math.PI) / 360);
     const counts = new Int32Array(n);
-    for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g >= 0 && index.geomToEntity[g] >= 0) counts[index.geomToEntity[g]]++;
-    }
-    const xs = Array.from(counts, (c) => new Float64Array(c));
-    const ys = Array.from(counts, (c) => new Float64Array(c));
-    const zs = Array.from(counts, (c) => new Float64Array(c));
-    const filled = new Int32Array(n);
     const rgb = new Float64Array(3 * n);
     const placePx = new Int32Array(index.places.length), insidePx = new Int32Array(index.places.length);
     for (let i = 0; i < frame.geom.length; i++) {
@@ -125,38 +118,57 @@ export class WorkbenchCamera {
       }
       const e = index.geomToEntity[g];
       if (e < 0) continue;
-      const px = i % W, py = (i - px) / W;
-      const r = px + 0.5 - W / 2, u = H / 2 - (py + 0.5);
-      const d = frame.depth[i] / Math.sqrt(r * r + u * u + fpx * fpx);
-      const k = filled[e]++;
-      xs[e][k] = pose.position[0] + (r * R[0] + u * U[0] + fpx * F[0]) * d;
-      ys[e][k] = pose.position[1] + (r * R[1] + u * U[1] + fpx * F[1]) * d;
-      zs[e][k] = pose.position[2] + (r * R[2] + u * U[2] + fpx * F[2]) * d;
+      counts[e]++;
       rgb[3 * e] += frame.rgb[3 * i];
       rgb[3 * e + 1] += frame.rgb[3 * i + 1];
       rgb[3 * e + 2] += frame.rgb[3 * i + 2];
     }
+    // Each thing's pixels back through their depth and the camera's pose: the points its detection reports.
+    const clouds = entityClouds(frame, pose, CAMERA.fovDeg, index.geomToEntity, n);
+    const hand = view.hand();
+    const holds = view.holds();
+    const partOf = view.partOf();
+    // What holds others, as seen in this frame: containers and bowls first, then what things rest on.
+    const supports = raw
+      .filter((o) => holds.has(o.label))
+      .sort((a, b) => Number(holds.get(b.label) === "in") - Number(holds.get(a.label) === "in"))
+      .map((o) => ({ entity: o.entity, name: index.labels[index.entities.indexOf(o.label)], relation: holds.get(o.label)!, cloud: clouds[o.entity] }));
     const detections: LocatedDetection[] = raw.map((d) => {
       const e = d.entity;
       const c = counts[e];
-      zs[e].sort();
+      const cl = clouds[e];
       // A mislabel names another entity of the scene; report that entity's label (any bead is "bead").
-      const label = index.labels[d.label === d.truth ? e : index.entities.indexOf(d.label)];
+      const label = index.labels[index.entities.indexOf(d.label)];
+      // What the detection says it is decides how it is located, its own points where: a handle is on what it opens
+      // (or in the palm); a loose thing in the palm, in or on what is under it, or on the table.
+      const part = partOf.get(d.label);
+      const location = part
+        ? locateCloud(clouds[e], { hands: [hand], fallback: { relation: "on", place: part } })
+        : index.places.includes(d.label) || d.label === ROBOT_SELF
+          ? { relation: "on" as const, place: "table" } // the scene's places, and the robot's own hand, stand on the table
+          : locateCloud(clouds[e], { hands: [hand], supports: supports.filter((x) => x.entity !== e), fallback: { relation: "on", place: "table" } });
       return {
         label,
         score: d.score,
         box: scale === 1 ? d.box : { x: Math.round(d.box.x * scale), y: Math.round(d.box.y * scale), w: Math.round(d.box.w * scale), h: Math.round(d.box.h * scale) },
-        location: view.locate(d.truth),
+        location,
         color: colorName(rgb[3 * e] / c, rgb[3 * e + 1] / c, rgb[3 * e + 2] / c),
-        position: [round(median(xs[e].sort())), round(median(ys[e].sort())), round(median(zs[e]))],
-        zRange: [round(zs[e][0]), round(zs[e][c - 1])],
-        // Sorted just above: the footprint of what the depth pixels show.
-        xRange: [round(xs[e][0]), round(xs[e][c - 1])],
-        yRange: [round(ys[e][0]), round(ys[e][c - 1])],
+        position: [round(cl.median[0]), round(cl.median[1]), round(cl.median[2])],
+        zRange: [round(cl.min[2]), round(cl.max[2])],
+        // The footprint of what the depth pixels show.
+        xRange: [round(cl.min[0]), round(cl.max[0])],
+        yRange: [round(cl.min[1]), round(cl.max[1])],
       };
     });
+    const doors = view.doors();
+    const state = (name: string): "open" | "closed" => {
+      const door = doors.get(name);
+      if (!door) return "open";
+      const seen = shareInside(frame, pose, CAMERA.fovDeg, (g) => door.geoms.has(g), door.shut);
+      return seen.n > 0 && seen.inside < 0.5 * seen.n ? "open" : "closed";
+    };
     const places = index.places
-      .map((name, i) => ({ name, state: view.placeState(name), pixels: Math.round(placePx[i] * scale * scale), insidePixels: Math.round(insidePx[i] * scale * scale) }))
+      .map((name, i) => ({ name, state: state(name), pixels: Math.round(placePx[i] * scale * scale), insidePixels: Math.round(insidePx[i] * scale * scale) }))
       .filter((p) => p.pixels >= 50);
     return { ...detectionsHeader("palm", "front_camera", this.camera, view.stamp()), detections, places };
   }
@@ -164,7 +176,5 @@ export class WorkbenchCamera {
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-function median(sorted: Float64Array): number {
-  const n = sorted.length;
-  return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
+/** The robot's own hand as the camera sees it (an entity of the detector's, as a segmenter knows the robot's parts). */
+const ROBOT_SELF = "palm";

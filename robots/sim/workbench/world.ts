@@ -5,7 +5,8 @@
  * camera in perception.ts. Agents never import this: they reach it over the bridge.
  */
 import { z } from "zod";
-import type { CameraPose, Frame } from "../camera";
+import type { CameraPose, Frame, Vec3 } from "../camera";
+import { geomsBox } from "../locate";
 import { encodeDepthPng, encodeRgbPng } from "../camera";
 import { SimClock } from "../clock";
 import type { DetectorNoise } from "../detector";
@@ -68,6 +69,9 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   private programs = 0;
   private seed: number;
   private readonly view: WorkbenchView;
+  /** The scene's map for the detector: what holds things in or on it, where each drawer lies shut. */
+  private holders = new Map<string, "in" | "on">();
+  private doors = new Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }>();
 
   private constructor(
     private readonly mj: Mujoco,
@@ -77,8 +81,10 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     this.clock = new SimClock(TICK, () => this.stepTick(), opts.speed ?? Infinity);
     this.camera = new WorkbenchCamera(mj, opts);
     this.view = {
-      locate: (e) => this.locate(e),
-      placeState: (p) => (this.current.scene.joints.some((j) => j.object === p && this.current.jointFraction(j.name) > 0.3) ? "open" : this.current.scene.joints.some((j) => j.object === p) ? "closed" : "open"),
+      hand: () => ({ name: "palm", at: this.current.palm() as Vec3, closed: this.current.st.held >= 0, reach: 0.03 }),
+      holds: () => this.holders,
+      partOf: () => new Map(this.current.scene.joints.map((j) => [j.handle, j.object])),
+      doors: () => this.doors,
       stamp: () => this.stamp(),
     };
     this.current = this.build(opts.scene, this.seed);
@@ -146,6 +152,8 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     data.time = 0;
     this.mj.mj_forward(model, data);
     this.camera.reseed(seed);
+    this.holders = holdsOf(spec);
+    this.doors = doorsOf(this.mj, stage);
     return stage;
   }
 
@@ -536,4 +544,28 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   hasNaN(): boolean {
     return (this.current.data.qpos as Float64Array).some((v) => !Number.isFinite(v));
   }
+}
+
+/** What rests in or on each thing that holds others: drawers, bowls and cups hold things in them; plates and trays on. */
+function holdsOf(scene: WorkbenchScene): Map<string, "in" | "on"> {
+  return new Map<string, "in" | "on">([
+    ...scene.places.map((p) => [p.name, p.kind === "drawer" || p.kind === "bowl" ? "in" : "on"] as [string, "in" | "on"]),
+    ...scene.things.filter((t) => t.kind === "cup").map((t) => [t.name, "in"] as [string, "in" | "on"]),
+  ]);
+}
+
+/** Each drawer's parts and where they lie when shut, from the model with every joint closed (a scratch copy). */
+function doorsOf(mj: Mujoco, stage: Stage): Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }> {
+  const out = new Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }>();
+  const scratch = stage.scratch;
+  (scratch.qpos as Float64Array).set(stage.data.qpos as Float64Array);
+  for (const j of stage.scene.joints) (scratch.qpos as Float64Array)[stage.joint(j.name)!.qpos] = stage.joint(j.name)!.closed;
+  mj.mj_kinematics(stage.model, scratch);
+  for (const j of stage.scene.joints) {
+    const body = (stage.model.jnt_bodyid as Int32Array)[mj.mj_name2id(stage.model, mj.mjtObj.mjOBJ_JOINT.value, j.name)];
+    const geoms = stage.bodyGeoms.get(body) ?? [];
+    const shut = geomsBox(mj, stage.model, scratch, geoms, 0.02);
+    if (shut) out.set(j.object, { geoms: new Set(geoms), shut });
+  }
+  return out;
 }

@@ -111,6 +111,18 @@ describe("workbench behaviours (in process)", () => {
     expect(silent.times).toEqual(heard.times);
   });
 
+  it("locates what the camera sees by its depth pixels and the palm's own grasp, not by the world's record", async () => {
+    world.reset({ scenario: "apple_plate", seed: 2 });
+    const seen = async (label: string) => (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
+    expect(await seen("apple")).toEqual({ relation: "on", place: "table" });
+    // The world's grasp latched on the apple while the apple lies on the table, far from the palm: not held, to the camera.
+    const stage = world.stage as unknown as { st: { held: number }; thingIndex(n: string): number | undefined };
+    stage.st.held = stage.thingIndex("apple")!;
+    expect(world.locate("apple")).toEqual({ relation: "held_by", place: "palm" });
+    expect(await seen("apple")).toEqual({ relation: "on", place: "table" });
+    stage.st.held = -1;
+  });
+
   it("chooses ≤ 30 key frames: first, last, and the frame nearest each moment given, the rest spread evenly", () => {
     const times = Array.from({ length: 120 }, (_, i) => i / 10);
     const keys = selectKeyFrames(times, [3.04, 7.77], 30);
