@@ -18,6 +18,9 @@ export interface Cloud {
   max: Vec3;
 }
 
+/** A cloud of no points: what is not to be located (nothing reaches it). */
+export const NO_CLOUD: Cloud = { n: 0, median: [0, 0, 0], min: [0, 0, 0], max: [0, 0, 0] };
+
 /** A place's content volume: a thing whose median point lies inside is `relation` the place. */
 export interface PlaceVolume {
   name: string;
@@ -71,7 +74,7 @@ export function entityClouds(frame: Frame, pose: CameraPose, fovDeg: number, ent
     zs[e][k] = pose.position[2] + (a * r[2] + b * u[2] + fpx * f[2]) * d;
   }
   return Array.from(counts, (c, e) => {
-    if (c === 0) return { n: 0, median: [0, 0, 0], min: [0, 0, 0], max: [0, 0, 0] };
+    if (c === 0) return NO_CLOUD;
     const sx = xs[e].sort(), sy = ys[e].sort(), sz = zs[e].sort();
     return { n: c, median: [median(sx), median(sy), median(sz)], min: [sx[0], sy[0], sz[0]], max: [sx[c - 1], sy[c - 1], sz[c - 1]] };
   });
@@ -99,12 +102,30 @@ export function shareInside(frame: Frame, pose: CameraPose, fovDeg: number, isPa
 }
 
 /**
- * Where a thing whose pixels make `cloud` is: in a closed hand that its points reach; else inside the first place
- * volume that holds its median point (`places` most specific first); else resting on a thing seen in the same frame
+ * Which detection each closed hand holds: of the clouds its grasp point reaches, the nearest — a hand holds one thing,
+ * and what it carries past (a laptop it passes over) is only near it. Returns the holding hand's name by index.
+ */
+export function heldBy(hands: readonly Hand[], clouds: readonly Cloud[]): (string | undefined)[] {
+  const out: (string | undefined)[] = clouds.map(() => undefined);
+  for (const h of hands) {
+    if (!h.closed) continue;
+    let best = -1, d = Infinity;
+    clouds.forEach((c, i) => {
+      const e = boxDistance(h.at, c);
+      if (e <= h.reach && e < d) (best = i), (d = e);
+    });
+    if (best >= 0) out[best] = h.name;
+  }
+  return out;
+}
+
+/**
+ * Where a thing whose pixels make `cloud` is: in the hand that holds it (`heldBy`); else inside the first place volume
+ * that holds its median point (`places` most specific first); else resting on a thing seen in the same frame
  * (`supports`: its bottom at that thing's top, its middle over that thing's footprint); else `fallback`.
  */
-export function locateCloud(cloud: Cloud, o: { hands?: readonly Hand[]; places?: readonly PlaceVolume[]; supports?: readonly { name: string; relation?: "in" | "on"; cloud: Cloud }[]; fallback: Location }): Location {
-  for (const h of o.hands ?? []) if (h.closed && boxDistance(h.at, cloud) <= h.reach) return { relation: "held_by", place: h.name };
+export function locateCloud(cloud: Cloud, o: { heldBy?: string; places?: readonly PlaceVolume[]; supports?: readonly { name: string; relation?: "in" | "on"; cloud: Cloud }[]; fallback: Location }): Location {
+  if (o.heldBy) return { relation: "held_by", place: o.heldBy };
   for (const p of o.places ?? []) if (cloud.median.every((v, k) => v >= p.min[k] && v <= p.max[k])) return { relation: p.relation, place: p.name };
   for (const s of o.supports ?? []) {
     const c = s.cloud;

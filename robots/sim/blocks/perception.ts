@@ -6,7 +6,7 @@
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
-import { entityClouds, locateCloud, type Hand } from "../locate";
+import { entityClouds, heldBy, locateCloud, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import { colorName } from "../tabletop/perception";
@@ -76,12 +76,12 @@ export class BlocksCamera {
       for (let k = 0; k < 3; k++) sum[3 * e + k] += frame.rgb[3 * i + k];
     }
     const clouds = entityClouds(frame, blocksCameraPose(), this.camera.fovDeg, this.geomToLabel, n);
-    const hand = view.hand();
-    const detections = raw.map((d) => {
+    const held = heldBy([view.hand()], raw.map((d) => clouds[d.entity]));
+    const detections = raw.map((d, k) => {
       const e = d.entity;
       // Resting on another block: on what its pixels show under it (as seen in this frame, under whatever name).
       const supports = raw.filter((o) => o.entity !== e).map((o) => ({ name: o.label, cloud: clouds[o.entity] }));
-      const location = locateCloud(clouds[e], { hands: [hand], supports, fallback: { relation: "in", place: "basket" } });
+      const location = locateCloud(clouds[e], { heldBy: held[k], supports, fallback: { relation: "in", place: "basket" } });
       return { label: d.label, score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = basketPx >= 50 ? [{ name: "basket", state: "open" as const, pixels: basketPx, insidePixels: basketPx }] : [];

@@ -7,7 +7,7 @@
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
-import { entityClouds, locateCloud, shareInside, type Hand, type Location, type PlaceVolume } from "../locate";
+import { entityClouds, heldBy, locateCloud, shareInside, type Hand, type Location, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
@@ -110,11 +110,11 @@ export class KitchenCameras {
     const raw = detectObjects(frame, this.geomToObject, names, names, this.noise, this.rng);
     const stamp = view.stamp();
     const clouds = entityClouds(frame, pose, fovDeg, this.geomToObject, names.length);
-    const hands = view.hands();
-    const dets = raw.map((d) => {
+    const held = heldBy(view.hands(), raw.map((d) => clouds[d.entity]));
+    const dets = raw.map((d, k) => {
       // The pixels of the detection, wherever its label came from: a mislabelled object is located where it is.
       const cloud = clouds[d.entity];
-      const location = locateCloud(cloud, { hands, places: view.volumes, fallback: nearest(cloud.median, view.volumes) });
+      const location = locateCloud(cloud, { heldBy: held[k], places: view.volumes, fallback: nearest(cloud.median, view.volumes) });
       if (d.label === d.truth) view.seen(robot, d.truth, location.place);
       return { label: d.label, display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location };
     });

@@ -7,7 +7,7 @@
  */
 import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
-import { entityClouds, locateCloud, shareInside, type Hand, type PlaceVolume } from "../locate";
+import { NO_CLOUD, entityClouds, heldBy, locateCloud, shareInside, type Hand, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
@@ -138,13 +138,14 @@ export class TabletopCamera {
     }
     const pose = cameraPose();
     const clouds = entityClouds(frame, pose, this.camera.fovDeg, this.geomToLabel, n);
-    const hand = view.hand();
-    const detections = raw.map((d) => {
+    // Only what the detection says is loose can be in the palm.
+    const held = heldBy([view.hand()], raw.map((d) => (view.fixed.has(d.label) ? NO_CLOUD : clouds[d.entity])));
+    const detections = raw.map((d, k) => {
       const e = d.entity;
       if (d.label === d.truth) view.seen(d.truth);
       // What the detection says it is decides how it is located — furniture stands on the floor — and its own pixels
       // where: a loose thing is wherever its points are, under whatever name.
-      const location = view.fixed.has(d.label) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { hands: [hand], places: view.volumes, fallback: { relation: "on", place: "floor" } });
+      const location = view.fixed.has(d.label) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { heldBy: held[k], places: view.volumes, fallback: { relation: "on", place: "floor" } });
       return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
     });
     const places = this.placeNames

@@ -8,7 +8,7 @@
  */
 import { RayCamera, lookAt, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
-import { entityClouds, locateCloud, shareInside, type Hand } from "../locate";
+import { NO_CLOUD, entityClouds, heldBy, locateCloud, shareInside, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../random";
 import { colorName } from "../tabletop/perception";
@@ -125,7 +125,6 @@ export class WorkbenchCamera {
     }
     // Each thing's pixels back through their depth and the camera's pose: the points its detection reports.
     const clouds = entityClouds(frame, pose, CAMERA.fovDeg, index.geomToEntity, n);
-    const hand = view.hand();
     const holds = view.holds();
     const partOf = view.partOf();
     // What holds others, as seen in this frame: containers and bowls first, then what things rest on.
@@ -133,7 +132,9 @@ export class WorkbenchCamera {
       .filter((o) => holds.has(o.label))
       .sort((a, b) => Number(holds.get(b.label) === "in") - Number(holds.get(a.label) === "in"))
       .map((o) => ({ entity: o.entity, name: index.labels[index.entities.indexOf(o.label)], relation: holds.get(o.label)!, cloud: clouds[o.entity] }));
-    const detections: LocatedDetection[] = raw.map((d) => {
+    // The palm holds one thing: of what the detections say is loose (or a handle), the nearest its grasp point reaches.
+    const held = heldBy([view.hand()], raw.map((d) => (index.places.includes(d.label) || d.label === ROBOT_SELF ? NO_CLOUD : clouds[d.entity])));
+    const detections: LocatedDetection[] = raw.map((d, k) => {
       const e = d.entity;
       const c = counts[e];
       const cl = clouds[e];
@@ -143,10 +144,10 @@ export class WorkbenchCamera {
       // (or in the palm); a loose thing in the palm, in or on what is under it, or on the table.
       const part = partOf.get(d.label);
       const location = part
-        ? locateCloud(clouds[e], { hands: [hand], fallback: { relation: "on", place: part } })
+        ? locateCloud(clouds[e], { heldBy: held[k], fallback: { relation: "on", place: part } })
         : index.places.includes(d.label) || d.label === ROBOT_SELF
           ? { relation: "on" as const, place: "table" } // the scene's places, and the robot's own hand, stand on the table
-          : locateCloud(clouds[e], { hands: [hand], supports: supports.filter((x) => x.entity !== e), fallback: { relation: "on", place: "table" } });
+          : locateCloud(clouds[e], { heldBy: held[k], supports: supports.filter((x) => x.entity !== e), fallback: { relation: "on", place: "table" } });
       return {
         label,
         score: d.score,
