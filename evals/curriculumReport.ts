@@ -235,11 +235,14 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
   for (const [name, d] of [["base-skill plans", div.base], ["plans with learned skills", div.curriculum], ["all (with practice episodes)", div.all]] as const) md.push(`| ${name} | ${d.episodes} | ${d.l2} | ${d.cluster} | ${d.uniqueSequences} | ${d.skillsUsed} |`);
   md.push("", `Unique proposals: ${div.uniqueProposals} of ${div.proposals}; unique decompositions: ${div.uniqueDecompositions}.`, "");
 
+  // What the wall clock measured sits apart: the rest repeats byte for byte under the run's seed.
+  const { wallSeconds, ...settled } = facts;
   const json = {
     thread: facts.thread,
     status: s.status,
     statusReason: s.statusReason,
-    facts,
+    facts: settled,
+    timing: { wallSeconds },
     counters: s.counters,
     library: s.library,
     cycles: s.cycles,

@@ -14,17 +14,17 @@ export const SKILL_SECONDS = 4;
 /** Layouts every evaluation uses (never explored on: exploration seeds come from each instance's own sequence). */
 export const EVAL_SEEDS = [100_000, 100_001, 100_002, 100_003];
 
-/** Runs `jobs` over the clients: each client takes the next job when its last one ends. */
+/**
+ * Runs `jobs` over the clients in turn — job j on client j mod N, each client's jobs in order — so which instance runs
+ * which episode, what it is called there and which layout each instance is left showing never depend on which
+ * instance happened to finish first (a run repeats under its seed however loaded the machine is).
+ */
 async function spread<T>(clients: readonly BridgeClient[], jobs: number, run: (client: BridgeClient, job: number) => Promise<T>): Promise<T[]> {
   if (clients.length === 0) throw new Error("no simulator instances to run on");
   const out: T[] = new Array(jobs);
-  let next = 0;
   await Promise.all(
-    clients.map(async (c) => {
-      while (next < jobs) {
-        const j = next++;
-        out[j] = await run(c, j);
-      }
+    clients.map(async (c, i) => {
+      for (let j = i; j < jobs; j += clients.length) out[j] = await run(c, j);
     }),
   );
   return out;
