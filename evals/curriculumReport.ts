@@ -218,14 +218,14 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
   const curves: Record<string, unknown> = {};
   for (const t of Object.values(s.targets)) {
     const last = t.analyses.at(-1);
-    md.push(`### ${t.caption} (${t.family}) — ${t.converged ? `**converged** at iteration ${t.analyses.find((a) => a.converged)?.iteration}${t.kept ? `; the library keeps the policy of curve point ${t.kept.point} (return ${t.kept.return.toFixed(1)} of ${t.maxReturn}; ${Math.round(t.kept.finalSuccess * 100)}% of evaluation episodes end with the skill's reward > 0.95)` : ""}` : "not converged"}`, "", `Proposed for: ${t.proposedFor}; learned from iteration ${t.since}; returns: ${t.returns.map((r) => r.toFixed(1)).join(", ")} (max ${t.maxReturn}); evaluation episodes ending with reward > 0.95: ${t.finalSuccess.map((x) => `${Math.round(x * 100)}%`).join(", ")}.`, "");
+    md.push(`### ${t.caption} (${t.family}) — ${t.converged ? `**converged** at iteration ${t.analyses.find((a) => a.converged)?.iteration}${t.kept ? `; the library keeps the policy of curve point ${t.kept.point} (return ${t.kept.return.toFixed(1)} of ${t.maxReturn}; ${Math.round(t.kept.finalSuccess * 100)}% of evaluation episodes end with the skill's reward > 0.95)` : ""}` : "not converged"}`, "", `Proposed for: ${t.proposedFor}; learned from iteration ${t.since}; returns: ${t.returns.map((r) => r.toFixed(1)).join(", ")} (max ${t.maxReturn}); evaluation episodes ending with reward > 0.95: ${t.finalSuccess.map((x) => `${Math.round(x * 100)}%`).join(", ")}${t.selection ? `; on the selection layouts early stopping reads: ${t.selection.map((r) => r.toFixed(1)).join(", ")}` : ""}.`, "");
     for (const a of t.analyses) {
       const file = `curves/${t.caption.replace(/\s+/g, "_")}-it${String(a.iteration).padStart(3, "0")}.png`;
       copyFileSync(artifacts.path(a.plot), join(dir, file));
       if (a === last || a.converged) md.push(`![${t.caption} at iteration ${a.iteration}](${file})`, "");
     }
     md.push("| iteration | verdict | reasoning |", "|---|---|---|", ...t.analyses.map((a) => `| ${a.iteration} | ${a.converged ? "YES" : "NO"} | ${cell(a.reasoning)} |`), "");
-    curves[t.caption] = { family: t.family, since: t.since, returns: t.returns, maxReturn: t.maxReturn, finalSuccess: t.finalSuccess, analyses: t.analyses.map(({ plot: _p, ...a }) => a), converged: t.converged, kept: t.kept ?? null };
+    curves[t.caption] = { family: t.family, since: t.since, returns: t.returns, selection: t.selection ?? null, maxReturn: t.maxReturn, finalSuccess: t.finalSuccess, analyses: t.analyses.map(({ plot: _p, ...a }) => a), converged: t.converged, kept: t.kept ?? null };
   }
 
   md.push("## Cumulative share of curves judged converged, per task family (Fig. 5)", "", "![Fig. 5](fig5-converged-share.png)", "", `| family | skills | ${Array.from({ length: s.counters.iterations + 1 }, (_, i) => i).join(" | ")} |`, `|---|---|${Array.from({ length: s.counters.iterations + 1 }, () => "---").join("|")}|`);

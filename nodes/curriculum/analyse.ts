@@ -65,8 +65,10 @@ export async function analyse(state: CurriculumStateType, config?: RunnableConfi
     if (analysis.converged && !state.library.some((l) => l.caption === t.caption)) {
       joined.push({ caption: t.caption, since: iteration, source: "learned" });
       // Training stops here; the library keeps the policy of the curve's best point (early stopping, what the analysis
-      // is for): a curve judged converged after it peaked does not leave the skill at its declined end.
-      const point = t.returns.indexOf(Math.max(...t.returns));
+      // is for): a curve judged converged after it peaked does not leave the skill at its declined end. Best on the
+      // selection layouts, so the figures reported for the kept policy are not the ones it was chosen by.
+      const chosenBy = t.selection?.length === t.returns.length ? t.selection : t.returns;
+      const point = chosenBy.indexOf(Math.max(...chosenBy));
       targets[t.caption].kept = { point, return: t.returns[point], finalSuccess: t.finalSuccess[point] ?? 0 };
       const id = skillId(t.caption);
       // (A best point before the skill had a policy of its own keeps the current one.)

@@ -9,8 +9,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { learnerIteration } from "../../tools/learning/learner";
 import { createHash } from "node:crypto";
-import { evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
-import { Rng } from "../../tools/learning/policy";
+import { SELECTION_SEEDS, evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
+import { Rng, type SkillPolicy } from "../../tools/learning/policy";
 import { runOptions, session } from "../runtime";
 import { instanceUrls } from "./embody";
 import { episodesOf, keepEpisodes, summarise } from "./episodes";
@@ -50,10 +50,15 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const episodes = await episodesOf([...state.episodes, ...practice], clients);
   const targets: Record<string, LearningTarget> = { ...state.targets };
   // A curve starts at the policy as it was before learning (a new skill's uninformed prior).
+  // Each point twice: on the reported layouts (the curve) and on the selection layouts (what early stopping reads).
+  const measure = async (policy: SkillPolicy) => {
+    const [reported, selected] = [await evaluateSkill(clients, policy), await evaluateSkill(clients, policy, { seeds: SELECTION_SEEDS })];
+    return { score: reported.score, successRate: reported.successRate, selection: selected.score };
+  };
   for (const t of learning) {
     if (t.returns.length) continue;
-    const { score, successRate } = await evaluateSkill(clients, before[skillId(t.caption)]);
-    targets[t.caption] = { ...t, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies] };
+    const { score, successRate, selection } = await measure(before[skillId(t.caption)]);
+    targets[t.caption] = { ...t, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies], selection: [selection * t.maxReturn] };
   }
   // A sharper elite than the learner's default (the best 5 % of samples, mostly replacing the old moments): among the
   // relabelled samples of a new skill, layout luck scores nearly as well as the skill done right (a block lying beside
@@ -61,9 +66,9 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const { policies } = learnerIteration(before, episodes, ids, { cache: relabelled, eliteFraction: 0.05, step: 0.9 });
   const ref = storePolicies(artifacts, policies);
   for (const t of learning) {
-    const { score, successRate } = await evaluateSkill(clients, policies[skillId(t.caption)]);
+    const { score, successRate, selection } = await measure(policies[skillId(t.caption)]);
     const was = targets[t.caption];
-    targets[t.caption] = { ...was, returns: [...was.returns, score * t.maxReturn], finalSuccess: [...was.finalSuccess, successRate], snapshots: [...was.snapshots, ref] };
+    targets[t.caption] = { ...was, returns: [...was.returns, score * t.maxReturn], finalSuccess: [...was.finalSuccess, successRate], snapshots: [...was.snapshots, ref], selection: [...(was.selection ?? []), selection * t.maxReturn] };
   }
   return { policies: ref, targets, episodes: practice, counters: { ...counters, episodes: counters.episodes + practice.length, iterations: counters.iterations + 1 } };
 }

@@ -59,10 +59,15 @@ export interface LearningTarget {
   finalSuccess: number[];
   /** The policies (artifact ref) each return was measured with: where training is rolled back to on early stopping. */
   snapshots: string[];
+  /**
+   * The same policies' returns on the selection layouts (scaled alike): early stopping picks its point by these, so the
+   * point kept is not chosen on the layouts `returns` reports.
+   */
+  selection?: number[];
   maxReturn: number;
   analyses: { iteration: number; plot: string; converged: boolean; reasoning: string }[];
   converged: boolean;
-  /** When it converged: the point of the curve whose policy the library keeps (the best one: early stopping). */
+  /** When it converged: the point of the curve whose policy the library keeps (the best on the selection layouts). */
   kept?: { point: number; return: number; finalSuccess: number };
 }
 

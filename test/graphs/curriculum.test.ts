@@ -100,6 +100,16 @@ describe("analyse", () => {
     expect(plot).toMatch(/^sha256:[0-9a-f]{64}\.png$/);
   });
 
+  it("keeps the policy of the point that is best on the selection layouts, not on the layouts the curve reports", async () => {
+    const s = midCycle([], "x");
+    s.counters = { ...s.counters, iterations: 7 };
+    // Best on the reported layouts at point 4 (71); best on the selection layouts at point 6.
+    s.targets = { "lift red": { ...target([0, 30, 60, 70, 71, 70, 70, 70]), selection: [0, 28, 55, 66, 64, 67, 69, 68] } };
+    const u = (await analyse(s, offline)) as Partial<CurriculumStateType>;
+    expect(u.targets!["lift red"].converged).toBe(true);
+    expect(u.targets!["lift red"].kept).toMatchObject({ point: 6, return: 70 });
+  });
+
   it("sends the exemplar plots and the curve's plot as images over the OpenAI protocol and reads the verdict", async () => {
     const fake = await startFakeOpenAI(() => ({ arguments: JSON.stringify({ reasoning: "flat for the last iterations", converged: true }) }));
     const saved = { ...process.env };

@@ -11,8 +11,13 @@ import { meanParams, priorPolicy, samplePolicy, type Rng, type SkillPolicy } fro
 
 /** Default duration of one skill of a plan, seconds. */
 export const SKILL_SECONDS = 4;
-/** Layouts every evaluation uses (never explored on: exploration seeds come from each instance's own sequence). */
+/** Layouts every reported evaluation uses — learning curves, the kept policy's figures (never explored on). */
 export const EVAL_SEEDS = [100_000, 100_001, 100_002, 100_003];
+/**
+ * Layouts early stopping chooses on: which point of a curve the library keeps is decided here, never on the layouts
+ * the curve and the kept policy are reported on (and never explored on either).
+ */
+export const SELECTION_SEEDS = [200_000, 200_001, 200_002, 200_003];
 
 /**
  * Runs `jobs` over the clients in turn — job j on client j mod N, each client's jobs in order — so which instance runs
