@@ -4,8 +4,12 @@
  * succeeded and failed, and — for the analyst — the learning-curve plot itself, whose pixels it reads. It never sees
  * the simulator's state or the curve's numbers.
  *
- * - propose: the next structure one step harder than the best one achieved (reach → lift → hold above → stack →
- *   tower → pyramid), with blocks the image shows free, preferring what was not tried yet;
+ * - propose: of the tasks it can pose over the blocks the image shows, one of a kind not yet done (a kind is done once
+ *   a task of it, or one whose plan contains it, succeeds reliably) whose plan over the library lacks the fewest
+ *   skills, then has the fewest steps — skipping kinds whose plans were discarded for a skill still lacking — preferring
+ *   what was not tried yet; with nothing new, it practises what was done least. No table of difficulty: the order
+ *   comes from what each plan needs (the decomposer's knowledge of what each skill brings about), the library and the
+ *   record of successes and failures — a designed curriculum, so the order it climbs in is not a finding;
  * - decompose: a plan over the skills' effects (what each caption's skill brings about): the highest-level library
  *   skill that achieves a sub-goal, else the sub-goal broken down further, else the step named plainly (not in the
  *   library: retrieval will not find it);
@@ -39,9 +43,6 @@ export type Goal =
   | { kind: "tower"; x: string; y: string; z: string }
   | { kind: "pyramid"; x: string; y: string; z: string }
   | { kind: "inverted_pyramid"; x: string; y: string; z: string };
-
-/** Difficulty of each structure: the proposer climbs this ladder one rung past the best success. */
-export const LEVEL: Record<Goal["kind"], number> = { open: 0, close: 0, grasp: 0, reach: 1, lift: 2, above: 2, hold_above: 3, next_to: 3, place: 4, on: 4, tower: 5, pyramid: 6, inverted_pyramid: 6 };
 
 const C = "(red|green|blue)";
 const B = `(?:the )?${C}(?: block| one| cube| object)?`;
@@ -119,20 +120,16 @@ function floorBlocks(blocks: SeenBlock[]): string[] {
   return blocks.filter((b) => (b.on ?? "basket") === "basket" && !under.has(b.label)).map((b) => b.label);
 }
 
-/** Every goal of one rung, over the blocks seen, in a fixed order. */
-function candidates(level: number, seen: string[]): Goal[] {
+/** Every task the proposer poses, over the blocks seen, in a fixed order. */
+function candidates(seen: string[]): Goal[] {
   const xs = COLOURS.filter((c) => seen.includes(c));
   const out: Goal[] = [];
-  for (const x of xs) {
-    if (level === 1) out.push({ kind: "reach", x });
-    if (level === 2) out.push({ kind: "lift", x });
-    for (const y of xs) {
-      if (y === x) continue;
-      if (level === 3) out.push({ kind: "hold_above", x, y });
-      if (level === 4) out.push({ kind: "on", x, y });
-      for (const z of xs) if (z !== x && z !== y && level === 5) out.push({ kind: "tower", x, y, z });
-      for (const z of xs) if (z !== x && z !== y && COLOURS.indexOf(y) < COLOURS.indexOf(z) && level === 6) out.push({ kind: "pyramid", x, y, z });
-    }
+  for (const x of xs) out.push({ kind: "reach", x }, { kind: "lift", x });
+  for (const x of xs) for (const y of xs) if (y !== x) out.push({ kind: "hold_above", x, y }, { kind: "on", x, y });
+  for (const x of xs) for (const y of xs) for (const z of xs) {
+    if (new Set([x, y, z]).size < 3) continue;
+    out.push({ kind: "tower", x, y, z });
+    if (COLOURS.indexOf(y) < COLOURS.indexOf(z)) out.push({ kind: "pyramid", x, y, z });
   }
   return out;
 }
@@ -168,33 +165,46 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     if (g && f.missing.some((m) => !lib.has(normal(m)))) blocked.add(g.kind);
   }
   const tried = new Set(ctx.proposedBefore.map((t) => understand(t)).filter((g): g is Goal => !!g).map(key));
-  // A task counts as done once it succeeds at least as often as it fails (one lucky episode is not mastery).
+  // A task counts as done once it succeeds at least as often as it fails (one lucky episode is not mastery) …
   const mastered = [...won.keys()].filter((k) => won.get(k)! >= (lost.get(k) ?? 0));
-  const best = Math.max(0, ...mastered.map((k) => LEVEL[understand(k)!.kind]));
+  // … and so does every kind of thing its plan is made of: a stack that worked shows the reach, grasp, lift and hold
+  // above in it work. (Its parts: every sub-goal the decomposition considers on the way down to base skills.)
+  const steps = (g: Goal) => planFor(g, () => false);
+  const parts = (g: Goal) => {
+    const considered: string[] = [];
+    planFor(g, (k) => (considered.push(k), false));
+    return [...steps(g), ...considered.map(understand).filter((x): x is Goal => !!x)];
+  };
+  const doneKinds = new Set(mastered.flatMap((k) => [understand(k)!, ...parts(understand(k)!)].map((g) => g.kind)));
   const free = floorBlocks(ctx.blocks);
-  const usable = (level: number) => candidates(level, seen).filter((g) => !blocked.has(g.kind) && (g.kind !== "on" || free.includes(g.y)));
-  const pick = (pool: Goal[], rank: (g: Goal) => number) => {
-    const lowest = Math.min(...pool.map(rank));
-    const ties = pool.filter((g) => rank(g) === lowest);
+  /** The steps of a task's plan over the library that no library skill does. */
+  const lacking = (g: Goal) => planFor(g, (s) => lib.has(s)).map(stepText).filter((s) => !lib.has(normal(s)));
+  const placeable = (g: Goal) => g.kind !== "on" || free.includes(g.y);
+  const pool = candidates(seen)
+    .filter((g) => placeable(g) && !doneKinds.has(g.kind) && !blocked.has(g.kind) && (lost.get(key(g)) ?? 0) < TOO_HARD)
+    .map((g) => ({ g, missing: lacking(g) }));
+  const pick = <T extends { g: Goal }>(xs: T[], rank: (x: T) => number) => {
+    const lowest = Math.min(...xs.map(rank));
+    const ties = xs.filter((x) => rank(x) === lowest);
     // The seed's draw breaks ties (a model's sampling).
     return ties[Math.min(ties.length - 1, Math.floor(rng.next() * ties.length))];
   };
   let goal: Goal | undefined;
   let why = "";
-  // One rung up from the best success (further up when that rung needs skills the library lacks) …
-  for (const level of [best + 1, best + 2, best + 3].filter((l) => l <= 6)) {
-    const fresh = usable(level).filter((g) => !mastered.includes(key(g)) && (lost.get(key(g)) ?? 0) < TOO_HARD);
-    if (!fresh.length) continue;
-    goal = pick(fresh, (g) => (tried.has(key(g)) ? 10 : 0) + (lost.get(key(g)) ?? 0));
-    why = level === best + 1 ? "one step harder than that, so it is new and should be within reach" : "a step further: the task just above needs a skill the robot does not have yet";
-    break;
-  }
-  // … else practise at the best rung (and below) what was done least.
-  for (let level = best; !goal && level >= 1; level--) {
-    const pool = usable(level);
-    if (!pool.length) continue;
-    goal = pick(pool, (g) => (won.get(key(g)) ?? 0) + (lost.get(key(g)) ?? 0));
-    why = "practice: nothing harder can be planned with the skills available now, and this has been tried least";
+  if (pool.length) {
+    // What it lacks least for; then the task of fewest steps; then what it tried least and failed least.
+    const chosen = pick(pool, (x) => 1000 * x.missing.length + 10 * steps(x.g).length + (tried.has(key(x.g)) ? 5 : 0) + Math.min(4, lost.get(key(x.g)) ?? 0));
+    goal = chosen.g;
+    why = chosen.missing.length
+      ? `new, and nearest to what the robot can do: its plan lacks only ${chosen.missing.map((m) => `"${m}"`).join(", ")}`
+      : "new and within reach: every step of its plan is a skill the robot has";
+  } else {
+    // Nothing new to try: practise, of what every skill is there for, what was done least.
+    const doable = candidates(seen).filter((g) => placeable(g) && !lacking(g).length);
+    if (doable.length) {
+      goal = pick(doable.map((g) => ({ g })), (x) => (won.get(key(x.g)) ?? 0) + (lost.get(key(x.g)) ?? 0)).g;
+      why = "practice: nothing new can be planned with the skills available now, and this has been tried least";
+    }
   }
   if (!goal) return { reasoning: "Every task I can think of here needs skills the robot lacks; practising the gripper.", task: "close gripper" };
   // A seeded fault: the model names another block than it meant to.
@@ -203,8 +213,9 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     const other = seen.filter((c) => !Object.values(g).includes(c));
     if (other.length) goal = { ...g, x: other[0] } as Goal;
   }
-  const bestTask = mastered.find((k) => LEVEL[understand(k)!.kind] === best);
-  const achieved = best ? `The hardest thing done so far is "${bestTask}".` : "The robot has not completed any task yet.";
+  // The task done reliably whose plan takes the most skills: what the robot can do so far, in the proposer's words.
+  const longest = [...mastered].sort((a, b) => planFor(understand(b)!, (s) => lib.has(s)).length - planFor(understand(a)!, (s) => lib.has(s)).length || a.localeCompare(b))[0];
+  const achieved = longest ? `The most the robot has done reliably so far is "${longest}".` : "The robot has not completed any task yet.";
   const stacked = ctx.blocks.filter((b) => b.on && b.on !== "basket").map((b) => (b.on === "gripper" ? `${b.label} in the gripper` : `${b.label} on ${b.on}`));
   return { reasoning: `I see the ${seen.join(", ")} blocks${stacked.length ? ` (${stacked.join(", ")})` : ""}. ${achieved} This task is ${why}.`, task: taskText(goal) };
 }

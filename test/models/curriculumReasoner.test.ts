@@ -39,11 +39,21 @@ describe("the curriculum reasoner's language", () => {
 });
 
 describe("propose", () => {
-  it("starts with reaching a block, then goes one rung past its best success", () => {
+  it("starts with reaching a block; once reaching works, lifting (its plan lacks one skill) comes before anything lacking two", () => {
     expect(proposeTask(proposing(), NO_NOISE, never()).task).toMatch(/^reach the (red|green|blue) block$/);
     const after = proposeTask(proposing({ succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }), NO_NOISE, never());
     expect(understand(after.task)?.kind).toBe("lift");
     expect(after.reasoning).toContain("reach red");
+  });
+
+  it("has no table of difficulty: a task whose plan the library already covers comes before one that lacks a skill", () => {
+    // Two stacks are skills already; nothing but reaching has been done. A ladder would say "lift next" (it lacks one).
+    const p = proposeTask(proposing({ library: [...BASE, "stack green on blue", "stack red on green"], succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }), NO_NOISE, never());
+    expect(["put the green block on top of the blue block", "put the red block on top of the green block"]).toContain(p.task);
+    expect(p.reasoning).toMatch(/every step of its plan is a skill the robot has/);
+    // A stack that worked shows its reach, grasp and lift work: none of those is proposed as new.
+    const after = proposeTask(proposing({ library: [...BASE, "lift red", "above green"], succeeded: ["put the red block on top of the green block"], proposedBefore: [] }), NO_NOISE, never());
+    expect(["reach", "lift", "hold_above", "on"]).not.toContain(understand(after.task)?.kind);
   });
 
   it("does not propose again what was discarded for a skill the library still lacks, and does once it has it", () => {
