@@ -32,6 +32,7 @@ options:
   --instances N           blocks simulators run in parallel, each a process (default 2)
   --episodes-per-instance N   episodes each instance runs per embodied plan (default 2)
   --base-skills FILE      the pretrained base skills' policies (default data/blocks/base-skills.json)
+  --learner-elite P  --learner-step S   the learner's elite share and step (defaults 0.05 and 0.9, chosen on seeds 0–4)
   --variant V             ${CURRICULUM_VARIANTS.join(" | ")} (default full; base-only never learns a new skill)
   --model B               symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --noise P  --seed N     symbolic reasoner's noise level and the seed of everything (default 0, 0)
@@ -103,6 +104,8 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       resume: { type: "boolean", default: false },
       "data-dir": { type: "string" },
       "runs-dir": { type: "string", default: "runs" },
+      "learner-elite": { type: "string" },
+      "learner-step": { type: "string" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -147,6 +150,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const bar = progressBar(budgets.episodes);
+  let settings: ReturnType<typeof runOptions> | undefined;
   try {
     // Each instance its own process and layout sequence; all record to the run's episode store.
     for (let i = 0; i < instances; i++) {
@@ -170,10 +174,12 @@ export async function runCurriculum(argv: string[]): Promise<number> {
         maxModelCalls: 100_000,
         episodesPerInstance: int("episodes-per-instance", v["episodes-per-instance"], 1),
         ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
+        ...(v["learner-elite"] ? { learnerElite: v["learner-elite"] } : {}),
+        ...(v["learner-step"] ? { learnerStep: v["learner-step"] } : {}),
       },
       durability: "sync" as const,
     };
-    runOptions(config);
+    settings = runOptions(config);
     let input: unknown = { goal: "master the blocks in the basket" };
     if (v.resume) {
       const snap = await graph.getState(config);
@@ -218,7 +224,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       if (state) {
         state = { ...state, status, statusReason: reason } as CurriculumStateType;
         const usage = totalUsage(state.usage);
-        const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, modelCalls: usage.calls };
+        const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
         const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
         let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
         try {

@@ -161,6 +161,8 @@ export interface RunFacts {
   noise: number;
   wallSeconds: number;
   budgets: { episodes: number; iterations: number; wallSeconds: number };
+  /** The learner's elite share and step the run used. */
+  learner?: { elite: number; step: number };
 }
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
