@@ -157,6 +157,17 @@ export const FIGURES: Figure[] = [
     },
   },
   {
+    id: "course-window",
+    title: "VLM-PC with a history window of five steps",
+    about: "In-sample, as the course figures: VLM-PC (full) on the six courses, five trials each at noise 0.2, seeing the last five steps with their images and a summary of the older ones; the whole-history figures are in docs/results/course.md.",
+    parts: (quick, work) => [evalPart("window 5", "course-window5", work, ["--dataset", "course", "--variants", "full", "--seeds", quick ? "1" : "5", "--noise", "0.2", "--history-window", "5", ...(quick ? ["--examples", "indoor_1__paper"] : [])])],
+    render: (work) => tables(evalReport(work, "course-window5"), { timing: false }),
+    headline: (work) => {
+      const r = evalReport(work, "course-window5");
+      return `VLM-PC with a 5-step window: ${r.episodes.filter(counted).length} of ${r.episodes.length} trials reach the toy (noise ${r.noise})`;
+    },
+  },
+  {
     id: "paraphrases",
     title: "Instructions in plain words: the paraphrase set end to end",
     about:

@@ -46,11 +46,6 @@ export type Location = { relation: "in" | "on" | "held_by"; place: string };
  * the segmentation — and the rays are the camera's own, so a pixel and its depth give back the point it saw.
  */
 export function entityClouds(frame: Frame, pose: CameraPose, fovDeg: number, entityOf: Int32Array, n: number): Cloud[] {
-  const W = frame.width, H = frame.height;
-  const f = unit(pose.forward);
-  const r = unit(cross(f, pose.up));
-  const u = cross(r, f);
-  const fpx = W / 2 / Math.tan((fovDeg * Math.PI) / 360);
   const counts = new Int32Array(n);
   for (let i = 0; i < frame.geom.length; i++) {
     const g = frame.geom[i];
@@ -60,18 +55,18 @@ export function entityClouds(frame: Frame, pose: CameraPose, fovDeg: number, ent
   const ys = Array.from(counts, (c) => new Float64Array(c));
   const zs = Array.from(counts, (c) => new Float64Array(c));
   const filled = new Int32Array(n);
+  const point = backProjector(frame, pose, fovDeg);
+  const p: Vec3 = [0, 0, 0];
   for (let i = 0; i < frame.geom.length; i++) {
     const g = frame.geom[i];
     if (g < 0) continue;
     const e = entityOf[g];
     if (e < 0 || frame.depth[i] <= 0) continue;
-    const px = i % W, py = (i - px) / W;
-    const a = px + 0.5 - W / 2, b = H / 2 - (py + 0.5);
-    const d = frame.depth[i] / Math.hypot(a, b, fpx);
+    point(i, p);
     const k = filled[e]++;
-    xs[e][k] = pose.position[0] + (a * r[0] + b * u[0] + fpx * f[0]) * d;
-    ys[e][k] = pose.position[1] + (a * r[1] + b * u[1] + fpx * f[1]) * d;
-    zs[e][k] = pose.position[2] + (a * r[2] + b * u[2] + fpx * f[2]) * d;
+    xs[e][k] = p[0];
+    ys[e][k] = p[1];
+    zs[e][k] = p[2];
   }
   return Array.from(counts, (c, e) => {
     if (c === 0) return NO_CLOUD;
@@ -82,23 +77,32 @@ export function entityClouds(frame: Frame, pose: CameraPose, fovDeg: number, ent
 
 /** The share of a cloud's pixels whose points fall inside a box (how much of a door lies where the closed door is). */
 export function shareInside(frame: Frame, pose: CameraPose, fovDeg: number, isPart: (geom: number) => boolean, box: { min: Vec3; max: Vec3 }): { n: number; inside: number } {
+  const point = backProjector(frame, pose, fovDeg);
+  const p: Vec3 = [0, 0, 0];
+  let n = 0, inside = 0;
+  for (let i = 0; i < frame.geom.length; i++) {
+    const g = frame.geom[i];
+    if (g < 0 || frame.depth[i] <= 0 || !isPart(g)) continue;
+    point(i, p);
+    n++;
+    if (p[0] >= box.min[0] && p[0] <= box.max[0] && p[1] >= box.min[1] && p[1] <= box.max[1] && p[2] >= box.min[2] && p[2] <= box.max[2]) inside++;
+  }
+  return { n, inside };
+}
+
+/** Pixel i and its depth back to the world point it saw: the camera's rays, as RayCamera casts them. */
+function backProjector(frame: Frame, pose: CameraPose, fovDeg: number): (i: number, out: Vec3) => void {
   const W = frame.width, H = frame.height;
   const f = unit(pose.forward);
   const r = unit(cross(f, pose.up));
   const u = cross(r, f);
   const fpx = W / 2 / Math.tan((fovDeg * Math.PI) / 360);
-  let n = 0, inside = 0;
-  for (let i = 0; i < frame.geom.length; i++) {
-    const g = frame.geom[i];
-    if (g < 0 || frame.depth[i] <= 0 || !isPart(g)) continue;
+  return (i, out) => {
     const px = i % W, py = (i - px) / W;
     const a = px + 0.5 - W / 2, b = H / 2 - (py + 0.5);
     const d = frame.depth[i] / Math.hypot(a, b, fpx);
-    const p = [0, 1, 2].map((k) => pose.position[k] + (a * r[k] + b * u[k] + fpx * f[k]) * d);
-    n++;
-    if (p.every((v, k) => v >= box.min[k] && v <= box.max[k])) inside++;
-  }
-  return { n, inside };
+    for (let k = 0; k < 3; k++) out[k] = pose.position[k] + (a * r[k] + b * u[k] + fpx * f[k]) * d;
+  };
 }
 
 /**
