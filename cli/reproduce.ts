@@ -41,6 +41,7 @@ options:
   --work DIR       where the commands' runs go (default runs/reproduce[-quick]; --check: a temporary directory)
   --concurrency N  episodes at once in each experiment (default 2; results do not depend on it)
   --list           list the figures with their commands and exit
+  --include        only rewrite the docs' marked regions from docs/results/ (after copying results in)
 `;
 
 /** One command a figure is made of: robograph's arguments (or a script's), and what a user types for it. */
@@ -299,7 +300,8 @@ export const FIGURES: Figure[] = [
       const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `seed${seed}`)).filter((r): r is CurriculumRecord => !!r);
       const learned = runs.map((r) => r.library.filter((l) => l.source === "learned").length);
       const stacks = runs.filter((r) => r.library.some((l) => l.source === "learned" && /^stack|^tower|^pyramid/.test(l.caption))).length;
-      return `${runs.length === 1 ? "one run" : `${runs.length} runs`} of 400 episodes: ${learned.join(", ")} skills learned; a stack learned in ${stacks} of ${runs.length} (seeds never tuned on)`;
+      const episodes = [...new Set(runs.map((r) => r.counters.episodes))].join("/");
+      return `${runs.length === 1 ? "one run" : `${runs.length} runs`} of ${episodes} episodes: ${learned.join(", ")} skills learned; a stack learned in ${stacks} of ${runs.length} (seeds never tuned on)`;
     },
   },
   {
@@ -425,6 +427,14 @@ export function fillMarkers(text: string, fill: (kind: "results" | "headline", i
   });
 }
 
+/** Rewrites the docs' marked regions from docs/results/ and says what changed and what is not generated yet. */
+function includeOnly(): number {
+  const { changed, missing } = includeResults();
+  process.stderr.write(`\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`);
+  if (missing.length) process.stderr.write(`not yet generated, left as they were in the docs: ${missing.join(", ")} (npm run reproduce -- --only ${missing.join(",")})\n`);
+  return 0;
+}
+
 export async function reproduceCommand(argv: string[]): Promise<number> {
   const { values: v } = parseArgs({
     args: argv,
@@ -434,6 +444,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       only: { type: "string" },
       work: { type: "string" },
       list: { type: "boolean", default: false },
+      include: { type: "boolean", default: false },
       concurrency: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -442,6 +453,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     process.stdout.write(REPRODUCE_HELP.replace("${IDS}", IDS));
     return 0;
   }
+  if (v.include) return includeOnly();
   const quick = v.quick || v.check;
   const only = v.only?.split(",").map((s) => s.trim());
   for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
@@ -493,11 +505,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     process.stderr.write(`\nreproduce --check: every quick figure is as committed (${minutes} min)\n`);
     return 0;
   }
-  if (!quick) {
-    const { changed, missing } = includeResults();
-    process.stderr.write(`\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`);
-    if (missing.length) process.stderr.write(`not yet generated, left as they were in the docs: ${missing.join(", ")} (npm run reproduce -- --only ${missing.join(",")})\n`);
-  }
+  if (!quick) includeOnly();
   process.stderr.write(`reproduce: ${figures.length} figure(s) in ${minutes} min\n`);
   return 0;
 }
