@@ -21,6 +21,7 @@ import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robo
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { modelConfig, totalUsage } from "../models";
+import { discoverRobots } from "../tools/skills";
 import { BridgeClient } from "../robots/bridge/client";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
@@ -442,6 +443,8 @@ export async function run(argv: string[]): Promise<number> {
     let undesirable: string[] | undefined;
     try {
       const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
+      // Asked the way the agent asked (a ROS 1 robot's answers are JSON text).
+      await discoverRobots(c, 5000);
       truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
       // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
       const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });

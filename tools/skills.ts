@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
-import type { BridgeClient } from "../robots/bridge/client";
+import type { BridgeClient, GoalResult } from "../robots/bridge/client";
+import { sendActionlibGoal } from "../robots/bridge/ros1";
 import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError } from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
 import { argumentsValidator, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
@@ -49,9 +50,21 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** Fetches and validates the manifests a bridge serves at `/robograph/manifest`. */
+/**
+ * Fetches and validates the manifests a bridge serves at `/robograph/manifest`. A ROS 1 robot behind the reference
+ * rosbridge answers as a robograph_msgs/Json service (its manifests as JSON text): the client then speaks ROS 1.
+ */
 export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): Promise<ManifestResponse> {
-  const values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
+  let values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
+  const text = (values as { json?: unknown } | undefined)?.json;
+  if (typeof text === "string" && Object.keys(values as object).length === 1) {
+    client.dialect = "ros1";
+    try {
+      values = JSON.parse(text);
+    } catch {
+      throw new Error(`${MANIFEST_SERVICE} answered with JSON text that does not parse`);
+    }
+  }
   const p = ManifestResponse.safeParse(values);
   if (!p.success) throw new Error(`${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   return p.data;
@@ -90,16 +103,22 @@ export async function callSkill(
   const started = performance.now();
   const base = { robot, skill, goalId, feedback };
   try {
-    const handle = client.sendGoal(spec.action, spec.actionType, valid, {
+    const goal = {
       goalId,
       timeoutMs: opts.timeoutMs ?? spec.timeoutSec * 1000,
       signal: opts.signal,
-      onFeedback: (f) => {
+      onFeedback: (f: unknown) => {
         feedback.push(f);
         opts.onFeedback?.(f);
       },
-    });
-    const r = await handle.result;
+    };
+    // The transport is the manifest's word; nothing above this function knows which one a skill used.
+    const r =
+      spec.transport === "actionlib"
+        ? await sendActionlibGoal(client, spec.action, spec.actionType, valid, goal).result
+        : spec.transport === "service"
+          ? await serviceAsGoal(client, spec, valid, goal)
+          : await client.sendGoal(spec.action, spec.actionType, valid, goal).result;
     const values = r.values as { message?: unknown } | string | undefined;
     const message = typeof values === "string" ? values : typeof values?.message === "string" ? values.message : "";
     const status = r.status === GoalStatus.SUCCEEDED && r.succeeded ? "succeeded" : r.status === GoalStatus.CANCELED ? "canceled" : "aborted";
@@ -117,6 +136,18 @@ export async function callSkill(
     const status = err instanceof BridgeTimeoutError ? "timeout" : err instanceof BridgeConnectionError ? "disconnected" : err instanceof BridgeProtocolError ? "rejected" : "aborted";
     return { ...base, ok: false, status, message: "", error: e.message, durationMs: performance.now() - started };
   }
+}
+
+/**
+ * A skill a robot offers as a service: the arguments are the request; the response is the result, a failure when it
+ * says `success: false`. A service cannot be canceled once called: an abort or the time limit stops the waiting.
+ */
+async function serviceAsGoal(client: BridgeClient, spec: SkillSpec, args: unknown, goal: { goalId: string; timeoutMs: number; signal?: AbortSignal }): Promise<GoalResult> {
+  if (goal.signal?.aborted) throw new BridgeConnectionError(`call to ${spec.action} aborted before it was sent`);
+  const aborted = new Promise<never>((_, reject) => goal.signal?.addEventListener("abort", () => reject(new BridgeConnectionError(`call to ${spec.action} aborted while waiting`)), { once: true }));
+  const values = await Promise.race([client.callService<Record<string, unknown>>(spec.action, args, { timeoutMs: goal.timeoutMs, type: spec.actionType }), aborted]);
+  const ok = (values as { success?: unknown })?.success !== false;
+  return { goalId: goal.goalId, action: spec.action, status: ok ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED, succeeded: ok, values };
 }
 
 /** The tool name of a robot's skill: `<robot>__<skill>` (OpenAI tool names allow letters, digits, _ and -). */

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
 import { ServerMessage, FragmentAssembler, GoalStatus, DEFAULT_MAX_MESSAGE_BYTES } from "./protocol";
 import { BridgeAuthError, BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
+import { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1";
 
 export interface BridgeClientOptions {
   /** Presented as `Authorization: Bearer <token>` when the server requires one. */
@@ -64,7 +65,15 @@ export class BridgeClient extends EventEmitter {
   private calls = new Map<string, PendingCall>();
   private goals = new Map<string, PendingGoal>();
   private subs = new Map<string, ClientSubscription>();
-  private advertised = new Map<string, string>();
+  private advertised = new Map<string, { type: string; latch?: boolean }>();
+  private services = new Map<string, { type: string; handler: (args: unknown) => unknown }>();
+  private serviceTypes = new Map<string, Promise<string>>();
+  /**
+   * Which rosbridge this is: ours and ROS 2's (`ros2`), or ROS 1's reference server (`ros1`), where type names have no
+   * `/msg/` part, headers stamp in secs/nsecs, and services of type robograph_msgs/Json carry their values as JSON
+   * text. Set by discovery (tools/skills.ts) from how the manifest came; nothing above the client sees the difference.
+   */
+  dialect: "ros2" | "ros1" = "ros2";
   private fragments: FragmentAssembler;
   private closedByUser = false;
   private reconnecting?: Promise<void>;
@@ -151,7 +160,8 @@ export class BridgeClient extends EventEmitter {
         ws.on("close", () => this.onClose(ws));
         this.ws = ws;
         // Restore what this client had set up before a reconnect.
-        for (const [topic, type] of this.advertised) this.sendRaw({ op: "advertise", topic, type });
+        for (const [topic, a] of this.advertised) this.sendAdvertise(topic, a);
+        for (const [service, a] of this.services) this.sendRaw({ op: "advertise_service", service, type: this.typeName(a.type) });
         for (const [topic, s] of this.subs) this.sendSubscribe(topic, s);
         resolve();
       });
@@ -217,7 +227,10 @@ export class BridgeClient extends EventEmitter {
       }
       case "publish": {
         const s = this.subs.get(m.topic);
-        if (s) for (const h of s.handlers) this.safely(() => h(m.msg));
+        const msg = this.dialect === "ros1" ? fromRos1(m.msg) : m.msg;
+        const stamp = (msg as { header?: { stamp?: { sec?: unknown; nanosec?: unknown } } })?.header?.stamp;
+        if (typeof stamp?.sec === "number") this.stamped(m.topic, stamp.sec + Number(stamp.nanosec ?? 0) / 1e9);
+        if (s) for (const h of s.handlers) this.safely(() => h(msg));
         return;
       }
       case "service_response": {
@@ -264,9 +277,15 @@ export class BridgeClient extends EventEmitter {
         this.emit("status", m);
         return;
       }
-      case "call_service":
-        this.emit("protocol-error", new BridgeProtocolError(m.id, `server called service ${m.service} on this client; not supported`));
+      case "call_service": {
+        const a = this.services.get(m.service);
+        if (!a) {
+          this.emit("protocol-error", new BridgeProtocolError(m.id, `server called service ${m.service}, which this client does not offer`));
+          return;
+        }
+        void this.answer(m.id, m.service, a.handler, m.args);
         return;
+      }
     }
   }
 
@@ -308,6 +327,25 @@ export class BridgeClient extends EventEmitter {
   async callService<T = unknown>(service: string, args: unknown = {}, opts: { timeoutMs?: number; type?: string } = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.o.callTimeoutMs;
     await this.ready(timeoutMs);
+    if (this.dialect === "ros1" && !service.startsWith("/rosapi/") && (await this.serviceType(service, timeoutMs)) === JSON_SERVICE_TYPE) {
+      const { json } = await this.callRaw<{ json: string }>(service, { json: JSON.stringify(args ?? {}) }, timeoutMs, opts.type);
+      return JSON.parse(json) as T;
+    }
+    return this.callRaw<T>(service, args, timeoutMs, opts.type);
+  }
+
+  /** A service's type as rosapi says (cached): how a ROS 1 client learns which services carry JSON text. */
+  private serviceType(service: string, timeoutMs: number): Promise<string> {
+    let t = this.serviceTypes.get(service);
+    if (!t) {
+      t = this.callRaw<{ type: string }>("/rosapi/service_type", { service }, timeoutMs).then((r) => r.type);
+      t.catch(() => this.serviceTypes.delete(service));
+      this.serviceTypes.set(service, t);
+    }
+    return t;
+  }
+
+  private callRaw<T>(service: string, args: unknown, timeoutMs: number, type?: string): Promise<T> {
     const id = `call_service:${service}:${randomUUID()}`;
     return new Promise<T>((resolve, reject) => {
       const pending: PendingCall = { resolve: resolve as (v: unknown) => void, reject };
@@ -317,7 +355,7 @@ export class BridgeClient extends EventEmitter {
       }, timeoutMs);
       this.calls.set(id, pending);
       try {
-        this.sendRaw({ op: "call_service", id, service, args, ...(opts.type ? { type: opts.type } : {}) });
+        this.sendRaw({ op: "call_service", id, service, args, ...(type ? { type: this.typeName(type) } : {}) });
       } catch (err) {
         clearTimeout(pending.timer);
         this.calls.delete(id);
@@ -352,6 +390,38 @@ export class BridgeClient extends EventEmitter {
     };
   }
 
+  private stamps = new Map<string, number>();
+  private stampWaits = new Set<{ topic: string; atLeast: number; done(): void }>();
+
+  private stamped(topic: string, t: number): void {
+    this.stamps.set(topic, Math.max(t, this.stamps.get(topic) ?? -Infinity));
+    for (const w of this.stampWaits) if (w.topic === topic && t >= w.atLeast) w.done();
+  }
+
+  /**
+   * Resolves true once a message stamped `atLeast` (seconds) or later has arrived on `topic`, false after
+   * `timeoutMs`. Only for topics this client is subscribed to (others resolve true at once: nobody reads them).
+   */
+  stampedBy(topic: string, atLeast: number, timeoutMs: number): Promise<boolean> {
+    if (!this.subs.has(topic) || (this.stamps.get(topic) ?? -Infinity) >= atLeast) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const w = {
+        topic,
+        atLeast,
+        done: () => {
+          clearTimeout(timer);
+          this.stampWaits.delete(w);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.stampWaits.delete(w);
+        resolve(false);
+      }, timeoutMs);
+      this.stampWaits.add(w);
+    });
+  }
+
   /** Resolves with the next message on `topic` (subscribing only for as long as it waits). */
   nextMessage<T = unknown>(topic: string, type?: string, timeoutMs = this.o.callTimeoutMs): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -372,20 +442,54 @@ export class BridgeClient extends EventEmitter {
       op: "subscribe",
       id: `subscribe:${topic}`,
       topic,
-      ...(s.type ? { type: s.type } : {}),
+      ...(s.type ? { type: this.typeName(s.type) } : {}),
       ...(s.throttleRate ? { throttle_rate: s.throttleRate } : {}),
       ...(s.queueLength ? { queue_length: s.queueLength } : {}),
     });
   }
 
-  advertise(topic: string, type: string): void {
-    this.advertised.set(topic, type);
-    if (this.connected) this.sendRaw({ op: "advertise", id: `advertise:${topic}`, topic, type });
+  /** Advertises a topic this client publishes; `latch` keeps the last message for late subscribers (ROS 1). */
+  advertise(topic: string, type: string, opts: { latch?: boolean } = {}): void {
+    const a = { type, latch: opts.latch };
+    this.advertised.set(topic, a);
+    if (this.connected) this.sendAdvertise(topic, a);
+  }
+
+  private sendAdvertise(topic: string, a: { type: string; latch?: boolean }): void {
+    this.sendRaw({ op: "advertise", id: `advertise:${topic}`, topic, type: this.typeName(a.type), ...(a.latch ? { latch: true } : {}) });
   }
 
   publish(topic: string, msg: unknown): void {
     if (!this.advertised.has(topic)) throw new BridgeProtocolError(undefined, `advertise ${topic} before publishing to it`);
-    this.sendRaw({ op: "publish", topic, msg });
+    this.sendRaw({ op: "publish", topic, msg: this.dialect === "ros1" ? toRos1(msg) : msg });
+  }
+
+  /**
+   * Offers a service from this client (the robot's side of a bridge: rosbridge's `advertise_service`). The handler's
+   * value is the response; a throw answers `result: false` with its message. With a robograph_msgs/Json type the
+   * handler sees and returns plain values; the JSON text is this client's business. Restored after a reconnect.
+   */
+  advertiseService(service: string, type: string, handler: (args: unknown) => unknown): void {
+    this.services.set(service, { type, handler });
+    if (this.connected) this.sendRaw({ op: "advertise_service", service, type: this.typeName(type) });
+  }
+
+  private async answer(id: string | undefined, service: string, handler: (args: unknown) => unknown, args: unknown): Promise<void> {
+    const json = this.services.get(service)?.type === JSON_SERVICE_TYPE;
+    let reply: object;
+    try {
+      const input = json ? JSON.parse(String((args as { json?: unknown })?.json || "{}")) : this.dialect === "ros1" ? fromRos1(args) : args;
+      const values = await handler(input);
+      reply = { op: "service_response", id, service, result: true, values: json ? { json: JSON.stringify(values ?? {}) } : values };
+    } catch (err) {
+      reply = { op: "service_response", id, service, result: false, values: (err as Error).message };
+    }
+    if (this.connected) this.sendRaw(reply);
+  }
+
+  /** A type's name as this bridge spells it: ROS 1 has no `msg/`, `srv/` or `action/` part. */
+  typeName(type: string): string {
+    return this.dialect === "ros1" ? type.replace(/\/(msg|srv|action)\//, "/") : type;
   }
 
   /**

@@ -79,9 +79,14 @@ export const SkillSpec = z.object({
   /** The skill in plain words ("pick up"), and other verbs for it. */
   display: z.string().min(1).optional(),
   aliases: z.array(z.string().min(1)).optional(),
-  /** The ROS 2 action that runs it: `/<robot>/<skill>`. */
+  /** The action (or service) that runs it: `/<robot>/<skill>`. */
   action: z.string().regex(/^\/[A-Za-z0-9_/]+$/),
   actionType: z.string().min(1),
+  /**
+   * How a goal reaches the robot: a rosbridge action op (ours, ROS 2), a ROS 1 actionlib action over its five topics,
+   * or a service call (the arguments are the request; a response with `success: false` is a failure). Absent: action.
+   */
+  transport: z.enum(["action", "actionlib", "service"]).optional(),
   description: z.string().min(1),
   parameters: ArgumentSchema,
   preconditions: z.array(LiteralText).default([]),

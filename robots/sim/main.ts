@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { listScenarios, serveKitchen } from "./kitchen";
+import { listScenarios, serveKitchen, serveKitchenOnRos } from "./kitchen";
 import { listScenes, serveTabletop } from "./tabletop";
 import { listCourses, serveCourse } from "./course";
 import { listWorkbenchScenes, serveWorkbench } from "./workbench";
@@ -46,6 +46,10 @@ options:
   --allow-services GLOBS the services clients may call (rosbridge's services_glob; include /rosapi/* to keep
                          discovery, /robograph/* for the agent's manifest and goal status); default: all
   --allow-actions GLOBS  the actions clients may send goals to (rosbridge's actions_glob); default: all
+  --ros URL              kitchen only: do not serve a bridge; attach the world as a ROS 1 robot to the reference
+                         rosbridge_server at URL (ws://HOST:PORT, with rosapi beside it and ros/robograph_msgs built
+                         into its workspace): cameras as sensor_msgs topics, skills as actionlib actions, manifests
+                         as the /robograph/manifest service and parameter. Prints "listening URL" once advertised
   --quiet                do not log client connections
 `;
 
@@ -72,6 +76,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       "allow-topics": { type: "string" },
       "allow-services": { type: "string" },
       "allow-actions": { type: "string" },
+      ros: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -105,6 +110,13 @@ export async function serveSim(argv: string[]): Promise<void> {
     allow: { topics: parseGlobs(values["allow-topics"]), services: parseGlobs(values["allow-services"]), actions: parseGlobs(values["allow-actions"]) },
     log,
   };
+  if (values.ros) {
+    if (worldName !== "kitchen") throw new Error(`--ros: only the kitchen runs as a ROS 1 robot so far (its skills' arguments are plain fields), not ${worldName}`);
+    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
+    process.stdout.write(`listening ${robot.url}\n`);
+    onStop(log, () => robot.close());
+    return;
+  }
   const served =
     worldName === "tabletop"
       ? await serveTabletop({ ...common, scenario: values.scenario ?? "cabinet_barred" })
@@ -116,12 +128,17 @@ export async function serveSim(argv: string[]): Promise<void> {
           ? await serveBlocks({ ...common, speed: argv.includes("--speed") ? common.speed : Infinity, episodesDir: values.episodes, instance: values.instance })
         : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
+  onStop(log, () => served.close());
+}
+
+/** Closes cleanly on SIGINT/SIGTERM, then exits. */
+function onStop(log: ((line: string) => void) | undefined, close: () => Promise<void>): void {
   let stopping = false;
   const stop = async (sig: string) => {
     if (stopping) return;
     stopping = true;
     log?.(`${sig}: shutting down`);
-    await served.close();
+    await close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

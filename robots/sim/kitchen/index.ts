@@ -2,6 +2,7 @@
 import { RebuiltWorld, serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { KitchenWorld, type KitchenOptions, type RobotId } from "./world";
 import { loadScenario, parseScenario, type KitchenScenario } from "./scenario";
+import { serveWorldOnRos, type RosRobot } from "../ros";
 
 export { KitchenWorld } from "./world";
 export { loadScenario, listScenarios, parseScenario, KitchenScenario } from "./scenario";
@@ -32,4 +33,15 @@ export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWor
       return world.current;
     },
   };
+}
+
+/** The kitchen as a ROS 1 robot behind the reference rosbridge_server at `url` (see ../ros). */
+export async function serveKitchenOnRos(url: string, opts: KitchenServeOptions): Promise<RosRobot> {
+  const world = await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) });
+  try {
+    return await serveWorldOnRos(world, url, { evaluatorKey: opts.evaluatorKey, token: opts.token, log: opts.log });
+  } catch (err) {
+    await world.close();
+    throw err;
+  }
 }

@@ -1,0 +1,202 @@
+/**
+ * What ROS 1's reference rosbridge_server does differently from ours (and ROS 2's), handled in one place:
+ * - no action ops: an action is actionlib's five topics (`goal`, `cancel`, `status`, `feedback`, `result`), driven
+ *   here with plain publish/subscribe; goal ids are ours, so a goal sent again after a crash is recognised by id;
+ * - headers stamp in `secs`/`nsecs` (ROS 2: `sec`/`nanosec`) and carry a `seq`;
+ * - a message has every field: an optional text our messages leave out comes as an empty string;
+ * - values without a fixed message shape (manifests, the evaluator's answers) go through services of type
+ *   robograph_msgs/Json, whose request and response are one JSON text each.
+ */
+import { BridgeConnectionError, BridgeTimeoutError } from "./errors";
+import { GoalStatus } from "./protocol";
+import type { BridgeClient, GoalHandle, GoalResult } from "./client";
+
+export const JSON_SERVICE_TYPE = "robograph_msgs/Json";
+
+/** actionlib_msgs/GoalStatus codes. */
+export const ActionlibStatus = { PENDING: 0, ACTIVE: 1, PREEMPTED: 2, SUCCEEDED: 3, ABORTED: 4, REJECTED: 5, PREEMPTING: 6, RECALLING: 7, RECALLED: 8, LOST: 9 } as const;
+const TERMINAL = new Set<number>([ActionlibStatus.PREEMPTED, ActionlibStatus.SUCCEEDED, ActionlibStatus.ABORTED, ActionlibStatus.REJECTED, ActionlibStatus.RECALLED, ActionlibStatus.LOST]);
+
+/** An actionlib end state as the ROS 2 code the rest of the client speaks. */
+export function fromActionlibStatus(s: number): number {
+  if (s === ActionlibStatus.SUCCEEDED) return GoalStatus.SUCCEEDED;
+  if (s === ActionlibStatus.PREEMPTED || s === ActionlibStatus.RECALLED) return GoalStatus.CANCELED;
+  return GoalStatus.ABORTED;
+}
+
+/** Optional texts of our messages (a detection's display name and colour): absent when ROS 1 sends them empty. */
+const OPTIONAL_TEXT = new Set(["display", "color"]);
+
+/** A message from a ROS 1 bridge in our shapes: stamps in sec/nanosec, no header seq, empty optional texts left out. */
+export function fromRos1(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(fromRos1);
+  if (!v || typeof v !== "object") return v;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (keys.length === 2 && "secs" in o && "nsecs" in o) return { sec: o.secs, nanosec: o.nsecs };
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (k === "seq" && "stamp" in o && "frame_id" in o) continue;
+    if (OPTIONAL_TEXT.has(k) && o[k] === "") continue;
+    out[k] = fromRos1(o[k]);
+  }
+  return out;
+}
+
+/** A message of ours in ROS 1's shapes (stamps in secs/nsecs; missing fields the bridge fills with defaults). */
+export function toRos1(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toRos1);
+  if (!v || typeof v !== "object" || Buffer.isBuffer(v)) return v;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (keys.length === 2 && "sec" in o && "nanosec" in o) return { secs: o.sec, nsecs: o.nanosec };
+  return Object.fromEntries(keys.map((k) => [k, toRos1(o[k])]));
+}
+
+/** `pkg/Name` (or `pkg/action/Name`) → the package and the action's name, for its generated message types. */
+export function actionTypes(actionType: string) {
+  const [pkg, ...rest] = actionType.split("/");
+  const name = rest.at(-1)!;
+  return {
+    goal: `${pkg}/${name}ActionGoal`,
+    result: `${pkg}/${name}ActionResult`,
+    feedback: `${pkg}/${name}ActionFeedback`,
+    status: "actionlib_msgs/GoalStatusArray",
+    cancel: "actionlib_msgs/GoalID",
+  };
+}
+
+export interface ActionlibResultMsg {
+  status: { goal_id: { id: string }; status: number; text: string };
+  result: Record<string, unknown>;
+}
+
+interface Waiting {
+  onFeedback?: (v: unknown) => void;
+  onResult(m: ActionlibResultMsg): void;
+  onStatus(s: number): void;
+}
+
+/** One action's five topics as seen by a client, shared by every goal it sends on that action. */
+class ActionChannel {
+  readonly waiting = new Map<string, Waiting>();
+  constructor(readonly client: BridgeClient, readonly action: string, actionType: string) {
+    const t = actionTypes(actionType);
+    client.advertise(`${action}/goal`, t.goal);
+    client.advertise(`${action}/cancel`, t.cancel);
+    client.subscribe<ActionlibResultMsg>(`${action}/result`, t.result, (m) => this.waiting.get(m.status?.goal_id?.id)?.onResult(m));
+    client.subscribe<{ status: { goal_id: { id: string } }; feedback: unknown }>(`${action}/feedback`, t.feedback, (m) => {
+      const w = this.waiting.get(m.status?.goal_id?.id);
+      w?.onFeedback?.(parseJsonField(m.feedback));
+    });
+    client.subscribe<{ status_list: { goal_id: { id: string }; status: number }[] }>(`${action}/status`, t.status, (m) => {
+      for (const s of m.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
+    });
+    client.on("disconnect", () => {
+      for (const [id, w] of this.waiting) w.onResult({ status: { goal_id: { id }, status: -1, text: "connection lost" }, result: {} });
+    });
+  }
+}
+const channels = new WeakMap<BridgeClient, Map<string, ActionChannel>>();
+
+/** Feedback and result values: our actions put theirs in a `json` / `values_json` text; other robots' come as fields. */
+function parseJsonField(v: unknown): unknown {
+  const o = v as { json?: unknown } | undefined;
+  if (o && typeof o.json === "string" && Object.keys(o).length === 1) {
+    try {
+      return JSON.parse(o.json);
+    } catch {
+      return o;
+    }
+  }
+  return v;
+}
+
+/** The goal is sent again every so often until the robot's status or result shows it arrived (ROS 1 connects late). */
+const RESEND_MS = 1000;
+/** How long a result waits for the frames it names before it is given anyway. */
+const FRAMES_WAIT_MS = 3000;
+
+/**
+ * Sends a goal to a ROS 1 actionlib server through a rosbridge: publishes it on `<action>/goal` with our goal id
+ * (again every second until the robot's status lists it: a topic's first messages can be lost while ROS 1 connects
+ * publisher and subscriber), follows `feedback`, `status` and `result`, and cancels on `<action>/cancel`. Resolves
+ * and rejects as `BridgeClient.sendGoal` does.
+ */
+export function sendActionlibGoal<R = unknown, F = unknown>(
+  client: BridgeClient,
+  action: string,
+  actionType: string,
+  args: unknown,
+  opts: { goalId: string; onFeedback?: (f: F) => void; timeoutMs?: number; signal?: AbortSignal },
+): GoalHandle<R> {
+  let byClient = channels.get(client);
+  if (!byClient) channels.set(client, (byClient = new Map()));
+  let ch = byClient.get(action);
+  if (!ch) byClient.set(action, (ch = new ActionChannel(client, action, actionType)));
+  const channel = ch;
+  const goalId = opts.goalId;
+  const cancel = () => {
+    if (client.connected && channel.waiting.has(goalId)) client.publish(`${action}/cancel`, { stamp: { sec: 0, nanosec: 0 }, id: goalId });
+  };
+  const result = new Promise<GoalResult<R>>((resolve, reject) => {
+    let seen = false;
+    let timer: NodeJS.Timeout | undefined;
+    let resend: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      clearInterval(resend);
+      channel.waiting.delete(goalId);
+      opts.signal?.removeEventListener("abort", cancel);
+    };
+    const send = () => {
+      const now = Date.now();
+      const stamp = { sec: Math.floor(now / 1000), nanosec: (now % 1000) * 1e6 };
+      client.publish(`${action}/goal`, { header: { stamp, frame_id: "" }, goal_id: { stamp, id: goalId }, goal: args });
+    };
+    channel.waiting.set(goalId, {
+      onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
+      onStatus: (s) => {
+        seen = true;
+        // Ended, but its result went by before this client's subscription was connected: asking again by the same id
+        // makes the robot publish the result again (it never runs a goal id twice).
+        if (TERMINAL.has(s)) setTimeout(() => channel.waiting.has(goalId) && client.connected && send(), RESEND_MS);
+      },
+      onResult: (m) => {
+        done();
+        if (m.status.status < 0) return reject(new BridgeConnectionError(`connection lost while goal ${goalId} on ${action} was running`));
+        const status = fromActionlibStatus(m.status.status);
+        const r = m.result ?? {};
+        const values = "values_json" in r ? { ...(parseJsonField({ json: r.values_json }) as object), message: r.message ?? m.status.text } : r;
+        // ROS 1 keeps no order across topics: the frames the robot published before this result may still be on
+        // their way. The result waits for them (a little), so whoever looks next sees the state the skill left.
+        const frames = typeof r.frames_json === "string" && r.frames_json ? (JSON.parse(r.frames_json) as Record<string, number>) : {};
+        void Promise.all(Object.entries(frames).map(([topic, t]) => client.stampedBy(topic, t, FRAMES_WAIT_MS))).then(() =>
+          resolve({ goalId, action, status, succeeded: status === GoalStatus.SUCCEEDED, values: values as R }),
+        );
+      },
+    });
+    if (opts.signal?.aborted) {
+      done();
+      return reject(new BridgeConnectionError(`goal on ${action} aborted before it was sent`));
+    }
+    opts.signal?.addEventListener("abort", cancel, { once: true });
+    if (opts.timeoutMs) {
+      timer = setTimeout(() => {
+        cancel();
+        done();
+        reject(new BridgeTimeoutError(`action ${action} (goal ${goalId})`, opts.timeoutMs!));
+      }, opts.timeoutMs);
+    }
+    try {
+      send();
+    } catch (err) {
+      done();
+      return reject(err);
+    }
+    resend = setInterval(() => {
+      if (!seen && client.connected) send();
+    }, RESEND_MS);
+  });
+  return { goalId, result, cancel };
+}

@@ -1,0 +1,192 @@
+/**
+ * A simulated world as a ROS 1 robot behind the reference rosbridge_server: it connects to the bridge as a client,
+ * the way a robot's ROS nodes sit behind it, and offers
+ * - each camera as `sensor_msgs/CompressedImage` (colour and 16-bit depth PNG) and `robograph_msgs/Detections`,
+ *   latched, published again after every skill;
+ * - each skill as a ROS 1 action over actionlib's five topics (`<action>/goal|cancel|status|feedback|result`), its
+ *   goal typed by `robograph_msgs/<Skill>.action` (ros/robograph_msgs, generated from the manifests). A goal id it
+ *   has seen is never run again: its result is published again instead (how an agent resumed after a crash learns
+ *   how the goal ended);
+ * - its manifests through standard ROS means: the `/robograph/manifest` service (robograph_msgs/Json) and the
+ *   parameter `/robograph/manifest` (set through rosapi, so `rosparam get` shows them);
+ * - the evaluator's checks as services (`/evaluator/check`, `/evaluator/events`, robograph_msgs/Json), for scoring
+ *   only: with an evaluator key they answer only calls that carry it.
+ */
+import { BridgeClient } from "../bridge/client";
+import { ActionlibStatus, actionTypes, JSON_SERVICE_TYPE } from "../bridge/ros1";
+import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type SkillSpec } from "../manifests/schema";
+import type { z } from "zod";
+import { PING_ACTION, type SimulatedWorld } from "./serve";
+
+export const ROS1_PING_TYPE = "robograph_msgs/Ping";
+
+/** A skill's ROS 1 action type: `robograph_msgs/action/GoTo` → `robograph_msgs/GoTo`. */
+export const ros1ActionType = (actionType: string) => actionType.replace("/action/", "/");
+
+/** The manifests as a ROS 1 robot offers them: every skill an actionlib action of its ROS 1 type. */
+export function ros1Manifests(manifests: RobotManifest[]): RobotManifest[] {
+  return manifests.map((m) => ({ ...m, skills: m.skills.map((s): SkillSpec => ({ ...s, transport: "actionlib", actionType: ros1ActionType(s.actionType) })) }));
+}
+
+interface Goal {
+  id: string;
+  status: number;
+  text: string;
+  ended?: number;
+  result?: Record<string, unknown>;
+  abort?: AbortController;
+}
+
+/** How long an ended goal stays in the status list (actionlib's status_list_timeout is 5 s). */
+const ENDED_SHOWN_MS = 5000;
+
+export interface RosRobot {
+  url: string;
+  publishCameras(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves `world` on the ROS 1 rosbridge at `url`; resolves once its topics, services and actions are advertised. */
+export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void } = {}): Promise<RosRobot> {
+  const client = await BridgeClient.connect(url, { token: opts.token });
+  client.dialect = "ros1";
+  const manifests = ros1Manifests(world.manifests);
+  const manifest = (): ManifestResponse => ({ robots: manifests, world: world.description });
+
+  client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
+  const guard = (args: unknown) => {
+    if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
+  };
+  client.advertiseService("/evaluator/check", JSON_SERVICE_TYPE, (args) => (guard(args), world.evaluate()));
+  client.advertiseService("/evaluator/events", JSON_SERVICE_TYPE, (args) => {
+    guard(args);
+    const since = Number((args as { since?: unknown })?.since ?? 0);
+    return { events: world.events.since(Number.isFinite(since) && since > 0 ? since : 0), total: world.events.length };
+  });
+
+  // Cameras: latched, so an agent that subscribes late gets the newest frame.
+  const cameras = world.manifests.flatMap((m) => m.cameras.map((c) => ({ robot: m.id, ...c })));
+  for (const c of cameras) {
+    client.advertise(c.image, "sensor_msgs/CompressedImage", { latch: true });
+    if (c.depth) client.advertise(c.depth, "sensor_msgs/CompressedImage", { latch: true });
+    if (c.detections) client.advertise(c.detections, "robograph_msgs/Detections", { latch: true });
+  }
+  let rendering: Promise<void> = Promise.resolve();
+  /** Each camera topic's newest stamp (seconds), named in every result so the agent waits for those frames. */
+  const stamps: Record<string, number> = {};
+  const publishCameras = (): Promise<void> => {
+    rendering = rendering
+      .then(async () => {
+        for (const c of cameras) {
+          const out = await world.renderCamera(c.robot);
+          const header = out.detections.header;
+          client.publish(c.image, { header, format: "png", data: out.image.toString("base64") });
+          if (c.depth) client.publish(c.depth, { header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+          if (c.detections) client.publish(c.detections, out.detections);
+          for (const t of [c.image, c.depth, c.detections]) if (t) stamps[t] = header.stamp.sec + header.stamp.nanosec / 1e9;
+        }
+      })
+      .catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
+    return rendering;
+  };
+
+  const timers: NodeJS.Timeout[] = [];
+  const aborts = new Set<AbortController>();
+  type Run = (args: Record<string, unknown>, goal: Goal) => Promise<{ status: "succeeded" | "aborted" | "canceled"; values: unknown }>;
+  const serveAction = (action: string, actionType: string, run: Run, schema?: z.ZodType<Record<string, unknown>>) => {
+    const t = actionTypes(actionType);
+    const goals = new Map<string, Goal>();
+    client.advertise(`${action}/status`, t.status);
+    client.advertise(`${action}/feedback`, t.feedback);
+    client.advertise(`${action}/result`, t.result);
+    const now = () => {
+      const ms = Date.now();
+      return { sec: Math.floor(ms / 1000), nanosec: (ms % 1000) * 1e6 };
+    };
+    const goalStatus = (g: Goal) => ({ goal_id: { stamp: now(), id: g.id }, status: g.status, text: g.text });
+    const publishStatus = () => {
+      const shown = [...goals.values()].filter((g) => g.ended === undefined || Date.now() - g.ended < ENDED_SHOWN_MS);
+      if (client.connected) client.publish(`${action}/status`, { header: { stamp: now(), frame_id: "" }, status_list: shown.map(goalStatus) });
+    };
+    const publishResult = (g: Goal) => {
+      if (client.connected) client.publish(`${action}/result`, { header: { stamp: now(), frame_id: "" }, status: goalStatus(g), result: g.result });
+    };
+    const end = (g: Goal, status: number, text: string, values: unknown) => {
+      g.status = status;
+      g.text = text;
+      g.ended = Date.now();
+      g.result = { success: status === ActionlibStatus.SUCCEEDED, message: text, values_json: JSON.stringify(values ?? {}), frames_json: JSON.stringify(stamps) };
+      publishResult(g);
+      publishStatus();
+    };
+    client.subscribe<{ goal_id: { id: string }; goal: unknown }>(`${action}/goal`, t.goal, (m) => {
+      const id = m.goal_id?.id;
+      if (!id) return;
+      const seen = goals.get(id);
+      if (seen) {
+        // The same goal again (sent twice while ROS connected, or by an agent resumed after a crash): never run twice.
+        if (seen.result) publishResult(seen);
+        return;
+      }
+      const g: Goal = { id, status: ActionlibStatus.ACTIVE, text: "" };
+      goals.set(id, g);
+      const p = schema ? schema.safeParse(m.goal ?? {}) : ({ success: true, data: {} } as const);
+      if (!p.success) {
+        end(g, ActionlibStatus.REJECTED, `invalid goal: ${p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`, {});
+        return;
+      }
+      g.abort = new AbortController();
+      aborts.add(g.abort);
+      publishStatus();
+      run(p.data, g).then(
+        (out) => {
+          const message = typeof (out.values as { message?: unknown })?.message === "string" ? (out.values as { message: string }).message : "";
+          end(g, out.status === "succeeded" ? ActionlibStatus.SUCCEEDED : out.status === "canceled" ? ActionlibStatus.PREEMPTED : ActionlibStatus.ABORTED, message, out.values);
+        },
+        (err) => end(g, ActionlibStatus.ABORTED, (err as Error).message, {}),
+      ).finally(() => g.abort && aborts.delete(g.abort));
+    });
+    client.subscribe<{ id: string }>(`${action}/cancel`, t.cancel, (m) => {
+      // actionlib: an empty id cancels every goal.
+      for (const g of goals.values()) if (g.ended === undefined && (!m.id || m.id === g.id)) g.abort?.abort();
+    });
+    timers.push(setInterval(publishStatus, 500));
+  };
+
+  for (const m of world.manifests) {
+    for (const skill of m.skills) {
+      serveAction(
+        skill.action,
+        ros1ActionType(skill.actionType),
+        async (args, g) => {
+          const out = await world.runSkill(m.id, skill.name, args, {
+            goalId: g.id,
+            signal: g.abort!.signal,
+            feedback: (values) => client.connected && client.publish(`${skill.action}/feedback`, { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" }, status: { goal_id: { id: g.id }, status: ActionlibStatus.ACTIVE, text: "" }, feedback: { json: JSON.stringify(values ?? {}) } }),
+          });
+          // Fresh frames go out before the result, so an agent that saw the result sees the new state.
+          await publishCameras();
+          return out;
+        },
+        world.argumentsSchema?.(m.id, skill.name) ?? argumentsValidator(skill.parameters),
+      );
+    }
+  }
+  // The no-op action, for round-trip latency through the reference bridge.
+  serveAction(PING_ACTION, ROS1_PING_TYPE, async (_a, g) => ({ status: "succeeded", values: { goal_id: g.id } }));
+
+  // The manifests as a parameter too, for `rosparam get /robograph/manifest` (rosapi's set_param takes JSON).
+  await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
+  await publishCameras();
+  return {
+    url,
+    publishCameras,
+    async close() {
+      for (const t of timers) clearInterval(t);
+      for (const a of aborts) a.abort();
+      await rendering;
+      await client.close();
+      await world.close();
+    },
+  };
+}

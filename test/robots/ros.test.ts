@@ -1,0 +1,160 @@
+/**
+ * The kitchen as a ROS 1 robot behind the reference rosbridge_server (roscore + rosbridge_websocket + rosapi from
+ * ROS's own sources, ros/kit): the default CLEA task end to end through it, a SIGKILLed agent resumed without a skill
+ * sent twice (goal ids through actionlib), a canceled actionlib goal, bad goals refused, a service-only skill, and
+ * roslib and ROS's own command-line tools discovering the robot. The message package is held equal to the
+ * TypeScript side it is generated from.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Param, Ros } from "roslib";
+import { BridgeClient } from "../../robots/bridge/client";
+import { sendActionlibGoal } from "../../robots/bridge/ros1";
+import { GoalStatus } from "../../robots/bridge/protocol";
+import { staleFiles } from "../../robots/msgs/ros1";
+import { callSkill, discoverRobots } from "../../tools/skills";
+import { startSimProcess, type SimProcess } from "../../robots/sim/process";
+import { agent } from "../helpers/agent";
+import { scratchDir } from "../helpers/episode";
+import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+
+describe("ros/robograph_msgs", () => {
+  it("is what the TypeScript messages and the kitchen's manifests generate (npm run ros:msgs)", () => {
+    expect(staleFiles()).toEqual([]);
+  });
+});
+
+const available = requireRosOrSkip();
+
+describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference rosbridge_server", () => {
+  let ros: RosStack;
+  const sims: SimProcess[] = [];
+  /** A kitchen attached to its own ROS stack (each test its own, so no state leaks between them). */
+  const kitchenOnRos = async (args: string[] = []) => {
+    const stack = await startRos();
+    stacks.push(stack);
+    const sim = await startSimProcess("kitchen", ["--ros", stack.url, ...args], 60_000);
+    sims.push(sim);
+    const client = await BridgeClient.connect(stack.url);
+    clients.push(client);
+    const { robots } = await discoverRobots(client);
+    return { stack, sim, client, robots };
+  };
+  const stacks: RosStack[] = [];
+  const clients: BridgeClient[] = [];
+  beforeAll(async () => {
+    ros = await startRos();
+    stacks.push(ros);
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    for (const s of sims) await s.stop();
+    for (const s of stacks) await s.stop();
+  }, 60_000);
+
+  it("runs the default task to success, the simulator's check agreeing", async () => {
+    const sim = await startSimProcess("kitchen", ["--ros", ros.url], 60_000);
+    sims.push(sim);
+    const data = scratchDir();
+    const run = await agent(["--bridge-url", ros.url, "--data-dir", data, "--runs-dir", join(data, "runs")]);
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toMatch(/SUCCESS — succeeded/);
+    expect(run.out).not.toMatch(/simulator's check says/);
+    // ROS's own tools see the robot: its actions' topics, its detections typed by our message package, the manifest.
+    const topics = ros.ros("rostopic", ["list"]);
+    for (const t of ["/mobile/go_to/goal", "/mobile/go_to/result", "/arm/pick_from/status", "/arm/detections", "/mobile/camera/image/compressed"]) expect(topics).toContain(t);
+    expect(ros.ros("rostopic", ["type", "/arm/detections"]).trim()).toBe("robograph_msgs/Detections");
+    expect(ros.ros("rostopic", ["type", "/mobile/go_to/goal"]).trim()).toBe("robograph_msgs/GoToActionGoal");
+    expect(ros.ros("rosparam", ["get", "/robograph/manifest"])).toMatch(/^'\{"robots":\[\{"id":"mobile"/);
+  }, 240_000);
+
+  it("resumes a SIGKILLed agent without sending any skill twice: the robot knows the goal by its id", async () => {
+    const { stack, client } = await kitchenOnRos();
+    const data = scratchDir();
+    const common = ["--bridge-url", stack.url, "--thread", "ros-crash", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    let armed = false;
+    const first = await agent(common, (line, kill) => {
+      if (armed || !line.includes("goal ros-crash/1/")) return;
+      armed = true;
+      // Killed as soon as it has sent goal 1: the robot is running it or has just finished it.
+      kill();
+    });
+    expect(first.signal).toBe("SIGKILL");
+    const second = await agent([...common, "--resume"]);
+    expect(second.out, first.out + second.out).toMatch(/re-attaching to goal ros-crash\/1\//);
+    expect(second.out, second.out).toMatch(/SUCCESS — succeeded/);
+    const { events } = await client.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+    const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
+    expect(started.length).toBeGreaterThan(3);
+    expect(new Set(started).size).toBe(started.length);
+    expect((await client.callService<{ success: boolean }>("/evaluator/check")).success).toBe(true);
+  }, 300_000);
+
+  it("cancels an actionlib goal, refuses a goal that does not fit its type, and follows a goal to its end", async () => {
+    // Slow enough (one simulated second a wall second) for the cancel to land while the base drives.
+    const { client, robots } = await kitchenOnRos(["--speed", "1"]);
+    const ac = new AbortController();
+    const going = callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 1500);
+    const canceled = await going;
+    expect(canceled.status).toBe("canceled");
+    // Our client validates before sending; another client's bad goal is refused by the robot, naming the field.
+    const bad = await sendActionlibGoal(client, "/mobile/go_to", "robograph_msgs/GoTo", { navigation_point: "the moon" }, { goalId: "bad-goal-1", timeoutMs: 20_000 }).result;
+    expect(bad.status).toBe(GoalStatus.ABORTED);
+    expect(JSON.stringify(bad.values)).toMatch(/invalid goal: navigation_point/);
+    const feedback: unknown[] = [];
+    const done = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_oven" }, { onFeedback: (f) => feedback.push(f) });
+    expect(done.status).toBe("succeeded");
+    expect(done.message).toBe("mobile is at in_front_of_oven");
+    expect(feedback.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("calls a skill a robot offers as a ROS service (std_srvs/Trigger), its failure a result", async () => {
+    // A robot-side client offering a plain ROS service, as a ROS node would; the skill's manifest says `service`.
+    const robot = await BridgeClient.connect(ros.url);
+    clients.push(robot);
+    robot.dialect = "ros1";
+    let calls = 0;
+    robot.advertiseService("/gripper/calibrate", "std_srvs/Trigger", () => (++calls === 1 ? { success: true, message: "calibrated" } : { success: false, message: "already calibrated" }));
+    const agentSide = await BridgeClient.connect(ros.url);
+    clients.push(agentSide);
+    agentSide.dialect = "ros1";
+    const manifest = {
+      id: "gripper",
+      kind: "gripper",
+      description: "a gripper",
+      cameras: [],
+      facts: [],
+      skills: [{ name: "calibrate", action: "/gripper/calibrate", actionType: "std_srvs/Trigger", transport: "service" as const, description: "calibrate the fingers", parameters: { type: "object" as const, properties: {}, required: [], additionalProperties: false as const }, preconditions: [], effects: [], timeoutSec: 10, requiresApproval: false }],
+    };
+    // Advertising goes through the ROS master: retry until the service is known.
+    let first = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
+    for (let i = 0; i < 20 && !first.ok && calls === 0; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      first = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
+    }
+    expect(first, first.error).toMatchObject({ ok: true, status: "succeeded", message: "calibrated" });
+    const second = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
+    expect(second).toMatchObject({ ok: false, status: "aborted", message: "already calibrated" });
+  }, 60_000);
+
+  it("is discovered by roslib through the real rosapi", async () => {
+    const { stack } = await kitchenOnRos();
+    const r = new Ros({ url: stack.url });
+    await new Promise<void>((resolve, reject) => {
+      r.once("connection", () => resolve());
+      r.once("error", reject);
+    });
+    try {
+      const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) => new Promise<T>((resolve, reject) => fn(resolve, reject));
+      const { topics, types } = await call<{ topics: string[]; types: string[] }>((ok, fail) => r.getTopics(ok, fail));
+      expect(types[topics.indexOf("/mobile/detections")]).toBe("robograph_msgs/Detections");
+      expect(types[topics.indexOf("/arm/pick_from/goal")]).toBe("robograph_msgs/PickFromActionGoal");
+      expect(await call<string>((ok, fail) => r.getServiceType("/robograph/manifest", ok, fail))).toBe("robograph_msgs/Json");
+      const text = await new Promise<string>((resolve) => new Param({ ros: r, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)));
+      expect(JSON.parse(text).robots[1].skills.map((s: { name: string }) => s.name)).toEqual(["open", "close", "pick_from", "release_to"]);
+    } finally {
+      r.close();
+    }
+  }, 60_000);
+});
