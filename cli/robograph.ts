@@ -13,6 +13,7 @@ commands:
   bench               run the benchmarks and print their figures (npm run bench)
   view [RUN|EXP]      look at a run or an experiment in the browser, served on 127.0.0.1 (npm run view -- …)
   reproduce           regenerate every table and headline figure the docs publish (npm run reproduce)
+  connect URL         ask a robot's rosbridge what it offers and propose a manifest draft (npm run connect -- URL)
 
 Run "robograph <command> --help" for a command's options.
 `;
@@ -36,6 +37,11 @@ async function main(argv: string[]): Promise<void> {
     case "reproduce": {
       const { reproduceCommand } = await import("./reproduce");
       process.exitCode = await reproduceCommand(rest);
+      return;
+    }
+    case "connect": {
+      const { connectCommand } = await import("./connect");
+      process.exitCode = await connectCommand(rest);
       return;
     }
     case "bench": {

@@ -5,6 +5,8 @@
  * roslib and ROS's own command-line tools discovering the robot. The message package is held equal to the
  * TypeScript side it is generated from.
  */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Param, Ros } from "roslib";
@@ -12,6 +14,8 @@ import { BridgeClient } from "../../robots/bridge/client";
 import { sendActionlibGoal } from "../../robots/bridge/ros1";
 import { GoalStatus } from "../../robots/bridge/protocol";
 import { staleFiles } from "../../robots/msgs/ros1";
+import { ManifestResponse } from "../../robots/manifests/schema";
+import { ROOT } from "../helpers/processes";
 import { callSkill, discoverRobots } from "../../tools/skills";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { agent } from "../helpers/agent";
@@ -138,8 +142,8 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect(second).toMatchObject({ ok: false, status: "aborted", message: "already calibrated" });
   }, 60_000);
 
-  it("is discovered by roslib through the real rosapi", async () => {
-    const { stack } = await kitchenOnRos();
+  it("is discovered by roslib through the real rosapi, and robograph connect drafts its manifests", async () => {
+    const { stack, robots } = await kitchenOnRos();
     const r = new Ros({ url: stack.url });
     await new Promise<void>((resolve, reject) => {
       r.once("connection", () => resolve());
@@ -156,5 +160,22 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     } finally {
       r.close();
     }
-  }, 60_000);
+    // connect, as a robot owner runs it: every skill of each robot proposed, with its arguments, as a valid manifest.
+    const out = join(scratchDir(), "draft.json");
+    const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\(ROS 1\)/);
+    expect(run.stdout).toMatch(/still to write by a person/);
+    const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(out, "utf8")));
+    for (const m of robots) {
+      const d = draft.robots.find((x) => x.id === m.id)!;
+      expect(d.skills.map((s) => s.name).sort()).toEqual(m.skills.map((s) => s.name).sort());
+      for (const s of m.skills) {
+        const ds = d.skills.find((x) => x.name === s.name)!;
+        expect(ds).toMatchObject({ action: s.action, actionType: s.actionType, transport: "actionlib" });
+        expect(Object.keys(ds.parameters.properties).sort()).toEqual(Object.keys(s.parameters.properties).sort());
+      }
+      expect(d.cameras[0]).toMatchObject({ image: m.cameras[0].image, depth: m.cameras[0].depth, detections: m.cameras[0].detections, width: 320, height: 240 });
+    }
+  }, 90_000);
 });
