@@ -13,6 +13,7 @@ import { courseBenchmarks } from "./course";
 import { blocksBenchmarks } from "./blocks";
 import { latencyBenchmarks } from "./latency";
 import { throughputBenchmarks } from "./throughput";
+import { rosBenchmarks } from "./ros";
 import { writeFileSync } from "node:fs";
 
 const figures: Figure[] = [];
@@ -113,7 +114,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
   // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
-  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : undefined;
+  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : argv.includes("--ros-only") ? "ros" : undefined;
   // --json FILE: every figure as { name, value, unit, target, ok }, so runs can be compared.
   const jsonAt = argv.indexOf("--json");
   const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
@@ -127,6 +128,8 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
     await stepRate();
     for (const f of await agentBenchmarks()) report(f);
   }
+  // --ros-only: through the reference ROS 1 rosbridge (needs npm run ros:setup).
+  if (!only || only === "ros") for (const f of await rosBenchmarks(quick)) report(f);
   if (!only || only === "latency") for (const f of await latencyBenchmarks(delayMs)) report(f);
   if (!only || only === "throughput") for (const f of await throughputBenchmarks(quick)) report(f);
   if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);

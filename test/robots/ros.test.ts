@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Param, Ros } from "roslib";
+import { ActionClient, Goal, Param, Ros } from "roslib";
 import { BridgeClient } from "../../robots/bridge/client";
 import { sendActionlibGoal } from "../../robots/bridge/ros1";
 import { GoalStatus } from "../../robots/bridge/protocol";
@@ -157,6 +157,14 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
       expect(await call<string>((ok, fail) => r.getServiceType("/robograph/manifest", ok, fail))).toBe("robograph_msgs/Json");
       const text = await new Promise<string>((resolve) => new Param({ ros: r, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)));
       expect(JSON.parse(text).robots[1].skills.map((s: { name: string }) => s.name)).toEqual(["open", "close", "pick_from", "release_to"]);
+      // roslib's own actionlib client drives a skill: the robot side is plain actionlib.
+      const ac = new ActionClient<{ navigation_point: string }, unknown, { success: boolean; message: string }>({ ros: r, serverName: "/mobile/go_to", actionName: "robograph_msgs/GoToAction" });
+      const result = await new Promise<{ success: boolean; message: string }>((resolve) => {
+        const g = new Goal<{ navigation_point: string }, unknown, { success: boolean; message: string }>({ actionClient: ac, goalMessage: { navigation_point: "in_front_of_sink" } });
+        g.on("result", resolve);
+        g.send();
+      });
+      expect(result).toMatchObject({ success: true, message: "mobile is at in_front_of_sink" });
     } finally {
       r.close();
     }

@@ -1,0 +1,83 @@
+/**
+ * The reference ROS 1 stack for tests and benchmarks: roscore, the reference rosbridge_server and rosapi on free
+ * loopback ports (ros/kit/start.sh), from the workspace `npm run ros:setup` built with ros/robograph_msgs. Without it
+ * the ROS tests skip and say why; with ROBOGRAPH_REQUIRE_ROS set (CI) they fail instead.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export const ROS_WS = process.env.ROBOGRAPH_ROS_WS ?? join(homedir(), ".cache", "robograph-ros-ws");
+
+/** Why the ROS stack cannot run here, or undefined when it can. */
+export function rosMissing(): string | undefined {
+  if (!existsSync(join(ROS_WS, "devel", "setup.bash"))) return `no ROS workspace at ${ROS_WS} (npm run ros:setup)`;
+  if (!existsSync(join(ROS_WS, "devel", "lib", "python3", "dist-packages", "robograph_msgs"))) return `ros/robograph_msgs is not built in ${ROS_WS} (npm run ros:setup)`;
+  return undefined;
+}
+
+export function requireRosOrSkip(): boolean {
+  const missing = rosMissing();
+  if (missing && process.env.ROBOGRAPH_REQUIRE_ROS) throw new Error(`ROBOGRAPH_REQUIRE_ROS is set but the ROS stack cannot run: ${missing}`);
+  if (missing) process.stderr.write(`ROS tests skipped: ${missing}\n`);
+  return !missing;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface RosStack {
+  url: string;
+  /** Runs a ROS command-line tool (rostopic, rosparam …) against this stack's master; returns its output. */
+  ros(cmd: string, args: string[]): string;
+  stop(): Promise<void>;
+}
+
+/** Starts roscore + rosbridge_websocket + rosapi; `stop` ends all three (SIGINT, then SIGKILL what is left). */
+export async function startRos(): Promise<RosStack> {
+  const port = await freePort();
+  const master = await freePort();
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(port), String(master)], { stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout.on("data", (d) => (text += d));
+    child.stderr.on("data", (d) => (text += d));
+    child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`))));
+  });
+  const m = /ready (ws:\/\/\S+) pids (\d+) (\d+) (\d+)/.exec(out);
+  if (!m) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
+  const pids = [m[2], m[3], m[4]].map(Number);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    url: m[1],
+    ros(cmd, args) {
+      const script = `source ${JSON.stringify(join(ROS_WS, "devel", "setup.bash"))} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`;
+      return execFileSync("bash", ["-c", script], { encoding: "utf8", env: { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, ROS_MASTER_URI: `http://127.0.0.1:${master}`, ROS_HOSTNAME: "127.0.0.1" }, timeout: 30_000 });
+    },
+    async stop() {
+      for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGINT");
+      for (let i = 0; i < 30 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+      // rosbridge under twisted can outlive SIGINT.
+      for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL");
+    },
+  };
+}
