@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BridgeClient } from "../robots/bridge/client";
 import { RobotManifest, type ArgumentSchema, type SkillSpec } from "../robots/manifests/schema";
+import { learnDialect } from "../tools/skills";
 
 export const CONNECT_HELP = `usage: robograph connect ws://HOST:PORT [--out FILE] [--token T]      (npm run connect -- URL …)
 
@@ -211,9 +212,7 @@ export async function connectCommand(argv: string[]): Promise<number> {
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new Error(`--timeout-ms must be a positive number, got ${v["timeout-ms"]}`);
   const client = await BridgeClient.connect(url, { token: v.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN, connectAttempts: 3 });
   try {
-    // A ROS 1 rosapi names types without `/msg/`: then the client speaks ROS 1.
-    const { types } = await client.callService<{ types: string[] }>("/rosapi/topics", {}, { timeoutMs });
-    if (types.length && !types.some((t) => /\/msg\//.test(t))) client.dialect = "ros1";
+    await learnDialect(client, timeoutMs);
     const r = await proposeManifests(client, timeoutMs);
     const say = (s: string) => process.stdout.write(`${s}\n`);
     say(`${url}: ${r.topics.length} topics, ${r.services.length} services, ${r.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`);

@@ -21,7 +21,7 @@ import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robo
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { modelConfig, totalUsage } from "../models";
-import { discoverRobots } from "../tools/skills";
+import { learnDialect } from "../tools/skills";
 import { BridgeClient } from "../robots/bridge/client";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
@@ -62,6 +62,8 @@ options:
   --resume             continue thread --thread from its last checkpoint (needs the same robot: use --bridge-url);
                        an interrupted run (model endpoint down, emergency stop) runs the node it stopped in again
   --bridge-url URL     use a running robot or simulator instead of starting one
+  --manifest FILE      the robot's manifests ({ robots, world }) when its bridge serves no /robograph/manifest (a plain
+                       ROS robot: robograph connect drafts them)
   --approve R/S,...    skills that need human approval, e.g. arm/release_to (asked on the terminal)
   --auto-approve       approve every such request without asking
   --speed X            simulator speed, simulated seconds per wall second (default max)
@@ -251,6 +253,7 @@ export async function run(argv: string[]): Promise<number> {
       thread: { type: "string" },
       resume: { type: "boolean", default: false },
       "bridge-url": { type: "string" },
+      manifest: { type: "string" },
       approve: { type: "string", default: "" },
       "auto-approve": { type: "boolean", default: false },
       speed: { type: "string", default: "max" },
@@ -319,6 +322,7 @@ export async function run(argv: string[]): Promise<number> {
     configurable: {
       thread_id: thread,
       bridgeUrl,
+      ...(v.manifest ? { manifest: resolve(v.manifest) } : {}),
       variant: v.variant,
       backend: v.model,
       seed: Number(v.seed),
@@ -443,8 +447,8 @@ export async function run(argv: string[]): Promise<number> {
     let undesirable: string[] | undefined;
     try {
       const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
-      // Asked the way the agent asked (a ROS 1 robot's answers are JSON text).
-      await discoverRobots(c, 5000);
+      // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
+      await learnDialect(c, 5000).catch(() => {});
       truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
       // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
       const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { BridgeClient } from "../robots/bridge/client";
 import type { RobotManifest, WorldDescription } from "../robots/manifests/schema";
-import { discoverRobots } from "../tools/skills";
+import { discoverRobots, manifestsFromFile } from "../tools/skills";
 import { createModels, modelConfig, ROLES, type ModelConfig, type Role, type RoleModels } from "../models";
 import { ArtifactStore } from "../memory/artifacts";
 import { dataDir } from "../memory/checkpointer";
@@ -37,6 +37,7 @@ export function runConfiguration<V extends readonly [string, ...string[]], E ext
   return z.object({
     bridgeUrl: z.string().optional().describe("WebSocket URL of the robot bridge (rosbridge v2), e.g. ws://127.0.0.1:9090; falls back to ROBOGRAPH_BRIDGE_URL"),
     bridgeToken: z.string().optional().describe("token the bridge requires off loopback; falls back to ROBOGRAPH_BRIDGE_TOKEN"),
+    manifest: z.string().optional().describe("a manifest file ({ robots, world }) for a robot whose bridge serves no /robograph/manifest, such as a plain ROS robot (robograph connect drafts one); falls back to ROBOGRAPH_MANIFEST"),
     variant: z.enum(variants).default(variants[0] as V[number] as never).describe(`which agent runs: ${variants.join(", ")} (default ${variants[0]})`),
     backend: z.enum(["openai", "symbolic"]).optional().describe("model backend: openai (any OpenAI-compatible endpoint; needs OPENAI_API_KEY) or symbolic (the built-in offline reasoner); default openai when a key is set"),
     model: z.string().optional().describe("model name for every role (ROBOGRAPH_MODEL, default gpt-4o-mini)"),
@@ -113,7 +114,7 @@ const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
  */
 export function runOptions(config?: RunnableConfig & { context?: unknown }, robotless = false): RunOptions {
   const env = process.env;
-  const fromEnv = defined({ bridgeUrl: env.ROBOGRAPH_BRIDGE_URL, bridgeToken: env.ROBOGRAPH_BRIDGE_TOKEN, variant: env.ROBOGRAPH_VARIANT, seed: env.ROBOGRAPH_SEED, noise: env.ROBOGRAPH_NOISE, approve: env.ROBOGRAPH_APPROVE });
+  const fromEnv = defined({ bridgeUrl: env.ROBOGRAPH_BRIDGE_URL, bridgeToken: env.ROBOGRAPH_BRIDGE_TOKEN, manifest: env.ROBOGRAPH_MANIFEST, variant: env.ROBOGRAPH_VARIANT, seed: env.ROBOGRAPH_SEED, noise: env.ROBOGRAPH_NOISE, approve: env.ROBOGRAPH_APPROVE });
   const given = { ...fromEnv, ...defined((config?.configurable ?? {}) as Record<string, unknown>), ...defined((config?.context ?? {}) as Record<string, unknown>) };
   const parsed = AnyRunConfiguration.safeParse(given);
   if (!parsed.success) throw new Error(`invalid run configuration: ${z.prettifyError(parsed.error)}`);
@@ -190,7 +191,7 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
   if (!opts.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
   const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
   client.once("close", onClientGone);
-  const { robots, world } = await discoverRobots(client);
+  const { robots, world } = opts.manifest ? await manifestsFromFile(client, opts.manifest) : await discoverRobots(client);
   if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];

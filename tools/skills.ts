@@ -4,11 +4,12 @@
  * every call ends in a typed SkillResult (robot failures are results, not exceptions).
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import type { BridgeClient, GoalResult } from "../robots/bridge/client";
 import { sendActionlibGoal } from "../robots/bridge/ros1";
-import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError } from "../robots/bridge/errors";
+import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
 import { argumentsValidator, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
 
@@ -55,7 +56,13 @@ export interface CallOptions {
  * rosbridge answers as a robograph_msgs/Json service (its manifests as JSON text): the client then speaks ROS 1.
  */
 export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): Promise<ManifestResponse> {
-  let values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
+  let values: unknown;
+  try {
+    values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
+  } catch (err) {
+    if (!(err instanceof ServiceCallError)) throw err;
+    throw new Error(`${client.url} serves no ${MANIFEST_SERVICE} (${err.message}): a plain ROS robot needs a manifest file — draft one with robograph connect ${client.url} and pass it with --manifest FILE (configurable.manifest)`);
+  }
   const text = (values as { json?: unknown } | undefined)?.json;
   if (typeof text === "string" && Object.keys(values as object).length === 1) {
     client.dialect = "ros1";
@@ -68,6 +75,30 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
   const p = ManifestResponse.safeParse(values);
   if (!p.success) throw new Error(`${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   return p.data;
+}
+
+/**
+ * The manifests of a robot whose bridge serves none (a plain ROS robot): read from a file ({ robots, world }, as
+ * `robograph connect` drafts and a person completes), validated; the client's dialect is learned from rosapi (a ROS 1
+ * rosapi names types without `/msg/`).
+ */
+export async function manifestsFromFile(client: BridgeClient, path: string, timeoutMs = 10_000): Promise<ManifestResponse> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new Error(`cannot read manifest file ${path}: ${(err as Error).message}`);
+  }
+  const p = ManifestResponse.safeParse(raw);
+  if (!p.success) throw new Error(`manifest file ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  await learnDialect(client, timeoutMs);
+  return p.data;
+}
+
+/** Sets the client's dialect from rosapi: a ROS 1 rosapi names types without `/msg/`. */
+export async function learnDialect(client: BridgeClient, timeoutMs = 10_000): Promise<void> {
+  const { types } = await client.callService<{ types: string[] }>("/rosapi/topics", {}, { timeoutMs });
+  if (types.length && !types.some((t) => t.includes("/msg/"))) client.dialect = "ros1";
 }
 
 export function findSkill(manifests: RobotManifest[], robot: string, skill: string): SkillSpec {

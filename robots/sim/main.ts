@@ -50,6 +50,8 @@ options:
                          rosbridge_server at URL (ws://HOST:PORT, with rosapi beside it and ros/robograph_msgs built
                          into its workspace): cameras as sensor_msgs topics, skills as actionlib actions, manifests
                          as the /robograph/manifest service and parameter. Prints "listening URL" once advertised
+  --plain                with --ros: offer no /robograph/manifest, as a plain ROS robot (robograph connect drafts its
+                         manifests; the agent reads them with --manifest FILE)
   --quiet                do not log client connections
 `;
 
@@ -77,6 +79,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       "allow-services": { type: "string" },
       "allow-actions": { type: "string" },
       ros: { type: "string" },
+      plain: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -112,7 +115,7 @@ export async function serveSim(argv: string[]): Promise<void> {
   };
   if (values.ros) {
     if (worldName !== "kitchen") throw new Error(`--ros: only the kitchen runs as a ROS 1 robot so far (its skills' arguments are plain fields), not ${worldName}`);
-    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
+    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!), plain: values.plain });
     process.stdout.write(`listening ${robot.url}\n`);
     onStop(log, () => robot.close());
     return;

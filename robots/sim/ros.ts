@@ -47,13 +47,14 @@ export interface RosRobot {
 }
 
 /** Serves `world` on the ROS 1 rosbridge at `url`; resolves once its topics, services and actions are advertised. */
-export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void } = {}): Promise<RosRobot> {
+export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void; plain?: boolean } = {}): Promise<RosRobot> {
   const client = await BridgeClient.connect(url, { token: opts.token });
   client.dialect = "ros1";
   const manifests = ros1Manifests(world.manifests);
   const manifest = (): ManifestResponse => ({ robots: manifests, world: world.description });
 
-  client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
+  // A plain ROS robot offers no manifest: robograph connect and a manifest file are the way in.
+  if (!opts.plain) client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
   const guard = (args: unknown) => {
     if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
   };
@@ -176,7 +177,7 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   serveAction(PING_ACTION, ROS1_PING_TYPE, async (_a, g) => ({ status: "succeeded", values: { goal_id: g.id } }));
 
   // The manifests as a parameter too, for `rosparam get /robograph/manifest` (rosapi's set_param takes JSON).
-  await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
+  if (!opts.plain) await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
   await publishCameras();
   return {
     url,

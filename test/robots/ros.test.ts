@@ -6,7 +6,7 @@
  * TypeScript side it is generated from.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActionClient, Goal, Param, Ros } from "roslib";
@@ -15,6 +15,8 @@ import { sendActionlibGoal } from "../../robots/bridge/ros1";
 import { GoalStatus } from "../../robots/bridge/protocol";
 import { staleFiles } from "../../robots/msgs/ros1";
 import { ManifestResponse } from "../../robots/manifests/schema";
+import { bundledManifests } from "../../robots/manifests";
+import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { ROOT } from "../helpers/processes";
 import { callSkill, discoverRobots } from "../../tools/skills";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
@@ -41,7 +43,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     sims.push(sim);
     const client = await BridgeClient.connect(stack.url);
     clients.push(client);
-    const { robots } = await discoverRobots(client);
+    const { robots } = args.includes("--plain") ? { robots: [] } : await discoverRobots(client);
     return { stack, sim, client, robots };
   };
   const stacks: RosStack[] = [];
@@ -141,6 +143,44 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     const second = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
     expect(second).toMatchObject({ ok: false, status: "aborted", message: "already calibrated" });
   }, 60_000);
+
+  it("runs a plain ROS robot (no manifest of ours) from connect's draft, completed as a person would", async () => {
+    const { stack } = await kitchenOnRos(["--plain"]);
+    const dir = scratchDir();
+    const draftFile = join(dir, "draft.json");
+    const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", draftFile], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    // What the person writes: words, the values each argument takes, preconditions and effects, and the world.
+    const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(draftFile, "utf8")));
+    const written = bundledManifests("kitchen");
+    const robots = draft.robots.map((d) => {
+      const w = written.find((m) => m.id === d.id)!;
+      return {
+        ...d,
+        kind: w.kind,
+        description: w.description,
+        facts: w.facts,
+        names: w.names,
+        skills: d.skills.map((s) => {
+          const ws = w.skills.find((x) => x.name === s.name)!;
+          const properties = Object.fromEntries(Object.entries(s.parameters.properties).map(([k, p]) => [k, { ...p, ...ws.parameters.properties[k] }]));
+          return { ...s, display: ws.display, aliases: ws.aliases, description: ws.description, parameters: { ...s.parameters, properties }, preconditions: ws.preconditions, effects: ws.effects, timeoutSec: ws.timeoutSec };
+        }),
+      };
+    });
+    const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
+    const manifestFile = join(dir, "kitchen-robots.json");
+    writeFileSync(manifestFile, JSON.stringify({ robots, world: world.description }));
+    await world.close();
+    const agentRun = await agent(["--bridge-url", stack.url, "--manifest", manifestFile, "--data-dir", dir, "--runs-dir", join(dir, "runs")]);
+    expect(agentRun.code, agentRun.out).toBe(0);
+    expect(agentRun.out).toMatch(/SUCCESS — succeeded/);
+    expect(agentRun.out).not.toMatch(/simulator's check says/);
+    // Without the file there is nothing to discover: the agent says so.
+    const bare = await agent(["--bridge-url", stack.url, "--data-dir", dir, "--runs-dir", join(dir, "runs")]);
+    expect(bare.code).not.toBe(0);
+    expect(bare.out).toMatch(/serves no \/robograph\/manifest.*robograph connect .*--manifest FILE/);
+  }, 240_000);
 
   it("is discovered by roslib through the real rosapi, and robograph connect drafts its manifests", async () => {
     const { stack, robots } = await kitchenOnRos();
