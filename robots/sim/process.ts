@@ -1,4 +1,5 @@
 /** Starts a simulator as its own process (`robots/sim/main.ts`, what `robograph serve-sim` runs) on a free loopback port, and stops it. */
+import { createServer } from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,3 +69,14 @@ export async function startSimProcess(world: string, args: string[] = [], timeou
     },
   };
 }
+
+/** A TCP port free on loopback now (for a process that cannot be told to pick one itself). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });

@@ -4,8 +4,8 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { freePort } from "../../robots/sim/process";
 import { join } from "node:path";
 
 export interface Postgres {
@@ -23,16 +23,6 @@ export function postgresBin(): string | undefined {
   const onPath = spawnSync("sh", ["-c", "command -v pg_ctl"], { encoding: "utf8" }).stdout.trim();
   return onPath && existsSync(onPath.replace(/pg_ctl$/, "initdb")) ? onPath.replace(/\/pg_ctl$/, "") : undefined;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 export async function startPostgres(): Promise<Postgres> {
   const bin = postgresBin();
