@@ -1,7 +1,7 @@
 /**
  * The kitchen as a ROS 1 robot behind the reference rosbridge_server (roscore + rosbridge_websocket + rosapi from
  * ROS's own sources, ros/kit): the default CLEA task end to end through it, a SIGKILLed agent resumed without a skill
- * sent twice (goal ids through actionlib), a canceled actionlib goal, bad goals refused, a service-only skill, and
+ * sent twice (goal ids through actionlib), canceled and timed-out goals, bad goals refused, a service-only skill, and
  * roslib and ROS's own command-line tools discovering the robot. The message package is held equal to the
  * TypeScript side it is generated from.
  */
@@ -96,7 +96,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect((await client.callService<{ success: boolean }>("/evaluator/check")).success).toBe(true);
   }, 300_000);
 
-  it("cancels an actionlib goal, refuses a goal that does not fit its type, and follows a goal to its end", async () => {
+  it("cancels an actionlib goal, times one out, refuses a goal that does not fit its type, and follows a goal to its end", async () => {
     // Slow enough (one simulated second a wall second) for the cancel to land while the base drives.
     const { client, robots } = await kitchenOnRos(["--speed", "1"]);
     const ac = new AbortController();
@@ -108,6 +108,9 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     const bad = await sendActionlibGoal(client, "/mobile/go_to", "robograph_msgs/GoTo", { navigation_point: "the moon" }, { goalId: "bad-goal-1", timeoutMs: 20_000 }).result;
     expect(bad.status).toBe(GoalStatus.ABORTED);
     expect(JSON.stringify(bad.values)).toMatch(/invalid goal: navigation_point/);
+    // A goal that outlives its time limit ends `timeout` and is canceled on the robot, which is then free again.
+    const late = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_sink" }, { timeoutMs: 800 });
+    expect(late.status).toBe("timeout");
     const feedback: unknown[] = [];
     const done = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_oven" }, { onFeedback: (f) => feedback.push(f) });
     expect(done.status).toBe("succeeded");
@@ -115,7 +118,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect(feedback.length).toBeGreaterThan(0);
   }, 120_000);
 
-  it("calls a skill a robot offers as a ROS service (std_srvs/Trigger), its failure a result", async () => {
+  it("calls a skill a robot offers as a ROS service (std_srvs/Trigger): its failure a result, its silence a timeout", async () => {
     // A robot-side client offering a plain ROS service, as a ROS node would; the skill's manifest says `service`.
     const robot = await BridgeClient.connect(ros.url);
     clients.push(robot);
@@ -142,6 +145,15 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect(first, first.error).toMatchObject({ ok: true, status: "succeeded", message: "calibrated" });
     const second = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
     expect(second).toMatchObject({ ok: false, status: "aborted", message: "already calibrated" });
+    // A service that does not answer in time ends `timeout`; an abort stops the waiting.
+    robot.advertiseService("/gripper/wait", "std_srvs/Trigger", () => new Promise(() => {}));
+    const waiting = { ...manifest, skills: [{ ...manifest.skills[0], name: "wait", action: "/gripper/wait" }] };
+    let slow = await callSkill(agentSide, [waiting], "gripper", "wait", {}, { timeoutMs: 1000 });
+    for (let i = 0; i < 20 && slow.status !== "timeout"; i++) slow = await callSkill(agentSide, [waiting], "gripper", "wait", {}, { timeoutMs: 1000 });
+    expect(slow.status).toBe("timeout");
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    expect((await callSkill(agentSide, [waiting], "gripper", "wait", {}, { signal: ac.signal })).status).toBe("disconnected");
   }, 60_000);
 
   it("runs a plain ROS robot (no manifest of ours) from connect's draft, completed as a person would", async () => {
