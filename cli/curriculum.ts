@@ -32,7 +32,7 @@ options:
   --instances N           blocks simulators run in parallel, each a process (default 2)
   --episodes-per-instance N   episodes each instance runs per embodied plan (default 2)
   --base-skills FILE      the pretrained base skills' policies (default data/blocks/base-skills.json)
-  --learner-elite P  --learner-step S   the learner's elite share and step (defaults 0.05 and 0.9, chosen on seeds 0–4)
+  --learner-elite P  --learner-step S   the learner's elite share and step (defaults 0.05 and 0.7, chosen on seeds 0–4)
   --variant V             ${CURRICULUM_VARIANTS.join(" | ")} (default full; base-only never learns a new skill)
   --model B               symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --noise P  --seed N     symbolic reasoner's noise level and the seed of everything (default 0, 0)
