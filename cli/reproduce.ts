@@ -412,7 +412,7 @@ export function includeResults(resultsDir = RESULTS_DIR, write = true): { change
         if (!m) throw new Error(`docs/results/${id}.md has no headline`);
         return m[1];
       }
-      return `\n${bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "").trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit and date: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
+      return `\n${forDocs(bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "")).trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit, date and every episode: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
     });
     if (next !== text) {
       if (write) writeFileSync(file, next);
@@ -420,6 +420,22 @@ export function includeResults(resultsDir = RESULTS_DIR, write = true): { change
     }
   }
   return { changed, missing: [...missing] };
+}
+
+/**
+ * A results body as a docs page shows it: its headings two levels down (under the page's "## Results"), without the
+ * per-episode tables (the results file keeps them).
+ */
+export function forDocs(body: string): string {
+  const kept: string[] = [];
+  let skipping = false;
+  for (const line of body.split("\n")) {
+    const h = /^(#+) (.*)$/.exec(line);
+    if (h) skipping = h[1].length === 2 && h[2] === "Episodes";
+    if (skipping) continue;
+    kept.push(h ? `${h[1]}## ${h[2]}` : line);
+  }
+  return kept.join("\n").replace(/\n{3,}/g, "\n\n");
 }
 
 /** Replaces each `<!-- KIND:ID -->…<!-- /KIND -->` region's inside with `fill(kind, id)`. */

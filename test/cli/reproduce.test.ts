@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HEADER_END, bodyOf, fillMarkers } from "../../cli/reproduce";
+import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults } from "../../cli/reproduce";
 import { ROOT } from "../helpers/processes";
 
 describe("npm run reproduce", () => {
@@ -25,6 +25,14 @@ describe("npm run reproduce", () => {
     expect(bodyOf(file)).toBe("<!-- headline: 1/2 -->\n\n| a |\n");
     expect(bodyOf(file.replace("abc", "def").replace("2026-01-01", "2027-02-02"))).toBe(bodyOf(file));
     const doc = "x <!-- headline:kitchen -->old<!-- /headline --> y\n<!-- results:course -->\nold table\n<!-- /results -->\n";
+    expect(forDocs("# Noise 0\n\n## Success\n\n| a |\n\n## Episodes\n\n| e1 |\n| e2 |\n\n# Noise 0.2\n\n## Episodes\n\n| e3 |\n")).toBe("### Noise 0\n\n#### Success\n\n| a |\n\n### Noise 0.2\n");
     expect(fillMarkers(doc, (kind, id) => `${kind} ${id}`)).toBe("x <!-- headline:kitchen -->headline kitchen<!-- /headline --> y\n<!-- results:course -->results course<!-- /results -->\n");
+  });
+
+  it("publishes in the README and docs exactly the figures in docs/results/, every one of them generated", () => {
+    // A hand edit inside a marked region, or results copied in without `npm run reproduce -- --include`, fails here.
+    const { changed, missing } = includeResults(undefined, false);
+    expect(missing, "figures the docs name that docs/results/ does not hold").toEqual([]);
+    expect(changed, "docs whose marked regions differ from docs/results/ (npm run reproduce -- --include)").toEqual([]);
   });
 });
