@@ -68,10 +68,14 @@ export class BridgeClient extends EventEmitter {
   private advertised = new Map<string, { type: string; latch?: boolean }>();
   private services = new Map<string, { type: string; handler: (args: unknown) => unknown }>();
   private serviceTypes = new Map<string, Promise<string>>();
+  /** Each subscribed topic's newest header stamp (seconds), and who waits for a later one. */
+  private stamps = new Map<string, number>();
+  private stampWaits = new Set<{ topic: string; atLeast: number; done(): void }>();
   /**
    * Which rosbridge this is: ours and ROS 2's (`ros2`), or ROS 1's reference server (`ros1`), where type names have no
    * `/msg/` part, headers stamp in secs/nsecs, and services of type robograph_msgs/Json carry their values as JSON
-   * text. Set by discovery (tools/skills.ts) from how the manifest came; nothing above the client sees the difference.
+   * text. Set by discovery (tools/skills.ts: from how the manifest came, or from rosapi's type names); nothing above
+   * the client sees the difference.
    */
   dialect: "ros2" | "ros1" = "ros2";
   private fragments: FragmentAssembler;
@@ -389,9 +393,6 @@ export class BridgeClient extends EventEmitter {
       }
     };
   }
-
-  private stamps = new Map<string, number>();
-  private stampWaits = new Set<{ topic: string; atLeast: number; done(): void }>();
 
   private stamped(topic: string, t: number): void {
     this.stamps.set(topic, Math.max(t, this.stamps.get(topic) ?? -Infinity));

@@ -37,6 +37,9 @@ interface Goal {
   abort?: AbortController;
 }
 
+/** Ended goals remembered per action, so one sent again (after a crash) is answered, not run again. */
+const REMEMBERED_GOALS = 1000;
+
 /** How long an ended goal stays in the status list (actionlib's status_list_timeout is 5 s). */
 const ENDED_SHOWN_MS = 5000;
 
@@ -119,6 +122,9 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
       g.result = { success: status === ActionlibStatus.SUCCEEDED, message: text, values_json: JSON.stringify(values ?? {}), frames_json: JSON.stringify(stamps) };
       publishResult(g);
       publishStatus();
+      // Ended goals are remembered (a goal id is never run twice) up to a bound, oldest forgotten first.
+      const ended = [...goals.values()].filter((x) => x.ended !== undefined);
+      for (const old of ended.slice(0, Math.max(0, ended.length - REMEMBERED_GOALS))) goals.delete(old.id);
     };
     client.subscribe<{ goal_id: { id: string }; goal: unknown }>(`${action}/goal`, t.goal, (m) => {
       const id = m.goal_id?.id;
