@@ -11,7 +11,7 @@ import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
 import { claimFound } from "../nodes/critic/ground";
 import { readRollout, seenFrame } from "../nodes/critic/rollouts";
-import { observedEvents } from "../models/symbolic/evidence";
+import { observedEvents } from "../models/reasoning/evidence";
 import type { CriticStateType } from "../nodes/critic/state";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";

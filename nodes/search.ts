@@ -8,7 +8,7 @@
  * from the simulator.
  */
 import { parseLiteral, type RobotManifest, type WorldDescription } from "../robots/manifests/schema";
-import { canonicalText, closestName, lexicon } from "../models/symbolic/language";
+import { canonicalText, closestName, lexicon } from "../models/reasoning/language";
 
 /** Per goal object: how many looks saw into each place since it was last seen (empty: just seen, or not looked for). */
 export type SearchLedger = Record<string, Record<string, number>>;

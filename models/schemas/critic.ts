@@ -73,3 +73,14 @@ export interface GroundingFeedback {
   source: "events" | "detector";
   notFound: { kind: string; object: string }[];
 }
+
+/** What the writer's prompt carries: the task, the scene's named things with where the camera sees them, the last try. */
+export interface WriterContext {
+  instruction: string;
+  scene: {
+    /** Things and points the program may name, with where they are seen ([x, y, z] and z range), when in view. */
+    things: { name: string; at?: [number, number, number]; z?: [number, number]; extent?: [number, number, number, number] }[];
+    joints: { name: string; handle: string; object: string }[];
+  };
+  previous?: { program: PrimitiveProgram; critique: ClaimedEvent[] };
+}

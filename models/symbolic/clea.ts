@@ -7,7 +7,7 @@
 import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "../schemas";
-import { alias, closestName, lexicon, notUnderstoodMessage, readInstruction, type NamedRobot } from "./language";
+import { alias, closestName, lexicon, notUnderstoodMessage, readInstruction, type NamedRobot } from "../reasoning/language";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "./search";
 

@@ -6,8 +6,8 @@
  * cause; no branch depends on the case, the behaviour under test or the seed.
  */
 import type { Draw, NoiseKnobs, Task } from "./noise";
-import { mentioned, observedEvents } from "./evidence";
-import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WrittenProgram } from "../schemas/critic";
+import { mentioned, observedEvents } from "../reasoning/evidence";
+import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "../schemas/critic";
 import { UNDESIRABLE_KINDS, type Undesirable } from "../../robots/msgs/rollout";
 import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
 
@@ -77,16 +77,6 @@ export function preferRollouts(ctx: { instruction: string; first: { frames: Seen
 
 // ---- the policy writer ------------------------------------------------------------------------------------------
 
-/** What the writer's prompt carries: the task, the scene's named things with where the camera sees them, the last try. */
-export interface WriterContext {
-  instruction: string;
-  scene: {
-    /** Things and points the program may name, with where they are seen ([x, y, z] and z range), when in view. */
-    things: { name: string; at?: [number, number, number]; z?: [number, number]; extent?: [number, number, number, number] }[];
-    joints: { name: string; handle: string; object: string }[];
-  };
-  previous?: { program: PrimitiveProgram; critique: ClaimedEvent[] };
-}
 
 const CARRY = 0.12; // m above the table a carried thing's path stays
 const SPEED = 0.25; // m/s

@@ -6,33 +6,19 @@
  * from detections of what stands in the way. Seeded noise reproduces what the verifier and the replanning catch.
  */
 import type { WorldDescription } from "../../robots/manifests/schema";
-import type { DetectionsMessage, PlacedDetection } from "../../robots/msgs/detections";
 import type { RewardTermInput } from "../../robots/msgs/motion";
 import { termNames } from "../../robots/msgs/motion";
 import type {
   Diagnosis, FailureReasons, GoalCheck, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck,
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
-import { alias, canonicalText, closestName, lexicon, notUnderstoodMessage } from "./language";
+import { alias, canonicalText, closestName, lexicon, notUnderstoodMessage } from "../reasoning/language";
+import { mentioned, missingArgument, vocabulary, type SceneDetections } from "../reasoning/replan";
+
+export type { SceneDetections } from "../reasoning/replan";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 
-/** What the scene's detector reported, as the prompt carries it (the reasoner reads no scores). */
-export interface SceneDetections {
-  detections: Omit<PlacedDetection, "score">[];
-  places: DetectionsMessage["places"];
-}
-
-/** Every name a motion may use: objects, handles, joints, targets and the palm. */
-export function vocabulary(world: WorldDescription): string[] {
-  return [...new Set(["palm", ...world.labels, ...(world.joints ?? []).flatMap((j) => [j.name, j.handle]), ...(world.targets ?? []).map((t) => t.name)])];
-}
-
 const NAME = "([a-z][a-z0-9_]*)";
-const words = (text: string) => [...text.toLowerCase().matchAll(/[a-z][a-z0-9_]*/g)].map((m) => m[0]);
-/** Names of the vocabulary a sentence mentions, in order of appearance. */
-function mentioned(text: string, names: string[]): string[] {
-  return [...new Set(words(text).filter((w) => names.includes(w)))];
-}
 const isContainer = (world: WorldDescription, name: string) => world.places.some((p) => p.name === name && p.kind === "container");
 const jointOf = (world: WorldDescription, object: string) => (world.joints ?? []).find((j) => j.object === object || j.name === object);
 
@@ -178,19 +164,6 @@ function remapNames(text: string, names: string[]): { text: string; changed: boo
 export function checkNames(ctx: { sentence: string; world: WorldDescription }): NameCheck {
   const r = remapNames(ctx.sentence, vocabulary(ctx.world));
   return { wrongNames: r.changed || r.unknown.length > 0, rewritten: r.text };
-}
-
-/**
- * Why a step's sentence cannot be carried out as written: it stops before its object or target ("place the crate on
- * the "), leaves the object out ("move the  to the table"), or names nothing in the scene at all.
- */
-export function missingArgument(action: string, names: string[]): string | undefined {
-  const text = action.trim().toLowerCase();
-  if (!text) return "the step is empty";
-  if (/\b(?:the|a|an|on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)$/.test(text.replace(/[.!?]+$/, ""))) return `"${action.trim()}" is missing its object or target`;
-  if (/\b(?:the|a|an)\s+(?:on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)\b/.test(text)) return `"${action.trim()}" is missing its object`;
-  if (!mentioned(text, names).length) return `"${action.trim()}" names nothing in this scene`;
-  return undefined;
 }
 
 export function verifyPlan(ctx: { steps: PlanStep[]; world: WorldDescription }): PlanCheck {

@@ -9,7 +9,7 @@ import { askStructured, totalUsage } from "../../models";
 import { GoalCheck } from "../../models/schemas";
 import { overBudget } from "../budget";
 import { exhaustedReason, exhaustedSearch, lookablePlaces, searchedObjects, noteLook } from "../search";
-import { closestName } from "../../models/symbolic/language";
+import { closestName } from "../../models/reasoning/language";
 import { runOptions, session } from "../runtime";
 import { ended } from "../guard";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";

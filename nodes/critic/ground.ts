@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { BehaviourCritique, type ClaimedEvent, type GroundingFeedback } from "../../models/schemas";
-import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../../models/symbolic/evidence";
+import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../../models/reasoning/evidence";
 import type { LoggedEvent, Rollout } from "../../robots/msgs/rollout";
 import { modelSession, runOptions, session, type RunOptions } from "../runtime";
 import { readRollout, rolloutId, seenFrame } from "./rollouts";

@@ -7,7 +7,7 @@ import { runOptions, session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { sceneVocabulary } from "./view";
 import { newProcedure } from "./budget";
-import { missingArgument, vocabulary } from "../../models/symbolic/replan";
+import { missingArgument, vocabulary } from "../../models/reasoning/replan";
 
 export const PLAN_VERIFIER_PROMPT = `Check each step of a robot's plan against the names of the things in its scene. A step
 that calls something by another wording (a synonym, swapped words, a plural) is rewritten with the scene's name and

@@ -1,6 +1,6 @@
 /** What RePLan's nodes look through: the palm camera's newest frame with its detections, and the names a plan may use. */
 import type { DetectionsMessage } from "../../robots/msgs/detections";
-import type { SceneDetections } from "../../models/symbolic/replan";
+import type { SceneDetections } from "../../models/reasoning/replan";
 import { latestFrame, type Frame } from "../camera";
 import type { Session } from "../runtime";
 import { INSIDE_IN_VIEW_PIXELS, searchedObjects, noteLook, type SearchLedger } from "../search";

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scoreClaims } from "../../evals/critic";
-import { KEY_FRAME_THRESHOLDS } from "../../models/symbolic/evidence";
+import { KEY_FRAME_THRESHOLDS } from "../../models/reasoning/evidence";
 import { LIMITS } from "../../robots/sim/workbench/monitor";
 import type { SimEvent } from "../../robots/sim/events";
 import { ROOT } from "../helpers/processes";

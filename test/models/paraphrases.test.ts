@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadDataset, datasetPath } from "../../evals/datasets";
-import { lexicon, notUnderstoodMessage, readInstruction } from "../../models/symbolic/language";
+import { lexicon, notUnderstoodMessage, readInstruction } from "../../models/reasoning/language";
 import { goalLiterals, highLevelPlan, readTabletopGoal } from "../../models/symbolic/replan";
 import { emptyBelief, plan, perceive } from "../../models/symbolic/clea";
 import { NO_NOISE } from "../../models/symbolic/noise";

@@ -1,7 +1,7 @@
 /** The symbolic reasoner's parts: reading instructions, planning over manifests, verifying, noise under a seed. */
 import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
-import { closestName, readInstruction } from "../../models/symbolic/language";
+import { closestName, readInstruction } from "../../models/reasoning/language";
 import { search } from "../../models/symbolic/search";
 import { critique, emptyBelief, staticFacts, summarize, verify } from "../../models/symbolic/clea";
 import { noiseLevel, NO_NOISE } from "../../models/symbolic/noise";

@@ -5,7 +5,7 @@
  * refuses a step with no object or target, and a budget's words agree with its count.
  */
 import { describe, expect, it } from "vitest";
-import { readInstruction } from "../../models/symbolic/language";
+import { readInstruction } from "../../models/reasoning/language";
 import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../models/symbolic/clea";
 import { NO_NOISE } from "../../models/symbolic/noise";
 import { verifyPlan as replanVerify } from "../../models/symbolic/replan";

@@ -1,0 +1,33 @@
+/**
+ * The agent does not lean on its offline stand-in: no file under graphs/ or nodes/ imports models/symbolic/ — what
+ * nodes share with the offline reasoner lives in models/reasoning/. One import is left, named here so no new one
+ * creeps in: the no-summarizer ablation rebuilds its belief with the symbolic summarizer (issue 27 moves it).
+ */
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/processes";
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+describe("dependencies", () => {
+  it("graphs/ and nodes/ do not import the symbolic reasoner (one known import left)", () => {
+    const importers = ["graphs", "nodes"]
+      .flatMap((d) => files(join(ROOT, d)))
+      .filter((f) => /from "[./]+\/models\/symbolic\//.test(readFileSync(f, "utf8")))
+      .map((f) => relative(ROOT, f));
+    expect(importers).toEqual(["nodes/clea/planner.ts"]);
+  });
+
+  it("models/reasoning/ imports neither the symbolic reasoner nor anything above models/", () => {
+    for (const f of files(join(ROOT, "models", "reasoning"))) {
+      const text = readFileSync(f, "utf8");
+      expect(text, relative(ROOT, f)).not.toMatch(/from "\.\.\/symbolic\/|from "[./]+\/(graphs|nodes|evals|cli|tools|memory)\//);
+    }
+  });
+});
