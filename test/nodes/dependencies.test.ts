@@ -1,7 +1,7 @@
 /**
  * The agent does not lean on its offline stand-in: no file under graphs/ or nodes/ imports models/symbolic/ — what
- * nodes share with the offline reasoner lives in models/reasoning/. One import is left, named here so no new one
- * creeps in: the no-summarizer ablation rebuilds its belief with the symbolic summarizer (issue 27 moves it).
+ * nodes share with the offline reasoner (reading instructions, CLEA's belief, RePLan's plan checks, the behaviour
+ * critic's event grounding) lives in models/reasoning/, below both.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -16,12 +16,12 @@ function files(dir: string): string[] {
 }
 
 describe("dependencies", () => {
-  it("graphs/ and nodes/ do not import the symbolic reasoner (one known import left)", () => {
+  it("graphs/ and nodes/ do not import the symbolic reasoner", () => {
     const importers = ["graphs", "nodes"]
       .flatMap((d) => files(join(ROOT, d)))
       .filter((f) => /from "[./]+\/models\/symbolic\//.test(readFileSync(f, "utf8")))
       .map((f) => relative(ROOT, f));
-    expect(importers).toEqual(["nodes/clea/planner.ts"]);
+    expect(importers).toEqual([]);
   });
 
   it("models/reasoning/ imports neither the symbolic reasoner nor anything above models/", () => {
