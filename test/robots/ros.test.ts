@@ -111,6 +111,14 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     // A goal that outlives its time limit ends `timeout` and is canceled on the robot, which is then free again.
     const late = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_sink" }, { timeoutMs: 800 });
     expect(late.status).toBe("timeout");
+    // The cancel is on its way when the caller gives up; the robot is free once it has logged the goal's end.
+    let ended = false;
+    for (let i = 0; i < 100 && !ended; i++) {
+      const { events } = await client.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+      ended = events.some((e) => e.goalId === late.goalId && /^skill_(canceled|succeeded|failed)$/.test(e.kind));
+      if (!ended) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ended).toBe(true);
     const feedback: unknown[] = [];
     const done = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_oven" }, { onFeedback: (f) => feedback.push(f) });
     expect(done.status).toBe("succeeded");
