@@ -4,7 +4,6 @@
  * every call ends in a typed SkillResult (robot failures are results, not exceptions).
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import type { BridgeClient, GoalResult } from "../robots/bridge/client";
@@ -12,6 +11,7 @@ import { sendActionlibGoal } from "../robots/bridge/ros1";
 import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
 import { argumentsValidator, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
+import { loadManifestFile } from "../robots/manifests";
 
 export class UnknownSkillError extends Error {
   override name = "UnknownSkillError";
@@ -83,16 +83,9 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
  * rosapi names types without `/msg/`).
  */
 export async function manifestsFromFile(client: BridgeClient, path: string, timeoutMs = 10_000): Promise<ManifestResponse> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch (err) {
-    throw new Error(`cannot read manifest file ${path}: ${(err as Error).message}`);
-  }
-  const p = ManifestResponse.safeParse(raw);
-  if (!p.success) throw new Error(`manifest file ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const manifests = loadManifestFile(path);
   await learnDialect(client, timeoutMs);
-  return p.data;
+  return manifests;
 }
 
 /** Sets the client's dialect from rosapi: a ROS 1 rosapi names types without `/msg/`. */

@@ -2,22 +2,29 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RobotManifest } from "./schema";
+import type { z } from "zod";
+import { ManifestResponse, RobotManifest } from "./schema";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Reads and validates a manifest file; the error names the file and every field that is wrong. */
-export function loadManifest(path: string): RobotManifest {
+/** Reads a JSON file and validates it; the error names the file (as `what`) and every field that is wrong. */
+function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new Error(`cannot read robot manifest ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`);
   }
-  const p = RobotManifest.safeParse(raw);
-  if (!p.success) throw new Error(`robot manifest ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const p = schema.safeParse(raw);
+  if (!p.success) throw new Error(`${what} ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   return p.data;
 }
+
+/** Reads and validates one robot's manifest file. */
+export const loadManifest = (path: string): RobotManifest => readValidated(path, RobotManifest, "robot manifest");
+
+/** Reads and validates a file of a robot's manifests and world ({ robots, world }, as `robograph connect` drafts). */
+export const loadManifestFile = (path: string): ManifestResponse => readValidated(path, ManifestResponse, "manifest file");
 
 export function bundledManifests(world: string): RobotManifest[] {
   if (world === "kitchen") return ["mobile", "arm"].map((r) => loadManifest(join(here, "kitchen", `${r}.json`)));
