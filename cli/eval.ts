@@ -1,9 +1,13 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
-import { loadDataset } from "../evals/datasets";
+import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
+import { GENERATED_DATASET, generatedCourses, toJsonl } from "../evals/datasets/generatedCourses";
+import { makeCourseExamples } from "../evals/datasets/courseExamples";
+import { FIRST_SCORED_SEED } from "../robots/sim/course/generate";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
@@ -16,12 +20,16 @@ only the missing episodes run.
 
 options:
   --dataset NAME|FILE   dataset: kitchen (CLEA, default), tabletop (RePLan's tasks 1–8), course (VLM-PC's six
-                        obstacle courses), critic (the behaviour-critic benchmark: see --dataset critic --help),
-                        or a .jsonl file
+                        obstacle courses), course-generated (procedurally generated courses, each checked
+                        solvable within 100 s by a search over the true layout), critic (the behaviour-critic
+                        benchmark: see --dataset critic --help), or a .jsonl file
+  --count N             course-generated: how many courses (default 50)
+  --course-seed S       course-generated: the first course seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the
+                        tuning range, looked at while improving the reasoners; ${FIRST_SCORED_SEED} and up are scored
   --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
                         tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five);
                         course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
-  --seeds N             seeds per example (default 3; course: 5, the paper's five trials)
+  --seeds N             seeds per example (default 3; course: 5, the paper's five trials; course-generated: 1)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2; at most the machine's cores)
   --fresh-simulators    start a simulator process for every episode (default: kitchen and tabletop simulators are
@@ -76,6 +84,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       phrasings: { type: "string", default: "6" },
       "max-procedures": { type: "string", default: "3" },
       "fresh-simulators": { type: "boolean", default: false },
+      count: { type: "string", default: "50" },
+      "course-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -90,16 +100,24 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
-  const datasetName = v.dataset!;
-  const rows = loadDataset(datasetName);
+  const generated = v.dataset === GENERATED_DATASET;
+  const count = int("count", v.count!, 1);
+  const courseSeed = int("course-seed", v["course-seed"]!, 0);
+  let datasetName = v.dataset!;
+  let rows = generated ? [] : loadDataset(datasetName);
   for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
     if (!rows.some((r) => r.id === id)) throw new Error(`--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
   }
   const replan = rows.some((r) => r.example.inputs.world === "tabletop");
-  const course = rows.some((r) => r.example.inputs.world === "course");
-  const seeds = int("seeds", v.seeds ?? (course ? "5" : "3"), 1);
+  const course = generated || rows.some((r) => r.example.inputs.world === "course");
+  const seeds = int("seeds", v.seeds ?? (generated ? "1" : course ? "5" : "3"), 1);
   const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
-  const name = v.name ?? `${datasetName.replace(/\W+/g, "_")}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
+  const setName = generated ? `course_generated-s${courseSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
+  const name = v.name ?? `${setName}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
+  if (generated) {
+    // The courses, each checked solvable, become this experiment's dataset file (so it resumes and reports as any other).
+    ({ datasetName, rows } = await buildGeneratedDataset(join(resolve(v.root!), name), count, courseSeed, variants.includes("full+ic" as Variant)));
+  }
   const opts = {
     name,
     dataset: datasetName,
@@ -152,4 +170,29 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes run in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
   process.stdout.write(`\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
   return 0;
+}
+
+/**
+ * Writes `<dir>/dataset.jsonl`: the first `count` solvable generated courses from `from` (with their labelled examples
+ * for full+ic, taken on the course with the solver's way through, at a seed no trial uses).
+ */
+async function buildGeneratedDataset(dir: string, count: number, from: number, examples: boolean): Promise<{ datasetName: string; rows: DatasetRow[] }> {
+  process.stderr.write(`generated courses from seed ${from} (${from >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`}): checking each can be done within 100 s\n`);
+  const set = await generatedCourses(count, from, {
+    cacheDir: join(GENERATED_CACHE, "verdicts"),
+    onProgress: (v, kept) => process.stderr.write(`  generated_${v.seed}: ${v.solvable ? `solvable (${v.seconds} s, ${v.steps!.length} skills)` : "no way found within 100 s: skipped"} — ${kept}/${count}\n`),
+  });
+  if (examples) {
+    for (const v of set.verdicts.filter((x) => x.solvable)) {
+      const file = courseExamplesPath(`generated_${v.seed}`);
+      if (existsSync(file)) continue;
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps)) + "\n");
+      process.stderr.write(`  labelled examples of generated_${v.seed} → ${file}\n`);
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  const datasetName = join(dir, "dataset.jsonl");
+  writeFileSync(datasetName, toJsonl(set.rows));
+  return { datasetName, rows: loadDataset(datasetName) };
 }

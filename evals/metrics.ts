@@ -11,7 +11,7 @@ export interface EpisodeResult {
   /** RePLan's task number, for its Table 1 layout. */
   paperTask?: number;
   /** VLM-PC: which of its tables reports the course (I: real settings, II: the simulated dead end). */
-  paperTable?: "I" | "II";
+  paperTable?: "I" | "II" | "generated";
   /** VLM-PC: skill seconds until the toy was reached; a failure counts as the whole budget (100 s). */
   courseSeconds?: number;
   /** VLM-PC's Table II: the robot got out of the dead end. */

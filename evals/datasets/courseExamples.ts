@@ -38,12 +38,19 @@ export function decisionPoints(solution: Step[]): number[] {
 const describe = (d: RangedDetectionsMessage["detections"]) =>
   d.length ? d.map((x) => `${x.label} ${x.distance.toFixed(1)} m`).join(", ") : "nothing detected";
 
-/** The examples of a course at the first seed from `EXAMPLE_SEEDS_FROM` at which its scripted solution runs through. */
-export async function makeCourseExamples(course: string, tries = 10) {
+/**
+ * The examples of a course at the first seed from `EXAMPLE_SEEDS_FROM` at which its solution runs through: the
+ * scripted one of a hand-made course, or (a generated course) the solver's.
+ */
+export async function makeCourseExamples(course: string, tries = 10, solution?: Step[]) {
   const errors: string[] = [];
+  const steps = solution ?? COURSES.get(course)?.solution;
+  if (!steps) throw new Error(`no course ${course}; one of ${listCourses().join(", ")}`);
   for (let seed = EXAMPLE_SEEDS_FROM; seed < EXAMPLE_SEEDS_FROM + tries; seed++) {
     try {
-      return await examplesAt(course, seed);
+      // The solver's way is planned on nominal motions: under the ±10% of a seed it may fall short near the end, after
+      // the labelled views are taken (they label what the solver would do from there), so it need not reach the toy.
+      return await examplesAt(course, seed, steps, !solution);
     } catch (err) {
       errors.push(`seed ${seed}: ${(err as Error).message}`);
     }
@@ -51,9 +58,7 @@ export async function makeCourseExamples(course: string, tries = 10) {
   throw new Error(`${course}: the scripted solution did not run through at any of ${tries} seeds from ${EXAMPLE_SEEDS_FROM}:\n${errors.join("\n")}`);
 }
 
-async function examplesAt(course: string, seed: number) {
-  const c = COURSES.get(course);
-  if (!c) throw new Error(`no course ${course}; one of ${listCourses().join(", ")}`);
+async function examplesAt(course: string, seed: number, solution: Step[], mustReach: boolean) {
   const sim = await startSimProcess("course", ["--scenario", course, "--speed", "max", "--seed", String(seed)]);
   const client = await BridgeClient.connect(sim.url);
   try {
@@ -64,10 +69,10 @@ async function examplesAt(course: string, seed: number) {
     let detections: RangedDetectionsMessage | undefined;
     client.subscribe<{ data: string }>(cam.image, "sensor_msgs/msg/CompressedImage", (m) => (image = m));
     client.subscribe<RangedDetectionsMessage>(cam.detections!, undefined, (m) => (detections = m));
-    const points = new Set(decisionPoints(c.solution));
+    const points = new Set(decisionPoints(solution));
     const examples = [];
-    for (let i = 0; i < c.solution.length; i++) {
-      const [skill, magnitude] = c.solution[i];
+    for (let i = 0; i < solution.length; i++) {
+      const [skill, magnitude] = solution[i];
       if (points.has(i)) {
         for (let t = 0; (!image || !detections) && t < 100; t++) await new Promise((r) => setTimeout(r, 50));
         if (!image || !detections) throw new Error(`no camera frame from ${course}`);
@@ -78,7 +83,7 @@ async function examplesAt(course: string, seed: number) {
       if (!r.ok) throw new Error(`${course}: scripted ${skill} ${magnitude} failed: ${r.error}`);
     }
     const check = await client.callService<{ success: boolean }>("/evaluator/check");
-    if (!check.success) throw new Error(`${course}: the scripted solution did not reach the toy`);
+    if (mustReach && !check.success) throw new Error(`${course}: the solution did not reach the toy`);
     return { course, seed, examples };
   } finally {
     await client.close();

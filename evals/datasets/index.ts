@@ -71,8 +71,8 @@ export const CourseExample = z.object({
   metadata: z.object({
     family: z.literal("vlmpc"),
     task: z.string(),
-    /** Which of the paper's tables reports it: I (real settings) or II (the simulated dead end with stairs). */
-    paper_table: z.enum(["I", "II"]),
+    /** Which of the paper's tables reports it: I (real settings) or II (the simulated dead end with stairs); generated courses have their own. */
+    paper_table: z.enum(["I", "II", "generated"]),
     condition: z.string(),
     condition_description: z.string().optional(),
   }),
@@ -82,8 +82,12 @@ export type CourseExample = z.infer<typeof CourseExample>;
 export const Example = z.union([KitchenExample, TabletopExample, CourseExample]);
 export type Example = z.infer<typeof Example>;
 
-/** The labelled example frames of a course, for VLM-PC+IC. */
-export const courseExamplesPath = (course: string) => join(here, "course_examples", `${course}.json`);
+/** Where generated courses' solver verdicts and labelled examples are kept (made on demand, not committed). */
+export const GENERATED_CACHE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "runs", "cache", "course-generated");
+
+/** The labelled example frames of a course, for VLM-PC+IC (a generated course's are made on demand, into the cache). */
+export const courseExamplesPath = (course: string) =>
+  /^generated_\d+$/.test(course) ? join(GENERATED_CACHE, "examples", `${course}.json`) : join(here, "course_examples", `${course}.json`);
 
 /**
  * VLM-PC + IC's labelled examples are taken on the course at a seed of their own, 1000 or above, where no trial is

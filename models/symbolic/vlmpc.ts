@@ -9,6 +9,7 @@
 import type { RangedDetection } from "../../robots/msgs/detections";
 import type { CourseCommand, CourseContext, CoursePlan, CourseResult, CourseSkill, Magnitude, ToySighting } from "../schemas";
 import type { Draw, NoiseKnobs } from "./noise";
+import { CourseMap } from "./courseMap";
 
 // ---- what the prompt tells the model about the robot ---------------------------------------------------------------
 
@@ -393,7 +394,8 @@ interface Scene {
   noise: NoiseKnobs;
   rng: Draw;
   toy?: RangedDetection;
-  target: ToySighting & { source: "view" | "memory" | "course" };
+  /** `routed`: a leg of a way around what its frames showed in between (to a place remembered, or to look where it has not). */
+  target: ToySighting & { source: "view" | "memory" | "course"; routed?: true };
   /** The frame's detections less what the last turn just swung clear of. */
   view: RangedDetection[];
 }
@@ -454,14 +456,34 @@ function freeAhead(dets: RangedDetection[]): number {
 function target(ctx: CourseContext, mem: Memory): Scene["target"] {
   const toy = toyOf(ctx.frame.detections);
   if (toy) return { distance: toy.distance, bearing: toy.bearing, source: "view" };
-  if (mem.toy) return { distance: mem.toy.distance, bearing: mem.toy.bearing, source: "memory" };
+  const map = mapOf(ctx, mem);
+  if (mem.toy) {
+    // Seen earlier and now out of sight: the way to it goes around what was seen in between.
+    const place = { x: mem.pose.x + mem.toy.distance * Math.cos(rad(mem.pose.th + mem.toy.bearing)), y: mem.pose.y + mem.toy.distance * Math.sin(rad(mem.pose.th + mem.toy.bearing)) };
+    const way = map.toward(mem.pose, place);
+    if (way && way !== place) return { ...relative(mem.pose, way), source: "memory", routed: true };
+    return { distance: mem.toy.distance, bearing: mem.toy.bearing, source: "memory" };
+  }
   // Never seen: keep to the line it set out on, steering back to it after detours (an empty history knows no line
   // but straight on). A line that ran into a dead end is given up: the new line is the way it turned on leaving.
   const line = courseLine(mem);
   const c = Math.cos(rad(line.th)), sn = Math.sin(rad(line.th));
   const along = Math.max(0, (mem.pose.x - line.x) * c + (mem.pose.y - line.y) * sn) + 2.5;
   const ahead = relative(mem.pose, { x: line.x + along * c, y: line.y + along * sn });
+  // The line runs into something it cannot pass (a wall across the room): search — go look where it has not seen.
+  const probe = { x: mem.pose.x + 1.5 * Math.cos(rad(mem.pose.th + ahead.bearing)), y: mem.pose.y + 1.5 * Math.sin(rad(mem.pose.th + ahead.bearing)) };
+  if (mem.past.length && !map.clear(mem.pose, probe)) {
+    const unseen = map.toUnseen(mem.pose);
+    if (unseen) return { ...relative(mem.pose, unseen), source: "course", routed: true };
+  }
   return { ...ahead, source: "course" };
+}
+
+/** The place as its frames showed it, each frame where dead reckoning puts it. */
+function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
+  const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, fov: ctx.frame.fov }));
+  looks.push({ pose: mem.pose, detections: ctx.frame.detections, fov: ctx.frame.fov });
+  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d) => d.label !== TOY && plainWay(d) === "around");
 }
 
 /** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
@@ -718,6 +740,11 @@ function ownIdea(s: Scene): Decision {
   // Facing away from the toy, crossing what lies ahead only leads further from it.
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
     return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
+  }
+  // A wall across the way, and its frames show a way around it that the body can take straight: take that leg
+  // rather than edge along the wall.
+  if (j && j.way === "around" && s.target.routed && Math.abs(s.target.bearing) >= 12) {
+    return { ...openWay(s), why: `the ${j.label} ahead cannot be passed and what I have seen shows a way around it ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn to it, then walk` };
   }
   if (j && (j.way === "around" || j.d.distance <= NEAR)) return meet(s, j);
   return openWay(s);

@@ -6,7 +6,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults } from "../../cli/reproduce";
+import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
+import type { Report } from "../../evals/report";
 import { ROOT } from "../helpers/processes";
 
 describe("npm run reproduce", () => {
@@ -19,6 +20,13 @@ describe("npm run reproduce", () => {
     // On a difference the message names the figures, and the made files are left for a diff.
     expect(code, err.split("\n").filter((l) => /same as|DIFFERS|reproduce --check|Error|error/.test(l)).join("\n")).toBe(0);
   }, 900_000);
+
+  it("reads only the scored range of generated courses for the scored figure (course seeds from 1000)", () => {
+    const report = (tasks: string[]) => ({ tasks }) as unknown as Report;
+    expect(scoredOnly(report(["generated_1000", "generated_1042"])).tasks).toHaveLength(2);
+    expect(() => scoredOnly(report(["generated_1000", "generated_999"]))).toThrow(/outside the scored range.*generated_999/);
+    expect(() => scoredOnly(report(["indoor_1"]))).toThrow(/outside the scored range/);
+  });
 
   it("compares what follows a results file's header, and fills the docs' marked regions", () => {
     const file = `<!-- Generated … -->\n# T\n\n- commit: abc\n- date: 2026-01-01\n\n${HEADER_END}\n\n<!-- headline: 1/2 -->\n\n| a |\n`;

@@ -18,3 +18,4 @@ export async function serveCourse(opts: CourseServeOptions): Promise<ServedWorld
   const world = await CourseWorld.create({ ...opts, scenario: opts.scenario });
   return { ...(await serveWorld(world, opts)), world };
 }
+export { generateCourse, generatedName, generatedSeed, FIRST_SCORED_SEED } from "./generate";

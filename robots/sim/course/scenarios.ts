@@ -7,6 +7,7 @@
  * for tests only: the agent never sees it (nor anything else in this file but the labels).
  */
 import type { Magnitude, Skill } from "./controllers";
+import { generateCourse, generatedSeed } from "./generate";
 import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stairs, stool, wall, type SceneSpec, type Thing } from "./scene";
 
 export type Step = [Skill, Magnitude];
@@ -187,8 +188,11 @@ export function listCourses(): string[] {
   return COURSE_LIST.map((c) => c.name);
 }
 
+/** A hand-made course, a probe yard, or a generated course (`generated_<seed>`). */
 export function findCourse(name: string): Course {
+  const seed = generatedSeed(name);
+  if (seed !== undefined) return generateCourse(seed);
   const c = COURSES.get(name) ?? PROBES.get(name);
-  if (!c) throw new Error(`unknown course ${JSON.stringify(name)}; courses: ${listCourses().join(", ")}; probes: ${[...PROBES.keys()].join(", ")}`);
+  if (!c) throw new Error(`unknown course ${JSON.stringify(name)}; courses: ${listCourses().join(", ")}, or generated_<seed>; probes: ${[...PROBES.keys()].join(", ")}`);
   return c;
 }

@@ -27,6 +27,8 @@ const SAME_LEVEL = 0.3;
 
 export interface CourseOptions {
   scenario: string;
+  /** The course itself, when it is not one findCourse knows by `scenario` (tests). */
+  course?: Course;
   seed?: number;
   noise?: Partial<DetectorNoise>;
   /** Simulated seconds per wall second (Infinity: as fast as possible). */
@@ -138,7 +140,7 @@ export class CourseWorld {
   }
 
   static async create(opts: CourseOptions): Promise<CourseWorld> {
-    const course = findCourse(opts.scenario);
+    const course = opts.course ?? findCourse(opts.scenario);
     const mj = await mujoco();
     const model = mj.MjModel.from_xml_string(courseXml(course));
     const data = new mj.MjData(model);
