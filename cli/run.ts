@@ -30,6 +30,7 @@ import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
 import { buildScene, isSceneName } from "../robots/sim/tabletop/scenes";
 import { listCourses } from "../robots/sim/course/scenarios";
+import { generatedSeed } from "../robots/sim/course/generate";
 import { COURSE_GOAL, courseExamplesPath } from "../evals/datasets";
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
@@ -45,7 +46,7 @@ options:
   --world W            the same choice by world: kitchen | tabletop | course | workbench
   --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
                        tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
-                       course (default indoor_1): ${listCourses().join(", ")}
+                       course (default indoor_1): ${listCourses().join(", ")}, or generated_<seed>
                        workbench scene (default apple_plate): ${listWorkbenchScenes().join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
@@ -225,7 +226,7 @@ function workbenchScenario(name: string): { name: string; instruction: string } 
 
 /** An obstacle course and VLM-PC's task in it. */
 function courseScenario(name: string): { name: string; instruction: string } {
-  if (!listCourses().includes(name)) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}`);
+  if (!listCourses().includes(name) && generatedSeed(name) === undefined) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}, or generated_<seed>`);
   return { name, instruction: COURSE_GOAL };
 }
 

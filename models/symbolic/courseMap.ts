@@ -26,6 +26,8 @@ const CELL = 0.25;
 const SIZE = 96; // ±12 m
 /** How far ahead a frame shows the ground well enough to call it seen. */
 const SEEN_RANGE = 2.5;
+/** Metres of path a quarter turn is worth, when choosing where to look next. */
+const TURN_COST = 1;
 /** The half-width of the strip the body needs, for a straight leg to be clear. */
 const HALF_BODY = 0.22;
 
@@ -165,7 +167,10 @@ export class CourseMap {
         const a = i + di, b = j + dj;
         return a >= 0 && b >= 0 && a < SIZE && b < SIZE && this.seen[a * SIZE + b] === 1;
       });
-      const score = cost[k] + (edge ? 0 : 1000);
+      // Turning costs time too: of two places about as far, the one nearer the way it faces (and no flip-flopping
+      // between sides as each look shows a little more).
+      const turnBy = Math.abs(wrap(deg(Math.atan2(c.y - from.y, c.x - from.x)) - from.th));
+      const score = cost[k] + (edge ? 0 : 1000) + TURN_COST * (turnBy / 90);
       if (score < best) {
         best = score;
         goal = k;

@@ -398,6 +398,8 @@ interface Scene {
   target: ToySighting & { source: "view" | "memory" | "course"; routed?: true };
   /** The frame's detections less what the last turn just swung clear of. */
   view: RangedDetection[];
+  /** What its frames showed of the place so far. */
+  map: CourseMap;
 }
 
 /**
@@ -453,10 +455,9 @@ function freeAhead(dets: RangedDetection[]): number {
   return Math.min(3, ...blocking.map((d) => d.distance)) - 0.4;
 }
 
-function target(ctx: CourseContext, mem: Memory): Scene["target"] {
+function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["target"] {
   const toy = toyOf(ctx.frame.detections);
   if (toy) return { distance: toy.distance, bearing: toy.bearing, source: "view" };
-  const map = mapOf(ctx, mem);
   if (mem.toy) {
     // Seen earlier and now out of sight: the way to it goes around what was seen in between.
     const place = { x: mem.pose.x + mem.toy.distance * Math.cos(rad(mem.pose.th + mem.toy.bearing)), y: mem.pose.y + mem.toy.distance * Math.sin(rad(mem.pose.th + mem.toy.bearing)) };
@@ -577,7 +578,12 @@ function backOut(s: Scene): Decision | undefined {
   }
   const last = s.mem.stalls.at(-1);
   if (!last || last.index !== s.mem.past.length - 1) return undefined;
-  if (last.skill === "turn_left" || last.skill === "turn_right") return { plan: [cmd("backward", "small"), cmd(last.skill, "small")], why: "the turn hit something: step back first" };
+  if (last.skill === "turn_left" || last.skill === "turn_right") {
+    // Backed up against something a moment ago: the room to turn is ahead, not behind.
+    const behind = s.mem.stalls.some((x) => x.skill === "backward" && x.index >= s.mem.past.length - 4);
+    if (behind) return { plan: [cmd("walk", "small"), cmd(last.skill, "large")], why: "the turn hit something, and backing up stalled against something behind just before: step forward first" };
+    return { plan: [cmd("backward", "small"), cmd(last.skill, "small")], why: "the turn hit something: step back first" };
+  }
   if (last.skill !== "crawl" || !banned(s.mem, "crawl", last.label)) return undefined;
   const side = detourSide(s.mem, last.label) ?? (s.target.bearing < 0 ? "right" : "left");
   const back = side === "left" ? "right" : "left";
@@ -663,6 +669,7 @@ function openWay(s: Scene): Decision {
   const room = freeAhead(s.view);
   const toyRoom = s.target.source === "course" ? room : Math.min(room, s.target.distance - 0.2);
   const where = s.target.source === "view" ? "the toy is in view" : s.target.source === "memory" ? "the toy was seen earlier" : "the toy has not been seen yet";
+  if (s.target.routed) return routedLeg(s, where);
   // With the toy in view, go to it: a detour half done no longer matters.
   if (!s.toy && midDetour(s)) {
     const back = s.target.bearing >= 0 ? "left" : "right";
@@ -673,6 +680,18 @@ function openWay(s: Scene): Decision {
     return { plan: [t, cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn toward it, then walk` };
   }
   return { plan: [walkFor(toyRoom), walkFor(Math.max(0.3, toyRoom - distanceOf(walkFor(toyRoom))))], why: `${where}, straight ahead and the way is clear: walk` };
+}
+
+/**
+ * A leg of a way its frames showed (around a wall to a place remembered, or to ground not seen yet). Searching, it
+ * turns to look first and lets the next frame decide where to walk; going to the toy, it turns and walks.
+ */
+function routedLeg(s: Scene, where: string): Decision {
+  const side = `${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}`;
+  if (Math.abs(s.target.bearing) < 12) return { plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")], why: `${where}; what I have seen shows a clear way straight ahead: walk` };
+  const t = turnToward(s, s.target.bearing);
+  if (s.target.source === "course") return { plan: [t], why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
+  return { plan: [t, cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
 }
 
 /** The toy close in view — or, just lost from view at the nose, close by my own last moves. */
@@ -743,8 +762,15 @@ function ownIdea(s: Scene): Decision {
   }
   // A wall across the way, and its frames show a way around it that the body can take straight: take that leg
   // rather than edge along the wall.
+  // Searching, and a wall or hedge is in the way: edging along it finds an opening only by luck; look where the
+  // frames have not shown yet instead.
+  if (j && j.way === "around" && s.target.source === "course" && !s.target.routed && SIDE_LABELS.has(j.label) && s.mem.past.length) {
+    const unseen = s.map.toUnseen(s.mem.pose);
+    if (unseen) s.target = { ...relative(s.mem.pose, unseen), source: "course", routed: true };
+  }
   if (j && j.way === "around" && s.target.routed && Math.abs(s.target.bearing) >= 12) {
-    return { ...openWay(s), why: `the ${j.label} ahead cannot be passed and what I have seen shows a way around it ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn to it, then walk` };
+    const leg = routedLeg(s, "");
+    return { ...leg, why: `the ${j.label} ahead cannot be passed: ${leg.why.replace(/^; /, "")}` };
   }
   if (j && (j.way === "around" || j.d.distance <= NEAR)) return meet(s, j);
   return openWay(s);
@@ -820,7 +846,8 @@ export function planCourse(ctx: CourseContext, noise: NoiseKnobs, rng: Draw): Co
   const mem = remember(ctx);
   const passed = passing(mem, ctx.frame);
   const view = ctx.frame.detections.filter((d) => !passed.has(d));
-  const s: Scene = { ctx, mem, noise, rng, toy: toyOf(ctx.frame.detections), target: target(ctx, mem), view };
+  const map = mapOf(ctx, mem);
+  const s: Scene = { ctx, mem, noise, rng, toy: toyOf(ctx.frame.detections), target: target(ctx, mem, map), view, map };
   const fresh = decide(s);
   const chosen = compare(s, fresh);
   const plan = chosen.plan.slice(0, ctx.multiStep ? 5 : 1);

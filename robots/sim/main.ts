@@ -22,7 +22,7 @@ options:
                          tabletop (RePLan's scenes; default cabinet_barred): one of
                          ${listScenes().join(", ")};
                          course (VLM-PC's obstacle courses; default indoor_1): one of
-                         ${listCourses().join(", ")};
+                         ${listCourses().join(", ")}; or generated_<seed> (a generated course);
                          workbench (the behaviour critics' scenes; default apple_plate): one of
                          ${listWorkbenchScenes().join(", ")}
                          blocks (Game On's three blocks in a basket) has no scenarios: --seed picks the first layout
