@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { dirname, join, resolve } from "node:path";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
 import { GENERATED_DATASET, generatedCourses, toJsonl } from "../evals/datasets/generatedCourses";
@@ -185,9 +185,10 @@ async function buildGeneratedDataset(dir: string, count: number, from: number, e
   if (examples) {
     for (const v of set.verdicts.filter((x) => x.solvable)) {
       const file = courseExamplesPath(`generated_${v.seed}`);
-      if (existsSync(file)) continue;
+      // Kept with the course's fingerprint: a changed generator makes another course under the same name.
+      if (existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { hash?: string }).hash === v.hash) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps)) + "\n");
+      writeFileSync(file, JSON.stringify({ ...(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps)), hash: v.hash }) + "\n");
       process.stderr.write(`  labelled examples of generated_${v.seed} → ${file}\n`);
     }
   }
