@@ -101,6 +101,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const generated = v.dataset === GENERATED_DATASET;
+  if (!generated && (argv.some((a) => a.startsWith("--count")) || argv.some((a) => a.startsWith("--course-seed")))) {
+    throw new Error(`--count and --course-seed choose generated courses: they go with --dataset ${GENERATED_DATASET}`);
+  }
   const count = int("count", v.count!, 1);
   const courseSeed = int("course-seed", v["course-seed"]!, 0);
   let datasetName = v.dataset!;

@@ -1,0 +1,37 @@
+/**
+ * `npm run eval` on generated courses, in process: the dataset is built (each course checked solvable), written into
+ * the experiment, run, reported in its own table, and resumed without running anything again; flags that only make
+ * sense for generated courses are refused elsewhere.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { evalCommand } from "../../cli/eval";
+import { closeSessions } from "../../nodes/runtime";
+import { scratchDir } from "../helpers/episode";
+
+describe("npm run eval -- --dataset course-generated", () => {
+  it("builds, runs, reports and resumes an experiment over generated courses", async () => {
+    const root = scratchDir();
+    const args = ["--dataset", "course-generated", "--count", "1", "--course-seed", "3", "--variants", "full,random", "--root", root, "--name", "gen"];
+    try {
+      expect(await evalCommand(args)).toBe(0);
+      const rows = readFileSync(join(root, "gen", "dataset.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(rows.map((r) => r.inputs.scenario)).toEqual(["generated_3"]);
+      expect(rows[0].metadata).toMatchObject({ paper_table: "generated", condition: "tuning" });
+      const report = JSON.parse(readFileSync(join(root, "gen", "report.json"), "utf8"));
+      expect(report.episodes.map((e: { id: string }) => e.id).sort()).toEqual(["full__generated_3__tuning__s0", "random__generated_3__tuning__s0"]);
+      expect(readFileSync(join(root, "gen", "report.md"), "utf8")).toMatch(/## Generated courses: 1 course\(s\)/);
+      // Again: every episode is already there.
+      expect(await evalCommand(args)).toBe(0);
+      expect(JSON.parse(readFileSync(join(root, "gen", "report.json"), "utf8")).throughput ?? null).toBeNull();
+    } finally {
+      await closeSessions();
+    }
+  }, 180_000);
+
+  it("refuses --count and --course-seed for other datasets, and a count below one", async () => {
+    await expect(evalCommand(["--dataset", "course", "--count", "3"])).rejects.toThrow(/go with --dataset course-generated/);
+    await expect(evalCommand(["--dataset", "course-generated", "--count", "0"])).rejects.toThrow(/--count must be/);
+  });
+});
