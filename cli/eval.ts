@@ -5,9 +5,10 @@ import { dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
-import { GENERATED_DATASET, generatedCourses, toJsonl } from "../evals/datasets/generatedCourses";
+import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type GeneratedKind } from "../evals/datasets/generated";
 import { makeCourseExamples } from "../evals/datasets/courseExamples";
-import { FIRST_SCORED_SEED } from "../robots/sim/course/generate";
+import { FIRST_SCORED_SEED } from "../robots/sim/generated";
+import type { Step } from "../robots/sim/course/scenarios";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
@@ -21,11 +22,13 @@ only the missing episodes run.
 options:
   --dataset NAME|FILE   dataset: kitchen (CLEA, default), tabletop (RePLan's tasks 1–8), course (VLM-PC's six
                         obstacle courses), course-generated (procedurally generated courses, each checked
-                        solvable within 100 s by a search over the true layout), critic (the behaviour-critic
+                        solvable within 100 s by a search over the true layout), kitchen-generated (generated
+                        kitchen scenarios, each checked by a plan from the true state run on the world), critic (the behaviour-critic
                         benchmark: see --dataset critic --help), or a .jsonl file
-  --count N             course-generated: how many courses (default 50)
+  --count N             course-generated, kitchen-generated: how many worlds (default 50)
   --course-seed S       course-generated: the first course seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the
                         tuning range, looked at while improving the reasoners; ${FIRST_SCORED_SEED} and up are scored
+  --kitchen-seed S      kitchen-generated: the first scenario seed (default ${FIRST_SCORED_SEED}; the same two ranges)
   --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
                         tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five);
                         course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
@@ -86,6 +89,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       "fresh-simulators": { type: "boolean", default: false },
       count: { type: "string", default: "50" },
       "course-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
+      "kitchen-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -100,26 +104,30 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
-  const generated = v.dataset === GENERATED_DATASET;
-  if (!generated && (argv.some((a) => a.startsWith("--count")) || argv.some((a) => a.startsWith("--course-seed")))) {
-    throw new Error(`--count and --course-seed choose generated courses: they go with --dataset ${GENERATED_DATASET}`);
+  const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);
+  const generated = !!kind;
+  const seedFlag = kind === GENERATED_COURSES ? "course-seed" : "kitchen-seed";
+  const given = (flag: string) => argv.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
+  if (!generated && (given("count") || given("course-seed") || given("kitchen-seed"))) {
+    throw new Error(`--count, --course-seed and --kitchen-seed choose generated worlds: they go with --dataset ${GENERATED_KINDS.map((k) => k.dataset).join(" or ")}`);
   }
+  if (generated && given(seedFlag === "course-seed" ? "kitchen-seed" : "course-seed")) throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}`);
   const count = int("count", v.count!, 1);
-  const courseSeed = int("course-seed", v["course-seed"]!, 0);
+  const firstSeed = int(seedFlag, v[seedFlag]!, 0);
   let datasetName = v.dataset!;
   let rows = generated ? [] : loadDataset(datasetName);
   for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
     if (!rows.some((r) => r.id === id)) throw new Error(`--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
   }
   const replan = rows.some((r) => r.example.inputs.world === "tabletop");
-  const course = generated || rows.some((r) => r.example.inputs.world === "course");
+  const course = kind === GENERATED_COURSES || rows.some((r) => r.example.inputs.world === "course");
   const seeds = int("seeds", v.seeds ?? (generated ? "1" : course ? "5" : "3"), 1);
   const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
-  const setName = generated ? `course_generated-s${courseSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
+  const setName = kind ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
   const name = v.name ?? `${setName}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
-  if (generated) {
-    // The courses, each checked solvable, become this experiment's dataset file (so it resumes and reports as any other).
-    ({ datasetName, rows } = await buildGeneratedDataset(join(resolve(v.root!), name), count, courseSeed, variants.includes("full+ic" as Variant)));
+  if (kind) {
+    // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
+    ({ datasetName, rows } = await buildGeneratedDataset(kind, join(resolve(v.root!), name), count, firstSeed, variants.includes("full+ic" as Variant)));
   }
   const opts = {
     name,
@@ -176,22 +184,22 @@ export async function evalCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * Writes `<dir>/dataset.jsonl`: the first `count` solvable generated courses from `from` (with their labelled examples
- * for full+ic, taken on the course with the solver's way through, at a seed no trial uses).
+ * Writes `<dir>/dataset.jsonl`: the first `count` doable generated worlds from `from` (for full+ic, with each course's
+ * labelled examples, taken on the course with the solver's way through, at a seed no trial uses).
  */
-async function buildGeneratedDataset(dir: string, count: number, from: number, examples: boolean): Promise<{ datasetName: string; rows: DatasetRow[] }> {
-  process.stderr.write(`generated courses from seed ${from} (${from >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`}): checking each can be done within 100 s\n`);
-  const set = await generatedCourses(count, from, {
-    cacheDir: join(GENERATED_CACHE, "verdicts"),
-    onProgress: (v, kept) => process.stderr.write(`  generated_${v.seed}: ${v.solvable ? `solvable (${v.seconds} s, ${v.steps!.length} skills)` : "no way found within 100 s: skipped"} — ${kept}/${count}\n`),
+async function buildGeneratedDataset<Row>(kind: GeneratedKind<Row>, dir: string, count: number, from: number, examples: boolean): Promise<{ datasetName: string; rows: DatasetRow[] }> {
+  process.stderr.write(`${kind.dataset} from seed ${from} (${from >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`}): checking each can be done\n`);
+  const set = await generatedSet(kind, count, from, {
+    cacheDir: join(GENERATED_CACHE, kind.dataset, "verdicts"),
+    onProgress: (v, kept) => process.stderr.write(`  generated_${v.seed}: ${kind.describe(v)} — ${kept}/${count}\n`),
   });
-  if (examples) {
+  if (examples && kind.dataset === GENERATED_COURSES.dataset) {
     for (const v of set.verdicts.filter((x) => x.solvable)) {
       const file = courseExamplesPath(`generated_${v.seed}`);
       // Kept with the course's fingerprint: a changed generator makes another course under the same name.
       if (existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { hash?: string }).hash === v.hash) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify({ ...(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps)), hash: v.hash }) + "\n");
+      writeFileSync(file, JSON.stringify({ ...(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps as Step[])), hash: v.hash }) + "\n");
       process.stderr.write(`  labelled examples of generated_${v.seed} → ${file}\n`);
     }
   }

@@ -82,12 +82,12 @@ export type CourseExample = z.infer<typeof CourseExample>;
 export const Example = z.union([KitchenExample, TabletopExample, CourseExample]);
 export type Example = z.infer<typeof Example>;
 
-/** Where generated courses' solver verdicts and labelled examples are kept (made on demand, not committed). */
-export const GENERATED_CACHE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "runs", "cache", "course-generated");
+/** Where generated worlds' solver verdicts and labelled examples are kept (made on demand, not committed). */
+export const GENERATED_CACHE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "runs", "cache");
 
 /** The labelled example frames of a course, for VLM-PC+IC (a generated course's are made on demand, into the cache). */
 export const courseExamplesPath = (course: string) =>
-  /^generated_\d+$/.test(course) ? join(GENERATED_CACHE, "examples", `${course}.json`) : join(here, "course_examples", `${course}.json`);
+  /^generated_\d+$/.test(course) ? join(GENERATED_CACHE, "course-generated", "examples", `${course}.json`) : join(here, "course_examples", `${course}.json`);
 
 /**
  * VLM-PC + IC's labelled examples are taken on the course at a seed of their own, 1000 or above, where no trial is

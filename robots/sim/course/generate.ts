@@ -4,25 +4,15 @@
  * or by something across the whole width; with things to go around, sometimes a dead-end corridor the dog starts
  * in, and the toy anywhere in them (behind the start too). The same obstacle kinds as the six hand-made courses.
  *
- * A course is a pure function of its seed, named `generated_<seed>`. Seeds 0–999 are the tuning range (they may be
- * looked at while improving the reasoners); 1000 and up are scored and never looked at step by step.
+ * A course is a pure function of its seed, named `generated_<seed>` (tuning and scored ranges: ../generated.ts).
  * Whether a course can be solved is not decided here: solve.ts searches it (test and dataset building only).
  */
+import { generatedName } from "../generated";
 import { Rng } from "../random";
 import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stool, wall, type Thing } from "./scene";
 import type { Course } from "./scenarios";
 
-export const GENERATED_PREFIX = "generated_";
-/** The first scored seed: below it, seeds may be looked at while tuning. */
-export const FIRST_SCORED_SEED = 1000;
-
-export const generatedName = (seed: number) => `${GENERATED_PREFIX}${seed}`;
-
-/** The seed of a generated course's name, or undefined for any other name. */
-export function generatedSeed(name: string): number | undefined {
-  const m = /^generated_(\d{1,9})$/.exec(name);
-  return m ? Number(m[1]) : undefined;
-}
+export { FIRST_SCORED_SEED, generatedName, generatedSeed } from "../generated";
 
 /** An axis-aligned rectangle some thing covers on the ground, to keep things apart. */
 interface Box {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FIRST_SCORED_SEED, findCourse, generateCourse, generatedName, generatedSeed, LABELS, listCourses } from "../../../robots/sim/course";
 import { room, wall } from "../../../robots/sim/course/scene";
 import { solveCourse } from "../../../robots/sim/course/solve";
-import { generatedCourses, generatedRow } from "../../../evals/datasets/generatedCourses";
+import { GENERATED_COURSES, generatedSet } from "../../../evals/datasets/generated";
 import { CourseExample } from "../../../evals/datasets";
 
 describe("generated courses", () => {
@@ -42,7 +42,7 @@ describe("generated courses", () => {
   }, 120_000);
 
   it("the dataset keeps solvable courses only, and the scored range starts at FIRST_SCORED_SEED", async () => {
-    const set = await generatedCourses(2, FIRST_SCORED_SEED);
+    const set = await generatedSet(GENERATED_COURSES, 2, FIRST_SCORED_SEED);
     expect(set.scored).toBe(true);
     expect(set.rows).toHaveLength(2);
     for (const r of set.rows) {
@@ -50,7 +50,7 @@ describe("generated courses", () => {
       expect(generatedSeed(r.inputs.scenario)!).toBeGreaterThanOrEqual(FIRST_SCORED_SEED);
     }
     expect(set.verdicts.filter((v) => v.solvable).map((v) => v.seed)).toEqual(set.rows.map((r) => generatedSeed(r.inputs.scenario)));
-    expect(generatedRow(3).metadata.condition).toBe("tuning");
-    await expect(generatedCourses(0, 0)).rejects.toThrow(/--count/);
+    expect(GENERATED_COURSES.row(3).metadata.condition).toBe("tuning");
+    await expect(generatedSet(GENERATED_COURSES, 0, 0)).rejects.toThrow(/--count/);
   }, 120_000);
 });

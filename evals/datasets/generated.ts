@@ -1,0 +1,128 @@
+/**
+ * Datasets of generated worlds: `count` procedurally generated courses or kitchens from seed `from` on, each kept only
+ * when a solver that knows the true state finds it can be done (a course within the trial's 100 s: a search over the
+ * dog's own skills, robots/sim/course/solve.ts; a kitchen: a plan from the true state run on the world,
+ * robots/sim/kitchen/solve.ts) — a world nobody could do says nothing about a method. Written as JSONL rows like the
+ * hand-made datasets', so an experiment over them resumes, reports and uploads to LangSmith as any other.
+ *
+ * Seeds below FIRST_SCORED_SEED are the tuning range; scored figures come from FIRST_SCORED_SEED on
+ * (robots/sim/generated.ts). The solvers' verdicts are cached by the world's content (a changed generator misses).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { generateCourse } from "../../robots/sim/course/generate";
+import { solveCourse } from "../../robots/sim/course/solve";
+import { FIRST_SCORED_SEED } from "../../robots/sim/generated";
+import { generateKitchen } from "../../robots/sim/kitchen/generate";
+import { solveKitchen } from "../../robots/sim/kitchen/solve";
+import { COURSE_GOAL, type CourseExample, type KitchenExample } from "./index";
+
+export interface Verdict {
+  seed: number;
+  hash: string;
+  solvable: boolean;
+  /** The solver's way (course: skill steps; kitchen: robot skills), when solvable. */
+  steps?: unknown[];
+  /** Course: the solver's skill seconds (nominal motions). */
+  seconds?: number;
+  why?: string;
+}
+
+/** One kind of generated world: how a seed becomes a world, is judged doable, and becomes a dataset row. */
+export interface GeneratedKind<Row> {
+  dataset: string;
+  /** What the verdict cache keys on: the world itself. */
+  world(seed: number): unknown;
+  solve(seed: number): Promise<Omit<Verdict, "seed" | "hash">>;
+  row(seed: number): Row;
+  /** A verdict in a line of progress. */
+  describe(v: Verdict): string;
+}
+
+const condition = (seed: number) => (seed >= FIRST_SCORED_SEED ? "scored" : "tuning");
+
+/** The trial's budget, and what the course solver must do a course within. */
+const COURSE_BUDGET = 100;
+
+export const GENERATED_COURSES: GeneratedKind<CourseExample> = {
+  dataset: "course-generated",
+  world: generateCourse,
+  async solve(seed) {
+    const s = await solveCourse(generateCourse(seed), { budget: COURSE_BUDGET });
+    return s ? { solvable: true, seconds: s.seconds, steps: s.steps } : { solvable: false, why: `no way found within ${COURSE_BUDGET} s` };
+  },
+  row(seed) {
+    const c = generateCourse(seed);
+    return {
+      inputs: { world: "course", task: c.name, goal: COURSE_GOAL, scenario: c.name },
+      outputs: { within_seconds: COURSE_BUDGET },
+      metadata: { family: "vlmpc", task: c.name, paper_table: "generated", condition: condition(seed), condition_description: c.summary },
+    };
+  },
+  describe: (v) => (v.solvable ? `solvable (${v.seconds} s, ${v.steps!.length} skills)` : `skipped: ${v.why}`),
+};
+
+export const GENERATED_KITCHENS: GeneratedKind<KitchenExample> = {
+  dataset: "kitchen-generated",
+  world: generateKitchen,
+  async solve(seed) {
+    const s = await solveKitchen(generateKitchen(seed));
+    return s.solvable ? { solvable: true, steps: s.steps } : { solvable: false, why: s.why };
+  },
+  row(seed) {
+    const s = generateKitchen(seed);
+    const where = Object.entries(s.placements).map(([o, p]) => `${o} in ${p}`).join(", ");
+    return {
+      inputs: { world: "kitchen", task: s.name, goal: s.instruction, scenario: s },
+      outputs: { goal: s.goal },
+      metadata: { family: s.family, task: s.name, condition: condition(seed), condition_description: `${where}; open: ${s.open.join(", ") || "nothing"}; mobile at ${s.mobileAt}` },
+    };
+  },
+  describe: (v) => (v.solvable ? `solvable (${v.steps!.length} skills)` : `skipped: ${v.why}`),
+};
+
+export const GENERATED_KINDS: GeneratedKind<CourseExample | KitchenExample>[] = [GENERATED_COURSES, GENERATED_KITCHENS];
+
+const hashOf = (world: unknown) => createHash("sha256").update(JSON.stringify(world)).digest("hex").slice(0, 16);
+
+/** The solver's verdict on one generated world, from the cache when the world is unchanged. */
+export async function verdictFor<Row>(kind: GeneratedKind<Row>, seed: number, cacheDir?: string): Promise<Verdict> {
+  const hash = hashOf(kind.world(seed));
+  const file = cacheDir && join(cacheDir, `${seed}.json`);
+  if (file && existsSync(file)) {
+    const v = JSON.parse(readFileSync(file, "utf8")) as Verdict;
+    if (v.hash === hash) return v;
+  }
+  const v: Verdict = { seed, hash, ...(await kind.solve(seed)) };
+  if (cacheDir && file) {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(v) + "\n");
+  }
+  return v;
+}
+
+export interface GeneratedSet<Row> {
+  rows: Row[];
+  verdicts: Verdict[];
+  /** Whether every world is from the scored range. */
+  scored: boolean;
+}
+
+/** The first `count` solvable generated worlds from seed `from` on (looking at no more than 4× as many). */
+export async function generatedSet<Row>(kind: GeneratedKind<Row>, count: number, from: number, opts: { cacheDir?: string; onProgress?: (v: Verdict, kept: number) => void } = {}): Promise<GeneratedSet<Row>> {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--count must be a whole number >= 1, got ${count}`);
+  if (!Number.isInteger(from) || from < 0) throw new Error(`the first seed must be a whole number >= 0, got ${from}`);
+  const rows: Row[] = [];
+  const verdicts: Verdict[] = [];
+  for (let seed = from; rows.length < count; seed++) {
+    if (seed >= from + 4 * count + 10) throw new Error(`only ${rows.length} of ${seed - from} generated worlds (${kind.dataset}) from seed ${from} could be done; the generator needs a look`);
+    const v = await verdictFor(kind, seed, opts.cacheDir);
+    verdicts.push(v);
+    if (v.solvable) rows.push(kind.row(seed));
+    opts.onProgress?.(v, rows.length);
+  }
+  return { rows, verdicts, scored: from >= FIRST_SCORED_SEED };
+}
+
+export const toJsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";

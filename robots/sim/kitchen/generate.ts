@@ -1,0 +1,80 @@
+/**
+ * Generated kitchen scenarios: which objects exist and where (within each place's room), which doors and drawers start
+ * open, where the mobile robot starts, and a goal of one or two parts drawn from what the world's skills can do —
+ * find things and report where they are, move a thing the instruction locates, or find a thing and bring it somewhere.
+ * Instructions are worded as the hand-made dataset's are. A scenario is a pure function of its seed, named
+ * `generated_<seed>` (tuning and scored ranges: ../generated.ts).
+ * Whether a scenario can be done is not decided here: solve.ts plans and runs it on the true state.
+ */
+import { generatedName } from "../generated";
+import { Rng } from "../random";
+import { NAVIGATION_POINTS, OBJECTS, PLACES } from "./layout";
+import type { KitchenScenario } from "./scenario";
+
+const PHRASE: Record<string, { at: string; into: string }> = {
+  table: { at: "on the table", into: "on the table" },
+  sink: { at: "in the sink", into: "into the sink" },
+  refrigerator: { at: "in the refrigerator", into: "into the refrigerator" },
+  oven: { at: "in the oven", into: "into the oven" },
+  drawer_top: { at: "in drawer_top", into: "into drawer_top" },
+  drawer_middle: { at: "in drawer_middle", into: "into drawer_middle" },
+  trash_can: { at: "in the trash_can", into: "into the trash_can" },
+};
+
+/** How an instruction names where a thing is ("which is in the oven"), and where it goes ("into the oven"). */
+export const placePhrase = (place: string) => PHRASE[place];
+
+const shuffle = <T>(rng: Rng, xs: readonly T[]): T[] => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+};
+
+export function generateKitchen(seed: number): KitchenScenario {
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated scenario's seed is a whole number >= 0, got ${seed}`);
+  const rng = new Rng(seed * 2246822519 + 3266489917);
+  const room = new Map(PLACES.map((p) => [p.name, p.slots.length]));
+  // Nothing starts in the trash can: a thing there is thrown away, not put away.
+  const startPlaces = PLACES.map((p) => p.name).filter((p) => p !== "trash_can");
+  const placements: Record<string, string> = {};
+  for (const o of shuffle(rng, OBJECTS).slice(0, 4 + Math.floor(rng.next() * 4))) {
+    const free = startPlaces.filter((p) => room.get(p)! > 0);
+    const p = rng.pick(free);
+    placements[o.name] = p;
+    room.set(p, room.get(p)! - 1);
+  }
+  const open = PLACES.filter((p) => p.openable && rng.next() < 0.25).map((p) => p.name);
+  const mobileAt = rng.pick(NAVIGATION_POINTS).name;
+  const objects = Object.keys(placements);
+  const family = rng.pick(["search", "manipulation", "integration"] as const);
+  const two = rng.next() < 0.5;
+  const targets = shuffle(rng, objects).slice(0, two ? 2 : 1);
+  const name = generatedName(seed);
+  if (family === "search") {
+    const [a, b] = targets;
+    const instruction = b ? `Find the ${a} and the ${b} and report where each one is. Do not move anything.` : `Find the ${a} and report where it is. Do not move anything.`;
+    return { name, family, instruction, placements, open, mobileAt, perturbations: [], goal: targets.map((t) => `found(${t})`) };
+  }
+  // Where each target goes: somewhere else with room left (the room the other target frees does not count).
+  const dest = (t: string) => {
+    const choices = PLACES.map((p) => p.name).filter((p) => p !== placements[t] && room.get(p)! > 0);
+    const d = rng.pick(choices);
+    room.set(d, room.get(d)! - 1);
+    return d;
+  };
+  const moves = targets.map((t) => ({ t, to: dest(t) }));
+  const verb = (to: string) => (to === "trash_can" ? "throw" : "put");
+  let instruction: string;
+  if (family === "manipulation") {
+    const part = (m: { t: string; to: string }, first: boolean) =>
+      `${first ? verb(m.to)[0].toUpperCase() + verb(m.to).slice(1) : verb(m.to)} the ${m.t}, which ${m.t.endsWith("s") ? "are" : "is"} ${PHRASE[placements[m.t]].at}, ${PHRASE[m.to].into}`;
+    instruction = moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
+  } else {
+    const part = (m: { t: string; to: string }, first: boolean) => `${first ? "Find" : "find"} the ${m.t} and ${verb(m.to)} ${m.t.endsWith("s") ? "them" : "it"} ${PHRASE[m.to].into}`;
+    instruction = moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
+  }
+  return { name, family, instruction, placements, open, mobileAt, perturbations: [], goal: moves.map((m) => `in(${m.t}, ${m.to})`) };
+}

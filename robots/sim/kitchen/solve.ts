@@ -1,0 +1,107 @@
+/**
+ * Whether a kitchen scenario can be done: a plan written from the true state — what is where, which doors are shut,
+ * which robot reaches which place (the mobile robot from the navigation point in front of it, the arm its own four) —
+ * run skill by skill on the real world, then the world's own goal check. It knows everything an agent has to find
+ * out, so it is for building datasets and for tests only; nothing of it is ever served to an agent.
+ */
+import { bundledManifests } from "../../manifests";
+import { NAVIGATION_POINTS } from "./layout";
+import type { KitchenScenario } from "./scenario";
+import { KitchenWorld, type RobotId } from "./world";
+
+export interface KitchenStep {
+  robot: RobotId;
+  skill: string;
+  args: Record<string, string>;
+}
+
+export interface KitchenSolution {
+  solvable: boolean;
+  steps: KitchenStep[];
+  /** Why not, when not. */
+  why?: string;
+}
+
+const navFor = (place: string) => NAVIGATION_POINTS.find((n) => n.serves === place)?.name;
+/** The places the arm reaches, as its manifest states them (`reaches(self, table)` …). */
+const ARM_PLACES = (bundledManifests("kitchen").find((m) => m.id === "arm")?.facts ?? []).flatMap((f) => /^reaches\(self, (\w+)\)$/.exec(f)?.[1] ?? []);
+const reaches = (robot: RobotId, place: string) => (robot === "arm" ? ARM_PLACES.includes(place) : navFor(place) !== undefined);
+
+/** Writes the plan from the true starting state (it does not run it). */
+export function planKitchen(s: KitchenScenario): KitchenStep[] {
+  const where = new Map(Object.entries(s.placements) as [string, string][]);
+  const closed = new Set(["refrigerator", "oven", "drawer_top", "drawer_middle"].filter((p) => !s.open.includes(p)));
+  let mobileAt = s.mobileAt;
+  const steps: KitchenStep[] = [];
+  const go = (robot: RobotId, place: string) => {
+    if (robot !== "mobile") return;
+    const n = navFor(place)!;
+    if (mobileAt !== n) steps.push({ robot, skill: "go_to", args: { navigation_point: n } });
+    mobileAt = n;
+  };
+  const openIfShut = (place: string) => {
+    if (!closed.has(place)) return;
+    const robot: RobotId = reaches("arm", place) ? "arm" : "mobile";
+    go(robot, place);
+    steps.push({ robot, skill: "open", args: { target: place } });
+    closed.delete(place);
+  };
+  const carry = (robot: RobotId, object: string, from: string, to: string) => {
+    go(robot, from);
+    steps.push({ robot, skill: "pick_from", args: { object, place: from } });
+    go(robot, to);
+    steps.push({ robot, skill: "release_to", args: { object, place: to } });
+    where.set(object, to);
+  };
+  for (const literal of s.goal) {
+    const m = /^(\w+)\(([^,)]+)(?:, *([^)]+))?\)$/.exec(literal);
+    if (!m) throw new Error(`cannot plan for ${literal}`);
+    const [, pred, object, to] = m;
+    const from = where.get(object);
+    if (!from) throw new Error(`${object} is not in the kitchen`);
+    if (pred === "found") {
+      // In view of a camera: the place open, and the mobile robot in front of it when the arm does not reach it.
+      openIfShut(from);
+      if (!reaches("arm", from)) go("mobile", from);
+      continue;
+    }
+    if (pred !== "in") throw new Error(`cannot plan for ${literal}`);
+    openIfShut(from);
+    openIfShut(to);
+    const both = (["arm", "mobile"] as const).find((r) => reaches(r, from) && reaches(r, to));
+    if (both) carry(both, object, from, to);
+    else {
+      // Handed over on the table, which both reach.
+      const first: RobotId = reaches("arm", from) ? "arm" : "mobile";
+      carry(first, object, from, "table");
+      carry(first === "arm" ? "mobile" : "arm", object, "table", to);
+    }
+  }
+  return steps;
+}
+
+/** Plans `s` and runs the plan on a kitchen world of its own (seed 0, no detector noise); solvable when the goal holds. */
+export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution> {
+  let steps: KitchenStep[];
+  try {
+    steps = planKitchen(s);
+  } catch (err) {
+    return { solvable: false, steps: [], why: (err as Error).message };
+  }
+  const world = await KitchenWorld.create({ scenario: s, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
+  try {
+    const look = async () => {
+      for (const r of ["mobile", "arm"] as const) await world.renderCamera(r);
+    };
+    await look();
+    for (const [i, step] of steps.entries()) {
+      const out = await world.runSkill(step.robot, step.skill, step.args, { goalId: `solve-${i}`, signal: new AbortController().signal, feedback: () => {} });
+      if (out.status !== "succeeded") return { solvable: false, steps, why: `step ${i + 1} (${step.robot} ${step.skill} ${JSON.stringify(step.args)}) ${out.status}: ${(out.values as { message?: string }).message}` };
+      await look();
+    }
+    const e = world.evaluate();
+    return e.success ? { solvable: true, steps } : { solvable: false, steps, why: `the goal does not hold after the plan: ${e.goal.filter((g) => !g.holds).map((g) => g.literal).join(", ")}` };
+  } finally {
+    await world.close();
+  }
+}
