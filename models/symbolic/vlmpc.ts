@@ -760,14 +760,15 @@ function ownIdea(s: Scene): Decision {
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
     return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
   }
-  // A wall across the way, and its frames show a way around it that the body can take straight: take that leg
-  // rather than edge along the wall.
   // Searching, and a wall or hedge is in the way: edging along it finds an opening only by luck; look where the
-  // frames have not shown yet instead.
+  // frames have not shown yet instead. (The scene's target changes with it, so the comparison with the previous plan
+  // judges against where it now means to go.)
   if (j && j.way === "around" && s.target.source === "course" && !s.target.routed && SIDE_LABELS.has(j.label) && s.mem.past.length) {
     const unseen = s.map.toUnseen(s.mem.pose);
     if (unseen) s.target = { ...relative(s.mem.pose, unseen), source: "course", routed: true };
   }
+  // Something it cannot pass across the way, and its frames show a way around it that the body can take straight:
+  // take that leg rather than edge along it.
   if (j && j.way === "around" && s.target.routed && Math.abs(s.target.bearing) >= 12) {
     const leg = routedLeg(s, "");
     return { ...leg, why: `the ${j.label} ahead cannot be passed: ${leg.why.replace(/^; /, "")}` };
