@@ -9,6 +9,8 @@ import { z } from "zod";
 import { KitchenScenario } from "../../robots/sim/kitchen/scenario";
 import { LiteralText } from "../../robots/manifests/schema";
 
+const here = dirname(fileURLToPath(import.meta.url));
+
 export const KitchenExample = z.object({
   inputs: z.object({
     world: z.literal("kitchen"),
@@ -83,7 +85,7 @@ export const Example = z.union([KitchenExample, TabletopExample, CourseExample])
 export type Example = z.infer<typeof Example>;
 
 /** Where generated worlds' solver verdicts and labelled examples are kept (made on demand, not committed). */
-export const GENERATED_CACHE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "runs", "cache");
+export const GENERATED_CACHE = join(here, "..", "..", "runs", "cache");
 
 /** The labelled example frames of a course, for VLM-PC+IC (a generated course's are made on demand, into the cache). */
 export const courseExamplesPath = (course: string) =>
@@ -102,7 +104,6 @@ export interface DatasetRow {
   example: Example;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
 
 export function datasetPath(nameOrPath: string): string {
   if (nameOrPath.endsWith(".jsonl")) return nameOrPath;

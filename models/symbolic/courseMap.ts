@@ -7,7 +7,7 @@
  * seen), and which way leads around what is in the way to a place remembered (the toy seen earlier, now behind a wall).
  */
 import type { RangedDetection } from "../../robots/msgs/detections";
-import { Heap } from "../reasoning/heap";
+import { Heap } from "heap-js";
 
 export interface MapPose {
   x: number;
@@ -100,7 +100,7 @@ export class CourseMap {
     cost[start] = 0;
     const queue = new Heap<[number, number]>((a, b) => a[0] - b[0]);
     queue.push([0, start]);
-    while (queue.size) {
+    while (queue.length) {
       const [c, k] = queue.pop()!;
       if (c > cost[k]) continue;
       const i = Math.floor(k / SIZE), j = k % SIZE;

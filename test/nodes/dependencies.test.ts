@@ -1,7 +1,7 @@
 /**
  * The agent does not lean on its offline stand-in: no file under graphs/ or nodes/ imports models/symbolic/ — what
  * nodes share with the offline reasoner (reading instructions, CLEA's belief, RePLan's plan checks, the behaviour
- * critic's event grounding) lives in models/reasoning/, below both.
+ * critic's event grounding) lives in models/reasoning/, below both. And the simulators import nothing above them.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -29,5 +29,12 @@ describe("dependencies", () => {
       const text = readFileSync(f, "utf8");
       expect(text, relative(ROOT, f)).not.toMatch(/from "\.\.\/symbolic\/|from "[./]+\/(graphs|nodes|evals|cli|tools|memory)\//);
     }
+  });
+
+  it("robots/sim/ imports only the bridge, the messages and manifests below it — nothing of the agent, the evals or the CLI", () => {
+    const upward = files(join(ROOT, "robots", "sim"))
+      .filter((f) => /from "[./]+\/(models|graphs|nodes|tools|memory|evals|cli)\//.test(readFileSync(f, "utf8")))
+      .map((f) => relative(ROOT, f));
+    expect(upward).toEqual([]);
   });
 });

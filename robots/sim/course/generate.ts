@@ -139,7 +139,6 @@ export function generateCourse(seed: number): Course {
     things,
     toy,
     solution: [],
-    toyHiddenAtStart: false,
     ...(corridor ? { deadEnd: corridor } : {}),
   };
 }

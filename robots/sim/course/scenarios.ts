@@ -17,9 +17,10 @@ export interface Course extends SceneSpec {
   /** What the course is, for people reading tests and reports. Never served to an agent. */
   summary: string;
   start: { x: number; y: number; yawDeg: number };
+  /** Empty for a generated course: solve.ts finds a way through it. */
   solution: Step[];
-  /** Obstacles hide the toy from the start, so an agent has to explore. */
-  toyHiddenAtStart: boolean;
+  /** Obstacles hide the toy from the start, so an agent has to explore (hand-made courses; not worked out for generated ones). */
+  toyHiddenAtStart?: boolean;
   /** A dead end the dog starts in (VLM-PC's Table II scores getting out of it as the first success). */
   deadEnd?: { x0: number; x1: number; y0: number; y1: number };
 }

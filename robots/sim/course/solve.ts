@@ -12,7 +12,7 @@ import { Controllers, TICK, type Magnitude, type Pose, type Skill, type SkillRep
 import { findCourse, type Course, type Step } from "./scenarios";
 import { POSTURES, type Posture } from "./scene";
 import { CourseWorld, SUCCESS_RADIUS } from "./world";
-import { Heap } from "../../../models/reasoning/heap";
+import { Heap } from "heap-js";
 
 export interface Solution {
   steps: Step[];
@@ -77,7 +77,7 @@ export async function solveCourse(course: string | Course, opts: SolveOptions = 
     const best = new Map<string, number>([[key(start.pose, start.posture), 0]]);
     let expanded = 0;
     const max = opts.maxExpansions ?? 4000;
-    while (open.size && expanded < max) {
+    while (open.length && expanded < max) {
       const n = open.pop()!;
       if (n.g > (best.get(key(n.pose, n.posture)) ?? Infinity)) continue;
       expanded++;
@@ -116,8 +116,8 @@ export async function solveCourse(course: string | Course, opts: SolveOptions = 
  * it stands on. Moves between neighbours are allowed when the heights differ by no more than a climb.
  */
 function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number): number } {
-  const xs = c.things.flatMap((t) => [t.x]).concat(c.toy.x, 0);
-  const ys = c.things.flatMap((t) => [t.y]).concat(c.toy.y, 0);
+  const xs = [...c.things.map((t) => t.x), c.toy.x, 0];
+  const ys = [...c.things.map((t) => t.y), c.toy.y, 0];
   const x0 = Math.min(...xs) - 1, x1 = Math.max(...xs) + 1, y0 = Math.min(...ys) - 1, y1 = Math.max(...ys) + 1;
   const nx = Math.ceil((x1 - x0) / CELL), ny = Math.ceil((y1 - y0) / CELL);
   const height = new Float64Array(nx * ny).fill(NaN);
@@ -156,7 +156,7 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
       }
     }
   }
-  while (heap.size) {
+  while (heap.length) {
     const [d, k] = heap.pop()!;
     if (d > dist[k]) continue;
     const i = Math.floor(k / ny), j = k % ny;

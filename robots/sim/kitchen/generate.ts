@@ -11,6 +11,7 @@ import { Rng } from "../random";
 import { NAVIGATION_POINTS, OBJECTS, PLACES } from "./layout";
 import type { KitchenScenario } from "./scenario";
 
+/** How an instruction names where a thing is ("which is in the oven"), and where it goes ("into the oven"). */
 const PHRASE: Record<string, { at: string; into: string }> = {
   table: { at: "on the table", into: "on the table" },
   sink: { at: "in the sink", into: "into the sink" },
@@ -20,9 +21,6 @@ const PHRASE: Record<string, { at: string; into: string }> = {
   drawer_middle: { at: "in drawer_middle", into: "into drawer_middle" },
   trash_can: { at: "in the trash_can", into: "into the trash_can" },
 };
-
-/** How an instruction names where a thing is ("which is in the oven"), and where it goes ("into the oven"). */
-export const placePhrase = (place: string) => PHRASE[place];
 
 const shuffle = <T>(rng: Rng, xs: readonly T[]): T[] => {
   const a = [...xs];

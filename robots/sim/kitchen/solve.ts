@@ -5,7 +5,7 @@
  * out, so it is for building datasets and for tests only; nothing of it is ever served to an agent.
  */
 import { bundledManifests } from "../../manifests";
-import { NAVIGATION_POINTS } from "./layout";
+import { NAVIGATION_POINTS, PLACES } from "./layout";
 import type { KitchenScenario } from "./scenario";
 import { KitchenWorld, type RobotId } from "./world";
 
@@ -30,7 +30,7 @@ const reaches = (robot: RobotId, place: string) => (robot === "arm" ? ARM_PLACES
 /** Writes the plan from the true starting state (it does not run it). */
 export function planKitchen(s: KitchenScenario): KitchenStep[] {
   const where = new Map(Object.entries(s.placements) as [string, string][]);
-  const closed = new Set(["refrigerator", "oven", "drawer_top", "drawer_middle"].filter((p) => !s.open.includes(p)));
+  const closed = new Set<string>(PLACES.filter((p) => p.openable && !s.open.includes(p.name)).map((p) => p.name));
   let mobileAt = s.mobileAt;
   const steps: KitchenStep[] = [];
   const go = (robot: RobotId, place: string) => {
