@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runCriticExperiment, criticReport } from "../evals/critic";
 import { refineReport, runRefinement } from "../evals/criticRefine";
-import { generateCriticBenchmark } from "../robots/sim/workbench/benchmark";
+import { DEFAULT_BENCHMARK_DIR, generateCriticBenchmark } from "../robots/sim/workbench/benchmark";
 
 export const CRITIC_EVAL_HELP = `usage: robograph eval --dataset critic [options]      (npm run eval -- --dataset critic [options])
 
@@ -13,7 +13,8 @@ the detector's grounding and with perfect grounding; compares rollouts in pairs;
 each case's first negative program in a workbench simulator. Writes runs/experiments/<name>/report.md and results.json.
 
 options:
-  --benchmark DIR       the benchmark (default data/critic-benchmark; made by npm run make:critic-benchmark)
+  --benchmark DIR       the benchmark (default data/critic-benchmark, made by npm run make:critic-benchmark if missing;
+                        the generated set: npm run make:critic-benchmark -- --generated, in data/critic-benchmark-generated)
   --seeds N             seeds of the critic's noise per rollout (default 3)
   --noise P             symbolic critic's noise level, 0..1 (default 0.3)
   --limit N             only the first N cases
@@ -44,7 +45,7 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       dataset: { type: "string" },
-      benchmark: { type: "string", default: "data/critic-benchmark" },
+      benchmark: { type: "string", default: DEFAULT_BENCHMARK_DIR },
       seeds: { type: "string", default: "3" },
       noise: { type: "string", default: "0.3" },
       limit: { type: "string" },
@@ -70,6 +71,8 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
   if (v.grounding !== "detector" && v.grounding !== "events") throw new Error(`--grounding must be detector or events, not ${v.grounding}`);
   const dir = resolve(v.benchmark!);
   if (!existsSync(join(dir, "cases.jsonl"))) {
+    // Only the default place is filled in unasked: any other directory may be meant for the generated set.
+    if (dir !== resolve(DEFAULT_BENCHMARK_DIR)) throw new Error(`no benchmark at ${dir}: make it first with npm run make:critic-benchmark -- --out ${v.benchmark} (the hand-made set) or -- --generated --out ${v.benchmark} (the generated set)`);
     process.stdout.write(`no benchmark at ${dir}: generating it (npm run make:critic-benchmark)\n`);
     await generateCriticBenchmark({ out: dir, log: (s) => process.stdout.write(`${s}\n`) });
   }

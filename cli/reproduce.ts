@@ -17,7 +17,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
-import { criticReport, type CriticResults } from "../evals/critic";
+import { criticReport, criticScores, scoredCasesOnly, type CriticResults } from "../evals/critic";
 import { refineReport, type RefineRun } from "../evals/criticRefine";
 import { CURRICULUM_SETTINGS } from "../nodes/runtime";
 import { counted } from "../evals/metrics";
@@ -116,6 +116,60 @@ function curriculumPart(work: string, thread: string, seed: number, episodes: nu
 }
 const curriculumRecord = (work: string, thread: string) => readJson<CurriculumRecord>(join(work, thread, "report.json"));
 const curriculumRecordMaybe = (work: string, thread: string) => (existsSync(join(work, thread, "report.json")) ? curriculumRecord(work, thread) : undefined);
+
+/** The behaviour-critic figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
+interface CriticSet {
+  id: "hand-made" | "generated" | "generated-tuning";
+  title: string;
+  dir: string;
+  /** The benchmark directory a user would name (the generator's default for the scored set). */
+  shownDir: string;
+}
+const criticSets = (work: string): CriticSet[] => [
+  { id: "hand-made", title: "Hand-made benchmark", dir: join(work, "benchmark"), shownDir: "data/critic-benchmark" },
+  { id: "generated", title: "Generated rollouts, scored set", dir: join(work, "benchmark-generated"), shownDir: "data/critic-benchmark-generated" },
+  { id: "generated-tuning", title: "Generated rollouts, tuning set", dir: join(work, "benchmark-generated-tuning"), shownDir: "data/critic-benchmark-generated-tuning" },
+];
+
+interface CriticRun {
+  set: CriticSet;
+  noise: string;
+  results: CriticResults;
+  refine?: string;
+}
+
+/** Every critic experiment the figure made, in the order shown; the scored set's refused if it reads a tuning case. */
+function criticRuns(work: string, quick: boolean): CriticRun[] {
+  const out: CriticRun[] = [];
+  for (const set of criticSets(work))
+    for (const noise of quick ? ["0.3"] : ["0.3", "0"]) {
+      const dir = join(work, `critic-${set.id}-noise${noise}`);
+      if (!existsSync(join(dir, "results.json"))) continue;
+      const results = readJson<CriticResults>(join(dir, "results.json"));
+      if (set.id === "generated") scoredCasesOnly(results);
+      const refine = existsSync(join(dir, "refinement.json")) ? refineReport(readJson<RefineRun[]>(join(dir, "refinement.json"))) : undefined;
+      out.push({ set, noise, results, refine });
+    }
+  return out;
+}
+
+/** One row per set and noise: the paper's Tables 1, 2 and 4 in brief, side by side. */
+function criticSummary(runs: CriticRun[]): string {
+  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return [
+    "# Side by side",
+    "",
+    "The critic alone (no grounding) unless named; recall and precision on negative rollouts (a precise claim names an event that happened and the cause the monitor measured).",
+    "",
+    "| set | noise | cases | positives judged clean | negatives flagged | recall | precision | precision + detector grounding | pos–neg preferred right | neg–neg equal | pos–pos equal |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...runs.map((x) => {
+      const s = criticScores(x.results);
+      return `| ${x.set.title} | ${x.noise} | ${x.results.meta.cases} | ${p(s.clean)} | ${p(s.flagged)} | ${p(s.recall)} | ${p(s.precision)} | ${p(s.groundedPrecision)} | ${p(s.prefer["pos-neg"])} | ${p(s.prefer["neg-neg"])} | ${p(s.prefer["pos-pos"])} |`;
+    }),
+    "",
+  ].join("\n");
+}
 
 export const FIGURES: Figure[] = [
   {
@@ -245,38 +299,51 @@ export const FIGURES: Figure[] = [
   },
   {
     id: "critic",
-    title: "Behaviour critics: the paper's Tables 1–4 and policy refinement on the workbench benchmark",
+    title: "Behaviour critics: the paper's Tables 1–4 and policy refinement, on the hand-made benchmark and on generated rollouts",
     about:
-      "In-sample: the offline critic was written while looking at these 45 cases (nine behaviours × five), its thresholds chosen from what a person watching would notice, never from the event monitor that scores it. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly), and a claim's cause is scored against the cause the monitor measured.",
+      `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five). The generated set is rollouts of careful programs changed by one or two edits from a grammar (robots/sim/workbench/edits.ts), annotated by the event monitor: its tuning cases (seeds from 0) were looked at while adding the critic's general cues; its scored cases (seeds from ${FIRST_SCORED_SEED}) were run and counted only. The critic's thresholds are what a person watching would notice, never the monitor's. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly), and a claim's cause is scored against the cause the monitor measured.`,
     parts: (quick, work) => {
-      const bench = join(work, "benchmark");
-      const make: Part = quick
-        ? { label: "benchmark", script: "robots/sim/workbench/benchmark.ts", argv: ["--out", bench, "--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"], shown: "npm run make:critic-benchmark -- --cases-per-behaviour 1 --behaviours knocked_over,dropped,squeezed" }
-        : { label: "benchmark", script: "robots/sim/workbench/benchmark.ts", argv: ["--out", bench], shown: "npm run make:critic-benchmark" };
-      const critic = (noise: string, seeds: string): Part => ({
-        label: `critic noise ${noise}`,
-        argv: ["eval", "--dataset", "critic", "--benchmark", bench, "--noise", noise, "--seeds", seeds, ...(quick ? ["--refine-limit", "1"] : []), "--root", work, "--name", `critic-noise${noise}`],
-        shown: `npm run eval -- --dataset critic --noise ${noise} --seeds ${seeds}${quick ? " --refine-limit 1" : ""}`,
+      const sets = criticSets(work);
+      const make = (label: string, dir: string, args: string[]): Part => ({ label, script: "robots/sim/workbench/benchmark.ts", argv: [...args, "--out", dir], shown: `npm run make:critic-benchmark${args.length ? ` -- ${args.join(" ")}` : ""}` });
+      const critic = (set: CriticSet, noise: string, seeds: string, refine?: string): Part => ({
+        label: `critic ${set.id} noise ${noise}`,
+        argv: ["eval", "--dataset", "critic", "--benchmark", set.dir, "--noise", noise, "--seeds", seeds, ...(refine ? ["--refine-limit", refine] : []), "--root", work, "--name", `critic-${set.id}-noise${noise}`],
+        shown: `npm run eval -- --dataset critic${set.id === "hand-made" ? "" : ` --benchmark ${set.shownDir}`} --noise ${noise} --seeds ${seeds}${refine ? ` --refine-limit ${refine}` : ""}`,
       });
-      return [make, critic("0.3", quick ? "1" : "3"), ...(quick ? [] : [critic("0", "1")])];
+      const [hand, scored, tuning] = sets;
+      if (quick)
+        return [
+          make("hand-made benchmark", hand.dir, ["--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"]),
+          make("generated benchmark (scored)", scored.dir, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "3"]),
+          critic(hand, "0.3", "1", "1"),
+          critic(scored, "0.3", "1", "1"),
+        ];
+      return [
+        make("hand-made benchmark", hand.dir, []),
+        make("generated benchmark (scored)", scored.dir, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "100"]),
+        make("generated benchmark (tuning)", tuning.dir, ["--generated", "--seed", "0", "--count", "40"]),
+        critic(hand, "0.3", "3"),
+        critic(hand, "0", "1"),
+        critic(scored, "0.3", "3"),
+        critic(scored, "0", "1"),
+        critic(tuning, "0.3", "1", "0"),
+        critic(tuning, "0", "1", "0"),
+      ];
     },
-    render: (work, quick) =>
-      (quick ? ["0.3"] : ["0.3", "0"])
-        .map((noise) => {
-          const dir = join(work, `critic-noise${noise}`);
-          const results = readJson<CriticResults>(join(dir, "results.json"));
-          const refine = existsSync(join(dir, "refinement.json")) ? refineReport(readJson<RefineRun[]>(join(dir, "refinement.json"))) : undefined;
-          return criticReport(results, refine, { timing: false }).replace(/^# /, "# Noise " + noise + ": ");
-        })
-        .join("\n"),
-    headline: (work) => {
-      const r = readJson<CriticResults>(join(work, "critic-noise0.3", "results.json"));
-      const neg = r.critiques.filter((c) => c.setting === "raw" && c.role === "negative");
-      const claims = neg.reduce((n, c) => n + c.critique.events.length, 0);
-      const truth = neg.reduce((n, c) => n + c.truth.length, 0);
-      const recall = neg.reduce((n, c) => n + c.recalled, 0) / Math.max(1, truth);
-      const precision = neg.reduce((n, c) => n + c.precise, 0) / Math.max(1, claims);
-      return `critic alone on negatives: recall ${pct(recall)}, precision ${pct(precision)} (noise ${r.meta.noise}, ${r.meta.cases} cases)`;
+    render: (work, quick) => {
+      const runs = criticRuns(work, quick);
+      return [criticSummary(runs), ...runs.map((x) => criticReport(x.results, x.refine, { timing: false }).replace(/^# /, `# ${x.set.title}, noise ${x.noise}: `))].join("\n");
+    },
+    headline: (work, quick) => {
+      const at = (id: string, noise: string) => criticRuns(work, quick).find((x) => x.set.id === id && x.noise === noise);
+      const say = (x: CriticRun | undefined) => {
+        if (!x) return "";
+        const s = criticScores(x.results);
+        return `recall ${pct(s.recall)}, precision ${pct(s.precision)}`;
+      };
+      const noisy = at("hand-made", "0.3")!;
+      const gen = at("generated", "0.3");
+      return `critic alone on negatives at noise 0.3: hand-made ${say(noisy)} (${noisy.results.meta.cases} cases)${gen ? `; generated, scored unseen: ${say(gen)} (${gen.results.meta.cases} cases)` : ""}`;
     },
   },
   {

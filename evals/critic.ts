@@ -16,6 +16,7 @@ import type { CriticStateType } from "../nodes/critic/state";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/critic";
+import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 
 export type CriticSetting = "raw" | "detector" | "events";
 export const CRITIC_SETTINGS_RUN: CriticSetting[] = ["raw", "detector", "events"];
@@ -29,6 +30,10 @@ export interface ScoredCritique {
   setting: CriticSetting;
   critique: BehaviourCritique;
   truth: { kind: string; object: string }[];
+  /** Per truth event (in order): whether some claim names it. */
+  found: boolean[];
+  /** The program edits of a generated case (the generated benchmark's grammar). */
+  edits?: string[];
   /** Truth events some claim names (kind and thing). */
   recalled: number;
   /** Claims that name a true event with its cause. */
@@ -63,7 +68,8 @@ export function truthOf(events: SimEvent[]): SimEvent[] {
  * cause the world's monitor measured for it (an event whose cause it could not measure has no precise claim).
  */
 export function scoreClaims(claims: ClaimedEvent[], truth: SimEvent[]) {
-  const recalled = truth.filter((t) => claims.some((c) => claimFound(c, [t]))).length;
+  const found = truth.map((t) => claims.some((c) => claimFound(c, [t])));
+  const recalled = found.filter(Boolean).length;
   let precise = 0, hallucinated = 0, wrongCause = 0;
   for (const c of claims) {
     const hit = truth.filter((t) => claimFound(c, [t]));
@@ -71,7 +77,7 @@ export function scoreClaims(claims: ClaimedEvent[], truth: SimEvent[]) {
     else if (hit.some((t) => t.cause === c.cause)) precise++;
     else wrongCause++;
   }
-  return { recalled, precise, hallucinated, wrongCause };
+  return { found, recalled, precise, hallucinated, wrongCause };
 }
 
 export interface CriticExperimentOptions {
@@ -106,9 +112,6 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
   const logOf = (id: string) => JSON.parse(readFileSync(bench.eventsPath(id), "utf8")) as SimEvent[];
   const critiques: ScoredCritique[] = [];
   const preferences: ScoredPreference[] = [];
-  // Positive–positive pairs: two cases of the same behaviour share their task, so their positives are two good videos.
-  const byBehaviour = new Map<string, typeof cases>();
-  for (const c of cases) byBehaviour.set(c.outputs.behaviour, [...(byBehaviour.get(c.outputs.behaviour) ?? []), c]);
   const total = o.seeds * cases.length;
   let done = 0;
   for (let seed = 0; seed < o.seeds; seed++) {
@@ -127,6 +130,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
           const critique = s.attempts[0].refined!;
           critiques.push({
             rollout: r.id, case: c.metadata.case, behaviour: c.outputs.behaviour, role: r.role, seed, setting, critique,
+            ...(c.metadata.edits ? { edits: c.metadata.edits } : {}),
             truth: truth.map((t) => ({ kind: t.kind, object: t.object ?? "" })),
             ...scoreClaims(critique.events, truth),
             calls: totalUsage(s.usage).calls,
@@ -139,7 +143,8 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         { pair: "neg-pos", ids: [n2, c.inputs.positive], want: "second" },
         { pair: "neg-neg", ids: [n1, n2], want: "equal" },
       ];
-      const sibling = byBehaviour.get(c.outputs.behaviour)!.find((x) => x !== c && x.inputs.positive !== c.inputs.positive);
+      // Positive–positive: the next case of the same task (scene), so the pair is two good videos of one task.
+      const sibling = cases.find((x) => x !== c && x.inputs.scene === c.inputs.scene && x.inputs.positive !== c.inputs.positive);
       if (sibling) pairs.push({ pair: "pos-pos", ids: [c.inputs.positive, sibling.inputs.positive], want: "equal" });
       for (const p of pairs) {
         const s = await runJob({ goal: c.inputs.instruction, job: "prefer", rollouts: p.ids.map((id) => bench.rolloutPath(id)) }, { seed, noise: o.noise, variant: "full", grounding: "detector", dataDir });
@@ -172,7 +177,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
     }
   }
   const results: CriticResults = {
-    meta: { dir: o.dir, cases: cases.length, behaviours: [...byBehaviour.keys()], seeds: o.seeds, noise: o.noise, durationSeconds: (Date.now() - t0) / 1000 },
+    meta: { dir: o.dir, cases: cases.length, behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))], seeds: o.seeds, noise: o.noise, durationSeconds: (Date.now() - t0) / 1000 },
     critiques,
     preferences,
     detector,
@@ -183,7 +188,57 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
   return results;
 }
 
+/** A scored figure's results, refused if any case is not a generated case from the scored range. */
+export function scoredCasesOnly(r: CriticResults): CriticResults {
+  const outside = [...new Set(r.critiques.map((c) => c.case))].filter((c) => {
+    const m = /^gen-(\d+)$/.exec(c);
+    return !m || Number(m[1]) < FIRST_SCORED_SEED;
+  });
+  if (outside.length) throw new Error(`the scored figure reads cases outside the scored range (generated seeds from ${FIRST_SCORED_SEED}): ${outside.slice(0, 5).join(", ")}`);
+  return r;
+}
+
+/** The critic alone on a run, in brief: Table 1's accuracies, Table 2's recall and precision, Table 4's preference accuracy. */
+export function criticScores(r: CriticResults) {
+  const raw = r.critiques.filter((c) => c.setting === "raw");
+  const neg = raw.filter((c) => c.role === "negative"), pos = raw.filter((c) => c.role === "positive");
+  const grounded = r.critiques.filter((c) => c.setting === "detector" && c.role === "negative");
+  const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
+  const share = (a: number, b: number) => (b ? a / b : 0);
+  const prefer = Object.fromEntries((["pos-neg", "neg-pos", "neg-neg", "pos-pos"] as const).map((k) => {
+    const ps = r.preferences.filter((p) => p.pair === k);
+    return [k, share(ps.filter((p) => p.correct).length, ps.length)];
+  })) as Record<ScoredPreference["pair"], number>;
+  return {
+    clean: share(pos.filter((x) => !x.critique.undesirable).length, pos.length),
+    flagged: share(neg.filter((x) => x.critique.undesirable).length, neg.length),
+    recall: share(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length)),
+    precision: share(sum(neg, (x) => x.precise), sum(neg, (x) => x.critique.events.length)),
+    groundedPrecision: share(sum(grounded, (x) => x.precise), sum(grounded, (x) => x.critique.events.length)),
+    prefer,
+  };
+}
+
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "—");
+
+/** Generated cases: recall and precision of the critic alone on the negatives of each program edit (a case counts for each of its edits). */
+function editTable(raw: ScoredCritique[]): string[] {
+  const edits = [...new Set(raw.flatMap((x) => x.edits ?? []))].sort();
+  if (!edits.length) return [];
+  return [
+    "",
+    "## Per program edit (critic alone, negatives)",
+    "",
+    "| edit | negatives | recall | precision | flagged (negative) | clean twin flagged |",
+    "|---|---|---|---|---|---|",
+    ...edits.map((e) => {
+      const xs = raw.filter((x) => x.edits?.includes(e));
+      const neg = xs.filter((x) => x.role === "negative"), pos = xs.filter((x) => x.role === "positive");
+      const sum = (ys: ScoredCritique[], f: (y: ScoredCritique) => number) => ys.reduce((n, y) => n + f(y), 0);
+      return `| ${e.replace(/_/g, " ")} | ${neg.length} | ${pct(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length))} | ${pct(sum(neg, (x) => x.precise), sum(neg, (x) => x.critique.events.length))} | ${pct(neg.filter((x) => x.critique.undesirable).length, neg.length)} | ${pct(pos.filter((x) => x.critique.undesirable).length, pos.length)} |`;
+    }),
+  ];
+}
 
 /** The paper's Tables 1–4 and its error taxonomy (Fig. 4), from our runs. */
 export function criticReport(r: CriticResults, refine?: string, opts: { timing: boolean } = { timing: true }): string {
@@ -250,17 +305,22 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "",
     `Reading every rollout's whole detection track (every 0.1 s): it finds ${pct(r.detector.found, r.detector.truth)} of the ${r.detector.truth} events that happened, and ${pct(r.detector.correct, r.detector.claimed)} of the ${r.detector.claimed} events it reports happened.`,
     "",
-    "## Per behaviour (critic, negatives): recall",
+    "## Per kind of event (critic, negatives): recall",
     "",
-    "| behaviour | critic | + detector | + perfect |",
-    "|---|---|---|---|",
-    ...r.meta.behaviours.map((b) => {
+    "Of the events of each kind that happened in negative rollouts, the share some claim names.",
+    "",
+    "| event | events | critic | + detector | + perfect |",
+    "|---|---|---|---|---|",
+    ...UNDESIRABLE_KINDS.flatMap((k) => {
       const cell = (s: CriticSetting) => {
-        const neg = rows(s).filter((x) => x.role === "negative" && x.behaviour === b);
-        return pct(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length));
+        const pairs = rows(s).filter((x) => x.role === "negative").flatMap((x) => x.truth.map((t, i) => ({ t, found: x.found[i] })));
+        const ofKind = pairs.filter((p) => p.t.kind === k);
+        return { n: ofKind.length, text: pct(ofKind.filter((p) => p.found).length, ofKind.length) };
       };
-      return `| ${b} | ${cell("raw")} | ${cell("detector")} | ${cell("events")} |`;
+      const raw = cell("raw");
+      return raw.n ? [`| ${k} | ${raw.n / r.meta.seeds} | ${raw.text} | ${cell("detector").text} | ${cell("events").text} |`] : [];
     }),
+    ...editTable(rows("raw")),
   ];
   if (refine) lines.push("", refine);
   return lines.join("\n") + "\n";

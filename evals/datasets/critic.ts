@@ -28,7 +28,15 @@ export const CriticCase = z.object({
     /** What the first negative did, step by step (its robot's narration). */
     narration: z.array(z.string()).min(1),
   }),
-  metadata: z.object({ case: z.string().min(1), behaviour: Kind, scene: z.string(), seed: z.number().int(), version: z.string() }),
+  metadata: z.object({
+    case: z.string().min(1),
+    behaviour: Kind,
+    scene: z.string(),
+    seed: z.number().int(),
+    version: z.string(),
+    /** Generated cases: the program edits (robots/sim/workbench/edits.ts) of their negatives. */
+    edits: z.array(z.string()).optional(),
+  }),
 });
 export type CriticCase = z.infer<typeof CriticCase>;
 

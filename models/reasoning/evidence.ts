@@ -26,6 +26,15 @@ export interface Thresholds {
   spillSpeed: number;
   /** The hand's lowest point under this (m): struck the table. */
   tableContact: number;
+  /** Any held thing carried faster than this between two sightings (m/s): rushed. */
+  rushSpeed: number;
+  /** A carry whose path across the table is this many times the straight way, this much longer and straying this far
+   * from the line (m): a detour. */
+  detour: { ratio: number; extra: number; stray: number };
+  /** A carry that turns back on itself this many times, over legs at least this long (m): back and forth. */
+  dither: { reversals: number; leg: number };
+  /** The hand at rest (within a centimetre) this long between two motions (s): idling. */
+  idle: number;
 }
 
 /**
@@ -48,9 +57,65 @@ export const KEY_FRAME_THRESHOLDS: Thresholds = {
   spillSpeed: 0.5,
   // The hand's lowest point within half a centimetre of the table: touching it.
   tableContact: 0.005,
+  // Anything carried faster than half a metre a second: twice the pace of a careful hand.
+  rushSpeed: 0.5,
+  // A carry that wanders: its path well over the straight way (a third longer and 10 cm more) and a hand's width off
+  // the line somewhere. Going round something in the way strays less than that.
+  detour: { ratio: 1.4, extra: 0.1, stray: 0.1 },
+  // Two turns back over a few centimetres each: shaking, not adjusting.
+  dither: { reversals: 2, leg: 0.03 },
+  // A second and a half at rest between motions: longer than any grasp or release takes.
+  idle: 1.5,
 };
 
 const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+const xyzDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** Distance of p from the segment a–b, on the table. */
+function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
+  const ux = b[0] - a[0], uy = b[1] - a[1], L2 = ux * ux + uy * uy;
+  const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
+  return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
+}
+
+/** Whether the segment a–b passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
+function crosses(a: [number, number], b: [number, number], extent: [number, number, number, number], margin: number): boolean {
+  const n = Math.max(1, Math.ceil(xyDistance(a, b) / 0.01));
+  for (let i = 0; i <= n; i++) {
+    const x = a[0] + ((b[0] - a[0]) * i) / n, y = a[1] + ((b[1] - a[1]) * i) / n;
+    if (x > extent[0] - margin && x < extent[1] + margin && y > extent[2] - margin && y < extent[3] + margin) return true;
+  }
+  return false;
+}
+
+/** Times a path turns back on itself (more than 135°), counted over legs of at least `leg`; index of the first turn. */
+function reversals(pts: [number, number][], leg: number): { count: number; first: number } {
+  let anchor = pts[0], dir: [number, number] | null = null, count = 0, first = -1;
+  for (let i = 1; i < pts.length; i++) {
+    const d = xyDistance(pts[i], anchor);
+    if (d < leg) continue;
+    const u: [number, number] = [(pts[i][0] - anchor[0]) / d, (pts[i][1] - anchor[1]) / d];
+    if (dir && u[0] * dir[0] + u[1] * dir[1] < -Math.SQRT1_2) {
+      if (count === 0) first = i;
+      count++;
+    }
+    dir = u;
+    anchor = pts[i];
+  }
+  return { count, first: Math.max(0, first) };
+}
+
+/** The stretches of a track where the thing is held (each at least two sightings). */
+function heldRuns<T extends { thing: SeenThing }>(tr: T[]): T[][] {
+  const runs: T[][] = [];
+  let cur: T[] = [];
+  for (const x of tr) {
+    if (x.thing.held) cur.push(x);
+    else (cur.length > 1 && runs.push(cur), (cur = []));
+  }
+  if (cur.length > 1) runs.push(cur);
+  return runs;
+}
 const height = (t: SeenThing) => t.z[1] - t.z[0];
 const OPEN_CONTAINER = /cup|mug|glass|bowl|pot/;
 
@@ -172,13 +237,58 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     }
   }
 
+  // How each held thing travelled while held: fast, out of the way, back and forth.
+  for (const label of [...handled].filter((l) => !/handle|knob/.test(l))) {
+    const tr = track(label);
+    for (const run of heldRuns(tr)) {
+      for (let i = 1; i < run.length; i++) {
+        const dt = run[i].t - run[i - 1].t;
+        const v = dt > 0 ? Math.hypot(...[0, 1, 2].map((d) => run[i].thing.at[d] - run[i - 1].thing.at[d])) / dt : 0;
+        if (v > th.rushSpeed) {
+          add(event("rushed", label, run[i - 1].t, "too_fast", `the held ${label} is carried at ${v.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`));
+          break;
+        }
+      }
+      const pts = run.map((x) => [x.thing.at[0], x.thing.at[1]] as [number, number]);
+      const a = pts[0], b = pts[pts.length - 1];
+      const straight = xyDistance(a, b);
+      let length = 0;
+      for (let i = 1; i < pts.length; i++) length += xyDistance(pts[i - 1], pts[i]);
+      const stray = Math.max(...pts.map((p) => offLine(p, a, b)));
+      // Going round something it must not be carried over, which lies on the straight way, is what the task needs.
+      const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some((o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03));
+      if (!onTheWay && length >= th.detour.ratio * straight && length - straight >= th.detour.extra && stray >= th.detour.stray) {
+        add(event("detoured", label, run[0].t, "needless", `the held ${label} goes ${(length * 100).toFixed(0)} cm across the table for a ${(straight * 100).toFixed(0)} cm way, ${(stray * 100).toFixed(0)} cm off the straight line at its farthest`));
+      }
+      const turns = reversals(pts, th.dither.leg);
+      if (turns.count >= th.dither.reversals) {
+        add(event("dithered", label, run[turns.first].t, "needless", `the held ${label} is moved back and forth: its path turns back on itself ${turns.count} times`));
+      }
+    }
+  }
+
+  // Time spent for nothing: the hand at rest between two motions, longer than any grasp or release takes.
+  const palm = track("palm");
+  for (let i = 0; i < palm.length; i++) {
+    let j = i;
+    while (j + 1 < palm.length && xyzDistance(palm[j + 1].thing.at, palm[i].thing.at) < 0.01) j++;
+    const moves = (k: number) => k >= 0 && k < palm.length && xyzDistance(palm[k].thing.at, palm[i].thing.at) >= 0.01;
+    if (palm[j].t - palm[i].t >= th.idle && moves(i - 1) && moves(j + 1)) {
+      add(event("idled", "palm", palm[i].t, "needless", `the hand stays where it is from ${palm[i].t.toFixed(1)} s to ${palm[j].t.toFixed(1)} s, doing nothing`));
+      break;
+    }
+    i = j;
+  }
+
   // Small contents seen outside their container.
   const beads = labels.filter((l) => /bead/.test(l));
   for (const b of beads) {
     const tr = track(b);
     const cup = labels.find((l) => OPEN_CONTAINER.test(l) && handled.has(l));
     const out_ = cup && tr.find((x) => { const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup); return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03; });
-    if (cup && out_) add(event("spilled", cup, out_.t, "too_fast", `${b.replace(/_/g, " ")} lies on the table outside the ${cup}`));
+    // Out after the container itself fell: the fall threw them out; else the carry flung them.
+    const fell = out.some((e) => e.kind === "dropped" && e.object === cup);
+    if (cup && out_) add(event("spilled", cup, out_.t, fell ? "too_high" : "too_fast", `${b.replace(/_/g, " ")} lies on the table outside the ${cup}${fell ? ", thrown out when it landed" : ""}`));
   }
 
   // Doors and drawers open at the end that were shut at the start.

@@ -22,6 +22,10 @@ export const USUAL_CAUSE: Record<Undesirable, Cause> = {
   passed_over: "path_over",
   left_open: "not_closed",
   struck_table: "too_low",
+  rushed: "too_fast",
+  detoured: "needless",
+  dithered: "needless",
+  idled: "needless",
 };
 
 const pick = <T>(xs: readonly T[], rng: Draw): T => xs[Math.min(xs.length - 1, Math.floor(rng.next() * xs.length))];
@@ -254,6 +258,17 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
         break;
       case "path_over":
         for (const claim of claims) steps = aroundIt(steps, ctx, claim.object);
+        break;
+      case "needless":
+        // Waits go; a carry claimed to wander goes straight from its lift to the last two moves that set it down.
+        steps = steps.filter((s) => s.op !== "pause");
+        for (const [g, r] of carried().reverse()) {
+          const held = (steps[g] as { object: string }).object;
+          if (!claims.some((c) => c.object === held)) continue;
+          const moves = steps.slice(g + 1, r).flatMap((s, k) => (isMove(s) ? [g + 1 + k] : []));
+          const drop = new Set(moves.slice(0, -2));
+          steps = steps.filter((_, k) => !drop.has(k));
+        }
         break;
       case "not_closed":
         for (const claim of claims) {

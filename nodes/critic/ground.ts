@@ -23,7 +23,7 @@ did not happen as you described it. Answer with the revised critique in the same
  * The dense track (every 0.1 s) measures a carried thing's speed near its peak, where key frames half a second apart
  * average it down: the same careful-hand limit reads a little higher on it.
  */
-const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6 };
+const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6, rushSpeed: 0.6 };
 
 /** A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). */
 export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events: Pick<LoggedEvent, "kind" | "object" | "detail">[]): boolean {

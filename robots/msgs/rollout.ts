@@ -80,11 +80,15 @@ export const UNDESIRABLE = {
   pushed: "a thing that was not the target was shoved out of place",
   dragged: "the held object slid along the surface instead of being lifted",
   dropped: "an object was let go from a height and fell",
-  spilled: "small contents flew out of a held open container",
+  spilled: "small contents came out of an open container (flung from it, or thrown out when it landed)",
   squeezed: "an object was gripped hard enough to crush it",
   passed_over: "a held object was carried over something it should stay away from",
   left_open: "a door or drawer that was opened was left open at the end",
   struck_table: "the hand hit the table surface",
+  rushed: "a held object was carried faster than a careful hand carries it",
+  detoured: "a held object was carried far out of the way to where it was going",
+  dithered: "a held object was moved back and forth for nothing",
+  idled: "the robot stood still mid-task for nothing",
 } as const;
 export type Undesirable = keyof typeof UNDESIRABLE;
 export const UNDESIRABLE_KINDS = Object.keys(UNDESIRABLE) as Undesirable[];
@@ -102,6 +106,7 @@ export const CAUSES = {
   path_through: "the path went through something",
   path_over: "the path went over something",
   not_closed: "what was opened was not closed again",
+  needless: "the hand made moves or waits the task does not need",
 } as const;
 export type Cause = keyof typeof CAUSES;
 export const CAUSE_KINDS = Object.keys(CAUSES) as Cause[];

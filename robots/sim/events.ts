@@ -26,7 +26,11 @@ export interface SimEvent {
     | "squeezed"
     | "passed_over"
     | "left_open"
-    | "struck_table";
+    | "struck_table"
+    | "rushed"
+    | "detoured"
+    | "dithered"
+    | "idled";
   robot?: string;
   skill?: string;
   goalId?: string;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
 import type { Report } from "../../evals/report";
+import { scoredCasesOnly, type CriticResults } from "../../evals/critic";
 import { ROOT } from "../helpers/processes";
 
 describe("npm run reproduce", () => {
@@ -26,6 +27,13 @@ describe("npm run reproduce", () => {
     expect(scoredOnly(report(["generated_1000", "generated_1042"])).tasks).toHaveLength(2);
     expect(() => scoredOnly(report(["generated_1000", "generated_999"]))).toThrow(/outside the scored range.*generated_999/);
     expect(() => scoredOnly(report(["indoor_1"]))).toThrow(/outside the scored range/);
+  });
+
+  it("reads only the scored range of generated critic cases for the scored figure (case seeds from 1000)", () => {
+    const results = (cases: string[]) => ({ critiques: cases.map((c) => ({ case: c })) }) as unknown as CriticResults;
+    expect(scoredCasesOnly(results(["gen-1000", "gen-1099"])).critiques).toHaveLength(2);
+    expect(() => scoredCasesOnly(results(["gen-1000", "gen-999"]))).toThrow(/outside the scored range.*gen-999/);
+    expect(() => scoredCasesOnly(results(["dropped-00"]))).toThrow(/outside the scored range.*dropped-00/);
   });
 
   it("compares what follows a results file's header, and fills the docs' marked regions", () => {

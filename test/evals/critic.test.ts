@@ -22,8 +22,8 @@ describe("critic scoring", () => {
     const right = { ...usual, cause: "too_fast" as const };
     const push = { kind: "pushed" as const, object: "cup", cause: "path_through" as const, explanation: "" };
     const ghost = { kind: "spilled" as const, object: "cup", cause: "too_fast" as const, explanation: "" };
-    expect(scoreClaims([usual, push, ghost], truth)).toEqual({ recalled: 2, precise: 1, hallucinated: 1, wrongCause: 1 });
-    expect(scoreClaims([right], truth)).toEqual({ recalled: 1, precise: 1, hallucinated: 0, wrongCause: 0 });
+    expect(scoreClaims([usual, push, ghost], truth)).toEqual({ found: [true, true], recalled: 2, precise: 1, hallucinated: 1, wrongCause: 1 });
+    expect(scoreClaims([right], truth)).toEqual({ found: [true, false], recalled: 1, precise: 1, hallucinated: 0, wrongCause: 0 });
     // Where the monitor could not tell a cause, no claimed cause is precise.
     expect(scoreClaims([push], [logged({ kind: "pushed", object: "cup", cause: "unknown" })])).toMatchObject({ recalled: 1, precise: 0, wrongCause: 1 });
   });

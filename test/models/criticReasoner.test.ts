@@ -50,10 +50,47 @@ describe("reading undesirable behaviour from located detections", () => {
   it("sees an open cup swung fast and a carried thing passed over a laptop", () => {
     const cup = (t: number, x: number, z = 0.15) => thing("cup", [x, 0, z], [z - 0.05, z + 0.05], true);
     const fast = [frame(0, [cup(0, -0.3)]), frame(0.2, [cup(0.2, -0.1)]), frame(0.4, [cup(0.4, 0.1)])];
-    expect(observedEvents("Move the cup to the tray", fast).map((e) => [e.kind, e.object, e.cause])).toEqual([["spilled", "cup", "too_fast"]]);
+    // An open container swung fast: its contents can fly out, and it is carried faster than a careful hand would.
+    expect(observedEvents("Move the cup to the tray", fast).map((e) => [e.kind, e.object, e.cause])).toEqual([
+      ["spilled", "cup", "too_fast"],
+      ["rushed", "cup", "too_fast"],
+    ]);
     const laptop = thing("laptop", [0, 0, 0.01], [0, 0.02], false, 0.13);
     const over = [frame(0, [cup(0, -0.3), laptop]), frame(2, [cup(2, 0), laptop]), frame(4, [cup(4, 0.3), laptop])];
     expect(observedEvents("Move the cup to the tray", over).map((e) => [e.kind, e.object])).toEqual([["passed_over", "laptop"]]);
+  });
+});
+
+describe("general cues beyond the nine behaviours", () => {
+  // The careful carry of the apple (frames 1–4 held), with the carry between frames 2 and 3 changed.
+  const carry = (...mid: { t: number; at: [number, number, number] }[]): SeenFrame[] => [
+    careful[0],
+    careful[1],
+    careful[2],
+    ...mid.map((m) => frame(m.t, [apple(m.t, m.at, true), plate, vase])),
+    ...careful.slice(3).map((f, i) => ({ ...f, t: f.t + 10, things: f.things.map((x) => (x.label === "apple" ? apple(f.t + 10, x.at, x.held) : x)) })),
+  ];
+  const kinds = (frames: SeenFrame[]) => observedEvents(instruction, frames).map((e) => [e.kind, e.object, e.cause]);
+
+  it("a careful carry with waypoints on its way shows nothing", () => {
+    expect(kinds(carry({ t: 5, at: [-0.1, 0.02, 0.2] }, { t: 8, at: [0.1, 0.07, 0.2] }))).toEqual([]);
+  });
+
+  it("sees anything carried fast, far out of the way, back and forth, and a hand idle mid-task", () => {
+    // 0.4 m in 0.5 s: 0.8 m/s.
+    const fast = [careful[0], careful[1], careful[2], frame(2.5, [apple(2.5, [0.2, 0.1, 0.2], true), plate, vase]), ...careful.slice(4).map((f) => ({ ...f, t: f.t }))];
+    expect(kinds(fast)).toEqual([["rushed", "apple", "too_fast"]]);
+    // Out 30 cm towards the robot and back.
+    expect(kinds(carry({ t: 6, at: [0.0, -0.3, 0.2] }))).toEqual([["detoured", "apple", "needless"]]);
+    // Along the way and back, three times.
+    const shake = [0.05, -0.05, 0.05].map((d, i) => ({ t: 4 + i, at: [d, 0.05 + d / 4, 0.2] as [number, number, number] }));
+    expect(kinds(carry(...shake))).toEqual([["dithered", "apple", "needless"]]);
+    // The hand stays put for three seconds between two motions.
+    const hand = (t: number, at: [number, number, number]) => frame(t, [thing("palm", at, [at[2] - 0.02, at[2] + 0.02]), plate, vase]);
+    const idle = [hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2.5, [-0.2, 0, 0.2]), hand(4, [-0.2, 0.001, 0.2]), hand(5, [-0.2, 0, 0.05])];
+    expect(kinds(idle)).toEqual([["idled", "palm", "needless"]]);
+    // A grasp's second at rest is not idling.
+    expect(kinds([hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2, [-0.2, 0, 0.2]), hand(3, [-0.2, 0, 0.05])])).toEqual([]);
   });
 });
 
@@ -121,6 +158,10 @@ describe("the offline policy writer", () => {
     expect(closed.steps.at(-3)).toEqual({ op: "set_joint", joint: "drawer_slide", fraction: 0 });
     const over = revise(draft, claim("knocked_over", "vase", "path_through"));
     expect(over.steps.length).toBeGreaterThan(draft.steps.length);
-    for (const p of [slow, gentle, lower, around, closed, over]) expect(PrimitiveProgram.safeParse(p).success).toBe(true);
+    // Needless moves and waits: pauses go, and the claimed carry goes straight to where it is set down.
+    const wandering = { steps: draft.steps.flatMap((s, i, all) => (s.op === "lift" && all[i - 1]?.op === "grasp" ? [s, { op: "pause", seconds: 3 }, { op: "move_to", target: "plate", offset: [0, -0.3, 0.12] }] : [s])) } as PrimitiveProgram;
+    const straight = revise(wandering, claim("detoured", "apple", "needless"), claim("idled", "palm", "needless"));
+    expect(straight.steps).toEqual(draft.steps);
+    for (const p of [slow, gentle, lower, around, closed, over, straight]) expect(PrimitiveProgram.safeParse(p).success).toBe(true);
   });
 });

@@ -13,8 +13,12 @@ import { FINGER, OBJECT_PROPS, type WorkbenchScene, type WorkbenchSceneName } fr
 type Step = z.input<typeof Primitive>;
 type V3 = [number, number, number];
 
+/** The nine behaviours the hand-made benchmark was built from (the generated set, ./edits.ts, reaches the rest). */
+export const HAND_MADE_BEHAVIOURS = ["knocked_over", "pushed", "dragged", "dropped", "spilled", "squeezed", "passed_over", "left_open", "struck_table"] as const satisfies readonly Undesirable[];
+export type HandMadeBehaviour = (typeof HAND_MADE_BEHAVIOURS)[number];
+
 export interface BehaviourSpec {
-  behaviour: Undesirable;
+  behaviour: HandMadeBehaviour;
   /** Scenes its cases cycle through. */
   scenes: WorkbenchSceneName[];
   /** The thing the event happens to in this scene (the annotation's `object`). */
@@ -24,13 +28,15 @@ export interface BehaviourSpec {
   negative(scene: WorkbenchScene, variant: number, k: number): PrimitiveProgramInput;
   /** What the negative does wrong, in words (reports). */
   how: string;
+  /** Other behaviours the negative cannot help showing (whipping a cup around is also rushing it). */
+  entails?: Undesirable[];
 }
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const off = (x: number, y: number, z: number): V3 => [r3(x), r3(y), r3(z)];
 
 /** The task's object and destination in a scene, with what placing needs to know. */
-function task(scene: WorkbenchScene): { obj: string; dest: string; origin: number; width: number; top: number; force: number } {
+export function task(scene: WorkbenchScene): { obj: string; dest: string; origin: number; width: number; top: number; force: number } {
   const obj = scene.focus[0];
   const kind = scene.things.find((t) => t.name === obj)!.kind;
   const p = OBJECT_PROPS[kind];
@@ -41,7 +47,7 @@ function task(scene: WorkbenchScene): { obj: string; dest: string; origin: numbe
   return { obj, dest, origin: p.origin, width: r3(Math.min(p.width - 0.005, FINGER.open)), top, force: Math.min(12, Math.max(3, p.maxGrip / 2)) };
 }
 
-const xy = (scene: WorkbenchScene, name: string): [number, number] => {
+export const xy = (scene: WorkbenchScene, name: string): [number, number] => {
   const t = scene.things.find((x) => x.name === name);
   if (t) return [t.pos[0], t.pos[1]];
   return scene.places.find((p) => p.name === name)!.pos;
@@ -51,11 +57,11 @@ const xy = (scene: WorkbenchScene, name: string): [number, number] => {
  * How high a careful program travels in each scene: the carry height of the palm, the approach height above the
  * object, and the lift after letting go — over the bottle that stands between the lemon and the bowl, else over nothing.
  */
-function heights(scene: WorkbenchScene): { carry: number; approach: number; after: number } {
+export function heights(scene: WorkbenchScene): { carry: number; approach: number; after: number } {
   return scene.name === "lemon_bowl" ? { carry: 0.3, approach: 0.22, after: 0.22 } : { carry: 0.2, approach: 0.12, after: 0.12 };
 }
 
-interface PlaceOptions {
+export interface PlaceOptions {
   speed?: number;
   force?: number;
   /** Palm height above the table while carrying. */
@@ -72,22 +78,29 @@ interface PlaceOptions {
   carrySpeed?: number;
   /** Steps after letting go, instead of lifting and going home. */
   after?: Step[];
+  /** A wait of this many seconds above the object before going down to it, or right after lifting it. */
+  pause?: { seconds: number; at: "approach" | "carry" };
 }
 
 /** Pick the task's object and set it on (in) the destination. */
-function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[] {
+export function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[] {
   const t = task(scene);
   const h = heights(scene);
   const carry = o.carry ?? h.carry;
   const gap = o.releaseGap ?? 0.006;
+  const wait = (at: "approach" | "carry"): Step[] => (o.pause?.at === at ? [{ op: "pause", seconds: o.pause.seconds }] : []);
+  const approach: Step[] = o.approach ?? [
+    { op: "move_to" as const, target: t.obj, offset: off(0, 0, h.approach) },
+    { op: "move_to" as const, target: t.obj },
+  ];
   return [
     { op: "speed", value: o.speed ?? 0.25 },
-    ...(o.approach ?? [
-      { op: "move_to" as const, target: t.obj, offset: off(0, 0, h.approach) },
-      { op: "move_to" as const, target: t.obj },
-    ]),
+    ...approach.slice(0, -1),
+    ...wait("approach"),
+    ...approach.slice(-1),
     { op: "grasp", object: t.obj, force: o.force ?? t.force, width: t.width },
     ...(o.afterGrasp ?? [{ op: "lift" as const, height: r3(carry - t.origin) }]),
+    ...wait("carry"),
     ...(o.via ?? []),
     { op: "move_to", target: t.dest, offset: off(0, 0, carry - t.top), ...(o.carrySpeed ? { speed: o.carrySpeed } : {}) },
     { op: "move_to", target: t.dest, offset: off(0, 0, t.origin + gap) },
@@ -99,16 +112,16 @@ function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[] {
   ];
 }
 
-const program = (steps: Step[]): PrimitiveProgramInput => ({ steps });
+export const program = (steps: Step[]): PrimitiveProgramInput => ({ steps });
 
 /** How far a place reaches from its centre along the table (its rim included). */
-function reach(scene: WorkbenchScene, place: string): number {
+export function reach(scene: WorkbenchScene, place: string): number {
   const sf = scene.surfaces.find((x) => x.name === place);
   return sf ? Math.max(...sf.half) + 0.02 : 0.15;
 }
 
 /** Unit vector on the table from the object to the destination. */
-function heading(scene: WorkbenchScene): [number, number] {
+export function heading(scene: WorkbenchScene): [number, number] {
   const t = task(scene);
   const a = xy(scene, t.obj), b = xy(scene, t.dest);
   const d = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
@@ -116,7 +129,8 @@ function heading(scene: WorkbenchScene): [number, number] {
 }
 
 /** The drawer task: open, put the apple in, and (unless told otherwise) shut it to `closeTo`. */
-function drawerProgram(scene: WorkbenchScene, closeTo: number | null, speed = 0.25): PrimitiveProgramInput {
+export function drawerProgram(scene: WorkbenchScene, closeTo: number | null, o: PlaceOptions = {}): PrimitiveProgramInput {
+  const speed = o.speed ?? 0.25;
   const handle = scene.joints[0].handle, joint = scene.joints[0].name;
   // Approached from high in front, so the fingers clear the drawer's front panel whether it is in or out.
   const toHandle: Step[] = [
@@ -130,7 +144,7 @@ function drawerProgram(scene: WorkbenchScene, closeTo: number | null, speed = 0.
     { op: "set_joint", joint, fraction: 1 },
     { op: "release" },
     { op: "move_to", target: handle, offset: off(0, -0.06, 0.15) },
-    ...pickAndPlace(scene, { speed, carry: 0.2, after: [{ op: "lift", height: 0.15 }] }).slice(1),
+    ...pickAndPlace(scene, { carry: 0.2, after: [{ op: "lift", height: 0.15 }], ...o, speed }).slice(1),
   ];
   if (closeTo !== null) steps.push(...toHandle, { op: "set_joint", joint, fraction: closeTo }, { op: "release" }, { op: "move_to", target: handle, offset: off(0, -0.08, 0.15) });
   steps.push({ op: "move_to", target: "home" });
@@ -138,7 +152,7 @@ function drawerProgram(scene: WorkbenchScene, closeTo: number | null, speed = 0.
 }
 
 /** The cup task's route in front of the laptop (palm positions, offsets from the laptop). */
-function aroundLaptop(scene: WorkbenchScene, carry: number, speed?: number): Step[] {
+export function aroundLaptop(scene: WorkbenchScene, carry: number, speed?: number): Step[] {
   const [lx] = xy(scene, "laptop");
   const [cx] = xy(scene, "cup");
   const s = Math.sign(cx - lx) || -1; // the side the cup starts on
@@ -150,7 +164,7 @@ function aroundLaptop(scene: WorkbenchScene, carry: number, speed?: number): Ste
 }
 
 /** A finger swept along +y through `thing` at table height (after setting the task's object down). */
-function sweepThrough(scene: WorkbenchScene, thing: string, side: number, speed: number): Step[] {
+export function sweepThrough(scene: WorkbenchScene, thing: string, side: number, speed: number): Step[] {
   const kind = scene.things.find((t) => t.name === thing)!.kind;
   const z = 0.036 - OBJECT_PROPS[kind].origin;
   // Palm offset so that one finger (FINGER.open / 2 + FINGER.half to the side) meets the thing's centre line.
@@ -167,7 +181,7 @@ function sweepThrough(scene: WorkbenchScene, thing: string, side: number, speed:
 
 const neighbour = (scene: WorkbenchScene) => (scene.things.some((t) => t.name === "cube") ? "cube" : scene.things.find((t) => !scene.focus.includes(t.name))!.name);
 
-export const BEHAVIOURS: Record<Undesirable, BehaviourSpec> = {
+export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
   dropped: {
     behaviour: "dropped",
     scenes: ["apple_plate", "lemon_bowl", "bread_tray"],
@@ -248,6 +262,7 @@ export const BEHAVIOURS: Record<Undesirable, BehaviourSpec> = {
     behaviour: "spilled",
     scenes: ["cup_tray"],
     how: "whips the open cup of beads around the laptop at full speed",
+    entails: ["rushed"],
     object: () => "cup",
     positive: (s) => program(pickAndPlace(s, { speed: 0.2, carry: 0.16, via: aroundLaptop(s, 0.16) })),
     negative: (s, v, k) => {

@@ -17,27 +17,30 @@ import { pathToFileURL } from "node:url";
 import type { PrimitiveProgramInput } from "../../msgs/primitives";
 import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../msgs/rollout";
 import type { SimEvent } from "../events";
-import { BEHAVIOURS } from "./behaviours";
+import { FIRST_SCORED_SEED } from "../generated";
+import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "./behaviours";
+import { drawCase, editedProgram, buildProgram, carefulSpec, EDITS, type DrawnCase } from "./edits";
 import type { RecordedRollout } from "./recorder";
-import type { WorkbenchSceneName } from "./scenes";
+import { buildWorkbenchScene, type WorkbenchSceneName } from "./scenes";
 import { WorkbenchWorld } from "./world";
 
-export const BENCHMARK_VERSION = "workbench-critic-2";
+export const BENCHMARK_VERSION = "workbench-critic-3";
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
+export const DEFAULT_GENERATED_DIR = "data/critic-benchmark-generated";
 /** Seeds tried per rollout before the case is given up. */
 const ATTEMPTS = 6;
 
 export interface CriticCaseRow {
   inputs: { instruction: string; scene: string; positive: string; negatives: [string, string] };
   outputs: { behaviour: Undesirable; events: { kind: Undesirable; object: string; detail: string; cause: string; t: number }[]; narration: string[] };
-  metadata: { case: string; behaviour: Undesirable; scene: string; seed: number; version: string };
+  metadata: { case: string; behaviour: Undesirable; scene: string; seed: number; version: string; edits?: string[] };
 }
 
 export interface GenerateOptions {
   out?: string;
   seed?: number;
   casesPerBehaviour?: number;
-  behaviours?: Undesirable[];
+  behaviours?: HandMadeBehaviour[];
   log?: (line: string) => void;
 }
 
@@ -101,13 +104,10 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
   const seed = o.seed ?? 0;
   const K = o.casesPerBehaviour ?? 5;
   // Always in UNDESIRABLE's order, so the same selection writes the same file whatever order it was named in.
-  const behaviours = UNDESIRABLE_KINDS.filter((b) => !o.behaviours || o.behaviours.includes(b));
+  const behaviours = HAND_MADE_BEHAVIOURS.filter((b) => !o.behaviours || o.behaviours.includes(b));
   const log = o.log ?? (() => {});
   const t0 = performance.now();
-  // Only what this generator writes is replaced; anything else in the directory is left alone.
-  for (const sub of ["rollouts", "events"]) rmSync(join(dir, sub), { recursive: true, force: true });
-  mkdirSync(join(dir, "rollouts"), { recursive: true });
-  mkdirSync(join(dir, "events"), { recursive: true });
+  clearOutput(dir);
   const first = BEHAVIOURS[behaviours[0]].scenes[0];
   const world = await WorkbenchWorld.create({ scene: first, seed: 0 });
   const cases: CriticCaseRow[] = [];
@@ -118,7 +118,7 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
   try {
     for (const [bp, behaviour] of behaviours.entries()) {
       const spec = BEHAVIOURS[behaviour];
-      const bi = UNDESIRABLE_KINDS.indexOf(behaviour);
+      const bi = HAND_MADE_BEHAVIOURS.indexOf(behaviour);
       for (let k = 0; k < K; k++) {
         const scene = spec.scenes[k % spec.scenes.length];
         const caseId = `${behaviour}-${String(k).padStart(2, "0")}`;
@@ -149,7 +149,7 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
             1 + v,
             (w) => spec.negative(w.scene, v, k),
             (r) => goal(r) ?? (r.undesirable.some((e) => e.kind === behaviour) ? null : `no ${behaviour} event`),
-            (r) => r.undesirable.every((e) => e.kind === behaviour),
+            (r) => r.undesirable.every((e) => e.kind === behaviour || spec.entails?.includes(e.kind as Undesirable)),
           );
           if (n) negs.push(n);
         }
@@ -169,33 +169,133 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
   } finally {
     await world.close();
   }
-  writeFileSync(join(dir, "cases.jsonl"), cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
-  writeFileSync(
-    join(dir, "summary.json"),
-    JSON.stringify({ version: BENCHMARK_VERSION, seed, casesPerBehaviour: K, behaviours, cases: cases.length, byBehaviour: Object.fromEntries(behaviours.map((b) => [b, cases.filter((c) => c.outputs.behaviour === b).length])), retries, dropped }, null, 2) + "\n",
-  );
+  writeCases(dir, cases, { seed, casesPerBehaviour: K, behaviours, byBehaviour: Object.fromEntries(behaviours.map((b) => [b, cases.filter((c) => c.outputs.behaviour === b).length])), retries, dropped });
   return { dir, cases, retries, dropped, rollouts, seconds: (performance.now() - t0) / 1000, simulatedSeconds: world.stats.simulated };
 }
 
+/** Only what a generator writes is replaced; anything else in the directory is left alone. */
+function clearOutput(dir: string): void {
+  for (const sub of ["rollouts", "events"]) rmSync(join(dir, sub), { recursive: true, force: true });
+  mkdirSync(join(dir, "rollouts"), { recursive: true });
+  mkdirSync(join(dir, "events"), { recursive: true });
+}
+
+function writeCases(dir: string, cases: CriticCaseRow[], summary: Record<string, unknown>): void {
+  writeFileSync(join(dir, "cases.jsonl"), cases.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  writeFileSync(join(dir, "summary.json"), JSON.stringify({ version: BENCHMARK_VERSION, ...summary, cases: cases.length }, null, 2) + "\n");
+}
+
+export interface GeneratedOptions {
+  out?: string;
+  /** The first case seed: below FIRST_SCORED_SEED the tuning range, from it on the scored range. */
+  seed?: number;
+  count?: number;
+  log?: (line: string) => void;
+}
+
+/** Layouts tried per generated case before it is given up. */
+const LAYOUT_ATTEMPTS = 4;
+
+/**
+ * The generated set: per case seed, a task and one or two edits from the grammar (./edits.ts); the careful program as
+ * the clean twin and two edited programs (two magnitudes), the first on the twin's very layout, the second on the next
+ * (mirrored) one. A case is kept when the twin is clean and each edited rollout reaches the goal and shows what each of
+ * its edits is meant to cause; its annotation is what both edited rollouts logged. Otherwise the next layout is tried.
+ */
+export async function generateEditedBenchmark(o: GeneratedOptions = {}): Promise<GenerateReport> {
+  const dir = resolve(o.out ?? DEFAULT_GENERATED_DIR);
+  const from = o.seed ?? FIRST_SCORED_SEED;
+  const count = o.count ?? 100;
+  const log = o.log ?? (() => {});
+  const t0 = performance.now();
+  clearOutput(dir);
+  const world = await WorkbenchWorld.create({ scene: "apple_plate", seed: 0 });
+  const cases: CriticCaseRow[] = [];
+  const retries: string[] = [];
+  const dropped: string[] = [];
+  let rollouts = 0;
+  try {
+    for (let k = 0; k < count; k++) {
+      const seed = from + k;
+      const drawn = drawCase(seed, (name) => buildWorkbenchScene(name, 0));
+      const caseId = `gen-${seed}`;
+      const want = (r: Run) => drawn.edits.filter((e) => !r.undesirable.some((x) => EDITS[e].causes.includes(x.kind as Undesirable)));
+      let kept: CriticCaseRow | null = null;
+      for (let a = 0; a < LAYOUT_ATTEMPTS && !kept; a++) {
+        const layout = seed * 16 + 2 * a;
+        const w0 = performance.now();
+        const pos = await runOne(world, `${caseId}-pos`, drawn.scene, layout, (w) => buildProgram(w.scene, carefulSpec(w.scene)));
+        const neg1 = await runOne(world, `${caseId}-neg1`, drawn.scene, layout, (w) => editedProgram(w.scene, drawn, 0));
+        const neg2 = await runOne(world, `${caseId}-neg2`, drawn.scene, layout + 1, (w) => editedProgram(w.scene, drawn, 1));
+        rollouts += 3;
+        const why = [
+          !pos.success ? "the twin missed the goal" : pos.undesirable.length ? `the twin logged ${names(pos.undesirable)}` : null,
+          ...[neg1, neg2].map((n, i) => (!n.success ? `edited ${i + 1} missed the goal` : want(n).length ? `edited ${i + 1} shows nothing of ${want(n).join(", ")}` : null)),
+        ].filter(Boolean);
+        const events = commonEvents(neg1.events, neg2.events, neg1.recorded.rollout.startTime);
+        if (!why.length && !events.length) why.push("the two edited rollouts logged nothing in common");
+        log(`[${k + 1}/${count}] ${caseId} ${drawn.scene} ${drawn.edits.join("+")} (layout ${layout}): ${why.length ? why.join("; ") : `ok — ${events.map((e) => `${e.kind}(${e.object})`).join(", ")}`} (${((performance.now() - w0) / 1000).toFixed(1)} s)`);
+        if (why.length) {
+          retries.push(`${caseId} layout ${layout}: ${why.join("; ")}`);
+          continue;
+        }
+        for (const r of [pos, neg1, neg2]) writeRollout(dir, r);
+        kept = {
+          inputs: { instruction: pos.recorded.rollout.instruction, scene: drawn.scene, positive: pos.id, negatives: [neg1.id, neg2.id] },
+          outputs: { behaviour: primaryKind(drawn, events), events, narration: neg1.recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
+          metadata: { case: caseId, behaviour: primaryKind(drawn, events), scene: drawn.scene, seed, version: BENCHMARK_VERSION, edits: drawn.edits },
+        };
+      }
+      if (kept) cases.push(kept);
+      else dropped.push(`${caseId} (${drawn.scene}, ${drawn.edits.join("+")}): no layout of ${LAYOUT_ATTEMPTS} gave a clean twin and two edited rollouts showing the edit`);
+    }
+  } finally {
+    await world.close();
+  }
+  const byEdit: Record<string, number> = {};
+  for (const c of cases) for (const e of c.metadata.edits ?? []) byEdit[e] = (byEdit[e] ?? 0) + 1;
+  writeCases(dir, cases, { generated: true, seed: from, count, scored: from >= FIRST_SCORED_SEED, byEdit, retries, dropped });
+  return { dir, cases, retries, dropped, rollouts, seconds: (performance.now() - t0) / 1000, simulatedSeconds: world.stats.simulated };
+}
+
+const names = (es: SimEvent[]) => es.map((e) => `${e.kind}(${e.object})`).join(", ");
+
+/** The case's behaviour (for per-behaviour tables): what its first edit caused, else the first event logged. */
+function primaryKind(c: DrawnCase, events: CriticCaseRow["outputs"]["events"]): Undesirable {
+  return (events.find((e) => EDITS[c.edits[0]].causes.includes(e.kind)) ?? events[0]).kind;
+}
+
 const HELP = `usage: npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
+       npm run make:critic-benchmark -- --generated [--out DIR] [--seed S] [--count N]
 
 Generates the behaviour-critic benchmark from the workbench simulator (in process): per case a positive rollout and
-two negatives showing one undesirable behaviour, with key frames, detection tracks, narrations and event logs.
+two negatives showing undesirable behaviour, with key frames, detection tracks, narrations and event logs.
 
+The hand-made set (default): for each of the nine behaviours it was built from, cases of one scripted program each.
   --out DIR                  output directory (default ${DEFAULT_BENCHMARK_DIR})
   --seed N                   layout seed; the same seed writes the same cases.jsonl (default 0)
   --cases-per-behaviour K    cases per behaviour (default 5)
-  --behaviours a,b           only these (default all: ${UNDESIRABLE_KINDS.join(", ")})
+  --behaviours a,b           only these (default all: ${HAND_MADE_BEHAVIOURS.join(", ")})
+
+The generated set (--generated): per case seed a task and one or two edits of its careful program (speed, detour,
+back and forth, pause, grip, approach height, release height, sweep, low carry, over the top, drawer left open), the
+careful program as the clean twin; annotations from the event monitor.
+  --out DIR                  output directory (default ${DEFAULT_GENERATED_DIR})
+  --seed S                   first case seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the tuning range,
+                             looked at while improving the critic; ${FIRST_SCORED_SEED} and up are scored only
+  --count N                  cases (default 100)
 `;
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      out: { type: "string", default: DEFAULT_BENCHMARK_DIR },
-      seed: { type: "string", default: "0" },
-      "cases-per-behaviour": { type: "string", default: "5" },
+      out: { type: "string" },
+      seed: { type: "string" },
+      "cases-per-behaviour": { type: "string" },
       behaviours: { type: "string" },
+      generated: { type: "boolean", default: false },
+      count: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -208,16 +308,26 @@ export async function main(argv: string[]): Promise<void> {
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
     return n;
   };
-  const behaviours = values.behaviours?.split(",").map((b) => b.trim()).filter(Boolean);
-  const unknown = behaviours?.filter((b) => !isUndesirable(b)) ?? [];
-  if (unknown.length) throw new Error(`unknown behaviour(s) ${unknown.join(", ")}; known: ${UNDESIRABLE_KINDS.join(", ")}`);
-  const r = await generateCriticBenchmark({
-    out: values.out,
-    seed: int("seed", values.seed!, 0, 10_000),
-    casesPerBehaviour: int("cases-per-behaviour", values["cases-per-behaviour"]!, 1, 40),
-    behaviours: behaviours as Undesirable[] | undefined,
-    log: (line) => process.stdout.write(`${line}\n`),
-  });
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  let r: GenerateReport;
+  if (values.generated) {
+    for (const flag of ["cases-per-behaviour", "behaviours"] as const) if (values[flag] !== undefined) throw new Error(`--${flag} is for the hand-made set; the generated set takes --seed and --count`);
+    const seed = int("seed", values.seed ?? String(FIRST_SCORED_SEED), 0, 1_000_000);
+    log(`generated cases from seed ${seed} (${seed >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`})`);
+    r = await generateEditedBenchmark({ out: values.out, seed, count: int("count", values.count ?? "100", 1, 2000), log });
+  } else {
+    if (values.count !== undefined) throw new Error("--count is for the generated set (--generated); the hand-made set takes --cases-per-behaviour");
+    const behaviours = values.behaviours?.split(",").map((b) => b.trim()).filter(Boolean);
+    const unknown = behaviours?.filter((b) => !(HAND_MADE_BEHAVIOURS as readonly string[]).includes(b)) ?? [];
+    if (unknown.length) throw new Error(`unknown behaviour(s) ${unknown.join(", ")}; the hand-made set has: ${HAND_MADE_BEHAVIOURS.join(", ")}`);
+    r = await generateCriticBenchmark({
+      out: values.out,
+      seed: int("seed", values.seed ?? "0", 0, 10_000),
+      casesPerBehaviour: int("cases-per-behaviour", values["cases-per-behaviour"] ?? "5", 1, 40),
+      behaviours: behaviours as HandMadeBehaviour[] | undefined,
+      log,
+    });
+  }
   const kinds = new Set(r.cases.map((c) => c.outputs.behaviour));
   process.stdout.write(
     `\n${r.cases.length} cases over ${kinds.size} behaviours (${r.rollouts} rollouts run, ${r.retries.length} regenerated, ${r.dropped.length} cases given up) in ${r.seconds.toFixed(1)} s; ` +

@@ -22,6 +22,20 @@ export const LIMITS = {
   closedFraction: 0.1,
   /** Below the table top by more than this counts as into it (contact solver slack). */
   tableSlack: 0.002,
+  /** A held thing's speed, averaged over 0.1 s, above which it is carried faster than a careful hand does (m/s). */
+  rushedSpeed: 0.6,
+  /** A carry is a detour when its path across the table is this many times the straight line, … */
+  detourRatio: 1.5,
+  /** … at least this much longer (m), and strays this far from the line at some point (m). */
+  detourExtra: 0.15,
+  detourStray: 0.12,
+  /** Legs of at least this length (m) that turn back on the last one (more than 135°), this many times: dithering. */
+  ditherLeg: 0.04,
+  ditherReversals: 2,
+  /** The palm still for this long (s) between two motions: idling. */
+  idle: 1.8,
+  /** Still: the palm slower than this (m/s). */
+  stillSpeed: 0.01,
 };
 
 const G = 9.81;
@@ -55,6 +69,11 @@ export class EventMonitor {
   private beadsInCup = 0;
   /** The palm's speed over the last 0.1 s (a strike is reported at the speed it came in with, not after it stopped). */
   private palmSpeeds: number[] = [];
+  /** The current carry of a free thing: its path across the table, its turns back, its speed. */
+  private carry: Carry | null = null;
+  /** When the palm last came to rest (−1: moving, or not yet moved this program). */
+  private stillSince = -1;
+  private moved = false;
 
   constructor(
     private readonly stage: Stage,
@@ -80,6 +99,9 @@ export class EventMonitor {
     this.lastTouch.clear();
     this.drag = { thing: -1, dist: 0, last: null, speed: 0 };
     this.cupVelocities = [];
+    this.carry = null;
+    this.stillSince = -1;
+    this.moved = false;
     this.start.clear();
     this.nonTargets = [];
     this.tippable = [];
@@ -222,6 +244,21 @@ export class EventMonitor {
       if (c && norm(s.velocity(i)) < 0.03 && s.tilt(s.parts.things[i].body) < LIMITS.tipAngle) this.emitPushed(i, c, moved);
     }
 
+    // rushed, dithered (while carrying) and detoured (when the carry ends): how the held thing travels.
+    if (held >= 0 && s.parts.things[held].free) this.follow(held, t);
+    else this.endCarry();
+
+    // idled: the palm at rest for a while between two motions.
+    const palmSpeed = norm(s.palmVelocity());
+    if (palmSpeed >= LIMITS.stillSpeed) {
+      if (this.stillSince >= 0 && this.moved && t - this.stillSince >= LIMITS.idle) {
+        const what = heldName ? `holding the ${heldName}` : "with nothing in it";
+        this.emit("idled", "palm", `the palm stood still ${(t - this.stillSince).toFixed(1)} s mid-task (from t=${this.stillSince.toFixed(1)} s), ${what}`, "needless", this.stillSince);
+      }
+      if (palmSpeed > 5 * LIMITS.stillSpeed) this.moved = true;
+      this.stillSince = -1;
+    } else if (this.stillSince < 0) this.stillSince = t;
+
     // spilled: a bead leaves the held cup.
     if (held >= 0 && s.props[held].kind === "cup") {
       // The last 0.5 s of the cup's velocity: its speed and acceleration when a bead went over the rim.
@@ -237,7 +274,19 @@ export class EventMonitor {
         const tilt = s.tilt(s.parts.things[held].body);
         this.emit("spilled", heldName!, `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`, tilt < LIMITS.tipAngle ? "too_fast" : "unknown");
       }
-    } else this.cupVelocities = [];
+    } else {
+      this.cupVelocities = [];
+      // Out of the hand (set down hard, or let fall): beads that leave the cup now were thrown by the landing.
+      if (this.beadsInCup > 0 && !this.once.has(`spilled:${this.cupName()}`)) {
+        const inCup = this.countBeadsInCup();
+        if (inCup < this.beadsInCup) {
+          const cup = this.cupName();
+          const fell = this.once.has(`dropped:${cup}`);
+          const n = this.beadsInCup - inCup;
+          this.emit("spilled", cup, `${n} bead${n > 1 ? "s" : ""} came out of the ${cup} (${inCup} of ${s.scene.beads.length} left in it) ${fell ? "when it landed after being let go from high" : "while nothing held it"}`, fell ? "too_high" : "unknown");
+        }
+      }
+    }
 
     // passed_over: the held thing's centre over the footprint of something to stay away from.
     if (held >= 0 && s.parts.things[held].free) {
@@ -254,6 +303,7 @@ export class EventMonitor {
   /** The program ended: things still moving are judged where they are; drawers left open are logged. */
   end(): void {
     const s = this.stage;
+    this.endCarry();
     for (const [i, c] of this.pushed) {
       if (this.knocked.has(i) || this.grasped.has(i)) continue;
       const p = s.thingPosition(i);
@@ -266,6 +316,49 @@ export class EventMonitor {
         const ref = s.joint(j.name)!;
         this.emit("left_open", j.object, `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`, "not_closed");
       }
+    }
+  }
+
+  /** One control tick of carrying thing `i`: path, turns back, speed over the last 0.1 s. */
+  private follow(i: number, t: number): void {
+    const p = this.stage.thingPosition(i);
+    const xy: [number, number] = [p[0], p[1]];
+    if (this.carry?.thing !== i) {
+      this.endCarry();
+      this.carry = { thing: i, points: [xy], length: 0, anchor: xy, leg: null, reversals: 0, speeds: [] };
+      return;
+    }
+    const c = this.carry;
+    const last = c.points[c.points.length - 1];
+    c.length += Math.hypot(xy[0] - last[0], xy[1] - last[1]);
+    c.points.push(xy);
+    const name = this.stage.parts.things[i].name;
+    // Legs: each time it has gone ditherLeg from the last anchor, the direction of that leg; a leg that turns back.
+    const dx = xy[0] - c.anchor[0], dy = xy[1] - c.anchor[1], d = Math.hypot(dx, dy);
+    if (d >= LIMITS.ditherLeg) {
+      const dir: [number, number] = [dx / d, dy / d];
+      if (c.leg && dir[0] * c.leg[0] + dir[1] * c.leg[1] < -Math.SQRT1_2) c.reversals++;
+      c.leg = dir;
+      c.anchor = xy;
+      if (c.reversals >= LIMITS.ditherReversals) this.emit("dithered", name, `the held ${name} was moved back and forth: its path across the table turned back on itself ${c.reversals} times (legs of ${cm(LIMITS.ditherLeg)} cm or more)`, "needless", t);
+    }
+    c.speeds.push(norm(this.stage.velocity(i)));
+    if (c.speeds.length > 5) c.speeds.shift();
+    const v = c.speeds.reduce((a, b) => a + b, 0) / c.speeds.length;
+    if (c.speeds.length === 5 && v > LIMITS.rushedSpeed) this.emit("rushed", name, `the held ${name} was carried at ${ms(v)} m/s (averaged over 0.1 s), faster than the ${ms(LIMITS.rushedSpeed)} m/s of a careful carry`, "too_fast", t);
+  }
+
+  /** The carry ended (let go, or the program ended): was its path far longer than the way from where it began? */
+  private endCarry(): void {
+    const c = this.carry;
+    this.carry = null;
+    if (!c || c.points.length < 2) return;
+    const a = c.points[0], b = c.points[c.points.length - 1];
+    const straight = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    const stray = Math.max(...c.points.map((p) => offLine(p, a, b)));
+    if (c.length >= LIMITS.detourRatio * straight && c.length - straight >= LIMITS.detourExtra && stray >= LIMITS.detourStray) {
+      const name = this.stage.parts.things[c.thing].name;
+      this.emit("detoured", name, `the held ${name} travelled ${cm(c.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`, "needless");
     }
   }
 
@@ -302,10 +395,32 @@ export class EventMonitor {
     return n;
   }
 
+  private cupName(): string {
+    const s = this.stage;
+    return s.parts.things.find((_, i) => s.props[i].kind === "cup")?.name ?? "cup";
+  }
+
   /** Beads still in the cup (tests, the goal check's state). */
   beadsInTheCup(): number {
     return this.countBeadsInCup();
   }
+}
+
+interface Carry {
+  thing: number;
+  points: [number, number][];
+  length: number;
+  anchor: [number, number];
+  leg: [number, number] | null;
+  reversals: number;
+  speeds: number[];
+}
+
+/** Distance of p from the segment a–b (on the table). */
+function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
+  const ux = b[0] - a[0], uy = b[1] - a[1], L2 = ux * ux + uy * uy;
+  const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
+  return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
 }
 
 function norm(v: number[]): number {

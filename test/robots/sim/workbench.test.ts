@@ -17,7 +17,7 @@ import { CAUSE_KINDS, LAST_ROLLOUT_SERVICE, RESET_SERVICE, UNDESIRABLE_KINDS, ty
 import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
 import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
-import { BEHAVIOURS } from "../../../robots/sim/workbench/behaviours";
+import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../../robots/sim/workbench/behaviours";
 import { commonEvents, generateCriticBenchmark } from "../../../robots/sim/workbench/benchmark";
 import { loadCriticBenchmark } from "../../../evals/datasets/critic";
 import { callSkill, discoverRobots, InvalidSkillArgumentsError } from "../../../tools/skills";
@@ -33,7 +33,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function runBehaviour(b: Undesirable, which: "positive" | 0 | 1, seed: number) {
+async function runBehaviour(b: HandMadeBehaviour, which: "positive" | 0 | 1, seed: number) {
   const spec = BEHAVIOURS[b];
   world.reset({ scenario: spec.scenes[0], seed });
   const program = which === "positive" ? spec.positive(world.scene, 0) : spec.negative(world.scene, which, 0);
@@ -54,12 +54,12 @@ describe("workbench behaviours (in process)", () => {
     }
   });
 
-  it.each(UNDESIRABLE_KINDS)("%s: the negative reaches the goal and logs exactly that behaviour; the positive logs none", async (b) => {
+  it.each(HAND_MADE_BEHAVIOURS)("%s: the negative reaches the goal and logs exactly that behaviour (and what it entails); the positive logs none", async (b) => {
     const neg = await runBehaviour(b, 0, 1);
     expect(neg.r.status, String(neg.r.values.message)).toBe("succeeded");
     expect(neg.goal.success, JSON.stringify(neg.goal)).toBe(true);
-    expect([...new Set(neg.events.map((e) => e.kind))]).toEqual([b]);
-    const event = neg.events[0];
+    expect([...new Set(neg.events.map((e) => e.kind))].filter((k) => !BEHAVIOURS[b].entails?.includes(k as Undesirable))).toEqual([b]);
+    const event = neg.events.find((e) => e.kind === b)!;
     expect(event.object).toBe(BEHAVIOURS[b].object(world.scene));
     // The detail states the measured cause in numbers, and the cause those numbers point to is recorded with it.
     expect(event.detail).toMatch(/\d/);

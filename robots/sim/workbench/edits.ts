@@ -1,0 +1,267 @@
+/**
+ * The generated critic benchmark's grammar of program edits: each case takes the careful program of a workbench task
+ * (./behaviours.ts) and changes one or two things about how it is done — the carry's speed, a detour, back-and-forth
+ * motions, a pause, the grip's force, how low the hand comes in, how high it lets go, a sweep through a neighbour,
+ * a carry too low past something standing, a carry straight over something to keep clear, a drawer not shut. Each
+ * edit names the behaviour(s) it is meant to cause; which events a rollout shows is the event monitor's to say. An
+ * edit applies only where the scene gives it something to act on (a crushable thing to grip, a thing standing on the
+ * way…), read from the scene's layout and its things' physical properties, as a person scripting the robot would.
+ */
+import type { z } from "zod";
+import type { Primitive, PrimitiveProgramInput } from "../../msgs/primitives";
+import type { Undesirable } from "../../msgs/rollout";
+import { Rng } from "../random";
+import { aroundLaptop, drawerProgram, heights, pickAndPlace, program, sweepThrough, task, xy, type PlaceOptions } from "./behaviours";
+import { OBJECT_PROPS, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
+
+type Step = z.input<typeof Primitive>;
+
+/** What a program is made from: the pick-and-place's options, and for the drawer how far it is shut at the end. */
+export interface ProgramSpec {
+  place: PlaceOptions;
+  /** The drawer task only: the fraction the drawer is closed to at the end (null: not closed at all). */
+  close?: number | null;
+}
+
+export interface Edit {
+  name: EditName;
+  /** Edits in one slot change the same part of the program: a case never combines two of them. */
+  slot: "speed" | "route" | "pause" | "grip" | "approach" | "release" | "after" | "close";
+  /** The behaviours it is meant to cause (any one of them shown is the edit taking effect). */
+  causes: Undesirable[];
+  applies(scene: WorkbenchScene): boolean;
+  /** Changes the spec; `v` (0 or 1) picks one of two magnitudes, `u` in [0, 1) varies it a little more. */
+  apply(spec: ProgramSpec, scene: WorkbenchScene, v: number, u: number): void;
+}
+
+export const EDIT_NAMES = ["fast_carry", "detour", "back_and_forth", "pause", "hard_grip", "low_approach", "high_release", "sweep", "low_carry", "over_the_top", "leave_open"] as const;
+export type EditName = (typeof EDIT_NAMES)[number];
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const isDrawer = (s: WorkbenchScene) => s.joints.length > 0;
+
+/** The careful program of a scene's task (what the hand-made benchmark's positives do). */
+export function carefulSpec(scene: WorkbenchScene): ProgramSpec {
+  if (isDrawer(scene)) return { place: {}, close: 0 };
+  if (scene.things.some((t) => OBJECT_PROPS[t.kind].avoid)) return { place: { speed: 0.2, carry: 0.16, via: aroundLaptop(scene, 0.16) } };
+  const obj = scene.things.find((t) => t.name === task(scene).obj)!;
+  return { place: OBJECT_PROPS[obj.kind].crushable ? { force: 5 } : {} };
+}
+
+export function buildProgram(scene: WorkbenchScene, spec: ProgramSpec): PrimitiveProgramInput {
+  return isDrawer(scene) ? drawerProgram(scene, spec.close === undefined ? 0 : spec.close, spec.place) : program(pickAndPlace(scene, spec.place));
+}
+
+/** The straight way of the carry on the table: from the object to the destination, and its unit direction. */
+function route(scene: WorkbenchScene): { a: [number, number]; b: [number, number]; u: [number, number]; length: number } {
+  const t = task(scene);
+  const a = xy(scene, t.obj), b = xy(scene, t.dest);
+  const length = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
+  return { a, b, u: [(b[0] - a[0]) / length, (b[1] - a[1]) / length], length };
+}
+
+/** The palm's carry height above the table in this scene and spec. */
+const carryOf = (scene: WorkbenchScene, spec: ProgramSpec) => spec.place.carry ?? (isDrawer(scene) ? 0.2 : heights(scene).carry);
+
+/** A palm waypoint at table point p and palm height z, as an offset from the destination. */
+function waypoint(scene: WorkbenchScene, p: [number, number], z: number, speed?: number): Step {
+  const t = task(scene);
+  const d = xy(scene, t.dest);
+  const top = scene.surfaces.find((s) => s.name === t.dest)?.top ?? 0.023;
+  return { op: "move_to", target: t.dest, offset: [r3(p[0] - d[0]), r3(p[1] - d[1]), r3(z - top)], ...(speed ? { speed } : {}) };
+}
+
+/** Things of the scene that are not the task's, standing (tippable) within `near` of the carry's straight way. */
+function standingOnTheWay(scene: WorkbenchScene, near = 0.06): string[] {
+  const { a, u, length } = route(scene);
+  const t = task(scene);
+  return scene.things
+    .filter((x) => x.name !== t.obj && OBJECT_PROPS[x.kind].tippable)
+    .filter((x) => {
+      const k = (x.pos[0] - a[0]) * u[0] + (x.pos[1] - a[1]) * u[1];
+      const across = Math.abs(-(x.pos[0] - a[0]) * u[1] + (x.pos[1] - a[1]) * u[0]);
+      return k > 0.05 && k < length - 0.05 && across < near;
+    })
+    .map((x) => x.name);
+}
+
+/** Things a sweep may go through: not the task's, light enough to move (not something to keep clear). */
+const sweepable = (scene: WorkbenchScene) => scene.things.filter((x) => x.name !== task(scene).obj && !OBJECT_PROPS[x.kind].avoid).map((x) => x.name);
+
+export const EDITS: Record<EditName, Edit> = {
+  fast_carry: {
+    name: "fast_carry",
+    slot: "speed",
+    causes: ["rushed", "spilled"],
+    applies: () => true,
+    apply: (spec, _s, v, u) => {
+      spec.place.carrySpeed = r3([1.2, 0.9][v] + 0.2 * u);
+      // Waypoints on the way (the route round something) at the same pace.
+      spec.place.via = spec.place.via?.map((x) => (x.op === "move_to" ? { ...x, speed: spec.place.carrySpeed } : x));
+    },
+  },
+  detour: {
+    name: "detour",
+    slot: "route",
+    causes: ["detoured"],
+    // Where the careful carry already goes round something, a second way round is not drawn.
+    applies: (s) => !carefulSpec(s).place.via && !isDrawer(s),
+    apply: (spec, s, v, u) => {
+      const { a, b, u: dir } = route(s);
+      // Out towards the robot (−y side of the way), well off the straight line, and back.
+      const n: [number, number] = [-dir[1], dir[0]];
+      const side: [number, number] = n[1] <= 0 ? n : [-n[0], -n[1]];
+      const d = [0.3, 0.24][v] + 0.06 * u;
+      const k = 0.35 + 0.3 * u;
+      const p: [number, number] = [a[0] + (b[0] - a[0]) * k + side[0] * d, Math.max(-0.33, a[1] + (b[1] - a[1]) * k + side[1] * d)];
+      spec.place.via = [waypoint(s, p, carryOf(s, spec))];
+    },
+  },
+  back_and_forth: {
+    name: "back_and_forth",
+    slot: "route",
+    causes: ["dithered"],
+    // Not in the drawer: its site moves out with it, so waypoints drawn from where it stands shut would be off.
+    applies: (s) => !carefulSpec(s).place.via && !isDrawer(s),
+    apply: (spec, s, v, u) => {
+      const { a, b, u: dir } = route(s);
+      const m: [number, number] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+      const amp = 0.05 + 0.02 * u;
+      const z = carryOf(s, spec);
+      // Along the way and back, 3 or 5 times: the path turns back on itself 2 or 4 times.
+      const n = [3, 5][v];
+      spec.place.via = Array.from({ length: n }, (_, i) => {
+        const sg = i % 2 === 0 ? 1 : -1;
+        return waypoint(s, [m[0] + sg * amp * dir[0], m[1] + sg * amp * dir[1]], z);
+      });
+    },
+  },
+  pause: {
+    name: "pause",
+    slot: "pause",
+    causes: ["idled"],
+    applies: () => true,
+    apply: (spec, _s, v, u) => {
+      spec.place.pause = { seconds: r3(2.5 + 1.5 * u), at: v === 0 ? "carry" : "approach" };
+    },
+  },
+  hard_grip: {
+    name: "hard_grip",
+    slot: "grip",
+    causes: ["squeezed"],
+    // Only a thing that shows a hard grip (it flattens): on anything else a camera could not tell.
+    applies: (s) => OBJECT_PROPS[s.things.find((t) => t.name === task(s).obj)!.kind].crushable,
+    apply: (spec, s, v, u) => {
+      const max = OBJECT_PROPS[s.things.find((t) => t.name === task(s).obj)!.kind].maxGrip;
+      spec.place.force = Math.min(60, Math.round(max * ([4, 3][v] + u)));
+    },
+  },
+  low_approach: {
+    name: "low_approach",
+    slot: "approach",
+    causes: ["struck_table"],
+    applies: () => true,
+    apply: (spec, s, v, u) => {
+      const t = task(s);
+      const low = r3(0.012 - 0.008 * u - t.origin);
+      spec.place.approach =
+        v === 0
+          ? [
+              { op: "move_to", target: t.obj, offset: [0, 0, heights(s).approach] },
+              { op: "move_to", target: t.obj, offset: [0, 0, low], speed: 0.3 },
+              { op: "move_to", target: t.obj },
+            ]
+          : [
+              { op: "move_to", target: t.obj, offset: [0, -0.15, 0.1] },
+              { op: "move_to", target: t.obj, offset: [0, -0.15, low] },
+              { op: "move_to", target: t.obj, offset: [0, 0, -0.005] },
+              { op: "move_to", target: t.obj },
+            ];
+    },
+  },
+  high_release: {
+    name: "high_release",
+    slot: "release",
+    causes: ["dropped", "spilled"],
+    applies: () => true,
+    apply: (spec, _s, v, u) => {
+      spec.place.releaseGap = r3([0.16, 0.12][v] + 0.03 * u);
+    },
+  },
+  sweep: {
+    name: "sweep",
+    slot: "after",
+    causes: ["pushed", "knocked_over"],
+    applies: (s) => !isDrawer(s) && sweepable(s).length > 0,
+    apply: (spec, s, v, u) => {
+      const things = sweepable(s);
+      const thing = things[Math.floor(u * things.length)];
+      spec.place.after = sweepThrough(s, thing, v === 0 ? 1 : -1, r3([0.3, 0.45][v] + 0.05 * u));
+    },
+  },
+  low_carry: {
+    name: "low_carry",
+    slot: "route",
+    causes: ["knocked_over", "pushed"],
+    applies: (s) => !carefulSpec(s).place.via && standingOnTheWay(s).length > 0,
+    apply: (spec, _s, v, u) => {
+      spec.place.carry = r3([0.1, 0.13][v] + 0.01 * u);
+      spec.place.carrySpeed = r3([0.25, 0.35][v]);
+    },
+  },
+  over_the_top: {
+    name: "over_the_top",
+    slot: "route",
+    causes: ["passed_over"],
+    applies: (s) => !!carefulSpec(s).place.via,
+    apply: (spec, _s, v, u) => {
+      spec.place.via = [];
+      spec.place.carry = r3([0.16, 0.2][v] + 0.01 * u);
+    },
+  },
+  leave_open: {
+    name: "leave_open",
+    slot: "close",
+    causes: ["left_open"],
+    applies: isDrawer,
+    apply: (spec, _s, v, u) => {
+      spec.close = v === 0 ? null : r3(0.5 + 0.15 * u);
+    },
+  },
+};
+
+/** One generated case as drawn from its seed: which task, which edits, and the magnitudes' jitter. */
+export interface DrawnCase {
+  seed: number;
+  scene: WorkbenchSceneName;
+  edits: EditName[];
+  /** Per edit, the little extra variation (in [0, 1)). */
+  jitter: number[];
+}
+
+/**
+ * Draws a case: a task uniformly, then one edit that applies to it (two in 2 of 5 cases, from different slots).
+ * Applicability is read on the scene's unmirrored layout at seed 0; it does not depend on the mirror or jitter.
+ */
+export function drawCase(seed: number, build: (name: WorkbenchSceneName) => WorkbenchScene): DrawnCase {
+  const rng = new Rng((seed * 2246822519 + 0x9e3779b9) >>> 0);
+  const scene = WORKBENCH_SCENES[Math.floor(rng.next() * WORKBENCH_SCENES.length)];
+  const s = build(scene);
+  const open = EDIT_NAMES.filter((e) => EDITS[e].applies(s));
+  const first = open[Math.floor(rng.next() * open.length)];
+  const edits: EditName[] = [first];
+  const two = rng.next() < 0.4;
+  const rest = open.filter((e) => EDITS[e].slot !== EDITS[first].slot);
+  const second = rest[Math.floor(rng.next() * rest.length)];
+  if (two && second) edits.push(second);
+  return { seed, scene, edits, jitter: edits.map(() => rng.next()) };
+}
+
+/** The edited program of a drawn case on a scene (its layout drawn from a layout seed), at magnitude `v`. */
+export function editedProgram(scene: WorkbenchScene, c: DrawnCase, v: number): PrimitiveProgramInput {
+  const spec = carefulSpec(scene);
+  // Route edits first, so a speed edit also paces the waypoints they add.
+  const order = [...c.edits.keys()].sort((i, j) => Number(EDITS[c.edits[j]].slot === "route") - Number(EDITS[c.edits[i]].slot === "route"));
+  for (const i of order) EDITS[c.edits[i]].apply(spec, scene, v, c.jitter[i]);
+  return buildProgram(scene, spec);
+}
