@@ -304,7 +304,11 @@ export const FIGURES: Figure[] = [
       `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five). The generated set is rollouts of careful programs changed by one or two edits from a grammar (robots/sim/workbench/edits.ts), annotated by the event monitor: its tuning cases (seeds from 0) were looked at while adding the critic's general cues; its scored cases (seeds from ${FIRST_SCORED_SEED}) were run and counted only. The critic's thresholds are what a person watching would notice, never the monitor's. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly), and a claim's cause is scored against the cause the monitor measured.`,
     parts: (quick, work) => {
       const sets = criticSets(work);
-      const make = (label: string, dir: string, args: string[]): Part => ({ label, script: "robots/sim/workbench/benchmark.ts", argv: [...args, "--out", dir], shown: `npm run make:critic-benchmark${args.length ? ` -- ${args.join(" ")}` : ""}` });
+      // The tuning set is not where the generator puts a set by default: its command names the place.
+      const make = (label: string, set: CriticSet, args: string[]): Part => {
+        const shown = [...args, ...(set.id === "generated-tuning" ? ["--out", set.shownDir] : [])];
+        return { label, script: "robots/sim/workbench/benchmark.ts", argv: [...args, "--out", set.dir], shown: `npm run make:critic-benchmark${shown.length ? ` -- ${shown.join(" ")}` : ""}` };
+      };
       const critic = (set: CriticSet, noise: string, seeds: string, refine?: string): Part => ({
         label: `critic ${set.id} noise ${noise}`,
         argv: ["eval", "--dataset", "critic", "--benchmark", set.dir, "--noise", noise, "--seeds", seeds, ...(refine ? ["--refine-limit", refine] : []), "--root", work, "--name", `critic-${set.id}-noise${noise}`],
@@ -313,15 +317,15 @@ export const FIGURES: Figure[] = [
       const [hand, scored, tuning] = sets;
       if (quick)
         return [
-          make("hand-made benchmark", hand.dir, ["--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"]),
-          make("generated benchmark (scored)", scored.dir, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "3"]),
+          make("hand-made benchmark", hand, ["--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"]),
+          make("generated benchmark (scored)", scored, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "3"]),
           critic(hand, "0.3", "1", "1"),
           critic(scored, "0.3", "1", "1"),
         ];
       return [
-        make("hand-made benchmark", hand.dir, []),
-        make("generated benchmark (scored)", scored.dir, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "100"]),
-        make("generated benchmark (tuning)", tuning.dir, ["--generated", "--seed", "0", "--count", "40"]),
+        make("hand-made benchmark", hand, []),
+        make("generated benchmark (scored)", scored, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "100"]),
+        make("generated benchmark (tuning)", tuning, ["--generated", "--seed", "0", "--count", "40"]),
         critic(hand, "0.3", "3"),
         critic(hand, "0", "1"),
         critic(scored, "0.3", "3"),
