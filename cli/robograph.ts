@@ -14,6 +14,7 @@ commands:
   view [RUN|EXP]      look at a run or an experiment in the browser, served on 127.0.0.1 (npm run view -- …)
   reproduce           regenerate every table and headline figure the docs publish (npm run reproduce)
   connect URL         ask a robot's rosbridge what it offers and propose a manifest draft (npm run connect -- URL)
+  mcp                 serve the robots' skills and the five methods to MCP clients, stdio or HTTP (npm run mcp -- …)
 
 Run "robograph <command> --help" for a command's options.
 `;
@@ -42,6 +43,11 @@ async function main(argv: string[]): Promise<void> {
     case "connect": {
       const { connectCommand } = await import("./connect");
       process.exitCode = await connectCommand(rest);
+      return;
+    }
+    case "mcp": {
+      const { mcpCommand } = await import("./mcp");
+      process.exitCode = await mcpCommand(rest);
       return;
     }
     case "bench": {

@@ -1,0 +1,403 @@
+/**
+ * `robograph mcp` (npm run mcp): the robots and the five methods as a Model Context Protocol server, for any MCP client
+ * (desktop assistants, IDE agents, other agent frameworks). Built from what the bridge serves — every skill of every
+ * robot manifest is a tool with the manifest's argument schema — plus `look` (a camera's newest frame as an image and its
+ * detections), `emergency_stop`, one tool per method graph (each run is a `robograph run` child process with its own
+ * thread, checkpoints and run record, its node-by-node lines sent as progress notifications) and `resume_run`.
+ * Resources: the manifests, the world description and each run's record. Stdio by default; Streamable HTTP with --http.
+ *
+ * Skill calls go through the bridge (its allowlists apply); a skill whose manifest needs approval asks the client by
+ * MCP elicitation, or is refused when the client cannot be asked. Bad input is a tool error (isError) with the reason,
+ * never a crash of the server.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CLEA_VARIANTS, CRITIC_VARIANTS, CURRICULUM_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, closeSessions, runOptions, session, type Session } from "../nodes/runtime";
+import { dataDir } from "../memory/checkpointer";
+import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { callSkill, findSkill, InvalidSkillArgumentsError, toolName, UnknownSkillError, validateSkillArguments } from "../tools/skills";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const WORLDS = ["kitchen", "tabletop", "course", "workbench", "blocks"] as const;
+type World = (typeof WORLDS)[number];
+
+export const MCP_HELP = `usage: robograph mcp [options]      (npm run mcp -- [options])
+
+Serves the robots' skills and the five methods to MCP clients. Without --bridge-url it starts the named world's
+simulator and stops it on exit.
+
+options:
+  --world W          kitchen (default) | tabletop | course | workbench | blocks
+  --scenario NAME    the simulator's scenario (default: the world's)
+  --bridge-url URL   a running robot or simulator instead (its world is read from its manifests)
+  --manifest FILE    the robots' manifests when the bridge serves none (a plain ROS robot)
+  --http PORT        Streamable HTTP on PORT (path /mcp) instead of stdio; bound to 127.0.0.1 unless --token is given
+  --token T          with --http: clients must send "Authorization: Bearer T"; binds every interface (or ROBOGRAPH_MCP_TOKEN)
+  --approve R/S,...  skills that need human approval besides those whose manifest says so, e.g. arm/release_to (as
+                     npm start's --approve): each call asks the client (MCP elicitation) before anything is sent
+  --speed X          the simulator's speed, simulated seconds per wall second (default max)
+  --data-dir DIR     checkpoints and artifacts (default ./data)      --runs-dir DIR  run records (default ./runs)
+
+A desktop client's configuration (stdio):
+  { "command": "npm", "args": ["run", "--silent", "mcp", "--prefix", "/path/to/robograph"] }
+`;
+
+/** The method graphs as tools: which graph, which world it runs in, its variants. */
+const METHOD_TOOLS = [
+  { tool: "run_closed_loop", graph: "closedLoop", world: "kitchen", variants: CLEA_VARIANTS, about: "CLEA: planner and critic over two robots in the kitchen, with memory" },
+  { tool: "run_replan", graph: "replan", world: "tabletop", variants: REPLAN_VARIANTS, about: "RePLan: hierarchical replanning with a perceiver, a verifier and reward-driven motion at the tabletop" },
+  { tool: "run_vlmpc", graph: "vlmpc", world: "course", variants: VLMPC_VARIANTS, about: "VLM-PC: history-conditioned multi-step skill planning for a legged robot on an obstacle course" },
+  { tool: "run_behavior_critic", graph: "behaviorCritic", world: "workbench", variants: CRITIC_VARIANTS, about: "Behaviour critics: a policy writer refined by a critic of undesirable behaviour at the workbench" },
+  { tool: "run_curriculum", graph: "curriculum", world: "blocks", variants: CURRICULUM_VARIANTS, about: "Game On: a VLM-run curriculum that learns block skills (blocks world; starts its own simulators)" },
+] as const;
+type MethodTool = (typeof METHOD_TOOLS)[number];
+
+const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
+const fail = (t: string) => text(t, true);
+
+export interface McpContext {
+  session: Session;
+  bridgeUrl: string;
+  /** The world behind the bridge: a method of this world runs on it; the others start their own simulators. */
+  world: string;
+  dataDir: string;
+  runsDir: string;
+  /** Skills (robot/skill) that need approval besides those whose manifest says so. */
+  needApproval: Set<string>;
+  /** Skills and runs in flight, stopped by emergency_stop. */
+  inFlight: Set<AbortController>;
+  children: Set<ChildProcess>;
+  log(line: string): void;
+}
+
+function runInput(m: MethodTool): Tool["inputSchema"] {
+  const common = {
+    variant: { type: "string", enum: [...m.variants], description: "the full method or an ablation (default full)" },
+    seed: { type: "integer", minimum: 0, description: "seed of the offline reasoner's noise and the detector's (default 0)" },
+    noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
+    auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run (default: declined)" },
+  };
+  if (m.graph === "curriculum") return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 100)" }, ...common }, additionalProperties: false };
+  return {
+    type: "object",
+    properties: {
+      goal: { type: "string", minLength: 1, description: "the instruction (default: the scenario's)" },
+      scenario: { type: "string", minLength: 1, description: `the ${m.world} scenario (default: the world's); only when the run starts its own simulator` },
+      ...common,
+    },
+    additionalProperties: false,
+  };
+}
+
+export function listTools(ctx: McpContext): Tool[] {
+  const skills: Tool[] = ctx.session.robots.flatMap((m) =>
+    m.skills.map((s) => ({
+      name: toolName(m.id, s.name),
+      title: `${m.id}: ${s.display ?? s.name.replace(/_/g, " ")}`,
+      description: `[${m.id}] ${s.description}${s.preconditions.length ? ` Preconditions: ${s.preconditions.join(", ")}.` : ""}${s.effects.length ? ` Effects: ${s.effects.join(", ")}.` : ""}${s.requiresApproval ? " Needs human approval." : ""}`,
+      inputSchema: s.parameters as Tool["inputSchema"],
+    })),
+  );
+  const cameras = ctx.session.robots.filter((r) => r.cameras.length).map((r) => r.id);
+  return [
+    ...skills,
+    {
+      name: "look",
+      description: "A robot's newest camera frame (PNG) and what its detector reports in it.",
+      inputSchema: { type: "object", properties: { robot: { type: "string", enum: cameras, description: `the robot (default ${cameras[0] ?? "none"})` } }, additionalProperties: false },
+    },
+    { name: "emergency_stop", description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.", inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false } },
+    ...METHOD_TOOLS.map((m) => ({
+      name: m.tool,
+      description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${m.world === ctx.world ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
+      inputSchema: runInput(m),
+    })),
+    { name: "resume_run", description: "Continues an interrupted run (emergency stop, model endpoint down) from its last checkpoint.", inputSchema: { type: "object", properties: { thread: { type: "string", minLength: 1 }, auto_approve: { type: "boolean" } }, required: ["thread"], additionalProperties: false } },
+  ];
+}
+
+type Extra = { signal: AbortSignal; sendNotification: (n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>; _meta?: { progressToken?: string | number } };
+
+/** One tool call: never throws — every failure is a tool error with its reason. */
+export async function callTool(server: Server, ctx: McpContext, name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+  try {
+    const progress = (n: number, message: string) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message } }).catch(() => {});
+    };
+    if (name === "look") return await look(ctx, args);
+    if (name === "emergency_stop") return emergencyStopAll(ctx, String(args.reason ?? "emergency_stop tool"));
+    const method = METHOD_TOOLS.find((m) => m.tool === name);
+    if (method) return await runMethod(ctx, method, args, progress, extra.signal);
+    if (name === "resume_run") return await resumeRun(ctx, args, progress, extra.signal);
+    const [robot, skill] = name.split("__");
+    if (!robot || !skill) return fail(`unknown tool ${name}; tools: ${listTools(ctx).map((t) => t.name).join(", ")}`);
+    return await runSkill(server, ctx, robot, skill, args, progress, extra.signal);
+  } catch (err) {
+    return fail(`${name}: ${(err as Error).message}`);
+  }
+}
+
+async function runSkill(server: Server, ctx: McpContext, robot: string, skill: string, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+  const manifests = ctx.session.robots;
+  let spec;
+  try {
+    spec = findSkill(manifests, robot, skill);
+    validateSkillArguments(robot, spec, args);
+  } catch (err) {
+    if (err instanceof UnknownSkillError || err instanceof InvalidSkillArgumentsError) return fail(err.message);
+    throw err;
+  }
+  if (spec.requiresApproval || ctx.needApproval.has(`${robot}/${skill}`)) {
+    const question = `Allow ${robot} to ${spec.display ?? skill} with ${JSON.stringify(args)}?`;
+    if (!server.getClientCapabilities()?.elicitation) return fail(`${robot}.${skill} needs human approval and this client cannot be asked (it does not support elicitation): nothing was sent to the robot`);
+    const answer = await server.elicitInput({ message: question, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: question } }, required: ["approve"] } });
+    if (answer.action !== "accept" || answer.content?.approve !== true) return fail(`${robot}.${skill} was not approved (${answer.action === "cancel" ? "the question was dismissed" : "declined"}): nothing was sent to the robot`);
+  }
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  ctx.inFlight.add(stop);
+  let k = 0;
+  try {
+    const r = await callSkill(ctx.session.client, manifests, robot, skill, args, { signal: stop.signal, onFeedback: (f) => progress(++k, JSON.stringify(f)) });
+    const summary = { ok: r.ok, status: r.status, message: r.message, ...(r.error ? { error: r.error } : {}), goalId: r.goalId, seconds: Math.round(r.durationMs / 100) / 10 };
+    return { content: [{ type: "text", text: JSON.stringify(summary) }], structuredContent: summary, ...(r.ok ? {} : { isError: true }) };
+  } finally {
+    ctx.inFlight.delete(stop);
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function look(ctx: McpContext, args: Record<string, unknown>): Promise<CallToolResult> {
+  const cameras = ctx.session.robots.filter((r) => r.cameras.length);
+  const robot = (args.robot as string | undefined) ?? cameras[0]?.id;
+  if (!robot || !cameras.some((r) => r.id === robot)) return fail(`no camera on robot ${robot ?? "(none)"}; robots with cameras: ${cameras.map((r) => r.id).join(", ") || "none"}`);
+  await Promise.race([ctx.session.firstViews, new Promise((r) => setTimeout(r, 10_000))]);
+  const v = ctx.session.views.get(robot);
+  if (!v?.image) return fail(`${robot} has sent no camera frame yet`);
+  const dets = (v.detections as { detections?: { label: string; score?: number; location?: { relation: string; place: string } }[] } | undefined)?.detections ?? [];
+  const seen = dets.map((d) => `${d.label}${d.location ? ` (${d.location.relation} ${d.location.place})` : ""}`);
+  return { content: [{ type: "image", data: v.image.data, mimeType: "image/png" }, { type: "text", text: `${robot} sees: ${seen.join(", ") || "nothing it can name"}` }] };
+}
+
+function emergencyStopAll(ctx: McpContext, reason: string): CallToolResult {
+  const skills = ctx.inFlight.size, runs = ctx.children.size;
+  for (const c of ctx.inFlight) c.abort();
+  // A run's own handler cancels the robot's goal in flight and ends the run interrupted (resumable).
+  for (const c of ctx.children) c.kill("SIGINT");
+  ctx.log(`emergency stop (${reason}): ${skills} skill(s), ${runs} run(s)`);
+  return text(`emergency stop (${reason}): canceled ${skills} skill call(s) and stopped ${runs} run(s)${runs ? "; resume a run with resume_run" : ""}`);
+}
+
+interface RunRecord {
+  tool: string;
+  graph: string;
+  thread: string;
+  bridgeUrl?: string;
+}
+
+const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
+
+async function runMethod(ctx: McpContext, m: MethodTool, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+  const bad = Object.keys(args).filter((k) => !Object.keys((runInput(m).properties ?? {}) as object).includes(k));
+  if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${Object.keys(runInput(m).properties ?? {}).join(", ")}`);
+  if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant))) return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
+  const thread = `${m.graph}-${randomUUID().slice(0, 8)}`;
+  const here = m.world === ctx.world && m.graph !== "curriculum";
+  if (here && args.scenario !== undefined) return fail(`${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`);
+  const argv = ["--graph", m.graph, "--thread", thread];
+  if (args.goal !== undefined) argv.push("--goal", String(args.goal));
+  if (args.scenario !== undefined) argv.push("--scenario", String(args.scenario));
+  if (args.variant !== undefined) argv.push("--variant", String(args.variant));
+  if (args.seed !== undefined) argv.push("--seed", String(args.seed));
+  if (args.noise !== undefined) argv.push("--noise", String(args.noise));
+  if (args.budget_episodes !== undefined) argv.push("--budget-episodes", String(args.budget_episodes));
+  if (args.auto_approve === true) argv.push("--auto-approve");
+  if (here) argv.push("--bridge-url", ctx.bridgeUrl);
+  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
+  mkdirSync(join(ctx.runsDir, thread), { recursive: true });
+  writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
+  return childRun(ctx, rec, argv, progress, signal);
+}
+
+async function resumeRun(ctx: McpContext, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+  const thread = String(args.thread ?? "");
+  if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
+  const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
+  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : [])];
+  return childRun(ctx, rec, argv, progress, signal);
+}
+
+/** A method's run as a `robograph run` child: its node lines become progress, its summary the result. */
+function childRun(ctx: McpContext, rec: RunRecord, argv: string[], progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...argv, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env });
+  ctx.children.add(child);
+  const onAbort = () => child.kill("SIGINT");
+  signal.addEventListener("abort", onAbort, { once: true });
+  let out = "", err = "", n = 0, partial = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d;
+    partial += d;
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const l of lines) if (l.trim()) progress(++n, l.trim());
+  });
+  child.stderr.on("data", (d: Buffer) => (err = (err + d).slice(-4000)));
+  return new Promise((done) => {
+    child.on("close", (code) => {
+      ctx.children.delete(child);
+      signal.removeEventListener("abort", onAbort);
+      const dir = join(ctx.runsDir, rec.thread);
+      const file = ["summary.json", "report.json"].map((f) => join(dir, f)).find(existsSync);
+      if (!file) return done(fail(`${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`));
+      const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      const brief = rec.graph === "curriculum" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
+      const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
+      const interrupted = summary.status === "interrupted";
+      done({ content: [{ type: "text", text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}` }], structuredContent: result, ...(code === 0 ? {} : { isError: true }) });
+    });
+  });
+}
+
+const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+
+function resources(ctx: McpContext) {
+  return [
+    { uri: "robograph://manifests", name: "manifests", title: "Robot manifests", description: "Every robot's skills, arguments, cameras and facts", mimeType: "application/json" },
+    { uri: "robograph://world", name: "world", title: "World description", description: "The world's vocabulary: places, objects, what holds what", mimeType: "application/json" },
+    // The runs this server started (each leaves its record under the runs directory).
+    ...(existsSync(ctx.runsDir) ? readdirSync(ctx.runsDir) : [])
+      .filter((t) => existsSync(recordFile(ctx, t)) && existsSync(join(ctx.runsDir, t, "report.md")))
+      .map((t) => ({ uri: `robograph://runs/${t}/report.md`, name: `run ${t}`, title: `Run ${t}`, mimeType: "text/markdown" })),
+  ];
+}
+
+function readResource(ctx: McpContext, uri: string): { uri: string; mimeType: string; text: string } {
+  if (uri === "robograph://manifests") return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.robots, null, 1) };
+  if (uri === "robograph://world") return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.world, null, 1) };
+  const m = /^robograph:\/\/runs\/([A-Za-z0-9_.-]+)\/(report\.md|summary\.json|report\.json)$/.exec(uri);
+  const file = m && join(ctx.runsDir, m[1], m[2]);
+  if (!file || !existsSync(file)) throw new Error(`no resource ${uri}: resources are robograph://manifests, robograph://world and robograph://runs/<thread>/{report.md,summary.json}`);
+  return { uri, mimeType: m[2].endsWith(".md") ? "text/markdown" : "application/json", text: readFileSync(file, "utf8") };
+}
+
+/** One MCP server (one per client session over HTTP) on the shared context. */
+export function buildServer(ctx: McpContext): Server {
+  const server = new Server({ name: "robograph", version: "0.1.0" }, { capabilities: { tools: {}, resources: {} }, instructions: "Robot skills, a camera look, an emergency stop, and one tool per closed-loop method of RoboGraph." });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(ctx) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => callTool(server, ctx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, { signal: extra.signal, sendNotification: extra.sendNotification as Extra["sendNotification"], _meta: req.params._meta }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources(ctx) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: "robograph://runs/{thread}/report.md", name: "run report", description: "A run's record: its steps, frames and result", mimeType: "text/markdown" },
+      { uriTemplate: "robograph://runs/{thread}/summary.json", name: "run summary", description: "A run's status, the simulator's check, counters", mimeType: "application/json" },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({ contents: [readResource(ctx, req.params.uri)] }));
+  return server;
+}
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      world: { type: "string", default: "kitchen" },
+      scenario: { type: "string" },
+      "bridge-url": { type: "string" },
+      manifest: { type: "string" },
+      http: { type: "string" },
+      token: { type: "string" },
+      approve: { type: "string", default: "" },
+      speed: { type: "string", default: "max" },
+      "data-dir": { type: "string" },
+      "runs-dir": { type: "string", default: "runs" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(MCP_HELP);
+    return 0;
+  }
+  // On stdio, stdout is the protocol's: everything said goes to stderr.
+  const log = (line: string) => process.stderr.write(`robograph mcp: ${line}\n`);
+  if (!(WORLDS as readonly string[]).includes(v.world!)) throw new Error(`--world must be one of ${WORLDS.join(", ")}, not ${v.world}`);
+  const port = v.http !== undefined ? Number(v.http) : undefined;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--http must be a port number, not ${v.http}`);
+  const token = v.token ?? process.env.ROBOGRAPH_MCP_TOKEN;
+  let sim: SimProcess | undefined;
+  let bridgeUrl = v["bridge-url"];
+  if (!bridgeUrl) {
+    sim = await startSimProcess(v.world!, ["--speed", v.speed!, ...(v.scenario ? ["--scenario", v.scenario] : [])]);
+    bridgeUrl = sim.url;
+    log(`${v.world} simulator at ${bridgeUrl}`);
+  }
+  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
+  const s = await session(runOptions({ configurable: { bridgeUrl, dataDir: dir, ...(v.manifest ? { manifest: resolve(v.manifest) } : {}) } }));
+  const world = v["bridge-url"] ? (s.world.name as World) : (v.world as World);
+  const ctx: McpContext = { session: s, bridgeUrl, world, dataDir: dir, runsDir: resolve(v["runs-dir"]!), needApproval: new Set(v.approve!.split(",").map((x) => x.trim()).filter(Boolean)), inFlight: new Set(), children: new Set(), log };
+  const shutdown = async () => {
+    for (const c of ctx.children) c.kill("SIGINT");
+    await closeSessions();
+    await sim?.stop();
+  };
+  if (port === undefined) {
+    const server = buildServer(ctx);
+    const closed = new Promise<void>((r) => (server.onclose = () => r()));
+    await server.connect(new StdioServerTransport());
+    log(`serving ${listTools(ctx).length} tools on stdio`);
+    await Promise.race([closed, new Promise<void>((r) => process.stdin.once("end", () => r())), signalled()]);
+    await shutdown();
+    return 0;
+  }
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer((req, res) => void handleHttp(req, res).catch((err) => {
+    log(`HTTP request failed: ${(err as Error).message}`);
+    if (!res.headersSent) res.writeHead(500).end();
+  }));
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!req.url?.startsWith("/mcp")) return void res.writeHead(404, { "content-type": "text/plain" }).end("the MCP endpoint is /mcp\n");
+    if (token && req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401, { "content-type": "text/plain" }).end("missing or wrong bearer token\n");
+    const id = req.headers["mcp-session-id"] as string | undefined;
+    let body: unknown;
+    if (req.method === "POST") {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      } catch {
+        return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "parse error: the body is not JSON" }, id: null }));
+      }
+    }
+    let transport = id ? sessions.get(id) : undefined;
+    if (!transport) {
+      if (id || req.method !== "POST" || !isInitializeRequest(body)) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: id ? `unknown session ${id}` : "no session: send initialize first" }, id: null }));
+      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+      t.onclose = () => t.sessionId && sessions.delete(t.sessionId);
+      await buildServer(ctx).connect(t);
+      transport = t;
+    }
+    await transport.handleRequest(req, res, body);
+  }
+  const host = token ? "0.0.0.0" : "127.0.0.1";
+  await new Promise<void>((r) => http.listen(port, host, () => r()));
+  const addr = http.address() as { port: number };
+  // The line a script waits for.
+  process.stdout.write(`robograph mcp: Streamable HTTP at http://${host}:${addr.port}/mcp\n`);
+  await signalled();
+  http.close();
+  for (const t of sessions.values()) await t.close();
+  await shutdown();
+  return 0;
+}
+
+const signalled = () => new Promise<void>((r) => ["SIGINT", "SIGTERM"].forEach((sig) => process.once(sig, () => r())));

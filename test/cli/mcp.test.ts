@@ -1,0 +1,200 @@
+/**
+ * `robograph mcp` driven by the MCP SDK's own client, over stdio (the SDK spawns the server) and over Streamable HTTP,
+ * against real kitchen simulators: the tools and their schemas, a skill that changes what the robot sees, `look`'s image,
+ * a method run with progress notifications and its record as a resource, approvals asked by elicitation, bad input, and
+ * the emergency stop during a running skill.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { bundledManifests } from "../../robots/manifests";
+import { ROOT } from "../helpers/processes";
+
+const dirs: string[] = [];
+const scratch = () => {
+  const d = mkdtempSync(join(tmpdir(), "robograph-mcp-"));
+  dirs.push(d);
+  return d;
+};
+const clients: Client[] = [];
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A server on stdio (spawned by the SDK's transport) and a client; `answer` set: the client supports elicitation. */
+async function stdioClient(args: string[], answer?: "accept" | "decline", env?: Record<string, string>): Promise<Client> {
+  const d = scratch();
+  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--data-dir", join(d, "data"), "--runs-dir", join(d, "runs"), ...args], cwd: ROOT, stderr: "ignore", ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}) });
+  const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
+  if (answer) client.setRequestHandler(ElicitRequestSchema, async () => (answer === "accept" ? { action: "accept", content: { approve: true } } : { action: "decline" }));
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const call = async (c: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; message?: string }) => void) =>
+  (await c.callTool({ name, arguments: args }, undefined, { timeout: 600_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
+const textOf = (r: CallToolResult) => r.content.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("\n");
+const imageOf = (r: CallToolResult) => r.content.find((p) => p.type === "image") as { data: string; mimeType: string } | undefined;
+
+describe("robograph mcp over stdio", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await stdioClient(["--world", "kitchen"]);
+  }, 120_000);
+
+  it("serves every skill with its manifest's schema, look, the emergency stop and one tool per method", async () => {
+    const { tools } = await c.listTools();
+    const manifests = bundledManifests("kitchen");
+    for (const m of manifests)
+      for (const s of m.skills) {
+        const t = tools.find((x) => x.name === `${m.id}__${s.name}`);
+        expect(t, `${m.id}.${s.name}`).toBeDefined();
+        expect(t!.inputSchema).toEqual(s.parameters);
+      }
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["look", "emergency_stop", "run_closed_loop", "run_replan", "run_vlmpc", "run_behavior_critic", "run_curriculum", "resume_run"]));
+    const { resources } = await c.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(["robograph://manifests", "robograph://world"]);
+    const world = JSON.parse(((await c.readResource({ uri: "robograph://world" })).contents[0] as { text: string }).text);
+    expect(world.name).toBe("kitchen");
+  });
+
+  it("a skill changes what the robot's camera shows; look returns the frame as a PNG with its detections", async () => {
+    const before = await call(c, "look", { robot: "mobile" });
+    const png = Buffer.from(imageOf(before)!.data, "base64");
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(textOf(before)).toMatch(/^mobile sees: /);
+    const went = await call(c, "mobile__go_to", { navigation_point: "in_front_of_refrigerator" });
+    expect(went.isError ?? false, textOf(went)).toBe(false);
+    expect(went.structuredContent).toMatchObject({ ok: true, status: "succeeded" });
+    const after = await call(c, "look", { robot: "mobile" });
+    expect(imageOf(after)!.data).not.toBe(imageOf(before)!.data);
+  });
+
+  it("bad input is a tool error that says why, and the server goes on serving", async () => {
+    const bad = await call(c, "mobile__go_to", { navigation_point: "the_moon" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/invalid arguments for mobile\.go_to: navigation_point/);
+    const unknown = await call(c, "mobile__fly", {});
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/robot mobile has no skill fly; it has: go_to/);
+    const noTool = await call(c, "teleport", {});
+    expect(textOf(noTool)).toMatch(/unknown tool teleport/);
+    const wrongVariant = await call(c, "run_closed_loop", { variant: "no-such" });
+    expect(textOf(wrongVariant)).toMatch(/variant must be one of full, no-critic/);
+    const noRun = await call(c, "resume_run", { thread: "never-was" });
+    expect(textOf(noRun)).toMatch(/no run "never-was"/);
+    await expect(c.readResource({ uri: "robograph://runs/never-was/report.md" })).rejects.toThrow(/no resource/);
+    expect((await call(c, "look", { robot: "arm" })).isError ?? false).toBe(false);
+  });
+
+  it("run_closed_loop does the default task (from where the robots stand now), sending a progress notification per node; its record is a resource", async () => {
+    const progress: string[] = [];
+    const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
+    expect(r.isError ?? false, textOf(r)).toBe(false);
+    const s = r.structuredContent as { thread: string; status: string; success: boolean; checked: boolean; steps: number; modelCalls: number; record: string };
+    expect(s).toMatchObject({ status: "succeeded", success: true, checked: true });
+    expect(s.steps).toBeGreaterThan(0);
+    expect(progress.filter((m) => /^\[\s*\d+\] (perceiver|planner|critic|executor)/.test(m)).length).toBeGreaterThan(4);
+    const report = (await c.readResource({ uri: s.record })).contents[0] as { text: string };
+    expect(report.text).toMatch(/## Result: succeeded/);
+    expect((await c.listResources()).resources.map((x) => x.uri)).toContain(s.record);
+  }, 300_000);
+});
+
+describe("robograph mcp: approvals and the emergency stop", () => {
+  it("a skill that needs approval is refused when the client declines or cannot be asked, and runs when it accepts", async () => {
+    const args = ["--world", "kitchen", "--approve", "mobile/open"];
+    const declining = await stdioClient(args, "decline");
+    const no = await call(declining, "mobile__open", { target: "refrigerator" });
+    expect(no.isError).toBe(true);
+    expect(textOf(no)).toMatch(/was not approved \(declined\): nothing was sent/);
+    const mute = await stdioClient(args);
+    expect(textOf(await call(mute, "mobile__open", { target: "refrigerator" }))).toMatch(/cannot be asked/);
+    const accepting = await stdioClient(args, "accept");
+    // It asks, then sends: the robot's own answer comes back (here: it is not in front of the refrigerator).
+    const yes = await call(accepting, "mobile__open", { target: "refrigerator" });
+    expect(yes.structuredContent).toMatchObject({ status: expect.stringMatching(/succeeded|aborted/) });
+  }, 180_000);
+
+  it("emergency_stop cancels a skill in flight: it ends canceled, and the robot takes the next one", async () => {
+    const c = await stdioClient(["--world", "kitchen", "--speed", "1"]);
+    const going = call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });
+    await new Promise((r) => setTimeout(r, 1500));
+    const stop = await call(c, "emergency_stop", { reason: "test" });
+    expect(textOf(stop)).toMatch(/canceled 1 skill call/);
+    const r = await going;
+    expect(r.isError).toBe(true);
+    expect((r.structuredContent as { status: string }).status).toMatch(/canceled|aborted/);
+    const next = await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" });
+    expect(next.structuredContent).toMatchObject({ ok: true, status: "succeeded" });
+  }, 120_000);
+
+  it("a run stopped mid-episode ends interrupted, and resume_run finishes it from its last checkpoint", async () => {
+    const c = await stdioClient(["--world", "kitchen", "--speed", "2"]);
+    let executed = 0;
+    const first = call(c, "run_closed_loop", {}, (p) => {
+      if (/^\[\s*\d+\] executor/.test(p.message ?? "")) executed++;
+    });
+    while (executed < 1) await new Promise((r) => setTimeout(r, 200));
+    await call(c, "emergency_stop", { reason: "test" });
+    const stopped = await first;
+    const s = stopped.structuredContent as { thread: string; status: string; statusReason: string };
+    expect(s.status, textOf(stopped)).toBe("interrupted");
+    expect(textOf(stopped)).toMatch(/resume_run/);
+    const resumed = await call(c, "resume_run", { thread: s.thread });
+    expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: s.thread, status: "succeeded", success: true, checked: true });
+  }, 300_000);
+});
+
+describe("robograph mcp: a model endpoint that is down", () => {
+  it("a method run ends interrupted as a tool error that says how to resume it; the server goes on serving", async () => {
+    // Nothing listens on port 9: every request is refused at once (no retries asked for).
+    const c = await stdioClient(["--world", "workbench"], undefined, { OPENAI_API_KEY: "test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", ROBOGRAPH_MODEL_BACKEND: "openai", ROBOGRAPH_MODEL_RETRIES: "0" });
+    const r = await call(c, "run_behavior_critic", {});
+    expect(r.isError, textOf(r)).toBe(true);
+    expect(r.structuredContent).toMatchObject({ status: "interrupted" });
+    expect(textOf(r)).toMatch(/resume_run \{"thread": "behaviorCritic-/);
+    expect((await call(c, "look", {})).isError ?? false).toBe(false);
+  }, 120_000);
+});
+
+describe("robograph mcp over Streamable HTTP", () => {
+  let server: ChildProcess;
+  let url = "";
+  beforeAll(async () => {
+    const d = scratch();
+    server = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--world", "kitchen", "--http", "0", "--token", "sesame", "--data-dir", join(d, "data"), "--runs-dir", join(d, "runs")], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] });
+    url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      server.stdout!.on("data", (b: Buffer) => {
+        out += b;
+        const m = /Streamable HTTP at (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1].replace("0.0.0.0", "127.0.0.1"));
+      });
+      server.on("exit", (code) => reject(new Error(`mcp server exited ${code}: ${out}`)));
+    });
+  }, 120_000);
+  afterAll(() => {
+    server?.kill("SIGTERM");
+  });
+
+  it("serves the same tools to a client with the token, and refuses one without it", async () => {
+    const client = new Client({ name: "http-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer sesame" } } }));
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("mobile__go_to");
+    const look = await call(client, "look", {});
+    expect(imageOf(look)?.mimeType).toBe("image/png");
+    const stranger = new Client({ name: "stranger", version: "1" });
+    await expect(stranger.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401|token/i);
+  });
+});
