@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { bundledManifests } from "../../robots/manifests";
-import { ROOT } from "../helpers/processes";
+import { ROOT, startSim } from "../helpers/processes";
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -152,6 +152,24 @@ describe("robograph mcp: approvals and the emergency stop", () => {
     const resumed = await call(c, "resume_run", { thread: s.thread });
     expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: s.thread, status: "succeeded", success: true, checked: true });
   }, 300_000);
+});
+
+describe("robograph mcp: a robot that drops off", () => {
+  it("a skill sent after the robot's bridge went away is a tool error that says so", async () => {
+    const sim = await startSim(["--speed", "max"]);
+    try {
+      const c = await stdioClient(["--bridge-url", sim.url]);
+      expect((await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" })).structuredContent).toMatchObject({ ok: true });
+      await sim.stop("SIGKILL");
+      const r = await call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ ok: false, status: expect.stringMatching(/disconnected|timeout|aborted/) });
+      expect(textOf(r)).toMatch(/error/);
+      expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await sim.stop();
+    }
+  }, 120_000);
 });
 
 describe("robograph mcp: a model endpoint that is down", () => {
