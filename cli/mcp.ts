@@ -24,6 +24,7 @@ import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplate
 import { CLEA_VARIANTS, CRITIC_VARIANTS, CURRICULUM_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, closeSessions, runOptions, session, type Session } from "../nodes/runtime";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { APPROVAL_PREFIX } from "./run";
 import { callSkill, findSkill, InvalidSkillArgumentsError, toolName, UnknownSkillError, validateSkillArguments } from "../tools/skills";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -137,8 +138,8 @@ export async function callTool(server: Server, ctx: McpContext, name: string, ar
     if (name === "look") return await look(ctx, args);
     if (name === "emergency_stop") return emergencyStopAll(ctx, String(args.reason ?? "emergency_stop tool"));
     const method = METHOD_TOOLS.find((m) => m.tool === name);
-    if (method) return await runMethod(ctx, method, args, progress, extra.signal);
-    if (name === "resume_run") return await resumeRun(ctx, args, progress, extra.signal);
+    if (method) return await runMethod(server, ctx, method, args, progress, extra.signal);
+    if (name === "resume_run") return await resumeRun(server, ctx, args, progress, extra.signal);
     const [robot, skill] = name.split("__");
     if (!robot || !skill) return fail(`unknown tool ${name}; tools: ${listTools(ctx).map((t) => t.name).join(", ")}`);
     return await runSkill(server, ctx, robot, skill, args, progress, extra.signal);
@@ -208,7 +209,7 @@ interface RunRecord {
 
 const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
 
-async function runMethod(ctx: McpContext, m: MethodTool, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
   const bad = Object.keys(args).filter((k) => !Object.keys((runInput(m).properties ?? {}) as object).includes(k));
   if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${Object.keys(runInput(m).properties ?? {}).join(", ")}`);
   if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant))) return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
@@ -224,23 +225,38 @@ async function runMethod(ctx: McpContext, m: MethodTool, args: Record<string, un
   if (args.budget_episodes !== undefined) argv.push("--budget-episodes", String(args.budget_episodes));
   if (args.auto_approve === true) argv.push("--auto-approve");
   if (here) argv.push("--bridge-url", ctx.bridgeUrl);
+  if (ctx.needApproval.size) argv.push("--approve", [...ctx.needApproval].join(","));
   const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
   mkdirSync(join(ctx.runsDir, thread), { recursive: true });
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
-  return childRun(ctx, rec, argv, progress, signal);
+  return childRun(server, ctx, rec, argv, progress, signal);
 }
 
-async function resumeRun(ctx: McpContext, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+async function resumeRun(server: Server, ctx: McpContext, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
   const thread = String(args.thread ?? "");
   if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : [])];
-  return childRun(ctx, rec, argv, progress, signal);
+  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size ? ["--approve", [...ctx.needApproval].join(",")] : [])];
+  return childRun(server, ctx, rec, argv, progress, signal);
 }
 
-/** A method's run as a `robograph run` child: its node lines become progress, its summary the result. */
-function childRun(ctx: McpContext, rec: RunRecord, argv: string[], progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...argv, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env });
+/**
+ * A method's run as a `robograph run` child: its node lines become progress, its summary the result. A skill that
+ * needs approval mid-run is asked of the client here (the child asks on its stdout and waits for the answer on stdin).
+ */
+function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[], progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+  const ask = rec.graph !== "curriculum" ? ["--ask-via-stdio"] : [];
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...argv, ...ask, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"], env: process.env });
+  const answer = async (line: string) => {
+    const request = JSON.parse(line.slice(APPROVAL_PREFIX.length)) as { action: string; args: unknown; description: string };
+    let ok = false;
+    if (server.getClientCapabilities()?.elicitation) {
+      const a = await server.elicitInput({ message: request.description, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: request.description } }, required: ["approve"] } }).catch(() => undefined);
+      ok = a?.action === "accept" && a.content?.approve === true;
+    }
+    progress(++n, `approval of ${request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`);
+    child.stdin.write(`${ok ? "accept" : "decline"}\n`);
+  };
   ctx.children.add(child);
   const onAbort = () => child.kill("SIGINT");
   signal.addEventListener("abort", onAbort, { once: true });
@@ -250,7 +266,10 @@ function childRun(ctx: McpContext, rec: RunRecord, argv: string[], progress: (n:
     partial += d;
     const lines = partial.split("\n");
     partial = lines.pop() ?? "";
-    for (const l of lines) if (l.trim()) progress(++n, l.trim());
+    for (const l of lines) {
+      if (l.startsWith(APPROVAL_PREFIX)) void answer(l).catch(() => child.stdin.write("decline\n"));
+      else if (l.trim()) progress(++n, l.trim());
+    }
   });
   child.stderr.on("data", (d: Buffer) => (err = (err + d).slice(-4000)));
   return new Promise((done) => {

@@ -33,6 +33,31 @@ import { listCourses } from "../robots/sim/course/scenarios";
 import { generatedSeed } from "../robots/sim/course/generate";
 import { COURSE_GOAL, courseExamplesPath } from "../evals/datasets";
 
+/** How a run asks its parent process for an approval (--ask-via-stdio). */
+export const APPROVAL_PREFIX = "APPROVAL ";
+
+/** The next line on stdin (a parent's answer). */
+function nextStdinLine(): Promise<string> {
+  return new Promise((resolve) => {
+    let buf = "";
+    const done = (line: string) => {
+      process.stdin.off("data", onData);
+      process.stdin.off("end", onEnd);
+      process.stdin.pause();
+      resolve(line);
+    };
+    const onData = (d: Buffer) => {
+      buf += d.toString("utf8");
+      const i = buf.indexOf("\n");
+      if (i >= 0) done(buf.slice(0, i));
+    };
+    const onEnd = () => done(buf);
+    process.stdin.on("data", onData);
+    process.stdin.once("end", onEnd);
+    process.stdin.resume();
+  });
+}
+
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
 Runs one episode of a method's graph until the task is done or a budget ends it. Without --bridge-url it starts
@@ -67,6 +92,8 @@ options:
                        ROS robot: robograph connect drafts them)
   --approve R/S,...    skills that need human approval, e.g. arm/release_to (asked on the terminal)
   --auto-approve       approve every such request without asking
+  --ask-via-stdio      ask as a line "${APPROVAL_PREFIX}{json}" on stdout and read "accept" (or anything else: decline)
+                       from stdin — for a parent process that asks someone (robograph mcp asks its client)
   --speed X            simulator speed, simulated seconds per wall second (default max)
   --detector-noise P   the simulated detector's miss and mislabel rate (default 0)
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on)
@@ -257,6 +284,7 @@ export async function run(argv: string[]): Promise<number> {
       manifest: { type: "string" },
       approve: { type: "string", default: "" },
       "auto-approve": { type: "boolean", default: false },
+      "ask-via-stdio": { type: "boolean", default: false },
       speed: { type: "string", default: "max" },
       "detector-noise": { type: "string", default: "0" },
       "grasp-sensing": { type: "string", default: "on" },
@@ -430,7 +458,12 @@ export async function run(argv: string[]): Promise<number> {
       const request = (pending[0].value as { action_request: { action: string; args: unknown }; description: string }[])[0];
       let answer: { type: string; args?: unknown } = { type: "ignore" };
       if (v["auto-approve"]) answer = { type: "accept" };
-      else if (process.stdin.isTTY) {
+      else if (v["ask-via-stdio"]) {
+        // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
+        process.stdout.write(`${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`);
+        const line = await nextStdinLine();
+        answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
+      } else if (process.stdin.isTTY) {
         const rl = createInterface({ input: process.stdin, output: process.stdout });
         const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
         rl.close();

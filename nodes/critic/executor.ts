@@ -49,13 +49,21 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
     const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
     return { pendingGoal: null, redo: true, status: "interrupted", statusReason: `interrupted during program ${iteration}: ${why}; ${resumeHint(threadOf(config))}` };
   }
-  const recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
+  const message = String((r.values as { message?: unknown } | undefined)?.message ?? r.error ?? "no reason given");
+  let recording: Rollout;
+  try {
+    recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
+  } catch (err) {
+    // Refused before it ran (a name the scene does not have…): there is no video to critique, and the run ends saying why.
+    if (!r.ok) return { pendingGoal: null, status: "failed", statusReason: `program ${iteration} was refused by the robot: ${message}` };
+    throw err;
+  }
   // Frames go to the artifact store; the checkpoint keeps only the rollout's reference.
   const frames = recording.frames.map((f) => ({ ...f, image: s.artifacts.put(Buffer.from(f.image, "base64")) }));
   const ref = s.artifacts.put(Buffer.from(JSON.stringify({ ...recording, instruction: state.goal, frames })), "json");
   const completed = r.ok && recording.completed;
   const update: CriticUpdate = { pendingGoal: null, attempts: { iteration, program, rollout: ref, completed } };
   // A program that stopped short did not do the task: its video is still critiqued, and the verdict says it failed.
-  if (!completed) update.statusReason = `program ${iteration} stopped short: ${String((r.values as { message?: unknown } | undefined)?.message ?? r.error ?? "no reason given")}`;
+  if (!completed) update.statusReason = `program ${iteration} stopped short: ${message}`;
   return update;
 }

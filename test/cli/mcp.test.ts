@@ -124,6 +124,21 @@ describe("robograph mcp: approvals and the emergency stop", () => {
     expect(yes.structuredContent).toMatchObject({ status: expect.stringMatching(/succeeded|aborted/) });
   }, 180_000);
 
+  it("inside a method run, each skill that needs approval is asked of the client before the robot gets it", async () => {
+    const asked: string[] = [];
+    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], "accept");
+    c.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return { action: "accept", content: { approve: true } };
+    });
+    const progress: string[] = [];
+    const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
+    expect(r.structuredContent, textOf(r)).toMatchObject({ status: "succeeded", success: true });
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked[0]).toMatch(/release_to/);
+    expect(progress).toContain("approval of arm/release_to: accepted");
+  }, 300_000);
+
   it("emergency_stop cancels a skill in flight: it ends canceled, and the robot takes the next one", async () => {
     const c = await stdioClient(["--world", "kitchen", "--speed", "1"]);
     const going = call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });

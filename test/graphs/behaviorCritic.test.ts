@@ -109,7 +109,7 @@ describe("refinement with the robot in the loop", () => {
     }
   });
 
-  it("refuses a program that fails its schema before anything is sent, naming the field", async () => {
+  it("refuses a program that fails its schema before anything is sent, naming the field; ends a run whose program the robot refuses", async () => {
     sim = await startSimProcess("workbench", ["--scenario", "apple_plate", "--speed", "max"]);
     const s = (await compileBehaviorCritic(new MemorySaver()).invoke(
       { goal: "put the apple on the plate", job: "refine", program: { steps: [{ op: "grasp", object: "apple", force: 500, width: 0 }] } },
@@ -118,6 +118,14 @@ describe("refinement with the robot in the loop", () => {
     expect(s.status).toBe("failed");
     expect(s.statusReason).toMatch(/steps\.0\.force/);
     expect(s.attempts).toEqual([]);
+    // Valid in form but naming what the scene does not have: the robot refuses it, and the run ends saying why.
+    const refused = (await compileBehaviorCritic(new MemorySaver()).invoke(
+      { goal: "put the apple on the plate", job: "refine", program: { steps: [{ op: "move_to", target: "bead_1", offset: [0, 0, 0.1] }] } },
+      { configurable: { thread_id: "refused-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
+    )) as CriticStateType;
+    expect(refused.status).toBe("failed");
+    expect(refused.statusReason).toMatch(/program 0 was refused by the robot: unknown name\(s\) steps\.0\.target "bead_1"/);
+    expect(refused.attempts).toEqual([]);
     await closeSessions();
     await sim.stop();
     sim = undefined;
