@@ -44,6 +44,8 @@ function nextStdinLine(): Promise<string> {
       process.stdin.off("data", onData);
       process.stdin.off("end", onEnd);
       process.stdin.pause();
+      // A pipe read once keeps the process alive: let it end when the run does.
+      (process.stdin as { unref?: () => void }).unref?.();
       resolve(line);
     };
     const onData = (d: Buffer) => {
@@ -54,6 +56,7 @@ function nextStdinLine(): Promise<string> {
     const onEnd = () => done(buf);
     process.stdin.on("data", onData);
     process.stdin.once("end", onEnd);
+    (process.stdin as { ref?: () => void }).ref?.();
     process.stdin.resume();
   });
 }

@@ -29,11 +29,15 @@ afterAll(async () => {
 });
 
 /** A server on stdio (spawned by the SDK's transport) and a client; `answer` set: the client supports elicitation. */
-async function stdioClient(args: string[], answer?: "accept" | "decline", env?: Record<string, string>): Promise<Client> {
+async function stdioClient(args: string[], answer?: "accept" | "decline" | ((message: string) => void), env?: Record<string, string>): Promise<Client> {
   const d = scratch();
   const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--data-dir", join(d, "data"), "--runs-dir", join(d, "runs"), ...args], cwd: ROOT, stderr: "ignore", ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}) });
   const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
-  if (answer) client.setRequestHandler(ElicitRequestSchema, async () => (answer === "accept" ? { action: "accept", content: { approve: true } } : { action: "decline" }));
+  if (answer)
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      if (typeof answer === "function") answer(req.params.message);
+      return answer === "decline" ? { action: "decline" } : { action: "accept", content: { approve: true } };
+    });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -126,11 +130,7 @@ describe("robograph mcp: approvals and the emergency stop", () => {
 
   it("inside a method run, each skill that needs approval is asked of the client before the robot gets it", async () => {
     const asked: string[] = [];
-    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], "accept");
-    c.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params.message);
-      return { action: "accept", content: { approve: true } };
-    });
+    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], (message) => asked.push(message));
     const progress: string[] = [];
     const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
     expect(r.structuredContent, textOf(r)).toMatchObject({ status: "succeeded", success: true });
