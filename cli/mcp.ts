@@ -85,7 +85,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     variant: { type: "string", enum: [...m.variants], description: "the full method or an ablation (default full)" },
     seed: { type: "integer", minimum: 0, description: "seed of the offline reasoner's noise and the detector's (default 0)" },
     noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
-    auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run (default: declined)" },
+    auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" },
   };
   if (m.graph === "curriculum") return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 100)" }, ...common }, additionalProperties: false };
   return {
