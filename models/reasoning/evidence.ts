@@ -110,8 +110,12 @@ function heldRuns<T extends { thing: SeenThing }>(tr: T[]): T[][] {
   const runs: T[][] = [];
   let cur: T[] = [];
   for (const x of tr) {
-    if (x.thing.held) cur.push(x);
-    else (cur.length > 1 && runs.push(cur), (cur = []));
+    if (x.thing.held) {
+      cur.push(x);
+      continue;
+    }
+    if (cur.length > 1) runs.push(cur);
+    cur = [];
   }
   if (cur.length > 1) runs.push(cur);
   return runs;
@@ -134,7 +138,10 @@ function event(kind: Undesirable, object: string, t: number, cause: Cause, expla
 }
 
 /**
- * Each undesirable event the frames show, once per (kind, object), earliest first. `frames` are in time order.
+ * Each undesirable event the frames show, once per (kind, object), earliest first. `frames` are in time order. Read
+ * from general cues, whatever the task: what moved or fell that nobody meant to touch; how the held thing was gripped,
+ * carried (speed, path against the straight way, turns back) and let go; contents out of their container; the hand at
+ * the table or at rest for nothing; what was left open. A kind names what a cue shows, never a behaviour looked for.
  */
 export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): ClaimedEvent[] {
   if (frames.length === 0) return [];
