@@ -85,9 +85,18 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     variant: { type: "string", enum: [...m.variants], description: "the full method or an ablation (default full)" },
     seed: { type: "integer", minimum: 0, description: "seed of the offline reasoner's noise and the detector's (default 0)" },
     noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
-    auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" },
+    // The curriculum's learner runs its own base skills: nothing in it asks for approval.
+    ...(m.graph === "curriculum" ? {} : { auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" } }),
+    model: { type: "string", enum: ["symbolic", "openai"], description: "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)" },
+    ...(m.graph === "vlmpc" ? { history_window: { type: "integer", minimum: 0, description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)" } } : {}),
+    ...(m.graph === "behaviorCritic"
+      ? {
+          grounding: { type: "string", enum: ["detector", "events"], description: "what checks the critic's claims (default detector)" },
+          program: { type: "object", description: "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft" },
+        }
+      : {}),
   };
-  if (m.graph === "curriculum") return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 100)" }, ...common }, additionalProperties: false };
+  if (m.graph === "curriculum") return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 120)" }, ...common }, additionalProperties: false };
   return {
     type: "object",
     properties: {
@@ -217,17 +226,20 @@ async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: R
   const here = m.world === ctx.world && m.graph !== "curriculum";
   if (here && args.scenario !== undefined) return fail(`${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`);
   const argv = ["--graph", m.graph, "--thread", thread];
-  if (args.goal !== undefined) argv.push("--goal", String(args.goal));
-  if (args.scenario !== undefined) argv.push("--scenario", String(args.scenario));
-  if (args.variant !== undefined) argv.push("--variant", String(args.variant));
-  if (args.seed !== undefined) argv.push("--seed", String(args.seed));
-  if (args.noise !== undefined) argv.push("--noise", String(args.noise));
-  if (args.budget_episodes !== undefined) argv.push("--budget-episodes", String(args.budget_episodes));
-  if (args.auto_approve === true) argv.push("--auto-approve");
-  if (here) argv.push("--bridge-url", ctx.bridgeUrl);
-  if (ctx.needApproval.size) argv.push("--approve", [...ctx.needApproval].join(","));
-  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
+  // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
+  for (const [key, value] of Object.entries(args)) {
+    if (key === "auto_approve") {
+      if (value === true) argv.push("--auto-approve");
+    } else if (key !== "program") argv.push(`--${key.replace(/_/g, "-")}`, String(value));
+  }
   mkdirSync(join(ctx.runsDir, thread), { recursive: true });
+  if (args.program !== undefined) {
+    writeFileSync(join(ctx.runsDir, thread, "program.json"), JSON.stringify(args.program));
+    argv.push("--program", join(ctx.runsDir, thread, "program.json"));
+  }
+  if (here) argv.push("--bridge-url", ctx.bridgeUrl);
+  if (ctx.needApproval.size && m.graph !== "curriculum") argv.push("--approve", [...ctx.needApproval].join(","));
+  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   return childRun(server, ctx, rec, argv, progress, signal);
 }
@@ -236,7 +248,7 @@ async function resumeRun(server: Server, ctx: McpContext, args: Record<string, u
   const thread = String(args.thread ?? "");
   if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size ? ["--approve", [...ctx.needApproval].join(",")] : [])];
+  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && rec.graph !== "curriculum" ? ["--approve", [...ctx.needApproval].join(",")] : [])];
   return childRun(server, ctx, rec, argv, progress, signal);
 }
 
@@ -283,7 +295,8 @@ function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[
       const brief = rec.graph === "curriculum" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
       const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
       const interrupted = summary.status === "interrupted";
-      done({ content: [{ type: "text", text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}` }], structuredContent: result, ...(code === 0 ? {} : { isError: true }) });
+      // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.
+      done({ content: [{ type: "text", text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}` }], structuredContent: result, ...(code === 0 || (code === 2 && !interrupted) ? {} : { isError: true }) });
     });
   });
 }
