@@ -33,7 +33,9 @@ export async function writeProgram(state: CriticStateType, config?: RunnableConf
   const context: WriterContext = {
     instruction: state.goal,
     scene: {
-      things: [...new Set([...s.world.labels, ...s.world.places.map((p) => p.name), ...(s.world.targets ?? []).map((t) => t.name)])].map((name) => {
+      // What a program may name: the world's things, places and points — never the robot itself, which the detector
+      // also labels (a move to the hand is no move).
+      things: [...new Set([...s.world.labels, ...s.world.places.map((p) => p.name), ...(s.world.targets ?? []).map((t) => t.name)])].filter((name) => !s.robots.some((r) => r.id === name)).map((name) => {
         const d = seen.get(name);
         return d?.position ? { name, at: d.position, z: d.zRange, extent: [...d.xRange, ...d.yRange] as [number, number, number, number] } : { name };
       }),
