@@ -356,7 +356,9 @@ export class EventMonitor {
     const a = c.points[0], b = c.points[c.points.length - 1];
     const straight = Math.hypot(b[0] - a[0], b[1] - a[1]);
     const stray = Math.max(...c.points.map((p) => offLine(p, a, b)));
-    if (c.length >= LIMITS.detourRatio * straight && c.length - straight >= LIMITS.detourExtra && stray >= LIMITS.detourStray) {
+    // Going round something to stay away from that lies on the straight way is what the task needs, not a detour.
+    const needed = this.avoid.some(({ fp }) => segmentMeets(a, b, fp));
+    if (!needed && c.length >= LIMITS.detourRatio * straight && c.length - straight >= LIMITS.detourExtra && stray >= LIMITS.detourStray) {
       const name = this.stage.parts.things[c.thing].name;
       this.emit("detoured", name, `the held ${name} travelled ${cm(c.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`, "needless");
     }
@@ -414,6 +416,16 @@ interface Carry {
   leg: [number, number] | null;
   reversals: number;
   speeds: number[];
+}
+
+/** Whether the segment a–b on the table passes over a footprint. */
+function segmentMeets(a: [number, number], b: [number, number], fp: { x: number[]; y: number[] }): boolean {
+  const n = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / 0.01));
+  for (let i = 0; i <= n; i++) {
+    const x = a[0] + ((b[0] - a[0]) * i) / n, y = a[1] + ((b[1] - a[1]) * i) / n;
+    if (x >= fp.x[0] && x <= fp.x[1] && y >= fp.y[0] && y <= fp.y[1]) return true;
+  }
+  return false;
 }
 
 /** Distance of p from the segment a–b (on the table). */
