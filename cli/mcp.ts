@@ -62,6 +62,9 @@ const METHOD_TOOLS = [
 ] as const;
 type MethodTool = (typeof METHOD_TOOLS)[number];
 
+/** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
+const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.graph !== "curriculum";
+
 const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
 const fail = (t: string) => text(t, true);
 
@@ -128,7 +131,7 @@ export function listTools(ctx: McpContext): Tool[] {
     { name: "emergency_stop", description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.", inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false } },
     ...METHOD_TOOLS.map((m) => ({
       name: m.tool,
-      description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${m.world === ctx.world ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
+      description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${runsHere(m, ctx) ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
       inputSchema: runInput(m),
     })),
     { name: "resume_run", description: "Continues an interrupted run (emergency stop, model endpoint down) from its last checkpoint.", inputSchema: { type: "object", properties: { thread: { type: "string", minLength: 1 }, auto_approve: { type: "boolean" } }, required: ["thread"], additionalProperties: false } },
@@ -219,11 +222,12 @@ interface RunRecord {
 const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
 
 async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
-  const bad = Object.keys(args).filter((k) => !Object.keys((runInput(m).properties ?? {}) as object).includes(k));
-  if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${Object.keys(runInput(m).properties ?? {}).join(", ")}`);
+  const known = Object.keys(runInput(m).properties ?? {});
+  const bad = Object.keys(args).filter((k) => !known.includes(k));
+  if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${known.join(", ")}`);
   if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant))) return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
   const thread = `${m.graph}-${randomUUID().slice(0, 8)}`;
-  const here = m.world === ctx.world && m.graph !== "curriculum";
+  const here = runsHere(m, ctx);
   if (here && args.scenario !== undefined) return fail(`${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`);
   const argv = ["--graph", m.graph, "--thread", thread];
   // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).

@@ -1,5 +1,5 @@
 /**
- * Behaviour programs of the critic benchmark: for each undesirable behaviour (robots/msgs/rollout.ts UNDESIRABLE) a
+ * Behaviour programs of the hand-made critic benchmark: for each of the nine behaviours it was built from a
  * task on the workbench, a careful positive program (lifts first, moderate speed, gentle grip, sets things down low,
  * routes around, closes what it opened) and negative programs that still reach the goal but behave badly in exactly
  * one way. Programs are written from the scene's layout the way a person scripting the robot would — offsets from named

@@ -7,6 +7,9 @@
  *
  *   npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
  *
+ * The generated set (`--generated [--seed S] [--count N]`, generateEditedBenchmark) instead draws one or two edits of a
+ * task's careful program from ./edits.ts per case seed, with the careful program as the clean twin.
+ *
  * Writes DIR/cases.jsonl (one LangSmith example per case), DIR/rollouts/<id>.json (+ <id>/NN.png key frames) and
  * DIR/events/<id>.json (the rollout's event log: ground truth for scoring and "perfect grounding").
  */

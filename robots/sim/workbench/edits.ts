@@ -85,6 +85,13 @@ function standingOnTheWay(scene: WorkbenchScene, near = 0.06): string[] {
     .map((x) => x.name);
 }
 
+/**
+ * Whether waypoints may be drawn on the carry: the careful carry goes straight (where it already goes round something,
+ * a second way round is not drawn), and not into the drawer (its site moves out with it, so waypoints drawn from
+ * where it stands shut would be off).
+ */
+const straightCarry = (s: WorkbenchScene) => !carefulSpec(s).place.via && !isDrawer(s);
+
 /** Things a sweep may go through: not the task's, light enough to move (not something to keep clear). */
 const sweepable = (scene: WorkbenchScene) => scene.things.filter((x) => x.name !== task(scene).obj && !OBJECT_PROPS[x.kind].avoid).map((x) => x.name);
 
@@ -104,8 +111,7 @@ export const EDITS: Record<EditName, Edit> = {
     name: "detour",
     slot: "route",
     causes: ["detoured"],
-    // Where the careful carry already goes round something, a second way round is not drawn.
-    applies: (s) => !carefulSpec(s).place.via && !isDrawer(s),
+    applies: (s) => straightCarry(s),
     apply: (spec, s, v, u) => {
       const { a, b, u: dir } = route(s);
       // Out towards the robot (−y side of the way), well off the straight line, and back.
@@ -121,8 +127,7 @@ export const EDITS: Record<EditName, Edit> = {
     name: "back_and_forth",
     slot: "route",
     causes: ["dithered"],
-    // Not in the drawer: its site moves out with it, so waypoints drawn from where it stands shut would be off.
-    applies: (s) => !carefulSpec(s).place.via && !isDrawer(s),
+    applies: (s) => straightCarry(s),
     apply: (spec, s, v, u) => {
       const { a, b, u: dir } = route(s);
       const m: [number, number] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];

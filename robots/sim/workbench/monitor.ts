@@ -382,9 +382,14 @@ export class EventMonitor {
     this.emit("contact", name, `the ${by} touched the ${name} moving at ${ms(speed)} m/s`);
   }
 
+  /** The scene's cup (the container of beads), or -1. */
+  private cupIndex(): number {
+    return this.stage.props.findIndex((p) => p.kind === "cup");
+  }
+
   private countBeadsInCup(): number {
     const s = this.stage;
-    const cup = s.parts.things.findIndex((t, i) => s.props[i].kind === "cup");
+    const cup = this.cupIndex();
     if (cup < 0) return 0;
     const body = s.parts.things[cup].body;
     let n = 0;
@@ -398,8 +403,8 @@ export class EventMonitor {
   }
 
   private cupName(): string {
-    const s = this.stage;
-    return s.parts.things.find((_, i) => s.props[i].kind === "cup")?.name ?? "cup";
+    const cup = this.cupIndex();
+    return cup < 0 ? "cup" : this.stage.parts.things[cup].name;
   }
 
   /** Beads still in the cup (tests, the goal check's state). */
