@@ -17,6 +17,7 @@ import { modelConfig, totalUsage } from "../models";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { STARTS } from "../robots/sim/blocks/scene";
 import { writeCurriculumRecord } from "../evals/curriculumReport";
 import { sameImageStages } from "../evals/curriculumStages";
 
@@ -31,6 +32,9 @@ options:
   --budget-seconds N      wall-clock seconds (default 3600)
   --instances N           blocks simulators run in parallel, each a process (default 2)
   --episodes-per-instance N   episodes each instance runs per embodied plan (default 2)
+  --start S               how every block layout starts: floor (every block on the basket floor, default), stacked
+                          (one block on another, sometimes a tower of three), leaning (one block tilted against
+                          another) or held (one block in the gripper)
   --base-skills FILE      the pretrained base skills' policies (default data/blocks/base-skills.json)
   --learner-elite P  --learner-step S   the learner's elite share and step (defaults 0.05 and 0.7, chosen on seeds 0–4)
   --variant V             ${CURRICULUM_VARIANTS.join(" | ")} (default full; base-only never learns a new skill)
@@ -95,6 +99,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       "budget-seconds": { type: "string", default: "3600" },
       instances: { type: "string", default: "2" },
       "episodes-per-instance": { type: "string", default: "2" },
+      start: { type: "string", default: "floor" },
       "base-skills": { type: "string" },
       variant: { type: "string", default: "full" },
       model: { type: "string" },
@@ -125,6 +130,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   const seed = int("seed", v.seed, 0);
+  if (!(STARTS as readonly string[]).includes(v.start!)) throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v.start)}`);
   const thread = v.thread ?? `curriculum-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
   const runDir = resolve(v["runs-dir"]!, thread);
@@ -154,7 +160,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   try {
     // Each instance its own process and layout sequence; all record to the run's episode store.
     for (let i = 0; i < instances; i++) {
-      sims.push(await startSimProcess("blocks", ["--seed", String(seed * 1000 + i), "--episodes", episodesDir, "--instance", `i${i}`], undefined, { ownProcessGroup: true }));
+      sims.push(await startSimProcess("blocks", ["--seed", String(seed * 1000 + i), "--start", v.start!, "--episodes", episodesDir, "--instance", `i${i}`], undefined, { ownProcessGroup: true }));
     }
     say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
     const graph = compileCurriculum(persistence.checkpointer, persistence.store);
@@ -224,7 +230,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       if (state) {
         state = { ...state, status, statusReason: reason } as CurriculumStateType;
         const usage = totalUsage(state.usage);
-        const facts = { thread, model: mc.backend, instances, seed, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
+        const facts = { thread, model: mc.backend, instances, seed, start: v.start!, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
         const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
         let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
         try {

@@ -99,6 +99,8 @@ const rateOf = (r: Report, variant: string) => {
 /** Curriculum seeds the learner's settings are chosen on, and the seeds its reported runs use. */
 const TUNING_SEEDS = [0, 1, 2, 3, 4];
 const REPORTED_SEEDS = [100, 101, 102, 103, 104];
+/** The blocks world's starts other than the floor (the curriculum figure is the floor's). */
+const STARTS_SHOWN = ["stacked", "leaning", "held"] as const;
 const LEARNER_GRID: [number, number][] = [0.05, 0.1, 0.2].flatMap((e) => [0.7, 0.9].map((s) => [e, s] as [number, number]));
 
 /** What the figures read of a curriculum run's report.json. */
@@ -169,6 +171,32 @@ function criticSummary(runs: CriticRun[]): string {
     }),
     "",
   ].join("\n");
+}
+
+/** Skills learned, Fig. 5 and data diversity of curriculum runs, one row per seed. */
+function curriculumTables(runs: { seed: number; r: CurriculumRecord }[]): string[] {
+  const families = [...new Set(runs.flatMap(({ r }) => r.convergedShare.map((f) => f.family)))];
+  return [
+    "| seed | episodes / learner iterations | skills learned (learner iteration they joined) | a stack or more | proposals (unique) |",
+    "|---|---|---|---|---|",
+    ...runs.map(({ seed, r }) => {
+      const learned = r.library.filter((l) => l.source === "learned");
+      const stack = learned.some((l) => /^stack|^tower|^pyramid/.test(l.caption));
+      return `| ${seed} | ${r.counters.episodes} / ${r.counters.iterations} | ${learned.map((l) => `${l.caption} (@${l.since})`).join(", ") || "none"} | ${stack ? "yes" : "no"} | ${r.diversity.proposals} (${r.diversity.uniqueProposals}) |`;
+    }),
+    "",
+    "Fig. 5 — share of each family's proposed skills judged converged by the run's last learner iteration (skills proposed):",
+    "",
+    `| seed | ${families.join(" | ")} |`,
+    `|---|${families.map(() => "---").join("|")}|`,
+    ...runs.map(({ seed, r }) => `| ${seed} | ${families.map((f) => { const x = r.convergedShare.find((c) => c.family === f); return x ? `${Math.round((x.share.at(-1) ?? 0) * 100)}% (${x.skills.length})` : "–"; }).join(" | ")} |`),
+    "",
+    "Data diversity (Table 1's idea: final block centres, normalised on the base-skill data): L2 spread within the set / mean distance to the base-skill clusters.",
+    "",
+    "| seed | base-skill plans | plans with learned skills | all episodes |",
+    "|---|---|---|---|",
+    ...runs.map(({ seed, r }) => `| ${seed} | ${r.diversity.base.l2} / ${r.diversity.base.cluster} (${r.diversity.base.episodes}) | ${r.diversity.curriculum.l2} / ${r.diversity.curriculum.cluster} (${r.diversity.curriculum.episodes}) | ${r.diversity.all.l2} / ${r.diversity.all.cluster} (${r.diversity.all.episodes}) |`),
+  ];
 }
 
 export const FIGURES: Figure[] = [
@@ -388,29 +416,7 @@ export const FIGURES: Figure[] = [
         : [...REPORTED_SEEDS.map((seed) => curriculumPart(work, `seed${seed}`, seed, 400)), curriculumPart(work, "seed100-again", 100, 400)],
     render: (work, quick) => {
       const seeds = quick ? [100] : REPORTED_SEEDS;
-      const runs = seeds.map((seed) => ({ seed, r: curriculumRecord(work, `seed${seed}`) }));
-      const families = [...new Set(runs.flatMap(({ r }) => r.convergedShare.map((f) => f.family)))];
-      const out = [
-        "| seed | episodes / learner iterations | skills learned (learner iteration they joined) | a stack or more | proposals (unique) |",
-        "|---|---|---|---|---|",
-        ...runs.map(({ seed, r }) => {
-          const learned = r.library.filter((l) => l.source === "learned");
-          const stack = learned.some((l) => /^stack|^tower|^pyramid/.test(l.caption));
-          return `| ${seed} | ${r.counters.episodes} / ${r.counters.iterations} | ${learned.map((l) => `${l.caption} (@${l.since})`).join(", ") || "none"} | ${stack ? "yes" : "no"} | ${r.diversity.proposals} (${r.diversity.uniqueProposals}) |`;
-        }),
-        "",
-        "Fig. 5 — share of each family's proposed skills judged converged by the run's last learner iteration (skills proposed):",
-        "",
-        `| seed | ${families.join(" | ")} |`,
-        `|---|${families.map(() => "---").join("|")}|`,
-        ...runs.map(({ seed, r }) => `| ${seed} | ${families.map((f) => { const x = r.convergedShare.find((c) => c.family === f); return x ? `${Math.round((x.share.at(-1) ?? 0) * 100)}% (${x.skills.length})` : "–"; }).join(" | ")} |`),
-        "",
-        "Data diversity (Table 1's idea: final block centres, normalised on the base-skill data): L2 spread within the set / mean distance to the base-skill clusters.",
-        "",
-        "| seed | base-skill plans | plans with learned skills | all episodes |",
-        "|---|---|---|---|",
-        ...runs.map(({ seed, r }) => `| ${seed} | ${r.diversity.base.l2} / ${r.diversity.base.cluster} (${r.diversity.base.episodes}) | ${r.diversity.curriculum.l2} / ${r.diversity.curriculum.cluster} (${r.diversity.curriculum.episodes}) | ${r.diversity.all.l2} / ${r.diversity.all.cluster} (${r.diversity.all.episodes}) |`),
-      ];
+      const out = curriculumTables(seeds.map((seed) => ({ seed, r: curriculumRecord(work, `seed${seed}`) })));
       if (!quick) {
         const same = JSON.stringify({ ...curriculumRecord(work, "seed100"), timing: undefined, thread: undefined, facts: undefined }) === JSON.stringify({ ...curriculumRecord(work, "seed100-again"), timing: undefined, thread: undefined, facts: undefined });
         out.push("", `Seed 100 run a second time: ${same ? "the same run record (report.json apart from the wall clock and the thread's name)" : "A DIFFERENT run record — runs do not repeat under their seed"}.`);
@@ -424,6 +430,25 @@ export const FIGURES: Figure[] = [
       const episodes = [...new Set(runs.map((r) => r.counters.episodes))].join("/");
       return `${runs.length === 1 ? "one run" : `${runs.length} runs`} of ${episodes} episodes: ${learned.join(", ")} skills learned; a stack learned in ${stacks} of ${runs.length} (seeds never tuned on)`;
     },
+  },
+  {
+    id: "curriculum-starts",
+    title: "Game On from other starts: blocks stacked, leaning, or in the gripper",
+    about:
+      "The same 400-episode runs as the curriculum figure (reported seeds 100–104, never tuned on; settings as chosen there), with every block layout of the run starting otherwise (`--start`): one block resting on another (in one layout of three a tower of all three), one block leaning against another, or one block in the gripper — which blocks, drawn per layout. The proposer reads what rests on what from the detector (never proposing what the image already shows done, clearing a block before moving or building on it), and an episode that starts with its task already done is no success.",
+    parts: (quick, work) =>
+      quick
+        ? [curriculumPart(work, "stacked-seed100", 100, 40, ["--start", "stacked"])]
+        : STARTS_SHOWN.flatMap((start) => REPORTED_SEEDS.map((seed) => curriculumPart(work, `${start}-seed${seed}`, seed, 400, ["--start", start]))),
+    render: (work, quick) =>
+      (quick ? (["stacked"] as const) : STARTS_SHOWN)
+        .flatMap((start) => [`## Start: ${start}`, "", ...curriculumTables((quick ? [100] : REPORTED_SEEDS).map((seed) => ({ seed, r: curriculumRecord(work, `${start}-seed${seed}`) }))), ""])
+        .join("\n"),
+    headline: (work) =>
+      STARTS_SHOWN.map((start) => {
+        const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `${start}-seed${seed}`)).filter((r): r is CurriculumRecord => !!r);
+        return `${start}: ${runs.map((r) => r.library.filter((l) => l.source === "learned").length).join(", ")} skills learned`;
+      }).join("; "),
   },
   {
     id: "latency",

@@ -42,7 +42,8 @@ export type Goal =
   | { kind: "on"; x: string; y: string }
   | { kind: "tower"; x: string; y: string; z: string }
   | { kind: "pyramid"; x: string; y: string; z: string }
-  | { kind: "inverted_pyramid"; x: string; y: string; z: string };
+  | { kind: "inverted_pyramid"; x: string; y: string; z: string }
+  | { kind: "unstack"; x: string; y: string };
 
 const C = "(red|green|blue)";
 const B = `(?:the )?${C}(?: block| one| cube| object)?`;
@@ -60,6 +61,7 @@ const PATTERNS: [RegExp, (m: RegExpExecArray) => Goal][] = [
   [new RegExp(`^place ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "place", x: m[1], y: m[2] })],
   [new RegExp(`^(?:stack|put) ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "on", x: m[1], y: m[2] })],
   [new RegExp(`^(?:put|place|move) ${B} next to ${B}$`), (m) => ({ kind: "next_to", x: m[1], y: m[2] })],
+  [new RegExp(`^(?:unstack|take|lift) ${B} (?:off|from)(?: the top of)? ${B}$`), (m) => ({ kind: "unstack", x: m[1], y: m[2] })],
   [new RegExp(`^hold ${B} above ${B}$`), (m) => ({ kind: "hold_above", x: m[1], y: m[2] })],
   [new RegExp(`^(?:move |go )?above ${B}$`), (m) => ({ kind: "above", x: m[1] })],
   [new RegExp(`^(?:lift|pick up|grasp and lift) ${B}(?: up)?$`), (m) => ({ kind: "lift", x: m[1] })],
@@ -94,6 +96,7 @@ export function stepText(g: Goal): string {
     case "tower": return `tower ${g.x} on ${g.y} on ${g.z}`;
     case "pyramid": return `pyramid ${g.x} on ${g.y} and ${g.z}`;
     case "inverted_pyramid": return `inverted pyramid ${g.x} and ${g.z} on ${g.y}`;
+    case "unstack": return `unstack ${g.x} from ${g.y}`;
   }
 }
 
@@ -106,24 +109,45 @@ export function taskText(g: Goal): string {
     case "on": return `put the ${g.x} block on top of the ${g.y} block`;
     case "tower": return `build a tower with the ${g.x} block on top of the ${g.y} block on top of the ${g.z} block`;
     case "pyramid": return `build a pyramid with the ${g.x} block on top of the ${g.y} block and the ${g.z} block`;
+    case "unstack": return `take the ${g.x} block off the ${g.y} block`;
     default: return stepText(g);
   }
 }
 
 const key = (g: Goal) => stepText(g);
 
-// ---- propose --------------------------------------------------------------------------------------------------------
+// ---- what rests on what ---------------------------------------------------------------------------------------------
 
-/** Blocks the image shows free: resting on the basket floor, nothing said to be on top of them. */
-function floorBlocks(blocks: SeenBlock[]): string[] {
-  const under = new Set(blocks.map((b) => b.on));
-  return blocks.filter((b) => (b.on ?? "basket") === "basket" && !under.has(b.label)).map((b) => b.label);
+/** What each block rests on as the image shows it: "basket", another block's colour, or "gripper". */
+type Support = Map<string, string>;
+
+const supportOf = (blocks: SeenBlock[]): Support => new Map(blocks.map((b) => [b.label, b.on ?? "basket"]));
+
+/** The block resting on `b`, if the image shows one. */
+const onTopOf = (sup: Support, b: string) => [...sup].find(([, under]) => under === b)?.[0];
+
+/** Whether the scene already shows what a goal asks for (only what support can tell: stacks, held, taken off). */
+function holds(g: Goal, sup: Support): boolean {
+  switch (g.kind) {
+    case "on":
+    case "place": return sup.get(g.x) === g.y;
+    case "tower": return sup.get(g.x) === g.y && sup.get(g.y) === g.z;
+    case "lift": return sup.get(g.x) === "gripper";
+    case "unstack": return sup.has(g.x) && sup.get(g.x) !== g.y;
+    default: return false;
+  }
 }
 
-/** Every task the proposer poses, over the blocks seen, in a fixed order. */
-function candidates(seen: string[]): Goal[] {
+// ---- propose --------------------------------------------------------------------------------------------------------
+
+/** Every task the proposer poses, over the blocks seen, in a fixed order: taking off what rests on a block first. */
+function candidates(seen: string[], sup: Support = new Map()): Goal[] {
   const xs = COLOURS.filter((c) => seen.includes(c));
   const out: Goal[] = [];
+  for (const x of xs) {
+    const under = sup.get(x);
+    if (under && (COLOURS as readonly string[]).includes(under)) out.push({ kind: "unstack", x, y: under });
+  }
   for (const x of xs) out.push({ kind: "reach", x }, { kind: "lift", x });
   for (const x of xs) for (const y of xs) if (y !== x) out.push({ kind: "hold_above", x, y }, { kind: "on", x, y });
   for (const x of xs) for (const y of xs) for (const z of xs) {
@@ -147,6 +171,7 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   const seen = ctx.blocks.map((b) => b.label).filter((l) => (COLOURS as readonly string[]).includes(l));
   if (!seen.length) return { reasoning: "I see no blocks in the basket, so the only thing to practise is the gripper itself.", task: "open gripper" };
   const lib = new Set(ctx.library.map(normal));
+  const sup = supportOf(ctx.blocks);
   const count = (ts: string[]) => {
     const n = new Map<string, number>();
     for (const t of ts) {
@@ -176,11 +201,11 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     return [...steps(g), ...considered.map(understand).filter((x): x is Goal => !!x)];
   };
   const doneKinds = new Set(mastered.flatMap((k) => [understand(k)!, ...parts(understand(k)!)].map((g) => g.kind)));
-  const free = floorBlocks(ctx.blocks);
-  /** The steps of a task's plan over the library that no library skill does. */
-  const lacking = (g: Goal) => planFor(g, (s) => lib.has(s)).map(stepText).filter((s) => !lib.has(normal(s)));
-  const placeable = (g: Goal) => g.kind !== "on" || free.includes(g.y);
-  const pool = candidates(seen)
+  /** The steps of a task's plan over the library, from the scene as seen, that no library skill does. */
+  const lacking = (g: Goal) => planFor(g, (s) => lib.has(s), sup).map(stepText).filter((s) => !lib.has(normal(s)));
+  // Never what the image already shows done; a block may be built on wherever it rests, but not while it is held.
+  const placeable = (g: Goal) => !holds(g, sup) && (g.kind !== "on" || sup.get(g.y) !== "gripper");
+  const pool = candidates(seen, sup)
     .filter((g) => placeable(g) && !doneKinds.has(g.kind) && !blocked.has(g.kind) && (lost.get(key(g)) ?? 0) < TOO_HARD)
     .map((g) => ({ g, missing: lacking(g) }));
   const pick = <T extends { g: Goal }>(xs: T[], rank: (x: T) => number) => {
@@ -193,14 +218,14 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   let why = "";
   if (pool.length) {
     // What it lacks least for; then the task of fewest steps; then what it tried least and failed least.
-    const chosen = pick(pool, (x) => 1000 * x.missing.length + 10 * steps(x.g).length + (tried.has(key(x.g)) ? 5 : 0) + Math.min(4, lost.get(key(x.g)) ?? 0));
+    const chosen = pick(pool, (x) => 1000 * x.missing.length + 10 * planFor(x.g, () => false, sup).length + (tried.has(key(x.g)) ? 5 : 0) + Math.min(4, lost.get(key(x.g)) ?? 0));
     goal = chosen.g;
     why = chosen.missing.length
       ? `new, and nearest to what the robot can do: its plan lacks only ${chosen.missing.map((m) => `"${m}"`).join(", ")}`
       : "new and within reach: every step of its plan is a skill the robot has";
   } else {
     // Nothing new to try: practise, of what every skill is there for, what was done least.
-    const doable = candidates(seen).filter((g) => placeable(g) && !lacking(g).length);
+    const doable = candidates(seen, sup).filter((g) => placeable(g) && !lacking(g).length);
     if (doable.length) {
       goal = pick(doable.map((g) => ({ g })), (x) => (won.get(key(x.g)) ?? 0) + (lost.get(key(x.g)) ?? 0)).g;
       why = "practice: nothing new can be planned with the skills available now, and this has been tried least";
@@ -222,24 +247,53 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
 
 // ---- decompose ------------------------------------------------------------------------------------------------------
 
-/** The steps that achieve `g` with the library's skills, breaking a sub-goal down where no skill does it whole. */
-function planFor(g: Goal, has: (s: string) => boolean): Goal[] {
-  if (has(key(g))) return [g];
+/**
+ * The steps that achieve `g` with the library's skills from the scene `sup` shows, breaking a sub-goal down where no
+ * skill does it whole. What the scene already shows needs no step (a tower on a pair already stacked is one stacking);
+ * a block with another resting on it is cleared first — the one on top taken off — before it is grasped or built on.
+ */
+function planFor(g: Goal, has: (s: string) => boolean, sup: Support = new Map()): Goal[] {
+  return stepsFor(g, has, new Map(sup));
+}
+
+/** planFor's work, on a copy of the scene it updates as each step would change it. */
+function stepsFor(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
+  if (holds(g, sup)) return [];
+  const clear = (b: string, except?: string): Goal[] => {
+    const top = onTopOf(sup, b);
+    return top && top !== except ? stepsFor({ kind: "unstack", x: top, y: b }, has, sup) : [];
+  };
+  const before: Goal[] = [];
+  if (g.kind === "lift" || g.kind === "hold_above" || g.kind === "unstack") before.push(...clear(g.x));
+  if (g.kind === "on" || g.kind === "place") before.push(...clear(g.x), ...clear(g.y, g.x));
+  const steps = [...before, ...(has(key(g)) ? [g] : breakDown(g, has, sup))];
+  if (g.kind === "unstack") sup.set(g.x, "basket");
+  if (g.kind === "on" || g.kind === "place") sup.set(g.x, g.y);
+  if (g.kind === "lift" || g.kind === "hold_above") sup.set(g.x, "gripper");
+  return steps;
+}
+
+function breakDown(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
   const grasp: Goal = has("grasp anything") ? { kind: "grasp" } : { kind: "close" };
   switch (g.kind) {
     case "lift":
       return [{ kind: "reach", x: g.x }, grasp, g];
     case "hold_above":
-      return [...planFor({ kind: "lift", x: g.x }, has), { kind: "above", x: g.y }];
+      return [...stepsFor({ kind: "lift", x: g.x }, has, sup), { kind: "above", x: g.y }];
     case "place":
-      return planFor({ kind: "hold_above", x: g.x, y: g.y }, has);
+      return stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup);
     case "on":
-      return [...(has(key({ kind: "place", x: g.x, y: g.y })) ? [{ kind: "place", x: g.x, y: g.y } as Goal] : planFor({ kind: "hold_above", x: g.x, y: g.y }, has)), { kind: "open" }];
+      return [...(has(key({ kind: "place", x: g.x, y: g.y })) ? [{ kind: "place", x: g.x, y: g.y } as Goal] : stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup)), { kind: "open" }];
     case "tower":
-      return [...planFor({ kind: "on", x: g.y, y: g.z }, has), ...planFor({ kind: "on", x: g.x, y: g.y }, has)];
+      return [...stepsFor({ kind: "on", x: g.y, y: g.z }, has, sup), ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup)];
     case "pyramid":
       // The two bases side by side, then the top block across them.
-      return [...planFor({ kind: "next_to", x: g.y, y: g.z }, has), ...planFor({ kind: "on", x: g.x, y: g.y }, has)];
+      return [...stepsFor({ kind: "next_to", x: g.y, y: g.z }, has, sup), ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup)];
+    case "unstack": {
+      // Stacking it on the third block, free, takes it off the one beneath.
+      const z = COLOURS.find((c) => c !== g.x && c !== g.y && sup.has(c) && sup.get(c) !== "gripper" && !onTopOf(sup, c));
+      return z && has(key({ kind: "on", x: g.x, y: z })) ? [{ kind: "on", x: g.x, y: z }] : [g];
+    }
     default:
       return [g];
   }
@@ -249,7 +303,7 @@ export function decomposeTask(ctx: DecomposeContext, noise: NoiseKnobs, rng: Dra
   const goal = understand(ctx.proposal);
   if (!goal) return { reasoning: `I do not know how to break down "${ctx.proposal}"; trying it as one step.`, steps: [ctx.proposal] };
   const lib = new Set(ctx.library.map(normal));
-  let steps = planFor(goal, (s) => lib.has(s)).map(stepText);
+  let steps = planFor(goal, (s) => lib.has(s), supportOf(ctx.blocks)).map(stepText);
   // A seeded fault: one step of a longer plan left out.
   if (steps.length > 1 && rng.next() < noise.skipStep) steps = steps.filter((_, i) => i !== Math.floor(rng.next() * steps.length));
   const missing = steps.filter((s) => !lib.has(s));

@@ -26,7 +26,8 @@ export function fanOut(state: CurriculumStateType, config?: RunnableConfig): Sen
     const episodes = Math.min(opts.episodesPerInstance, left - given);
     if (episodes <= 0) return;
     given += episodes;
-    orders.push({ plan: state.plan!, instance, url, cycle, episodes, policies: state.policies });
+    const taskSkill = state.current!.taskSkill;
+    orders.push({ plan: state.plan!, ...(taskSkill ? { taskSkill } : {}), instance, url, cycle, episodes, policies: state.policies });
   });
   return orders.map((o) => new Send("rollout", o));
 }

@@ -9,7 +9,10 @@ import { fetchEpisodes } from "../../tools/learning/client";
 import type { EpisodeSummary } from "./state";
 
 /** What the state keeps of one episode: its plan, each skill's rewards in its segment, the paper's success, the layouts. */
-export function summarise(r: RunSkillsResult, ep: Episode | undefined, at: { instance: number; cycle: number; purpose: EpisodeSummary["purpose"]; plan: string[]; k: number }): EpisodeSummary {
+export function summarise(r: RunSkillsResult, ep: Episode | undefined, at: { instance: number; cycle: number; purpose: EpisodeSummary["purpose"]; plan: string[]; k: number; taskSkill?: string }): EpisodeSummary {
+  // A task its episode started with already done (a start with a stack) says nothing of the plan: no success.
+  const col = ep && at.taskSkill ? ep.skills.indexOf(at.taskSkill) : -1;
+  const doneAtStart = col >= 0 && ep!.rewards[0][col] > 0.95;
   return {
     id: r.episode_id ?? `${at.instance}-unrecorded-${at.cycle}-${at.k}`,
     instance: at.instance,
@@ -19,7 +22,8 @@ export function summarise(r: RunSkillsResult, ep: Episode | undefined, at: { ins
     segmentMax: r.segments.map((g) => g.max),
     segmentEnd: r.segments.map((g) => g.final),
     // The paper's rule (each skill's reward above 0.5 in its segment, the last one's above 0.95), from the robot's report.
-    success: planSuccess(r.segments),
+    success: planSuccess(r.segments) && !doneAtStart,
+    ...(doneAtStart ? { doneAtStart } : {}),
     ...(ep ? { start: blockCentres(ep, 0), end: blockCentres(ep, ep.states.length - 1) } : {}),
   };
 }

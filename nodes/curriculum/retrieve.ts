@@ -48,15 +48,20 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
     usage = addUsage(usage, u);
   }
   const missing = retrievals.filter((r) => r.skill === null).map((r) => r.step);
-  // What the embodiment can reward but the library lacks: where a missing step (or a whole task) may be learned.
+  // What the embodiment can reward but the library lacks: where a missing step may be learned. The task itself is
+  // matched against every skill the embodiment rewards: when it is one, its reward tells whether an episode's start
+  // already showed the task done (which is then no success of the plan), and when the library lacks it, it is learned.
   const learnable = rewardableSkills().filter((c) => !library.includes(c));
-  // The missing steps, and the task itself whenever no single library skill does it.
-  const wanted = [...missing, ...(retrievals.length > 1 || missing.length ? [cur.proposal.task] : [])];
+  const single = retrievals.length === 1 && !missing.length;
+  const wanted = [...missing.map((step) => ({ step, among: learnable })), ...(single ? [] : [{ step: cur.proposal.task, among: rewardableSkills() }])];
   const proposals: SkillProposal[] = [];
   const targets: Record<string, LearningTarget> = { ...state.targets };
-  for (const step of wanted) {
-    const { r, usage: u } = await retrieveOne(s, step, learnable);
+  let taskSkill = single ? retrievals[0].skill! : undefined;
+  for (const { step, among } of wanted) {
+    const { r, usage: u } = await retrieveOne(s, step, among);
     usage = addUsage(usage, u);
+    if (step === cur.proposal.task && r.skill) taskSkill = r.skill;
+    if (r.skill && library.includes(r.skill)) continue;
     proposals.push({ cycle: cur.cycle, step, task: cur.proposal.task, skill: r.skill });
     if (r.skill && !targets[r.skill] && opts.variant !== "base-only") {
       targets[r.skill] = { caption: r.skill, family: familyOf(r.skill), proposedFor: `${step} (for "${cur.proposal.task}")`, since: state.counters.iterations, returns: [], finalSuccess: [], snapshots: [], maxReturn: maxReturn(), analyses: [], converged: false };
@@ -67,5 +72,5 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
     const record = { ...cur, retrievals, outcome: { kind: "discarded" as const, missing } };
     return { current: null, cycles: [record], plan: null, proposals, targets, usage, counters: { ...c, discards: c.discards + 1, discardsInRow: c.discardsInRow + 1 } };
   }
-  return { current: { ...cur, retrievals }, plan: retrievals.map((r) => r.skill!), proposals, targets, usage, counters: { ...c, discardsInRow: 0 } };
+  return { current: { ...cur, retrievals, ...(taskSkill ? { taskSkill } : {}) }, plan: retrievals.map((r) => r.skill!), proposals, targets, usage, counters: { ...c, discardsInRow: 0 } };
 }

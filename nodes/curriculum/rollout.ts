@@ -23,6 +23,7 @@ export async function rollout(order: RolloutOrder, config?: RunnableConfig): Pro
   const { results, episodes } = await explorePlan([s.client], ids, policies, { episodes: order.episodes, rng: new Rng(rngSeed) });
   keepEpisodes(episodes);
   const byId = new Map(episodes.map((e) => [e.id, e]));
-  const summaries = results.map((r, k) => summarise(r, r.episode_id ? byId.get(r.episode_id) : undefined, { instance: order.instance, cycle: order.cycle, purpose: "plan", plan: order.plan, k }));
+  const taskSkill = order.taskSkill ? skillId(order.taskSkill) : undefined;
+  const summaries = results.map((r, k) => summarise(r, r.episode_id ? byId.get(r.episode_id) : undefined, { instance: order.instance, cycle: order.cycle, purpose: "plan", plan: order.plan, k, taskSkill }));
   return { episodes: summaries };
 }

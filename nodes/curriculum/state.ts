@@ -41,6 +41,8 @@ export interface EpisodeSummary {
   /** Each skill's reward at the end of its segment. */
   segmentEnd: number[];
   success: boolean;
+  /** The task was already done at the episode's start (its own skill's reward above 0.95): not counted a success. */
+  doneAtStart?: boolean;
   /** Block centres at the start and the end (x, y, z per block, red, green, blue): what the diversity figures use. */
   start?: number[];
   end?: number[];
@@ -89,6 +91,8 @@ export interface CycleRecord {
   proposal: TaskProposal;
   decomposition?: TaskDecomposition;
   retrievals?: Retrieval[];
+  /** The rewardable skill (caption) the task itself is, when it is one: its reward at an episode's start tells whether the task was done before the plan ran. */
+  taskSkill?: string;
   /** discarded: a step had no skill; embodied: succeeded in `successes` of `episodes` episodes. */
   outcome?: { kind: "discarded"; missing: string[] } | { kind: "embodied"; episodes: number; successes: number };
 }
@@ -132,6 +136,8 @@ export type CurriculumUpdate = typeof CurriculumState.Update;
 /** What the Send fan-out hands one rollout branch: the plan, which simulator instance, which episodes. */
 export interface RolloutOrder {
   plan: string[];
+  /** The task's own skill (caption), when it is one (CycleRecord.taskSkill). */
+  taskSkill?: string;
   instance: number;
   url: string;
   cycle: number;

@@ -81,13 +81,19 @@ export const rewards = {
   triple_stack: (s: BlockState, x: Color, y: Color, z: Color) => rewards.stack(s, x, y) * rewards.stack(s, y, z),
   pyramid: (s: BlockState, x: Color, y: Color, z: Color) => rewards.stack(s, x, y) * rewards.stack(s, x, z),
   inverse_pyramid: (s: BlockState, x: Color, y: Color, z: Color) => rewards.stack(s, x, y) * rewards.stack(s, z, y),
+  /**
+   * X taken off Y and let go: 1 once X's centre is well away from its place on Y (a block's width and a bit — it rests
+   * elsewhere, not on Y), falling off steeply within that (not the place reward's 10 cm margin: a block set down
+   * beside Y is off it). 0 while X is held.
+   */
+  unstack: (s: BlockState, x: Color, y: Color) => (s.grasped ? 0 : clip01(1 - tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2, 0.75 * BLOCK_SIZE))),
 };
 /** Sparse forms where the paper's shaped reward has a natural success threshold (reward > 0.95). */
 export const sparse = (shaped: number) => (shaped > 0.95 ? 1 : 0);
 
 // ---- the skill catalogue -------------------------------------------------------------------------------------------
 
-export type SkillFamily = "gripper" | "grasp" | "reach" | "above" | "lift" | "place" | "stack" | "triple_stack" | "pyramid" | "inverse_pyramid";
+export type SkillFamily = "gripper" | "grasp" | "reach" | "above" | "lift" | "place" | "stack" | "triple_stack" | "pyramid" | "inverse_pyramid" | "unstack";
 
 export interface SkillInfo {
   /** Machine id, e.g. `stack_red_on_green`. */
@@ -127,6 +133,8 @@ function catalogue(): SkillInfo[] {
     const [x, z] = COLORS.filter((c) => c !== y);
     out.push({ id: `inverse_pyramid_${x}_and_${z}_on_${y}`, caption: `inverted pyramid ${x} and ${z} on ${y}`, family: "inverse_pyramid", blocks: [x, y, z], base: false, reward: (s) => rewards.inverse_pyramid(s, x, y, z) });
   }
+  // Clearing a block (a start with one block on another): appended, so the older skills keep their reward columns.
+  for (const [x, y] of pairs) out.push({ id: `unstack_${x}_from_${y}`, caption: `unstack ${x} from ${y}`, family: "unstack", blocks: [x, y], base: false, reward: (s) => rewards.unstack(s, x, y) });
   return out;
 }
 

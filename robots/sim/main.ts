@@ -9,6 +9,7 @@ import { listScenes, serveTabletop } from "./tabletop";
 import { listCourses, serveCourse } from "./course";
 import { listWorkbenchScenes, serveWorkbench } from "./workbench";
 import { serveBlocks } from "./blocks";
+import { STARTS, type Start } from "./blocks/scene";
 import { parseGlobs } from "../bridge/allowlist";
 
 export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench|blocks [options]      (npm run sim -- tabletop [options])
@@ -28,6 +29,7 @@ options:
                          blocks (Game On's three blocks in a basket) has no scenarios: --seed picks the first layout
   --episodes DIR         blocks only: where recorded episodes are stored (default: a directory under the temp dir)
   --instance NAME        blocks only: the name in this instance's episode ids (default i<pid>)
+  --start S              blocks only: how every layout starts — floor (default), stacked, leaning or held
   --port N               TCP port (default 9090; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1; any other address needs --token)
   --token T              require clients to present T (as ?token=T or "Authorization: Bearer T");
@@ -75,6 +77,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       "grasp-sensing": { type: "string", default: "on" },
       episodes: { type: "string" },
       instance: { type: "string" },
+      start: { type: "string" },
       "allow-topics": { type: "string" },
       "allow-services": { type: "string" },
       "allow-actions": { type: "string" },
@@ -113,6 +116,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     allow: { topics: parseGlobs(values["allow-topics"]), services: parseGlobs(values["allow-services"]), actions: parseGlobs(values["allow-actions"]) },
     log,
   };
+  if (values.start !== undefined && worldName !== "blocks") throw new Error(`--start is for the blocks world, not ${worldName}`);
   if (values.ros) {
     if (worldName !== "kitchen") throw new Error(`--ros: only the kitchen runs as a ROS 1 robot so far (its skills' arguments are plain fields), not ${worldName}`);
     const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!), plain: values.plain });
@@ -128,10 +132,15 @@ export async function serveSim(argv: string[]): Promise<void> {
         : worldName === "workbench"
           ? await serveWorkbench({ ...common, scenario: values.scenario ?? "apple_plate" })
         : worldName === "blocks"
-          ? await serveBlocks({ ...common, speed: argv.includes("--speed") ? common.speed : Infinity, episodesDir: values.episodes, instance: values.instance })
+          ? await serveBlocks({ ...common, speed: argv.includes("--speed") ? common.speed : Infinity, episodesDir: values.episodes, instance: values.instance, start: blocksStart(values.start) })
         : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   onStop(log, () => served.close());
+}
+
+function blocksStart(v: string | undefined): Start | undefined {
+  if (v !== undefined && !(STARTS as readonly string[]).includes(v)) throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v)}`);
+  return v as Start | undefined;
 }
 
 /** Closes cleanly on SIGINT/SIGTERM, then exits. */

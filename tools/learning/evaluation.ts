@@ -2,7 +2,8 @@
  * Embodiment and evaluation over N simulator instances. `explorePlan` runs a plan open-loop, each skill with a sample
  * of its policy, spread over the instances in parallel, and fetches the recorded episodes. `evaluateSkill` runs a
  * skill's mean parameters alone from fixed evaluation layouts: its score is the mean reward per step over the fixed
- * evaluation episode, i.e. the return scaled by the known maximum (rewards are clipped to [0, 1]).
+ * evaluation episode, i.e. the return scaled by the known maximum (rewards are clipped to [0, 1]), over the layouts
+ * that do not start with the skill already done.
  */
 import type { BridgeClient } from "../../robots/bridge/client";
 import { EVAL_SECONDS, type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/blocks";
@@ -76,7 +77,11 @@ export async function evaluateSkill(
   const results = await spread(clients, seeds.length, (client, j) =>
     runSkills(client, { steps: [...(opts.prefix ?? []), step], seed: seeds[j], record: false, purpose: "evaluate" }, { signal: opts.signal }),
   );
-  const returns = results.map((r) => r.segments[r.segments.length - 1].mean);
-  const finals = results.map((r) => r.segments[r.segments.length - 1].final);
-  return { skill: policy.skill, score: returns.reduce((a, b) => a + b, 0) / returns.length, returns, finals, successRate: finals.filter((f) => f > 0.95).length / finals.length };
+  // A layout that starts with the skill already done (a start with a stack) shows nothing of the policy: left out;
+  // with every layout so, there is nothing to score.
+  const own = results.map((r) => r.segments[r.segments.length - 1]).filter((g) => g.first <= 0.95);
+  const returns = own.map((g) => g.mean);
+  const finals = own.map((g) => g.final);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  return { skill: policy.skill, score: mean(returns), returns, finals, successRate: mean(finals.map((f) => (f > 0.95 ? 1 : 0))) };
 }

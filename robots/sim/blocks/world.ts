@@ -23,12 +23,14 @@ import {
 import { FINGER_SPEED, GRASP_WINDOW, SkillController, stepTowards } from "./controllers";
 import { BlocksCamera, blocksCameraPose, type BlocksDetections, type BlocksView } from "./perception";
 import { readState } from "./rewards";
-import { WORKSPACE, blockName, blocksXml, layoutFor, type BlocksLayout } from "./scene";
+import { WORKSPACE, blockName, blocksXml, layoutFor, type BlocksLayout, type Start } from "./scene";
 import { EpisodeStore } from "./store";
 
 export interface BlocksOptions {
   /** First layout, and the start of the instance's layout sequence. */
   seed?: number;
+  /** How every layout of the sequence starts (default: every block on the floor). */
+  start?: Start;
   noise?: Partial<DetectorNoise>;
   width?: number;
   height?: number;
@@ -66,6 +68,7 @@ export class BlocksWorld implements SimulatedWorld {
   private opening = FINGER_MAX;
   private cmd = [0, 0, 0.15];
   private layout: BlocksLayout;
+  private readonly start: Start;
   private nextSeed: number;
   private running: AbortController | null = null;
   private runDone: Promise<void> = Promise.resolve();
@@ -99,14 +102,15 @@ export class BlocksWorld implements SimulatedWorld {
     this.store = new EpisodeStore(opts.episodesDir ?? join(tmpdir(), `robograph-blocks-${process.pid}`), opts.instance ?? `i${process.pid}`);
     this.camera = new BlocksCamera(mj, model, data, this.description.labels, { ...opts, seed });
     this.view = { hand: () => ({ name: "gripper", at: this.tcp() as [number, number, number], closed: this.st.held >= 0, reach: 0.02 }), stamp: () => this.stamp() };
-    this.layout = layoutFor(seed);
+    this.start = opts.start ?? "floor";
+    this.layout = layoutFor(seed, this.start);
     this.nextSeed = seed;
     this.applyLayout(this.nextSeed++);
   }
 
   static async create(opts: BlocksOptions = {}): Promise<BlocksWorld> {
     const mj = await mujoco();
-    const model = mj.MjModel.from_xml_string(blocksXml(layoutFor(opts.seed ?? 0)));
+    const model = mj.MjModel.from_xml_string(blocksXml(layoutFor(opts.seed ?? 0, opts.start)));
     const data = new mj.MjData(model);
     return new BlocksWorld(mj, model, data, opts);
   }
@@ -123,13 +127,13 @@ export class BlocksWorld implements SimulatedWorld {
 
   /** Puts the blocks and the gripper where layout `seed` says and lets the blocks settle. */
   private applyLayout(seed: number): void {
-    const L = layoutFor(seed);
+    const L = layoutFor(seed, this.start);
     this.layout = L;
     this.mj.mj_resetData(this.model, this.data);
     const q = this.data.qpos as Float64Array;
     COLORS.forEach((c, i) => {
-      const b = L.blocks[c], a = this.blockQpos[i];
-      q.set([b.x, b.y, BLOCK_SIZE / 2 + 0.0005, Math.cos(b.yaw / 2), 0, 0, Math.sin(b.yaw / 2)], a);
+      const b = L.blocks[c];
+      q.set([b.x, b.y, b.z, ...b.quat], this.blockQpos[i]);
     });
     this.palmQpos.forEach((a, d) => (q[a] = L.tcp[d]));
     this.cmd = [...L.tcp];
@@ -137,7 +141,14 @@ export class BlocksWorld implements SimulatedWorld {
     this.opening = L.opening * FINGER_MAX;
     this.placeFingers();
     this.mj.mj_forward(this.model, this.data);
-    for (let i = 0, n = Math.round(SETTLE / CONTROL_TICK); i < n; i++) this.physicsTick();
+    if (L.held) {
+      // Held from the start: the grasp engaged as when closing fingers reach it.
+      const i = COLORS.indexOf(L.held);
+      attach(this.mech, this.data, this.st, this.mech.things.indexOf(this.blocks[i]));
+    }
+    // Blocks placed on or against others take longer to come to rest than blocks on the floor.
+    const settle = L.start === "floor" ? SETTLE : 3 * SETTLE;
+    for (let i = 0, n = Math.round(settle / CONTROL_TICK); i < n; i++) this.physicsTick();
     this.data.time = 0;
   }
 

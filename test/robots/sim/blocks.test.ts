@@ -81,6 +81,16 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
     expect(near).toBeLessThan(0.95);
   });
 
+  it("unstack X from Y: 0 while X rests on Y or is held, 1 once X is let go a block's width and more away", () => {
+    const onGreen = apart({ blocks: { red: at(0, 0.08, 3 * H), green: at(0, 0.08, H), blue: at(0.08, 0, H) } });
+    expect(rewards.unstack(onGreen, "red", "green")).toBe(0);
+    expect(rewards.unstack(apart(), "red", "green")).toBeGreaterThan(0.999);
+    // Set down beside green, touching it: off it.
+    expect(rewards.unstack(apart({ blocks: { red: at(0.045, 0.08, H), green: at(0, 0.08, H), blue: at(0.08, -0.05, H) } }), "red", "green")).toBeGreaterThan(0.95);
+    // Lifted straight up off it but still held: not done.
+    expect(rewards.unstack(apart({ grasped: true, held: "red", blocks: { red: at(0, 0.08, 0.2), green: at(0, 0.08, H), blue: at(0.08, 0, H) } }), "red", "green")).toBe(0);
+  });
+
   it("tower, pyramid and inverted pyramid are products of two stacks", () => {
     const tower = apart({ blocks: { blue: at(0, 0, H), green: at(0, 0, H + BLOCK_SIZE), red: at(0, 0, H + 2 * BLOCK_SIZE) } });
     expect(rewards.triple_stack(tower, "red", "green", "blue")).toBe(1);
@@ -112,10 +122,10 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
 });
 
 describe("blocks catalogue and manifest", () => {
-  it("36 skills with unique ids and captions, found by exact caption", () => {
-    expect(SKILLS.length).toBe(36);
-    expect(new Set(SKILL_IDS).size).toBe(36);
-    expect(new Set(SKILLS.map((s) => s.caption)).size).toBe(36);
+  it("42 skills with unique ids and captions, found by exact caption", () => {
+    expect(SKILLS.length).toBe(42);
+    expect(new Set(SKILL_IDS).size).toBe(42);
+    expect(new Set(SKILLS.map((s) => s.caption)).size).toBe(42);
     expect(skillByCaption("stack red on green")?.id).toBe("stack_red_on_green");
     expect(skillByCaption("Lift Red")?.id).toBe("lift_red");
     expect(skillByCaption("stack the red one on green")).toBeUndefined();
@@ -163,6 +173,50 @@ describe("blocks world in process", () => {
     await world.reset({ seed: 5 });
     expect(world.blockPositions()).toEqual(a);
     expect(world.hasNaN()).toBe(false);
+  });
+
+  it("starts other than the floor: a block on another (or a tower), leaning against another, or in the gripper — and the detector reports the support it sees", async () => {
+    // The floor's layouts are what they were before other starts existed.
+    expect(layoutFor(9, "floor")).toEqual(layoutFor(9));
+    const kinds = { stacked: 0, tower: 0, leaning: 0, held: 0 };
+    for (const start of ["stacked", "leaning", "held"] as const) {
+      const w = await BlocksWorld.create({ seed: 40, start, episodesDir: dir, instance: `s-${start}` });
+      try {
+        for (let seed = 40; seed < 52; seed++) {
+          await w.reset({ seed });
+          expect(w.hasNaN()).toBe(false);
+          const seen = (await w.renderCamera()).detections.detections;
+          const pos = w.blockPositions();
+          for (const c of ["red", "green", "blue"]) {
+            const truth = w.locate(`${c}_block`);
+            const d = seen.find((x) => x.label === `${c}_block`)!;
+            // Support as the detector works it out from pixels, agreeing with the world's own account.
+            expect(d.location, `${start} ${seed} ${c}`).toEqual(truth);
+            // Inside the basket, above its floor.
+            expect(Math.max(Math.abs(pos[c][0]), Math.abs(pos[c][1]))).toBeLessThan(0.16);
+          }
+          const on = ["red", "green", "blue"].filter((c) => w.locate(`${c}_block`).relation === "on").length;
+          if (start === "stacked") {
+            expect(on).toBeGreaterThanOrEqual(1);
+            kinds.stacked++;
+            if (on === 2) kinds.tower++;
+          }
+          if (start === "held") {
+            expect(seen.filter((d) => d.location.relation === "held_by")).toHaveLength(1);
+            kinds.held++;
+          }
+          // Leaning: tilted, its centre above half a block, resting against another (which did not move).
+          if (start === "leaning" && ["red", "green", "blue"].some((c) => pos[c][2] > H + 0.003)) kinds.leaning++;
+        }
+      } finally {
+        await w.close();
+      }
+    }
+    expect(kinds.stacked).toBe(12);
+    expect(kinds.tower).toBeGreaterThan(0);
+    expect(kinds.held).toBe(12);
+    // Leaning layouts come to rest leaning (one in forty or so slides down flat).
+    expect(kinds.leaning).toBeGreaterThanOrEqual(11);
   });
 
   it("the controller grasps and lifts red under physics; stacking red on green leaves it resting there, seen by the camera", async () => {
