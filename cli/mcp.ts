@@ -10,6 +10,7 @@
  * MCP elicitation, or is refused when the client cannot be asked. Bad input is a tool error (isError) with the reason,
  * never a crash of the server.
  */
+import { STARTS } from "../robots/sim/blocks/scene";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -99,7 +100,10 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
         }
       : {}),
   };
-  if (m.graph === "curriculum") return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 120)" }, ...common }, additionalProperties: false };
+  if (m.graph === "curriculum") {
+    const start = { type: "string", enum: [...STARTS], description: "how every block layout starts: floor (default), stacked, leaning or held" };
+    return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 120)" }, start, ...common }, additionalProperties: false };
+  }
   return {
     type: "object",
     properties: {

@@ -10,9 +10,11 @@
  *   what was not tried yet; with nothing new, it practises what was done least. No table of difficulty: the order
  *   comes from what each plan needs (the decomposer's knowledge of what each skill brings about), the library and the
  *   record of successes and failures — a designed curriculum, so the order it climbs in is not a finding;
- * - decompose: a plan over the skills' effects (what each caption's skill brings about): the highest-level library
- *   skill that achieves a sub-goal, else the sub-goal broken down further, else the step named plainly (not in the
- *   library: retrieval will not find it);
+ *   Never a task the image already shows done (the detector says what rests on what);
+ * - decompose: a plan over the skills' effects (what each caption's skill brings about) from the scene as seen: the
+ *   highest-level library skill that achieves a sub-goal, else the sub-goal broken down further, else the step named
+ *   plainly (not in the library: retrieval will not find it); a block with another on it is cleared first (the one on
+ *   top unstacked), and what the scene already shows needs no step;
  * - retrieve: exact match of the step to a caption (case and spacing aside), else a caption that asks for the same
  *   structure on the same blocks in other words;
  * - analyse: reads the curve back from the PNG (frame and curve found by colour) and applies a plateau test on the

@@ -8,7 +8,7 @@ import { askStructured, totalUsage } from "../../models";
 import { TaskProposal, type ProposeContext } from "../../models/schemas/curriculum";
 import { overBudget } from "../budget";
 import { graphRunOptions, CURRICULUM_VARIANTS, session } from "../runtime";
-import { lookAtBasket } from "./scene";
+import { lookAtBasket, proposalLayout } from "./scene";
 import { captions, type CurriculumStateType, type CurriculumUpdate } from "./state";
 
 export const PROPOSER_PROMPT = `You run the practice schedule of a robot arm with a parallel gripper that is learning to handle three
@@ -48,7 +48,7 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
     : overBudget(opts, { actions: 0, replans: 0, modelCalls: totalUsage(state.usage).calls, startedAt });
   if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; the library has ${state.library.length} skills`, startedAt };
   const s = await session(opts);
-  const scene = await lookAtBasket(s);
+  const scene = await lookAtBasket(s, proposalLayout(opts.seed, c.cycles));
   const context: ProposeContext = { blocks: scene.blocks, holding: scene.holding, library: captions(state), ...record(state) };
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "proposer",

@@ -19,6 +19,8 @@ export const EVAL_SEEDS = [100_000, 100_001, 100_002, 100_003];
  * the curve and the kept policy are reported on (and never explored on either).
  */
 export const SELECTION_SEEDS = [200_000, 200_001, 200_002, 200_003];
+/** Layouts the curriculum's proposer is shown (one per proposal), apart from those explored, evaluated and selected on. */
+export const PROPOSAL_SEEDS = { from: 300_000, count: 100_000 };
 
 /**
  * Runs `jobs` over the clients in turn — job j on client j mod N, each client's jobs in order — so which instance runs
