@@ -1,7 +1,7 @@
 /**
  * Learn: one learner iteration over every episode collected so far, relabelled with the reward of each skill being
  * learned (reward-weighted regression over the controller's parameters, tools/learning), then each such skill's policy
- * evaluated from fixed layouts on the simulator instances: one learning-curve point per skill, scaled to the known
+ * evaluated from fixed layouts (its own: the first that do not start with it done) on the simulator instances: one learning-curve point per skill, scaled to the known
  * maximum return. Before the iteration each skill being learned is practised: tried alone a few times with samples of
  * its policy (the paper's future work: a missing skill gets data of its own). Skills judged converged are not trained
  * further.
@@ -9,7 +9,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { learnerIteration } from "../../tools/learning/learner";
 import { createHash } from "node:crypto";
-import { SELECTION_SEEDS, evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
+import { EVAL_SEEDS, SELECTION_SEEDS, evaluateSkill, explorePlan, layoutsFor } from "../../tools/learning/evaluation";
 import { Rng, type SkillPolicy } from "../../tools/learning/policy";
 import { runOptions, session } from "../runtime";
 import { instanceUrls } from "./embody";
@@ -51,14 +51,17 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const targets: Record<string, LearningTarget> = { ...state.targets };
   // A curve starts at the policy as it was before learning (a new skill's uninformed prior).
   // Each point twice: on the reported layouts (the curve) and on the selection layouts (what early stopping reads).
-  const measure = async (policy: SkillPolicy) => {
-    const [reported, selected] = [await evaluateSkill(clients, policy), await evaluateSkill(clients, policy, { seeds: SELECTION_SEEDS })];
+  // Each skill's layouts are chosen once, at its first point: those of the sequences that do not start with it done.
+  const measure = async (policy: SkillPolicy, t: LearningTarget) => {
+    const [reported, selected] = [await evaluateSkill(clients, policy, { seeds: t.layouts!.evaluation }), await evaluateSkill(clients, policy, { seeds: t.layouts!.selection })];
     return { score: reported.score, successRate: reported.successRate, selection: selected.score };
   };
   for (const t of learning) {
     if (t.returns.length) continue;
-    const { score, successRate, selection } = await measure(before[skillId(t.caption)]);
-    targets[t.caption] = { ...t, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies], selection: [selection * t.maxReturn] };
+    const id = skillId(t.caption);
+    const layouts = { evaluation: await layoutsFor(clients, id, EVAL_SEEDS), selection: await layoutsFor(clients, id, SELECTION_SEEDS) };
+    const { score, successRate, selection } = await measure(before[id], { ...t, layouts });
+    targets[t.caption] = { ...t, layouts, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies], selection: [selection * t.maxReturn] };
   }
   // The curriculum's elite and step (run settings, defaults chosen on tuning seeds apart from the reported runs): among
   // the relabelled samples of a new skill, layout luck scores nearly as well as the skill done right (a block lying
@@ -66,8 +69,8 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const { policies } = learnerIteration(before, episodes, ids, { cache: relabelled, eliteFraction: opts.learnerElite, step: opts.learnerStep });
   const ref = storePolicies(artifacts, policies);
   for (const t of learning) {
-    const { score, successRate, selection } = await measure(policies[skillId(t.caption)]);
     const was = targets[t.caption];
+    const { score, successRate, selection } = await measure(policies[skillId(t.caption)], was);
     targets[t.caption] = { ...was, returns: [...was.returns, score * t.maxReturn], finalSuccess: [...was.finalSuccess, successRate], snapshots: [...was.snapshots, ref], selection: [...(was.selection ?? []), selection * t.maxReturn] };
   }
   return { policies: ref, targets, episodes: practice, counters: { ...counters, episodes: counters.episodes + practice.length, iterations: counters.iterations + 1 } };

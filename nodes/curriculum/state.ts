@@ -67,6 +67,8 @@ export interface LearningTarget {
    */
   selection?: number[];
   maxReturn: number;
+  /** The layouts its curve (evaluation) and early stopping (selection) are measured on, chosen at its first point. */
+  layouts?: { evaluation: number[]; selection: number[] };
   analyses: { iteration: number; plot: string; converged: boolean; reasoning: string }[];
   converged: boolean;
   /** When it converged: the point of the curve whose policy the library keeps (the best on the selection layouts). */

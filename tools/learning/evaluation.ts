@@ -6,7 +6,7 @@
  * that do not start with the skill already done.
  */
 import type { BridgeClient } from "../../robots/bridge/client";
-import { EVAL_SECONDS, type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/blocks";
+import { CONTROL_TICK, EVAL_SECONDS, type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/blocks";
 import { fetchEpisodes, runSkills } from "./client";
 import { meanParams, priorPolicy, samplePolicy, type Rng, type SkillPolicy } from "./policy";
 
@@ -56,6 +56,24 @@ export async function explorePlan(
     return { result, episode };
   });
   return { results: runs.map((r) => r.result), episodes: runs.map((r) => r.episode) };
+}
+
+/**
+ * The layouts a skill is evaluated from: the first `count` of the sequence from `from[0]` whose start does not already
+ * show the skill done (its reward at the first state at most 0.95, as the robot reports it after one control step).
+ * From a start where every block is on the floor these are `from` itself; from a stacked start, "unstack green from
+ * blue" is shown layouts with green on blue. Fewer when `tries` layouts show too few.
+ */
+export async function layoutsFor(clients: readonly BridgeClient[], skill: string, from: readonly number[], opts: { count?: number; tries?: number; signal?: AbortSignal } = {}): Promise<number[]> {
+  const count = opts.count ?? from.length, tries = opts.tries ?? 64;
+  const step = { skill, params: meanParams(priorPolicy(skill)), seconds: CONTROL_TICK };
+  const out: number[] = [];
+  for (let k = 0; out.length < count && k < tries; k += clients.length) {
+    const seeds = Array.from({ length: Math.min(clients.length, tries - k) }, (_, j) => from[0] + k + j);
+    const firsts = await spread(clients, seeds.length, async (client, j) => (await runSkills(client, { steps: [step], seed: seeds[j], record: false, purpose: "evaluate" }, { signal: opts.signal })).segments[0].first);
+    seeds.forEach((seed, j) => firsts[j] <= 0.95 && out.length < count && out.push(seed));
+  }
+  return out;
 }
 
 export interface Evaluation {
