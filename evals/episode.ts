@@ -79,6 +79,8 @@ export interface EpisodeOptions {
   checkpointer?: BaseCheckpointSaver;
   /** Continue the thread from its last checkpoint instead of starting it (a goal in flight is re-attached to). */
   resume?: boolean;
+  /** Seconds the run lay stopped before this resume, not counted against its wall budget. */
+  pausedSeconds?: number;
 }
 
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
@@ -105,6 +107,7 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
       ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
       ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
       ...(o.examples ? { examples: o.examples } : {}),
+      ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
     },
   };
   // A resumed episode's record starts with what its checkpoints hold of the steps before (another process ran them).
@@ -139,9 +142,12 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
 async function traceFromCheckpoints(graph: ReturnType<typeof compileFor>, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
+  // Newest first. A task of an older checkpoint ran (a node that wrote nothing, too); of the newest, only one that wrote.
   return snapshots
     .reverse()
-    .flatMap((s) => s.tasks.filter((t) => t.result !== undefined && !t.name.startsWith("__")).map((t) => ({ node: t.name, update: t.result as Partial<ClosedLoopStateType> })));
+    .flatMap((s, i) =>
+      s.tasks.filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1)).map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
+    );
 }
 
 /** The skill calls an episode executed, in order, with their outcome. */

@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS robograph.episodes (
   experiment text NOT NULL REFERENCES robograph.experiments(name) ON DELETE CASCADE, id text NOT NULL, seq int NOT NULL,
   thread text NOT NULL UNIQUE, job_id uuid NOT NULL UNIQUE, plan json NOT NULL,
   state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'retry', 'done', 'failed')),
-  attempts int NOT NULL DEFAULT 0, resumed int NOT NULL DEFAULT 0, worker text, host text, sim_url text, sim_pid int,
+  attempts int NOT NULL DEFAULT 0, resumed int NOT NULL DEFAULT 0, paused_seconds double precision NOT NULL DEFAULT 0, worker text, host text, sim_url text, sim_pid int,
   result json, error text, enqueued_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz,
   finished_at timestamptz, recorded_at timestamptz, PRIMARY KEY (experiment, id));
 `;
@@ -331,6 +331,7 @@ interface EpisodeRow {
   host: string | null;
   sim_url: string | null;
   sim_pid: number | null;
+  paused_seconds: number;
 }
 
 /**
@@ -462,7 +463,7 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
   };
   try {
     const exp = await q.db.query<{ options: Omit<ExperimentOptions, "root" | "concurrency">; lease_seconds: number }>("SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1", [experiment]);
-    const rows = await q.db.query<EpisodeRow>("SELECT plan, thread, state, host, sim_url, sim_pid FROM robograph.episodes WHERE experiment = $1 AND id = $2", [experiment, episode]);
+    const rows = await q.db.query<EpisodeRow>("SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds FROM robograph.episodes WHERE experiment = $1 AND id = $2", [experiment, episode]);
     if (!exp.rowCount || !rows.rowCount) return await fail(`no episode ${episode} of experiment ${experiment} in the database (deleted?)`);
     const row = rows.rows[0];
     // Recorded by a worker that died before it could complete the job: it is reported once, so just complete it.
@@ -476,20 +477,27 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
     const checkpoint = await ctx.checkpointer.getTuple({ configurable: { thread_id: row.thread, checkpoint_ns: "" } });
     const adopt = checkpoint ? await reachable(row) : undefined;
     if (checkpoint && !adopt) await ctx.checkpointer.deleteThread(row.thread);
+    // From its last checkpoint to now the episode was not running (the step after it is run again).
+    const paused = adopt ? row.paused_seconds + Math.max(0, (Date.now() - Date.parse(checkpoint!.checkpoint.ts)) / 1000) : 0;
     await q.db.query(
-      `UPDATE robograph.episodes SET state = 'running', attempts = $3, worker = $4, started_at = coalesce(started_at, $6), resumed = resumed + $5 WHERE experiment = $1 AND id = $2`,
-      [experiment, episode, attempt, me, adopt ? 1 : 0, fetchedAt],
+      `UPDATE robograph.episodes SET state = 'running', attempts = $3, worker = $4, started_at = coalesce(started_at, $6), resumed = resumed + $5, paused_seconds = $7 WHERE experiment = $1 AND id = $2`,
+      [experiment, episode, attempt, me, adopt ? 1 : 0, fetchedAt, paused],
     );
     log(`${episode}: attempt ${attempt}${adopt ? `, resuming thread ${row.thread} on ${adopt.url}` : ""}`);
 
     const orphanSeconds = exp.rows[0].lease_seconds + LEASE_MARGIN_SECONDS;
     let pool = ctx.pools.get(orphanSeconds);
     if (!pool) ctx.pools.set(orphanSeconds, (pool = new SimPool(ctx.running, o.reuseSimulators !== false, ["--orphan-timeout", String(orphanSeconds)])));
+    let robotEvents: unknown[] = [];
     const result = await runPlannedEpisode(row.plan, o, dir, pool, {
+      onRun: async (run) => {
+        robotEvents = run.events;
+      },
       checkpointer: ctx.checkpointer,
       thread: row.thread,
       resume: !!adopt,
       adopt,
+      pausedSeconds: paused,
       onSimulator: async (sim) => {
         await q.db.query("UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5 WHERE experiment = $1 AND id = $2", [experiment, episode, hostname(), sim.url, sim.child.pid ?? null]);
       },
@@ -516,6 +524,8 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
     const scope = `experiments/${experiment}`;
     if (existsSync(eventsFile)) await uploadRecord(ctx.blobs, scope, `episodes/${episode}/events.jsonl`, readFileSync(eventsFile), local);
     await ctx.blobs.putFile(scope, `episodes/${episode}/result.json`, Buffer.from(JSON.stringify(result, null, 2)));
+    // What the robot itself logged (skills started, by goal id): a resumed episode shows each goal started once.
+    await ctx.blobs.putFile(scope, `episodes/${episode}/robot-events.json`, Buffer.from(JSON.stringify(robotEvents)));
     const recorded = await q.db.query(
       `UPDATE robograph.episodes SET state = 'done', result = $3, error = NULL, finished_at = $4, recorded_at = clock_timestamp() WHERE experiment = $1 AND id = $2 AND state <> 'done'`,
       [experiment, episode, JSON.stringify(result), finished],

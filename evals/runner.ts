@@ -277,6 +277,10 @@ export interface EpisodeHost {
   /** Continue the thread from its checkpoint on `adopt`, the simulator the episode was running on. */
   resume?: boolean;
   adopt?: { url: string };
+  /** Seconds the episode lay stopped before this resume (not counted against its wall budget). */
+  pausedSeconds?: number;
+  /** Called with the finished run (a worker keeps the robot's own event log beside the record). */
+  onRun?: (run: EpisodeRun<unknown>) => Promise<void>;
   /** Called once the episode has its simulator (a worker records where its robot is). */
   onSimulator?: (sim: SimProcess) => Promise<void>;
 }
@@ -333,6 +337,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       thread: host.thread ?? p.id,
       checkpointer: host.checkpointer,
       resume: host.resume,
+      pausedSeconds: host.pausedSeconds,
       dataDir: join(dir, "data"),
       variant: p.variant,
       backend: o.backend,
@@ -348,6 +353,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });
+    await host.onRun?.(run as EpisodeRun<unknown>);
     // An episode that ended on its own (not stopped, not crashed) leaves a simulator another episode can reset.
     clean = run.state.status !== "interrupted";
     const usage = totalUsage(run.state.usage);
