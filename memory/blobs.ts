@@ -1,10 +1,11 @@
 /**
  * Artifacts and run records where every machine can reach them. Frames, plots and records are content-addressed blobs
  * (`sha256:<hex>.<ext>`, the ArtifactStore's references); a record (an episode's events.jsonl, result.json, a report)
- * is a path in a scope (`experiments/<name>`) naming a blob. With ROBOGRAPH_DATABASE_URL they are rows in Postgres,
- * so a report or the viewer works from any machine with the URL; without it, a directory (the ArtifactStore's layout).
+ * is a path in a scope (`experiments/<name>`) naming a blob. They are rows in the Postgres of ROBOGRAPH_DATABASE_URL,
+ * so a report or the viewer works from any machine with the URL. Without a database, runs keep them on disk: the
+ * ArtifactStore (memory/artifacts.ts) and the run's own folder, which is the layout `downloadScope` recreates.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync, renameSync } from "node:fs";
+import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import pg from "pg";
@@ -26,45 +27,6 @@ export const refOf = (bytes: Buffer, ext: string) => `sha256:${createHash("sha25
 const extOf = (path: string) => /\.(\w+)$/.exec(path)?.[1] ?? "bin";
 /** Every artifact reference a record's text mentions (frames in events.jsonl, rollouts, policies). */
 export const refsIn = (text: string) => [...new Set(text.match(/sha256:[0-9a-f]{64}\.\w+/g) ?? [])];
-
-/** Blobs in a directory (the ArtifactStore), records as files under `<dir>/files/<scope>/<path>`. */
-export class DirectoryBlobStore implements BlobStore {
-  private readonly artifacts: ArtifactStore;
-  constructor(readonly dir: string) {
-    this.artifacts = new ArtifactStore(join(dir, "artifacts"));
-  }
-  async put(bytes: Buffer, ext = "png") {
-    return this.artifacts.put(bytes, ext);
-  }
-  async get(ref: string) {
-    return this.artifacts.get(ref);
-  }
-  async has(ref: string) {
-    return existsSync(this.artifacts.path(ref));
-  }
-  async putFile(scope: string, path: string, bytes: Buffer) {
-    const ref = this.artifacts.put(bytes, extOf(path));
-    const file = join(this.dir, "files", scope, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(`${file}.tmp`, ref);
-    renameSync(`${file}.tmp`, file);
-    return ref;
-  }
-  async listFiles(scope: string) {
-    const out = new Map<string, string>();
-    const root = join(this.dir, "files", scope);
-    const walk = (d: string, rel: string) => {
-      if (!existsSync(d)) return;
-      for (const e of readdirSync(d, { withFileTypes: true })) {
-        if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`);
-        else if (!e.name.endsWith(".tmp")) out.set(`${rel}${e.name}`, readFileSync(join(d, e.name), "utf8"));
-      }
-    };
-    walk(root, "");
-    return out;
-  }
-  async close() {}
-}
 
 const SCHEMA = `
 CREATE SCHEMA IF NOT EXISTS robograph;

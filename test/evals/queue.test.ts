@@ -180,6 +180,23 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
       await blobs.close();
     }
 
+    // The viewer, from the database alone (a folder of its own, none of the workers'): the experiment, an episode, a frame.
+    const view = start(["view", "--queued", "queued", "--port", "0", "--runs-dir", scratchDir()]);
+    for (let i = 0; i < 400 && !/http:\/\/\S+/.test(view.out()); i++) await new Promise((r) => setTimeout(r, 50));
+    const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(view.out())![1];
+    try {
+      const page = (await (await fetch(`${base}/api/experiment/experiments/queued`)).json()) as { report: Report };
+      expect(page.report.episodes.map((e) => e.id)).toEqual(local.map((r) => r.id));
+      const run = await (await fetch(`${base}/api/run/experiments/queued/episodes/${victim!.id}`)).text();
+      const src = /"src":"(\/artifact\/[^"]+\.png)"/.exec(run)![1];
+      const frame = await fetch(`${base}${src}`);
+      expect(frame.status).toBe(200);
+      expect(frame.headers.get("content-type")).toBe("image/png");
+    } finally {
+      view.child.kill("SIGINT");
+      await view.exited;
+    }
+
     // SIGTERM: the idle survivor stops cleanly.
     survivor.child.kill("SIGTERM");
     expect((await survivor.exited).code, survivor.out()).toBe(0);
