@@ -185,8 +185,10 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     for (let i = 0; i < 400 && !/http:\/\/\S+/.test(view.out()); i++) await new Promise((r) => setTimeout(r, 50));
     const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(view.out())![1];
     try {
-      const page = (await (await fetch(`${base}/api/experiment/experiments/queued`)).json()) as { report: Report };
-      expect(page.report.episodes.map((e) => e.id)).toEqual(local.map((r) => r.id));
+      const page = (await (await fetch(`${base}/api/experiment/experiments/queued`)).json()) as { report: Report | null; episodes: { id: string; recorded: boolean }[] };
+      expect(page.report?.name).toBe("queued");
+      expect(page.episodes.map((e) => e.id)).toEqual(local.map((r) => r.id).sort());
+      expect(page.episodes.every((e) => e.recorded)).toBe(true);
       const run = await (await fetch(`${base}/api/run/experiments/queued/episodes/${victim!.id}`)).text();
       const src = /"src":"(\/artifact\/[^"]+\.png)"/.exec(run)![1];
       const frame = await fetch(`${base}${src}`);
@@ -204,6 +206,8 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
   }, 300_000);
 
   it("reports a job that failed three times as failed, with its error, and does not retry it again", async () => {
+    // Only this test's worker takes jobs (an earlier test that failed half-way may have left one running).
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
     const root = scratchDir();
     // A well-formed dataset row naming a scene the tabletop simulator does not have: every attempt's simulator refuses it.
     const row = JSON.parse(readFileSync(join(ROOT, "evals", "datasets", "tabletop.jsonl"), "utf8").split("\n")[0]);
