@@ -146,15 +146,20 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
   // Robots whose frames are latched on the bridge (published once): a later subscriber is handed the latched frame first.
   const latched = new Set<string>();
   /**
-   * `refreshLatched`: also render robots nobody watches now but whose frame is latched, so that frame is never older
-   * than the last skill — an agent that died mid-skill and comes back (a resumed run) is handed the world as it is.
+   * `dropStale`: a robot nobody watches now loses its latched frame, which a skill has just made stale — an agent that
+   * died mid-skill and comes back (a resumed run) gets the frame rendered on its subscription, the world after the
+   * skill, not the one from before it. Nothing extra is rendered (the detector's draws stay in the same order).
    */
-  const publishCameras = (robots: string[] = world.manifests.map((m) => m.id), refreshLatched = false): Promise<void> => {
+  const publishCameras = (robots: string[] = world.manifests.map((m) => m.id), dropStale = false): Promise<void> => {
     // Renders are serialized so frames go out in state order.
     rendering = rendering.then(async () => {
       for (const robot of robots) {
         const p = publishers.get(robot);
-        if (!p || !(p.topics.some((t) => server.subscriberCount(t) > 0) || (refreshLatched && latched.has(robot)))) continue;
+        if (!p) continue;
+        if (!p.topics.some((t) => server.subscriberCount(t) > 0)) {
+          if (dropStale && latched.delete(robot)) for (const t of p.topics) server.clearLatched(t);
+          continue;
+        }
         latched.add(robot);
         const out = await world.renderCamera(robot);
         const header = out.detections.header;
