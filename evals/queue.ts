@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS robograph.episodes (
   experiment text NOT NULL REFERENCES robograph.experiments(name) ON DELETE CASCADE, id text NOT NULL, seq int NOT NULL,
   thread text NOT NULL UNIQUE, job_id uuid NOT NULL UNIQUE, plan json NOT NULL,
   state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'retry', 'done', 'failed')),
-  attempts int NOT NULL DEFAULT 0, resumed int NOT NULL DEFAULT 0, paused_seconds double precision NOT NULL DEFAULT 0, worker text, host text, sim_url text, sim_pid int,
+  attempts int NOT NULL DEFAULT 0, resumed int NOT NULL DEFAULT 0, paused_seconds double precision NOT NULL DEFAULT 0, worker text, host text, sim_url text, sim_pid int, work_dir text,
   result json, error text, enqueued_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz,
   finished_at timestamptz, recorded_at timestamptz, PRIMARY KEY (experiment, id));
 `;
@@ -332,6 +332,7 @@ interface EpisodeRow {
   sim_url: string | null;
   sim_pid: number | null;
   paused_seconds: number;
+  work_dir: string | null;
 }
 
 /**
@@ -437,9 +438,12 @@ interface WorkerContext {
   inner: AbortSignal;
 }
 
-/** The simulator the episode was running on, if this machine can still reach it (a dead worker's robot). */
+/**
+ * The simulator the episode was running on, if this machine can still reach it (a dead worker's robot), and the
+ * episode's folder is here too (its frames: the checkpoints name them, and nodes read them back).
+ */
 async function reachable(row: EpisodeRow): Promise<{ url: string } | undefined> {
-  if (!row.sim_url || row.host !== hostname()) return undefined;
+  if (!row.sim_url || row.host !== hostname() || !row.work_dir || !existsSync(row.work_dir)) return undefined;
   try {
     const c = await BridgeClient.connect(row.sim_url, { connectAttempts: 1, reconnect: false });
     await c.close();
@@ -463,20 +467,21 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
   };
   try {
     const exp = await q.db.query<{ options: Omit<ExperimentOptions, "root" | "concurrency">; lease_seconds: number }>("SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1", [experiment]);
-    const rows = await q.db.query<EpisodeRow>("SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds FROM robograph.episodes WHERE experiment = $1 AND id = $2", [experiment, episode]);
+    const rows = await q.db.query<EpisodeRow>("SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds, work_dir FROM robograph.episodes WHERE experiment = $1 AND id = $2", [experiment, episode]);
     if (!exp.rowCount || !rows.rowCount) return await fail(`no episode ${episode} of experiment ${experiment} in the database (deleted?)`);
     const row = rows.rows[0];
     // Recorded by a worker that died before it could complete the job: it is reported once, so just complete it.
     if (row.state === "done") return void (await q.boss.complete(job.name, job.id));
     const o: ExperimentOptions = { ...exp.rows[0].options, root: ctx.w.workDir, concurrency: 1, signal: ctx.inner };
-    const dir = join(ctx.w.workDir, experiment);
-    mkdirSync(join(dir, "scenarios"), { recursive: true });
 
     // A checkpoint and the simulator it was made on: resume there. A checkpoint whose robot is gone (another machine,
     // or the simulator gave up waiting) cannot be continued on a fresh world: the episode starts over.
     const checkpoint = await ctx.checkpointer.getTuple({ configurable: { thread_id: row.thread, checkpoint_ns: "" } });
     const adopt = checkpoint ? await reachable(row) : undefined;
     if (checkpoint && !adopt) await ctx.checkpointer.deleteThread(row.thread);
+    // A resumed episode goes on in the folder it ran in (another worker's on this machine): its frames are there.
+    const dir = adopt ? row.work_dir! : join(ctx.w.workDir, experiment);
+    mkdirSync(join(dir, "scenarios"), { recursive: true });
     // From its last checkpoint to now the episode was not running (the step after it is run again).
     const paused = adopt ? row.paused_seconds + Math.max(0, (Date.now() - Date.parse(checkpoint!.checkpoint.ts)) / 1000) : 0;
     await q.db.query(
@@ -499,7 +504,7 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
       adopt,
       pausedSeconds: paused,
       onSimulator: async (sim) => {
-        await q.db.query("UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5 WHERE experiment = $1 AND id = $2", [experiment, episode, hostname(), sim.url, sim.child.pid ?? null]);
+        await q.db.query("UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5, work_dir = $6 WHERE experiment = $1 AND id = $2", [experiment, episode, hostname(), sim.url, sim.child.pid ?? null, dir]);
       },
     });
     const finished = new Date();
