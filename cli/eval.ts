@@ -128,6 +128,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if ((v.lease !== undefined || v.wait) && !v.queue && v.report === undefined) throw new Error("--lease goes with --queue, --wait with --report");
   const url = v.queue ? databaseUrl() : undefined;
   if (v.queue && !url) throw new Error("--queue needs ROBOGRAPH_DATABASE_URL: the Postgres the workers share (see README, Running on many machines)");
+  if (v.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency="))) throw new Error("--concurrency is how many episodes this machine runs at once; queued episodes run as workers take them (npm run worker -- --concurrency N)");
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);

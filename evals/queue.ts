@@ -379,6 +379,12 @@ export async function runWorker(w: WorkerOptions): Promise<number> {
       }
     };
     log(`worker ${me}: taking episodes${w.datasets ? ` of ${w.datasets.join(", ")}` : ""}, ${w.concurrency} at a time`);
+    if (w.datasets) {
+      // A misspelt name would leave the worker waiting for nothing: say which have no experiment yet.
+      const queued = new Set(await queuesToWatch(q));
+      const none = w.datasets.filter((d) => !queued.has(queueFor(d)));
+      if (none.length) log(`no experiment is queued on ${none.join(", ")} yet (queued: ${[...queued].map((n) => n.slice(QUEUE_PREFIX.length + 1)).join(", ") || "none"}); waiting for one`);
+    }
     await Promise.all(Array.from({ length: w.concurrency }, slot));
     return handled;
   } finally {
