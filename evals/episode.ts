@@ -142,7 +142,8 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
 async function traceFromCheckpoints(graph: ReturnType<typeof compileFor>, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
-  // Newest first. A task of an older checkpoint ran (a node that wrote nothing, too); of the newest, only one that wrote.
+  // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one
+  // that wrote has run (the others are what the resume runs).
   return snapshots
     .reverse()
     .flatMap((s, i) =>

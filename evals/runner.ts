@@ -219,7 +219,7 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
 }
 
 /** Worlds whose simulator serves the bridge's reset (robots/sim/serve.ts, RebuiltWorld). */
-export const RESETTABLE = new Set(["kitchen", "tabletop"]);
+const RESETTABLE = new Set(["kitchen", "tabletop"]);
 
 /**
  * Simulator processes kept between episodes, by world and start-up settings: an episode takes an idle one and resets
