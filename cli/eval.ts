@@ -1,7 +1,7 @@
 /** `robograph eval` (npm run eval): an experiment — variants × examples × seeds — and its report. */
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { CLEA_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, type Variant } from "../nodes/runtime";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
@@ -12,6 +12,9 @@ import type { Step } from "../robots/sim/course/scenarios";
 import { experimentDir, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
+import { datasetKey, enqueueExperiment, loadQueuedExperiment, openQueue, waitForExperiment, type QueueProgress } from "../evals/queue";
+import { databaseUrl } from "../memory/checkpointer";
+import { PostgresBlobStore } from "../memory/blobs";
 
 export const EVAL_HELP = `usage: robograph eval [options]      (npm run eval -- [options])
 
@@ -50,6 +53,16 @@ options:
   --phrasings N         tabletop: questions the perceiver is asked about a failed motion, 1–6 (default 6, as RePLan)
   --max-procedures N    tabletop: new procedures after a plan fails without a known cause or ends without the goal
                         (default 3)
+
+Many machines (ROBOGRAPH_DATABASE_URL set to one Postgres; see README "Running on many machines"):
+  --queue               enqueue one job per episode (the same episodes this command would run here) for
+                        \`npm run worker\` processes anywhere, then wait printing progress and write the report
+  --detach              with --queue: return once the jobs are queued
+  --lease S             with --queue: seconds a worker holds an episode before another may take it over
+                        (default --max-wall + 60; must exceed --max-wall)
+  --report NAME         build the report of queued experiment NAME from the database (from any machine); with
+                        --wait, first wait for its episodes to finish
+  --wait                with --report: wait for the experiment to finish first
 
 With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
 experiment; without it the same evaluators run locally.
@@ -90,6 +103,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
       count: { type: "string", default: "50" },
       "course-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
       "kitchen-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
+      queue: { type: "boolean", default: false },
+      detach: { type: "boolean", default: false },
+      lease: { type: "string" },
+      report: { type: "string" },
+      wait: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -102,6 +120,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${s}`);
     return n;
   };
+  if (v.report !== undefined) {
+    if (v.queue || v.detach) throw new Error("--report builds the report of an experiment already queued: it does not go with --queue or --detach");
+    return queuedReportCommand(v.report, resolve(v.root!), v.wait!);
+  }
+  if (v.detach && !v.queue) throw new Error("--detach goes with --queue (a local experiment runs in this process)");
+  if ((v.lease !== undefined || v.wait) && !v.queue && v.report === undefined) throw new Error("--lease goes with --queue, --wait with --report");
+  const url = v.queue ? databaseUrl() : undefined;
+  if (v.queue && !url) throw new Error("--queue needs ROBOGRAPH_DATABASE_URL: the Postgres the workers share (see README, Running on many machines)");
+  if (v.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency="))) throw new Error("--concurrency is how many episodes this machine runs at once; queued episodes run as workers take them (npm run worker -- --concurrency N)");
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);
@@ -149,6 +176,21 @@ export async function evalCommand(argv: string[]): Promise<number> {
     reuseSimulators: !v["fresh-simulators"],
   };
   if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
+  if (url) {
+    const q = await openQueue(url);
+    try {
+      const lease = v.lease === undefined ? undefined : int("lease", v.lease, 1);
+      const { episodes, queue } = await enqueueExperiment(q, opts, lease);
+      process.stderr.write(`experiment ${name}: ${episodes} episodes queued on ${queue} (workers: npm run worker -- --datasets ${datasetKey(opts.dataset)})\n`);
+      if (v.detach) {
+        process.stdout.write(`queued ${episodes} episodes; the report, once they are done: npm run eval -- --report ${name}\n`);
+        return 0;
+      }
+    } finally {
+      await q.close();
+    }
+    return queuedReportCommand(name, opts.root, true);
+  }
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) return;
@@ -181,6 +223,60 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes run in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
   process.stdout.write(`\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
   return 0;
+}
+
+const progressLine = (p: QueueProgress) =>
+  `done ${p.done}, running ${p.running}, failed ${p.failed}, left ${p.left} of ${p.total}${p.perMinute === null ? "" : `; ${p.perMinute.toFixed(1)} episodes/min`}`;
+
+/**
+ * The report of a queued experiment, from the database: waits for its episodes first with `wait`, writes the report
+ * under `root/<name>` and into the database beside the episodes' records (so the viewer finds it from any machine).
+ */
+async function queuedReportCommand(name: string, root: string, wait: boolean): Promise<number> {
+  const url = databaseUrl();
+  if (!url) throw new Error("--report reads a queued experiment from ROBOGRAPH_DATABASE_URL, which is not set");
+  const q = await openQueue(url);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const tty = process.stderr.isTTY;
+    if (wait) {
+      const p = await waitForExperiment(q, name, (p) => process.stderr.write(tty ? `\r${progressLine(p)}\u001b[K` : `${progressLine(p)}\n`), { signal: controller.signal });
+      if (tty) process.stderr.write("\n");
+      if (controller.signal.aborted && p.done + p.failed < p.total) {
+        process.stderr.write(`stopped waiting; the workers go on. The report later: npm run eval -- --report ${name}\n`);
+        return 130;
+      }
+    }
+    const ex = await loadQueuedExperiment(q, name);
+    const o = ex.options;
+    if (ex.progress.done + ex.progress.failed < ex.progress.total) process.stderr.write(`experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`);
+    const scores = await scoreEpisodes(name, o.dataset, ex.rows, ex.results);
+    const report = buildReport(
+      { name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
+      ex.results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
+    );
+    const dir = experimentDir({ root, name });
+    mkdirSync(dir, { recursive: true });
+    const files = writeReport(dir, report);
+    const blobs = await PostgresBlobStore.open(url);
+    try {
+      for (const f of Object.values(files)) await blobs.putFile(`experiments/${name}`, basename(f), readFileSync(f));
+    } finally {
+      await blobs.close();
+    }
+    const failed = ex.results.filter((r) => r.status === "error");
+    for (const f of failed) process.stdout.write(`failed: ${f.id}: ${f.error}\n`);
+    if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
+    process.stdout.write(`\n${o.variants.map((x) => `${x.padEnd(14)} success ${Math.round((report.table[x]?.all.successRate ?? 0) * 100)}% (${report.table[x]?.all.successes ?? 0}/${report.table[x]?.all.trials ?? 0}), average score ${(report.table[x]?.all.averageScore ?? 0).toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
+    return 0;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    await q.close();
+  }
 }
 
 /**

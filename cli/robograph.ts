@@ -15,6 +15,7 @@ commands:
   reproduce           regenerate every table and headline figure the docs publish (npm run reproduce)
   connect URL         ask a robot's rosbridge what it offers and propose a manifest draft (npm run connect -- URL)
   mcp                 serve the robots' skills and the five methods to MCP clients, stdio or HTTP (npm run mcp -- …)
+  worker              take queued episodes from ROBOGRAPH_DATABASE_URL and run them here (npm run worker -- …)
 
 Run "robograph <command> --help" for a command's options.
 `;
@@ -48,6 +49,11 @@ async function main(argv: string[]): Promise<void> {
     case "mcp": {
       const { mcpCommand } = await import("./mcp");
       process.exitCode = await mcpCommand(rest);
+      return;
+    }
+    case "worker": {
+      const { workerCommand } = await import("./worker");
+      process.exitCode = await workerCommand(rest);
       return;
     }
     case "bench": {

@@ -15,7 +15,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import sharp from "sharp";
 import gifenc from "gifenc";
-import { dataDir } from "../memory/checkpointer";
+import { dataDir, databaseUrl } from "../memory/checkpointer";
+import { downloadScope, PostgresBlobStore } from "../memory/blobs";
 import { describe, describeCritic, describeReplan, describeVlmpc } from "./run";
 
 export const VIEW_HELP = `usage: robograph view [runs/ID | runs/experiments/NAME | DIR] [options]      (npm run view -- …)
@@ -28,6 +29,9 @@ options:
   --runs-dir DIR    the folder runs are found under (default: the run's or experiment's own parent folder, else ./runs)
   --data-dir DIR    where the runs' checkpoints and artifacts are (default ./data or ROBOGRAPH_DATA_DIR); an
                     experiment's episodes use the experiment's own data/ folder
+  --queued NAME     an experiment queued with eval --queue, read from ROBOGRAPH_DATABASE_URL (its report, episode
+                    records and frames, from whichever machines ran them); copied under --runs-dir (default
+                    runs/from-database) and shown from there
 
 The page: ←/→ step through the timeline, Home/End jump to its ends; each camera's frames are also served as a GIF.
 `;
@@ -504,6 +508,25 @@ export function classify(target: string): "run" | "experiment" | "runs" {
   return "runs";
 }
 
+/**
+ * Copies a queued experiment out of the database — report, each episode's record and result, the frames they name —
+ * into `<root>/experiments/<name>`, the layout a local experiment has; returns that folder.
+ */
+async function fetchQueued(name: string, root: string): Promise<string> {
+  const url = databaseUrl();
+  if (!url) throw new Error("--queued reads the experiment from ROBOGRAPH_DATABASE_URL, which is not set");
+  const dir = join(root, "experiments", name);
+  const store = await PostgresBlobStore.open(url);
+  try {
+    const n = await downloadScope(store, `experiments/${name}`, dir, join(dir, "data", "artifacts"));
+    if (!n) throw new Error(`the database has no records of experiment ${name} (queued under another name, or no episode finished yet)`);
+    process.stderr.write(`${n} records of experiment ${name} copied from the database to ${dir}\n`);
+  } finally {
+    await store.close();
+  }
+  return dir;
+}
+
 export async function viewCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseArgs({
     args: argv,
@@ -512,6 +535,7 @@ export async function viewCommand(argv: string[]): Promise<number> {
       port: { type: "string", default: "7878" },
       "runs-dir": { type: "string" },
       "data-dir": { type: "string" },
+      queued: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -522,6 +546,11 @@ export async function viewCommand(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new Error(`view takes one run or experiment, got ${positionals.length}: ${positionals.join(" ")}`);
   const port = Number(v.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0 for any free one), not ${v.port}`);
+  if (v.queued !== undefined) {
+    if (positionals.length) throw new Error("--queued NAME names the experiment to show: give no folder beside it");
+    v["runs-dir"] ??= "runs/from-database";
+    positionals[0] = await fetchQueued(v.queued, resolve(v["runs-dir"]));
+  }
   const target = resolve(positionals[0] ?? v["runs-dir"] ?? "runs");
   const kind = classify(target);
   let root = v["runs-dir"] ? resolve(v["runs-dir"]) : kind === "runs" ? target : dirname(target);

@@ -72,6 +72,15 @@ export interface EpisodeOptions {
   /** VLM-PC: steps the planner sees with images (0: all) and the labelled examples of full+ic. */
   historyWindow?: number;
   examples?: string;
+  /**
+   * Where checkpoints go (default: memory, forgotten with the process). A durable one (Postgres) makes every step
+   * durable before the next starts, so an episode killed anywhere resumes with `resume`.
+   */
+  checkpointer?: BaseCheckpointSaver;
+  /** Continue the thread from its last checkpoint instead of starting it (a goal in flight is re-attached to). */
+  resume?: boolean;
+  /** Seconds the run lay stopped before this resume, not counted against its wall budget. */
+  pausedSeconds?: number;
 }
 
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
@@ -79,8 +88,10 @@ export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Pr
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
 export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const graph = compileFor(o.mode ?? "clea", memoryCheckpointer(), o.store);
+  const graph = compileFor(o.mode ?? "clea", o.checkpointer ?? memoryCheckpointer(), o.store);
   const config = {
+    // Durable before the next step: a goal id is on disk before its goal is sent (the pg test's lesson, TOOLCHAIN.md).
+    ...(o.checkpointer ? { durability: "sync" as const } : {}),
     configurable: {
       thread_id: o.thread,
       bridgeUrl: o.url,
@@ -96,15 +107,17 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
       ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
       ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
       ...(o.examples ? { examples: o.examples } : {}),
+      ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
     },
   };
+  // A resumed episode's record starts with what its checkpoints hold of the steps before (another process ran them).
+  const trace: TraceStep<any>[] = o.resume ? await traceFromCheckpoints(graph, config) : [];
   if (o.eventsFile) {
     mkdirSync(join(o.eventsFile, ".."), { recursive: true });
-    writeFileSync(o.eventsFile, "");
+    writeFileSync(o.eventsFile, trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""));
   }
-  const trace: TraceStep<any>[] = [];
   const t0 = performance.now();
-  for await (const chunk of await graph.stream({ goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
+  for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
     for (const [node, update] of Object.entries(chunk)) {
       trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
       if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
@@ -120,6 +133,22 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
   } finally {
     await c.close();
   }
+}
+
+/**
+ * The node updates a thread's checkpoints record, oldest first: each checkpoint keeps the writes of the tasks that ran
+ * from it, which are the updates the graph streamed when they ran.
+ */
+async function traceFromCheckpoints(graph: ReturnType<typeof compileFor>, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
+  const snapshots = [];
+  for await (const s of graph.getStateHistory(config)) snapshots.push(s);
+  // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one
+  // that wrote has run (the others are what the resume runs).
+  return snapshots
+    .reverse()
+    .flatMap((s, i) =>
+      s.tasks.filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1)).map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
+    );
 }
 
 /** The skill calls an episode executed, in order, with their outcome. */

@@ -21,6 +21,7 @@ import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
 import { scoreWithinBudget, type EpisodeResult } from "./metrics";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
 export interface ExperimentOptions {
   name: string;
@@ -224,9 +225,10 @@ const RESETTABLE = new Set(["kitchen", "tabletop"]);
  * Simulator processes kept between episodes, by world and start-up settings: an episode takes an idle one and resets
  * it to its scenario and seed, or starts one. Every process is in `running`, so an abort or the end stops it.
  */
-class SimPool {
+export class SimPool {
   private idle = new Map<string, SimProcess[]>();
-  constructor(private readonly running: Set<SimProcess>, private readonly reuse: boolean) {}
+  /** `extraArgs`: given to every simulator this pool starts (a worker's --orphan-timeout). */
+  constructor(private readonly running: Set<SimProcess>, private readonly reuse: boolean, private readonly extraArgs: string[] = []) {}
 
   async acquire(world: string, settings: string[], episode: string[], reset: { scenario: unknown; seed: number }): Promise<{ sim: SimProcess; key: string }> {
     const key = JSON.stringify([world, settings]);
@@ -245,7 +247,7 @@ class SimPool {
       }
     }
     // In its own process group: a terminal's Ctrl-C reaches the runner, which cancels the goals and then stops it.
-    const fresh = await startSimProcess(world, [...episode, ...settings], undefined, { ownProcessGroup: true });
+    const fresh = await startSimProcess(world, [...episode, ...settings, ...this.extraArgs], undefined, { ownProcessGroup: true });
     this.running.add(fresh);
     return { sim: fresh, key };
   }
@@ -267,7 +269,28 @@ class SimPool {
   }
 }
 
-async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool): Promise<EpisodeResult> {
+/** How a queued episode runs beyond a local one: durable checkpoints, its own thread, maybe a robot to re-attach to. */
+export interface EpisodeHost {
+  checkpointer?: BaseCheckpointSaver;
+  /** Thread id (default: the episode id). */
+  thread?: string;
+  /** Continue the thread from its checkpoint on `adopt`, the simulator the episode was running on. */
+  resume?: boolean;
+  adopt?: { url: string };
+  /** Seconds the episode lay stopped before this resume (not counted against its wall budget). */
+  pausedSeconds?: number;
+  /** Called with the finished run (a worker keeps the robot's own event log beside the record). */
+  onRun?: (run: EpisodeRun<unknown>) => Promise<void>;
+  /** Called once the episode has its simulator (a worker records where its robot is). */
+  onSimulator?: (sim: SimProcess) => Promise<void>;
+}
+
+/** Runs one planned episode with a simulator from `pool` (or the adopted one) and returns its result. */
+export function runPlannedEpisode(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
+  return runOne(p, o, dir, pool, host);
+}
+
+async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
   const ex = p.row.example;
   const mode = modeForWorld(ex.inputs.world);
   const episodeDir = join(dir, "episodes", p.id);
@@ -299,13 +322,22 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       scenarioArg = join(dir, "scenarios", `${p.row.id}.json`);
       writeFileSync(scenarioArg, JSON.stringify(ex.inputs.scenario, null, 2));
     }
-    ({ sim, key } = await pool.acquire(ex.inputs.world, settings, ["--scenario", scenarioArg, "--seed", String(p.seed)], { scenario: ex.inputs.scenario, seed: p.seed }));
+    let url: string;
+    if (host.adopt) url = host.adopt.url;
+    else {
+      ({ sim, key } = await pool.acquire(ex.inputs.world, settings, ["--scenario", scenarioArg, "--seed", String(p.seed)], { scenario: ex.inputs.scenario, seed: p.seed }));
+      url = sim.url;
+      await host.onSimulator?.(sim);
+    }
     if (o.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
       mode,
-      url: sim.url,
+      url,
       goal: ex.inputs.goal,
-      thread: p.id,
+      thread: host.thread ?? p.id,
+      checkpointer: host.checkpointer,
+      resume: host.resume,
+      pausedSeconds: host.pausedSeconds,
       dataDir: join(dir, "data"),
       variant: p.variant,
       backend: o.backend,
@@ -321,6 +353,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });
+    await host.onRun?.(run as EpisodeRun<unknown>);
     // An episode that ended on its own (not stopped, not crashed) leaves a simulator another episode can reset.
     clean = run.state.status !== "interrupted";
     const usage = totalUsage(run.state.usage);
@@ -352,6 +385,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
     };
   } finally {
+    if (host.adopt) await closeSessionsFor(host.adopt.url);
     if (sim) {
       await closeSessionsFor(sim.url);
       await pool.release(ex.inputs.world, key, sim, clean && !o.signal?.aborted);

@@ -18,7 +18,8 @@ export interface Spent {
  * many were made (the budget) and that another was needed, not the count of the one refused.
  */
 export function overBudget(o: RunOptions, spent: Spent): string | undefined {
-  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000;
+  // Time the run lay dead before a resume is not the run's: it would end a resumed episode on time it never had.
+  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000 - (o.pausedSeconds ?? 0);
   return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
     : spent.replans > o.maxReplans ? `${o.maxReplans} replans (budget ${o.maxReplans}; another was needed)`
     : (spent.procedures ?? 0) > o.maxProcedures ? `${o.maxProcedures} new procedures (budget ${o.maxProcedures}; another was needed)`

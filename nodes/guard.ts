@@ -43,7 +43,8 @@ export function guarded<S extends Guardable & { status?: Status }, U>(name: stri
     let deadline: number | undefined;
     try {
       // The run's wall budget bounds how long a node may wait for an endpoint (its first node has no start yet: now).
-      deadline = (state.startedAt || Date.now()) + runOptions(config, true).maxWallSeconds * 1000;
+      const o = runOptions(config, true);
+      deadline = (state.startedAt || Date.now()) + (o.maxWallSeconds + (o.pausedSeconds ?? 0)) * 1000;
     } catch {
       // An invalid configuration is the node's own error to report.
     }

@@ -55,6 +55,7 @@ export function runConfiguration<V extends readonly [string, ...string[]], E ext
     maxReplans: count("plans a run may make after its first", 15),
     maxModelCalls: count("model calls a run may make", 400),
     maxWallSeconds: count("wall-clock seconds a run may take", 900),
+    pausedSeconds: z.coerce.number().min(0).default(0).describe("seconds a resumed run spent stopped (its process dead, its job waiting to be taken over): not counted against maxWallSeconds"),
     dataDir: z.string().optional().describe("where checkpoints, memory and frames are kept (ROBOGRAPH_DATA_DIR, default ./data)"),
     ...own,
   });

@@ -4,6 +4,9 @@
  */
 import { Action, Ros } from "roslib";
 import { BridgeClient } from "../../robots/bridge/client";
+import { workerBenchmarks } from "./workers";
+import { postgresBin } from "./postgres";
+import { databaseUrl } from "../../memory/checkpointer";
 import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { startSimProcess } from "../../robots/sim/process";
@@ -114,7 +117,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
   // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
-  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : argv.includes("--ros-only") ? "ros" : undefined;
+  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : argv.includes("--ros-only") ? "ros" : argv.includes("--workers-only") ? "workers" : undefined;
   // --json FILE: every figure as { name, value, unit, target, ok }, so runs can be compared.
   const jsonAt = argv.indexOf("--json");
   const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
@@ -132,6 +135,9 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   if (!only || only === "ros") for (const f of await rosBenchmarks(quick)) report(f);
   if (!only || only === "latency") for (const f of await latencyBenchmarks(delayMs)) report(f);
   if (!only || only === "throughput") for (const f of await throughputBenchmarks(quick)) report(f);
+  // --workers-only: queued experiments (pg-boss on Postgres) with one and two worker processes against the local pool.
+  if (only === "workers" || (!only && (databaseUrl() || postgresBin()))) for (const f of await workerBenchmarks(quick)) report(f);
+  else if (!only) console.log("queued experiments: skipped (no ROBOGRAPH_DATABASE_URL and no Postgres installed)");
   if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
   if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
   // --blocks-only: Game On's world and learner; --blocks-learn adds the lift → stack learnability run (minutes).

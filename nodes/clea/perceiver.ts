@@ -19,7 +19,8 @@ Never report an object you cannot see.`;
 /**
  * What each frame was seen to show, by the content of the request that asked (frame hash + detections): a robot back
  * in front of a view it has already reported gets that report again without a new model call. Per session (one
- * bridge, one model configuration), in memory: a resumed run just asks again.
+ * bridge, one model configuration), in memory; the run's own reports are also in its state (`perceived`), so a run
+ * resumed in another process does not ask again.
  */
 const reports = new WeakMap<Session["views"], Map<string, Observation>>();
 
@@ -51,9 +52,11 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
       const context = { world: worldForModel(s.world), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
       const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
-      let value = known.get(key);
+      let value = known.get(key) ?? state.perceived?.[key];
       let usage: Usage = {};
+      let fresh: string | undefined;
       if (!value) {
+        fresh = key;
         ({ value, usage } = await askStructured(s.models, s.modelConfig, {
           role: "perceiver",
           schema: Observation,
@@ -65,18 +68,23 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         }));
         known.set(key, value);
       }
-      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp };
+      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp, fresh };
     }),
   );
   const observations: Record<string, SeenFrame> = {};
   const history: ClosedLoopUpdate["history"] = [];
   let usage: Usage = {};
   let nextId = state.counters.nextEntryId;
+  const perceived: Record<string, Observation> = {};
   for (const look of looks) {
     if (!look) continue;
+    if ("fresh" in look && look.fresh) perceived[look.fresh] = look.value;
     usage = addUsage(usage, look.usage);
     observations[look.robot] = { ...look.value, robot: look.robot, image: look.image, stamp: look.stamp };
     history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: look.robot, observation: look.value });
   }
-  return { observations, history, usage, counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 }, startedAt: state.startedAt || Date.now() };
+  return {
+    observations, history, usage, ...(Object.keys(perceived).length ? { perceived } : {}),
+    counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 }, startedAt: state.startedAt || Date.now(),
+  };
 }

@@ -29,6 +29,11 @@ export const ClosedLoopState = Annotation.Root({
   goal: Annotation<string>(),
   /** Latest observation per robot; a step writes only the robots it looked through. */
   observations: delta<Record<string, SeenFrame>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
+  /**
+   * The perceiver's reports by request (frame + detections hash): a view seen before costs no new model call, in a
+   * resumed run too (another process, its in-memory cache empty), so a resumed episode makes the calls an unbroken one does.
+   */
+  perceived: delta<Record<string, Observation>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
   // Checkpoints store each step's new entries, not the whole buffer again (a delta channel replays them on read).
   history: () =>
     new DeltaChannel<(HistoryEntry & { id: number })[], (HistoryEntry & { id: number })[]>((a, writes) => [...a, ...writes.flat()].slice(-HISTORY_LIMIT), {

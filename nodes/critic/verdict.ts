@@ -18,7 +18,7 @@ export function verdict(state: CriticStateType, config?: RunnableConfig): Critic
   if (events.length === 0) return { status: "succeeded", statusReason: `no undesirable event remains after ${state.attempts.length} program(s)` };
   const rewrites = state.attempts.length - 1;
   const calls = totalUsage(state.usage).calls;
-  const wall = (Date.now() - state.startedAt) / 1000;
+  const wall = (Date.now() - state.startedAt) / 1000 - (opts.pausedSeconds ?? 0);
   const spent = rewrites >= opts.maxRewrites ? `${rewrites} rewrites (budget ${opts.maxRewrites})`
     : calls >= opts.maxModelCalls ? `${calls} model calls (budget ${opts.maxModelCalls})`
     : wall >= opts.maxWallSeconds ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`

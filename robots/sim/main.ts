@@ -55,6 +55,9 @@ options:
   --plain                with --ros: offer no /robograph/manifest, as a plain ROS robot (robograph connect drafts its
                          manifests; the agent reads them with --manifest FILE)
   --quiet                do not log client connections
+  --orphan-timeout S     exit once the process that started this one is gone and no client has been connected for
+                         S seconds (a worker killed mid-episode leaves its simulator for another worker to re-attach
+                         to; nobody coming back, it does not run forever). Default: never
 `;
 
 export async function serveSim(argv: string[]): Promise<void> {
@@ -74,6 +77,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       height: { type: "string" },
       "evaluator-key": { type: "string" },
       quiet: { type: "boolean", default: false },
+      "orphan-timeout": { type: "string" },
       "grasp-sensing": { type: "string", default: "on" },
       episodes: { type: "string" },
       instance: { type: "string" },
@@ -136,6 +140,35 @@ export async function serveSim(argv: string[]): Promise<void> {
         : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
   process.stdout.write(`listening ${served.server.url}\n`);
   onStop(log, () => served.close());
+  if (values["orphan-timeout"] !== undefined) exitWhenOrphaned(num("orphan-timeout", values["orphan-timeout"], 1), () => served.server.clientCount, log, () => served.close());
+}
+
+/**
+ * Exits once the parent is gone and nobody has been connected for `seconds`. process.ppid is fixed at start, so the
+ * parent's liveness is asked of the kernel (signal 0) each second.
+ */
+function exitWhenOrphaned(seconds: number, clients: () => number, log: ((line: string) => void) | undefined, close: () => Promise<void>): void {
+  const parent = process.ppid;
+  let idleSince: number | null = null;
+  const timer = setInterval(() => {
+    let alive = true;
+    try {
+      process.kill(parent, 0);
+    } catch (err) {
+      alive = (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+    if (alive) return;
+    if (clients() > 0) {
+      idleSince = null;
+      return;
+    }
+    idleSince ??= Date.now();
+    if (Date.now() - idleSince < seconds * 1000) return;
+    clearInterval(timer);
+    log?.(`parent ${parent} gone and no client for ${seconds} s: shutting down`);
+    void close().finally(() => process.exit(0));
+  }, 1000);
+  timer.unref();
 }
 
 function blocksStart(v: string | undefined): Start | undefined {

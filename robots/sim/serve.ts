@@ -143,12 +143,24 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
   const publishers = new Map<string, { image: (m: unknown) => void; depth?: (m: unknown) => void; detections?: (m: unknown) => void; topics: string[] }>();
   let rendering: Promise<void> = Promise.resolve();
 
-  const publishCameras = (robots: string[] = world.manifests.map((m) => m.id)): Promise<void> => {
+  // Robots whose frames are latched on the bridge (published once): a later subscriber is handed the latched frame first.
+  const latched = new Set<string>();
+  /**
+   * `dropStale`: a robot nobody watches now loses its latched frame, which a skill has just made stale — an agent that
+   * died mid-skill and comes back (a resumed run) gets the frame rendered on its subscription, the world after the
+   * skill, not the one from before it. Nothing extra is rendered (the detector's draws stay in the same order).
+   */
+  const publishCameras = (robots: string[] = world.manifests.map((m) => m.id), dropStale = false): Promise<void> => {
     // Renders are serialized so frames go out in state order.
     rendering = rendering.then(async () => {
       for (const robot of robots) {
         const p = publishers.get(robot);
-        if (!p || !p.topics.some((t) => server.subscriberCount(t) > 0)) continue;
+        if (!p) continue;
+        if (!p.topics.some((t) => server.subscriberCount(t) > 0)) {
+          if (dropStale && latched.delete(robot)) for (const t of p.topics) server.clearLatched(t);
+          continue;
+        }
+        latched.add(robot);
         const out = await world.renderCamera(robot);
         const header = out.detections.header;
         p.image({ header, format: "png", data: out.image.toString("base64") });
@@ -174,7 +186,7 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
         async (args: Record<string, unknown>, ctx) => {
           const out = await world.runSkill(m.id, skill.name, args, ctx);
           // Fresh frames are on the wire before the result, so an agent that saw the result sees the new state.
-          await publishCameras();
+          await publishCameras(undefined, true);
           return out;
         },
         world.argumentsSchema?.(m.id, skill.name) ?? argumentsValidator(skill.parameters),
@@ -199,7 +211,11 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
       server.forgetFinishedGoals();
       // As in a new process: cameras someone watches render now, the others when first subscribed to (so the
       // detector's draws come in the same order), and no topic keeps a frame of the last episode.
-      for (const p of publishers.values()) if (!p.topics.some((t) => server.subscriberCount(t) > 0)) for (const t of p.topics) server.clearLatched(t);
+      for (const [robot, p] of publishers) {
+        if (p.topics.some((t) => server.subscriberCount(t) > 0)) continue;
+        for (const t of p.topics) server.clearLatched(t);
+        latched.delete(robot);
+      }
       await publishCameras();
       return { ...out, canceled, success: true };
     });
