@@ -10,7 +10,10 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { compileCurriculum } from "../graphs/curriculum";
-import { closeSessions, modelSession, runOptions, CURRICULUM_VARIANTS } from "../nodes/runtime";
+import { describeCurriculum } from "../graphs/methods/curriculum";
+import { closeSessions, modelSession } from "../nodes/runtime";
+import { runOptions } from "../nodes/configuration";
+import { CURRICULUM_VARIANTS } from "../nodes/curriculum/configuration";
 import type { CurriculumStateType } from "../nodes/curriculum/state";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { modelConfig, totalUsage } from "../models";
@@ -57,36 +60,6 @@ function progressBar(total: number) {
     else if (line !== lastText) process.stdout.write(`${line}\n`);
     lastText = line;
   };
-}
-
-/** What one node did, in a line (printed above the bar on a terminal, as its own line when piped). */
-function describe(node: string, u: Partial<CurriculumStateType>, s: CurriculumStateType | undefined): string {
-  switch (node) {
-    case "begin":
-      return u.library ? `library: ${u.library.map((l) => l.caption).join(", ")}` : "";
-    case "propose":
-      return u.current ? `propose #${u.current.cycle}: "${u.current.proposal.task}"` : u.status ? `${u.status}: ${u.statusReason}` : "";
-    case "decompose":
-      return u.current?.decomposition ? `decompose: [${u.current.decomposition.steps.join(", ")}]` : u.status ? `${u.status}: ${u.statusReason}` : "";
-    case "retrieve": {
-      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0] ?? u.current;
-      const r = rec?.retrievals?.map((x) => x.skill ?? `✗ ${x.step}`).join(", ");
-      const newTargets = Object.keys(u.targets ?? {}).filter((k) => !s?.targets[k]);
-      return `retrieve: [${r ?? ""}]${u.plan ? " → embody" : " → discarded"}${newTargets.length ? `; now learning: ${newTargets.join(", ")}` : ""}`;
-    }
-    case "tally": {
-      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0];
-      return rec?.outcome?.kind === "embodied" ? `embodied "${rec.proposal.task}": ${rec.outcome.successes}/${rec.outcome.episodes} succeeded` : "";
-    }
-    case "learn":
-      return u.targets ? `learn #${u.counters?.iterations}: ${Object.values(u.targets).filter((t) => !t.converged && t.returns.length).map((t) => `${t.caption} ${t.returns.at(-1)!.toFixed(1)}/${t.maxReturn}`).join(", ")}` : "";
-    case "analyse": {
-      const joined = (u.library ?? []).filter((l) => !s?.library.some((x) => x.caption === l.caption));
-      const verdicts = Object.values(u.targets ?? {}).filter((t) => t.analyses.at(-1)?.iteration === s?.counters.iterations && !s?.targets[t.caption]?.converged);
-      return `analyse: ${verdicts.map((t) => `${t.caption} ${t.analyses.at(-1)!.converged ? "YES" : "no"}`).join(", ") || "nothing to judge"}${joined.length ? ` → library + ${joined.map((l) => l.caption).join(", ")}` : ""}`;
-    }
-  }
-  return "";
 }
 
 export async function runCurriculum(argv: string[]): Promise<number> {
@@ -205,7 +178,8 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       for (const [node, update] of Object.entries(data)) {
         const u = update as Partial<CurriculumStateType>;
         appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`);
-        const line = describe(node, u, state);
+        // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
+        const line = describeCurriculum(node, u, state).text;
         if (line) say(`  ${node.padEnd(9)} ${line}`);
       }
       if (state && !v.quiet) {

@@ -22,7 +22,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CLEA_VARIANTS, CRITIC_VARIANTS, CURRICULUM_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS, closeSessions, runOptions, session, type Session } from "../nodes/runtime";
+import { closeSessions, session, type Session } from "../nodes/runtime";
+import { runOptions } from "../nodes/configuration";
+import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { APPROVAL_PREFIX } from "./run";
@@ -53,18 +55,11 @@ A desktop client's configuration (stdio):
   { "command": "npm", "args": ["run", "--silent", "mcp", "--prefix", "/path/to/robograph"] }
 `;
 
-/** The method graphs as tools: which graph, which world it runs in, its variants. */
-const METHOD_TOOLS = [
-  { tool: "run_closed_loop", graph: "closedLoop", world: "kitchen", variants: CLEA_VARIANTS, about: "CLEA: planner and critic over two robots in the kitchen, with memory" },
-  { tool: "run_replan", graph: "replan", world: "tabletop", variants: REPLAN_VARIANTS, about: "RePLan: hierarchical replanning with a perceiver, a verifier and reward-driven motion at the tabletop" },
-  { tool: "run_vlmpc", graph: "vlmpc", world: "course", variants: VLMPC_VARIANTS, about: "VLM-PC: history-conditioned multi-step skill planning for a legged robot on an obstacle course" },
-  { tool: "run_behavior_critic", graph: "behaviorCritic", world: "workbench", variants: CRITIC_VARIANTS, about: "Behaviour critics: a policy writer refined by a critic of undesirable behaviour at the workbench" },
-  { tool: "run_curriculum", graph: "curriculum", world: "blocks", variants: CURRICULUM_VARIANTS, about: "Game On: a VLM-run curriculum that learns block skills (blocks world; starts its own simulators)" },
-] as const;
-type MethodTool = (typeof METHOD_TOOLS)[number];
+/** The method graphs as tools (graphs/index.ts): which graph, which world it runs in, its variants. */
+type MethodTool = Method;
 
 /** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
-const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.graph !== "curriculum";
+const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.kind === "episode";
 
 const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
 const fail = (t: string) => text(t, true);
@@ -90,17 +85,18 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     seed: { type: "integer", minimum: 0, description: "seed of the offline reasoner's noise and the detector's (default 0)" },
     noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
     // The curriculum's learner runs its own base skills: nothing in it asks for approval.
-    ...(m.graph === "curriculum" ? {} : { auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" } }),
+    ...(!m.approvals ? {} : { auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" } }),
     model: { type: "string", enum: ["symbolic", "openai"], description: "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)" },
-    ...(m.graph === "vlmpc" ? { history_window: { type: "integer", minimum: 0, description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)" } } : {}),
-    ...(m.graph === "behaviorCritic"
+    ...("historyWindow" in m.configuration.shape ? { history_window: { type: "integer", minimum: 0, description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)" } } : {}),
+    ...("grounding" in m.configuration.shape
       ? {
           grounding: { type: "string", enum: ["detector", "events"], description: "what checks the critic's claims (default detector)" },
           program: { type: "object", description: "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft" },
         }
       : {}),
   };
-  if (m.graph === "curriculum") {
+  // A campaign starts its own simulators on a world of its own making: no goal, no scenario.
+  if (m.kind === "campaign") {
     const start = { type: "string", enum: [...STARTS], description: "how every block layout starts: floor (default), stacked, leaning or held" };
     return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 120)" }, start, ...common }, additionalProperties: false };
   }
@@ -133,7 +129,7 @@ export function listTools(ctx: McpContext): Tool[] {
       inputSchema: { type: "object", properties: { robot: { type: "string", enum: cameras, description: `the robot (default ${cameras[0] ?? "none"})` } }, additionalProperties: false },
     },
     { name: "emergency_stop", description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.", inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false } },
-    ...METHOD_TOOLS.map((m) => ({
+    ...METHODS.map((m) => ({
       name: m.tool,
       description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${runsHere(m, ctx) ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
       inputSchema: runInput(m),
@@ -153,7 +149,7 @@ export async function callTool(server: Server, ctx: McpContext, name: string, ar
     };
     if (name === "look") return await look(ctx, args);
     if (name === "emergency_stop") return emergencyStopAll(ctx, String(args.reason ?? "emergency_stop tool"));
-    const method = METHOD_TOOLS.find((m) => m.tool === name);
+    const method = METHODS.find((m) => m.tool === name);
     if (method) return await runMethod(server, ctx, method, args, progress, extra.signal);
     if (name === "resume_run") return await resumeRun(server, ctx, args, progress, extra.signal);
     const [robot, skill] = name.split("__");
@@ -246,7 +242,7 @@ async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: R
     argv.push("--program", join(ctx.runsDir, thread, "program.json"));
   }
   if (here) argv.push("--bridge-url", ctx.bridgeUrl);
-  if (ctx.needApproval.size && m.graph !== "curriculum") argv.push("--approve", [...ctx.needApproval].join(","));
+  if (ctx.needApproval.size && m.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
   const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   return childRun(server, ctx, rec, argv, progress, signal);
@@ -256,7 +252,7 @@ async function resumeRun(server: Server, ctx: McpContext, args: Record<string, u
   const thread = String(args.thread ?? "");
   if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && rec.graph !== "curriculum" ? ["--approve", [...ctx.needApproval].join(",")] : [])];
+  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals ? ["--approve", [...ctx.needApproval].join(",")] : [])];
   return childRun(server, ctx, rec, argv, progress, signal);
 }
 
@@ -265,7 +261,8 @@ async function resumeRun(server: Server, ctx: McpContext, args: Record<string, u
  * needs approval mid-run is asked of the client here (the child asks on its stdout and waits for the answer on stdin).
  */
 function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[], progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
-  const ask = rec.graph !== "curriculum" ? ["--ask-via-stdio"] : [];
+  const m = methodOfGraph(rec.graph);
+  const ask = m?.approvals ? ["--ask-via-stdio"] : [];
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...argv, ...ask, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"], env: process.env });
   const answer = async (line: string) => {
     const request = JSON.parse(line.slice(APPROVAL_PREFIX.length)) as { action: string; args: unknown; description: string };
@@ -300,7 +297,7 @@ function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[
       const file = ["summary.json", "report.json"].map((f) => join(dir, f)).find(existsSync);
       if (!file) return done(fail(`${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`));
       const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      const brief = rec.graph === "curriculum" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
+      const brief = m?.kind === "campaign" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
       const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
       const interrupted = summary.status === "interrupted";
       // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
 import { criticReport, criticScores, scoredCasesOnly, type CriticResults } from "../evals/critic";
 import { refineReport, type RefineRun } from "../evals/criticRefine";
-import { CURRICULUM_SETTINGS } from "../nodes/runtime";
+import { CURRICULUM_SETTINGS } from "../nodes/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
 

@@ -9,14 +9,9 @@ import { join, resolve } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
-import { compileFor, modeForWorld, WORLD_FOR_MODE, type Mode } from "../evals/episode";
-import { termText } from "../robots/msgs/motion";
-import { CLEA_VARIANTS, closeSessions, CRITIC_VARIANTS, REPLAN_VARIANTS, session, runOptions, VLMPC_VARIANTS, type Session } from "../nodes/runtime";
-import type { ClosedLoopStateType } from "../nodes/clea/state";
-import type { ReplanStateType } from "../nodes/replan/state";
-import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import type { CriticStateType } from "../nodes/critic/state";
-import { readRollout } from "../nodes/critic/rollouts";
+import { closeSessions, session, type Session } from "../nodes/runtime";
+import { runOptions } from "../nodes/configuration";
+import { METHODS, methodOfGraph, methodOfWorld, type Method } from "../graphs";
 import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
@@ -78,8 +73,7 @@ options:
                        workbench scene (default apple_plate): ${listWorkbenchScenes().join(", ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
-  --variant V          closedLoop: ${CLEA_VARIANTS.join(" | ")}; replan: ${REPLAN_VARIANTS.join(" | ")};
-                       vlmpc: ${VLMPC_VARIANTS.join(" | ")}; behaviorCritic: ${CRITIC_VARIANTS.join(" | ")} (default full)
+  --variant V          ${METHODS.filter((m) => m.kind === "episode").map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`).join("; ").replace(/; \n/, ";\n")} (default full)
   --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
   --examples FILE      vlmpc full+ic: labelled example frames (default evals/datasets/course_examples/<course>.json)
   --program FILE       behaviorCritic: a primitive program (JSON) to start from instead of the writer's first draft
@@ -134,120 +128,6 @@ function keepDetections(s: Session, image: string, file: string, robot?: string)
   }
 }
 
-interface Line {
-  node: string;
-  text: string;
-}
-
-/** One readable line per node update. */
-export function describe(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
-  const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
-  switch (node) {
-    case "perceiver":
-      return { node, text: Object.values(u.observations ?? {}).map((o) => o.summary).join(" | ") || "no change in view" };
-    case "summarizer":
-      return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
-    case "goal_check":
-      return { node, text: u.status ? `${u.status}: ${u.statusReason}` : "not done yet" };
-    case "planner":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
-      return { node, text: `sub-goal "${u.plan?.subgoal}": ${u.plan?.steps.map(call).join(" → ")}` };
-    case "verifier":
-      return { node, text: u.plan === null ? `rejected: ${u.lastFailure}` : u.plan ? `ok: ${u.plan.steps.slice(before?.cursor ?? 0).map(call).join(" → ")}` : "ok" };
-    case "critic":
-      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}` : "" };
-    case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
-    case "executor": {
-      const e = u.history?.[0];
-      return { node, text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "" };
-    }
-  }
-  return { node, text: "" };
-}
-
-/** One readable line per node update of the hierarchical (RePLan) mode. */
-export function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
-  const last = (u.log ?? []).at(-1);
-  switch (node) {
-    case "scan":
-      return { node, text: `sees ${u.scene?.join(", ") || "nothing it knows"}${u.facts?.length ? `; ${u.facts.join("; ")}` : ""}` };
-    case "high_level_planner":
-    case "plan_verifier":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
-      return { node, text: `${u.plan ? u.plan.steps.map((x, i) => `${i + 1}. [${x.kind}] ${x.action}`).join("  ") : ""}${last?.kind === "note" && node === "plan_verifier" ? ` (${last.text})` : ""}` };
-    case "vision_questions":
-      return { node, text: u.answers?.length ? u.answers.map((a) => a.question).join(" / ") : "nothing to ask" };
-    case "vision_answer":
-      return { node, text: (u.answers ?? []).map((a) => a.answer).join(" / ") };
-    case "step_check":
-      return { node, text: last?.kind === "vision" ? `${last.done ? "done" : "not done"}${u.facts?.length ? `: ${u.facts.join("; ")}` : ""}` : "" };
-    case "low_level_planner":
-    case "reward_verifier":
-      return { node, text: `${u.motion?.step ?? before?.motion?.step ?? ""}: ${(u.motion?.terms ?? []).map((t) => termText(t)).join(", ")}` };
-    case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
-    case "executor":
-      return { node, text: last?.kind === "motion" ? `${last.step} → ${last.ok ? "ok" : "FAILED"}${last.ok ? "" : `: ${last.message}`} (${last.seconds.toFixed(1)} s)` : "" };
-    case "diagnose":
-    case "remap_reasons":
-      return { node, text: (u.explanations ?? []).join(" | ") };
-    case "consolidate":
-      return { node, text: last?.kind === "diagnosis" ? (last.reasons.length ? `reasons: ${last.reasons.join("; ")}` : "no cause found: a new procedure") : "" };
-    case "task_check":
-      return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : `not done: ${u.failedAttempts?.[0]?.reason ?? ""}` };
-  }
-  return { node, text: "" };
-}
-
-/** One readable line per node update of VLM-PC. */
-export function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
-  const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
-  switch (node) {
-    case "look":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
-      return { node, text: u.sight?.detections.length ? u.sight.detections.map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`).join(", ") : "nothing detected" };
-    case "planner": {
-      const r = Array.isArray(u.steps) ? u.steps[0] : undefined;
-      if (!r) return { node, text: "" };
-      if (r.answer.reached) return { node, text: `reached: ${r.answer.progress}` };
-      return { node, text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})` };
-    }
-    case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
-    case "executor": {
-      const w = u.steps && !Array.isArray(u.steps) ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result : undefined;
-      return { node, text: w ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)` : "" };
-    }
-  }
-  return { node, text: "" };
-}
-
-/** The behaviour critic's loop: the program written, the rollout's critique, what grounding did not find, the verdict. */
-export function describeCritic(node: string, u: Partial<CriticStateType>): Line {
-  const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
-  const events = (es: { kind: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object}${e.cause ? `; ${e.cause.replace(/_/g, " ")}` : ""})`).join(", ") : "nothing undesirable");
-  switch (node) {
-    case "writer": {
-      const p = u.program as { steps: { op: string }[] } | undefined;
-      return { node, text: p ? `${p.steps.length} primitives: ${p.steps.map((x) => x.op).join(" ")}` : "" };
-    }
-    case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `${u.status}: ${u.statusReason}` };
-    case "executor":
-      return { node, text: attempt ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…` : u.status ? `${u.status}: ${u.statusReason}` : "" };
-    case "critique":
-      return { node, text: attempt?.critique ? events(attempt.critique.events) : "" };
-    case "ground":
-      return { node, text: attempt?.feedback ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}; kept: ${events(attempt.refined!.events)}` : attempt?.refined ? `kept: ${events(attempt.refined.events)}` : "" };
-    case "verdict":
-    case "begin":
-    case "prefer":
-      return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : "" };
-  }
-  return { node, text: "" };
-}
-
 /** A workbench scene and its task. */
 function workbenchScenario(name: string): { name: string; instruction: string } {
   if (!isWorkbenchScene(name)) throw new Error(`no workbench scene ${name}; one of ${listWorkbenchScenes().join(", ")}`);
@@ -266,10 +146,19 @@ function tabletopScenario(name: string): { name: string; instruction: string } {
   return { name, instruction: buildScene(name).instruction };
 }
 
+/** Each world's scenarios: the one a run picks by name, or the world's default. */
+const SCENARIOS: Record<string, (name?: string) => { name: string; instruction: string }> = {
+  kitchen: (name) => loadScenario(name ?? "integration_tea_to_trash"),
+  tabletop: (name) => tabletopScenario(name ?? "cabinet_barred"),
+  workbench: (name) => workbenchScenario(name ?? "apple_plate"),
+  course: (name) => courseScenario(name ?? "indoor_1"),
+};
+
 export async function run(argv: string[]): Promise<number> {
   // Game On's curriculum is a run of its own kind: many episodes on several simulators, with learning in between.
   const g = argv.indexOf("--graph");
-  if ((g >= 0 && argv[g + 1] === "curriculum") || argv.includes("--graph=curriculum")) return (await import("./curriculum")).runCurriculum(argv);
+  const named = g >= 0 ? argv[g + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
+  if (named && methodOfGraph(named)?.kind === "campaign") return (await import("./curriculum")).runCurriculum(argv);
   const { values: v } = parseArgs({
     args: argv,
     options: {
@@ -308,19 +197,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  const GRAPHS: Record<string, Mode> = { closedLoop: "clea", replan: "replan", vlmpc: "vlmpc", behaviorCritic: "critic" };
-  if (v.graph && !GRAPHS[v.graph]) throw new Error(`--graph must be one of ${Object.keys(GRAPHS).join(", ")}, not ${v.graph}`);
-  if (v.world && !Object.values(WORLD_FOR_MODE).includes(v.world)) throw new Error(`--world must be one of ${Object.values(WORLD_FOR_MODE).join(", ")}, not ${v.world}`);
-  const mode: Mode = v.graph ? GRAPHS[v.graph] : modeForWorld(v.world ?? "kitchen");
-  const world = WORLD_FOR_MODE[mode];
+  // The methods one episode runs (a campaign, the curriculum, went its own way above).
+  const episodic = METHODS.filter((m) => m.kind === "episode");
+  if (v.graph && !episodic.some((m) => m.graph === v.graph)) throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
+  if (v.world && !episodic.some((m) => m.world === v.world)) throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
+  const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
+  const world = m.world;
   if (v.world && v.world !== world) throw new Error(`--graph ${v.graph} runs in the ${world} world, not ${v.world}`);
-  const allowed: readonly string[] = mode === "replan" ? REPLAN_VARIANTS : mode === "vlmpc" ? VLMPC_VARIANTS : mode === "critic" ? CRITIC_VARIANTS : CLEA_VARIANTS;
-  if (!allowed.includes(v.variant!)) throw new Error(`--variant must be one of ${allowed.join(", ")} for the ${world} world`);
-  const scenario =
-    world === "kitchen" ? loadScenario(v.scenario ?? "integration_tea_to_trash")
-    : world === "tabletop" ? tabletopScenario(v.scenario ?? "cabinet_barred")
-    : world === "workbench" ? workbenchScenario(v.scenario ?? "apple_plate")
-    : courseScenario(v.scenario ?? "indoor_1");
+  if (!m.variants.includes(v.variant!)) throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${world} world`);
+  const scenario = SCENARIOS[world](v.scenario);
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
@@ -348,8 +233,13 @@ export async function run(argv: string[]): Promise<number> {
     bridgeUrl = sim.url;
     say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   }
-  const examples = mode === "vlmpc" && v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
-  const graph = compileFor(mode, checkpointer, store);
+  // Only VLM-PC has the variant with labelled examples.
+  const examples = v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
+  const graph = m.compile(checkpointer, store);
+  // The command line's method settings, each passed to the methods whose configuration has it.
+  const own = Object.fromEntries(
+    Object.entries({ historyWindow: Number(v["history-window"]), examples, grounding: v.grounding }).filter(([k]) => k in m.configuration.shape),
+  );
   const config = {
     configurable: {
       thread_id: thread,
@@ -361,8 +251,7 @@ export async function run(argv: string[]): Promise<number> {
       noise: Number(v.noise),
       approve: v.approve,
       dataDir: dir,
-      ...(mode === "vlmpc" ? { historyWindow: Number(v["history-window"]), examples } : {}),
-      ...(mode === "critic" ? { grounding: v.grounding } : {}),
+      ...own,
     },
     recursionLimit: 1000,
     durability: "sync" as const,
@@ -374,10 +263,9 @@ export async function run(argv: string[]): Promise<number> {
   const started = Date.now();
   let n = 0;
   const program = v.program ? JSON.parse(readFileSync(resolve(v.program), "utf8")) : undefined;
-  let input: unknown = v.resume ? null : mode === "critic" ? { goal, job: "refine", ...(program ? { program } : {}) } : { goal };
-  type AnyState = ClosedLoopStateType & ReplanStateType & Omit<VlmpcStateType, "plan"> & {
-    counters: ClosedLoopStateType["counters"] & ReplanStateType["counters"] & VlmpcStateType["counters"];
-  };
+  let input: unknown = v.resume ? null : m.input(goal, { program });
+  // What the CLI reads of any method's state (each descriptor reads the rest).
+  type AnyState = { status?: string; statusReason?: string; counters?: { steps?: number; motions?: number; skills?: number; skillSeconds?: number }; pendingGoal?: { goalId: string } | null; usage?: Record<string, unknown> };
   let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
   if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
   // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
@@ -412,46 +300,18 @@ export async function run(argv: string[]): Promise<number> {
         }
         for (const [node, update] of Object.entries(data)) {
           if (node === "__interrupt__") continue;
-          const u = update as Partial<AnyState>;
-          const line = mode === "replan" ? describeReplan(node, u, state)
-            : mode === "vlmpc" ? describeVlmpc(node, u as Partial<VlmpcStateType>, state as unknown as VlmpcStateType)
-            : mode === "critic" ? describeCritic(node, u as Partial<CriticStateType>)
-            : describe(node, u, state);
+          const u = update as Record<string, unknown>;
+          const line = m.describe(node, u, state);
           n++;
           say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
           report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
-          if (node === "perceiver") {
-            for (const o of Object.values(u.observations ?? {})) {
-              const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
-              copyFileSync(s.artifacts.path(o.image), join(runDir, file));
-              keepDetections(s, o.image, join(runDir, file), o.robot);
-              frames.push(`### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`);
+          for (const section of m.framesOf?.(node, u, n, line.text, s.artifacts) ?? []) {
+            for (const f of section.frames) {
+              copyFileSync(s.artifacts.path(f.image), join(runDir, f.file));
+              if (f.detectionsOf) keepDetections(s, f.image, join(runDir, f.file), f.detectionsOf === true ? undefined : f.detectionsOf);
             }
-          }
-          // VLM-PC's report shows the egocentric frames in order, each with what the planner decided from it.
-          if (mode === "vlmpc" && node === "look" && u.sight) {
-            const file = `frames/${String(n).padStart(3, "0")}-head.png`;
-            copyFileSync(s.artifacts.path(u.sight.frame), join(runDir, file));
-            frames.push(`### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${line.text}\n`);
-          }
-          // The critic's run keeps each rollout's key frames, beside what the critic said of them.
-          if (mode === "critic" && node === "executor" && (u as Partial<CriticStateType>).attempts) {
-            const a = (u as Partial<CriticStateType>).attempts as unknown as CriticStateType["attempts"][number];
-            const r = readRollout(a.rollout, s.artifacts);
-            const strip = r.frames.map((f, k) => {
-              const file = `frames/${String(a.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`;
-              copyFileSync(s.artifacts.path(f.image), join(runDir, file));
-              return `![${f.t.toFixed(1)} s](${file})`;
-            });
-            frames.push(`### Program ${a.iteration}: ${r.frames.length} key frames over ${r.duration.toFixed(1)} s\n\n${r.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`);
-          }
-          // The hierarchical mode keeps the frame each look was made from.
-          if (mode === "replan" && u.frame && ["scan", "vision_answer", "diagnose", "task_check"].includes(node)) {
-            const file = `frames/${String(n).padStart(3, "0")}-${node}.png`;
-            copyFileSync(s.artifacts.path(u.frame), join(runDir, file));
-            keepDetections(s, u.frame, join(runDir, file));
-            frames.push(`### ${n}. ${node}\n\n![${node} at step ${n}](${file})\n\n${line.text}\n`);
+            frames.push(section.markdown);
           }
         }
       }
@@ -490,8 +350,8 @@ export async function run(argv: string[]): Promise<number> {
       // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
       const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
       writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
-      // The critic's task is done well only if the last program's rollout had nothing undesirable in it either.
-      if (mode === "critic") {
+      // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
+      if (m.cleanRollout) {
         undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
         truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
       }
@@ -515,6 +375,7 @@ export async function run(argv: string[]): Promise<number> {
     interrupted = status === "interrupted";
     const summary = {
       thread,
+      method: m.id,
       scenario: scenario.name,
       variant: v.variant,
       model: mc.backend,
@@ -522,9 +383,7 @@ export async function run(argv: string[]): Promise<number> {
       statusReason,
       ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${v["bridge-url"] ? ` --bridge-url ${v["bridge-url"]}` : ""}` } : {}),
       success: truth?.success ?? status === "succeeded",
-      steps: mode === "replan" ? (state?.counters?.motions ?? 0) + (state?.counters?.visionSteps ?? 0) : mode === "vlmpc" ? state?.counters?.skills ?? 0 : mode === "critic" ? (state as unknown as CriticStateType | undefined)?.attempts.length ?? 0 : state?.counters?.steps ?? 0,
-      replans: state?.counters?.replans ?? 0,
-      ...(mode === "replan" ? { procedures: state?.counters?.procedures ?? 0, motions: state?.counters?.motions ?? 0, visionSteps: state?.counters?.visionSteps ?? 0 } : { criticVerdicts: state?.verdicts ?? {} }),
+      ...m.summarize(state as Record<string, unknown> | undefined),
       modelCalls: usage.calls,
       // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
       modelCallOutcomes: usage.outcomes ?? {},

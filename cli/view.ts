@@ -17,7 +17,7 @@ import sharp from "sharp";
 import gifenc from "gifenc";
 import { dataDir, databaseUrl } from "../memory/checkpointer";
 import { downloadScope, PostgresBlobStore } from "../memory/blobs";
-import { describe, describeCritic, describeReplan, describeVlmpc } from "./run";
+import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
 
 export const VIEW_HELP = `usage: robograph view [runs/ID | runs/experiments/NAME | DIR] [options]      (npm run view -- …)
 
@@ -39,8 +39,6 @@ The page: ←/→ step through the timeline, Home/End jump to its ends; each cam
 const ASSETS = join(dirname(fileURLToPath(import.meta.url)), "viewer");
 const require = createRequire(import.meta.url);
 const CHART_JS = join(dirname(require.resolve("chart.js")), "chart.umd.min.js");
-
-type Mode = "clea" | "replan" | "vlmpc" | "critic";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
 interface Box {
@@ -79,7 +77,8 @@ export interface RunView {
   kind: "run";
   rel: string;
   id: string;
-  mode: Mode | null;
+  /** The method that wrote it (graphs/index.ts), or null when the record does not show it. */
+  mode: MethodId | null;
   goal: string | null;
   summary: Record<string, unknown> | null;
   /** An experiment episode's result.json. */
@@ -123,24 +122,19 @@ export function readEvents(file: string): { events: { t: number | null; node: st
   return { events, notes };
 }
 
-/** Which method wrote a record, by the nodes in it. */
-export function modeOf(nodes: string[]): Mode | null {
-  const has = (xs: string[]) => nodes.some((n) => xs.includes(n));
-  // Game On's curriculum (its own record: report.md with the curves) is shown as a plain timeline.
-  if (has(["propose", "decompose", "retrieve", "embody", "analyse"])) return null;
-  if (has(["scan", "high_level_planner", "low_level_planner", "task_check"])) return "replan";
-  if (has(["look"])) return "vlmpc";
-  if (has(["writer", "critique", "ground", "verdict", "prefer", "begin"])) return "critic";
-  if (has(["perceiver", "summarizer", "planner", "critic", "goal_check"])) return "clea";
-  return null;
+/**
+ * Which method wrote a record: the one its summary names, else the one whose graph has every node the record holds
+ * (an experiment's episode, a run killed before its summary).
+ */
+export function methodOfRecord(summary: Record<string, unknown> | null, nodes: string[]): MethodId | null {
+  const named = METHODS.find((m) => m.id === summary?.method);
+  if (named) return named.id;
+  return methodOfNodes(nodes)?.id ?? null;
 }
 
-function lineText(mode: Mode | null, node: string, u: Record<string, unknown>): string {
+function lineText(mode: MethodId | null, node: string, u: Record<string, unknown>): string {
   try {
-    if (mode === "replan") return describeReplan(node, u as never, undefined).text;
-    if (mode === "vlmpc") return describeVlmpc(node, u as never, undefined).text;
-    if (mode === "critic") return describeCritic(node, u as never).text;
-    return describe(node, u as never, undefined).text;
+    return mode ? method(mode).describe(node, u).text : "";
   } catch {
     return "";
   }
@@ -216,10 +210,10 @@ export class Library {
     const result = readJson(join(d, "result.json"));
     const inExperiment = basename(dirname(d)) === "episodes";
     if (!summary && !result) notes.push(`no ${inExperiment ? "result.json" : "summary.json"}: the run did not finish (stopped or killed); what it recorded is shown`);
-    const mode = modeOf(events.map((e) => e.node));
+    const mode = methodOfRecord(summary, events.map((e) => e.node));
     const steps: StepView[] = events.map((e, i) => {
       const n = i + 1;
-      return { n, t: e.t, node: e.node, text: lineText(mode, e.node, e.update), usage: stepUsage(e.update), update: e.update, frames: this.framesOf(rel, d, mode, n, e.node, e.update) };
+      return { n, t: e.t, node: e.node, text: lineText(mode, e.node, e.update), usage: stepUsage(e.update), update: e.update, frames: this.framesOf(rel, d, n, e.node, e.update) };
     });
     const cameras = [...new Set(steps.flatMap((s) => s.frames.map((f) => f.camera)))];
     const experimentDir = inExperiment ? dirname(dirname(d)) : null;
@@ -272,7 +266,7 @@ export class Library {
   }
 
   /** The frames a step took, each with its detections where the record has them. */
-  private framesOf(rel: string, d: string, mode: Mode | null, n: number, node: string, u: Record<string, unknown>): FrameView[] {
+  private framesOf(rel: string, d: string, n: number, node: string, u: Record<string, unknown>): FrameView[] {
     const out: FrameView[] = [];
     const src = (ref: string | null, file: string | null) => {
       if (file && existsSync(join(d, file))) return `/file/${encodePath(rel)}/${file}`;
@@ -290,7 +284,8 @@ export class Library {
         out.push({ camera: o.robot, n, ref: o.image, src: src(o.image, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null, caption: o.summary });
       }
     }
-    if (mode === "replan" && typeof u.frame === "string") {
+    // RePLan's looks: the palm camera's frame each was made from.
+    if (typeof u.frame === "string") {
       const file = `frames/${pad(n)}-${node}.png`;
       const det = sidecar(file);
       out.push({ camera: "palm camera", n, ref: u.frame, src: src(u.frame, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null });
@@ -302,7 +297,7 @@ export class Library {
       out.push({ camera: "head", n, ref: sight.frame, src: src(sight.frame, file), width: null, height: null, boxes });
     }
     // The behaviour critic's rollouts: their key frames with the detections recorded with them.
-    if (mode === "critic" && node === "executor") {
+    if (node === "executor" && u.attempts) {
       const a = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as { iteration?: number; rollout?: string } | undefined;
       const file = a?.rollout ? this.artifactFile(rel, a.rollout) : null;
       const r = file ? readJson<{ frames: { t: number; image: string; detections?: { width?: number; height?: number; detections?: Box[] } }[] }>(file) : null;
@@ -327,18 +322,14 @@ export class Library {
   async checkpoints(view: RunView): Promise<void> {
     const file = join(this.dataDir, "checkpoints.sqlite");
     if (!view.mode || view.experiment || !existsSync(file)) return;
-    const [{ default: Database }, { SqliteSaver }, { compileFor }] = await Promise.all([
-      import("better-sqlite3"),
-      import("@langchain/langgraph-checkpoint-sqlite"),
-      import("../evals/episode"),
-    ]);
+    const [{ default: Database }, { SqliteSaver }] = await Promise.all([import("better-sqlite3"), import("@langchain/langgraph-checkpoint-sqlite")]);
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='checkpoints'").get();
       if (!has || !db.prepare("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1").get(view.id)) return;
       // Read-only: the saver's setup finds its tables there and creates nothing.
       const saver = new SqliteSaver(db);
-      const graph = compileFor(view.mode, saver);
+      const graph = method(view.mode).compile(saver);
       const out: NonNullable<RunView["checkpoints"]> = [];
       for await (const s of graph.getStateHistory({ configurable: { thread_id: view.id } })) {
         const values = s.values as { status?: string; statusReason?: string; goal?: string };

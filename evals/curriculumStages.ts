@@ -6,7 +6,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../models";
 import { TaskProposal, type ProposeContext } from "../models/schemas/curriculum";
-import { modelSession, runOptions } from "../nodes/runtime";
+import { modelSession } from "../nodes/runtime";
+import { runOptions } from "../nodes/configuration";
 import { PROPOSER_PROMPT } from "../nodes/curriculum/propose";
 import { decompose } from "../nodes/curriculum/decompose";
 import { retrieve } from "../nodes/curriculum/retrieve";

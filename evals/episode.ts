@@ -1,5 +1,5 @@
 /**
- * One episode: a method's graph (CLEA's, RePLan's or VLM-PC's) in this process against a simulator reached over the
+ * One episode: a method's graph (any of graphs/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
  * bridge, with its trace, final state, the simulator's verdict and event log. Experiments and tests both run episodes
  * through here.
  */
@@ -7,37 +7,17 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { compileClosedLoop, type Mode as ClosedLoopMode } from "../graphs/closedLoop";
-import { compileVlmpc } from "../graphs/vlmpc";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import { compileBehaviorCritic } from "../graphs/behaviorCritic";
-import { CLEA_VARIANTS, CRITIC_VARIANTS, REPLAN_VARIANTS, VLMPC_VARIANTS } from "../nodes/runtime";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
+import { method, type MethodGraph, type MethodId } from "../graphs";
 
 export interface TraceStep<S = ClosedLoopStateType> {
   node: string;
   update: Partial<S>;
-}
-
-/** Which method runs: CLEA's closed loop, RePLan's hierarchical mode, VLM-PC, or the behaviour critic. */
-export type Mode = ClosedLoopMode | "vlmpc" | "critic";
-
-/** The method a world's robots call for: reward-driven motion means RePLan's mode, a legged robot VLM-PC. */
-export const modeForWorld = (world: string): Mode => (world === "tabletop" ? "replan" : world === "course" ? "vlmpc" : world === "workbench" ? "critic" : "clea");
-
-/** Each method's variants. */
-export const VARIANTS_FOR_MODE: Record<Mode, readonly string[]> = { clea: CLEA_VARIANTS, replan: REPLAN_VARIANTS, vlmpc: VLMPC_VARIANTS, critic: CRITIC_VARIANTS };
-
-/** The world each method's robots live in (the inverse of modeForWorld). */
-export const WORLD_FOR_MODE: Record<Mode, string> = { clea: "kitchen", replan: "tabletop", vlmpc: "course", critic: "workbench" };
-
-/** The compiled graph of a method. */
-export function compileFor(mode: Mode, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
-  return mode === "vlmpc" ? compileVlmpc(checkpointer, store) : mode === "critic" ? compileBehaviorCritic(checkpointer, store) : compileClosedLoop(checkpointer, store, mode);
 }
 
 export interface EpisodeRun<S = ClosedLoopStateType> {
@@ -49,7 +29,8 @@ export interface EpisodeRun<S = ClosedLoopStateType> {
 }
 
 export interface EpisodeOptions {
-  mode?: Mode;
+  /** Which method runs (graphs/index.ts; default CLEA's). */
+  mode?: MethodId;
   url: string;
   goal: string;
   thread: string;
@@ -88,7 +69,7 @@ export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Pr
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
 export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const graph = compileFor(o.mode ?? "clea", o.checkpointer ?? memoryCheckpointer(), o.store);
+  const graph = method(o.mode ?? "clea").compile(o.checkpointer ?? memoryCheckpointer(), o.store);
   const config = {
     // Durable before the next step: a goal id is on disk before its goal is sent (the pg test's lesson, TOOLCHAIN.md).
     ...(o.checkpointer ? { durability: "sync" as const } : {}),
@@ -118,7 +99,7 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
   }
   const t0 = performance.now();
   for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
-    for (const [node, update] of Object.entries(chunk)) {
+    for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
       trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
       if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
     }
@@ -139,7 +120,7 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
  * The node updates a thread's checkpoints record, oldest first: each checkpoint keeps the writes of the tasks that ran
  * from it, which are the updates the graph streamed when they ran.
  */
-async function traceFromCheckpoints(graph: ReturnType<typeof compileFor>, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
+async function traceFromCheckpoints(graph: MethodGraph, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
   // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one

@@ -8,7 +8,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { closeSessionsFor, type Variant } from "../nodes/runtime";
+import { closeSessionsFor } from "../nodes/runtime";
+import { type Variant } from "../nodes/configuration";
 import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
 import { totalUsage } from "../models";
 import { availableParallelism } from "node:os";
@@ -16,7 +17,8 @@ import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { BridgeClient } from "../robots/bridge/client";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
-import { modeForWorld, runClosedLoopEpisode, VARIANTS_FOR_MODE, type EpisodeRun } from "./episode";
+import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
+import { methodOfWorld, type MethodId } from "../graphs";
 import type { ClosedLoopStateType } from "../nodes/clea/state";
 import type { ReplanStateType } from "../nodes/replan/state";
 import type { VlmpcStateType } from "../nodes/vlmpc/state";
@@ -86,8 +88,8 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
     .filter((r) => !o.only || o.only.includes(r.id))
     .slice(0, o.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
-    const allowed: readonly string[] = VARIANTS_FOR_MODE[modeForWorld(w)];
-    for (const v of o.variants) if (!allowed.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${modeForWorld(w)} mode); one of ${allowed.join(", ")}`);
+    const m = methodOfWorld(w);
+    for (const v of o.variants) if (!m.variants.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${m.variants.join(", ")}`);
   }
   if (o.variants.includes("full+ic" as Variant)) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
@@ -292,7 +294,7 @@ export function runPlannedEpisode(p: PlannedEpisode, o: ExperimentOptions, dir: 
 
 async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
   const ex = p.row.example;
-  const mode = modeForWorld(ex.inputs.world);
+  const mode = methodOfWorld(ex.inputs.world).id;
   const episodeDir = join(dir, "episodes", p.id);
   mkdirSync(episodeDir, { recursive: true });
   const base = {
@@ -348,7 +350,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       diagnosisPhrasings: o.diagnosisPhrasings,
       maxProcedures: o.maxProcedures,
       historyWindow: o.historyWindow,
-      examples: mode === "vlmpc" && p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
+      // Only VLM-PC has the variant with labelled examples.
+      examples: p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
       // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
@@ -371,13 +374,9 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
-    if (mode === "vlmpc") {
-      // A trial ends when the robot reaches the toy, whatever the robot makes of it: the simulator's check decides for
-      // every variant, and the planner's own verdict is kept beside it (Random never gives one).
-      const effort = vlmpcEffort(run as EpisodeRun<VlmpcStateType>, ex.outputs as { within_seconds: number });
-      return { ...common, ...effort, goalHeld: effort.success, agentReached: run.state.status === "succeeded" };
-    }
-    return mode === "replan" ? { ...common, ...replanEffort(run as EpisodeRun<ReplanStateType>, o.maxSteps) } : { ...common, ...cleaEffort(run as EpisodeRun<ClosedLoopStateType>, o.maxSteps) };
+    const effort = EFFORT[mode];
+    if (!effort) throw new Error(`the experiment runner has no measures of ${mode} episodes`);
+    return { ...common, ...effort(run, o.maxSteps, ex.outputs) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
     return {
@@ -419,6 +418,19 @@ function replanEffort(run: EpisodeRun<ReplanStateType>, maxSteps: number) {
     verdicts: {},
   };
 }
+
+/** Each method's measures of an episode, over what every episode has (its report's per-episode columns). */
+type Effort = (run: EpisodeRun<any>, maxSteps: number, outputs: unknown) => Pick<EpisodeResult, "score" | "steps" | "failedActions" | "replans" | "verdicts"> & Partial<EpisodeResult>;
+const EFFORT: Partial<Record<MethodId, Effort>> = {
+  clea: (run, maxSteps) => cleaEffort(run, maxSteps),
+  replan: (run, maxSteps) => replanEffort(run, maxSteps),
+  // A trial ends when the robot reaches the toy, whatever the robot makes of it: the simulator's check decides for
+  // every variant, and the planner's own verdict is kept beside it (Random never gives one).
+  vlmpc: (run, _maxSteps, outputs) => {
+    const effort = vlmpcEffort(run, outputs as { within_seconds: number });
+    return { ...effort, goalHeld: effort.success, agentReached: run.state.status === "succeeded" };
+  },
+};
 
 /**
  * VLM-PC's measures, as its Table I takes them: the skill time when the body reached the toy (the trial ends there),

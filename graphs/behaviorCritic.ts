@@ -10,7 +10,8 @@
  * Variants (configurable.variant): full (grounding feedback), no-grounding (the raw critique).
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { CRITIC_SETTINGS, CRITIC_VARIANTS, runConfiguration } from "../nodes/runtime";
+import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "../nodes/critic/configuration";
+import { runConfiguration } from "../nodes/settings";
 import { CriticInput, CriticState, type CriticStateType } from "../nodes/critic/state";
 import { begin } from "../nodes/critic/begin";
 import { critique } from "../nodes/critic/critique";

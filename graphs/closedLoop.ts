@@ -4,13 +4,13 @@
  * already holds judges it while the summarizer updates the belief from the same look (a fan-out).
  * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason;
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
- * The loop's other mode, RePLan's hierarchical replanning over reward-driven motion, is wired in ./replan.ts;
- * `compileClosedLoop(…, "replan")` returns it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "../nodes/clea/state";
-import { CLEA_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
+import { CLEA_VARIANTS } from "../nodes/clea/configuration";
+import { runConfiguration } from "../nodes/settings";
+import { runOptions } from "../nodes/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guardedNodes, resumable } from "../nodes/guard";
 import { perceive } from "../nodes/clea/perceiver";
@@ -20,7 +20,6 @@ import { plan } from "../nodes/clea/planner";
 import { verify } from "../nodes/clea/verifier";
 import { critique } from "../nodes/clea/critic";
 import { act, dispatch } from "../nodes/clea/executor";
-import { compileReplan } from "./replan";
 
 const running = (s: ClosedLoopStateType) => !ended(s);
 /** A node that ended the run (a model endpoint unavailable, an answer that never fit) goes nowhere further. */
@@ -123,12 +122,8 @@ export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> 
 
 export const closedLoopBuilder = buildClosedLoop();
 
-/** The closed loop's modes: CLEA's flat skill planning over several robots, RePLan's hierarchical replanning. */
-export type Mode = "clea" | "replan";
-
 /** With a store, the summarizer remembers where things were seen, across episodes. */
-export function compileClosedLoop(checkpointer?: BaseCheckpointSaver, store?: BaseStore, mode: Mode = "clea") {
-  if (mode === "replan") return compileReplan(checkpointer, store);
+export function compileClosedLoop(checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
   // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.
   return closedLoopBuilder.compile({ checkpointer, store, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
 }

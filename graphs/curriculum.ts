@@ -16,7 +16,9 @@
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { runConfiguration, runOptions, CURRICULUM_SETTINGS, CURRICULUM_VARIANTS } from "../nodes/runtime";
+import { runConfiguration } from "../nodes/settings";
+import { runOptions } from "../nodes/configuration";
+import { CURRICULUM_SETTINGS, CURRICULUM_VARIANTS } from "../nodes/curriculum/configuration";
 import { ended, guarded, resumable } from "../nodes/guard";
 import { CurriculumState, type CurriculumStateType } from "../nodes/curriculum/state";
 import { begin } from "../nodes/curriculum/begin";

@@ -15,7 +15,9 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
-import { REPLAN_SETTINGS, REPLAN_VARIANTS, runConfiguration, runOptions } from "../nodes/runtime";
+import { REPLAN_SETTINGS, REPLAN_VARIANTS } from "../nodes/replan/configuration";
+import { runConfiguration } from "../nodes/settings";
+import { runOptions } from "../nodes/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guardedNodes, resumable } from "../nodes/guard";
 import { scanScene } from "../nodes/replan/scan";

@@ -10,7 +10,8 @@
  * Variants (configurable.variant): full, no-history, no-multi-step, random, full+ic (labelled example frames).
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { runConfiguration, VLMPC_SETTINGS, VLMPC_VARIANTS } from "../nodes/runtime";
+import { runConfiguration } from "../nodes/settings";
+import { VLMPC_SETTINGS, VLMPC_VARIANTS } from "../nodes/vlmpc/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guarded, resumable } from "../nodes/guard";
 import { VlmpcState, type VlmpcStateType } from "../nodes/vlmpc/state";

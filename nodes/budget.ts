@@ -1,5 +1,5 @@
 /** The budgets every method's run is checked against: actions, replans, procedures, model calls and wall time. */
-import type { RunOptions } from "./runtime";
+import type { RunOptions } from "./configuration";
 
 /** What a run has used so far, against its budgets. */
 export interface Spent {

@@ -9,7 +9,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ModelOutputError, ModelRequestError, ModelUnavailableError, withModelScope, type ModelScope, type Usage } from "../models";
-import { runOptions } from "./runtime";
+import { runOptions } from "./configuration";
 import { runSignal, stopReason } from "./estop";
 import type { Status } from "./state";
 

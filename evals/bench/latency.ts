@@ -17,7 +17,8 @@ import { ROLES } from "../../models/roles";
 import { closeSessions } from "../../nodes/runtime";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
-import { runClosedLoopEpisode, type Mode } from "../episode";
+import { runClosedLoopEpisode } from "../episode";
+import type { MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import type { Figure } from "./agent";
 
@@ -117,10 +118,11 @@ export interface LatencyRun {
 }
 
 /** The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1. */
-export const LATENCY_TASKS: { label: string; mode: Mode; world: string; scenario: string; goal: string }[] = [
-  { label: "CLEA default task", mode: "clea", world: "kitchen", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction },
-  { label: "RePLan task 3", mode: "replan", world: "tabletop", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet" },
-  { label: "VLM-PC indoor_1", mode: "vlmpc", world: "course", scenario: "indoor_1", goal: "Find the red chew toy and go to it." },
+/** `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to (CLEA's). */
+export const LATENCY_TASKS: { label: string; mode: Mode; world: string; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean }[] = [
+  { label: "CLEA default task", mode: "clea", world: "kitchen", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true },
+  { label: "RePLan task 3", mode: "replan", world: "tabletop", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false },
+  { label: "VLM-PC indoor_1", mode: "vlmpc", world: "course", scenario: "indoor_1", goal: "Find the red chew toy and go to it.", skillsCounter: "skills", targets: false },
 ];
 
 /** Runs one task through the openai backend against the endpoint; the environment is restored afterwards. */
@@ -139,8 +141,7 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
     sim = await startSimProcess(task.world, ["--scenario", task.scenario, "--speed", "max"]);
     endpoint.reset();
     const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir, variant, backend: "openai" });
-    const c = run.state.counters as { steps?: number; motions?: number; skills?: number };
-    const skills = task.mode === "clea" ? c.steps! : task.mode === "replan" ? c.motions! : c.skills!;
+    const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
     return { label: task.label, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls] };
   } finally {
     await closeSessions();
@@ -191,7 +192,7 @@ export async function latencyBenchmarks(delayMs = 300, log: (line: string) => vo
       const r = await latencyEpisode(endpoint, task);
       log(`${task.label} through the openai backend, ${delayMs} ms per model answer: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`);
       for (const line of roleBreakdown(r)) log(line);
-      figures.push(...latencyFigures(r, task.mode === "clea"));
+      figures.push(...latencyFigures(r, task.targets));
     }
   } finally {
     await endpoint.fake.close();

@@ -2,7 +2,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart } from "../../models";
 import { Critique } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { rawBelief } from "./planner";
 import { robotsForModel, worldForModel } from "../modelContext";

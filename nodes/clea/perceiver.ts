@@ -3,7 +3,9 @@ import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../../models";
 import { Observation } from "../../models/schemas";
-import { CLEA_VARIANTS, graphRunOptions, session, type Session } from "../runtime";
+import { CLEA_VARIANTS } from "./configuration";
+import { graphRunOptions } from "../configuration";
+import { session, type Session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
 import { worldForModel } from "../modelContext";
 

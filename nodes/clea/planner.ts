@@ -3,7 +3,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { Belief, Plan } from "../../models/schemas";
 import { summarize as summarizeHistory } from "../../models/reasoning/belief";
-import { runOptions, session, type Session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session, type Session } from "../runtime";
 import { robotsForModel, worldForModel } from "../modelContext";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 

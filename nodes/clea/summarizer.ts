@@ -3,7 +3,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { Summary } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
 import { recallSightings, rememberSightings } from "../../memory/lessons";
 

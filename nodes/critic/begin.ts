@@ -1,6 +1,7 @@
 /** The critic graph's first node: checks the run's configuration and what it was given, and sets up the job. */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { CRITIC_VARIANTS, graphRunOptions } from "../runtime";
+import { CRITIC_VARIANTS } from "./configuration";
+import { graphRunOptions } from "../configuration";
 import type { CriticStateType, CriticUpdate } from "./state";
 
 export function begin(state: CriticStateType, config?: RunnableConfig): CriticUpdate {

@@ -7,7 +7,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart } from "../../models";
 import { BehaviourCritique, CAUSES, type RolloutContext } from "../../models/schemas";
 import { UNDESIRABLE } from "../../robots/msgs/rollout";
-import { modelSession, runOptions } from "../runtime";
+import { modelSession } from "../runtime";
+import { runOptions } from "../configuration";
 import { framePng, keyFrames, readRollout, seenFrame } from "./rollouts";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
 

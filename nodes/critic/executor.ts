@@ -8,7 +8,8 @@ import { PrimitiveProgram, explainProgramError } from "../../robots/msgs/primiti
 import { LAST_ROLLOUT_SERVICE, type Rollout } from "../../robots/msgs/rollout";
 import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
-import { runOptions, session, type Session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session, type Session } from "../runtime";
 import { runSignal, stopReason } from "../estop";
 import { resumeHint } from "../guard";
 import type { CriticStateType, CriticUpdate } from "./state";

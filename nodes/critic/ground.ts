@@ -11,7 +11,8 @@ import { askStructured } from "../../models";
 import { BehaviourCritique, type ClaimedEvent, type GroundingFeedback } from "../../models/schemas";
 import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../../models/reasoning/evidence";
 import type { LoggedEvent, Rollout } from "../../robots/msgs/rollout";
-import { modelSession, runOptions, session, type RunOptions } from "../runtime";
+import { modelSession, session } from "../runtime";
+import { runOptions, type RunOptions } from "../configuration";
 import { readRollout, rolloutId, seenFrame } from "./rollouts";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
 

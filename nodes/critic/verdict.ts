@@ -4,7 +4,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { totalUsage } from "../../models";
-import { runOptions } from "../runtime";
+import { runOptions } from "../configuration";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
 
 const named = (es: { kind: string; object: string }[]) => es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ");

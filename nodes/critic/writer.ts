@@ -9,7 +9,8 @@ import { WrittenProgram } from "../../models/schemas";
 import type { WriterContext } from "../../models/schemas/critic";
 import type { LocatedDetection } from "../../robots/msgs/rollout";
 import { PRIMITIVE_OPS } from "../../robots/msgs/primitives";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "./state";
 

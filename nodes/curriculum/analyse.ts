@@ -7,7 +7,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, addUsage, type Usage } from "../../models";
 import { ConvergenceVerdict, type AnalyseContext } from "../../models/schemas/curriculum";
-import { modelSession, runOptions } from "../runtime";
+import { modelSession } from "../runtime";
+import { runOptions } from "../configuration";
 import { EXEMPLARS, exemplarPlots } from "./exemplars";
 import { renderCurve } from "./plot";
 import { loadPolicies, storePolicies, type Policies } from "./policies";

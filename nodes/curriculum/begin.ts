@@ -1,7 +1,9 @@
 /** Begin: the library holds the pretrained base skills only (as the paper starts), with their policies. */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { loadBaseSkills } from "../../tools/learning/policy";
-import { graphRunOptions, CURRICULUM_VARIANTS, modelSession } from "../runtime";
+import { graphRunOptions } from "../configuration";
+import { CURRICULUM_VARIANTS } from "./configuration";
+import { modelSession } from "../runtime";
 import { storePolicies } from "./policies";
 import { baseLibrary, skillId } from "./skills";
 import type { CurriculumStateType, CurriculumUpdate } from "./state";

@@ -7,7 +7,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { TaskDecomposition, type DecomposeContext } from "../../models/schemas/curriculum";
 import { imagePart } from "../../models";
-import { modelSession, runOptions } from "../runtime";
+import { modelSession } from "../runtime";
+import { runOptions } from "../configuration";
 import { captions, type CurriculumStateType, type CurriculumUpdate } from "./state";
 
 export const DECOMPOSER_PROMPT = `You break a task for a robot arm with a parallel gripper into the steps it takes, in order. The arm works

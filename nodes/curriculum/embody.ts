@@ -5,7 +5,7 @@
  */
 import { Send } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { runOptions } from "../runtime";
+import { runOptions } from "../configuration";
 import type { CurriculumStateType, RolloutOrder } from "./state";
 
 /** The simulator instances of this run (the bridge URL alone when none are listed). */

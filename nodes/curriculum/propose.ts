@@ -7,7 +7,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, totalUsage } from "../../models";
 import { TaskProposal, type ProposeContext } from "../../models/schemas/curriculum";
 import { overBudget } from "../budget";
-import { graphRunOptions, CURRICULUM_VARIANTS, session } from "../runtime";
+import { graphRunOptions } from "../configuration";
+import { CURRICULUM_VARIANTS } from "./configuration";
+import { session } from "../runtime";
 import { lookAtBasket, proposalLayout } from "./scene";
 import { captions, type CurriculumStateType, type CurriculumUpdate } from "./state";
 

@@ -8,7 +8,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, type Usage, addUsage } from "../../models";
 import { SkillRetrieval } from "../../models/schemas/curriculum";
-import { modelSession, runOptions } from "../runtime";
+import { modelSession } from "../runtime";
+import { runOptions } from "../configuration";
 import { rewardableSkills, familyOf, maxReturn } from "./skills";
 import { captions, type CurriculumStateType, type CurriculumUpdate, type LearningTarget, type Retrieval, type SkillProposal } from "./state";
 

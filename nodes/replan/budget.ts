@@ -1,7 +1,7 @@
 /** What a hierarchical run has spent, for the budgets every action and plan is checked against. */
 import { totalUsage } from "../../models";
 import { overBudget } from "../budget";
-import type { RunOptions } from "../runtime";
+import type { RunOptions } from "../configuration";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 
 /** An update that ends the run when a budget is used up, or undefined while they all last. */

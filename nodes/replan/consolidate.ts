@@ -5,7 +5,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { FailureReasons } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { newProcedure } from "./budget";
 

@@ -7,7 +7,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { Diagnosis } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { currentView, sceneVocabulary } from "./view";
 

@@ -4,7 +4,8 @@
  * the same goal after a dropped connection) and records the outcome.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { termText } from "../../robots/msgs/motion";
 import { goalIdFor, runRecordedGoal } from "../dispatch";

@@ -3,7 +3,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { worldForModel } from "../modelContext";
 import { askStructured } from "../../models";
 import { SceneScan } from "../../models/schemas";
-import { graphRunOptions, REPLAN_VARIANTS, session, type Session } from "../runtime";
+import { graphRunOptions } from "../configuration";
+import { REPLAN_VARIANTS } from "./configuration";
+import { session, type Session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { currentView, noteSceneLook, sceneVocabulary, type View } from "./view";
 

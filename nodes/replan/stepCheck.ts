@@ -5,7 +5,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { StepCheck } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 
 export const STEP_CHECK_PROMPT = `One step of a robot's plan is settled by looking. Given the questions it put to a perception

@@ -3,7 +3,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { worldForModel } from "../modelContext";
 import { askStructured, addUsage, type Usage } from "../../models";
 import { VisionAnswer } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { currentView, noteSceneLook, sceneVocabulary } from "./view";
 

@@ -6,7 +6,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { VisionQuestions } from "../../models/schemas";
-import { runOptions, session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session } from "../runtime";
 import type { ReplanStateType, ReplanUpdate } from "./state";
 import { budgetEnd } from "./budget";
 

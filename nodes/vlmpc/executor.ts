@@ -5,7 +5,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CourseResult } from "../../models/schemas";
 import { goalIdFor, runRecordedGoal } from "../dispatch";
-import { runOptions, session, type Session } from "../runtime";
+import { runOptions } from "../configuration";
+import { session, type Session } from "../runtime";
 import type { VlmpcStateType, VlmpcUpdate } from "./state";
 import { runSignal, stopReason } from "../estop";
 import { resumeHint } from "../guard";

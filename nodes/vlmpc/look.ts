@@ -4,7 +4,9 @@ import { totalUsage } from "../../models";
 import type { RangedDetectionsMessage } from "../../robots/msgs/detections";
 import { overBudget } from "../budget";
 import { latestFrame } from "../camera";
-import { graphRunOptions, session, VLMPC_VARIANTS } from "../runtime";
+import { graphRunOptions } from "../configuration";
+import { session } from "../runtime";
+import { VLMPC_VARIANTS } from "./configuration";
 import type { VlmpcStateType, VlmpcUpdate } from "./state";
 
 export async function look(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {

@@ -13,7 +13,8 @@ import { askStructured, imagePart } from "../../models";
 import { contextBlock } from "../../models/context";
 import { COURSE_SKILLS, CourseCommand, CoursePlan, MAGNITUDES, type CourseContext } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
-import { runOptions, session, type RunOptions, type Session } from "../runtime";
+import { runOptions, type RunOptions } from "../configuration";
+import { session, type Session } from "../runtime";
 import type { StepRecord, VlmpcStateType, VlmpcUpdate } from "./state";
 
 export const COURSE_PLANNER_PROMPT = `You steer a four-legged robot about the size of a golden retriever (body about 0.6 m long and

@@ -10,7 +10,7 @@ import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summariz
 import { NO_NOISE } from "../../models/symbolic/noise";
 import { verifyPlan as replanVerify } from "../../models/symbolic/replan";
 import { overBudget } from "../../nodes/budget";
-import { runOptions } from "../../nodes/runtime";
+import { runOptions } from "../../nodes/configuration";
 import type { Belief } from "../../models/schemas";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
 

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
-import { closeSessions, runOptions, session } from "../../nodes/runtime";
+import { closeSessions, session } from "../../nodes/runtime";
+import { runOptions } from "../../nodes/configuration";
 import { runRecordedGoal } from "../../nodes/dispatch";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";

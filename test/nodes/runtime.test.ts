@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ClosedLoopConfiguration } from "../../graphs/closedLoop";
 import { VlmpcConfiguration } from "../../graphs/vlmpc";
-import { CLEA_VARIANTS, graphRunOptions, runOptions, VLMPC_VARIANTS } from "../../nodes/runtime";
+import { CLEA_VARIANTS } from "../../nodes/clea/configuration";
+import { graphRunOptions, runOptions } from "../../nodes/configuration";
+import { VLMPC_VARIANTS } from "../../nodes/vlmpc/configuration";
 
 const saved = { ...process.env };
 afterEach(() => {
