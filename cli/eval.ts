@@ -82,7 +82,7 @@ function bar(p: Progress): string {
 export async function evalCommand(argv: string[]): Promise<number> {
   // The critic benchmark is not episodes of variants × examples: it has its own experiment and options.
   const d = argv.indexOf("--dataset");
-  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic")) return (await import("./critic")).criticEvalCommand(argv);
+  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic")) return (await import("./behaviorCritic")).criticEvalCommand(argv);
   const { values: v } = parseArgs({
     args: argv,
     options: {

@@ -17,8 +17,8 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
-import { criticReport, criticScores, scoredCasesOnly, type CriticResults } from "../evals/critic";
-import { refineReport, type RefineRun } from "../evals/criticRefine";
+import { criticReport, criticScores, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
+import { refineReport, type RefineRun } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../nodes/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
@@ -335,7 +335,7 @@ export const FIGURES: Figure[] = [
       // The tuning set is not where the generator puts a set by default: its command names the place.
       const make = (label: string, set: CriticSet, args: string[]): Part => {
         const shown = [...args, ...(set.id === "generated-tuning" ? ["--out", set.shownDir] : [])];
-        return { label, script: "robots/sim/workbench/benchmark.ts", argv: [...args, "--out", set.dir], shown: `npm run make:critic-benchmark${shown.length ? ` -- ${shown.join(" ")}` : ""}` };
+        return { label, script: "evals/datasets/behaviorCriticBenchmark.ts", argv: [...args, "--out", set.dir], shown: `npm run make:critic-benchmark${shown.length ? ` -- ${shown.join(" ")}` : ""}` };
       };
       const critic = (set: CriticSet, noise: string, seeds: string, refine?: string): Part => ({
         label: `critic ${set.id} noise ${noise}`,

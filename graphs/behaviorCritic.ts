@@ -10,16 +10,16 @@
  * Variants (configurable.variant): full (grounding feedback), no-grounding (the raw critique).
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "../nodes/critic/configuration";
+import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "../nodes/behaviorCritic/configuration";
 import { runConfiguration } from "../nodes/settings";
-import { CriticInput, CriticState, type CriticStateType } from "../nodes/critic/state";
-import { begin } from "../nodes/critic/begin";
-import { critique } from "../nodes/critic/critique";
-import { ground } from "../nodes/critic/ground";
-import { prefer } from "../nodes/critic/prefer";
-import { writeProgram } from "../nodes/critic/writer";
-import { dispatchProgram, runProgram } from "../nodes/critic/executor";
-import { verdict } from "../nodes/critic/verdict";
+import { CriticInput, CriticState, type CriticStateType } from "../nodes/behaviorCritic/state";
+import { begin } from "../nodes/behaviorCritic/begin";
+import { critique } from "../nodes/behaviorCritic/critique";
+import { ground } from "../nodes/behaviorCritic/ground";
+import { prefer } from "../nodes/behaviorCritic/prefer";
+import { writeProgram } from "../nodes/behaviorCritic/writer";
+import { dispatchProgram, runProgram } from "../nodes/behaviorCritic/executor";
+import { verdict } from "../nodes/behaviorCritic/verdict";
 import { guardedNodes, resumable } from "../nodes/guard";
 
 /** What Studio's assistant form shows and every run is checked against. */

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import type { ArtifactStore } from "../memory/artifacts";
 
 /** The methods, by the short id experiments and records use. */
-export type MethodId = "clea" | "replan" | "vlmpc" | "critic" | "curriculum";
+export type MethodId = "clea" | "replan" | "vlmpc" | "behaviorCritic" | "curriculum";
 
 /** One node update, in words. */
 export interface Line {

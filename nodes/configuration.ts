@@ -9,7 +9,7 @@ import { runConfiguration } from "./settings";
 import { CLEA_VARIANTS } from "./clea/configuration";
 import { REPLAN_SETTINGS, REPLAN_VARIANTS } from "./replan/configuration";
 import { VLMPC_SETTINGS, VLMPC_VARIANTS } from "./vlmpc/configuration";
-import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "./critic/configuration";
+import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "./behaviorCritic/configuration";
 import { CURRICULUM_SETTINGS, CURRICULUM_VARIANTS } from "./curriculum/configuration";
 
 export type Variant = (typeof CLEA_VARIANTS)[number] | (typeof REPLAN_VARIANTS)[number] | (typeof VLMPC_VARIANTS)[number] | (typeof CRITIC_VARIANTS)[number] | (typeof CURRICULUM_VARIANTS)[number];

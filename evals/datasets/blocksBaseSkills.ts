@@ -10,10 +10,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { BridgeClient } from "../../robots/bridge/client";
-import { BASE_SKILLS } from "../../robots/msgs/blocks";
+import { BASE_SKILLS } from "../../robots/manifests/blocks/skills";
 import { startSimProcess } from "../../robots/sim/process";
-import { BASE_SKILLS_PATH, Rng, saveLibrary, type SkillLibrary } from "../../tools/learning/policy";
-import { trainSkills } from "../../tools/learning/train";
+import { BASE_SKILLS_PATH, saveLibrary, type SkillLibrary } from "../../models/learning/policy";
+import { Rng } from "../../robots/random";
+import { trainSkills } from "../../models/learning/train";
 
 export async function makeBaseSkills(opts: { out?: string; instances?: number; iterations?: number; episodes?: number; seed?: number; log?: (s: string) => void } = {}): Promise<SkillLibrary> {
   const instances = opts.instances ?? 2, iterations = opts.iterations ?? 5, episodes = opts.episodes ?? 8, seed = opts.seed ?? 0;

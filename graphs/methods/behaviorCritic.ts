@@ -1,7 +1,7 @@
 /** The behaviour critic as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
-import type { CriticStateType } from "../../nodes/critic/state";
-import { readRollout } from "../../nodes/critic/rollouts";
-import { CRITIC_VARIANTS } from "../../nodes/critic/configuration";
+import type { CriticStateType } from "../../nodes/behaviorCritic/state";
+import { readRollout } from "../../nodes/behaviorCritic/rollouts";
+import { CRITIC_VARIANTS } from "../../nodes/behaviorCritic/configuration";
 import { compileBehaviorCritic, CriticConfiguration } from "../behaviorCritic";
 import type { Line, Method } from "../method";
 
@@ -31,7 +31,7 @@ export function describeCritic(node: string, u: Partial<CriticStateType>): Line 
 }
 
 export const behaviorCritic: Method = {
-  id: "critic",
+  id: "behaviorCritic",
   graph: "behaviorCritic",
   title: "Behaviour critic",
   paper: "Vision-language models as behaviour critics, with grounding and policy refinement",

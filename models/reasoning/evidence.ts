@@ -3,7 +3,7 @@
  * the detector-based grounding module's reading of the dense track. It sees only what a depth camera with a
  * segmenter gives (positions, heights, boxes, held-or-not, doors open) — never the simulator's event log.
  */
-import type { Cause, ClaimedEvent, SeenFrame, SeenThing } from "../schemas/critic";
+import type { Cause, ClaimedEvent, SeenFrame, SeenThing } from "../schemas/behaviorCritic";
 import type { Undesirable } from "../../robots/msgs/rollout";
 
 /** Commonsense: things a carried object should not pass over (electronics). */

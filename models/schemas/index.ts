@@ -5,4 +5,4 @@
 export * from "./clea";
 export * from "./replan";
 export * from "./vlmpc";
-export * from "./critic";
+export * from "./behaviorCritic";

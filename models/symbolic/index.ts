@@ -11,7 +11,7 @@ import { readModelView } from "./view";
 import * as clea from "./clea";
 import * as replan from "./replan";
 import * as vlmpc from "./vlmpc";
-import * as critic from "./critic";
+import * as critic from "./behaviorCritic";
 import * as curriculum from "./curriculum";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
 

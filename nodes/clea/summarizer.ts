@@ -6,7 +6,7 @@ import { Summary } from "../../models/schemas";
 import { runOptions } from "../configuration";
 import { session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "./state";
-import { recallSightings, rememberSightings } from "../../memory/lessons";
+import { recallSightings, rememberSightings } from "../../memory/clea/lessons";
 
 export const SUMMARIZER_PROMPT = `You keep the team's memory. From your previous belief and the newest history entries
 (observations, actions with their outcomes, feedback), write the updated belief:

@@ -1,6 +1,6 @@
 /** Begin: the library holds the pretrained base skills only (as the paper starts), with their policies. */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { loadBaseSkills } from "../../tools/learning/policy";
+import { loadBaseSkills } from "../../models/learning/policy";
 import { graphRunOptions } from "../configuration";
 import { CURRICULUM_VARIANTS } from "./configuration";
 import { modelSession } from "../runtime";

@@ -3,9 +3,9 @@
  * simulator's episode store over the bridge when the process is new (a resumed run).
  */
 import type { BridgeClient } from "../../robots/bridge/client";
-import { planSuccess, type Episode, type RunSkillsResult } from "../../robots/msgs/blocks";
+import { planSuccess, type Episode, type RunSkillsResult } from "../../robots/msgs/runSkills";
 import { blockCentres } from "./skills";
-import { fetchEpisodes } from "../../tools/learning/client";
+import { fetchEpisodes } from "../../models/learning/client";
 import type { EpisodeSummary } from "./state";
 
 /** What the state keeps of one episode: its plan, each skill's rewards in its segment, the paper's success, the layouts. */

@@ -1,16 +1,17 @@
 /**
  * Learn: one learner iteration over every episode collected so far, relabelled with the reward of each skill being
- * learned (reward-weighted regression over the controller's parameters, tools/learning), then each such skill's policy
+ * learned (reward-weighted regression over the controller's parameters, models/learning), then each such skill's policy
  * evaluated from fixed layouts (its own: the first that do not start with it done) on the simulator instances: one learning-curve point per skill, scaled to the known
  * maximum return. Before the iteration each skill being learned is practised: tried alone a few times with samples of
  * its policy (the paper's future work: a missing skill gets data of its own). Skills judged converged are not trained
  * further.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { learnerIteration } from "../../tools/learning/learner";
+import { learnerIteration } from "../../models/learning/learner";
 import { createHash } from "node:crypto";
-import { EVAL_SEEDS, SELECTION_SEEDS, evaluateSkill, explorePlan, layoutsFor } from "../../tools/learning/evaluation";
-import { Rng, type SkillPolicy } from "../../tools/learning/policy";
+import { EVAL_SEEDS, SELECTION_SEEDS, evaluateSkill, explorePlan, layoutsFor } from "../../models/learning/evaluation";
+import { type SkillPolicy } from "../../models/learning/policy";
+import { Rng } from "../../robots/random";
 import { runOptions } from "../configuration";
 import { session } from "../runtime";
 import { instanceUrls } from "./embody";
@@ -18,7 +19,7 @@ import { episodesOf, keepEpisodes, summarise } from "./episodes";
 import { loadPolicies, storePolicies } from "./policies";
 import { captionedPrior, skillId } from "./skills";
 import type { CurriculumStateType, CurriculumUpdate, EpisodeSummary, LearningTarget } from "./state";
-import type { SegmentReturns } from "../../tools/learning/relabel";
+import type { SegmentReturns } from "../../models/learning/relabel";
 
 // Episodes never change once recorded: their relabelled segment returns are computed once per process.
 const relabelled = new Map<string, SegmentReturns[]>();

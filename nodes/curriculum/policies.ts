@@ -3,7 +3,7 @@
  * reference, so checkpoints stay small while every version of the policies stays inspectable.
  */
 import type { ArtifactStore } from "../../memory/artifacts";
-import type { SkillPolicy } from "../../tools/learning/policy";
+import type { SkillPolicy } from "../../models/learning/policy";
 
 export type Policies = Record<string, SkillPolicy>;
 

@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { explorePlan } from "../../tools/learning/evaluation";
-import { Rng } from "../../tools/learning/policy";
+import { explorePlan } from "../../models/learning/evaluation";
+import { Rng } from "../../robots/random";
 import { runOptions } from "../configuration";
 import { session } from "../runtime";
 import { keepEpisodes, summarise } from "./episodes";

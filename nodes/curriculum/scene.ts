@@ -5,9 +5,9 @@
  * a stack the last plan built is nothing the next ones start with.
  */
 import type { SeenBlock } from "../../models/schemas/curriculum";
-import { RESET_SERVICE } from "../../robots/msgs/blocks";
+import { RESET_SERVICE } from "../../robots/msgs/runSkills";
 import type { DetectionsMessage } from "../../robots/msgs/detections";
-import { PROPOSAL_SEEDS } from "../../tools/learning/evaluation";
+import { PROPOSAL_SEEDS } from "../../models/learning/evaluation";
 import { latestFrame } from "../camera";
 import type { Session } from "../runtime";
 

@@ -1,10 +1,12 @@
 /**
  * The embodiment's skills as the curriculum knows them: captions (what plans and the library are written in), the
  * machine ids the robot runs, task families (Fig. 5), the base library, and the largest possible evaluation return.
- * Everything comes from the shared message definitions (robots/msgs/blocks.ts); the simulator itself is never imported.
+ * Everything comes from the arm's catalogue and the shared messages (robots/manifests/blocks/skills.ts, robots/msgs/); the simulator itself is never imported.
  */
-import { BASE_SKILLS, EVAL_STEPS, PARAM_NAMES, SKILLS, skillByCaption, skillInfo, stateFromRow, type Episode } from "../../robots/msgs/blocks";
-import { priorPolicy, type SkillPolicy } from "../../tools/learning/policy";
+import { BASE_SKILLS, SKILLS, skillByCaption, skillInfo } from "../../robots/manifests/blocks/skills";
+import { EVAL_STEPS, PARAM_NAMES, stateFromRow } from "../../robots/msgs/blocks";
+import { type Episode } from "../../robots/msgs/runSkills";
+import { priorPolicy, type SkillPolicy } from "../../models/learning/policy";
 
 /** Every skill the embodiment can reward (and so learn), by caption. */
 export const rewardableSkills = () => SKILLS.map((s) => s.caption);

@@ -4,7 +4,7 @@
  * detector's two commonest faults: missing an object, and giving it the wrong name.
  */
 import type { Frame } from "./camera";
-import type { Rng } from "./random";
+import type { Rng } from "../random";
 export type { DetectionsMessage } from "../msgs/detections";
 
 export interface DetectorNoise {

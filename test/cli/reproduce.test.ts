@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
 import type { Report } from "../../evals/report";
-import { scoredCasesOnly, type CriticResults } from "../../evals/critic";
+import { scoredCasesOnly, type CriticResults } from "../../evals/behaviorCritic";
 import { ROOT } from "../helpers/processes";
 
 describe("npm run reproduce", () => {

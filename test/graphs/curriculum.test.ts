@@ -20,9 +20,10 @@ import { ModelOutputError } from "../../models";
 import { memoryCheckpointer } from "../../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { BridgeClient } from "../../robots/bridge/client";
-import { BASE_SKILLS } from "../../robots/msgs/blocks";
-import { trainSkills } from "../../tools/learning/train";
-import { Rng, saveLibrary } from "../../tools/learning/policy";
+import { BASE_SKILLS } from "../../robots/manifests/blocks/skills";
+import { trainSkills } from "../../models/learning/train";
+import { saveLibrary } from "../../models/learning/policy";
+import { Rng } from "../../robots/random";
 import { startFakeOpenAI, type ChatRequest } from "../helpers/openaiServer";
 
 const BASE = ["open gripper", "close gripper", "grasp anything", "reach red", "reach green", "reach blue"];

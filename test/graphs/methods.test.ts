@@ -49,12 +49,12 @@ describe("methods", () => {
     // What sets each method's records apart: RePLan's scan, VLM-PC's look, the behaviour critic's writer, Game On's propose.
     expect(methodOfNodes(["scan", "dispatch", "executor"])?.id).toBe("replan");
     expect(methodOfNodes(["look", "planner", "dispatch"])?.id).toBe("vlmpc");
-    expect(methodOfNodes(["begin", "writer", "dispatch"])?.id).toBe("critic");
+    expect(methodOfNodes(["begin", "writer", "dispatch"])?.id).toBe("behaviorCritic");
     expect(methodOfNodes(["begin", "propose"])?.id).toBe("curriculum");
     expect(methodOfNodes(["perceiver", "summarizer", "critic"])?.id).toBe("clea");
     expect(methodOfNodes([])).toBeUndefined();
     expect(methodOfNodes(["no_such_node"])).toBeUndefined();
-    expect(() => method("sixth")).toThrow(/no method sixth; one of clea, replan, vlmpc, critic, curriculum/);
+    expect(() => method("sixth")).toThrow(/no method sixth; one of clea, replan, vlmpc, behaviorCritic, curriculum/);
     expect(() => methodOfWorld("moon")).toThrow(/no method runs in the moon world/);
   });
 

@@ -11,7 +11,7 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { NO_NOISE } from "../../models/symbolic/noise";
 import { decomposeTask, judgeCurve, proposeTask, readCurvePng, retrieveSkill, stepText, understand } from "../../models/symbolic/curriculum";
 import { ConvergenceVerdict, type ProposeContext, type SeenBlock } from "../../models/schemas/curriculum";
-import { SKILLS, BASE_SKILLS, skillInfo } from "../../robots/msgs/blocks";
+import { SKILLS, BASE_SKILLS, skillInfo } from "../../robots/manifests/blocks/skills";
 import { renderCurve } from "../../nodes/curriculum/plot";
 import { EXEMPLARS } from "../../nodes/curriculum/exemplars";
 

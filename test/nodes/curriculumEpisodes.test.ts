@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PARAM_NAMES, RunSkillsGoal, clampParams } from "../../robots/msgs/blocks";
+import { PARAM_NAMES, clampParams } from "../../robots/msgs/blocks";
+import { RunSkillsGoal } from "../../robots/msgs/runSkills";
 import { BlocksWorld } from "../../robots/sim/blocks";
 import { summarise } from "../../nodes/curriculum/episodes";
 

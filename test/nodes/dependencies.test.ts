@@ -31,6 +31,12 @@ describe("dependencies", () => {
     }
   });
 
+  it("what both ends share (robots/msgs/, robots/manifests/, robots/random.ts) imports nothing of either end", () => {
+    const shared = [...files(join(ROOT, "robots", "msgs")), ...files(join(ROOT, "robots", "manifests")), join(ROOT, "robots", "random.ts")];
+    const upward = shared.filter((f) => /from "[./]+\/(sim|models|graphs|nodes|tools|memory|evals|cli)\//.test(readFileSync(f, "utf8"))).map((f) => relative(ROOT, f));
+    expect(upward).toEqual([]);
+  });
+
   it("robots/sim/ imports only the bridge, the messages and manifests below it — nothing of the agent, the evals or the CLI", () => {
     const upward = files(join(ROOT, "robots", "sim"))
       .filter((f) => /from "[./]+\/(models|graphs|nodes|tools|memory|evals|cli)\//.test(readFileSync(f, "utf8")))

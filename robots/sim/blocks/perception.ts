@@ -8,7 +8,7 @@ import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type 
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import { entityClouds, heldBy, locateCloud, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { colorName } from "../tabletop/perception";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
 

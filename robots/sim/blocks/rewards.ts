@@ -1,9 +1,10 @@
 /**
  * The skill rewards as the simulator computes them at every control step: the block state read from the physics
- * (TCP, fingers, grasp sensor, block centres) and every skill's reward from the pure functions of robots/msgs/blocks.ts
+ * (TCP, fingers, grasp sensor, block centres) and every skill's reward from the pure functions of robots/manifests/blocks/skills.ts
  * (the paper's Appendix D), which tests and the learner also use on hand-built or recorded states.
  */
-import { COLORS, FINGER_MAX, allRewards, type BlockState, type Color } from "../../msgs/blocks";
+import { COLORS, FINGER_MAX, type BlockState, type Color } from "../../msgs/blocks";
+import { allRewards } from "../../manifests/blocks/skills";
 import type { MjData } from "../mujoco";
 import { pointPosition } from "../tabletop/rewards";
 import type { Thing } from "../tabletop/bodies";

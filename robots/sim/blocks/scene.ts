@@ -8,7 +8,7 @@
  */
 import { BLOCK_SIZE, COLORS, FINGER_MAX, type Color } from "../../msgs/blocks";
 import { box, f, palmActuators, RGBA } from "../tabletop/scenes";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 
 /** Inner half-width of the basket, metres; its floor's top is z = 0. */
 export const BASKET_HALF = 0.16;

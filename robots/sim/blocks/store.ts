@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Episode } from "../../msgs/blocks";
+import type { Episode } from "../../msgs/runSkills";
 
 const ID = /^[A-Za-z0-9_.-]+$/;
 

@@ -16,10 +16,9 @@ import { indexScene, type Thing } from "../tabletop/bodies";
 import { attach, setControl, stepWorld, type Mechanics, type WorldState } from "../tabletop/controllers";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, type RobotManifest, type WorldDescription } from "../../manifests";
-import {
-  ACTION_FIELDS, BLOCK_SIZE, COLORS, CONTROL_TICK, FINGER_MAX, RunSkillsGoal, SKILL_IDS, STATE_FIELDS,
-  allRewards, explainGoalError, planSuccess, stateRow, type BlockState, type Episode, type RunSkillsResult, type SegmentReport,
-} from "../../msgs/blocks";
+import { ACTION_FIELDS, BLOCK_SIZE, COLORS, CONTROL_TICK, FINGER_MAX, STATE_FIELDS, stateRow, type BlockState } from "../../msgs/blocks";
+import { RunSkillsGoal, explainGoalError, planSuccess, type Episode, type RunSkillsResult, type SegmentReport } from "../../msgs/runSkills";
+import { SKILL_IDS, allRewards } from "../../manifests/blocks/skills";
 import { FINGER_SPEED, GRASP_WINDOW, SkillController, stepTowards } from "./controllers";
 import { BlocksCamera, blocksCameraPose, type BlocksDetections, type BlocksView } from "./perception";
 import { readState } from "./rewards";

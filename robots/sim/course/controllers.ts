@@ -8,7 +8,7 @@
  */
 import type { Motion } from "../clock";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import type { Rng } from "../random";
+import type { Rng } from "../../random";
 import { BODY, POSTURES, type Posture, type Thing } from "./scene";
 
 export const SKILLS = ["walk", "crawl", "climb", "backward", "turn_left", "turn_right"] as const;

@@ -8,7 +8,7 @@
  * Whether a course can be solved is not decided here: solve.ts searches it (test and dataset building only).
  */
 import { generatedName } from "../generated";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stool, wall, type Thing } from "./scene";
 import type { Course } from "./scenarios";
 

@@ -6,7 +6,7 @@
  */
 import { RayCamera, type CameraPose, type Frame, type Vec3 } from "../camera";
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
-import type { Rng } from "../random";
+import type { Rng } from "../../random";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import type { RangedDetection, RangedDetectionsMessage, Stamp } from "../../msgs/detections";
 import { BODY, CAMERA_FOV_DEG, CAMERA_PITCH_DEG, LABELS, POSTURES } from "./scene";

@@ -9,7 +9,7 @@ import { SimClock } from "../clock";
 import type { DetectorNoise } from "../detector";
 import { EventLog, type SimEvent } from "../events";
 import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, type RobotManifest, type WorldDescription } from "../../manifests";
 import type { RangedDetectionsMessage } from "../../msgs/detections";

@@ -7,7 +7,7 @@
  * Whether a scenario can be done is not decided here: solve.ts plans and runs it on the true state.
  */
 import { generatedName } from "../generated";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { NAVIGATION_POINTS, OBJECTS, PLACES } from "./layout";
 import type { KitchenScenario } from "./scenario";
 

@@ -9,7 +9,7 @@ import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type 
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import { entityClouds, heldBy, locateCloud, shareInside, type Hand, type Location, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
 import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, NAMES, OBJECTS, PLACES, type PlaceSpec } from "./layout";
 import type { RobotId } from "./world";

@@ -6,7 +6,7 @@
 import type { Motion } from "../clock";
 import type { SimEvent } from "../events";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import type { ActionContext } from "../../bridge/server";
 import type { MotionProgram } from "../../msgs/motion";
 import type { SceneSpec } from "./scenes";

@@ -4,7 +4,7 @@
  * now) and Gaussian perturbations of its knots on copies of the current state, with the very same per-step world
  * mechanics as the real world, and keeps the cheapest. No gradients, no model of the task beyond the cost.
  */
-import type { Rng } from "../random";
+import type { Rng } from "../../random";
 
 export interface MpcOptions {
   /** Seconds the plan looks ahead. */

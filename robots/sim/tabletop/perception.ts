@@ -9,7 +9,7 @@ import { RayCamera, encodeDepthPng, encodeRgbPng, lookAt, type CameraPose, type 
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import { NO_CLOUD, entityClouds, heldBy, locateCloud, shareInside, type Hand, type PlaceVolume } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
 import type { WorldDescription } from "../../manifests";
 import type { SceneSpec } from "./scenes";

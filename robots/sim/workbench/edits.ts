@@ -10,7 +10,7 @@
 import type { z } from "zod";
 import type { Primitive, PrimitiveProgramInput } from "../../msgs/primitives";
 import type { Undesirable } from "../../msgs/rollout";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { aroundLaptop, drawerProgram, heights, pickAndPlace, program, sweepThrough, task, xy, type PlaceOptions } from "./behaviours";
 import { OBJECT_PROPS, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
 

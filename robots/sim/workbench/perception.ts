@@ -10,7 +10,7 @@ import { RayCamera, lookAt, type CameraPose, type Frame, type Vec3 } from "../ca
 import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector";
 import { NO_CLOUD, entityClouds, heldBy, locateCloud, shareInside, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { colorName } from "../tabletop/perception";
 import type { Stamp } from "../../msgs/detections";
 import type { LocatedDetection, RolloutDetections } from "../../msgs/rollout";

@@ -11,7 +11,7 @@
  * palm touches everything but itself. The world clears bit 2 of a held body's conaffinity while the palm holds it,
  * as a gripper's fingers wrap what they hold instead of pushing it away.
  */
-import { Rng } from "../random";
+import { Rng } from "../../random";
 import { box, f, palmActuators } from "../tabletop/scenes";
 
 export type Vec3 = [number, number, number];

@@ -11,10 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { GoalStatus } from "../../../robots/bridge/protocol";
 import { bundledManifests } from "../../../robots/manifests";
-import {
-  BLOCK_SIZE, EPISODES_SERVICE, PARAM_DIM, PARAM_NAMES, RESET_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, SKILLS, SKILL_IDS,
-  allRewards, clampParams, planSuccess, rewards, skillByCaption, skillInfo, sparse, stateFromRow, type BlockState, type Episode, type RunSkillsResult,
-} from "../../../robots/msgs/blocks";
+import { BLOCK_SIZE, PARAM_DIM, PARAM_NAMES, clampParams, stateFromRow, type BlockState } from "../../../robots/msgs/blocks";
+import { EPISODES_SERVICE, RESET_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, planSuccess, type Episode, type RunSkillsResult } from "../../../robots/msgs/runSkills";
+import { SKILLS, SKILL_IDS, allRewards, rewards, skillByCaption, skillInfo, sparse } from "../../../robots/manifests/blocks/skills";
 import { BlocksWorld, layoutFor } from "../../../robots/sim/blocks";
 import { blockInstances } from "../../helpers/blocks";
 

@@ -18,8 +18,8 @@ import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
 import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../../robots/sim/workbench/behaviours";
-import { commonEvents, generateCriticBenchmark } from "../../../robots/sim/workbench/benchmark";
-import { loadCriticBenchmark } from "../../../evals/datasets/critic";
+import { commonEvents, generateCriticBenchmark } from "../../../evals/datasets/behaviorCriticBenchmark";
+import { loadCriticBenchmark } from "../../../evals/datasets/behaviorCritic";
 import { callSkill, discoverRobots, InvalidSkillArgumentsError } from "../../../tools/skills";
 
 const undesirable = (events: SimEvent[]) => events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind));

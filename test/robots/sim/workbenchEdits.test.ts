@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observedEvents } from "../../../models/reasoning/evidence";
-import { seenFrame } from "../../../nodes/critic/rollouts";
+import { seenFrame } from "../../../nodes/behaviorCritic/rollouts";
 import { UNDESIRABLE_KINDS, type Undesirable } from "../../../robots/msgs/rollout";
 import type { SimEvent } from "../../../robots/sim/events";
 import { WorkbenchWorld } from "../../../robots/sim/workbench";

@@ -1,10 +1,10 @@
 /**
- * Lessons kept across episodes in a LangGraph store, namespaced per world: where each object was found — the first
- * place a camera saw it in an episode, before any robot moved it. A new episode starts from them as prior knowledge
- * ("told"), so it looks there first; a camera corrects them.
+ * CLEA's lessons (its summarizer alone reads and writes them), kept across episodes in a LangGraph store, namespaced
+ * per world: where each object was found — the first place a camera saw it in an episode, before any robot moved it.
+ * A new episode starts from them as prior knowledge ("told"), so it looks there first; a camera corrects them.
  */
 import type { BaseStore } from "@langchain/langgraph";
-import type { Belief } from "../models/schemas";
+import type { Belief } from "../../models/schemas";
 
 // No "_" or "%" in labels: Postgres stores match namespaces with LIKE and refuse them.
 const namespace = (world: string) => ["lessons", world, "sightings"];

@@ -8,7 +8,7 @@
  *   npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
  *
  * The generated set (`--generated [--seed S] [--count N]`, generateEditedBenchmark) instead draws one or two edits of a
- * task's careful program from ./edits.ts per case seed, with the careful program as the clean twin.
+ * task's careful program from robots/sim/workbench/edits.ts per case seed, with the careful program as the clean twin.
  *
  * Writes DIR/cases.jsonl (one LangSmith example per case), DIR/rollouts/<id>.json (+ <id>/NN.png key frames) and
  * DIR/events/<id>.json (the rollout's event log: ground truth for scoring and "perfect grounding").
@@ -17,15 +17,15 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import type { PrimitiveProgramInput } from "../../msgs/primitives";
-import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../msgs/rollout";
-import type { SimEvent } from "../events";
-import { FIRST_SCORED_SEED } from "../generated";
-import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "./behaviours";
-import { drawCase, editedProgram, buildProgram, carefulSpec, EDITS, type DrawnCase } from "./edits";
-import type { RecordedRollout } from "./recorder";
-import { buildWorkbenchScene, type WorkbenchSceneName } from "./scenes";
-import { WorkbenchWorld } from "./world";
+import type { PrimitiveProgramInput } from "../../robots/msgs/primitives";
+import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../robots/msgs/rollout";
+import type { SimEvent } from "../../robots/sim/events";
+import { FIRST_SCORED_SEED } from "../../robots/sim/generated";
+import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../robots/sim/workbench/behaviours";
+import { drawCase, editedProgram, buildProgram, carefulSpec, EDITS, type DrawnCase } from "../../robots/sim/workbench/edits";
+import type { RecordedRollout } from "../../robots/sim/workbench/recorder";
+import { buildWorkbenchScene, type WorkbenchSceneName } from "../../robots/sim/workbench/scenes";
+import { WorkbenchWorld } from "../../robots/sim/workbench/world";
 
 export const BENCHMARK_VERSION = "workbench-critic-3";
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";

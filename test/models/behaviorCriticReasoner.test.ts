@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { observedEvents } from "../../models/reasoning/evidence";
-import { critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../models/symbolic/critic";
-import type { WriterContext } from "../../models/schemas/critic";
+import { critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../models/symbolic/behaviorCritic";
+import type { WriterContext } from "../../models/schemas/behaviorCritic";
 import { NO_NOISE } from "../../models/symbolic/noise";
 import type { SeenFrame, SeenThing } from "../../models/schemas";
 import { PrimitiveProgram } from "../../robots/msgs/primitives";

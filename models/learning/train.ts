@@ -4,10 +4,11 @@
  * learner iteration on all of it (relabelled for every skill), and evaluates each skill's new policy.
  */
 import type { BridgeClient } from "../../robots/bridge/client";
-import type { Episode } from "../../robots/msgs/blocks";
+import type { Episode } from "../../robots/msgs/runSkills";
 import { evaluateSkill, explorePlan } from "./evaluation";
 import { learnerIteration, type SkillUpdate } from "./learner";
-import { priorPolicy, type Rng, type SkillLibrary } from "./policy";
+import { priorPolicy, type SkillLibrary } from "./policy";
+import type { Rng } from "../../robots/random";
 import type { SegmentReturns } from "./relabel";
 
 export interface TrainOptions {

@@ -3,7 +3,8 @@
  * share one controller parameterisation, a segment run for one skill with parameters θ and scored by another skill's
  * reward is a sample (θ, return) for that other skill.
  */
-import { SKILL_IDS, type Episode } from "../../robots/msgs/blocks";
+import { SKILL_IDS } from "../../robots/manifests/blocks/skills";
+import { type Episode } from "../../robots/msgs/runSkills";
 
 export interface SegmentReturns {
   episode: string;

@@ -6,9 +6,11 @@
  * that do not start with the skill already done.
  */
 import type { BridgeClient } from "../../robots/bridge/client";
-import { CONTROL_TICK, EVAL_SECONDS, type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/blocks";
+import { CONTROL_TICK, EVAL_SECONDS } from "../../robots/msgs/blocks";
+import { type Episode, type RunSkillsResult, type SkillStep } from "../../robots/msgs/runSkills";
 import { fetchEpisodes, runSkills } from "./client";
-import { meanParams, priorPolicy, samplePolicy, type Rng, type SkillPolicy } from "./policy";
+import { meanParams, priorPolicy, samplePolicy, type SkillPolicy } from "./policy";
+import type { Rng } from "../../robots/random";
 
 /** Default duration of one skill of a plan, seconds. */
 export const SKILL_SECONDS = 4;

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { scoreClaims } from "../../evals/critic";
+import { scoreClaims } from "../../evals/behaviorCritic";
 import { KEY_FRAME_THRESHOLDS } from "../../models/reasoning/evidence";
 import { LIMITS } from "../../robots/sim/workbench/monitor";
 import type { SimEvent } from "../../robots/sim/events";

@@ -6,13 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { blockInstances } from "../helpers/blocks";
-import { PARAM_DIM, PARAM_NAMES, SKILL_IDS, clampParams, type Episode } from "../../robots/msgs/blocks";
-import { InvalidPlanError, fetchEpisodes, runSkills } from "../../tools/learning/client";
-import { evaluateSkill, explorePlan } from "../../tools/learning/evaluation";
-import { learnerIteration } from "../../tools/learning/learner";
-import { Rng, loadBaseSkills, priorPolicy, samplePolicy } from "../../tools/learning/policy";
-import { relabel, segmentReturns } from "../../tools/learning/relabel";
-import { trainSkills } from "../../tools/learning/train";
+import { PARAM_DIM, PARAM_NAMES, clampParams } from "../../robots/msgs/blocks";
+import { SKILL_IDS } from "../../robots/manifests/blocks/skills";
+import { type Episode } from "../../robots/msgs/runSkills";
+import { InvalidPlanError, fetchEpisodes, runSkills } from "../../models/learning/client";
+import { evaluateSkill, explorePlan } from "../../models/learning/evaluation";
+import { learnerIteration } from "../../models/learning/learner";
+import { loadBaseSkills, priorPolicy, samplePolicy } from "../../models/learning/policy";
+import { Rng } from "../../robots/random";
+import { relabel, segmentReturns } from "../../models/learning/relabel";
+import { trainSkills } from "../../models/learning/train";
 
 const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
 const col = (k: string) => SKILL_IDS.indexOf(k);

@@ -2,9 +2,9 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { runCriticExperiment, criticReport } from "../evals/critic";
-import { refineReport, runRefinement } from "../evals/criticRefine";
-import { DEFAULT_BENCHMARK_DIR, generateCriticBenchmark } from "../robots/sim/workbench/benchmark";
+import { runCriticExperiment, criticReport } from "../evals/behaviorCritic";
+import { refineReport, runRefinement } from "../evals/behaviorCriticRefine";
+import { DEFAULT_BENCHMARK_DIR, generateCriticBenchmark } from "../evals/datasets/behaviorCriticBenchmark";
 
 export const CRITIC_EVAL_HELP = `usage: robograph eval --dataset critic [options]      (npm run eval -- --dataset critic [options])
 

@@ -6,7 +6,7 @@
 import { PARAM_DIM } from "../../robots/msgs/blocks";
 import { MIN_STD, priorPolicy, type SkillPolicy } from "./policy";
 import { relabel, type SegmentReturns } from "./relabel";
-import type { Episode } from "../../robots/msgs/blocks";
+import type { Episode } from "../../robots/msgs/runSkills";
 
 export interface LearnerOptions {
   /** Share of the samples in the elite. */

@@ -9,14 +9,14 @@ import { join } from "node:path";
 import { compileBehaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
 import { closeSessionsFor } from "../nodes/runtime";
-import type { CriticStateType } from "../nodes/critic/state";
+import type { CriticStateType } from "../nodes/behaviorCritic/state";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { BridgeClient } from "../robots/bridge/client";
-import { readRollout } from "../nodes/critic/rollouts";
+import { readRollout } from "../nodes/behaviorCritic/rollouts";
 import { startSimProcess } from "../robots/sim/process";
 import type { SimEvent } from "../robots/sim/events";
-import { loadCriticBenchmark } from "./datasets/critic";
-import { truthOf } from "./critic";
+import { loadCriticBenchmark } from "./datasets/behaviorCritic";
+import { truthOf } from "./behaviorCritic";
 
 export interface RefineRun {
   case: string;

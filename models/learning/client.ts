@@ -5,10 +5,7 @@
  */
 import type { BridgeClient } from "../../robots/bridge/client";
 import { GoalStatus } from "../../robots/bridge/protocol";
-import {
-  EPISODES_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, explainGoalError,
-  type Episode, type RunSkillsResult,
-} from "../../robots/msgs/blocks";
+import { EPISODES_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, explainGoalError, type Episode, type RunSkillsResult } from "../../robots/msgs/runSkills";
 
 export class InvalidPlanError extends Error {
   override name = "InvalidPlanError";

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { compileBehaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
-import { claimFound } from "../nodes/critic/ground";
-import { readRollout, seenFrame } from "../nodes/critic/rollouts";
+import { claimFound } from "../nodes/behaviorCritic/ground";
+import { readRollout, seenFrame } from "../nodes/behaviorCritic/rollouts";
 import { observedEvents } from "../models/reasoning/evidence";
-import type { CriticStateType } from "../nodes/critic/state";
+import type { CriticStateType } from "../nodes/behaviorCritic/state";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
-import { loadCriticBenchmark } from "./datasets/critic";
+import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 
 export type CriticSetting = "raw" | "detector" | "events";

@@ -1,38 +1,14 @@
 /**
- * A skill's policy: a diagonal Gaussian over the shared controller parameters (robots/msgs/blocks.ts PARAMS). Every
+ * A skill's policy: a diagonal Gaussian over the shared controller parameters (PARAMS of robots/msgs/blocks.ts). Every
  * skill starts from the same broad prior; the learner moves its mean and narrows its spread from relabelled episodes.
  * The library is these policies plus each skill's learning curve, kept as JSON.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PARAMS, PARAM_DIM, PARAM_MAX, PARAM_MIN, clampParams, skillInfo } from "../../robots/msgs/blocks";
-
-/** Seeded PRNG (mulberry32) with normal draws: the agent's own, so a seed fixes its exploration. */
-export class Rng {
-  private s: number;
-  private spare: number | null = null;
-  constructor(seed: number) {
-    this.s = seed >>> 0 || 0x9e3779b9;
-  }
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  normal(): number {
-    if (this.spare !== null) {
-      const v = this.spare;
-      this.spare = null;
-      return v;
-    }
-    const u = Math.max(this.next(), 1e-12), v = this.next();
-    const r = Math.sqrt(-2 * Math.log(u));
-    this.spare = r * Math.sin(2 * Math.PI * v);
-    return r * Math.cos(2 * Math.PI * v);
-  }
-}
+import { PARAMS, PARAM_DIM, PARAM_MAX, PARAM_MIN, clampParams } from "../../robots/msgs/blocks";
+import { skillInfo } from "../../robots/manifests/blocks/skills";
+import type { Rng } from "../../robots/random";
 
 export interface SkillPolicy {
   skill: string;

@@ -6,7 +6,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../models";
 import { WrittenProgram } from "../../models/schemas";
-import type { WriterContext } from "../../models/schemas/critic";
+import type { WriterContext } from "../../models/schemas/behaviorCritic";
 import type { LocatedDetection } from "../../robots/msgs/rollout";
 import { PRIMITIVE_OPS } from "../../robots/msgs/primitives";
 import { runOptions } from "../configuration";

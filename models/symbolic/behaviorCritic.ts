@@ -7,7 +7,7 @@
  */
 import type { Draw, NoiseKnobs, Task } from "./noise";
 import { mentioned, observedEvents } from "../reasoning/evidence";
-import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "../schemas/critic";
+import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "../schemas/behaviorCritic";
 import { UNDESIRABLE_KINDS, type Undesirable } from "../../robots/msgs/rollout";
 import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
 
