@@ -1,0 +1,356 @@
+/**
+ * What `robograph view` shows, read from the records runs and experiments leave (events.jsonl, summary.json, frames/
+ * with the detector's message beside each frame, result.json, report.json) and from a thread's checkpoint history:
+ * runs, experiments and the index of them as the page draws them. A record cut short (a killed run: no summary, a
+ * half-written last line) opens with what is there. ./viewServer.ts serves it.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
+
+/** One box the detector reported, in the pixels of the frame it was found in. */
+interface Box {
+  label: string;
+  score?: number;
+  box: { x: number; y: number; w: number; h: number };
+  note?: string;
+}
+
+interface FrameView {
+  camera: string;
+  /** Step (1-based line of events.jsonl) the frame was taken at. */
+  n: number;
+  ref: string | null;
+  src: string | null;
+  /** Size of the detector's image (boxes are in its pixels); null: the frame's own size. */
+  width: number | null;
+  height: number | null;
+  /** null: the record keeps no detections for this frame (older runs, experiment episodes of CLEA/RePLan). */
+  boxes: Box[] | null;
+  caption?: string;
+}
+
+interface StepView {
+  n: number;
+  t: number | null;
+  node: string;
+  text: string;
+  usage: { calls: number; inputTokens: number; outputTokens: number };
+  update: Record<string, unknown>;
+  frames: FrameView[];
+}
+
+/** A run as the page draws it. */
+export interface RunView {
+  kind: "run";
+  rel: string;
+  id: string;
+  /** The method that wrote it (graphs/index.ts), or null when the record does not show it. */
+  mode: MethodId | null;
+  goal: string | null;
+  summary: Record<string, unknown> | null;
+  /** An experiment episode's result.json. */
+  result: Record<string, unknown> | null;
+  experiment: string | null;
+  notes: string[];
+  steps: StepView[];
+  cameras: string[];
+  checkpoints: { step: number; source: string; next: string[]; status: string | null; id: string; at: string | null }[] | null;
+  /** The world's log of each motion's end with its terms' residuals (world-events.json, from `robograph run`). */
+  worldEvents: { kind: string; detail: string }[] | null;
+  /** The last checkpoint's status and reason, for a run that wrote no summary. */
+  lastCheckpoint: { status: string | null; statusReason: string | null } | null;
+}
+
+/** Reads a JSON file, or null when it is missing or unreadable (a record cut short). */
+function readJson<T = Record<string, unknown>>(file: string): T | null {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** events.jsonl, keeping every whole line; a line cut short (the process killed mid-write) is noted and left out. */
+export function readEvents(file: string): { events: { t: number | null; node: string; update: Record<string, unknown> }[]; notes: string[] } {
+  const notes: string[] = [];
+  if (!existsSync(file)) return { events: [], notes: ["no events.jsonl: the run recorded no step"] };
+  const lines = readFileSync(file, "utf8").split("\n");
+  const events: { t: number | null; node: string; update: Record<string, unknown> }[] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const e = JSON.parse(line) as { t?: number; node?: string; update?: Record<string, unknown> };
+      if (typeof e.node !== "string") throw new Error("no node");
+      events.push({ t: typeof e.t === "number" ? e.t : null, node: e.node, update: e.update ?? {} });
+    } catch {
+      notes.push(`events.jsonl line ${i + 1} is ${i === lines.length - 1 ? "cut short (the run was stopped while writing it)" : "not a node update"}: left out`);
+    }
+  });
+  return { events, notes };
+}
+
+/**
+ * Which method wrote a record: the one its summary names, else the one whose graph has every node the record holds
+ * (an experiment's episode, a run killed before its summary).
+ */
+export function methodOfRecord(summary: Record<string, unknown> | null, nodes: string[]): MethodId | null {
+  const named = METHODS.find((m) => m.id === summary?.method);
+  if (named) return named.id;
+  return methodOfNodes(nodes)?.id ?? null;
+}
+
+function lineText(mode: MethodId | null, node: string, u: Record<string, unknown>): string {
+  try {
+    return mode ? method(mode).describe(node, u).text : "";
+  } catch {
+    return "";
+  }
+}
+
+function stepUsage(u: Record<string, unknown>) {
+  const out = { calls: 0, inputTokens: 0, outputTokens: 0 };
+  for (const r of Object.values((u.usage ?? {}) as Record<string, { calls?: number; inputTokens?: number; outputTokens?: number }>)) {
+    out.calls += r.calls ?? 0;
+    out.inputTokens += r.inputTokens ?? 0;
+    out.outputTokens += r.outputTokens ?? 0;
+  }
+  return out;
+}
+
+const pad = (n: number, w = 3) => String(n).padStart(w, "0");
+const hexOf = (ref: string) => /^sha256:([0-9a-f]{64})\.(\w+)$/.exec(ref);
+
+/** Run records, experiments and the data folders their frames are in. */
+export class Library {
+  constructor(
+    readonly root: string,
+    readonly dataDir: string,
+  ) {}
+
+  /** The folder of a route's relative path, refusing anything outside the root. */
+  dir(rel: string): string {
+    const d = resolve(this.root, rel);
+    if (d !== this.root && !d.startsWith(this.root + sep)) throw new HttpError(400, `${rel} is outside ${this.root}`);
+    return d;
+  }
+
+  /** Where a run's artifacts are: an experiment's episode uses the experiment's data/, a plain run the data dir. */
+  artifactDirs(rel: string): string[] {
+    const d = this.dir(rel);
+    const dirs: string[] = [];
+    if (basename(dirname(d)) === "episodes") dirs.push(join(dirname(dirname(d)), "data", "artifacts"));
+    dirs.push(join(this.dataDir, "artifacts"));
+    return dirs.filter((x) => existsSync(x));
+  }
+
+  artifactFile(rel: string, ref: string): string | null {
+    const m = hexOf(ref);
+    if (!m) return null;
+    for (const d of this.artifactDirs(rel)) {
+      const f = join(d, `${m[1]}.${m[2]}`);
+      if (existsSync(f)) return f;
+    }
+    return null;
+  }
+
+  index() {
+    const list = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : []);
+    const runs = list(this.root)
+      .filter((n) => existsSync(join(this.root, n, "events.jsonl")) || existsSync(join(this.root, n, "summary.json")))
+      .map((n) => {
+        const s = readJson(join(this.root, n, "summary.json"));
+        return { rel: n, id: n, status: (s?.status as string) ?? "incomplete", success: (s?.success as boolean) ?? null, scenario: (s?.scenario as string) ?? null, at: statSync(join(this.root, n)).mtimeMs };
+      })
+      .sort((a, b) => b.at - a.at);
+    const exRoot = join(this.root, "experiments");
+    const experiments = list(exRoot)
+      .filter((n) => existsSync(join(exRoot, n, "report.json")) || existsSync(join(exRoot, n, "episodes")) || existsSync(join(exRoot, n, "report.md")))
+      .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")) }));
+    return { root: this.root, runs, experiments };
+  }
+
+  run(rel: string): RunView {
+    const d = this.dir(rel);
+    if (!existsSync(d)) throw new HttpError(404, `no run record at ${d}`);
+    const { events, notes } = readEvents(join(d, "events.jsonl"));
+    const summary = readJson(join(d, "summary.json"));
+    const result = readJson(join(d, "result.json"));
+    const inExperiment = basename(dirname(d)) === "episodes";
+    if (!summary && !result) notes.push(`no ${inExperiment ? "result.json" : "summary.json"}: the run did not finish (stopped or killed); what it recorded is shown`);
+    const mode = methodOfRecord(summary, events.map((e) => e.node));
+    const steps: StepView[] = events.map((e, i) => {
+      const n = i + 1;
+      return { n, t: e.t, node: e.node, text: lineText(mode, e.node, e.update), usage: stepUsage(e.update), update: e.update, frames: this.framesOf(rel, d, n, e.node, e.update) };
+    });
+    const cameras = [...new Set(steps.flatMap((s) => s.frames.map((f) => f.camera)))];
+    const experimentDir = inExperiment ? dirname(dirname(d)) : null;
+    const experimentGoal = experimentDir && result ? this.goalOfExample(experimentDir, String(result.example ?? "")) : null;
+    const goal = (events.find((e) => typeof e.update.goal === "string")?.update.goal as string | undefined) ?? experimentGoal ?? this.goalFromReport(d);
+    return {
+      kind: "run",
+      rel,
+      id: basename(d),
+      mode,
+      goal,
+      summary,
+      result,
+      experiment: experimentDir ? relative(this.root, experimentDir) : null,
+      notes,
+      steps,
+      cameras,
+      worldEvents: readJson<{ kind: string; detail?: string }[]>(join(d, "world-events.json"))?.flatMap((e) => (/^motion \d+ ended: /.test(e.detail ?? "") ? [{ kind: e.kind, detail: e.detail! }] : [])) ?? null,
+      checkpoints: null,
+      lastCheckpoint: null,
+    };
+  }
+
+  /** The goal of a run: report.md's header line (the graph's input is not an update). */
+  private goalFromReport(d: string): string | null {
+    try {
+      return /^- goal: (.*)$/m.exec(readFileSync(join(d, "report.md"), "utf8"))?.[1] ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private goalOfExample(experimentDir: string, example: string): string | null {
+    const settings = readJson<{ dataset?: string }>(join(experimentDir, "experiment.json"));
+    if (!settings?.dataset) return null;
+    for (const file of [settings.dataset, join("evals", "datasets", `${settings.dataset}.jsonl`)]) {
+      if (!existsSync(file)) continue;
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        if (!line.trim()) continue;
+        try {
+          const row = JSON.parse(line) as { id?: string; inputs?: { goal?: string }; metadata?: { task?: string; condition?: string } };
+          const id = row.id ?? `${row.metadata?.task}__${row.metadata?.condition}`;
+          if (id === example && row.inputs?.goal) return row.inputs.goal;
+        } catch {
+          // not a row
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The frames a step took, each with its detections where the record has them. */
+  private framesOf(rel: string, d: string, n: number, node: string, u: Record<string, unknown>): FrameView[] {
+    const out: FrameView[] = [];
+    const src = (ref: string | null, file: string | null) => {
+      if (file && existsSync(join(d, file))) return `/file/${encodePath(rel)}/${file}`;
+      if (ref && this.artifactFile(rel, ref)) return `/artifact/${encodePath(rel)}/${ref}`;
+      return null;
+    };
+    const sidecar = (file: string) => {
+      const j = readJson<{ detections?: { width?: number; height?: number; detections?: Box[] } }>(join(d, file.replace(/\.png$/, ".json")));
+      return j?.detections ? { width: j.detections.width ?? null, height: j.detections.height ?? null, boxes: (j.detections.detections ?? []).map(placed) } : null;
+    };
+    if (node === "perceiver" && u.observations) {
+      for (const o of Object.values(u.observations as Record<string, { robot: string; image: string; summary?: string }>)) {
+        const file = `frames/${pad(n)}-${o.robot}.png`;
+        const det = sidecar(file);
+        out.push({ camera: o.robot, n, ref: o.image, src: src(o.image, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null, caption: o.summary });
+      }
+    }
+    // RePLan's looks: the palm camera's frame each was made from.
+    if (typeof u.frame === "string") {
+      const file = `frames/${pad(n)}-${node}.png`;
+      const det = sidecar(file);
+      out.push({ camera: "palm camera", n, ref: u.frame, src: src(u.frame, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null });
+    }
+    const sight = u.sight as { frame: string; detections: (Box & { distance?: number; bearing?: number })[] } | null | undefined;
+    if (node === "look" && sight?.frame) {
+      const file = `frames/${pad(n)}-head.png`;
+      const boxes = sight.detections.map((x) => ({ label: x.label, score: x.score, box: x.box, note: x.distance !== undefined ? `${x.distance.toFixed(1)} m` : undefined }));
+      out.push({ camera: "head", n, ref: sight.frame, src: src(sight.frame, file), width: null, height: null, boxes });
+    }
+    // The behaviour critic's rollouts: their key frames with the detections recorded with them.
+    if (node === "executor" && u.attempts) {
+      const a = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as { iteration?: number; rollout?: string } | undefined;
+      const file = a?.rollout ? this.artifactFile(rel, a.rollout) : null;
+      const r = file ? readJson<{ frames: { t: number; image: string; detections?: { width?: number; height?: number; detections?: Box[] } }[] }>(file) : null;
+      r?.frames.forEach((f, k) => {
+        const copy = `frames/${pad(a!.iteration ?? 0, 2)}-${pad(k, 2)}.png`;
+        out.push({
+          camera: `rollout ${a!.iteration ?? ""}`.trim(),
+          n,
+          ref: f.image.startsWith("sha256:") ? f.image : null,
+          src: src(f.image.startsWith("sha256:") ? f.image : null, copy),
+          width: f.detections?.width ?? null,
+          height: f.detections?.height ?? null,
+          boxes: f.detections?.detections?.map(placed) ?? null,
+          caption: `${f.t.toFixed(1)} s`,
+        });
+      });
+    }
+    return out;
+  }
+
+  /** The thread's checkpoint history from the SQLite checkpointer, when the data directory has the thread. */
+  async checkpoints(view: RunView): Promise<void> {
+    const file = join(this.dataDir, "checkpoints.sqlite");
+    if (!view.mode || view.experiment || !existsSync(file)) return;
+    const [{ default: Database }, { SqliteSaver }] = await Promise.all([import("better-sqlite3"), import("@langchain/langgraph-checkpoint-sqlite")]);
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='checkpoints'").get();
+      if (!has || !db.prepare("SELECT 1 FROM checkpoints WHERE thread_id = ? LIMIT 1").get(view.id)) return;
+      // Read-only: the saver's setup finds its tables there and creates nothing.
+      const saver = new SqliteSaver(db);
+      const graph = method(view.mode).compile(saver);
+      const out: NonNullable<RunView["checkpoints"]> = [];
+      for await (const s of graph.getStateHistory({ configurable: { thread_id: view.id } })) {
+        const values = s.values as { status?: string; statusReason?: string; goal?: string };
+        if (!out.length) view.lastCheckpoint = { status: values.status ?? null, statusReason: values.statusReason ?? null };
+        // A run killed before it wrote its report still has its goal in every checkpoint.
+        if (!view.goal && typeof values.goal === "string") view.goal = values.goal;
+        const meta = (s.metadata ?? {}) as { step?: number; source?: string };
+        out.push({ step: meta.step ?? -1, source: meta.source ?? "", next: [...s.next], status: values.status ?? null, id: String(s.config.configurable?.checkpoint_id ?? ""), at: s.createdAt ?? null });
+        if (out.length >= 2000) break;
+      }
+      view.checkpoints = out.reverse();
+    } finally {
+      db.close();
+    }
+  }
+
+  experiment(rel: string) {
+    const d = this.dir(rel);
+    if (!existsSync(d)) throw new HttpError(404, `no experiment at ${d}`);
+    const report = readJson(join(d, "report.json"));
+    const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
+    const settings = readJson(join(d, "experiment.json"));
+    const epDir = join(d, "episodes");
+    const fromReport = new Map(((report?.episodes ?? []) as { id: string }[]).map((e) => [e.id, e]));
+    const ids = existsSync(epDir) ? readdirSync(epDir, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : [];
+    for (const id of fromReport.keys()) if (!ids.includes(id)) ids.push(id);
+    const episodes = ids.sort().map((id) => {
+      const r = (fromReport.get(id) ?? readJson(join(epDir, id, "result.json")) ?? { id }) as Record<string, unknown>;
+      const recorded = existsSync(join(epDir, id, "events.jsonl"));
+      return { ...r, id, recorded, href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null, scores: undefined };
+    });
+    const notes: string[] = [];
+    if (!report) notes.push(md ? "no report.json: its report.md is shown as written" : "no report.json: the experiment has not finished its first report; its episodes are listed");
+    return { kind: "experiment", rel, name: basename(d), report: report ? { ...report, episodes: undefined } : null, markdown: md, settings, episodes, notes };
+  }
+}
+
+const placed = (x: Box & { location?: { relation: string; place: string }; color?: string }): Box => ({
+  label: x.label,
+  score: x.score,
+  box: x.box,
+  note: x.location ? `${x.location.relation} ${x.location.place}` : undefined,
+});
+
+export const encodePath = (p: string) => p.split(sep).map(encodeURIComponent).join("/");
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One GIF of a camera's frames in the order the run took them. */
