@@ -1,0 +1,170 @@
+/**
+ * The reasoner's memory, from the history it is shown (frames with its own answers and the skills' odometry, or a
+ * condensed summary of older steps): dead reckoning of its pose from its own moves, where the toy was last seen
+ * relative to it now, what each stall happened at (and whether walls were close), which skills are ruled out where,
+ * the side it last went around things on, and how far it is beneath (or out from beneath) furniture it crawled under.
+ */
+import type { RangedDetection } from "../../../robots/msgs/detections";
+import type { CourseContext, CoursePlan, CourseResult, CourseSkill, ToySighting } from "../../schemas";
+import { KINDS, NEAR_AROUND, RECENT_STEPS, ROBOT, WALL_NEAR } from "./robot";
+import { plainWay } from "./judging";
+import { deg, firstInPath, rad, toyOf, wrap } from "./geometry";
+
+export interface Pose {
+  x: number;
+  y: number;
+  /** Heading, degrees left of the first remembered heading. */
+  th: number;
+}
+
+export interface Past {
+  step: number;
+  detections?: RangedDetection[];
+  toy?: ToySighting;
+  result: CourseResult;
+  answer?: CoursePlan;
+  /** Pose when its frame was taken, before its skill ran. */
+  pose: Pose;
+}
+
+interface Stall {
+  index: number;
+  skill: CourseSkill;
+  label: string;
+  walls: boolean;
+}
+
+export interface Memory {
+  past: Past[];
+  pose: Pose;
+  toy?: ToySighting & { stepsAgo: number };
+  stalls: Stall[];
+}
+
+/** Odometry: half the turn, the move, the other half — skills turn or move, and this is exact for either. */
+function advance(p: Pose, r: CourseResult): Pose {
+  const mid = p.th + r.turned / 2;
+  return { x: p.x + r.moved * Math.cos(rad(mid)), y: p.y + r.moved * Math.sin(rad(mid)), th: p.th + r.turned };
+}
+
+function worldPoint(p: Pose, s: ToySighting): { x: number; y: number } {
+  const a = rad(p.th + s.bearing);
+  return { x: p.x + s.distance * Math.cos(a), y: p.y + s.distance * Math.sin(a) };
+}
+
+export function relative(p: Pose, q: { x: number; y: number }): ToySighting {
+  const dx = q.x - p.x;
+  const dy = q.y - p.y;
+  return { distance: Math.hypot(dx, dy), bearing: wrap(deg(Math.atan2(dy, dx)) - p.th) };
+}
+
+/** Older condensed steps, then the frames shown, in step order (a step shown in full wins over its summary). */
+function pastSteps(ctx: CourseContext): Omit<Past, "pose">[] {
+  const shown = new Set(ctx.history.map((h) => h.step));
+  const older = (ctx.summary ?? []).filter((s) => !shown.has(s.step)).map((s) => ({ step: s.step, toy: s.toy, result: s }));
+  const recent = ctx.history.map((h) => {
+    const toy = toyOf(h.detections);
+    return { step: h.step, detections: h.detections, toy: toy && { distance: toy.distance, bearing: toy.bearing }, result: h.result, answer: h.answer };
+  });
+  return [...older, ...recent].sort((a, b) => a.step - b.step);
+}
+
+export function remember(ctx: CourseContext): Memory {
+  let pose: Pose = { x: 0, y: 0, th: 0 };
+  const past: Past[] = [];
+  for (const s of pastSteps(ctx)) {
+    past.push({ ...s, pose });
+    pose = advance(pose, s.result);
+  }
+  const lastSeen = past.map((p, i) => ({ p, i })).filter(({ p }) => p.toy).at(-1);
+  const toy = lastSeen && { ...relative(pose, worldPoint(lastSeen.p.pose, lastSeen.p.toy!)), stepsAgo: past.length - lastSeen.i };
+  const stalls = past.flatMap((p, i) => (p.result.stalled ? [stallAt(past, i, ctx.frame.detections)] : []));
+  return { past, pose, toy, stalls };
+}
+
+export const FORWARD: CourseSkill[] = ["walk", "crawl", "climb"];
+const framesAround = (past: Past[], i: number, now: RangedDetection[]) => [past[i].detections, i + 1 < past.length ? past[i + 1].detections : now];
+
+/** What a stall happened at: what the crawl was aimed at, else what was in the way before, else what is in view after. */
+function stallAt(past: Past[], i: number, now: RangedDetection[]): Stall {
+  const { skill } = past[i].result;
+  const [before, after] = framesAround(past, i, now);
+  const aimed = skill === "crawl" ? crawlRun(past, i)?.target.label : undefined;
+  const label = aimed ?? (before && firstInPath(before, NEAR_AROUND)?.label) ?? (after && firstInPath(after, NEAR_AROUND)?.label) ?? "something";
+  const walls = [before, after].some((f) => f?.some((d) => d.label === "wall" && d.distance <= WALL_NEAR) ?? false);
+  return { index: i, skill, label, walls };
+}
+
+/** The run of crawls ending at `end`: what it was aimed at (in view before the run) and how far it got. */
+function crawlRun(past: Past[], end: number): { target: RangedDetection; crawled: number } | undefined {
+  let start = end;
+  while (start > 0 && past[start - 1].result.skill === "crawl") start--;
+  const target = past[start].detections && firstInPath(past[start].detections!, NEAR_AROUND);
+  if (!target || plainWay(target) !== "crawl") return undefined;
+  const crawled = past.slice(start, end + 1).reduce((s, p) => s + Math.max(0, p.result.moved), 0);
+  return { target, crawled };
+}
+
+/**
+ * A skill that stalled twice at the same kind of thing, or a crawl that stalled with walls close (a dead end), is out.
+ * Climbing a slippery thing fails by chance (the feet slip 3 times in 10): only four slips in a row rule it out.
+ */
+export function banned(mem: Memory, skill: CourseSkill, label: string): boolean {
+  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label);
+  const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
+  return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
+}
+
+/**
+ * The side it last went around this kind of thing — or, lately, around anything (obstacles stand in clusters): keep
+ * to it, or it swings back and forth between two of them.
+ */
+export function detourSide(mem: Memory, label: string): "left" | "right" | undefined {
+  let recent: "left" | "right" | undefined;
+  for (let i = mem.past.length - 1; i >= 0; i--) {
+    const p = mem.past[i];
+    const turn = p.result.skill === "turn_left" ? "left" : p.result.skill === "turn_right" ? "right" : undefined;
+    const from = turn && p.detections && firstInPath(p.detections, NEAR_AROUND);
+    if (!from) continue;
+    if (from.label === label) return turn;
+    if (i >= mem.past.length - RECENT_STEPS) recent ??= turn;
+  }
+  return recent;
+}
+
+/**
+ * How far the body is beneath furniture it crawled under (0: not beneath), and how much more crawling clears it —
+ * reckoned from the run of crawls (and any backing out since) and the distance the furniture was at before it, since
+ * from beneath it is not seen.
+ */
+export function beneath(mem: Memory): { under: number; toClear: number } {
+  let last = mem.past.length - 1;
+  let backed = 0;
+  for (; last >= 0 && mem.past[last].result.skill === "backward"; last--) backed -= Math.min(0, mem.past[last].result.moved);
+  const run = last >= 0 && mem.past[last].result.skill === "crawl" ? crawlRun(mem.past, last) : undefined;
+  if (!run) return { under: 0, toClear: 0 };
+  const depth = KINDS[run.target.label]?.depth ?? 0.8;
+  const toClear = Math.max(0, run.target.distance + depth + ROBOT.length - run.crawled);
+  // Crawled through and out the far side: not beneath any more, whatever it does next.
+  if (toClear === 0) return { under: 0, toClear: 0 };
+  return { under: Math.max(0, run.crawled - run.target.distance - backed), toClear: backed > 0 ? 0 : toClear };
+}
+
+/**
+ * Room behind the hips when the body came out from beneath furniture by crawling (and has only gone on forward since):
+ * the furniture's far side is where it was seen plus its depth; the hips are a body length behind the camera. Infinity
+ * when nothing of the kind is remembered.
+ */
+export function roomBehind(mem: Memory): number {
+  let last = mem.past.length - 1;
+  let since = 0;
+  for (; last >= 0 && mem.past[last].result.skill !== "crawl"; last--) {
+    const r = mem.past[last].result;
+    if (r.skill === "backward") return Infinity;
+    since += Math.max(0, r.moved);
+  }
+  const run = last >= 0 ? crawlRun(mem.past, last) : undefined;
+  if (!run) return Infinity;
+  const depth = KINDS[run.target.label]?.depth ?? 0.8;
+  return run.crawled + since - (run.target.distance + depth) - (ROBOT.length - 0.03);
+}
