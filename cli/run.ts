@@ -11,7 +11,8 @@ import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { closeSessions, session, type Session } from "../nodes/runtime";
 import { runOptions } from "../nodes/configuration";
-import { METHODS, methodOfGraph, methodOfWorld, type Method } from "../graphs";
+import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../graphs";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
@@ -154,58 +155,220 @@ const SCENARIOS: Record<string, (name?: string) => { name: string; instruction: 
   course: (name) => courseScenario(name ?? "indoor_1"),
 };
 
+/** The method a run's options name (--graph, or --world) and its scenario, every choice checked. */
+function methodAndScenario(v: { graph?: string; world?: string; variant?: string; scenario?: string }): { m: Method; scenario: { name: string; instruction: string } } {
+  // The methods one episode runs (a campaign, the curriculum, went its own way before this).
+  const episodic = METHODS.filter((m) => m.kind === "episode");
+  if (v.graph && !episodic.some((m) => m.graph === v.graph)) throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
+  if (v.world && !episodic.some((m) => m.world === v.world)) throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
+  const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
+  if (v.world && v.world !== m.world) throw new Error(`--graph ${v.graph} runs in the ${m.world} world, not ${v.world}`);
+  if (!m.variants.includes(v.variant!)) throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${m.world} world`);
+  return { m, scenario: SCENARIOS[m.world](v.scenario) };
+}
+
+interface ApprovalRequest {
+  action_request: { action: string; args: unknown };
+  description: string;
+}
+
+/** A person's answer to a skill that waits for approval: --auto-approve, a parent process (--ask-via-stdio), or the terminal. */
+async function askApproval(request: ApprovalRequest, v: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean }, say: (s: string) => void): Promise<{ type: string; args?: unknown }> {
+  let answer: { type: string; args?: unknown } = { type: "ignore" };
+  if (v["auto-approve"]) answer = { type: "accept" };
+  else if (v["ask-via-stdio"]) {
+    // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
+    process.stdout.write(`${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`);
+    const line = await nextStdinLine();
+    answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
+  } else if (process.stdin.isTTY) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
+    rl.close();
+    answer = a === "y" || a === "yes" ? { type: "accept" } : { type: "ignore" };
+  } else say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
+  return answer;
+}
+
+/**
+ * The world's own verdict, where it has one (a simulator's evaluator; a real robot has none): whether the goal holds,
+ * and, for a method judged on behaviour, what undesirable happened. The world's event log is kept beside the record
+ * (`robograph view` shows each motion's term residuals from it).
+ */
+async function worldCheck(bridgeUrl: string, runDir: string, m: Method): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[] }> {
+  let truth: { success: boolean; goal: unknown } | undefined;
+  let undesirable: string[] | undefined;
+  try {
+    const c = await BridgeClient.connect(bridgeUrl, { connectAttempts: 1 });
+    // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
+    await learnDialect(c, 5000).catch(() => {});
+    truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
+    const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
+    writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
+    // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
+    if (m.cleanRollout) {
+      undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
+      truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
+    }
+    await c.close();
+  } catch {
+    // A real robot has no evaluator: the run's own status stands alone.
+  }
+  return { truth, undesirable };
+}
+
+/**
+ * How a run ended. It never ends `running`: an error that escaped the graph ends it `interrupted` when resuming can
+ * continue it (stopped, or the robot unreachable mid-goal), `failed` otherwise.
+ */
+function endStatus(state: { status?: string; statusReason?: string } | undefined, crash: Error | undefined, thread: string): { status: string; statusReason: string } {
+  let status: string = state?.status ?? "unknown";
+  let statusReason = state?.statusReason ?? "";
+  if (crash || status === "running" || status === "unknown") {
+    const stop = stopReason();
+    // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
+    const resumable = !!stop || crash?.name === "ModelUnavailableError" || /robot unreachable|resume this thread/.test(crash?.message ?? "");
+    status = resumable ? "interrupted" : "failed";
+    statusReason = stop ? `emergency stop (${stop})` : crash ? `${resumable ? "" : "error: "}${crash.message}` : "the run stopped before its end";
+    if (resumable) statusReason += `; ${resumeHint(thread)}`;
+  }
+  return { status, statusReason };
+}
+
+/** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
+function startWorld(world: string, scenarioName: string, v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string }): Promise<SimProcess> {
+  const detector = v["detector-noise"]!;
+  const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
+  // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
+  const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenarioName;
+  return startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
+}
+
+/** What a finished run leaves: summary.json, report.md with its frames, and the closing lines on the terminal. */
+function writeRecord(r: {
+  thread: string;
+  method: Method;
+  scenario: string;
+  variant: string;
+  bridgeUrl?: string;
+  backend: string;
+  state: { usage?: Record<string, unknown>; counters?: { skillSeconds?: number } } | undefined;
+  truth?: { success: boolean; goal: unknown };
+  undesirable?: string[];
+  status: string;
+  statusReason: string;
+  started: number;
+  runDir: string;
+  report: string[];
+  frames: string[];
+}): { verified: boolean; interrupted: boolean } {
+  const { thread, state, truth, undesirable, status, statusReason, runDir, report, frames } = r;
+  const usage = totalUsage(state?.usage ?? {});
+  const interrupted = status === "interrupted";
+  const summary = {
+    thread,
+    method: r.method.id,
+    scenario: r.scenario,
+    variant: r.variant,
+    model: r.backend,
+    status,
+    statusReason,
+    ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${r.bridgeUrl ? ` --bridge-url ${r.bridgeUrl}` : ""}` } : {}),
+    success: truth?.success ?? status === "succeeded",
+    ...r.method.summarize(state as Record<string, unknown> | undefined),
+    modelCalls: usage.calls,
+    // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
+    modelCallOutcomes: usage.outcomes ?? {},
+    tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: r.backend === "symbolic" },
+    skillSeconds: Math.round((state?.counters?.skillSeconds ?? 0) * 100) / 100,
+    wallSeconds: Math.round((Date.now() - r.started) / 100) / 10,
+    goal: truth?.goal,
+    ...(undesirable ? { undesirable } : {}),
+  };
+  // Where the simulator's check and the agent's own verdict disagree, the record says both and the check decides.
+  const disagreement =
+    truth && truth.success !== (summary.status === "succeeded")
+      ? `the agent reports ${summary.status}, but the simulator's check says the goal is ${truth.success ? "met" : "not met"}`
+      : undefined;
+  Object.assign(summary, { agentStatus: summary.status, checked: truth ? truth.success : null, ...(disagreement ? { disagreement } : {}) });
+  writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
+  report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []), "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
+  writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
+  process.stdout.write(
+    `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
+      (disagreement ? `(${disagreement})\n` : "") +
+      `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
+      `run record: ${runDir}/report.md\n`,
+  );
+  return { verified: summary.success, interrupted };
+}
+
+const RUN_OPTIONS = {
+  graph: { type: "string" },
+  world: { type: "string" },
+  scenario: { type: "string" },
+  goal: { type: "string" },
+  model: { type: "string" },
+  variant: { type: "string", default: "full" },
+  noise: { type: "string", default: "0" },
+  seed: { type: "string", default: "0" },
+  thread: { type: "string" },
+  resume: { type: "boolean", default: false },
+  "bridge-url": { type: "string" },
+  manifest: { type: "string" },
+  approve: { type: "string", default: "" },
+  "auto-approve": { type: "boolean", default: false },
+  "ask-via-stdio": { type: "boolean", default: false },
+  speed: { type: "string", default: "max" },
+  "detector-noise": { type: "string", default: "0" },
+  "grasp-sensing": { type: "string", default: "on" },
+  "data-dir": { type: "string" },
+  "runs-dir": { type: "string", default: "runs" },
+  quiet: { type: "boolean", default: false },
+  forget: { type: "boolean", default: false },
+  "history-window": { type: "string", default: "0" },
+  examples: { type: "string" },
+  program: { type: "string" },
+  grounding: { type: "string", default: "detector" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** What the CLI reads of any method's state (each descriptor reads the rest). */
+type AnyState = { status?: string; statusReason?: string; counters?: { steps?: number; motions?: number; skills?: number; skillSeconds?: number }; pendingGoal?: { goalId: string } | null; usage?: Record<string, unknown> };
+
+/**
+ * Where a resumed thread goes on: its last state, and what to send the graph — nothing (it carries on from its last
+ * checkpoint) or, for a run that was interrupted mid-node, the node(s) to run again.
+ */
+async function resumePoint(graph: MethodGraph, config: RunnableConfig, thread: string, say: (s: string) => void): Promise<{ state: AnyState; input: unknown }> {
+  const last = await graph.getState(config);
+  const state = last.values as AnyState;
+  say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
+  if (state?.status !== "interrupted") return { state, input: null };
+  const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
+  // Nodes that ran side by side (the summarizer and the critic of one look) run again together.
+  const nodes = before?.next ?? [];
+  if (!nodes.length) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
+  say(`it was interrupted (${state.statusReason}); running ${nodes.join(" and ")} again`);
+  // The nodes, run again, clear the interruption themselves (nodes/guard.ts, `resumable`).
+  return { state, input: new Command({ goto: [...nodes] }) };
+}
+
 export async function run(argv: string[]): Promise<number> {
   // Game On's curriculum is a run of its own kind: many episodes on several simulators, with learning in between.
   const g = argv.indexOf("--graph");
   const named = g >= 0 ? argv[g + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
   if (named && methodOfGraph(named)?.kind === "campaign") return (await import("./curriculum")).runCurriculum(argv);
-  const { values: v } = parseArgs({
-    args: argv,
-    options: {
-      graph: { type: "string" },
-      world: { type: "string" },
-      scenario: { type: "string" },
-      goal: { type: "string" },
-      model: { type: "string" },
-      variant: { type: "string", default: "full" },
-      noise: { type: "string", default: "0" },
-      seed: { type: "string", default: "0" },
-      thread: { type: "string" },
-      resume: { type: "boolean", default: false },
-      "bridge-url": { type: "string" },
-      manifest: { type: "string" },
-      approve: { type: "string", default: "" },
-      "auto-approve": { type: "boolean", default: false },
-      "ask-via-stdio": { type: "boolean", default: false },
-      speed: { type: "string", default: "max" },
-      "detector-noise": { type: "string", default: "0" },
-      "grasp-sensing": { type: "string", default: "on" },
-      "data-dir": { type: "string" },
-      "runs-dir": { type: "string", default: "runs" },
-      quiet: { type: "boolean", default: false },
-      forget: { type: "boolean", default: false },
-      "history-window": { type: "string", default: "0" },
-      examples: { type: "string" },
-      program: { type: "string" },
-      grounding: { type: "string", default: "detector" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values: v } = parseArgs({ args: argv, options: RUN_OPTIONS });
   if (v.help) {
     process.stdout.write(RUN_HELP);
     return 0;
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  // The methods one episode runs (a campaign, the curriculum, went its own way above).
-  const episodic = METHODS.filter((m) => m.kind === "episode");
-  if (v.graph && !episodic.some((m) => m.graph === v.graph)) throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
-  if (v.world && !episodic.some((m) => m.world === v.world)) throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
-  const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
+  const { m, scenario } = methodAndScenario(v);
   const world = m.world;
-  if (v.world && v.world !== world) throw new Error(`--graph ${v.graph} runs in the ${world} world, not ${v.world}`);
-  if (!m.variants.includes(v.variant!)) throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${world} world`);
-  const scenario = SCENARIOS[world](v.scenario);
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
@@ -222,17 +385,9 @@ export async function run(argv: string[]): Promise<number> {
   const mc = modelConfig(process.env, { backend: v.model as "symbolic" | "openai" | undefined, noise: Number(v.noise), seed: Number(v.seed) });
   say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${v.variant}; thread ${thread}`);
 
-  let sim: SimProcess | undefined;
-  let bridgeUrl = v["bridge-url"];
-  if (!bridgeUrl) {
-    const detector = v["detector-noise"]!;
-    const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
-    // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
-    const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenario.name;
-    sim = await startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
-    bridgeUrl = sim.url;
-    say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
-  }
+  const sim = v["bridge-url"] ? undefined : await startWorld(world, scenario.name, v);
+  const bridgeUrl = v["bridge-url"] ?? sim!.url;
+  if (sim) say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   // Only VLM-PC has the variant with labelled examples.
   const examples = v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
   const graph = m.compile(checkpointer, store);
@@ -264,21 +419,8 @@ export async function run(argv: string[]): Promise<number> {
   let n = 0;
   const program = v.program ? JSON.parse(readFileSync(resolve(v.program), "utf8")) : undefined;
   let input: unknown = v.resume ? null : m.input(goal, { program });
-  // What the CLI reads of any method's state (each descriptor reads the rest).
-  type AnyState = { status?: string; statusReason?: string; counters?: { steps?: number; motions?: number; skills?: number; skillSeconds?: number }; pendingGoal?: { goalId: string } | null; usage?: Record<string, unknown> };
-  let state: AnyState | undefined = v.resume ? ((await graph.getState(config)).values as AnyState) : undefined;
-  if (v.resume) say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
-  // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
-  if (v.resume && state?.status === "interrupted") {
-    const last = await graph.getState(config);
-    const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
-    // Nodes that ran side by side (the summarizer and the critic of one look) run again together.
-    const nodes = before?.next ?? [];
-    if (!nodes.length) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
-    say(`it was interrupted (${state.statusReason}); running ${nodes.join(" and ")} again`);
-    // The nodes, run again, clear the interruption themselves (nodes/guard.ts, `resumable`).
-    input = new Command({ goto: [...nodes] });
-  }
+  let state: AnyState | undefined;
+  if (v.resume) ({ state, input } = await resumePoint(graph, config, thread, say));
   // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
   // (a second one ends the process at once).
   const onSignal = (sig: NodeJS.Signals) => {
@@ -318,20 +460,8 @@ export async function run(argv: string[]): Promise<number> {
       const snapshot = await graph.getState(config);
       const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
       if (!pending.length) break;
-      const request = (pending[0].value as { action_request: { action: string; args: unknown }; description: string }[])[0];
-      let answer: { type: string; args?: unknown } = { type: "ignore" };
-      if (v["auto-approve"]) answer = { type: "accept" };
-      else if (v["ask-via-stdio"]) {
-        // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
-        process.stdout.write(`${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`);
-        const line = await nextStdinLine();
-        answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
-      } else if (process.stdin.isTTY) {
-        const rl = createInterface({ input: process.stdin, output: process.stdout });
-        const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
-        rl.close();
-        answer = a === "y" || a === "yes" ? { type: "accept" } : { type: "ignore" };
-      } else say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
+      const request = (pending[0].value as ApprovalRequest[])[0];
+      const answer = await askApproval(request, v, say);
       say(`approval of ${request.action_request.action}: ${answer.type}`);
       input = new Command({ resume: [answer] });
     }
@@ -340,75 +470,8 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    let truth: { success: boolean; goal: unknown } | undefined;
-    let undesirable: string[] | undefined;
-    try {
-      const c = await BridgeClient.connect(bridgeUrl!, { connectAttempts: 1 });
-      // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
-      await learnDialect(c, 5000).catch(() => {});
-      truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
-      // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
-      const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
-      writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
-      // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
-      if (m.cleanRollout) {
-        undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
-        truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
-      }
-      await c.close();
-    } catch {
-      // A real robot has no evaluator: the run's own status stands alone.
-    }
-    const usage = totalUsage(state?.usage ?? {});
-    // A run never ends `running`: an error that escaped the graph ends it `interrupted` when resuming can continue it
-    // (stopped, or the robot unreachable mid-goal), `failed` otherwise.
-    let status: string = state?.status ?? "unknown";
-    let statusReason = state?.statusReason ?? "";
-    if (crash || status === "running" || status === "unknown") {
-      const stop = stopReason();
-      // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
-      const resumable = !!stop || crash?.name === "ModelUnavailableError" || /robot unreachable|resume this thread/.test(crash?.message ?? "");
-      status = resumable ? "interrupted" : "failed";
-      statusReason = stop ? `emergency stop (${stop})` : crash ? `${resumable ? "" : "error: "}${crash.message}` : "the run stopped before its end";
-      if (resumable) statusReason += `; ${resumeHint(thread)}`;
-    }
-    interrupted = status === "interrupted";
-    const summary = {
-      thread,
-      method: m.id,
-      scenario: scenario.name,
-      variant: v.variant,
-      model: mc.backend,
-      status,
-      statusReason,
-      ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${v["bridge-url"] ? ` --bridge-url ${v["bridge-url"]}` : ""}` } : {}),
-      success: truth?.success ?? status === "succeeded",
-      ...m.summarize(state as Record<string, unknown> | undefined),
-      modelCalls: usage.calls,
-      // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
-      modelCallOutcomes: usage.outcomes ?? {},
-      tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: mc.backend === "symbolic" },
-      skillSeconds: Math.round((state?.counters?.skillSeconds ?? 0) * 100) / 100,
-      wallSeconds: Math.round((Date.now() - started) / 100) / 10,
-      goal: truth?.goal,
-      ...(undesirable ? { undesirable } : {}),
-    };
-    verified = summary.success;
-    // Where the simulator's check and the agent's own verdict disagree, the record says both and the check decides.
-    const disagreement =
-      truth && truth.success !== (summary.status === "succeeded")
-        ? `the agent reports ${summary.status}, but the simulator's check says the goal is ${truth.success ? "met" : "not met"}`
-        : undefined;
-    Object.assign(summary, { agentStatus: summary.status, checked: truth ? truth.success : null, ...(disagreement ? { disagreement } : {}) });
-    writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
-    report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []), "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
-    writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
-    process.stdout.write(
-      `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
-        (disagreement ? `(${disagreement})\n` : "") +
-        `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
-        `run record: ${runDir}/report.md\n`,
-    );
+    const { truth, undesirable } = await worldCheck(bridgeUrl!, runDir, m);
+    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...endStatus(state, crash, thread), started, runDir, report, frames }));
     await closeSessions();
     await persistence.close();
     await sim?.stop();
