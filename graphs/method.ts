@@ -55,7 +55,7 @@ export interface Method {
    * episodes on several simulators with learning between them (its own command, cli/curriculum.ts).
    */
   kind: "episode" | "campaign";
-  /** The world its robots live in (a simulator of robots/sim/<world>). */
+  /** The world its robots live in (its simulator is the world of that name; a real robot serves it the same way). */
   world: string;
   /** The experiment datasets it is measured on (evals/datasets). */
   datasets: readonly string[];

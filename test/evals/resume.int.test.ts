@@ -74,7 +74,7 @@ describe("what counts", () => {
     const report = buildReport({ name: "n", dataset: "kitchen", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 }, [ok, exhausted].map((e) => ({ ...e, scores: Object.fromEntries(Object.values(EVALUATORS).map((f) => { const r = f({ outputs: e }); return [r.key, r.score]; })) })));
     expect(report.table.full.all).toMatchObject({ trials: 2, successes: 1, successRate: 0.5 });
     // VLM-PC's trials end when the robot reaches the toy: the simulator saw it reach at 24.9 s, so its run going on to
-    // the budget afterwards does not undo it (test/evals/courseScoring.test.ts); one that never reached counts 100 s.
+    // the budget afterwards does not undo it (test/evals/courseScoring.int.test.ts); one that never reached counts 100 s.
     const reached = { ...exhausted, family: "vlmpc", task: "indoor_1", paperTable: "I" as const, scores: {} };
     const missed = { ...reached, id: "c", success: false, courseSeconds: 100 };
     const course = buildReport({ name: "n", dataset: "course", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 }, [reached, missed]);

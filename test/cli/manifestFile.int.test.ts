@@ -1,7 +1,7 @@
 /**
  * `--manifest FILE`: the agent reads a robot's manifests from a file instead of asking the bridge — how it runs a
  * robot behind an unmodified rosbridge (ROS 2 here: our bridge speaks its protocol; the ROS 1 case is in
- * test/robots/ros.test.ts). A file that is not a valid manifest is refused, naming the field.
+ * test/robots/ros.int.test.ts). A file that is not a valid manifest is refused, naming the field.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -24,7 +24,7 @@ declare const document: PageDocument;
 const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 const haveBrowser = existsSync(CHROMIUM);
 const required = process.env.ROBOGRAPH_REQUIRE_BROWSER === "1";
-if (!haveBrowser && !required) console.warn(`test/cli/view.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`);
+if (!haveBrowser && !required) console.warn(`test/cli/view.int.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`);
 
 /** `robograph <command>` as its own process (tsx as a loader, so a kill reaches the command itself). */
 function cli(args: string[]): ChildProcess {
