@@ -48,8 +48,23 @@ export function modelSession(opts: RunOptions): Pick<Session, "models" | "modelC
   return s;
 }
 
+const sessionKey = (opts: RunOptions) => JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
+
+/**
+ * A session the caller made, for the configuration `opts`: nodes run with it as with one they opened (a node run alone
+ * on a recorded context, with no robot behind it). Returns the function that forgets it.
+ */
+export function provideSession(opts: RunOptions, s: Session): () => void {
+  const key = sessionKey(opts);
+  const given = Promise.resolve(s);
+  sessions.set(key, given);
+  return () => {
+    if (sessions.get(key) === given) sessions.delete(key);
+  };
+}
+
 export function session(opts: RunOptions): Promise<Session> {
-  const key = JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
+  const key = sessionKey(opts);
   let s = sessions.get(key);
   if (!s) {
     // A client that gave up reconnecting is closed for good; leaving it cached would fail every later run on this URL
