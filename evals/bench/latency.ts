@@ -18,7 +18,7 @@ import { closeSessions } from "../../nodes/runtime";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { runClosedLoopEpisode } from "../episode";
-import type { MethodId as Mode } from "../../graphs";
+import { method, type MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import type { Figure } from "./agent";
 
@@ -119,10 +119,10 @@ export interface LatencyRun {
 
 /** The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1. */
 /** `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to (CLEA's). */
-export const LATENCY_TASKS: { label: string; mode: Mode; world: string; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean }[] = [
-  { label: "CLEA default task", mode: "clea", world: "kitchen", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true },
-  { label: "RePLan task 3", mode: "replan", world: "tabletop", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false },
-  { label: "VLM-PC indoor_1", mode: "vlmpc", world: "course", scenario: "indoor_1", goal: "Find the red chew toy and go to it.", skillsCounter: "skills", targets: false },
+export const LATENCY_TASKS: { label: string; mode: Mode; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean }[] = [
+  { label: "CLEA default task", mode: "clea", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true },
+  { label: "RePLan task 3", mode: "replan", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false },
+  { label: "VLM-PC indoor_1", mode: "vlmpc", scenario: "indoor_1", goal: "Find the red chew toy and go to it.", skillsCounter: "skills", targets: false },
 ];
 
 /** Runs one task through the openai backend against the endpoint; the environment is restored afterwards. */
@@ -138,7 +138,7 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
   let sim: Awaited<ReturnType<typeof startSimProcess>> | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "robograph-latency-"));
   try {
-    sim = await startSimProcess(task.world, ["--scenario", task.scenario, "--speed", "max"]);
+    sim = await startSimProcess(method(task.mode).world, ["--scenario", task.scenario, "--speed", "max"]);
     endpoint.reset();
     const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir, variant, backend: "openai" });
     const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
