@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { compileCurriculum } from "../graphs/curriculum";
 import { describeCurriculum } from "../graphs/methods/curriculum";
+import { follow } from "./follow";
 import { closeSessions, modelSession } from "../nodes/runtime";
 import { runOptions } from "../nodes/configuration";
 import { CURRICULUM_VARIANTS } from "../nodes/curriculum/configuration";
@@ -169,24 +170,21 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       say(`resuming thread ${thread} at cycle ${state.counters.cycles}, ${state.counters.episodes} episodes`);
     }
     const events = join(runDir, "events.jsonl");
-    for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
-      const [mode, data] = chunk as [string, Record<string, unknown>];
-      if (mode === "values") {
-        state = data as unknown as CurriculumStateType;
-        continue;
-      }
-      for (const [node, update] of Object.entries(data)) {
+    await follow<CurriculumStateType>(graph, input, config, {
+      state: (x) => (state = x),
+      update: (node, update, before) => {
         const u = update as Partial<CurriculumStateType>;
         appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`);
         // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
-        const line = describeCurriculum(node, u, state).text;
+        const line = describeCurriculum(node, u, before).text;
         if (line) say(`  ${node.padEnd(9)} ${line}`);
-      }
-      if (state && !v.quiet) {
+      },
+      stepped: () => {
+        if (!state || v.quiet) return;
         const learning = Object.values(state.targets).filter((t) => !t.converged && t.returns.length).length;
         bar(state.counters.episodes, `cycle ${state.counters.cycles} · iteration ${state.counters.iterations} · library ${state.library.length} · learning ${learning} · ${Math.round((Date.now() - started) / 1000)} s`);
-      }
-    }
+      },
+    }, state);
   } catch (err) {
     crash = err as Error;
   } finally {

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import { closeSessions, session, type Session } from "../nodes/runtime";
 import { runOptions } from "../nodes/configuration";
+import { follow } from "./follow";
 import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../graphs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
@@ -434,16 +435,10 @@ export async function run(argv: string[]): Promise<number> {
   let crash: Error | undefined;
   try {
     for (;;) {
-      for await (const chunk of await graph.stream(input as never, { ...config, streamMode: ["updates", "values"] as const })) {
-        const [streamed, data] = chunk as [string, Record<string, unknown>];
-        if (streamed === "values") {
-          state = data as unknown as AnyState;
-          continue;
-        }
-        for (const [node, update] of Object.entries(data)) {
-          if (node === "__interrupt__") continue;
-          const u = update as Record<string, unknown>;
-          const line = m.describe(node, u, state);
+      await follow<AnyState>(graph, input, config, {
+        state: (x) => (state = x),
+        update: (node, u, before) => {
+          const line = m.describe(node, u, before);
           n++;
           say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
@@ -455,8 +450,8 @@ export async function run(argv: string[]): Promise<number> {
             }
             frames.push(section.markdown);
           }
-        }
-      }
+        },
+      }, state);
       const snapshot = await graph.getState(config);
       const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
       if (!pending.length) break;

@@ -1,0 +1,31 @@
+/**
+ * Following a graph's run from the command line: one consumer of its "updates" and "values" streams for every command
+ * that runs a graph (run, the curriculum). Each node's update is handed over with the state before it (what a line
+ * describing it reads); the state after each step is handed over as it comes, so a caller that is stopped mid-run
+ * still holds the last one.
+ */
+import type { MethodGraph } from "../graphs";
+
+export interface Follower<S> {
+  /** A node's update, with the state before it (undefined before the first step). */
+  update(node: string, update: Record<string, unknown>, before: S | undefined): void;
+  /** The state after a step. */
+  state(state: S): void;
+  /** After each step's updates (a progress line). */
+  stepped?(): void;
+}
+
+export async function follow<S>(graph: MethodGraph, input: unknown, config: Record<string, unknown>, f: Follower<S>, state?: S): Promise<void> {
+  let latest = state;
+  for await (const chunk of await graph.stream(input, { ...config, streamMode: ["updates", "values"] })) {
+    const [mode, data] = chunk as [string, Record<string, unknown>];
+    if (mode === "values") {
+      latest = data as unknown as S;
+      f.state(latest);
+      continue;
+    }
+    // An interrupt (a skill waiting for approval) is not a node's update: the caller asks for the answer after.
+    for (const [node, update] of Object.entries(data)) if (node !== "__interrupt__") f.update(node, update as Record<string, unknown>, latest);
+    f.stepped?.();
+  }
+}
