@@ -57,7 +57,7 @@ export interface Method {
   kind: "episode" | "campaign";
   /** The world its robots live in (its simulator is the world of that name; a real robot serves it the same way). */
   world: string;
-  /** The experiment datasets it is measured on (evals/datasets). */
+  /** The experiment datasets it is measured on (`npm run eval -- --dataset NAME`; paraphrases has rows of two methods). */
   datasets: readonly string[];
   /** The full method first, then its ablations and baselines. */
   variants: readonly [string, ...string[]];

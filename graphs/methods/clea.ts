@@ -41,7 +41,7 @@ export const clea: Method = {
   tool: "run_closed_loop",
   kind: "episode",
   world: "kitchen",
-  datasets: ["kitchen"],
+  datasets: ["kitchen", "kitchen-generated", "paraphrases"],
   variants: CLEA_VARIANTS,
   configuration: ClosedLoopConfiguration,
   nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor"],

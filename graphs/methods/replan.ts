@@ -51,7 +51,7 @@ export const replan: Method = {
   tool: "run_replan",
   kind: "episode",
   world: "tabletop",
-  datasets: ["tabletop"],
+  datasets: ["tabletop", "paraphrases"],
   variants: REPLAN_VARIANTS,
   configuration: ReplanConfiguration,
   nodes: ["scan", "high_level_planner", "plan_verifier", "vision_questions", "vision_answer", "step_check", "low_level_planner", "reward_verifier", "dispatch", "executor", "diagnose", "remap_reasons", "consolidate", "task_check"],

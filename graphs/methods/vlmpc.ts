@@ -36,7 +36,7 @@ export const vlmpc: Method = {
   tool: "run_vlmpc",
   kind: "episode",
   world: "course",
-  datasets: ["course"],
+  datasets: ["course", "course-generated"],
   variants: VLMPC_VARIANTS,
   configuration: VlmpcConfiguration,
   nodes: ["look", "planner", "dispatch", "executor"],
