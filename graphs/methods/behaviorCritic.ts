@@ -6,7 +6,7 @@ import { compileBehaviorCritic, CriticConfiguration } from "../behaviorCritic";
 import type { Line, Method } from "../method";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
-export function describeCritic(node: string, u: Partial<CriticStateType>): Line {
+function describeCritic(node: string, u: Partial<CriticStateType>): Line {
   const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
   const events = (es: { kind: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object}${e.cause ? `; ${e.cause.replace(/_/g, " ")}` : ""})`).join(", ") : "nothing undesirable");
   switch (node) {

@@ -7,7 +7,7 @@ import type { Line, Method } from "../method";
 const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
 
 /** One readable line per node update. */
-export function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
+function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
   switch (node) {
     case "perceiver":
       return { node, text: Object.values(u.observations ?? {}).map((o) => o.summary).join(" | ") || "no change in view" };

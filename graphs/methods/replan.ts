@@ -6,7 +6,7 @@ import { compileReplan, ReplanConfiguration } from "../replan";
 import type { Line, Method } from "../method";
 
 /** One readable line per node update. */
-export function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
+function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
   const last = (u.log ?? []).at(-1);
   switch (node) {
     case "scan":

@@ -5,7 +5,7 @@ import { compileVlmpc, VlmpcConfiguration } from "../vlmpc";
 import type { Line, Method } from "../method";
 
 /** One readable line per node update. */
-export function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
+function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
   const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
   switch (node) {
     case "look":
