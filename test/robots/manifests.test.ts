@@ -49,7 +49,7 @@ describe("robot manifests", () => {
     const [palm] = bundledManifests("tabletop");
     const motion = palm.skills.find((s) => s.name === "execute_motion")!;
     const { $schema: _ignored, ...items } = z.toJSONSchema(RewardTerm, { io: "input" }) as Record<string, unknown>;
-    // The manifest is generated from tools/motion.ts; a change there must be carried into the JSON file.
+    // The manifest is generated from robots/msgs/motion.ts; a change there must be carried into the JSON file.
     expect(motion.parameters.properties.terms.items).toEqual(items);
     const v = argumentsValidator(motion.parameters);
     const ok = { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }, { kind: "maximize_l2_distance", a: "kettle", b: "microwave_handle", distance: 0.4, primary: true }], duration: 4 };

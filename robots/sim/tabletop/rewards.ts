@@ -1,5 +1,5 @@
 /**
- * Reward terms (tools/motion.ts) as residuals on an MjData: each term becomes a function of the simulation state that
+ * Reward terms (robots/msgs/motion.ts) as residuals on an MjData: each term becomes a function of the simulation state that
  * is 0 when the term is satisfied, with a tolerance under which it counts as met. The controller's cost is the
  * weighted sum of residuals, each scaled to be comparable with metres.
  */
