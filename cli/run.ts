@@ -298,7 +298,7 @@ function writeRecord(r: {
   process.stdout.write(
     `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
       (disagreement ? `(${disagreement})\n` : "") +
-      `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (estimated)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
+      `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (o200k, counted offline)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
       `run record: ${runDir}/report.md\n`,
   );
   return { verified: summary.success, interrupted };

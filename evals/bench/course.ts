@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { CourseWorld, COURSES } from "../../robots/sim/course";
 import { COURSE_GOAL } from "../datasets";
 import { runClosedLoopEpisode } from "../episode";
-import { coursePrompt, promptChars } from "../../nodes/vlmpc/planner";
+import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../nodes/vlmpc/planner";
+import { contextBlock } from "../../models/context";
+import { tokens } from "../../models/tokens";
 import { closeSessions } from "../../nodes/runtime";
 import { runOptions } from "../../nodes/configuration";
 import type { VlmpcStateType } from "../../nodes/vlmpc/state";
@@ -50,7 +52,7 @@ async function worldFigures(frames: number): Promise<Figure[]> {
 /**
  * The prompt at step 30: a real history of 30 steps (frames, the planner's answers, what the body did) from an
  * episode that ran at least that long, then what the planning call would carry with the whole history and with a
- * window. Tokens are estimated at 4 characters a token (text only); images are counted.
+ * window. Text tokens counted with o200k (models/tokens.ts, as the latency bench counts them); images are counted.
  */
 async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
   // No History runs its whole budget on indoor_1 (it gets stuck), so it yields a long real history to measure on.
@@ -63,14 +65,14 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
     const measure = (historyWindow: number) => {
       const opts = runOptions({ configurable: { bridgeUrl: sim.url, variant: "full", historyWindow } });
       const { context, frames } = coursePrompt(base, opts);
-      return { tokens: Math.ceil(promptChars(context) / 4), images: frames.length };
+      return { tokens: tokens(COURSE_PLANNER_PROMPT).length + tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length, images: frames.length };
     };
     const full = measure(0);
     const windowed = measure(window);
     return [
-      { name: `VLM-PC prompt at step ${at}, whole history: text tokens (est.)`, value: full.tokens, unit: "tokens" },
+      { name: `VLM-PC prompt at step ${at}, whole history: text tokens (o200k)`, value: full.tokens, unit: "tokens" },
       { name: `VLM-PC prompt at step ${at}, whole history: images`, value: full.images, unit: "images" },
-      { name: `VLM-PC prompt at step ${at}, window ${window}: text tokens (est.)`, value: windowed.tokens, unit: "tokens" },
+      { name: `VLM-PC prompt at step ${at}, window ${window}: text tokens (o200k)`, value: windowed.tokens, unit: "tokens" },
       { name: `VLM-PC prompt at step ${at}, window ${window}: images`, value: windowed.images, unit: "images" },
       { name: `VLM-PC window ${window} / whole history, text tokens at step ${at}`, value: windowed.tokens / full.tokens, unit: "x" },
     ];

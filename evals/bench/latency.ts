@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
-import { Tiktoken } from "js-tiktoken/lite";
-import o200k from "js-tiktoken/ranks/o200k_base";
+import { messageText, tokens } from "../../models/tokens";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { ROLES } from "../../models/roles";
 import { closeSessions } from "../../nodes/runtime";
@@ -22,9 +21,6 @@ import { method, type MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import type { Figure } from "./agent";
 
-const tokenizer = new Tiktoken(o200k);
-const tokens = (text: string) => tokenizer.encode(text);
-
 /** One request as the provider reads it: tool definitions, then each message's role, text and image places. */
 export function promptText(req: ChatRequest): { text: string; images: number } {
   let images = 0;
@@ -32,16 +28,8 @@ export function promptText(req: ChatRequest): { text: string; images: number } {
   if (req.tools?.length) parts.push(JSON.stringify(req.tools));
   if (req.response_format) parts.push(JSON.stringify(req.response_format));
   for (const m of req.messages) {
-    parts.push(`<|${m.role}|>`);
-    const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as { type: string; text?: string; image_url?: { url: string } }[]) ?? [];
-    for (const p of content) {
-      if (p.type === "text") parts.push(p.text ?? "");
-      else if (p.type === "image_url") {
-        images++;
-        // The same picture is the same prefix: a short stand-in keyed by the image's bytes.
-        parts.push(`<image ${p.image_url?.url.length}:${p.image_url?.url.slice(-24)}>`);
-      }
-    }
+    parts.push(messageText(m.role, m.content));
+    if (typeof m.content !== "string") images += ((m.content as { type: string }[]) ?? []).filter((p) => p.type === "image_url").length;
   }
   return { text: parts.join("\n"), images };
 }

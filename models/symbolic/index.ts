@@ -3,6 +3,7 @@
  * every graph runs offline, in tests and in Studio. It reads only the context block of the prompt.
  */
 import { createHash } from "node:crypto";
+import { requestTokens, tokens } from "../tokens";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -46,9 +47,10 @@ export class SymbolicChatModel extends BaseChatModel {
     // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
     const answer = await this.answer(ctx, rng);
     const text = JSON.stringify(answer);
-    const promptChars = messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length), 0);
-    // Token counts are estimates (4 characters a token), kept so prompt sizes can be compared across variants.
-    const usage = { input_tokens: Math.ceil(promptChars / 4), output_tokens: Math.ceil(text.length / 4), total_tokens: Math.ceil((promptChars + text.length) / 4) };
+    // No provider reports its usage: the request and the answer are counted with the bench's tokenizer (models/tokens.ts).
+    const input = requestTokens(messages);
+    const output = tokens(text).length;
+    const usage = { input_tokens: input, output_tokens: output, total_tokens: input + output };
     return { generations: [{ text, message: new AIMessage({ content: text, usage_metadata: usage }) }] };
   }
 }

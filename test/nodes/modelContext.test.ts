@@ -3,9 +3,8 @@
  * symbolic reasoner (models/symbolic/view.ts) it is the full description, key for key — the reasoner's seeded draws
  * are keyed on the context it reads, so the same run draws the same faults either way — and it is smaller.
  */
+import { tokens } from "../../models/tokens";
 import { describe, expect, it } from "vitest";
-import { Tiktoken } from "js-tiktoken/lite";
-import o200k from "js-tiktoken/ranks/o200k_base";
 import { bundledManifests, WorldDescription } from "../../robots/manifests";
 import { NAMES } from "../../robots/sim/kitchen/layout";
 import { describeScene } from "../../robots/sim/tabletop/scenario";
@@ -14,8 +13,7 @@ import { robotsForModel, worldForModel } from "../../nodes/modelContext";
 import { readModelView } from "../../models/symbolic/view";
 import { world as bareKitchen } from "../helpers/kitchenWorld";
 
-const tokens = new Tiktoken(o200k);
-const size = (x: unknown) => tokens.encode(JSON.stringify(x)).length;
+const size = (x: unknown) => tokens(JSON.stringify(x)).length;
 
 const worlds: [string, WorldDescription, string][] = [
   ["kitchen", WorldDescription.parse({ ...bareKitchen, names: NAMES }), "kitchen"],
