@@ -414,7 +414,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   const s = await session(runOptions(config));
   const events = join(runDir, "events.jsonl");
-  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
+  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
   const frames: string[] = [];
   const started = Date.now();
   let n = 0;

@@ -10,8 +10,7 @@
  * Variants (configurable.variant): full (grounding feedback), no-grounding (the raw critique).
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { CRITIC_SETTINGS, CRITIC_VARIANTS } from "../nodes/behaviorCritic/configuration";
-import { runConfiguration } from "../nodes/settings";
+import { CriticConfiguration } from "../nodes/behaviorCritic/configuration";
 import { CriticInput, CriticState, type CriticStateType } from "../nodes/behaviorCritic/state";
 import { begin } from "../nodes/behaviorCritic/begin";
 import { critique } from "../nodes/behaviorCritic/critique";
@@ -21,9 +20,6 @@ import { writeProgram } from "../nodes/behaviorCritic/writer";
 import { dispatchProgram, runProgram } from "../nodes/behaviorCritic/executor";
 import { verdict } from "../nodes/behaviorCritic/verdict";
 import { guardedNodes, resumable } from "../nodes/guard";
-
-/** What Studio's assistant form shows and every run is checked against. */
-export const CriticConfiguration = runConfiguration(CRITIC_VARIANTS, CRITIC_SETTINGS);
 
 const firstStep = (s: CriticStateType) =>
   s.status !== "running" ? END : s.job === "prefer" ? "prefer" : s.job === "critique" ? "critique" : s.program ? "dispatch" : "writer";

@@ -8,8 +8,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ClosedLoopState, type ClosedLoopStateType, type ClosedLoopUpdate } from "../nodes/clea/state";
-import { CLEA_VARIANTS } from "../nodes/clea/configuration";
-import { runConfiguration } from "../nodes/settings";
+import { ClosedLoopConfiguration } from "../nodes/clea/configuration";
 import { runOptions } from "../nodes/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guardedNodes, resumable } from "../nodes/guard";
@@ -94,9 +93,6 @@ export const CLOSED_LOOP_NODES = {
   dispatch: resumable(dispatch),
   executor: resumable(act),
 };
-
-/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
-export const ClosedLoopConfiguration = runConfiguration(CLEA_VARIANTS);
 
 /** The wiring, with the node implementations as a parameter (benchmarks swap them to time the wiring alone). */
 export function buildClosedLoop(n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES) {

@@ -16,9 +16,8 @@
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { runConfiguration } from "../nodes/settings";
 import { runOptions } from "../nodes/configuration";
-import { CURRICULUM_SETTINGS, CURRICULUM_VARIANTS } from "../nodes/curriculum/configuration";
+import { CurriculumConfiguration } from "../nodes/curriculum/configuration";
 import { ended, guarded, resumable } from "../nodes/guard";
 import { CurriculumState, type CurriculumStateType } from "../nodes/curriculum/state";
 import { begin } from "../nodes/curriculum/begin";
@@ -40,9 +39,6 @@ function afterRetrieval(s: CurriculumStateType, config?: RunnableConfig) {
   if (s.plan) return fanOut(s, config);
   return s.counters.discardsInRow >= runOptions(config).maxDiscardsInRow ? "learn" : "propose";
 }
-
-/** What Studio's assistant form shows and every run is checked against (instances, budgets, models). */
-export const CurriculumConfiguration = runConfiguration(CURRICULUM_VARIANTS, CURRICULUM_SETTINGS);
 
 /** What a user types: what the experiment is for (the curriculum proposes its own tasks). */
 export const CurriculumInput = z.object({

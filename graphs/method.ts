@@ -44,7 +44,9 @@ export interface Method {
   id: MethodId;
   /** The graph's name in langgraph.json and `--graph`. */
   graph: string;
+  /** Its name in records and reports. */
   title: string;
+  /** The paper it implements, by its title. */
   paper: string;
   /** One line on what it does (the MCP tool's description). */
   about: string;

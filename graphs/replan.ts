@@ -15,8 +15,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { ReplanState, type ReplanStateType, type ReplanUpdate } from "../nodes/replan/state";
-import { REPLAN_SETTINGS, REPLAN_VARIANTS } from "../nodes/replan/configuration";
-import { runConfiguration } from "../nodes/settings";
+import { ReplanConfiguration } from "../nodes/replan/configuration";
 import { runOptions } from "../nodes/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guardedNodes, resumable } from "../nodes/guard";
@@ -123,9 +122,6 @@ const REPLAN_NODES = {
   dispatch: resumable(dispatchMotion),
   executor: resumable(runMotion),
 };
-
-/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, noise, budgets). */
-export const ReplanConfiguration = runConfiguration(REPLAN_VARIANTS, REPLAN_SETTINGS);
 
 export function buildReplan(n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES) {
   const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;

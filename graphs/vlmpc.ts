@@ -10,8 +10,7 @@
  * Variants (configurable.variant): full, no-history, no-multi-step, random, full+ic (labelled example frames).
  */
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { runConfiguration } from "../nodes/settings";
-import { VLMPC_SETTINGS, VLMPC_VARIANTS } from "../nodes/vlmpc/configuration";
+import { VlmpcConfiguration } from "../nodes/vlmpc/configuration";
 import { GoalInput } from "../nodes/state";
 import { ended, guarded, resumable } from "../nodes/guard";
 import { VlmpcState, type VlmpcStateType } from "../nodes/vlmpc/state";
@@ -20,9 +19,6 @@ import { planCourse } from "../nodes/vlmpc/planner";
 import { dispatchSkill, runSkill } from "../nodes/vlmpc/executor";
 
 const running = (s: VlmpcStateType) => (ended(s) ? END : "continue");
-
-/** What Studio's assistant form shows and every run is checked against (bridge, variant, models, history, budgets). */
-export const VlmpcConfiguration = runConfiguration(VLMPC_VARIANTS, VLMPC_SETTINGS);
 
 const vlmpcBuilder = new StateGraph({ state: VlmpcState, input: GoalInput, context: VlmpcConfiguration })
   .addNode("look", resumable(look))

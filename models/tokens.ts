@@ -36,4 +36,4 @@ export function requestTokens(messages: BaseMessage[]): number {
 }
 
 const ROLES: Record<string, string> = { human: "user", ai: "assistant", system: "system", tool: "tool" };
-const roleOf = (m: BaseMessage) => ROLES[m._getType()] ?? m._getType();
+const roleOf = (m: BaseMessage) => ROLES[m.getType()] ?? m.getType();

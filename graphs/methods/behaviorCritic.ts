@@ -1,8 +1,8 @@
 /** The behaviour critic as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
 import type { CriticStateType } from "../../nodes/behaviorCritic/state";
 import { readRollout } from "../../nodes/behaviorCritic/rollouts";
-import { CRITIC_VARIANTS } from "../../nodes/behaviorCritic/configuration";
-import { compileBehaviorCritic, CriticConfiguration } from "../behaviorCritic";
+import { CRITIC_VARIANTS, CriticConfiguration } from "../../nodes/behaviorCritic/configuration";
+import { compileBehaviorCritic } from "../behaviorCritic";
 import type { Line, Method } from "../method";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
@@ -34,7 +34,7 @@ export const behaviorCritic: Method = {
   id: "behaviorCritic",
   graph: "behaviorCritic",
   title: "Behaviour critic",
-  paper: "Vision-language models as behaviour critics, with grounding and policy refinement",
+  paper: "Task Success is not Enough: Investigating the Use of Video-Language Models as Behavior Critics for Catching Undesirable Agent Behaviors",
   about: "Behaviour critics: a policy writer refined by a critic of undesirable behaviour at the workbench",
   tool: "run_behavior_critic",
   kind: "episode",

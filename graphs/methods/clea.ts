@@ -1,7 +1,7 @@
 /** CLEA's closed loop as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
 import type { ClosedLoopStateType } from "../../nodes/clea/state";
-import { CLEA_VARIANTS } from "../../nodes/clea/configuration";
-import { ClosedLoopConfiguration, compileClosedLoop } from "../closedLoop";
+import { CLEA_VARIANTS, ClosedLoopConfiguration } from "../../nodes/clea/configuration";
+import { compileClosedLoop } from "../closedLoop";
 import type { Line, Method } from "../method";
 
 const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
@@ -36,7 +36,7 @@ export const clea: Method = {
   id: "clea",
   graph: "closedLoop",
   title: "CLEA",
-  paper: "CLEA: Closed-Loop Embodied Agent (planner–critic loop with memory)",
+  paper: "CLEA: Closed-Loop Embodied Agent for Enhancing Task Execution in Dynamic Environments",
   about: "CLEA: planner and critic over two robots in the kitchen, with memory",
   tool: "run_closed_loop",
   kind: "episode",

@@ -1,7 +1,7 @@
 /** Game On's curriculum as the product knows it (graphs/method.ts): its run lines and summary. */
 import type { CurriculumStateType } from "../../nodes/curriculum/state";
-import { CURRICULUM_VARIANTS } from "../../nodes/curriculum/configuration";
-import { compileCurriculum, CurriculumConfiguration } from "../curriculum";
+import { CURRICULUM_VARIANTS, CurriculumConfiguration } from "../../nodes/curriculum/configuration";
+import { compileCurriculum } from "../curriculum";
 import type { Line, Method } from "../method";
 
 /** What one node did, in a line. */
@@ -42,7 +42,7 @@ export const curriculum: Method = {
   id: "curriculum",
   graph: "curriculum",
   title: "Game On",
-  paper: "Game On: a VLM-run learning curriculum for robot skills",
+  paper: "Game On: Towards Language Models as RL Experimenters",
   about: "Game On: a VLM-run curriculum that learns block skills (blocks world; starts its own simulators)",
   tool: "run_curriculum",
   kind: "campaign",

@@ -1,8 +1,8 @@
 /** RePLan's hierarchical replanning as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
 import type { ReplanStateType } from "../../nodes/replan/state";
-import { REPLAN_VARIANTS } from "../../nodes/replan/configuration";
+import { REPLAN_VARIANTS, ReplanConfiguration } from "../../nodes/replan/configuration";
 import { termText } from "../../robots/msgs/motion";
-import { compileReplan, ReplanConfiguration } from "../replan";
+import { compileReplan } from "../replan";
 import type { Line, Method } from "../method";
 
 /** One readable line per node update. */

@@ -1,7 +1,7 @@
 /** VLM-PC as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
 import type { VlmpcStateType } from "../../nodes/vlmpc/state";
-import { VLMPC_VARIANTS } from "../../nodes/vlmpc/configuration";
-import { compileVlmpc, VlmpcConfiguration } from "../vlmpc";
+import { VLMPC_VARIANTS, VlmpcConfiguration } from "../../nodes/vlmpc/configuration";
+import { compileVlmpc } from "../vlmpc";
 import type { Line, Method } from "../method";
 
 /** One readable line per node update. */
@@ -31,7 +31,7 @@ export const vlmpc: Method = {
   id: "vlmpc",
   graph: "vlmpc",
   title: "VLM-PC",
-  paper: "VLM-PC: Commonsense Reasoning for Legged Robot Adaptation with Vision-Language Models",
+  paper: "Commonsense Reasoning for Legged Robot Adaptation with Vision-Language Models",
   about: "VLM-PC: history-conditioned multi-step skill planning for a legged robot on an obstacle course",
   tool: "run_vlmpc",
   kind: "episode",

@@ -1,6 +1,6 @@
 /** The behaviour critic's variants and its own settings. */
 import { z } from "zod";
-import { count } from "../settings";
+import { count, runConfiguration } from "../settings";
 
 /** With grounding feedback (the paper's augmented critic) or its raw critique. */
 export const CRITIC_VARIANTS = ["full", "no-grounding"] as const;
@@ -14,3 +14,6 @@ export const CRITIC_SETTINGS = {
   maxRewrites: count("programs the writer may rewrite after a critique", 5),
   maxImages: z.coerce.number().int().min(2).max(60).default(30).describe("most images in one request (the paper's 30 key frames; lower it for endpoints that cap images)"),
 };
+
+/** The run configuration Studio's assistant form shows and every run of the graph is checked against. */
+export const CriticConfiguration = runConfiguration(CRITIC_VARIANTS, CRITIC_SETTINGS);

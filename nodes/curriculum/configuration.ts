@@ -1,6 +1,6 @@
 /** Game On's variants and its own settings. */
 import { z } from "zod";
-import { count } from "../settings";
+import { count, runConfiguration } from "../settings";
 
 /** The full method, or base-only (the library never grows: the base-skill data to compare with). */
 export const CURRICULUM_VARIANTS = ["full", "base-only"] as const;
@@ -23,3 +23,6 @@ export const CURRICULUM_SETTINGS = {
   learnerStep: z.coerce.number().gt(0).max(1).default(0.7).describe("how far each learner iteration moves a policy towards its elite's fit (default 0.7, chosen on tuning seeds 0–4)"),
   baseSkills: z.string().optional().describe("file of the pretrained base skills' policies (default data/blocks/base-skills.json)"),
 };
+
+/** The run configuration Studio's assistant form shows and every run of the graph is checked against. */
+export const CurriculumConfiguration = runConfiguration(CURRICULUM_VARIANTS, CURRICULUM_SETTINGS);

@@ -3,10 +3,12 @@
  * langgraph.json, with each compiled graph's nodes and configuration, and the CLI and the experiment runner must not
  * name methods of their own.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { METHODS, method, methodOfGraph, methodOfNodes, methodOfWorld } from "../../graphs";
+import { loadDataset } from "../../evals/datasets";
+import { GENERATED_KINDS } from "../../evals/datasets/generated";
 import { ROOT } from "../helpers/processes";
 
 function files(dir: string): string[] {
@@ -56,6 +58,18 @@ describe("methods", () => {
     expect(methodOfNodes(["no_such_node"])).toBeUndefined();
     expect(() => method("sixth")).toThrow(/no method sixth; one of clea, replan, vlmpc, behaviorCritic, curriculum/);
     expect(() => methodOfWorld("moon")).toThrow(/no method runs in the moon world/);
+  });
+
+  it("names datasets that exist and hold rows of its own world", () => {
+    for (const m of METHODS) {
+      for (const d of m.datasets) {
+        const generated = GENERATED_KINDS.find((k) => k.dataset === d);
+        if (existsSync(join(ROOT, "evals", "datasets", `${d}.jsonl`))) expect(loadDataset(d).some((r) => r.example.inputs.world === m.world), `${m.id}: ${d}`).toBe(true);
+        else if (generated) expect(generated.row(0).inputs.world, `${m.id}: ${d}`).toBe(m.world);
+        // The behaviour-critic benchmark is made (npm run make:critic-benchmark) and run by a runner of its own.
+        else expect([m.id, d]).toEqual(["behaviorCritic", "critic"]);
+      }
+    }
   });
 
   it("describes every node of its own graph in a line without throwing on an empty update", () => {

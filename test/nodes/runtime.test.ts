@@ -1,7 +1,7 @@
 /** The run configuration every node reads: one schema for Studio's form and for the run, defaults, and refusals. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ClosedLoopConfiguration } from "../../graphs/closedLoop";
-import { VlmpcConfiguration } from "../../graphs/vlmpc";
+import { ClosedLoopConfiguration } from "../../nodes/clea/configuration";
+import { VlmpcConfiguration } from "../../nodes/vlmpc/configuration";
 import { CLEA_VARIANTS } from "../../nodes/clea/configuration";
 import { graphRunOptions, runOptions } from "../../nodes/configuration";
 import { VLMPC_VARIANTS } from "../../nodes/vlmpc/configuration";
