@@ -182,7 +182,8 @@ function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: D
   if (out.length > 1 && rng.next() < noise.skipStep) out.splice(Math.floor(rng.next() * out.length), 1);
   if (out.length && rng.next() < noise.wrongArgument) {
     const s = out[Math.floor(rng.next() * out.length)];
-    const keys = Object.keys(s.args);
+    // Arguments in name order: which one goes wrong must not hang on the order a manifest lists them in.
+    const keys = Object.keys(s.args).sort();
     const key = keys[Math.floor(rng.next() * keys.length)];
     const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters.properties[key];
     const choices = (spec?.enum ?? []).map(String).filter((v) => v !== s.args[key]);

@@ -2,7 +2,6 @@
  * The symbolic backend as a LangChain chat model: same interface and same structured answers as a real VLM, so
  * every graph runs offline, in tests and in Studio. It reads only the context block of the prompt.
  */
-import { createHash } from "node:crypto";
 import { requestTokens, tokens } from "../tokens";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
@@ -15,6 +14,7 @@ import * as vlmpc from "./vlmpc";
 import * as critic from "./behaviorCritic";
 import * as curriculum from "./curriculum";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
+import { faultKey } from "./meaning";
 
 /** Every node's task, by the name its context block carries, from each method's reasoner. */
 const TASKS: Record<string, Task> = {
@@ -43,7 +43,8 @@ export class SymbolicChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const ctx = readModelView(readContext(messages) as any);
-    const rng = new KeyedDraw(`${this.seed}|${createHash("sha256").update(JSON.stringify(ctx)).digest("hex")}`);
+    // Faults are drawn from what the request asks, not how it is worded (models/symbolic/meaning.ts).
+    const rng = new KeyedDraw(faultKey(this.seed, ctx));
     // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
     const answer = await this.answer(ctx, rng);
     const text = JSON.stringify(answer);

@@ -1,6 +1,6 @@
 /**
  * Seeded noise of the symbolic reasoner: the knobs every method's reasoner draws from, one level that sets them all
- * in fixed proportions, and the keyed draws that make the same prompt meet the same noise.
+ * in fixed proportions, and the keyed draws that make the same request meet the same noise.
  */
 import { createHash } from "node:crypto";
 
@@ -72,7 +72,7 @@ export interface Draw {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Task = (ctx: any, noise: NoiseKnobs, rng: Draw) => unknown;
 
-/** Deterministic draws keyed by the seed and the request: the same prompt always meets the same noise. */
+/** Deterministic draws from a key (models/symbolic/meaning.ts): the same request always meets the same noise. */
 export class KeyedDraw implements Draw {
   private i = 0;
   constructor(private readonly key: string) {}

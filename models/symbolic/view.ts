@@ -1,8 +1,8 @@
 /**
  * The world and robots of a context block as the nodes write them for a model (nodes/modelContext.ts), read back into
  * the world description and manifests the reasoner works with: wordings lists become display names and aliases, and
- * an argument that names one of the world's lists gets that list's values. Every key keeps its place: the reasoner's
- * seeded draws are keyed on the context as read, so a compact prompt draws what the full one did.
+ * an argument that names one of the world's lists gets that list's values. The reasoner's seeded draws are keyed on
+ * what the context asks (models/symbolic/meaning.ts), so a compact prompt draws what the full one did.
  */
 import type { Naming } from "../../robots/manifests/schema";
 import { WORLD_LISTS } from "../context";

@@ -1,0 +1,38 @@
+/**
+ * What a request asks, as the symbolic reasoner's seeded faults are keyed on it: the role, the seed and the context's
+ * content — which objects, places, robots, skills, detections, history and numbers — never how the prompt words or
+ * lays it out. So a prompt can be reworded, its descriptions rewritten, its keys reordered or its empty fields left
+ * out without redrawing any episode's faults (and so without moving any table).
+ */
+import { createHash } from "node:crypto";
+
+/**
+ * Fields that word a request for a reader rather than say what it asks: descriptions of skills, arguments, robots and
+ * joints; the wordings of names (display names and aliases, in the world's names and beside each detection's label); a question's phrasing; worked examples shown with the
+ * prompt; an observation's prose summary of the detections listed beside it; a plot's axis labels.
+ */
+const WORDING = new Set(["description", "names", "display", "aliases", "phrasing", "exemplars", "summary", "xLabel", "yLabel"]);
+
+const empty = (v: unknown) =>
+  v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && !Array.isArray(v) && Object.keys(v as object).length === 0);
+
+/** The context with its wording left out: keys sorted, empty fields dropped, text in one case and spacing. */
+export function meaningOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(meaningOf);
+  if (value && typeof value === "object") {
+    const kept: [string, unknown][] = [];
+    for (const key of Object.keys(value).sort()) {
+      if (WORDING.has(key)) continue;
+      const v = meaningOf((value as Record<string, unknown>)[key]);
+      if (!empty(v)) kept.push([key, v]);
+    }
+    return Object.fromEntries(kept);
+  }
+  if (typeof value === "string") return value.trim().replace(/\s+/g, " ").toLowerCase();
+  return value;
+}
+
+/** The key of a request's seeded draws: the seed, the role (the context's task) and what it asks. */
+export function faultKey(seed: number, ctx: { task: string }): string {
+  return `${seed}|${ctx.task}|${createHash("sha256").update(JSON.stringify(meaningOf(ctx))).digest("hex")}`;
+}
