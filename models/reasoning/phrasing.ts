@@ -3,13 +3,13 @@
  * apple should be heated in the oven" → "heat the apple in the oven"), a polite frame ("could you please…", "would you
  * mind throwing…", "I want the vitamins thrown away"), a means ("get rid of the tea by putting it in the bin" → "put
  * the tea in the bin"), a purpose dropped ("… so that it stays cold", "… to keep it cold"), a two-part task ("grab the
- * orange and then drop it into the sink" → "drop the orange into the sink"), and "it"/"them" said as
- * the thing they stand for. Names are not touched here: the reader maps the phrases to the world's names afterwards.
+ * orange and then drop it into the sink" → "drop the orange into the sink"), and "it"/"them" said as the thing they
+ * stand for. Names are not touched here: the reader maps the phrases to the world's names afterwards.
  *
  * The library is compromise (pinned in package.json): pure JavaScript with its English lexicon built in, so there is no
- * model package to fetch at install or run time, it loads under ESM, tsx and vitest alike, and reads a sentence in well
- * under a millisecond. It tags each word (verb, participle, gerund, determiner, noun, preposition, pronoun) and
- * conjugates a verb back to its infinitive ("heated" → "heat", "putting" → "put"); the rules below work on those tags.
+ * model package to fetch at install or run time, and it loads under ESM, tsx and vitest alike. It tags each word
+ * (verb, participle, gerund, determiner, noun, preposition, pronoun) and conjugates a verb back to its infinitive
+ * ("heated" → "heat", "putting" → "put"); the rules below work on those tags.
  * wink-nlp was the other candidate: its English model is a separate package, which is more to pin and fetch for what
  * this needs.
  */
@@ -119,11 +119,23 @@ const startsOrder = (text: string) => {
   return !!first && isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense");
 };
 
+/** Instructions already said again: every node of every step reads the instruction anew, and parsing takes milliseconds. */
+const said = new Map<string, string>();
+
 /**
  * The instruction said again as plain orders, one per sentence, in the reader's verbs where the library knows the
- * word's infinitive. Returns the text unchanged when nothing in it needs saying again.
+ * word's infinitive; a part built in no way known here is kept as written, for the reader to name what it cannot read.
  */
 export function restate(text: string): string {
+  const known = said.get(text);
+  if (known !== undefined) return known;
+  const plain = restateSentences(text);
+  if (said.size >= 64) said.delete(said.keys().next().value!);
+  said.set(text, plain);
+  return plain;
+}
+
+function restateSentences(text: string): string {
   const parts: string[] = [];
   for (const sentence of text.split(/(?<=[.;:!?])\s+/)) {
     // Two orders in one sentence: "X and then Y", "X, then Y", "X and Y" where Y starts with a verb.
@@ -138,9 +150,9 @@ export function restate(text: string): string {
     });
     parts.push(...pieces.map(restateClause).filter((p) => p.trim()));
   }
-  // "It" and "them" said as the thing they stand for; a thing only taken in hand before "it" is named is found.
+  // "It" and "them" said as the thing they stand for.
   let last: string | undefined;
-  const said = parts.map((p, k) => {
+  const orders = parts.map((p, k) => {
     let q = p;
     if (last) q = q.replace(/\b(?:it|them)\b/i, last);
     const next = parts[k + 1];
@@ -154,5 +166,5 @@ export function restate(text: string): string {
     if (thing) last = thing;
     return q;
   });
-  return said.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
+  return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
 }
