@@ -235,7 +235,11 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
     }
     if ((m = new RegExp(`\\bfind (?:the )?${NAME}`).exec(g))) return isLabel(m[1]) ? { kind: "find" as const, object: m[1] } : undefined;
     if ((m = new RegExp(`\\bopen (?:the )?${NAME}`).exec(g))) {
-      const hint = new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g);
+      // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
+      // the sensor"): the thing, then the surface.
+      const hint =
+        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g) ??
+        new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(g);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
       const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
