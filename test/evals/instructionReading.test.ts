@@ -1,34 +1,39 @@
 /**
- * The offline reader on instructions it was not written for (issue 24, item 3): 40 tuned on, 20 held back and never
- * tuned on. Reader level, no simulator: each instruction read into a goal and compared with the row's goal.
+ * The offline reader on instructions it was not written for (issue 24, item 3). Reader level, no simulator: each
+ * instruction read into a goal and compared with the row's goal.
+ *
+ * Tune set: 60 rows — the 40 first written to tune on, and held-back set 1 (20 rows), scored once unseen (13/20) and
+ * then looked at and tuned on. Held-back set 2: written blind by another author, never tuned on; only its counts are
+ * printed (per world, no rows), so which rows it misreads is not seen either.
  */
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
-import { readDataset, readingReport } from "../../evals/instructionReading";
+import { HELD_BACK, hasHeldBack, heldBackPath, readDataset, readingReport } from "../../evals/instructionReading";
 
-const share = (name: string) => {
+const share = (name: string, countsOnly = false) => {
   const readings = readDataset(name);
-  console.log(readingReport(name, readings));
+  console.log(readingReport(name, readings, countsOnly));
   return readings.filter((r) => r.ok).length / readings.length;
 };
 
 describe("the reader on new instructions", () => {
-  it("holds 40 to tune on and 20 held back, over the kitchen and the tabletop, no wording in both", () => {
+  it("tunes on 60 instructions over the kitchen and the tabletop", () => {
     const tune = loadDataset("instructions-tune");
-    const heldout = loadDataset("instructions-heldout");
-    expect([tune.length, heldout.length]).toEqual([40, 20]);
-    for (const set of [tune, heldout]) expect(new Set(set.map((r) => r.example.inputs.world))).toEqual(new Set(["kitchen", "tabletop"]));
-    const tuned = new Set(tune.map((r) => r.example.inputs.goal));
-    for (const r of heldout) expect(tuned.has(r.example.inputs.goal), r.id).toBe(false);
+    expect(tune.length).toBe(60);
+    expect(new Set(tune.map((r) => r.example.inputs.world))).toEqual(new Set(["kitchen", "tabletop"]));
   });
 
   it("reads at least 85% of the tune set as its goal", () => {
     expect(share("instructions-tune")).toBeGreaterThanOrEqual(0.85);
   });
 
-  // The bar the issue sets. Held back 13/20 (65%) when this was written: below it, and the reader is not tuned on the
-  // held-back failures; vitest reports this test as failing the day it passes, to be made a plain it().
-  it.fails("reads at least 85% of the held-back set as its goal (not yet: 65%)", () => {
-    expect(share("instructions-heldout")).toBeGreaterThanOrEqual(0.85);
+  // The bar the issue sets, on a set the reader was never tuned on: counts only, no rows.
+  it("reads at least 85% of the held-back set as its goal", () => {
+    if (!hasHeldBack()) throw new Error(`no held-back set: ${heldBackPath()}`);
+    const tuned = new Set(loadDataset("instructions-tune").map((r) => r.example.inputs.goal));
+    const heldBack = loadDataset(HELD_BACK);
+    // No wording in both sets (said as a count: the held-back rows are not printed).
+    expect(heldBack.filter((r) => tuned.has(r.example.inputs.goal)).length, "held-back rows whose wording is also in the tune set").toBe(0);
+    expect(share(HELD_BACK, true)).toBeGreaterThanOrEqual(0.85);
   });
 });
