@@ -4,7 +4,10 @@
  * mind throwing…", "I want the vitamins thrown away"), a means ("get rid of the tea by putting it in the bin" → "put
  * the tea in the bin"), a purpose dropped ("… so that it stays cold", "… to keep it cold"), a two-part task ("grab the
  * orange and then drop it into the sink" → "drop the orange into the sink"), and "it"/"them" said as the thing they
- * stand for. Names are not touched here: the reader maps the phrases to the world's names afterwards.
+ * stand for. Also: contractions in full ("I'd" → "I would"), polite frames of any length that hand the order to "you",
+ * where-questions ("where might the milk be?" → "find the milk"), a list or a passive carried on after "and", and a
+ * purpose that says where the thing ends up ("so that it is inside the cabinet") as its destination. Names are not
+ * touched here: the reader maps the phrases to the world's names afterwards.
  *
  * The library is compromise (pinned in package.json): pure JavaScript with its English lexicon built in, so there is no
  * model package to fetch at install or run time, and it loads under ESM, tsx and vitest alike. It tags each word
