@@ -6,8 +6,14 @@
  * throw away, discard, bin → put into the trash; locate, look for, where is → find). A VLM reads the same text freely.
  * A part it cannot read is reported, word for word, with the words it could not place and the closest names, rather
  * than dropped: acting on the rest would claim a task done that was never understood.
+ *
+ * A sentence these rules leave partly unread is read again as the NLP library compromise parses it (./phrasing.ts:
+ * passives, polite frames, "by putting it in …", purposes, "X and then Y", "it" for the thing it stands for) — chosen
+ * because it is pure JavaScript with its lexicon built in: no model package to fetch, and it loads under ESM, tsx and
+ * vitest. The rules read first, so whatever they read whole reads exactly as before.
  */
 import type { Naming } from "../../robots/manifests/schema";
+import { restate } from "./phrasing";
 
 export interface ReadInstruction {
   goals: string[];
@@ -323,6 +329,18 @@ export function canonicalText(text: string, lex: Lexicon): { text: string; unpla
 // ---- reading -----------------------------------------------------------------------------------------------------------
 
 export function readInstruction(text: string, labels: string[], places: string[], lex: Lexicon = bareLexicon(labels, places)): ReadInstruction {
+  const asWritten = readOrders(text, labels, places, lex);
+  if (!asWritten.notUnderstood.length) return asWritten;
+  // Read again as the library parses the sentence; kept only when that reads whole and asks something. Otherwise the
+  // message names the words as written.
+  const plain = restate(text);
+  if (plain === text) return asWritten;
+  const restated = readOrders(plain, labels, places, lex);
+  return restated.notUnderstood.length || !restated.goals.length ? asWritten : restated;
+}
+
+/** The rules' reading of an instruction: clause by clause, verbs and names as the lists above give them. */
+function readOrders(text: string, labels: string[], places: string[], lex: Lexicon): ReadInstruction {
   const goals: string[] = [];
   const told: { object: string; place: string }[] = [];
   const notUnderstood: string[] = [];

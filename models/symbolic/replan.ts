@@ -13,6 +13,7 @@ import type {
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
 import { alias, canonicalText, closestName, lexicon, notUnderstoodMessage } from "../reasoning/language";
+import { restate } from "../reasoning/phrasing";
 import { mentioned, missingArgument, vocabulary, type SceneDetections } from "../reasoning/replan";
 
 export type { SceneDetections } from "../reasoning/replan";
@@ -224,18 +225,21 @@ export interface Goal {
 export function readTabletopGoal(goal: string, world: WorldDescription): { goal?: Goal; message?: string } {
   const lex = lexicon(world);
   const read = canonicalText(goal, lex);
-  const g = read.text.toLowerCase();
   const names = vocabulary(world);
   const isLabel = (n?: string) => !!n && world.labels.includes(n);
   const isName = (n?: string) => !!n && (names.includes(n) || world.places.some((p) => p.name === n));
-  const found = (() => {
+  const goalIn = (g: string): Goal | undefined => {
     let m: RegExpExecArray | null;
     if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/.exec(g) ?? /the ([a-z][a-z0-9_]*)'s colou?r/.exec(g))) {
       return isName(m[1]) ? { kind: "match_colour" as const, place: m[1] } : undefined;
     }
     if ((m = new RegExp(`\\bfind (?:the )?${NAME}`).exec(g))) return isLabel(m[1]) ? { kind: "find" as const, object: m[1] } : undefined;
     if ((m = new RegExp(`\\bopen (?:the )?${NAME}`).exec(g))) {
-      const hint = new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g);
+      // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
+      // the sensor"): the thing, then the surface.
+      const hint =
+        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g) ??
+        new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(g);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
       const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
@@ -252,7 +256,10 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       return isLabel(object) && isName(place) ? { kind: "place" as const, object, place } : undefined;
     }
     return undefined;
-  })();
+  };
+  // As written first; then as the NLP library parses the sentence (passives, polite frames, "it" for the thing named).
+  const plain = restate(goal);
+  const found = goalIn(read.text.toLowerCase()) ?? (plain !== goal ? goalIn(canonicalText(plain, lex).text.toLowerCase()) : undefined);
   if (found) return { goal: found };
   // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
   const missing = read.unplaced.length ? [] : [{ words: goal.trim(), closest: [], why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene" }];

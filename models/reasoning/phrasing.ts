@@ -1,0 +1,292 @@
+/**
+ * How a sentence is built, read with an NLP library and said again in the reader's own plain orders: a passive ("the
+ * apple should be heated in the oven" → "heat the apple in the oven"), a polite frame ("could you please…", "would you
+ * mind throwing…", "I want the vitamins thrown away"), a means ("get rid of the tea by putting it in the bin" → "put
+ * the tea in the bin"), a purpose dropped ("… so that it stays cold", "… to keep it cold"), a two-part task ("grab the
+ * orange and then drop it into the sink" → "drop the orange into the sink"), and "it"/"them" said as the thing they
+ * stand for. Also: contractions in full ("I'd" → "I would"), polite frames of any length that hand the order to "you",
+ * where-questions ("where might the milk be?" → "find the milk"), a list or a passive carried on after "and", and a
+ * purpose that says where the thing ends up ("so that it is inside the cabinet") as its destination. Names are not
+ * touched here: the reader maps the phrases to the world's names afterwards.
+ *
+ * The library is compromise (pinned in package.json): pure JavaScript with its English lexicon built in, so there is no
+ * model package to fetch at install or run time, and it loads under ESM, tsx and vitest alike. It tags each word
+ * (verb, participle, gerund, determiner, noun, preposition, pronoun) and conjugates a verb back to its infinitive
+ * ("heated" → "heat", "putting" → "put"); the rules below work on those tags.
+ * wink-nlp was the other candidate: its English model is a separate package, which is more to pin and fetch for what
+ * this needs.
+ */
+import nlp from "compromise";
+
+interface Term {
+  text: string;
+  /** Lower case, without the punctuation around it. */
+  word: string;
+  tags: Set<string>;
+}
+
+const termsOf = (text: string): Term[] =>
+  (nlp(text).terms().json() as { text: string; terms: { tags: string[]; normal: string }[] }[]).map((t) => ({
+    text: t.text.replace(/[.,;:!?]+$/, ""),
+    word: t.terms[0].normal.replace(/[^a-z0-9']+/g, ""),
+    tags: new Set(t.terms[0].tags),
+  }));
+
+const isVerb = (t?: Term) => !!t && t.tags.has("Verb") && !t.tags.has("Auxiliary") && !t.tags.has("Modal");
+/** Words an order may carry before its verb without changing it: "also", "then", "quickly" (adverbs, by the library's tags). */
+const isAdverb = (t?: Term) => !!t && t.tags.has("Adverb") && !t.tags.has("Verb");
+/** "I'd", "it's", "don't" said in full ("I would", "it is", "do not"), as the library expands them. */
+function expandContractions(text: string): string {
+  if (!/'/.test(text)) return text;
+  const doc = nlp(text);
+  doc.contractions().expand();
+  return doc.text();
+}
+
+/** A verb's infinitive, as the library conjugates it ("thrown" → "throw"; "placing" → "place"). */
+function infinitive(word: string): string {
+  const doc = nlp(word);
+  // Alone, "heated" may be taken for an adjective: it stands where a verb does.
+  doc.tag("Verb");
+  const plain = doc.verbs().toInfinitive().text().toLowerCase() || word.toLowerCase();
+  if (plain !== word.toLowerCase()) return plain;
+  // "left" alone reads as the side: said as a past tense, it is "leave".
+  const past = nlp(word);
+  past.tag("PastTense");
+  return past.verbs().toInfinitive().text().toLowerCase() || plain;
+}
+
+/** Verbs the reader does not list but that mean putting a thing somewhere to keep it so. */
+const PUTTING = new Set(["chill", "cool", "refrigerate", "keep"]);
+/** Verbs of taking a thing out of a place, said with the reader's "take" ("remove the tea from the fridge"). */
+const TAKING_WORDS = new Set(["remove", "retrieve"]);
+const plainVerb = (v: string) => (PUTTING.has(v) ? "put" : TAKING_WORDS.has(v) ? "take" : v);
+/** Verbs that only take a thing in hand: with no place named and the next part saying where "it" goes, that part says it all. */
+const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
+/** A place named after a preposition: a destination or an origin. */
+const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
+
+/** Words that frame an order without being it. */
+const POLITE = /^(?:(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+)+/i;
+/** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
+const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
+/**
+ * A polite frame of any length that ends by handing the order to "you": "do you think you could …", "I was wondering if
+ * you could …", "would it be possible for you to …", "is there any chance you could …". Stripped only when what comes
+ * before it names no thing (no determiner or possessive: the frame is about asking, not about what) and a verb follows.
+ */
+const YOU_FRAME = /\b(?:if\s+you(?:\s+(?:could|can|would|will|might))?|you\s+(?:could|can|would|will|might|may)|for\s+you\s+to|you\s+to)\s+(?:(?:please|kindly|possibly|maybe|perhaps|just|quickly)\s+)*(?:be\s+able\s+to\s+|go\s+ahead\s+and\s+)?/i;
+function dropYouFrame(c: string): string {
+  const m = YOU_FRAME.exec(c);
+  if (!m) return c;
+  const before = termsOf(c.slice(0, m.index));
+  const after = c.slice(m.index + m[0].length);
+  return namesNothing(before) && startsOrder(after) ? after : c;
+}
+/** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+so\s+much)?|cheers|please)$/i;
+/** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
+function whereQuestion(c: string): string | undefined {
+  const at = /\bwhere\b/i.exec(c);
+  // Asked after a frame that names nothing ("where …", "do you know where …", "any idea where …"): "put the cup in the
+  // sink where the sponge is" is an order, not a question.
+  if (!at || !namesNothing(termsOf(c.slice(0, at.index)))) return undefined;
+  // "Where does the milk go?" asks where it belongs, not where it is.
+  if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(c)) return undefined;
+  // The thing: from the first word of a noun phrase that is not a person ("I", "you") up to the next verb ("be",
+  // "went", "is kept") or a preposition other than "of" — "the orange and the apple" stays whole.
+  const terms = termsOf(c.slice(at.index + at[0].length));
+  const from = terms.findIndex((t) => !t.tags.has("Pronoun") && !t.tags.has("Verb") && (t.tags.has("Determiner") || t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Possessive")));
+  if (from < 0) return undefined;
+  let to = from + 1;
+  while (to < terms.length && !terms[to].tags.has("Verb") && !(terms[to].tags.has("Preposition") && terms[to].word !== "of")) to++;
+  return `find ${terms.slice(from, to).map((t) => t.text).join(" ")}`;
+}
+/** "Have you seen the milk?", "can you spot the tea anywhere?": asking whether it was seen asks for it to be found. */
+const SEEN = /^(?:(?:have|has|did|do|can|could)\s+(?:you|anyone|anybody|somebody|someone)\s+(?:\w+\s+)?)?(?:seen|see|spotted|spot|noticed|notice)\s+(.+?)(?:\s+(?:anywhere|around(?:\s+here)?|lately|recently|today))*$/i;
+/** Prepositions that say where a thing ends up. */
+const LOCATION = /^(?:in|into|inside|on|onto|at|under|underneath|beside|next|near|within)$/i;
+/**
+ * A purpose that says where the thing ends up ("move the block so that it is inside the cabinet"; "so it ends up on
+ * the table"; "to get it into the fridge"): that place is the destination, when the order names none. The purpose's
+ * subject is the thing (it, they, a noun phrase), not a person ("so that I can wash it" asks nothing of where).
+ */
+function purposePlace(c: string): string | undefined {
+  const m = /,?\s+(?:so\s+that|so|such\s+that|until|(?:in\s+order\s+)?to\s+(?:get|have))\s+(.+)$/i.exec(c);
+  if (!m) return undefined;
+  const main = c.slice(0, m.index);
+  // The order names a destination of its own: the purpose adds nothing to where.
+  if (termsOf(main).slice(1).some((t) => LOCATION.test(t.word) || t.word === "to")) return undefined;
+  const terms = termsOf(m[1]);
+  let i = 0;
+  if (/^(?:i|we|you|he|she|me|us)$/.test(terms[0]?.word ?? "")) return undefined;
+  // The subject: "it", "they", or a noun phrase up to its verb ("the yellow block is …").
+  while (i < terms.length && !isVerb(terms[i]) && !terms[i].tags.has("Copula") && !terms[i].tags.has("Auxiliary") && !LOCATION.test(terms[i].word)) i++;
+  if (i === 0 || i > 5) return undefined;
+  // Its verbs ("is", "will be", "ends up", "sits", "gets put"), then where.
+  while (i < terms.length && (terms[i].tags.has("Verb") || isAdverb(terms[i]) || terms[i].tags.has("Particle")) && !LOCATION.test(terms[i].word)) i++;
+  if (!terms[i] || !LOCATION.test(terms[i].word)) return undefined;
+  return `${main} ${terms.slice(i).map((t) => t.text).join(" ")}`;
+}
+/** Where a purpose starts: what the order is for, which asks nothing more of the robot. */
+const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|stop|prevent|avoid))\b.*$/i;
+
+/** The words of one order said plainly (unchanged where the sentence is built in no way known here). */
+function restateClause(clause: string): string {
+  let c = clause.trim().replace(/[.;:!?,]+$/, "").replace(POLITE, "").replace(TRAILING, "");
+  c = dropYouFrame(c).replace(POLITE, "");
+  const seen = SEEN.exec(c);
+  if (seen) return `find ${seen[1]}`;
+  const where = whereQuestion(c);
+  if (where) return where;
+  c = (purposePlace(c) ?? c).replace(PURPOSE, "");
+  // "Help me tidy up by moving the cup to the sink"; "get rid of the tea by putting it in the bin": the means is the
+  // order, and "it" in it is the thing the first part names.
+  const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(c);
+  // The library may tag the gerund a noun ("by moving the cup"): a word in -ing that takes an object is a verb.
+  const byTerms = termsOf(c);
+  const gerundAt = by ? byTerms.findIndex((t) => t.word === by[2].toLowerCase()) : -1;
+  const object = (t?: Term) => !!t && (t.tags.has("Determiner") || t.tags.has("Pronoun") || t.tags.has("Possessive"));
+  if (by && gerundAt >= 0 && (byTerms[gerundAt].tags.has("Verb") || object(byTerms[gerundAt + 1]))) {
+    const thing = objectOf(by[1]);
+    const rest = thing ? by[3].replace(/\b(?:it|them)\b/i, thing) : by[3];
+    c = `${infinitive(by[2])}${rest}`;
+  }
+  c = c.replace(POLITE, "");
+  const terms = termsOf(c);
+  if (!terms.length) return c;
+  // "(would you) mind throwing the medication …", "try putting …": the gerund is the order.
+  const gerund = /^(?:mind|try|start|begin)\s+([a-z]+ing)\b/i.exec(c);
+  if (gerund && terms[1]?.tags.has("Verb")) c = `${infinitive(gerund[1])}${c.slice(gerund[0].length)}`;
+  // "search the kitchen for the bread": find the bread.
+  const search = /^(?:search|look\s+through|look\s+around|check|scan)\s+(?!for\b)(.+?)\s+for\s+(.+)$/i.exec(c);
+  if (search) return `find ${search[2]}`;
+  return passive(c) ?? c;
+}
+
+/**
+ * A sentence whose thing comes first, said as an order: "the milk should be put back in the fridge" → "put the milk
+ * back in the fridge"; "I want the vitamins thrown away" → "throw the vitamins away"; "the bread needs to go in the
+ * drawer" → "put the bread in the drawer". Undefined for a sentence that starts with its verb.
+ */
+function passive(c: string): string | undefined {
+  const terms = termsOf(c);
+  // The frame before the thing: "I want", "I need", "I'd like", "have", "get".
+  let start = 0;
+  const frame = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also)\s+)*(?:want|need|like|love|prefer|expect)|have|get)\s+/i.exec(c);
+  if (frame) start = termsOf(frame[0]).length;
+  else if (isVerb(terms[0]) && !terms[0].tags.has("Determiner")) return undefined;
+  // The thing: from its determiner up to the verb that says what becomes of it.
+  if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || terms[start].tags.has("Pronoun")) return undefined;
+  let end = start + 1;
+  while (end < terms.length && !isVerb(terms[end]) && !/^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|will|can)$/.test(terms[end].word)) end++;
+  const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase());
+  let i = end;
+  let be = !!frame;
+  for (; i < terms.length && /^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|been|will|can|gets?)$/.test(terms[i].word); i++) be ||= /^(?:is|are|be|been|gets?)$/.test(terms[i].word);
+  const verb = terms[i];
+  if (!verb || !verb.tags.has("Verb")) return undefined;
+  const rest = terms.slice(i + 1).map((t) => t.text).join(" ");
+  // "goes in", "ends up in", "is in": where it is to be.
+  if (/^(?:go|goes|end|ends|be)$/.test(verb.word)) {
+    const after = rest.replace(/^up\s+/i, "");
+    return TARGET.test(after.split(/\s+/)[0] ?? "") ? `put ${thing} ${after}` : undefined;
+  }
+  // After "be" any verb is its participle ("should be put back"); without it, only a participle is ("thrown away").
+  if (!(be || verb.tags.has("PastTense") || verb.tags.has("Participle"))) return undefined;
+  const said = (w: string, words: Term[]) => {
+    const v = infinitive(w);
+    const r = words.map((t) => t.text).join(" ");
+    return `${plainVerb(v)} ${thing}${r ? ` ${r}` : ""}`;
+  };
+  // "… taken out of the fridge and left on the table": a second participle after "and" says more of the same thing.
+  const after = terms.slice(i + 1);
+  for (let j = 0; j < after.length; j++) {
+    if (after[j].word !== "and") continue;
+    let k = j + 1;
+    while (k < after.length && (isAdverb(after[k]) || after[k].word === "then")) k++;
+    const next = after[k];
+    // Any verb after "and" goes on saying what becomes of the same thing ("… and put on the table"; "… and then
+    // placed in the sink"), said of "it" so that picking it up first folds into the second order.
+    if (next && isVerb(next) && !next.tags.has("Gerund") && !next.tags.has("Noun")) {
+      const v = infinitive(next.word);
+      const r = after.slice(k + 1).map((t) => t.text).join(" ");
+      return `${said(verb.word, after.slice(0, j))}. ${plainVerb(v)} it${r ? ` ${r}` : ""}`;
+    }
+  }
+  return said(verb.word, after);
+}
+
+/** The thing a part names after its verb ("get rid of the tea bottle" → "the tea bottle"), for "it" to stand for. */
+function objectOf(part: string): string | undefined {
+  const m = /\b((?:the|a|an|this|that|these|those|my|your|our)\s+[^,.;]+?)(?=\s+(?:off|from|out\s+of|in|into|on|onto|to|inside|and|then|by|with|at|up|down|away|back|over|out)\b|[,.;]|$)/i.exec(part);
+  return m?.[1];
+}
+
+/** Whether a part starts another order ("and then drop it …"), by the library's tag on its first word. */
+const startsOrder = (text: string) => {
+  const first = termsOf(text).find((t) => !isAdverb(t));
+  return !!first && isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense");
+};
+
+/** Instructions already said again: every node of every step reads the instruction anew, and parsing takes milliseconds. */
+const said = new Map<string, string>();
+
+/**
+ * The instruction said again as plain orders, one per sentence, in the reader's verbs where the library knows the
+ * word's infinitive; a part built in no way known here is kept as written, for the reader to name what it cannot read.
+ */
+export function restate(text: string): string {
+  const known = said.get(text);
+  if (known !== undefined) return known;
+  const plain = restateSentences(text);
+  if (said.size >= 64) said.delete(said.keys().next().value!);
+  said.set(text, plain);
+  return plain;
+}
+
+function restateSentences(text: string): string {
+  const parts: string[] = [];
+  // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
+  const joined = expandContractions(text).replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ");
+  for (const sentence of joined.split(/(?<=[.;:!?])\s+/)) {
+    // Two orders in one sentence: "X and then Y", "X, then Y", "X and Y" where Y starts with a verb.
+    // A sentence whose thing comes first ("the tea should be taken out … and left …") is one order about that thing.
+    const passiveSentence = passive(sentence.replace(/[.;:!?,]+$/, "").replace(POLITE, "")) !== undefined;
+    const pieces = passiveSentence ? [sentence] : sentence.split(/,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+/i).flatMap((p) => {
+      const out: string[] = [];
+      for (const bit of p.split(/,?\s+and\s+/i)) {
+        // "Go and look for …", "come and put …": a verb alone before "and" only leads into the order.
+        const lone = out.length ? termsOf(out[out.length - 1].replace(POLITE, "")) : [];
+        if (out.length && startsOrder(bit) && lone.length === 1 && isVerb(lone[0])) out[out.length - 1] = bit;
+        else if (out.length && startsOrder(bit)) out.push(bit);
+        // "the scrubber, and also the milk": the list goes on, without the adverb.
+        else if (out.length) {
+          const words = termsOf(bit);
+          const lead = words.findIndex((t) => !isAdverb(t));
+          out[out.length - 1] += ` and ${lead > 0 ? words.slice(lead).map((t) => t.text).join(" ") : bit}`;
+        }
+        else out.push(bit);
+      }
+      return out;
+    });
+    parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim()));
+  }
+  // "It" and "them" said as the thing they stand for.
+  let last: string | undefined;
+  const orders = parts.map((p, k) => {
+    let q = p;
+    if (last) q = q.replace(/\b(?:it|them)\b/i, last);
+    const next = parts[k + 1];
+    const thing = objectOf(q);
+    // The next part says where it goes, with "it" said as the thing: taking it in hand is part of that.
+    if (TAKING.test(q) && !TARGET.test(q.replace(TAKING, "").replace(thing ?? "", "")) && next && /\b(?:it|them)\b/i.test(next) && thing) q = "";
+    else {
+      const v = infinitive(q.split(/\s+/)[0] ?? "");
+      if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;
+    }
+    if (thing) last = thing;
+    return q;
+  });
+  return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
+}
