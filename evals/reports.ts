@@ -245,7 +245,9 @@ export function tablesOfMarkdown(method: ReportMethod, md: string): PaperTable[]
       const ids = ID_RULES[method].find(([re]) => re.test(heading))?.slice(1) as string[] | undefined;
       const id = ids?.[nth] ?? ids?.at(-1);
       if (!id) throw new Error(`a ${method} report has a table under "${heading || "(no heading)"}", which is none of its tables (evals/reports.ts)`);
-      const title = heading.replace(/^#curve /, "");
+      // A second table under one heading is named by the paragraph that introduces it ("Error taxonomy (Fig. 4): …").
+      const lead = nth > 0 ? /^([^:]{3,80}):/.exec(note.join(" "))?.[1] : undefined;
+      const title = lead ?? heading.replace(/^#curve /, "");
       out.push({ id, title, ...(note.length ? { note: note.join(" ") } : {}), columns: cellsOf(head), rows: rest.map(cellsOf) });
       nth++;
       note = [];
