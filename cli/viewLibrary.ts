@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
 import { parseReport } from "../evals/reports";
-import { reportCharts, reportFacts, slimReport } from "./viewReports";
+import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
 interface Box {
@@ -174,7 +174,7 @@ export class Library {
     };
     const experiments = [
       ...list(exRoot)
-        .filter((n) => existsSync(join(exRoot, n, "report.json")) || existsSync(join(exRoot, n, "episodes")) || existsSync(join(exRoot, n, "report.md")))
+        .filter((n) => ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))))
         .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), method: methodOf(join(exRoot, n)) })),
       // A curriculum run is a run (its event log) with a report of its own: listed with the experiments too.
       ...runs.filter((r) => methodOf(join(this.root, r.rel)) === "curriculum").map((r) => ({ rel: r.rel, name: r.id, hasReport: true, method: "curriculum" })),
@@ -335,10 +335,14 @@ export class Library {
   experiment(rel: string) {
     const d = this.dir(rel);
     if (!existsSync(d)) throw new HttpError(404, `no experiment at ${d}`);
-    const raw = existsSync(join(d, "report.json")) ? readJson(join(d, "report.json")) : null;
+    const notes: string[] = [];
+    // A record from before the report contract is read in the contract's shape, its tables from its report.md.
+    const legacy = legacyReport(d);
+    if (legacy) notes.push(`written before the report contract (${String(legacy.format)}): its tables are read from its report.md`);
+    const raw = legacy ?? (existsSync(join(d, "report.json")) ? readJson(join(d, "report.json")) : null);
     const parsed = raw ? parseReport(raw) : null;
     const report = parsed?.ok ? parsed.report : null;
-    const reportError = !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
+    const reportError = !raw && !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
     const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
     const settings = readJson(join(d, "experiment.json"));
     const runner = !report || report.method === "clea" || report.method === "replan" || report.method === "vlmpc";
@@ -352,7 +356,6 @@ export class Library {
       const recorded = existsSync(join(epDir, id, "events.jsonl"));
       return { ...r, id, recorded, href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null, scores: undefined, settings: undefined };
     });
-    const notes: string[] = [];
     if (!raw && !reportError) notes.push(md ? "no report.json: its report.md is shown as written" : "no report.json: the experiment has not finished its first report; its episodes are listed");
     if (reportError && md) notes.push("its report.md is shown as written");
     return {

@@ -3,7 +3,10 @@
  * charts that method's paper draws — and no other method's — and the report without the long per-episode or per-case
  * lists (the page lists episodes itself, and the tables already sum the rest).
  */
-import type { AnyReport, PaperTable } from "../evals/reports";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { REPORT_FORMAT, tablesOfMarkdown, type AnyReport, type PaperTable, type ReportMethod } from "../evals/reports";
+import { experimentMethod } from "../evals/report";
 
 export interface ChartSpec {
   id: string;
@@ -128,4 +131,40 @@ export function slimReport(r: AnyReport): Record<string, unknown> {
   if (r.method === "critic") return { ...r, critiques: undefined, preferences: undefined };
   if (r.method === "curriculum") return { ...r, cycles: undefined, episodes: undefined, sameImageStages: undefined };
   return { ...r, episodes: undefined };
+}
+
+const readJson = (file: string): Record<string, unknown> | null => {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * A record written before the report contract, in its shape: a runner experiment's or a curriculum run's report.json
+ * without a method, or the critic's results.json (and refinement.json). Its method is told from its fields and its
+ * tables are read from the report.md written with it; null when it is none of these (or has no report.md).
+ */
+export function legacyReport(dir: string): Record<string, unknown> | null {
+  const md = existsSync(join(dir, "report.md")) ? readFileSync(join(dir, "report.md"), "utf8") : null;
+  if (!md) return null;
+  const raw = readJson(join(dir, "report.json"));
+  const upgraded = (method: ReportMethod, r: Record<string, unknown>) => {
+    try {
+      return { format: REPORT_FORMAT, method, ...r, tables: tablesOfMarkdown(method, md) };
+    } catch {
+      return null;
+    }
+  };
+  if (raw && raw.method === undefined) {
+    if (Array.isArray(raw.families) && raw.table && Array.isArray(raw.episodes)) return upgraded(experimentMethod({ families: raw.families as string[] }), raw);
+    if (Array.isArray(raw.convergedShare) && raw.curves) return upgraded("curriculum", raw);
+    return null;
+  }
+  const results = !raw ? readJson(join(dir, "results.json")) : null;
+  if (results && results.meta && Array.isArray(results.critiques)) {
+    return upgraded("critic", { name: basename(dir), ...results, settings: {}, refinement: readJson(join(dir, "refinement.json")) ?? null });
+  }
+  return null;
 }

@@ -92,6 +92,17 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     const clea = JSON.parse(readFileSync(join(experiments, "kitchen-clea", "report.json"), "utf8"));
     writeFileSync(join(experiments, "mislabelled", "report.json"), JSON.stringify({ ...clea, method: "vlmpc" }));
     writeFileSync(join(experiments, "mislabelled", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
+    // Records from before the report contract: a runner's report.json with no method or tables, the critic's
+    // results.json and refinement.json — each beside the report.md written with it.
+    const { format: _f, method: _m, tables: _t, settings: _s, ...oldClea } = clea;
+    mkdirSync(join(experiments, "legacy-clea"), { recursive: true });
+    writeFileSync(join(experiments, "legacy-clea", "report.json"), JSON.stringify(oldClea));
+    writeFileSync(join(experiments, "legacy-clea", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
+    const { format: _cf, method: _cm, tables: _ct, settings: _cs, name: _cn, refinement, ...oldCritic } = JSON.parse(readFileSync(join(experiments, "critic-one-case", "report.json"), "utf8"));
+    mkdirSync(join(experiments, "legacy-critic"), { recursive: true });
+    writeFileSync(join(experiments, "legacy-critic", "results.json"), JSON.stringify(oldCritic));
+    writeFileSync(join(experiments, "legacy-critic", "refinement.json"), JSON.stringify(refinement));
+    writeFileSync(join(experiments, "legacy-critic", "report.md"), readFileSync(join(experiments, "critic-one-case", "report.md"), "utf8"));
     expect(killed.signal).toBe("SIGKILL");
     // The kill can also land while a line is being written: cut the last line in half, as such a kill leaves it.
     const events = join(runs, "killed-run", "events.jsonl");
@@ -305,6 +316,17 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     // What report.md says is still there to read.
     expect(await page.locator("#tables table.paper").count()).toBeGreaterThan(0);
     await shot("kind-mislabelled");
+  });
+
+  it("reads records from before the report contract in its shape: the method told from their fields, the tables from their report.md", async () => {
+    for (const [rel, method, table] of [["legacy-clea", "clea", "average-score"], ["legacy-critic", "critic", "refinement"]] as const) {
+      await page.goto(`${base}/experiment/experiments/${rel}`);
+      await page.waitForSelector("#tables");
+      expect(await page.locator("h1").getAttribute("data-method")).toBe(method);
+      expect(await page.locator("#report-error").count()).toBe(0);
+      expect(await page.locator(".notes").textContent()).toMatch(/written before the report contract/);
+      expect(await page.locator(`[data-table="${table}"]`).count()).toBe(1);
+    }
   });
 
   it("links a curriculum run's timeline and its report both ways", async () => {
