@@ -1,16 +1,17 @@
 /** `robograph eval --dataset critic`: the behaviour-critic benchmark's Tables 1–4 and the refinement loop's results. */
-import { existsSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { runCriticExperiment, criticReport } from "../evals/behaviorCritic";
-import { refineReport, runRefinement } from "../evals/behaviorCriticRefine";
+import { runCriticExperiment, writeCriticReport } from "../evals/behaviorCritic";
+import { runRefinement, type RefineRun } from "../evals/behaviorCriticRefine";
 import { DEFAULT_BENCHMARK_DIR, generateCriticBenchmark } from "../evals/datasets/behaviorCriticBenchmark";
 
 export const CRITIC_EVAL_HELP = `usage: robograph eval --dataset critic [options]      (npm run eval -- --dataset critic [options])
 
 Critiques every rollout of the behaviour-critic benchmark (generated first if it is missing) without grounding, with
 the detector's grounding and with perfect grounding; compares rollouts in pairs; then runs the refinement loop on
-each case's first negative program in a workbench simulator. Writes runs/experiments/<name>/report.md and results.json.
+each case's first negative program in a workbench simulator. Writes runs/experiments/<name>/report.json (Tables 1–4 and
+the refinement as data, with every scored critique and preference), report.md and report.html.
 
 options:
   --benchmark DIR       the benchmark (default data/critic-benchmark, made by npm run make:critic-benchmark if missing;
@@ -88,24 +89,26 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
     onProgress: progress("critiques and preferences (cases × seeds)"),
   });
   const refineLimit = v["refine-limit"] !== undefined ? num("refine-limit", v["refine-limit"], 0, 100000) : undefined;
-  let refine: string | undefined;
+  const maxRewrites = num("max-rewrites", v["max-rewrites"]!, 0, 50);
+  const limit = v.limit ? num("limit", v.limit, 1, 100000) : undefined;
+  const settings = { benchmark: relative(out, dir) || ".", seeds, noise, limit: limit ?? null, refineLimit: refineLimit ?? null, grounding: v.grounding, maxRewrites };
+  // The critiques' report first (refinement still to come), so a stopped refinement leaves Tables 1–4 on disk.
+  writeCriticReport(out, name, results, null, settings);
+  let refinement: RefineRun[] | null = null;
   if (refineLimit !== 0) {
     const show = progress("refinement loops");
-    const runs = await runRefinement({
+    refinement = await runRefinement({
       dir,
       out,
       seed: 0,
       noise,
       grounding: v.grounding,
-      maxRewrites: num("max-rewrites", v["max-rewrites"]!, 0, 50),
+      maxRewrites,
       limit: refineLimit,
       onProgress: (done, total, last) => show(done, total, last ? ` (last: ${last.case} ${last.status} after ${last.iterations.length} program(s))` : ""),
     });
-    writeFileSync(join(out, "refinement.json"), JSON.stringify(runs, null, 1));
-    refine = refineReport(runs);
   }
-  const report = criticReport(results, refine);
-  writeFileSync(join(out, "report.md"), report);
-  process.stdout.write(`${report}\nreport: ${join(out, "report.md")} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  const files = writeCriticReport(out, name, results, refinement, settings);
+  process.stdout.write(`${files.markdown}\nreport: ${files.md}\n        ${files.html} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
   return 0;
 }

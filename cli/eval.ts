@@ -12,7 +12,7 @@ import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type Generat
 import { makeCourseExamples } from "../evals/datasets/courseExamples";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import type { Step } from "../robots/sim/course/scenarios";
-import { experimentDir, runExperiment, type Progress } from "../evals/runner";
+import { experimentDir, experimentSettings, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/report";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
 import { datasetKey, enqueueExperiment, loadQueuedExperiment, openQueue, waitForExperiment, type QueueProgress } from "../evals/queue";
@@ -219,7 +219,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (controller.signal.aborted) return 130;
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
-    { name, dataset: datasetName, noise, seeds, variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
+    { name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);
@@ -258,7 +258,7 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
     if (ex.progress.done + ex.progress.failed < ex.progress.total) process.stderr.write(`experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`);
     const scores = await scoreEpisodes(name, o.dataset, ex.rows, ex.results);
     const report = buildReport(
-      { name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
+      { name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, settings: experimentSettings(o), variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
       ex.results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
     );
     const dir = experimentDir({ root, name });

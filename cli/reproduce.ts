@@ -17,8 +17,8 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
-import { criticReport, criticScores, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
-import { refineReport, type RefineRun } from "../evals/behaviorCriticRefine";
+import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
+import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../nodes/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
@@ -146,10 +146,10 @@ function criticRuns(work: string, quick: boolean): CriticRun[] {
   for (const set of criticSets(work))
     for (const noise of quick ? ["0.3"] : ["0.3", "0"]) {
       const dir = join(work, `critic-${set.id}-noise${noise}`);
-      if (!existsSync(join(dir, "results.json"))) continue;
-      const results = readJson<CriticResults>(join(dir, "results.json"));
+      if (!existsSync(join(dir, "report.json"))) continue;
+      const { refinement, ...results } = readCriticReport(join(dir, "report.json"));
       if (set.id === "generated") scoredCasesOnly(results);
-      const refine = existsSync(join(dir, "refinement.json")) ? refineReport(readJson<RefineRun[]>(join(dir, "refinement.json"))) : undefined;
+      const refine = refinement ? refineReport(refinement) : undefined;
       out.push({ set, noise, results, refine });
     }
   return out;

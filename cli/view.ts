@@ -36,7 +36,8 @@ export function classify(target: string): "run" | "experiment" | "runs" {
   if (!existsSync(target) || !statSync(target).isDirectory()) throw new Error(`${target} is not a folder: give a run record (runs/<thread>), an experiment (runs/experiments/<name>) or a folder of runs`);
   // A run has its own event log (a curriculum run also keeps a report.json and its episodes); an experiment has none.
   if (existsSync(join(target, "events.jsonl"))) return "run";
-  if (existsSync(join(target, "report.json")) || existsSync(join(target, "episodes"))) return "experiment";
+  // results.json: a behaviour-critic experiment from before the report contract.
+  if (["report.json", "episodes", "results.json"].some((f) => existsSync(join(target, f)))) return "experiment";
   if (["events.jsonl", "summary.json", "result.json", "report.md"].some((f) => existsSync(join(target, f)))) return "run";
   return "runs";
 }

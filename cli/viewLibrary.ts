@@ -7,6 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
+import { parseReport } from "../evals/reports";
+import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
 interface Box {
@@ -60,6 +62,8 @@ export interface RunView {
   worldEvents: { kind: string; detail: string }[] | null;
   /** The last checkpoint's status and reason, for a run that wrote no summary. */
   lastCheckpoint: { status: string | null; statusReason: string | null } | null;
+  /** The page of the run's own report (a curriculum run's report.json), or null. */
+  reportPage: string | null;
 }
 
 /** Reads a JSON file, or null when it is missing or unreadable (a record cut short). */
@@ -164,9 +168,17 @@ export class Library {
       })
       .sort((a, b) => b.at - a.at);
     const exRoot = join(this.root, "experiments");
-    const experiments = list(exRoot)
-      .filter((n) => existsSync(join(exRoot, n, "report.json")) || existsSync(join(exRoot, n, "episodes")) || existsSync(join(exRoot, n, "report.md")))
-      .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")) }));
+    const methodOf = (dir: string) => {
+      const m = readJson<{ method?: unknown }>(join(dir, "report.json"))?.method;
+      return typeof m === "string" ? m : null;
+    };
+    const experiments = [
+      ...list(exRoot)
+        .filter((n) => ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))))
+        .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), method: methodOf(join(exRoot, n)) })),
+      // A curriculum run is a run (its event log) with a report of its own: listed with the experiments too.
+      ...runs.filter((r) => methodOf(join(this.root, r.rel)) === "curriculum").map((r) => ({ rel: r.rel, name: r.id, hasReport: true, method: "curriculum" })),
+    ];
     return { root: this.root, runs, experiments };
   }
 
@@ -202,6 +214,7 @@ export class Library {
       worldEvents: readJson<{ kind: string; detail?: string }[]>(join(d, "world-events.json"))?.flatMap((e) => (/^motion \d+ ended: /.test(e.detail ?? "") ? [{ kind: e.kind, detail: e.detail! }] : [])) ?? null,
       checkpoints: null,
       lastCheckpoint: null,
+      reportPage: existsSync(join(d, "report.json")) ? `/experiment/${encodePath(rel)}` : null,
     };
   }
 
@@ -314,24 +327,53 @@ export class Library {
     }
   }
 
+  /**
+   * An experiment's page: its report.json read against its method's schema (evals/reports.ts) — the method's tables,
+   * charts and facts — or, when report.json is missing or fails its schema, a note saying so and report.md as written.
+   * Runner experiments (kitchen, tabletop, course) also list their episodes, each linked to its record.
+   */
   experiment(rel: string) {
     const d = this.dir(rel);
     if (!existsSync(d)) throw new HttpError(404, `no experiment at ${d}`);
-    const report = readJson(join(d, "report.json"));
+    const notes: string[] = [];
+    // A record from before the report contract is read in the contract's shape, its tables from its report.md.
+    const legacy = legacyReport(d);
+    if (legacy) notes.push(`written before the report contract (${String(legacy.format)}): its tables are read from its report.md`);
+    const raw = legacy ?? (existsSync(join(d, "report.json")) ? readJson(join(d, "report.json")) : null);
+    const parsed = raw ? parseReport(raw) : null;
+    const report = parsed?.ok ? parsed.report : null;
+    const reportError = !raw && !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
     const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
     const settings = readJson(join(d, "experiment.json"));
+    const runner = !report || report.method === "clea" || report.method === "replan" || report.method === "vlmpc";
     const epDir = join(d, "episodes");
-    const fromReport = new Map(((report?.episodes ?? []) as { id: string }[]).map((e) => [e.id, e]));
-    const ids = existsSync(epDir) ? readdirSync(epDir, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : [];
+    const fromReport = new Map((report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [e.id, e as unknown as Record<string, unknown>]));
+    // A curriculum run's episodes/ is its simulators' episode store, not run records.
+    const ids = runner && existsSync(epDir) ? readdirSync(epDir, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : [];
     for (const id of fromReport.keys()) if (!ids.includes(id)) ids.push(id);
     const episodes = ids.sort().map((id) => {
       const r = (fromReport.get(id) ?? readJson(join(epDir, id, "result.json")) ?? { id }) as Record<string, unknown>;
       const recorded = existsSync(join(epDir, id, "events.jsonl"));
-      return { ...r, id, recorded, href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null, scores: undefined };
+      return { ...r, id, recorded, href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null, scores: undefined, settings: undefined };
     });
-    const notes: string[] = [];
-    if (!report) notes.push(md ? "no report.json: its report.md is shown as written" : "no report.json: the experiment has not finished its first report; its episodes are listed");
-    return { kind: "experiment", rel, name: basename(d), report: report ? { ...report, episodes: undefined } : null, markdown: md, settings, episodes, notes };
+    if (!raw && !reportError) notes.push(md ? "no report.json: its report.md is shown as written" : "no report.json: the experiment has not finished its first report; its episodes are listed");
+    if (reportError && md) notes.push("its report.md is shown as written");
+    return {
+      kind: "experiment",
+      rel,
+      name: basename(d),
+      method: report?.method ?? null,
+      report: report ? slimReport(report) : null,
+      reportError,
+      facts: report ? reportFacts(report) : [],
+      charts: report ? reportCharts(report) : [],
+      // The tables come from report.json; report.md only stands in when there is no valid report.json.
+      markdown: report ? null : md,
+      settings,
+      episodes,
+      runner,
+      notes,
+    };
   }
 }
 

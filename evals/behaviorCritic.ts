@@ -5,7 +5,7 @@
  * event logs. Tables 1–4 and the error taxonomy in the paper's layout.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { compileBehaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
@@ -17,6 +17,8 @@ import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
+import { refineReport, type RefineRun } from "./behaviorCriticRefine";
+import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reports";
 
 export type CriticSetting = "raw" | "detector" | "events";
 export const CRITIC_SETTINGS_RUN: CriticSetting[] = ["raw", "detector", "events"];
@@ -177,15 +179,41 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
     }
   }
   const results: CriticResults = {
-    meta: { dir: o.dir, cases: cases.length, behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))], seeds: o.seeds, noise: o.noise, durationSeconds: (Date.now() - t0) / 1000 },
+    // Relative to the experiment's folder: the report names no path of this machine.
+    meta: { dir: relative(o.out, o.dir) || ".", cases: cases.length, behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))], seeds: o.seeds, noise: o.noise, durationSeconds: (Date.now() - t0) / 1000 },
     critiques,
     preferences,
     detector,
   };
-  mkdirSync(o.out, { recursive: true });
-  writeFileSync(join(o.out, "results.json"), JSON.stringify(results, null, 1));
-  writeFileSync(join(o.out, "report.md"), criticReport(results));
   return results;
+}
+
+/**
+ * The critic experiment's report.json (checked against the critic's schema: the results, the refinement loop's runs
+ * and Tables 1–4 as data), report.md and report.html in its folder.
+ */
+export function writeCriticReport(out: string, name: string, results: CriticResults, refinement: RefineRun[] | null, settings: Record<string, unknown>): { json: string; md: string; html: string; markdown: string } {
+  mkdirSync(out, { recursive: true });
+  const markdown = criticReport(results, refinement ? refineReport(refinement) : undefined);
+  const report = checkedReport({ format: REPORT_FORMAT, method: "critic" as const, name, ...results, settings, refinement, tables: tablesOfMarkdown("critic", markdown) });
+  const files = { json: join(out, "report.json"), md: join(out, "report.md"), html: join(out, "report.html") };
+  writeFileSync(files.json, JSON.stringify(report, null, 1));
+  writeFileSync(files.md, markdown);
+  const m = results.meta;
+  writeFileSync(
+    files.html,
+    reportHtml({
+      title: `Behaviour critics — ${name}`,
+      facts: [`${m.cases} cases, ${m.behaviours.length} behaviours (${m.behaviours.join(", ")}), ${m.seeds} seed(s), noise ${m.noise}; benchmark ${m.dir} (relative to this folder); run time ${m.durationSeconds.toFixed(0)} s.`, `The detector grounding module alone finds ${results.detector.found} of the ${results.detector.truth} events that happened; ${results.detector.correct} of the ${results.detector.claimed} it reports happened.`],
+      tables: report.tables,
+    }),
+  );
+  return { ...files, markdown };
+}
+
+/** A critic report.json as the figures read it: the results and the refinement loop's runs (null: not run). */
+export function readCriticReport(file: string): CriticResults & { refinement: RefineRun[] | null } {
+  return JSON.parse(readFileSync(file, "utf8")) as CriticResults & { refinement: RefineRun[] | null };
 }
 
 /** A scored figure's results, refused if any case is not a generated case from the scored range. */
@@ -249,7 +277,7 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     `# Behaviour critics — ${r.meta.cases} cases, ${r.meta.behaviours.length} behaviours, ${r.meta.seeds} seed(s), noise ${r.meta.noise}`,
     "",
     // The benchmark's place and the run time are this machine's: the published form (npm run reproduce) leaves them out.
-    opts.timing ? `Benchmark: ${r.meta.dir}. Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.` : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
+    opts.timing ? `Benchmark: ${r.meta.dir} (relative to this report's folder). Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.` : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
     "",
     "## Table 1 — accuracy on positive and negative samples (is anything undesirable?)",
     "",

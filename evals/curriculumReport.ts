@@ -2,7 +2,7 @@
  * The record a curriculum run leaves (runs/<id>/): the library over time, every proposal / decomposition / retrieval in
  * Table 2's layout (the library at each stage beside what was proposed from that stage's image), each learning curve's
  * plots with the analyst's verdicts, the cumulative share of curves judged converged per task family (Fig. 5), and the
- * diversity of the collected data against the base-skill data (Table 1's idea) — as report.md and report.json.
+ * diversity of the collected data against the base-skill data (Table 1's idea) — as report.json (checked against the curriculum's schema, evals/reports.ts), report.md and report.html.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import type { ArtifactStore } from "../memory/artifacts";
 import type { CurriculumStateType, EpisodeSummary } from "../nodes/curriculum/state";
 import { baseLibrary } from "../nodes/curriculum/skills";
 import type { StageRow } from "./curriculumStages";
+import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reports";
 
 // ---- Fig. 5: cumulative share of curves judged converged, per task family -----------------------------------------
 
@@ -239,7 +240,10 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
 
   // What the wall clock measured sits apart: the rest repeats byte for byte under the run's seed.
   const { wallSeconds, ...settled } = facts;
+  const markdown = md.join("\n") + "\n";
   const json = {
+    format: REPORT_FORMAT,
+    method: "curriculum" as const,
     thread: facts.thread,
     status: s.status,
     statusReason: s.statusReason,
@@ -254,9 +258,19 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
     diversity: div,
     sameImageStages: sameImage?.rows ?? [],
     episodes: s.episodes.map(({ start: _s, end: _e, ...e }) => e),
+    tables: tablesOfMarkdown("curriculum", markdown),
   };
-  const markdown = md.join("\n") + "\n";
+  checkedReport(json);
   writeFileSync(join(dir, "report.md"), markdown);
   writeFileSync(join(dir, "report.json"), JSON.stringify(json, null, 2));
+  writeFileSync(
+    join(dir, "report.html"),
+    reportHtml({
+      title: `Curriculum run ${facts.thread}`,
+      facts: md.slice(2, md.indexOf("## The library over time")).filter((l) => l.startsWith("- ")).map((l) => l.slice(2).replace(/\*\*/g, "")),
+      figures: [`<h2>Cumulative share of curves judged converged, per task family (Fig. 5)</h2><img src="fig5-converged-share.png" alt="Fig. 5">`],
+      tables: json.tables,
+    }),
+  );
   return { json, markdown };
 }

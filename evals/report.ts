@@ -3,8 +3,9 @@
  * with its number of trials, CLEA's Average Score, mean and median time, critic verdicts. JSON, Markdown and HTML.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { counted, type EpisodeResult } from "./metrics";
+import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown, type PaperTable } from "./reports";
 
 export interface Cell {
   trials: number;
@@ -20,10 +21,16 @@ export interface Cell {
 }
 
 export interface Report {
+  /** The report contract (evals/reports.ts); absent from reports written before it. */
+  format?: typeof REPORT_FORMAT;
+  /** Whose tables these are: CLEA (kitchen), RePLan (tabletop) or VLM-PC (course). */
+  method?: ExperimentMethod;
   name: string;
   dataset: string;
   noise: number;
   seeds: number;
+  /** Every setting an episode's outcome depends on besides its variant and seed (evals/runner.ts experimentSettings). */
+  settings?: Record<string, unknown>;
   variants: string[];
   tasks: string[];
   families: string[];
@@ -34,7 +41,14 @@ export interface Report {
   durationSeconds: number;
   /** Episodes run by this invocation (not taken from an earlier one), how long they took, and the rate. */
   throughput?: { episodes: number; seconds: number; episodesPerMinute: number; concurrency?: number };
+  /** The method's tables as data, cell for cell what report.md prints (evals/reports.ts). */
+  tables?: PaperTable[];
 }
+
+export type ExperimentMethod = "clea" | "replan" | "vlmpc";
+
+/** Which method's tables an experiment has, from its episodes' task families (as the tables below choose). */
+export const experimentMethod = (r: Pick<Report, "families">): ExperimentMethod => (r.families.includes("replan") ? "replan" : r.families.includes("vlmpc") ? "vlmpc" : "clea");
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const median = (xs: number[]) => {
@@ -63,7 +77,7 @@ function cell(eps: Report["episodes"]): Cell {
 }
 
 export function buildReport(
-  meta: { name: string; dataset: string; noise: number; seeds: number; variants: string[]; durationSeconds: number; episodesRun?: number; runSeconds?: number; concurrency?: number },
+  meta: { name: string; dataset: string; noise: number; seeds: number; settings?: Record<string, unknown>; variants: string[]; durationSeconds: number; episodesRun?: number; runSeconds?: number; concurrency?: number },
   episodes: Report["episodes"],
 ): Report {
   const tasks = [...new Set(episodes.map((e) => e.task))];
@@ -81,7 +95,7 @@ export function buildReport(
   }
   const { episodesRun, runSeconds, concurrency, ...rest } = meta;
   const throughput = episodesRun && runSeconds ? { episodes: episodesRun, seconds: r3(runSeconds), episodesPerMinute: r3((60 * episodesRun) / runSeconds), concurrency } : undefined;
-  return { ...rest, tasks, families, table, verdicts, episodes, ...(throughput ? { throughput } : {}) };
+  return { format: REPORT_FORMAT, method: experimentMethod({ families }), ...rest, tasks, families, table, verdicts, episodes, ...(throughput ? { throughput } : {}) };
 }
 
 /**
@@ -89,8 +103,9 @@ export function buildReport(
  * cell's wall seconds): under a seed this part repeats byte for byte, however loaded the machine and however many
  * episodes ran at once.
  */
-export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "throughput"> {
-  const { durationSeconds: _d, throughput: _t, ...rest } = r;
+export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "throughput" | "tables"> {
+  // The tables as data print the wall clock's columns too: they are left out with it.
+  const { durationSeconds: _d, throughput: _t, tables: _tables, ...rest } = r;
   return {
     ...rest,
     table: Object.fromEntries(Object.entries(r.table).map(([v, cols]) => [v, Object.fromEntries(Object.entries(cols).map(([k, { meanWallSeconds: _m, medianWallSeconds: _md, ...c }]) => [k, c]))])) as Report["table"],
@@ -98,13 +113,31 @@ export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "thro
   };
 }
 
-export function writeReport(dir: string, r: Report): { json: string; md: string; html: string } {
+/** A path as the report names it: relative to the report's folder (a generated set's dataset is inside it). */
+const relativeTo = (dir: string, p: unknown) => (typeof p === "string" && isAbsolute(p) ? relative(dir, p) || "." : p);
+
+/**
+ * report.json (checked against its method's schema), report.md and report.html in the experiment's folder, every path
+ * in them relative to it.
+ */
+export function writeReport(dir: string, report: Report): { json: string; md: string; html: string } {
   const json = join(dir, "report.json");
   const md = join(dir, "report.md");
   const html = join(dir, "report.html");
-  writeFileSync(json, JSON.stringify(r, null, 2));
-  writeFileSync(md, markdown(r));
-  writeFileSync(html, htmlReport(r));
+  const { format: _f, method: _m, tables: _t, ...rest } = report;
+  const settingsOf = (x: Record<string, unknown> | undefined) => (x ? { settings: { ...x, dataset: relativeTo(dir, x.dataset) } } : {});
+  const r: Report = {
+    ...rest,
+    dataset: relativeTo(dir, rest.dataset) as string,
+    ...settingsOf(rest.settings),
+    episodes: rest.episodes.map((e) => ({ ...e, ...settingsOf((e as { settings?: Record<string, unknown> }).settings) })),
+  };
+  const method = experimentMethod(r);
+  const text = markdown(r);
+  const full = checkedReport({ format: REPORT_FORMAT, method, ...r, tables: tablesOfMarkdown(method, text) });
+  writeFileSync(json, JSON.stringify(full, null, 2));
+  writeFileSync(md, text);
+  writeFileSync(html, htmlReport(full));
   return { json, md, html };
 }
 
@@ -300,7 +333,7 @@ export function markdown(r: Report): string {
   ].join("\n");
 }
 
-function htmlReport(r: Report): string {
+function htmlReport(r: Report & { tables: PaperTable[] }): string {
   const colors = ["#3b6ea8", "#d08a2c", "#5a9e5a", "#a8423b", "#7a5aa8"];
   const charts = [...r.tasks, "all"]
     .map((t) => {
@@ -314,13 +347,10 @@ function htmlReport(r: Report): string {
       return `<h3>${t}</h3><svg width="520" height="${r.variants.length * 22 + 4}" role="img" aria-label="success rate per variant for ${t}">${bars}</svg>`;
     })
     .join("\n");
-  const body = markdown(r)
-    .split("\n")
-    .filter((l) => !l.startsWith("# "))
-    .join("\n")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Experiment ${r.name}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head>
-<body><h1>Experiment ${r.name}</h1><h2>Success rate per task</h2>${charts}<h2>Tables</h2><pre>${body}</pre></body></html>\n`;
+  return reportHtml({
+    title: `Experiment ${r.name}`,
+    facts: [`Dataset ${r.dataset}, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`],
+    figures: [`<h2>Success rate per task</h2>${charts}`],
+    tables: r.tables,
+  });
 }

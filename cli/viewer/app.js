@@ -59,8 +59,8 @@ async function indexPage() {
       : h("p", { class: "muted" }, "no run records here (npm start leaves one in runs/<thread>/)"),
     h("h2", {}, "Experiments"),
     x.experiments.length
-      ? h("ul", {}, x.experiments.map((e) => h("li", {}, h("a", { href: `/experiment/${enc(e.rel)}` }, e.name), e.hasReport ? "" : h("span", { class: "muted" }, " (no report.json)"))))
-      : h("p", { class: "muted" }, "none (npm run eval writes them to runs/experiments/<name>/)"),
+      ? h("ul", {}, x.experiments.map((e) => h("li", {}, h("a", { href: `/experiment/${enc(e.rel)}` }, e.name), e.method ? h("span", { class: "muted" }, ` — ${METHOD_NAMES[e.method] || e.method}`) : "", e.hasReport ? "" : h("span", { class: "muted" }, " (no report.json)"))))
+      : h("p", { class: "muted" }, "none (npm run eval writes them to runs/experiments/<name>/; a curriculum run's report is listed here too)"),
   );
 }
 
@@ -275,6 +275,7 @@ async function runPage(rel) {
   const head = h("div", {},
     h("h1", {}, `Run ${run.id} `, statusBadge(s ? s.status : "incomplete", s ? s.success : null)),
     run.goal ? h("div", {}, h("b", {}, "goal: "), run.goal) : "",
+    run.reportPage ? h("div", {}, h("a", { id: "report-link", href: run.reportPage }, "the run's report: its tables and charts")) : "",
     h("div", { class: "facts" },
       h("span", {}, `method: ${run.mode || "unknown"}`),
       s ? [h("span", {}, `variant ${s.variant}`), s.model ? h("span", {}, `model ${s.model}`) : "", h("span", {}, `steps ${s.steps}`), h("span", {}, `replans ${s.replans}`), h("span", {}, `model calls ${s.modelCalls}`),
@@ -360,51 +361,77 @@ function markdownTables(md) {
 
 const charts = [];
 
-function barChart(id, title, labels, datasets, yMax) {
-  const canvas = h("canvas", { id });
-  const box = h("div", { class: "chart" }, canvas);
+function chart(spec) {
+  const canvas = h("canvas", { id: spec.id });
+  const box = h("div", { class: "chart", "data-chart": spec.id }, canvas);
   queueMicrotask(() => {
-    const chart = new Chart(canvas, {
-      type: "bar",
-      data: { labels, datasets },
-      options: { responsive: true, maintainAspectRatio: false, animation: false, plugins: { title: { display: true, text: title }, legend: { display: datasets.length > 1 } }, scales: { y: { beginAtZero: true, ...(yMax ? { max: yMax } : {}) } } },
+    const many = spec.datasets.length > 1;
+    const datasets = spec.datasets.map((d, k) => ({
+      ...d,
+      backgroundColor: many || spec.type === "line" ? PALETTE[k % PALETTE.length] : spec.labels.map((_, i) => PALETTE[i % PALETTE.length]),
+      borderColor: PALETTE[k % PALETTE.length],
+      spanGaps: true,
+    }));
+    const c = new Chart(canvas, {
+      type: spec.type,
+      data: { labels: spec.labels, datasets },
+      options: {
+        responsive: true, maintainAspectRatio: false, animation: false,
+        plugins: { title: { display: true, text: spec.title }, legend: { display: many } },
+        scales: { y: { beginAtZero: true, ...(spec.yMax ? { max: spec.yMax } : {}) }, ...(spec.x ? { x: { title: { display: true, text: spec.x } } } : {}) },
+      },
     });
-    charts.push(chart);
+    charts.push(c);
   });
   return box;
 }
 
 const PALETTE = ["#1f5fa8", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2e4057", "#c17c74"];
+const METHOD_NAMES = { clea: "CLEA", replan: "RePLan", vlmpc: "VLM-PC", critic: "behaviour critic", curriculum: "Game On curriculum" };
+
+/** A cell as report.md prints it: a link's text, or a frame of the record (a curriculum run's cycle images) drawn. */
+function cellContent(rel, c) {
+  const img = /^!\[([^\]]*)\]\((frames\/[\w.-]+\.png)\)$/.exec(c);
+  if (img) return h("img", { class: "cell-frame", src: `/file/${enc(rel)}/${img[2]}`, alt: img[1] || img[2], loading: "lazy" });
+  return c.replace(/^\[([^\]]*)\]\([^)]*\)$/, "$1");
+}
+
+/** A table of the report, as report.json holds it (the cells report.md prints). */
+function paperTable(rel, t) {
+  return h("section", { class: "paper-table", "data-table": t.id },
+    h("h2", {}, t.title),
+    t.note ? h("p", { class: "muted" }, t.note.replace(/`/g, "")) : "",
+    t.rows.length ? "" : h("p", { class: "muted" }, "(no rows)"),
+    h("table", { class: "paper" }, h("tr", {}, t.columns.map((c) => h("th", {}, c))),
+      t.rows.map((r) => h("tr", {}, r.map((c) => h("td", { class: /^[\d.%() /–-]+$/.test(c) ? "num" : "" }, cellContent(rel, c)))))));
+}
 
 async function experimentPage(rel) {
   const x = await api(`/api/experiment/${enc(rel)}`);
-  document.title = `experiment ${x.name} — robograph view`;
+  const what = x.method === "curriculum" ? "Curriculum run" : x.method === "critic" ? "Behaviour-critic experiment" : "Experiment";
+  document.title = `${what.toLowerCase()} ${x.name} — robograph view`;
   crumbs.replaceChildren(" / ", x.name);
   const r = x.report;
-  const parts = [h("h1", {}, `Experiment ${x.name}`)];
-  if (r) parts.push(h("div", { class: "facts" }, h("span", {}, `dataset ${r.dataset}`), h("span", {}, `${r.seeds} seed(s)`), h("span", {}, `noise ${r.noise}`), h("span", {}, `${x.episodes.length} episodes`), h("span", {}, `${Math.round(r.durationSeconds)} s`)));
+  const parts = [h("h1", { "data-method": x.method || "" }, `${what} ${x.name}`, x.method ? h("span", { class: "badge method" }, METHOD_NAMES[x.method]) : "")];
+  if (x.facts.length) parts.push(h("div", { class: "facts", id: "facts" }, x.facts.map((f) => h("span", {}, f))));
+  if (x.reportError) parts.push(h("div", { class: "notes bad", id: "report-error" }, h("b", {}, "This report cannot be shown as its method's tables: "), x.reportError));
   if (x.notes.length) parts.push(h("div", { class: "notes" }, x.notes.map((n) => h("div", {}, n))));
-  if (r) {
-    const variants = r.variants;
-    const color = (k) => PALETTE[k % PALETTE.length];
-    parts.push(h("h2", {}, "Charts"), h("div", { class: "charts" },
-      barChart("chart-success", "Success rate per variant (all episodes)", variants, [{ label: "success rate", data: variants.map((v) => r.table[v].all.successRate), backgroundColor: variants.map((_, k) => color(k)) }], 1),
-      barChart("chart-tasks", "Success rate per task", r.tasks, variants.map((v, k) => ({ label: v, data: r.tasks.map((t) => (r.table[v][t] ? r.table[v][t].successRate : 0)), backgroundColor: color(k) })), 1),
-      barChart("chart-time", "Mean skill seconds and model calls per episode", variants, [
-        { label: "skill seconds", data: variants.map((v) => r.table[v].all.meanSkillSeconds), backgroundColor: "#00798c" },
-        { label: "model calls", data: variants.map((v) => r.table[v].all.meanModelCalls), backgroundColor: "#edae49" },
-      ]),
-      barChart("chart-score", "Average Score per variant", variants, [{ label: "average score", data: variants.map((v) => r.table[v].all.averageScore), backgroundColor: variants.map((_, k) => color(k)) }])));
+  if (x.method === "curriculum") parts.push(h("p", {}, h("a", { href: `/run/${enc(rel)}` }, "the run's timeline (every node's update)")));
+  if (x.charts.length) parts.push(h("h2", {}, "Charts"), h("div", { class: "charts" }, x.charts.map(chart)));
+  // The runner's episodes are the linked list below; a verdicts table with nothing counted says nothing.
+  const shown = r ? r.tables.filter((t) => !(t.id === "episodes" && x.runner) && !(t.id === "verdicts" && t.rows.every((row) => row.slice(1).every((c) => c === "0")))) : [];
+  if (r) parts.push(h("div", { id: "tables" }, shown.map((t) => paperTable(rel, t))));
+  else if (x.markdown) parts.push(h("div", { id: "tables" }, markdownTables(x.markdown)));
+  if (x.runner) {
+    parts.push(h("h2", {}, "Episodes"), h("table", { id: "episodes" },
+      h("tr", {}, ["episode", "variant", "task", "seed", "status", "success", "steps", "replans", "model calls", "skill s", "wall s"].map((c) => h("th", {}, c))),
+      x.episodes.map((e) => h("tr", {},
+        h("td", {}, e.href ? h("a", { href: e.href, class: "episode" }, e.id) : e.id),
+        h("td", {}, e.variant || ""), h("td", {}, e.task || ""), h("td", { class: "num" }, e.seed ?? ""),
+        h("td", {}, e.status ? statusBadge(e.status, e.success) : h("span", { class: "muted" }, e.recorded ? "no result (interrupted?)" : "")),
+        h("td", {}, e.success === true ? "yes" : e.success === false ? "no" : ""), h("td", { class: "num" }, e.steps ?? ""), h("td", { class: "num" }, e.replans ?? ""),
+        h("td", { class: "num" }, e.modelCalls ?? ""), h("td", { class: "num" }, fmt(e.skillSeconds, 1)), h("td", { class: "num" }, fmt(e.wallSeconds, 2))))));
   }
-  if (x.markdown) parts.push(h("div", { id: "tables" }, markdownTables(x.markdown)));
-  parts.push(h("h2", {}, "Episodes"), h("table", { id: "episodes" },
-    h("tr", {}, ["episode", "variant", "task", "seed", "status", "success", "steps", "replans", "model calls", "skill s", "wall s"].map((c) => h("th", {}, c))),
-    x.episodes.map((e) => h("tr", {},
-      h("td", {}, e.href ? h("a", { href: e.href, class: "episode" }, e.id) : e.id),
-      h("td", {}, e.variant || ""), h("td", {}, e.task || ""), h("td", { class: "num" }, e.seed ?? ""),
-      h("td", {}, e.status ? statusBadge(e.status, e.success) : h("span", { class: "muted" }, e.recorded ? "no result (interrupted?)" : "")),
-      h("td", {}, e.success === true ? "yes" : e.success === false ? "no" : ""), h("td", { class: "num" }, e.steps ?? ""), h("td", { class: "num" }, e.replans ?? ""),
-      h("td", { class: "num" }, e.modelCalls ?? ""), h("td", { class: "num" }, fmt(e.skillSeconds, 1)), h("td", { class: "num" }, fmt(e.wallSeconds, 2))))));
   app.replaceChildren(...parts);
 }
 

@@ -22,6 +22,10 @@ describe("npm run eval -- --dataset course-generated", () => {
       const report = JSON.parse(readFileSync(join(root, "gen", "report.json"), "utf8"));
       expect(report.episodes.map((e: { id: string }) => e.id).sort()).toEqual(["full__generated_3__tuning__s0", "random__generated_3__tuning__s0"]);
       expect(readFileSync(join(root, "gen", "report.md"), "utf8")).toMatch(/## Generated courses: 1 course\(s\)/);
+      // The experiment's own dataset.jsonl is named relative to its folder: no report names a path of this machine.
+      expect(report.dataset).toBe("dataset.jsonl");
+      expect(report.method).toBe("vlmpc");
+      for (const f of ["report.json", "report.md", "report.html"]) expect(readFileSync(join(root, "gen", f), "utf8")).not.toContain(root);
       // Again: every episode is already there.
       expect(await evalCommand(args)).toBe(0);
       expect(JSON.parse(readFileSync(join(root, "gen", "report.json"), "utf8")).throughput ?? null).toBeNull();

@@ -1,9 +1,11 @@
 /**
  * `robograph view` in a real browser: Debian's Chromium driven by playwright-core opens the pages the viewer serves for
  * records made here by the real CLI — a kitchen episode (`robograph run` with its simulator process), a run killed
- * mid-episode, and a two-variant experiment (`robograph eval`) — and checks what a person would look at: frames drawn
- * with their detections, the keyboard moving the step, one chart mark per variant, episodes linked to their runs, the
- * GIF of a camera. Screenshots go under the test's temp directory.
+ * mid-episode, a two-variant experiment (`robograph eval`), and the smallest experiment of every kind (CLEA, RePLan,
+ * VLM-PC, the behaviour critic, a Game On curriculum run) — and checks what a person would look at: frames drawn with
+ * their detections, the keyboard moving the step, one chart mark per variant, episodes linked to their runs, the GIF
+ * of a camera, each method's own tables and charts and no other method's, a report.json that fails its schema shown
+ * as an error. Screenshots go under the test's temp directory (or ROBOGRAPH_SCREENSHOTS).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,7 +44,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   const tmp = scratchDir();
   const runs = join(tmp, "runs");
   const data = join(tmp, "data");
-  const shots = join(tmp, "screenshots");
+  const shots = process.env.ROBOGRAPH_SCREENSHOTS ?? join(tmp, "screenshots");
   let viewer: ChildProcess | undefined;
   let sim: SimProcess | undefined;
   let browser: Browser | undefined;
@@ -60,16 +62,47 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     if (!haveBrowser) throw new Error(`ROBOGRAPH_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
     mkdirSync(shots, { recursive: true });
     sim = await startSim(["--scenario", "integration_tea_to_trash"]);
-    const [episode, experiment, killed] = await Promise.all([
+    const experiments = join(runs, "experiments");
+    const bench = join(tmp, "critic-benchmark");
+    const [episode, experiment, killed, kitchen, tabletop, critic, curriculum] = await Promise.all([
       // A whole kitchen episode, its simulator started by the CLI.
       finished(cli(["run", "--thread", "kitchen-view", "--data-dir", data, "--runs-dir", runs, "--quiet"])),
       // A real experiment: two variants of one obstacle course, one seed.
       finished(cli(["eval", "--dataset", "course", "--variants", "full,random", "--seeds", "1", "--limit", "1", "--concurrency", "2", "--root", join(runs, "experiments"), "--name", "two-variants"])),
       // A run killed (SIGKILL) a dozen steps in: no summary, whatever its events file and checkpoints hold.
       agent(["--thread", "killed-run", "--bridge-url", sim.url, "--data-dir", data, "--runs-dir", runs], (line, kill) => /^\[\s*12\]/.test(line) && kill()),
+      // The smallest experiment of each other kind: one kitchen task (CLEA), one tabletop task (RePLan), one critic
+      // case with its refinement loop, and a curriculum run of 24 episodes.
+      finished(cli(["eval", "--dataset", "kitchen", "--variants", "full", "--seeds", "1", "--limit", "1", "--root", experiments, "--name", "kitchen-clea"])),
+      finished(cli(["eval", "--dataset", "tabletop", "--variants", "full", "--seeds", "1", "--limit", "1", "--root", experiments, "--name", "tabletop-replan"])),
+      (async () => {
+        const made = await finished(spawn(process.execPath, ["--import", "tsx", join(ROOT, "evals", "datasets", "behaviorCriticBenchmark.ts"), "--cases-per-behaviour", "1", "--behaviours", "knocked_over", "--out", bench], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] }));
+        if (made.code !== 0) return made;
+        return finished(cli(["eval", "--dataset", "critic", "--benchmark", bench, "--seeds", "1", "--refine-limit", "1", "--root", experiments, "--name", "critic-one-case"]));
+      })(),
+      finished(cli(["run", "--graph", "curriculum", "--budget-episodes", "24", "--seed", "3", "--runs-dir", runs, "--data-dir", join(tmp, "curriculum-data"), "--thread", "curriculum-short", "--quiet"])),
     ]);
     expect(episode.code, episode.out).toBe(0);
     expect(experiment.code, experiment.out).toBe(0);
+    for (const x of [kitchen, tabletop, critic]) expect(x.code, x.out).toBe(0);
+    // A run this short learns nothing yet: it exits 2 with its record written.
+    expect([0, 2], curriculum.out).toContain(curriculum.code);
+    // A CLEA report that says it is VLM-PC's: its Average Score table is none of VLM-PC's, so the schema refuses it.
+    mkdirSync(join(experiments, "mislabelled"), { recursive: true });
+    const clea = JSON.parse(readFileSync(join(experiments, "kitchen-clea", "report.json"), "utf8"));
+    writeFileSync(join(experiments, "mislabelled", "report.json"), JSON.stringify({ ...clea, method: "vlmpc" }));
+    writeFileSync(join(experiments, "mislabelled", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
+    // Records from before the report contract: a runner's report.json with no method or tables, the critic's
+    // results.json and refinement.json — each beside the report.md written with it.
+    const { format: _f, method: _m, tables: _t, settings: _s, ...oldClea } = clea;
+    mkdirSync(join(experiments, "legacy-clea"), { recursive: true });
+    writeFileSync(join(experiments, "legacy-clea", "report.json"), JSON.stringify(oldClea));
+    writeFileSync(join(experiments, "legacy-clea", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
+    const { format: _cf, method: _cm, tables: _ct, settings: _cs, name: _cn, refinement, ...oldCritic } = JSON.parse(readFileSync(join(experiments, "critic-one-case", "report.json"), "utf8"));
+    mkdirSync(join(experiments, "legacy-critic"), { recursive: true });
+    writeFileSync(join(experiments, "legacy-critic", "results.json"), JSON.stringify(oldCritic));
+    writeFileSync(join(experiments, "legacy-critic", "refinement.json"), JSON.stringify(refinement));
+    writeFileSync(join(experiments, "legacy-critic", "report.md"), readFileSync(join(experiments, "critic-one-case", "report.md"), "utf8"));
     expect(killed.signal).toBe("SIGKILL");
     // The kill can also land while a line is being written: cut the last line in half, as such a kill leaves it.
     const events = join(runs, "killed-run", "events.jsonl");
@@ -91,7 +124,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     browser = await chromium.launch({ executablePath: CHROMIUM });
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
-  }, 240_000);
+  }, 480_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -221,5 +254,86 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     expect(await page.locator("#checkpoints summary").textContent()).toMatch(/checkpoint history: \d+ checkpoints/);
     expect(await page.locator(".facts").textContent()).toMatch(/last checkpoint: running/);
     await shot("killed-run");
+  });
+  /** Each kind of experiment: where it is, its method, the tables and charts it must show. */
+  const KINDS = [
+    { kind: "CLEA (kitchen)", rel: "experiments/kitchen-clea", method: "clea", tables: ["success", "average-score", "effort"], charts: ["chart-success", "chart-tasks", "chart-score", "chart-time"] },
+    { kind: "RePLan (tabletop)", rel: "experiments/tabletop-replan", method: "replan", tables: ["replan-table-1", "replan-actions", "success"], charts: ["chart-success", "chart-tasks", "chart-actions", "chart-time"] },
+    { kind: "VLM-PC (course)", rel: "experiments/two-variants", method: "vlmpc", tables: ["vlmpc-table-1", "vlmpc-figure-4", "success"], charts: ["chart-success", "chart-tasks", "chart-course-time", "chart-time"] },
+    { kind: "behaviour critic", rel: "experiments/critic-one-case", method: "critic", tables: ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "refinement", "refinement-per-program"], charts: ["chart-table-1", "chart-table-2", "chart-table-4", "chart-refinement"] },
+    { kind: "Game On curriculum", rel: "curriculum-short", method: "curriculum", tables: ["library", "cycles", "proposals", "curve", "fig-5", "diversity"], charts: ["chart-library", "chart-curves", "chart-fig-5"] },
+  ] as const;
+  /** What belongs to one method only: on any other method's page it must not be there. */
+  const OWN: Record<string, string[]> = {
+    clea: ["average-score", "chart-score"],
+    replan: ["replan-table-1", "replan-actions", "chart-actions"],
+    vlmpc: ["vlmpc-table-1", "vlmpc-table-2", "vlmpc-figure-4", "vlmpc-figure-5", "chart-course-time", "chart-figure-5"],
+    critic: ["table-1", "table-2", "table-4", "refinement", "chart-table-1", "chart-table-4", "chart-refinement"],
+    curriculum: ["library", "curve", "fig-5", "chart-library", "chart-curves", "chart-fig-5"],
+  };
+
+  for (const k of KINDS) {
+    it(`shows a ${k.kind} experiment with its own tables and charts and none of the other methods'`, async () => {
+      const dir = join(runs, k.rel);
+      // The contract: report.json, report.md and report.html, no absolute path of this machine in any of them.
+      for (const f of ["report.json", "report.md", "report.html"]) {
+        const text = readFileSync(join(dir, f), "utf8");
+        expect(text, `${k.rel}/${f} names a path of this machine`).not.toContain(tmp);
+        expect(text).not.toContain(ROOT);
+      }
+      const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
+      expect(report.method).toBe(k.method);
+      await page.goto(`${base}/`);
+      await page.click(`a[href='/experiment/${k.rel.split("/").map(encodeURIComponent).join("/")}']`);
+      await page.waitForSelector("#tables");
+      await page.waitForFunction((n) => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === n, k.charts.length);
+      expect(await page.locator("h1").getAttribute("data-method")).toBe(k.method);
+      expect(await page.locator("#report-error").count()).toBe(0);
+      for (const t of k.tables) expect(await page.locator(`[data-table="${t}"]`).count(), `table ${t}`).toBeGreaterThan(0);
+      expect(await page.locator("[data-chart]").evaluateAll((els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.chart))).toEqual(k.charts);
+      // Every table report.json holds is drawn (the runner's episode list is the linked table instead).
+      const drawn = report.tables.filter((t: { id: string; rows: string[][] }) => t.id !== "episodes" && !(t.id === "verdicts" && t.rows.every((r) => r.slice(1).every((c) => c === "0"))));
+      expect(await page.locator("[data-table]").count()).toBe(drawn.length);
+      for (const [m, own] of Object.entries(OWN)) {
+        if (m === k.method) continue;
+        for (const id of own) expect(await page.locator(`[data-table="${id}"], [data-chart="${id}"]`).count(), `${m}'s ${id} on a ${k.method} page`).toBe(0);
+      }
+      // No empty verdicts table, and CLEA's Average Score only on CLEA's page.
+      expect(await page.locator("h2", { hasText: "Average Score" }).count()).toBe(k.method === "clea" ? 1 : 0);
+      for (const t of await page.locator("[data-table='verdicts'] td.num").allTextContents()) expect(t).toMatch(/\d/);
+      expect(await page.locator("#episodes").count()).toBe(["clea", "replan", "vlmpc"].includes(k.method) ? 1 : 0);
+      await shot(`kind-${k.method}`);
+    });
+  }
+
+  it("shows a report.json that fails its method's schema as an error naming what is wrong, with report.md as written", async () => {
+    await page.goto(`${base}/experiment/experiments/mislabelled`);
+    await page.waitForSelector("#report-error");
+    const error = await page.locator("#report-error").textContent();
+    expect(error).toMatch(/does not match the vlmpc report schema/);
+    expect(error).toMatch(/tables\.\d+\.id/);
+    expect(await page.locator("[data-chart]").count()).toBe(0);
+    // What report.md says is still there to read.
+    expect(await page.locator("#tables table.paper").count()).toBeGreaterThan(0);
+    await shot("kind-mislabelled");
+  });
+
+  it("reads records from before the report contract in its shape: the method told from their fields, the tables from their report.md", async () => {
+    for (const [rel, method, table] of [["legacy-clea", "clea", "average-score"], ["legacy-critic", "critic", "refinement"]] as const) {
+      await page.goto(`${base}/experiment/experiments/${rel}`);
+      await page.waitForSelector("#tables");
+      expect(await page.locator("h1").getAttribute("data-method")).toBe(method);
+      expect(await page.locator("#report-error").count()).toBe(0);
+      expect(await page.locator(".notes").textContent()).toMatch(/written before the report contract/);
+      expect(await page.locator(`[data-table="${table}"]`).count()).toBe(1);
+    }
+  });
+
+  it("links a curriculum run's timeline and its report both ways", async () => {
+    await page.goto(`${base}/run/curriculum-short`);
+    await page.waitForSelector("#report-link");
+    await page.click("#report-link");
+    await page.waitForSelector("[data-table='library']");
+    expect(await page.locator("h1").getAttribute("data-method")).toBe("curriculum");
   });
 });

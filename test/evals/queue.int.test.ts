@@ -156,7 +156,7 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     expect(rows.map((r) => outcome(r.result))).toEqual(local.map(outcome));
     const report = JSON.parse(readFileSync(join(root, "queued", "report.json"), "utf8")) as Report;
     const scores = await scoreEpisodes("queued", "kitchen", loadDataset("kitchen"), local);
-    const localReport = buildReport({ name: "queued", dataset: "kitchen", noise: 0, seeds: 2, variants: ["full"], durationSeconds: 1 }, local.map((r) => ({ ...r, scores: scores.get(r.id)! })));
+    const localReport = buildReport({ name: "queued", dataset: "kitchen", noise: 0, seeds: 2, settings: report.settings, variants: ["full"], durationSeconds: 1 }, local.map((r) => ({ ...r, scores: scores.get(r.id)! })));
     expect(JSON.stringify(withoutTiming(report), null, 1)).toBe(JSON.stringify(withoutTiming(localReport), null, 1));
     expect(tables(report, { timing: false })).toBe(tables(localReport, { timing: false }));
 
