@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
-import { parseReport } from "../evals/reports";
+import { parseReport, RUNNER_METHODS } from "../evals/reports";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
@@ -176,8 +176,11 @@ export class Library {
       ...list(exRoot)
         .filter((n) => ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))))
         .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), method: methodOf(join(exRoot, n)) })),
-      // A curriculum run is a run (its event log) with a report of its own: listed with the experiments too.
-      ...runs.filter((r) => methodOf(join(this.root, r.rel)) === "curriculum").map((r) => ({ rel: r.rel, name: r.id, hasReport: true, method: "curriculum" })),
+      // A run with a report of its own (a curriculum run: a campaign of episodes) is listed with the experiments too.
+      ...runs.flatMap((r) => {
+        const method = methodOf(join(this.root, r.rel));
+        return method ? [{ rel: r.rel, name: r.id, hasReport: true, method }] : [];
+      }),
     ];
     return { root: this.root, runs, experiments };
   }
@@ -345,7 +348,7 @@ export class Library {
     const reportError = !raw && !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
     const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
     const settings = readJson(join(d, "experiment.json"));
-    const runner = !report || report.method === "clea" || report.method === "replan" || report.method === "vlmpc";
+    const runner = !report || (RUNNER_METHODS as readonly string[]).includes(report.method);
     const epDir = join(d, "episodes");
     const fromReport = new Map((report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [e.id, e as unknown as Record<string, unknown>]));
     // A curriculum run's episodes/ is its simulators' episode store, not run records.

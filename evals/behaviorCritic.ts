@@ -195,7 +195,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
 export function writeCriticReport(out: string, name: string, results: CriticResults, refinement: RefineRun[] | null, settings: Record<string, unknown>): { json: string; md: string; html: string; markdown: string } {
   mkdirSync(out, { recursive: true });
   const markdown = criticReport(results, refinement ? refineReport(refinement) : undefined);
-  const report = checkedReport({ format: REPORT_FORMAT, method: "critic" as const, name, ...results, settings, refinement, tables: tablesOfMarkdown("critic", markdown) });
+  const report = checkedReport({ format: REPORT_FORMAT, method: "behaviorCritic" as const, name, ...results, settings, refinement, tables: tablesOfMarkdown("behaviorCritic", markdown) });
   const files = { json: join(out, "report.json"), md: join(out, "report.md"), html: join(out, "report.html") };
   writeFileSync(files.json, JSON.stringify(report, null, 1));
   writeFileSync(files.md, markdown);

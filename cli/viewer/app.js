@@ -387,7 +387,7 @@ function chart(spec) {
 }
 
 const PALETTE = ["#1f5fa8", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2e4057", "#c17c74"];
-const METHOD_NAMES = { clea: "CLEA", replan: "RePLan", vlmpc: "VLM-PC", critic: "behaviour critic", curriculum: "Game On curriculum" };
+const METHOD_NAMES = { clea: "CLEA", replan: "RePLan", vlmpc: "VLM-PC", behaviorCritic: "behaviour critic", curriculum: "Game On curriculum" };
 
 /** A cell as report.md prints it: a link's text, or a frame of the record (a curriculum run's cycle images) drawn. */
 function cellContent(rel, c) {
@@ -408,7 +408,7 @@ function paperTable(rel, t) {
 
 async function experimentPage(rel) {
   const x = await api(`/api/experiment/${enc(rel)}`);
-  const what = x.method === "curriculum" ? "Curriculum run" : x.method === "critic" ? "Behaviour-critic experiment" : "Experiment";
+  const what = x.method === "curriculum" ? "Curriculum run" : x.method === "behaviorCritic" ? "Behaviour-critic experiment" : "Experiment";
   document.title = `${what.toLowerCase()} ${x.name} — robograph view`;
   crumbs.replaceChildren(" / ", x.name);
   const r = x.report;

@@ -260,7 +260,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     { kind: "CLEA (kitchen)", rel: "experiments/kitchen-clea", method: "clea", tables: ["success", "average-score", "effort"], charts: ["chart-success", "chart-tasks", "chart-score", "chart-time"] },
     { kind: "RePLan (tabletop)", rel: "experiments/tabletop-replan", method: "replan", tables: ["replan-table-1", "replan-actions", "success"], charts: ["chart-success", "chart-tasks", "chart-actions", "chart-time"] },
     { kind: "VLM-PC (course)", rel: "experiments/two-variants", method: "vlmpc", tables: ["vlmpc-table-1", "vlmpc-figure-4", "success"], charts: ["chart-success", "chart-tasks", "chart-course-time", "chart-time"] },
-    { kind: "behaviour critic", rel: "experiments/critic-one-case", method: "critic", tables: ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "refinement", "refinement-per-program"], charts: ["chart-table-1", "chart-table-2", "chart-table-4", "chart-refinement"] },
+    { kind: "behaviour critic", rel: "experiments/critic-one-case", method: "behaviorCritic", tables: ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "refinement", "refinement-per-program"], charts: ["chart-table-1", "chart-table-2", "chart-table-4", "chart-refinement"] },
     { kind: "Game On curriculum", rel: "curriculum-short", method: "curriculum", tables: ["library", "cycles", "proposals", "curve", "fig-5", "diversity"], charts: ["chart-library", "chart-curves", "chart-fig-5"] },
   ] as const;
   /** What belongs to one method only: on any other method's page it must not be there. */
@@ -268,7 +268,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     clea: ["average-score", "chart-score"],
     replan: ["replan-table-1", "replan-actions", "chart-actions"],
     vlmpc: ["vlmpc-table-1", "vlmpc-table-2", "vlmpc-figure-4", "vlmpc-figure-5", "chart-course-time", "chart-figure-5"],
-    critic: ["table-1", "table-2", "table-4", "refinement", "chart-table-1", "chart-table-4", "chart-refinement"],
+    behaviorCritic: ["table-1", "table-2", "table-4", "refinement", "chart-table-1", "chart-table-4", "chart-refinement"],
     curriculum: ["library", "curve", "fig-5", "chart-library", "chart-curves", "chart-fig-5"],
   };
 
@@ -319,7 +319,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   });
 
   it("reads records from before the report contract in its shape: the method told from their fields, the tables from their report.md", async () => {
-    for (const [rel, method, table] of [["legacy-clea", "clea", "average-score"], ["legacy-critic", "critic", "refinement"]] as const) {
+    for (const [rel, method, table] of [["legacy-clea", "clea", "average-score"], ["legacy-critic", "behaviorCritic", "refinement"]] as const) {
       await page.goto(`${base}/experiment/experiments/${rel}`);
       await page.waitForSelector("#tables");
       expect(await page.locator("h1").getAttribute("data-method")).toBe(method);

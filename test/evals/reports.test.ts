@@ -26,7 +26,7 @@ const CRITIC_MD = [
 
 describe("report tables as data", () => {
   it("takes each table under its heading, the second under one heading named by the paragraph before it", () => {
-    const t = tablesOfMarkdown("critic", CRITIC_MD);
+    const t = tablesOfMarkdown("behaviorCritic", CRITIC_MD);
     expect(t.map((x) => x.id)).toEqual(["table-2", "error-taxonomy"]);
     expect(t[0]).toEqual({ id: "table-2", title: "Table 2 — recall and precision on negative samples", columns: ["critic", "recall"], rows: [["critic", "50.0%"]] });
     expect(t[1].title).toBe("Error taxonomy (Fig. 4)");
@@ -39,7 +39,7 @@ describe("report tables as data", () => {
   });
 
   it("refuses a table that is none of the method's", () => {
-    expect(() => tablesOfMarkdown("critic", "## Something else\n\n| v |\n|---|\n| 1 |\n")).toThrow(/none of its tables/);
+    expect(() => tablesOfMarkdown("behaviorCritic", "## Something else\n\n| v |\n|---|\n| 1 |\n")).toThrow(/none of its tables/);
   });
 
   it("reads a table's cell as the number it prints", () => {
@@ -55,9 +55,9 @@ describe("parseReport", () => {
     const none = parseReport({ name: "old" });
     expect(none.ok).toBe(false);
     expect(!none.ok && none.error).toMatch(/names no method/);
-    const wrong = parseReport({ format: REPORT_FORMAT, method: "critic", name: "x", tables: [] });
+    const wrong = parseReport({ format: REPORT_FORMAT, method: "behaviorCritic", name: "x", tables: [] });
     expect(wrong.ok).toBe(false);
-    expect(!wrong.ok && wrong.error).toMatch(/does not match the critic report schema.*meta/);
+    expect(!wrong.ok && wrong.error).toMatch(/does not match the behaviorCritic report schema.*meta/);
   });
 
   it("refuses CLEA's Average Score in a VLM-PC report", () => {
