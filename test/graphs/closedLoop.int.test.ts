@@ -101,17 +101,29 @@ describe("a world that changes", () => {
   });
 
   it("a view an action left unchanged is reported again, without a model call: a grasp on nothing shows", async () => {
-    // Grippers that sense nothing, and a perceiver that sees a thing that is not there: a pick of it "succeeds".
-    const s = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
-    const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { hallucinate: 1 }, thread: "unchanged-views", maxSteps: 12 });
-    const looks = e.trace.filter((t) => t.node === "perceiver");
-    const acted = e.trace.flatMap((t, i) => (t.node === "executor" ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : [])) : []));
-    const unchanged = acted.filter(({ i, robot }) => {
-      const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
-      return next && (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) && next.update.usage?.perceiver === undefined;
-    });
+    // Grippers that sense nothing, and a perceiver that sees, once a look, a thing that is not there: when the planner
+    // reaches for such a thing, the pick "succeeds" and nothing in view changes. Which thing is made up is a seeded
+    // draw, so the episode is run under successive seeds until one reaches for it (deterministic: the same seed each time).
+    const unchangedIn = (e: Awaited<ReturnType<typeof runEpisode>>) => {
+      const acted = e.trace.flatMap((t, i) => (t.node === "executor" ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : [])) : []));
+      const unchanged = acted.filter(({ i, robot }) => {
+        const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
+        return next && (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) && next.update.usage?.perceiver === undefined;
+      });
+      return { acted, unchanged };
+    };
+    let found: { e: Awaited<ReturnType<typeof runEpisode>>; acted: { i: number; robot: string }[] } | undefined;
+    for (let seed = 0; seed < 8 && !found; seed++) {
+      const s = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
+      const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { hallucinate: 1 }, seed, thread: `unchanged-views-${seed}`, maxSteps: 12 });
+      const { acted, unchanged } = unchangedIn(e);
+      if (unchanged.length) found = { e, acted };
+      await s.stop();
+    }
     // Some action left its robot's view as it was: that robot is reported in the next look all the same, at no cost.
-    expect(unchanged.length).toBeGreaterThan(0);
+    expect(found, "no seed of 8 reached for a thing that is not there").toBeDefined();
+    const { e, acted } = found!;
+    const looks = e.trace.filter((t) => t.node === "perceiver");
     for (const { i, robot } of acted) {
       const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
       if (next) expect((next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot)).toBe(true);
