@@ -15,20 +15,13 @@ import { readInstruction, lexicon, notUnderstoodMessage } from "../models/reason
 import { goalLiterals, readTabletopGoal } from "../models/symbolic/replan";
 import { WorldDescription } from "../robots/manifests/schema";
 import { bundledManifests } from "../robots/manifests";
-import { NAMES, NAVIGATION_POINTS, OBJECTS, PLACES } from "../robots/sim/kitchen/layout";
+import { describeKitchen } from "../robots/sim/kitchen/layout";
 import { describeScene } from "../robots/sim/tabletop/scenario";
 import { buildScene, type SceneName } from "../robots/sim/tabletop/scenes";
 import { datasetPath, loadDataset, type DatasetRow } from "./datasets";
 
-/** The kitchen as its simulator describes it (KitchenWorld.description), without starting the simulator. */
-export const kitchenDescription = (): WorldDescription =>
-  WorldDescription.parse({
-    name: "kitchen",
-    places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
-    navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
-    labels: OBJECTS.map((o) => o.name),
-    names: NAMES,
-  });
+/** The kitchen as its simulator describes it, without starting the simulator. */
+export const kitchenDescription = (): WorldDescription => WorldDescription.parse(describeKitchen());
 
 const sceneDescription = (scene: string) => WorldDescription.parse(describeScene(buildScene(scene as SceneName)));
 

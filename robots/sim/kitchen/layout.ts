@@ -5,6 +5,7 @@
  * reaches the table, the drawers and the garbage can, which the mobile robot cannot get to.
  */
 import type { Vec3 } from "../camera";
+import type { WorldDescription } from "../../manifests/schema";
 
 export type PlaceName = "table" | "refrigerator" | "oven" | "sink" | "drawer_top" | "drawer_middle" | "trash_can";
 
@@ -152,3 +153,14 @@ export const NAMES: Record<string, { display: string; aliases: string[] }> = {
   in_front_of_oven: { display: "in front of the oven", aliases: [] },
   in_front_of_sink: { display: "in front of the sink", aliases: [] },
 };
+
+/** The kitchen as its simulator publishes it to agents (its places, navigation points, labels and their wordings). */
+export function describeKitchen(): WorldDescription {
+  return {
+    name: "kitchen",
+    places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
+    navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
+    labels: OBJECTS.map((o) => o.name),
+    names: structuredClone(NAMES),
+  };
+}

@@ -11,7 +11,7 @@ import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { kitchenXml } from "./scene";
-import { ARM_REST, MOBILE_GRIPPER_REST, NAMES, NAVIGATION_POINTS, OBJECTS, PLACES, navigationPoint, objectHalfHeight, place, type PlaceSpec } from "./layout";
+import { ARM_REST, MOBILE_GRIPPER_REST, NAVIGATION_POINTS, OBJECTS, PLACES, describeKitchen, navigationPoint, objectHalfHeight, place, type PlaceSpec } from "./layout";
 import type { KitchenScenario } from "./scenario";
 import { TICK, angleDiff, describeSuccess, skillFailure, skillMotion, type KitchenBody } from "./controllers";
 import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from "./perception";
@@ -122,13 +122,7 @@ export class KitchenWorld {
   }
 
   get description(): WorldDescription {
-    return {
-      name: "kitchen",
-      places: PLACES.map((p) => ({ name: p.name, kind: p.kind, openable: p.openable, capacity: p.slots.length })),
-      navigationPoints: NAVIGATION_POINTS.map((n) => n.name),
-      labels: OBJECTS.map((o) => o.name),
-      names: structuredClone(NAMES),
-    };
+    return describeKitchen();
   }
 
   onChange(listener: () => void): void {
