@@ -13,7 +13,7 @@
  * vitest. The rules read first, so whatever they read whole reads exactly as before.
  */
 import type { Naming } from "../../robots/manifests/schema";
-import { restate } from "./phrasing";
+import { describesOnly, restate } from "./phrasing";
 
 export interface ReadInstruction {
   goals: string[];
@@ -115,7 +115,7 @@ const bareLexicon = (labels: string[], places: string[]) => lexicon({ labels, pl
 const PUT_VERBS = [
   "put back", "put", "place", "set down", "set", "stick", "store", "stash", "leave", "drop", "move", "carry", "bring", "take",
   "transfer", "return", "fetch", "deliver", "load", "toss", "throw", "chuck", "pop", "slide", "stow", "relocate", "shift",
-  "get", "grab", "pick up", "heat up", "heat", "warm up", "warm", "cook", "bake", "roast",
+  "get", "grab", "pick up", "tuck", "shove", "plop", "lay", "rest", "heat up", "heat", "warm up", "warm", "cook", "bake", "roast",
 ];
 const FIND_VERBS = [
   "find", "locate", "search for", "search", "look for", "look around for", "hunt for", "seek", "spot", "track down", "go find",
@@ -132,6 +132,8 @@ const alternation = (words: string[]) => [...words].sort((a, b) => b.length - a.
 const PUT_START = new RegExp(`^(?:${alternation(PUT_VERBS)})\\b`, "i");
 const FIND_START = new RegExp(`^(?:${alternation(FIND_VERBS)})\\b`, "i");
 
+/** Words that say how much of a thing ("a slice of bread"), not which: a closed class of English measure nouns. */
+const MEASURES = /^(?:slices?|pieces?|bits?|loaf|loaves|cartons?|bottles?|box(?:es)?|bags?|packets?|packs?|jars?|cans?|tins?|bunch(?:es)?|handful|glass(?:es)?|pairs?|tubs?|portions?|half|couple|lot|lots|chunks?|wedges?|sheets?)$/i;
 /** Every word that is a verb to this reader: never a name, nor a word it failed to place. */
 const VERB_WORDS = new Set([...PUT_VERBS, ...FIND_VERBS, ...REPORT_VERBS, "dispose", "discard", "bin", "trash", "junk", "scrap", "rid", "dump", "away", "out", "know", "put", "find"].flatMap((v) => v.split(/\s+/)));
 
@@ -142,7 +144,7 @@ const UNDERSTOOD_VERB = new RegExp(`^(?:put|find|${REPORT_VERBS.join("|")})\\b`,
 /** A constraint on how to act ("Do not move anything."; "Leave everything else where it is."): understood, no goal. */
 const CONSTRAINT = /^(?:do not|don't|dont|never|without|no need to|leave (?:everything|all|the rest|anything|things)(?: else)? (?:where|as)|touch nothing|move nothing)\b/i;
 /** Words that lead into a part without being its verb. */
-const LEAD = /^(?:(?:and|then|also|finally|first|firstly|next|after that|afterwards|please|pls|now|just|kindly|carefully|gently|quickly|simply|could you|can you|would you|will you|would you mind|i want you to|i need you to|i'd like you to|i would like you to|you should|go ahead and|go and|try to|make sure to|robot|robots|hey)(?:\s*,)?\s+|,\s*)+/i;
+const LEAD = /^(?:(?:and|then|also|finally|first|firstly|next|after that|afterwards|please|pls|now|just|kindly|carefully|gently|quickly|simply|could you|can you|would you|will you|would you mind|i want you to|i need you to|i'd like you to|i would like you to|you should|go ahead and|go and|try to|make sure to|robot|robots|hey|let's|let us)(?:\s*,)?\s+|,\s*)+/i;
 /** Words after "and" that continue a list of things rather than start a new part. */
 const NOT_A_VERB = new Set(["the", "a", "an", "it", "them", "its", "their", "each", "every", "all", "both", "then", "my", "some"]);
 
@@ -154,7 +156,7 @@ const FUNCTION_WORDS = new Set(
     "everything nothing other else rest there here as so if can could would will should must do does did don't dont not never no without " +
     "moving touching touch anything located lies sits sitting lying kept stored currently somewhere around either whether again too while " +
     "that's it's whichever thing things stuff item items robot robots hey pls go ahead mind want need like try sure make know " +
-    "once when found well location locations whereabouts myself")
+    "once when found well location locations whereabouts myself because since before until while")
     .split(/\s+/),
 );
 
@@ -312,9 +314,22 @@ export function canonicalClause(clause: string, lex: Lexicon): { text: string; u
       last.words.push(w);
     } else runs.push({ start: m.index!, end: m.index! + m[0].length, words: [w] });
   }
+  const nameAfter = (at: number, between: RegExp) => {
+    const m = new RegExp(`^${between.source}([A-Za-z][A-Za-z0-9_]*)\\b`, "i").exec(text.slice(at));
+    return m && known.has(m[1].toLowerCase()) ? m[0].length - m[1].length : -1;
+  };
   for (const r of [...runs].reverse()) {
     const { name, tied } = byOverlap(r.words, lex);
-    if (name) text = text.slice(0, r.start) + name + text.slice(r.end);
+    if (name) {
+      text = text.slice(0, r.start) + name + text.slice(r.end);
+      continue;
+    }
+    // Words that only describe a thing named right after them ("the old sponge"), or say how much of it ("a slice of
+    // bread"): the name says which thing.
+    const described = nameAfter(r.end, /\s+/);
+    const measured = nameAfter(r.end, /\s+of\s+(?:the\s+|some\s+)?/);
+    if (described > 0 && describesOnly(r.words)) text = text.slice(0, r.start) + text.slice(r.end + described);
+    else if (measured > 0 && r.words.length === 1 && MEASURES.test(r.words[0])) text = text.slice(0, r.start) + text.slice(r.end + measured);
     else unplaced.unshift({ words: r.words.join(" "), closest: tied.length ? tied : closestNames(r.words.join(" "), lex) });
   }
   return { text, unplaced };

@@ -23,13 +23,16 @@ interface Term {
   /** Lower case, without the punctuation around it. */
   word: string;
   tags: Set<string>;
+  /** Punctuation follows it (a comma, a full stop): a phrase ends there. */
+  stop: boolean;
 }
 
 const termsOf = (text: string): Term[] =>
-  (nlp(text).terms().json() as { text: string; terms: { tags: string[]; normal: string }[] }[]).map((t) => ({
+  (nlp(text).terms().json() as { text: string; terms: { tags: string[]; normal: string; post?: string }[] }[]).map((t) => ({
     text: t.text.replace(/[.,;:!?]+$/, ""),
     word: t.terms[0].normal.replace(/[^a-z0-9']+/g, ""),
     tags: new Set(t.terms[0].tags),
+    stop: /[.,;:!?]/.test(t.terms[0].post ?? ""),
   }));
 
 const isVerb = (t?: Term) => !!t && t.tags.has("Verb") && !t.tags.has("Auxiliary") && !t.tags.has("Modal");
@@ -67,7 +70,7 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+)+/i;
+const POLITE = /^(?:(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -84,7 +87,7 @@ function dropYouFrame(c: string): string {
   return namesNothing(before) && startsOrder(after) ? after : c;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
-const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+so\s+much)?|cheers|please)$/i;
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please)$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
 function whereQuestion(c: string): string | undefined {
   const at = /\bwhere\b/i.exec(c);
@@ -128,18 +131,64 @@ function purposePlace(c: string): string | undefined {
   if (!terms[i] || !LOCATION.test(terms[i].word)) return undefined;
   return `${main} ${terms.slice(i).map((t) => t.text).join(" ")}`;
 }
+/**
+ * What an order is for, said with "for" at its end: for whom or when ("for me", "for tomorrow"), or, once the order has
+ * said where the thing goes, what it is for ("on the table for breakfast"). Kept after a verb of looking ("look in the
+ * fridge for the milk"), where it names the thing.
+ */
+function dropFor(c: string): string {
+  const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend))$/i, "");
+  if (bare !== c) return bare;
+  const m = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(c);
+  if (!m || /^(?:look|search|check|hunt|ask|scan|go|come)\b/i.test(c)) return c;
+  const words = termsOf(m[1]);
+  return words.slice(1).some((t) => LOCATION.test(t.word) || t.word === "to") ? m[1] : c;
+}
+/**
+ * A wish for how things end up: "I'd love it if the orange were in the fridge", "make sure the cup is in the sink", "it
+ * would be great if the bread ended up in the drawer" — put the thing there.
+ */
+const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|could\s+be|would\s+be)\s+((?:back\s+)?(?:in|into|inside|on|onto)\b.*)$/i;
+/** Why the order is given ("because it tastes better cold"): asks nothing more. */
+const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
+/** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
+const WHILE = /,?\s+(?:before|after|when|while|until|once|by\s+the\s+time)\s+(?:i|we|you|he|she|they|it|the|my|your|our|their|everyone|someone|people|guests)\b.+$/i;
 /** Where a purpose starts: what the order is for, which asks nothing more of the robot. */
 const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|stop|prevent|avoid))\b.*$/i;
 
 /** The words of one order said plainly (unchanged where the sentence is built in no way known here). */
 function restateClause(clause: string): string {
+  const wish = WISH.exec(clause.trim().replace(/[.;:!?,]+$/, "").replace(/^(?:please|kindly|just)\s+/i, "").replace(TRAILING, ""));
+  if (wish) return `put ${wish[1]} ${wish[2]}`;
   let c = clause.trim().replace(/[.;:!?,]+$/, "").replace(POLITE, "").replace(TRAILING, "");
+  // Thanks said on its own: nothing asked.
+  if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c)) return "";
   c = dropYouFrame(c).replace(POLITE, "");
+  // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
+  const must = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i.exec(c);
+  if (must) {
+    if (/\s+first$/i.test(must[1])) return "";
+    c = must[1];
+  }
   const seen = SEEN.exec(c);
   if (seen) return `find ${seen[1]}`;
+  // "Is the milk in the fridge?": asking where it is asks for it to be found.
+  const is = /^(?:is|are)\s+(?:there\s+)?((?:the|a|an|my|any|some)\s+.+?)\s+(?:in|on|inside|at|anywhere|around|somewhere)\b/i.exec(c);
+  if (is) return `find ${is[1]}`;
+  // "Off the table and into the fridge": one way, from one place to another.
+  c = c.replace(/\s+and\s+(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
+  // "Check whether the apple is in the microwave": find it (where it is said to be is a hint, kept).
+  const whether = /^(?:check|see|find\s+out|look|make\s+sure\s+you\s+know)\s+(?:whether|if)\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(c);
+  if (whether) return `find ${whether[1]}`;
+  // "Find me the apple", "bring us the milk": for whom says nothing of what.
+  c = c.replace(/^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i, "$1 ");
   const where = whereQuestion(c);
   if (where) return where;
-  c = (purposePlace(c) ?? c).replace(PURPOSE, "");
+  c = dropFor((purposePlace(c) ?? c).replace(PURPOSE, "").replace(REASON, "").replace(WHILE, ""));
+  // "Get the cabinet open": open it.
+  c = c.replace(/^(?:get|make|have)\s+(.+?)\s+open\b/i, "open $1");
+  // "Stored away in the cabinet": "away" before where says nothing more.
+  c = c.replace(/\s+away\s+(?=(?:in|into|inside|on|onto)\b)/i, " ");
   // "Help me tidy up by moving the cup to the sink"; "get rid of the tea by putting it in the bin": the means is the
   // order, and "it" in it is the thing the first part names.
   const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(c);
@@ -177,19 +226,28 @@ function passive(c: string): string | undefined {
   if (frame) start = termsOf(frame[0]).length;
   else if (isVerb(terms[0]) && !terms[0].tags.has("Determiner")) return undefined;
   // The thing: from its determiner up to the verb that says what becomes of it.
-  if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || terms[start].tags.has("Pronoun")) return undefined;
+  // "It should go in the fridge": "it" may be the thing when what it must become follows.
+  const pronounThing = /^(?:it|they)$/.test(terms[start]?.word ?? "") && (/^(?:should|must|needs|ought)$/.test(terms[start + 1]?.word ?? "") || (/^(?:has|have|need)$/.test(terms[start + 1]?.word ?? "") && terms[start + 2]?.word === "to"));
+  if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || (terms[start].tags.has("Pronoun") && !pronounThing)) return undefined;
   let end = start + 1;
   while (end < terms.length && !isVerb(terms[end]) && !/^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|will|can)$/.test(terms[end].word)) end++;
+  // "I'd like the milk on the table": after a frame of wanting, where the thing is to be, with no verb.
+  const where = frame ? terms.slice(start + 1, end).findIndex((t) => LOCATION.test(t.word)) : -1;
+  if (where >= 0) return `put ${terms.slice(start, start + 1 + where).map((t) => t.text).join(" ")} ${terms.slice(start + 1 + where).map((t) => t.text).join(" ")}`;
   const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase());
   let i = end;
   let be = !!frame;
   for (; i < terms.length && /^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|been|will|can|gets?)$/.test(terms[i].word); i++) be ||= /^(?:is|are|be|been|gets?)$/.test(terms[i].word);
   const verb = terms[i];
   if (!verb || !verb.tags.has("Verb")) return undefined;
+  // "Is going stale" says how it is; "needs throwing away" (said after "need") is what is to be done with it.
+  const needs = /^needs?$/.test(terms[i - 1]?.word ?? "");
+  if (verb.tags.has("Gerund") && !needs) return undefined;
+  be ||= needs;
   const rest = terms.slice(i + 1).map((t) => t.text).join(" ");
   // "goes in", "ends up in", "is in": where it is to be.
-  if (/^(?:go|goes|end|ends|be)$/.test(verb.word)) {
-    const after = rest.replace(/^up\s+/i, "");
+  if (/^(?:go|goes|end|ends|be|belong|belongs)$/.test(verb.word)) {
+    const after = rest.replace(/^(?:up|back)\s+/i, "");
     return TARGET.test(after.split(/\s+/)[0] ?? "") ? `put ${thing} ${after}` : undefined;
   }
   // After "be" any verb is its participle ("should be put back"); without it, only a participle is ("thrown away").
@@ -217,16 +275,40 @@ function passive(c: string): string | undefined {
   return said(verb.word, after);
 }
 
-/** The thing a part names after its verb ("get rid of the tea bottle" → "the tea bottle"), for "it" to stand for. */
+/**
+ * The thing a part names after its verb ("get rid of the tea bottle" → "the tea bottle"; "keep the apple cool" → "the
+ * apple"; "the loaf of bread" whole), for "it" to stand for: from a determiner through its adjectives and nouns (and
+ * "of" between nouns), up to the first word that is neither — or an adjective after the noun, which says how the
+ * thing is to be kept, not which.
+ */
 function objectOf(part: string): string | undefined {
-  const m = /\b((?:the|a|an|this|that|these|those|my|your|our)\s+[^,.;]+?)(?=\s+(?:off|from|out\s+of|in|into|on|onto|to|inside|and|then|by|with|at|up|down|away|back|over|out)\b|[,.;]|$)/i.exec(part);
-  return m?.[1];
+  const terms = termsOf(part);
+  const from = terms.findIndex((t) => /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/.test(t.word));
+  if (from < 0) return undefined;
+  let to = from + 1;
+  let noun = false;
+  for (; to < terms.length; to++) {
+    const t = terms[to];
+    if (terms[to - 1].stop) break;
+    if (t.word === "of" && noun && terms[to + 1] && (terms[to + 1].tags.has("Noun") || terms[to + 1].tags.has("Determiner"))) { noun = false; continue; }
+    if (t.tags.has("Preposition") || t.tags.has("Conjunction") || t.tags.has("Pronoun") || (isVerb(t) && !t.tags.has("Noun") && !t.tags.has("Adjective"))) break;
+    // "The burger needs heating": a verb the library may tag a noun after one.
+    if ((noun && !t.tags.has("Noun")) || (noun && /^(?:needs|wants|has|is|are|was|were|goes|belongs)$/.test(t.word))) break;
+    if (t.tags.has("Noun")) noun = true;
+    else if (!t.tags.has("Adjective") && !t.tags.has("Value") && !t.tags.has("Determiner")) break;
+  }
+  return to > from + 1 ? terms.slice(from, to).map((t) => t.text).join(" ") : undefined;
 }
 
 /** Whether a part starts another order ("and then drop it …"), by the library's tag on its first word. */
 const startsOrder = (text: string) => {
-  const first = termsOf(text).find((t) => !isAdverb(t));
-  return !!first && isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense");
+  const terms = termsOf(text);
+  const at = terms.findIndex((t) => !isAdverb(t));
+  const first = terms[at];
+  // Alone, a verb may be taken for a noun ("stash the bread"): a bare noun with a thing after it stands where a verb does.
+  const object = terms[at + 1]?.tags.has("Determiner") || terms[at + 1]?.tags.has("Possessive") || /^(?:it|them)$/.test(terms[at + 1]?.word ?? "");
+  const nounAsVerb = !!first && first.tags.has("Noun") && !first.tags.has("Pronoun") && !first.tags.has("Determiner") && at === 0 && object;
+  return !!first && ((isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense")) || nounAsVerb);
 };
 
 /** Instructions already said again: every node of every step reads the instruction anew, and parsing takes milliseconds. */
@@ -245,39 +327,148 @@ export function restate(text: string): string {
   return plain;
 }
 
+/** A phrase that names a thing, where it stands in its clause: for "it" and "them" to stand for. */
+interface Mention {
+  text: string;
+  plural: boolean;
+  /** After a preposition ("in the microwave"): a place named, less likely what "it" means than a subject or an object. */
+  placed: boolean;
+}
+
+/** Every phrase of a clause that names a thing ("the green apple", "the microwave"), in order. */
+function mentionsOf(clause: string): Mention[] {
+  const terms = termsOf(clause);
+  const out: Mention[] = [];
+  for (let i = 0; i < terms.length; i++) {
+    if (!/^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/.test(terms[i].word)) continue;
+    const text = objectOf(terms.slice(i).map((t) => t.text + (t.stop ? "," : "")).join(" "));
+    if (!text) continue;
+    const n = termsOf(text);
+    out.push({ text, plural: n.some((t) => t.tags.has("Plural")) && !n.some((t) => t.tags.has("Singular") && t === n[n.length - 1]), placed: i > 0 && terms[i - 1].tags.has("Preposition") });
+    i += n.length - 1;
+  }
+  return out;
+}
+
+/** What "it" (or "them") stands for among the things named last: the same number, a thing before a place. */
+function referent(pronoun: string, named: Mention[]): string | undefined {
+  const plural = /^(?:them|they)$/i.test(pronoun);
+  const agree = named.filter((m) => m.plural === plural);
+  const pool = agree.length ? agree : named;
+  return (pool.filter((m) => !m.placed).at(-1) ?? pool.at(-1))?.text;
+}
+
+/**
+ * A clause that states how things are rather than asking anything ("it's falling apart"; "the doors are already
+ * open"; "I can't remember where I put them"; "I think the apple might be in the microwave"): a subject that is not the
+ * one addressed, then its verb. It asks nothing of the robot; the things it names may still be what "it" means next.
+ */
+function isStatement(clause: string): boolean {
+  // "Since the oven is warm": the reason, said first.
+  const c = clause.trim().replace(/[.;:!?,]+$/, "").replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now)\s+/i, "");
+  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
+  const terms = termsOf(c);
+  const first = terms[0];
+  if (!first || /^(?:you|which|who|what|where|that|so|and|or|but|then|please)$/.test(first.word)) return false;
+  if (!(first.tags.has("Pronoun") || first.tags.has("Determiner") || first.tags.has("Possessive") || first.tags.has("Noun") || first.word === "there")) return false;
+  // Its verb; "needs", "wants" may be tagged nouns after a noun ("the burger needs heating").
+  const verb = terms.findIndex((t, i) => t.tags.has("Verb") || (i > 0 && /^(?:needs|wants|has|is|are|was|were)$/.test(t.word)));
+  return verb >= 1 && verb <= 6 && !terms.slice(0, verb).some((t) => t.tags.has("Preposition"));
+}
+
+/**
+ * A sentence cut where its clauses meet: "once you've found the tea, throw it out" (the first step said as an
+ * order), "the fridge is full, so put the orange in the bin", "toss the sponge, it's falling apart" (a statement after a
+ * comma). Other commas ("the orange, which is on the table, into the sink") stay inside their clause.
+ */
+function clausesOf(sentence: string): string[] {
+  const s = sentence.trim().replace(/[.;:!?]+$/, "");
+  const sub = /^(?:once|after|when|as\s+soon\s+as)\s+(?:you\s+(?:have\s+|had\s+)?)?([a-z]+)\b([^,]*),\s*(.+)$/i.exec(s);
+  if (sub && isVerb(termsOf(`${sub[1]}${sub[2]}`)[0])) return [`${infinitive(sub[1])}${sub[2]}`, ...clausesOf(sub[3])];
+  const out: string[] = [];
+  for (const piece of s.split(/,\s+/)) {
+    const so = /^so\s+(.+)$/i.exec(piece);
+    if (out.length && so && startsOrder(so[1].replace(POLITE, ""))) out.push(so[1]);
+    else if (out.length && isStatement(piece)) out.push(piece);
+    else if (out.length && startsOrder(piece.replace(POLITE, ""))) out.push(piece);
+    else if (out.length) out[out.length - 1] += `, ${piece}`;
+    else out.push(piece);
+  }
+  return out;
+}
+
+/** "Go and …", "take a look and …": words before "and" that only lead into the order after it. */
+const leadsIn = (part: string) => {
+  const lone = termsOf(part.replace(POLITE, ""));
+  const words = part.replace(POLITE, "").trim();
+  return (lone.length === 1 && isVerb(lone[0])) || /^(?:take|have)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)$/i.test(words);
+};
+
 function restateSentences(text: string): string {
-  const parts: string[] = [];
+  const parts: { order?: string; named?: Mention[] }[] = [];
   // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
   const joined = expandContractions(text).replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ");
-  for (const sentence of joined.split(/(?<=[.;:!?])\s+/)) {
-    // Two orders in one sentence: "X and then Y", "X, then Y", "X and Y" where Y starts with a verb.
-    // A sentence whose thing comes first ("the tea should be taken out … and left …") is one order about that thing.
-    const passiveSentence = passive(sentence.replace(/[.;:!?,]+$/, "").replace(POLITE, "")) !== undefined;
-    const pieces = passiveSentence ? [sentence] : sentence.split(/,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+/i).flatMap((p) => {
-      const out: string[] = [];
-      for (const bit of p.split(/,?\s+and\s+/i)) {
-        // "Go and look for …", "come and put …": a verb alone before "and" only leads into the order.
-        const lone = out.length ? termsOf(out[out.length - 1].replace(POLITE, "")) : [];
-        if (out.length && startsOrder(bit) && lone.length === 1 && isVerb(lone[0])) out[out.length - 1] = bit;
-        else if (out.length && startsOrder(bit)) out.push(bit);
-        // "the scrubber, and also the milk": the list goes on, without the adverb.
-        else if (out.length) {
-          const words = termsOf(bit);
-          const lead = words.findIndex((t) => !isAdverb(t));
-          out[out.length - 1] += ` and ${lead > 0 ? words.slice(lead).map((t) => t.text).join(" ") : bit}`;
-        }
-        else out.push(bit);
+  const sentences = joined.split(/(?<=[.;:!?])\s+|\s+[—–-]+\s+/);
+  for (const [n, sentence] of sentences.entries()) {
+    // "Empty the sink: the cup goes on the table and …": what follows the colon says what the heading asks.
+    if (/:\s*$/.test(sentence) && n < sentences.length - 1) continue;
+    for (const clause of clausesOf(sentence)) {
+      if (isStatement(clause)) {
+        parts.push({ named: mentionsOf(clause) });
+        continue;
       }
-      return out;
-    });
-    parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim()));
+      // Two orders in one sentence: "X and then Y", "X, then Y", "X and Y" where Y starts with a verb.
+      // A sentence whose thing comes first ("the tea should be taken out … and left …") is one order about that thing,
+      // unless another thing's own sentence follows "and" ("the cup goes on the table and the sponge goes in …").
+      const passiveClause = passive(clause.replace(/[.;:!?,]+$/, "").replace(POLITE, "")) !== undefined;
+      const pieces = passiveClause
+        ? clause.split(/,?\s+and\s+/i).reduce<string[]>((out, bit) => {
+            if (out.length && !startsOrder(bit) && passive(bit) !== undefined && passive(out[out.length - 1].replace(POLITE, "")) !== undefined) out.push(bit);
+            else if (out.length) out[out.length - 1] += ` and ${bit}`;
+            else out.push(bit);
+            return out;
+          }, [])
+        : clause.split(/,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+/i).flatMap((p) => {
+            const out: string[] = [];
+            for (const bit of p.split(/,?\s+and\s+/i)) {
+              if (out.length && startsOrder(bit) && leadsIn(out[out.length - 1])) out[out.length - 1] = bit;
+              else if (out.length && startsOrder(bit)) out.push(bit);
+              // "the scrubber, and also the milk": the list goes on, without the adverb.
+              else if (out.length) {
+                const words = termsOf(bit);
+                const lead = words.findIndex((t) => !isAdverb(t));
+                out[out.length - 1] += ` and ${lead > 0 ? words.slice(lead).map((t) => t.text).join(" ") : bit}`;
+              } else out.push(bit);
+            }
+            return out;
+          });
+      parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim()).map((order) => ({ order })));
+    }
   }
-  // "It" and "them" said as the thing they stand for.
-  let last: string | undefined;
+  // "It" and "them" said as the thing they stand for: the thing of the order before, or one a statement named.
+  let named: Mention[] = [];
+  let said: Mention[] = [];
+  const places: Mention[] = [];
   const orders = parts.map((p, k) => {
-    let q = p;
-    if (last) q = q.replace(/\b(?:it|them)\b/i, last);
-    const next = parts[k + 1];
+    if (p.named) {
+      if (p.named.length) named = said = p.named;
+      return "";
+    }
+    let q = p.order!;
+    const pronoun = /\b(?:it|them)\b/i.exec(q);
+    const stands = pronoun ? referent(pronoun[0], named) : undefined;
+    if (pronoun && stands) q = q.replace(/\b(?:it|them)\b/i, stands.replace(/^\w/, (x) => x.toLowerCase()));
+    // "The red one": the same kind of thing as the one named before ("the yellow cube … the red one" → "the red cube").
+    const kind = [...said, ...named].at(-1)?.text.split(/\s+/).at(-1);
+    if (kind) q = q.replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`);
+    // "Put it there (instead)": where it goes is the place named last.
+    q = q.replace(/\s+instead$/i, "");
+    if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/\s+there$/i, ` to ${places.at(-1)!.text}`);
+    // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
+    const there = places.at(-1) ?? (said.length ? said.at(-1) : undefined);
+    if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
+    places.push(...mentionsOf(q).filter((m) => m.placed));
+    const next = parts.slice(k + 1).find((x) => x.order)?.order;
     const thing = objectOf(q);
     // The next part says where it goes, with "it" said as the thing: taking it in hand is part of that.
     if (TAKING.test(q) && !TARGET.test(q.replace(TAKING, "").replace(thing ?? "", "")) && next && /\b(?:it|them)\b/i.test(next) && thing) q = "";
@@ -285,8 +476,14 @@ function restateSentences(text: string): string {
       const v = infinitive(q.split(/\s+/)[0] ?? "");
       if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;
     }
-    if (thing) last = thing;
+    if (thing) named = [{ text: thing, plural: /\b(?:and|both|all)\b/i.test(thing) || termsOf(thing).some((t) => t.tags.has("Plural")), placed: false }];
     return q;
   });
   return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
+}
+
+/** Whether words before a thing's name only describe it ("old", "rotten", "big green"): adjectives, by the library's tags. */
+export function describesOnly(words: string[]): boolean {
+  const terms = termsOf(`the ${words.join(" ")} thing`).slice(1, -1);
+  return terms.length === words.length && terms.every((t) => t.tags.has("Adjective") && !t.tags.has("Noun"));
 }

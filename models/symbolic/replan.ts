@@ -228,26 +228,29 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const names = vocabulary(world);
   const isLabel = (n?: string) => !!n && world.labels.includes(n);
   const isName = (n?: string) => !!n && (names.includes(n) || world.places.some((p) => p.name === n));
-  const goalIn = (g: string): Goal | undefined => {
+  // `asWritten`: the instruction as written, where a restatement may have dropped the key's clause ("… which unlocks when …").
+  const goalIn = (g: string, asWritten = g): Goal | undefined => {
     let m: RegExpExecArray | null;
     if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/.exec(g) ?? /the ([a-z][a-z0-9_]*)'s colou?r/.exec(g))) {
       return isName(m[1]) ? { kind: "match_colour" as const, place: m[1] } : undefined;
     }
-    if ((m = new RegExp(`\\bfind (?:the )?${NAME}`).exec(g))) return isLabel(m[1]) ? { kind: "find" as const, object: m[1] } : undefined;
-    if ((m = new RegExp(`\\bopen (?:the )?${NAME}`).exec(g))) {
+    if ((m = new RegExp(`\\bfind (?:the |a |an )?${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
+    if ((m = new RegExp(`\\bopen (?:the |a |an )?${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
       // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
       // the sensor"): the thing, then the surface.
-      const hint =
-        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(g) ??
-        new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(g);
+      const hintIn = (t: string) =>
+        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
+        new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
+        new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t);
+      const hint = hintIn(g) ?? hintIn(asWritten);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
       const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
-      const named = mentioned(g, surfaces);
+      const named = mentioned(hint && !hintIn(g) ? asWritten : g, surfaces);
       const keyPlace = key ? (surfaces.includes(hint![2]) ? hint![2] : named.length === 1 ? named[0] : undefined) : undefined;
-      return (world.joints ?? []).some((j) => j.object === m![1]) ? { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) } : undefined;
+      return { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
     }
-    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the )?${NAME}`).exec(g))) {
+    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the |a |an )?${NAME}`).exec(g))) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
       const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
       const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
@@ -259,7 +262,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   };
   // As written first; then as the NLP library parses the sentence (passives, polite frames, "it" for the thing named).
   const plain = restate(goal);
-  const found = goalIn(read.text.toLowerCase()) ?? (plain !== goal ? goalIn(canonicalText(plain, lex).text.toLowerCase()) : undefined);
+  const found = (plain !== goal && plain ? goalIn(canonicalText(plain, lex).text.toLowerCase(), read.text.toLowerCase()) : undefined) ?? goalIn(read.text.toLowerCase());
   if (found) return { goal: found };
   // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
   const missing = read.unplaced.length ? [] : [{ words: goal.trim(), closest: [], why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene" }];

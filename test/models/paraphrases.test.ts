@@ -113,6 +113,22 @@ describe("instructions it cannot map", () => {
     expect(notUnderstoodMessage(read("Find the unicorn and the hamburger."), kitchenLex)).toMatch(/could not place "unicorn"/);
   });
 
+  it("still refuses, naming the words, when what is left after statements, reasons and describing words names nothing it knows", () => {
+    // Read: a describing word before a known thing, a measure of it, a statement beside the order, a reason after it.
+    expect(read("Toss the old sponge in the garbage, it's falling apart.").goals).toEqual(["in(sponge, trash_can)"]);
+    expect(read("Put a slice of bread in the oven.").goals).toEqual(["in(bread, oven)"]);
+    expect(read("Let's get the burger into the oven.").goals).toEqual(["in(hamburger, oven)"]);
+    // Refused: an unknown action, an unknown thing (described or not), an unknown place, or a statement alone.
+    expect(read("Wash the apple.").unplaced[0]).toMatchObject({ words: "Wash", why: "no action I can read" });
+    expect(read("Put the rotten banana in the fridge, it smells.").unplaced.map((u) => u.words)).toContain("rotten banana");
+    expect(read("Put the apple in the dishwasher because it's dirty.").unplaced.map((u) => u.words)).toContain("dishwasher");
+    for (const text of ["The apple is dirty.", "The fridge is full, so", "I think the milk is in the fridge."]) {
+      const r = read(text);
+      expect(r.goals, text).toEqual([]);
+      expect(r.notUnderstood.length, text).toBeGreaterThan(0);
+    }
+  });
+
   it("says what is missing when every word has its place", () => {
     const r = read("Bring me the milk.");
     expect(r.unplaced[0].why).toBe("it names no place I know to put the milk in");

@@ -68,6 +68,51 @@ describe("restating an instruction", () => {
     ]);
   });
 
+  it("drops statements of how things are, and takes what they name for 'it', 'there' and 'the red one'", () => {
+    reads([
+      ["Toss the sponge in the garbage, it's falling apart.", "Toss the sponge in the garbage."],
+      ["The doors are already open, so just slide the cube into the cupboard.", "Slide the cube into the cupboard."],
+      ["I think the green apple might be in the microwave; can you take a look and find it?", "Find the green apple."],
+      ["A red bar is blocking the doors, so get it out of the way.", "Get a red bar out of the way."],
+      ["Since the oven is already warm, could you put the burger in there?", "Put the burger in the oven."],
+      ["I'm hungry — heat the burger in the oven.", "Heat the burger in the oven."],
+      ["Take the yellow cube off the crate and put the red one there instead.", "Take the yellow cube off the crate. Put the red cube to the crate."],
+    ]);
+    // Nothing asked: nothing said.
+    expect(restate("The apple is dirty.")).toBe("");
+  });
+
+  it("reads a first step said as 'once you've …', a heading before a colon, and 'belongs in'", () => {
+    reads([
+      ["Once you've tracked down the vitamins, throw them out.", "Track down the vitamins. Throw the vitamins out."],
+      ["Empty the sink: the cup goes on the table and the sponge goes in the top drawer.", "Put the cup on the table. Put the sponge in the top drawer."],
+      ["The medicine from the upper drawer belongs in the fridge.", "Put the medicine from the upper drawer in the fridge."],
+    ]);
+  });
+
+  it("drops for whom, when and why once the order says where; keeps 'for' after a verb of looking", () => {
+    reads([
+      ["Would you set the milk on the table for breakfast?", "Set the milk on the table."],
+      ["Tuck it into the fridge for tomorrow.", "Tuck it into the fridge."],
+      ["Put the tea in the fridge because it tastes better cold.", "Put the tea in the fridge."],
+      ["I need the tea on the table before my guests arrive.", "Put the tea on the table."],
+      ["Find me the green apple.", "Find the green apple."],
+    ]);
+    expect(restate("Look in the fridge for the milk, then put it on the table.")).toMatch(/for the milk/);
+  });
+
+  it("says wishes for how things end up, and steps the robot takes anyway, as the order", () => {
+    reads([
+      ["I'd love it if the orange were in the fridge.", "Put the orange in the fridge."],
+      ["Please make sure that the cup is in the sink.", "Put the cup in the sink."],
+      ["Could you grab the tea? It should go in the fridge.", "Put the tea in the fridge."],
+      ["I'd like the yellow box stored away in the cabinet, please; you'll have to open a door first.", "Store the yellow box in the cabinet."],
+      ["Go to the table and get the apple, then put it in the fridge.", "Put the apple in the fridge."],
+      ["Could you do me a favour and put the apple in the fridge?", "Put the apple in the fridge."],
+      ["Is the milk in the fridge?", "Find the milk."],
+    ]);
+  });
+
   it("leaves an order it has no reading for as written, for the reader to name", () => {
     reads([
       ["Put the orange into the sink and wash the apple.", "Put the orange into the sink. Wash the apple."],
