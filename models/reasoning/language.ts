@@ -156,7 +156,7 @@ const FUNCTION_WORDS = new Set(
     "everything nothing other else rest there here as so if can could would will should must do does did don't dont not never no without " +
     "moving touching touch anything located lies sits sitting lying kept stored currently somewhere around either whether again too while " +
     "that's it's whichever thing things stuff item items robot robots hey pls go ahead mind want need like try sure make know " +
-    "once when found well location locations whereabouts myself because since before until while")
+    "once when found well location locations whereabouts myself because since before until while his hers dear")
     .split(/\s+/),
 );
 
@@ -169,6 +169,8 @@ function canonicalVerb(clause: string): string {
   // Into the trash, whatever else the clause says: "get rid of the pills in the drawer" says where the pills are, and
   // "dispose of it in the garbage" names the trash twice.
   if ((m = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause))) return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  // "Toss the apple", "ditch the milk": thrown, with nowhere said, is thrown away.
+  if ((m = /^(?:toss|chuck|ditch|dump)\s+(.+)$/i.exec(clause)) && !/\b(?:in|into|on|onto|to|inside|at)\b/i.test(m[1])) return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
   if ((m = THROW_X_AWAY.exec(clause))) return `put ${m[1]} into the trash${m[2]}`;
   // "Put away the bread in the drawer" stores it: "away" is no trash.
   if ((m = /^put\s+away\s+(.+)$/i.exec(clause))) return `put ${m[1]}`;
@@ -328,7 +330,7 @@ export function canonicalClause(clause: string, lex: Lexicon): { text: string; u
     // bread"): the name says which thing.
     const described = nameAfter(r.end, /\s+/);
     const measured = nameAfter(r.end, /\s+of\s+(?:the\s+|some\s+)?/);
-    if (described > 0 && describesOnly(r.words)) text = text.slice(0, r.start) + text.slice(r.end + described);
+    if (described > 0 && describesOnly(r.words, text.slice(0, r.start).trim() || "the")) text = text.slice(0, r.start) + text.slice(r.end + described);
     else if (measured > 0 && r.words.length === 1 && MEASURES.test(r.words[0])) text = text.slice(0, r.start) + text.slice(r.end + measured);
     else unplaced.unshift({ words: r.words.join(" "), closest: tied.length ? tied : closestNames(r.words.join(" "), lex) });
   }
@@ -345,7 +347,9 @@ export function canonicalText(text: string, lex: Lexicon): { text: string; unpla
 
 export function readInstruction(text: string, labels: string[], places: string[], lex: Lexicon = bareLexicon(labels, places)): ReadInstruction {
   const asWritten = readOrders(text, labels, places, lex);
-  if (!asWritten.notUnderstood.length) return asWritten;
+  // Read whole and asking something: as written. A reading that asks nothing (a constraint that ran on into the order,
+  // "no need to be quick — just put the cup in the sink") is read again too.
+  if (!asWritten.notUnderstood.length && asWritten.goals.length) return asWritten;
   // Read again as the library parses the sentence; kept only when that reads whole and asks something. Otherwise the
   // message names the words as written.
   const plain = restate(text);
@@ -364,7 +368,8 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
   const names = new Set([...labels, ...places, ...lex.words.flatMap((w) => [...tokensOf(w)])].map((n) => n.toLowerCase()).filter((n) => !VERB_WORDS.has(n)));
   const verbs = alternation([...PUT_VERBS, ...FIND_VERBS, "dispose of", "discard", "get rid of", "bin", "trash", "throw", "toss"]);
   const clauses = text
-    .split(new RegExp(`(?<=[.;:!?])\\s+|,\\s+and\\s+(?=(?:then\\s+)?(?:${verbs})\\b)|\\s+then\\s+`, "i"))
+    // A comma before a verb of the reader's starts another part too ("put the cup in the sink, after that find the sponge").
+    .split(new RegExp(`(?<=[.;:!?])\\s+|,\\s+and\\s+(?=(?:then\\s+)?(?:${verbs})\\b)|\\s+then\\s+|,\\s+(?:after\\s+that\\s+|afterwards\\s+|next\\s+)?(?=(?:${verbs})\\b)`, "i"))
     // "… and <verb> …" starts another part ("find the tea and dispose of it"); "and the apple" continues a list.
     .flatMap((c) => c.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
       // split() interleaves the captured next word: even indices are text, odd ones the word after "and".
@@ -386,7 +391,9 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
       .sort((a, b) => a.i - b.i);
   const placeAlt = places.map(escape).join("|");
   for (const original of clauses) {
-    const written = original.replace(LEAD, "").replace(/[.;:!?]+$/, "");
+    // A lead alone ("After that," before the order the comma split off) asks nothing.
+    const written = `${original} `.replace(LEAD, "").trim().replace(/[.;:!?]+$/, "");
+    if (!written) continue;
     if (CONSTRAINT.test(written)) continue;
     const { text: clause, unplaced: here } = canonicalClause(written, lex);
     const part = written;

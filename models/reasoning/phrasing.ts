@@ -70,7 +70,7 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+)+/i;
+const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|(?:can|could|would|will)\s+you\s+be\s+so\s+kind\s+(?:as\s+to|and)\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -87,7 +87,7 @@ function dropYouFrame(c: string): string {
   return namesNothing(before) && startsOrder(after) ? after : c;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
-const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please)$/i;
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks)$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
 function whereQuestion(c: string): string | undefined {
   const at = /\bwhere\b/i.exec(c);
@@ -95,7 +95,7 @@ function whereQuestion(c: string): string | undefined {
   // sink where the sponge is" is an order, not a question.
   if (!at || !namesNothing(termsOf(c.slice(0, at.index)))) return undefined;
   // "Where does the milk go?" asks where it belongs, not where it is.
-  if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(c)) return undefined;
+  if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(c) && !/\bdid\b/i.test(c)) return undefined;
   // The thing: from the first word of a noun phrase that is not a person ("I", "you") up to the next verb ("be",
   // "went", "is kept") or a preposition other than "of" — "the orange and the apple" stays whole.
   const terms = termsOf(c.slice(at.index + at[0].length));
@@ -148,7 +148,13 @@ function dropFor(c: string): string {
  * A wish for how things end up: "I'd love it if the orange were in the fridge", "make sure the cup is in the sink", "it
  * would be great if the bread ended up in the drawer" — put the thing there.
  */
-const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|could\s+be|would\s+be)\s+((?:back\s+)?(?:in|into|inside|on|onto)\b.*)$/i;
+const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?)\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
+/** "I'm looking for my cup": a search, said of oneself. */
+const LOOKING = /^(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for\s+(.+)$/i;
+/** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
+const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
+/** Politeness or timing said as a clause of its own, asking nothing. */
+const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can)$/i;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
 const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
@@ -164,6 +170,29 @@ function restateClause(clause: string): string {
   // Thanks said on its own: nothing asked.
   if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c)) return "";
   c = dropYouFrame(c).replace(POLITE, "");
+  // Politeness said as a clause of its own ("if it's not too much trouble", "before you do anything else").
+  if (POLITE_CLAUSE.test(c)) return "";
+  // "(Please) you put the apple …": the order, said to "you".
+  if (/^you\s+/i.test(c) && startsOrder(c.replace(/^you\s+/i, ""))) c = c.replace(/^you\s+/i, "");
+  // "I need the stone cabinet open(ed)": open it.
+  const openWish = OPEN_WISH.exec(c);
+  if (openWish) return `open ${openWish[1]}`;
+  // "Swap the yellow cube on the crate for the red one": the second thing goes where the first is.
+  const swap = /^(?:swap|replace|exchange|switch)\s+(.+?)\s+(?:on|in|inside)\s+(.+?)\s+(?:for|with)\s+(.+)$/i.exec(c);
+  if (swap) {
+    const one = /^(the|a)\s+(\w+)\s+one$/i.exec(swap[3]);
+    return `put ${one ? `${one[1]} ${one[2]} ${swap[1].split(/\s+/).at(-1)}` : swap[3]} on ${swap[2]}`;
+  }
+  // "I'm looking for my cup": find it. "Have a look for the sponge": look for it.
+  const looking = LOOKING.exec(c);
+  if (looking) return `find ${looking[1]}`;
+  c = c.replace(/^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look\s+(?:around\s+)?for\b/i, "look for");
+  // "Make the cup go to the sink": put it there.
+  const go = /^(?:make|let|have)\s+(.+?)\s+go\s+((?:back\s+)?(?:in|into|on|onto|to|inside)\b.*)$/i.exec(c);
+  if (go) return `put ${go[1]} ${go[2]}`;
+  // "Can the milk go in the fridge?": asked as a question, the same order.
+  const can = /^(?:can|could|would|will)\s+((?:the|a|an|my|our|this|that)\s+.+?)\s+(?:go|be\s+put|be\s+placed|be\s+moved|be\s+stored)\s+((?:back\s+)?(?:in|into|on|onto|inside|to)\b.*)$/i.exec(c);
+  if (can) return `put ${can[1]} ${can[2]}`;
   // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
   const must = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i.exec(c);
   if (must) {
@@ -173,8 +202,25 @@ function restateClause(clause: string): string {
   const seen = SEEN.exec(c);
   if (seen) return `find ${seen[1]}`;
   // "Is the milk in the fridge?": asking where it is asks for it to be found.
-  const is = /^(?:is|are)\s+(?:there\s+)?((?:the|a|an|my|any|some)\s+.+?)\s+(?:in|on|inside|at|anywhere|around|somewhere)\b/i.exec(c);
+  const is = /^(?:is|are)\s+(?:there\s+)?((?:the|a|an|my|any|some)\s+.+?)\s+(?:in|on|inside|at|anywhere|around|somewhere|left)\b/i.exec(c);
   if (is) return `find ${is[1]}`;
+  // "Help me tidy up by moving the cup to the sink"; "get rid of the tea by putting it in the bin": the means is the
+  // order, and "it" in it is the thing the first part names.
+  const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(c);
+  // The library may tag the gerund a noun ("by moving the cup"): a word in -ing that takes an object is a verb.
+  const byTerms = termsOf(c);
+  const gerundAt = by ? byTerms.findIndex((t) => t.word === by[2].toLowerCase()) : -1;
+  const object = (t?: Term) => !!t && (t.tags.has("Determiner") || t.tags.has("Pronoun") || t.tags.has("Possessive"));
+  if (by && gerundAt >= 0 && (byTerms[gerundAt].tags.has("Verb") || object(byTerms[gerundAt + 1]))) {
+    const thing = objectOf(by[1]);
+    const rest = thing ? by[3].replace(/\b(?:it|them)\b/i, thing) : by[3];
+    // "Unlock the cupboard by putting the cube on the plate": the means unlocks it; opening it is the order.
+    c = /^(?:unlock|open)\b/i.test(by[1]) && thing ? `open ${thing} by ${by[2]}${by[3]}` : `${infinitive(by[2])}${rest}`;
+  }
+  // "In the top drawer, next to the medicine": where in it, which says no more of where.
+  if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(c)) c = c.replace(/,?\s+(?:next\s+to|beside|near|by(?!\s+\w+ing\b)|behind|in\s+front\s+of|alongside)\s+[^,]+$/i, "");
+  // "Track it down": the phrasal verb kept whole.
+  c = c.replace(/^(track|hunt|seek)\s+(.+?)\s+(down|out)\b/i, "$1 $3 $2");
   // "Off the table and into the fridge": one way, from one place to another.
   c = c.replace(/\s+and\s+(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
   // "Check whether the apple is in the microwave": find it (where it is said to be is a hint, kept).
@@ -189,18 +235,6 @@ function restateClause(clause: string): string {
   c = c.replace(/^(?:get|make|have)\s+(.+?)\s+open\b/i, "open $1");
   // "Stored away in the cabinet": "away" before where says nothing more.
   c = c.replace(/\s+away\s+(?=(?:in|into|inside|on|onto)\b)/i, " ");
-  // "Help me tidy up by moving the cup to the sink"; "get rid of the tea by putting it in the bin": the means is the
-  // order, and "it" in it is the thing the first part names.
-  const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(c);
-  // The library may tag the gerund a noun ("by moving the cup"): a word in -ing that takes an object is a verb.
-  const byTerms = termsOf(c);
-  const gerundAt = by ? byTerms.findIndex((t) => t.word === by[2].toLowerCase()) : -1;
-  const object = (t?: Term) => !!t && (t.tags.has("Determiner") || t.tags.has("Pronoun") || t.tags.has("Possessive"));
-  if (by && gerundAt >= 0 && (byTerms[gerundAt].tags.has("Verb") || object(byTerms[gerundAt + 1]))) {
-    const thing = objectOf(by[1]);
-    const rest = thing ? by[3].replace(/\b(?:it|them)\b/i, thing) : by[3];
-    c = `${infinitive(by[2])}${rest}`;
-  }
   c = c.replace(POLITE, "");
   const terms = termsOf(c);
   if (!terms.length) return c;
@@ -210,7 +244,16 @@ function restateClause(clause: string): string {
   // "search the kitchen for the bread": find the bread.
   const search = /^(?:search|look\s+through|look\s+around|check|scan)\s+(?!for\b)(.+?)\s+for\s+(.+)$/i.exec(c);
   if (search) return `find ${search[2]}`;
-  return passive(c) ?? c;
+  return passive(c) ?? terse(c) ?? c;
+}
+
+/** "Tea to the table", "the burger into the oven!": no verb, a thing and where it goes — the order to put it there. */
+function terse(c: string): string | undefined {
+  const m = /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(c);
+  // A word after an adjective is its noun, whatever the library tags it ("yellow cube into …").
+  const terms = termsOf(c);
+  if (!m || terms.some((t, i) => (isVerb(t) && !terms[i - 1]?.tags.has("Adjective")) || t.tags.has("Copula"))) return undefined;
+  return `put ${m[1].trim()} to ${m[2].replace(/^(?:the\s+)?/i, "the ")}`;
 }
 
 /**
@@ -222,7 +265,7 @@ function passive(c: string): string | undefined {
   const terms = termsOf(c);
   // The frame before the thing: "I want", "I need", "I'd like", "have", "get".
   let start = 0;
-  const frame = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also)\s+)*(?:want|need|like|love|prefer|expect)|have|get)\s+/i.exec(c);
+  const frame = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also|still|just|only)\s+)*(?:want|need|like|love|prefer|expect)|(?:i|we)\s+(?:am|are)\s+(?:needing|wanting)|have|get)\s+/i.exec(c);
   if (frame) start = termsOf(frame[0]).length;
   else if (isVerb(terms[0]) && !terms[0].tags.has("Determiner")) return undefined;
   // The thing: from its determiner up to the verb that says what becomes of it.
@@ -230,16 +273,25 @@ function passive(c: string): string | undefined {
   const pronounThing = /^(?:it|they)$/.test(terms[start]?.word ?? "") && (/^(?:should|must|needs|ought)$/.test(terms[start + 1]?.word ?? "") || (/^(?:has|have|need)$/.test(terms[start + 1]?.word ?? "") && terms[start + 2]?.word === "to"));
   if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || (terms[start].tags.has("Pronoun") && !pronounThing)) return undefined;
   let end = start + 1;
-  while (end < terms.length && !isVerb(terms[end]) && !/^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|will|can)$/.test(terms[end].word)) end++;
+  // "Goes", "belongs": the library may tag them nouns after a colour ("the orange goes in the bin").
+  const GOES = /^(?:goes|belongs|go|belong)$/;
+  while (end < terms.length && !isVerb(terms[end]) && !/^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|will|can)$/.test(terms[end].word) && !(end > start && GOES.test(terms[end].word))) end++;
   // "I'd like the milk on the table": after a frame of wanting, where the thing is to be, with no verb.
-  const where = frame ? terms.slice(start + 1, end).findIndex((t) => LOCATION.test(t.word)) : -1;
+  const where = frame ? terms.slice(start + 1, end).findIndex((t) => LOCATION.test(t.word) || t.word === "there") : -1;
   if (where >= 0) return `put ${terms.slice(start, start + 1 + where).map((t) => t.text).join(" ")} ${terms.slice(start + 1 + where).map((t) => t.text).join(" ")}`;
   const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase());
   let i = end;
   let be = !!frame;
-  for (; i < terms.length && /^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|been|will|can|gets?)$/.test(terms[i].word); i++) be ||= /^(?:is|are|be|been|gets?)$/.test(terms[i].word);
+  // Asked for, not told: a frame of wanting, or "should", "must", "needs (to)", "has to", "is to", "will", "can".
+  let asked = !!frame;
+  for (; i < terms.length && /^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|been|will|can|gets?)$/.test(terms[i].word); i++) {
+    be ||= /^(?:is|are|be|been|gets?)$/.test(terms[i].word);
+    asked ||= /^(?:should|must|needs?|ought|to|will|can)$/.test(terms[i].word);
+  }
   const verb = terms[i];
-  if (!verb || !verb.tags.has("Verb")) return undefined;
+  // "I'd like the red cube to be on the crate", "the milk should be in the fridge": where it is to be.
+  if (verb && be && asked && LOCATION.test(verb.word)) return `put ${thing} ${terms.slice(i).map((t) => t.text).join(" ")}`;
+  if (!verb || !(verb.tags.has("Verb") || GOES.test(verb.word))) return undefined;
   // "Is going stale" says how it is; "needs throwing away" (said after "need") is what is to be done with it.
   const needs = /^needs?$/.test(terms[i - 1]?.word ?? "");
   if (verb.tags.has("Gerund") && !needs) return undefined;
@@ -252,6 +304,8 @@ function passive(c: string): string | undefined {
   }
   // After "be" any verb is its participle ("should be put back"); without it, only a participle is ("thrown away").
   if (!(be || verb.tags.has("PastTense") || verb.tags.has("Participle"))) return undefined;
+  // "The cup is chipped", "the vitamins expired", "the orange has gone moldy": how things are, not what to do.
+  if (!asked) return undefined;
   const said = (w: string, words: Term[]) => {
     const v = infinitive(w);
     const r = words.map((t) => t.text).join(" ");
@@ -283,7 +337,7 @@ function passive(c: string): string | undefined {
  */
 function objectOf(part: string): string | undefined {
   const terms = termsOf(part);
-  const from = terms.findIndex((t) => /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/.test(t.word));
+  const from = terms.findIndex((t) => /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|any|some)$/.test(t.word));
   if (from < 0) return undefined;
   let to = from + 1;
   let noun = false;
@@ -291,9 +345,12 @@ function objectOf(part: string): string | undefined {
     const t = terms[to];
     if (terms[to - 1].stop) break;
     if (t.word === "of" && noun && terms[to + 1] && (terms[to + 1].tags.has("Noun") || terms[to + 1].tags.has("Determiner"))) { noun = false; continue; }
-    if (t.tags.has("Preposition") || t.tags.has("Conjunction") || t.tags.has("Pronoun") || (isVerb(t) && !t.tags.has("Noun") && !t.tags.has("Adjective"))) break;
-    // "The burger needs heating": a verb the library may tag a noun after one.
-    if ((noun && !t.tags.has("Noun")) || (noun && /^(?:needs|wants|has|is|are|was|were|goes|belongs)$/.test(t.word))) break;
+    // "That iced tea", "the chipped cup": a participle before the noun describes it.
+    const describing = !noun && isVerb(t) && (t.tags.has("PastTense") || t.tags.has("Participle")) && !!terms[to + 1]?.tags.has("Noun");
+    if (t.tags.has("Preposition") || t.tags.has("Conjunction") || t.tags.has("Pronoun") || (isVerb(t) && !t.tags.has("Noun") && !t.tags.has("Adjective") && !describing)) break;
+    if (describing) continue;
+    // "The burger needs heating", "the orange has gone": verbs the library may tag nouns.
+    if ((noun && !t.tags.has("Noun")) || /^(?:needs|wants|has|have|had|is|are|was|were|goes|belongs)$/.test(t.word)) break;
     if (t.tags.has("Noun")) noun = true;
     else if (!t.tags.has("Adjective") && !t.tags.has("Value") && !t.tags.has("Determiner")) break;
   }
@@ -347,6 +404,10 @@ function mentionsOf(clause: string): Mention[] {
     out.push({ text, plural: n.some((t) => t.tags.has("Plural")) && !n.some((t) => t.tags.has("Singular") && t === n[n.length - 1]), placed: i > 0 && terms[i - 1].tags.has("Preposition") });
     i += n.length - 1;
   }
+  // A thing named alone, without an article ("Blue cube — find it").
+  if (!out.length && terms.length && terms.length <= 4 && terms.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective")) && !t.tags.has("Pronoun"))) {
+    out.push({ text: `the ${terms.map((t) => t.text).join(" ")}`, plural: terms.at(-1)!.tags.has("Plural"), placed: false });
+  }
   return out;
 }
 
@@ -365,8 +426,17 @@ function referent(pronoun: string, named: Mention[]): string | undefined {
  */
 function isStatement(clause: string): boolean {
   // "Since the oven is warm": the reason, said first.
-  const c = clause.trim().replace(/[.;:!?,]+$/, "").replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now)\s+/i, "");
-  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
+  const whole = clause.trim().replace(/[.;:!?,]+$/, "");
+  const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until)\s+/i, "");
+  // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
+  const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
+  if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
+  // "Blue cube — find it": a thing named alone, for what follows to be about.
+  const bare = termsOf(c);
+  if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun"))) return true;
+  // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
+  if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c)) return true;
+  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
   const terms = termsOf(c);
   const first = terms[0];
   if (!first || /^(?:you|which|who|what|where|that|so|and|or|but|then|please)$/.test(first.word)) return false;
@@ -383,14 +453,20 @@ function isStatement(clause: string): boolean {
  */
 function clausesOf(sentence: string): string[] {
   const s = sentence.trim().replace(/[.;:!?]+$/, "");
+  // "When you get a chance, …", "if it's not too much trouble, …": politeness first, then the order.
+  const first = /^([^,]+),\s*(.+)$/.exec(s);
+  if (first && POLITE_CLAUSE.test(first[1].replace(POLITE, "").trim())) return clausesOf(first[2]);
   const sub = /^(?:once|after|when|as\s+soon\s+as)\s+(?:you\s+(?:have\s+|had\s+)?)?([a-z]+)\b([^,]*),\s*(.+)$/i.exec(s);
   if (sub && isVerb(termsOf(`${sub[1]}${sub[2]}`)[0])) return [`${infinitive(sub[1])}${sub[2]}`, ...clausesOf(sub[3])];
   const out: string[] = [];
   for (const piece of s.split(/,\s+/)) {
-    const so = /^so\s+(.+)$/i.exec(piece);
-    if (out.length && so && startsOrder(so[1].replace(POLITE, ""))) out.push(so[1]);
+    const so = /^(?:so|but|and\s+so|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
+    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t);
+    if (out.length && so && asks(so[1])) out.push(so[1]);
     else if (out.length && isStatement(piece)) out.push(piece);
     else if (out.length && startsOrder(piece.replace(POLITE, ""))) out.push(piece);
+    // "The apple goes in the fridge, the orange goes in the bin": one more order of the same kind.
+    else if (out.length && passive(piece) !== undefined && passive(out[out.length - 1].replace(POLITE, "")) !== undefined) out.push(piece);
     else if (out.length) out[out.length - 1] += `, ${piece}`;
     else out.push(piece);
   }
@@ -401,14 +477,15 @@ function clausesOf(sentence: string): string[] {
 const leadsIn = (part: string) => {
   const lone = termsOf(part.replace(POLITE, ""));
   const words = part.replace(POLITE, "").trim();
-  return (lone.length === 1 && isVerb(lone[0])) || /^(?:take|have)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)$/i.test(words);
+  return (lone.length === 1 && isVerb(lone[0])) || /^(?:take|have)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
 };
 
 function restateSentences(text: string): string {
   const parts: { order?: string; named?: Mention[] }[] = [];
   // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
   const joined = expandContractions(text).replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ");
-  const sentences = joined.split(/(?<=[.;:!?])\s+|\s+[—–-]+\s+/);
+  // An aside in brackets is a sentence of its own.
+  const sentences = joined.replace(/\s*\(([^)]+)\)\s*([.!?]?)/g, ". $1. ").replace(/\.\s*\.\s*$/, ".").split(/(?<=[.;:!?])\s+|\s+[—–-]+\s+/).filter((x) => x.replace(/[.;:!?\s]/g, ""));
   for (const [n, sentence] of sentences.entries()) {
     // "Empty the sink: the cup goes on the table and …": what follows the colon says what the heading asks.
     if (/:\s*$/.test(sentence) && n < sentences.length - 1) continue;
@@ -449,21 +526,31 @@ function restateSentences(text: string): string {
   let named: Mention[] = [];
   let said: Mention[] = [];
   const places: Mention[] = [];
-  const orders = parts.map((p, k) => {
+  const orders: string[] = [];
+  parts.forEach((p, k) => orders.push(orderOf(p, k)));
+  function orderOf(p: (typeof parts)[number], k: number): string {
     if (p.named) {
       if (p.named.length) named = said = p.named;
+      places.push(...p.named.filter((m) => m.placed));
       return "";
     }
     let q = p.order!;
+    // "Please find.", "bring please": a verb alone is said of the thing named last.
+    if (/^(?:find|locate|fetch|bring|get|grab|bin|toss)$/i.test(q.trim()) && named.length) q = `${q.trim()} it`;
+    // "… and then do the same with the orange": the order before, with this thing.
+    const same = /^do\s+the\s+same\s+(?:with|for|to)\s+(.+)$/i.exec(q);
+    const before = [...orders].reverse().find(Boolean);
+    const itsThing = before ? objectOf(before) : undefined;
+    if (same && before && itsThing) q = before.replace(itsThing, same[1]);
     const pronoun = /\b(?:it|them)\b/i.exec(q);
     const stands = pronoun ? referent(pronoun[0], named) : undefined;
     if (pronoun && stands) q = q.replace(/\b(?:it|them)\b/i, stands.replace(/^\w/, (x) => x.toLowerCase()));
     // "The red one": the same kind of thing as the one named before ("the yellow cube … the red one" → "the red cube").
-    const kind = [...said, ...named].at(-1)?.text.split(/\s+/).at(-1);
+    const kind = (named.filter((m) => !m.placed).at(-1) ?? named.at(-1))?.text.split(/\s+/).at(-1);
     if (kind) q = q.replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`);
     // "Put it there (instead)": where it goes is the place named last.
     q = q.replace(/\s+instead$/i, "");
-    if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/\s+there$/i, ` to ${places.at(-1)!.text}`);
+    if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
     const there = places.at(-1) ?? (said.length ? said.at(-1) : undefined);
     if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
@@ -478,12 +565,15 @@ function restateSentences(text: string): string {
     }
     if (thing) named = [{ text: thing, plural: /\b(?:and|both|all)\b/i.test(thing) || termsOf(thing).some((t) => t.tags.has("Plural")), placed: false }];
     return q;
-  });
+  }
   return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
 }
 
 /** Whether words before a thing's name only describe it ("old", "rotten", "big green"): adjectives, by the library's tags. */
-export function describesOnly(words: string[]): boolean {
-  const terms = termsOf(`the ${words.join(" ")} thing`).slice(1, -1);
-  return terms.length === words.length && terms.every((t) => t.tags.has("Adjective") && !t.tags.has("Noun"));
+export function describesOnly(words: string[], before = "the"): boolean {
+  // Tagged where they stand: "unlocks" after "the red cube on the sensor" is a verb, not a describing word.
+  const terms = termsOf(`${before} ${words.join(" ")} thing`).slice(-1 - words.length, -1);
+  // Adjectives, participles ("chipped"), and a word or two the library takes for a noun ("leftover", "mouldy"): before a
+  // name, they say which of its kind or in what state, not another thing.
+  return terms.length === words.length && words.length <= 2 && terms.every((t) => (t.tags.has("Adjective") || (isVerb(t) && (t.tags.has("PastTense") || t.tags.has("Participle"))) || (t.tags.has("Noun") && t.tags.has("Singular"))) && !t.tags.has("Pronoun"));
 }

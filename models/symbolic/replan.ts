@@ -231,8 +231,13 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   // `asWritten`: the instruction as written, where a restatement may have dropped the key's clause ("… which unlocks when …").
   const goalIn = (g: string, asWritten = g): Goal | undefined => {
     let m: RegExpExecArray | null;
-    if ((m = /(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/.exec(g) ?? /the ([a-z][a-z0-9_]*)'s colou?r/.exec(g))) {
-      return isName(m[1]) ? { kind: "match_colour" as const, place: m[1] } : undefined;
+    // The place whose colour is to be matched: the first of these ways of saying it that names one.
+    const colour = [/(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
+      .map((r) => r.exec(g))
+      .filter((x): x is RegExpExecArray => !!x);
+    if (colour.length) {
+      const named = colour.find((x) => isName(x[1]));
+      return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
     }
     if ((m = new RegExp(`\\bfind (?:the |a |an )?${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
     if ((m = new RegExp(`\\bopen (?:the |a |an )?${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
@@ -241,7 +246,8 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       const hintIn = (t: string) =>
         new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
-        new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t);
+        new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t) ??
+        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
       const hint = hintIn(g) ?? hintIn(asWritten);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
