@@ -352,10 +352,25 @@ export function readInstruction(text: string, labels: string[], places: string[]
   if (!asWritten.notUnderstood.length && asWritten.goals.length) return asWritten;
   // Read again as the library parses the sentence; kept only when that reads whole and asks something. Otherwise the
   // message names the words as written.
-  const plain = restate(text);
+  const plain = restate(text, namesThing(lex));
   if (plain === text) return asWritten;
   const restated = readOrders(plain, labels, places, lex);
   return restated.notUnderstood.length || !restated.goals.length ? asWritten : restated;
+}
+
+const thingNamers = new WeakMap<Lexicon, (phrase: string) => boolean>();
+/** Whether a phrase names one of the world's things or places (for "it" to mean that before a person). */
+export function namesThing(lex: Lexicon): (phrase: string) => boolean {
+  let f = thingNamers.get(lex);
+  if (!f) {
+    const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
+    f = (phrase) => {
+      const { text, unplaced } = canonicalClause(phrase, lex);
+      return !unplaced.length && text.split(/[^A-Za-z0-9_]+/).some((w) => known.has(w.toLowerCase()));
+    };
+    thingNamers.set(lex, f);
+  }
+  return f;
 }
 
 /** The rules' reading of an instruction: clause by clause, verbs and names as the lists above give them. */

@@ -70,7 +70,7 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|(?:can|could|would|will)\s+you\s+be\s+so\s+kind\s+(?:as\s+to|and)\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
+const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -149,12 +149,14 @@ function dropFor(c: string): string {
  * would be great if the bread ended up in the drawer" — put the thing there.
  */
 const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?)\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
+/** "The yellow block you must put inside the cabinet": the thing said before the order. */
+const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)\s+you\s+(?:must|should|need\s+to|have\s+to|can|will)\s+([a-z]+)\b(.*)$/i;
 /** "I'm looking for my cup": a search, said of oneself. */
 const LOOKING = /^(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for\s+(.+)$/i;
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
-const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can)$/i;
+const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there)$/i;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
 const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
@@ -183,6 +185,10 @@ function restateClause(clause: string): string {
     const one = /^(the|a)\s+(\w+)\s+one$/i.exec(swap[3]);
     return `put ${one ? `${one[1]} ${one[2]} ${swap[1].split(/\s+/).at(-1)}` : swap[3]} on ${swap[2]}`;
   }
+  // "The yellow block you must put inside the cabinet": the thing said first.
+  const fronted = FRONTED.exec(c);
+  if (fronted && isVerb(termsOf(`you ${fronted[2]}`)[1])) c = `${fronted[2]} ${fronted[1]}${fronted[3]}`;
+  c = c.replace(/^open\s+up\b/i, "open");
   // "I'm looking for my cup": find it. "Have a look for the sponge": look for it.
   const looking = LOOKING.exec(c);
   if (looking) return `find ${looking[1]}`;
@@ -269,8 +275,8 @@ function passive(c: string): string | undefined {
   if (frame) start = termsOf(frame[0]).length;
   else if (isVerb(terms[0]) && !terms[0].tags.has("Determiner")) return undefined;
   // The thing: from its determiner up to the verb that says what becomes of it.
-  // "It should go in the fridge": "it" may be the thing when what it must become follows.
-  const pronounThing = /^(?:it|they)$/.test(terms[start]?.word ?? "") && (/^(?:should|must|needs|ought)$/.test(terms[start + 1]?.word ?? "") || (/^(?:has|have|need)$/.test(terms[start + 1]?.word ?? "") && terms[start + 2]?.word === "to"));
+  // "It should go in the fridge", "it belongs on the table": "it" may be the thing when what it must become follows.
+  const pronounThing = /^(?:it|they)$/.test(terms[start]?.word ?? "") && (/^(?:should|must|needs|ought|belongs|belong|goes)$/.test(terms[start + 1]?.word ?? "") || (/^(?:has|have|need)$/.test(terms[start + 1]?.word ?? "") && terms[start + 2]?.word === "to"));
   if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || (terms[start].tags.has("Pronoun") && !pronounThing)) return undefined;
   let end = start + 1;
   // "Goes", "belongs": the library may tag them nouns after a colour ("the orange goes in the bin").
@@ -289,6 +295,8 @@ function passive(c: string): string | undefined {
     asked ||= /^(?:should|must|needs?|ought|to|will|can)$/.test(terms[i].word);
   }
   const verb = terms[i];
+  // "Doesn't belong in the sink", "should never go": what is not to be, which asks for nothing.
+  if (terms.slice(start, i + 1).some((t) => /^(?:not|never|n't)$/.test(t.word) || t.tags.has("Negative"))) return undefined;
   // "I'd like the red cube to be on the crate", "the milk should be in the fridge": where it is to be.
   if (verb && be && asked && LOCATION.test(verb.word)) return `put ${thing} ${terms.slice(i).map((t) => t.text).join(" ")}`;
   if (!verb || !(verb.tags.has("Verb") || GOES.test(verb.word))) return undefined;
@@ -375,14 +383,17 @@ const said = new Map<string, string>();
  * The instruction said again as plain orders, one per sentence, in the reader's verbs where the library knows the
  * word's infinitive; a part built in no way known here is kept as written, for the reader to name what it cannot read.
  */
-export function restate(text: string): string {
-  const known = said.get(text);
+export function restate(text: string, knows?: (phrase: string) => boolean): string {
+  const cache = knows ? (saidFor.get(knows) ?? saidFor.set(knows, new Map()).get(knows)!) : said;
+  const known = cache.get(text);
   if (known !== undefined) return known;
-  const plain = restateSentences(text);
-  if (said.size >= 64) said.delete(said.keys().next().value!);
-  said.set(text, plain);
+  const plain = restateSentences(text, knows);
+  if (cache.size >= 64) cache.delete(cache.keys().next().value!);
+  cache.set(text, plain);
   return plain;
 }
+/** Restatements where a world says which phrases name its things (by the world's lexicon). */
+const saidFor = new WeakMap<(phrase: string) => boolean, Map<string, string>>();
 
 /** A phrase that names a thing, where it stands in its clause: for "it" and "them" to stand for. */
 interface Mention {
@@ -412,10 +423,13 @@ function mentionsOf(clause: string): Mention[] {
 }
 
 /** What "it" (or "them") stands for among the things named last: the same number, a thing before a place. */
-function referent(pronoun: string, named: Mention[]): string | undefined {
+function referent(pronoun: string, named: Mention[], knows?: (phrase: string) => boolean): string | undefined {
   const plural = /^(?:them|they)$/i.test(pronoun);
-  const agree = named.filter((m) => m.plural === plural);
-  const pool = agree.length ? agree : named;
+  // A thing of the world before a person or anything else ("my grandson … the hamburger … where it is").
+  const things = knows ? named.filter((m) => knows(m.text)) : [];
+  const candidates = things.length ? things : named;
+  const agree = candidates.filter((m) => m.plural === plural);
+  const pool = agree.length ? agree : candidates;
   return (pool.filter((m) => !m.placed).at(-1) ?? pool.at(-1))?.text;
 }
 
@@ -427,7 +441,7 @@ function referent(pronoun: string, named: Mention[]): string | undefined {
 function isStatement(clause: string): boolean {
   // "Since the oven is warm": the reason, said first.
   const whole = clause.trim().replace(/[.;:!?,]+$/, "");
-  const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until)\s+/i, "");
+  const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway)\s+/i, "");
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
   const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
   if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
@@ -436,10 +450,11 @@ function isStatement(clause: string): boolean {
   if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun"))) return true;
   // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
   if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c)) return true;
-  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
+  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || FRONTED.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
   const terms = termsOf(c);
   const first = terms[0];
-  if (!first || /^(?:you|which|who|what|where|that|so|and|or|but|then|please)$/.test(first.word)) return false;
+  // "That" leads a statement only as a determiner ("that blue mug doesn't belong …"), not as "that is" or a relative.
+  if (!first || /^(?:you|which|who|what|where|so|and|or|but|then|please)$/.test(first.word) || (first.word === "that" && !(terms[1]?.tags.has("Noun") || terms[1]?.tags.has("Adjective")))) return false;
   if (!(first.tags.has("Pronoun") || first.tags.has("Determiner") || first.tags.has("Possessive") || first.tags.has("Noun") || first.word === "there")) return false;
   // Its verb; "needs", "wants" may be tagged nouns after a noun ("the burger needs heating").
   const verb = terms.findIndex((t, i) => t.tags.has("Verb") || (i > 0 && /^(?:needs|wants|has|is|are|was|were)$/.test(t.word)));
@@ -480,7 +495,7 @@ const leadsIn = (part: string) => {
   return (lone.length === 1 && isVerb(lone[0])) || /^(?:take|have)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
 };
 
-function restateSentences(text: string): string {
+function restateSentences(text: string, knows?: (phrase: string) => boolean): string {
   const parts: { order?: string; named?: Mention[] }[] = [];
   // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
   const joined = expandContractions(text).replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ");
@@ -543,7 +558,7 @@ function restateSentences(text: string): string {
     const itsThing = before ? objectOf(before) : undefined;
     if (same && before && itsThing) q = before.replace(itsThing, same[1]);
     const pronoun = /\b(?:it|them)\b/i.exec(q);
-    const stands = pronoun ? referent(pronoun[0], named) : undefined;
+    const stands = pronoun ? referent(pronoun[0], named, knows) : undefined;
     if (pronoun && stands) q = q.replace(/\b(?:it|them)\b/i, stands.replace(/^\w/, (x) => x.toLowerCase()));
     // "The red one": the same kind of thing as the one named before ("the yellow cube … the red one" → "the red cube").
     const kind = (named.filter((m) => !m.placed).at(-1) ?? named.at(-1))?.text.split(/\s+/).at(-1);

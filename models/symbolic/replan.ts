@@ -12,7 +12,7 @@ import type {
   Diagnosis, FailureReasons, GoalCheck, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck,
   TermCheck, VisionAnswer, VisionQuestions,
 } from "../schemas";
-import { alias, canonicalText, closestName, lexicon, notUnderstoodMessage } from "../reasoning/language";
+import { alias, canonicalText, closestName, lexicon, namesThing, notUnderstoodMessage } from "../reasoning/language";
 import { restate } from "../reasoning/phrasing";
 import { mentioned, missingArgument, vocabulary, type SceneDetections } from "../reasoning/replan";
 
@@ -267,7 +267,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
     return undefined;
   };
   // As written first; then as the NLP library parses the sentence (passives, polite frames, "it" for the thing named).
-  const plain = restate(goal);
+  const plain = restate(goal, namesThing(lex));
   const found = (plain !== goal && plain ? goalIn(canonicalText(plain, lex).text.toLowerCase(), read.text.toLowerCase()) : undefined) ?? goalIn(read.text.toLowerCase());
   if (found) return { goal: found };
   // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
