@@ -293,7 +293,7 @@ export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
  * A clause in the reader's verbs and the world's names: wordings first, then runs of other words by overlap. Words
  * it could not place come back with the closest names.
  */
-export function canonicalClause(clause: string, lex: Lexicon): { text: string; unplaced: Unplaced[] } {
+export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet<string> = new Set()): { text: string; unplaced: Unplaced[] } {
   const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
   let text = nameWordings(canonicalVerb(clause), lex);
   const unplaced: Unplaced[] = [];
@@ -321,7 +321,11 @@ export function canonicalClause(clause: string, lex: Lexicon): { text: string; u
     return m && known.has(m[1].toLowerCase()) ? m[0].length - m[1].length : -1;
   };
   for (const r of [...runs].reverse()) {
-    const { name, tied } = byOverlap(r.words, lex);
+    const overlap = byOverlap(r.words, lex);
+    // "The bottle" after "is there any iced tea left?": of the names it could mean, the one the instruction names elsewhere.
+    const said = overlap.tied.filter((t) => named.has(t));
+    const name = overlap.name ?? (said.length === 1 ? said[0] : undefined);
+    const tied = overlap.tied;
     if (name) {
       text = text.slice(0, r.start) + name + text.slice(r.end);
       continue;
@@ -332,6 +336,8 @@ export function canonicalClause(clause: string, lex: Lexicon): { text: string; u
     const measured = nameAfter(r.end, /\s+of\s+(?:the\s+|some\s+)?/);
     if (described > 0 && describesOnly(r.words, text.slice(0, r.start).trim() || "the")) text = text.slice(0, r.start) + text.slice(r.end + described);
     else if (measured > 0 && r.words.length === 1 && MEASURES.test(r.words[0])) text = text.slice(0, r.start) + text.slice(r.end + measured);
+    // "Out of the drawer" with two drawers: where it comes from is only a hint, and the robot looks for it anyway.
+    else if (tied.length > 1 && /\b(?:from|out\s+of|off)\s+(?:the\s+|my\s+)?$/i.test(text.slice(0, r.start))) text = `${text.slice(0, r.start)}somewhere${text.slice(r.end)}`;
     else unplaced.unshift({ words: r.words.join(" "), closest: tied.length ? tied : closestNames(r.words.join(" "), lex) });
   }
   return { text, unplaced };
@@ -399,6 +405,8 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     .map((c) => c.trim())
     .filter(Boolean);
   let lastObjects: string[] = [];
+  // Names the instruction says unambiguously anywhere, to settle a phrase that could mean more than one of them.
+  const namedAnywhere = new Set(clauses.flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/)).filter((w) => lex.words.some((x) => x.name === w)));
   const mentions = (c: string, names: string[]) =>
     names
       .map((n) => ({ n, i: c.search(new RegExp(`\\b${n}\\b`, "i")) }))
@@ -410,7 +418,7 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     const written = `${original} `.replace(LEAD, "").trim().replace(/[.;:!?]+$/, "");
     if (!written) continue;
     if (CONSTRAINT.test(written)) continue;
-    const { text: clause, unplaced: here } = canonicalClause(written, lex);
+    const { text: clause, unplaced: here } = canonicalClause(written, lex, namedAnywhere);
     const part = written;
     const objs = mentions(clause, labels).map((m) => m.n);
     // "X, which is/are in/on the P" and "X from/out of the P" state where X is.
@@ -440,7 +448,7 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
       const stripped = clause.replace(new RegExp(`,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(?:${placeAlt})\\b,?`, "gi"), " ");
       const dests = [...stripped.matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi"))].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
       const dest = dests.at(-1)?.place;
-      const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").test(stripped);
+      const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(?:${placeAlt}|somewhere)\\b`, "i").test(stripped);
       // Each thing goes to the last place named before the next thing ("the tea on the table and the burger in the
       // oven"); what names no place of its own goes to the clause's last.
       const named = mentions(stripped, labels);

@@ -70,7 +70,7 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
+const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -103,7 +103,10 @@ function whereQuestion(c: string): string | undefined {
   if (from < 0) return undefined;
   let to = from + 1;
   while (to < terms.length && !terms[to].tags.has("Verb") && !(terms[to].tags.has("Preposition") && terms[to].word !== "of")) to++;
-  return `find ${terms.slice(from, to).map((t) => t.text).join(" ")}`;
+  const thing = terms.slice(from, to).map((t) => t.text).join(" ");
+  // "Tell me where each one is": where the things already asked for are, a report.
+  if (/^(?:each(?:\s+one)?|both(?:\s+of\s+them)?|all(?:\s+of\s+them)?|everything)$/i.test(thing)) return undefined;
+  return `find ${thing}`;
 }
 /** "Have you seen the milk?", "can you spot the tea anywhere?": asking whether it was seen asks for it to be found. */
 const SEEN = /^(?:(?:have|has|did|do|can|could)\s+(?:you|anyone|anybody|somebody|someone)\s+(?:\w+\s+)?)?(?:seen|see|spotted|spot|noticed|notice)\s+(.+?)(?:\s+(?:anywhere|around(?:\s+here)?|lately|recently|today))*$/i;
@@ -129,6 +132,8 @@ function purposePlace(c: string): string | undefined {
   // Its verbs ("is", "will be", "ends up", "sits", "gets put"), then where.
   while (i < terms.length && (terms[i].tags.has("Verb") || isAdverb(terms[i]) || terms[i].tags.has("Particle")) && !LOCATION.test(terms[i].word)) i++;
   if (!terms[i] || !LOCATION.test(terms[i].word)) return undefined;
+  // "Swap it out so that the red cube is on the crate": a thing named in the purpose is what goes there.
+  if (/^(?:the|a|an|my|this|that)$/.test(terms[0].word)) return `put ${terms.slice(0, i).filter((t) => !isVerb(t) && !t.tags.has("Copula")).map((t) => t.text).join(" ")} ${terms.slice(i).map((t) => t.text).join(" ")}`;
   return `${main} ${terms.slice(i).map((t) => t.text).join(" ")}`;
 }
 /**
@@ -151,8 +156,16 @@ function dropFor(c: string): string {
 const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?)\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
 /** "The yellow block you must put inside the cabinet": the thing said before the order. */
 const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)\s+you\s+(?:must|should|need\s+to|have\s+to|can|will)\s+([a-z]+)\b(.*)$/i;
+/**
+ * Where a thing is, said inside its phrase ("the blue mug that's sitting in the sink should go …"), and where a person
+ * will see it after its destination ("on the table where I'll see them"): neither says more of what to do.
+ */
+function dropRelative(c: string): string {
+  const inside = c.replace(/\s+(?:that|which)\s+(?:is|are|was|were)\s+(?:(?:sitting|lying|kept|stored|currently|now|still)\s+)*(?:in|on|inside|at)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?=\s+(?:should|must|needs?|has|have|ought|can|goes|go|belongs?|is|are|to)\b)/i, "");
+  return /\b(?:in|into|inside|on|onto|to)\s+\S/i.test(inside) ? inside.replace(/\s+where\s+(?:i|we|you|they|he|she|it|the\s+kids|nobody|no\s+one)\b.*$/i, "") : inside;
+}
 /** "I'm looking for my cup": a search, said of oneself. */
-const LOOKING = /^(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for\s+(.+)$/i;
+const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(?:i|we)\s+(?:have\s+|seem\s+to\s+have\s+)?(?:lost|misplaced|mislaid)|(?:i|we)\s+(?:can\s+not|cannot|could\s+not)\s+find)\s+(.+?)(?:\s+(?:somewhere|anywhere)\b.*)?$/i;
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
@@ -172,6 +185,9 @@ function restateClause(clause: string): string {
   // Thanks said on its own: nothing asked.
   if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c)) return "";
   c = dropYouFrame(c).replace(POLITE, "");
+  // "Leave it there", "leave them where they are": nothing more to do with them.
+  if (/^leave\s+(?:it|them|everything|all|the\s+rest)\s+(?:there|where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are))$/i.test(c)) return "";
+  c = dropRelative(c);
   // Politeness said as a clause of its own ("if it's not too much trouble", "before you do anything else").
   if (POLITE_CLAUSE.test(c)) return "";
   // "(Please) you put the apple …": the order, said to "you".
@@ -272,12 +288,14 @@ function passive(c: string): string | undefined {
   // The frame before the thing: "I want", "I need", "I'd like", "have", "get".
   let start = 0;
   const frame = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also|still|just|only)\s+)*(?:want|need|like|love|prefer|expect)|(?:i|we)\s+(?:am|are)\s+(?:needing|wanting)|have|get)\s+/i.exec(c);
+  // "I want / I'd like the cup …" wishes; "have / get the cup washed" only with a participle after the thing.
+  const wanting = !!frame && !/^(?:have|get)\s/i.test(frame[0]);
   if (frame) start = termsOf(frame[0]).length;
   else if (isVerb(terms[0]) && !terms[0].tags.has("Determiner")) return undefined;
   // The thing: from its determiner up to the verb that says what becomes of it.
   // "It should go in the fridge", "it belongs on the table": "it" may be the thing when what it must become follows.
   const pronounThing = /^(?:it|they)$/.test(terms[start]?.word ?? "") && (/^(?:should|must|needs|ought|belongs|belong|goes)$/.test(terms[start + 1]?.word ?? "") || (/^(?:has|have|need)$/.test(terms[start + 1]?.word ?? "") && terms[start + 2]?.word === "to"));
-  if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun")) || (terms[start].tags.has("Pronoun") && !pronounThing)) return undefined;
+  if (!terms[start] || !(terms[start].tags.has("Determiner") || terms[start].tags.has("Noun") || (terms[start].tags.has("Adjective") && terms[start + 1]?.tags.has("Noun"))) || (terms[start].tags.has("Pronoun") && !pronounThing && !(wanting && /^(?:it|them)$/.test(terms[start].word)))) return undefined;
   let end = start + 1;
   // "Goes", "belongs": the library may tag them nouns after a colour ("the orange goes in the bin").
   const GOES = /^(?:goes|belongs|go|belong)$/;
@@ -287,7 +305,7 @@ function passive(c: string): string | undefined {
   if (where >= 0) return `put ${terms.slice(start, start + 1 + where).map((t) => t.text).join(" ")} ${terms.slice(start + 1 + where).map((t) => t.text).join(" ")}`;
   const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase());
   let i = end;
-  let be = !!frame;
+  let be = wanting;
   // Asked for, not told: a frame of wanting, or "should", "must", "needs (to)", "has to", "is to", "will", "can".
   let asked = !!frame;
   for (; i < terms.length && /^(?:both|all|should|must|needs?|has|have|ought|is|are|to|be|been|will|can|gets?)$/.test(terms[i].word); i++) {
@@ -415,6 +433,10 @@ function mentionsOf(clause: string): Mention[] {
     out.push({ text, plural: n.some((t) => t.tags.has("Plural")) && !n.some((t) => t.tags.has("Singular") && t === n[n.length - 1]), placed: i > 0 && terms[i - 1].tags.has("Preposition") });
     i += n.length - 1;
   }
+  // A thing said without an article at the start ("Oranges taste better cold"): the thing, for "the one" and "it".
+  if (!out.length && terms[0]?.tags.has("Noun") && !terms[0].tags.has("Pronoun") && terms.length > 4) {
+    out.push({ text: `the ${terms[0].text}`, plural: terms[0].tags.has("Plural"), placed: false });
+  }
   // A thing named alone, without an article ("Blue cube — find it").
   if (!out.length && terms.length && terms.length <= 4 && terms.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective")) && !t.tags.has("Pronoun"))) {
     out.push({ text: `the ${terms.map((t) => t.text).join(" ")}`, plural: terms.at(-1)!.tags.has("Plural"), placed: false });
@@ -441,7 +463,7 @@ function referent(pronoun: string, named: Mention[], knows?: (phrase: string) =>
 function isStatement(clause: string): boolean {
   // "Since the oven is warm": the reason, said first.
   const whole = clause.trim().replace(/[.;:!?,]+$/, "");
-  const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway)\s+/i, "");
+  const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway|ugh|ok|okay|so|right|alright|heads\s+up|by\s+the\s+way|fyi)\s+/i, "");
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
   const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
   if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
@@ -449,8 +471,8 @@ function isStatement(clause: string): boolean {
   const bare = termsOf(c);
   if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun"))) return true;
   // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
-  if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c)) return true;
-  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || FRONTED.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(c.replace(POLITE, "")) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
+  if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c) && !/^do\s+the\s+same\b/i.test(c)) return true;
+  if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || FRONTED.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(dropRelative(c.replace(POLITE, ""))) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
   const terms = termsOf(c);
   const first = terms[0];
   // "That" leads a statement only as a determiner ("that blue mug doesn't belong …"), not as "that is" or a relative.
@@ -458,7 +480,9 @@ function isStatement(clause: string): boolean {
   if (!(first.tags.has("Pronoun") || first.tags.has("Determiner") || first.tags.has("Possessive") || first.tags.has("Noun") || first.word === "there")) return false;
   // Its verb; "needs", "wants" may be tagged nouns after a noun ("the burger needs heating").
   const verb = terms.findIndex((t, i) => t.tags.has("Verb") || (i > 0 && /^(?:needs|wants|has|is|are|was|were)$/.test(t.word)));
-  return verb >= 1 && verb <= 6 && !terms.slice(0, verb).some((t) => t.tags.has("Preposition"));
+  // "In the kitchen, …" is no subject; "the apple on the table has gone mushy" is (a thing, then where it is).
+  const thing = first.tags.has("Determiner") || first.tags.has("Possessive");
+  return verb >= 1 && verb <= 8 && (thing || !terms.slice(0, verb).some((t) => t.tags.has("Preposition")));
 }
 
 /**
@@ -562,7 +586,7 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
     if (pronoun && stands) q = q.replace(/\b(?:it|them)\b/i, stands.replace(/^\w/, (x) => x.toLowerCase()));
     // "The red one": the same kind of thing as the one named before ("the yellow cube … the red one" → "the red cube").
     const kind = (named.filter((m) => !m.placed).at(-1) ?? named.at(-1))?.text.split(/\s+/).at(-1);
-    if (kind) q = q.replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`);
+    if (kind) q = q.replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`).replace(/\bthe\s+one\b(?=\s+(?:on|in|from|inside|that|which)\b)/i, `the ${kind}`);
     // "Put it there (instead)": where it goes is the place named last.
     q = q.replace(/\s+instead$/i, "");
     if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);

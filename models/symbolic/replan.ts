@@ -239,12 +239,12 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       const named = colour.find((x) => isName(x[1]));
       return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
     }
-    if ((m = new RegExp(`\\bfind (?:the |a |an )?${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
-    if ((m = new RegExp(`\\bopen (?:the |a |an )?${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
+    if ((m = new RegExp(`\\bfind (?:the |a |an |my |your |our |this |that )?${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
+    if ((m = new RegExp(`\\bopen (?:the |a |an |my |your |our |this |that )?${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
       // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
       // the sensor"): the thing, then the surface.
       const hintIn = (t: string) =>
-        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
+        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t) ??
         new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
@@ -256,7 +256,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       const keyPlace = key ? (surfaces.includes(hint![2]) ? hint![2] : named.length === 1 ? named[0] : undefined) : undefined;
       return { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
     }
-    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the |a |an )?${NAME}`).exec(g))) {
+    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the |a |an |my |your |our |this |that )?${NAME}`).exec(g))) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
       const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
       const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
@@ -268,7 +268,14 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   };
   // As written first; then as the NLP library parses the sentence (passives, polite frames, "it" for the thing named).
   const plain = restate(goal, namesThing(lex));
-  const found = (plain !== goal && plain ? goalIn(canonicalText(plain, lex).text.toLowerCase(), read.text.toLowerCase()) : undefined) ?? goalIn(read.text.toLowerCase());
+  const restated = plain !== goal && plain ? canonicalText(plain, lex).text.toLowerCase() : undefined;
+  let found = (restated ? goalIn(restated, read.text.toLowerCase()) : undefined) ?? goalIn(read.text.toLowerCase());
+  // "Open the cabinet and put the cube inside it": opening is the way in; putting the cube there is the goal.
+  if (found?.kind === "open") {
+    const after = restated ?? read.text.toLowerCase();
+    const rest = goalIn(after.replace(new RegExp(`\\bopen (?:the )?${found.place}\\b`, "g"), ""));
+    if (rest?.kind === "place" && ((world.targets ?? []).find((t) => t.name === rest.place)?.place ?? rest.place) === found.place) found = rest;
+  }
   if (found) return { goal: found };
   // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
   const missing = read.unplaced.length ? [] : [{ words: goal.trim(), closest: [], why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene" }];
