@@ -60,7 +60,7 @@ function infinitive(word: string): string {
 }
 
 /** Verbs the reader does not list but that mean putting a thing somewhere to keep it so. */
-const PUTTING = new Set(["chill", "cool", "refrigerate", "keep"]);
+const PUTTING = new Set(["chill", "cool", "refrigerate", "keep", "hide", "stash"]);
 /** Verbs of taking a thing out of a place, said with the reader's "take" ("remove the tea from the fridge"). */
 const TAKING_WORDS = new Set(["remove", "retrieve"]);
 const plainVerb = (v: string) => (PUTTING.has(v) ? "put" : TAKING_WORDS.has(v) ? "take" : v);
@@ -169,7 +169,7 @@ const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
-const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there)$/i;
+const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there)$/i;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
 const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
@@ -240,7 +240,7 @@ function restateClause(clause: string): string {
     c = /^(?:unlock|open)\b/i.test(by[1]) && thing ? `open ${thing} by ${by[2]}${by[3]}` : `${infinitive(by[2])}${rest}`;
   }
   // "In the top drawer, next to the medicine": where in it, which says no more of where.
-  if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(c)) c = c.replace(/,?\s+(?:next\s+to|beside|near|by(?!\s+\w+ing\b)|behind|in\s+front\s+of|alongside)\s+[^,]+$/i, "");
+  if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(c)) c = c.replace(/,?\s+(?:next\s+to|beside|near|by(?!\s+\w+ing\b)|behind|in\s+front\s+of|alongside|(?:together\s+)?with)\s+[^,]+$/i, "");
   // "Track it down": the phrasal verb kept whole.
   c = c.replace(/^(track|hunt|seek)\s+(.+?)\s+(down|out)\b/i, "$1 $3 $2");
   // "Off the table and into the fridge": one way, from one place to another.
@@ -248,6 +248,11 @@ function restateClause(clause: string): string {
   // "Check whether the apple is in the microwave": find it (where it is said to be is a hint, kept).
   const whether = /^(?:check|see|find\s+out|look|make\s+sure\s+you\s+know)\s+(?:whether|if)\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(c);
   if (whether) return `find ${whether[1]}`;
+  // "Check whether we've still got milk somewhere": find it.
+  const still = /^(?:check|see|find\s+out|look)\s+(?:whether|if)\s+(?:we|you|i)\s+(?:still\s+)?(?:have|has)\s+(?:still\s+)?(?:got\s+)?(?:any\s+)?(.+?)(?:\s+(?:somewhere|anywhere|left|around|in\s+the\s+\w+)\b.*)?$/i.exec(c);
+  if (still) return `find ${still[1]}`;
+  // "Just have a look": the search already asked for.
+  if (/^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(c)) return "";
   // "Find me the apple", "bring us the milk": for whom says nothing of what.
   c = c.replace(/^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i, "$1 ");
   const where = whereQuestion(c);
@@ -391,7 +396,12 @@ const startsOrder = (text: string) => {
   // Alone, a verb may be taken for a noun ("stash the bread"): a bare noun with a thing after it stands where a verb does.
   const object = terms[at + 1]?.tags.has("Determiner") || terms[at + 1]?.tags.has("Possessive") || /^(?:it|them)$/.test(terms[at + 1]?.word ?? "");
   const nounAsVerb = !!first && first.tags.has("Noun") && !first.tags.has("Pronoun") && !first.tags.has("Determiner") && at === 0 && object;
-  return !!first && ((isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense")) || nounAsVerb);
+  if (!first) return false;
+  if ((isVerb(first) && !first.tags.has("Gerund") && !first.tags.has("PastTense")) || nounAsVerb) return true;
+  // Said after "please", a word the library took for a noun may read as the order it is ("check whether …").
+  if (!first.tags.has("Noun") || first.tags.has("Pronoun") || at !== 0) return false;
+  const asked = termsOf(`please ${text}`)[1];
+  return !!asked && isVerb(asked) && asked.tags.has("Imperative");
 };
 
 /** Instructions already said again: every node of every step reads the instruction anew, and parsing takes milliseconds. */
@@ -412,6 +422,8 @@ export function restate(text: string, knows?: (phrase: string) => boolean): stri
 }
 /** Restatements where a world says which phrases name its things (by the world's lexicon). */
 const saidFor = new WeakMap<(phrase: string) => boolean, Map<string, string>>();
+
+const thingOf = (order: string) => objectOf(order);
 
 /** A phrase that names a thing, where it stands in its clause: for "it" and "them" to stand for. */
 interface Mention {
@@ -499,8 +511,8 @@ function clausesOf(sentence: string): string[] {
   if (sub && isVerb(termsOf(`${sub[1]}${sub[2]}`)[0])) return [`${infinitive(sub[1])}${sub[2]}`, ...clausesOf(sub[3])];
   const out: string[] = [];
   for (const piece of s.split(/,\s+/)) {
-    const so = /^(?:so|but|and\s+so|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
-    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t);
+    const so = /^(?:so|but|and\s+so|and|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
+    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s/i.test(t);
     if (out.length && so && asks(so[1])) out.push(so[1]);
     else if (out.length && isStatement(piece)) out.push(piece);
     else if (out.length && startsOrder(piece.replace(POLITE, ""))) out.push(piece);
@@ -590,6 +602,10 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
     // "Put it there (instead)": where it goes is the place named last.
     q = q.replace(/\s+instead$/i, "");
     if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
+    // "Put the cube inside": inside what was named last ("open the cabinet doors and put the cube inside").
+    const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
+    const container = [...orders].reverse().map((o) => (o ? objectOf(o) : undefined)).find(Boolean);
+    if (bare && container && container !== thingOf(q)) q = `${q} ${container.replace(/\s+(?:doors?|handles?|lids?)$/i, "")}`;
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
     const there = places.at(-1) ?? (said.length ? said.at(-1) : undefined);
     if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
