@@ -423,8 +423,6 @@ export function restate(text: string, knows?: (phrase: string) => boolean): stri
 /** Restatements where a world says which phrases name its things (by the world's lexicon). */
 const saidFor = new WeakMap<(phrase: string) => boolean, Map<string, string>>();
 
-const thingOf = (order: string) => objectOf(order);
-
 /** A phrase that names a thing, where it stands in its clause: for "it" and "them" to stand for. */
 interface Mention {
   text: string;
@@ -605,7 +603,7 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
     // "Put the cube inside": inside what was named last ("open the cabinet doors and put the cube inside").
     const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
     const container = [...orders].reverse().map((o) => (o ? objectOf(o) : undefined)).find(Boolean);
-    if (bare && container && container !== thingOf(q)) q = `${q} ${container.replace(/\s+(?:doors?|handles?|lids?)$/i, "")}`;
+    if (bare && container && container !== objectOf(q)) q = `${q} ${container.replace(/\s+(?:doors?|handles?|lids?)$/i, "")}`;
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
     const there = places.at(-1) ?? (said.length ? said.at(-1) : undefined);
     if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
