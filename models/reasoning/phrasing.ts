@@ -9,6 +9,11 @@
  * purpose that says where the thing ends up ("so that it is inside the cabinet") as its destination. Names are not
  * touched here: the reader maps the phrases to the world's names afterwards.
  *
+ * Before any of that, a sentence is cut into clauses ("…, so …", "once you've …, …", a heading before a colon, an aside
+ * in brackets) and each is classed: an order (imperative, a wish, a passive with "should"/"needs"), a statement of how
+ * things are ("the cup is chipped", "I think the apple is in the microwave" — it asks nothing, but its things are what
+ * "it", "there" and "the red one" mean next), or politeness and steps the robot takes anyway (dropped).
+ *
  * The library is compromise (pinned in package.json): pure JavaScript with its English lexicon built in, so there is no
  * model package to fetch at install or run time, and it loads under ESM, tsx and vitest alike. It tags each word
  * (verb, participle, gerund, determiner, noun, preposition, pronoun) and conjugates a verb back to its infinitive
