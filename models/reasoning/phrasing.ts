@@ -175,6 +175,12 @@ const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
 const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there)$/i;
+/** "You'll have to …", "you need to …": what must be done, said to the robot. */
+const MUST = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i;
+/** "Take a look", "have a quick look around": looking, with nothing more said. */
+const A_LOOK = /^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i;
+/** Words that start a phrase naming a thing ("the", "a", "my", "their", …). */
+const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
 const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
@@ -221,7 +227,7 @@ function restateClause(clause: string): string {
   const can = /^(?:can|could|would|will)\s+((?:the|a|an|my|our|this|that)\s+.+?)\s+(?:go|be\s+put|be\s+placed|be\s+moved|be\s+stored)\s+((?:back\s+)?(?:in|into|on|onto|inside|to)\b.*)$/i.exec(c);
   if (can) return `put ${can[1]} ${can[2]}`;
   // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
-  const must = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i.exec(c);
+  const must = MUST.exec(c);
   if (must) {
     if (/\s+first$/i.test(must[1])) return "";
     c = must[1];
@@ -257,7 +263,7 @@ function restateClause(clause: string): string {
   const still = /^(?:check|see|find\s+out|look)\s+(?:whether|if)\s+(?:we|you|i)\s+(?:still\s+)?(?:have|has)\s+(?:still\s+)?(?:got\s+)?(?:any\s+)?(.+?)(?:\s+(?:somewhere|anywhere|left|around|in\s+the\s+\w+)\b.*)?$/i.exec(c);
   if (still) return `find ${still[1]}`;
   // "Just have a look": the search already asked for.
-  if (/^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(c)) return "";
+  if (A_LOOK.test(c)) return "";
   // "Find me the apple", "bring us the milk": for whom says nothing of what.
   c = c.replace(/^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i, "$1 ");
   const where = whereQuestion(c);
@@ -373,7 +379,7 @@ function passive(c: string): string | undefined {
  */
 function objectOf(part: string): string | undefined {
   const terms = termsOf(part);
-  const from = terms.findIndex((t) => /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|any|some)$/.test(t.word));
+  const from = terms.findIndex((t) => DETERMINER.test(t.word) || /^(?:any|some)$/.test(t.word));
   if (from < 0) return undefined;
   let to = from + 1;
   let noun = false;
@@ -441,7 +447,7 @@ function mentionsOf(clause: string): Mention[] {
   const terms = termsOf(clause);
   const out: Mention[] = [];
   for (let i = 0; i < terms.length; i++) {
-    if (!/^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/.test(terms[i].word)) continue;
+    if (!DETERMINER.test(terms[i].word)) continue;
     const text = objectOf(terms.slice(i).map((t) => t.text + (t.stop ? "," : "")).join(" "));
     if (!text) continue;
     const n = termsOf(text);
@@ -515,7 +521,7 @@ function clausesOf(sentence: string): string[] {
   const out: string[] = [];
   for (const piece of s.split(/,\s+/)) {
     const so = /^(?:so|but|and\s+so|and|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
-    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s/i.test(t);
+    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || MUST.test(t);
     if (out.length && so && asks(so[1])) out.push(so[1]);
     else if (out.length && isStatement(piece)) out.push(piece);
     else if (out.length && startsOrder(piece.replace(POLITE, ""))) out.push(piece);
@@ -531,7 +537,7 @@ function clausesOf(sentence: string): string[] {
 const leadsIn = (part: string) => {
   const lone = termsOf(part.replace(POLITE, ""));
   const words = part.replace(POLITE, "").trim();
-  return (lone.length === 1 && isVerb(lone[0])) || /^(?:take|have)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
+  return (lone.length === 1 && isVerb(lone[0])) || A_LOOK.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
 };
 
 function restateSentences(text: string, knows?: (phrase: string) => boolean): string {
@@ -581,12 +587,12 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
   let said: Mention[] = [];
   const places: Mention[] = [];
   const orders: string[] = [];
-  parts.forEach((p, k) => orders.push(orderOf(p, k)));
-  function orderOf(p: (typeof parts)[number], k: number): string {
+  for (const [k, p] of parts.entries()) {
     if (p.named) {
       if (p.named.length) named = said = p.named;
       places.push(...p.named.filter((m) => m.placed));
-      return "";
+      orders.push("");
+      continue;
     }
     let q = p.order!;
     // "Please find.", "bring please": a verb alone is said of the thing named last.
@@ -622,7 +628,7 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
       if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;
     }
     if (thing) named = [{ text: thing, plural: /\b(?:and|both|all)\b/i.test(thing) || termsOf(thing).some((t) => t.tags.has("Plural")), placed: false }];
-    return q;
+    orders.push(q);
   }
   return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
 }

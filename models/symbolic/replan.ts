@@ -20,6 +20,8 @@ export type { SceneDetections } from "../reasoning/replan";
 import type { Draw, NoiseKnobs, Task } from "./noise";
 
 const NAME = "([a-z][a-z0-9_]*)";
+/** The words before a name in a goal ("the", "a", "my", "their", …): none of them changes which thing is meant. */
+const ARTICLE = "(?:the |a |an |my |your |our |his |her |their |this |that )?";
 const isContainer = (world: WorldDescription, name: string) => world.places.some((p) => p.name === name && p.kind === "container");
 const jointOf = (world: WorldDescription, object: string) => (world.joints ?? []).find((j) => j.object === object || j.name === object);
 
@@ -239,8 +241,8 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       const named = colour.find((x) => isName(x[1]));
       return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
     }
-    if ((m = new RegExp(`\\bfind (?:the |a |an |my |your |our |his |her |their |this |that )?${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
-    if ((m = new RegExp(`\\bopen (?:the |a |an |my |your |our |his |her |their |this |that )?${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
+    if ((m = new RegExp(`\\bfind ${ARTICLE}${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
+    if ((m = new RegExp(`\\bopen ${ARTICLE}${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
       // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
       // the sensor"): the thing, then the surface.
       const hintIn = (t: string) =>
@@ -256,7 +258,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       const keyPlace = key ? (surfaces.includes(hint![2]) ? hint![2] : named.length === 1 ? named[0] : undefined) : undefined;
       return { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
     }
-    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) (?:the |a |an |my |your |our |his |her |their |this |that )?${NAME}`).exec(g))) {
+    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) ${ARTICLE}${NAME}`).exec(g))) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
       const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
       const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
