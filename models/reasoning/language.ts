@@ -156,7 +156,7 @@ const FUNCTION_WORDS = new Set(
     "everything nothing other else rest there here as so if can could would will should must do does did don't dont not never no without " +
     "moving touching touch anything located lies sits sitting lying kept stored currently somewhere around either whether again too while " +
     "that's it's whichever thing things stuff item items robot robots hey pls go ahead mind want need like try sure make know " +
-    "once when found well location locations whereabouts myself because since before until while his hers dear")
+    "once when found well location locations position whereabouts myself because since before until while his hers dear")
     .split(/\s+/),
 );
 
@@ -328,6 +328,19 @@ export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet
     const tied = overlap.tied;
     if (name) {
       text = text.slice(0, r.start) + name + text.slice(r.end);
+      continue;
+    }
+    // "The upper drawer of the cabinet", "on the shelf inside the cabinet": where in or on a thing already named, which
+    // says no more of where.
+    const ofKnown = new RegExp(`\\b(${[...known].map(escape).join("|")})\\s+of\\s+(?:the\\s+|its\\s+)?$`, "i").exec(text.slice(0, r.start));
+    const inKnown = nameAfter(r.end, /\s+(?:inside|in|of)\s+(?:the\s+)?/);
+    const prep = /\s(?:on|in|at)\s+(?:the\s+)?$/i.exec(text.slice(0, r.start));
+    if (ofKnown && !tied.length) {
+      text = text.slice(0, ofKnown.index + ofKnown[1].length) + text.slice(r.end);
+      continue;
+    }
+    if (prep && inKnown > 0 && !tied.length) {
+      text = text.slice(0, prep.index) + text.slice(r.end);
       continue;
     }
     // Words that only describe a thing named right after them ("the old sponge"), or say how much of it ("a slice of

@@ -69,13 +69,16 @@ const PUTTING = new Set(["chill", "cool", "refrigerate", "keep", "hide", "stash"
 /** Verbs of taking a thing out of a place, said with the reader's "take" ("remove the tea from the fridge"). */
 const TAKING_WORDS = new Set(["remove", "retrieve"]);
 const plainVerb = (v: string) => (PUTTING.has(v) ? "put" : TAKING_WORDS.has(v) ? "take" : v);
-/** Verbs that only take a thing in hand: with no place named and the next part saying where "it" goes, that part says it all. */
-const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect)\b/i;
+/**
+ * Verbs that only take a thing in hand, or say what it is for ("warm up the burger", "toast the loaf"): with no place
+ * named and the next part saying where "it" goes, that part says it all.
+ */
+const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect|warm(?:\s+up)?|heat(?:\s+up)?|reheat|toast|cook|bake|roast)\b/i;
 /** A place named after a preposition: a destination or an origin. */
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:please\s+to\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
+const POLITE = /^(?:please,?\s+to\s+|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -92,7 +95,7 @@ function dropYouFrame(c: string): string {
   return namesNothing(before) && startsOrder(after) ? after : c;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
-const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks)$/i;
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|out\s+of\s+(?:sight|reach))$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
 function whereQuestion(c: string): string | undefined {
   const at = /\bwhere\b/i.exec(c);
@@ -147,6 +150,8 @@ function purposePlace(c: string): string | undefined {
  * fridge for the milk"), where it names the thing.
  */
 function dropFor(c: string): string {
+  // "For Mr Jones", "for Doris": for whom, wherever it is said.
+  c = c.replace(/\s+for\s+(?:(?:[Mm]rs?|[Mm]s|[Mm]iss|[Dd]r)\.?\s+)?[A-Z][a-z]+\b/g, "");
   const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend))$/i, "");
   if (bare !== c) return bare;
   const m = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(c);
@@ -158,7 +163,7 @@ function dropFor(c: string): string {
  * A wish for how things end up: "I'd love it if the orange were in the fridge", "make sure the cup is in the sink", "it
  * would be great if the bread ended up in the drawer" — put the thing there.
  */
-const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?)\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
+const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+(?:go|be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?))\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
 /** "The yellow block you must put inside the cabinet": the thing said before the order. */
 const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)\s+you\s+(?:must|should|need\s+to|have\s+to|can|will)\s+([a-z]+)\b(.*)$/i;
 /**
@@ -167,18 +172,35 @@ const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)\s+you\s+(?:must|should|need\
  */
 function dropRelative(c: string): string {
   const inside = c.replace(/\s+(?:that|which)\s+(?:is|are|was|were)\s+(?:(?:sitting|lying|kept|stored|currently|now|still)\s+)*(?:in|on|inside|at)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?=\s+(?:should|must|needs?|has|have|ought|can|goes|go|belongs?|is|are|to)\b)/i, "");
-  return /\b(?:in|into|inside|on|onto|to)\s+\S/i.test(inside) ? inside.replace(/\s+where\s+(?:i|we|you|they|he|she|it|the\s+kids|nobody|no\s+one)\b.*$/i, "") : inside;
+  return /\b(?:in|into|inside|on|onto|to)\s+(?:the|a|an|my|our|your|this|that)\s+\S/i.test(inside) ? inside.replace(/\s+where\s+(?:i|we|you|they|he|she|it|the\s+\w+|my\s+\w+|nobody|no\s+one)\b.*$/i, "") : inside;
 }
 /** "I'm looking for my cup": a search, said of oneself. */
-const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(?:i|we)\s+(?:have\s+|seem\s+to\s+have\s+)?(?:lost|misplaced|mislaid)|(?:i|we)\s+(?:can\s+not|cannot|could\s+not)\s+find)\s+(.+?)(?:\s+(?:somewhere|anywhere)\b.*)?$/i;
+const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(?:i|we)\s+(?:search|look\s+for|seek)|(?:i\s+)?need\s+eyes\s+on|(?:i|we)\s+(?:have\s+|seem\s+to\s+have\s+)?(?:lost|misplaced|mislaid)|(?:i|we)\s+(?:can\s+not|cannot|could\s+not|do\s+not|did\s+not|not)\s+(?:find|see|spot))\s+(?!(?:it|them)\b)(.+?)(?:\s+(?:somewhere|anywhere)\b.*)?$/i;
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
-const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there)$/i;
+const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there|nothing\s+(?:clever|fancy|else))$/i;
 /** "You'll have to …", "you need to …": what must be done, said to the robot. */
 const MUST = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i;
 /** "Take a look", "have a quick look around": looking, with nothing more said. */
 const A_LOOK = /^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i;
+/** The thing of "the bread too" (a thing's phrase alone, not "the sponge can go in there as well"). */
+const moreOf = (part: string) => {
+  const m = TOO.exec(part.trim());
+  return m && objectOf(m[1]) === m[1].trim() ? m : null;
+};
+/** "Sponge put on the table": the thing, then the order (said so by someone whose language puts the verb last). */
+const OBJECT_FIRST = /^((?:the\s+|my\s+)?(?!(?:i|we|you|they|he|she|it|please|just|then)\s)[a-z]+)\s+(put|place|bring|take|move)\s+((?:on|in|into|onto|to|inside)\s.*)$/i;
+/** "Put on the table": an order that says where but not what. */
+const BARE_PUT = /^(?:put|place|set|move|bring|take|stick|pop|leave)\s+(?:on|in|into|onto|to|inside)\s/i;
+/** A container's parts, said for the container ("the cabinet doors", "the fridge handle"). */
+const DOORS = /\s+(?:doors?|handles?|lids?)$/i;
+/** "Somewhere around here there's a blue cube", "there's a cup hidden somewhere": a thing to be found. */
+const SOMEWHERE = /^(?:somewhere|hidden)\s+(?:around\s+here\s+|in\s+here\s+|around\s+)?there\s+is\s+(.+)$|^there\s+is\s+(.+?)\s+(?:hidden\s+)?somewhere\b.*$/i;
+/** "The bread too", "and the orange as well": one more thing for the order before. */
+const TOO = /^(?:and\s+)?(?:also\s+)?((?:the|a|an|my|some|this|that)\s+[a-z ]+?)\s*,?\s+(?:too|as\s+well|also)$/i;
+/** How a person corrects what they just said: "no wait, …", "sorry, I mean …", "actually, make that …". */
+const CORRECTION = /^(?:(?:no,?\s+wait|wait|oops|correction|no(?=\s*,))\b[\s,!.]*(?:i\s+mean[t]?\b[\s,:]*)?|(?:(?:sorry|actually|no),?\s+)?(?:i\s+mean[t]?\b[\s,:]*|make\s+(?:that|it)\s+))/i;
 /** Words that start a phrase naming a thing ("the", "a", "my", "their", …). */
 const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
@@ -186,21 +208,34 @@ const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
 const WHILE = /,?\s+(?:before|after|when|while|until|once|by\s+the\s+time)\s+(?:i|we|you|he|she|they|it|the|my|your|our|their|everyone|someone|people|guests)\b.+$/i;
 /** Where a purpose starts: what the order is for, which asks nothing more of the robot. */
-const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|stop|prevent|avoid))\b.*$/i;
+const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|heat|chill|thaw|defrost|soften|dry|toast|stop|prevent|avoid))\b.*$/i;
 
 /** The words of one order said plainly (unchanged where the sentence is built in no way known here). */
 function restateClause(clause: string): string {
   const wish = WISH.exec(clause.trim().replace(/[.;:!?,]+$/, "").replace(/^(?:please|kindly|just)\s+/i, "").replace(TRAILING, ""));
-  if (wish) return `put ${wish[1]} ${wish[2]}`;
+  if (wish) {
+    // "… if the burger could be put in the fridge and the bread heated in the oven": a second thing, its own verb.
+    const second = /^(.*?)\s+and\s+((?:the|a|an|my|some)\s+[a-z ]+?)\s+([a-z]+)\s+((?:in|into|on|onto|inside)\b.*)$/i.exec(wish[2]);
+    if (second && (/(?:ed|en)$/i.test(second[3]) || isVerb(termsOf(`it was ${second[3]}`)[2]))) return `put ${wish[1]} ${second[1]}. ${plainVerb(infinitive(second[3]))} ${second[2]} ${second[4]}`;
+    return `put ${wish[1]} ${wish[2]}`;
+  }
   let c = clause.trim().replace(/[.;:!?,]+$/, "").replace(POLITE, "").replace(TRAILING, "");
-  // Thanks said on its own: nothing asked.
-  if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c)) return "";
+  // Thanks, "mind", or a lead alone ("After that."): nothing asked.
+  if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c) || /^(?:mind|after\s+that|afterwards|then|next|dear|love|honey|sweetie|mate)$/i.test(c)) return "";
+  // "Just as it is", "nothing clever": how, which asks nothing more. "Two jobs, in this order": a heading.
+  if (/^(?:just\s+)?as\s+(?:it|they)\s+(?:is|are)\b/i.test(c) || /^(?:\w+\s+)?(?:jobs?|things?|tasks?|steps?|requests?)(?:\s+for\s+you)?(?:,?\s+in\s+(?:this|that)\s+order)?$/i.test(c)) return "";
+  // "Probably in the microwave or the cupboard": a hint where it is, for the search already asked.
+  if (/^(?:probably|maybe|perhaps|possibly|likely)\s+(?:it\s+is\s+|they\s+are\s+)?(?:in|on|inside|under|behind|at)\b/i.test(c)) return "";
+  // "No move it", "don't touch them": what not to do, asking nothing.
+  if (/^(?:no|not|never)\s+(?:move|touch|bring|take)\b/i.test(c)) return "";
   c = dropYouFrame(c).replace(POLITE, "");
   // "Leave it there", "leave them where they are": nothing more to do with them.
-  if (/^leave\s+(?:it|them|everything|all|the\s+rest)\s+(?:there|where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are))$/i.test(c)) return "";
+  if (/^leave\s+(?:it|them|everything|all|the\s+rest|(?:the|my|that|this)\s+[a-z ]+?)\s+(?:alone|be|there|where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are))$/i.test(c)) return "";
   c = dropRelative(c);
   // Politeness said as a clause of its own ("if it's not too much trouble", "before you do anything else").
   if (POLITE_CLAUSE.test(c)) return "";
+  // "To move the medicine …": the order said with "to" before it.
+  if (/^to\s+/i.test(c) && startsOrder(c.replace(/^to\s+/i, ""))) c = c.replace(/^to\s+/i, "");
   // "(Please) you put the apple …": the order, said to "you".
   if (/^you\s+/i.test(c) && startsOrder(c.replace(/^you\s+/i, ""))) c = c.replace(/^you\s+/i, "");
   // "I need the stone cabinet open(ed)": open it.
@@ -215,7 +250,15 @@ function restateClause(clause: string): string {
   // "The yellow block you must put inside the cabinet": the thing said first.
   const fronted = FRONTED.exec(c);
   if (fronted && isVerb(termsOf(`you ${fronted[2]}`)[1])) c = `${fronted[2]} ${fronted[1]}${fronted[3]}`;
-  c = c.replace(/^open\s+up\b/i, "open");
+  c = c.replace(/^open\s+up\b/i, "open").replace(/^open\s+(.+?)\s+up$/i, "open $1");
+  // "Sponge put on the table": said as an order.
+  const first = OBJECT_FIRST.exec(c);
+  if (first) c = `${first[2]} ${first[1]} ${first[3]}`;
+  // "Load the weight sensor with the red cube": put the cube on it.
+  const load = /^load\s+((?:the|a|my)\s+.+?)\s+with\s+((?:the|a|my)\s+.+?)(\s+(?:to|so)\s+.*)?$/i.exec(c);
+  if (load) c = `put ${load[2]} on ${load[1]}${load[3] ?? ""}`;
+  // "Put the hamburger also to the trash": the adverb says no more of where.
+  c = c.replace(/\s+(?:also|too|as\s+well)\s+(?=(?:to|in|into|on|onto|inside)\s)/i, " ");
   // "I'm looking for my cup": find it. "Have a look for the sponge": look for it.
   const looking = LOOKING.exec(c);
   if (looking) return `find ${looking[1]}`;
@@ -226,6 +269,9 @@ function restateClause(clause: string): string {
   // "Can the milk go in the fridge?": asked as a question, the same order.
   const can = /^(?:can|could|would|will)\s+((?:the|a|an|my|our|this|that)\s+.+?)\s+(?:go|be\s+put|be\s+placed|be\s+moved|be\s+stored)\s+((?:back\s+)?(?:in|into|on|onto|inside|to)\b.*)$/i.exec(c);
   if (can) return `put ${can[1]} ${can[2]}`;
+  // "Can I have the bread on the table?": put it there.
+  const have = /^(?:can|could|may)\s+(?:i|we)\s+(?:have|get)\s+((?:the|a|an|my|our|some|this|that)\s+.+?)\s+((?:in|into|on|onto|inside)\b.*)$/i.exec(c);
+  if (have) return `put ${have[1]} ${have[2]}`;
   // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
   const must = MUST.exec(c);
   if (must) {
@@ -250,12 +296,17 @@ function restateClause(clause: string): string {
     // "Unlock the cupboard by putting the cube on the plate": the means unlocks it; opening it is the order.
     c = /^(?:unlock|open)\b/i.test(by[1]) && thing ? `open ${thing} by ${by[2]}${by[3]}` : `${infinitive(by[2])}${rest}`;
   }
+  // "Into the oven with it!": put it there.
+  const withIt = /^((?:in|into|onto|on|inside)\s+.+?)\s+with\s+(it|them|(?:the|a|an|my|that|this)\s+.+)$/i.exec(c);
+  if (withIt) return `put ${withIt[2]} ${withIt[1]}`;
+  // "… and the vitamin pills next to it": the same place.
+  c = c.replace(/\s+(?:next\s+to|beside|alongside|near|by)\s+(?:it|them)$/i, " there");
   // "In the top drawer, next to the medicine": where in it, which says no more of where.
   if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(c)) c = c.replace(/,?\s+(?:next\s+to|beside|near|by(?!\s+\w+ing\b)|behind|in\s+front\s+of|alongside|(?:together\s+)?with)\s+[^,]+$/i, "");
   // "Track it down": the phrasal verb kept whole.
   c = c.replace(/^(track|hunt|seek)\s+(.+?)\s+(down|out)\b/i, "$1 $3 $2");
   // "Off the table and into the fridge": one way, from one place to another.
-  c = c.replace(/\s+and\s+(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
+  c = c.replace(/\s+and\s+(?:over\s+|across\s+|back\s+)?(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
   // "Check whether the apple is in the microwave": find it (where it is said to be is a hint, kept).
   const whether = /^(?:check|see|find\s+out|look|make\s+sure\s+you\s+know)\s+(?:whether|if)\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(c);
   if (whether) return `find ${whether[1]}`;
@@ -282,7 +333,9 @@ function restateClause(clause: string): string {
   // "search the kitchen for the bread": find the bread.
   const search = /^(?:search|look\s+through|look\s+around|check|scan)\s+(?!for\b)(.+?)\s+for\s+(.+)$/i.exec(c);
   if (search) return `find ${search[2]}`;
-  return passive(c) ?? terse(c) ?? c;
+  const said = passive(c) ?? terse(c) ?? c;
+  // "Go look", "have a look around for me": looking, with nothing more said than the search already asked for.
+  return /^(?:go\s+)?(?:look|search|check)(?:\s+around)?$/i.test(said) ? "" : said;
 }
 
 /** "Tea to the table", "the burger into the oven!": no verb, a thing and where it goes — the order to put it there. */
@@ -290,7 +343,7 @@ function terse(c: string): string | undefined {
   const m = /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(c);
   // A word after an adjective is its noun, whatever the library tags it ("yellow cube into …").
   const terms = termsOf(c);
-  if (!m || terms.some((t, i) => (isVerb(t) && !terms[i - 1]?.tags.has("Adjective")) || t.tags.has("Copula"))) return undefined;
+  if (!m || terms.some((t, i) => (isVerb(t) && !["Adjective", "Preposition", "Determiner"].some((tag) => terms[i - 1]?.tags.has(tag))) || t.tags.has("Copula"))) return undefined;
   return `put ${m[1].trim()} to ${m[2].replace(/^(?:the\s+)?/i, "the ")}`;
 }
 
@@ -303,7 +356,10 @@ function passive(c: string): string | undefined {
   const terms = termsOf(c);
   // The frame before the thing: "I want", "I need", "I'd like", "have", "get".
   let start = 0;
-  const frame = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also|still|just|only)\s+)*(?:want|need|like|love|prefer|expect)|(?:i|we)\s+(?:am|are)\s+(?:needing|wanting)|have|get)\s+/i.exec(c);
+  // "I like my coffee in a chilled mug" says what one likes; "I'd like the cup in the fridge" asks for it.
+  const framed = /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also|still|just|only)\s+)*(?:want|need|like|love|prefer|expect)|(?:i|we)\s+(?:am|are)\s+(?:needing|wanting)|have|get)\s+/i.exec(c);
+  const frame = framed && /\b(?:like|love|prefer)\s+$/i.test(framed[0]) && !/\bwould\b/i.test(framed[0]) ? null : framed;
+  if (framed && !frame) return undefined;
   // "I want / I'd like the cup …" wishes; "have / get the cup washed" only with a participle after the thing.
   const wanting = !!frame && !/^(?:have|get)\s/i.test(frame[0]);
   if (frame) start = termsOf(frame[0]).length;
@@ -319,7 +375,8 @@ function passive(c: string): string | undefined {
   // "I'd like the milk on the table": after a frame of wanting, where the thing is to be, with no verb.
   const where = frame ? terms.slice(start + 1, end).findIndex((t) => LOCATION.test(t.word) || t.word === "there") : -1;
   if (where >= 0) return `put ${terms.slice(start, start + 1 + where).map((t) => t.text).join(" ")} ${terms.slice(start + 1 + where).map((t) => t.text).join(" ")}`;
-  const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase());
+  // "They" said as the thing an order is about is "them" ("put them in the fridge"), for the reader to say what it stands for.
+  const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase()).replace(/^they$/, "them");
   let i = end;
   let be = wanting;
   // Asked for, not told: a frame of wanting, or "should", "must", "needs (to)", "has to", "is to", "will", "can".
@@ -333,14 +390,18 @@ function passive(c: string): string | undefined {
   if (terms.slice(start, i + 1).some((t) => /^(?:not|never|n't)$/.test(t.word) || t.tags.has("Negative"))) return undefined;
   // "I'd like the red cube to be on the crate", "the milk should be in the fridge": where it is to be.
   if (verb && be && asked && LOCATION.test(verb.word)) return `put ${thing} ${terms.slice(i).map((t) => t.text).join(" ")}`;
-  if (!verb || !(verb.tags.has("Verb") || GOES.test(verb.word))) return undefined;
-  // "Is going stale" says how it is; "needs throwing away" (said after "need") is what is to be done with it.
+  // "Is going stale" says how it is; "needs throwing away" (said after "need") is what is to be done with it — the
+  // library may tag that word a noun ("needs opening").
   const needs = /^needs?$/.test(terms[i - 1]?.word ?? "");
+  if (!verb || !(verb.tags.has("Verb") || GOES.test(verb.word) || (needs && /ing$/.test(verb.word)))) return undefined;
+  // "I want the red cube sitting on the crate": where it is to be, said with how it rests there.
+  if (wanting && /^(?:sitting|resting|standing|lying)$/.test(verb.word) && LOCATION.test(terms[i + 1]?.word ?? "")) return `put ${thing} ${terms.slice(i + 1).map((t) => t.text).join(" ")}`;
   if (verb.tags.has("Gerund") && !needs) return undefined;
   be ||= needs;
   const rest = terms.slice(i + 1).map((t) => t.text).join(" ");
   // "goes in", "ends up in", "is in": where it is to be.
-  if (/^(?:go|goes|end|ends|be|belong|belongs)$/.test(verb.word)) {
+  // "They ought to live in the fridge", "it should stay on the table": where it is to be kept.
+  if (/^(?:go|goes|end|ends|be|belong|belongs)$/.test(verb.word) || (asked && /^(?:live|stay|sit|remain)$/.test(verb.word))) {
     const after = rest.replace(/^(?:up|back)\s+/i, "");
     return TARGET.test(after.split(/\s+/)[0] ?? "") ? `put ${thing} ${after}` : undefined;
   }
@@ -350,8 +411,10 @@ function passive(c: string): string | undefined {
   if (!asked) return undefined;
   const said = (w: string, words: Term[]) => {
     const v = infinitive(w);
-    const r = words.map((t) => t.text).join(" ");
-    return `${plainVerb(v)} ${thing}${r ? ` ${r}` : ""}`;
+    // "Disposed of in the bin": the verb keeps its "of" ("dispose of the burger in the bin").
+    const of = words[0]?.word === "of" ? " of" : "";
+    const r = words.slice(of ? 1 : 0).map((t) => t.text).join(" ");
+    return `${plainVerb(v)}${of} ${thing}${r ? ` ${r}` : ""}`;
   };
   // "… taken out of the fridge and left on the table": a second participle after "and" says more of the same thing.
   const after = terms.slice(i + 1);
@@ -458,6 +521,11 @@ function mentionsOf(clause: string): Mention[] {
   if (!out.length && terms[0]?.tags.has("Noun") && !terms[0].tags.has("Pronoun") && terms.length > 4) {
     out.push({ text: `the ${terms[0].text}`, plural: terms[0].tags.has("Plural"), placed: false });
   }
+  // "Wooden cabinet door is shut": the thing, described, without its article.
+  if (!out.length && terms[0]?.tags.has("Adjective") && terms[1]?.tags.has("Noun")) {
+    const text = objectOf(`the ${clause}`);
+    if (text) out.push({ text, plural: termsOf(text).at(-1)!.tags.has("Plural"), placed: false });
+  }
   // A thing named alone, without an article ("Blue cube — find it").
   if (!out.length && terms.length && terms.length <= 4 && terms.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective")) && !t.tags.has("Pronoun"))) {
     out.push({ text: `the ${terms.map((t) => t.text).join(" ")}`, plural: terms.at(-1)!.tags.has("Plural"), placed: false });
@@ -466,14 +534,15 @@ function mentionsOf(clause: string): Mention[] {
 }
 
 /** What "it" (or "them") stands for among the things named last: the same number, a thing before a place. */
-function referent(pronoun: string, named: Mention[], knows?: (phrase: string) => boolean): string | undefined {
+function referent(pronoun: string, named: Mention[], knows?: (phrase: string) => boolean, asPlace = false): string | undefined {
   const plural = /^(?:them|they)$/i.test(pronoun);
   // A thing of the world before a person or anything else ("my grandson … the hamburger … where it is").
   const things = knows ? named.filter((m) => knows(m.text)) : [];
   const candidates = things.length ? things : named;
   const agree = candidates.filter((m) => m.plural === plural);
   const pool = agree.length ? agree : candidates;
-  return (pool.filter((m) => !m.placed).at(-1) ?? pool.at(-1))?.text;
+  // Said where a place goes ("rest the cube on it"), it is what was named last, a place as well as a thing.
+  return (asPlace ? pool.at(-1) : (pool.filter((m) => !m.placed).at(-1) ?? pool.at(-1)))?.text;
 }
 
 /**
@@ -488,9 +557,14 @@ function isStatement(clause: string): boolean {
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
   const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
   if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
+  // "(I'm) done with the mug": said of oneself, for "it" to mean next.
+  if (/^(?:(?:i\s+am|we\s+are)\s+)?(?:done|finished)\s+with\b/i.test(c)) return true;
+  // "Yellow one is already on it": a thing said by its colour, then how it is.
+  if (/^(?:the\s+)?[a-z]+\s+one\s+(?:is|was)\b/i.test(c)) return true;
   // "Blue cube — find it": a thing named alone, for what follows to be about.
   const bare = termsOf(c);
-  if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun"))) return true;
+  if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun")) && passive(c) === undefined && !startsOrder(c)) return true;
+  if (OBJECT_FIRST.test(c)) return false;
   // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
   if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c) && !/^do\s+the\s+same\b/i.test(c)) return true;
   if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || FRONTED.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(dropRelative(c.replace(POLITE, ""))) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
@@ -498,12 +572,16 @@ function isStatement(clause: string): boolean {
   const first = terms[0];
   // "That" leads a statement only as a determiner ("that blue mug doesn't belong …"), not as "that is" or a relative.
   if (!first || /^(?:you|which|who|what|where|so|and|or|but|then|please)$/.test(first.word) || (first.word === "that" && !(terms[1]?.tags.has("Noun") || terms[1]?.tags.has("Adjective")))) return false;
-  if (!(first.tags.has("Pronoun") || first.tags.has("Determiner") || first.tags.has("Possessive") || first.tags.has("Noun") || first.word === "there")) return false;
+  // "Wooden cabinet door is shut": a thing named without its article, an adjective first.
+  const describedThing = first.tags.has("Adjective") && !!terms[1]?.tags.has("Noun");
+  if (!(first.tags.has("Pronoun") || first.tags.has("Determiner") || first.tags.has("Possessive") || first.tags.has("Noun") || first.word === "there" || describedThing)) return false;
   // Its verb; "needs", "wants" may be tagged nouns after a noun ("the burger needs heating").
   const verb = terms.findIndex((t, i) => t.tags.has("Verb") || (i > 0 && /^(?:needs|wants|has|is|are|was|were)$/.test(t.word)));
   // "In the kitchen, …" is no subject; "the apple on the table has gone mushy" is (a thing, then where it is).
   const thing = first.tags.has("Determiner") || first.tags.has("Possessive");
-  return verb >= 1 && verb <= 8 && (thing || !terms.slice(0, verb).some((t) => t.tags.has("Preposition")));
+  // An aside between commas may part the subject from its verb ("both things in the fridge, the milk and the tea, have …").
+  const reach = terms.slice(0, Math.max(verb, 0)).some((t) => t.stop) ? 12 : 8;
+  return verb >= 1 && verb <= reach && (thing || !terms.slice(0, verb).some((t) => t.tags.has("Preposition")));
 }
 
 /**
@@ -519,12 +597,22 @@ function clausesOf(sentence: string): string[] {
   const sub = /^(?:once|after|when|as\s+soon\s+as)\s+(?:you\s+(?:have\s+|had\s+)?)?([a-z]+)\b([^,]*),\s*(.+)$/i.exec(s);
   if (sub && isVerb(termsOf(`${sub[1]}${sub[2]}`)[0])) return [`${infinitive(sub[1])}${sub[2]}`, ...clausesOf(sub[3])];
   const out: string[] = [];
-  for (const piece of s.split(/,\s+/)) {
+  // "…, and I'll pour it out later": another person's part, a statement of its own.
+  // "Where is the cup and where is the sponge": two questions. "Put it in the sink it's gone off", said without a comma: a
+  // statement starts at "it is"/"it has" (not "where it is").
+  for (const piece of s.split(/,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once)\s)\s*\b(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i).filter((x) => x.trim())) {
+    // "Apple go to trash, is old": how it is, said without its subject.
+    if (out.length && /^(?:is|are|was|were)\s+(?:so\s+|too\s+|very\s+|all\s+)?[a-z]+$/i.test(piece.trim())) continue;
+    // "No need to touch them", said after a comma: politeness, asking nothing.
+    if (out.length && POLITE_CLAUSE.test(piece.replace(POLITE, "").trim())) continue;
     const so = /^(?:so|but|and\s+so|and|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
-    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || MUST.test(t);
+    const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || MUST.test(t) || /^(?:can|could|would|will)\s+(?:the|a|an|my|our|this|that)\b/i.test(t.replace(POLITE, ""));
     if (out.length && so && asks(so[1])) out.push(so[1]);
+    // "…, and the orange as well": one more thing for the order before.
+    else if (out.length && (moreOf(piece) || whereQuestion(piece))) out.push(piece);
     else if (out.length && isStatement(piece)) out.push(piece);
-    else if (out.length && startsOrder(piece.replace(POLITE, ""))) out.push(piece);
+    // "…, please dispose of it": an order, whatever the library tags its verb.
+    else if (out.length && (startsOrder(piece.replace(POLITE, "")) || /^please\s+[a-z]/i.test(piece))) out.push(piece);
     // "The apple goes in the fridge, the orange goes in the bin": one more order of the same kind.
     else if (out.length && passive(piece) !== undefined && passive(out[out.length - 1].replace(POLITE, "")) !== undefined) out.push(piece);
     else if (out.length) out[out.length - 1] += `, ${piece}`;
@@ -540,16 +628,57 @@ const leadsIn = (part: string) => {
   return (lone.length === 1 && isVerb(lone[0])) || A_LOOK.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
 };
 
+/**
+ * Texting said in full: a letter drawn out ("pleeease"), "u", "r", "ur", "plz", "thx" — the words a reader of English
+ * takes them for.
+ */
+const texting = (text: string) =>
+  text
+    .replace(/([a-z])\1{2,}/gi, "$1")
+    .replace(/\bu\b/gi, "you")
+    .replace(/\br\b/gi, "are")
+    .replace(/\bur\b/gi, "your")
+    .replace(/\bpl[sz]\b/gi, "please")
+    .replace(/\b(?:thx|ty)\b/gi, "thanks")
+    .replace(/\bwheres\b/gi, "where is")
+    .replace(/\bprob\b/gi, "probably")
+    .replace(/\s*\blol\b/gi, "")
+    // "jk" (just kidding) takes back what was just said.
+    .replace(/\s+jk\b[,.!]*\s*/gi, ". No wait, ")
+    // "its gone off", "its so gross": "it's", said without the apostrophe.
+    .replace(/\bits\s+(?=(?:gone|been|got)\b)/gi, "it has ")
+    .replace(/\bits\s+(?=(?:so|too|very|really|all|past|old|dirty|gross|expired|broken|off|empty|full|mouldy|moldy|rotten|stale|bad|disgusting)\b)/gi, "it is ");
+
 function restateSentences(text: string, knows?: (phrase: string) => boolean): string {
-  const parts: { order?: string; named?: Mention[] }[] = [];
+  // A part is an order, a statement (the things it names), or a correction of the order before it.
+  const parts: { order?: string; named?: Mention[]; corrects?: boolean; hidden?: boolean }[] = [];
   // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
-  const joined = expandContractions(text).replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ");
+  // "The vitamins and the medication, both out on the table": where all of them go.
+  const joined = expandContractions(texting(text))
+    .replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ")
+    .replace(/,?\s+(?:both|all(?:\s+of\s+them)?)\s+(?:out\s+|back\s+)?(?=(?:on|in|into|onto|inside)\s)/gi, " ");
   // An aside in brackets is a sentence of its own.
   const sentences = joined.replace(/\s*\(([^)]+)\)\s*([.!?]?)/g, ". $1. ").replace(/\.\s*\.\s*$/, ".").split(/(?<=[.;:!?])\s+|\s+[—–-]+\s+/).filter((x) => x.replace(/[.;:!?\s]/g, ""));
-  for (const [n, sentence] of sentences.entries()) {
+  let correcting = false;
+  for (const [n, written] of sentences.entries()) {
+    // "No wait, the middle one", "sorry, I mean the other way round: …": what follows replaces the order before.
+    const correction = parts.some((p) => p.order) ? CORRECTION.exec(written) : null;
+    const sentence = correction ? written.slice(correction[0].length).replace(/^the\s+other\s+way\s+(?:round|around)\b[,:]?\s*/i, "") : written;
+    correcting ||= !!correction;
     // "Empty the sink: the cup goes on the table and …": what follows the colon says what the heading asks.
-    if (/:\s*$/.test(sentence) && n < sentences.length - 1) continue;
+    if ((/:\s*$/.test(sentence) || !sentence.replace(/[.;:!?\s]/g, "")) && n < sentences.length - 1) continue;
+    if (correcting) {
+      parts.push({ order: sentence.replace(/[.;:!?]+$/, ""), corrects: true });
+      correcting = false;
+      continue;
+    }
     for (const clause of clausesOf(sentence)) {
+      // "Somewhere around here there's a blue cube": a thing said to be somewhere, with nothing else asked, is to be found.
+      const hidden = SOMEWHERE.exec(clause.trim().replace(/[.;:!?,]+$/, ""));
+      if (hidden) {
+        parts.push({ named: mentionsOf(clause) }, { order: `find ${hidden[1] ?? hidden[2]}`, hidden: true });
+        continue;
+      }
       if (isStatement(clause)) {
         parts.push({ named: mentionsOf(clause) });
         continue;
@@ -582,19 +711,48 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
       parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim()).map((order) => ({ order })));
     }
   }
+  // A thing said to be somewhere is to be found only when nothing else is asked.
+  if (parts.some((p) => p.order && !p.hidden)) parts.splice(0, parts.length, ...parts.filter((p) => !p.hidden));
   // "It" and "them" said as the thing they stand for: the thing of the order before, or one a statement named.
   let named: Mention[] = [];
   let said: Mention[] = [];
   const places: Mention[] = [];
   const orders: string[] = [];
+  // The last thing a statement named that no order has taken in hand ("the wooden cabinet is barred … remove the bar").
+  const stated = () => {
+    const taken = new Set(orders.map((o) => objectOf(o)?.split(/\s+/).at(-1)?.toLowerCase()).filter(Boolean));
+    return [...statedThings].reverse().find((m) => !m.placed && (!knows || knows(m.text)) && !taken.has(m.text.split(/\s+/).at(-1)!.toLowerCase()))?.text;
+  };
+  const statedThings: Mention[] = [];
   for (const [k, p] of parts.entries()) {
     if (p.named) {
-      if (p.named.length) named = said = p.named;
+      statedThings.push(...p.named);
+      // A statement adds to what "it" may mean ("the bread has gone mouldy. It's been in that drawer …, throw it away").
+      if (p.named.length) {
+        named = [...named, ...p.named];
+        said = p.named;
+      }
       places.push(...p.named.filter((m) => m.placed));
       orders.push("");
       continue;
     }
     let q = p.order!;
+    const last = orders.findLastIndex(Boolean);
+    if (p.corrects && last >= 0) {
+      // A thing or a place alone replaces the last one the order named ("the middle one" → "the middle drawer"); an
+      // order of its own replaces the order.
+      const previous = orders[last];
+      const np = /^(?:the|a|an|my)\s+[a-z ]+$/i.test(q.trim()) ? mentionsOf(previous).at(-1) : undefined;
+      const head = np?.text.split(/\s+/).at(-1);
+      orders[last] = "";
+      if (np && head) q = previous.replace(np.text, q.trim().replace(/\bone$/i, head));
+      else q = restateClause(q);
+    }
+    // "Toss both", "throw them both away": the things the statement before named.
+    const things = named.filter((m) => !m.placed && (!knows || knows(m.text)));
+    if (!objectOf(q) && things.length >= 2) q = q.replace(/\b(?:them\s+both|both\s+of\s+them|both)\b/i, things.map((m) => m.text).join(" and "));
+    // "The bread too", "and the orange as well": the order before, with this thing.
+    const too = moreOf(q);
     // "Please find.", "bring please": a verb alone is said of the thing named last.
     if (/^(?:find|locate|fetch|bring|get|grab|bin|toss)$/i.test(q.trim()) && named.length) q = `${q.trim()} it`;
     // "… and then do the same with the orange": the order before, with this thing.
@@ -602,27 +760,51 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
     const before = [...orders].reverse().find(Boolean);
     const itsThing = before ? objectOf(before) : undefined;
     if (same && before && itsThing) q = before.replace(itsThing, same[1]);
+    if (too && before && itsThing) q = before.replace(itsThing, too[1]);
+    // "Take the vitamin from the drawer and put on the table": put it there.
+    const lastThing = [...orders].reverse().map((o) => (o ? objectOf(o) : undefined)).find(Boolean) ?? named.filter((m) => !m.placed).at(-1)?.text;
+    if (BARE_PUT.test(q) && lastThing) q = q.replace(/^(\S+)\s+/, `$1 ${lastThing} `);
+    // "Remove the bar, open it up": what is opened is what a statement named, not the thing just taken away.
+    const openedThing = /^open\s+(?:it|them)\b/i.test(q) ? stated() : undefined;
+    if (openedThing) q = q.replace(/\b(?:it|them)\b/i, openedThing);
     const pronoun = /\b(?:it|them)\b/i.exec(q);
-    const stands = pronoun ? referent(pronoun[0], named, knows) : undefined;
+    const stands = pronoun ? referent(pronoun[0], named, knows, LOCATION.test(q.slice(0, pronoun.index).trim().split(/\s+/).at(-1) ?? "")) : undefined;
     if (pronoun && stands) q = q.replace(/\b(?:it|them)\b/i, stands.replace(/^\w/, (x) => x.toLowerCase()));
     // "The red one": the same kind of thing as the one named before ("the yellow cube … the red one" → "the red cube").
     const kind = (named.filter((m) => !m.placed).at(-1) ?? named.at(-1))?.text.split(/\s+/).at(-1);
+    // After "in"/"on", "the middle one" is a place of the kind named last ("the top drawer … the middle one").
+    const placeKind = places.at(-1)?.text.split(/\s+/).at(-1);
+    if (placeKind) q = q.replace(/\b(in|into|on|onto|inside|to)\s+the\s+([a-z]+)\s+one\b/gi, `$1 the $2 ${placeKind}`);
     if (kind) q = q.replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`).replace(/\bthe\s+one\b(?=\s+(?:on|in|from|inside|that|which)\b)/i, `the ${kind}`);
     // "Put it there (instead)": where it goes is the place named last.
     q = q.replace(/\s+instead$/i, "");
     if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
+    // "Open the door(s)": of the container the instruction named ("the grey stone cupboard is locked …").
+    if (/^open\s+(?:the\s+)?(?:doors?|lid)$/i.test(q)) {
+      const owner = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).at(-1) ?? stated();
+      if (owner) q = `open ${owner}`;
+    }
+    // "Open the wooden cabinet door": the cabinet.
+    q = q.replace(/^(open\s+\S+\s+\S+.*?)\s+(?:doors?|lid)$/i, "$1");
     // "Put the cube inside": inside what was named last ("open the cabinet doors and put the cube inside").
     const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
-    const container = [...orders].reverse().map((o) => (o ? objectOf(o) : undefined)).find(Boolean);
-    if (bare && container && container !== objectOf(q)) q = `${q} ${container.replace(/\s+(?:doors?|handles?|lids?)$/i, "")}`;
+    // The container is said without its doors or handles ("open the doors" names none: "the cabinet handles" before does).
+    const opened = [...orders].reverse().filter((o) => /^open\b/i.test(o)).map(objectOf);
+    const withDoors = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).reverse();
+    const container = [...opened.map((x) => x?.replace(DOORS, "")), ...withDoors, ...[...orders].reverse().map((o) => (o ? objectOf(o)?.replace(DOORS, "") : undefined))]
+      .find((x) => !!x && /\s/.test(x) && x !== objectOf(q));
+    if (bare && container) q = `${q} ${container}`;
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
-    const there = places.at(-1) ?? (said.length ? said.at(-1) : undefined);
+    const there = [...places].reverse().find((m) => !knows || knows(m.text)) ?? (said.length ? said.at(-1) : undefined);
     if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
     places.push(...mentionsOf(q).filter((m) => m.placed));
     const next = parts.slice(k + 1).find((x) => x.order)?.order;
     const thing = objectOf(q);
     // The next part says where it goes, with "it" said as the thing: taking it in hand is part of that.
-    if (TAKING.test(q) && !TARGET.test(q.replace(TAKING, "").replace(thing ?? "", "")) && next && /\b(?:it|them)\b/i.test(next) && thing) q = "";
+    const nowhere = !!thing && !TARGET.test(q.replace(/^\S+\s+/, "").replace(thing, ""));
+    if (TAKING.test(q) && nowhere && next && (/\b(?:it|them)\b/i.test(next) || BARE_PUT.test(next))) q = "";
+    // "… they ought to live in the fridge. Would you mind moving them?": moving it was asked already, with where.
+    else if (nowhere && /^(?:move|put|take|bring|shift|carry|relocate)\b/i.test(q) && orders.some((o) => objectOf(o) === thing && TARGET.test(o.replace(thing!, "")))) q = "";
     else {
       const v = infinitive(q.split(/\s+/)[0] ?? "");
       if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;

@@ -249,7 +249,9 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
         new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t) ??
-        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
+        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
+        // "Its lock releases when the red cube is on the sensor": the condition, said of the thing where it sits.
+        new RegExp(`(?:when|once|if|after) (?:the )?${NAME} (?:is|are|sits|rests|lies|gets put|is put|is placed) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
       const hint = hintIn(g) ?? hintIn(asWritten);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
