@@ -13,7 +13,7 @@
  * vitest. The rules read first, so whatever they read whole reads exactly as before.
  */
 import type { Naming } from "../../robots/manifests/schema";
-import { describesOnly, restate } from "./phrasing";
+import { describesOnly, restate, type Knows } from "./phrasing";
 
 export interface ReadInstruction {
   goals: string[];
@@ -126,7 +126,7 @@ const DISPOSE = /^(?:dispose\s+of|get\s+rid\s+of|discard|bin|trash|junk|scrap)\s
 const THROW_AWAY = /^(?:throw|toss|chuck|dump)\s+(?:away|out)\s+(.+)$/i;
 const THROW_X_AWAY = /^(?:throw|toss|chuck|dump)\s+(.+?)\s+(?:away|out)\b(.*)$/i;
 /** Words that ask for a report or state a constraint: understood, no goal of their own. */
-const REPORT_VERBS = ["report", "tell", "say", "let", "show", "inform"];
+const REPORT_VERBS = ["report", "tell", "say", "let", "show", "inform", "shout", "yell"];
 
 const alternation = (words: string[]) => [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/\s+/g, "\\s+")).join("|");
 const PUT_START = new RegExp(`^(?:${alternation(PUT_VERBS)})\\b`, "i");
@@ -134,6 +134,8 @@ const FIND_START = new RegExp(`^(?:${alternation(FIND_VERBS)})\\b`, "i");
 
 /** Words that say how much of a thing ("a slice of bread"), not which: a closed class of English measure nouns. */
 const MEASURES = /^(?:slices?|pieces?|bits?|loaf|loaves|cartons?|bottles?|box(?:es)?|bags?|packets?|packs?|jars?|cans?|tins?|bunch(?:es)?|handful|glass(?:es)?|pairs?|tubs?|portions?|half|couple|lot|lots|chunks?|wedges?|sheets?)$/i;
+/** Words for a kind of thing, said after a thing's name ("the orange fruit", "the target spot"). */
+const KINDS = /^(?:fruit|food|thing|item|object|stuff|spot|point|mark|position|location|area|bit)$/i;
 /** Every word that is a verb to this reader: never a name, nor a word it failed to place. */
 const VERB_WORDS = new Set([...PUT_VERBS, ...FIND_VERBS, ...REPORT_VERBS, "dispose", "discard", "bin", "trash", "junk", "scrap", "rid", "dump", "away", "out", "know", "put", "find"].flatMap((v) => v.split(/\s+/)));
 
@@ -177,7 +179,7 @@ function canonicalVerb(clause: string): string {
   // "Look in the fridge for the milk": find it, with a hint where it is.
   if ((m = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause))) return `find ${m[2]}, which is in ${m[1]}`;
   // "Tell me where the tea is" asks to find it; "tell me where they are" asks for a report on what was found.
-  if ((m = /^(?:find out|figure out|work out|check|see|tell me|show me|let me know)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(clause))) {
+  if ((m = /^(?:find out|figure out|work out|check|see|tell me|show me|let me know|shout(?: out)?|call out|yell(?: out)?)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(clause))) {
     return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(m[1]) ? clause : `find ${m[1]}${m[2]}`;
   }
   if ((m = /^(?:where\s+(?:is|are)|where's)\s+(.+?)[?.!]*$/i.exec(clause))) return `find ${m[1]}`;
@@ -239,7 +241,13 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** A word and a name's word are the same, allowing a slip of the keyboard in a long word ("refridgerator"). */
-const sameWord = (w: string, v: string) => w === v || (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1));
+const sameWord = (w: string, v: string) => w === v || (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1)) || swapped(w, v);
+/** Two neighbouring letters typed the wrong way round ("mlik", "tabel"), in a word of four letters or more. */
+function swapped(w: string, v: string): boolean {
+  if (w.length !== v.length || w.length < 4) return false;
+  const at = [...w].findIndex((c, i) => c !== v[i]);
+  return at >= 0 && at < w.length - 1 && w[at] === v[at + 1] && w[at + 1] === v[at] && w.slice(at + 2) === v.slice(at + 2);
+}
 
 /** Every word of every wording of a name. */
 const wordTokens = new WeakMap<Word, Set<string>>();
@@ -343,6 +351,12 @@ export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet
       text = text.slice(0, prep.index) + text.slice(r.end);
       continue;
     }
+    // "The orange fruit", "the target spot": a word for the kind of thing after its name says no more of which.
+    const kindAfter = new RegExp(`\\b(?:${[...known].map(escape).join("|")})\\s+$`, "i").test(text.slice(0, r.start));
+    if (kindAfter && r.words.length === 1 && KINDS.test(r.words[0])) {
+      text = text.slice(0, r.start).trimEnd() + text.slice(r.end);
+      continue;
+    }
     // Words that only describe a thing named right after them ("the old sponge"), or say how much of it ("a slice of
     // bread"): the name says which thing.
     const described = nameAfter(r.end, /\s+/);
@@ -377,15 +391,17 @@ export function readInstruction(text: string, labels: string[], places: string[]
   return restated.notUnderstood.length || !restated.goals.length ? asWritten : restated;
 }
 
-const thingNamers = new WeakMap<Lexicon, (phrase: string) => boolean>();
+const thingNamers = new WeakMap<Lexicon, Knows>();
 /** Whether a phrase names one of the world's things or places (for "it" to mean that before a person). */
-export function namesThing(lex: Lexicon): (phrase: string) => boolean {
+export function namesThing(lex: Lexicon): Knows {
   let f = thingNamers.get(lex);
   if (!f) {
-    const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
+    const kinds = new Map(lex.words.map((w) => [w.name.toLowerCase(), w.kind]));
     f = (phrase) => {
       const { text, unplaced } = canonicalClause(phrase, lex);
-      return !unplaced.length && text.split(/[^A-Za-z0-9_]+/).some((w) => known.has(w.toLowerCase()));
+      if (unplaced.length) return false;
+      const named = text.split(/[^A-Za-z0-9_]+/).map((w) => kinds.get(w.toLowerCase())).filter(Boolean);
+      return named.some((k) => k === "object" || k === "part") ? "object" : named.length ? "place" : false;
     };
     thingNamers.set(lex, f);
   }

@@ -95,7 +95,7 @@ function dropYouFrame(c: string): string {
   return namesNothing(before) && startsOrder(after) ? after : c;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
-const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|out\s+of\s+(?:sight|reach))$/i;
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|out\s+of\s+(?:sight|reach)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
 function whereQuestion(c: string): string | undefined {
   const at = /\bwhere\b/i.exec(c);
@@ -113,7 +113,7 @@ function whereQuestion(c: string): string | undefined {
   while (to < terms.length && !terms[to].tags.has("Verb") && !(terms[to].tags.has("Preposition") && terms[to].word !== "of")) to++;
   const thing = terms.slice(from, to).map((t) => t.text).join(" ");
   // "Tell me where each one is": where the things already asked for are, a report.
-  if (/^(?:each(?:\s+one)?|both(?:\s+of\s+them)?|all(?:\s+of\s+them)?|everything)$/i.test(thing)) return undefined;
+  if (/^(?:each(?:\s+one)?|both(?:\s+of\s+them)?|all(?:\s+of\s+them)?|everything|anything|something|things)$/i.test(thing)) return undefined;
   return `find ${thing}`;
 }
 /** "Have you seen the milk?", "can you spot the tea anywhere?": asking whether it was seen asks for it to be found. */
@@ -165,7 +165,7 @@ function dropFor(c: string): string {
  */
 const WISH = /^(?:(?:i|we)\s+(?:would\s+)?(?:love|like|prefer|appreciate)\s+it|(?:i|we)\s+(?:would\s+)?be\s+(?:\w+\s+)?(?:grateful|glad|happy|thankful|pleased)|it\s+would\s+be\s+(?:\w+\s+)?\w+|make\s+sure|ensure|see\s+to\s+it)\s+(?:if\s+|that\s+)?(.+?)\s+(?:were|was|is|are|ended\s+up|ends?\s+up|gets?|got|stays?|(?:could|would|can)\s+(?:go|be(?:\s+(?:put|placed|moved|stored|kept|taken|brought))?))\s+((?:back\s+)?(?:in|into|inside|on|onto|to)\b.*)$/i;
 /** "The yellow block you must put inside the cabinet": the thing said before the order. */
-const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)\s+you\s+(?:must|should|need\s+to|have\s+to|can|will)\s+([a-z]+)\b(.*)$/i;
+const FRONTED = /^((?:the|a|an|my|this|that)\s+.+?)(?:\s+you\s+(?:must|should|need\s+to|have\s+to|can|will)|,\s+you)\s+([a-z]+)\b(.*)$/i;
 /**
  * Where a thing is, said inside its phrase ("the blue mug that's sitting in the sink should go …"), and where a person
  * will see it after its destination ("on the table where I'll see them"): neither says more of what to do.
@@ -179,9 +179,9 @@ const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
 const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
-const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there|nothing\s+(?:clever|fancy|else))$/i;
+const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there|nothing\s+(?:clever|fancy|else)|take\s+your\s+time|bless\s+(?:him|her|them|you)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
 /** "You'll have to …", "you need to …": what must be done, said to the robot. */
-const MUST = /^you\s+(?:will\s+|would\s+|might\s+|may\s+)?(?:have|need)\s+to\s+(.+)$/i;
+const MUST = /^(?:you\s+(?:will\s+|would\s+|might\s+|may\s+)?)?(?:have|need)\s+to\s+(.+)$/i;
 /** "Take a look", "have a quick look around": looking, with nothing more said. */
 const A_LOOK = /^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i;
 /** The thing of "the bread too" (a thing's phrase alone, not "the sponge can go in there as well"). */
@@ -193,14 +193,16 @@ const moreOf = (part: string) => {
 const OBJECT_FIRST = /^((?:the\s+|my\s+)?(?!(?:i|we|you|they|he|she|it|please|just|then)\s)[a-z]+)\s+(put|place|bring|take|move)\s+((?:on|in|into|onto|to|inside)\s.*)$/i;
 /** "Put on the table": an order that says where but not what. */
 const BARE_PUT = /^(?:put|place|set|move|bring|take|stick|pop|leave)\s+(?:on|in|into|onto|to|inside)\s/i;
+/** "The goal is still the yellow cube inside the cabinet": how things are to end up, said as the goal. */
+const GOAL_IS = /^(?:the\s+)?(?:goal|aim|target|task|job|idea|point)\s+is\s+(?:still\s+|now\s+|just\s+|simply\s+)?(?:to\s+(?:get|have|put)\s+)?((?:the|a|an|my)\s+.+?)\s+((?:inside|in|into|on|onto|on\s+top\s+of)\s+.+)$/i;
 /** A container's parts, said for the container ("the cabinet doors", "the fridge handle"). */
 const DOORS = /\s+(?:doors?|handles?|lids?)$/i;
 /** "Somewhere around here there's a blue cube", "there's a cup hidden somewhere": a thing to be found. */
-const SOMEWHERE = /^(?:somewhere|hidden)\s+(?:around\s+here\s+|in\s+here\s+|around\s+)?there\s+is\s+(.+)$|^there\s+is\s+(.+?)\s+(?:hidden\s+)?somewhere\b.*$/i;
+const SOMEWHERE = /^(?:somewhere|hidden)\s+(?:around\s+here\s+|in\s+here\s+|around\s+)?there\s+is\s+(.+)$|^(?:there\s+is|(?:i\s+think\s+)?i\s+(?:saw|left|put|had)|(?:i|we)\s+(?:still\s+)?have)\s+(.+?)\s+(?:hidden\s+)?somewhere\b.*$|^(?:do|did)\s+(?:we|you|i)\s+(?:still\s+)?have\s+(?:any\s+)?(.+?)(?:\s+(?:left|anywhere|somewhere|still))?(?:\s+or\s+.*)?$/i;
 /** "The bread too", "and the orange as well": one more thing for the order before. */
 const TOO = /^(?:and\s+)?(?:also\s+)?((?:the|a|an|my|some|this|that)\s+[a-z ]+?)\s*,?\s+(?:too|as\s+well|also)$/i;
 /** How a person corrects what they just said: "no wait, …", "sorry, I mean …", "actually, make that …". */
-const CORRECTION = /^(?:(?:no,?\s+wait|wait|oops|correction|no(?=\s*,))\b[\s,!.]*(?:i\s+mean[t]?\b[\s,:]*)?|(?:(?:sorry|actually|no),?\s+)?(?:i\s+mean[t]?\b[\s,:]*|make\s+(?:that|it)\s+))/i;
+const CORRECTION = /^(?:(?:(?:no,?\s+wait|wait|oops|correction|no(?=\s*,))\b[\s,!.]*)+(?:i\s+mean[t]?\b[\s,:]*)?|(?:(?:sorry|actually|no),?\s+)?(?:i\s+mean[t]?\b[\s,:]*|make\s+(?:that|it)\s+))/i;
 /** Words that start a phrase naming a thing ("the", "a", "my", "their", …). */
 const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
@@ -208,7 +210,7 @@ const REASON = /,?\s+(?:because|since|cause)\s+.+$/i;
 /** When, by another's clock ("before my guests arrive", "when you're done"): the order is the same. */
 const WHILE = /,?\s+(?:before|after|when|while|until|once|by\s+the\s+time)\s+(?:i|we|you|he|she|they|it|the|my|your|our|their|everyone|someone|people|guests)\b.+$/i;
 /** Where a purpose starts: what the order is for, which asks nothing more of the robot. */
-const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|heat|chill|thaw|defrost|soften|dry|toast|stop|prevent|avoid))\b.*$/i;
+const PURPOSE = /,?\s+(?:so\s+that|so(?=\s+(?:it|they|i|we|you|he|she|that|my|our|your|his|her|their|nobody|no\s+one|everyone|someone)\b)|in\s+order\s+to|to\s+(?:keep|stay|make|let|help|cool|warm|heat|chill|thaw|defrost|soften|dry|toast|stop|prevent|avoid))\b.*$/i;
 
 /** The words of one order said plainly (unchanged where the sentence is built in no way known here). */
 function restateClause(clause: string): string {
@@ -236,6 +238,13 @@ function restateClause(clause: string): string {
   if (POLITE_CLAUSE.test(c)) return "";
   // "To move the medicine …": the order said with "to" before it.
   if (/^to\s+/i.test(c) && startsOrder(c.replace(/^to\s+/i, ""))) c = c.replace(/^to\s+/i, "");
+  const goal = GOAL_IS.exec(c);
+  if (goal) return `put ${goal[1]} ${goal[2]}`;
+  // "Set the yellow cube down inside the cabinet": "down" says no more of where.
+  c = c.replace(/^((?:set|put|place|lay|sit)\s+.+?)\s+down\s+(?=(?:in|into|on|onto|inside)\b)/i, "$1 ");
+  // "That little blue cup in the sink, could I have it on the table?": the thing said first, then "it" in the order.
+  const dislocated = /^((?:the|that|this|my|a)\s+[^,]+),\s+(.*\b(?:it|them)\b.*)$/i.exec(c);
+  if (dislocated && !startsOrder(dislocated[1])) c = dislocated[2].replace(/\b(?:it|them)\b/i, dislocated[1].replace(/\s+(?:in|on|from|by)\s+(?:the\s+)?\w+$/i, ""));
   // "(Please) you put the apple …": the order, said to "you".
   if (/^you\s+/i.test(c) && startsOrder(c.replace(/^you\s+/i, ""))) c = c.replace(/^you\s+/i, "");
   // "I need the stone cabinet open(ed)": open it.
@@ -270,7 +279,7 @@ function restateClause(clause: string): string {
   const can = /^(?:can|could|would|will)\s+((?:the|a|an|my|our|this|that)\s+.+?)\s+(?:go|be\s+put|be\s+placed|be\s+moved|be\s+stored)\s+((?:back\s+)?(?:in|into|on|onto|inside|to)\b.*)$/i.exec(c);
   if (can) return `put ${can[1]} ${can[2]}`;
   // "Can I have the bread on the table?": put it there.
-  const have = /^(?:can|could|may)\s+(?:i|we)\s+(?:have|get)\s+((?:the|a|an|my|our|some|this|that)\s+.+?)\s+((?:in|into|on|onto|inside)\b.*)$/i.exec(c);
+  const have = /^(?:can|could|may)\s+(?:i|we)\s+(?:have|get)\s+((?:the|a|an|my|our|some|this|that)\s+.+?|it|them)\s+((?:in|into|on|onto|inside)\b.*)$/i.exec(c);
   if (have) return `put ${have[1]} ${have[2]}`;
   // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
   const must = MUST.exec(c);
@@ -319,6 +328,9 @@ function restateClause(clause: string): string {
   c = c.replace(/^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i, "$1 ");
   const where = whereQuestion(c);
   if (where) return where;
+  // "…, after you put the milk on the table": that is an order too, done first.
+  const before = /,?\s+after\s+you\s+(.+)$/i.exec(c);
+  if (before && startsOrder(before[1]) && TARGET.test(before[1])) return `${restateClause(c.slice(0, before.index))}. ${restateClause(before[1])}`;
   c = dropFor((purposePlace(c) ?? c).replace(PURPOSE, "").replace(REASON, "").replace(WHILE, ""));
   // "Get the cabinet open": open it.
   c = c.replace(/^(?:get|make|have)\s+(.+?)\s+open\b/i, "open $1");
@@ -478,6 +490,9 @@ const startsOrder = (text: string) => {
   return !!asked && isVerb(asked) && asked.tags.has("Imperative");
 };
 
+/** What a phrase names in the world: one of its things, one of its places, or nothing it knows. */
+export type Knows = (phrase: string) => "object" | "place" | false;
+
 /** Instructions already said again: every node of every step reads the instruction anew, and parsing takes milliseconds. */
 const said = new Map<string, string>();
 
@@ -485,7 +500,7 @@ const said = new Map<string, string>();
  * The instruction said again as plain orders, one per sentence, in the reader's verbs where the library knows the
  * word's infinitive; a part built in no way known here is kept as written, for the reader to name what it cannot read.
  */
-export function restate(text: string, knows?: (phrase: string) => boolean): string {
+export function restate(text: string, knows?: Knows): string {
   const cache = knows ? (saidFor.get(knows) ?? saidFor.set(knows, new Map()).get(knows)!) : said;
   const known = cache.get(text);
   if (known !== undefined) return known;
@@ -495,7 +510,7 @@ export function restate(text: string, knows?: (phrase: string) => boolean): stri
   return plain;
 }
 /** Restatements where a world says which phrases name its things (by the world's lexicon). */
-const saidFor = new WeakMap<(phrase: string) => boolean, Map<string, string>>();
+const saidFor = new WeakMap<Knows, Map<string, string>>();
 
 /** A phrase that names a thing, where it stands in its clause: for "it" and "them" to stand for. */
 interface Mention {
@@ -517,9 +532,10 @@ function mentionsOf(clause: string): Mention[] {
     out.push({ text, plural: n.some((t) => t.tags.has("Plural")) && !n.some((t) => t.tags.has("Singular") && t === n[n.length - 1]), placed: i > 0 && terms[i - 1].tags.has("Preposition") });
     i += n.length - 1;
   }
-  // A thing said without an article at the start ("Oranges taste better cold"): the thing, for "the one" and "it".
-  if (!out.length && terms[0]?.tags.has("Noun") && !terms[0].tags.has("Pronoun") && terms.length > 4) {
-    out.push({ text: `the ${terms[0].text}`, plural: terms[0].tags.has("Plural"), placed: false });
+  // A thing said without an article at the start ("Oranges taste better cold", "milk's expired, the date says …"): the
+  // thing, for "the one" and "it".
+  if (terms[0]?.tags.has("Noun") && !terms[0].tags.has("Pronoun") && !DETERMINER.test(terms[0].word) && (terms.length > 4 || isVerb(terms[1]) || !!terms[1]?.tags.has("Copula"))) {
+    out.unshift({ text: `the ${terms[0].text}`, plural: terms[0].tags.has("Plural"), placed: false });
   }
   // "Wooden cabinet door is shut": the thing, described, without its article.
   if (!out.length && terms[0]?.tags.has("Adjective") && terms[1]?.tags.has("Noun")) {
@@ -534,11 +550,13 @@ function mentionsOf(clause: string): Mention[] {
 }
 
 /** What "it" (or "them") stands for among the things named last: the same number, a thing before a place. */
-function referent(pronoun: string, named: Mention[], knows?: (phrase: string) => boolean, asPlace = false): string | undefined {
+function referent(pronoun: string, named: Mention[], knows?: Knows, asPlace = false): string | undefined {
   const plural = /^(?:them|they)$/i.test(pronoun);
   // A thing of the world before a person or anything else ("my grandson … the hamburger … where it is").
   const things = knows ? named.filter((m) => knows(m.text)) : [];
-  const candidates = things.length ? things : named;
+  // Not said where a place goes, a thing to handle before a place ("such a waste. Throw it out": not the trash).
+  const objects = asPlace || !knows ? [] : things.filter((m) => knows(m.text) === "object");
+  const candidates = objects.length ? objects : things.length ? things : named;
   const agree = candidates.filter((m) => m.plural === plural);
   const pool = agree.length ? agree : candidates;
   // Said where a place goes ("rest the cube on it"), it is what was named last, a place as well as a thing.
@@ -555,16 +573,17 @@ function isStatement(clause: string): boolean {
   const whole = clause.trim().replace(/[.;:!?,]+$/, "");
   const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway|ugh|ok|okay|so|right|alright|heads\s+up|by\s+the\s+way|fyi)\s+/i, "");
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
+  if (OBJECT_FIRST.test(c) || GOAL_IS.test(c)) return false;
   const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
   if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
   // "(I'm) done with the mug": said of oneself, for "it" to mean next.
   if (/^(?:(?:i\s+am|we\s+are)\s+)?(?:done|finished)\s+with\b/i.test(c)) return true;
-  // "Yellow one is already on it": a thing said by its colour, then how it is.
-  if (/^(?:the\s+)?[a-z]+\s+one\s+(?:is|was)\b/i.test(c)) return true;
+  // "Yellow one is already on it", "yellow's in the way": a thing said by its colour, then how it is. "That's the
+  // bruised one": which one was meant. "Going to wipe it down": what the speaker will do.
+  if (/^(?:the\s+)?[a-z]+\s+(?:one\s+)?(?:is|was)\s+(?:in|on|already|still|not|too|so|very)\b/i.test(c) || /^(?:that|it|this)\s+is\s+the\s+[a-z ]+$/i.test(c) || /^going\s+to\b/i.test(c)) return true;
   // "Blue cube — find it": a thing named alone, for what follows to be about.
   const bare = termsOf(c);
   if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun")) && passive(c) === undefined && !startsOrder(c)) return true;
-  if (OBJECT_FIRST.test(c)) return false;
   // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
   if (/^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c) && !/^do\s+the\s+same\b/i.test(c)) return true;
   if (!c || WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) || OPEN_WISH.test(c) || LOOKING.test(c) || FRONTED.test(c) || dropYouFrame(c) !== c || startsOrder(c.replace(POLITE, "")) || passive(dropRelative(c.replace(POLITE, ""))) !== undefined || whereQuestion(c) || SEEN.test(c)) return false;
@@ -621,6 +640,16 @@ function clausesOf(sentence: string): string[] {
   return out;
 }
 
+/**
+ * A few words that name nothing the world has and no thing at all ("Back on shift at seven.", "Rig test one.", "Hardest
+ * variant now."): a heading or an aside, not an order. An order the reader cannot do ("wash the apple") starts with
+ * its verb and names a thing, and is kept for the reader to refuse.
+ */
+function fragment(part: string, knows: Knows): boolean {
+  const terms = termsOf(part);
+  return terms.length <= 5 && !knows(part) && !terms.some((t) => DETERMINER.test(t.word) || t.tags.has("Possessive") || t.tags.has("Pronoun")) && !(isVerb(terms[0]) && terms[0].tags.has("Infinitive"));
+}
+
 /** "Go and …", "take a look and …": words before "and" that only lead into the order after it. */
 const leadsIn = (part: string) => {
   const lone = termsOf(part.replace(POLITE, ""));
@@ -641,6 +670,14 @@ const texting = (text: string) =>
     .replace(/\bpl[sz]\b/gi, "please")
     .replace(/\b(?:thx|ty)\b/gi, "thanks")
     .replace(/\bwheres\b/gi, "where is")
+    .replace(/\bteh\b/gi, "the")
+    .replace(/\bn\b/gi, "and")
+    .replace(/\b(dont|cant|wont|doesnt|isnt)\b/gi, (w) => `${w.slice(0, -1)}'t`)
+    .replace(/\bgonna\b/gi, "going to")
+    .replace(/\bits\s+(?=(?:a|an|the)\s)/gi, "it is ")
+    // "Milk's expired", "the loaf's been sitting": "is"/"has", not a possessive.
+    .replace(/\b([a-z]+)'s\s+(?=(?:gone|been|got)\b)/gi, "$1 has ")
+    .replace(/\b([a-z]+)'s\s+(?=(?:expired|past|off|broken|empty|full|in|on|not|so|too|very|all|still|already|falling|going|sitting|fine|bad|old|stale|rotten|mouldy|moldy)\b)/gi, "$1 is ")
     .replace(/\bprob\b/gi, "probably")
     .replace(/\s*\blol\b/gi, "")
     // "jk" (just kidding) takes back what was just said.
@@ -649,7 +686,7 @@ const texting = (text: string) =>
     .replace(/\bits\s+(?=(?:gone|been|got)\b)/gi, "it has ")
     .replace(/\bits\s+(?=(?:so|too|very|really|all|past|old|dirty|gross|expired|broken|off|empty|full|mouldy|moldy|rotten|stale|bad|disgusting)\b)/gi, "it is ");
 
-function restateSentences(text: string, knows?: (phrase: string) => boolean): string {
+function restateSentences(text: string, knows?: Knows): string {
   // A part is an order, a statement (the things it names), or a correction of the order before it.
   const parts: { order?: string; named?: Mention[]; corrects?: boolean; hidden?: boolean }[] = [];
   // Other ways to join a list: "the milk as well as the tea", "along with", "together with", "plus".
@@ -676,7 +713,8 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
       // "Somewhere around here there's a blue cube": a thing said to be somewhere, with nothing else asked, is to be found.
       const hidden = SOMEWHERE.exec(clause.trim().replace(/[.;:!?,]+$/, ""));
       if (hidden) {
-        parts.push({ named: mentionsOf(clause) }, { order: `find ${hidden[1] ?? hidden[2]}`, hidden: true });
+        const thing = hidden[1] ?? hidden[2] ?? hidden[3];
+        parts.push({ named: mentionsOf(clause) }, { order: `find ${/^(?:the|a|an|my|some|any|our|that|this)\s/i.test(thing) ? thing : `the ${thing}`}`, hidden: true });
         continue;
       }
       if (isStatement(clause)) {
@@ -708,7 +746,7 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
             }
             return out;
           });
-      parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim()).map((order) => ({ order })));
+      parts.push(...pieces.map(restateClause).flatMap((p) => p.split(/(?<=\.)\s+/)).map((p) => p.replace(/\.$/, "")).filter((p) => p.trim() && !(knows && fragment(p, knows))).map((order) => ({ order })));
     }
   }
   // A thing said to be somewhere is to be found only when nothing else is asked.
@@ -742,11 +780,18 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
       // A thing or a place alone replaces the last one the order named ("the middle one" → "the middle drawer"); an
       // order of its own replaces the order.
       const previous = orders[last];
-      const np = /^(?:the|a|an|my)\s+[a-z ]+$/i.test(q.trim()) ? mentionsOf(previous).at(-1) : undefined;
+      // "No wait, the middle drawer, the top one's full": the phrase before the comma; what follows says why.
+      const phrase = /^((?:the|a|an|my)\s+[a-z ]+?)(?:,.*)?$/i.exec(q.trim())?.[1];
+      const said = phrase && (objectOf(phrase) === phrase || /\sone$/i.test(phrase)) ? phrase : undefined;
+      const np = said ? mentionsOf(previous).at(-1) : undefined;
       const head = np?.text.split(/\s+/).at(-1);
       orders[last] = "";
-      if (np && head) q = previous.replace(np.text, q.trim().replace(/\bone$/i, head));
-      else q = restateClause(q);
+      if (np && head) q = previous.replace(np.text, said!.replace(/\bone$/i, head));
+      // "Wait, no, the orange is fine actually": the order is taken back, and nothing put in its place.
+      else if (clausesOf(q).every(isStatement)) {
+        orders.push("");
+        continue;
+      } else q = restateClause(q);
     }
     // "Toss both", "throw them both away": the things the statement before named.
     const things = named.filter((m) => !m.placed && (!knows || knows(m.text)));
@@ -785,7 +830,7 @@ function restateSentences(text: string, knows?: (phrase: string) => boolean): st
       if (owner) q = `open ${owner}`;
     }
     // "Open the wooden cabinet door": the cabinet.
-    q = q.replace(/^(open\s+\S+\s+\S+.*?)\s+(?:doors?|lid)$/i, "$1");
+    q = q.replace(/^(open\s+\S+\s+\S+.*?)(?:'s)?\s+(?:doors?|lid)$/i, "$1");
     // "Put the cube inside": inside what was named last ("open the cabinet doors and put the cube inside").
     const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
     // The container is said without its doors or handles ("open the doors" names none: "the cabinet handles" before does).

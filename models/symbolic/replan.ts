@@ -234,9 +234,9 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const goalIn = (g: string, asWritten = g): Goal | undefined => {
     let m: RegExpExecArray | null;
     // The place whose colour is to be matched: the first of these ways of saying it that names one.
-    const colour = [/(?:same colou?r as|colou?r of|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
-      .map((r) => r.exec(g))
-      .filter((x): x is RegExpExecArray => !!x);
+    const colour = [/(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
+      // Every place each way says it, not only the first ("colour-matching trial: … the same colour as the crate").
+      .flatMap((r) => [...g.matchAll(new RegExp(r.source, "g"))]);
     if (colour.length) {
       const named = colour.find((x) => isName(x[1]));
       return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
@@ -249,7 +249,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
         new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
         new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t) ??
-        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
+        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|resting|sitting|lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
         // "Its lock releases when the red cube is on the sensor": the condition, said of the thing where it sits.
         new RegExp(`(?:when|once|if|after) (?:the )?${NAME} (?:is|are|sits|rests|lies|gets put|is put|is placed) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
       const hint = hintIn(g) ?? hintIn(asWritten);
