@@ -475,7 +475,9 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     } else if (MANIPULATE.test(clause)) {
       // The destination is the last place named after a preposition, outside "which is in …" asides.
       const stripped = clause.replace(new RegExp(`,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(?:${placeAlt})\\b,?`, "gi"), " ");
-      const dests = [...stripped.matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi"))].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
+      // "In the middle drawer, not in the top one": a place it is not to go is no destination.
+      const unwanted = new RegExp(`,?\\s+(?:and\\s+)?not\\s+(?:(?:in|into|on|onto|to|inside)\\s+)?(?:the\\s+)?(?:${placeAlt})\\b`, "gi");
+      const dests = [...stripped.replace(unwanted, (m) => " ".repeat(m.length)).matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi"))].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
       const dest = dests.at(-1)?.place;
       const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(?:${placeAlt}|somewhere)\\b`, "i").test(stripped);
       // Each thing goes to the last place named before the next thing ("the tea on the table and the burger in the

@@ -78,7 +78,7 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect|warm(?:\s+up
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:please,?\s+to\s+|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
+const POLITE = /^(?:please,?\s+to\s+|(?:maybe|perhaps)\s+(?=(?:put|place|move|take|bring|throw|find|get|stick|pop|toss|you)\b)|(?:thereafter|subsequently|afterward)\b,?\s*|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+(?:possible|ok(?:ay)?|alright|all\s+right)\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -95,7 +95,7 @@ function dropYouFrame(c: string): string {
   return namesNothing(before) && startsOrder(after) ? after : c;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
-const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|out\s+of\s+(?:sight|reach)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
+const TRAILING = /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|you\s+see|you\s+know|out\s+of\s+(?:sight|reach)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
 function whereQuestion(c: string): string | undefined {
   const at = /\bwhere\b/i.exec(c);
@@ -152,7 +152,7 @@ function purposePlace(c: string): string | undefined {
 function dropFor(c: string): string {
   // "For Mr Jones", "for Doris": for whom, wherever it is said.
   c = c.replace(/\s+for\s+(?:(?:[Mm]rs?|[Mm]s|[Mm]iss|[Dd]r)\.?\s+)?[A-Z][a-z]+\b/g, "");
-  const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend))$/i, "");
+  const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend)|a\s+(?:sec|second|minute|moment|bit|while))$/i, "");
   if (bare !== c) return bare;
   const m = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(c);
   if (!m || /^(?:look|search|check|hunt|ask|scan|go|come)\b/i.test(c)) return c;
@@ -175,9 +175,9 @@ function dropRelative(c: string): string {
   return /\b(?:in|into|inside|on|onto|to)\s+(?:the|a|an|my|our|your|this|that)\s+\S/i.test(inside) ? inside.replace(/\s+where\s+(?:i|we|you|they|he|she|it|the\s+\w+|my\s+\w+|nobody|no\s+one)\b.*$/i, "") : inside;
 }
 /** "I'm looking for my cup": a search, said of oneself. */
-const LOOKING = /^(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(?:i|we)\s+(?:search|look\s+for|seek)|(?:i\s+)?need\s+eyes\s+on|(?:i|we)\s+(?:have\s+|seem\s+to\s+have\s+)?(?:lost|misplaced|mislaid)|(?:i|we)\s+(?:can\s+not|cannot|could\s+not|do\s+not|did\s+not|not)\s+(?:find|see|spot))\s+(?!(?:it|them)\b)(.+?)(?:\s+(?:somewhere|anywhere)\b.*)?$/i;
+const LOOKING = /^(?!.*\b(?:lost|mislaid|misplaced|find|see|spot|for)\s+(?:it|them|both|everything|all)\b)(?:(?:i\s+am|we\s+are)\s+(?:looking|searching|hunting)\s+for|(?:i|we)\s+(?:search|look\s+for|seek)|(?:i\s+)?need\s+eyes\s+on|(?:i|we)\s+(?:have\s+|seem\s+to\s+have\s+)?(?:lost|misplaced|mislaid)|(?:i|we)\s+(?:can\s+not|cannot|could\s+not|do\s+not|did\s+not|not)\s+(?:find|see|spot))\s+(.+?)(?:\s+(?:somewhere|anywhere)\b.*)?$/i;
 /** "I need the stone cabinet open(ed)": a wish for a thing to be open. */
-const OPEN_WISH = /^(?:i|we)\s+(?:\w+\s+)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
+const OPEN_WISH = /^(?:(?:i|we)\s+(?:\w+\s+)?)?(?:need|want|would\s+like|like)\s+(.+?)\s+(?:open|opened|unlocked)$/i;
 /** Politeness or timing said as a clause of its own, asking nothing. */
 const POLITE_CLAUSE = /^(?:if\s+(?:it\s+is\s+not|it's\s+not|that\s+is\s+not)\s+(?:too\s+much\s+)?(?:trouble|a\s+problem|too\s+much\s+to\s+ask)|if\s+possible|if\s+you\s+(?:do\s+not|don't)\s+mind|if\s+you\s+(?:can|could|would|please)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|(?:before|after)\s+(?:you\s+)?(?:do|doing)\s+anything(?:\s+else)?|(?:there\s+is\s+)?no\s+(?:need|hurry|rush)\b.*|(?:there\s+is\s+)?no\s+rush|whenever\s+you\s+can|while\s+you\s+are\s+at\s+it|(?:and\s+)?while\s+you\s+are\s+there|nothing\s+(?:clever|fancy|else)|take\s+your\s+time|bless\s+(?:him|her|them|you)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
 /** "You'll have to …", "you need to …": what must be done, said to the robot. */
@@ -189,6 +189,8 @@ const moreOf = (part: string) => {
   const m = TOO.exec(part.trim());
   return m && objectOf(m[1]) === m[1].trim() ? m : null;
 };
+/** "It's the apple that goes in the sink": that thing, there. */
+const CLEFT = /^it\s+is\s+((?:the|a|my)\s+.+?)\s+(?:that|which)\s+(?:goes|should\s+go|needs\s+to\s+go|belongs)\s+(.+)$/i;
 /** "Sponge put on the table": the thing, then the order (said so by someone whose language puts the verb last). */
 const OBJECT_FIRST = /^((?:the\s+|my\s+)?(?!(?:i|we|you|they|he|she|it|please|just|then)\s)[a-z]+)\s+(put|place|bring|take|move)\s+((?:on|in|into|onto|to|inside)\s.*)$/i;
 /** "Put on the table": an order that says where but not what. */
@@ -202,7 +204,7 @@ const SOMEWHERE = /^(?:somewhere|hidden)\s+(?:around\s+here\s+|in\s+here\s+|arou
 /** "The bread too", "and the orange as well": one more thing for the order before. */
 const TOO = /^(?:and\s+)?(?:also\s+)?((?:the|a|an|my|some|this|that)\s+[a-z ]+?)\s*,?\s+(?:too|as\s+well|also)$/i;
 /** How a person corrects what they just said: "no wait, …", "sorry, I mean …", "actually, make that …". */
-const CORRECTION = /^(?:(?:(?:no,?\s+wait|wait|oops|correction|no(?=\s*,))\b[\s,!.]*)+(?:i\s+mean[t]?\b[\s,:]*)?|(?:(?:sorry|actually|no),?\s+)?(?:i\s+mean[t]?\b[\s,:]*|make\s+(?:that|it)\s+))/i;
+const CORRECTION = /^(?:(?:(?:sorry,?\s+)?(?:no,?\s+wait|wait|oops|correction|no(?=\s*,))\b[\s,!.]*)+(?:i\s+mean[t]?\b[\s,:]*)?|(?:(?:sorry|actually|no),?\s+)?(?:i\s+mean[t]?\b[\s,:]*|make\s+(?:that|it)\s+))/i;
 /** Words that start a phrase naming a thing ("the", "a", "my", "their", …). */
 const DETERMINER = /^(?:the|a|an|this|that|these|those|my|your|our|his|her|their)$/;
 /** Why the order is given ("because it tastes better cold"): asks nothing more. */
@@ -226,6 +228,11 @@ function restateClause(clause: string): string {
   if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c) || /^(?:mind|after\s+that|afterwards|then|next|dear|love|honey|sweetie|mate)$/i.test(c)) return "";
   // "Just as it is", "nothing clever": how, which asks nothing more. "Two jobs, in this order": a heading.
   if (/^(?:just\s+)?as\s+(?:it|they)\s+(?:is|are)\b/i.test(c) || /^(?:\w+\s+)?(?:jobs?|things?|tasks?|steps?|requests?)(?:\s+for\s+you)?(?:,?\s+in\s+(?:this|that)\s+order)?$/i.test(c)) return "";
+  // "Just to keep it out of the way": what it is for, said alone.
+  if (/^(?:just\s+)?(?:to|so\s+(?:that|it|they))\s+(?:keep|stay|make|let|help|stop|prevent|avoid)\b/i.test(c) || /^(?:i\s+)?(?:just\s+)?(?:need|want)\s+to\s+know$/i.test(c)) return "";
+  // "It's the apple that goes in the sink": put it there.
+  const cleft = CLEFT.exec(c);
+  if (cleft) return `put ${cleft[1]} ${cleft[2]}`;
   // "Probably in the microwave or the cupboard": a hint where it is, for the search already asked.
   if (/^(?:probably|maybe|perhaps|possibly|likely)\s+(?:it\s+is\s+|they\s+are\s+)?(?:in|on|inside|under|behind|at)\b/i.test(c)) return "";
   // "No move it", "don't touch them": what not to do, asking nothing.
@@ -308,6 +315,8 @@ function restateClause(clause: string): string {
   // "Into the oven with it!": put it there.
   const withIt = /^((?:in|into|onto|on|inside)\s+.+?)\s+with\s+(it|them|(?:the|a|an|my|that|this)\s+.+)$/i.exec(c);
   if (withIt) return `put ${withIt[2]} ${withIt[1]}`;
+  // "In the middle drawer, not in the top one": the place it is not to go says no more.
+  c = c.replace(/,?\s+(?:and\s+)?not\s+(?:in(?:to)?\s+|on(?:to)?\s+)?(?:the|a|my)\s+[a-z ]+$/i, "");
   // "… and the vitamin pills next to it": the same place.
   c = c.replace(/\s+(?:next\s+to|beside|alongside|near|by)\s+(?:it|them)$/i, " there");
   // "In the top drawer, next to the medicine": where in it, which says no more of where.
@@ -350,12 +359,15 @@ function restateClause(clause: string): string {
   return /^(?:go\s+)?(?:look|search|check)(?:\s+around)?$/i.test(said) ? "" : said;
 }
 
+/** Verbs that start an order, never a thing's name ("put in the oven" is no terse "put → oven"). */
+const ORDER_VERB = /^(?:put|place|set|move|take|bring|get|go|come|throw|toss|pop|stick|leave|drop|hand|carry|slide|shove)$/i;
 /** "Tea to the table", "the burger into the oven!": no verb, a thing and where it goes — the order to put it there. */
 function terse(c: string): string | undefined {
   const m = /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(c);
   // A word after an adjective is its noun, whatever the library tags it ("yellow cube into …").
   const terms = termsOf(c);
-  if (!m || terms.some((t, i) => (isVerb(t) && !["Adjective", "Preposition", "Determiner"].some((tag) => terms[i - 1]?.tags.has(tag))) || t.tags.has("Copula"))) return undefined;
+  // "Milk to table": a first word the library takes for a verb is the thing, when "to" follows it.
+  if (!m || terms.some((t, i) => (isVerb(t) && !["Adjective", "Preposition", "Determiner"].some((tag) => terms[i - 1]?.tags.has(tag)) && !(i === 0 && /^(?:to|into|in|on|onto)$/.test(terms[1]?.word ?? "") && !ORDER_VERB.test(t.word))) || t.tags.has("Copula"))) return undefined;
   return `put ${m[1].trim()} to ${m[2].replace(/^(?:the\s+)?/i, "the ")}`;
 }
 
@@ -413,8 +425,8 @@ function passive(c: string): string | undefined {
   const rest = terms.slice(i + 1).map((t) => t.text).join(" ");
   // "goes in", "ends up in", "is in": where it is to be.
   // "They ought to live in the fridge", "it should stay on the table": where it is to be kept.
-  if (/^(?:go|goes|end|ends|be|belong|belongs)$/.test(verb.word) || (asked && /^(?:live|stay|sit|remain)$/.test(verb.word))) {
-    const after = rest.replace(/^(?:up|back)\s+/i, "");
+  if (/^(?:go|goes|end|ends|be|belong|belongs)$/.test(verb.word) || (asked && /^(?:live|stay|sit|remain|come)$/.test(verb.word))) {
+    const after = rest.replace(/^(?:up|back|out)\s+/i, "");
     return TARGET.test(after.split(/\s+/)[0] ?? "") ? `put ${thing} ${after}` : undefined;
   }
   // After "be" any verb is its participle ("should be put back"); without it, only a participle is ("thrown away").
@@ -573,14 +585,16 @@ function isStatement(clause: string): boolean {
   const whole = clause.trim().replace(/[.;:!?,]+$/, "");
   const c = whole.replace(/^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway|ugh|ok|okay|so|right|alright|heads\s+up|by\s+the\s+way|fyi)\s+/i, "");
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
-  if (OBJECT_FIRST.test(c) || GOAL_IS.test(c)) return false;
+  if (OBJECT_FIRST.test(c) || GOAL_IS.test(c) || CLEFT.test(c)) return false;
+  // "Want to give it a look", "I want to wash it": what the speaker means to do.
+  if (/^(?:(?:i|we)\s+)?(?:want|wanna|mean|plan|intend)\s+to\s+(?!know\b)/i.test(c) && !/\byou\b/i.test(c)) return true;
   const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
   if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
   // "(I'm) done with the mug": said of oneself, for "it" to mean next.
   if (/^(?:(?:i\s+am|we\s+are)\s+)?(?:done|finished)\s+with\b/i.test(c)) return true;
   // "Yellow one is already on it", "yellow's in the way": a thing said by its colour, then how it is. "That's the
   // bruised one": which one was meant. "Going to wipe it down": what the speaker will do.
-  if (/^(?:the\s+)?[a-z]+\s+(?:one\s+)?(?:is|was)\s+(?:in|on|already|still|not|too|so|very)\b/i.test(c) || /^(?:that|it|this)\s+is\s+the\s+[a-z ]+$/i.test(c) || /^going\s+to\b/i.test(c)) return true;
+  if (/^(?:the\s+)?[a-z]+\s+(?:one\s+(?:is|was)|(?:is|was)\s+(?:in|on|already|still|not|too|so|very))\b/i.test(c) || /^(?:that|it|this)\s+is\s+the\s+[a-z ]+$/i.test(c) || /^going\s+to\b/i.test(c)) return true;
   // "Blue cube — find it": a thing named alone, for what follows to be about.
   const bare = termsOf(c);
   if (bare.length && bare.length <= 4 && bare.every((t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun")) && passive(c) === undefined && !startsOrder(c)) return true;
@@ -619,7 +633,9 @@ function clausesOf(sentence: string): string[] {
   // "…, and I'll pour it out later": another person's part, a statement of its own.
   // "Where is the cup and where is the sponge": two questions. "Put it in the sink it's gone off", said without a comma: a
   // statement starts at "it is"/"it has" (not "where it is").
-  for (const piece of s.split(/,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once)\s)\s*\b(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i).filter((x) => x.trim())) {
+  for (const piece of s.split(/,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|\s+but\s+(?=(?:i|we|you|please|could|can|would)\b)|(?<=\b(?:in|into|on|onto|inside|to)\s+(?:the\s+)?[a-z_]+)\s+(?=i\s+(?!(?:mean|meant)\b)[a-z]+)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once)\s)\s*\b(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i).filter((x) => x.trim())) {
+    // "…, dear, …", "…, you see, …": said to the listener, asking nothing.
+    if (out.length && /^(?:dear|love|honey|sweetie|mate|you\s+see|you\s+know|i\s+guess|i\s+suppose)$/i.test(piece.trim())) continue;
     // "Apple go to trash, is old": how it is, said without its subject.
     if (out.length && /^(?:is|are|was|were)\s+(?:so\s+|too\s+|very\s+|all\s+)?[a-z]+$/i.test(piece.trim())) continue;
     // "No need to touch them", said after a comma: politeness, asking nothing.
@@ -628,7 +644,10 @@ function clausesOf(sentence: string): string[] {
     const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || MUST.test(t) || /^(?:can|could|would|will)\s+(?:the|a|an|my|our|this|that)\b/i.test(t.replace(POLITE, ""));
     if (out.length && so && asks(so[1])) out.push(so[1]);
     // "…, and the orange as well": one more thing for the order before.
-    else if (out.length && (moreOf(piece) || whereQuestion(piece))) out.push(piece);
+    // "The milk is in the fridge but I need it on the table": an order after a statement.
+    else if (out.length && isStatement(out[out.length - 1]) && asks(piece)) out.push(piece);
+    // "Bread to oven, tea to bin": a list of terse orders.
+    else if (out.length && (moreOf(piece) || whereQuestion(piece) || (terse(piece.replace(POLITE, "")) && terse(out[out.length - 1].replace(POLITE, ""))))) out.push(piece);
     else if (out.length && isStatement(piece)) out.push(piece);
     // "…, please dispose of it": an order, whatever the library tags its verb.
     else if (out.length && (startsOrder(piece.replace(POLITE, "")) || /^please\s+[a-z]/i.test(piece))) out.push(piece);
@@ -654,7 +673,7 @@ function fragment(part: string, knows: Knows): boolean {
 const leadsIn = (part: string) => {
   const lone = termsOf(part.replace(POLITE, ""));
   const words = part.replace(POLITE, "").trim();
-  return (lone.length === 1 && isVerb(lone[0])) || A_LOOK.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+dear|an\s+angel))$/i.test(words);
+  return (lone.length === 1 && isVerb(lone[0])) || A_LOOK.test(words) || /^(?:go|walk|head|come)\s+(?:over\s+|back\s+)?(?:to|into)\s+[^,]+$/i.test(words) || /^(?:do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)|be\s+(?:so\s+kind|a\s+(?:dear|love|darling|sweetheart|star|gem)|an\s+angel))$/i.test(words);
 };
 
 /**
@@ -693,14 +712,23 @@ function restateSentences(text: string, knows?: Knows): string {
   // "The vitamins and the medication, both out on the table": where all of them go.
   const joined = expandContractions(texting(text))
     .replace(/,?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+(?=(?:the|a|an|my|some|both|all|this|that|these|those)\b)/gi, " and ")
-    .replace(/,?\s+(?:both|all(?:\s+of\s+them)?)\s+(?:out\s+|back\s+)?(?=(?:on|in|into|onto|inside)\s)/gi, " ");
+    .replace(/,?\s+(?:both|all(?:\s+of\s+them)?)\s+(?:out\s+|back\s+)?(?=(?:on|in|into|onto|inside)\s)/gi, " ")
+    // "Could the vitamins maybe go on the table?": a hedge inside an order says nothing of what.
+    .replace(/(?<=\w)\s+(?:maybe|perhaps|possibly)\s+(?=(?:go|be|put|the|a|my|on|in|into)\b)/gi, " ")
+    // "bread -> oven": to.
+    .replace(/\s*(?:->|→)\s*/g, " to ")
+    // "Sorry, not the oven, I meant the middle drawer": the same.
+    .replace(/\b(?:sorry,?\s+)?not\s+(?:the|a|my)\s+[a-z ]+?,\s+(?:i\s+mean[t]?|but|rather)\s+/gi, "No wait, ")
+    // "Orange in the middle drawer, no sorry, the top drawer": a correction, said as its own sentence.
+    .replace(/,\s+(?:no,?\s+(?:sorry|wait)|sorry,?\s+i\s+mean[t]?|or\s+rather|i\s+mean[t]?)[,\s]+/gi, ". No wait, ")
   // An aside in brackets is a sentence of its own.
   const sentences = joined.replace(/\s*\(([^)]+)\)\s*([.!?]?)/g, ". $1. ").replace(/\.\s*\.\s*$/, ".").split(/(?<=[.;:!?])\s+|\s+[—–-]+\s+/).filter((x) => x.replace(/[.;:!?\s]/g, ""));
   let correcting = false;
   for (const [n, written] of sentences.entries()) {
     // "No wait, the middle one", "sorry, I mean the other way round: …": what follows replaces the order before.
-    const correction = parts.some((p) => p.order) ? CORRECTION.exec(written) : null;
-    const sentence = correction ? written.slice(correction[0].length).replace(/^the\s+other\s+way\s+(?:round|around)\b[,:]?\s*/i, "") : written;
+    const spoken = written.replace(/^(?:oh|um|uh|er|hmm|ah)\b[,!]*\s+/i, "");
+    const correction = parts.some((p) => p.order) ? CORRECTION.exec(spoken) : null;
+    const sentence = correction ? spoken.slice(correction[0].length).replace(/^the\s+other\s+way\s+(?:round|around)\b[,:]?\s*/i, "") : written;
     correcting ||= !!correction;
     // "Empty the sink: the cup goes on the table and …": what follows the colon says what the heading asks.
     if ((/:\s*$/.test(sentence) || !sentence.replace(/[.;:!?\s]/g, "")) && n < sentences.length - 1) continue;
@@ -836,7 +864,7 @@ function restateSentences(text: string, knows?: Knows): string {
     // The container is said without its doors or handles ("open the doors" names none: "the cabinet handles" before does).
     const opened = [...orders].reverse().filter((o) => /^open\b/i.test(o)).map(objectOf);
     const withDoors = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).reverse();
-    const container = [...opened.map((x) => x?.replace(DOORS, "")), ...withDoors, ...[...orders].reverse().map((o) => (o ? objectOf(o)?.replace(DOORS, "") : undefined))]
+    const container = [...opened.map((x) => x?.replace(DOORS, "")), ...withDoors, stated(), ...[...orders].reverse().map((o) => (o ? objectOf(o)?.replace(DOORS, "") : undefined))]
       .find((x) => !!x && /\s/.test(x) && x !== objectOf(q));
     if (bare && container) q = `${q} ${container}`;
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").

@@ -234,7 +234,7 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const goalIn = (g: string, asWritten = g): Goal | undefined => {
     let m: RegExpExecArray | null;
     // The place whose colour is to be matched: the first of these ways of saying it that names one.
-    const colour = [/(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
+    const colour = [/(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/, /\b(?:cube|block|one) of the same colou?r (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
       // Every place each way says it, not only the first ("colour-matching trial: … the same colour as the crate").
       .flatMap((r) => [...g.matchAll(new RegExp(r.source, "g"))]);
     if (colour.length) {
