@@ -387,7 +387,9 @@ export function readInstruction(text: string, labels: string[], places: string[]
   // message names the words as written.
   const plain = restate(text, namesThing(lex));
   if (plain === text) return asWritten;
-  const restated = readOrders(plain, labels, places, lex);
+  // What the instruction names anywhere, statements dropped from the restatement included ("Tea's gone flat. Put the
+  // bottle in the sink."), settles a phrase that could name more than one thing.
+  const restated = readOrders(plain, labels, places, lex, text);
   return restated.notUnderstood.length || !restated.goals.length ? asWritten : restated;
 }
 
@@ -409,7 +411,7 @@ export function namesThing(lex: Lexicon): Knows {
 }
 
 /** The rules' reading of an instruction: clause by clause, verbs and names as the lists above give them. */
-function readOrders(text: string, labels: string[], places: string[], lex: Lexicon): ReadInstruction {
+function readOrders(text: string, labels: string[], places: string[], lex: Lexicon, context = text): ReadInstruction {
   const goals: string[] = [];
   const told: { object: string; place: string }[] = [];
   const notUnderstood: string[] = [];
@@ -435,7 +437,8 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     .filter(Boolean);
   let lastObjects: string[] = [];
   // Names the instruction says unambiguously anywhere, to settle a phrase that could mean more than one of them.
-  const namedAnywhere = new Set(clauses.flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/)).filter((w) => lex.words.some((x) => x.name === w)));
+  const contextClauses = context === text ? [] : context.split(/(?<=[.;:!?,])\s+/);
+  const namedAnywhere = new Set([...clauses, ...contextClauses].flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/)).filter((w) => lex.words.some((x) => x.name === w)));
   const mentions = (c: string, names: string[]) =>
     names
       .map((n) => ({ n, i: c.search(new RegExp(`\\b${n}\\b`, "i")) }))
