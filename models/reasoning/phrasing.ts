@@ -73,12 +73,12 @@ const plainVerb = (v: string) => (PUTTING.has(v) ? "put" : TAKING_WORDS.has(v) ?
  * Verbs that only take a thing in hand, or say what it is for ("warm up the burger", "toast the loaf"): with no place
  * named and the next part saying where "it" goes, that part says it all.
  */
-const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|lift|collect|warm(?:\s+up)?|heat(?:\s+up)?|reheat|toast|cook|bake|roast)\b/i;
+const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|bring|lift|collect|warm(?:\s+up)?|heat(?:\s+up)?|reheat|toast|cook|bake|roast)\b/i;
 /** A place named after a preposition: a destination or an origin. */
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
 /** Words that frame an order without being it. */
-const POLITE = /^(?:please,?\s+to\s+|(?:maybe|perhaps)\s+(?=(?:put|place|move|take|bring|throw|find|get|stick|pop|toss|you)\b)|(?:thereafter|subsequently|afterward)\b,?\s*|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+(?:possible|ok(?:ay)?|alright|all\s+right)\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?want\s+that\s+you\s+)+/i;
+const POLITE = /^(?:please,?\s+to\s+|(?:maybe|perhaps)\s+(?=(?:put|place|move|take|bring|throw|find|get|stick|pop|toss|you)\b)|(?:thereafter|subsequently|afterward)\b,?\s*|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+(?:possible|ok(?:ay)?|alright|all\s+right)\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?(?:want|would\s+like)\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
 const namesNothing = (words: Term[]) => !words.some((t) => (t.tags.has("Determiner") && !/^(?:any|some|no)$/.test(t.word)) || t.tags.has("Possessive"));
 /**
@@ -104,6 +104,8 @@ function whereQuestion(c: string): string | undefined {
   if (!at || !namesNothing(termsOf(c.slice(0, at.index)))) return undefined;
   // "Where does the milk go?" asks where it belongs, not where it is.
   if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(c) && !/\bdid\b/i.test(c)) return undefined;
+  // "… where it is so I can wash my plate": "it", whatever the purpose after it names.
+  if (/^\s*(?:it|they)\s+(?:is|are|was|were|went|might|could|may)\b/i.test(c.slice(at.index + at[0].length))) return "find it";
   // The thing: from the first word of a noun phrase that is not a person ("I", "you") up to the next verb ("be",
   // "went", "is kept") or a preposition other than "of" — "the orange and the apple" stays whole.
   const terms = termsOf(c.slice(at.index + at[0].length));
@@ -152,7 +154,7 @@ function purposePlace(c: string): string | undefined {
 function dropFor(c: string): string {
   // "For Mr Jones", "for Doris": for whom, wherever it is said.
   c = c.replace(/\s+for\s+(?:(?:[Mm]rs?|[Mm]s|[Mm]iss|[Dd]r)\.?\s+)?[A-Z][a-z]+\b/g, "");
-  const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend)|a\s+(?:sec|second|minute|moment|bit|while))$/i, "");
+  const bare = c.replace(/\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend)|a\s+(?:sec|second|minute|moment|bit|while)|a\s+(?:couple|few)\s+(?:of\s+)?(?:minutes|mins|hours|seconds)|(?:\w+\s+)?(?:minutes|mins|hours))$/i, "");
   if (bare !== c) return bare;
   const m = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(c);
   if (!m || /^(?:look|search|check|hunt|ask|scan|go|come)\b/i.test(c)) return c;
@@ -337,6 +339,8 @@ function restateClause(clause: string): string {
   c = c.replace(/^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i, "$1 ");
   const where = whereQuestion(c);
   if (where) return where;
+  // "Before breakfast", "by tonight": when, which says no more of what.
+  c = c.replace(/\s+(?:before|after|by|until|for)\s+(?:breakfast|lunch|dinner|supper|teatime|bedtime|bed|tonight|tomorrow|noon|midday|later|the\s+(?:morning|evening|weekend))\b/gi, "");
   // "…, after you put the milk on the table": that is an order too, done first.
   const before = /,?\s+after\s+you\s+(.+)$/i.exec(c);
   if (before && startsOrder(before[1]) && TARGET.test(before[1])) return `${restateClause(c.slice(0, before.index))}. ${restateClause(before[1])}`;
@@ -360,7 +364,7 @@ function restateClause(clause: string): string {
 }
 
 /** Verbs that start an order, never a thing's name ("put in the oven" is no terse "put → oven"). */
-const ORDER_VERB = /^(?:put|place|set|move|take|bring|get|go|come|throw|toss|pop|stick|leave|drop|hand|carry|slide|shove)$/i;
+const ORDER_VERB = /^(?:put|place|set|move|take|bring|get|go|come|throw|toss|pop|stick|leave|drop|hand|carry|slide|shove|back|away|off|out|over|up|down)$/i;
 /** "Tea to the table", "the burger into the oven!": no verb, a thing and where it goes — the order to put it there. */
 function terse(c: string): string | undefined {
   const m = /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(c);
@@ -400,7 +404,9 @@ function passive(c: string): string | undefined {
   const where = frame ? terms.slice(start + 1, end).findIndex((t) => LOCATION.test(t.word) || t.word === "there") : -1;
   if (where >= 0) return `put ${terms.slice(start, start + 1 + where).map((t) => t.text).join(" ")} ${terms.slice(start + 1 + where).map((t) => t.text).join(" ")}`;
   // "They" said as the thing an order is about is "them" ("put them in the fridge"), for the reader to say what it stands for.
-  const thing = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase()).replace(/^they$/, "them");
+  const phrase = terms.slice(start, end).map((t) => t.text).join(" ").replace(/^\w/, (x) => x.toLowerCase()).replace(/^they$/, "them");
+  // "Bread should be kept in the fridge": the bread, said with its article, for "it" to stand for later.
+  const thing = terms[start].tags.has("Determiner") || terms[start].tags.has("Pronoun") || terms[start].tags.has("Possessive") ? phrase : `the ${phrase}`;
   let i = end;
   let be = wanting;
   // Asked for, not told: a frame of wanting, or "should", "must", "needs (to)", "has to", "is to", "will", "can".
@@ -633,7 +639,9 @@ function clausesOf(sentence: string): string[] {
   // "…, and I'll pour it out later": another person's part, a statement of its own.
   // "Where is the cup and where is the sponge": two questions. "Put it in the sink it's gone off", said without a comma: a
   // statement starts at "it is"/"it has" (not "where it is").
-  for (const piece of s.split(/,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|\s+but\s+(?=(?:i|we|you|please|could|can|would)\b)|(?<=\b(?:in|into|on|onto|inside|to)\s+(?:the\s+)?[a-z_]+)\s+(?=i\s+(?!(?:mean|meant)\b)[a-z]+)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once)\s)\s*\b(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i).filter((x) => x.trim())) {
+  for (const piece of s.split(/,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|\s+but\s+(?=(?:i|we|you|please|could|can|would)\b)|(?<=\b(?:in|into|on|onto|inside|to)\s+(?:the\s+)?[a-z_]+)\s+(?=i\s+(?!(?:mean|meant)\b)[a-z]+)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once))\s+(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i).filter((x) => x.trim())) {
+    // "…, don't move anything": how, not what (the reader keeps the constraint when it reads the words as written).
+    if (out.length && /^(?:do\s+not|don't|never)\s+(?:move|touch|take|bring)\b/i.test(piece.trim())) continue;
     // "…, dear, …", "…, you see, …": said to the listener, asking nothing.
     if (out.length && /^(?:dear|love|honey|sweetie|mate|you\s+see|you\s+know|i\s+guess|i\s+suppose)$/i.test(piece.trim())) continue;
     // "Apple go to trash, is old": how it is, said without its subject.
@@ -717,6 +725,8 @@ function restateSentences(text: string, knows?: Knows): string {
     .replace(/(?<=\w)\s+(?:maybe|perhaps|possibly)\s+(?=(?:go|be|put|the|a|my|on|in|into)\b)/gi, " ")
     // "bread -> oven": to.
     .replace(/\s*(?:->|→)\s*/g, " to ")
+    // "Not the oven, the fridge.": the same.
+    .replace(/(^|[.!?]\s+)(?:sorry,?\s+)?not\s+(?:the|a|my)\s+[a-z ]+?,\s+(?=(?:the|a|my)\s)/gi, "$1No wait, ")
     // "Sorry, not the oven, I meant the middle drawer": the same.
     .replace(/\b(?:sorry,?\s+)?not\s+(?:the|a|my)\s+[a-z ]+?,\s+(?:i\s+mean[t]?|but|rather)\s+/gi, "No wait, ")
     // "Orange in the middle drawer, no sorry, the top drawer": a correction, said as its own sentence.
@@ -754,7 +764,7 @@ function restateSentences(text: string, knows?: Knows): string {
       // unless another thing's own sentence follows "and" ("the cup goes on the table and the sponge goes in …").
       const passiveClause = passive(clause.replace(/[.;:!?,]+$/, "").replace(POLITE, "")) !== undefined;
       const pieces = passiveClause
-        ? clause.split(/,?\s+and\s+/i).reduce<string[]>((out, bit) => {
+        ? clause.split(/,?\s+and\s+|,?\s+(?:and\s+)?then\s+/i).reduce<string[]>((out, bit) => {
             if (out.length && !startsOrder(bit) && passive(bit) !== undefined && passive(out[out.length - 1].replace(POLITE, "")) !== undefined) out.push(bit);
             else if (out.length) out[out.length - 1] += ` and ${bit}`;
             else out.push(bit);
@@ -822,8 +832,8 @@ function restateSentences(text: string, knows?: Knows): string {
       } else q = restateClause(q);
     }
     // "Toss both", "throw them both away": the things the statement before named.
-    const things = named.filter((m) => !m.placed && (!knows || knows(m.text)));
-    if (!objectOf(q) && things.length >= 2) q = q.replace(/\b(?:them\s+both|both\s+of\s+them|both)\b/i, things.map((m) => m.text).join(" and "));
+    const handled = named.filter((m) => !m.placed && (!knows || knows(m.text)));
+    if (!objectOf(q) && handled.length >= 2) q = q.replace(/\b(?:them\s+both|both\s+of\s+them|both)\b/i, handled.map((m) => m.text).join(" and "));
     // "The bread too", "and the orange as well": the order before, with this thing.
     const too = moreOf(q);
     // "Please find.", "bring please": a verb alone is said of the thing named last.
@@ -874,15 +884,19 @@ function restateSentences(text: string, knows?: Knows): string {
     const next = parts.slice(k + 1).find((x) => x.order)?.order;
     const thing = objectOf(q);
     // The next part says where it goes, with "it" said as the thing: taking it in hand is part of that.
-    const nowhere = !!thing && !TARGET.test(q.replace(/^\S+\s+/, "").replace(thing, ""));
-    if (TAKING.test(q) && nowhere && next && (/\b(?:it|them)\b/i.test(next) || BARE_PUT.test(next))) q = "";
+    // "Bring them out": a particle alone ("out", "up", "over") says nowhere.
+    const nowhere = !!thing && !TARGET.test(q.replace(/^\S+\s+/, "").replace(thing, "").replace(/\b(?:out|up|back|over|down|off)\b(?!\s+of\b)/gi, ""));
+    if (TAKING.test(q) && nowhere && next && (/\b(?:it|them|both)\b/i.test(next) || BARE_PUT.test(next))) q = "";
     // "… they ought to live in the fridge. Would you mind moving them?": moving it was asked already, with where.
-    else if (nowhere && /^(?:move|put|take|bring|shift|carry|relocate)\b/i.test(q) && orders.some((o) => objectOf(o) === thing && TARGET.test(o.replace(thing!, "")))) q = "";
+    else if (nowhere && /^(?:move|put|take|bring|shift|carry|relocate|warm|heat|cool|chill)\b/i.test(q) && orders.some((o) => objectOf(o) === thing && TARGET.test(o.replace(thing!, "")))) q = "";
     else {
       const v = infinitive(q.split(/\s+/)[0] ?? "");
       if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;
     }
-    if (thing) named = [{ text: thing, plural: /\b(?:and|both|all)\b/i.test(thing) || termsOf(thing).some((t) => t.tags.has("Plural")), placed: false }];
+    // "Grab the vitamins and the medication and put both …": every thing the order names.
+    const things = mentionsOf(q).filter((m) => !m.placed);
+    if (things.length >= 2) named = things;
+    else if (thing) named = [{ text: thing, plural: /\b(?:and|both|all)\b/i.test(thing) || termsOf(thing).some((t) => t.tags.has("Plural")), placed: false }];
     orders.push(q);
   }
   return orders.filter(Boolean).map((p) => `${p.charAt(0).toUpperCase()}${p.slice(1)}.`).join(" ");
