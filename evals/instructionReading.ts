@@ -92,6 +92,10 @@ export function readingReport(name: string, readings: Reading[], countsOnly = fa
     const rs = readings.filter((r) => r.world === world);
     if (rs.length) lines.push(`  ${world}: ${count(rs)}`);
   }
+  // Per set it was written in ("h7", "h8", "h9": the condition's prefix), when there is more than one.
+  const setOf = (r: Reading) => /__([a-z]+\d+)_\d+$/.exec(r.id)?.[1];
+  const sets = [...new Set(readings.map(setOf).filter((x): x is string => !!x))];
+  if (sets.length > 1) for (const set of sets) lines.push(`  set ${set}: ${count(readings.filter((r) => setOf(r) === set))}`);
   if (!countsOnly) for (const r of readings.filter((x) => !x.ok)) lines.push(`  misread ${r.id}: "${r.text}" → ${r.reading}`);
   return lines.join("\n");
 }
