@@ -4,7 +4,7 @@
  * goal. Fast enough for a unit test, and the figure docs/instructions.md gives for the tune and held-back sets.
  *
  *     npx tsx evals/instructionReading.ts instructions-tune                          # the figure, and each misread row
- *     npx tsx evals/instructionReading.ts --counts-only instructions-heldout         # counts per world, no rows
+ *     npx tsx evals/instructionReading.ts --counts-only instructions-heldout         # counts per world and per set, no rows
  *
  * A held-back set is scored with --counts-only: its rows are not to be seen, nor which of them were misread.
  */
