@@ -341,7 +341,7 @@ function restateClause(clause: string): string {
   if (where) return where;
   // "Before breakfast", "by tonight": when, which says no more of what.
   c = c.replace(/\s+(?:before|after|by|until|for)\s+(?:breakfast|lunch|dinner|supper|teatime|bedtime|bed|tonight|tomorrow|noon|midday|later|the\s+(?:morning|evening|weekend))\b/gi, "");
-  // "…, after you put the milk on the table": that is an order too, done first.
+  // "…, after you put the milk on the table": that is an order too (the goals say where things end up, not in what order).
   const before = /,?\s+after\s+you\s+(.+)$/i.exec(c);
   if (before && startsOrder(before[1]) && TARGET.test(before[1])) return `${restateClause(c.slice(0, before.index))}. ${restateClause(before[1])}`;
   c = dropFor((purposePlace(c) ?? c).replace(PURPOSE, "").replace(REASON, "").replace(WHILE, ""));
@@ -651,10 +651,9 @@ function clausesOf(sentence: string): string[] {
     const so = /^(?:so|but|and\s+so|and|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(piece);
     const asks = (t: string) => startsOrder(t.replace(POLITE, "")) || passive(t.replace(POLITE, "")) !== undefined || WISH.test(t) || MUST.test(t) || /^(?:can|could|would|will)\s+(?:the|a|an|my|our|this|that)\b/i.test(t.replace(POLITE, ""));
     if (out.length && so && asks(so[1])) out.push(so[1]);
-    // "…, and the orange as well": one more thing for the order before.
     // "The milk is in the fridge but I need it on the table": an order after a statement.
     else if (out.length && isStatement(out[out.length - 1]) && asks(piece)) out.push(piece);
-    // "Bread to oven, tea to bin": a list of terse orders.
+    // "…, and the orange as well": one more thing for the order before; "bread to oven, tea to bin": a list of terse orders.
     else if (out.length && (moreOf(piece) || whereQuestion(piece) || (terse(piece.replace(POLITE, "")) && terse(out[out.length - 1].replace(POLITE, ""))))) out.push(piece);
     else if (out.length && isStatement(piece)) out.push(piece);
     // "…, please dispose of it": an order, whatever the library tags its verb.
