@@ -303,6 +303,7 @@ export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
  */
 export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet<string> = new Set()): { text: string; unplaced: Unplaced[] } {
   const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
+  const knownAlt = [...known].map(escape).join("|");
   let text = nameWordings(canonicalVerb(clause), lex);
   const unplaced: Unplaced[] = [];
   // Runs of words that are not names, verbs or function words: each is a phrase that should name something.
@@ -340,7 +341,7 @@ export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet
     }
     // "The upper drawer of the cabinet", "on the shelf inside the cabinet": where in or on a thing already named, which
     // says no more of where.
-    const ofKnown = new RegExp(`\\b(${[...known].map(escape).join("|")})\\s+of\\s+(?:the\\s+|its\\s+)?$`, "i").exec(text.slice(0, r.start));
+    const ofKnown = new RegExp(`\\b(${knownAlt})\\s+of\\s+(?:the\\s+|its\\s+)?$`, "i").exec(text.slice(0, r.start));
     const inKnown = nameAfter(r.end, /\s+(?:inside|in|of)\s+(?:the\s+)?/);
     const prep = /\s(?:on|in|at)\s+(?:the\s+)?$/i.exec(text.slice(0, r.start));
     if (ofKnown && !tied.length) {
@@ -352,7 +353,7 @@ export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet
       continue;
     }
     // "The orange fruit", "the target spot": a word for the kind of thing after its name says no more of which.
-    const kindAfter = new RegExp(`\\b(?:${[...known].map(escape).join("|")})\\s+$`, "i").test(text.slice(0, r.start));
+    const kindAfter = new RegExp(`\\b(?:${knownAlt})\\s+$`, "i").test(text.slice(0, r.start));
     if (kindAfter && r.words.length === 1 && KINDS.test(r.words[0])) {
       text = text.slice(0, r.start).trimEnd() + text.slice(r.end);
       continue;
@@ -394,7 +395,7 @@ export function readInstruction(text: string, labels: string[], places: string[]
 }
 
 const thingNamers = new WeakMap<Lexicon, Knows>();
-/** Whether a phrase names one of the world's things or places (for "it" to mean that before a person). */
+/** Whether a phrase names one of the world's things ("object") or only its places ("place"), for "it" to mean that before a person. */
 export function namesThing(lex: Lexicon): Knows {
   let f = thingNamers.get(lex);
   if (!f) {

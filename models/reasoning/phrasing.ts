@@ -12,7 +12,9 @@
  * Before any of that, a sentence is cut into clauses ("…, so …", "once you've …, …", a heading before a colon, an aside
  * in brackets) and each is classed: an order (imperative, a wish, a passive with "should"/"needs"), a statement of how
  * things are ("the cup is chipped", "I think the apple is in the microwave" — it asks nothing, but its things are what
- * "it", "there" and "the red one" mean next), or politeness and steps the robot takes anyway (dropped).
+ * "it", "there" and "the red one" mean next), or politeness and steps the robot takes anyway (dropped). A correction
+ * ("no wait, the middle one", "sorry, not the oven, I meant …") replaces the order before it; "the bread too" repeats
+ * it with another thing; texting is said in full first ("u", "wheres", "pleeease", "->").
  *
  * The library is compromise (pinned in package.json): pure JavaScript with its English lexicon built in, so there is no
  * model package to fetch at install or run time, and it loads under ESM, tsx and vitest alike. It tags each word
@@ -77,6 +79,8 @@ const TAKING = /^(?:pick\s+up|pick|grab|take|get|fetch|bring|lift|collect|warm(?
 /** A place named after a preposition: a destination or an origin. */
 const TARGET = /\b(?:in|into|inside|on|onto|to|at|out\s+of|from|off|away|out)\b/i;
 
+/** Words said to the listener, not of the task ("…, dear", "love"): asking nothing. */
+const ADDRESS = "dear|love|honey|sweetie|mate";
 /** Words that frame an order without being it. */
 const POLITE = /^(?:please,?\s+to\s+|(?:maybe|perhaps)\s+(?=(?:put|place|move|take|bring|throw|find|get|stick|pop|toss|you)\b)|(?:thereafter|subsequently|afterward)\b,?\s*|(?:hi|hello|yo|hiya|morning|evening)\b[,!]*\s*|sorry\s+to\s+(?:bother|trouble|disturb)\s+you,?\s*|(?:second|secondly|third|thirdly|lastly|last|only)\b,?\s*|(?:i|we)\s+(?:think|guess|suppose|reckon|feel)(?:\s+that)?\s+(?=(?:it|they|the|my|this|that|these|those)\b[^,]*?\b(?:should|ought|must|needs?|has\s+to|have\s+to)\b)|excuse\s+me,?\s*|(?:sorry|pardon)\b,?\s*|for\s+now,?\s+|(?:please|kindly|pls|now|just|also|first|firstly|then|next|finally|and|ok|okay|hey|robot|ugh|oh|um|hmm|well|so|right|alright|heads\s+up|at\s+least|by\s+the\s+way)\b,?\s*|(?:could|can|would|will)\s+you(?:\s+(?:please|kindly))?\s+|you\s+(?:can|could|should|must|may)\s+|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+|make\s+sure(?:\s+that)?\s+|help\s+(?:me|us)\s+(?:to\s+)?|(?:go\s+and|go\s+ahead\s+and|try\s+to)\s+|let\s+us\s+|let's\s+|(?:would|will|is)\s+it\s+be\s+(?:possible|ok(?:ay)?|alright|all\s+right)\s+(?:for\s+you\s+)?to\s+|do\s+(?:me|us)\s+a\s+(?:favou?r|kindness)\s+and\s+|(?:hurry(?:\s+up)?|quick|quickly)\b,?\s*|be\s+so\s+kind\s+(?:as\s+to|and)\s+|you\s+(?:might|may|could)\s+as\s+well\s+|(?:i\s+)?(?:want|would\s+like)\s+that\s+you\s+)+/i;
 /** Words before an order that name no thing (no determiner but "any"/"some", no possessive): a frame about asking. */
@@ -227,7 +231,7 @@ function restateClause(clause: string): string {
   }
   let c = clause.trim().replace(/[.;:!?,]+$/, "").replace(POLITE, "").replace(TRAILING, "");
   // Thanks, "mind", or a lead alone ("After that."): nothing asked.
-  if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c) || /^(?:mind|after\s+that|afterwards|then|next|dear|love|honey|sweetie|mate)$/i.test(c)) return "";
+  if (/^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c) || new RegExp(`^(?:mind|after\\s+that|afterwards|then|next|${ADDRESS})$`, "i").test(c)) return "";
   // "Just as it is", "nothing clever": how, which asks nothing more. "Two jobs, in this order": a heading.
   if (/^(?:just\s+)?as\s+(?:it|they)\s+(?:is|are)\b/i.test(c) || /^(?:\w+\s+)?(?:jobs?|things?|tasks?|steps?|requests?)(?:\s+for\s+you)?(?:,?\s+in\s+(?:this|that)\s+order)?$/i.test(c)) return "";
   // "Just to keep it out of the way": what it is for, said alone.
@@ -643,7 +647,7 @@ function clausesOf(sentence: string): string[] {
     // "…, don't move anything": how, not what (the reader keeps the constraint when it reads the words as written).
     if (out.length && /^(?:do\s+not|don't|never)\s+(?:move|touch|take|bring)\b/i.test(piece.trim())) continue;
     // "…, dear, …", "…, you see, …": said to the listener, asking nothing.
-    if (out.length && /^(?:dear|love|honey|sweetie|mate|you\s+see|you\s+know|i\s+guess|i\s+suppose)$/i.test(piece.trim())) continue;
+    if (out.length && new RegExp(`^(?:${ADDRESS}|you\\s+see|you\\s+know|i\\s+guess|i\\s+suppose)$`, "i").test(piece.trim())) continue;
     // "Apple go to trash, is old": how it is, said without its subject.
     if (out.length && /^(?:is|are|was|were)\s+(?:so\s+|too\s+|very\s+|all\s+)?[a-z]+$/i.test(piece.trim())) continue;
     // "No need to touch them", said after a comma: politeness, asking nothing.
@@ -799,6 +803,8 @@ function restateSentences(text: string, knows?: Knows): string {
     return [...statedThings].reverse().find((m) => !m.placed && (!knows || knows(m.text)) && !taken.has(m.text.split(/\s+/).at(-1)!.toLowerCase()))?.text;
   };
   const statedThings: Mention[] = [];
+  // Containers said by their doors or handles ("the cabinet handles"), the last said first.
+  const withDoors = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).reverse();
   for (const [k, p] of parts.entries()) {
     if (p.named) {
       statedThings.push(...p.named);
@@ -863,7 +869,7 @@ function restateSentences(text: string, knows?: Knows): string {
     if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q)) q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
     // "Open the door(s)": of the container the instruction named ("the grey stone cupboard is locked …").
     if (/^open\s+(?:the\s+)?(?:doors?|lid)$/i.test(q)) {
-      const owner = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).at(-1) ?? stated();
+      const owner = withDoors[0] ?? stated();
       if (owner) q = `open ${owner}`;
     }
     // "Open the wooden cabinet door": the cabinet.
@@ -872,7 +878,6 @@ function restateSentences(text: string, knows?: Knows): string {
     const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
     // The container is said without its doors or handles ("open the doors" names none: "the cabinet handles" before does).
     const opened = [...orders].reverse().filter((o) => /^open\b/i.test(o)).map(objectOf);
-    const withDoors = [...joined.matchAll(/\b((?:the|a|an|its|my)\s+(?:[a-z]+\s+)?[a-z]+)\s+(?:doors?|handles?|lids?)\b/gi)].map((x) => x[1]).reverse();
     const container = [...opened.map((x) => x?.replace(DOORS, "")), ...withDoors, stated(), ...[...orders].reverse().map((o) => (o ? objectOf(o)?.replace(DOORS, "") : undefined))]
       .find((x) => !!x && /\s/.test(x) && x !== objectOf(q));
     if (bare && container) q = `${q} ${container}`;
