@@ -194,6 +194,20 @@ describe("VLM-PC symbolic planner", () => {
     expect(revised.comparison).toMatch(/stalled/);
   });
 
+  it("carries out a detour around the wall between it and a toy in view all along, rather than swinging back to the toy", () => {
+    // It faced the toy with a wall in between, planned to go around, and has made the first turn: the toy was in the
+    // last frame too, so seeing it now is no news and the detour goes on (turning back to it would face the wall again).
+    const detour = [{ skill: "turn_right", magnitude: "medium" }, { skill: "walk", magnitude: "medium" }, { skill: "turn_left", magnitude: "medium" }, { skill: "walk", magnitude: "medium" }] as CourseCommand[];
+    const history: CourseContext["history"] = [{ step: 0, detections: [det("toy", 3.8, 2), det("wall", 0.6, 0)], answer: answer(detour), result: result("turn_right", "medium", 0, -30) }];
+    const p = plan(ctx([det("toy", 3.8, 28), det("wall", 0.9, 42, { width: 0.3 })], { history, previousPlan: detour.slice(1) }));
+    expect(p.keepsPrevious).toBe(true);
+    expect(p.plan[0].skill).toBe("walk");
+    // Seen for the first time, the toy is news: the plan turns to it.
+    const fresh = plan(ctx([det("toy", 3.8, 28)], { history: [{ ...history[0], detections: [det("wall", 0.6, 0)] }], previousPlan: detour.slice(1) }));
+    expect(fresh.comparison).toMatch(/toy is in view now/);
+    expect(fresh.plan[0].skill).toBe("turn_left");
+  });
+
   it("follows a labelled in-context example only when the frame really matches it", () => {
     const examples = [{ detections: [det("bush", 1.0), det("log", 2.5, 19)], best: { skill: "turn_left", magnitude: "large" } as CourseCommand, note: "bushes: go around on the left" }];
     const p = plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }));

@@ -15,7 +15,10 @@ const say = (plan: CourseCommand[]) => plan.map((c) => `${c.skill} ${c.magnitude
 
 /** Why the previous plan's next skill no longer fits the newest frame, or undefined when it still does. */
 function misfit(s: Scene, next: CourseCommand, fresh: Decision): string | undefined {
-  if (s.toy && fresh.plan[0].skill !== next.skill) return "the toy is in view now";
+  // News only when the last frame did not show it: with the toy in view all along, a detour around what stands
+  // between is carried out, not dropped for a turn back toward the toy (that swings between the two for good).
+  const seenBefore = !!s.mem.past.at(-1)?.toy;
+  if (s.toy && !seenBefore && fresh.plan[0].skill !== next.skill) return "the toy is in view now";
   const ahead = firstInPath(s.view, NEAR_AROUND);
   if (ahead && banned(s.mem, next.skill, ahead.label)) return `${next.skill} already failed twice at the ${ahead.label}`;
   if (next.skill === "walk") {
