@@ -6,6 +6,8 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { CoursePlan, type CourseCommand } from "../../models/schemas";
 import { KeyedDraw, NO_NOISE, type NoiseKnobs } from "../../models/symbolic/noise";
 import { planCourse } from "../../models/symbolic/vlmpc";
+import { remember } from "../../models/symbolic/vlmpc/memory";
+import { wayPast } from "../../models/symbolic/vlmpc/scene";
 import type { CourseContext, CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 
@@ -206,6 +208,12 @@ describe("VLM-PC symbolic planner", () => {
     const fresh = plan(ctx([det("toy", 3.8, 28)], { history: [{ ...history[0], detections: [det("wall", 0.6, 0)] }], previousPlan: detour.slice(1) }));
     expect(fresh.comparison).toMatch(/toy is in view now/);
     expect(fresh.plan[0].skill).toBe("turn_left");
+  });
+
+  it("its map takes a couch it failed to crawl under for something to go around, as its planner does", () => {
+    const couch = det("couch", 1.0);
+    expect(wayPast(remember(ctx([couch])), couch)).toBe("crawl");
+    expect(wayPast(remember(ctx([couch], { history: stalledCrawls })), couch)).toBe("around");
   });
 
   it("follows a labelled in-context example only when the frame really matches it", () => {
