@@ -6,8 +6,7 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { CoursePlan, type CourseCommand } from "../../models/schemas";
 import { KeyedDraw, NO_NOISE, type NoiseKnobs } from "../../models/symbolic/noise";
 import { planCourse } from "../../models/symbolic/vlmpc";
-import { remember } from "../../models/symbolic/vlmpc/memory";
-import { wayPast } from "../../models/symbolic/vlmpc/scene";
+import { remember, wayLeft } from "../../models/symbolic/vlmpc/memory";
 import type { CourseContext, CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 
@@ -210,10 +209,9 @@ describe("VLM-PC symbolic planner", () => {
     expect(fresh.plan[0].skill).toBe("turn_left");
   });
 
-  it("its map takes a couch it failed to crawl under for something to go around, as its planner does", () => {
-    const couch = det("couch", 1.0);
-    expect(wayPast(remember(ctx([couch])), couch)).toBe("crawl");
-    expect(wayPast(remember(ctx([couch], { history: stalledCrawls })), couch)).toBe("around");
+  it("a couch it failed to crawl under is a thing to go around, for its map as for its planner", () => {
+    expect(wayLeft(remember(ctx([det("couch", 1.0)])), "couch", "crawl")).toBe("crawl");
+    expect(wayLeft(remember(ctx([det("couch", 1.0)], { history: stalledCrawls })), "couch", "crawl")).toBe("around");
   });
 
   it("follows a labelled in-context example only when the frame really matches it", () => {

@@ -6,7 +6,7 @@
  */
 import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseContext, CoursePlan, CourseResult, CourseSkill, ToySighting } from "../../schemas";
-import { KINDS, NEAR_AROUND, RECENT_STEPS, ROBOT, WALL_NEAR } from "./robot";
+import { KINDS, NEAR_AROUND, RECENT_STEPS, ROBOT, WALL_NEAR, type Way } from "./robot";
 import { plainWay } from "./judging";
 import { deg, firstInPath, rad, toyOf, wrap } from "./geometry";
 
@@ -113,6 +113,13 @@ export function banned(mem: Memory, skill: CourseSkill, label: string): boolean 
   const here = mem.stalls.filter((s) => s.skill === skill && s.label === label);
   const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
   return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
+}
+
+/** The way past a thing of this kind once what already failed at it is ruled out: a walk that stalled twice is a climb. */
+export function wayLeft(mem: Memory, label: string, way: Way): Way {
+  if (way === "walk" && banned(mem, "walk", label)) way = banned(mem, "climb", label) ? "around" : "climb";
+  if ((way === "crawl" || way === "climb") && banned(mem, way, label)) way = "around";
+  return way;
 }
 
 /**

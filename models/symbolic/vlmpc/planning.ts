@@ -10,7 +10,7 @@ import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { banned, beneath, detourSide, FORWARD, relative, roomBehind } from "./memory";
+import { banned, beneath, detourSide, FORWARD, relative, roomBehind, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -69,9 +69,7 @@ function approachThen(d: RangedDetection, within: number, then: CourseCommand[])
 
 /** What to do about the thing in the way, given how it is judged and what already failed at it. */
 function meet(s: Scene, j: Judged): Decision {
-  let way = j.way;
-  if (way === "walk" && banned(s.mem, "walk", j.label)) way = banned(s.mem, "climb", j.label) ? "around" : "climb";
-  if ((way === "crawl" || way === "climb") && banned(s.mem, way, j.label)) way = "around";
+  const way = wayLeft(s.mem, j.label, j.way);
   const changed = way !== j.way ? ` (${j.way} already failed here)` : "";
   if (way === "around") return around(s, j);
   if (way === "crawl") return { plan: approachThen(j.d, 0.7, [cmd("crawl", "large"), cmd("crawl", "large"), cmd("walk", "medium")]), why: `the ${j.label} ahead has room beneath for a crawl${changed}` };

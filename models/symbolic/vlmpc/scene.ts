@@ -10,7 +10,7 @@ import { CourseMap } from "../courseMap";
 import { NEAR_AROUND, TOY } from "./robot";
 import { plainWay } from "./judging";
 import { corridorOf, inPath, rad, toyOf } from "./geometry";
-import { banned, type Memory, type Past, type Pose, relative } from "./memory";
+import { type Memory, type Past, type Pose, relative, wayLeft } from "./memory";
 
 export interface Scene {
   ctx: CourseContext;
@@ -68,21 +68,12 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
   return { ...ahead, source: "course" };
 }
 
-/**
- * The way past a thing as far as the history tells: what already failed at its kind twice is out (as the planner meets
- * it), so a bench it could not crawl under blocks the map like a wall and the ground behind it is not where to look.
- */
-export function wayPast(mem: Memory, d: RangedDetection): ReturnType<typeof plainWay> {
-  const way = plainWay(d);
-  if (way === "walk") return banned(mem, "walk", d.label) && banned(mem, "climb", d.label) ? "around" : way;
-  return way !== "around" && banned(mem, way, d.label) ? "around" : way;
-}
-
 /** The place as its frames showed it, each frame where dead reckoning puts it. */
 export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
   const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, fov: ctx.frame.fov }));
   looks.push({ pose: mem.pose, detections: ctx.frame.detections, fov: ctx.frame.fov });
-  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d) => d.label !== TOY && wayPast(mem, d) === "around");
+  // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
+  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d)) === "around");
 }
 
 /** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
