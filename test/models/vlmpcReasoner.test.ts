@@ -209,6 +209,26 @@ describe("VLM-PC symbolic planner", () => {
     expect(fresh.plan[0].skill).toBe("turn_left");
   });
 
+  it("searching one skill at a time, walks the leg its frames show clear rather than meet the wall beyond with a detour's first turn", () => {
+    // indoor_1 without multi-step plans: out from under the couch (a dead end), it turned left to look at unseen ground
+    // and faces the way there, with the wall 1.5 m on. Meeting the wall now would turn away to go around it, and the
+    // next look would turn back: the two undo each other one skill at a time. The leg is clear, so walk it first.
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 3.88, 27, { width: 0, top: 0.49, underside: 0.12 }), det("wall", 1.77, -10, { width: 1.33, top: 0.17, underside: 0 }), det("couch", 0.97, -3, { width: 0.91, top: 0.32, underside: 0.22 }), det("cushion", 2.01, 22, { width: 0.74, top: 0.16, underside: 0 })], result("walk", "medium", 0.58, 0)],
+      [[det("wall", 1.2, -8, { width: 1.02, top: 0.1, underside: 0 }), det("couch", 0.36, 0, { width: 0.6, top: 0.29, underside: 0.22 }), det("cushion", 1.4, 25, { width: 0.27, top: 0.09, underside: 0.01 })], result("crawl", "large", 0.55, 0)],
+      [[det("wall", 0.62, 0, { width: 0.68, top: 0.12, underside: 0 })], result("crawl", "large", 0.56, 0, true)],
+      [[det("wall", 0.03, 0, { width: 0.04, top: 0.09, underside: 0.06 })], result("backward", "large", -0.87, 0)],
+      [[det("couch", 0.1, 0, { width: 0.12, top: 0.28, underside: 0.22 })], result("backward", "medium", -0.37, 0)],
+      [[det("wall", 1.31, -8, { width: 1.08, top: 0.13, underside: 0 }), det("couch", 0.48, 0, { width: 0.66, top: 0.3, underside: 0.22 }), det("cushion", 1.51, 24, { width: 0.34, top: 0.12, underside: 0 })], result("turn_left", "large", 0, 57.6)],
+      [[det("wall", 1.64, 0, { width: 2.21, top: 0.42, underside: 0.01 }), det("cushion", 1.86, -22, { width: 0.57, top: 0.16, underside: 0.01 })], result("turn_left", "medium", 0, 27.1)],
+      [[det("wall", 1.49, 0, { width: 1.66, top: 0.36, underside: 0.01 })], result("turn_left", "small", 0, 14.9)],
+    ];
+    const history = steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
+    const p = plan(ctx([det("wall", 1.49, 0, { width: 1.68, top: 0.36, underside: 0.01 })], { history, multiStep: false }));
+    expect(skills(p)).toEqual(["walk"]);
+    expect(p.comparison).toMatch(/clear way straight ahead/);
+  });
+
   it("a couch it failed to crawl under is a thing to go around, for its map as for its planner", () => {
     expect(wayLeft(remember(ctx([det("couch", 1.0)])), "couch", "crawl")).toBe("crawl");
     expect(wayLeft(remember(ctx([det("couch", 1.0)], { history: stalledCrawls })), "couch", "crawl")).toBe("around");

@@ -281,6 +281,9 @@ function ownIdea(s: Scene): Decision {
     const leg = routedLeg(s, "");
     return { ...leg, why: `the ${j.label} ahead cannot be passed: ${leg.why.replace(/^; /, "")}` };
   }
+  // Searching, facing the leg its frames show clear to ground not seen yet: walk it as far as there is room, rather
+  // than turn away from what stands beyond (one skill at a time, a detour's first turn and the next look undo each other).
+  if (j && j.way === "around" && s.target.routed && s.target.source === "course" && freeAhead(s.view) >= 0.3) return routedLeg(s, "the toy has not been seen yet");
   if (j && (j.way === "around" || j.d.distance <= NEAR)) return meet(s, j);
   return openWay(s);
 }
