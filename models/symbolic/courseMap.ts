@@ -47,7 +47,7 @@ export class CourseMap {
    * `blocks`: whether a detection is something the body cannot walk over, crawl under or climb (the reasoner's own
    * judgement of it).
    */
-  constructor(looks: Look[], places: MapPose[], blocks: (d: RangedDetection) => boolean) {
+  constructor(looks: Look[], places: MapPose[], blocks: (d: RangedDetection, from: MapPose) => boolean) {
     for (const l of looks) this.add(l, blocks);
     for (const p of places) this.mark(this.visited, p.x, p.y);
   }
@@ -66,8 +66,8 @@ export class CourseMap {
     return { x: (Math.floor(k / SIZE) - SIZE / 2 + 0.5) * CELL, y: ((k % SIZE) - SIZE / 2 + 0.5) * CELL };
   }
 
-  private add(l: Look, blocks: (d: RangedDetection) => boolean): void {
-    const walls = l.detections.filter(blocks);
+  private add(l: Look, blocks: (d: RangedDetection, from: MapPose) => boolean): void {
+    const walls = l.detections.filter((d) => blocks(d, l.pose));
     // What it cannot pass: each such thing as a segment across the line of sight, as wide as it looked.
     for (const d of walls) {
       const a = rad(l.pose.th + d.bearing);

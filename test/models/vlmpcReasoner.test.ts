@@ -229,6 +229,28 @@ describe("VLM-PC symbolic planner", () => {
     expect(p.comparison).toMatch(/clear way straight ahead/);
   });
 
+  it("a crawl that caught a doorway's side at a slant is tried again squarely: what failed is ruled out coming at it the same way", () => {
+    // A couch fills the way through a wall. Coming at it 55° off square, the crawl stalled with the wall close (a dead
+    // end, from there). Now, after going along the wall, it faces the couch squarely: that crawl has not failed.
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 4.15, 24, { width: 0.68, top: 0.12, underside: 0.02 }), det("wall", 4.27, 29, { width: 0, top: 0.1, underside: 0.01 }), det("wall", 1.64, -6, { width: 1.46, top: 0.36, underside: 0 }), det("couch", 1.42, 25, { width: 0.16, top: 0.36, underside: 0.22 })], result("walk", "large", 1.17, 0)],
+      [[det("wall", 0.46, 0, { width: 0.56, top: 0.29, underside: 0 })], result("turn_left", "large", 0, 55.3)],
+      [[det("wall", 1.85, 18, { width: 0.72, top: 0.36, underside: 0.01 }), det("wall", 0.63, -26, { width: 0.06, top: 0.3, underside: 0 }), det("wall", 1.7, 16, { width: 0.22, top: 0.15, underside: 0.01 }), det("couch", 0.47, 1, { width: 0.97, top: 0.35, underside: 0.22 })], result("crawl", "large", 0.36, 0, true)],
+      [[det("couch", 0.05, 0, { width: 0.18, top: 0.28, underside: 0.23 })], result("backward", "large", -0.87, 0)],
+      [[det("wall", 2.28, 9, { width: 1.85, top: 0.39, underside: 0.01 }), det("wall", 0.99, -22, { width: 0.21, top: 0.33, underside: 0 }), det("wall", 2.19, 12, { width: 0.22, top: 0.19, underside: 0.01 }), det("couch", 1.03, 4, { width: 0.97, top: 0.38, underside: 0.22 })], result("turn_left", "large", 0, 55.2)],
+      [[det("wall", 2.31, 0, { width: 2.73, top: 0.43, underside: 0.01 })], result("walk", "large", 1.15, 0)],
+      [[det("wall", 1.18, 0, { width: 1.44, top: 0.35, underside: 0 })], result("turn_right", "large", 0, -54.3)],
+      [[det("wall", 1.25, 0, { width: 1.82, top: 0.36, underside: 0 }), det("wall", 1.59, -19, { width: 0.19, top: 0.2, underside: 0.01 }), det("couch", 1.18, -21, { width: 0.63, top: 0.34, underside: 0.22 })], result("walk", "medium", 0.6, 0)],
+      [[det("wall", 0.73, 5, { width: 0.74, top: 0.33, underside: 0 }), det("wall", 1.04, -25, { width: 0.12, top: 0.33, underside: 0 }), det("couch", 0.72, -25, { width: 0.07, top: 0.31, underside: 0.03 })], result("turn_right", "large", 0, -59.2)],
+    ];
+    const history = steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
+    const p = plan(ctx([det("wall", 2.14, 27, { width: 0.03, top: 0.07, underside: 0.01 }), det("couch", 0.49, 0, { width: 1.21, top: 0.3, underside: 0.22 })], { history }));
+    expect(p.plan[0].skill).toBe("crawl");
+    // Coming at it the way the crawl stalled, it goes around.
+    const slant = remember(ctx([], { history }));
+    expect(wayLeft(slant, "couch", "crawl", slant.stalls[0].toward)).toBe("around");
+  });
+
   it("a couch it failed to crawl under is a thing to go around, for its map as for its planner", () => {
     expect(wayLeft(remember(ctx([det("couch", 1.0)])), "couch", "crawl")).toBe("crawl");
     expect(wayLeft(remember(ctx([det("couch", 1.0)], { history: stalledCrawls })), "couch", "crawl")).toBe("around");

@@ -32,6 +32,8 @@ interface Stall {
   skill: CourseSkill;
   label: string;
   walls: boolean;
+  /** The heading it came at the thing from (degrees, in the frame it started in). */
+  toward: number;
 }
 
 export interface Memory {
@@ -89,10 +91,10 @@ const framesAround = (past: Past[], i: number, now: RangedDetection[]) => [past[
 function stallAt(past: Past[], i: number, now: RangedDetection[]): Stall {
   const { skill } = past[i].result;
   const [before, after] = framesAround(past, i, now);
-  const aimed = skill === "crawl" ? crawlRun(past, i)?.target.label : undefined;
-  const label = aimed ?? (before && firstInPath(before, NEAR_AROUND)?.label) ?? (after && firstInPath(after, NEAR_AROUND)?.label) ?? "something";
+  const aimed = skill === "crawl" ? crawlRun(past, i)?.target : undefined;
+  const thing = aimed ?? (before && firstInPath(before, NEAR_AROUND)) ?? (after && firstInPath(after, NEAR_AROUND));
   const walls = [before, after].some((f) => f?.some((d) => d.label === "wall" && d.distance <= WALL_NEAR) ?? false);
-  return { index: i, skill, label, walls };
+  return { index: i, skill, label: thing?.label ?? "something", walls, toward: past[i].pose.th + (thing?.bearing ?? 0) };
 }
 
 /** The run of crawls ending at `end`: what it was aimed at (in view before the run) and how far it got. */
@@ -105,20 +107,24 @@ function crawlRun(past: Past[], end: number): { target: RangedDetection; crawled
   return { target, crawled };
 }
 
+/** Approaches this many degrees apart are different ways at a thing: a crawl that caught at a slant may go squarely. */
+const SAME_APPROACH = 35;
+
 /**
- * A skill that stalled twice at the same kind of thing, or a crawl that stalled with walls close (a dead end), is out.
+ * A skill that stalled twice at the same kind of thing, or a crawl that stalled with walls close (a dead end), is out —
+ * coming at it the same way (`toward`: the heading it would come at it from; without one, any way).
  * Climbing a slippery thing fails by chance (the feet slip 3 times in 10): only four slips in a row rule it out.
  */
-export function banned(mem: Memory, skill: CourseSkill, label: string): boolean {
-  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label);
+export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: number): boolean {
+  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label && (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH));
   const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
   return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
 }
 
 /** The way past a thing of this kind once what already failed at it is ruled out: a walk that stalled twice is a climb. */
-export function wayLeft(mem: Memory, label: string, way: Way): Way {
-  if (way === "walk" && banned(mem, "walk", label)) way = banned(mem, "climb", label) ? "around" : "climb";
-  if ((way === "crawl" || way === "climb") && banned(mem, way, label)) way = "around";
+export function wayLeft(mem: Memory, label: string, way: Way, toward?: number): Way {
+  if (way === "walk" && banned(mem, "walk", label, toward)) way = banned(mem, "climb", label, toward) ? "around" : "climb";
+  if ((way === "crawl" || way === "climb") && banned(mem, way, label, toward)) way = "around";
   return way;
 }
 

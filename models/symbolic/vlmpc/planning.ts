@@ -69,7 +69,7 @@ function approachThen(d: RangedDetection, within: number, then: CourseCommand[])
 
 /** What to do about the thing in the way, given how it is judged and what already failed at it. */
 function meet(s: Scene, j: Judged): Decision {
-  const way = wayLeft(s.mem, j.label, j.way);
+  const way = wayLeft(s.mem, j.label, j.way, s.mem.pose.th + j.d.bearing);
   const changed = way !== j.way ? ` (${j.way} already failed here)` : "";
   if (way === "around") return around(s, j);
   if (way === "crawl") return { plan: approachThen(j.d, 0.7, [cmd("crawl", "large"), cmd("crawl", "large"), cmd("walk", "medium")]), why: `the ${j.label} ahead has room beneath for a crawl${changed}` };
@@ -154,8 +154,8 @@ function fromExample(s: Scene): Decision | undefined {
   const here = s.ctx.frame.detections;
   const ex = (s.ctx.examples ?? []).find((e) => sameView(here, e.detections));
   if (!ex) return undefined;
-  const label = firstInPath(here, NEAR_AROUND)?.label ?? "something";
-  if (banned(s.mem, ex.best.skill, label)) return undefined;
+  const thing = firstInPath(here, NEAR_AROUND);
+  if (banned(s.mem, ex.best.skill, thing?.label ?? "something", s.mem.pose.th + (thing?.bearing ?? 0))) return undefined;
   // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
   const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
   return { plan: [best], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
@@ -216,11 +216,13 @@ function reachedToy(s: Scene): ToySighting | undefined {
 function unstick(s: Scene, d: Decision): Decision {
   const first = d.plan[0];
   if (d.reached || first.skill === "turn_left" || first.skill === "turn_right") return d;
-  const label = firstInPath(s.view, NEAR_AROUND)?.label ?? "something";
-  if (!banned(s.mem, first.skill, label)) return d;
+  const thing = firstInPath(s.view, NEAR_AROUND);
+  const label = thing?.label ?? "something";
+  const toward = s.mem.pose.th + (thing?.bearing ?? 0);
+  if (!banned(s.mem, first.skill, label, toward)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;
-  const next = (["climb", "crawl", "backward"] as const).find((k) => k !== first.skill && !banned(s.mem, k, label));
+  const next = (["climb", "crawl", "backward"] as const).find((k) => k !== first.skill && !banned(s.mem, k, label, toward));
   if (next === "backward") return { plan: [cmd("backward", "medium"), turn(s, side, "large"), cmd("walk", "large")], why: `${why}: step back and try another heading` };
   if (next) return { plan: [cmd(next, "medium"), cmd("walk", "medium")], why: `${why}: try to ${next} instead` };
   return { plan: [turn(s, side, "large"), cmd("walk", "large")], why: `${why}, and so did the other ways forward: turn away` };
