@@ -43,10 +43,10 @@ function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
 function around(s: Scene, j: Judged): Decision {
   // Things with gaps narrower than the body between them are gone around as one.
   const group = groupOf(j.d, s.ctx.frame.detections);
-  const chosen = detourSide(s.mem, j.label) ?? freeSide(s, group);
+  const remembered = detourSide(s.mem, j.label);
+  const chosen = remembered ?? freeSide(s, group);
   // A detour on that side that started here brought the body back here, facing the same way: that side is blocked.
   const cameBack = returnsAfter(s.mem, chosen);
-  const remembered = !cameBack && detourSide(s.mem, j.label);
   const side = cameBack ? (chosen === "left" ? "right" : "left") : chosen;
   const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
