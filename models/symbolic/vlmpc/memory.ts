@@ -181,14 +181,3 @@ export function roomBehind(mem: Memory): number {
   const depth = KINDS[run.target.label]?.depth ?? 0.8;
   return run.crawled + since - (run.target.distance + depth) - (ROBOT.length - 0.03);
 }
-
-/** Within these, two poses are the same place facing the same way (dead reckoning and the turns' slips differ a little). */
-const SAME_PLACE = 0.2;
-const SAME_HEADING = 15;
-
-/** Whether, standing here facing this way before, it turned to this side and came back here since. */
-export function returnsAfter(mem: Memory, side: "left" | "right"): boolean {
-  const skill = side === "left" ? "turn_left" : "turn_right";
-  const here = (p: Pose) => Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_PLACE && Math.abs(wrap(p.th - mem.pose.th)) <= SAME_HEADING;
-  return mem.past.some((p) => p.result.skill === skill && here(p.pose));
-}

@@ -10,7 +10,7 @@ import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { banned, beneath, detourSide, FORWARD, relative, returnsAfter, roomBehind, wayLeft } from "./memory";
+import { banned, beneath, detourSide, FORWARD, relative, roomBehind, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -41,13 +41,10 @@ function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
 }
 
 function around(s: Scene, j: Judged): Decision {
+  const remembered = detourSide(s.mem, j.label);
   // Things with gaps narrower than the body between them are gone around as one.
   const group = groupOf(j.d, s.ctx.frame.detections);
-  const remembered = detourSide(s.mem, j.label);
-  const chosen = remembered ?? freeSide(s, group);
-  // A detour on that side that started here brought the body back here, facing the same way: that side is blocked.
-  const cameBack = returnsAfter(s.mem, chosen);
-  const side = cameBack ? (chosen === "left" ? "right" : "left") : chosen;
+  const side = remembered ?? freeSide(s, group);
   const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
   // Walk far enough to take the whole body past its edge: a thing cut off at the image's edge goes on beyond it.
@@ -62,8 +59,7 @@ function around(s: Scene, j: Judged): Decision {
   const room = j.d.distance < 0.45 && roomBehind(s.mem) > 0.45 ? [cmd("backward", "medium")] : [];
   const plan = [...room, turn(s, side, mag), ...walks, turn(s, back, mag), cmd("walk", "medium")];
   const gap = group !== j.d ? ` (with the ${j.label}s beside it the gaps are narrower than my body)` : "";
-  const whySide = cameBack ? ` (going around on the ${chosen} brought me back here)` : remembered ? " (the side I took before)" : " where there is more room";
-  const why = `the ${j.label} ahead is too tall to climb and has no room beneath${gap}: ${room.length ? "step back, " : ""}go around it on the ${side}${whySide}, then turn back`;
+  const why = `the ${j.label} ahead is too tall to climb and has no room beneath${gap}: ${room.length ? "step back, " : ""}go around it on the ${side}${remembered ? " (the side I took before)" : " where there is more room"}, then turn back`;
   return { plan, why };
 }
 
