@@ -45,6 +45,9 @@ const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => 
   return out;
 };
 const skills = (p: CoursePlan) => p.plan.map((c) => c.skill);
+/** A recorded run as its history: each frame with the one skill it planned and what that skill did. */
+const historyOf = (steps: [RangedDetection[], CourseResult][]): CourseContext["history"] =>
+  steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
 
 // Under the couch: the couch right ahead, the walls of the dead end behind it.
 const underCouch = [det("couch", 0.3), det("wall", 0.9, 10), det("wall", 1.0, -20)];
@@ -223,7 +226,7 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 1.64, 0, { width: 2.21, top: 0.42, underside: 0.01 }), det("cushion", 1.86, -22, { width: 0.57, top: 0.16, underside: 0.01 })], result("turn_left", "medium", 0, 27.1)],
       [[det("wall", 1.49, 0, { width: 1.66, top: 0.36, underside: 0.01 })], result("turn_left", "small", 0, 14.9)],
     ];
-    const history = steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
+    const history = historyOf(steps);
     const p = plan(ctx([det("wall", 1.49, 0, { width: 1.68, top: 0.36, underside: 0.01 })], { history, multiStep: false }));
     expect(skills(p)).toEqual(["walk"]);
     expect(p.comparison).toMatch(/clear way straight ahead/);
@@ -243,7 +246,7 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 1.25, 0, { width: 1.82, top: 0.36, underside: 0 }), det("wall", 1.59, -19, { width: 0.19, top: 0.2, underside: 0.01 }), det("couch", 1.18, -21, { width: 0.63, top: 0.34, underside: 0.22 })], result("walk", "medium", 0.6, 0)],
       [[det("wall", 0.73, 5, { width: 0.74, top: 0.33, underside: 0 }), det("wall", 1.04, -25, { width: 0.12, top: 0.33, underside: 0 }), det("couch", 0.72, -25, { width: 0.07, top: 0.31, underside: 0.03 })], result("turn_right", "large", 0, -59.2)],
     ];
-    const history = steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
+    const history = historyOf(steps);
     const p = plan(ctx([det("wall", 2.14, 27, { width: 0.03, top: 0.07, underside: 0.01 }), det("couch", 0.49, 0, { width: 1.21, top: 0.3, underside: 0.22 })], { history }));
     expect(p.plan[0].skill).toBe("crawl");
     // Coming at it the way the crawl stalled, it goes around.

@@ -7,7 +7,7 @@ import type { CourseCommand } from "../../schemas";
 import { NEAR_AROUND } from "./robot";
 import { plainWay } from "./judging";
 import { firstInPath, inPath, obstaclesOf } from "./geometry";
-import { banned, FORWARD } from "./memory";
+import { approach, banned, FORWARD } from "./memory";
 import type { Scene } from "./scene";
 import { type Decision, distanceOf, walkFor } from "./commands";
 
@@ -20,7 +20,7 @@ function misfit(s: Scene, next: CourseCommand, fresh: Decision): string | undefi
   const seenBefore = !!s.mem.past.at(-1)?.toy;
   if (s.toy && !seenBefore && fresh.plan[0].skill !== next.skill) return "the toy is in view now";
   const ahead = firstInPath(s.view, NEAR_AROUND);
-  if (ahead && banned(s.mem, next.skill, ahead.label, s.mem.pose.th + ahead.bearing)) return `${next.skill} already failed twice at the ${ahead.label}`;
+  if (ahead && banned(s.mem, next.skill, ahead.label, approach(s.mem.pose, ahead))) return `${next.skill} already failed twice at the ${ahead.label}`;
   if (next.skill === "walk") {
     const blocker = obstaclesOf(s.view).find((d) => inPath(d, distanceOf(next) + 0.3) && plainWay(d) !== "walk");
     if (blocker) return `the ${blocker.label} is in the way of a ${next.magnitude} walk`;

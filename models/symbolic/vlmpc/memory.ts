@@ -94,7 +94,7 @@ function stallAt(past: Past[], i: number, now: RangedDetection[]): Stall {
   const aimed = skill === "crawl" ? crawlRun(past, i)?.target : undefined;
   const thing = aimed ?? (before && firstInPath(before, NEAR_AROUND)) ?? (after && firstInPath(after, NEAR_AROUND));
   const walls = [before, after].some((f) => f?.some((d) => d.label === "wall" && d.distance <= WALL_NEAR) ?? false);
-  return { index: i, skill, label: thing?.label ?? "something", walls, toward: past[i].pose.th + (thing?.bearing ?? 0) };
+  return { index: i, skill, label: thing?.label ?? "something", walls, toward: approach(past[i].pose, thing) };
 }
 
 /** The run of crawls ending at `end`: what it was aimed at (in view before the run) and how far it got. */
@@ -106,6 +106,9 @@ function crawlRun(past: Past[], end: number): { target: RangedDetection; crawled
   const crawled = past.slice(start, end + 1).reduce((s, p) => s + Math.max(0, p.result.moved), 0);
   return { target, crawled };
 }
+
+/** The heading it comes at a thing from, standing at `pose` (straight on when there is nothing named ahead). */
+export const approach = (pose: { th: number }, d?: { bearing: number }): number => pose.th + (d?.bearing ?? 0);
 
 /** Approaches this many degrees apart are different ways at a thing: a crawl that caught at a slant may go squarely. */
 const SAME_APPROACH = 35;

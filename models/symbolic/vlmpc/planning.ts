@@ -10,7 +10,7 @@ import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { banned, beneath, detourSide, FORWARD, relative, roomBehind, wayLeft } from "./memory";
+import { approach, banned, beneath, detourSide, FORWARD, relative, roomBehind, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -69,7 +69,7 @@ function approachThen(d: RangedDetection, within: number, then: CourseCommand[])
 
 /** What to do about the thing in the way, given how it is judged and what already failed at it. */
 function meet(s: Scene, j: Judged): Decision {
-  const way = wayLeft(s.mem, j.label, j.way, s.mem.pose.th + j.d.bearing);
+  const way = wayLeft(s.mem, j.label, j.way, approach(s.mem.pose, j.d));
   const changed = way !== j.way ? ` (${j.way} already failed here)` : "";
   if (way === "around") return around(s, j);
   if (way === "crawl") return { plan: approachThen(j.d, 0.7, [cmd("crawl", "large"), cmd("crawl", "large"), cmd("walk", "medium")]), why: `the ${j.label} ahead has room beneath for a crawl${changed}` };
@@ -155,7 +155,7 @@ function fromExample(s: Scene): Decision | undefined {
   const ex = (s.ctx.examples ?? []).find((e) => sameView(here, e.detections));
   if (!ex) return undefined;
   const thing = firstInPath(here, NEAR_AROUND);
-  if (banned(s.mem, ex.best.skill, thing?.label ?? "something", s.mem.pose.th + (thing?.bearing ?? 0))) return undefined;
+  if (banned(s.mem, ex.best.skill, thing?.label ?? "something", approach(s.mem.pose, thing))) return undefined;
   // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
   const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
   return { plan: [best], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
@@ -218,7 +218,7 @@ function unstick(s: Scene, d: Decision): Decision {
   if (d.reached || first.skill === "turn_left" || first.skill === "turn_right") return d;
   const thing = firstInPath(s.view, NEAR_AROUND);
   const label = thing?.label ?? "something";
-  const toward = s.mem.pose.th + (thing?.bearing ?? 0);
+  const toward = approach(s.mem.pose, thing);
   if (!banned(s.mem, first.skill, label, toward)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;

@@ -10,7 +10,7 @@ import { CourseMap } from "../courseMap";
 import { NEAR_AROUND, TOY } from "./robot";
 import { plainWay } from "./judging";
 import { corridorOf, inPath, rad, toyOf } from "./geometry";
-import { type Memory, type Past, type Pose, relative, wayLeft } from "./memory";
+import { approach, type Memory, type Past, type Pose, relative, wayLeft } from "./memory";
 
 export interface Scene {
   ctx: CourseContext;
@@ -73,7 +73,7 @@ export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
   const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, fov: ctx.frame.fov }));
   looks.push({ pose: mem.pose, detections: ctx.frame.detections, fov: ctx.frame.fov });
   // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
-  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d, from) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), from.th + d.bearing) === "around");
+  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d, from) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around");
 }
 
 /** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
