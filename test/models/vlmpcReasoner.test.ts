@@ -125,6 +125,20 @@ describe("VLM-PC symbolic planner", () => {
     expect(r.plan[0].skill).toBe("turn_left");
   });
 
+  it("a corridor's mouth ahead that it never backed out of is not a way out: no right angle away from it", () => {
+    // Tuning course 63: two bushes cut off at the image's edges (slivers, like walls edge-on) and one across the way
+    // looked like a dead-end corridor ahead. Claiming to be out of it, the dog turned a right angle; the next look
+    // turned it back, and the same view turned it away again, round and round.
+    const bush = (distance: number, bearing: number, width: number) => det("bush", distance, bearing, { width, top: 0.8, underside: 0 });
+    const view = [bush(0.91, 18.7, 0.1), bush(0.91, -18.7, 0.1), bush(2.87, 0, 0.6)];
+    const turned: CourseContext["history"] = [{ step: 0, detections: [det("wall", 2.5, 20, { width: 1 })], answer: answer([{ skill: "turn_left", magnitude: "medium" }]), result: result("turn_left", "medium", 0, 30) }];
+    const p = plan(ctx(view, { history: turned }));
+    expect(p.comparison).not.toMatch(/out of the dead-end corridor/);
+    // Just backed out of it, the same view is the way out.
+    const backed: CourseContext["history"] = [{ step: 0, detections: [det("wall", 0.8, 20, { width: 0 }), det("wall", 0.8, -20, { width: 0 }), det("wall", 2.06, 0, { width: 0.6 })], answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) }];
+    expect(plan(ctx(view, { history: backed })).comparison).toMatch(/out of the dead-end corridor/);
+  });
+
   it("a crouched view (things seen only up to a few centimetres, filling the image) means beneath something: crawl on, unless a crawl stalled", () => {
     const low = [det("wall", 0.6, 0, { top: 0.12, box: { x: 0, y: 0, w: 160, h: 33 } })];
     expect(plan(ctx(low)).plan[0].skill).toBe("crawl");

@@ -114,6 +114,8 @@ function deadEndCorridor(s: Scene): Decision | undefined {
   const stuckAhead = last && FORWARD.includes(last.skill) && last.stalled;
   if (!c.end && !stuckAhead) return undefined;
   const backedStuck = last?.skill === "backward" && last.stalled;
+  // A corridor whose mouth is ahead and that it did not just back out of is one it is not in: nothing to back out of.
+  if (c.mouthAhead && last?.skill !== "backward") return undefined;
   if (c.mouthAhead || backedStuck) {
     const beyond = (sign: number) => Math.max(0, ...obstaclesOf(s.ctx.frame.detections).filter((d) => d !== c.left && d !== c.right && sign * d.bearing > 12).map((d) => d.distance));
     const l = beyond(1), r = beyond(-1);
