@@ -56,7 +56,8 @@ export interface ToySighting {
  * the odometry), older steps condensed when the history is windowed, the rest of the last plan, and labelled examples.
  */
 export interface CourseContext {
-  frame: { fov: number; detections: RangedDetection[] };
+  /** `fov`: horizontal field of view, degrees; `imageWidth`: pixels across the image (what boxes are measured in). */
+  frame: { fov: number; imageWidth: number; detections: RangedDetection[] };
   history: { step: number; detections: RangedDetection[]; answer: CoursePlan; result: CourseResult }[];
   summary?: (CourseResult & { step: number; toy?: ToySighting })[];
   previousPlan?: CourseCommand[];

@@ -19,7 +19,9 @@ export interface MapPose {
 export interface Look {
   pose: MapPose;
   detections: RangedDetection[];
+  /** The camera: horizontal field of view (degrees) and pixels across the image (what boxes are measured in). */
   fov: number;
+  imageWidth: number;
 }
 
 const CELL = 0.25;
@@ -37,6 +39,13 @@ const HALF_BODY = 0.22;
 const rad = (d: number) => (d * Math.PI) / 180;
 const deg = (r: number) => (r * 180) / Math.PI;
 const wrap = (a: number) => ((((a + 180) % 360) + 360) % 360) - 180;
+
+/** The bearings (degrees, + left) of a box's left and right edges: the camera is a pinhole of the look's field of view. */
+function edges(d: RangedDetection, l: Look): { left: number; right: number } {
+  const focal = l.imageWidth / 2 / Math.tan(rad(l.fov / 2));
+  const at = (px: number) => -deg(Math.atan2(px - l.imageWidth / 2, focal));
+  return { left: at(d.box.x), right: at(d.box.x + d.box.w) };
+}
 
 export class CourseMap {
   private readonly seen = new Uint8Array(SIZE * SIZE);
@@ -67,20 +76,23 @@ export class CourseMap {
   }
 
   private add(l: Look, blocks: (d: RangedDetection, from: MapPose) => boolean): void {
-    const walls = l.detections.filter((d) => blocks(d, l.pose));
-    // What it cannot pass: each such thing as a segment across the line of sight, as wide as it looked.
-    for (const d of walls) {
+    const walls = l.detections.filter((d) => blocks(d, l.pose)).map((d) => ({ d, ...edges(d, l) }));
+    // What it cannot pass: each such thing as a segment across the line of sight, as wide as it measured — but only
+    // over the bearings its box spans: a wall seen slantwise measures wider than it looks, and square to the line of
+    // sight it would cover the opening beside it too.
+    for (const { d, left, right } of walls) {
       const a = rad(l.pose.th + d.bearing);
       const cx = l.pose.x + d.distance * Math.cos(a), cy = l.pose.y + d.distance * Math.sin(a);
       const ux = -Math.sin(a), uy = Math.cos(a);
-      for (let t = -d.width / 2; t <= d.width / 2 + 1e-9; t += CELL / 2) this.mark(this.blocked, cx + ux * t, cy + uy * t);
+      for (let t = -d.width / 2; t <= d.width / 2 + 1e-9; t += CELL / 2) {
+        const x = cx + ux * t, y = cy + uy * t;
+        const b = wrap(deg(Math.atan2(y - l.pose.y, x - l.pose.x)) - l.pose.th);
+        if (b <= left + 1 && b >= right - 1) this.mark(this.blocked, x, y);
+      }
     }
     // The ground it saw clear: along each bearing of the view, up to the first thing it cannot pass.
     for (let b = -l.fov / 2 + 2; b <= l.fov / 2 - 2; b += 4) {
-      const range = Math.min(
-        SEEN_RANGE,
-        ...walls.filter((d) => Math.abs(wrap(d.bearing - b)) <= deg(Math.atan2(d.width / 2, Math.max(0.1, d.distance))) + 1).map((d) => d.distance - 0.15),
-      );
+      const range = Math.min(SEEN_RANGE, ...walls.filter((w) => b <= w.left + 1 && b >= w.right - 1).map((w) => w.d.distance - 0.15));
       const a = rad(l.pose.th + b);
       for (let r = 0.3; r <= range; r += CELL / 2) this.mark(this.seen, l.pose.x + r * Math.cos(a), l.pose.y + r * Math.sin(a));
     }
@@ -121,6 +133,12 @@ export class CourseMap {
       }
     }
     return { cost, parent };
+  }
+
+  /** Whether a frame showed the ground at `p` clear. */
+  hasSeen(p: { x: number; y: number }): boolean {
+    const k = this.index(p.x, p.y);
+    return k >= 0 && this.seen[k] === 1;
   }
 
   /** Whether the straight strip from `a` to `b` crosses nothing seen blocked. */

@@ -20,5 +20,5 @@ export async function look(state: VlmpcStateType, config?: RunnableConfig): Prom
   if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}`, startedAt };
   const s = await session(opts);
   const { frame, detections } = await latestFrame<RangedDetectionsMessage>(s);
-  return { sight: { frame, fov: detections.fov, detections: detections.detections }, startedAt };
+  return { sight: { frame, fov: detections.fov, imageWidth: detections.width, detections: detections.detections }, startedAt };
 }

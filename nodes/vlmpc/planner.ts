@@ -26,8 +26,8 @@ Skills, each with a magnitude small (1 s), medium (2 s) or large (4 s):
 - climb: forward over something lower than 0.2 m (a cushion, a log, a curb, a plank, a stair step).
 - backward: reverse, to back out of a dead end or away from something the body is stuck on.
 - turn_left / turn_right: turn in place by about 15°, 30° or 60°; walking, crawling and climbing then go the new way.
-Each step you get the newest image with the detector's report (label, distance in metres, bearing in degrees with
-left positive, height of the top and of the underside, width) and, unless told otherwise, every earlier step: its
+Each step you get the newest image with the detector's report (label, box in pixels, distance in metres, bearing in
+degrees with left positive, height of the top and of the underside, width in metres) and, unless told otherwise, every earlier step: its
 image, your answer then and what the body did (moved metres, turned degrees, stalled). A skill that moved nothing
 means the body is stuck, even if the view looks clear: do not simply repeat it.
 Answer with:
@@ -70,7 +70,7 @@ export function coursePrompt(state: VlmpcStateType, opts: RunOptions): { context
   const older = withHistory ? done.slice(0, done.length - recent.length) : [];
   const examples = opts.variant === "full+ic" ? loadExamples(opts.examples) : [];
   const context: CourseContext = {
-    frame: { fov: sight.fov, detections: sight.detections },
+    frame: { fov: sight.fov, imageWidth: sight.imageWidth, detections: sight.detections },
     history: recent.map((r) => ({ step: r.step, detections: r.detections, answer: r.answer, result: strip(r.result) })),
     ...(older.length ? { summary: older.map((r) => ({ step: r.step, ...strip(r.result), toy: toySighting(r.detections) })) } : {}),
     ...(withHistory && state.plan.length ? { previousPlan: state.plan } : {}),

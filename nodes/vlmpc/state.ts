@@ -13,6 +13,8 @@ import type { FailureCounts } from "../repeats";
 export interface Sight {
   frame: string;
   fov: number;
+  /** Pixels across the image. */
+  imageWidth: number;
   detections: RangedDetection[];
 }
 

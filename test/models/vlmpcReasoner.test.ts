@@ -9,6 +9,7 @@ import { planCourse } from "../../models/symbolic/vlmpc";
 import { remember, wayLeft } from "../../models/symbolic/vlmpc/memory";
 import type { CourseContext, CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
+import { boxFor, CAMERA } from "../helpers/camera";
 
 const draw = (xs: number[]) => {
   let i = 0;
@@ -26,18 +27,13 @@ const SIZE: Record<string, { top: number; underside: number; width: number }> = 
   stool: { top: 0.5, underside: 0.4, width: 0.35 },
   hill: { top: 0.5, underside: 0, width: 3 },
 };
-const det = (label: string, distance: number, bearing = 0, over: Partial<RangedDetection> = {}): RangedDetection => ({
-  label,
-  score: 0.9,
-  box: { x: 160 - bearing * 5, y: 120, w: 60, h: 40 },
-  distance,
-  bearing,
-  ...SIZE[label],
-  ...over,
-});
+const det = (label: string, distance: number, bearing = 0, over: Partial<RangedDetection> = {}): RangedDetection => {
+  const d = { label, score: 0.9, distance, bearing, ...SIZE[label], ...over };
+  return { box: boxFor(d.distance, d.bearing, d.width), ...d };
+};
 const result = (skill: CourseResult["skill"], magnitude: CourseResult["magnitude"], moved: number, turned: number, stalled = false): CourseResult => ({ skill, magnitude, moved, turned, stalled });
 const answer = (plan: CourseCommand[]): CoursePlan => ({ progress: "", plan, keepsPrevious: false, comparison: "", reached: false });
-const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): CourseContext => ({ frame: { fov: 60, detections }, history: [], multiStep: true, ...over });
+const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): CourseContext => ({ frame: { ...CAMERA, detections }, history: [], multiStep: true, ...over });
 const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => {
   const out = planCourse(c, noise, rng);
   // Whatever the situation, the answer is what a VLM's structured output must be.
