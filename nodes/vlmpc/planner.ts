@@ -27,9 +27,9 @@ Skills, each with a magnitude small (1 s), medium (2 s) or large (4 s):
 - backward: reverse, to back out of a dead end or away from something the body is stuck on.
 - turn_left / turn_right: turn in place by about 15°, 30° or 60°; walking, crawling and climbing then go the new way.
 Each step you get the newest image with the detector's report (label, box in pixels, distance in metres, bearing in
-degrees with left positive, height of the top and of the underside, width in metres) and, unless told otherwise, every earlier step: its
-image, your answer then and what the body did (moved metres, turned degrees, stalled). A skill that moved nothing
-means the body is stuck, even if the view looks clear: do not simply repeat it.
+degrees with left positive, height of the top and of the underside, width in metres) and, unless told otherwise,
+every earlier step: its image, your answer then and what the body did (moved metres, turned degrees, stalled). A skill
+that moved nothing means the body is stuck, even if the view looks clear: do not simply repeat it.
 Answer with:
 - progress: what the history shows — what was tried, what worked, what got stuck, where the toy was last seen;
 - plan: the next skills in order (several, unless asked for exactly one); only the first runs now;
