@@ -70,8 +70,10 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
 
 /** The place as its frames showed it, each frame where dead reckoning puts it. */
 export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
-  const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, fov: ctx.frame.fov, imageWidth: ctx.frame.imageWidth }));
-  looks.push({ pose: mem.pose, detections: ctx.frame.detections, fov: ctx.frame.fov, imageWidth: ctx.frame.imageWidth });
+  // One camera took every frame: the current frame's says how its boxes map to bearings.
+  const camera = { fov: ctx.frame.fov, imageWidth: ctx.frame.imageWidth };
+  const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, ...camera }));
+  looks.push({ pose: mem.pose, detections: ctx.frame.detections, ...camera });
   // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
   return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d, from) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around");
 }
