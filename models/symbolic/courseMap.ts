@@ -36,6 +36,9 @@ const TURN_COST = 1;
 /** The half-width of the strip the body needs, for a straight leg to be clear. */
 const HALF_BODY = 0.22;
 
+/** How far ahead of the camera a walk that stalled stopped against something. */
+const BUMP_AHEAD = 0.3;
+
 const rad = (d: number) => (d * Math.PI) / 180;
 const deg = (r: number) => (r * 180) / Math.PI;
 const wrap = (a: number) => ((((a + 180) % 360) + 360) % 360) - 180;
@@ -54,11 +57,17 @@ export class CourseMap {
 
   /**
    * `blocks`: whether a detection is something the body cannot walk over, crawl under or climb (the reasoner's own
-   * judgement of it).
+   * judgement of it). `bumps`: where a walk stalled against something no frame showed in the way (below the view),
+   * the pose it stopped at.
    */
-  constructor(looks: Look[], places: MapPose[], blocks: (d: RangedDetection, from: MapPose) => boolean) {
+  constructor(looks: Look[], places: MapPose[], blocks: (d: RangedDetection, from: MapPose) => boolean, bumps: MapPose[] = []) {
     for (const l of looks) this.add(l, blocks);
     for (const p of places) this.mark(this.visited, p.x, p.y);
+    // What stopped the body is just ahead of the camera, about as wide as the body.
+    for (const b of bumps) {
+      const a = rad(b.th);
+      for (const t of [-0.2, 0, 0.2]) this.mark(this.blocked, b.x + BUMP_AHEAD * Math.cos(a) - t * Math.sin(a), b.y + BUMP_AHEAD * Math.sin(a) + t * Math.cos(a));
+    }
   }
 
   private index(x: number, y: number): number {

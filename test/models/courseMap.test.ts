@@ -53,4 +53,15 @@ describe("the course map", () => {
     expect(map.clear(at(0, 0, 0), leg)).toBe(true);
     expect(map.toward(at(0, 0, 0), { x: -1, y: 0 })).toEqual({ x: -1, y: 0 });
   });
+
+  it("where a walk stalled against something no frame showed, the way straight on is blocked", () => {
+    // Nothing in view across the way; the walk stopped at (0.25, 0): what stopped it is below the camera, just ahead.
+    const look = { pose: at(0, 0, 0), detections: [wall(3, 0, 3.4)], ...CAMERA };
+    const open = new CourseMap([look], [at(0, 0, 0)], blocks);
+    const bumped = new CourseMap([look], [at(0, 0, 0)], blocks, [at(0.25, 0, 0)]);
+    expect(open.clear(at(0, 0, 0), { x: 1.5, y: 0 })).toBe(true);
+    expect(bumped.clear(at(0, 0, 0), { x: 1.5, y: 0 })).toBe(false);
+    // Off to the side of it the way stays clear.
+    expect(bumped.clear(at(0, 0, 0), { x: 0, y: 1.5 })).toBe(true);
+  });
 });

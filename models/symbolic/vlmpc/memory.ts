@@ -124,6 +124,18 @@ export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: 
   return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
 }
 
+/** Within this distance (m) and turn (degrees) of where a stalled skill began, the body is at the same spot. */
+const SAME_SPOT = { metres: 0.2, degrees: 20 };
+
+/**
+ * Stalls of this skill that began about where the body stands now, facing about the same way — whatever the frames
+ * named in the way: something below the view stalls a walk while the thing named ahead changes from frame to frame.
+ */
+export function stalledHere(mem: Memory, skill: CourseSkill): number {
+  const at = (p: Pose) => Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres && Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
+  return mem.stalls.filter((s) => s.skill === skill && at(mem.past[s.index].pose)).length;
+}
+
 /** The way past a thing of this kind once what already failed at it is ruled out: a walk that stalled twice is a climb. */
 export function wayLeft(mem: Memory, label: string, way: Way, toward?: number): Way {
   if (way === "walk" && banned(mem, "walk", label, toward)) way = banned(mem, "climb", label, toward) ? "around" : "climb";

@@ -10,7 +10,7 @@ import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { approach, banned, beneath, detourSide, FORWARD, relative, roomBehind, wayLeft } from "./memory";
+import { approach, banned, beneath, detourSide, FORWARD, relative, roomBehind, stalledHere, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -221,10 +221,12 @@ function unstick(s: Scene, d: Decision): Decision {
   const thing = firstInPath(s.view, NEAR_AROUND);
   const label = thing?.label ?? "something";
   const toward = approach(s.mem.pose, thing);
-  if (!banned(s.mem, first.skill, label, toward)) return d;
+  // A slippery thing's climb fails by chance: as many slips here as `banned` allows it.
+  const out = (k: CourseCommand["skill"]) => banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= (k === "climb" && KINDS[label]?.slippery ? 4 : 2);
+  if (!out(first.skill)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;
-  const next = (["climb", "crawl", "backward"] as const).find((k) => k !== first.skill && !banned(s.mem, k, label, toward));
+  const next = (["climb", "crawl", "backward"] as const).find((k) => k !== first.skill && !out(k));
   if (next === "backward") return { plan: [cmd("backward", "medium"), turn(s, side, "large"), cmd("walk", "large")], why: `${why}: step back and try another heading` };
   if (next) return { plan: [cmd(next, "medium"), cmd("walk", "medium")], why: `${why}: try to ${next} instead` };
   return { plan: [turn(s, side, "large"), cmd("walk", "large")], why: `${why}, and so did the other ways forward: turn away` };

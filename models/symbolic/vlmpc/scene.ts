@@ -7,9 +7,9 @@ import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseContext, ToySighting } from "../../schemas";
 import type { Draw, NoiseKnobs } from "../noise";
 import { CourseMap } from "../courseMap";
-import { NEAR_AROUND, TOY } from "./robot";
+import { NEAR, NEAR_AROUND, TOY } from "./robot";
 import { plainWay } from "./judging";
-import { corridorOf, inPath, rad, toyOf } from "./geometry";
+import { corridorOf, firstInPath, inPath, rad, toyOf } from "./geometry";
 import { approach, type Memory, type Past, type Pose, relative, wayLeft } from "./memory";
 
 export interface Scene {
@@ -75,7 +75,19 @@ export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
   const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, ...camera }));
   looks.push({ pose: mem.pose, detections: ctx.frame.detections, ...camera });
   // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
-  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], (d, from) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around");
+  const blocks = (d: RangedDetection, from: Pose) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around";
+  return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], blocks, bumps(mem));
+}
+
+/** Where walks stalled with nothing it could walk over, climb or crawl under named in the way: the pose each stopped at. */
+function bumps(mem: Memory): Pose[] {
+  return mem.stalls.flatMap((st) => {
+    const p = mem.past[st.index];
+    if (p.result.skill !== "walk") return [];
+    const ahead = p.detections && firstInPath(p.detections, NEAR);
+    if (ahead && plainWay(ahead) !== "around") return [];
+    return [st.index + 1 < mem.past.length ? mem.past[st.index + 1].pose : mem.pose];
+  });
 }
 
 /** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
