@@ -94,7 +94,7 @@ function stallAt(past: Past[], i: number, now: RangedDetection[]): Stall {
   const aimed = skill === "crawl" ? crawlRun(past, i)?.target : undefined;
   const thing = aimed ?? (before && firstInPath(before, NEAR_AROUND)) ?? (after && firstInPath(after, NEAR_AROUND));
   const walls = [before, after].some((f) => f?.some((d) => d.label === "wall" && d.distance <= WALL_NEAR) ?? false);
-  return { index: i, skill, label: thing?.label ?? "something", walls, toward: approach(past[i].pose, thing) };
+  return { index: i, skill, label: thing?.label ?? NOTHING_NAMED, walls, toward: approach(past[i].pose, thing) };
 }
 
 /** The run of crawls ending at `end`: what it was aimed at (in view before the run) and how far it got. */
@@ -110,6 +110,13 @@ function crawlRun(past: Past[], end: number): { target: RangedDetection; crawled
 /** The heading it comes at a thing from, standing at `pose` (straight on when there is nothing named ahead). */
 export const approach = (pose: { th: number }, d?: { bearing: number }): number => pose.th + (d?.bearing ?? 0);
 
+/** What a stall is put down to when no frame named anything in the way. */
+export const NOTHING_NAMED = "something";
+
+/** Within this distance (m) and turn (degrees) of where a stalled skill began, the body is at the same spot. */
+const SAME_SPOT = { metres: 0.2, degrees: 20 };
+const atSpot = (mem: Memory, p: Pose) => Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres && Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
+
 /** Approaches this many degrees apart are different ways at a thing: a crawl that caught at a slant may go squarely. */
 const SAME_APPROACH = 35;
 
@@ -119,21 +126,18 @@ const SAME_APPROACH = 35;
  * Climbing a slippery thing fails by chance (the feet slip 3 times in 10): only four slips in a row rule it out.
  */
 export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: number): boolean {
-  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label && (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH));
+  // With nothing named in the way, a stall says something only about the spot it happened at.
+  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label && (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH) && (label !== NOTHING_NAMED || atSpot(mem, mem.past[s.index].pose)));
   const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
   return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
 }
-
-/** Within this distance (m) and turn (degrees) of where a stalled skill began, the body is at the same spot. */
-const SAME_SPOT = { metres: 0.2, degrees: 20 };
 
 /**
  * Stalls of this skill that began about where the body stands now, facing about the same way — whatever the frames
  * named in the way: something below the view stalls a walk while the thing named ahead changes from frame to frame.
  */
 export function stalledHere(mem: Memory, skill: CourseSkill): number {
-  const at = (p: Pose) => Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres && Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
-  return mem.stalls.filter((s) => s.skill === skill && at(mem.past[s.index].pose)).length;
+  return mem.stalls.filter((s) => s.skill === skill && atSpot(mem, mem.past[s.index].pose)).length;
 }
 
 /** The way past a thing of this kind once what already failed at it is ruled out: a walk that stalled twice is a climb. */

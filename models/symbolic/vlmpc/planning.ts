@@ -10,7 +10,7 @@ import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { approach, banned, beneath, detourSide, FORWARD, relative, roomBehind, stalledHere, wayLeft } from "./memory";
+import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -157,7 +157,7 @@ function fromExample(s: Scene): Decision | undefined {
   const ex = (s.ctx.examples ?? []).find((e) => sameView(here, e.detections));
   if (!ex) return undefined;
   const thing = firstInPath(here, NEAR_AROUND);
-  if (banned(s.mem, ex.best.skill, thing?.label ?? "something", approach(s.mem.pose, thing))) return undefined;
+  if (banned(s.mem, ex.best.skill, thing?.label ?? NOTHING_NAMED, approach(s.mem.pose, thing))) return undefined;
   // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
   const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
   return { plan: [best], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
@@ -219,7 +219,7 @@ function unstick(s: Scene, d: Decision): Decision {
   const first = d.plan[0];
   if (d.reached || first.skill === "turn_left" || first.skill === "turn_right") return d;
   const thing = firstInPath(s.view, NEAR_AROUND);
-  const label = thing?.label ?? "something";
+  const label = thing?.label ?? NOTHING_NAMED;
   const toward = approach(s.mem.pose, thing);
   // A slippery thing's climb fails by chance: as many slips here as `banned` allows it.
   const out = (k: CourseCommand["skill"]) => banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= (k === "climb" && KINDS[label]?.slippery ? 4 : 2);
