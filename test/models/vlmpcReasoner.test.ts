@@ -282,6 +282,24 @@ describe("VLM-PC symbolic planner", () => {
     expect(p.plan[0].skill).not.toBe("walk");
   });
 
+  it("standing on the cushion it climbed, reads heights as that much lower: the couch beyond still has room to crawl under", () => {
+    // Tuning course 26: from on top of a 0.15 m cushion the couch's 0.22 m of room beneath reads 0.07 m. Taken at its
+    // word, the couch was a wall to go around, and the way around led back over the cushion again and again.
+    const couch = (distance: number, underside: number) => det("couch", distance, 0, { top: 0.4, underside, width: 2.4 });
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("cushion", 0.56, 0, { top: 0.15, underside: 0, width: 0.97 }), couch(2.87, 0.22), det("toy", 4.58, -11)], result("climb", "medium", 0.368, 0)],
+      [[det("cushion", 0.26, 0, { top: 0.15, underside: 0.15, width: 0.62 }), couch(2.51, 0.22), det("toy", 4.22, -12)], result("climb", "medium", 0.414, 0)],
+      [[couch(2.16, 0.07)], result("walk", "medium", 0.65, 0)],
+    ];
+    const history = historyOf(steps);
+    const p = plan(ctx([couch(1.44, 0.07)], { history }));
+    expect(p.comparison).not.toMatch(/cannot be passed|go around/);
+    expect(p.comparison).toMatch(/toy was seen earlier/);
+    // Walked on past where its hind feet leave the cushion, the same reading is taken at its word.
+    const off = historyOf([...steps, [[couch(1.44, 0.07)], result("walk", "medium", 0.6, 0)]]);
+    expect(skills(plan(ctx([couch(0.84, 0.07)], { history: off })))).not.toContain("crawl");
+  });
+
   it("a couch it failed to crawl under is a thing to go around, for its map as for its planner", () => {
     expect(wayLeft(remember(ctx([det("couch", 1.0)])), "couch", "crawl")).toBe("crawl");
     expect(wayLeft(remember(ctx([det("couch", 1.0)], { history: stalledCrawls })), "couch", "crawl")).toBe("around");

@@ -7,13 +7,15 @@
  * (an empty history hides that the last skill stalled) it does not know: no branch asks which variant is running.
  *
  * Its parts, in the order they build on each other: robot (what the prompt says of the robot), judging (an
- * obstacle), geometry (one frame), memory (dead reckoning, toy sightings, failures), scene and commands and planning,
- * compare (with the previous plan) and progress; this file puts them together.
+ * obstacle), geometry (one frame), footing (heights read from on top of something it climbed), memory (dead
+ * reckoning, toy sightings, failures), scene and commands and planning, compare (with the previous plan) and
+ * progress; this file puts them together.
  */
 import type { CourseContext, CoursePlan } from "../../schemas";
 import type { Draw, NoiseKnobs } from "../noise";
 import { toyOf } from "./geometry";
 import { remember } from "./memory";
+import { onFooting } from "./footing";
 import { mapOf, passing, type Scene, target } from "./scene";
 import { decide } from "./planning";
 import { compare } from "./compare";
@@ -22,7 +24,8 @@ import { progressText } from "./progress";
 export { REACH_DISTANCE, ROBOT, TOY } from "./robot";
 
 /** VLM-PC's planner: progress, a plan of the next skills (the first is run), and whether it keeps its last plan. */
-export function planCourse(ctx: CourseContext, noise: NoiseKnobs, rng: Draw): CoursePlan {
+export function planCourse(shown: CourseContext, noise: NoiseKnobs, rng: Draw): CoursePlan {
+  const ctx = onFooting(shown);
   const mem = remember(ctx);
   const passed = passing(mem, ctx.frame);
   const view = ctx.frame.detections.filter((d) => !passed.has(d));
