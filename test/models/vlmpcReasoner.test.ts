@@ -282,6 +282,19 @@ describe("VLM-PC symbolic planner", () => {
     expect(p.plan[0].skill).not.toBe("walk");
   });
 
+  it("two walks that stalled with nothing named in the way rule walking out at that spot only", () => {
+    // Tuning course 73 at noise 0.2: after two walks stalled against something no frame named, it climbed on for
+    // metres ("walk already stalled twice here") — far from where they stalled.
+    const far = [det("wall", 3.5, 25, { width: 0.5 })];
+    const steps: [RangedDetection[], CourseResult][] = [
+      [far, result("walk", "large", 0, 0, true)],
+      [far, result("walk", "large", 0, 0, true)],
+    ];
+    expect(plan(ctx(far, { history: historyOf(steps) })).plan[0].skill).not.toBe("walk");
+    const on = historyOf([...steps, [far, result("climb", "medium", 0.4, 0)], [far, result("climb", "medium", 0.4, 0)]]);
+    expect(plan(ctx(far, { history: on })).plan[0].skill).toBe("walk");
+  });
+
   it("standing on the cushion it climbed, reads heights as that much lower: the couch beyond still has room to crawl under", () => {
     // Tuning course 26: from on top of a 0.15 m cushion the couch's 0.22 m of room beneath reads 0.07 m. Taken at its
     // word, the couch was a wall to go around, and the way around led back over the cushion again and again.
