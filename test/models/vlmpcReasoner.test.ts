@@ -295,6 +295,21 @@ describe("VLM-PC symbolic planner", () => {
     expect(plan(ctx(far, { history: on })).plan[0].skill).toBe("walk");
   });
 
+  it("a walk that stalls on the spot just after crawling out means the hind legs are still beneath: crawl on", () => {
+    // Tuning course 78: it crawled under a bench at a slant, so the way beneath was longer than the bench is deep. The
+    // camera was out, the walk stalled, and turning or backing up from there only went back beneath it.
+    const bench = det("bench", 0.65, 0, { top: 0.45, underside: 0.25, width: 0.85 });
+    const bushes = [det("bush", 1.25, -22, { width: 0.27 }), det("bush", 1.69, -7, { width: 0.48 })];
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[bench, ...bushes], result("crawl", "large", 0.65, 0)],
+      [bushes, result("crawl", "large", 0.55, 0)],
+      [bushes, result("crawl", "large", 0.58, 0)],
+      [bushes, result("walk", "medium", 0, 0, true)],
+    ];
+    const p = plan(ctx(bushes, { history: historyOf(steps) }));
+    expect(p.plan[0].skill).toBe("crawl");
+  });
+
   it("standing on the cushion it climbed, reads heights as that much lower: the couch beyond still has room to crawl under", () => {
     // Tuning course 26: from on top of a 0.15 m cushion the couch's 0.22 m of room beneath reads 0.07 m. Taken at its
     // word, the couch was a wall to go around, and the way around led back over the cushion again and again.

@@ -86,6 +86,12 @@ function backOut(s: Scene): Decision | undefined {
   }
   const last = s.mem.stalls.at(-1);
   if (!last || last.index !== s.mem.past.length - 1) return undefined;
+  // Standing up stalled on the spot just after crawling: the hind legs are still beneath (it went in at a slant, or
+  // the thing is deeper than most), so crawl on rather than turn or back in beneath it again.
+  const before = s.mem.past.at(-2)?.result;
+  if (last.skill === "walk" && Math.abs(s.mem.past[last.index].result.moved) < 0.05 && before?.skill === "crawl" && !before.stalled) {
+    return { plan: [cmd("crawl", "medium"), cmd("walk", "medium")], why: "standing up to walk stalled on the spot just after crawling: the hind legs are still beneath, so crawl on" };
+  }
   if (last.skill === "turn_left" || last.skill === "turn_right") {
     // Backed up against something a moment ago: the room to turn is ahead, not behind.
     const behind = s.mem.stalls.some((x) => x.skill === "backward" && x.index >= s.mem.past.length - 4);
