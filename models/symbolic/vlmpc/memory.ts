@@ -128,9 +128,11 @@ const SAME_APPROACH = 35;
 export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: number): boolean {
   // With nothing named in the way, a stall says something only about the spot it happened at.
   const here = mem.stalls.filter((s) => s.skill === skill && s.label === label && (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH) && (label !== NOTHING_NAMED || atSpot(mem, mem.past[s.index].pose)));
-  const tries = skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
-  return here.length >= tries || (skill === "crawl" && here.some((s) => s.walls));
+  return here.length >= triesAllowed(skill, label) || (skill === "crawl" && here.some((s) => s.walls));
 }
+
+/** Stalls a skill may have at a thing before it is ruled out: a slippery thing's climb fails by chance, so four. */
+export const triesAllowed = (skill: CourseSkill, label: string): number => (skill === "climb" && KINDS[label]?.slippery ? 4 : 2);
 
 /**
  * Stalls of this skill that began about where the body stands now, facing about the same way — whatever the frames

@@ -1,16 +1,17 @@
 /**
  * Planning: what to do next, from the scene. The toy close enough is reached; a crawl stuck for good or a turn that
- * hit something backs out first; a labelled example that matches the view is followed; otherwise its own idea — a
- * dead-end corridor backed out of, furniture crawled on beneath, the thing in the way met (walked over, crawled
- * under, climbed or gone around on the freer side), or the open way toward the target — and a skill that already
- * stalled twice here is not tried a third time.
+ * hit something backs out first (a walk that stalled on standing up just after a crawl crawls on); a labelled example
+ * that matches the view is followed; otherwise its own idea — a dead-end corridor backed out of, furniture crawled on
+ * beneath, the thing in the way met (walked over, crawled under, climbed or gone around on the freer side), or the
+ * open way toward the target — and a skill that already stalled twice here (at the same thing, or from the same spot)
+ * is not tried a third time.
  */
 import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseCommand, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
-import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, wayLeft } from "./memory";
+import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, triesAllowed, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
 
@@ -227,8 +228,7 @@ function unstick(s: Scene, d: Decision): Decision {
   const thing = firstInPath(s.view, NEAR_AROUND);
   const label = thing?.label ?? NOTHING_NAMED;
   const toward = approach(s.mem.pose, thing);
-  // A slippery thing's climb fails by chance: as many slips here as `banned` allows it.
-  const out = (k: CourseCommand["skill"]) => banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= (k === "climb" && KINDS[label]?.slippery ? 4 : 2);
+  const out = (k: CourseCommand["skill"]) => banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= triesAllowed(k, label);
   if (!out(first.skill)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;
