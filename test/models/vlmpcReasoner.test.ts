@@ -282,6 +282,15 @@ describe("VLM-PC symbolic planner", () => {
     expect(p.plan[0].skill).not.toBe("walk");
   });
 
+  it("the toy seen well off to one side with nothing between: turns to it rather than go around the wall ahead", () => {
+    // Tuning course 30: it saw the toy from beneath a couch, crawled on, and met the wall beyond with the toy behind
+    // it to the right; it went around the wall on the left (the side it took before), away from the toy, for good.
+    const steps: [RangedDetection[], CourseResult][] = [[[det("toy", 1.5, -40)], result("walk", "medium", 0.6, 0)]];
+    const p = plan(ctx([det("wall", 0.53, 0, { width: 0.65 })], { history: historyOf(steps) }));
+    expect(skills(p)).toEqual(["turn_right", "walk"]);
+    expect(p.comparison).toMatch(/toy was seen \d+° to the right/);
+  });
+
   it("two walks that stalled with nothing named in the way rule walking out at that spot only", () => {
     // Tuning course 73 at noise 0.2: after two walks stalled against something no frame named, it climbed on for
     // metres ("walk already stalled twice here") — far from where they stalled.

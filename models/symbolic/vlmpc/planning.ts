@@ -276,6 +276,11 @@ function ownIdea(s: Scene): Decision {
   if (j && s.toy && Math.abs(s.toy.bearing) >= 10 && !firstInPath(s.view, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)) {
     return { plan: [turnToward(s, s.toy.bearing), cmd("walk", "medium")], why: "the toy is in view and the way to it is clear: turn to it" };
   }
+  // The toy remembered well off to one side, with nothing its frames showed between: what stands ahead is not in the
+  // way to it, so turn to it rather than deal with that.
+  if (j && s.target.source === "memory" && !s.target.routed && Math.abs(s.target.bearing) >= 45) {
+    return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
+  }
   // Facing away from the toy, crossing what lies ahead only leads further from it.
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
     return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
