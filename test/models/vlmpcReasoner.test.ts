@@ -7,6 +7,7 @@ import { CoursePlan, type CourseCommand } from "../../models/schemas";
 import { KeyedDraw, NO_NOISE, type NoiseKnobs } from "../../models/symbolic/noise";
 import { planCourse } from "../../models/symbolic/vlmpc";
 import { remember, wayLeft } from "../../models/symbolic/vlmpc/memory";
+import { TURN_DEG } from "../../models/symbolic/vlmpc/robot";
 import type { CourseContext, CourseResult } from "../../models/schemas";
 import type { RangedDetection } from "../../robots/msgs/detections";
 import { boxFor, CAMERA } from "../helpers/camera";
@@ -289,6 +290,21 @@ describe("VLM-PC symbolic planner", () => {
     const p = plan(ctx([det("wall", 0.53, 0, { width: 0.65 })], { history: historyOf(steps) }));
     expect(skills(p)).toEqual(["turn_right", "walk"]);
     expect(p.comparison).toMatch(/toy was seen \d+° to the right/);
+  });
+
+  it("searching, it turns through the whole angle to where it has not looked, in one plan", () => {
+    // One turn at a time, each new frame moved the map's way a little and the next turn undid the last (tuning course 39:
+    // seven turns on one spot, left and right).
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
+      [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
+    ];
+    const p = plan(ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) }));
+    const [, angle] = /not looked (\d+)°/.exec(p.comparison) ?? [];
+    expect(Number(angle)).toBeGreaterThan(22.5);
+    expect(new Set(skills(p))).toEqual(new Set(["turn_left"]));
+    const turned = p.plan.reduce((sum, c) => sum + TURN_DEG[c.magnitude], 0);
+    expect(Math.abs(turned - Number(angle))).toBeLessThanOrEqual(11);
   });
 
   it("two walks that stalled with nothing named in the way rule walking out at that spot only", () => {

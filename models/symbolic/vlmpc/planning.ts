@@ -193,22 +193,33 @@ function openWay(s: Scene): Decision {
     return { plan: [walkFor(room), turn(s, back, turnMagnitude(Math.abs(s.target.bearing))), walkFor(1.2)], why: "I just turned away from an obstacle: walk past it, then turn back" };
   }
   if (Math.abs(s.target.bearing) >= 12) {
-    const t = turnToward(s, s.target.bearing);
-    return { plan: [t, cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn toward it, then walk` };
+    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn toward it, then walk` };
   }
   return { plan: [walkFor(toyRoom), walkFor(Math.max(0.3, toyRoom - distanceOf(walkFor(toyRoom))))], why: `${where}, straight ahead and the way is clear: walk` };
 }
 
 /**
  * A leg of a way its frames showed (around a wall to a place remembered, or to ground not seen yet). Searching, it
- * turns to look first and lets the next frame decide where to walk; going to the toy, it turns and walks.
+ * turns to look first (the whole turn) and lets the frame after decide where to walk; going to the toy, it turns and walks.
  */
 function routedLeg(s: Scene, where: string): Decision {
   const side = `${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}`;
   if (Math.abs(s.target.bearing) < 12) return { plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")], why: `${where}; what I have seen shows a clear way straight ahead: walk` };
-  const t = turnToward(s, s.target.bearing);
-  if (s.target.source === "course") return { plan: [t], why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
-  return { plan: [t, cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
+  // Searching, the whole turn to where it has not looked, in one plan it keeps to while the frames on the way show
+  // nothing new: planned a turn at a time, each new frame moved the map's way a little and the next turn undid the last.
+  if (s.target.source === "course") return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
+  return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
+}
+
+/** Turns that together come within a small turn of `bearing` (degrees, + left): the whole of a turn, not its first part. */
+function turnsThrough(s: Scene, bearing: number): CourseCommand[] {
+  const turns: CourseCommand[] = [];
+  for (let left = Math.abs(bearing); left >= 11 && turns.length < 4; ) {
+    const m = turnMagnitude(left);
+    turns.push(turn(s, bearing > 0 ? "left" : "right", m));
+    left -= TURN_DEG[m];
+  }
+  return turns.length ? turns : [turnToward(s, bearing)];
 }
 
 /** The toy close in view — or, just lost from view at the nose, close by my own last moves. */
@@ -279,11 +290,11 @@ function ownIdea(s: Scene): Decision {
   // The toy remembered well off to one side, with nothing its frames showed between: what stands ahead is not in the
   // way to it, so turn to it rather than deal with that.
   if (j && s.target.source === "memory" && !s.target.routed && Math.abs(s.target.bearing) >= 45) {
-    return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
+    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
   }
   // Facing away from the toy, crossing what lies ahead only leads further from it.
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
-    return { plan: [turnToward(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
+    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
   }
   // Searching, and a wall or hedge is in the way: edging along it finds an opening only by luck; look where the
   // frames have not shown yet instead. (The scene's target changes with it, so the comparison with the previous plan
