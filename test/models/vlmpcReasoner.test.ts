@@ -307,6 +307,15 @@ describe("VLM-PC symbolic planner", () => {
     expect(Math.abs(turned - Number(angle))).toBeLessThanOrEqual(11);
   });
 
+  it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
+    // Tuning course 4: turning right through 120° to look, the toy showed 27° to the right after the first turn, and
+    // the second large turn (kept: same skill) swung it out of view again.
+    const steps: [RangedDetection[], CourseResult][] = [[[det("wall", 0.5, 0, { width: 2 })], result("turn_right", "large", 0, -60)]];
+    const p = plan(ctx([det("toy", 1.5, -27), det("bush", 2.3, -15)], { history: historyOf(steps), previousPlan: [{ skill: "turn_right", magnitude: "large" }] }));
+    expect(p.keepsPrevious).toBe(false);
+    expect(p.plan[0]).toEqual({ skill: "turn_right", magnitude: "medium" });
+  });
+
   it("two walks that stalled with nothing named in the way rule walking out at that spot only", () => {
     // Tuning course 73 at noise 0.2: after two walks stalled against something no frame named, it climbed on for
     // metres ("walk already stalled twice here") — far from where they stalled.

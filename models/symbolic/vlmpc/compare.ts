@@ -18,7 +18,9 @@ function misfit(s: Scene, next: CourseCommand, fresh: Decision): string | undefi
   // News only when the last frame did not show it: with the toy in view all along, a detour around what stands
   // between is carried out, not dropped for a turn back toward the toy (that swings between the two for good).
   const seenBefore = !!s.mem.past.at(-1)?.toy;
-  if (s.toy && !seenBefore && fresh.plan[0].skill !== next.skill) return "the toy is in view now";
+  // A turn the same way but of another size is another turn: kept, it would swing the toy out of view again.
+  const turning = next.skill === "turn_left" || next.skill === "turn_right";
+  if (s.toy && !seenBefore && (fresh.plan[0].skill !== next.skill || (turning && fresh.plan[0].magnitude !== next.magnitude))) return "the toy is in view now";
   const ahead = firstInPath(s.view, NEAR_AROUND);
   if (ahead && banned(s.mem, next.skill, ahead.label, approach(s.mem.pose, ahead))) return `${next.skill} already failed twice at the ${ahead.label}`;
   if (next.skill === "walk") {
