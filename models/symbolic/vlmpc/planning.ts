@@ -211,15 +211,18 @@ function routedLeg(s: Scene, where: string): Decision {
   return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
 }
 
-/** Turns that together come within a small turn of `bearing` (degrees, + left): the whole of a turn, not its first part. */
+/**
+ * Turns that together come within a small turn of `bearing` (degrees, + left; at least one turn): the whole of a turn,
+ * not its first part.
+ */
 function turnsThrough(s: Scene, bearing: number): CourseCommand[] {
   const turns: CourseCommand[] = [];
-  for (let left = Math.abs(bearing); left >= 11 && turns.length < 4; ) {
+  for (let left = Math.abs(bearing); !turns.length || (left >= 11 && turns.length < 4); ) {
     const m = turnMagnitude(left);
     turns.push(turn(s, bearing > 0 ? "left" : "right", m));
     left -= TURN_DEG[m];
   }
-  return turns.length ? turns : [turnToward(s, bearing)];
+  return turns;
 }
 
 /** The toy close in view — or, just lost from view at the nose, close by my own last moves. */
