@@ -2,9 +2,10 @@
  * Planning: what to do next, from the scene. The toy close enough is reached; a crawl stuck for good or a turn that
  * hit something backs out first (a walk that stalled on standing up just after a crawl crawls on); a labelled example
  * that matches the view is followed; otherwise its own idea — a dead-end corridor backed out of, furniture crawled on
- * beneath, the thing in the way met (walked over, crawled under, climbed or gone around on the freer side), or the
- * open way toward the target — and a skill that already stalled twice here (at the same thing, or from the same spot)
- * is not tried a third time.
+ * beneath, the toy remembered well off to one side turned to (what stands ahead is not in the way to it), the thing in
+ * the way met (walked over, crawled under, climbed or gone around on the freer side), or the open way toward the
+ * target — any turn toward where it means to look or go planned whole, not its first part — and a skill that already
+ * stalled twice here (at the same thing, or from the same spot) is not tried a third time.
  */
 import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseCommand, ToySighting } from "../../schemas";
@@ -193,7 +194,7 @@ function openWay(s: Scene): Decision {
     return { plan: [walkFor(room), turn(s, back, turnMagnitude(Math.abs(s.target.bearing))), walkFor(1.2)], why: "I just turned away from an obstacle: walk past it, then turn back" };
   }
   if (Math.abs(s.target.bearing) >= 12) {
-    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}: turn toward it, then walk` };
+    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${angleWords(s.target.bearing)}: turn toward it, then walk` };
   }
   return { plan: [walkFor(toyRoom), walkFor(Math.max(0.3, toyRoom - distanceOf(walkFor(toyRoom))))], why: `${where}, straight ahead and the way is clear: walk` };
 }
@@ -203,13 +204,16 @@ function openWay(s: Scene): Decision {
  * turns to look first (the whole turn) and lets the frame after decide where to walk; going to the toy, it turns and walks.
  */
 function routedLeg(s: Scene, where: string): Decision {
-  const side = `${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"}`;
+  const side = angleWords(s.target.bearing);
   if (Math.abs(s.target.bearing) < 12) return { plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")], why: `${where}; what I have seen shows a clear way straight ahead: walk` };
   // Searching, the whole turn to where it has not looked, in one plan it keeps to while the frames on the way show
   // nothing new: planned a turn at a time, each new frame moved the map's way a little and the next turn undid the last.
   if (s.target.source === "course") return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
   return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
 }
+
+/** How the model says where something lies: "40° to the right". */
+const angleWords = (bearing: number) => `${Math.round(Math.abs(bearing))}° to the ${bearing > 0 ? "left" : "right"}`;
 
 /**
  * Turns that together come within a small turn of `bearing` (degrees, + left; at least one turn): the whole of a turn,
@@ -293,7 +297,7 @@ function ownIdea(s: Scene): Decision {
   // The toy remembered well off to one side, with nothing its frames showed between: what stands ahead is not in the
   // way to it, so turn to it rather than deal with that.
   if (j && s.target.source === "memory" && !s.target.routed && Math.abs(s.target.bearing) >= 45) {
-    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${Math.round(Math.abs(s.target.bearing))}° to the ${s.target.bearing > 0 ? "left" : "right"} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
+    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${angleWords(s.target.bearing)} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
   }
   // Facing away from the toy, crossing what lies ahead only leads further from it.
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
