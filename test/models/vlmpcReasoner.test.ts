@@ -307,6 +307,25 @@ describe("VLM-PC symbolic planner", () => {
     expect(Math.abs(turned - Number(angle))).toBeLessThanOrEqual(11);
   });
 
+  it("a whole turn written the wrong way is wrong all the way: one wrongTurn draw per turn meant, not per skill", () => {
+    // Drawn per skill, a 150° turn came out as "left, right, left" (tuning courses at noise 0.2: 49 such plans in 80
+    // runs), a plan that undoes itself, and a whole turn met more noise than a turn of one skill.
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
+      [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
+    ];
+    const c = ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) });
+    const ways = new Set<string>();
+    for (let k = 0; k < 40; k++) {
+      const turns = plan(c, { ...NO_NOISE, wrongTurn: 0.5 }, new KeyedDraw(`turn-${k}`)).plan.filter((cm) => cm.skill.startsWith("turn"));
+      expect(turns.length).toBeGreaterThan(1);
+      expect(new Set(turns.map((cm) => cm.skill)).size).toBe(1);
+      ways.add(turns[0].skill);
+    }
+    // The noise still bites: some of the whole turns go the other way.
+    expect(ways).toEqual(new Set(["turn_left", "turn_right"]));
+  });
+
   it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
     // Tuning course 4: turning right through 120° to look, the toy showed 27° to the right after the first turn, and
     // the second large turn (kept: same skill) swung it out of view again.

@@ -39,12 +39,18 @@ export function turnMagnitude(angle: number): Magnitude {
   return angle < 22.5 ? "small" : angle < 45 ? "medium" : "large";
 }
 
-/** A turn the model means to make; with wrongTurn it writes the other way. */
-export function turn(s: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand {
+/**
+ * One turn the model means to make, written as one or more turn skills; with wrongTurn it writes all of them the other
+ * way. One draw per turn meant, not per skill written: a whole turn flipped a piece at a time would be a plan that
+ * undoes itself, which is not a side mistaken, and would make a turn's noise grow with how many skills it takes.
+ */
+export function turns(s: Scene, side: "left" | "right", magnitudes: Magnitude[]): CourseCommand[] {
   const flip = s.rng.next() < s.noise.wrongTurn;
   const way = flip ? (side === "left" ? "right" : "left") : side;
-  return cmd(way === "left" ? "turn_left" : "turn_right", magnitude);
+  return magnitudes.map((m) => cmd(way === "left" ? "turn_left" : "turn_right", m));
 }
+
+export const turn = (s: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand => turns(s, side, [magnitude])[0];
 
 export const turnToward = (s: Scene, bearing: number) => turn(s, bearing > 0 ? "left" : "right", turnMagnitude(Math.abs(bearing)));
 

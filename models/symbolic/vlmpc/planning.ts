@@ -8,13 +8,13 @@
  * stalled twice here (at the same thing, or from the same spot) is not tried a third time.
  */
 import type { RangedDetection } from "../../../robots/msgs/detections";
-import type { CourseCommand, ToySighting } from "../../schemas";
+import type { CourseCommand, Magnitude, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
 import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
 import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, triesAllowed, wayLeft } from "./memory";
 import type { Scene } from "./scene";
-import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turnToward, walkFor } from "./commands";
+import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turns, turnToward, walkFor } from "./commands";
 
 /** The turn that clears one edge of an obstacle; one touching the image's edge may go on beyond it. */
 function turnToClear(d: RangedDetection, side: "left" | "right", fov: number): number {
@@ -132,7 +132,7 @@ function deadEndCorridor(s: Scene): Decision | undefined {
       ? `the walls close on both sides now begin ahead of me: I am out of the dead-end corridor, so turn a right angle ${side}, where it looks more open`
       : `backing out stalled against something behind: turn ${side} here`;
     // The way on is across the corridor's line, not back into it: a right angle.
-    return { plan: [turn(s, side, "large"), turn(s, side, "medium"), cmd("walk", "medium")], why, news: "the body is out of the corridor now" };
+    return { plan: [...turns(s, side, ["large", "medium"]), cmd("walk", "medium")], why, news: "the body is out of the corridor now" };
   }
   const why = `walls close on both sides (${(offsets(c.left).y - offsets(c.right).y).toFixed(2)} m apart, too narrow to turn in) and ${c.end ? `a ${c.end.label} across the end` : "the way ahead stalled"}: a dead end, so back straight out`;
   return { plan: [cmd("backward", "large"), cmd("backward", "large")], why };
@@ -220,13 +220,13 @@ const angleWords = (bearing: number) => `${Math.round(Math.abs(bearing))}° to t
  * not its first part.
  */
 function turnsThrough(s: Scene, bearing: number): CourseCommand[] {
-  const turns: CourseCommand[] = [];
-  for (let left = Math.abs(bearing); !turns.length || (left >= 11 && turns.length < 4); ) {
+  const sizes: Magnitude[] = [];
+  for (let left = Math.abs(bearing); !sizes.length || (left >= 11 && sizes.length < 4); ) {
     const m = turnMagnitude(left);
-    turns.push(turn(s, bearing > 0 ? "left" : "right", m));
+    sizes.push(m);
     left -= TURN_DEG[m];
   }
-  return turns;
+  return turns(s, bearing > 0 ? "left" : "right", sizes);
 }
 
 /** The toy close in view — or, just lost from view at the nose, close by my own last moves. */
