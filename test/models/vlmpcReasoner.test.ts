@@ -326,6 +326,20 @@ describe("VLM-PC symbolic planner", () => {
     expect(ways).toEqual(new Set(["turn_left", "turn_right"]));
   });
 
+  it("searching, a way it already looked from this spot is walked, not turned to for another look", () => {
+    // Tuning courses at noise 0: in pockets walled on most sides each look moved the map's nearest unseen ground a
+    // little, and the next look went back the other way (course 64: 19 turns, 910°, on one spot).
+    const wall = [det("wall", 0.8, 0, { width: 3 })];
+    // Turning left on the spot through 300°: walls all round but one way (the fourth frame, facing back), open.
+    const steps: [RangedDetection[], CourseResult][] = [wall, wall, wall, [], wall].map((f) => [f, result("turn_left", "large", 0, 60)]);
+    const p = plan(ctx(wall, { history: historyOf(steps) }));
+    expect(p.comparison).toMatch(/already looked \d+° to the right from here/);
+    expect(skills(p)).toContain("walk");
+    // The same way not looked at yet: a look first, no walk.
+    const q = plan(ctx(wall, { history: historyOf(steps.slice(0, 3).map(([f, r]) => [f, r])) }));
+    expect(skills(q).every((k) => k.startsWith("turn"))).toBe(true);
+  });
+
   it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
     // Tuning course 4: turning right through 120° to look, the toy showed 27° to the right after the first turn, and
     // the second large turn (kept: same skill) swung it out of view again.

@@ -4,14 +4,15 @@
  * that matches the view is followed; otherwise its own idea — a dead-end corridor backed out of, furniture crawled on
  * beneath, the toy remembered well off to one side turned to (what stands ahead is not in the way to it), the thing in
  * the way met (walked over, crawled under, climbed or gone around on the freer side), or the open way toward the
- * target — any turn toward where it means to look or go planned whole, not its first part — and a skill that already
- * stalled twice here (at the same thing, or from the same spot) is not tried a third time.
+ * target — any turn toward where it means to look or go planned whole, not its first part, and a way searched for that
+ * a frame from this spot already showed walked rather than looked at again — and a skill that already stalled twice
+ * here (at the same thing, or from the same spot) is not tried a third time.
  */
 import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseCommand, Magnitude, ToySighting } from "../../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
-import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS } from "./geometry";
+import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS, wrap } from "./geometry";
 import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, triesAllowed, wayLeft } from "./memory";
 import type { Scene } from "./scene";
 import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turns, turnToward, walkFor } from "./commands";
@@ -208,8 +209,24 @@ function routedLeg(s: Scene, where: string): Decision {
   if (Math.abs(s.target.bearing) < 12) return { plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")], why: `${where}; what I have seen shows a clear way straight ahead: walk` };
   // Searching, the whole turn to where it has not looked, in one plan it keeps to while the frames on the way show
   // nothing new: planned a turn at a time, each new frame moved the map's way a little and the next turn undid the last.
-  if (s.target.source === "course") return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
+  if (s.target.source === "course") {
+    // A look that way from here already showed what can be seen of it: turning there again only spins on the spot.
+    if (!lookedFromHere(s, s.target.bearing)) return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
+    return { plan: [...turnsThrough(s, s.target.bearing), walkFor(Math.max(0.3, s.target.distance)), cmd("walk", "medium")], why: `the toy has not been seen yet; I already looked ${side} from here, and what I have seen shows a way on there: turn to it, then walk` };
+  }
   return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
+}
+
+/** Within this distance (m) of where a frame was taken, the frame looked from here. */
+const LOOKED_FROM = 0.4;
+
+/** Whether this frame, or one taken about here, already showed the way `bearing` (degrees, + left, from the way it faces now). */
+function lookedFromHere(s: Scene, bearing: number): boolean {
+  const { pose } = s.mem;
+  // Within the image, a little in from its edges.
+  const within = s.ctx.frame.fov / 2 - 3;
+  if (Math.abs(bearing) <= within) return true;
+  return s.mem.past.some((p) => p.detections && Math.hypot(p.pose.x - pose.x, p.pose.y - pose.y) <= LOOKED_FROM && Math.abs(wrap(p.pose.th - (pose.th + bearing))) <= within);
 }
 
 /** How the model says where something lies: "40° to the right". */
