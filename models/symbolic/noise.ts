@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
  * - criticMiss: the critic lets through an action it should have rejected
  * - misreadObstacle (VLM-PC): the planner takes an obstacle in view for another kind of obstacle
  * - misjudgeClearance (VLM-PC): the planner misjudges the room under or the height of an obstacle
- * - wrongTurn (VLM-PC): the planner turns the other way than it meant to
+ * - wrongTurn (VLM-PC): the planner turns the other way than it meant to (once per turn it means, all of its skills)
  * - hallucinateEvent (behaviour critic): a critique names, once per video, an undesirable event that did not happen
  * - missEvent (behaviour critic): a critique leaves out an event the frames show
  * - wrongCause (behaviour critic): a critique names an event that happened with the wrong cause
