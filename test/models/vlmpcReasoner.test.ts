@@ -340,6 +340,19 @@ describe("VLM-PC symbolic planner", () => {
     expect(skills(q).every((k) => k.startsWith("turn"))).toBe(true);
   });
 
+  it("the side taken around things before gives way when this thing runs on out of view that way", () => {
+    // Tuning course 15 at noise 0: the toy 2.7 m straight ahead, a wall from just right of it to beyond the image's
+    // right edge; it went around on the right (the side it took before) and lost the toy for good.
+    const before: [RangedDetection[], CourseResult][] = [[[det("wall", 1.0, 0, { width: 1.2 })], result("turn_right", "large", 0, -60)]];
+    const view = [det("toy", 2.74, 0), det("wall", 1.34, -17, { width: 0.69 })];
+    const p = plan(ctx(view, { history: historyOf(before) }));
+    expect(p.plan[0].skill).toBe("turn_left");
+    // Both edges in view and about as far to turn past: the side taken before still holds.
+    const q = plan(ctx([det("toy", 2.74, 0), det("wall", 1.34, 0, { width: 0.8 })], { history: historyOf(before) }));
+    expect(q.plan[0].skill).toBe("turn_right");
+    expect(q.comparison).toMatch(/the side I took before/);
+  });
+
   it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
     // Tuning course 4: turning right through 120° to look, the toy showed 27° to the right after the first turn, and
     // the second large turn (kept: same skill) swung it out of view again.

@@ -43,11 +43,17 @@ function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
   return score("left") <= score("right") ? "left" : "right";
 }
 
+/** Degrees more than the other side's turn past a thing that make the side taken before a long way round. */
+const LONG_WAY_ROUND = 30;
+
 function around(s: Scene, j: Judged): Decision {
-  const remembered = detourSide(s.mem, j.label);
   // Things with gaps narrower than the body between them are gone around as one.
   const group = groupOf(j.d, s.ctx.frame.detections);
-  const side = remembered ?? freeSide(s, group);
+  // The side taken before, unless this thing runs on out of view that way while its other edge is a much smaller turn.
+  const free = freeSide(s, group);
+  const taken = detourSide(s.mem, j.label);
+  const remembered = taken && (taken === free || turnToClear(group, taken, s.ctx.frame.fov) <= turnToClear(group, free, s.ctx.frame.fov) + LONG_WAY_ROUND) ? taken : undefined;
+  const side = remembered ?? free;
   const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
   // Walk far enough to take the whole body past its edge: a thing cut off at the image's edge goes on beyond it.
