@@ -336,7 +336,7 @@ describe("VLM-PC symbolic planner", () => {
     expect(p.comparison).toMatch(/already looked \d+° to the right from here/);
     expect(skills(p)).toContain("walk");
     // The same way not looked at yet: a look first, no walk.
-    const q = plan(ctx(wall, { history: historyOf(steps.slice(0, 3).map(([f, r]) => [f, r])) }));
+    const q = plan(ctx(wall, { history: historyOf(steps.slice(0, 3)) }));
     expect(skills(q).every((k) => k.startsWith("turn"))).toBe(true);
   });
 

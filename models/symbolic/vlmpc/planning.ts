@@ -49,10 +49,11 @@ const LONG_WAY_ROUND = 30;
 function around(s: Scene, j: Judged): Decision {
   // Things with gaps narrower than the body between them are gone around as one.
   const group = groupOf(j.d, s.ctx.frame.detections);
-  // The side taken before, unless this thing runs on out of view that way while its other edge is a much smaller turn.
+  // The side taken before, unless its turn past this thing is much bigger than the other side's (the thing runs on
+  // out of view that way).
   const free = freeSide(s, group);
   const taken = detourSide(s.mem, j.label);
-  const remembered = taken && (taken === free || turnToClear(group, taken, s.ctx.frame.fov) <= turnToClear(group, free, s.ctx.frame.fov) + LONG_WAY_ROUND) ? taken : undefined;
+  const remembered = taken && turnToClear(group, taken, s.ctx.frame.fov) <= turnToClear(group, free, s.ctx.frame.fov) + LONG_WAY_ROUND ? taken : undefined;
   const side = remembered ?? free;
   const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
@@ -218,7 +219,7 @@ function routedLeg(s: Scene, where: string): Decision {
   if (s.target.source === "course") {
     // A look that way from here already showed what can be seen of it: turning there again only spins on the spot.
     if (!lookedFromHere(s, s.target.bearing)) return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
-    return { plan: [...turnsThrough(s, s.target.bearing), walkFor(Math.max(0.3, s.target.distance)), cmd("walk", "medium")], why: `the toy has not been seen yet; I already looked ${side} from here, and what I have seen shows a way on there: turn to it, then walk` };
+    return { plan: [...turnsThrough(s, s.target.bearing), walkFor(s.target.distance), cmd("walk", "medium")], why: `the toy has not been seen yet; I already looked ${side} from here, and what I have seen shows a way on there: turn to it, then walk` };
   }
   return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
 }
