@@ -7,7 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BridgeClient } from "../robots/bridge/client";
-import { RobotManifest, type ArgumentSchema, type SkillSpec } from "../robots/manifests/schema";
+import { RobotManifest, type ArgumentSchema, type FieldSchema, type GoalTemplate, type SkillSpec } from "../robots/manifests/schema";
+import { imageSize, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import { learnDialect } from "../tools/skills";
 
 export const CONNECT_HELP = `usage: robograph connect ws://HOST:PORT [--out FILE] [--token T]      (npm run connect -- URL …)
@@ -36,57 +37,91 @@ const SYSTEM = [/^\/rosapi\//, /^\/rosout/, /\/get_loggers$/, /\/set_logger_leve
 const IMAGE_TYPES = /^sensor_msgs\/(msg\/)?(CompressedImage|Image)$/;
 const TO_WRITE = "(to write)";
 
-const PRIMITIVE: Record<string, ArgumentSchema["properties"][string]["type"]> = {
-  string: "string",
-  bool: "boolean",
-  float32: "number",
-  float64: "number",
-  int8: "integer",
-  int16: "integer",
-  int32: "integer",
-  int64: "integer",
-  uint8: "integer",
-  uint16: "integer",
-  uint32: "integer",
-  uint64: "integer",
-  byte: "integer",
-  char: "integer",
+/** ROS's plain field types as JSON: integers with the bounds of their width (a field that overflows is refused, named). */
+const PRIMITIVE: Record<string, FieldSchema> = {
+  string: { type: "string" },
+  bool: { type: "boolean" },
+  float32: { type: "number" },
+  float64: { type: "number" },
+  int8: { type: "integer", minimum: -128, maximum: 127 },
+  int16: { type: "integer", minimum: -32768, maximum: 32767 },
+  int32: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+  int64: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+  uint8: { type: "integer", minimum: 0, maximum: 255 },
+  uint16: { type: "integer", minimum: 0, maximum: 65535 },
+  uint32: { type: "integer", minimum: 0, maximum: 4294967295 },
+  uint64: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  byte: { type: "integer", minimum: 0, maximum: 255 },
+  char: { type: "integer", minimum: 0, maximum: 255 },
+  // ROS 1's time and duration, as rosbridge writes them.
+  time: { type: "object", description: "a time (secs, nsecs since the epoch); left out: zero", properties: { secs: { type: "integer", minimum: 0, maximum: 4294967295 }, nsecs: { type: "integer", minimum: 0, maximum: 999999999 } }, required: ["secs", "nsecs"], additionalProperties: false },
+  duration: { type: "object", description: "a duration (secs, nsecs); left out: zero", properties: { secs: { type: "integer", minimum: -2147483648, maximum: 2147483647 }, nsecs: { type: "integer", minimum: -999999999, maximum: 999999999 } }, required: ["secs", "nsecs"], additionalProperties: false },
 };
 
+/** Byte arrays travel through rosbridge as base64 text. */
+const BYTES = new Set(["uint8", "char", "byte"]);
+
 /**
- * A goal or request message as a skill's argument schema. Plain fields map to their JSON types, arrays of plain fields
- * to arrays; a nested message has no field type in a manifest, so it is named in `unsupported` for a person to decide.
+ * Fields a caller may leave out, taking ROS's default: stamps and durations (zero — for a goal's header "now" or
+ * "the latest transform") and a header's sequence number (ROS numbers it). Every other field of a goal is required:
+ * a move_base goal without its frame or its orientation's w is a mistake to catch before it reaches the robot.
+ */
+const mayOmit = (owner: string, field: string, type: string) =>
+  type === "time" || type === "duration" || /^builtin_interfaces\/(msg\/)?(Time|Duration)$/.test(type) || (/^std_msgs\/(msg\/)?Header$/.test(owner) && field === "seq");
+
+/**
+ * A goal or request message as a skill's argument schema, expanded from rosapi's typedefs all the way down: a nested
+ * message is an object of its fields, `T[]` an array, `T[n]` an array of n, `uint8[]` base64 text. What rosapi does
+ * not define is named in `unsupported` for a person to decide.
  */
 export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: ArgumentSchema; unsupported: string[] } {
-  const def = typedefs.find((d) => d.type === type);
-  const schema: ArgumentSchema = { type: "object", properties: {}, required: [], additionalProperties: false };
   const unsupported: string[] = [];
-  if (!def) return { schema, unsupported: [`${type}: rosapi gave no definition`] };
-  def.fieldnames.forEach((name, i) => {
-    const t = def.fieldtypes[i];
-    const array = def.fieldarraylen[i] >= 0;
-    const prim = PRIMITIVE[t];
-    if (!prim) {
-      unsupported.push(`${name} (${t}${array ? "[]" : ""})`);
-      return;
+  const message = (t: string, path: string, depth: number): FieldSchema | undefined => {
+    const def = typedefs.find((d) => d.type === t);
+    if (!def || depth > 16) {
+      unsupported.push(`${path ? `${path} (${t})` : t}: rosapi gave no definition`);
+      return undefined;
     }
-    schema.properties[name] = array ? { type: "array", items: { type: prim } } : { type: prim };
-    schema.required.push(name);
-  });
+    const properties: Record<string, FieldSchema> = {};
+    const required: string[] = [];
+    def.fieldnames.forEach((name, i) => {
+      const ft = def.fieldtypes[i];
+      const len = def.fieldarraylen[i];
+      const at = path ? `${path}.${name}` : name;
+      let f: FieldSchema | undefined;
+      if (len >= 0 && BYTES.has(ft)) f = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
+      else {
+        const one = PRIMITIVE[ft] ?? message(ft, at, depth + 1);
+        if (one && len >= 0) f = { type: "array", items: one, ...(len > 0 ? { minItems: len, maxItems: len } : {}) };
+        else f = one;
+      }
+      if (!f) return;
+      properties[name] = f;
+      if (!mayOmit(def.type, name, ft)) required.push(name);
+    });
+    return { type: "object", properties, required, additionalProperties: false };
+  };
+  const top = message(type, "", 0);
+  const schema: ArgumentSchema = { type: "object", properties: top?.properties ?? {}, required: top?.required ?? [], additionalProperties: false };
   return { schema, unsupported };
 }
 
-/** Width and height of a PNG or JPEG in base64, or undefined. */
-export function imageSize(b64: string): { width: number; height: number } | undefined {
-  const b = Buffer.from(b64.slice(0, 4096), "base64");
-  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47) return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-  for (let i = 2; i + 9 < b.length; ) {
-    if (b[i] !== 0xff) break;
-    const marker = b[i + 1];
-    if (marker >= 0xc0 && marker <= 0xc3) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
-    i += 2 + b.readUInt16BE(i + 2);
-  }
-  return undefined;
+const POSE_STAMPED = /^geometry_msgs\/(msg\/)?PoseStamped$/;
+
+/** The planner-level argument a pose template takes. */
+export const POSE_ARGUMENT = "navigation_point";
+
+/**
+ * A goal that is one `PoseStamped` (move_base's): the planner names a pose, a table a person measures turns the name
+ * into the goal. Undefined for any other goal.
+ */
+export function poseTemplateOf(goalType: string, typedefs: TypeDef[], message: ArgumentSchema): { parameters: ArgumentSchema; goal: GoalTemplate } | undefined {
+  const def = typedefs.find((d) => d.type === goalType);
+  if (!def || def.fieldnames.length !== 1 || !POSE_STAMPED.test(def.fieldtypes[0]) || def.fieldarraylen[0] >= 0) return undefined;
+  return {
+    parameters: { type: "object", properties: { [POSE_ARGUMENT]: { type: "string", description: "where to go: a pose named in goal.poses" } }, required: [POSE_ARGUMENT], additionalProperties: false },
+    goal: { message, template: { [def.fieldnames[0]]: { $pose: POSE_ARGUMENT } }, poses: {} },
+  };
 }
 
 /** `/mobile/go_to` → robot `mobile`, skill `go_to`; names that are no manifest names are made into ones. */
@@ -149,10 +184,22 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
   for (const a of actions) {
     if (SYSTEM.some((re) => re.test(a.name))) continue;
     const { robot: id, skill: name } = split(a.name);
-    const goalType = a.ros1 ? `${a.type}Goal` : "";
-    const { schema, unsupported } = goalType ? argumentSchemaOf(goalType, await details(goalType, false)) : { schema: { type: "object" as const, properties: {}, required: [], additionalProperties: false as const }, unsupported: ["its goal type (a ROS 2 action: rosapi names no goal topic; write its arguments)"] };
-    robot(id).skills.push({ ...skill(name, a.ros1 ? a.type : TO_WRITE, a.ros1 ? "actionlib" : "action", schema), action: a.name });
+    if (!a.ros1) {
+      robot(id).skills.push({ ...skill(name, TO_WRITE, "action", { type: "object", properties: {}, required: [], additionalProperties: false }), action: a.name });
+      toWrite.push(`${id}.${name}: its goal's type and arguments (a ROS 2 action: rosapi names no goal topic)`);
+      continue;
+    }
+    const goalType = `${a.type}Goal`;
+    const typedefs = await details(goalType, false);
+    const { schema, unsupported } = argumentSchemaOf(goalType, typedefs);
     for (const u of unsupported) toWrite.push(`${id}.${name}: argument ${u}`);
+    const poses = unsupported.length ? undefined : poseTemplateOf(goalType, typedefs, schema);
+    robot(id).skills.push({ ...skill(name, a.type, "actionlib", poses?.parameters ?? schema), ...(poses ? { goal: poses.goal } : {}), action: a.name });
+    if (poses) {
+      toWrite.push(
+        `${id}.${name}: its goal is one PoseStamped, so the draft lets the planner name where to go (${POSE_ARGUMENT}) and fills the pose from goal.poses: measure each place it may go to (e.g. drive there and read \`rostopic echo -n1 /amcl_pose\`) as { "frame_id": "map", "position": { "x": …, "y": … }, "yaw": … }; until then it has no pose to go to. To let the model write the raw goal instead, make goal.message the parameters and drop goal`,
+      );
+    }
   }
   // A service that is an actionlib server's own, or the system's, is no skill.
   for (const s of services) {
@@ -162,27 +209,53 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     robot(id).skills.push({ ...skill(name, s.type, "service", schema), action: s.name });
     for (const u of unsupported) toWrite.push(`${id}.${name}: argument ${u}`);
   }
-  for (const t of topics.filter((t) => IMAGE_TYPES.test(t.type))) {
-    const { robot: id } = split(t.name);
-    const r = robot(id);
-    const depth = /depth/.test(t.name);
-    let cam = r.cameras[0];
-    if (!cam) {
-      let size: { width: number; height: number } | undefined;
+  // Cameras: topics named under a robot with skills are its own; with one such robot, a camera outside any (as
+  // /camera/image_raw beside /move_base) is that robot's.
+  const withSkills = [...byRobot].filter(([, r]) => r.skills.length).map(([id]) => id);
+  const ownerOf = (topic: string) => {
+    const { robot: id } = split(topic);
+    return byRobot.get(id)?.skills.length || withSkills.length !== 1 ? id : withSkills[0];
+  };
+  const imageTopics = topics.filter((t) => IMAGE_TYPES.test(t.type));
+  const infoTopics = topics.filter((t) => /^sensor_msgs\/(msg\/)?CameraInfo$/.test(t.type));
+  for (const id of new Set(imageTopics.map((t) => ownerOf(t.name)))) {
+    const mine = imageTopics.filter((t) => ownerOf(t.name) === id).sort((a, b) => a.name.localeCompare(b.name));
+    const isDepth = (t: { name: string }) => /depth/i.test(t.name);
+    const compressed = (t: { type: string }) => /CompressedImage$/.test(t.type);
+    // Colour: a compressed stream where there is one (a raw 640x480 frame is 1.2 MB as JSON); depth: raw, exact.
+    const colour = mine.filter((t) => !isDepth(t)).sort((a, b) => Number(compressed(b)) - Number(compressed(a)))[0];
+    const depth = mine.filter(isDepth).sort((a, b) => Number(compressed(a)) - Number(compressed(b)))[0];
+    if (!colour) continue;
+    const near = (t: string) => colour.name.split("/").filter((p, i) => t.split("/")[i] === p).length;
+    const info = infoTopics.filter((t) => ownerOf(t.name) === id && !isDepth(t)).sort((a, b) => near(b.name) - near(a.name))[0];
+    let size: { width: number; height: number } | undefined;
+    try {
+      size = imageSize(await client.nextMessage<ImageMessage>(colour.name, colour.type, timeoutMs));
+    } catch {}
+    if (!size && info) {
       try {
-        const m = await client.nextMessage<{ data?: string }>(t.name, undefined, timeoutMs);
-        if (typeof m.data === "string") size = imageSize(m.data);
+        const m = await client.nextMessage<CameraInfo>(info.name, info.type, timeoutMs);
+        if (m.width > 0 && m.height > 0) size = { width: m.width, height: m.height };
       } catch {}
-      if (!size) toWrite.push(`${id}: the camera's width and height (no frame came on ${t.name})`);
-      cam = { name: "camera", image: t.name, width: size?.width ?? 640, height: size?.height ?? 480 };
-      r.cameras.push(cam);
     }
-    if (depth) cam.depth = t.name;
-    else cam.image = t.name;
+    if (!size) toWrite.push(`${id}: the camera's width and height (no frame came on ${colour.name}${info ? ` nor on ${info.name}` : ""})`);
+    const typeOfTopic = (t: { type: string }) => (compressed(t) ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image") as "sensor_msgs/msg/Image";
+    robot(id).cameras.push({
+      name: "camera",
+      image: colour.name,
+      imageType: typeOfTopic(colour),
+      ...(depth ? { depth: depth.name, depthType: typeOfTopic(depth) } : {}),
+      ...(info ? { info: info.name } : {}),
+      width: size?.width ?? 640,
+      height: size?.height ?? 480,
+    });
+    const unused = mine.filter((t) => t !== colour && t !== depth).map((t) => t.name);
+    if (unused.length) toWrite.push(`${id}: other image topics, not used (a manifest camera is one colour stream, its depth and CameraInfo): ${unused.join(", ")}`);
   }
   for (const [id, r] of byRobot) {
     const det = topics.find((t) => t.name.startsWith(`/${id}/`) && /Detections$/.test(t.type));
     if (det && r.cameras[0]) r.cameras[0].detections = det.name;
+    else if (r.cameras[0] && r.skills.length) toWrite.push(`${id}: no detections topic: a VLM reads its images; the offline reasoner, which reads only detections, cannot run it`);
   }
 
   const robots: RobotManifest[] = [];
@@ -195,6 +268,13 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     toWrite.push(`${id}: kind, description; per skill a description for the model, the values each text argument may take (enum: ROS types have none), preconditions and effects, timeoutSec, requiresApproval; facts and names if the planner needs them`);
   }
   return { topics, services, actions: actions.map(({ name, type }) => ({ name, type })), robots, toWrite };
+}
+
+/** A message's fields as dotted paths (`target_pose.pose.position.x`), for a person to read. */
+export function fieldList(f: FieldSchema | ArgumentSchema, at = ""): string[] {
+  const props = Object.entries(f.properties ?? {});
+  if (!props.length) return at ? [at] : [];
+  return props.flatMap(([k, p]) => fieldList(p, at ? `${at}.${k}` : k));
 }
 
 export async function connectCommand(argv: string[]): Promise<number> {
@@ -217,8 +297,11 @@ export async function connectCommand(argv: string[]): Promise<number> {
     const say = (s: string) => process.stdout.write(`${s}\n`);
     say(`${url}: ${r.topics.length} topics, ${r.services.length} services, ${r.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`);
     for (const m of r.robots) {
-      say(`\nrobot ${m.id}: ${m.cameras.map((c) => `camera ${c.image}${c.depth ? ` + ${c.depth}` : ""}${c.detections ? ` + ${c.detections}` : ""} (${c.width}x${c.height})`).join("; ") || "no camera"}`);
-      for (const s of m.skills) say(`  ${s.name}(${Object.entries(s.parameters.properties).map(([k, p]) => `${k}: ${p.type}`).join(", ")})  ${s.transport} ${s.action} [${s.actionType}]`);
+      say(`\nrobot ${m.id}: ${m.cameras.map((c) => `camera ${c.image}${c.depth ? ` + ${c.depth}` : ""}${c.info ? ` + ${c.info}` : ""}${c.detections ? ` + ${c.detections}` : ""} (${c.width}x${c.height})`).join("; ") || "no camera"}`);
+      for (const s of m.skills) {
+        say(`  ${s.name}(${Object.entries(s.parameters.properties).map(([k, p]) => `${k}: ${p.type}`).join(", ")})  ${s.transport} ${s.action} [${s.actionType}]`);
+        if (s.goal) say(`    goal ${JSON.stringify(s.goal.template)} → ${fieldList(s.goal.message).join(", ")}`);
+      }
     }
     const text = `${JSON.stringify({ robots: r.robots }, null, 2)}\n`;
     if (v.out) {

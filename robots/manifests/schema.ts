@@ -12,6 +12,9 @@
  * Effects apply deletions first, then additions (STRIPS order).
  */
 import { z } from "zod";
+import { ArgumentSchema, enumValues, GoalTemplate, poseArgument, templateIssues } from "./arguments";
+
+export * from "./arguments";
 
 const LITERAL = /^(not\s+)?([a-z_][a-z0-9_]*)\(\s*([^()]*?)\s*\)$/;
 
@@ -40,30 +43,6 @@ export const LiteralText = z.string().superRefine((s, ctx) => {
 });
 
 /**
- * The JSON-schema subset skill arguments are written in: an object of string/number/integer/boolean/enum fields, and
- * arrays whose items are any JSON schema (reward terms of a motion are such an array).
- */
-export const ArgumentSchema = z.object({
-  type: z.literal("object"),
-  properties: z.record(
-    z.string(),
-    z.object({
-      type: z.enum(["string", "number", "integer", "boolean", "array"]),
-      description: z.string().optional(),
-      enum: z.array(z.union([z.string(), z.number()])).optional(),
-      minimum: z.number().optional(),
-      maximum: z.number().optional(),
-      items: z.record(z.string(), z.unknown()).optional(),
-      minItems: z.number().int().nonnegative().optional(),
-      maxItems: z.number().int().positive().optional(),
-    }),
-  ),
-  required: z.array(z.string()).default([]),
-  additionalProperties: z.literal(false).default(false),
-});
-export type ArgumentSchema = z.infer<typeof ArgumentSchema>;
-
-/**
  * The words people use for a name in the world's vocabulary: how to show it ("bottle of tea" for `bottle_of_tea`) and
  * other wordings of it ("tea bottle"; "garbage", "bin" for `trash_can`). A model reads them in its prompt; the offline
  * reasoner maps an instruction's phrases to names through them.
@@ -88,18 +67,41 @@ export const SkillSpec = z.object({
    */
   transport: z.enum(["action", "actionlib", "service"]).optional(),
   description: z.string().min(1),
+  /** What the caller (a model, an MCP client) gives: the goal itself, or the planner's words when `goal` is set. */
   parameters: ArgumentSchema,
+  /** How the planner's words become the goal the robot takes (a named pose → a PoseStamped); absent: the arguments are the goal. */
+  goal: GoalTemplate.optional(),
   preconditions: z.array(LiteralText).default([]),
   effects: z.array(LiteralText).default([]),
   timeoutSec: z.number().positive().default(60),
   requiresApproval: z.boolean().default(false),
+}).superRefine((s, ctx) => {
+  if (s.goal) for (const i of templateIssues(s.parameters, s.goal)) ctx.addIssue({ code: "custom", ...i });
+}).transform((s) => {
+  // A pose argument written without its values takes the names of the poses measured: the model chooses among them.
+  const name = s.goal && poseArgument(s.goal);
+  const p = name ? s.parameters.properties[name] : undefined;
+  if (!name || !p || p.enum || !Object.keys(s.goal!.poses).length) return s;
+  return { ...s, parameters: { ...s.parameters, properties: { ...s.parameters.properties, [name]: { ...p, enum: Object.keys(s.goal!.poses) } } } };
 });
 export type SkillSpec = z.infer<typeof SkillSpec>;
 
+const IMAGE_TYPES = ["sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image"] as const;
+/** An image topic's type, written either way (`sensor_msgs/Image` as ROS 1 says, `sensor_msgs/msg/Image` as ROS 2). */
+const ImageType = z.preprocess((t) => (typeof t === "string" ? t.replace(/^sensor_msgs\/(msg\/)?/, "sensor_msgs/msg/") : t), z.enum(IMAGE_TYPES));
+
+/**
+ * A camera as the robot publishes it: colour frames as `CompressedImage` (JPEG or PNG; the default) or raw `Image`
+ * (rgb8, bgr8, rgba8, bgra8, mono8), depth as raw 16UC1 (mm) / 32FC1 (m) or a 16-bit PNG, `CameraInfo` for the
+ * intrinsics depth is back-projected with. A detections topic is ours and optional: a VLM reads the image itself.
+ */
 export const CameraSpec = z.object({
   name: z.string(),
-  image: z.string().describe("sensor_msgs/msg/CompressedImage topic (PNG)"),
-  depth: z.string().optional().describe("sensor_msgs/msg/CompressedImage topic (16-bit PNG, millimetres)"),
+  image: z.string().describe("colour image topic"),
+  imageType: ImageType.optional().describe("its message type (default sensor_msgs/msg/CompressedImage)"),
+  depth: z.string().optional().describe("depth image topic (millimetres in 16 bits, or metres in 32-bit floats)"),
+  depthType: ImageType.optional().describe("its message type (default sensor_msgs/msg/CompressedImage: a 16-bit PNG)"),
+  info: z.string().optional().describe("sensor_msgs/msg/CameraInfo topic: the intrinsics depth is back-projected with"),
   detections: z.string().optional().describe("robograph_msgs/msg/Detections topic"),
   width: z.number().int().positive(),
   height: z.number().int().positive(),
@@ -116,7 +118,7 @@ export const RobotManifest = z.object({
   /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
   names: z.record(z.string(), Naming).optional(),
 }).superRefine((m, ctx) => {
-  const used = new Set(m.skills.flatMap((s) => Object.values(s.parameters.properties).flatMap((p) => (p.enum ?? []).map(String))));
+  const used = new Set(m.skills.flatMap((s) => enumValues(s.parameters)));
   for (const key of Object.keys(m.names ?? {})) {
     if (!used.has(key)) ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} is no argument value of any skill of ${m.id}` });
   }
@@ -169,34 +171,6 @@ export const ManifestResponse = z.object({
 export type ManifestResponse = z.infer<typeof ManifestResponse>;
 
 export const MANIFEST_SERVICE = "/robograph/manifest";
-
-/** The zod validator of a skill's arguments, built from its JSON schema: tools and simulators validate with the same one. */
-export function argumentsValidator(params: ArgumentSchema): z.ZodObject<Record<string, z.ZodType>> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [key, p] of Object.entries(params.properties)) {
-    let t: z.ZodType;
-    if (p.enum && p.enum.length > 0) {
-      t = p.enum.every((v) => typeof v === "string")
-        ? z.enum(p.enum as [string, ...string[]])
-        : z.union(p.enum.map((v) => z.literal(v)) as unknown as [z.ZodLiteral, z.ZodLiteral, ...z.ZodLiteral[]]);
-    } else if (p.type === "array") {
-      let a = z.array(p.items ? z.fromJSONSchema(p.items as Parameters<typeof z.fromJSONSchema>[0]) : z.unknown());
-      if (p.minItems !== undefined) a = a.min(p.minItems);
-      if (p.maxItems !== undefined) a = a.max(p.maxItems);
-      t = a;
-    } else if (p.type === "string") t = z.string();
-    else if (p.type === "boolean") t = z.boolean();
-    else {
-      let n = p.type === "integer" ? z.number().int() : z.number();
-      if (p.minimum !== undefined) n = n.min(p.minimum);
-      if (p.maximum !== undefined) n = n.max(p.maximum);
-      t = n;
-    }
-    if (p.description) t = t.describe(p.description);
-    shape[key] = params.required.includes(key) ? t : t.optional();
-  }
-  return z.strictObject(shape);
-}
 
 /** Static facts every client may derive from a world description (the planner's typing facts). */
 export function worldFacts(world: WorldDescription): string[] {

@@ -31,7 +31,7 @@ const FIELD: Record<string, string> = { string: "string", number: "float64", int
 /** A skill's `.action`: the goal's fields from its argument schema; result and feedback as every skill has them. */
 export function actionFile(actionType: string, params: ArgumentSchema): string {
   const goal = Object.entries(params.properties).map(([name, p]) => {
-    const t = FIELD[p.type];
+    const t = p.type && FIELD[p.type];
     if (!t) throw new Error(`${actionType}: argument ${name} is ${p.type}, which has no ROS 1 field here`);
     const note = [p.description, p.enum ? `one of ${p.enum.join(", ")}` : ""].filter(Boolean).join("; ");
     return `${note ? `# ${note}\n` : ""}${t} ${name}`;
