@@ -28,6 +28,8 @@ import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { APPROVAL_PREFIX } from "./run";
+import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
+import type { RobotManifest } from "../robots/manifests/schema";
 import { callSkill, findSkill, InvalidSkillArgumentsError, toolName, UnknownSkillError, validateSkillArguments } from "../tools/skills";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -194,13 +196,50 @@ async function runSkill(server: Server, ctx: McpContext, robot: string, skill: s
 async function look(ctx: McpContext, args: Record<string, unknown>): Promise<CallToolResult> {
   const cameras = ctx.session.robots.filter((r) => r.cameras.length);
   const robot = (args.robot as string | undefined) ?? cameras[0]?.id;
-  if (!robot || !cameras.some((r) => r.id === robot)) return fail(`no camera on robot ${robot ?? "(none)"}; robots with cameras: ${cameras.map((r) => r.id).join(", ") || "none"}`);
+  const manifest = cameras.find((r) => r.id === robot);
+  if (!robot || !manifest) return fail(`no camera on robot ${robot ?? "(none)"}; robots with cameras: ${cameras.map((r) => r.id).join(", ") || "none"}`);
+  const cam = manifest.cameras[0];
   await Promise.race([ctx.session.firstViews, new Promise((r) => setTimeout(r, 10_000))]);
   const v = ctx.session.views.get(robot);
-  if (!v?.image) return fail(`${robot} has sent no camera frame yet`);
-  const dets = (v.detections as { detections?: { label: string; score?: number; location?: { relation: string; place: string } }[] } | undefined)?.detections ?? [];
-  const seen = dets.map((d) => `${d.label}${d.location ? ` (${d.location.relation} ${d.location.place})` : ""}`);
-  return { content: [{ type: "image", data: v.image.data, mimeType: "image/png" }, { type: "text", text: `${robot} sees: ${seen.join(", ") || "nothing it can name"}` }] };
+  if (!v?.image) return fail(`${robot} has sent no camera frame on ${cam.image} yet`);
+  const png = await pngOf(v.image, cam.image);
+  type Seen = { label: string; box?: { x: number; y: number; w: number; h: number }; location?: { relation: string; place: string } };
+  const dets = (v.detections as { detections?: Seen[] } | undefined)?.detections ?? [];
+  const size = imageSize(v.image);
+  const range = await depthReader(ctx, cam, size?.width ?? cam.width);
+  const at = (u: number, v: number) => {
+    const p = range?.(u, v);
+    return p ? `${p.z.toFixed(2)} m ahead, ${Math.abs(p.x).toFixed(2)} m ${p.x >= 0 ? "right" : "left"}, ${Math.abs(p.y).toFixed(2)} m ${p.y >= 0 ? "below" : "above"}` : undefined;
+  };
+  const seen = dets.map((d) => {
+    const where = d.box ? at(d.box.x + d.box.w / 2, d.box.y + d.box.h / 2) : undefined;
+    return `${d.label}${d.location ? ` (${d.location.relation} ${d.location.place})` : ""}${where ? ` at ${where}` : ""}`;
+  });
+  const centre = size && !cam.detections ? at(size.width / 2, size.height / 2) : undefined;
+  const said = cam.detections ? `${robot} sees: ${seen.join(", ") || "nothing it can name"}` : `${robot} has no object detector: the image is what it sees${centre ? ` (the image's centre is ${centre})` : ""}`;
+  return { content: [{ type: "image", data: png.toString("base64"), mimeType: "image/png" }, { type: "text", text: said }] };
+}
+
+/**
+ * Where a pixel's depth puts what it saw, in the camera's optical frame — from one depth frame and the CameraInfo,
+ * taken when someone looks (a depth stream is not followed the rest of the time). Undefined without both.
+ */
+async function depthReader(ctx: McpContext, cam: RobotManifest["cameras"][number], colourWidth: number): Promise<((u: number, v: number) => { x: number; y: number; z: number } | undefined) | undefined> {
+  if (!cam.depth || !cam.info) return undefined;
+  const client = ctx.session.client;
+  try {
+    const [depthMsg, info] = await Promise.all([
+      client.nextMessage<ImageMessage>(cam.depth, cam.depthType ?? "sensor_msgs/msg/CompressedImage", 3000),
+      client.nextMessage<CameraInfo>(cam.info, "sensor_msgs/msg/CameraInfo", 3000),
+    ]);
+    const depth = await depthOf(depthMsg, cam.depth);
+    // Boxes are in the colour image's pixels; the intrinsics are for the CameraInfo's size.
+    const scale = info.width > 0 ? colourWidth / info.width : 1;
+    return (u, v) => backProject(depth, info, u / scale, v / scale);
+  } catch (err) {
+    ctx.log(`look: no depth (${(err as Error).message})`);
+    return undefined;
+  }
 }
 
 function emergencyStopAll(ctx: McpContext, reason: string): CallToolResult {
@@ -379,7 +418,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     log(`${v.world} simulator at ${bridgeUrl}`);
   }
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
-  const s = await session(runOptions({ configurable: { bridgeUrl, dataDir: dir, ...(v.manifest ? { manifest: resolve(v.manifest) } : {}) } }));
+  // Skills and looks need no world description (a plain robot's manifest file may have none); the methods say so if they do.
+  const s = await session(runOptions({ configurable: { bridgeUrl, dataDir: dir, ...(v.manifest ? { manifest: resolve(v.manifest) } : {}) } }), { world: false });
   const world = v["bridge-url"] ? (s.world.name as World) : (v.world as World);
   const ctx: McpContext = { session: s, bridgeUrl, world, dataDir: dir, runsDir: resolve(v["runs-dir"]!), needApproval: new Set(v.approve!.split(",").map((x) => x.trim()).filter(Boolean)), inFlight: new Set(), children: new Set(), log };
   const shutdown = async () => {

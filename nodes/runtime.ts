@@ -9,19 +9,28 @@ import type { RobotManifest, WorldDescription } from "../robots/manifests/schema
 import { discoverRobots, manifestsFromFile } from "../tools/skills";
 import { createModels, modelConfig, type ModelConfig, type RoleModels } from "../models";
 import { ArtifactStore } from "../memory/artifacts";
-import type { DetectionsMessage, Header } from "../robots/msgs/detections";
+import type { DetectionsMessage } from "../robots/msgs/detections";
+import type { ImageMessage } from "../robots/msgs/images";
 import type { RunOptions } from "./configuration";
 
-/** A robot's latest camera messages; `D` is its detector's message (manipulation worlds' by default). */
+/**
+ * A robot's latest camera messages, as the robot sent them (raw or compressed: robots/msgs/images.ts reads both);
+ * `D` is its detector's message (manipulation worlds' by default), absent for a robot with no detector of ours.
+ */
 export interface CameraView<D = DetectionsMessage> {
-  image?: { data: string; header: Pick<Header, "stamp"> };
+  image?: ImageMessage;
   detections?: D;
 }
+
+/** Raw frames are large (a 640x480 rgb8 frame is 1.2 MB as JSON): the bridge sends the newest at most this often. */
+const RAW_FRAME_EVERY_MS = 100;
 
 export interface Session {
   client: BridgeClient;
   robots: RobotManifest[];
+  /** The world's vocabulary; empty when the robot's bridge and manifest file describe none (then `described` is false). */
   world: WorldDescription;
+  described: boolean;
   models: RoleModels;
   modelConfig: ModelConfig;
   artifacts: ArtifactStore;
@@ -63,7 +72,17 @@ export function provideSession(opts: RunOptions, s: Session): () => void {
   };
 }
 
-export function session(opts: RunOptions): Promise<Session> {
+/**
+ * The session for a run's configuration, opened once and shared. The methods plan over the world's places and labels,
+ * so by default a robot that describes no world is refused; `{ world: false }` (MCP's skill tools, `look`) takes it.
+ */
+export async function session(opts: RunOptions, need: { world: boolean } = { world: true }): Promise<Session> {
+  const s = await openShared(opts);
+  if (need.world && !s.described) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels (add "world" to the manifest file)`);
+  return s;
+}
+
+function openShared(opts: RunOptions): Promise<Session> {
   const key = sessionKey(opts);
   let s = sessions.get(key);
   if (!s) {
@@ -86,7 +105,6 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
   const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
   client.once("close", onClientGone);
   const { robots, world } = opts.manifest ? await manifestsFromFile(client, opts.manifest) : await discoverRobots(client);
-  if (!world) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels`);
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {
@@ -94,10 +112,13 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
     if (!cam) continue;
     const v: CameraView = {};
     views.set(r.id, v);
+    const type = cam.imageType ?? "sensor_msgs/msg/CompressedImage";
+    const raw = type === "sensor_msgs/msg/Image" ? { throttleRate: RAW_FRAME_EVERY_MS, queueLength: 1 } : {};
     waits.push(
       new Promise<void>((resolve) => {
-        const check = () => v.image && v.detections && resolve();
-        client.subscribe<CameraView["image"]>(cam.image, "sensor_msgs/msg/CompressedImage", (m) => ((v.image = m), check()));
+        // A camera without a detector of ours is ready with its first frame (a VLM reads the image itself).
+        const check = () => v.image && (v.detections || !cam.detections) && resolve();
+        client.subscribe<ImageMessage>(cam.image, type, (m) => ((v.image = m), check()), raw);
         if (cam.detections) client.subscribe<CameraView["detections"]>(cam.detections, undefined, (m) => ((v.detections = m), check()));
       }),
     );
@@ -105,11 +126,12 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
   return {
     client,
     robots,
-    world,
+    world: world ?? { name: "undescribed", places: [], navigationPoints: [], labels: [] },
+    described: !!world,
     ...modelSession(opts),
     views,
     firstViews: Promise.all(waits).then(() => undefined),
-    reopen: () => session(opts),
+    reopen: () => openShared(opts),
   };
 }
 

@@ -8,6 +8,8 @@ import { graphRunOptions } from "../configuration";
 import { session, type Session } from "../runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "./state";
 import { worldForModel } from "../modelContext";
+import { detectionsOf, framePng } from "../camera";
+import type { DetectionsMessage } from "../../robots/msgs/detections";
 
 export const PERCEIVER_PROMPT = `You are the eyes of a household robot team. You get one robot's camera image and the list of
 objects its detector found, each with the place it is in or on. Report what this robot can see:
@@ -36,8 +38,9 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
   const looks = await Promise.all(
     s.robots.map(async (robot) => {
       const view = s.views.get(robot.id);
-      if (!view?.image || !view.detections) return undefined;
-      const png = Buffer.from(view.image.data, "base64");
+      const detections = view && detectionsOf<DetectionsMessage>(s, robot, view);
+      if (!view?.image || !detections) return undefined;
+      const png = await framePng(robot, view);
       const image = s.artifacts.put(png);
       const previous = state.observations[robot.id];
       if (previous && previous.image === image) {
@@ -52,7 +55,13 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         return retaken && actedSince ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp } : undefined;
       }
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
-      const context = { world: worldForModel(s.world), robot: robot.id, detections: { detections: view.detections.detections, places: view.detections.places } };
+      const context = {
+        world: worldForModel(s.world),
+        robot: robot.id,
+        detections: view.detections
+          ? { detections: detections.detections, places: detections.places }
+          : { detections: [], places: [], note: "this robot has no object detector: name what the image shows with the world's labels and places" },
+      };
       const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
       let value = known.get(key) ?? state.perceived?.[key];
       let usage: Usage = {};

@@ -25,6 +25,8 @@ export interface Frame {
   depth: Float32Array;
   /** Geom id hit by each pixel, -1 for none. */
   geom: Int32Array;
+  /** The camera's horizontal field of view, degrees (square pixels, principal point at the image's centre). */
+  fovDeg: number;
 }
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -215,7 +217,7 @@ export class RayCamera {
       rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * g + 1] * k));
       rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * g + 2] * k));
     }
-    return { width: W, height: H, rgb, depth, geom };
+    return { width: W, height: H, rgb, depth, geom, fovDeg: this.fovDeg };
   }
 
   dispose(): void {
@@ -232,11 +234,30 @@ export function encodeRgbPng(frame: Frame): Promise<Buffer> {
     .toBuffer();
 }
 
-/** 16-bit greyscale PNG of the depth image in millimetres (0 = no return), as ROS depth images use. */
+/** The camera's focal length in pixels. */
+export const focalPixels = (frame: Pick<Frame, "width" | "fovDeg">) => frame.width / 2 / Math.tan((frame.fovDeg * Math.PI) / 360);
+
+/**
+ * Depth as ROS depth images give it: each pixel's distance along the optical axis (z), not along its own ray, in
+ * metres; 0 where nothing was hit.
+ */
+export function zDepth(frame: Frame): Float32Array {
+  const f = focalPixels(frame);
+  const z = new Float32Array(frame.depth.length);
+  for (let i = 0; i < z.length; i++) {
+    const x = (i % frame.width) + 0.5 - frame.width / 2, y = Math.floor(i / frame.width) + 0.5 - frame.height / 2;
+    z[i] = (frame.depth[i] * f) / Math.hypot(x, y, f);
+  }
+  return z;
+}
+
+/** 16-bit greyscale PNG of the depth image (z, millimetres; 0 = no return), as ROS depth images use. */
 export function encodeDepthPng(frame: Frame): Promise<Buffer> {
-  const mm = new Uint16Array(frame.depth.length);
-  for (let i = 0; i < mm.length; i++) mm[i] = Math.min(65535, Math.round(frame.depth[i] * 1000));
-  return sharp(Buffer.from(mm.buffer), { raw: { width: frame.width, height: frame.height, channels: 1, depth: "ushort" } as never })
+  const z = zDepth(frame);
+  const mm = new Uint16Array(z.length);
+  for (let i = 0; i < mm.length; i++) mm[i] = Math.min(65535, Math.round(z[i] * 1000));
+  // sharp reads 16-bit raw pixels from a Uint16Array (a Buffer would be taken as 8-bit samples).
+  return sharp(mm, { raw: { width: frame.width, height: frame.height, channels: 1 } })
     .toColourspace("grey16")
     .png({ compressionLevel: 1 })
     .toBuffer();

@@ -63,6 +63,7 @@ describe.each(RECORDED.map((r) => r.mode))("%s's model nodes on recorded context
       client: noRobot,
       robots: recording!.robots as Session["robots"],
       world: recording!.world as Session["world"],
+      described: true,
       ...modelSession(opts),
       views: new Map(),
       firstViews: Promise.resolve(),
