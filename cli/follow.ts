@@ -1,5 +1,5 @@
 /**
- * Following a graph's run from the command line: one consumer of its "updates" and "values" streams for every command
+ * Following a graph's run from the command line: one consumer of its "updates", "values" and "custom" streams for every command
  * that runs a graph (run, the curriculum). Each node's update is handed over with the state before it (what a line
  * describing it reads); the state after each step is handed over as it comes, so a caller that is stopped mid-run
  * still holds the last one.
@@ -13,12 +13,18 @@ export interface Follower<S> {
   state(state: S): void;
   /** After each step's updates (a progress line). */
   stepped?(): void;
+  /** What a node wrote to the custom stream while it ran (a skill's feedback). */
+  custom?(chunk: unknown): void;
 }
 
 export async function follow<S>(graph: MethodGraph, input: unknown, config: Record<string, unknown>, f: Follower<S>, state?: S): Promise<void> {
   let latest = state;
-  for await (const chunk of await graph.stream(input, { ...config, streamMode: ["updates", "values"] })) {
+  for await (const chunk of await graph.stream(input, { ...config, streamMode: ["updates", "values", "custom"] })) {
     const [mode, data] = chunk as [string, Record<string, unknown>];
+    if (mode === "custom") {
+      f.custom?.(data);
+      continue;
+    }
     if (mode === "values") {
       latest = data as unknown as S;
       f.state(latest);

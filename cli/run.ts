@@ -22,6 +22,7 @@ import { learnDialect } from "../tools/skills";
 import { BridgeClient } from "../robots/bridge/client";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
+import type { SkillFeedbackChunk } from "../nodes/dispatch";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
 import { listScenes } from "../robots/sim/tabletop/scenario";
@@ -414,6 +415,18 @@ export async function run(argv: string[]): Promise<number> {
   };
   const s = await session(runOptions(config));
   const events = join(runDir, "events.jsonl");
+  // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
+  const feedbackFile = join(runDir, "feedback.jsonl");
+  const lastSaid = new Map<string, number>();
+  const onFeedback = (chunk: unknown) => {
+    const f = (chunk as Partial<SkillFeedbackChunk>)?.feedback;
+    if (!f) return;
+    appendFileSync(feedbackFile, `${JSON.stringify({ t: Date.now() - started, ...f })}\n`);
+    const now = Date.now();
+    if (now - (lastSaid.get(f.goalId) ?? 0) < 1000) return;
+    lastSaid.set(f.goalId, now);
+    say(`      ${f.robot}/${f.skill}: ${JSON.stringify(f.values).slice(0, 160)}`);
+  };
   const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
   const frames: string[] = [];
   const started = Date.now();
@@ -437,6 +450,7 @@ export async function run(argv: string[]): Promise<number> {
     for (;;) {
       await follow<AnyState>(graph, input, config, {
         state: (x) => (state = x),
+        custom: onFeedback,
         update: (node, u, before) => {
           const line = m.describe(node, u, before);
           n++;

@@ -10,7 +10,7 @@ import type { BridgeClient, GoalResult } from "../robots/bridge/client";
 import { sendActionlibGoal } from "../robots/bridge/ros1";
 import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
-import { argumentsValidator, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
+import { argumentsValidator, goalFromTemplate, GoalTemplateError, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
 import { loadManifestFile } from "../robots/manifests";
 
 export class UnknownSkillError extends Error {
@@ -40,6 +40,8 @@ export interface SkillResult {
   feedback: unknown[];
   durationMs: number;
   values?: unknown;
+  /** The robot's time the goal ended at (seconds), when its result says: frames stamped later show what it left. */
+  endedAt?: number;
 }
 
 export interface CallOptions {
@@ -109,6 +111,20 @@ export function validateSkillArguments(robot: string, spec: SkillSpec, args: unk
 }
 
 /**
+ * The goal the robot's action takes for these (valid) arguments: themselves, or the skill's goal template filled
+ * with them and checked against the robot's message. Throws InvalidSkillArgumentsError naming a field that does not fit.
+ */
+export function goalOf(robot: string, spec: SkillSpec, args: Record<string, unknown>): Record<string, unknown> {
+  if (!spec.goal) return args;
+  try {
+    return goalFromTemplate(spec.goal, args);
+  } catch (err) {
+    if (err instanceof GoalTemplateError) throw new InvalidSkillArgumentsError(robot, spec.name, err.issues.map((i) => `goal ${i}`));
+    throw err;
+  }
+}
+
+/**
  * Runs one skill on one robot. Throws (before sending anything) for an unknown skill or invalid arguments;
  * otherwise always resolves with a SkillResult, whatever the robot or the connection did.
  */
@@ -121,7 +137,7 @@ export async function callSkill(
   opts: CallOptions = {},
 ): Promise<SkillResult> {
   const spec = findSkill(manifests, robot, skill);
-  const valid = validateSkillArguments(robot, spec, args);
+  const valid = goalOf(robot, spec, validateSkillArguments(robot, spec, args));
   const goalId = opts.goalId ?? `${robot}/${skill}:${randomUUID()}`;
   const feedback: unknown[] = [];
   const started = performance.now();
@@ -143,17 +159,21 @@ export async function callSkill(
         : spec.transport === "service"
           ? await serviceAsGoal(client, spec, valid, goal)
           : await client.sendGoal(spec.action, spec.actionType, valid, goal).result;
-    const values = r.values as { message?: unknown } | string | undefined;
-    const message = typeof values === "string" ? values : typeof values?.message === "string" ? values.message : "";
-    const status = r.status === GoalStatus.SUCCEEDED && r.succeeded ? "succeeded" : r.status === GoalStatus.CANCELED ? "canceled" : "aborted";
+    const values = r.values as { message?: unknown; success?: unknown } | string | undefined;
+    // The robot's words: its result's `message` (ours, Trigger-like results), else the action's status text.
+    const message = typeof values === "string" ? values : typeof values?.message === "string" && values.message ? values.message : r.statusText ?? "";
+    // A result that says `success: false` is a failure whatever the status; one without such a field ends by its status.
+    const said = typeof values === "object" && values?.success === false;
+    const status = r.status === GoalStatus.SUCCEEDED && r.succeeded && !said ? "succeeded" : r.status === GoalStatus.CANCELED ? "canceled" : "aborted";
     return {
       ...base,
       ok: status === "succeeded",
       status,
       message,
-      ...(status === "succeeded" ? {} : { error: message || `goal ended with status ${r.status}` }),
+      ...(status === "succeeded" ? {} : { error: message || (said ? "the robot's result says success: false" : `goal ended ${STATUS_NAMES[r.status] ?? `with status ${r.status}`}`) }),
       durationMs: performance.now() - started,
       values: r.values,
+      ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
     };
   } catch (err) {
     const e = err as Error;
@@ -161,6 +181,8 @@ export async function callSkill(
     return { ...base, ok: false, status, message: "", error: e.message, durationMs: performance.now() - started };
   }
 }
+
+const STATUS_NAMES: Record<number, string> = { [GoalStatus.CANCELED]: "canceled (preempted)", [GoalStatus.ABORTED]: "aborted" };
 
 /**
  * A skill a robot offers as a service: the arguments are the request; the response is the result, a failure when it

@@ -43,7 +43,7 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
   const s = await session(runOptions(config));
   const { goalId, iteration } = state.pendingGoal;
   const program = state.program as PrimitiveProgram;
-  const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program, runSignal(config));
+  const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program, runSignal(config), config);
   // The hand was stopped (our emergency stop, /robograph/stop, an operator): the run pauses; no attempt is kept, since
   // half a program's video says nothing about the program.
   if (r.status === "canceled") {

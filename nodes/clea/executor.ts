@@ -55,7 +55,7 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
   if (!state.pendingGoal) return {};
   const s = await session(runOptions(config));
   const { goalId, call } = state.pendingGoal;
-  const result = await runRecordedGoal(s, goalId, call.robot, call.skill, call.args, runSignal(config));
+  const result = await runRecordedGoal(s, goalId, call.robot, call.skill, call.args, runSignal(config), config);
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = {
     ...state.counters,

@@ -40,7 +40,7 @@ export async function runMotion(state: ReplanStateType, config?: RunnableConfig)
   const { goalId, motion } = state.pendingGoal;
   const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;
   const terms = motion.terms.map((t) => termText(t));
-  const result = await runRecordedGoal(s, goalId, robot.id, MOTION_SKILL, { terms: motion.terms, duration: motion.duration }, runSignal(config));
+  const result = await runRecordedGoal(s, goalId, robot.id, MOTION_SKILL, { terms: motion.terms, duration: motion.duration }, runSignal(config), config);
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = { ...state.counters, motions: state.counters.motions + 1, skillSeconds: state.counters.skillSeconds + (Number.isFinite(seconds) ? seconds : 0) };
   const message = result.ok ? "done" : String(result.error ?? result.status);

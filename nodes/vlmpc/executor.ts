@@ -37,7 +37,7 @@ export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): 
   if (!state.pendingGoal) return {};
   const s = await session(runOptions(config));
   const { goalId, command, step } = state.pendingGoal;
-  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude }, runSignal(config));
+  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude }, runSignal(config), config);
   const v = (r.values ?? {}) as { moved?: unknown; turned?: unknown; stalled?: unknown; seconds?: unknown };
   const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   // A skill the robot refused or aborted moved the body no further than its odometry says: to the planner, a stall.

@@ -31,6 +31,10 @@ export interface GoalResult<R = unknown> {
   status: number;
   succeeded: boolean;
   values: R;
+  /** The robot's words on how the goal ended, where the protocol carries them apart from the result (actionlib's status text). */
+  statusText?: string;
+  /** When the robot says the goal ended (its result's stamp, seconds), where the protocol carries it. */
+  endedAt?: number;
 }
 
 export interface GoalHandle<R = unknown> {

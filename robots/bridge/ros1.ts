@@ -67,6 +67,7 @@ export function actionTypes(actionType: string) {
 }
 
 export interface ActionlibResultMsg {
+  header?: { stamp?: { sec: number; nanosec: number } };
   status: { goal_id: { id: string }; status: number; text: string };
   result: Record<string, unknown>;
 }
@@ -170,9 +171,14 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
         const values = "values_json" in r ? { ...(parseJsonField({ json: r.values_json }) as object), message: r.message ?? m.status.text } : r;
         // ROS 1 keeps no order across topics: the frames the robot published before this result may still be on
         // their way. The result waits for them (a little), so whoever looks next sees the state the skill left.
-        const frames = typeof r.frames_json === "string" && r.frames_json ? (JSON.parse(r.frames_json) as Record<string, number>) : {};
+        const named = typeof r.frames_json === "string" && r.frames_json;
+        const frames = named ? (JSON.parse(r.frames_json as string) as Record<string, number>) : {};
+        // A standard action names no frames: its result's stamp is when it ended, and the caller waits for frames
+        // stamped at or after it (the robot's clock stamps both).
+        const stamp = m.header?.stamp;
+        const endedAt = !named && stamp && (stamp.sec > 0 || stamp.nanosec > 0) ? stamp.sec + stamp.nanosec / 1e9 : undefined;
         void Promise.all(Object.entries(frames).map(([topic, t]) => client.stampedBy(topic, t, FRAMES_WAIT_MS))).then(() =>
-          resolve({ goalId, action, status, succeeded: status === GoalStatus.SUCCEEDED, values: values as R }),
+          resolve({ goalId, action, status, succeeded: status === GoalStatus.SUCCEEDED, values: values as R, statusText: m.status.text || undefined, ...(endedAt !== undefined ? { endedAt } : {}) }),
         );
       },
     });
