@@ -54,6 +54,10 @@ options:
                          as the /robograph/manifest service and parameter. Prints "listening URL" once advertised
   --plain                with --ros: offer no /robograph/manifest, as a plain ROS robot (robograph connect drafts its
                          manifests; the agent reads them with --manifest FILE)
+  --standard             with --ros: as a robot that speaks the messages ROS ships (implies --plain): the base's go_to
+                         as move_base_msgs/MoveBase (a PoseStamped in map, mapped to the nearest navigation point),
+                         every camera as raw sensor_msgs/Image (<ns>/image_raw, rgb8), depth (<ns>/depth/image_raw,
+                         16UC1 mm) and CameraInfo (<ns>/camera_info); the arms' skills stay our actions
   --quiet                do not log client connections
   --orphan-timeout S     exit once the process that started this one is gone and no client has been connected for
                          S seconds (a worker killed mid-episode leaves its simulator for another worker to re-attach
@@ -87,6 +91,7 @@ export async function serveSim(argv: string[]): Promise<void> {
       "allow-actions": { type: "string" },
       ros: { type: "string" },
       plain: { type: "boolean", default: false },
+      standard: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -121,9 +126,10 @@ export async function serveSim(argv: string[]): Promise<void> {
     log,
   };
   if (values.start !== undefined && worldName !== "blocks") throw new Error(`--start is for the blocks world, not ${worldName}`);
+  if ((values.plain || values.standard) && !values.ros) throw new Error("--plain and --standard are ways to be a ROS 1 robot: give --ros URL too");
   if (values.ros) {
     if (worldName !== "kitchen") throw new Error(`--ros: only the kitchen runs as a ROS 1 robot so far (its skills' arguments are plain fields), not ${worldName}`);
-    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!), plain: values.plain });
+    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!), plain: values.plain || values.standard, standard: values.standard });
     process.stdout.write(`listening ${robot.url}\n`);
     onStop(log, () => robot.close());
     return;

@@ -11,12 +11,21 @@
  *   parameter `/robograph/manifest` (set through rosapi, so `rosparam get` shows them);
  * - the evaluator's checks as services (`/evaluator/check`, `/evaluator/events`, robograph_msgs/Json), for scoring
  *   only: with an evaluator key they answer only calls that carry it.
+ *
+ * `standard`: as a robot that speaks only messages ROS ships, beside our actions for what has no standard message —
+ * no manifest (robograph connect drafts one), each camera as raw `sensor_msgs/Image` (rgb8) with its depth (16UC1,
+ * millimetres along the optical axis) and `sensor_msgs/CameraInfo`, and a skill that takes a named pose (the base's
+ * go_to) as `move_base_msgs/MoveBase`: a PoseStamped goal, mapped back to the navigation point it stands for, with
+ * move_base's feedback (where the base is) and its empty result (the status text says how it ended).
  */
 import { BridgeClient } from "../bridge/client";
 import { ActionlibStatus, actionTypes, JSON_SERVICE_TYPE } from "../bridge/ros1";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type SkillSpec } from "../manifests/schema";
 import type { z } from "zod";
-import { PING_ACTION, type SimulatedWorld } from "./serve";
+import { PING_ACTION, type NamedPoseSkill, type SimulatedWorld } from "./serve";
+import { focalPixels, zDepth } from "./camera";
+import { pinholeInfo, rawDepthImage, rawRgbImage } from "../msgs/images";
+import { z as zod } from "zod";
 
 export const ROS1_PING_TYPE = "robograph_msgs/Ping";
 
@@ -33,6 +42,8 @@ interface Goal {
   status: number;
   text: string;
   ended?: number;
+  /** The world's time when it ended. */
+  stamp?: { sec: number; nanosec: number };
   result?: Record<string, unknown>;
   abort?: AbortController;
 }
@@ -50,14 +61,47 @@ export interface RosRobot {
 }
 
 /** Serves `world` on the ROS 1 rosbridge at `url`; resolves once its topics, services and actions are advertised. */
-export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void; plain?: boolean } = {}): Promise<RosRobot> {
+/** The standard topics of a camera whose compressed colour topic is `<ns>/image/compressed` (image_transport's names). */
+export function standardCameraTopics(image: string): { image: string; depth: string; info: string } {
+  const ns = image.replace(/\/image(\/compressed)?$/, "").replace(/\/compressed$/, "");
+  return { image: `${ns}/image_raw`, depth: `${ns}/depth/image_raw`, info: `${ns}/camera_info` };
+}
+
+/** move_base's action and goal, as a standard robot offers it. */
+export const MOVE_BASE_TYPE = "move_base_msgs/MoveBase";
+const Xyz = zod.object({ x: zod.number(), y: zod.number(), z: zod.number() });
+const MoveBaseGoal = zod.object({
+  target_pose: zod.object({ header: zod.object({ frame_id: zod.string() }).loose(), pose: zod.object({ position: Xyz, orientation: Xyz.extend({ w: zod.number() }) }) }),
+});
+/** How near a goal pose must be to a named one to stand for it: a navigation point is a place, not a spot. */
+const POSE_TOLERANCE = { metres: 0.2, radians: 0.35 };
+
+const yawOf = (q: { x: number; y: number; z: number; w: number }) => Math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
+const angleBetween = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
+
+/** The name a goal pose stands for, or why it stands for none. */
+function namedPoseOf(s: NamedPoseSkill, goal: zod.infer<typeof MoveBaseGoal>): { name: string } | { error: string } {
+  const { header, pose } = goal.target_pose;
+  if (header.frame_id.replace(/^\//, "") !== s.frame) return { error: `goal pose in frame ${JSON.stringify(header.frame_id)}: this base navigates in ${s.frame}` };
+  const yaw = yawOf(pose.orientation);
+  const near = Object.entries(s.poses)
+    .map(([name, p]) => ({ name, d: Math.hypot(p.x - pose.position.x, p.y - pose.position.y), a: angleBetween(p.yaw, yaw) }))
+    .sort((a, b) => a.d - b.d)[0];
+  if (near && near.d <= POSE_TOLERANCE.metres && near.a <= POSE_TOLERANCE.radians) return { name: near.name };
+  const list = Object.entries(s.poses).map(([n, p]) => `${n} (${p.x.toFixed(2)}, ${p.y.toFixed(2)}, yaw ${p.yaw.toFixed(2)})`).join(", ");
+  return { error: `no navigation point within ${POSE_TOLERANCE.metres} m and ${POSE_TOLERANCE.radians} rad of (${pose.position.x.toFixed(2)}, ${pose.position.y.toFixed(2)}, yaw ${yaw.toFixed(2)}): this base drives only to its navigation points: ${list}` };
+}
+
+export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void; plain?: boolean; standard?: boolean } = {}): Promise<RosRobot> {
   const client = await BridgeClient.connect(url, { token: opts.token });
   client.dialect = "ros1";
   const manifests = ros1Manifests(world.manifests);
   const manifest = (): ManifestResponse => ({ robots: manifests, world: world.description });
+  const standard = !!opts.standard;
+  const poseSkills = standard ? world.namedPoseSkills?.() ?? [] : [];
 
   // A plain ROS robot offers no manifest: robograph connect and a manifest file are the way in.
-  if (!opts.plain) client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
+  if (!opts.plain && !standard) client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
   const guard = (args: unknown) => {
     if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
   };
@@ -69,10 +113,12 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   });
 
   // Cameras: latched, so an agent that subscribes late gets the newest frame.
-  const cameras = world.manifests.flatMap((m) => m.cameras.map((c) => ({ robot: m.id, ...c })));
+  const cameras = world.manifests.flatMap((m) => m.cameras.map((c) => ({ robot: m.id, ...c, ...(standard ? standardCameraTopics(c.image) : {}) })));
   for (const c of cameras) {
-    client.advertise(c.image, "sensor_msgs/CompressedImage", { latch: true });
-    if (c.depth) client.advertise(c.depth, "sensor_msgs/CompressedImage", { latch: true });
+    const type = standard ? "sensor_msgs/Image" : "sensor_msgs/CompressedImage";
+    client.advertise(c.image, type, { latch: true });
+    if (c.depth) client.advertise(c.depth, type, { latch: true });
+    if (c.info) client.advertise(c.info, "sensor_msgs/CameraInfo", { latch: true });
     if (c.detections) client.advertise(c.detections, "robograph_msgs/Detections", { latch: true });
   }
   let rendering: Promise<void> = Promise.resolve();
@@ -84,10 +130,18 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
         for (const c of cameras) {
           const out = await world.renderCamera(c.robot);
           const header = out.detections.header;
-          client.publish(c.image, { header, format: "png", data: out.image.toString("base64") });
-          if (c.depth) client.publish(c.depth, { header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+          if (standard) {
+            const f = out.frame;
+            if (!f) throw new Error(`world ${world.name} renders no raw frames: it cannot publish sensor_msgs/Image`);
+            client.publish(c.image, rawRgbImage(header, f.width, f.height, Buffer.from(f.rgb.buffer, f.rgb.byteOffset, f.rgb.byteLength)));
+            if (c.depth) client.publish(c.depth, rawDepthImage(header, f.width, f.height, zDepth(f)));
+            if (c.info) client.publish(c.info, pinholeInfo(header, f.width, f.height, focalPixels(f)));
+          } else {
+            client.publish(c.image, { header, format: "png", data: out.image.toString("base64") });
+            if (c.depth) client.publish(c.depth, { header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+          }
           if (c.detections) client.publish(c.detections, out.detections);
-          for (const t of [c.image, c.depth, c.detections]) if (t) stamps[t] = header.stamp.sec + header.stamp.nanosec / 1e9;
+          for (const t of [c.image, c.depth, c.detections, c.info]) if (t) stamps[t] = header.stamp.sec + header.stamp.nanosec / 1e9;
         }
       })
       .catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
@@ -97,7 +151,18 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   const timers: NodeJS.Timeout[] = [];
   const aborts = new Set<AbortController>();
   type Run = (args: Record<string, unknown>, goal: Goal) => Promise<{ status: "succeeded" | "aborted" | "canceled"; values: unknown }>;
-  const serveAction = (action: string, actionType: string, run: Run, schema?: z.ZodType<Record<string, unknown>>) => {
+  /** The newest frame's stamp (simulated time): a standard result is stamped with it, so frames taken after it are news. */
+  const lastFrameStamp = () => {
+    const t = Math.max(0, ...Object.values(stamps));
+    const sec = Math.floor(t);
+    return { sec, nanosec: Math.round((t - sec) * 1e9) };
+  };
+  /**
+   * Serves one actionlib action. Our actions' results carry success, message, values_json and frames_json (the
+   * frames to wait for); a standard action's (`standard`) is its own message — move_base's is empty — and its end is
+   * said by the status and its text, its header stamped in the world's time like the frames.
+   */
+  const serveAction = (action: string, actionType: string, run: Run, schema?: z.ZodType<Record<string, unknown>>, standardResult = false) => {
     const t = actionTypes(actionType);
     const goals = new Map<string, Goal>();
     client.advertise(`${action}/status`, t.status);
@@ -113,13 +178,14 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
       if (client.connected) client.publish(`${action}/status`, { header: { stamp: now(), frame_id: "" }, status_list: shown.map(goalStatus) });
     };
     const publishResult = (g: Goal) => {
-      if (client.connected) client.publish(`${action}/result`, { header: { stamp: now(), frame_id: "" }, status: goalStatus(g), result: g.result });
+      if (client.connected) client.publish(`${action}/result`, { header: { stamp: standardResult ? g.stamp! : now(), frame_id: "" }, status: goalStatus(g), result: g.result });
     };
     const end = (g: Goal, status: number, text: string, values: unknown) => {
       g.status = status;
       g.text = text;
       g.ended = Date.now();
-      g.result = { success: status === ActionlibStatus.SUCCEEDED, message: text, values_json: JSON.stringify(values ?? {}), frames_json: JSON.stringify(stamps) };
+      g.stamp = lastFrameStamp();
+      g.result = standardResult ? {} : { success: status === ActionlibStatus.SUCCEEDED, message: text, values_json: JSON.stringify(values ?? {}), frames_json: JSON.stringify(stamps) };
       publishResult(g);
       publishStatus();
       // Ended goals are remembered (a goal id is never run twice) up to a bound, oldest forgotten first.
@@ -162,6 +228,11 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
 
   for (const m of world.manifests) {
     for (const skill of m.skills) {
+      const asPose = poseSkills.find((p) => p.robot === m.id && p.skill === skill.name);
+      if (asPose) {
+        serveMoveBase(m.id, skill.action, asPose);
+        continue;
+      }
       serveAction(
         skill.action,
         ros1ActionType(skill.actionType),
@@ -179,11 +250,34 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
       );
     }
   }
+  /** A named-pose skill as move_base: `/<robot>/move_base`, a PoseStamped goal mapped back to the name it stands for. */
+  function serveMoveBase(robot: string, skillAction: string, p: NamedPoseSkill) {
+    const action = skillAction.replace(/[^/]+$/, "move_base");
+    const feedback = (id: string) => {
+      const b = p.basePose();
+      const pose = { position: { x: b.x, y: b.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(b.yaw / 2), w: Math.cos(b.yaw / 2) } };
+      if (client.connected) client.publish(`${action}/feedback`, { header: { stamp: lastFrameStamp(), frame_id: "" }, status: { goal_id: { id }, status: ActionlibStatus.ACTIVE, text: "" }, feedback: { base_position: { header: { stamp: lastFrameStamp(), frame_id: p.frame }, pose } } });
+    };
+    serveAction(
+      action,
+      MOVE_BASE_TYPE,
+      async (args, g) => {
+        const named = namedPoseOf(p, MoveBaseGoal.parse(args));
+        if ("error" in named) return { status: "aborted", values: { message: named.error } };
+        const out = await world.runSkill(robot, p.skill, { [p.argument]: named.name }, { goalId: g.id, signal: g.abort!.signal, feedback: () => feedback(g.id) });
+        await publishCameras();
+        return out;
+      },
+      MoveBaseGoal as unknown as z.ZodType<Record<string, unknown>>,
+      true,
+    );
+  }
+
   // The no-op action, for round-trip latency through the reference bridge.
   serveAction(PING_ACTION, ROS1_PING_TYPE, async (_a, g) => ({ status: "succeeded", values: { goal_id: g.id } }));
 
   // The manifests as a parameter too, for `rosparam get /robograph/manifest` (rosapi's set_param takes JSON).
-  if (!opts.plain) await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
+  if (!opts.plain && !standard) await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
   await publishCameras();
   return {
     url,

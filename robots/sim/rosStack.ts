@@ -3,7 +3,7 @@
  * loopback ports (ros/kit/start.sh), from the workspace `npm run ros:setup` built with ros/robograph_msgs. Without it
  * the ROS tests skip and say why; with ROBOGRAPH_REQUIRE_ROS set (CI) they fail instead.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -32,6 +32,11 @@ export interface RosStack {
   url: string;
   /** Runs a ROS command-line tool (rostopic, rosparam …) against this stack's master; returns its output. */
   ros(cmd: string, args: string[]): string;
+  /**
+   * Starts a ROS node written in Python (rospy) against this stack's master, as a robot's own process would run;
+   * resolves once it prints `ready` (or rejects with what it printed). `stop` ends it with the stack.
+   */
+  node(script: string, args?: string[], timeoutMs?: number): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -57,17 +62,43 @@ export async function startRos(): Promise<RosStack> {
       return false;
     }
   };
+  const env = { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, ROS_MASTER_URI: `http://127.0.0.1:${master}`, ROS_HOSTNAME: "127.0.0.1", PYTHONUNBUFFERED: "1" };
+  const setup = `source ${JSON.stringify(join(ROS_WS, "devel", "setup.bash"))}`;
+  const nodes: ChildProcess[] = [];
   return {
     url: m[1],
     ros(cmd, args) {
-      const script = `source ${JSON.stringify(join(ROS_WS, "devel", "setup.bash"))} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`;
-      return execFileSync("bash", ["-c", script], { encoding: "utf8", env: { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, ROS_MASTER_URI: `http://127.0.0.1:${master}`, ROS_HOSTNAME: "127.0.0.1" }, timeout: 30_000 });
+      return execFileSync("bash", ["-c", `${setup} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`], { encoding: "utf8", env, timeout: 30_000 });
+    },
+    node(script, args = [], timeoutMs = 30_000) {
+      // Debian's rospy is built for Debian's python3.
+      const child = spawn("bash", ["-c", `${setup} && exec /usr/bin/python3 ${JSON.stringify(script)} ${args.map((a) => `'${a}'`).join(" ")}`], { env, stdio: ["ignore", "pipe", "pipe"] });
+      nodes.push(child);
+      return new Promise((resolve, reject) => {
+        let said = "";
+        const timer = setTimeout(() => reject(new Error(`${script} did not say ready in ${timeoutMs} ms: ${said}`)), timeoutMs);
+        const hear = (d: Buffer) => {
+          said += d;
+          if (/^ready$/m.test(said)) {
+            clearTimeout(timer);
+            resolve(child);
+          }
+        };
+        child.stdout.on("data", hear);
+        child.stderr.on("data", (d) => (said += d));
+        child.on("exit", (code) => {
+          clearTimeout(timer);
+          reject(new Error(`${script} exited with ${code}: ${said}`));
+        });
+      });
     },
     async stop() {
+      for (const n of nodes) if (n.exitCode === null && n.signalCode === null) n.kill("SIGINT");
       for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGINT");
       for (let i = 0; i < 30 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
       // rosbridge under twisted can outlive SIGINT.
       for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL");
+      for (const n of nodes) if (n.exitCode === null && n.signalCode === null) n.kill("SIGKILL");
     },
   };
 }

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions, type Caller } from "../bridge/server";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
+import type { Frame } from "./camera";
 import type { SimEvent } from "./events";
 import { RESET_SERVICE, RESET_TYPE } from "../msgs/rollout";
 
@@ -16,6 +17,25 @@ export interface CameraMessages {
   image: Buffer;
   depth: Buffer;
   detections: { header: { stamp: { sec: number; nanosec: number }; frame_id: string } };
+  /** The rendered pixels, for a world that publishes raw frames (standard messages). */
+  frame?: Frame;
+}
+
+/**
+ * A skill that takes a named pose (the kitchen base's go_to a navigation point): a world that speaks standard
+ * messages serves it as move_base, a pose goal, and maps the pose back to the name it stands for.
+ */
+export interface NamedPoseSkill {
+  robot: string;
+  skill: string;
+  /** The skill's argument that names the pose. */
+  argument: string;
+  /** The fixed frame the poses are in. */
+  frame: string;
+  /** Where each name is: position (m) and heading (rad from +x). */
+  poses: Record<string, { x: number; y: number; yaw: number }>;
+  /** Where the robot's base is now (move_base's feedback). */
+  basePose(): { x: number; y: number; yaw: number };
 }
 
 /** What a world offers to be served. */
@@ -33,6 +53,8 @@ export interface SimulatedWorld {
    * A world whose own parser words refusals better (naming the field inside a union) returns a looser one here.
    */
   argumentsSchema?(robot: string, skill: string): z.ZodType<Record<string, unknown>> | undefined;
+  /** Skills that take a named pose (see NamedPoseSkill). */
+  namedPoseSkills?(): NamedPoseSkill[];
 }
 
 /**

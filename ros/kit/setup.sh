@@ -13,7 +13,7 @@ shift || true
 SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
 pkgs="ros-core ros-core-dev ros-message-generation ros-message-runtime python3-rospy python3-rosmaster python3-roslaunch
 python3-rosservice catkin python3-catkin python3-genpy python3-genmsg ros-std-msgs ros-std-srvs ros-sensor-msgs
-ros-geometry-msgs ros-actionlib-msgs python3-sensor-msgs python3-std-srvs python3-actionlib python3-tornado python3-twisted python3-autobahn python3-bson
+ros-geometry-msgs ros-actionlib-msgs python3-sensor-msgs python3-std-srvs python3-actionlib python3-move-base-msgs libmove-base-msgs-dev python3-tornado python3-twisted python3-autobahn python3-bson
 python3-pil libssl-dev"
 missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then

@@ -36,10 +36,10 @@ export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWor
 }
 
 /** The kitchen as a ROS 1 robot behind the reference rosbridge_server at `url` (see ../ros). */
-export async function serveKitchenOnRos(url: string, opts: KitchenServeOptions & { plain?: boolean }): Promise<RosRobot> {
+export async function serveKitchenOnRos(url: string, opts: KitchenServeOptions & { plain?: boolean; standard?: boolean }): Promise<RosRobot> {
   const world = await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) });
   try {
-    return await serveWorldOnRos(world, url, { evaluatorKey: opts.evaluatorKey, token: opts.token, log: opts.log, plain: opts.plain });
+    return await serveWorldOnRos(world, url, { evaluatorKey: opts.evaluatorKey, token: opts.token, log: opts.log, plain: opts.plain, standard: opts.standard });
   } catch (err) {
     await world.close();
     throw err;

@@ -16,6 +16,7 @@ import type { KitchenScenario } from "./scenario";
 import { TICK, angleDiff, describeSuccess, skillFailure, skillMotion, type KitchenBody } from "./controllers";
 import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from "./perception";
 import { geomsBox, type PlaceVolume } from "../locate";
+import type { NamedPoseSkill } from "../serve";
 
 export type RobotId = "mobile" | "arm";
 
@@ -387,6 +388,12 @@ export class KitchenWorld {
 
   cameraPose(robot: RobotId): CameraPose {
     return cameraPose(robot, this.mobile);
+  }
+
+  /** The base's go_to takes a navigation point: as a standard robot it is move_base to that point's pose in `map`. */
+  namedPoseSkills(): NamedPoseSkill[] {
+    const poses = Object.fromEntries(NAVIGATION_POINTS.map((n) => [n.name, { x: n.position[0], y: n.position[1], yaw: n.yaw }]));
+    return [{ robot: "mobile", skill: "go_to", argument: "navigation_point", frame: "map", poses, basePose: () => ({ ...this.mobile }) }];
   }
 
   /** Renders a robot's camera, runs the detector on it and encodes the images. */
