@@ -3,8 +3,8 @@
  * context block, where a provider's prompt cache can reuse them, and written compactly, because every request pays
  * for them again:
  * - robots: what each robot is, reaches and can do — skills with their arguments, preconditions and effects — without
- *   what only the transport needs (action names and types, camera topics, time-outs, approval flags, JSON-schema
- *   boilerplate); an argument whose values are a list the world already gives (its labels, its places, the places that
+ *   what only the transport needs (action names and types, goal templates, camera topics, time-outs, approval flags,
+ *   JSON-schema boilerplate); an argument whose values are a list the world already gives (its labels, its places, the places that
  *   open, its navigation points) says so in words ("one of world.labels") instead of repeating it;
  * - names: each name's wordings as one list, the display name first ("drawer_top": ["top drawer", "upper drawer"]).
  * The symbolic reasoner reads the same view back (models/symbolic/view.ts); nothing it reads is lost.
@@ -41,7 +41,8 @@ export function robotsForModel(robots: RobotManifest[], world?: WorldDescription
     v = robots.map(({ cameras: _cameras, skills, ...robot }) => ({
       ...robot,
       ...(robot.names ? { names: wordings(robot.names) } : {}),
-      skills: skills.map(({ action: _action, actionType: _type, timeoutSec: _timeout, requiresApproval: _approval, parameters, ...skill }) => ({
+      // A goal template (the message's schema, measured poses) is how the robot takes a goal, not what the model says.
+      skills: skills.map(({ action: _action, actionType: _type, timeoutSec: _timeout, requiresApproval: _approval, goal: _goal, parameters, ...skill }) => ({
         ...skill,
         parameters: {
           properties: Object.fromEntries(
