@@ -1,8 +1,10 @@
 /**
  * `robograph connect ws://HOST:PORT [--out FILE]` — the first thing a robot owner runs: it asks rosapi what the robot
- * offers (topics, services, action servers, with their types), expands the types into JSON Schemas (rosapi's message
- * and service details), proposes a manifest draft (cameras from image topics, skills from action servers and
- * services), validates it with `RobotManifest`, and says what a person must still write.
+ * offers (topics, services, action servers, with their types), expands the types into JSON Schemas all the way down
+ * (rosapi's message and service details), proposes a manifest draft (a camera per robot from its image, depth and
+ * CameraInfo topics, with the size of its first frame; skills from action servers and services; a goal that is one
+ * PoseStamped as named poses for a person to measure), validates it with `RobotManifest`, and says what a person must
+ * still write.
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -14,10 +16,12 @@ import { learnDialect } from "../tools/skills";
 export const CONNECT_HELP = `usage: robograph connect ws://HOST:PORT [--out FILE] [--token T]      (npm run connect -- URL …)
 
 Lists through rosapi what the robot behind a rosbridge offers (topics, services, action servers and their types),
-expands the types into JSON Schemas, and proposes a manifest draft: one robot per namespace (/mobile/go_to → robot
-mobile, skill go_to), cameras from its image topics, skills from its action servers (ROS 1 actionlib or ROS 2
-actions) and its own services. The draft is validated with RobotManifest and written to FILE (default: printed);
-what a person must still write (descriptions, preconditions, effects, approvals) is listed at the end.
+expands the types into JSON Schemas (nested messages as objects, all the way down), and proposes a manifest draft:
+one robot per namespace (/mobile/go_to → robot mobile, skill go_to), a camera from its image topics (raw Image or
+CompressedImage, depth, CameraInfo; its size from the first frame), skills from its action servers (ROS 1 actionlib
+or ROS 2 actions) and its own services; an action whose goal is one PoseStamped (move_base) takes a named pose, from
+a table of poses a person measures. The draft is validated with RobotManifest and written to FILE (default:
+printed); what a person must still write (descriptions, poses, preconditions, effects, approvals) is listed at the end.
 
 options:
   --out FILE       write the draft there ({ "robots": [...] }, one manifest per robot)
