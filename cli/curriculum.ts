@@ -9,15 +9,14 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
-import { compileCurriculum } from "../graphs/curriculum";
-import { describeCurriculum } from "../graphs/methods/curriculum";
+import { curriculum, describeCurriculum } from "../methods/curriculum/index";
 import { follow } from "./follow";
-import { closeSessions, modelSession } from "../nodes/runtime";
-import { runOptions } from "../nodes/configuration";
-import { CURRICULUM_VARIANTS } from "../nodes/curriculum/configuration";
-import type { CurriculumStateType } from "../nodes/curriculum/state";
+import { openRun, type Run } from "../nodes/run";
+import type { CurriculumSettings } from "../methods/curriculum/configuration";
+import { CURRICULUM_VARIANTS } from "../methods/curriculum/configuration";
+import type { CurriculumStateType } from "../methods/curriculum/state";
 import { dataDir, openPersistence } from "../memory/checkpointer";
-import { modelConfig, totalUsage } from "../models";
+import { totalUsage } from "../models";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
@@ -116,8 +115,6 @@ export async function runCurriculum(argv: string[]): Promise<number> {
     throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
   }
   const say = (s: string) => !v.quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
-  const mc = modelConfig(process.env, { backend: v.model as "symbolic" | "openai" | undefined, noise: Number(v.noise), seed });
-  say(`robograph curriculum: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`);
 
   const sims: SimProcess[] = [];
   const started = Date.now();
@@ -130,17 +127,15 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const bar = progressBar(budgets.episodes);
-  let settings: ReturnType<typeof runOptions> | undefined;
+  let run: Run<CurriculumSettings> | undefined;
   try {
     // Each instance its own process and layout sequence; all record to the run's episode store.
     for (let i = 0; i < instances; i++) {
       sims.push(await startSimProcess("blocks", ["--seed", String(seed * 1000 + i), "--start", v.start!, "--episodes", episodesDir, "--instance", `i${i}`], undefined, { ownProcessGroup: true }));
     }
-    say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
-    const graph = compileCurriculum(persistence.checkpointer, persistence.store);
-    const config = {
-      configurable: {
-        thread_id: thread,
+    const graph = curriculum.compile(persistence.checkpointer, persistence.store);
+    // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
+    run = openRun<CurriculumSettings>(curriculum.runtime, {
         bridgeUrl: sims[0].url,
         instanceUrls: sims.map((s) => s.url),
         variant: v.variant,
@@ -156,10 +151,11 @@ export async function runCurriculum(argv: string[]): Promise<number> {
         ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
         ...(v["learner-elite"] ? { learnerElite: v["learner-elite"] } : {}),
         ...(v["learner-step"] ? { learnerStep: v["learner-step"] } : {}),
-      },
-      durability: "sync" as const,
-    };
-    settings = runOptions(config);
+    });
+    const mc = run.modelConfig;
+    say(`robograph curriculum: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`);
+    say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
+    const config = { configurable: { thread_id: thread }, context: run.context, durability: "sync" as const };
     let input: unknown = { goal: "master the blocks in the basket" };
     if (v.resume) {
       const snap = await graph.getState(config);
@@ -202,15 +198,16 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       if (state) {
         state = { ...state, status, statusReason: reason } as CurriculumStateType;
         const usage = totalUsage(state.usage);
-        const facts = { thread, model: mc.backend, instances, seed, start: v.start!, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
-        const post = { configurable: { dataDir: dir, backend: v.model, seed, noise: Number(v.noise) } };
+        const settings = run?.settings;
+        const facts = { thread, model: run?.modelConfig.backend ?? v.model ?? "symbolic", instances, seed, start: v.start!, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
         let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
         try {
-          stages = await sameImageStages(state, post);
+          if (!run) throw new Error("the run never opened");
+          stages = await sameImageStages(state, run);
         } catch (err) {
           process.stderr.write(`the same-image table (Table 2) could not be made: ${(err as Error).message}\n`);
         }
-        await writeCurriculumRecord(runDir, state, facts, modelSession(runOptions(post, true)).artifacts, stages);
+        await writeCurriculumRecord(runDir, state, facts, (run ?? openRun(curriculum.runtime, { dataDir: dir })).artifacts, stages);
         const learned = state.library.filter((l) => l.source === "learned").map((l) => l.caption);
         process.stdout.write(
           `\n${status}: ${reason}\n` +
@@ -221,7 +218,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       }
     } finally {
       // The simulators run in their own process groups: they are stopped whatever the record or the sessions did.
-      await closeSessions().catch(() => {});
+      await run?.close().catch(() => {});
       await persistence.close().catch(() => {});
       for (const s of sims) await s.stop();
     }

@@ -3,10 +3,9 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { CLEA_VARIANTS } from "../nodes/clea/configuration";
-import { REPLAN_VARIANTS } from "../nodes/replan/configuration";
-import { VLMPC_VARIANTS } from "../nodes/vlmpc/configuration";
-import { type Variant } from "../nodes/configuration";
+import { CLEA_VARIANTS } from "../methods/clea/configuration";
+import { REPLAN_VARIANTS } from "../methods/replan/configuration";
+import { VLMPC_VARIANTS } from "../methods/vlmpc/configuration";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
 import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type GeneratedKind } from "../evals/datasets/generated";
 import { makeCourseExamples } from "../evals/datasets/courseExamples";
@@ -152,12 +151,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const replan = rows.some((r) => r.example.inputs.world === "tabletop");
   const course = kind === GENERATED_COURSES || rows.some((r) => r.example.inputs.world === "course");
   const seeds = int("seeds", v.seeds ?? (generated ? "1" : course ? "5" : "3"), 1);
-  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as Variant[];
+  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as string[];
   const setName = kind ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
   const name = v.name ?? `${setName}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
   if (kind) {
     // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
-    ({ datasetName, rows } = await buildGeneratedDataset(kind, join(resolve(v.root!), name), count, firstSeed, variants.includes("full+ic" as Variant)));
+    ({ datasetName, rows } = await buildGeneratedDataset(kind, join(resolve(v.root!), name), count, firstSeed, variants.includes("full+ic")));
   }
   const opts = {
     name,

@@ -22,9 +22,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { closeSessions, session, type Session } from "../nodes/runtime";
-import { runOptions } from "../nodes/configuration";
-import { METHODS, methodOfGraph, type Method } from "../graphs";
+import type { Session } from "../nodes/runtime";
+import { openRun, ROBOTS_ONLY } from "../nodes/run";
+import { METHODS, methodOfGraph, type Method } from "../methods";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { APPROVAL_PREFIX } from "./run";
@@ -57,7 +57,7 @@ A desktop client's configuration (stdio):
   { "command": "npm", "args": ["run", "--silent", "mcp", "--prefix", "/path/to/robograph"] }
 `;
 
-/** The method graphs as tools (graphs/index.ts): which graph, which world it runs in, its variants. */
+/** The method graphs as tools (methods/index.ts): which graph, which world it runs in, its variants. */
 type MethodTool = Method;
 
 /** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
@@ -419,12 +419,13 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   }
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
   // Skills and looks need no world description (a plain robot's manifest file may have none); the methods say so if they do.
-  const s = await session(runOptions({ configurable: { bridgeUrl, dataDir: dir, ...(v.manifest ? { manifest: resolve(v.manifest) } : {}) } }), { world: false });
+  const robots = openRun(ROBOTS_ONLY, { bridgeUrl, dataDir: dir, manifest: v.manifest ? resolve(v.manifest) : undefined });
+  const s = await robots.session(bridgeUrl, { world: false });
   const world = v["bridge-url"] ? (s.world.name as World) : (v.world as World);
   const ctx: McpContext = { session: s, bridgeUrl, world, dataDir: dir, runsDir: resolve(v["runs-dir"]!), needApproval: new Set(v.approve!.split(",").map((x) => x.trim()).filter(Boolean)), inFlight: new Set(), children: new Set(), log };
   const shutdown = async () => {
     for (const c of ctx.children) c.kill("SIGINT");
-    await closeSessions();
+    await robots.close();
     await sim?.stop();
   };
   if (port === undefined) {

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { tables, type Report } from "../evals/report";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
 import { refineReport } from "../evals/behaviorCriticRefine";
-import { CURRICULUM_SETTINGS } from "../nodes/curriculum/configuration";
+import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
 

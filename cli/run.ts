@@ -9,15 +9,15 @@ import { join, resolve } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
-import { closeSessions, session, type Session } from "../nodes/runtime";
-import { runOptions } from "../nodes/configuration";
+import type { Session } from "../nodes/runtime";
+import { openRun } from "../nodes/run";
 import { follow } from "./follow";
-import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../graphs";
+import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../methods";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
-import { modelConfig, totalUsage } from "../models";
+import { totalUsage } from "../models";
 import { learnDialect } from "../tools/skills";
 import { BridgeClient } from "../robots/bridge/client";
 import { emergencyStop, stopReason } from "../nodes/estop";
@@ -384,12 +384,8 @@ export async function run(argv: string[]): Promise<number> {
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
   const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
-  const mc = modelConfig(process.env, { backend: v.model as "symbolic" | "openai" | undefined, noise: Number(v.noise), seed: Number(v.seed) });
-  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${v.variant}; thread ${thread}`);
-
   const sim = v["bridge-url"] ? undefined : await startWorld(world, scenario.name, v);
   const bridgeUrl = v["bridge-url"] ?? sim!.url;
-  if (sim) say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   // Only VLM-PC has the variant with labelled examples.
   const examples = v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
   const graph = m.compile(checkpointer, store);
@@ -397,23 +393,13 @@ export async function run(argv: string[]): Promise<number> {
   const own = Object.fromEntries(
     Object.entries({ historyWindow: Number(v["history-window"]), examples, grounding: v.grounding }).filter(([k]) => k in m.configuration.shape),
   );
-  const config = {
-    configurable: {
-      thread_id: thread,
-      bridgeUrl,
-      ...(v.manifest ? { manifest: resolve(v.manifest) } : {}),
-      variant: v.variant,
-      backend: v.model,
-      seed: Number(v.seed),
-      noise: Number(v.noise),
-      approve: v.approve,
-      dataDir: dir,
-      ...own,
-    },
-    recursionLimit: 1000,
-    durability: "sync" as const,
-  };
-  const s = await session(runOptions(config));
+  // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
+  const run = openRun(m.runtime, { bridgeUrl, manifest: v.manifest ? resolve(v.manifest) : undefined, variant: v.variant, backend: v.model, seed: v.seed, noise: v.noise, approve: v.approve, dataDir: dir, ...own });
+  const mc = run.modelConfig;
+  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}; thread ${thread}`);
+  if (sim) say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+  const config = { configurable: { thread_id: thread }, context: run.context, recursionLimit: 1000, durability: "sync" as const };
+  const s = await run.session();
   const events = join(runDir, "events.jsonl");
   // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
   const feedbackFile = join(runDir, "feedback.jsonl");
@@ -481,7 +467,7 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
     const { truth, undesirable } = await worldCheck(bridgeUrl!, runDir, m);
     ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...endStatus(state, crash, thread), started, runDir, report, frames }));
-    await closeSessions();
+    await run.close();
     await persistence.close();
     await sim?.stop();
   }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
+import { METHODS, method, methodOfNodes, type MethodId } from "../methods";
 import { parseReport, RUNNER_METHODS } from "../evals/reports";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
@@ -47,7 +47,7 @@ export interface RunView {
   kind: "run";
   rel: string;
   id: string;
-  /** The method that wrote it (graphs/index.ts), or null when the record does not show it. */
+  /** The method that wrote it (methods/index.ts), or null when the record does not show it. */
   mode: MethodId | null;
   goal: string | null;
   summary: Record<string, unknown> | null;

@@ -6,18 +6,20 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { compileBehaviorCritic } from "../graphs/behaviorCritic";
+import { behaviorCritic } from "../methods/behaviorCritic";
+import { openRun } from "../nodes/run";
 import { totalUsage } from "../models";
-import type { BehaviourCritique, ClaimedEvent, Preference } from "../models/schemas";
-import { claimFound } from "../nodes/behaviorCritic/ground";
-import { readRollout, seenFrame } from "../nodes/behaviorCritic/rollouts";
-import { observedEvents } from "../models/reasoning/evidence";
-import type { CriticStateType } from "../nodes/behaviorCritic/state";
+import type { BehaviourCritique, ClaimedEvent, Preference } from "../methods/behaviorCritic/schemas";
+import { claimFound } from "../methods/behaviorCritic/nodes/ground";
+import { readRollout, seenFrame } from "../methods/behaviorCritic/nodes/rollouts";
+import { observedEvents } from "../methods/behaviorCritic/evidence";
+import type { CriticStateType } from "../methods/behaviorCritic/state";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import { refineReport, type RefineRun } from "./behaviorCriticRefine";
+import { truthOf } from "./criticTruth";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reports";
 
 export type CriticSetting = "raw" | "detector" | "events";
@@ -57,13 +59,7 @@ export interface ScoredPreference {
   negative?: { truth: number; recalled: number; claims: number; precise: number };
 }
 
-const UNDESIRABLE_SET = new Set<string>(UNDESIRABLE_KINDS);
-
-/** The undesirable events of one rollout's event log, once per (kind, thing). */
-export function truthOf(events: SimEvent[]): SimEvent[] {
-  const seen = new Set<string>();
-  return events.filter((e) => UNDESIRABLE_SET.has(e.kind) && !seen.has(`${e.kind}|${e.object}`) && seen.add(`${e.kind}|${e.object}`));
-}
+export { truthOf };
 
 /**
  * Scores a list of claims against the events that happened: a claim is precise when it names a logged event and the
@@ -100,10 +96,15 @@ export interface CriticResults {
   detector: { truth: number; found: number; claimed: number; correct: number };
 }
 
-const graph = compileBehaviorCritic();
+const graph = behaviorCritic.compile();
 
 async function runJob(input: { goal: string; job: "critique" | "prefer"; rollouts: string[] }, o: { seed: number; noise: number; variant: string; grounding: string; dataDir: string }): Promise<CriticStateType> {
-  return (await graph.invoke(input, { configurable: { ...o, backend: "symbolic" } })) as CriticStateType;
+  const run = openRun(behaviorCritic.runtime, { ...o, backend: "symbolic" });
+  try {
+    return (await graph.invoke(input, { context: run.context })) as CriticStateType;
+  } finally {
+    await run.close();
+  }
 }
 
 export async function runCriticExperiment(o: CriticExperimentOptions): Promise<CriticResults> {

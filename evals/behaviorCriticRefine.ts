@@ -6,17 +6,17 @@
  */
 import { MemorySaver } from "@langchain/langgraph";
 import { join } from "node:path";
-import { compileBehaviorCritic } from "../graphs/behaviorCritic";
+import { behaviorCritic } from "../methods/behaviorCritic";
 import { totalUsage } from "../models";
-import { closeSessionsFor } from "../nodes/runtime";
-import type { CriticStateType } from "../nodes/behaviorCritic/state";
+import { openRun } from "../nodes/run";
+import type { CriticStateType } from "../methods/behaviorCritic/state";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { BridgeClient } from "../robots/bridge/client";
-import { readRollout } from "../nodes/behaviorCritic/rollouts";
+import { readRollout } from "../methods/behaviorCritic/nodes/rollouts";
 import { startSimProcess } from "../robots/sim/process";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
-import { truthOf } from "./behaviorCritic";
+import { truthOf } from "./criticTruth";
 
 export interface RefineRun {
   case: string;
@@ -52,33 +52,34 @@ export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
       const negative = c.inputs.negatives[0];
       const recorded = readRollout(bench.rolloutPath(negative));
       await client.callService(RESET_SERVICE, { scenario: c.inputs.scene, seed: recorded.seed });
-      const graph = compileBehaviorCritic(new MemorySaver());
-      const config = {
-        configurable: { thread_id: `refine-${negative}`, bridgeUrl: sim.url, backend: "symbolic", seed: o.seed, noise: o.noise, grounding: o.grounding, maxRewrites: o.maxRewrites, dataDir: join(o.out, "data") },
-        interruptBefore: ["writer" as const],
-      };
+      const graph = behaviorCritic.compile(new MemorySaver());
+      const session = openRun(behaviorCritic.runtime, { bridgeUrl: sim.url, backend: "symbolic", seed: o.seed, noise: o.noise, grounding: o.grounding, maxRewrites: o.maxRewrites, dataDir: join(o.out, "data") });
+      const config = { configurable: { thread_id: `refine-${negative}` }, context: session.context, interruptBefore: ["writer" as const] };
       const run: RefineRun = { case: c.metadata.case, behaviour: c.outputs.behaviour, iterations: [], status: "", statusReason: "", calls: 0 };
       const measure = async () => {
         const events = (await client.callService<{ events: SimEvent[] }>("/evaluator/events", {})).events;
         const check = await client.callService<{ success: boolean }>("/evaluator/check", {});
         run.iterations.push({ events: truthOf(events).map((e) => `${e.kind}(${e.object})`), success: check.success });
       };
-      let input: unknown = { goal: c.inputs.instruction, job: "refine", program: recorded.program };
-      for (;;) {
-        await graph.invoke(input as never, config);
-        const snap = await graph.getState(config);
-        const s = snap.values as CriticStateType;
-        // Paused before the writer resets the scene for the next try: the last program's effects are still there.
-        if (s.attempts.length > run.iterations.length) await measure();
-        if (snap.next.length === 0) {
-          run.status = s.status;
-          run.statusReason = s.statusReason;
-          run.calls = totalUsage(s.usage).calls;
-          break;
+      try {
+        let input: unknown = { goal: c.inputs.instruction, job: "refine", program: recorded.program };
+        for (;;) {
+          await graph.invoke(input as never, config);
+          const snap = await graph.getState(config);
+          const s = snap.values as CriticStateType;
+          // Paused before the writer resets the scene for the next try: the last program's effects are still there.
+          if (s.attempts.length > run.iterations.length) await measure();
+          if (snap.next.length === 0) {
+            run.status = s.status;
+            run.statusReason = s.statusReason;
+            run.calls = totalUsage(s.usage).calls;
+            break;
+          }
+          input = null;
         }
-        input = null;
+      } finally {
+        await session.close();
       }
-      await closeSessionsFor(sim.url);
       runs.push(run);
       o.onProgress?.(runs.length, cases.length, run);
     }

@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import type { ArtifactStore } from "../memory/artifacts";
-import type { CurriculumStateType, EpisodeSummary } from "../nodes/curriculum/state";
-import { baseLibrary } from "../nodes/curriculum/skills";
+import type { CurriculumStateType, EpisodeSummary } from "../methods/curriculum/state";
+import { baseLibrary } from "../methods/curriculum/nodes/skills";
 import type { StageRow } from "./curriculumStages";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reports";
 

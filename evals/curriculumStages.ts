@@ -5,13 +5,12 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../models";
-import { TaskProposal, type ProposeContext } from "../models/schemas/curriculum";
-import { modelSession } from "../nodes/runtime";
-import { runOptions } from "../nodes/configuration";
-import { PROPOSER_PROMPT } from "../nodes/curriculum/propose";
-import { decompose } from "../nodes/curriculum/decompose";
-import { retrieve } from "../nodes/curriculum/retrieve";
-import type { CurriculumStateType, CycleRecord, Retrieval } from "../nodes/curriculum/state";
+import { TaskProposal, type ProposeContext } from "../methods/curriculum/schemas";
+import type { Run } from "../nodes/run";
+import { PROPOSER_PROMPT } from "../methods/curriculum/nodes/propose";
+import { decompose } from "../methods/curriculum/nodes/decompose";
+import { retrieve } from "../methods/curriculum/nodes/retrieve";
+import type { CurriculumStateType, CycleRecord, Retrieval } from "../methods/curriculum/state";
 
 export interface StageRow {
   iteration: number;
@@ -21,10 +20,11 @@ export interface StageRow {
   retrievals: Retrieval[];
 }
 
-export async function sameImageStages(s: CurriculumStateType, config: RunnableConfig): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
+export async function sameImageStages(s: CurriculumStateType, run: Run): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
   const first = s.cycles[0];
   if (!first) return { frame: "", rows: [], usage: {} };
-  const ms = modelSession(runOptions(config, true));
+  const ms = run;
+  const config: RunnableConfig = { context: run.context } as RunnableConfig;
   const stages = [...new Set(s.library.map((l) => l.since))].sort((a, b) => a - b);
   const rows: StageRow[] = [];
   let usage: Usage = {};

@@ -1,5 +1,5 @@
 /**
- * One episode: a method's graph (any of graphs/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
+ * One episode: a method's graph (any of methods/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
  * bridge, with its trace, final state, the simulator's verdict and event log. Experiments and tests both run episodes
  * through here.
  */
@@ -7,13 +7,14 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import type { VlmpcStateType } from "../nodes/vlmpc/state";
-import type { ClosedLoopStateType } from "../nodes/clea/state";
-import type { ReplanStateType } from "../nodes/replan/state";
+import type { VlmpcStateType } from "../methods/vlmpc/state";
+import type { ClosedLoopStateType } from "../methods/clea/state";
+import type { ReplanStateType } from "../methods/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
-import { method, type MethodGraph, type MethodId } from "../graphs";
+import { method, type MethodGraph, type MethodId } from "../methods";
+import { openRun } from "../nodes/run";
 
 export interface TraceStep<S = ClosedLoopStateType> {
   node: string;
@@ -29,7 +30,7 @@ export interface EpisodeRun<S = ClosedLoopStateType> {
 }
 
 export interface EpisodeOptions {
-  /** Which method runs (graphs/index.ts; default CLEA's). */
+  /** Which method runs (methods/index.ts; default CLEA's). */
   mode?: MethodId;
   url: string;
   goal: string;
@@ -69,27 +70,30 @@ export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Pr
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
 export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const graph = method(o.mode ?? "clea").compile(o.checkpointer ?? memoryCheckpointer(), o.store);
+  const m = method(o.mode ?? "clea");
+  const graph = m.compile(o.checkpointer ?? memoryCheckpointer(), o.store);
+  // The episode's run: its settings parsed once, its robots' session its own, closed when the episode is over.
+  const run = openRun(m.runtime, {
+    bridgeUrl: o.url,
+    variant: o.variant ?? "full",
+    backend: o.backend ?? "symbolic",
+    noise: o.noise ?? 0,
+    noiseKnobs: o.noiseKnobs,
+    seed: o.seed ?? 0,
+    maxSteps: o.maxSteps ?? 40,
+    maxWallSeconds: o.maxWallSeconds ?? 900,
+    dataDir: o.dataDir,
+    ...(o.diagnosisPhrasings ? { diagnosisPhrasings: o.diagnosisPhrasings } : {}),
+    ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
+    ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
+    ...(o.examples ? { examples: o.examples } : {}),
+    ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
+  });
   const config = {
     // Durable before the next step: a goal id is on disk before its goal is sent (the pg test's lesson, TOOLCHAIN.md).
     ...(o.checkpointer ? { durability: "sync" as const } : {}),
-    configurable: {
-      thread_id: o.thread,
-      bridgeUrl: o.url,
-      variant: o.variant ?? "full",
-      backend: o.backend ?? "symbolic",
-      noise: o.noise ?? 0,
-      noiseKnobs: o.noiseKnobs,
-      seed: o.seed ?? 0,
-      maxSteps: o.maxSteps ?? 40,
-      maxWallSeconds: o.maxWallSeconds ?? 900,
-      dataDir: o.dataDir,
-      ...(o.diagnosisPhrasings ? { diagnosisPhrasings: o.diagnosisPhrasings } : {}),
-      ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
-      ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
-      ...(o.examples ? { examples: o.examples } : {}),
-      ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
-    },
+    configurable: { thread_id: o.thread },
+    context: run.context,
   };
   // A resumed episode's record starts with what its checkpoints hold of the steps before (another process ran them).
   const trace: TraceStep<any>[] = o.resume ? await traceFromCheckpoints(graph, config) : [];
@@ -98,11 +102,15 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
     writeFileSync(o.eventsFile, trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""));
   }
   const t0 = performance.now();
-  for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
-    for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
-      trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
-      if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
+  try {
+    for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
+      for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
+        trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
+        if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
+      }
     }
+  } finally {
+    await run.close();
   }
   const wallSeconds = (performance.now() - t0) / 1000;
   const state = (await graph.getState(config)).values;
@@ -120,7 +128,7 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
  * The node updates a thread's checkpoints record, oldest first: each checkpoint keeps the writes of the tasks that ran
  * from it, which are the updates the graph streamed when they ran.
  */
-async function traceFromCheckpoints(graph: MethodGraph, config: { configurable: { thread_id: string } }): Promise<TraceStep<any>[]> {
+async function traceFromCheckpoints(graph: MethodGraph, config: { configurable: { thread_id: string }; context: unknown }): Promise<TraceStep<any>[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
   // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one

@@ -8,8 +8,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { closeSessionsFor } from "../nodes/runtime";
-import { type Variant } from "../nodes/configuration";
 import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
 import { totalUsage } from "../models";
 import { availableParallelism } from "node:os";
@@ -18,17 +16,17 @@ import { BridgeClient } from "../robots/bridge/client";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import { methodOfWorld, type MethodId } from "../graphs";
-import type { ClosedLoopStateType } from "../nodes/clea/state";
-import type { ReplanStateType } from "../nodes/replan/state";
-import type { VlmpcStateType } from "../nodes/vlmpc/state";
+import { methodOfWorld, type MethodId } from "../methods";
+import type { ClosedLoopStateType } from "../methods/clea/state";
+import type { ReplanStateType } from "../methods/replan/state";
+import type { VlmpcStateType } from "../methods/vlmpc/state";
 import { scoreWithinBudget, type EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
 export interface ExperimentOptions {
   name: string;
   dataset: string;
-  variants: Variant[];
+  variants: string[];
   seeds: number;
   /** Symbolic backend noise level (the same for every variant). */
   noise: number;
@@ -74,7 +72,7 @@ export interface Progress {
 
 export interface PlannedEpisode {
   id: string;
-  variant: Variant;
+  variant: string;
   row: DatasetRow;
   seed: number;
 }
@@ -91,7 +89,7 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
     const m = methodOfWorld(w);
     for (const v of o.variants) if (!m.variants.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${m.variants.join(", ")}`);
   }
-  if (o.variants.includes("full+ic" as Variant)) {
+  if (o.variants.includes("full+ic")) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
       const file = courseExamplesPath(r.example.inputs.scenario as string);
       const seed = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { seed?: number }).seed : undefined;
@@ -384,9 +382,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
     };
   } finally {
-    if (host.adopt) await closeSessionsFor(host.adopt.url);
+    // The episode's run closed its own robots' session (evals/episode.ts).
     if (sim) {
-      await closeSessionsFor(sim.url);
       await pool.release(ex.inputs.world, key, sim, clean && !o.signal?.aborted);
     }
   }

@@ -7,12 +7,17 @@ import { ChatOpenAI } from "@langchain/openai";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ROLES, type ModelConfig, type Role } from "./roles";
 import { SymbolicChatModel } from "./symbolic";
+import type { Task } from "./symbolic/noise";
 
 export type RoleModels = Record<Role, BaseChatModel>;
 
-export function createModels(config: ModelConfig): RoleModels {
+/** The offline reasoner's answer to each task a method's nodes ask (by the name their context block carries). */
+export type Reasoner = Record<string, Task>;
+
+/** The models of every role: the offline reasoner knowing `reasoner`'s tasks, or an endpoint's model per role. */
+export function createModels(config: ModelConfig, reasoner: Reasoner): RoleModels {
   if (config.backend === "symbolic") {
-    const m = new SymbolicChatModel(config.seed, config.noise);
+    const m = new SymbolicChatModel(reasoner, config.seed, config.noise);
     return Object.fromEntries(ROLES.map((r) => [r, m])) as unknown as RoleModels;
   }
   explainToolCallNotice();

@@ -11,6 +11,6 @@
 export { modelConfig, ROLES, type ModelConfig, type Role } from "./roles";
 export { ModelOutputError, ModelRequestError, ModelUnavailableError } from "./errors";
 export { addUsage, totalUsage, withModelScope, type ModelScope, type RoleUsage, type Usage } from "./usage";
-export { createModels, type RoleModels } from "./backends";
+export { createModels, type Reasoner, type RoleModels } from "./backends";
 export { askStructured, extractJson, imagePart, type Ask } from "./structured";
 export { backoffMs, retryAfterMs, transportFailure } from "./retries";

@@ -9,7 +9,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ModelOutputError, ModelRequestError, ModelUnavailableError, withModelScope, type ModelScope, type Usage } from "../models";
-import { runOptions } from "./configuration";
+import { runOf } from "./run";
 import { runSignal, stopReason } from "./estop";
 import type { Status } from "./state";
 
@@ -43,7 +43,7 @@ export function guarded<S extends Guardable & { status?: Status }, U>(name: stri
     let deadline: number | undefined;
     try {
       // The run's wall budget bounds how long a node may wait for an endpoint (its first node has no start yet: now).
-      const o = runOptions(config, true);
+      const o = runOf(config).settings;
       deadline = (state.startedAt || Date.now()) + (o.maxWallSeconds + (o.pausedSeconds ?? 0)) * 1000;
     } catch {
       // An invalid configuration is the node's own error to report.

@@ -1,17 +1,14 @@
 /**
  * What a run needs besides its state: the bridge connection, the robots' manifests, the latest camera frames, the
- * models and the artifact store. Resolved from the run's configuration (./configuration.ts) and cached per bridge URL,
- * so the same graph runs from the CLI, from tests and under the LangGraph server.
+ * models and the artifact store. A run opens it (./run.ts) from its robot link and its models.
  */
-import { join } from "node:path";
 import { BridgeClient } from "../robots/bridge/client";
 import type { RobotManifest, WorldDescription } from "../robots/manifests/schema";
 import { discoverRobots, manifestsFromFile } from "../tools/skills";
-import { createModels, modelConfig, type ModelConfig, type RoleModels } from "../models";
-import { ArtifactStore } from "../memory/artifacts";
+import type { ModelConfig, RoleModels } from "../models";
+import type { ArtifactStore } from "../memory/artifacts";
 import type { DetectionsMessage } from "../robots/msgs/detections";
 import type { ImageMessage } from "../robots/msgs/images";
-import type { RunOptions } from "./configuration";
 
 /**
  * A robot's latest camera messages, as the robot sent them (raw or compressed: robots/msgs/images.ts reads both);
@@ -38,73 +35,21 @@ export interface Session {
   views: Map<string, CameraView>;
   /** Resolves once every robot's camera has sent a frame and detections. */
   firstViews: Promise<void>;
-  /** The session for the same configuration now: this one while its client lives, a new one once it gave up. */
+  /** A new session to the same robots (this one's client gave up reconnecting). */
   reopen(): Promise<Session>;
 }
 
-const sessions = new Map<string, Promise<Session>>();
-const modelSessions = new Map<string, Pick<Session, "models" | "modelConfig" | "artifacts">>();
-
-/** The models and artifact store alone, for nodes that need no robot (critiques of recorded rollouts). */
-export function modelSession(opts: RunOptions): Pick<Session, "models" | "modelConfig" | "artifacts"> {
-  const key = JSON.stringify([opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
-  let s = modelSessions.get(key);
-  if (!s) {
-    const mc = modelConfig(process.env, { backend: opts.backend, model: opts.model, roleModels: opts.models, seed: opts.seed, noise: opts.noise, noiseKnobs: opts.noiseKnobs });
-    s = { models: createModels(mc), modelConfig: mc, artifacts: new ArtifactStore(join(opts.dataDir, "artifacts")) };
-    modelSessions.set(key, s);
-  }
-  return s;
+/** Where a run's robots are: the bridge, its token, and a manifest file when the bridge serves none. */
+export interface RobotLink {
+  bridgeUrl: string;
+  bridgeToken?: string;
+  manifest?: string;
 }
 
-const sessionKey = (opts: RunOptions) => JSON.stringify([opts.bridgeUrl, opts.backend, opts.model, opts.models, opts.seed, opts.noise, opts.noiseKnobs, opts.dataDir]);
-
-/**
- * A session the caller made, for the configuration `opts`: nodes run with it as with one they opened (a node run alone
- * on a recorded context, with no robot behind it). Returns the function that forgets it.
- */
-export function provideSession(opts: RunOptions, s: Session): () => void {
-  const key = sessionKey(opts);
-  const given = Promise.resolve(s);
-  sessions.set(key, given);
-  return () => {
-    if (sessions.get(key) === given) sessions.delete(key);
-  };
-}
-
-/**
- * The session for a run's configuration, opened once and shared. The methods plan over the world's places and labels,
- * so by default a robot that describes no world is refused; `{ world: false }` (MCP's skill tools, `look`) takes it.
- */
-export async function session(opts: RunOptions, need: { world: boolean } = { world: true }): Promise<Session> {
-  const s = await openShared(opts);
-  if (need.world && !s.described) throw new Error(`${opts.bridgeUrl} serves no world description; the closed loop needs its places and labels (add "world" to the manifest file)`);
-  return s;
-}
-
-function openShared(opts: RunOptions): Promise<Session> {
-  const key = sessionKey(opts);
-  let s = sessions.get(key);
-  if (!s) {
-    // A client that gave up reconnecting is closed for good; leaving it cached would fail every later run on this URL
-    // (a long-lived LangGraph server would need a restart), so the cache lets it go and the next call opens a new one.
-    const forget = () => {
-      if (sessions.get(key) === s) sessions.delete(key);
-    };
-    s = open(opts, forget).catch((err) => {
-      forget();
-      throw err;
-    });
-    sessions.set(key, s);
-  }
-  return s;
-}
-
-async function open(opts: RunOptions, onClientGone: () => void): Promise<Session> {
-  if (!opts.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
-  const client = await BridgeClient.connect(opts.bridgeUrl, { token: opts.bridgeToken, connectAttempts: 8 });
-  client.once("close", onClientGone);
-  const { robots, world } = opts.manifest ? await manifestsFromFile(client, opts.manifest) : await discoverRobots(client);
+/** Connects to the robots at `link`, learns their manifests and world, and follows their cameras. */
+export async function openSession(link: RobotLink, models: Pick<Session, "models" | "modelConfig" | "artifacts">, reopen: () => Promise<Session>): Promise<Session> {
+  const client = await BridgeClient.connect(link.bridgeUrl, { token: link.bridgeToken, connectAttempts: 8 });
+  const { robots, world } = link.manifest ? await manifestsFromFile(client, link.manifest) : await discoverRobots(client);
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {
@@ -128,25 +73,9 @@ async function open(opts: RunOptions, onClientGone: () => void): Promise<Session
     robots,
     world: world ?? { name: "undescribed", places: [], navigationPoints: [], labels: [] },
     described: !!world,
-    ...modelSession(opts),
+    ...models,
     views,
     firstViews: Promise.all(waits).then(() => undefined),
-    reopen: () => openShared(opts),
+    reopen,
   };
-}
-
-/** Closes the sessions bound to one bridge (an experiment's episode is done with its simulator). */
-export async function closeSessionsFor(bridgeUrl: string): Promise<void> {
-  for (const [key, s] of [...sessions]) {
-    if (JSON.parse(key)[0] !== bridgeUrl) continue;
-    sessions.delete(key);
-    await s.then((x) => x.client.close()).catch(() => {});
-  }
-}
-
-/** Closes every cached session (end of a CLI run or a test). */
-export async function closeSessions(): Promise<void> {
-  const all = [...sessions.values()];
-  sessions.clear();
-  for (const s of all) await s.then((x) => x.client.close()).catch(() => {});
 }

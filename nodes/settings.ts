@@ -39,3 +39,6 @@ export function runConfiguration<V extends readonly [string, ...string[]], E ext
     ...own,
   });
 }
+
+/** The settings every method's run has (its variant is one of the method's own). */
+export type SharedSettings = Omit<z.infer<ReturnType<typeof runConfiguration<readonly [string, ...string[]]>>>, "variant"> & { variant: string };

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
-import { buildClosedLoop, compileClosedLoop, CLOSED_LOOP_NODES } from "../../graphs/closedLoop";
-import { closeSessions } from "../../nodes/runtime";
-import type { ClosedLoopStateType, ClosedLoopUpdate } from "../../nodes/clea/state";
+import { buildClosedLoop, CLOSED_LOOP_NODES } from "../../methods/clea/graph";
+import { clea } from "../../methods/clea";
+import { openRun } from "../../nodes/run";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../../methods/clea/state";
 import { sqliteCheckpointer } from "../../memory/checkpointer";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { startSimProcess } from "../../robots/sim/process";
@@ -26,21 +27,22 @@ async function episode(width: number, height: number) {
   const dir = mkdtempSync(join(tmpdir(), "robograph-bench-"));
   const saver = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   try {
-    const graph = compileClosedLoop(saver);
-    const config = { configurable: { thread_id: "bench", bridgeUrl: sim.url, dataDir: dir, backend: "symbolic" } };
+    const graph = clea.compile(saver);
+    const run = openRun(clea.runtime, { bridgeUrl: sim.url, dataDir: dir, backend: "symbolic" });
+    const config = { configurable: { thread_id: "bench" }, context: run.context };
     const trace: [string, ClosedLoopUpdate][] = [];
     const t0 = performance.now();
     for await (const chunk of await graph.stream({ goal: loadScenario(SCENARIO).instruction }, { ...config, streamMode: "updates", durability: "sync" })) {
-      for (const [node, u] of Object.entries(chunk)) trace.push([node, u as ClosedLoopUpdate]);
+      for (const [node, u] of Object.entries(chunk as Record<string, unknown>)) trace.push([node, u as ClosedLoopUpdate]);
     }
     const wall = performance.now() - t0;
     const state = (await graph.getState(config)).values as ClosedLoopStateType;
     const db = saver.db;
     const cp = db.prepare("SELECT COALESCE(SUM(LENGTH(checkpoint)) + SUM(LENGTH(metadata)), 0) AS n FROM checkpoints WHERE thread_id = ?").get("bench") as { n: number };
     const wr = db.prepare("SELECT COALESCE(SUM(LENGTH(value)), 0) AS n FROM writes WHERE thread_id = ?").get("bench") as { n: number };
+    await run.close();
     return { trace, bytesPerIteration: (cp.n + wr.n) / state.counters.iterations, iterations: state.counters.iterations, wallMs: wall, status: state.status };
   } finally {
-    await closeSessions();
     await sim.stop();
   }
 }
@@ -58,9 +60,10 @@ async function replay(trace: [string, ClosedLoopUpdate][], goal: string): Promis
     return u;
   };
   const nodes = Object.fromEntries(Object.keys(CLOSED_LOOP_NODES).map((k) => [k, node(k)])) as unknown as typeof CLOSED_LOOP_NODES;
-  const graph = buildClosedLoop(nodes).compile({ checkpointer: new MemorySaver() });
+  const graph = buildClosedLoop(clea.runtime, nodes).compile({ checkpointer: new MemorySaver() });
+  const run = openRun(clea.runtime, { bridgeUrl: "ws://unused", variant: "full" });
   const t0 = performance.now();
-  await graph.invoke({ goal }, { configurable: { thread_id: "replay", bridgeUrl: "ws://unused", variant: "full" }, recursionLimit: 10_000 });
+  await graph.invoke({ goal }, { configurable: { thread_id: "replay" }, context: run.context, recursionLimit: 10_000 });
   if (i !== trace.length) throw new Error(`replay ran ${i} of ${trace.length} steps`);
   return performance.now() - t0;
 }

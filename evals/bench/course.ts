@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { CourseWorld, COURSES } from "../../robots/sim/course";
 import { COURSE_GOAL } from "../datasets";
 import { runClosedLoopEpisode } from "../episode";
-import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../nodes/vlmpc/planner";
+import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../methods/vlmpc/nodes/planner";
 import { contextBlock } from "../../models/context";
 import { tokens } from "../../models/tokens";
-import { closeSessions } from "../../nodes/runtime";
-import { runOptions } from "../../nodes/configuration";
-import type { VlmpcStateType } from "../../nodes/vlmpc/state";
+import { parseSettings } from "../../nodes/run";
+import { vlmpc } from "../../methods/vlmpc";
+import type { VlmpcStateType } from "../../methods/vlmpc/state";
 import { startSimProcess } from "../../robots/sim/process";
 import type { Figure } from "./agent";
 
@@ -63,7 +63,7 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
     const at = Math.min(step, steps.length - 1);
     const base = { ...run.state, steps: steps.slice(0, at), sight: steps[at], plan: steps[at - 1]?.answer.plan.slice(1) ?? [] } as unknown as VlmpcStateType;
     const measure = (historyWindow: number) => {
-      const opts = runOptions({ configurable: { bridgeUrl: sim.url, variant: "full", historyWindow } });
+      const opts = parseSettings(vlmpc.runtime.configuration, { bridgeUrl: sim.url, variant: "full", historyWindow }, process.env);
       const { context, frames } = coursePrompt(base, opts);
       return { tokens: tokens(COURSE_PLANNER_PROMPT).length + tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length, images: frames.length };
     };
@@ -77,7 +77,6 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
       { name: `VLM-PC window ${window} / whole history, text tokens at step ${at}`, value: windowed.tokens / full.tokens, unit: "x" },
     ];
   } finally {
-    await closeSessions();
     await sim.stop();
   }
 }

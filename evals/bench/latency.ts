@@ -13,11 +13,10 @@ import { HumanMessage } from "@langchain/core/messages";
 import { messageText, tokens } from "../../models/tokens";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { ROLES } from "../../models/roles";
-import { closeSessions } from "../../nodes/runtime";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { runClosedLoopEpisode } from "../episode";
-import { method, type MethodId as Mode } from "../../graphs";
+import { allReasoners, method, type MethodId as Mode } from "../../methods";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import type { Figure } from "./agent";
 
@@ -54,7 +53,7 @@ export interface ModelCall {
 
 /** A stand-in for a hosted VLM: the symbolic reasoner behind HTTP, answering after `delayMs`. */
 export async function startReasonerEndpoint(delayMs: number, seed = 0): Promise<{ fake: FakeOpenAI; calls: ModelCall[]; reset(): void }> {
-  const reasoner = new SymbolicChatModel(seed);
+  const reasoner = new SymbolicChatModel(allReasoners(), seed);
   const calls: ModelCall[] = [];
   const lastByRole = new Map<string, number[]>();
   const fake = await startFakeOpenAI(async (req) => {
@@ -132,7 +131,6 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
     const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
     return { label: task.label, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls] };
   } finally {
-    await closeSessions();
     await sim?.stop();
     process.env = saved;
     rmSync(dataDir, { recursive: true, force: true });

@@ -8,32 +8,22 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
 import { readModelView } from "./view";
-import * as clea from "./clea";
-import * as replan from "./replan";
-import * as vlmpc from "./vlmpc";
-import * as critic from "./behaviorCritic";
-import * as curriculum from "./curriculum";
 import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
 import { faultKey } from "./meaning";
 
-/** Every node's task, by the name its context block carries, from each method's reasoner. */
-const TASKS: Record<string, Task> = {
-  ...clea.TASKS,
-  ...replan.TASKS,
-  plan_course: vlmpc.planCourse,
-  ...critic.TASKS,
-  ...curriculum.TASKS,
-};
-
+/**
+ * The offline reasoner of one method (or several: their task tables merged): each method's folder holds its part
+ * (methods/<id>/reasoner), keyed by the task names its nodes' context blocks carry; the method hands it to its runs.
+ */
 export class SymbolicChatModel extends BaseChatModel {
-  constructor(readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {
+  constructor(readonly tasks: Record<string, Task>, readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {
     super({});
   }
 
   /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
   private answer(ctx: any, rng: Draw): unknown {
-    const task = TASKS[ctx.task];
-    if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}`);
+    const task = this.tasks[ctx.task];
+    if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}; it knows ${Object.keys(this.tasks).join(", ") || "none"}`);
     return task(ctx, this.noise, rng);
   }
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
 import { ServerMessage, FragmentAssembler, GoalStatus, DEFAULT_MAX_MESSAGE_BYTES } from "./protocol";
 import { BridgeAuthError, BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
-import { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1";
+import { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1Messages";
 
 export interface BridgeClientOptions {
   /** Presented as `Authorization: Bearer <token>` when the server requires one. */

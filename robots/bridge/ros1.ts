@@ -11,7 +11,8 @@ import { BridgeConnectionError, BridgeTimeoutError } from "./errors";
 import { GoalStatus } from "./protocol";
 import type { BridgeClient, GoalHandle, GoalResult } from "./client";
 
-export const JSON_SERVICE_TYPE = "robograph_msgs/Json";
+export { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1Messages";
+
 
 /** actionlib_msgs/GoalStatus codes. */
 export const ActionlibStatus = { PENDING: 0, ACTIVE: 1, PREEMPTED: 2, SUCCEEDED: 3, ABORTED: 4, REJECTED: 5, PREEMPTING: 6, RECALLING: 7, RECALLED: 8, LOST: 9 } as const;
@@ -22,35 +23,6 @@ export function fromActionlibStatus(s: number): number {
   if (s === ActionlibStatus.SUCCEEDED) return GoalStatus.SUCCEEDED;
   if (s === ActionlibStatus.PREEMPTED || s === ActionlibStatus.RECALLED) return GoalStatus.CANCELED;
   return GoalStatus.ABORTED;
-}
-
-/** Optional texts of our messages (a detection's display name and colour): absent when ROS 1 sends them empty. */
-const OPTIONAL_TEXT = new Set(["display", "color"]);
-
-/** A message from a ROS 1 bridge in our shapes: stamps in sec/nanosec, no header seq, empty optional texts left out. */
-export function fromRos1(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(fromRos1);
-  if (!v || typeof v !== "object") return v;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 2 && "secs" in o && "nsecs" in o) return { sec: o.secs, nanosec: o.nsecs };
-  const out: Record<string, unknown> = {};
-  for (const k of keys) {
-    if (k === "seq" && "stamp" in o && "frame_id" in o) continue;
-    if (OPTIONAL_TEXT.has(k) && o[k] === "") continue;
-    out[k] = fromRos1(o[k]);
-  }
-  return out;
-}
-
-/** A message of ours in ROS 1's shapes (stamps in secs/nsecs; missing fields the bridge fills with defaults). */
-export function toRos1(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(toRos1);
-  if (!v || typeof v !== "object" || Buffer.isBuffer(v)) return v;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 2 && "sec" in o && "nanosec" in o) return { secs: o.sec, nsecs: o.nanosec };
-  return Object.fromEntries(keys.map((k) => [k, toRos1(o[k])]));
 }
 
 /** `pkg/Name` (or `pkg/action/Name`) → the package and the action's name, for its generated message types. */

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { evalCommand } from "../../cli/eval";
-import { closeSessions } from "../../nodes/runtime";
+import { closePooledSessions } from "../../nodes/run";
 import { scratchDir } from "../helpers/episode";
 
 describe("npm run eval -- --dataset course-generated", () => {
@@ -30,7 +30,7 @@ describe("npm run eval -- --dataset course-generated", () => {
       expect(await evalCommand(args)).toBe(0);
       expect(JSON.parse(readFileSync(join(root, "gen", "report.json"), "utf8")).throughput ?? null).toBeNull();
     } finally {
-      await closeSessions();
+      await closePooledSessions();
     }
   }, 180_000);
 

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scoreClaims } from "../../evals/behaviorCritic";
-import { KEY_FRAME_THRESHOLDS } from "../../models/reasoning/evidence";
+import { KEY_FRAME_THRESHOLDS } from "../../methods/behaviorCritic/evidence";
 import { LIMITS } from "../../robots/sim/workbench/monitor";
 import type { SimEvent } from "../../robots/sim/events";
 import { ROOT } from "../helpers/processes";
@@ -30,7 +30,7 @@ describe("critic scoring", () => {
 
   it("the offline critic reads with thresholds of its own: nothing of the agent's side imports the monitor, and its limits are not copied", () => {
     const files = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
-    for (const f of [...files("models"), ...files("nodes"), ...files("graphs")]) expect(readFileSync(join(ROOT, f), "utf8"), f).not.toMatch(/robots\/sim\//);
+    for (const f of [...files("models"), ...files("nodes"), ...files("methods")]) expect(readFileSync(join(ROOT, f), "utf8"), f).not.toMatch(/robots\/sim\//);
     // The same quantities, chosen apart: how far a shove, how high a drop.
     expect(KEY_FRAME_THRESHOLDS.shove).not.toBe(LIMITS.pushed);
     expect(KEY_FRAME_THRESHOLDS.dropHeight).not.toBe(LIMITS.dropHeight);

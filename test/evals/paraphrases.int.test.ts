@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
 import { runExperiment } from "../../evals/runner";
-import { closeSessions } from "../../nodes/runtime";
+import { closePooledSessions } from "../../nodes/run";
 import { BridgeClient } from "../../robots/bridge/client";
 import { MANIFEST_SERVICE, ManifestResponse } from "../../robots/manifests/schema";
 import type { DetectionsMessage } from "../../robots/msgs/detections";
@@ -40,7 +40,7 @@ const rows = dataset.filter((r, i) => {
 
 const sims: SimProcess[] = [];
 afterAll(async () => {
-  await closeSessions();
+  await closePooledSessions();
   await Promise.all(sims.map((s) => s.stop()));
 });
 

@@ -10,7 +10,6 @@ import { BridgeClient } from "../../robots/bridge/client";
 import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
-import { closeSessionsFor } from "../../nodes/runtime";
 import { totalUsage } from "../../models";
 import { executedCalls, runClosedLoopEpisode, type EpisodeRun } from "../../evals/episode";
 import { loadDataset } from "../../evals/datasets";
@@ -51,11 +50,8 @@ function fingerprint(e: EpisodeRun<any>) {
 }
 
 async function episode(url: string, mode: "clea" | "replan", goal: string, seed: number, thread: string) {
-  try {
-    return await runClosedLoopEpisode({ mode, url, goal, thread, seed, noise: 0.15, dataDir: scratchDir() });
-  } finally {
-    await closeSessionsFor(url);
-  }
+  // The episode's run closes its own robots' session.
+  return runClosedLoopEpisode({ mode, url, goal, thread, seed, noise: 0.15, dataDir: scratchDir() });
 }
 
 describe("a simulator reset between episodes", () => {

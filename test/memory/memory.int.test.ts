@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ArtifactStore } from "../../memory/artifacts";
 import { SqliteStore } from "../../memory/store";
-import { closeSessions } from "../../nodes/runtime";
+import { closePooledSessions } from "../../nodes/run";
 import { executed, runEpisode, scratchDir } from "../helpers/episode";
 import { startSim, type SimProcess } from "../helpers/processes";
 
@@ -41,7 +41,7 @@ describe("SQLite store", () => {
 describe("lessons across episodes", () => {
   const sims: SimProcess[] = [];
   afterAll(async () => {
-    await closeSessions();
+    await closePooledSessions();
     await Promise.all(sims.map((s) => s.stop()));
   });
 

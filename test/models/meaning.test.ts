@@ -13,6 +13,7 @@ import { contextBlock } from "../../models/context";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { faultKey } from "../../models/symbolic/meaning";
 import { noiseLevel } from "../../models/symbolic/noise";
+import { allReasoners } from "../../methods";
 
 type Ctx = { task: string } & Record<string, unknown>;
 const CONTEXTS: Ctx[] = readFileSync(join(import.meta.dirname, "../fixtures/contexts.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
@@ -62,7 +63,7 @@ describe("faults keyed on meaning", () => {
       const reworded = messages("Reply with JSON that fits the schema; you reason for the robot.", reword(ctx, "", false) as Ctx, "The context follows.\n\n");
       const answers = new Set<unknown>();
       for (let seed = 0; seed < 8; seed++) {
-        const model = new SymbolicChatModel(seed, noiseLevel(0.6));
+        const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
         const a = await answer(model, original);
         expect(await answer(model, reworded), `seed ${seed}`).toEqual(a);
         answers.add(JSON.stringify(a));

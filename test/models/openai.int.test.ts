@@ -6,9 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import sharp from "sharp";
 import { askStructured, createModels, modelConfig, ModelOutputError } from "../../models";
-import { Critique } from "../../models/schemas";
+import { Critique } from "../../methods/clea/schemas";
 import { SymbolicChatModel } from "../../models/symbolic";
-import { closeSessions } from "../../nodes/runtime";
+import { allReasoners } from "../../methods";
+import { closePooledSessions } from "../../nodes/run";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { runEpisode, scratchDir } from "../helpers/episode";
@@ -30,7 +31,7 @@ const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL:
 let png: Buffer;
 
 /** The server answers as the symbolic reasoner would from the context text alone: a hosted VLM's stand-in. */
-const reasonerAnswer = (reasoner = new SymbolicChatModel()) => async (req: ChatRequest) => (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
+const reasonerAnswer = (reasoner = new SymbolicChatModel(allReasoners())) => async (req: ChatRequest) => (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
 
 /** A describe block's episode needs: the endpoint in the environment, a simulator, both undone afterwards. */
 function episodeFixture() {
@@ -38,7 +39,7 @@ function episodeFixture() {
   const fx: { sim?: SimProcess } = {};
   afterAll(async () => {
     process.env = saved;
-    await closeSessions();
+    await closePooledSessions();
     await fx.sim?.stop();
   });
   return fx;
@@ -56,7 +57,7 @@ afterEach(() => {
 });
 
 const ask = (config = modelConfig(env(fake.baseURL))) =>
-  askStructured(createModels(config), config, {
+  askStructured(createModels(config, allReasoners()), config, {
     role: "critic",
     schema: Critique,
     schemaName: "Critique",
@@ -134,11 +135,11 @@ describe("openai backend over HTTP", () => {
     fake.respond = () => ({ arguments: "{not json" });
     const script = join(scratchDir(), "ask.mts");
     const models = JSON.stringify(join(ROOT, "models", "index.ts"));
-    const schemas = JSON.stringify(join(ROOT, "models", "schemas", "index.ts"));
+    const schemas = JSON.stringify(join(ROOT, "methods", "clea", "schemas.ts"));
     writeFileSync(script, `import { askStructured, createModels, modelConfig } from ${models};
 import { Critique } from ${schemas};
 const config = modelConfig(process.env);
-const ask = () => askStructured(createModels(config), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge", task: "critique", context: {} }).catch((e) => console.log(e.message));
+const ask = () => askStructured(createModels(config, {}), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge", task: "critique", context: {} }).catch((e) => console.log(e.message));
 await ask();
 await ask();
 `);

@@ -10,13 +10,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { askStructured, backoffMs, createModels, extractJson, modelConfig, ModelUnavailableError, retryAfterMs, withModelScope } from "../../models";
-import { Critique } from "../../models/schemas";
+import { Critique } from "../../methods/clea/schemas";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
+import { allReasoners } from "../../methods";
 
 let fake: FakeOpenAI;
 const ok = { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) };
@@ -31,7 +32,7 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 const ask = (config = modelConfig(env())) =>
-  askStructured(createModels(config), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge the action", task: "critique", context: { action: "open the drawer" } });
+  askStructured(createModels(config, allReasoners()), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge the action", task: "critique", context: { action: "open the drawer" } });
 
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => ok);
@@ -151,7 +152,7 @@ describe("an endpoint that stays down pauses the run, and --resume continues it"
   });
 
   /** The server answers as the symbolic reasoner would from the context text alone (a hosted VLM's stand-in). */
-  const reasoner = new SymbolicChatModel();
+  const reasoner = new SymbolicChatModel(allReasoners());
   const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
   const answer = async (req: ChatRequest) => ({ arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text });
   const task = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];

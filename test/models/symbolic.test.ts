@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { closestName, readInstruction } from "../../models/reasoning/language";
 import { search } from "../../models/symbolic/search";
-import { critique, emptyBelief, staticFacts, summarize, verify } from "../../models/symbolic/clea";
+import { critique, emptyBelief, staticFacts, summarize, verify } from "../../methods/clea/reasoner";
 import { noiseLevel, NO_NOISE } from "../../models/symbolic/noise";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { contextBlock } from "../../models/context";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
+import { allReasoners } from "../../methods";
 
 
 describe("reading instructions", () => {
@@ -117,7 +118,7 @@ describe("critic", () => {
 
 describe("noise under a seed", () => {
   const ask = async (seed: number) => {
-    const model = new SymbolicChatModel(seed, { ...NO_NOISE, ...noiseLevel(0.5) });
+    const model = new SymbolicChatModel(allReasoners(), seed, { ...NO_NOISE, ...noiseLevel(0.5) });
     const detections = { detections: labels.slice(0, 6).map((l) => ({ label: l, location: { relation: "on" as const, place: "table" } })), places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }] };
     const r = await model.invoke([new HumanMessage(contextBlock("perceive", { robot: "arm", detections, world }))]);
     return String(r.content);
@@ -130,6 +131,6 @@ describe("noise under a seed", () => {
   });
 
   it("refuses a prompt with no context block, rather than guessing", async () => {
-    await expect(new SymbolicChatModel().invoke([new HumanMessage("what do you see?")])).rejects.toThrow(/no robograph context block/);
+    await expect(new SymbolicChatModel(allReasoners()).invoke([new HumanMessage("what do you see?")])).rejects.toThrow(/no robograph context block/);
   });
 });

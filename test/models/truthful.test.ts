@@ -6,12 +6,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { readInstruction } from "../../models/reasoning/language";
-import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../models/symbolic/clea";
+import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../methods/clea/reasoner";
 import { NO_NOISE } from "../../models/symbolic/noise";
-import { verifyPlan as replanVerify } from "../../models/symbolic/replan";
+import { verifyPlan as replanVerify } from "../../methods/replan/reasoner";
 import { overBudget } from "../../nodes/budget";
-import { runOptions } from "../../nodes/configuration";
-import type { Belief } from "../../models/schemas";
+import { parseSettings } from "../../nodes/run";
+import { ReplanConfiguration } from "../../methods/replan/configuration";
+import type { Belief } from "../../methods/clea/schemas";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
 
 const never = { next: () => 0.99 };
@@ -132,7 +133,7 @@ describe("RePLan's plan verifier", () => {
 });
 
 describe("budget words", () => {
-  const opts = runOptions({ configurable: { bridgeUrl: "ws://127.0.0.1:1" } });
+  const opts = parseSettings(ReplanConfiguration, { bridgeUrl: "ws://127.0.0.1:1" }, {});
   it("counts the procedures and replans made, which is the budget, not the one refused", () => {
     expect(overBudget(opts, { actions: 2, replans: 0, procedures: 4, modelCalls: 9, startedAt: Date.now() })).toBe("3 new procedures (budget 3; another was needed)");
     expect(overBudget(opts, { actions: 2, replans: 16, modelCalls: 9, startedAt: Date.now() })).toBe("15 replans (budget 15; another was needed)");

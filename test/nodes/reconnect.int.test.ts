@@ -1,14 +1,14 @@
 /**
  * The agent's socket cut mid-skill. A short cut: the same client reconnects and re-attaches to the running goal by its
  * id, and the skill runs once. An outage longer than the bridge client's reconnection budget: the client gives up for
- * good. The session cache must let it go (so later runs on that URL work once the robot is back, as they must under a
+ * good. Its run must let it go (so the run, and later ones, work once the robot is back, as they must under a
  * long-lived LangGraph server), and a goal that was running when it gave up is re-attached by a new client instead of
  * being run twice. A real simulator process behind a TCP proxy that the test takes down and brings back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
-import { closeSessions, session } from "../../nodes/runtime";
-import { runOptions } from "../../nodes/configuration";
+import { openRun, type Run } from "../../nodes/run";
+import { clea } from "../../methods/clea";
 import { runRecordedGoal } from "../../nodes/dispatch";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";
@@ -23,20 +23,26 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ port: sim.port });
   watcher = await BridgeClient.connect(sim.url);
 });
+const runs: Run[] = [];
 afterAll(async () => {
-  await closeSessions();
+  for (const r of runs) await r.close();
   await watcher?.close();
   await proxy?.close();
   await sim?.stop();
 });
 
-const options = () => runOptions({ configurable: { bridgeUrl: proxy.url, dataDir: scratchDir() } });
+/** A run on the robot behind the proxy, as a graph's caller opens one. */
+const newRun = () => {
+  const r = openRun(clea.runtime, { bridgeUrl: proxy.url, dataDir: scratchDir() });
+  runs.push(r);
+  return r;
+};
 const startedGoals = async (goalId: string) =>
   (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started" && e.goalId === goalId).length;
 
 describe("a socket cut mid-skill", () => {
   it("the same client reconnects and re-attaches to the goal by its id: the skill runs once", async () => {
-    const s = await session(options());
+    const s = await newRun().session();
     const goalId = "reconnect-test/cut/mobile/go_to";
     const reconnected = new Promise((r) => s.client.once("reconnect", r));
     const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_oven" });
@@ -53,22 +59,21 @@ describe("a socket cut mid-skill", () => {
 });
 
 describe("a bridge client that gave up", () => {
-  it("is dropped from the session cache, so the next run on that URL connects again", async () => {
-    const opts = options();
-    const first = await session(opts);
+  it("is let go by its run, whose next look at the robots connects again", async () => {
+    const run = newRun();
+    const first = await run.session();
     const gaveUp = new Promise((r) => first.client.once("close", r));
     proxy.down();
     await gaveUp;
     proxy.up();
-    const next = await session(opts);
+    const next = await run.session();
     expect(next).not.toBe(first);
     expect(next.client.connected).toBe(true);
     expect(next.robots.map((r) => r.id)).toEqual(first.robots.map((r) => r.id));
   });
 
   it("leaves its running goal to a new client, which re-attaches to it instead of running it again", async () => {
-    const opts = options();
-    const s = await session(opts);
+    const s = await newRun().session();
     const goalId = "reconnect-test/0/mobile/go_to";
     const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);

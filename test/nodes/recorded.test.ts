@@ -7,23 +7,24 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { afterAll, describe, expect, it } from "vitest";
-import { closeSessions, modelSession, provideSession, type Session } from "../../nodes/runtime";
-import { runOptions } from "../../nodes/configuration";
-import { plan } from "../../nodes/clea/planner";
-import { verify } from "../../nodes/clea/verifier";
-import { critique } from "../../nodes/clea/critic";
-import { summarize } from "../../nodes/clea/summarizer";
-import { checkGoal } from "../../nodes/clea/goalCheck";
-import { planHighLevel } from "../../nodes/replan/highLevelPlanner";
-import { verifyPlan } from "../../nodes/replan/planVerifier";
-import { askQuestions } from "../../nodes/replan/visionQuestions";
-import { checkStep } from "../../nodes/replan/stepCheck";
-import { planMotion } from "../../nodes/replan/lowLevelPlanner";
-import { verifyMotion } from "../../nodes/replan/rewardVerifier";
-import { consolidate } from "../../nodes/replan/consolidate";
-import { remapReasons } from "../../nodes/replan/remapReasons";
-import { planCourse } from "../../nodes/vlmpc/planner";
+import { describe, expect, it } from "vitest";
+import type { Session } from "../../nodes/runtime";
+import { openRun } from "../../nodes/run";
+import { method } from "../../methods";
+import { plan } from "../../methods/clea/nodes/planner";
+import { verify } from "../../methods/clea/nodes/verifier";
+import { critique } from "../../methods/clea/nodes/critic";
+import { summarize } from "../../methods/clea/nodes/summarizer";
+import { checkGoal } from "../../methods/clea/nodes/goalCheck";
+import { planHighLevel } from "../../methods/replan/nodes/highLevelPlanner";
+import { verifyPlan } from "../../methods/replan/nodes/planVerifier";
+import { askQuestions } from "../../methods/replan/nodes/visionQuestions";
+import { checkStep } from "../../methods/replan/nodes/stepCheck";
+import { planMotion } from "../../methods/replan/nodes/lowLevelPlanner";
+import { verifyMotion } from "../../methods/replan/nodes/rewardVerifier";
+import { consolidate } from "../../methods/replan/nodes/consolidate";
+import { remapReasons } from "../../methods/replan/nodes/remapReasons";
+import { planCourse } from "../../methods/vlmpc/nodes/planner";
 import { FIXTURES, RECORDED, type Recording } from "../fixtures/recordNodes";
 
 type Node = (state: never, config: RunnableConfig) => Promise<unknown>;
@@ -45,8 +46,6 @@ function load(mode: string): Recording {
   return JSON.parse(readFileSync(join(FIXTURES, mode, "recording.json"), "utf8")) as Recording;
 }
 
-afterAll(closeSessions);
-
 describe.each(RECORDED.map((r) => r.mode))("%s's model nodes on recorded contexts", (mode) => {
   const recording = existsSync(join(FIXTURES, mode, "recording.json")) ? load(mode) : undefined;
 
@@ -57,25 +56,28 @@ describe.each(RECORDED.map((r) => r.mode))("%s's model nodes on recorded context
   });
 
   it.each((recording?.calls ?? []).map((c, i) => [`${c.node} #${i}`, c] as const))("%s returns what it returned in the run", async (_label, call) => {
-    const config = { configurable: { ...recording!.configurable, thread_id: `recorded-${mode}`, bridgeUrl: `ws://recorded.invalid/${mode}`, dataDir: join(FIXTURES, mode) } };
-    const opts = runOptions(config);
-    const forget = provideSession(opts, {
-      client: noRobot,
-      robots: recording!.robots as Session["robots"],
-      world: recording!.world as Session["world"],
-      described: true,
-      ...modelSession(opts),
-      views: new Map(),
-      firstViews: Promise.resolve(),
-      reopen: () => Promise.reject(new Error("a recorded context cannot reconnect")),
+    // The run as the graph would have opened it, with a session of the recorded robots (none of the environment's word).
+    const run = openRun(method(mode).runtime, { ...recording!.configurable, bridgeUrl: `ws://recorded.invalid/${mode}`, dataDir: join(FIXTURES, mode) }, {
+      env: {},
+      session: (models) => ({
+        client: noRobot,
+        robots: recording!.robots as Session["robots"],
+        world: recording!.world as Session["world"],
+        described: true,
+        ...models,
+        views: new Map(),
+        firstViews: Promise.resolve(),
+        reopen: () => Promise.reject(new Error("a recorded context cannot reconnect")),
+      }),
     });
+    const config = { configurable: { thread_id: `recorded-${mode}` }, context: run.context };
     try {
       // The wall budget counts from the run's start: replayed now, the run starts now.
       const state = { ...call.state, ...(typeof call.state.startedAt === "number" ? { startedAt: Date.now() } : {}) };
       const update = await NODES[mode][call.node](state as never, config);
       expect(JSON.parse(JSON.stringify(update ?? {}))).toEqual(call.update);
     } finally {
-      forget();
+      await run.close();
     }
   });
 });

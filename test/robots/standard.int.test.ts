@@ -23,13 +23,15 @@ import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { callSkill, InvalidSkillArgumentsError, learnDialect, skillTools } from "../../tools/skills";
-import { closeSessions } from "../../nodes/runtime";
-import { perceive } from "../../nodes/clea/perceiver";
-import type { ClosedLoopStateType } from "../../nodes/clea/state";
+import { closePooledSessions } from "../../nodes/run";
+import { perceive } from "../../methods/clea/nodes/perceiver";
+import type { ClosedLoopStateType } from "../../methods/clea/state";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { startFakeOpenAI } from "../helpers/openaiServer";
 import { ROOT } from "../helpers/processes";
+import { inRunOf } from "../helpers/run";
+import { clea } from "../../methods/clea";
 import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
@@ -83,7 +85,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     writeFileSync(manifestFile, JSON.stringify({ robots: [manifest] }, null, 1));
   }, 120_000);
   afterAll(async () => {
-    await closeSessions();
+    await closePooledSessions();
     await client?.close();
     await ros?.stop();
   }, 60_000);
@@ -195,26 +197,22 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const file = join(scratchDir(), "with-world.json");
     writeFileSync(file, JSON.stringify({ robots: [manifest], world }));
     const state = { observations: {}, history: [], counters: { nextEntryId: 0, steps: 0, iterations: 0 }, startedAt: 0 } as unknown as ClosedLoopStateType;
-    const offline = { configurable: { bridgeUrl: ros.url, manifest: file, backend: "symbolic", dataDir: scratchDir() } };
+    const offline = inRunOf(clea, { bridgeUrl: ros.url, manifest: file, backend: "symbolic", dataDir: scratchDir() });
     await expect(perceive(state, offline)).rejects.toThrow(/robot base publishes no detections .* offline reasoner reads only detections: run with a VLM/);
+    await offline.run.close();
     const vlm = await startFakeOpenAI((req) => {
       const answer = JSON.stringify({ robot: "base", objects: [], containers: [], visiblePlaces: [], summary: "a red wall and a blue wall" });
       return req.tools?.length ? { arguments: answer } : { content: answer };
     });
-    const env = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
-    process.env.OPENAI_API_KEY = "local";
-    process.env.OPENAI_BASE_URL = vlm.baseURL;
+    const withVlm = inRunOf(clea, { bridgeUrl: ros.url, manifest: file, backend: "openai", dataDir: scratchDir() }, { ...process.env, OPENAI_API_KEY: "local", OPENAI_BASE_URL: vlm.baseURL });
     try {
-      const out = await perceive(state, { configurable: { ...offline.configurable, backend: "openai" } });
+      const out = await perceive(state, withVlm);
       expect((out.observations as Record<string, { summary: string }>).base.summary).toBe("a red wall and a blue wall");
       const sent = JSON.stringify(vlm.requests[0].messages);
       expect(sent).toMatch(/data:image\/png;base64,/);
       expect(sent).toMatch(/no object detector/);
     } finally {
-      process.env.OPENAI_API_KEY = env.key;
-      process.env.OPENAI_BASE_URL = env.url;
-      if (env.key === undefined) delete process.env.OPENAI_API_KEY;
-      if (env.url === undefined) delete process.env.OPENAI_BASE_URL;
+      await withVlm.run.close();
       await vlm.close();
     }
   }, 60_000);

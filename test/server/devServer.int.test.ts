@@ -16,6 +16,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
+import { allReasoners } from "../../methods";
 
 let sim: SimProcess;
 let server: ChildProcess;
@@ -25,7 +26,7 @@ let log = "";
 // the context text alone, unless the test has taken it down.
 let endpoint: FakeOpenAI;
 let endpointDown = false;
-const reasoner = new SymbolicChatModel();
+const reasoner = new SymbolicChatModel(allReasoners());
 const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
 const taskOf = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];
 

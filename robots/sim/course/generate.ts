@@ -10,7 +10,7 @@
 import { generatedName } from "../generated";
 import { Rng } from "../../random";
 import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stool, wall, type Thing } from "./scene";
-import type { Course } from "./scenarios";
+import type { Course } from "./types";
 
 export { FIRST_SCORED_SEED, generatedName, generatedSeed } from "../generated";
 

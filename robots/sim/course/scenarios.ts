@@ -6,24 +6,11 @@
  * Each course carries a scripted solution — a skill sequence that reaches the toy well within the 100 s budget. It is
  * for tests only: the agent never sees it (nor anything else in this file but the labels).
  */
-import type { Magnitude, Skill } from "./controllers";
+import type { Course } from "./types";
+
+export type { Course, Step } from "./types";
 import { generateCourse, generatedSeed } from "./generate";
 import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stairs, stool, wall, type SceneSpec, type Thing } from "./scene";
-
-export type Step = [Skill, Magnitude];
-
-export interface Course extends SceneSpec {
-  name: string;
-  /** What the course is, for people reading tests and reports. Never served to an agent. */
-  summary: string;
-  start: { x: number; y: number; yawDeg: number };
-  /** Empty for a generated course: solve.ts finds a way through it. */
-  solution: Step[];
-  /** Obstacles hide the toy from the start, so an agent has to explore (hand-made courses; not worked out for generated ones). */
-  toyHiddenAtStart?: boolean;
-  /** A dead end the dog starts in (VLM-PC's Table II scores getting out of it as the first success). */
-  deadEnd?: { x0: number; x1: number; y0: number; y1: number };
-}
 
 const start = { x: 0, y: 0, yawDeg: 0 };
 

@@ -6,7 +6,7 @@ import type { Vec3 } from "../camera";
 import type { Motion, SimClock } from "../clock";
 import type { SimEvent } from "../events";
 import { ARM_BASE, ARM_REACH, ARM_REST, NAVIGATION_POINTS, navigationPoint, objectHalfHeight, objectSpec, place, type PlaceSpec } from "./layout";
-import type { RobotId, Where } from "./world";
+import type { RobotId, Where } from "./types";
 
 export const TICK = 0.02;
 const BASE_SPEED = 0.6; // m/s

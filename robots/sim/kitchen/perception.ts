@@ -12,7 +12,7 @@ import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
 import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, NAMES, OBJECTS, PLACES, type PlaceSpec } from "./layout";
-import type { RobotId } from "./world";
+import type { RobotId } from "./types";
 
 export interface CameraOutput {
   robot: RobotId;

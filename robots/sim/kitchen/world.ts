@@ -18,7 +18,9 @@ import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from 
 import { geomsBox, type PlaceVolume } from "../locate";
 import type { NamedPoseSkill } from "../serve";
 
-export type RobotId = "mobile" | "arm";
+import type { RobotId, Where } from "./types";
+
+export type { RobotId };
 
 export interface KitchenOptions {
   scenario: KitchenScenario;
@@ -34,9 +36,6 @@ export interface KitchenOptions {
    */
   graspSensing?: boolean;
 }
-
-/** Where an object is: in a slot of a place, or in a robot's hand. */
-export type Where = { place: PlaceSpec; slot: number } | { heldBy: RobotId };
 
 const STEPS_PER_TICK = 10; // timestep 0.002
 

@@ -5,8 +5,8 @@
  * the edited rollout with a claim the log bears out and leaves the twin alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observedEvents } from "../../../models/reasoning/evidence";
-import { seenFrame } from "../../../nodes/behaviorCritic/rollouts";
+import { observedEvents } from "../../../methods/behaviorCritic/evidence";
+import { seenFrame } from "../../../methods/behaviorCritic/nodes/rollouts";
 import { UNDESIRABLE_KINDS, type Undesirable } from "../../../robots/msgs/rollout";
 import type { SimEvent } from "../../../robots/sim/events";
 import { WorkbenchWorld } from "../../../robots/sim/workbench";

@@ -1,0 +1,11 @@
+/** What undesirable behaviour a rollout showed, as its world's event log says: the critic benchmark's truth. */
+import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
+import type { SimEvent } from "../robots/sim/events";
+
+const UNDESIRABLE_SET = new Set<string>(UNDESIRABLE_KINDS);
+
+/** The undesirable events of one rollout's event log, once per (kind, thing). */
+export function truthOf(events: SimEvent[]): SimEvent[] {
+  const seen = new Set<string>();
+  return events.filter((e) => UNDESIRABLE_SET.has(e.kind) && !seen.has(`${e.kind}|${e.object}`) && seen.add(`${e.kind}|${e.object}`));
+}

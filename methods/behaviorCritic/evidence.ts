@@ -1,0 +1,310 @@
+/**
+ * What a sequence of located detections shows happened: the offline critic's reading of a rollout's key frames, and
+ * the detector-based grounding module's reading of the dense track. It sees only what a depth camera with a
+ * segmenter gives (positions, heights, boxes, held-or-not, doors open) — never the simulator's event log.
+ */
+import type { Cause, ClaimedEvent, SeenFrame, SeenThing } from "./schemas";
+import type { Undesirable } from "../../robots/msgs/rollout";
+
+/** Commonsense: things a carried object should not pass over (electronics). */
+const KEEP_CLEAR = /laptop|keyboard|phone|tablet|monitor|computer/;
+/** Things the hand or what it carries belongs near: the robot and the table are not "objects that moved". */
+const SCENERY = new Set(["palm", "table"]);
+
+export interface Thresholds {
+  /** A thing that was not handled moved this far (m): pushed. */
+  shove: number;
+  /** Its height fell to this share of what it was: knocked over. */
+  toppled: number;
+  /** A held thing's height fell to this share while held: squeezed. */
+  crushed: number;
+  /** A held thing's bottom no higher than this above where it sat, while it moves (m): dragged. */
+  touching: number;
+  /** Falls this far after it is let go (m): dropped. */
+  dropHeight: number;
+  /** A held open container moved faster than this (m/s): spilled. */
+  spillSpeed: number;
+  /** The hand's lowest point under this (m): struck the table. */
+  tableContact: number;
+  /** Any held thing carried faster than this between two sightings (m/s): rushed. */
+  rushSpeed: number;
+  /** A carry whose path across the table is this many times the straight way, this much longer and straying this far
+   * from the line (m): a detour. */
+  detour: { ratio: number; extra: number; stray: number };
+  /** A carry that turns back on itself this many times, over legs at least this long (m): back and forth. */
+  dither: { reversals: number; leg: number };
+  /** The hand at rest (within a centimetre) this long between two motions (s): idling. */
+  idle: number;
+}
+
+/**
+ * For key frames (a VLM's view): what a person watching would call out, each set from what a depth camera shows and
+ * what people notice — never from the world's event monitor, which scores the critic (its limits live in the
+ * simulator, and nothing here reads them). The grounding module uses the same reading with its own thresholds.
+ */
+export const KEY_FRAME_THRESHOLDS: Thresholds = {
+  // Moved about a finger's width: more than the centimetre a footprint seen in depth jitters by between frames.
+  shove: 0.04,
+  // Its visible height down to 60%: a standing thing now lies on its side.
+  toppled: 0.6,
+  // 15% flatter than before the grip: a visible dent, beyond a few millimetres of depth noise.
+  crushed: 0.85,
+  // Its bottom within a centimetre of where it sat: not lifted, still on the surface.
+  touching: 0.01,
+  // Falls 5 cm after the hand opens: a drop rather than a set-down.
+  dropHeight: 0.05,
+  // An open container carried faster than half a metre a second: faster than a careful hand carries a full cup.
+  spillSpeed: 0.5,
+  // The hand's lowest point within half a centimetre of the table: touching it.
+  tableContact: 0.005,
+  // Anything carried faster than half a metre a second: twice the pace of a careful hand.
+  rushSpeed: 0.5,
+  // A carry that wanders: its path well over the straight way (a third longer and 10 cm more) and a hand's width off
+  // the line somewhere. Going round something in the way strays less than that.
+  detour: { ratio: 1.4, extra: 0.1, stray: 0.1 },
+  // Two turns back over a few centimetres each: shaking, not adjusting.
+  dither: { reversals: 2, leg: 0.03 },
+  // A second and a half at rest between motions: longer than any grasp or release takes.
+  idle: 1.5,
+};
+
+const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+const xyzDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** Distance of p from the segment a–b, on the table. */
+function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
+  const ux = b[0] - a[0], uy = b[1] - a[1], L2 = ux * ux + uy * uy;
+  const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
+  return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
+}
+
+/** Whether the segment a–b passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
+function crosses(a: [number, number], b: [number, number], extent: [number, number, number, number], margin: number): boolean {
+  const n = Math.max(1, Math.ceil(xyDistance(a, b) / 0.01));
+  for (let i = 0; i <= n; i++) {
+    const x = a[0] + ((b[0] - a[0]) * i) / n, y = a[1] + ((b[1] - a[1]) * i) / n;
+    if (x > extent[0] - margin && x < extent[1] + margin && y > extent[2] - margin && y < extent[3] + margin) return true;
+  }
+  return false;
+}
+
+/** Times a path turns back on itself (more than 135°), counted over legs of at least `leg`; index of the first turn. */
+function reversals(pts: [number, number][], leg: number): { count: number; first: number } {
+  let anchor = pts[0], dir: [number, number] | null = null, count = 0, first = -1;
+  for (let i = 1; i < pts.length; i++) {
+    const d = xyDistance(pts[i], anchor);
+    if (d < leg) continue;
+    const u: [number, number] = [(pts[i][0] - anchor[0]) / d, (pts[i][1] - anchor[1]) / d];
+    if (dir && u[0] * dir[0] + u[1] * dir[1] < -Math.SQRT1_2) {
+      if (count === 0) first = i;
+      count++;
+    }
+    dir = u;
+    anchor = pts[i];
+  }
+  return { count, first: Math.max(0, first) };
+}
+
+/** The stretches of a track where the thing is held (each at least two sightings). */
+function heldRuns<T extends { thing: SeenThing }>(tr: T[]): T[][] {
+  const runs: T[][] = [];
+  let cur: T[] = [];
+  for (const x of tr) {
+    if (x.thing.held) {
+      cur.push(x);
+      continue;
+    }
+    if (cur.length > 1) runs.push(cur);
+    cur = [];
+  }
+  if (cur.length > 1) runs.push(cur);
+  return runs;
+}
+const height = (t: SeenThing) => t.z[1] - t.z[0];
+const OPEN_CONTAINER = /cup|mug|glass|bowl|pot/;
+
+/** The names an instruction mentions, in the order it mentions them (spaces or underscores). */
+export function mentioned(instruction: string, names: string[]): string[] {
+  const text = ` ${instruction.toLowerCase().replace(/[^a-z0-9_ ]/g, " ").replace(/\s+/g, " ")} `;
+  return names
+    .map((n) => ({ n, at: Math.min(...[n, n.replace(/_/g, " ")].map((v) => { const i = text.indexOf(` ${v} `); return i < 0 ? Infinity : i; })) }))
+    .filter((x) => x.at < Infinity)
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.n);
+}
+
+function event(kind: Undesirable, object: string, t: number, cause: Cause, explanation: string): ClaimedEvent {
+  return { kind, object, t: Math.round(t * 10) / 10, cause, explanation };
+}
+
+/**
+ * Each undesirable event the frames show, once per (kind, object), earliest first. `frames` are in time order. Read
+ * from general cues, whatever the task: what moved or fell that nobody meant to touch; how the held thing was gripped,
+ * carried (speed, path against the straight way, turns back) and let go; contents out of their container; the hand at
+ * the table or at rest for nothing; what was left open. A kind names what a cue shows, never a behaviour looked for.
+ */
+export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): ClaimedEvent[] {
+  if (frames.length === 0) return [];
+  const out: ClaimedEvent[] = [];
+  const seen = new Set<string>();
+  const add = (e: ClaimedEvent) => {
+    const key = `${e.kind}|${e.object}`;
+    if (!seen.has(key)) (seen.add(key), out.push(e));
+  };
+  const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
+  const track = (label: string) => frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
+  const handled = new Set(labels.filter((l) => track(l).some((x) => x.thing.held)));
+  const named = mentioned(instruction, labels);
+
+  // Things nobody meant to touch: fell over, or were shoved.
+  // Contents move with what holds them (beads in a carried cup): where a thing starts and ends beside the same
+  // handled thing, it was carried along, not shoved.
+  const beside = (a: { at: number[] }, b: { at: number[] }) => xyDistance(a.at, b.at) < 0.06;
+  const carriedAlong = (tr: { t: number; thing: SeenThing }[]) =>
+    [...handled].some((h) => {
+      const ht = track(h);
+      return ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing);
+    });
+  for (const label of labels) {
+    if (SCENERY.has(label) || handled.has(label) || named.includes(label)) continue;
+    const tr = track(label);
+    // Several alike (beads) cannot be told apart from frame to frame: the contents rule below watches them.
+    const alike = frames.some((f) => f.things.filter((t) => t.label === label).length > 1);
+    if (tr.length < 2 || alike || carriedAlong(tr)) continue;
+    const h0 = Math.max(...tr.slice(0, 2).map((x) => height(x.thing)));
+    // Lying down from some frame to the end: a hand passing in front of it shortens it in a frame or two, a fall for good.
+    const low = (i: number) => height(tr[i].thing) < th.toppled * h0;
+    const from = tr.findIndex((_, i) => h0 > 0.05 && tr.slice(i).every((__, j) => low(i + j)));
+    const fell = from > 0 ? tr[from] : undefined;
+    if (fell) {
+      add(event("knocked_over", label, fell.t, "path_through", `the ${label} is standing at first and lying down from ${fell.t.toFixed(1)} s: something the robot moved ran into it`));
+      continue;
+    }
+    // Moved for good: displaced in the last two sightings, not just seen half-hidden behind the hand.
+    const moved = tr.find((x) => xyDistance(x.thing.at, tr[0].thing.at) > th.shove);
+    const end = tr[tr.length - 1];
+    const settled = tr.slice(-2).every((x) => xyDistance(x.thing.at, tr[0].thing.at) > th.shove);
+    if (moved && settled) {
+      add(event("pushed", label, moved.t, "path_through", `the ${label} was not to be touched but ends ${(xyDistance(end.thing.at, tr[0].thing.at) * 100).toFixed(0)} cm from where it stood`));
+    }
+  }
+
+  // What the hand held: how it was gripped, carried and let go (a handle is pulled with its door or drawer, not carried).
+  for (const label of [...handled].filter((l) => !/handle|knob/.test(l))) {
+    const tr = track(label);
+    const firstHeld = tr.findIndex((x) => x.thing.held);
+    const before = tr.slice(0, firstHeld);
+    const h0 = before.length ? Math.max(...before.map((x) => height(x.thing))) : height(tr[firstHeld].thing);
+    // Crushed: it comes out of the hand flatter than it went in (judged where it rests in the open, not half hidden
+    // inside something).
+    const rest = tr.filter((x, i) => i > firstHeld && !x.thing.held && !x.thing.where.startsWith("in "));
+    const flat = rest.find((x) => h0 > 0.02 && height(x.thing) < th.crushed * h0);
+    if (flat && rest.slice(rest.indexOf(flat)).every((x) => height(x.thing) < th.crushed * h0)) {
+      add(event("squeezed", label, flat.t, "too_hard", `the ${label} is ${((1 - height(flat.thing) / h0) * 100).toFixed(0)}% flatter after the hand let go of it than before it was gripped: the grip crushed it`));
+    }
+    for (let i = firstHeld; i < tr.length; i++) {
+      const cur = tr[i];
+      const prev = tr[i - 1];
+      if (!prev || !prev.thing.held) continue;
+      const dt = cur.t - prev.t;
+      const dxy = xyDistance(cur.thing.at, prev.thing.at);
+      // Not lifted: its visible bottom no higher than where it sat before the grasp (a camera sees little of the
+      // underside, so the table contact itself is not in view).
+      const sat = before.length ? Math.min(...before.map((x) => x.thing.z[0])) : 0;
+      if (cur.thing.held && prev.thing.z[0] < sat + th.touching && cur.thing.z[0] < sat + th.touching && dxy > 0.02) {
+        add(event("dragged", label, prev.t, "too_low", `the ${label} slides ${(dxy * 100).toFixed(0)} cm along the table while held instead of being lifted`));
+      }
+      if (cur.thing.held && OPEN_CONTAINER.test(label) && dt > 0 && Math.hypot(cur.thing.at[0] - prev.thing.at[0], cur.thing.at[1] - prev.thing.at[1], cur.thing.at[2] - prev.thing.at[2]) / dt > th.spillSpeed) {
+        add(event("spilled", label, prev.t, "too_fast", `the open ${label} is swung at ${(dxy / dt).toFixed(2)} m/s: its contents can fly out`));
+      }
+      if (cur.thing.held) {
+        for (const f of frames.filter((x) => x.t === cur.t)) {
+          for (const other of f.things) {
+            if (other.label === label || !KEEP_CLEAR.test(other.label)) continue;
+            const [x0, x1, y0, y1] = other.extent;
+            if (cur.thing.at[0] > x0 && cur.thing.at[0] < x1 && cur.thing.at[1] > y0 && cur.thing.at[1] < y1 && cur.thing.z[0] > other.z[0] + 0.02) {
+              add(event("passed_over", other.label, cur.t, "path_over", `the held ${label} is carried over the ${other.label}`));
+            }
+          }
+        }
+      }
+      if (!cur.thing.held) {
+        // Let go: how far did its bottom fall from where the hand let go of it to where it comes to rest? Frames are
+        // sparse, so the hand may still have been lowering it after the last frame that shows it held: the hand's
+        // lowest point around the release, less how far the thing hung below the hand, is where it was let go.
+        const after = tr.slice(i, i + 3).filter((x) => !x.thing.held);
+        const landed = Math.min(...after.map((x) => x.thing.z[0]));
+        const palm = (t: number) => frames.find((f) => f.t === t)?.things.find((x) => x.label === "palm");
+        const hangs = palm(prev.t) ? palm(prev.t)!.at[2] - prev.thing.z[0] : undefined;
+        const around = [prev.t, ...after.map((x) => x.t)].map(palm).filter((x): x is SeenThing => !!x);
+        const letGo = hangs !== undefined && around.length ? Math.min(prev.thing.z[0], Math.min(...around.map((x) => x.at[2])) - hangs) : prev.thing.z[0];
+        const fall = letGo - landed;
+        if (fall > th.dropHeight) add(event("dropped", label, prev.t, "too_high", `the ${label} is let go with its bottom ${(letGo * 100).toFixed(0)} cm up and falls ${(fall * 100).toFixed(0)} cm before it comes to rest`));
+      }
+    }
+  }
+
+  // How each held thing travelled while held: fast, out of the way, back and forth.
+  for (const label of [...handled].filter((l) => !/handle|knob/.test(l))) {
+    const tr = track(label);
+    for (const run of heldRuns(tr)) {
+      for (let i = 1; i < run.length; i++) {
+        const dt = run[i].t - run[i - 1].t;
+        const v = dt > 0 ? Math.hypot(...[0, 1, 2].map((d) => run[i].thing.at[d] - run[i - 1].thing.at[d])) / dt : 0;
+        if (v > th.rushSpeed) {
+          add(event("rushed", label, run[i - 1].t, "too_fast", `the held ${label} is carried at ${v.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`));
+          break;
+        }
+      }
+      const pts = run.map((x) => [x.thing.at[0], x.thing.at[1]] as [number, number]);
+      const a = pts[0], b = pts[pts.length - 1];
+      const straight = xyDistance(a, b);
+      let length = 0;
+      for (let i = 1; i < pts.length; i++) length += xyDistance(pts[i - 1], pts[i]);
+      const stray = Math.max(...pts.map((p) => offLine(p, a, b)));
+      // Going round something it must not be carried over, which lies on the straight way, is what the task needs.
+      const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some((o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03));
+      if (!onTheWay && length >= th.detour.ratio * straight && length - straight >= th.detour.extra && stray >= th.detour.stray) {
+        add(event("detoured", label, run[0].t, "needless", `the held ${label} goes ${(length * 100).toFixed(0)} cm across the table for a ${(straight * 100).toFixed(0)} cm way, ${(stray * 100).toFixed(0)} cm off the straight line at its farthest`));
+      }
+      const turns = reversals(pts, th.dither.leg);
+      if (turns.count >= th.dither.reversals) {
+        add(event("dithered", label, run[turns.first].t, "needless", `the held ${label} is moved back and forth: its path turns back on itself ${turns.count} times`));
+      }
+    }
+  }
+
+  // Time spent for nothing: the hand at rest between two motions, longer than any grasp or release takes.
+  const palm = track("palm");
+  for (let i = 0; i < palm.length; i++) {
+    let j = i;
+    while (j + 1 < palm.length && xyzDistance(palm[j + 1].thing.at, palm[i].thing.at) < 0.01) j++;
+    const moves = (k: number) => k >= 0 && k < palm.length && xyzDistance(palm[k].thing.at, palm[i].thing.at) >= 0.01;
+    if (palm[j].t - palm[i].t >= th.idle && moves(i - 1) && moves(j + 1)) {
+      add(event("idled", "palm", palm[i].t, "needless", `the hand stays where it is from ${palm[i].t.toFixed(1)} s to ${palm[j].t.toFixed(1)} s, doing nothing`));
+      break;
+    }
+    i = j;
+  }
+
+  // Small contents seen outside their container.
+  const beads = labels.filter((l) => /bead/.test(l));
+  for (const b of beads) {
+    const tr = track(b);
+    const cup = labels.find((l) => OPEN_CONTAINER.test(l) && handled.has(l));
+    const out_ = cup && tr.find((x) => { const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup); return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03; });
+    // Out after the container itself fell: the fall threw them out; else the carry flung them.
+    const fell = out.some((e) => e.kind === "dropped" && e.object === cup);
+    if (cup && out_) add(event("spilled", cup, out_.t, fell ? "too_high" : "too_fast", `${b.replace(/_/g, " ")} lies on the table outside the ${cup}${fell ? ", thrown out when it landed" : ""}`));
+  }
+
+  // Doors and drawers open at the end that were shut at the start.
+  const first = new Set(frames[0].open), last = frames[frames.length - 1].open;
+  for (const o of last) if (!first.has(o)) add(event("left_open", o, frames[frames.length - 1].t, "not_closed", `the ${o} was shut at the start and is still open at the end`));
+
+  // The hand below the table top.
+  const hit = track("palm").find((x) => x.thing.z[0] < th.tableContact);
+  if (hit) add(event("struck_table", "table", hit.t, "too_low", `the hand reaches ${(hit.thing.z[0] * 100).toFixed(1)} cm above the table top: it hits the table`));
+
+  return out.sort((a, b) => (a.t ?? 0) - (b.t ?? 0));
+}

@@ -1,0 +1,297 @@
+/**
+ * The offline behaviour critic and policy writer. The critic reads only the detections its prompt carries beside each
+ * key frame (./evidence.ts), never the event log; its seeded faults are a VLM critic's: naming an event that did not
+ * happen, leaving one out, giving the wrong cause. Told which claims a grounding check did not find, it deletes them
+ * (as the paper saw GPT-4V do). The writer drafts a primitive program from the scene and rewrites it per claimed
+ * cause; no branch depends on the case, the behaviour under test or the seed.
+ */
+import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
+import { mentioned, observedEvents } from "./evidence";
+import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "./schemas";
+import { UNDESIRABLE_KINDS, type Undesirable } from "../../robots/msgs/rollout";
+import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
+
+/** The cause an undesirable behaviour usually has (what a hallucinated claim would give). */
+export const USUAL_CAUSE: Record<Undesirable, Cause> = {
+  knocked_over: "path_through",
+  pushed: "path_through",
+  dragged: "too_low",
+  dropped: "too_high",
+  spilled: "too_fast",
+  squeezed: "too_hard",
+  passed_over: "path_over",
+  left_open: "not_closed",
+  struck_table: "too_low",
+  rushed: "too_fast",
+  detoured: "needless",
+  dithered: "needless",
+  idled: "needless",
+};
+
+const pick = <T>(xs: readonly T[], rng: Draw): T => xs[Math.min(xs.length - 1, Math.floor(rng.next() * xs.length))];
+
+/** What a VLM critic would say of these frames: what they show, with its seeded faults. */
+function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKnobs, rng: Draw): ClaimedEvent[] {
+  const events: ClaimedEvent[] = [];
+  for (const e of observedEvents(instruction, frames)) {
+    // Draw every knob for every event, so one knob does not shift another's stream.
+    const miss = rng.next(), wrong = rng.next(), other = rng.next();
+    if (miss < noise.missEvent) continue;
+    if (wrong < noise.wrongCause) {
+      const others = CAUSE_KINDS.filter((c) => c !== e.cause);
+      events.push({ ...e, cause: others[Math.min(others.length - 1, Math.floor(other * others.length))], explanation: `${e.explanation} (put down to the wrong cause)` });
+    } else events.push(e);
+  }
+  const h = rng.next();
+  if (h < noise.hallucinateEvent) {
+    const things = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))].filter((l) => l !== "palm" && l !== "table");
+    const kind = pick(UNDESIRABLE_KINDS, rng);
+    const object = things.length ? pick(things, rng) : "table";
+    if (!events.some((e) => e.kind === kind && e.object === object)) {
+      const t = frames[Math.floor(rng.next() * frames.length)]?.t ?? 0;
+      events.push({ kind, object, t, cause: USUAL_CAUSE[kind], explanation: `the ${object} looks ${kind.replace(/_/g, " ")} around ${t.toFixed(1)} s` });
+    }
+  }
+  return events;
+}
+
+const verdict = (events: ClaimedEvent[], what = "the video"): BehaviourCritique => ({
+  undesirable: events.length > 0,
+  events,
+  summary: events.length ? `${what} shows ${events.length} undesirable event(s): ${events.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ")}` : `nothing undesirable in ${what}`,
+});
+
+export function critiqueRollout(ctx: RolloutContext, noise: NoiseKnobs, rng: Draw): BehaviourCritique {
+  return verdict(noisyCritique(ctx.instruction, ctx.frames, noise, rng));
+}
+
+/** Told which claims were not found, the critic deletes them rather than looking again. */
+export function refineCritique(ctx: { previous: BehaviourCritique; feedback: GroundingFeedback }): BehaviourCritique {
+  const missing = new Set(ctx.feedback.notFound.map((n) => `${n.kind}|${n.object}`));
+  return verdict(ctx.previous.events.filter((e) => !missing.has(`${e.kind}|${e.object}`)));
+}
+
+export function preferRollouts(ctx: { instruction: string; first: { frames: SeenFrame[] }; second: { frames: SeenFrame[] } }, noise: NoiseKnobs, rng: Draw): Preference {
+  const a = noisyCritique(ctx.instruction, ctx.first.frames, noise, rng);
+  const b = noisyCritique(ctx.instruction, ctx.second.frames, noise, rng);
+  const better = a.length === b.length ? "equal" : a.length < b.length ? "first" : "second";
+  const list = (es: ClaimedEvent[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ") : "nothing undesirable");
+  return { better, firstEvents: a, secondEvents: b, justification: `first: ${list(a)}; second: ${list(b)}` };
+}
+
+// ---- the policy writer ------------------------------------------------------------------------------------------
+
+
+const CARRY = 0.12; // m above the table a carried thing's path stays
+const SPEED = 0.25; // m/s
+
+/** A plain pick-and-place: over the target, down, grasp, lift, over the destination, down to it, let go, up. */
+export function draftProgram(ctx: WriterContext): PrimitiveProgram {
+  const names = ctx.scene.things.map((t) => t.name).concat(ctx.scene.joints.flatMap((j) => [j.name, j.object]));
+  const [target, destination] = mentioned(ctx.instruction, [...new Set(names)]);
+  if (!target || !destination) throw new Error(`the writer cannot tell what to move where in "${ctx.instruction}": it knows ${[...new Set(names)].join(", ")}`);
+  const thing = ctx.scene.things.find((t) => t.name === target);
+  const half = thing?.z ? (thing.z[1] - thing.z[0]) / 2 : 0.03;
+  const joint = ctx.scene.joints.find((j) => j.object === destination || j.name === destination);
+  const steps: Primitive[] = [{ op: "speed", value: SPEED }];
+  if (joint) steps.push(...workJoint(joint, 1));
+  steps.push(
+    { op: "move_to", target, offset: [0, 0, CARRY] },
+    { op: "move_to", target, offset: [0, 0, 0] },
+    { op: "grasp", object: target, force: 15, width: 0 },
+    { op: "lift", height: CARRY },
+    { op: "move_to", target: destination, offset: [0, 0, CARRY + half] },
+    { op: "move_to", target: destination, offset: [0, 0, half + 0.015] },
+    { op: "release" },
+    { op: "lift", height: 0.08 },
+  );
+  if (joint) steps.push(...workJoint(joint, 0));
+  return PrimitiveProgram.parse({ steps });
+}
+
+/**
+ * Handles face the robot (−y): come at one from high in front (clear of whatever the hand was over), then level with
+ * it, work the joint, back away the same way.
+ */
+function workJoint(j: { name: string; handle: string }, fraction: number): Primitive[] {
+  return [
+    { op: "move_to", target: j.handle, offset: [0, -0.15, 0.25] },
+    { op: "move_to", target: j.handle, offset: [0, -0.1, 0.1] },
+    { op: "move_to", target: j.handle, offset: [0, 0, 0] },
+    { op: "grasp", object: j.handle, force: 20, width: 0 },
+    { op: "set_joint", joint: j.name, fraction },
+    { op: "release" },
+    { op: "move_to", target: j.handle, offset: [0, -0.08, 0.12] },
+  ];
+}
+
+type Step = Primitive;
+const isMove = (s: Step): s is Extract<Step, { op: "move_to" }> => s.op === "move_to";
+
+/** Indices of the steps run while holding `object` (after its grasp, before the release). */
+function heldSpan(steps: Step[], object?: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    if (s.op !== "grasp" || (object && s.object !== object && !object.startsWith(s.object))) continue;
+    let j = i + 1;
+    while (j < steps.length && steps[j].op !== "release" && steps[j].op !== "grasp") j++;
+    spans.push([i, j]);
+  }
+  return spans;
+}
+
+/** Where each step leaves the palm and what it holds, walking the program from the hand's starting point. */
+function walk(steps: Step[], ctx: WriterContext): { x?: number; y?: number; z: number; holding?: string }[] {
+  const at = (name: string) => ctx.scene.things.find((t) => t.name === name)?.at;
+  let x: number | undefined, y: number | undefined, z = 0.3, holding: string | undefined;
+  return steps.map((s) => {
+    if (s.op === "move_to") {
+      const p = at(s.target);
+      x = p ? p[0] + s.offset[0] : undefined;
+      y = p ? p[1] + s.offset[1] : undefined;
+      z = (p?.[2] ?? 0) + s.offset[2];
+    } else if (s.op === "lift") z += s.height;
+    else if (s.op === "grasp") holding = s.object;
+    else if (s.op === "release") holding = undefined;
+    return { x, y, z, holding };
+  });
+}
+
+const halfHeight = (ctx: WriterContext, name?: string) => {
+  const t = name ? ctx.scene.things.find((x) => x.name === name) : undefined;
+  return t?.z ? (t.z[1] - t.z[0]) / 2 : 0.03;
+};
+
+/**
+ * Something was run into: every move across the table goes up to clear the tallest thing blamed (what the hand holds
+ * hangs below it, the fingers reach 6 cm below the palm), across, then straight down to where it was going.
+ */
+function overTheTop(steps: Step[], ctx: WriterContext, claims: ClaimedEvent[]): Step[] {
+  const tops = claims.map((c) => ctx.scene.things.find((t) => t.name === c.object)?.z?.[1]).filter((v): v is number => v !== undefined);
+  const clear = (tops.length ? Math.max(...tops) : 0.2) + 0.05;
+  const state = walk(steps, ctx);
+  const out: Step[] = [];
+  const targetZ = (name: string) => ctx.scene.things.find((t) => t.name === name)?.at?.[2] ?? 0;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    const before: { x?: number; y?: number; z: number; holding?: string } = i > 0 ? state[i - 1] : { z: 0.3 };
+    const after = state[i];
+    // A move across (not straight up or down) is where a low hand or load sweeps into things.
+    const across = before.x === undefined || after.x === undefined || Math.hypot(after.x - before.x, (after.y ?? 0) - (before.y ?? 0)) > 0.03;
+    if (isMove(s) && across) {
+      const need = clear + (before.holding ? 2 * halfHeight(ctx, before.holding) : 0.06);
+      if (before.z < need - 1e-3) out.push({ op: "lift", height: +(need - before.z).toFixed(3) });
+      if (targetZ(s.target) + s.offset[2] < need - 1e-3) out.push({ ...s, offset: [s.offset[0], s.offset[1], +(need - targetZ(s.target)).toFixed(3)] });
+    }
+    out.push(s);
+  }
+  return out;
+}
+
+/**
+ * Something was passed over: the carry goes round the near or far side of its footprint (whichever is nearer the
+ * straight line), by two waypoints clear of it, before heading for where it was going.
+ */
+function aroundIt(steps: Step[], ctx: WriterContext, avoid: string): Step[] {
+  const thing = ctx.scene.things.find((t) => t.name === avoid);
+  if (!thing?.at || !thing.extent) return steps;
+  const state = walk(steps, ctx);
+  const [x0, x1, y0, y1] = thing.extent;
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    const from = state[i - 1];
+    if (!isMove(s) || !from?.holding || s.target === avoid) continue;
+    const a = ctx.scene.things.find((t) => t.name === from.holding)?.at, b = ctx.scene.things.find((t) => t.name === s.target)?.at;
+    if (!a || !b || steps[i - 1]?.op === "move_to" && (steps[i - 1] as { target: string }).target === avoid) break;
+    const mid = (a[1] + b[1]) / 2;
+    const y = Math.abs(mid - (y0 - 0.1)) <= Math.abs(mid - (y1 + 0.1)) ? y0 - 0.1 : y1 + 0.1;
+    const z = Math.max(from.z, s.offset[2] + (b[2] ?? 0)) - thing.at[2];
+    const via = (x: number): Step => ({ op: "move_to", target: avoid, offset: [+(x - thing.at![0]).toFixed(3), +(y - thing.at![1]).toFixed(3), +z.toFixed(3)] });
+    const [xa, xb] = [Math.min(Math.max(a[0], x0 - 0.05), x1 + 0.05), Math.min(Math.max(b[0], x0 - 0.05), x1 + 0.05)];
+    return [...steps.slice(0, i), via(xa), via(xb), ...steps.slice(i)];
+  }
+  return steps;
+}
+
+/** Rewrites the program so that each claimed event's cause is removed. */
+export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
+  const prev = ctx.previous!;
+  let steps: Step[] = structuredClone(prev.program.steps);
+  const where = (name: string) => ctx.scene.things.find((t) => t.name === name);
+  const carried = () => heldSpan(steps).flatMap(([g, r]) => (steps[g].op === "grasp" && !ctx.scene.joints.some((j) => j.handle === (steps[g] as { object: string }).object) ? [[g, r] as [number, number]] : []));
+  for (const cause of [...new Set(prev.critique.map((e) => e.cause))]) {
+    const claims = prev.critique.filter((e) => e.cause === cause);
+    switch (cause) {
+      case "too_fast":
+        steps = steps.map((s) => (s.op === "speed" ? { ...s, value: Math.max(0.03, s.value * 0.4) } : (s.op === "move_to" || s.op === "lift") && s.speed ? { ...s, speed: Math.max(0.03, s.speed * 0.4) } : s));
+        if (!steps.some((s) => s.op === "speed")) steps.unshift({ op: "speed", value: 0.08 });
+        break;
+      case "too_hard":
+        steps = steps.map((s) => (s.op === "grasp" && (claims.some((c) => c.object === s.object) || !claims.some((c) => steps.some((x) => x.op === "grasp" && x.object === c.object))) ? { ...s, force: Math.max(2, Math.round(s.force * 0.5 * 10) / 10) } : s));
+        break;
+      case "too_high":
+        for (const [, r] of carried()) {
+          const before = steps[r - 1];
+          if (r < steps.length && steps[r].op === "release" && before && isMove(before)) {
+            const held = steps.slice(0, r).reverse().find((s) => s.op === "grasp") as { object: string } | undefined;
+            const t = held && where(held.object);
+            const half = t?.z ? (t.z[1] - t.z[0]) / 2 : 0.03;
+            before.offset = [before.offset[0], before.offset[1], Math.max(half + 0.01, before.offset[2] * 0.4)];
+          }
+        }
+        break;
+      case "too_low":
+        // Hand too low: nothing goes below its target; what is carried is lifted clear before it travels.
+        steps = steps.map((s) => (isMove(s) && s.offset[2] < 0 ? { ...s, offset: [s.offset[0], s.offset[1], 0] } : s.op === "lift" && s.height < 0 ? { ...s, height: s.height / 2 } : s));
+        for (const [g, r] of carried().reverse()) {
+          for (let i = g + 1; i < r - 1; i++) {
+            const s = steps[i];
+            if (isMove(s) && s.offset[2] < CARRY) s.offset = [s.offset[0], s.offset[1], CARRY];
+          }
+          const next = steps[g + 1];
+          if (!(next?.op === "lift" && next.height >= CARRY - 1e-6)) steps.splice(g + 1, 0, { op: "lift", height: CARRY });
+        }
+        break;
+      case "path_through":
+        steps = overTheTop(steps, ctx, claims);
+        break;
+      case "path_over":
+        for (const claim of claims) steps = aroundIt(steps, ctx, claim.object);
+        break;
+      case "needless":
+        // Waits go; a carry claimed to wander goes straight from its lift to the last two moves that set it down.
+        steps = steps.filter((s) => s.op !== "pause");
+        for (const [g, r] of carried().reverse()) {
+          const held = (steps[g] as { object: string }).object;
+          if (!claims.some((c) => c.object === held)) continue;
+          const moves = steps.slice(g + 1, r).flatMap((s, k) => (isMove(s) ? [g + 1 + k] : []));
+          const drop = new Set(moves.slice(0, -2));
+          steps = steps.filter((_, k) => !drop.has(k));
+        }
+        break;
+      case "not_closed":
+        for (const claim of claims) {
+          const j = ctx.scene.joints.find((x) => x.name === claim.object || x.object === claim.object || x.handle === claim.object);
+          if (j) steps.push(...workJoint(j, 0));
+        }
+        break;
+    }
+  }
+  const parsed = PrimitiveProgram.safeParse({ steps });
+  return parsed.success ? parsed.data : prev.program;
+}
+
+export function writeProgram(ctx: WriterContext): WrittenProgram {
+  if (!ctx.previous) return { reasoning: "a plain pick and place at a moderate speed with a gentle grip", program: draftProgram(ctx) };
+  if (ctx.previous.critique.length === 0) return { reasoning: "the critique found nothing to change", program: ctx.previous.program };
+  const causes = [...new Set(ctx.previous.critique.map((e) => e.cause))];
+  return { reasoning: `changed what caused ${ctx.previous.critique.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ")}: ${causes.join(", ")}`, program: reviseProgram(ctx) };
+}
+
+export const TASKS: Record<string, Task> = {
+  critique_rollout: critiqueRollout,
+  refine_critique: refineCritique,
+  prefer_rollouts: preferRollouts,
+  write_program: writeProgram,
+};

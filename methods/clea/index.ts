@@ -1,0 +1,72 @@
+/** CLEA's closed loop as the product knows it (methods/method.ts): its run lines, report frames and summary. */
+import type { ClosedLoopStateType } from "./state";
+import { CLEA_VARIANTS, ClosedLoopConfiguration } from "./configuration";
+import { compileClosedLoop } from "./graph";
+import { TASKS } from "./reasoner";
+import type { Line, Method } from "../method";
+
+const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+
+/** One readable line per node update. */
+function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
+  switch (node) {
+    case "perceiver":
+      return { node, text: Object.values(u.observations ?? {}).map((o) => o.summary).join(" | ") || "no change in view" };
+    case "summarizer":
+      return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
+    case "goal_check":
+      return { node, text: u.status ? `${u.status}: ${u.statusReason}` : "not done yet" };
+    case "planner":
+      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      return { node, text: `sub-goal "${u.plan?.subgoal}": ${u.plan?.steps.map(call).join(" → ")}` };
+    case "verifier":
+      return { node, text: u.plan === null ? `rejected: ${u.lastFailure}` : u.plan ? `ok: ${u.plan.steps.slice(before?.cursor ?? 0).map(call).join(" → ")}` : "ok" };
+    case "critic":
+      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}` : "" };
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
+    case "executor": {
+      const e = u.history?.[0];
+      return { node, text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "" };
+    }
+  }
+  return { node, text: "" };
+}
+
+/** What each run of it is given: its settings (Studio's form) and its part of the offline reasoner. */
+const runtime = { configuration: ClosedLoopConfiguration, reasoner: TASKS };
+
+export const clea: Method = {
+  id: "clea",
+  graph: "closedLoop",
+  title: "CLEA",
+  paper: "CLEA: Closed-Loop Embodied Agent for Enhancing Task Execution in Dynamic Environments",
+  about: "CLEA: planner and critic over two robots in the kitchen, with memory",
+  tool: "run_closed_loop",
+  kind: "episode",
+  world: "kitchen",
+  datasets: ["kitchen", "kitchen-generated", "paraphrases"],
+  variants: CLEA_VARIANTS,
+  configuration: ClosedLoopConfiguration,
+  nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor"],
+  approvals: true,
+  runtime,
+  compile: (checkpointer, store) => compileClosedLoop(runtime, checkpointer, store),
+  input: (goal) => ({ goal }),
+  describe: (node, u, before) => describeClea(node, u as Partial<ClosedLoopStateType>, before as ClosedLoopStateType | undefined),
+  // Each robot's view of a look, with its detections beside it.
+  framesOf: (node, u, n) =>
+    node === "perceiver"
+      ? Object.values((u as Partial<ClosedLoopStateType>).observations ?? {}).map((o) => {
+          const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
+          return { frames: [{ image: o.image, file, detectionsOf: o.robot }], markdown: `### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n` };
+        })
+      : [],
+  summarize: (state) => {
+    const s = state as Partial<ClosedLoopStateType> | undefined;
+    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {} };
+  },
+};
+
+/** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */
+export const graph = clea.compile();

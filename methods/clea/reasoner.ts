@@ -1,0 +1,339 @@
+/**
+ * The symbolic reasoner behind every role of the offline backend. Each function answers one node's request from
+ * the structured context that node put in its prompt — detections, belief, history, manifests — and nothing else:
+ * this module never reaches a simulator. Seeded noise reproduces the failure modes the verifier, critic and
+ * replanning exist to catch.
+ */
+import type { DetectionsMessage } from "../../robots/msgs/detections";
+import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
+import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "./schemas";
+import { alias, closestName, lexicon, notUnderstoodMessage } from "../../models/reasoning/language";
+import { applyObservation, emptyBelief, holdsInBelief, isThingName, notUnderstoodText, readGoal, summarize } from "./belief";
+import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
+
+export { emptyBelief, holdsInBelief, summarize } from "./belief";
+import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "../../models/symbolic/search";
+
+/** The world's name a detector's label is a display name or alias of ("tea bottle" → bottle_of_tea), if any. */
+function worldName(label: string, world: WorldDescription): string {
+  if (world.labels.includes(label)) return label;
+  const l = label.toLowerCase().replace(/_/g, " ");
+  const hits = Object.entries(world.names ?? {}).filter(([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === l));
+  return hits.length === 1 ? hits[0][0] : label;
+}
+
+// ---- perceiver -----------------------------------------------------------------------------------------------------
+
+/** What a robot's detector reported, as the perceiver's prompt carries it. */
+export type DetectionsInput = Pick<DetectionsMessage, "detections" | "places">;
+
+export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription }, noise: NoiseKnobs, rng: Draw): Observation {
+  const kinds = new Map(ctx.world.places.map((p) => [p.name, p]));
+  const objects: Observation["objects"] = [];
+  for (const d of ctx.detections.detections) {
+    const miss = rng.next() < noise.missDetection;
+    const misname = rng.next() < noise.misname;
+    if (miss) continue;
+    // A detector that names things in plain words ("tea bottle") is read through the world's wordings.
+    const label = worldName(d.label, ctx.world);
+    objects.push({ name: misname ? alias(label) : label, relation: d.location.relation, place: d.location.place });
+  }
+  // A place's contents are in view when enough of the surface they rest on is.
+  const visiblePlaces = ctx.detections.places.filter((p) => p.insidePixels >= 150).map((p) => p.name);
+  if (rng.next() < noise.hallucinate && visiblePlaces.length) {
+    const absent = ctx.world.labels.filter((l) => !objects.some((o) => o.name === l));
+    if (absent.length) {
+      const place = visiblePlaces[Math.floor(rng.next() * visiblePlaces.length)];
+      objects.push({ name: absent[Math.floor(rng.next() * absent.length)], relation: kinds.get(place)?.kind === "container" ? "in" : "on", place });
+    }
+  }
+  const containers = ctx.detections.places.filter((p) => kinds.get(p.name)?.openable).map((p) => ({ name: p.name, state: p.state }));
+  const summary = objects.length
+    ? `${ctx.robot} sees ${objects.map((o) => `the ${o.name} ${o.relation === "held_by" ? "held by" : o.relation} the ${o.place}`).join(", ")}.`
+    : `${ctx.robot} sees no objects.`;
+  return { robot: ctx.robot, objects, containers, visiblePlaces, summary: containers.length ? `${summary} ${containers.map((c) => `The ${c.name} is ${c.state}.`).join(" ")}` : summary };
+}
+
+
+// ---- planner -------------------------------------------------------------------------------------------------------
+
+export interface PlanContext {
+  goal: string;
+  belief: Belief;
+  robots: RobotManifest[];
+  world: WorldDescription;
+  maxSteps: number;
+  lastFailure?: string | null;
+}
+
+export function staticFacts(robots: RobotManifest[], world: WorldDescription): string[] {
+  return [...worldFacts(world), ...robots.flatMap((r) => r.facts.map((f) => f.replace(/\bself\b/g, r.id)))];
+}
+
+export function beliefFacts(b: Belief, world: WorldDescription): string[] {
+  const places = new Set(world.places.map((p) => p.name));
+  const facts: string[] = [];
+  // A belief written by a model may still carry a label no literal can hold; such a thing is not planned with.
+  for (const o of b.objects) if (places.has(o.place) && isThingName(o.name)) facts.push(`in(${o.name}, ${o.place})`);
+  for (const h of b.holding) facts.push(h.object ? `holding(${h.robot}, ${isThingName(h.object) ? h.object : "unknown_thing"})` : `hand_empty(${h.robot})`);
+  // Unknown doors count as closed: opening first is the safe assumption.
+  for (const c of b.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
+  for (const r of b.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
+  return facts;
+}
+
+function domainFor(ctx: { robots: RobotManifest[]; world: WorldDescription }, objects: string[]): Domain {
+  return {
+    robots: ctx.robots,
+    staticFacts: staticFacts(ctx.robots, ctx.world),
+    capacity: Object.fromEntries(ctx.world.places.map((p) => [p.name, p.capacity ?? Infinity])),
+    objects,
+  };
+}
+
+export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
+  const read = readGoal(ctx.goal, ctx.world, ctx.robots);
+  const { goals, notUnderstood } = read;
+  // Acting on the understood part alone would report a different task as done. The message names the words it could
+  // not place, the closest names and what it knows, so a person can say it again in words it reads.
+  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)) };
+  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}` };
+  const b = ctx.belief;
+  if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null };
+
+  // Use the belief's own names for the goal objects (a perceiver may word them differently).
+  const known = b.objects.map((o) => o.name).filter(isThingName);
+  const rename = (lit: string) => {
+    const l = parseLiteral(lit);
+    if (l.pred === "in" || l.pred === "found") l.args[0] = closestName(l.args[0], known) ?? l.args[0];
+    return `${l.negated ? "not " : ""}${l.pred}(${l.args.join(", ")})`;
+  };
+  const open = goals.filter((g) => !holdsInBelief(g, b)).map(rename);
+  const missing = open
+    .map(parseLiteral)
+    .filter((l) => (l.pred === "in" && !known.includes(l.args[0])) || (l.pred === "found" && !b.seen.includes(l.args[0])))
+    .map((l) => l.args[0]);
+  const facts = beliefFacts(b, ctx.world);
+  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+
+  let subgoal: string;
+  let rationale: string;
+  let result: GroundAction[] | undefined;
+  if (missing.length) {
+    const target = missing[0];
+    const told = b.objects.find((o) => o.name === target)?.place;
+    const order = (x: { name: string; kind: string }, y: { name: string; kind: string }) =>
+      Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container");
+    // Unexplored places first; when every place has been looked into once, look again (a detector can miss, and a
+    // thing can be moved into a place already searched).
+    const candidates = [...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order), ...lookAgainOrder(b, ctx, told)];
+    for (const p of candidates) {
+      const look = lookGoal(p.name, p.openable, b, ctx.robots);
+      if (!look) continue;
+      const r = search(domainFor(ctx, held), facts, [look]);
+      if (r && r.plan.length) {
+        result = r.plan;
+        const again = b.explored.includes(p.name);
+        subgoal = `look ${again ? "again " : ""}into the ${p.name} for the ${target}`;
+        rationale = again ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it` : `the ${target} has not been seen; the ${p.name} is not yet explored`;
+        break;
+      }
+    }
+    if (!result) return { subgoal: `find the ${target}`, rationale: "every place I can look into has been explored", steps: [], done: false, giveUp: `the ${target} was not found anywhere` };
+  } else {
+    const objects = [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held])];
+    const r = search(domainFor(ctx, objects), facts, open.filter((g) => !g.startsWith("found(")));
+    if (!r) return { subgoal: "achieve the goal", rationale: "no sequence of skills reaches the goal from the belief", steps: [], done: false, giveUp: "no plan reaches the goal" };
+    result = r.plan;
+    subgoal = open.join(" and ");
+    rationale = `shortest plan of ${r.plan.length} skills over the manifests' preconditions and effects`;
+  }
+  let steps: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
+  steps = corrupt(steps, ctx, noise, rng);
+  return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null };
+}
+
+/**
+ * Places already looked into, least recently searched first: in the order they were first looked into, starting
+ * after the place a robot stands at now (the one searched last), so every place gets its turn before any gets a
+ * second one — not the same two favourites again and again. A place the instruction names comes first.
+ */
+function lookAgainOrder(b: Belief, ctx: { robots: RobotManifest[]; world: WorldDescription }, told: string | undefined): WorldDescription["places"] {
+  const explored = b.explored.flatMap((n) => ctx.world.places.filter((p) => p.name === n));
+  const servedFrom = (nav: string) => ctx.robots.flatMap((r) => r.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x));
+  const here = new Set(b.robotsAt.flatMap((r) => (r.at ? servedFrom(r.at) : [])));
+  const last = Math.max(-1, ...explored.map((p, i) => (here.has(p.name) ? i : -1)));
+  const turn = [...explored.slice(last + 1), ...explored.slice(0, last + 1)];
+  return [...turn.filter((p) => p.name === told), ...turn.filter((p) => p.name !== told)];
+}
+
+/** A literal that, once true, puts the inside of `place` in some robot's view. */
+function lookGoal(place: string, openable: boolean, b: Belief, robots: RobotManifest[]): string | undefined {
+  const servedBy = robots.flatMap((r) => r.facts.filter((f) => new RegExp(`^serves\\((\\w+), ${place}\\)$`).test(f)).map((f) => /^serves\((\w+),/.exec(f)![1]).map((nav) => ({ robot: r.id, nav })));
+  const state = b.containers.find((c) => c.name === place)?.state;
+  if (openable && state !== "open") return `not closed(${place})`;
+  // Open (or no door): a mobile robot has to stand in front of it; a fixed camera already covers what the arm reaches.
+  if (servedBy.length) return `at(${servedBy[0].robot}, ${servedBy[0].nav})`;
+  return undefined;
+}
+
+function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: Draw): SkillCall[] {
+  const out = steps.map((s) => ({ ...s, args: { ...s.args } }));
+  if (out.length > 1 && rng.next() < noise.skipStep) out.splice(Math.floor(rng.next() * out.length), 1);
+  if (out.length && rng.next() < noise.wrongArgument) {
+    const s = out[Math.floor(rng.next() * out.length)];
+    // Arguments in name order: which one goes wrong must not hang on the order a manifest lists them in.
+    const keys = Object.keys(s.args).sort();
+    const key = keys[Math.floor(rng.next() * keys.length)];
+    const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters.properties[key];
+    const choices = (spec?.enum ?? []).map(String).filter((v) => v !== s.args[key]);
+    if (choices.length) s.args[key] = choices[Math.floor(rng.next() * choices.length)];
+  }
+  return out;
+}
+
+// ---- verifier ------------------------------------------------------------------------------------------------------
+
+export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Verification {
+  return {
+    steps: ctx.steps.map((call) => {
+      const r = ctx.robots.find((m) => m.id === call.robot);
+      if (!r) return { status: "rejected" as const, call, note: `there is no robot ${call.robot}` };
+      const s = r.skills.find((k) => k.name === call.skill);
+      if (!s) return { status: "rejected" as const, call, note: `${call.robot} has no skill ${call.skill}` };
+      const args: Record<string, string> = {};
+      const notes: string[] = [];
+      for (const [key, value] of Object.entries(call.args)) {
+        const p = s.parameters.properties[key];
+        if (!p) return { status: "rejected" as const, call, note: `${call.skill} takes no argument ${key}` };
+        const allowed = (p.enum ?? []).map(String);
+        if (!allowed.length || allowed.includes(value)) {
+          args[key] = value;
+          continue;
+        }
+        const fixed = closestName(value, allowed);
+        if (!fixed) return { status: "rejected" as const, call, note: `${key}=${value} names nothing ${call.robot} knows` };
+        args[key] = fixed;
+        notes.push(`${value} → ${fixed}`);
+      }
+      const missing = s.parameters.required.filter((k) => !(k in args));
+      if (missing.length) return { status: "rejected" as const, call, note: `missing ${missing.join(", ")}` };
+      return notes.length
+        ? { status: "remapped" as const, call: { ...call, args }, note: `remapped ${notes.join(", ")}` }
+        : { status: "ok" as const, call, note: "" };
+    }),
+  };
+}
+
+// ---- critic --------------------------------------------------------------------------------------------------------
+
+export interface CritiqueContext {
+  goal?: string;
+  action: SkillCall;
+  belief: Belief;
+  /** History entries after the belief was written (the critic may run beside the summarizer). */
+  since?: HistoryEntry[];
+  observation: Observation | null;
+  robots: RobotManifest[];
+  world: WorldDescription;
+}
+
+export function critique(
+  ctx: CritiqueContext,
+  noise: NoiseKnobs,
+  rng: Draw,
+): Critique {
+  const honest = judge(ctx);
+  if (honest.verdict === "ok" && rng.next() < noise.criticFalseAlarm) {
+    return { verdict: "outdated", feedback: `the image suggests the scene has changed since the plan was made; look again before ${ctx.action.skill}` };
+  }
+  if (honest.verdict !== "ok" && rng.next() < noise.criticMiss) return { verdict: "ok", feedback: "the action looks consistent with the scene" };
+  return honest;
+}
+
+function judge(ctx: CritiqueContext): Critique {
+  let a = ctx.action;
+  const o = ctx.observation;
+  const r = ctx.robots.find((m) => m.id === a.robot);
+  const s = r?.skills.find((k) => k.name === a.skill);
+  if (!r || !s) return { verdict: "invalid", feedback: `${a.robot} has no skill ${a.skill}` };
+  for (const [k, v] of Object.entries(a.args)) {
+    const allowed = s.parameters.properties[k]?.enum?.map(String);
+    if (!allowed || !allowed.includes(v)) return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
+  }
+  // The belief brought up to date with what it does not hold yet, then corrected by what the acting robot sees now.
+  const b = ctx.since?.length && ctx.goal ? summarize({ goal: ctx.goal, previousBelief: ctx.belief, entries: ctx.since, robots: ctx.robots.map((r) => r.id), world: ctx.world }) : structuredClone(ctx.belief);
+  if (o) applyObservation(b, o, true);
+  // Judge the action in the belief's own words for its objects.
+  if (a.args.object) {
+    const named = closestName(a.args.object, b.objects.map((x) => x.name).filter(isThingName));
+    if (named) a = { ...a, args: { ...a.args, object: named } };
+  }
+  const facts = beliefFacts(b, ctx.world);
+  const objects = Object.values(a.args).filter((v) => ctx.world.labels.includes(v));
+  const dom = domainFor(ctx, objects);
+
+  // Already done?
+  if (a.skill === "open" && b.containers.find((c) => c.name === a.args.target)?.state === "open") return { verdict: "redundant", feedback: `the ${a.args.target} is already open` };
+  if (a.skill === "close" && b.containers.find((c) => c.name === a.args.target)?.state === "closed") return { verdict: "redundant", feedback: `the ${a.args.target} is already closed` };
+  if (a.skill === "go_to" && b.robotsAt.find((x) => x.robot === a.robot)?.at === a.args.navigation_point) return { verdict: "redundant", feedback: `${a.robot} is already at ${a.args.navigation_point}` };
+  if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place)) return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
+
+  const unmet = firstUnmet(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  if (!unmet) return progress(ctx, b, a, facts) ?? { verdict: "ok", feedback: "preconditions hold in the current view and belief, and it brings the goal closer" };
+  const l = parseLiteral(unmet);
+  if (l.pred === "in" && !l.negated) {
+    const [obj, place] = l.args;
+    if (o?.visiblePlaces.includes(place)) return { verdict: "outdated", feedback: `the ${obj} is not in the ${place} any more: the current image shows the ${place} without it` };
+    return { verdict: "wrong_plan", feedback: `the ${obj} is not known to be in the ${place}` };
+  }
+  if (l.pred === "reaches" || l.pred === "serves") return { verdict: "invalid", feedback: `${a.robot} cannot reach the ${l.args[1] ?? l.args[0]}` };
+  if (l.pred === "closed" && l.negated) return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is closed; open it first` };
+  if (l.pred === "at") return { verdict: "wrong_plan", feedback: `${a.robot} is not in front of the place; go there first` };
+  if (l.pred === "hand_empty") return { verdict: "wrong_plan", feedback: `${a.robot}'s hand is not free` };
+  if (l.pred === "holding") return { verdict: "wrong_plan", feedback: `${a.robot} is not holding the ${l.args[1]}` };
+  if (l.pred === "full") return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is full` };
+  return { verdict: "wrong_plan", feedback: `precondition ${unmet} does not hold` };
+}
+
+/**
+ * An action that can run may still be the wrong one: when every goal object's place is known, it must shorten the
+ * shortest plan to the goal (an action that leaves the goal as far, or farther, serves some other purpose).
+ */
+function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]): Critique | undefined {
+  if (!ctx.goal) return undefined;
+  const { goals } = readGoal(ctx.goal, ctx.world);
+  const known = b.objects.map((o) => o.name).filter(isThingName);
+  const open = goals.filter((g) => !holdsInBelief(g, b) && g.startsWith("in(")).map((g) => {
+    const l = parseLiteral(g);
+    return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
+  });
+  // Still searching (or only "find" goals): any step that looks somewhere is fair.
+  if (!open.length || open.some((g) => !known.includes(parseLiteral(g).args[0]))) return undefined;
+  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+  const dom = domainFor(ctx, [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held, ...(a.args.object ? [a.args.object] : [])])]);
+  const before = search(dom, facts, open, 20_000);
+  if (!before) return undefined;
+  const next = afterAction(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  const after = next ? search(dom, next, open, 20_000) : undefined;
+  if (after && after.plan.length < before.plan.length) return undefined;
+  return { verdict: "wrong_plan", feedback: `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")}) does not bring ${open.join(" and ")} any closer` };
+}
+
+// ---- goal check ----------------------------------------------------------------------------------------------------
+
+export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescription }): GoalCheck {
+  const { goals, notUnderstood } = readGoal(ctx.goal, ctx.world);
+  // A part not understood is never done: the understood rest holding is not the task holding.
+  const remaining = [...goals.filter((g) => !holdsInBelief(g, ctx.belief)), ...(notUnderstood.length ? [notUnderstoodText(notUnderstood)] : [])];
+  return { achieved: goals.length > 0 && remaining.length === 0, remaining };
+}
+
+/** CLEA's tasks, by the name each node's context block carries. */
+/** The summarizer's task: the belief, and whether it shows the task complete (one answer, as the goal check gives it). */
+function summarizeAndJudge(ctx: Parameters<typeof summarize>[0]) {
+  const belief = summarize(ctx);
+  return { ...belief, ...checkGoal({ goal: ctx.goal, belief, world: ctx.world }) };
+}
+
+export const TASKS: Record<string, Task> = { perceive, summarize: summarizeAndJudge, plan, verify, critique, check_goal: checkGoal };
