@@ -3,9 +3,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { CLEA_VARIANTS } from "../methods/clea/configuration";
-import { REPLAN_VARIANTS } from "../methods/replan/configuration";
-import { VLMPC_VARIANTS } from "../methods/vlmpc/configuration";
+import { METHODS, method, methodOfWorld } from "../methods";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
 import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type GeneratedKind } from "../evals/datasets/generated";
 import { makeCourseExamples } from "../evals/datasets/courseExamples";
@@ -34,9 +32,9 @@ options:
   --course-seed S       course-generated: the first course seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the
                         tuning range, looked at while improving the reasoners; ${FIRST_SCORED_SEED} and up are scored
   --kitchen-seed S      kitchen-generated: the first scenario seed (default ${FIRST_SCORED_SEED}; the same two ranges)
-  --variants LIST       comma-separated; kitchen: ${CLEA_VARIANTS.join(", ")} (default full,no-critic,open-loop);
-                        tabletop: ${REPLAN_VARIANTS.join(", ")} (default: all five);
-                        course: ${VLMPC_VARIANTS.join(", ")} (default: all five)
+  --method ID           the method that runs the rows (default: the one of the rows' world): ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.id} (${m.world})`).join(", ")}
+  --variants LIST       comma-separated, of the method's variants (default: its experiment's):
+                        ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.world}: ${m.variants.join(", ")}${m.report.experiment?.defaults?.variants ? ` (default ${m.report.experiment.defaults.variants.join(",")})` : ""}`).join(";\n                        ")}
   --seeds N             seeds per example (default 3; course: 5, the paper's five trials; course-generated: 1)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2; at most the machine's cores)
@@ -87,6 +85,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     options: {
       dataset: { type: "string", default: "kitchen" },
       variants: { type: "string" },
+      method: { type: "string" },
       seeds: { type: "string" },
       noise: { type: "string", default: "0" },
       concurrency: { type: "string", default: "2" },
@@ -148,12 +147,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
   for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
     if (!rows.some((r) => r.id === id)) throw new Error(`--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
   }
-  const replan = rows.some((r) => r.example.inputs.world === "tabletop");
-  const course = kind === GENERATED_COURSES || rows.some((r) => r.example.inputs.world === "course");
-  const seeds = int("seeds", v.seeds ?? (generated ? "1" : course ? "5" : "3"), 1);
-  const variants = (v.variants ?? (replan ? REPLAN_VARIANTS.join(",") : course ? VLMPC_VARIANTS.join(",") : "full,no-critic,open-loop")).split(",").map((s) => s.trim()) as string[];
+  // The method measured: the one named, or the one of the rows' world; its experiment defaults fill what is not given.
+  const world = kind ? kind.row(0).inputs.world : rows[0]?.example.inputs.world;
+  if (!world) throw new Error(`${datasetName} has no rows`);
+  const m = v.method ? method(v.method) : methodOfWorld(world);
+  const defaults = m.report.experiment?.defaults ?? {};
+  const seeds = int("seeds", v.seeds ?? (generated ? "1" : String(defaults.seeds ?? 3)), 1);
+  const variants = (v.variants ?? (defaults.variants ?? m.variants).join(",")).split(",").map((s) => s.trim()) as string[];
   const setName = kind ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
-  const name = v.name ?? `${setName}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
+  const name = v.name ?? `${setName}${v.method ? `-${m.id}` : ""}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
   if (kind) {
     // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
     ({ datasetName, rows } = await buildGeneratedDataset(kind, join(resolve(v.root!), name), count, firstSeed, variants.includes("full+ic")));
@@ -169,13 +171,14 @@ export async function evalCommand(argv: string[]): Promise<number> {
     only: v.examples?.split(",").map((s) => s.trim()),
     root: resolve(v.root!),
     backend: v.model as "symbolic" | "openai",
-    maxSteps: int("max-steps", v["max-steps"] ?? (course ? "200" : "40"), 1),
+    maxSteps: int("max-steps", v["max-steps"] ?? String(defaults.maxSteps ?? 40), 1),
     historyWindow: int("history-window", v["history-window"]!, 0),
     maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
     graspSensing: v["grasp-sensing"] !== "off",
     diagnosisPhrasings: int("phrasings", v.phrasings!, 1, 6),
     maxProcedures: int("max-procedures", v["max-procedures"]!, 0),
     reuseSimulators: !v["fresh-simulators"],
+    ...(v.method ? { method: m.id } : {}),
   };
   if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   if (url) {
@@ -218,7 +221,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (controller.signal.aborted) return 130;
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
-    { name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
+    { ...(opts.method ? { method: opts.method } : {}), name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);
@@ -257,7 +260,7 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
     if (ex.progress.done + ex.progress.failed < ex.progress.total) process.stderr.write(`experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`);
     const scores = await scoreEpisodes(name, o.dataset, ex.rows, ex.results);
     const report = buildReport(
-      { name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, settings: experimentSettings(o), variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
+      { ...(o.method ? { method: o.method } : {}), name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, settings: experimentSettings(o), variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
       ex.results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
     );
     const dir = experimentDir({ root, name });

@@ -27,14 +27,13 @@ import { openRun, ROBOTS_ONLY } from "../nodes/run";
 import { METHODS, methodOfGraph, type Method } from "../methods";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { WORLDS } from "../robots/sim/worlds";
 import { APPROVAL_PREFIX } from "./run";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
 import { callSkill, findSkill, InvalidSkillArgumentsError, toolName, UnknownSkillError, validateSkillArguments } from "../tools/skills";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const WORLDS = ["kitchen", "tabletop", "course", "workbench", "blocks"] as const;
-type World = (typeof WORLDS)[number];
 
 export const MCP_HELP = `usage: robograph mcp [options]      (npm run mcp -- [options])
 
@@ -42,7 +41,7 @@ Serves the robots' skills and the five methods to MCP clients. Without --bridge-
 simulator and stops it on exit.
 
 options:
-  --world W          kitchen (default) | tabletop | course | workbench | blocks
+  --world W          ${WORLDS.map((w, i) => `${w.name}${i === 0 ? " (default)" : ""}`).join(" | ")}
   --scenario NAME    the simulator's scenario (default: the world's)
   --bridge-url URL   a running robot or simulator instead (its world is read from its manifests)
   --manifest FILE    the robots' manifests when the bridge serves none (a plain ROS robot)
@@ -406,7 +405,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   }
   // On stdio, stdout is the protocol's: everything said goes to stderr.
   const log = (line: string) => process.stderr.write(`robograph mcp: ${line}\n`);
-  if (!(WORLDS as readonly string[]).includes(v.world!)) throw new Error(`--world must be one of ${WORLDS.join(", ")}, not ${v.world}`);
+  if (!WORLDS.some((w) => w.name === v.world)) throw new Error(`--world must be one of ${WORLDS.map((w) => w.name).join(", ")}, not ${v.world}`);
   const port = v.http !== undefined ? Number(v.http) : undefined;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--http must be a port number, not ${v.http}`);
   const token = v.token ?? process.env.ROBOGRAPH_MCP_TOKEN;
@@ -421,7 +420,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   // Skills and looks need no world description (a plain robot's manifest file may have none); the methods say so if they do.
   const robots = openRun(ROBOTS_ONLY, { bridgeUrl, dataDir: dir, manifest: v.manifest ? resolve(v.manifest) : undefined });
   const s = await robots.session(bridgeUrl, { world: false });
-  const world = v["bridge-url"] ? (s.world.name as World) : (v.world as World);
+  const world = v["bridge-url"] ? s.world.name : v.world!;
   const ctx: McpContext = { session: s, bridgeUrl, world, dataDir: dir, runsDir: resolve(v["runs-dir"]!), needApproval: new Set(v.approve!.split(",").map((x) => x.trim()).filter(Boolean)), inFlight: new Set(), children: new Set(), log };
   const shutdown = async () => {
     for (const c of ctx.children) c.kill("SIGINT");

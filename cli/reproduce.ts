@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { tables, type Report } from "../evals/report";
+import { experimentMethod, tables, type Report } from "../evals/report";
+import { method } from "../methods";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
 import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
@@ -308,13 +309,15 @@ export const FIGURES: Figure[] = [
     parts: (quick, work) => [evalPart("paraphrases", "paraphrases", work, ["--dataset", "paraphrases", "--variants", "full", "--seeds", "1", ...(quick ? ["--examples", "integration_tea_to_trash__p20,task6_color__p42"] : [])])],
     render: (work) => {
       const r = evalReport(work, "paraphrases");
-      const worlds = [...new Set(r.episodes.map((e) => e.family === "replan" ? "tabletop" : "kitchen"))];
+      // Each episode's world: the world of the method its dataset family belongs to.
+      const worldOf = (e: Report["episodes"][number]) => method(experimentMethod({ families: [e.family] })).world;
+      const worlds = [...new Set(r.episodes.map(worldOf))];
       const row = (label: string, eps: Report["episodes"]) =>
         `| ${label} (${eps.length}) | ${eps.filter((e) => !/not understood/.test(e.statusReason)).length}/${eps.length} | ${eps.filter(counted).length}/${eps.length} |`;
       return [
         "| paraphrases | read (not ended as not understood) | solved (simulator's check) |",
         "|---|---|---|",
-        ...worlds.map((w) => row(w, r.episodes.filter((e) => (e.family === "replan" ? "tabletop" : "kitchen") === w))),
+        ...worlds.map((w) => row(w, r.episodes.filter((e) => worldOf(e) === w))),
         row("all", r.episodes),
         "",
         tables(r, { timing: false }),

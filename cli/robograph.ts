@@ -7,7 +7,7 @@ import { evalCommand, EVAL_HELP } from "./eval";
 const HELP = `usage: robograph <command> [options]
 
 commands:
-  run                 run one closed-loop episode in the kitchen (npm start -- …)
+  run                 run one episode of a method in its world (npm start -- …; default: CLEA in the kitchen)
   eval                run an experiment (variants × examples × seeds) and write its report (npm run eval -- …)
   serve-sim <world>   start a simulator serving the rosbridge v2 protocol (npm run sim -- kitchen …)
   bench               run the benchmarks and print their figures (npm run bench)

@@ -11,10 +11,10 @@ import { createInterface } from "node:readline/promises";
 import { Command } from "@langchain/langgraph";
 import type { Session } from "../nodes/runtime";
 import { openRun } from "../nodes/run";
+import { pngOf } from "../robots/msgs/images";
 import { follow } from "./follow";
 import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../methods";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { listWorkbenchScenes, sceneInstruction, isWorkbenchScene } from "../robots/sim/workbench";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { totalUsage } from "../models";
@@ -24,12 +24,8 @@ import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
 import type { SkillFeedbackChunk } from "../nodes/dispatch";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
-import { listScenarios, loadScenario } from "../robots/sim/kitchen/scenario";
-import { listScenes } from "../robots/sim/tabletop/scenario";
-import { buildScene, isSceneName } from "../robots/sim/tabletop/scenes";
-import { listCourses } from "../robots/sim/course/scenarios";
-import { generatedSeed } from "../robots/sim/course/generate";
-import { COURSE_GOAL, courseExamplesPath } from "../evals/datasets";
+import { world } from "../robots/sim/worlds";
+import { courseExamplesPath } from "../evals/datasets";
 
 /** How a run asks its parent process for an approval (--ask-via-stdio). */
 export const APPROVAL_PREFIX = "APPROVAL ";
@@ -65,15 +61,10 @@ Runs one episode of a method's graph until the task is done or a budget ends it.
 the method's world as a simulator child process.
 
 options:
-  --graph G            closedLoop (CLEA, kitchen world; default) | replan (RePLan, tabletop world) |
-                       vlmpc (VLM-PC, legged robot on an obstacle course) |
-                       behaviorCritic (a policy writer refined by a behaviour critic, workbench world) |
-                       curriculum (Game On: a curriculum that learns skills, blocks world; see --graph curriculum --help)
-  --world W            the same choice by world: kitchen | tabletop | course | workbench
-  --scenario NAME      kitchen scenario (default integration_tea_to_trash): ${listScenarios().join(", ")}
-                       tabletop scene (default cabinet_barred): ${listScenes().join(", ")}
-                       course (default indoor_1): ${listCourses().join(", ")}, or generated_<seed>
-                       workbench scene (default apple_plate): ${listWorkbenchScenes().join(", ")}
+  --graph G            ${METHODS.map((m, i) => `${m.graph} (${m.title}, ${m.world} world${i === 0 ? "; default" : ""}${m.kind === "campaign" ? `; see --graph ${m.graph} --help` : ""})`).join(" |\n                       ")}
+  --world W            the same choice by world: ${METHODS.filter((m) => m.kind === "episode").map((m) => m.world).join(" | ")}
+  --scenario NAME      the world's scenario (a kitchen scenario may also be a JSON file):
+                       ${METHODS.filter((m) => m.kind === "episode").map((m) => world(m.world)).map((w) => `${w.name} (default ${w.defaultScenario}): ${w.scenarios().join(", ")}${w.name === "course" ? ", or generated_<seed>" : ""}`).join("\n                       ")}
   --goal TEXT          the instruction (default: the scenario's)
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --variant V          ${METHODS.filter((m) => m.kind === "episode").map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`).join("; ").replace(/; \n/, ";\n")} (default full)
@@ -82,7 +73,7 @@ options:
   --program FILE       behaviorCritic: a primitive program (JSON) to start from instead of the writer's first draft
   --grounding G        behaviorCritic: what checks the critic's claims: detector (default) | events (the simulator's
                        log, as a person watching would)
-  --noise P            symbolic backend noise level, 0..1 (default 0; see README "Noise")
+  --noise P            symbolic backend noise level, 0..1 (default 0; the knobs it sets: docs/models.md)
   --seed N             seed of the symbolic backend's noise and the detector's (default 0)
   --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
   --resume             continue thread --thread from its last checkpoint (needs the same robot: use --bridge-url);
@@ -122,40 +113,16 @@ SIGINT/SIGTERM: emergency stop — the robot's goal in flight is canceled and th
  * The detector's message of a frame the record keeps, written beside it (frames/NNN-robot.json) so `robograph view` can
  * draw its boxes: only when a robot's latest view is still that very image (the state keeps the image, not the boxes).
  */
-function keepDetections(s: Session, image: string, file: string, robot?: string): void {
+async function keepDetections(s: Session, image: string, file: string, robot?: string): Promise<void> {
   for (const [id, v] of s.views) {
     if ((robot && id !== robot) || !v.image || !v.detections) continue;
-    if (`sha256:${createHash("sha256").update(Buffer.from(v.image.data, "base64")).digest("hex")}.png` !== image) continue;
+    // The frame as the agent kept it (a raw or JPEG frame is kept as the PNG it was read into).
+    const png = await pngOf(v.image, s.robots.find((r) => r.id === id)?.cameras[0]?.image ?? id);
+    if (`sha256:${createHash("sha256").update(png).digest("hex")}.png` !== image) continue;
     writeFileSync(file.replace(/\.png$/, ".json"), JSON.stringify({ robot: id, image, detections: v.detections }));
     return;
   }
 }
-
-/** A workbench scene and its task. */
-function workbenchScenario(name: string): { name: string; instruction: string } {
-  if (!isWorkbenchScene(name)) throw new Error(`no workbench scene ${name}; one of ${listWorkbenchScenes().join(", ")}`);
-  return { name, instruction: sceneInstruction(name) };
-}
-
-/** An obstacle course and VLM-PC's task in it. */
-function courseScenario(name: string): { name: string; instruction: string } {
-  if (!listCourses().includes(name) && generatedSeed(name) === undefined) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}, or generated_<seed>`);
-  return { name, instruction: COURSE_GOAL };
-}
-
-/** A tabletop scene and RePLan's instruction for it. */
-function tabletopScenario(name: string): { name: string; instruction: string } {
-  if (!isSceneName(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}`);
-  return { name, instruction: buildScene(name).instruction };
-}
-
-/** Each world's scenarios: the one a run picks by name, or the world's default. */
-const SCENARIOS: Record<string, (name?: string) => { name: string; instruction: string }> = {
-  kitchen: (name) => loadScenario(name ?? "integration_tea_to_trash"),
-  tabletop: (name) => tabletopScenario(name ?? "cabinet_barred"),
-  workbench: (name) => workbenchScenario(name ?? "apple_plate"),
-  course: (name) => courseScenario(name ?? "indoor_1"),
-};
 
 /** The method a run's options name (--graph, or --world) and its scenario, every choice checked. */
 function methodAndScenario(v: { graph?: string; world?: string; variant?: string; scenario?: string }): { m: Method; scenario: { name: string; instruction: string } } {
@@ -166,7 +133,9 @@ function methodAndScenario(v: { graph?: string; world?: string; variant?: string
   const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
   if (v.world && v.world !== m.world) throw new Error(`--graph ${v.graph} runs in the ${m.world} world, not ${v.world}`);
   if (!m.variants.includes(v.variant!)) throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${m.world} world`);
-  return { m, scenario: SCENARIOS[m.world](v.scenario) };
+  const w = world(m.world);
+  // A scenario given as a file is the world's to read (the kitchen's are JSON).
+  return { m, scenario: w.scenario(v.scenario ?? w.defaultScenario ?? "") };
 }
 
 interface ApprovalRequest {
@@ -238,12 +207,12 @@ function endStatus(state: { status?: string; statusReason?: string } | undefined
 }
 
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
-function startWorld(world: string, scenarioName: string, v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string }): Promise<SimProcess> {
+function startWorld(name: string, scenarioName: string, v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string }): Promise<SimProcess> {
   const detector = v["detector-noise"]!;
-  const worldArgs = world === "kitchen" ? ["--grasp-sensing", v["grasp-sensing"]!] : [];
+  const worldArgs = world(name).options({ graspSensing: v["grasp-sensing"] !== "off" });
   // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
   const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenarioName;
-  return startSimProcess(world, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
+  return startSimProcess(name, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
 }
 
 /** What a finished run leaves: summary.json, report.md with its frames, and the closing lines on the terminal. */
@@ -370,7 +339,6 @@ export async function run(argv: string[]): Promise<number> {
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
   const { m, scenario } = methodAndScenario(v);
-  const world = m.world;
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
@@ -384,7 +352,7 @@ export async function run(argv: string[]): Promise<number> {
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
   const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
-  const sim = v["bridge-url"] ? undefined : await startWorld(world, scenario.name, v);
+  const sim = v["bridge-url"] ? undefined : await startWorld(m.world, scenario.name, v);
   const bridgeUrl = v["bridge-url"] ?? sim!.url;
   // Only VLM-PC has the variant with labelled examples.
   const examples = v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
@@ -397,7 +365,7 @@ export async function run(argv: string[]): Promise<number> {
   const run = openRun(m.runtime, { bridgeUrl, manifest: v.manifest ? resolve(v.manifest) : undefined, variant: v.variant, backend: v.model, seed: v.seed, noise: v.noise, approve: v.approve, dataDir: dir, ...own });
   const mc = run.modelConfig;
   say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}; thread ${thread}`);
-  if (sim) say(`${world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+  if (sim) say(`${m.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   const config = { configurable: { thread_id: thread }, context: run.context, recursionLimit: 1000, durability: "sync" as const };
   const s = await run.session();
   const events = join(runDir, "events.jsonl");
@@ -415,6 +383,8 @@ export async function run(argv: string[]): Promise<number> {
   };
   const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
   const frames: string[] = [];
+  /** Detections written beside the frames they go with (a frame is read into its PNG first). */
+  const kept: Promise<void>[] = [];
   const started = Date.now();
   let n = 0;
   const program = v.program ? JSON.parse(readFileSync(resolve(v.program), "utf8")) : undefined;
@@ -446,7 +416,7 @@ export async function run(argv: string[]): Promise<number> {
           for (const section of m.framesOf?.(node, u, n, line.text, s.artifacts) ?? []) {
             for (const f of section.frames) {
               copyFileSync(s.artifacts.path(f.image), join(runDir, f.file));
-              if (f.detectionsOf) keepDetections(s, f.image, join(runDir, f.file), f.detectionsOf === true ? undefined : f.detectionsOf);
+              if (f.detectionsOf) kept.push(keepDetections(s, f.image, join(runDir, f.file), f.detectionsOf === true ? undefined : f.detectionsOf));
             }
             frames.push(section.markdown);
           }
@@ -465,6 +435,7 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    await Promise.allSettled(kept);
     const { truth, undesirable } = await worldCheck(bridgeUrl!, runDir, m);
     ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...endStatus(state, crash, thread), started, runDir, report, frames }));
     await run.close();

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../methods";
-import { parseReport, RUNNER_METHODS } from "../evals/reports";
+import { parseReport } from "../evals/reports";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
@@ -98,6 +98,16 @@ export function readEvents(file: string): { events: { t: number | null; node: st
  * Which method wrote a record: the one its summary names, else the one whose graph has every node the record holds
  * (an experiment's episode, a run killed before its summary).
  */
+/**
+ * A report's method as the page names it: its id, its title, what a report of it is (a campaign's is a run, with a
+ * timeline of its own at the same place; the others' are experiments).
+ */
+function named(id: string | null): { method: string | null; methodTitle: string | null; what: string; timeline: boolean } {
+  const m = METHODS.find((x) => x.id === id);
+  if (!m) return { method: id, methodTitle: id, what: "Experiment", timeline: false };
+  return { method: m.id, methodTitle: m.title, what: m.kind === "campaign" ? `${m.title} run` : m.report.experiment ? "Experiment" : `${m.title} experiment`, timeline: m.kind === "campaign" };
+}
+
 export function methodOfRecord(summary: Record<string, unknown> | null, nodes: string[]): MethodId | null {
   const named = METHODS.find((m) => m.id === summary?.method);
   if (named) return named.id;
@@ -175,11 +185,11 @@ export class Library {
     const experiments = [
       ...list(exRoot)
         .filter((n) => ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))))
-        .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), method: methodOf(join(exRoot, n)) })),
+        .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), ...named(methodOf(join(exRoot, n))) })),
       // A run with a report of its own (a curriculum run: a campaign of episodes) is listed with the experiments too.
       ...runs.flatMap((r) => {
         const method = methodOf(join(this.root, r.rel));
-        return method ? [{ rel: r.rel, name: r.id, hasReport: true, method }] : [];
+        return method ? [{ rel: r.rel, name: r.id, hasReport: true, ...named(method) }] : [];
       }),
     ];
     return { root: this.root, runs, experiments };
@@ -348,7 +358,7 @@ export class Library {
     const reportError = !raw && !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
     const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
     const settings = readJson(join(d, "experiment.json"));
-    const runner = !report || (RUNNER_METHODS as readonly string[]).includes(report.method);
+    const runner = !report || !!METHODS.find((m) => m.id === report.method)?.report.experiment;
     const epDir = join(d, "episodes");
     const fromReport = new Map((report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [e.id, e as unknown as Record<string, unknown>]));
     // A curriculum run's episodes/ is its simulators' episode store, not run records.
@@ -365,7 +375,7 @@ export class Library {
       kind: "experiment",
       rel,
       name: basename(d),
-      method: report?.method ?? null,
+      ...named(report?.method ?? null),
       report: report ? slimReport(report) : null,
       reportError,
       facts: report ? reportFacts(report) : [],

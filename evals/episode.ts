@@ -15,19 +15,12 @@ import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
 import { method, type MethodGraph, type MethodId } from "../methods";
 import { openRun } from "../nodes/run";
+import type { EpisodeRun as Run, TraceStep as Step } from "../methods/report";
 
-export interface TraceStep<S = ClosedLoopStateType> {
-  node: string;
-  update: Partial<S>;
-}
-
-export interface EpisodeRun<S = ClosedLoopStateType> {
-  trace: TraceStep<S>[];
-  state: S;
-  truth: { success: boolean; goal: { literal: string; holds: boolean }[]; state: Record<string, string> };
-  events: { kind: string; robot?: string; skill?: string; goalId?: string; detail?: string; step: number }[];
-  wallSeconds: number;
-}
+/** One node's update of an episode (methods/report.ts); CLEA's by default. */
+export type TraceStep<S = ClosedLoopStateType> = Step<S>;
+/** One episode as it ran (methods/report.ts); CLEA's by default. */
+export type EpisodeRun<S = ClosedLoopStateType> = Run<S>;
 
 export interface EpisodeOptions {
   /** Which method runs (methods/index.ts; default CLEA's). */

@@ -13,14 +13,12 @@ import { totalUsage } from "../models";
 import { availableParallelism } from "node:os";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { BridgeClient } from "../robots/bridge/client";
+import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import { methodOfWorld, type MethodId } from "../methods";
-import type { ClosedLoopStateType } from "../methods/clea/state";
-import type { ReplanStateType } from "../methods/replan/state";
-import type { VlmpcStateType } from "../methods/vlmpc/state";
-import { scoreWithinBudget, type EpisodeResult } from "./metrics";
+import { method, methodOfWorld, type Method } from "../methods";
+import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
 export interface ExperimentOptions {
@@ -47,6 +45,8 @@ export interface ExperimentOptions {
   maxProcedures?: number;
   /** VLM-PC: steps the planner sees with images (0: the whole history). */
   historyWindow?: number;
+  /** Which method runs the rows (default: the method of each row's world); it must live in the rows' world. */
+  method?: string;
   onProgress?: (p: Progress) => void;
   /** Aborting it stops the experiment (an emergency stop for the episodes running). */
   signal?: AbortSignal;
@@ -77,6 +77,15 @@ export interface PlannedEpisode {
   seed: number;
 }
 
+/** The method that runs a row of this world: the one the experiment names (in that world), or the world's own. */
+function methodFor(o: Pick<ExperimentOptions, "method">, world: string): Method {
+  if (!o.method) return methodOfWorld(world);
+  const m = method(o.method);
+  if (m.world !== world) throw new Error(`method ${m.id} runs in the ${m.world} world, not ${world}: this dataset's rows are not its tasks`);
+  if (!m.report.experiment) throw new Error(`method ${m.id} is not measured by the experiment runner (its report is written by a runner of its own)`);
+  return m;
+}
+
 export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): string {
   return join(o.root, o.name);
 }
@@ -86,7 +95,7 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
     .filter((r) => !o.only || o.only.includes(r.id))
     .slice(0, o.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
-    const m = methodOfWorld(w);
+    const m = methodFor(o, w);
     for (const v of o.variants) if (!m.variants.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${m.variants.join(", ")}`);
   }
   if (o.variants.includes("full+ic")) {
@@ -120,6 +129,8 @@ export function experimentSettings(o: Partial<ExperimentOptions>) {
     diagnosisPhrasings: o.diagnosisPhrasings ?? 6,
     maxProcedures: o.maxProcedures ?? 3,
     historyWindow: o.historyWindow ?? 0,
+    // The method is named only when the experiment chose one other than its world's.
+    ...(o.method ? { method: o.method } : {}),
   };
 }
 
@@ -218,8 +229,6 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
 }
 
-/** Worlds whose simulator serves the bridge's reset (robots/sim/serve.ts, RebuiltWorld). */
-const RESETTABLE = new Set(["kitchen", "tabletop"]);
 
 /**
  * Simulator processes kept between episodes, by world and start-up settings: an episode takes an idle one and resets
@@ -232,7 +241,7 @@ export class SimPool {
 
   async acquire(world: string, settings: string[], episode: string[], reset: { scenario: unknown; seed: number }): Promise<{ sim: SimProcess; key: string }> {
     const key = JSON.stringify([world, settings]);
-    const reusable = this.reuse && RESETTABLE.has(world);
+    const reusable = this.reuse && worldOf(world).resets;
     const sim = reusable ? this.idle.get(key)?.pop() : undefined;
     if (sim && sim.child.exitCode === null && sim.child.signalCode === null) {
       const client = await BridgeClient.connect(sim.url);
@@ -254,7 +263,7 @@ export class SimPool {
 
   /** Back to the pool after a clean episode; stopped otherwise (or when simulators are not reused). */
   async release(world: string, key: string, sim: SimProcess, clean: boolean): Promise<void> {
-    if (this.reuse && clean && RESETTABLE.has(world)) {
+    if (this.reuse && clean && worldOf(world).resets) {
       const list = this.idle.get(key) ?? [];
       list.push(sim);
       this.idle.set(key, list);
@@ -292,7 +301,7 @@ export function runPlannedEpisode(p: PlannedEpisode, o: ExperimentOptions, dir: 
 
 async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
   const ex = p.row.example;
-  const mode = methodOfWorld(ex.inputs.world).id;
+  const mode = methodFor(o, ex.inputs.world).id;
   const episodeDir = join(dir, "episodes", p.id);
   mkdirSync(episodeDir, { recursive: true });
   const base = {
@@ -315,7 +324,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
   let clean = false;
   try {
     // What a simulator process is started with (the same for every episode it may serve), and what each episode sets.
-    const settings = ["--speed", o.speed ?? "max", ...(ex.inputs.world === "kitchen" ? ["--grasp-sensing", o.graspSensing === false ? "off" : "on"] : [])];
+    const settings = ["--speed", o.speed ?? "max", ...worldOf(ex.inputs.world).options({ graspSensing: o.graspSensing })];
     let scenarioArg = ex.inputs.scenario as string;
     if (ex.inputs.world === "kitchen") {
       // Written each time: the simulator plays the row as the dataset has it now.
@@ -372,8 +381,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
     };
-    const effort = EFFORT[mode];
-    if (!effort) throw new Error(`the experiment runner has no measures of ${mode} episodes`);
+    const effort = method(mode).report.experiment?.effort;
+    if (!effort) throw new Error(`the experiment runner has no measures of ${mode} episodes (its report module names no experiment part)`);
     return { ...common, ...effort(run, o.maxSteps, ex.outputs) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
@@ -387,65 +396,4 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       await pool.release(ex.inputs.world, key, sim, clean && !o.signal?.aborted);
     }
   }
-}
-
-function cleaEffort(run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) {
-  const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
-  return {
-    score: scoreWithinBudget(actions.map((a) => ({ ok: a.kind === "action" && a.ok, cost: 1 })), maxSteps),
-    steps: run.state.counters.steps,
-    failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
-    replans: run.state.counters.replans,
-    verdicts: run.state.verdicts,
-  };
-}
-
-/** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */
-function replanEffort(run: EpisodeRun<ReplanStateType>, maxSteps: number) {
-  const motions = run.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : []));
-  const c = run.state.counters;
-  return {
-    score: scoreWithinBudget(motions.map((m) => ({ ok: m.kind === "motion" && m.ok, cost: 1 })), maxSteps),
-    steps: c.motions + c.visionSteps,
-    motions: c.motions,
-    visionSteps: c.visionSteps,
-    failedActions: motions.filter((m) => m.kind === "motion" && !m.ok).length,
-    replans: c.replans,
-    procedures: c.procedures,
-    verdicts: {},
-  };
-}
-
-/** Each method's measures of an episode, over what every episode has (its report's per-episode columns). */
-type Effort = (run: EpisodeRun<any>, maxSteps: number, outputs: unknown) => Pick<EpisodeResult, "score" | "steps" | "failedActions" | "replans" | "verdicts"> & Partial<EpisodeResult>;
-const EFFORT: Partial<Record<MethodId, Effort>> = {
-  clea: (run, maxSteps) => cleaEffort(run, maxSteps),
-  replan: (run, maxSteps) => replanEffort(run, maxSteps),
-  // A trial ends when the robot reaches the toy, whatever the robot makes of it: the simulator's check decides for
-  // every variant, and the planner's own verdict is kept beside it (Random never gives one).
-  vlmpc: (run, _maxSteps, outputs) => {
-    const effort = vlmpcEffort(run, outputs as { within_seconds: number });
-    return { ...effort, goalHeld: effort.success, agentReached: run.state.status === "succeeded" };
-  },
-};
-
-/**
- * VLM-PC's measures, as its Table I takes them: the skill time when the body reached the toy (the trial ends there),
- * a failure counting as the full budget; success only within it. Skills sent and the model's revisions of its plan.
- */
-function vlmpcEffort(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds: number }) {
-  const truth = run.truth as unknown as { reachedAt: number | null; leftDeadEnd?: boolean };
-  const reached = truth.reachedAt !== null && truth.reachedAt <= outputs.within_seconds;
-  const answers = run.state.steps.map((r) => r.answer);
-  return {
-    success: reached,
-    courseSeconds: reached ? truth.reachedAt! : outputs.within_seconds,
-    ...(truth.leftDeadEnd === undefined ? {} : { firstSuccess: truth.leftDeadEnd }),
-    // The skill that ran past the time budget, and any after it, earn nothing.
-    score: scoreWithinBudget(run.state.steps.flatMap((r) => (r.result ? [{ ok: !r.result.stalled, cost: r.result.seconds }] : [])), outputs.within_seconds),
-    steps: run.state.counters.skills,
-    failedActions: run.state.steps.filter((r) => r.result?.stalled).length,
-    replans: answers.filter((a, i) => i > 0 && !a.keepsPrevious).length,
-    verdicts: {},
-  };
 }

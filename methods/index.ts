@@ -1,6 +1,7 @@
 /**
- * Every method of the product, in one table: the CLI, the experiment runner, the viewer, the bench, the MCP server and
- * the langgraph.json check look methods up here (methods/method.ts says what a descriptor holds).
+ * Every method of the product, in one table: the CLI, the experiment runner, the report writers, the viewer, the
+ * recorder, the bench, the MCP server and the langgraph.json check look methods up here (methods/method.ts says what a
+ * descriptor holds). A sixth method is its folder and a line below (and its langgraph.json entry).
  */
 import type { Method, MethodId } from "./method";
 import type { Reasoner } from "../models";
@@ -20,8 +21,8 @@ export const allReasoners = (): Reasoner => Object.assign({}, ...METHODS.map((m)
 const byId = new Map(METHODS.map((m) => [m.id, m]));
 
 /** A method by its id. */
-export function method(id: MethodId | string): Method {
-  const m = byId.get(id as MethodId);
+export function method(id: MethodId): Method {
+  const m = byId.get(id);
   if (!m) throw new Error(`no method ${id}; one of ${METHODS.map((x) => x.id).join(", ")}`);
   return m;
 }

@@ -1,16 +1,18 @@
 /**
- * What the rest of the product knows of a method: one descriptor per method (graphs/methods/), listed once in
- * methods/index.ts. The CLI, the experiment runner, the viewer, the bench and the MCP server look a method up there
- * instead of naming it, so a sixth method is a graph, its nodes and one descriptor.
+ * What the rest of the product knows of a method: one descriptor per method (methods/<id>/index.ts), listed once in
+ * methods/index.ts. The CLI, the experiment runner, the report writers, the viewer, the recorder, the bench and the MCP
+ * server look a method up there instead of naming it, so a sixth method is its folder, a line in METHODS and its
+ * langgraph.json entry (test/methods/sixth.int.test.ts).
  */
 import type { BaseCheckpointSaver, BaseStore, StateSnapshot } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import type { ArtifactStore } from "../memory/artifacts";
 import type { MethodRuntime } from "../nodes/run";
+import type { MethodReport } from "./report";
 
-/** The methods, by the short id experiments and records use. */
-export type MethodId = "clea" | "replan" | "vlmpc" | "behaviorCritic" | "curriculum";
+/** A method's short id, as experiments and records use it (methods/index.ts lists the methods). */
+export type MethodId = string;
 
 /** One node update, in words. */
 export interface Line {
@@ -73,6 +75,13 @@ export interface Method {
   approvals: boolean;
   /** Its task is done well only if the robot's event log shows nothing undesirable either (behaviour is what it is judged on). */
   cleanRollout?: boolean;
+  /**
+   * Its model nodes that read only the state, the manifests and images (not the camera), replayed on contexts recorded
+   * from a run of it on `scenario` (test/nodes/recorded.test.ts, recorded by test/fixtures/recordNodes.ts).
+   */
+  recordable?: { scenario: string; nodes: Record<string, (state: never, config: RunnableConfig) => Promise<unknown>> };
+  /** What it publishes: its report's tables and schema, the paper's tables, its measures of an episode, its charts. */
+  report: MethodReport;
   /** What each run of it is given: its settings' schema (the configuration above) and its part of the offline reasoner. */
   runtime: MethodRuntime<any>;
   compile(checkpointer?: BaseCheckpointSaver, store?: BaseStore): MethodGraph;

@@ -59,7 +59,7 @@ async function indexPage() {
       : h("p", { class: "muted" }, "no run records here (npm start leaves one in runs/<thread>/)"),
     h("h2", {}, "Experiments"),
     x.experiments.length
-      ? h("ul", {}, x.experiments.map((e) => h("li", {}, h("a", { href: `/experiment/${enc(e.rel)}` }, e.name), e.method ? h("span", { class: "muted" }, ` — ${METHOD_NAMES[e.method] || e.method}`) : "", e.hasReport ? "" : h("span", { class: "muted" }, " (no report.json)"))))
+      ? h("ul", {}, x.experiments.map((e) => h("li", {}, h("a", { href: `/experiment/${enc(e.rel)}` }, e.name), e.method ? h("span", { class: "muted" }, ` — ${e.methodTitle || e.method}`) : "", e.hasReport ? "" : h("span", { class: "muted" }, " (no report.json)"))))
       : h("p", { class: "muted" }, "none (npm run eval writes them to runs/experiments/<name>/; a curriculum run's report is listed here too)"),
   );
 }
@@ -387,7 +387,6 @@ function chart(spec) {
 }
 
 const PALETTE = ["#1f5fa8", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2e4057", "#c17c74"];
-const METHOD_NAMES = { clea: "CLEA", replan: "RePLan", vlmpc: "VLM-PC", behaviorCritic: "behaviour critic", curriculum: "Game On curriculum" };
 
 /** A cell as report.md prints it: a link's text, or a frame of the record (a curriculum run's cycle images) drawn. */
 function cellContent(rel, c) {
@@ -408,15 +407,15 @@ function paperTable(rel, t) {
 
 async function experimentPage(rel) {
   const x = await api(`/api/experiment/${enc(rel)}`);
-  const what = x.method === "curriculum" ? "Curriculum run" : x.method === "behaviorCritic" ? "Behaviour-critic experiment" : "Experiment";
+  const what = x.what;
   document.title = `${what.toLowerCase()} ${x.name} — robograph view`;
   crumbs.replaceChildren(" / ", x.name);
   const r = x.report;
-  const parts = [h("h1", { "data-method": x.method || "" }, `${what} ${x.name}`, x.method ? h("span", { class: "badge method" }, METHOD_NAMES[x.method]) : "")];
+  const parts = [h("h1", { "data-method": x.method || "" }, `${what} ${x.name}`, x.method ? h("span", { class: "badge method" }, x.methodTitle) : "")];
   if (x.facts.length) parts.push(h("div", { class: "facts", id: "facts" }, x.facts.map((f) => h("span", {}, f))));
   if (x.reportError) parts.push(h("div", { class: "notes bad", id: "report-error" }, h("b", {}, "This report cannot be shown as its method's tables: "), x.reportError));
   if (x.notes.length) parts.push(h("div", { class: "notes" }, x.notes.map((n) => h("div", {}, n))));
-  if (x.method === "curriculum") parts.push(h("p", {}, h("a", { href: `/run/${enc(rel)}` }, "the run's timeline (every node's update)")));
+  if (x.timeline) parts.push(h("p", {}, h("a", { href: `/run/${enc(rel)}` }, "the run's timeline (every node's update)")));
   if (x.charts.length) parts.push(h("h2", {}, "Charts"), h("div", { class: "charts" }, x.charts.map(chart)));
   // The runner's episodes are the linked list below; a verdicts table with nothing counted says nothing.
   const shown = r ? r.tables.filter((t) => !(t.id === "episodes" && x.runner) && !(t.id === "verdicts" && t.rows.every((row) => row.slice(1).every((c) => c === "0")))) : [];

@@ -55,7 +55,7 @@ export const TabletopExample = z.object({
 export type TabletopExample = z.infer<typeof TabletopExample>;
 
 /** VLM-PC's task on every course: reach the red chew toy; the simulator checks the body reached it within 100 s. */
-export const COURSE_GOAL = "Find the red chew toy and go to it.";
+export { COURSE_GOAL } from "../../robots/sim/course/scenarios";
 
 /** VLM-PC's obstacle courses (the paper's five real settings and its simulated dead end with stairs). */
 export const CourseExample = z.object({

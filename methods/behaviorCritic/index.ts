@@ -5,6 +5,7 @@ import { CRITIC_VARIANTS, CriticConfiguration } from "./configuration";
 import { compileBehaviorCritic } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
+import { behaviorCriticReport } from "./report";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
 function describeCritic(node: string, u: Partial<CriticStateType>): Line {
@@ -49,6 +50,7 @@ export const behaviorCritic: Method = {
   nodes: ["begin", "writer", "critique", "ground", "prefer", "dispatch", "executor", "verdict"],
   approvals: true,
   cleanRollout: true,
+  report: behaviorCriticReport,
   runtime,
   compile: (checkpointer, store) => compileBehaviorCritic(runtime, checkpointer, store),
   // From the command line and the tools, the refine job: write (or take) a program, run it, critique, rewrite.

@@ -4,6 +4,12 @@ import { CLEA_VARIANTS, ClosedLoopConfiguration } from "./configuration";
 import { compileClosedLoop } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
+import { cleaReport } from "./report";
+import { summarize } from "./nodes/summarizer";
+import { checkGoal } from "./nodes/goalCheck";
+import { plan } from "./nodes/planner";
+import { verify } from "./nodes/verifier";
+import { critique } from "./nodes/critic";
 
 const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
 
@@ -50,6 +56,8 @@ export const clea: Method = {
   configuration: ClosedLoopConfiguration,
   nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor"],
   approvals: true,
+  report: cleaReport,
+  recordable: { scenario: "integration_tea_to_trash", nodes: { summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique } },
   runtime,
   compile: (checkpointer, store) => compileClosedLoop(runtime, checkpointer, store),
   input: (goal) => ({ goal }),

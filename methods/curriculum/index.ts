@@ -4,6 +4,7 @@ import { CURRICULUM_VARIANTS, CurriculumConfiguration } from "./configuration";
 import { compileCurriculum } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
+import { curriculumReport } from "./report";
 
 /** What one node did, in a line. */
 export function describeCurriculum(node: string, u: Partial<CurriculumStateType>, s: CurriculumStateType | undefined): Line {
@@ -58,6 +59,7 @@ export const curriculum: Method = {
   nodes: ["begin", "propose", "decompose", "retrieve", "rollout", "tally", "learn", "analyse"],
   // The learner runs its own base skills: nothing in it asks for approval.
   approvals: false,
+  report: curriculumReport,
   runtime,
   compile: (checkpointer, store) => compileCurriculum(runtime, checkpointer, store),
   input: () => ({ goal: "master the blocks in the basket" }),

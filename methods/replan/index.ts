@@ -5,6 +5,15 @@ import { termText } from "../../robots/msgs/motion";
 import { compileReplan } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
+import { replanReport } from "./report";
+import { planHighLevel } from "./nodes/highLevelPlanner";
+import { verifyPlan } from "./nodes/planVerifier";
+import { askQuestions } from "./nodes/visionQuestions";
+import { checkStep } from "./nodes/stepCheck";
+import { planMotion } from "./nodes/lowLevelPlanner";
+import { verifyMotion } from "./nodes/rewardVerifier";
+import { consolidate } from "./nodes/consolidate";
+import { remapReasons } from "./nodes/remapReasons";
 
 /** One readable line per node update. */
 function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
@@ -60,6 +69,11 @@ export const replan: Method = {
   configuration: ReplanConfiguration,
   nodes: ["scan", "high_level_planner", "plan_verifier", "vision_questions", "vision_answer", "step_check", "low_level_planner", "reward_verifier", "dispatch", "executor", "diagnose", "remap_reasons", "consolidate", "task_check"],
   approvals: true,
+  report: replanReport,
+  recordable: {
+    scenario: "cabinet_barred",
+    nodes: { high_level_planner: planHighLevel, plan_verifier: verifyPlan, vision_questions: askQuestions, step_check: checkStep, low_level_planner: planMotion, reward_verifier: verifyMotion, consolidate, remap_reasons: remapReasons },
+  },
   runtime,
   compile: (checkpointer, store) => compileReplan(runtime, checkpointer, store),
   input: (goal) => ({ goal }),

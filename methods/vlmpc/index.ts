@@ -4,6 +4,8 @@ import { VLMPC_VARIANTS, VlmpcConfiguration } from "./configuration";
 import { compileVlmpc } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
+import { vlmpcReport } from "./report";
+import { planCourse } from "./nodes/planner";
 
 /** One readable line per node update. */
 function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
@@ -45,6 +47,8 @@ export const vlmpc: Method = {
   configuration: VlmpcConfiguration,
   nodes: ["look", "planner", "dispatch", "executor"],
   approvals: true,
+  report: vlmpcReport,
+  recordable: { scenario: "indoor_1", nodes: { planner: planCourse } },
   runtime,
   compile: (checkpointer, store) => compileVlmpc(runtime, checkpointer, store),
   input: (goal) => ({ goal }),

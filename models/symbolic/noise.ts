@@ -42,7 +42,7 @@ export interface NoiseKnobs {
 
 export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0, hallucinateEvent: 0, missEvent: 0, wrongCause: 0, wrongRetrieval: 0, misjudgeCurve: 0 };
 
-/** One noise level → every knob, in fixed proportions (documented in the README; shared by every variant). */
+/** One noise level → every knob, in fixed proportions (documented in docs/models.md; shared by every variant). */
 export function noiseLevel(level: number): NoiseKnobs {
   return {
     misname: level,

@@ -4,28 +4,25 @@
  */
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { listScenarios, serveKitchen, serveKitchenOnRos } from "./kitchen";
-import { listScenes, serveTabletop } from "./tabletop";
-import { listCourses, serveCourse } from "./course";
-import { listWorkbenchScenes, serveWorkbench } from "./workbench";
-import { serveBlocks } from "./blocks";
-import { STARTS, type Start } from "./blocks/scene";
 import { parseGlobs } from "../bridge/allowlist";
+import { world, WORLDS } from "./worlds";
 
-export const SERVE_SIM_HELP = `usage: robograph serve-sim kitchen|tabletop|course|workbench|blocks [options]      (npm run sim -- tabletop [options])
+const scenariosOf = (name: string) => world(name).scenarios().join(", ");
+
+export const SERVE_SIM_HELP = `usage: robograph serve-sim ${WORLDS.map((w) => w.name).join("|")} [options]      (npm run sim -- tabletop [options])
 
 Starts a simulated world that serves the rosbridge v2 protocol over WebSocket, and prints
 "listening ws://HOST:PORT" on one line once it accepts connections. Stops cleanly on SIGINT/SIGTERM.
 
 options:
   --scenario NAME        scenario to load; kitchen (default integration_tea_to_trash): one of
-                         ${listScenarios().join(", ")};
+                         ${scenariosOf("kitchen")};
                          tabletop (RePLan's scenes; default cabinet_barred): one of
-                         ${listScenes().join(", ")};
+                         ${scenariosOf("tabletop")};
                          course (VLM-PC's obstacle courses; default indoor_1): one of
-                         ${listCourses().join(", ")}; or generated_<seed> (a generated course);
+                         ${scenariosOf("course")}; or generated_<seed> (a generated course);
                          workbench (the behaviour critics' scenes; default apple_plate): one of
-                         ${listWorkbenchScenes().join(", ")}
+                         ${scenariosOf("workbench")}
                          blocks (Game On's three blocks in a basket) has no scenarios: --seed picks the first layout
   --episodes DIR         blocks only: where recorded episodes are stored (default: a directory under the temp dir)
   --instance NAME        blocks only: the name in this instance's episode ids (default i<pid>)
@@ -99,8 +96,7 @@ export async function serveSim(argv: string[]): Promise<void> {
     process.stdout.write(SERVE_SIM_HELP);
     return;
   }
-  const worldName = positionals[0] ?? "kitchen";
-  if (!["kitchen", "tabletop", "course", "workbench", "blocks"].includes(worldName)) throw new Error(`unknown world ${worldName}; available: kitchen, tabletop, course, workbench, blocks`);
+  const w = world(positionals[0] ?? "kitchen");
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -118,32 +114,32 @@ export async function serveSim(argv: string[]): Promise<void> {
     seed: num("seed", values.seed!),
     noise: { missRate: num("miss-rate", values["miss-rate"]!, 0, 1), mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1) },
     speed: values.speed === "max" ? Infinity : num("speed", values.speed!, 0.01),
-    // The legged robot's narrow head camera is cheaper at 160x120 (a RealSense-like view); the others default to 320x240.
-    width: num("width", values.width ?? (worldName === "course" ? "160" : "320"), 16, 4096),
-    height: num("height", values.height ?? (worldName === "course" ? "120" : "240"), 16, 4096),
+    width: num("width", values.width ?? String(w.size.width), 16, 4096),
+    height: num("height", values.height ?? String(w.size.height), 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
     allow: { topics: parseGlobs(values["allow-topics"]), services: parseGlobs(values["allow-services"]), actions: parseGlobs(values["allow-actions"]) },
     log,
   };
-  if (values.start !== undefined && worldName !== "blocks") throw new Error(`--start is for the blocks world, not ${worldName}`);
+  if (values.start !== undefined && w.name !== "blocks") throw new Error(`--start is for the blocks world, not ${w.name}`);
   if ((values.plain || values.standard) && !values.ros) throw new Error("--plain and --standard are ways to be a ROS 1 robot: give --ros URL too");
+  const own = {
+    scenario: values.scenario,
+    graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!),
+    episodes: values.episodes,
+    instance: values.instance,
+    start: values.start,
+    speedGiven: argv.some((a) => a === "--speed" || a.startsWith("--speed=")),
+    plain: values.plain,
+    standard: values.standard,
+  };
   if (values.ros) {
-    if (worldName !== "kitchen") throw new Error(`--ros: only the kitchen runs as a ROS 1 robot so far (its skills' arguments are plain fields), not ${worldName}`);
-    const robot = await serveKitchenOnRos(values.ros, { ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!), plain: values.plain || values.standard, standard: values.standard });
+    if (!w.ros) throw new Error(`--ros: only ${WORLDS.filter((x) => x.ros).map((x) => x.name).join(", ")} run as a ROS 1 robot so far (their skills have ROS message types), not ${w.name}`);
+    const robot = await w.ros(values.ros, common, own);
     process.stdout.write(`listening ${robot.url}\n`);
     onStop(log, () => robot.close());
     return;
   }
-  const served =
-    worldName === "tabletop"
-      ? await serveTabletop({ ...common, scenario: values.scenario ?? "cabinet_barred" })
-      : worldName === "course"
-        ? await serveCourse({ ...common, scenario: values.scenario ?? "indoor_1" })
-        : worldName === "workbench"
-          ? await serveWorkbench({ ...common, scenario: values.scenario ?? "apple_plate" })
-        : worldName === "blocks"
-          ? await serveBlocks({ ...common, speed: argv.includes("--speed") ? common.speed : Infinity, episodesDir: values.episodes, instance: values.instance, start: blocksStart(values.start) })
-        : await serveKitchen({ ...common, scenario: values.scenario ?? "integration_tea_to_trash", graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!) });
+  const served = await w.serve(common, own);
   process.stdout.write(`listening ${served.server.url}\n`);
   onStop(log, () => served.close());
   if (values["orphan-timeout"] !== undefined) exitWhenOrphaned(num("orphan-timeout", values["orphan-timeout"], 1), () => served.server.clientCount, log, () => served.close());
@@ -175,11 +171,6 @@ function exitWhenOrphaned(seconds: number, clients: () => number, log: ((line: s
     void close().finally(() => process.exit(0));
   }, 1000);
   timer.unref();
-}
-
-function blocksStart(v: string | undefined): Start | undefined {
-  if (v !== undefined && !(STARTS as readonly string[]).includes(v)) throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v)}`);
-  return v as Start | undefined;
 }
 
 /** Closes cleanly on SIGINT/SIGTERM, then exits. */

@@ -10,32 +10,12 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../nodes/runtime";
 import { openRun } from "../../nodes/run";
-import { method } from "../../methods";
-import { plan } from "../../methods/clea/nodes/planner";
-import { verify } from "../../methods/clea/nodes/verifier";
-import { critique } from "../../methods/clea/nodes/critic";
-import { summarize } from "../../methods/clea/nodes/summarizer";
-import { checkGoal } from "../../methods/clea/nodes/goalCheck";
-import { planHighLevel } from "../../methods/replan/nodes/highLevelPlanner";
-import { verifyPlan } from "../../methods/replan/nodes/planVerifier";
-import { askQuestions } from "../../methods/replan/nodes/visionQuestions";
-import { checkStep } from "../../methods/replan/nodes/stepCheck";
-import { planMotion } from "../../methods/replan/nodes/lowLevelPlanner";
-import { verifyMotion } from "../../methods/replan/nodes/rewardVerifier";
-import { consolidate } from "../../methods/replan/nodes/consolidate";
-import { remapReasons } from "../../methods/replan/nodes/remapReasons";
-import { planCourse } from "../../methods/vlmpc/nodes/planner";
+import { METHODS, method } from "../../methods";
 import { FIXTURES, RECORDED, type Recording } from "../fixtures/recordNodes";
 
 type Node = (state: never, config: RunnableConfig) => Promise<unknown>;
-const NODES: Record<string, Record<string, Node>> = {
-  clea: { planner: plan, verifier: verify, critic: critique, summarizer: summarize, goal_check: checkGoal },
-  replan: {
-    high_level_planner: planHighLevel, plan_verifier: verifyPlan, vision_questions: askQuestions, step_check: checkStep, low_level_planner: planMotion,
-    reward_verifier: verifyMotion, consolidate, remap_reasons: remapReasons,
-  },
-  vlmpc: { planner: planCourse },
-};
+/** Each method's recorded nodes, as its descriptor names them. */
+const NODES: Record<string, Record<string, Node>> = Object.fromEntries(METHODS.filter((m) => m.recordable).map((m) => [m.id, m.recordable!.nodes]));
 
 /** A robot that is not there: a node that reaches for it fails the test instead of waiting on a socket. */
 const noRobot = new Proxy({}, {

@@ -22,7 +22,7 @@ import { callSkill, discoverRobots } from "../../tools/skills";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
-import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 describe("ros/robograph_msgs", () => {
   it("is what the TypeScript messages and the kitchen's manifests generate (npm run ros:msgs)", () => {
@@ -173,21 +173,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     // What the person writes: words, the values each argument takes, preconditions and effects, and the world.
     const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(draftFile, "utf8")));
     const written = bundledManifests("kitchen");
-    const robots = draft.robots.map((d) => {
-      const w = written.find((m) => m.id === d.id)!;
-      return {
-        ...d,
-        kind: w.kind,
-        description: w.description,
-        facts: w.facts,
-        names: w.names,
-        skills: d.skills.map((s) => {
-          const ws = w.skills.find((x) => x.name === s.name)!;
-          const properties = Object.fromEntries(Object.entries(s.parameters.properties).map(([k, p]) => [k, { ...p, ...ws.parameters.properties[k] }]));
-          return { ...s, display: ws.display, aliases: ws.aliases, description: ws.description, parameters: { ...s.parameters, properties }, preconditions: ws.preconditions, effects: ws.effects, timeoutSec: ws.timeoutSec };
-        }),
-      };
-    });
+    const robots = completedDraft(draft.robots, written);
     const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
     const manifestFile = join(dir, "kitchen-robots.json");
     writeFileSync(manifestFile, JSON.stringify({ robots, world: world.description }));

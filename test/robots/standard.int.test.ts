@@ -32,7 +32,7 @@ import { startFakeOpenAI } from "../helpers/openaiServer";
 import { ROOT } from "../helpers/processes";
 import { inRunOf } from "../helpers/run";
 import { clea } from "../../methods/clea";
-import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
@@ -235,22 +235,8 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     const written = bundledManifests("kitchen");
     // The person measured each navigation point where the base stands in front of it (here: the layout's numbers).
     const poses = Object.fromEntries(NAVIGATION_POINTS.map((n) => [n.name, { frame_id: "map", position: { x: n.position[0], y: n.position[1], z: 0 }, yaw: n.yaw }]));
-    const robots = draft.robots.map((d) => {
-      const w = written.find((m) => m.id === d.id)!;
-      return {
-        ...d,
-        kind: w.kind,
-        description: w.description,
-        facts: w.facts,
-        names: w.names,
-        skills: d.skills.map((s) => {
-          // move_base is the base's go_to: the planner's name for it, its words and rules, its poses.
-          const ws = w.skills.find((x) => x.name === (s.name === "move_base" ? "go_to" : s.name))!;
-          const parameters = s.goal ? ws.parameters : { ...s.parameters, properties: Object.fromEntries(Object.entries(s.parameters.properties).map(([k, p]) => [k, { ...p, ...ws.parameters.properties[k] }])) };
-          return { ...s, name: ws.name, display: ws.display, aliases: ws.aliases, description: ws.description, parameters, ...(s.goal ? { goal: { ...s.goal, poses } } : {}), preconditions: ws.preconditions, effects: ws.effects, timeoutSec: ws.timeoutSec };
-        }),
-      };
-    });
+    // move_base is the base's go_to: the planner's name for it, its words and rules, its poses.
+    const robots = completedDraft(draft.robots, written, { as: { move_base: "go_to" }, poses });
     const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
     const file = join(dir, "kitchen-standard.json");
     writeFileSync(file, JSON.stringify({ robots, world: world.description }));

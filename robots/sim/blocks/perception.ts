@@ -9,7 +9,7 @@ import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector
 import { entityClouds, heldBy, locateCloud, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
-import { colorName } from "../tabletop/perception";
+import { colorName } from "../palm/perception";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
 
 export type BlocksDetections = BaseDetections & { detections: (PlacedDetection & { color: string })[] };

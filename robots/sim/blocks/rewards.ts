@@ -6,8 +6,8 @@
 import { COLORS, FINGER_MAX, type BlockState, type Color } from "../../msgs/blocks";
 import { allRewards } from "../../manifests/blocks/skills";
 import type { MjData } from "../mujoco";
-import { pointPosition } from "../tabletop/rewards";
-import type { Thing } from "../tabletop/bodies";
+import { pointPosition } from "../palm/rewards";
+import type { Thing } from "../palm/bodies";
 
 export { allRewards };
 

@@ -7,7 +7,7 @@
  * Layouts are seeded: the blocks' places and yaws, the gripper's start and its finger opening.
  */
 import { BLOCK_SIZE, COLORS, FINGER_MAX, type Color } from "../../msgs/blocks";
-import { box, f, palmActuators, RGBA } from "../tabletop/scenes";
+import { box, f, palmActuators, RGBA } from "../palm/scene";
 import { Rng } from "../../random";
 
 /** Inner half-width of the basket, metres; its floor's top is z = 0. */

@@ -4,7 +4,7 @@ import { TabletopWorld, type TabletopOptions } from "./world";
 import { isSceneName, listScenes } from "./scenario";
 
 export { TabletopWorld } from "./world";
-export { colorName, type DetectionsMessage } from "./perception";
+export { colorName, type DetectionsMessage } from "../palm/perception";
 export { listScenes, describeScene, SCRIPTED_SOLUTIONS, CONTROLLER_MOTIONS, type MotionInput } from "./scenario";
 
 export interface TabletopServeOptions extends Omit<TabletopOptions, "scene">, ServeOptions {

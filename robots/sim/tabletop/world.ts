@@ -13,14 +13,14 @@ import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { MotionProgram, termText } from "../../msgs/motion";
 import { buildScene, type SceneName, type SceneSpec } from "./scenes";
-import { compileProgram, jointFraction, pointPosition, unknownNames, type JointRef, type Point, type Resolver } from "./rewards";
-import { DEFAULT_MPC, Spline, type MpcOptions } from "./mpc";
+import { compileProgram, jointFraction, pointPosition, unknownNames, type JointRef, type Point, type Resolver } from "../palm/rewards";
+import { DEFAULT_MPC, Spline, type MpcOptions } from "../palm/mpc";
 import { describeScene } from "./scenario";
-import { indexScene, type Lock, type Thing } from "./bodies";
-import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type TabletopBody, type WorldState } from "./controllers";
+import { indexScene, type Lock, type Thing } from "../palm/bodies";
+import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type PalmBody, type WorldState } from "../palm/controllers";
 import { geomsBox, type PlaceVolume } from "../locate";
-import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView } from "./perception";
-import { modelViews } from "./views";
+import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView } from "../palm/perception";
+import { modelViews } from "../palm/views";
 
 export interface TabletopOptions {
   scene: SceneName;
@@ -67,7 +67,7 @@ export class TabletopWorld implements Resolver {
   readonly stats = { wall: 0, simulated: 0, rolloutSteps: 0 };
   // The controllers and the detector get narrow views of this world rather than the world itself: they need its
   // private state (physics, grasp and lock state, the palm's plan) but none of its bookkeeping.
-  private readonly palm: TabletopBody;
+  private readonly palm: PalmBody;
   private readonly view: TabletopView;
 
   private constructor(

@@ -7,7 +7,7 @@
  */
 import type { Motion } from "../clock";
 import type { SimEvent } from "../events";
-import { attach } from "../tabletop/controllers";
+import { attach } from "../palm/controllers";
 import type { Primitive, PrimitiveProgram } from "../../msgs/primitives";
 import type { NarrationStep } from "../../msgs/rollout";
 import type { EventMonitor } from "./monitor";

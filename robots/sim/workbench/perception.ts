@@ -11,7 +11,7 @@ import { detectObjects, detectionsHeader, type DetectorNoise } from "../detector
 import { NO_CLOUD, entityClouds, heldBy, locateCloud, shareInside, type Hand } from "../locate";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
-import { colorName } from "../tabletop/perception";
+import { colorName } from "../palm/perception";
 import type { Stamp } from "../../msgs/detections";
 import type { LocatedDetection, RolloutDetections } from "../../msgs/rollout";
 

@@ -12,7 +12,7 @@
  * as a gripper's fingers wrap what they hold instead of pushing it away.
  */
 import { Rng } from "../../random";
-import { box, f, palmActuators } from "../tabletop/scenes";
+import { box, f, palmActuators } from "../palm/scene";
 
 export type Vec3 = [number, number, number];
 

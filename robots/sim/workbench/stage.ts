@@ -5,9 +5,9 @@
  * not a flattened loaf, not a drawer left open, not a collision mask.
  */
 import type { Mujoco, MjModel, MjData } from "../mujoco";
-import { indexScene, type SceneParts, type Thing } from "../tabletop/bodies";
-import { TICK, stepWorld, type Mechanics, type WorldState } from "../tabletop/controllers";
-import { jointFraction, pointPosition, type JointRef } from "../tabletop/rewards";
+import { indexScene, type SceneParts, type Thing } from "../palm/bodies";
+import { TICK, stepWorld, type Mechanics, type WorldState } from "../palm/controllers";
+import { jointFraction, pointPosition, type JointRef } from "../palm/rewards";
 import { buildDetectorIndex, type DetectorIndex } from "./perception";
 import { FINGER, OBJECT_PROPS, type ObjectKind, type ObjectProps, type WorkbenchScene } from "./scenes";
 

@@ -13,7 +13,7 @@ import type { DetectorNoise } from "../detector";
 import { EventLog, type SimEvent } from "../events";
 import { mujoco, type Mujoco } from "../mujoco";
 import type { SimulatedWorld } from "../serve";
-import { setControl } from "../tabletop/controllers";
+import { setControl } from "../palm/controllers";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { explainProgramError, PrimitiveProgram } from "../../msgs/primitives";

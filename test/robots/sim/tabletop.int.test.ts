@@ -11,7 +11,7 @@ import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { CONTROLLER_MOTIONS, SCRIPTED_SOLUTIONS, TabletopWorld, colorName } from "../../../robots/sim/tabletop";
 import { buildScene, SCENE_NAMES, type SceneName } from "../../../robots/sim/tabletop/scenes";
 import { loadDataset } from "../../../evals/datasets";
-import { pointPosition } from "../../../robots/sim/tabletop/rewards";
+import { pointPosition } from "../../../robots/sim/palm/rewards";
 import type { Mujoco, MjData, MjModel } from "../../../robots/sim/mujoco";
 
 const ctx = () => ({ goalId: "test", signal: new AbortController().signal, feedback: () => {} });

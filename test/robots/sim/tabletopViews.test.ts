@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { mujoco } from "../../../robots/sim/mujoco";
 import { buildScene } from "../../../robots/sim/tabletop/scenes";
-import { modelViews, views } from "../../../robots/sim/tabletop/views";
+import { modelViews, views } from "../../../robots/sim/palm/views";
 
 describe("tabletop views of MjData", () => {
   it("read and write the simulation's own arrays, and survive the heap growing", async () => {

@@ -1,6 +1,6 @@
 /**
- * The tabletop's front camera: its pose, rendering, and the detector that turns a frame into the detections message,
- * each object with where it is and the colour of its own pixels. Where a loose thing is comes from its depth pixels
+ * A palm world's front camera (tabletop, blocks, workbench): its pose, rendering, and the detector that turns a
+ * frame into the detections message, each object with where it is and the colour of its own pixels. Where a loose thing is comes from its depth pixels
  * against the scene's fixed furniture (each container's inside, each surface's top) and the palm as the palm knows
  * itself (robots/sim/locate.ts); whether a container is open, from its doors' pixels against where they lie when shut.
  * Nothing here reads where the world keeps a thing, nor a door's joint.
@@ -12,7 +12,7 @@ import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
 import type { DetectionsMessage as BaseDetections, PlacedDetection, Stamp } from "../../msgs/detections";
 import type { WorldDescription } from "../../manifests";
-import type { SceneSpec } from "./scenes";
+import type { SceneSpec } from "./scene";
 
 /** Tabletop detections always carry a colour (task 6 is decided by it). */
 export type DetectionsMessage = BaseDetections & { detections: (PlacedDetection & { color: string })[] };

@@ -1,10 +1,10 @@
 /**
- * The tabletop scene's parts as model handles, looked up once by name in the compiled MJCF: the palm, the things it
+ * A palm scene's parts as model handles, looked up once by name in the compiled MJCF: the palm, the things it
  * can grasp (free objects and door handles), the named points and joints reward terms refer to, and the locks.
  */
 import type { Mujoco, MjModel } from "../mujoco";
 import type { JointRef, Point } from "./rewards";
-import type { SceneSpec } from "./scenes";
+import type { SceneSpec } from "./scene";
 
 export interface Thing {
   name: string;
@@ -41,7 +41,7 @@ export interface SceneParts {
   locks: Lock[];
 }
 
-/** What the indexer reads of a scene (the tabletop's SceneSpec, or another world's scene named the same way). */
+/** What the indexer reads of a scene (any palm world's SceneSpec: tabletop, blocks, workbench). */
 export type IndexableScene = Pick<SceneSpec, "objects" | "joints" | "surfaces" | "locks"> & {
   name: string;
   containers: { name: string }[];

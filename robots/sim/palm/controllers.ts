@@ -1,7 +1,7 @@
 /**
  * The palm's controllers: the mechanics every physics step runs (the virtual spring gripper and its release, locks,
  * the weight sensor) and `execute_motion`, the predictive-sampling MPC (mpc.ts) driving the palm over a program's
- * reward terms (rewards.ts). They act on the world only through `Mechanics` and `TabletopBody`.
+ * reward terms (rewards.ts). They act on the world only through `Mechanics` and `PalmBody`.
  */
 import type { Motion } from "../clock";
 import type { SimEvent } from "../events";
@@ -9,7 +9,7 @@ import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
 import type { ActionContext } from "../../bridge/server";
 import type { MotionProgram } from "../../msgs/motion";
-import type { SceneSpec } from "./scenes";
+import type { SceneSpec } from "./scene";
 import { jointFraction, pointPosition, type CompiledProgram, type Point } from "./rewards";
 import type { Lock, Thing } from "./bodies";
 import { planOnce, Spline, type MpcOptions, type RolloutModel } from "./mpc";
@@ -58,11 +58,11 @@ export interface Mechanics {
 }
 
 /**
- * What `execute_motion` needs of the tabletop world beyond its mechanics: the real and scratch physics, the grasp and
+ * What `execute_motion` needs of a palm world beyond its mechanics: the real and scratch physics, the grasp and
  * lock state, the plan the world's clock follows, and the queries a motion's report uses. The world hands the
  * controller this view rather than itself, so the controller cannot touch its bookkeeping (skill count, busy flag).
  */
-export interface TabletopBody extends Mechanics {
+export interface PalmBody extends Mechanics {
   readonly data: MjData;
   /** Physics copy for rollouts and what-if checks. */
   readonly scratch: MjData;
@@ -256,7 +256,7 @@ function copyState(m: Mechanics, from: MjData, to: MjData): void {
 }
 
 /** Opens the palm, if it holds anything. */
-function release(body: TabletopBody, reason: string): void {
+function release(body: PalmBody, reason: string): void {
   if (body.st.held < 0) return;
   const name = body.things[body.st.held].name;
   body.st.held = -1;
@@ -276,7 +276,7 @@ function termReports(data: MjData, compiled: CompiledProgram): TermReport[] {
  * Runs one motion program: the MPC replans the palm's path over the program's terms every PLAN_EVERY, the world's
  * clock follows it, and the motion ends early once the primary term holds. Writes its report into `out`.
  */
-export function* executeMotion(body: TabletopBody, program: MotionProgram, compiled: CompiledProgram, index: number, ctx: ActionContext, out: { report?: Record<string, unknown>; message?: string; ok?: boolean }): Motion {
+export function* executeMotion(body: PalmBody, program: MotionProgram, compiled: CompiledProgram, index: number, ctx: ActionContext, out: { report?: Record<string, unknown>; message?: string; ok?: boolean }): Motion {
   const rng = new Rng((body.seed * 1_000_003 + index * 7919 + 1) >>> 0);
   // Which things the palm may grasp during this motion: those a term brings the palm to.
   const palmTargets = program.terms.flatMap((t) => (t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : []));
@@ -356,7 +356,7 @@ export function* executeMotion(body: TabletopBody, program: MotionProgram, compi
 }
 
 /** Simulates the end of the motion (release unless a grab step, palm still, settle) on the scratch copy. */
-function holdsAfterRelease(body: TabletopBody, compiled: CompiledProgram, grabStep: boolean): boolean {
+function holdsAfterRelease(body: PalmBody, compiled: CompiledProgram, grabStep: boolean): boolean {
   copyState(body, body.data, body.scratch);
   const st = cloneState(body.st);
   if (!grabStep) st.held = -1;
