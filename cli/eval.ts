@@ -10,7 +10,7 @@ import { makeCourseExamples } from "../evals/datasets/courseExamples";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import type { Step } from "../robots/sim/course/scenarios";
 import { experimentDir, experimentSettings, runExperiment, type Progress } from "../evals/runner";
-import { buildReport, writeReport } from "../evals/report";
+import { buildReport, writeReport } from "../evals/experimentReport";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
 import { datasetKey, enqueueExperiment, loadQueuedExperiment, openQueue, waitForExperiment, type QueueProgress } from "../evals/queue";
 import { databaseUrl } from "../memory/checkpointer";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { experimentMethod, tables, type Report } from "../evals/report";
+import { experimentMethod, tables, type Report } from "../evals/experimentReport";
 import { method } from "../methods";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
 import { refineReport } from "../evals/behaviorCriticRefine";

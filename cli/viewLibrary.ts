@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../methods";
-import { parseReport } from "../evals/reports";
+import { parseReport } from "../evals/reportFiles";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
 /** One box the detector reported, in the pixels of the frame it was found in. */
@@ -341,7 +341,7 @@ export class Library {
   }
 
   /**
-   * An experiment's page: its report.json read against its method's schema (evals/reports.ts) — the method's tables,
+   * An experiment's page: its report.json read against its method's schema (methods/<id>/report.ts) — the method's tables,
    * charts and facts — or, when report.json is missing or fails its schema, a note saying so and report.md as written.
    * Runner experiments (kitchen, tabletop, course) also list their episodes, each linked to its record.
    */

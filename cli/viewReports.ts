@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { REPORT_FORMAT, tablesOfMarkdown, type AnyReport } from "../evals/reports";
-import { experimentMethod } from "../evals/report";
+import { REPORT_FORMAT, tablesOfMarkdown, type AnyReport } from "../evals/reportFiles";
+import { experimentMethod } from "../evals/experimentReport";
 import { method } from "../methods";
 import type { ChartSpec } from "../methods/report";
 

@@ -20,7 +20,7 @@ import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import { refineReport, type RefineRun } from "./behaviorCriticRefine";
 import { truthOf } from "./criticTruth";
-import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reports";
+import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reportFiles";
 
 export type CriticSetting = "raw" | "detector" | "events";
 export const CRITIC_SETTINGS_RUN: CriticSetting[] = ["raw", "detector", "events"];

@@ -222,7 +222,7 @@ export function experimentReportSchema<M extends string>(method: M, tables: read
   });
 }
 
-/** The tables every experiment report has after its method's own (evals/report.ts prints them). */
+/** The tables every experiment report has after its method's own (evals/experimentReport.ts prints them). */
 export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "verdicts", "episodes"] as const;
 export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
 

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
-import type { Report } from "../../evals/report";
+import type { Report } from "../../evals/experimentReport";
 import { scoredCasesOnly, type CriticResults } from "../../evals/behaviorCritic";
 import { ROOT } from "../helpers/processes";
 

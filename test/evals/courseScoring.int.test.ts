@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM } from "../../evals/datasets";
 import { planEpisodes, runExperiment, type ExperimentOptions } from "../../evals/runner";
 import { counted, EVALUATORS } from "../../evals/metrics";
-import { buildReport } from "../../evals/report";
+import { buildReport } from "../../evals/experimentReport";
 import { vlmpcTables } from "../../methods/vlmpc/report";
 import { scratchDir } from "../helpers/episode";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
 import { experimentDir, runExperiment, type ExperimentOptions, type Progress } from "../../evals/runner";
-import { buildReport, tables, withoutTiming, writeReport } from "../../evals/report";
+import { buildReport, tables, withoutTiming, writeReport } from "../../evals/experimentReport";
 import { scoreEpisodes } from "../../evals/langsmith";
 import { scratchDir } from "../helpers/episode";
 

@@ -15,7 +15,7 @@ import { ROOT } from "../helpers/processes";
 import { killWhenStarted } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { runExperiment, type ExperimentOptions } from "../../evals/runner";
-import { buildReport, tables, withoutTiming, type Report } from "../../evals/report";
+import { buildReport, tables, withoutTiming, type Report } from "../../evals/experimentReport";
 import { scoreEpisodes } from "../../evals/langsmith";
 import { loadDataset } from "../../evals/datasets";
 import { BridgeClient } from "../../robots/bridge/client";

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { experimentDir, ExperimentMismatchError, runExperiment, type ExperimentOptions } from "../../evals/runner";
-import { buildReport } from "../../evals/report";
+import { buildReport } from "../../evals/experimentReport";
 import { vlmpcTables } from "../../methods/vlmpc/report";
 import { counted, EVALUATORS, scoreWithinBudget, type EpisodeResult } from "../../evals/metrics";
 import { scratchDir } from "../helpers/episode";

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { counted } from "./metrics";
-import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown, type PaperTable } from "./reports";
+import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown, type PaperTable } from "./reportFiles";
 import { METHODS, method } from "../methods";
 import { mean, median, type Cell, type ExperimentReport } from "../methods/report";
 

@@ -1,9 +1,9 @@
 /**
- * The report contract (evals/reports.ts): a method's tables read from the Markdown its report prints, each under the
+ * The report contract (evals/reportFiles.ts, each method's schema in methods/<id>/report.ts): a method's tables read from the Markdown its report prints, each under the
  * id its schema names; a report.json that is not its method's refused with a sentence saying where.
  */
 import { describe, expect, it } from "vitest";
-import { parseReport, tablesOfMarkdown, REPORT_FORMAT } from "../../evals/reports";
+import { parseReport, tablesOfMarkdown, REPORT_FORMAT } from "../../evals/reportFiles";
 import { cellNumber } from "../../cli/viewReports";
 
 const CRITIC_MD = [
