@@ -80,7 +80,34 @@ export function planKitchen(s: KitchenScenario): KitchenStep[] {
   return steps;
 }
 
-/** Plans `s` and runs the plan on a kitchen world of its own (seed 0, no detector noise); solvable when the goal holds. */
+/**
+ * The things the goal names that no camera shows where they start, from any place the robots can look from — the arm's
+ * camera, and the mobile robot's from each navigation point — with every door and drawer open (a search opens them).
+ * An agent cannot find such a thing by looking: a scenario with one is not a fair example.
+ */
+export async function unseenGoalObjects(s: KitchenScenario): Promise<string[]> {
+  const wanted = new Set(s.goal.map((g) => /^\w+\((\w+)/.exec(g)![1]).filter((o) => o in s.placements));
+  const world = await KitchenWorld.create({ scenario: { ...s, open: PLACES.filter((p) => p.openable).map((p) => p.name) }, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
+  try {
+    const seen = new Set<string>();
+    const look = async (robot: RobotId) => {
+      for (const d of (await world.renderCamera(robot)).detections.detections) if (d.location.place === s.placements[d.label]) seen.add(d.label);
+    };
+    await look("arm");
+    for (const [i, n] of NAVIGATION_POINTS.entries()) {
+      await world.runSkill("mobile", "go_to", { navigation_point: n.name }, { goalId: `look-${i}`, signal: new AbortController().signal, feedback: () => {} });
+      await look("mobile");
+    }
+    return [...wanted].filter((o) => !seen.has(o));
+  } finally {
+    await world.close();
+  }
+}
+
+/**
+ * Plans `s` and runs the plan on a kitchen world of its own (seed 0, no detector noise); solvable when the goal holds
+ * and every thing the goal names can be seen where it starts (unseenGoalObjects).
+ */
 export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution> {
   let steps: KitchenStep[];
   try {
@@ -88,6 +115,8 @@ export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution>
   } catch (err) {
     return { solvable: false, steps: [], why: (err as Error).message };
   }
+  const unseen = await unseenGoalObjects(s);
+  if (unseen.length) return { solvable: false, steps, why: `no camera sees the ${unseen.join(" or the ")} where it starts, from anywhere the robots can look from` };
   const world = await KitchenWorld.create({ scenario: s, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
   try {
     const look = async () => {

@@ -1,8 +1,8 @@
 /**
  * Generated kitchen scenarios: a pure function of their seed, valid scenarios (every place within its room), goals of
  * one or two parts drawn from what the skills can do, worded so that the offline reader reaches exactly the goal the
- * simulator checks; and the solver's check: a plan from the true state run on the world, which says why when a
- * scenario cannot be done.
+ * simulator checks; and the solver's check: a plan from the true state run on the world, and every thing the goal
+ * names visible from somewhere the robots can look from, which says why when a scenario cannot be done.
  */
 import { describe, expect, it } from "vitest";
 import { readInstruction, lexicon } from "../../../models/reasoning/language";
@@ -51,6 +51,9 @@ describe("generated kitchens", () => {
     const s = generateKitchen(3);
     // Something that is not in the kitchen.
     expect((await solveKitchen({ ...s, goal: ["in(cup, oven)"], placements: { apple: "table" } })).why).toMatch(/not in the kitchen/);
+    // The trash can's far corner is out of every camera's sight: a search for what lies there cannot succeed by looking.
+    const hidden = await solveKitchen({ ...s, family: "search", placements: { apple: "trash_can", orange: "trash_can", cup: "trash_can" }, goal: ["found(cup)"], open: [] });
+    expect(hidden.why).toBe("no camera sees the cup where it starts, from anywhere the robots can look from");
     // The oven holds one thing: a second cannot go in.
     const full = await solveKitchen({ ...s, placements: { apple: "table", bread: "oven" }, goal: ["in(apple, oven)"], open: [] });
     expect(full.solvable).toBe(false);
