@@ -206,6 +206,11 @@ function endStatus(state: { status?: string; statusReason?: string } | undefined
   return { status, statusReason };
 }
 
+/** The end's reason with what the method's final state adds (CLEA: the loops it broke). */
+function explained(end: { status: string; statusReason: string }, m: Method, state: unknown): { status: string; statusReason: string } {
+  return state ? { ...end, statusReason: end.statusReason + (m.explain?.(state as Record<string, unknown>) ?? "") } : end;
+}
+
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
 function startWorld(name: string, scenarioName: string, v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string }): Promise<SimProcess> {
   const detector = v["detector-noise"]!;
@@ -437,7 +442,7 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(kept);
     const { truth, undesirable } = await worldCheck(bridgeUrl!, runDir, m);
-    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...endStatus(state, crash, thread), started, runDir, report, frames }));
+    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...explained(endStatus(state, crash, thread), m, state), started, runDir, report, frames }));
     await run.close();
     await persistence.close();
     await sim?.stop();

@@ -139,6 +139,7 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     `| variant | steps | replans | model calls |\n|---|---|---|---|`,
     ...r.variants.map((v) => `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`),
     "",
+    ...endings(r),
     ...(verdictKeys.length
       ? [
           "## Critic verdicts (all trials)",
@@ -155,6 +156,37 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
       : ["| episode | success | status | score | steps | replans | why it ended |\n|---|---|---|---|---|---|---|", ...r.episodes.map((e) => `| ${e.id} | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`)]),
     "",
   ].join("\n");
+}
+
+/** A run that ended on the same failure repeated (the third time, or refused before a third try). */
+const REPEATED = /(failed|rejected) \d+ times for the same reason|not tried a third time/;
+
+/**
+ * How each variant's runs ended: the run's own status set against the simulator's check (a status that says done
+ * while the goal does not hold, or failed while it does, is the agent's belief being wrong), endings on a budget or
+ * on a repeated failure, and the loops a run broke (CLEA: a look for what was in question, the critic overruled by the
+ * planner's repeated choice, a third try refused).
+ */
+function endings(r: Report): string[] {
+  const held = (e: Report["episodes"][number]) => e.goalHeld ?? e.success;
+  const withLoops = r.episodes.some((e) => e.loops);
+  const head = `| variant | succeeded, goal holds | succeeded, goal does not hold | ended otherwise, goal holds | failed | gave up | out of budget | repeated failure or rejection |${withLoops ? " loops broken: looked / overruled / refused |" : ""}`;
+  const rows = r.variants.map((v) => {
+    const mine = r.episodes.filter((e) => e.variant === v);
+    const n = (f: (e: (typeof mine)[number]) => boolean) => mine.filter(f).length;
+    const loops = (k: string) => mine.reduce((a, e) => a + (e.loops?.[k] ?? 0), 0);
+    const cells = [
+      n((e) => e.status === "succeeded" && held(e)),
+      n((e) => e.status === "succeeded" && !held(e)),
+      n((e) => e.status !== "succeeded" && held(e)),
+      n((e) => e.status === "failed"),
+      n((e) => e.status === "gave_up"),
+      n((e) => e.status === "budget_exhausted"),
+      n((e) => REPEATED.test(e.statusReason)),
+    ];
+    return `| ${v} | ${cells.join(" | ")} |${withLoops ? ` ${loops("looked")} / ${loops("overruled")} / ${loops("refused")} |` : ""}`;
+  });
+  return ["## How runs ended: the run's status against the simulator's check", "", head, `|${"---|".repeat(withLoops ? 9 : 8)}`, ...rows, ""];
 }
 
 export function markdown(r: Report): string {

@@ -370,7 +370,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
     const common = {
       ...base,
       status: run.state.status,
-      statusReason: run.state.statusReason,
+      statusReason: run.state.statusReason + (method(mode).explain?.(run.state as Record<string, unknown>) ?? ""),
       // A run that ended on its budget did not finish, even where the world happens to satisfy the goal.
       success: run.truth.success && run.state.status !== "budget_exhausted",
       goalHeld: run.truth.success,

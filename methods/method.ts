@@ -93,4 +93,6 @@ export interface Method {
   framesOf?(node: string, update: Record<string, unknown>, n: number, text: string, artifacts: ArtifactStore): StepFrames[];
   /** What a run's summary says of its effort beyond status and usage (steps first). */
   summarize(state: Record<string, unknown> | undefined): { steps: number; replans: number } & Record<string, unknown>;
+  /** What its final state adds to the status reason a run ends with (CLEA: the loops it broke), if anything. */
+  explain?(state: Record<string, unknown>): string;
 }

@@ -65,6 +65,8 @@ export interface EpisodeResult {
   failedActions: number;
   replans: number;
   verdicts: Record<string, number>;
+  /** CLEA: loops broken in the run, by how (a look for what was in question, the critic overruled, a third try refused). */
+  loops?: Record<string, number>;
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
@@ -223,8 +225,8 @@ export function experimentReportSchema<M extends string>(method: M, tables: read
 }
 
 /** The tables every experiment report has after its method's own (evals/experimentReport.ts prints them). */
-export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "verdicts", "episodes"] as const;
-export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
+export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "endings", "verdicts", "episodes"] as const;
+export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^How runs ended/, "endings"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
 
 // ---- what the viewer draws ----------------------------------------------------------------------------------------
 

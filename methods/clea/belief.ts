@@ -44,22 +44,24 @@ export function summarize(ctx: {
 }): Belief {
   const b: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
   const placeNames = ctx.world.places.map((p) => p.name);
+  const labels = ctx.world.labels;
   if (!ctx.previousBelief) {
     // Memories first, so what this instruction says overrides them.
-    for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, r.object, r.place, "told");
+    for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, canonicalName(r.object, labels), r.place, "told");
     for (const t of readGoal(ctx.goal, ctx.world).told) setObject(b, t.object, t.place, "told");
   }
-  // A look: the observations entered together, with no action between them.
-  let look: Extract<HistoryEntry, { kind: "observation" }>[] = [];
-  ctx.entries.forEach((e, i) => {
+  for (let i = 0; i < ctx.entries.length; ) {
+    const e = ctx.entries[i];
     if (e.kind === "action") applyAction(b, e);
-    else if (e.kind === "observation") {
-      if (i === 0 || ctx.entries[i - 1].kind !== "observation") look = lookFrom(ctx.entries, i);
-      // Cameras that look at once: a thing one of them sees is not taken away because another missed it.
-      const others = look.filter((x) => x.robot !== e.robot).flatMap((x) => x.observation.objects.map((o) => o.name));
-      applyObservation(b, e.observation, false, new Set(others));
+    if (e.kind !== "observation") {
+      i++;
+      continue;
     }
-  });
+    // A look: the observations entered together, with no action between them, weighed together.
+    const look = lookFrom(ctx.entries, i);
+    applyLook(b, look.map((x) => x.observation), labels, false, new Set(look.flatMap((x) => x.askedAbout ?? [])));
+    i += look.length;
+  }
   b.progress = progressText(ctx.goal, b, ctx.world);
   return b;
 }
@@ -74,7 +76,16 @@ function lookFrom(entries: HistoryEntry[], start: number): Extract<HistoryEntry,
   return out;
 }
 
-function setObject(b: Belief, name: string, place: string, source: "seen" | "action" | "told"): void {
+/**
+ * The world's name for a perceiver's wording of it ("tea_bottle", "milks" → bottle_of_tea, milk): the belief keeps one
+ * entry per thing under the vocabulary's name, whatever wording each look used. A name close to none stays as it is.
+ */
+export function canonicalName(name: string, labels: readonly string[]): string {
+  if (labels.includes(name)) return name;
+  return closestName(name, [...labels]) ?? name;
+}
+
+function setObject(b: Belief, name: string, place: string, source: Belief["objects"][number]["source"]): void {
   // One entry per object, whatever wording earlier entries used for it.
   b.objects = b.objects.filter((o) => o.name !== name && closestName(o.name, [name]) !== name);
   b.objects.push({ name, place, source });
@@ -92,17 +103,20 @@ function setContainer(b: Belief, name: string, state: "open" | "closed"): void {
 
 function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): void {
   const { robot, skill, args } = e.call;
+  // A gripper that cannot sense a grasp reports the motion it made, not what it holds: believed until a camera that
+  // sees the place shows otherwise (the summarizer's order of evidence, docs/clea.md).
+  const source = e.unsensed ? "reported" : "action";
   if (e.ok) {
     if (skill === "go_to") b.robotsAt.find((r) => r.robot === robot)!.at = args.navigation_point ?? null;
     if (skill === "open") setContainer(b, args.target, "open");
     if (skill === "close") setContainer(b, args.target, "closed");
     if (skill === "pick_from") {
-      setObject(b, args.object, robot, "action");
+      setObject(b, args.object, robot, source);
       const h = b.holding.find((x) => x.robot === robot);
       if (h) h.object = args.object;
     }
     if (skill === "release_to") {
-      setObject(b, args.object, args.place, "action");
+      setObject(b, args.object, args.place, source);
       const h = b.holding.find((x) => x.robot === robot);
       if (h) h.object = null;
     }
@@ -113,33 +127,72 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
   if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message))) b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
   if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message))) setContainer(b, m[1], "closed");
   if ((m = /the (\w+) is already open/.exec(e.message))) setContainer(b, m[1], "open");
-  if ((m = /already holding the (\w+)/.exec(e.message))) {
-    const h = b.holding.find((x) => x.robot === robot);
-    if (h) h.object = m[1];
-  }
+  // The robot's own fingers: it holds that thing, wherever a camera last placed it.
+  if ((m = /already holding the (\w+)/.exec(e.message))) setObject(b, m[1], robot, "action");
   if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
 }
 
 /**
- * Folds one observation into a belief. An object believed in a place now in view, but not seen there, is not there —
- * except, for the summarizer, one a robot has just put there (one frame is not enough to doubt an action that
- * reported success). The critic, looking at the image right before acting, trusts the image over the action
- * (`trustImage`).
+ * Folds one look — what each camera reported at one moment — into a belief, in the order of evidence docs/clea.md
+ * gives:
+ * - a thing believed in a place some camera now shows, seen by no camera, is not there — except one a robot that
+ *   senses its grasp has just put there (one frame is not enough to doubt a sensed result; `trustImage`, the critic
+ *   looking right before acting, doubts it all the same). A thing in a hand is never judged by its absence: no camera
+ *   here reliably sees a hand (the arm's overhead camera shows 7 of the 10 things the arm can hold, the mobile
+ *   robot's none of its own);
+ * - a thing seen where the belief already has it stays; seen somewhere else, it has moved — unless another camera in
+ *   the same look shows that place without it: cameras that disagree do not overrule what was known before.
  */
-export function applyObservation(b: Belief, o: Observation, trustImage = false, seenInThisLook = new Set<string>()): void {
-  for (const c of o.containers) setContainer(b, c.name, c.state);
-  const seenHere = new Set([...o.objects.map((x) => x.name), ...seenInThisLook]);
-  b.objects = b.objects.filter((x) => !(o.visiblePlaces.includes(x.place) && !seenHere.has(x.name) && (trustImage || x.source !== "action")));
-  for (const x of o.objects) {
-    if (!isThingName(x.name)) {
-      // An unknown thing: remembered as seen, given no place in the facts the planner reasons over.
-      if (!b.seen.includes(x.name)) b.seen.push(x.name);
+export function applyLook(b: Belief, look: Observation[], labels: readonly string[], trustImage = false, askedAbout: ReadonlySet<string> = new Set()): void {
+  for (const o of look) for (const c of o.containers) setContainer(b, c.name, c.state);
+  const sightings = new Map<string, { robot: string; place: string }[]>();
+  for (const o of look) {
+    for (const x of o.objects) {
+      if (!isThingName(x.name)) {
+        // An unknown thing: remembered as seen, given no place in the facts the planner reasons over.
+        if (!b.seen.includes(x.name)) b.seen.push(x.name);
+        continue;
+      }
+      const name = canonicalName(x.name, labels);
+      sightings.set(name, [...(sightings.get(name) ?? []), { robot: o.robot, place: x.place }]);
+    }
+  }
+  const inView = (place: string) => look.some((o) => o.visiblePlaces.includes(place));
+  // An unsensed report stands against a plain look that contradicts it until a look asked about the thing decides.
+  const pending = (x: Belief["objects"][number]) => !trustImage && x.source === "reported" && !askedAbout.has(x.name);
+  b.objects = b.objects.filter((x) => !(inView(x.place) && !sightings.has(canonicalName(x.name, labels)) && (trustImage || x.source !== "action") && !pending(x)));
+  const shownWithout = (name: string, s: { robot: string; place: string }) =>
+    look.some((o) => o.robot !== s.robot && o.visiblePlaces.includes(s.place) && !o.objects.some((y) => y.place === s.place && canonicalName(y.name, labels) === name));
+  for (const [name, seen] of sightings) {
+    const prior = b.objects.find((o) => o.name === name || closestName(o.name, [name]) === name);
+    const before = prior?.place;
+    if (prior && pending(prior) && !seen.some((s) => s.place === before)) {
+      if (!b.seen.includes(name)) b.seen.push(name);
       continue;
     }
-    setObject(b, x.name, x.place, "seen");
-    if (!b.seen.includes(x.name)) b.seen.push(x.name);
+    // A first sighting stands although another camera missed it: a miss and a phantom are as likely, and a look for
+    // the thing settles it (methods/clea/loops.ts).
+    const place = seen.some((s) => s.place === before) ? before : before === undefined ? seen[0].place : seen.find((s) => !shownWithout(name, s))?.place;
+    if (place === undefined) continue;
+    setObject(b, name, place, "seen");
+    if (!b.seen.includes(name)) b.seen.push(name);
   }
-  for (const p of o.visiblePlaces) if (!b.explored.includes(p)) b.explored.push(p);
+  for (const o of look) for (const p of o.visiblePlaces) if (!b.explored.includes(p)) b.explored.push(p);
+}
+
+/**
+ * Whether a look speaks against a thing being at a place (a place's name, or the robot holding it): the thing seen
+ * somewhere else, or the place in view without it. A hand is never judged by a camera not showing the thing.
+ */
+export function lookContradicts(look: Observation[], thing: { name: string; place: string }, labels: readonly string[]): boolean {
+  const sightings = look.flatMap((o) => o.objects.filter((x) => isThingName(x.name) && canonicalName(x.name, labels) === thing.name));
+  if (sightings.some((x) => x.place !== thing.place)) return true;
+  return !sightings.length && look.some((o) => o.visiblePlaces.includes(thing.place));
+}
+
+/** One camera's observation folded in alone (the critic's look through the acting robot's camera). */
+export function applyObservation(b: Belief, o: Observation, labels: readonly string[], trustImage = false): void {
+  applyLook(b, [o], labels, trustImage);
 }
 
 function progressText(goal: string, b: Belief, world: WorldDescription): string {

@@ -2,7 +2,8 @@
  * The closed-loop agent (CLEA mode): observe → summarize → check the goal → plan a short stretch → verify it →
  * critique each action against the belief and the current image → act → observe … The critic of an action the plan
  * already holds judges it while the summarizer updates the belief from the same look (a fan-out).
- * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason;
+ * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason; the same
+ * rejection or failure a second time first sends every camera to look for what is in question (methods/clea/loops.ts);
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -47,6 +48,8 @@ const judgedInThisLook = (s: ClosedLoopStateType) => {
 /** After looking and remembering: done, or carry on with the current plan, or plan anew. */
 function afterGoalCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
   if (!running(s)) return END;
+  // Something in question (methods/clea/loops.ts): the cameras look for it before anything else.
+  if (s.focus && !s.focus.afterPlan) return "perceiver";
   if (!hasNextStep(s)) return "planner";
   if (!usesCritic(config)) return "dispatch";
   return judgedInThisLook(s) ? "dispatch" : "critic";
@@ -70,7 +73,7 @@ function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
 function afterCritique(s: ClosedLoopStateType) {
   if (s.plannedAt < s.counters.iterations) return END;
   if (!running(s)) return END;
-  return s.plan ? "dispatch" : "planner";
+  return s.plan ? "dispatch" : s.focus && !s.focus.afterPlan ? "perceiver" : "planner";
 }
 
 function afterDispatch(s: ClosedLoopStateType) {
@@ -113,10 +116,10 @@ export function buildClosedLoop(method: MethodRuntime<CleaSettings>, n: Record<k
     .addEdge(START, "perceiver")
     .addConditionalEdges("perceiver", w(afterPerceive), ["summarizer", "critic", END])
     .addConditionalEdges("summarizer", w(then("goal_check")), ["goal_check", END])
-    .addConditionalEdges("goal_check", w(afterGoalCheck), ["planner", "critic", "dispatch", END])
+    .addConditionalEdges("goal_check", w(afterGoalCheck), ["perceiver", "planner", "critic", "dispatch", END])
     .addConditionalEdges("planner", w(afterPlan), ["verifier", END])
     .addConditionalEdges("verifier", w(afterVerify), ["planner", "critic", "dispatch", END])
-    .addConditionalEdges("critic", w(afterCritique), ["planner", "dispatch", END])
+    .addConditionalEdges("critic", w(afterCritique), ["perceiver", "planner", "dispatch", END])
     .addConditionalEdges("dispatch", w(afterDispatch), ["planner", "executor", END])
     .addConditionalEdges("executor", w(afterAct), ["perceiver", "dispatch", END]);
 }

@@ -10,6 +10,7 @@ import { checkGoal } from "./nodes/goalCheck";
 import { plan } from "./nodes/planner";
 import { verify } from "./nodes/verifier";
 import { critique } from "./nodes/critic";
+import { loopsText } from "./loops";
 
 const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
 
@@ -28,7 +29,8 @@ function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: Clo
     case "verifier":
       return { node, text: u.plan === null ? `rejected: ${u.lastFailure}` : u.plan ? `ok: ${u.plan.steps.slice(before?.cursor ?? 0).map(call).join(" → ")}` : "ok" };
     case "critic":
-      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}` : "" };
+      if (u.critique?.overruled) return { node, text: `${call(u.critique.action)} → ${u.critique.verdict} again (${u.critique.feedback}): rejected twice before for this reason and looked for since — the planner's choice stands` };
+      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}${u.focus ? " (the second time: every camera looks for what is in question)" : ""}` : "" };
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
     case "executor": {
@@ -72,8 +74,9 @@ export const clea: Method = {
       : [],
   summarize: (state) => {
     const s = state as Partial<ClosedLoopStateType> | undefined;
-    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {} };
+    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {}, loopsBroken: s?.loops ?? [] };
   },
+  explain: (state) => loopsText((state as Partial<ClosedLoopStateType>).loops ?? []),
 };
 
 /** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */

@@ -96,10 +96,10 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   const { goals, notUnderstood } = read;
   // Acting on the understood part alone would report a different task as done. The message names the words it could
   // not place, the closest names and what it knows, so a person can say it again in words it reads.
-  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)) };
-  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}` };
+  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)), lookFor: null };
+  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}`, lookFor: null };
   const b = ctx.belief;
-  if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null };
+  if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null, lookFor: null };
 
   // Use the belief's own names for the goal objects (a perceiver may word them differently).
   const known = b.objects.map((o) => o.name).filter(isThingName);
@@ -119,6 +119,7 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   let subgoal: string;
   let rationale: string;
   let result: GroundAction[] | undefined;
+  let lookFor: Plan["lookFor"] = null;
   if (missing.length) {
     const target = missing[0];
     const told = b.objects.find((o) => o.name === target)?.place;
@@ -136,21 +137,65 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
         const again = b.explored.includes(p.name);
         subgoal = `look ${again ? "again " : ""}into the ${p.name} for the ${target}`;
         rationale = again ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it` : `the ${target} has not been seen; the ${p.name} is not yet explored`;
+        // A second look at a place asks the cameras about the thing (the first one missed it, or it was not there).
+        if (again) lookFor = { objects: [target], places: [p.name] };
         break;
       }
     }
-    if (!result) return { subgoal: `find the ${target}`, rationale: "every place I can look into has been explored", steps: [], done: false, giveUp: `the ${target} was not found anywhere` };
+    if (!result) return { subgoal: `find the ${target}`, rationale: "every place I can look into has been explored", steps: [], done: false, giveUp: `the ${target} was not found anywhere`, lookFor: null };
   } else {
     const objects = [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held])];
-    const r = search(domainFor(ctx, objects), facts, open.filter((g) => !g.startsWith("found(")));
-    if (!r) return { subgoal: "achieve the goal", rationale: "no sequence of skills reaches the goal from the belief", steps: [], done: false, giveUp: "no plan reaches the goal" };
-    result = r.plan;
-    subgoal = open.join(" and ");
-    rationale = `shortest plan of ${r.plan.length} skills over the manifests' preconditions and effects`;
+    const placing = open.filter((g) => !g.startsWith("found("));
+    const r = search(domainFor(ctx, objects), facts, placing);
+    if (r && !r.plan.length) return { subgoal: "report", rationale: "every goal condition holds in the belief's facts", steps: [], done: true, giveUp: null, lookFor: null };
+    if (r) {
+      result = r.plan;
+      subgoal = open.join(" and ");
+      rationale = `shortest plan of ${r.plan.length} skills over the manifests' preconditions and effects`;
+    } else {
+      // No way through as things stand. A place the goal fills that is full: move something out of it first.
+      const room = makeRoom(ctx, b, facts, placing, held, goals.map(rename));
+      if (!room) return { subgoal: "achieve the goal", rationale: "no sequence of skills reaches the goal from the belief", steps: [], done: false, giveUp: noPlanReason(ctx, b, placing), lookFor: null };
+      ({ plan: result, subgoal, rationale } = room);
+    }
   }
   let steps: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
   steps = corrupt(steps, ctx, noise, rng);
-  return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null };
+  return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null, lookFor };
+}
+
+/** The things the belief has in `place`. */
+const contents = (b: Belief, place: string) => b.objects.filter((o) => o.place === place && isThingName(o.name)).map((o) => o.name);
+
+/** Places the goal puts something in that the belief shows full (the world's capacity reached). */
+function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
+  const capacity = new Map(ctx.world.places.map((p) => [p.name, p.capacity ?? Infinity]));
+  const targets = [...new Set(placing.map((g) => parseLiteral(g)).filter((l) => l.pred === "in" && !l.negated).map((l) => l.args[1]))];
+  return targets.filter((p) => contents(b, p).length >= (capacity.get(p) ?? Infinity));
+}
+
+/**
+ * Room made in a full place the goal needs: the shortest plan that takes one of the things the goal does not ask for
+ * out of it and puts it down elsewhere (every hand empty after), planned over those things alone.
+ */
+function makeRoom(ctx: PlanContext, b: Belief, facts: string[], placing: string[], held: string[], goals: string[]): { plan: GroundAction[]; subgoal: string; rationale: string } | undefined {
+  // Nothing the instruction names is moved to make room (a thing already where the goal wants it stays).
+  const wanted = new Set(goals.map((g) => parseLiteral(g).args[0]));
+  for (const place of fullPlaces(ctx, b, placing)) {
+    const movable = contents(b, place).filter((o) => !wanted.has(o));
+    if (!movable.length) continue;
+    const hands = ctx.robots.map((r) => `hand_empty(${r.id})`);
+    const r = search(domainFor(ctx, [...new Set([...movable, ...held])]), facts, [`not full(${place})`, ...hands], 20_000);
+    if (r?.plan.length) return { plan: r.plan, subgoal: `make room in the ${place}`, rationale: `the ${place} is full (${contents(b, place).join(", ")}); the goal puts something there, so one thing goes elsewhere first` };
+  }
+  return undefined;
+}
+
+/** Why no plan reaches the goal, as a person would want to hear it. */
+function noPlanReason(ctx: PlanContext, b: Belief, placing: string[]): string {
+  const full = fullPlaces(ctx, b, placing);
+  if (full.length) return `no plan reaches the goal: the ${full.join(" and the ")} ${full.length > 1 ? "are" : "is"} full (${full.map((p) => contents(b, p).join(", ")).join("; ")}) and no room can be made there`;
+  return "no plan reaches the goal";
 }
 
 /**
@@ -263,7 +308,7 @@ function judge(ctx: CritiqueContext): Critique {
   }
   // The belief brought up to date with what it does not hold yet, then corrected by what the acting robot sees now.
   const b = ctx.since?.length && ctx.goal ? summarize({ goal: ctx.goal, previousBelief: ctx.belief, entries: ctx.since, robots: ctx.robots.map((r) => r.id), world: ctx.world }) : structuredClone(ctx.belief);
-  if (o) applyObservation(b, o, true);
+  if (o) applyObservation(b, o, ctx.world.labels, true);
   // Judge the action in the belief's own words for its objects.
   if (a.args.object) {
     const named = closestName(a.args.object, b.objects.map((x) => x.name).filter(isThingName));

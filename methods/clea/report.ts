@@ -11,6 +11,7 @@ function effort(run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) {
     failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
     replans: run.state.counters.replans,
     verdicts: run.state.verdicts,
+    loops: Object.fromEntries(["looked", "overruled", "refused"].map((how) => [how, (run.state.loops ?? []).filter((l) => l.how === how).length])),
   };
 }
 

@@ -23,15 +23,30 @@ export type Observation = z.infer<typeof Observation>;
 
 /** One entry of CLEA's bounded history buffer, as the summarizer (and, without one, the planner) reads it. */
 export type HistoryEntry =
-  | { step: number; kind: "observation"; robot: string; observation: Observation }
-  | { step: number; kind: "action"; call: SkillCall; ok: boolean; message: string }
+  | {
+      step: number;
+      kind: "observation";
+      robot: string;
+      observation: Observation;
+      /** The things this look was asked about (a look that settles something: methods/clea/loops.ts). */
+      askedAbout?: string[];
+    }
+  | {
+      step: number;
+      kind: "action";
+      call: SkillCall;
+      ok: boolean;
+      message: string;
+      /** The result changed what a hand holds and the robot's gripper cannot sense a grasp: it reports the motion made. */
+      unsensed?: boolean;
+    }
   | { step: number; kind: "feedback"; text: string };
 
 export const Belief = z.object({
   objects: z.array(z.object({
     name: z.string(),
     place: z.string().describe("a place name, or a robot id when held"),
-    source: z.enum(["seen", "action", "told"]).describe("how this is known"),
+    source: z.enum(["seen", "action", "reported", "told"]).describe("how this is known: seen by a camera, the sensed result of an action, an action's unsensed report, or told"),
   })),
   containers: z.array(z.object({ name: z.string(), state: z.enum(["open", "closed", "unknown"]) })),
   holding: z.array(z.object({ robot: z.string(), object: z.string().nullable() })),
@@ -52,6 +67,8 @@ export const Plan = z.object({
   done: z.boolean(),
   /** Set when the planner sees no way forward. */
   giveUp: z.string().nullable(),
+  /** What the look after these steps is for (a search): the cameras are asked about these things and places. */
+  lookFor: z.object({ objects: z.array(z.string()), places: z.array(z.string()) }).nullable(),
 });
 export type Plan = z.infer<typeof Plan>;
 

@@ -4,6 +4,7 @@ import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, Skil
 import { delta, deltaLast, last, usageChannel, type Status } from "../../nodes/state";
 import type { FailureCounts } from "../../nodes/repeats";
 import type { SearchLedger } from "../../nodes/search";
+import type { BrokenLoop, Focus } from "./loops";
 
 /** How many observation/action/feedback entries the history buffer keeps (CLEA uses a bounded FIFO). */
 export const HISTORY_LIMIT = 24;
@@ -48,7 +49,7 @@ export const ClosedLoopState = Annotation.Root({
   plan: deltaLast<Plan | null>(null),
   cursor: last<number>(0),
   /** The critic's last verdict, on which action, in which look (`counters.iterations` when it was given). */
-  critique: deltaLast<(Critique & { action: SkillCall; at?: number }) | null>(null),
+  critique: deltaLast<(Critique & { action: SkillCall; at?: number; overruled?: boolean }) | null>(null),
   /** The look (`counters.iterations`) in which the current plan was made. */
   plannedAt: last<number>(-1),
   lastFailure: last<string | null>(null),
@@ -57,8 +58,16 @@ export const ClosedLoopState = Annotation.Root({
   pendingGoal: last<{ goalId: string; call: SkillCall } | null>(null),
   status: last<Status>("running"),
   statusReason: last<string>(""),
-  /** Failures by action and reason (the same one a third time ends the run). */
+  /** Failures by action and reason (twice: a look for what is in question; not sent a third time — methods/clea/loops.ts). */
   repeats: last<FailureCounts>({}),
+  /** The critic's rejections by action and reason (twice: a look; a third: the planner's choice stands). */
+  rejections: last<FailureCounts>({}),
+  /** What the next look is asked to settle (set when a loop is broken by looking; the perceiver clears it). */
+  focus: last<Focus | null>(null),
+  /** The look (`counters.iterations`) last asked to settle something. */
+  focusedAt: last<number>(-1),
+  /** The loops broken in this run, and how. */
+  loops: delta<BrokenLoop[]>((a, writes) => [...a, ...writes.flat()], () => []),
   /** Per goal object, the places looked into since it was last seen; every place seen into; the last entry folded in. */
   search: last<{ upTo: number; since: SearchLedger; viewed: string[] }>({ upTo: -1, since: {}, viewed: [] }),
   counters: last<Counters>({ steps: 0, replans: 0, iterations: 0, skillSeconds: 0, nextEntryId: 0 }),

@@ -182,3 +182,17 @@ export function worldFacts(world: WorldDescription): string[] {
   for (const n of world.navigationPoints) facts.push(`navigation_point(${n})`);
   return facts;
 }
+
+/** The fact a manifest states when its robot's gripper senses whether it holds something (force or finger width). */
+export const SENSES_GRASP = "senses_grasp(self)";
+
+/**
+ * Whether a skill's result is an unsensed report of what a hand holds: the skill changes what the robot holds (its
+ * effects name `holding` or `hand_empty`) and the manifest does not say the gripper senses a grasp. Such a robot's
+ * "holds the cup" says only that the fingers closed there.
+ */
+export function reportsHoldUnsensed(robot: RobotManifest, skill: string): boolean {
+  const s = robot.skills.find((k) => k.name === skill);
+  if (!s || robot.facts.includes(SENSES_GRASP)) return false;
+  return s.effects.some((e) => /^(not )?(holding|hand_empty)\(/.test(e));
+}

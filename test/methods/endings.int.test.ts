@@ -1,7 +1,8 @@
 /**
  * Runs that cannot succeed end early and say why: a search that has looked everywhere (twice) since the object was
  * last seen ends `failed` naming the places, in the closed loop and in RePLan's mode; an object seen and then moved
- * is searched for afresh; the same action failing for the same reason a third time ends the run with that reason.
+ * is searched for afresh; in RePLan's mode the same motion failing for the same reason a third time ends the run with
+ * that reason (the closed loop's own rule, a look after the second and no third try: test/methods/clea/loops.int.test.ts).
  * Graphs in this process, simulators as their own processes; "models" that misbehave answer over HTTP through the
  * real @langchain/openai client.
  */
@@ -155,21 +156,6 @@ describe("a search that covered every place ends RePLan's mode", () => {
 });
 
 describe("the same failure three times ends the run", () => {
-  it("a planner that repeats a failed pick: failed with the robot's reason on the third failure", async () => {
-    useFake();
-    const stubborn = { subgoal: "take the tea", rationale: "it must be on the table", steps: [{ robot: "arm", skill: "pick_from", args: { object: "bottle_of_tea", place: "table" } }], done: false, giveUp: null };
-    fake.respond = async (req) => {
-      const ctx = contextOf(req) as Record<string, unknown> & { task: string };
-      return { arguments: ctx.task === "plan" ? JSON.stringify(stubborn) : await reason(ctx) };
-    };
-    const s = await kitchen("integration_tea_to_trash");
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and throw it into the trash_can.", thread: "stubborn", dataDir: scratchDir(), backend: "openai", variant: "no-critic" });
-    expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(/^arm\/pick_from \{"object":"bottle_of_tea","place":"table"\} failed 3 times for the same reason: there is no bottle_of_tea on the table/);
-    // Before: the same pick until the replan budget (15).
-    expect(e.state.counters.steps).toBe(3);
-  }, 120_000);
-
   it("RePLan without a perceiver: the same motion failing the same way a third time ends it", async () => {
     const sim = await startSimProcess("tabletop", ["--scenario", "lever", "--speed", "max"]);
     sims.push(sim);

@@ -6,6 +6,9 @@ import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
 import { rawBelief } from "./planner";
 import { robotsForModel, worldForModel } from "../../../nodes/modelContext";
 import { runOf } from "../../../nodes/run";
+import { actionKey, countRejection, focusOn } from "../loops";
+import { readGoal } from "../belief";
+import { parseLiteral } from "../../../robots/manifests";
 
 export const CRITIC_PROMPT = `You check one action just before a robot performs it. Look at the robot's current image and
 observation, the belief and the task, and answer with a verdict and short feedback. The belief may be one step
@@ -53,12 +56,20 @@ export async function critique(state: ClosedLoopStateType, config?: RunnableConf
   const verdicts = { [value.verdict]: 1 };
   if (value.verdict === "ok") return { critique, verdicts, usage };
   const reason = `critic: ${value.verdict} — ${value.feedback}`;
-  return {
-    critique,
-    verdicts,
-    usage,
-    plan: null,
-    lastFailure: reason,
-    failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps.slice(state.cursor), reason }],
-  };
+  const { rejections, n } = countRejection(state.rejections, action, `${value.verdict}: ${value.feedback}`);
+  const loop = { kind: "rejection" as const, action: actionKey(action), reason: `${value.verdict}: ${value.feedback}` };
+  // The same rejection after a look made for it: the planner heard it twice and chose the action again (loops.ts).
+  if (n === 3) return { critique: { ...critique, overruled: true }, verdicts, usage, rejections, loops: [{ ...loop, how: "overruled" }] };
+  // Again after that: neither the look nor the robot's result settled it; going on would only go round.
+  if (n > 3) {
+    const statusReason = `${actionKey(action)} was rejected ${n} times for the same reason (${loop.reason}); neither a look for it nor the robot's result settled it`;
+    return { critique, verdicts, usage, rejections, plan: null, status: "failed", statusReason, loops: [{ ...loop, how: "ended" }] };
+  }
+  const rejected = { critique, verdicts, usage, rejections, plan: null, focus: null, lastFailure: reason, failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps.slice(state.cursor), reason }] };
+  if (n < 2) return rejected;
+  // The second time: every camera looks for what is in question before the planner runs again.
+  const places = s.world.places.map((p) => p.name);
+  const focus = focusOn(action, reason, places);
+  if (!focus.objects.length) focus.objects = readGoal(state.goal, s.world).goals.map((g) => parseLiteral(g).args[0]).filter((o) => s.world.labels.includes(o));
+  return { ...rejected, focus, loops: [{ ...loop, how: "looked" }] };
 }

@@ -7,10 +7,12 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { interrupt } from "@langchain/langgraph";
 import { findSkill } from "../../../tools/skills";
+import { reportsHoldUnsensed } from "../../../robots/manifests";
 import { goalIdFor, runRecordedGoal } from "../../../nodes/dispatch";
 import { runSignal, stopReason } from "../../../nodes/estop";
 import { resumeHint } from "../../../nodes/guard";
 import { countFailure } from "../../../nodes/repeats";
+import { actionKey, failedTwice, focusOn } from "../loops";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
 import { runOf } from "../../../nodes/run";
 import type { CleaSettings } from "../configuration";
@@ -47,6 +49,15 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
     }
     if (r.type === "edit" && r.args && typeof r.args === "object") call = { ...call, args: r.args.args };
   }
+  // An action that failed twice for the same reason, with a look made for it since, is not sent a third time.
+  const twice = failedTwice(state.repeats, call);
+  if (twice !== undefined) {
+    return {
+      status: "failed",
+      statusReason: `${actionKey(call)} failed twice for the same reason (${twice}); the look after changed nothing the planner used, so it is not tried a third time`,
+      loops: [{ kind: "failure", action: actionKey(call), reason: twice, how: "refused" }],
+    };
+  }
   const goalId = goalIdFor(config, state.counters.steps, call.robot, call.skill, state.startedAt);
   return { pendingGoal: { goalId, call } };
 }
@@ -64,7 +75,9 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
     skillSeconds: state.counters.skillSeconds + (Number.isFinite(seconds) ? seconds : 0),
     nextEntryId: state.counters.nextEntryId + 1,
   };
-  const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status };
+  // A hand's content reported by a gripper that cannot sense it is weighed as a report, not a fact (methods/clea/belief.ts).
+  const unsensed = result.ok && s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
+  const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status, ...(unsensed ? { unsensed } : {}) };
   if (result.ok) return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry] };
   const reason = `${call.robot}/${call.skill} ${JSON.stringify(call.args)} failed: ${entry.message}`;
   // The robot was stopped (our emergency stop, /robograph/stop, an operator): the run pauses, the plan is redone after.
@@ -80,17 +93,23 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
       statusReason: `interrupted during ${call.robot}/${call.skill} ${JSON.stringify(call.args)}: ${why}; ${resumeHint(threadOf(config))}`,
     };
   }
-  const { repeats, end } = countFailure(state.repeats, `${call.robot}/${call.skill} ${JSON.stringify(call.args)}`, entry.message);
+  const { repeats, end } = countFailure(state.repeats, actionKey(call), entry.message);
   if (end) return { pendingGoal: null, counters, history: [entry], repeats, ...end };
+  // The same failure a second time: the look after it is asked about the action's things and places (loops.ts).
+  const again = repeats[`${actionKey(call)} → ${entry.message}`] === 2;
+  const looked = again
+    ? { focus: focusOn(call, reason, s.world.places.map((p) => p.name)), loops: [{ kind: "failure" as const, action: actionKey(call), reason: entry.message, how: "looked" as const }] }
+    : { focus: null };
   // CLEA's ablation without the critic has no error check: the sub-goal's plan runs on to its end regardless.
   if (runOf<CleaSettings>(config).settings.variant === "no-critic") {
-    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], repeats, lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
+    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], repeats, ...looked, lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
   }
   return {
     pendingGoal: null,
     counters,
     history: [entry],
     repeats,
+    ...looked,
     plan: null,
     lastFailure: reason,
     failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: state.plan?.steps.slice(state.cursor) ?? [call], reason }],

@@ -43,6 +43,8 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   // Ending here, a verdict the critic gave beside this look (on an action now never taken) is withdrawn: it counts
   // as it would have had the critic waited for this check.
   const unused = state.critique?.at === state.counters.iterations && state.plannedAt < state.counters.iterations ? { verdicts: { [state.critique.verdict]: -1 } } : {};
+  // A task done on a report in question is not done yet: the cameras look for it first (afterGoalCheck).
+  if (value.achieved && state.focus && !state.focus.afterPlan) return { usage, ...unused };
   if (value.achieved) return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage, ...unused };
   // The search ledger, from the perceiver's reports since the last check: places whose inside was in view, things seen.
   const objects = searchedObjects(state.goal, s.world);

@@ -19,6 +19,8 @@ objects its detector found, each with the place it is in or on. Report what this
 - containers: every door or drawer in view and whether it is open or closed;
 - visiblePlaces: the places whose inside or top you can actually see (a closed container's inside is not visible);
 - summary: one or two plain sentences.
+When the request has lookFor, the team disagrees about those things and places: look at each of them closely and
+report exactly what the image shows of them.
 Never report an object you cannot see.`;
 
 /**
@@ -36,6 +38,8 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
   await s.firstViews;
   if (!reports.has(s.views)) reports.set(s.views, new Map());
   const known = reports.get(s.views)!;
+  // A look asked to settle something (methods/clea/loops.ts), or the look a search plan's last step was for.
+  const focus = state.focus && (!state.focus.afterPlan || !(state.plan && state.cursor < state.plan.steps.length)) ? state.focus : null;
   // Every robot's frame at once (a fan-out): one model round trip per look, however many robots.
   const looks = await Promise.all(
     s.robots.map(async (robot) => {
@@ -45,7 +49,8 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       const png = await framePng(robot, view);
       const image = s.artifacts.put(png);
       const previous = state.observations[robot.id];
-      if (previous && previous.image === image) {
+      // A look for something asks anew, of an unchanged picture too.
+      if (previous && previous.image === image && !focus) {
         // Nothing changed in front of this robot since its last look: no model call. If it acted since and the camera
         // has taken a new picture, the unchanged view is news all the same (a grasp that closed on nothing leaves the
         // picture as it was), so the same observation is entered again for the summarizer to weigh against what the
@@ -63,9 +68,13 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         detections: view.detections
           ? { detections: detections.detections, places: detections.places }
           : { detections: [], places: [], note: "this robot has no object detector: name what the image shows with the world's labels and places" },
+        ...(focus ? { lookFor: focus } : {}),
       };
       const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
-      let value = known.get(key) ?? state.perceived?.[key];
+      // A view a look was asked about keeps that careful answer while the robot's detector reports the same (the
+      // picture itself may differ: another robot passing at its edge); without a detector, while the picture is the same.
+      const settled = `settled:${createHash("sha256").update(`${robot.id}|${view.detections ? JSON.stringify(context.detections) : image}`).digest("hex")}`;
+      let value = (focus ? undefined : known.get(settled) ?? state.perceived?.[settled]) ?? known.get(key) ?? state.perceived?.[key];
       let usage: Usage = {};
       let fresh: string | undefined;
       if (!value) {
@@ -80,8 +89,9 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
           images: [await imagePart(png, s.modelConfig.imageMaxSide)],
         }));
         known.set(key, value);
+        if (focus) known.set(settled, value);
       }
-      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp, fresh };
+      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp, fresh, ...(focus ? { settled } : {}) };
     }),
   );
   const observations: Record<string, SeenFrame> = {};
@@ -92,12 +102,13 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
   for (const look of looks) {
     if (!look) continue;
     if ("fresh" in look && look.fresh) perceived[look.fresh] = look.value;
+    if ("settled" in look && look.settled) perceived[look.settled] = look.value;
     usage = addUsage(usage, look.usage);
     observations[look.robot] = { ...look.value, robot: look.robot, image: look.image, stamp: look.stamp };
-    history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: look.robot, observation: look.value });
+    history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: look.robot, observation: look.value, ...(focus?.objects.length ? { askedAbout: focus.objects } : {}) });
   }
   return {
-    observations, history, usage, ...(Object.keys(perceived).length ? { perceived } : {}),
+    observations, history, usage, ...(Object.keys(perceived).length ? { perceived } : {}), ...(focus ? { focus: null, focusedAt: state.counters.iterations + 1 } : {}),
     counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 }, startedAt: state.startedAt || Date.now(),
   };
 }

@@ -15,8 +15,10 @@ Given the instruction, the belief (or the raw history), the robots' latest obser
 feedback and the plans that already failed, decide the next sub-goal and write the next skill calls for it, in order,
 as {robot, skill, args}. Objects you have not seen yet are probably inside a closed container: open containers to
 look for them. Give each skill to a robot that can reach the place. Do not repeat a plan that already failed for the
-same reason. Set done when the belief shows the whole task complete, and giveUp (with why) only when nothing is left
-to try.`;
+same reason. When a plan is there to look for something (a search, or to settle what a robot holds or where a thing
+is), name those things and places in lookFor so the cameras are asked about them. If a place you must put something in
+is full, make room first (move something out of it). Set done when the belief shows the whole task complete, and giveUp
+(with why) only when nothing is left to try.`;
 
 /** The belief a planner works from when the summarizer is ablated: rebuilt from the bounded raw history alone. */
 export async function rawBelief(state: ClosedLoopStateType, s: Session): Promise<Belief> {
@@ -65,5 +67,7 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
   if (value.done) return { plan: value, cursor: 0, status: "succeeded", statusReason: "the planner judges the task complete", usage, counters, plannedAt };
   if (value.giveUp) return { plan: value, cursor: 0, status: "gave_up", statusReason: value.giveUp, usage, counters, plannedAt };
   if (value.steps.length === 0) return { plan: value, cursor: 0, status: "gave_up", statusReason: "the planner wrote no steps", usage, counters, plannedAt };
-  return { plan: value, cursor: 0, critique: null, lastFailure: null, usage, counters, plannedAt };
+  // A search plan names what its look is for; the perceiver asks the cameras about it after the plan's last step.
+  const focus = value.lookFor && (value.lookFor.objects.length || value.lookFor.places.length) ? { ...value.lookFor, why: value.subgoal, afterPlan: true } : null;
+  return { plan: value, cursor: 0, critique: null, lastFailure: null, usage, counters, plannedAt, focus };
 }

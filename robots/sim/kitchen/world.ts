@@ -9,7 +9,7 @@ import { EventLog, type SimEvent } from "../events";
 import { SimClock } from "../clock";
 import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
-import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
+import { SENSES_GRASP, bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { kitchenXml } from "./scene";
 import { ARM_REST, MOBILE_GRIPPER_REST, NAVIGATION_POINTS, OBJECTS, PLACES, describeKitchen, navigationPoint, objectHalfHeight, place, type PlaceSpec } from "./layout";
 import type { KitchenScenario } from "./scenario";
@@ -41,7 +41,8 @@ const STEPS_PER_TICK = 10; // timestep 0.002
 
 export class KitchenWorld {
   readonly name = "kitchen";
-  readonly manifests: RobotManifest[] = bundledManifests("kitchen");
+  /** The bundled manifests, without `senses_grasp` when the grippers do not sense a grasp: what the robots can say. */
+  readonly manifests: RobotManifest[];
   readonly events = new EventLog();
   readonly clock: SimClock;
   private where = new Map<string, Where>();
@@ -68,6 +69,7 @@ export class KitchenWorld {
     opts: KitchenOptions,
   ) {
     this.graspSensing = opts.graspSensing ?? true;
+    this.manifests = bundledManifests("kitchen").map((m) => (this.graspSensing ? m : { ...m, facts: m.facts.filter((f) => f !== SENSES_GRASP) }));
     this.clock = new SimClock(TICK, () => this.step(), opts.speed ?? Infinity);
     for (let b = 0; b < model.nbody; b++) this.bodyId.set(mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, b) ?? "", b);
     this.cameras = new KitchenCameras(mj, model, data, this.bodyId, opts);

@@ -32,14 +32,16 @@ describe("closed loop, symbolic backend, noise 0", () => {
 });
 
 describe("what the verifier and the critic catch", () => {
-  it("remaps a misnamed object before it reaches the robot", async () => {
+  it("knows a misnamed object by the world's name before it is planned with, so only the manifest's names reach the robot", async () => {
     const s = await sim("integration_tea_to_trash");
     // Every detection is reported under another wording ("tea_bottle" for bottle_of_tea).
     const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { misname: 1 }, thread: "misnamed" });
     const perceived = e.trace.filter((t) => t.node === "perceiver").flatMap((t) => Object.values(t.update.observations ?? {}).flatMap((o) => o.objects.map((x) => x.name)));
     expect(perceived).toContain("tea_bottle");
-    const planned = e.trace.filter((t) => t.node === "planner").flatMap((t) => t.update.plan?.steps ?? []);
-    expect(planned.some((c) => c.args.object === "tea_bottle")).toBe(true);
+    // The belief keeps the world's name (before, the plan carried "tea_bottle" and the verifier mapped it back).
+    const believed = e.trace.filter((t) => t.node === "summarizer").flatMap((t) => t.update.belief?.objects.map((o) => o.name) ?? []);
+    expect(believed).toContain("bottle_of_tea");
+    expect(believed).not.toContain("tea_bottle");
     // Only the manifest's names reach the robots, and the task still succeeds.
     expect(executed(e).some((x) => x.call.includes("tea_bottle"))).toBe(false);
     expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
