@@ -9,19 +9,15 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HumanMessage } from "@langchain/core/messages";
 import { closePooledSessions } from "../../nodes/run";
 import { runClosedLoopEpisode } from "../../evals/episode";
-import { contextBlock, readContext } from "../../models/context";
-import { SymbolicChatModel } from "../../models/symbolic";
 import { startSimProcess } from "../../robots/sim/process";
 import { exhaustedSearch, lookablePlaces, noteLook, searchedObjects, type SearchLedger } from "../../nodes/search";
 import { countFailure } from "../../nodes/repeats";
 import { startSim, type SimProcess } from "../helpers/processes";
-import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
+import { contextOf, reasonerAnswer as reason, startFakeOpenAI, type FakeOpenAI } from "../helpers/openaiServer";
 import { executed, scratchDir } from "../helpers/episode";
 import { bundledManifests } from "../../robots/manifests";
-import { allReasoners } from "../../methods";
 
 const sims: SimProcess[] = [];
 const savedEnv = { ...process.env };
@@ -50,13 +46,6 @@ afterAll(async () => {
   await fake.close();
 });
 const useFake = () => Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
-const reasoner = new SymbolicChatModel(allReasoners());
-const contextOf = (req: ChatRequest) => readContext([new HumanMessage((req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!)]);
-/** What the symbolic reasoner answers to a context (possibly edited by the test). */
-const reason = async (ctx: Record<string, unknown> & { task: string }) => {
-  const { task, ...data } = ctx;
-  return (await reasoner._generate([new HumanMessage(contextBlock(task, data))])).generations[0].text;
-};
 
 describe("the search ledger", () => {
   const world = { name: "k", places: ["table", "refrigerator", "trash_can", "sink"].map((name) => ({ name, kind: name === "refrigerator" ? ("container" as const) : ("surface" as const), openable: name === "refrigerator" })), navigationPoints: [], labels: ["bottle_of_tea", "apple"] };

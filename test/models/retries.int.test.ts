@@ -8,12 +8,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HumanMessage } from "@langchain/core/messages";
 import { askStructured, backoffMs, createModels, extractJson, modelConfig, ModelUnavailableError, retryAfterMs, withModelScope } from "../../models";
 import { Critique } from "../../methods/clea/schemas";
-import { SymbolicChatModel } from "../../models/symbolic";
 import { BridgeClient } from "../../robots/bridge/client";
-import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
+import { answerAsReasoner, contextText, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
@@ -152,9 +150,7 @@ describe("an endpoint that stays down pauses the run, and --resume continues it"
   });
 
   /** The server answers as the symbolic reasoner would from the context text alone (a hosted VLM's stand-in). */
-  const reasoner = new SymbolicChatModel(allReasoners());
-  const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
-  const answer = async (req: ChatRequest) => ({ arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text });
+  const answer = answerAsReasoner;
   const task = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];
 
   it("ends interrupted (exit 3) naming the role and endpoint, then finishes on resume without repeating a skill", async () => {

@@ -12,11 +12,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
-import { HumanMessage } from "@langchain/core/messages";
-import { SymbolicChatModel } from "../../models/symbolic";
 import { BridgeClient } from "../../robots/bridge/client";
-import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
-import { allReasoners } from "../../methods";
+import { answerAsReasoner, contextText, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 
 let sim: SimProcess;
 let server: ChildProcess;
@@ -26,8 +23,6 @@ let log = "";
 // the context text alone, unless the test has taken it down.
 let endpoint: FakeOpenAI;
 let endpointDown = false;
-const reasoner = new SymbolicChatModel(allReasoners());
-const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
 const taskOf = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];
 
 async function freePort(): Promise<number> {
@@ -42,7 +37,7 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
   endpoint = await startFakeOpenAI(async (req) =>
-    endpointDown ? { status: 503, body: JSON.stringify({ error: { message: "the model is overloaded" } }) } : { arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text },
+    endpointDown ? { status: 503, body: JSON.stringify({ error: { message: "the model is overloaded" } }) } : await answerAsReasoner(req),
   );
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;

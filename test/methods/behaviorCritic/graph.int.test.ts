@@ -17,7 +17,7 @@ import { truthOf } from "../../../evals/behaviorCritic";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { BridgeClient } from "../../../robots/bridge/client";
 import type { SimEvent } from "../../../robots/sim/events";
-import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../helpers/openaiServer";
+import { answerAsReasoner, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../helpers/openaiServer";
 import { scratchDir } from "../../helpers/episode";
 import { allReasoners } from "../../../methods";
 import { behaviorCritic } from "../../../methods/behaviorCritic";
@@ -144,9 +144,7 @@ describe("the critic over HTTP (openai backend against a local OpenAI-compatible
   let fake: FakeOpenAI;
   const saved = { ...process.env };
   beforeAll(async () => {
-    const reasoner = new SymbolicChatModel(allReasoners());
-    const text = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
-    fake = await startFakeOpenAI(async (req) => ({ arguments: (await reasoner._generate([new HumanMessage(text(req))])).generations[0].text }));
+    fake = await startFakeOpenAI(answerAsReasoner);
     Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
   });
   afterAll(async () => {

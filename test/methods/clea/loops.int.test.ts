@@ -8,15 +8,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HumanMessage } from "@langchain/core/messages";
 import { closePooledSessions } from "../../../nodes/run";
 import { runClosedLoopEpisode } from "../../../evals/episode";
-import { contextBlock, readContext } from "../../../models/context";
-import { SymbolicChatModel } from "../../../models/symbolic";
 import { startSim, type SimProcess } from "../../helpers/processes";
-import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../helpers/openaiServer";
+import { contextOf, reasonerAnswer as reason, startFakeOpenAI, type FakeOpenAI, type RequestContext as Ctx } from "../../helpers/openaiServer";
 import { executed, scratchDir } from "../../helpers/episode";
-import { allReasoners } from "../../../methods";
 
 const sims: SimProcess[] = [];
 const savedEnv = { ...process.env };
@@ -34,13 +30,6 @@ afterAll(async () => {
   await fake.close();
 });
 const useFake = () => Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
-const reasoner = new SymbolicChatModel(allReasoners());
-type Ctx = Record<string, unknown> & { task: string };
-const contextOf = (req: ChatRequest) => readContext([new HumanMessage((req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!)]) as Ctx;
-const reason = async (ctx: Ctx) => {
-  const { task, ...data } = ctx;
-  return (await reasoner._generate([new HumanMessage(contextBlock(task, data))])).generations[0].text;
-};
 
 async function kitchen(spec: object, extra: string[] = []) {
   const file = join(scratchDir(), "scenario.json");
