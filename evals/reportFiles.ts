@@ -5,7 +5,6 @@
  * the viewer reads report.json with; this module reads a report through its method's, takes the tables as data from
  * the very Markdown report.md prints (so the two never disagree), and writes the HTML page.
  */
-import { z } from "zod";
 import { METHODS } from "../methods";
 import { REPORT_FORMAT, TableSchema, type ExperimentReport, type PaperTable } from "../methods/report";
 import type { CriticReportJson } from "../methods/behaviorCritic/report";

@@ -8,7 +8,7 @@ import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } from "../../robots/manifests/schema";
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "./schemas";
 import { alias, closestName, lexicon, notUnderstoodMessage } from "../../models/reasoning/language";
-import { applyObservation, emptyBelief, holdsInBelief, isThingName, notUnderstoodText, readGoal, summarize } from "./belief";
+import { applyObservation, holdsInBelief, isThingName, notUnderstoodText, readGoal, summarize } from "./belief";
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
 
 export { emptyBelief, holdsInBelief, summarize } from "./belief";

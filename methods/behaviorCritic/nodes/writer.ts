@@ -23,7 +23,6 @@ what caused each event it lists (and nothing that worked), and say what you chan
 
 export async function writeProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   const run = runOf<CriticSettings>(config);
-  const opts = run.settings;
   const s = await run.session();
   const prev = lastAttempt(state);
   // Every try starts from the same scene, and the writer looks at that scene, not at what the last try left behind

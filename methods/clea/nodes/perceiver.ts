@@ -3,7 +3,6 @@ import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../../../models";
 import { Observation } from "../schemas";
-import { CLEA_VARIANTS } from "../configuration";
 import type { Session } from "../../../nodes/runtime";
 import type { ClosedLoopStateType, ClosedLoopUpdate, SeenFrame } from "../state";
 import { worldForModel } from "../../../nodes/modelContext";
@@ -33,7 +32,6 @@ const reports = new WeakMap<Session["views"], Map<string, Observation>>();
 
 export async function perceive(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   const run = runOf<CleaSettings>(config);
-  const opts = run.settings;
   const s = await run.session();
   await s.firstViews;
   if (!reports.has(s.views)) reports.set(s.views, new Map());

@@ -25,7 +25,6 @@ image is the curve to judge. Answer with a short reasoning about the curve's sha
 /** Judges one curve: its plot rendered and stored, the analyst asked. */
 export async function judge(t: LearningTarget, iteration: number, horizon: number, config?: RunnableConfig) {
   const run = runOf<CurriculumSettings>(config);
-  const opts = run.settings;
   const s = run;
   const png = await renderCurve({ title: t.caption, returns: t.returns, maxReturn: t.maxReturn, horizon });
   const plot = s.artifacts.put(png);

@@ -1,7 +1,6 @@
 /** Begin: the library holds the pretrained base skills only (as the paper starts), with their policies. */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { loadBaseSkills } from "../../../models/learning/policy";
-import { CURRICULUM_VARIANTS } from "../configuration";
 import { storePolicies } from "./policies";
 import { baseLibrary, skillId } from "./skills";
 import type { CurriculumStateType, CurriculumUpdate } from "../state";

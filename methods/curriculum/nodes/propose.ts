@@ -7,7 +7,6 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, totalUsage } from "../../../models";
 import { TaskProposal, type ProposeContext } from "../schemas";
 import { overBudget } from "../../../nodes/budget";
-import { CURRICULUM_VARIANTS } from "../configuration";
 import { lookAtBasket, proposalLayout } from "./scene";
 import { captions, type CurriculumStateType, type CurriculumUpdate } from "../state";
 import { runOf } from "../../../nodes/run";

@@ -37,7 +37,6 @@ export async function runMotion(state: ReplanStateType, config?: RunnableConfig)
   // Resumed after the motion was canceled (and recorded as such): nothing is pending; the step is planned again.
   if (!state.pendingGoal) return {};
   const run = runOf<ReplanSettings>(config);
-  const opts = run.settings;
   const s = await run.session();
   const { goalId, motion } = state.pendingGoal;
   const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;

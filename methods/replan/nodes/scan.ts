@@ -3,7 +3,6 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { worldForModel } from "../../../nodes/modelContext";
 import { askStructured } from "../../../models";
 import { SceneScan } from "../schemas";
-import { REPLAN_VARIANTS } from "../configuration";
 import type { Session } from "../../../nodes/runtime";
 import type { ReplanStateType, ReplanUpdate } from "../state";
 import { currentView, noteSceneLook, sceneVocabulary, type View } from "./view";
@@ -30,7 +29,6 @@ export function lookAtScene(s: Session, view: View) {
 
 export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
-  const opts = run.settings;
   const s = await run.session();
   const view = await currentView(s);
   const { value, usage } = await lookAtScene(s, view);

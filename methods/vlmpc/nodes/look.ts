@@ -4,7 +4,6 @@ import { totalUsage } from "../../../models";
 import type { RangedDetectionsMessage } from "../../../robots/msgs/detections";
 import { overBudget } from "../../../nodes/budget";
 import { latestFrame } from "../../../nodes/camera";
-import { VLMPC_VARIANTS } from "../configuration";
 import type { VlmpcStateType, VlmpcUpdate } from "../state";
 import { runOf } from "../../../nodes/run";
 import type { VlmpcSettings } from "../configuration";

@@ -13,7 +13,7 @@ export type { Course, Step } from "./types";
 /** VLM-PC's task on every course. */
 export const COURSE_GOAL = "Find the red chew toy and go to it.";
 import { generateCourse, generatedSeed } from "./generate";
-import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stairs, stool, wall, type SceneSpec, type Thing } from "./scene";
+import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stairs, stool, wall, type Thing } from "./scene";
 
 const start = { x: 0, y: 0, yawDeg: 0 };
 

@@ -2,8 +2,6 @@
  * The obstacle-course world: one course's MuJoCo model, the dog's kinematic body and skills, its head camera, the
  * event log and the evaluator's view of the truth. Agents never import this: they reach it over the bridge.
  */
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { encodeDepthPng, encodeRgbPng, type CameraPose, type Frame } from "../camera";
 import { SimClock } from "../clock";
 import type { DetectorNoise } from "../detector";
@@ -18,7 +16,6 @@ import { HeadCamera, detectionsMessage } from "./perception";
 import { BODY, LABELS, courseXml, thingBody } from "./scene";
 import { findCourse, type Course } from "./scenarios";
 
-const here = dirname(fileURLToPath(import.meta.url));
 export const ROBOT = "dog";
 
 /** The toy counts as reached when some point of the body's spine (hips to nose) comes within this of it, on its level. */
@@ -107,7 +104,7 @@ export class CourseWorld {
   private progress?: (elapsed: number) => void;
 
   private constructor(
-    private readonly mj: Mujoco,
+    mj: Mujoco,
     private readonly model: MjModel,
     private readonly data: MjData,
     readonly course: Course,

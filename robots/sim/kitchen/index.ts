@@ -1,6 +1,6 @@
 /** The kitchen world as a served simulator; `/robograph/reset` starts a new episode in it without a new process. */
 import { RebuiltWorld, serveWorld, type ServeOptions, type ServedWorld } from "../serve";
-import { KitchenWorld, type KitchenOptions, type RobotId } from "./world";
+import { KitchenWorld, type KitchenOptions } from "./world";
 import { loadScenario, parseScenario, type KitchenScenario } from "./scenario";
 import { serveWorldOnRos, type RosRobot } from "../ros";
 

@@ -74,7 +74,7 @@ export class WorkbenchCamera {
   private noise: DetectorNoise;
 
   constructor(
-    private readonly mj: Mujoco,
+    mj: Mujoco,
     opts: { seed?: number; noise?: Partial<DetectorNoise>; width?: number; height?: number },
   ) {
     this.rng = new Rng(opts.seed ?? 0);

@@ -7,10 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
-import { HumanMessage } from "@langchain/core/messages";
 import { closePooledSessions, openRun } from "../../../nodes/run";
 import type { CriticStateType } from "../../../methods/behaviorCritic/state";
-import { SymbolicChatModel } from "../../../models/symbolic";
 import { generateCriticBenchmark } from "../../../evals/datasets/behaviorCriticBenchmark";
 import { loadCriticBenchmark, type CriticBenchmark } from "../../../evals/datasets/behaviorCritic";
 import { truthOf } from "../../../evals/behaviorCritic";
@@ -19,7 +17,6 @@ import { BridgeClient } from "../../../robots/bridge/client";
 import type { SimEvent } from "../../../robots/sim/events";
 import { answerAsReasoner, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../helpers/openaiServer";
 import { scratchDir } from "../../helpers/episode";
-import { allReasoners } from "../../../methods";
 import { behaviorCritic } from "../../../methods/behaviorCritic";
 
 let bench: CriticBenchmark;
