@@ -105,6 +105,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     type: "object",
     properties: {
       goal: { type: "string", minLength: 1, description: "the instruction (default: the scenario's)" },
+      check: { type: "string", minLength: 1, description: 'what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)"); default the scenario\'s goal — a run given another goal without this is not checked (success null)' },
       scenario: { type: "string", minLength: 1, description: `the ${m.world} scenario (default: the world's); only when the run starts its own simulator` },
       ...common,
     },
@@ -335,7 +336,7 @@ function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[
       const file = ["summary.json", "report.json"].map((f) => join(dir, f)).find(existsSync);
       if (!file) return done(fail(`${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`));
       const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      const brief = m?.kind === "campaign" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
+      const brief = m?.kind === "campaign" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "unchecked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
       const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
       const interrupted = summary.status === "interrupted";
       // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.

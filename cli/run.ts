@@ -4,7 +4,7 @@
  * and leaves a run record in runs/<thread_id>/ (events.jsonl, report.md with frames, summary.json).
  */
 import { parseArgs } from "node:util";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
@@ -20,6 +20,7 @@ import { dataDir, openPersistence } from "../memory/checkpointer";
 import { totalUsage } from "../models";
 import { learnDialect } from "../tools/skills";
 import { BridgeClient } from "../robots/bridge/client";
+import { parseLiteral } from "../robots/manifests";
 import { emergencyStop, stopReason } from "../nodes/estop";
 import { resumeHint } from "../nodes/guard";
 import type { SkillFeedbackChunk } from "../nodes/dispatch";
@@ -66,6 +67,9 @@ options:
   --scenario NAME      the world's scenario (a kitchen scenario may also be a JSON file):
                        ${METHODS.filter((m) => m.kind === "episode").map((m) => world(m.world)).map((w) => `${w.name} (default ${w.defaultScenario}): ${w.scenarios().join(", ")}${w.name === "course" ? ", or generated_<seed>" : ""}`).join("\n                       ")}
   --goal TEXT          the instruction (default: the scenario's)
+  --check LITERALS     what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)");
+                       default the scenario's goal. A run given another --goal without --check is not checked:
+                       its record says checked false, success null, and why
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --variant V          ${METHODS.filter((m) => m.kind === "episode").map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`).join("; ").replace(/; \n/, ";\n")} (default full)
   --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
@@ -166,26 +170,61 @@ async function askApproval(request: ApprovalRequest, v: { "auto-approve"?: boole
  * and, for a method judged on behaviour, what undesirable happened. The world's event log is kept beside the record
  * (`robograph view` shows each motion's term residuals from it).
  */
-async function worldCheck(bridgeUrl: string, runDir: string, m: Method): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[] }> {
+async function worldCheck(bridgeUrl: string, runDir: string, m: Method, check: GoalCheckPlan): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[]; unchecked?: string }> {
   let truth: { success: boolean; goal: unknown } | undefined;
   let undesirable: string[] | undefined;
+  let unchecked = check.unchecked;
   try {
     const c = await BridgeClient.connect(bridgeUrl, { connectAttempts: 1 });
     // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
     await learnDialect(c, 5000).catch(() => {});
-    truth = await c.callService("/evaluator/check", {}, { timeoutMs: 5000 });
+    if (!unchecked) {
+      truth = await c.callService<{ success: boolean; goal: unknown }>("/evaluator/check", check.goal ? { goal: check.goal } : {}, { timeoutMs: 5000 }).catch((err: Error) => {
+        // The world refused the literals (a name it does not have): said in the record, never taken for "not done".
+        if (check.goal) unchecked = `the simulator could not check ${check.goal.join("; ")}: ${err.message}`;
+        else throw err;
+        return undefined;
+      });
+    }
     const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
     writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
     // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
     if (m.cleanRollout) {
       undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
-      truth = { ...truth!, success: truth!.success && undesirable.length === 0 };
+      if (truth) truth = { ...truth, success: truth.success && undesirable.length === 0 };
     }
     await c.close();
   } catch {
     // A real robot has no evaluator: the run's own status stands alone.
   }
-  return { truth, undesirable };
+  return { truth, undesirable, unchecked };
+}
+
+/** What the simulator is to check at a run's end: the scenario's goal, these literals, or nothing (and why). */
+interface GoalCheckPlan {
+  goal?: string[];
+  unchecked?: string;
+}
+
+/**
+ * A run is checked on its own goal: `--check`'s literals when given, the scenario's goal when the run's instruction
+ * is the scenario's, and otherwise not at all — a sentence the simulator cannot read is not scored against another
+ * task's literals. Kept beside the run (check.json), so a resumed run is checked as it began.
+ */
+function goalCheckPlan(v: { goal?: string; check?: string; resume?: boolean }, scenario: { name: string; instruction: string }, runDir: string): GoalCheckPlan {
+  const file = join(runDir, "check.json");
+  if (v.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheckPlan;
+  let plan: GoalCheckPlan = {};
+  if (v.check !== undefined) {
+    const goal = v.check.split(";").map((l) => l.trim()).filter(Boolean);
+    if (!goal.length) throw new Error('--check: give one or more goal literals, e.g. --check "in(apple, sink); closed(oven)"');
+    for (const l of goal) parseLiteral(l);
+    plan = { goal };
+  } else if (v.goal !== undefined && v.goal.trim() !== scenario.instruction.trim()) {
+    plan = { unchecked: `the run's goal is not scenario ${scenario.name}'s, and the simulator checks goal literals, not sentences: give --check "in(apple, sink); …" to have it checked` };
+  }
+  writeFileSync(file, JSON.stringify(plan));
+  return plan;
 }
 
 /**
@@ -231,6 +270,8 @@ function writeRecord(r: {
   state: { usage?: Record<string, unknown>; counters?: { skillSeconds?: number } } | undefined;
   truth?: { success: boolean; goal: unknown };
   undesirable?: string[];
+  /** Why the simulator did not check this run's goal. */
+  unchecked?: string;
   status: string;
   statusReason: string;
   started: number;
@@ -238,7 +279,7 @@ function writeRecord(r: {
   report: string[];
   frames: string[];
 }): { verified: boolean; interrupted: boolean } {
-  const { thread, state, truth, undesirable, status, statusReason, runDir, report, frames } = r;
+  const { thread, state, truth, undesirable, unchecked, status, statusReason, runDir, report, frames } = r;
   const usage = totalUsage(state?.usage ?? {});
   const interrupted = status === "interrupted";
   const summary = {
@@ -250,7 +291,8 @@ function writeRecord(r: {
     status,
     statusReason,
     ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${r.bridgeUrl ? ` --bridge-url ${r.bridgeUrl}` : ""}` } : {}),
-    success: truth?.success ?? status === "succeeded",
+    // Unchecked on a simulator (another goal than the scenario's), success is unknown, never a false "not done".
+    success: truth ? truth.success : unchecked ? null : status === "succeeded",
     ...r.method.summarize(state as Record<string, unknown> | undefined),
     modelCalls: usage.calls,
     // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
@@ -266,17 +308,19 @@ function writeRecord(r: {
     truth && truth.success !== (summary.status === "succeeded")
       ? `the agent reports ${summary.status}, but the simulator's check says the goal is ${truth.success ? "met" : "not met"}`
       : undefined;
-  Object.assign(summary, { agentStatus: summary.status, checked: truth ? truth.success : null, ...(disagreement ? { disagreement } : {}) });
+  Object.assign(summary, { agentStatus: summary.status, checked: !!truth, ...(unchecked ? { unchecked } : {}), ...(disagreement ? { disagreement } : {}) });
   writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
   report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []), "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
   writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
   process.stdout.write(
-    `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
+    `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : summary.success === null ? "UNCHECKED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
       (disagreement ? `(${disagreement})\n` : "") +
+      (unchecked ? `(not checked: ${unchecked})\n` : "") +
       `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (o200k, counted offline)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
       `run record: ${runDir}/report.md\n`,
   );
-  return { verified: summary.success, interrupted };
+  // The exit code follows the check where there was one, the agent's own status where there was none.
+  return { verified: truth ? truth.success : status === "succeeded", interrupted };
 }
 
 const RUN_OPTIONS = {
@@ -284,6 +328,7 @@ const RUN_OPTIONS = {
   world: { type: "string" },
   scenario: { type: "string" },
   goal: { type: "string" },
+  check: { type: "string" },
   model: { type: "string" },
   variant: { type: "string", default: "full" },
   noise: { type: "string", default: "0" },
@@ -356,6 +401,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
+  const check = goalCheckPlan(v, scenario, runDir);
   const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
   const sim = v["bridge-url"] ? undefined : await startWorld(m.world, scenario.name, v);
   const bridgeUrl = v["bridge-url"] ?? sim!.url;
@@ -441,8 +487,8 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(kept);
-    const { truth, undesirable } = await worldCheck(bridgeUrl!, runDir, m);
-    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, ...explained(endStatus(state, crash, thread), m, state), started, runDir, report, frames }));
+    const { truth, undesirable, unchecked } = await worldCheck(bridgeUrl!, runDir, m, check);
+    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, unchecked, ...explained(endStatus(state, crash, thread), m, state), started, runDir, report, frames }));
     await run.close();
     await persistence.close();
     await sim?.stop();

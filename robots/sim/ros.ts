@@ -22,7 +22,7 @@ import { BridgeClient } from "../bridge/client";
 import { ActionlibStatus, actionTypes, JSON_SERVICE_TYPE } from "../bridge/ros1";
 import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type SkillSpec } from "../manifests/schema";
 import type { z } from "zod";
-import { PING_ACTION, type NamedPoseSkill, type SimulatedWorld } from "./serve";
+import { goalToCheck, PING_ACTION, type NamedPoseSkill, type SimulatedWorld } from "./serve";
 import { focalPixels, zDepth } from "./camera";
 import { pinholeInfo, rawDepthImage, rawRgbImage } from "../msgs/images";
 import { z as zod } from "zod";
@@ -105,7 +105,7 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   const guard = (args: unknown) => {
     if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
   };
-  client.advertiseService("/evaluator/check", JSON_SERVICE_TYPE, (args) => (guard(args), world.evaluate()));
+  client.advertiseService("/evaluator/check", JSON_SERVICE_TYPE, (args) => (guard(args), world.evaluate(goalToCheck(args, world))));
   client.advertiseService("/evaluator/events", JSON_SERVICE_TYPE, (args) => {
     guard(args);
     const since = Number((args as { since?: unknown })?.since ?? 0);

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions, type Caller } from "../bridge/server";
-import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
+import { argumentsValidator, MANIFEST_SERVICE, parseLiteral, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
 import type { Frame } from "./camera";
 import type { SimEvent } from "./events";
 import { RESET_SERVICE, RESET_TYPE } from "../msgs/rollout";
@@ -46,7 +46,8 @@ export interface SimulatedWorld {
   readonly events: { since(index?: number): SimEvent[]; length: number };
   runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome>;
   renderCamera(robot: string): Promise<CameraMessages>;
-  evaluate(): unknown;
+  /** The true state for a scorer, and whether the goal holds: the scenario's, or the literals given. */
+  evaluate(goal?: readonly string[]): unknown;
   close(): void | Promise<void>;
   /**
    * The validator the bridge applies to a skill's goal arguments (default: one built from the manifest's JSON schema).
@@ -55,6 +56,23 @@ export interface SimulatedWorld {
   argumentsSchema?(robot: string, skill: string): z.ZodType<Record<string, unknown>> | undefined;
   /** Skills that take a named pose (see NamedPoseSkill). */
   namedPoseSkills?(): NamedPoseSkill[];
+}
+
+/**
+ * The goal an evaluator call asks about (`{ goal: ["in(apple, sink)", …] }`), checked against the world's names: a run
+ * given a goal other than its scenario's is scored on its own goal, never on the scenario's. None given: the
+ * scenario's goal.
+ */
+export function goalToCheck(args: unknown, world: Pick<SimulatedWorld, "description" | "manifests">): string[] | undefined {
+  const goal = (args as { goal?: unknown } | null | undefined)?.goal;
+  if (goal === undefined) return undefined;
+  if (!Array.isArray(goal) || !goal.length || goal.some((g) => typeof g !== "string")) throw new Error("goal: a non-empty list of literals such as \"in(apple, sink)\"");
+  const names = new Set([...world.description.labels, ...world.description.places.map((p) => p.name), ...world.manifests.map((m) => m.id)]);
+  for (const g of goal as string[]) {
+    const unknown = parseLiteral(g).args.filter((a) => !names.has(a));
+    if (unknown.length) throw new Error(`goal literal ${JSON.stringify(g)} names what the ${world.description.name} world does not have: ${unknown.join(", ")}`);
+  }
+  return goal as string[];
 }
 
 /**
@@ -93,8 +111,8 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   renderCamera(robot: string) {
     return this.current.renderCamera(robot);
   }
-  evaluate() {
-    return this.current.evaluate();
+  evaluate(goal?: readonly string[]) {
+    return this.current.evaluate(goal);
   }
   argumentsSchema(robot: string, skill: string) {
     return this.current.argumentsSchema?.(robot, skill);
@@ -151,7 +169,7 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
   };
   server.advertiseService("/evaluator/check", "robograph_msgs/srv/EvaluatorCheck", (args, caller) => {
     evaluatorGuard(args, caller);
-    return world.evaluate();
+    return world.evaluate(goalToCheck(args, world));
   });
   server.advertiseService("/evaluator/events", "robograph_msgs/srv/EvaluatorEvents", (args, caller) => {
     evaluatorGuard(args, caller);

@@ -110,6 +110,9 @@ describe("robograph mcp over stdio", () => {
     const report = (await c.readResource({ uri: s.record })).contents[0] as { text: string };
     expect(report.text).toMatch(/## Result: succeeded/);
     expect((await c.listResources()).resources.map((x) => x.uri)).toContain(s.record);
+    // Another goal than the scenario's: checked on the literals given, or not at all — never on the scenario's goal.
+    const other = await call(c, "run_closed_loop", { goal: "Find the apple and report where it is." });
+    expect(other.structuredContent, textOf(other)).toMatchObject({ checked: false, success: null, unchecked: expect.stringMatching(/not scenario/) });
   }, 300_000);
 });
 

@@ -33,11 +33,12 @@ describe("robograph run", () => {
   it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
     const data = scratchDir();
     // Offline, "recycle" is not understood; the found-only reading must not pass for the task.
-    const r = await run(["--goal", "Find the bottle_of_tea and recycle it in the trash_can.", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    const r = await run(["--goal", "Find the bottle_of_tea and recycle it in the trash_can.", "--check", "in(bottle_of_tea, trash_can)", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
     const [thread] = readdirSync(join(data, "runs"));
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
-    expect(summary.checked).toBe(false);
+    expect(summary.checked).toBe(true);
     expect(summary.success).toBe(false);
+    expect(summary.goal).toEqual([{ literal: "in(bottle_of_tea, trash_can)", holds: false }]);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^NOT DONE/m);
     if (summary.agentStatus === "succeeded") {
@@ -45,6 +46,30 @@ describe("robograph run", () => {
       expect(r.out).toContain(summary.disagreement);
     }
   });
+
+  it("checks a run given another goal on that goal, and a run given a sentence alone not at all — never on the scenario's goal", async () => {
+    const data = scratchDir();
+    const summaryOf = (thread: string) => JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
+    const args = (thread: string, ...more: string[]) => ["--thread", thread, ...more, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"];
+    // The default scenario asks for the tea in the trash can; this run is asked for the apple in the oven, and does it.
+    const own = await run(args("own-goal", "--goal", "Put the apple into the oven.", "--check", "in(apple, oven)"));
+    expect(summaryOf("own-goal")).toMatchObject({ checked: true, success: true, goal: [{ literal: "in(apple, oven)", holds: true }] });
+    expect(own.code).toBe(0);
+    // The same run without --check: the scenario's literals say nothing of it, so it is not scored.
+    const unchecked = await run(args("unchecked", "--goal", "Put the apple into the oven."));
+    expect(summaryOf("unchecked")).toMatchObject({ checked: false, success: null, agentStatus: "succeeded" });
+    expect(summaryOf("unchecked").unchecked).toMatch(/the run's goal is not scenario integration_tea_to_trash's/);
+    expect(unchecked.out).toMatch(/^UNCHECKED/m);
+    expect(unchecked.code).toBe(0);
+    // A literal naming what the world lacks: the record says why it went unchecked; nothing is taken for "not done".
+    await run(args("no-unicorn", "--goal", "Find the unicorn.", "--check", "in(unicorn, sink)"));
+    expect(summaryOf("no-unicorn")).toMatchObject({ checked: false, success: null });
+    expect(summaryOf("no-unicorn").unchecked).toMatch(/names what the kitchen world does not have: unicorn/);
+    // A literal that is not one is refused before anything starts.
+    const bad = await run(args("bad", "--check", "apple in oven"));
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/not a literal: "apple in oven"/);
+  }, 180_000);
 
   it("runs a scenario file from anywhere: the simulator is given the file, not a name it would look up", async () => {
     const data = scratchDir();

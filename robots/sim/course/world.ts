@@ -270,7 +270,8 @@ export class CourseWorld {
     return this.toyDistance() <= SUCCESS_RADIUS && Math.abs(this.toyZ - this.body.pose.z) < SAME_LEVEL;
   }
 
-  evaluate(): CourseEvaluation {
+  evaluate(literals?: readonly string[]): CourseEvaluation {
+    if (literals) throw new Error("the course world checks one goal, its own: the dog within reach of the toy");
     const p = this.body.pose;
     const r3 = (v: number) => Math.round(v * 1000) / 1000;
     return {

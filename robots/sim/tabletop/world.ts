@@ -408,10 +408,11 @@ export class TabletopWorld implements Resolver {
     return l.negated ? !v : v;
   }
 
-  evaluate(): { success: boolean; goal: { literal: string; holds: boolean }[]; skillsEnded: number; simTime: number; state: Record<string, string> } {
+  /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
+  evaluate(literals: readonly string[] = this.scene.goal): { success: boolean; goal: { literal: string; holds: boolean }[]; skillsEnded: number; simTime: number; state: Record<string, string> } {
     let cached: Frame | undefined;
     const frame = () => (cached ??= this.renderFrame());
-    const goal = this.scene.goal.map((literal) => ({ literal, holds: this.holds(literal, frame) }));
+    const goal = literals.map((literal) => ({ literal, holds: this.holds(literal, frame) }));
     const state: Record<string, string> = {};
     for (const j of this.scene.joints) state[j.name] = this.jointFractionOf(j.name).toFixed(2);
     for (const o of this.scene.objects) {

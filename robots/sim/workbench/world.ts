@@ -494,9 +494,10 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     return l.negated ? !v : v;
   }
 
-  evaluate(): { success: boolean; goal: { literal: string; holds: boolean }[]; scene: string; seed: number; skillsEnded: number; simTime: number; state: Record<string, string> } {
+  /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
+  evaluate(literals?: readonly string[]): { success: boolean; goal: { literal: string; holds: boolean }[]; scene: string; seed: number; skillsEnded: number; simTime: number; state: Record<string, string> } {
     const s = this.current;
-    const goal = s.scene.goal.map((literal) => ({ literal, holds: this.holds(literal) }));
+    const goal = (literals ?? s.scene.goal).map((literal) => ({ literal, holds: this.holds(literal) }));
     const state: Record<string, string> = {};
     s.parts.things.forEach((t, i) => {
       if (!t.free) return;
