@@ -6,7 +6,9 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HEADER_END, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
+import { readFileSync } from "node:fs";
+import { FIGURES, HEADER_END, LEDGER, RESULTS_DIR, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
+import { commitsOf, readLedger, scoredRangeLine } from "../../evals/ledger";
 import type { Report } from "../../evals/experimentReport";
 import { scoredCasesOnly, type CriticResults } from "../../evals/behaviorCritic";
 import { ROOT } from "../helpers/processes";
@@ -21,6 +23,23 @@ describe("npm run reproduce", () => {
     // On a difference the message names the figures, and the made files are left for a diff.
     expect(code, err.split("\n").filter((l) => /same as|DIFFERS|reproduce --check|Error|error/.test(l)).join("\n")).toBe(0);
   }, 900_000);
+
+  it("a results file says how many times its scored range was run, as the ledger has it; a range run twice reads as tuning", () => {
+    const ledger = readLedger(LEDGER);
+    const scored = FIGURES.filter((f) => f.scored?.length);
+    expect(scored.map((f) => f.id)).toContain("kitchen-generated");
+    for (const f of scored) {
+      const text = readFileSync(join(RESULTS_DIR, `${f.id}.md`), "utf8");
+      for (const range of f.scored!) {
+        expect(commitsOf(ledger, range).length, `${f.id}: no ledger row for its scored range`).toBeGreaterThan(0);
+        expect(text.split("\n"), `docs/results/${f.id}.md does not say how often its scored range was run`).toContain(scoredRangeLine(ledger, range));
+      }
+    }
+    const range = { dataset: "kitchen-generated", from: 3000, count: 100 };
+    const row = (commit: string) => ({ date: "2026-11-27", commit, figure: "kitchen-generated", range, note: "" });
+    expect(scoredRangeLine([row("a1"), row("a1")], range)).toBe("- scored range: kitchen-generated seeds 3000–3099, run at 1 commit (docs/results/ledger.md)");
+    expect(scoredRangeLine([row("a1"), row("b2")], range)).toMatch(/run at 2 commits .*: run more than once, so its figures may have steered changes — read them as tuning figures$/);
+  });
 
   it("reads only the scored range of generated courses for the scored figure (course seeds from 1000)", () => {
     const report = (tasks: string[]) => ({ tasks }) as unknown as Report;

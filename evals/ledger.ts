@@ -1,0 +1,69 @@
+/**
+ * The ledger of scored ranges (docs/results/ledger.md): every run of a scored range of generated worlds, with the
+ * commit it was made at. A scored range is meant to be run once, after every decision was made on tuning seeds; one
+ * run at several commits may have steered the changes between them, so a figure made from it says how many times it
+ * was run (`npm run reproduce` writes that into the results file's header, and a test holds every committed results
+ * file to the ledger). Rows are appended by `npm run reproduce` for each full figure it makes; rows for runs made
+ * before the ledger existed were read from the results files' history and say so.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+/** A range of generated worlds a figure scores on: `count` seeds of `dataset` from `from` on. */
+export interface ScoredRange {
+  dataset: string;
+  from: number;
+  count: number;
+}
+
+export interface LedgerRow {
+  date: string;
+  /** The commit the runs were made at (a short hash, "(with uncommitted changes)" after it when the tree had any). */
+  commit: string;
+  figure: string;
+  range: ScoredRange;
+  note: string;
+}
+
+export const rangeText = (r: ScoredRange) => `${r.dataset} seeds ${r.from}–${r.from + r.count - 1}`;
+
+const sameRange = (a: ScoredRange, b: ScoredRange) => a.dataset === b.dataset && a.from === b.from && a.count === b.count;
+
+const LEDGER_HEAD = `<!-- Appended by npm run reproduce (cli/reproduce.ts) for every full figure that runs a scored range; a run made
+outside it is added by hand, with a note. Never delete a row: a scored range run more than once is tuning data. -->
+# Scored ranges: every run
+
+| date | commit | figure | scored range | note |
+|---|---|---|---|---|
+`;
+
+const ROW = /^\| (\d{4}-\d{2}-\d{2}) \| ([^|]+?) \| ([a-z0-9-]+) \| ([a-z-]+) seeds (\d+)–(\d+) \| ([^|]*?) \|$/;
+
+export function readLedger(file: string): LedgerRow[] {
+  if (!existsSync(file)) return [];
+  const rows: LedgerRow[] = [];
+  for (const [i, line] of readFileSync(file, "utf8").split("\n").entries()) {
+    if (!line.startsWith("| ") || line.startsWith("| date ") || line.startsWith("|---")) continue;
+    const m = ROW.exec(line);
+    if (!m) throw new Error(`${file}:${i + 1}: not a ledger row: ${line}`);
+    const [from, to] = [Number(m[5]), Number(m[6])];
+    rows.push({ date: m[1], commit: m[2], figure: m[3], range: { dataset: m[4], from, count: to - from + 1 }, note: m[7] });
+  }
+  return rows;
+}
+
+export function appendToLedger(file: string, rows: LedgerRow[]): void {
+  const text = existsSync(file) ? readFileSync(file, "utf8") : LEDGER_HEAD;
+  const lines = rows.map((r) => `| ${r.date} | ${r.commit} | ${r.figure} | ${rangeText(r.range)} | ${r.note} |`);
+  writeFileSync(file, `${text.replace(/\n*$/, "\n")}${lines.join("\n")}\n`);
+}
+
+/** The distinct commits a range was run at (a commit with uncommitted changes counts as its own). */
+export function commitsOf(rows: LedgerRow[], range: ScoredRange): string[] {
+  return [...new Set(rows.filter((r) => sameRange(r.range, range)).map((r) => r.commit))];
+}
+
+/** The results header's line for a scored range: how many times it was run, and what that makes it. */
+export function scoredRangeLine(rows: LedgerRow[], range: ScoredRange): string {
+  const n = commitsOf(rows, range).length;
+  return `- scored range: ${rangeText(range)}, run at ${n} commit${n === 1 ? "" : "s"} (docs/results/ledger.md)${n > 1 ? ": run more than once, so its figures may have steered changes — read them as tuning figures" : ""}`;
+}
