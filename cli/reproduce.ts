@@ -501,7 +501,8 @@ const IDS = FIGURES.map((f) => f.id).join(", ");
 function commitOf(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    // The docs and README are what this command writes (the ledger among them): only a change elsewhere is the figures' code.
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs", ":!README.md"], { cwd: ROOT, encoding: "utf8" }).trim();
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return "unknown (not a git checkout)";
