@@ -210,7 +210,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     expect(r.out).not.toMatch(/the report is written, but/);
     const report = JSON.parse(readFileSync(join(copy, "exp", "toy-exp", "report.json"), "utf8"));
     expect(report).toMatchObject({ method: "toy", variants: ["full"], tasks: ["integration_tea_to_trash"] });
-    expect(report.tables.map((t: { id: string }) => t.id)).toEqual(["success", "time", "effort", "episodes"]);
+    expect(report.tables.map((t: { id: string }) => t.id)).toEqual(["success", "time", "effort", "endings", "episodes"]);
   }, 300_000);
 
   it("is shown by the viewer: the experiment's charts and facts, and the run's timeline", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MotionProgram, RewardTerm } from "../../robots/msgs/motion";
-import { bundledManifests, parseLiteral, RobotManifest, worldFacts, argumentsValidator } from "../../robots/manifests";
+import { bundledManifests, parseLiteral, RobotManifest, SENSES_GRASP, worldFacts, argumentsValidator } from "../../robots/manifests";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen";
 import { ARM_BASE, ARM_REACH, NAVIGATION_POINTS, PLACES } from "../../robots/sim/kitchen/layout";
 
@@ -28,8 +28,9 @@ describe("robot manifests", () => {
   it("declares reach facts that agree with the kitchen's geometry", () => {
     const [mobile, arm] = bundledManifests("kitchen");
     const reach = PLACES.filter((p) => Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]) <= ARM_REACH).map((p) => `reaches(self, ${p.name})`);
-    expect(arm.facts.sort()).toEqual(reach.sort());
-    expect(mobile.facts.sort()).toEqual(NAVIGATION_POINTS.map((n) => `serves(${n.name}, ${n.serves})`).sort());
+    // Both grippers sense a grasp (the simulator's --grasp-sensing off serves manifests without the fact).
+    expect(arm.facts.sort()).toEqual([...reach, SENSES_GRASP].sort());
+    expect(mobile.facts.sort()).toEqual([...NAVIGATION_POINTS.map((n) => `serves(${n.name}, ${n.serves})`), SENSES_GRASP].sort());
     expect(worldFacts({ name: "k", places: [{ name: "oven", kind: "container", openable: true, capacity: 1 }], navigationPoints: ["n"], labels: [] })).toEqual([
       "container(oven)",
       "openable(oven)",
