@@ -1,9 +1,10 @@
 /** The local OpenAI-compatible server the tests drive `@langchain/openai` against (shared with the latency benchmark). */
+import { afterAll, beforeAll } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { contextBlock, readContext } from "../../models/context";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { allReasoners } from "../../methods";
-import type { ChatRequest } from "../../evals/bench/openaiServer";
+import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../evals/bench/openaiServer";
 
 export { startFakeOpenAI, type ChatRequest, type FakeOpenAI, type Responder } from "../../evals/bench/openaiServer";
 
@@ -24,3 +25,26 @@ export async function reasonerAnswer(ctx: RequestContext): Promise<string> {
 
 /** The reasoner's answer to a request's context text as sent. */
 export const answerAsReasoner = async (req: ChatRequest) => ({ arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text });
+
+/**
+ * A local endpoint for this test file, started before its tests and closed after: `endpoint.fake.respond` is what it
+ * answers, and `endpoint.use()` points this process's runs at it (no retries, so a bad answer shows at once).
+ */
+export function localModelEndpoint(): { readonly fake: FakeOpenAI; use(): void } {
+  let fake: FakeOpenAI | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+  return {
+    get fake() {
+      if (!fake) throw new Error("the local model endpoint starts in beforeAll");
+      return fake;
+    },
+    use() {
+      Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: this.fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
+    },
+  };
+}

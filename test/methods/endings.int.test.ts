@@ -8,14 +8,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../nodes/run";
 import { runClosedLoopEpisode } from "../../evals/episode";
 import { startSimProcess } from "../../robots/sim/process";
 import { exhaustedSearch, lookablePlaces, noteLook, searchedObjects, type SearchLedger } from "../../nodes/search";
 import { countFailure } from "../../nodes/repeats";
 import { startSim, type SimProcess } from "../helpers/processes";
-import { contextOf, reasonerAnswer as reason, startFakeOpenAI, type FakeOpenAI } from "../helpers/openaiServer";
+import { contextOf, reasonerAnswer as reason, localModelEndpoint } from "../helpers/openaiServer";
 import { executed, scratchDir } from "../helpers/episode";
 import { bundledManifests } from "../../robots/manifests";
 
@@ -38,14 +38,8 @@ async function kitchen(scenario: string) {
   return s;
 }
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
-});
-afterAll(async () => {
-  await fake.close();
-});
-const useFake = () => Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
+const endpoint = localModelEndpoint();
+const useFake = () => endpoint.use();
 
 describe("the search ledger", () => {
   const world = { name: "k", places: ["table", "refrigerator", "trash_can", "sink"].map((name) => ({ name, kind: name === "refrigerator" ? ("container" as const) : ("surface" as const), openable: name === "refrigerator" })), navigationPoints: [], labels: ["bottle_of_tea", "apple"] };
@@ -129,7 +123,7 @@ describe("a search that covered every place ends RePLan's mode", () => {
   it("a perceiver that never sees the apple: ends failed once both containers were looked into twice", async () => {
     useFake();
     // A perception model blind to one thing: the apple is taken out of every detection it is shown.
-    fake.respond = async (req) => {
+    endpoint.fake.respond = async (req) => {
       const ctx = contextOf(req) as Record<string, unknown> & { task: string; detections?: { detections: { label: string }[] } };
       if (ctx.detections) ctx.detections = { ...ctx.detections, detections: ctx.detections.detections.filter((d) => d.label !== "green_apple") };
       return { arguments: await reason(ctx) };

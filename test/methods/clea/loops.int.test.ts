@@ -7,11 +7,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../nodes/run";
 import { runClosedLoopEpisode } from "../../../evals/episode";
 import { startSim, type SimProcess } from "../../helpers/processes";
-import { contextOf, reasonerAnswer as reason, startFakeOpenAI, type FakeOpenAI, type RequestContext as Ctx } from "../../helpers/openaiServer";
+import { contextOf, reasonerAnswer as reason, localModelEndpoint, type RequestContext as Ctx } from "../../helpers/openaiServer";
 import { executed, scratchDir } from "../../helpers/episode";
 
 const sims: SimProcess[] = [];
@@ -22,14 +22,8 @@ afterEach(async () => {
   await Promise.all(sims.splice(0).map((s) => s.stop()));
 });
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
-});
-afterAll(async () => {
-  await fake.close();
-});
-const useFake = () => Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
+const endpoint = localModelEndpoint();
+const useFake = () => endpoint.use();
 
 async function kitchen(spec: object, extra: string[] = []) {
   const file = join(scratchDir(), "scenario.json");
@@ -53,7 +47,7 @@ describe("a critic–planner loop is broken", () => {
     useFake();
     const asked: Ctx[] = [];
     // The critic's camera misses the tea on the table, every time, for the same reason.
-    fake.respond = async (req) => {
+    endpoint.fake.respond = async (req) => {
       const ctx = contextOf(req);
       asked.push(ctx);
       const action = ctx.action as typeof PICK_TEA | undefined;
@@ -86,7 +80,7 @@ describe("a critic–planner loop is broken", () => {
     // A planner sure the tea is on the table; it is not (it is nowhere), so the arm's pick fails the same way.
     const stubborn = { subgoal: "take the tea", rationale: "it must be on the table", steps: [PICK_TEA], done: false, giveUp: null, lookFor: null };
     const asked: Ctx[] = [];
-    fake.respond = async (req) => {
+    endpoint.fake.respond = async (req) => {
       const ctx = contextOf(req);
       asked.push(ctx);
       return { arguments: ctx.task === "plan" ? JSON.stringify(stubborn) : await reason(ctx) };
@@ -107,7 +101,7 @@ describe("a gripper's unsensed report against a look", () => {
     useFake();
     const asked: Ctx[] = [];
     // Grippers without grasp sensing; the arm's camera misses the tea in the drawer unless asked about it.
-    fake.respond = async (req) => {
+    endpoint.fake.respond = async (req) => {
       const ctx = contextOf(req) as Ctx & { detections?: { detections: { label: string; location: { place: string } }[] } };
       asked.push(ctx);
       if (ctx.task === "perceive" && ctx.robot === "arm" && !ctx.lookFor && ctx.detections) {
