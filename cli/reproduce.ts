@@ -669,7 +669,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       let madeAt: string | undefined;
       if (v.render) {
         if (!existsSync(dir)) throw new Error(`--render: no runs of ${f.id} in ${dir}`);
-        madeAt = existsSync(file) ? /^- commit: (\S+)/m.exec(readFileSync(file, "utf8"))?.[1] : undefined;
+        // The runs' commit as the header gave it, "(with uncommitted changes)" and all.
+        madeAt = existsSync(file) ? /^- commit: (.+?)(?: \(the runs\);.*)?$/m.exec(readFileSync(file, "utf8"))?.[1] : undefined;
         if (!madeAt) throw new Error(`--render: ${relative(ROOT, file)} does not say which commit its runs were made at`);
       } else {
         rmSync(dir, { recursive: true, force: true });
