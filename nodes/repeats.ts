@@ -7,14 +7,17 @@ export const REPEAT_LIMIT = 3;
 /** Counts of failures by action and reason, as a state channel keeps them. */
 export type FailureCounts = Record<string, number>;
 
+/** How counts are keyed: the action and the reason it failed (or was rejected) for. */
+export const repeatKey = (action: string, reason: string) => `${action} → ${reason}`;
+
 /**
  * Counts one failure of `action` for `reason`; returns the new counts and, at the limit, the update that ends the run.
  * Canceled goals (an emergency stop) are not failures of the action and are not counted by callers.
  */
-export function countFailure(counts: FailureCounts, action: string, reason: string): { repeats: FailureCounts; end?: { status: "failed"; statusReason: string } } {
-  const key = `${action} → ${reason}`;
+export function countFailure(counts: FailureCounts, action: string, reason: string): { repeats: FailureCounts; n: number; end?: { status: "failed"; statusReason: string } } {
+  const key = repeatKey(action, reason);
   const n = (counts[key] ?? 0) + 1;
   const repeats = { ...counts, [key]: n };
-  if (n < REPEAT_LIMIT) return { repeats };
-  return { repeats, end: { status: "failed", statusReason: `${action} failed ${n} times for the same reason: ${reason}` } };
+  if (n < REPEAT_LIMIT) return { repeats, n };
+  return { repeats, n, end: { status: "failed", statusReason: `${action} failed ${n} times for the same reason: ${reason}` } };
 }

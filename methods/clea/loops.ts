@@ -10,7 +10,7 @@
  * view (the perceiver's settled reports), so a plain look at the same view does not bring back what it settled.
  */
 import type { SkillCall } from "./schemas";
-import type { FailureCounts } from "../../nodes/repeats";
+import { countFailure, repeatKey, type FailureCounts } from "../../nodes/repeats";
 
 /** What a look is asked to settle: the things and places in question, and why. */
 export interface Focus {
@@ -33,14 +33,13 @@ export const actionKey = (a: SkillCall) => `${a.robot}/${a.skill} ${JSON.stringi
 
 /** Counts one rejection of `action` for `reason`; returns the new counts and how many times this pair has now come. */
 export function countRejection(counts: FailureCounts, action: SkillCall, reason: string): { rejections: FailureCounts; n: number } {
-  const key = `${actionKey(action)} → ${reason}`;
-  const n = (counts[key] ?? 0) + 1;
-  return { rejections: { ...counts, [key]: n }, n };
+  const { repeats, n } = countFailure(counts, actionKey(action), reason);
+  return { rejections: repeats, n };
 }
 
 /** The reason this action already failed twice for, if it has (the executor's counts, keyed `action → reason`). */
 export function failedTwice(counts: FailureCounts, action: SkillCall): string | undefined {
-  const prefix = `${actionKey(action)} → `;
+  const prefix = repeatKey(actionKey(action), "");
   const hit = Object.entries(counts).find(([k, n]) => k.startsWith(prefix) && n >= 2);
   return hit?.[0].slice(prefix.length);
 }

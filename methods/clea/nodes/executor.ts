@@ -93,11 +93,10 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
       statusReason: `interrupted during ${call.robot}/${call.skill} ${JSON.stringify(call.args)}: ${why}; ${resumeHint(threadOf(config))}`,
     };
   }
-  const { repeats, end } = countFailure(state.repeats, actionKey(call), entry.message);
+  const { repeats, n, end } = countFailure(state.repeats, actionKey(call), entry.message);
   if (end) return { pendingGoal: null, counters, history: [entry], repeats, ...end };
   // The same failure a second time: the look after it is asked about the action's things and places (loops.ts).
-  const again = repeats[`${actionKey(call)} → ${entry.message}`] === 2;
-  const looked = again
+  const looked = n === 2
     ? { focus: focusOn(call, reason, s.world.places.map((p) => p.name)), loops: [{ kind: "failure" as const, action: actionKey(call), reason: entry.message, how: "looked" as const }] }
     : { focus: null };
   // CLEA's ablation without the critic has no error check: the sub-goal's plan runs on to its end regardless.
