@@ -26,12 +26,15 @@ options:
   --dataset NAME|FILE   dataset: kitchen (CLEA, default), tabletop (RePLan's tasks 1–8), course (VLM-PC's six
                         obstacle courses), course-generated (procedurally generated courses, each checked
                         solvable within 100 s by a search over the true layout), kitchen-generated (generated
-                        kitchen scenarios, each checked by a plan from the true state run on the world), critic (the behaviour-critic
+                        kitchen scenarios, each checked by a plan from the true state run on the world), tabletop-generated
+                        (generated RePLan scenes with composed obstacles, each checked by the generator's solution run
+                        through the MPC), critic (the behaviour-critic
                         benchmark: see --dataset critic --help), or a .jsonl file
-  --count N             course-generated, kitchen-generated: how many worlds (default 50)
+  --count N             course-generated, kitchen-generated, tabletop-generated: how many worlds (default 50)
   --course-seed S       course-generated: the first course seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the
                         tuning range, looked at while improving the reasoners; ${FIRST_SCORED_SEED} and up are scored
   --kitchen-seed S      kitchen-generated: the first scenario seed (default ${FIRST_SCORED_SEED}; the same two ranges)
+  --scene-seed S        tabletop-generated: the first scene seed (default ${FIRST_SCORED_SEED}; the same two ranges)
   --method ID           the method that runs the rows (default: the one of the rows' world): ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.id} (${m.world})`).join(", ")}
   --variants LIST       comma-separated, of the method's variants (default: its experiment's):
                         ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.world}: ${m.variants.join(", ")}${m.report.experiment?.defaults?.variants ? ` (default ${m.report.experiment.defaults.variants.join(",")})` : ""}`).join(";\n                        ")}
@@ -104,6 +107,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       count: { type: "string", default: "50" },
       "course-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
       "kitchen-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
+      "scene-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
       queue: { type: "boolean", default: false },
       detach: { type: "boolean", default: false },
       lease: { type: "string" },
@@ -134,12 +138,14 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);
   const generated = !!kind;
-  const seedFlag = kind === GENERATED_COURSES ? "course-seed" : "kitchen-seed";
+  const seedFlags = GENERATED_KINDS.map((k) => k.seedFlag);
   const given = (flag: string) => argv.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
-  if (!generated && (given("count") || given("course-seed") || given("kitchen-seed"))) {
-    throw new Error(`--count, --course-seed and --kitchen-seed choose generated worlds: they go with --dataset ${GENERATED_KINDS.map((k) => k.dataset).join(" or ")}`);
+  if (!generated && (given("count") || seedFlags.some(given))) {
+    throw new Error(`--count, ${seedFlags.map((f) => `--${f}`).join(", ")} choose generated worlds: they go with --dataset ${GENERATED_KINDS.map((k) => k.dataset).join(", ")}`);
   }
-  if (generated && given(seedFlag === "course-seed" ? "kitchen-seed" : "course-seed")) throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}`);
+  const seedFlag = kind?.seedFlag ?? "kitchen-seed";
+  const wrong = seedFlags.find((f) => f !== seedFlag && given(f));
+  if (generated && wrong) throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}, not --${wrong}`);
   const count = int("count", v.count!, 1);
   const firstSeed = int(seedFlag, v[seedFlag]!, 0);
   let datasetName = v.dataset!;
@@ -221,7 +227,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (controller.signal.aborted) return 130;
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
-    { ...(opts.method ? { method: opts.method } : {}), name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
+    { method: m.id, name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);

@@ -1,8 +1,9 @@
 /**
- * Datasets of generated worlds: `count` procedurally generated courses or kitchens from seed `from` on, each kept only
- * when a solver that knows the true state finds it can be done (a course within the trial's 100 s: a search over the
- * dog's own skills, robots/sim/course/solve.ts; a kitchen: a plan from the true state run on the world,
- * robots/sim/kitchen/solve.ts) — a world nobody could do says nothing about a method. Written as JSONL rows like the
+ * Datasets of generated worlds: `count` procedurally generated courses, kitchens or tabletop scenes from seed `from`
+ * on, each kept only when a solver that knows the true state finds it can be done (a course within the trial's 100 s:
+ * a search over the dog's own skills, robots/sim/course/solve.ts; a kitchen: a plan from the true state run on the
+ * world, robots/sim/kitchen/solve.ts; a tabletop scene: the generator's own solution run through the world's MPC,
+ * robots/sim/tabletop/solve.ts) — a world nobody could do says nothing about a method. Written as JSONL rows like the
  * hand-made datasets', so an experiment over them resumes, reports and uploads to LangSmith as any other.
  *
  * Seeds below FIRST_SCORED_SEED are the tuning range; scored figures come from FIRST_SCORED_SEED on
@@ -16,7 +17,9 @@ import { solveCourse } from "../../robots/sim/course/solve";
 import { FIRST_SCORED_SEED } from "../../robots/sim/generated";
 import { generateKitchen } from "../../robots/sim/kitchen/generate";
 import { solveKitchen } from "../../robots/sim/kitchen/solve";
-import { COURSE_GOAL, type CourseExample, type KitchenExample } from "./index";
+import { generateTabletop } from "../../robots/sim/tabletop/generate";
+import { solveTabletop } from "../../robots/sim/tabletop/solve";
+import { COURSE_GOAL, type CourseExample, type KitchenExample, type TabletopExample } from "./index";
 
 export interface Verdict {
   seed: number;
@@ -32,6 +35,8 @@ export interface Verdict {
 /** One kind of generated world: how a seed becomes a world, is judged doable, and becomes a dataset row. */
 export interface GeneratedKind<Row> {
   dataset: string;
+  /** The `npm run eval` option that gives the first seed. */
+  seedFlag: "course-seed" | "kitchen-seed" | "scene-seed";
   /** What the verdict cache keys on: the world itself. */
   world(seed: number): unknown;
   solve(seed: number): Promise<Omit<Verdict, "seed" | "hash">>;
@@ -47,6 +52,7 @@ const COURSE_BUDGET = 100;
 
 export const GENERATED_COURSES: GeneratedKind<CourseExample> = {
   dataset: "course-generated",
+  seedFlag: "course-seed",
   world: generateCourse,
   async solve(seed) {
     const s = await solveCourse(generateCourse(seed), { budget: COURSE_BUDGET });
@@ -65,6 +71,7 @@ export const GENERATED_COURSES: GeneratedKind<CourseExample> = {
 
 export const GENERATED_KITCHENS: GeneratedKind<KitchenExample> = {
   dataset: "kitchen-generated",
+  seedFlag: "kitchen-seed",
   world: generateKitchen,
   async solve(seed) {
     const s = await solveKitchen(generateKitchen(seed));
@@ -82,7 +89,27 @@ export const GENERATED_KITCHENS: GeneratedKind<KitchenExample> = {
   describe: (v) => (v.solvable ? `solvable (${v.steps!.length} skills)` : `skipped: ${v.why}`),
 };
 
-export const GENERATED_KINDS: GeneratedKind<CourseExample | KitchenExample>[] = [GENERATED_COURSES, GENERATED_KITCHENS];
+export const GENERATED_TABLETOPS: GeneratedKind<TabletopExample> = {
+  dataset: "tabletop-generated",
+  seedFlag: "scene-seed",
+  world: (seed) => generateTabletop(seed).spec,
+  async solve(seed) {
+    const g = generateTabletop(seed);
+    const s = await solveTabletop(g);
+    return s.solvable ? { solvable: true, steps: g.solution } : { solvable: false, why: s.why };
+  },
+  row(seed) {
+    const g = generateTabletop(seed);
+    return {
+      inputs: { world: "tabletop", task: g.spec.name, goal: g.spec.instruction, scenario: g.spec.name },
+      outputs: { goal: g.spec.goal },
+      metadata: { family: g.kind, task: g.spec.name, condition: condition(seed), condition_description: g.summary },
+    };
+  },
+  describe: (v) => (v.solvable ? `solvable (${v.steps!.length} motions)` : `skipped: ${v.why}`),
+};
+
+export const GENERATED_KINDS: GeneratedKind<CourseExample | KitchenExample | TabletopExample>[] = [GENERATED_COURSES, GENERATED_KITCHENS, GENERATED_TABLETOPS];
 
 const hashOf = (world: unknown) => createHash("sha256").update(JSON.stringify(world)).digest("hex").slice(0, 16);
 

@@ -39,15 +39,16 @@ export const TabletopExample = z.object({
     world: z.literal("tabletop"),
     task: z.string().min(1),
     goal: z.string().min(1),
-    /** The simulator's scene (see `npm run sim -- tabletop --help`). */
-    scenario: z.string().regex(/^[a-z_]+$/),
+    /** The simulator's scene (see `npm run sim -- tabletop --help`): a hand-made one, or generated_<seed>. */
+    scenario: z.string().regex(/^[a-z_]+(?:_\d+)?$/),
   }),
   outputs: z.object({ goal: z.array(LiteralText).min(1) }),
   metadata: z.object({
-    family: z.literal("replan"),
+    /** `replan` for RePLan's own tasks; a generated scene's goal kind (place_inside, find, open, …). */
+    family: z.string().min(1),
     task: z.string(),
-    /** The task's number in RePLan's Table 1 (8: the sensor task of its appendix). */
-    paper_task: z.number().int().min(1).max(8),
+    /** The task's number in RePLan's Table 1 (8: the sensor task of its appendix); none for a generated scene. */
+    paper_task: z.number().int().min(1).max(8).optional(),
     condition: z.string(),
     condition_description: z.string().optional(),
   }),

@@ -112,7 +112,8 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   const fixtures = new Set([...ctx.world.places.map((p) => p.name), ...(ctx.world.joints ?? []).map((j) => j.object)]);
   const candidates = dets.filter((d) => !parts.has(d.label) && !moved.includes(d.label) && !handles.has(d.label));
   // What can stand in the way is a loose thing; fixtures and their handles stay where they are built.
-  const loose = candidates.filter((d) => !fixtures.has(d.label));
+  // What is inside the target is its contents (seen through a door ajar), not something in front of it.
+  const loose = candidates.filter((d) => !fixtures.has(d.label) && !(d.location.relation === "in" && d.location.place === target));
   const missDraw = rng.next();
   const hallucinateDraw = rng.next();
   const misnameDraw = rng.next();
@@ -122,14 +123,18 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
     const wrong = loose[Math.floor(rng.next() * loose.length)].label;
     return { explanation: `The ${say(wrong)} is blocking the ${target}.` };
   }
-  const resting = loose.find((d) => d.location.place === target && d.location.relation !== "held_by");
+  // Something resting on the target holds its room; a thing inside a container with a door is its contents, not in the way.
+  const resting = loose.find((d) => d.location.place === target && d.location.relation === "on");
   if (resting) return { explanation: `The ${say(resting.label)} is already on the ${target}, and it holds one thing at a time.` };
+  const tBox = targetBoxes.find((t) => t.label === target)?.box;
+  // In front of it: on the floor nearer the camera than its front, so its box reaches lower in the image than the
+  // target's (a thing set down beside or behind it covers its box too, but stands in no door's way).
+  const inFront = (b: SceneDetections["detections"][0]["box"]) => !tBox || b.y + b.h > tBox.y + tBox.h;
   const scored = loose
     .map((d) => ({ d, handle: targetBoxes.filter((t) => t.label !== target).reduce((s, t) => s + overlap(d.box, t.box), 0), body: targetBoxes.filter((t) => t.label === target).reduce((s, t) => s + overlap(d.box, t.box), 0) }))
-    .filter((x) => x.handle > 0 || x.body > 0.15 * x.d.box.w * x.d.box.h)
+    .filter((x) => x.handle > 0 || (x.body > 0.15 * x.d.box.w * x.d.box.h && inFront(x.d.box)))
     .sort((a, b) => b.handle - a.handle || b.body - a.body);
   if (scored.length) return { explanation: `The ${say(scored[0].d.label)} is blocking the ${target}.` };
-  const tBox = targetBoxes.find((t) => t.label === target)?.box;
   const near = candidates
     // What could hold a door shut from beside it: a thing that moves on a joint of its own (a lever), or a fixed
     // surface something could be set on (a plate, a pad).
@@ -337,7 +342,10 @@ export function highLevelPlan(ctx: HighLevelContext, noise: NoiseKnobs, rng: Dra
   // No steps for an instruction it cannot read: the message says which words, and what it knows.
   if (!read.goal) return { thought: read.message!, steps: [] };
   const goal = read.goal;
-  const { thought, steps } = baseSteps(goal, ctx);
+  const base = baseSteps(goal, ctx);
+  const { thought } = base;
+  let steps = base.steps;
+  for (const c of steps.flatMap((s) => /^open the ([a-z][a-z0-9_]*)$/.exec(s.action)?.[1] ?? [])) steps = mechanismFirst(c, steps, ctx);
   // Each diagnosed reason puts what it calls for before the step it stopped.
   for (const r of ctx.reasons) {
     const pre = prerequisite(r.reason, goal, ctx.world);
@@ -354,7 +362,7 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
   switch (goal.kind) {
     case "find": {
       const x = goal.object!;
-      if (ctx.scene.includes(x) || ctx.facts.some((f) => new RegExp(`the ${x} is inside`).test(f))) return { thought: `The ${x} is already in view.`, steps: [{ kind: "vision", action: `check that the ${x} is in view` }] };
+      if (seenIn(x, ctx.scene, ctx.facts)) return { thought: `The ${x} is already in view.`, steps: [{ kind: "vision", action: `check that the ${x} is in view` }] };
       const containers = world.places.filter((p) => p.kind === "container").map((p) => p.name);
       const searched = new Set(ctx.facts.flatMap((f) => new RegExp(`the ${x} is not inside the ${NAME}`).exec(f)?.[1] ?? []));
       // A container whose opening failed with no known cause is tried last.
@@ -393,6 +401,30 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
   }
 }
 
+/**
+ * Whether `x` has been seen: a look that found it (in view, or inside something) settles it; otherwise the scan's list
+ * does, unless a look asked about it directly and did not find it.
+ */
+function seenIn(x: string, scene: string[], facts: string[]): boolean {
+  if (facts.includes(`the ${x} is in view`) || facts.some((f) => f.startsWith(`the ${x} is inside `))) return true;
+  return scene.includes(x) && !facts.includes(`the ${x} is not in view`);
+}
+
+/**
+ * A door that would not open although nothing was seen in its way may be held by a mechanism: a thing beside it that
+ * moves on a joint of its own and is no container (a lever). After an attempt failed opening `container`, the next
+ * procedure works the first such mechanism not yet worked before opening it again.
+ */
+function mechanismFirst(container: string, steps: PlanStep[], ctx: HighLevelContext): PlanStep[] {
+  const failedHere = ctx.failedAttempts.some((a) => a.failedStep === `open the ${container}`);
+  if (!failedHere) return steps;
+  const worked = new Set(ctx.failedAttempts.flatMap((a) => a.steps.flatMap((s) => /^pull the ([a-z][a-z0-9_]*)/.exec(s.action)?.[1] ?? [])));
+  const mechanism = (ctx.world.joints ?? []).map((j) => j.object).find((o) => o !== container && !isContainer(ctx.world, o) && !worked.has(o));
+  if (!mechanism || steps.some((s) => s.action === `pull the ${mechanism}`)) return steps;
+  const at = steps.findIndex((s) => s.action === `open the ${container}`);
+  return at < 0 ? steps : [...steps.slice(0, at), { kind: "motion", action: `pull the ${mechanism}` }, ...steps.slice(at)];
+}
+
 /** Planner noise: a step left out, or an object called by another wording. */
 function corruptPlan(steps: PlanStep[], ctx: HighLevelContext, noise: NoiseKnobs, rng: Draw): PlanStep[] {
   const out = [...steps];
@@ -429,6 +461,8 @@ export function stepCheck(ctx: { step: string; answers: VisionAnswer[] }): StepC
       remaining = `open the ${m[1]}`;
     } else if ((m = new RegExp(`^the ${NAME} is ([a-z]+)\\.$`, "i").exec(a.answer))) facts.push(`the ${m[1]} is ${m[2]}`);
     else if ((m = new RegExp(`^yes, the ${NAME} is in view`, "i").exec(a.answer))) facts.push(`the ${m[1]} is in view`);
+    // A direct look that does not find it outweighs the scan's list: the search goes on.
+    else if ((m = new RegExp(`^no, the ${NAME} is not in view`, "i").exec(a.answer))) facts.push(`the ${m[1]} is not in view`);
   }
   return { done, remaining, facts };
 }
@@ -524,7 +558,7 @@ export function taskDone(ctx: { goal: string; world: WorldDescription; scene: st
   const has = (f: string) => ctx.facts.includes(f);
   switch (goal.kind) {
     case "find":
-      return ctx.scene.includes(goal.object!) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.object} has not been seen`] };
+      return seenIn(goal.object!, ctx.scene, ctx.facts) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.object} has not been seen`] };
     case "open":
       return has(`the ${goal.place} is open`) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.place} is not open`] };
     case "match_colour":

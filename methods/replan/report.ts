@@ -16,6 +16,7 @@ const REPLAN_ROWS: Record<string, string> = {
  * gives it, and over all eight; then its Figure C.1 as numbers — motion and vision actions per trial.
  */
 export function replanTable(r: ExperimentReport): string {
+  if (r.episodes.every((e) => e.paperTask === undefined)) return generatedTable(r);
   const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
   const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
   const rate = (v: string, t: string) => r.table[v][t]?.successRate ?? 0;
@@ -38,6 +39,32 @@ export function replanTable(r: ExperimentReport): string {
     "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
     "",
     `| Model | ${tasks.map((t) => `Task ${byNumber(t)}`).join(" | ")} |\n|---|${tasks.map(() => "---").join("|")}|`,
+    ...effort,
+    "",
+  ].join("\n");
+}
+
+/** Generated scenes have no task numbers: the same layout, one column per goal kind (the rows' family). */
+function generatedTable(r: ExperimentReport): string {
+  const kinds = r.families;
+  const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
+  const head = `| Model | ${kinds.map((k) => k.replace(/_/g, " ")).join(" | ")} | All |\n|---|${kinds.map(() => "---").join("|")}|---|`;
+  const cell = (v: string, k: string) => r.table[v][k];
+  const rows = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${kinds.map((k) => `${pc(cell(v, k)?.successRate ?? 0)} (${cell(v, k)?.successes ?? 0}/${cell(v, k)?.trials ?? 0})`).join(" | ")} | ${pc(cell(v, "all")?.successRate ?? 0)} (${cell(v, "all")?.successes ?? 0}/${cell(v, "all")?.trials ?? 0}) |`);
+  const mean = (v: string, k: string | undefined, f: (e: ExperimentReport["episodes"][number]) => number) => {
+    const eps = r.episodes.filter((e) => e.variant === v && (k === undefined || e.family === k));
+    return eps.length ? eps.reduce((n, e) => n + f(e), 0) / eps.length : 0;
+  };
+  const effort = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${[...kinds, undefined].map((k) => `${mean(v, k, (e) => e.motions ?? 0).toFixed(1)} / ${mean(v, k, (e) => e.visionSteps ?? 0).toFixed(1)}`).join(" | ")} |`);
+  return [
+    `## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind`,
+    "",
+    head,
+    ...rows,
+    "",
+    "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
+    "",
+    `| Model | ${kinds.map((k) => k.replace(/_/g, " ")).join(" | ")} | All |\n|---|${kinds.map(() => "---").join("|")}|---|`,
     ...effort,
     "",
   ].join("\n");
@@ -67,7 +94,9 @@ function charts(r: CheckedExperiment): ChartSpec[] {
     const eps = r.episodes.filter((e) => e.variant === v);
     return eps.length ? eps.reduce((n, e) => n + (Number(e[k]) || 0), 0) / eps.length : 0;
   };
-  return experimentCharts(r, { title: "RePLan Table 1: success per task", tasks, labels: tasks.map((t) => `Task ${byNumber(t)}`) }, [
+  const generated = r.episodes.every((e) => e.paperTask === undefined);
+  const columns = generated ? { title: "RePLan Table 1 layout: success per goal kind", tasks: r.families, labels: r.families.map((k) => k.replace(/_/g, " ")) } : { title: "RePLan Table 1: success per task", tasks, labels: tasks.map((t) => `Task ${byNumber(t)}`) };
+  return experimentCharts(r, columns, [
     { id: "chart-actions", title: "Actions per trial: motion (MPC) and vision (VLM), RePLan's Figure C.1", type: "bar", labels: vs, datasets: [{ label: "motion", data: vs.map((v) => mean(v, "motions")) }, { label: "vision", data: vs.map((v) => mean(v, "visionSteps")) }] },
   ]);
 }

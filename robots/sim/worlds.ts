@@ -4,8 +4,7 @@
  * episode. A new world is its folder and a line here.
  */
 import { loadScenario, listScenarios, serveKitchen, serveKitchenOnRos } from "./kitchen";
-import { buildScene, isSceneName } from "./tabletop/scenes";
-import { listScenes } from "./tabletop/scenario";
+import { isTabletopScene, listScenes, sceneOf } from "./tabletop/scenario";
 import { serveTabletop } from "./tabletop";
 import { COURSE_GOAL, listCourses } from "./course/scenarios";
 import { generatedSeed } from "./course/generate";
@@ -76,8 +75,8 @@ export const WORLDS: readonly World[] = [
     defaultScenario: "cabinet_barred",
     scenarios: listScenes,
     scenario: (name) => {
-      if (!isSceneName(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}`);
-      return { name, instruction: buildScene(name).instruction };
+      if (!isTabletopScene(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}, or generated_<seed>`);
+      return { name, instruction: sceneOf(name).instruction };
     },
     resets: true,
     size: { width: 320, height: 240 },

@@ -4,13 +4,29 @@
  * `execute_motion` alone (used by tests and the benchmark, never by agents).
  */
 import type { WorldDescription } from "../../manifests";
-import type { RewardTermInput } from "../../msgs/motion";
-import { SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
+import { moveAway, openDoor, place, pullLever, type MotionInput } from "./motions";
+import { buildScene, isSceneName, SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
+import { generateTabletop } from "./generate";
+import { generatedSeed } from "../generated";
 
 export { SCENE_NAMES, type SceneName, isSceneName } from "./scenes";
+export type { MotionInput } from "./motions";
 
 export function listScenes(): string[] {
   return [...SCENE_NAMES];
+}
+
+/** Whether a name is a tabletop scene: one of the hand-made eight, or generated_<seed>. */
+export function isTabletopScene(name: string): boolean {
+  return isSceneName(name) || generatedSeed(name) !== undefined;
+}
+
+/** A tabletop scene by name: a hand-made one, or a generated one (generate.ts) by its seed. */
+export function sceneOf(name: string): SceneSpec {
+  const seed = generatedSeed(name);
+  if (seed !== undefined) return generateTabletop(seed).spec;
+  if (!isSceneName(name)) throw new Error(`unknown tabletop scene ${name}; known: ${listScenes().join(", ")}, or generated_<seed>`);
+  return buildScene(name);
 }
 
 /**
@@ -77,31 +93,12 @@ export function describeScene(scene: SceneSpec): WorldDescription {
   };
 }
 
-export interface MotionInput {
-  terms: RewardTermInput[];
-  duration?: number;
-}
-
-const grab = (thing: string): RewardTermInput => ({ kind: "minimize_l2_distance", a: "palm", b: thing });
-const openDoor = (handle: string, joint: string, duration = 5): MotionInput => ({
-  terms: [grab(handle), { kind: "set_joint_fraction", joint, fraction: 1, primary: true }],
-  duration,
-});
-const place = (obj: string, at: string, duration = 6): MotionInput => ({
-  terms: [grab(obj), { kind: "minimize_l2_distance", a: obj, b: at, primary: true }],
-  duration,
-});
-const moveAway = (obj: string, from: string, distance: number, duration = 5): MotionInput => ({
-  terms: [grab(obj), { kind: "maximize_l2_distance", a: obj, b: from, distance, primary: true }],
-  duration,
-});
-
 /** RePLan's four controller checks (appendix C.1), each with the scene it runs in. */
 export const CONTROLLER_MOTIONS: { name: string; scene: SceneName; motion: MotionInput }[] = [
   { name: "open door", scene: "cabinet_closed", motion: openDoor("left_door_handle", "left_door") },
   { name: "remove bar", scene: "cabinet_barred", motion: moveAway("red_bar", "left_door_handle", 0.35) },
   { name: "remove kettle", scene: "kitchen", motion: moveAway("kettle", "microwave_handle", 0.4) },
-  { name: "pull lever", scene: "lever", motion: { terms: [grab("lever_handle"), { kind: "set_joint_fraction", joint: "lever", fraction: 1, primary: true }], duration: 4 } },
+  { name: "pull lever", scene: "lever", motion: pullLever("lever_handle", "lever") },
 ];
 
 /** Motion sequences that reach each scene's goal. */

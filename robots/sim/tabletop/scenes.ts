@@ -16,9 +16,9 @@ export const SCENE_NAMES = ["cabinet_open", "cabinet_closed", "cabinet_barred", 
 export type SceneName = (typeof SCENE_NAMES)[number];
 
 const T = 0.015; // wall thickness
-const BOARD = 0.012; // interior floor board thickness
+export const BOARD = 0.012; // interior floor board thickness
 
-interface CabinetOpts {
+export interface CabinetOpts {
   name: string;
   center: [number, number];
   width: number;
@@ -33,7 +33,7 @@ interface CabinetOpts {
  * An open-front box (front face towards −y, where the camera and palm are) with doors hinged on its outer edges that
  * swing out towards the robot. Returns the XML and the container's interior.
  */
-function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: number; frontY: number } {
+export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: number; frontY: number } {
   const { name, width: W, depth: D, height: H, rgba } = o;
   const [cx, cy] = o.center;
   const frontY = cy - D / 2;
@@ -85,11 +85,11 @@ function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: n
   };
 }
 
-function cube(name: string, pos: Vec3, rgba: string): string {
+export function cube(name: string, pos: Vec3, rgba: string): string {
   return `<body name="${name}" pos="${f(...pos)}"><freejoint name="${name}"/>${box(name, [0, 0, 0], [0.025, 0.025, 0.025], rgba, 'mass="0.1"')}</body>`;
 }
 
-const CUBE_Z = 0.025;
+export const CUBE_Z = 0.025;
 
 function palmXml(): string {
   return `<body name="palm" pos="0 0 0" gravcomp="1">
@@ -100,7 +100,7 @@ function palmXml(): string {
     </body>`;
 }
 
-function wrap(name: string, body: string): string {
+export function wrap(name: string, body: string): string {
   return `<mujoco model="tabletop_${name}">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="0.002" gravity="0 0 -9.81" integrator="implicitfast" cone="elliptic" noslip_iterations="3"/>
@@ -132,7 +132,7 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
   });
   const barZ = c.handleZ;
   const bar = barred
-    ? `<body name="red_bar" pos="${f(0, c.frontY - 0.057, barZ + 0.001)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [0.225, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`
+    ? barXml([0, c.frontY - 0.057, barZ + 0.001])
     : "";
   const target = `<site name="target_position" pos="${f(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
   return {
@@ -149,6 +149,44 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
     initialJoints: name === "cabinet_open" ? { left_door: 1.4, right_door: 1.4 } : {},
     goal: ["inside(yellow_cube, wooden_cabinet)"],
   };
+}
+
+/**
+ * A kettle standing in a door's swing: a wide heavy base (low, so the door pushes it near the floor and cannot tip it)
+ * with a narrower body above. It is too heavy and grippy for the palm's force to shove.
+ */
+export function kettleXml(at: [number, number]): string {
+  return `<body name="kettle" pos="${f(at[0], at[1], 0.1)}"><freejoint name="kettle"/>
+      <geom name="kettle__base" type="cylinder" pos="0 0 -0.075" size="0.09 0.025" rgba="${RGBA.kettle}" mass="2.6" friction="3 0.005 0.0001"/>
+      <geom name="kettle" type="cylinder" pos="0 0 0.02" size="0.06 0.07" rgba="${RGBA.kettle}" mass="0.4"/>
+      <geom name="kettle__lid" type="sphere" pos="0 0 0.09" size="0.03" rgba="${RGBA.kettle}" mass="0.02"/>
+    </body>`;
+}
+
+/** A red bar resting across a cabinet's hooks (cabinet({hooks})) in front of its handles, `half` long each way. */
+export function barXml(at: [number, number, number], half = 0.225): string {
+  return `<body name="red_bar" pos="${f(...at)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [half, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`;
+}
+
+/** A floor lever, pulled towards the robot; its own friction keeps it where it is left. */
+export function leverXml(at: [number, number]): string {
+  return `<body name="lever__mount" pos="${f(at[0], at[1], 0)}">
+      <site name="lever" pos="0 0 0.05" size="0.01" rgba="0 0 0 0"/>
+      ${box("lever__base", [0, 0, 0.025], [0.04, 0.04, 0.025], RGBA.dark, 'contype="0" conaffinity="0"')}
+      <body name="lever__arm" pos="0 0 0.05">
+        <joint name="lever" type="hinge" axis="1 0 0" range="0 1.1" damping="0.1" frictionloss="0.35" armature="0.01"/>
+        <geom name="lever__arm" type="capsule" fromto="0 0 0 0 0 0.18" size="0.01" rgba="${RGBA.dark}" mass="0.2" contype="0" conaffinity="0"/>
+        <geom name="lever_handle" type="sphere" pos="0 0 0.2" size="0.02" rgba="${RGBA.handle}" mass="0.05" contype="0" conaffinity="0"/>
+      </body>
+    </body>`;
+}
+
+/** A weight sensor: a plate on the floor. */
+export function plateXml(at: [number, number]): string {
+  return `<body name="weight_sensor" pos="${f(at[0], at[1], 0)}">
+      <site name="weight_sensor" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
+      ${box("weight_sensor__plate", [0, 0, 0.005], [0.05, 0.05, 0.005], RGBA.dark)}
+    </body>`;
 }
 
 function kitchenScene(): SceneSpec {
@@ -173,13 +211,8 @@ function kitchenScene(): SceneSpec {
     rgba: RGBA.white,
     doors: [{ joint: "microwave_door", handle: "microwave_handle", side: "left", description: "door of the microwave, hinged on its left side" }],
   });
-  // The kettle stands in the microwave door's swing: a wide heavy base (low, so the door pushes it near the floor
-  // and cannot tip it) with a narrower body above. It is too heavy and grippy for the palm's force to shove.
-  const kettle = `<body name="kettle" pos="0.35 -0.07 0.1"><freejoint name="kettle"/>
-      <geom name="kettle__base" type="cylinder" pos="0 0 -0.075" size="0.09 0.025" rgba="${RGBA.kettle}" mass="2.6" friction="3 0.005 0.0001"/>
-      <geom name="kettle" type="cylinder" pos="0 0 0.02" size="0.06 0.07" rgba="${RGBA.kettle}" mass="0.4"/>
-      <geom name="kettle__lid" type="sphere" pos="0 0 0.09" size="0.03" rgba="${RGBA.kettle}" mass="0.02"/>
-    </body>`;
+  // The kettle stands in the microwave door's swing.
+  const kettle = kettleXml([0.35, -0.07]);
   const apple = `<body name="green_apple" pos="0.25 0.2 ${BOARD + 0.035}"><freejoint name="green_apple"/><geom name="green_apple" type="sphere" size="0.035" rgba="${RGBA.green}" mass="0.15"/></body>`;
   return {
     name: "kitchen",
@@ -214,16 +247,7 @@ function lockedCabinet(name: string, joint: string, handle: string, rgba: string
 
 function leverScene(): SceneSpec {
   const cab = lockedCabinet("cabinet", "cabinet_door", "cabinet_handle", RGBA.wood, "door of the cabinet, hinged on its left side");
-  // A floor lever beside the cabinet, pulled towards the robot; its own friction keeps it where it is left.
-  const lever = `<body name="lever__mount" pos="0.22 0.15 0">
-      <site name="lever" pos="0 0 0.05" size="0.01" rgba="0 0 0 0"/>
-      ${box("lever__base", [0, 0, 0.025], [0.04, 0.04, 0.025], RGBA.dark, 'contype="0" conaffinity="0"')}
-      <body name="lever__arm" pos="0 0 0.05">
-        <joint name="lever" type="hinge" axis="1 0 0" range="0 1.1" damping="0.1" frictionloss="0.35" armature="0.01"/>
-        <geom name="lever__arm" type="capsule" fromto="0 0 0 0 0 0.18" size="0.01" rgba="${RGBA.dark}" mass="0.2" contype="0" conaffinity="0"/>
-        <geom name="lever_handle" type="sphere" pos="0 0 0.2" size="0.02" rgba="${RGBA.handle}" mass="0.05" contype="0" conaffinity="0"/>
-      </body>
-    </body>`;
+  const lever = leverXml([0.22, 0.15]);
   return {
     name: "lever",
     instruction: "find the blue_cube",
@@ -243,23 +267,23 @@ function leverScene(): SceneSpec {
   };
 }
 
-const CRATE_TOP = 0.01;
+export const CRATE_TOP = 0.01;
 
-function crateXml(pos: [number, number]): string {
+export function crateXml(pos: [number, number], rgba: string = RGBA.red): string {
   // The rim is over half a cube high, so a cube resting inside cannot be shoved out sideways by another.
   const h = 0.045, rim = 0.006, rimH = 0.03;
   const zc = CRATE_TOP + rimH / 2;
   return `<body name="crate" pos="${f(pos[0], pos[1], 0)}">
       <site name="crate" pos="${f(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>
-      ${box("crate__floor", [0, 0, CRATE_TOP / 2], [h, h, CRATE_TOP / 2], RGBA.red)}
-      ${box("crate__rim_n", [0, h - rim / 2, zc], [h, rim / 2, rimH / 2], RGBA.red)}
-      ${box("crate__rim_s", [0, -h + rim / 2, zc], [h, rim / 2, rimH / 2], RGBA.red)}
-      ${box("crate__rim_e", [h - rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], RGBA.red)}
-      ${box("crate__rim_w", [-h + rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], RGBA.red)}
+      ${box("crate__floor", [0, 0, CRATE_TOP / 2], [h, h, CRATE_TOP / 2], rgba)}
+      ${box("crate__rim_n", [0, h - rim / 2, zc], [h, rim / 2, rimH / 2], rgba)}
+      ${box("crate__rim_s", [0, -h + rim / 2, zc], [h, rim / 2, rimH / 2], rgba)}
+      ${box("crate__rim_e", [h - rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], rgba)}
+      ${box("crate__rim_w", [-h + rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], rgba)}
     </body>`;
 }
 
-const CRATE: SurfaceSpec = { name: "crate", site: "crate", half: [0.039, 0.039], top: CRATE_TOP, capacity: 1 };
+export const CRATE: SurfaceSpec = { name: "crate", site: "crate", half: [0.039, 0.039], top: CRATE_TOP, capacity: 1 };
 const CRATE_POS: [number, number] = [0, 0.12];
 
 function colorScene(name: "color" | "block"): SceneSpec {
@@ -285,10 +309,7 @@ function colorScene(name: "color" | "block"): SceneSpec {
 
 function sensorScene(): SceneSpec {
   const cab = lockedCabinet("stone_cabinet", "stone_cabinet_door", "stone_cabinet_handle", RGBA.stone, "door of the stone cabinet, hinged on its left side");
-  const plate = `<body name="weight_sensor" pos="0.22 0.05 0">
-      <site name="weight_sensor" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
-      ${box("weight_sensor__plate", [0, 0, 0.005], [0.05, 0.05, 0.005], RGBA.dark)}
-    </body>`;
+  const plate = plateXml([0.22, 0.05]);
   return {
     name: "sensor",
     instruction: "open the stone_cabinet. The weight sensor lock can be unlocked by putting the red_cube on it.",

@@ -12,10 +12,10 @@ import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { MotionProgram, termText } from "../../msgs/motion";
-import { buildScene, type SceneName, type SceneSpec } from "./scenes";
+import type { SceneSpec } from "./scenes";
 import { compileProgram, jointFraction, pointPosition, unknownNames, type JointRef, type Point, type Resolver } from "../palm/rewards";
 import { DEFAULT_MPC, Spline, type MpcOptions } from "../palm/mpc";
-import { describeScene } from "./scenario";
+import { describeScene, sceneOf } from "./scenario";
 import { indexScene, type Lock, type Thing } from "../palm/bodies";
 import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type PalmBody, type WorldState } from "../palm/controllers";
 import { geomsBox, type PlaceVolume } from "../locate";
@@ -23,7 +23,8 @@ import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView }
 import { modelViews } from "../palm/views";
 
 export interface TabletopOptions {
-  scene: SceneName;
+  /** A hand-made scene's name or generated_<seed>. */
+  scene: string;
   seed?: number;
   noise?: Partial<DetectorNoise>;
   width?: number;
@@ -127,7 +128,7 @@ export class TabletopWorld implements Resolver {
 
   static async create(opts: TabletopOptions): Promise<TabletopWorld> {
     const mj = await mujoco();
-    const spec = buildScene(opts.scene);
+    const spec = sceneOf(opts.scene);
     const model = mj.MjModel.from_xml_string(spec.xml);
     const data = new mj.MjData(model);
     return new TabletopWorld(mj, model, data, spec, opts);

@@ -9,6 +9,7 @@ import { loadDataset } from "../../../evals/datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { scratchDir } from "../../helpers/episode";
+import { generateTabletop } from "../../../robots/sim/tabletop/generate";
 
 const sims: SimProcess[] = [];
 afterAll(async () => {
@@ -58,5 +59,24 @@ describe("RePLan on task 3 (the bar across the cabinet's handles), symbolic back
     expect(e.trace.some((t) => t.node === "diagnose")).toBe(false);
     expect(e.state.status).toBe("failed");
     expect(e.truth.success).toBe(false);
+  });
+});
+
+describe("RePLan on a generated scene with obstacles composed (a bar across the handles of a locked door), noise 0", () => {
+  it("diagnoses the bar, then the lock, replans after each, and reaches the goal the simulator checks", async () => {
+    const scene = generateTabletop(26);
+    expect(scene.obstacles).toEqual(["closed door", "bar across the handles", "lever lock"]);
+    const sim = await startSimProcess("tabletop", ["--scenario", scene.spec.name, "--speed", "max", "--seed", "0"]);
+    sims.push(sim);
+    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: scene.spec.instruction, thread: "generated-26", dataDir: scratchDir(), variant: "full", maxSteps: 20 });
+    const reasons = e.trace.filter((t) => t.node === "consolidate").flatMap((t) => t.update.log ?? []).flatMap((x) => (x.kind === "diagnosis" ? x.reasons : []));
+    expect(reasons).toEqual(["the red_bar is blocking the wooden_cabinet", "the wooden_cabinet is locked; the lever beside it may unlock it"]);
+    const done = motions(e).filter((m) => m.ok).map((m) => m.step);
+    // The second replan keeps every reason of the procedure, so the bar's step is planned (and run) again before the lever.
+    expect(done[0]).toBe("move the red_bar away from the wooden_cabinet");
+    expect(done.slice(-3)).toEqual(["pull the lever", "open the wooden_cabinet", "move the green_cube to the target_position"]);
+    expect(e.state.counters.replans).toBe(2);
+    expect(e.state.status).toBe("succeeded");
+    expect(e.truth.success).toBe(true);
   });
 });

@@ -181,3 +181,66 @@ describe("RePLan symbolic planner", () => {
     expect(a).toEqual(b);
   });
 });
+
+describe("RePLan symbolic planner on what generated scenes showed (tuning set, issue 51)", () => {
+  const world: WorldDescription = {
+    name: "tabletop",
+    places: [
+      { name: "box_a", kind: "container", openable: true, capacity: 2 },
+      { name: "floor", kind: "surface", openable: false, capacity: 20 },
+    ],
+    navigationPoints: [],
+    labels: ["box_a", "box_a_handle", "green_cube", "lever", "lever_handle"],
+    joints: [
+      { name: "box_a_door", object: "box_a", handle: "box_a_handle", description: "door of box a" },
+      { name: "lever", object: "lever", handle: "lever_handle", description: "a lever" },
+    ],
+  };
+
+  it("a direct look that does not find a thing outweighs a scan that listed it: the search goes on, the task is not done", () => {
+    const check = h.stepCheck({ step: "check that the green_cube is in view", answers: [{ question: "Is the green_cube in view?", answer: "No, the green_cube is not in view." }] });
+    expect(check.facts).toEqual(["the green_cube is not in view"]);
+    const c = { goal: "find the green_cube", world, scene: ["green_cube", "box_a"], facts: check.facts };
+    expect(h.taskDone({ ...c, looked: true, motionsOk: true }).achieved).toBe(false);
+    expect(h.highLevelPlan({ ...ctx(), ...c }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a", "look inside the box_a for the green_cube"]);
+    // Found inside later: done, whatever the earlier look said.
+    expect(h.taskDone({ ...c, facts: [...check.facts, "the green_cube is inside the box_a"], looked: true, motionsOk: true }).achieved).toBe(true);
+  });
+
+  it("a thing inside a container is its contents, not something in the way of its door", () => {
+    const dets: h.SceneDetections = {
+      detections: [
+        { label: "box_a", box: box(100, 60, 100, 100), location: on("floor") },
+        { label: "box_a_handle", box: box(180, 100, 6, 16), location: on("floor") },
+        { label: "green_cube", box: box(120, 120, 14, 14), location: { relation: "in", place: "box_a" } },
+      ],
+      places: [{ name: "box_a", state: "closed", pixels: 8000, insidePixels: 40 }],
+    };
+    expect(h.diagnose({ action: "open the box_a", world: { ...world, joints: world.joints!.slice(0, 1) }, detections: dets, phrasing: "q" }, NO_NOISE, never).explanation).not.toMatch(/green_cube/);
+  });
+
+  it("a thing set down beside a door covers its box but is not in its way; in front of it, it is", () => {
+    const scene = (bar: { x: number; y: number; w: number; h: number }): h.SceneDetections => ({
+      detections: [
+        { label: "box_a", box: box(100, 60, 100, 100), location: on("floor") },
+        { label: "box_a_handle", box: box(110, 100, 6, 16), location: on("floor") },
+        { label: "red_bar", box: bar, location: on("floor") },
+      ],
+      places: [{ name: "box_a", state: "closed", pixels: 8000, insidePixels: 0 }],
+    });
+    const w = { ...world, labels: [...world.labels, "red_bar"], joints: world.joints!.slice(0, 1) };
+    expect(h.diagnose({ action: "open the box_a", world: w, detections: scene(box(170, 100, 60, 50)), phrasing: "q" }, NO_NOISE, never).explanation).not.toMatch(/red_bar/);
+    expect(h.diagnose({ action: "open the box_a", world: w, detections: scene(box(140, 120, 60, 50)), phrasing: "q" }, NO_NOISE, never).explanation).toBe("The red_bar is blocking the box_a.");
+  });
+
+  it("after a door would not open with nothing seen in the way, the next procedure works the mechanism beside it first, once", () => {
+    const failed = [{ thought: "", steps: [{ kind: "motion" as const, action: "open the box_a" }], failedStep: "open the box_a", reason: "the robot could not open the box_a" }];
+    const next = h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: failed }, NO_NOISE, never);
+    expect(next.steps.map((s) => s.action)).toEqual(["pull the lever", "open the box_a"]);
+    // Worked already in a failed procedure: not again.
+    const twice = [...failed, { ...failed[0], steps: next.steps }];
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: twice }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
+    // A first procedure tries the plain way.
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
+  });
+});

@@ -1,0 +1,332 @@
+/**
+ * Generated tabletop scenes for RePLan: drawn from the hand-made scenes' parts — cabinets of one or two doors, a bar
+ * across a cabinet's handles, a lever lock, a weight-sensor lock, a kettle standing in a door's swing, a crate of a
+ * colour, cubes of colours, a second cabinet — laid out along the table inside the palm's workspace, with a goal
+ * sentence drawn from templates and one to three obstacles the plain plan does not foresee, composed (a bar and a
+ * lock, a kettle and a bar, a colour to read and a cube already on the crate…). A scene is a pure function of its
+ * seed, named `generated_<seed>` (tuning and scored ranges: ../generated.ts).
+ *
+ * What the generator did is the truth a run is scored by and the solvability check plans from: `obstacles` lists each
+ * obstacle it placed and `solution` the motions that clear them and reach the goal, written from the true layout.
+ * Whether the scene can be done is not decided here: solve.ts runs the solution through the world's own MPC.
+ */
+import { Rng } from "../../random";
+import { generatedName } from "../generated";
+import { RGBA, type DoorSpec, type LockSpec, type SceneSpec } from "../palm/scene";
+import { moveAway, openDoor, place, pullLever, type MotionInput } from "./motions";
+import { BOARD, CRATE, CUBE_Z, barXml, cabinet, crateXml, cube, kettleXml, leverXml, plateXml, wrap } from "./scenes";
+
+export type GoalKind = "place_inside" | "find" | "open" | "match_colour" | "place_on";
+export const GOAL_KINDS: readonly GoalKind[] = ["place_inside", "find", "open", "match_colour", "place_on"];
+
+/** What the generator put between the plain plan and the goal. */
+export type Obstacle = "closed door" | "bar across the handles" | "lever lock" | "weight-sensor lock" | "kettle in the door's swing" | "cube already on the crate" | "colour to read" | "another cabinet to search first";
+
+export interface GeneratedTabletop {
+  spec: SceneSpec;
+  kind: GoalKind;
+  obstacles: Obstacle[];
+  /** Motions from the true layout that clear every obstacle and reach the goal (the solvability check's; never served). */
+  solution: MotionInput[];
+  /** One line on the scene, for reports. */
+  summary: string;
+}
+
+const COLOURS = ["red", "yellow", "blue", "green"] as const;
+type Colour = (typeof COLOURS)[number];
+const CUBE_RGBA: Record<Colour, string> = { red: RGBA.red, yellow: RGBA.yellow, blue: RGBA.blue, green: RGBA.green };
+const CABINETS = [
+  { name: "wooden_cabinet", rgba: RGBA.wood },
+  { name: "stone_cabinet", rgba: RGBA.stone },
+  { name: "white_cabinet", rgba: RGBA.white },
+] as const;
+
+/** The cabinets' fronts all stand on this line; the robot and its camera are on the −y side. */
+const FRONT_Y = 0.05;
+/** Half the table width the layout may use (the camera sees it all; the palm reaches ±0.6). */
+const HALF_SPAN = 0.5;
+const GAP = 0.08;
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const shuffle = <T>(rng: Rng, xs: readonly T[]): T[] => {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+};
+const display = (name: string) => name.replace(/_/g, " ");
+
+interface Cab {
+  name: string;
+  rgba: string;
+  width: number;
+  depth: number;
+  height: number;
+  doors: DoorSpec[];
+  cx: number;
+  hooks: boolean;
+}
+
+/** A door's hinge on the floor plan and its width: the quarter disc it sweeps when it opens. */
+function swings(c: Cab): { hx: number; hy: number; r: number; s: number }[] {
+  const w = c.width / c.doors.length;
+  return c.doors.map((d) => {
+    const s = d.side === "left" ? 1 : -1;
+    return { hx: c.cx - s * (c.width / 2), hy: FRONT_Y - 0.012, r: w, s };
+  });
+}
+
+/** Whether a round footprint at p of radius `rad` is in some door's sweep (with a margin). */
+function inSwing(p: [number, number], rad: number, cabs: Cab[]): boolean {
+  return cabs.some((c) =>
+    swings(c).some(({ hx, hy, r, s }) => p[1] < hy + rad && Math.hypot(p[0] - hx, p[1] - hy) < r + rad + 0.03 && (p[0] - hx) * s > -rad - 0.03),
+  );
+}
+
+function drawCabinet(rng: Rng, name: string, rgba: string, hooks: boolean): Omit<Cab, "cx"> {
+  const width = r3(0.28 + 0.08 * rng.next());
+  const double = width >= 0.31 && rng.next() < 0.6;
+  const side = rng.next() < 0.7 ? "left" : "right";
+  const doors: DoorSpec[] = double
+    ? [
+        { joint: `${name}_left_door`, handle: `${name}_left_handle`, side: "left", description: `left door of the ${display(name)}` },
+        { joint: `${name}_right_door`, handle: `${name}_right_handle`, side: "right", description: `right door of the ${display(name)}` },
+      ]
+    : [{ joint: `${name}_door`, handle: `${name}_handle`, side, description: `door of the ${display(name)}, hinged on its ${side} side` }];
+  return { name, rgba, width, depth: r3(0.25 + 0.05 * rng.next()), height: r3(0.3 + 0.05 * rng.next()), doors, hooks };
+}
+
+/** Where a cube inside a cabinet sits: behind the door that opens first (the left one of two). */
+const insideSpot = (c: Cab): [number, number, number] => [r3(c.doors.length > 1 ? c.cx - c.width / 4 + 0.02 : c.cx), r3(FRONT_Y + c.depth / 2), BOARD + CUBE_Z];
+
+/** One try at a scene; undefined when the draw does not fit the table (the caller draws again). */
+function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
+  const kind = rng.pick(GOAL_KINDS);
+  const colours = shuffle(rng, COLOURS);
+  const obstacles: Obstacle[] = [];
+  const cabNames = shuffle(rng, CABINETS);
+  const xml: string[] = [];
+  const objects: string[] = [];
+  const solution: MotionInput[] = [];
+  const floor: { at: [number, number]; rad: number }[] = [];
+  const locks: LockSpec[] = [];
+  const fixtures: SceneSpec["fixtures"] = [];
+  const surfaces: SceneSpec["surfaces"] = [];
+  const extraJoints: SceneSpec["joints"] = [];
+  let instruction = "";
+  let goal: string[] = [];
+  let targets: SceneSpec["targets"] = [];
+
+  // The row along the table, left to right: cabinets, the lever or the plate beside the goal's cabinet, the crate.
+  type Slot = { kind: "cabinet"; cab: Omit<Cab, "cx">; goal: boolean } | { kind: "lever" | "plate" | "crate"; width: number };
+  const row: Slot[] = [];
+  const cabinetGoal = kind === "place_inside" || kind === "find" || kind === "open";
+  let lock: "lever" | "sensor" | undefined;
+  const extras = new Set<Obstacle>();
+  if (cabinetGoal) {
+    const pool: Obstacle[] = kind === "open" ? ["bar across the handles", "kettle in the door's swing"] : ["bar across the handles", "lever lock", "kettle in the door's swing"];
+    const n = kind === "open" ? (rng.next() < 0.5 ? 0 : 1) : [0, 1, 1, 2][Math.floor(rng.next() * 4)];
+    for (const o of shuffle(rng, pool).slice(0, n)) extras.add(o);
+    lock = kind === "open" ? (rng.next() < 0.6 ? "sensor" : "lever") : extras.has("lever lock") ? "lever" : undefined;
+    const g = drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, extras.has("bar across the handles"));
+    const goalSlots: Slot[] = [{ kind: "cabinet", cab: g, goal: true }];
+    if (lock) goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({ kind: lock === "lever" ? "lever" : "plate", width: lock === "lever" ? 0.1 : 0.12 });
+    row.push(...goalSlots);
+    if (kind !== "open" && rng.next() < (kind === "find" ? 0.6 : 0.3)) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[1].name, cabNames[1].rgba, false), goal: false });
+  } else {
+    row.push({ kind: "crate", width: 0.1 });
+    if (rng.next() < 0.4) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, false), goal: false });
+  }
+  const widthOf = (s: Slot) => (s.kind === "cabinet" ? s.cab.width + (s.cab.hooks ? 0.1 : 0) : s.width);
+  const total = row.reduce((a, s) => a + widthOf(s), 0) + GAP * (row.length - 1);
+  if (total > 2 * HALF_SPAN) return undefined;
+  let x = -total / 2 + (rng.next() * 2 - 1) * Math.min(0.1, HALF_SPAN - total / 2);
+  const cabs: Cab[] = [];
+  let goalCab: Cab | undefined;
+  let beside: [number, number] | undefined;
+  let crateAt: [number, number] | undefined;
+  for (const s of row) {
+    const w = widthOf(s);
+    const cx = r3(x + w / 2);
+    x += w + GAP;
+    if (s.kind === "cabinet") {
+      const c: Cab = { ...s.cab, cx };
+      cabs.push(c);
+      if (s.goal) goalCab = c;
+    } else if (s.kind === "crate") crateAt = [cx, 0.12];
+    else beside = [cx, s.kind === "lever" ? 0.15 : 0.05];
+  }
+  // The containers are listed in a drawn order, so the first one a search opens is not always the right one.
+  if (cabs.length > 1 && rng.next() < 0.5) cabs.reverse();
+  const built = cabs.map((c) => {
+    const out = cabinet({ name: c.name, center: [c.cx, FRONT_Y + c.depth / 2], width: c.width, depth: c.depth, height: c.height, rgba: c.rgba, doors: c.doors, hooks: c.hooks ? { barZ: +(c.height * 0.55).toFixed(3) } : undefined });
+    xml.push(out.xml);
+    return { cab: c, ...out };
+  });
+
+  /** A free spot on the floor in front of everything, clear of every door's sweep and of what is there already. */
+  const floorSpot = (rad: number, fits: (p: [number, number]) => boolean = () => true): [number, number] | undefined => {
+    for (let i = 0; i < 200; i++) {
+      const p: [number, number] = [r3(-0.4 + 0.8 * rng.next()), r3(-0.27 + 0.15 * rng.next())];
+      if (inSwing(p, rad, cabs) || !fits(p)) continue;
+      if (floor.some((q) => Math.hypot(q.at[0] - p[0], q.at[1] - p[1]) < q.rad + rad + 0.05)) continue;
+      if (beside && Math.abs(p[0] - beside[0]) < 0.08 + rad && p[1] > -0.08) continue;
+      floor.push({ at: p, rad });
+      return p;
+    }
+    return undefined;
+  };
+  const putCube = (colour: Colour, at: [number, number, number]) => {
+    const name = `${colour}_cube`;
+    xml.push(cube(name, at, CUBE_RGBA[colour]));
+    objects.push(name);
+    return name;
+  };
+
+  if (cabinetGoal) {
+    const g = goalCab!;
+    const b = built.find((x) => x.cab === g)!;
+    const door = g.doors[0];
+    const joints = built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description })));
+    extraJoints.push(...joints);
+    // What stands in the way, cleared first in the true plan: the kettle, then the bar, then the lock.
+    if (extras.has("kettle in the door's swing")) {
+      const sw = swings(g)[0];
+      const at: [number, number] = [r3(sw.hx + sw.s * 0.8 * sw.r), r3(FRONT_Y - Math.max(0.16, 0.5 * sw.r))];
+      // The kettle must not stand in another door's sweep or off the table's used width.
+      if (Math.abs(at[0]) > 0.5 || cabs.some((c) => c !== g && inSwing(at, 0.09, [c]))) return undefined;
+      xml.push(kettleXml(at));
+      objects.push("kettle");
+      floor.push({ at, rad: 0.09 });
+      obstacles.push("kettle in the door's swing");
+      solution.push(moveAway("kettle", door.handle, 0.4));
+    }
+    if (extras.has("bar across the handles")) {
+      xml.push(barXml([g.cx, b.frontY - 0.057, b.handleZ + 0.001], r3(g.width / 2 + 0.045)));
+      objects.push("red_bar");
+      obstacles.push("bar across the handles");
+      solution.push(moveAway("red_bar", door.handle, 0.35));
+    }
+    // Opening the door is the goal of an open task, not something in its way.
+    if (kind !== "open") obstacles.unshift("closed door");
+    let keyColour: Colour | undefined;
+    if (lock === "lever") {
+      xml.push(leverXml(beside!));
+      fixtures.push({ name: "lever", description: `a lever beside the ${display(g.name)}` });
+      extraJoints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(g.name)}; pulling it towards the robot raises its fraction` });
+      locks.push({ joint: door.joint, lever: { joint: "lever", threshold: 0.8 } });
+      obstacles.push("lever lock");
+      solution.push(pullLever("lever_handle", "lever"));
+    } else if (lock === "sensor") {
+      xml.push(plateXml(beside!));
+      surfaces.push({ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 });
+      locks.push({ joint: door.joint, sensor: { surface: "weight_sensor", minMass: 0.05 } });
+      keyColour = colours[0];
+      const at = floorSpot(0.04);
+      if (!at) return undefined;
+      const key = putCube(keyColour, [at[0], at[1], CUBE_Z]);
+      obstacles.push("weight-sensor lock");
+      solution.push(place(key, "weight_sensor"));
+    }
+    solution.push(openDoor(door.handle, door.joint));
+    const gname = display(g.name);
+    if (kind === "open") {
+      goal = [`open(${g.name})`];
+      const key = display(`${keyColour}_cube`);
+      instruction =
+        lock === "sensor"
+          ? rng.pick([
+              `open the ${gname}. Its lock releases when the ${key} is on the weight sensor.`,
+              `open the ${gname}; putting the ${key} on the weight sensor unlocks it.`,
+              `open the ${gname}. The weight sensor lock can be unlocked by putting the ${key} on it.`,
+            ])
+          : rng.pick([`open the ${gname}`, `open the ${gname}, please`]);
+    } else {
+      const colour = colours.find((c) => c !== keyColour)!;
+      const spot = insideSpot(g);
+      if (kind === "place_inside") {
+        // On the side the door opens towards: an open door stands between its hinge side and the way in.
+        const sw = swings(g)[0];
+        const at = floorSpot(0.04, (p) => (p[0] - sw.hx) * sw.s > 0.05);
+        if (!at) return undefined;
+        const c = putCube(colour, [at[0], at[1], CUBE_Z]);
+        xml.push(`<site name="target_position" pos="${spot[0]} ${spot[1]} ${spot[2]}" size="0.01" rgba="0 0 0 0"/>`);
+        targets = [{ name: "target_position", place: g.name }];
+        goal = [`inside(${c}, ${g.name})`];
+        solution.push(place(c, "target_position"));
+        instruction = rng.pick([`put the ${display(c)} inside the ${gname}`, `move the ${display(c)} into the ${gname}`, `place the ${display(c)} in the ${gname}`, `move the ${display(c)} to the target position inside the ${gname}`]);
+      } else {
+        const c = putCube(colour, spot);
+        goal = [`in_view(${c})`];
+        if (cabs.indexOf(g) > 0) obstacles.push("another cabinet to search first");
+        instruction = rng.pick([`find the ${display(c)}`, `locate the ${display(c)}`, `look for the ${display(c)}`]);
+      }
+      // A cube of another colour on the floor, to tell apart.
+      if (rng.next() < 0.5) {
+        const at = floorSpot(0.04);
+        if (at) putCube(colours.find((c2) => c2 !== colour && c2 !== keyColour)!, [at[0], at[1], CUBE_Z]);
+      }
+    }
+  } else {
+    // The crate's colour is to be read (match_colour), or the cube to move is named (place_on); a cube of another
+    // colour already on the crate, which holds one thing, is in the way (always for place_on, half the time otherwise).
+    const [crateColour, ...others] = colours;
+    xml.push(crateXml(crateAt!, CUBE_RGBA[crateColour]));
+    surfaces.push({ ...CRATE, site: "crate" });
+    const mover = kind === "match_colour" ? crateColour : others[0];
+    if (kind === "match_colour") obstacles.push("colour to read");
+    const blocked = kind === "place_on" || rng.next() < 0.5;
+    const onCrate = others.find((c) => c !== mover)!;
+    const floorColours = kind === "match_colour" ? [mover, ...others.filter((c) => c !== onCrate).slice(0, 1 + Math.floor(rng.next() * 2))] : [mover, ...(rng.next() < 0.5 ? [others[2]] : [])];
+    let blocker: string | undefined;
+    if (blocked) {
+      blocker = putCube(onCrate, [crateAt![0], crateAt![1], CRATE.top + CUBE_Z]);
+      obstacles.push("cube already on the crate");
+      solution.push(moveAway(blocker, "crate", 0.2));
+    }
+    for (const c of shuffle(rng, floorColours)) {
+      const at = floorSpot(0.04);
+      if (!at) return undefined;
+      putCube(c, [at[0], at[1], CUBE_Z]);
+    }
+    const m = `${mover}_cube`;
+    goal = [`on(${m}, crate)`];
+    solution.push(place(m, "crate", 8));
+    instruction =
+      kind === "match_colour"
+        ? rng.pick(["place the cube with the same colour as the crate on the crate", "put the cube that matches the crate's colour on the crate", "put the cube of the same colour on the crate"])
+        : rng.pick([`place the ${display(m)} on the crate`, `put the ${display(m)} onto the crate`]);
+    if (cabs.length) extraJoints.push(...built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description }))));
+  }
+  // One to three obstacles composed.
+  if (obstacles.length < 1 || obstacles.length > 3) return undefined;
+  const name = generatedName(seed);
+  const spec: SceneSpec = {
+    name,
+    instruction,
+    xml: wrap(name, xml.join("\n    ")),
+    objects,
+    containers: built.map((x) => x.spec),
+    surfaces,
+    fixtures,
+    joints: extraJoints,
+    targets,
+    locks,
+    initialJoints: {},
+    goal,
+  };
+  const summary = `${kind.replace(/_/g, " ")}: ${obstacles.join(" + ") || "no obstacle"} (${cabs.map((c) => `${c.name} ${c.doors.length} door(s)`).join(", ") || "no cabinet"})`;
+  return { spec, kind, obstacles, solution, summary };
+}
+
+export function generateTabletop(seed: number): GeneratedTabletop {
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated scene's seed is a whole number >= 0, got ${seed}`);
+  const rng = new Rng(seed * 2654435761 + 97531);
+  for (let i = 0; i < 50; i++) {
+    const g = draw(rng, seed);
+    if (g) return g;
+  }
+  throw new Error(`generated_${seed}: no tabletop layout fits after 50 draws`);
+}
