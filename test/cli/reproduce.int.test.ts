@@ -48,6 +48,13 @@ describe("npm run reproduce", () => {
     expect(() => scoredOnly(report(["indoor_1"]))).toThrow(/outside the scored range/);
   });
 
+  it("reads only the scored range of generated tabletop scenes for their scored figure (scene seeds 3000–3049)", () => {
+    const report = (tasks: string[]) => ({ tasks }) as unknown as Report;
+    expect(FIGURES.find((f) => f.id === "tabletop-generated")!.scored).toEqual([{ dataset: "tabletop-generated", from: 3000, count: 50 }]);
+    // A tuning scene (seed 120) read into the scored figure is refused by name.
+    expect(() => scoredOnly(report(["generated_3000", "generated_120"]))).toThrow(/outside the scored range.*generated_120/);
+  });
+
   it("reads only the scored range of generated critic cases for the scored figure (case seeds from 1000)", () => {
     const results = (cases: string[]) => ({ critiques: cases.map((c) => ({ case: c })) }) as unknown as CriticResults;
     expect(scoredCasesOnly(results(["gen-1000", "gen-1099"])).critiques).toHaveLength(2);
