@@ -227,7 +227,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (controller.signal.aborted) return 130;
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
-    { method: m.id, name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
+    // A generated set's rows carry their goal kinds as families, which name no method: the method measured is named.
+    { ...(opts.method ? { method: opts.method } : kind ? { method: m.id } : {}), name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);

@@ -140,11 +140,12 @@ describe("a search that covered every place ends RePLan's mode", () => {
 
 describe("the same failure three times ends the run", () => {
   it("RePLan without a perceiver: the same motion failing the same way a third time ends it", async () => {
-    const sim = await startSimProcess("tabletop", ["--scenario", "lever", "--speed", "max"]);
+    // The bar across the handles: nothing the planner can read from the world's joints gets it out of the way unseen.
+    const sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: "find the blue_cube", thread: "lever-blind", dataDir: scratchDir(), variant: "no-perceiver" });
+    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: "move the yellow_cube to target_position inside the wooden_cabinet", thread: "barred-blind", dataDir: scratchDir(), variant: "no-perceiver" });
     expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(/^the motion for "open the cabinet" failed 3 times for the same reason: primary term set_joint_fraction\("cabinet_door", 1\) not met/);
+    expect(e.state.statusReason).toMatch(/^the motion for "open the wooden_cabinet" failed 3 times for the same reason: primary term set_joint_fraction\("left_door", 1\) not met/);
     expect(e.state.counters.motions).toBe(3);
   }, 120_000);
 });
