@@ -226,6 +226,34 @@ const TABLETOP_SCORED = { dataset: "tabletop-generated", from: 3000, count: 50 }
 /** The quick slices (run by CI on every change) read the retired scored ranges' first seeds, never a sealed one. */
 const QUICK_SCORED_FROM = FIRST_SCORED_SEED;
 
+/**
+ * A generated-world figure's two sets (`args` give the variants and a noise of 0.15) — the scored range first (its quick slice reads QUICK_SCORED_FROM
+ * on, never the sealed range), then the tuning range — and its tables and headline, the scored report refused if it
+ * reads a tuning world.
+ */
+function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange; tuning: { from: number; count: number }; quickCount: number; args: string[]; worlds: string }): Pick<Figure, "scored" | "parts" | "render" | "headline"> {
+  const name = (set: string) => `${o.id}-${set}`;
+  return {
+    scored: [o.scored],
+    parts: (quick, work) =>
+      (
+        [
+          ["scored", o.scored],
+          ["tuning", o.tuning],
+        ] as const
+      ).map(([set, range]) =>
+        evalPart(`${set} noise 0.15`, name(set), work, ["--dataset", o.id, "--count", quick ? String(o.quickCount) : String(range.count), `--${o.seedFlag}`, String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from), ...o.args]),
+      ),
+    render: (work) =>
+      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, name("scored"))), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`].join("\n"),
+    headline: (work) => {
+      const r = scoredOnly(evalReport(work, name("scored")));
+      const t = evalReport(work, name("tuning"));
+      return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} ${o.worlds}, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
+    },
+  };
+}
+
 export const FIGURES: Figure[] = [
   {
     id: "kitchen",
@@ -244,24 +272,8 @@ export const FIGURES: Figure[] = [
   {
     id: "kitchen-generated",
     title: "CLEA in generated kitchens: tuning set and scored set",
-    scored: [KITCHEN_SCORED],
     about: `Generated kitchen scenarios (robots/sim/kitchen/generate.ts: which objects, where, which doors open, where the mobile robot starts, a goal of one or two parts), each checked doable by a plan from the true state run on the world and every goal object visible to some camera from some stop. The tuning set (${KITCHEN_TUNING.count} kitchens from seed ${KITCHEN_TUNING.from}) is where issue 48's changes were decided, failure by failure; the scored set (${KITCHEN_SCORED.count} kitchens from seed ${KITCHEN_SCORED.from}, a range nobody had run) was run once, after every decision, and counted only. Grippers without grasp sensing and noise 0.15, as the hand-made kitchen figure.`,
-    parts: (quick, work) =>
-      (
-        [
-          ["scored", KITCHEN_SCORED],
-          ["tuning", KITCHEN_TUNING],
-        ] as const
-      ).map(([set, range]) =>
-        evalPart(`${set} noise 0.15`, `kitchen-generated-${set}`, work, ["--dataset", "kitchen-generated", "--count", quick ? "3" : String(range.count), "--kitchen-seed", String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from), "--variants", "full,no-critic,open-loop", "--noise", "0.15", "--grasp-sensing", "off"]),
-      ),
-    render: (work) =>
-      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, "kitchen-generated-scored")), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, "kitchen-generated-tuning"), { timing: false })}`].join("\n"),
-    headline: (work) => {
-      const r = scoredOnly(evalReport(work, "kitchen-generated-scored"));
-      const t = evalReport(work, "kitchen-generated-tuning");
-      return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} kitchens, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
-    },
+    ...scoredAndTuning({ id: "kitchen-generated", seedFlag: "kitchen-seed", scored: KITCHEN_SCORED, tuning: KITCHEN_TUNING, quickCount: 3, args: ["--variants", "full,no-critic,open-loop", "--noise", "0.15", "--grasp-sensing", "off"], worlds: "kitchens" }),
   },
   {
     id: "tabletop",
@@ -285,24 +297,8 @@ export const FIGURES: Figure[] = [
   {
     id: "tabletop-generated",
     title: "RePLan on generated tabletop scenes: tuning set and scored set",
-    scored: [TABLETOP_SCORED],
     about: `Generated tabletop scenes (robots/sim/tabletop/generate.ts: cabinets of one or two doors, bars, lever and weight-sensor locks, a kettle in a door's swing, crates and cubes of colours, a second cabinet; a goal sentence from templates; one to three obstacles composed), each kept only when the generator's own solution, written from the true layout, reaches the goal through the same MPC. The tuning set (${TABLETOP_TUNING.count} scenes from seed ${TABLETOP_TUNING.from}) is where the generator and the reasoner were corrected; the scored set (${TABLETOP_SCORED.count} scenes from seed ${TABLETOP_SCORED.from}, a range nobody had run) was run once, after every decision, and counted only. Noise 0.15 for every variant, as the hand-made table.`,
-    parts: (quick, work) =>
-      (
-        [
-          ["scored", TABLETOP_SCORED],
-          ["tuning", TABLETOP_TUNING],
-        ] as const
-      ).map(([set, range]) =>
-        evalPart(`${set} noise 0.15`, `tabletop-generated-${set}`, work, ["--dataset", "tabletop-generated", "--count", quick ? "2" : String(range.count), "--scene-seed", String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from), "--noise", "0.15"]),
-      ),
-    render: (work) =>
-      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, "tabletop-generated-scored")), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, "tabletop-generated-tuning"), { timing: false })}`].join("\n"),
-    headline: (work) => {
-      const r = scoredOnly(evalReport(work, "tabletop-generated-scored"));
-      const t = evalReport(work, "tabletop-generated-tuning");
-      return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} scenes, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
-    },
+    ...scoredAndTuning({ id: "tabletop-generated", seedFlag: "scene-seed", scored: TABLETOP_SCORED, tuning: TABLETOP_TUNING, quickCount: 2, args: ["--noise", "0.15"], worlds: "scenes" }),
   },
   {
     id: "course",

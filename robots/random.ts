@@ -31,3 +31,13 @@ export class Rng {
     return r * Math.cos(2 * Math.PI * v);
   }
 }
+
+/** The items in an order drawn from `rng` (Fisher–Yates: one draw per item after the first, from the end). */
+export function shuffle<T>(rng: Rng, xs: readonly T[]): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}

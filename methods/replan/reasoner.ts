@@ -342,9 +342,8 @@ export function highLevelPlan(ctx: HighLevelContext, noise: NoiseKnobs, rng: Dra
   // No steps for an instruction it cannot read: the message says which words, and what it knows.
   if (!read.goal) return { thought: read.message!, steps: [] };
   const goal = read.goal;
-  const base = baseSteps(goal, ctx);
-  const { thought } = base;
-  let steps = base.steps;
+  const { thought, steps: planned } = baseSteps(goal, ctx);
+  let steps = planned;
   for (const c of steps.flatMap((s) => /^open the ([a-z][a-z0-9_]*)$/.exec(s.action)?.[1] ?? [])) steps = mechanismFirst(c, steps, ctx);
   // Each diagnosed reason puts what it calls for before the step it stopped.
   for (const r of ctx.reasons) {

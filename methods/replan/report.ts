@@ -11,63 +11,62 @@ const REPLAN_ROWS: Record<string, string> = {
   "one-shot": "Language to Rewards (one-shot)",
 };
 
+type Episode = ExperimentReport["episodes"][number];
+/** A column of the Table 1 layout: its heading, its cell in the runner's table, and which episodes it counts. */
+interface Column {
+  label: string;
+  key: string;
+  holds: (e: Episode) => boolean;
+}
+
+const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
+const markdownHead = (labels: string[]) => `| Model | ${labels.join(" | ")} |\n|---|${labels.map(() => "---").join("|")}|`;
+
 /**
- * RePLan's Table 1: one row per model, one column per task (its number), the average over tasks 1–7 as the paper
- * gives it, and over all eight; then its Figure C.1 as numbers — motion and vision actions per trial.
+ * Table 1's layout — one row per model, a success cell per column (and any extra columns) — then its Figure C.1 as
+ * numbers: motion and vision actions per trial in the same columns.
+ */
+function tableOneLayout(r: ExperimentReport, heading: string, columns: Column[], success: (v: string, c: Column) => string, extra: { label: string; value: (v: string) => string }[] = []): string {
+  const name = (v: string) => REPLAN_ROWS[v] ?? v;
+  const mean = (eps: Episode[], k: "motions" | "visionSteps") => (eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0);
+  const actions = (v: string, c: Column) => {
+    const eps = r.episodes.filter((e) => e.variant === v && c.holds(e));
+    return `${mean(eps, "motions").toFixed(1)} / ${mean(eps, "visionSteps").toFixed(1)}`;
+  };
+  return [
+    heading,
+    "",
+    markdownHead([...columns.map((c) => c.label), ...extra.map((x) => x.label)]),
+    ...r.variants.map((v) => `| ${name(v)} | ${[...columns.map((c) => success(v, c)), ...extra.map((x) => x.value(v))].join(" | ")} |`),
+    "",
+    "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
+    "",
+    markdownHead(columns.map((c) => c.label)),
+    ...r.variants.map((v) => `| ${name(v)} | ${columns.map((c) => actions(v, c)).join(" | ")} |`),
+    "",
+  ].join("\n");
+}
+
+/**
+ * RePLan's Table 1: one column per task (its number), the average over tasks 1–7 as the paper gives it, and over all
+ * eight. Generated scenes have no task numbers: one column per goal kind (the rows' family), with counts, and all.
  */
 export function replanTable(r: ExperimentReport): string {
-  if (r.episodes.every((e) => e.paperTask === undefined)) return generatedTable(r);
+  if (r.episodes.every((e) => e.paperTask === undefined)) {
+    const cell = (v: string, key: string) => r.table[v][key];
+    const columns: Column[] = [...r.families.map((k) => ({ label: k.replace(/_/g, " "), key: k, holds: (e: Episode) => e.family === k })), { label: "All", key: "all", holds: () => true }];
+    return tableOneLayout(r, "## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind", columns, (v, c) => `${pc(cell(v, c.key)?.successRate ?? 0)} (${cell(v, c.key)?.successes ?? 0}/${cell(v, c.key)?.trials ?? 0})`);
+  }
   const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
   const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
   const rate = (v: string, t: string) => r.table[v][t]?.successRate ?? 0;
   const avg = (v: string, ts: string[]) => (ts.length ? ts.reduce((n, t) => n + rate(v, t), 0) / ts.length : 0);
   const first7 = tasks.filter((t) => byNumber(t) <= 7);
-  const head = `| Model | ${tasks.map((t) => `Task ${byNumber(t)}`).join(" | ")} | Average (1–7) | Average (all) |\n|---|${tasks.map(() => "---").join("|")}|---|---|`;
-  const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
-  const rows = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${tasks.map((t) => pc(rate(v, t))).join(" | ")} | ${pc(avg(v, first7))} | ${pc(avg(v, tasks))} |`);
-  const actions = (v: string, t: string, k: "motions" | "visionSteps") => {
-    const eps = r.episodes.filter((e) => e.variant === v && e.task === t);
-    return eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0;
-  };
-  const effort = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${tasks.map((t) => `${actions(v, t, "motions").toFixed(1)} / ${actions(v, t, "visionSteps").toFixed(1)}`).join(" | ")} |`);
-  return [
-    `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`,
-    "",
-    head,
-    ...rows,
-    "",
-    "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
-    "",
-    `| Model | ${tasks.map((t) => `Task ${byNumber(t)}`).join(" | ")} |\n|---|${tasks.map(() => "---").join("|")}|`,
-    ...effort,
-    "",
-  ].join("\n");
-}
-
-/** Generated scenes have no task numbers: the same layout, one column per goal kind (the rows' family). */
-function generatedTable(r: ExperimentReport): string {
-  const kinds = r.families;
-  const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
-  const head = `| Model | ${kinds.map((k) => k.replace(/_/g, " ")).join(" | ")} | All |\n|---|${kinds.map(() => "---").join("|")}|---|`;
-  const cell = (v: string, k: string) => r.table[v][k];
-  const rows = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${kinds.map((k) => `${pc(cell(v, k)?.successRate ?? 0)} (${cell(v, k)?.successes ?? 0}/${cell(v, k)?.trials ?? 0})`).join(" | ")} | ${pc(cell(v, "all")?.successRate ?? 0)} (${cell(v, "all")?.successes ?? 0}/${cell(v, "all")?.trials ?? 0}) |`);
-  const mean = (v: string, k: string | undefined, f: (e: ExperimentReport["episodes"][number]) => number) => {
-    const eps = r.episodes.filter((e) => e.variant === v && (k === undefined || e.family === k));
-    return eps.length ? eps.reduce((n, e) => n + f(e), 0) / eps.length : 0;
-  };
-  const effort = r.variants.map((v) => `| ${REPLAN_ROWS[v] ?? v} | ${[...kinds, undefined].map((k) => `${mean(v, k, (e) => e.motions ?? 0).toFixed(1)} / ${mean(v, k, (e) => e.visionSteps ?? 0).toFixed(1)}`).join(" | ")} |`);
-  return [
-    `## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind`,
-    "",
-    head,
-    ...rows,
-    "",
-    "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
-    "",
-    `| Model | ${kinds.map((k) => k.replace(/_/g, " ")).join(" | ")} | All |\n|---|${kinds.map(() => "---").join("|")}|---|`,
-    ...effort,
-    "",
-  ].join("\n");
+  const columns: Column[] = tasks.map((t) => ({ label: `Task ${byNumber(t)}`, key: t, holds: (e: Episode) => e.task === t }));
+  return tableOneLayout(r, `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`, columns, (v, c) => pc(rate(v, c.key)), [
+    { label: "Average (1–7)", value: (v) => pc(avg(v, first7)) },
+    { label: "Average (all)", value: (v) => pc(avg(v, tasks)) },
+  ]);
 }
 
 /** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */

@@ -7,7 +7,7 @@
  * Whether a scenario can be done is not decided here: solve.ts plans and runs it on the true state.
  */
 import { generatedName } from "../generated";
-import { Rng } from "../../random";
+import { Rng, shuffle } from "../../random";
 import { NAVIGATION_POINTS, OBJECTS, PLACES } from "./layout";
 import type { KitchenScenario } from "./scenario";
 
@@ -20,15 +20,6 @@ const PHRASE: Record<string, { at: string; into: string }> = {
   drawer_top: { at: "in drawer_top", into: "into drawer_top" },
   drawer_middle: { at: "in drawer_middle", into: "into drawer_middle" },
   trash_can: { at: "in the trash_can", into: "into the trash_can" },
-};
-
-const shuffle = <T>(rng: Rng, xs: readonly T[]): T[] => {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
 };
 
 export function generateKitchen(seed: number): KitchenScenario {

@@ -10,7 +10,7 @@
  * obstacle it placed and `solution` the motions that clear them and reach the goal, written from the true layout.
  * Whether the scene can be done is not decided here: solve.ts runs the solution through the world's own MPC.
  */
-import { Rng } from "../../random";
+import { Rng, shuffle } from "../../random";
 import { generatedName } from "../generated";
 import { RGBA, type DoorSpec, type LockSpec, type SceneSpec } from "../palm/scene";
 import { moveAway, openDoor, place, pullLever, type MotionInput } from "./motions";
@@ -48,14 +48,6 @@ const HALF_SPAN = 0.5;
 const GAP = 0.08;
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
-const shuffle = <T>(rng: Rng, xs: readonly T[]): T[] => {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-};
 const display = (name: string) => name.replace(/_/g, " ");
 
 interface Cab {
@@ -114,7 +106,6 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
   const locks: LockSpec[] = [];
   const fixtures: SceneSpec["fixtures"] = [];
   const surfaces: SceneSpec["surfaces"] = [];
-  const extraJoints: SceneSpec["joints"] = [];
   let instruction = "";
   let goal: string[] = [];
   let targets: SceneSpec["targets"] = [];
@@ -165,6 +156,8 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     xml.push(out.xml);
     return { cab: c, ...out };
   });
+  // Every door's hinge, in the containers' order (a lever's joint joins them below).
+  const joints: SceneSpec["joints"] = built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description })));
 
   /** A free spot on the floor in front of everything, clear of every door's sweep and of what is there already. */
   const floorSpot = (rad: number, fits: (p: [number, number]) => boolean = () => true): [number, number] | undefined => {
@@ -189,8 +182,6 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     const g = goalCab!;
     const b = built.find((x) => x.cab === g)!;
     const door = g.doors[0];
-    const joints = built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description })));
-    extraJoints.push(...joints);
     // What stands in the way, cleared first in the true plan: the kettle, then the bar, then the lock.
     if (extras.has("kettle in the door's swing")) {
       const sw = swings(g)[0];
@@ -215,7 +206,7 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     if (lock === "lever") {
       xml.push(leverXml(beside!));
       fixtures.push({ name: "lever", description: `a lever beside the ${display(g.name)}` });
-      extraJoints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(g.name)}; pulling it towards the robot raises its fraction` });
+      joints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(g.name)}; pulling it towards the robot raises its fraction` });
       locks.push({ joint: door.joint, lever: { joint: "lever", threshold: 0.8 } });
       obstacles.push("lever lock");
       solution.push(pullLever("lever_handle", "lever"));
@@ -298,7 +289,6 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
       kind === "match_colour"
         ? rng.pick(["place the cube with the same colour as the crate on the crate", "put the cube that matches the crate's colour on the crate", "put the cube of the same colour on the crate"])
         : rng.pick([`place the ${display(m)} on the crate`, `put the ${display(m)} onto the crate`]);
-    if (cabs.length) extraJoints.push(...built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description }))));
   }
   // One to three obstacles composed.
   if (obstacles.length < 1 || obstacles.length > 3) return undefined;
@@ -311,7 +301,7 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     containers: built.map((x) => x.spec),
     surfaces,
     fixtures,
-    joints: extraJoints,
+    joints,
     targets,
     locks,
     initialJoints: {},

@@ -10,7 +10,7 @@ import { TabletopWorld } from "./world";
 
 export interface TabletopSolution {
   solvable: boolean;
-  /** The motions run (each as its terms in words), when solvable. */
+  /** How many of the solution's motions succeeded. */
   motions: number;
   why?: string;
 }
