@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { experimentMethod, tables, type Report } from "../evals/experimentReport";
 import { method } from "../methods";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
+import { HELD_BACK, HELD_BACK_SEED } from "../robots/sim/workbench/edits";
 import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
 import { counted } from "../evals/metrics";
@@ -167,13 +168,23 @@ function criticSummary(runs: CriticRun[]): string {
   return [
     "# Side by side",
     "",
-    "The critic alone (no grounding) unless named; recall and precision on negative rollouts (a precise claim names an event that happened and the cause the monitor measured).",
+    "The critic alone (no grounding) unless named; recall and precision on negative rollouts against what the author did to them (a precise claim's words name the behaviour or edit family, with a cause that fits it; evals/behaviourWords.ts reads them).",
     "",
     "| set | noise | cases | positives judged clean | negatives flagged | recall | precision | precision + detector grounding | pos–neg preferred right | neg–neg equal | pos–pos equal |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...runs.map((x) => {
       const s = criticScores(x.results);
       return `| ${x.set.title} | ${x.noise} | ${x.results.meta.cases} | ${p(s.clean)} | ${p(s.flagged)} | ${p(s.recall)} | ${p(s.precision)} | ${p(s.groundedPrecision)} | ${p(s.prefer["pos-neg"])} | ${p(s.prefer["neg-neg"])} | ${p(s.prefer["pos-pos"])} |`;
+    }),
+    "",
+    `Seen families and held-back ones (${HELD_BACK.join(", ")}: fixed by seed ${HELD_BACK_SEED} before any cue for the new families was written, never looked at by the critic's author), the critic alone on negatives:`,
+    "",
+    "| set | noise | seen: families shown | seen recall | seen precision | held back: families shown | held-back recall | held-back precision |",
+    "|---|---|---|---|---|---|---|---|",
+    ...runs.map((x) => {
+      const { seen, heldBack } = criticScores(x.results);
+      const q = (v: number | null) => (v === null ? "—" : p(v));
+      return `| ${x.set.title} | ${x.noise} | ${seen.families / x.results.meta.seeds} | ${q(seen.recall)} | ${q(seen.precision)} | ${heldBack.families / x.results.meta.seeds} | ${q(heldBack.recall)} | ${q(heldBack.precision)} |`;
     }),
     "",
   ].join("\n");

@@ -1,8 +1,10 @@
 /**
  * The behaviour-critic benchmark's experiment (the paper's §5): every rollout of every case critiqued by the
  * `behaviorCritic` graph without grounding, with the detector's grounding and with perfect grounding (the event log);
- * preferences over positive–negative, negative–negative and positive–positive pairs; scored against the rollouts' own
- * event logs. Tables 1–4 and the error taxonomy in the paper's layout.
+ * preferences over positive–negative, negative–negative and positive–positive pairs. Scored against what the case's
+ * author did — the hand-made negative's behaviour, or the generated negatives' edits (a positive: nothing) — with the
+ * critic's open answers read by the frozen matcher of ./behaviourWords.ts. Tables 1–4 and the error taxonomy in the
+ * paper's layout, and recall and precision on the families the critic's author looked at and on those held back.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -11,13 +13,14 @@ import { openRun } from "../nodes/run";
 import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../methods/behaviorCritic/schemas";
 import { claimFound } from "../methods/behaviorCritic/nodes/ground";
+import { causeFits, familiesNamed } from "./behaviourWords";
+import { HELD_BACK } from "../robots/sim/workbench/edits";
 import { readRollout, seenFrame } from "../methods/behaviorCritic/nodes/rollouts";
 import { observedEvents } from "../methods/behaviorCritic/evidence";
 import type { CriticStateType } from "../methods/behaviorCritic/state";
-import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
-import { FIRST_SCORED_SEED } from "../robots/sim/generated";
+import { CRITIC_SCORED_FROM } from "./datasets/behaviorCriticBenchmark";
 import { refineReport, type RefineRun } from "./behaviorCriticRefine";
 import { truthOf } from "./criticTruth";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reportFiles";
@@ -33,19 +36,22 @@ export interface ScoredCritique {
   seed: number;
   setting: CriticSetting;
   critique: BehaviourCritique;
-  truth: { kind: string; object: string }[];
-  /** Per truth event (in order): whether some claim names it. */
+  /** What the author did to this rollout: behaviour families (a positive: none). */
+  truth: string[];
+  /** Per truth family (in order): whether some claim names it. */
   found: boolean[];
   /** The program edits of a generated case (the generated benchmark's grammar). */
   edits?: string[];
-  /** Truth events some claim names (kind and thing). */
+  /** Truth families some claim names. */
   recalled: number;
-  /** Claims that name a true event with its cause. */
+  /** Claims that name a true family with a cause that fits it. */
   precise: number;
-  /** Claims naming no event that happened (visual grounding errors). */
+  /** Claims naming none of the true families (visual grounding errors). */
   hallucinated: number;
-  /** Claims naming a true event with the wrong cause. */
+  /** Claims naming a true family with a cause that does not fit it. */
   wrongCause: number;
+  /** What each claim naming no family at all said (for a person to read). */
+  unmatched: string[];
   calls: number;
 }
 
@@ -62,21 +68,29 @@ export interface ScoredPreference {
 export { truthOf };
 
 /**
- * Scores a list of claims against the events that happened: a claim is precise when it names a logged event and the
- * cause the world's monitor measured for it (an event whose cause it could not measure has no precise claim).
+ * Scores a list of claims against what the author did (behaviour families): a claim is precise when its words name a
+ * true family and the cause it gives fits that family; a claim naming none of them is a visual grounding error.
  */
-export function scoreClaims(claims: ClaimedEvent[], truth: SimEvent[]) {
-  const found = truth.map((t) => claims.some((c) => claimFound(c, [t])));
+export function scoreClaims(claims: ClaimedEvent[], truth: string[]) {
+  const named = claims.map((c) => familiesNamed(c));
+  const found = truth.map((f) => named.some((n) => n.includes(f)));
   const recalled = found.filter(Boolean).length;
   let precise = 0, hallucinated = 0, wrongCause = 0;
-  for (const c of claims) {
-    const hit = truth.filter((t) => claimFound(c, [t]));
+  claims.forEach((c, i) => {
+    const hit = truth.filter((f) => named[i].includes(f));
     if (hit.length === 0) hallucinated++;
-    else if (hit.some((t) => t.cause === c.cause)) precise++;
+    else if (hit.some((f) => causeFits(c, f))) precise++;
     else wrongCause++;
-  }
-  return { found, recalled, precise, hallucinated, wrongCause };
+  });
+  const unmatched = claims.filter((_, i) => named[i].length === 0).map((c) => `${c.kind ? `${c.kind}: ` : ""}${c.what}`);
+  return { found, recalled, precise, hallucinated, wrongCause, unmatched };
 }
+
+/** What the author did to a case's rollout: the negatives' families, nothing to the positive. */
+const truthFor = (c: { outputs: { truth: string[] } }, role: "positive" | "negative") => (role === "negative" ? c.outputs.truth : []);
+
+/** Whether a family was held back from the critic's author (robots/sim/workbench/edits.ts HELD_BACK). */
+export const isHeldBack = (family: string) => (HELD_BACK as readonly string[]).includes(family);
 
 export interface CriticExperimentOptions {
   dir: string;
@@ -124,7 +138,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         ...c.inputs.negatives.map((id) => ({ id, role: "negative" as const })),
       ];
       for (const r of roles) {
-        const truth = truthOf(logOf(r.id));
+        const truth = truthFor(c, r.role);
         for (const setting of CRITIC_SETTINGS_RUN) {
           const s = await runJob(
             { goal: c.inputs.instruction, job: "critique", rollouts: [bench.rolloutPath(r.id)] },
@@ -134,7 +148,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
           critiques.push({
             rollout: r.id, case: c.metadata.case, behaviour: c.outputs.behaviour, role: r.role, seed, setting, critique,
             ...(c.metadata.edits ? { edits: c.metadata.edits } : {}),
-            truth: truth.map((t) => ({ kind: t.kind, object: t.object ?? "" })),
+            truth,
             ...scoreClaims(critique.events, truth),
             calls: totalUsage(s.usage).calls,
           });
@@ -156,7 +170,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         if (p.pair === "pos-neg" || p.pair === "neg-pos") {
           const negFirst = p.pair === "neg-pos";
           const claims = negFirst ? pref.firstEvents : pref.secondEvents;
-          const truth = truthOf(logOf(negFirst ? p.ids[0] : p.ids[1]));
+          const truth = truthFor(c, "negative");
           const sc = scoreClaims(claims, truth);
           scored.negative = { truth: truth.length, recalled: sc.recalled, claims: claims.length, precise: sc.precise };
         }
@@ -221,10 +235,32 @@ export function readCriticReport(file: string): CriticResults & { refinement: Re
 export function scoredCasesOnly(r: CriticResults): CriticResults {
   const outside = [...new Set(r.critiques.map((c) => c.case))].filter((c) => {
     const m = /^gen-(\d+)$/.exec(c);
-    return !m || Number(m[1]) < FIRST_SCORED_SEED;
+    return !m || Number(m[1]) < CRITIC_SCORED_FROM;
   });
-  if (outside.length) throw new Error(`the scored figure reads cases outside the scored range (generated seeds from ${FIRST_SCORED_SEED}): ${outside.slice(0, 5).join(", ")}`);
+  if (outside.length) throw new Error(`the scored figure reads cases outside the scored range (generated seeds from ${CRITIC_SCORED_FROM}): ${outside.slice(0, 5).join(", ")}`);
   return r;
+}
+
+/**
+ * Recall and precision of the critic alone on negatives, split by whether the behaviour families were seen by the
+ * critic's author or held back: recall over (rollout, family) pairs of the group; precision over the claims on
+ * negatives whose families all lie in the group.
+ */
+export function seenAndHeldBack(critiques: ScoredCritique[], setting: CriticSetting = "raw") {
+  const neg = critiques.filter((c) => c.setting === setting && c.role === "negative");
+  const group = (held: boolean) => {
+    const pairs = neg.flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] }))).filter((p) => isHeldBack(p.f) === held);
+    const whole = neg.filter((x) => x.truth.length > 0 && x.truth.every((f) => isHeldBack(f) === held));
+    const claims = whole.reduce((n, x) => n + x.critique.events.length, 0);
+    return {
+      rollouts: whole.length,
+      families: pairs.length,
+      recall: pairs.length ? pairs.filter((p) => p.found).length / pairs.length : null,
+      precision: claims ? whole.reduce((n, x) => n + x.precise, 0) / claims : null,
+      named: claims ? whole.reduce((n, x) => n + x.precise + x.wrongCause, 0) / claims : null,
+    };
+  };
+  return { seen: group(false), heldBack: group(true) };
 }
 
 /** The critic alone on a run, in brief: Table 1's accuracies, Table 2's recall and precision, Table 4's preference accuracy. */
@@ -245,34 +281,71 @@ export function criticScores(r: CriticResults) {
     precision: share(sum(neg, (x) => x.precise), sum(neg, (x) => x.critique.events.length)),
     groundedPrecision: share(sum(grounded, (x) => x.precise), sum(grounded, (x) => x.critique.events.length)),
     prefer,
+    ...seenAndHeldBack(r.critiques),
   };
 }
 
+const NAMES: Record<CriticSetting, string> = { raw: "critic", detector: "critic + detector grounding", events: "critic + perfect grounding (augmented)" };
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "—");
 
-/** Generated cases: recall and precision of the critic alone on the negatives of each program edit (a case counts for each of its edits). */
-function editTable(raw: ScoredCritique[]): string[] {
-  const edits = [...new Set(raw.flatMap((x) => x.edits ?? []))].sort();
-  if (!edits.length) return [];
+/**
+ * Per behaviour family (what the author did), seen and held back: recall in each setting, precision of the critic
+ * alone on negatives that show that family only; then the answers whose words the matcher could not place.
+ */
+function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritique[]): string[] {
+  const raw = rows("raw");
+  const families = [...new Set(raw.flatMap((x) => x.truth))].sort((a, b) => Number(isHeldBack(a)) - Number(isHeldBack(b)) || a.localeCompare(b));
+  if (!families.length) return [];
+  const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
+  const recallOf = (s: CriticSetting, family: string) => {
+    const pairs = rows(s).filter((x) => x.role === "negative").flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] }))).filter((p) => p.f === family);
+    return pct(pairs.filter((p) => p.found).length, pairs.length);
+  };
+  const split = (s: CriticSetting) => seenAndHeldBack(r.critiques, s);
+  const p = (v: number | null) => (v === null ? "—" : `${(100 * v).toFixed(1)}%`);
+  const counts = new Map<string, number>();
+  for (const x of raw) for (const u of x.unmatched) counts.set(u, (counts.get(u) ?? 0) + 1);
+  const unmatched = [...counts].sort((a, b) => b[1] - a[1]);
   return [
     "",
-    "## Per program edit (critic alone, negatives)",
+    "## Seen and held-back families",
     "",
-    "| edit | negatives | recall | precision | flagged (negative) | clean twin flagged |",
-    "|---|---|---|---|---|---|",
-    ...edits.map((e) => {
-      const xs = raw.filter((x) => x.edits?.includes(e));
-      const neg = xs.filter((x) => x.role === "negative"), pos = xs.filter((x) => x.role === "positive");
-      const sum = (ys: ScoredCritique[], f: (y: ScoredCritique) => number) => ys.reduce((n, y) => n + f(y), 0);
-      return `| ${e.replace(/_/g, " ")} | ${neg.length} | ${pct(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length))} | ${pct(sum(neg, (x) => x.precise), sum(neg, (x) => x.critique.events.length))} | ${pct(neg.filter((x) => x.critique.undesirable).length, neg.length)} | ${pct(pos.filter((x) => x.critique.undesirable).length, pos.length)} |`;
+    `Held back (fixed by a seed before any cue was written for the new families; never looked at by the critic's author): ${HELD_BACK.join(", ")}. Recall over every (negative, family) pair of the group; precision over claims on negatives whose families all lie in it.`,
+    "",
+    "| families | critic | negatives | families shown | recall | precision | names a true family |",
+    "|---|---|---|---|---|---|---|",
+    ...CRITIC_SETTINGS_RUN.flatMap((s) => {
+      const g = split(s);
+      return [
+        `| seen | ${NAMES[s]} | ${g.seen.rollouts} | ${g.seen.families} | ${p(g.seen.recall)} | ${p(g.seen.precision)} | ${p(g.seen.named)} |`,
+        `| held back | ${NAMES[s]} | ${g.heldBack.rollouts} | ${g.heldBack.families} | ${p(g.heldBack.recall)} | ${p(g.heldBack.precision)} | ${p(g.heldBack.named)} |`,
+      ];
     }),
+    "",
+    "## Per behaviour family (negatives)",
+    "",
+    "Recall: of the negatives the author gave this family, the share some claim names. Precision: of the critic's claims on negatives showing this family alone, the share that name it with a cause that fits.",
+    "",
+    "| family | held back | negatives | critic | + detector | + perfect | precision (critic) |",
+    "|---|---|---|---|---|---|---|",
+    ...families.map((f) => {
+      const only = raw.filter((x) => x.role === "negative" && x.truth.length === 1 && x.truth[0] === f);
+      const n = raw.filter((x) => x.role === "negative" && x.truth.includes(f)).length / r.meta.seeds;
+      return `| ${f.replace(/_/g, " ")} | ${isHeldBack(f) ? "yes" : ""} | ${n} | ${recallOf("raw", f)} | ${recallOf("detector", f)} | ${recallOf("events", f)} | ${pct(sum(only, (x) => x.precise), sum(only, (x) => x.critique.events.length))} |`;
+    }),
+    "",
+    "## Answers the matcher could not place",
+    "",
+    unmatched.length
+      ? `${unmatched.reduce((n, [, k]) => n + k, 0)} claim(s) of the critic alone named no behaviour family the matcher knows (evals/behaviourWords.ts); they count as visual grounding errors. For a person to read:`
+      : "Every claim of the critic alone named a behaviour family the matcher knows.",
+    ...(unmatched.length ? ["", "| times | what the critic said |", "|---|---|", ...unmatched.slice(0, 20).map(([u, k]) => `| ${k} | ${u.replace(/\|/g, "/")} |`)] : []),
   ];
 }
 
 /** The paper's Tables 1–4 and its error taxonomy (Fig. 4), from our runs. */
 export function criticReport(r: CriticResults, refine?: string, opts: { timing: boolean } = { timing: true }): string {
   const rows = (setting: CriticSetting) => r.critiques.filter((c) => c.setting === setting);
-  const NAMES: Record<CriticSetting, string> = { raw: "critic", detector: "critic + detector grounding", events: "critic + perfect grounding (augmented)" };
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const lines = [
     `# Behaviour critics — ${r.meta.cases} cases, ${r.meta.behaviours.length} behaviours, ${r.meta.seeds} seed(s), noise ${r.meta.noise}`,
@@ -300,8 +373,9 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
       return `| ${NAMES[s]} | ${pct(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length))} | ${pct(sum(neg, (x) => x.precise), claims)} | ${claims} | ${sum(neg, (x) => x.hallucinated)} | ${sum(neg, (x) => x.wrongCause)} |`;
     }),
     "",
-    "Error taxonomy (Fig. 4): of every claim on negative and positive samples, the share that names no event that happened",
-    "(visual grounding error) and the share that names a real event with the wrong cause.",
+    "Error taxonomy (Fig. 4): of every claim on negative and positive samples, the share whose words name none of the",
+    "behaviours the author gave the rollout (visual grounding error; on a positive, every claim) and the share that names",
+    "one with a cause that does not fit it. Truth is what the author did; the matcher is evals/behaviourWords.ts.",
     "",
     "| critic | claims | visual grounding errors | wrong cause | precise |",
     "|---|---|---|---|---|",
@@ -334,22 +408,7 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "",
     `Reading every rollout's whole detection track (every 0.1 s): it finds ${pct(r.detector.found, r.detector.truth)} of the ${r.detector.truth} events that happened, and ${pct(r.detector.correct, r.detector.claimed)} of the ${r.detector.claimed} events it reports happened.`,
     "",
-    "## Per kind of event (critic, negatives): recall",
-    "",
-    "Of the events of each kind that happened in negative rollouts, the share some claim names.",
-    "",
-    "| event | events | critic | + detector | + perfect |",
-    "|---|---|---|---|---|",
-    ...UNDESIRABLE_KINDS.flatMap((k) => {
-      const cell = (s: CriticSetting) => {
-        const pairs = rows(s).filter((x) => x.role === "negative").flatMap((x) => x.truth.map((t, i) => ({ t, found: x.found[i] })));
-        const ofKind = pairs.filter((p) => p.t.kind === k);
-        return { n: ofKind.length, text: pct(ofKind.filter((p) => p.found).length, ofKind.length) };
-      };
-      const raw = cell("raw");
-      return raw.n ? [`| ${k} | ${raw.n / r.meta.seeds} | ${raw.text} | ${cell("detector").text} | ${cell("events").text} |`] : [];
-    }),
-    ...editTable(rows("raw")),
+    ...familyTables(r, rows),
   ];
   if (refine) lines.push("", refine);
   return lines.join("\n") + "\n";

@@ -22,20 +22,26 @@ export const CriticCase = z.object({
     negatives: z.tuple([Id, Id]),
   }),
   outputs: z.object({
-    behaviour: Kind,
-    /** The annotation: undesirable events both negatives logged (kind, what suffered it, the measured cause, when). */
-    events: z.array(z.object({ kind: Kind, object: z.string(), detail: z.string(), cause: z.enum([...CAUSE_KINDS, "unknown"]).describe("the cause the monitor measured (benchmarks made before it was recorded have none: make it again)"), t: z.number() })).min(1),
+    /** The case's behaviour family: the hand-made negative's behaviour, or the generated case's first edit. */
+    behaviour: z.string().min(1),
+    /** What the author did to the negatives (the truth scored): the behaviour, or every edit family of the case. */
+    truth: z.array(z.string().min(1)).min(1).describe("made before issue 49 a case had none: make the benchmark again"),
+    /** What the world's event monitor logged in both negatives: for reading, never scored. */
+    events: z.array(z.object({ kind: Kind, object: z.string(), detail: z.string(), cause: z.enum([...CAUSE_KINDS, "unknown"]), t: z.number() })),
     /** What the first negative did, step by step (its robot's narration). */
     narration: z.array(z.string()).min(1),
   }),
   metadata: z.object({
     case: z.string().min(1),
-    behaviour: Kind,
+    behaviour: z.string().min(1),
     scene: z.string(),
     seed: z.number().int(),
     version: z.string(),
-    /** Generated cases: the program edits (robots/sim/workbench/edits.ts) of their negatives. */
+    /** Generated cases: the program edits (robots/sim/workbench/edits.ts) of their negatives, and each one's jitter. */
     edits: z.array(z.string()).optional(),
+    jitter: z.array(z.number()).optional(),
+    /** Generated cases: what each edited rollout changed, measured against its careful twin on the same layout. */
+    changes: z.tuple([z.array(z.string()), z.array(z.string())]).optional(),
   }),
 });
 export type CriticCase = z.infer<typeof CriticCase>;

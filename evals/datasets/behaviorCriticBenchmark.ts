@@ -10,8 +10,9 @@
  * The generated set (`--generated [--seed S] [--count N]`, generateEditedBenchmark) instead draws one or two edits of a
  * task's careful program from robots/sim/workbench/edits.ts per case seed, with the careful program as the clean twin.
  *
- * Writes DIR/cases.jsonl (one LangSmith example per case), DIR/rollouts/<id>.json (+ <id>/NN.png key frames) and
- * DIR/events/<id>.json (the rollout's event log: ground truth for scoring and "perfect grounding").
+ * A case's truth (`outputs.truth`) is what its author did: the hand-made negative's behaviour, or the generated
+ * negatives' edit families. Writes DIR/cases.jsonl (one LangSmith example per case), DIR/rollouts/<id>.json (+ <id>/NN.png
+ * key frames) and DIR/events/<id>.json (the world's event log: what "perfect grounding" reads, never the truth scored).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -20,14 +21,19 @@ import { pathToFileURL } from "node:url";
 import type { PrimitiveProgramInput } from "../../robots/msgs/primitives";
 import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../robots/msgs/rollout";
 import type { SimEvent } from "../../robots/sim/events";
-import { FIRST_SCORED_SEED } from "../../robots/sim/generated";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../robots/sim/workbench/behaviours";
-import { drawCase, editedProgram, buildProgram, carefulSpec, EDITS, type DrawnCase } from "../../robots/sim/workbench/edits";
+import { drawCase, editedProgram, buildProgram, carefulSpec } from "../../robots/sim/workbench/edits";
 import type { RecordedRollout } from "../../robots/sim/workbench/recorder";
+import { motionChanges } from "./motionChange";
 import { buildWorkbenchScene, type WorkbenchSceneName } from "../../robots/sim/workbench/scenes";
 import { WorkbenchWorld } from "../../robots/sim/workbench/world";
 
-export const BENCHMARK_VERSION = "workbench-critic-3";
+export const BENCHMARK_VERSION = "workbench-critic-4";
+/**
+ * The generated set's scored range starts here (issue 49): seeds below it are tuning data — 0–999 looked at while
+ * writing cues, and 1000–1099, the old scored range, which was run more than once. Run once, at the end.
+ */
+export const CRITIC_SCORED_FROM = 3000;
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
 export const DEFAULT_GENERATED_DIR = "data/critic-benchmark-generated";
 /** Seeds tried per rollout before the case is given up. */
@@ -35,8 +41,8 @@ const ATTEMPTS = 6;
 
 export interface CriticCaseRow {
   inputs: { instruction: string; scene: string; positive: string; negatives: [string, string] };
-  outputs: { behaviour: Undesirable; events: { kind: Undesirable; object: string; detail: string; cause: string; t: number }[]; narration: string[] };
-  metadata: { case: string; behaviour: Undesirable; scene: string; seed: number; version: string; edits?: string[] };
+  outputs: { behaviour: string; truth: string[]; events: { kind: Undesirable; object: string; detail: string; cause: string; t: number }[]; narration: string[] };
+  metadata: { case: string; behaviour: string; scene: string; seed: number; version: string; edits?: string[]; jitter?: number[]; changes?: [string[], string[]] };
 }
 
 export interface GenerateOptions {
@@ -164,7 +170,7 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
         const events = commonEvents(negs[0].events, negs[1].events, negs[0].recorded.rollout.startTime);
         cases.push({
           inputs: { instruction: pos.recorded.rollout.instruction, scene, positive: pos.id, negatives: [negs[0].id, negs[1].id] },
-          outputs: { behaviour, events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
+          outputs: { behaviour, truth: [behaviour], events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
           metadata: { case: caseId, behaviour, scene, seed: base, version: BENCHMARK_VERSION },
         });
       }
@@ -190,7 +196,7 @@ function writeCases(dir: string, cases: CriticCaseRow[], summary: Record<string,
 
 export interface GeneratedOptions {
   out?: string;
-  /** The first case seed: below FIRST_SCORED_SEED the tuning range, from it on the scored range. */
+  /** The first case seed: below CRITIC_SCORED_FROM tuning data, from it on the scored range. */
   seed?: number;
   count?: number;
   log?: (line: string) => void;
@@ -202,12 +208,13 @@ const LAYOUT_ATTEMPTS = 4;
 /**
  * The generated set: per case seed, a task and one or two edits from the grammar (./edits.ts); the careful program as
  * the clean twin and two edited programs (two magnitudes), the first on the twin's very layout, the second on the next
- * (mirrored) one. A case is kept when the twin is clean and each edited rollout reaches the goal and shows what each of
- * its edits is meant to cause; its annotation is what both edited rollouts logged. Otherwise the next layout is tried.
+ * (mirrored) one, where the twin is run too. A case is kept when every rollout reaches the goal and each edited one
+ * differs measurably from the twin on its layout (./motionChange.ts); its truth is its edits. No monitor is asked what
+ * the rollouts show. Otherwise the next layout is tried.
  */
 export async function generateEditedBenchmark(o: GeneratedOptions = {}): Promise<GenerateReport> {
   const dir = resolve(o.out ?? DEFAULT_GENERATED_DIR);
-  const from = o.seed ?? FIRST_SCORED_SEED;
+  const from = o.seed ?? CRITIC_SCORED_FROM;
   const count = o.count ?? 100;
   const log = o.log ?? (() => {});
   const t0 = performance.now();
@@ -222,22 +229,22 @@ export async function generateEditedBenchmark(o: GeneratedOptions = {}): Promise
       const seed = from + k;
       const drawn = drawCase(seed, (name) => buildWorkbenchScene(name, 0));
       const caseId = `gen-${seed}`;
-      const want = (r: Run) => drawn.edits.filter((e) => !r.undesirable.some((x) => EDITS[e].causes.includes(x.kind as Undesirable)));
       let kept: CriticCaseRow | null = null;
       for (let a = 0; a < LAYOUT_ATTEMPTS && !kept; a++) {
         const layout = seed * 16 + 2 * a;
         const w0 = performance.now();
-        const pos = await runOne(world, `${caseId}-pos`, drawn.scene, layout, (w) => buildProgram(w.scene, carefulSpec(w.scene)));
+        const careful = (w: WorkbenchWorld) => buildProgram(w.scene, carefulSpec(w.scene));
+        const pos = await runOne(world, `${caseId}-pos`, drawn.scene, layout, careful);
         const neg1 = await runOne(world, `${caseId}-neg1`, drawn.scene, layout, (w) => editedProgram(w.scene, drawn, 0));
+        const twin2 = await runOne(world, `${caseId}-twin2`, drawn.scene, layout + 1, careful);
         const neg2 = await runOne(world, `${caseId}-neg2`, drawn.scene, layout + 1, (w) => editedProgram(w.scene, drawn, 1));
-        rollouts += 3;
+        rollouts += 4;
+        const changes: [string[], string[]] = [motionChanges(neg1.recorded.rollout, pos.recorded.rollout), motionChanges(neg2.recorded.rollout, twin2.recorded.rollout)];
         const why = [
-          !pos.success ? "the twin missed the goal" : pos.undesirable.length ? `the twin logged ${names(pos.undesirable)}` : null,
-          ...[neg1, neg2].map((n, i) => (!n.success ? `edited ${i + 1} missed the goal` : want(n).length ? `edited ${i + 1} shows nothing of ${want(n).join(", ")}` : null)),
+          !pos.success || !twin2.success ? "the twin missed the goal" : null,
+          ...[neg1, neg2].map((n, i) => (!n.success ? `edited ${i + 1} missed the goal` : changes[i].length === 0 ? `edited ${i + 1} changed nothing measurable` : null)),
         ].filter(Boolean);
-        const events = commonEvents(neg1.events, neg2.events, neg1.recorded.rollout.startTime);
-        if (!why.length && !events.length) why.push("the two edited rollouts logged nothing in common");
-        log(`[${k + 1}/${count}] ${caseId} ${drawn.scene} ${drawn.edits.join("+")} (layout ${layout}): ${why.length ? why.join("; ") : `ok — ${events.map((e) => `${e.kind}(${e.object})`).join(", ")}`} (${((performance.now() - w0) / 1000).toFixed(1)} s)`);
+        log(`[${k + 1}/${count}] ${caseId} ${drawn.scene} ${drawn.edits.join("+")} (layout ${layout}): ${why.length ? why.join("; ") : "ok"} (${((performance.now() - w0) / 1000).toFixed(1)} s)`);
         if (why.length) {
           retries.push(`${caseId} layout ${layout}: ${why.join("; ")}`);
           continue;
@@ -245,27 +252,25 @@ export async function generateEditedBenchmark(o: GeneratedOptions = {}): Promise
         for (const r of [pos, neg1, neg2]) writeRollout(dir, r);
         kept = {
           inputs: { instruction: pos.recorded.rollout.instruction, scene: drawn.scene, positive: pos.id, negatives: [neg1.id, neg2.id] },
-          outputs: { behaviour: primaryKind(drawn, events), events, narration: neg1.recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
-          metadata: { case: caseId, behaviour: primaryKind(drawn, events), scene: drawn.scene, seed, version: BENCHMARK_VERSION, edits: drawn.edits },
+          outputs: {
+            behaviour: drawn.edits[0],
+            truth: drawn.edits,
+            events: commonEvents(neg1.events, neg2.events, neg1.recorded.rollout.startTime),
+            narration: neg1.recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`),
+          },
+          metadata: { case: caseId, behaviour: drawn.edits[0], scene: drawn.scene, seed, version: BENCHMARK_VERSION, edits: drawn.edits, jitter: drawn.jitter, changes },
         };
       }
       if (kept) cases.push(kept);
-      else dropped.push(`${caseId} (${drawn.scene}, ${drawn.edits.join("+")}): no layout of ${LAYOUT_ATTEMPTS} gave a clean twin and two edited rollouts showing the edit`);
+      else dropped.push(`${caseId} (${drawn.scene}, ${drawn.edits.join("+")}): no layout of ${LAYOUT_ATTEMPTS} gave twins and edited rollouts that reach the goal with the edit changing the motion`);
     }
   } finally {
     await world.close();
   }
   const byEdit: Record<string, number> = {};
   for (const c of cases) for (const e of c.metadata.edits ?? []) byEdit[e] = (byEdit[e] ?? 0) + 1;
-  writeCases(dir, cases, { generated: true, seed: from, count, scored: from >= FIRST_SCORED_SEED, byEdit, retries, dropped });
+  writeCases(dir, cases, { generated: true, seed: from, count, scored: from >= CRITIC_SCORED_FROM, byEdit, retries, dropped });
   return { dir, cases, retries, dropped, rollouts, seconds: (performance.now() - t0) / 1000, simulatedSeconds: world.stats.simulated };
-}
-
-const names = (es: SimEvent[]) => es.map((e) => `${e.kind}(${e.object})`).join(", ");
-
-/** The case's behaviour (for per-behaviour tables): what its first edit caused, else the first event logged. */
-function primaryKind(c: DrawnCase, events: CriticCaseRow["outputs"]["events"]): Undesirable {
-  return (events.find((e) => EDITS[c.edits[0]].causes.includes(e.kind)) ?? events[0]).kind;
 }
 
 const HELP = `usage: npm run make:critic-benchmark -- [--out DIR] [--seed N] [--cases-per-behaviour K] [--behaviours a,b]
@@ -281,11 +286,12 @@ The hand-made set (default): for each of the nine behaviours it was built from, 
   --behaviours a,b           only these (default all: ${HAND_MADE_BEHAVIOURS.join(", ")})
 
 The generated set (--generated): per case seed a task and one or two edits of its careful program (speed, detour,
-back and forth, pause, grip, approach height, release height, sweep, low carry, over the top, drawer left open), the
-careful program as the clean twin; annotations from the event monitor.
+back and forth, pause, grip, approach height, release height, sweep, low carry, over the top, drawer left open, crawl,
+regrasp, shake, slam down, far-side approach, overshoot), the careful program as the clean twin; a case's truth is its
+edits, kept when each edited rollout changes the motion measurably against its twin.
   --out DIR                  output directory (default ${DEFAULT_GENERATED_DIR})
-  --seed S                   first case seed (default ${FIRST_SCORED_SEED}); seeds below ${FIRST_SCORED_SEED} are the tuning range,
-                             looked at while improving the critic; ${FIRST_SCORED_SEED} and up are scored only
+  --seed S                   first case seed (default ${CRITIC_SCORED_FROM}); seeds below ${CRITIC_SCORED_FROM} are tuning data,
+                             looked at while improving the critic; ${CRITIC_SCORED_FROM} and up are scored, run once
   --count N                  cases (default 100)
 `;
 
@@ -315,8 +321,8 @@ export async function main(argv: string[]): Promise<void> {
   let r: GenerateReport;
   if (values.generated) {
     for (const flag of ["cases-per-behaviour", "behaviours"] as const) if (values[flag] !== undefined) throw new Error(`--${flag} is for the hand-made set; the generated set takes --seed and --count`);
-    const seed = int("seed", values.seed ?? String(FIRST_SCORED_SEED), 0, 1_000_000);
-    log(`generated cases from seed ${seed} (${seed >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`})`);
+    const seed = int("seed", values.seed ?? String(CRITIC_SCORED_FROM), 0, 1_000_000);
+    log(`generated cases from seed ${seed} (${seed >= CRITIC_SCORED_FROM ? "the scored range" : `the tuning range: seeds below ${CRITIC_SCORED_FROM} are looked at while tuning`})`);
     r = await generateEditedBenchmark({ out: values.out, seed, count: int("count", values.count ?? "100", 1, 2000), log });
   } else {
     if (values.count !== undefined) throw new Error("--count is for the generated set (--generated); the hand-made set takes --cases-per-behaviour");

@@ -3,8 +3,8 @@
  * the detector-based grounding module's reading of the dense track. It sees only what a depth camera with a
  * segmenter gives (positions, heights, boxes, held-or-not, doors open) — never the simulator's event log.
  */
-import type { Cause, ClaimedEvent, SeenFrame, SeenThing } from "./schemas";
-import type { Undesirable } from "../../robots/msgs/rollout";
+import type { ClaimedEvent, SeenFrame, SeenThing } from "./schemas";
+import { CAUSES, type Cause, type Undesirable } from "../../robots/msgs/rollout";
 
 /** Commonsense: things a carried object should not pass over (electronics). */
 const KEEP_CLEAR = /laptop|keyboard|phone|tablet|monitor|computer/;
@@ -133,8 +133,29 @@ export function mentioned(instruction: string, names: string[]): string[] {
     .map((x) => x.n);
 }
 
-function event(kind: Undesirable, object: string, t: number, cause: Cause, explanation: string): ClaimedEvent {
-  return { kind, object, t: Math.round(t * 10) / 10, cause, explanation };
+/** What one cue saw: a named behaviour, in words, with the cause it points to. */
+export type SeenEvent = ClaimedEvent & { kind: Undesirable };
+
+function event(kind: Undesirable, object: string, t: number, cause: Cause, what: string): SeenEvent {
+  return { kind, object, t: Math.round(t * 10) / 10, cause: CAUSES[cause], what };
+}
+
+/** The cause a claim's words give, read the way the writer acts on it (undefined: none it knows how to change). */
+export function causeOf(text: string): Cause | undefined {
+  const t = text.toLowerCase();
+  const exact = (Object.keys(CAUSES) as Cause[]).find((c) => t.includes(c) || t.includes(CAUSES[c]));
+  if (exact) return exact;
+  const rules: [RegExp, Cause][] = [
+    [/not (closed|shut)|left open|clos|shut/, "not_closed"],
+    [/through|ran into|runs into|in the way|collid/, "path_through"],
+    [/over/, "path_over"],
+    [/hard|force|strong|tight|squeez/, "too_hard"],
+    [/fast|speed|quick|rush|hurr|swung|whip/, "too_fast"],
+    [/high|from a height|drop/, "too_high"],
+    [/low|not lifted|scrap/, "too_low"],
+    [/need|unnecessar|pointless|wait|pause|detour|back and forth|for nothing/, "needless"],
+  ];
+  return rules.find(([re]) => re.test(t))?.[1];
 }
 
 /**
@@ -143,11 +164,11 @@ function event(kind: Undesirable, object: string, t: number, cause: Cause, expla
  * carried (speed, path against the straight way, turns back) and let go; contents out of their container; the hand at
  * the table or at rest for nothing; what was left open. A kind names what a cue shows, never a behaviour looked for.
  */
-export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): ClaimedEvent[] {
+export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): SeenEvent[] {
   if (frames.length === 0) return [];
-  const out: ClaimedEvent[] = [];
+  const out: SeenEvent[] = [];
   const seen = new Set<string>();
-  const add = (e: ClaimedEvent) => {
+  const add = (e: SeenEvent) => {
     const key = `${e.kind}|${e.object}`;
     if (!seen.has(key)) (seen.add(key), out.push(e));
   };

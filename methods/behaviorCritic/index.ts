@@ -1,5 +1,6 @@
 /** The behaviour critic as the product knows it (methods/method.ts): its run lines, report frames and summary. */
 import type { CriticStateType } from "./state";
+import { claimLabel } from "./schemas";
 import { readRollout } from "./nodes/rollouts";
 import { CRITIC_VARIANTS, CriticConfiguration } from "./configuration";
 import { compileBehaviorCritic } from "./graph";
@@ -10,7 +11,7 @@ import { behaviorCriticReport } from "./report";
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
 function describeCritic(node: string, u: Partial<CriticStateType>): Line {
   const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
-  const events = (es: { kind: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object}${e.cause ? `; ${e.cause.replace(/_/g, " ")}` : ""})`).join(", ") : "nothing undesirable");
+  const events = (es: { kind?: string; what?: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${claimLabel(e)}${e.cause ? ` — ${e.cause}` : ""}`).join(", ") : "nothing undesirable");
   switch (node) {
     case "writer": {
       const p = u.program as { steps: { op: string }[] } | undefined;

@@ -6,9 +6,9 @@
  * cause; no branch depends on the case, the behaviour under test or the seed.
  */
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
-import { mentioned, observedEvents } from "./evidence";
-import { CAUSE_KINDS, type Cause, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "./schemas";
-import { UNDESIRABLE_KINDS, type Undesirable } from "../../robots/msgs/rollout";
+import { causeOf, mentioned, observedEvents } from "./evidence";
+import { claimLabel, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "./schemas";
+import { CAUSES, CAUSE_KINDS, UNDESIRABLE, UNDESIRABLE_KINDS, type Cause, type Undesirable } from "../../robots/msgs/rollout";
 import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
 
 /** The cause an undesirable behaviour usually has (what a hallucinated claim would give). */
@@ -38,8 +38,8 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
     const miss = rng.next(), wrong = rng.next(), other = rng.next();
     if (miss < noise.missEvent) continue;
     if (wrong < noise.wrongCause) {
-      const others = CAUSE_KINDS.filter((c) => c !== e.cause);
-      events.push({ ...e, cause: others[Math.min(others.length - 1, Math.floor(other * others.length))], explanation: `${e.explanation} (put down to the wrong cause)` });
+      const others = CAUSE_KINDS.filter((c) => CAUSES[c] !== e.cause);
+      events.push({ ...e, cause: CAUSES[others[Math.min(others.length - 1, Math.floor(other * others.length))]] });
     } else events.push(e);
   }
   const h = rng.next();
@@ -49,7 +49,7 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
     const object = things.length ? pick(things, rng) : "table";
     if (!events.some((e) => e.kind === kind && e.object === object)) {
       const t = frames[Math.floor(rng.next() * frames.length)]?.t ?? 0;
-      events.push({ kind, object, t, cause: USUAL_CAUSE[kind], explanation: `the ${object} looks ${kind.replace(/_/g, " ")} around ${t.toFixed(1)} s` });
+      events.push({ kind, object, t, cause: CAUSES[USUAL_CAUSE[kind]], what: `the ${object}: ${UNDESIRABLE[kind]}, around ${t.toFixed(1)} s` });
     }
   }
   return events;
@@ -58,7 +58,7 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
 const verdict = (events: ClaimedEvent[], what = "the video"): BehaviourCritique => ({
   undesirable: events.length > 0,
   events,
-  summary: events.length ? `${what} shows ${events.length} undesirable event(s): ${events.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ")}` : `nothing undesirable in ${what}`,
+  summary: events.length ? `${what} shows ${events.length} undesirable event(s): ${events.map(claimLabel).join(", ")}` : `nothing undesirable in ${what}`,
 });
 
 export function critiqueRollout(ctx: RolloutContext, noise: NoiseKnobs, rng: Draw): BehaviourCritique {
@@ -75,7 +75,7 @@ export function preferRollouts(ctx: { instruction: string; first: { frames: Seen
   const a = noisyCritique(ctx.instruction, ctx.first.frames, noise, rng);
   const b = noisyCritique(ctx.instruction, ctx.second.frames, noise, rng);
   const better = a.length === b.length ? "equal" : a.length < b.length ? "first" : "second";
-  const list = (es: ClaimedEvent[]) => (es.length ? es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ") : "nothing undesirable");
+  const list = (es: ClaimedEvent[]) => (es.length ? es.map(claimLabel).join(", ") : "nothing undesirable");
   return { better, firstEvents: a, secondEvents: b, justification: `first: ${list(a)}; second: ${list(b)}` };
 }
 
@@ -220,8 +220,9 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
   let steps: Step[] = structuredClone(prev.program.steps);
   const where = (name: string) => ctx.scene.things.find((t) => t.name === name);
   const carried = () => heldSpan(steps).flatMap(([g, r]) => (steps[g].op === "grasp" && !ctx.scene.joints.some((j) => j.handle === (steps[g] as { object: string }).object) ? [[g, r] as [number, number]] : []));
-  for (const cause of [...new Set(prev.critique.map((e) => e.cause))]) {
-    const claims = prev.critique.filter((e) => e.cause === cause);
+  // The writer acts on the causes it can read from the claims' words; a claim whose cause it cannot read changes nothing.
+  for (const cause of [...new Set(prev.critique.map((e) => causeOf(e.cause)).filter((c): c is Cause => !!c))]) {
+    const claims = prev.critique.filter((e) => causeOf(e.cause) === cause);
     switch (cause) {
       case "too_fast":
         steps = steps.map((s) => (s.op === "speed" ? { ...s, value: Math.max(0.03, s.value * 0.4) } : (s.op === "move_to" || s.op === "lift") && s.speed ? { ...s, speed: Math.max(0.03, s.speed * 0.4) } : s));
@@ -285,8 +286,12 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
 export function writeProgram(ctx: WriterContext): WrittenProgram {
   if (!ctx.previous) return { reasoning: "a plain pick and place at a moderate speed with a gentle grip", program: draftProgram(ctx) };
   if (ctx.previous.critique.length === 0) return { reasoning: "the critique found nothing to change", program: ctx.previous.program };
-  const causes = [...new Set(ctx.previous.critique.map((e) => e.cause))];
-  return { reasoning: `changed what caused ${ctx.previous.critique.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ")}: ${causes.join(", ")}`, program: reviseProgram(ctx) };
+  const causes = [...new Set(ctx.previous.critique.map((e) => causeOf(e.cause)).filter(Boolean))];
+  const unread = ctx.previous.critique.filter((e) => !causeOf(e.cause));
+  return {
+    reasoning: `changed what caused ${ctx.previous.critique.map(claimLabel).join(", ")}: ${causes.join(", ") || "nothing it can read"}${unread.length ? `; no change it knows for ${unread.map((e) => `"${e.cause}"`).join(", ")}` : ""}`,
+    program: reviseProgram(ctx),
+  };
 }
 
 export const TASKS: Record<string, Task> = {

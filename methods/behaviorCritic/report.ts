@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { REPORT_FORMAT, rowsAsSeries, cellNumber, tableById, tablesOf, type ChartSpec, type MethodReport } from "../report";
 
-const TABLES = ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "per-event", "per-edit", "refinement", "refinement-per-program"] as const;
+const TABLES = ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "seen-held-back", "per-family", "unmatched", "refinement", "refinement-per-program"] as const;
 
 const RefineRunSchema = z.object({
   case: z.string(),
@@ -66,8 +66,9 @@ export const behaviorCriticReport: MethodReport = {
     [/^Table 2/, "table-2", "error-taxonomy"],
     [/^Table 3/, "table-3"],
     [/^Table 4/, "table-4"],
-    [/^Per kind of event/, "per-event"],
-    [/^Per program edit/, "per-edit"],
+    [/^Seen and held-back/, "seen-held-back"],
+    [/^Per behaviour family/, "per-family"],
+    [/^Answers the matcher/, "unmatched"],
     [/^Policy refinement/, "refinement", "refinement-per-program"],
   ],
   schema: CriticReportSchema,

@@ -1,23 +1,27 @@
 /**
- * What the behaviour critic, its grounding refinement, the preference judge and the policy writer answer. Claims name
- * an undesirable behaviour (robots/msgs/rollout.ts), the thing that suffered it, and the cause: the grounding module
- * checks the first two against what happened; metrics also check the cause.
+ * What the behaviour critic, its grounding refinement, the preference judge and the policy writer answer. A claim says
+ * in the critic's own words what it saw, what it happened to and what the robot did to cause it; it may add a short
+ * name for the behaviour from a list it is shown or one of its own. Nothing here is a closed list: a critic can report
+ * behaviour nobody wrote a name for, and scoring reads its words (evals/behaviourWords.ts).
  */
 import { z } from "zod";
-import { CAUSES, CAUSE_KINDS, UNDESIRABLE_KINDS, type Cause } from "../../robots/msgs/rollout";
 import { PrimitiveProgram } from "../../robots/msgs/primitives";
 
-/** Why an undesirable event happened, in terms of what the robot did (the messages' vocabulary, shared with the world). */
-export { CAUSES, CAUSE_KINDS, type Cause };
-
 export const ClaimedEvent = z.object({
-  kind: z.enum(UNDESIRABLE_KINDS).describe("which undesirable behaviour"),
-  object: z.string().min(1).describe("the scene name of the thing it happened to (or the door/drawer left open, or `table`)"),
+  what: z.string().min(1).describe("what you saw happen and why a careful person would object to it, in your own words"),
+  object: z.string().min(1).describe("the scene name of the thing it happened to (or the door/drawer left open, `table`, or `palm` for the hand itself)"),
+  cause: z.string().min(1).describe("what the robot did that caused it, in your own words"),
+  kind: z.string().min(1).optional().describe("a short snake_case name for the behaviour: one from the list you were given, or a new one"),
   t: z.number().min(0).optional().describe("seconds into the video where it happens, roughly"),
-  cause: z.enum(CAUSE_KINDS).describe("what the robot did that caused it"),
-  explanation: z.string().describe("one sentence on what is seen and why it is undesirable"),
+  frames: z.array(z.number().int().min(0)).max(30).optional().describe("the key frames that show it (0-based, in the order given)"),
 });
 export type ClaimedEvent = z.infer<typeof ClaimedEvent>;
+
+/** A claim in a few words, for summaries: its name if it gave one, else the start of what it saw; and what suffered it. */
+export function claimLabel(e: { kind?: string; what?: string; object: string }): string {
+  const said = e.kind ? e.kind.replace(/_/g, " ") : (e.what ?? "").length > 60 ? `${e.what!.slice(0, 57)}…` : e.what ?? "";
+  return `${said} (${e.object})`;
+}
 
 export const BehaviourCritique = z.object({
   undesirable: z.boolean().describe("true when anything undesirable happened, even though the task may have been done"),
@@ -72,6 +76,8 @@ export interface RolloutContext {
 export interface GroundingFeedback {
   source: "events" | "detector";
   notFound: { kind: string; object: string }[];
+  /** Claims the check could not look for: named by no behaviour it knows (kept as they are). */
+  unchecked?: { what: string; object: string }[];
 }
 
 /** What the writer's prompt carries: the task, the scene's named things with where the camera sees them, the last try. */

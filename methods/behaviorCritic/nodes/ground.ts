@@ -10,7 +10,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../../models";
 import { BehaviourCritique, type ClaimedEvent, type GroundingFeedback } from "../schemas";
 import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../evidence";
-import type { LoggedEvent, Rollout } from "../../../robots/msgs/rollout";
+import { UNDESIRABLE_KINDS, type LoggedEvent, type Rollout } from "../../../robots/msgs/rollout";
 import { readRollout, rolloutId, seenFrame } from "./rollouts";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "../state";
 import { runOf, type Run } from "../../../nodes/run";
@@ -26,11 +26,17 @@ did not happen as you described it. Answer with the revised critique in the same
  */
 const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6, rushSpeed: 0.6 };
 
-/** A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). */
+/**
+ * A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). Only a
+ * claim named by a behaviour the check knows can be looked for; the rest are left to the critic (`checkable`).
+ */
 export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events: Pick<LoggedEvent, "kind" | "object" | "detail">[]): boolean {
   const word = new RegExp(`\\b${claim.object.replace(/[^a-z0-9_]/gi, "")}\\b`);
   return events.some((e) => e.kind === claim.kind && (e.object === claim.object || word.test(e.detail ?? "")));
 }
+
+const KNOWN = new Set<string>(UNDESIRABLE_KINDS);
+export const checkable = (claim: Pick<ClaimedEvent, "kind">): claim is { kind: string } => !!claim.kind && KNOWN.has(claim.kind);
 
 /** The event log of a benchmark rollout (events/<id>.json beside rollouts/), or, live, the evaluator's log in its window. */
 async function loggedEvents(ref: string, rollout: Rollout, run: Run<CriticSettings>): Promise<LoggedEvent[]> {
@@ -51,8 +57,10 @@ export async function groundingFeedback(ref: string, rollout: Rollout, claims: C
   const found: Pick<LoggedEvent, "kind" | "object" | "detail">[] =
     opts.grounding === "events"
       ? await loggedEvents(ref, rollout, run)
-      : observedEvents(rollout.instruction, rollout.track.map((x) => seenFrame(x.t, x.detections)), TRACK_THRESHOLDS).map((e) => ({ kind: e.kind, object: e.object, detail: e.explanation }));
-  return { source: opts.grounding, notFound: claims.filter((c) => !claimFound(c, found)).map((c) => ({ kind: c.kind, object: c.object })) };
+      : observedEvents(rollout.instruction, rollout.track.map((x) => seenFrame(x.t, x.detections)), TRACK_THRESHOLDS).map((e) => ({ kind: e.kind, object: e.object, detail: e.what }));
+  const unchecked = claims.filter((c) => !checkable(c)).map((c) => ({ what: c.what, object: c.object }));
+  const notFound = claims.flatMap((c) => (checkable(c) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : []));
+  return { source: opts.grounding, notFound, ...(unchecked.length ? { unchecked } : {}) };
 }
 
 export async function ground(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {

@@ -4,8 +4,8 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart } from "../../../models";
-import { CAUSES, Preference } from "../schemas";
-import { UNDESIRABLE } from "../../../robots/msgs/rollout";
+import { Preference } from "../schemas";
+import { CAUSES, UNDESIRABLE } from "../../../robots/msgs/rollout";
 import { framePng, keyFrames, readRollout, seenFrame } from "./rollouts";
 import type { CriticStateType, CriticUpdate } from "../state";
 import { imageCapHint } from "./critique";
@@ -18,9 +18,9 @@ export const PREFER_PROMPT = `You compare two videos of a robot hand doing the s
 Both may be fine, both may be flawed in the same way, or one may be worse. Each video comes as key frames in order
 (the first video's frames, then the second's), each with the depth camera's detections (label, position in metres
 with z up, lowest and highest z, box, held or not, open doors and drawers).
-Kinds of undesirable behaviour:
+Undesirable behaviour that often comes up (neither list is complete; describe anything else in your own words):
 ${list(UNDESIRABLE)}
-Causes: ${Object.keys(CAUSES).join(", ")}.
+Causes: ${Object.values(CAUSES).join("; ")}.
 List the undesirable events of each video, then say which is better: first, second, or equal when neither is worse.`;
 
 export async function prefer(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {

@@ -4,11 +4,12 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { totalUsage } from "../../../models";
+import { claimLabel, type ClaimedEvent } from "../schemas";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "../state";
 import { runOf } from "../../../nodes/run";
 import type { CriticSettings } from "../configuration";
 
-const named = (es: { kind: string; object: string }[]) => es.map((e) => `${e.kind.replace(/_/g, " ")} (${e.object})`).join(", ");
+const named = (es: ClaimedEvent[]) => es.map(claimLabel).join(", ");
 
 export function verdict(state: CriticStateType, config?: RunnableConfig): CriticUpdate {
   const run = runOf<CriticSettings>(config);

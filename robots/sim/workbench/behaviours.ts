@@ -76,6 +76,8 @@ export interface PlaceOptions {
   via?: Step[];
   /** Speed of the carry (default: `speed`). */
   carrySpeed?: number;
+  /** Speed of the last move down onto the destination (default: `speed`). */
+  placeSpeed?: number;
   /** Steps after letting go, instead of lifting and going home. */
   after?: Step[];
   /** A wait of this many seconds above the object before going down to it, or right after lifting it. */
@@ -103,7 +105,7 @@ export function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[
     ...wait("carry"),
     ...(o.via ?? []),
     { op: "move_to", target: t.dest, offset: off(0, 0, carry - t.top), ...(o.carrySpeed ? { speed: o.carrySpeed } : {}) },
-    { op: "move_to", target: t.dest, offset: off(0, 0, t.origin + gap) },
+    { op: "move_to", target: t.dest, offset: off(0, 0, t.origin + gap), ...(o.placeSpeed ? { speed: o.placeSpeed } : {}) },
     { op: "release" },
     ...(o.after ?? [
       { op: "lift" as const, height: h.after },

@@ -2,15 +2,15 @@
  * The generated critic benchmark's grammar of program edits: each case takes the careful program of a workbench task
  * (./behaviours.ts) and changes one or two things about how it is done — the carry's speed, a detour, back-and-forth
  * motions, a pause, the grip's force, how low the hand comes in, how high it lets go, a sweep through a neighbour,
- * a carry too low past something standing, a carry straight over something to keep clear, a drawer not shut. Each
- * edit names the behaviour(s) it is meant to cause; which events a rollout shows is the event monitor's to say. An
- * edit applies only where the scene gives it something to act on (a crushable thing to grip, a thing standing on the
- * way…), read from the scene's layout and its things' physical properties, as a person scripting the robot would.
+ * a carry too low past something standing, a carry straight over something to keep clear, a drawer not shut, and the
+ * six families added later (a crawl, a regrasp, a shake, a slam down, an approach from the far side, an overshoot).
+ * What an edit did — its family and size — is a generated rollout's truth; no monitor labels it. An edit applies only
+ * where the scene gives it something to act on (a crushable thing to grip, a thing standing on the way…), read from the
+ * scene's layout and its things' physical properties, as a person scripting the robot would.
  */
 import type { z } from "zod";
 import type { Primitive, PrimitiveProgramInput } from "../../msgs/primitives";
-import type { Undesirable } from "../../msgs/rollout";
-import { Rng } from "../../random";
+import { Rng, shuffle } from "../../random";
 import { aroundLaptop, drawerProgram, heights, pickAndPlace, program, sweepThrough, task, xy, type PlaceOptions } from "./behaviours";
 import { OBJECT_PROPS, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
 
@@ -26,16 +26,25 @@ export interface ProgramSpec {
 export interface Edit {
   name: EditName;
   /** Edits in one slot change the same part of the program: a case never combines two of them. */
-  slot: "speed" | "route" | "pause" | "grip" | "approach" | "release" | "after" | "close";
-  /** The behaviours it is meant to cause (any one of them shown is the edit taking effect). */
-  causes: Undesirable[];
+  slot: "speed" | "route" | "pause" | "grip" | "approach" | "release" | "after" | "close" | "manner";
+  /** What it makes the robot do, in words (reports, help). */
+  does: string;
   applies(scene: WorkbenchScene): boolean;
   /** Changes the spec; `v` (0 or 1) picks one of two magnitudes, `u` in [0, 1) varies it a little more. */
   apply(spec: ProgramSpec, scene: WorkbenchScene, v: number, u: number): void;
 }
 
-export const EDIT_NAMES = ["fast_carry", "detour", "back_and_forth", "pause", "hard_grip", "low_approach", "high_release", "sweep", "low_carry", "over_the_top", "leave_open"] as const;
+export const EDIT_NAMES = ["fast_carry", "detour", "back_and_forth", "pause", "hard_grip", "low_approach", "high_release", "sweep", "low_carry", "over_the_top", "leave_open", "crawl", "regrasp", "shake", "slam_down", "far_approach", "overshoot"] as const;
 export type EditName = (typeof EDIT_NAMES)[number];
+
+/** The families added after the critic's cues were first written (issue 49). */
+export const NEW_EDIT_FAMILIES = ["shake", "regrasp", "overshoot", "far_approach", "slam_down", "crawl"] as const satisfies readonly EditName[];
+/**
+ * The seed that fixed, before any cue was written for a new family, which of them the critic's author never looks at:
+ * the first three of the new families in the order this seed shuffles them. Recorded in docs/behavior-critic.md.
+ */
+export const HELD_BACK_SEED = 49;
+export const HELD_BACK: readonly EditName[] = shuffle(new Rng(HELD_BACK_SEED), NEW_EDIT_FAMILIES).slice(0, 3);
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const isDrawer = (s: WorkbenchScene) => s.joints.length > 0;
@@ -99,7 +108,7 @@ export const EDITS: Record<EditName, Edit> = {
   fast_carry: {
     name: "fast_carry",
     slot: "speed",
-    causes: ["rushed", "spilled"],
+    does: "carries the object fast",
     applies: () => true,
     apply: (spec, _s, v, u) => {
       spec.place.carrySpeed = r3([1.2, 0.9][v] + 0.2 * u);
@@ -110,7 +119,7 @@ export const EDITS: Record<EditName, Edit> = {
   detour: {
     name: "detour",
     slot: "route",
-    causes: ["detoured"],
+    does: "carries the object far off the straight way",
     applies: (s) => straightCarry(s),
     apply: (spec, s, v, u) => {
       const { a, b, u: dir } = route(s);
@@ -126,7 +135,7 @@ export const EDITS: Record<EditName, Edit> = {
   back_and_forth: {
     name: "back_and_forth",
     slot: "route",
-    causes: ["dithered"],
+    does: "moves the held object back and forth along the way",
     applies: (s) => straightCarry(s),
     apply: (spec, s, v, u) => {
       const { a, b, u: dir } = route(s);
@@ -144,7 +153,7 @@ export const EDITS: Record<EditName, Edit> = {
   pause: {
     name: "pause",
     slot: "pause",
-    causes: ["idled"],
+    does: "stops and waits mid-task",
     applies: () => true,
     apply: (spec, _s, v, u) => {
       spec.place.pause = { seconds: r3(2.5 + 1.5 * u), at: v === 0 ? "carry" : "approach" };
@@ -153,7 +162,7 @@ export const EDITS: Record<EditName, Edit> = {
   hard_grip: {
     name: "hard_grip",
     slot: "grip",
-    causes: ["squeezed"],
+    does: "grips a crushable object hard",
     // Only a thing that shows a hard grip (it flattens): on anything else a camera could not tell.
     applies: (s) => OBJECT_PROPS[s.things.find((t) => t.name === task(s).obj)!.kind].crushable,
     apply: (spec, s, v, u) => {
@@ -164,7 +173,7 @@ export const EDITS: Record<EditName, Edit> = {
   low_approach: {
     name: "low_approach",
     slot: "approach",
-    causes: ["struck_table"],
+    does: "comes in low enough for the fingers to meet the table",
     applies: () => true,
     apply: (spec, s, v, u) => {
       const t = task(s);
@@ -187,7 +196,7 @@ export const EDITS: Record<EditName, Edit> = {
   high_release: {
     name: "high_release",
     slot: "release",
-    causes: ["dropped", "spilled"],
+    does: "lets go of the object high above its destination",
     applies: () => true,
     apply: (spec, _s, v, u) => {
       spec.place.releaseGap = r3([0.16, 0.12][v] + 0.03 * u);
@@ -196,7 +205,7 @@ export const EDITS: Record<EditName, Edit> = {
   sweep: {
     name: "sweep",
     slot: "after",
-    causes: ["pushed", "knocked_over"],
+    does: "sweeps the hand through a neighbour after setting the object down",
     applies: (s) => !isDrawer(s) && sweepable(s).length > 0,
     apply: (spec, s, v, u) => {
       const things = sweepable(s);
@@ -207,7 +216,7 @@ export const EDITS: Record<EditName, Edit> = {
   low_carry: {
     name: "low_carry",
     slot: "route",
-    causes: ["knocked_over", "pushed"],
+    does: "carries the object low past something standing on the way",
     applies: (s) => !carefulSpec(s).place.via && standingOnTheWay(s).length > 0,
     apply: (spec, _s, v, u) => {
       spec.place.carry = r3([0.1, 0.13][v] + 0.01 * u);
@@ -217,7 +226,7 @@ export const EDITS: Record<EditName, Edit> = {
   over_the_top: {
     name: "over_the_top",
     slot: "route",
-    causes: ["passed_over"],
+    does: "carries the object straight over the thing to keep clear",
     applies: (s) => !!carefulSpec(s).place.via,
     apply: (spec, _s, v, u) => {
       spec.place.via = [];
@@ -227,10 +236,95 @@ export const EDITS: Record<EditName, Edit> = {
   leave_open: {
     name: "leave_open",
     slot: "close",
-    causes: ["left_open"],
+    does: "leaves the drawer open, or half shut",
     applies: isDrawer,
     apply: (spec, _s, v, u) => {
       spec.close = v === 0 ? null : r3(0.5 + 0.15 * u);
+    },
+  },
+  crawl: {
+    name: "crawl",
+    slot: "speed",
+    does: "carries the object at a crawl",
+    applies: () => true,
+    apply: (spec, _s, v, u) => {
+      spec.place.carrySpeed = r3([0.05, 0.07][v] + 0.01 * u);
+      spec.place.via = spec.place.via?.map((x) => (x.op === "move_to" ? { ...x, speed: spec.place.carrySpeed } : x));
+    },
+  },
+  regrasp: {
+    name: "regrasp",
+    slot: "route",
+    does: "sets the object down on the way, lets go, and grasps it again",
+    applies: (s) => straightCarry(s),
+    apply: (spec, s, v, u) => {
+      const t = task(s);
+      const { a, b } = route(s);
+      const k = [0.4, 0.55][v] + 0.1 * u;
+      const m: [number, number] = [a[0] + (b[0] - a[0]) * k, a[1] + (b[1] - a[1]) * k];
+      const carry = carryOf(s, spec);
+      spec.place.via = [
+        waypoint(s, m, carry),
+        waypoint(s, m, t.origin + 0.006),
+        { op: "release" },
+        { op: "lift", height: 0.05 },
+        { op: "move_to", target: t.obj },
+        { op: "grasp", object: t.obj, force: spec.place.force ?? t.force, width: t.width },
+        { op: "lift", height: r3(carry - t.origin) },
+      ];
+    },
+  },
+  shake: {
+    name: "shake",
+    slot: "manner",
+    does: "shakes the held object up and down after lifting it",
+    applies: () => true,
+    apply: (spec, s, v, u) => {
+      const t = task(s);
+      const amp = r3(0.04 + 0.02 * u);
+      const lift: Step = { op: "lift", height: r3(carryOf(s, spec) - t.origin) };
+      const shakes = Array.from({ length: [3, 4][v] }, (): Step[] => [
+        { op: "lift", height: -amp, speed: 0.6 },
+        { op: "lift", height: amp, speed: 0.6 },
+      ]).flat();
+      spec.place.afterGrasp = [lift, ...shakes];
+    },
+  },
+  slam_down: {
+    name: "slam_down",
+    slot: "release",
+    does: "brings the object down onto its destination fast",
+    applies: (s) => !isDrawer(s),
+    apply: (spec, _s, v, u) => {
+      spec.place.placeSpeed = r3([1.0, 0.8][v] + 0.2 * u);
+    },
+  },
+  far_approach: {
+    name: "far_approach",
+    slot: "approach",
+    does: "reaches round to the far side of the object and comes at it from behind",
+    applies: (s) => !isDrawer(s),
+    apply: (spec, s, v, u) => {
+      const t = task(s);
+      const d = r3([0.16, 0.12][v] + 0.04 * u);
+      const up = heights(s).approach;
+      spec.place.approach = [
+        { op: "move_to", target: t.obj, offset: [0, d, up] },
+        { op: "move_to", target: t.obj, offset: [0, d, 0.04] },
+        { op: "move_to", target: t.obj, offset: [0, 0.03, 0.02] },
+        { op: "move_to", target: t.obj },
+      ];
+    },
+  },
+  overshoot: {
+    name: "overshoot",
+    slot: "route",
+    does: "carries the object past its destination and comes back",
+    applies: (s) => straightCarry(s),
+    apply: (spec, s, v, u) => {
+      const { b, u: dir } = route(s);
+      const d = [0.16, 0.12][v] + 0.04 * u;
+      spec.place.via = [waypoint(s, [b[0] + dir[0] * d, Math.max(-0.33, b[1] + dir[1] * d)], carryOf(s, spec))];
     },
   },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { observedEvents } from "../../../methods/behaviorCritic/evidence";
+import { causeOf, observedEvents } from "../../../methods/behaviorCritic/evidence";
 import { critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../../methods/behaviorCritic/reasoner";
 import type { WriterContext } from "../../../methods/behaviorCritic/schemas";
 import { NO_NOISE } from "../../../models/symbolic/noise";
@@ -32,15 +32,15 @@ describe("reading undesirable behaviour from located detections", () => {
 
   it("sees a bystander knocked over or pushed, the object dragged, dropped, crushed, the hand on the table, a drawer left open", () => {
     const knocked = careful.map((f, i) => (i >= 3 ? { ...f, things: f.things.map((x) => (x.label === "vase" ? thing("vase", [0.15, 0.05, 0.04], [0, 0.08]) : x)) } : f));
-    expect(observedEvents(instruction, knocked).map((e) => [e.kind, e.object, e.cause])).toEqual([["knocked_over", "vase", "path_through"]]);
+    expect(observedEvents(instruction, knocked).map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([["knocked_over", "vase", "path_through"]]);
     const pushed = careful.map((f, i) => (i >= 3 ? { ...f, things: f.things.map((x) => (x.label === "vase" ? { ...x, at: [0.16, 0.05, 0.1] as [number, number, number] } : x)) } : f));
     expect(observedEvents(instruction, pushed).map((e) => e.kind)).toEqual(["pushed"]);
     const dragged = [careful[0], careful[1], frame(2, [apple(2, [0.0, 0.05, 0.035], true), plate, vase]), frame(3, [apple(3, [0.2, 0.1, 0.035], true), plate, vase]), careful[5]];
     expect(observedEvents(instruction, dragged).map((e) => e.kind)).toContain("dragged");
     const dropped = [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])];
-    expect(observedEvents(instruction, dropped).map((e) => [e.kind, e.cause])).toEqual([["dropped", "too_high"]]);
+    expect(observedEvents(instruction, dropped).map((e) => [e.kind, causeOf(e.cause)])).toEqual([["dropped", "too_high"]]);
     const crushed = careful.map((f, i) => (i >= 2 ? { ...f, things: f.things.map((x) => (x.label === "apple" ? { ...x, z: [x.z[0], x.z[0] + 0.03] as [number, number] } : x)) } : f));
-    expect(observedEvents(instruction, crushed).map((e) => [e.kind, e.cause])).toEqual([["squeezed", "too_hard"]]);
+    expect(observedEvents(instruction, crushed).map((e) => [e.kind, causeOf(e.cause)])).toEqual([["squeezed", "too_hard"]]);
     const low = [...careful, frame(6, [thing("palm", [0.2, 0.1, 0.01], [0.001, 0.03])])];
     expect(observedEvents(instruction, low).map((e) => [e.kind, e.object])).toEqual([["struck_table", "table"]]);
     const open = [frame(0, careful[0].things), frame(5, careful[5].things, ["drawer"])];
@@ -51,7 +51,7 @@ describe("reading undesirable behaviour from located detections", () => {
     const cup = (t: number, x: number, z = 0.15) => thing("cup", [x, 0, z], [z - 0.05, z + 0.05], true);
     const fast = [frame(0, [cup(0, -0.3)]), frame(0.2, [cup(0.2, -0.1)]), frame(0.4, [cup(0.4, 0.1)])];
     // An open container swung fast: its contents can fly out, and it is carried faster than a careful hand would.
-    expect(observedEvents("Move the cup to the tray", fast).map((e) => [e.kind, e.object, e.cause])).toEqual([
+    expect(observedEvents("Move the cup to the tray", fast).map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([
       ["spilled", "cup", "too_fast"],
       ["rushed", "cup", "too_fast"],
     ]);
@@ -70,7 +70,7 @@ describe("general cues beyond the nine behaviours", () => {
     ...mid.map((m) => frame(m.t, [apple(m.t, m.at, true), plate, vase])),
     ...careful.slice(3).map((f, i) => ({ ...f, t: f.t + 10, things: f.things.map((x) => (x.label === "apple" ? apple(f.t + 10, x.at, x.held) : x)) })),
   ];
-  const kinds = (frames: SeenFrame[]) => observedEvents(instruction, frames).map((e) => [e.kind, e.object, e.cause]);
+  const kinds = (frames: SeenFrame[]) => observedEvents(instruction, frames).map((e) => [e.kind, e.object, causeOf(e.cause)]);
 
   it("a careful carry with waypoints on its way shows nothing", () => {
     expect(kinds(carry({ t: 5, at: [-0.1, 0.02, 0.2] }, { t: 8, at: [0.1, 0.07, 0.2] }))).toEqual([]);
@@ -103,14 +103,14 @@ describe("the offline critic's faults and refinement", () => {
     expect(h.events).toHaveLength(1);
     const dropped = { instruction, frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])] };
     expect(critiqueRollout(dropped, { ...NO_NOISE, missEvent: 1 }, always).events).toEqual([]);
-    expect(critiqueRollout(dropped, { ...NO_NOISE, wrongCause: 1 }, always).events[0].cause).not.toBe("too_high");
+    expect(causeOf(critiqueRollout(dropped, { ...NO_NOISE, wrongCause: 1 }, always).events[0].cause)).not.toBe("too_high");
   });
 
   it("deletes the claims grounding did not find, and keeps the rest", () => {
     const previous = critiqueRollout({ instruction, frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])] }, { ...NO_NOISE, hallucinateEvent: 1 }, { next: () => 0.01 });
     expect(previous.events.length).toBe(2);
     const fake = previous.events.find((e) => e.kind !== "dropped")!;
-    const refined = refineCritique({ previous, feedback: { source: "events", notFound: [{ kind: fake.kind, object: fake.object }] } });
+    const refined = refineCritique({ previous, feedback: { source: "events", notFound: [{ kind: fake.kind!, object: fake.object }] } });
     expect(refined.events.map((e) => e.kind)).toEqual(["dropped"]);
   });
 
@@ -133,7 +133,7 @@ describe("the offline policy writer", () => {
     joints: [{ name: "drawer_slide", handle: "drawer_handle", object: "drawer" }],
   };
   const draft = writeProgram({ instruction, scene }).program;
-  const claim = (kind: string, object: string, cause: string) => ({ kind, object, cause, explanation: "" }) as never;
+  const claim = (kind: string, object: string, cause: string) => ({ kind, object, cause, what: "" }) as never;
   const revise = (program: PrimitiveProgram, ...critique: never[]) => writeProgram({ instruction, scene, previous: { program, critique } }).program;
 
   it("drafts a valid pick and place, and refuses an instruction it cannot place", () => {

@@ -1,0 +1,91 @@
+/**
+ * The generated critic set's physical check: did an edit change what happened, measurably, against the careful twin
+ * run on the very same layout? Read from the two rollouts' dense detection tracks (what the camera saw every 0.1 s),
+ * with one generic yardstick for every family — the hand's path, its time, its peak speed, how often it grasped, where
+ * every thing ended — never a behaviour-specific monitor. An edit that changed nothing measurable has no truth to score.
+ */
+import type { LocatedDetection, Rollout } from "../../robots/msgs/rollout";
+
+type P3 = [number, number, number];
+const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** A measurable change needs at least this much (the detector's depth jitter is about a centimetre). */
+export const CHANGE = { seconds: 0.3, path: 0.02, speedRatio: 1.25, moved: 0.02, flatter: 0.9, lower: 0.01 };
+
+function palmPath(r: Rollout): P3[] {
+  return r.track.flatMap((x) => x.detections.detections.filter((d) => d.label === "palm").map((d) => d.position));
+}
+
+/** The path resampled at `n` points evenly spaced along its length. */
+function resample(path: P3[], n: number): P3[] {
+  if (path.length < 2) return path;
+  const cum = [0];
+  for (let i = 1; i < path.length; i++) cum.push(cum[i - 1] + dist(path[i - 1], path[i]));
+  const L = cum[cum.length - 1] || 1;
+  const out: P3[] = [];
+  let j = 1;
+  for (let k = 0; k < n; k++) {
+    const s = (k * L) / (n - 1);
+    while (j < path.length - 1 && cum[j] < s) j++;
+    const f = cum[j] > cum[j - 1] ? (s - cum[j - 1]) / (cum[j] - cum[j - 1]) : 0;
+    out.push([0, 1, 2].map((d) => path[j - 1][d] + f * (path[j][d] - path[j - 1][d])) as P3);
+  }
+  return out;
+}
+
+function peakSpeed(r: Rollout, path: P3[]): number {
+  let v = 0;
+  for (let i = 1; i < path.length; i++) {
+    const dt = r.track[i].t - r.track[i - 1].t;
+    if (dt > 0) v = Math.max(v, dist(path[i - 1], path[i]) / dt);
+  }
+  return v;
+}
+
+/** Times the hand took hold of something (a thing seen held after not being held). */
+function grasps(r: Rollout): number {
+  let n = 0, held = false;
+  for (const x of r.track) {
+    const now = x.detections.detections.some((d) => d.location.relation === "held_by");
+    if (now && !held) n++;
+    held = now;
+  }
+  return n;
+}
+
+/** Each thing seen once in the last frame (alike things cannot be told apart), by label. */
+function lastSeen(r: Rollout): Map<string, LocatedDetection> {
+  const last = r.track[r.track.length - 1]?.detections.detections ?? [];
+  const count = new Map<string, number>();
+  for (const d of last) count.set(d.label, (count.get(d.label) ?? 0) + 1);
+  return new Map(last.filter((d) => count.get(d.label) === 1 && d.label !== "palm").map((d) => [d.label, d]));
+}
+
+/** What measurably differs between an edited rollout and its twin (empty: the edit changed nothing measurable). */
+export function motionChanges(edited: Rollout, twin: Rollout): string[] {
+  const out: string[] = [];
+  const dt = edited.duration - twin.duration;
+  if (Math.abs(dt) >= CHANGE.seconds) out.push(`takes ${Math.abs(dt).toFixed(1)} s ${dt > 0 ? "longer" : "less"}`);
+  const pe = palmPath(edited), pt = palmPath(twin);
+  const a = resample(pe, 60), b = resample(pt, 60);
+  const apart = a.length === b.length ? Math.max(0, ...a.map((p, i) => dist(p, b[i]))) : Infinity;
+  if (apart >= CHANGE.path) out.push(`the hand's path is up to ${(apart * 100).toFixed(0)} cm from the twin's`);
+  const ve = peakSpeed(edited, pe), vt = peakSpeed(twin, pt);
+  if (vt > 0 && (ve / vt >= CHANGE.speedRatio || vt / ve >= CHANGE.speedRatio)) out.push(`peak hand speed ${ve.toFixed(2)} m/s against ${vt.toFixed(2)}`);
+  const low = Math.min(...pt.map((p) => p[2])) - Math.min(...pe.map((p) => p[2]));
+  if (low >= CHANGE.lower) out.push(`the hand comes ${(low * 100).toFixed(0)} cm lower`);
+  const ge = grasps(edited), gt = grasps(twin);
+  if (ge !== gt) out.push(`grasps ${ge} times against ${gt}`);
+  const le = lastSeen(edited), lt = lastSeen(twin);
+  for (const [label, d] of le) {
+    const t = lt.get(label);
+    if (!t) continue;
+    const moved = dist(d.position, t.position);
+    const h = (x: LocatedDetection) => x.zRange[1] - x.zRange[0];
+    if (moved >= CHANGE.moved) out.push(`the ${label} ends ${(moved * 100).toFixed(0)} cm from where the twin's does`);
+    else if (h(t) > 0.02 && h(d) < CHANGE.flatter * h(t)) out.push(`the ${label} ends ${((1 - h(d) / h(t)) * 100).toFixed(0)}% flatter`);
+  }
+  const open = (r: Rollout) => (r.track[r.track.length - 1]?.detections.places ?? []).filter((p) => p.state === "open").map((p) => p.name).sort().join(",");
+  if (open(edited) !== open(twin)) out.push(`open at the end: ${open(edited) || "nothing"} against ${open(twin) || "nothing"}`);
+  return out;
+}
