@@ -170,7 +170,7 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
         const events = commonEvents(negs[0].events, negs[1].events, negs[0].recorded.rollout.startTime);
         cases.push({
           inputs: { instruction: pos.recorded.rollout.instruction, scene, positive: pos.id, negatives: [negs[0].id, negs[1].id] },
-          outputs: { behaviour, truth: [behaviour], events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
+          outputs: { behaviour, truth: [behaviour, ...(spec.alsoDoes ?? [])], events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
           metadata: { case: caseId, behaviour, scene, seed: base, version: BENCHMARK_VERSION },
         });
       }

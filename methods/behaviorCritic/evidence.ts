@@ -35,6 +35,12 @@ export interface Thresholds {
   dither: { reversals: number; leg: number };
   /** The hand at rest (within a centimetre) this long between two motions (s): idling. */
   idle: number;
+  /** A carry that goes this far (m) past where the thing is set down, along the way, before coming back: overshot. */
+  overshoot: number;
+  /** The hand coming down faster than this (m/s) with the thing, just before letting go of it: set down too fast. */
+  setDown: number;
+  /** The hand this far (m) beyond a thing's far edge, over it, before it takes the thing: reached round behind it. */
+  farSide: number;
 }
 
 /**
@@ -66,16 +72,26 @@ export const KEY_FRAME_THRESHOLDS: Thresholds = {
   dither: { reversals: 2, leg: 0.03 },
   // A second and a half at rest between motions: longer than any grasp or release takes.
   idle: 1.5,
+  // The three below were set on the generated tuning set's careful twins (seeds 0–119, 118 rollouts; never a
+  // held-back family, never the monitor), well clear of the most a careful program ever shows there:
+  // along the way, a careful carry ends within 3 mm of its farthest point; 5 cm past it is going too far.
+  overshoot: 0.05,
+  // A careful hand comes down at most 0.27 m/s between key frames; 0.3 m/s with the thing, onto its place, is faster.
+  setDown: 0.3,
+  // A careful hand never passes a thing's far edge before taking it; 5 cm beyond is reaching round behind it.
+  farSide: 0.05,
 };
 
 const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 const xyzDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
-/** Distance of p from the segment a–b, on the table. */
-function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
-  const ux = b[0] - a[0], uy = b[1] - a[1], L2 = ux * ux + uy * uy;
-  const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
-  return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
+/** Where p lies against the way a→b on the table: how far along it (from a) and how far to its side. */
+function alongAndAcross(p: [number, number], a: [number, number], b: [number, number]): { along: number; across: number } {
+  const L = xyDistance(a, b);
+  if (L === 0) return { along: 0, across: xyDistance(p, a) };
+  const ux = (b[0] - a[0]) / L, uy = (b[1] - a[1]) / L;
+  const dx = p[0] - a[0], dy = p[1] - a[1];
+  return { along: dx * ux + dy * uy, across: Math.abs(-dx * uy + dy * ux) };
 }
 
 /** Whether the segment a–b passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
@@ -134,9 +150,12 @@ export function mentioned(instruction: string, names: string[]): string[] {
 }
 
 /** What one cue saw: a named behaviour, in words, with the cause it points to. */
-export type SeenEvent = ClaimedEvent & { kind: Undesirable };
+/** Names for what the cues see beyond the messages' list (a critic may extend its list). */
+export const MORE_KINDS = ["overshot", "set_down_fast", "reached_behind"] as const;
+type Seen = Undesirable | (typeof MORE_KINDS)[number];
+export type SeenEvent = ClaimedEvent & { kind: Seen };
 
-function event(kind: Undesirable, object: string, t: number, cause: Cause, what: string): SeenEvent {
+function event(kind: Seen, object: string, t: number, cause: Cause, what: string): SeenEvent {
   return { kind, object, t: Math.round(t * 10) / 10, cause: CAUSES[cause], what };
 }
 
@@ -175,6 +194,7 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
   const track = (label: string) => frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
   const handled = new Set(labels.filter((l) => track(l).some((x) => x.thing.held)));
+  const palmTrack = () => track("palm");
   const named = mentioned(instruction, labels);
 
   // Things nobody meant to touch: fell over, or were shoved.
@@ -282,7 +302,7 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       const straight = xyDistance(a, b);
       let length = 0;
       for (let i = 1; i < pts.length; i++) length += xyDistance(pts[i - 1], pts[i]);
-      const stray = Math.max(...pts.map((p) => offLine(p, a, b)));
+      const stray = Math.max(...pts.map((p) => alongAndAcross(p, a, b).across));
       // Going round something it must not be carried over, which lies on the straight way, is what the task needs.
       const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some((o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03));
       if (!onTheWay && length >= th.detour.ratio * straight && length - straight >= th.detour.extra && stray >= th.detour.stray) {
@@ -291,6 +311,39 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       const turns = reversals(pts, th.dither.leg);
       if (turns.count >= th.dither.reversals) {
         add(event("dithered", label, run[turns.first].t, "needless", `the held ${label} is moved back and forth: its path turns back on itself ${turns.count} times`));
+      }
+      // Where it was put: the first sighting after the hand let go.
+      const end = run[run.length - 1];
+      const after = tr.find((x) => x.t > end.t && !x.thing.held);
+      const place = after?.thing.where.replace(/^(on|in) /, "");
+      const onto = place && place !== "table" ? `the ${place}` : "where it is set down";
+      // Past where it goes and back: along the way, beyond its end.
+      const past = Math.max(...pts.map((p) => alongAndAcross(p, a, b).along)) - straight;
+      if (straight > 0.05 && past >= th.overshoot) {
+        const far = run.reduce((m, x, k) => (alongAndAcross(pts[k], a, b).along > alongAndAcross(pts[m], a, b).along ? k : m), 0);
+        add(event("overshot", label, run[far].t, "needless", `the held ${label} goes ${(past * 100).toFixed(0)} cm past ${onto} and comes back to it`));
+      }
+      // Set down fast: the hand coming down with it, over the last sightings before it is let go.
+      if (after) {
+        const hand = palmTrack().filter((p) => p.t >= run[Math.max(0, run.length - 3)].t && p.t <= after.t);
+        for (let k = 1; k < hand.length; k++) {
+          const dt = hand[k].t - hand[k - 1].t;
+          const down = dt > 0 ? (hand[k - 1].thing.at[2] - hand[k].thing.at[2]) / dt : 0;
+          if (down > th.setDown) {
+            add(event("set_down_fast", label, hand[k - 1].t, "too_fast", `the ${label} is brought down fast onto ${onto}, the hand coming down at ${down.toFixed(2)} m/s just before it lets go`));
+            break;
+          }
+        }
+      }
+      // Reached round behind it: before taking it, the hand passes beyond its far edge, over it.
+      const before = tr.filter((x) => x.t < run[0].t && !x.thing.held).at(-1);
+      const since = tr.filter((x) => x.t < run[0].t && x.thing.held).at(-1)?.t ?? -Infinity;
+      if (before) {
+        const behind = palmTrack().filter((p) => p.t > since && p.t <= run[0].t && Math.abs(p.thing.at[0] - before.thing.at[0]) < 0.08);
+        const most = behind.reduce((m, p) => Math.max(m, p.thing.at[1] - before.thing.extent[3]), -Infinity);
+        if (most >= th.farSide) {
+          add(event("reached_behind", label, behind[0].t, "needless", `the hand reaches round to the far side of the ${label}, ${(most * 100).toFixed(0)} cm behind it, and comes at it from behind to take it`));
+        }
       }
     }
   }

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { scoreClaims } from "../../evals/behaviorCritic";
 import { causeFits, familiesNamed, FAMILIES } from "../../evals/behaviourWords";
 import { KEY_FRAME_THRESHOLDS } from "../../methods/behaviorCritic/evidence";
+import { TRACK_THRESHOLDS } from "../../methods/behaviorCritic/nodes/ground";
 import { BehaviourCritique, Preference } from "../../methods/behaviorCritic/schemas";
 import { LIMITS } from "../../robots/sim/workbench/monitor";
 import { EDIT_NAMES, HELD_BACK, NEW_EDIT_FAMILIES } from "../../robots/sim/workbench/edits";
@@ -92,6 +93,6 @@ describe("critic scoring", () => {
     // The same quantities, chosen apart: how far a shove, how high a drop, how fast a rush.
     expect(KEY_FRAME_THRESHOLDS.shove).not.toBe(LIMITS.pushed);
     expect(KEY_FRAME_THRESHOLDS.dropHeight).not.toBe(LIMITS.dropHeight);
-    expect(KEY_FRAME_THRESHOLDS.rushSpeed).not.toBe(LIMITS.rushedSpeed);
+    for (const th of [KEY_FRAME_THRESHOLDS, TRACK_THRESHOLDS]) expect(th.rushSpeed).not.toBe(LIMITS.rushedSpeed);
   });
 });

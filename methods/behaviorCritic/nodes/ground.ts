@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured } from "../../../models";
 import { BehaviourCritique, type ClaimedEvent, type GroundingFeedback } from "../schemas";
-import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS } from "../evidence";
+import { observedEvents, type Thresholds, KEY_FRAME_THRESHOLDS, MORE_KINDS } from "../evidence";
 import { UNDESIRABLE_KINDS, type LoggedEvent, type Rollout } from "../../../robots/msgs/rollout";
 import { readRollout, rolloutId, seenFrame } from "./rollouts";
 import { lastAttempt, type CriticStateType, type CriticUpdate } from "../state";
@@ -21,10 +21,11 @@ event you listed in the whole recording. Revise your critique given what it did 
 did not happen as you described it. Answer with the revised critique in the same form.`;
 
 /**
- * The dense track (every 0.1 s) measures a carried thing's speed near its peak, where key frames half a second apart
- * average it down: the same careful-hand limit reads a little higher on it.
+ * The dense track (every 0.1 s) measures speeds near their peak, where key frames further apart average them down. On
+ * the generated tuning set's careful twins (seeds 0–119) the dense track shows carries up to 0.28 m/s and the hand
+ * coming down up to 0.31 m/s: a rush is twice that carry, a fast set-down a little over that descent.
  */
-const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6, rushSpeed: 0.6 };
+export const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6, rushSpeed: 0.55, setDown: 0.35 };
 
 /**
  * A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). Only a
@@ -35,8 +36,12 @@ export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events:
   return events.some((e) => e.kind === claim.kind && (e.object === claim.object || word.test(e.detail ?? "")));
 }
 
-const KNOWN = new Set<string>(UNDESIRABLE_KINDS);
-export const checkable = (claim: Pick<ClaimedEvent, "kind">): claim is { kind: string } => !!claim.kind && KNOWN.has(claim.kind);
+/** What each check can look for: the detector, whatever its reading names; the event log, what the world logs. */
+const LOOKS_FOR: Record<GroundingFeedback["source"], Set<string>> = {
+  detector: new Set<string>([...UNDESIRABLE_KINDS, ...MORE_KINDS]),
+  events: new Set<string>(UNDESIRABLE_KINDS),
+};
+export const checkable = (claim: Pick<ClaimedEvent, "kind">, source: GroundingFeedback["source"]): claim is { kind: string } => !!claim.kind && LOOKS_FOR[source].has(claim.kind);
 
 /** The event log of a benchmark rollout (events/<id>.json beside rollouts/), or, live, the evaluator's log in its window. */
 async function loggedEvents(ref: string, rollout: Rollout, run: Run<CriticSettings>): Promise<LoggedEvent[]> {
@@ -58,8 +63,8 @@ export async function groundingFeedback(ref: string, rollout: Rollout, claims: C
     opts.grounding === "events"
       ? await loggedEvents(ref, rollout, run)
       : observedEvents(rollout.instruction, rollout.track.map((x) => seenFrame(x.t, x.detections)), TRACK_THRESHOLDS).map((e) => ({ kind: e.kind, object: e.object, detail: e.what }));
-  const unchecked = claims.filter((c) => !checkable(c)).map((c) => ({ what: c.what, object: c.object }));
-  const notFound = claims.flatMap((c) => (checkable(c) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : []));
+  const unchecked = claims.filter((c) => !checkable(c, opts.grounding)).map((c) => ({ what: c.what, object: c.object }));
+  const notFound = claims.flatMap((c) => (checkable(c, opts.grounding) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : []));
   return { source: opts.grounding, notFound, ...(unchecked.length ? { unchecked } : {}) };
 }
 

@@ -92,6 +92,25 @@ describe("general cues beyond the nine behaviours", () => {
     // A grasp's second at rest is not idling.
     expect(kinds([hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2, [-0.2, 0, 0.2]), hand(3, [-0.2, 0, 0.05])])).toEqual([]);
   });
+
+  it("names in its own words what no list had: a carry past its place and back, a fast set-down, a reach round behind", () => {
+    // 15 cm past the plate, along the way, then back to it: overshot (and no detour, which is off to the side).
+    const past = observedEvents(instruction, carry({ t: 6, at: [0.34, 0.135, 0.2] }));
+    expect(past.map((e) => [e.kind, causeOf(e.cause)])).toEqual([["overshot", "needless"]]);
+    expect(past[0].what).toMatch(/goes 14 cm past where it is set down and comes back/);
+    const palm = (z: number, x = 0.2, y = 0.1) => thing("palm", [x, y, z], [z - 0.02, z + 0.02]);
+    const withHand = (f: SeenFrame, p: SeenThing) => ({ ...f, things: [...f.things, p] });
+    // The hand comes down 14 cm in 0.35 s with the apple, then lets go: 0.4 m/s.
+    const slam = [...careful.slice(0, 3), withHand(careful[3], palm(0.22)), withHand({ ...careful[4], t: 3.35 }, palm(0.08)), withHand(careful[5], palm(0.08))];
+    const set = observedEvents(instruction, slam);
+    expect(set.map((e) => e.kind)).toEqual(["set_down_fast"]);
+    expect(set[0].what).toMatch(/brought down fast onto where it is set down/);
+    // Before taking the apple, the hand goes 12 cm beyond its far edge, over it.
+    const behind = [withHand(careful[0], palm(0.2, -0.2, 0.15)), ...careful.slice(1)];
+    expect(observedEvents(instruction, behind).map((e) => [e.kind, e.object])).toEqual([["reached_behind", "apple"]]);
+    // A careful descent (0.14 m over a second) and an approach from above are nothing.
+    expect(observedEvents(instruction, [withHand(careful[0], palm(0.2, -0.2, 0)), ...careful.slice(1, 3), withHand(careful[3], palm(0.22)), withHand(careful[4], palm(0.08)), withHand(careful[5], palm(0.08))])).toEqual([]);
+  });
 });
 
 describe("the offline critic's faults and refinement", () => {
