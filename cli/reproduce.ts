@@ -20,6 +20,7 @@ import { experimentMethod, tables, type Report } from "../evals/experimentReport
 import { method } from "../methods";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
 import { HELD_BACK, HELD_BACK_SEED } from "../robots/sim/workbench/edits";
+import { CRITIC_SCORED_FROM } from "../evals/datasets/behaviorCriticBenchmark";
 import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
 import { counted } from "../evals/metrics";
@@ -134,9 +135,10 @@ interface CriticSet {
   /** The benchmark directory a user would name (the generator's default for the scored set). */
   shownDir: string;
 }
-const criticSets = (work: string): CriticSet[] => [
+const criticSets = (work: string, quick: boolean): CriticSet[] => [
   { id: "hand-made", title: "Hand-made benchmark", dir: join(work, "benchmark"), shownDir: "data/critic-benchmark" },
-  { id: "generated", title: "Generated rollouts, scored set", dir: join(work, "benchmark-generated"), shownDir: "data/critic-benchmark-generated" },
+  // The quick slice reads the retired scored range (tuning data now), never the sealed one.
+  { id: "generated", title: quick ? "Generated rollouts, retired scored range" : "Generated rollouts, scored set", dir: join(work, "benchmark-generated"), shownDir: "data/critic-benchmark-generated" },
   { id: "generated-tuning", title: "Generated rollouts, tuning set", dir: join(work, "benchmark-generated-tuning"), shownDir: "data/critic-benchmark-generated-tuning" },
 ];
 
@@ -150,12 +152,12 @@ interface CriticRun {
 /** Every critic experiment the figure made, in the order shown; the scored set's refused if it reads a tuning case. */
 function criticRuns(work: string, quick: boolean): CriticRun[] {
   const out: CriticRun[] = [];
-  for (const set of criticSets(work))
+  for (const set of criticSets(work, quick))
     for (const noise of quick ? ["0.3"] : ["0.3", "0"]) {
       const dir = join(work, `critic-${set.id}-noise${noise}`);
       if (!existsSync(join(dir, "report.json"))) continue;
       const { refinement, ...results } = readCriticReport(join(dir, "report.json"));
-      if (set.id === "generated") scoredCasesOnly(results);
+      if (set.id === "generated" && !quick) scoredCasesOnly(results);
       const refine = refinement ? refineReport(refinement) : undefined;
       out.push({ set, noise, results, refine });
     }
@@ -236,6 +238,13 @@ const TABLETOP_TUNING = { from: 100, count: 40 };
 const TABLETOP_SCORED = { dataset: "tabletop-generated", from: 3000, count: 50 };
 /** The quick slices (run by CI on every change) read the retired scored ranges' first seeds, never a sealed one. */
 const QUICK_SCORED_FROM = FIRST_SCORED_SEED;
+/**
+ * The critic's generated sets (issue 49): truth from the edits, six new families, three held back. The scored range
+ * replaced 1000–1099, which was run twice (docs/results/ledger.md) and is tuning data now; the tuning set is where the
+ * new cues were set (held-back cases filtered out).
+ */
+const CRITIC_TUNING = { from: 0, count: 120 };
+const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, count: 100 };
 
 /**
  * A generated-world figure's two sets (`args` give the variants and a noise of 0.15) — the scored range first (its quick slice reads QUICK_SCORED_FROM
@@ -390,10 +399,11 @@ export const FIGURES: Figure[] = [
   {
     id: "critic",
     title: "Behaviour critics: the paper's Tables 1–4 and policy refinement, on the hand-made benchmark and on generated rollouts",
+    scored: [CRITIC_SCORED],
     about:
-      `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five). The generated set is rollouts of careful programs changed by one or two edits from a grammar (robots/sim/workbench/edits.ts), annotated by the event monitor: its tuning cases (seeds from 0) were looked at while adding the critic's general cues; its scored cases (seeds from ${FIRST_SCORED_SEED}) were run and counted only. The critic's thresholds are what a person watching would notice, never the monitor's. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly), and a claim's cause is scored against the cause the monitor measured.`,
+      `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 17 families (robots/sim/workbench/edits.ts); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${HELD_BACK.join(", ")}) were held back by seed ${HELD_BACK_SEED} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`,
     parts: (quick, work) => {
-      const sets = criticSets(work);
+      const sets = criticSets(work, quick);
       // The tuning set is not where the generator puts a set by default: its command names the place.
       const make = (label: string, set: CriticSet, args: string[]): Part => {
         const shown = [...args, ...(set.id === "generated-tuning" ? ["--out", set.shownDir] : [])];
@@ -408,14 +418,14 @@ export const FIGURES: Figure[] = [
       if (quick)
         return [
           make("hand-made benchmark", hand, ["--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"]),
-          make("generated benchmark (scored)", scored, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "3"]),
+          make("generated benchmark (retired scored range)", scored, ["--generated", "--seed", String(QUICK_SCORED_FROM), "--count", "3"]),
           critic(hand, "0.3", "1", "1"),
           critic(scored, "0.3", "1", "1"),
         ];
       return [
         make("hand-made benchmark", hand, []),
-        make("generated benchmark (scored)", scored, ["--generated", "--seed", String(FIRST_SCORED_SEED), "--count", "100"]),
-        make("generated benchmark (tuning)", tuning, ["--generated", "--seed", "0", "--count", "40"]),
+        make("generated benchmark (scored)", scored, ["--generated", "--seed", String(CRITIC_SCORED.from), "--count", String(CRITIC_SCORED.count)]),
+        make("generated benchmark (tuning)", tuning, ["--generated", "--seed", String(CRITIC_TUNING.from), "--count", String(CRITIC_TUNING.count)]),
         critic(hand, "0.3", "3"),
         critic(hand, "0", "1"),
         critic(scored, "0.3", "3"),
@@ -437,7 +447,11 @@ export const FIGURES: Figure[] = [
       };
       const noisy = at("hand-made", "0.3")!;
       const gen = at("generated", "0.3");
-      return `critic alone on negatives at noise 0.3: hand-made ${say(noisy)} (${noisy.results.meta.cases} cases)${gen ? `; generated, scored unseen: ${say(gen)} (${gen.results.meta.cases} cases)` : ""}`;
+      const held = (x: CriticRun) => {
+        const h = criticScores(x.results).heldBack;
+        return h.recall === null ? "" : `, held-back families recall ${pct(h.recall)}`;
+      };
+      return `critic alone on negatives at noise 0.3: hand-made ${say(noisy)} (${noisy.results.meta.cases} cases)${gen ? `; generated, ${quick ? "retired scored range" : "scored set, run once"}: ${say(gen)}${held(gen)} (${gen.results.meta.cases} cases)` : ""}`;
     },
   },
   {
