@@ -307,7 +307,6 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
   for (const x of raw) for (const u of x.unmatched) counts.set(u, (counts.get(u) ?? 0) + 1);
   const unmatched = [...counts].sort((a, b) => b[1] - a[1]);
   return [
-    "",
     "## Seen and held-back families",
     "",
     `Held back (fixed by a seed before any cue was written for the new families; never looked at by the critic's author): ${HELD_BACK.join(", ")}. Recall over every (negative, family) pair of the group; precision over claims on negatives whose families all lie in it.`,
