@@ -55,10 +55,11 @@ describe("npm run reproduce", () => {
     expect(() => scoredOnly(report(["generated_3000", "generated_120"]))).toThrow(/outside the scored range.*generated_120/);
   });
 
-  it("reads only the scored range of generated critic cases for the scored figure (case seeds from 1000)", () => {
+  it("reads only the scored range of generated critic cases for the scored figure (case seeds from 3000; 1000–1099 is retired)", () => {
     const results = (cases: string[]) => ({ critiques: cases.map((c) => ({ case: c })) }) as unknown as CriticResults;
-    expect(scoredCasesOnly(results(["gen-1000", "gen-1099"])).critiques).toHaveLength(2);
-    expect(() => scoredCasesOnly(results(["gen-1000", "gen-999"]))).toThrow(/outside the scored range.*gen-999/);
+    expect(FIGURES.find((f) => f.id === "critic")!.scored).toEqual([{ dataset: "critic-generated", from: 3000, count: 100 }]);
+    expect(scoredCasesOnly(results(["gen-3000", "gen-3099"])).critiques).toHaveLength(2);
+    expect(() => scoredCasesOnly(results(["gen-3000", "gen-1000"]))).toThrow(/outside the scored range.*gen-1000/);
     expect(() => scoredCasesOnly(results(["dropped-00"]))).toThrow(/outside the scored range.*dropped-00/);
   });
 
