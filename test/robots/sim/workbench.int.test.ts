@@ -18,7 +18,9 @@ import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
 import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../../robots/sim/workbench/behaviours";
-import { commonEvents, generateCriticBenchmark } from "../../../evals/datasets/behaviorCriticBenchmark";
+import { commonEvents, generateCriticBenchmark, generateEditedBenchmark } from "../../../evals/datasets/behaviorCriticBenchmark";
+import { drawCase } from "../../../robots/sim/workbench/edits";
+import { buildWorkbenchScene } from "../../../robots/sim/workbench/scenes";
 import { loadCriticBenchmark } from "../../../evals/datasets/behaviorCritic";
 import { callSkill, discoverRobots, InvalidSkillArgumentsError } from "../../../tools/skills";
 
@@ -244,7 +246,7 @@ describe("critic benchmark generation", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("writes cases whose annotations are the events both negatives logged, reproducibly under a seed", async () => {
+  it("writes hand-made cases whose truth is the behaviour their negatives were written to show (the monitor's events beside it), reproducibly under a seed", async () => {
     const a = mkdtempSync(join(tmpdir(), "critic-bench-"));
     const b = mkdtempSync(join(tmpdir(), "critic-bench-"));
     dirs.push(a, b);
@@ -259,6 +261,7 @@ describe("critic benchmark generation", () => {
       const recounted = commonEvents(n1, n2, bench.rollouts.get(c.inputs.negatives[0])!.startTime);
       expect(c.outputs.events).toEqual(recounted);
       expect(c.outputs.events.map((e) => e.kind)).toContain(c.outputs.behaviour);
+      expect(c.outputs.truth).toEqual([c.outputs.behaviour, ...(BEHAVIOURS[c.outputs.behaviour as HandMadeBehaviour].alsoDoes ?? [])]);
       expect(undesirable(bench.events(c.inputs.positive))).toEqual([]);
       expect(c.outputs.narration.length).toBe(bench.rollouts.get(c.inputs.negatives[0])!.narration.length);
       for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
@@ -273,5 +276,21 @@ describe("critic benchmark generation", () => {
     expect(line(b)).toBe(line(a));
     const neg = bench.cases.find((c) => c.outputs.behaviour === "squeezed")!.inputs.negatives[0];
     expect(readFileSync(join(b, "rollouts", `${neg}.json`), "utf8")).toBe(readFileSync(join(a, "rollouts", `${neg}.json`), "utf8"));
+  });
+
+  it("writes generated cases whose truth is their edits, each edited rollout changing the motion against its twin", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "critic-gen-"));
+    dirs.push(dir);
+    const report = await generateEditedBenchmark({ out: dir, seed: 1000, count: 2 });
+    const bench = loadCriticBenchmark(dir);
+    expect(bench.cases.length + report.dropped.length).toBe(2);
+    for (const c of bench.cases) {
+      const seed = Number(c.metadata.case.replace("gen-", ""));
+      const drawn = drawCase(seed, (name) => buildWorkbenchScene(name, 0));
+      expect(c.outputs.truth).toEqual(drawn.edits);
+      expect(c.metadata.edits).toEqual(drawn.edits);
+      expect(c.metadata.jitter).toEqual(drawn.jitter);
+      for (const changed of c.metadata.changes!) expect(changed.length).toBeGreaterThan(0);
+    }
   });
 });
