@@ -22,7 +22,7 @@ import type { PrimitiveProgramInput } from "../../robots/msgs/primitives";
 import { UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../robots/msgs/rollout";
 import type { SimEvent } from "../../robots/sim/events";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../robots/sim/workbench/behaviours";
-import { drawCase, editedProgram, buildProgram, carefulSpec } from "../../robots/sim/workbench/edits";
+import { drawCase, editedProgram, buildProgram, carefulSpec, EDIT_NAMES, EDITS } from "../../robots/sim/workbench/edits";
 import type { RecordedRollout } from "../../robots/sim/workbench/recorder";
 import { motionChanges } from "./motionChange";
 import { buildWorkbenchScene, type WorkbenchSceneName } from "../../robots/sim/workbench/scenes";
@@ -285,14 +285,16 @@ The hand-made set (default): for each of the nine behaviours it was built from, 
   --cases-per-behaviour K    cases per behaviour (default 5)
   --behaviours a,b           only these (default all: ${HAND_MADE_BEHAVIOURS.join(", ")})
 
-The generated set (--generated): per case seed a task and one or two edits of its careful program (speed, detour,
-back and forth, pause, grip, approach height, release height, sweep, low carry, over the top, drawer left open, crawl,
-regrasp, shake, slam down, far-side approach, overshoot), the careful program as the clean twin; a case's truth is its
-edits, kept when each edited rollout changes the motion measurably against its twin.
+The generated set (--generated): per case seed a task and one or two edits of its careful program, the careful
+program as the clean twin; a case's truth is its edits, kept when each edited rollout changes the motion measurably
+against its twin (the edits are listed below).
   --out DIR                  output directory (default ${DEFAULT_GENERATED_DIR})
   --seed S                   first case seed (default ${CRITIC_SCORED_FROM}); seeds below ${CRITIC_SCORED_FROM} are tuning data,
                              looked at while improving the critic; ${CRITIC_SCORED_FROM} and up are scored, run once
   --count N                  cases (default 100)
+
+The edits of the generated set:
+${EDIT_NAMES.map((e) => `  ${e.padEnd(25)}  ${EDITS[e].does}`).join("\n")}
 `;
 
 export async function main(argv: string[]): Promise<void> {

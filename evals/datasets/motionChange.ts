@@ -12,8 +12,9 @@ const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], 
 /** A measurable change needs at least this much (the detector's depth jitter is about a centimetre). */
 export const CHANGE = { seconds: 0.3, path: 0.02, speedRatio: 1.25, moved: 0.02, flatter: 0.9, lower: 0.01 };
 
-function palmPath(r: Rollout): P3[] {
-  return r.track.flatMap((x) => x.detections.detections.filter((d) => d.label === "palm").map((d) => d.position));
+/** Where the hand was seen, with when (a frame that does not show it adds nothing). */
+function palmPath(r: Rollout): { t: number; p: P3 }[] {
+  return r.track.flatMap((x) => x.detections.detections.filter((d) => d.label === "palm").map((d) => ({ t: x.t, p: d.position })));
 }
 
 /** The path resampled at `n` points evenly spaced along its length. */
@@ -33,11 +34,11 @@ function resample(path: P3[], n: number): P3[] {
   return out;
 }
 
-function peakSpeed(r: Rollout, path: P3[]): number {
+function peakSpeed(path: { t: number; p: P3 }[]): number {
   let v = 0;
   for (let i = 1; i < path.length; i++) {
-    const dt = r.track[i].t - r.track[i - 1].t;
-    if (dt > 0) v = Math.max(v, dist(path[i - 1], path[i]) / dt);
+    const dt = path[i].t - path[i - 1].t;
+    if (dt > 0) v = Math.max(v, dist(path[i - 1].p, path[i].p) / dt);
   }
   return v;
 }
@@ -67,12 +68,12 @@ export function motionChanges(edited: Rollout, twin: Rollout): string[] {
   const dt = edited.duration - twin.duration;
   if (Math.abs(dt) >= CHANGE.seconds) out.push(`takes ${Math.abs(dt).toFixed(1)} s ${dt > 0 ? "longer" : "less"}`);
   const pe = palmPath(edited), pt = palmPath(twin);
-  const a = resample(pe, 60), b = resample(pt, 60);
+  const a = resample(pe.map((x) => x.p), 60), b = resample(pt.map((x) => x.p), 60);
   const apart = a.length === b.length ? Math.max(0, ...a.map((p, i) => dist(p, b[i]))) : Infinity;
   if (apart >= CHANGE.path) out.push(`the hand's path is up to ${(apart * 100).toFixed(0)} cm from the twin's`);
-  const ve = peakSpeed(edited, pe), vt = peakSpeed(twin, pt);
+  const ve = peakSpeed(pe), vt = peakSpeed(pt);
   if (vt > 0 && (ve / vt >= CHANGE.speedRatio || vt / ve >= CHANGE.speedRatio)) out.push(`peak hand speed ${ve.toFixed(2)} m/s against ${vt.toFixed(2)}`);
-  const low = Math.min(...pt.map((p) => p[2])) - Math.min(...pe.map((p) => p[2]));
+  const low = Math.min(...pt.map((x) => x.p[2])) - Math.min(...pe.map((x) => x.p[2]));
   if (low >= CHANGE.lower) out.push(`the hand comes ${(low * 100).toFixed(0)} cm lower`);
   const ge = grasps(edited), gt = grasps(twin);
   if (ge !== gt) out.push(`grasps ${ge} times against ${gt}`);

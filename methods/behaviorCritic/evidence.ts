@@ -149,32 +149,14 @@ export function mentioned(instruction: string, names: string[]): string[] {
     .map((x) => x.n);
 }
 
-/** What one cue saw: a named behaviour, in words, with the cause it points to. */
 /** Names for what the cues see beyond the messages' list (a critic may extend its list). */
 export const MORE_KINDS = ["overshot", "set_down_fast", "reached_behind"] as const;
 type Seen = Undesirable | (typeof MORE_KINDS)[number];
+/** What one cue saw: a named behaviour, in words, with the cause it points to. */
 export type SeenEvent = ClaimedEvent & { kind: Seen };
 
 function event(kind: Seen, object: string, t: number, cause: Cause, what: string): SeenEvent {
   return { kind, object, t: Math.round(t * 10) / 10, cause: CAUSES[cause], what };
-}
-
-/** The cause a claim's words give, read the way the writer acts on it (undefined: none it knows how to change). */
-export function causeOf(text: string): Cause | undefined {
-  const t = text.toLowerCase();
-  const exact = (Object.keys(CAUSES) as Cause[]).find((c) => t.includes(c) || t.includes(CAUSES[c]));
-  if (exact) return exact;
-  const rules: [RegExp, Cause][] = [
-    [/not (closed|shut)|left open|clos|shut/, "not_closed"],
-    [/through|ran into|runs into|in the way|collid/, "path_through"],
-    [/over/, "path_over"],
-    [/hard|force|strong|tight|squeez/, "too_hard"],
-    [/fast|speed|quick|rush|hurr|swung|whip/, "too_fast"],
-    [/high|from a height|drop/, "too_high"],
-    [/low|not lifted|scrap/, "too_low"],
-    [/need|unnecessar|pointless|wait|pause|detour|back and forth|for nothing/, "needless"],
-  ];
-  return rules.find(([re]) => re.test(t))?.[1];
 }
 
 /**
@@ -194,7 +176,8 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
   const track = (label: string) => frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
   const handled = new Set(labels.filter((l) => track(l).some((x) => x.thing.held)));
-  const palmTrack = () => track("palm");
+  // Where the hand is seen, frame by frame (the carry's set-down and approach, idling, the table).
+  const palm = track("palm");
   const named = mentioned(instruction, labels);
 
   // Things nobody meant to touch: fell over, or were shoved.
@@ -325,7 +308,7 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       }
       // Set down fast: the hand coming down with it, over the last sightings before it is let go.
       if (after) {
-        const hand = palmTrack().filter((p) => p.t >= run[Math.max(0, run.length - 3)].t && p.t <= after.t);
+        const hand = palm.filter((p) => p.t >= run[Math.max(0, run.length - 3)].t && p.t <= after.t);
         for (let k = 1; k < hand.length; k++) {
           const dt = hand[k].t - hand[k - 1].t;
           const down = dt > 0 ? (hand[k - 1].thing.at[2] - hand[k].thing.at[2]) / dt : 0;
@@ -339,7 +322,7 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       const before = tr.filter((x) => x.t < run[0].t && !x.thing.held).at(-1);
       const since = tr.filter((x) => x.t < run[0].t && x.thing.held).at(-1)?.t ?? -Infinity;
       if (before) {
-        const behind = palmTrack().filter((p) => p.t > since && p.t <= run[0].t && Math.abs(p.thing.at[0] - before.thing.at[0]) < 0.08);
+        const behind = palm.filter((p) => p.t > since && p.t <= run[0].t && Math.abs(p.thing.at[0] - before.thing.at[0]) < 0.08);
         const most = behind.reduce((m, p) => Math.max(m, p.thing.at[1] - before.thing.extent[3]), -Infinity);
         if (most >= th.farSide) {
           add(event("reached_behind", label, behind[0].t, "needless", `the hand reaches round to the far side of the ${label}, ${(most * 100).toFixed(0)} cm behind it, and comes at it from behind to take it`));
@@ -349,7 +332,6 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   }
 
   // Time spent for nothing: the hand at rest between two motions, longer than any grasp or release takes.
-  const palm = track("palm");
   for (let i = 0; i < palm.length; i++) {
     let j = i;
     while (j + 1 < palm.length && xyzDistance(palm[j + 1].thing.at, palm[i].thing.at) < 0.01) j++;
@@ -377,7 +359,7 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   for (const o of last) if (!first.has(o)) add(event("left_open", o, frames[frames.length - 1].t, "not_closed", `the ${o} was shut at the start and is still open at the end`));
 
   // The hand below the table top.
-  const hit = track("palm").find((x) => x.thing.z[0] < th.tableContact);
+  const hit = palm.find((x) => x.thing.z[0] < th.tableContact);
   if (hit) add(event("struck_table", "table", hit.t, "too_low", `the hand reaches ${(hit.thing.z[0] * 100).toFixed(1)} cm above the table top: it hits the table`));
 
   return out.sort((a, b) => (a.t ?? 0) - (b.t ?? 0));

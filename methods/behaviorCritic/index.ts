@@ -24,7 +24,7 @@ function describeCritic(node: string, u: Partial<CriticStateType>): Line {
     case "critique":
       return { node, text: attempt?.critique ? events(attempt.critique.events) : "" };
     case "ground":
-      return { node, text: attempt?.feedback ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}; kept: ${events(attempt.refined!.events)}` : attempt?.refined ? `kept: ${events(attempt.refined.events)}` : "" };
+      return { node, text: attempt?.feedback ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}${attempt.feedback.unchecked?.length ? `; could not look for: ${events(attempt.feedback.unchecked)}` : ""}; kept: ${events(attempt.refined!.events)}` : attempt?.refined ? `kept: ${events(attempt.refined.events)}` : "" };
     case "verdict":
     case "begin":
     case "prefer":

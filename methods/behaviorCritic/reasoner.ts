@@ -6,7 +6,7 @@
  * cause; no branch depends on the case, the behaviour under test or the seed.
  */
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
-import { causeOf, mentioned, observedEvents } from "./evidence";
+import { mentioned, observedEvents } from "./evidence";
 import { claimLabel, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "./schemas";
 import { CAUSES, CAUSE_KINDS, UNDESIRABLE, UNDESIRABLE_KINDS, type Cause, type Undesirable } from "../../robots/msgs/rollout";
 import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
@@ -212,6 +212,24 @@ function aroundIt(steps: Step[], ctx: WriterContext, avoid: string): Step[] {
     return [...steps.slice(0, i), via(xa), via(xb), ...steps.slice(i)];
   }
   return steps;
+}
+
+/** The cause a claim's words give, read the way the writer acts on it (undefined: none it knows how to change). */
+export function causeOf(text: string): Cause | undefined {
+  const t = text.toLowerCase();
+  const exact = (Object.keys(CAUSES) as Cause[]).find((c) => t.includes(c) || t.includes(CAUSES[c]));
+  if (exact) return exact;
+  const rules: [RegExp, Cause][] = [
+    [/not (closed|shut)|left open|clos|shut/, "not_closed"],
+    [/through|ran into|runs into|in the way|collid/, "path_through"],
+    [/over/, "path_over"],
+    [/hard|force|strong|tight|squeez/, "too_hard"],
+    [/fast|speed|quick|rush|hurr|swung|whip/, "too_fast"],
+    [/high|from a height|drop/, "too_high"],
+    [/low|not lifted|scrap/, "too_low"],
+    [/need|unnecessar|pointless|wait|pause|detour|back and forth|for nothing/, "needless"],
+  ];
+  return rules.find(([re]) => re.test(t))?.[1];
 }
 
 /** Rewrites the program so that each claimed event's cause is removed. */

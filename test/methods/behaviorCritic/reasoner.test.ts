@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { causeOf, observedEvents } from "../../../methods/behaviorCritic/evidence";
-import { critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../../methods/behaviorCritic/reasoner";
+import { observedEvents } from "../../../methods/behaviorCritic/evidence";
+import { causeOf, critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../../methods/behaviorCritic/reasoner";
 import type { WriterContext } from "../../../methods/behaviorCritic/schemas";
 import { NO_NOISE } from "../../../models/symbolic/noise";
 import type { SeenFrame, SeenThing } from "../../../methods/behaviorCritic/schemas";
