@@ -5,13 +5,21 @@
  * the run ends `interrupted`. A goal canceled by anyone else — the bridge's `/robograph/stop` service, an operator's
  * client — ends the run the same way: the robot was stopped, and acting on would overrule whoever stopped it.
  */
+import { setMaxListeners } from "node:events";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
 export class EmergencyStop extends Error {
   override name = "EmergencyStop";
 }
 
-let controller = new AbortController();
+/** Every request in flight listens to the stop (a run's concurrent requests too): no listener limit applies. */
+function stopController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
+}
+
+let controller = stopController();
 
 /** Stops every run in this process (the first reason is kept). */
 export function emergencyStop(reason: string): void {
@@ -20,7 +28,7 @@ export function emergencyStop(reason: string): void {
 
 /** Lifts the stop for runs started afterwards (tests; a process that goes on after a stopped experiment). */
 export function clearEmergencyStop(): void {
-  controller = new AbortController();
+  controller = stopController();
 }
 
 /** Why this run must stop now, or undefined: the process's stop, or the run's own signal (a server-side cancel). */
@@ -32,5 +40,9 @@ export function stopReason(config?: RunnableConfig): string | undefined {
 
 /** The signal a node's work listens to: aborted by the process's stop or the run's cancel. */
 export function runSignal(config?: RunnableConfig): AbortSignal {
-  return config?.signal ? AbortSignal.any([controller.signal, config.signal]) : controller.signal;
+  if (!config?.signal) return controller.signal;
+  const signal = AbortSignal.any([controller.signal, config.signal]);
+  // A node's concurrent requests each listen to it.
+  setMaxListeners(0, signal, config.signal);
+  return signal;
 }

@@ -33,10 +33,10 @@ export async function diagnose(state: ReplanStateType, config?: RunnableConfig):
   const view = await currentView(s);
   const failure = state.failure!;
   const action = failure.step.replace(/[.]$/, "").replace(/^./, (c) => c.toLowerCase());
-  let usage: Usage = {};
-  const explanations: string[] = [];
-  for (const phrase of DIAGNOSIS_PHRASINGS.slice(0, opts.diagnosisPhrasings)) {
-    const r = await askStructured(s.models, s.modelConfig, {
+  // Each phrasing is answered on its own, so they are asked at once: one round trip, not one per phrasing.
+  const answers = await Promise.all(
+    DIAGNOSIS_PHRASINGS.slice(0, opts.diagnosisPhrasings).map((phrase) =>
+      askStructured(s.models, s.modelConfig, {
       role: "perceiver",
       schema: Diagnosis,
       schemaName: "Diagnosis",
@@ -44,9 +44,9 @@ export async function diagnose(state: ReplanStateType, config?: RunnableConfig):
       task: "diagnose",
       context: { phrasing: phrase(action), action, controller: failure.message, ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
       images: [view.image],
-    });
-    usage = addUsage(usage, r.usage);
-    explanations.push(r.value.explanation);
-  }
-  return { explanations, frame: view.frame, usage };
+      }),
+    ),
+  );
+  const usage = answers.reduce<Usage>((u, r) => addUsage(u, r.usage), {});
+  return { explanations: answers.map((r) => r.value.explanation), frame: view.frame, usage };
 }

@@ -17,19 +17,20 @@ was, if every name already matches).`;
 
 export async function remapReasons(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const s = await runOf(config).session();
-  let usage: Usage = {};
-  const explanations: string[] = [];
-  for (const sentence of state.explanations) {
-    const r = await askStructured(s.models, s.modelConfig, {
-      role: "verifier",
-      schema: NameCheck,
-      schemaName: "NameCheck",
-      system: REMAP_PROMPT,
-      task: "check_names",
-      context: { sentence, ...sceneVocabulary(s), world: worldForModel(s.world) },
-    });
-    usage = addUsage(usage, r.usage);
-    explanations.push(r.value.wrongNames ? r.value.rewritten : sentence);
-  }
+  // Each sentence is checked on its own: all at once, one round trip.
+  const checked = await Promise.all(
+    state.explanations.map((sentence) =>
+      askStructured(s.models, s.modelConfig, {
+        role: "verifier",
+        schema: NameCheck,
+        schemaName: "NameCheck",
+        system: REMAP_PROMPT,
+        task: "check_names",
+        context: { sentence, ...sceneVocabulary(s), world: worldForModel(s.world) },
+      }),
+    ),
+  );
+  const usage = checked.reduce<Usage>((u, r) => addUsage(u, r.usage), {});
+  const explanations = checked.map((r, i) => (r.value.wrongNames ? r.value.rewritten : state.explanations[i]));
   return { explanations, usage };
 }
