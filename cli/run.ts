@@ -72,6 +72,8 @@ options:
                        its record says checked false, success null, and why
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
   --variant V          ${METHODS.filter((m) => m.kind === "episode").map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`).join("; ").replace(/; \n/, ";\n")} (default full)
+  --pipeline           closedLoop, replan: prepare the next action and its check while a skill runs, against the
+                       skill's predicted effects; the look after it sends it at once or drops it (default off)
   --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
   --examples FILE      vlmpc full+ic: labelled example frames (default evals/datasets/course_examples/<course>.json)
   --program FILE       behaviorCritic: a primitive program (JSON) to start from instead of the writer's first draft
@@ -348,6 +350,7 @@ const RUN_OPTIONS = {
   quiet: { type: "boolean", default: false },
   forget: { type: "boolean", default: false },
   "history-window": { type: "string", default: "0" },
+  pipeline: { type: "boolean", default: false },
   examples: { type: "string" },
   program: { type: "string" },
   grounding: { type: "string", default: "detector" },
@@ -410,12 +413,13 @@ export async function run(argv: string[]): Promise<number> {
   const graph = m.compile(checkpointer, store);
   // The command line's method settings, each passed to the methods whose configuration has it.
   const own = Object.fromEntries(
-    Object.entries({ historyWindow: Number(v["history-window"]), examples, grounding: v.grounding }).filter(([k]) => k in m.configuration.shape),
+    Object.entries({ historyWindow: Number(v["history-window"]), examples, grounding: v.grounding, ...(v.pipeline ? { pipeline: true } : {}) }).filter(([k]) => k in m.configuration.shape),
   );
+  if (v.pipeline && !("pipeline" in m.configuration.shape)) throw new Error(`--pipeline: the ${m.graph} graph does not speculate; ${METHODS.filter((x) => "pipeline" in x.configuration.shape).map((x) => x.graph).join(" and ")} do`);
   // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
   const run = openRun(m.runtime, { bridgeUrl, manifest: v.manifest ? resolve(v.manifest) : undefined, variant: v.variant, backend: v.model, seed: v.seed, noise: v.noise, approve: v.approve, dataDir: dir, ...own });
   const mc = run.modelConfig;
-  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}; thread ${thread}`);
+  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`);
   if (sim) say(`${m.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   const config = { configurable: { thread_id: thread }, context: run.context, recursionLimit: 1000, durability: "sync" as const };
   const s = await run.session();
@@ -432,7 +436,7 @@ export async function run(argv: string[]): Promise<number> {
     lastSaid.set(f.goalId, now);
     say(`      ${f.robot}/${f.skill}: ${JSON.stringify(f.values).slice(0, 160)}`);
   };
-  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
+  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}${v.pipeline ? " (pipelined)" : ""}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
   const frames: string[] = [];
   /** Detections written beside the frames they go with (a frame is read into its PNG first). */
   const kept: Promise<void>[] = [];

@@ -47,6 +47,8 @@ export interface EpisodeOptions {
   /** VLM-PC: steps the planner sees with images (0: all) and the labelled examples of full+ic. */
   historyWindow?: number;
   examples?: string;
+  /** CLEA, RePLan: speculate beside each skill (configurable.pipeline). */
+  pipeline?: boolean;
   /**
    * Where checkpoints go (default: memory, forgotten with the process). A durable one (Postgres) makes every step
    * durable before the next starts, so an episode killed anywhere resumes with `resume`.
@@ -80,6 +82,7 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
     ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
     ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
     ...(o.examples ? { examples: o.examples } : {}),
+    ...(o.pipeline ? { pipeline: true } : {}),
     ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
   });
   const config = {

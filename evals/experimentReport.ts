@@ -114,6 +114,29 @@ const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${
  * per trial, the episode list's wall column): what is left repeats exactly under a seed, whatever the machine's load —
  * the form `npm run reproduce` publishes.
  */
+/** The pipelined row's speculation: all its trials, and those where the scenario moved something mid-task. */
+function speculation(r: Report): string[] {
+  const rows = r.variants.filter((v) => r.episodes.some((e) => e.variant === v && e.pipeline));
+  if (!rows.length) return [];
+  const line = (label: string, eps: Report["episodes"]) => {
+    const sum = (f: (p: NonNullable<Report["episodes"][number]["pipeline"]>) => number) => eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
+    const trials = Math.max(1, eps.length);
+    return `| ${label} | ${eps.length} | ${sum((p) => p.prepared)} | ${sum((p) => p.used)} | ${sum((p) => p.revoked)} | ${sum((p) => p.unused)} | ${(sum((p) => p.wastedInputTokens + p.wastedOutputTokens) / trials).toFixed(0)} | ${sum((p) => p.sentAgainstContradiction)} |`;
+  };
+  return [
+    "## Speculation: work prepared beside each skill, and what the look after it made of it",
+    "",
+    "| row | trials | prepared | sent at once | revoked (the look contradicted the prediction) | unused | tokens wasted per trial | skills sent against a contradicted prediction |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows.flatMap((v) => {
+      const eps = r.episodes.filter((e) => e.variant === v && e.pipeline);
+      const moved = eps.filter((e) => e.perturbed);
+      return [line(v, eps), ...(moved.length ? [line(`${v}, something moved mid-task`, moved)] : [])];
+    }),
+    "",
+  ];
+}
+
 export function tables(r: Report, opts: { timing: boolean } = { timing: true }): string {
   // Dozens of generated courses make a table too wide to read: then only the totals (each course is in Episodes).
   const cols = [...(r.tasks.length > 12 ? [] : r.tasks), ...r.families, "all"];
@@ -140,6 +163,7 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     ...r.variants.map((v) => `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`),
     "",
     ...endings(r),
+    ...speculation(r),
     ...(verdictKeys.length
       ? [
           "## Critic verdicts (all trials)",

@@ -17,6 +17,7 @@ import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
+import { NO_PIPELINE, sentAgainstContradiction, type PipelineCounts } from "../nodes/pipeline";
 import { method, methodOfWorld, type Method } from "../methods";
 import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -90,13 +91,20 @@ export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): stri
   return join(o.root, o.name);
 }
 
+/**
+ * A row beside the variants: the full method with speculation on (configurable.pipeline). Not a variant of the method:
+ * the same loop, its model work started earlier.
+ */
+export const PIPELINED = "pipelined";
+
 export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
   const rows = loadDataset(o.dataset)
     .filter((r) => !o.only || o.only.includes(r.id))
     .slice(0, o.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
     const m = methodFor(o, w);
-    for (const v of o.variants) if (!m.variants.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${m.variants.join(", ")}`);
+    const rows = [...m.variants, ...("pipeline" in m.configuration.shape ? [PIPELINED] : [])];
+    for (const v of o.variants) if (!rows.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${rows.join(", ")}`);
   }
   if (o.variants.includes("full+ic")) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
@@ -313,6 +321,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
     paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
     paperTable: "paper_table" in ex.metadata ? ex.metadata.paper_table : undefined,
     condition: ex.metadata.condition,
+    ...(typeof ex.inputs.scenario === "object" && ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0 ? { perturbed: true } : {}),
     seed: p.seed,
     noise: o.noise,
     record: relative(dir, join(episodeDir, "events.jsonl")),
@@ -348,7 +357,8 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       resume: host.resume,
       pausedSeconds: host.pausedSeconds,
       dataDir: join(dir, "data"),
-      variant: p.variant,
+      variant: p.variant === PIPELINED ? "full" : p.variant,
+      ...(p.variant === PIPELINED ? { pipeline: true } : {}),
       backend: o.backend,
       noise: o.noise,
       seed: p.seed,
@@ -380,6 +390,9 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       outputTokens: usage.outputTokens,
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
+      ...(p.variant === PIPELINED
+        ? { pipeline: { ...((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE), sentAgainstContradiction: sentAgainstContradiction(run.trace as never) } }
+        : {}),
     };
     const effort = method(mode).report.experiment?.effort;
     if (!effort) throw new Error(`the experiment runner has no measures of ${mode} episodes (its report module names no experiment part)`);

@@ -67,6 +67,13 @@ export interface EpisodeResult {
   verdicts: Record<string, number>;
   /** CLEA: loops broken in the run, by how (a look for what was in question, the critic overruled, a third try refused). */
   loops?: Record<string, number>;
+  /**
+   * The pipelined row: what the run's speculation came to, and how many skills went out on prepared work whose
+   * prediction the look had contradicted (read from the trace: must be 0).
+   */
+  pipeline?: import("../nodes/pipeline").PipelineCounts & { sentAgainstContradiction: number };
+  /** The scenario changes something mid-episode (a kitchen perturbation). */
+  perturbed?: boolean;
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
@@ -225,8 +232,8 @@ export function experimentReportSchema<M extends string>(method: M, tables: read
 }
 
 /** The tables every experiment report has after its method's own (evals/experimentReport.ts prints them). */
-export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "endings", "verdicts", "episodes"] as const;
-export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^How runs ended/, "endings"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
+export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "endings", "speculation", "verdicts", "episodes"] as const;
+export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^How runs ended/, "endings"], [/^Speculation/, "speculation"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
 
 // ---- what the viewer draws ----------------------------------------------------------------------------------------
 

@@ -2,9 +2,24 @@
  * The recorded-goal path every method's executor sends skills through: the goal id is checkpointed before it is sent,
  * so a run resumed after a crash re-sends the same id and the bridge re-attaches instead of running the skill twice.
  */
+import { channel } from "node:diagnostics_channel";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { callSkill, type SkillResult } from "../tools/skills";
 import type { Session } from "./runtime";
+
+/**
+ * When the robot was busy: each goal's start and end (performance.now()) in this process, published for whoever
+ * measures robot idle time (evals/bench/latency.ts); nothing is published without a subscriber.
+ */
+export const skillTimes = channel("robograph:skill");
+export interface SkillTime {
+  goalId: string;
+  robot: string;
+  skill: string;
+  start: number;
+  end: number;
+  ok: boolean;
+}
 
 /** A skill's feedback as the graphs stream it (LangGraph's "custom" stream mode). */
 export interface SkillFeedbackChunk {
@@ -24,6 +39,7 @@ export async function runRecordedGoal(s: Session, goalId: string, robot: string,
   // The robot's feedback goes out on the graph's custom stream as it comes (Studio, the SDK, `robograph run`).
   const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
   const onFeedback = writer && ((f: unknown) => writer({ feedback: { goalId, robot, skill, values: f } } satisfies SkillFeedbackChunk));
+  const start = performance.now();
   let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
     // Stopped while the connection was down: the bridge cancels nothing it cannot hear, so say so rather than re-attach.
@@ -40,6 +56,7 @@ export async function runRecordedGoal(s: Session, goalId: string, robot: string,
     result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
   }
   if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
+  if (skillTimes.hasSubscribers) skillTimes.publish({ goalId, robot, skill, start, end: performance.now(), ok: result.ok } satisfies SkillTime);
   if (result.endedAt !== undefined) await framesAfter(s, result.endedAt);
   return result;
 }

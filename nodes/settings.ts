@@ -8,6 +8,16 @@ import { ROLES, type Role } from "../models";
 export const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
 
 /**
+ * Speculation (CLEA, RePLan): while a skill runs, prepare the next action and its check against the skill's predicted
+ * outcome; the look after the skill confirms it (sent at once) or revokes it. Off by default, so a method's rows stay
+ * the paper's loop. A form's or a command line's "false" is false.
+ */
+export const pipelineSetting = z
+  .preprocess((v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" || v === "" ? false : v), z.boolean())
+  .default(false)
+  .describe("prepare the next action and its critique while a skill runs, against the skill's predicted effects; the look after it confirms (sent at once) or revokes them (default off: the paper's loop)");
+
+/**
  * A graph's run configuration: what Studio draws as the assistant's form (published by the LangGraph server as the
  * graph's config/context schema) and what every node reads through `runOptions`. One schema, so the form's defaults
  * are the defaults the run uses.

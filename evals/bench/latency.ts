@@ -18,6 +18,8 @@ import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { runClosedLoopEpisode } from "../episode";
 import { allReasoners, method, type MethodId as Mode } from "../../methods";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
+import { skillTimes, type SkillTime } from "../../nodes/dispatch";
+import type { PipelineCounts } from "../../nodes/pipeline";
 import type { Figure } from "./agent";
 
 /** One request as the provider reads it: tool definitions, then each message's role, text and image places. */
@@ -95,25 +97,69 @@ export function criticalPath(calls: Pick<ModelCall, "start" | "end">[]): number 
   return rounds;
 }
 
+type Span = { start: number; end: number };
+
+/** The parts of each call made while no skill ran (the robot waited on them); slivers under `minMs` are scheduling noise. */
+export function idleParts(calls: Span[], busy: Span[], minMs = 10): Span[] {
+  const sorted = [...busy].sort((a, b) => a.start - b.start);
+  const out: Span[] = [];
+  for (const c of calls) {
+    let from = c.start;
+    for (const b of sorted) {
+      if (b.end <= from || b.start >= c.end) continue;
+      if (b.start > from) out.push({ start: from, end: b.start });
+      from = Math.max(from, b.end);
+    }
+    if (from < c.end) out.push({ start: from, end: c.end });
+  }
+  return out.filter((p) => p.end - p.start >= minMs);
+}
+
+/** Milliseconds of `window` no span of `busy` covers. */
+export function uncovered(window: Span, busy: Span[]): number {
+  let idle = 0;
+  let at = window.start;
+  for (const b of [...busy].sort((a, b) => a.start - b.start)) {
+    if (b.start > at) idle += Math.min(b.start, window.end) - at;
+    at = Math.max(at, b.end);
+    if (at >= window.end) break;
+  }
+  return idle + Math.max(0, window.end - at);
+}
+
 export interface LatencyRun {
   label: string;
+  pipelined: boolean;
   skills: number;
   success: boolean;
   status: string;
   wallSeconds: number;
   calls: ModelCall[];
+  /** When the robot was busy (each skill goal, sent to result). */
+  busy: SkillTime[];
+  /** When the episode ran (performance.now()). */
+  window: Span;
+  pipeline?: PipelineCounts;
+  /** The run's node updates, in order. */
+  trace: { node: string; update: Record<string, unknown> }[];
 }
 
 /** The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1. */
 /** `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to (CLEA's). */
-export const LATENCY_TASKS: { label: string; mode: Mode; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean }[] = [
-  { label: "CLEA default task", mode: "clea", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true },
-  { label: "RePLan task 3", mode: "replan", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false },
+/**
+ * `pipelinedTarget`: idle round trips per skill the method's pipelined run is held to (it speculates: configurable.pipeline).
+ */
+export const LATENCY_TASKS: { label: string; mode: Mode; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean; pipelinedTarget?: number }[] = [
+  { label: "CLEA default task", mode: "clea", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true, pipelinedTarget: 1.0 },
+  { label: "RePLan task 3", mode: "replan", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false, pipelinedTarget: 2.0 },
   { label: "VLM-PC indoor_1", mode: "vlmpc", scenario: "indoor_1", goal: "Find the red chew toy and go to it.", skillsCounter: "skills", targets: false },
 ];
 
-/** Runs one task through the openai backend against the endpoint; the environment is restored afterwards. */
-export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>, task: (typeof LATENCY_TASKS)[number], variant = "full"): Promise<LatencyRun> {
+/**
+ * Runs one task through the openai backend against the endpoint, the robot moving in real time (`--speed 1`: what it
+ * does while the model thinks is the point); the environment is restored afterwards.
+ */
+export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>, task: (typeof LATENCY_TASKS)[number], variant = "full", pipeline = false, speed = "1"): Promise<LatencyRun> {
   const saved = { ...process.env };
   Object.assign(process.env, {
     OPENAI_API_KEY: "sk-local",
@@ -124,33 +170,63 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
   });
   let sim: Awaited<ReturnType<typeof startSimProcess>> | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "robograph-latency-"));
+  const busy: SkillTime[] = [];
+  const onSkill = (m: unknown) => busy.push(m as SkillTime);
   try {
-    sim = await startSimProcess(method(task.mode).world, ["--scenario", task.scenario, "--speed", "max"]);
+    sim = await startSimProcess(method(task.mode).world, ["--scenario", task.scenario, "--speed", speed]);
     endpoint.reset();
-    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}`, dataDir, variant, backend: "openai" });
+    skillTimes.subscribe(onSkill);
+    const start = performance.now();
+    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}${pipeline ? "-pipelined" : ""}`, dataDir, variant, backend: "openai", ...(pipeline ? { pipeline } : {}) });
     const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
-    return { label: task.label, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls] };
+    const counts = (run.state as { pipeline?: PipelineCounts }).pipeline;
+    return { label: task.label, pipelined: pipeline, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls], busy, window: { start, end: performance.now() }, trace: run.trace as LatencyRun["trace"], ...(pipeline && counts ? { pipeline: counts } : {}) };
   } finally {
+    skillTimes.unsubscribe(onSkill);
     await sim?.stop();
     process.env = saved;
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** The per-skill figures of one run; targets apply to CLEA's default task. */
-export function latencyFigures(r: LatencyRun, targets: boolean): Figure[] {
+/**
+ * The per-skill figures of one run; `targets`: CLEA's default task's call and token targets; `idleTarget`: the idle
+ * round trips a pipelined run is held to.
+ */
+export function latencyFigures(r: LatencyRun, targets: boolean, idleTarget?: number): Figure[] {
   const n = Math.max(1, r.skills);
   const sum = (f: (c: ModelCall) => number) => r.calls.reduce((s, c) => s + f(c), 0);
   const path = criticalPath(r.calls) / n;
+  const parts = idleParts(r.calls, r.busy);
+  const idle = criticalPath(parts) / n;
+  // Between the first skill's start and the last one's end: the robot waiting for its next skill. Before it (the first
+  // look, plan and critique) and after (the final check) no skill runs that anything could be prepared beside.
+  const first = Math.min(...r.busy.map((b) => b.start));
+  const lastEnd = Math.max(...r.busy.map((b) => b.end));
+  const between = criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / n;
+  const idleSeconds = uncovered(r.window, r.busy) / 1000 / n;
   const input = sum((c) => c.inputTokens) / n;
   const reuse = sum((c) => c.reusedPrefix) / Math.max(1, sum((c) => c.inputTokens));
-  const p = `latency ${r.label}`;
+  const p = `latency ${r.label}${r.pipelined ? " (pipelined)" : ""}`;
+  const t = r.pipelined ? undefined : targets;
+  const sp = r.pipeline;
   return [
     { name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`, value: r.skills, unit: "skills" },
     { name: `${p}: wall per skill`, value: r.wallSeconds / n, unit: "s" },
+    { name: `${p}: robot idle wall per skill`, value: idleSeconds, unit: "s" },
     { name: `${p}: model calls per skill`, value: r.calls.length / n, unit: "calls" },
-    { name: `${p}: critical-path model calls per skill`, value: path, unit: "calls", ...(targets ? { target: "<= 2.5", ok: path <= 2.5 } : {}) },
-    { name: `${p}: input tokens per skill (o200k)`, value: input, unit: "tokens", ...(targets ? { target: "<= 3000", ok: input <= 3000 } : {}) },
+    { name: `${p}: critical-path model calls per skill`, value: path, unit: "calls", ...(t ? { target: "<= 2.5", ok: path <= 2.5 } : {}) },
+    { name: `${p}: model round trips per skill while the robot is idle (whole run)`, value: idle, unit: "calls" },
+    { name: `${p}: model round trips per skill while the robot waits between skills`, value: between, unit: "calls", ...(r.pipelined && idleTarget !== undefined ? { target: `<= ${idleTarget.toFixed(1)}`, ok: between <= idleTarget } : {}) },
+    ...(sp
+      ? [
+          { name: `${p}: prepared actions sent at once`, value: sp.used, unit: "actions" },
+          { name: `${p}: speculations revoked (the look contradicted them)`, value: sp.revoked, unit: "skills" },
+          { name: `${p}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
+          { name: `${p}: tokens wasted on revoked work per skill`, value: (sp.wastedInputTokens + sp.wastedOutputTokens) / n, unit: "tokens" },
+        ]
+      : []),
+    { name: `${p}: input tokens per skill (o200k)`, value: input, unit: "tokens", ...(t ? { target: "<= 3000", ok: input <= 3000 } : {}) },
     { name: `${p}: input tokens per skill outside the role's previous prefix`, value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / n, unit: "tokens" },
     { name: `${p}: output tokens per skill (o200k)`, value: sum((c) => c.outputTokens) / n, unit: "tokens" },
     { name: `${p}: images sent per skill`, value: sum((c) => c.images) / n, unit: "images" },
@@ -175,10 +251,12 @@ export async function latencyBenchmarks(delayMs = 300, log: (line: string) => vo
   const figures: Figure[] = [];
   try {
     for (const task of LATENCY_TASKS) {
-      const r = await latencyEpisode(endpoint, task);
-      log(`${task.label} through the openai backend, ${delayMs} ms per model answer: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`);
-      for (const line of roleBreakdown(r)) log(line);
-      figures.push(...latencyFigures(r, task.targets));
+      for (const pipeline of task.pipelinedTarget === undefined ? [false] : [false, true]) {
+        const r = await latencyEpisode(endpoint, task, "full", pipeline);
+        log(`${task.label}${pipeline ? " (pipelined)" : ""} through the openai backend, ${delayMs} ms per model answer, the robot in real time: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`);
+        for (const line of roleBreakdown(r)) log(line);
+        figures.push(...latencyFigures(r, task.targets, task.pipelinedTarget));
+      }
     }
   } finally {
     await endpoint.fake.close();

@@ -5,6 +5,9 @@
  * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason; the same
  * rejection or failure a second time first sends every camera to look for what is in question (methods/clea/loops.ts);
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
+ * With configurable.pipeline the speculator works beside each skill on its predicted outcome (summary, next action,
+ * critique), and the look after it goes to the prediction check: agreed, the prepared action is sent at once;
+ * contradicted, the look takes the ordinary path.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
@@ -19,6 +22,8 @@ import { plan } from "./nodes/planner";
 import { verify } from "./nodes/verifier";
 import { critique } from "./nodes/critic";
 import { act, dispatch } from "./nodes/executor";
+import { speculate } from "./nodes/speculator";
+import { checkPrediction } from "./nodes/predictionCheck";
 import { inRun, runOf, type MethodRuntime } from "../../nodes/run";
 import type { CleaSettings } from "./configuration";
 
@@ -27,6 +32,13 @@ const running = (s: ClosedLoopStateType) => !ended(s);
 const then = (next: string) => (s: ClosedLoopStateType) => (running(s) ? next : END);
 const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
 const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].includes(runOf<CleaSettings>(config).settings.variant);
+/** Speculation needs a look after each skill to check it against: the open-loop baseline has none. */
+const pipelining = (config?: RunnableConfig) => {
+  const o = runOf<CleaSettings>(config).settings;
+  return o.pipeline && o.variant !== "open-loop";
+};
+/** Work prepared beside the skill that just ran, not yet checked against the look after it. */
+const awaitingCheck = (s: ClosedLoopStateType) => !!s.speculation && !s.speculation.outcome;
 
 /**
  * After a look: the summarizer folds it into the belief and, when the plan has a next action, the critic judges that
@@ -35,6 +47,12 @@ const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].incl
  */
 function afterPerceive(s: ClosedLoopStateType, config?: RunnableConfig) {
   if (!running(s)) return END;
+  if (pipelining(config) && awaitingCheck(s)) return "prediction_check";
+  return ordinaryLook(s, config);
+}
+
+/** The look as the paper's loop takes it: the summarizer, and beside it the critic of the plan's next action. */
+function ordinaryLook(s: ClosedLoopStateType, config?: RunnableConfig) {
   return hasNextStep(s) && usesCritic(config) ? ["summarizer", "critic"] : "summarizer";
 }
 
@@ -76,9 +94,25 @@ function afterCritique(s: ClosedLoopStateType) {
   return s.plan ? "dispatch" : s.focus && !s.focus.afterPlan ? "perceiver" : "planner";
 }
 
-function afterDispatch(s: ClosedLoopStateType) {
+/**
+ * The prediction held and its action goes: the goal check (no model call: the predicted belief's verdict stands), then
+ * dispatch. It held but nothing went with it: the plan's next action is judged beside the summarizer as ever, and with
+ * no next action the goal check and the planner take over. Contradicted: the look as ever.
+ */
+function afterPredictionCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
   if (!running(s)) return END;
-  return s.pendingGoal ? "executor" : "planner";
+  const sp = s.speculation;
+  // The predicted belief became the belief (the summarizer's verdict with it stands): nothing is left to fold in.
+  const adopted = !!sp && s.beliefUpTo === sp.entryId;
+  if (sp?.outcome === "used" || (sp?.outcome === "unused" && adopted && !(hasNextStep(s) && usesCritic(config)))) return "goal_check";
+  return ordinaryLook(s, config);
+}
+
+/** With speculation, the speculator works beside the executor while the skill runs. */
+function afterDispatch(s: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(s)) return END;
+  if (!s.pendingGoal) return "planner";
+  return pipelining(config) ? ["executor", "speculator"] : "executor";
 }
 
 /** The open-loop baseline runs its plan straight through; every other variant looks again after each action. */
@@ -96,6 +130,9 @@ export const CLOSED_LOOP_NODES = {
   ...guardedNodes({ perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique }),
   dispatch: resumable(dispatch),
   executor: resumable(act),
+  // Its model calls are its own to lose: a failure leaves nothing prepared, and the ordinary path runs.
+  speculator: speculate,
+  prediction_check: checkPrediction,
 };
 
 /**
@@ -113,14 +150,18 @@ export function buildClosedLoop(method: MethodRuntime<CleaSettings>, n: Record<k
     .addNode("critic", w(n.critic))
     .addNode("dispatch", w(n.dispatch))
     .addNode("executor", w(n.executor))
+    .addNode("speculator", w(n.speculator))
+    .addNode("prediction_check", w(n.prediction_check))
     .addEdge(START, "perceiver")
-    .addConditionalEdges("perceiver", w(afterPerceive), ["summarizer", "critic", END])
+    .addConditionalEdges("perceiver", w(afterPerceive), ["summarizer", "critic", "prediction_check", END])
+    .addConditionalEdges("prediction_check", w(afterPredictionCheck), ["summarizer", "critic", "goal_check", END])
     .addConditionalEdges("summarizer", w(then("goal_check")), ["goal_check", END])
     .addConditionalEdges("goal_check", w(afterGoalCheck), ["perceiver", "planner", "critic", "dispatch", END])
     .addConditionalEdges("planner", w(afterPlan), ["verifier", END])
     .addConditionalEdges("verifier", w(afterVerify), ["planner", "critic", "dispatch", END])
     .addConditionalEdges("critic", w(afterCritique), ["perceiver", "planner", "dispatch", END])
-    .addConditionalEdges("dispatch", w(afterDispatch), ["planner", "executor", END])
+    .addConditionalEdges("dispatch", w(afterDispatch), ["planner", "executor", "speculator", END])
+    .addEdge("speculator", END)
     .addConditionalEdges("executor", w(afterAct), ["perceiver", "dispatch", END]);
 }
 

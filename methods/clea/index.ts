@@ -33,6 +33,18 @@ function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: Clo
       return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}${u.focus ? " (the second time: every camera looks for what is in question)" : ""}` : "" };
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
+    case "speculator": {
+      const sp = u.speculation;
+      if (!sp) return { node, text: "" };
+      const ready = sp.action ? `${call(sp.action)}${sp.critique ? ` → ${sp.critique.verdict}` : ""}` : "no action";
+      return { node, text: `beside the skill, on its predicted outcome: ${ready}${sp.note ? ` (${sp.note})` : ""}` };
+    }
+    case "prediction_check": {
+      const sp = u.speculation;
+      if (!sp) return { node, text: "" };
+      if (sp.outcome === "used") return { node, text: `the look agrees with the prediction: ${call(sp.action!)} goes now` };
+      return { node, text: sp.outcome === "revoked" ? `the look contradicts the prediction (${sp.why}): what was prepared is dropped` : `the look agrees with the prediction; nothing prepared to send (${sp.why})` };
+    }
     case "executor": {
       const e = u.history?.[0];
       return { node, text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "" };
@@ -56,7 +68,7 @@ export const clea: Method = {
   datasets: ["kitchen", "kitchen-generated", "paraphrases"],
   variants: CLEA_VARIANTS,
   configuration: ClosedLoopConfiguration,
-  nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor"],
+  nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor", "speculator", "prediction_check"],
   approvals: true,
   report: cleaReport,
   recordable: { scenario: "integration_tea_to_trash", nodes: { summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique } },
@@ -74,7 +86,7 @@ export const clea: Method = {
       : [],
   summarize: (state) => {
     const s = state as Partial<ClosedLoopStateType> | undefined;
-    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {}, loopsBroken: s?.loops ?? [] };
+    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {}, loopsBroken: s?.loops ?? [], ...(s?.pipeline?.prepared || s?.pipeline?.revoked || s?.pipeline?.unused ? { pipeline: s.pipeline } : {}) };
   },
   explain: (state) => loopsText((state as Partial<ClosedLoopStateType>).loops ?? []),
 };

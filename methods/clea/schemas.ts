@@ -39,6 +39,8 @@ export type HistoryEntry =
       message: string;
       /** The result changed what a hand holds and the robot's gripper cannot sense a grasp: it reports the motion made. */
       unsensed?: boolean;
+      /** Not a result yet: the outcome a skill still running is predicted to have (methods/clea/prediction.ts). */
+      predicted?: boolean;
     }
   | { step: number; kind: "feedback"; text: string };
 

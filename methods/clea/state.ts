@@ -5,6 +5,8 @@ import { delta, deltaLast, last, usageChannel, type Status } from "../../nodes/s
 import type { FailureCounts } from "../../nodes/repeats";
 import type { SearchLedger } from "../../nodes/search";
 import type { BrokenLoop, Focus } from "./loops";
+import type { Speculation } from "./prediction";
+import { NO_PIPELINE, type PipelineCounts } from "../../nodes/pipeline";
 
 /** How many observation/action/feedback entries the history buffer keeps (CLEA uses a bounded FIFO). */
 export const HISTORY_LIMIT = 24;
@@ -49,7 +51,7 @@ export const ClosedLoopState = Annotation.Root({
   plan: deltaLast<Plan | null>(null),
   cursor: last<number>(0),
   /** The critic's last verdict, on which action, in which look (`counters.iterations` when it was given). */
-  critique: deltaLast<(Critique & { action: SkillCall; at?: number; overruled?: boolean }) | null>(null),
+  critique: deltaLast<(Critique & { action: SkillCall; at?: number; overruled?: boolean; speculative?: boolean }) | null>(null),
   /** The look (`counters.iterations`) in which the current plan was made. */
   plannedAt: last<number>(-1),
   lastFailure: last<string | null>(null),
@@ -70,6 +72,9 @@ export const ClosedLoopState = Annotation.Root({
   loops: delta<BrokenLoop[]>((a, writes) => [...a, ...writes.flat()], () => []),
   /** Per goal object, the places looked into since it was last seen; every place seen into; the last entry folded in. */
   search: last<{ upTo: number; since: SearchLedger; viewed: string[] }>({ upTo: -1, since: {}, viewed: [] }),
+  /** The work done beside the running skill against its predicted outcome (configurable.pipeline), and how it ended. */
+  speculation: deltaLast<Speculation | null>(null),
+  pipeline: last<PipelineCounts>(NO_PIPELINE),
   counters: last<Counters>({ steps: 0, replans: 0, iterations: 0, skillSeconds: 0, nextEntryId: 0 }),
   verdicts: Annotation<Record<string, number>>({
     reducer: (a, b) => {

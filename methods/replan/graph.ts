@@ -11,6 +11,8 @@
  *
  * Variants (configurable.variant): full, no-verifier, no-perceiver, no-replan, and one-shot — Language to Rewards'
  * baseline: one reward program for the whole goal, no perceiver, no replanning.
+ * With configurable.pipeline the speculator prepares the next step beside each motion (its reward terms, or a vision
+ * step's questions) on the motion's predicted success; the controller's report confirms it (sent at once) or revokes it.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
@@ -31,11 +33,15 @@ import { diagnose } from "./nodes/diagnose";
 import { remapReasons } from "./nodes/remapReasons";
 import { consolidate } from "./nodes/consolidate";
 import { checkTask } from "./nodes/taskCheck";
+import { speculate } from "./nodes/speculator";
+import { checkPrediction } from "./nodes/predictionCheck";
 import { inRun, runOf, type MethodRuntime } from "../../nodes/run";
 import type { ReplanSettings } from "./configuration";
 
 const variant = (config?: RunnableConfig) => runOf<ReplanSettings>(config).settings.variant;
 const verifying = (config?: RunnableConfig) => !["no-verifier", "one-shot"].includes(variant(config));
+/** The one-shot baseline has no next step to prepare. */
+const pipelining = (config?: RunnableConfig) => runOf<ReplanSettings>(config).settings.pipeline && variant(config) !== "one-shot";
 
 /** Where the plan goes next: its current step by kind, or the completion check once it has run through. */
 function nextStep(s: ReplanStateType) {
@@ -79,15 +85,31 @@ function afterRewardCheck(s: ReplanStateType) {
   return s.motion ? "dispatch" : "high_level_planner";
 }
 
-/** A budget can end the run just before an action. */
-function afterDispatch(s: ReplanStateType) {
-  return s.pendingGoal && !ended(s) ? "executor" : END;
+/** A budget can end the run just before an action; with speculation, the speculator works beside the executor. */
+function afterDispatch(s: ReplanStateType, config?: RunnableConfig) {
+  if (!s.pendingGoal || ended(s)) return END;
+  return pipelining(config) ? ["executor", "speculator"] : "executor";
 }
 
 /** A failed motion is diagnosed only where there is a perceiver and replanning; otherwise the run takes stock. */
 function afterMotion(s: ReplanStateType, config?: RunnableConfig) {
   // The same failure a third time ends the run (nodes/repeats.ts).
   if (ended(s)) return END;
+  // An edge sees only its own node's writes: the speculator's record, written beside this motion, is read by the check.
+  if (pipelining(config)) return "prediction_check";
+  return ordinaryAfterMotion(s, config);
+}
+
+/** The prediction held: the prepared motion goes at once, prepared questions go to the perceiver. Else as ever. */
+function afterPredictionCheck(s: ReplanStateType, config?: RunnableConfig) {
+  if (ended(s)) return END;
+  const sp = s.speculation;
+  if (sp?.outcome !== "used") return ordinaryAfterMotion(s, config);
+  if (sp.motion) return "dispatch";
+  return afterQuestions(s);
+}
+
+function ordinaryAfterMotion(s: ReplanStateType, config?: RunnableConfig) {
   if (variant(config) === "one-shot") return "task_check";
   if (!s.failure) return nextStep(s);
   return ["full", "no-verifier"].includes(variant(config)) ? "diagnose" : "task_check";
@@ -122,6 +144,9 @@ const REPLAN_NODES = {
   }),
   dispatch: resumable(dispatchMotion),
   executor: resumable(runMotion),
+  // Its model calls are its own to lose: a failure leaves nothing prepared, and the ordinary path runs.
+  speculator: speculate,
+  prediction_check: checkPrediction,
 };
 
 /** The wiring, with the node implementations as a parameter; every node and edge runs in a run of `method` (nodes/run.ts). */
@@ -143,6 +168,8 @@ export function buildReplan(method: MethodRuntime<ReplanSettings>, n: Record<key
     .addNode("remap_reasons", w(n.remap_reasons))
     .addNode("consolidate", w(n.consolidate))
     .addNode("task_check", w(n.task_check))
+    .addNode("speculator", w(n.speculator))
+    .addNode("prediction_check", w(n.prediction_check))
     .addEdge(START, "scan")
     .addConditionalEdges("scan", w(afterScan), ["high_level_planner", "low_level_planner", END])
     .addConditionalEdges("high_level_planner", w(afterHighLevel), ["plan_verifier", ...steps])
@@ -152,8 +179,10 @@ export function buildReplan(method: MethodRuntime<ReplanSettings>, n: Record<key
     .addConditionalEdges("step_check", w(nextStep), [...steps])
     .addConditionalEdges("low_level_planner", w(afterLowLevel), ["reward_verifier", "dispatch", END])
     .addConditionalEdges("reward_verifier", w(afterRewardCheck), ["dispatch", "high_level_planner", END])
-    .addConditionalEdges("dispatch", w(afterDispatch), ["executor", END])
-    .addConditionalEdges("executor", w(afterMotion), ["diagnose", ...steps])
+    .addConditionalEdges("dispatch", w(afterDispatch), ["executor", "speculator", END])
+    .addEdge("speculator", END)
+    .addConditionalEdges("executor", w(afterMotion), ["diagnose", "prediction_check", ...steps])
+    .addConditionalEdges("prediction_check", w(afterPredictionCheck), ["diagnose", "dispatch", "vision_answer", ...steps])
     .addConditionalEdges("diagnose", w(afterDiagnose), ["remap_reasons", "consolidate", END])
     .addConditionalEdges("remap_reasons", w(then("consolidate")), ["consolidate", END])
     .addConditionalEdges("consolidate", w(then("high_level_planner")), ["high_level_planner", END])

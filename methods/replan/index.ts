@@ -43,6 +43,18 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
       return { node, text: (u.explanations ?? []).join(" | ") };
     case "consolidate":
       return { node, text: last?.kind === "diagnosis" ? (last.reasons.length ? `reasons: ${last.reasons.join("; ")}` : "no cause found: a new procedure") : "" };
+    case "speculator": {
+      const sp = u.speculation;
+      if (!sp) return { node, text: "" };
+      const ready = sp.motion ? `${sp.motion.step}: ${sp.motion.terms.map((t) => termText(t)).join(", ")}` : sp.answers ? `questions for "${sp.step}": ${sp.answers.map((a) => a.question).join(" | ") || "none needed"}` : "nothing";
+      return { node, text: `beside the motion, on its predicted success: ${ready}${sp.note ? ` (${sp.note})` : ""}` };
+    }
+    case "prediction_check": {
+      const sp = u.speculation;
+      if (!sp) return { node, text: "" };
+      if (sp.outcome === "used") return { node, text: `the motion succeeded as predicted: the work prepared for "${sp.step}" is used` };
+      return { node, text: sp.outcome === "revoked" ? `prediction contradicted (${sp.why}): the prepared work is dropped` : `as predicted, but nothing prepared to use (${sp.why})` };
+    }
     case "task_check":
       return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : `not done: ${u.failedAttempts?.[0]?.reason ?? ""}` };
   }
@@ -67,7 +79,7 @@ export const replan: Method = {
   datasets: ["tabletop", "paraphrases"],
   variants: REPLAN_VARIANTS,
   configuration: ReplanConfiguration,
-  nodes: ["scan", "high_level_planner", "plan_verifier", "vision_questions", "vision_answer", "step_check", "low_level_planner", "reward_verifier", "dispatch", "executor", "diagnose", "remap_reasons", "consolidate", "task_check"],
+  nodes: ["scan", "high_level_planner", "plan_verifier", "vision_questions", "vision_answer", "step_check", "low_level_planner", "reward_verifier", "dispatch", "executor", "diagnose", "remap_reasons", "consolidate", "task_check", "speculator", "prediction_check"],
   approvals: true,
   report: replanReport,
   recordable: {
@@ -86,7 +98,8 @@ export const replan: Method = {
   },
   summarize: (state) => {
     const c = (state as Partial<ReplanStateType> | undefined)?.counters;
-    return { steps: (c?.motions ?? 0) + (c?.visionSteps ?? 0), replans: c?.replans ?? 0, procedures: c?.procedures ?? 0, motions: c?.motions ?? 0, visionSteps: c?.visionSteps ?? 0 };
+    const p = (state as Partial<ReplanStateType> | undefined)?.pipeline;
+    return { steps: (c?.motions ?? 0) + (c?.visionSteps ?? 0), replans: c?.replans ?? 0, procedures: c?.procedures ?? 0, motions: c?.motions ?? 0, visionSteps: c?.visionSteps ?? 0, ...(p?.prepared || p?.revoked || p?.unused ? { pipeline: p } : {}) };
   },
 };
 

@@ -5,6 +5,8 @@ import type { RewardTerm } from "../../robots/msgs/motion";
 import { delta, deltaLast, last, usageChannel, type Status } from "../../nodes/state";
 import type { FailureCounts } from "../../nodes/repeats";
 import type { SearchLedger } from "../../nodes/search";
+import { NO_PIPELINE, type PipelineCounts, type SpeculationOutcome } from "../../nodes/pipeline";
+import type { Usage } from "../../models";
 
 /** One motion as sent: the step it serves, its plan in words, the verified terms and the duration. */
 export interface Motion {
@@ -28,6 +30,25 @@ export interface FailedAttempt {
   /** The step that could not be done, when one failed. */
   failedStep: string | null;
   reason: string;
+}
+
+/**
+ * The work done beside a running motion (configurable.pipeline), on its predicted outcome: the motion succeeds, and the
+ * plan moves on to its next step. For a motion step, its reward terms drafted and verified; for a vision step, the
+ * questions for the perceiver (its answers need the view after the motion).
+ */
+export interface ReplanSpeculation {
+  goalId: string;
+  /** The plan step the prepared work is for. */
+  cursor: number;
+  step: string | null;
+  motion: Motion | null;
+  /** A vision step's questions (empty: the facts already settle it, the step is done). */
+  answers: VisionAnswer[] | null;
+  note?: string;
+  usage: Usage;
+  outcome?: SpeculationOutcome;
+  why?: string;
 }
 
 export interface ReplanCounters {
@@ -73,6 +94,8 @@ export const ReplanState = Annotation.Root({
   repeats: last<FailureCounts>({}),
   /** Per goal object, the places looked into since it was last seen; every place whose inside has been in view. */
   search: last<{ since: SearchLedger; viewed: string[] }>({ since: {}, viewed: [] }),
+  speculation: deltaLast<ReplanSpeculation | null>(null),
+  pipeline: last<PipelineCounts>(NO_PIPELINE),
   counters: last<ReplanCounters>({ motions: 0, visionSteps: 0, replans: 0, procedures: 0, skillSeconds: 0 }),
   usage: usageChannel(),
   startedAt: last<number>(0),

@@ -13,7 +13,9 @@ import { scratchDir } from "../helpers/episode";
 let sim: SimProcess;
 let tabletop: SimProcess | undefined;
 let course: SimProcess | undefined;
+let piped: SimProcess | undefined;
 afterAll(async () => {
+  await piped?.stop();
   await sim?.stop();
   await tabletop?.stop();
   await course?.stop();
@@ -53,6 +55,19 @@ describe("crash safety", () => {
     expect(new Set(started).size).toBe(started.length);
     expect(started.filter((g) => g === reattached)).toHaveLength(1);
     expect(check.success).toBe(true);
+  });
+
+  it("resumes a pipelined run killed mid-skill, speculation in flight: nothing sent twice, the look after checks what was prepared", async () => {
+    // Twice real time: the second skill still runs when the agent dies.
+    piped = await startSimProcess("kitchen", ["--scenario", "integration_tea_to_trash", "--speed", "2"]);
+    const { reattached, success, started, out } = await crashAndResume(piped, "crash-p", ["--pipeline"]);
+    expect(reattached).toMatch(/^crash-p\/\d+\/\w+\/\w+#/);
+    expect(started.length).toBeGreaterThanOrEqual(7);
+    // The resumed run goes on pipelined: the re-attached skill's look is checked against a prediction and skills go
+    // out on prepared work again.
+    expect(out).toMatch(/prediction_check +the look (agrees|contradicts)/);
+    expect(out).toMatch(/speculator +beside the skill/);
+    expect(success).toBe(true);
   });
 
   it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async () => {
@@ -99,5 +114,5 @@ async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   await c.close();
   const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
   expect(new Set(started).size).toBe(started.length);
-  return { reattached, started, success };
+  return { reattached, started, success, out: second.out };
 }

@@ -23,6 +23,7 @@ export function runEpisode(o: {
   maxSteps?: number;
   backend?: "symbolic" | "openai";
   store?: BaseStore;
+  pipeline?: boolean;
 }): Promise<Episode> {
   return runClosedLoopEpisode({
     ...o,

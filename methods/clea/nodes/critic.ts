@@ -22,7 +22,20 @@ take those into account as the newest facts.
   would succeed but does not bring the task closer (the wrong object, the wrong place).
 Reject only for a reason you can name.`;
 
-export async function critique(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+/** Told to a critic judging beside the skill before the action (configurable.pipeline). */
+const PREDICTED_NOTE =
+  "the skill before this action is still running: the belief already holds the outcome predicted for it, and the image (and observationBefore) were taken before it; judge the action on the belief — the look after that skill will check the prediction";
+
+export function critique(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  return judgeAction(state, config);
+}
+
+/**
+ * `predicted`: judged while the skill before the action runs (methods/clea/nodes/speculator.ts), on a belief that holds
+ * that skill's predicted outcome; the robot's latest observation is from before that skill, so it is shown as such and
+ * not read over the belief.
+ */
+export async function judgeAction(state: ClosedLoopStateType, config?: RunnableConfig, predicted = false): Promise<ClosedLoopUpdate> {
   const s = await runOf(config).session();
   const plan = state.plan!;
   const action = plan.steps[state.cursor];
@@ -45,7 +58,8 @@ export async function critique(state: ClosedLoopStateType, config?: RunnableConf
       goal: state.goal,
       belief,
       since,
-      observation: seen ? observation : null,
+      observation: seen && !predicted ? observation : null,
+      ...(predicted ? { observationBefore: seen ? observation : null, predicted: PREDICTED_NOTE } : {}),
       replansSoFar: state.counters.replans,
       action,
     },
