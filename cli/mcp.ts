@@ -88,6 +88,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     // The curriculum's learner runs its own base skills: nothing in it asks for approval.
     ...(!m.approvals ? {} : { auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" } }),
     model: { type: "string", enum: ["symbolic", "openai"], description: "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)" },
+    ...("pipeline" in m.configuration.shape ? { pipeline: { type: "boolean", description: "prepare the next action and its check while a skill runs, on the skill's predicted outcome; the look after it sends it at once or drops it (default false: the paper's loop)" } } : {}),
     ...("historyWindow" in m.configuration.shape ? { history_window: { type: "integer", minimum: 0, description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)" } } : {}),
     ...("grounding" in m.configuration.shape
       ? {
@@ -256,6 +257,8 @@ interface RunRecord {
   graph: string;
   thread: string;
   bridgeUrl?: string;
+  /** The run speculates: its resume does too. */
+  pipeline?: boolean;
 }
 
 const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
@@ -271,8 +274,8 @@ async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: R
   const argv = ["--graph", m.graph, "--thread", thread];
   // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
   for (const [key, value] of Object.entries(args)) {
-    if (key === "auto_approve") {
-      if (value === true) argv.push("--auto-approve");
+    if (key === "auto_approve" || key === "pipeline") {
+      if (value === true) argv.push(`--${key.replace(/_/g, "-")}`);
     } else if (key !== "program") argv.push(`--${key.replace(/_/g, "-")}`, String(value));
   }
   mkdirSync(join(ctx.runsDir, thread), { recursive: true });
@@ -282,7 +285,7 @@ async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: R
   }
   if (here) argv.push("--bridge-url", ctx.bridgeUrl);
   if (ctx.needApproval.size && m.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
-  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}) };
+  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}), ...(args.pipeline === true ? { pipeline: true } : {}) };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   return childRun(server, ctx, rec, argv, progress, signal);
 }
@@ -291,7 +294,7 @@ async function resumeRun(server: Server, ctx: McpContext, args: Record<string, u
   const thread = String(args.thread ?? "");
   if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals ? ["--approve", [...ctx.needApproval].join(",")] : [])];
+  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(rec.pipeline ? ["--pipeline"] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals ? ["--approve", [...ctx.needApproval].join(",")] : [])];
   return childRun(server, ctx, rec, argv, progress, signal);
 }
 

@@ -277,16 +277,16 @@ function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange;
 export const FIGURES: Figure[] = [
   {
     id: "kitchen",
-    title: "CLEA in the kitchen: the full loop against no critic and open loop",
+    title: "CLEA in the kitchen: the full loop against no critic and open loop, and pipelined",
     about:
-      "In-sample: the symbolic reasoner was written and corrected while running these 18 examples (CLEA's six tasks × three conditions). Grippers without grasp sensing, as CLEA's robots; the same noise for every variant.",
+      "In-sample: the symbolic reasoner was written and corrected while running these 18 examples (CLEA's six tasks × three conditions). Grippers without grasp sensing, as CLEA's robots; the same noise for every variant. The pipelined row is the full loop with speculation on (configurable.pipeline): the same seeds and noise as full; four of the conditions move or shut something mid-task.",
     parts: (quick, work) => [
-      evalPart("kitchen", "kitchen", work, ["--dataset", "kitchen", "--variants", "full,no-critic,open-loop", "--seeds", quick ? "1" : "3", "--noise", "0.15", "--grasp-sensing", "off", ...(quick ? ["--examples", "search_tea_and_hamburger__c1,manipulation_orange_and_pills__c2,integration_tea_to_trash__c3"] : [])]),
+      evalPart("kitchen", "kitchen", work, ["--dataset", "kitchen", "--variants", "full,no-critic,open-loop,pipelined", "--seeds", quick ? "1" : "3", "--noise", "0.15", "--grasp-sensing", "off", ...(quick ? ["--examples", "search_tea_and_hamburger__c1,manipulation_orange_and_pills__c2,integration_tea_to_trash__c3"] : [])]),
     ],
     render: (work) => tables(evalReport(work, "kitchen"), { timing: false }),
     headline: (work) => {
       const r = evalReport(work, "kitchen");
-      return `full ${pct(rateOf(r, "full"))} · no-critic ${pct(rateOf(r, "no-critic"))} · open-loop ${pct(rateOf(r, "open-loop"))} success (${r.episodes.length / r.variants.length} trials each, noise ${r.noise}, no grasp sensing)`;
+      return `full ${pct(rateOf(r, "full"))} · no-critic ${pct(rateOf(r, "no-critic"))} · open-loop ${pct(rateOf(r, "open-loop"))} · pipelined ${pct(rateOf(r, "pipelined"))} success (${r.episodes.length / r.variants.length} trials each, noise ${r.noise}, no grasp sensing)`;
     },
   },
   {
@@ -299,13 +299,13 @@ export const FIGURES: Figure[] = [
     id: "tabletop",
     title: "RePLan's Table 1 on the tabletop scenes",
     about:
-      "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). The same noise for every variant.",
+      "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). The same noise for every variant. The pipelined row is the full method with speculation on (configurable.pipeline), on the same seeds and noise as full.",
     parts: (quick, work) =>
       quick
-        ? [evalPart("tabletop", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "1", "--noise", "0.15", "--variants", "full,no-replan", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"])]
+        ? [evalPart("tabletop", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "1", "--noise", "0.15", "--variants", "full,no-replan,pipelined", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"])]
         : [
-            evalPart("noise 0.15", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "5", "--noise", "0.15"]),
-            evalPart("noise 0", "tabletop-noise0", work, ["--dataset", "tabletop", "--seeds", "3", "--noise", "0", "--variants", "full"]),
+            evalPart("noise 0.15", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "5", "--noise", "0.15", "--variants", "full,no-verifier,no-perceiver,no-replan,one-shot,pipelined"]),
+            evalPart("noise 0", "tabletop-noise0", work, ["--dataset", "tabletop", "--seeds", "3", "--noise", "0", "--variants", "full,pipelined"]),
           ],
     render: (work, quick) =>
       (quick ? ["0.15"] : ["0.15", "0"]).map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `tabletop-noise${noise}`), { timing: false })}`).join("\n"),
@@ -528,9 +528,9 @@ export const FIGURES: Figure[] = [
   },
   {
     id: "latency",
-    title: "What a hosted model costs per skill: calls, critical path, tokens, images",
+    title: "What a hosted model costs per skill: calls, critical path, robot idle time, tokens, images",
     about:
-      "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms; tokens counted with js-tiktoken (o200k). Wall seconds are left out: they measure this machine.",
+      "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms, the robots moving in real time; CLEA and RePLan also pipelined (configurable.pipeline: the next action prepared beside each skill). Round trips while the robot is idle count the parts of model calls no skill overlapped; tokens counted with js-tiktoken (o200k). Wall seconds per skill are left out: they measure this machine (robot idle seconds are kept, mostly the endpoint's fixed delays).",
     fullOnly: true,
     parts: (_quick, work) => [{ label: "latency", argv: ["bench", "--latency-only", "--json", join(work, "latency.json")], shown: "npm run bench -- --latency-only" }],
     render: (work) => {

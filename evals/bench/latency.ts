@@ -213,7 +213,7 @@ export function latencyFigures(r: LatencyRun, targets: boolean, idleTarget?: num
   return [
     { name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`, value: r.skills, unit: "skills" },
     { name: `${p}: wall per skill`, value: r.wallSeconds / n, unit: "s" },
-    { name: `${p}: robot idle wall per skill`, value: idleSeconds, unit: "s" },
+    { name: `${p}: robot idle seconds per skill (waiting on models, and this machine)`, value: idleSeconds, unit: "s" },
     { name: `${p}: model calls per skill`, value: r.calls.length / n, unit: "calls" },
     { name: `${p}: critical-path model calls per skill`, value: path, unit: "calls", ...(t ? { target: "<= 2.5", ok: path <= 2.5 } : {}) },
     { name: `${p}: model round trips per skill while the robot is idle (whole run)`, value: idle, unit: "calls" },

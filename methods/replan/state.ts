@@ -45,6 +45,8 @@ export interface ReplanSpeculation {
   motion: Motion | null;
   /** A vision step's questions (empty: the facts already settle it, the step is done). */
   answers: VisionAnswer[] | null;
+  /** What the verifier noted of the prepared motion (terms it dropped), entered in the log when it is used. */
+  notes?: ReplanEntry[];
   note?: string;
   usage: Usage;
   outcome?: SpeculationOutcome;

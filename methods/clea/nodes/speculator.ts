@@ -53,8 +53,10 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
       spent(sum.usage);
       if (sum.belief) hyp = { ...hyp, belief: sum.belief, beliefUpTo: sum.beliefUpTo!, judged: sum.judged ?? null };
       record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, s);
-      record.judged = summarizing ? hyp.judged : null;
+      // A summary that puts a report in question asks for a look for it: that summary is not adopted (no verdict to
+      // stand), so the summarizer writes it again after the look and the look for the thing follows.
       if (sum.focus) return done(`the predicted belief puts a report in question (${sum.focus.why}): a look comes first`);
+      record.judged = summarizing ? hyp.judged : null;
       if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return done("the task is predicted done");
       if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
         const p = await plain(plan(hyp, quiet));

@@ -50,6 +50,7 @@ export async function speculate(state: ReplanStateType, config?: RunnableConfig)
         spent(checked.usage);
         motion = checked.motion ?? null;
         if (!motion) return done(`the verifier kept no term for "${next.action}"`);
+        if (checked.log?.length) record.notes = checked.log;
       }
       if (motion) {
         const { draft: _draft, ...sent } = motion as typeof motion & { draft?: unknown };
