@@ -109,11 +109,6 @@ export function writeReport(dir: string, report: Report): { json: string; md: st
 
 const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${c.trials})`;
 
-/**
- * The report's tables. With `timing: false`, nothing measured by the wall clock (durations, throughput, wall seconds
- * per trial, the episode list's wall column): what is left repeats exactly under a seed, whatever the machine's load —
- * the form `npm run reproduce` publishes.
- */
 /** The pipelined row's speculation: all its trials, and those where the scenario moved something mid-task. */
 function speculation(r: Report): string[] {
   const rows = r.variants.filter((v) => r.episodes.some((e) => e.variant === v && e.pipeline));
@@ -137,6 +132,11 @@ function speculation(r: Report): string[] {
   ];
 }
 
+/**
+ * The report's tables. With `timing: false`, nothing measured by the wall clock (durations, throughput, wall seconds
+ * per trial, the episode list's wall column): what is left repeats exactly under a seed, whatever the machine's load —
+ * the form `npm run reproduce` publishes.
+ */
 export function tables(r: Report, opts: { timing: boolean } = { timing: true }): string {
   // Dozens of generated courses make a table too wide to read: then only the totals (each course is in Episodes).
   const cols = [...(r.tasks.length > 12 ? [] : r.tasks), ...r.families, "all"];

@@ -103,8 +103,8 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
     .slice(0, o.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
     const m = methodFor(o, w);
-    const rows = [...m.variants, ...("pipeline" in m.configuration.shape ? [PIPELINED] : [])];
-    for (const v of o.variants) if (!rows.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${rows.join(", ")}`);
+    const known = [...m.variants, ...("pipeline" in m.configuration.shape ? [PIPELINED] : [])];
+    for (const v of o.variants) if (!known.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${known.join(", ")}`);
   }
   if (o.variants.includes("full+ic")) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
@@ -321,6 +321,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
     paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
     paperTable: "paper_table" in ex.metadata ? ex.metadata.paper_table : undefined,
     condition: ex.metadata.condition,
+    // A scenario that moves or shuts something mid-episode (a kitchen's perturbations): the pipelined row's revocations are counted on these apart.
     ...(typeof ex.inputs.scenario === "object" && ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0 ? { perturbed: true } : {}),
     seed: p.seed,
     noise: o.noise,
@@ -391,7 +392,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
       ...(p.variant === PIPELINED
-        ? { pipeline: { ...((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE), sentAgainstContradiction: sentAgainstContradiction(run.trace as never) } }
+        ? { pipeline: { ...((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE), sentAgainstContradiction: sentAgainstContradiction(run.trace) } }
         : {}),
     };
     const effort = method(mode).report.experiment?.effort;

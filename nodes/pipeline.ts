@@ -4,7 +4,9 @@
  * is used (the action is sent at once), revoked (the world did not come out as predicted: the work is dropped and the
  * ordinary path runs) or unused (the prediction held, but nothing was prepared that could go: the ordinary path runs).
  */
-import { totalUsage, type Usage } from "../models";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { totalUsage, withModelScope, type ModelScope, type Usage } from "../models";
+import { runSignal } from "./estop";
 
 export type SpeculationOutcome = "used" | "revoked" | "unused";
 
@@ -36,9 +38,20 @@ export function tally(c: PipelineCounts, outcome: SpeculationOutcome, prepared: 
   };
 }
 
-/** A line for a run's summary. */
-export const pipelineText = (c: PipelineCounts) =>
-  `prepared ${c.prepared}, used ${c.used}, revoked ${c.revoked}, unused ${c.unused}; wasted ${c.wastedCalls} calls, ${c.wastedInputTokens + c.wastedOutputTokens} tokens`;
+/**
+ * A speculator's work, in a model scope of its own: `work` fills in what it prepares and returns why nothing (more) was
+ * prepared, if so. The usage is every request the work sent; a failure (an endpoint down, an answer that never fit)
+ * costs only the time and becomes the note, since the ordinary path runs after the skill all the same.
+ */
+export async function prepareBeside(config: RunnableConfig | undefined, work: () => Promise<string | undefined>): Promise<{ note?: string; usage: Usage }> {
+  const scope: ModelScope = { signal: runSignal(config), usage: {} };
+  try {
+    const note = await withModelScope(scope, work);
+    return { ...(note ? { note } : {}), usage: scope.usage };
+  } catch (err) {
+    return { note: `could not prepare: ${(err as Error).message}`, usage: scope.usage };
+  }
+}
 
 /** The nodes that write what a dispatch sends: CLEA's critique clearing an action, RePLan's motion. */
 const CLEARS = new Set(["critic", "planner", "verifier", "low_level_planner", "reward_verifier", "prediction_check"]);
@@ -49,11 +62,13 @@ const CLEARS = new Set(["critic", "planner", "verifier", "low_level_planner", "r
  * what is sent came from that check and the check's latest outcome is not `used`, the skill went out on work the
  * world had overtaken.
  */
-export function sentAgainstContradiction(trace: { node: string; update: Record<string, unknown> }[]): number {
+export function sentAgainstContradiction(trace: readonly { node: string; update: unknown }[]): number {
   let outcome: SpeculationOutcome | undefined;
   let source: string | undefined;
   let n = 0;
-  for (const { node, update } of trace) {
+  for (const step of trace) {
+    const { node } = step;
+    const update = step.update as Record<string, unknown>;
     if (node === "prediction_check") {
       const sp = update.speculation as { outcome?: SpeculationOutcome } | undefined;
       if (sp?.outcome) outcome = sp.outcome;

@@ -144,10 +144,11 @@ export interface LatencyRun {
   trace: { node: string; update: Record<string, unknown> }[];
 }
 
-/** The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1. */
-/** `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to (CLEA's). */
 /**
- * `pipelinedTarget`: idle round trips per skill the method's pipelined run is held to (it speculates: configurable.pipeline).
+ * The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1.
+ * `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to
+ * (CLEA's); `pipelinedTarget`: the round trips per skill between skills its pipelined run is held to (the methods that
+ * speculate: configurable.pipeline).
  */
 export const LATENCY_TASKS: { label: string; mode: Mode; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean; pipelinedTarget?: number }[] = [
   { label: "CLEA default task", mode: "clea", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true, pipelinedTarget: 1.0 },

@@ -4,13 +4,12 @@
  * the skill's predicted result into the belief (its verdict on the task with it); the next action is the plan's next
  * step, or the planner's first on that belief; the critic judges it there. Nothing of it touches the state but the
  * record it writes: the look after the skill decides whether it is used (methods/clea/nodes/predictionCheck.ts).
- * Its failure (an endpoint down, an answer that never fits) costs nothing but the time: the ordinary path runs.
+ * Its failure (an endpoint down, an answer that never fits) costs nothing but the time (nodes/pipeline.ts).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { addUsage, withModelScope, type ModelScope, type Usage } from "../../../models";
 import { reportsHoldUnsensed } from "../../../robots/manifests";
-import { runSignal } from "../../../nodes/estop";
+import { prepareBeside } from "../../../nodes/pipeline";
 import { runOf } from "../../../nodes/run";
 import { predictedEntry, type Speculation } from "../prediction";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
@@ -27,60 +26,45 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
   if (!state.pendingGoal) return {};
   const run = runOf<CleaSettings>(config);
   const { goalId, call } = state.pendingGoal;
-  const scope: ModelScope = { signal: runSignal(config), usage: {} };
-  let usage: Usage = {};
-  const spent = (u?: Usage) => {
-    if (u) usage = addUsage(usage, u);
-  };
   const record: Speculation = { goalId, entryId: state.counters.nextEntryId, belief: null, judged: null, plan: null, cursor: 0, action: null, critique: null, usage: {} };
-  const done = (note?: string): ClosedLoopUpdate => ({ speculation: { ...record, ...(note ? { note } : {}), usage }, usage });
-  try {
-    return await withModelScope(scope, async () => {
-      const s = await run.session();
-      const unsensed = s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
-      // The state as it will be if the skill does what its manifest says. A predicted belief is not a sighting: the
-      // store of where things were seen is left alone.
-      const quiet = { ...config, store: undefined } as LangGraphRunnableConfig;
-      let hyp: ClosedLoopStateType = {
-        ...state,
-        history: [...state.history, predictedEntry(record.entryId, state.counters.steps + 1, call, unsensed)],
-        cursor: state.cursor + 1,
-        pendingGoal: null,
-        counters: { ...state.counters, steps: state.counters.steps + 1, nextEntryId: state.counters.nextEntryId + 1 },
-      };
-      const summarizing = run.settings.variant !== "no-summarizer";
-      const sum = summarizing ? await plain(summarize(hyp, quiet)) : {};
-      spent(sum.usage);
-      if (sum.belief) hyp = { ...hyp, belief: sum.belief, beliefUpTo: sum.beliefUpTo!, judged: sum.judged ?? null };
-      record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, s);
-      // A summary that puts a report in question asks for a look for it: that summary is not adopted (no verdict to
-      // stand), so the summarizer writes it again after the look and the look for the thing follows.
-      if (sum.focus) return done(`the predicted belief puts a report in question (${sum.focus.why}): a look comes first`);
-      record.judged = summarizing ? hyp.judged : null;
-      if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return done("the task is predicted done");
-      if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
-        const p = await plain(plan(hyp, quiet));
-        spent(p.usage);
-        if ((p.status && p.status !== "running") || !p.plan) return done(`the planner, on the prediction: ${p.statusReason ?? "no plan"}`);
-        hyp = { ...hyp, plan: p.plan, cursor: 0, critique: null, lastFailure: null, counters: p.counters ?? hyp.counters, plannedAt: state.counters.iterations };
-        record.planned = { replan: (p.counters?.replans ?? 0) > state.counters.replans, focus: p.focus ?? null };
-        const v = await plain(verify(hyp, quiet));
-        spent(v.usage);
-        if (v.plan === null) return done(`the verifier rejected the plan made on the prediction: ${v.lastFailure}`);
-        if (v.plan) hyp = { ...hyp, plan: v.plan };
-      }
-      record.plan = hyp.plan;
-      record.cursor = hyp.cursor;
-      record.action = hyp.plan!.steps[hyp.cursor];
-      if (["no-critic", "open-loop"].includes(run.settings.variant)) return done();
-      const judged = await plain(judgeAction(hyp, quiet, true));
-      spent(judged.usage);
-      if (judged.critique) record.critique = { verdict: judged.critique.verdict, feedback: judged.critique.feedback };
-      return done(judged.critique?.verdict === "ok" ? undefined : `the critic, on the prediction: ${judged.critique?.verdict}`);
-    });
-  } catch (err) {
-    // Every request sent in the scope, the finished nodes' too.
-    usage = scope.usage;
-    return done(`could not prepare: ${(err as Error).message}`);
-  }
+  const { note, usage } = await prepareBeside(config, async () => {
+    const s = await run.session();
+    const unsensed = s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
+    // The state as it will be if the skill does what its manifest says. A predicted belief is not a sighting: the
+    // store of where things were seen is left alone.
+    const quiet = { ...config, store: undefined } as LangGraphRunnableConfig;
+    let hyp: ClosedLoopStateType = {
+      ...state,
+      history: [...state.history, predictedEntry(record.entryId, state.counters.steps + 1, call, unsensed)],
+      cursor: state.cursor + 1,
+      pendingGoal: null,
+      counters: { ...state.counters, steps: state.counters.steps + 1, nextEntryId: state.counters.nextEntryId + 1 },
+    };
+    const summarizing = run.settings.variant !== "no-summarizer";
+    const sum = summarizing ? await plain(summarize(hyp, quiet)) : {};
+    if (sum.belief) hyp = { ...hyp, belief: sum.belief, beliefUpTo: sum.beliefUpTo!, judged: sum.judged ?? null };
+    record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, s);
+    // A summary that puts a report in question asks for a look for it: that summary is not adopted (no verdict to
+    // stand), so the summarizer writes it again after the look and the look for the thing follows.
+    if (sum.focus) return `the predicted belief puts a report in question (${sum.focus.why}): a look comes first`;
+    record.judged = summarizing ? hyp.judged : null;
+    if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return "the task is predicted done";
+    if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
+      const p = await plain(plan(hyp, quiet));
+      if ((p.status && p.status !== "running") || !p.plan) return `the planner, on the prediction: ${p.statusReason ?? "no plan"}`;
+      hyp = { ...hyp, plan: p.plan, cursor: 0, critique: null, lastFailure: null, counters: p.counters ?? hyp.counters, plannedAt: state.counters.iterations };
+      record.planned = { replan: (p.counters?.replans ?? 0) > state.counters.replans, focus: p.focus ?? null };
+      const v = await plain(verify(hyp, quiet));
+      if (v.plan === null) return `the verifier rejected the plan made on the prediction: ${v.lastFailure}`;
+      if (v.plan) hyp = { ...hyp, plan: v.plan };
+    }
+    record.plan = hyp.plan;
+    record.cursor = hyp.cursor;
+    record.action = hyp.plan!.steps[hyp.cursor];
+    if (["no-critic", "open-loop"].includes(run.settings.variant)) return undefined;
+    const judged = await plain(judgeAction(hyp, quiet, true));
+    if (judged.critique) record.critique = { verdict: judged.critique.verdict, feedback: judged.critique.feedback };
+    return judged.critique?.verdict === "ok" ? undefined : `the critic, on the prediction: ${judged.critique?.verdict}`;
+  });
+  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
 }

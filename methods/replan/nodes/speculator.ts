@@ -3,11 +3,10 @@
  * the motion's predicted outcome — it succeeds, and the plan moves on. A motion step gets its reward terms drafted and
  * verified; a vision step gets its questions (the answers need the view after the motion). A plan that runs through
  * leaves nothing to prepare: its completion check needs that view. The controller's report after the motion decides
- * whether the work is used (methods/replan/nodes/predictionCheck.ts). A failure here costs only time.
+ * whether the work is used (methods/replan/nodes/predictionCheck.ts). A failure here costs only time (nodes/pipeline.ts).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { withModelScope, addUsage, type ModelScope, type Usage } from "../../../models";
-import { runSignal } from "../../../nodes/estop";
+import { prepareBeside } from "../../../nodes/pipeline";
 import { runOf } from "../../../nodes/run";
 import type { ReplanSettings } from "../configuration";
 import type { ReplanSpeculation, ReplanStateType, ReplanUpdate } from "../state";
@@ -20,46 +19,33 @@ const plain = async (u: Promise<ReplanUpdate>) => (await u) as Partial<ReplanSta
 export async function speculate(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   if (!state.pendingGoal) return {};
   const run = runOf<ReplanSettings>(config);
-  const scope: ModelScope = { signal: runSignal(config), usage: {} };
-  let usage: Usage = {};
-  const spent = (u?: Usage) => {
-    if (u) usage = addUsage(usage, u);
-  };
   // The state as it will be when the motion succeeds (runMotion's update on success).
   const hyp: ReplanStateType = { ...state, pendingGoal: null, motion: null, cursor: state.cursor + 1, counters: { ...state.counters, motions: state.counters.motions + 1 } };
   const next = hyp.plan?.steps[hyp.cursor];
   const record: ReplanSpeculation = { goalId: state.pendingGoal.goalId, cursor: hyp.cursor, step: next?.action ?? null, motion: null, answers: null, usage: {} };
-  const done = (note?: string): ReplanUpdate => ({ speculation: { ...record, ...(note ? { note } : {}), usage }, usage });
-  if (run.settings.variant === "one-shot") return done("the one-shot baseline has no next step");
-  if (!next) return done("the plan runs through: its completion check needs the view after the motion");
-  try {
-    return await withModelScope(scope, async () => {
-      if (next.kind === "vision") {
-        const q = await plain(askQuestions(hyp, config));
-        spent(q.usage);
-        if (q.status && q.status !== "running") return done(`the vision step, on the prediction: ${q.statusReason}`);
-        // No questions: the facts settle the step (the update moves past it); the step after it is not prepared.
-        record.answers = q.answers ?? [];
-        return done();
-      }
-      const drafted = await plain(planMotion(hyp, config));
-      spent(drafted.usage);
-      let motion = drafted.motion ?? null;
-      if (motion && !["no-verifier", "one-shot"].includes(run.settings.variant)) {
-        const checked = await plain(verifyMotion({ ...hyp, motion }, config));
-        spent(checked.usage);
-        motion = checked.motion ?? null;
-        if (!motion) return done(`the verifier kept no term for "${next.action}"`);
-        if (checked.log?.length) record.notes = checked.log;
-      }
-      if (motion) {
-        const { draft: _draft, ...sent } = motion as typeof motion & { draft?: unknown };
-        record.motion = sent;
-      }
-      return done();
-    });
-  } catch (err) {
-    usage = scope.usage;
-    return done(`could not prepare: ${(err as Error).message}`);
-  }
+  const { note, usage } = await prepareBeside(config, async () => {
+    if (run.settings.variant === "one-shot") return "the one-shot baseline has no next step";
+    if (!next) return "the plan runs through: its completion check needs the view after the motion";
+    if (next.kind === "vision") {
+      const q = await plain(askQuestions(hyp, config));
+      if (q.status && q.status !== "running") return `the vision step, on the prediction: ${q.statusReason}`;
+      // No questions: the facts settle the step (the update moves past it); the step after it is not prepared.
+      record.answers = q.answers ?? [];
+      return undefined;
+    }
+    const drafted = await plain(planMotion(hyp, config));
+    let motion = drafted.motion ?? null;
+    if (motion && !["no-verifier", "one-shot"].includes(run.settings.variant)) {
+      const checked = await plain(verifyMotion({ ...hyp, motion }, config));
+      motion = checked.motion ?? null;
+      if (!motion) return `the verifier kept no term for "${next.action}"`;
+      if (checked.log?.length) record.notes = checked.log;
+    }
+    if (motion) {
+      const { draft: _draft, ...sent } = motion as typeof motion & { draft?: unknown };
+      record.motion = sent;
+    }
+    return undefined;
+  });
+  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
 }

@@ -104,17 +104,19 @@ const straightCarry = (s: WorkbenchScene) => !carefulSpec(s).place.via && !isDra
 /** Things a sweep may go through: not the task's, light enough to move (not something to keep clear). */
 const sweepable = (scene: WorkbenchScene) => scene.things.filter((x) => x.name !== task(scene).obj && !OBJECT_PROPS[x.kind].avoid).map((x) => x.name);
 
+/** The carry at one pace, the waypoints on the way (a route round something) too. */
+function carryAt(spec: Parameters<Edit["apply"]>[0], speed: number): void {
+  spec.place.carrySpeed = speed;
+  spec.place.via = spec.place.via?.map((x) => (x.op === "move_to" ? { ...x, speed } : x));
+}
+
 export const EDITS: Record<EditName, Edit> = {
   fast_carry: {
     name: "fast_carry",
     slot: "speed",
     does: "carries the object fast",
     applies: () => true,
-    apply: (spec, _s, v, u) => {
-      spec.place.carrySpeed = r3([1.2, 0.9][v] + 0.2 * u);
-      // Waypoints on the way (the route round something) at the same pace.
-      spec.place.via = spec.place.via?.map((x) => (x.op === "move_to" ? { ...x, speed: spec.place.carrySpeed } : x));
-    },
+    apply: (spec, _s, v, u) => carryAt(spec, r3([1.2, 0.9][v] + 0.2 * u)),
   },
   detour: {
     name: "detour",
@@ -247,10 +249,7 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "speed",
     does: "carries the object at a crawl",
     applies: () => true,
-    apply: (spec, _s, v, u) => {
-      spec.place.carrySpeed = r3([0.05, 0.07][v] + 0.01 * u);
-      spec.place.via = spec.place.via?.map((x) => (x.op === "move_to" ? { ...x, speed: spec.place.carrySpeed } : x));
-    },
+    apply: (spec, _s, v, u) => carryAt(spec, r3([0.05, 0.07][v] + 0.01 * u)),
   },
   regrasp: {
     name: "regrasp",
