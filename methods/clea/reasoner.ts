@@ -9,7 +9,8 @@ import { parseLiteral, worldFacts, type RobotManifest, type WorldDescription } f
 import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall, Verification } from "./schemas";
 import { alias, closestName, lexicon, notUnderstoodMessage } from "../../models/reasoning/language";
 import { applyObservation, holdsInBelief, isThingName, notUnderstoodText, readGoal, summarize } from "./belief";
-import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
+import { missRate, perceived, type Draw, type NoiseKnobs, type Task } from "../../models/symbolic/noise";
+import { meaningHash } from "../../models/symbolic/meaning";
 
 export { emptyBelief, holdsInBelief, summarize } from "./belief";
 import { afterAction, firstUnmet, search, type Domain, type GroundAction } from "../../models/symbolic/search";
@@ -27,24 +28,30 @@ function worldName(label: string, world: WorldDescription): string {
 /** What a robot's detector reported, as the perceiver's prompt carries it. */
 export type DetectionsInput = Pick<DetectionsMessage, "detections" | "places">;
 
-export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription }, noise: NoiseKnobs, rng: Draw): Observation {
+export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription; lookFor?: { objects: string[] } | null }, noise: NoiseKnobs, rng: Draw): Observation {
   const kinds = new Map(ctx.world.places.map((p) => [p.name, p]));
   const objects: Observation["objects"] = [];
+  // Faults belong to the view (this robot's detector report) and the thing, not to the request (models/symbolic/noise.ts);
+  // a thing asked about is looked at closely: its miss rate scaled by one shared factor, on the same draw.
+  const view = meaningHash([ctx.robot, ctx.detections]);
+  const asked = new Set(ctx.lookFor?.objects ?? []);
   for (const d of ctx.detections.detections) {
-    const miss = rng.next() < noise.missDetection;
-    const misname = rng.next() < noise.misname;
-    if (miss) continue;
     // A detector that names things in plain words ("tea bottle") is read through the world's wordings.
     const label = worldName(d.label, ctx.world);
+    const about = perceived(rng, view, meaningHash(d));
+    const miss = about.next() < missRate(noise, asked.has(label));
+    const misname = about.next() < noise.misname;
+    if (miss) continue;
     objects.push({ name: misname ? alias(label) : label, relation: d.location.relation, place: d.location.place });
   }
   // A place's contents are in view when enough of the surface they rest on is.
   const visiblePlaces = ctx.detections.places.filter((p) => p.insidePixels >= 150).map((p) => p.name);
-  if (rng.next() < noise.hallucinate && visiblePlaces.length) {
+  const ghost = perceived(rng, view, "hallucination");
+  if (ghost.next() < noise.hallucinate && visiblePlaces.length) {
     const absent = ctx.world.labels.filter((l) => !objects.some((o) => o.name === l));
     if (absent.length) {
-      const place = visiblePlaces[Math.floor(rng.next() * visiblePlaces.length)];
-      objects.push({ name: absent[Math.floor(rng.next() * absent.length)], relation: kinds.get(place)?.kind === "container" ? "in" : "on", place });
+      const place = visiblePlaces[Math.floor(ghost.next() * visiblePlaces.length)];
+      objects.push({ name: absent[Math.floor(ghost.next() * absent.length)], relation: kinds.get(place)?.kind === "container" ? "in" : "on", place });
     }
   }
   const containers = ctx.detections.places.filter((p) => kinds.get(p.name)?.openable).map((p) => ({ name: p.name, state: p.state }));
@@ -64,7 +71,11 @@ export interface PlanContext {
   world: WorldDescription;
   maxSteps: number;
   lastFailure?: string | null;
+  /** The critic's last rejection, with the action it rejected. */
+  critique?: { action?: SkillCall } | null;
 }
+
+const sameCall = (a: SkillCall, b: SkillCall) => a.robot === b.robot && a.skill === b.skill && JSON.stringify(Object.entries(a.args).sort()) === JSON.stringify(Object.entries(b.args).sort());
 
 export function staticFacts(robots: RobotManifest[], world: WorldDescription): string[] {
   return [...worldFacts(world), ...robots.flatMap((r) => r.facts.map((f) => f.replace(/\bself\b/g, r.id)))];
@@ -159,8 +170,12 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
       ({ plan: result, subgoal, rationale } = room);
     }
   }
-  let steps: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
-  steps = corrupt(steps, ctx, noise, rng);
+  const found: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
+  let steps = corrupt(found, ctx, noise, rng);
+  // Told which action the critic rejected, the planner does not repeat its own slip: a plan whose slip wrote that very
+  // call goes as the search found it. The critique is read after every draw, so it moves none of them.
+  const rejected = ctx.critique?.action;
+  if (rejected && steps.some((x) => sameCall(x, rejected)) && !found.some((x) => sameCall(x, rejected))) steps = found;
   return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null, lookFor };
 }
 

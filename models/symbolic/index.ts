@@ -8,8 +8,8 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
 import { readModelView } from "./view";
-import { KeyedDraw, NO_NOISE, type Draw, type NoiseKnobs, type Task } from "./noise";
-import { faultKey } from "./meaning";
+import { NO_NOISE, ReadDraw, type Draw, type NoiseKnobs, type Task } from "./noise";
+import { readKey } from "./meaning";
 
 /**
  * The offline reasoner of one method (or several: their task tables merged): each method's folder holds its part
@@ -33,10 +33,10 @@ export class SymbolicChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const ctx = readModelView(readContext(messages) as any);
-    // Faults are drawn from what the request asks, not how it is worded (models/symbolic/meaning.ts).
-    const rng = new KeyedDraw(faultKey(this.seed, ctx));
+    // Faults are drawn from what the request asks that the reasoner reads, not how it is worded (models/symbolic/meaning.ts).
+    const rng = new ReadDraw(this.seed, ctx, readKey);
     // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
-    const answer = await this.answer(ctx, rng);
+    const answer = await this.answer(rng.context, rng);
     const text = JSON.stringify(answer);
     // No provider reports its usage: the request and the answer are counted with the bench's tokenizer (models/tokens.ts).
     const input = requestTokens(messages);

@@ -34,5 +34,20 @@ export function meaningOf(value: unknown): unknown {
 
 /** The key of a request's seeded draws: the seed, the role (the context's task) and what it asks. */
 export function faultKey(seed: number, ctx: { task: string }): string {
-  return `${seed}|${ctx.task}|${createHash("sha256").update(JSON.stringify(meaningOf(ctx))).digest("hex")}`;
+  return `${seed}|${ctx.task}|${meaningHash(ctx)}`;
+}
+
+/** A value's meaning as a short hash: what a view, a detection or a context holds, its wording aside. */
+export function meaningHash(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(meaningOf(value)) ?? "").digest("hex");
+}
+
+/**
+ * The key of the draws a reasoner makes after reading these fields of its context (models/symbolic/index.ts): the
+ * fields it has not read are left out, so a field it never reads never moves a draw. With every field read it is
+ * `faultKey` of the whole context.
+ */
+export function readKey(seed: number, ctx: { task: string } & Record<string, unknown>, read: ReadonlySet<string>): string {
+  const picked = Object.fromEntries(Object.keys(ctx).filter((k) => k === "task" || read.has(k)).map((k) => [k, ctx[k]]));
+  return faultKey(seed, picked as { task: string });
 }

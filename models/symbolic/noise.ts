@@ -65,6 +65,29 @@ export function noiseLevel(level: number): NoiseKnobs {
 
 export interface Draw {
   next(): number;
+  /**
+   * Draws about one thing, keyed on the seed and these parts alone (not on the rest of the request): a perceiver's
+   * faults about a thing in a view (`perceived`). Absent from hand-made draws in tests, which then serve as they are.
+   */
+  about?(...parts: string[]): Draw;
+}
+
+/**
+ * How much a thing's miss rate shrinks when the perceiver is asked to look at it closely (CLEA's `lookFor`): the same
+ * draw decides, so a closer look only ever finds more. One factor for every method (docs/models.md).
+ */
+export const FOCUSED_MISS_FACTOR = 0.5;
+
+/** The chance that the perceiver leaves out a thing it was shown, looked at closely or not. */
+export const missRate = (noise: NoiseKnobs, focused = false) => noise.missDetection * (focused ? FOCUSED_MISS_FACTOR : 1);
+
+/**
+ * A perceiver's draws about one thing in one view: keyed on the seed, the view (what the detector reported of it, as
+ * `meaningHash` gives it) and the thing (its detection, or its name where it was not detected) — never on the question
+ * asked, the method asking, or anything else the request carries. Asking twice about an unchanged view gives one answer.
+ */
+export function perceived(rng: Draw, view: string, thing: string): Draw {
+  return rng.about ? rng.about("perceiver", view, thing) : rng;
 }
 
 /** One node's reasoning: its context block in, its structured answer out; noise and draws for the roles that use them. */
@@ -72,11 +95,52 @@ export interface Draw {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Task = (ctx: any, noise: NoiseKnobs, rng: Draw) => unknown;
 
+const unit = (key: string) => createHash("sha256").update(key).digest().readUInt32BE(0) / 2 ** 32;
+
 /** Deterministic draws from a key (models/symbolic/meaning.ts): the same request always meets the same noise. */
 export class KeyedDraw implements Draw {
   private i = 0;
-  constructor(private readonly key: string) {}
+  constructor(private readonly key: string, private readonly seed?: number) {}
   next(): number {
-    return createHash("sha256").update(`${this.key}#${this.i++}`).digest().readUInt32BE(0) / 2 ** 32;
+    return unit(`${this.key}#${this.i++}`);
+  }
+  about(...parts: string[]): Draw {
+    return new KeyedDraw(`${this.seed ?? this.key}|${parts.join("|")}`, this.seed);
+  }
+}
+
+/**
+ * The draws of one request, keyed on what the reasoner has read of it so far (`readKey`): `context` is the request's
+ * context, watched, and each draw is keyed on the seed and the fields read before it. A field the reasoner never reads
+ * never moves a draw; the same fields read give the same draws (the reasoner is deterministic, so what it reads before
+ * each draw follows from what it read before).
+ */
+export class ReadDraw implements Draw {
+  private i = 0;
+  private readonly read = new Set<string>();
+  private key = "";
+  private keyedOn = -1;
+  readonly context: Record<string, unknown> & { task: string };
+  constructor(private readonly seed: number, private readonly ctx: Record<string, unknown> & { task: string }, private readonly keyOf: (seed: number, ctx: Record<string, unknown> & { task: string }, read: ReadonlySet<string>) => string) {
+    const note = (p: string | symbol) => typeof p === "string" && this.read.add(p);
+    this.context = new Proxy(ctx, {
+      get: (t, p, r) => (note(p), Reflect.get(t, p, r)),
+      has: (t, p) => (note(p), Reflect.has(t, p)),
+      getOwnPropertyDescriptor: (t, p) => (note(p), Reflect.getOwnPropertyDescriptor(t, p)),
+    });
+  }
+  /** The fields read so far. */
+  get fields(): ReadonlySet<string> {
+    return this.read;
+  }
+  next(): number {
+    if (this.read.size !== this.keyedOn) {
+      this.key = this.keyOf(this.seed, this.ctx, this.read);
+      this.keyedOn = this.read.size;
+    }
+    return unit(`${this.key}#${this.i++}`);
+  }
+  about(...parts: string[]): Draw {
+    return new KeyedDraw(`${this.seed}|${parts.join("|")}`, this.seed);
   }
 }
