@@ -113,21 +113,29 @@ const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${
 function speculation(r: Report): string[] {
   const rows = r.variants.filter((v) => r.episodes.some((e) => e.variant === v && e.pipeline));
   if (!rows.length) return [];
+  type P = NonNullable<Report["episodes"][number]["pipeline"]>;
+  const sum = (eps: Report["episodes"], f: (p: P) => number) => eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
+  // Reports written before the trace measures have none: a dash, not a zero.
+  const measured = (eps: Report["episodes"], f: (p: P) => number | undefined) => (eps.every((e) => e.pipeline && f(e.pipeline) !== undefined) ? String(sum(eps, (p) => f(p) ?? 0)) : "–");
   const line = (label: string, eps: Report["episodes"]) => {
-    const sum = (f: (p: NonNullable<Report["episodes"][number]["pipeline"]>) => number) => eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
     const trials = Math.max(1, eps.length);
-    return `| ${label} | ${eps.length} | ${sum((p) => p.prepared)} | ${sum((p) => p.used)} | ${sum((p) => p.revoked)} | ${sum((p) => p.unused)} | ${(sum((p) => p.wastedInputTokens + p.wastedOutputTokens) / trials).toFixed(0)} | ${sum((p) => p.sentAgainstContradiction)} |`;
+    return `| ${label} | ${eps.length} | ${sum(eps, (p) => p.prepared)} | ${sum(eps, (p) => p.used)} | ${sum(eps, (p) => p.revoked)} | ${sum(eps, (p) => p.unused)} | ${(sum(eps, (p) => p.wastedInputTokens + p.wastedOutputTokens) / trials).toFixed(0)} | ${measured(eps, (p) => p.againstTheLook)} | ${measured(eps, (p) => p.preparedAgainstTheLook)} | ${measured(eps, (p) => p.preparedAfterFailedMotion)} |`;
   };
+  const why: Record<string, number> = {};
+  for (const e of r.episodes) for (const [k, n] of Object.entries(e.pipeline?.revokedBecause ?? {})) why[k] = (why[k] ?? 0) + n;
   return [
-    "## Speculation: work prepared beside each skill, and what the look after it made of it",
+    "## Speculation: work prepared beside each skill, and what the check after it made of it",
     "",
-    "| row | trials | prepared | sent at once | revoked (the look contradicted the prediction) | unused | tokens wasted per trial | skills sent against a contradicted prediction |",
-    "|---|---|---|---|---|---|---|---|",
+    "CLEA checks a prediction against the look after the skill; RePLan against the controller's report alone (it compares no observed fact). The last three columns are measured on the trace, each skill set against what came before it: skills whose object or door the looks before them showed otherwise (all, and those sent on prepared work), and motions sent on prepared work after the controller reported the motion before them failed.",
+    "",
+    "| row | trials | prepared | sent at once | revoked | unused | tokens wasted per trial | skills sent against the look | of them on prepared work | prepared motions sent after a failed motion |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...rows.flatMap((v) => {
       const eps = r.episodes.filter((e) => e.variant === v && e.pipeline);
       const moved = eps.filter((e) => e.perturbed);
       return [line(v, eps), ...(moved.length ? [line(`${v}, something moved mid-task`, moved)] : [])];
     }),
+    ...(Object.keys(why).length ? ["", "What revoked the prepared work (one check may give several kinds of reason):", "", "| reason | times |", "|---|---|", ...Object.entries(why).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `| ${k} | ${n} |`)] : []),
     "",
   ];
 }

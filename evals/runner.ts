@@ -17,10 +17,17 @@ import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import { NO_PIPELINE, sentAgainstContradiction, type PipelineCounts } from "../nodes/pipeline";
+import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, type PipelineCounts } from "../nodes/pipeline";
 import { method, methodOfWorld, type Method } from "../methods";
 import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
+
+
+/** A pipelined episode's speculation with what its trace measures: why work was revoked, and skills sent against what was seen. */
+function pipelineRecord(counts: PipelineCounts, trace: readonly { node: string; update: unknown }[]) {
+  const look = sentAgainstTheLook(trace);
+  return { ...counts, revokedBecause: revocations(trace), againstTheLook: look.all, preparedAgainstTheLook: look.prepared, preparedAfterFailedMotion: sentAgainstTheReport(trace) };
+}
 
 export interface ExperimentOptions {
   name: string;
@@ -392,7 +399,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
       ...(p.variant === PIPELINED
-        ? { pipeline: { ...((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE), sentAgainstContradiction: sentAgainstContradiction(run.trace) } }
+        ? { pipeline: pipelineRecord((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE, run.trace) }
         : {}),
     };
     const effort = method(mode).report.experiment?.effort;

@@ -68,10 +68,11 @@ export interface EpisodeResult {
   /** CLEA: loops broken in the run, by how (a look for what was in question, the critic overruled, a third try refused). */
   loops?: Record<string, number>;
   /**
-   * The pipelined row: what the run's speculation came to, and how many skills went out on prepared work whose
-   * prediction the look had contradicted (read from the trace: must be 0).
+   * The pipelined row: what the run's speculation came to, why each revoked speculation was revoked, and — measured on
+   * the trace, each skill set against what was seen or reported before it — how many skills went out against it: CLEA
+   * against the looks before them (all, and those on prepared work), RePLan on prepared work after a failed motion.
    */
-  pipeline?: import("../nodes/pipeline").PipelineCounts & { sentAgainstContradiction: number };
+  pipeline?: import("../nodes/pipeline").PipelineCounts & { revokedBecause: Record<string, number>; againstTheLook: number; preparedAgainstTheLook: number; preparedAfterFailedMotion: number };
   /** The scenario changes something mid-episode (a kitchen perturbation). */
   perturbed?: boolean;
   modelCalls: number;

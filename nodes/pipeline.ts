@@ -56,25 +56,97 @@ export async function prepareBeside(config: RunnableConfig | undefined, work: ()
 /** The nodes that write what a dispatch sends: CLEA's critique clearing an action, RePLan's motion. */
 const CLEARS = new Set(["critic", "planner", "verifier", "low_level_planner", "reward_verifier", "prediction_check"]);
 
+/** What a look showed, as a perceiver's update carries it per robot. */
+interface Seen {
+  objects?: { name: string; relation: string; place: string }[];
+  containers?: { name: string; state: string }[];
+  visiblePlaces?: string[];
+}
+
+/** Why the looks say a skill call could not be what the world allows, if they do (a thing seen elsewhere, a door in the other state). */
+function contradictedBy(call: { skill: string; args: Record<string, string> }, looks: Seen[]): string | undefined {
+  const { object, place, target } = call.args;
+  if (call.skill === "pick_from" && object && place) {
+    for (const o of looks) {
+      const here = o.objects?.some((x) => x.name === object && x.place === place);
+      if (here) return undefined;
+      const elsewhere = o.objects?.find((x) => x.name === object && x.place !== place);
+      if (elsewhere) return `the ${object} was seen ${elsewhere.relation} the ${elsewhere.place}`;
+      if (o.visiblePlaces?.includes(place)) return `the ${place} was seen without the ${object}`;
+    }
+  }
+  if ((call.skill === "open" || call.skill === "close") && target) {
+    const state = looks.flatMap((o) => o.containers ?? []).find((c) => c.name === target)?.state;
+    if (state === (call.skill === "open" ? "open" : "closed")) return `the ${target} was seen ${state}`;
+  }
+  return undefined;
+}
+
 /**
- * From a run's node updates: skills sent on prepared work when the look after the skill before had contradicted its
- * prediction. The prepared work reaches a dispatch only through the prediction check's write; if the latest write of
- * what is sent came from that check and the check's latest outcome is not `used`, the skill went out on work the
- * world had overtaken.
+ * Measured on a run's trace, not read from the prediction check's own verdicts: each skill sent, set against the
+ * looks that came before it (every robot's latest observation). A skill whose object or door those looks show
+ * otherwise — the thing seen elsewhere or its place seen without it, the door already in the state asked for — was
+ * sent against the look. Counted for every dispatch, prepared or not; `prepared` counts those that went out on
+ * prepared work (the prediction check's write), which is what speculation must never do.
  */
-export function sentAgainstContradiction(trace: readonly { node: string; update: unknown }[]): number {
-  let outcome: SpeculationOutcome | undefined;
+export function sentAgainstTheLook(trace: readonly { node: string; update: unknown }[]): { all: number; prepared: number; examples: string[] } {
+  const latest = new Map<string, Seen>();
+  let source: string | undefined;
+  const out = { all: 0, prepared: 0, examples: [] as string[] };
+  for (const step of trace) {
+    const update = step.update as Record<string, unknown>;
+    if (step.node === "perceiver" && update.observations) for (const [robot, seen] of Object.entries(update.observations as Record<string, Seen>)) latest.set(robot, seen);
+    if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
+    const sent = step.node === "dispatch" ? (update.pendingGoal as { call?: { robot: string; skill: string; args: Record<string, string> } } | null | undefined)?.call : undefined;
+    if (!sent) continue;
+    const why = contradictedBy(sent, [...latest.values()]);
+    if (!why) continue;
+    out.all++;
+    if (source === "prediction_check") out.prepared++;
+    if (out.examples.length < 3) out.examples.push(`${sent.robot}.${sent.skill}(${Object.values(sent.args).join(", ")}): ${why}`);
+  }
+  return out;
+}
+
+/**
+ * Measured on a run's trace, not read from the prediction check's verdicts: motions sent on prepared work right after
+ * the controller reported the motion before them failed (RePLan speculates on the controller's report; it compares no
+ * observed fact). The report is the executor's last motion entry before each dispatch.
+ */
+export function sentAgainstTheReport(trace: readonly { node: string; update: unknown }[]): number {
+  let lastOk: boolean | undefined;
   let source: string | undefined;
   let n = 0;
   for (const step of trace) {
-    const { node } = step;
     const update = step.update as Record<string, unknown>;
-    if (node === "prediction_check") {
-      const sp = update.speculation as { outcome?: SpeculationOutcome } | undefined;
-      if (sp?.outcome) outcome = sp.outcome;
+    if (step.node === "executor") {
+      const motion = ((update.log ?? []) as { kind: string; ok?: boolean }[]).findLast((x) => x.kind === "motion");
+      if (motion) lastOk = !!motion.ok;
     }
-    if (CLEARS.has(node) && (update.critique || update.motion)) source = node;
-    if (node === "dispatch" && update.pendingGoal && source === "prediction_check" && outcome !== "used") n++;
+    if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
+    if (step.node === "dispatch" && update.pendingGoal && source === "prediction_check" && lastOk === false) n++;
   }
   return n;
+}
+
+/** The kinds of reason a prediction check gives (CLEA's look, RePLan's controller report), as the report counts them. */
+const REASONS: [RegExp, string][] = [
+  [/did not succeed/, "the controller reported the skill or motion failed"],
+  [/plan is not at the step/, "the plan moved off the step the work was prepared for"],
+  [/made for an earlier skill/, "the work was made for an earlier skill"],
+  [/where predicted$/, "the look: a thing missing from a place in view where it was predicted"],
+  [/, not .* as predicted$/, "the look: a thing, door or hand in another state than predicted"],
+  [/which the prediction did not hold$/, "the look: a thing seen that the prediction did not hold"],
+];
+
+/** Why each revoked speculation was revoked, by kind of reason, counted from the trace: what the report tabulates. */
+export function revocations(trace: readonly { node: string; update: unknown }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const step of trace) {
+    const sp = (step.update as { speculation?: { outcome?: string; why?: string } }).speculation;
+    if (step.node !== "prediction_check" || sp?.outcome !== "revoked") continue;
+    const kinds = new Set((sp.why ?? "").split("; ").map((part) => REASONS.find(([re]) => re.test(part))?.[1] ?? "other"));
+    for (const k of kinds) out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
 }

@@ -222,7 +222,7 @@ export function latencyFigures(r: LatencyRun, targets: boolean, idleTarget?: num
     ...(sp
       ? [
           { name: `${p}: prepared actions sent at once`, value: sp.used, unit: "actions" },
-          { name: `${p}: speculations revoked (the look contradicted them)`, value: sp.revoked, unit: "skills" },
+          { name: `${p}: speculations revoked (the check after the skill: CLEA the look, RePLan the controller report)`, value: sp.revoked, unit: "skills" },
           { name: `${p}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
           { name: `${p}: tokens wasted on revoked work per skill`, value: (sp.wastedInputTokens + sp.wastedOutputTokens) / n, unit: "tokens" },
         ]

@@ -1,6 +1,6 @@
 /** Speculation's bookkeeping: counts, wasted tokens, the trace check that no skill went out on overtaken work, the setting. */
 import { describe, expect, it } from "vitest";
-import { NO_PIPELINE, sentAgainstContradiction, tally } from "../../nodes/pipeline";
+import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, tally } from "../../nodes/pipeline";
 import { ClosedLoopConfiguration } from "../../methods/clea/configuration";
 import { ReplanConfiguration } from "../../methods/replan/configuration";
 
@@ -16,20 +16,37 @@ describe("speculation's counts", () => {
   });
 });
 
-describe("skills sent against a contradicted prediction, read from the trace", () => {
-  const check = (outcome: string, extra: Record<string, unknown> = {}) => ({ node: "prediction_check", update: { speculation: { outcome }, ...extra } });
-  const dispatch = { node: "dispatch", update: { pendingGoal: { goalId: "g" } } };
-  it("is 0 when prepared work went out only after a check that confirmed it", () => {
-    expect(sentAgainstContradiction([check("used", { critique: { verdict: "ok" } }), dispatch])).toBe(0);
+describe("skills sent against what was seen or reported before them, measured on the trace", () => {
+  const look = (objects: { name: string; relation: string; place: string }[], visiblePlaces: string[], containers: { name: string; state: string }[] = []) => ({ node: "perceiver", update: { observations: { arm: { objects, visiblePlaces, containers } } } });
+  const send = (skill: string, args: Record<string, string>) => ({ node: "dispatch", update: { pendingGoal: { goalId: "g", call: { robot: "arm", skill, args } } } });
+  const cleared = (node: string) => ({ node, update: { critique: { verdict: "ok" } } });
+  it("counts a pick from a place the look showed without the thing, or a thing the look showed elsewhere; on prepared work apart", () => {
+    const trace = [
+      look([{ name: "apple", relation: "on", place: "table" }], ["table", "sink"]),
+      cleared("critic"), send("pick_from", { object: "apple", place: "table" }),
+      cleared("prediction_check"), send("pick_from", { object: "apple", place: "sink" }),
+      look([], ["table"]), cleared("critic"), send("pick_from", { object: "apple", place: "table" }),
+    ];
+    expect(sentAgainstTheLook(trace)).toEqual({ all: 2, prepared: 1, examples: ["arm.pick_from(apple, sink): the apple was seen on the table", "arm.pick_from(apple, table): the table was seen without the apple"] });
   });
-  it("is 0 when a revoked check was followed by the ordinary critic before the dispatch", () => {
-    const trace = [check("used", { critique: { verdict: "ok" } }), dispatch, check("revoked"), { node: "critic", update: { critique: { verdict: "ok" } } }, dispatch];
-    expect(sentAgainstContradiction(trace)).toBe(0);
+  it("counts a door opened that the look showed open, and nothing where the look is silent", () => {
+    expect(sentAgainstTheLook([look([], [], [{ name: "oven", state: "open" }]), cleared("critic"), send("open", { target: "oven" })]).all).toBe(1);
+    expect(sentAgainstTheLook([look([], [], [{ name: "oven", state: "closed" }]), cleared("critic"), send("open", { target: "oven" }), send("pick_from", { object: "apple", place: "oven" })]).all).toBe(0);
   });
-  it("counts a dispatch on prepared work after the check revoked it (what must never happen)", () => {
-    expect(sentAgainstContradiction([check("used", { critique: { verdict: "ok" } }), dispatch, check("revoked"), dispatch])).toBe(1);
-    // RePLan's prepared motion, the same way.
-    expect(sentAgainstContradiction([check("used", { motion: { step: "x" } }), dispatch, check("revoked"), dispatch])).toBe(1);
+  it("RePLan: counts a prepared motion sent after the controller reported a failed motion, not one the ordinary path cleared", () => {
+    const motion = (ok: boolean) => ({ node: "executor", update: { log: [{ kind: "motion", ok }] } });
+    const go = { node: "dispatch", update: { pendingGoal: { goalId: "g" } } };
+    expect(sentAgainstTheReport([motion(true), { node: "prediction_check", update: { motion: { step: "x" } } }, go])).toBe(0);
+    expect(sentAgainstTheReport([motion(false), { node: "low_level_planner", update: { motion: { step: "y" } } }, go])).toBe(0);
+    expect(sentAgainstTheReport([motion(false), { node: "prediction_check", update: { motion: { step: "x" } } }, go])).toBe(1);
+  });
+  it("names why prepared work was revoked, by kind", () => {
+    const revoked = (why: string) => ({ node: "prediction_check", update: { speculation: { outcome: "revoked", why } } });
+    expect(revocations([revoked("the motion did not succeed: stuck"), revoked("the tea is at sink, not refrigerator as predicted; the oven is open, not closed as predicted"), revoked("the plan is not at the step the work was prepared for")])).toEqual({
+      "the controller reported the skill or motion failed": 1,
+      "the look: a thing, door or hand in another state than predicted": 1,
+      "the plan moved off the step the work was prepared for": 1,
+    });
   });
 });
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../nodes/run";
 import { LATENCY_TASKS, latencyEpisode, startReasonerEndpoint, type LatencyRun } from "../../../evals/bench/latency";
-import { sentAgainstContradiction } from "../../../nodes/pipeline";
+import { sentAgainstTheLook } from "../../../nodes/pipeline";
 import type { Speculation } from "../../../methods/clea/prediction";
 import { startSim, type SimProcess } from "../../helpers/processes";
 import { callText, executed, runEpisode } from "../../helpers/episode";
@@ -58,7 +58,7 @@ describe("CLEA pipelined, through the openai backend", () => {
     const plain = await latencyEpisode(endpoint, task, "full", false, "max");
     expect(plain.success).toBe(true);
     expect(waitedOn(plain).flat().filter((role) => role !== "perceiver").length).toBeGreaterThan(waited.flat().filter((role) => role !== "perceiver").length);
-    expect(sentAgainstContradiction(piped.trace)).toBe(0);
+    expect(sentAgainstTheLook(piped.trace).prepared).toBe(0);
   });
 
   it("an endpoint that refuses every speculative request costs time only: the ordinary path runs and the task is done", async () => {
@@ -92,7 +92,7 @@ describe("CLEA pipelined, the symbolic backend", () => {
     const dropped = revoked.map((c) => c.action).filter((a) => a !== null).map((a) => callText(a!));
     expect(dropped).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(executed(e).map((x) => x.call)).not.toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
-    expect(sentAgainstContradiction(e.trace as never)).toBe(0);
+    expect(sentAgainstTheLook(e.trace as never).prepared).toBe(0);
     expect(e.state.pipeline.revoked).toBeGreaterThan(0);
     expect(e.truth.success).toBe(true);
   });

@@ -10,7 +10,7 @@ import type { ReplanSpeculation, ReplanStateType } from "../../../methods/replan
 import { loadDataset } from "../../../evals/datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
-import { sentAgainstContradiction } from "../../../nodes/pipeline";
+import { sentAgainstTheReport } from "../../../nodes/pipeline";
 import { scratchDir } from "../../helpers/episode";
 
 const sims: SimProcess[] = [];
@@ -47,7 +47,7 @@ describe("RePLan pipelined", () => {
       const t = piped.trace[i];
       if (t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used") expect(piped.trace[i + 1].node).toBe("dispatch");
     }
-    expect(sentAgainstContradiction(piped.trace as never)).toBe(0);
+    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
     expect(piped.truth.success).toBe(true);
     // The same motions as without speculation.
     const plain = await episode("cabinet_barred", false);
@@ -62,6 +62,6 @@ describe("RePLan pipelined", () => {
     expect(usedQuestions).toBeGreaterThan(0);
     // No planner asks them again: the perceiver is next.
     expect(piped.trace[usedQuestions + 1].node).toBe("vision_answer");
-    expect(sentAgainstContradiction(piped.trace as never)).toBe(0);
+    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
   });
 });
