@@ -25,13 +25,36 @@ import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
-import { appendToLedger, readLedger, scoredRangeLine, type ScoredRange } from "../evals/ledger";
+import { appendToLedger, isStaleMark, rangeText, readLedger, scoredRangeLine, staleness, type LedgerRow, type ScoredRange } from "../evals/ledger";
 
-/** A scored generated-world report, refused if any of its worlds is from the tuning range. */
-export function scoredOnly(r: Report): Report {
-  const tuning = r.tasks.filter((t) => (generatedSeed(t) ?? -1) < FIRST_SCORED_SEED);
-  if (tuning.length) throw new Error(`the scored figure reads worlds outside the scored range (seeds from ${FIRST_SCORED_SEED}): ${tuning.slice(0, 5).join(", ")}`);
+/**
+ * A scored generated-world report, refused if any of its worlds lies outside the range it is scored on (a full
+ * figure's sealed range; a quick slice's retired one), or below the first scored seed.
+ */
+export function scoredOnly(r: Report, range?: { from: number; count: number }): Report {
+  const from = Math.max(range?.from ?? FIRST_SCORED_SEED, FIRST_SCORED_SEED);
+  const to = range ? range.from + range.count : Infinity;
+  const outside = r.tasks.filter((t) => {
+    const seed = generatedSeed(t) ?? -1;
+    return seed < from || seed >= to;
+  });
+  if (outside.length) throw new Error(`the scored figure reads worlds outside the scored range (seeds ${from}${to === Infinity ? " on" : `–${to - 1}`}): ${outside.slice(0, 5).join(", ")}`);
   return r;
+}
+
+/**
+ * Before a full figure runs its scored ranges: refused if the ledger shows any seed of them already run (by any
+ * figure, at any commit), or if one lies in a tuning range — a scored range is run once, after every decision. Quick
+ * slices read retired ranges and are not checked.
+ */
+export function freshRanges(ledger: readonly LedgerRow[], ranges: readonly ScoredRange[], tuning: readonly ScoredRange[] = []): void {
+  const overlaps = (a: ScoredRange, b: ScoredRange) => a.dataset === b.dataset && a.from < b.from + b.count && b.from < a.from + a.count;
+  for (const range of ranges) {
+    const run = ledger.filter((row) => !isStaleMark(row) && overlaps(row.range, range));
+    if (run.length) throw new Error(`the scored range ${rangeText(range)} was already run (docs/results/ledger.md: ${[...new Set(run.map((r) => `${rangeText(r.range)} at ${r.commit}`))].slice(0, 3).join("; ")}): a scored range is run once — give the figure a fresh range in cli/reproduce.ts`);
+    const tuned = tuning.find((t) => overlaps(t, range));
+    if (tuned) throw new Error(`the scored range ${rangeText(range)} overlaps the tuning range ${rangeText(tuned)}`);
+  }
 }
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -54,6 +77,9 @@ options:
   --concurrency N  episodes at once in each experiment (default 2; results do not depend on it)
   --list           list the figures with their commands and exit
   --include        only rewrite the docs' marked regions from docs/results/ (after copying results in)
+  --mark-stale ID --why TEXT
+                   a change on a scored figure's code path: mark it stale in the ledger (a row per scored range,
+                   at the current commit) until it is run again on a fresh range, and say so in the docs
   --render         make the tables again from the runs already in the work directory, without running anything;
                    the header names the commit the runs were made at (read from the results file it replaces)
 `;
@@ -84,6 +110,8 @@ interface Figure {
   fullOnly?: boolean;
   /** The header's commands in a few lines, where listing every part's would run to dozens. */
   commands?: string[];
+  /** The tuning ranges of generated worlds it runs: a scored range may not overlap them. */
+  tuning?: ScoredRange[];
   /** The scored ranges of generated worlds its full figure runs: each run goes into the ledger (evals/ledger.ts). */
   scored?: ScoredRange[];
 }
@@ -251,10 +279,12 @@ const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, c
  * on, never the sealed range), then the tuning range — and its tables and headline, the scored report refused if it
  * reads a tuning world.
  */
-function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange; tuning: { from: number; count: number }; quickCount: number; args: string[]; worlds: string }): Pick<Figure, "scored" | "parts" | "render" | "headline"> {
+function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange; tuning: { from: number; count: number }; quickCount: number; args: string[]; worlds: string }): Pick<Figure, "scored" | "tuning" | "parts" | "render" | "headline"> {
   const name = (set: string) => `${o.id}-${set}`;
+  const scoredRange = (quick: boolean) => (quick ? { from: QUICK_SCORED_FROM, count: o.quickCount } : o.scored);
   return {
     scored: [o.scored],
+    tuning: [{ dataset: o.scored.dataset, ...o.tuning }],
     parts: (quick, work) =>
       (
         [
@@ -264,10 +294,10 @@ function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange;
       ).map(([set, range]) =>
         evalPart(`${set} noise 0.15`, name(set), work, ["--dataset", o.id, "--count", quick ? String(o.quickCount) : String(range.count), `--${o.seedFlag}`, String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from), ...o.args]),
       ),
-    render: (work) =>
-      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, name("scored"))), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`].join("\n"),
-    headline: (work) => {
-      const r = scoredOnly(evalReport(work, name("scored")));
+    render: (work, quick) =>
+      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, name("scored")), scoredRange(quick)), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`].join("\n"),
+    headline: (work, quick) => {
+      const r = scoredOnly(evalReport(work, name("scored")), scoredRange(quick));
       const t = evalReport(work, name("tuning"));
       return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} ${o.worlds}, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
     },
@@ -341,6 +371,7 @@ export const FIGURES: Figure[] = [
     title: "VLM-PC on generated courses: tuning set and scored set",
     about: `Generated courses (robots/sim/course/generate.ts), each checked solvable within 100 s by a search over its true layout. The tuning set (course seeds from 0) was looked at step by step while improving the reasoner. The scored set (${COURSE_SCORED.count} courses from seed ${COURSE_SCORED.from}, a range nobody had run) is run once and counted only; the scored set before it (seeds 1000–1049) was run after each of eight reasoner rounds, so it is tuning data now. +IC's labelled examples are taken on each course with the solver's way through, at a body seed no trial uses.`,
     scored: [COURSE_SCORED],
+    tuning: [{ dataset: COURSE_SCORED.dataset, from: 0, count: 50 }],
     parts: (quick, work) => [
       ...(quick ? ["0.2"] : ["0.2", "0"]).map((noise) =>
         evalPart(`scored noise ${noise}`, `generated-scored-noise${noise}`, work, ["--dataset", "course-generated", "--count", quick ? "3" : String(COURSE_SCORED.count), "--course-seed", String(quick ? QUICK_SCORED_FROM : COURSE_SCORED.from), "--noise", noise, ...(quick ? ["--variants", "full,no-history"] : [])]),
@@ -349,11 +380,11 @@ export const FIGURES: Figure[] = [
     ],
     render: (work, quick) =>
       [
-        ...(quick ? ["0.2"] : ["0.2", "0"]).map((noise) => `# Scored set, noise ${noise}\n\n${tables(scoredOnly(evalReport(work, `generated-scored-noise${noise}`)), { timing: false })}`),
+        ...(quick ? ["0.2"] : ["0.2", "0"]).map((noise) => `# Scored set, noise ${noise}\n\n${tables(scoredOnly(evalReport(work, `generated-scored-noise${noise}`), quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED), { timing: false })}`),
         `# Tuning set, noise 0.2\n\n${tables(evalReport(work, "generated-tuning-noise0.2"), { timing: false })}`,
       ].join("\n"),
-    headline: (work) => {
-      const r = scoredOnly(evalReport(work, "generated-scored-noise0.2"));
+    headline: (work, quick) => {
+      const r = scoredOnly(evalReport(work, "generated-scored-noise0.2"), quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED);
       const t = evalReport(work, "generated-tuning-noise0.2");
       return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} courses, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
     },
@@ -400,6 +431,7 @@ export const FIGURES: Figure[] = [
     id: "critic",
     title: "Behaviour critics: the paper's Tables 1–4 and policy refinement, on the hand-made benchmark and on generated rollouts",
     scored: [CRITIC_SCORED],
+    tuning: [{ dataset: CRITIC_SCORED.dataset, ...CRITIC_TUNING }],
     about:
       `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 17 families (robots/sim/workbench/edits.ts); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${HELD_BACK.join(", ")}) were held back by seed ${HELD_BACK_SEED} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`,
     parts: (quick, work) => {
@@ -621,6 +653,7 @@ function runPart(p: Part, log: string, prefix: string): Promise<void> {
 export function includeResults(resultsDir = RESULTS_DIR, write = true): { changed: string[]; missing: string[] } {
   const changed: string[] = [];
   const missing = new Set<string>();
+  const ledger = readLedger(LEDGER);
   for (const file of DOCS()) {
     const text = readFileSync(file, "utf8");
     const next = fillMarkers(text, (kind, id) => {
@@ -630,12 +663,14 @@ export function includeResults(resultsDir = RESULTS_DIR, write = true): { change
         return null;
       }
       const body = readFileSync(path, "utf8");
+      // A figure the ledger marks stale says so wherever it is shown, until it is run again on a fresh range.
+      const stale = staleness(ledger, id);
       if (kind === "headline") {
         const m = /^<!-- headline: (.*) -->$/m.exec(body);
         if (!m) throw new Error(`docs/results/${id}.md has no headline`);
-        return m[1];
+        return stale ? `${m[1]} — **stale since ${stale.commit}**: ${stale.why}` : m[1];
       }
-      return `\n${forDocs(bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "")).trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit, date and every episode: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
+      return `\n${stale ? `> **Stale since ${stale.commit} (${stale.date}).** ${stale.why} These figures were made before that change and are not yet made again on a fresh scored range (docs/results/ledger.md).\n\n` : ""}${forDocs(bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "")).trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit, date and every episode: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
     });
     if (next !== text) {
       if (write) writeFileSync(file, next);
@@ -687,6 +722,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       work: { type: "string" },
       list: { type: "boolean", default: false },
       include: { type: "boolean", default: false },
+      "mark-stale": { type: "string" },
+      why: { type: "string" },
       render: { type: "boolean", default: false },
       concurrency: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -697,6 +734,14 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (v.include) return includeOnly();
+  if (v["mark-stale"] !== undefined) {
+    const f = FIGURES.find((x) => x.id === v["mark-stale"]);
+    if (!f?.scored?.length) throw new Error(`--mark-stale: ${v["mark-stale"]} is no figure with a scored range; those are ${FIGURES.filter((x) => x.scored?.length).map((x) => x.id).join(", ")}`);
+    if (!v.why?.trim()) throw new Error("--mark-stale needs --why: what changed on the figure's code path");
+    appendToLedger(LEDGER, f.scored.map((range) => ({ date: new Date().toISOString().slice(0, 10), commit: commitOf(), figure: f.id, range, note: `stale: ${v.why!.trim().replace(/\|/g, "/")}` })));
+    process.stderr.write(`${f.id} marked stale in docs/results/ledger.md\n`);
+    return includeOnly();
+  }
   const quick = v.quick || v.check;
   const only = v.only?.split(",").map((s) => s.trim());
   for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
@@ -725,6 +770,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
         rmSync(dir, { recursive: true, force: true });
         mkdirSync(dir, { recursive: true });
       }
+      // A scored range is run once: refused before anything runs if the ledger shows it run, or it overlaps tuning.
+      if (!v.render && !quick && f.scored?.length) freshRanges(readLedger(LEDGER), f.scored, f.tuning);
       const parts = f.parts(quick, dir);
       for (const [k, p] of v.render ? [] : parts.entries()) {
         process.stderr.write(`${prefix} ${p.shown}\n`);

@@ -57,9 +57,22 @@ export function appendToLedger(file: string, rows: LedgerRow[]): void {
   writeFileSync(file, `${text.replace(/\n*$/, "\n")}${lines.join("\n")}\n`);
 }
 
+/**
+ * A row whose note starts "stale:" is no run: it marks the figure stale — a change on its code path since it was
+ * made — until a later row runs it again (on a fresh range: `freshRanges` in cli/reproduce.ts). Its commit is the one
+ * the change landed at.
+ */
+export const isStaleMark = (r: LedgerRow) => r.note.startsWith("stale:");
+
 /** The distinct commits a range was run at (a commit with uncommitted changes counts as its own). */
 export function commitsOf(rows: LedgerRow[], range: ScoredRange): string[] {
-  return [...new Set(rows.filter((r) => sameRange(r.range, range)).map((r) => r.commit))];
+  return [...new Set(rows.filter((r) => !isStaleMark(r) && sameRange(r.range, range)).map((r) => r.commit))];
+}
+
+/** Why a figure is stale, if its last ledger row marks it so (no run since): the mark's note and commit. */
+export function staleness(rows: LedgerRow[], figure: string): { why: string; commit: string; date: string } | undefined {
+  const last = rows.filter((r) => r.figure === figure).at(-1);
+  return last && isStaleMark(last) ? { why: last.note.replace(/^stale:\s*/, ""), commit: last.commit, date: last.date } : undefined;
 }
 
 /** The results header's line for a scored range: how many times it was run, and what that makes it. */

@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { FIGURES, HEADER_END, LEDGER, RESULTS_DIR, bodyOf, fillMarkers, forDocs, includeResults, scoredOnly } from "../../cli/reproduce";
-import { commitsOf, readLedger, scoredRangeLine } from "../../evals/ledger";
+import { FIGURES, HEADER_END, LEDGER, RESULTS_DIR, bodyOf, fillMarkers, forDocs, freshRanges, includeResults, scoredOnly } from "../../cli/reproduce";
+import { commitsOf, readLedger, scoredRangeLine, staleness } from "../../evals/ledger";
 import type { Report } from "../../evals/experimentReport";
 import { scoredCasesOnly, type CriticResults } from "../../evals/behaviorCritic";
 import { ROOT } from "../helpers/processes";
@@ -46,6 +46,36 @@ describe("npm run reproduce", () => {
     expect(scoredOnly(report(["generated_1000", "generated_1042"])).tasks).toHaveLength(2);
     expect(() => scoredOnly(report(["generated_1000", "generated_999"]))).toThrow(/outside the scored range.*generated_999/);
     expect(() => scoredOnly(report(["indoor_1"]))).toThrow(/outside the scored range/);
+  });
+
+  it("reads only its own scored range: a retired range passes no longer, nor seeds past its end", () => {
+    const report = (tasks: string[]) => ({ tasks }) as unknown as Report;
+    const sealed = { from: 3000, count: 50 };
+    expect(scoredOnly(report(["generated_3000", "generated_3049"]), sealed).tasks).toHaveLength(2);
+    expect(() => scoredOnly(report(["generated_3000", "generated_1042"]), sealed)).toThrow(/outside the scored range \(seeds 3000–3049\).*generated_1042/);
+    expect(() => scoredOnly(report(["generated_3050"]), sealed)).toThrow(/generated_3050/);
+  });
+
+  it("refuses to run a full figure on a scored range the ledger shows run, or one overlapping a tuning range", () => {
+    const ledger = readLedger(LEDGER);
+    // Every published figure's sealed range has been run: running it again is refused, naming the ledger's rows.
+    for (const f of FIGURES.filter((x) => x.scored?.length)) expect(() => freshRanges(ledger, f.scored!, f.tuning), f.id).toThrow(/already run \(docs\/results\/ledger\.md: /);
+    const fresh = { dataset: "kitchen-generated", from: 90_000, count: 100 };
+    expect(() => freshRanges(ledger, [fresh])).not.toThrow();
+    // Overlapping a run range by one seed is enough.
+    expect(() => freshRanges(ledger, [{ dataset: "kitchen-generated", from: 2901, count: 100 }])).toThrow(/already run/);
+    expect(() => freshRanges([], [{ dataset: "kitchen-generated", from: 150, count: 10 }], [{ dataset: "kitchen-generated", from: 100, count: 300 }])).toThrow(/overlaps the tuning range/);
+  });
+
+  it("reads a figure marked stale as stale until a later row runs it; a stale mark is no run", () => {
+    const range = { dataset: "kitchen-generated", from: 3000, count: 100 };
+    const run = (commit: string) => ({ date: "2026-11-27", commit, figure: "kitchen-generated", range, note: "" });
+    const mark = { date: "2026-11-28", commit: "c3", figure: "kitchen-generated", range, note: "stale: the reasoner's draws changed" };
+    expect(staleness([run("a1")], "kitchen-generated")).toBeUndefined();
+    expect(staleness([run("a1"), mark], "kitchen-generated")).toEqual({ why: "the reasoner's draws changed", commit: "c3", date: "2026-11-28" });
+    expect(staleness([run("a1"), mark, run("d4")], "kitchen-generated")).toBeUndefined();
+    expect(commitsOf([run("a1"), mark], range)).toEqual(["a1"]);
+    expect(() => freshRanges([mark], [range])).not.toThrow();
   });
 
   it("reads only the scored range of generated tabletop scenes for their scored figure (scene seeds 3000–3049)", () => {
