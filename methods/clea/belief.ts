@@ -103,8 +103,11 @@ function setContainer(b: Belief, name: string, state: "open" | "closed"): void {
 
 function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): void {
   const { robot, skill, args } = e.call;
-  // A gripper that cannot sense a grasp reports the motion it made, not what it holds: believed until a camera that
-  // sees the place shows otherwise (the summarizer's order of evidence, docs/clea.md).
+  // A gripper that cannot sense a grasp reports the motion it made ("closed its hand at the table"), never what it
+  // holds: what the belief puts in the hand is the thing this agent asked it to pick — its own action, not the robot's
+  // word — believed until a camera that sees the place shows otherwise (the summarizer's order of evidence,
+  // docs/clea.md). A look that shows the thing elsewhere empties the hand in the belief: the fingers may be closed,
+  // but on nothing this agent knows of, and such a robot opens its hand before the next skill that needs it.
   const source = e.unsensed ? "reported" : "action";
   if (e.ok) {
     if (skill === "go_to") b.robotsAt.find((r) => r.robot === robot)!.at = args.navigation_point ?? null;
@@ -127,8 +130,10 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
   if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message))) b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
   if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message))) setContainer(b, m[1], "closed");
   if ((m = /the (\w+) is already open/.exec(e.message))) setContainer(b, m[1], "open");
-  // The robot's own fingers: it holds that thing, wherever a camera last placed it.
-  if ((m = /already holding the (\w+)/.exec(e.message))) setObject(b, m[1], robot, "action");
+  // A gripper that senses its grasp names what it holds when it refuses for it: it holds that thing, wherever a camera
+  // last placed it. A gripper without grasp sensing never names it (it opens its hand instead of refusing), so no
+  // thing's name comes into the hand from a robot's words unless its sensor stands behind them.
+  if ((m = /already holding the (\w+)/.exec(e.message)) || (m = /needs its hand free to \w+ the \w+ but holds the (\w+)/.exec(e.message))) setObject(b, m[1], robot, "action");
   if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
 }
 

@@ -1,6 +1,15 @@
 /**
  * The kitchen robots' skills as controllers: what each skill checks on the true state before it starts, and the
  * motion that carries it out, one control tick per `yield`. They act on the world only through `KitchenBody`.
+ *
+ * What a skill's answer may say is what the robot senses (DESIGN.md: nothing hidden reaches the agent). Every robot
+ * knows its own commands: where it moved, whether it last closed or opened its fingers. A gripper with grasp sensing
+ * (`senses_grasp` in its manifest: finger width or force) also feels whether something is between its fingers; as it
+ * felt its grasp close on the thing it reached for, it knows which thing it holds, so its answers may name it. A
+ * gripper without it feels nothing: its answers say what it did with its hand, never what is in it, and its motions
+ * are the same whatever is there, so that neither the words, nor the feedback, nor the time a skill takes tell a
+ * grasp on a thing from a grasp on nothing. Such a robot opens its closed hand before a skill that needs it open (it
+ * cannot know whether that lets something go), as its pick and the arm's door handling do.
  */
 import type { Vec3 } from "../camera";
 import type { Motion, SimClock } from "../clock";
@@ -29,6 +38,10 @@ export interface KitchenBody {
   heldBy(robot: RobotId): string | undefined;
   /** The robot closed (a pick) or opened (a release) its fingers: its own command, known to it with or without sensing. */
   setGripper(robot: RobotId, closed: boolean): void;
+  /** Whether the robot last closed its fingers: its own command, which says nothing of what is between them. */
+  handClosed(robot: RobotId): boolean;
+  /** A thing let go of where no place catches it: it falls to the floor, out of the kitchen's places. */
+  dropToFloor(object: string): void;
   mobileNavPoint(): string | undefined;
   freeSlot(p: PlaceSpec): number;
   slotWorld(p: PlaceSpec, slot: number, lift?: number): Vec3;
@@ -47,9 +60,14 @@ export interface KitchenBody {
 
 export type Feedback = (phase: string, progress: number) => void;
 
-/** Why this skill cannot run now, or undefined. Checks the true state, as the physical robot would find it. */
+/**
+ * Why this skill cannot run now, or undefined. Checks the true state, as the physical robot would find it, and says
+ * only what the robot can tell: what a gripper holds only when it senses its grasp.
+ */
 export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a: Record<string, string>): string | undefined {
-  const holding = body.heldBy(robot);
+  // The grasp sensor's word (a thing between the fingers; the robot knows which, from the sensed grasp that took it).
+  // Without one the robot does not refuse for what its hand may hold: it opens the hand first (see the motions).
+  const holding = body.graspSensing ? body.heldBy(robot) : undefined;
   const reach = (p: PlaceSpec): string | undefined => {
     if (robot === "arm") {
       const d = Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]);
@@ -100,13 +118,21 @@ export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a
   return `unknown skill ${skill}`;
 }
 
-export function describeSuccess(robot: RobotId, skill: string, a: Record<string, string>): string {
+/**
+ * A finished skill in the robot's words. With grasp sensing a pick or release says what the sensor confirmed (the
+ * thing is held; the hand let it go there); without it, only what the robot did with its hand — the same words
+ * whether anything was in it.
+ */
+export function describeSuccess(robot: RobotId, skill: string, a: Record<string, string>, graspSensing = true): string {
+  const rel = (p: string) => (place(p).kind === "container" ? "in" : "on");
   switch (skill) {
     case "go_to": return `${robot} is at ${a.navigation_point}`;
     case "open": return `the ${a.target} is open`;
     case "close": return `the ${a.target} is closed`;
-    case "pick_from": return `${robot} holds the ${a.object}`;
-    case "release_to": return `the ${a.object} is ${place(a.place).kind === "container" ? "in" : "on"} the ${a.place}`;
+    case "pick_from":
+      return graspSensing ? `${robot} holds the ${a.object}` : `${robot} closed its hand at the ${a.place}; without grasp sensing it cannot tell whether anything is in it`;
+    case "release_to":
+      return graspSensing ? `the ${a.object} is ${rel(a.place)} the ${a.place}` : `${robot} opened its hand ${rel(a.place)} the ${a.place}; without grasp sensing it cannot tell whether anything was in it`;
   }
   return "done";
 }
@@ -175,10 +201,36 @@ function restPose(body: KitchenBody, robot: RobotId): Vec3 {
   return robot === "arm" ? ARM_REST : body.mobileGripperRest();
 }
 
+/**
+ * Opens the robot's closed hand where it is now (only without grasp sensing: with it a hand that holds something is
+ * refused before the skill starts, and a closed hand always holds something). What was in it goes into `into` when
+ * that place has room, or else falls to the floor. The same motion whatever was in it.
+ */
+function* openHand(body: KitchenBody, robot: RobotId, into: PlaceSpec | undefined): Motion {
+  yield* body.clock.wait(0.2);
+  body.setGripper(robot, false);
+  const held = body.heldBy(robot);
+  if (!held) {
+    body.log({ kind: "released", robot, place: into?.name, detail: "opened an empty hand before the skill" });
+    return;
+  }
+  const slot = into && !body.isClosed(into) ? body.freeSlot(into) : -1;
+  if (into && slot >= 0) {
+    body.setWhere(held, { place: into, slot });
+    body.log({ kind: "released", robot, object: held, place: into.name, detail: `opened its hand before the skill: the ${held} fell ${into.kind === "container" ? "into" : "onto"} the ${into.name}` });
+  } else {
+    body.dropToFloor(held);
+    body.log({ kind: "dropped", robot, object: held, detail: `opened its hand before the skill: the ${held} fell to the floor` });
+  }
+}
+
 /** Opens or closes a door or drawer by its handle. */
 function* operate(body: KitchenBody, robot: RobotId, p: PlaceSpec, open: boolean, feedback: Feedback): Motion {
   feedback("reaching for the handle", 0);
   yield* moveGripper(body, robot, body.handlePosition(p));
+  // The arm grasps the handle with its one hand (the mobile robot uses its other arm): a hand it closed in a pick opens
+  // first, at the handle — only without grasp sensing can it be closed here.
+  if (robot === "arm" && body.handClosed(robot)) yield* openHand(body, robot, undefined);
   body.log({ kind: "contact", robot, place: p.name, detail: `gripper grasped the ${p.name} handle` });
   const from = body.jointPosition(p);
   const to = open ? p.openPosition! : 0;
@@ -201,59 +253,54 @@ function* operate(body: KitchenBody, robot: RobotId, p: PlaceSpec, open: boolean
   feedback("done", 1);
 }
 
+const at = (w: Where | undefined, p: PlaceSpec): w is { place: PlaceSpec; slot: number } => !!w && "place" in w && w.place === p;
+
 function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, feedback: Feedback): Motion {
+  // The hand goes to the thing's own spot; to a thing that is not there (only without grasp sensing: with it that is
+  // refused) it goes where such a thing would stand, the place's first free spot, with the same motion — so neither
+  // the feedback nor the time taken tells the agent whether anything was there.
   const w = body.where(object);
-  if (!w || !("place" in w) || w.place !== p) {
-    // Nothing there (only reachable without grasp sensing): the same motion, an empty hand.
-    const top = body.slotWorld(p, 0, 0.12);
-    yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
-    yield* moveGripper(body, robot, top);
-    yield* body.clock.wait(0.3);
-    body.setGripper(robot, true);
-    body.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
-    yield* moveGripper(body, robot, restPose(body, robot));
-    feedback("lifted", 1);
-    return;
-  }
-  const spec = objectSpec(object);
-  const top = body.slotWorld(p, w.slot, 2 * objectHalfHeight(spec) + 0.035);
+  const slot = at(w, p) ? w.slot : Math.max(0, body.freeSlot(p));
+  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(objectSpec(object)) + 0.035);
   feedback("approaching", 0);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
+  // A hand closed in an earlier pick opens over the place first (only without grasp sensing).
+  if (body.handClosed(robot)) yield* openHand(body, robot, p);
   yield* moveGripper(body, robot, top);
   feedback("grasping", 0.5);
-  body.log({ kind: "contact", robot, object, detail: `gripper closed on the ${object}` });
+  const there = at(body.where(object), p);
+  if (there) body.log({ kind: "contact", robot, object, detail: `gripper closed on the ${object}` });
   yield* body.clock.wait(0.3);
   body.setGripper(robot, true);
-  body.setWhere(object, { heldBy: robot });
-  body.log({ kind: "picked", robot, object, place: p.name });
+  if (there) {
+    body.setWhere(object, { heldBy: robot });
+    body.log({ kind: "picked", robot, object, place: p.name });
+  } else {
+    body.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
+  }
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, restPose(body, robot));
   feedback("lifted", 1);
 }
 
 function* release(body: KitchenBody, robot: RobotId, requested: string, p: PlaceSpec, feedback: Feedback): Motion {
-  // Opening the hand lets go of whatever it holds, which without grasp sensing may not be what was asked for.
-  const object = body.heldBy(robot);
+  // Opening the hand lets go of whatever it holds, which without grasp sensing may not be what was asked for, or
+  // nothing. The motion is planned for the thing asked for — what the robot takes itself to hold — so it is the same
+  // whatever is in the hand.
   const slot = body.freeSlot(p);
-  if (!object) {
-    const top = body.slotWorld(p, slot, 0.12);
-    yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
-    yield* body.clock.wait(0.2);
-    body.setGripper(robot, false);
-    body.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
-    yield* moveGripper(body, robot, restPose(body, robot));
-    feedback("done", 1);
-    return;
-  }
-  const spec = objectSpec(object);
-  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(spec) + 0.035);
+  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(objectSpec(requested)) + 0.035);
   feedback("carrying", 0);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, top);
   yield* body.clock.wait(0.2);
   body.setGripper(robot, false);
-  body.setWhere(object, { place: p, slot });
-  body.log({ kind: "released", robot, object, place: p.name });
+  const object = body.heldBy(robot);
+  if (object) {
+    body.setWhere(object, { place: p, slot });
+    body.log({ kind: "released", robot, object, place: p.name });
+  } else {
+    body.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
+  }
   feedback("released", 0.7);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, restPose(body, robot));

@@ -88,6 +88,10 @@ export class KitchenWorld {
       setGripper: (robot, closed) => {
         this.gripperClosed.set(robot, closed);
       },
+      handClosed: (robot) => this.gripperClosed.get(robot) ?? false,
+      dropToFloor: (object) => {
+        this.where.delete(object);
+      },
       mobileNavPoint: () => this.mobileNavPoint(),
       freeSlot: (p) => this.freeSlot(p),
       slotWorld: (p, slot, lift) => this.slotWorld(p, slot, lift),
@@ -326,7 +330,7 @@ export class KitchenWorld {
         outcome =
           r === "canceled"
             ? { status: "canceled", values: { success: false, message: `${skill} was canceled` } }
-            : { status: "succeeded", values: { success: true, message: describeSuccess(robot, skill, args) } };
+            : { status: "succeeded", values: { success: true, message: describeSuccess(robot, skill, args, this.graspSensing) } };
       }
     } catch (err) {
       outcome = { status: "aborted", values: { success: false, message: (err as Error).message } };

@@ -73,6 +73,22 @@ describe("the belief weighs what a look can tell", () => {
     const b = belief([seen("mobile", [["milk", "table"]], ["table"]), { id: id++, step: 2, kind: "action", call: { robot: "mobile", skill: "pick_from", args: { object: "milk", place: "table" } }, ok: false, message: "already holding the milk; release it before picking another object" }]);
     expect(holds(b, "mobile")).toBe("milk");
     expect(whereIs(b, "milk")).toBe("mobile");
+    // So does the arm's sensed refusal to open a door with a full hand.
+    const refused: HistoryEntry = { step: 2, kind: "action", call: { robot: "arm", skill: "open", args: { target: "drawer_top" } }, ok: false, message: "the arm needs its hand free to open the drawer_top but holds the bread" };
+    const arm = belief([refused]);
+    expect(holds(arm, "arm")).toBe("bread");
+  });
+
+  it("a gripper without grasp sensing says what it did with its hand: the hand holds what the agent asked for, as a report", () => {
+    // The kitchen's words without grasp sensing (robots/sim/kitchen/controllers.ts) name no thing in the hand.
+    const pick: HistoryEntry = { step: 1, kind: "action", call: { robot: "arm", skill: "pick_from", args: { object: "apple", place: "table" } }, ok: true, unsensed: true, message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it" };
+    const b = belief([pick]);
+    expect(holds(b, "arm")).toBe("apple");
+    expect(b.objects.find((o) => o.name === "apple")).toMatchObject({ place: "arm", source: "reported" });
+    const release: HistoryEntry = { step: 2, kind: "action", call: { robot: "arm", skill: "release_to", args: { object: "apple", place: "trash_can" } }, ok: true, unsensed: true, message: "arm opened its hand in the trash_can; without grasp sensing it cannot tell whether anything was in it" };
+    const after = belief([pick, release]);
+    expect(holds(after, "arm")).toBeNull();
+    expect(after.objects.find((o) => o.name === "apple")).toMatchObject({ place: "trash_can", source: "reported" });
   });
 });
 

@@ -146,9 +146,10 @@ describe("grippers without grasp sensing", () => {
       const m = (await discoverRobots(c)).robots;
       // The apple is on the table; the bread is not.
       const grasp = await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "table" });
-      expect(grasp).toMatchObject({ ok: true, message: "arm holds the bread" });
+      // The robot says what it did with its hand, never what is in it (it cannot know).
+      expect(grasp).toMatchObject({ ok: true, message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it" });
       const release = await callSkill(c, m, "arm", "release_to", { object: "bread", place: "trash_can" });
-      expect(release.ok).toBe(true);
+      expect(release).toMatchObject({ ok: true, message: "arm opened its hand in the trash_can; without grasp sensing it cannot tell whether anything was in it" });
       const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
       expect(events.filter((e) => e.kind === "picked").at(-1)?.detail).toBe("gripper closed on nothing (no bread there)");
       expect(events.filter((e) => e.kind === "released").at(-1)?.detail).toBe("opened an empty hand (no bread in it)");
@@ -156,6 +157,30 @@ describe("grippers without grasp sensing", () => {
       expect(state.bread).toBe("drawer_top");
       // A closed door is still felt: that failure is reported.
       expect((await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(/it is closed/);
+    } finally {
+      await c.close();
+      await s.stop();
+    }
+  });
+
+  it("open a hand they closed before a skill that needs it open, and never name what was in it", async () => {
+    const s = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max", "--grasp-sensing", "off"]);
+    const c = await BridgeClient.connect(s.url);
+    try {
+      const m = (await discoverRobots(c)).robots;
+      const state = async () => (await c.callService<{ state: Record<string, string> }>("/evaluator/check")).state;
+      // The apple is on the table: picked, then picked again — the hand opens over the table first and takes it again.
+      const first = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
+      const again = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
+      for (const r of [first, again]) expect(r).toMatchObject({ ok: true, message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it" });
+      expect((await state()).apple).toBe("held_by(arm)");
+      const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+      expect(events.some((e) => e.kind === "released" && e.detail === "opened its hand before the skill: the apple fell onto the table")).toBe(true);
+      // A drawer needs the arm's one hand: it opens at the handle, and what was in it falls to the floor.
+      const open = await callSkill(c, m, "arm", "open", { target: "drawer_top" });
+      expect(open).toMatchObject({ ok: true, message: "the drawer_top is open" });
+      expect((await state()).apple).toBeUndefined();
+      for (const r of [first, again, open]) expect(JSON.stringify(r)).not.toMatch(/apple/);
     } finally {
       await c.close();
       await s.stop();
