@@ -11,6 +11,13 @@ export interface SceneDetections {
   places: DetectionsMessage["places"];
 }
 
+/**
+ * How a failed procedure is remembered when the perceiver's looks at the failure saw no cause (nodes/consolidate.ts
+ * writes it): the planner reads it as "looked, and nothing stood in the way". Without a perceiver nothing is looked at,
+ * and a failure is remembered without it.
+ */
+export const NO_CAUSE_SEEN = "no cause was seen";
+
 /** Every name a motion may use: objects, handles, joints, targets and the palm. */
 export function vocabulary(world: WorldDescription): string[] {
   return [...new Set(["palm", ...world.labels, ...(world.joints ?? []).flatMap((j) => [j.name, j.handle]), ...(world.targets ?? []).map((t) => t.name)])];

@@ -12,10 +12,14 @@ import type { Diagnosis, FailureReasons, HighLevelPlan, MotionDraft, NameCheck, 
 import type { GoalCheck } from "../../models/answers";
 import { alias, canonicalText, closestName, lexicon, namesThing, notUnderstoodMessage } from "../../models/reasoning/language";
 import { restate } from "../../models/reasoning/phrasing";
-import { mentioned, missingArgument, vocabulary, type SceneDetections } from "./checks";
+import { mentioned, missingArgument, NO_CAUSE_SEEN, vocabulary, type SceneDetections } from "./checks";
 
 export type { SceneDetections } from "./checks";
-import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
+import { perceived, type Draw, type NoiseKnobs, type Task } from "../../models/symbolic/noise";
+import { meaningHash } from "../../models/symbolic/meaning";
+
+/** The perceiver's draws about one thing in a view: its detection there, or its name where it was not detected. */
+const thingDraw = (rng: Draw, view: string, label: string, d: unknown) => perceived(rng, view, d ? meaningHash(d) : `absent:${label}`);
 
 const NAME = "([a-z][a-z0-9_]*)";
 /** The words before a name in a goal ("the", "a", "my", "their", …): none of them changes which thing is meant. */
@@ -27,12 +31,13 @@ const jointOf = (world: WorldDescription, object: string) => (world.joints ?? []
 
 export function scan(ctx: { world: WorldDescription; detections: SceneDetections }, noise: NoiseKnobs, rng: Draw): SceneScan {
   const visible: string[] = [];
-  // RePLan asks "do you see X?" once per known object; a miss is a "no".
+  // RePLan asks "do you see X?" once per known object; a miss is a "no". Faults belong to the view and the thing.
+  const view = meaningHash(ctx.detections);
   for (const label of ctx.world.labels) {
-    const seen = ctx.detections.detections.some((d) => d.label === label);
-    const draw = rng.next();
-    if (seen && draw >= noise.missDetection) visible.push(label);
-    else if (!seen && draw < noise.hallucinate / 4) visible.push(label);
+    const d = ctx.detections.detections.find((x) => x.label === label);
+    const draw = thingDraw(rng, view, label, d).next();
+    if (d && draw >= noise.missDetection) visible.push(label);
+    else if (!d && draw < noise.hallucinate / 4) visible.push(label);
   }
   const facts = ctx.detections.places.filter((p) => isContainer(ctx.world, p.name)).map((p) => `the ${p.name} is ${p.state}`);
   // Where each visible loose thing rests, when that is on or in something other than the floor, and its colour.
@@ -59,13 +64,16 @@ const thingOfColour = (colour: string | undefined, world: WorldDescription, fact
 export function answer(ctx: { question: string; world: WorldDescription; detections: SceneDetections }, noise: NoiseKnobs, rng: Draw): VisionAnswer {
   const q = ctx.question;
   const det = (name: string) => ctx.detections.detections.find((d) => d.label === name);
-  const name = (n: string) => (rng.next() < noise.misname ? alias(n) : n);
+  // Faults belong to the view and the thing asked about, not to the question's words: the same draw as the scan's.
+  const view = meaningHash(ctx.detections);
+  const about = (n: string) => thingDraw(rng, view, n, det(n));
+  const name = (n: string) => (perceived(rng, view, `name:${n}`).next() < noise.misname ? alias(n) : n);
   let m: RegExpExecArray | null;
   if ((m = new RegExp(`is the ${NAME} inside the ${NAME}`, "i").exec(q))) {
     const [, x, c] = m;
     const place = ctx.detections.places.find((p) => p.name === c);
     const d = det(x);
-    const missed = rng.next() < noise.missDetection;
+    const missed = about(x).next() < noise.missDetection;
     if (d && !missed) return { question: q, answer: d.location.place === c ? `Yes, the ${name(x)} is inside the ${c}.` : `The ${name(x)} is ${d.location.relation} the ${d.location.place}, not inside the ${c}.` };
     if (!place || place.state === "closed" || place.insidePixels < 150) return { question: q, answer: `The inside of the ${c} is not in view.` };
     return { question: q, answer: `No, the ${x} is not inside the ${c}; its inside is in view and empty of it.` };
@@ -75,7 +83,7 @@ export function answer(ctx: { question: string; world: WorldDescription; detecti
     return { question: q, answer: d?.color ? `The ${m[1]} is ${d.color}.` : `I do not see the ${m[1]}.` };
   }
   if ((m = new RegExp(`is the ${NAME} (?:in view|visible)`, "i").exec(q))) {
-    const seen = !!det(m[1]) && rng.next() >= noise.missDetection;
+    const seen = !!det(m[1]) && about(m[1]).next() >= noise.missDetection;
     return { question: q, answer: seen ? `Yes, the ${m[1]} is in view.` : `No, the ${m[1]} is not in view.` };
   }
   if ((m = new RegExp(`is the ${NAME} on the ${NAME}`, "i").exec(q))) {
@@ -114,13 +122,16 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   // What can stand in the way is a loose thing; fixtures and their handles stay where they are built.
   // What is inside the target is its contents (seen through a door ajar), not something in front of it.
   const loose = candidates.filter((d) => !fixtures.has(d.label) && !(d.location.relation === "in" && d.location.place === target));
-  const missDraw = rng.next();
-  const hallucinateDraw = rng.next();
-  const misnameDraw = rng.next();
+  // Faults belong to the view and the thing failed on, not to the phrasing or the controller's words: a view asked
+  // about again answers as before, as a model at temperature 0 would.
+  const seen = perceived(rng, meaningHash(ctx.detections), `diagnosis:${target}`);
+  const missDraw = seen.next();
+  const hallucinateDraw = seen.next();
+  const misnameDraw = seen.next();
   const say = (n: string) => (misnameDraw < noise.misname ? alias(n) : n);
   if (missDraw < noise.missDetection * 1.5) return { explanation: "Nothing in the scene seems to prevent it." };
   if (hallucinateDraw < noise.hallucinate && loose.length) {
-    const wrong = loose[Math.floor(rng.next() * loose.length)].label;
+    const wrong = loose[Math.floor(seen.next() * loose.length)].label;
     return { explanation: `The ${say(wrong)} is blocking the ${target}.` };
   }
   // Something resting on the target holds its room; a thing inside a container with a door is its contents, not in the way.
@@ -410,19 +421,29 @@ function seenIn(x: string, scene: string[], facts: string[]): boolean {
 }
 
 /**
- * A door that would not open although nothing was seen in its way may be held by a mechanism: a thing beside it that
- * moves on a joint of its own and is no container (a lever). After an attempt failed opening `container`, the next
- * procedure works the first such mechanism not yet worked before opening it again.
+ * A door that would not open although the perceiver saw nothing in its way may be held by a mechanism: a thing that
+ * moves on a joint of its own and is no container (a lever). After a procedure failed opening `container` and the
+ * perceiver's looks at that failure saw no cause — or named a lock whose key the plan could not work — the next
+ * procedure works the first such mechanism not yet worked, before opening it again.
+ *
+ * Neither half alone is evidence of a lock. That the world description lists a lever says nothing: levers stand
+ * beside doors they do not lock (the generator's decoys, the `lever_decoy` twin), and a description lists every one
+ * the same way. A failed opening alone says nothing either: a bar across the handles, a kettle in the door's swing and
+ * a lock give the controller the same report (the hinge's residual not met). So without a perceiver — nothing looked
+ * at, the cause unknown — no mechanism is worked: the no-perceiver ablation does not find a lock it cannot see.
  */
 function mechanismFirst(container: string, steps: PlanStep[], ctx: HighLevelContext): PlanStep[] {
-  const failedHere = ctx.failedAttempts.some((a) => a.failedStep === `open the ${container}`);
-  if (!failedHere) return steps;
+  const lockedHere = ctx.failedAttempts.some((a) => a.failedStep === `open the ${container}` && seenLocked(a.reason, container));
+  if (!lockedHere) return steps;
   const worked = new Set(ctx.failedAttempts.flatMap((a) => a.steps.flatMap((s) => /^pull the ([a-z][a-z0-9_]*)/.exec(s.action)?.[1] ?? [])));
   const mechanism = (ctx.world.joints ?? []).map((j) => j.object).find((o) => o !== container && !isContainer(ctx.world, o) && !worked.has(o));
   if (!mechanism || steps.some((s) => s.action === `pull the ${mechanism}`)) return steps;
   const at = steps.findIndex((s) => s.action === `open the ${container}`);
   return at < 0 ? steps : [...steps.slice(0, at), { kind: "motion", action: `pull the ${mechanism}` }, ...steps.slice(at)];
 }
+
+/** Whether a failed procedure's reason says the perceiver looked at the failure and saw nothing in the way, or a lock. */
+const seenLocked = (reason: string, container: string) => reason.includes(NO_CAUSE_SEEN) || reason.includes(`the ${container} is locked`);
 
 /** Planner noise: a step left out, or an object called by another wording. */
 function corruptPlan(steps: PlanStep[], ctx: HighLevelContext, noise: NoiseKnobs, rng: Draw): PlanStep[] {

@@ -7,6 +7,7 @@ import { askStructured } from "../../../models";
 import { FailureReasons } from "../schemas";
 import type { ReplanStateType, ReplanUpdate } from "../state";
 import { newProcedure } from "./budget";
+import { NO_CAUSE_SEEN } from "../checks";
 import { runOf } from "../../../nodes/run";
 
 export const CONSOLIDATE_PROMPT = `A robot could not do an action. Several looks at its camera image gave possible
@@ -30,6 +31,6 @@ export async function consolidate(state: ReplanStateType, config?: RunnableConfi
   if (fresh.length) {
     return { reasons: fresh.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
   }
-  const why = value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : "no cause was seen";
+  const why = value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : NO_CAUSE_SEEN;
   return { ...newProcedure(state, failure.step, `the robot could not ${failure.step} (${failure.message}) and ${why}`), usage, log };
 }

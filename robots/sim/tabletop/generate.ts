@@ -9,6 +9,13 @@
  * What the generator did is the truth a run is scored by and the solvability check plans from: `obstacles` lists each
  * obstacle it placed and `solution` the motions that clear them and reach the goal, written from the true layout.
  * Whether the scene can be done is not decided here: solve.ts runs the solution through the world's own MPC.
+ *
+ * Decoys: a lever or a weight plate also stands beside a cabinet where it locks nothing. A mechanism is built, placed
+ * and described the same way whether it locks a door or not — only `locks` (never served) and the solution differ —
+ * so what the world description lists says nothing about what is locked: over the generated scenes about half the
+ * levers, and about half the plates, lock nothing. Decoys are drawn from a stream of their own and left out where the
+ * table has no room, so a scene with none is the scene it was before decoys existed (but for the few whose decoy
+ * left no room for a cube, drawn again).
  */
 import { Rng, shuffle } from "../../random";
 import { generatedName } from "../generated";
@@ -26,11 +33,26 @@ export interface GeneratedTabletop {
   spec: SceneSpec;
   kind: GoalKind;
   obstacles: Obstacle[];
+  /** Mechanisms that stand beside a cabinet and lock nothing (not obstacles; never served as such). */
+  decoys: Decoy[];
   /** Motions from the true layout that clear every obstacle and reach the goal (the solvability check's; never served). */
   solution: MotionInput[];
   /** One line on the scene, for reports. */
   summary: string;
 }
+
+/** A mechanism that locks nothing: a lever, or a weight plate. */
+export type Decoy = "lever" | "weight plate";
+
+/**
+ * How often a scene without a lever lock gets a decoy lever, and one without a weight-sensor lock a decoy plate (when
+ * it has a cabinet to stand beside). Chosen so that, over generated scenes, a listed lever locks a door about as often
+ * as not, and so does a listed plate (test/honesty/tabletop.int.test.ts counts them).
+ */
+const DECOY_LEVER = 0.45;
+const DECOY_PLATE = 0.3;
+/** The slot a mechanism takes in the row along the table. */
+const MECHANISM_WIDTH = { lever: 0.1, plate: 0.12 } as const;
 
 const COLOURS = ["red", "yellow", "blue", "green"] as const;
 type Colour = (typeof COLOURS)[number];
@@ -93,8 +115,8 @@ function drawCabinet(rng: Rng, name: string, rgba: string, hooks: boolean): Omit
 /** Where a cube inside a cabinet sits: behind the door that opens first (the left one of two). */
 const insideSpot = (c: Cab): [number, number, number] => [r3(c.doors.length > 1 ? c.cx - c.width / 4 + 0.02 : c.cx), r3(FRONT_Y + c.depth / 2), BOARD + CUBE_Z];
 
-/** One try at a scene; undefined when the draw does not fit the table (the caller draws again). */
-function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
+/** One try at a scene; undefined when the draw does not fit the table (the caller draws again). Decoys come from `decoyRng`. */
+function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefined {
   const kind = rng.pick(GOAL_KINDS);
   const colours = shuffle(rng, COLOURS);
   const obstacles: Obstacle[] = [];
@@ -110,8 +132,11 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
   let goal: string[] = [];
   let targets: SceneSpec["targets"] = [];
 
-  // The row along the table, left to right: cabinets, the lever or the plate beside the goal's cabinet, the crate.
-  type Slot = { kind: "cabinet"; cab: Omit<Cab, "cx">; goal: boolean } | { kind: "lever" | "plate" | "crate"; width: number };
+  // The row along the table, left to right: cabinets, a lever or a plate beside a cabinet (the goal's when it locks
+  // it; any cabinet when it is a decoy), the crate.
+  // A mechanism's slot knows nothing of whether it locks: that is `lock`'s, and only `locks` and the solution read it.
+  type Mech = { kind: "lever" | "plate"; width: number; beside: string };
+  type Slot = { kind: "cabinet"; cab: Omit<Cab, "cx">; goal: boolean } | { kind: "crate"; width: number } | Mech;
   const row: Slot[] = [];
   const cabinetGoal = kind === "place_inside" || kind === "find" || kind === "open";
   let lock: "lever" | "sensor" | undefined;
@@ -123,7 +148,7 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     lock = kind === "open" ? (rng.next() < 0.6 ? "sensor" : "lever") : extras.has("lever lock") ? "lever" : undefined;
     const g = drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, extras.has("bar across the handles"));
     const goalSlots: Slot[] = [{ kind: "cabinet", cab: g, goal: true }];
-    if (lock) goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({ kind: lock === "lever" ? "lever" : "plate", width: lock === "lever" ? 0.1 : 0.12 });
+    if (lock) goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({ kind: lock === "lever" ? "lever" : "plate", width: lock === "lever" ? MECHANISM_WIDTH.lever : MECHANISM_WIDTH.plate, beside: g.name });
     row.push(...goalSlots);
     if (kind !== "open" && rng.next() < (kind === "find" ? 0.6 : 0.3)) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[1].name, cabNames[1].rgba, false), goal: false });
   } else {
@@ -131,12 +156,32 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     if (rng.next() < 0.4) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, false), goal: false });
   }
   const widthOf = (s: Slot) => (s.kind === "cabinet" ? s.cab.width + (s.cab.hooks ? 0.1 : 0) : s.width);
-  const total = row.reduce((a, s) => a + widthOf(s), 0) + GAP * (row.length - 1);
+  let total = row.reduce((a, s) => a + widthOf(s), 0) + GAP * (row.length - 1);
   if (total > 2 * HALF_SPAN) return undefined;
+  // Decoys, beside a cabinet drawn among those in the row, on a side with no mechanism yet (a scene has at most one
+  // lever and one plate, so one side is always free); one the table has no room for is left out.
+  const decoys: Decoy[] = [];
+  const cabSlots = row.filter((s): s is Extract<Slot, { kind: "cabinet" }> => s.kind === "cabinet");
+  if (cabSlots.length) {
+    const wanted: ("lever" | "plate")[] = [];
+    if (lock !== "lever" && decoyRng.next() < DECOY_LEVER) wanted.push("lever");
+    if (lock !== "sensor" && decoyRng.next() < DECOY_PLATE) wanted.push("plate");
+    for (const mk of wanted) {
+      const c = cabSlots[Math.floor(decoyRng.next() * cabSlots.length)];
+      const i = row.indexOf(c);
+      const isMech = (s: Slot | undefined) => s?.kind === "lever" || s?.kind === "plate";
+      const left = decoyRng.next() < 0.5 ? !isMech(row[i - 1]) : isMech(row[i + 1]);
+      if (total + MECHANISM_WIDTH[mk] + GAP > 2 * HALF_SPAN) continue;
+      row.splice(left ? i : i + 1, 0, { kind: mk, width: MECHANISM_WIDTH[mk], beside: c.cab.name });
+      total += MECHANISM_WIDTH[mk] + GAP;
+      decoys.push(mk === "lever" ? "lever" : "weight plate");
+    }
+  }
   let x = -total / 2 + (rng.next() * 2 - 1) * Math.min(0.1, HALF_SPAN - total / 2);
   const cabs: Cab[] = [];
   let goalCab: Cab | undefined;
-  let beside: [number, number] | undefined;
+  /** Where each lever or plate stands, in the row's order. */
+  const mechs: (Mech & { at: [number, number] })[] = [];
   let crateAt: [number, number] | undefined;
   for (const s of row) {
     const w = widthOf(s);
@@ -147,7 +192,7 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
       cabs.push(c);
       if (s.goal) goalCab = c;
     } else if (s.kind === "crate") crateAt = [cx, 0.12];
-    else beside = [cx, s.kind === "lever" ? 0.15 : 0.05];
+    else mechs.push({ ...s, at: [cx, s.kind === "lever" ? 0.15 : 0.05] });
   }
   // The containers are listed in a drawn order, so the first one a search opens is not always the right one.
   if (cabs.length > 1 && rng.next() < 0.5) cabs.reverse();
@@ -165,11 +210,25 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
       const p: [number, number] = [r3(-0.4 + 0.8 * rng.next()), r3(-0.27 + 0.15 * rng.next())];
       if (inSwing(p, rad, cabs) || !fits(p)) continue;
       if (floor.some((q) => Math.hypot(q.at[0] - p[0], q.at[1] - p[1]) < q.rad + rad + 0.05)) continue;
-      if (beside && Math.abs(p[0] - beside[0]) < 0.08 + rad && p[1] > -0.08) continue;
+      if (mechs.some((m) => Math.abs(p[0] - m.at[0]) < 0.08 + rad && p[1] > -0.08)) continue;
       floor.push({ at: p, rad });
       return p;
     }
     return undefined;
+  };
+  /**
+   * A lever or a plate into the scene: built and described the same way whether it locks a door or not (what locks
+   * is `locks`, which is never served), so a decoy and a lock give the same world description.
+   */
+  const putMechanism = (m: Mech & { at: [number, number] }) => {
+    if (m.kind === "lever") {
+      xml.push(leverXml(m.at));
+      fixtures.push({ name: "lever", description: `a lever beside the ${display(m.beside)}` });
+      joints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(m.beside)}; pulling it towards the robot raises its fraction` });
+    } else {
+      xml.push(plateXml(m.at));
+      surfaces.push({ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 });
+    }
   };
   const putCube = (colour: Colour, at: [number, number, number]) => {
     const name = `${colour}_cube`;
@@ -203,16 +262,12 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     // Opening the door is the goal of an open task, not something in its way.
     if (kind !== "open") obstacles.unshift("closed door");
     let keyColour: Colour | undefined;
+    for (const m of mechs) putMechanism(m);
     if (lock === "lever") {
-      xml.push(leverXml(beside!));
-      fixtures.push({ name: "lever", description: `a lever beside the ${display(g.name)}` });
-      joints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(g.name)}; pulling it towards the robot raises its fraction` });
       locks.push({ joint: door.joint, lever: { joint: "lever", threshold: 0.8 } });
       obstacles.push("lever lock");
       solution.push(pullLever("lever_handle", "lever"));
     } else if (lock === "sensor") {
-      xml.push(plateXml(beside!));
-      surfaces.push({ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 });
       locks.push({ joint: door.joint, sensor: { surface: "weight_sensor", minMass: 0.05 } });
       keyColour = colours[0];
       const at = floorSpot(0.04);
@@ -261,6 +316,7 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
       }
     }
   } else {
+    for (const m of mechs) putMechanism(m);
     // The crate's colour is to be read (match_colour), or the cube to move is named (place_on); a cube of another
     // colour already on the crate, which holds one thing, is in the way (always for place_on, half the time otherwise).
     const [crateColour, ...others] = colours;
@@ -307,15 +363,17 @@ function draw(rng: Rng, seed: number): GeneratedTabletop | undefined {
     initialJoints: {},
     goal,
   };
-  const summary = `${kind.replace(/_/g, " ")}: ${obstacles.join(" + ") || "no obstacle"} (${cabs.map((c) => `${c.name} ${c.doors.length} door(s)`).join(", ") || "no cabinet"})`;
-  return { spec, kind, obstacles, solution, summary };
+  const summary = `${kind.replace(/_/g, " ")}: ${obstacles.join(" + ") || "no obstacle"} (${cabs.map((c) => `${c.name} ${c.doors.length} door(s)`).join(", ") || "no cabinet"})${decoys.length ? `; decoy ${decoys.join(" and ")} locking nothing` : ""}`;
+  return { spec, kind, obstacles, decoys, solution, summary };
 }
 
 export function generateTabletop(seed: number): GeneratedTabletop {
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated scene's seed is a whole number >= 0, got ${seed}`);
   const rng = new Rng(seed * 2654435761 + 97531);
+  // The decoys' own stream: a scene that draws none is the scene it was before decoys existed.
+  const decoyRng = new Rng(Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ 0x0dec0de);
   for (let i = 0; i < 50; i++) {
-    const g = draw(rng, seed);
+    const g = draw(rng, seed, decoyRng);
     if (g) return g;
   }
   throw new Error(`generated_${seed}: no tabletop layout fits after 50 draws`);

@@ -2,30 +2,35 @@
  * The tabletop scenes as scenarios: their vocabulary (what the world tells clients: places, labels, joints, targets —
  * structure only, never hidden state such as a lock), their goals, and motion programs that solve each one through
  * `execute_motion` alone (used by tests and the benchmark, never by agents).
+ *
+ * The vocabulary is what a person would write down before the task, the same way for every scene: every lever is
+ * listed with its joint and every weight plate as a surface, whether it locks a door or not (a scene's `locks` are
+ * never read here), and no text says what is locked or blocked.
  */
 import type { WorldDescription } from "../../manifests";
 import { moveAway, openDoor, place, pullLever, type MotionInput } from "./motions";
-import { buildScene, isSceneName, SCENE_NAMES, type SceneName, type SceneSpec } from "./scenes";
+import { buildScene, isHandMadeScene, SCENE_NAMES, TWIN_SCENE_NAMES, type HandMadeScene, type SceneName, type SceneSpec } from "./scenes";
 import { generateTabletop } from "./generate";
 import { generatedSeed } from "../generated";
 
-export { SCENE_NAMES, type SceneName, isSceneName } from "./scenes";
+export { SCENE_NAMES, TWIN_SCENE_NAMES, type SceneName, type HandMadeScene, isSceneName, isHandMadeScene } from "./scenes";
 export type { MotionInput } from "./motions";
 
+/** RePLan's eight scenes, then their hidden-state twins. */
 export function listScenes(): string[] {
-  return [...SCENE_NAMES];
+  return [...SCENE_NAMES, ...TWIN_SCENE_NAMES];
 }
 
-/** Whether a name is a tabletop scene: one of the hand-made eight, or generated_<seed>. */
+/** Whether a name is a tabletop scene: one of the hand-made eight or their twins, or generated_<seed>. */
 export function isTabletopScene(name: string): boolean {
-  return isSceneName(name) || generatedSeed(name) !== undefined;
+  return isHandMadeScene(name) || generatedSeed(name) !== undefined;
 }
 
 /** A tabletop scene by name: a hand-made one, or a generated one (generate.ts) by its seed. */
 export function sceneOf(name: string): SceneSpec {
   const seed = generatedSeed(name);
   if (seed !== undefined) return generateTabletop(seed).spec;
-  if (!isSceneName(name)) throw new Error(`unknown tabletop scene ${name}; known: ${listScenes().join(", ")}, or generated_<seed>`);
+  if (!isHandMadeScene(name)) throw new Error(`unknown tabletop scene ${name}; known: ${listScenes().join(", ")}, or generated_<seed>`);
   return buildScene(name);
 }
 
@@ -66,7 +71,8 @@ export const NAMES: Record<string, { display: string; aliases: string[] }> = {
   stone_cabinet_handle: { display: "stone cabinet handle", aliases: [] },
 };
 
-export function describeScene(scene: SceneSpec): WorldDescription {
+/** What the world tells clients of a scene: its structure, the same way whatever locks what (it never reads `locks`). */
+export function describeScene(scene: Omit<SceneSpec, "name" | "locks" | "instruction" | "goal" | "xml" | "initialJoints">): WorldDescription {
   const handles = scene.joints.map((j) => j.handle);
   const labels = [
     ...scene.objects,
@@ -101,8 +107,8 @@ export const CONTROLLER_MOTIONS: { name: string; scene: SceneName; motion: Motio
   { name: "pull lever", scene: "lever", motion: pullLever("lever_handle", "lever") },
 ];
 
-/** Motion sequences that reach each scene's goal. */
-export const SCRIPTED_SOLUTIONS: Record<SceneName, MotionInput[]> = {
+/** Motion sequences that reach each scene's goal (a twin's decoy needs no working). */
+export const SCRIPTED_SOLUTIONS: Record<HandMadeScene, MotionInput[]> = {
   cabinet_open: [place("yellow_cube", "target_position")],
   cabinet_closed: [openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
   cabinet_barred: [moveAway("red_bar", "left_door_handle", 0.35), openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
@@ -111,4 +117,6 @@ export const SCRIPTED_SOLUTIONS: Record<SceneName, MotionInput[]> = {
   color: [place("red_cube", "crate")],
   block: [moveAway("yellow_cube", "crate", 0.2), place("red_cube", "crate")],
   sensor: [place("red_cube", "weight_sensor"), openDoor("stone_cabinet_handle", "stone_cabinet_door")],
+  lever_decoy: [openDoor("cabinet_handle", "cabinet_door")],
+  sensor_decoy: [openDoor("stone_cabinet_handle", "stone_cabinet_door")],
 };

@@ -15,6 +15,16 @@ export type { SceneSpec } from "../palm/scene";
 export const SCENE_NAMES = ["cabinet_open", "cabinet_closed", "cabinet_barred", "kitchen", "lever", "color", "block", "sensor"] as const;
 export type SceneName = (typeof SCENE_NAMES)[number];
 
+/**
+ * Hidden-state twins of the two locked scenes: the same world — the same MJCF, the same instruction, the same things
+ * described the same way — with its mechanism locking nothing (a decoy lever, a decoy weight plate). An agent cannot
+ * tell a scene from its twin until something it can observe differs (the door opens); test/honesty/tabletop.int.test.ts
+ * checks that. Not among RePLan's tasks: no dataset scores them.
+ */
+export const TWIN_SCENE_NAMES = ["lever_decoy", "sensor_decoy"] as const;
+export type TwinSceneName = (typeof TWIN_SCENE_NAMES)[number];
+export type HandMadeScene = SceneName | TwinSceneName;
+
 const T = 0.015; // wall thickness
 export const BOARD = 0.012; // interior floor board thickness
 
@@ -245,11 +255,11 @@ function lockedCabinet(name: string, joint: string, handle: string, rgba: string
   });
 }
 
-function leverScene(): SceneSpec {
+function leverScene(name: "lever" | "lever_decoy"): SceneSpec {
   const cab = lockedCabinet("cabinet", "cabinet_door", "cabinet_handle", RGBA.wood, "door of the cabinet, hinged on its left side");
   const lever = leverXml([0.22, 0.15]);
   return {
-    name: "lever",
+    name,
     instruction: "find the blue_cube",
     xml: wrap("lever", [cab.xml, lever, cube("blue_cube", [-0.14, 0.2, BOARD + CUBE_Z], RGBA.blue)].join("\n    ")),
     objects: ["blue_cube"],
@@ -261,7 +271,8 @@ function leverScene(): SceneSpec {
       { name: "lever", object: "lever", handle: "lever_handle", description: "a lever beside the cabinet; pulling it towards the robot raises its fraction" },
     ],
     targets: [],
-    locks: [{ joint: "cabinet_door", lever: { joint: "lever", threshold: 0.8 } }],
+    // The twin's lever locks nothing: all else, the XML's model name included, is the locked scene's.
+    locks: name === "lever" ? [{ joint: "cabinet_door", lever: { joint: "lever", threshold: 0.8 } }] : [],
     initialJoints: {},
     goal: ["in_view(blue_cube)"],
   };
@@ -307,11 +318,13 @@ function colorScene(name: "color" | "block"): SceneSpec {
   };
 }
 
-function sensorScene(): SceneSpec {
+function sensorScene(name: "sensor" | "sensor_decoy"): SceneSpec {
   const cab = lockedCabinet("stone_cabinet", "stone_cabinet_door", "stone_cabinet_handle", RGBA.stone, "door of the stone cabinet, hinged on its left side");
   const plate = plateXml([0.22, 0.05]);
   return {
-    name: "sensor",
+    name,
+    // The twin keeps the instruction too: what a person says before the task is no less an input than what the robot
+    // sees, and twins differ only in what is hidden (here, the note about the lock is simply wrong).
     instruction: "open the stone_cabinet. The weight sensor lock can be unlocked by putting the red_cube on it.",
     xml: wrap("sensor", [cab.xml, plate, cube("red_cube", [0.22, -0.22, CUBE_Z], RGBA.red)].join("\n    ")),
     objects: ["red_cube"],
@@ -320,13 +333,13 @@ function sensorScene(): SceneSpec {
     fixtures: [],
     joints: [{ name: "stone_cabinet_door", object: "stone_cabinet", handle: "stone_cabinet_handle", description: "door of the stone cabinet, hinged on its left side" }],
     targets: [],
-    locks: [{ joint: "stone_cabinet_door", sensor: { surface: "weight_sensor", minMass: 0.05 } }],
+    locks: name === "sensor" ? [{ joint: "stone_cabinet_door", sensor: { surface: "weight_sensor", minMass: 0.05 } }] : [],
     initialJoints: {},
     goal: ["open(stone_cabinet)"],
   };
 }
 
-export function buildScene(name: SceneName): SceneSpec {
+export function buildScene(name: HandMadeScene): SceneSpec {
   switch (name) {
     case "cabinet_open":
     case "cabinet_closed":
@@ -335,15 +348,22 @@ export function buildScene(name: SceneName): SceneSpec {
     case "kitchen":
       return kitchenScene();
     case "lever":
-      return leverScene();
+    case "lever_decoy":
+      return leverScene(name);
     case "color":
     case "block":
       return colorScene(name);
     case "sensor":
-      return sensorScene();
+    case "sensor_decoy":
+      return sensorScene(name);
   }
 }
 
 export function isSceneName(s: string): s is SceneName {
   return (SCENE_NAMES as readonly string[]).includes(s);
+}
+
+/** One of RePLan's eight scenes or one of their twins. */
+export function isHandMadeScene(s: string): s is HandMadeScene {
+  return isSceneName(s) || (TWIN_SCENE_NAMES as readonly string[]).includes(s);
 }

@@ -234,7 +234,7 @@ describe("RePLan symbolic planner on what generated scenes showed (tuning set, i
   });
 
   it("after a door would not open with nothing seen in the way, the next procedure works the mechanism beside it first, once", () => {
-    const failed = [{ thought: "", steps: [{ kind: "motion" as const, action: "open the box_a" }], failedStep: "open the box_a", reason: "the robot could not open the box_a" }];
+    const failed = [{ thought: "", steps: [{ kind: "motion" as const, action: "open the box_a" }], failedStep: "open the box_a", reason: "the robot could not open the box_a (primary term not met) and no cause was seen" }];
     const next = h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: failed }, NO_NOISE, never);
     expect(next.steps.map((s) => s.action)).toEqual(["pull the lever", "open the box_a"]);
     // Worked already in a failed procedure: not again.
@@ -242,5 +242,18 @@ describe("RePLan symbolic planner on what generated scenes showed (tuning set, i
     expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: twice }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
     // A first procedure tries the plain way.
     expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
+    // A lock the perceiver named but the plan could not work (a plate with no key named) counts as seen too.
+    const plate = [{ ...failed[0], reason: 'the robot could not open the box_a (primary term not met) and planning around "the box_a is locked; the weight_sensor beside it may unlock it" did not help' }];
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: plate }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["pull the lever", "open the box_a"]);
+  });
+
+  it("a listed lever and a failed opening are no evidence of a lock: without a look at the failure (no perceiver), or with a bar seen, no lever is pulled", () => {
+    // The no-perceiver ablation remembers a failure with the controller's report alone: a bar, a kettle and a lock
+    // all fail an opening the same way, and levers stand beside doors they do not lock.
+    const blind = [{ thought: "", steps: [{ kind: "motion" as const, action: "open the box_a" }], failedStep: "open the box_a", reason: "the robot could not open the box_a (primary term set_joint_fraction(box_a_door, 1) not met: residual 1.00 > 0.10 after 5.0 s)" }];
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: blind }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
+    expect(h.highLevelPlan({ ...ctx(), goal: "find the green_cube", world, failedAttempts: blind }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a", "look inside the box_a for the green_cube"]);
+    const barred = [{ ...blind[0], reason: `${blind[0].reason} and planning around "the red_bar is blocking the box_a" did not help` }];
+    expect(h.highLevelPlan({ ...ctx(), goal: "open the box_a", world, failedAttempts: barred }, NO_NOISE, never).steps.map((s) => s.action)).toEqual(["open the box_a"]);
   });
 });

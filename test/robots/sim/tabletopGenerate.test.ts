@@ -35,6 +35,12 @@ describe("generated tabletop scenes", () => {
     expect(has("colour to read", "cube already on the crate")).toBe(true);
     expect(has("closed door", "another cabinet to search first")).toBe(true);
     expect(new Set(scenes.map((s) => s.obstacles.length))).toEqual(new Set([1, 2, 3]));
+    // Decoys: a lever or a plate that locks nothing, beside a cabinet; listed as any mechanism is, never an obstacle.
+    for (const d of ["lever", "weight plate"] as const) expect(scenes.some((s) => s.decoys.includes(d)), d).toBe(true);
+    for (const s of scenes.filter((x) => x.decoys.length)) {
+      expect(s.spec.locks.length, s.summary).toBe(s.obstacles.filter((o) => o === "lever lock" || o === "weight-sensor lock").length);
+      expect(s.solution.some((m) => m.terms.some((t) => t.kind === "set_joint_fraction" && t.joint === "lever")), s.summary).toBe(s.obstacles.includes("lever lock"));
+    }
   });
 
   it("keep every free thing inside the workspace and out of every door's sweep", () => {
