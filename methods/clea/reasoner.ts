@@ -173,7 +173,7 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   const found: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
   let steps = corrupt(found, ctx, noise, rng);
   // Told which action the critic rejected, the planner does not repeat its own slip: a plan whose slip wrote that very
-  // call goes as the search found it. The critique is read after every draw, so it moves none of them.
+  // call goes as the search found it.
   const rejected = ctx.critique?.action;
   if (rejected && steps.some((x) => sameCall(x, rejected)) && !found.some((x) => sameCall(x, rejected))) steps = found;
   return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null, lookFor };

@@ -8,7 +8,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { readContext } from "../context";
 import { readModelView } from "./view";
-import { NO_NOISE, ReadDraw, type Draw, type NoiseKnobs, type Task } from "./noise";
+import { KeyedDraw, NO_NOISE, ReadWatch, type Draw, type NoiseKnobs, type Task } from "./noise";
 import { readKey } from "./meaning";
 
 /**
@@ -33,10 +33,13 @@ export class SymbolicChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const ctx = readModelView(readContext(messages) as any);
-    // Faults are drawn from what the request asks that the reasoner reads, not how it is worded (models/symbolic/meaning.ts).
-    const rng = new ReadDraw(this.seed, ctx, readKey);
+    // Faults are drawn from what the request asks that the reasoner reads, not how it is worded (models/symbolic/meaning.ts):
+    // a dry pass (its draws keyed on the seed and the role alone) finds the fields the reasoner reads, and the answer's
+    // draws are keyed on those. A field it never reads moves no draw; with every field read the key is the whole context's.
+    const watch = new ReadWatch(this.seed, ctx);
     // The analyst's offline reading of a plot image is asynchronous (it decodes the PNG).
-    const answer = await this.answer(rng.context, rng);
+    await this.answer(watch.context, watch);
+    const answer = await this.answer(ctx, new KeyedDraw(readKey(this.seed, ctx, watch.fields), this.seed));
     const text = JSON.stringify(answer);
     // No provider reports its usage: the request and the answer are counted with the bench's tokenizer (models/tokens.ts).
     const input = requestTokens(messages);

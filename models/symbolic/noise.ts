@@ -110,18 +110,16 @@ export class KeyedDraw implements Draw {
 }
 
 /**
- * The draws of one request, keyed on what the reasoner has read of it so far (`readKey`): `context` is the request's
- * context, watched, and each draw is keyed on the seed and the fields read before it. A field the reasoner never reads
- * never moves a draw; the same fields read give the same draws (the reasoner is deterministic, so what it reads before
- * each draw follows from what it read before).
+ * A request's context, watched: which of its top-level fields a reasoner reads. `fields` is what it read; the draws are
+ * keyed on the seed and the role alone, so what it reads here follows from the fields it read and nothing else
+ * (models/symbolic/index.ts runs this dry pass first, then keys the real draws on the fields read).
  */
-export class ReadDraw implements Draw {
-  private i = 0;
+export class ReadWatch implements Draw {
   private readonly read = new Set<string>();
-  private key = "";
-  private keyedOn = -1;
+  private readonly draws: KeyedDraw;
   readonly context: Record<string, unknown> & { task: string };
-  constructor(private readonly seed: number, private readonly ctx: Record<string, unknown> & { task: string }, private readonly keyOf: (seed: number, ctx: Record<string, unknown> & { task: string }, read: ReadonlySet<string>) => string) {
+  constructor(seed: number, ctx: Record<string, unknown> & { task: string }) {
+    this.draws = new KeyedDraw(`${seed}|${ctx.task}|fields`, seed);
     const note = (p: string | symbol) => typeof p === "string" && this.read.add(p);
     this.context = new Proxy(ctx, {
       get: (t, p, r) => (note(p), Reflect.get(t, p, r)),
@@ -129,18 +127,14 @@ export class ReadDraw implements Draw {
       getOwnPropertyDescriptor: (t, p) => (note(p), Reflect.getOwnPropertyDescriptor(t, p)),
     });
   }
-  /** The fields read so far. */
+  /** The fields read. */
   get fields(): ReadonlySet<string> {
     return this.read;
   }
   next(): number {
-    if (this.read.size !== this.keyedOn) {
-      this.key = this.keyOf(this.seed, this.ctx, this.read);
-      this.keyedOn = this.read.size;
-    }
-    return unit(`${this.key}#${this.i++}`);
+    return this.draws.next();
   }
   about(...parts: string[]): Draw {
-    return new KeyedDraw(`${this.seed}|${parts.join("|")}`, this.seed);
+    return this.draws.about(...parts);
   }
 }

@@ -11,9 +11,9 @@ import { describe, expect, it } from "vitest";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { contextBlock } from "../../models/context";
 import { SymbolicChatModel } from "../../models/symbolic";
-import { faultKey, readKey } from "../../models/symbolic/meaning";
+import { faultKey } from "../../models/symbolic/meaning";
 import { readModelView } from "../../models/symbolic/view";
-import { ReadDraw, noiseLevel, type Task } from "../../models/symbolic/noise";
+import { ReadWatch, noiseLevel, type Task } from "../../models/symbolic/noise";
 import { allReasoners } from "../../methods";
 
 type Ctx = { task: string } & Record<string, unknown>;
@@ -78,7 +78,7 @@ describe("faults keyed on meaning", () => {
     "%s: a field the reasoner does not read moves no draw: each unread field changed, or one added, gives the same answers",
     async (_task, ctx) => {
       const view = readModelView(ctx as Ctx & { world?: unknown }) as Ctx;
-      const watch = new ReadDraw(0, view, readKey);
+      const watch = new ReadWatch(0, view);
       await (allReasoners() as Record<string, Task>)[ctx.task](watch.context, noiseLevel(0.6), watch);
       const unread = Object.keys(ctx).filter((k) => k !== "task" && !watch.fields.has(k));
       // Not vacuous: a changed field the reasoner reads does move the draws.
