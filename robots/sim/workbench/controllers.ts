@@ -81,6 +81,11 @@ export interface WorkbenchBody {
   cmd: number[];
   path: Path | null;
   log(e: Omit<SimEvent, "t" | "step">): void;
+  /**
+   * Where a move_to goes for a named thing or point, as the robot knows it: a loose thing the camera has not shown
+   * since the scene was set is nowhere (undefined), and one out of view goes where it was last shown (world.ts).
+   */
+  whereIs(name: string): number[] | undefined;
 }
 
 export interface ProgramOutcome {
@@ -110,7 +115,11 @@ export function* runPrimitives(body: WorkbenchBody, program: PrimitiveProgram, o
         r.text = `pause ${step.seconds} s`;
         break;
       case "move_to": {
-        const target = body.stage.point(step.target)!;
+        const target = body.whereIs(step.target);
+        if (!target) {
+          Object.assign(r, { ok: false, text: `move_to ${step.target}: the camera has not shown the ${step.target} since the scene was set; the palm stayed where it was` });
+          break;
+        }
         const goal = [0, 1, 2].map((d) => target[d] + step.offset[d]);
         const v = step.speed ?? speed;
         const off = step.offset.some((x) => x !== 0) ? ` + [${step.offset.map((x) => x.toFixed(2)).join(", ")}]` : "";
@@ -200,7 +209,14 @@ function* grasp(body: WorkbenchBody, step: Extract<Primitive, { op: "grasp" }>):
   }
   if (held) return { ok: false, text: `${what}: already holding the ${held}; release it first` };
   const gap = dist(s.palm(), s.thingPosition(i));
-  if (gap > GRASP_RADIUS) return { ok: false, text: `${what}: the palm is ${cm(gap)} from the ${step.object}'s grasp point (it must be within ${cm(GRASP_RADIUS)})` };
+  if (gap > GRASP_RADIUS) {
+    // Out of the fingers' reach, which the hand feels; how far it is, the robot knows only from what the camera showed.
+    const seen = body.whereIs(step.object);
+    const far = seen
+      ? `the palm is ${cm(dist(s.palm(), seen))} from the ${step.object}'s grasp point (it must be within ${cm(GRASP_RADIUS)})`
+      : `the ${step.object} is not within ${cm(GRASP_RADIUS)} of the palm's grasp point, and the camera has not shown it since the scene was set`;
+    return { ok: false, text: `${what}: ${far}` };
+  }
   const p = s.props[i];
   if (step.width > p.width + 0.01) {
     yield* fingersTo(body, Math.min(FINGER.open, step.width));

@@ -64,6 +64,13 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   private camera: WorkbenchCamera;
   private recorder: Recorder<Snapshot> | null = null;
   private last: RecordedRollout | null = null;
+  /**
+   * What the camera has shown of the loose things since the scene was set, from the recorder's frames (every 0.1 s
+   * of a program, deterministic — never the published frames, which render only for a subscriber): those in the
+   * latest frame, and where each was when last shown. A move_to goes no further than this (whereIs).
+   */
+  private inView = new Set<string>();
+  private lastSeen = new Map<string, number[]>();
   private busy = false;
   private skillsEnded = 0;
   private programs = 0;
@@ -105,6 +112,18 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
   time(): number {
     return this.current.data.time as number;
+  }
+
+  /**
+   * Where a program's move_to goes for a name: a place, handle or named point where it is; a loose thing where it is
+   * if the camera's latest frame shows it or the palm holds it, else where the camera last showed it, else nowhere
+   * (undefined) — never where a thing the camera has not seen has gone meanwhile.
+   */
+  whereIs(name: string): number[] | undefined {
+    const s = this.current;
+    const i = s.thingIndex(name);
+    if (i === undefined || !s.parts.things[i].free || i === s.st.held || this.inView.has(name)) return s.point(name);
+    return this.lastSeen.get(name);
   }
 
   get scene(): WorkbenchScene {
@@ -173,6 +192,8 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     this.clock.time = 0;
     this.clock.ticks = 0;
     this.last = null;
+    this.inView.clear();
+    this.lastSeen.clear();
     this.skillsEnded = 0;
     this.programs = 0;
     return { scenario, seed, instruction: this.current.scene.instruction };
@@ -367,10 +388,28 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const t = performance.now();
     const s = this.current;
     this.mj.mj_kinematics(s.model, s.data);
-    const detections = this.detect(this.camera.render(s.model, s.data, true));
+    const frame = this.camera.render(s.model, s.data, true);
+    this.noteShown(frame);
+    const detections = this.detect(frame);
     this.recorder.capture(this.time(), s.snapshot(), detections);
     this.stats.frames++;
     this.stats.renderMs += performance.now() - t;
+  }
+
+  /** The loose things a recorder frame shows (any pixel of theirs), and where each is as it shows. */
+  private noteShown(frame: Frame): void {
+    const s = this.current;
+    const { geomToEntity, entities } = s.detector;
+    const shown = new Set<number>();
+    for (const g of frame.geom) if (g >= 0 && geomToEntity[g] >= 0) shown.add(geomToEntity[g]);
+    this.inView.clear();
+    for (const e of shown) {
+      const name = entities[e];
+      const i = s.thingIndex(name);
+      if (i === undefined || !s.parts.things[i].free) continue;
+      this.inView.add(name);
+      this.lastSeen.set(name, s.point(name)!);
+    }
   }
 
   // ---- perception --------------------------------------------------------------------------------------------------
