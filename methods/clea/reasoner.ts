@@ -71,8 +71,8 @@ export interface PlanContext {
   world: WorldDescription;
   maxSteps: number;
   lastFailure?: string | null;
-  /** The critic's last rejection, with the action it rejected. */
-  critique?: { action?: SkillCall } | null;
+  /** The plans that failed so far, each from the step that failed (rejected, or failed at the robot). */
+  failedPlans?: { steps: SkillCall[] }[];
 }
 
 const sameCall = (a: SkillCall, b: SkillCall) => a.robot === b.robot && a.skill === b.skill && JSON.stringify(Object.entries(a.args).sort()) === JSON.stringify(Object.entries(b.args).sort());
@@ -172,10 +172,11 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   }
   const found: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
   let steps = corrupt(found, ctx, noise, rng);
-  // Told which action the critic rejected, the planner does not repeat its own slip: a plan whose slip wrote that very
-  // call goes as the search found it.
-  const rejected = ctx.critique?.action;
-  if (rejected && steps.some((x) => sameCall(x, rejected)) && !found.some((x) => sameCall(x, rejected))) steps = found;
+  // Told which action its last plan failed on — rejected by the critic or the verifier, or failed at the robot — the
+  // planner does not repeat its own slip: a plan whose slip wrote that very call goes as the search found it. Every
+  // variant gets this from whatever feedback it has (no-critic from the robot's failures alone).
+  const failed = ctx.failedPlans?.at(-1)?.steps[0];
+  if (failed && steps.some((x) => sameCall(x, failed)) && !found.some((x) => sameCall(x, failed))) steps = found;
   return { subgoal: subgoal!, rationale: rationale!, steps, done: false, giveUp: null, lookFor };
 }
 
