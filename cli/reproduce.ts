@@ -28,17 +28,14 @@ import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
 import { appendToLedger, isStaleMark, rangeText, readLedger, scoredRangeLine, staleness, type LedgerRow, type ScoredRange } from "../evals/ledger";
 
 /**
- * A scored generated-world report, refused if any of its worlds lies outside the range it is scored on (a full
- * figure's sealed range; a quick slice's retired one), or below the first scored seed.
+ * A scored generated-world report, refused if any of its worlds lies below the range it is scored on (a full figure's
+ * sealed range; a quick slice's retired one) or below the first scored seed. No upper bound: a generator that skips
+ * worlds it cannot do reads seeds past `from + count` to make up its count.
  */
 export function scoredOnly(r: Report, range?: { from: number; count: number }): Report {
   const from = Math.max(range?.from ?? FIRST_SCORED_SEED, FIRST_SCORED_SEED);
-  const to = range ? range.from + range.count : Infinity;
-  const outside = r.tasks.filter((t) => {
-    const seed = generatedSeed(t) ?? -1;
-    return seed < from || seed >= to;
-  });
-  if (outside.length) throw new Error(`the scored figure reads worlds outside the scored range (seeds ${from}${to === Infinity ? " on" : `–${to - 1}`}): ${outside.slice(0, 5).join(", ")}`);
+  const outside = r.tasks.filter((t) => (generatedSeed(t) ?? -1) < from);
+  if (outside.length) throw new Error(`the scored figure reads worlds outside the scored range (seeds from ${from}): ${outside.slice(0, 5).join(", ")}`);
   return r;
 }
 
@@ -260,10 +257,12 @@ const KITCHEN_SCORED = { dataset: "kitchen-generated", from: 3000, count: 100 };
 const COURSE_SCORED = { dataset: "course-generated", from: 3000, count: 50 };
 /**
  * The generated tabletop scenes' two sets (issue 51): the tuning range is where the generator and the reasoner were
- * corrected, scene by scene; the scored range was run once, after every decision.
+ * corrected, scene by scene; the scored range is run once, after every decision. It replaced 3000–3049, run once at
+ * b242080 and then changed under it by issue 58 (decoys redrew 15 of its scenes; the mechanism rule and the
+ * perceiver's draws changed): marked stale in the ledger, it is retired.
  */
 const TABLETOP_TUNING = { from: 100, count: 40 };
-const TABLETOP_SCORED = { dataset: "tabletop-generated", from: 3000, count: 50 };
+const TABLETOP_SCORED = { dataset: "tabletop-generated", from: 4000, count: 50 };
 /** The quick slices (run by CI on every change) read the retired scored ranges' first seeds, never a sealed one. */
 const QUICK_SCORED_FROM = FIRST_SCORED_SEED;
 /**
