@@ -77,9 +77,9 @@ describe("npm run reproduce", () => {
     expect(() => freshRanges([mark], [range])).not.toThrow();
   });
 
-  it("reads only the scored range of generated tabletop scenes for their scored figure (scene seeds 4000–4049; 3000–3049 is retired)", () => {
+  it("reads only the scored range of generated tabletop scenes for their scored figure (scene seeds 3000–3049)", () => {
     const report = (tasks: string[]) => ({ tasks }) as unknown as Report;
-    expect(FIGURES.find((f) => f.id === "tabletop-generated")!.scored).toEqual([{ dataset: "tabletop-generated", from: 4000, count: 50 }]);
+    expect(FIGURES.find((f) => f.id === "tabletop-generated")!.scored).toEqual([{ dataset: "tabletop-generated", from: 3000, count: 50 }]);
     // A tuning scene (seed 120) read into the scored figure is refused by name.
     expect(() => scoredOnly(report(["generated_3000", "generated_120"]))).toThrow(/outside the scored range.*generated_120/);
   });
