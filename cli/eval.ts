@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { basename, dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { METHODS, method, methodOfWorld } from "../methods";
+import { METHODS, method, methodOfWorld } from "../graphs";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
 import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type GeneratedKind } from "../evals/datasets/generated";
 import { makeCourseExamples } from "../evals/datasets/courseExamples";

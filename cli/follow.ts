@@ -4,7 +4,7 @@
  * describing it reads); the state after each step is handed over as it comes, so a caller that is stopped mid-run
  * still holds the last one.
  */
-import type { MethodGraph } from "../methods";
+import type { MethodGraph } from "../graphs";
 
 export interface Follower<S> {
   /** A node's update, with the state before it (undefined before the first step). */

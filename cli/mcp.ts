@@ -22,9 +22,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Session } from "../nodes/runtime";
-import { openRun, ROBOTS_ONLY } from "../nodes/run";
-import { METHODS, methodOfGraph, type Method } from "../methods";
+import type { Session } from "../runtime/session";
+import { openRun, ROBOTS_ONLY } from "../runtime/run";
+import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { WORLDS } from "../robots/sim/worlds";
@@ -56,7 +56,7 @@ A desktop client's configuration (stdio):
   { "command": "npm", "args": ["run", "--silent", "mcp", "--prefix", "/path/to/robograph"] }
 `;
 
-/** The method graphs as tools (methods/index.ts): which graph, which world it runs in, its variants. */
+/** The method graphs as tools (graphs/index.ts): which graph, which world it runs in, its variants. */
 type MethodTool = Method;
 
 /** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */

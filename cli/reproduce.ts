@@ -17,12 +17,12 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { experimentMethod, tables, type Report } from "../evals/experimentReport";
-import { method } from "../methods";
+import { method } from "../graphs";
 import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
 import { HELD_BACK, HELD_BACK_SEED } from "../robots/sim/workbench/edits";
 import { CRITIC_SCORED_FROM } from "../evals/datasets/behaviorCriticBenchmark";
 import { refineReport } from "../evals/behaviorCriticRefine";
-import { CURRICULUM_SETTINGS } from "../methods/curriculum/configuration";
+import { CURRICULUM_SETTINGS } from "../graphs/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
 import { appendToLedger, isStaleMark, rangeText, readLedger, scoredRangeLine, staleness, type LedgerRow, type ScoredRange } from "../evals/ledger";
@@ -508,7 +508,7 @@ export const FIGURES: Figure[] = [
         ...rows.map((r) => `| ${r.elite} | ${r.step} | ${r.learned.join(", ")} | ${r.mean.toFixed(1)} | ${r.stacks} of ${TUNING_SEEDS.length} |`),
         "",
         `Best on the tuning seeds (most seeds with a stack, then most skills): elite ${best.elite}, step ${best.step}. ` +
-          (best.elite === defaults.elite && best.step === defaults.step ? "These are the defaults the reported runs use." : `The defaults are elite ${defaults.elite}, step ${defaults.step}: NOT the best here — change them in nodes/runtime.ts.`),
+          (best.elite === defaults.elite && best.step === defaults.step ? "These are the defaults the reported runs use." : `The defaults are elite ${defaults.elite}, step ${defaults.step}: NOT the best here — change them in runtime/session.ts.`),
       ].join("\n");
     },
   },

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { METHODS, method, methodOfNodes, type MethodId } from "../methods";
+import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
 import { parseReport } from "../evals/reportFiles";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
@@ -47,7 +47,7 @@ export interface RunView {
   kind: "run";
   rel: string;
   id: string;
-  /** The method that wrote it (methods/index.ts), or null when the record does not show it. */
+  /** The method that wrote it (graphs/index.ts), or null when the record does not show it. */
   mode: MethodId | null;
   goal: string | null;
   summary: Record<string, unknown> | null;
@@ -341,7 +341,7 @@ export class Library {
   }
 
   /**
-   * An experiment's page: its report.json read against its method's schema (methods/<id>/report.ts) — the method's tables,
+   * An experiment's page: its report.json read against its method's schema (graphs/<id>/report.ts) — the method's tables,
    * charts and facts — or, when report.json is missing or fails its schema, a note saying so and report.md as written.
    * Runner experiments (kitchen, tabletop, course) also list their episodes, each linked to its record.
    */

@@ -1,17 +1,17 @@
 /**
  * What the viewer draws of a report.json that passed its method's schema: the facts line, the charts that method's
  * paper draws — and no other method's — and the report without the long per-episode or per-case lists (the page lists
- * episodes itself, and the tables already sum the rest). Each method's report module (methods/<id>/report.ts) says
+ * episodes itself, and the tables already sum the rest). Each method's report module (graphs/<id>/report.ts) says
  * what those are; this module asks it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { REPORT_FORMAT, tablesOfMarkdown, type AnyReport } from "../evals/reportFiles";
 import { experimentMethod } from "../evals/experimentReport";
-import { method } from "../methods";
-import type { ChartSpec } from "../methods/report";
+import { method } from "../graphs";
+import type { ChartSpec } from "../graphs/report";
 
-export { cellNumber, type ChartSpec } from "../methods/report";
+export { cellNumber, type ChartSpec } from "../graphs/report";
 
 const reportOf = (r: AnyReport) => method(r.method).report;
 

@@ -8,16 +8,16 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { behaviorCritic } from "../methods/behaviorCritic";
-import { openRun } from "../nodes/run";
+import { behaviorCritic } from "../graphs/behaviorCritic";
+import { openRun } from "../runtime/run";
 import { totalUsage } from "../models";
-import type { BehaviourCritique, ClaimedEvent, Preference } from "../methods/behaviorCritic/schemas";
-import { claimFound } from "../methods/behaviorCritic/nodes/ground";
+import type { BehaviourCritique, ClaimedEvent, Preference } from "../graphs/behaviorCritic/schemas";
+import { claimFound } from "../graphs/behaviorCritic/nodes/ground";
 import { causeFits, familiesNamed } from "./behaviourWords";
 import { HELD_BACK } from "../robots/sim/workbench/edits";
-import { readRollout, seenFrame } from "../methods/behaviorCritic/nodes/rollouts";
-import { observedEvents } from "../methods/behaviorCritic/evidence";
-import type { CriticStateType } from "../methods/behaviorCritic/state";
+import { readRollout, seenFrame } from "../graphs/behaviorCritic/nodes/rollouts";
+import { observedEvents } from "../graphs/behaviorCritic/evidence";
+import type { CriticStateType } from "../graphs/behaviorCritic/state";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { CRITIC_SCORED_FROM } from "./datasets/behaviorCriticBenchmark";

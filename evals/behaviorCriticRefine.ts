@@ -6,13 +6,13 @@
  */
 import { MemorySaver } from "@langchain/langgraph";
 import { join } from "node:path";
-import { behaviorCritic } from "../methods/behaviorCritic";
+import { behaviorCritic } from "../graphs/behaviorCritic";
 import { totalUsage } from "../models";
-import { openRun } from "../nodes/run";
-import type { CriticStateType } from "../methods/behaviorCritic/state";
+import { openRun } from "../runtime/run";
+import type { CriticStateType } from "../graphs/behaviorCritic/state";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { BridgeClient } from "../robots/bridge/client";
-import { readRollout } from "../methods/behaviorCritic/nodes/rollouts";
+import { readRollout } from "../graphs/behaviorCritic/nodes/rollouts";
 import { startSimProcess } from "../robots/sim/process";
 import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";

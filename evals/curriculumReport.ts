@@ -2,14 +2,14 @@
  * The record a curriculum run leaves (runs/<id>/): the library over time, every proposal / decomposition / retrieval in
  * Table 2's layout (the library at each stage beside what was proposed from that stage's image), each learning curve's
  * plots with the analyst's verdicts, the cumulative share of curves judged converged per task family (Fig. 5), and the
- * diversity of the collected data against the base-skill data (Table 1's idea) — as report.json (checked against the curriculum's schema, methods/curriculum/report.ts), report.md and report.html.
+ * diversity of the collected data against the base-skill data (Table 1's idea) — as report.json (checked against the curriculum's schema, graphs/curriculum/report.ts), report.md and report.html.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import type { ArtifactStore } from "../memory/artifacts";
-import type { CurriculumStateType, EpisodeSummary } from "../methods/curriculum/state";
-import { baseLibrary } from "../methods/curriculum/nodes/skills";
+import type { CurriculumStateType, EpisodeSummary } from "../graphs/curriculum/state";
+import { baseLibrary } from "../graphs/curriculum/nodes/skills";
 import type { StageRow } from "./curriculumStages";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reportFiles";
 

@@ -5,12 +5,12 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, imagePart, type Usage, addUsage } from "../models";
-import { TaskProposal, type ProposeContext } from "../methods/curriculum/schemas";
-import type { Run } from "../nodes/run";
-import { PROPOSER_PROMPT } from "../methods/curriculum/nodes/propose";
-import { decompose } from "../methods/curriculum/nodes/decompose";
-import { retrieve } from "../methods/curriculum/nodes/retrieve";
-import type { CurriculumStateType, CycleRecord, Retrieval } from "../methods/curriculum/state";
+import { TaskProposal, type ProposeContext } from "../graphs/curriculum/schemas";
+import type { Run } from "../runtime/run";
+import { PROPOSER_PROMPT } from "../graphs/curriculum/nodes/propose";
+import { decompose } from "../graphs/curriculum/nodes/decompose";
+import { retrieve } from "../graphs/curriculum/nodes/retrieve";
+import type { CurriculumStateType, CycleRecord, Retrieval } from "../graphs/curriculum/state";
 
 export interface StageRow {
   iteration: number;

@@ -1,5 +1,5 @@
 /**
- * One episode: a method's graph (any of methods/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
+ * One episode: a method's graph (any of graphs/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
  * bridge, with its trace, final state, the simulator's verdict and event log. Experiments and tests both run episodes
  * through here.
  */
@@ -7,23 +7,23 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import type { VlmpcStateType } from "../methods/vlmpc/state";
-import type { ClosedLoopStateType } from "../methods/clea/state";
-import type { ReplanStateType } from "../methods/replan/state";
+import type { VlmpcStateType } from "../graphs/vlmpc/state";
+import type { ClosedLoopStateType } from "../graphs/clea/state";
+import type { ReplanStateType } from "../graphs/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { BridgeClient } from "../robots/bridge/client";
-import { method, type MethodGraph, type MethodId } from "../methods";
-import { openRun } from "../nodes/run";
-import type { EpisodeRun as Run, TraceStep as Step } from "../methods/report";
+import { method, type MethodGraph, type MethodId } from "../graphs";
+import { openRun } from "../runtime/run";
+import type { EpisodeRun as Run, TraceStep as Step } from "../graphs/report";
 
-/** One node's update of an episode (methods/report.ts); CLEA's by default. */
+/** One node's update of an episode (graphs/report.ts); CLEA's by default. */
 export type TraceStep<S = ClosedLoopStateType> = Step<S>;
-/** One episode as it ran (methods/report.ts); CLEA's by default. */
+/** One episode as it ran (graphs/report.ts); CLEA's by default. */
 export type EpisodeRun<S = ClosedLoopStateType> = Run<S>;
 
 export interface EpisodeOptions {
-  /** Which method runs (methods/index.ts; default CLEA's). */
+  /** Which method runs (graphs/index.ts; default CLEA's). */
   mode?: MethodId;
   url: string;
   goal: string;

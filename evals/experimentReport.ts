@@ -6,11 +6,11 @@ import { writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { counted } from "./metrics";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown, type PaperTable } from "./reportFiles";
-import { METHODS, method } from "../methods";
-import { mean, median, type Cell, type ExperimentReport } from "../methods/report";
+import { METHODS, method } from "../graphs";
+import { mean, median, type Cell, type ExperimentReport } from "../graphs/report";
 
 export type { Cell };
-/** The experiment runner's report (methods/report.ts says what it holds). */
+/** The experiment runner's report (graphs/report.ts says what it holds). */
 export type Report = ExperimentReport;
 
 /**

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { readInstruction, lexicon, notUnderstoodMessage } from "../models/reasoning/language";
-import { goalLiterals, readTabletopGoal } from "../methods/replan/reasoner";
+import { goalLiterals, readTabletopGoal } from "../graphs/replan/reasoner";
 import { WorldDescription } from "../robots/manifests/schema";
 import { bundledManifests } from "../robots/manifests";
 import { describeKitchen } from "../robots/sim/kitchen/layout";

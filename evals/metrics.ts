@@ -2,9 +2,9 @@
  * What an episode yields, and the evaluators that score it. Evaluators are plain functions of the run's outputs:
  * the local report and LangSmith's `evaluate` call the same ones.
  */
-import { counted, type EpisodeResult } from "../methods/report";
+import { counted, type EpisodeResult } from "../graphs/report";
 
-export { counted, scoreWithinBudget, type EpisodeResult } from "../methods/report";
+export { counted, scoreWithinBudget, type EpisodeResult } from "../graphs/report";
 
 export type EvaluatorResult = { key: string; score: number };
 type Outputs = { outputs?: Partial<EpisodeResult> };

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import PgBoss from "pg-boss";
 import pg from "pg";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
+import { clearEmergencyStop, emergencyStop } from "../runtime/estop";
 import { openPersistence, type Persistence } from "../memory/checkpointer";
 import { PostgresBlobStore, uploadRecord } from "../memory/blobs";
 import { ArtifactStore } from "../memory/artifacts";

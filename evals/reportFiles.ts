@@ -1,14 +1,14 @@
 /**
  * One output contract for every experiment kind: a folder with report.json (the method's tables as data, its settings
  * and its per-episode or per-case rows), report.md and report.html, every path in them relative. Each method's report
- * module (methods/<id>/report.ts) holds its report.json's schema, which the writers check what they write against and
+ * module (graphs/<id>/report.ts) holds its report.json's schema, which the writers check what they write against and
  * the viewer reads report.json with; this module reads a report through its method's, takes the tables as data from
  * the very Markdown report.md prints (so the two never disagree), and writes the HTML page.
  */
-import { METHODS } from "../methods";
-import { REPORT_FORMAT, TableSchema, type ExperimentReport, type PaperTable } from "../methods/report";
-import type { CriticReportJson } from "../methods/behaviorCritic/report";
-import type { CurriculumReportJson } from "../methods/curriculum/report";
+import { METHODS } from "../graphs";
+import { REPORT_FORMAT, TableSchema, type ExperimentReport, type PaperTable } from "../graphs/report";
+import type { CriticReportJson } from "../graphs/behaviorCritic/report";
+import type { CurriculumReportJson } from "../graphs/curriculum/report";
 
 export { REPORT_FORMAT, TableSchema, type PaperTable };
 export type { CriticReportJson, CurriculumReportJson };
@@ -36,7 +36,7 @@ export function parseReport(json: unknown): { ok: true; report: AnyReport } | { 
   const r = schema.safeParse(json);
   if (r.success) return { ok: true, report: r.data as AnyReport };
   const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`);
-  return { ok: false, error: `report.json does not match the ${method} report schema (methods/${method}/report.ts): ${issues.join("; ")}${r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : ""}` };
+  return { ok: false, error: `report.json does not match the ${method} report schema (graphs/${method}/report.ts): ${issues.join("; ")}${r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : ""}` };
 }
 
 /**
@@ -88,7 +88,7 @@ export function tablesOfMarkdown(method: string, md: string): PaperTable[] {
       const [head, ...rest] = body;
       const ids = rules.find(([re]) => re.test(heading))?.slice(1) as string[] | undefined;
       const id = ids?.[nth] ?? ids?.at(-1);
-      if (!id) throw new Error(`a ${method} report has a table under "${heading || "(no heading)"}", which is none of its tables (methods/${method}/report.ts)`);
+      if (!id) throw new Error(`a ${method} report has a table under "${heading || "(no heading)"}", which is none of its tables (graphs/${method}/report.ts)`);
       // A second table under one heading is named by the paragraph that introduces it ("Error taxonomy (Fig. 4): …").
       const lead = nth > 0 ? /^([^:]{3,80}):/.exec(note.join(" "))?.[1] : undefined;
       const title = lead ?? heading.replace(/^#curve /, "");

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { clearEmergencyStop, emergencyStop } from "../nodes/estop";
+import { clearEmergencyStop, emergencyStop } from "../runtime/estop";
 import { totalUsage } from "../models";
 import { availableParallelism } from "node:os";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
@@ -17,8 +17,8 @@ import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, type PipelineCounts } from "../nodes/pipeline";
-import { method, methodOfWorld, type Method } from "../methods";
+import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, type PipelineCounts } from "../nodes/speculation";
+import { method, methodOfWorld, type Method } from "../graphs";
 import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
@@ -378,7 +378,7 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
       // Only VLM-PC has the variant with labelled examples.
       examples: p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
-      // No abort signal for the graph: an abort is the emergency stop (nodes/estop.ts), which ends the run
+      // No abort signal for the graph: an abort is the emergency stop (runtime/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });
     await host.onRun?.(run as EpisodeRun<unknown>);

@@ -1,5 +1,5 @@
 /** The budgets every method's run is checked against: actions, replans, procedures, model calls and wall time. */
-import type { SharedSettings } from "./settings";
+import type { SharedSettings } from "../runtime/settings";
 
 /** What a run has used so far, against its budgets. */
 export interface Spent {

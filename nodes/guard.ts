@@ -3,14 +3,14 @@
  * bounded retries ends the node `interrupted` (checkpointed, with the role, the endpoint and the last error), and the
  * thread resumes by running that node again; an answer that never fits its schema, or a request the endpoint refuses
  * for good (a 400, a refused key), ends the run `failed`, naming it.
- * Either way every request the node sent is in the usage it returns. An emergency stop (nodes/estop.ts) ends a model
+ * Either way every request the node sent is in the usage it returns. An emergency stop (runtime/estop.ts) ends a model
  * node before it starts, or aborts its request in flight, the same way. Only model nodes are guarded: robots' skills
- * have their own path (nodes/dispatch.ts), and nothing here sends anything to a robot.
+ * have their own path (nodes/executor.ts), and nothing here sends anything to a robot.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ModelOutputError, ModelRequestError, ModelUnavailableError, withModelScope, type ModelScope, type Usage } from "../models";
-import { runOf } from "./run";
-import { runSignal, stopReason } from "./estop";
+import { runOf } from "../runtime/run";
+import { runSignal, stopReason } from "../runtime/estop";
 import type { Status } from "./state";
 
 interface Guardable {

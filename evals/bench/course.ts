@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { CourseWorld, COURSES } from "../../robots/sim/course";
 import { COURSE_GOAL } from "../datasets";
 import { runClosedLoopEpisode } from "../episode";
-import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../methods/vlmpc/nodes/planner";
+import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../graphs/vlmpc/nodes/planner";
 import { contextBlock } from "../../models/context";
 import { tokens } from "../../models/tokens";
-import { parseSettings } from "../../nodes/run";
-import { vlmpc } from "../../methods/vlmpc";
-import type { VlmpcStateType } from "../../methods/vlmpc/state";
+import { parseSettings } from "../../runtime/run";
+import { vlmpc } from "../../graphs/vlmpc";
+import type { VlmpcStateType } from "../../graphs/vlmpc/state";
 import { startSimProcess } from "../../robots/sim/process";
 import type { Figure } from "./agent";
 

@@ -16,10 +16,10 @@ import { ROLES } from "../../models/roles";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { runClosedLoopEpisode } from "../episode";
-import { allReasoners, method, type MethodId as Mode } from "../../methods";
+import { allReasoners, method, type MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
-import { skillTimes, type SkillTime } from "../../nodes/dispatch";
-import type { PipelineCounts } from "../../nodes/pipeline";
+import { skillTimes, type SkillTime } from "../../nodes/executor";
+import type { PipelineCounts } from "../../nodes/speculation";
 import type { Figure } from "./agent";
 
 /** One request as the provider reads it: tool definitions, then each message's role, text and image places. */

@@ -13,7 +13,7 @@ import { readKey } from "./meaning";
 
 /**
  * The offline reasoner of one method (or several: their task tables merged): each method's folder holds its part
- * (methods/<id>/reasoner), keyed by the task names its nodes' context blocks carry; the method hands it to its runs.
+ * (graphs/<id>/reasoner), keyed by the task names its nodes' context blocks carry; the method hands it to its runs.
  */
 export class SymbolicChatModel extends BaseChatModel {
   constructor(readonly tasks: Record<string, Task>, readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { evalCommand } from "../../cli/eval";
-import { closePooledSessions } from "../../nodes/run";
+import { closePooledSessions } from "../../runtime/run";
 import { scratchDir } from "../helpers/episode";
 
 describe("npm run eval -- --dataset course-generated", () => {

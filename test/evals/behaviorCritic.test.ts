@@ -10,9 +10,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scoreClaims } from "../../evals/behaviorCritic";
 import { causeFits, familiesNamed, FAMILIES } from "../../evals/behaviourWords";
-import { KEY_FRAME_THRESHOLDS } from "../../methods/behaviorCritic/evidence";
-import { TRACK_THRESHOLDS } from "../../methods/behaviorCritic/nodes/ground";
-import { BehaviourCritique, Preference } from "../../methods/behaviorCritic/schemas";
+import { KEY_FRAME_THRESHOLDS } from "../../graphs/behaviorCritic/evidence";
+import { TRACK_THRESHOLDS } from "../../graphs/behaviorCritic/nodes/ground";
+import { BehaviourCritique, Preference } from "../../graphs/behaviorCritic/schemas";
 import { LIMITS } from "../../robots/sim/workbench/monitor";
 import { EDIT_NAMES, HELD_BACK, NEW_EDIT_FAMILIES } from "../../robots/sim/workbench/edits";
 import { HAND_MADE_BEHAVIOURS } from "../../robots/sim/workbench/behaviours";
@@ -84,12 +84,12 @@ describe("critic scoring", () => {
       }
     };
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
-    for (const f of files(join(ROOT, "methods/behaviorCritic"))) visit(f);
+    for (const f of files(join(ROOT, "graphs/behaviorCritic"))) visit(f);
     const reached = [...seen].map((f) => relative(ROOT, f));
     expect(reached.length).toBeGreaterThan(10);
     expect(reached.filter((f) => /^(robots\/sim|evals)\//.test(f))).toEqual([]);
     // Nothing of the agent's side names the simulator's code at all.
-    for (const f of [...files(join(ROOT, "models")), ...files(join(ROOT, "nodes")), ...files(join(ROOT, "methods"))]) expect(readFileSync(f, "utf8"), f).not.toMatch(/robots\/sim\//);
+    for (const f of [...files(join(ROOT, "models")), ...files(join(ROOT, "nodes")), ...files(join(ROOT, "runtime")), ...files(join(ROOT, "graphs"))]) expect(readFileSync(f, "utf8"), f).not.toMatch(/robots\/sim\//);
     // The same quantities, chosen apart: how far a shove, how high a drop, how fast a rush.
     expect(KEY_FRAME_THRESHOLDS.shove).not.toBe(LIMITS.pushed);
     expect(KEY_FRAME_THRESHOLDS.dropHeight).not.toBe(LIMITS.dropHeight);

@@ -9,7 +9,7 @@ import { courseExamplesPath, EXAMPLE_SEEDS_FROM } from "../../evals/datasets";
 import { planEpisodes, runExperiment, type ExperimentOptions } from "../../evals/runner";
 import { counted, EVALUATORS } from "../../evals/metrics";
 import { buildReport } from "../../evals/experimentReport";
-import { vlmpcTables } from "../../methods/vlmpc/report";
+import { vlmpcTables } from "../../graphs/vlmpc/report";
 import { scratchDir } from "../helpers/episode";
 
 describe("VLM-PC's success is the simulator's check", () => {

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
 import { runExperiment } from "../../evals/runner";
-import { closePooledSessions } from "../../nodes/run";
+import { closePooledSessions } from "../../runtime/run";
 import { BridgeClient } from "../../robots/bridge/client";
 import { MANIFEST_SERVICE, ManifestResponse } from "../../robots/manifests/schema";
 import type { DetectionsMessage } from "../../robots/msgs/detections";

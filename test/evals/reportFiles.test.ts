@@ -1,5 +1,5 @@
 /**
- * The report contract (evals/reportFiles.ts, each method's schema in methods/<id>/report.ts): a method's tables read from the Markdown its report prints, each under the
+ * The report contract (evals/reportFiles.ts, each method's schema in graphs/<id>/report.ts): a method's tables read from the Markdown its report prints, each under the
  * id its schema names; a report.json that is not its method's refused with a sentence saying where.
  */
 import { describe, expect, it } from "vitest";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { experimentDir, ExperimentMismatchError, runExperiment, type ExperimentOptions } from "../../evals/runner";
 import { buildReport } from "../../evals/experimentReport";
-import { vlmpcTables } from "../../methods/vlmpc/report";
+import { vlmpcTables } from "../../graphs/vlmpc/report";
 import { counted, EVALUATORS, scoreWithinBudget, type EpisodeResult } from "../../evals/metrics";
 import { scratchDir } from "../helpers/episode";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { contextBlock, readContext } from "../../models/context";
 import { SymbolicChatModel } from "../../models/symbolic";
-import { allReasoners } from "../../methods";
+import { allReasoners } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../evals/bench/openaiServer";
 
 export { startFakeOpenAI, type ChatRequest, type FakeOpenAI, type Responder } from "../../evals/bench/openaiServer";

@@ -5,10 +5,10 @@
  * per step. "Nothing hidden reaches the agent" then reads: the two transcripts are identical until something
  * observable differs (DESIGN.md, "Rules that hold everywhere").
  *
- * Each twin is reached exactly as the agent reaches a robot: `openSession` (nodes/runtime.ts) connects, reads the
+ * Each twin is reached exactly as the agent reaches a robot: `openSession` (runtime/session.ts) connects, reads the
  * manifests and the world description from `/robograph/manifest` and follows each robot's camera as the agent does
  * (its first camera's image and detections topics, latched and republished after every skill), and every skill goes
- * through `runRecordedGoal` (nodes/dispatch.ts), the executor's own path: the goal, its feedback, its result, the wait
+ * through `runRecordedGoal` (nodes/executor.ts), the executor's own path: the goal, its feedback, its result, the wait
  * for frames taken after it. A method that also reads a service of the robot's (the behaviour critic's rollout, the
  * curriculum's episodes) names it in `services`, and its answer is recorded after every step too.
  *
@@ -40,8 +40,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
-import { openSession, type Session } from "../../nodes/runtime";
-import { runRecordedGoal } from "../../nodes/dispatch";
+import { openSession, type Session } from "../../runtime/session";
+import { runRecordedGoal } from "../../nodes/executor";
 import { pngOf, type ImageMessage } from "../../robots/msgs/images";
 
 /** One scripted call: a robot's skill (as the executor sends it), or a service of the robot's a method calls. */

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ArtifactStore } from "../../memory/artifacts";
 import { SqliteStore } from "../../memory/store";
-import { closePooledSessions } from "../../nodes/run";
+import { closePooledSessions } from "../../runtime/run";
 import { executed, runEpisode, scratchDir } from "../helpers/episode";
 import { startSim, type SimProcess } from "../helpers/processes";
 

@@ -14,7 +14,7 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { faultKey } from "../../models/symbolic/meaning";
 import { readModelView } from "../../models/symbolic/view";
 import { ReadWatch, noiseLevel, type Task } from "../../models/symbolic/noise";
-import { allReasoners } from "../../methods";
+import { allReasoners } from "../../graphs";
 
 type Ctx = { task: string } & Record<string, unknown>;
 const CONTEXTS: Ctx[] = readFileSync(join(import.meta.dirname, "../fixtures/contexts.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));

@@ -9,13 +9,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { askStructured, backoffMs, createModels, extractJson, modelConfig, ModelUnavailableError, retryAfterMs, withModelScope } from "../../models";
-import { Critique } from "../../methods/clea/schemas";
+import { Critique } from "../../graphs/clea/schemas";
 import { BridgeClient } from "../../robots/bridge/client";
 import { answerAsReasoner, contextText, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
-import { allReasoners } from "../../methods";
+import { allReasoners } from "../../graphs";
 
 let fake: FakeOpenAI;
 const ok = { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) };

@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import { closestName, readInstruction } from "../../models/reasoning/language";
 import { search } from "../../models/symbolic/search";
-import { critique, emptyBelief, staticFacts, summarize, verify } from "../../methods/clea/reasoner";
+import { critique, emptyBelief, staticFacts, summarize, verify } from "../../graphs/clea/reasoner";
 import { noiseLevel, NO_NOISE } from "../../models/symbolic/noise";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { contextBlock } from "../../models/context";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
-import { allReasoners } from "../../methods";
+import { allReasoners } from "../../graphs";
 
 
 describe("reading instructions", () => {

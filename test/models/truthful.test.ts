@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { readInstruction } from "../../models/reasoning/language";
-import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../methods/clea/reasoner";
+import { beliefFacts, checkGoal, critique, emptyBelief, perceive, plan, summarize } from "../../graphs/clea/reasoner";
 import { NO_NOISE } from "../../models/symbolic/noise";
-import { verifyPlan as replanVerify } from "../../methods/replan/reasoner";
+import { verifyPlan as replanVerify } from "../../graphs/replan/reasoner";
 import { overBudget } from "../../nodes/budget";
-import { parseSettings } from "../../nodes/run";
-import { ReplanConfiguration } from "../../methods/replan/configuration";
-import type { Belief } from "../../methods/clea/schemas";
+import { parseSettings } from "../../runtime/run";
+import { ReplanConfiguration } from "../../graphs/replan/configuration";
+import type { Belief } from "../../graphs/clea/schemas";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
 
 const never = { next: () => 0.99 };

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
-import { openRun, type Run } from "../../nodes/run";
-import { clea } from "../../methods/clea";
-import { runRecordedGoal } from "../../nodes/dispatch";
+import { openRun, type Run } from "../../runtime/run";
+import { clea } from "../../graphs/clea";
+import { runRecordedGoal } from "../../nodes/executor";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";
 import { scratchDir } from "../helpers/episode";

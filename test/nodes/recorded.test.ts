@@ -8,9 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../nodes/runtime";
-import { openRun } from "../../nodes/run";
-import { METHODS, method } from "../../methods";
+import type { Session } from "../../runtime/session";
+import { openRun } from "../../runtime/run";
+import { METHODS, method } from "../../graphs";
 import { FIXTURES, RECORDED, type Recording } from "../fixtures/recordNodes";
 
 type Node = (state: never, config: RunnableConfig) => Promise<unknown>;

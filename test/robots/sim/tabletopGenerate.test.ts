@@ -10,7 +10,7 @@ import { generatedSeed } from "../../../robots/sim/generated";
 import { generateTabletop, GOAL_KINDS } from "../../../robots/sim/tabletop/generate";
 import { describeScene, sceneOf } from "../../../robots/sim/tabletop/scenario";
 import { solveTabletop } from "../../../robots/sim/tabletop/solve";
-import { goalLiterals, readTabletopGoal } from "../../../methods/replan/reasoner";
+import { goalLiterals, readTabletopGoal } from "../../../graphs/replan/reasoner";
 import { GENERATED_TABLETOPS } from "../../../evals/datasets/generated";
 import { TabletopExample } from "../../../evals/datasets";
 

@@ -6,8 +6,8 @@
  * leaves the twin alone; the held-back families are run here, never critiqued.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observedEvents } from "../../../methods/behaviorCritic/evidence";
-import { seenFrame } from "../../../methods/behaviorCritic/nodes/rollouts";
+import { observedEvents } from "../../../graphs/behaviorCritic/evidence";
+import { seenFrame } from "../../../graphs/behaviorCritic/nodes/rollouts";
 import { WorkbenchWorld } from "../../../robots/sim/workbench";
 import { buildProgram, carefulSpec, drawCase, EDIT_NAMES, EDITS, editedProgram, HELD_BACK, type EditName } from "../../../robots/sim/workbench/edits";
 import { familiesNamed } from "../../../evals/behaviourWords";

@@ -1,0 +1,70 @@
+/**
+ * Speculator (configurable.pipeline): beside the executor, while the robot runs a skill, the work the look after it
+ * would otherwise wait for — on the world as the skill is predicted to leave it. The summarizer folds the last look and
+ * the skill's predicted result into the belief (its verdict on the task with it); the next action is the plan's next
+ * step, or the planner's first on that belief; the critic judges it there. Nothing of it touches the state but the
+ * record it writes: the look after the skill decides whether it is used (graphs/clea/nodes/predictionCheck.ts).
+ * Its failure (an endpoint down, an answer that never fits) costs nothing but the time (nodes/speculation.ts).
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { reportsHoldUnsensed } from "../../../robots/manifests";
+import { prepareBeside } from "../../../nodes/speculation";
+import { runOf } from "../../../runtime/run";
+import { predictedEntry, type Speculation } from "../prediction";
+import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
+import type { CleaSettings } from "../configuration";
+import { summarize } from "./summarizer";
+import { plan, rawBelief } from "./planner";
+import { verify } from "./verifier";
+import { judgeAction } from "./critic";
+
+/** A node's update read as plain values (none of these nodes writes an overwrite marker). */
+const plain = async (u: Promise<ClosedLoopUpdate>) => (await u) as Partial<ClosedLoopStateType>;
+
+export async function speculate(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
+  if (!state.pendingGoal) return {};
+  const run = runOf<CleaSettings>(config);
+  const { goalId, call } = state.pendingGoal;
+  const record: Speculation = { goalId, entryId: state.counters.nextEntryId, belief: null, judged: null, plan: null, cursor: 0, action: null, critique: null, usage: {} };
+  const { note, usage } = await prepareBeside(config, async () => {
+    const s = await run.session();
+    const unsensed = s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
+    // The state as it will be if the skill does what its manifest says. A predicted belief is not a sighting: the
+    // store of where things were seen is left alone.
+    const quiet = { ...config, store: undefined } as LangGraphRunnableConfig;
+    let hyp: ClosedLoopStateType = {
+      ...state,
+      history: [...state.history, predictedEntry(record.entryId, state.counters.steps + 1, call, unsensed)],
+      cursor: state.cursor + 1,
+      pendingGoal: null,
+      counters: { ...state.counters, steps: state.counters.steps + 1, nextEntryId: state.counters.nextEntryId + 1 },
+    };
+    const summarizing = run.settings.variant !== "no-summarizer";
+    const sum = summarizing ? await plain(summarize(hyp, quiet)) : {};
+    if (sum.belief) hyp = { ...hyp, belief: sum.belief, beliefUpTo: sum.beliefUpTo!, judged: sum.judged ?? null };
+    record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, s);
+    // A summary that puts a report in question asks for a look for it: that summary is not adopted (no verdict to
+    // stand), so the summarizer writes it again after the look and the look for the thing follows.
+    if (sum.focus) return `the predicted belief puts a report in question (${sum.focus.why}): a look comes first`;
+    record.judged = summarizing ? hyp.judged : null;
+    if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return "the task is predicted done";
+    if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
+      const p = await plain(plan(hyp, quiet));
+      if ((p.status && p.status !== "running") || !p.plan) return `the planner, on the prediction: ${p.statusReason ?? "no plan"}`;
+      hyp = { ...hyp, plan: p.plan, cursor: 0, critique: null, lastFailure: null, counters: p.counters ?? hyp.counters, plannedAt: state.counters.iterations };
+      record.planned = { replan: (p.counters?.replans ?? 0) > state.counters.replans, focus: p.focus ?? null };
+      const v = await plain(verify(hyp, quiet));
+      if (v.plan === null) return `the verifier rejected the plan made on the prediction: ${v.lastFailure}`;
+      if (v.plan) hyp = { ...hyp, plan: v.plan };
+    }
+    record.plan = hyp.plan;
+    record.cursor = hyp.cursor;
+    record.action = hyp.plan!.steps[hyp.cursor];
+    if (["no-critic", "open-loop"].includes(run.settings.variant)) return undefined;
+    const judged = await plain(judgeAction(hyp, quiet, true));
+    if (judged.critique) record.critique = { verdict: judged.critique.verdict, feedback: judged.critique.feedback };
+    return judged.critique?.verdict === "ok" ? undefined : `the critic, on the prediction: ${judged.critique?.verdict}`;
+  });
+  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
+}

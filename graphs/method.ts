@@ -1,0 +1,98 @@
+/**
+ * What the rest of the product knows of a method: one descriptor per method (graphs/<id>/index.ts), listed once in
+ * graphs/index.ts. The CLI, the experiment runner, the report writers, the viewer, the recorder, the bench and the MCP
+ * server look a method up there instead of naming it, so a sixth method is its folder, a line in METHODS and its
+ * langgraph.json entry (test/graphs/sixth.int.test.ts).
+ */
+import type { BaseCheckpointSaver, BaseStore, StateSnapshot } from "@langchain/langgraph";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { z } from "zod";
+import type { ArtifactStore } from "../memory/artifacts";
+import type { MethodRuntime } from "../runtime/run";
+import type { MethodReport } from "./report";
+
+/** A method's short id, as experiments and records use it (graphs/index.ts lists the methods). */
+export type MethodId = string;
+
+/** One node update, in words. */
+export interface Line {
+  node: string;
+  text: string;
+}
+
+/** What callers use of a compiled graph, whatever its state. */
+export interface MethodGraph {
+  stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
+  getState(config: RunnableConfig): Promise<StateSnapshot>;
+  getStateHistory(config: RunnableConfig): AsyncIterable<StateSnapshot>;
+}
+
+/** A frame a step's update names, as a run record keeps it (copied from the artifact store under `file`). */
+export interface StepFrame {
+  /** The artifact reference (sha256:…). */
+  image: string;
+  /** Where the record keeps its copy, relative to the run's folder. */
+  file: string;
+  /** The robot whose latest detections may be kept beside it; true: whichever robot's latest view it is. */
+  detectionsOf?: string | true;
+}
+
+/** A section of a run's report: the frames a step kept and what to say under them. */
+export interface StepFrames {
+  frames: StepFrame[];
+  markdown: string;
+}
+
+export interface Method {
+  id: MethodId;
+  /** The graph's name in langgraph.json and `--graph`. */
+  graph: string;
+  /** Its name in records and reports. */
+  title: string;
+  /** The paper it implements, by its title. */
+  paper: string;
+  /** One line on what it does (the MCP tool's description). */
+  about: string;
+  /** The MCP tool that runs it. */
+  tool: string;
+  /**
+   * episode: one run is one task on one robot world (npm start, the experiment runner); campaign: one run is many
+   * episodes on several simulators with learning between them (its own command, cli/curriculum.ts).
+   */
+  kind: "episode" | "campaign";
+  /** The world its robots live in (its simulator is the world of that name; a real robot serves it the same way). */
+  world: string;
+  /** The experiment datasets it is measured on (`npm run eval -- --dataset NAME`; paraphrases has rows of two methods). */
+  datasets: readonly string[];
+  /** The full method first, then its ablations and baselines. */
+  variants: readonly [string, ...string[]];
+  /** Its run configuration (Studio's assistant form): the shared settings and its own. */
+  configuration: z.ZodObject<z.ZodRawShape>;
+  /** Its nodes, in the order its algorithm box names them. */
+  nodes: readonly string[];
+  /** Whether its skills can pause for a person's approval (`--approve`). */
+  approvals: boolean;
+  /** Its task is done well only if the robot's event log shows nothing undesirable either (behaviour is what it is judged on). */
+  cleanRollout?: boolean;
+  /**
+   * Its model nodes that read only the state, the manifests and images (not the camera), replayed on contexts recorded
+   * from a run of it on `scenario` (test/nodes/recorded.test.ts, recorded by test/fixtures/recordNodes.ts).
+   */
+  recordable?: { scenario: string; nodes: Record<string, (state: never, config: RunnableConfig) => Promise<unknown>> };
+  /** What it publishes: its report's tables and schema, the paper's tables, its measures of an episode, its charts. */
+  report: MethodReport;
+  /** What each run of it is given: its settings' schema (the configuration above) and its part of the offline reasoner. */
+  runtime: MethodRuntime<any>;
+  compile(checkpointer?: BaseCheckpointSaver, store?: BaseStore): MethodGraph;
+  /** The graph's input for an instruction. */
+  input(goal: string, extra?: { program?: unknown }): Record<string, unknown>;
+  /** One readable line per node update; `before` is the state before it where the caller has it. */
+  describe(node: string, update: Record<string, unknown>, before?: unknown): Line;
+  /** The frames a step's update names, for a run's report (undefined: none). */
+  framesOf?(node: string, update: Record<string, unknown>, n: number, text: string, artifacts: ArtifactStore): StepFrames[];
+  /** What a run's summary says of its effort beyond status and usage (steps first). */
+  summarize(state: Record<string, unknown> | undefined): { steps: number; replans: number } & Record<string, unknown>;
+  /** What its final state adds to the status reason a run ends with (CLEA: the loops it broke), if anything. */
+  explain?(state: Record<string, unknown>): string;
+}

@@ -1,0 +1,51 @@
+/**
+ * Speculator (configurable.pipeline): beside the executor, while the palm runs a motion, the next step's model work on
+ * the motion's predicted outcome — it succeeds, and the plan moves on. A motion step gets its reward terms drafted and
+ * verified; a vision step gets its questions (the answers need the view after the motion). A plan that runs through
+ * leaves nothing to prepare: its completion check needs that view. The controller's report after the motion decides
+ * whether the work is used (graphs/replan/nodes/predictionCheck.ts). A failure here costs only time (nodes/speculation.ts).
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { prepareBeside } from "../../../nodes/speculation";
+import { runOf } from "../../../runtime/run";
+import type { ReplanSettings } from "../configuration";
+import type { ReplanSpeculation, ReplanStateType, ReplanUpdate } from "../state";
+import { planMotion } from "./lowLevelPlanner";
+import { verifyMotion } from "./rewardVerifier";
+import { askQuestions } from "./visionQuestions";
+
+const plain = async (u: Promise<ReplanUpdate>) => (await u) as Partial<ReplanStateType>;
+
+export async function speculate(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
+  if (!state.pendingGoal) return {};
+  const run = runOf<ReplanSettings>(config);
+  // The state as it will be when the motion succeeds (runMotion's update on success).
+  const hyp: ReplanStateType = { ...state, pendingGoal: null, motion: null, cursor: state.cursor + 1, counters: { ...state.counters, motions: state.counters.motions + 1 } };
+  const next = hyp.plan?.steps[hyp.cursor];
+  const record: ReplanSpeculation = { goalId: state.pendingGoal.goalId, cursor: hyp.cursor, step: next?.action ?? null, motion: null, answers: null, usage: {} };
+  const { note, usage } = await prepareBeside(config, async () => {
+    if (run.settings.variant === "one-shot") return "the one-shot baseline has no next step";
+    if (!next) return "the plan runs through: its completion check needs the view after the motion";
+    if (next.kind === "vision") {
+      const q = await plain(askQuestions(hyp, config));
+      if (q.status && q.status !== "running") return `the vision step, on the prediction: ${q.statusReason}`;
+      // No questions: the facts settle the step (the update moves past it); the step after it is not prepared.
+      record.answers = q.answers ?? [];
+      return undefined;
+    }
+    const drafted = await plain(planMotion(hyp, config));
+    let motion = drafted.motion ?? null;
+    if (motion && !["no-verifier", "one-shot"].includes(run.settings.variant)) {
+      const checked = await plain(verifyMotion({ ...hyp, motion }, config));
+      motion = checked.motion ?? null;
+      if (!motion) return `the verifier kept no term for "${next.action}"`;
+      if (checked.log?.length) record.notes = checked.log;
+    }
+    if (motion) {
+      const { draft: _draft, ...sent } = motion as typeof motion & { draft?: unknown };
+      record.motion = sent;
+    }
+    return undefined;
+  });
+  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
+}

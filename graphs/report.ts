@@ -1,0 +1,351 @@
+/**
+ * What a method publishes, as the rest of the product reads it: the shapes every method's report shares (a table as
+ * data, an experiment's report, an episode's result) and what each method's own report module says of itself
+ * (`MethodReport`: its tables, its report.json's schema, the paper's tables it prints, its measures of an episode, the
+ * charts the viewer draws). The experiment runner, the report writers, the viewer and reproduce loop over the methods
+ * and ask them; none names a method.
+ */
+import { z } from "zod";
+
+export const REPORT_FORMAT = "robograph-report/1" as const;
+
+/** One of a method's tables: its heading, what the report says of it, and its cells as report.md prints them. */
+export const TableSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  note: z.string().optional(),
+  columns: z.array(z.string()),
+  rows: z.array(z.array(z.string())),
+});
+export type PaperTable = z.infer<typeof TableSchema>;
+
+/** A section heading of report.md → the ids of the tables under it (the n-th table takes the n-th id). */
+export type IdRule = [RegExp, ...string[]];
+
+/** One episode's result, as the experiment runner records it (a method's measures add to it). */
+export interface EpisodeResult {
+  id: string;
+  variant: string;
+  example: string;
+  task: string;
+  family: string;
+  /** RePLan's task number, for its Table 1 layout. */
+  paperTask?: number;
+  /** VLM-PC: which of its tables reports the course (I: real settings, II: the simulated dead end). */
+  paperTable?: "I" | "II" | "generated";
+  /** VLM-PC: skill seconds until the toy was reached; a failure counts as the whole budget (100 s). */
+  courseSeconds?: number;
+  /** VLM-PC's Table II: the robot got out of the dead end. */
+  firstSuccess?: boolean;
+  condition: string;
+  seed: number;
+  noise: number;
+  status: string;
+  statusReason: string;
+  /**
+   * The episode counts as a success. CLEA and RePLan: the goal holds on the simulator's true state and the run did not
+   * end on a budget — an agent that ran out of budget did not finish. VLM-PC: the simulator saw the body reach the toy
+   * within the time budget, for every variant, as a trial ends when the robot gets there (`agentReached` says whether
+   * the planner said so).
+   */
+  success: boolean;
+  /** VLM-PC: the planner itself declared the toy reached (the run ended `succeeded`). */
+  agentReached?: boolean;
+  /** The simulator's check alone, whatever the run's status (absent in results made before it was recorded). */
+  goalHeld?: boolean;
+  goal: { literal: string; holds: boolean }[];
+  /** CLEA's score: one point per correctly executed action (a skill the robot completed) within the run's budget. */
+  score: number;
+  steps: number;
+  /** RePLan: motion (MPC) and vision (VLM) actions. */
+  motions?: number;
+  visionSteps?: number;
+  /** RePLan: new procedures after a plan failed without a known cause or ended without the goal. */
+  procedures?: number;
+  failedActions: number;
+  replans: number;
+  verdicts: Record<string, number>;
+  /** CLEA: loops broken in the run, by how (a look for what was in question, the critic overruled, a third try refused). */
+  loops?: Record<string, number>;
+  /**
+   * The pipelined row: what the run's speculation came to, why each revoked speculation was revoked, and — measured on
+   * the trace, each skill set against what was seen or reported before it — how many skills went out against it: CLEA
+   * against the looks before them (all, and those on prepared work), RePLan on prepared work after a failed motion.
+   */
+  pipeline?: import("../nodes/speculation").PipelineCounts & { revokedBecause: Record<string, number>; againstTheLook: number; preparedAgainstTheLook: number; preparedAfterFailedMotion: number };
+  /** The scenario changes something mid-episode (a kitchen perturbation). */
+  perturbed?: boolean;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  skillSeconds: number;
+  wallSeconds: number;
+  /** Episode record, relative to the experiment directory. */
+  record: string;
+  error?: string;
+  /** The experiment's settings the episode was made under, and its dataset row's fingerprint (resume checks both). */
+  settings?: Record<string, unknown>;
+  exampleHash?: string;
+}
+
+/**
+ * Whether an episode counts as a success in a table. Results written before `success` excluded budget-exhausted runs
+ * say success with that status; they are judged by the same rule — except VLM-PC's trials (they carry `paperTable`),
+ * which the simulator's reach decides whatever the run did afterwards.
+ */
+export function counted(e: Pick<EpisodeResult, "success" | "status"> & { paperTable?: string }): boolean {
+  return !!e.success && (e.paperTable !== undefined || e.status !== "budget_exhausted");
+}
+
+/**
+ * Points for actions that succeeded within the run's budget, in order: actions past the budget (the skill that ran
+ * over a time budget, anything after it) add nothing. `cost` is what each action spends of the budget (1 for a count).
+ */
+export function scoreWithinBudget(actions: { ok: boolean; cost: number }[], budget: number): number {
+  let spent = 0;
+  let score = 0;
+  for (const a of actions) {
+    spent += a.cost;
+    if (spent > budget) break;
+    if (a.ok) score++;
+  }
+  return score;
+}
+
+export const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+export const median = (xs: number[]) => {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** One node's update of an episode, in order. */
+export interface TraceStep<S = unknown> {
+  node: string;
+  update: Partial<S>;
+}
+
+/** One episode as it ran: its trace, its final state, and what the simulator says of it. */
+export interface EpisodeRun<S = unknown> {
+  trace: TraceStep<S>[];
+  state: S;
+  truth: { success: boolean; goal: { literal: string; holds: boolean }[]; state: Record<string, string> };
+  events: { kind: string; robot?: string; skill?: string; goalId?: string; detail?: string; step: number }[];
+  wallSeconds: number;
+}
+
+/** A method's measures of one episode, over what every episode has. */
+export type EpisodeEffort = Pick<EpisodeResult, "score" | "steps" | "failedActions" | "replans" | "verdicts"> & Partial<EpisodeResult>;
+
+export interface Cell {
+  trials: number;
+  successes: number;
+  successRate: number;
+  averageScore: number;
+  meanWallSeconds: number;
+  medianWallSeconds: number;
+  meanSkillSeconds: number;
+  meanSteps: number;
+  meanReplans: number;
+  meanModelCalls: number;
+}
+
+/** The experiment runner's report: variants × tasks × seeds of episodes, in cells per variant and column. */
+export interface ExperimentReport {
+  /** The report contract; absent from reports written before it. */
+  format?: typeof REPORT_FORMAT;
+  /** The method whose episodes these are. */
+  method?: string;
+  name: string;
+  dataset: string;
+  noise: number;
+  seeds: number;
+  /** Every setting an episode's outcome depends on besides its variant and seed (evals/runner.ts experimentSettings). */
+  settings?: Record<string, unknown>;
+  variants: string[];
+  tasks: string[];
+  families: string[];
+  /** variant → column (task, family or "all") → cell */
+  table: Record<string, Record<string, Cell>>;
+  verdicts: Record<string, Record<string, number>>;
+  episodes: (EpisodeResult & { scores: Record<string, number> })[];
+  durationSeconds: number;
+  /** Episodes run by this invocation (not taken from an earlier one), how long they took, and the rate. */
+  throughput?: { episodes: number; seconds: number; episodesPerMinute: number; concurrency?: number };
+  /** The method's tables as data, cell for cell what report.md prints. */
+  tables?: PaperTable[];
+}
+
+// ---- an experiment report's schema --------------------------------------------------------------------------------
+
+const CellSchema = z.object({
+  trials: z.number(),
+  successes: z.number(),
+  successRate: z.number(),
+  averageScore: z.number(),
+  meanWallSeconds: z.number(),
+  medianWallSeconds: z.number(),
+  meanSkillSeconds: z.number(),
+  meanSteps: z.number(),
+  meanReplans: z.number(),
+  meanModelCalls: z.number(),
+});
+
+/** An episode's row: what the tables are computed from (the rest of its result is kept as written). */
+const EpisodeRowSchema = z.looseObject({
+  id: z.string(),
+  variant: z.string(),
+  task: z.string(),
+  family: z.string(),
+  seed: z.number(),
+  status: z.string(),
+  success: z.boolean(),
+  steps: z.number(),
+  replans: z.number(),
+  record: z.string(),
+  scores: z.record(z.string(), z.number()),
+});
+
+/** The tables a report may hold, by id: any other id is not this method's table. */
+export const tablesOf = (ids: readonly [string, ...string[]]) => z.array(TableSchema.extend({ id: z.enum(ids) }));
+
+/** The schema of a method's experiment report (the runner's), with its own tables. */
+export function experimentReportSchema<M extends string>(method: M, tables: readonly [string, ...string[]]) {
+  return z.object({
+    method: z.literal(method),
+    format: z.literal(REPORT_FORMAT),
+    name: z.string(),
+    dataset: z.string(),
+    noise: z.number(),
+    seeds: z.number(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+    variants: z.array(z.string()),
+    tasks: z.array(z.string()),
+    families: z.array(z.string()),
+    table: z.record(z.string(), z.record(z.string(), CellSchema)),
+    verdicts: z.record(z.string(), z.record(z.string(), z.number())),
+    episodes: z.array(EpisodeRowSchema),
+    durationSeconds: z.number(),
+    throughput: z.object({ episodes: z.number(), seconds: z.number(), episodesPerMinute: z.number(), concurrency: z.number().optional() }).optional(),
+    tables: tablesOf(tables),
+  });
+}
+
+/** The tables every experiment report has after its method's own (evals/experimentReport.ts prints them). */
+export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "endings", "speculation", "verdicts", "episodes"] as const;
+export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^How runs ended/, "endings"], [/^Speculation/, "speculation"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
+
+// ---- what the viewer draws ----------------------------------------------------------------------------------------
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  type: "bar" | "line";
+  labels: (string | number)[];
+  datasets: { label: string; data: (number | null)[] }[];
+  /** The y axis's top (1 for a share), or none. */
+  yMax?: number;
+  /** The x axis's name. */
+  x?: string;
+}
+
+/** "33.3%" → 0.333, "12.5" → 12.5, "—" → null: a table's cell as the number it prints. */
+export function cellNumber(cell: string | undefined): number | null {
+  if (cell === undefined) return null;
+  const m = /^(-?[\d.]+)\s*(%)?/.exec(cell.trim());
+  if (!m) return null;
+  const n = Number(m[1]);
+  return Number.isFinite(n) ? (m[2] ? n / 100 : n) : null;
+}
+
+export const tableById = (r: { tables: PaperTable[] }, id: string): PaperTable | undefined => r.tables.find((t) => t.id === id);
+
+/** A table's rows as series: one per row (its first cell the name), the named columns as the points. */
+export function rowsAsSeries(t: PaperTable, columns: string[], scale = 1): ChartSpec["datasets"] {
+  const at = columns.map((c) => t.columns.indexOf(c));
+  return t.rows.map((row) => ({ label: row[0], data: at.map((i) => { const n = cellNumber(row[i]); return n === null ? null : n * scale; }) }));
+}
+
+/** An experiment report that passed its schema (its tables are there). */
+export type CheckedExperiment = ExperimentReport & { tables: PaperTable[] };
+
+/** How an experiment's tasks are shown: in its own order and names, or the paper's. */
+export interface TaskAxis {
+  title: string;
+  tasks: string[];
+  labels: string[];
+}
+
+/** The experiment runner's charts: success per variant, per task (the method's axis), the method's own, effort. */
+export function experimentCharts(r: CheckedExperiment, axis?: TaskAxis, own: ChartSpec[] = []): ChartSpec[] {
+  const vs = r.variants;
+  const a = axis ?? { title: "Success rate per task", tasks: r.tasks, labels: r.tasks };
+  return [
+    { id: "chart-success", title: "Success rate per variant (all episodes)", type: "bar", labels: vs, datasets: [{ label: "success rate", data: vs.map((v) => r.table[v].all.successRate) }], yMax: 1 },
+    { id: "chart-tasks", title: a.title, type: "bar", labels: a.labels, datasets: vs.map((v) => ({ label: v, data: a.tasks.map((t) => r.table[v][t]?.successRate ?? 0) })), yMax: 1 },
+    ...own,
+    { id: "chart-time", title: "Mean skill seconds and model calls per episode", type: "bar", labels: vs, datasets: [{ label: "skill seconds", data: vs.map((v) => r.table[v].all.meanSkillSeconds) }, { label: "model calls", data: vs.map((v) => r.table[v].all.meanModelCalls) }] },
+  ];
+}
+
+/** An experiment report's facts line: the method's name, its set, seeds, noise, and what is particular to it. */
+export const experimentFacts = (name: string, r: CheckedExperiment, own: string[] = []) => [name, `dataset ${r.dataset}`, `${r.seeds} seed(s)`, `noise ${r.noise}`, ...own, `${r.episodes.length} episodes`, `${Math.round(r.durationSeconds)} s`];
+
+// ---- a method's report, as it describes itself ---------------------------------------------------------------------
+
+/** What the experiment runner's reports need of a method whose runs are its episodes. */
+export interface ExperimentPart {
+  /** Its paper's tables in its layout, printed before the common ones (empty: none). */
+  paperTables(r: ExperimentReport): string;
+  /** Whether the common tables carry CLEA's Average Score (one point per action done right). */
+  averageScore: boolean;
+  /** Its measures of one episode: the score, steps, failures, replans and verdicts, and any of its own. */
+  effort(run: EpisodeRun<any>, maxSteps: number, outputs: unknown): EpisodeEffort;
+  /** Dataset families that are its own, to tell its reports written before they named their method. */
+  families?: readonly string[];
+  /** What an experiment of it runs unless told: its variants (default all), seeds per example (3), skills per episode (40). */
+  defaults?: { variants?: readonly string[]; seeds?: number; maxSteps?: number };
+}
+
+export interface MethodReport {
+  /** Every table its report.json may hold, by id. */
+  tables: readonly [string, ...string[]];
+  /** Section headings of its report.md → table ids. */
+  headings: IdRule[];
+  /** report.json's schema; a report that fails it is shown as an error naming what is wrong. */
+  schema: z.ZodType;
+  /** Its runs are the experiment runner's episodes (absent: its report is written by a runner of its own). */
+  experiment?: ExperimentPart;
+  /** The viewer's charts of a report that passed the schema: its paper's, and no other method's. */
+  charts(r: any): ChartSpec[];
+  /** The viewer's facts line. */
+  facts(r: any): string[];
+  /** The report as the viewer's page gets it, without its long per-episode or per-case lists. */
+  slim(r: any): Record<string, unknown>;
+}
+
+/** The report module of a method measured by the experiment runner, from what is its own. */
+export function experimentReport<M extends string>(o: {
+  method: M;
+  name: string;
+  /** Its paper's tables, by id, and the headings they print under. */
+  tables?: readonly string[];
+  headings?: IdRule[];
+  experiment: ExperimentPart;
+  charts?: (r: CheckedExperiment) => ChartSpec[];
+  facts?: (r: CheckedExperiment) => string[];
+}): MethodReport {
+  // CLEA's Average Score is printed only for a method that measures it.
+  const common = EXPERIMENT_TABLES.filter((t) => t !== "average-score" || o.experiment.averageScore);
+  const tables = [...(o.tables ?? []), ...common] as [string, ...string[]];
+  return {
+    tables,
+    headings: [...(o.headings ?? []), ...EXPERIMENT_HEADINGS.filter(([, id]) => common.includes(id as never))],
+    schema: experimentReportSchema(o.method, tables),
+    experiment: o.experiment,
+    charts: o.charts ?? ((r: CheckedExperiment) => experimentCharts(r)),
+    facts: o.facts ?? ((r: CheckedExperiment) => experimentFacts(o.name, r)),
+    slim: (r: CheckedExperiment) => ({ ...r, episodes: undefined }),
+  };
+}

@@ -1,0 +1,68 @@
+/** VLM-PC as the product knows it (graphs/method.ts): its run lines, report frames and summary. */
+import type { VlmpcStateType } from "./state";
+import { VLMPC_VARIANTS, VlmpcConfiguration } from "./configuration";
+import { compileVlmpc } from "./graph";
+import { TASKS } from "./reasoner";
+import type { Line, Method } from "../method";
+import { vlmpcReport } from "./report";
+import { planCourse } from "./nodes/planner";
+
+/** One readable line per node update. */
+function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
+  const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
+  switch (node) {
+    case "look":
+      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      return { node, text: u.sight?.detections.length ? u.sight.detections.map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`).join(", ") : "nothing detected" };
+    case "planner": {
+      const r = Array.isArray(u.steps) ? u.steps[0] : undefined;
+      if (!r) return { node, text: "" };
+      if (r.answer.reached) return { node, text: `reached: ${r.answer.progress}` };
+      return { node, text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})` };
+    }
+    case "dispatch":
+      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
+    case "executor": {
+      const w = u.steps && !Array.isArray(u.steps) ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result : undefined;
+      return { node, text: w ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)` : "" };
+    }
+  }
+  return { node, text: "" };
+}
+
+/** What each run of it is given: its settings (Studio's form) and its part of the offline reasoner. */
+const runtime = { configuration: VlmpcConfiguration, reasoner: TASKS };
+
+export const vlmpc: Method = {
+  id: "vlmpc",
+  graph: "vlmpc",
+  title: "VLM-PC",
+  paper: "Commonsense Reasoning for Legged Robot Adaptation with Vision-Language Models",
+  about: "VLM-PC: history-conditioned multi-step skill planning for a legged robot on an obstacle course",
+  tool: "run_vlmpc",
+  kind: "episode",
+  world: "course",
+  datasets: ["course", "course-generated"],
+  variants: VLMPC_VARIANTS,
+  configuration: VlmpcConfiguration,
+  nodes: ["look", "planner", "dispatch", "executor"],
+  approvals: true,
+  report: vlmpcReport,
+  recordable: { scenario: "indoor_1", nodes: { planner: planCourse } },
+  runtime,
+  compile: (checkpointer, store) => compileVlmpc(runtime, checkpointer, store),
+  input: (goal) => ({ goal }),
+  describe: (node, u, before) => describeVlmpc(node, u as Partial<VlmpcStateType>, before as VlmpcStateType | undefined),
+  // The egocentric frames in order, each with what the planner decided from it.
+  framesOf: (node, u, n, text) => {
+    const sight = (u as Partial<VlmpcStateType>).sight;
+    if (node !== "look" || !sight) return [];
+    const file = `frames/${String(n).padStart(3, "0")}-head.png`;
+    return [{ frames: [{ image: sight.frame, file }], markdown: `### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${text}\n` }];
+  },
+  // Its plans are revised, not replanned after a failure; it has no critic of actions.
+  summarize: (state) => ({ steps: (state as Partial<VlmpcStateType> | undefined)?.counters?.skills ?? 0, replans: 0, criticVerdicts: {} }),
+};
+
+/** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */
+export const graph = vlmpc.compile();

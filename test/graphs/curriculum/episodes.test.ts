@@ -1,0 +1,51 @@
+/**
+ * What the curriculum counts as a success of its plan: the paper's rule on the robot's report — unless the episode
+ * started with the task already done (a start with one block on another), which says nothing of the plan.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PARAM_NAMES, clampParams } from "../../../robots/msgs/blocks";
+import { RunSkillsGoal } from "../../../robots/msgs/runSkills";
+import { BlocksWorld } from "../../../robots/sim/blocks";
+import { summarise } from "../../../graphs/curriculum/nodes/episodes";
+
+const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
+/** A hand that only hovers over red: it moves no block. */
+const hover = P({ src_red: 1, close: 0, idle_opening: 1, reach_dz: 0.15, speed: 0.3 });
+
+describe("a task done at the episode's start is no success", () => {
+  let world: BlocksWorld;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "curriculum-episodes-"));
+    world = await BlocksWorld.create({ seed: 0, start: "stacked", episodesDir: dir, instance: "t" });
+  });
+  afterAll(async () => {
+    await world?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a plan whose last skill's reward is met from the start: success by the paper's rule, not counted for the task", async () => {
+    // A stacked layout with red resting on green.
+    let seed = 0;
+    for (; seed < 200; seed++) {
+      await world.reset({ seed });
+      if (world.locate("red_block").place === "green_block") break;
+    }
+    expect(world.locate("red_block")).toEqual({ relation: "on", place: "green_block" });
+    const r = await world.runPlan(RunSkillsGoal.parse({ seed, steps: [{ skill: "stack_red_on_green", params: hover, seconds: 1 }], record: true }));
+    expect(r.plan_success).toBe(true);
+    const ep = world.store.get(r.episode_id!);
+    const at = { instance: 0, cycle: 1, purpose: "plan" as const, plan: ["stack red on green"], k: 0 };
+    expect(summarise(r, ep, at).success).toBe(true);
+    const counted = summarise(r, ep, { ...at, taskSkill: "stack_red_on_green" });
+    expect(counted.success).toBe(false);
+    expect(counted.doneAtStart).toBe(true);
+    // A task the start did not show done is counted as before.
+    const other = summarise(r, ep, { ...at, taskSkill: "stack_green_on_red" });
+    expect(other.doneAtStart).toBeUndefined();
+    expect(other.success).toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The methods table (graphs/index.ts) is the one place the product learns its methods from: it must agree with
+ * langgraph.json, with each compiled graph's nodes and configuration, and nothing outside a method's folder may pick a
+ * method by its name (test/graphs/sixth.int.test.ts adds a sixth method and shows the rest serve it untouched).
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { METHODS, method, methodOfGraph, methodOfNodes, methodOfWorld } from "../../graphs";
+import { loadDataset } from "../../evals/datasets";
+import { GENERATED_KINDS } from "../../evals/datasets/generated";
+import { ROOT } from "../helpers/processes";
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+describe("methods", () => {
+  it("lists every graph langgraph.json serves, each once, and each graph file's exported graph is the descriptor's", async () => {
+    const served = JSON.parse(readFileSync(join(ROOT, "langgraph.json"), "utf8")).graphs as Record<string, string>;
+    expect(Object.keys(served).sort()).toEqual(METHODS.map((m) => m.graph).sort());
+    for (const [name, path] of Object.entries(served)) {
+      const [file, exported] = path.split(":");
+      const mod = (await import(join(ROOT, file))) as Record<string, { getGraph(): { nodes: Record<string, unknown> } }>;
+      const nodes = Object.keys(mod[exported].getGraph().nodes).filter((n) => !n.startsWith("__"));
+      expect(nodes.sort(), name).toEqual([...methodOfGraph(name)!.nodes].sort());
+    }
+    for (const key of ["id", "graph", "world", "tool"] as const) expect(new Set(METHODS.map((m) => m[key])).size, key).toBe(METHODS.length);
+  });
+
+  it("each descriptor's variants are its configuration's, the full method first", () => {
+    for (const m of METHODS) {
+      const variant = m.configuration.shape.variant as unknown as { parse(v: unknown): string; safeParse(v: unknown): { success: boolean } };
+      expect(m.variants[0], m.id).toBe("full");
+      expect(variant.parse(undefined), m.id).toBe("full");
+      for (const v of m.variants) expect(variant.safeParse(v).success, `${m.id} ${v}`).toBe(true);
+      expect(variant.safeParse("no-such-variant").success).toBe(false);
+      expect(m.compile().getStateHistory).toBeTypeOf("function");
+    }
+  });
+
+  it("finds a method by id, graph, world and by the nodes of a record, and says which exist when asked for another", () => {
+    for (const m of METHODS) {
+      expect(method(m.id)).toBe(m);
+      expect(methodOfWorld(m.world)).toBe(m);
+      expect(methodOfNodes([...m.nodes, "__interrupt__"])).toBe(m);
+    }
+    // What sets each method's records apart: RePLan's scan, VLM-PC's look, the behaviour critic's writer, Game On's propose.
+    expect(methodOfNodes(["scan", "dispatch", "executor"])?.id).toBe("replan");
+    expect(methodOfNodes(["look", "planner", "dispatch"])?.id).toBe("vlmpc");
+    expect(methodOfNodes(["begin", "writer", "dispatch"])?.id).toBe("behaviorCritic");
+    expect(methodOfNodes(["begin", "propose"])?.id).toBe("curriculum");
+    expect(methodOfNodes(["perceiver", "summarizer", "critic"])?.id).toBe("clea");
+    expect(methodOfNodes([])).toBeUndefined();
+    expect(methodOfNodes(["no_such_node"])).toBeUndefined();
+    expect(() => method("sixth")).toThrow(/no method sixth; one of clea, replan, vlmpc, behaviorCritic, curriculum/);
+    expect(() => methodOfWorld("moon")).toThrow(/no method runs in the moon world/);
+  });
+
+  it("names datasets that exist and hold rows of its own world", () => {
+    for (const m of METHODS) {
+      for (const d of m.datasets) {
+        const generated = GENERATED_KINDS.find((k) => k.dataset === d);
+        if (existsSync(join(ROOT, "evals", "datasets", `${d}.jsonl`))) expect(loadDataset(d).some((r) => r.example.inputs.world === m.world), `${m.id}: ${d}`).toBe(true);
+        else if (generated) expect(generated.row(0).inputs.world, `${m.id}: ${d}`).toBe(m.world);
+        // The behaviour-critic benchmark is made (npm run make:critic-benchmark) and run by a runner of its own.
+        else expect([m.id, d]).toEqual(["behaviorCritic", "critic"]);
+      }
+    }
+  });
+
+  it("describes every node of its own graph in a line without throwing on an empty update", () => {
+    for (const m of METHODS) for (const n of m.nodes) expect(m.describe(n, {}).node).toBe(n);
+  });
+
+  it("nothing outside a method's folder compares a method's name of its own (everything asks the descriptors)", () => {
+    const ids = METHODS.flatMap((m) => [m.id, m.graph]).map((x) => x.replace(/[^\w]/g, "\\$&")).join("|");
+    const name = `"(${ids})"`;
+    // Every way code picks a method by its name: ===/!== either side, a case, .includes of one name or of a list of names.
+    const comparison = new RegExp(`(===|!==|==|!=) ?${name}|${name} ?(===|!==|==|!=)|case ${name}|\\.includes\\(${name}\\)|\\[${name}(, ?"[^"]*")*\\]\\.includes\\(`);
+    const named = ["cli", "evals", "nodes", "runtime", "models", "tools", "memory", "robots"]
+      .flatMap((d) => files(join(ROOT, d)))
+      .flatMap((f) =>
+        readFileSync(f, "utf8")
+          .split("\n")
+          .map((line, i) => ({ line, at: `${relative(ROOT, f)}:${i + 1}` }))
+          .filter(({ line }) => comparison.test(line)),
+      )
+      .map((x) => x.at);
+    const viewer = readFileSync(join(ROOT, "cli", "viewer", "app.js"), "utf8").split("\n").flatMap((line, i) => (comparison.test(line) ? [`cli/viewer/app.js:${i + 1}`] : []));
+    expect([...named, ...viewer]).toEqual([]);
+  });
+});

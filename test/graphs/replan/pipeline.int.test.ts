@@ -1,0 +1,67 @@
+/**
+ * RePLan with speculation (configurable.pipeline): beside each motion the next step's model work is prepared on the
+ * motion's predicted success. A failed motion revokes it (the prepared motion is never sent: the failure is diagnosed
+ * as ever); a motion that succeeds sends the prepared one at once. At noise 0 the robot does what the unpipelined run
+ * does, motion for motion — speculation moves model work earlier, it does not change the method.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { closePooledSessions } from "../../../runtime/run";
+import type { ReplanSpeculation, ReplanStateType } from "../../../graphs/replan/state";
+import { loadDataset } from "../../../evals/datasets";
+import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
+import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
+import { sentAgainstTheReport } from "../../../nodes/speculation";
+import { scratchDir } from "../../helpers/episode";
+
+const sims: SimProcess[] = [];
+afterAll(async () => {
+  await closePooledSessions();
+  await Promise.all(sims.map((s) => s.stop()));
+});
+
+const instruction = (scene: string) => loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === scene)!.example.inputs.goal;
+
+async function episode(scene: string, pipeline: boolean): Promise<EpisodeRun<ReplanStateType>> {
+  const sim = await startSimProcess("tabletop", ["--scenario", scene, "--speed", "max"]);
+  sims.push(sim);
+  return runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: instruction(scene), thread: `${scene}-${pipeline}`, dataDir: scratchDir(), maxSteps: 20, pipeline });
+}
+
+const motionsSent = (e: EpisodeRun<ReplanStateType>) => e.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : [])).flatMap((x) => (x.kind === "motion" ? [`${x.step} → ${x.ok}`] : []));
+const checks = (e: EpisodeRun<ReplanStateType>) => e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as ReplanSpeculation);
+
+describe("RePLan pipelined", () => {
+  it("on task 3, drops the motion prepared beside the failed one, and sends the prepared ones after motions that succeed", async () => {
+    const piped = await episode("cabinet_barred", true);
+    const [first, ...rest] = checks(piped);
+    // The first motion (open the cabinet) fails on the bar: what was prepared for the next step is dropped.
+    expect(first).toMatchObject({ outcome: "revoked", step: "move the yellow_cube to the target_position" });
+    expect(first.why).toMatch(/did not succeed/);
+    const afterFailure = piped.trace.findIndex((t) => t.node === "prediction_check");
+    const nextMotion = piped.trace.slice(afterFailure).find((t) => t.node === "dispatch" && t.update.pendingGoal)!.update.pendingGoal!.motion.step;
+    expect(nextMotion).toBe("move the red_bar away from the wooden_cabinet");
+    expect(piped.trace[afterFailure + 1].node).toBe("diagnose");
+    // After the bar and the door, the prepared motions went at once (no planner between the check and the dispatch).
+    expect(rest.filter((c) => c.outcome === "used").length).toBe(2);
+    for (let i = 0; i < piped.trace.length - 1; i++) {
+      const t = piped.trace[i];
+      if (t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used") expect(piped.trace[i + 1].node).toBe("dispatch");
+    }
+    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
+    expect(piped.truth.success).toBe(true);
+    // The same motions as without speculation.
+    const plain = await episode("cabinet_barred", false);
+    expect(motionsSent(piped)).toEqual(motionsSent(plain));
+    expect(piped.state.pipeline).toMatchObject({ used: 2, revoked: 1 });
+  });
+
+  it("prepares a vision step's questions beside the motion before it; the perceiver answers them on the view after", async () => {
+    const piped = await episode("kitchen", true);
+    expect(piped.truth.success).toBe(true);
+    const usedQuestions = piped.trace.findIndex((t) => t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used" && (t.update.speculation as ReplanSpeculation).answers?.length);
+    expect(usedQuestions).toBeGreaterThan(0);
+    // No planner asks them again: the perceiver is next.
+    expect(piped.trace[usedQuestions + 1].node).toBe("vision_answer");
+    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * A sixth method is its folder, a line in METHODS and its langgraph.json entry. In a copy of the repository, a toy
+ * method (drive the kitchen's base to the navigation point the instruction names) is added that way — nothing else
+ * touched — and the product serves it untouched: `robograph run --graph` runs it to its record, the experiment runner
+ * measures it on the kitchen's rows and writes its report through its own report module, and the viewer shows the
+ * report and the run. The toy graph is the smallest honest method: a model node (the offline reasoner answering from
+ * the toy's own reasoner part) and a skill sent through the recorded-goal path.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/processes";
+
+const FILES: Record<string, string> = {
+  "graphs/toy/configuration.ts": `import type { z } from "zod";
+import { runConfiguration } from "../../runtime/settings";
+
+export const TOY_VARIANTS = ["full"] as const;
+export const ToyConfiguration = runConfiguration(TOY_VARIANTS);
+export type ToySettings = z.infer<typeof ToyConfiguration>;
+`,
+  "graphs/toy/state.ts": `import { Annotation } from "@langchain/langgraph";
+import { last, usageChannel, type Status } from "../../nodes/state";
+
+export const ToyState = Annotation.Root({
+  goal: Annotation<string>(),
+  point: last<string | null>(null),
+  pendingGoal: last<string | null>(null),
+  steps: last(0),
+  status: last<Status>("running"),
+  statusReason: last(""),
+  usage: usageChannel(),
+  startedAt: last(0),
+});
+export type ToyStateType = typeof ToyState.State;
+`,
+  "graphs/toy/schemas.ts": `import { z } from "zod";
+
+export const PointChoice = z.object({ point: z.string().describe("the navigation point the instruction names") });
+`,
+  "graphs/toy/reasoner.ts": `import type { Task } from "../../models/symbolic/noise";
+
+/** The offline answer: the navigation point whose words the goal uses most. */
+const choose: Task = (ctx: { goal: string; points: string[] }) => {
+  const words = new Set(ctx.goal.toLowerCase().split(/\\W+/));
+  const score = (p: string) => p.split("_").filter((w) => words.has(w)).length;
+  return { point: [...ctx.points].sort((a, b) => score(b) - score(a))[0] };
+};
+export const TASKS: Record<string, Task> = { choose_point: choose };
+`,
+  "graphs/toy/nodes/choose.ts": `import type { RunnableConfig } from "@langchain/core/runnables";
+import { askStructured } from "../../../models";
+import { runOf } from "../../../runtime/run";
+import { PointChoice } from "../schemas";
+import type { ToyStateType } from "../state";
+
+export const CHOOSE_PROMPT = "Name the navigation point the instruction sends the robot to.";
+
+export async function choose(state: ToyStateType, config?: RunnableConfig) {
+  const run = runOf(config);
+  const s = await run.session();
+  const { value, usage } = await askStructured(s.models, s.modelConfig, { role: "planner", schema: PointChoice, schemaName: "PointChoice", system: CHOOSE_PROMPT, task: "choose_point", context: { goal: state.goal, points: s.world.navigationPoints } });
+  return { point: value.point, pendingGoal: \`\${(config?.configurable as { thread_id?: string })?.thread_id ?? "toy"}/go\`, usage, startedAt: state.startedAt || Date.now() };
+}
+`,
+  "graphs/toy/nodes/go.ts": `import type { RunnableConfig } from "@langchain/core/runnables";
+import { runOf } from "../../../runtime/run";
+import { runRecordedGoal } from "../../../nodes/executor";
+import type { ToyStateType } from "../state";
+
+export async function go(state: ToyStateType, config?: RunnableConfig) {
+  const s = await runOf(config).session();
+  const r = await runRecordedGoal(s, state.pendingGoal!, "mobile", "go_to", { navigation_point: state.point! }, undefined, config);
+  return { steps: state.steps + 1, pendingGoal: null, status: r.ok ? ("succeeded" as const) : ("failed" as const), statusReason: r.ok ? r.message : r.error ?? r.status };
+}
+`,
+  "graphs/toy/graph.ts": `import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { GoalInput } from "../../nodes/state";
+import { inRun, type MethodRuntime } from "../../runtime/run";
+import { ToyConfiguration, type ToySettings } from "./configuration";
+import { ToyState } from "./state";
+import { choose } from "./nodes/choose";
+import { go } from "./nodes/go";
+
+export function compileToy(method: MethodRuntime<ToySettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+  return new StateGraph({ state: ToyState, input: GoalInput, context: ToyConfiguration })
+    .addNode("choose", inRun(method, choose))
+    .addNode("go", inRun(method, go))
+    .addEdge(START, "choose")
+    .addEdge("choose", "go")
+    .addEdge("go", END)
+    .compile({ checkpointer, store, name: "toyGoTo" });
+}
+`,
+  "graphs/toy/report.ts": `import { experimentReport } from "../report";
+import type { ToyStateType } from "./state";
+
+export const toyReport = experimentReport({
+  method: "toy",
+  name: "Toy",
+  experiment: {
+    paperTables: () => "",
+    averageScore: false,
+    effort: (run) => ({ score: 0, steps: (run.state as ToyStateType).steps, failedActions: 0, replans: 0, verdicts: {} }),
+  },
+});
+`,
+  "graphs/toy/index.ts": `import type { Method } from "../method";
+import { TOY_VARIANTS, ToyConfiguration } from "./configuration";
+import { compileToy } from "./graph";
+import { TASKS } from "./reasoner";
+import { toyReport } from "./report";
+import type { ToyStateType } from "./state";
+
+const runtime = { configuration: ToyConfiguration, reasoner: TASKS };
+
+export const toy: Method = {
+  id: "toy",
+  graph: "toyGoTo",
+  title: "Toy",
+  paper: "none: a test's sixth method",
+  about: "Toy: drive the kitchen's base to the navigation point the instruction names",
+  tool: "run_toy",
+  kind: "episode",
+  world: "kitchen",
+  datasets: ["kitchen"],
+  variants: TOY_VARIANTS,
+  configuration: ToyConfiguration,
+  nodes: ["choose", "go"],
+  approvals: false,
+  report: toyReport,
+  runtime,
+  compile: (checkpointer, store) => compileToy(runtime, checkpointer, store),
+  input: (goal) => ({ goal }),
+  describe: (node, u) => ({ node, text: node === "choose" ? \`point \${(u as Partial<ToyStateType>).point ?? ""}\` : \`\${(u as Partial<ToyStateType>).status ?? ""}: \${(u as Partial<ToyStateType>).statusReason ?? ""}\` }),
+  summarize: (state) => ({ steps: (state as Partial<ToyStateType> | undefined)?.steps ?? 0, replans: 0 }),
+};
+
+export const graph = toy.compile();
+`,
+};
+
+let copy: string;
+const children: ChildProcess[] = [];
+
+/** The CLI of the copy, as a user runs it there. */
+function robograph(args: string[], timeout = 240_000): { code: number; out: string } {
+  try {
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], { cwd: copy, encoding: "utf8", timeout, stdio: ["ignore", "pipe", "pipe"] });
+    return { code: 0, out };
+  } catch (err) {
+    const e = err as { status: number; stdout: string; stderr: string };
+    return { code: e.status, out: `${e.stdout}${e.stderr}` };
+  }
+}
+
+beforeAll(() => {
+  copy = mkdtempSync(join(tmpdir(), "robograph-sixth-"));
+  // The repository as it stands (its files, not what .gitignore leaves out), with its installed packages.
+  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+  for (const f of tracked) {
+    if (!existsSync(join(ROOT, f))) continue;
+    mkdirSync(dirname(join(copy, f)), { recursive: true });
+    cpSync(join(ROOT, f), join(copy, f));
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+  // The sixth method: its folder…
+  for (const [file, text] of Object.entries(FILES)) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    writeFileSync(join(copy, file), text);
+  }
+  // …a line in METHODS (and the import it needs)…
+  const index = join(copy, "graphs", "index.ts");
+  const methods = readFileSync(index, "utf8");
+  const listed = methods.replace(/export const METHODS: readonly Method\[\] = \[([^\]]*)\];/, (_m, list) => `export const METHODS: readonly Method[] = [${list}, toy];`);
+  expect(listed).not.toBe(methods);
+  writeFileSync(index, `import { toy } from "./toy";\n${listed}`);
+  // …and its langgraph.json entry.
+  const lg = JSON.parse(readFileSync(join(copy, "langgraph.json"), "utf8"));
+  lg.graphs.toyGoTo = "./graphs/toy/index.ts:graph";
+  writeFileSync(join(copy, "langgraph.json"), JSON.stringify(lg, null, 2));
+});
+
+afterAll(() => {
+  for (const c of children) c.kill("SIGINT");
+  if (copy) rmSync(copy, { recursive: true, force: true });
+});
+
+describe("a sixth method: its folder, a line in METHODS, its langgraph.json entry", () => {
+  it("type-checks with the rest, and the guard finds no arrow back up and no circle in the copy", () => {
+    expect(() => execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", copy], { cwd: copy, encoding: "utf8", timeout: 240_000 })).not.toThrow();
+    const guard = execFileSync(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "test/dependencies.test.ts"], { cwd: copy, encoding: "utf8", timeout: 240_000 });
+    expect(guard).toMatch(/4 passed/);
+  }, 300_000);
+
+  it("runs from the CLI to its record: `robograph run --graph toyGoTo`", () => {
+    const r = robograph(["run", "--graph", "toyGoTo", "--goal", "Drive to the sink.", "--thread", "toy-run", "--data-dir", join(copy, "data"), "--runs-dir", join(copy, "runs"), "--forget"]);
+    // The toy reaches the sink, but the kitchen's own task (the scenario's) is not done: the simulator's check says so.
+    expect(r.out).toMatch(/point in_front_of_sink/);
+    expect(r.out).toMatch(/succeeded: mobile is at in_front_of_sink/);
+    const summary = JSON.parse(readFileSync(join(copy, "runs", "toy-run", "summary.json"), "utf8"));
+    expect(summary).toMatchObject({ method: "toy", status: "succeeded" });
+  }, 300_000);
+
+  it("is measured by the experiment runner, its report written and checked through its own report module", () => {
+    const r = robograph(["eval", "--dataset", "kitchen", "--method", "toy", "--examples", "integration_tea_to_trash__c1", "--seeds", "1", "--root", join(copy, "exp"), "--name", "toy-exp"]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toMatch(/the report is written, but/);
+    const report = JSON.parse(readFileSync(join(copy, "exp", "toy-exp", "report.json"), "utf8"));
+    expect(report).toMatchObject({ method: "toy", variants: ["full"], tasks: ["integration_tea_to_trash"] });
+    expect(report.tables.map((t: { id: string }) => t.id)).toEqual(["success", "time", "effort", "endings", "episodes"]);
+  }, 300_000);
+
+  it("is shown by the viewer: the experiment's charts and facts, and the run's timeline", async () => {
+    const view = spawn(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), "view", join(copy, "exp", "toy-exp"), "--port", "0", "--runs-dir", copy], { cwd: copy, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(view);
+    const url = await new Promise<string>((resolve, reject) => {
+      let said = "";
+      view.stdout.on("data", (d) => {
+        said += d;
+        const m = /robograph view: (http:\/\/127\.0\.0\.1:\d+)/.exec(said);
+        if (m) resolve(m[1]);
+      });
+      view.stderr.on("data", (d) => (said += d));
+      view.on("exit", () => reject(new Error(`the viewer ended: ${said}`)));
+    });
+    const exp = (await (await fetch(`${url}/api/experiment/exp/toy-exp`)).json()) as { error?: string; reportError?: string | null; charts?: { id: string }[]; facts?: string[] };
+    expect(exp.reportError ?? null).toBeNull();
+    expect(exp.charts?.map((c) => c.id)).toEqual(["chart-success", "chart-tasks", "chart-time"]);
+    expect(exp.facts?.[0]).toBe("Toy");
+    const run = (await (await fetch(`${url}/api/run/runs/toy-run`)).json()) as { steps?: { node: string; text: string }[] };
+    expect(run.steps?.map((s) => s.node)).toEqual(["choose", "go"]);
+  }, 120_000);
+});
