@@ -31,7 +31,7 @@ import { WORLDS } from "../robots/sim/worlds";
 import { APPROVAL_PREFIX } from "./run";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
-import { callSkill, findSkill, InvalidSkillArgumentsError, toolName, UnknownSkillError, validateSkillArguments } from "../tools/skills";
+import { callSkill, findSkill, InvalidSkillArgumentsError, skillCatalog, UnknownSkillError, validateSkillArguments } from "../tools/skills";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -115,14 +115,12 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
 }
 
 export function listTools(ctx: McpContext): Tool[] {
-  const skills: Tool[] = ctx.session.robots.flatMap((m) =>
-    m.skills.map((s) => ({
-      name: toolName(m.id, s.name),
-      title: `${m.id}: ${s.display ?? s.name.replace(/_/g, " ")}`,
-      description: `[${m.id}] ${s.description}${s.preconditions.length ? ` Preconditions: ${s.preconditions.join(", ")}.` : ""}${s.effects.length ? ` Effects: ${s.effects.join(", ")}.` : ""}${s.requiresApproval ? " Needs human approval." : ""}`,
-      inputSchema: s.parameters as Tool["inputSchema"],
-    })),
-  );
+  const skills: Tool[] = skillCatalog(ctx.session.robots).map((entry) => ({
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    inputSchema: entry.spec.parameters as Tool["inputSchema"],
+  }));
   const cameras = ctx.session.robots.filter((r) => r.cameras.length).map((r) => r.id);
   return [
     ...skills,

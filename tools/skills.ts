@@ -199,25 +199,50 @@ async function serviceAsGoal(client: BridgeClient, spec: SkillSpec, args: unknow
 /** The tool name of a robot's skill: `<robot>__<skill>` (OpenAI tool names allow letters, digits, _ and -). */
 export const toolName = (robot: string, skill: string) => `${robot}__${skill}`;
 
+/** A robot's skill as every tool list offers it (LangChain tools here, MCP's tools in cli/mcp.ts): one wording for all. */
+export interface SkillEntry {
+  robot: string;
+  spec: SkillSpec;
+  name: string;
+  title: string;
+  description: string;
+}
+
+/** Every skill of these robots, named and described once for whichever tool list offers them. */
+export function skillCatalog(manifests: RobotManifest[]): SkillEntry[] {
+  return manifests.flatMap((manifest) =>
+    manifest.skills.map((spec) => ({
+      robot: manifest.id,
+      spec,
+      name: toolName(manifest.id, spec.name),
+      title: `${manifest.id}: ${spec.display ?? spec.name.replace(/_/g, " ")}`,
+      description: [
+        `[${manifest.id}] ${spec.description}`,
+        spec.preconditions.length ? ` Preconditions: ${spec.preconditions.join(", ")}.` : "",
+        spec.effects.length ? ` Effects: ${spec.effects.join(", ")}.` : "",
+        spec.requiresApproval ? " Needs human approval." : "",
+      ].join(""),
+    })),
+  );
+}
+
 /**
  * One LangChain tool per robot skill. Tool arguments are the skill's arguments, validated by the same zod schema the
  * simulator uses; the tool's output is the SkillResult as JSON (also returned as the tool message's artifact).
  */
 export function skillTools(client: BridgeClient, manifests: RobotManifest[], opts: Omit<CallOptions, "goalId" | "signal"> = {}): StructuredToolInterface[] {
-  return manifests.flatMap((m) =>
-    m.skills.map((spec) =>
-      tool(
-        async (args: Record<string, unknown>, config) => {
-          const result = await callSkill(client, manifests, m.id, spec.name, args, { ...opts, signal: config?.signal });
-          return [JSON.stringify(result), result];
-        },
-        {
-          name: toolName(m.id, spec.name),
-          description: `[${m.id}] ${spec.description}${spec.requiresApproval ? " (needs human approval)" : ""}`,
-          schema: argumentsValidator(spec.parameters) as z.ZodObject<Record<string, z.ZodType>>,
-          responseFormat: "content_and_artifact",
-        },
-      ),
+  return skillCatalog(manifests).map((entry) =>
+    tool(
+      async (args: Record<string, unknown>, config) => {
+        const result = await callSkill(client, manifests, entry.robot, entry.spec.name, args, { ...opts, signal: config?.signal });
+        return [JSON.stringify(result), result];
+      },
+      {
+        name: entry.name,
+        description: entry.description,
+        schema: argumentsValidator(entry.spec.parameters) as z.ZodObject<Record<string, z.ZodType>>,
+        responseFormat: "content_and_artifact",
+      },
     ),
   );
 }
