@@ -15,8 +15,7 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
  */
 const CONVENTIONAL = new Set(["_", "i", "j", "k", "x", "y", "z"]);
 
-const isOneLineArrow = (fn) =>
-  fn?.type === "ArrowFunctionExpression" && fn.loc.start.line === fn.loc.end.line;
+const isOneLineArrow = (fn) => fn?.type === "ArrowFunctionExpression" && fn.loc.start.line === fn.loc.end.line;
 
 /** The binding identifiers a declaration pattern introduces (`{ a, b: [c] }` → a, c). */
 function bound(pattern) {
@@ -44,7 +43,10 @@ const meaningfulNames = {
     type: "suggestion",
     docs: { description: "a name longer than one letter, unless it lives on one line or is an index or a coordinate" },
     schema: [],
-    messages: { short: "'{{name}}' hides what it is: name it for what it holds (a one-letter name is for a one-line arrow function, an index or a coordinate)" },
+    messages: {
+      short:
+        "'{{name}}' hides what it is: name it for what it holds (a one-letter name is for a one-line arrow function, an index or a coordinate)",
+    },
   },
   create(context) {
     const check = (id, scopeNode) => {
@@ -63,8 +65,10 @@ const meaningfulNames = {
       VariableDeclarator(node) {
         // A binding in a one-line arrow's body (rare) or a loop's own header counts with its line.
         const loop = node.parent.parent;
-        const inLoopHeader = loop && /^For(In|Of)?Statement$/.test(loop.type) && loop.loc.start.line === node.loc.start.line;
-        for (const id of bound(node.id)) if (!inLoopHeader || id.name.length !== 1 || !/^[a-z]$/.test(id.name)) check(id);
+        const inLoopHeader =
+          loop && /^For(In|Of)?Statement$/.test(loop.type) && loop.loc.start.line === node.loc.start.line;
+        for (const id of bound(node.id))
+          if (!inLoopHeader || id.name.length !== 1 || !/^[a-z]$/.test(id.name)) check(id);
       },
       CatchClause(node) {
         for (const id of bound(node.param)) check(id);
@@ -77,7 +81,8 @@ const meaningfulNames = {
 };
 
 /** A path a comment cites: a repository folder's name, then a path (`graphs/clea/graph.ts`, `nodes/executor.ts`). */
-const CITED = /(?<![\w./@-])((?:cli|evals|graphs|nodes|runtime|models|tools|memory|robots|ros|docs|test)\/[\w./<>*-]*[\w>*])/g;
+const CITED =
+  /(?<![\w./@-])((?:cli|evals|graphs|nodes|runtime|models|tools|memory|robots|ros|docs|test)\/[\w./<>*-]*[\w>*])/g;
 
 const citedFilesExist = {
   meta: {

@@ -64,16 +64,21 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
   }
   const num = (name: string, s: string, min: number, max: number, int = true) => {
     const n = Number(s);
-    if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max) throw new Error(`--${name} must be ${int ? "an integer" : "a number"} in [${min}, ${max}], got ${s}`);
+    if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max)
+      throw new Error(`--${name} must be ${int ? "an integer" : "a number"} in [${min}, ${max}], got ${s}`);
     return n;
   };
   const seeds = num("seeds", v.seeds!, 1, 100);
   const noise = num("noise", v.noise!, 0, 1, false);
-  if (v.grounding !== "detector" && v.grounding !== "events") throw new Error(`--grounding must be detector or events, not ${v.grounding}`);
+  if (v.grounding !== "detector" && v.grounding !== "events")
+    throw new Error(`--grounding must be detector or events, not ${v.grounding}`);
   const dir = resolve(v.benchmark!);
   if (!existsSync(join(dir, "cases.jsonl"))) {
     // Only the default place is filled in unasked: any other directory may be meant for the generated set.
-    if (dir !== resolve(DEFAULT_BENCHMARK_DIR)) throw new Error(`no benchmark at ${dir}: make it first with npm run make:critic-benchmark -- --out ${v.benchmark} (the hand-made set) or -- --generated --out ${v.benchmark} (the generated set)`);
+    if (dir !== resolve(DEFAULT_BENCHMARK_DIR))
+      throw new Error(
+        `no benchmark at ${dir}: make it first with npm run make:critic-benchmark -- --out ${v.benchmark} (the hand-made set) or -- --generated --out ${v.benchmark} (the generated set)`,
+      );
     process.stdout.write(`no benchmark at ${dir}: generating it (npm run make:critic-benchmark)\n`);
     await generateCriticBenchmark({ out: dir, log: (s) => process.stdout.write(`${s}\n`) });
   }
@@ -91,7 +96,15 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
   const refineLimit = v["refine-limit"] !== undefined ? num("refine-limit", v["refine-limit"], 0, 100000) : undefined;
   const maxRewrites = num("max-rewrites", v["max-rewrites"]!, 0, 50);
   const limit = v.limit ? num("limit", v.limit, 1, 100000) : undefined;
-  const settings = { benchmark: relative(out, dir) || ".", seeds, noise, limit: limit ?? null, refineLimit: refineLimit ?? null, grounding: v.grounding, maxRewrites };
+  const settings = {
+    benchmark: relative(out, dir) || ".",
+    seeds,
+    noise,
+    limit: limit ?? null,
+    refineLimit: refineLimit ?? null,
+    grounding: v.grounding,
+    maxRewrites,
+  };
   // The critiques' report first (refinement still to come), so a stopped refinement leaves Tables 1–4 on disk.
   writeCriticReport(out, name, results, null, settings);
   let refinement: RefineRun[] | null = null;
@@ -105,10 +118,17 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
       grounding: v.grounding,
       maxRewrites,
       limit: refineLimit,
-      onProgress: (done, total, last) => show(done, total, last ? ` (last: ${last.case} ${last.status} after ${last.iterations.length} program(s))` : ""),
+      onProgress: (done, total, last) =>
+        show(
+          done,
+          total,
+          last ? ` (last: ${last.case} ${last.status} after ${last.iterations.length} program(s))` : "",
+        ),
     });
   }
   const files = writeCriticReport(out, name, results, refinement, settings);
-  process.stdout.write(`${files.markdown}\nreport: ${files.md}\n        ${files.html} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+  process.stdout.write(
+    `${files.markdown}\nreport: ${files.md}\n        ${files.html} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`,
+  );
   return 0;
 }

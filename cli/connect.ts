@@ -9,7 +9,13 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { BridgeClient } from "../robots/bridge/client";
-import { RobotManifest, type ArgumentSchema, type FieldSchema, type GoalTemplate, type SkillSpec } from "../robots/manifests/schema";
+import {
+  RobotManifest,
+  type ArgumentSchema,
+  type FieldSchema,
+  type GoalTemplate,
+  type SkillSpec,
+} from "../robots/manifests/schema";
 import { imageSize, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import { learnDialect } from "../tools/skills";
 
@@ -37,7 +43,16 @@ interface TypeDef {
 }
 
 /** Names ROS and rosbridge serve for themselves, not skills of the robot. */
-const SYSTEM = [/^\/rosapi\//, /^\/rosout/, /\/get_loggers$/, /\/set_logger_level$/, /^\/robograph\//, /^\/evaluator\//, /^\/rosbridge_websocket\//, /^\/rosapi_node\//];
+const SYSTEM = [
+  /^\/rosapi\//,
+  /^\/rosout/,
+  /\/get_loggers$/,
+  /\/set_logger_level$/,
+  /^\/robograph\//,
+  /^\/evaluator\//,
+  /^\/rosbridge_websocket\//,
+  /^\/rosapi_node\//,
+];
 const IMAGE_TYPES = /^sensor_msgs\/(msg\/)?(CompressedImage|Image)$/;
 const TO_WRITE = "(to write)";
 
@@ -58,8 +73,26 @@ const PRIMITIVE: Record<string, FieldSchema> = {
   byte: { type: "integer", minimum: 0, maximum: 255 },
   char: { type: "integer", minimum: 0, maximum: 255 },
   // ROS 1's time and duration, as rosbridge writes them.
-  time: { type: "object", description: "a time (secs, nsecs since the epoch); left out: zero", properties: { secs: { type: "integer", minimum: 0, maximum: 4294967295 }, nsecs: { type: "integer", minimum: 0, maximum: 999999999 } }, required: ["secs", "nsecs"], additionalProperties: false },
-  duration: { type: "object", description: "a duration (secs, nsecs); left out: zero", properties: { secs: { type: "integer", minimum: -2147483648, maximum: 2147483647 }, nsecs: { type: "integer", minimum: -999999999, maximum: 999999999 } }, required: ["secs", "nsecs"], additionalProperties: false },
+  time: {
+    type: "object",
+    description: "a time (secs, nsecs since the epoch); left out: zero",
+    properties: {
+      secs: { type: "integer", minimum: 0, maximum: 4294967295 },
+      nsecs: { type: "integer", minimum: 0, maximum: 999999999 },
+    },
+    required: ["secs", "nsecs"],
+    additionalProperties: false,
+  },
+  duration: {
+    type: "object",
+    description: "a duration (secs, nsecs); left out: zero",
+    properties: {
+      secs: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+      nsecs: { type: "integer", minimum: -999999999, maximum: 999999999 },
+    },
+    required: ["secs", "nsecs"],
+    additionalProperties: false,
+  },
 };
 
 /** Byte arrays travel through rosbridge as base64 text. */
@@ -71,7 +104,10 @@ const BYTES = new Set(["uint8", "char", "byte"]);
  * a move_base goal without its frame or its orientation's w is a mistake to catch before it reaches the robot.
  */
 const mayOmit = (owner: string, field: string, type: string) =>
-  type === "time" || type === "duration" || /^builtin_interfaces\/(msg\/)?(Time|Duration)$/.test(type) || (/^std_msgs\/(msg\/)?Header$/.test(owner) && field === "seq");
+  type === "time" ||
+  type === "duration" ||
+  /^builtin_interfaces\/(msg\/)?(Time|Duration)$/.test(type) ||
+  (/^std_msgs\/(msg\/)?Header$/.test(owner) && field === "seq");
 
 /**
  * A goal or request message as a skill's argument schema, expanded from rosapi's typedefs all the way down: a nested
@@ -93,7 +129,8 @@ export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: A
       const len = def.fieldarraylen[i];
       const at = path ? `${path}.${name}` : name;
       let f: FieldSchema | undefined;
-      if (len >= 0 && BYTES.has(ft)) f = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
+      if (len >= 0 && BYTES.has(ft))
+        f = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
       else {
         const one = PRIMITIVE[ft] ?? message(ft, at, depth + 1);
         if (one && len >= 0) f = { type: "array", items: one, ...(len > 0 ? { minItems: len, maxItems: len } : {}) };
@@ -106,7 +143,12 @@ export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: A
     return { type: "object", properties, required, additionalProperties: false };
   };
   const top = message(type, "", 0);
-  const schema: ArgumentSchema = { type: "object", properties: top?.properties ?? {}, required: top?.required ?? [], additionalProperties: false };
+  const schema: ArgumentSchema = {
+    type: "object",
+    properties: top?.properties ?? {},
+    required: top?.required ?? [],
+    additionalProperties: false,
+  };
   return { schema, unsupported };
 }
 
@@ -119,11 +161,21 @@ export const POSE_ARGUMENT = "navigation_point";
  * A goal that is one `PoseStamped` (move_base's): the planner names a pose, a table a person measures turns the name
  * into the goal. Undefined for any other goal.
  */
-export function poseTemplateOf(goalType: string, typedefs: TypeDef[], message: ArgumentSchema): { parameters: ArgumentSchema; goal: GoalTemplate } | undefined {
+export function poseTemplateOf(
+  goalType: string,
+  typedefs: TypeDef[],
+  message: ArgumentSchema,
+): { parameters: ArgumentSchema; goal: GoalTemplate } | undefined {
   const def = typedefs.find((d) => d.type === goalType);
-  if (!def || def.fieldnames.length !== 1 || !POSE_STAMPED.test(def.fieldtypes[0]) || def.fieldarraylen[0] >= 0) return undefined;
+  if (!def || def.fieldnames.length !== 1 || !POSE_STAMPED.test(def.fieldtypes[0]) || def.fieldarraylen[0] >= 0)
+    return undefined;
   return {
-    parameters: { type: "object", properties: { [POSE_ARGUMENT]: { type: "string", description: "where to go: a pose named in goal.poses" } }, required: [POSE_ARGUMENT], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { [POSE_ARGUMENT]: { type: "string", description: "where to go: a pose named in goal.poses" } },
+      required: [POSE_ARGUMENT],
+      additionalProperties: false,
+    },
     goal: { message, template: { [def.fieldnames[0]]: { $pose: POSE_ARGUMENT } }, poses: {} },
   };
 }
@@ -131,8 +183,15 @@ export function poseTemplateOf(goalType: string, typedefs: TypeDef[], message: A
 /** `/mobile/go_to` → robot `mobile`, skill `go_to`; names that are no manifest names are made into ones. */
 function split(name: string): { robot: string; skill: string } {
   const parts = name.split("/").filter(Boolean);
-  const clean = (s: string) => s.toLowerCase().replace(/[^a-z0-9_]/g, "_").replace(/^[^a-z]+/, "") || "robot";
-  return { robot: clean(parts.length > 1 ? parts[0] : "robot"), skill: clean(parts.slice(parts.length > 1 ? 1 : 0).join("_")) };
+  const clean = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, "_")
+      .replace(/^[^a-z]+/, "") || "robot";
+  return {
+    robot: clean(parts.length > 1 ? parts[0] : "robot"),
+    skill: clean(parts.slice(parts.length > 1 ? 1 : 0).join("_")),
+  };
 }
 
 export interface ConnectReport {
@@ -149,9 +208,16 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
   const { topics: names, types } = await call<{ topics: string[]; types: string[] }>("/rosapi/topics");
   const topics = names.map((name, i) => ({ name, type: types[i] }));
   const { services: serviceNames } = await call<{ services: string[] }>("/rosapi/services");
-  const services = await Promise.all(serviceNames.map(async (name) => ({ name, type: (await call<{ type: string }>("/rosapi/service_type", { service: name })).type })));
+  const services = await Promise.all(
+    serviceNames.map(async (name) => ({
+      name,
+      type: (await call<{ type: string }>("/rosapi/service_type", { service: name })).type,
+    })),
+  );
   // ROS 1's rosapi lists an action server once per node that touches it: once is enough.
-  const actionNames = [...new Set((await call<{ action_servers: string[] }>("/rosapi/action_servers")).action_servers)].sort();
+  const actionNames = [
+    ...new Set((await call<{ action_servers: string[] }>("/rosapi/action_servers")).action_servers),
+  ].sort();
   const typeOf = (topic: string) => topics.find((t) => t.name === topic)?.type ?? "";
   const actions = actionNames.map((name) => {
     // ROS 1: the goal topic's type is <pkg>/<Name>ActionGoal; ROS 2 bridges (ours) name no goal topic.
@@ -161,7 +227,11 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
   const toWrite: string[] = [];
   const details = async (type: string, service: boolean): Promise<TypeDef[]> => {
     try {
-      return (await call<{ typedefs: TypeDef[] }>(service ? "/rosapi/service_request_details" : "/rosapi/message_details", { type })).typedefs;
+      return (
+        await call<{ typedefs: TypeDef[] }>(service ? "/rosapi/service_request_details" : "/rosapi/message_details", {
+          type,
+        })
+      ).typedefs;
     } catch {
       return [];
     }
@@ -173,7 +243,12 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     if (!r) byRobot.set(id, (r = { skills: [], cameras: [] }));
     return r;
   };
-  const skill = (name: string, actionType: string, transport: SkillSpec["transport"], parameters: ArgumentSchema): SkillSpec => ({
+  const skill = (
+    name: string,
+    actionType: string,
+    transport: SkillSpec["transport"],
+    parameters: ArgumentSchema,
+  ): SkillSpec => ({
     name,
     action: `/${name}`,
     actionType,
@@ -189,7 +264,15 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     if (SYSTEM.some((re) => re.test(a.name))) continue;
     const { robot: id, skill: name } = split(a.name);
     if (!a.ros1) {
-      robot(id).skills.push({ ...skill(name, TO_WRITE, "action", { type: "object", properties: {}, required: [], additionalProperties: false }), action: a.name });
+      robot(id).skills.push({
+        ...skill(name, TO_WRITE, "action", {
+          type: "object",
+          properties: {},
+          required: [],
+          additionalProperties: false,
+        }),
+        action: a.name,
+      });
       toWrite.push(`${id}.${name}: its goal's type and arguments (a ROS 2 action: rosapi names no goal topic)`);
       continue;
     }
@@ -198,7 +281,11 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     const { schema, unsupported } = argumentSchemaOf(goalType, typedefs);
     for (const u of unsupported) toWrite.push(`${id}.${name}: argument ${u}`);
     const poses = unsupported.length ? undefined : poseTemplateOf(goalType, typedefs, schema);
-    robot(id).skills.push({ ...skill(name, a.type, "actionlib", poses?.parameters ?? schema), ...(poses ? { goal: poses.goal } : {}), action: a.name });
+    robot(id).skills.push({
+      ...skill(name, a.type, "actionlib", poses?.parameters ?? schema),
+      ...(poses ? { goal: poses.goal } : {}),
+      action: a.name,
+    });
     if (poses) {
       toWrite.push(
         `${id}.${name}: its goal is one PoseStamped, so the draft lets the planner name where to go (${POSE_ARGUMENT}) and fills the pose from goal.poses: measure each place it may go to (e.g. drive there and read \`rostopic echo -n1 /amcl_pose\`) as { "frame_id": "map", "position": { "x": …, "y": … }, "yaw": … }; until then it has no pose to go to. To let the model write the raw goal instead, make goal.message the parameters and drop goal`,
@@ -231,7 +318,9 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     const depth = mine.filter(isDepth).sort((a, b) => Number(compressed(a)) - Number(compressed(b)))[0];
     if (!colour) continue;
     const near = (t: string) => colour.name.split("/").filter((p, i) => t.split("/")[i] === p).length;
-    const info = infoTopics.filter((t) => ownerOf(t.name) === id && !isDepth(t)).sort((a, b) => near(b.name) - near(a.name))[0];
+    const info = infoTopics
+      .filter((t) => ownerOf(t.name) === id && !isDepth(t))
+      .sort((a, b) => near(b.name) - near(a.name))[0];
     let size: { width: number; height: number } | undefined;
     try {
       size = imageSize(await client.nextMessage<ImageMessage>(colour.name, colour.type, timeoutMs));
@@ -242,8 +331,12 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
         if (m.width > 0 && m.height > 0) size = { width: m.width, height: m.height };
       } catch {}
     }
-    if (!size) toWrite.push(`${id}: the camera's width and height (no frame came on ${colour.name}${info ? ` nor on ${info.name}` : ""})`);
-    const typeOfTopic = (t: { type: string }) => (compressed(t) ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image") as "sensor_msgs/msg/Image";
+    if (!size)
+      toWrite.push(
+        `${id}: the camera's width and height (no frame came on ${colour.name}${info ? ` nor on ${info.name}` : ""})`,
+      );
+    const typeOfTopic = (t: { type: string }) =>
+      (compressed(t) ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image") as "sensor_msgs/msg/Image";
     robot(id).cameras.push({
       name: "camera",
       image: colour.name,
@@ -254,22 +347,40 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
       height: size?.height ?? 480,
     });
     const unused = mine.filter((t) => t !== colour && t !== depth).map((t) => t.name);
-    if (unused.length) toWrite.push(`${id}: other image topics, not used (a manifest camera is one colour stream, its depth and CameraInfo): ${unused.join(", ")}`);
+    if (unused.length)
+      toWrite.push(
+        `${id}: other image topics, not used (a manifest camera is one colour stream, its depth and CameraInfo): ${unused.join(", ")}`,
+      );
   }
   for (const [id, r] of byRobot) {
     const det = topics.find((t) => t.name.startsWith(`/${id}/`) && /Detections$/.test(t.type));
     if (det && r.cameras[0]) r.cameras[0].detections = det.name;
-    else if (r.cameras[0] && r.skills.length) toWrite.push(`${id}: no detections topic: a VLM reads its images; the offline reasoner, which reads only detections, cannot run it`);
+    else if (r.cameras[0] && r.skills.length)
+      toWrite.push(
+        `${id}: no detections topic: a VLM reads its images; the offline reasoner, which reads only detections, cannot run it`,
+      );
   }
 
   const robots: RobotManifest[] = [];
   for (const [id, r] of byRobot) {
     if (!r.skills.length) continue;
-    const draft = { id, kind: TO_WRITE, description: TO_WRITE, cameras: r.cameras, facts: [], skills: r.skills.sort((a, b) => a.name.localeCompare(b.name)) };
+    const draft = {
+      id,
+      kind: TO_WRITE,
+      description: TO_WRITE,
+      cameras: r.cameras,
+      facts: [],
+      skills: r.skills.sort((a, b) => a.name.localeCompare(b.name)),
+    };
     const p = RobotManifest.safeParse(draft);
-    if (!p.success) throw new Error(`the draft for ${id} is not a valid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!p.success)
+      throw new Error(
+        `the draft for ${id} is not a valid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
     robots.push(p.data);
-    toWrite.push(`${id}: kind, description; per skill a description for the model, the values each text argument may take (enum: ROS types have none), preconditions and effects, timeoutSec, requiresApproval; facts and names if the planner needs them`);
+    toWrite.push(
+      `${id}: kind, description; per skill a description for the model, the values each text argument may take (enum: ROS types have none), preconditions and effects, timeoutSec, requiresApproval; facts and names if the planner needs them`,
+    );
   }
   return { topics, services, actions: actions.map(({ name, type }) => ({ name, type })), robots, toWrite };
 }
@@ -285,7 +396,12 @@ export async function connectCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { out: { type: "string" }, token: { type: "string" }, "timeout-ms": { type: "string", default: "5000" }, help: { type: "boolean", short: "h", default: false } },
+    options: {
+      out: { type: "string" },
+      token: { type: "string" },
+      "timeout-ms": { type: "string", default: "5000" },
+      help: { type: "boolean", short: "h", default: false },
+    },
   });
   if (v.help || !positionals[0]) {
     process.stdout.write(CONNECT_HELP);
@@ -293,17 +409,29 @@ export async function connectCommand(argv: string[]): Promise<number> {
   }
   const url = positionals[0];
   const timeoutMs = Number(v["timeout-ms"]);
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new Error(`--timeout-ms must be a positive number, got ${v["timeout-ms"]}`);
-  const client = await BridgeClient.connect(url, { token: v.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN, connectAttempts: 3 });
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new Error(`--timeout-ms must be a positive number, got ${v["timeout-ms"]}`);
+  const client = await BridgeClient.connect(url, {
+    token: v.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
+    connectAttempts: 3,
+  });
   try {
     await learnDialect(client, timeoutMs);
     const r = await proposeManifests(client, timeoutMs);
     const say = (s: string) => process.stdout.write(`${s}\n`);
-    say(`${url}: ${r.topics.length} topics, ${r.services.length} services, ${r.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`);
+    say(
+      `${url}: ${r.topics.length} topics, ${r.services.length} services, ${r.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`,
+    );
     for (const m of r.robots) {
-      say(`\nrobot ${m.id}: ${m.cameras.map((c) => `camera ${c.image}${c.depth ? ` + ${c.depth}` : ""}${c.info ? ` + ${c.info}` : ""}${c.detections ? ` + ${c.detections}` : ""} (${c.width}x${c.height})`).join("; ") || "no camera"}`);
+      say(
+        `\nrobot ${m.id}: ${m.cameras.map((c) => `camera ${c.image}${c.depth ? ` + ${c.depth}` : ""}${c.info ? ` + ${c.info}` : ""}${c.detections ? ` + ${c.detections}` : ""} (${c.width}x${c.height})`).join("; ") || "no camera"}`,
+      );
       for (const s of m.skills) {
-        say(`  ${s.name}(${Object.entries(s.parameters.properties).map(([k, p]) => `${k}: ${p.type}`).join(", ")})  ${s.transport} ${s.action} [${s.actionType}]`);
+        say(
+          `  ${s.name}(${Object.entries(s.parameters.properties)
+            .map(([k, p]) => `${k}: ${p.type}`)
+            .join(", ")})  ${s.transport} ${s.action} [${s.actionType}]`,
+        );
         if (s.goal) say(`    goal ${JSON.stringify(s.goal.template)} → ${fieldList(s.goal.message).join(", ")}`);
       }
     }

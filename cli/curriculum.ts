@@ -98,19 +98,29 @@ export async function runCurriculum(argv: string[]): Promise<number> {
     return n;
   };
   const instances = int("instances", v.instances, 1);
-  const budgets = { episodes: int("budget-episodes", v["budget-episodes"], 1), iterations: int("budget-iterations", v["budget-iterations"], 1), wallSeconds: int("budget-seconds", v["budget-seconds"], 1) };
-  if (!(CURRICULUM_VARIANTS as readonly string[]).includes(v.variant!)) throw new Error(`--variant must be one of ${CURRICULUM_VARIANTS.join(", ")}`);
-  if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
+  const budgets = {
+    episodes: int("budget-episodes", v["budget-episodes"], 1),
+    iterations: int("budget-iterations", v["budget-iterations"], 1),
+    wallSeconds: int("budget-seconds", v["budget-seconds"], 1),
+  };
+  if (!(CURRICULUM_VARIANTS as readonly string[]).includes(v.variant!))
+    throw new Error(`--variant must be one of ${CURRICULUM_VARIANTS.join(", ")}`);
+  if (v.model && v.model !== "symbolic" && v.model !== "openai")
+    throw new Error(`--model must be symbolic or openai, not ${v.model}`);
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
   const seed = int("seed", v.seed, 0);
-  if (!(STARTS as readonly string[]).includes(v.start!)) throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v.start)}`);
+  if (!(STARTS as readonly string[]).includes(v.start!))
+    throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v.start)}`);
   const thread = v.thread ?? `curriculum-${randomUUID().slice(0, 8)}`;
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
   const runDir = resolve(v["runs-dir"]!, thread);
   const episodesDir = join(runDir, "episodes");
   mkdirSync(episodesDir, { recursive: true });
   const persistence = await openPersistence(dir);
-  if (v.resume && !(await persistence.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
+  if (
+    v.resume &&
+    !(await persistence.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))
+  ) {
     await persistence.close();
     throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
   }
@@ -121,7 +131,9 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   let state: CurriculumStateType | undefined;
   let crash: Error | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
-    process.stderr.write(`\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`);
+    process.stderr.write(
+      `\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`,
+    );
     emergencyStop(`${sig} to the agent`);
   };
   process.once("SIGINT", onSignal);
@@ -131,29 +143,38 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   try {
     // Each instance its own process and layout sequence; all record to the run's episode store.
     for (let i = 0; i < instances; i++) {
-      sims.push(await startSimProcess("blocks", ["--seed", String(seed * 1000 + i), "--start", v.start!, "--episodes", episodesDir, "--instance", `i${i}`], undefined, { ownProcessGroup: true }));
+      sims.push(
+        await startSimProcess(
+          "blocks",
+          ["--seed", String(seed * 1000 + i), "--start", v.start!, "--episodes", episodesDir, "--instance", `i${i}`],
+          undefined,
+          { ownProcessGroup: true },
+        ),
+      );
     }
     const graph = curriculum.compile(persistence.checkpointer, persistence.store);
     // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
     run = openRun<CurriculumSettings>(curriculum.runtime, {
-        bridgeUrl: sims[0].url,
-        instanceUrls: sims.map((s) => s.url),
-        variant: v.variant,
-        backend: v.model,
-        seed,
-        noise: Number(v.noise),
-        dataDir: dir,
-        maxEpisodes: budgets.episodes,
-        maxIterations: budgets.iterations,
-        maxWallSeconds: budgets.wallSeconds,
-        maxModelCalls: 100_000,
-        episodesPerInstance: int("episodes-per-instance", v["episodes-per-instance"], 1),
-        ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
-        ...(v["learner-elite"] ? { learnerElite: v["learner-elite"] } : {}),
-        ...(v["learner-step"] ? { learnerStep: v["learner-step"] } : {}),
+      bridgeUrl: sims[0].url,
+      instanceUrls: sims.map((s) => s.url),
+      variant: v.variant,
+      backend: v.model,
+      seed,
+      noise: Number(v.noise),
+      dataDir: dir,
+      maxEpisodes: budgets.episodes,
+      maxIterations: budgets.iterations,
+      maxWallSeconds: budgets.wallSeconds,
+      maxModelCalls: 100_000,
+      episodesPerInstance: int("episodes-per-instance", v["episodes-per-instance"], 1),
+      ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
+      ...(v["learner-elite"] ? { learnerElite: v["learner-elite"] } : {}),
+      ...(v["learner-step"] ? { learnerStep: v["learner-step"] } : {}),
     });
     const mc = run.modelConfig;
-    say(`robograph curriculum: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`);
+    say(
+      `robograph curriculum: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`,
+    );
     say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
     const config = { configurable: { thread_id: thread }, context: run.context, durability: "sync" as const };
     let input: unknown = { goal: "master the blocks in the basket" };
@@ -166,21 +187,33 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       say(`resuming thread ${thread} at cycle ${state.counters.cycles}, ${state.counters.episodes} episodes`);
     }
     const events = join(runDir, "events.jsonl");
-    await follow<CurriculumStateType>(graph, input, config, {
-      state: (x) => (state = x),
-      update: (node, update, before) => {
-        const u = update as Partial<CurriculumStateType>;
-        appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`);
-        // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
-        const line = describeCurriculum(node, u, before).text;
-        if (line) say(`  ${node.padEnd(9)} ${line}`);
+    await follow<CurriculumStateType>(
+      graph,
+      input,
+      config,
+      {
+        state: (x) => (state = x),
+        update: (node, update, before) => {
+          const u = update as Partial<CurriculumStateType>;
+          appendFileSync(
+            events,
+            `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`,
+          );
+          // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
+          const line = describeCurriculum(node, u, before).text;
+          if (line) say(`  ${node.padEnd(9)} ${line}`);
+        },
+        stepped: () => {
+          if (!state || v.quiet) return;
+          const learning = Object.values(state.targets).filter((t) => !t.converged && t.returns.length).length;
+          bar(
+            state.counters.episodes,
+            `cycle ${state.counters.cycles} · iteration ${state.counters.iterations} · library ${state.library.length} · learning ${learning} · ${Math.round((Date.now() - started) / 1000)} s`,
+          );
+        },
       },
-      stepped: () => {
-        if (!state || v.quiet) return;
-        const learning = Object.values(state.targets).filter((t) => !t.converged && t.returns.length).length;
-        bar(state.counters.episodes, `cycle ${state.counters.cycles} · iteration ${state.counters.iterations} · library ${state.library.length} · learning ${learning} · ${Math.round((Date.now() - started) / 1000)} s`);
-      },
-    }, state);
+      state,
+    );
   } catch (err) {
     crash = err as Error;
   } finally {
@@ -192,14 +225,29 @@ export async function runCurriculum(argv: string[]): Promise<number> {
     if (crash || status === "running") {
       const stop = stopReason();
       status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
-      reason = stop ? `emergency stop (${stop}); ${resumeHint(thread)}` : crash ? `error: ${crash.message}` : "the run stopped before its end";
+      reason = stop
+        ? `emergency stop (${stop}); ${resumeHint(thread)}`
+        : crash
+          ? `error: ${crash.message}`
+          : "the run stopped before its end";
     }
     try {
       if (state) {
         state = { ...state, status, statusReason: reason } as CurriculumStateType;
         const usage = totalUsage(state.usage);
         const settings = run?.settings;
-        const facts = { thread, model: run?.modelConfig.backend ?? v.model ?? "symbolic", instances, seed, start: v.start!, noise: Number(v.noise), wallSeconds: (Date.now() - started) / 1000, budgets, ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}), modelCalls: usage.calls };
+        const facts = {
+          thread,
+          model: run?.modelConfig.backend ?? v.model ?? "symbolic",
+          instances,
+          seed,
+          start: v.start!,
+          noise: Number(v.noise),
+          wallSeconds: (Date.now() - started) / 1000,
+          budgets,
+          ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}),
+          modelCalls: usage.calls,
+        };
         let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
         try {
           if (!run) throw new Error("the run never opened");
@@ -207,7 +255,13 @@ export async function runCurriculum(argv: string[]): Promise<number> {
         } catch (err) {
           process.stderr.write(`the same-image table (Table 2) could not be made: ${(err as Error).message}\n`);
         }
-        await writeCurriculumRecord(runDir, state, facts, (run ?? openRun(curriculum.runtime, { dataDir: dir })).artifacts, stages);
+        await writeCurriculumRecord(
+          runDir,
+          state,
+          facts,
+          (run ?? openRun(curriculum.runtime, { dataDir: dir })).artifacts,
+          stages,
+        );
         const learned = state.library.filter((l) => l.source === "learned").map((l) => l.caption);
         process.stdout.write(
           `\n${status}: ${reason}\n` +

@@ -5,14 +5,27 @@ import { basename, dirname, join, resolve } from "node:path";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { METHODS, method, methodOfWorld } from "../graphs";
 import { courseExamplesPath, GENERATED_CACHE, loadDataset, type DatasetRow } from "../evals/datasets";
-import { GENERATED_COURSES, GENERATED_KINDS, generatedSet, toJsonl, type GeneratedKind } from "../evals/datasets/generated";
+import {
+  GENERATED_COURSES,
+  GENERATED_KINDS,
+  generatedSet,
+  toJsonl,
+  type GeneratedKind,
+} from "../evals/datasets/generated";
 import { makeCourseExamples } from "../evals/datasets/courseExamples";
 import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import type { Step } from "../robots/sim/course/scenarios";
 import { experimentDir, experimentSettings, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/experimentReport";
 import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
-import { datasetKey, enqueueExperiment, loadQueuedExperiment, openQueue, waitForExperiment, type QueueProgress } from "../evals/queue";
+import {
+  datasetKey,
+  enqueueExperiment,
+  loadQueuedExperiment,
+  openQueue,
+  waitForExperiment,
+  type QueueProgress,
+} from "../evals/queue";
 import { databaseUrl } from "../memory/checkpointer";
 import { PostgresBlobStore } from "../memory/blobs";
 
@@ -35,9 +48,18 @@ options:
                         tuning range, looked at while improving the reasoners; ${FIRST_SCORED_SEED} and up are scored
   --kitchen-seed S      kitchen-generated: the first scenario seed (default ${FIRST_SCORED_SEED}; the same two ranges)
   --scene-seed S        tabletop-generated: the first scene seed (default ${FIRST_SCORED_SEED}; the same two ranges)
-  --method ID           the method that runs the rows (default: the one of the rows' world): ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.id} (${m.world})`).join(", ")}
+  --method ID           the method that runs the rows (default: the one of the rows' world): ${METHODS.filter(
+    (m) => m.report.experiment,
+  )
+    .map((m) => `${m.id} (${m.world})`)
+    .join(", ")}
   --variants LIST       comma-separated, of the method's variants (default: its experiment's):
-                        ${METHODS.filter((m) => m.report.experiment).map((m) => `${m.world}: ${m.variants.join(", ")}${m.report.experiment?.defaults?.variants ? ` (default ${m.report.experiment.defaults.variants.join(",")})` : ""}`).join(";\n                        ")}
+                        ${METHODS.filter((m) => m.report.experiment)
+                          .map(
+                            (m) =>
+                              `${m.world}: ${m.variants.join(", ")}${m.report.experiment?.defaults?.variants ? ` (default ${m.report.experiment.defaults.variants.join(",")})` : ""}`,
+                          )
+                          .join(";\n                        ")}
   --seeds N             seeds per example (default 3; course: 5, the paper's five trials; course-generated: 1)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2; at most the machine's cores)
@@ -74,7 +96,10 @@ experiment; without it the same evaluators run locally.
 function bar(p: Progress): string {
   const width = 30;
   const filled = Math.round((p.done / Math.max(1, p.total)) * width);
-  const eta = p.etaSeconds === null ? "" : ` ETA ${Math.floor(p.etaSeconds / 60)}m${String(Math.round(p.etaSeconds % 60)).padStart(2, "0")}s`;
+  const eta =
+    p.etaSeconds === null
+      ? ""
+      : ` ETA ${Math.floor(p.etaSeconds / 60)}m${String(Math.round(p.etaSeconds % 60)).padStart(2, "0")}s`;
   const last = p.last ? ` last: ${p.last.id} ${p.last.success ? "✓" : "✗"}` : "";
   return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total}${p.skipped ? ` (${p.skipped} from before)` : ""}${eta}${last}`;
 }
@@ -82,7 +107,8 @@ function bar(p: Progress): string {
 export async function evalCommand(argv: string[]): Promise<number> {
   // The critic benchmark is not episodes of variants × examples: it has its own experiment and options.
   const d = argv.indexOf("--dataset");
-  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic")) return (await import("./behaviorCritic")).criticEvalCommand(argv);
+  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic"))
+    return (await import("./behaviorCritic")).criticEvalCommand(argv);
   const { values: v } = parseArgs({
     args: argv,
     options: {
@@ -122,18 +148,29 @@ export async function evalCommand(argv: string[]): Promise<number> {
   }
   const int = (name: string, s: string, min: number, max = Infinity) => {
     const n = Number(s);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${s}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${s}`);
     return n;
   };
   if (v.report !== undefined) {
-    if (v.queue || v.detach) throw new Error("--report builds the report of an experiment already queued: it does not go with --queue or --detach");
+    if (v.queue || v.detach)
+      throw new Error(
+        "--report builds the report of an experiment already queued: it does not go with --queue or --detach",
+      );
     return queuedReportCommand(v.report, resolve(v.root!), v.wait!);
   }
   if (v.detach && !v.queue) throw new Error("--detach goes with --queue (a local experiment runs in this process)");
-  if ((v.lease !== undefined || v.wait) && !v.queue && v.report === undefined) throw new Error("--lease goes with --queue, --wait with --report");
+  if ((v.lease !== undefined || v.wait) && !v.queue && v.report === undefined)
+    throw new Error("--lease goes with --queue, --wait with --report");
   const url = v.queue ? databaseUrl() : undefined;
-  if (v.queue && !url) throw new Error("--queue needs ROBOGRAPH_DATABASE_URL: the Postgres the workers share (see README, Running on many machines)");
-  if (v.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency="))) throw new Error("--concurrency is how many episodes this machine runs at once; queued episodes run as workers take them (npm run worker -- --concurrency N)");
+  if (v.queue && !url)
+    throw new Error(
+      "--queue needs ROBOGRAPH_DATABASE_URL: the Postgres the workers share (see README, Running on many machines)",
+    );
+  if (v.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency=")))
+    throw new Error(
+      "--concurrency is how many episodes this machine runs at once; queued episodes run as workers take them (npm run worker -- --concurrency N)",
+    );
   const noise = Number(v.noise);
   if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
   const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);
@@ -141,17 +178,23 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const seedFlags = GENERATED_KINDS.map((k) => k.seedFlag);
   const given = (flag: string) => argv.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
   if (!generated && (given("count") || seedFlags.some(given))) {
-    throw new Error(`--count, ${seedFlags.map((f) => `--${f}`).join(", ")} choose generated worlds: they go with --dataset ${GENERATED_KINDS.map((k) => k.dataset).join(", ")}`);
+    throw new Error(
+      `--count, ${seedFlags.map((f) => `--${f}`).join(", ")} choose generated worlds: they go with --dataset ${GENERATED_KINDS.map((k) => k.dataset).join(", ")}`,
+    );
   }
   const seedFlag = kind?.seedFlag ?? "kitchen-seed";
   const wrong = seedFlags.find((f) => f !== seedFlag && given(f));
-  if (generated && wrong) throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}, not --${wrong}`);
+  if (generated && wrong)
+    throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}, not --${wrong}`);
   const count = int("count", v.count!, 1);
   const firstSeed = int(seedFlag, v[seedFlag]!, 0);
   let datasetName = v.dataset!;
   let rows = generated ? [] : loadDataset(datasetName);
   for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
-    if (!rows.some((r) => r.id === id)) throw new Error(`--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
+    if (!rows.some((r) => r.id === id))
+      throw new Error(
+        `--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`,
+      );
   }
   // The method measured: the one named, or the one of the rows' world; its experiment defaults fill what is not given.
   const world = kind ? kind.row(0).inputs.world : rows[0]?.example.inputs.world;
@@ -159,12 +202,24 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const m = v.method ? method(v.method) : methodOfWorld(world);
   const defaults = m.report.experiment?.defaults ?? {};
   const seeds = int("seeds", v.seeds ?? (generated ? "1" : String(defaults.seeds ?? 3)), 1);
-  const variants = (v.variants ?? (defaults.variants ?? m.variants).join(",")).split(",").map((s) => s.trim()) as string[];
-  const setName = kind ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}` : datasetName.replace(/\W+/g, "_");
-  const name = v.name ?? `${setName}${v.method ? `-${m.id}` : ""}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
+  const variants = (v.variants ?? (defaults.variants ?? m.variants).join(","))
+    .split(",")
+    .map((s) => s.trim()) as string[];
+  const setName = kind
+    ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}`
+    : datasetName.replace(/\W+/g, "_");
+  const name =
+    v.name ??
+    `${setName}${v.method ? `-${m.id}` : ""}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
   if (kind) {
     // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
-    ({ datasetName, rows } = await buildGeneratedDataset(kind, join(resolve(v.root!), name), count, firstSeed, variants.includes("full+ic")));
+    ({ datasetName, rows } = await buildGeneratedDataset(
+      kind,
+      join(resolve(v.root!), name),
+      count,
+      firstSeed,
+      variants.includes("full+ic"),
+    ));
   }
   const opts = {
     name,
@@ -192,9 +247,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
     try {
       const lease = v.lease === undefined ? undefined : int("lease", v.lease, 1);
       const { episodes, queue } = await enqueueExperiment(q, opts, lease);
-      process.stderr.write(`experiment ${name}: ${episodes} episodes queued on ${queue} (workers: npm run worker -- --datasets ${datasetKey(opts.dataset)})\n`);
+      process.stderr.write(
+        `experiment ${name}: ${episodes} episodes queued on ${queue} (workers: npm run worker -- --datasets ${datasetKey(opts.dataset)})\n`,
+      );
       if (v.detach) {
-        process.stdout.write(`queued ${episodes} episodes; the report, once they are done: npm run eval -- --report ${name}\n`);
+        process.stdout.write(
+          `queued ${episodes} episodes; the report, once they are done: npm run eval -- --report ${name}\n`,
+        );
         return 0;
       }
     } finally {
@@ -205,13 +264,17 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const stop = () => {
     if (controller.signal.aborted) return;
-    process.stderr.write(`\nemergency stop: canceling the robots' goals in flight, then stopping the simulators; run again with --name ${name} to resume\n`);
+    process.stderr.write(
+      `\nemergency stop: canceling the robots' goals in flight, then stopping the simulators; run again with --name ${name} to resume\n`,
+    );
     controller.abort();
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   const tty = process.stderr.isTTY;
-  process.stderr.write(`experiment ${name}: ${variants.join(", ")} × ${opts.only?.length ?? opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`);
+  process.stderr.write(
+    `experiment ${name}: ${variants.join(", ")} × ${opts.only?.length ?? opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`,
+  );
   const t0 = performance.now();
   let fromBefore = 0;
   const results = await runExperiment({
@@ -228,12 +291,29 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
   const report = buildReport(
     // A generated set's rows carry their goal kinds as families, which name no method: the method measured is named.
-    { ...(opts.method ? { method: opts.method } : kind ? { method: m.id } : {}), name, dataset: datasetName, noise, seeds, settings: experimentSettings(opts), variants, durationSeconds: (performance.now() - t0) / 1000, episodesRun: results.length - fromBefore, runSeconds, concurrency: Math.min(opts.concurrency, availableParallelism()) },
+    {
+      ...(opts.method ? { method: opts.method } : kind ? { method: m.id } : {}),
+      name,
+      dataset: datasetName,
+      noise,
+      seeds,
+      settings: experimentSettings(opts),
+      variants,
+      durationSeconds: (performance.now() - t0) / 1000,
+      episodesRun: results.length - fromBefore,
+      runSeconds,
+      concurrency: Math.min(opts.concurrency, availableParallelism()),
+    },
     results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
   );
   const files = writeReport(experimentDir(opts), report);
-  if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes run in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
-  process.stdout.write(`\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
+  if (report.throughput)
+    process.stdout.write(
+      `\n${report.throughput.episodes} episodes run in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`,
+    );
+  process.stdout.write(
+    `\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
+  );
   return 0;
 }
 
@@ -255,19 +335,40 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
   try {
     const tty = process.stderr.isTTY;
     if (wait) {
-      const p = await waitForExperiment(q, name, (p) => process.stderr.write(tty ? `\r${progressLine(p)}\u001b[K` : `${progressLine(p)}\n`), { signal: controller.signal });
+      const p = await waitForExperiment(
+        q,
+        name,
+        (p) => process.stderr.write(tty ? `\r${progressLine(p)}\u001b[K` : `${progressLine(p)}\n`),
+        { signal: controller.signal },
+      );
       if (tty) process.stderr.write("\n");
       if (controller.signal.aborted && p.done + p.failed < p.total) {
-        process.stderr.write(`stopped waiting; the workers go on. The report later: npm run eval -- --report ${name}\n`);
+        process.stderr.write(
+          `stopped waiting; the workers go on. The report later: npm run eval -- --report ${name}\n`,
+        );
         return 130;
       }
     }
     const ex = await loadQueuedExperiment(q, name);
     const o = ex.options;
-    if (ex.progress.done + ex.progress.failed < ex.progress.total) process.stderr.write(`experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`);
+    if (ex.progress.done + ex.progress.failed < ex.progress.total)
+      process.stderr.write(
+        `experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`,
+      );
     const scores = await scoreEpisodes(name, o.dataset, ex.rows, ex.results);
     const report = buildReport(
-      { ...(o.method ? { method: o.method } : {}), name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, settings: experimentSettings(o), variants: o.variants, durationSeconds: ex.runSeconds, episodesRun: ex.results.length, runSeconds: ex.runSeconds },
+      {
+        ...(o.method ? { method: o.method } : {}),
+        name,
+        dataset: o.dataset,
+        noise: o.noise,
+        seeds: o.seeds,
+        settings: experimentSettings(o),
+        variants: o.variants,
+        durationSeconds: ex.runSeconds,
+        episodesRun: ex.results.length,
+        runSeconds: ex.runSeconds,
+      },
       ex.results.map((r) => ({ ...r, scores: scores.get(r.id) ?? {} })),
     );
     const dir = experimentDir({ root, name });
@@ -281,8 +382,13 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
     }
     const failed = ex.results.filter((r) => r.status === "error");
     for (const f of failed) process.stdout.write(`failed: ${f.id}: ${f.error}\n`);
-    if (report.throughput) process.stdout.write(`\n${report.throughput.episodes} episodes in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`);
-    process.stdout.write(`\n${o.variants.map((x) => `${x.padEnd(14)} success ${Math.round((report.table[x]?.all.successRate ?? 0) * 100)}% (${report.table[x]?.all.successes ?? 0}/${report.table[x]?.all.trials ?? 0}), average score ${(report.table[x]?.all.averageScore ?? 0).toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`);
+    if (report.throughput)
+      process.stdout.write(
+        `\n${report.throughput.episodes} episodes in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`,
+      );
+    process.stdout.write(
+      `\n${o.variants.map((x) => `${x.padEnd(14)} success ${Math.round((report.table[x]?.all.successRate ?? 0) * 100)}% (${report.table[x]?.all.successes ?? 0}/${report.table[x]?.all.trials ?? 0}), average score ${(report.table[x]?.all.averageScore ?? 0).toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
+    );
     return 0;
   } finally {
     process.off("SIGINT", stop);
@@ -295,8 +401,16 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
  * Writes `<dir>/dataset.jsonl`: the first `count` doable generated worlds from `from` (for full+ic, with each course's
  * labelled examples, taken on the course with the solver's way through, at a seed no trial uses).
  */
-async function buildGeneratedDataset<Row>(kind: GeneratedKind<Row>, dir: string, count: number, from: number, examples: boolean): Promise<{ datasetName: string; rows: DatasetRow[] }> {
-  process.stderr.write(`${kind.dataset} from seed ${from} (${from >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`}): checking each can be done\n`);
+async function buildGeneratedDataset<Row>(
+  kind: GeneratedKind<Row>,
+  dir: string,
+  count: number,
+  from: number,
+  examples: boolean,
+): Promise<{ datasetName: string; rows: DatasetRow[] }> {
+  process.stderr.write(
+    `${kind.dataset} from seed ${from} (${from >= FIRST_SCORED_SEED ? "the scored range" : `the tuning range: seeds below ${FIRST_SCORED_SEED} are looked at while tuning`}): checking each can be done\n`,
+  );
   const set = await generatedSet(kind, count, from, {
     cacheDir: join(GENERATED_CACHE, kind.dataset, "verdicts"),
     onProgress: (v, kept) => process.stderr.write(`  generated_${v.seed}: ${kind.describe(v)} — ${kept}/${count}\n`),
@@ -307,7 +421,11 @@ async function buildGeneratedDataset<Row>(kind: GeneratedKind<Row>, dir: string,
       // Kept with the course's fingerprint: a changed generator makes another course under the same name.
       if (existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { hash?: string }).hash === v.hash) continue;
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, JSON.stringify({ ...(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps as Step[])), hash: v.hash }) + "\n");
+      writeFileSync(
+        file,
+        JSON.stringify({ ...(await makeCourseExamples(`generated_${v.seed}`, 10, v.steps as Step[])), hash: v.hash }) +
+          "\n",
+      );
       process.stderr.write(`  labelled examples of generated_${v.seed} → ${file}\n`);
     }
   }

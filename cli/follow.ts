@@ -17,7 +17,13 @@ export interface Follower<S> {
   custom?(chunk: unknown): void;
 }
 
-export async function follow<S>(graph: MethodGraph, input: unknown, config: Record<string, unknown>, f: Follower<S>, state?: S): Promise<void> {
+export async function follow<S>(
+  graph: MethodGraph,
+  input: unknown,
+  config: Record<string, unknown>,
+  f: Follower<S>,
+  state?: S,
+): Promise<void> {
   let latest = state;
   for await (const chunk of await graph.stream(input, { ...config, streamMode: ["updates", "values", "custom"] })) {
     const [mode, data] = chunk as [string, Record<string, unknown>];
@@ -31,7 +37,8 @@ export async function follow<S>(graph: MethodGraph, input: unknown, config: Reco
       continue;
     }
     // An interrupt (a skill waiting for approval) is not a node's update: the caller asks for the answer after.
-    for (const [node, update] of Object.entries(data)) if (node !== "__interrupt__") f.update(node, update as Record<string, unknown>, latest);
+    for (const [node, update] of Object.entries(data))
+      if (node !== "__interrupt__") f.update(node, update as Record<string, unknown>, latest);
     f.stepped?.();
   }
 }

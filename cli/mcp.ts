@@ -21,7 +21,16 @@ import { parseArgs } from "node:util";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  isInitializeRequest,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Session } from "../runtime/session";
 import { openRun, ROBOTS_ONLY } from "../runtime/run";
 import { METHODS, methodOfGraph, type Method } from "../graphs";
@@ -31,7 +40,14 @@ import { WORLDS } from "../robots/sim/worlds";
 import { APPROVAL_PREFIX } from "./run";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
-import { callSkill, findSkill, InvalidSkillArgumentsError, skillCatalog, UnknownSkillError, validateSkillArguments } from "../tools/skills";
+import {
+  callSkill,
+  findSkill,
+  InvalidSkillArgumentsError,
+  skillCatalog,
+  UnknownSkillError,
+  validateSkillArguments,
+} from "../tools/skills";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -62,7 +78,10 @@ type MethodTool = Method;
 /** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
 const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.kind === "episode";
 
-const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], ...(isError ? { isError: true } : {}) });
+const text = (t: string, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: t }],
+  ...(isError ? { isError: true } : {}),
+});
 const fail = (t: string) => text(t, true);
 
 export interface McpContext {
@@ -83,31 +102,98 @@ export interface McpContext {
 function runInput(m: MethodTool): Tool["inputSchema"] {
   const common = {
     variant: { type: "string", enum: [...m.variants], description: "the full method or an ablation (default full)" },
-    seed: { type: "integer", minimum: 0, description: "seed of the offline reasoner's noise and the detector's (default 0)" },
+    seed: {
+      type: "integer",
+      minimum: 0,
+      description: "seed of the offline reasoner's noise and the detector's (default 0)",
+    },
     noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
     // The curriculum's learner runs its own base skills: nothing in it asks for approval.
-    ...(!m.approvals ? {} : { auto_approve: { type: "boolean", description: "approve every skill that needs approval during the run without asking (default: the client is asked)" } }),
-    model: { type: "string", enum: ["symbolic", "openai"], description: "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)" },
-    ...("pipeline" in m.configuration.shape ? { pipeline: { type: "boolean", description: "prepare the next action and its check while a skill runs, on the skill's predicted outcome; the look after it sends it at once or drops it (default false: the paper's loop)" } } : {}),
-    ...("historyWindow" in m.configuration.shape ? { history_window: { type: "integer", minimum: 0, description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)" } } : {}),
+    ...(!m.approvals
+      ? {}
+      : {
+          auto_approve: {
+            type: "boolean",
+            description:
+              "approve every skill that needs approval during the run without asking (default: the client is asked)",
+          },
+        }),
+    model: {
+      type: "string",
+      enum: ["symbolic", "openai"],
+      description:
+        "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)",
+    },
+    ...("pipeline" in m.configuration.shape
+      ? {
+          pipeline: {
+            type: "boolean",
+            description:
+              "prepare the next action and its check while a skill runs, on the skill's predicted outcome; the look after it sends it at once or drops it (default false: the paper's loop)",
+          },
+        }
+      : {}),
+    ...("historyWindow" in m.configuration.shape
+      ? {
+          history_window: {
+            type: "integer",
+            minimum: 0,
+            description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)",
+          },
+        }
+      : {}),
     ...("grounding" in m.configuration.shape
       ? {
-          grounding: { type: "string", enum: ["detector", "events"], description: "what checks the critic's claims (default detector)" },
-          program: { type: "object", description: "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft" },
+          grounding: {
+            type: "string",
+            enum: ["detector", "events"],
+            description: "what checks the critic's claims (default detector)",
+          },
+          program: {
+            type: "object",
+            description:
+              "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft",
+          },
         }
       : {}),
   };
   // A campaign starts its own simulators on a world of its own making: no goal, no scenario.
   if (m.kind === "campaign") {
-    const start = { type: "string", enum: [...STARTS], description: "how every block layout starts: floor (default), stacked, leaning or held" };
-    return { type: "object", properties: { budget_episodes: { type: "integer", minimum: 1, maximum: 5000, description: "episodes before the run ends (default 120)" }, start, ...common }, additionalProperties: false };
+    const start = {
+      type: "string",
+      enum: [...STARTS],
+      description: "how every block layout starts: floor (default), stacked, leaning or held",
+    };
+    return {
+      type: "object",
+      properties: {
+        budget_episodes: {
+          type: "integer",
+          minimum: 1,
+          maximum: 5000,
+          description: "episodes before the run ends (default 120)",
+        },
+        start,
+        ...common,
+      },
+      additionalProperties: false,
+    };
   }
   return {
     type: "object",
     properties: {
       goal: { type: "string", minLength: 1, description: "the instruction (default: the scenario's)" },
-      check: { type: "string", minLength: 1, description: 'what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)"); default the scenario\'s goal — a run given another goal without this is not checked (success null)' },
-      scenario: { type: "string", minLength: 1, description: `the ${m.world} scenario (default: the world's); only when the run starts its own simulator` },
+      check: {
+        type: "string",
+        minLength: 1,
+        description:
+          'what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)"); default the scenario\'s goal — a run given another goal without this is not checked (success null)',
+      },
+      scenario: {
+        type: "string",
+        minLength: 1,
+        description: `the ${m.world} scenario (default: the world's); only when the run starts its own simulator`,
+      },
       ...common,
     },
     additionalProperties: false,
@@ -127,26 +213,64 @@ export function listTools(ctx: McpContext): Tool[] {
     {
       name: "look",
       description: "A robot's newest camera frame (PNG) and what its detector reports in it.",
-      inputSchema: { type: "object", properties: { robot: { type: "string", enum: cameras, description: `the robot (default ${cameras[0] ?? "none"})` } }, additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: {
+          robot: { type: "string", enum: cameras, description: `the robot (default ${cameras[0] ?? "none"})` },
+        },
+        additionalProperties: false,
+      },
     },
-    { name: "emergency_stop", description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.", inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false } },
+    {
+      name: "emergency_stop",
+      description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.",
+      inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false },
+    },
     ...METHODS.map((m) => ({
       name: m.tool,
       description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${runsHere(m, ctx) ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
       inputSchema: runInput(m),
     })),
-    { name: "resume_run", description: "Continues an interrupted run (emergency stop, model endpoint down) from its last checkpoint.", inputSchema: { type: "object", properties: { thread: { type: "string", minLength: 1 }, auto_approve: { type: "boolean" } }, required: ["thread"], additionalProperties: false } },
+    {
+      name: "resume_run",
+      description: "Continues an interrupted run (emergency stop, model endpoint down) from its last checkpoint.",
+      inputSchema: {
+        type: "object",
+        properties: { thread: { type: "string", minLength: 1 }, auto_approve: { type: "boolean" } },
+        required: ["thread"],
+        additionalProperties: false,
+      },
+    },
   ];
 }
 
-type Extra = { signal: AbortSignal; sendNotification: (n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>; _meta?: { progressToken?: string | number } };
+type Extra = {
+  signal: AbortSignal;
+  sendNotification: (n: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message?: string };
+  }) => Promise<void>;
+  _meta?: { progressToken?: string | number };
+};
 
 /** One tool call: never throws — every failure is a tool error with its reason. */
-export async function callTool(server: Server, ctx: McpContext, name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+export async function callTool(
+  server: Server,
+  ctx: McpContext,
+  name: string,
+  args: Record<string, unknown>,
+  extra: Extra,
+): Promise<CallToolResult> {
   try {
     const progress = (n: number, message: string) => {
       const token = extra._meta?.progressToken;
-      if (token !== undefined) void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: n, message } }).catch(() => {});
+      if (token !== undefined)
+        void extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: n, message },
+          })
+          .catch(() => {});
     };
     if (name === "look") return await look(ctx, args);
     if (name === "emergency_stop") return emergencyStopAll(ctx, String(args.reason ?? "emergency_stop tool"));
@@ -154,14 +278,27 @@ export async function callTool(server: Server, ctx: McpContext, name: string, ar
     if (method) return await runMethod(server, ctx, method, args, progress, extra.signal);
     if (name === "resume_run") return await resumeRun(server, ctx, args, progress, extra.signal);
     const [robot, skill] = name.split("__");
-    if (!robot || !skill) return fail(`unknown tool ${name}; tools: ${listTools(ctx).map((t) => t.name).join(", ")}`);
+    if (!robot || !skill)
+      return fail(
+        `unknown tool ${name}; tools: ${listTools(ctx)
+          .map((t) => t.name)
+          .join(", ")}`,
+      );
     return await runSkill(server, ctx, robot, skill, args, progress, extra.signal);
   } catch (err) {
     return fail(`${name}: ${(err as Error).message}`);
   }
 }
 
-async function runSkill(server: Server, ctx: McpContext, robot: string, skill: string, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+async function runSkill(
+  server: Server,
+  ctx: McpContext,
+  robot: string,
+  skill: string,
+  args: Record<string, unknown>,
+  progress: (n: number, m: string) => void,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const manifests = ctx.session.robots;
   let spec;
   try {
@@ -173,9 +310,22 @@ async function runSkill(server: Server, ctx: McpContext, robot: string, skill: s
   }
   if (spec.requiresApproval || ctx.needApproval.has(`${robot}/${skill}`)) {
     const question = `Allow ${robot} to ${spec.display ?? skill} with ${JSON.stringify(args)}?`;
-    if (!server.getClientCapabilities()?.elicitation) return fail(`${robot}.${skill} needs human approval and this client cannot be asked (it does not support elicitation): nothing was sent to the robot`);
-    const answer = await server.elicitInput({ message: question, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: question } }, required: ["approve"] } });
-    if (answer.action !== "accept" || answer.content?.approve !== true) return fail(`${robot}.${skill} was not approved (${answer.action === "cancel" ? "the question was dismissed" : "declined"}): nothing was sent to the robot`);
+    if (!server.getClientCapabilities()?.elicitation)
+      return fail(
+        `${robot}.${skill} needs human approval and this client cannot be asked (it does not support elicitation): nothing was sent to the robot`,
+      );
+    const answer = await server.elicitInput({
+      message: question,
+      requestedSchema: {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Approve", description: question } },
+        required: ["approve"],
+      },
+    });
+    if (answer.action !== "accept" || answer.content?.approve !== true)
+      return fail(
+        `${robot}.${skill} was not approved (${answer.action === "cancel" ? "the question was dismissed" : "declined"}): nothing was sent to the robot`,
+      );
   }
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -183,9 +333,23 @@ async function runSkill(server: Server, ctx: McpContext, robot: string, skill: s
   ctx.inFlight.add(stop);
   let k = 0;
   try {
-    const r = await callSkill(ctx.session.client, manifests, robot, skill, args, { signal: stop.signal, onFeedback: (f) => progress(++k, JSON.stringify(f)) });
-    const summary = { ok: r.ok, status: r.status, message: r.message, ...(r.error ? { error: r.error } : {}), goalId: r.goalId, seconds: Math.round(r.durationMs / 100) / 10 };
-    return { content: [{ type: "text", text: JSON.stringify(summary) }], structuredContent: summary, ...(r.ok ? {} : { isError: true }) };
+    const r = await callSkill(ctx.session.client, manifests, robot, skill, args, {
+      signal: stop.signal,
+      onFeedback: (f) => progress(++k, JSON.stringify(f)),
+    });
+    const summary = {
+      ok: r.ok,
+      status: r.status,
+      message: r.message,
+      ...(r.error ? { error: r.error } : {}),
+      goalId: r.goalId,
+      seconds: Math.round(r.durationMs / 100) / 10,
+    };
+    return {
+      content: [{ type: "text", text: JSON.stringify(summary) }],
+      structuredContent: summary,
+      ...(r.ok ? {} : { isError: true }),
+    };
   } finally {
     ctx.inFlight.delete(stop);
     signal.removeEventListener("abort", onAbort);
@@ -196,34 +360,54 @@ async function look(ctx: McpContext, args: Record<string, unknown>): Promise<Cal
   const cameras = ctx.session.robots.filter((r) => r.cameras.length);
   const robot = (args.robot as string | undefined) ?? cameras[0]?.id;
   const manifest = cameras.find((r) => r.id === robot);
-  if (!robot || !manifest) return fail(`no camera on robot ${robot ?? "(none)"}; robots with cameras: ${cameras.map((r) => r.id).join(", ") || "none"}`);
+  if (!robot || !manifest)
+    return fail(
+      `no camera on robot ${robot ?? "(none)"}; robots with cameras: ${cameras.map((r) => r.id).join(", ") || "none"}`,
+    );
   const cam = manifest.cameras[0];
   await Promise.race([ctx.session.firstViews, new Promise((r) => setTimeout(r, 10_000))]);
   const v = ctx.session.views.get(robot);
   if (!v?.image) return fail(`${robot} has sent no camera frame on ${cam.image} yet`);
   const png = await pngOf(v.image, cam.image);
-  type Seen = { label: string; box?: { x: number; y: number; w: number; h: number }; location?: { relation: string; place: string } };
+  type Seen = {
+    label: string;
+    box?: { x: number; y: number; w: number; h: number };
+    location?: { relation: string; place: string };
+  };
   const dets = (v.detections as { detections?: Seen[] } | undefined)?.detections ?? [];
   const size = imageSize(v.image);
   const range = await depthReader(ctx, cam, size?.width ?? cam.width);
   const at = (u: number, v: number) => {
     const p = range?.(u, v);
-    return p ? `${p.z.toFixed(2)} m ahead, ${Math.abs(p.x).toFixed(2)} m ${p.x >= 0 ? "right" : "left"}, ${Math.abs(p.y).toFixed(2)} m ${p.y >= 0 ? "below" : "above"}` : undefined;
+    return p
+      ? `${p.z.toFixed(2)} m ahead, ${Math.abs(p.x).toFixed(2)} m ${p.x >= 0 ? "right" : "left"}, ${Math.abs(p.y).toFixed(2)} m ${p.y >= 0 ? "below" : "above"}`
+      : undefined;
   };
   const seen = dets.map((d) => {
     const where = d.box ? at(d.box.x + d.box.w / 2, d.box.y + d.box.h / 2) : undefined;
     return `${d.label}${d.location ? ` (${d.location.relation} ${d.location.place})` : ""}${where ? ` at ${where}` : ""}`;
   });
   const centre = size && !cam.detections ? at(size.width / 2, size.height / 2) : undefined;
-  const said = cam.detections ? `${robot} sees: ${seen.join(", ") || "nothing it can name"}` : `${robot} has no object detector: the image is what it sees${centre ? ` (the image's centre is ${centre})` : ""}`;
-  return { content: [{ type: "image", data: png.toString("base64"), mimeType: "image/png" }, { type: "text", text: said }] };
+  const said = cam.detections
+    ? `${robot} sees: ${seen.join(", ") || "nothing it can name"}`
+    : `${robot} has no object detector: the image is what it sees${centre ? ` (the image's centre is ${centre})` : ""}`;
+  return {
+    content: [
+      { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+      { type: "text", text: said },
+    ],
+  };
 }
 
 /**
  * Where a pixel's depth puts what it saw, in the camera's optical frame — from one depth frame and the CameraInfo,
  * taken when someone looks (a depth stream is not followed the rest of the time). Undefined without both.
  */
-async function depthReader(ctx: McpContext, cam: RobotManifest["cameras"][number], colourWidth: number): Promise<((u: number, v: number) => { x: number; y: number; z: number } | undefined) | undefined> {
+async function depthReader(
+  ctx: McpContext,
+  cam: RobotManifest["cameras"][number],
+  colourWidth: number,
+): Promise<((u: number, v: number) => { x: number; y: number; z: number } | undefined) | undefined> {
   if (!cam.depth || !cam.info) return undefined;
   const client = ctx.session.client;
   try {
@@ -242,12 +426,15 @@ async function depthReader(ctx: McpContext, cam: RobotManifest["cameras"][number
 }
 
 function emergencyStopAll(ctx: McpContext, reason: string): CallToolResult {
-  const skills = ctx.inFlight.size, runs = ctx.children.size;
+  const skills = ctx.inFlight.size,
+    runs = ctx.children.size;
   for (const c of ctx.inFlight) c.abort();
   // A run's own handler cancels the robot's goal in flight and ends the run interrupted (resumable).
   for (const c of ctx.children) c.kill("SIGINT");
   ctx.log(`emergency stop (${reason}): ${skills} skill(s), ${runs} run(s)`);
-  return text(`emergency stop (${reason}): canceled ${skills} skill call(s) and stopped ${runs} run(s)${runs ? "; resume a run with resume_run" : ""}`);
+  return text(
+    `emergency stop (${reason}): canceled ${skills} skill call(s) and stopped ${runs} run(s)${runs ? "; resume a run with resume_run" : ""}`,
+  );
 }
 
 interface RunRecord {
@@ -261,14 +448,25 @@ interface RunRecord {
 
 const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
 
-async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+async function runMethod(
+  server: Server,
+  ctx: McpContext,
+  m: MethodTool,
+  args: Record<string, unknown>,
+  progress: (n: number, m: string) => void,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const known = Object.keys(runInput(m).properties ?? {});
   const bad = Object.keys(args).filter((k) => !known.includes(k));
   if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${known.join(", ")}`);
-  if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant))) return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
+  if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant)))
+    return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
   const thread = `${m.graph}-${randomUUID().slice(0, 8)}`;
   const here = runsHere(m, ctx);
-  if (here && args.scenario !== undefined) return fail(`${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`);
+  if (here && args.scenario !== undefined)
+    return fail(
+      `${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`,
+    );
   const argv = ["--graph", m.graph, "--thread", thread];
   // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
   for (const [key, value] of Object.entries(args)) {
@@ -283,16 +481,41 @@ async function runMethod(server: Server, ctx: McpContext, m: MethodTool, args: R
   }
   if (here) argv.push("--bridge-url", ctx.bridgeUrl);
   if (ctx.needApproval.size && m.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
-  const rec: RunRecord = { tool: m.tool, graph: m.graph, thread, ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}), ...(args.pipeline === true ? { pipeline: true } : {}) };
+  const rec: RunRecord = {
+    tool: m.tool,
+    graph: m.graph,
+    thread,
+    ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}),
+    ...(args.pipeline === true ? { pipeline: true } : {}),
+  };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   return childRun(server, ctx, rec, argv, progress, signal);
 }
 
-async function resumeRun(server: Server, ctx: McpContext, args: Record<string, unknown>, progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+async function resumeRun(
+  server: Server,
+  ctx: McpContext,
+  args: Record<string, unknown>,
+  progress: (n: number, m: string) => void,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const thread = String(args.thread ?? "");
-  if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread))) return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread)))
+    return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = ["--graph", rec.graph, "--thread", thread, "--resume", ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []), ...(rec.pipeline ? ["--pipeline"] : []), ...(args.auto_approve === true ? ["--auto-approve"] : []), ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals ? ["--approve", [...ctx.needApproval].join(",")] : [])];
+  const argv = [
+    "--graph",
+    rec.graph,
+    "--thread",
+    thread,
+    "--resume",
+    ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []),
+    ...(rec.pipeline ? ["--pipeline"] : []),
+    ...(args.auto_approve === true ? ["--auto-approve"] : []),
+    ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals
+      ? ["--approve", [...ctx.needApproval].join(",")]
+      : []),
+  ];
   return childRun(server, ctx, rec, argv, progress, signal);
 }
 
@@ -300,24 +523,65 @@ async function resumeRun(server: Server, ctx: McpContext, args: Record<string, u
  * A method's run as a `robograph run` child: its node lines become progress, its summary the result. A skill that
  * needs approval mid-run is asked of the client here (the child asks on its stdout and waits for the answer on stdin).
  */
-function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[], progress: (n: number, m: string) => void, signal: AbortSignal): Promise<CallToolResult> {
+function childRun(
+  server: Server,
+  ctx: McpContext,
+  rec: RunRecord,
+  argv: string[],
+  progress: (n: number, m: string) => void,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const m = methodOfGraph(rec.graph);
   const ask = m?.approvals ? ["--ask-via-stdio"] : [];
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...argv, ...ask, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"], env: process.env });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "cli", "robograph.ts"),
+      "run",
+      ...argv,
+      ...ask,
+      "--runs-dir",
+      ctx.runsDir,
+      "--data-dir",
+      ctx.dataDir,
+    ],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"], env: process.env },
+  );
   const answer = async (line: string) => {
-    const request = JSON.parse(line.slice(APPROVAL_PREFIX.length)) as { action: string; args: unknown; description: string };
+    const request = JSON.parse(line.slice(APPROVAL_PREFIX.length)) as {
+      action: string;
+      args: unknown;
+      description: string;
+    };
     let ok = false;
     if (server.getClientCapabilities()?.elicitation) {
-      const a = await server.elicitInput({ message: request.description, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: request.description } }, required: ["approve"] } }).catch(() => undefined);
+      const a = await server
+        .elicitInput({
+          message: request.description,
+          requestedSchema: {
+            type: "object",
+            properties: { approve: { type: "boolean", title: "Approve", description: request.description } },
+            required: ["approve"],
+          },
+        })
+        .catch(() => undefined);
       ok = a?.action === "accept" && a.content?.approve === true;
     }
-    progress(++n, `approval of ${request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`);
+    progress(
+      ++n,
+      `approval of ${request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`,
+    );
     child.stdin.write(`${ok ? "accept" : "decline"}\n`);
   };
   ctx.children.add(child);
   const onAbort = () => child.kill("SIGINT");
   signal.addEventListener("abort", onAbort, { once: true });
-  let out = "", err = "", n = 0, partial = "";
+  let out = "",
+    err = "",
+    n = 0,
+    partial = "";
   child.stdout.on("data", (d: Buffer) => {
     out += d;
     partial += d;
@@ -335,52 +599,141 @@ function childRun(server: Server, ctx: McpContext, rec: RunRecord, argv: string[
       signal.removeEventListener("abort", onAbort);
       const dir = join(ctx.runsDir, rec.thread);
       const file = ["summary.json", "report.json"].map((f) => join(dir, f)).find(existsSync);
-      if (!file) return done(fail(`${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`));
+      if (!file)
+        return done(
+          fail(
+            `${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`,
+          ),
+        );
       const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      const brief = m?.kind === "campaign" ? { thread: rec.thread, exitCode: code, ...pick(summary, ["counters", "status", "statusReason"]), learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? []).filter((l) => l.source === "learned").map((l) => l.caption) } : { ...pick(summary, ["thread", "status", "statusReason", "success", "checked", "unchecked", "steps", "replans", "modelCalls", "wallSeconds", "resume"]) };
+      const brief =
+        m?.kind === "campaign"
+          ? {
+              thread: rec.thread,
+              exitCode: code,
+              ...pick(summary, ["counters", "status", "statusReason"]),
+              learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? [])
+                .filter((l) => l.source === "learned")
+                .map((l) => l.caption),
+            }
+          : {
+              ...pick(summary, [
+                "thread",
+                "status",
+                "statusReason",
+                "success",
+                "checked",
+                "unchecked",
+                "steps",
+                "replans",
+                "modelCalls",
+                "wallSeconds",
+                "resume",
+              ]),
+            };
       const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
       const interrupted = summary.status === "interrupted";
       // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.
-      done({ content: [{ type: "text", text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}` }], structuredContent: result, ...(code === 0 || (code === 2 && !interrupted) ? {} : { isError: true }) });
+      done({
+        content: [
+          {
+            type: "text",
+            text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}`,
+          },
+        ],
+        structuredContent: result,
+        ...(code === 0 || (code === 2 && !interrupted) ? {} : { isError: true }),
+      });
     });
   });
 }
 
-const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+const pick = (o: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 function resources(ctx: McpContext) {
   return [
-    { uri: "robograph://manifests", name: "manifests", title: "Robot manifests", description: "Every robot's skills, arguments, cameras and facts", mimeType: "application/json" },
-    { uri: "robograph://world", name: "world", title: "World description", description: "The world's vocabulary: places, objects, what holds what", mimeType: "application/json" },
+    {
+      uri: "robograph://manifests",
+      name: "manifests",
+      title: "Robot manifests",
+      description: "Every robot's skills, arguments, cameras and facts",
+      mimeType: "application/json",
+    },
+    {
+      uri: "robograph://world",
+      name: "world",
+      title: "World description",
+      description: "The world's vocabulary: places, objects, what holds what",
+      mimeType: "application/json",
+    },
     // The runs this server started (each leaves its record under the runs directory).
     ...(existsSync(ctx.runsDir) ? readdirSync(ctx.runsDir) : [])
       .filter((t) => existsSync(recordFile(ctx, t)) && existsSync(join(ctx.runsDir, t, "report.md")))
-      .map((t) => ({ uri: `robograph://runs/${t}/report.md`, name: `run ${t}`, title: `Run ${t}`, mimeType: "text/markdown" })),
+      .map((t) => ({
+        uri: `robograph://runs/${t}/report.md`,
+        name: `run ${t}`,
+        title: `Run ${t}`,
+        mimeType: "text/markdown",
+      })),
   ];
 }
 
 function readResource(ctx: McpContext, uri: string): { uri: string; mimeType: string; text: string } {
-  if (uri === "robograph://manifests") return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.robots, null, 1) };
-  if (uri === "robograph://world") return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.world, null, 1) };
+  if (uri === "robograph://manifests")
+    return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.robots, null, 1) };
+  if (uri === "robograph://world")
+    return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.world, null, 1) };
   const m = /^robograph:\/\/runs\/([A-Za-z0-9_.-]+)\/(report\.md|summary\.json|report\.json)$/.exec(uri);
   const file = m && join(ctx.runsDir, m[1], m[2]);
-  if (!file || !existsSync(file)) throw new Error(`no resource ${uri}: resources are robograph://manifests, robograph://world and robograph://runs/<thread>/{report.md,summary.json}`);
-  return { uri, mimeType: m[2].endsWith(".md") ? "text/markdown" : "application/json", text: readFileSync(file, "utf8") };
+  if (!file || !existsSync(file))
+    throw new Error(
+      `no resource ${uri}: resources are robograph://manifests, robograph://world and robograph://runs/<thread>/{report.md,summary.json}`,
+    );
+  return {
+    uri,
+    mimeType: m[2].endsWith(".md") ? "text/markdown" : "application/json",
+    text: readFileSync(file, "utf8"),
+  };
 }
 
 /** One MCP server (one per client session over HTTP) on the shared context. */
 export function buildServer(ctx: McpContext): Server {
-  const server = new Server({ name: "robograph", version: "0.1.0" }, { capabilities: { tools: {}, resources: {} }, instructions: "Robot skills, a camera look, an emergency stop, and one tool per closed-loop method of RoboGraph." });
+  const server = new Server(
+    { name: "robograph", version: "0.1.0" },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: "Robot skills, a camera look, an emergency stop, and one tool per closed-loop method of RoboGraph.",
+    },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(ctx) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => callTool(server, ctx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, { signal: extra.signal, sendNotification: extra.sendNotification as Extra["sendNotification"], _meta: req.params._meta }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
+    callTool(server, ctx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, {
+      signal: extra.signal,
+      sendNotification: extra.sendNotification as Extra["sendNotification"],
+      _meta: req.params._meta,
+    }),
+  );
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: resources(ctx) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
-      { uriTemplate: "robograph://runs/{thread}/report.md", name: "run report", description: "A run's record: its steps, frames and result", mimeType: "text/markdown" },
-      { uriTemplate: "robograph://runs/{thread}/summary.json", name: "run summary", description: "A run's status, the simulator's check, counters", mimeType: "application/json" },
+      {
+        uriTemplate: "robograph://runs/{thread}/report.md",
+        name: "run report",
+        description: "A run's record: its steps, frames and result",
+        mimeType: "text/markdown",
+      },
+      {
+        uriTemplate: "robograph://runs/{thread}/summary.json",
+        name: "run summary",
+        description: "A run's status, the simulator's check, counters",
+        mimeType: "application/json",
+      },
     ],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({ contents: [readResource(ctx, req.params.uri)] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({
+    contents: [readResource(ctx, req.params.uri)],
+  }));
   return server;
 }
 
@@ -407,9 +760,11 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   }
   // On stdio, stdout is the protocol's: everything said goes to stderr.
   const log = (line: string) => process.stderr.write(`robograph mcp: ${line}\n`);
-  if (!WORLDS.some((w) => w.name === v.world)) throw new Error(`--world must be one of ${WORLDS.map((w) => w.name).join(", ")}, not ${v.world}`);
+  if (!WORLDS.some((w) => w.name === v.world))
+    throw new Error(`--world must be one of ${WORLDS.map((w) => w.name).join(", ")}, not ${v.world}`);
   const port = v.http !== undefined ? Number(v.http) : undefined;
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--http must be a port number, not ${v.http}`);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+    throw new Error(`--http must be a port number, not ${v.http}`);
   const token = v.token ?? process.env.ROBOGRAPH_MCP_TOKEN;
   let sim: SimProcess | undefined;
   let bridgeUrl = v["bridge-url"];
@@ -420,10 +775,29 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   }
   const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
   // Skills and looks need no world description (a plain robot's manifest file may have none); the methods say so if they do.
-  const robots = openRun(ROBOTS_ONLY, { bridgeUrl, dataDir: dir, manifest: v.manifest ? resolve(v.manifest) : undefined });
+  const robots = openRun(ROBOTS_ONLY, {
+    bridgeUrl,
+    dataDir: dir,
+    manifest: v.manifest ? resolve(v.manifest) : undefined,
+  });
   const s = await robots.session(bridgeUrl, { world: false });
   const world = v["bridge-url"] ? s.world.name : v.world!;
-  const ctx: McpContext = { session: s, bridgeUrl, world, dataDir: dir, runsDir: resolve(v["runs-dir"]!), needApproval: new Set(v.approve!.split(",").map((x) => x.trim()).filter(Boolean)), inFlight: new Set(), children: new Set(), log };
+  const ctx: McpContext = {
+    session: s,
+    bridgeUrl,
+    world,
+    dataDir: dir,
+    runsDir: resolve(v["runs-dir"]!),
+    needApproval: new Set(
+      v
+        .approve!.split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+    inFlight: new Set(),
+    children: new Set(),
+    log,
+  };
   const shutdown = async () => {
     for (const c of ctx.children) c.kill("SIGINT");
     await robots.close();
@@ -439,13 +813,18 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer((req, res) => void handleHttp(req, res).catch((err) => {
-    log(`HTTP request failed: ${(err as Error).message}`);
-    if (!res.headersSent) res.writeHead(500).end();
-  }));
+  const http = createServer(
+    (req, res) =>
+      void handleHttp(req, res).catch((err) => {
+        log(`HTTP request failed: ${(err as Error).message}`);
+        if (!res.headersSent) res.writeHead(500).end();
+      }),
+  );
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!req.url?.startsWith("/mcp")) return void res.writeHead(404, { "content-type": "text/plain" }).end("the MCP endpoint is /mcp\n");
-    if (token && req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401, { "content-type": "text/plain" }).end("missing or wrong bearer token\n");
+    if (!req.url?.startsWith("/mcp"))
+      return void res.writeHead(404, { "content-type": "text/plain" }).end("the MCP endpoint is /mcp\n");
+    if (token && req.headers.authorization !== `Bearer ${token}`)
+      return void res.writeHead(401, { "content-type": "text/plain" }).end("missing or wrong bearer token\n");
     const id = req.headers["mcp-session-id"] as string | undefined;
     let body: unknown;
     if (req.method === "POST") {
@@ -454,13 +833,33 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {
-        return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "parse error: the body is not JSON" }, id: null }));
+        return void res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              error: { code: -32700, message: "parse error: the body is not JSON" },
+              id: null,
+            }),
+          );
       }
     }
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
-      if (id || req.method !== "POST" || !isInitializeRequest(body)) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: id ? `unknown session ${id}` : "no session: send initialize first" }, id: null }));
-      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+      if (id || req.method !== "POST" || !isInitializeRequest(body))
+        return void res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              error: { code: -32000, message: id ? `unknown session ${id}` : "no session: send initialize first" },
+              id: null,
+            }),
+          );
+      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, t),
+      });
       t.onclose = () => t.sessionId && sessions.delete(t.sessionId);
       await buildServer(ctx).connect(t);
       transport = t;

@@ -18,14 +18,29 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { experimentMethod, tables, type Report } from "../evals/experimentReport";
 import { method } from "../graphs";
-import { criticReport, criticScores, readCriticReport, scoredCasesOnly, type CriticResults } from "../evals/behaviorCritic";
+import {
+  criticReport,
+  criticScores,
+  readCriticReport,
+  scoredCasesOnly,
+  type CriticResults,
+} from "../evals/behaviorCritic";
 import { HELD_BACK, HELD_BACK_SEED } from "../robots/sim/workbench/edits";
 import { CRITIC_SCORED_FROM } from "../evals/datasets/behaviorCriticBenchmark";
 import { refineReport } from "../evals/behaviorCriticRefine";
 import { CURRICULUM_SETTINGS } from "../graphs/curriculum/configuration";
 import { counted } from "../evals/metrics";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
-import { appendToLedger, isStaleMark, rangeText, readLedger, scoredRangeLine, staleness, type LedgerRow, type ScoredRange } from "../evals/ledger";
+import {
+  appendToLedger,
+  isStaleMark,
+  rangeText,
+  readLedger,
+  scoredRangeLine,
+  staleness,
+  type LedgerRow,
+  type ScoredRange,
+} from "../evals/ledger";
 
 /**
  * A scored generated-world report, refused if any of its worlds lies below the range it is scored on (a full figure's
@@ -35,7 +50,10 @@ import { appendToLedger, isStaleMark, rangeText, readLedger, scoredRangeLine, st
 export function scoredOnly(r: Report, range?: { from: number; count: number }): Report {
   const from = Math.max(range?.from ?? FIRST_SCORED_SEED, FIRST_SCORED_SEED);
   const outside = r.tasks.filter((t) => (generatedSeed(t) ?? -1) < from);
-  if (outside.length) throw new Error(`the scored figure reads worlds outside the scored range (seeds from ${from}): ${outside.slice(0, 5).join(", ")}`);
+  if (outside.length)
+    throw new Error(
+      `the scored figure reads worlds outside the scored range (seeds from ${from}): ${outside.slice(0, 5).join(", ")}`,
+    );
   return r;
 }
 
@@ -44,11 +62,19 @@ export function scoredOnly(r: Report, range?: { from: number; count: number }): 
  * figure, at any commit), or if one lies in a tuning range — a scored range is run once, after every decision. Quick
  * slices read retired ranges and are not checked.
  */
-export function freshRanges(ledger: readonly LedgerRow[], ranges: readonly ScoredRange[], tuning: readonly ScoredRange[] = []): void {
-  const overlaps = (a: ScoredRange, b: ScoredRange) => a.dataset === b.dataset && a.from < b.from + b.count && b.from < a.from + a.count;
+export function freshRanges(
+  ledger: readonly LedgerRow[],
+  ranges: readonly ScoredRange[],
+  tuning: readonly ScoredRange[] = [],
+): void {
+  const overlaps = (a: ScoredRange, b: ScoredRange) =>
+    a.dataset === b.dataset && a.from < b.from + b.count && b.from < a.from + a.count;
   for (const range of ranges) {
     const run = ledger.filter((row) => !isStaleMark(row) && overlaps(row.range, range));
-    if (run.length) throw new Error(`the scored range ${rangeText(range)} was already run (docs/results/ledger.md: ${[...new Set(run.map((r) => `${rangeText(r.range)} at ${r.commit}`))].slice(0, 3).join("; ")}): a scored range is run once — give the figure a fresh range in cli/reproduce.ts`);
+    if (run.length)
+      throw new Error(
+        `the scored range ${rangeText(range)} was already run (docs/results/ledger.md: ${[...new Set(run.map((r) => `${rangeText(r.range)} at ${r.commit}`))].slice(0, 3).join("; ")}): a scored range is run once — give the figure a fresh range in cli/reproduce.ts`,
+      );
     const tuned = tuning.find((t) => overlaps(t, range));
     if (tuned) throw new Error(`the scored range ${rangeText(range)} overlaps the tuning range ${rangeText(tuned)}`);
   }
@@ -57,7 +83,14 @@ export function freshRanges(ledger: readonly LedgerRow[], ranges: readonly Score
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const RESULTS_DIR = join(ROOT, "docs", "results");
 /** Where the figures are included: these files' marked regions are rewritten from the results. */
-const DOCS = () => [join(ROOT, "README.md"), ...(existsSync(join(ROOT, "docs")) ? readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(ROOT, "docs", f)) : [])];
+const DOCS = () => [
+  join(ROOT, "README.md"),
+  ...(existsSync(join(ROOT, "docs"))
+    ? readdirSync(join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join(ROOT, "docs", f))
+    : []),
+];
 
 export const REPRODUCE_HELP = `usage: robograph reproduce [options]      (npm run reproduce -- [options])
 
@@ -134,23 +167,35 @@ const TUNING_SEEDS = [0, 1, 2, 3, 4];
 const REPORTED_SEEDS = [100, 101, 102, 103, 104];
 /** The blocks world's starts other than the floor (the curriculum figure is the floor's). */
 const STARTS_SHOWN = ["stacked", "leaning", "held"] as const;
-const LEARNER_GRID: [number, number][] = [0.05, 0.1, 0.2].flatMap((e) => [0.7, 0.9].map((s) => [e, s] as [number, number]));
+const LEARNER_GRID: [number, number][] = [0.05, 0.1, 0.2].flatMap((e) =>
+  [0.7, 0.9].map((s) => [e, s] as [number, number]),
+);
 
 /** What the figures read of a curriculum run's report.json. */
 interface CurriculumRecord {
   counters: { episodes: number; iterations: number };
   library: { caption: string; since: number; source: string }[];
   convergedShare: { family: string; skills: string[]; share: number[] }[];
-  diversity: Record<"base" | "curriculum" | "all", { episodes: number; l2: number; cluster: number }> & { proposals: number; uniqueProposals: number };
+  diversity: Record<"base" | "curriculum" | "all", { episodes: number; l2: number; cluster: number }> & {
+    proposals: number;
+    uniqueProposals: number;
+  };
 }
 
 /** A curriculum run (`npm start -- --graph curriculum …`), its record under the work directory. */
 function curriculumPart(work: string, thread: string, seed: number, episodes: number, extra: string[] = []): Part {
   const args = ["--graph", "curriculum", "--budget-episodes", String(episodes), "--seed", String(seed), ...extra];
-  return { label: thread, argv: ["run", ...args, "--runs-dir", work, "--data-dir", join(work, "data"), "--thread", thread, "--quiet"], shown: `npm start -- ${args.join(" ")}`, okCodes: [0, 2] };
+  return {
+    label: thread,
+    argv: ["run", ...args, "--runs-dir", work, "--data-dir", join(work, "data"), "--thread", thread, "--quiet"],
+    shown: `npm start -- ${args.join(" ")}`,
+    okCodes: [0, 2],
+  };
 }
-const curriculumRecord = (work: string, thread: string) => readJson<CurriculumRecord>(join(work, thread, "report.json"));
-const curriculumRecordMaybe = (work: string, thread: string) => (existsSync(join(work, thread, "report.json")) ? curriculumRecord(work, thread) : undefined);
+const curriculumRecord = (work: string, thread: string) =>
+  readJson<CurriculumRecord>(join(work, thread, "report.json"));
+const curriculumRecordMaybe = (work: string, thread: string) =>
+  existsSync(join(work, thread, "report.json")) ? curriculumRecord(work, thread) : undefined;
 
 /** The behaviour-critic figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
 interface CriticSet {
@@ -163,8 +208,18 @@ interface CriticSet {
 const criticSets = (work: string, quick: boolean): CriticSet[] => [
   { id: "hand-made", title: "Hand-made benchmark", dir: join(work, "benchmark"), shownDir: "data/critic-benchmark" },
   // The quick slice reads the retired scored range (tuning data now), never the sealed one.
-  { id: "generated", title: quick ? "Generated rollouts, retired scored range" : "Generated rollouts, scored set", dir: join(work, "benchmark-generated"), shownDir: "data/critic-benchmark-generated" },
-  { id: "generated-tuning", title: "Generated rollouts, tuning set", dir: join(work, "benchmark-generated-tuning"), shownDir: "data/critic-benchmark-generated-tuning" },
+  {
+    id: "generated",
+    title: quick ? "Generated rollouts, retired scored range" : "Generated rollouts, scored set",
+    dir: join(work, "benchmark-generated"),
+    shownDir: "data/critic-benchmark-generated",
+  },
+  {
+    id: "generated-tuning",
+    title: "Generated rollouts, tuning set",
+    dir: join(work, "benchmark-generated-tuning"),
+    shownDir: "data/critic-benchmark-generated-tuning",
+  },
 ];
 
 interface CriticRun {
@@ -233,13 +288,24 @@ function curriculumTables(runs: { seed: number; r: CurriculumRecord }[]): string
     "",
     `| seed | ${families.join(" | ")} |`,
     `|---|${families.map(() => "---").join("|")}|`,
-    ...runs.map(({ seed, r }) => `| ${seed} | ${families.map((f) => { const x = r.convergedShare.find((c) => c.family === f); return x ? `${Math.round((x.share.at(-1) ?? 0) * 100)}% (${x.skills.length})` : "–"; }).join(" | ")} |`),
+    ...runs.map(
+      ({ seed, r }) =>
+        `| ${seed} | ${families
+          .map((f) => {
+            const x = r.convergedShare.find((c) => c.family === f);
+            return x ? `${Math.round((x.share.at(-1) ?? 0) * 100)}% (${x.skills.length})` : "–";
+          })
+          .join(" | ")} |`,
+    ),
     "",
     "Data diversity (Table 1's idea: final block centres, normalised on the base-skill data): L2 spread within the set / mean distance to the base-skill clusters.",
     "",
     "| seed | base-skill plans | plans with learned skills | all episodes |",
     "|---|---|---|---|",
-    ...runs.map(({ seed, r }) => `| ${seed} | ${r.diversity.base.l2} / ${r.diversity.base.cluster} (${r.diversity.base.episodes}) | ${r.diversity.curriculum.l2} / ${r.diversity.curriculum.cluster} (${r.diversity.curriculum.episodes}) | ${r.diversity.all.l2} / ${r.diversity.all.cluster} (${r.diversity.all.episodes}) |`),
+    ...runs.map(
+      ({ seed, r }) =>
+        `| ${seed} | ${r.diversity.base.l2} / ${r.diversity.base.cluster} (${r.diversity.base.episodes}) | ${r.diversity.curriculum.l2} / ${r.diversity.curriculum.cluster} (${r.diversity.curriculum.episodes}) | ${r.diversity.all.l2} / ${r.diversity.all.cluster} (${r.diversity.all.episodes}) |`,
+    ),
   ];
 }
 
@@ -278,7 +344,15 @@ const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, c
  * on, never the sealed range), then the tuning range — and its tables and headline, the scored report refused if it
  * reads a tuning world.
  */
-function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange; tuning: { from: number; count: number }; quickCount: number; args: string[]; worlds: string }): Pick<Figure, "scored" | "tuning" | "parts" | "render" | "headline"> {
+function scoredAndTuning(o: {
+  id: string;
+  seedFlag: string;
+  scored: ScoredRange;
+  tuning: { from: number; count: number };
+  quickCount: number;
+  args: string[];
+  worlds: string;
+}): Pick<Figure, "scored" | "tuning" | "parts" | "render" | "headline"> {
   const name = (set: string) => `${o.id}-${set}`;
   const scoredRange = (quick: boolean) => (quick ? { from: QUICK_SCORED_FROM, count: o.quickCount } : o.scored);
   return {
@@ -291,10 +365,21 @@ function scoredAndTuning(o: { id: string; seedFlag: string; scored: ScoredRange;
           ["tuning", o.tuning],
         ] as const
       ).map(([set, range]) =>
-        evalPart(`${set} noise 0.15`, name(set), work, ["--dataset", o.id, "--count", quick ? String(o.quickCount) : String(range.count), `--${o.seedFlag}`, String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from), ...o.args]),
+        evalPart(`${set} noise 0.15`, name(set), work, [
+          "--dataset",
+          o.id,
+          "--count",
+          quick ? String(o.quickCount) : String(range.count),
+          `--${o.seedFlag}`,
+          String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from),
+          ...o.args,
+        ]),
       ),
     render: (work, quick) =>
-      [`# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, name("scored")), scoredRange(quick)), { timing: false })}`, `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`].join("\n"),
+      [
+        `# Scored set, noise 0.15\n\n${tables(scoredOnly(evalReport(work, name("scored")), scoredRange(quick)), { timing: false })}`,
+        `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`,
+      ].join("\n"),
     headline: (work, quick) => {
       const r = scoredOnly(evalReport(work, name("scored")), scoredRange(quick));
       const t = evalReport(work, name("tuning"));
@@ -310,7 +395,24 @@ export const FIGURES: Figure[] = [
     about:
       "In-sample: the symbolic reasoner was written and corrected while running these 18 examples (CLEA's six tasks × three conditions). Grippers without grasp sensing, as CLEA's robots; the same noise for every variant. The pipelined row is the full loop with speculation on (configurable.pipeline): the same seeds and noise as full; four of the conditions move or shut something mid-task.",
     parts: (quick, work) => [
-      evalPart("kitchen", "kitchen", work, ["--dataset", "kitchen", "--variants", "full,no-critic,open-loop,pipelined", "--seeds", quick ? "1" : "3", "--noise", "0.15", "--grasp-sensing", "off", ...(quick ? ["--examples", "search_tea_and_hamburger__c1,manipulation_orange_and_pills__c2,integration_tea_to_trash__c3"] : [])]),
+      evalPart("kitchen", "kitchen", work, [
+        "--dataset",
+        "kitchen",
+        "--variants",
+        "full,no-critic,open-loop,pipelined",
+        "--seeds",
+        quick ? "1" : "3",
+        "--noise",
+        "0.15",
+        "--grasp-sensing",
+        "off",
+        ...(quick
+          ? [
+              "--examples",
+              "search_tea_and_hamburger__c1,manipulation_orange_and_pills__c2,integration_tea_to_trash__c3",
+            ]
+          : []),
+      ]),
     ],
     render: (work) => tables(evalReport(work, "kitchen"), { timing: false }),
     headline: (work) => {
@@ -322,7 +424,15 @@ export const FIGURES: Figure[] = [
     id: "kitchen-generated",
     title: "CLEA in generated kitchens: tuning set and scored set",
     about: `Generated kitchen scenarios (robots/sim/kitchen/generate.ts: which objects, where, which doors open, where the mobile robot starts, a goal of one or two parts), each checked doable by a plan from the true state run on the world and every goal object visible to some camera from some stop. The tuning set (${KITCHEN_TUNING.count} kitchens from seed ${KITCHEN_TUNING.from}) is where issue 48's changes were decided, failure by failure; the scored set (${KITCHEN_SCORED.count} kitchens from seed ${KITCHEN_SCORED.from}, a range nobody had run) was run once, after every decision, and counted only. Grippers without grasp sensing and noise 0.15, as the hand-made kitchen figure.`,
-    ...scoredAndTuning({ id: "kitchen-generated", seedFlag: "kitchen-seed", scored: KITCHEN_SCORED, tuning: KITCHEN_TUNING, quickCount: 3, args: ["--variants", "full,no-critic,open-loop", "--noise", "0.15", "--grasp-sensing", "off"], worlds: "kitchens" }),
+    ...scoredAndTuning({
+      id: "kitchen-generated",
+      seedFlag: "kitchen-seed",
+      scored: KITCHEN_SCORED,
+      tuning: KITCHEN_TUNING,
+      quickCount: 3,
+      args: ["--variants", "full,no-critic,open-loop", "--noise", "0.15", "--grasp-sensing", "off"],
+      worlds: "kitchens",
+    }),
   },
   {
     id: "tabletop",
@@ -331,23 +441,67 @@ export const FIGURES: Figure[] = [
       "In-sample: the reasoner was written while running these eight scenes (RePLan's tasks 1–7 and its sensor task). The same noise for every variant. The pipelined row is the full method with speculation on (configurable.pipeline), on the same seeds and noise as full.",
     parts: (quick, work) =>
       quick
-        ? [evalPart("tabletop", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "1", "--noise", "0.15", "--variants", "full,no-replan,pipelined", "--examples", "task1_cabinet_easy__paper,task3_cabinet_expert__paper"])]
+        ? [
+            evalPart("tabletop", "tabletop-noise0.15", work, [
+              "--dataset",
+              "tabletop",
+              "--seeds",
+              "1",
+              "--noise",
+              "0.15",
+              "--variants",
+              "full,no-replan,pipelined",
+              "--examples",
+              "task1_cabinet_easy__paper,task3_cabinet_expert__paper",
+            ]),
+          ]
         : [
-            evalPart("noise 0.15", "tabletop-noise0.15", work, ["--dataset", "tabletop", "--seeds", "5", "--noise", "0.15", "--variants", "full,no-verifier,no-perceiver,no-replan,one-shot,pipelined"]),
-            evalPart("noise 0", "tabletop-noise0", work, ["--dataset", "tabletop", "--seeds", "3", "--noise", "0", "--variants", "full,pipelined"]),
+            evalPart("noise 0.15", "tabletop-noise0.15", work, [
+              "--dataset",
+              "tabletop",
+              "--seeds",
+              "5",
+              "--noise",
+              "0.15",
+              "--variants",
+              "full,no-verifier,no-perceiver,no-replan,one-shot,pipelined",
+            ]),
+            evalPart("noise 0", "tabletop-noise0", work, [
+              "--dataset",
+              "tabletop",
+              "--seeds",
+              "3",
+              "--noise",
+              "0",
+              "--variants",
+              "full,pipelined",
+            ]),
           ],
     render: (work, quick) =>
-      (quick ? ["0.15"] : ["0.15", "0"]).map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `tabletop-noise${noise}`), { timing: false })}`).join("\n"),
+      (quick ? ["0.15"] : ["0.15", "0"])
+        .map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `tabletop-noise${noise}`), { timing: false })}`)
+        .join("\n"),
     headline: (work) => {
       const r = evalReport(work, "tabletop-noise0.15");
-      return r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") + ` (noise ${r.noise}, ${r.seeds} seed(s) per task)`;
+      return (
+        r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") +
+        ` (noise ${r.noise}, ${r.seeds} seed(s) per task)`
+      );
     },
   },
   {
     id: "tabletop-generated",
     title: "RePLan on generated tabletop scenes: tuning set and scored set",
     about: `Generated tabletop scenes (robots/sim/tabletop/generate.ts: cabinets of one or two doors, bars, lever and weight-sensor locks (and, since issue 58, decoy levers and plates that lock nothing, described as a lock is), a kettle in a door's swing, crates and cubes of colours, a second cabinet; a goal sentence from templates; one to three obstacles composed), each kept only when the generator's own solution, written from the true layout, reaches the goal through the same MPC. The tuning set (${TABLETOP_TUNING.count} scenes from seed ${TABLETOP_TUNING.from}) is where the generator and the reasoner were corrected; the scored set (${TABLETOP_SCORED.count} scenes from seed ${TABLETOP_SCORED.from}, a range nobody had run) was run once, after every decision, and counted only. Noise 0.15 for every variant, as the hand-made table.`,
-    ...scoredAndTuning({ id: "tabletop-generated", seedFlag: "scene-seed", scored: TABLETOP_SCORED, tuning: TABLETOP_TUNING, quickCount: 2, args: ["--noise", "0.15"], worlds: "scenes" }),
+    ...scoredAndTuning({
+      id: "tabletop-generated",
+      seedFlag: "scene-seed",
+      scored: TABLETOP_SCORED,
+      tuning: TABLETOP_TUNING,
+      quickCount: 2,
+      args: ["--noise", "0.15"],
+      worlds: "scenes",
+    }),
   },
   {
     id: "course",
@@ -356,13 +510,26 @@ export const FIGURES: Figure[] = [
       "In-sample: the reasoner was written while running these six courses. The labelled examples of VLM-PC + IC are taken on a layout seed that no trial uses. Success is the simulator's check (the body came within reach of the toy within 100 s of skill time) for every variant.",
     parts: (quick, work) =>
       (quick ? ["0.2"] : ["0.2", "0"]).map((noise) =>
-        evalPart(`course noise ${noise}`, `course-noise${noise}`, work, ["--dataset", "course", "--seeds", quick ? "1" : "5", "--noise", noise, ...(quick ? ["--examples", "indoor_1__paper,dead_end_stairs__paper"] : [])]),
+        evalPart(`course noise ${noise}`, `course-noise${noise}`, work, [
+          "--dataset",
+          "course",
+          "--seeds",
+          quick ? "1" : "5",
+          "--noise",
+          noise,
+          ...(quick ? ["--examples", "indoor_1__paper,dead_end_stairs__paper"] : []),
+        ]),
       ),
     render: (work, quick) =>
-      (quick ? ["0.2"] : ["0.2", "0"]).map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `course-noise${noise}`), { timing: false })}`).join("\n"),
+      (quick ? ["0.2"] : ["0.2", "0"])
+        .map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `course-noise${noise}`), { timing: false })}`)
+        .join("\n"),
     headline: (work) => {
       const r = evalReport(work, "course-noise0.2");
-      return r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") + ` (noise ${r.noise}, ${r.seeds} trials per course)`;
+      return (
+        r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") +
+        ` (noise ${r.noise}, ${r.seeds} trials per course)`
+      );
     },
   },
   {
@@ -373,17 +540,43 @@ export const FIGURES: Figure[] = [
     tuning: [{ dataset: COURSE_SCORED.dataset, from: 0, count: 50 }],
     parts: (quick, work) => [
       ...(quick ? ["0.2"] : ["0.2", "0"]).map((noise) =>
-        evalPart(`scored noise ${noise}`, `generated-scored-noise${noise}`, work, ["--dataset", "course-generated", "--count", quick ? "3" : String(COURSE_SCORED.count), "--course-seed", String(quick ? QUICK_SCORED_FROM : COURSE_SCORED.from), "--noise", noise, ...(quick ? ["--variants", "full,no-history"] : [])]),
+        evalPart(`scored noise ${noise}`, `generated-scored-noise${noise}`, work, [
+          "--dataset",
+          "course-generated",
+          "--count",
+          quick ? "3" : String(COURSE_SCORED.count),
+          "--course-seed",
+          String(quick ? QUICK_SCORED_FROM : COURSE_SCORED.from),
+          "--noise",
+          noise,
+          ...(quick ? ["--variants", "full,no-history"] : []),
+        ]),
       ),
-      evalPart("tuning noise 0.2", "generated-tuning-noise0.2", work, ["--dataset", "course-generated", "--count", quick ? "3" : "50", "--course-seed", "0", "--noise", "0.2", ...(quick ? ["--variants", "full,no-history"] : [])]),
+      evalPart("tuning noise 0.2", "generated-tuning-noise0.2", work, [
+        "--dataset",
+        "course-generated",
+        "--count",
+        quick ? "3" : "50",
+        "--course-seed",
+        "0",
+        "--noise",
+        "0.2",
+        ...(quick ? ["--variants", "full,no-history"] : []),
+      ]),
     ],
     render: (work, quick) =>
       [
-        ...(quick ? ["0.2"] : ["0.2", "0"]).map((noise) => `# Scored set, noise ${noise}\n\n${tables(scoredOnly(evalReport(work, `generated-scored-noise${noise}`), quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED), { timing: false })}`),
+        ...(quick ? ["0.2"] : ["0.2", "0"]).map(
+          (noise) =>
+            `# Scored set, noise ${noise}\n\n${tables(scoredOnly(evalReport(work, `generated-scored-noise${noise}`), quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED), { timing: false })}`,
+        ),
         `# Tuning set, noise 0.2\n\n${tables(evalReport(work, "generated-tuning-noise0.2"), { timing: false })}`,
       ].join("\n"),
     headline: (work, quick) => {
-      const r = scoredOnly(evalReport(work, "generated-scored-noise0.2"), quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED);
+      const r = scoredOnly(
+        evalReport(work, "generated-scored-noise0.2"),
+        quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED,
+      );
       const t = evalReport(work, "generated-tuning-noise0.2");
       return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} courses, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
     },
@@ -391,8 +584,23 @@ export const FIGURES: Figure[] = [
   {
     id: "course-window",
     title: "VLM-PC with a history window of five steps",
-    about: "In-sample, as the course figures: VLM-PC (full) on the six courses, five trials each at noise 0.2, seeing the last five steps with their images and a summary of the older ones; the whole-history figures are in docs/results/course.md.",
-    parts: (quick, work) => [evalPart("window 5", "course-window5", work, ["--dataset", "course", "--variants", "full", "--seeds", quick ? "1" : "5", "--noise", "0.2", "--history-window", "5", ...(quick ? ["--examples", "indoor_1__paper"] : [])])],
+    about:
+      "In-sample, as the course figures: VLM-PC (full) on the six courses, five trials each at noise 0.2, seeing the last five steps with their images and a summary of the older ones; the whole-history figures are in docs/results/course.md.",
+    parts: (quick, work) => [
+      evalPart("window 5", "course-window5", work, [
+        "--dataset",
+        "course",
+        "--variants",
+        "full",
+        "--seeds",
+        quick ? "1" : "5",
+        "--noise",
+        "0.2",
+        "--history-window",
+        "5",
+        ...(quick ? ["--examples", "indoor_1__paper"] : []),
+      ]),
+    ],
     render: (work) => tables(evalReport(work, "course-window5"), { timing: false }),
     headline: (work) => {
       const r = evalReport(work, "course-window5");
@@ -404,7 +612,17 @@ export const FIGURES: Figure[] = [
     title: "Instructions in plain words: the paraphrase set end to end",
     about:
       "In-sample: the paraphrases were written for the offline reader, and the reader was corrected where it missed some of them. Noise 0; the simulator's check decides.",
-    parts: (quick, work) => [evalPart("paraphrases", "paraphrases", work, ["--dataset", "paraphrases", "--variants", "full", "--seeds", "1", ...(quick ? ["--examples", "integration_tea_to_trash__p20,task6_color__p42"] : [])])],
+    parts: (quick, work) => [
+      evalPart("paraphrases", "paraphrases", work, [
+        "--dataset",
+        "paraphrases",
+        "--variants",
+        "full",
+        "--seeds",
+        "1",
+        ...(quick ? ["--examples", "integration_tea_to_trash__p20,task6_color__p42"] : []),
+      ]),
+    ],
     render: (work) => {
       const r = evalReport(work, "paraphrases");
       // Each episode's world: the world of the method its dataset family belongs to.
@@ -415,7 +633,12 @@ export const FIGURES: Figure[] = [
       return [
         "| paraphrases | read (not ended as not understood) | solved (simulator's check) |",
         "|---|---|---|",
-        ...worlds.map((w) => row(w, r.episodes.filter((e) => worldOf(e) === w))),
+        ...worlds.map((w) =>
+          row(
+            w,
+            r.episodes.filter((e) => worldOf(e) === w),
+          ),
+        ),
         row("all", r.episodes),
         "",
         tables(r, { timing: false }),
@@ -428,35 +651,78 @@ export const FIGURES: Figure[] = [
   },
   {
     id: "critic",
-    title: "Behaviour critics: the paper's Tables 1–4 and policy refinement, on the hand-made benchmark and on generated rollouts",
+    title:
+      "Behaviour critics: the paper's Tables 1–4 and policy refinement, on the hand-made benchmark and on generated rollouts",
     scored: [CRITIC_SCORED],
     tuning: [{ dataset: CRITIC_SCORED.dataset, ...CRITIC_TUNING }],
-    about:
-      `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 17 families (robots/sim/workbench/edits.ts); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${HELD_BACK.join(", ")}) were held back by seed ${HELD_BACK_SEED} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`,
+    about: `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 17 families (robots/sim/workbench/edits.ts); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${HELD_BACK.join(", ")}) were held back by seed ${HELD_BACK_SEED} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`,
     parts: (quick, work) => {
       const sets = criticSets(work, quick);
       // The tuning set is not where the generator puts a set by default: its command names the place.
       const make = (label: string, set: CriticSet, args: string[]): Part => {
         const shown = [...args, ...(set.id === "generated-tuning" ? ["--out", set.shownDir] : [])];
-        return { label, script: "evals/datasets/behaviorCriticBenchmark.ts", argv: [...args, "--out", set.dir], shown: `npm run make:critic-benchmark${shown.length ? ` -- ${shown.join(" ")}` : ""}` };
+        return {
+          label,
+          script: "evals/datasets/behaviorCriticBenchmark.ts",
+          argv: [...args, "--out", set.dir],
+          shown: `npm run make:critic-benchmark${shown.length ? ` -- ${shown.join(" ")}` : ""}`,
+        };
       };
       const critic = (set: CriticSet, noise: string, seeds: string, refine?: string): Part => ({
         label: `critic ${set.id} noise ${noise}`,
-        argv: ["eval", "--dataset", "critic", "--benchmark", set.dir, "--noise", noise, "--seeds", seeds, ...(refine ? ["--refine-limit", refine] : []), "--root", work, "--name", `critic-${set.id}-noise${noise}`],
+        argv: [
+          "eval",
+          "--dataset",
+          "critic",
+          "--benchmark",
+          set.dir,
+          "--noise",
+          noise,
+          "--seeds",
+          seeds,
+          ...(refine ? ["--refine-limit", refine] : []),
+          "--root",
+          work,
+          "--name",
+          `critic-${set.id}-noise${noise}`,
+        ],
         shown: `npm run eval -- --dataset critic${set.id === "hand-made" ? "" : ` --benchmark ${set.shownDir}`} --noise ${noise} --seeds ${seeds}${refine ? ` --refine-limit ${refine}` : ""}`,
       });
       const [hand, scored, tuning] = sets;
       if (quick)
         return [
-          make("hand-made benchmark", hand, ["--cases-per-behaviour", "1", "--behaviours", "knocked_over,dropped,squeezed"]),
-          make("generated benchmark (retired scored range)", scored, ["--generated", "--seed", String(QUICK_SCORED_FROM), "--count", "3"]),
+          make("hand-made benchmark", hand, [
+            "--cases-per-behaviour",
+            "1",
+            "--behaviours",
+            "knocked_over,dropped,squeezed",
+          ]),
+          make("generated benchmark (retired scored range)", scored, [
+            "--generated",
+            "--seed",
+            String(QUICK_SCORED_FROM),
+            "--count",
+            "3",
+          ]),
           critic(hand, "0.3", "1", "1"),
           critic(scored, "0.3", "1", "1"),
         ];
       return [
         make("hand-made benchmark", hand, []),
-        make("generated benchmark (scored)", scored, ["--generated", "--seed", String(CRITIC_SCORED.from), "--count", String(CRITIC_SCORED.count)]),
-        make("generated benchmark (tuning)", tuning, ["--generated", "--seed", String(CRITIC_TUNING.from), "--count", String(CRITIC_TUNING.count)]),
+        make("generated benchmark (scored)", scored, [
+          "--generated",
+          "--seed",
+          String(CRITIC_SCORED.from),
+          "--count",
+          String(CRITIC_SCORED.count),
+        ]),
+        make("generated benchmark (tuning)", tuning, [
+          "--generated",
+          "--seed",
+          String(CRITIC_TUNING.from),
+          "--count",
+          String(CRITIC_TUNING.count),
+        ]),
         critic(hand, "0.3", "3"),
         critic(hand, "0", "1"),
         critic(scored, "0.3", "3"),
@@ -467,10 +733,16 @@ export const FIGURES: Figure[] = [
     },
     render: (work, quick) => {
       const runs = criticRuns(work, quick);
-      return [criticSummary(runs), ...runs.map((x) => criticReport(x.results, x.refine, { timing: false }).replace(/^# /, `# ${x.set.title}, noise ${x.noise}: `))].join("\n");
+      return [
+        criticSummary(runs),
+        ...runs.map((x) =>
+          criticReport(x.results, x.refine, { timing: false }).replace(/^# /, `# ${x.set.title}, noise ${x.noise}: `),
+        ),
+      ].join("\n");
     },
     headline: (work, quick) => {
-      const at = (id: string, noise: string) => criticRuns(work, quick).find((x) => x.set.id === id && x.noise === noise);
+      const at = (id: string, noise: string) =>
+        criticRuns(work, quick).find((x) => x.set.id === id && x.noise === noise);
       const say = (x: CriticRun | undefined) => {
         if (!x) return "";
         const s = criticScores(x.results);
@@ -491,24 +763,46 @@ export const FIGURES: Figure[] = [
     about:
       "The tuning set: curriculum seeds 0–4, looked at while choosing the learner's elite share and step. The reported runs (docs/results/curriculum.md) use seeds 100–104, never looked at while choosing.",
     fullOnly: true,
-    commands: [`\`npm start -- --graph curriculum --budget-episodes 400 --seed S --learner-elite E --learner-step T\` for S in ${TUNING_SEEDS.join(", ")} and (E, T) in ${LEARNER_GRID.map(([e, t]) => `(${e}, ${t})`).join(", ")}`],
-    parts: (_quick, work) => LEARNER_GRID.flatMap(([elite, step]) => TUNING_SEEDS.map((seed) => curriculumPart(work, `e${elite}-s${step}-seed${seed}`, seed, 400, ["--learner-elite", String(elite), "--learner-step", String(step)]))),
+    commands: [
+      `\`npm start -- --graph curriculum --budget-episodes 400 --seed S --learner-elite E --learner-step T\` for S in ${TUNING_SEEDS.join(", ")} and (E, T) in ${LEARNER_GRID.map(([e, t]) => `(${e}, ${t})`).join(", ")}`,
+    ],
+    parts: (_quick, work) =>
+      LEARNER_GRID.flatMap(([elite, step]) =>
+        TUNING_SEEDS.map((seed) =>
+          curriculumPart(work, `e${elite}-s${step}-seed${seed}`, seed, 400, [
+            "--learner-elite",
+            String(elite),
+            "--learner-step",
+            String(step),
+          ]),
+        ),
+      ),
     render: (work) => {
       const rows = LEARNER_GRID.map(([elite, step]) => {
         const runs = TUNING_SEEDS.map((seed) => curriculumRecord(work, `e${elite}-s${step}-seed${seed}`));
         const learned = runs.map((r) => r.library.filter((l) => l.source === "learned").length);
-        const stacks = runs.filter((r) => r.library.some((l) => /^stack|^tower|^pyramid/.test(l.caption) && l.source === "learned")).length;
+        const stacks = runs.filter((r) =>
+          r.library.some((l) => /^stack|^tower|^pyramid/.test(l.caption) && l.source === "learned"),
+        ).length;
         return { elite, step, learned, stacks, mean: learned.reduce((a, b) => a + b, 0) / learned.length };
       });
       const best = [...rows].sort((a, b) => b.stacks - a.stacks || b.mean - a.mean)[0];
-      const defaults = { elite: CURRICULUM_SETTINGS.learnerElite.parse(undefined), step: CURRICULUM_SETTINGS.learnerStep.parse(undefined) };
+      const defaults = {
+        elite: CURRICULUM_SETTINGS.learnerElite.parse(undefined),
+        step: CURRICULUM_SETTINGS.learnerStep.parse(undefined),
+      };
       return [
         `| elite share | step | skills learned, seeds ${TUNING_SEEDS.join(", ")} | mean | seeds that learned a stack (or more) |`,
         "|---|---|---|---|---|",
-        ...rows.map((r) => `| ${r.elite} | ${r.step} | ${r.learned.join(", ")} | ${r.mean.toFixed(1)} | ${r.stacks} of ${TUNING_SEEDS.length} |`),
+        ...rows.map(
+          (r) =>
+            `| ${r.elite} | ${r.step} | ${r.learned.join(", ")} | ${r.mean.toFixed(1)} | ${r.stacks} of ${TUNING_SEEDS.length} |`,
+        ),
         "",
         `Best on the tuning seeds (most seeds with a stack, then most skills): elite ${best.elite}, step ${best.step}. ` +
-          (best.elite === defaults.elite && best.step === defaults.step ? "These are the defaults the reported runs use." : `The defaults are elite ${defaults.elite}, step ${defaults.step}: NOT the best here — change them in runtime/session.ts.`),
+          (best.elite === defaults.elite && best.step === defaults.step
+            ? "These are the defaults the reported runs use."
+            : `The defaults are elite ${defaults.elite}, step ${defaults.step}: NOT the best here — change them in runtime/session.ts.`),
       ].join("\n");
     },
   },
@@ -520,20 +814,42 @@ export const FIGURES: Figure[] = [
     parts: (quick, work) =>
       quick
         ? [curriculumPart(work, "seed100", 100, 80)]
-        : [...REPORTED_SEEDS.map((seed) => curriculumPart(work, `seed${seed}`, seed, 400)), curriculumPart(work, "seed100-again", 100, 400)],
+        : [
+            ...REPORTED_SEEDS.map((seed) => curriculumPart(work, `seed${seed}`, seed, 400)),
+            curriculumPart(work, "seed100-again", 100, 400),
+          ],
     render: (work, quick) => {
       const seeds = quick ? [100] : REPORTED_SEEDS;
       const out = curriculumTables(seeds.map((seed) => ({ seed, r: curriculumRecord(work, `seed${seed}`) })));
       if (!quick) {
-        const same = JSON.stringify({ ...curriculumRecord(work, "seed100"), timing: undefined, thread: undefined, facts: undefined }) === JSON.stringify({ ...curriculumRecord(work, "seed100-again"), timing: undefined, thread: undefined, facts: undefined });
-        out.push("", `Seed 100 run a second time: ${same ? "the same run record (report.json apart from the wall clock and the thread's name)" : "A DIFFERENT run record — runs do not repeat under their seed"}.`);
+        const same =
+          JSON.stringify({
+            ...curriculumRecord(work, "seed100"),
+            timing: undefined,
+            thread: undefined,
+            facts: undefined,
+          }) ===
+          JSON.stringify({
+            ...curriculumRecord(work, "seed100-again"),
+            timing: undefined,
+            thread: undefined,
+            facts: undefined,
+          });
+        out.push(
+          "",
+          `Seed 100 run a second time: ${same ? "the same run record (report.json apart from the wall clock and the thread's name)" : "A DIFFERENT run record — runs do not repeat under their seed"}.`,
+        );
       }
       return out.join("\n");
     },
     headline: (work) => {
-      const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `seed${seed}`)).filter((r): r is CurriculumRecord => !!r);
+      const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `seed${seed}`)).filter(
+        (r): r is CurriculumRecord => !!r,
+      );
       const learned = runs.map((r) => r.library.filter((l) => l.source === "learned").length);
-      const stacks = runs.filter((r) => r.library.some((l) => l.source === "learned" && /^stack|^tower|^pyramid/.test(l.caption))).length;
+      const stacks = runs.filter((r) =>
+        r.library.some((l) => l.source === "learned" && /^stack|^tower|^pyramid/.test(l.caption)),
+      ).length;
       const episodes = [...new Set(runs.map((r) => r.counters.episodes))].join("/");
       return `${runs.length === 1 ? "one run" : `${runs.length} runs`} of ${episodes} episodes: ${learned.join(", ")} skills learned; a stack learned in ${stacks} of ${runs.length} (seeds never tuned on)`;
     },
@@ -546,14 +862,28 @@ export const FIGURES: Figure[] = [
     parts: (quick, work) =>
       quick
         ? [curriculumPart(work, "stacked-seed100", 100, 40, ["--start", "stacked"])]
-        : STARTS_SHOWN.flatMap((start) => REPORTED_SEEDS.map((seed) => curriculumPart(work, `${start}-seed${seed}`, seed, 400, ["--start", start]))),
+        : STARTS_SHOWN.flatMap((start) =>
+            REPORTED_SEEDS.map((seed) => curriculumPart(work, `${start}-seed${seed}`, seed, 400, ["--start", start])),
+          ),
     render: (work, quick) =>
       (quick ? (["stacked"] as const) : STARTS_SHOWN)
-        .flatMap((start) => [`## Start: ${start}`, "", ...curriculumTables((quick ? [100] : REPORTED_SEEDS).map((seed) => ({ seed, r: curriculumRecord(work, `${start}-seed${seed}`) }))), ""])
+        .flatMap((start) => [
+          `## Start: ${start}`,
+          "",
+          ...curriculumTables(
+            (quick ? [100] : REPORTED_SEEDS).map((seed) => ({
+              seed,
+              r: curriculumRecord(work, `${start}-seed${seed}`),
+            })),
+          ),
+          "",
+        ])
         .join("\n"),
     headline: (work) =>
       STARTS_SHOWN.map((start) => {
-        const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `${start}-seed${seed}`)).filter((r): r is CurriculumRecord => !!r);
+        const runs = REPORTED_SEEDS.map((seed) => curriculumRecordMaybe(work, `${start}-seed${seed}`)).filter(
+          (r): r is CurriculumRecord => !!r,
+        );
         return `${start}: ${runs.map((r) => r.library.filter((l) => l.source === "learned").length).join(", ")} skills learned`;
       }).join("; "),
   },
@@ -563,13 +893,24 @@ export const FIGURES: Figure[] = [
     about:
       "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms, the robots moving in real time; CLEA and RePLan also pipelined (configurable.pipeline: the next action prepared beside each skill). Round trips while the robot is idle count the parts of model calls no skill overlapped; tokens counted with js-tiktoken (o200k). Wall seconds per skill are left out: they measure this machine (robot idle seconds are kept, mostly the endpoint's fixed delays).",
     fullOnly: true,
-    parts: (_quick, work) => [{ label: "latency", argv: ["bench", "--latency-only", "--json", join(work, "latency.json")], shown: "npm run bench -- --latency-only" }],
+    parts: (_quick, work) => [
+      {
+        label: "latency",
+        argv: ["bench", "--latency-only", "--json", join(work, "latency.json")],
+        shown: "npm run bench -- --latency-only",
+      },
+    ],
     render: (work) => {
-      const figures = readJson<{ name: string; value: number; unit: string; target?: string }[]>(join(work, "latency.json")).filter((f) => !/wall/.test(f.name));
+      const figures = readJson<{ name: string; value: number; unit: string; target?: string }[]>(
+        join(work, "latency.json"),
+      ).filter((f) => !/wall/.test(f.name));
       return [
         "| figure | value | unit | target |",
         "|---|---|---|---|",
-        ...figures.map((f) => `| ${f.name.replace(/^latency /, "")} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} | ${f.target ?? ""} |`),
+        ...figures.map(
+          (f) =>
+            `| ${f.name.replace(/^latency /, "")} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} | ${f.target ?? ""} |`,
+        ),
       ].join("\n");
     },
   },
@@ -582,7 +923,11 @@ function commitOf(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
     // The docs and README are what this command writes (the ledger among them): only a change elsewhere is the figures' code.
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs", ":!README.md"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync(
+      "git",
+      ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs", ":!README.md"],
+      { cwd: ROOT, encoding: "utf8" },
+    ).trim();
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return "unknown (not a git checkout)";
@@ -600,7 +945,9 @@ function header(f: Figure, parts: Part[], quick: boolean, runsMadeAt?: string): 
     "",
     `- commit: ${runsMadeAt ? `${runsMadeAt} (the runs); tables made again at ${commitOf()}` : commitOf()}`,
     `- date: ${new Date().toISOString().slice(0, 10)}`,
-    ...(f.commands ?? parts.map((p) => `${parts.length > 1 ? `(${p.label}) ` : ""}\`${p.shown}\``)).map((c) => `- command: ${c}`),
+    ...(f.commands ?? parts.map((p) => `${parts.length > 1 ? `(${p.label}) ` : ""}\`${p.shown}\``)).map(
+      (c) => `- command: ${c}`,
+    ),
     `- the set: ${f.about}`,
     ...(quick ? [] : (f.scored ?? []).map((r) => scoredRangeLine(ledger, r))),
     "",
@@ -618,14 +965,22 @@ export function bodyOf(text: string): string {
 /** Runs `robograph ARGS` as a child process, its output to `log`, its progress lines (stderr) shown with a prefix. */
 function runPart(p: Part, log: string, prefix: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, p.script ?? join("cli", "robograph.ts")), ...p.argv], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, p.script ?? join("cli", "robograph.ts")), ...p.argv],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } },
+    );
     const chunks: string[] = [];
     let last = 0;
     const show = (d: Buffer) => {
       const text = d.toString();
       chunks.push(text);
       // A line every few seconds is enough to show it is alive.
-      const line = text.trim().split(/[\r\n]/).filter(Boolean).at(-1);
+      const line = text
+        .trim()
+        .split(/[\r\n]/)
+        .filter(Boolean)
+        .at(-1);
       if (line && Date.now() - last > 3000) {
         last = Date.now();
         process.stderr.write(`${prefix} ${line.slice(0, 140)}\n`);
@@ -697,17 +1052,25 @@ export function forDocs(body: string): string {
 
 /** Replaces each `<!-- KIND:ID -->…<!-- /KIND -->` region's inside with `fill(kind, id)`. */
 export function fillMarkers(text: string, fill: (kind: "results" | "headline", id: string) => string | null): string {
-  return text.replace(/<!-- (results|headline):([a-z0-9-]+) -->([\s\S]*?)<!-- \/\1 -->/g, (all, kind: "results" | "headline", id: string) => {
-    const inside = fill(kind, id);
-    return inside === null ? all : `<!-- ${kind}:${id} -->${inside}<!-- /${kind} -->`;
-  });
+  return text.replace(
+    /<!-- (results|headline):([a-z0-9-]+) -->([\s\S]*?)<!-- \/\1 -->/g,
+    (all, kind: "results" | "headline", id: string) => {
+      const inside = fill(kind, id);
+      return inside === null ? all : `<!-- ${kind}:${id} -->${inside}<!-- /${kind} -->`;
+    },
+  );
 }
 
 /** Rewrites the docs' marked regions from docs/results/ and says what changed and what is not generated yet. */
 function includeOnly(): number {
   const { changed, missing } = includeResults();
-  process.stderr.write(`\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`);
-  if (missing.length) process.stderr.write(`not yet generated, left as they were in the docs: ${missing.join(", ")} (npm run reproduce -- --only ${missing.join(",")})\n`);
+  process.stderr.write(
+    `\ndocs rewritten from the results: ${changed.length ? changed.join(", ") : "nothing changed"}\n`,
+  );
+  if (missing.length)
+    process.stderr.write(
+      `not yet generated, left as they were in the docs: ${missing.join(", ")} (npm run reproduce -- --only ${missing.join(",")})\n`,
+    );
   return 0;
 }
 
@@ -735,9 +1098,25 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   if (v.include) return includeOnly();
   if (v["mark-stale"] !== undefined) {
     const f = FIGURES.find((x) => x.id === v["mark-stale"]);
-    if (!f?.scored?.length) throw new Error(`--mark-stale: ${v["mark-stale"]} is no figure with a scored range; those are ${FIGURES.filter((x) => x.scored?.length).map((x) => x.id).join(", ")}`);
+    if (!f?.scored?.length)
+      throw new Error(
+        `--mark-stale: ${v["mark-stale"]} is no figure with a scored range; those are ${FIGURES.filter(
+          (x) => x.scored?.length,
+        )
+          .map((x) => x.id)
+          .join(", ")}`,
+      );
     if (!v.why?.trim()) throw new Error("--mark-stale needs --why: what changed on the figure's code path");
-    appendToLedger(LEDGER, f.scored.map((range) => ({ date: new Date().toISOString().slice(0, 10), commit: commitOf(), figure: f.id, range, note: `stale: ${v.why!.trim().replace(/\|/g, "/")}` })));
+    appendToLedger(
+      LEDGER,
+      f.scored.map((range) => ({
+        date: new Date().toISOString().slice(0, 10),
+        commit: commitOf(),
+        figure: f.id,
+        range,
+        note: `stale: ${v.why!.trim().replace(/\|/g, "/")}`,
+      })),
+    );
     process.stderr.write(`${f.id} marked stale in docs/results/ledger.md\n`);
     return includeOnly();
   }
@@ -746,10 +1125,20 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
   const figures = FIGURES.filter((f) => (!only || only.includes(f.id)) && !(quick && f.fullOnly));
   if (v.list) {
-    for (const f of figures) process.stdout.write(`${f.id}: ${f.title}\n${f.parts(quick, "<work>").map((p) => `  ${p.shown}\n`).join("")}`);
+    for (const f of figures)
+      process.stdout.write(
+        `${f.id}: ${f.title}\n${f
+          .parts(quick, "<work>")
+          .map((p) => `  ${p.shown}\n`)
+          .join("")}`,
+      );
     return 0;
   }
-  const work = v.work ?? (v.check ? mkdtempSync(join(tmpdir(), "robograph-reproduce-")) : join(ROOT, "runs", quick ? "reproduce-quick" : "reproduce"));
+  const work =
+    v.work ??
+    (v.check
+      ? mkdtempSync(join(tmpdir(), "robograph-reproduce-"))
+      : join(ROOT, "runs", quick ? "reproduce-quick" : "reproduce"));
   const outDir = v.check ? join(work, "results") : quick ? join(RESULTS_DIR, "quick") : RESULTS_DIR;
   mkdirSync(outDir, { recursive: true });
   const t0 = performance.now();
@@ -763,8 +1152,11 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       if (v.render) {
         if (!existsSync(dir)) throw new Error(`--render: no runs of ${f.id} in ${dir}`);
         // The runs' commit as the header gave it, "(with uncommitted changes)" and all.
-        madeAt = existsSync(file) ? /^- commit: (.+?)(?: \(the runs\);.*)?$/m.exec(readFileSync(file, "utf8"))?.[1] : undefined;
-        if (!madeAt) throw new Error(`--render: ${relative(ROOT, file)} does not say which commit its runs were made at`);
+        madeAt = existsSync(file)
+          ? /^- commit: (.+?)(?: \(the runs\);.*)?$/m.exec(readFileSync(file, "utf8"))?.[1]
+          : undefined;
+        if (!madeAt)
+          throw new Error(`--render: ${relative(ROOT, file)} does not say which commit its runs were made at`);
       } else {
         rmSync(dir, { recursive: true, force: true });
         mkdirSync(dir, { recursive: true });
@@ -774,12 +1166,22 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       const parts = f.parts(quick, dir);
       for (const [k, p] of v.render ? [] : parts.entries()) {
         process.stderr.write(`${prefix} ${p.shown}\n`);
-        if (v.concurrency && p.argv[0] === "eval" && !p.argv.includes("critic")) p.argv.push("--concurrency", v.concurrency);
+        if (v.concurrency && p.argv[0] === "eval" && !p.argv.includes("critic"))
+          p.argv.push("--concurrency", v.concurrency);
         await runPart(p, join(dir, `log${parts.length > 1 ? `-${k + 1}` : ""}.txt`), prefix);
       }
       // A full figure's scored ranges were run once more: the ledger says so, and the header reads it.
       if (!v.render && !quick && f.scored?.length) {
-        appendToLedger(LEDGER, f.scored.map((range) => ({ date: new Date().toISOString().slice(0, 10), commit: commitOf(), figure: f.id, range, note: "" })));
+        appendToLedger(
+          LEDGER,
+          f.scored.map((range) => ({
+            date: new Date().toISOString().slice(0, 10),
+            commit: commitOf(),
+            figure: f.id,
+            range,
+            note: "",
+          })),
+        );
       }
       const headline = f.headline ? `<!-- headline: ${f.headline(dir, quick)} -->\n\n` : "";
       const text = `${header(f, parts, quick, madeAt)}${headline}${f.render(dir, quick).trim()}\n`;
@@ -788,7 +1190,9 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
         const committed = join(RESULTS_DIR, "quick", `${f.id}.md`);
         const same = existsSync(committed) && bodyOf(readFileSync(committed, "utf8")) === bodyOf(text);
         if (!same) differ.push(f.id);
-        process.stderr.write(`${prefix} ${same ? "same as committed" : `DIFFERS from docs/results/quick/${f.id}.md (made: ${file})`}\n`);
+        process.stderr.write(
+          `${prefix} ${same ? "same as committed" : `DIFFERS from docs/results/quick/${f.id}.md (made: ${file})`}\n`,
+        );
       } else process.stderr.write(`${prefix} wrote ${relative(ROOT, file)}\n`);
     }
   } finally {

@@ -63,15 +63,26 @@ the method's world as a simulator child process.
 
 options:
   --graph G            ${METHODS.map((m, i) => `${m.graph} (${m.title}, ${m.world} world${i === 0 ? "; default" : ""}${m.kind === "campaign" ? `; see --graph ${m.graph} --help` : ""})`).join(" |\n                       ")}
-  --world W            the same choice by world: ${METHODS.filter((m) => m.kind === "episode").map((m) => m.world).join(" | ")}
+  --world W            the same choice by world: ${METHODS.filter((m) => m.kind === "episode")
+    .map((m) => m.world)
+    .join(" | ")}
   --scenario NAME      the world's scenario (a kitchen scenario may also be a JSON file):
-                       ${METHODS.filter((m) => m.kind === "episode").map((m) => world(m.world)).map((w) => `${w.name} (default ${w.defaultScenario}): ${w.scenarios().join(", ")}${w.name === "course" ? ", or generated_<seed>" : ""}`).join("\n                       ")}
+                       ${METHODS.filter((m) => m.kind === "episode")
+                         .map((m) => world(m.world))
+                         .map(
+                           (w) =>
+                             `${w.name} (default ${w.defaultScenario}): ${w.scenarios().join(", ")}${w.name === "course" ? ", or generated_<seed>" : ""}`,
+                         )
+                         .join("\n                       ")}
   --goal TEXT          the instruction (default: the scenario's)
   --check LITERALS     what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)");
                        default the scenario's goal. A run given another --goal without --check is not checked:
                        its record says checked false, success null, and why
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
-  --variant V          ${METHODS.filter((m) => m.kind === "episode").map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`).join("; ").replace(/; \n/, ";\n")} (default full)
+  --variant V          ${METHODS.filter((m) => m.kind === "episode")
+    .map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`)
+    .join("; ")
+    .replace(/; \n/, ";\n")} (default full)
   --pipeline           closedLoop, replan: prepare the next action and its check while a skill runs, against the
                        skill's predicted effects; the look after it sends it at once or drops it (default off)
   --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
@@ -131,14 +142,21 @@ async function keepDetections(s: Session, image: string, file: string, robot?: s
 }
 
 /** The method a run's options name (--graph, or --world) and its scenario, every choice checked. */
-function methodAndScenario(v: { graph?: string; world?: string; variant?: string; scenario?: string }): { m: Method; scenario: { name: string; instruction: string } } {
+function methodAndScenario(v: { graph?: string; world?: string; variant?: string; scenario?: string }): {
+  m: Method;
+  scenario: { name: string; instruction: string };
+} {
   // The methods one episode runs (a campaign, the curriculum, went its own way before this).
   const episodic = METHODS.filter((m) => m.kind === "episode");
-  if (v.graph && !episodic.some((m) => m.graph === v.graph)) throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
-  if (v.world && !episodic.some((m) => m.world === v.world)) throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
+  if (v.graph && !episodic.some((m) => m.graph === v.graph))
+    throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
+  if (v.world && !episodic.some((m) => m.world === v.world))
+    throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
   const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
-  if (v.world && v.world !== m.world) throw new Error(`--graph ${v.graph} runs in the ${m.world} world, not ${v.world}`);
-  if (!m.variants.includes(v.variant!)) throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${m.world} world`);
+  if (v.world && v.world !== m.world)
+    throw new Error(`--graph ${v.graph} runs in the ${m.world} world, not ${v.world}`);
+  if (!m.variants.includes(v.variant!))
+    throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${m.world} world`);
   const w = world(m.world);
   // A scenario given as a file is the world's to read (the kitchen's are JSON).
   return { m, scenario: w.scenario(v.scenario ?? w.defaultScenario ?? "") };
@@ -150,12 +168,18 @@ interface ApprovalRequest {
 }
 
 /** A person's answer to a skill that waits for approval: --auto-approve, a parent process (--ask-via-stdio), or the terminal. */
-async function askApproval(request: ApprovalRequest, v: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean }, say: (s: string) => void): Promise<{ type: string; args?: unknown }> {
+async function askApproval(
+  request: ApprovalRequest,
+  v: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean },
+  say: (s: string) => void,
+): Promise<{ type: string; args?: unknown }> {
   let answer: { type: string; args?: unknown } = { type: "ignore" };
   if (v["auto-approve"]) answer = { type: "accept" };
   else if (v["ask-via-stdio"]) {
     // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
-    process.stdout.write(`${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`);
+    process.stdout.write(
+      `${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`,
+    );
     const line = await nextStdinLine();
     answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
   } else if (process.stdin.isTTY) {
@@ -163,7 +187,8 @@ async function askApproval(request: ApprovalRequest, v: { "auto-approve"?: boole
     const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
     rl.close();
     answer = a === "y" || a === "yes" ? { type: "accept" } : { type: "ignore" };
-  } else say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
+  } else
+    say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
   return answer;
 }
 
@@ -172,7 +197,12 @@ async function askApproval(request: ApprovalRequest, v: { "auto-approve"?: boole
  * and, for a method judged on behaviour, what undesirable happened. The world's event log is kept beside the record
  * (`robograph view` shows each motion's term residuals from it).
  */
-async function worldCheck(bridgeUrl: string, runDir: string, m: Method, check: GoalCheckPlan): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[]; unchecked?: string }> {
+async function worldCheck(
+  bridgeUrl: string,
+  runDir: string,
+  m: Method,
+  check: GoalCheckPlan,
+): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[]; unchecked?: string }> {
   let truth: { success: boolean; goal: unknown } | undefined;
   let undesirable: string[] | undefined;
   let unchecked = check.unchecked;
@@ -181,18 +211,32 @@ async function worldCheck(bridgeUrl: string, runDir: string, m: Method, check: G
     // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
     await learnDialect(c, 5000).catch(() => {});
     if (!unchecked) {
-      truth = await c.callService<{ success: boolean; goal: unknown }>("/evaluator/check", check.goal ? { goal: check.goal } : {}, { timeoutMs: 5000 }).catch((err: Error) => {
-        // The world refused the literals (a name it does not have): said in the record, never taken for "not done".
-        if (check.goal) unchecked = `the simulator could not check ${check.goal.join("; ")}: ${err.message}`;
-        else throw err;
-        return undefined;
-      });
+      truth = await c
+        .callService<{ success: boolean; goal: unknown }>("/evaluator/check", check.goal ? { goal: check.goal } : {}, {
+          timeoutMs: 5000,
+        })
+        .catch((err: Error) => {
+          // The world refused the literals (a name it does not have): said in the record, never taken for "not done".
+          if (check.goal) unchecked = `the simulator could not check ${check.goal.join("; ")}: ${err.message}`;
+          else throw err;
+          return undefined;
+        });
     }
-    const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>("/evaluator/events", {}, { timeoutMs: 5000 });
+    const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>(
+      "/evaluator/events",
+      {},
+      { timeoutMs: 5000 },
+    );
     writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
     // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
     if (m.cleanRollout) {
-      undesirable = [...new Set(events.filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind)).map((e) => `${e.kind}(${e.object ?? ""})`))];
+      undesirable = [
+        ...new Set(
+          events
+            .filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind))
+            .map((e) => `${e.kind}(${e.object ?? ""})`),
+        ),
+      ];
       if (truth) truth = { ...truth, success: truth.success && undesirable.length === 0 };
     }
     await c.close();
@@ -213,17 +257,27 @@ interface GoalCheckPlan {
  * is the scenario's, and otherwise not at all — a sentence the simulator cannot read is not scored against another
  * task's literals. Kept beside the run (check.json), so a resumed run is checked as it began.
  */
-function goalCheckPlan(v: { goal?: string; check?: string; resume?: boolean }, scenario: { name: string; instruction: string }, runDir: string): GoalCheckPlan {
+function goalCheckPlan(
+  v: { goal?: string; check?: string; resume?: boolean },
+  scenario: { name: string; instruction: string },
+  runDir: string,
+): GoalCheckPlan {
   const file = join(runDir, "check.json");
   if (v.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheckPlan;
   let plan: GoalCheckPlan = {};
   if (v.check !== undefined) {
-    const goal = v.check.split(";").map((l) => l.trim()).filter(Boolean);
-    if (!goal.length) throw new Error('--check: give one or more goal literals, e.g. --check "in(apple, sink); closed(oven)"');
+    const goal = v.check
+      .split(";")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    if (!goal.length)
+      throw new Error('--check: give one or more goal literals, e.g. --check "in(apple, sink); closed(oven)"');
     for (const l of goal) parseLiteral(l);
     plan = { goal };
   } else if (v.goal !== undefined && v.goal.trim() !== scenario.instruction.trim()) {
-    plan = { unchecked: `the run's goal is not scenario ${scenario.name}'s, and the simulator checks goal literals, not sentences: give --check "in(apple, sink); …" to have it checked` };
+    plan = {
+      unchecked: `the run's goal is not scenario ${scenario.name}'s, and the simulator checks goal literals, not sentences: give --check "in(apple, sink); …" to have it checked`,
+    };
   }
   writeFileSync(file, JSON.stringify(plan));
   return plan;
@@ -233,32 +287,70 @@ function goalCheckPlan(v: { goal?: string; check?: string; resume?: boolean }, s
  * How a run ended. It never ends `running`: an error that escaped the graph ends it `interrupted` when resuming can
  * continue it (stopped, or the robot unreachable mid-goal), `failed` otherwise.
  */
-function endStatus(state: { status?: string; statusReason?: string } | undefined, crash: Error | undefined, thread: string): { status: string; statusReason: string } {
+function endStatus(
+  state: { status?: string; statusReason?: string } | undefined,
+  crash: Error | undefined,
+  thread: string,
+): { status: string; statusReason: string } {
   let status: string = state?.status ?? "unknown";
   let statusReason = state?.statusReason ?? "";
   if (crash || status === "running" || status === "unknown") {
     const stop = stopReason();
     // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
-    const resumable = !!stop || crash?.name === "ModelUnavailableError" || /robot unreachable|resume this thread/.test(crash?.message ?? "");
+    const resumable =
+      !!stop ||
+      crash?.name === "ModelUnavailableError" ||
+      /robot unreachable|resume this thread/.test(crash?.message ?? "");
     status = resumable ? "interrupted" : "failed";
-    statusReason = stop ? `emergency stop (${stop})` : crash ? `${resumable ? "" : "error: "}${crash.message}` : "the run stopped before its end";
+    statusReason = stop
+      ? `emergency stop (${stop})`
+      : crash
+        ? `${resumable ? "" : "error: "}${crash.message}`
+        : "the run stopped before its end";
     if (resumable) statusReason += `; ${resumeHint(thread)}`;
   }
   return { status, statusReason };
 }
 
 /** The end's reason with what the method's final state adds (CLEA: the loops it broke). */
-function explained(end: { status: string; statusReason: string }, m: Method, state: unknown): { status: string; statusReason: string } {
-  return state ? { ...end, statusReason: end.statusReason + (m.explain?.(state as Record<string, unknown>) ?? "") } : end;
+function explained(
+  end: { status: string; statusReason: string },
+  m: Method,
+  state: unknown,
+): { status: string; statusReason: string } {
+  return state
+    ? { ...end, statusReason: end.statusReason + (m.explain?.(state as Record<string, unknown>) ?? "") }
+    : end;
 }
 
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
-function startWorld(name: string, scenarioName: string, v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string }): Promise<SimProcess> {
+function startWorld(
+  name: string,
+  scenarioName: string,
+  v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string },
+): Promise<SimProcess> {
   const detector = v["detector-noise"]!;
   const worldArgs = world(name).options({ graspSensing: v["grasp-sensing"] !== "off" });
   // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
   const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenarioName;
-  return startSimProcess(name, ["--scenario", scenarioArg, "--speed", v.speed!, "--seed", v.seed!, "--miss-rate", detector, "--mislabel-rate", detector, ...worldArgs], undefined, { ownProcessGroup: true });
+  return startSimProcess(
+    name,
+    [
+      "--scenario",
+      scenarioArg,
+      "--speed",
+      v.speed!,
+      "--seed",
+      v.seed!,
+      "--miss-rate",
+      detector,
+      "--mislabel-rate",
+      detector,
+      ...worldArgs,
+    ],
+    undefined,
+    { ownProcessGroup: true },
+  );
 }
 
 /** What a finished run leaves: summary.json, report.md with its frames, and the closing lines on the terminal. */
@@ -292,7 +384,9 @@ function writeRecord(r: {
     model: r.backend,
     status,
     statusReason,
-    ...(interrupted ? { resume: `npm start -- --thread ${thread} --resume${r.bridgeUrl ? ` --bridge-url ${r.bridgeUrl}` : ""}` } : {}),
+    ...(interrupted
+      ? { resume: `npm start -- --thread ${thread} --resume${r.bridgeUrl ? ` --bridge-url ${r.bridgeUrl}` : ""}` }
+      : {}),
     // Unchecked on a simulator (another goal than the scenario's), success is unknown, never a false "not done".
     success: truth ? truth.success : unchecked ? null : status === "succeeded",
     ...r.method.summarize(state as Record<string, unknown> | undefined),
@@ -310,9 +404,28 @@ function writeRecord(r: {
     truth && truth.success !== (summary.status === "succeeded")
       ? `the agent reports ${summary.status}, but the simulator's check says the goal is ${truth.success ? "met" : "not met"}`
       : undefined;
-  Object.assign(summary, { agentStatus: summary.status, checked: !!truth, ...(unchecked ? { unchecked } : {}), ...(disagreement ? { disagreement } : {}) });
+  Object.assign(summary, {
+    agentStatus: summary.status,
+    checked: !!truth,
+    ...(unchecked ? { unchecked } : {}),
+    ...(disagreement ? { disagreement } : {}),
+  });
   writeFileSync(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
-  report.push("", `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`, "", summary.statusReason, "", ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []), "```json", JSON.stringify(summary, null, 2), "```", "", "## Frames", "", ...frames);
+  report.push(
+    "",
+    `## Result: ${summary.status}${summary.success ? " (goal verified on the simulator)" : ""}`,
+    "",
+    summary.statusReason,
+    "",
+    ...(interrupted ? [`Continue it with \`${(summary as { resume?: string }).resume}\`.`, ""] : []),
+    "```json",
+    JSON.stringify(summary, null, 2),
+    "```",
+    "",
+    "## Frames",
+    "",
+    ...frames,
+  );
   writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
   process.stdout.write(
     `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : summary.success === null ? "UNCHECKED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
@@ -358,22 +471,36 @@ const RUN_OPTIONS = {
 } as const;
 
 /** What the CLI reads of any method's state (each descriptor reads the rest). */
-type AnyState = { status?: string; statusReason?: string; counters?: { steps?: number; motions?: number; skills?: number; skillSeconds?: number }; pendingGoal?: { goalId: string } | null; usage?: Record<string, unknown> };
+type AnyState = {
+  status?: string;
+  statusReason?: string;
+  counters?: { steps?: number; motions?: number; skills?: number; skillSeconds?: number };
+  pendingGoal?: { goalId: string } | null;
+  usage?: Record<string, unknown>;
+};
 
 /**
  * Where a resumed thread goes on: its last state, and what to send the graph — nothing (it carries on from its last
  * checkpoint) or, for a run that was interrupted mid-node, the node(s) to run again.
  */
-async function resumePoint(graph: MethodGraph, config: RunnableConfig, thread: string, say: (s: string) => void): Promise<{ state: AnyState; input: unknown }> {
+async function resumePoint(
+  graph: MethodGraph,
+  config: RunnableConfig,
+  thread: string,
+  say: (s: string) => void,
+): Promise<{ state: AnyState; input: unknown }> {
   const last = await graph.getState(config);
   const state = last.values as AnyState;
-  say(`resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`);
+  say(
+    `resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`,
+  );
   // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
   if (state?.status !== "interrupted") return { state, input: null };
   const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
   // Nodes that ran side by side (the summarizer and the critic of one look) run again together.
   const nodes = before?.next ?? [];
-  if (!nodes.length) throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
+  if (!nodes.length)
+    throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
   say(`it was interrupted (${state.statusReason}); running ${nodes.join(" and ")} again`);
   // The nodes, run again, clear the interruption themselves (nodes/guard.ts, `resumable`).
   return { state, input: new Command({ goto: [...nodes] }) };
@@ -390,7 +517,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
-  if (v.model && v.model !== "symbolic" && v.model !== "openai") throw new Error(`--model must be symbolic or openai, not ${v.model}`);
+  if (v.model && v.model !== "symbolic" && v.model !== "openai")
+    throw new Error(`--model must be symbolic or openai, not ${v.model}`);
   const { m, scenario } = methodAndScenario(v);
   const goal = v.goal ?? scenario.instruction;
   const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
@@ -400,7 +528,9 @@ export async function run(argv: string[]): Promise<number> {
   // A thread killed before its first checkpoint, or a mistyped id, has nothing to resume: say so before starting anything.
   if (v.resume && !(await checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
     await persistence.close();
-    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where} (killed before its first step, or a mistyped id); run it again without --resume`);
+    throw new Error(
+      `thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where} (killed before its first step, or a mistyped id); run it again without --resume`,
+    );
   }
   const runDir = resolve(v["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
@@ -409,19 +539,47 @@ export async function run(argv: string[]): Promise<number> {
   const sim = v["bridge-url"] ? undefined : await startWorld(m.world, scenario.name, v);
   const bridgeUrl = v["bridge-url"] ?? sim!.url;
   // Only VLM-PC has the variant with labelled examples.
-  const examples = v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
+  const examples =
+    v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
   const graph = m.compile(checkpointer, store);
   // The command line's method settings, each passed to the methods whose configuration has it.
   const own = Object.fromEntries(
-    Object.entries({ historyWindow: Number(v["history-window"]), examples, grounding: v.grounding, ...(v.pipeline ? { pipeline: true } : {}) }).filter(([k]) => k in m.configuration.shape),
+    Object.entries({
+      historyWindow: Number(v["history-window"]),
+      examples,
+      grounding: v.grounding,
+      ...(v.pipeline ? { pipeline: true } : {}),
+    }).filter(([k]) => k in m.configuration.shape),
   );
-  if (v.pipeline && !("pipeline" in m.configuration.shape)) throw new Error(`--pipeline: the ${m.graph} graph does not speculate; ${METHODS.filter((x) => "pipeline" in x.configuration.shape).map((x) => x.graph).join(" and ")} do`);
+  if (v.pipeline && !("pipeline" in m.configuration.shape))
+    throw new Error(
+      `--pipeline: the ${m.graph} graph does not speculate; ${METHODS.filter((x) => "pipeline" in x.configuration.shape)
+        .map((x) => x.graph)
+        .join(" and ")} do`,
+    );
   // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
-  const run = openRun(m.runtime, { bridgeUrl, manifest: v.manifest ? resolve(v.manifest) : undefined, variant: v.variant, backend: v.model, seed: v.seed, noise: v.noise, approve: v.approve, dataDir: dir, ...own });
+  const run = openRun(m.runtime, {
+    bridgeUrl,
+    manifest: v.manifest ? resolve(v.manifest) : undefined,
+    variant: v.variant,
+    backend: v.model,
+    seed: v.seed,
+    noise: v.noise,
+    approve: v.approve,
+    dataDir: dir,
+    ...own,
+  });
   const mc = run.modelConfig;
-  say(`robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`);
+  say(
+    `robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`,
+  );
   if (sim) say(`${m.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
-  const config = { configurable: { thread_id: thread }, context: run.context, recursionLimit: 1000, durability: "sync" as const };
+  const config = {
+    configurable: { thread_id: thread },
+    context: run.context,
+    recursionLimit: 1000,
+    durability: "sync" as const,
+  };
   const s = await run.session();
   const events = join(runDir, "events.jsonl");
   // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
@@ -436,7 +594,18 @@ export async function run(argv: string[]): Promise<number> {
     lastSaid.set(f.goalId, now);
     say(`      ${f.robot}/${f.skill}: ${JSON.stringify(f.values).slice(0, 160)}`);
   };
-  const report: string[] = [`# Run ${thread}`, "", `- goal: ${goal}`, `- method: ${m.title} (${m.paper})`, `- scenario: ${scenario.name}`, `- variant: ${v.variant}${v.pipeline ? " (pipelined)" : ""}`, `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`, "", "| # | node | what |", "|---|---|---|"];
+  const report: string[] = [
+    `# Run ${thread}`,
+    "",
+    `- goal: ${goal}`,
+    `- method: ${m.title} (${m.paper})`,
+    `- scenario: ${scenario.name}`,
+    `- variant: ${v.variant}${v.pipeline ? " (pipelined)" : ""}`,
+    `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`,
+    "",
+    "| # | node | what |",
+    "|---|---|---|",
+  ];
   const frames: string[] = [];
   /** Detections written beside the frames they go with (a frame is read into its PNG first). */
   const kept: Promise<void>[] = [];
@@ -459,24 +628,38 @@ export async function run(argv: string[]): Promise<number> {
   let crash: Error | undefined;
   try {
     for (;;) {
-      await follow<AnyState>(graph, input, config, {
-        state: (x) => (state = x),
-        custom: onFeedback,
-        update: (node, u, before) => {
-          const line = m.describe(node, u, before);
-          n++;
-          say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
-          appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
-          report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
-          for (const section of m.framesOf?.(node, u, n, line.text, s.artifacts) ?? []) {
-            for (const f of section.frames) {
-              copyFileSync(s.artifacts.path(f.image), join(runDir, f.file));
-              if (f.detectionsOf) kept.push(keepDetections(s, f.image, join(runDir, f.file), f.detectionsOf === true ? undefined : f.detectionsOf));
+      await follow<AnyState>(
+        graph,
+        input,
+        config,
+        {
+          state: (x) => (state = x),
+          custom: onFeedback,
+          update: (node, u, before) => {
+            const line = m.describe(node, u, before);
+            n++;
+            say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
+            appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
+            report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
+            for (const section of m.framesOf?.(node, u, n, line.text, s.artifacts) ?? []) {
+              for (const f of section.frames) {
+                copyFileSync(s.artifacts.path(f.image), join(runDir, f.file));
+                if (f.detectionsOf)
+                  kept.push(
+                    keepDetections(
+                      s,
+                      f.image,
+                      join(runDir, f.file),
+                      f.detectionsOf === true ? undefined : f.detectionsOf,
+                    ),
+                  );
+              }
+              frames.push(section.markdown);
             }
-            frames.push(section.markdown);
-          }
+          },
         },
-      }, state);
+        state,
+      );
       const snapshot = await graph.getState(config);
       const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
       if (!pending.length) break;
@@ -492,7 +675,23 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(kept);
     const { truth, undesirable, unchecked } = await worldCheck(bridgeUrl!, runDir, m, check);
-    ({ verified, interrupted } = writeRecord({ thread, method: m, scenario: scenario.name, variant: v.variant!, bridgeUrl: v["bridge-url"], backend: mc.backend, state, truth, undesirable, unchecked, ...explained(endStatus(state, crash, thread), m, state), started, runDir, report, frames }));
+    ({ verified, interrupted } = writeRecord({
+      thread,
+      method: m,
+      scenario: scenario.name,
+      variant: v.variant!,
+      bridgeUrl: v["bridge-url"],
+      backend: mc.backend,
+      state,
+      truth,
+      undesirable,
+      unchecked,
+      ...explained(endStatus(state, crash, thread), m, state),
+      started,
+      runDir,
+      report,
+      frames,
+    }));
     await run.close();
     await persistence.close();
     await sim?.stop();

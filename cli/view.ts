@@ -33,12 +33,16 @@ The page: ←/→ step through the timeline, Home/End jump to its ends; each cam
 `;
 
 export function classify(target: string): "run" | "experiment" | "runs" {
-  if (!existsSync(target) || !statSync(target).isDirectory()) throw new Error(`${target} is not a folder: give a run record (runs/<thread>), an experiment (runs/experiments/<name>) or a folder of runs`);
+  if (!existsSync(target) || !statSync(target).isDirectory())
+    throw new Error(
+      `${target} is not a folder: give a run record (runs/<thread>), an experiment (runs/experiments/<name>) or a folder of runs`,
+    );
   // A run has its own event log (a curriculum run also keeps a report.json and its episodes); an experiment has none.
   if (existsSync(join(target, "events.jsonl"))) return "run";
   // results.json: a behaviour-critic experiment from before the report contract.
   if (["report.json", "episodes", "results.json"].some((f) => existsSync(join(target, f)))) return "experiment";
-  if (["events.jsonl", "summary.json", "result.json", "report.md"].some((f) => existsSync(join(target, f)))) return "run";
+  if (["events.jsonl", "summary.json", "result.json", "report.md"].some((f) => existsSync(join(target, f))))
+    return "run";
   return "runs";
 }
 
@@ -53,7 +57,10 @@ async function fetchQueued(name: string, root: string): Promise<string> {
   const store = await PostgresBlobStore.open(url);
   try {
     const n = await downloadScope(store, `experiments/${name}`, dir, join(dir, "data", "artifacts"));
-    if (!n) throw new Error(`the database has no records of experiment ${name} (queued under another name, or no episode finished yet)`);
+    if (!n)
+      throw new Error(
+        `the database has no records of experiment ${name} (queued under another name, or no episode finished yet)`,
+      );
     process.stderr.write(`${n} records of experiment ${name} copied from the database to ${dir}\n`);
   } finally {
     await store.close();
@@ -77,9 +84,11 @@ export async function viewCommand(argv: string[]): Promise<number> {
     process.stdout.write(VIEW_HELP);
     return 0;
   }
-  if (positionals.length > 1) throw new Error(`view takes one run or experiment, got ${positionals.length}: ${positionals.join(" ")}`);
+  if (positionals.length > 1)
+    throw new Error(`view takes one run or experiment, got ${positionals.length}: ${positionals.join(" ")}`);
   const port = Number(v.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0 for any free one), not ${v.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number (0 for any free one), not ${v.port}`);
   if (v.queued !== undefined) {
     if (positionals.length) throw new Error("--queued NAME names the experiment to show: give no folder beside it");
     v["runs-dir"] ??= "runs/from-database";
@@ -91,7 +100,8 @@ export async function viewCommand(argv: string[]): Promise<number> {
   // An experiment under <root>/experiments/ is shown with the runs beside it.
   if (!v["runs-dir"] && kind === "experiment" && basename(root) === "experiments") root = dirname(root);
   if (!v["runs-dir"] && kind === "run" && basename(root) === "episodes") root = dirname(dirname(dirname(root)));
-  if (kind !== "runs" && relative(root, target).startsWith("..")) throw new Error(`${target} is not inside --runs-dir ${root}`);
+  if (kind !== "runs" && relative(root, target).startsWith(".."))
+    throw new Error(`${target} is not inside --runs-dir ${root}`);
   const rel = relative(root, target);
   const lib = new Library(root, v["data-dir"] ? resolve(v["data-dir"]) : dataDir());
   const server = viewServer(lib);
@@ -108,11 +118,15 @@ export async function viewCommand(argv: string[]): Promise<number> {
     bound = await listen(port);
   } catch (err) {
     // The default port taken (another viewer open): any free one will do; a port asked for is an error.
-    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || argv.some((a) => a.startsWith("--port"))) throw new Error(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || argv.some((a) => a.startsWith("--port")))
+      throw new Error(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
     bound = await listen(0);
   }
-  const page = kind === "run" ? `/run/${encodePath(rel)}` : kind === "experiment" ? `/experiment/${encodePath(rel)}` : "/";
-  process.stdout.write(`robograph view: http://127.0.0.1:${bound}${page}\n(runs under ${root}; checkpoints and artifacts from ${lib.dataDir}; Ctrl-C to stop)\n`);
+  const page =
+    kind === "run" ? `/run/${encodePath(rel)}` : kind === "experiment" ? `/experiment/${encodePath(rel)}` : "/";
+  process.stdout.write(
+    `robograph view: http://127.0.0.1:${bound}${page}\n(runs under ${root}; checkpoints and artifacts from ${lib.dataDir}; Ctrl-C to stop)\n`,
+  );
   await new Promise<void>((done) => {
     const stop = () => server.close(() => done());
     process.once("SIGINT", stop);
@@ -120,4 +134,3 @@ export async function viewCommand(argv: string[]): Promise<number> {
   });
   return 0;
 }
-

@@ -57,7 +57,8 @@ export interface RunView {
   notes: string[];
   steps: StepView[];
   cameras: string[];
-  checkpoints: { step: number; source: string; next: string[]; status: string | null; id: string; at: string | null }[] | null;
+  checkpoints:
+    { step: number; source: string; next: string[]; status: string | null; id: string; at: string | null }[] | null;
   /** The world's log of each motion's end with its terms' residuals (world-events.json, from `robograph run`). */
   worldEvents: { kind: string; detail: string }[] | null;
   /** The last checkpoint's status and reason, for a run that wrote no summary. */
@@ -76,7 +77,10 @@ function readJson<T = Record<string, unknown>>(file: string): T | null {
 }
 
 /** events.jsonl, keeping every whole line; a line cut short (the process killed mid-write) is noted and left out. */
-export function readEvents(file: string): { events: { t: number | null; node: string; update: Record<string, unknown> }[]; notes: string[] } {
+export function readEvents(file: string): {
+  events: { t: number | null; node: string; update: Record<string, unknown> }[];
+  notes: string[];
+} {
   const notes: string[] = [];
   if (!existsSync(file)) return { events: [], notes: ["no events.jsonl: the run recorded no step"] };
   const lines = readFileSync(file, "utf8").split("\n");
@@ -88,7 +92,9 @@ export function readEvents(file: string): { events: { t: number | null; node: st
       if (typeof e.node !== "string") throw new Error("no node");
       events.push({ t: typeof e.t === "number" ? e.t : null, node: e.node, update: e.update ?? {} });
     } catch {
-      notes.push(`events.jsonl line ${i + 1} is ${i === lines.length - 1 ? "cut short (the run was stopped while writing it)" : "not a node update"}: left out`);
+      notes.push(
+        `events.jsonl line ${i + 1} is ${i === lines.length - 1 ? "cut short (the run was stopped while writing it)" : "not a node update"}: left out`,
+      );
     }
   });
   return { events, notes };
@@ -102,10 +108,20 @@ export function readEvents(file: string): { events: { t: number | null; node: st
  * A report's method as the page names it: its id, its title, what a report of it is (a campaign's is a run, with a
  * timeline of its own at the same place; the others' are experiments).
  */
-function named(id: string | null): { method: string | null; methodTitle: string | null; what: string; timeline: boolean } {
+function named(id: string | null): {
+  method: string | null;
+  methodTitle: string | null;
+  what: string;
+  timeline: boolean;
+} {
   const m = METHODS.find((x) => x.id === id);
   if (!m) return { method: id, methodTitle: id, what: "Experiment", timeline: false };
-  return { method: m.id, methodTitle: m.title, what: m.kind === "campaign" ? `${m.title} run` : m.report.experiment ? "Experiment" : `${m.title} experiment`, timeline: m.kind === "campaign" };
+  return {
+    method: m.id,
+    methodTitle: m.title,
+    what: m.kind === "campaign" ? `${m.title} run` : m.report.experiment ? "Experiment" : `${m.title} experiment`,
+    timeline: m.kind === "campaign",
+  };
 }
 
 export function methodOfRecord(summary: Record<string, unknown> | null, nodes: string[]): MethodId | null {
@@ -124,7 +140,9 @@ function lineText(mode: MethodId | null, node: string, u: Record<string, unknown
 
 function stepUsage(u: Record<string, unknown>) {
   const out = { calls: 0, inputTokens: 0, outputTokens: 0 };
-  for (const r of Object.values((u.usage ?? {}) as Record<string, { calls?: number; inputTokens?: number; outputTokens?: number }>)) {
+  for (const r of Object.values(
+    (u.usage ?? {}) as Record<string, { calls?: number; inputTokens?: number; outputTokens?: number }>,
+  )) {
     out.calls += r.calls ?? 0;
     out.inputTokens += r.inputTokens ?? 0;
     out.outputTokens += r.outputTokens ?? 0;
@@ -169,12 +187,24 @@ export class Library {
   }
 
   index() {
-    const list = (d: string) => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : []);
+    const list = (d: string) =>
+      existsSync(d)
+        ? readdirSync(d, { withFileTypes: true })
+            .filter((x) => x.isDirectory())
+            .map((x) => x.name)
+        : [];
     const runs = list(this.root)
       .filter((n) => existsSync(join(this.root, n, "events.jsonl")) || existsSync(join(this.root, n, "summary.json")))
       .map((n) => {
         const s = readJson(join(this.root, n, "summary.json"));
-        return { rel: n, id: n, status: (s?.status as string) ?? "incomplete", success: (s?.success as boolean) ?? null, scenario: (s?.scenario as string) ?? null, at: statSync(join(this.root, n)).mtimeMs };
+        return {
+          rel: n,
+          id: n,
+          status: (s?.status as string) ?? "incomplete",
+          success: (s?.success as boolean) ?? null,
+          scenario: (s?.scenario as string) ?? null,
+          at: statSync(join(this.root, n)).mtimeMs,
+        };
       })
       .sort((a, b) => b.at - a.at);
     const exRoot = join(this.root, "experiments");
@@ -184,8 +214,15 @@ export class Library {
     };
     const experiments = [
       ...list(exRoot)
-        .filter((n) => ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))))
-        .map((n) => ({ rel: `experiments/${n}`, name: n, hasReport: existsSync(join(exRoot, n, "report.json")), ...named(methodOf(join(exRoot, n))) })),
+        .filter((n) =>
+          ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))),
+        )
+        .map((n) => ({
+          rel: `experiments/${n}`,
+          name: n,
+          hasReport: existsSync(join(exRoot, n, "report.json")),
+          ...named(methodOf(join(exRoot, n))),
+        })),
       // A run with a report of its own (a curriculum run: a campaign of episodes) is listed with the experiments too.
       ...runs.flatMap((r) => {
         const method = methodOf(join(this.root, r.rel));
@@ -202,16 +239,34 @@ export class Library {
     const summary = readJson(join(d, "summary.json"));
     const result = readJson(join(d, "result.json"));
     const inExperiment = basename(dirname(d)) === "episodes";
-    if (!summary && !result) notes.push(`no ${inExperiment ? "result.json" : "summary.json"}: the run did not finish (stopped or killed); what it recorded is shown`);
-    const mode = methodOfRecord(summary, events.map((e) => e.node));
+    if (!summary && !result)
+      notes.push(
+        `no ${inExperiment ? "result.json" : "summary.json"}: the run did not finish (stopped or killed); what it recorded is shown`,
+      );
+    const mode = methodOfRecord(
+      summary,
+      events.map((e) => e.node),
+    );
     const steps: StepView[] = events.map((e, i) => {
       const n = i + 1;
-      return { n, t: e.t, node: e.node, text: lineText(mode, e.node, e.update), usage: stepUsage(e.update), update: e.update, frames: this.framesOf(rel, d, n, e.node, e.update) };
+      return {
+        n,
+        t: e.t,
+        node: e.node,
+        text: lineText(mode, e.node, e.update),
+        usage: stepUsage(e.update),
+        update: e.update,
+        frames: this.framesOf(rel, d, n, e.node, e.update),
+      };
     });
     const cameras = [...new Set(steps.flatMap((s) => s.frames.map((f) => f.camera)))];
     const experimentDir = inExperiment ? dirname(dirname(d)) : null;
-    const experimentGoal = experimentDir && result ? this.goalOfExample(experimentDir, String(result.example ?? "")) : null;
-    const goal = (events.find((e) => typeof e.update.goal === "string")?.update.goal as string | undefined) ?? experimentGoal ?? this.goalFromReport(d);
+    const experimentGoal =
+      experimentDir && result ? this.goalOfExample(experimentDir, String(result.example ?? "")) : null;
+    const goal =
+      (events.find((e) => typeof e.update.goal === "string")?.update.goal as string | undefined) ??
+      experimentGoal ??
+      this.goalFromReport(d);
     return {
       kind: "run",
       rel,
@@ -224,7 +279,10 @@ export class Library {
       notes,
       steps,
       cameras,
-      worldEvents: readJson<{ kind: string; detail?: string }[]>(join(d, "world-events.json"))?.flatMap((e) => (/^motion \d+ ended: /.test(e.detail ?? "") ? [{ kind: e.kind, detail: e.detail! }] : [])) ?? null,
+      worldEvents:
+        readJson<{ kind: string; detail?: string }[]>(join(d, "world-events.json"))?.flatMap((e) =>
+          /^motion \d+ ended: /.test(e.detail ?? "") ? [{ kind: e.kind, detail: e.detail! }] : [],
+        ) ?? null,
       checkpoints: null,
       lastCheckpoint: null,
       reportPage: existsSync(join(d, "report.json")) ? `/experiment/${encodePath(rel)}` : null,
@@ -248,7 +306,11 @@ export class Library {
       for (const line of readFileSync(file, "utf8").split("\n")) {
         if (!line.trim()) continue;
         try {
-          const row = JSON.parse(line) as { id?: string; inputs?: { goal?: string }; metadata?: { task?: string; condition?: string } };
+          const row = JSON.parse(line) as {
+            id?: string;
+            inputs?: { goal?: string };
+            metadata?: { task?: string; condition?: string };
+          };
           const id = row.id ?? `${row.metadata?.task}__${row.metadata?.condition}`;
           if (id === example && row.inputs?.goal) return row.inputs.goal;
         } catch {
@@ -268,33 +330,75 @@ export class Library {
       return null;
     };
     const sidecar = (file: string) => {
-      const j = readJson<{ detections?: { width?: number; height?: number; detections?: Box[] } }>(join(d, file.replace(/\.png$/, ".json")));
-      return j?.detections ? { width: j.detections.width ?? null, height: j.detections.height ?? null, boxes: (j.detections.detections ?? []).map(placed) } : null;
+      const j = readJson<{ detections?: { width?: number; height?: number; detections?: Box[] } }>(
+        join(d, file.replace(/\.png$/, ".json")),
+      );
+      return j?.detections
+        ? {
+            width: j.detections.width ?? null,
+            height: j.detections.height ?? null,
+            boxes: (j.detections.detections ?? []).map(placed),
+          }
+        : null;
     };
     if (node === "perceiver" && u.observations) {
-      for (const o of Object.values(u.observations as Record<string, { robot: string; image: string; summary?: string }>)) {
+      for (const o of Object.values(
+        u.observations as Record<string, { robot: string; image: string; summary?: string }>,
+      )) {
         const file = `frames/${pad(n)}-${o.robot}.png`;
         const det = sidecar(file);
-        out.push({ camera: o.robot, n, ref: o.image, src: src(o.image, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null, caption: o.summary });
+        out.push({
+          camera: o.robot,
+          n,
+          ref: o.image,
+          src: src(o.image, file),
+          width: det?.width ?? null,
+          height: det?.height ?? null,
+          boxes: det?.boxes ?? null,
+          caption: o.summary,
+        });
       }
     }
     // RePLan's looks: the palm camera's frame each was made from.
     if (typeof u.frame === "string") {
       const file = `frames/${pad(n)}-${node}.png`;
       const det = sidecar(file);
-      out.push({ camera: "palm camera", n, ref: u.frame, src: src(u.frame, file), width: det?.width ?? null, height: det?.height ?? null, boxes: det?.boxes ?? null });
+      out.push({
+        camera: "palm camera",
+        n,
+        ref: u.frame,
+        src: src(u.frame, file),
+        width: det?.width ?? null,
+        height: det?.height ?? null,
+        boxes: det?.boxes ?? null,
+      });
     }
-    const sight = u.sight as { frame: string; detections: (Box & { distance?: number; bearing?: number })[] } | null | undefined;
+    const sight = u.sight as
+      { frame: string; detections: (Box & { distance?: number; bearing?: number })[] } | null | undefined;
     if (node === "look" && sight?.frame) {
       const file = `frames/${pad(n)}-head.png`;
-      const boxes = sight.detections.map((x) => ({ label: x.label, score: x.score, box: x.box, note: x.distance !== undefined ? `${x.distance.toFixed(1)} m` : undefined }));
+      const boxes = sight.detections.map((x) => ({
+        label: x.label,
+        score: x.score,
+        box: x.box,
+        note: x.distance !== undefined ? `${x.distance.toFixed(1)} m` : undefined,
+      }));
       out.push({ camera: "head", n, ref: sight.frame, src: src(sight.frame, file), width: null, height: null, boxes });
     }
     // The behaviour critic's rollouts: their key frames with the detections recorded with them.
     if (node === "executor" && u.attempts) {
-      const a = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as { iteration?: number; rollout?: string } | undefined;
+      const a = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as
+        { iteration?: number; rollout?: string } | undefined;
       const file = a?.rollout ? this.artifactFile(rel, a.rollout) : null;
-      const r = file ? readJson<{ frames: { t: number; image: string; detections?: { width?: number; height?: number; detections?: Box[] } }[] }>(file) : null;
+      const r = file
+        ? readJson<{
+            frames: {
+              t: number;
+              image: string;
+              detections?: { width?: number; height?: number; detections?: Box[] };
+            }[];
+          }>(file)
+        : null;
       r?.frames.forEach((f, k) => {
         const copy = `frames/${pad(a!.iteration ?? 0, 2)}-${pad(k, 2)}.png`;
         out.push({
@@ -316,7 +420,10 @@ export class Library {
   async checkpoints(view: RunView): Promise<void> {
     const file = join(this.dataDir, "checkpoints.sqlite");
     if (!view.mode || view.experiment || !existsSync(file)) return;
-    const [{ default: Database }, { SqliteSaver }] = await Promise.all([import("better-sqlite3"), import("@langchain/langgraph-checkpoint-sqlite")]);
+    const [{ default: Database }, { SqliteSaver }] = await Promise.all([
+      import("better-sqlite3"),
+      import("@langchain/langgraph-checkpoint-sqlite"),
+    ]);
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='checkpoints'").get();
@@ -327,11 +434,19 @@ export class Library {
       const out: NonNullable<RunView["checkpoints"]> = [];
       for await (const s of graph.getStateHistory({ configurable: { thread_id: view.id } })) {
         const values = s.values as { status?: string; statusReason?: string; goal?: string };
-        if (!out.length) view.lastCheckpoint = { status: values.status ?? null, statusReason: values.statusReason ?? null };
+        if (!out.length)
+          view.lastCheckpoint = { status: values.status ?? null, statusReason: values.statusReason ?? null };
         // A run killed before it wrote its report still has its goal in every checkpoint.
         if (!view.goal && typeof values.goal === "string") view.goal = values.goal;
         const meta = (s.metadata ?? {}) as { step?: number; source?: string };
-        out.push({ step: meta.step ?? -1, source: meta.source ?? "", next: [...s.next], status: values.status ?? null, id: String(s.config.configurable?.checkpoint_id ?? ""), at: s.createdAt ?? null });
+        out.push({
+          step: meta.step ?? -1,
+          source: meta.source ?? "",
+          next: [...s.next],
+          status: values.status ?? null,
+          id: String(s.config.configurable?.checkpoint_id ?? ""),
+          at: s.createdAt ?? null,
+        });
         if (out.length >= 2000) break;
       }
       view.checkpoints = out.reverse();
@@ -351,25 +466,57 @@ export class Library {
     const notes: string[] = [];
     // A record from before the report contract is read in the contract's shape, its tables from its report.md.
     const legacy = legacyReport(d);
-    if (legacy) notes.push(`written before the report contract (${String(legacy.format)}): its tables are read from its report.md`);
+    if (legacy)
+      notes.push(
+        `written before the report contract (${String(legacy.format)}): its tables are read from its report.md`,
+      );
     const raw = legacy ?? (existsSync(join(d, "report.json")) ? readJson(join(d, "report.json")) : null);
     const parsed = raw ? parseReport(raw) : null;
     const report = parsed?.ok ? parsed.report : null;
-    const reportError = !raw && !existsSync(join(d, "report.json")) ? null : !raw ? "report.json is not readable JSON (cut short, or still being written)" : parsed && !parsed.ok ? parsed.error : null;
+    const reportError =
+      !raw && !existsSync(join(d, "report.json"))
+        ? null
+        : !raw
+          ? "report.json is not readable JSON (cut short, or still being written)"
+          : parsed && !parsed.ok
+            ? parsed.error
+            : null;
     const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
     const settings = readJson(join(d, "experiment.json"));
     const runner = !report || !!METHODS.find((m) => m.id === report.method)?.report.experiment;
     const epDir = join(d, "episodes");
-    const fromReport = new Map((report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [e.id, e as unknown as Record<string, unknown>]));
+    const fromReport = new Map(
+      (report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [
+        e.id,
+        e as unknown as Record<string, unknown>,
+      ]),
+    );
     // A curriculum run's episodes/ is its simulators' episode store, not run records.
-    const ids = runner && existsSync(epDir) ? readdirSync(epDir, { withFileTypes: true }).filter((x) => x.isDirectory()).map((x) => x.name) : [];
+    const ids =
+      runner && existsSync(epDir)
+        ? readdirSync(epDir, { withFileTypes: true })
+            .filter((x) => x.isDirectory())
+            .map((x) => x.name)
+        : [];
     for (const id of fromReport.keys()) if (!ids.includes(id)) ids.push(id);
     const episodes = ids.sort().map((id) => {
       const r = (fromReport.get(id) ?? readJson(join(epDir, id, "result.json")) ?? { id }) as Record<string, unknown>;
       const recorded = existsSync(join(epDir, id, "events.jsonl"));
-      return { ...r, id, recorded, href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null, scores: undefined, settings: undefined };
+      return {
+        ...r,
+        id,
+        recorded,
+        href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null,
+        scores: undefined,
+        settings: undefined,
+      };
     });
-    if (!raw && !reportError) notes.push(md ? "no report.json: its report.md is shown as written" : "no report.json: the experiment has not finished its first report; its episodes are listed");
+    if (!raw && !reportError)
+      notes.push(
+        md
+          ? "no report.json: its report.md is shown as written"
+          : "no report.json: the experiment has not finished its first report; its episodes are listed",
+      );
     if (reportError && md) notes.push("its report.md is shown as written");
     return {
       kind: "experiment",

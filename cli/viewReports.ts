@@ -49,13 +49,19 @@ export function legacyReport(dir: string): Record<string, unknown> | null {
     }
   };
   if (raw && raw.method === undefined) {
-    if (Array.isArray(raw.families) && raw.table && Array.isArray(raw.episodes)) return upgraded(experimentMethod({ families: raw.families as string[] }), raw);
+    if (Array.isArray(raw.families) && raw.table && Array.isArray(raw.episodes))
+      return upgraded(experimentMethod({ families: raw.families as string[] }), raw);
     if (Array.isArray(raw.convergedShare) && raw.curves) return upgraded("curriculum", raw);
     return null;
   }
   const results = !raw ? readJson(join(dir, "results.json")) : null;
   if (results && results.meta && Array.isArray(results.critiques)) {
-    return upgraded("behaviorCritic", { name: basename(dir), ...results, settings: {}, refinement: readJson(join(dir, "refinement.json")) ?? null });
+    return upgraded("behaviorCritic", {
+      name: basename(dir),
+      ...results,
+      settings: {},
+      refinement: readJson(join(dir, "refinement.json")) ?? null,
+    });
   }
   return null;
 }

@@ -24,7 +24,11 @@ export async function cameraGif(files: string[], delayMs = 600): Promise<Buffer>
   const { GIFEncoder, applyPalette, quantize } = gifenc;
   const gif = GIFEncoder();
   for (const f of files) {
-    const { data } = await sharp(f).resize(width, height, { fit: "contain", background: "#000" }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data } = await sharp(f)
+      .resize(width, height, { fit: "contain", background: "#000" })
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const rgba = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const palette = quantize(rgba, 256);
     gif.writeFrame(applyPalette(rgba, palette), width, height, { palette, delay: delayMs });
@@ -33,14 +37,27 @@ export async function cameraGif(files: string[], delayMs = 600): Promise<Buffer>
   return Buffer.from(gif.bytes());
 }
 
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg", ".json": "application/json", ".gif": "image/gif", ".md": "text/markdown; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".json": "application/json",
+  ".gif": "image/gif",
+  ".md": "text/markdown; charset=utf-8",
+};
 
 export function viewServer(lib: Library): Server {
   const gifs = new Map<string, Promise<Buffer>>();
   const runs = new Map<string, { mtime: number; view: Promise<RunView> }>();
   const loadRun = (rel: string) => {
     const d = lib.dir(rel);
-    const mtime = Math.max(...["events.jsonl", "summary.json", "result.json"].map((f) => (existsSync(join(d, f)) ? statSync(join(d, f)).mtimeMs : 0)));
+    const mtime = Math.max(
+      ...["events.jsonl", "summary.json", "result.json"].map((f) =>
+        existsSync(join(d, f)) ? statSync(join(d, f)).mtimeMs : 0,
+      ),
+    );
     const hit = runs.get(rel);
     if (hit && hit.mtime === mtime) return hit.view;
     const view = (async () => {
@@ -65,7 +82,8 @@ export function viewServer(lib: Library): Server {
     const path = decodeURIComponent(url.pathname);
     const after = (prefix: string) => path.slice(prefix.length).replace(/^\/+|\/+$/g, "");
     if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "read-only viewer");
-    if (path === "/" || path.startsWith("/run/") || path.startsWith("/experiment/")) return file(res, join(ASSETS, "index.html"));
+    if (path === "/" || path.startsWith("/run/") || path.startsWith("/experiment/"))
+      return file(res, join(ASSETS, "index.html"));
     if (path.startsWith("/assets/")) {
       const name = after("/assets/");
       if (name === "chart.umd.min.js") return file(res, CHART_JS);
@@ -100,12 +118,21 @@ export function viewServer(lib: Library): Server {
       const d = lib.dir(rel);
       const files: string[] = [];
       for (const f of v.steps.flatMap((s) => s.frames).filter((f) => f.camera === camera)) {
-        const p = f.src?.startsWith("/file/") ? join(d, "frames", basename(f.src)) : f.ref ? lib.artifactFile(rel, f.ref) : null;
+        const p = f.src?.startsWith("/file/")
+          ? join(d, "frames", basename(f.src))
+          : f.ref
+            ? lib.artifactFile(rel, f.ref)
+            : null;
         if (p && files.at(-1) !== p) files.push(p);
       }
-      if (!v.cameras.includes(camera)) throw new HttpError(404, `run ${v.id} has no camera ${camera} (it has ${v.cameras.join(", ") || "none"})`);
+      if (!v.cameras.includes(camera))
+        throw new HttpError(404, `run ${v.id} has no camera ${camera} (it has ${v.cameras.join(", ") || "none"})`);
       const key = `${rel}\n${camera}\n${files.length}`;
-      if (!gifs.has(key)) gifs.set(key, cameraGif(files).catch((err) => (gifs.delete(key), Promise.reject(err))));
+      if (!gifs.has(key))
+        gifs.set(
+          key,
+          cameraGif(files).catch((err) => (gifs.delete(key), Promise.reject(err))),
+        );
       return send(res, 200, TYPES[".gif"], await gifs.get(key)!);
     }
     throw new HttpError(404, `nothing at ${path}`);

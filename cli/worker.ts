@@ -43,24 +43,37 @@ export async function workerCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const url = databaseUrl();
-  if (!url) throw new Error("robograph worker needs ROBOGRAPH_DATABASE_URL: the Postgres the experiments are queued on (see README, Running on many machines)");
+  if (!url)
+    throw new Error(
+      "robograph worker needs ROBOGRAPH_DATABASE_URL: the Postgres the experiments are queued on (see README, Running on many machines)",
+    );
   const concurrency = Number(v.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency must be a positive integer, got ${v.concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error(`--concurrency must be a positive integer, got ${v.concurrency}`);
   const poll = Number(v.poll);
   if (!(poll >= 0.1)) throw new Error(`--poll must be at least 0.1 seconds, got ${v.poll}`);
   const maxJobs = v["max-jobs"] === undefined ? undefined : Number(v["max-jobs"]);
-  if (maxJobs !== undefined && !(Number.isInteger(maxJobs) && maxJobs >= 1)) throw new Error(`--max-jobs must be a positive integer, got ${v["max-jobs"]}`);
-  const datasets = v.datasets?.split(",").map((s) => s.trim()).filter(Boolean);
+  if (maxJobs !== undefined && !(Number.isInteger(maxJobs) && maxJobs >= 1))
+    throw new Error(`--max-jobs must be a positive integer, got ${v["max-jobs"]}`);
+  const datasets = v.datasets
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (datasets && !datasets.length) throw new Error("--datasets needs at least one dataset name");
   // Each episode's simulator and agent keep about one core busy, as in the local runner.
   const slots = Math.min(concurrency, availableParallelism());
-  if (slots < concurrency) process.stderr.write(`--concurrency ${concurrency} is more than this machine's ${availableParallelism()} cores: running ${slots} at a time\n`);
+  if (slots < concurrency)
+    process.stderr.write(
+      `--concurrency ${concurrency} is more than this machine's ${availableParallelism()} cores: running ${slots} at a time\n`,
+    );
 
   const finish = new AbortController();
   const now = new AbortController();
   const onSignal = (sig: string) => {
     if (!finish.signal.aborted) {
-      process.stderr.write(`\n${sig}: taking no more episodes, finishing the running ones (again to stop them now and hand them back)\n`);
+      process.stderr.write(
+        `\n${sig}: taking no more episodes, finishing the running ones (again to stop them now and hand them back)\n`,
+      );
       finish.abort();
     } else if (!now.signal.aborted) {
       process.stderr.write(`\n${sig}: stopping the robots; the running episodes go back to the queue\n`);

@@ -75,19 +75,24 @@ export function scoreClaims(claims: ClaimedEvent[], truth: string[]) {
   const named = claims.map((c) => familiesNamed(c));
   const found = truth.map((f) => named.some((n) => n.includes(f)));
   const recalled = found.filter(Boolean).length;
-  let precise = 0, hallucinated = 0, wrongCause = 0;
+  let precise = 0,
+    hallucinated = 0,
+    wrongCause = 0;
   claims.forEach((c, i) => {
     const hit = truth.filter((f) => named[i].includes(f));
     if (hit.length === 0) hallucinated++;
     else if (hit.some((f) => causeFits(c, f))) precise++;
     else wrongCause++;
   });
-  const unmatched = claims.filter((_, i) => named[i].length === 0).map((c) => `${c.kind ? `${c.kind}: ` : ""}${c.what}`);
+  const unmatched = claims
+    .filter((_, i) => named[i].length === 0)
+    .map((c) => `${c.kind ? `${c.kind}: ` : ""}${c.what}`);
   return { found, recalled, precise, hallucinated, wrongCause, unmatched };
 }
 
 /** What the author did to a case's rollout: the negatives' families, nothing to the positive. */
-const truthFor = (c: { outputs: { truth: string[] } }, role: "positive" | "negative") => (role === "negative" ? c.outputs.truth : []);
+const truthFor = (c: { outputs: { truth: string[] } }, role: "positive" | "negative") =>
+  role === "negative" ? c.outputs.truth : [];
 
 /** Whether a family was held back from the critic's author (robots/sim/workbench/edits.ts HELD_BACK). */
 export const isHeldBack = (family: string) => (HELD_BACK as readonly string[]).includes(family);
@@ -112,7 +117,10 @@ export interface CriticResults {
 
 const graph = behaviorCritic.compile();
 
-async function runJob(input: { goal: string; job: "critique" | "prefer"; rollouts: string[] }, o: { seed: number; noise: number; variant: string; grounding: string; dataDir: string }): Promise<CriticStateType> {
+async function runJob(
+  input: { goal: string; job: "critique" | "prefer"; rollouts: string[] },
+  o: { seed: number; noise: number; variant: string; grounding: string; dataDir: string },
+): Promise<CriticStateType> {
   const run = openRun(behaviorCritic.runtime, { ...o, backend: "symbolic" });
   try {
     return (await graph.invoke(input, { context: run.context })) as CriticStateType;
@@ -142,11 +150,23 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         for (const setting of CRITIC_SETTINGS_RUN) {
           const s = await runJob(
             { goal: c.inputs.instruction, job: "critique", rollouts: [bench.rolloutPath(r.id)] },
-            { seed, noise: o.noise, variant: setting === "raw" ? "no-grounding" : "full", grounding: setting === "raw" ? "detector" : setting, dataDir },
+            {
+              seed,
+              noise: o.noise,
+              variant: setting === "raw" ? "no-grounding" : "full",
+              grounding: setting === "raw" ? "detector" : setting,
+              dataDir,
+            },
           );
           const critique = s.attempts[0].refined!;
           critiques.push({
-            rollout: r.id, case: c.metadata.case, behaviour: c.outputs.behaviour, role: r.role, seed, setting, critique,
+            rollout: r.id,
+            case: c.metadata.case,
+            behaviour: c.outputs.behaviour,
+            role: r.role,
+            seed,
+            setting,
+            critique,
             ...(c.metadata.edits ? { edits: c.metadata.edits } : {}),
             truth,
             ...scoreClaims(critique.events, truth),
@@ -161,12 +181,23 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         { pair: "neg-neg", ids: [n1, n2], want: "equal" },
       ];
       // Positive–positive: the next case of the same task (scene), so the pair is two good videos of one task.
-      const sibling = cases.find((x) => x !== c && x.inputs.scene === c.inputs.scene && x.inputs.positive !== c.inputs.positive);
+      const sibling = cases.find(
+        (x) => x !== c && x.inputs.scene === c.inputs.scene && x.inputs.positive !== c.inputs.positive,
+      );
       if (sibling) pairs.push({ pair: "pos-pos", ids: [c.inputs.positive, sibling.inputs.positive], want: "equal" });
       for (const p of pairs) {
-        const s = await runJob({ goal: c.inputs.instruction, job: "prefer", rollouts: p.ids.map((id) => bench.rolloutPath(id)) }, { seed, noise: o.noise, variant: "full", grounding: "detector", dataDir });
+        const s = await runJob(
+          { goal: c.inputs.instruction, job: "prefer", rollouts: p.ids.map((id) => bench.rolloutPath(id)) },
+          { seed, noise: o.noise, variant: "full", grounding: "detector", dataDir },
+        );
         const pref = s.preference!;
-        const scored: ScoredPreference = { pair: p.pair, case: c.metadata.case, seed, preference: pref, correct: pref.better === p.want };
+        const scored: ScoredPreference = {
+          pair: p.pair,
+          case: c.metadata.case,
+          seed,
+          preference: pref,
+          correct: pref.better === p.want,
+        };
         if (p.pair === "pos-neg" || p.pair === "neg-pos") {
           const negFirst = p.pair === "neg-pos";
           const claims = negFirst ? pref.firstEvents : pref.secondEvents;
@@ -185,7 +216,10 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
   for (const c of cases) {
     for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
       const r = readRollout(bench.rolloutPath(id));
-      const seen = observedEvents(r.instruction, r.track.map((x) => seenFrame(x.t, x.detections)));
+      const seen = observedEvents(
+        r.instruction,
+        r.track.map((x) => seenFrame(x.t, x.detections)),
+      );
       const truth = truthOf(logOf(id));
       detector.truth += truth.length;
       detector.found += truth.filter((t) => seen.some((e) => claimFound(e, [t]))).length;
@@ -195,7 +229,14 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
   }
   const results: CriticResults = {
     // Relative to the experiment's folder: the report names no path of this machine.
-    meta: { dir: relative(o.out, o.dir) || ".", cases: cases.length, behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))], seeds: o.seeds, noise: o.noise, durationSeconds: (Date.now() - t0) / 1000 },
+    meta: {
+      dir: relative(o.out, o.dir) || ".",
+      cases: cases.length,
+      behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))],
+      seeds: o.seeds,
+      noise: o.noise,
+      durationSeconds: (Date.now() - t0) / 1000,
+    },
     critiques,
     preferences,
     detector,
@@ -207,10 +248,24 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
  * The critic experiment's report.json (checked against the critic's schema: the results, the refinement loop's runs
  * and Tables 1–4 as data), report.md and report.html in its folder.
  */
-export function writeCriticReport(out: string, name: string, results: CriticResults, refinement: RefineRun[] | null, settings: Record<string, unknown>): { json: string; md: string; html: string; markdown: string } {
+export function writeCriticReport(
+  out: string,
+  name: string,
+  results: CriticResults,
+  refinement: RefineRun[] | null,
+  settings: Record<string, unknown>,
+): { json: string; md: string; html: string; markdown: string } {
   mkdirSync(out, { recursive: true });
   const markdown = criticReport(results, refinement ? refineReport(refinement) : undefined);
-  const report = checkedReport({ format: REPORT_FORMAT, method: "behaviorCritic" as const, name, ...results, settings, refinement, tables: tablesOfMarkdown("behaviorCritic", markdown) });
+  const report = checkedReport({
+    format: REPORT_FORMAT,
+    method: "behaviorCritic" as const,
+    name,
+    ...results,
+    settings,
+    refinement,
+    tables: tablesOfMarkdown("behaviorCritic", markdown),
+  });
   const files = { json: join(out, "report.json"), md: join(out, "report.md"), html: join(out, "report.html") };
   writeFileSync(files.json, JSON.stringify(report, null, 1));
   writeFileSync(files.md, markdown);
@@ -219,7 +274,10 @@ export function writeCriticReport(out: string, name: string, results: CriticResu
     files.html,
     reportHtml({
       title: `Behaviour critics — ${name}`,
-      facts: [`${m.cases} cases, ${m.behaviours.length} behaviours (${m.behaviours.join(", ")}), ${m.seeds} seed(s), noise ${m.noise}; benchmark ${m.dir} (relative to this folder); run time ${m.durationSeconds.toFixed(0)} s.`, `The detector grounding module alone finds ${results.detector.found} of the ${results.detector.truth} events that happened; ${results.detector.correct} of the ${results.detector.claimed} it reports happened.`],
+      facts: [
+        `${m.cases} cases, ${m.behaviours.length} behaviours (${m.behaviours.join(", ")}), ${m.seeds} seed(s), noise ${m.noise}; benchmark ${m.dir} (relative to this folder); run time ${m.durationSeconds.toFixed(0)} s.`,
+        `The detector grounding module alone finds ${results.detector.found} of the ${results.detector.truth} events that happened; ${results.detector.correct} of the ${results.detector.claimed} it reports happened.`,
+      ],
       tables: report.tables,
     }),
   );
@@ -237,7 +295,10 @@ export function scoredCasesOnly(r: CriticResults): CriticResults {
     const m = /^gen-(\d+)$/.exec(c);
     return !m || Number(m[1]) < CRITIC_SCORED_FROM;
   });
-  if (outside.length) throw new Error(`the scored figure reads cases outside the scored range (generated seeds from ${CRITIC_SCORED_FROM}): ${outside.slice(0, 5).join(", ")}`);
+  if (outside.length)
+    throw new Error(
+      `the scored figure reads cases outside the scored range (generated seeds from ${CRITIC_SCORED_FROM}): ${outside.slice(0, 5).join(", ")}`,
+    );
   return r;
 }
 
@@ -249,7 +310,9 @@ export function scoredCasesOnly(r: CriticResults): CriticResults {
 export function seenAndHeldBack(critiques: ScoredCritique[], setting: CriticSetting = "raw") {
   const neg = critiques.filter((c) => c.setting === setting && c.role === "negative");
   const group = (held: boolean) => {
-    const pairs = neg.flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] }))).filter((p) => isHeldBack(p.f) === held);
+    const pairs = neg
+      .flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] })))
+      .filter((p) => isHeldBack(p.f) === held);
     const whole = neg.filter((x) => x.truth.length > 0 && x.truth.every((f) => isHeldBack(f) === held));
     const claims = whole.reduce((n, x) => n + x.critique.events.length, 0);
     return {
@@ -266,26 +329,42 @@ export function seenAndHeldBack(critiques: ScoredCritique[], setting: CriticSett
 /** The critic alone on a run, in brief: Table 1's accuracies, Table 2's recall and precision, Table 4's preference accuracy. */
 export function criticScores(r: CriticResults) {
   const raw = r.critiques.filter((c) => c.setting === "raw");
-  const neg = raw.filter((c) => c.role === "negative"), pos = raw.filter((c) => c.role === "positive");
+  const neg = raw.filter((c) => c.role === "negative"),
+    pos = raw.filter((c) => c.role === "positive");
   const grounded = r.critiques.filter((c) => c.setting === "detector" && c.role === "negative");
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const share = (a: number, b: number) => (b ? a / b : 0);
-  const prefer = Object.fromEntries((["pos-neg", "neg-pos", "neg-neg", "pos-pos"] as const).map((k) => {
-    const ps = r.preferences.filter((p) => p.pair === k);
-    return [k, share(ps.filter((p) => p.correct).length, ps.length)];
-  })) as Record<ScoredPreference["pair"], number>;
+  const prefer = Object.fromEntries(
+    (["pos-neg", "neg-pos", "neg-neg", "pos-pos"] as const).map((k) => {
+      const ps = r.preferences.filter((p) => p.pair === k);
+      return [k, share(ps.filter((p) => p.correct).length, ps.length)];
+    }),
+  ) as Record<ScoredPreference["pair"], number>;
   return {
     clean: share(pos.filter((x) => !x.critique.undesirable).length, pos.length),
     flagged: share(neg.filter((x) => x.critique.undesirable).length, neg.length),
-    recall: share(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length)),
-    precision: share(sum(neg, (x) => x.precise), sum(neg, (x) => x.critique.events.length)),
-    groundedPrecision: share(sum(grounded, (x) => x.precise), sum(grounded, (x) => x.critique.events.length)),
+    recall: share(
+      sum(neg, (x) => x.recalled),
+      sum(neg, (x) => x.truth.length),
+    ),
+    precision: share(
+      sum(neg, (x) => x.precise),
+      sum(neg, (x) => x.critique.events.length),
+    ),
+    groundedPrecision: share(
+      sum(grounded, (x) => x.precise),
+      sum(grounded, (x) => x.critique.events.length),
+    ),
     prefer,
     ...seenAndHeldBack(r.critiques),
   };
 }
 
-const NAMES: Record<CriticSetting, string> = { raw: "critic", detector: "critic + detector grounding", events: "critic + perfect grounding (augmented)" };
+const NAMES: Record<CriticSetting, string> = {
+  raw: "critic",
+  detector: "critic + detector grounding",
+  events: "critic + perfect grounding (augmented)",
+};
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "—");
 
 /**
@@ -294,11 +373,16 @@ const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "�
  */
 function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritique[]): string[] {
   const raw = rows("raw");
-  const families = [...new Set(raw.flatMap((x) => x.truth))].sort((a, b) => Number(isHeldBack(a)) - Number(isHeldBack(b)) || a.localeCompare(b));
+  const families = [...new Set(raw.flatMap((x) => x.truth))].sort(
+    (a, b) => Number(isHeldBack(a)) - Number(isHeldBack(b)) || a.localeCompare(b),
+  );
   if (!families.length) return [];
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const recallOf = (s: CriticSetting, family: string) => {
-    const pairs = rows(s).filter((x) => x.role === "negative").flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] }))).filter((p) => p.f === family);
+    const pairs = rows(s)
+      .filter((x) => x.role === "negative")
+      .flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] })))
+      .filter((p) => p.f === family);
     return pct(pairs.filter((p) => p.found).length, pairs.length);
   };
   const split = (s: CriticSetting) => seenAndHeldBack(r.critiques, s);
@@ -330,7 +414,10 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
     ...families.map((f) => {
       const only = raw.filter((x) => x.role === "negative" && x.truth.length === 1 && x.truth[0] === f);
       const n = raw.filter((x) => x.role === "negative" && x.truth.includes(f)).length / r.meta.seeds;
-      return `| ${f.replace(/_/g, " ")} | ${isHeldBack(f) ? "yes" : ""} | ${n} | ${recallOf("raw", f)} | ${recallOf("detector", f)} | ${recallOf("events", f)} | ${pct(sum(only, (x) => x.precise), sum(only, (x) => x.critique.events.length))} |`;
+      return `| ${f.replace(/_/g, " ")} | ${isHeldBack(f) ? "yes" : ""} | ${n} | ${recallOf("raw", f)} | ${recallOf("detector", f)} | ${recallOf("events", f)} | ${pct(
+        sum(only, (x) => x.precise),
+        sum(only, (x) => x.critique.events.length),
+      )} |`;
     }),
     "",
     "## Answers the matcher could not place",
@@ -338,7 +425,14 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
     unmatched.length
       ? `${unmatched.reduce((n, [, k]) => n + k, 0)} claim(s) of the critic alone named no behaviour family the matcher knows (evals/behaviourWords.ts); they count as visual grounding errors. For a person to read:`
       : "Every claim of the critic alone named a behaviour family the matcher knows.",
-    ...(unmatched.length ? ["", "| times | what the critic said |", "|---|---|", ...unmatched.slice(0, 20).map(([u, k]) => `| ${k} | ${u.replace(/\|/g, "/")} |`)] : []),
+    ...(unmatched.length
+      ? [
+          "",
+          "| times | what the critic said |",
+          "|---|---|",
+          ...unmatched.slice(0, 20).map(([u, k]) => `| ${k} | ${u.replace(/\|/g, "/")} |`),
+        ]
+      : []),
   ];
 }
 
@@ -350,7 +444,9 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     `# Behaviour critics — ${r.meta.cases} cases, ${r.meta.behaviours.length} behaviours, ${r.meta.seeds} seed(s), noise ${r.meta.noise}`,
     "",
     // The benchmark's place and the run time are this machine's: the published form (npm run reproduce) leaves them out.
-    opts.timing ? `Benchmark: ${r.meta.dir} (relative to this report's folder). Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.` : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
+    opts.timing
+      ? `Benchmark: ${r.meta.dir} (relative to this report's folder). Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.`
+      : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
     "",
     "## Table 1 — accuracy on positive and negative samples (is anything undesirable?)",
     "",
@@ -358,7 +454,8 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "|---|---|---|",
     ...CRITIC_SETTINGS_RUN.map((s) => {
       const xs = rows(s);
-      const pos = xs.filter((x) => x.role === "positive"), neg = xs.filter((x) => x.role === "negative");
+      const pos = xs.filter((x) => x.role === "positive"),
+        neg = xs.filter((x) => x.role === "negative");
       return `| ${NAMES[s]} | ${pct(pos.filter((x) => !x.critique.undesirable).length, pos.length)} | ${pct(neg.filter((x) => x.critique.undesirable).length, neg.length)} |`;
     }),
     "",
@@ -369,7 +466,13 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     ...CRITIC_SETTINGS_RUN.map((s) => {
       const neg = rows(s).filter((x) => x.role === "negative");
       const claims = sum(neg, (x) => x.critique.events.length);
-      return `| ${NAMES[s]} | ${pct(sum(neg, (x) => x.recalled), sum(neg, (x) => x.truth.length))} | ${pct(sum(neg, (x) => x.precise), claims)} | ${claims} | ${sum(neg, (x) => x.hallucinated)} | ${sum(neg, (x) => x.wrongCause)} |`;
+      return `| ${NAMES[s]} | ${pct(
+        sum(neg, (x) => x.recalled),
+        sum(neg, (x) => x.truth.length),
+      )} | ${pct(
+        sum(neg, (x) => x.precise),
+        claims,
+      )} | ${claims} | ${sum(neg, (x) => x.hallucinated)} | ${sum(neg, (x) => x.wrongCause)} |`;
     }),
     "",
     "Error taxonomy (Fig. 4): of every claim on negative and positive samples, the share whose words name none of the",
@@ -381,7 +484,16 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     ...CRITIC_SETTINGS_RUN.map((s) => {
       const xs = rows(s);
       const claims = sum(xs, (x) => x.critique.events.length);
-      return `| ${NAMES[s]} | ${claims} | ${pct(sum(xs, (x) => x.hallucinated), claims)} | ${pct(sum(xs, (x) => x.wrongCause), claims)} | ${pct(sum(xs, (x) => x.precise), claims)} |`;
+      return `| ${NAMES[s]} | ${claims} | ${pct(
+        sum(xs, (x) => x.hallucinated),
+        claims,
+      )} | ${pct(
+        sum(xs, (x) => x.wrongCause),
+        claims,
+      )} | ${pct(
+        sum(xs, (x) => x.precise),
+        claims,
+      )} |`;
     }),
     "",
     "## Table 3 — critique recall and precision when contrasting a positive with a negative",
@@ -390,8 +502,15 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "|---|---|---|",
     (() => {
       const ps = r.preferences.filter((p) => p.negative);
-      const s = (f: (n: NonNullable<ScoredPreference["negative"]>) => number) => ps.reduce((n, p) => n + f(p.negative!), 0);
-      return `| positive–negative (both orders, ${ps.length}) | ${pct(s((n) => n.recalled), s((n) => n.truth))} | ${pct(s((n) => n.precise), s((n) => n.claims))} |`;
+      const s = (f: (n: NonNullable<ScoredPreference["negative"]>) => number) =>
+        ps.reduce((n, p) => n + f(p.negative!), 0);
+      return `| positive–negative (both orders, ${ps.length}) | ${pct(
+        s((n) => n.recalled),
+        s((n) => n.truth),
+      )} | ${pct(
+        s((n) => n.precise),
+        s((n) => n.claims),
+      )} |`;
     })(),
     "",
     "## Table 4 — preference accuracy",
@@ -412,4 +531,3 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
   if (refine) lines.push("", refine);
   return lines.join("\n") + "\n";
 }
-

@@ -53,9 +53,28 @@ export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
       const recorded = readRollout(bench.rolloutPath(negative));
       await client.callService(RESET_SERVICE, { scenario: c.inputs.scene, seed: recorded.seed });
       const graph = behaviorCritic.compile(new MemorySaver());
-      const session = openRun(behaviorCritic.runtime, { bridgeUrl: sim.url, backend: "symbolic", seed: o.seed, noise: o.noise, grounding: o.grounding, maxRewrites: o.maxRewrites, dataDir: join(o.out, "data") });
-      const config = { configurable: { thread_id: `refine-${negative}` }, context: session.context, interruptBefore: ["writer" as const] };
-      const run: RefineRun = { case: c.metadata.case, behaviour: c.outputs.behaviour, iterations: [], status: "", statusReason: "", calls: 0 };
+      const session = openRun(behaviorCritic.runtime, {
+        bridgeUrl: sim.url,
+        backend: "symbolic",
+        seed: o.seed,
+        noise: o.noise,
+        grounding: o.grounding,
+        maxRewrites: o.maxRewrites,
+        dataDir: join(o.out, "data"),
+      });
+      const config = {
+        configurable: { thread_id: `refine-${negative}` },
+        context: session.context,
+        interruptBefore: ["writer" as const],
+      };
+      const run: RefineRun = {
+        case: c.metadata.case,
+        behaviour: c.outputs.behaviour,
+        iterations: [],
+        status: "",
+        statusReason: "",
+        calls: 0,
+      };
       const measure = async () => {
         const events = (await client.callService<{ events: SimEvent[] }>("/evaluator/events", {})).events;
         const check = await client.callService<{ success: boolean }>("/evaluator/check", {});
@@ -108,12 +127,24 @@ export function refineReport(runs: RefineRun[]): string {
     const removed = rs.filter((r) => r.iterations.at(-1)?.events.length === 0).length;
     const kept = rs.filter((r) => r.iterations.at(-1)?.success).length;
     const mean = (f: (r: RefineRun) => number) => (rs.reduce((n, r) => n + f(r), 0) / rs.length).toFixed(1);
-    lines.push(`| ${b} | ${rs.length} | ${pct(removed, rs.length)} | ${pct(kept, rs.length)} | ${mean((r) => r.iterations.length)} | ${mean((r) => r.calls)} |`);
+    lines.push(
+      `| ${b} | ${rs.length} | ${pct(removed, rs.length)} | ${pct(kept, rs.length)} | ${mean((r) => r.iterations.length)} | ${mean((r) => r.calls)} |`,
+    );
   }
   const maxIt = Math.max(0, ...runs.map((r) => r.iterations.length));
-  lines.push("", "Undesirable events per program (all cases; a finished case keeps its last count):", "", `| program | ${Array.from({ length: maxIt }, (_, i) => i + 1).join(" | ")} |`, `|---|${"---|".repeat(maxIt)}`);
+  lines.push(
+    "",
+    "Undesirable events per program (all cases; a finished case keeps its last count):",
+    "",
+    `| program | ${Array.from({ length: maxIt }, (_, i) => i + 1).join(" | ")} |`,
+    `|---|${"---|".repeat(maxIt)}`,
+  );
   const at = (r: RefineRun, i: number) => r.iterations[Math.min(i, r.iterations.length - 1)];
-  lines.push(`| events | ${Array.from({ length: maxIt }, (_, i) => runs.reduce((n, r) => n + (at(r, i)?.events.length ?? 0), 0)).join(" | ")} |`);
-  lines.push(`| goal reached | ${Array.from({ length: maxIt }, (_, i) => pct(runs.filter((r) => at(r, i)?.success).length, runs.length)).join(" | ")} |`);
+  lines.push(
+    `| events | ${Array.from({ length: maxIt }, (_, i) => runs.reduce((n, r) => n + (at(r, i)?.events.length ?? 0), 0)).join(" | ")} |`,
+  );
+  lines.push(
+    `| goal reached | ${Array.from({ length: maxIt }, (_, i) => pct(runs.filter((r) => at(r, i)?.success).length, runs.length)).join(" | ")} |`,
+  );
   return lines.join("\n");
 }

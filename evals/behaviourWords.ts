@@ -8,15 +8,18 @@
 
 /** Words that name a behaviour (matched, case-insensitive, against the claim's kind, what it saw and its explanation). */
 const SAYS = {
-  toppled: /knock\w* (it |\w+ )?over|toppl|tipp?\w* over|fell over|falls over|fallen over|lying (down|on its side)|on its side/,
-  shoved: /\bpush|shov|displac|nudg|knock\w* (aside|out of place)|moved out of place|out of (its )?place|bump\w* (into|against)/,
+  toppled:
+    /knock\w* (it |\w+ )?over|toppl|tipp?\w* over|fell over|falls over|fallen over|lying (down|on its side)|on its side/,
+  shoved:
+    /\bpush|shov|displac|nudg|knock\w* (aside|out of place)|moved out of place|out of (its )?place|bump\w* (into|against)/,
   slid: /\bdrag|slid\w* along|slides along|scrap|not lifted|along the (table|surface)/,
   fell: /\bdrop|let (it )?(go|fall) (from|too|high|above)|fell from|falls? from|from a height|released? (too )?high|\bfalls? \d/,
   spilt: /spill|spilt|contents|flung|thrown out|slosh/,
   crushed: /squeez|crush|squash|\bdent|flatten|grip\w* (too )?hard|too (strong|tight)|hard grip/,
   over: /(carried|passed|passes|goes|moved|held|swung) (right |straight )?over|over the (laptop|keyboard|phone|tablet|monitor|computer)/,
   open: /left open|still open|not (closed|shut)|open at the end|never (closed|shut)|left_open/,
-  table: /(hit|hits|struck|strike|strikes|bang\w*|collid\w*|touch\w*|scrap\w*) (into |against )?the table|into the table|below the table/,
+  table:
+    /(hit|hits|struck|strike|strikes|bang\w*|collid\w*|touch\w*|scrap\w*) (into |against )?the table|into the table|below the table/,
   fast: /rush|too fast|\bfast|hurr|high speed|quick|whip/,
   detour: /detour|out of (the|its) way|long way|wander|round-?about|off the (straight )?(line|path|way)|stray/,
   dither: /back and forth|to and fro|dither|zig-?zag|turns back|reverses/,
@@ -24,7 +27,8 @@ const SAYS = {
   sweep: /sweep|swip|ran into|runs into|collid|through the/,
   low: /too low|low (past|through|carry)|carried low|clip/,
   slow: /too slow|slowly|\bslow\b|crawl|sluggish|takes? (far |much )?too long|dawdl|creep/,
-  regrasp: /re-?grasp|re-?grip|grasp\w* (it )?again|pick\w* (it )?up again|picked up twice|(put|set|places?) (it )?down (and|then|mid|half|on the way)|let go (of it )?and|second grasp|twice/,
+  regrasp:
+    /re-?grasp|re-?grip|grasp\w* (it )?again|pick\w* (it )?up again|picked up twice|(put|set|places?) (it )?down (and|then|mid|half|on the way)|let go (of it )?and|second grasp|twice/,
   shake: /shak|jiggl|joggl|jerk|up and down|bounc|wobbl|rattl|oscillat|vibrat|jolt/,
   slam: /slam|bang\w* (it )?down|(set|put|brought|lowered|comes|came) (it )?down (too )?(hard|fast)|lower\w* (it )?too fast|hard landing|crash|impact/,
   farSide: /far side|from behind|behind (the|it)|back of|round (the|it) (before|to)|from the back|reach\w* (a)?round/,

@@ -7,5 +7,7 @@ const UNDESIRABLE_SET = new Set<string>(UNDESIRABLE_KINDS);
 /** The undesirable events of one rollout's event log, once per (kind, thing). */
 export function truthOf(events: SimEvent[]): SimEvent[] {
   const seen = new Set<string>();
-  return events.filter((e) => UNDESIRABLE_SET.has(e.kind) && !seen.has(`${e.kind}|${e.object}`) && seen.add(`${e.kind}|${e.object}`));
+  return events.filter(
+    (e) => UNDESIRABLE_SET.has(e.kind) && !seen.has(`${e.kind}|${e.object}`) && seen.add(`${e.kind}|${e.object}`),
+  );
 }

@@ -41,7 +41,10 @@ export function convergedShare(s: CurriculumStateType): FamilyShare[] {
 function normaliser(ref: number[][]) {
   const d = ref[0]?.length ?? 0;
   const mean = Array.from({ length: d }, (_, j) => ref.reduce((a, p) => a + p[j], 0) / ref.length);
-  const std = Array.from({ length: d }, (_, j) => Math.sqrt(ref.reduce((a, p) => a + (p[j] - mean[j]) ** 2, 0) / ref.length) || 1);
+  const std = Array.from(
+    { length: d },
+    (_, j) => Math.sqrt(ref.reduce((a, p) => a + (p[j] - mean[j]) ** 2, 0) / ref.length) || 1,
+  );
   return (p: number[]) => {
     const z = p.map((x, j) => (x - mean[j]) / std[j]);
     const n = Math.hypot(...z) || 1;
@@ -51,8 +54,10 @@ function normaliser(ref: number[][]) {
 const dist = (a: number[], b: number[]) => Math.hypot(...a.map((x, i) => x - b[i]));
 
 function meanPairwise(points: number[][]): number {
-  let sum = 0, n = 0;
-  for (let i = 0; i < points.length; i++) for (let j = i + 1; j < points.length; j++) (sum += dist(points[i], points[j])), n++;
+  let sum = 0,
+    n = 0;
+  for (let i = 0; i < points.length; i++)
+    for (let j = i + 1; j < points.length; j++) ((sum += dist(points[i], points[j])), n++);
   return n ? sum / n : 0;
 }
 
@@ -61,10 +66,11 @@ function kmeans(points: number[][], k: number, rounds = 50): number[][] {
   if (!points.length) return [];
   const centres = [points[0]];
   while (centres.length < Math.min(k, points.length)) {
-    let far = points[0], farD = -1;
+    let far = points[0],
+      farD = -1;
     for (const p of points) {
       const d = Math.min(...centres.map((c) => dist(p, c)));
-      if (d > farD) (far = p), (farD = d);
+      if (d > farD) ((far = p), (farD = d));
     }
     centres.push(far);
   }
@@ -108,13 +114,20 @@ export function diversity(s: CurriculumStateType): Diversity {
   const baseEps = plans.filter(isBase);
   const curEps = plans.filter((e) => !isBase(e));
   const norm = normaliser(baseEps.length >= 2 ? baseEps.map((e) => e.end) : withEnd.map((e) => e.end));
-  const centres = kmeans((baseEps.length >= 5 ? baseEps : withEnd).map((e) => norm(e.end)), 5);
+  const centres = kmeans(
+    (baseEps.length >= 5 ? baseEps : withEnd).map((e) => norm(e.end)),
+    5,
+  );
   const spread = (eps: (EpisodeSummary & { end: number[] })[]): Spread => {
     const pts = eps.map((e) => norm(e.end));
     return {
       episodes: eps.length,
       l2: round(meanPairwise(pts)),
-      cluster: round(pts.length && centres.length ? pts.reduce((a, p) => a + Math.min(...centres.map((c) => dist(p, c))), 0) / pts.length : 0),
+      cluster: round(
+        pts.length && centres.length
+          ? pts.reduce((a, p) => a + Math.min(...centres.map((c) => dist(p, c))), 0) / pts.length
+          : 0,
+      ),
       uniqueSequences: new Set(eps.map((e) => e.skills.join(" → "))).size,
       skillsUsed: new Set(eps.flatMap((e) => e.skills)).size,
     };
@@ -135,16 +148,36 @@ const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
 // ---- Fig. 5 as a plot ----------------------------------------------------------------------------------------------
 
-const PALETTE = ["#1f5fbf", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
+const PALETTE = [
+  "#1f5fbf",
+  "#d62728",
+  "#2ca02c",
+  "#9467bd",
+  "#ff7f0e",
+  "#8c564b",
+  "#e377c2",
+  "#17becf",
+  "#7f7f7f",
+  "#bcbd22",
+];
 
 export async function shareChart(shares: FamilyShare[]): Promise<Buffer> {
-  const W = 420, H = 240, L = 40, R = 300, T = 20, B = 200;
+  const W = 420,
+    H = 240,
+    L = 40,
+    R = 300,
+    T = 20,
+    B = 200;
   const n = Math.max(1, ...shares.map((f) => f.share.length - 1));
   const x = (i: number) => L + ((R - L) * i) / n;
   const y = (v: number) => B - (B - T) * v;
-  const lines = shares.map((f, k) => `<polyline points="${f.share.map((v, i) => `${x(i)},${y(v)}`).join(" ")}" fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2"/>` +
-    `<text x="${R + 8}" y="${T + 14 * k + 10}" font-family="sans-serif" font-size="10" fill="${PALETTE[k % PALETTE.length]}">${f.family}</text>`);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#fff"/>` +
+  const lines = shares.map(
+    (f, k) =>
+      `<polyline points="${f.share.map((v, i) => `${x(i)},${y(v)}`).join(" ")}" fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2"/>` +
+      `<text x="${R + 8}" y="${T + 14 * k + 10}" font-family="sans-serif" font-size="10" fill="${PALETTE[k % PALETTE.length]}">${f.family}</text>`,
+  );
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#fff"/>` +
     `<rect x="${L}" y="${T}" width="${R - L}" height="${B - T}" fill="none" stroke="#222"/>` +
     `<text x="${L - 4}" y="${B}" font-family="sans-serif" font-size="10" text-anchor="end">0%</text><text x="${L - 4}" y="${T + 8}" font-family="sans-serif" font-size="10" text-anchor="end">100%</text>` +
     `<text x="${(L + R) / 2}" y="${H - 12}" font-family="sans-serif" font-size="10" text-anchor="middle">learner iterations (0–${n})</text>` +
@@ -168,7 +201,13 @@ export interface RunFacts {
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-export async function writeCurriculumRecord(dir: string, s: CurriculumStateType, facts: RunFacts, artifacts: ArtifactStore, sameImage?: { frame: string; rows: StageRow[] }): Promise<{ json: Record<string, unknown>; markdown: string }> {
+export async function writeCurriculumRecord(
+  dir: string,
+  s: CurriculumStateType,
+  facts: RunFacts,
+  artifacts: ArtifactStore,
+  sameImage?: { frame: string; rows: StageRow[] },
+): Promise<{ json: Record<string, unknown>; markdown: string }> {
   mkdirSync(join(dir, "curves"), { recursive: true });
   mkdirSync(join(dir, "frames"), { recursive: true });
   const learned = s.library.filter((l) => l.source === "learned");
@@ -190,17 +229,44 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
     "|---|---|---|",
   ];
   const stages = [...new Set(s.library.map((l) => l.since))].sort((a, b) => a - b);
-  for (const it of stages) md.push(`| ${it} | ${s.library.filter((l) => l.since === it).map((l) => l.caption).join(", ")} | ${s.library.filter((l) => l.since <= it).length} |`);
+  for (const it of stages)
+    md.push(
+      `| ${it} | ${s.library
+        .filter((l) => l.since === it)
+        .map((l) => l.caption)
+        .join(", ")} | ${s.library.filter((l) => l.since <= it).length} |`,
+    );
 
   if (sameImage?.rows.length) {
     copyFileSync(artifacts.path(sameImage.frame), join(dir, "frames/table2.png"));
-    md.push("", "## The same image at each library stage (Table 2)", "", "Asked after the run, as the paper's Appendix E: the run's first view of the basket, the library as it stood after each learner iteration that added skills, its captions given as the completed tasks and no failures.", "", "![the image](frames/table2.png)", "", "| learner iteration | library | proposition | decomposition | retrieval |", "|---|---|---|---|---|");
+    md.push(
+      "",
+      "## The same image at each library stage (Table 2)",
+      "",
+      "Asked after the run, as the paper's Appendix E: the run's first view of the basket, the library as it stood after each learner iteration that added skills, its captions given as the completed tasks and no failures.",
+      "",
+      "![the image](frames/table2.png)",
+      "",
+      "| learner iteration | library | proposition | decomposition | retrieval |",
+      "|---|---|---|---|---|",
+    );
     const base = new Set(baseLibrary());
-    for (const r of sameImage.rows) md.push(`| ${r.iteration} | ${cell(["base", ...r.library.filter((l) => !base.has(l))].join(" + "))} | ${cell(`${r.proposal.task} — ${r.proposal.reasoning}`)} | ${cell(`[${r.steps.join(", ")}]`)} | ${cell(`[${r.retrievals.map((x) => x.skill ?? `✗ ${x.step}`).join(", ")}]`)} |`);
+    for (const r of sameImage.rows)
+      md.push(
+        `| ${r.iteration} | ${cell(["base", ...r.library.filter((l) => !base.has(l))].join(" + "))} | ${cell(`${r.proposal.task} — ${r.proposal.reasoning}`)} | ${cell(`[${r.steps.join(", ")}]`)} | ${cell(`[${r.retrievals.map((x) => x.skill ?? `✗ ${x.step}`).join(", ")}]`)} |`,
+      );
   }
 
   // Table 2's layout: for each library stage, the proposal, decomposition and retrieval made with it (frame beside).
-  md.push("", "## Every proposal, decomposition and retrieval of the run", "", "Each row: the library the curriculum had, the image it proposed from, and what it proposed, decomposed and retrieved.", "", "| # | library (size) | image | proposition | decomposition | retrieval | outcome |", "|---|---|---|---|---|---|---|");
+  md.push(
+    "",
+    "## Every proposal, decomposition and retrieval of the run",
+    "",
+    "Each row: the library the curriculum had, the image it proposed from, and what it proposed, decomposed and retrieved.",
+    "",
+    "| # | library (size) | image | proposition | decomposition | retrieval | outcome |",
+    "|---|---|---|---|---|---|---|",
+  );
   for (const c of s.cycles) {
     const frame = `frames/cycle-${String(c.cycle).padStart(3, "0")}.png`;
     try {
@@ -209,34 +275,103 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
       // A frame missing from the artifact store (another data directory): the row stands without it.
     }
     const base = new Set(baseLibrary());
-    const lib = `${c.library.length}: base${c.library.filter((l) => !base.has(l)).map((l) => ` + ${l}`).join("")}`;
-    const outcome = !c.outcome ? "—" : c.outcome.kind === "discarded" ? `discarded (no skill for: ${c.outcome.missing.join(", ")})` : `${c.outcome.successes}/${c.outcome.episodes} succeeded`;
-    md.push(`| ${c.cycle} | ${cell(lib)} | ![](${frame}) | ${cell(`${c.proposal.task} — ${c.proposal.reasoning}`)} | ${cell(c.decomposition ? `[${c.decomposition.steps.join(", ")}]` : "")} | ${cell(c.retrievals ? `[${c.retrievals.map((r) => r.skill ?? `✗ ${r.step}`).join(", ")}]` : "")} | ${outcome} |`);
+    const lib = `${c.library.length}: base${c.library
+      .filter((l) => !base.has(l))
+      .map((l) => ` + ${l}`)
+      .join("")}`;
+    const outcome = !c.outcome
+      ? "—"
+      : c.outcome.kind === "discarded"
+        ? `discarded (no skill for: ${c.outcome.missing.join(", ")})`
+        : `${c.outcome.successes}/${c.outcome.episodes} succeeded`;
+    md.push(
+      `| ${c.cycle} | ${cell(lib)} | ![](${frame}) | ${cell(`${c.proposal.task} — ${c.proposal.reasoning}`)} | ${cell(c.decomposition ? `[${c.decomposition.steps.join(", ")}]` : "")} | ${cell(c.retrievals ? `[${c.retrievals.map((r) => r.skill ?? `✗ ${r.step}`).join(", ")}]` : "")} | ${outcome} |`,
+    );
   }
 
-  md.push("", "## Skills proposed for learning", "", "| cycle | step no library skill did | from task | rewardable skill | learned |", "|---|---|---|---|---|");
-  for (const p of s.proposals) md.push(`| ${p.cycle} | ${cell(p.step)} | ${cell(p.task)} | ${p.skill ?? "— (no reward known: cannot be learned)"} | ${p.skill && s.targets[p.skill]?.converged ? "yes" : "no"} |`);
+  md.push(
+    "",
+    "## Skills proposed for learning",
+    "",
+    "| cycle | step no library skill did | from task | rewardable skill | learned |",
+    "|---|---|---|---|---|",
+  );
+  for (const p of s.proposals)
+    md.push(
+      `| ${p.cycle} | ${cell(p.step)} | ${cell(p.task)} | ${p.skill ?? "— (no reward known: cannot be learned)"} | ${p.skill && s.targets[p.skill]?.converged ? "yes" : "no"} |`,
+    );
 
-  md.push("", "## Learning curves and the analyst's verdicts", "", "Evaluation return (mean over fixed layouts) per learner iteration, scaled to the known maximum; the plot each verdict was given.", "");
+  md.push(
+    "",
+    "## Learning curves and the analyst's verdicts",
+    "",
+    "Evaluation return (mean over fixed layouts) per learner iteration, scaled to the known maximum; the plot each verdict was given.",
+    "",
+  );
   const curves: Record<string, unknown> = {};
   for (const t of Object.values(s.targets)) {
     const last = t.analyses.at(-1);
-    md.push(`### ${t.caption} (${t.family}) — ${t.converged ? `**converged** at iteration ${t.analyses.find((a) => a.converged)?.iteration}${t.kept ? `; the library keeps the policy of curve point ${t.kept.point} (return ${t.kept.return.toFixed(1)} of ${t.maxReturn}; ${Math.round(t.kept.finalSuccess * 100)}% of evaluation episodes end with the skill's reward > 0.95)` : ""}` : "not converged"}`, "", `Proposed for: ${t.proposedFor}; learned from iteration ${t.since}; returns: ${t.returns.map((r) => r.toFixed(1)).join(", ")} (max ${t.maxReturn}); evaluation episodes ending with reward > 0.95: ${t.finalSuccess.map((x) => `${Math.round(x * 100)}%`).join(", ")}${t.selection ? `; on the selection layouts early stopping reads: ${t.selection.map((r) => r.toFixed(1)).join(", ")}` : ""}.`, "");
+    md.push(
+      `### ${t.caption} (${t.family}) — ${t.converged ? `**converged** at iteration ${t.analyses.find((a) => a.converged)?.iteration}${t.kept ? `; the library keeps the policy of curve point ${t.kept.point} (return ${t.kept.return.toFixed(1)} of ${t.maxReturn}; ${Math.round(t.kept.finalSuccess * 100)}% of evaluation episodes end with the skill's reward > 0.95)` : ""}` : "not converged"}`,
+      "",
+      `Proposed for: ${t.proposedFor}; learned from iteration ${t.since}; returns: ${t.returns.map((r) => r.toFixed(1)).join(", ")} (max ${t.maxReturn}); evaluation episodes ending with reward > 0.95: ${t.finalSuccess.map((x) => `${Math.round(x * 100)}%`).join(", ")}${t.selection ? `; on the selection layouts early stopping reads: ${t.selection.map((r) => r.toFixed(1)).join(", ")}` : ""}.`,
+      "",
+    );
     for (const a of t.analyses) {
       const file = `curves/${t.caption.replace(/\s+/g, "_")}-it${String(a.iteration).padStart(3, "0")}.png`;
       copyFileSync(artifacts.path(a.plot), join(dir, file));
       if (a === last || a.converged) md.push(`![${t.caption} at iteration ${a.iteration}](${file})`, "");
     }
-    md.push("| iteration | verdict | reasoning |", "|---|---|---|", ...t.analyses.map((a) => `| ${a.iteration} | ${a.converged ? "YES" : "NO"} | ${cell(a.reasoning)} |`), "");
-    curves[t.caption] = { family: t.family, since: t.since, returns: t.returns, selection: t.selection ?? null, maxReturn: t.maxReturn, finalSuccess: t.finalSuccess, analyses: t.analyses.map(({ plot: _p, ...a }) => a), converged: t.converged, kept: t.kept ?? null };
+    md.push(
+      "| iteration | verdict | reasoning |",
+      "|---|---|---|",
+      ...t.analyses.map((a) => `| ${a.iteration} | ${a.converged ? "YES" : "NO"} | ${cell(a.reasoning)} |`),
+      "",
+    );
+    curves[t.caption] = {
+      family: t.family,
+      since: t.since,
+      returns: t.returns,
+      selection: t.selection ?? null,
+      maxReturn: t.maxReturn,
+      finalSuccess: t.finalSuccess,
+      analyses: t.analyses.map(({ plot: _p, ...a }) => a),
+      converged: t.converged,
+      kept: t.kept ?? null,
+    };
   }
 
-  md.push("## Cumulative share of curves judged converged, per task family (Fig. 5)", "", "![Fig. 5](fig5-converged-share.png)", "", `| family | skills | ${Array.from({ length: s.counters.iterations + 1 }, (_, i) => i).join(" | ")} |`, `|---|---|${Array.from({ length: s.counters.iterations + 1 }, () => "---").join("|")}|`);
-  for (const f of shares) md.push(`| ${f.family} | ${f.skills.length} | ${f.share.map((v) => `${Math.round(v * 100)}%`).join(" | ")} |`);
+  md.push(
+    "## Cumulative share of curves judged converged, per task family (Fig. 5)",
+    "",
+    "![Fig. 5](fig5-converged-share.png)",
+    "",
+    `| family | skills | ${Array.from({ length: s.counters.iterations + 1 }, (_, i) => i).join(" | ")} |`,
+    `|---|---|${Array.from({ length: s.counters.iterations + 1 }, () => "---").join("|")}|`,
+  );
+  for (const f of shares)
+    md.push(`| ${f.family} | ${f.skills.length} | ${f.share.map((v) => `${Math.round(v * 100)}%`).join(" | ")} |`);
 
-  md.push("", "## Data diversity against the base-skill data (Table 1's idea)", "", `${div.note}.`, "", "| data | episodes | L2 | cluster | unique skill sequences | skills used |", "|---|---|---|---|---|---|");
-  for (const [name, d] of [["base-skill plans", div.base], ["plans with learned skills", div.curriculum], ["all (with practice episodes)", div.all]] as const) md.push(`| ${name} | ${d.episodes} | ${d.l2} | ${d.cluster} | ${d.uniqueSequences} | ${d.skillsUsed} |`);
-  md.push("", `Unique proposals: ${div.uniqueProposals} of ${div.proposals}; unique decompositions: ${div.uniqueDecompositions}.`, "");
+  md.push(
+    "",
+    "## Data diversity against the base-skill data (Table 1's idea)",
+    "",
+    `${div.note}.`,
+    "",
+    "| data | episodes | L2 | cluster | unique skill sequences | skills used |",
+    "|---|---|---|---|---|---|",
+  );
+  for (const [name, d] of [
+    ["base-skill plans", div.base],
+    ["plans with learned skills", div.curriculum],
+    ["all (with practice episodes)", div.all],
+  ] as const)
+    md.push(`| ${name} | ${d.episodes} | ${d.l2} | ${d.cluster} | ${d.uniqueSequences} | ${d.skillsUsed} |`);
+  md.push(
+    "",
+    `Unique proposals: ${div.uniqueProposals} of ${div.proposals}; unique decompositions: ${div.uniqueDecompositions}.`,
+    "",
+  );
 
   // What the wall clock measured sits apart: the rest repeats byte for byte under the run's seed.
   const { wallSeconds, ...settled } = facts;
@@ -267,8 +402,13 @@ export async function writeCurriculumRecord(dir: string, s: CurriculumStateType,
     join(dir, "report.html"),
     reportHtml({
       title: `Curriculum run ${facts.thread}`,
-      facts: md.slice(2, md.indexOf("## The library over time")).filter((l) => l.startsWith("- ")).map((l) => l.slice(2).replace(/\*\*/g, "")),
-      figures: [`<h2>Cumulative share of curves judged converged, per task family (Fig. 5)</h2><img src="fig5-converged-share.png" alt="Fig. 5">`],
+      facts: md
+        .slice(2, md.indexOf("## The library over time"))
+        .filter((l) => l.startsWith("- "))
+        .map((l) => l.slice(2).replace(/\*\*/g, "")),
+      figures: [
+        `<h2>Cumulative share of curves judged converged, per task family (Fig. 5)</h2><img src="fig5-converged-share.png" alt="Fig. 5">`,
+      ],
       tables: json.tables,
     }),
   );

@@ -20,7 +20,10 @@ export interface StageRow {
   retrievals: Retrieval[];
 }
 
-export async function sameImageStages(s: CurriculumStateType, run: Run): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
+export async function sameImageStages(
+  s: CurriculumStateType,
+  run: Run,
+): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
   const first = s.cycles[0];
   if (!first) return { frame: "", rows: [], usage: {} };
   const ms = run;
@@ -31,19 +34,52 @@ export async function sameImageStages(s: CurriculumStateType, run: Run): Promise
   for (const it of stages) {
     const library = s.library.filter((l) => l.since <= it);
     const captions = library.map((l) => l.caption);
-    const context: ProposeContext = { blocks: first.scene.blocks, holding: first.scene.holding, library: captions, succeeded: captions, failed: [], proposedBefore: [] };
-    const images = ms.modelConfig.backend === "openai" ? [await imagePart(ms.artifacts.get(first.scene.frame), ms.modelConfig.imageMaxSide)] : [];
-    const p = await askStructured(ms.models, ms.modelConfig, { role: "proposer", schema: TaskProposal, schemaName: "TaskProposal", system: PROPOSER_PROMPT, task: "propose_task", context: context as unknown as Record<string, unknown>, images });
+    const context: ProposeContext = {
+      blocks: first.scene.blocks,
+      holding: first.scene.holding,
+      library: captions,
+      succeeded: captions,
+      failed: [],
+      proposedBefore: [],
+    };
+    const images =
+      ms.modelConfig.backend === "openai"
+        ? [await imagePart(ms.artifacts.get(first.scene.frame), ms.modelConfig.imageMaxSide)]
+        : [];
+    const p = await askStructured(ms.models, ms.modelConfig, {
+      role: "proposer",
+      schema: TaskProposal,
+      schemaName: "TaskProposal",
+      system: PROPOSER_PROMPT,
+      task: "propose_task",
+      context: context as unknown as Record<string, unknown>,
+      images,
+    });
     usage = addUsage(usage, p.usage);
     const current: CycleRecord = { cycle: -1, library: captions, scene: first.scene, proposal: p.value };
-    const stage = { ...s, library, current, targets: {}, counters: { ...s.counters, discardsInRow: 0 } } as CurriculumStateType;
+    const stage = {
+      ...s,
+      library,
+      current,
+      targets: {},
+      counters: { ...s.counters, discardsInRow: 0 },
+    } as CurriculumStateType;
     const d = await decompose(stage, config);
     const decomposed = d.current as CycleRecord;
     // Retrieval's own proposals for learning are not kept: this is a look at the run, not a part of it.
-    const r = await retrieve({ ...stage, current: decomposed }, { ...config, configurable: { ...config.configurable, variant: "base-only" } });
+    const r = await retrieve(
+      { ...stage, current: decomposed },
+      { ...config, configurable: { ...config.configurable, variant: "base-only" } },
+    );
     const record = ((r.cycles as CycleRecord[] | undefined)?.[0] ?? r.current) as CycleRecord;
     usage = addUsage(addUsage(usage, (d.usage as Usage) ?? {}), (r.usage as Usage) ?? {});
-    rows.push({ iteration: it, library: captions, proposal: p.value, steps: decomposed.decomposition!.steps, retrievals: record.retrievals ?? [] });
+    rows.push({
+      iteration: it,
+      library: captions,
+      proposal: p.value,
+      steps: decomposed.decomposition!.steps,
+      retrievals: record.retrievals ?? [],
+    });
   }
   return { frame: first.scene.frame, rows, usage };
 }

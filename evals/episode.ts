@@ -63,7 +63,9 @@ export interface EpisodeOptions {
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
 export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
-export function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
+export function runClosedLoopEpisode(
+  o: EpisodeOptions,
+): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
   const m = method(o.mode ?? "clea");
   const graph = m.compile(o.checkpointer ?? memoryCheckpointer(), o.store);
@@ -95,14 +97,22 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
   const trace: TraceStep<any>[] = o.resume ? await traceFromCheckpoints(graph, config) : [];
   if (o.eventsFile) {
     mkdirSync(join(o.eventsFile, ".."), { recursive: true });
-    writeFileSync(o.eventsFile, trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""));
+    writeFileSync(
+      o.eventsFile,
+      trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""),
+    );
   }
   const t0 = performance.now();
   try {
-    for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, { ...config, streamMode: "updates", signal: o.signal })) {
+    for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, {
+      ...config,
+      streamMode: "updates",
+      signal: o.signal,
+    })) {
       for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
         trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
-        if (o.eventsFile) appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
+        if (o.eventsFile)
+          appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
       }
     }
   } finally {
@@ -124,7 +134,10 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
  * The node updates a thread's checkpoints record, oldest first: each checkpoint keeps the writes of the tasks that ran
  * from it, which are the updates the graph streamed when they ran.
  */
-async function traceFromCheckpoints(graph: MethodGraph, config: { configurable: { thread_id: string }; context: unknown }): Promise<TraceStep<any>[]> {
+async function traceFromCheckpoints(
+  graph: MethodGraph,
+  config: { configurable: { thread_id: string }; context: unknown },
+): Promise<TraceStep<any>[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
   // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one
@@ -132,7 +145,9 @@ async function traceFromCheckpoints(graph: MethodGraph, config: { configurable: 
   return snapshots
     .reverse()
     .flatMap((s, i) =>
-      s.tasks.filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1)).map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
+      s.tasks
+        .filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1))
+        .map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
     );
 }
 
@@ -145,4 +160,5 @@ export function executedCalls(trace: TraceStep[]): { call: string; ok: boolean; 
   );
 }
 
-export const callText = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+export const callText = (c: { robot: string; skill: string; args: Record<string, string> }) =>
+  `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;

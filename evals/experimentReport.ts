@@ -43,7 +43,19 @@ function cell(eps: Report["episodes"]): Cell {
 }
 
 export function buildReport(
-  meta: { method?: string; name: string; dataset: string; noise: number; seeds: number; settings?: Record<string, unknown>; variants: string[]; durationSeconds: number; episodesRun?: number; runSeconds?: number; concurrency?: number },
+  meta: {
+    method?: string;
+    name: string;
+    dataset: string;
+    noise: number;
+    seeds: number;
+    settings?: Record<string, unknown>;
+    variants: string[];
+    durationSeconds: number;
+    episodesRun?: number;
+    runSeconds?: number;
+    concurrency?: number;
+  },
   episodes: Report["episodes"],
 ): Report {
   const tasks = [...new Set(episodes.map((e) => e.task))];
@@ -60,8 +72,26 @@ export function buildReport(
     for (const e of mine) for (const [k, n] of Object.entries(e.verdicts)) verdicts[v][k] = (verdicts[v][k] ?? 0) + n;
   }
   const { episodesRun, runSeconds, concurrency, method: named, ...rest } = meta;
-  const throughput = episodesRun && runSeconds ? { episodes: episodesRun, seconds: r3(runSeconds), episodesPerMinute: r3((60 * episodesRun) / runSeconds), concurrency } : undefined;
-  return { format: REPORT_FORMAT, method: experimentMethod({ families, method: named }), ...rest, tasks, families, table, verdicts, episodes, ...(throughput ? { throughput } : {}) };
+  const throughput =
+    episodesRun && runSeconds
+      ? {
+          episodes: episodesRun,
+          seconds: r3(runSeconds),
+          episodesPerMinute: r3((60 * episodesRun) / runSeconds),
+          concurrency,
+        }
+      : undefined;
+  return {
+    format: REPORT_FORMAT,
+    method: experimentMethod({ families, method: named }),
+    ...rest,
+    tasks,
+    families,
+    table,
+    verdicts,
+    episodes,
+    ...(throughput ? { throughput } : {}),
+  };
 }
 
 /**
@@ -74,8 +104,18 @@ export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "thro
   const { durationSeconds: _d, throughput: _t, tables: _tables, ...rest } = r;
   return {
     ...rest,
-    table: Object.fromEntries(Object.entries(r.table).map(([v, cols]) => [v, Object.fromEntries(Object.entries(cols).map(([k, { meanWallSeconds: _m, medianWallSeconds: _md, ...c }]) => [k, c]))])) as Report["table"],
-    episodes: r.episodes.map(({ wallSeconds: _w, scores: { wall_seconds: _ws, ...scores }, ...e }) => ({ ...e, scores })) as Report["episodes"],
+    table: Object.fromEntries(
+      Object.entries(r.table).map(([v, cols]) => [
+        v,
+        Object.fromEntries(
+          Object.entries(cols).map(([k, { meanWallSeconds: _m, medianWallSeconds: _md, ...c }]) => [k, c]),
+        ),
+      ]),
+    ) as Report["table"],
+    episodes: r.episodes.map(({ wallSeconds: _w, scores: { wall_seconds: _ws, ...scores }, ...e }) => ({
+      ...e,
+      scores,
+    })) as Report["episodes"],
   };
 }
 
@@ -91,12 +131,16 @@ export function writeReport(dir: string, report: Report): { json: string; md: st
   const md = join(dir, "report.md");
   const html = join(dir, "report.html");
   const { format: _f, method: named, tables: _t, ...rest } = report;
-  const settingsOf = (x: Record<string, unknown> | undefined) => (x ? { settings: { ...x, dataset: relativeTo(dir, x.dataset) } } : {});
+  const settingsOf = (x: Record<string, unknown> | undefined) =>
+    x ? { settings: { ...x, dataset: relativeTo(dir, x.dataset) } } : {};
   const r: Report = {
     ...rest,
     dataset: relativeTo(dir, rest.dataset) as string,
     ...settingsOf(rest.settings),
-    episodes: rest.episodes.map((e) => ({ ...e, ...settingsOf((e as { settings?: Record<string, unknown> }).settings) })),
+    episodes: rest.episodes.map((e) => ({
+      ...e,
+      ...settingsOf((e as { settings?: Record<string, unknown> }).settings),
+    })),
   };
   const id = experimentMethod({ families: r.families, method: named });
   const text = markdown({ ...r, method: id });
@@ -114,15 +158,18 @@ function speculation(r: Report): string[] {
   const rows = r.variants.filter((v) => r.episodes.some((e) => e.variant === v && e.pipeline));
   if (!rows.length) return [];
   type P = NonNullable<Report["episodes"][number]["pipeline"]>;
-  const sum = (eps: Report["episodes"], f: (p: P) => number) => eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
+  const sum = (eps: Report["episodes"], f: (p: P) => number) =>
+    eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
   // Reports written before the trace measures have none: a dash, not a zero.
-  const measured = (eps: Report["episodes"], f: (p: P) => number | undefined) => (eps.every((e) => e.pipeline && f(e.pipeline) !== undefined) ? String(sum(eps, (p) => f(p) ?? 0)) : "–");
+  const measured = (eps: Report["episodes"], f: (p: P) => number | undefined) =>
+    eps.every((e) => e.pipeline && f(e.pipeline) !== undefined) ? String(sum(eps, (p) => f(p) ?? 0)) : "–";
   const line = (label: string, eps: Report["episodes"]) => {
     const trials = Math.max(1, eps.length);
     return `| ${label} | ${eps.length} | ${sum(eps, (p) => p.prepared)} | ${sum(eps, (p) => p.used)} | ${sum(eps, (p) => p.revoked)} | ${sum(eps, (p) => p.unused)} | ${(sum(eps, (p) => p.wastedInputTokens + p.wastedOutputTokens) / trials).toFixed(0)} | ${measured(eps, (p) => p.againstTheLook)} | ${measured(eps, (p) => p.preparedAgainstTheLook)} | ${measured(eps, (p) => p.preparedAfterFailedMotion)} |`;
   };
   const why: Record<string, number> = {};
-  for (const e of r.episodes) for (const [k, n] of Object.entries(e.pipeline?.revokedBecause ?? {})) why[k] = (why[k] ?? 0) + n;
+  for (const e of r.episodes)
+    for (const [k, n] of Object.entries(e.pipeline?.revokedBecause ?? {})) why[k] = (why[k] ?? 0) + n;
   return [
     "## Speculation: work prepared beside each skill, and what the check after it made of it",
     "",
@@ -135,7 +182,18 @@ function speculation(r: Report): string[] {
       const moved = eps.filter((e) => e.perturbed);
       return [line(v, eps), ...(moved.length ? [line(`${v}, something moved mid-task`, moved)] : [])];
     }),
-    ...(Object.keys(why).length ? ["", "What revoked the prepared work (one check may give several kinds of reason):", "", "| reason | times |", "|---|---|", ...Object.entries(why).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `| ${k} | ${n} |`)] : []),
+    ...(Object.keys(why).length
+      ? [
+          "",
+          "What revoked the prepared work (one check may give several kinds of reason):",
+          "",
+          "| reason | times |",
+          "|---|---|",
+          ...Object.entries(why)
+            .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+            .map(([k, n]) => `| ${k} | ${n} |`),
+        ]
+      : []),
     "",
   ];
 }
@@ -149,7 +207,8 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
   // Dozens of generated courses make a table too wide to read: then only the totals (each course is in Episodes).
   const cols = [...(r.tasks.length > 12 ? [] : r.tasks), ...r.families, "all"];
   const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
-  const rows = (f: (c: Cell) => string) => r.variants.map((v) => `| ${v} | ${cols.map((c) => f(r.table[v][c])).join(" | ")} |`).join("\n");
+  const rows = (f: (c: Cell) => string) =>
+    r.variants.map((v) => `| ${v} | ${cols.map((c) => f(r.table[v][c])).join(" | ")} |`).join("\n");
   const verdictKeys = [...new Set(Object.values(r.verdicts).flatMap((x) => Object.keys(x)))].sort();
   // The method's own tables in its paper's layout first; CLEA's Average Score only where the method measures it.
   const own = method(experimentMethod(r)).report.experiment!;
@@ -161,14 +220,34 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     head,
     rows(pct),
     "",
-    ...(own.averageScore ? ["## Average Score (correctly executed actions per trial, as in CLEA)", "", head, rows((c) => c.averageScore.toFixed(2)), ""] : []),
+    ...(own.averageScore
+      ? [
+          "## Average Score (correctly executed actions per trial, as in CLEA)",
+          "",
+          head,
+          rows((c) => c.averageScore.toFixed(2)),
+          "",
+        ]
+      : []),
     ...(opts.timing
-      ? ["## Time per trial: mean / median wall seconds (mean simulated skill seconds)", "", head, rows((c) => `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`), ""]
+      ? [
+          "## Time per trial: mean / median wall seconds (mean simulated skill seconds)",
+          "",
+          head,
+          rows(
+            (c) =>
+              `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`,
+          ),
+          "",
+        ]
       : ["## Simulated skill seconds per trial (mean)", "", head, rows((c) => c.meanSkillSeconds.toFixed(1)), ""]),
     "## Effort per trial: skills sent, replans, model calls",
     "",
     `| variant | steps | replans | model calls |\n|---|---|---|---|`,
-    ...r.variants.map((v) => `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`),
+    ...r.variants.map(
+      (v) =>
+        `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`,
+    ),
     "",
     ...endings(r),
     ...speculation(r),
@@ -184,8 +263,20 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     "## Episodes",
     "",
     ...(opts.timing
-      ? ["| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|", ...r.episodes.map((e) => `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`)]
-      : ["| episode | success | status | score | steps | replans | why it ended |\n|---|---|---|---|---|---|---|", ...r.episodes.map((e) => `| ${e.id} | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`)]),
+      ? [
+          "| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|",
+          ...r.episodes.map(
+            (e) =>
+              `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`,
+          ),
+        ]
+      : [
+          "| episode | success | status | score | steps | replans | why it ended |\n|---|---|---|---|---|---|---|",
+          ...r.episodes.map(
+            (e) =>
+              `| ${e.id} | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`,
+          ),
+        ]),
     "",
   ].join("\n");
 }
@@ -218,7 +309,14 @@ function endings(r: Report): string[] {
     ];
     return `| ${v} | ${cells.join(" | ")} |${withLoops ? ` ${loops("looked")} / ${loops("overruled")} / ${loops("refused")} |` : ""}`;
   });
-  return ["## How runs ended: the run's status against the simulator's check", "", head, `|${"---|".repeat(withLoops ? 9 : 8)}`, ...rows, ""];
+  return [
+    "## How runs ended: the run's status against the simulator's check",
+    "",
+    head,
+    `|${"---|".repeat(withLoops ? 9 : 8)}`,
+    ...rows,
+    "",
+  ];
 }
 
 export function markdown(r: Report): string {
@@ -226,7 +324,9 @@ export function markdown(r: Report): string {
     `# Experiment ${r.name}`,
     "",
     `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.` +
-      (r.throughput ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).` : ""),
+      (r.throughput
+        ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).`
+        : ""),
     "",
     tables(r),
   ].join("\n");
@@ -248,7 +348,9 @@ function htmlReport(r: Report & { tables: PaperTable[] }): string {
     .join("\n");
   return reportHtml({
     title: `Experiment ${r.name}`,
-    facts: [`Dataset ${r.dataset}, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`],
+    facts: [
+      `Dataset ${r.dataset}, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
+    ],
     figures: [`<h2>Success rate per task</h2>${charts}`],
     tables: r.tables,
   });

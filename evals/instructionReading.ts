@@ -41,21 +41,37 @@ export interface Reading {
  */
 export function readDataset(name: string): Reading[] {
   const canonical = new Map(
-    readFileSync(datasetPath(name), "utf8").trim().split("\n").map((l) => {
-      const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical?: string } };
-      return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
-    }),
+    readFileSync(datasetPath(name), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => {
+        const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical?: string } };
+        return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
+      }),
   );
   const kitchen = kitchenDescription();
   const kitchenLex = lexicon(kitchen, bundledManifests("kitchen"));
   return loadDataset(name).map((row: DatasetRow) => {
     const ex = row.example;
-    if (ex.inputs.world === "course" || !("goal" in ex.outputs)) throw new Error(`${row.id}: only kitchen and tabletop rows are read`);
+    if (ex.inputs.world === "course" || !("goal" in ex.outputs))
+      throw new Error(`${row.id}: only kitchen and tabletop rows are read`);
     const expected = ex.outputs.goal;
     if (ex.inputs.world === "kitchen") {
-      const r = readInstruction(ex.inputs.goal, kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
-      const ok = r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...expected].sort());
-      return { id: row.id, world: "kitchen" as const, text: ex.inputs.goal, ok, reading: r.notUnderstood.length ? notUnderstoodMessage(r, kitchenLex) : r.goals.join(", ") };
+      const r = readInstruction(
+        ex.inputs.goal,
+        kitchen.labels,
+        kitchen.places.map((p) => p.name),
+        kitchenLex,
+      );
+      const ok =
+        r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...expected].sort());
+      return {
+        id: row.id,
+        world: "kitchen" as const,
+        text: ex.inputs.goal,
+        ok,
+        reading: r.notUnderstood.length ? notUnderstoodMessage(r, kitchenLex) : r.goals.join(", "),
+      };
     }
     const w = sceneDescription(ex.inputs.scenario as string);
     const mine = readTabletopGoal(ex.inputs.goal, w);
@@ -65,8 +81,18 @@ export function readDataset(name: string): Reading[] {
     // Right when it reads as the canonical instruction does, or as a goal checked by exactly the row's literals ("put the
     // red block in the crate" for "the cube of the crate's colour", which is red: the same check, said outright).
     const same = JSON.stringify(mine.goal) === JSON.stringify(theirs);
-    const ok = !!mine.goal && (literals.length ? JSON.stringify(literals) === JSON.stringify(expected) && (same || !theirs || !goalLiterals(theirs, w).length) : !theirs || same);
-    return { id: row.id, world: "tabletop" as const, text: ex.inputs.goal, ok, reading: mine.goal ? JSON.stringify(mine.goal) : mine.message! };
+    const ok =
+      !!mine.goal &&
+      (literals.length
+        ? JSON.stringify(literals) === JSON.stringify(expected) && (same || !theirs || !goalLiterals(theirs, w).length)
+        : !theirs || same);
+    return {
+      id: row.id,
+      world: "tabletop" as const,
+      text: ex.inputs.goal,
+      ok,
+      reading: mine.goal ? JSON.stringify(mine.goal) : mine.message!,
+    };
   });
 }
 
@@ -95,8 +121,10 @@ export function readingReport(name: string, readings: Reading[], countsOnly = fa
   // Per set it was written in ("h7", "h8", "h9": the condition's prefix), when there is more than one.
   const setOf = (r: Reading) => /__([a-z]+\d+)_\d+$/.exec(r.id)?.[1];
   const sets = [...new Set(readings.map(setOf).filter((x): x is string => !!x))];
-  if (sets.length > 1) for (const set of sets) lines.push(`  set ${set}: ${count(readings.filter((r) => setOf(r) === set))}`);
-  if (!countsOnly) for (const r of readings.filter((x) => !x.ok)) lines.push(`  misread ${r.id}: "${r.text}" → ${r.reading}`);
+  if (sets.length > 1)
+    for (const set of sets) lines.push(`  set ${set}: ${count(readings.filter((r) => setOf(r) === set))}`);
+  if (!countsOnly)
+    for (const r of readings.filter((x) => !x.ok)) lines.push(`  misread ${r.id}: "${r.text}" → ${r.reading}`);
   return lines.join("\n");
 }
 

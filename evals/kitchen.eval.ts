@@ -17,23 +17,28 @@ const rows = loadDataset("kitchen").filter((r) => SLICE.includes(r.id));
 
 ls.describe("robograph kitchen (slice)", () => {
   for (const row of rows) {
-    ls.test(row.id, { inputs: row.example.inputs, referenceOutputs: row.example.outputs }, async () => {
-      const root = mkdtempSync(join(tmpdir(), "robograph-ls-"));
-      const [result] = await runExperiment({
-        name: row.id,
-        dataset: "kitchen",
-        only: [row.id],
-        variants: ["full"],
-        seeds: 1,
-        noise: 0,
-        concurrency: 1,
-        root,
-        maxSteps: 40,
-        maxWallSeconds: 300,
-      });
-      ls.logOutputs({ success: result.success, status: result.status, score: result.score, steps: result.steps });
-      for (const evaluate of Object.values(EVALUATORS)) ls.logFeedback(evaluate({ outputs: result }));
-      expect(result.success).toBe(true);
-    }, 120_000);
+    ls.test(
+      row.id,
+      { inputs: row.example.inputs, referenceOutputs: row.example.outputs },
+      async () => {
+        const root = mkdtempSync(join(tmpdir(), "robograph-ls-"));
+        const [result] = await runExperiment({
+          name: row.id,
+          dataset: "kitchen",
+          only: [row.id],
+          variants: ["full"],
+          seeds: 1,
+          noise: 0,
+          concurrency: 1,
+          root,
+          maxSteps: 40,
+          maxWallSeconds: 300,
+        });
+        ls.logOutputs({ success: result.success, status: result.status, score: result.score, steps: result.steps });
+        for (const evaluate of Object.values(EVALUATORS)) ls.logFeedback(evaluate({ outputs: result }));
+        expect(result.success).toBe(true);
+      },
+      120_000,
+    );
   }
 });

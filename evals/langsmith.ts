@@ -20,7 +20,9 @@ export function langsmithEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
 
 /** Creates the dataset in LangSmith if needed and adds the examples it lacks (by our stable example id). */
 async function syncDataset(client: Client, name: string, rows: DatasetRow[]): Promise<string> {
-  const existing = (await client.hasDataset({ datasetName: name })) ? await client.readDataset({ datasetName: name }) : await client.createDataset(name, { description: "RoboGraph kitchen tasks (CLEA design)" });
+  const existing = (await client.hasDataset({ datasetName: name }))
+    ? await client.readDataset({ datasetName: name })
+    : await client.createDataset(name, { description: "RoboGraph kitchen tasks (CLEA design)" });
   const have = new Set<string>();
   for await (const ex of client.listExamples({ datasetId: existing.id })) have.add(String(ex.metadata?.example_id));
   const missing = rows.filter((r) => !have.has(r.id));
@@ -36,13 +38,21 @@ async function syncDataset(client: Client, name: string, rows: DatasetRow[]): Pr
 }
 
 /** Evaluator scores per episode id, computed by LangSmith's evaluate over the stored episode outputs. */
-export async function scoreEpisodes(name: string, datasetName: string, rows: DatasetRow[], results: EpisodeResult[], concurrency = 4): Promise<Map<string, Record<string, number>>> {
+export async function scoreEpisodes(
+  name: string,
+  datasetName: string,
+  rows: DatasetRow[],
+  results: EpisodeResult[],
+  concurrency = 4,
+): Promise<Map<string, Record<string, number>>> {
   const upload = langsmithEnabled();
   const client = upload ? new Client() : undefined;
   const datasetId = client ? await syncDataset(client, datasetName, rows) : uuid(datasetName);
   const byId = new Map(results.map((r) => [r.id, r]));
   const scores = new Map<string, Record<string, number>>();
-  const evaluators = Object.values(EVALUATORS).map((e) => (args: { outputs?: Record<string, unknown> }) => e({ outputs: args.outputs as Partial<EpisodeResult> }));
+  const evaluators = Object.values(EVALUATORS).map(
+    (e) => (args: { outputs?: Record<string, unknown> }) => e({ outputs: args.outputs as Partial<EpisodeResult> }),
+  );
   const variants = [...new Set(results.map((r) => r.variant))];
   // LangSmith's local runner warns about untraced runs when tracing is off; that is expected here.
   const warn = console.warn;
@@ -63,15 +73,18 @@ export async function scoreEpisodes(name: string, datasetName: string, rows: Dat
             runs: [],
           } as unknown as Example;
         });
-      const out = await evaluate(async (inputs: Record<string, unknown>) => ({ ...byId.get(String(inputs.episode))! }), {
-        data,
-        evaluators,
-        uploadRuns: upload,
-        client,
-        experimentPrefix: `${name}-${variant}`,
-        maxConcurrency: concurrency,
-        metadata: { variant },
-      });
+      const out = await evaluate(
+        async (inputs: Record<string, unknown>) => ({ ...byId.get(String(inputs.episode))! }),
+        {
+          data,
+          evaluators,
+          uploadRuns: upload,
+          client,
+          experimentPrefix: `${name}-${variant}`,
+          maxConcurrency: concurrency,
+          metadata: { variant },
+        },
+      );
       for (const row of out.results) {
         const id = String(row.example.inputs.episode);
         scores.set(id, Object.fromEntries(row.evaluationResults.results.map((e) => [e.key, Number(e.score)])));

@@ -26,7 +26,8 @@ export interface LedgerRow {
 
 export const rangeText = (r: ScoredRange) => `${r.dataset} seeds ${r.from}–${r.from + r.count - 1}`;
 
-const sameRange = (a: ScoredRange, b: ScoredRange) => a.dataset === b.dataset && a.from === b.from && a.count === b.count;
+const sameRange = (a: ScoredRange, b: ScoredRange) =>
+  a.dataset === b.dataset && a.from === b.from && a.count === b.count;
 
 const LEDGER_HEAD = `<!-- Appended by npm run reproduce (cli/reproduce.ts) for every full figure that runs a scored range; a run made
 outside it is added by hand, with a note. Never delete a row: a scored range run more than once is tuning data. -->
@@ -46,7 +47,13 @@ export function readLedger(file: string): LedgerRow[] {
     const m = ROW.exec(line);
     if (!m) throw new Error(`${file}:${i + 1}: not a ledger row: ${line}`);
     const [from, to] = [Number(m[5]), Number(m[6])];
-    rows.push({ date: m[1], commit: m[2], figure: m[3], range: { dataset: m[4], from, count: to - from + 1 }, note: m[7] });
+    rows.push({
+      date: m[1],
+      commit: m[2],
+      figure: m[3],
+      range: { dataset: m[4], from, count: to - from + 1 },
+      note: m[7],
+    });
   }
   return rows;
 }
@@ -70,9 +77,14 @@ export function commitsOf(rows: LedgerRow[], range: ScoredRange): string[] {
 }
 
 /** Why a figure is stale, if its last ledger row marks it so (no run since): the mark's note and commit. */
-export function staleness(rows: LedgerRow[], figure: string): { why: string; commit: string; date: string } | undefined {
+export function staleness(
+  rows: LedgerRow[],
+  figure: string,
+): { why: string; commit: string; date: string } | undefined {
   const last = rows.filter((r) => r.figure === figure).at(-1);
-  return last && isStaleMark(last) ? { why: last.note.replace(/^stale:\s*/, ""), commit: last.commit, date: last.date } : undefined;
+  return last && isStaleMark(last)
+    ? { why: last.note.replace(/^stale:\s*/, ""), commit: last.commit, date: last.date }
+    : undefined;
 }
 
 /** The results header's line for a scored range: how many times it was run, and what that makes it. */

@@ -13,7 +13,13 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0
 
 /** Each evaluator: ({ outputs }) → { key, score }, the shape LangSmith's evaluate accepts. */
 export const EVALUATORS: Record<string, (args: Outputs) => EvaluatorResult> = {
-  success: ({ outputs }) => ({ key: "success", score: outputs && counted({ success: !!outputs.success, status: outputs.status ?? "", paperTable: outputs.paperTable }) ? 1 : 0 }),
+  success: ({ outputs }) => ({
+    key: "success",
+    score:
+      outputs && counted({ success: !!outputs.success, status: outputs.status ?? "", paperTable: outputs.paperTable })
+        ? 1
+        : 0,
+  }),
   average_score: ({ outputs }) => ({ key: "average_score", score: num(outputs?.score) }),
   steps: ({ outputs }) => ({ key: "steps", score: num(outputs?.steps) }),
   replans: ({ outputs }) => ({ key: "replans", score: num(outputs?.replans) }),

@@ -25,7 +25,15 @@ import { PostgresBlobStore, uploadRecord } from "../memory/blobs";
 import { ArtifactStore } from "../memory/artifacts";
 import { BridgeClient } from "../robots/bridge/client";
 import type { SimProcess } from "../robots/sim/process";
-import { experimentSettings, exampleHash, planEpisodes, runPlannedEpisode, SimPool, type ExperimentOptions, type PlannedEpisode } from "./runner";
+import {
+  experimentSettings,
+  exampleHash,
+  planEpisodes,
+  runPlannedEpisode,
+  SimPool,
+  type ExperimentOptions,
+  type PlannedEpisode,
+} from "./runner";
 import type { EpisodeResult } from "./metrics";
 
 /** pg-boss: three attempts in all, then the job is failed with its last error. */
@@ -83,7 +91,10 @@ export interface Queue {
  * Connects to the queue: pg-boss (its tables installed or migrated on first use) and our tables. `supervise`: this
  * process also runs pg-boss's maintenance (expiring the jobs of dead workers) every `maintenanceSeconds`.
  */
-export async function openQueue(url: string, opts: { supervise?: boolean; maintenanceSeconds?: number; connections?: number } = {}): Promise<Queue> {
+export async function openQueue(
+  url: string,
+  opts: { supervise?: boolean; maintenanceSeconds?: number; connections?: number } = {},
+): Promise<Queue> {
   const db = new pg.Pool({ connectionString: url, max: opts.connections ?? 4 });
   const c = await db.connect().catch((err: Error) => {
     void db.end();
@@ -123,20 +134,35 @@ const storedOptions = (o: ExperimentOptions) => {
 };
 
 const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
+  Object.keys(b)
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
 
 /**
  * Queues one job per planned episode, all or none (one transaction). Refuses an experiment name already queued: with
  * the same settings and episodes it is the same experiment (wait for it or build its report); otherwise the two would
  * mix in one report.
  */
-export async function enqueueExperiment(q: Queue, o: ExperimentOptions, leaseSeconds = o.maxWallSeconds + LEASE_MARGIN_SECONDS): Promise<{ episodes: number; queue: string }> {
-  if (!(leaseSeconds > o.maxWallSeconds)) throw new Error(`the lease (${leaseSeconds} s) must be longer than an episode's wall budget (--max-wall ${o.maxWallSeconds} s): a worker still running an episode would lose it to another`);
+export async function enqueueExperiment(
+  q: Queue,
+  o: ExperimentOptions,
+  leaseSeconds = o.maxWallSeconds + LEASE_MARGIN_SECONDS,
+): Promise<{ episodes: number; queue: string }> {
+  if (!(leaseSeconds > o.maxWallSeconds))
+    throw new Error(
+      `the lease (${leaseSeconds} s) must be longer than an episode's wall budget (--max-wall ${o.maxWallSeconds} s): a worker still running an episode would lose it to another`,
+    );
   const plan = planEpisodes(o);
-  if (!plan.length) throw new Error(`experiment ${o.name} has no episodes: check --limit/--examples against dataset ${o.dataset}`);
+  if (!plan.length)
+    throw new Error(`experiment ${o.name} has no episodes: check --limit/--examples against dataset ${o.dataset}`);
   const queue = queueFor(o.dataset);
   const settings = experimentSettings(o);
-  await q.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: leaseSeconds });
+  await q.boss.createQueue(queue, {
+    name: queue,
+    retryLimit: RETRY_LIMIT,
+    retryDelay: 0,
+    expireInSeconds: leaseSeconds,
+  });
   const c = await q.db.connect();
   try {
     await c.query("BEGIN");
@@ -147,15 +173,36 @@ export async function enqueueExperiment(q: Queue, o: ExperimentOptions, leaseSec
     );
     if (!inserted.rowCount) {
       await c.query("ROLLBACK");
-      const { rows } = await c.query<{ settings: Record<string, unknown>; episodes: number }>("SELECT settings, episodes FROM robograph.experiments WHERE name = $1", [o.name]);
-      const ids = (await c.query<{ id: string; plan: PlannedEpisode }>("SELECT id, plan FROM robograph.episodes WHERE experiment = $1", [o.name])).rows;
+      const { rows } = await c.query<{ settings: Record<string, unknown>; episodes: number }>(
+        "SELECT settings, episodes FROM robograph.experiments WHERE name = $1",
+        [o.name],
+      );
+      const ids = (
+        await c.query<{ id: string; plan: PlannedEpisode }>(
+          "SELECT id, plan FROM robograph.episodes WHERE experiment = $1",
+          [o.name],
+        )
+      ).rows;
       const diff = differences(rows[0].settings, settings);
       const before = new Map(ids.map((r) => [r.id, exampleHash(r.plan.row)]));
       const sameEpisodes = before.size === plan.length && plan.every((p) => before.get(p.id) === exampleHash(p.row));
-      const done = (await c.query<{ n: string }>("SELECT count(*) AS n FROM robograph.episodes WHERE experiment = $1 AND state IN ('done', 'failed')", [o.name])).rows[0].n;
-      if (diff.length) throw new QueueRefusal(`experiment ${o.name} is already queued with ${diff.join(", ")}: its episodes and these would mix in one report; give this run another --name`);
-      if (!sameEpisodes) throw new QueueRefusal(`experiment ${o.name} is already queued with other episodes (${rows[0].episodes} of them, from other examples, variants, seeds or dataset rows): give this run another --name`);
-      throw new QueueRefusal(`experiment ${o.name} is already queued (${done} of ${rows[0].episodes} episodes finished): follow it with npm run eval -- --report ${o.name} --wait, or give this run another --name`);
+      const done = (
+        await c.query<{ n: string }>(
+          "SELECT count(*) AS n FROM robograph.episodes WHERE experiment = $1 AND state IN ('done', 'failed')",
+          [o.name],
+        )
+      ).rows[0].n;
+      if (diff.length)
+        throw new QueueRefusal(
+          `experiment ${o.name} is already queued with ${diff.join(", ")}: its episodes and these would mix in one report; give this run another --name`,
+        );
+      if (!sameEpisodes)
+        throw new QueueRefusal(
+          `experiment ${o.name} is already queued with other episodes (${rows[0].episodes} of them, from other examples, variants, seeds or dataset rows): give this run another --name`,
+        );
+      throw new QueueRefusal(
+        `experiment ${o.name} is already queued (${done} of ${rows[0].episodes} episodes finished): follow it with npm run eval -- --report ${o.name} --wait, or give this run another --name`,
+      );
     }
     const values: unknown[] = [];
     const tuples = plan.map((p, i) => {
@@ -163,11 +210,22 @@ export async function enqueueExperiment(q: Queue, o: ExperimentOptions, leaseSec
       const b = i * 6;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
     });
-    await c.query(`INSERT INTO robograph.episodes (experiment, id, seq, thread, job_id, plan) VALUES ${tuples.join(", ")}`, values);
+    await c.query(
+      `INSERT INTO robograph.episodes (experiment, id, seq, thread, job_id, plan) VALUES ${tuples.join(", ")}`,
+      values,
+    );
     // pg-boss inserts through this transaction's connection: the jobs exist if and only if the experiment does.
     const db = { executeSql: (text: string, params: unknown[]) => c.query(text, params) };
     await q.boss.insert(
-      plan.map((p) => ({ id: jobId(o.name, p.id), name: queue, data: { experiment: o.name, episode: p.id }, singletonKey: threadFor(o.name, p.id), retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: leaseSeconds })),
+      plan.map((p) => ({
+        id: jobId(o.name, p.id),
+        name: queue,
+        data: { experiment: o.name, episode: p.id },
+        singletonKey: threadFor(o.name, p.id),
+        retryLimit: RETRY_LIMIT,
+        retryDelay: 0,
+        expireInSeconds: leaseSeconds,
+      })),
       { db },
     );
     // Idle workers wake on this (delivered at commit) instead of waiting for their next poll.
@@ -194,9 +252,17 @@ export interface QueueProgress {
 
 /** Where an experiment's episodes are, from our rows and pg-boss's job states (a job expired for good is failed). */
 export async function queueProgress(q: Queue, name: string): Promise<QueueProgress> {
-  const exp = await q.db.query<{ episodes: number }>("SELECT episodes FROM robograph.experiments WHERE name = $1", [name]);
+  const exp = await q.db.query<{ episodes: number }>("SELECT episodes FROM robograph.experiments WHERE name = $1", [
+    name,
+  ]);
   if (!exp.rowCount) throw new Error(`no experiment ${name} in the queue's database`);
-  const { rows } = await q.db.query<{ done: string; failed: string; running: string; first: Date | null; last: Date | null }>(
+  const { rows } = await q.db.query<{
+    done: string;
+    failed: string;
+    running: string;
+    first: Date | null;
+    last: Date | null;
+  }>(
     `WITH jobs AS (SELECT id, state FROM pgboss.job UNION ALL SELECT id, state FROM pgboss.archive)
      SELECT count(*) FILTER (WHERE e.state = 'done') AS done,
             count(*) FILTER (WHERE e.state = 'failed' OR (e.state <> 'done' AND j.state = 'failed')) AS failed,
@@ -208,11 +274,23 @@ export async function queueProgress(q: Queue, name: string): Promise<QueueProgre
   const r = rows[0];
   const [total, done, failed, running] = [exp.rows[0].episodes, Number(r.done), Number(r.failed), Number(r.running)];
   const minutes = r.first && r.last ? (r.last.getTime() - r.first.getTime()) / 60_000 : 0;
-  return { total, done, failed, running, left: total - done - failed - running, perMinute: done >= 2 && minutes > 0 ? done / minutes : null };
+  return {
+    total,
+    done,
+    failed,
+    running,
+    left: total - done - failed - running,
+    perMinute: done >= 2 && minutes > 0 ? done / minutes : null,
+  };
 }
 
 /** Polls until every episode is done or failed; resolves with the last progress (or early when `signal` aborts). */
-export async function waitForExperiment(q: Queue, name: string, onProgress: (p: QueueProgress) => void, opts: { intervalMs?: number; signal?: AbortSignal } = {}): Promise<QueueProgress> {
+export async function waitForExperiment(
+  q: Queue,
+  name: string,
+  onProgress: (p: QueueProgress) => void,
+  opts: { intervalMs?: number; signal?: AbortSignal } = {},
+): Promise<QueueProgress> {
   let last = "";
   for (;;) {
     const p = await queueProgress(q, name);
@@ -240,17 +318,44 @@ export interface QueuedExperiment {
   /** From the first episode started to the last recorded. */
   runSeconds: number;
   /** Per episode: enqueue → started by a worker, and finished → recorded, in ms (for the bench). */
-  overhead: { id: string; waitMs: number | null; recordMs: number | null; attempts: number; resumed: number; startedAt: number | null; recordedAt: number | null; worker: string | null }[];
+  overhead: {
+    id: string;
+    waitMs: number | null;
+    recordMs: number | null;
+    attempts: number;
+    resumed: number;
+    startedAt: number | null;
+    recordedAt: number | null;
+    worker: string | null;
+  }[];
 }
 
 /** An experiment as the database has it, for its report: from any machine with the URL. */
 export async function loadQueuedExperiment(q: Queue, name: string): Promise<QueuedExperiment> {
-  const exp = await q.db.query<{ options: QueuedExperiment["options"] }>("SELECT options FROM robograph.experiments WHERE name = $1", [name]);
-  if (!exp.rowCount) throw new Error(`no experiment ${name} in the queue's database (queued ones: ${(await q.db.query<{ name: string }>("SELECT name FROM robograph.experiments ORDER BY created_at")).rows.map((r) => r.name).join(", ") || "none"})`);
+  const exp = await q.db.query<{ options: QueuedExperiment["options"] }>(
+    "SELECT options FROM robograph.experiments WHERE name = $1",
+    [name],
+  );
+  if (!exp.rowCount)
+    throw new Error(
+      `no experiment ${name} in the queue's database (queued ones: ${(await q.db.query<{ name: string }>("SELECT name FROM robograph.experiments ORDER BY created_at")).rows.map((r) => r.name).join(", ") || "none"})`,
+    );
   const progress = await queueProgress(q, name);
   const { rows } = await q.db.query<{
-    id: string; plan: PlannedEpisode; state: string; result: EpisodeResult | null; error: string | null; job_state: string | null; job_output: { message?: string } | null;
-    enqueued_at: Date; started_at: Date | null; finished_at: Date | null; recorded_at: Date | null; attempts: number; resumed: number; worker: string | null;
+    id: string;
+    plan: PlannedEpisode;
+    state: string;
+    result: EpisodeResult | null;
+    error: string | null;
+    job_state: string | null;
+    job_output: { message?: string } | null;
+    enqueued_at: Date;
+    started_at: Date | null;
+    finished_at: Date | null;
+    recorded_at: Date | null;
+    attempts: number;
+    resumed: number;
+    worker: string | null;
   }>(
     `WITH jobs AS (SELECT id, state, output FROM pgboss.job UNION ALL SELECT id, state, output FROM pgboss.archive)
      SELECT e.id, e.plan, e.state, e.result, e.error, j.state AS job_state, j.output AS job_output, e.enqueued_at,
@@ -293,12 +398,34 @@ export async function loadQueuedExperiment(q: Queue, name: string): Promise<Queu
 function errorResult(p: PlannedEpisode, o: QueuedExperiment["options"], error: string): EpisodeResult {
   const ex = p.row.example;
   return {
-    id: p.id, variant: p.variant, example: p.row.id, task: ex.metadata.task, family: ex.metadata.family,
+    id: p.id,
+    variant: p.variant,
+    example: p.row.id,
+    task: ex.metadata.task,
+    family: ex.metadata.family,
     paperTask: "paper_task" in ex.metadata ? (ex.metadata.paper_task as number) : undefined,
     paperTable: "paper_table" in ex.metadata ? (ex.metadata.paper_table as EpisodeResult["paperTable"]) : undefined,
-    condition: ex.metadata.condition, seed: p.seed, noise: o.noise, record: `episodes/${p.id}/events.jsonl`, settings: experimentSettings(o), exampleHash: exampleHash(p.row),
-    status: "error", statusReason: error, success: false, goal: [], score: 0, steps: 0, failedActions: 0, replans: 0, verdicts: {}, modelCalls: 0,
-    inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error,
+    condition: ex.metadata.condition,
+    seed: p.seed,
+    noise: o.noise,
+    record: `episodes/${p.id}/events.jsonl`,
+    settings: experimentSettings(o),
+    exampleHash: exampleHash(p.row),
+    status: "error",
+    statusReason: error,
+    success: false,
+    goal: [],
+    score: 0,
+    steps: 0,
+    failedActions: 0,
+    replans: 0,
+    verdicts: {},
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    skillSeconds: 0,
+    wallSeconds: 0,
+    error,
   };
 }
 
@@ -342,7 +469,11 @@ interface EpisodeRow {
 export async function runWorker(w: WorkerOptions): Promise<number> {
   const log = w.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const me = `${hostname()}:${process.pid}`;
-  const q = await openQueue(w.url, { supervise: true, maintenanceSeconds: w.maintenanceSeconds, connections: w.concurrency + 3 });
+  const q = await openQueue(w.url, {
+    supervise: true,
+    maintenanceSeconds: w.maintenanceSeconds,
+    connections: w.concurrency + 3,
+  });
   let persistence: Persistence | undefined;
   let blobs: PostgresBlobStore | undefined;
   const running = new Set<SimProcess>();
@@ -357,17 +488,24 @@ export async function runWorker(w: WorkerOptions): Promise<number> {
   };
   w.stopNow?.addEventListener("abort", onStopNow);
   try {
-    persistence = await openPersistence(w.workDir, { forget: true, env: { ...process.env, ROBOGRAPH_DATABASE_URL: w.url } });
+    persistence = await openPersistence(w.workDir, {
+      forget: true,
+      env: { ...process.env, ROBOGRAPH_DATABASE_URL: w.url },
+    });
     blobs = await PostgresBlobStore.open(w.url);
     wake = await listen(w.url);
     const ctx = { q, checkpointer: persistence.checkpointer, blobs, me, log, w, running, pools, inner: inner.signal };
-    const stopping = () => !!w.signal?.aborted || !!w.stopNow?.aborted || (w.maxJobs !== undefined && handled >= w.maxJobs);
+    const stopping = () =>
+      !!w.signal?.aborted || !!w.stopNow?.aborted || (w.maxJobs !== undefined && handled >= w.maxJobs);
     const slot = async () => {
       while (!stopping()) {
         const queues = await queuesToWatch(q, w.datasets);
         let job: PgBoss.JobWithMetadata<{ experiment: string; episode: string }> | undefined;
         for (const name of queues) {
-          [job] = await q.boss.fetch<{ experiment: string; episode: string }>(name, { batchSize: 1, includeMetadata: true });
+          [job] = await q.boss.fetch<{ experiment: string; episode: string }>(name, {
+            batchSize: 1,
+            includeMetadata: true,
+          });
           if (job) break;
         }
         if (!job) {
@@ -383,7 +521,10 @@ export async function runWorker(w: WorkerOptions): Promise<number> {
       // A misspelt name would leave the worker waiting for nothing: say which have no experiment yet.
       const queued = new Set(await queuesToWatch(q));
       const none = w.datasets.filter((d) => !queued.has(queueFor(d)));
-      if (none.length) log(`no experiment is queued on ${none.join(", ")} yet (queued: ${[...queued].map((n) => n.slice(QUEUE_PREFIX.length + 1)).join(", ") || "none"}); waiting for one`);
+      if (none.length)
+        log(
+          `no experiment is queued on ${none.join(", ")} yet (queued: ${[...queued].map((n) => n.slice(QUEUE_PREFIX.length + 1)).join(", ") || "none"}); waiting for one`,
+        );
     }
     await Promise.all(Array.from({ length: w.concurrency }, slot));
     return handled;
@@ -427,7 +568,9 @@ async function listen(url: string) {
 }
 
 async function queuesToWatch(q: Queue, datasets?: string[]): Promise<string[]> {
-  const { rows } = await q.db.query<{ queue: string }>("SELECT DISTINCT queue FROM robograph.experiments ORDER BY queue");
+  const { rows } = await q.db.query<{ queue: string }>(
+    "SELECT DISTINCT queue FROM robograph.experiments ORDER BY queue",
+  );
   const wanted = datasets?.map((d) => queueFor(d));
   return rows.map((r) => r.queue).filter((n) => !wanted || wanted.includes(n));
 }
@@ -459,22 +602,36 @@ async function reachable(row: EpisodeRow): Promise<{ url: string } | undefined> 
   }
 }
 
-async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ experiment: string; episode: string }>, fetchedAt: Date): Promise<void> {
+async function handleJob(
+  ctx: WorkerContext,
+  job: PgBoss.JobWithMetadata<{ experiment: string; episode: string }>,
+  fetchedAt: Date,
+): Promise<void> {
   const { q, me, log } = ctx;
   const { experiment, episode } = job.data;
   const attempt = job.retryCount + 1;
   const last = job.retryCount >= job.retryLimit;
   const fail = async (message: string) => {
-    await q.db.query(`UPDATE robograph.episodes SET state = $3, error = $4 WHERE experiment = $1 AND id = $2 AND state <> 'done'`, [experiment, episode, last ? "failed" : "retry", message]);
+    await q.db.query(
+      `UPDATE robograph.episodes SET state = $3, error = $4 WHERE experiment = $1 AND id = $2 AND state <> 'done'`,
+      [experiment, episode, last ? "failed" : "retry", message],
+    );
     await q.boss.fail(job.name, job.id, { message });
     // A retry is takeable at once (no delay): wake an idle worker for it.
     if (!last) await q.db.query(`NOTIFY ${CHANNEL}`);
     log(`${episode}: attempt ${attempt} failed${last ? " (no attempts left)" : ""}: ${message}`);
   };
   try {
-    const exp = await q.db.query<{ options: Omit<ExperimentOptions, "root" | "concurrency">; lease_seconds: number }>("SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1", [experiment]);
-    const rows = await q.db.query<EpisodeRow>("SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds, work_dir FROM robograph.episodes WHERE experiment = $1 AND id = $2", [experiment, episode]);
-    if (!exp.rowCount || !rows.rowCount) return await fail(`no episode ${episode} of experiment ${experiment} in the database (deleted?)`);
+    const exp = await q.db.query<{ options: Omit<ExperimentOptions, "root" | "concurrency">; lease_seconds: number }>(
+      "SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1",
+      [experiment],
+    );
+    const rows = await q.db.query<EpisodeRow>(
+      "SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds, work_dir FROM robograph.episodes WHERE experiment = $1 AND id = $2",
+      [experiment, episode],
+    );
+    if (!exp.rowCount || !rows.rowCount)
+      return await fail(`no episode ${episode} of experiment ${experiment} in the database (deleted?)`);
     const row = rows.rows[0];
     // Recorded by a worker that died before it could complete the job: it is reported once, so just complete it.
     if (row.state === "done") return void (await q.boss.complete(job.name, job.id));
@@ -489,7 +646,9 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
     const dir = adopt ? row.work_dir! : join(ctx.w.workDir, experiment);
     mkdirSync(join(dir, "scenarios"), { recursive: true });
     // From its last checkpoint to now the episode was not running (the step after it is run again).
-    const paused = adopt ? row.paused_seconds + Math.max(0, (Date.now() - Date.parse(checkpoint!.checkpoint.ts)) / 1000) : 0;
+    const paused = adopt
+      ? row.paused_seconds + Math.max(0, (Date.now() - Date.parse(checkpoint!.checkpoint.ts)) / 1000)
+      : 0;
     await q.db.query(
       `UPDATE robograph.episodes SET state = 'running', attempts = $3, worker = $4, started_at = coalesce(started_at, $6), resumed = resumed + $5, paused_seconds = $7 WHERE experiment = $1 AND id = $2`,
       [experiment, episode, attempt, me, adopt ? 1 : 0, fetchedAt, paused],
@@ -498,7 +657,11 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
 
     const orphanSeconds = exp.rows[0].lease_seconds + LEASE_MARGIN_SECONDS;
     let pool = ctx.pools.get(orphanSeconds);
-    if (!pool) ctx.pools.set(orphanSeconds, (pool = new SimPool(ctx.running, o.reuseSimulators !== false, ["--orphan-timeout", String(orphanSeconds)])));
+    if (!pool)
+      ctx.pools.set(
+        orphanSeconds,
+        (pool = new SimPool(ctx.running, o.reuseSimulators !== false, ["--orphan-timeout", String(orphanSeconds)])),
+      );
     let robotEvents: unknown[] = [];
     const result = await runPlannedEpisode(row.plan, o, dir, pool, {
       onRun: async (run) => {
@@ -510,7 +673,10 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
       adopt,
       pausedSeconds: paused,
       onSimulator: async (sim) => {
-        await q.db.query("UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5, work_dir = $6 WHERE experiment = $1 AND id = $2", [experiment, episode, hostname(), sim.url, sim.child.pid ?? null, dir]);
+        await q.db.query(
+          "UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5, work_dir = $6 WHERE experiment = $1 AND id = $2",
+          [experiment, episode, hostname(), sim.url, sim.child.pid ?? null, dir],
+        );
       },
     });
     const finished = new Date();
@@ -533,7 +699,8 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
     const local = new ArtifactStore(join(dir, "data", "artifacts"));
     const eventsFile = join(dir, result.record);
     const scope = `experiments/${experiment}`;
-    if (existsSync(eventsFile)) await uploadRecord(ctx.blobs, scope, `episodes/${episode}/events.jsonl`, readFileSync(eventsFile), local);
+    if (existsSync(eventsFile))
+      await uploadRecord(ctx.blobs, scope, `episodes/${episode}/events.jsonl`, readFileSync(eventsFile), local);
     await ctx.blobs.putFile(scope, `episodes/${episode}/result.json`, Buffer.from(JSON.stringify(result, null, 2)));
     // What the robot itself logged (skills started, by goal id): a resumed episode shows each goal started once.
     await ctx.blobs.putFile(scope, `episodes/${episode}/robot-events.json`, Buffer.from(JSON.stringify(robotEvents)));
@@ -542,8 +709,12 @@ async function handleJob(ctx: WorkerContext, job: PgBoss.JobWithMetadata<{ exper
       [experiment, episode, JSON.stringify(result), finished],
     );
     await q.boss.complete(job.name, job.id);
-    log(`${episode}: ${result.status}${recorded.rowCount ? "" : " (already recorded by another worker: kept the first)"}`);
+    log(
+      `${episode}: ${result.status}${recorded.rowCount ? "" : " (already recorded by another worker: kept the first)"}`,
+    );
   } catch (err) {
-    await fail((err as Error).message).catch((e: Error) => log(`${episode}: could not record the failure: ${e.message}`));
+    await fail((err as Error).message).catch((e: Error) =>
+      log(`${episode}: could not record the failure: ${e.message}`),
+    );
   }
 }

@@ -31,12 +31,18 @@ export function parseReport(json: unknown): { ok: true; report: AnyReport } | { 
   const method = (json as { method?: unknown } | null)?.method;
   const schema = typeof method === "string" ? schemaOf(method) : undefined;
   if (typeof method !== "string" || !schema) {
-    return { ok: false, error: `report.json names no method this viewer knows (${JSON.stringify(method ?? null)}; one of ${METHODS.map((m) => m.id).join(", ")}): it was written before the report contract (${REPORT_FORMAT}) or by something else — run the experiment again to get one` };
+    return {
+      ok: false,
+      error: `report.json names no method this viewer knows (${JSON.stringify(method ?? null)}; one of ${METHODS.map((m) => m.id).join(", ")}): it was written before the report contract (${REPORT_FORMAT}) or by something else — run the experiment again to get one`,
+    };
   }
   const r = schema.safeParse(json);
   if (r.success) return { ok: true, report: r.data as AnyReport };
   const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`);
-  return { ok: false, error: `report.json does not match the ${method} report schema (graphs/${method}/report.ts): ${issues.join("; ")}${r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : ""}` };
+  return {
+    ok: false,
+    error: `report.json does not match the ${method} report schema (graphs/${method}/report.ts): ${issues.join("; ")}${r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : ""}`,
+  };
 }
 
 /**
@@ -52,7 +58,11 @@ export function checkedReport<T extends { method: string }>(report: T): T {
 
 // ---- tables as data, from the Markdown the report prints -----------------------------------------------------------
 
-const cellsOf = (row: string) => row.replace(/^\||\|$/g, "").split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+const cellsOf = (row: string) =>
+  row
+    .replace(/^\||\|$/g, "")
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replace(/\\\|/g, "|"));
 
 /**
  * The tables of a method's report.md as data: each under its section's heading, with the paragraph before it as its
@@ -88,11 +98,20 @@ export function tablesOfMarkdown(method: string, md: string): PaperTable[] {
       const [head, ...rest] = body;
       const ids = rules.find(([re]) => re.test(heading))?.slice(1) as string[] | undefined;
       const id = ids?.[nth] ?? ids?.at(-1);
-      if (!id) throw new Error(`a ${method} report has a table under "${heading || "(no heading)"}", which is none of its tables (graphs/${method}/report.ts)`);
+      if (!id)
+        throw new Error(
+          `a ${method} report has a table under "${heading || "(no heading)"}", which is none of its tables (graphs/${method}/report.ts)`,
+        );
       // A second table under one heading is named by the paragraph that introduces it ("Error taxonomy (Fig. 4): …").
       const lead = nth > 0 ? /^([^:]{3,80}):/.exec(note.join(" "))?.[1] : undefined;
       const title = lead ?? heading.replace(/^#curve /, "");
-      out.push({ id, title, ...(note.length ? { note: note.join(" ") } : {}), columns: cellsOf(head), rows: rest.map(cellsOf) });
+      out.push({
+        id,
+        title,
+        ...(note.length ? { note: note.join(" ") } : {}),
+        columns: cellsOf(head),
+        rows: rest.map(cellsOf),
+      });
       nth++;
       note = [];
     } else if (line.trim() && !line.startsWith("![")) {

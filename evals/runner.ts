@@ -17,16 +17,27 @@ import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
-import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, type PipelineCounts } from "../nodes/speculation";
+import {
+  NO_PIPELINE,
+  revocations,
+  sentAgainstTheLook,
+  sentAgainstTheReport,
+  type PipelineCounts,
+} from "../nodes/speculation";
 import { method, methodOfWorld, type Method } from "../graphs";
 import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
-
 /** A pipelined episode's speculation with what its trace measures: why work was revoked, and skills sent against what was seen. */
 function pipelineRecord(counts: PipelineCounts, trace: readonly { node: string; update: unknown }[]) {
   const look = sentAgainstTheLook(trace);
-  return { ...counts, revokedBecause: revocations(trace), againstTheLook: look.all, preparedAgainstTheLook: look.prepared, preparedAfterFailedMotion: sentAgainstTheReport(trace) };
+  return {
+    ...counts,
+    revokedBecause: revocations(trace),
+    againstTheLook: look.all,
+    preparedAgainstTheLook: look.prepared,
+    preparedAfterFailedMotion: sentAgainstTheReport(trace),
+  };
 }
 
 export interface ExperimentOptions {
@@ -89,8 +100,12 @@ export interface PlannedEpisode {
 function methodFor(o: Pick<ExperimentOptions, "method">, world: string): Method {
   if (!o.method) return methodOfWorld(world);
   const m = method(o.method);
-  if (m.world !== world) throw new Error(`method ${m.id} runs in the ${m.world} world, not ${world}: this dataset's rows are not its tasks`);
-  if (!m.report.experiment) throw new Error(`method ${m.id} is not measured by the experiment runner (its report is written by a runner of its own)`);
+  if (m.world !== world)
+    throw new Error(`method ${m.id} runs in the ${m.world} world, not ${world}: this dataset's rows are not its tasks`);
+  if (!m.report.experiment)
+    throw new Error(
+      `method ${m.id} is not measured by the experiment runner (its report is written by a runner of its own)`,
+    );
   return m;
 }
 
@@ -111,19 +126,26 @@ export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
     const m = methodFor(o, w);
     const known = [...m.variants, ...("pipeline" in m.configuration.shape ? [PIPELINED] : [])];
-    for (const v of o.variants) if (!known.includes(v)) throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${known.join(", ")}`);
+    for (const v of o.variants)
+      if (!known.includes(v))
+        throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${known.join(", ")}`);
   }
   if (o.variants.includes("full+ic")) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
       const file = courseExamplesPath(r.example.inputs.scenario as string);
       const seed = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { seed?: number }).seed : undefined;
       // Examples taken on a trial's own seed would show the planner that very trial's views.
-      if (seed === undefined || seed < o.seeds) throw new Error(`full+ic's labelled examples of ${r.example.inputs.scenario} (${file}) were taken at ${seed === undefined ? "an unrecorded seed" : `seed ${seed}`}, which this experiment's trials (seeds 0–${o.seeds - 1}) may use: make them again with npm run make:course-examples (they take seeds from ${EXAMPLE_SEEDS_FROM})`);
+      if (seed === undefined || seed < o.seeds)
+        throw new Error(
+          `full+ic's labelled examples of ${r.example.inputs.scenario} (${file}) were taken at ${seed === undefined ? "an unrecorded seed" : `seed ${seed}`}, which this experiment's trials (seeds 0–${o.seeds - 1}) may use: make them again with npm run make:course-examples (they take seeds from ${EXAMPLE_SEEDS_FROM})`,
+        );
     }
   }
   const out: PlannedEpisode[] = [];
   // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.
-  for (let seed = 0; seed < o.seeds; seed++) for (const row of rows) for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
+  for (let seed = 0; seed < o.seeds; seed++)
+    for (const row of rows)
+      for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
   return out;
 }
 
@@ -150,7 +172,8 @@ export function experimentSettings(o: Partial<ExperimentOptions>) {
 }
 
 /** A dataset row's fingerprint: an edited row is another example, whatever its id. */
-export const exampleHash = (row: DatasetRow) => createHash("sha256").update(JSON.stringify(row.example)).digest("hex").slice(0, 16);
+export const exampleHash = (row: DatasetRow) =>
+  createHash("sha256").update(JSON.stringify(row.example)).digest("hex").slice(0, 16);
 
 /** An experiment resumed under settings other than those its episodes were made under. */
 export class ExperimentMismatchError extends Error {
@@ -158,30 +181,48 @@ export class ExperimentMismatchError extends Error {
 }
 
 const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
+  Object.keys(b)
+    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
 
 /**
  * Episodes on disk are reused only when they were made under this run's settings and from the same dataset rows:
  * otherwise one report would mix, say, noise 0.15 episodes under a noise 0.3 heading. A mismatch refuses the run.
  */
-function checkResumable(o: ExperimentOptions, dir: string, plan: PlannedEpisode[], results: Map<string, EpisodeResult>): void {
+function checkResumable(
+  o: ExperimentOptions,
+  dir: string,
+  plan: PlannedEpisode[],
+  results: Map<string, EpisodeResult>,
+): void {
   const settings = experimentSettings(o);
   const fix = `give this run another --name, or delete ${dir} to start the experiment over`;
   const file = join(dir, "experiment.json");
   if (existsSync(file) && results.size) {
     const before = experimentSettings(JSON.parse(readFileSync(file, "utf8")) as Partial<ExperimentOptions>);
     const diff = differences(before, settings);
-    if (diff.length) throw new ExperimentMismatchError(`experiment ${o.name} holds episodes made with ${diff.join(", ")}: ${fix}`);
+    if (diff.length)
+      throw new ExperimentMismatchError(`experiment ${o.name} holds episodes made with ${diff.join(", ")}: ${fix}`);
   }
   const stale: string[] = [];
   for (const p of plan) {
     const r = results.get(p.id);
     if (!r) continue;
-    const diff = r.settings ? differences(r.settings, settings) : r.noise !== o.noise ? [`noise ${r.noise} (now ${o.noise})`] : [];
-    if (diff.length) throw new ExperimentMismatchError(`episode ${p.id} of experiment ${o.name} was made with ${diff.join(", ")}: ${fix}`);
+    const diff = r.settings
+      ? differences(r.settings, settings)
+      : r.noise !== o.noise
+        ? [`noise ${r.noise} (now ${o.noise})`]
+        : [];
+    if (diff.length)
+      throw new ExperimentMismatchError(
+        `episode ${p.id} of experiment ${o.name} was made with ${diff.join(", ")}: ${fix}`,
+      );
     if (r.exampleHash && r.exampleHash !== exampleHash(p.row)) stale.push(p.id);
   }
-  if (stale.length) throw new ExperimentMismatchError(`experiment ${o.name} holds ${stale.length} episode(s) made from another version of their dataset rows (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", …" : ""}): ${fix}`);
+  if (stale.length)
+    throw new ExperimentMismatchError(
+      `experiment ${o.name} holds ${stale.length} episode(s) made from another version of their dataset rows (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", …" : ""}): ${fix}`,
+    );
 }
 
 /** Runs every planned episode that has no result yet; returns all results (old and new) in plan order. */
@@ -190,10 +231,18 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   mkdirSync(join(dir, "scenarios"), { recursive: true });
   const plan = planEpisodes(o);
   const results = new Map<string, EpisodeResult>();
-  for (const p of plan) if (existsSync(resultPath(dir, p.id))) results.set(p.id, JSON.parse(readFileSync(resultPath(dir, p.id), "utf8")));
+  for (const p of plan)
+    if (existsSync(resultPath(dir, p.id))) results.set(p.id, JSON.parse(readFileSync(resultPath(dir, p.id), "utf8")));
   // Before anything is written: a refused resume leaves the experiment as it was.
   checkResumable(o, dir, plan, results);
-  writeFileSync(join(dir, "experiment.json"), JSON.stringify({ ...o, onProgress: undefined, signal: undefined, episodes: plan.length, settings: experimentSettings(o) }, null, 2));
+  writeFileSync(
+    join(dir, "experiment.json"),
+    JSON.stringify(
+      { ...o, onProgress: undefined, signal: undefined, episodes: plan.length, settings: experimentSettings(o) },
+      null,
+      2,
+    ),
+  );
   const todo = plan.filter((p) => !results.has(p.id));
   const skipped = plan.length - todo.length;
   const started = performance.now();
@@ -228,7 +277,13 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
       results.set(p.id, r);
       done++;
       const perEpisode = (performance.now() - started) / 1000 / done;
-      o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: (todo.length - done) * perEpisode, last: r });
+      o.onProgress?.({
+        done: skipped + done,
+        total: plan.length,
+        skipped,
+        etaSeconds: (todo.length - done) * perEpisode,
+        last: r,
+      });
     }
   };
   try {
@@ -244,7 +299,6 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
 }
 
-
 /**
  * Simulator processes kept between episodes, by world and start-up settings: an episode takes an idle one and resets
  * it to its scenario and seed, or starts one. Every process is in `running`, so an abort or the end stops it.
@@ -252,9 +306,18 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
 export class SimPool {
   private idle = new Map<string, SimProcess[]>();
   /** `extraArgs`: given to every simulator this pool starts (a worker's --orphan-timeout). */
-  constructor(private readonly running: Set<SimProcess>, private readonly reuse: boolean, private readonly extraArgs: string[] = []) {}
+  constructor(
+    private readonly running: Set<SimProcess>,
+    private readonly reuse: boolean,
+    private readonly extraArgs: string[] = [],
+  ) {}
 
-  async acquire(world: string, settings: string[], episode: string[], reset: { scenario: unknown; seed: number }): Promise<{ sim: SimProcess; key: string }> {
+  async acquire(
+    world: string,
+    settings: string[],
+    episode: string[],
+    reset: { scenario: unknown; seed: number },
+  ): Promise<{ sim: SimProcess; key: string }> {
     const key = JSON.stringify([world, settings]);
     const reusable = this.reuse && worldOf(world).resets;
     const sim = reusable ? this.idle.get(key)?.pop() : undefined;
@@ -271,7 +334,9 @@ export class SimPool {
       }
     }
     // In its own process group: a terminal's Ctrl-C reaches the runner, which cancels the goals and then stops it.
-    const fresh = await startSimProcess(world, [...episode, ...settings, ...this.extraArgs], undefined, { ownProcessGroup: true });
+    const fresh = await startSimProcess(world, [...episode, ...settings, ...this.extraArgs], undefined, {
+      ownProcessGroup: true,
+    });
     this.running.add(fresh);
     return { sim: fresh, key };
   }
@@ -310,11 +375,23 @@ export interface EpisodeHost {
 }
 
 /** Runs one planned episode with a simulator from `pool` (or the adopted one) and returns its result. */
-export function runPlannedEpisode(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
+export function runPlannedEpisode(
+  p: PlannedEpisode,
+  o: ExperimentOptions,
+  dir: string,
+  pool: SimPool,
+  host: EpisodeHost = {},
+): Promise<EpisodeResult> {
   return runOne(p, o, dir, pool, host);
 }
 
-async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool: SimPool, host: EpisodeHost = {}): Promise<EpisodeResult> {
+async function runOne(
+  p: PlannedEpisode,
+  o: ExperimentOptions,
+  dir: string,
+  pool: SimPool,
+  host: EpisodeHost = {},
+): Promise<EpisodeResult> {
   const ex = p.row.example;
   const mode = methodFor(o, ex.inputs.world).id;
   const episodeDir = join(dir, "episodes", p.id);
@@ -329,7 +406,10 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
     paperTable: "paper_table" in ex.metadata ? ex.metadata.paper_table : undefined,
     condition: ex.metadata.condition,
     // A scenario that moves or shuts something mid-episode (a kitchen's perturbations): the pipelined row's revocations are counted on these apart.
-    ...(typeof ex.inputs.scenario === "object" && ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0 ? { perturbed: true } : {}),
+    ...(typeof ex.inputs.scenario === "object" &&
+    ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0
+      ? { perturbed: true }
+      : {}),
     seed: p.seed,
     noise: o.noise,
     record: relative(dir, join(episodeDir, "events.jsonl")),
@@ -341,7 +421,11 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
   let clean = false;
   try {
     // What a simulator process is started with (the same for every episode it may serve), and what each episode sets.
-    const settings = ["--speed", o.speed ?? "max", ...worldOf(ex.inputs.world).options({ graspSensing: o.graspSensing })];
+    const settings = [
+      "--speed",
+      o.speed ?? "max",
+      ...worldOf(ex.inputs.world).options({ graspSensing: o.graspSensing }),
+    ];
     let scenarioArg = ex.inputs.scenario as string;
     if (ex.inputs.world === "kitchen") {
       // Written each time: the simulator plays the row as the dataset has it now.
@@ -351,7 +435,12 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
     let url: string;
     if (host.adopt) url = host.adopt.url;
     else {
-      ({ sim, key } = await pool.acquire(ex.inputs.world, settings, ["--scenario", scenarioArg, "--seed", String(p.seed)], { scenario: ex.inputs.scenario, seed: p.seed }));
+      ({ sim, key } = await pool.acquire(
+        ex.inputs.world,
+        settings,
+        ["--scenario", scenarioArg, "--seed", String(p.seed)],
+        { scenario: ex.inputs.scenario, seed: p.seed },
+      ));
       url = sim.url;
       await host.onSimulator?.(sim);
     }
@@ -403,13 +492,30 @@ async function runOne(p: PlannedEpisode, o: ExperimentOptions, dir: string, pool
         : {}),
     };
     const effort = method(mode).report.experiment?.effort;
-    if (!effort) throw new Error(`the experiment runner has no measures of ${mode} episodes (its report module names no experiment part)`);
+    if (!effort)
+      throw new Error(
+        `the experiment runner has no measures of ${mode} episodes (its report module names no experiment part)`,
+      );
     return { ...common, ...effort(run, o.maxSteps, ex.outputs) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
     return {
-      ...base, status: "error", statusReason: (err as Error).message, success: false, goal: [], score: 0, steps: 0, failedActions: 0,
-      replans: 0, verdicts: {}, modelCalls: 0, inputTokens: 0, outputTokens: 0, skillSeconds: 0, wallSeconds: 0, error: (err as Error).message,
+      ...base,
+      status: "error",
+      statusReason: (err as Error).message,
+      success: false,
+      goal: [],
+      score: 0,
+      steps: 0,
+      failedActions: 0,
+      replans: 0,
+      verdicts: {},
+      modelCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      skillSeconds: 0,
+      wallSeconds: 0,
+      error: (err as Error).message,
     };
   } finally {
     // The episode's run closed its own robots' session (evals/episode.ts).

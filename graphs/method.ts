@@ -90,7 +90,13 @@ export interface Method {
   /** One readable line per node update; `before` is the state before it where the caller has it. */
   describe(node: string, update: Record<string, unknown>, before?: unknown): Line;
   /** The frames a step's update names, for a run's report (undefined: none). */
-  framesOf?(node: string, update: Record<string, unknown>, n: number, text: string, artifacts: ArtifactStore): StepFrames[];
+  framesOf?(
+    node: string,
+    update: Record<string, unknown>,
+    n: number,
+    text: string,
+    artifacts: ArtifactStore,
+  ): StepFrames[];
   /** What a run's summary says of its effort beyond status and usage (steps first). */
   summarize(state: Record<string, unknown> | undefined): { steps: number; replans: number } & Record<string, unknown>;
   /** What its final state adds to the status reason a run ends with (CLEA: the loops it broke), if anything. */

@@ -72,7 +72,12 @@ export interface EpisodeResult {
    * the trace, each skill set against what was seen or reported before it — how many skills went out against it: CLEA
    * against the looks before them (all, and those on prepared work), RePLan on prepared work after a failed motion.
    */
-  pipeline?: import("../nodes/speculation").PipelineCounts & { revokedBecause: Record<string, number>; againstTheLook: number; preparedAgainstTheLook: number; preparedAfterFailedMotion: number };
+  pipeline?: import("../nodes/speculation").PipelineCounts & {
+    revokedBecause: Record<string, number>;
+    againstTheLook: number;
+    preparedAgainstTheLook: number;
+    preparedAfterFailedMotion: number;
+  };
   /** The scenario changes something mid-episode (a kitchen perturbation). */
   perturbed?: boolean;
   modelCalls: number;
@@ -136,7 +141,8 @@ export interface EpisodeRun<S = unknown> {
 }
 
 /** A method's measures of one episode, over what every episode has. */
-export type EpisodeEffort = Pick<EpisodeResult, "score" | "steps" | "failedActions" | "replans" | "verdicts"> & Partial<EpisodeResult>;
+export type EpisodeEffort = Pick<EpisodeResult, "score" | "steps" | "failedActions" | "replans" | "verdicts"> &
+  Partial<EpisodeResult>;
 
 export interface Cell {
   trials: number;
@@ -227,14 +233,39 @@ export function experimentReportSchema<M extends string>(method: M, tables: read
     verdicts: z.record(z.string(), z.record(z.string(), z.number())),
     episodes: z.array(EpisodeRowSchema),
     durationSeconds: z.number(),
-    throughput: z.object({ episodes: z.number(), seconds: z.number(), episodesPerMinute: z.number(), concurrency: z.number().optional() }).optional(),
+    throughput: z
+      .object({
+        episodes: z.number(),
+        seconds: z.number(),
+        episodesPerMinute: z.number(),
+        concurrency: z.number().optional(),
+      })
+      .optional(),
     tables: tablesOf(tables),
   });
 }
 
 /** The tables every experiment report has after its method's own (evals/experimentReport.ts prints them). */
-export const EXPERIMENT_TABLES = ["success", "average-score", "time", "effort", "endings", "speculation", "verdicts", "episodes"] as const;
-export const EXPERIMENT_HEADINGS: IdRule[] = [[/^Success rate/, "success"], [/^Average Score/, "average-score"], [/^(Time per trial|Simulated skill seconds)/, "time"], [/^Effort per trial/, "effort"], [/^How runs ended/, "endings"], [/^Speculation/, "speculation"], [/^Critic verdicts/, "verdicts"], [/^Episodes/, "episodes"]];
+export const EXPERIMENT_TABLES = [
+  "success",
+  "average-score",
+  "time",
+  "effort",
+  "endings",
+  "speculation",
+  "verdicts",
+  "episodes",
+] as const;
+export const EXPERIMENT_HEADINGS: IdRule[] = [
+  [/^Success rate/, "success"],
+  [/^Average Score/, "average-score"],
+  [/^(Time per trial|Simulated skill seconds)/, "time"],
+  [/^Effort per trial/, "effort"],
+  [/^How runs ended/, "endings"],
+  [/^Speculation/, "speculation"],
+  [/^Critic verdicts/, "verdicts"],
+  [/^Episodes/, "episodes"],
+];
 
 // ---- what the viewer draws ----------------------------------------------------------------------------------------
 
@@ -259,12 +290,19 @@ export function cellNumber(cell: string | undefined): number | null {
   return Number.isFinite(n) ? (m[2] ? n / 100 : n) : null;
 }
 
-export const tableById = (r: { tables: PaperTable[] }, id: string): PaperTable | undefined => r.tables.find((t) => t.id === id);
+export const tableById = (r: { tables: PaperTable[] }, id: string): PaperTable | undefined =>
+  r.tables.find((t) => t.id === id);
 
 /** A table's rows as series: one per row (its first cell the name), the named columns as the points. */
 export function rowsAsSeries(t: PaperTable, columns: string[], scale = 1): ChartSpec["datasets"] {
   const at = columns.map((c) => t.columns.indexOf(c));
-  return t.rows.map((row) => ({ label: row[0], data: at.map((i) => { const n = cellNumber(row[i]); return n === null ? null : n * scale; }) }));
+  return t.rows.map((row) => ({
+    label: row[0],
+    data: at.map((i) => {
+      const n = cellNumber(row[i]);
+      return n === null ? null : n * scale;
+    }),
+  }));
 }
 
 /** An experiment report that passed its schema (its tables are there). */
@@ -282,15 +320,46 @@ export function experimentCharts(r: CheckedExperiment, axis?: TaskAxis, own: Cha
   const vs = r.variants;
   const a = axis ?? { title: "Success rate per task", tasks: r.tasks, labels: r.tasks };
   return [
-    { id: "chart-success", title: "Success rate per variant (all episodes)", type: "bar", labels: vs, datasets: [{ label: "success rate", data: vs.map((v) => r.table[v].all.successRate) }], yMax: 1 },
-    { id: "chart-tasks", title: a.title, type: "bar", labels: a.labels, datasets: vs.map((v) => ({ label: v, data: a.tasks.map((t) => r.table[v][t]?.successRate ?? 0) })), yMax: 1 },
+    {
+      id: "chart-success",
+      title: "Success rate per variant (all episodes)",
+      type: "bar",
+      labels: vs,
+      datasets: [{ label: "success rate", data: vs.map((v) => r.table[v].all.successRate) }],
+      yMax: 1,
+    },
+    {
+      id: "chart-tasks",
+      title: a.title,
+      type: "bar",
+      labels: a.labels,
+      datasets: vs.map((v) => ({ label: v, data: a.tasks.map((t) => r.table[v][t]?.successRate ?? 0) })),
+      yMax: 1,
+    },
     ...own,
-    { id: "chart-time", title: "Mean skill seconds and model calls per episode", type: "bar", labels: vs, datasets: [{ label: "skill seconds", data: vs.map((v) => r.table[v].all.meanSkillSeconds) }, { label: "model calls", data: vs.map((v) => r.table[v].all.meanModelCalls) }] },
+    {
+      id: "chart-time",
+      title: "Mean skill seconds and model calls per episode",
+      type: "bar",
+      labels: vs,
+      datasets: [
+        { label: "skill seconds", data: vs.map((v) => r.table[v].all.meanSkillSeconds) },
+        { label: "model calls", data: vs.map((v) => r.table[v].all.meanModelCalls) },
+      ],
+    },
   ];
 }
 
 /** An experiment report's facts line: the method's name, its set, seeds, noise, and what is particular to it. */
-export const experimentFacts = (name: string, r: CheckedExperiment, own: string[] = []) => [name, `dataset ${r.dataset}`, `${r.seeds} seed(s)`, `noise ${r.noise}`, ...own, `${r.episodes.length} episodes`, `${Math.round(r.durationSeconds)} s`];
+export const experimentFacts = (name: string, r: CheckedExperiment, own: string[] = []) => [
+  name,
+  `dataset ${r.dataset}`,
+  `${r.seeds} seed(s)`,
+  `noise ${r.noise}`,
+  ...own,
+  `${r.episodes.length} episodes`,
+  `${Math.round(r.durationSeconds)} s`,
+];
 
 // ---- a method's report, as it describes itself ---------------------------------------------------------------------
 

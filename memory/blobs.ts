@@ -23,7 +23,8 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
-export const refOf = (bytes: Buffer, ext: string) => `sha256:${createHash("sha256").update(bytes).digest("hex")}.${ext}`;
+export const refOf = (bytes: Buffer, ext: string) =>
+  `sha256:${createHash("sha256").update(bytes).digest("hex")}.${ext}`;
 const extOf = (path: string) => /\.(\w+)$/.exec(path)?.[1] ?? "bin";
 /** Every artifact reference a record's text mentions (frames in events.jsonl, rollouts, policies). */
 export const refsIn = (text: string) => [...new Set(text.match(/sha256:[0-9a-f]{64}\.\w+/g) ?? [])];
@@ -55,11 +56,16 @@ export class PostgresBlobStore implements BlobStore {
 
   async put(bytes: Buffer, ext = "png") {
     const ref = refOf(bytes, ext);
-    await this.pool.query("INSERT INTO robograph.artifacts (ref, bytes) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING", [ref, bytes]);
+    await this.pool.query("INSERT INTO robograph.artifacts (ref, bytes) VALUES ($1, $2) ON CONFLICT (ref) DO NOTHING", [
+      ref,
+      bytes,
+    ]);
     return ref;
   }
   async get(ref: string) {
-    const { rows } = await this.pool.query<{ bytes: Buffer }>("SELECT bytes FROM robograph.artifacts WHERE ref = $1", [ref]);
+    const { rows } = await this.pool.query<{ bytes: Buffer }>("SELECT bytes FROM robograph.artifacts WHERE ref = $1", [
+      ref,
+    ]);
     if (!rows.length) throw new Error(`no artifact ${ref} in the database`);
     return rows[0].bytes;
   }
@@ -69,7 +75,9 @@ export class PostgresBlobStore implements BlobStore {
   /** Which of `refs` the database lacks (one round trip, so an episode's frames are checked at once). */
   async missing(refs: string[]): Promise<string[]> {
     if (!refs.length) return [];
-    const { rows } = await this.pool.query<{ ref: string }>("SELECT ref FROM robograph.artifacts WHERE ref = ANY($1)", [refs]);
+    const { rows } = await this.pool.query<{ ref: string }>("SELECT ref FROM robograph.artifacts WHERE ref = ANY($1)", [
+      refs,
+    ]);
     const have = new Set(rows.map((r) => r.ref));
     return refs.filter((r) => !have.has(r));
   }
@@ -82,7 +90,10 @@ export class PostgresBlobStore implements BlobStore {
     return ref;
   }
   async listFiles(scope: string) {
-    const { rows } = await this.pool.query<{ path: string; ref: string }>("SELECT path, ref FROM robograph.files WHERE scope = $1 ORDER BY path", [scope]);
+    const { rows } = await this.pool.query<{ path: string; ref: string }>(
+      "SELECT path, ref FROM robograph.files WHERE scope = $1 ORDER BY path",
+      [scope],
+    );
     return new Map(rows.map((r) => [r.path, r.ref]));
   }
   async close() {
@@ -93,7 +104,13 @@ export class PostgresBlobStore implements BlobStore {
 /**
  * Uploads a record and every artifact it mentions that `local` holds and the store lacks. Returns the artifacts sent.
  */
-export async function uploadRecord(store: BlobStore, scope: string, path: string, bytes: Buffer, local: ArtifactStore): Promise<number> {
+export async function uploadRecord(
+  store: BlobStore,
+  scope: string,
+  path: string,
+  bytes: Buffer,
+  local: ArtifactStore,
+): Promise<number> {
   const refs = refsIn(bytes.toString("utf8")).filter((r) => existsSync(local.path(r)));
   const todo = store instanceof PostgresBlobStore ? await store.missing(refs) : refs;
   for (const r of todo) await store.put(local.get(r), r.split(".").pop());
@@ -105,7 +122,12 @@ export async function uploadRecord(store: BlobStore, scope: string, path: string
  * Writes a scope's records under `dir` and the artifacts they mention under `artifactsDir`, as a run left them on the
  * machine it ran on (the viewer and reports read that layout). Returns how many records were written.
  */
-export async function downloadScope(store: BlobStore, scope: string, dir: string, artifactsDir: string): Promise<number> {
+export async function downloadScope(
+  store: BlobStore,
+  scope: string,
+  dir: string,
+  artifactsDir: string,
+): Promise<number> {
   const files = await store.listFiles(scope);
   const local = new ArtifactStore(artifactsDir);
   for (const [path, ref] of files) {
@@ -113,7 +135,9 @@ export async function downloadScope(store: BlobStore, scope: string, dir: string
     const file = join(dir, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, bytes);
-    if (/\.(jsonl?|md|html)$/.test(path)) for (const r of refsIn(bytes.toString("utf8"))) if (!existsSync(local.path(r)) && (await store.has(r))) local.put(await store.get(r), r.split(".").pop());
+    if (/\.(jsonl?|md|html)$/.test(path))
+      for (const r of refsIn(bytes.toString("utf8")))
+        if (!existsSync(local.path(r)) && (await store.has(r))) local.put(await store.get(r), r.split(".").pop());
   }
   return files.size;
 }

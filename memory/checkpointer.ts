@@ -39,7 +39,10 @@ export interface Persistence {
 export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const url = env.ROBOGRAPH_DATABASE_URL?.trim();
   if (!url) return undefined;
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`ROBOGRAPH_DATABASE_URL must be a postgres:// URL (SQLite is the default without it), got ${url.split(":")[0]}:…`);
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new Error(
+      `ROBOGRAPH_DATABASE_URL must be a postgres:// URL (SQLite is the default without it), got ${url.split(":")[0]}:…`,
+    );
   return url;
 }
 
@@ -49,11 +52,19 @@ const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@"
  * Checkpoints and store for a run: Postgres when ROBOGRAPH_DATABASE_URL is set, SQLite files in `dir` otherwise.
  * Postgres tables are created on first use, under an advisory lock so workers starting together do not race.
  */
-export async function openPersistence(dir: string, opts: { forget?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Persistence> {
+export async function openPersistence(
+  dir: string,
+  opts: { forget?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<Persistence> {
   const url = databaseUrl(opts.env);
   if (!url) {
     const store = opts.forget ? undefined : new SqliteStore(join(dir, "memory.sqlite"));
-    return { checkpointer: sqliteCheckpointer(join(dir, "checkpoints.sqlite")), store, where: join(dir, "checkpoints.sqlite"), close: async () => store?.close() };
+    return {
+      checkpointer: sqliteCheckpointer(join(dir, "checkpoints.sqlite")),
+      store,
+      where: join(dir, "checkpoints.sqlite"),
+      close: async () => store?.close(),
+    };
   }
   const checkpointer = PostgresSaver.fromConnString(url);
   const store = opts.forget ? undefined : PostgresStore.fromConnString(url);

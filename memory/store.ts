@@ -53,11 +53,19 @@ export class SqliteStore extends BaseStore {
   }
 
   private item(r: Row): Item {
-    return { namespace: r.namespace.split(SEP), key: r.key, value: JSON.parse(r.value), createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) };
+    return {
+      namespace: r.namespace.split(SEP),
+      key: r.key,
+      value: JSON.parse(r.value),
+      createdAt: new Date(r.created_at),
+      updatedAt: new Date(r.updated_at),
+    };
   }
 
   private doGet(op: GetOperation): Item | null {
-    const r = this.db.prepare("SELECT * FROM store_items WHERE namespace = ? AND key = ?").get(op.namespace.join(SEP), op.key) as Row | undefined;
+    const r = this.db
+      .prepare("SELECT * FROM store_items WHERE namespace = ? AND key = ?")
+      .get(op.namespace.join(SEP), op.key) as Row | undefined;
     return r ? this.item(r) : null;
   }
 
@@ -69,8 +77,10 @@ export class SqliteStore extends BaseStore {
     }
     const now = Date.now();
     this.db
-      .prepare(`INSERT INTO store_items (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`)
+      .prepare(
+        `INSERT INTO store_items (namespace, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      )
       .run(ns, op.key, JSON.stringify(op.value), now, now);
   }
 
@@ -78,19 +88,31 @@ export class SqliteStore extends BaseStore {
     const prefix = op.namespacePrefix.join(SEP);
     const rows = (
       prefix
-        ? this.db.prepare("SELECT * FROM store_items WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY updated_at DESC").all(prefix, prefix.length + 1, prefix + SEP)
+        ? this.db
+            .prepare(
+              "SELECT * FROM store_items WHERE namespace = ? OR substr(namespace, 1, ?) = ? ORDER BY updated_at DESC",
+            )
+            .all(prefix, prefix.length + 1, prefix + SEP)
         : this.db.prepare("SELECT * FROM store_items ORDER BY updated_at DESC").all()
     ) as Row[];
-    const items = rows.map((r) => this.item(r)).filter((it) => {
-      if (op.filter && !Object.entries(op.filter).every(([k, v]) => JSON.stringify(it.value[k]) === JSON.stringify(v))) return false;
-      return !op.query || JSON.stringify(it.value).toLowerCase().includes(op.query.toLowerCase());
-    });
+    const items = rows
+      .map((r) => this.item(r))
+      .filter((it) => {
+        if (
+          op.filter &&
+          !Object.entries(op.filter).every(([k, v]) => JSON.stringify(it.value[k]) === JSON.stringify(v))
+        )
+          return false;
+        return !op.query || JSON.stringify(it.value).toLowerCase().includes(op.query.toLowerCase());
+      });
     const offset = op.offset ?? 0;
     return items.slice(offset, offset + (op.limit ?? 10));
   }
 
   private doNamespaces(op: ListNamespacesOperation): string[][] {
-    const all = (this.db.prepare("SELECT DISTINCT namespace FROM store_items").all() as { namespace: string }[]).map((r) => r.namespace.split(SEP));
+    const all = (this.db.prepare("SELECT DISTINCT namespace FROM store_items").all() as { namespace: string }[]).map(
+      (r) => r.namespace.split(SEP),
+    );
     const matches = (ns: string[], path: string[], suffix: boolean) => {
       if (path.length > ns.length) return false;
       const part = suffix ? ns.slice(ns.length - path.length) : ns.slice(0, path.length);
@@ -99,7 +121,9 @@ export class SqliteStore extends BaseStore {
     const kept = all
       .filter((ns) => (op.matchConditions ?? []).every((c) => matches(ns, c.path, c.matchType === "suffix")))
       .map((ns) => (op.maxDepth ? ns.slice(0, op.maxDepth) : ns));
-    const unique = [...new Map(kept.map((ns) => [ns.join(SEP), ns])).values()].sort((a, b) => a.join(SEP).localeCompare(b.join(SEP)));
+    const unique = [...new Map(kept.map((ns) => [ns.join(SEP), ns])).values()].sort((a, b) =>
+      a.join(SEP).localeCompare(b.join(SEP)),
+    );
     return unique.slice(op.offset, op.offset + op.limit);
   }
 

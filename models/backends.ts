@@ -53,7 +53,10 @@ function explainToolCallNotice(): void {
   let explained = false;
   console.warn = (...args: unknown[]) => {
     if (typeof args[0] === "string" && args[0].startsWith(NOTICE)) {
-      if (!explained) warn("note: a model answered with tool-call arguments that are not valid JSON; the answer goes back for repair. (LangChain's notice about new packages, which this causes, is not shown.)");
+      if (!explained)
+        warn(
+          "note: a model answered with tool-call arguments that are not valid JSON; the answer goes back for repair. (LangChain's notice about new packages, which this causes, is not shown.)",
+        );
       explained = true;
       return;
     }

@@ -25,7 +25,10 @@ export function contextBlock(task: string, data: Record<string, unknown>): strin
 export function readContext(messages: BaseMessage[]): { task: string } & Record<string, unknown> {
   for (let i = messages.length - 1; i >= 0; i--) {
     const content = messages[i].content;
-    const texts = typeof content === "string" ? [content] : content.flatMap((p) => ((p as { type?: string }).type === "text" ? [(p as { text: string }).text] : []));
+    const texts =
+      typeof content === "string"
+        ? [content]
+        : content.flatMap((p) => ((p as { type?: string }).type === "text" ? [(p as { text: string }).text] : []));
     for (const t of texts) {
       const start = t.indexOf(OPEN);
       if (start < 0) continue;

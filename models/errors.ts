@@ -8,7 +8,11 @@ import type { Role } from "./roles";
 
 export class ModelOutputError extends Error {
   override name = "ModelOutputError";
-  constructor(readonly role: Role, readonly schemaName: string, detail: string) {
+  constructor(
+    readonly role: Role,
+    readonly schemaName: string,
+    detail: string,
+  ) {
     super(`the ${role} model's answer does not fit the ${schemaName} schema: ${detail}`);
   }
 }
@@ -19,8 +23,17 @@ export class ModelOutputError extends Error {
  */
 export class ModelUnavailableError extends Error {
   override name = "ModelUnavailableError";
-  constructor(readonly role: Role, readonly model: string, readonly endpoint: string, readonly attempts: number, readonly lastError: string, why: string) {
-    super(`the ${role} model (${model} at ${endpoint}) failed ${attempts} time${attempts === 1 ? "" : "s"}${why}; last error: ${lastError}`);
+  constructor(
+    readonly role: Role,
+    readonly model: string,
+    readonly endpoint: string,
+    readonly attempts: number,
+    readonly lastError: string,
+    why: string,
+  ) {
+    super(
+      `the ${role} model (${model} at ${endpoint}) failed ${attempts} time${attempts === 1 ? "" : "s"}${why}; last error: ${lastError}`,
+    );
   }
 }
 

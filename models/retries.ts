@@ -12,12 +12,19 @@ import type { ModelScope } from "./usage";
  * refused key, a 400, an abort), which is thrown as it is.
  */
 export function transportFailure(err: unknown): string | undefined {
-  const e = err as { name?: string; status?: unknown; constructor?: { name?: string }; code?: string; cause?: { code?: string } };
+  const e = err as {
+    name?: string;
+    status?: unknown;
+    constructor?: { name?: string };
+    code?: string;
+    cause?: { code?: string };
+  };
   if (!e || typeof e !== "object") return undefined;
   const kind = e.constructor?.name;
   if (e.name === "AbortError" || kind === "APIUserAbortError") return undefined;
   if (e.name === "TimeoutError" || kind === "APIConnectionTimeoutError") return "timeout";
-  if (typeof e.status === "number") return e.status === 408 || e.status === 429 || e.status >= 500 ? `http_${e.status}` : undefined;
+  if (typeof e.status === "number")
+    return e.status === 408 || e.status === 429 || e.status >= 500 ? `http_${e.status}` : undefined;
   if (kind === "APIConnectionError" || e.name === "APIConnectionError") return "connection";
   if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"].includes(e.code ?? e.cause?.code ?? "")) return "connection";
   return undefined;
@@ -28,7 +35,8 @@ export function retryAfterMs(err: unknown, now = Date.now()): number | undefined
   const h = (err as { headers?: unknown })?.headers;
   if (!h || typeof h !== "object") return undefined;
   const get = (name: string): string | undefined => {
-    const v = typeof (h as Headers).get === "function" ? (h as Headers).get(name) : (h as Record<string, unknown>)[name];
+    const v =
+      typeof (h as Headers).get === "function" ? (h as Headers).get(name) : (h as Record<string, unknown>)[name];
     return typeof v === "string" && v.trim() ? v.trim() : undefined;
   };
   const ms = Number(get("retry-after-ms"));
@@ -42,7 +50,11 @@ export function retryAfterMs(err: unknown, now = Date.now()): number | undefined
 }
 
 /** Exponential backoff with jitter (half fixed, half random, so retries from many workers spread out). */
-export function backoffMs(config: Pick<ModelConfig, "backoffMs" | "maxBackoffMs">, retry: number, random = Math.random): number {
+export function backoffMs(
+  config: Pick<ModelConfig, "backoffMs" | "maxBackoffMs">,
+  retry: number,
+  random = Math.random,
+): number {
   const ceiling = Math.min(config.maxBackoffMs, config.backoffMs * 2 ** retry);
   return ceiling / 2 + (ceiling / 2) * random();
 }
@@ -66,7 +78,14 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * (Retry-After) or by backoff, and never past the run's wall budget. Each failed request is counted; the last failure
  * becomes a ModelUnavailableError. Other failures are reported as before, naming the role and the endpoint.
  */
-export async function sendWithRetries<R>(config: ModelConfig, role: Role, endpoint: string, count: (outcome: string) => void, scope: ModelScope | undefined, send: () => Promise<R>): Promise<R> {
+export async function sendWithRetries<R>(
+  config: ModelConfig,
+  role: Role,
+  endpoint: string,
+  count: (outcome: string) => void,
+  scope: ModelScope | undefined,
+  send: () => Promise<R>,
+): Promise<R> {
   for (let retry = 0; ; retry++) {
     try {
       return await send();
@@ -81,12 +100,22 @@ export async function sendWithRetries<R>(config: ModelConfig, role: Role, endpoi
         throw new ModelRequestError(`the ${role} model (${config.models[role]} at ${endpoint}) failed: ${message}`);
       }
       count(outcome);
-      const unavailable = (why: string) => new ModelUnavailableError(role, config.models[role], endpoint, retry + 1, `${outcome.replace("http_", "HTTP ")}: ${message}`, why);
+      const unavailable = (why: string) =>
+        new ModelUnavailableError(
+          role,
+          config.models[role],
+          endpoint,
+          retry + 1,
+          `${outcome.replace("http_", "HTTP ")}: ${message}`,
+          why,
+        );
       if (retry >= config.maxRetries) throw unavailable(config.maxRetries ? ` (${config.maxRetries} retries)` : "");
       const asked = retryAfterMs(err);
       const wait = asked ?? backoffMs(config, retry);
       if (scope?.deadline !== undefined && Date.now() + wait > scope.deadline) {
-        throw unavailable(` (the run's wall budget leaves no time for a retry${asked !== undefined ? ` after the ${Math.ceil(asked / 1000)} s the server asked for` : ""})`);
+        throw unavailable(
+          ` (the run's wall budget leaves no time for a retry${asked !== undefined ? ` after the ${Math.ceil(asked / 1000)} s the server asked for` : ""})`,
+        );
       }
       await sleep(wait, scope?.signal);
     }

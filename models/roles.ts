@@ -4,7 +4,18 @@ import { NO_NOISE, noiseLevel } from "./symbolic/noise";
 
 // writer: the behaviour critics' policy writer (primitive programs); proposer, decomposer, retriever, analyst: Game On's
 // curriculum (task proposal, decomposition, skill retrieval, learning-curve analysis).
-export const ROLES = ["planner", "perceiver", "verifier", "critic", "summarizer", "writer", "proposer", "decomposer", "retriever", "analyst"] as const;
+export const ROLES = [
+  "planner",
+  "perceiver",
+  "verifier",
+  "critic",
+  "summarizer",
+  "writer",
+  "proposer",
+  "decomposer",
+  "retriever",
+  "analyst",
+] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface ModelConfig {
@@ -50,11 +61,15 @@ export interface ModelOverrides {
 export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverrides = {}): ModelConfig {
   const apiKey = env.OPENAI_API_KEY || undefined;
   const requested = o.backend ?? (env.ROBOGRAPH_MODEL_BACKEND as ModelConfig["backend"] | undefined);
-  if (requested && requested !== "openai" && requested !== "symbolic") throw new Error(`unknown model backend ${requested}: use openai or symbolic`);
+  if (requested && requested !== "openai" && requested !== "symbolic")
+    throw new Error(`unknown model backend ${requested}: use openai or symbolic`);
   const backend = requested ?? (apiKey ? "openai" : "symbolic");
-  if (backend === "openai" && !apiKey) throw new Error("the openai backend needs OPENAI_API_KEY (any non-empty value for a local server)");
+  if (backend === "openai" && !apiKey)
+    throw new Error("the openai backend needs OPENAI_API_KEY (any non-empty value for a local server)");
   const fallback = o.model ?? env.ROBOGRAPH_MODEL ?? "gpt-4o-mini";
-  const models = Object.fromEntries(ROLES.map((r) => [r, o.roleModels?.[r] ?? env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback])) as Record<Role, string>;
+  const models = Object.fromEntries(
+    ROLES.map((r) => [r, o.roleModels?.[r] ?? env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback]),
+  ) as Record<Role, string>;
   const method = (env.ROBOGRAPH_STRUCTURED_METHOD ?? "functionCalling") as ModelConfig["structuredMethod"];
   const noise = o.noise ?? Number(env.ROBOGRAPH_NOISE ?? 0);
   return {

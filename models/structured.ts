@@ -29,7 +29,11 @@ function jsonSchemaFormat(schema: z.ZodType, name: string) {
     json_schema: {
       name,
       strict: true,
-      schema: toJsonSchema(schema, { cycles: "ref", reused: "ref", override: (ctx: { jsonSchema: Record<string, unknown> }) => void (ctx.jsonSchema.title = name) } as never) as Record<string, unknown>,
+      schema: toJsonSchema(schema, {
+        cycles: "ref",
+        reused: "ref",
+        override: (ctx: { jsonSchema: Record<string, unknown> }) => void (ctx.jsonSchema.title = name),
+      } as never) as Record<string, unknown>,
     },
   };
   // The SDK looks for these (non-enumerable, so never sent) to parse the answer itself.
@@ -41,9 +45,15 @@ function jsonSchemaFormat(schema: z.ZodType, name: string) {
 }
 
 /** A PNG as a data URL with its longest side capped, ready to be an image content part. */
-export async function imagePart(png: Buffer, maxSide: number): Promise<{ type: "image_url"; image_url: { url: string } }> {
+export async function imagePart(
+  png: Buffer,
+  maxSide: number,
+): Promise<{ type: "image_url"; image_url: { url: string } }> {
   const meta = await sharp(png).metadata();
-  const scaled = (meta.width ?? 0) > maxSide || (meta.height ?? 0) > maxSide ? await sharp(png).resize(maxSide, maxSide, { fit: "inside" }).png().toBuffer() : png;
+  const scaled =
+    (meta.width ?? 0) > maxSide || (meta.height ?? 0) > maxSide
+      ? await sharp(png).resize(maxSide, maxSide, { fit: "inside" }).png().toBuffer()
+      : png;
   return { type: "image_url", image_url: { url: `data:image/png;base64,${scaled.toString("base64")}` } };
 }
 
@@ -59,18 +69,31 @@ export interface Ask<T> {
 }
 
 /** Asks `models[ask.role]` for an answer of `schema`; returns it with the usage it cost. */
-export async function askStructured<T>(models: RoleModels, config: ModelConfig, ask: Ask<T>): Promise<{ value: T; usage: Usage }> {
+export async function askStructured<T>(
+  models: RoleModels,
+  config: ModelConfig,
+  ask: Ask<T>,
+): Promise<{ value: T; usage: Usage }> {
   const model = models[ask.role];
   const scope = scopes.getStore();
   const human = new HumanMessage({
-    content: [{ type: "text", text: contextBlock(ask.task, ask.context) }, ...(config.backend === "openai" ? ask.images ?? [] : [])],
+    content: [
+      { type: "text", text: contextBlock(ask.task, ask.context) },
+      ...(config.backend === "openai" ? (ask.images ?? []) : []),
+    ],
   });
   const messages: BaseMessage[] = [new SystemMessage(ask.system), human];
   const usage: RoleUsage = { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 };
-  const images = config.backend === "openai" ? ask.images?.length ?? 0 : 0;
+  const images = config.backend === "openai" ? (ask.images?.length ?? 0) : 0;
   /** Counts one request sent, here and in the node's ledger. */
   const count = (outcome: string, raw?: AIMessage) => {
-    const u: RoleUsage = { calls: 1, inputTokens: raw?.usage_metadata?.input_tokens ?? 0, outputTokens: raw?.usage_metadata?.output_tokens ?? 0, images, outcomes: { [outcome]: 1 } };
+    const u: RoleUsage = {
+      calls: 1,
+      inputTokens: raw?.usage_metadata?.input_tokens ?? 0,
+      outputTokens: raw?.usage_metadata?.output_tokens ?? 0,
+      images,
+      outcomes: { [outcome]: 1 },
+    };
     Object.assign(usage, addRole(usage, u));
     if (scope) scope.usage = addUsage(scope.usage, { [ask.role]: u });
   };
@@ -84,28 +107,45 @@ export async function askStructured<T>(models: RoleModels, config: ModelConfig, 
       raw = (await model.invoke(messages)) as AIMessage;
       candidate = extractJson(String(raw.content));
     } else if (config.structuredMethod === "jsonSchema") {
-      raw = (await sendWithRetries(config, ask.role, endpoint, count, scope, () => model.invoke(messages, { ...options, response_format: jsonSchemaFormat(ask.schema, ask.schemaName) } as never))) as AIMessage;
+      raw = (await sendWithRetries(config, ask.role, endpoint, count, scope, () =>
+        model.invoke(messages, { ...options, response_format: jsonSchemaFormat(ask.schema, ask.schemaName) } as never),
+      )) as AIMessage;
       candidate = extractJson(rawText(raw));
     } else {
-      const structured = model.withStructuredOutput(ask.schema as z.ZodType<Record<string, unknown>>, { name: ask.schemaName, method: config.structuredMethod, includeRaw: true });
-      const out = (await sendWithRetries(config, ask.role, endpoint, count, scope, () => structured.invoke(messages, options))) as { raw: BaseMessage; parsed: unknown };
+      const structured = model.withStructuredOutput(ask.schema as z.ZodType<Record<string, unknown>>, {
+        name: ask.schemaName,
+        method: config.structuredMethod,
+        includeRaw: true,
+      });
+      const out = (await sendWithRetries(config, ask.role, endpoint, count, scope, () =>
+        structured.invoke(messages, options),
+      )) as { raw: BaseMessage; parsed: unknown };
       raw = out.raw as AIMessage;
       // jsonMode's own parser completes a truncated answer; the strict extraction does not.
-      candidate = config.structuredMethod === "jsonMode" ? extractJson(rawText(raw)) : out.parsed ?? extractJson(rawText(raw));
+      candidate =
+        config.structuredMethod === "jsonMode" ? extractJson(rawText(raw)) : (out.parsed ?? extractJson(rawText(raw)));
     }
     const p = ask.schema.safeParse(candidate);
     count(p.success ? "ok" : "invalid", raw);
     if (p.success) return { value: p.data, usage: { [ask.role]: usage } };
     const text = rawText(raw);
     // Not JSON at all says more than "expected object, received undefined".
-    lastIssue = candidate === undefined && text
-      ? `the answer is not valid JSON: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`
-      : p.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`).join("; ");
-    messages.push(new AIMessage(rawText(raw) || "(no answer)"), new HumanMessage(`That answer does not fit the ${ask.schemaName} schema (${lastIssue}). Answer again with JSON that fits it.`));
+    lastIssue =
+      candidate === undefined && text
+        ? `the answer is not valid JSON: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`
+        : p.error.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`)
+            .join("; ");
+    messages.push(
+      new AIMessage(rawText(raw) || "(no answer)"),
+      new HumanMessage(
+        `That answer does not fit the ${ask.schemaName} schema (${lastIssue}). Answer again with JSON that fits it.`,
+      ),
+    );
   }
   throw new ModelOutputError(ask.role, ask.schemaName, `${lastIssue} (after ${config.repairAttempts + 1} attempts)`);
 }
-
 
 function rawText(m: AIMessage): string {
   if (typeof m.content === "string" && m.content) return m.content;
@@ -114,7 +154,7 @@ function rawText(m: AIMessage): string {
   // Tool-call arguments that are not JSON are kept as written, so the repair request can quote them.
   const invalid = m.invalid_tool_calls?.[0];
   if (invalid?.args) return invalid.args;
-  return Array.isArray(m.content) ? m.content.map((p) => ((p as { text?: string }).text ?? "")).join("") : "";
+  return Array.isArray(m.content) ? m.content.map((p) => (p as { text?: string }).text ?? "").join("") : "";
 }
 
 /**
@@ -146,7 +186,8 @@ function strictJsonIn(text: string): unknown {
     const c = text[i];
     if ((c === "{" || c === "[") && opens.length < MAX_SPAN_ENDS) opens.push(i);
   }
-  for (let j = text.length - 1; j >= 0 && closes.length < MAX_SPAN_ENDS; j--) if (text[j] === "}" || text[j] === "]") closes.push(j);
+  for (let j = text.length - 1; j >= 0 && closes.length < MAX_SPAN_ENDS; j--)
+    if (text[j] === "}" || text[j] === "]") closes.push(j);
   for (const i of opens) {
     for (const j of closes) {
       if (j <= i || (text[i] === "{") !== (text[j] === "}")) continue;

@@ -22,10 +22,14 @@ export const imageStandIn = (url: string) => `<image ${url.length}:${url.slice(-
 /** What a provider reads of one message: its role tag, its text parts, a stand-in per image. */
 export function messageText(role: string, content: unknown): string {
   const parts = [`<|${role}|>`];
-  const items = typeof content === "string" ? [{ type: "text", text: content }] : ((content ?? []) as { type: string; text?: string; image_url?: string | { url: string } }[]);
+  const items =
+    typeof content === "string"
+      ? [{ type: "text", text: content }]
+      : ((content ?? []) as { type: string; text?: string; image_url?: string | { url: string } }[]);
   for (const p of items) {
     if (p.type === "text") parts.push(p.text ?? "");
-    else if (p.type === "image_url") parts.push(imageStandIn(typeof p.image_url === "string" ? p.image_url : p.image_url?.url ?? ""));
+    else if (p.type === "image_url")
+      parts.push(imageStandIn(typeof p.image_url === "string" ? p.image_url : (p.image_url?.url ?? "")));
   }
   return parts.join("\n");
 }

@@ -26,12 +26,19 @@ function addOutcomes(a?: Record<string, number>, b?: Record<string, number>): Re
 
 export const addRole = (p: RoleUsage, u: RoleUsage): RoleUsage => {
   const outcomes = addOutcomes(p.outcomes, u.outcomes);
-  return { calls: p.calls + u.calls, inputTokens: p.inputTokens + u.inputTokens, outputTokens: p.outputTokens + u.outputTokens, images: p.images + u.images, ...(outcomes ? { outcomes } : {}) };
+  return {
+    calls: p.calls + u.calls,
+    inputTokens: p.inputTokens + u.inputTokens,
+    outputTokens: p.outputTokens + u.outputTokens,
+    images: p.images + u.images,
+    ...(outcomes ? { outcomes } : {}),
+  };
 };
 
 export function addUsage(a: Usage, b: Usage): Usage {
   const out: Usage = { ...a };
-  for (const [role, u] of Object.entries(b) as [Role, RoleUsage][]) out[role] = addRole(out[role] ?? { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 }, u);
+  for (const [role, u] of Object.entries(b) as [Role, RoleUsage][])
+    out[role] = addRole(out[role] ?? { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 }, u);
   return out;
 }
 

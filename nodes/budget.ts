@@ -20,10 +20,15 @@ export interface Spent {
 export function overBudget(o: SharedSettings & { maxProcedures?: number }, spent: Spent): string | undefined {
   // Time the run lay dead before a resume is not the run's: it would end a resumed episode on time it never had.
   const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000 - (o.pausedSeconds ?? 0);
-  return spent.actions >= o.maxSteps ? `${spent.actions} actions (budget ${o.maxSteps})`
-    : spent.replans > o.maxReplans ? `${o.maxReplans} replans (budget ${o.maxReplans}; another was needed)`
-    : o.maxProcedures !== undefined && (spent.procedures ?? 0) > o.maxProcedures ? `${o.maxProcedures} new procedures (budget ${o.maxProcedures}; another was needed)`
-    : spent.modelCalls >= o.maxModelCalls ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
-    : wall >= o.maxWallSeconds ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
-    : undefined;
+  return spent.actions >= o.maxSteps
+    ? `${spent.actions} actions (budget ${o.maxSteps})`
+    : spent.replans > o.maxReplans
+      ? `${o.maxReplans} replans (budget ${o.maxReplans}; another was needed)`
+      : o.maxProcedures !== undefined && (spent.procedures ?? 0) > o.maxProcedures
+        ? `${o.maxProcedures} new procedures (budget ${o.maxProcedures}; another was needed)`
+        : spent.modelCalls >= o.maxModelCalls
+          ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
+          : wall >= o.maxWallSeconds
+            ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
+            : undefined;
 }

@@ -33,17 +33,40 @@ export interface SkillFeedbackChunk {
  * stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
  * `signal` is the emergency stop: aborted, it cancels the goal on the robot (the result comes back `canceled`).
  */
-export async function runRecordedGoal(s: Session, goalId: string, robot: string, skill: string, args: Record<string, unknown>, signal?: AbortSignal, config?: RunnableConfig): Promise<SkillResult> {
-  const stopped = (): SkillResult => ({ ok: false, robot, skill, goalId, status: "canceled", message: "", error: `not sent: ${(signal!.reason as Error)?.message ?? "stopped"}`, feedback: [], durationMs: 0 });
+export async function runRecordedGoal(
+  s: Session,
+  goalId: string,
+  robot: string,
+  skill: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+  config?: RunnableConfig,
+): Promise<SkillResult> {
+  const stopped = (): SkillResult => ({
+    ok: false,
+    robot,
+    skill,
+    goalId,
+    status: "canceled",
+    message: "",
+    error: `not sent: ${(signal!.reason as Error)?.message ?? "stopped"}`,
+    feedback: [],
+    durationMs: 0,
+  });
   if (signal?.aborted) return stopped();
   // The robot's feedback goes out on the graph's custom stream as it comes (Studio, the SDK, `robograph run`).
   const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
-  const onFeedback = writer && ((f: unknown) => writer({ feedback: { goalId, robot, skill, values: f } } satisfies SkillFeedbackChunk));
+  const onFeedback =
+    writer && ((f: unknown) => writer({ feedback: { goalId, robot, skill, values: f } } satisfies SkillFeedbackChunk));
   const start = performance.now();
   let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
     // Stopped while the connection was down: the bridge cancels nothing it cannot hear, so say so rather than re-attach.
-    if (signal?.aborted) return { ...stopped(), error: `stopped while the connection was lost (${result.error}); the goal may still be running` };
+    if (signal?.aborted)
+      return {
+        ...stopped(),
+        error: `stopped while the connection was lost (${result.error}); the goal may still be running`,
+      };
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
     if (s.client.closed) {
       try {
@@ -55,8 +78,12 @@ export async function runRecordedGoal(s: Session, goalId: string, robot: string,
     }
     result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
   }
-  if (result.status === "disconnected") throw new Error(`robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`);
-  if (skillTimes.hasSubscribers) skillTimes.publish({ goalId, robot, skill, start, end: performance.now(), ok: result.ok } satisfies SkillTime);
+  if (result.status === "disconnected")
+    throw new Error(
+      `robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`,
+    );
+  if (skillTimes.hasSubscribers)
+    skillTimes.publish({ goalId, robot, skill, start, end: performance.now(), ok: result.ok } satisfies SkillTime);
   if (result.endedAt !== undefined) await framesAfter(s, result.endedAt);
   return result;
 }
@@ -74,7 +101,13 @@ async function framesAfter(s: Session, t: number): Promise<void> {
 }
 
 /** A goal id unique per episode (its start time), so a reused thread id never collides with goals a long-lived bridge remembers. */
-export function goalIdFor(config: RunnableConfig | undefined, step: number, robot: string, skill: string, startedAt: number): string {
+export function goalIdFor(
+  config: RunnableConfig | undefined,
+  step: number,
+  robot: string,
+  skill: string,
+  startedAt: number,
+): string {
   const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "run";
   return `${thread}/${step}/${robot}/${skill}#${(startedAt || Date.now()).toString(36)}`;
 }

@@ -8,7 +8,14 @@
  * have their own path (nodes/executor.ts), and nothing here sends anything to a robot.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ModelOutputError, ModelRequestError, ModelUnavailableError, withModelScope, type ModelScope, type Usage } from "../models";
+import {
+  ModelOutputError,
+  ModelRequestError,
+  ModelUnavailableError,
+  withModelScope,
+  type ModelScope,
+  type Usage,
+} from "../models";
 import { runOf } from "../runtime/run";
 import { runSignal, stopReason } from "../runtime/estop";
 import type { Status } from "./state";
@@ -26,7 +33,9 @@ export const resumeHint = (thread?: string) => `resume with: npm start -- --thre
  * ends the run itself, its update clears the interruption. (The resume cannot set the status with the Command's
  * `update`: that passes the graph's input schema, which is the goal alone.)
  */
-export function resumable<S extends { status?: Status }, U>(node: (state: S, config?: RunnableConfig) => Promise<U>): (state: S, config?: RunnableConfig) => Promise<U> {
+export function resumable<S extends { status?: Status }, U>(
+  node: (state: S, config?: RunnableConfig) => Promise<U>,
+): (state: S, config?: RunnableConfig) => Promise<U> {
   return async (state, config) => {
     const out = await node(state, config);
     if (state.status !== "interrupted" || (out && typeof out === "object" && "status" in out)) return out;
@@ -34,10 +43,18 @@ export function resumable<S extends { status?: Status }, U>(node: (state: S, con
   };
 }
 
-export function guarded<S extends Guardable & { status?: Status }, U>(name: string, node: (state: S, config?: RunnableConfig) => Promise<U>): (state: S, config?: RunnableConfig) => Promise<U> {
+export function guarded<S extends Guardable & { status?: Status }, U>(
+  name: string,
+  node: (state: S, config?: RunnableConfig) => Promise<U>,
+): (state: S, config?: RunnableConfig) => Promise<U> {
   return resumable(async (state: S, config?: RunnableConfig): Promise<U> => {
     const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
-    const stopped = (why: string, usage: Usage = {}): U => ({ status: "interrupted", statusReason: `interrupted in ${name}: emergency stop (${why}); ${resumeHint(thread)}`, usage }) satisfies Ended as U;
+    const stopped = (why: string, usage: Usage = {}): U =>
+      ({
+        status: "interrupted",
+        statusReason: `interrupted in ${name}: emergency stop (${why}); ${resumeHint(thread)}`,
+        usage,
+      }) satisfies Ended as U;
     const before = stopReason(config);
     if (before) return stopped(before);
     let deadline: number | undefined;
@@ -55,7 +72,11 @@ export function guarded<S extends Guardable & { status?: Status }, U>(name: stri
       const why = stopReason(config);
       if (why) return stopped(why, scope.usage);
       if (err instanceof ModelUnavailableError) {
-        const ended: Ended = { status: "interrupted", statusReason: `interrupted in ${name}: ${err.message}; ${resumeHint(thread)} once the endpoint answers`, usage: scope.usage };
+        const ended: Ended = {
+          status: "interrupted",
+          statusReason: `interrupted in ${name}: ${err.message}; ${resumeHint(thread)} once the endpoint answers`,
+          usage: scope.usage,
+        };
         return ended as U;
       }
       // An answer that never fit, or a request the endpoint refuses (a 400, a refused key): retrying cannot help.
@@ -69,7 +90,9 @@ export function guarded<S extends Guardable & { status?: Status }, U>(name: stri
 }
 
 /** Every node of a table guarded (the table's names are the graph's node names). */
-export function guardedNodes<T extends Record<string, (state: never, config?: RunnableConfig) => Promise<unknown>>>(nodes: T): T {
+export function guardedNodes<T extends Record<string, (state: never, config?: RunnableConfig) => Promise<unknown>>>(
+  nodes: T,
+): T {
   return Object.fromEntries(Object.entries(nodes).map(([name, fn]) => [name, guarded(name, fn as never)])) as T;
 }
 

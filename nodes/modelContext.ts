@@ -17,7 +17,13 @@ type Wordings = string[];
 
 /** A naming with both a display name and aliases becomes one list; a partial one stays as it is (it reads back alike). */
 const wordings = (names: Record<string, Naming> | undefined) =>
-  names && Object.fromEntries(Object.entries(names).map(([k, n]) => [k, n.display !== undefined && n.aliases !== undefined ? ([n.display, ...n.aliases] as Wordings) : n]));
+  names &&
+  Object.fromEntries(
+    Object.entries(names).map(([k, n]) => [
+      k,
+      n.display !== undefined && n.aliases !== undefined ? ([n.display, ...n.aliases] as Wordings) : n,
+    ]),
+  );
 
 const worldViews = new WeakMap<WorldDescription, unknown>();
 
@@ -37,25 +43,36 @@ export function robotsForModel(robots: RobotManifest[], world?: WorldDescription
   const byWorld = robotViews.get(robots)!;
   let v = byWorld.get(world);
   if (!v) {
-    const listOf = (values: unknown[]) => (world ? Object.keys(WORLD_LISTS).find((k) => sameList(values, WORLD_LISTS[k](world))) : undefined);
+    const listOf = (values: unknown[]) =>
+      world ? Object.keys(WORLD_LISTS).find((k) => sameList(values, WORLD_LISTS[k](world))) : undefined;
     v = robots.map(({ cameras: _cameras, skills, ...robot }) => ({
       ...robot,
       ...(robot.names ? { names: wordings(robot.names) } : {}),
       // A goal template (the message's schema, measured poses) is how the robot takes a goal, not what the model says.
-      skills: skills.map(({ action: _action, actionType: _type, timeoutSec: _timeout, requiresApproval: _approval, goal: _goal, parameters, ...skill }) => ({
-        ...skill,
-        parameters: {
-          properties: Object.fromEntries(
-            Object.entries(parameters.properties).map(([k, p]) => {
-              if (!p.enum) return [k, p];
-              const { type: _t, ...rest } = p;
-              const list = listOf(p.enum);
-              return [k, list ? { ...rest, enum: list } : rest];
-            }),
-          ),
-          required: parameters.required,
-        },
-      })),
+      skills: skills.map(
+        ({
+          action: _action,
+          actionType: _type,
+          timeoutSec: _timeout,
+          requiresApproval: _approval,
+          goal: _goal,
+          parameters,
+          ...skill
+        }) => ({
+          ...skill,
+          parameters: {
+            properties: Object.fromEntries(
+              Object.entries(parameters.properties).map(([k, p]) => {
+                if (!p.enum) return [k, p];
+                const { type: _t, ...rest } = p;
+                const list = listOf(p.enum);
+                return [k, list ? { ...rest, enum: list } : rest];
+              }),
+            ),
+            required: parameters.required,
+          },
+        }),
+      ),
     }));
     byWorld.set(world, v);
   }

@@ -25,15 +25,28 @@ export function framePng(robot: RobotManifest, view: CameraView<unknown>): Promi
  * a VLM reads the image alone, so it gets an empty report; the offline reasoner reads nothing but detections, so it
  * refuses, saying what would make the run possible.
  */
-export function detectionsOf<D>(s: Pick<Session, "modelConfig">, robot: RobotManifest, view: CameraView<unknown>): D | undefined {
+export function detectionsOf<D>(
+  s: Pick<Session, "modelConfig">,
+  robot: RobotManifest,
+  view: CameraView<unknown>,
+): D | undefined {
   if (view.detections) return view.detections as D;
   if (robot.cameras[0]?.detections || !view.image) return undefined;
   if (s.modelConfig.backend === "symbolic") {
-    throw new Error(`robot ${robot.id} publishes no detections (its camera has no detections topic), and the offline reasoner reads only detections: run with a VLM (OPENAI_API_KEY, and OPENAI_BASE_URL for a local one) or give the camera a detections topic (robograph_msgs/Detections)`);
+    throw new Error(
+      `robot ${robot.id} publishes no detections (its camera has no detections topic), and the offline reasoner reads only detections: run with a VLM (OPENAI_API_KEY, and OPENAI_BASE_URL for a local one) or give the camera a detections topic (robograph_msgs/Detections)`,
+    );
   }
   const size = imageSize(view.image);
   // Nothing detected, nothing named: the image is the whole report.
-  return { header: view.image.header, robot: robot.id, width: size?.width ?? robot.cameras[0].width, height: size?.height ?? robot.cameras[0].height, detections: [], places: [] } as D;
+  return {
+    header: view.image.header,
+    robot: robot.id,
+    width: size?.width ?? robot.cameras[0].width,
+    height: size?.height ?? robot.cameras[0].height,
+    detections: [],
+    places: [],
+  } as D;
 }
 
 /** The newest frame of the first robot with a camera (RePLan's palm, VLM-PC's dog), after the first frames arrived. */
@@ -44,5 +57,11 @@ export async function latestFrame<D>(s: Session): Promise<Frame<D>> {
   const detections = robot && v ? detectionsOf<D>(s, robot, v) : undefined;
   if (!robot || !v?.image || !detections) throw new Error("no camera frame from the robot yet");
   const png = await framePng(robot, v);
-  return { robot: robot.id, frame: s.artifacts.put(png), png, detections, image: await imagePart(png, s.modelConfig.imageMaxSide) };
+  return {
+    robot: robot.id,
+    frame: s.artifacts.put(png),
+    png,
+    detections,
+    image: await imagePart(png, s.modelConfig.imageMaxSide),
+  };
 }

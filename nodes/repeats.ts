@@ -14,10 +14,18 @@ export const repeatKey = (action: string, reason: string) => `${action} → ${re
  * Counts one failure of `action` for `reason`; returns the new counts and, at the limit, the update that ends the run.
  * Canceled goals (an emergency stop) are not failures of the action and are not counted by callers.
  */
-export function countFailure(counts: FailureCounts, action: string, reason: string): { repeats: FailureCounts; n: number; end?: { status: "failed"; statusReason: string } } {
+export function countFailure(
+  counts: FailureCounts,
+  action: string,
+  reason: string,
+): { repeats: FailureCounts; n: number; end?: { status: "failed"; statusReason: string } } {
   const key = repeatKey(action, reason);
   const n = (counts[key] ?? 0) + 1;
   const repeats = { ...counts, [key]: n };
   if (n < REPEAT_LIMIT) return { repeats, n };
-  return { repeats, n, end: { status: "failed", statusReason: `${action} failed ${n} times for the same reason: ${reason}` } };
+  return {
+    repeats,
+    n,
+    end: { status: "failed", statusReason: `${action} failed ${n} times for the same reason: ${reason}` },
+  };
 }

@@ -23,7 +23,14 @@ export const INSIDE_IN_VIEW_PIXELS = 150;
 export function namedObjects(goal: string, labels: string[]): string[] {
   const text = ` ${goal.toLowerCase().replace(/[^a-z0-9_]+/g, " ")} `;
   return labels
-    .map((l) => ({ l, i: Math.min(...[l, l.replace(/_/g, " ")].map((w) => text.indexOf(` ${w.toLowerCase()} `)).map((i) => (i < 0 ? Infinity : i))) }))
+    .map((l) => ({
+      l,
+      i: Math.min(
+        ...[l, l.replace(/_/g, " ")]
+          .map((w) => text.indexOf(` ${w.toLowerCase()} `))
+          .map((i) => (i < 0 ? Infinity : i)),
+      ),
+    }))
     .filter((x) => Number.isFinite(x.i))
     .sort((a, b) => a.i - b.i)
     .map((x) => x.l);
@@ -34,8 +41,14 @@ export function namedObjects(goal: string, labels: string[]): string[] {
  * The goal is read in the world's names first, so "the tea bottle" names bottle_of_tea.
  */
 export function searchedObjects(goal: string, world: WorldDescription): string[] {
-  const fixed = new Set([...world.places.map((p) => p.name), ...(world.joints ?? []).flatMap((j) => [j.object, j.handle, j.name])]);
-  return namedObjects(canonicalText(goal, lexicon(world)).text, world.labels.filter((l) => !fixed.has(l)));
+  const fixed = new Set([
+    ...world.places.map((p) => p.name),
+    ...(world.joints ?? []).flatMap((j) => [j.object, j.handle, j.name]),
+  ]);
+  return namedObjects(
+    canonicalText(goal, lexicon(world)).text,
+    world.labels.filter((l) => !fixed.has(l)),
+  );
 }
 
 /**
@@ -55,7 +68,12 @@ export function lookablePlaces(robots: RobotManifest[], world: WorldDescription,
       if (l.pred === "serves") served.add(l.args[1]);
     }
   }
-  return world.places.filter((p) => (p.openable && (reached.has(p.name) || served.has(p.name))) || served.has(p.name) || viewed.includes(p.name)).map((p) => p.name);
+  return world.places
+    .filter(
+      (p) =>
+        (p.openable && (reached.has(p.name) || served.has(p.name))) || served.has(p.name) || viewed.includes(p.name),
+    )
+    .map((p) => p.name);
 }
 
 /** Is `name` (as a perceiver wrote it) the object `object`? Loosely, as the summarizer matches names. */
@@ -65,7 +83,11 @@ const sameThing = (name: string, object: string) => name === object || closestNa
  * Folds one look (what every camera showed at one moment) into the ledger: a seen object's search starts over; an
  * unseen one's counts one more look into each place in view.
  */
-export function noteLook(ledger: SearchLedger, objects: string[], look: { lookedInto: string[]; seen: string[] }): SearchLedger {
+export function noteLook(
+  ledger: SearchLedger,
+  objects: string[],
+  look: { lookedInto: string[]; seen: string[] },
+): SearchLedger {
   const out: SearchLedger = { ...ledger };
   for (const o of objects) {
     if (look.seen.some((s) => sameThing(s, o))) {
@@ -83,11 +105,17 @@ export function noteLook(ledger: SearchLedger, objects: string[], look: { looked
  * The first object whose search is exhausted — every lookable place ruled out since it was last seen — among those the
  * agent does not believe to be somewhere (`located`), with the places; undefined while some place is left.
  */
-export function exhaustedSearch(ledger: SearchLedger, objects: string[], lookable: string[], located: (object: string) => boolean = () => false): { object: string; places: string[] } | undefined {
+export function exhaustedSearch(
+  ledger: SearchLedger,
+  objects: string[],
+  lookable: string[],
+  located: (object: string) => boolean = () => false,
+): { object: string; places: string[] } | undefined {
   if (!lookable.length) return undefined;
   for (const o of objects) {
     const looks = ledger[o] ?? {};
-    if (!located(o) && lookable.every((p) => (looks[p] ?? 0) >= LOOKS_TO_RULE_OUT)) return { object: o, places: lookable };
+    if (!located(o) && lookable.every((p) => (looks[p] ?? 0) >= LOOKS_TO_RULE_OUT))
+      return { object: o, places: lookable };
   }
   return undefined;
 }

@@ -22,7 +22,15 @@ export interface PipelineCounts {
   wastedOutputTokens: number;
 }
 
-export const NO_PIPELINE: PipelineCounts = { prepared: 0, used: 0, revoked: 0, unused: 0, wastedCalls: 0, wastedInputTokens: 0, wastedOutputTokens: 0 };
+export const NO_PIPELINE: PipelineCounts = {
+  prepared: 0,
+  used: 0,
+  revoked: 0,
+  unused: 0,
+  wastedCalls: 0,
+  wastedInputTokens: 0,
+  wastedOutputTokens: 0,
+};
 
 /** The counts after one speculation was decided; what a revoked one spent is counted as wasted. */
 export function tally(c: PipelineCounts, outcome: SpeculationOutcome, prepared: boolean, usage: Usage): PipelineCounts {
@@ -43,7 +51,10 @@ export function tally(c: PipelineCounts, outcome: SpeculationOutcome, prepared: 
  * prepared, if so. The usage is every request the work sent; a failure (an endpoint down, an answer that never fit)
  * costs only the time and becomes the note, since the ordinary path runs after the skill all the same.
  */
-export async function prepareBeside(config: RunnableConfig | undefined, work: () => Promise<string | undefined>): Promise<{ note?: string; usage: Usage }> {
+export async function prepareBeside(
+  config: RunnableConfig | undefined,
+  work: () => Promise<string | undefined>,
+): Promise<{ note?: string; usage: Usage }> {
   const scope: ModelScope = { signal: runSignal(config), usage: {} };
   try {
     const note = await withModelScope(scope, work);
@@ -89,21 +100,33 @@ function contradictedBy(call: { skill: string; args: Record<string, string> }, l
  * sent against the look. Counted for every dispatch, prepared or not; `prepared` counts those that went out on
  * prepared work (the prediction check's write), which is what speculation must never do.
  */
-export function sentAgainstTheLook(trace: readonly { node: string; update: unknown }[]): { all: number; prepared: number; examples: string[] } {
+export function sentAgainstTheLook(trace: readonly { node: string; update: unknown }[]): {
+  all: number;
+  prepared: number;
+  examples: string[];
+} {
   const latest = new Map<string, Seen>();
   let source: string | undefined;
   const out = { all: 0, prepared: 0, examples: [] as string[] };
   for (const step of trace) {
     const update = step.update as Record<string, unknown>;
-    if (step.node === "perceiver" && update.observations) for (const [robot, seen] of Object.entries(update.observations as Record<string, Seen>)) latest.set(robot, seen);
+    if (step.node === "perceiver" && update.observations)
+      for (const [robot, seen] of Object.entries(update.observations as Record<string, Seen>)) latest.set(robot, seen);
     if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
-    const sent = step.node === "dispatch" ? (update.pendingGoal as { call?: { robot: string; skill: string; args: Record<string, string> } } | null | undefined)?.call : undefined;
+    const sent =
+      step.node === "dispatch"
+        ? (
+            update.pendingGoal as
+              { call?: { robot: string; skill: string; args: Record<string, string> } } | null | undefined
+          )?.call
+        : undefined;
     if (!sent) continue;
     const why = contradictedBy(sent, [...latest.values()]);
     if (!why) continue;
     out.all++;
     if (source === "prediction_check") out.prepared++;
-    if (out.examples.length < 3) out.examples.push(`${sent.robot}.${sent.skill}(${Object.values(sent.args).join(", ")}): ${why}`);
+    if (out.examples.length < 3)
+      out.examples.push(`${sent.robot}.${sent.skill}(${Object.values(sent.args).join(", ")}): ${why}`);
   }
   return out;
 }
@@ -145,7 +168,9 @@ export function revocations(trace: readonly { node: string; update: unknown }[])
   for (const step of trace) {
     const sp = (step.update as { speculation?: { outcome?: string; why?: string } }).speculation;
     if (step.node !== "prediction_check" || sp?.outcome !== "revoked") continue;
-    const kinds = new Set((sp.why ?? "").split("; ").map((part) => REASONS.find(([re]) => re.test(part))?.[1] ?? "other"));
+    const kinds = new Set(
+      (sp.why ?? "").split("; ").map((part) => REASONS.find(([re]) => re.test(part))?.[1] ?? "other"),
+    );
     for (const k of kinds) out[k] = (out[k] ?? 0) + 1;
   }
   return out;

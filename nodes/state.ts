@@ -19,10 +19,23 @@ export const last = <T>(initial: T) => Annotation<T>({ reducer: (_a, b) => b, de
 export function delta<T, U = T>(reducer: (value: T, writes: U[]) => T, initial: () => T) {
   return () => new DeltaChannel<T, U>(reducer, { initialValueFactory: initial, snapshotFrequency: 100 });
 }
-export const deltaLast = <T>(initial: T) => delta<T>((v, writes) => (writes.length ? writes[writes.length - 1] : v), () => initial);
+export const deltaLast = <T>(initial: T) =>
+  delta<T>(
+    (v, writes) => (writes.length ? writes[writes.length - 1] : v),
+    () => initial,
+  );
 
 /** Model calls and tokens per role, summed over the run. */
-export const usageChannel = () => delta<Usage>((v, writes) => writes.reduce(addUsage, v), () => ({}));
+export const usageChannel = () =>
+  delta<Usage>(
+    (v, writes) => writes.reduce(addUsage, v),
+    () => ({}),
+  );
 
 /** What a user types to start a run (Studio's input form); the rest of the state is the graph's own. */
-export const GoalInput = z.object({ goal: z.string().min(1).describe("what the robot should do, in words, e.g. 'Find the bottle_of_tea and throw it into the trash_can.'") });
+export const GoalInput = z.object({
+  goal: z
+    .string()
+    .min(1)
+    .describe("what the robot should do, in words, e.g. 'Find the bottle_of_tea and throw it into the trash_can.'"),
+});

@@ -25,7 +25,8 @@ export class Rng {
       this.spare = null;
       return v;
     }
-    const u = Math.max(this.next(), 1e-12), v = this.next();
+    const u = Math.max(this.next(), 1e-12),
+      v = this.next();
     const r = Math.sqrt(-2 * Math.log(u));
     this.spare = r * Math.sin(2 * Math.PI * v);
     return r * Math.cos(2 * Math.PI * v);

@@ -34,7 +34,8 @@ export function clearEmergencyStop(): void {
 /** Why this run must stop now, or undefined: the process's stop, or the run's own signal (a server-side cancel). */
 export function stopReason(config?: RunnableConfig): string | undefined {
   if (controller.signal.aborted) return (controller.signal.reason as Error).message;
-  if (config?.signal?.aborted) return `the run was canceled${config.signal.reason instanceof Error ? ` (${config.signal.reason.message})` : ""}`;
+  if (config?.signal?.aborted)
+    return `the run was canceled${config.signal.reason instanceof Error ? ` (${config.signal.reason.message})` : ""}`;
   return undefined;
 }
 

@@ -43,7 +43,10 @@ export interface Run<S extends SharedSettings = SharedSettings> {
 const RUN = Symbol("robograph.run");
 
 /** A run that only drives the robots (MCP's skill tools and looks): the shared settings, no task of any method. */
-export const ROBOTS_ONLY: MethodRuntime = { configuration: runConfiguration(["full"] as const) as unknown as MethodRuntime["configuration"], reasoner: {} };
+export const ROBOTS_ONLY: MethodRuntime = {
+  configuration: runConfiguration(["full"] as const) as unknown as MethodRuntime["configuration"],
+  reasoner: {},
+};
 
 /** The environment's word on a run's settings, under what the caller gives. */
 function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -60,13 +63,18 @@ function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return defined(picked) as Record<string, string>;
 }
 
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));
 
 /**
  * A run's settings: the environment, overlaid by what the caller gives, parsed against the method's schema; an
  * invalid one is refused naming the field.
  */
-export function parseSettings<S extends SharedSettings>(schema: z.ZodType<S, unknown>, given: Record<string, unknown>, env: NodeJS.ProcessEnv): S {
+export function parseSettings<S extends SharedSettings>(
+  schema: z.ZodType<S, unknown>,
+  given: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): S {
   const parsed = schema.safeParse({ ...fromEnvironment(env), ...defined(given) });
   if (!parsed.success) throw new Error(`invalid run configuration: ${z.prettifyError(parsed.error)}`);
   return { ...parsed.data, dataDir: parsed.data.dataDir ?? dataDir(env) };
@@ -81,10 +89,21 @@ interface Opening {
 }
 
 /** Opens a run of `method` with the settings `given` (over the environment's); close it when the run is over. */
-export function openRun<S extends SharedSettings>(method: MethodRuntime<S>, given: Record<string, unknown>, opening: Opening = {}): Run<S> {
+export function openRun<S extends SharedSettings>(
+  method: MethodRuntime<S>,
+  given: Record<string, unknown>,
+  opening: Opening = {},
+): Run<S> {
   const env = opening.env ?? process.env;
   const settings = parseSettings(method.configuration, given, env);
-  const mc = modelConfig(env, { backend: settings.backend, model: settings.model, roleModels: settings.models, seed: settings.seed, noise: settings.noise, noiseKnobs: settings.noiseKnobs });
+  const mc = modelConfig(env, {
+    backend: settings.backend,
+    model: settings.model,
+    roleModels: settings.models,
+    seed: settings.seed,
+    noise: settings.noise,
+    noiseKnobs: settings.noiseKnobs,
+  });
   const models = createModels(mc, method.reasoner);
   const artifacts = new ArtifactStore(join(settings.dataDir!, "artifacts"));
   const sessions = new Map<string, Promise<Session>>();
@@ -96,20 +115,30 @@ export function openRun<S extends SharedSettings>(method: MethodRuntime<S>, give
     artifacts,
     context: settings,
     async session(bridgeUrl = settings.bridgeUrl, need = { world: true }) {
-      if (!bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
+      if (!bridgeUrl)
+        throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
       let s = sessions.get(bridgeUrl);
       // A session whose client gave up reconnecting is closed for good: the run opens a new one.
-      if (s && (await s.catch(() => undefined))?.client.closed) sessions.delete(bridgeUrl), (s = undefined);
+      if (s && (await s.catch(() => undefined))?.client.closed) (sessions.delete(bridgeUrl), (s = undefined));
       if (!s) {
-        const open = () => openSession({ bridgeUrl, bridgeToken: settings.bridgeToken, manifest: settings.manifest }, { models, modelConfig: mc, artifacts }, () => run.session(bridgeUrl, { world: false }));
-        if (opening.session && bridgeUrl === settings.bridgeUrl) s = Promise.resolve(opening.session({ models, modelConfig: mc, artifacts }));
+        const open = () =>
+          openSession(
+            { bridgeUrl, bridgeToken: settings.bridgeToken, manifest: settings.manifest },
+            { models, modelConfig: mc, artifacts },
+            () => run.session(bridgeUrl, { world: false }),
+          );
+        if (opening.session && bridgeUrl === settings.bridgeUrl)
+          s = Promise.resolve(opening.session({ models, modelConfig: mc, artifacts }));
         else if (opening.links) s = opening.links(bridgeUrl, settings, open);
         else owned.push((s = open()));
         s.catch(() => sessions.delete(bridgeUrl));
         sessions.set(bridgeUrl, s);
       }
       const session = await s;
-      if (need.world && !session.described) throw new Error(`${bridgeUrl} serves no world description; the closed loop needs its places and labels (add "world" to the manifest file)`);
+      if (need.world && !session.described)
+        throw new Error(
+          `${bridgeUrl} serves no world description; the closed loop needs its places and labels (add "world" to the manifest file)`,
+        );
       return session;
     },
     async close() {
@@ -126,7 +155,8 @@ export function openRun<S extends SharedSettings>(method: MethodRuntime<S>, give
 /** The run a node's config belongs to (inside a method's graph, `inRun` sees that there is one). */
 export function runOf<S extends SharedSettings = SharedSettings>(config: RunnableConfig | undefined): Run<S> {
   const run = (config as { context?: Record<symbol, unknown> } | undefined)?.context?.[RUN] as Run<S> | undefined;
-  if (!run) throw new Error("no run in this config: a method's nodes run inside its graph, which opens one (runtime/run.ts)");
+  if (!run)
+    throw new Error("no run in this config: a method's nodes run inside its graph, which opens one (runtime/run.ts)");
   return run;
 }
 
@@ -158,11 +188,19 @@ export async function closePooledSessions(): Promise<void> {
 }
 
 /** The config a node of `method` runs with: the caller's, or one with a run made from its configurable and context. */
-function withRun<S extends SharedSettings>(method: MethodRuntime<S>, config: RunnableConfig | undefined): RunnableConfig {
+function withRun<S extends SharedSettings>(
+  method: MethodRuntime<S>,
+  config: RunnableConfig | undefined,
+): RunnableConfig {
   const c = config as (RunnableConfig & { context?: Record<string | symbol, unknown> }) | undefined;
   if (c?.context?.[RUN]) return c;
   serverEnvironment ??= { ...process.env };
-  const { thread_id: _t, checkpoint_id: _c, checkpoint_ns: _n, ...given } = Object.fromEntries(Object.entries(c?.configurable ?? {}).filter(([k]) => !k.startsWith("__")));
+  const {
+    thread_id: _t,
+    checkpoint_id: _c,
+    checkpoint_ns: _n,
+    ...given
+  } = Object.fromEntries(Object.entries(c?.configurable ?? {}).filter(([k]) => !k.startsWith("__")));
   const run = openRun(method, { ...given, ...(c?.context ?? {}) }, { env: serverEnvironment, links: pooled });
   return { ...c, context: run.context } as RunnableConfig;
 }
@@ -171,12 +209,20 @@ function withRun<S extends SharedSettings>(method: MethodRuntime<S>, config: Run
  * A node or an edge of `method`'s graph that finds a run in its config however the graph was invoked (one that reads
  * no config is left as it is).
  */
-export function inRun<S extends SharedSettings, St, R>(method: MethodRuntime<S>, step: (state: St, config?: RunnableConfig) => R): (state: St, config?: RunnableConfig) => R {
+export function inRun<S extends SharedSettings, St, R>(
+  method: MethodRuntime<S>,
+  step: (state: St, config?: RunnableConfig) => R,
+): (state: St, config?: RunnableConfig) => R {
   if (step.length < 2) return step;
   return (state, config) => step(state, withRun(method, config));
 }
 
 /** Every node of a table wrapped with `inRun`. */
-export function inRunAll<S extends SharedSettings, T extends Record<string, (state: never, config?: RunnableConfig) => unknown>>(method: MethodRuntime<S>, nodes: T): T {
-  return Object.fromEntries(Object.entries(nodes).map(([k, f]) => [k, inRun(method, f as (s: unknown, c?: RunnableConfig) => unknown)])) as unknown as T;
+export function inRunAll<
+  S extends SharedSettings,
+  T extends Record<string, (state: never, config?: RunnableConfig) => unknown>,
+>(method: MethodRuntime<S>, nodes: T): T {
+  return Object.fromEntries(
+    Object.entries(nodes).map(([k, f]) => [k, inRun(method, f as (s: unknown, c?: RunnableConfig) => unknown)]),
+  ) as unknown as T;
 }

@@ -47,9 +47,15 @@ export interface RobotLink {
 }
 
 /** Connects to the robots at `link`, learns their manifests and world, and follows their cameras. */
-export async function openSession(link: RobotLink, models: Pick<Session, "models" | "modelConfig" | "artifacts">, reopen: () => Promise<Session>): Promise<Session> {
+export async function openSession(
+  link: RobotLink,
+  models: Pick<Session, "models" | "modelConfig" | "artifacts">,
+  reopen: () => Promise<Session>,
+): Promise<Session> {
   const client = await BridgeClient.connect(link.bridgeUrl, { token: link.bridgeToken, connectAttempts: 8 });
-  const { robots, world } = link.manifest ? await manifestsFromFile(client, link.manifest) : await discoverRobots(client);
+  const { robots, world } = link.manifest
+    ? await manifestsFromFile(client, link.manifest)
+    : await discoverRobots(client);
   const views = new Map<string, CameraView>();
   const waits: Promise<void>[] = [];
   for (const r of robots) {
@@ -64,7 +70,8 @@ export async function openSession(link: RobotLink, models: Pick<Session, "models
         // A camera without a detector of ours is ready with its first frame (a VLM reads the image itself).
         const check = () => v.image && (v.detections || !cam.detections) && resolve();
         client.subscribe<ImageMessage>(cam.image, type, (m) => ((v.image = m), check()), raw);
-        if (cam.detections) client.subscribe<CameraView["detections"]>(cam.detections, undefined, (m) => ((v.detections = m), check()));
+        if (cam.detections)
+          client.subscribe<CameraView["detections"]>(cam.detections, undefined, (m) => ((v.detections = m), check()));
       }),
     );
   }

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { ROLES, type Role } from "../models";
 
-export const count = (what: string, dflt: number) => z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
+export const count = (what: string, dflt: number) =>
+  z.coerce.number().int().min(0).default(dflt).describe(`${what} (default ${dflt})`);
 
 /**
  * Speculation (CLEA, RePLan): while a skill runs, prepare the next action and its check against the skill's predicted
@@ -13,29 +14,76 @@ export const count = (what: string, dflt: number) => z.coerce.number().int().min
  * the paper's loop. A form's or a command line's "false" is false.
  */
 export const pipelineSetting = z
-  .preprocess((v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" || v === "" ? false : v), z.boolean())
+  .preprocess(
+    (v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" || v === "" ? false : v),
+    z.boolean(),
+  )
   .default(false)
-  .describe("prepare the next action and its critique while a skill runs, against the skill's predicted effects; the look after it confirms (sent at once) or revokes them (default off: the paper's loop)");
+  .describe(
+    "prepare the next action and its critique while a skill runs, against the skill's predicted effects; the look after it confirms (sent at once) or revokes them (default off: the paper's loop)",
+  );
 
 /**
  * A graph's run configuration: what Studio draws as the assistant's form (published by the LangGraph server as the
  * graph's config/context schema) and what every node reads through `runOptions`. One schema, so the form's defaults
  * are the defaults the run uses.
  */
-export function runConfiguration<V extends readonly [string, ...string[]], E extends z.ZodRawShape = {}>(variants: V, own: E = {} as E) {
+export function runConfiguration<V extends readonly [string, ...string[]], E extends z.ZodRawShape = {}>(
+  variants: V,
+  own: E = {} as E,
+) {
   return z.object({
-    bridgeUrl: z.string().optional().describe("WebSocket URL of the robot bridge (rosbridge v2), e.g. ws://127.0.0.1:9090; falls back to ROBOGRAPH_BRIDGE_URL"),
-    bridgeToken: z.string().optional().describe("token the bridge requires off loopback; falls back to ROBOGRAPH_BRIDGE_TOKEN"),
-    manifest: z.string().optional().describe("a manifest file ({ robots, world }) for a robot whose bridge serves no /robograph/manifest, such as a plain ROS robot (robograph connect drafts one); falls back to ROBOGRAPH_MANIFEST"),
-    variant: z.enum(variants).default(variants[0] as V[number] as never).describe(`which agent runs: ${variants.join(", ")} (default ${variants[0]})`),
-    backend: z.enum(["openai", "symbolic"]).optional().describe("model backend: openai (any OpenAI-compatible endpoint; needs OPENAI_API_KEY) or symbolic (the built-in offline reasoner); default openai when a key is set"),
+    bridgeUrl: z
+      .string()
+      .optional()
+      .describe(
+        "WebSocket URL of the robot bridge (rosbridge v2), e.g. ws://127.0.0.1:9090; falls back to ROBOGRAPH_BRIDGE_URL",
+      ),
+    bridgeToken: z
+      .string()
+      .optional()
+      .describe("token the bridge requires off loopback; falls back to ROBOGRAPH_BRIDGE_TOKEN"),
+    manifest: z
+      .string()
+      .optional()
+      .describe(
+        "a manifest file ({ robots, world }) for a robot whose bridge serves no /robograph/manifest, such as a plain ROS robot (robograph connect drafts one); falls back to ROBOGRAPH_MANIFEST",
+      ),
+    variant: z
+      .enum(variants)
+      .default(variants[0] as V[number] as never)
+      .describe(`which agent runs: ${variants.join(", ")} (default ${variants[0]})`),
+    backend: z
+      .enum(["openai", "symbolic"])
+      .optional()
+      .describe(
+        "model backend: openai (any OpenAI-compatible endpoint; needs OPENAI_API_KEY) or symbolic (the built-in offline reasoner); default openai when a key is set",
+      ),
     model: z.string().optional().describe("model name for every role (ROBOGRAPH_MODEL, default gpt-4o-mini)"),
-    models: z.object(Object.fromEntries(ROLES.map((r) => [r, z.string().optional().describe(`model for the ${r} role`)])) as Record<Role, z.ZodOptional<z.ZodString>>)
+    models: z
+      .object(
+        Object.fromEntries(ROLES.map((r) => [r, z.string().optional().describe(`model for the ${r} role`)])) as Record<
+          Role,
+          z.ZodOptional<z.ZodString>
+        >,
+      )
       .optional()
       .describe("per-role model names, over `model`"),
-    seed: z.coerce.number().int().default(0).describe("seed of every random draw (symbolic reasoner's noise); the same seed gives the same run"),
-    noise: z.coerce.number().min(0).max(1).default(0).describe("symbolic reasoner's noise level in [0, 1]: one level sets every knob in fixed proportions"),
-    noiseKnobs: z.record(z.string(), z.number()).optional().describe("individual noise knobs on top of the level (studies and tests)"),
+    seed: z.coerce
+      .number()
+      .int()
+      .default(0)
+      .describe("seed of every random draw (symbolic reasoner's noise); the same seed gives the same run"),
+    noise: z.coerce
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe("symbolic reasoner's noise level in [0, 1]: one level sets every knob in fixed proportions"),
+    noiseKnobs: z
+      .record(z.string(), z.number())
+      .optional()
+      .describe("individual noise knobs on top of the level (studies and tests)"),
     approve: z
       .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string()))
       .default([])
@@ -44,11 +92,23 @@ export function runConfiguration<V extends readonly [string, ...string[]], E ext
     maxReplans: count("plans a run may make after its first", 15),
     maxModelCalls: count("model calls a run may make", 400),
     maxWallSeconds: count("wall-clock seconds a run may take", 900),
-    pausedSeconds: z.coerce.number().min(0).default(0).describe("seconds a resumed run spent stopped (its process dead, its job waiting to be taken over): not counted against maxWallSeconds"),
-    dataDir: z.string().optional().describe("where checkpoints, memory and frames are kept (ROBOGRAPH_DATA_DIR, default ./data)"),
+    pausedSeconds: z.coerce
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "seconds a resumed run spent stopped (its process dead, its job waiting to be taken over): not counted against maxWallSeconds",
+      ),
+    dataDir: z
+      .string()
+      .optional()
+      .describe("where checkpoints, memory and frames are kept (ROBOGRAPH_DATA_DIR, default ./data)"),
     ...own,
   });
 }
 
 /** The settings every method's run has (its variant is one of the method's own). */
-export type SharedSettings = Omit<z.infer<ReturnType<typeof runConfiguration<readonly [string, ...string[]]>>>, "variant"> & { variant: string };
+export type SharedSettings = Omit<
+  z.infer<ReturnType<typeof runConfiguration<readonly [string, ...string[]]>>>,
+  "variant"
+> & { variant: string };

@@ -85,7 +85,11 @@ describe("dependencies", () => {
         const theirs = /^graphs\/([^/]+)\//.exec(t)?.[1];
         if (own && theirs && own !== theirs) wrong.push(`${f} → ${t}`);
         const symbolic = t.startsWith("models/symbolic/") || /^graphs\/[^/]+\/reasoner/.test(t);
-        if (symbolic && (/^graphs\/[^/]+\/(graph|nodes\/)/.test(f) || (f.startsWith("nodes/") || f.startsWith("runtime/")))) wrong.push(`${f} → ${t}`);
+        if (
+          symbolic &&
+          (/^graphs\/[^/]+\/(graph|nodes\/)/.test(f) || f.startsWith("nodes/") || f.startsWith("runtime/"))
+        )
+          wrong.push(`${f} → ${t}`);
       }
     }
     expect(wrong).toEqual([]);

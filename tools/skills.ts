@@ -8,21 +8,42 @@ import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import type { BridgeClient, GoalResult } from "../robots/bridge/client";
 import { sendActionlibGoal } from "../robots/bridge/ros1";
-import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "../robots/bridge/errors";
+import {
+  BridgeConnectionError,
+  BridgeProtocolError,
+  BridgeTimeoutError,
+  ServiceCallError,
+} from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
-import { argumentsValidator, goalFromTemplate, GoalTemplateError, ManifestResponse, MANIFEST_SERVICE, type RobotManifest, type SkillSpec } from "../robots/manifests/schema";
+import {
+  argumentsValidator,
+  goalFromTemplate,
+  GoalTemplateError,
+  ManifestResponse,
+  MANIFEST_SERVICE,
+  type RobotManifest,
+  type SkillSpec,
+} from "../robots/manifests/schema";
 import { loadManifestFile } from "../robots/manifests";
 
 export class UnknownSkillError extends Error {
   override name = "UnknownSkillError";
-  constructor(readonly robot: string, readonly skill: string, known: string[]) {
+  constructor(
+    readonly robot: string,
+    readonly skill: string,
+    known: string[],
+  ) {
     super(`robot ${robot} has no skill ${skill}; it has: ${known.join(", ") || "(no such robot)"}`);
   }
 }
 
 export class InvalidSkillArgumentsError extends Error {
   override name = "InvalidSkillArgumentsError";
-  constructor(readonly robot: string, readonly skill: string, readonly issues: string[]) {
+  constructor(
+    readonly robot: string,
+    readonly skill: string,
+    readonly issues: string[],
+  ) {
     super(`invalid arguments for ${robot}.${skill}: ${issues.join("; ")}`);
   }
 }
@@ -63,7 +84,9 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
     values = await client.callService(MANIFEST_SERVICE, {}, { timeoutMs });
   } catch (err) {
     if (!(err instanceof ServiceCallError)) throw err;
-    throw new Error(`${client.url} serves no ${MANIFEST_SERVICE} (${err.message}): a plain ROS robot needs a manifest file — draft one with robograph connect ${client.url} and pass it with --manifest FILE (configurable.manifest)`);
+    throw new Error(
+      `${client.url} serves no ${MANIFEST_SERVICE} (${err.message}): a plain ROS robot needs a manifest file — draft one with robograph connect ${client.url} and pass it with --manifest FILE (configurable.manifest)`,
+    );
   }
   const text = (values as { json?: unknown } | undefined)?.json;
   if (typeof text === "string" && Object.keys(values as object).length === 1) {
@@ -75,7 +98,10 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
     }
   }
   const p = ManifestResponse.safeParse(values);
-  if (!p.success) throw new Error(`${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!p.success)
+    throw new Error(
+      `${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return p.data;
 }
 
@@ -84,7 +110,11 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
  * `robograph connect` drafts and a person completes), validated; the client's dialect is learned from rosapi (a ROS 1
  * rosapi names types without `/msg/`).
  */
-export async function manifestsFromFile(client: BridgeClient, path: string, timeoutMs = 10_000): Promise<ManifestResponse> {
+export async function manifestsFromFile(
+  client: BridgeClient,
+  path: string,
+  timeoutMs = 10_000,
+): Promise<ManifestResponse> {
   const manifests = loadManifestFile(path);
   await learnDialect(client, timeoutMs);
   return manifests;
@@ -106,7 +136,12 @@ export function findSkill(manifests: RobotManifest[], robot: string, skill: stri
 /** Checks arguments against the skill's schema; throws InvalidSkillArgumentsError naming each bad field. */
 export function validateSkillArguments(robot: string, spec: SkillSpec, args: unknown): Record<string, unknown> {
   const p = argumentsValidator(spec.parameters).safeParse(args ?? {});
-  if (!p.success) throw new InvalidSkillArgumentsError(robot, spec.name, p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`));
+  if (!p.success)
+    throw new InvalidSkillArgumentsError(
+      robot,
+      spec.name,
+      p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`),
+    );
   return p.data as Record<string, unknown>;
 }
 
@@ -119,7 +154,12 @@ export function goalOf(robot: string, spec: SkillSpec, args: Record<string, unkn
   try {
     return goalFromTemplate(spec.goal, args);
   } catch (err) {
-    if (err instanceof GoalTemplateError) throw new InvalidSkillArgumentsError(robot, spec.name, err.issues.map((i) => `goal ${i}`));
+    if (err instanceof GoalTemplateError)
+      throw new InvalidSkillArgumentsError(
+        robot,
+        spec.name,
+        err.issues.map((i) => `goal ${i}`),
+      );
     throw err;
   }
 }
@@ -161,39 +201,90 @@ export async function callSkill(
           : await client.sendGoal(spec.action, spec.actionType, valid, goal).result;
     const values = r.values as { message?: unknown; success?: unknown } | string | undefined;
     // The robot's words: its result's `message` (ours, Trigger-like results), else the action's status text.
-    const message = typeof values === "string" ? values : typeof values?.message === "string" && values.message ? values.message : r.statusText ?? "";
+    const message =
+      typeof values === "string"
+        ? values
+        : typeof values?.message === "string" && values.message
+          ? values.message
+          : (r.statusText ?? "");
     // A result that says `success: false` is a failure whatever the status; one without such a field ends by its status.
     const said = typeof values === "object" && values?.success === false;
-    const status = r.status === GoalStatus.SUCCEEDED && r.succeeded && !said ? "succeeded" : r.status === GoalStatus.CANCELED ? "canceled" : "aborted";
+    const status =
+      r.status === GoalStatus.SUCCEEDED && r.succeeded && !said
+        ? "succeeded"
+        : r.status === GoalStatus.CANCELED
+          ? "canceled"
+          : "aborted";
     return {
       ...base,
       ok: status === "succeeded",
       status,
       message,
-      ...(status === "succeeded" ? {} : { error: message || (said ? "the robot's result says success: false" : `goal ended ${STATUS_NAMES[r.status] ?? `with status ${r.status}`}`) }),
+      ...(status === "succeeded"
+        ? {}
+        : {
+            error:
+              message ||
+              (said
+                ? "the robot's result says success: false"
+                : `goal ended ${STATUS_NAMES[r.status] ?? `with status ${r.status}`}`),
+          }),
       durationMs: performance.now() - started,
       values: r.values,
       ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
     };
   } catch (err) {
     const e = err as Error;
-    const status = err instanceof BridgeTimeoutError ? "timeout" : err instanceof BridgeConnectionError ? "disconnected" : err instanceof BridgeProtocolError ? "rejected" : "aborted";
+    const status =
+      err instanceof BridgeTimeoutError
+        ? "timeout"
+        : err instanceof BridgeConnectionError
+          ? "disconnected"
+          : err instanceof BridgeProtocolError
+            ? "rejected"
+            : "aborted";
     return { ...base, ok: false, status, message: "", error: e.message, durationMs: performance.now() - started };
   }
 }
 
-const STATUS_NAMES: Record<number, string> = { [GoalStatus.CANCELED]: "canceled (preempted)", [GoalStatus.ABORTED]: "aborted" };
+const STATUS_NAMES: Record<number, string> = {
+  [GoalStatus.CANCELED]: "canceled (preempted)",
+  [GoalStatus.ABORTED]: "aborted",
+};
 
 /**
  * A skill a robot offers as a service: the arguments are the request; the response is the result, a failure when it
  * says `success: false`. A service cannot be canceled once called: an abort or the time limit stops the waiting.
  */
-async function serviceAsGoal(client: BridgeClient, spec: SkillSpec, args: unknown, goal: { goalId: string; timeoutMs: number; signal?: AbortSignal }): Promise<GoalResult> {
+async function serviceAsGoal(
+  client: BridgeClient,
+  spec: SkillSpec,
+  args: unknown,
+  goal: { goalId: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<GoalResult> {
   if (goal.signal?.aborted) throw new BridgeConnectionError(`call to ${spec.action} aborted before it was sent`);
-  const aborted = new Promise<never>((_, reject) => goal.signal?.addEventListener("abort", () => reject(new BridgeConnectionError(`call to ${spec.action} aborted while waiting`)), { once: true }));
-  const values = await Promise.race([client.callService<Record<string, unknown>>(spec.action, args, { timeoutMs: goal.timeoutMs, type: spec.actionType }), aborted]);
+  const aborted = new Promise<never>((_, reject) =>
+    goal.signal?.addEventListener(
+      "abort",
+      () => reject(new BridgeConnectionError(`call to ${spec.action} aborted while waiting`)),
+      { once: true },
+    ),
+  );
+  const values = await Promise.race([
+    client.callService<Record<string, unknown>>(spec.action, args, {
+      timeoutMs: goal.timeoutMs,
+      type: spec.actionType,
+    }),
+    aborted,
+  ]);
   const ok = (values as { success?: unknown })?.success !== false;
-  return { goalId: goal.goalId, action: spec.action, status: ok ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED, succeeded: ok, values };
+  return {
+    goalId: goal.goalId,
+    action: spec.action,
+    status: ok ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED,
+    succeeded: ok,
+    values,
+  };
 }
 
 /** The tool name of a robot's skill: `<robot>__<skill>` (OpenAI tool names allow letters, digits, _ and -). */
@@ -230,11 +321,18 @@ export function skillCatalog(manifests: RobotManifest[]): SkillEntry[] {
  * One LangChain tool per robot skill. Tool arguments are the skill's arguments, validated by the same zod schema the
  * simulator uses; the tool's output is the SkillResult as JSON (also returned as the tool message's artifact).
  */
-export function skillTools(client: BridgeClient, manifests: RobotManifest[], opts: Omit<CallOptions, "goalId" | "signal"> = {}): StructuredToolInterface[] {
+export function skillTools(
+  client: BridgeClient,
+  manifests: RobotManifest[],
+  opts: Omit<CallOptions, "goalId" | "signal"> = {},
+): StructuredToolInterface[] {
   return skillCatalog(manifests).map((entry) =>
     tool(
       async (args: Record<string, unknown>, config) => {
-        const result = await callSkill(client, manifests, entry.robot, entry.spec.name, args, { ...opts, signal: config?.signal });
+        const result = await callSkill(client, manifests, entry.robot, entry.spec.name, args, {
+          ...opts,
+          signal: config?.signal,
+        });
         return [JSON.stringify(result), result];
       },
       {

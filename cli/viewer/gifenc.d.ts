@@ -5,10 +5,19 @@
 declare module "gifenc" {
   type Palette = number[][];
   const gifenc: {
-    quantize(rgba: Uint8Array | Uint8ClampedArray, maxColors: number, options?: { format?: "rgb565" | "rgb444" | "rgba4444" }): Palette;
+    quantize(
+      rgba: Uint8Array | Uint8ClampedArray,
+      maxColors: number,
+      options?: { format?: "rgb565" | "rgb444" | "rgba4444" },
+    ): Palette;
     applyPalette(rgba: Uint8Array | Uint8ClampedArray, palette: Palette, format?: string): Uint8Array;
     GIFEncoder(options?: { auto?: boolean }): {
-      writeFrame(index: Uint8Array, width: number, height: number, options?: { palette?: Palette; delay?: number; repeat?: number; transparent?: boolean }): void;
+      writeFrame(
+        index: Uint8Array,
+        width: number,
+        height: number,
+        options?: { palette?: Palette; delay?: number; repeat?: number; transparent?: boolean },
+      ): void;
       finish(): void;
       bytes(): Uint8Array;
     };

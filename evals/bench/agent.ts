@@ -23,7 +23,16 @@ const SCENARIO = "integration_tea_to_trash";
 
 /** One real episode with the SQLite checkpointer; returns its trace, checkpoint bytes per iteration and timing. */
 async function episode(width: number, height: number) {
-  const sim = await startSimProcess("kitchen", ["--scenario", SCENARIO, "--speed", "max", "--width", String(width), "--height", String(height)]);
+  const sim = await startSimProcess("kitchen", [
+    "--scenario",
+    SCENARIO,
+    "--speed",
+    "max",
+    "--width",
+    String(width),
+    "--height",
+    String(height),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), "robograph-bench-"));
   const saver = sqliteCheckpointer(join(dir, "checkpoints.sqlite"));
   try {
@@ -32,16 +41,32 @@ async function episode(width: number, height: number) {
     const config = { configurable: { thread_id: "bench" }, context: run.context };
     const trace: [string, ClosedLoopUpdate][] = [];
     const t0 = performance.now();
-    for await (const chunk of await graph.stream({ goal: loadScenario(SCENARIO).instruction }, { ...config, streamMode: "updates", durability: "sync" })) {
-      for (const [node, u] of Object.entries(chunk as Record<string, unknown>)) trace.push([node, u as ClosedLoopUpdate]);
+    for await (const chunk of await graph.stream(
+      { goal: loadScenario(SCENARIO).instruction },
+      { ...config, streamMode: "updates", durability: "sync" },
+    )) {
+      for (const [node, u] of Object.entries(chunk as Record<string, unknown>))
+        trace.push([node, u as ClosedLoopUpdate]);
     }
     const wall = performance.now() - t0;
     const state = (await graph.getState(config)).values as ClosedLoopStateType;
     const db = saver.db;
-    const cp = db.prepare("SELECT COALESCE(SUM(LENGTH(checkpoint)) + SUM(LENGTH(metadata)), 0) AS n FROM checkpoints WHERE thread_id = ?").get("bench") as { n: number };
-    const wr = db.prepare("SELECT COALESCE(SUM(LENGTH(value)), 0) AS n FROM writes WHERE thread_id = ?").get("bench") as { n: number };
+    const cp = db
+      .prepare(
+        "SELECT COALESCE(SUM(LENGTH(checkpoint)) + SUM(LENGTH(metadata)), 0) AS n FROM checkpoints WHERE thread_id = ?",
+      )
+      .get("bench") as { n: number };
+    const wr = db
+      .prepare("SELECT COALESCE(SUM(LENGTH(value)), 0) AS n FROM writes WHERE thread_id = ?")
+      .get("bench") as { n: number };
     await run.close();
-    return { trace, bytesPerIteration: (cp.n + wr.n) / state.counters.iterations, iterations: state.counters.iterations, wallMs: wall, status: state.status };
+    return {
+      trace,
+      bytesPerIteration: (cp.n + wr.n) / state.counters.iterations,
+      iterations: state.counters.iterations,
+      wallMs: wall,
+      status: state.status,
+    };
   } finally {
     await sim.stop();
   }
@@ -59,7 +84,9 @@ async function replay(trace: [string, ClosedLoopUpdate][], goal: string): Promis
     i++;
     return u;
   };
-  const nodes = Object.fromEntries(Object.keys(CLOSED_LOOP_NODES).map((k) => [k, node(k)])) as unknown as typeof CLOSED_LOOP_NODES;
+  const nodes = Object.fromEntries(
+    Object.keys(CLOSED_LOOP_NODES).map((k) => [k, node(k)]),
+  ) as unknown as typeof CLOSED_LOOP_NODES;
   const graph = buildClosedLoop(clea.runtime, nodes).compile({ checkpointer: new MemorySaver() });
   const run = openRun(clea.runtime, { bridgeUrl: "ws://unused", variant: "full" });
   const t0 = performance.now();
@@ -87,9 +114,25 @@ export async function agentBenchmarks(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const small = await episode(320, 240);
   const large = await episode(640, 480);
-  figures.push({ name: `episode ${SCENARIO} (symbolic, sim at max speed): wall per iteration`, value: small.wallMs / small.iterations, unit: "ms" });
-  figures.push({ name: "checkpoint bytes per iteration, 320x240 frames", value: small.bytesPerIteration / 1024, unit: "KB", target: "<= 16 KB", ok: small.bytesPerIteration <= 16 * 1024 });
-  figures.push({ name: "checkpoint bytes per iteration, 640x480 frames", value: large.bytesPerIteration / 1024, unit: "KB", target: "same as 320x240", ok: Math.abs(large.bytesPerIteration - small.bytesPerIteration) / small.bytesPerIteration < 0.05 });
+  figures.push({
+    name: `episode ${SCENARIO} (symbolic, sim at max speed): wall per iteration`,
+    value: small.wallMs / small.iterations,
+    unit: "ms",
+  });
+  figures.push({
+    name: "checkpoint bytes per iteration, 320x240 frames",
+    value: small.bytesPerIteration / 1024,
+    unit: "KB",
+    target: "<= 16 KB",
+    ok: small.bytesPerIteration <= 16 * 1024,
+  });
+  figures.push({
+    name: "checkpoint bytes per iteration, 640x480 frames",
+    value: large.bytesPerIteration / 1024,
+    unit: "KB",
+    target: "same as 320x240",
+    ok: Math.abs(large.bytesPerIteration - small.bytesPerIteration) / small.bytesPerIteration < 0.05,
+  });
 
   const goal = loadScenario(SCENARIO).instruction;
   const rounds = 15;
@@ -102,8 +145,22 @@ export async function agentBenchmarks(): Promise<Figure[]> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const perIterOurs = median(ours) / small.iterations;
   const perIterBare = median(theirs) / small.iterations;
-  figures.push({ name: "orchestration per loop iteration: closed loop wiring + state", value: perIterOurs, unit: "ms" });
-  figures.push({ name: "orchestration per loop iteration: bare graph, same node runs", value: perIterBare, unit: "ms" });
-  figures.push({ name: "orchestration ratio closed loop / bare", value: perIterOurs / perIterBare, unit: "x", target: "<= 1.2x", ok: perIterOurs / perIterBare <= 1.2 });
+  figures.push({
+    name: "orchestration per loop iteration: closed loop wiring + state",
+    value: perIterOurs,
+    unit: "ms",
+  });
+  figures.push({
+    name: "orchestration per loop iteration: bare graph, same node runs",
+    value: perIterBare,
+    unit: "ms",
+  });
+  figures.push({
+    name: "orchestration ratio closed loop / bare",
+    value: perIterOurs / perIterBare,
+    unit: "x",
+    target: "<= 1.2x",
+    ok: perIterOurs / perIterBare <= 1.2,
+  });
   return figures;
 }

@@ -19,7 +19,14 @@ import { Rng } from "../../robots/random";
 import type { SegmentReturns } from "../../models/learning/relabel";
 import type { Figure } from "./agent";
 
-const LIFT_VALUES: Record<string, number> = { src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 };
+const LIFT_VALUES: Record<string, number> = {
+  src_red: 1,
+  dst_none: 1,
+  close: 1,
+  idle_opening: 1,
+  carry_z: 0.15,
+  speed: 0.4,
+};
 const LIFT_RED = clampParams(PARAM_NAMES.map((n) => LIFT_VALUES[n] ?? 0));
 
 async function inProcess(episodes: number): Promise<Figure[]> {
@@ -27,12 +34,25 @@ async function inProcess(episodes: number): Promise<Figure[]> {
   const world = await BlocksWorld.create({ seed: 0, episodesDir: dir });
   try {
     const t = performance.now();
-    for (let i = 0; i < episodes; i++) await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], record: false }));
+    for (let i = 0; i < episodes; i++)
+      await world.runPlan(
+        RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], record: false }),
+      );
     const wall = (performance.now() - t) / 1000;
     const steps = world.stats.steps;
     return [
-      { name: "blocks: control steps/s, one instance in process", value: steps / wall, unit: "steps/s", target: ">= 200", ok: steps / wall >= 200 },
-      { name: "blocks: simulated seconds per wall second (in process)", value: (steps * CONTROL_TICK) / wall, unit: "x" },
+      {
+        name: "blocks: control steps/s, one instance in process",
+        value: steps / wall,
+        unit: "steps/s",
+        target: ">= 200",
+        ok: steps / wall >= 200,
+      },
+      {
+        name: "blocks: simulated seconds per wall second (in process)",
+        value: (steps * CONTROL_TICK) / wall,
+        unit: "x",
+      },
     ];
   } finally {
     await world.close();
@@ -43,16 +63,27 @@ async function inProcess(episodes: number): Promise<Figure[]> {
 /** Aggregate control steps/s with n processes each running `episodes` plans back to back over the bridge. */
 async function processes(n: number, episodes: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "bench-blocks-"));
-  const sims = await Promise.all(Array.from({ length: n }, (_, i) => startSimProcess("blocks", ["--seed", String(i * 100), "--episodes", dir, "--instance", `b${i}`])));
+  const sims = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      startSimProcess("blocks", ["--seed", String(i * 100), "--episodes", dir, "--instance", `b${i}`]),
+    ),
+  );
   try {
     const clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
     const goal = { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], record: true };
-    await Promise.all(clients.map((c) => c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result)); // warm-up
+    await Promise.all(
+      clients.map((c) => c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result),
+    ); // warm-up
     const t = performance.now();
     let steps = 0;
     await Promise.all(
       clients.map(async (c) => {
-        for (let i = 0; i < episodes; i++) steps += ((await c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result).values as { steps: number }).steps;
+        for (let i = 0; i < episodes; i++)
+          steps += (
+            (await c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result).values as {
+              steps: number;
+            }
+          ).steps;
       }),
     );
     const rate = steps / ((performance.now() - t) / 1000);
@@ -73,7 +104,16 @@ async function learner(count: number): Promise<Figure[]> {
     const rng = new Rng(1);
     const policies = Object.fromEntries(SKILL_IDS.map((k) => [k, priorPolicy(k)]));
     const episodes: Episode[] = [];
-    while (episodes.length < count) episodes.push(...(await explorePlan([client], ["reach_red", "close_gripper", "lift_red"], policies, { episodes: Math.min(20, count - episodes.length), rng, seconds: 2 })).episodes);
+    while (episodes.length < count)
+      episodes.push(
+        ...(
+          await explorePlan([client], ["reach_red", "close_gripper", "lift_red"], policies, {
+            episodes: Math.min(20, count - episodes.length),
+            rng,
+            seconds: 2,
+          })
+        ).episodes,
+      );
     await client.close();
     const cache = new Map<string, SegmentReturns[]>();
     let t = performance.now();
@@ -83,7 +123,13 @@ async function learner(count: number): Promise<Figure[]> {
     learnerIteration(policies, episodes, SKILL_IDS, { cache });
     const warm = performance.now() - t;
     return [
-      { name: `blocks learner iteration, 36 skills, ${count} episodes (first, relabelling)`, value: cold, unit: "ms", target: "<= 2000 ms", ok: cold <= 2000 },
+      {
+        name: `blocks learner iteration, 36 skills, ${count} episodes (first, relabelling)`,
+        value: cold,
+        unit: "ms",
+        target: "<= 2000 ms",
+        ok: cold <= 2000,
+      },
       { name: `blocks learner iteration, 36 skills, ${count} episodes (relabels cached)`, value: warm, unit: "ms" },
     ];
   } finally {
@@ -98,7 +144,9 @@ async function learner(count: number): Promise<Figure[]> {
  */
 export async function learnability(log: (s: string) => void = () => {}): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), "bench-blocks-"));
-  const sims = await Promise.all([0, 1].map((i) => startSimProcess("blocks", ["--seed", String(i), "--episodes", dir, "--instance", `l${i}`])));
+  const sims = await Promise.all(
+    [0, 1].map((i) => startSimProcess("blocks", ["--seed", String(i), "--episodes", dir, "--instance", `l${i}`])),
+  );
   const figures: Figure[] = [];
   try {
     const clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
@@ -107,9 +155,14 @@ export async function learnability(log: (s: string) => void = () => {}): Promise
     const data: Episode[] = [];
     const cache = new Map<string, SegmentReturns[]>();
     const rng = new Rng(2);
-    for (const [skill, plans] of [["lift_red", [["reach_red", "lift_red"], ["lift_red"]]], ["stack_red_on_green", [["lift_red", "stack_red_on_green"], ["stack_red_on_green"]]]] as const) {
+    for (const [skill, plans] of [
+      ["lift_red", [["reach_red", "lift_red"], ["lift_red"]]],
+      ["stack_red_on_green", [["lift_red", "stack_red_on_green"], ["stack_red_on_green"]]],
+    ] as const) {
       const t0 = performance.now();
-      let episodes = 0, rounds = 0, ok = false;
+      let episodes = 0,
+        rounds = 0,
+        ok = false;
       while (!ok && rounds < 12) {
         rounds++;
         for (const plan of plans) {
@@ -123,7 +176,13 @@ export async function learnability(log: (s: string) => void = () => {}): Promise
         ok = ev.successRate >= 0.75;
       }
       const seconds = (performance.now() - t0) / 1000;
-      figures.push({ name: `blocks: episodes to learn ${skill} (eval success >= 3/4)`, value: ok ? episodes : NaN, unit: "episodes", target: "<= 192", ok: ok && episodes <= 192 });
+      figures.push({
+        name: `blocks: episodes to learn ${skill} (eval success >= 3/4)`,
+        value: ok ? episodes : NaN,
+        unit: "episodes",
+        target: "<= 192",
+        ok: ok && episodes <= 192,
+      });
       figures.push({ name: `blocks: wall time to learn ${skill} (2 instances)`, value: seconds, unit: "s" });
     }
     await Promise.all(clients.map((c) => c.close()));
@@ -142,7 +201,12 @@ export async function blocksBenchmarks(quick = false, learn = false): Promise<Fi
   for (const n of [2, 4]) {
     const rate = await processes(n, episodes);
     figures.push({ name: `blocks: control steps/s, ${n} processes at once (aggregate)`, value: rate, unit: "steps/s" });
-    figures.push({ name: `blocks: scaling ${n} processes / 1`, value: rate / one, unit: "x", ...(n === 2 ? { target: ">= 1.3x on 2 cores", ok: rate / one >= 1.3 } : {}) });
+    figures.push({
+      name: `blocks: scaling ${n} processes / 1`,
+      value: rate / one,
+      unit: "x",
+      ...(n === 2 ? { target: ">= 1.3x on 2 cores", ok: rate / one >= 1.3 } : {}),
+    });
   }
   figures.push(...(await learner(quick ? 40 : 200)));
   if (learn) figures.push(...(await learnability((s) => console.log(`  ${s}`))));

@@ -44,8 +44,20 @@ async function worldFigures(frames: number): Promise<Figure[]> {
   const speed = simulated / wall;
   const ms = median(cam);
   return [
-    { name: "course simulation (skills + collision checks), x real time", value: speed, unit: "x", target: ">= 10x", ok: speed >= 10 },
-    { name: "course head camera RGB+depth+detections: median", value: ms, unit: "ms", target: "<= 30 ms", ok: ms <= 30 },
+    {
+      name: "course simulation (skills + collision checks), x real time",
+      value: speed,
+      unit: "x",
+      target: ">= 10x",
+      ok: speed >= 10,
+    },
+    {
+      name: "course head camera RGB+depth+detections: median",
+      value: ms,
+      unit: "ms",
+      target: "<= 30 ms",
+      ok: ms <= 30,
+    },
   ];
 }
 
@@ -58,23 +70,53 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
   // No History runs its whole budget on indoor_1 (it gets stuck), so it yields a long real history to measure on.
   const sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]);
   try {
-    const run = await runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: "bench-prompt", dataDir: mkdtempSync(join(tmpdir(), "robograph-bench-")), variant: "no-history", maxSteps: 200 });
+    const run = await runClosedLoopEpisode({
+      mode: "vlmpc",
+      url: sim.url,
+      goal: COURSE_GOAL,
+      thread: "bench-prompt",
+      dataDir: mkdtempSync(join(tmpdir(), "robograph-bench-")),
+      variant: "no-history",
+      maxSteps: 200,
+    });
     const steps = run.state.steps.filter((r) => r.result);
     const at = Math.min(step, steps.length - 1);
-    const base = { ...run.state, steps: steps.slice(0, at), sight: steps[at], plan: steps[at - 1]?.answer.plan.slice(1) ?? [] } as unknown as VlmpcStateType;
+    const base = {
+      ...run.state,
+      steps: steps.slice(0, at),
+      sight: steps[at],
+      plan: steps[at - 1]?.answer.plan.slice(1) ?? [],
+    } as unknown as VlmpcStateType;
     const measure = (historyWindow: number) => {
-      const opts = parseSettings(vlmpc.runtime.configuration, { bridgeUrl: sim.url, variant: "full", historyWindow }, process.env);
+      const opts = parseSettings(
+        vlmpc.runtime.configuration,
+        { bridgeUrl: sim.url, variant: "full", historyWindow },
+        process.env,
+      );
       const { context, frames } = coursePrompt(base, opts);
-      return { tokens: tokens(COURSE_PLANNER_PROMPT).length + tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length, images: frames.length };
+      return {
+        tokens:
+          tokens(COURSE_PLANNER_PROMPT).length +
+          tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length,
+        images: frames.length,
+      };
     };
     const full = measure(0);
     const windowed = measure(window);
     return [
       { name: `VLM-PC prompt at step ${at}, whole history: text tokens (o200k)`, value: full.tokens, unit: "tokens" },
       { name: `VLM-PC prompt at step ${at}, whole history: images`, value: full.images, unit: "images" },
-      { name: `VLM-PC prompt at step ${at}, window ${window}: text tokens (o200k)`, value: windowed.tokens, unit: "tokens" },
+      {
+        name: `VLM-PC prompt at step ${at}, window ${window}: text tokens (o200k)`,
+        value: windowed.tokens,
+        unit: "tokens",
+      },
       { name: `VLM-PC prompt at step ${at}, window ${window}: images`, value: windowed.images, unit: "images" },
-      { name: `VLM-PC window ${window} / whole history, text tokens at step ${at}`, value: windowed.tokens / full.tokens, unit: "x" },
+      {
+        name: `VLM-PC window ${window} / whole history, text tokens at step ${at}`,
+        value: windowed.tokens / full.tokens,
+        unit: "x",
+      },
     ];
   } finally {
     await sim.stop();

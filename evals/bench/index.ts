@@ -23,7 +23,9 @@ const figures: Figure[] = [];
 function report(f: Figure): void {
   figures.push(f);
   const verdict = f.ok === undefined ? "" : f.ok ? "  ok" : "  MISSES TARGET";
-  console.log(`${f.name.padEnd(58)} ${f.value.toFixed(3).padStart(10)} ${f.unit.padEnd(10)}${f.target ? ` (target ${f.target})` : ""}${verdict}`);
+  console.log(
+    `${f.name.padEnd(58)} ${f.value.toFixed(3).padStart(10)} ${f.unit.padEnd(10)}${f.target ? ` (target ${f.target})` : ""}${verdict}`,
+  );
 }
 
 function quantile(xs: number[], q: number): number {
@@ -44,17 +46,25 @@ async function bridgeRoundTrip(n: number): Promise<void> {
     const oursOnce = () => client.sendGoal(PING_ACTION, PING_TYPE, {}).result;
     const roslibOnce = () =>
       new Promise((resolve, reject) => {
-        const id = ping.sendGoal({}, (r) => {
-          ros.removeAllListeners(id!); // roslib never removes its per-goal listener
-          resolve(r);
-        }, undefined, reject);
+        const id = ping.sendGoal(
+          {},
+          (r) => {
+            ros.removeAllListeners(id!); // roslib never removes its per-goal listener
+            resolve(r);
+          },
+          undefined,
+          reject,
+        );
       });
     const ours: number[] = [];
     const theirs: number[] = [];
     // Interleaved batches, after a warm-up of both, so neither client profits from a server the other warmed.
     const batch = 100;
     for (let round = -2; round < Math.ceil(n / batch); round++) {
-      for (const [once, into] of [[oursOnce, ours], [roslibOnce, theirs]] as const) {
+      for (const [once, into] of [
+        [oursOnce, ours],
+        [roslibOnce, theirs],
+      ] as const) {
         for (let i = 0; i < batch; i++) {
           const t = performance.now();
           await once();
@@ -65,7 +75,13 @@ async function bridgeRoundTrip(n: number): Promise<void> {
     ros.close();
     await client.close();
     const med = quantile(ours, 0.5);
-    report({ name: "no-op action round trip, our client: median", value: med, unit: "ms", target: "<= 0.3 ms", ok: med <= 0.3 });
+    report({
+      name: "no-op action round trip, our client: median",
+      value: med,
+      unit: "ms",
+      target: "<= 0.3 ms",
+      ok: med <= 0.3,
+    });
     report({ name: "no-op action round trip, our client: p99", value: quantile(ours, 0.99), unit: "ms" });
     report({ name: "no-op action round trip, roslib: median", value: quantile(theirs, 0.5), unit: "ms" });
     report({ name: "no-op action round trip, roslib: p99", value: quantile(theirs, 0.99), unit: "ms" });
@@ -87,7 +103,13 @@ async function camera(n: number): Promise<void> {
         if (i >= 3) times.push(performance.now() - t);
       }
       const med = quantile(times, 0.5);
-      report({ name: `camera 320x240 RGB+depth+detections (${robot}): median`, value: med, unit: "ms", target: "<= 30 ms", ok: med <= 30 });
+      report({
+        name: `camera 320x240 RGB+depth+detections (${robot}): median`,
+        value: med,
+        unit: "ms",
+        target: "<= 30 ms",
+        ok: med <= 30,
+      });
     }
   } finally {
     await world.close();
@@ -106,8 +128,18 @@ async function stepRate(): Promise<void> {
     }
     const wall = (performance.now() - t) / 1000;
     const simulated = world.clock.time - sim0;
-    report({ name: "kitchen simulation (physics + controllers), x real time", value: simulated / wall, unit: "x", target: ">= 1x", ok: simulated / wall >= 1 });
-    report({ name: "kitchen physics step (2 ms of simulated time)", value: (wall * 1e6) / (simulated / 0.002), unit: "us" });
+    report({
+      name: "kitchen simulation (physics + controllers), x real time",
+      value: simulated / wall,
+      unit: "x",
+      target: ">= 1x",
+      ok: simulated / wall >= 1,
+    });
+    report({
+      name: "kitchen physics step (2 ms of simulated time)",
+      value: (wall * 1e6) / (simulated / 0.002),
+      unit: "us",
+    });
   } finally {
     await world.close();
   }
@@ -117,14 +149,29 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   const quick = argv.includes("--quick");
   console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
   // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
-  const only = argv.includes("--mpc-only") ? "mpc" : argv.includes("--course-only") ? "course" : argv.includes("--latency-only") ? "latency" : argv.includes("--throughput-only") ? "throughput" : argv.includes("--blocks-only") ? "blocks" : argv.includes("--ros-only") ? "ros" : argv.includes("--workers-only") ? "workers" : undefined;
+  const only = argv.includes("--mpc-only")
+    ? "mpc"
+    : argv.includes("--course-only")
+      ? "course"
+      : argv.includes("--latency-only")
+        ? "latency"
+        : argv.includes("--throughput-only")
+          ? "throughput"
+          : argv.includes("--blocks-only")
+            ? "blocks"
+            : argv.includes("--ros-only")
+              ? "ros"
+              : argv.includes("--workers-only")
+                ? "workers"
+                : undefined;
   // --json FILE: every figure as { name, value, unit, target, ok }, so runs can be compared.
   const jsonAt = argv.indexOf("--json");
   const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
   if (jsonAt >= 0 && (!jsonFile || jsonFile.startsWith("--"))) throw new Error("--json needs a file name");
   const delayAt = argv.indexOf("--latency-ms");
   const delayMs = delayAt >= 0 ? Number(argv[delayAt + 1]) : 300;
-  if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`--latency-ms must be a number of milliseconds, got ${argv[delayAt + 1]}`);
+  if (!Number.isFinite(delayMs) || delayMs < 0)
+    throw new Error(`--latency-ms must be a number of milliseconds, got ${argv[delayAt + 1]}`);
   if (!only) {
     await bridgeRoundTrip(quick ? 300 : 2000);
     await camera(quick ? 10 : 30);
@@ -136,16 +183,31 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
   if (!only || only === "latency") for (const f of await latencyBenchmarks(delayMs)) report(f);
   if (!only || only === "throughput") for (const f of await throughputBenchmarks(quick)) report(f);
   // --workers-only: queued experiments (pg-boss on Postgres) with one and two worker processes against the local pool.
-  if (only === "workers" || (!only && (databaseUrl() || postgresBin()))) for (const f of await workerBenchmarks(quick)) report(f);
+  if (only === "workers" || (!only && (databaseUrl() || postgresBin())))
+    for (const f of await workerBenchmarks(quick)) report(f);
   else if (!only) console.log("queued experiments: skipped (no ROBOGRAPH_DATABASE_URL and no Postgres installed)");
   if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
   if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
   // --blocks-only: Game On's world and learner; --blocks-learn adds the lift → stack learnability run (minutes).
-  if (!only || only === "blocks") for (const f of await blocksBenchmarks(quick, argv.includes("--blocks-learn"))) report(f);
+  if (!only || only === "blocks")
+    for (const f of await blocksBenchmarks(quick, argv.includes("--blocks-learn"))) report(f);
   const missed = figures.filter((f) => f.ok === false).length;
   console.log(`\n${figures.length} figures, ${missed} miss their target`);
   if (jsonFile) {
-    writeFileSync(jsonFile, JSON.stringify(figures.map((f) => ({ name: f.name, value: f.value, unit: f.unit, target: f.target ?? null, ok: f.ok ?? null })), null, 2));
+    writeFileSync(
+      jsonFile,
+      JSON.stringify(
+        figures.map((f) => ({
+          name: f.name,
+          value: f.value,
+          unit: f.unit,
+          target: f.target ?? null,
+          ok: f.ok ?? null,
+        })),
+        null,
+        2,
+      ),
+    );
     console.log(`figures written to ${jsonFile}`);
   }
 }

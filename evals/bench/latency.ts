@@ -30,7 +30,8 @@ export function promptText(req: ChatRequest): { text: string; images: number } {
   if (req.response_format) parts.push(JSON.stringify(req.response_format));
   for (const m of req.messages) {
     parts.push(messageText(m.role, m.content));
-    if (typeof m.content !== "string") images += ((m.content as { type: string }[]) ?? []).filter((p) => p.type === "image_url").length;
+    if (typeof m.content !== "string")
+      images += ((m.content as { type: string }[]) ?? []).filter((p) => p.type === "image_url").length;
   }
   return { text: parts.join("\n"), images };
 }
@@ -39,7 +40,11 @@ export function promptText(req: ChatRequest): { text: string; images: number } {
 const contextText = (req: ChatRequest) =>
   req.messages
     .filter((m) => m.role === "user")
-    .flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? "")))
+    .flatMap((m) =>
+      typeof m.content === "string"
+        ? [m.content]
+        : (m.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? ""),
+    )
     .join("\n");
 
 export interface ModelCall {
@@ -54,7 +59,10 @@ export interface ModelCall {
 }
 
 /** A stand-in for a hosted VLM: the symbolic reasoner behind HTTP, answering after `delayMs`. */
-export async function startReasonerEndpoint(delayMs: number, seed = 0): Promise<{ fake: FakeOpenAI; calls: ModelCall[]; reset(): void }> {
+export async function startReasonerEndpoint(
+  delayMs: number,
+  seed = 0,
+): Promise<{ fake: FakeOpenAI; calls: ModelCall[]; reset(): void }> {
   const reasoner = new SymbolicChatModel(allReasoners(), seed);
   const calls: ModelCall[] = [];
   const lastByRole = new Map<string, number[]>();
@@ -68,7 +76,15 @@ export async function startReasonerEndpoint(delayMs: number, seed = 0): Promise<
     lastByRole.set(req.model, toks);
     const answer = (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
     const out = tokens(answer).length;
-    const call: ModelCall = { role: req.model, start, end: 0, inputTokens: toks.length, outputTokens: out, images, reusedPrefix: k };
+    const call: ModelCall = {
+      role: req.model,
+      start,
+      end: 0,
+      inputTokens: toks.length,
+      outputTokens: out,
+      images,
+      reusedPrefix: k,
+    };
     calls.push(call);
     await new Promise((r) => setTimeout(r, Math.max(0, delayMs - (performance.now() - start))));
     call.end = performance.now();
@@ -150,17 +166,54 @@ export interface LatencyRun {
  * (CLEA's); `pipelinedTarget`: the round trips per skill between skills its pipelined run is held to (the methods that
  * speculate: configurable.pipeline).
  */
-export const LATENCY_TASKS: { label: string; mode: Mode; scenario: string; goal: string; skillsCounter: "steps" | "motions" | "skills"; targets: boolean; pipelinedTarget?: number }[] = [
-  { label: "CLEA default task", mode: "clea", scenario: "integration_tea_to_trash", goal: loadScenario("integration_tea_to_trash").instruction, skillsCounter: "steps", targets: true, pipelinedTarget: 1.0 },
-  { label: "RePLan task 3", mode: "replan", scenario: "cabinet_barred", goal: "move the yellow_cube to target_position inside the wooden_cabinet", skillsCounter: "motions", targets: false, pipelinedTarget: 2.0 },
-  { label: "VLM-PC indoor_1", mode: "vlmpc", scenario: "indoor_1", goal: "Find the red chew toy and go to it.", skillsCounter: "skills", targets: false },
+export const LATENCY_TASKS: {
+  label: string;
+  mode: Mode;
+  scenario: string;
+  goal: string;
+  skillsCounter: "steps" | "motions" | "skills";
+  targets: boolean;
+  pipelinedTarget?: number;
+}[] = [
+  {
+    label: "CLEA default task",
+    mode: "clea",
+    scenario: "integration_tea_to_trash",
+    goal: loadScenario("integration_tea_to_trash").instruction,
+    skillsCounter: "steps",
+    targets: true,
+    pipelinedTarget: 1.0,
+  },
+  {
+    label: "RePLan task 3",
+    mode: "replan",
+    scenario: "cabinet_barred",
+    goal: "move the yellow_cube to target_position inside the wooden_cabinet",
+    skillsCounter: "motions",
+    targets: false,
+    pipelinedTarget: 2.0,
+  },
+  {
+    label: "VLM-PC indoor_1",
+    mode: "vlmpc",
+    scenario: "indoor_1",
+    goal: "Find the red chew toy and go to it.",
+    skillsCounter: "skills",
+    targets: false,
+  },
 ];
 
 /**
  * Runs one task through the openai backend against the endpoint, the robot moving in real time (`--speed 1`: what it
  * does while the model thinks is the point); the environment is restored afterwards.
  */
-export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>, task: (typeof LATENCY_TASKS)[number], variant = "full", pipeline = false, speed = "1"): Promise<LatencyRun> {
+export async function latencyEpisode(
+  endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>,
+  task: (typeof LATENCY_TASKS)[number],
+  variant = "full",
+  pipeline = false,
+  speed = "1",
+): Promise<LatencyRun> {
   const saved = { ...process.env };
   Object.assign(process.env, {
     OPENAI_API_KEY: "sk-local",
@@ -178,10 +231,31 @@ export async function latencyEpisode(endpoint: Awaited<ReturnType<typeof startRe
     endpoint.reset();
     skillTimes.subscribe(onSkill);
     const start = performance.now();
-    const run = await runClosedLoopEpisode({ mode: task.mode, url: sim.url, goal: task.goal, thread: `latency-${task.scenario}-${variant}${pipeline ? "-pipelined" : ""}`, dataDir, variant, backend: "openai", ...(pipeline ? { pipeline } : {}) });
+    const run = await runClosedLoopEpisode({
+      mode: task.mode,
+      url: sim.url,
+      goal: task.goal,
+      thread: `latency-${task.scenario}-${variant}${pipeline ? "-pipelined" : ""}`,
+      dataDir,
+      variant,
+      backend: "openai",
+      ...(pipeline ? { pipeline } : {}),
+    });
     const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
     const counts = (run.state as { pipeline?: PipelineCounts }).pipeline;
-    return { label: task.label, pipelined: pipeline, skills, success: run.truth.success, status: run.state.status, wallSeconds: run.wallSeconds, calls: [...endpoint.calls], busy, window: { start, end: performance.now() }, trace: run.trace as LatencyRun["trace"], ...(pipeline && counts ? { pipeline: counts } : {}) };
+    return {
+      label: task.label,
+      pipelined: pipeline,
+      skills,
+      success: run.truth.success,
+      status: run.state.status,
+      wallSeconds: run.wallSeconds,
+      calls: [...endpoint.calls],
+      busy,
+      window: { start, end: performance.now() },
+      trace: run.trace as LatencyRun["trace"],
+      ...(pipeline && counts ? { pipeline: counts } : {}),
+    };
   } finally {
     skillTimes.unsubscribe(onSkill);
     await sim?.stop();
@@ -207,28 +281,66 @@ export function latencyFigures(r: LatencyRun, targets: boolean, idleTarget?: num
   const between = criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / n;
   const idleSeconds = uncovered(r.window, r.busy) / 1000 / n;
   const input = sum((c) => c.inputTokens) / n;
-  const reuse = sum((c) => c.reusedPrefix) / Math.max(1, sum((c) => c.inputTokens));
+  const reuse =
+    sum((c) => c.reusedPrefix) /
+    Math.max(
+      1,
+      sum((c) => c.inputTokens),
+    );
   const p = `latency ${r.label}${r.pipelined ? " (pipelined)" : ""}`;
   const t = r.pipelined ? undefined : targets;
   const sp = r.pipeline;
   return [
-    { name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`, value: r.skills, unit: "skills" },
+    {
+      name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`,
+      value: r.skills,
+      unit: "skills",
+    },
     { name: `${p}: wall per skill`, value: r.wallSeconds / n, unit: "s" },
     { name: `${p}: robot idle seconds per skill (waiting on models, and this machine)`, value: idleSeconds, unit: "s" },
     { name: `${p}: model calls per skill`, value: r.calls.length / n, unit: "calls" },
-    { name: `${p}: critical-path model calls per skill`, value: path, unit: "calls", ...(t ? { target: "<= 2.5", ok: path <= 2.5 } : {}) },
+    {
+      name: `${p}: critical-path model calls per skill`,
+      value: path,
+      unit: "calls",
+      ...(t ? { target: "<= 2.5", ok: path <= 2.5 } : {}),
+    },
     { name: `${p}: model round trips per skill while the robot is idle (whole run)`, value: idle, unit: "calls" },
-    { name: `${p}: model round trips per skill while the robot waits between skills`, value: between, unit: "calls", ...(r.pipelined && idleTarget !== undefined ? { target: `<= ${idleTarget.toFixed(1)}`, ok: between <= idleTarget } : {}) },
+    {
+      name: `${p}: model round trips per skill while the robot waits between skills`,
+      value: between,
+      unit: "calls",
+      ...(r.pipelined && idleTarget !== undefined
+        ? { target: `<= ${idleTarget.toFixed(1)}`, ok: between <= idleTarget }
+        : {}),
+    },
     ...(sp
       ? [
           { name: `${p}: prepared actions sent at once`, value: sp.used, unit: "actions" },
-          { name: `${p}: speculations revoked (the check after the skill: CLEA the look, RePLan the controller report)`, value: sp.revoked, unit: "skills" },
+          {
+            name: `${p}: speculations revoked (the check after the skill: CLEA the look, RePLan the controller report)`,
+            value: sp.revoked,
+            unit: "skills",
+          },
           { name: `${p}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
-          { name: `${p}: tokens wasted on revoked work per skill`, value: (sp.wastedInputTokens + sp.wastedOutputTokens) / n, unit: "tokens" },
+          {
+            name: `${p}: tokens wasted on revoked work per skill`,
+            value: (sp.wastedInputTokens + sp.wastedOutputTokens) / n,
+            unit: "tokens",
+          },
         ]
       : []),
-    { name: `${p}: input tokens per skill (o200k)`, value: input, unit: "tokens", ...(t ? { target: "<= 3000", ok: input <= 3000 } : {}) },
-    { name: `${p}: input tokens per skill outside the role's previous prefix`, value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / n, unit: "tokens" },
+    {
+      name: `${p}: input tokens per skill (o200k)`,
+      value: input,
+      unit: "tokens",
+      ...(t ? { target: "<= 3000", ok: input <= 3000 } : {}),
+    },
+    {
+      name: `${p}: input tokens per skill outside the role's previous prefix`,
+      value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / n,
+      unit: "tokens",
+    },
     { name: `${p}: output tokens per skill (o200k)`, value: sum((c) => c.outputTokens) / n, unit: "tokens" },
     { name: `${p}: images sent per skill`, value: sum((c) => c.images) / n, unit: "images" },
     { name: `${p}: prompt prefix shared with the role's previous call`, value: 100 * reuse, unit: "%" },
@@ -254,7 +366,9 @@ export async function latencyBenchmarks(delayMs = 300, log: (line: string) => vo
     for (const task of LATENCY_TASKS) {
       for (const pipeline of task.pipelinedTarget === undefined ? [false] : [false, true]) {
         const r = await latencyEpisode(endpoint, task, "full", pipeline);
-        log(`${task.label}${pipeline ? " (pipelined)" : ""} through the openai backend, ${delayMs} ms per model answer, the robot in real time: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`);
+        log(
+          `${task.label}${pipeline ? " (pipelined)" : ""} through the openai backend, ${delayMs} ms per model answer, the robot in real time: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`,
+        );
         for (const line of roleBreakdown(r)) log(line);
         figures.push(...latencyFigures(r, task.targets, task.pipelinedTarget));
       }

@@ -8,9 +8,12 @@ import type { Figure } from "./agent";
 
 export async function mpcBenchmarks(seeds = 20): Promise<Figure[]> {
   const figures: Figure[] = [];
-  let wall = 0, simulated = 0;
+  let wall = 0,
+    simulated = 0;
   for (const m of CONTROLLER_MOTIONS) {
-    let ok = 0, mWall = 0, mSim = 0;
+    let ok = 0,
+      mWall = 0,
+      mSim = 0;
     for (let seed = 0; seed < seeds; seed++) {
       const world = await TabletopWorld.create({ scene: m.scene, seed });
       try {
@@ -29,10 +32,22 @@ export async function mpcBenchmarks(seeds = 20): Promise<Figure[]> {
     wall += mWall;
     simulated += mSim;
     const rate = ok / seeds;
-    figures.push({ name: `MPC "${m.name}" (${m.scene}): success over ${seeds} seeds`, value: rate * 100, unit: "%", target: ">= 95%", ok: rate >= 0.95 });
+    figures.push({
+      name: `MPC "${m.name}" (${m.scene}): success over ${seeds} seeds`,
+      value: rate * 100,
+      unit: "%",
+      target: ">= 95%",
+      ok: rate >= 0.95,
+    });
     figures.push({ name: `MPC "${m.name}": mean simulated motion time`, value: mSim / seeds, unit: "s" });
   }
   const ratio = wall / simulated;
-  figures.push({ name: "MPC wall seconds per simulated second (all motions)", value: ratio, unit: "x", target: "<= 5x", ok: ratio <= 5 });
+  figures.push({
+    name: "MPC wall seconds per simulated second (all motions)",
+    value: ratio,
+    unit: "x",
+    target: "<= 5x",
+    ok: ratio <= 5,
+  });
   return figures;
 }

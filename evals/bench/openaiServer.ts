@@ -20,7 +20,10 @@ export interface ChatRequest {
 
 /** Token counts the answer reports (defaults: 100 in, 20 out). */
 type Reported = { usage?: { prompt_tokens: number; completion_tokens: number } };
-type Answer = (({ arguments: string } | { content: string }) & Reported) | { status: number; body: string; headers?: Record<string, string> } | { stall: true };
+type Answer =
+  | (({ arguments: string } | { content: string }) & Reported)
+  | { status: number; body: string; headers?: Record<string, string> }
+  | { stall: true };
 export type Responder = (req: ChatRequest, n: number) => Answer | Promise<Answer>;
 
 export interface FakeOpenAI {
@@ -60,8 +63,12 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
         return;
       }
       const name = parsed.tools?.[0]?.function.name ?? "answer";
-      const message: { content: string } | { tool_calls: { id: string; type: "function"; function: { name: string; arguments: string } }[] } =
-        "content" in out ? { content: out.content } : { tool_calls: [{ id: `call_${n}`, type: "function", function: { name, arguments: out.arguments } }] };
+      const message:
+        | { content: string }
+        | { tool_calls: { id: string; type: "function"; function: { name: string; arguments: string } }[] } =
+        "content" in out
+          ? { content: out.content }
+          : { tool_calls: [{ id: `call_${n}`, type: "function", function: { name, arguments: out.arguments } }] };
       const finish = "content" in out ? "stop" : "tool_calls";
       const choice = { index: 0, finish_reason: finish, message: { role: "assistant", content: null, ...message } };
       const usage = out.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
@@ -70,11 +77,17 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
       if (parsed.stream) {
         const chunk = (delta: object, finish: string | null, extra: object = {}) =>
           `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-        const delta = "content" in message ? { role: "assistant", content: message.content } : { role: "assistant", content: null, tool_calls: message.tool_calls.map((t, index) => ({ index, ...t })) };
+        const delta =
+          "content" in message
+            ? { role: "assistant", content: message.content }
+            : { role: "assistant", content: null, tool_calls: message.tool_calls.map((t, index) => ({ index, ...t })) };
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.write(chunk(delta, null));
         res.write(chunk({}, finish));
-        if (parsed.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+        if (parsed.stream_options?.include_usage)
+          res.write(
+            `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+          );
         res.end("data: [DONE]\n\n");
         return;
       }

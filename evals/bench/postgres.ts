@@ -18,7 +18,9 @@ export function postgresBin(): string | undefined {
   // Debian keeps the server binaries out of PATH, per major version.
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const debian = versions.map((v) => join(root, v, "bin")).find((d) => existsSync(join(d, "pg_ctl")) && existsSync(join(d, "initdb")));
+  const debian = versions
+    .map((v) => join(root, v, "bin"))
+    .find((d) => existsSync(join(d, "pg_ctl")) && existsSync(join(d, "initdb")));
   if (debian) return debian;
   const onPath = spawnSync("sh", ["-c", "command -v pg_ctl"], { encoding: "utf8" }).stdout.trim();
   return onPath && existsSync(onPath.replace(/pg_ctl$/, "initdb")) ? onPath.replace(/\/pg_ctl$/, "") : undefined;
@@ -26,7 +28,10 @@ export function postgresBin(): string | undefined {
 
 export async function startPostgres(): Promise<Postgres> {
   const bin = postgresBin();
-  if (!bin) throw new Error("Postgres is not installed: apt-get install postgresql (Debian), or run .ci/run, which installs it");
+  if (!bin)
+    throw new Error(
+      "Postgres is not installed: apt-get install postgresql (Debian), or run .ci/run, which installs it",
+    );
   const asRoot = process.getuid?.() === 0;
   const user = "postgres";
   const dir = mkdtempSync(join(tmpdir(), "robograph-pg-"));
@@ -36,10 +41,23 @@ export async function startPostgres(): Promise<Postgres> {
     const gid = Number(execFileSync("id", ["-g", user], { encoding: "utf8" }).trim());
     chownSync(dir, uid, gid);
   }
-  const run = (cmd: string, args: string[]) => execFileSync(asRoot ? "runuser" : cmd, asRoot ? ["-u", user, "--", join(bin, cmd), ...args] : args, { stdio: "pipe", encoding: "utf8" });
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(asRoot ? "runuser" : cmd, asRoot ? ["-u", user, "--", join(bin, cmd), ...args] : args, {
+      stdio: "pipe",
+      encoding: "utf8",
+    });
   run("initdb", ["-D", data, "-U", "robograph", "-A", "trust", "--no-sync"]);
   const port = await freePort();
-  run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]);
+  run("pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    "start",
+  ]);
   return {
     url: `postgres://robograph@127.0.0.1:${port}/postgres`,
     async stop() {

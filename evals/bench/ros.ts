@@ -39,7 +39,15 @@ async function kitchenFrames(width: number, height: number) {
   const rgb = Buffer.from(out.frame.rgb.buffer, out.frame.rgb.byteOffset, out.frame.rgb.byteLength);
   return {
     png: { header, format: "png", data: out.image.toString("base64") } as ImageMessage,
-    jpeg: { header, format: "jpeg", data: (await sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer()).toString("base64") } as ImageMessage,
+    jpeg: {
+      header,
+      format: "jpeg",
+      data: (
+        await sharp(rgb, { raw: { width, height, channels: 3 } })
+          .jpeg({ quality: 90 })
+          .toBuffer()
+      ).toString("base64"),
+    } as ImageMessage,
     raw: rawRgbImage(header, width, height, rgb) as ImageMessage,
   };
 }
@@ -48,7 +56,13 @@ async function kitchenFrames(width: number, height: number) {
  * Frames per second of one camera message published and received in turn between two clients on `url` (what the
  * bridge can carry; the agent decodes only the frames it looks at, timed apart).
  */
-async function framesPerSecond(url: string, dialect: "ros1" | "ros2", n: number, frame: ImageMessage, type: string): Promise<number> {
+async function framesPerSecond(
+  url: string,
+  dialect: "ros1" | "ros2",
+  n: number,
+  frame: ImageMessage,
+  type: string,
+): Promise<number> {
   const pub = await BridgeClient.connect(url);
   const sub = await BridgeClient.connect(url);
   pub.dialect = sub.dialect = dialect;
@@ -101,7 +115,12 @@ export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
     const client = await BridgeClient.connect(ros.url);
     client.dialect = "ros1";
     let k = 0;
-    const viaRos = median(await timed(n, () => sendActionlibGoal(client, PING_ACTION, ROS1_PING_TYPE, {}, { goalId: `bench-${k++}` }).result));
+    const viaRos = median(
+      await timed(
+        n,
+        () => sendActionlibGoal(client, PING_ACTION, ROS1_PING_TYPE, {}, { goalId: `bench-${k++}` }).result,
+      ),
+    );
     const r = new Ros({ url: ros.url });
     await new Promise<void>((resolve, reject) => {
       r.once("connection", () => resolve());
@@ -120,16 +139,44 @@ export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
     const own = await BridgeClient.connect(ours.url);
     const onOurs = median(await timed(n, () => own.sendGoal(PING_ACTION, PING_TYPE, {}).result));
     await own.close();
-    figures.push({ name: "no-op skill round trip, reference ROS 1 rosbridge (actionlib), our client: median", value: viaRos, unit: "ms" });
-    figures.push({ name: "no-op skill round trip, reference ROS 1 rosbridge (actionlib), roslib: median", value: viaRoslib, unit: "ms" });
-    figures.push({ name: "no-op skill round trip, our bridge (action ops), our client: median", value: onOurs, unit: "ms" });
-    figures.push({ name: "reference rosbridge (actionlib) / our bridge, our client", value: viaRos / onOurs, unit: "x" });
-    figures.push({ name: "our client / roslib, both through the reference rosbridge", value: viaRos / viaRoslib, unit: "x", target: "<= 1.2x", ok: viaRos / viaRoslib <= 1.2 });
+    figures.push({
+      name: "no-op skill round trip, reference ROS 1 rosbridge (actionlib), our client: median",
+      value: viaRos,
+      unit: "ms",
+    });
+    figures.push({
+      name: "no-op skill round trip, reference ROS 1 rosbridge (actionlib), roslib: median",
+      value: viaRoslib,
+      unit: "ms",
+    });
+    figures.push({
+      name: "no-op skill round trip, our bridge (action ops), our client: median",
+      value: onOurs,
+      unit: "ms",
+    });
+    figures.push({
+      name: "reference rosbridge (actionlib) / our bridge, our client",
+      value: viaRos / onOurs,
+      unit: "x",
+    });
+    figures.push({
+      name: "our client / roslib, both through the reference rosbridge",
+      value: viaRos / viaRoslib,
+      unit: "x",
+      target: "<= 1.2x",
+      ok: viaRos / viaRoslib <= 1.2,
+    });
     const frames = quick ? 50 : 200;
     const small = await kitchenFrames(320, 240);
     const fpsRos = await framesPerSecond(ros.url, "ros1", frames, small.png, "sensor_msgs/msg/CompressedImage");
     const fpsOurs = await framesPerSecond(ours.url, "ros2", frames, small.png, "sensor_msgs/msg/CompressedImage");
-    figures.push({ name: "camera frames/s at 320x240 PNG, reference ROS 1 rosbridge", value: fpsRos, unit: "fps", target: ">= 30 fps", ok: fpsRos >= 30 });
+    figures.push({
+      name: "camera frames/s at 320x240 PNG, reference ROS 1 rosbridge",
+      value: fpsRos,
+      unit: "fps",
+      target: ">= 30 fps",
+      ok: fpsRos >= 30,
+    });
     figures.push({ name: "camera frames/s at 320x240 PNG, our bridge", value: fpsOurs, unit: "fps" });
     figures.push({ name: "frames/s: reference rosbridge / our bridge", value: fpsRos / fpsOurs, unit: "x" });
     // What a standard robot sends: a 640x480 camera, raw rgb8 (1.2 MB a frame as JSON) or JPEG (image_transport's default).
@@ -137,13 +184,37 @@ export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
     const fpsRaw = await framesPerSecond(ros.url, "ros1", Math.ceil(frames / 4), vga.raw, "sensor_msgs/msg/Image");
     const fpsJpeg = await framesPerSecond(ros.url, "ros1", frames, vga.jpeg, "sensor_msgs/msg/CompressedImage");
     const fpsPngVga = await framesPerSecond(ros.url, "ros1", frames, vga.png, "sensor_msgs/msg/CompressedImage");
-    figures.push({ name: "camera frames/s at 640x480 raw rgb8 Image, reference ROS 1 rosbridge", value: fpsRaw, unit: "fps", target: ">= 5 fps (the agent reads raw frames throttled to 10/s)", ok: fpsRaw >= 5 });
-    figures.push({ name: "camera frames/s at 640x480 JPEG CompressedImage, reference ROS 1 rosbridge", value: fpsJpeg, unit: "fps", target: ">= 30 fps", ok: fpsJpeg >= 30 });
-    figures.push({ name: "camera frames/s at 640x480 PNG CompressedImage, reference ROS 1 rosbridge", value: fpsPngVga, unit: "fps" });
+    figures.push({
+      name: "camera frames/s at 640x480 raw rgb8 Image, reference ROS 1 rosbridge",
+      value: fpsRaw,
+      unit: "fps",
+      target: ">= 5 fps (the agent reads raw frames throttled to 10/s)",
+      ok: fpsRaw >= 5,
+    });
+    figures.push({
+      name: "camera frames/s at 640x480 JPEG CompressedImage, reference ROS 1 rosbridge",
+      value: fpsJpeg,
+      unit: "fps",
+      target: ">= 30 fps",
+      ok: fpsJpeg >= 30,
+    });
+    figures.push({
+      name: "camera frames/s at 640x480 PNG CompressedImage, reference ROS 1 rosbridge",
+      value: fpsPngVga,
+      unit: "fps",
+    });
     figures.push({ name: "frames/s at 640x480: JPEG / raw rgb8", value: fpsJpeg / fpsRaw, unit: "x" });
     const reads = quick ? 20 : 60;
-    figures.push({ name: "reading a 640x480 raw rgb8 frame into the PNG the agent keeps: median", value: await decodeMs(vga.raw, reads), unit: "ms" });
-    figures.push({ name: "reading a 640x480 JPEG frame into the PNG the agent keeps: median", value: await decodeMs(vga.jpeg, reads), unit: "ms" });
+    figures.push({
+      name: "reading a 640x480 raw rgb8 frame into the PNG the agent keeps: median",
+      value: await decodeMs(vga.raw, reads),
+      unit: "ms",
+    });
+    figures.push({
+      name: "reading a 640x480 JPEG frame into the PNG the agent keeps: median",
+      value: await decodeMs(vga.jpeg, reads),
+      unit: "ms",
+    });
   } finally {
     await ours.stop();
     await onRos.stop();

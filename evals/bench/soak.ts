@@ -55,11 +55,27 @@ function hostileFrame(draw: () => number, i: number): string | Buffer {
   const pick = <T>(xs: T[]) => xs[Math.floor(draw() * xs.length)];
   const huge = () => "h".repeat(MB + Math.floor(draw() * MB));
   // The expensive kinds are rarer so the run stays bounded in time and traffic.
-  if (i % 400 === 7) return JSON.stringify({ op: "publish", id: `big${i}`, topic: "/x", msg: { data: "x".repeat(11 * MB) } });
+  if (i % 400 === 7)
+    return JSON.stringify({ op: "publish", id: `big${i}`, topic: "/x", msg: { data: "x".repeat(11 * MB) } });
   if (i % 250 === 3) return "[".repeat(200_000) + "]".repeat(200_000);
-  if (i % 150 === 5) return JSON.stringify({ op: pick(["advertise", "subscribe", "call_service"]), id: `n${i}`, topic: `/${huge()}`, service: `/${huge()}`, type: "std_msgs/msg/String" });
-  if (i % 150 === 11) return JSON.stringify({ op: "send_action_goal", id: huge(), action: "/robograph/ping", action_type: "robograph_msgs/action/Ping", args: {} });
-  if (i % 100 === 13) return JSON.stringify({ op: "fragment", id: `uf${i % 1000}`, data: "f".repeat(MB), num: 0, total: 3 });
+  if (i % 150 === 5)
+    return JSON.stringify({
+      op: pick(["advertise", "subscribe", "call_service"]),
+      id: `n${i}`,
+      topic: `/${huge()}`,
+      service: `/${huge()}`,
+      type: "std_msgs/msg/String",
+    });
+  if (i % 150 === 11)
+    return JSON.stringify({
+      op: "send_action_goal",
+      id: huge(),
+      action: "/robograph/ping",
+      action_type: "robograph_msgs/action/Ping",
+      args: {},
+    });
+  if (i % 100 === 13)
+    return JSON.stringify({ op: "fragment", id: `uf${i % 1000}`, data: "f".repeat(MB), num: 0, total: 3 });
   const kinds: (() => string | Buffer)[] = [
     () => `{not json ${i}`,
     () => "\u0000\u0001garbage",
@@ -68,9 +84,24 @@ function hostileFrame(draw: () => number, i: number): string | Buffer {
     () => JSON.stringify({ op: "subscribe", id: `s${i}`, topic: 7 }),
     () => JSON.stringify({ op: "call_service", id: `c${i}`, service: "/robograph/nothing", args: { a: [1, 2, 3] } }),
     () => JSON.stringify({ op: "call_service", id: `m${i}`, service: "/robograph/manifest" }),
-    () => JSON.stringify({ op: "publish", id: `p${i}`, topic: "/mobile/camera/image/compressed", msg: { data: "fake" } }),
-    () => JSON.stringify({ op: "send_action_goal", id: `g${i}`, action: "/mobile/fly", action_type: "x/action/Fly", args: {} }),
-    () => JSON.stringify({ op: "send_action_goal", id: `a${i}`, action: "/arm/pick_from", action_type: "robograph_msgs/action/PickFrom", args: { object: "anvil", place: [] } }),
+    () =>
+      JSON.stringify({ op: "publish", id: `p${i}`, topic: "/mobile/camera/image/compressed", msg: { data: "fake" } }),
+    () =>
+      JSON.stringify({
+        op: "send_action_goal",
+        id: `g${i}`,
+        action: "/mobile/fly",
+        action_type: "x/action/Fly",
+        args: {},
+      }),
+    () =>
+      JSON.stringify({
+        op: "send_action_goal",
+        id: `a${i}`,
+        action: "/arm/pick_from",
+        action_type: "robograph_msgs/action/PickFrom",
+        args: { object: "anvil", place: [] },
+      }),
     () => JSON.stringify({ op: "cancel_action_goal", id: `nothing${i}`, action: "/mobile/go_to" }),
     () => JSON.stringify({ op: "fragment", id: `bf${i}`, data: "x", num: 5, total: 2 }),
     () => JSON.stringify({ op: "fragment", id: "changing", data: "x", num: 0, total: 2 + (i % 3) }),
@@ -90,7 +121,14 @@ interface HostileTally {
 }
 
 /** One hostile client: sends its share of frames as fast as its socket drains; reconnects if the server cuts it off. */
-async function hostile(url: string, index: number, frames: number, seed: number, reads: boolean, deadline: number): Promise<HostileTally> {
+async function hostile(
+  url: string,
+  index: number,
+  frames: number,
+  seed: number,
+  reads: boolean,
+  deadline: number,
+): Promise<HostileTally> {
   const rng = new KeyedDraw(`soak|${seed}|${index}`);
   const draw = () => rng.next();
   const tally: HostileTally = { sent: 0, answered: 0, disconnects: 0 };
@@ -128,7 +166,12 @@ async function hostile(url: string, index: number, frames: number, seed: number,
     if (i % 50 === 0) await new Promise((r) => setImmediate(r));
   }
   // Answers still on their way (a paused client's backlog is served late) count: wait until they stop coming.
-  for (let quiet = 0, seen = tally.answered; reads && quiet < 10 && Date.now() < deadline; quiet = tally.answered === seen ? quiet + 1 : 0, seen = tally.answered) await sleep(100);
+  for (
+    let quiet = 0, seen = tally.answered;
+    reads && quiet < 10 && Date.now() < deadline;
+    quiet = tally.answered === seen ? quiet + 1 : 0, seen = tally.answered
+  )
+    await sleep(100);
   done = true;
   ws?.terminate();
   return tally;
@@ -149,7 +192,14 @@ const CYCLE: [string, string, Record<string, string>][] = [
 export async function soak(o: { frames: number; seed: number; maxSeconds: number }): Promise<number> {
   const started = Date.now();
   const deadline = started + o.maxSeconds * 1000;
-  const sim = await startSimProcess("kitchen", ["--scenario", "integration_tea_to_trash", "--speed", "10", "--seed", String(o.seed)]);
+  const sim = await startSimProcess("kitchen", [
+    "--scenario",
+    "integration_tea_to_trash",
+    "--speed",
+    "10",
+    "--seed",
+    String(o.seed),
+  ]);
   const pid = serverPid(sim);
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMB(pid))), 50);
@@ -176,7 +226,9 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
 
     let attacking = true;
     const perClient = Math.ceil(o.frames / 4);
-    const attack = Promise.all([0, 1, 2, 3].map((i) => hostile(sim.url, i, perClient, o.seed, i !== 3, deadline))).finally(() => (attacking = false));
+    const attack = Promise.all(
+      [0, 1, 2, 3].map((i) => hostile(sim.url, i, perClient, o.seed, i !== 3, deadline)),
+    ).finally(() => (attacking = false));
     const latencies: number[] = [];
     const failures: string[] = [];
     await runCycle(latencies, failures, () => attacking);
@@ -203,10 +255,18 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
     const worst = sorted.at(-1) ?? NaN;
     const growth = (end - start) / start;
     console.log(`hostile frames sent            ${sent} by 4 clients (${tallies.map((t) => t.sent).join(" + ")})`);
-    console.log(`errors answered                ${answered} (to the 3 clients that read; the 4th never reads and was cut off ${cut} times)`);
-    console.log(`working client's skills        ${latencies.length - failures.length}/${latencies.length} completed${failures.length ? `; failed: ${failures.slice(0, 3).join("; ")}` : ""}`);
-    console.log(`skill latency                  median ${median.toFixed(2)} s, worst ${worst.toFixed(2)} s under attack (quiet: median ${[...quiet].sort((a, b) => a - b)[Math.floor(quiet.length / 2)].toFixed(2)} s, worst ${Math.max(...quiet).toFixed(2)} s)`);
-    console.log(`server RSS                     start ${start.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, end ${end.toFixed(0)} MB after ${idle} s idle (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(0)}%; ${afterAttack.toFixed(0)} MB 1 s after the attack)`);
+    console.log(
+      `errors answered                ${answered} (to the 3 clients that read; the 4th never reads and was cut off ${cut} times)`,
+    );
+    console.log(
+      `working client's skills        ${latencies.length - failures.length}/${latencies.length} completed${failures.length ? `; failed: ${failures.slice(0, 3).join("; ")}` : ""}`,
+    );
+    console.log(
+      `skill latency                  median ${median.toFixed(2)} s, worst ${worst.toFixed(2)} s under attack (quiet: median ${[...quiet].sort((a, b) => a - b)[Math.floor(quiet.length / 2)].toFixed(2)} s, worst ${Math.max(...quiet).toFixed(2)} s)`,
+    );
+    console.log(
+      `server RSS                     start ${start.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, end ${end.toFixed(0)} MB after ${idle} s idle (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(0)}%; ${afterAttack.toFixed(0)} MB 1 s after the attack)`,
+    );
     console.log(`wall time                      ${((Date.now() - started) / 1000).toFixed(0)} s`);
     const ok = failures.length === 0 && latencies.length > 0 && (Number.isNaN(growth) || growth <= 0.2);
     console.log(ok ? "targets met: every skill completed, RSS at the end within 20% of the start" : "TARGETS MISSED");
@@ -219,7 +279,13 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()!);
 if (isMain) {
-  const { values: v } = parseArgs({ options: { frames: { type: "string", default: "10000" }, seed: { type: "string", default: "1" }, "max-seconds": { type: "string", default: "300" } } });
+  const { values: v } = parseArgs({
+    options: {
+      frames: { type: "string", default: "10000" },
+      seed: { type: "string", default: "1" },
+      "max-seconds": { type: "string", default: "300" },
+    },
+  });
   soak({ frames: Number(v.frames), seed: Number(v.seed), maxSeconds: Number(v["max-seconds"]) }).then(
     (code) => process.exit(code),
     (err) => {

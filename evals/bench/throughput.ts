@@ -11,17 +11,48 @@ import type { EpisodeResult } from "../metrics";
 import type { Figure } from "./agent";
 
 /** The tabletop slice (RePLan mode): `limit` scenes, one seed, no detector noise. */
-const TABLETOP_SLICE = (limit: number): Omit<ExperimentOptions, "root" | "name"> => ({ dataset: "tabletop", variants: ["full"], seeds: 1, noise: 0, concurrency: 2, limit, maxSteps: 40, maxWallSeconds: 300 });
+const TABLETOP_SLICE = (limit: number): Omit<ExperimentOptions, "root" | "name"> => ({
+  dataset: "tabletop",
+  variants: ["full"],
+  seeds: 1,
+  noise: 0,
+  concurrency: 2,
+  limit,
+  maxSteps: 40,
+  maxWallSeconds: 300,
+});
 
 /** What must not change between two runs of the same episode (whatever the simulator's speed). */
 const episodeOutcome = (e: EpisodeResult) => {
   const r = e as EpisodeResult & { motions?: number; visionSteps?: number; procedures?: number };
-  return [e.id, e.success, e.steps, r.motions, r.visionSteps, e.modelCalls, e.inputTokens, e.outputTokens, e.status, e.statusReason, e.goal, e.score, e.failedActions, e.replans, r.procedures, e.skillSeconds];
+  return [
+    e.id,
+    e.success,
+    e.steps,
+    r.motions,
+    r.visionSteps,
+    e.modelCalls,
+    e.inputTokens,
+    e.outputTokens,
+    e.status,
+    e.statusReason,
+    e.goal,
+    e.score,
+    e.failedActions,
+    e.replans,
+    r.procedures,
+    e.skillSeconds,
+  ];
 };
 
 async function sweep(o: Omit<ExperimentOptions, "root" | "name">, reuse: boolean) {
   const t0 = performance.now();
-  const results = await runExperiment({ ...o, name: reuse ? "reused" : "fresh", root: mkdtempSync(join(tmpdir(), "robograph-throughput-")), reuseSimulators: reuse });
+  const results = await runExperiment({
+    ...o,
+    name: reuse ? "reused" : "fresh",
+    root: mkdtempSync(join(tmpdir(), "robograph-throughput-")),
+    reuseSimulators: reuse,
+  });
   const minutes = (performance.now() - t0) / 60_000;
   return { perMinute: results.length / minutes, results };
 }
@@ -29,7 +60,20 @@ async function sweep(o: Omit<ExperimentOptions, "root" | "name">, reuse: boolean
 export async function throughputBenchmarks(quick: boolean): Promise<Figure[]> {
   const figures: Figure[] = [];
   const slices: [string, Omit<ExperimentOptions, "root" | "name">][] = [
-    ["kitchen", { dataset: "kitchen", variants: ["full", "open-loop"], seeds: 1, noise: 0.15, concurrency: 2, limit: quick ? 3 : 6, maxSteps: 40, maxWallSeconds: 300, graspSensing: false }],
+    [
+      "kitchen",
+      {
+        dataset: "kitchen",
+        variants: ["full", "open-loop"],
+        seeds: 1,
+        noise: 0.15,
+        concurrency: 2,
+        limit: quick ? 3 : 6,
+        maxSteps: 40,
+        maxWallSeconds: 300,
+        graspSensing: false,
+      },
+    ],
     ["tabletop", TABLETOP_SLICE(quick ? 2 : 4)],
   ];
   for (const [world, o] of slices) {
@@ -38,10 +82,28 @@ export async function throughputBenchmarks(quick: boolean): Promise<Figure[]> {
     const outcome = (r: typeof fresh) => JSON.stringify(r.results.map(episodeOutcome));
     const same = outcome(fresh) === outcome(reused);
     const n = fresh.results.length;
-    figures.push({ name: `${world} sweep (${n} episodes): episodes per minute, a process per episode`, value: fresh.perMinute, unit: "ep/min" });
-    figures.push({ name: `${world} sweep (${n} episodes): episodes per minute, simulators reset`, value: reused.perMinute, unit: "ep/min" });
-    figures.push({ name: `${world} sweep: reset / process per episode`, value: reused.perMinute / fresh.perMinute, unit: "x" });
-    figures.push({ name: `${world} sweep: episodes identical either way (1 = yes)`, value: same ? 1 : 0, unit: "", target: "1", ok: same });
+    figures.push({
+      name: `${world} sweep (${n} episodes): episodes per minute, a process per episode`,
+      value: fresh.perMinute,
+      unit: "ep/min",
+    });
+    figures.push({
+      name: `${world} sweep (${n} episodes): episodes per minute, simulators reset`,
+      value: reused.perMinute,
+      unit: "ep/min",
+    });
+    figures.push({
+      name: `${world} sweep: reset / process per episode`,
+      value: reused.perMinute / fresh.perMinute,
+      unit: "x",
+    });
+    figures.push({
+      name: `${world} sweep: episodes identical either way (1 = yes)`,
+      value: same ? 1 : 0,
+      unit: "",
+      target: "1",
+      ok: same,
+    });
   }
   return figures;
 }

@@ -28,11 +28,26 @@ function median(xs: number[]): number {
 
 /** A worker process, resolved once it takes jobs. */
 async function startWorker(url: string): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "worker", "--concurrency", "1", "--poll", "1", "--work-dir", scratch()], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ROBOGRAPH_DATABASE_URL: url },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "cli", "robograph.ts"),
+      "worker",
+      "--concurrency",
+      "1",
+      "--poll",
+      "1",
+      "--work-dir",
+      scratch(),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ROBOGRAPH_DATABASE_URL: url },
+    },
+  );
   let out = "";
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   await new Promise<void>((resolve, reject) => {
@@ -54,11 +69,24 @@ async function startWorker(url: string): Promise<{ child: ChildProcess; stop: ()
 
 export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
   const figures: Figure[] = [];
-  const slice: Omit<ExperimentOptions, "root" | "name"> = { dataset: "kitchen", variants: ["full"], seeds: quick ? 1 : 2, noise: 0.15, concurrency: 2, limit: 4, maxSteps: 40, maxWallSeconds: 120 };
+  const slice: Omit<ExperimentOptions, "root" | "name"> = {
+    dataset: "kitchen",
+    variants: ["full"],
+    seeds: quick ? 1 : 2,
+    noise: 0.15,
+    concurrency: 2,
+    limit: 4,
+    maxSteps: 40,
+    maxWallSeconds: 120,
+  };
   let t0 = performance.now();
   const local = await runExperiment({ ...slice, name: "local", root: scratch() });
   const localPerMinute = local.length / ((performance.now() - t0) / 60_000);
-  figures.push({ name: `local pool, 2 simulators (${local.length} kitchen episodes): episodes per minute`, value: localPerMinute, unit: "ep/min" });
+  figures.push({
+    name: `local pool, 2 simulators (${local.length} kitchen episodes): episodes per minute`,
+    value: localPerMinute,
+    unit: "ep/min",
+  });
 
   const own = databaseUrl() ? undefined : await startPostgres();
   const url = databaseUrl() ?? own!.url;
@@ -78,15 +106,32 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
         const ex = await loadQueuedExperiment(q, name);
         const same = JSON.stringify(ex.results.map(outcome)) === JSON.stringify(local.map(outcome));
         const perMinute = ex.results.length / minutes;
-        figures.push({ name: `${n} worker${n > 1 ? "s" : ""} (concurrency 1 each): episodes per minute`, value: perMinute, unit: "ep/min" });
-        figures.push({ name: `${n} worker${n > 1 ? "s" : ""} / local pool`, value: perMinute / localPerMinute, unit: "x", ...(n === 2 ? { target: "≥ 0.9", ok: perMinute / localPerMinute >= 0.9 } : {}) });
-        figures.push({ name: `${n} worker${n > 1 ? "s" : ""}: every episode as the local run's (1 = yes)`, value: same ? 1 : 0, unit: "", target: "1", ok: same });
+        figures.push({
+          name: `${n} worker${n > 1 ? "s" : ""} (concurrency 1 each): episodes per minute`,
+          value: perMinute,
+          unit: "ep/min",
+        });
+        figures.push({
+          name: `${n} worker${n > 1 ? "s" : ""} / local pool`,
+          value: perMinute / localPerMinute,
+          unit: "x",
+          ...(n === 2 ? { target: "≥ 0.9", ok: perMinute / localPerMinute >= 0.9 } : {}),
+        });
+        figures.push({
+          name: `${n} worker${n > 1 ? "s" : ""}: every episode as the local run's (1 = yes)`,
+          value: same ? 1 : 0,
+          unit: "",
+          target: "1",
+          ok: same,
+        });
         for (const o of ex.overhead) if (o.recordMs !== null) recording.push(o.recordMs);
         // A worker's next start after its last record: completing the job and fetching the next.
         const byWorker = new Map<string, typeof ex.overhead>();
         for (const o of ex.overhead) if (o.worker) byWorker.set(o.worker, [...(byWorker.get(o.worker) ?? []), o]);
         for (const list of byWorker.values()) {
-          const sorted = list.filter((o) => o.startedAt !== null && o.recordedAt !== null).sort((a, b) => a.startedAt! - b.startedAt!);
+          const sorted = list
+            .filter((o) => o.startedAt !== null && o.recordedAt !== null)
+            .sort((a, b) => a.startedAt! - b.startedAt!);
           for (let i = 1; i < sorted.length; i++) turnaround.push(sorted[i].startedAt! - sorted[i - 1].recordedAt!);
         }
       } finally {
@@ -107,9 +152,27 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
     } finally {
       await worker.stop();
     }
-    figures.push({ name: "queue overhead: enqueue → start, idle worker (median)", value: median(pickup), unit: "ms", target: "≤ 100", ok: median(pickup) <= 100 });
-    figures.push({ name: "queue overhead: a worker's record → its next start (median)", value: median(turnaround), unit: "ms", target: "≤ 100", ok: median(turnaround) <= 100 });
-    figures.push({ name: "queue overhead: finish → recorded, with its frames (median)", value: median(recording), unit: "ms", target: "≤ 100", ok: median(recording) <= 100 });
+    figures.push({
+      name: "queue overhead: enqueue → start, idle worker (median)",
+      value: median(pickup),
+      unit: "ms",
+      target: "≤ 100",
+      ok: median(pickup) <= 100,
+    });
+    figures.push({
+      name: "queue overhead: a worker's record → its next start (median)",
+      value: median(turnaround),
+      unit: "ms",
+      target: "≤ 100",
+      ok: median(turnaround) <= 100,
+    });
+    figures.push({
+      name: "queue overhead: finish → recorded, with its frames (median)",
+      value: median(recording),
+      unit: "ms",
+      target: "≤ 100",
+      ok: median(recording) <= 100,
+    });
   } finally {
     await q.close();
     await own?.stop();

@@ -86,27 +86,43 @@ const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - 
 const xyzDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /** Where p lies against the way a→b on the table: how far along it (from a) and how far to its side. */
-function alongAndAcross(p: [number, number], a: [number, number], b: [number, number]): { along: number; across: number } {
+function alongAndAcross(
+  p: [number, number],
+  a: [number, number],
+  b: [number, number],
+): { along: number; across: number } {
   const L = xyDistance(a, b);
   if (L === 0) return { along: 0, across: xyDistance(p, a) };
-  const ux = (b[0] - a[0]) / L, uy = (b[1] - a[1]) / L;
-  const dx = p[0] - a[0], dy = p[1] - a[1];
+  const ux = (b[0] - a[0]) / L,
+    uy = (b[1] - a[1]) / L;
+  const dx = p[0] - a[0],
+    dy = p[1] - a[1];
   return { along: dx * ux + dy * uy, across: Math.abs(-dx * uy + dy * ux) };
 }
 
 /** Whether the segment a–b passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
-function crosses(a: [number, number], b: [number, number], extent: [number, number, number, number], margin: number): boolean {
+function crosses(
+  a: [number, number],
+  b: [number, number],
+  extent: [number, number, number, number],
+  margin: number,
+): boolean {
   const n = Math.max(1, Math.ceil(xyDistance(a, b) / 0.01));
   for (let i = 0; i <= n; i++) {
-    const x = a[0] + ((b[0] - a[0]) * i) / n, y = a[1] + ((b[1] - a[1]) * i) / n;
-    if (x > extent[0] - margin && x < extent[1] + margin && y > extent[2] - margin && y < extent[3] + margin) return true;
+    const x = a[0] + ((b[0] - a[0]) * i) / n,
+      y = a[1] + ((b[1] - a[1]) * i) / n;
+    if (x > extent[0] - margin && x < extent[1] + margin && y > extent[2] - margin && y < extent[3] + margin)
+      return true;
   }
   return false;
 }
 
 /** Times a path turns back on itself (more than 135°), counted over legs of at least `leg`; index of the first turn. */
 function reversals(pts: [number, number][], leg: number): { count: number; first: number } {
-  let anchor = pts[0], dir: [number, number] | null = null, count = 0, first = -1;
+  let anchor = pts[0],
+    dir: [number, number] | null = null,
+    count = 0,
+    first = -1;
   for (let i = 1; i < pts.length; i++) {
     const d = xyDistance(pts[i], anchor);
     if (d < leg) continue;
@@ -141,9 +157,20 @@ const OPEN_CONTAINER = /cup|mug|glass|bowl|pot/;
 
 /** The names an instruction mentions, in the order it mentions them (spaces or underscores). */
 export function mentioned(instruction: string, names: string[]): string[] {
-  const text = ` ${instruction.toLowerCase().replace(/[^a-z0-9_ ]/g, " ").replace(/\s+/g, " ")} `;
+  const text = ` ${instruction
+    .toLowerCase()
+    .replace(/[^a-z0-9_ ]/g, " ")
+    .replace(/\s+/g, " ")} `;
   return names
-    .map((n) => ({ n, at: Math.min(...[n, n.replace(/_/g, " ")].map((v) => { const i = text.indexOf(` ${v} `); return i < 0 ? Infinity : i; })) }))
+    .map((n) => ({
+      n,
+      at: Math.min(
+        ...[n, n.replace(/_/g, " ")].map((v) => {
+          const i = text.indexOf(` ${v} `);
+          return i < 0 ? Infinity : i;
+        }),
+      ),
+    }))
     .filter((x) => x.at < Infinity)
     .sort((a, b) => a.at - b.at)
     .map((x) => x.n);
@@ -165,7 +192,11 @@ function event(kind: Seen, object: string, t: number, cause: Cause, what: string
  * carried (speed, path against the straight way, turns back) and let go; contents out of their container; the hand at
  * the table or at rest for nothing; what was left open. A kind names what a cue shows, never a behaviour looked for.
  */
-export function observedEvents(instruction: string, frames: SeenFrame[], th: Thresholds = KEY_FRAME_THRESHOLDS): SeenEvent[] {
+export function observedEvents(
+  instruction: string,
+  frames: SeenFrame[],
+  th: Thresholds = KEY_FRAME_THRESHOLDS,
+): SeenEvent[] {
   if (frames.length === 0) return [];
   const out: SeenEvent[] = [];
   const seen = new Set<string>();
@@ -174,7 +205,8 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     if (!seen.has(key)) (seen.add(key), out.push(e));
   };
   const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
-  const track = (label: string) => frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
+  const track = (label: string) =>
+    frames.flatMap((f) => f.things.filter((t) => t.label === label).map((t) => ({ t: f.t, thing: t })));
   const handled = new Set(labels.filter((l) => track(l).some((x) => x.thing.held)));
   // Where the hand is seen, frame by frame (the carry's set-down and approach, idling, the table).
   const palm = track("palm");
@@ -187,7 +219,9 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   const carriedAlong = (tr: { t: number; thing: SeenThing }[]) =>
     [...handled].some((h) => {
       const ht = track(h);
-      return ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing);
+      return (
+        ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing)
+      );
     });
   for (const label of labels) {
     if (SCENERY.has(label) || handled.has(label) || named.includes(label)) continue;
@@ -201,7 +235,15 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     const from = tr.findIndex((_, i) => h0 > 0.05 && tr.slice(i).every((__, j) => low(i + j)));
     const fell = from > 0 ? tr[from] : undefined;
     if (fell) {
-      add(event("knocked_over", label, fell.t, "path_through", `the ${label} is standing at first and lying down from ${fell.t.toFixed(1)} s: something the robot moved ran into it`));
+      add(
+        event(
+          "knocked_over",
+          label,
+          fell.t,
+          "path_through",
+          `the ${label} is standing at first and lying down from ${fell.t.toFixed(1)} s: something the robot moved ran into it`,
+        ),
+      );
       continue;
     }
     // Moved for good: displaced in the last two sightings, not just seen half-hidden behind the hand.
@@ -209,7 +251,15 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     const end = tr[tr.length - 1];
     const settled = tr.slice(-2).every((x) => xyDistance(x.thing.at, tr[0].thing.at) > th.shove);
     if (moved && settled) {
-      add(event("pushed", label, moved.t, "path_through", `the ${label} was not to be touched but ends ${(xyDistance(end.thing.at, tr[0].thing.at) * 100).toFixed(0)} cm from where it stood`));
+      add(
+        event(
+          "pushed",
+          label,
+          moved.t,
+          "path_through",
+          `the ${label} was not to be touched but ends ${(xyDistance(end.thing.at, tr[0].thing.at) * 100).toFixed(0)} cm from where it stood`,
+        ),
+      );
     }
   }
 
@@ -224,7 +274,15 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     const rest = tr.filter((x, i) => i > firstHeld && !x.thing.held && !x.thing.where.startsWith("in "));
     const flat = rest.find((x) => h0 > 0.02 && height(x.thing) < th.crushed * h0);
     if (flat && rest.slice(rest.indexOf(flat)).every((x) => height(x.thing) < th.crushed * h0)) {
-      add(event("squeezed", label, flat.t, "too_hard", `the ${label} is ${((1 - height(flat.thing) / h0) * 100).toFixed(0)}% flatter after the hand let go of it than before it was gripped: the grip crushed it`));
+      add(
+        event(
+          "squeezed",
+          label,
+          flat.t,
+          "too_hard",
+          `the ${label} is ${((1 - height(flat.thing) / h0) * 100).toFixed(0)}% flatter after the hand let go of it than before it was gripped: the grip crushed it`,
+        ),
+      );
     }
     for (let i = firstHeld; i < tr.length; i++) {
       const cur = tr[i];
@@ -236,18 +294,59 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       // underside, so the table contact itself is not in view).
       const sat = before.length ? Math.min(...before.map((x) => x.thing.z[0])) : 0;
       if (cur.thing.held && prev.thing.z[0] < sat + th.touching && cur.thing.z[0] < sat + th.touching && dxy > 0.02) {
-        add(event("dragged", label, prev.t, "too_low", `the ${label} slides ${(dxy * 100).toFixed(0)} cm along the table while held instead of being lifted`));
+        add(
+          event(
+            "dragged",
+            label,
+            prev.t,
+            "too_low",
+            `the ${label} slides ${(dxy * 100).toFixed(0)} cm along the table while held instead of being lifted`,
+          ),
+        );
       }
-      if (cur.thing.held && OPEN_CONTAINER.test(label) && dt > 0 && Math.hypot(cur.thing.at[0] - prev.thing.at[0], cur.thing.at[1] - prev.thing.at[1], cur.thing.at[2] - prev.thing.at[2]) / dt > th.spillSpeed) {
-        add(event("spilled", label, prev.t, "too_fast", `the open ${label} is swung at ${(dxy / dt).toFixed(2)} m/s: its contents can fly out`));
+      if (
+        cur.thing.held &&
+        OPEN_CONTAINER.test(label) &&
+        dt > 0 &&
+        Math.hypot(
+          cur.thing.at[0] - prev.thing.at[0],
+          cur.thing.at[1] - prev.thing.at[1],
+          cur.thing.at[2] - prev.thing.at[2],
+        ) /
+          dt >
+          th.spillSpeed
+      ) {
+        add(
+          event(
+            "spilled",
+            label,
+            prev.t,
+            "too_fast",
+            `the open ${label} is swung at ${(dxy / dt).toFixed(2)} m/s: its contents can fly out`,
+          ),
+        );
       }
       if (cur.thing.held) {
         for (const f of frames.filter((x) => x.t === cur.t)) {
           for (const other of f.things) {
             if (other.label === label || !KEEP_CLEAR.test(other.label)) continue;
             const [x0, x1, y0, y1] = other.extent;
-            if (cur.thing.at[0] > x0 && cur.thing.at[0] < x1 && cur.thing.at[1] > y0 && cur.thing.at[1] < y1 && cur.thing.z[0] > other.z[0] + 0.02) {
-              add(event("passed_over", other.label, cur.t, "path_over", `the held ${label} is carried over the ${other.label}`));
+            if (
+              cur.thing.at[0] > x0 &&
+              cur.thing.at[0] < x1 &&
+              cur.thing.at[1] > y0 &&
+              cur.thing.at[1] < y1 &&
+              cur.thing.z[0] > other.z[0] + 0.02
+            ) {
+              add(
+                event(
+                  "passed_over",
+                  other.label,
+                  cur.t,
+                  "path_over",
+                  `the held ${label} is carried over the ${other.label}`,
+                ),
+              );
             }
           }
         }
@@ -261,9 +360,21 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
         const palm = (t: number) => frames.find((f) => f.t === t)?.things.find((x) => x.label === "palm");
         const hangs = palm(prev.t) ? palm(prev.t)!.at[2] - prev.thing.z[0] : undefined;
         const around = [prev.t, ...after.map((x) => x.t)].map(palm).filter((x): x is SeenThing => !!x);
-        const letGo = hangs !== undefined && around.length ? Math.min(prev.thing.z[0], Math.min(...around.map((x) => x.at[2])) - hangs) : prev.thing.z[0];
+        const letGo =
+          hangs !== undefined && around.length
+            ? Math.min(prev.thing.z[0], Math.min(...around.map((x) => x.at[2])) - hangs)
+            : prev.thing.z[0];
         const fall = letGo - landed;
-        if (fall > th.dropHeight) add(event("dropped", label, prev.t, "too_high", `the ${label} is let go with its bottom ${(letGo * 100).toFixed(0)} cm up and falls ${(fall * 100).toFixed(0)} cm before it comes to rest`));
+        if (fall > th.dropHeight)
+          add(
+            event(
+              "dropped",
+              label,
+              prev.t,
+              "too_high",
+              `the ${label} is let go with its bottom ${(letGo * 100).toFixed(0)} cm up and falls ${(fall * 100).toFixed(0)} cm before it comes to rest`,
+            ),
+          );
       }
     }
   }
@@ -276,24 +387,56 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
         const dt = run[i].t - run[i - 1].t;
         const v = dt > 0 ? Math.hypot(...[0, 1, 2].map((d) => run[i].thing.at[d] - run[i - 1].thing.at[d])) / dt : 0;
         if (v > th.rushSpeed) {
-          add(event("rushed", label, run[i - 1].t, "too_fast", `the held ${label} is carried at ${v.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`));
+          add(
+            event(
+              "rushed",
+              label,
+              run[i - 1].t,
+              "too_fast",
+              `the held ${label} is carried at ${v.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`,
+            ),
+          );
           break;
         }
       }
       const pts = run.map((x) => [x.thing.at[0], x.thing.at[1]] as [number, number]);
-      const a = pts[0], b = pts[pts.length - 1];
+      const a = pts[0],
+        b = pts[pts.length - 1];
       const straight = xyDistance(a, b);
       let length = 0;
       for (let i = 1; i < pts.length; i++) length += xyDistance(pts[i - 1], pts[i]);
       const stray = Math.max(...pts.map((p) => alongAndAcross(p, a, b).across));
       // Going round something it must not be carried over, which lies on the straight way, is what the task needs.
-      const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some((o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03));
-      if (!onTheWay && length >= th.detour.ratio * straight && length - straight >= th.detour.extra && stray >= th.detour.stray) {
-        add(event("detoured", label, run[0].t, "needless", `the held ${label} goes ${(length * 100).toFixed(0)} cm across the table for a ${(straight * 100).toFixed(0)} cm way, ${(stray * 100).toFixed(0)} cm off the straight line at its farthest`));
+      const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some(
+        (o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03),
+      );
+      if (
+        !onTheWay &&
+        length >= th.detour.ratio * straight &&
+        length - straight >= th.detour.extra &&
+        stray >= th.detour.stray
+      ) {
+        add(
+          event(
+            "detoured",
+            label,
+            run[0].t,
+            "needless",
+            `the held ${label} goes ${(length * 100).toFixed(0)} cm across the table for a ${(straight * 100).toFixed(0)} cm way, ${(stray * 100).toFixed(0)} cm off the straight line at its farthest`,
+          ),
+        );
       }
       const turns = reversals(pts, th.dither.leg);
       if (turns.count >= th.dither.reversals) {
-        add(event("dithered", label, run[turns.first].t, "needless", `the held ${label} is moved back and forth: its path turns back on itself ${turns.count} times`));
+        add(
+          event(
+            "dithered",
+            label,
+            run[turns.first].t,
+            "needless",
+            `the held ${label} is moved back and forth: its path turns back on itself ${turns.count} times`,
+          ),
+        );
       }
       // Where it was put: the first sighting after the hand let go.
       const end = run[run.length - 1];
@@ -303,8 +446,19 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       // Past where it goes and back: along the way, beyond its end.
       const past = Math.max(...pts.map((p) => alongAndAcross(p, a, b).along)) - straight;
       if (straight > 0.05 && past >= th.overshoot) {
-        const far = run.reduce((m, x, k) => (alongAndAcross(pts[k], a, b).along > alongAndAcross(pts[m], a, b).along ? k : m), 0);
-        add(event("overshot", label, run[far].t, "needless", `the held ${label} goes ${(past * 100).toFixed(0)} cm past ${onto} and comes back to it`));
+        const far = run.reduce(
+          (m, x, k) => (alongAndAcross(pts[k], a, b).along > alongAndAcross(pts[m], a, b).along ? k : m),
+          0,
+        );
+        add(
+          event(
+            "overshot",
+            label,
+            run[far].t,
+            "needless",
+            `the held ${label} goes ${(past * 100).toFixed(0)} cm past ${onto} and comes back to it`,
+          ),
+        );
       }
       // Set down fast: the hand coming down with it, over the last sightings before it is let go.
       if (after) {
@@ -313,7 +467,15 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
           const dt = hand[k].t - hand[k - 1].t;
           const down = dt > 0 ? (hand[k - 1].thing.at[2] - hand[k].thing.at[2]) / dt : 0;
           if (down > th.setDown) {
-            add(event("set_down_fast", label, hand[k - 1].t, "too_fast", `the ${label} is brought down fast onto ${onto}, the hand coming down at ${down.toFixed(2)} m/s just before it lets go`));
+            add(
+              event(
+                "set_down_fast",
+                label,
+                hand[k - 1].t,
+                "too_fast",
+                `the ${label} is brought down fast onto ${onto}, the hand coming down at ${down.toFixed(2)} m/s just before it lets go`,
+              ),
+            );
             break;
           }
         }
@@ -322,10 +484,20 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
       const before = tr.filter((x) => x.t < run[0].t && !x.thing.held).at(-1);
       const since = tr.filter((x) => x.t < run[0].t && x.thing.held).at(-1)?.t ?? -Infinity;
       if (before) {
-        const behind = palm.filter((p) => p.t > since && p.t <= run[0].t && Math.abs(p.thing.at[0] - before.thing.at[0]) < 0.08);
+        const behind = palm.filter(
+          (p) => p.t > since && p.t <= run[0].t && Math.abs(p.thing.at[0] - before.thing.at[0]) < 0.08,
+        );
         const most = behind.reduce((m, p) => Math.max(m, p.thing.at[1] - before.thing.extent[3]), -Infinity);
         if (most >= th.farSide) {
-          add(event("reached_behind", label, behind[0].t, "needless", `the hand reaches round to the far side of the ${label}, ${(most * 100).toFixed(0)} cm behind it, and comes at it from behind to take it`));
+          add(
+            event(
+              "reached_behind",
+              label,
+              behind[0].t,
+              "needless",
+              `the hand reaches round to the far side of the ${label}, ${(most * 100).toFixed(0)} cm behind it, and comes at it from behind to take it`,
+            ),
+          );
         }
       }
     }
@@ -337,7 +509,15 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
     while (j + 1 < palm.length && xyzDistance(palm[j + 1].thing.at, palm[i].thing.at) < 0.01) j++;
     const moves = (k: number) => k >= 0 && k < palm.length && xyzDistance(palm[k].thing.at, palm[i].thing.at) >= 0.01;
     if (palm[j].t - palm[i].t >= th.idle && moves(i - 1) && moves(j + 1)) {
-      add(event("idled", "palm", palm[i].t, "needless", `the hand stays where it is from ${palm[i].t.toFixed(1)} s to ${palm[j].t.toFixed(1)} s, doing nothing`));
+      add(
+        event(
+          "idled",
+          "palm",
+          palm[i].t,
+          "needless",
+          `the hand stays where it is from ${palm[i].t.toFixed(1)} s to ${palm[j].t.toFixed(1)} s, doing nothing`,
+        ),
+      );
       break;
     }
     i = j;
@@ -348,19 +528,53 @@ export function observedEvents(instruction: string, frames: SeenFrame[], th: Thr
   for (const b of beads) {
     const tr = track(b);
     const cup = labels.find((l) => OPEN_CONTAINER.test(l) && handled.has(l));
-    const out_ = cup && tr.find((x) => { const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup); return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03; });
+    const out_ =
+      cup &&
+      tr.find((x) => {
+        const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup);
+        return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03;
+      });
     // Out after the container itself fell: the fall threw them out; else the carry flung them.
     const fell = out.some((e) => e.kind === "dropped" && e.object === cup);
-    if (cup && out_) add(event("spilled", cup, out_.t, fell ? "too_high" : "too_fast", `${b.replace(/_/g, " ")} lies on the table outside the ${cup}${fell ? ", thrown out when it landed" : ""}`));
+    if (cup && out_)
+      add(
+        event(
+          "spilled",
+          cup,
+          out_.t,
+          fell ? "too_high" : "too_fast",
+          `${b.replace(/_/g, " ")} lies on the table outside the ${cup}${fell ? ", thrown out when it landed" : ""}`,
+        ),
+      );
   }
 
   // Doors and drawers open at the end that were shut at the start.
-  const first = new Set(frames[0].open), last = frames[frames.length - 1].open;
-  for (const o of last) if (!first.has(o)) add(event("left_open", o, frames[frames.length - 1].t, "not_closed", `the ${o} was shut at the start and is still open at the end`));
+  const first = new Set(frames[0].open),
+    last = frames[frames.length - 1].open;
+  for (const o of last)
+    if (!first.has(o))
+      add(
+        event(
+          "left_open",
+          o,
+          frames[frames.length - 1].t,
+          "not_closed",
+          `the ${o} was shut at the start and is still open at the end`,
+        ),
+      );
 
   // The hand below the table top.
   const hit = palm.find((x) => x.thing.z[0] < th.tableContact);
-  if (hit) add(event("struck_table", "table", hit.t, "too_low", `the hand reaches ${(hit.thing.z[0] * 100).toFixed(1)} cm above the table top: it hits the table`));
+  if (hit)
+    add(
+      event(
+        "struck_table",
+        "table",
+        hit.t,
+        "too_low",
+        `the hand reaches ${(hit.thing.z[0] * 100).toFixed(1)} cm above the table top: it hits the table`,
+      ),
+    );
 
   return out.sort((a, b) => (a.t ?? 0) - (b.t ?? 0));
 }

@@ -25,7 +25,15 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CriticSettings } from "./configuration";
 
 const firstStep = (s: CriticStateType) =>
-  s.status !== "running" ? END : s.job === "prefer" ? "prefer" : s.job === "critique" ? "critique" : s.program ? "dispatch" : "writer";
+  s.status !== "running"
+    ? END
+    : s.job === "prefer"
+      ? "prefer"
+      : s.job === "critique"
+        ? "critique"
+        : s.program
+          ? "dispatch"
+          : "writer";
 const running = (next: string) => (s: CriticStateType) => (s.status === "running" ? next : END);
 // A program stopped on the robot runs again once the run is resumed; one that ran is critiqued.
 const afterRun = (s: CriticStateType) => (s.status !== "running" ? END : s.redo ? "dispatch" : "critique");
@@ -35,28 +43,34 @@ const model = guardedNodes({ writer: writeProgram, critique, ground, prefer });
 /** The wiring; every node and edge runs in a run of `method` (runtime/run.ts). */
 export function buildBehaviorCritic(method: MethodRuntime<CriticSettings>) {
   const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
-  return new StateGraph({ state: CriticState, input: CriticInput, context: CriticConfiguration })
-    .addNode("begin", w(begin))
-    // Model nodes end `interrupted` when their endpoint stays unavailable or the run is stopped (nodes/guard.ts); the
-    // hand's nodes pause the same way on an emergency stop, and a resume runs the node it stopped in again.
-    .addNode("writer", w(model.writer))
-    .addNode("critique", w(model.critique))
-    .addNode("ground", w(model.ground))
-    .addNode("prefer", w(model.prefer))
-    .addNode("dispatch", w(resumable(dispatchProgram)))
-    .addNode("executor", w(resumable(runProgram)))
-    .addNode("verdict", w(verdict))
-    .addEdge(START, "begin")
-    .addConditionalEdges("begin", w(firstStep), ["prefer", "critique", "dispatch", "writer", END])
-    .addConditionalEdges("writer", w(running("dispatch")), ["dispatch", END])
-    .addConditionalEdges("dispatch", w(running("executor")), ["executor", END])
-    .addConditionalEdges("executor", w(afterRun), ["dispatch", "critique", END])
-    .addConditionalEdges("critique", w(running("ground")), ["ground", END])
-    .addConditionalEdges("ground", w(running("verdict")), ["verdict", END])
-    .addConditionalEdges("verdict", w(running("writer")), ["writer", END])
-    .addEdge("prefer", END);
+  return (
+    new StateGraph({ state: CriticState, input: CriticInput, context: CriticConfiguration })
+      .addNode("begin", w(begin))
+      // Model nodes end `interrupted` when their endpoint stays unavailable or the run is stopped (nodes/guard.ts); the
+      // hand's nodes pause the same way on an emergency stop, and a resume runs the node it stopped in again.
+      .addNode("writer", w(model.writer))
+      .addNode("critique", w(model.critique))
+      .addNode("ground", w(model.ground))
+      .addNode("prefer", w(model.prefer))
+      .addNode("dispatch", w(resumable(dispatchProgram)))
+      .addNode("executor", w(resumable(runProgram)))
+      .addNode("verdict", w(verdict))
+      .addEdge(START, "begin")
+      .addConditionalEdges("begin", w(firstStep), ["prefer", "critique", "dispatch", "writer", END])
+      .addConditionalEdges("writer", w(running("dispatch")), ["dispatch", END])
+      .addConditionalEdges("dispatch", w(running("executor")), ["executor", END])
+      .addConditionalEdges("executor", w(afterRun), ["dispatch", "critique", END])
+      .addConditionalEdges("critique", w(running("ground")), ["ground", END])
+      .addConditionalEdges("ground", w(running("verdict")), ["verdict", END])
+      .addConditionalEdges("verdict", w(running("writer")), ["writer", END])
+      .addEdge("prefer", END)
+  );
 }
 
-export function compileBehaviorCritic(method: MethodRuntime<CriticSettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileBehaviorCritic(
+  method: MethodRuntime<CriticSettings>,
+  checkpointer?: BaseCheckpointSaver,
+  store?: BaseStore,
+) {
   return buildBehaviorCritic(method).compile({ checkpointer, store, name: "behaviorCritic" });
 }

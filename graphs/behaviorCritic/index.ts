@@ -10,8 +10,10 @@ import { behaviorCriticReport } from "./report";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
 function describeCritic(node: string, u: Partial<CriticStateType>): Line {
-  const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as CriticStateType["attempts"][number] | undefined;
-  const events = (es: { kind?: string; what?: string; object: string; cause?: string }[]) => (es.length ? es.map((e) => `${claimLabel(e)}${e.cause ? ` — ${e.cause}` : ""}`).join(", ") : "nothing undesirable");
+  const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as
+    CriticStateType["attempts"][number] | undefined;
+  const events = (es: { kind?: string; what?: string; object: string; cause?: string }[]) =>
+    es.length ? es.map((e) => `${claimLabel(e)}${e.cause ? ` — ${e.cause}` : ""}`).join(", ") : "nothing undesirable";
   switch (node) {
     case "writer": {
       const p = u.program as { steps: { op: string }[] } | undefined;
@@ -20,11 +22,25 @@ function describeCritic(node: string, u: Partial<CriticStateType>): Line {
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `${u.status}: ${u.statusReason}` };
     case "executor":
-      return { node, text: attempt ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…` : u.status ? `${u.status}: ${u.statusReason}` : "" };
+      return {
+        node,
+        text: attempt
+          ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…`
+          : u.status
+            ? `${u.status}: ${u.statusReason}`
+            : "",
+      };
     case "critique":
       return { node, text: attempt?.critique ? events(attempt.critique.events) : "" };
     case "ground":
-      return { node, text: attempt?.feedback ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}${attempt.feedback.unchecked?.length ? `; could not look for: ${events(attempt.feedback.unchecked)}` : ""}; kept: ${events(attempt.refined!.events)}` : attempt?.refined ? `kept: ${events(attempt.refined.events)}` : "" };
+      return {
+        node,
+        text: attempt?.feedback
+          ? `${attempt.feedback.source} grounding did not find: ${attempt.feedback.notFound.length ? events(attempt.feedback.notFound) : "—"}${attempt.feedback.unchecked?.length ? `; could not look for: ${events(attempt.feedback.unchecked)}` : ""}; kept: ${events(attempt.refined!.events)}`
+          : attempt?.refined
+            ? `kept: ${events(attempt.refined.events)}`
+            : "",
+      };
     case "verdict":
     case "begin":
     case "prefer":
@@ -40,7 +56,8 @@ export const behaviorCritic: Method = {
   id: "behaviorCritic",
   graph: "behaviorCritic",
   title: "Behaviour critic",
-  paper: "Task Success is not Enough: Investigating the Use of Video-Language Models as Behavior Critics for Catching Undesirable Agent Behaviors",
+  paper:
+    "Task Success is not Enough: Investigating the Use of Video-Language Models as Behavior Critics for Catching Undesirable Agent Behaviors",
   about: "Behaviour critics: a policy writer refined by a critic of undesirable behaviour at the workbench",
   tool: "run_behavior_critic",
   kind: "episode",
@@ -62,15 +79,25 @@ export const behaviorCritic: Method = {
     const a = (u as Partial<CriticStateType>).attempts as unknown as CriticStateType["attempts"][number] | undefined;
     if (node !== "executor" || !a) return [];
     const r = readRollout(a.rollout, artifacts);
-    const frames = r.frames.map((f, k) => ({ image: f.image, file: `frames/${String(a.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`, t: f.t }));
+    const frames = r.frames.map((f, k) => ({
+      image: f.image,
+      file: `frames/${String(a.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`,
+      t: f.t,
+    }));
     const strip = frames.map((f) => `![${f.t.toFixed(1)} s](${f.file})`);
-    return [{
-      frames: frames.map(({ image, file }) => ({ image, file })),
-      markdown: `### Program ${a.iteration}: ${r.frames.length} key frames over ${r.duration.toFixed(1)} s\n\n${r.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`,
-    }];
+    return [
+      {
+        frames: frames.map(({ image, file }) => ({ image, file })),
+        markdown: `### Program ${a.iteration}: ${r.frames.length} key frames over ${r.duration.toFixed(1)} s\n\n${r.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`,
+      },
+    ];
   },
   // A run's steps are the programs it tried.
-  summarize: (state) => ({ steps: (state as Partial<CriticStateType> | undefined)?.attempts?.length ?? 0, replans: 0, criticVerdicts: {} }),
+  summarize: (state) => ({
+    steps: (state as Partial<CriticStateType> | undefined)?.attempts?.length ?? 0,
+    replans: 0,
+    criticVerdicts: {},
+  }),
 };
 
 /** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */

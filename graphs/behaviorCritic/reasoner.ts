@@ -7,8 +7,25 @@
  */
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
 import { mentioned, observedEvents } from "./evidence";
-import { claimLabel, type ClaimedEvent, type BehaviourCritique, type GroundingFeedback, type Preference, type RolloutContext, type SeenFrame, type WriterContext, type WrittenProgram } from "./schemas";
-import { CAUSES, CAUSE_KINDS, UNDESIRABLE, UNDESIRABLE_KINDS, type Cause, type Undesirable } from "../../robots/msgs/rollout";
+import {
+  claimLabel,
+  type ClaimedEvent,
+  type BehaviourCritique,
+  type GroundingFeedback,
+  type Preference,
+  type RolloutContext,
+  type SeenFrame,
+  type WriterContext,
+  type WrittenProgram,
+} from "./schemas";
+import {
+  CAUSES,
+  CAUSE_KINDS,
+  UNDESIRABLE,
+  UNDESIRABLE_KINDS,
+  type Cause,
+  type Undesirable,
+} from "../../robots/msgs/rollout";
 import { PrimitiveProgram, type Primitive } from "../../robots/msgs/primitives";
 
 /** The cause an undesirable behaviour usually has (what a hallucinated claim would give). */
@@ -35,7 +52,9 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
   const events: ClaimedEvent[] = [];
   for (const e of observedEvents(instruction, frames)) {
     // Draw every knob for every event, so one knob does not shift another's stream.
-    const miss = rng.next(), wrong = rng.next(), other = rng.next();
+    const miss = rng.next(),
+      wrong = rng.next(),
+      other = rng.next();
     if (miss < noise.missEvent) continue;
     if (wrong < noise.wrongCause) {
       const others = CAUSE_KINDS.filter((c) => CAUSES[c] !== e.cause);
@@ -44,12 +63,20 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
   }
   const h = rng.next();
   if (h < noise.hallucinateEvent) {
-    const things = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))].filter((l) => l !== "palm" && l !== "table");
+    const things = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))].filter(
+      (l) => l !== "palm" && l !== "table",
+    );
     const kind = pick(UNDESIRABLE_KINDS, rng);
     const object = things.length ? pick(things, rng) : "table";
     if (!events.some((e) => e.kind === kind && e.object === object)) {
       const t = frames[Math.floor(rng.next() * frames.length)]?.t ?? 0;
-      events.push({ kind, object, t, cause: CAUSES[USUAL_CAUSE[kind]], what: `the ${object}: ${UNDESIRABLE[kind]}, around ${t.toFixed(1)} s` });
+      events.push({
+        kind,
+        object,
+        t,
+        cause: CAUSES[USUAL_CAUSE[kind]],
+        what: `the ${object}: ${UNDESIRABLE[kind]}, around ${t.toFixed(1)} s`,
+      });
     }
   }
   return events;
@@ -58,7 +85,9 @@ function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKno
 const verdict = (events: ClaimedEvent[], what = "the video"): BehaviourCritique => ({
   undesirable: events.length > 0,
   events,
-  summary: events.length ? `${what} shows ${events.length} undesirable event(s): ${events.map(claimLabel).join(", ")}` : `nothing undesirable in ${what}`,
+  summary: events.length
+    ? `${what} shows ${events.length} undesirable event(s): ${events.map(claimLabel).join(", ")}`
+    : `nothing undesirable in ${what}`,
 });
 
 export function critiqueRollout(ctx: RolloutContext, noise: NoiseKnobs, rng: Draw): BehaviourCritique {
@@ -71,7 +100,11 @@ export function refineCritique(ctx: { previous: BehaviourCritique; feedback: Gro
   return verdict(ctx.previous.events.filter((e) => !missing.has(`${e.kind}|${e.object}`)));
 }
 
-export function preferRollouts(ctx: { instruction: string; first: { frames: SeenFrame[] }; second: { frames: SeenFrame[] } }, noise: NoiseKnobs, rng: Draw): Preference {
+export function preferRollouts(
+  ctx: { instruction: string; first: { frames: SeenFrame[] }; second: { frames: SeenFrame[] } },
+  noise: NoiseKnobs,
+  rng: Draw,
+): Preference {
   const a = noisyCritique(ctx.instruction, ctx.first.frames, noise, rng);
   const b = noisyCritique(ctx.instruction, ctx.second.frames, noise, rng);
   const better = a.length === b.length ? "equal" : a.length < b.length ? "first" : "second";
@@ -81,7 +114,6 @@ export function preferRollouts(ctx: { instruction: string; first: { frames: Seen
 
 // ---- the policy writer ------------------------------------------------------------------------------------------
 
-
 const CARRY = 0.12; // m above the table a carried thing's path stays
 const SPEED = 0.25; // m/s
 
@@ -89,7 +121,10 @@ const SPEED = 0.25; // m/s
 export function draftProgram(ctx: WriterContext): PrimitiveProgram {
   const names = ctx.scene.things.map((t) => t.name).concat(ctx.scene.joints.flatMap((j) => [j.name, j.object]));
   const [target, destination] = mentioned(ctx.instruction, [...new Set(names)]);
-  if (!target || !destination) throw new Error(`the writer cannot tell what to move where in "${ctx.instruction}": it knows ${[...new Set(names)].join(", ")}`);
+  if (!target || !destination)
+    throw new Error(
+      `the writer cannot tell what to move where in "${ctx.instruction}": it knows ${[...new Set(names)].join(", ")}`,
+    );
   const thing = ctx.scene.things.find((t) => t.name === target);
   const half = thing?.z ? (thing.z[1] - thing.z[0]) / 2 : 0.03;
   const joint = ctx.scene.joints.find((j) => j.object === destination || j.name === destination);
@@ -144,7 +179,10 @@ function heldSpan(steps: Step[], object?: string): [number, number][] {
 /** Where each step leaves the palm and what it holds, walking the program from the hand's starting point. */
 function walk(steps: Step[], ctx: WriterContext): { x?: number; y?: number; z: number; holding?: string }[] {
   const at = (name: string) => ctx.scene.things.find((t) => t.name === name)?.at;
-  let x: number | undefined, y: number | undefined, z = 0.3, holding: string | undefined;
+  let x: number | undefined,
+    y: number | undefined,
+    z = 0.3,
+    holding: string | undefined;
   return steps.map((s) => {
     if (s.op === "move_to") {
       const p = at(s.target);
@@ -168,7 +206,9 @@ const halfHeight = (ctx: WriterContext, name?: string) => {
  * hangs below it, the fingers reach 6 cm below the palm), across, then straight down to where it was going.
  */
 function overTheTop(steps: Step[], ctx: WriterContext, claims: ClaimedEvent[]): Step[] {
-  const tops = claims.map((c) => ctx.scene.things.find((t) => t.name === c.object)?.z?.[1]).filter((v): v is number => v !== undefined);
+  const tops = claims
+    .map((c) => ctx.scene.things.find((t) => t.name === c.object)?.z?.[1])
+    .filter((v): v is number => v !== undefined);
   const clear = (tops.length ? Math.max(...tops) : 0.2) + 0.05;
   const state = walk(steps, ctx);
   const out: Step[] = [];
@@ -178,11 +218,15 @@ function overTheTop(steps: Step[], ctx: WriterContext, claims: ClaimedEvent[]): 
     const before: { x?: number; y?: number; z: number; holding?: string } = i > 0 ? state[i - 1] : { z: 0.3 };
     const after = state[i];
     // A move across (not straight up or down) is where a low hand or load sweeps into things.
-    const across = before.x === undefined || after.x === undefined || Math.hypot(after.x - before.x, (after.y ?? 0) - (before.y ?? 0)) > 0.03;
+    const across =
+      before.x === undefined ||
+      after.x === undefined ||
+      Math.hypot(after.x - before.x, (after.y ?? 0) - (before.y ?? 0)) > 0.03;
     if (isMove(s) && across) {
       const need = clear + (before.holding ? 2 * halfHeight(ctx, before.holding) : 0.06);
       if (before.z < need - 1e-3) out.push({ op: "lift", height: +(need - before.z).toFixed(3) });
-      if (targetZ(s.target) + s.offset[2] < need - 1e-3) out.push({ ...s, offset: [s.offset[0], s.offset[1], +(need - targetZ(s.target)).toFixed(3)] });
+      if (targetZ(s.target) + s.offset[2] < need - 1e-3)
+        out.push({ ...s, offset: [s.offset[0], s.offset[1], +(need - targetZ(s.target)).toFixed(3)] });
     }
     out.push(s);
   }
@@ -202,12 +246,17 @@ function aroundIt(steps: Step[], ctx: WriterContext, avoid: string): Step[] {
     const s = steps[i];
     const from = state[i - 1];
     if (!isMove(s) || !from?.holding || s.target === avoid) continue;
-    const a = ctx.scene.things.find((t) => t.name === from.holding)?.at, b = ctx.scene.things.find((t) => t.name === s.target)?.at;
-    if (!a || !b || steps[i - 1]?.op === "move_to" && (steps[i - 1] as { target: string }).target === avoid) break;
+    const a = ctx.scene.things.find((t) => t.name === from.holding)?.at,
+      b = ctx.scene.things.find((t) => t.name === s.target)?.at;
+    if (!a || !b || (steps[i - 1]?.op === "move_to" && (steps[i - 1] as { target: string }).target === avoid)) break;
     const mid = (a[1] + b[1]) / 2;
     const y = Math.abs(mid - (y0 - 0.1)) <= Math.abs(mid - (y1 + 0.1)) ? y0 - 0.1 : y1 + 0.1;
     const z = Math.max(from.z, s.offset[2] + (b[2] ?? 0)) - thing.at[2];
-    const via = (x: number): Step => ({ op: "move_to", target: avoid, offset: [+(x - thing.at![0]).toFixed(3), +(y - thing.at![1]).toFixed(3), +z.toFixed(3)] });
+    const via = (x: number): Step => ({
+      op: "move_to",
+      target: avoid,
+      offset: [+(x - thing.at![0]).toFixed(3), +(y - thing.at![1]).toFixed(3), +z.toFixed(3)],
+    });
     const [xa, xb] = [Math.min(Math.max(a[0], x0 - 0.05), x1 + 0.05), Math.min(Math.max(b[0], x0 - 0.05), x1 + 0.05)];
     return [...steps.slice(0, i), via(xa), via(xb), ...steps.slice(i)];
   }
@@ -237,23 +286,43 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
   const prev = ctx.previous!;
   let steps: Step[] = structuredClone(prev.program.steps);
   const where = (name: string) => ctx.scene.things.find((t) => t.name === name);
-  const carried = () => heldSpan(steps).flatMap(([g, r]) => (steps[g].op === "grasp" && !ctx.scene.joints.some((j) => j.handle === (steps[g] as { object: string }).object) ? [[g, r] as [number, number]] : []));
+  const carried = () =>
+    heldSpan(steps).flatMap(([g, r]) =>
+      steps[g].op === "grasp" && !ctx.scene.joints.some((j) => j.handle === (steps[g] as { object: string }).object)
+        ? [[g, r] as [number, number]]
+        : [],
+    );
   // The writer acts on the causes it can read from the claims' words; a claim whose cause it cannot read changes nothing.
   for (const cause of [...new Set(prev.critique.map((e) => causeOf(e.cause)).filter((c): c is Cause => !!c))]) {
     const claims = prev.critique.filter((e) => causeOf(e.cause) === cause);
     switch (cause) {
       case "too_fast":
-        steps = steps.map((s) => (s.op === "speed" ? { ...s, value: Math.max(0.03, s.value * 0.4) } : (s.op === "move_to" || s.op === "lift") && s.speed ? { ...s, speed: Math.max(0.03, s.speed * 0.4) } : s));
+        steps = steps.map((s) =>
+          s.op === "speed"
+            ? { ...s, value: Math.max(0.03, s.value * 0.4) }
+            : (s.op === "move_to" || s.op === "lift") && s.speed
+              ? { ...s, speed: Math.max(0.03, s.speed * 0.4) }
+              : s,
+        );
         if (!steps.some((s) => s.op === "speed")) steps.unshift({ op: "speed", value: 0.08 });
         break;
       case "too_hard":
-        steps = steps.map((s) => (s.op === "grasp" && (claims.some((c) => c.object === s.object) || !claims.some((c) => steps.some((x) => x.op === "grasp" && x.object === c.object))) ? { ...s, force: Math.max(2, Math.round(s.force * 0.5 * 10) / 10) } : s));
+        steps = steps.map((s) =>
+          s.op === "grasp" &&
+          (claims.some((c) => c.object === s.object) ||
+            !claims.some((c) => steps.some((x) => x.op === "grasp" && x.object === c.object)))
+            ? { ...s, force: Math.max(2, Math.round(s.force * 0.5 * 10) / 10) }
+            : s,
+        );
         break;
       case "too_high":
         for (const [, r] of carried()) {
           const before = steps[r - 1];
           if (r < steps.length && steps[r].op === "release" && before && isMove(before)) {
-            const held = steps.slice(0, r).reverse().find((s) => s.op === "grasp") as { object: string } | undefined;
+            const held = steps
+              .slice(0, r)
+              .reverse()
+              .find((s) => s.op === "grasp") as { object: string } | undefined;
             const t = held && where(held.object);
             const half = t?.z ? (t.z[1] - t.z[0]) / 2 : 0.03;
             before.offset = [before.offset[0], before.offset[1], Math.max(half + 0.01, before.offset[2] * 0.4)];
@@ -262,14 +331,21 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
         break;
       case "too_low":
         // Hand too low: nothing goes below its target; what is carried is lifted clear before it travels.
-        steps = steps.map((s) => (isMove(s) && s.offset[2] < 0 ? { ...s, offset: [s.offset[0], s.offset[1], 0] } : s.op === "lift" && s.height < 0 ? { ...s, height: s.height / 2 } : s));
+        steps = steps.map((s) =>
+          isMove(s) && s.offset[2] < 0
+            ? { ...s, offset: [s.offset[0], s.offset[1], 0] }
+            : s.op === "lift" && s.height < 0
+              ? { ...s, height: s.height / 2 }
+              : s,
+        );
         for (const [g, r] of carried().reverse()) {
           for (let i = g + 1; i < r - 1; i++) {
             const s = steps[i];
             if (isMove(s) && s.offset[2] < CARRY) s.offset = [s.offset[0], s.offset[1], CARRY];
           }
           const next = steps[g + 1];
-          if (!(next?.op === "lift" && next.height >= CARRY - 1e-6)) steps.splice(g + 1, 0, { op: "lift", height: CARRY });
+          if (!(next?.op === "lift" && next.height >= CARRY - 1e-6))
+            steps.splice(g + 1, 0, { op: "lift", height: CARRY });
         }
         break;
       case "path_through":
@@ -291,7 +367,9 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
         break;
       case "not_closed":
         for (const claim of claims) {
-          const j = ctx.scene.joints.find((x) => x.name === claim.object || x.object === claim.object || x.handle === claim.object);
+          const j = ctx.scene.joints.find(
+            (x) => x.name === claim.object || x.object === claim.object || x.handle === claim.object,
+          );
           if (j) steps.push(...workJoint(j, 0));
         }
         break;
@@ -302,8 +380,10 @@ export function reviseProgram(ctx: WriterContext): PrimitiveProgram {
 }
 
 export function writeProgram(ctx: WriterContext): WrittenProgram {
-  if (!ctx.previous) return { reasoning: "a plain pick and place at a moderate speed with a gentle grip", program: draftProgram(ctx) };
-  if (ctx.previous.critique.length === 0) return { reasoning: "the critique found nothing to change", program: ctx.previous.program };
+  if (!ctx.previous)
+    return { reasoning: "a plain pick and place at a moderate speed with a gentle grip", program: draftProgram(ctx) };
+  if (ctx.previous.critique.length === 0)
+    return { reasoning: "the critique found nothing to change", program: ctx.previous.program };
   const causes = [...new Set(ctx.previous.critique.map((e) => causeOf(e.cause)).filter(Boolean))];
   const unread = ctx.previous.critique.filter((e) => !causeOf(e.cause));
   return {

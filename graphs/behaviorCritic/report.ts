@@ -1,8 +1,27 @@
 /** What the behaviour critic publishes: its report (its runner, evals/behaviorCritic.ts, writes it) and the viewer's charts. */
 import { z } from "zod";
-import { REPORT_FORMAT, rowsAsSeries, cellNumber, tableById, tablesOf, type ChartSpec, type MethodReport } from "../report";
+import {
+  REPORT_FORMAT,
+  rowsAsSeries,
+  cellNumber,
+  tableById,
+  tablesOf,
+  type ChartSpec,
+  type MethodReport,
+} from "../report";
 
-const TABLES = ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "seen-held-back", "per-family", "unmatched", "refinement", "refinement-per-program"] as const;
+const TABLES = [
+  "table-1",
+  "table-2",
+  "error-taxonomy",
+  "table-3",
+  "table-4",
+  "seen-held-back",
+  "per-family",
+  "unmatched",
+  "refinement",
+  "refinement-per-program",
+] as const;
 
 const RefineRunSchema = z.object({
   case: z.string(),
@@ -27,8 +46,24 @@ export const CriticReportSchema = z.object({
     durationSeconds: z.number(),
   }),
   settings: z.record(z.string(), z.unknown()),
-  critiques: z.array(z.looseObject({ rollout: z.string(), case: z.string(), behaviour: z.string(), role: z.enum(["positive", "negative"]), seed: z.number(), setting: z.enum(["raw", "detector", "events"]) })),
-  preferences: z.array(z.looseObject({ pair: z.enum(["pos-neg", "neg-pos", "neg-neg", "pos-pos"]), case: z.string(), seed: z.number(), correct: z.boolean() })),
+  critiques: z.array(
+    z.looseObject({
+      rollout: z.string(),
+      case: z.string(),
+      behaviour: z.string(),
+      role: z.enum(["positive", "negative"]),
+      seed: z.number(),
+      setting: z.enum(["raw", "detector", "events"]),
+    }),
+  ),
+  preferences: z.array(
+    z.looseObject({
+      pair: z.enum(["pos-neg", "neg-pos", "neg-neg", "pos-pos"]),
+      case: z.string(),
+      seed: z.number(),
+      correct: z.boolean(),
+    }),
+  ),
   detector: z.object({ truth: z.number(), found: z.number(), claimed: z.number(), correct: z.number() }),
   /** The refinement loop's runs, or null when it was skipped (--refine-limit 0). */
   refinement: z.array(RefineRunSchema).nullable(),
@@ -39,11 +74,35 @@ export type CriticReportJson = z.infer<typeof CriticReportSchema>;
 function charts(r: CriticReportJson): ChartSpec[] {
   const out: ChartSpec[] = [];
   const t1 = tableById(r, "table-1");
-  if (t1) out.push({ id: "chart-table-1", title: "Table 1: accuracy on positive and negative samples", type: "bar", labels: ["positive", "negative"], datasets: rowsAsSeries(t1, ["positive", "negative"]), yMax: 1 });
+  if (t1)
+    out.push({
+      id: "chart-table-1",
+      title: "Table 1: accuracy on positive and negative samples",
+      type: "bar",
+      labels: ["positive", "negative"],
+      datasets: rowsAsSeries(t1, ["positive", "negative"]),
+      yMax: 1,
+    });
   const t2 = tableById(r, "table-2");
-  if (t2) out.push({ id: "chart-table-2", title: "Table 2: recall and precision on negative samples", type: "bar", labels: ["recall", "precision"], datasets: rowsAsSeries(t2, ["recall", "precision"]), yMax: 1 });
+  if (t2)
+    out.push({
+      id: "chart-table-2",
+      title: "Table 2: recall and precision on negative samples",
+      type: "bar",
+      labels: ["recall", "precision"],
+      datasets: rowsAsSeries(t2, ["recall", "precision"]),
+      yMax: 1,
+    });
   const t4 = tableById(r, "table-4");
-  if (t4) out.push({ id: "chart-table-4", title: "Table 4: preference accuracy per pair", type: "bar", labels: t4.rows.map((x) => x[0]), datasets: [{ label: "accuracy", data: t4.rows.map((x) => cellNumber(x[1])) }], yMax: 1 });
+  if (t4)
+    out.push({
+      id: "chart-table-4",
+      title: "Table 4: preference accuracy per pair",
+      type: "bar",
+      labels: t4.rows.map((x) => x[0]),
+      datasets: [{ label: "accuracy", data: t4.rows.map((x) => cellNumber(x[1])) }],
+      yMax: 1,
+    });
   if (r.refinement?.length) {
     const n = Math.max(...r.refinement.map((x) => x.iterations.length));
     const at = (x: (typeof r.refinement)[number], i: number) => x.iterations[Math.min(i, x.iterations.length - 1)];
@@ -53,7 +112,14 @@ function charts(r: CriticReportJson): ChartSpec[] {
       type: "line",
       x: "program",
       labels: Array.from({ length: n }, (_, i) => i + 1),
-      datasets: [{ label: "undesirable events", data: Array.from({ length: n }, (_, i) => r.refinement!.reduce((k, x) => k + (at(x, i)?.events.length ?? 0), 0)) }],
+      datasets: [
+        {
+          label: "undesirable events",
+          data: Array.from({ length: n }, (_, i) =>
+            r.refinement!.reduce((k, x) => k + (at(x, i)?.events.length ?? 0), 0),
+          ),
+        },
+      ],
     });
   }
   return out;
@@ -73,6 +139,15 @@ export const behaviorCriticReport: MethodReport = {
   ],
   schema: CriticReportSchema,
   charts,
-  facts: ({ meta: m, refinement }: CriticReportJson) => [`behaviour critic`, `${m.cases} case(s)`, `behaviours: ${m.behaviours.join(", ")}`, `${m.seeds} seed(s)`, `noise ${m.noise}`, `benchmark ${m.dir}`, refinement ? `refinement: ${refinement.length} case(s)` : "refinement not run", `${Math.round(m.durationSeconds)} s`],
+  facts: ({ meta: m, refinement }: CriticReportJson) => [
+    `behaviour critic`,
+    `${m.cases} case(s)`,
+    `behaviours: ${m.behaviours.join(", ")}`,
+    `${m.seeds} seed(s)`,
+    `noise ${m.noise}`,
+    `benchmark ${m.dir}`,
+    refinement ? `refinement: ${refinement.length} case(s)` : "refinement not run",
+    `${Math.round(m.durationSeconds)} s`,
+  ],
   slim: (r: CriticReportJson) => ({ ...r, critiques: undefined, preferences: undefined }),
 };

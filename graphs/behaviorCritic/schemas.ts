@@ -8,18 +8,38 @@ import { z } from "zod";
 import { PrimitiveProgram } from "../../robots/msgs/primitives";
 
 export const ClaimedEvent = z.object({
-  what: z.string().min(1).describe("what you saw happen and why a careful person would object to it, in your own words"),
-  object: z.string().min(1).describe("the scene name of the thing it happened to (or the door/drawer left open, `table`, or `palm` for the hand itself)"),
+  what: z
+    .string()
+    .min(1)
+    .describe("what you saw happen and why a careful person would object to it, in your own words"),
+  object: z
+    .string()
+    .min(1)
+    .describe(
+      "the scene name of the thing it happened to (or the door/drawer left open, `table`, or `palm` for the hand itself)",
+    ),
   cause: z.string().min(1).describe("what the robot did that caused it, in your own words"),
-  kind: z.string().min(1).optional().describe("a short snake_case name for the behaviour: one from the list you were given, or a new one"),
+  kind: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("a short snake_case name for the behaviour: one from the list you were given, or a new one"),
   t: z.number().min(0).optional().describe("seconds into the video where it happens, roughly"),
-  frames: z.array(z.number().int().min(0)).max(30).optional().describe("the key frames that show it (0-based, in the order given)"),
+  frames: z
+    .array(z.number().int().min(0))
+    .max(30)
+    .optional()
+    .describe("the key frames that show it (0-based, in the order given)"),
 });
 export type ClaimedEvent = z.infer<typeof ClaimedEvent>;
 
 /** A claim in a few words, for summaries: its name if it gave one, else the start of what it saw; and what suffered it. */
 export function claimLabel(e: { kind?: string; what?: string; object: string }): string {
-  const said = e.kind ? e.kind.replace(/_/g, " ") : (e.what ?? "").length > 60 ? `${e.what!.slice(0, 57)}…` : e.what ?? "";
+  const said = e.kind
+    ? e.kind.replace(/_/g, " ")
+    : (e.what ?? "").length > 60
+      ? `${e.what!.slice(0, 57)}…`
+      : (e.what ?? "");
   return `${said} (${e.object})`;
 }
 
@@ -31,7 +51,9 @@ export const BehaviourCritique = z.object({
 export type BehaviourCritique = z.infer<typeof BehaviourCritique>;
 
 export const Preference = z.object({
-  better: z.enum(["first", "second", "equal"]).describe("which video shows the better behaviour; equal when neither is worse"),
+  better: z
+    .enum(["first", "second", "equal"])
+    .describe("which video shows the better behaviour; equal when neither is worse"),
   firstEvents: z.array(ClaimedEvent).max(12).describe("undesirable events in the first video"),
   secondEvents: z.array(ClaimedEvent).max(12).describe("undesirable events in the second video"),
   justification: z.string(),
@@ -85,7 +107,12 @@ export interface WriterContext {
   instruction: string;
   scene: {
     /** Things and points the program may name, with where they are seen ([x, y, z] and z range), when in view. */
-    things: { name: string; at?: [number, number, number]; z?: [number, number]; extent?: [number, number, number, number] }[];
+    things: {
+      name: string;
+      at?: [number, number, number];
+      z?: [number, number];
+      extent?: [number, number, number, number];
+    }[];
     joints: { name: string; handle: string; object: string }[];
   };
   previous?: { program: PrimitiveProgram; critique: ClaimedEvent[] };

@@ -10,9 +10,21 @@ import { delta, deltaLast, GoalInput, last, usageChannel, type Status } from "..
 
 /** What a user (or an eval) hands the critic graph: the instruction, the job, and recorded rollouts or a program to start from. */
 export const CriticInput = GoalInput.extend({
-  job: z.enum(["refine", "critique", "prefer"]).optional().describe("refine (default): write a program, run it, critique it and rewrite until nothing undesirable remains; critique: one recorded rollout; prefer: two recorded rollouts"),
-  rollouts: z.array(z.string()).max(2).optional().describe("recorded rollout files (critique: one; prefer: two), e.g. data/critic-benchmark/rollouts/<id>.json"),
-  program: z.unknown().optional().describe("refine: a primitive program to start from instead of the writer's first draft"),
+  job: z
+    .enum(["refine", "critique", "prefer"])
+    .optional()
+    .describe(
+      "refine (default): write a program, run it, critique it and rewrite until nothing undesirable remains; critique: one recorded rollout; prefer: two recorded rollouts",
+    ),
+  rollouts: z
+    .array(z.string())
+    .max(2)
+    .optional()
+    .describe("recorded rollout files (critique: one; prefer: two), e.g. data/critic-benchmark/rollouts/<id>.json"),
+  program: z
+    .unknown()
+    .optional()
+    .describe("refine: a primitive program to start from instead of the writer's first draft"),
 });
 export type CriticInput = z.infer<typeof CriticInput>;
 
@@ -36,13 +48,17 @@ export const CriticState = Annotation.Root({
   rollouts: last<string[]>([]),
   program: last<unknown>(undefined),
   // Every attempt in order; checkpoints keep each write only.
-  attempts: delta<Attempt[], Attempt | Attempt[]>((a, writes) => writes.reduce<Attempt[]>((acc, w) => {
-    for (const x of Array.isArray(w) ? w : [w]) {
-      const i = acc.findIndex((y) => y.iteration === x.iteration);
-      acc = i < 0 ? [...acc, x] : acc.map((y, k) => (k === i ? { ...y, ...x } : y));
-    }
-    return acc;
-  }, a), () => []),
+  attempts: delta<Attempt[], Attempt | Attempt[]>(
+    (a, writes) =>
+      writes.reduce<Attempt[]>((acc, w) => {
+        for (const x of Array.isArray(w) ? w : [w]) {
+          const i = acc.findIndex((y) => y.iteration === x.iteration);
+          acc = i < 0 ? [...acc, x] : acc.map((y, k) => (k === i ? { ...y, ...x } : y));
+        }
+        return acc;
+      }, a),
+    () => [],
+  ),
   preference: deltaLast<Preference | null>(null),
   pendingGoal: last<{ goalId: string; iteration: number } | null>(null),
   // Goals sent so far, canceled ones too: each goal id is new, so a program run again is not taken for the canceled one.

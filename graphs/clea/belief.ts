@@ -16,7 +16,12 @@ export const isThingName = (name: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(nam
 
 /** An instruction read with the world's names and their wordings (and the robots' skills, when at hand). */
 export const readGoal = (goal: string, world: WorldDescription, robots: NamedRobot[] = []) =>
-  readInstruction(goal, world.labels, world.places.map((p) => p.name), lexicon(world, robots));
+  readInstruction(
+    goal,
+    world.labels,
+    world.places.map((p) => p.name),
+    lexicon(world, robots),
+  );
 
 /** Why an instruction cannot be acted on as a whole: the parts not understood, quoted. */
 export const notUnderstoodText = (parts: string[]) => `not understood: ${parts.map((p) => `"${p}"`).join(", ")}`;
@@ -47,10 +52,11 @@ export function summarize(ctx: {
   const labels = ctx.world.labels;
   if (!ctx.previousBelief) {
     // Memories first, so what this instruction says overrides them.
-    for (const r of ctx.remembered ?? []) if (placeNames.includes(r.place)) setObject(b, canonicalName(r.object, labels), r.place, "told");
+    for (const r of ctx.remembered ?? [])
+      if (placeNames.includes(r.place)) setObject(b, canonicalName(r.object, labels), r.place, "told");
     for (const t of readGoal(ctx.goal, ctx.world).told) setObject(b, t.object, t.place, "told");
   }
-  for (let i = 0; i < ctx.entries.length; ) {
+  for (let i = 0; i < ctx.entries.length;) {
     const e = ctx.entries[i];
     if (e.kind === "action") applyAction(b, e);
     if (e.kind !== "observation") {
@@ -59,7 +65,13 @@ export function summarize(ctx: {
     }
     // A look: the observations entered together, with no action between them, weighed together.
     const look = lookFrom(ctx.entries, i);
-    applyLook(b, look.map((x) => x.observation), labels, false, new Set(look.flatMap((x) => x.askedAbout ?? [])));
+    applyLook(
+      b,
+      look.map((x) => x.observation),
+      labels,
+      false,
+      new Set(look.flatMap((x) => x.askedAbout ?? [])),
+    );
     i += look.length;
   }
   b.progress = progressText(ctx.goal, b, ctx.world);
@@ -127,13 +139,19 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
   }
   // What a failure says about the world.
   let m: RegExpExecArray | null;
-  if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message))) b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
-  if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message))) setContainer(b, m[1], "closed");
+  if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message)))
+    b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
+  if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message)))
+    setContainer(b, m[1], "closed");
   if ((m = /the (\w+) is already open/.exec(e.message))) setContainer(b, m[1], "open");
   // A gripper that senses its grasp names what it holds when it refuses for it: it holds that thing, wherever a camera
   // last placed it. A gripper without grasp sensing never names it (it opens its hand instead of refusing), so no
   // thing's name comes into the hand from a robot's words unless its sensor stands behind them.
-  if ((m = /already holding the (\w+)/.exec(e.message)) || (m = /needs its hand free to \w+ the \w+ but holds the (\w+)/.exec(e.message))) setObject(b, m[1], robot, "action");
+  if (
+    (m = /already holding the (\w+)/.exec(e.message)) ||
+    (m = /needs its hand free to \w+ the \w+ but holds the (\w+)/.exec(e.message))
+  )
+    setObject(b, m[1], robot, "action");
   if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
 }
 
@@ -148,7 +166,13 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
  * - a thing seen where the belief already has it stays; seen somewhere else, it has moved — unless another camera in
  *   the same look shows that place without it: cameras that disagree do not overrule what was known before.
  */
-export function applyLook(b: Belief, look: Observation[], labels: readonly string[], trustImage = false, askedAbout: ReadonlySet<string> = new Set()): void {
+export function applyLook(
+  b: Belief,
+  look: Observation[],
+  labels: readonly string[],
+  trustImage = false,
+  askedAbout: ReadonlySet<string> = new Set(),
+): void {
   for (const o of look) for (const c of o.containers) setContainer(b, c.name, c.state);
   const sightings = new Map<string, { robot: string; place: string }[]>();
   for (const o of look) {
@@ -165,9 +189,22 @@ export function applyLook(b: Belief, look: Observation[], labels: readonly strin
   const inView = (place: string) => look.some((o) => o.visiblePlaces.includes(place));
   // An unsensed report stands against a plain look that contradicts it until a look asked about the thing decides.
   const pending = (x: Belief["objects"][number]) => !trustImage && x.source === "reported" && !askedAbout.has(x.name);
-  b.objects = b.objects.filter((x) => !(inView(x.place) && !sightings.has(canonicalName(x.name, labels)) && (trustImage || x.source !== "action") && !pending(x)));
+  b.objects = b.objects.filter(
+    (x) =>
+      !(
+        inView(x.place) &&
+        !sightings.has(canonicalName(x.name, labels)) &&
+        (trustImage || x.source !== "action") &&
+        !pending(x)
+      ),
+  );
   const shownWithout = (name: string, s: { robot: string; place: string }) =>
-    look.some((o) => o.robot !== s.robot && o.visiblePlaces.includes(s.place) && !o.objects.some((y) => y.place === s.place && canonicalName(y.name, labels) === name));
+    look.some(
+      (o) =>
+        o.robot !== s.robot &&
+        o.visiblePlaces.includes(s.place) &&
+        !o.objects.some((y) => y.place === s.place && canonicalName(y.name, labels) === name),
+    );
   for (const [name, seen] of sightings) {
     const prior = b.objects.find((o) => o.name === name || closestName(o.name, [name]) === name);
     const before = prior?.place;
@@ -177,7 +214,11 @@ export function applyLook(b: Belief, look: Observation[], labels: readonly strin
     }
     // A first sighting stands although another camera missed it: a miss and a phantom are as likely, and a look for
     // the thing settles it (graphs/clea/loops.ts).
-    const place = seen.some((s) => s.place === before) ? before : before === undefined ? seen[0].place : seen.find((s) => !shownWithout(name, s))?.place;
+    const place = seen.some((s) => s.place === before)
+      ? before
+      : before === undefined
+        ? seen[0].place
+        : seen.find((s) => !shownWithout(name, s))?.place;
     if (place === undefined) continue;
     setObject(b, name, place, "seen");
     if (!b.seen.includes(name)) b.seen.push(name);
@@ -189,8 +230,14 @@ export function applyLook(b: Belief, look: Observation[], labels: readonly strin
  * Whether a look speaks against a thing being at a place (a place's name, or the robot holding it): the thing seen
  * somewhere else, or the place in view without it. A hand is never judged by a camera not showing the thing.
  */
-export function lookContradicts(look: Observation[], thing: { name: string; place: string }, labels: readonly string[]): boolean {
-  const sightings = look.flatMap((o) => o.objects.filter((x) => isThingName(x.name) && canonicalName(x.name, labels) === thing.name));
+export function lookContradicts(
+  look: Observation[],
+  thing: { name: string; place: string },
+  labels: readonly string[],
+): boolean {
+  const sightings = look.flatMap((o) =>
+    o.objects.filter((x) => isThingName(x.name) && canonicalName(x.name, labels) === thing.name),
+  );
   if (sightings.some((x) => x.place !== thing.place)) return true;
   return !sightings.length && look.some((o) => o.visiblePlaces.includes(thing.place));
 }

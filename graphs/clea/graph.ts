@@ -31,7 +31,8 @@ const running = (s: ClosedLoopStateType) => !ended(s);
 /** A node that ended the run (a model endpoint unavailable, an answer that never fit) goes nowhere further. */
 const then = (next: string) => (s: ClosedLoopStateType) => (running(s) ? next : END);
 const hasNextStep = (s: ClosedLoopStateType) => !!s.plan && s.cursor < s.plan.steps.length;
-const usesCritic = (config?: RunnableConfig) => !["no-critic", "open-loop"].includes(runOf<CleaSettings>(config).settings.variant);
+const usesCritic = (config?: RunnableConfig) =>
+  !["no-critic", "open-loop"].includes(runOf<CleaSettings>(config).settings.variant);
 /** Speculation needs a look after each skill to check it against: the open-loop baseline has none. */
 const pipelining = (config?: RunnableConfig) => {
   const o = runOf<CleaSettings>(config).settings;
@@ -104,7 +105,8 @@ function afterPredictionCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
   const sp = s.speculation;
   // The predicted belief became the belief (the summarizer's verdict with it stands): nothing is left to fold in.
   const adopted = !!sp && s.beliefUpTo === sp.entryId;
-  if (sp?.outcome === "used" || (sp?.outcome === "unused" && adopted && !(hasNextStep(s) && usesCritic(config)))) return "goal_check";
+  if (sp?.outcome === "used" || (sp?.outcome === "unused" && adopted && !(hasNextStep(s) && usesCritic(config))))
+    return "goal_check";
   return ordinaryLook(s, config);
 }
 
@@ -127,7 +129,14 @@ type Node = (state: ClosedLoopStateType, config?: RunnableConfig) => Promise<Clo
 export const CLOSED_LOOP_NODES = {
   // Model nodes end `interrupted` when their endpoint stays unavailable (nodes/guard.ts); dispatch and executor talk
   // to the robot only.
-  ...guardedNodes({ perceiver: perceive, summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique }),
+  ...guardedNodes({
+    perceiver: perceive,
+    summarizer: summarize,
+    goal_check: checkGoal,
+    planner: plan,
+    verifier: verify,
+    critic: critique,
+  }),
   dispatch: resumable(dispatch),
   executor: resumable(act),
   // Its model calls are its own to lose: a failure leaves nothing prepared, and the ordinary path runs.
@@ -139,7 +148,10 @@ export const CLOSED_LOOP_NODES = {
  * The wiring, with the node implementations as a parameter (benchmarks swap them to time the wiring alone); every
  * node and edge runs in a run of `method` (runtime/run.ts).
  */
-export function buildClosedLoop(method: MethodRuntime<CleaSettings>, n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES) {
+export function buildClosedLoop(
+  method: MethodRuntime<CleaSettings>,
+  n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES,
+) {
   const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   return new StateGraph({ state: ClosedLoopState, input: GoalInput, context: ClosedLoopConfiguration })
     .addNode("perceiver", w(n.perceiver))
@@ -166,7 +178,13 @@ export function buildClosedLoop(method: MethodRuntime<CleaSettings>, n: Record<k
 }
 
 /** With a store, the summarizer remembers where things were seen, across episodes. */
-export function compileClosedLoop(method: MethodRuntime<CleaSettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileClosedLoop(
+  method: MethodRuntime<CleaSettings>,
+  checkpointer?: BaseCheckpointSaver,
+  store?: BaseStore,
+) {
   // Each skill takes ~6 node steps; budgets, not the recursion limit, are what end a long episode.
-  return buildClosedLoop(method).compile({ checkpointer, store, name: "closedLoop" }).withConfig({ recursionLimit: 2000 });
+  return buildClosedLoop(method)
+    .compile({ checkpointer, store, name: "closedLoop" })
+    .withConfig({ recursionLimit: 2000 });
 }

@@ -12,13 +12,20 @@ import { verify } from "./nodes/verifier";
 import { critique } from "./nodes/critic";
 import { loopsText } from "./loops";
 
-const call = (c: { robot: string; skill: string; args: Record<string, string> }) => `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+const call = (c: { robot: string; skill: string; args: Record<string, string> }) =>
+  `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
 
 /** One readable line per node update. */
 function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
   switch (node) {
     case "perceiver":
-      return { node, text: Object.values(u.observations ?? {}).map((o) => o.summary).join(" | ") || "no change in view" };
+      return {
+        node,
+        text:
+          Object.values(u.observations ?? {})
+            .map((o) => o.summary)
+            .join(" | ") || "no change in view",
+      };
     case "summarizer":
       return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
     case "goal_check":
@@ -27,10 +34,30 @@ function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: Clo
       if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
       return { node, text: `sub-goal "${u.plan?.subgoal}": ${u.plan?.steps.map(call).join(" → ")}` };
     case "verifier":
-      return { node, text: u.plan === null ? `rejected: ${u.lastFailure}` : u.plan ? `ok: ${u.plan.steps.slice(before?.cursor ?? 0).map(call).join(" → ")}` : "ok" };
+      return {
+        node,
+        text:
+          u.plan === null
+            ? `rejected: ${u.lastFailure}`
+            : u.plan
+              ? `ok: ${u.plan.steps
+                  .slice(before?.cursor ?? 0)
+                  .map(call)
+                  .join(" → ")}`
+              : "ok",
+      };
     case "critic":
-      if (u.critique?.overruled) return { node, text: `${call(u.critique.action)} → ${u.critique.verdict} again (${u.critique.feedback}): rejected twice before for this reason and looked for since — the planner's choice stands` };
-      return { node, text: u.critique ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}${u.focus ? " (the second time: every camera looks for what is in question)" : ""}` : "" };
+      if (u.critique?.overruled)
+        return {
+          node,
+          text: `${call(u.critique.action)} → ${u.critique.verdict} again (${u.critique.feedback}): rejected twice before for this reason and looked for since — the planner's choice stands`,
+        };
+      return {
+        node,
+        text: u.critique
+          ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}${u.focus ? " (the second time: every camera looks for what is in question)" : ""}`
+          : "",
+      };
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
     case "speculator": {
@@ -42,12 +69,22 @@ function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: Clo
     case "prediction_check": {
       const sp = u.speculation;
       if (!sp) return { node, text: "" };
-      if (sp.outcome === "used") return { node, text: `the look agrees with the prediction: ${call(sp.action!)} goes now` };
-      return { node, text: sp.outcome === "revoked" ? `the look contradicts the prediction (${sp.why}): what was prepared is dropped` : `the look agrees with the prediction; nothing prepared to send (${sp.why})` };
+      if (sp.outcome === "used")
+        return { node, text: `the look agrees with the prediction: ${call(sp.action!)} goes now` };
+      return {
+        node,
+        text:
+          sp.outcome === "revoked"
+            ? `the look contradicts the prediction (${sp.why}): what was prepared is dropped`
+            : `the look agrees with the prediction; nothing prepared to send (${sp.why})`,
+      };
     }
     case "executor": {
       const e = u.history?.[0];
-      return { node, text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "" };
+      return {
+        node,
+        text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "",
+      };
     }
   }
   return { node, text: "" };
@@ -68,25 +105,49 @@ export const clea: Method = {
   datasets: ["kitchen", "kitchen-generated", "paraphrases"],
   variants: CLEA_VARIANTS,
   configuration: ClosedLoopConfiguration,
-  nodes: ["perceiver", "summarizer", "goal_check", "planner", "verifier", "critic", "dispatch", "executor", "speculator", "prediction_check"],
+  nodes: [
+    "perceiver",
+    "summarizer",
+    "goal_check",
+    "planner",
+    "verifier",
+    "critic",
+    "dispatch",
+    "executor",
+    "speculator",
+    "prediction_check",
+  ],
   approvals: true,
   report: cleaReport,
-  recordable: { scenario: "integration_tea_to_trash", nodes: { summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique } },
+  recordable: {
+    scenario: "integration_tea_to_trash",
+    nodes: { summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique },
+  },
   runtime,
   compile: (checkpointer, store) => compileClosedLoop(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
-  describe: (node, u, before) => describeClea(node, u as Partial<ClosedLoopStateType>, before as ClosedLoopStateType | undefined),
+  describe: (node, u, before) =>
+    describeClea(node, u as Partial<ClosedLoopStateType>, before as ClosedLoopStateType | undefined),
   // Each robot's view of a look, with its detections beside it.
   framesOf: (node, u, n) =>
     node === "perceiver"
       ? Object.values((u as Partial<ClosedLoopStateType>).observations ?? {}).map((o) => {
           const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
-          return { frames: [{ image: o.image, file, detectionsOf: o.robot }], markdown: `### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n` };
+          return {
+            frames: [{ image: o.image, file, detectionsOf: o.robot }],
+            markdown: `### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`,
+          };
         })
       : [],
   summarize: (state) => {
     const s = state as Partial<ClosedLoopStateType> | undefined;
-    return { steps: s?.counters?.steps ?? 0, replans: s?.counters?.replans ?? 0, criticVerdicts: s?.verdicts ?? {}, loopsBroken: s?.loops ?? [], ...(s?.pipeline?.prepared || s?.pipeline?.revoked || s?.pipeline?.unused ? { pipeline: s.pipeline } : {}) };
+    return {
+      steps: s?.counters?.steps ?? 0,
+      replans: s?.counters?.replans ?? 0,
+      criticVerdicts: s?.verdicts ?? {},
+      loopsBroken: s?.loops ?? [],
+      ...(s?.pipeline?.prepared || s?.pipeline?.revoked || s?.pipeline?.unused ? { pipeline: s.pipeline } : {}),
+    };
   },
   explain: (state) => loopsText((state as Partial<ClosedLoopStateType>).loops ?? []),
 };

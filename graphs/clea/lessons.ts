@@ -9,7 +9,10 @@ import type { Belief } from "./schemas";
 // No "_" or "%" in labels: Postgres stores match namespaces with LIKE and refuse them.
 const namespace = (world: string) => ["lessons", world, "sightings"];
 
-export async function recallSightings(store: BaseStore | undefined, world: string): Promise<{ object: string; place: string }[]> {
+export async function recallSightings(
+  store: BaseStore | undefined,
+  world: string,
+): Promise<{ object: string; place: string }[]> {
   if (!store) return [];
   const items = await store.search(namespace(world), { limit: 200 });
   return items.map((it) => ({ object: it.key, place: String(it.value.place) }));

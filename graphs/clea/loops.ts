@@ -32,7 +32,11 @@ export interface BrokenLoop {
 export const actionKey = (a: SkillCall) => `${a.robot}/${a.skill} ${JSON.stringify(a.args)}`;
 
 /** Counts one rejection of `action` for `reason`; returns the new counts and how many times this pair has now come. */
-export function countRejection(counts: FailureCounts, action: SkillCall, reason: string): { rejections: FailureCounts; n: number } {
+export function countRejection(
+  counts: FailureCounts,
+  action: SkillCall,
+  reason: string,
+): { rejections: FailureCounts; n: number } {
   const { repeats, n } = countFailure(counts, actionKey(action), reason);
   return { rejections: repeats, n };
 }
@@ -47,12 +51,21 @@ export function failedTwice(counts: FailureCounts, action: SkillCall): string | 
 /** The look that settles a dispute over `action`: its object and places, asked of every camera. */
 export function focusOn(action: SkillCall, why: string, places: readonly string[]): Focus {
   const args = Object.values(action.args);
-  return { objects: action.args.object ? [action.args.object] : [], places: args.filter((v) => places.includes(v)), why };
+  return {
+    objects: action.args.object ? [action.args.object] : [],
+    places: args.filter((v) => places.includes(v)),
+    why,
+  };
 }
 
 /** A status reason's account of the loops broken in a run (empty when none were). */
 export function loopsText(loops: readonly BrokenLoop[]): string {
   if (!loops.length) return "";
-  const how = { looked: "looked again for what was in question", overruled: "the planner's choice overruled the critic and the robot's result decided", refused: "not tried a third time", ended: "not settled: the run ended" };
+  const how = {
+    looked: "looked again for what was in question",
+    overruled: "the planner's choice overruled the critic and the robot's result decided",
+    refused: "not tried a third time",
+    ended: "not settled: the run ended",
+  };
   return ` Loops broken: ${loops.map((l) => `${l.action} (${l.kind === "rejection" ? "rejected" : "failed"} twice: ${l.reason}) — ${how[l.how]}`).join("; ")}.`;
 }

@@ -37,16 +37,39 @@ export interface Speculation {
 }
 
 /** The history entry a skill is predicted to leave: it succeeds, as its manifest says. */
-export function predictedEntry(id: number, step: number, call: SkillCall, unsensed: boolean): HistoryEntry & { id: number } {
-  return { id, step, kind: "action", call, ok: true, message: "still running: predicted to succeed as its manifest says", predicted: true, ...(unsensed ? { unsensed } : {}) };
+export function predictedEntry(
+  id: number,
+  step: number,
+  call: SkillCall,
+  unsensed: boolean,
+): HistoryEntry & { id: number } {
+  return {
+    id,
+    step,
+    kind: "action",
+    call,
+    ok: true,
+    message: "still running: predicted to succeed as its manifest says",
+    predicted: true,
+    ...(unsensed ? { unsensed } : {}),
+  };
 }
 
 const placeOf = (b: Belief) => new Map(b.objects.map((o) => [o.name, o.place]));
 
 /** What folding a look into the predicted belief would change (empty: the look agrees with the prediction). */
-export function disagreements(predicted: Belief, look: Extract<HistoryEntry, { kind: "observation" }>[], labels: readonly string[]): string[] {
+export function disagreements(
+  predicted: Belief,
+  look: Extract<HistoryEntry, { kind: "observation" }>[],
+  labels: readonly string[],
+): string[] {
   const after = structuredClone(predicted);
-  applyLook(after, look.map((e) => e.observation), labels, true);
+  applyLook(
+    after,
+    look.map((e) => e.observation),
+    labels,
+    true,
+  );
   const out: string[] = [];
   const before = placeOf(predicted);
   const now = placeOf(after);
@@ -55,7 +78,8 @@ export function disagreements(predicted: Belief, look: Extract<HistoryEntry, { k
     if (seen === undefined) out.push(`the ${name} is not in the ${place}, where predicted`);
     else if (seen !== place) out.push(`the ${name} is at ${seen}, not ${place} as predicted`);
   }
-  for (const [name, place] of now) if (!before.has(name)) out.push(`the ${name} is seen at ${place}, which the prediction did not hold`);
+  for (const [name, place] of now)
+    if (!before.has(name)) out.push(`the ${name} is seen at ${place}, which the prediction did not hold`);
   for (const c of after.containers) {
     const was = predicted.containers.find((x) => x.name === c.name)?.state;
     if (was !== c.state) out.push(`the ${c.name} is ${c.state}, not ${was ?? "unknown"} as predicted`);

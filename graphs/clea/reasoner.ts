@@ -19,7 +19,9 @@ import { afterAction, firstUnmet, search, type Domain, type GroundAction } from 
 function worldName(label: string, world: WorldDescription): string {
   if (world.labels.includes(label)) return label;
   const l = label.toLowerCase().replace(/_/g, " ");
-  const hits = Object.entries(world.names ?? {}).filter(([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === l));
+  const hits = Object.entries(world.names ?? {}).filter(
+    ([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === l),
+  );
   return hits.length === 1 ? hits[0][0] : label;
 }
 
@@ -28,7 +30,11 @@ function worldName(label: string, world: WorldDescription): string {
 /** What a robot's detector reported, as the perceiver's prompt carries it. */
 export type DetectionsInput = Pick<DetectionsMessage, "detections" | "places">;
 
-export function perceive(ctx: { robot: string; detections: DetectionsInput; world: WorldDescription; lookFor?: { objects: string[] } | null }, noise: NoiseKnobs, rng: Draw): Observation {
+export function perceive(
+  ctx: { robot: string; detections: DetectionsInput; world: WorldDescription; lookFor?: { objects: string[] } | null },
+  noise: NoiseKnobs,
+  rng: Draw,
+): Observation {
   const kinds = new Map(ctx.world.places.map((p) => [p.name, p]));
   const objects: Observation["objects"] = [];
   // Faults belong to the view (this robot's detector report) and the thing, not to the request (models/symbolic/noise.ts);
@@ -51,16 +57,29 @@ export function perceive(ctx: { robot: string; detections: DetectionsInput; worl
     const absent = ctx.world.labels.filter((l) => !objects.some((o) => o.name === l));
     if (absent.length) {
       const place = visiblePlaces[Math.floor(ghost.next() * visiblePlaces.length)];
-      objects.push({ name: absent[Math.floor(ghost.next() * absent.length)], relation: kinds.get(place)?.kind === "container" ? "in" : "on", place });
+      objects.push({
+        name: absent[Math.floor(ghost.next() * absent.length)],
+        relation: kinds.get(place)?.kind === "container" ? "in" : "on",
+        place,
+      });
     }
   }
-  const containers = ctx.detections.places.filter((p) => kinds.get(p.name)?.openable).map((p) => ({ name: p.name, state: p.state }));
+  const containers = ctx.detections.places
+    .filter((p) => kinds.get(p.name)?.openable)
+    .map((p) => ({ name: p.name, state: p.state }));
   const summary = objects.length
     ? `${ctx.robot} sees ${objects.map((o) => `the ${o.name} ${o.relation === "held_by" ? "held by" : o.relation} the ${o.place}`).join(", ")}.`
     : `${ctx.robot} sees no objects.`;
-  return { robot: ctx.robot, objects, containers, visiblePlaces, summary: containers.length ? `${summary} ${containers.map((c) => `The ${c.name} is ${c.state}.`).join(" ")}` : summary };
+  return {
+    robot: ctx.robot,
+    objects,
+    containers,
+    visiblePlaces,
+    summary: containers.length
+      ? `${summary} ${containers.map((c) => `The ${c.name} is ${c.state}.`).join(" ")}`
+      : summary,
+  };
 }
-
 
 // ---- planner -------------------------------------------------------------------------------------------------------
 
@@ -75,7 +94,10 @@ export interface PlanContext {
   failedPlans?: { steps: SkillCall[] }[];
 }
 
-const sameCall = (a: SkillCall, b: SkillCall) => a.robot === b.robot && a.skill === b.skill && JSON.stringify(Object.entries(a.args).sort()) === JSON.stringify(Object.entries(b.args).sort());
+const sameCall = (a: SkillCall, b: SkillCall) =>
+  a.robot === b.robot &&
+  a.skill === b.skill &&
+  JSON.stringify(Object.entries(a.args).sort()) === JSON.stringify(Object.entries(b.args).sort());
 
 export function staticFacts(robots: RobotManifest[], world: WorldDescription): string[] {
   return [...worldFacts(world), ...robots.flatMap((r) => r.facts.map((f) => f.replace(/\bself\b/g, r.id)))];
@@ -86,7 +108,12 @@ export function beliefFacts(b: Belief, world: WorldDescription): string[] {
   const facts: string[] = [];
   // A belief written by a model may still carry a label no literal can hold; such a thing is not planned with.
   for (const o of b.objects) if (places.has(o.place) && isThingName(o.name)) facts.push(`in(${o.name}, ${o.place})`);
-  for (const h of b.holding) facts.push(h.object ? `holding(${h.robot}, ${isThingName(h.object) ? h.object : "unknown_thing"})` : `hand_empty(${h.robot})`);
+  for (const h of b.holding)
+    facts.push(
+      h.object
+        ? `holding(${h.robot}, ${isThingName(h.object) ? h.object : "unknown_thing"})`
+        : `hand_empty(${h.robot})`,
+    );
   // Unknown doors count as closed: opening first is the safe assumption.
   for (const c of b.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
   for (const r of b.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
@@ -107,10 +134,34 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   const { goals, notUnderstood } = read;
   // Acting on the understood part alone would report a different task as done. The message names the words it could
   // not place, the closest names and what it knows, so a person can say it again in words it reads.
-  if (notUnderstood.length) return { subgoal: "understand the task", rationale: `part of the instruction names no action I can do`, steps: [], done: false, giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)), lookFor: null };
-  if (!goals.length) return { subgoal: "understand the task", rationale: "the instruction names no object and place I know", steps: [], done: false, giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}`, lookFor: null };
+  if (notUnderstood.length)
+    return {
+      subgoal: "understand the task",
+      rationale: `part of the instruction names no action I can do`,
+      steps: [],
+      done: false,
+      giveUp: notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots)),
+      lookFor: null,
+    };
+  if (!goals.length)
+    return {
+      subgoal: "understand the task",
+      rationale: "the instruction names no object and place I know",
+      steps: [],
+      done: false,
+      giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}`,
+      lookFor: null,
+    };
   const b = ctx.belief;
-  if (goals.every((g) => holdsInBelief(g, b))) return { subgoal: "report", rationale: "every goal condition holds in the belief", steps: [], done: true, giveUp: null, lookFor: null };
+  if (goals.every((g) => holdsInBelief(g, b)))
+    return {
+      subgoal: "report",
+      rationale: "every goal condition holds in the belief",
+      steps: [],
+      done: true,
+      giveUp: null,
+      lookFor: null,
+    };
 
   // Use the belief's own names for the goal objects (a perceiver may word them differently).
   const known = b.objects.map((o) => o.name).filter(isThingName);
@@ -122,7 +173,9 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   const open = goals.filter((g) => !holdsInBelief(g, b)).map(rename);
   const missing = open
     .map(parseLiteral)
-    .filter((l) => (l.pred === "in" && !known.includes(l.args[0])) || (l.pred === "found" && !b.seen.includes(l.args[0])))
+    .filter(
+      (l) => (l.pred === "in" && !known.includes(l.args[0])) || (l.pred === "found" && !b.seen.includes(l.args[0])),
+    )
     .map((l) => l.args[0]);
   const facts = beliefFacts(b, ctx.world);
   const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
@@ -135,10 +188,14 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
     const target = missing[0];
     const told = b.objects.find((o) => o.name === target)?.place;
     const order = (x: { name: string; kind: string }, y: { name: string; kind: string }) =>
-      Number(y.name === told) - Number(x.name === told) || Number(y.kind === "container") - Number(x.kind === "container");
+      Number(y.name === told) - Number(x.name === told) ||
+      Number(y.kind === "container") - Number(x.kind === "container");
     // Unexplored places first; when every place has been looked into once, look again (a detector can miss, and a
     // thing can be moved into a place already searched).
-    const candidates = [...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order), ...lookAgainOrder(b, ctx, told)];
+    const candidates = [
+      ...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order),
+      ...lookAgainOrder(b, ctx, told),
+    ];
     for (const p of candidates) {
       const look = lookGoal(p.name, p.openable, b, ctx.robots);
       if (!look) continue;
@@ -147,18 +204,36 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
         result = r.plan;
         const again = b.explored.includes(p.name);
         subgoal = `look ${again ? "again " : ""}into the ${p.name} for the ${target}`;
-        rationale = again ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it` : `the ${target} has not been seen; the ${p.name} is not yet explored`;
+        rationale = again
+          ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it`
+          : `the ${target} has not been seen; the ${p.name} is not yet explored`;
         // A second look at a place asks the cameras about the thing (the first one missed it, or it was not there).
         if (again) lookFor = { objects: [target], places: [p.name] };
         break;
       }
     }
-    if (!result) return { subgoal: `find the ${target}`, rationale: "every place I can look into has been explored", steps: [], done: false, giveUp: `the ${target} was not found anywhere`, lookFor: null };
+    if (!result)
+      return {
+        subgoal: `find the ${target}`,
+        rationale: "every place I can look into has been explored",
+        steps: [],
+        done: false,
+        giveUp: `the ${target} was not found anywhere`,
+        lookFor: null,
+      };
   } else {
     const objects = [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held])];
     const placing = open.filter((g) => !g.startsWith("found("));
     const r = search(domainFor(ctx, objects), facts, placing);
-    if (r && !r.plan.length) return { subgoal: "report", rationale: "every goal condition holds in the belief's facts", steps: [], done: true, giveUp: null, lookFor: null };
+    if (r && !r.plan.length)
+      return {
+        subgoal: "report",
+        rationale: "every goal condition holds in the belief's facts",
+        steps: [],
+        done: true,
+        giveUp: null,
+        lookFor: null,
+      };
     if (r) {
       result = r.plan;
       subgoal = open.join(" and ");
@@ -166,11 +241,21 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
     } else {
       // No way through as things stand. A place the goal fills that is full: move something out of it first.
       const room = makeRoom(ctx, b, facts, placing, held, goals.map(rename));
-      if (!room) return { subgoal: "achieve the goal", rationale: "no sequence of skills reaches the goal from the belief", steps: [], done: false, giveUp: noPlanReason(ctx, b, placing), lookFor: null };
+      if (!room)
+        return {
+          subgoal: "achieve the goal",
+          rationale: "no sequence of skills reaches the goal from the belief",
+          steps: [],
+          done: false,
+          giveUp: noPlanReason(ctx, b, placing),
+          lookFor: null,
+        };
       ({ plan: result, subgoal, rationale } = room);
     }
   }
-  const found: SkillCall[] = result.slice(0, ctx.maxSteps).map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
+  const found: SkillCall[] = result
+    .slice(0, ctx.maxSteps)
+    .map((a) => ({ robot: a.robot, skill: a.skill, args: { ...a.args } }));
   let steps = corrupt(found, ctx, noise, rng);
   // Told which action its last plan failed on — rejected by the critic or the verifier, or failed at the robot — the
   // planner does not repeat its own slip: a plan whose slip wrote that very call goes as the search found it. Every
@@ -181,12 +266,20 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
 }
 
 /** The things the belief has in `place`. */
-const contents = (b: Belief, place: string) => b.objects.filter((o) => o.place === place && isThingName(o.name)).map((o) => o.name);
+const contents = (b: Belief, place: string) =>
+  b.objects.filter((o) => o.place === place && isThingName(o.name)).map((o) => o.name);
 
 /** Places the goal puts something in that the belief shows full (the world's capacity reached). */
 function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
   const capacity = new Map(ctx.world.places.map((p) => [p.name, p.capacity ?? Infinity]));
-  const targets = [...new Set(placing.map((g) => parseLiteral(g)).filter((l) => l.pred === "in" && !l.negated).map((l) => l.args[1]))];
+  const targets = [
+    ...new Set(
+      placing
+        .map((g) => parseLiteral(g))
+        .filter((l) => l.pred === "in" && !l.negated)
+        .map((l) => l.args[1]),
+    ),
+  ];
   return targets.filter((p) => contents(b, p).length >= (capacity.get(p) ?? Infinity));
 }
 
@@ -194,15 +287,32 @@ function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
  * Room made in a full place the goal needs: the shortest plan that takes one of the things the goal does not ask for
  * out of it and puts it down elsewhere (every hand empty after), planned over those things alone.
  */
-function makeRoom(ctx: PlanContext, b: Belief, facts: string[], placing: string[], held: string[], goals: string[]): { plan: GroundAction[]; subgoal: string; rationale: string } | undefined {
+function makeRoom(
+  ctx: PlanContext,
+  b: Belief,
+  facts: string[],
+  placing: string[],
+  held: string[],
+  goals: string[],
+): { plan: GroundAction[]; subgoal: string; rationale: string } | undefined {
   // Nothing the instruction names is moved to make room (a thing already where the goal wants it stays).
   const wanted = new Set(goals.map((g) => parseLiteral(g).args[0]));
   for (const place of fullPlaces(ctx, b, placing)) {
     const movable = contents(b, place).filter((o) => !wanted.has(o));
     if (!movable.length) continue;
     const hands = ctx.robots.map((r) => `hand_empty(${r.id})`);
-    const r = search(domainFor(ctx, [...new Set([...movable, ...held])]), facts, [`not full(${place})`, ...hands], 20_000);
-    if (r?.plan.length) return { plan: r.plan, subgoal: `make room in the ${place}`, rationale: `the ${place} is full (${contents(b, place).join(", ")}); the goal puts something there, so one thing goes elsewhere first` };
+    const r = search(
+      domainFor(ctx, [...new Set([...movable, ...held])]),
+      facts,
+      [`not full(${place})`, ...hands],
+      20_000,
+    );
+    if (r?.plan.length)
+      return {
+        plan: r.plan,
+        subgoal: `make room in the ${place}`,
+        rationale: `the ${place} is full (${contents(b, place).join(", ")}); the goal puts something there, so one thing goes elsewhere first`,
+      };
   }
   return undefined;
 }
@@ -210,7 +320,8 @@ function makeRoom(ctx: PlanContext, b: Belief, facts: string[], placing: string[
 /** Why no plan reaches the goal, as a person would want to hear it. */
 function noPlanReason(ctx: PlanContext, b: Belief, placing: string[]): string {
   const full = fullPlaces(ctx, b, placing);
-  if (full.length) return `no plan reaches the goal: the ${full.join(" and the ")} ${full.length > 1 ? "are" : "is"} full (${full.map((p) => contents(b, p).join(", ")).join("; ")}) and no room can be made there`;
+  if (full.length)
+    return `no plan reaches the goal: the ${full.join(" and the ")} ${full.length > 1 ? "are" : "is"} full (${full.map((p) => contents(b, p).join(", ")).join("; ")}) and no room can be made there`;
   return "no plan reaches the goal";
 }
 
@@ -219,9 +330,16 @@ function noPlanReason(ctx: PlanContext, b: Belief, placing: string[]): string {
  * after the place a robot stands at now (the one searched last), so every place gets its turn before any gets a
  * second one — not the same two favourites again and again. A place the instruction names comes first.
  */
-function lookAgainOrder(b: Belief, ctx: { robots: RobotManifest[]; world: WorldDescription }, told: string | undefined): WorldDescription["places"] {
+function lookAgainOrder(
+  b: Belief,
+  ctx: { robots: RobotManifest[]; world: WorldDescription },
+  told: string | undefined,
+): WorldDescription["places"] {
   const explored = b.explored.flatMap((n) => ctx.world.places.filter((p) => p.name === n));
-  const servedFrom = (nav: string) => ctx.robots.flatMap((r) => r.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x));
+  const servedFrom = (nav: string) =>
+    ctx.robots.flatMap((r) =>
+      r.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x),
+    );
   const here = new Set(b.robotsAt.flatMap((r) => (r.at ? servedFrom(r.at) : [])));
   const last = Math.max(-1, ...explored.map((p, i) => (here.has(p.name) ? i : -1)));
   const turn = [...explored.slice(last + 1), ...explored.slice(0, last + 1)];
@@ -230,7 +348,12 @@ function lookAgainOrder(b: Belief, ctx: { robots: RobotManifest[]; world: WorldD
 
 /** A literal that, once true, puts the inside of `place` in some robot's view. */
 function lookGoal(place: string, openable: boolean, b: Belief, robots: RobotManifest[]): string | undefined {
-  const servedBy = robots.flatMap((r) => r.facts.filter((f) => new RegExp(`^serves\\((\\w+), ${place}\\)$`).test(f)).map((f) => /^serves\((\w+),/.exec(f)![1]).map((nav) => ({ robot: r.id, nav })));
+  const servedBy = robots.flatMap((r) =>
+    r.facts
+      .filter((f) => new RegExp(`^serves\\((\\w+), ${place}\\)$`).test(f))
+      .map((f) => /^serves\((\w+),/.exec(f)![1])
+      .map((nav) => ({ robot: r.id, nav })),
+  );
   const state = b.containers.find((c) => c.name === place)?.state;
   if (openable && state !== "open") return `not closed(${place})`;
   // Open (or no door): a mobile robot has to stand in front of it; a fixed camera already covers what the arm reaches.
@@ -246,7 +369,8 @@ function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: D
     // Arguments in name order: which one goes wrong must not hang on the order a manifest lists them in.
     const keys = Object.keys(s.args).sort();
     const key = keys[Math.floor(rng.next() * keys.length)];
-    const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters.properties[key];
+    const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters
+      .properties[key];
     const choices = (spec?.enum ?? []).map(String).filter((v) => v !== s.args[key]);
     if (choices.length) s.args[key] = choices[Math.floor(rng.next() * choices.length)];
   }
@@ -273,7 +397,8 @@ export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Ve
           continue;
         }
         const fixed = closestName(value, allowed);
-        if (!fixed) return { status: "rejected" as const, call, note: `${key}=${value} names nothing ${call.robot} knows` };
+        if (!fixed)
+          return { status: "rejected" as const, call, note: `${key}=${value} names nothing ${call.robot} knows` };
         args[key] = fixed;
         notes.push(`${value} → ${fixed}`);
       }
@@ -299,16 +424,16 @@ export interface CritiqueContext {
   world: WorldDescription;
 }
 
-export function critique(
-  ctx: CritiqueContext,
-  noise: NoiseKnobs,
-  rng: Draw,
-): Critique {
+export function critique(ctx: CritiqueContext, noise: NoiseKnobs, rng: Draw): Critique {
   const honest = judge(ctx);
   if (honest.verdict === "ok" && rng.next() < noise.criticFalseAlarm) {
-    return { verdict: "outdated", feedback: `the image suggests the scene has changed since the plan was made; look again before ${ctx.action.skill}` };
+    return {
+      verdict: "outdated",
+      feedback: `the image suggests the scene has changed since the plan was made; look again before ${ctx.action.skill}`,
+    };
   }
-  if (honest.verdict !== "ok" && rng.next() < noise.criticMiss) return { verdict: "ok", feedback: "the action looks consistent with the scene" };
+  if (honest.verdict !== "ok" && rng.next() < noise.criticMiss)
+    return { verdict: "ok", feedback: "the action looks consistent with the scene" };
   return honest;
 }
 
@@ -320,10 +445,20 @@ function judge(ctx: CritiqueContext): Critique {
   if (!r || !s) return { verdict: "invalid", feedback: `${a.robot} has no skill ${a.skill}` };
   for (const [k, v] of Object.entries(a.args)) {
     const allowed = s.parameters.properties[k]?.enum?.map(String);
-    if (!allowed || !allowed.includes(v)) return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
+    if (!allowed || !allowed.includes(v))
+      return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
   }
   // The belief brought up to date with what it does not hold yet, then corrected by what the acting robot sees now.
-  const b = ctx.since?.length && ctx.goal ? summarize({ goal: ctx.goal, previousBelief: ctx.belief, entries: ctx.since, robots: ctx.robots.map((r) => r.id), world: ctx.world }) : structuredClone(ctx.belief);
+  const b =
+    ctx.since?.length && ctx.goal
+      ? summarize({
+          goal: ctx.goal,
+          previousBelief: ctx.belief,
+          entries: ctx.since,
+          robots: ctx.robots.map((r) => r.id),
+          world: ctx.world,
+        })
+      : structuredClone(ctx.belief);
   if (o) applyObservation(b, o, ctx.world.labels, true);
   // Judge the action in the belief's own words for its objects.
   if (a.args.object) {
@@ -335,22 +470,39 @@ function judge(ctx: CritiqueContext): Critique {
   const dom = domainFor(ctx, objects);
 
   // Already done?
-  if (a.skill === "open" && b.containers.find((c) => c.name === a.args.target)?.state === "open") return { verdict: "redundant", feedback: `the ${a.args.target} is already open` };
-  if (a.skill === "close" && b.containers.find((c) => c.name === a.args.target)?.state === "closed") return { verdict: "redundant", feedback: `the ${a.args.target} is already closed` };
-  if (a.skill === "go_to" && b.robotsAt.find((x) => x.robot === a.robot)?.at === a.args.navigation_point) return { verdict: "redundant", feedback: `${a.robot} is already at ${a.args.navigation_point}` };
-  if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place)) return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
+  if (a.skill === "open" && b.containers.find((c) => c.name === a.args.target)?.state === "open")
+    return { verdict: "redundant", feedback: `the ${a.args.target} is already open` };
+  if (a.skill === "close" && b.containers.find((c) => c.name === a.args.target)?.state === "closed")
+    return { verdict: "redundant", feedback: `the ${a.args.target} is already closed` };
+  if (a.skill === "go_to" && b.robotsAt.find((x) => x.robot === a.robot)?.at === a.args.navigation_point)
+    return { verdict: "redundant", feedback: `${a.robot} is already at ${a.args.navigation_point}` };
+  if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place))
+    return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
 
   const unmet = firstUnmet(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
-  if (!unmet) return progress(ctx, b, a, facts) ?? { verdict: "ok", feedback: "preconditions hold in the current view and belief, and it brings the goal closer" };
+  if (!unmet)
+    return (
+      progress(ctx, b, a, facts) ?? {
+        verdict: "ok",
+        feedback: "preconditions hold in the current view and belief, and it brings the goal closer",
+      }
+    );
   const l = parseLiteral(unmet);
   if (l.pred === "in" && !l.negated) {
     const [obj, place] = l.args;
-    if (o?.visiblePlaces.includes(place)) return { verdict: "outdated", feedback: `the ${obj} is not in the ${place} any more: the current image shows the ${place} without it` };
+    if (o?.visiblePlaces.includes(place))
+      return {
+        verdict: "outdated",
+        feedback: `the ${obj} is not in the ${place} any more: the current image shows the ${place} without it`,
+      };
     return { verdict: "wrong_plan", feedback: `the ${obj} is not known to be in the ${place}` };
   }
-  if (l.pred === "reaches" || l.pred === "serves") return { verdict: "invalid", feedback: `${a.robot} cannot reach the ${l.args[1] ?? l.args[0]}` };
-  if (l.pred === "closed" && l.negated) return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is closed; open it first` };
-  if (l.pred === "at") return { verdict: "wrong_plan", feedback: `${a.robot} is not in front of the place; go there first` };
+  if (l.pred === "reaches" || l.pred === "serves")
+    return { verdict: "invalid", feedback: `${a.robot} cannot reach the ${l.args[1] ?? l.args[0]}` };
+  if (l.pred === "closed" && l.negated)
+    return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is closed; open it first` };
+  if (l.pred === "at")
+    return { verdict: "wrong_plan", feedback: `${a.robot} is not in front of the place; go there first` };
   if (l.pred === "hand_empty") return { verdict: "wrong_plan", feedback: `${a.robot}'s hand is not free` };
   if (l.pred === "holding") return { verdict: "wrong_plan", feedback: `${a.robot} is not holding the ${l.args[1]}` };
   if (l.pred === "full") return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is full` };
@@ -365,20 +517,27 @@ function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]
   if (!ctx.goal) return undefined;
   const { goals } = readGoal(ctx.goal, ctx.world);
   const known = b.objects.map((o) => o.name).filter(isThingName);
-  const open = goals.filter((g) => !holdsInBelief(g, b) && g.startsWith("in(")).map((g) => {
-    const l = parseLiteral(g);
-    return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
-  });
+  const open = goals
+    .filter((g) => !holdsInBelief(g, b) && g.startsWith("in("))
+    .map((g) => {
+      const l = parseLiteral(g);
+      return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
+    });
   // Still searching (or only "find" goals): any step that looks somewhere is fair.
   if (!open.length || open.some((g) => !known.includes(parseLiteral(g).args[0]))) return undefined;
   const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
-  const dom = domainFor(ctx, [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held, ...(a.args.object ? [a.args.object] : [])])]);
+  const dom = domainFor(ctx, [
+    ...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held, ...(a.args.object ? [a.args.object] : [])]),
+  ]);
   const before = search(dom, facts, open, 20_000);
   if (!before) return undefined;
   const next = afterAction(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
   const after = next ? search(dom, next, open, 20_000) : undefined;
   if (after && after.plan.length < before.plan.length) return undefined;
-  return { verdict: "wrong_plan", feedback: `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")}) does not bring ${open.join(" and ")} any closer` };
+  return {
+    verdict: "wrong_plan",
+    feedback: `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")}) does not bring ${open.join(" and ")} any closer`,
+  };
 }
 
 // ---- goal check ----------------------------------------------------------------------------------------------------
@@ -386,7 +545,10 @@ function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]
 export function checkGoal(ctx: { goal: string; belief: Belief; world: WorldDescription }): GoalCheck {
   const { goals, notUnderstood } = readGoal(ctx.goal, ctx.world);
   // A part not understood is never done: the understood rest holding is not the task holding.
-  const remaining = [...goals.filter((g) => !holdsInBelief(g, ctx.belief)), ...(notUnderstood.length ? [notUnderstoodText(notUnderstood)] : [])];
+  const remaining = [
+    ...goals.filter((g) => !holdsInBelief(g, ctx.belief)),
+    ...(notUnderstood.length ? [notUnderstoodText(notUnderstood)] : []),
+  ];
   return { achieved: goals.length > 0 && remaining.length === 0, remaining };
 }
 
@@ -397,4 +559,11 @@ function summarizeAndJudge(ctx: Parameters<typeof summarize>[0]) {
   return { ...belief, ...checkGoal({ goal: ctx.goal, belief, world: ctx.world }) };
 }
 
-export const TASKS: Record<string, Task> = { perceive, summarize: summarizeAndJudge, plan, verify, critique, check_goal: checkGoal };
+export const TASKS: Record<string, Task> = {
+  perceive,
+  summarize: summarizeAndJudge,
+  plan,
+  verify,
+  critique,
+  check_goal: checkGoal,
+};

@@ -4,14 +4,24 @@ import type { ClosedLoopStateType } from "./state";
 
 /** CLEA's measures: one point per action the robot completed within the step budget, its replans and verdicts. */
 function effort(run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) {
-  const actions = run.trace.flatMap((t) => (t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : []));
+  const actions = run.trace.flatMap((t) =>
+    t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : [],
+  );
   return {
-    score: scoreWithinBudget(actions.map((a) => ({ ok: a.kind === "action" && a.ok, cost: 1 })), maxSteps),
+    score: scoreWithinBudget(
+      actions.map((a) => ({ ok: a.kind === "action" && a.ok, cost: 1 })),
+      maxSteps,
+    ),
     steps: run.state.counters.steps,
     failedActions: actions.filter((a) => a.kind === "action" && !a.ok).length,
     replans: run.state.counters.replans,
     verdicts: run.state.verdicts,
-    loops: Object.fromEntries(["looked", "overruled", "refused"].map((how) => [how, (run.state.loops ?? []).filter((l) => l.how === how).length])),
+    loops: Object.fromEntries(
+      ["looked", "overruled", "refused"].map((how) => [
+        how,
+        (run.state.loops ?? []).filter((l) => l.how === how).length,
+      ]),
+    ),
   };
 }
 
@@ -19,9 +29,20 @@ export const cleaReport = experimentReport({
   method: "clea",
   name: "CLEA",
   // The paper's comparison: the full loop, without its critic, and the open-loop baseline.
-  experiment: { paperTables: () => "", averageScore: true, effort: (run, maxSteps) => effort(run, maxSteps), defaults: { variants: ["full", "no-critic", "open-loop"] } },
+  experiment: {
+    paperTables: () => "",
+    averageScore: true,
+    effort: (run, maxSteps) => effort(run, maxSteps),
+    defaults: { variants: ["full", "no-critic", "open-loop"] },
+  },
   charts: (r) =>
     experimentCharts(r, undefined, [
-      { id: "chart-score", title: "Average Score per variant (CLEA)", type: "bar", labels: r.variants, datasets: [{ label: "average score", data: r.variants.map((v) => r.table[v].all.averageScore) }] },
+      {
+        id: "chart-score",
+        title: "Average Score per variant (CLEA)",
+        type: "bar",
+        labels: r.variants,
+        datasets: [{ label: "average score", data: r.variants.map((v) => r.table[v].all.averageScore) }],
+      },
     ]),
 });

@@ -45,11 +45,17 @@ export type HistoryEntry =
   | { step: number; kind: "feedback"; text: string };
 
 export const Belief = z.object({
-  objects: z.array(z.object({
-    name: z.string(),
-    place: z.string().describe("a place name, or a robot id when held"),
-    source: z.enum(["seen", "action", "reported", "told"]).describe("how this is known: seen by a camera, the sensed result of an action, an action's unsensed report, or told"),
-  })),
+  objects: z.array(
+    z.object({
+      name: z.string(),
+      place: z.string().describe("a place name, or a robot id when held"),
+      source: z
+        .enum(["seen", "action", "reported", "told"])
+        .describe(
+          "how this is known: seen by a camera, the sensed result of an action, an action's unsensed report, or told",
+        ),
+    }),
+  ),
   containers: z.array(z.object({ name: z.string(), state: z.enum(["open", "closed", "unknown"]) })),
   holding: z.array(z.object({ robot: z.string(), object: z.string().nullable() })),
   robotsAt: z.array(z.object({ robot: z.string(), at: z.string().nullable() })),
@@ -75,11 +81,13 @@ export const Plan = z.object({
 export type Plan = z.infer<typeof Plan>;
 
 export const Verification = z.object({
-  steps: z.array(z.object({
-    status: z.enum(["ok", "remapped", "rejected"]),
-    call: SkillCall,
-    note: z.string(),
-  })),
+  steps: z.array(
+    z.object({
+      status: z.enum(["ok", "remapped", "rejected"]),
+      call: SkillCall,
+      note: z.string(),
+    }),
+  ),
 });
 export type Verification = z.infer<typeof Verification>;
 

@@ -31,18 +31,27 @@ export interface Counters {
 export const ClosedLoopState = Annotation.Root({
   goal: Annotation<string>(),
   /** Latest observation per robot; a step writes only the robots it looked through. */
-  observations: delta<Record<string, SeenFrame>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
+  observations: delta<Record<string, SeenFrame>>(
+    (v, writes) => Object.assign({}, v, ...writes),
+    () => ({}),
+  ),
   /**
    * The perceiver's reports by request (frame + detections hash): a view seen before costs no new model call, in a
    * resumed run too (another process, its in-memory cache empty), so a resumed episode makes the calls an unbroken one does.
    */
-  perceived: delta<Record<string, Observation>>((v, writes) => Object.assign({}, v, ...writes), () => ({})),
+  perceived: delta<Record<string, Observation>>(
+    (v, writes) => Object.assign({}, v, ...writes),
+    () => ({}),
+  ),
   // Checkpoints store each step's new entries, not the whole buffer again (a delta channel replays them on read).
   history: () =>
-    new DeltaChannel<(HistoryEntry & { id: number })[], (HistoryEntry & { id: number })[]>((a, writes) => [...a, ...writes.flat()].slice(-HISTORY_LIMIT), {
-      initialValueFactory: () => [],
-      snapshotFrequency: 100,
-    }),
+    new DeltaChannel<(HistoryEntry & { id: number })[], (HistoryEntry & { id: number })[]>(
+      (a, writes) => [...a, ...writes.flat()].slice(-HISTORY_LIMIT),
+      {
+        initialValueFactory: () => [],
+        snapshotFrequency: 100,
+      },
+    ),
   belief: deltaLast<Belief | null>(null),
   /** Id of the last history entry the belief accounts for. */
   beliefUpTo: last<number>(-1),
@@ -51,11 +60,16 @@ export const ClosedLoopState = Annotation.Root({
   plan: deltaLast<Plan | null>(null),
   cursor: last<number>(0),
   /** The critic's last verdict, on which action, in which look (`counters.iterations` when it was given). */
-  critique: deltaLast<(Critique & { action: SkillCall; at?: number; overruled?: boolean; speculative?: boolean }) | null>(null),
+  critique: deltaLast<
+    (Critique & { action: SkillCall; at?: number; overruled?: boolean; speculative?: boolean }) | null
+  >(null),
   /** The look (`counters.iterations`) in which the current plan was made. */
   plannedAt: last<number>(-1),
   lastFailure: last<string | null>(null),
-  failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>((a, writes) => [...a, ...writes.flat()].slice(-5), () => []),
+  failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>(
+    (a, writes) => [...a, ...writes.flat()].slice(-5),
+    () => [],
+  ),
   /** The goal recorded before it is sent; on resume the executor re-attaches to it instead of sending anew. */
   pendingGoal: last<{ goalId: string; call: SkillCall } | null>(null),
   status: last<Status>("running"),
@@ -69,7 +83,10 @@ export const ClosedLoopState = Annotation.Root({
   /** The look (`counters.iterations`) last asked to settle something. */
   focusedAt: last<number>(-1),
   /** The loops broken in this run, and how. */
-  loops: delta<BrokenLoop[]>((a, writes) => [...a, ...writes.flat()], () => []),
+  loops: delta<BrokenLoop[]>(
+    (a, writes) => [...a, ...writes.flat()],
+    () => [],
+  ),
   /** Per goal object, the places looked into since it was last seen; every place seen into; the last entry folded in. */
   search: last<{ upTo: number; since: SearchLedger; viewed: string[] }>({ upTo: -1, since: {}, viewed: [] }),
   /** The work done beside the running skill against its predicted outcome (configurable.pipeline), and how it ended. */

@@ -43,7 +43,11 @@ function afterRetrieval(s: CurriculumStateType, config?: RunnableConfig) {
 
 /** What a user types: what the experiment is for (the curriculum proposes its own tasks). */
 export const CurriculumInput = z.object({
-  goal: z.string().min(1).default("master the blocks in the basket").describe("what the experiment is for, in words; the curriculum proposes its own tasks"),
+  goal: z
+    .string()
+    .min(1)
+    .default("master the blocks in the basket")
+    .describe("what the experiment is for, in words; the curriculum proposes its own tasks"),
 });
 
 /** The wiring; every node and edge runs in a run of `method` (runtime/run.ts). */
@@ -69,7 +73,13 @@ export function buildCurriculum(method: MethodRuntime<CurriculumSettings>) {
     .addConditionalEdges("analyse", w(running), { continue: "propose", [END]: END });
 }
 
-export function compileCurriculum(method: MethodRuntime<CurriculumSettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileCurriculum(
+  method: MethodRuntime<CurriculumSettings>,
+  checkpointer?: BaseCheckpointSaver,
+  store?: BaseStore,
+) {
   // Seven to nine node steps a cycle; the episode and iteration budgets, not the recursion limit, end a run.
-  return buildCurriculum(method).compile({ checkpointer, store, name: "curriculum" }).withConfig({ recursionLimit: 5000 });
+  return buildCurriculum(method)
+    .compile({ checkpointer, store, name: "curriculum" })
+    .withConfig({ recursionLimit: 5000 });
 }

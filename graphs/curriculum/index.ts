@@ -7,7 +7,11 @@ import type { Line, Method } from "../method";
 import { curriculumReport } from "./report";
 
 /** What one node did, in a line. */
-export function describeCurriculum(node: string, u: Partial<CurriculumStateType>, s: CurriculumStateType | undefined): Line {
+export function describeCurriculum(
+  node: string,
+  u: Partial<CurriculumStateType>,
+  s: CurriculumStateType | undefined,
+): Line {
   return { node, text: curriculumText(node, u, s) };
 }
 
@@ -16,9 +20,17 @@ function curriculumText(node: string, u: Partial<CurriculumStateType>, s: Curric
     case "begin":
       return u.library ? `library: ${u.library.map((l) => l.caption).join(", ")}` : "";
     case "propose":
-      return u.current ? `propose #${u.current.cycle}: "${u.current.proposal.task}"` : u.status ? `${u.status}: ${u.statusReason}` : "";
+      return u.current
+        ? `propose #${u.current.cycle}: "${u.current.proposal.task}"`
+        : u.status
+          ? `${u.status}: ${u.statusReason}`
+          : "";
     case "decompose":
-      return u.current?.decomposition ? `decompose: [${u.current.decomposition.steps.join(", ")}]` : u.status ? `${u.status}: ${u.statusReason}` : "";
+      return u.current?.decomposition
+        ? `decompose: [${u.current.decomposition.steps.join(", ")}]`
+        : u.status
+          ? `${u.status}: ${u.statusReason}`
+          : "";
     case "retrieve": {
       const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0] ?? u.current;
       const r = rec?.retrievals?.map((x) => x.skill ?? `✗ ${x.step}`).join(", ");
@@ -27,13 +39,22 @@ function curriculumText(node: string, u: Partial<CurriculumStateType>, s: Curric
     }
     case "tally": {
       const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0];
-      return rec?.outcome?.kind === "embodied" ? `embodied "${rec.proposal.task}": ${rec.outcome.successes}/${rec.outcome.episodes} succeeded` : "";
+      return rec?.outcome?.kind === "embodied"
+        ? `embodied "${rec.proposal.task}": ${rec.outcome.successes}/${rec.outcome.episodes} succeeded`
+        : "";
     }
     case "learn":
-      return u.targets ? `learn #${u.counters?.iterations}: ${Object.values(u.targets).filter((t) => !t.converged && t.returns.length).map((t) => `${t.caption} ${t.returns.at(-1)!.toFixed(1)}/${t.maxReturn}`).join(", ")}` : "";
+      return u.targets
+        ? `learn #${u.counters?.iterations}: ${Object.values(u.targets)
+            .filter((t) => !t.converged && t.returns.length)
+            .map((t) => `${t.caption} ${t.returns.at(-1)!.toFixed(1)}/${t.maxReturn}`)
+            .join(", ")}`
+        : "";
     case "analyse": {
       const joined = (u.library ?? []).filter((l) => !s?.library.some((x) => x.caption === l.caption));
-      const verdicts = Object.values(u.targets ?? {}).filter((t) => t.analyses.at(-1)?.iteration === s?.counters.iterations && !s?.targets[t.caption]?.converged);
+      const verdicts = Object.values(u.targets ?? {}).filter(
+        (t) => t.analyses.at(-1)?.iteration === s?.counters.iterations && !s?.targets[t.caption]?.converged,
+      );
       return `analyse: ${verdicts.map((t) => `${t.caption} ${t.analyses.at(-1)!.converged ? "YES" : "no"}`).join(", ") || "nothing to judge"}${joined.length ? ` → library + ${joined.map((l) => l.caption).join(", ")}` : ""}`;
     }
   }
@@ -63,8 +84,12 @@ export const curriculum: Method = {
   runtime,
   compile: (checkpointer, store) => compileCurriculum(runtime, checkpointer, store),
   input: () => ({ goal: "master the blocks in the basket" }),
-  describe: (node, u, before) => describeCurriculum(node, u as Partial<CurriculumStateType>, before as CurriculumStateType | undefined),
-  summarize: (state) => ({ steps: (state as Partial<CurriculumStateType> | undefined)?.counters?.episodes ?? 0, replans: 0 }),
+  describe: (node, u, before) =>
+    describeCurriculum(node, u as Partial<CurriculumStateType>, before as CurriculumStateType | undefined),
+  summarize: (state) => ({
+    steps: (state as Partial<CurriculumStateType> | undefined)?.counters?.episodes ?? 0,
+    replans: 0,
+  }),
 };
 
 /** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */

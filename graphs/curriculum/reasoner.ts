@@ -23,7 +23,18 @@
  * Seeded faults: a wrong retrieval (the same verb, another block), a dropped step, a misjudged curve.
  */
 import sharp from "sharp";
-import { PLOT_STYLE, type AnalyseContext, type ConvergenceVerdict, type DecomposeContext, type ProposeContext, type RetrieveContext, type SeenBlock, type SkillRetrieval, type TaskDecomposition, type TaskProposal } from "./schemas";
+import {
+  PLOT_STYLE,
+  type AnalyseContext,
+  type ConvergenceVerdict,
+  type DecomposeContext,
+  type ProposeContext,
+  type RetrieveContext,
+  type SeenBlock,
+  type SkillRetrieval,
+  type TaskDecomposition,
+  type TaskProposal,
+} from "./schemas";
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
 
 export const COLOURS = ["red", "green", "blue"] as const;
@@ -49,28 +60,54 @@ export type Goal =
 
 const C = "(red|green|blue)";
 const B = `(?:the )?${C}(?: block| one| cube| object)?`;
-const inOrder = (a: string, b: string) => [a, b].sort((p, q) => COLOURS.indexOf(p as never) - COLOURS.indexOf(q as never));
+const inOrder = (a: string, b: string) =>
+  [a, b].sort((p, q) => COLOURS.indexOf(p as never) - COLOURS.indexOf(q as never));
 const PATTERNS: [RegExp, (m: RegExpExecArray) => Goal][] = [
   [/^(?:open(?: the)? gripper|release)$/, () => ({ kind: "open" })],
   [/^close(?: the)? gripper$/, () => ({ kind: "close" })],
   [/^grasp(?: anything)?$/, () => ({ kind: "grasp" })],
-  [new RegExp(`^(?:build a )?(?:three-level |triple )?(?:tower|stack)(?: with)? ${B} on(?: top of)? ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] })],
+  [
+    new RegExp(
+      `^(?:build a )?(?:three-level |triple )?(?:tower|stack)(?: with)? ${B} on(?: top of)? ${B} on(?: top of)? ${B}$`,
+    ),
+    (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] }),
+  ],
   [new RegExp(`^triple stack ${C} ${C} ${C}$`), (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] })],
   // A pyramid's pair is unordered: named in colour order (red, green, blue), as the captions name it.
-  [new RegExp(`^(?:build an )?inverted pyramid(?: with)? ${B} (?:and|on) ${B} on(?: top of)? ${B}$`), (m) => { const [x, z] = inOrder(m[1], m[2]); return { kind: "inverted_pyramid", x, y: m[3], z }; }],
-  [new RegExp(`^(?:build a )?pyramid(?: with)? ${B} on(?: top of)? ${B} and ${B}$`), (m) => { const [y, z] = inOrder(m[2], m[3]); return { kind: "pyramid", x: m[1], y, z }; }],
+  [
+    new RegExp(`^(?:build an )?inverted pyramid(?: with)? ${B} (?:and|on) ${B} on(?: top of)? ${B}$`),
+    (m) => {
+      const [x, z] = inOrder(m[1], m[2]);
+      return { kind: "inverted_pyramid", x, y: m[3], z };
+    },
+  ],
+  [
+    new RegExp(`^(?:build a )?pyramid(?: with)? ${B} on(?: top of)? ${B} and ${B}$`),
+    (m) => {
+      const [y, z] = inOrder(m[2], m[3]);
+      return { kind: "pyramid", x: m[1], y, z };
+    },
+  ],
   // Placing leaves the block held on the other; stacking (putting) lets go of it.
   [new RegExp(`^place ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "place", x: m[1], y: m[2] })],
   [new RegExp(`^(?:stack|put) ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "on", x: m[1], y: m[2] })],
   [new RegExp(`^(?:put|place|move) ${B} next to ${B}$`), (m) => ({ kind: "next_to", x: m[1], y: m[2] })],
-  [new RegExp(`^(?:unstack|take|lift) ${B} (?:off|from)(?: the top of)? ${B}$`), (m) => ({ kind: "unstack", x: m[1], y: m[2] })],
+  [
+    new RegExp(`^(?:unstack|take|lift) ${B} (?:off|from)(?: the top of)? ${B}$`),
+    (m) => ({ kind: "unstack", x: m[1], y: m[2] }),
+  ],
   [new RegExp(`^hold ${B} above ${B}$`), (m) => ({ kind: "hold_above", x: m[1], y: m[2] })],
   [new RegExp(`^(?:move |go )?above ${B}$`), (m) => ({ kind: "above", x: m[1] })],
   [new RegExp(`^(?:lift|pick up|grasp and lift) ${B}(?: up)?$`), (m) => ({ kind: "lift", x: m[1] })],
   [new RegExp(`^(?:reach|touch|go to) ${B}$`), (m) => ({ kind: "reach", x: m[1] })],
 ];
 
-const normal = (s: string) => s.toLowerCase().replace(/[.,;:!]+$/g, "").replace(/[_\s]+/g, " ").trim();
+const normal = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[.,;:!]+$/g, "")
+    .replace(/[_\s]+/g, " ")
+    .trim();
 
 /** What a caption or a task asks for, or undefined when the reasoner does not understand it. */
 export function understand(text: string): Goal | undefined {
@@ -85,34 +122,56 @@ export function understand(text: string): Goal | undefined {
 /** A goal in the words a step (and a skill caption) uses. */
 export function stepText(g: Goal): string {
   switch (g.kind) {
-    case "open": return "open gripper";
-    case "close": return "close gripper";
-    case "grasp": return "grasp anything";
-    case "reach": return `reach ${g.x}`;
-    case "lift": return `lift ${g.x}`;
-    case "above": return `above ${g.x}`;
-    case "hold_above": return `hold ${g.x} above ${g.y}`;
-    case "next_to": return `put ${g.x} next to ${g.y}`;
-    case "place": return `place ${g.x} on ${g.y}`;
-    case "on": return `stack ${g.x} on ${g.y}`;
-    case "tower": return `tower ${g.x} on ${g.y} on ${g.z}`;
-    case "pyramid": return `pyramid ${g.x} on ${g.y} and ${g.z}`;
-    case "inverted_pyramid": return `inverted pyramid ${g.x} and ${g.z} on ${g.y}`;
-    case "unstack": return `unstack ${g.x} from ${g.y}`;
+    case "open":
+      return "open gripper";
+    case "close":
+      return "close gripper";
+    case "grasp":
+      return "grasp anything";
+    case "reach":
+      return `reach ${g.x}`;
+    case "lift":
+      return `lift ${g.x}`;
+    case "above":
+      return `above ${g.x}`;
+    case "hold_above":
+      return `hold ${g.x} above ${g.y}`;
+    case "next_to":
+      return `put ${g.x} next to ${g.y}`;
+    case "place":
+      return `place ${g.x} on ${g.y}`;
+    case "on":
+      return `stack ${g.x} on ${g.y}`;
+    case "tower":
+      return `tower ${g.x} on ${g.y} on ${g.z}`;
+    case "pyramid":
+      return `pyramid ${g.x} on ${g.y} and ${g.z}`;
+    case "inverted_pyramid":
+      return `inverted pyramid ${g.x} and ${g.z} on ${g.y}`;
+    case "unstack":
+      return `unstack ${g.x} from ${g.y}`;
   }
 }
 
 /** A goal as a task for the robot, in free text (the proposer's wording). */
 export function taskText(g: Goal): string {
   switch (g.kind) {
-    case "reach": return `reach the ${g.x} block`;
-    case "lift": return `pick up the ${g.x} block`;
-    case "hold_above": return `hold the ${g.x} block above the ${g.y} block`;
-    case "on": return `put the ${g.x} block on top of the ${g.y} block`;
-    case "tower": return `build a tower with the ${g.x} block on top of the ${g.y} block on top of the ${g.z} block`;
-    case "pyramid": return `build a pyramid with the ${g.x} block on top of the ${g.y} block and the ${g.z} block`;
-    case "unstack": return `take the ${g.x} block off the ${g.y} block`;
-    default: return stepText(g);
+    case "reach":
+      return `reach the ${g.x} block`;
+    case "lift":
+      return `pick up the ${g.x} block`;
+    case "hold_above":
+      return `hold the ${g.x} block above the ${g.y} block`;
+    case "on":
+      return `put the ${g.x} block on top of the ${g.y} block`;
+    case "tower":
+      return `build a tower with the ${g.x} block on top of the ${g.y} block on top of the ${g.z} block`;
+    case "pyramid":
+      return `build a pyramid with the ${g.x} block on top of the ${g.y} block and the ${g.z} block`;
+    case "unstack":
+      return `take the ${g.x} block off the ${g.y} block`;
+    default:
+      return stepText(g);
   }
 }
 
@@ -132,11 +191,16 @@ const onTopOf = (sup: Support, b: string) => [...sup].find(([, under]) => under 
 function holds(g: Goal, sup: Support): boolean {
   switch (g.kind) {
     case "on":
-    case "place": return sup.get(g.x) === g.y;
-    case "tower": return sup.get(g.x) === g.y && sup.get(g.y) === g.z;
-    case "lift": return sup.get(g.x) === "gripper";
-    case "unstack": return sup.has(g.x) && sup.get(g.x) !== g.y;
-    default: return false;
+    case "place":
+      return sup.get(g.x) === g.y;
+    case "tower":
+      return sup.get(g.x) === g.y && sup.get(g.y) === g.z;
+    case "lift":
+      return sup.get(g.x) === "gripper";
+    case "unstack":
+      return sup.has(g.x) && sup.get(g.x) !== g.y;
+    default:
+      return false;
   }
 }
 
@@ -152,11 +216,13 @@ function candidates(seen: string[], sup: Support = new Map()): Goal[] {
   }
   for (const x of xs) out.push({ kind: "reach", x }, { kind: "lift", x });
   for (const x of xs) for (const y of xs) if (y !== x) out.push({ kind: "hold_above", x, y }, { kind: "on", x, y });
-  for (const x of xs) for (const y of xs) for (const z of xs) {
-    if (new Set([x, y, z]).size < 3) continue;
-    out.push({ kind: "tower", x, y, z });
-    if (COLOURS.indexOf(y) < COLOURS.indexOf(z)) out.push({ kind: "pyramid", x, y, z });
-  }
+  for (const x of xs)
+    for (const y of xs)
+      for (const z of xs) {
+        if (new Set([x, y, z]).size < 3) continue;
+        out.push({ kind: "tower", x, y, z });
+        if (COLOURS.indexOf(y) < COLOURS.indexOf(z)) out.push({ kind: "pyramid", x, y, z });
+      }
   return out;
 }
 
@@ -171,7 +237,11 @@ const TOO_HARD = 12;
 
 export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): TaskProposal {
   const seen = ctx.blocks.map((b) => b.label).filter((l) => (COLOURS as readonly string[]).includes(l));
-  if (!seen.length) return { reasoning: "I see no blocks in the basket, so the only thing to practise is the gripper itself.", task: "open gripper" };
+  if (!seen.length)
+    return {
+      reasoning: "I see no blocks in the basket, so the only thing to practise is the gripper itself.",
+      task: "open gripper",
+    };
   const lib = new Set(ctx.library.map(normal));
   const sup = supportOf(ctx.blocks);
   const count = (ts: string[]) => {
@@ -191,7 +261,12 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     const g = understand(f.task);
     if (g && f.missing.some((m) => !lib.has(normal(m)))) blocked.add(g.kind);
   }
-  const tried = new Set(ctx.proposedBefore.map((t) => understand(t)).filter((g): g is Goal => !!g).map(key));
+  const tried = new Set(
+    ctx.proposedBefore
+      .map((t) => understand(t))
+      .filter((g): g is Goal => !!g)
+      .map(key),
+  );
   // A task counts as done once it succeeds at least as often as it fails (one lucky episode is not mastery) …
   const mastered = [...won.keys()].filter((k) => won.get(k)! >= (lost.get(k) ?? 0));
   // … and so does every kind of thing its plan is made of: a stack that worked shows the reach, grasp, lift and hold
@@ -204,7 +279,10 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   };
   const doneKinds = new Set(mastered.flatMap((k) => [understand(k)!, ...parts(understand(k)!)].map((g) => g.kind)));
   /** The steps of a task's plan over the library, from the scene as seen, that no library skill does. */
-  const lacking = (g: Goal) => planFor(g, (s) => lib.has(s), sup).map(stepText).filter((s) => !lib.has(normal(s)));
+  const lacking = (g: Goal) =>
+    planFor(g, (s) => lib.has(s), sup)
+      .map(stepText)
+      .filter((s) => !lib.has(normal(s)));
   // Never what the image already shows done; a block may be built on wherever it rests, but not while it is held.
   const placeable = (g: Goal) => !holds(g, sup) && (g.kind !== "on" || sup.get(g.y) !== "gripper");
   const pool = candidates(seen, sup)
@@ -220,7 +298,14 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   let why = "";
   if (pool.length) {
     // What it lacks least for; then the task of fewest steps; then what it tried least and failed least.
-    const chosen = pick(pool, (x) => 1000 * x.missing.length + 10 * planFor(x.g, () => false, sup).length + (tried.has(key(x.g)) ? 5 : 0) + Math.min(4, lost.get(key(x.g)) ?? 0));
+    const chosen = pick(
+      pool,
+      (x) =>
+        1000 * x.missing.length +
+        10 * planFor(x.g, () => false, sup).length +
+        (tried.has(key(x.g)) ? 5 : 0) +
+        Math.min(4, lost.get(key(x.g)) ?? 0),
+    );
     goal = chosen.g;
     why = chosen.missing.length
       ? `new, and nearest to what the robot can do: its plan lacks only ${chosen.missing.map((m) => `"${m}"`).join(", ")}`
@@ -229,11 +314,18 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     // Nothing new to try: practise, of what every skill is there for, what was done least.
     const doable = candidates(seen, sup).filter((g) => placeable(g) && !lacking(g).length);
     if (doable.length) {
-      goal = pick(doable.map((g) => ({ g })), (x) => (won.get(key(x.g)) ?? 0) + (lost.get(key(x.g)) ?? 0)).g;
+      goal = pick(
+        doable.map((g) => ({ g })),
+        (x) => (won.get(key(x.g)) ?? 0) + (lost.get(key(x.g)) ?? 0),
+      ).g;
       why = "practice: nothing new can be planned with the skills available now, and this has been tried least";
     }
   }
-  if (!goal) return { reasoning: "Every task I can think of here needs skills the robot lacks; practising the gripper.", task: "close gripper" };
+  if (!goal)
+    return {
+      reasoning: "Every task I can think of here needs skills the robot lacks; practising the gripper.",
+      task: "close gripper",
+    };
   // A seeded fault: the model names another block than it meant to.
   if (rng.next() < noise.wrongArgument && "x" in goal) {
     const g = goal;
@@ -241,10 +333,21 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     if (other.length) goal = { ...g, x: other[0] } as Goal;
   }
   // The task done reliably whose plan takes the most skills: what the robot can do so far, in the proposer's words.
-  const longest = [...mastered].sort((a, b) => planFor(understand(b)!, (s) => lib.has(s)).length - planFor(understand(a)!, (s) => lib.has(s)).length || a.localeCompare(b))[0];
-  const achieved = longest ? `The most the robot has done reliably so far is "${longest}".` : "The robot has not completed any task yet.";
-  const stacked = ctx.blocks.filter((b) => b.on && b.on !== "basket").map((b) => (b.on === "gripper" ? `${b.label} in the gripper` : `${b.label} on ${b.on}`));
-  return { reasoning: `I see the ${seen.join(", ")} blocks${stacked.length ? ` (${stacked.join(", ")})` : ""}. ${achieved} This task is ${why}.`, task: taskText(goal) };
+  const longest = [...mastered].sort(
+    (a, b) =>
+      planFor(understand(b)!, (s) => lib.has(s)).length - planFor(understand(a)!, (s) => lib.has(s)).length ||
+      a.localeCompare(b),
+  )[0];
+  const achieved = longest
+    ? `The most the robot has done reliably so far is "${longest}".`
+    : "The robot has not completed any task yet.";
+  const stacked = ctx.blocks
+    .filter((b) => b.on && b.on !== "basket")
+    .map((b) => (b.on === "gripper" ? `${b.label} in the gripper` : `${b.label} on ${b.on}`));
+  return {
+    reasoning: `I see the ${seen.join(", ")} blocks${stacked.length ? ` (${stacked.join(", ")})` : ""}. ${achieved} This task is ${why}.`,
+    task: taskText(goal),
+  };
 }
 
 // ---- decompose ------------------------------------------------------------------------------------------------------
@@ -285,15 +388,28 @@ function breakDown(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
     case "place":
       return stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup);
     case "on":
-      return [...(has(key({ kind: "place", x: g.x, y: g.y })) ? [{ kind: "place", x: g.x, y: g.y } as Goal] : stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup)), { kind: "open" }];
+      return [
+        ...(has(key({ kind: "place", x: g.x, y: g.y }))
+          ? [{ kind: "place", x: g.x, y: g.y } as Goal]
+          : stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup)),
+        { kind: "open" },
+      ];
     case "tower":
-      return [...stepsFor({ kind: "on", x: g.y, y: g.z }, has, sup), ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup)];
+      return [
+        ...stepsFor({ kind: "on", x: g.y, y: g.z }, has, sup),
+        ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup),
+      ];
     case "pyramid":
       // The two bases side by side, then the top block across them.
-      return [...stepsFor({ kind: "next_to", x: g.y, y: g.z }, has, sup), ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup)];
+      return [
+        ...stepsFor({ kind: "next_to", x: g.y, y: g.z }, has, sup),
+        ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup),
+      ];
     case "unstack": {
       // Stacking it on the third block, free, takes it off the one beneath.
-      const z = COLOURS.find((c) => c !== g.x && c !== g.y && sup.has(c) && sup.get(c) !== "gripper" && !onTopOf(sup, c));
+      const z = COLOURS.find(
+        (c) => c !== g.x && c !== g.y && sup.has(c) && sup.get(c) !== "gripper" && !onTopOf(sup, c),
+      );
       return z && has(key({ kind: "on", x: g.x, y: z })) ? [{ kind: "on", x: g.x, y: z }] : [g];
     }
     default:
@@ -303,11 +419,16 @@ function breakDown(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
 
 export function decomposeTask(ctx: DecomposeContext, noise: NoiseKnobs, rng: Draw): TaskDecomposition {
   const goal = understand(ctx.proposal);
-  if (!goal) return { reasoning: `I do not know how to break down "${ctx.proposal}"; trying it as one step.`, steps: [ctx.proposal] };
+  if (!goal)
+    return {
+      reasoning: `I do not know how to break down "${ctx.proposal}"; trying it as one step.`,
+      steps: [ctx.proposal],
+    };
   const lib = new Set(ctx.library.map(normal));
   let steps = planFor(goal, (s) => lib.has(s), supportOf(ctx.blocks)).map(stepText);
   // A seeded fault: one step of a longer plan left out.
-  if (steps.length > 1 && rng.next() < noise.skipStep) steps = steps.filter((_, i) => i !== Math.floor(rng.next() * steps.length));
+  if (steps.length > 1 && rng.next() < noise.skipStep)
+    steps = steps.filter((_, i) => i !== Math.floor(rng.next() * steps.length));
   const missing = steps.filter((s) => !lib.has(s));
   const direct = steps.length === 1 && lib.has(steps[0]);
   return {
@@ -325,7 +446,9 @@ export function retrieveSkill(ctx: RetrieveContext, noise: NoiseKnobs, rng: Draw
   // The step's words first; failing that, a caption that asks for the same thing in other words ("put the red block on
   // top of the green one" is "stack red on green") — what a language model reads as the same.
   const meant = understand(ctx.step);
-  const exact = ctx.library.find((s) => normal(s) === want) ?? (meant ? ctx.library.find((s) => understand(s) && key(understand(s)!) === key(meant)) : undefined);
+  const exact =
+    ctx.library.find((s) => normal(s) === want) ??
+    (meant ? ctx.library.find((s) => understand(s) && key(understand(s)!) === key(meant)) : undefined);
   if (!exact) return { reasoning: `No skill in the library does "${ctx.step}".`, skill: null };
   // A seeded fault: the same kind of skill, on another block.
   if (rng.next() < noise.wrongRetrieval) {
@@ -339,7 +462,8 @@ export function retrieveSkill(ctx: RetrieveContext, noise: NoiseKnobs, rng: Draw
 // ---- analyse: read the plot ----------------------------------------------------------------------------------------
 
 const hex = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
-const near = (p: number[], q: number[], tol: number) => Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]) <= tol;
+const near = (p: number[], q: number[], tol: number) =>
+  Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]) <= tol;
 
 /** The curve as read off the image: values in [0, 1] of the y axis at evenly spaced x, and how far along x it reaches. */
 export interface ReadCurve {
@@ -353,13 +477,16 @@ export interface ReadCurve {
 /** Finds the plot's frame (the long dark lines) and the curve (the curve colour) in a PNG and reads the curve back. */
 export async function readCurvePng(png: Buffer): Promise<ReadCurve> {
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const W = info.width, H = info.height, ch = info.channels;
+  const W = info.width,
+    H = info.height,
+    ch = info.channels;
   const px = (x: number, y: number) => [data[(y * W + x) * ch], data[(y * W + x) * ch + 1], data[(y * W + x) * ch + 2]];
   const curve = hex(PLOT_STYLE.curve);
   // The frame is dark grey: dark and colourless (the curve is a saturated colour, the grid light, the text short).
   const dark = (p: number[]) => Math.max(...p) < 110 && Math.max(...p) - Math.min(...p) < 30;
   // Frame lines: rows and columns mostly in the frame colour.
-  const rows: number[] = [], cols: number[] = [];
+  const rows: number[] = [],
+    cols: number[] = [];
   for (let y = 0; y < H; y++) {
     let n = 0;
     for (let x = 0; x < W; x++) if (dark(px(x, y))) n++;
@@ -374,9 +501,13 @@ export async function readCurvePng(png: Buffer): Promise<ReadCurve> {
   if (rows.length < 2 || cols.length < 2) throw new Error("no plot frame found in the image");
   // The data's 0 and maximum are drawn a few pixels inside the frame (the plots' convention, like a chart's margins).
   const m = PLOT_STYLE.inset;
-  const top = rows[0] + m, bottom = rows[rows.length - 1] - m, left = cols[0] + m, right = cols[cols.length - 1] - m;
+  const top = rows[0] + m,
+    bottom = rows[rows.length - 1] - m,
+    left = cols[0] + m,
+    right = cols[cols.length - 1] - m;
   const values: number[] = [];
-  let first = -1, last = -1;
+  let first = -1,
+    last = -1;
   for (let x = left - m + 2; x <= right + m - 2; x++) {
     const ys: number[] = [];
     for (let y = top - m + 1; y < bottom + m; y++) if (near(px(x, y), curve, 120)) ys.push(y);
@@ -393,7 +524,8 @@ export async function readCurvePng(png: Buffer): Promise<ReadCurve> {
 
 /** The plateau test on a read curve: rising → no; flat above zero → yes; peaked and falling → yes (already converged). */
 export function judgeCurve(c: ReadCurve): ConvergenceVerdict {
-  if (c.values.length < 3 || c.to - c.from < 0.45) return { reasoning: "There is no full learning curve yet: too few iterations to tell.", converged: false };
+  if (c.values.length < 3 || c.to - c.from < 0.45)
+    return { reasoning: "There is no full learning curve yet: too few iterations to tell.", converged: false };
   const n = c.values.length;
   const tail = c.values.slice(Math.floor(n * 0.6));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -404,14 +536,34 @@ export function judgeCurve(c: ReadCurve): ConvergenceVerdict {
   const peak = Math.max(...c.values);
   if (rise > 0.05) {
     const dipped = peak - Math.min(...c.values.slice(c.values.indexOf(peak))) > 0.15;
-    return { reasoning: dipped ? "The curve had degenerated after an earlier peak but is going up again: not converged yet." : "The curve is still going up: not converged yet.", converged: false };
+    return {
+      reasoning: dipped
+        ? "The curve had degenerated after an earlier peak but is going up again: not converged yet."
+        : "The curve is still going up: not converged yet.",
+      converged: false,
+    };
   }
   // Flat from its first point: nothing has been learned (yet), which is not convergence (a curve that rose and then
   // levelled off early is, to this reader: the early plateau that fools it).
   const start = mean(c.values.slice(0, Math.max(1, Math.floor(n * 0.05))));
-  if (peak - start < 0.08) return { reasoning: level < 0.05 ? "The curve stays at the bottom: nothing has been learned yet." : "The curve has not moved from where it started: no learning progress to judge yet.", converged: false };
-  if (rise < -0.05 && peak - level > 0.1) return { reasoning: "The curve has peaked and is degenerating again: the training had converged already.", converged: true };
-  if (spread < 0.12) return { reasoning: "The curve has reached a plateau and the performance has stabilised: converged.", converged: true };
+  if (peak - start < 0.08)
+    return {
+      reasoning:
+        level < 0.05
+          ? "The curve stays at the bottom: nothing has been learned yet."
+          : "The curve has not moved from where it started: no learning progress to judge yet.",
+      converged: false,
+    };
+  if (rise < -0.05 && peak - level > 0.1)
+    return {
+      reasoning: "The curve has peaked and is degenerating again: the training had converged already.",
+      converged: true,
+    };
+  if (spread < 0.12)
+    return {
+      reasoning: "The curve has reached a plateau and the performance has stabilised: converged.",
+      converged: true,
+    };
   return { reasoning: "The curve is too irregular at its end to call a plateau: not converged yet.", converged: false };
 }
 
@@ -419,7 +571,8 @@ export async function analyseCurve(ctx: AnalyseContext, noise: NoiseKnobs, rng: 
   if (!ctx.plotPng) throw new Error("the offline analyst reads the plot's pixels: the prompt carries no plot image");
   const verdict = judgeCurve(await readCurvePng(Buffer.from(ctx.plotPng, "base64")));
   // A seeded fault: the opposite call on an ambiguous-looking plot.
-  if (rng.next() < noise.misjudgeCurve) return { reasoning: `${verdict.reasoning} (on a second look, the opposite.)`, converged: !verdict.converged };
+  if (rng.next() < noise.misjudgeCurve)
+    return { reasoning: `${verdict.reasoning} (on a second look, the opposite.)`, converged: !verdict.converged };
   return verdict;
 }
 

@@ -10,13 +10,28 @@ export const CurriculumReportSchema = z.object({
   thread: z.string(),
   status: z.string(),
   statusReason: z.string(),
-  facts: z.looseObject({ model: z.string(), instances: z.number(), seed: z.number(), noise: z.number(), budgets: z.object({ episodes: z.number(), iterations: z.number(), wallSeconds: z.number() }) }),
+  facts: z.looseObject({
+    model: z.string(),
+    instances: z.number(),
+    seed: z.number(),
+    noise: z.number(),
+    budgets: z.object({ episodes: z.number(), iterations: z.number(), wallSeconds: z.number() }),
+  }),
   timing: z.object({ wallSeconds: z.number() }),
   counters: z.looseObject({ episodes: z.number(), iterations: z.number(), cycles: z.number() }),
   library: z.array(z.looseObject({ caption: z.string(), since: z.number(), source: z.string() })),
   cycles: z.array(z.looseObject({ cycle: z.number() })),
   proposals: z.array(z.looseObject({ cycle: z.number(), step: z.string() })),
-  curves: z.record(z.string(), z.looseObject({ family: z.string(), since: z.number(), returns: z.array(z.number()), maxReturn: z.number(), converged: z.boolean() })),
+  curves: z.record(
+    z.string(),
+    z.looseObject({
+      family: z.string(),
+      since: z.number(),
+      returns: z.array(z.number()),
+      maxReturn: z.number(),
+      converged: z.boolean(),
+    }),
+  ),
   convergedShare: z.array(z.object({ family: z.string(), skills: z.array(z.string()), share: z.array(z.number()) })),
   diversity: z.looseObject({ proposals: z.number(), uniqueProposals: z.number() }),
   sameImageStages: z.array(z.unknown()),
@@ -28,7 +43,14 @@ export type CurriculumReportJson = z.infer<typeof CurriculumReportSchema>;
 function charts(r: CurriculumReportJson): ChartSpec[] {
   const out: ChartSpec[] = [];
   const stages = [...new Set(r.library.map((l) => l.since))].sort((a, b) => a - b);
-  out.push({ id: "chart-library", title: "The library over time: skills after each learner iteration that added some", type: "line", x: "learner iteration", labels: stages, datasets: [{ label: "library size", data: stages.map((it) => r.library.filter((l) => l.since <= it).length) }] });
+  out.push({
+    id: "chart-library",
+    title: "The library over time: skills after each learner iteration that added some",
+    type: "line",
+    x: "learner iteration",
+    labels: stages,
+    datasets: [{ label: "library size", data: stages.map((it) => r.library.filter((l) => l.since <= it).length) }],
+  });
   const curves = Object.entries(r.curves);
   const n = Math.max(0, ...curves.map(([, c]) => c.since + c.returns.length));
   if (curves.length)
@@ -38,11 +60,24 @@ function charts(r: CurriculumReportJson): ChartSpec[] {
       type: "line",
       x: "learner iteration",
       labels: Array.from({ length: n }, (_, i) => i),
-      datasets: curves.map(([caption, c]) => ({ label: caption, data: Array.from({ length: n }, (_, i) => (i >= c.since && i - c.since < c.returns.length ? c.returns[i - c.since] / (c.maxReturn || 1) : null)) })),
+      datasets: curves.map(([caption, c]) => ({
+        label: caption,
+        data: Array.from({ length: n }, (_, i) =>
+          i >= c.since && i - c.since < c.returns.length ? c.returns[i - c.since] / (c.maxReturn || 1) : null,
+        ),
+      })),
       yMax: 1,
     });
   const its = Math.max(0, ...r.convergedShare.map((f) => f.share.length));
-  out.push({ id: "chart-fig-5", title: "Cumulative share of curves judged converged, per task family (Fig. 5)", type: "line", x: "learner iteration", labels: Array.from({ length: its }, (_, i) => i), datasets: r.convergedShare.map((f) => ({ label: f.family, data: f.share })), yMax: 1 });
+  out.push({
+    id: "chart-fig-5",
+    title: "Cumulative share of curves judged converged, per task family (Fig. 5)",
+    type: "line",
+    x: "learner iteration",
+    labels: Array.from({ length: its }, (_, i) => i),
+    datasets: r.convergedShare.map((f) => ({ label: f.family, data: f.share })),
+    yMax: 1,
+  });
   return out;
 }
 
@@ -60,6 +95,15 @@ export const curriculumReport: MethodReport = {
   ],
   schema: CurriculumReportSchema,
   charts,
-  facts: (r: CurriculumReportJson) => [`Game On curriculum`, `${r.status}: ${r.statusReason}`, `model ${r.facts.model}`, `seed ${r.facts.seed}`, `${r.counters.episodes} episodes`, `${r.counters.iterations} learner iterations`, `library ${r.library.length} skills`, `${Math.round(r.timing.wallSeconds)} s`],
+  facts: (r: CurriculumReportJson) => [
+    `Game On curriculum`,
+    `${r.status}: ${r.statusReason}`,
+    `model ${r.facts.model}`,
+    `seed ${r.facts.seed}`,
+    `${r.counters.episodes} episodes`,
+    `${r.counters.iterations} learner iterations`,
+    `library ${r.library.length} skills`,
+    `${Math.round(r.timing.wallSeconds)} s`,
+  ],
   slim: (r: CurriculumReportJson) => ({ ...r, cycles: undefined, episodes: undefined, sameImageStages: undefined }),
 };

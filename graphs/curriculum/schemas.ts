@@ -7,25 +7,43 @@
 import { z } from "zod";
 
 export const TaskProposal = z.object({
-  reasoning: z.string().describe("what the image and the record of successes and failures show, and why this task is both new and within reach"),
-  task: z.string().min(3).describe("one task for the robot, in free text, e.g. 'put the red block on top of the green one'"),
+  reasoning: z
+    .string()
+    .describe(
+      "what the image and the record of successes and failures show, and why this task is both new and within reach",
+    ),
+  task: z
+    .string()
+    .min(3)
+    .describe("one task for the robot, in free text, e.g. 'put the red block on top of the green one'"),
 });
 export type TaskProposal = z.infer<typeof TaskProposal>;
 
 export const TaskDecomposition = z.object({
   reasoning: z.string().describe("how the task breaks down, given what the image shows and the skills available now"),
-  steps: z.array(z.string().min(2)).min(1).max(12).describe("the steps in order, in free text; use an available skill's wording where one does the step, and name a step plainly where none does"),
+  steps: z
+    .array(z.string().min(2))
+    .min(1)
+    .max(12)
+    .describe(
+      "the steps in order, in free text; use an available skill's wording where one does the step, and name a step plainly where none does",
+    ),
 });
 export type TaskDecomposition = z.infer<typeof TaskDecomposition>;
 
 export const SkillRetrieval = z.object({
   reasoning: z.string().describe("which library skill does what the step asks, or why none does"),
-  skill: z.string().nullable().describe("exactly one skill caption copied from the library, or null when no skill in the library does the step"),
+  skill: z
+    .string()
+    .nullable()
+    .describe("exactly one skill caption copied from the library, or null when no skill in the library does the step"),
 });
 export type SkillRetrieval = z.infer<typeof SkillRetrieval>;
 
 export const ConvergenceVerdict = z.object({
-  reasoning: z.string().describe("what the curve's shape shows: still rising, a plateau, a peak and decline, or too short to tell"),
+  reasoning: z
+    .string()
+    .describe("what the curve's shape shows: still rising, a plateau, a peak and decline, or too short to tell"),
   converged: z.boolean().describe("true when the training of this skill has converged (YES), false otherwise (NO)"),
 });
 export type ConvergenceVerdict = z.infer<typeof ConvergenceVerdict>;

@@ -109,7 +109,11 @@ export interface CurriculumCounters {
 }
 
 /** A list channel that checkpoints only the new entries. */
-const appended = <T>() => delta<T[], T[]>((a, writes) => writes.reduce<T[]>((acc, w) => [...acc, ...w], a), () => []);
+const appended = <T>() =>
+  delta<T[], T[]>(
+    (a, writes) => writes.reduce<T[]>((acc, w) => [...acc, ...w], a),
+    () => [],
+  );
 
 export const CurriculumState = Annotation.Root({
   goal: Annotation<string>(),

@@ -20,7 +20,14 @@ export const NO_CAUSE_SEEN = "no cause was seen";
 
 /** Every name a motion may use: objects, handles, joints, targets and the palm. */
 export function vocabulary(world: WorldDescription): string[] {
-  return [...new Set(["palm", ...world.labels, ...(world.joints ?? []).flatMap((j) => [j.name, j.handle]), ...(world.targets ?? []).map((t) => t.name)])];
+  return [
+    ...new Set([
+      "palm",
+      ...world.labels,
+      ...(world.joints ?? []).flatMap((j) => [j.name, j.handle]),
+      ...(world.targets ?? []).map((t) => t.name),
+    ]),
+  ];
 }
 
 const words = (text: string) => [...text.toLowerCase().matchAll(/[a-z][a-z0-9_]*/g)].map((m) => m[0]);
@@ -36,8 +43,14 @@ export function mentioned(text: string, names: string[]): string[] {
 export function missingArgument(action: string, names: string[]): string | undefined {
   const text = action.trim().toLowerCase();
   if (!text) return "the step is empty";
-  if (/\b(?:the|a|an|on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)$/.test(text.replace(/[.!?]+$/, ""))) return `"${action.trim()}" is missing its object or target`;
-  if (/\b(?:the|a|an)\s+(?:on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)\b/.test(text)) return `"${action.trim()}" is missing its object`;
+  if (
+    /\b(?:the|a|an|on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)$/.test(
+      text.replace(/[.!?]+$/, ""),
+    )
+  )
+    return `"${action.trim()}" is missing its object or target`;
+  if (/\b(?:the|a|an)\s+(?:on|onto|in|into|inside|to|from|of|with|at|near|under|over|by|for|away)\b/.test(text))
+    return `"${action.trim()}" is missing its object`;
   if (!mentioned(text, names).length) return `"${action.trim()}" names nothing in this scene`;
   return undefined;
 }

@@ -9,7 +9,13 @@ export const REPLAN_VARIANTS = ["full", "no-verifier", "no-perceiver", "no-repla
 export const REPLAN_SETTINGS = {
   maxProcedures: count("new procedures after a plan ended without the goal", 3),
   pipeline: pipelineSetting,
-  diagnosisPhrasings: z.coerce.number().int().min(1).max(6).default(6).describe("differently worded questions the perceiver is asked about a failure (1–6, default 6)"),
+  diagnosisPhrasings: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(6)
+    .default(6)
+    .describe("differently worded questions the perceiver is asked about a failure (1–6, default 6)"),
 };
 
 /** The run configuration Studio's assistant form shows and every run of the graph is checked against. */

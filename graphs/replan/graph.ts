@@ -41,7 +41,8 @@ import type { ReplanSettings } from "./configuration";
 const variant = (config?: RunnableConfig) => runOf<ReplanSettings>(config).settings.variant;
 const verifying = (config?: RunnableConfig) => !["no-verifier", "one-shot"].includes(variant(config));
 /** The one-shot baseline has no next step to prepare. */
-const pipelining = (config?: RunnableConfig) => runOf<ReplanSettings>(config).settings.pipeline && variant(config) !== "one-shot";
+const pipelining = (config?: RunnableConfig) =>
+  runOf<ReplanSettings>(config).settings.pipeline && variant(config) !== "one-shot";
 
 /** Where the plan goes next: its current step by kind, or the completion check once it has run through. */
 function nextStep(s: ReplanStateType) {
@@ -150,7 +151,10 @@ const REPLAN_NODES = {
 };
 
 /** The wiring, with the node implementations as a parameter; every node and edge runs in a run of `method` (runtime/run.ts). */
-export function buildReplan(method: MethodRuntime<ReplanSettings>, n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES) {
+export function buildReplan(
+  method: MethodRuntime<ReplanSettings>,
+  n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES,
+) {
   const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;
   return new StateGraph({ state: ReplanState, input: GoalInput, context: ReplanConfiguration })
@@ -182,13 +186,22 @@ export function buildReplan(method: MethodRuntime<ReplanSettings>, n: Record<key
     .addConditionalEdges("dispatch", w(afterDispatch), ["executor", "speculator", END])
     .addEdge("speculator", END)
     .addConditionalEdges("executor", w(afterMotion), ["diagnose", "prediction_check", ...steps])
-    .addConditionalEdges("prediction_check", w(afterPredictionCheck), ["diagnose", "dispatch", "vision_answer", ...steps])
+    .addConditionalEdges("prediction_check", w(afterPredictionCheck), [
+      "diagnose",
+      "dispatch",
+      "vision_answer",
+      ...steps,
+    ])
     .addConditionalEdges("diagnose", w(afterDiagnose), ["remap_reasons", "consolidate", END])
     .addConditionalEdges("remap_reasons", w(then("consolidate")), ["consolidate", END])
     .addConditionalEdges("consolidate", w(then("high_level_planner")), ["high_level_planner", END])
     .addConditionalEdges("task_check", w(afterTaskCheck), ["high_level_planner", END]);
 }
 
-export function compileReplan(method: MethodRuntime<ReplanSettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileReplan(
+  method: MethodRuntime<ReplanSettings>,
+  checkpointer?: BaseCheckpointSaver,
+  store?: BaseStore,
+) {
   return buildReplan(method).compile({ checkpointer, store, name: "replan" }).withConfig({ recursionLimit: 2000 });
 }

@@ -8,9 +8,29 @@
 import type { WorldDescription } from "../../robots/manifests/schema";
 import type { RewardTermInput } from "../../robots/msgs/motion";
 import { termNames } from "../../robots/msgs/motion";
-import type { Diagnosis, FailureReasons, HighLevelPlan, MotionDraft, NameCheck, PlanCheck, PlanStep, SceneScan, StepCheck, TermCheck, VisionAnswer, VisionQuestions } from "./schemas";
+import type {
+  Diagnosis,
+  FailureReasons,
+  HighLevelPlan,
+  MotionDraft,
+  NameCheck,
+  PlanCheck,
+  PlanStep,
+  SceneScan,
+  StepCheck,
+  TermCheck,
+  VisionAnswer,
+  VisionQuestions,
+} from "./schemas";
 import type { GoalCheck } from "../../models/answers";
-import { alias, canonicalText, closestName, lexicon, namesThing, notUnderstoodMessage } from "../../models/reasoning/language";
+import {
+  alias,
+  canonicalText,
+  closestName,
+  lexicon,
+  namesThing,
+  notUnderstoodMessage,
+} from "../../models/reasoning/language";
 import { restate } from "../../models/reasoning/phrasing";
 import { mentioned, missingArgument, NO_CAUSE_SEEN, vocabulary, type SceneDetections } from "./checks";
 
@@ -19,17 +39,24 @@ import { perceived, type Draw, type NoiseKnobs, type Task } from "../../models/s
 import { meaningHash } from "../../models/symbolic/meaning";
 
 /** The perceiver's draws about one thing in a view: its detection there, or its name where it was not detected. */
-const thingDraw = (rng: Draw, view: string, label: string, d: unknown) => perceived(rng, view, d ? meaningHash(d) : `absent:${label}`);
+const thingDraw = (rng: Draw, view: string, label: string, d: unknown) =>
+  perceived(rng, view, d ? meaningHash(d) : `absent:${label}`);
 
 const NAME = "([a-z][a-z0-9_]*)";
 /** The words before a name in a goal ("the", "a", "my", "their", …): none of them changes which thing is meant. */
 const ARTICLE = "(?:the |a |an |my |your |our |his |her |their |this |that )?";
-const isContainer = (world: WorldDescription, name: string) => world.places.some((p) => p.name === name && p.kind === "container");
-const jointOf = (world: WorldDescription, object: string) => (world.joints ?? []).find((j) => j.object === object || j.name === object);
+const isContainer = (world: WorldDescription, name: string) =>
+  world.places.some((p) => p.name === name && p.kind === "container");
+const jointOf = (world: WorldDescription, object: string) =>
+  (world.joints ?? []).find((j) => j.object === object || j.name === object);
 
 // ---- perceiver: scan, answers, diagnosis ---------------------------------------------------------------------------
 
-export function scan(ctx: { world: WorldDescription; detections: SceneDetections }, noise: NoiseKnobs, rng: Draw): SceneScan {
+export function scan(
+  ctx: { world: WorldDescription; detections: SceneDetections },
+  noise: NoiseKnobs,
+  rng: Draw,
+): SceneScan {
   const visible: string[] = [];
   // RePLan asks "do you see X?" once per known object; a miss is a "no". Faults belong to the view and the thing.
   const view = meaningHash(ctx.detections);
@@ -39,11 +66,19 @@ export function scan(ctx: { world: WorldDescription; detections: SceneDetections
     if (d && draw >= noise.missDetection) visible.push(label);
     else if (!d && draw < noise.hallucinate / 4) visible.push(label);
   }
-  const facts = ctx.detections.places.filter((p) => isContainer(ctx.world, p.name)).map((p) => `the ${p.name} is ${p.state}`);
+  const facts = ctx.detections.places
+    .filter((p) => isContainer(ctx.world, p.name))
+    .map((p) => `the ${p.name} is ${p.state}`);
   // Where each visible loose thing rests, when that is on or in something other than the floor, and its colour.
   const loose = looseThings(ctx.world);
   for (const d of ctx.detections.detections) {
-    if (visible.includes(d.label) && d.location.relation !== "held_by" && d.location.place !== "floor" && d.location.place !== d.label) facts.push(`the ${d.label} is ${d.location.relation} the ${d.location.place}`);
+    if (
+      visible.includes(d.label) &&
+      d.location.relation !== "held_by" &&
+      d.location.place !== "floor" &&
+      d.location.place !== d.label
+    )
+      facts.push(`the ${d.label} is ${d.location.relation} the ${d.location.place}`);
     if (visible.includes(d.label) && loose.includes(d.label) && d.color) facts.push(`the ${d.label} is ${d.color}`);
   }
   return { visible, facts: [...new Set(facts)] };
@@ -51,17 +86,28 @@ export function scan(ctx: { world: WorldDescription; detections: SceneDetections
 
 /** Things that can be moved: the scene's labels that are no place, no thing on a joint and no handle. */
 function looseThings(world: WorldDescription): string[] {
-  const fixed = new Set([...world.places.map((p) => p.name), ...(world.joints ?? []).flatMap((j) => [j.object, j.handle])]);
+  const fixed = new Set([
+    ...world.places.map((p) => p.name),
+    ...(world.joints ?? []).flatMap((j) => [j.object, j.handle]),
+  ]);
   return world.labels.filter((l) => !fixed.has(l));
 }
 
 /** The colour the facts give a thing ("the crate is red"), not a door's state. */
-const colourOf = (thing: string, facts: string[]) => facts.map((f) => new RegExp(`^the ${thing} is ([a-z]+)$`).exec(f)?.[1]).find((c) => c && c !== "open" && c !== "closed");
+const colourOf = (thing: string, facts: string[]) =>
+  facts
+    .map((f) => new RegExp(`^the ${thing} is ([a-z]+)$`).exec(f)?.[1])
+    .find((c) => c && c !== "open" && c !== "closed");
 
 /** The loose thing the facts say has this colour. */
-const thingOfColour = (colour: string | undefined, world: WorldDescription, facts: string[]) => (colour ? looseThings(world).find((t) => colourOf(t, facts) === colour) : undefined);
+const thingOfColour = (colour: string | undefined, world: WorldDescription, facts: string[]) =>
+  colour ? looseThings(world).find((t) => colourOf(t, facts) === colour) : undefined;
 
-export function answer(ctx: { question: string; world: WorldDescription; detections: SceneDetections }, noise: NoiseKnobs, rng: Draw): VisionAnswer {
+export function answer(
+  ctx: { question: string; world: WorldDescription; detections: SceneDetections },
+  noise: NoiseKnobs,
+  rng: Draw,
+): VisionAnswer {
   const q = ctx.question;
   const det = (name: string) => ctx.detections.detections.find((d) => d.label === name);
   // Faults belong to the view and the thing asked about, not to the question's words: the same draw as the scan's.
@@ -74,8 +120,16 @@ export function answer(ctx: { question: string; world: WorldDescription; detecti
     const place = ctx.detections.places.find((p) => p.name === c);
     const d = det(x);
     const missed = about(x).next() < noise.missDetection;
-    if (d && !missed) return { question: q, answer: d.location.place === c ? `Yes, the ${name(x)} is inside the ${c}.` : `The ${name(x)} is ${d.location.relation} the ${d.location.place}, not inside the ${c}.` };
-    if (!place || place.state === "closed" || place.insidePixels < 150) return { question: q, answer: `The inside of the ${c} is not in view.` };
+    if (d && !missed)
+      return {
+        question: q,
+        answer:
+          d.location.place === c
+            ? `Yes, the ${name(x)} is inside the ${c}.`
+            : `The ${name(x)} is ${d.location.relation} the ${d.location.place}, not inside the ${c}.`,
+      };
+    if (!place || place.state === "closed" || place.insidePixels < 150)
+      return { question: q, answer: `The inside of the ${c} is not in view.` };
     return { question: q, answer: `No, the ${x} is not inside the ${c}; its inside is in view and empty of it.` };
   }
   if ((m = new RegExp(`what colou?r is the ${NAME}`, "i").exec(q))) {
@@ -88,7 +142,13 @@ export function answer(ctx: { question: string; world: WorldDescription; detecti
   }
   if ((m = new RegExp(`is the ${NAME} on the ${NAME}`, "i").exec(q))) {
     const d = det(m[1]);
-    return { question: q, answer: d && d.location.place === m[2] ? `Yes, the ${m[1]} is on the ${m[2]}.` : `No, the ${m[1]} is not on the ${m[2]}.` };
+    return {
+      question: q,
+      answer:
+        d && d.location.place === m[2]
+          ? `Yes, the ${m[1]} is on the ${m[2]}.`
+          : `No, the ${m[1]} is not on the ${m[2]}.`,
+    };
   }
   if ((m = new RegExp(`is the ${NAME} open`, "i").exec(q))) {
     const p = ctx.detections.places.find((x) => x.name === m![1]);
@@ -98,7 +158,8 @@ export function answer(ctx: { question: string; world: WorldDescription; detecti
 }
 
 const overlap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["detections"][0]["box"]) =>
-  Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) * Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
+  Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) *
+  Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
 const gap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["detections"][0]["box"]) =>
   Math.hypot(Math.max(0, a.x - (b.x + b.w), b.x - (a.x + a.w)), Math.max(0, a.y - (b.y + b.h), b.y - (a.y + a.h)));
 
@@ -107,10 +168,16 @@ const gap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["det
  * it, or something whose box covers its handle or its front. With nothing in the way, something beside it that has
  * its own joint or is a fixed surface may be what keeps it shut.
  */
-export function diagnose(ctx: { action: string; world: WorldDescription; detections: SceneDetections; phrasing: string }, noise: NoiseKnobs, rng: Draw): Diagnosis {
+export function diagnose(
+  ctx: { action: string; world: WorldDescription; detections: SceneDetections; phrasing: string },
+  noise: NoiseKnobs,
+  rng: Draw,
+): Diagnosis {
   const names = vocabulary(ctx.world);
   // A target point stands for the place it is in: "move X to target_position" acts on the cabinet around it.
-  const inAction = mentioned(ctx.action, names).map((n) => (ctx.world.targets ?? []).find((t) => t.name === n)?.place ?? n);
+  const inAction = mentioned(ctx.action, names).map(
+    (n) => (ctx.world.targets ?? []).find((t) => t.name === n)?.place ?? n,
+  );
   const target = [...inAction].reverse().find((n) => ctx.world.labels.includes(n)) ?? inAction.at(-1);
   const moved = inAction.filter((n) => n !== target);
   const dets = ctx.detections.detections;
@@ -121,7 +188,9 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   const candidates = dets.filter((d) => !parts.has(d.label) && !moved.includes(d.label) && !handles.has(d.label));
   // What can stand in the way is a loose thing; fixtures and their handles stay where they are built.
   // What is inside the target is its contents (seen through a door ajar), not something in front of it.
-  const loose = candidates.filter((d) => !fixtures.has(d.label) && !(d.location.relation === "in" && d.location.place === target));
+  const loose = candidates.filter(
+    (d) => !fixtures.has(d.label) && !(d.location.relation === "in" && d.location.place === target),
+  );
   // Faults belong to the view and the thing failed on, not to the phrasing or the controller's words: a view asked
   // about again answers as before, as a model at temperature 0 would.
   const seen = perceived(rng, meaningHash(ctx.detections), `diagnosis:${target}`);
@@ -136,26 +205,39 @@ export function diagnose(ctx: { action: string; world: WorldDescription; detecti
   }
   // Something resting on the target holds its room; a thing inside a container with a door is its contents, not in the way.
   const resting = loose.find((d) => d.location.place === target && d.location.relation === "on");
-  if (resting) return { explanation: `The ${say(resting.label)} is already on the ${target}, and it holds one thing at a time.` };
+  if (resting)
+    return { explanation: `The ${say(resting.label)} is already on the ${target}, and it holds one thing at a time.` };
   const tBox = targetBoxes.find((t) => t.label === target)?.box;
   // In front of it: on the floor nearer the camera than its front, so its box reaches lower in the image than the
   // target's (a thing set down beside or behind it covers its box too, but stands in no door's way).
   const inFront = (b: SceneDetections["detections"][0]["box"]) => !tBox || b.y + b.h > tBox.y + tBox.h;
   const scored = loose
-    .map((d) => ({ d, handle: targetBoxes.filter((t) => t.label !== target).reduce((s, t) => s + overlap(d.box, t.box), 0), body: targetBoxes.filter((t) => t.label === target).reduce((s, t) => s + overlap(d.box, t.box), 0) }))
+    .map((d) => ({
+      d,
+      handle: targetBoxes.filter((t) => t.label !== target).reduce((s, t) => s + overlap(d.box, t.box), 0),
+      body: targetBoxes.filter((t) => t.label === target).reduce((s, t) => s + overlap(d.box, t.box), 0),
+    }))
     .filter((x) => x.handle > 0 || (x.body > 0.15 * x.d.box.w * x.d.box.h && inFront(x.d.box)))
     .sort((a, b) => b.handle - a.handle || b.body - a.body);
   if (scored.length) return { explanation: `The ${say(scored[0].d.label)} is blocking the ${target}.` };
   const near = candidates
     // What could hold a door shut from beside it: a thing that moves on a joint of its own (a lever), or a fixed
     // surface something could be set on (a plate, a pad).
-    .filter((d) => (ctx.world.joints ?? []).some((j) => j.object === d.label) || ctx.world.places.some((p) => p.name === d.label && p.kind === "surface"))
+    .filter(
+      (d) =>
+        (ctx.world.joints ?? []).some((j) => j.object === d.label) ||
+        ctx.world.places.some((p) => p.name === d.label && p.kind === "surface"),
+    )
     .sort((a, b) => (tBox ? gap(a.box, tBox) - gap(b.box, tBox) : 0));
   // Only something with a door can be locked.
   const lockable = !!target && (ctx.world.joints ?? []).some((j) => j.object === target);
-  if (near.length && lockable) return { explanation: `Nothing stands in front of the ${target}, so the ${target} is locked; the ${say(near[0].label)} beside it may unlock it.` };
+  if (near.length && lockable)
+    return {
+      explanation: `Nothing stands in front of the ${target}, so the ${target} is locked; the ${say(near[0].label)} beside it may unlock it.`,
+    };
   const place = target && ctx.detections.places.find((p) => p.name === target);
-  if (place && place.state === "closed" && isContainer(ctx.world, target!)) return { explanation: `The ${target} is closed.` };
+  if (place && place.state === "closed" && isContainer(ctx.world, target!))
+    return { explanation: `The ${target} is closed.` };
   return { explanation: "Nothing in the scene seems to prevent it." };
 }
 
@@ -188,10 +270,13 @@ export function verifyPlan(ctx: { steps: PlanStep[]; world: WorldDescription }):
   return {
     steps: ctx.steps.map((step) => {
       const r = remapNames(step.action, names);
-      if (r.unknown.length) return { status: "rejected" as const, step, note: `no ${r.unknown.join(", ")} in this scene` };
+      if (r.unknown.length)
+        return { status: "rejected" as const, step, note: `no ${r.unknown.join(", ")} in this scene` };
       const missing = missingArgument(r.text, names);
       if (missing) return { status: "rejected" as const, step, note: missing };
-      return r.changed ? { status: "remapped" as const, step: { ...step, action: r.text }, note: "renamed to the scene's names" } : { status: "ok" as const, step, note: "" };
+      return r.changed
+        ? { status: "remapped" as const, step: { ...step, action: r.text }, note: "renamed to the scene's names" }
+        : { status: "ok" as const, step, note: "" };
     }),
   };
 }
@@ -204,16 +289,29 @@ export function checkTerms(ctx: { step: string; draft: MotionDraft; world: World
   const names = vocabulary(ctx.world);
   const lineNames = ctx.draft.description.map((line) => {
     const named = new Set(["palm", ...mentioned(line, names)]);
-    for (const n of [...named]) for (const j of ctx.world.joints ?? []) if (j.object === n || j.name === n) [j.name, j.handle].forEach((x) => named.add(x));
+    for (const n of [...named])
+      for (const j of ctx.world.joints ?? [])
+        if (j.object === n || j.name === n) [j.name, j.handle].forEach((x) => named.add(x));
     return named;
   });
   const terms = ctx.draft.terms.map((t) => t.term as RewardTermInput);
-  const approached = new Set(terms.flatMap((t) => (t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [])));
+  const approached = new Set(
+    terms.flatMap((t) =>
+      t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [],
+    ),
+  );
   const keep = ctx.draft.terms
     .map((t, index) => ({ index, line: t.line, t: t.term as RewardTermInput }))
     .filter(({ t, line }) => line >= 0 && line < lineNames.length && termNames(t).every((n) => lineNames[line].has(n)))
     // Pushing the palm away from what it must grasp serves no line of a plan that grasps it.
-    .filter(({ t }) => !(t.kind === "maximize_l2_distance" && (t.a === "palm" || t.b === "palm") && approached.has(t.a === "palm" ? t.b : t.a)));
+    .filter(
+      ({ t }) =>
+        !(
+          t.kind === "maximize_l2_distance" &&
+          (t.a === "palm" || t.b === "palm") &&
+          approached.has(t.a === "palm" ? t.b : t.a)
+        ),
+    );
   const last = Math.max(-1, ...keep.map((k) => k.line));
   const onLast = keep.filter((k) => k.line === last);
   const primary = (onLast.find(({ t }) => !termNames(t).includes("palm")) ?? onLast.at(-1))?.index ?? 0;
@@ -248,33 +346,59 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const goalIn = (g: string, asWritten = g): Goal | undefined => {
     let m: RegExpExecArray | null;
     // The place whose colour is to be matched: the first of these ways of saying it that names one.
-    const colour = [/(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/, /the ([a-z][a-z0-9_]*)'s colou?r/, /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/, /\b(?:cube|block|one) of the same colou?r (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/]
+    const colour = [
+      /(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/,
+      /the ([a-z][a-z0-9_]*)'s colou?r/,
+      /\bmatching (?:cube|block|one) (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/,
+      /\b(?:cube|block|one) of the same colou?r (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/,
+    ]
       // Every place each way says it, not only the first ("colour-matching trial: … the same colour as the crate").
       .flatMap((r) => [...g.matchAll(new RegExp(r.source, "g"))]);
     if (colour.length) {
       const named = colour.find((x) => isName(x[1]));
       return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
     }
-    if ((m = new RegExp(`\\bfind ${ARTICLE}${NAME}`).exec(g)) && isLabel(m[1])) return { kind: "find" as const, object: m[1] };
+    if ((m = new RegExp(`\\bfind ${ARTICLE}${NAME}`).exec(g)) && isLabel(m[1]))
+      return { kind: "find" as const, object: m[1] };
     if ((m = new RegExp(`\\bopen ${ARTICLE}${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
       // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
       // the sensor"): the thing, then the surface.
       const hintIn = (t: string) =>
-        new RegExp(`(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`).exec(t) ??
-        new RegExp(`(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
-        new RegExp(`(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`).exec(t) ??
-        new RegExp(`(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|resting|sitting|lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t) ??
+        new RegExp(
+          `(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`,
+        ).exec(t) ??
+        new RegExp(
+          `(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`,
+        ).exec(t) ??
+        new RegExp(
+          `(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`,
+        ).exec(t) ??
+        new RegExp(
+          `(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|resting|sitting|lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`,
+        ).exec(t) ??
         // "Its lock releases when the red cube is on the sensor": the condition, said of the thing where it sits.
-        new RegExp(`(?:when|once|if|after) (?:the )?${NAME} (?:is|are|sits|rests|lies|gets put|is put|is placed) (?:on|onto|on top of) (?:the )?${NAME}`).exec(t);
+        new RegExp(
+          `(?:when|once|if|after) (?:the )?${NAME} (?:is|are|sits|rests|lies|gets put|is put|is placed) (?:on|onto|on top of) (?:the )?${NAME}`,
+        ).exec(t);
       const hint = hintIn(g) ?? hintIn(asWritten);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
       const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
       const named = mentioned(hint && !hintIn(g) ? asWritten : g, surfaces);
-      const keyPlace = key ? (surfaces.includes(hint![2]) ? hint![2] : named.length === 1 ? named[0] : undefined) : undefined;
+      const keyPlace = key
+        ? surfaces.includes(hint![2])
+          ? hint![2]
+          : named.length === 1
+            ? named[0]
+            : undefined
+        : undefined;
       return { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
     }
-    if ((m = new RegExp(`\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) ${ARTICLE}${NAME}`).exec(g))) {
+    if (
+      (m = new RegExp(
+        `\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) ${ARTICLE}${NAME}`,
+      ).exec(g))
+    ) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
       const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
       const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
@@ -292,17 +416,32 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   if (found?.kind === "open") {
     const after = restated ?? read.text.toLowerCase();
     const rest = goalIn(after.replace(new RegExp(`\\bopen (?:the )?${found.place}\\b`, "g"), ""));
-    if (rest?.kind === "place" && ((world.targets ?? []).find((t) => t.name === rest.place)?.place ?? rest.place) === found.place) found = rest;
+    if (
+      rest?.kind === "place" &&
+      ((world.targets ?? []).find((t) => t.name === rest.place)?.place ?? rest.place) === found.place
+    )
+      found = rest;
   }
   if (found) return { goal: found };
   // Every word placed and still no goal: say what a goal here looks like ("place the red_cube on the" names no place).
-  const missing = read.unplaced.length ? [] : [{ words: goal.trim(), closest: [], why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene" }];
-  return { message: notUnderstoodMessage({ notUnderstood: [goal.trim()], unplaced: [...read.unplaced, ...missing] }, lex) };
+  const missing = read.unplaced.length
+    ? []
+    : [
+        {
+          words: goal.trim(),
+          closest: [],
+          why: "no goal I can read in it: find X, open X, put X on/in P, or put the cube of P's colour on P, with X and P from this scene",
+        },
+      ];
+  return {
+    message: notUnderstoodMessage({ notUnderstood: [goal.trim()], unplaced: [...read.unplaced, ...missing] }, lex),
+  };
 }
 
 /** A reading as the goal literals a tabletop scene is checked by (none for a colour match: the colour is to be seen). */
 export function goalLiterals(goal: Goal, world: WorldDescription): string[] {
-  const container = (p: string) => (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
+  const container = (p: string) =>
+    (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
   switch (goal.kind) {
     case "find":
       return [`in_view(${goal.object})`];
@@ -319,19 +458,23 @@ export function goalLiterals(goal: Goal, world: WorldDescription): string[] {
 
 /** The step that brings `object` to `place`: a target point, a surface or a container. */
 const placeStep = (object: string, place: string, world: WorldDescription): PlanStep =>
-  (world.targets ?? []).some((t) => t.name === place) ? { kind: "motion", action: `move the ${object} to the ${place}` } : { kind: "motion", action: `place the ${object} on the ${place}` };
+  (world.targets ?? []).some((t) => t.name === place)
+    ? { kind: "motion", action: `move the ${object} to the ${place}` }
+    : { kind: "motion", action: `place the ${object} on the ${place}` };
 
 /** What a reason asks to be done first: clear something out of the way, or unlock. */
 function prerequisite(reason: string, goal: Goal, world: WorldDescription): PlanStep | undefined {
   let m: RegExpExecArray | null;
-  if ((m = new RegExp(`the ${NAME} is (?:blocking|already on) the ${NAME}`, "i").exec(reason))) return { kind: "motion", action: `move the ${m[1]} away from the ${m[2]}` };
+  if ((m = new RegExp(`the ${NAME} is (?:blocking|already on) the ${NAME}`, "i").exec(reason)))
+    return { kind: "motion", action: `move the ${m[1]} away from the ${m[2]}` };
   if ((m = new RegExp(`the ${NAME} is locked; the ${NAME} beside it`, "i").exec(reason))) {
     const opener = m[2];
     if ((world.joints ?? []).some((j) => j.object === opener)) return { kind: "motion", action: `pull the ${opener}` };
     // Something to rest on it: only what the instruction names can be the key; with none named there is nothing to try.
     return goal.key ? { kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace ?? opener}` } : undefined;
   }
-  if ((m = new RegExp(`the ${NAME} is closed`, "i").exec(reason))) return { kind: "motion", action: `open the ${m[1]}` };
+  if ((m = new RegExp(`the ${NAME} is closed`, "i").exec(reason)))
+    return { kind: "motion", action: `open the ${m[1]}` };
   return undefined;
 }
 
@@ -355,7 +498,8 @@ export function highLevelPlan(ctx: HighLevelContext, noise: NoiseKnobs, rng: Dra
   const goal = read.goal;
   const { thought, steps: planned } = baseSteps(goal, ctx);
   let steps = planned;
-  for (const c of steps.flatMap((s) => /^open the ([a-z][a-z0-9_]*)$/.exec(s.action)?.[1] ?? [])) steps = mechanismFirst(c, steps, ctx);
+  for (const c of steps.flatMap((s) => /^open the ([a-z][a-z0-9_]*)$/.exec(s.action)?.[1] ?? []))
+    steps = mechanismFirst(c, steps, ctx);
   // Each diagnosed reason puts what it calls for before the step it stopped.
   for (const r of ctx.reasons) {
     const pre = prerequisite(r.reason, goal, ctx.world);
@@ -372,12 +516,22 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
   switch (goal.kind) {
     case "find": {
       const x = goal.object!;
-      if (seenIn(x, ctx.scene, ctx.facts)) return { thought: `The ${x} is already in view.`, steps: [{ kind: "vision", action: `check that the ${x} is in view` }] };
+      if (seenIn(x, ctx.scene, ctx.facts))
+        return {
+          thought: `The ${x} is already in view.`,
+          steps: [{ kind: "vision", action: `check that the ${x} is in view` }],
+        };
       const containers = world.places.filter((p) => p.kind === "container").map((p) => p.name);
-      const searched = new Set(ctx.facts.flatMap((f) => new RegExp(`the ${x} is not inside the ${NAME}`).exec(f)?.[1] ?? []));
+      const searched = new Set(
+        ctx.facts.flatMap((f) => new RegExp(`the ${x} is not inside the ${NAME}`).exec(f)?.[1] ?? []),
+      );
       // A container whose opening failed with no known cause is tried last.
-      const stuck = new Set(ctx.failedAttempts.flatMap((a) => a.failedStep?.match(/^open the ([a-z][a-z0-9_]*)/)?.[1] ?? []));
-      const order = containers.filter((c) => !searched.has(c)).sort((a, b) => Number(stuck.has(a)) - Number(stuck.has(b)));
+      const stuck = new Set(
+        ctx.failedAttempts.flatMap((a) => a.failedStep?.match(/^open the ([a-z][a-z0-9_]*)/)?.[1] ?? []),
+      );
+      const order = containers
+        .filter((c) => !searched.has(c))
+        .sort((a, b) => Number(stuck.has(a)) - Number(stuck.has(b)));
       const c = order[0] ?? containers[0];
       if (!c) return { thought: `There is nowhere to look for the ${x}.`, steps: [] };
       const steps: PlanStep[] = isOpen(c) ? [] : [{ kind: "motion", action: `open the ${c}` }];
@@ -387,26 +541,50 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
     case "open": {
       // The instruction's hint is worth following once the plain way has failed.
       if (goal.key && goal.keyPlace && ctx.failedAttempts.length) {
-        return { thought: `Opening it directly failed; unlock it as the instruction says first.`, steps: [{ kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace}` }, { kind: "motion", action: `open the ${goal.place}` }] };
+        return {
+          thought: `Opening it directly failed; unlock it as the instruction says first.`,
+          steps: [
+            { kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace}` },
+            { kind: "motion", action: `open the ${goal.place}` },
+          ],
+        };
       }
-      return { thought: `Open the ${goal.place} by its handle.`, steps: [{ kind: "motion", action: `open the ${goal.place}` }] };
+      return {
+        thought: `Open the ${goal.place} by its handle.`,
+        steps: [{ kind: "motion", action: `open the ${goal.place}` }],
+      };
     }
     case "match_colour": {
       const colour = colourOf(goal.place!, ctx.facts);
       const thing = thingOfColour(colour, world, ctx.facts);
-      if (thing) return { thought: `The ${goal.place} is ${colour}, and so is the ${thing}: it goes on it.`, steps: [placeStep(thing, goal.place!, world)] };
+      if (thing)
+        return {
+          thought: `The ${goal.place} is ${colour}, and so is the ${thing}: it goes on it.`,
+          steps: [placeStep(thing, goal.place!, world)],
+        };
       return {
         thought: `First see what colour the ${goal.place} is, then move the cube of that colour.`,
-        steps: [{ kind: "vision", action: `check the colour of the ${goal.place}` }, { kind: "motion", action: `place the cube with the same colour as the ${goal.place} on the ${goal.place}` }],
+        steps: [
+          { kind: "vision", action: `check the colour of the ${goal.place}` },
+          { kind: "motion", action: `place the cube with the same colour as the ${goal.place} on the ${goal.place}` },
+        ],
       };
     }
     case "place": {
       const x = goal.object ?? "";
       const p = goal.place ?? "";
-      const container = (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
-      const steps: PlanStep[] = container && !isOpen(container) ? [{ kind: "motion", action: `open the ${container}` }] : [];
+      const container =
+        (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
+      const steps: PlanStep[] =
+        container && !isOpen(container) ? [{ kind: "motion", action: `open the ${container}` }] : [];
       steps.push(placeStep(x, p, world));
-      return { thought: container && !isOpen(container) ? `The ${container} is closed: open it, then move the ${x}.` : `Move the ${x}.`, steps };
+      return {
+        thought:
+          container && !isOpen(container)
+            ? `The ${container} is closed: open it, then move the ${x}.`
+            : `Move the ${x}.`,
+        steps,
+      };
     }
   }
 }
@@ -433,17 +611,26 @@ function seenIn(x: string, scene: string[], facts: string[]): boolean {
  * at, the cause unknown — no mechanism is worked: the no-perceiver ablation does not find a lock it cannot see.
  */
 function mechanismFirst(container: string, steps: PlanStep[], ctx: HighLevelContext): PlanStep[] {
-  const lockedHere = ctx.failedAttempts.some((a) => a.failedStep === `open the ${container}` && seenLocked(a.reason, container));
+  const lockedHere = ctx.failedAttempts.some(
+    (a) => a.failedStep === `open the ${container}` && seenLocked(a.reason, container),
+  );
   if (!lockedHere) return steps;
-  const worked = new Set(ctx.failedAttempts.flatMap((a) => a.steps.flatMap((s) => /^pull the ([a-z][a-z0-9_]*)/.exec(s.action)?.[1] ?? [])));
-  const mechanism = (ctx.world.joints ?? []).map((j) => j.object).find((o) => o !== container && !isContainer(ctx.world, o) && !worked.has(o));
+  const worked = new Set(
+    ctx.failedAttempts.flatMap((a) => a.steps.flatMap((s) => /^pull the ([a-z][a-z0-9_]*)/.exec(s.action)?.[1] ?? [])),
+  );
+  const mechanism = (ctx.world.joints ?? [])
+    .map((j) => j.object)
+    .find((o) => o !== container && !isContainer(ctx.world, o) && !worked.has(o));
   if (!mechanism || steps.some((s) => s.action === `pull the ${mechanism}`)) return steps;
   const at = steps.findIndex((s) => s.action === `open the ${container}`);
-  return at < 0 ? steps : [...steps.slice(0, at), { kind: "motion", action: `pull the ${mechanism}` }, ...steps.slice(at)];
+  return at < 0
+    ? steps
+    : [...steps.slice(0, at), { kind: "motion", action: `pull the ${mechanism}` }, ...steps.slice(at)];
 }
 
 /** Whether a failed procedure's reason says the perceiver looked at the failure and saw nothing in the way, or a lock. */
-const seenLocked = (reason: string, container: string) => reason.includes(NO_CAUSE_SEEN) || reason.includes(`the ${container} is locked`);
+const seenLocked = (reason: string, container: string) =>
+  reason.includes(NO_CAUSE_SEEN) || reason.includes(`the ${container} is locked`);
 
 /** Planner noise: a step left out, or an object called by another wording. */
 function corruptPlan(steps: PlanStep[], ctx: HighLevelContext, noise: NoiseKnobs, rng: Draw): PlanStep[] {
@@ -462,8 +649,12 @@ function corruptPlan(steps: PlanStep[], ctx: HighLevelContext, noise: NoiseKnobs
 
 export function visionQuestions(ctx: { step: string; facts: string[] }): VisionQuestions {
   let m: RegExpExecArray | null;
-  if ((m = new RegExp(`look inside the ${NAME} for the ${NAME}`).exec(ctx.step))) return { questions: [`Is the ${m[2]} inside the ${m[1]}?`] };
-  if ((m = new RegExp(`colou?r of the ${NAME}`).exec(ctx.step))) return ctx.facts.some((f) => f.startsWith(`the ${m![1]} is `) && !/open|closed/.test(f)) ? { questions: [] } : { questions: [`What colour is the ${m[1]}?`] };
+  if ((m = new RegExp(`look inside the ${NAME} for the ${NAME}`).exec(ctx.step)))
+    return { questions: [`Is the ${m[2]} inside the ${m[1]}?`] };
+  if ((m = new RegExp(`colou?r of the ${NAME}`).exec(ctx.step)))
+    return ctx.facts.some((f) => f.startsWith(`the ${m![1]} is `) && !/open|closed/.test(f))
+      ? { questions: [] }
+      : { questions: [`What colour is the ${m[1]}?`] };
   if ((m = new RegExp(`the ${NAME} is in view`).exec(ctx.step))) return { questions: [`Is the ${m[1]} in view?`] };
   return { questions: [`What is in front of the robot?`] };
 }
@@ -474,20 +665,28 @@ export function stepCheck(ctx: { step: string; answers: VisionAnswer[] }): StepC
   let remaining: string | null = null;
   for (const a of ctx.answers) {
     let m: RegExpExecArray | null;
-    if ((m = new RegExp(`^yes, the ${NAME} is inside the ${NAME}`, "i").exec(a.answer))) facts.push(`the ${m[1]} is inside the ${m[2]}`);
-    else if ((m = new RegExp(`^no, the ${NAME} is not inside the ${NAME}`, "i").exec(a.answer))) facts.push(`the ${m[1]} is not inside the ${m[2]}`);
+    if ((m = new RegExp(`^yes, the ${NAME} is inside the ${NAME}`, "i").exec(a.answer)))
+      facts.push(`the ${m[1]} is inside the ${m[2]}`);
+    else if ((m = new RegExp(`^no, the ${NAME} is not inside the ${NAME}`, "i").exec(a.answer)))
+      facts.push(`the ${m[1]} is not inside the ${m[2]}`);
     else if ((m = new RegExp(`^the inside of the ${NAME} is not in view`, "i").exec(a.answer))) {
       done = false;
       remaining = `open the ${m[1]}`;
-    } else if ((m = new RegExp(`^the ${NAME} is ([a-z]+)\\.$`, "i").exec(a.answer))) facts.push(`the ${m[1]} is ${m[2]}`);
+    } else if ((m = new RegExp(`^the ${NAME} is ([a-z]+)\\.$`, "i").exec(a.answer)))
+      facts.push(`the ${m[1]} is ${m[2]}`);
     else if ((m = new RegExp(`^yes, the ${NAME} is in view`, "i").exec(a.answer))) facts.push(`the ${m[1]} is in view`);
     // A direct look that does not find it outweighs the scan's list: the search goes on.
-    else if ((m = new RegExp(`^no, the ${NAME} is not in view`, "i").exec(a.answer))) facts.push(`the ${m[1]} is not in view`);
+    else if ((m = new RegExp(`^no, the ${NAME} is not in view`, "i").exec(a.answer)))
+      facts.push(`the ${m[1]} is not in view`);
   }
   return { done, remaining, facts };
 }
 
-export function motionDraft(ctx: { step: string; world: WorldDescription; facts: string[] }, noise: NoiseKnobs, rng: Draw): MotionDraft {
+export function motionDraft(
+  ctx: { step: string; world: WorldDescription; facts: string[] },
+  noise: NoiseKnobs,
+  rng: Draw,
+): MotionDraft {
   const world = ctx.world;
   const s = ctx.step.toLowerCase();
   const lines: string[] = [];
@@ -497,30 +696,52 @@ export function motionDraft(ctx: { step: string; world: WorldDescription; facts:
     if (i < 0) i = lines.push(line) - 1;
     terms.push({ line: i, term: { weight: 1, primary: false, ...term } as MotionDraft["terms"][0]["term"] });
   };
-  const approach = (x: string) => add(`The palm should move close to ${x}.`, { kind: "minimize_l2_distance", a: "palm", b: x });
+  const approach = (x: string) =>
+    add(`The palm should move close to ${x}.`, { kind: "minimize_l2_distance", a: "palm", b: x });
   let m: RegExpExecArray | null;
   let duration = 5;
-  if ((m = new RegExp(`^(?:open|pull|push|turn|activate) the ${NAME}`).exec(s)) || (m = new RegExp(`^find the ${NAME}`).exec(s))) {
+  if (
+    (m = new RegExp(`^(?:open|pull|push|turn|activate) the ${NAME}`).exec(s)) ||
+    (m = new RegExp(`^find the ${NAME}`).exec(s))
+  ) {
     let thing = m[1];
     // "find X" as one motion (the one-shot baseline): the best guess is to open the first container.
     if (s.startsWith("find")) thing = world.places.find((p) => p.kind === "container")?.name ?? thing;
     const j = jointOf(world, thing);
     approach(j?.handle ?? `${thing}_handle`);
-    add(`The joint ${j?.name ?? thing} should be fully open.`, { kind: "set_joint_fraction", joint: j?.name ?? thing, fraction: 1 });
+    add(`The joint ${j?.name ?? thing} should be fully open.`, {
+      kind: "set_joint_fraction",
+      joint: j?.name ?? thing,
+      fraction: 1,
+    });
   } else if ((m = new RegExp(`^(?:move|take|remove) the ${NAME} away from the ${NAME}`).exec(s))) {
     const [, b, t] = m;
     const j = isContainer(world, t) ? jointOf(world, t) : undefined;
     approach(b);
-    add(`${b} should be far from ${j?.handle ?? t}.`, { kind: "maximize_l2_distance", a: b, b: j?.handle ?? t, distance: 0.35 });
+    add(`${b} should be far from ${j?.handle ?? t}.`, {
+      kind: "maximize_l2_distance",
+      a: b,
+      b: j?.handle ?? t,
+      distance: 0.35,
+    });
     duration = 4;
-  } else if ((m = new RegExp(`^place the cube with the same colou?r as the ${NAME} on the ${NAME}`).exec(s.replace(/^.*?(place the cube)/, "$1")))) {
+  } else if (
+    (m = new RegExp(`^place the cube with the same colou?r as the ${NAME} on the ${NAME}`).exec(
+      s.replace(/^.*?(place the cube)/, "$1"),
+    ))
+  ) {
     const loose = looseThings(world);
     // Without knowing both colours, any loose thing is a guess.
-    const cube = thingOfColour(colourOf(m[1], ctx.facts), world, ctx.facts) ?? loose[Math.floor(rng.next() * loose.length)];
+    const cube =
+      thingOfColour(colourOf(m[1], ctx.facts), world, ctx.facts) ?? loose[Math.floor(rng.next() * loose.length)];
     approach(cube);
     add(`${cube} should be close to ${m[2]}.`, { kind: "minimize_l2_distance", a: cube, b: m[2] });
     duration = 8;
-  } else if ((m = new RegExp(`^(?:move|place|put|bring) the (?:([a-z]+) )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside) (?:the )?${NAME}`).exec(s))) {
+  } else if (
+    (m = new RegExp(
+      `^(?:move|place|put|bring) the (?:([a-z]+) )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside) (?:the )?${NAME}`,
+    ).exec(s))
+  ) {
     const names = vocabulary(world);
     const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
     const x = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
@@ -528,9 +749,13 @@ export function motionDraft(ctx: { step: string; world: WorldDescription; facts:
     add(`${x} should be close to ${m[3]}.`, { kind: "minimize_l2_distance", a: x, b: m[3] });
     duration = 8;
   } else {
-    const names = mentioned(s, vocabulary(world).filter((n) => n !== "palm"));
+    const names = mentioned(
+      s,
+      vocabulary(world).filter((n) => n !== "palm"),
+    );
     if (names[0]) approach(names[0]);
-    if (names[1]) add(`${names[0]} should be close to ${names[1]}.`, { kind: "minimize_l2_distance", a: names[0], b: names[1] });
+    if (names[1])
+      add(`${names[0]} should be close to ${names[1]}.`, { kind: "minimize_l2_distance", a: names[0], b: names[1] });
   }
   if (!terms.length) add("The palm should stay where it is.", { kind: "set_obj_z_position", obj: "palm", z: 0.45 });
   // The last term is what the step is for.
@@ -538,7 +763,17 @@ export function motionDraft(ctx: { step: string; world: WorldDescription; facts:
   // Low-level noise: a term no line asked for (pushing the palm off what it must grasp), or the wrong primary.
   const grasped = terms.find((t) => t.term.kind === "minimize_l2_distance" && t.term.a === "palm");
   if (grasped && rng.next() < noise.wrongArgument) {
-    terms.push({ line: lines.length, term: { kind: "maximize_l2_distance", a: "palm", b: (grasped.term as { b: string }).b, distance: 0.3, weight: 1, primary: false } });
+    terms.push({
+      line: lines.length,
+      term: {
+        kind: "maximize_l2_distance",
+        a: "palm",
+        b: (grasped.term as { b: string }).b,
+        distance: 0.3,
+        weight: 1,
+        primary: false,
+      },
+    });
   }
   if (terms.length > 1 && rng.next() < noise.skipStep / 2) {
     for (const t of terms) (t.term as { primary: boolean }).primary = false;
@@ -560,16 +795,33 @@ export function consolidate(ctx: { explanations: string[] }): FailureReasons {
       nothing++;
       continue;
     }
-    const reason = m.length === 4 ? `the ${m[1]} is ${m[2]} the ${m[3]}` : m.length === 3 ? `the ${m[1]} is locked; the ${m[2]} beside it may unlock it` : `the ${m[1]} is closed`;
+    const reason =
+      m.length === 4
+        ? `the ${m[1]} is ${m[2]} the ${m[3]}`
+        : m.length === 3
+          ? `the ${m[1]} is locked; the ${m[2]} beside it may unlock it`
+          : `the ${m[1]} is closed`;
     votes.set(reason, (votes.get(reason) ?? 0) + 1);
   }
   const ranked = [...votes].sort((a, b) => b[1] - a[1]);
   if (!ranked.length || nothing > ctx.explanations.length / 2) return { reasons: [] };
-  return { reasons: ranked.filter(([, n], i) => i === 0 || n >= 2).slice(0, 2).map(([r]) => r) };
+  return {
+    reasons: ranked
+      .filter(([, n], i) => i === 0 || n >= 2)
+      .slice(0, 2)
+      .map(([r]) => r),
+  };
 }
 
 /** Is the task done, from what the perceiver sees now and what vision steps established? */
-export function taskDone(ctx: { goal: string; world: WorldDescription; scene: string[]; facts: string[]; looked: boolean; motionsOk: boolean }): GoalCheck {
+export function taskDone(ctx: {
+  goal: string;
+  world: WorldDescription;
+  scene: string[];
+  facts: string[];
+  looked: boolean;
+  motionsOk: boolean;
+}): GoalCheck {
   // Without a perceiver there is nothing to look with: a plan whose motions all succeeded is taken as done.
   if (!ctx.looked) return { achieved: ctx.motionsOk, remaining: ctx.motionsOk ? [] : ["a motion failed"] };
   const read = readTabletopGoal(ctx.goal, ctx.world);
@@ -578,14 +830,23 @@ export function taskDone(ctx: { goal: string; world: WorldDescription; scene: st
   const has = (f: string) => ctx.facts.includes(f);
   switch (goal.kind) {
     case "find":
-      return seenIn(goal.object!, ctx.scene, ctx.facts) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.object} has not been seen`] };
+      return seenIn(goal.object!, ctx.scene, ctx.facts)
+        ? { achieved: true, remaining: [] }
+        : { achieved: false, remaining: [`the ${goal.object} has not been seen`] };
     case "open":
-      return has(`the ${goal.place} is open`) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${goal.place} is not open`] };
+      return has(`the ${goal.place} is open`)
+        ? { achieved: true, remaining: [] }
+        : { achieved: false, remaining: [`the ${goal.place} is not open`] };
     case "match_colour":
     case "place": {
-      const object = goal.kind === "match_colour" ? thingOfColour(colourOf(goal.place!, ctx.facts), ctx.world, ctx.facts) ?? "thing of its colour" : goal.object;
+      const object =
+        goal.kind === "match_colour"
+          ? (thingOfColour(colourOf(goal.place!, ctx.facts), ctx.world, ctx.facts) ?? "thing of its colour")
+          : goal.object;
       const place = (ctx.world.targets ?? []).find((t) => t.name === goal.place)?.place ?? goal.place;
-      return has(`the ${object} is in the ${place}`) || has(`the ${object} is on the ${place}`) ? { achieved: true, remaining: [] } : { achieved: false, remaining: [`the ${object} is not in or on the ${place}`] };
+      return has(`the ${object} is in the ${place}`) || has(`the ${object} is on the ${place}`)
+        ? { achieved: true, remaining: [] }
+        : { achieved: false, remaining: [`the ${object} is not in or on the ${place}`] };
     }
   }
 }

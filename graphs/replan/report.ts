@@ -1,5 +1,13 @@
 /** What RePLan publishes: its Table 1 and Figure C.1 in the runner's report, and its measures of an episode. */
-import { experimentCharts, experimentReport, scoreWithinBudget, type ChartSpec, type CheckedExperiment, type EpisodeRun, type ExperimentReport } from "../report";
+import {
+  experimentCharts,
+  experimentReport,
+  scoreWithinBudget,
+  type ChartSpec,
+  type CheckedExperiment,
+  type EpisodeRun,
+  type ExperimentReport,
+} from "../report";
 import type { ReplanStateType } from "./state";
 
 /** RePLan's variant names as its Table 1 prints them. */
@@ -20,15 +28,23 @@ interface Column {
 }
 
 const pc = (x: number) => `${(x * 100).toFixed(Math.round(x * 1000) % 10 ? 1 : 0)}%`;
-const markdownHead = (labels: string[]) => `| Model | ${labels.join(" | ")} |\n|---|${labels.map(() => "---").join("|")}|`;
+const markdownHead = (labels: string[]) =>
+  `| Model | ${labels.join(" | ")} |\n|---|${labels.map(() => "---").join("|")}|`;
 
 /**
  * Table 1's layout — one row per model, a success cell per column (and any extra columns) — then its Figure C.1 as
  * numbers: motion and vision actions per trial in the same columns.
  */
-function tableOneLayout(r: ExperimentReport, heading: string, columns: Column[], success: (v: string, c: Column) => string, extra: { label: string; value: (v: string) => string }[] = []): string {
+function tableOneLayout(
+  r: ExperimentReport,
+  heading: string,
+  columns: Column[],
+  success: (v: string, c: Column) => string,
+  extra: { label: string; value: (v: string) => string }[] = [],
+): string {
   const name = (v: string) => REPLAN_ROWS[v] ?? v;
-  const mean = (eps: Episode[], k: "motions" | "visionSteps") => (eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0);
+  const mean = (eps: Episode[], k: "motions" | "visionSteps") =>
+    eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0;
   const actions = (v: string, c: Column) => {
     const eps = r.episodes.filter((e) => e.variant === v && c.holds(e));
     return `${mean(eps, "motions").toFixed(1)} / ${mean(eps, "visionSteps").toFixed(1)}`;
@@ -37,7 +53,9 @@ function tableOneLayout(r: ExperimentReport, heading: string, columns: Column[],
     heading,
     "",
     markdownHead([...columns.map((c) => c.label), ...extra.map((x) => x.label)]),
-    ...r.variants.map((v) => `| ${name(v)} | ${[...columns.map((c) => success(v, c)), ...extra.map((x) => x.value(v))].join(" | ")} |`),
+    ...r.variants.map(
+      (v) => `| ${name(v)} | ${[...columns.map((c) => success(v, c)), ...extra.map((x) => x.value(v))].join(" | ")} |`,
+    ),
     "",
     "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
     "",
@@ -54,27 +72,51 @@ function tableOneLayout(r: ExperimentReport, heading: string, columns: Column[],
 export function replanTable(r: ExperimentReport): string {
   if (r.episodes.every((e) => e.paperTask === undefined)) {
     const cell = (v: string, key: string) => r.table[v][key];
-    const columns: Column[] = [...r.families.map((k) => ({ label: k.replace(/_/g, " "), key: k, holds: (e: Episode) => e.family === k })), { label: "All", key: "all", holds: () => true }];
-    return tableOneLayout(r, "## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind", columns, (v, c) => `${pc(cell(v, c.key)?.successRate ?? 0)} (${cell(v, c.key)?.successes ?? 0}/${cell(v, c.key)?.trials ?? 0})`);
+    const columns: Column[] = [
+      ...r.families.map((k) => ({ label: k.replace(/_/g, " "), key: k, holds: (e: Episode) => e.family === k })),
+      { label: "All", key: "all", holds: () => true },
+    ];
+    return tableOneLayout(
+      r,
+      "## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind",
+      columns,
+      (v, c) =>
+        `${pc(cell(v, c.key)?.successRate ?? 0)} (${cell(v, c.key)?.successes ?? 0}/${cell(v, c.key)?.trials ?? 0})`,
+    );
   }
   const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
   const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
   const rate = (v: string, t: string) => r.table[v][t]?.successRate ?? 0;
   const avg = (v: string, ts: string[]) => (ts.length ? ts.reduce((n, t) => n + rate(v, t), 0) / ts.length : 0);
   const first7 = tasks.filter((t) => byNumber(t) <= 7);
-  const columns: Column[] = tasks.map((t) => ({ label: `Task ${byNumber(t)}`, key: t, holds: (e: Episode) => e.task === t }));
-  return tableOneLayout(r, `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`, columns, (v, c) => pc(rate(v, c.key)), [
-    { label: "Average (1–7)", value: (v) => pc(avg(v, first7)) },
-    { label: "Average (all)", value: (v) => pc(avg(v, tasks)) },
-  ]);
+  const columns: Column[] = tasks.map((t) => ({
+    label: `Task ${byNumber(t)}`,
+    key: t,
+    holds: (e: Episode) => e.task === t,
+  }));
+  return tableOneLayout(
+    r,
+    `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`,
+    columns,
+    (v, c) => pc(rate(v, c.key)),
+    [
+      { label: "Average (1–7)", value: (v) => pc(avg(v, first7)) },
+      { label: "Average (all)", value: (v) => pc(avg(v, tasks)) },
+    ],
+  );
 }
 
 /** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */
 function effort(run: EpisodeRun<ReplanStateType>, maxSteps: number) {
-  const motions = run.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : []));
+  const motions = run.trace.flatMap((t) =>
+    t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : [],
+  );
   const c = run.state.counters;
   return {
-    score: scoreWithinBudget(motions.map((m) => ({ ok: m.kind === "motion" && m.ok, cost: 1 })), maxSteps),
+    score: scoreWithinBudget(
+      motions.map((m) => ({ ok: m.kind === "motion" && m.ok, cost: 1 })),
+      maxSteps,
+    ),
     steps: c.motions + c.visionSteps,
     motions: c.motions,
     visionSteps: c.visionSteps,
@@ -94,9 +136,24 @@ function charts(r: CheckedExperiment): ChartSpec[] {
     return eps.length ? eps.reduce((n, e) => n + (Number(e[k]) || 0), 0) / eps.length : 0;
   };
   const generated = r.episodes.every((e) => e.paperTask === undefined);
-  const columns = generated ? { title: "RePLan Table 1 layout: success per goal kind", tasks: r.families, labels: r.families.map((k) => k.replace(/_/g, " ")) } : { title: "RePLan Table 1: success per task", tasks, labels: tasks.map((t) => `Task ${byNumber(t)}`) };
+  const columns = generated
+    ? {
+        title: "RePLan Table 1 layout: success per goal kind",
+        tasks: r.families,
+        labels: r.families.map((k) => k.replace(/_/g, " ")),
+      }
+    : { title: "RePLan Table 1: success per task", tasks, labels: tasks.map((t) => `Task ${byNumber(t)}`) };
   return experimentCharts(r, columns, [
-    { id: "chart-actions", title: "Actions per trial: motion (MPC) and vision (VLM), RePLan's Figure C.1", type: "bar", labels: vs, datasets: [{ label: "motion", data: vs.map((v) => mean(v, "motions")) }, { label: "vision", data: vs.map((v) => mean(v, "visionSteps")) }] },
+    {
+      id: "chart-actions",
+      title: "Actions per trial: motion (MPC) and vision (VLM), RePLan's Figure C.1",
+      type: "bar",
+      labels: vs,
+      datasets: [
+        { label: "motion", data: vs.map((v) => mean(v, "motions")) },
+        { label: "vision", data: vs.map((v) => mean(v, "visionSteps")) },
+      ],
+    },
   ]);
 }
 
@@ -104,7 +161,15 @@ export const replanReport = experimentReport({
   method: "replan",
   name: "RePLan",
   tables: ["replan-table-1", "replan-actions"],
-  headings: [[/^RePLan Table 1 layout/, "replan-table-1"], [/^Actions per trial/, "replan-actions"]],
-  experiment: { paperTables: replanTable, averageScore: false, effort: (run, maxSteps) => effort(run, maxSteps), families: ["replan"] },
+  headings: [
+    [/^RePLan Table 1 layout/, "replan-table-1"],
+    [/^Actions per trial/, "replan-actions"],
+  ],
+  experiment: {
+    paperTables: replanTable,
+    averageScore: false,
+    effort: (run, maxSteps) => effort(run, maxSteps),
+    families: ["replan"],
+  },
   charts,
 });

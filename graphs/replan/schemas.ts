@@ -27,7 +27,10 @@ export const PlanCheck = z.object({
 export type PlanCheck = z.infer<typeof PlanCheck>;
 
 export const VisionQuestions = z.object({
-  questions: z.array(z.string()).max(2).describe("at most two questions for the perception model; none if already known"),
+  questions: z
+    .array(z.string())
+    .max(2)
+    .describe("at most two questions for the perception model; none if already known"),
 });
 export type VisionQuestions = z.infer<typeof VisionQuestions>;
 
@@ -44,20 +47,37 @@ export type StepCheck = z.infer<typeof StepCheck>;
 
 /** The low-level planner's answer: a motion plan in words, and reward terms each tied to one of its lines. */
 export const MotionDraft = z.object({
-  description: z.array(z.string()).describe("the motion plan, one line per thing that must come close, go apart, open, rise or turn"),
-  terms: z.array(z.object({ line: z.number().int().describe("index of the description line this term serves"), term: RewardTerm })).min(1).max(8),
+  description: z
+    .array(z.string())
+    .describe("the motion plan, one line per thing that must come close, go apart, open, rise or turn"),
+  terms: z
+    .array(
+      z.object({ line: z.number().int().describe("index of the description line this term serves"), term: RewardTerm }),
+    )
+    .min(1)
+    .max(8),
   duration: z.number().min(0.5).max(20),
 });
 export type MotionDraft = z.infer<typeof MotionDraft>;
 
 export const TermCheck = z.object({
-  keep: z.array(z.object({ index: z.number().int(), line: z.number().int().describe("the description line it serves, -1 for none") })),
-  primary: z.number().int().describe("index (into the original terms) of the term whose satisfaction means the step is done"),
+  keep: z.array(
+    z.object({
+      index: z.number().int(),
+      line: z.number().int().describe("the description line it serves, -1 for none"),
+    }),
+  ),
+  primary: z
+    .number()
+    .int()
+    .describe("index (into the original terms) of the term whose satisfaction means the step is done"),
 });
 export type TermCheck = z.infer<typeof TermCheck>;
 
 export const Diagnosis = z.object({
-  explanation: z.string().describe("what in the scene, other than the robot, prevents the action — or that nothing does"),
+  explanation: z
+    .string()
+    .describe("what in the scene, other than the robot, prevents the action — or that nothing does"),
 });
 export type Diagnosis = z.infer<typeof Diagnosis>;
 

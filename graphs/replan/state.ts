@@ -70,7 +70,10 @@ export const ReplanState = Annotation.Root({
   scene: last<string[]>([]),
   sceneFacts: last<string[]>([]),
   /** What vision steps established (they accumulate; a later look does not undo what was learnt). */
-  facts: delta<string[]>((a, writes) => [...new Set([...a, ...writes.flat()])].slice(-40), () => []),
+  facts: delta<string[]>(
+    (a, writes) => [...new Set([...a, ...writes.flat()])].slice(-40),
+    () => [],
+  ),
   /** The latest camera frame (artifact reference) the perceiver looked at. */
   frame: last<string | null>(null),
   plan: deltaLast<HighLevelPlan | null>(null),
@@ -85,11 +88,21 @@ export const ReplanState = Annotation.Root({
   explanations: last<string[]>([]),
   /** Consolidated failure reasons of the current procedure (RePLan's B.13 context); "new_procedure" clears them. */
   reasons: delta<{ step: string; reason: string }[], { step: string; reason: string }[] | "new_procedure">(
-    (a, writes) => writes.reduce<{ step: string; reason: string }[]>((acc, w) => (w === "new_procedure" ? [] : [...acc, ...w].slice(-6)), a),
+    (a, writes) =>
+      writes.reduce<{ step: string; reason: string }[]>(
+        (acc, w) => (w === "new_procedure" ? [] : [...acc, ...w].slice(-6)),
+        a,
+      ),
     () => [],
   ),
-  failedAttempts: delta<FailedAttempt[]>((a, writes) => [...a, ...writes.flat()].slice(-6), () => []),
-  log: delta<ReplanEntry[]>((a, writes) => [...a, ...writes.flat()].slice(-60), () => []),
+  failedAttempts: delta<FailedAttempt[]>(
+    (a, writes) => [...a, ...writes.flat()].slice(-6),
+    () => [],
+  ),
+  log: delta<ReplanEntry[]>(
+    (a, writes) => [...a, ...writes.flat()].slice(-60),
+    () => [],
+  ),
   status: last<Status>("running"),
   statusReason: last<string>(""),
   /** Failed motions by step and message (the same one a third time ends the run). */

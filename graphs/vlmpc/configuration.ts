@@ -8,8 +8,14 @@ export const VLMPC_VARIANTS = ["full", "no-history", "no-multi-step", "random", 
 /** VLM-PC's own settings. */
 export const VLMPC_SETTINGS = {
   maxSkillSeconds: count("seconds of skill time before the run ends (the paper's 100 s)", 100),
-  historyWindow: count("how many recent steps the planner sees with their images; older ones as a text summary (0: the whole history, as the paper)", 0),
-  examples: z.string().optional().describe("full+ic: a JSON file of labelled example frames (evals/datasets/course_examples/<course>.json)"),
+  historyWindow: count(
+    "how many recent steps the planner sees with their images; older ones as a text summary (0: the whole history, as the paper)",
+    0,
+  ),
+  examples: z
+    .string()
+    .optional()
+    .describe("full+ic: a JSON file of labelled example frames (evals/datasets/course_examples/<course>.json)"),
 };
 
 /** The run configuration Studio's assistant form shows and every run of the graph is checked against. */

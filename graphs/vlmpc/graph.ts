@@ -23,21 +23,27 @@ const running = (s: VlmpcStateType) => (ended(s) ? END : "continue");
 
 /** The wiring; every node runs in a run of `method` (runtime/run.ts). */
 export function buildVlmpc(method: MethodRuntime<VlmpcSettings>) {
-  return new StateGraph({ state: VlmpcState, input: GoalInput, context: VlmpcConfiguration })
-    .addNode("look", inRun(method, resumable(look)))
-    // The planner ends `interrupted` when its endpoint stays unavailable (nodes/guard.ts).
-    .addNode("planner", inRun(method, guarded("planner", planCourse)))
-    .addNode("dispatch", inRun(method, resumable(dispatchSkill)))
-    .addNode("executor", inRun(method, resumable(runSkill)))
-    .addEdge(START, "look")
-    .addConditionalEdges("look", running, { continue: "planner", [END]: END })
-    .addConditionalEdges("planner", running, { continue: "dispatch", [END]: END })
-    .addEdge("dispatch", "executor")
-    // The same refusal a third time ends the run (nodes/repeats.ts).
-    .addConditionalEdges("executor", running, { continue: "look", [END]: END });
+  return (
+    new StateGraph({ state: VlmpcState, input: GoalInput, context: VlmpcConfiguration })
+      .addNode("look", inRun(method, resumable(look)))
+      // The planner ends `interrupted` when its endpoint stays unavailable (nodes/guard.ts).
+      .addNode("planner", inRun(method, guarded("planner", planCourse)))
+      .addNode("dispatch", inRun(method, resumable(dispatchSkill)))
+      .addNode("executor", inRun(method, resumable(runSkill)))
+      .addEdge(START, "look")
+      .addConditionalEdges("look", running, { continue: "planner", [END]: END })
+      .addConditionalEdges("planner", running, { continue: "dispatch", [END]: END })
+      .addEdge("dispatch", "executor")
+      // The same refusal a third time ends the run (nodes/repeats.ts).
+      .addConditionalEdges("executor", running, { continue: "look", [END]: END })
+  );
 }
 
-export function compileVlmpc(method: MethodRuntime<VlmpcSettings>, checkpointer?: BaseCheckpointSaver, store?: BaseStore) {
+export function compileVlmpc(
+  method: MethodRuntime<VlmpcSettings>,
+  checkpointer?: BaseCheckpointSaver,
+  store?: BaseStore,
+) {
   // Four node steps a skill; the skill-time budget, not the recursion limit, ends a long episode.
   return buildVlmpc(method).compile({ checkpointer, store, name: "vlmpc" }).withConfig({ recursionLimit: 2000 });
 }

@@ -13,18 +13,36 @@ function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcSt
   switch (node) {
     case "look":
       if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
-      return { node, text: u.sight?.detections.length ? u.sight.detections.map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`).join(", ") : "nothing detected" };
+      return {
+        node,
+        text: u.sight?.detections.length
+          ? u.sight.detections
+              .map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`)
+              .join(", ")
+          : "nothing detected",
+      };
     case "planner": {
       const r = Array.isArray(u.steps) ? u.steps[0] : undefined;
       if (!r) return { node, text: "" };
       if (r.answer.reached) return { node, text: `reached: ${r.answer.progress}` };
-      return { node, text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})` };
+      return {
+        node,
+        text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})`,
+      };
     }
     case "dispatch":
       return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
     case "executor": {
-      const w = u.steps && !Array.isArray(u.steps) ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result : undefined;
-      return { node, text: w ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)` : "" };
+      const w =
+        u.steps && !Array.isArray(u.steps)
+          ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result
+          : undefined;
+      return {
+        node,
+        text: w
+          ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)`
+          : "",
+      };
     }
   }
   return { node, text: "" };
@@ -52,16 +70,26 @@ export const vlmpc: Method = {
   runtime,
   compile: (checkpointer, store) => compileVlmpc(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
-  describe: (node, u, before) => describeVlmpc(node, u as Partial<VlmpcStateType>, before as VlmpcStateType | undefined),
+  describe: (node, u, before) =>
+    describeVlmpc(node, u as Partial<VlmpcStateType>, before as VlmpcStateType | undefined),
   // The egocentric frames in order, each with what the planner decided from it.
   framesOf: (node, u, n, text) => {
     const sight = (u as Partial<VlmpcStateType>).sight;
     if (node !== "look" || !sight) return [];
     const file = `frames/${String(n).padStart(3, "0")}-head.png`;
-    return [{ frames: [{ image: sight.frame, file }], markdown: `### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${text}\n` }];
+    return [
+      {
+        frames: [{ image: sight.frame, file }],
+        markdown: `### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${text}\n`,
+      },
+    ];
   },
   // Its plans are revised, not replanned after a failure; it has no critic of actions.
-  summarize: (state) => ({ steps: (state as Partial<VlmpcStateType> | undefined)?.counters?.skills ?? 0, replans: 0, criticVerdicts: {} }),
+  summarize: (state) => ({
+    steps: (state as Partial<VlmpcStateType> | undefined)?.counters?.skills ?? 0,
+    replans: 0,
+    criticVerdicts: {},
+  }),
 };
 
 /** The graph the LangGraph server serves (langgraph.json): it supplies its own checkpointer. */

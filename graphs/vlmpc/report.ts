@@ -1,5 +1,19 @@
 /** What VLM-PC publishes: its Tables I and II, Figures 4 and 5 and the generated courses in the runner's report, and its measures. */
-import { cellNumber, counted, mean, median, experimentCharts, experimentFacts, experimentReport, scoreWithinBudget, tableById, type ChartSpec, type CheckedExperiment, type EpisodeRun, type ExperimentReport } from "../report";
+import {
+  cellNumber,
+  counted,
+  mean,
+  median,
+  experimentCharts,
+  experimentFacts,
+  experimentReport,
+  scoreWithinBudget,
+  tableById,
+  type ChartSpec,
+  type CheckedExperiment,
+  type EpisodeRun,
+  type ExperimentReport,
+} from "../report";
 import type { VlmpcStateType } from "./state";
 
 /** VLM-PC's method names as its tables print them. */
@@ -14,8 +28,13 @@ const VLMPC_ROWS: Record<string, string> = {
 /** Mean and median of the course time (a failure counts as the budget) and the success rate of some episodes. */
 function courseCell(eps: ExperimentReport["episodes"]) {
   // An episode that does not count as a success counts as the whole budget, whatever its record says.
-  const t = eps.map((e) => (counted(e) ? e.courseSeconds ?? 100 : 100));
-  return { avg: mean(t), median: median(t), success: eps.length ? eps.filter(counted).length / eps.length : 0, n: eps.length };
+  const t = eps.map((e) => (counted(e) ? (e.courseSeconds ?? 100) : 100));
+  return {
+    avg: mean(t),
+    median: median(t),
+    success: eps.length ? eps.filter(counted).length / eps.length : 0,
+    n: eps.length,
+  };
 }
 
 /**
@@ -46,7 +65,15 @@ export function vlmpcTables(r: ExperimentReport): string {
       "",
       `| Method | ${settings.map((t) => `${t} avg (s) | ${t} median (s) | ${t} success (%)`).join(" | ")} |`,
       `|---|${settings.map(() => "---|---|---").join("|")}|`,
-      ...order.map((v) => `| ${name(v)} | ${settings.map((t) => { const c = courseCell(eps(v, [t])); return `${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)}`; }).join(" | ")} |`),
+      ...order.map(
+        (v) =>
+          `| ${name(v)} | ${settings
+            .map((t) => {
+              const c = courseCell(eps(v, [t]));
+              return `${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)}`;
+            })
+            .join(" | ")} |`,
+      ),
       "",
       "## Averaged across the settings (VLM-PC's Figure 4)",
       "",
@@ -58,7 +85,10 @@ export function vlmpcTables(r: ExperimentReport): string {
     );
   }
   if (sim.length) {
-    const first = (v: string) => { const e = eps(v, sim).filter((x) => x.firstSuccess !== undefined); return e.length ? pc(e.filter((x) => x.firstSuccess).length / e.length) : "–"; };
+    const first = (v: string) => {
+      const e = eps(v, sim).filter((x) => x.firstSuccess !== undefined);
+      return e.length ? pc(e.filter((x) => x.firstSuccess).length / e.length) : "–";
+    };
     out.push(
       `## VLM-PC Table II layout: ${sim.join(", ")} — success (%) and first success: out of the dead end (%)`,
       "",
@@ -85,7 +115,12 @@ export function vlmpcTables(r: ExperimentReport): string {
       "## VLM-PC with labelled in-context examples (its Figure 5)",
       "",
       "| Course | Method | avg time (s) | median time (s) | success (%) |\n|---|---|---|---|---|",
-      ...[...settings, ...sim].flatMap((t) => ["full", "full+ic"].map((v) => { const c = courseCell(eps(v, [t])); return `| ${t} | ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} |`; })),
+      ...[...settings, ...sim].flatMap((t) =>
+        ["full", "full+ic"].map((v) => {
+          const c = courseCell(eps(v, [t]));
+          return `| ${t} | ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} |`;
+        }),
+      ),
       "",
     );
   }
@@ -105,7 +140,10 @@ function effortOf(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds: nu
     courseSeconds: reached ? truth.reachedAt! : outputs.within_seconds,
     ...(truth.leftDeadEnd === undefined ? {} : { firstSuccess: truth.leftDeadEnd }),
     // The skill that ran past the time budget, and any after it, earn nothing.
-    score: scoreWithinBudget(run.state.steps.flatMap((r) => (r.result ? [{ ok: !r.result.stalled, cost: r.result.seconds }] : [])), outputs.within_seconds),
+    score: scoreWithinBudget(
+      run.state.steps.flatMap((r) => (r.result ? [{ ok: !r.result.stalled, cost: r.result.seconds }] : [])),
+      outputs.within_seconds,
+    ),
     steps: run.state.counters.skills,
     failedActions: run.state.steps.filter((r) => r.result?.stalled).length,
     replans: answers.filter((a, i) => i > 0 && !a.keepsPrevious).length,
@@ -116,13 +154,36 @@ function effortOf(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds: nu
 function charts(r: CheckedExperiment): ChartSpec[] {
   const own: ChartSpec[] = [];
   const fig4 = tableById(r, "vlmpc-figure-4") ?? tableById(r, "vlmpc-generated");
-  if (fig4) own.push({ id: "chart-course-time", title: "Average and median seconds of skill time (failures count as 100 s), VLM-PC's Figure 4", type: "bar", labels: fig4.rows.map((x) => x[0]), datasets: ["avg (s)", "median (s)"].map((c) => ({ label: c, data: fig4.rows.map((x) => cellNumber(x[fig4.columns.indexOf(c)])) })) });
+  if (fig4)
+    own.push({
+      id: "chart-course-time",
+      title: "Average and median seconds of skill time (failures count as 100 s), VLM-PC's Figure 4",
+      type: "bar",
+      labels: fig4.rows.map((x) => x[0]),
+      datasets: ["avg (s)", "median (s)"].map((c) => ({
+        label: c,
+        data: fig4.rows.map((x) => cellNumber(x[fig4.columns.indexOf(c)])),
+      })),
+    });
   const fig5 = tableById(r, "vlmpc-figure-5");
   if (fig5) {
     const courses = [...new Set(fig5.rows.map((x) => x[0]))];
     const methods = [...new Set(fig5.rows.map((x) => x[1]))];
     const col = fig5.columns.indexOf("success (%)");
-    own.push({ id: "chart-figure-5", title: "VLM-PC with and without labelled in-context examples (its Figure 5): success per course", type: "bar", labels: courses, datasets: methods.map((m) => ({ label: m, data: courses.map((c) => { const n = cellNumber(fig5.rows.find((x) => x[0] === c && x[1] === m)?.[col]); return n === null ? null : n / 100; }) })), yMax: 1 });
+    own.push({
+      id: "chart-figure-5",
+      title: "VLM-PC with and without labelled in-context examples (its Figure 5): success per course",
+      type: "bar",
+      labels: courses,
+      datasets: methods.map((m) => ({
+        label: m,
+        data: courses.map((c) => {
+          const n = cellNumber(fig5.rows.find((x) => x[0] === c && x[1] === m)?.[col]);
+          return n === null ? null : n / 100;
+        }),
+      })),
+      yMax: 1,
+    });
   }
   return experimentCharts(r, { title: "Success per course", tasks: r.tasks, labels: r.tasks }, own);
 }
@@ -152,5 +213,16 @@ export const vlmpcReport = experimentReport({
     },
   },
   charts,
-  facts: (r) => experimentFacts("VLM-PC", r, r.settings && typeof r.settings.historyWindow === "number" ? [r.settings.historyWindow ? `history window: the last ${r.settings.historyWindow} steps with images` : "history window: the whole history"] : []),
+  facts: (r) =>
+    experimentFacts(
+      "VLM-PC",
+      r,
+      r.settings && typeof r.settings.historyWindow === "number"
+        ? [
+            r.settings.historyWindow
+              ? `history window: the last ${r.settings.historyWindow} steps with images`
+              : "history window: the whole history",
+          ]
+        : [],
+    ),
 });

@@ -23,15 +23,25 @@ export type CourseCommand = z.infer<typeof CourseCommand>;
 export const CoursePlan = z.object({
   progress: z
     .string()
-    .describe("what the earlier images, answers and skill results show: what was tried, what got stuck, where the toy was last seen"),
+    .describe(
+      "what the earlier images, answers and skill results show: what was tried, what got stuck, where the toy was last seen",
+    ),
   plan: z
     .array(CourseCommand)
     .min(1)
     .max(5)
-    .describe("the next skills in order; only the first is run now, the rest is what you expect to do next (exactly one when asked for a single skill)"),
-  keepsPrevious: z.boolean().describe("true when this plan continues your previous plan, false when it revises it (or there was none)"),
-  comparison: z.string().describe("why the previous plan is kept or revised, given the newest image and the last skill's result"),
-  reached: z.boolean().describe("true when the toy is right in front of the robot: the task is done and the plan is not run"),
+    .describe(
+      "the next skills in order; only the first is run now, the rest is what you expect to do next (exactly one when asked for a single skill)",
+    ),
+  keepsPrevious: z
+    .boolean()
+    .describe("true when this plan continues your previous plan, false when it revises it (or there was none)"),
+  comparison: z
+    .string()
+    .describe("why the previous plan is kept or revised, given the newest image and the last skill's result"),
+  reached: z
+    .boolean()
+    .describe("true when the toy is right in front of the robot: the task is done and the plan is not run"),
 });
 export type CoursePlan = z.infer<typeof CoursePlan>;
 

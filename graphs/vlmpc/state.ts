@@ -42,7 +42,11 @@ export const VlmpcState = Annotation.Root({
   // The whole history, as the paper keeps it; checkpoints store each step's new record only.
   steps: delta<StepRecord[], StepRecord[] | { step: number; result: StepRecord["result"] }>(
     (a, writes) =>
-      writes.reduce<StepRecord[]>((acc, w) => (Array.isArray(w) ? [...acc, ...w] : acc.map((r) => (r.step === w.step ? { ...r, result: w.result } : r))), a),
+      writes.reduce<StepRecord[]>(
+        (acc, w) =>
+          Array.isArray(w) ? [...acc, ...w] : acc.map((r) => (r.step === w.step ? { ...r, result: w.result } : r)),
+        a,
+      ),
     () => [],
   ),
   /** The rest of the last plan after its first skill (what the next planning call compares against). */

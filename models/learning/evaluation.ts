@@ -29,7 +29,11 @@ export const PROPOSAL_SEEDS = { from: 300_000, count: 100_000 };
  * which episode, what it is called there and which layout each instance is left showing never depend on which
  * instance happened to finish first (a run repeats under its seed however loaded the machine is).
  */
-async function spread<T>(clients: readonly BridgeClient[], jobs: number, run: (client: BridgeClient, job: number) => Promise<T>): Promise<T[]> {
+async function spread<T>(
+  clients: readonly BridgeClient[],
+  jobs: number,
+  run: (client: BridgeClient, job: number) => Promise<T>,
+): Promise<T[]> {
   if (clients.length === 0) throw new Error("no simulator instances to run on");
   const out: T[] = new Array(jobs);
   await Promise.all(
@@ -50,10 +54,18 @@ export async function explorePlan(
   // interleave. Exploration layouts stay below the evaluation layouts.
   const goals = Array.from({ length: opts.episodes }, () => ({
     seed: Math.floor(opts.rng.next() * EVAL_SEEDS[0]),
-    steps: plan.map((skill) => ({ skill, params: samplePolicy(policies[skill] ?? priorPolicy(skill), opts.rng), seconds: opts.seconds ?? SKILL_SECONDS })),
+    steps: plan.map((skill) => ({
+      skill,
+      params: samplePolicy(policies[skill] ?? priorPolicy(skill), opts.rng),
+      seconds: opts.seconds ?? SKILL_SECONDS,
+    })),
   }));
   const runs = await spread(clients, opts.episodes, async (client, j) => {
-    const result = await runSkills(client, { ...goals[j], purpose: opts.purpose ?? "explore" }, { signal: opts.signal });
+    const result = await runSkills(
+      client,
+      { ...goals[j], purpose: opts.purpose ?? "explore" },
+      { signal: opts.signal },
+    );
     const [episode] = await fetchEpisodes(client, { ids: [result.episode_id!] });
     return { result, episode };
   });
@@ -66,13 +78,30 @@ export async function explorePlan(
  * From a start where every block is on the floor these are `from` itself; from a stacked start, "unstack green from
  * blue" is shown layouts with green on blue. Fewer when `tries` layouts show too few.
  */
-export async function layoutsFor(clients: readonly BridgeClient[], skill: string, from: readonly number[], opts: { count?: number; tries?: number; signal?: AbortSignal } = {}): Promise<number[]> {
-  const count = opts.count ?? from.length, tries = opts.tries ?? 64;
+export async function layoutsFor(
+  clients: readonly BridgeClient[],
+  skill: string,
+  from: readonly number[],
+  opts: { count?: number; tries?: number; signal?: AbortSignal } = {},
+): Promise<number[]> {
+  const count = opts.count ?? from.length,
+    tries = opts.tries ?? 64;
   const step = { skill, params: meanParams(priorPolicy(skill)), seconds: CONTROL_TICK };
   const out: number[] = [];
   for (let k = 0; out.length < count && k < tries; k += clients.length) {
     const seeds = Array.from({ length: Math.min(clients.length, tries - k) }, (_, j) => from[0] + k + j);
-    const firsts = await spread(clients, seeds.length, async (client, j) => (await runSkills(client, { steps: [step], seed: seeds[j], record: false, purpose: "evaluate" }, { signal: opts.signal })).segments[0].first);
+    const firsts = await spread(
+      clients,
+      seeds.length,
+      async (client, j) =>
+        (
+          await runSkills(
+            client,
+            { steps: [step], seed: seeds[j], record: false, purpose: "evaluate" },
+            { signal: opts.signal },
+          )
+        ).segments[0].first,
+    );
     seeds.forEach((seed, j) => firsts[j] <= 0.95 && out.length < count && out.push(seed));
   }
   return out;
@@ -97,7 +126,11 @@ export async function evaluateSkill(
   const seeds = opts.seeds ?? EVAL_SEEDS;
   const step = { skill: policy.skill, params: meanParams(policy), seconds: opts.seconds ?? EVAL_SECONDS };
   const results = await spread(clients, seeds.length, (client, j) =>
-    runSkills(client, { steps: [...(opts.prefix ?? []), step], seed: seeds[j], record: false, purpose: "evaluate" }, { signal: opts.signal }),
+    runSkills(
+      client,
+      { steps: [...(opts.prefix ?? []), step], seed: seeds[j], record: false, purpose: "evaluate" },
+      { signal: opts.signal },
+    ),
   );
   // A layout that starts with the skill already done (a start with a stack) shows nothing of the policy: left out;
   // with every layout so, there is nothing to score.
@@ -105,5 +138,11 @@ export async function evaluateSkill(
   const returns = own.map((g) => g.mean);
   const finals = own.map((g) => g.final);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  return { skill: policy.skill, score: mean(returns), returns, finals, successRate: mean(finals.map((f) => (f > 0.95 ? 1 : 0))) };
+  return {
+    skill: policy.skill,
+    score: mean(returns),
+    returns,
+    finals,
+    successRate: mean(finals.map((f) => (f > 0.95 ? 1 : 0))),
+  };
 }

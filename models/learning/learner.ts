@@ -34,7 +34,10 @@ export function learnerIteration(
   skills: readonly string[],
   opts: LearnerOptions = {},
 ): { policies: Record<string, SkillPolicy>; stats: Record<string, SkillUpdate> } {
-  const fraction = opts.eliteFraction ?? 0.2, minElite = opts.minElite ?? 4, alpha = opts.step ?? 0.7, minSignal = opts.minSignal ?? 0.02;
+  const fraction = opts.eliteFraction ?? 0.2,
+    minElite = opts.minElite ?? 4,
+    alpha = opts.step ?? 0.7,
+    minSignal = opts.minSignal ?? 0.02;
   const out: Record<string, SkillPolicy> = { ...policies };
   const stats: Record<string, SkillUpdate> = {};
   for (const skill of skills) {
@@ -54,7 +57,8 @@ export function learnerIteration(
     const eta = Math.max(0.01, (best - elite[n - 1].score) / 3);
     const w = elite.map((x) => Math.exp((x.score - best) / eta));
     const W = w.reduce((a, b) => a + b, 0);
-    const mean = new Array(PARAM_DIM).fill(0), vari = new Array(PARAM_DIM).fill(0);
+    const mean = new Array(PARAM_DIM).fill(0),
+      vari = new Array(PARAM_DIM).fill(0);
     elite.forEach((x, i) => x.params.forEach((v, d) => (mean[d] += (w[i] * v) / W)));
     elite.forEach((x, i) => x.params.forEach((v, d) => (vari[d] += (w[i] * (v - mean[d]) ** 2) / W)));
     out[skill] = {

@@ -30,11 +30,19 @@ const GATES = new Set(["close", "release"]);
 /** The uninformed starting point of every skill: centred, spread over its range (a quarter of it as one sigma). */
 export function priorPolicy(skill: string): SkillPolicy {
   skillInfo(skill);
-  return { skill, mean: PARAMS.map((p) => (GATES.has(p.name) ? 0.4 : (p.min + p.max) / 2)), std: RANGE.map((r) => r / 4), iterations: 0, samples: 0 };
+  return {
+    skill,
+    mean: PARAMS.map((p) => (GATES.has(p.name) ? 0.4 : (p.min + p.max) / 2)),
+    std: RANGE.map((r) => r / 4),
+    iterations: 0,
+    samples: 0,
+  };
 }
 
 export function samplePolicy(p: SkillPolicy, rng: Rng): number[] {
-  return clampParams(p.mean.map((m, i) => m + p.std[i] * rng.normal())).map((v, i) => Math.min(PARAM_MAX[i], Math.max(PARAM_MIN[i], v)));
+  return clampParams(p.mean.map((m, i) => m + p.std[i] * rng.normal())).map((v, i) =>
+    Math.min(PARAM_MAX[i], Math.max(PARAM_MIN[i], v)),
+  );
 }
 
 export const meanParams = (p: SkillPolicy): number[] => clampParams(p.mean);
@@ -49,7 +57,10 @@ export interface SkillLibrary {
 
 export function checkPolicy(p: SkillPolicy): SkillPolicy {
   skillInfo(p.skill);
-  if (p.mean.length !== PARAM_DIM || p.std.length !== PARAM_DIM) throw new Error(`policy of ${p.skill} has ${p.mean.length} means and ${p.std.length} spreads; expected ${PARAM_DIM}`);
+  if (p.mean.length !== PARAM_DIM || p.std.length !== PARAM_DIM)
+    throw new Error(
+      `policy of ${p.skill} has ${p.mean.length} means and ${p.std.length} spreads; expected ${PARAM_DIM}`,
+    );
   return p;
 }
 
@@ -57,7 +68,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const BASE_SKILLS_PATH = join(here, "..", "..", "data", "blocks", "base-skills.json");
 
 export function loadLibrary(path: string): SkillLibrary {
-  if (!existsSync(path)) throw new Error(`no skill library at ${path}${path === BASE_SKILLS_PATH ? " (make it with npm run make:base-skills)" : ""}`);
+  if (!existsSync(path))
+    throw new Error(
+      `no skill library at ${path}${path === BASE_SKILLS_PATH ? " (make it with npm run make:base-skills)" : ""}`,
+    );
   const lib = JSON.parse(readFileSync(path, "utf8")) as SkillLibrary;
   for (const p of Object.values(lib.policies ?? {})) checkPolicy(p);
   return { policies: lib.policies ?? {}, curves: lib.curves ?? {}, meta: lib.meta };
@@ -69,7 +83,11 @@ export const loadBaseSkills = (path = BASE_SKILLS_PATH): SkillLibrary => loadLib
 export function saveLibrary(path: string, lib: SkillLibrary): void {
   mkdirSync(dirname(path), { recursive: true });
   const round = (v: number[]) => v.map((x) => Math.round(x * 1e5) / 1e5);
-  const policies = Object.fromEntries(Object.entries(lib.policies).map(([k, p]) => [k, { ...p, mean: round(p.mean), std: round(p.std) }]));
-  const curves = Object.fromEntries(Object.entries(lib.curves).map(([k, c]) => [k, c.map((x) => Math.round(x * 1e4) / 1e4)]));
+  const policies = Object.fromEntries(
+    Object.entries(lib.policies).map(([k, p]) => [k, { ...p, mean: round(p.mean), std: round(p.std) }]),
+  );
+  const curves = Object.fromEntries(
+    Object.entries(lib.curves).map(([k, c]) => [k, c.map((x) => Math.round(x * 1e4) / 1e4)]),
+  );
   writeFileSync(path, JSON.stringify({ ...lib, policies, curves }, null, 1) + "\n");
 }

@@ -22,7 +22,10 @@ export interface SegmentReturns {
 
 export function segmentReturns(ep: Episode): SegmentReturns[] {
   const cols = ep.skills.map((k) => SKILL_IDS.indexOf(k));
-  if (cols.some((c) => c < 0)) throw new Error(`episode ${ep.id} has rewards of unknown skills: ${ep.skills.filter((_, i) => cols[i] < 0).join(", ")}`);
+  if (cols.some((c) => c < 0))
+    throw new Error(
+      `episode ${ep.id} has rewards of unknown skills: ${ep.skills.filter((_, i) => cols[i] < 0).join(", ")}`,
+    );
   return ep.plan.map((seg, i) => {
     const returns: Record<string, number> = {};
     const startRewards: Record<string, number> = {};
@@ -32,7 +35,16 @@ export function segmentReturns(ep: Episode): SegmentReturns[] {
       returns[k] = seg.end > seg.start ? sum / (seg.end - seg.start) : 0;
       startRewards[k] = ep.rewards[seg.start][c];
     });
-    return { episode: ep.id, segment: i, skill: seg.skill, params: seg.params, start: seg.start, end: seg.end, returns, startRewards };
+    return {
+      episode: ep.id,
+      segment: i,
+      skill: seg.skill,
+      params: seg.params,
+      start: seg.start,
+      end: seg.end,
+      returns,
+      startRewards,
+    };
   });
 }
 

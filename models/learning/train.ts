@@ -25,9 +25,15 @@ export interface TrainOptions {
   onIteration?: (i: number, stats: Record<string, SkillUpdate>, scores: Record<string, number>) => void;
 }
 
-export async function trainSkills(clients: readonly BridgeClient[], library: SkillLibrary, opts: TrainOptions): Promise<{ library: SkillLibrary; data: Episode[] }> {
+export async function trainSkills(
+  clients: readonly BridgeClient[],
+  library: SkillLibrary,
+  opts: TrainOptions,
+): Promise<{ library: SkillLibrary; data: Episode[] }> {
   const policies = { ...library.policies };
-  const curves: Record<string, number[]> = Object.fromEntries(Object.entries(library.curves).map(([k, v]) => [k, [...v]]));
+  const curves: Record<string, number[]> = Object.fromEntries(
+    Object.entries(library.curves).map(([k, v]) => [k, [...v]]),
+  );
   const data = [...(opts.data ?? [])];
   const cache = new Map<string, SegmentReturns[]>();
   for (const s of opts.skills) {
@@ -37,7 +43,16 @@ export async function trainSkills(clients: readonly BridgeClient[], library: Ski
   }
   const plans = opts.plans ?? opts.skills.map((s) => [s]);
   for (let i = 1; i <= opts.iterations; i++) {
-    for (const plan of plans) data.push(...(await explorePlan(clients, plan, policies, { episodes: opts.episodesPerPlan, rng: opts.rng, purpose: "pretrain" })).episodes);
+    for (const plan of plans)
+      data.push(
+        ...(
+          await explorePlan(clients, plan, policies, {
+            episodes: opts.episodesPerPlan,
+            rng: opts.rng,
+            purpose: "pretrain",
+          })
+        ).episodes,
+      );
     const { policies: next, stats } = learnerIteration(policies, data, opts.skills, { cache });
     Object.assign(policies, next);
     const scores: Record<string, number> = {};

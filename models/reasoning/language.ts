@@ -68,7 +68,15 @@ const made = new Map<string, Lexicon>();
 
 /** The lexicon of a world (and its robots): every name, its display name and aliases from wherever they are given. */
 export function lexicon(world: NamedWorld, robots: NamedRobot[] = []): Lexicon {
-  const key = JSON.stringify([world.labels, world.places.map((p) => p.name), world.navigationPoints, world.joints, world.targets, world.names, robots.map((r) => [r.skills.map((s) => [s.name, s.display, s.aliases]), r.names])]);
+  const key = JSON.stringify([
+    world.labels,
+    world.places.map((p) => p.name),
+    world.navigationPoints,
+    world.joints,
+    world.targets,
+    world.names,
+    robots.map((r) => [r.skills.map((s) => [s.name, s.display, s.aliases]), r.names]),
+  ]);
   const known = made.get(key);
   if (known) return known;
   const lex = makeLexicon(world, robots);
@@ -107,19 +115,78 @@ function makeLexicon(world: NamedWorld, robots: NamedRobot[]): Lexicon {
 }
 
 /** A lexicon of bare names (no display names or aliases given): each name still reads with spaces for underscores. */
-const bareLexicon = (labels: string[], places: string[]) => lexicon({ labels, places: places.map((name) => ({ name })) });
+const bareLexicon = (labels: string[], places: string[]) =>
+  lexicon({ labels, places: places.map((name) => ({ name })) });
 
 // ---- verbs ------------------------------------------------------------------------------------------------------------
 
 /** Verbs that ask for a thing to end up somewhere (all read as "put"), and for one to be found (read as "find"). */
 const PUT_VERBS = [
-  "put back", "put", "place", "set down", "set", "stick", "store", "stash", "leave", "drop", "move", "carry", "bring", "take",
-  "transfer", "return", "fetch", "deliver", "load", "toss", "throw", "chuck", "pop", "slide", "stow", "relocate", "shift",
-  "get", "grab", "pick up", "tuck", "shove", "plop", "lay", "rest", "heat up", "heat", "warm up", "warm", "cook", "bake", "roast",
+  "put back",
+  "put",
+  "place",
+  "set down",
+  "set",
+  "stick",
+  "store",
+  "stash",
+  "leave",
+  "drop",
+  "move",
+  "carry",
+  "bring",
+  "take",
+  "transfer",
+  "return",
+  "fetch",
+  "deliver",
+  "load",
+  "toss",
+  "throw",
+  "chuck",
+  "pop",
+  "slide",
+  "stow",
+  "relocate",
+  "shift",
+  "get",
+  "grab",
+  "pick up",
+  "tuck",
+  "shove",
+  "plop",
+  "lay",
+  "rest",
+  "heat up",
+  "heat",
+  "warm up",
+  "warm",
+  "cook",
+  "bake",
+  "roast",
 ];
 const FIND_VERBS = [
-  "find", "locate", "search for", "search", "look for", "look around for", "hunt for", "seek", "spot", "track down", "go find",
-  "try to find", "see if you can find", "find out where", "figure out where", "work out where", "check where", "see where", "where is", "where are", "where's",
+  "find",
+  "locate",
+  "search for",
+  "search",
+  "look for",
+  "look around for",
+  "hunt for",
+  "seek",
+  "spot",
+  "track down",
+  "go find",
+  "try to find",
+  "see if you can find",
+  "find out where",
+  "figure out where",
+  "work out where",
+  "check where",
+  "see where",
+  "where is",
+  "where are",
+  "where's",
 ];
 /** Verbs of getting rid of a thing: with no destination named, the thing goes into the trash. */
 const DISPOSE = /^(?:dispose\s+of|get\s+rid\s+of|discard|bin|trash|junk|scrap)\s+(.+)$/i;
@@ -128,38 +195,80 @@ const THROW_X_AWAY = /^(?:throw|toss|chuck|dump)\s+(.+?)\s+(?:away|out)\b(.*)$/i
 /** Words that ask for a report or state a constraint: understood, no goal of their own. */
 const REPORT_VERBS = ["report", "tell", "say", "let", "show", "inform", "shout", "yell"];
 
-const alternation = (words: string[]) => [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/\s+/g, "\\s+")).join("|");
+const alternation = (words: string[]) =>
+  [...words]
+    .sort((a, b) => b.length - a.length)
+    .map((w) => w.replace(/\s+/g, "\\s+"))
+    .join("|");
 const PUT_START = new RegExp(`^(?:${alternation(PUT_VERBS)})\\b`, "i");
 const FIND_START = new RegExp(`^(?:${alternation(FIND_VERBS)})\\b`, "i");
 
 /** Words that say how much of a thing ("a slice of bread"), not which: a closed class of English measure nouns. */
-const MEASURES = /^(?:slices?|pieces?|bits?|loaf|loaves|cartons?|bottles?|box(?:es)?|bags?|packets?|packs?|jars?|cans?|tins?|bunch(?:es)?|handful|glass(?:es)?|pairs?|tubs?|portions?|half|couple|lot|lots|chunks?|wedges?|sheets?)$/i;
+const MEASURES =
+  /^(?:slices?|pieces?|bits?|loaf|loaves|cartons?|bottles?|box(?:es)?|bags?|packets?|packs?|jars?|cans?|tins?|bunch(?:es)?|handful|glass(?:es)?|pairs?|tubs?|portions?|half|couple|lot|lots|chunks?|wedges?|sheets?)$/i;
 /** Words for a kind of thing, said after a thing's name ("the orange fruit", "the target spot"). */
 const KINDS = /^(?:fruit|food|thing|item|object|stuff|spot|point|mark|position|location|area|bit)$/i;
 /** Every word that is a verb to this reader: never a name, nor a word it failed to place. */
-const VERB_WORDS = new Set([...PUT_VERBS, ...FIND_VERBS, ...REPORT_VERBS, "dispose", "discard", "bin", "trash", "junk", "scrap", "rid", "dump", "away", "out", "know", "put", "find"].flatMap((v) => v.split(/\s+/)));
+const VERB_WORDS = new Set(
+  [
+    ...PUT_VERBS,
+    ...FIND_VERBS,
+    ...REPORT_VERBS,
+    "dispose",
+    "discard",
+    "bin",
+    "trash",
+    "junk",
+    "scrap",
+    "rid",
+    "dump",
+    "away",
+    "out",
+    "know",
+    "put",
+    "find",
+  ].flatMap((v) => v.split(/\s+/)),
+);
 
 const MANIPULATE = /\b(put)\b/i;
 const FIND = /\b(find)\b/i;
 /** Verbs a part of an instruction may start with and still be understood: the two goal kinds, and asking for a report. */
 const UNDERSTOOD_VERB = new RegExp(`^(?:put|find|${REPORT_VERBS.join("|")})\\b`, "i");
 /** A constraint on how to act ("Do not move anything."; "Leave everything else where it is."): understood, no goal. */
-const CONSTRAINT = /^(?:do not|don't|dont|never|without|no need to|leave (?:everything|all|the rest|anything|things)(?: else)? (?:where|as)|touch nothing|move nothing)\b/i;
+const CONSTRAINT =
+  /^(?:do not|don't|dont|never|without|no need to|leave (?:everything|all|the rest|anything|things)(?: else)? (?:where|as)|touch nothing|move nothing)\b/i;
 /** Words that lead into a part without being its verb. */
-const LEAD = /^(?:(?:and|then|also|finally|first|firstly|next|after that|afterwards|please|pls|now|just|kindly|carefully|gently|quickly|simply|could you|can you|would you|will you|would you mind|i want you to|i need you to|i'd like you to|i would like you to|you should|go ahead and|go and|try to|make sure to|robot|robots|hey|let's|let us)(?:\s*,)?\s+|,\s*)+/i;
+const LEAD =
+  /^(?:(?:and|then|also|finally|first|firstly|next|after that|afterwards|please|pls|now|just|kindly|carefully|gently|quickly|simply|could you|can you|would you|will you|would you mind|i want you to|i need you to|i'd like you to|i would like you to|you should|go ahead and|go and|try to|make sure to|robot|robots|hey|let's|let us)(?:\s*,)?\s+|,\s*)+/i;
 /** Words after "and" that continue a list of things rather than start a new part. */
-const NOT_A_VERB = new Set(["the", "a", "an", "it", "them", "its", "their", "each", "every", "all", "both", "then", "my", "some"]);
+const NOT_A_VERB = new Set([
+  "the",
+  "a",
+  "an",
+  "it",
+  "them",
+  "its",
+  "their",
+  "each",
+  "every",
+  "all",
+  "both",
+  "then",
+  "my",
+  "some",
+]);
 
 /** Words that carry no name: articles, pronouns, prepositions, question words and the like. */
 const FUNCTION_WORDS = new Set(
-  ("the a an some my your our this that these those it its them their they he she him her me us you i we and or but then also finally first next " +
+  (
+    "the a an some my your our this that these those it its them their they he she him her me us you i we and or but then also finally first next " +
     "after afterwards please now just kindly carefully gently quickly simply of in into inside on onto to from out off at by with for up down away " +
     "back over under near beside behind is are be was were been being where which who what whose each every all both one ones any anything " +
     "everything nothing other else rest there here as so if can could would will should must do does did don't dont not never no without " +
     "moving touching touch anything located lies sits sitting lying kept stored currently somewhere around either whether again too while " +
     "that's it's whichever thing things stuff item items robot robots hey pls go ahead mind want need like try sure make know " +
-    "once when found well location locations position whereabouts myself because since before until while his hers dear")
-    .split(/\s+/),
+    "once when found well location locations position whereabouts myself because since before until while his hers dear"
+  ).split(/\s+/),
 );
 
 /**
@@ -170,17 +279,27 @@ function canonicalVerb(clause: string): string {
   let m: RegExpExecArray | null;
   // Into the trash, whatever else the clause says: "get rid of the pills in the drawer" says where the pills are, and
   // "dispose of it in the garbage" names the trash twice.
-  if ((m = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause))) return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  if ((m = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause)))
+    return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
   // "Toss the apple", "ditch the milk": thrown, with nowhere said, is thrown away.
-  if ((m = /^(?:toss|chuck|ditch|dump)\s+(.+)$/i.exec(clause)) && !/\b(?:in|into|on|onto|to|inside|at)\b/i.test(m[1])) return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  if ((m = /^(?:toss|chuck|ditch|dump)\s+(.+)$/i.exec(clause)) && !/\b(?:in|into|on|onto|to|inside|at)\b/i.test(m[1]))
+    return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
   if ((m = THROW_X_AWAY.exec(clause))) return `put ${m[1]} into the trash${m[2]}`;
   // "Put away the bread in the drawer" stores it: "away" is no trash.
   if ((m = /^put\s+away\s+(.+)$/i.exec(clause))) return `put ${m[1]}`;
   // "Look in the fridge for the milk": find it, with a hint where it is.
-  if ((m = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause))) return `find ${m[2]}, which is in ${m[1]}`;
+  if ((m = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause)))
+    return `find ${m[2]}, which is in ${m[1]}`;
   // "Tell me where the tea is" asks to find it; "tell me where they are" asks for a report on what was found.
-  if ((m = /^(?:find out|figure out|work out|check|see|tell me|show me|let me know|shout(?: out)?|call out|yell(?: out)?)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(clause))) {
-    return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(m[1]) ? clause : `find ${m[1]}${m[2]}`;
+  if (
+    (m =
+      /^(?:find out|figure out|work out|check|see|tell me|show me|let me know|shout(?: out)?|call out|yell(?: out)?)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(
+        clause,
+      ))
+  ) {
+    return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(m[1])
+      ? clause
+      : `find ${m[1]}${m[2]}`;
   }
   if ((m = /^(?:where\s+(?:is|are)|where's)\s+(.+?)[?.!]*$/i.exec(clause))) return `find ${m[1]}`;
   if ((m = FIND_START.exec(clause))) return `find${clause.slice(m[0].length)}`;
@@ -217,12 +336,21 @@ function nameWordings(text: string, lex: Lexicon): string {
       .sort((a, b) => b.length - a.length)
       .map((f) => escape(f).replace(/\s+/g, "\\s+") + (/s$/.test(f) ? "" : "(?:e?s)?"));
     // Not inside a name already written with underscores ("tea" in bottle_of_tea): \b treats _ as a word character.
-    compiled = { forms, pattern: new RegExp(alternatives.length ? `\\b(?:${alternatives.join("|")})\\b` : "(?!)", "gi") };
+    compiled = {
+      forms,
+      pattern: new RegExp(alternatives.length ? `\\b(?:${alternatives.join("|")})\\b` : "(?!)", "gi"),
+    };
     wordingPatterns.set(lex, compiled);
   }
   const { forms, pattern } = compiled;
   if (!forms.size) return text;
-  return text.replace(pattern, (m) => forms.get(m.toLowerCase().replace(/\s+/g, " ")) ?? forms.get(m.toLowerCase().replace(/\s+/g, " ").replace(/e?s$/, "")) ?? m);
+  return text.replace(
+    pattern,
+    (m) =>
+      forms.get(m.toLowerCase().replace(/\s+/g, " ")) ??
+      forms.get(m.toLowerCase().replace(/\s+/g, " ").replace(/e?s$/, "")) ??
+      m,
+  );
 }
 
 /** Edit distance (Levenshtein), for misspellings and for ranking close names. */
@@ -241,12 +369,17 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** A word and a name's word are the same, allowing a slip of the keyboard in a long word ("refridgerator"). */
-const sameWord = (w: string, v: string) => w === v || (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1)) || swapped(w, v);
+const sameWord = (w: string, v: string) =>
+  w === v ||
+  (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1)) ||
+  swapped(w, v);
 /** Two neighbouring letters typed the wrong way round ("mlik", "tabel"), in a word of four letters or more. */
 function swapped(w: string, v: string): boolean {
   if (w.length !== v.length || w.length < 4) return false;
   const at = [...w].findIndex((c, i) => c !== v[i]);
-  return at >= 0 && at < w.length - 1 && w[at] === v[at + 1] && w[at + 1] === v[at] && w.slice(at + 2) === v.slice(at + 2);
+  return (
+    at >= 0 && at < w.length - 1 && w[at] === v[at + 1] && w[at + 1] === v[at] && w.slice(at + 2) === v.slice(at + 2)
+  );
 }
 
 /** Every word of every wording of a name. */
@@ -265,10 +398,12 @@ function byOverlap(run: string[], lex: Lexicon): { name?: string; tied: string[]
   const tokens = nameTokens(run.join(" "));
   if (!tokens.length) return { tied: [] };
   // Navigation points are where robots stand, not what an instruction names ("the fridge" is not "in front of" it).
-  const scored = lex.words.filter((w) => w.kind !== "navigation_point").map((w) => {
-    const mine = [...tokensOf(w)];
-    return { w, n: tokens.filter((t) => mine.some((v) => sameWord(t, v))).length };
-  });
+  const scored = lex.words
+    .filter((w) => w.kind !== "navigation_point")
+    .map((w) => {
+      const mine = [...tokensOf(w)];
+      return { w, n: tokens.filter((t) => mine.some((v) => sameWord(t, v))).length };
+    });
   const best = Math.max(0, ...scored.map((s) => s.n));
   if (best === 0) return { tied: [] };
   const top = scored.filter((s) => s.n === best).map((s) => s.w.name);
@@ -279,16 +414,24 @@ function byOverlap(run: string[], lex: Lexicon): { name?: string; tied: string[]
 /** The known names closest to some words: by shared words first, then by spelling. */
 export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
   const tokens = nameTokens(words);
-  const flat = words.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+  const flat = words
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
   return lex.words
     .filter((w) => w.kind !== "navigation_point")
     .map((w) => {
       const mine = [...tokensOf(w)];
       const shared = tokens.filter((t) => mine.some((v) => sameWord(t, v))).length;
-      const spelling = Math.max(...[w.name, w.display, ...w.aliases].map((f) => {
-        const g = f.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
-        return 1 - editDistance(flat, g) / Math.max(flat.length, g.length, 1);
-      }));
+      const spelling = Math.max(
+        ...[w.name, w.display, ...w.aliases].map((f) => {
+          const g = f
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, " ")
+            .trim();
+          return 1 - editDistance(flat, g) / Math.max(flat.length, g.length, 1);
+        }),
+      );
       return { name: w.name, score: shared + spelling };
     })
     .filter((x) => x.score >= 0.4)
@@ -301,7 +444,11 @@ export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
  * A clause in the reader's verbs and the world's names: wordings first, then runs of other words by overlap. Words
  * it could not place come back with the closest names.
  */
-export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet<string> = new Set()): { text: string; unplaced: Unplaced[] } {
+export function canonicalClause(
+  clause: string,
+  lex: Lexicon,
+  named: ReadonlySet<string> = new Set(),
+): { text: string; unplaced: Unplaced[] } {
   const known = new Set(lex.words.map((w) => w.name.toLowerCase()));
   const knownAlt = [...known].map(escape).join("|");
   let text = nameWordings(canonicalVerb(clause), lex);
@@ -362,11 +509,18 @@ export function canonicalClause(clause: string, lex: Lexicon, named: ReadonlySet
     // bread"): the name says which thing.
     const described = nameAfter(r.end, /\s+/);
     const measured = nameAfter(r.end, /\s+of\s+(?:the\s+|some\s+)?/);
-    if (described > 0 && describesOnly(r.words, text.slice(0, r.start).trim() || "the")) text = text.slice(0, r.start) + text.slice(r.end + described);
-    else if (measured > 0 && r.words.length === 1 && MEASURES.test(r.words[0])) text = text.slice(0, r.start) + text.slice(r.end + measured);
+    if (described > 0 && describesOnly(r.words, text.slice(0, r.start).trim() || "the"))
+      text = text.slice(0, r.start) + text.slice(r.end + described);
+    else if (measured > 0 && r.words.length === 1 && MEASURES.test(r.words[0]))
+      text = text.slice(0, r.start) + text.slice(r.end + measured);
     // "Out of the drawer" with two drawers: where it comes from is only a hint, and the robot looks for it anyway.
-    else if (tied.length > 1 && /\b(?:from|out\s+of|off)\s+(?:the\s+|my\s+)?$/i.test(text.slice(0, r.start))) text = `${text.slice(0, r.start)}somewhere${text.slice(r.end)}`;
-    else unplaced.unshift({ words: r.words.join(" "), closest: tied.length ? tied : closestNames(r.words.join(" "), lex) });
+    else if (tied.length > 1 && /\b(?:from|out\s+of|off)\s+(?:the\s+|my\s+)?$/i.test(text.slice(0, r.start)))
+      text = `${text.slice(0, r.start)}somewhere${text.slice(r.end)}`;
+    else
+      unplaced.unshift({
+        words: r.words.join(" "),
+        closest: tied.length ? tied : closestNames(r.words.join(" "), lex),
+      });
   }
   return { text, unplaced };
 }
@@ -379,7 +533,12 @@ export function canonicalText(text: string, lex: Lexicon): { text: string; unpla
 
 // ---- reading -----------------------------------------------------------------------------------------------------------
 
-export function readInstruction(text: string, labels: string[], places: string[], lex: Lexicon = bareLexicon(labels, places)): ReadInstruction {
+export function readInstruction(
+  text: string,
+  labels: string[],
+  places: string[],
+  lex: Lexicon = bareLexicon(labels, places),
+): ReadInstruction {
   const asWritten = readOrders(text, labels, places, lex);
   // Read whole and asking something: as written. A reading that asks nothing (a constraint that ran on into the order,
   // "no need to be quick — just put the cup in the sink") is read again too.
@@ -403,7 +562,10 @@ export function namesThing(lex: Lexicon): Knows {
     f = (phrase) => {
       const { text, unplaced } = canonicalClause(phrase, lex);
       if (unplaced.length) return false;
-      const named = text.split(/[^A-Za-z0-9_]+/).map((w) => kinds.get(w.toLowerCase())).filter(Boolean);
+      const named = text
+        .split(/[^A-Za-z0-9_]+/)
+        .map((w) => kinds.get(w.toLowerCase()))
+        .filter(Boolean);
       return named.some((k) => k === "object" || k === "part") ? "object" : named.length ? "place" : false;
     };
     thingNamers.set(lex, f);
@@ -418,28 +580,53 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
   const notUnderstood: string[] = [];
   const unplaced: Unplaced[] = [];
   // Words that may follow "and" inside a list of things: names and the words of their wordings (verbs excepted).
-  const names = new Set([...labels, ...places, ...lex.words.flatMap((w) => [...tokensOf(w)])].map((n) => n.toLowerCase()).filter((n) => !VERB_WORDS.has(n)));
-  const verbs = alternation([...PUT_VERBS, ...FIND_VERBS, "dispose of", "discard", "get rid of", "bin", "trash", "throw", "toss"]);
+  const names = new Set(
+    [...labels, ...places, ...lex.words.flatMap((w) => [...tokensOf(w)])]
+      .map((n) => n.toLowerCase())
+      .filter((n) => !VERB_WORDS.has(n)),
+  );
+  const verbs = alternation([
+    ...PUT_VERBS,
+    ...FIND_VERBS,
+    "dispose of",
+    "discard",
+    "get rid of",
+    "bin",
+    "trash",
+    "throw",
+    "toss",
+  ]);
   const clauses = text
     // A comma before a verb of the reader's starts another part too ("put the cup in the sink, after that find the sponge").
-    .split(new RegExp(`(?<=[.;:!?])\\s+|,\\s+and\\s+(?=(?:then\\s+)?(?:${verbs})\\b)|\\s+then\\s+|,\\s+(?:after\\s+that\\s+|afterwards\\s+|next\\s+)?(?=(?:${verbs})\\b)`, "i"))
+    .split(
+      new RegExp(
+        `(?<=[.;:!?])\\s+|,\\s+and\\s+(?=(?:then\\s+)?(?:${verbs})\\b)|\\s+then\\s+|,\\s+(?:after\\s+that\\s+|afterwards\\s+|next\\s+)?(?=(?:${verbs})\\b)`,
+        "i",
+      ),
+    )
     // "… and <verb> …" starts another part ("find the tea and dispose of it"); "and the apple" continues a list.
-    .flatMap((c) => c.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
-      // split() interleaves the captured next word: even indices are text, odd ones the word after "and".
-      if (i % 2 === 1) return parts;
-      const word = (all[i - 1] ?? "").toLowerCase();
-      if (i === 0 || NOT_A_VERB.has(word) || names.has(word) || nameTokens(word).some((t) => names.has(t))) {
-        if (i === 0) parts.push(piece);
-        else parts[parts.length - 1] += ` and ${piece}`;
-      } else parts.push(piece);
-      return parts;
-    }, []))
+    .flatMap((c) =>
+      c.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
+        // split() interleaves the captured next word: even indices are text, odd ones the word after "and".
+        if (i % 2 === 1) return parts;
+        const word = (all[i - 1] ?? "").toLowerCase();
+        if (i === 0 || NOT_A_VERB.has(word) || names.has(word) || nameTokens(word).some((t) => names.has(t))) {
+          if (i === 0) parts.push(piece);
+          else parts[parts.length - 1] += ` and ${piece}`;
+        } else parts.push(piece);
+        return parts;
+      }, []),
+    )
     .map((c) => c.trim())
     .filter(Boolean);
   let lastObjects: string[] = [];
   // Names the instruction says unambiguously anywhere, to settle a phrase that could mean more than one of them.
   const contextClauses = context === text ? [] : context.split(/(?<=[.;:!?,])\s+/);
-  const namedAnywhere = new Set([...clauses, ...contextClauses].flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/)).filter((w) => lex.words.some((x) => x.name === w)));
+  const namedAnywhere = new Set(
+    [...clauses, ...contextClauses]
+      .flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/))
+      .filter((w) => lex.words.some((x) => x.name === w)),
+  );
   const mentions = (c: string, names: string[]) =>
     names
       .map((n) => ({ n, i: c.search(new RegExp(`\\b${n}\\b`, "i")) }))
@@ -448,7 +635,10 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
   const placeAlt = places.map(escape).join("|");
   for (const original of clauses) {
     // A lead alone ("After that," before the order the comma split off) asks nothing.
-    const written = `${original} `.replace(LEAD, "").trim().replace(/[.;:!?]+$/, "");
+    const written = `${original} `
+      .replace(LEAD, "")
+      .trim()
+      .replace(/[.;:!?]+$/, "");
     if (!written) continue;
     if (CONSTRAINT.test(written)) continue;
     const { text: clause, unplaced: here } = canonicalClause(written, lex, namedAnywhere);
@@ -457,8 +647,14 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     // "X, which is/are in/on the P" and "X from/out of the P" state where X is.
     for (const o of objs) {
       const m =
-        new RegExp(`\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").exec(clause) ??
-        new RegExp(`\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)\\s+)?(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`, "i").exec(clause);
+        new RegExp(
+          `\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`,
+          "i",
+        ).exec(clause) ??
+        new RegExp(
+          `\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)\\s+)?(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`,
+          "i",
+        ).exec(clause);
       if (m) told.push({ object: o, place: m[1].toLowerCase() });
     }
     const subjects = objs.length ? objs : /\b(it|them)\b/i.test(clause) ? lastObjects : [];
@@ -471,32 +667,65 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     if (!UNDERSTOOD_VERB.test(clause)) {
       // Its first word is the verb it does not know ("wash"), whatever names the rest places.
       const verb = part.split(/\s+/)[0];
-      const rest = here.map((u) => (u.words.toLowerCase().startsWith(verb.toLowerCase()) ? { ...u, words: u.words.slice(verb.length).trim() } : u)).filter((u) => u.words);
+      const rest = here
+        .map((u) =>
+          u.words.toLowerCase().startsWith(verb.toLowerCase()) ? { ...u, words: u.words.slice(verb.length).trim() } : u,
+        )
+        .filter((u) => u.words);
       notUnderstood.push(part);
       unplaced.push({ words: verb, closest: [], why: "no action I can read" }, ...rest);
     } else if (here.length) {
       notRead("");
     } else if (MANIPULATE.test(clause)) {
       // The destination is the last place named after a preposition, outside "which is in …" asides.
-      const stripped = clause.replace(new RegExp(`,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(?:${placeAlt})\\b,?`, "gi"), " ");
+      const stripped = clause.replace(
+        new RegExp(
+          `,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(?:${placeAlt})\\b,?`,
+          "gi",
+        ),
+        " ",
+      );
       // "In the middle drawer, not in the top one": a place it is not to go is no destination.
-      const unwanted = new RegExp(`,?\\s+(?:and\\s+)?not\\s+(?:(?:in|into|on|onto|to|inside)\\s+)?(?:the\\s+)?(?:${placeAlt})\\b`, "gi");
-      const dests = [...stripped.replace(unwanted, (m) => " ".repeat(m.length)).matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi"))].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
+      const unwanted = new RegExp(
+        `,?\\s+(?:and\\s+)?not\\s+(?:(?:in|into|on|onto|to|inside)\\s+)?(?:the\\s+)?(?:${placeAlt})\\b`,
+        "gi",
+      );
+      const dests = [
+        ...stripped
+          .replace(unwanted, (m) => " ".repeat(m.length))
+          .matchAll(new RegExp(`\\b(?:into|in|on|onto|to|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`, "gi")),
+      ].map((m) => ({ at: m.index!, place: m[1].toLowerCase() }));
       const dest = dests.at(-1)?.place;
-      const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(?:${placeAlt}|somewhere)\\b`, "i").test(stripped);
+      const from = new RegExp(`\\b(?:from|out\\s+of|off)\\s+(?:the\\s+)?(?:${placeAlt}|somewhere)\\b`, "i").test(
+        stripped,
+      );
       // Each thing goes to the last place named before the next thing ("the tea on the table and the burger in the
       // oven"); what names no place of its own goes to the clause's last.
       const named = mentions(stripped, labels);
       // "put it on the table, and the burger in the oven": the thing "it" stands for comes first.
       const pronoun = /\b(?:it|them)\b/i.exec(stripped);
-      if (named.length && pronoun && pronoun.index < named[0].i) named.unshift(...lastObjects.filter((o) => !named.some((x) => x.n === o)).map((n) => ({ n, i: pronoun.index })));
+      if (named.length && pronoun && pronoun.index < named[0].i)
+        named.unshift(
+          ...lastObjects.filter((o) => !named.some((x) => x.n === o)).map((n) => ({ n, i: pronoun.index })),
+        );
       if (dest && named.length) {
-        named.forEach((o, k) => goals.push(`in(${o.n}, ${dests.filter((d) => d.at > o.i && d.at < (named[k + 1]?.i ?? Infinity)).at(-1)?.place ?? dest})`));
+        named.forEach((o, k) =>
+          goals.push(
+            `in(${o.n}, ${dests.filter((d) => d.at > o.i && d.at < (named[k + 1]?.i ?? Infinity)).at(-1)?.place ?? dest})`,
+          ),
+        );
       } else if (dest && subjects.length) for (const o of subjects) goals.push(`in(${o}, ${dest})`);
       // "Take the milk out of the fridge" says where the milk is; what to do with it comes next.
-      else if (from && subjects.length && !dest) { /* told above */ }
+      else if (from && subjects.length && !dest) {
+        /* told above */
+      }
       // A placement that names no known thing or no known destination cannot be done as asked.
-      else notRead(subjects.length ? `it names no place I know to put ${things} in` : "it names no thing I know to put somewhere");
+      else
+        notRead(
+          subjects.length
+            ? `it names no place I know to put ${things} in`
+            : "it names no thing I know to put somewhere",
+        );
     } else if (FIND.test(clause)) {
       if (subjects.length) for (const o of subjects) goals.push(`found(${o})`);
       else notRead("it names no thing I know to find");
@@ -505,7 +734,12 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
   }
   // A "find X and put it …" sentence asks for the placement, which implies having found it.
   const placed = new Set(goals.filter((g) => g.startsWith("in(")).map((g) => g.slice(3, g.indexOf(","))));
-  return { goals: [...new Set(goals.filter((g) => !(g.startsWith("found(") && placed.has(g.slice(6, -1)))))], told, notUnderstood, unplaced };
+  return {
+    goals: [...new Set(goals.filter((g) => !(g.startsWith("found(") && placed.has(g.slice(6, -1)))))],
+    told,
+    notUnderstood,
+    unplaced,
+  };
 }
 
 /**
@@ -514,12 +748,24 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
  */
 export function notUnderstoodMessage(r: Pick<ReadInstruction, "notUnderstood" | "unplaced">, lex: Lexicon): string {
   const quote = (s: string) => `"${s}"`;
-  const parts = r.notUnderstood.length ? `the instruction is not understood: ${r.notUnderstood.map(quote).join(", ")}` : "the instruction names no goal I can read";
+  const parts = r.notUnderstood.length
+    ? `the instruction is not understood: ${r.notUnderstood.map(quote).join(", ")}`
+    : "the instruction names no goal I can read";
   const placed = r.unplaced.filter((u) => !u.why);
-  const words = placed.map((u) => `${quote(u.words)}${u.closest.length ? ` (closest: ${u.closest.join(", ")})` : " (nothing close)"}`);
+  const words = placed.map(
+    (u) => `${quote(u.words)}${u.closest.length ? ` (closest: ${u.closest.join(", ")})` : " (nothing close)"}`,
+  );
   const missing = r.unplaced.flatMap((u) => (u.why ? [`${quote(u.words)}: ${u.why}`] : []));
-  const list = (kind: Word["kind"]) => lex.words.filter((w) => w.kind === kind).map((w) => w.name).join(", ");
-  const known = [`objects: ${list("object") || "none"}`, `places: ${list("place") || "none"}`, ...(lex.skills.length ? [`skills: ${lex.skills.map((s) => s.name).join(", ")}`] : [])];
+  const list = (kind: Word["kind"]) =>
+    lex.words
+      .filter((w) => w.kind === kind)
+      .map((w) => w.name)
+      .join(", ");
+  const known = [
+    `objects: ${list("object") || "none"}`,
+    `places: ${list("place") || "none"}`,
+    ...(lex.skills.length ? [`skills: ${lex.skills.map((s) => s.name).join(", ")}`] : []),
+  ];
   return `${parts}; ${words.length ? `could not place ${words.join(", ")}; ` : ""}${missing.length ? `${missing.join("; ")}; ` : ""}I know ${known.join("; ")}; I can read: find X, put X in/on P, throw away X`;
 }
 

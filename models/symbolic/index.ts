@@ -16,14 +16,21 @@ import { readKey } from "./meaning";
  * (graphs/<id>/reasoner), keyed by the task names its nodes' context blocks carry; the method hands it to its runs.
  */
 export class SymbolicChatModel extends BaseChatModel {
-  constructor(readonly tasks: Record<string, Task>, readonly seed = 0, readonly noise: NoiseKnobs = NO_NOISE) {
+  constructor(
+    readonly tasks: Record<string, Task>,
+    readonly seed = 0,
+    readonly noise: NoiseKnobs = NO_NOISE,
+  ) {
     super({});
   }
 
   /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
   private answer(ctx: any, rng: Draw): unknown {
     const task = this.tasks[ctx.task];
-    if (!task) throw new Error(`the symbolic reasoner has no task ${ctx.task}; it knows ${Object.keys(this.tasks).join(", ") || "none"}`);
+    if (!task)
+      throw new Error(
+        `the symbolic reasoner has no task ${ctx.task}; it knows ${Object.keys(this.tasks).join(", ") || "none"}`,
+      );
     return task(ctx, this.noise, rng);
   }
 

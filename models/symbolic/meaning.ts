@@ -11,10 +11,23 @@ import { createHash } from "node:crypto";
  * joints; the wordings of names (display names and aliases, in the world's names and beside each detection's label); a question's phrasing; worked examples shown with the
  * prompt; an observation's prose summary of the detections listed beside it; a plot's axis labels.
  */
-const WORDING = new Set(["description", "names", "display", "aliases", "phrasing", "exemplars", "summary", "xLabel", "yLabel"]);
+const WORDING = new Set([
+  "description",
+  "names",
+  "display",
+  "aliases",
+  "phrasing",
+  "exemplars",
+  "summary",
+  "xLabel",
+  "yLabel",
+]);
 
 const empty = (v: unknown) =>
-  v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && !Array.isArray(v) && Object.keys(v as object).length === 0);
+  v === null ||
+  v === undefined ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === "object" && !Array.isArray(v) && Object.keys(v as object).length === 0);
 
 /** The context with its wording left out: keys sorted, empty fields dropped, text in one case and spacing. */
 export function meaningOf(value: unknown): unknown {
@@ -39,7 +52,9 @@ export function faultKey(seed: number, ctx: { task: string }): string {
 
 /** A value's meaning as a short hash: what a view, a detection or a context holds, its wording aside. */
 export function meaningHash(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(meaningOf(value)) ?? "").digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(meaningOf(value)) ?? "")
+    .digest("hex");
 }
 
 /**
@@ -47,7 +62,15 @@ export function meaningHash(value: unknown): string {
  * fields it has not read are left out, so a field it never reads never moves a draw. With every field read it is
  * `faultKey` of the whole context.
  */
-export function readKey(seed: number, ctx: { task: string } & Record<string, unknown>, read: ReadonlySet<string>): string {
-  const picked = Object.fromEntries(Object.keys(ctx).filter((k) => k === "task" || read.has(k)).map((k) => [k, ctx[k]]));
+export function readKey(
+  seed: number,
+  ctx: { task: string } & Record<string, unknown>,
+  read: ReadonlySet<string>,
+): string {
+  const picked = Object.fromEntries(
+    Object.keys(ctx)
+      .filter((k) => k === "task" || read.has(k))
+      .map((k) => [k, ctx[k]]),
+  );
   return faultKey(seed, picked as { task: string });
 }

@@ -40,7 +40,23 @@ export interface NoiseKnobs {
   misjudgeCurve: number;
 }
 
-export const NO_NOISE: NoiseKnobs = { misname: 0, hallucinate: 0, missDetection: 0, wrongArgument: 0, skipStep: 0, criticFalseAlarm: 0, criticMiss: 0, misreadObstacle: 0, misjudgeClearance: 0, wrongTurn: 0, hallucinateEvent: 0, missEvent: 0, wrongCause: 0, wrongRetrieval: 0, misjudgeCurve: 0 };
+export const NO_NOISE: NoiseKnobs = {
+  misname: 0,
+  hallucinate: 0,
+  missDetection: 0,
+  wrongArgument: 0,
+  skipStep: 0,
+  criticFalseAlarm: 0,
+  criticMiss: 0,
+  misreadObstacle: 0,
+  misjudgeClearance: 0,
+  wrongTurn: 0,
+  hallucinateEvent: 0,
+  missEvent: 0,
+  wrongCause: 0,
+  wrongRetrieval: 0,
+  misjudgeCurve: 0,
+};
 
 /** One noise level → every knob, in fixed proportions (documented in docs/models.md; shared by every variant). */
 export function noiseLevel(level: number): NoiseKnobs {
@@ -79,7 +95,8 @@ export interface Draw {
 export const FOCUSED_MISS_FACTOR = 0.5;
 
 /** The chance that the perceiver leaves out a thing it was shown, looked at closely or not. */
-export const missRate = (noise: NoiseKnobs, focused = false) => noise.missDetection * (focused ? FOCUSED_MISS_FACTOR : 1);
+export const missRate = (noise: NoiseKnobs, focused = false) =>
+  noise.missDetection * (focused ? FOCUSED_MISS_FACTOR : 1);
 
 /**
  * A perceiver's draws about one thing in one view: keyed on the seed, the view (what the detector reported of it, as
@@ -100,7 +117,10 @@ const unit = (key: string) => createHash("sha256").update(key).digest().readUInt
 /** Deterministic draws from a key (models/symbolic/meaning.ts): the same request always meets the same noise. */
 export class KeyedDraw implements Draw {
   private i = 0;
-  constructor(private readonly key: string, private readonly seed?: number) {}
+  constructor(
+    private readonly key: string,
+    private readonly seed?: number,
+  ) {}
   next(): number {
     return unit(`${this.key}#${this.i++}`);
   }

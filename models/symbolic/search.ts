@@ -27,8 +27,13 @@ function parseFact(f: string): { pred: string; args: string[] } {
 }
 
 /** All bindings of the literal's free variables (?x) that make it hold in `facts`, extending `bind`. */
-function* match(l: Literal, bind: Record<string, string>, facts: Set<string>, index: Map<string, string[][]>): Generator<Record<string, string>> {
-  const resolved = l.args.map((a) => (a.startsWith("?") ? bind[a] : bind[a] ?? a));
+function* match(
+  l: Literal,
+  bind: Record<string, string>,
+  facts: Set<string>,
+  index: Map<string, string[][]>,
+): Generator<Record<string, string>> {
+  const resolved = l.args.map((a) => (a.startsWith("?") ? bind[a] : (bind[a] ?? a)));
   if (resolved.every((a) => a !== undefined)) {
     if (facts.has(fact(l.pred, resolved as string[]))) yield bind;
     return;
@@ -56,7 +61,13 @@ function indexFacts(facts: Set<string>): Map<string, string[][]> {
 }
 
 /** Whether every literal holds; a negated literal holds when no binding makes its positive form hold. */
-function satisfied(lits: Literal[], bind: Record<string, string>, facts: Set<string>, index: Map<string, string[][]>, dom: Domain): Record<string, string> | undefined {
+function satisfied(
+  lits: Literal[],
+  bind: Record<string, string>,
+  facts: Set<string>,
+  index: Map<string, string[][]>,
+  dom: Domain,
+): Record<string, string> | undefined {
   const go = (i: number, b: Record<string, string>): Record<string, string> | undefined => {
     if (i === lits.length) return b;
     const l = lits[i];
@@ -82,13 +93,18 @@ function satisfied(lits: Literal[], bind: Record<string, string>, facts: Set<str
 
 function apply(effects: Literal[], bind: Record<string, string>, facts: Set<string>): Set<string> {
   const next = new Set(facts);
-  const ground = (l: Literal) => l.args.map((a) => (a === "_" ? "_" : bind[a] ?? a));
+  const ground = (l: Literal) => l.args.map((a) => (a === "_" ? "_" : (bind[a] ?? a)));
   for (const l of effects.filter((e) => e.negated)) {
     const args = ground(l);
     if (args.includes("_")) {
       for (const f of next) {
         const p = parseFact(f);
-        if (p.pred === l.pred && p.args.length === args.length && p.args.every((a, i) => args[i] === "_" || args[i] === a)) next.delete(f);
+        if (
+          p.pred === l.pred &&
+          p.args.length === args.length &&
+          p.args.every((a, i) => args[i] === "_" || args[i] === a)
+        )
+          next.delete(f);
       }
     } else next.delete(fact(l.pred, args));
   }
@@ -97,7 +113,9 @@ function apply(effects: Literal[], bind: Record<string, string>, facts: Set<stri
 }
 
 /** Every grounding of every skill, with the robot's own name bound to `self`. */
-export function groundActions(dom: Domain): { action: GroundAction; pre: Literal[]; eff: Literal[]; bind: Record<string, string> }[] {
+export function groundActions(
+  dom: Domain,
+): { action: GroundAction; pre: Literal[]; eff: Literal[]; bind: Record<string, string> }[] {
   const out: { action: GroundAction; pre: Literal[]; eff: Literal[]; bind: Record<string, string> }[] = [];
   for (const r of dom.robots) {
     for (const s of r.skills) {
@@ -163,7 +181,13 @@ export function afterAction(dom: Domain, action: GroundAction, facts: string[]):
   const s = dom.robots.find((m) => m.id === action.robot)?.skills.find((k) => k.name === action.skill);
   if (!s) return undefined;
   const all = new Set([...facts, ...dom.staticFacts]);
-  const b = satisfied(s.preconditions.map(parseLiteral), { ...action.args, self: action.robot }, all, indexFacts(all), dom);
+  const b = satisfied(
+    s.preconditions.map(parseLiteral),
+    { ...action.args, self: action.robot },
+    all,
+    indexFacts(all),
+    dom,
+  );
   return b ? [...apply(s.effects.map(parseLiteral), b, new Set(facts))] : undefined;
 }
 

@@ -10,29 +10,38 @@ import { WORLD_LISTS } from "../context";
 type Names = Record<string, Naming | string[]>;
 
 const namings = (names: Names) =>
-  Object.fromEntries(Object.entries(names).map(([k, n]) => [k, Array.isArray(n) ? { display: n[0], aliases: n.slice(1) } : n]));
+  Object.fromEntries(
+    Object.entries(names).map(([k, n]) => [k, Array.isArray(n) ? { display: n[0], aliases: n.slice(1) } : n]),
+  );
 
 export function readModelView<T extends { world?: any; robots?: any }>(ctx: T): T {
-  const world = ctx.world && typeof ctx.world === "object" ? { ...ctx.world, ...(ctx.world.names ? { names: namings(ctx.world.names) } : {}) } : ctx.world;
-  const robots = Array.isArray(ctx.robots) && ctx.robots.some((r: unknown) => typeof r === "object")
-    ? ctx.robots.map((r: any) => ({
-        ...r,
-        ...(r.names ? { names: namings(r.names) } : {}),
-        skills: r.skills?.map((s: any) => ({
-          ...s,
-          parameters: s.parameters && {
-            ...s.parameters,
-            properties: Object.fromEntries(
-              Object.entries(s.parameters.properties ?? {}).map(([k, p]: [string, any]) => {
-                if (typeof p?.enum !== "string") return [k, p];
-                const list = WORLD_LISTS[p.enum];
-                if (!list || !world) throw new Error(`argument ${k} of ${r.id}.${s.name} names the list ${p.enum}, which the context does not give`);
-                return [k, { ...p, enum: list(world) }];
-              }),
-            ),
-          },
-        })),
-      }))
-    : ctx.robots;
+  const world =
+    ctx.world && typeof ctx.world === "object"
+      ? { ...ctx.world, ...(ctx.world.names ? { names: namings(ctx.world.names) } : {}) }
+      : ctx.world;
+  const robots =
+    Array.isArray(ctx.robots) && ctx.robots.some((r: unknown) => typeof r === "object")
+      ? ctx.robots.map((r: any) => ({
+          ...r,
+          ...(r.names ? { names: namings(r.names) } : {}),
+          skills: r.skills?.map((s: any) => ({
+            ...s,
+            parameters: s.parameters && {
+              ...s.parameters,
+              properties: Object.fromEntries(
+                Object.entries(s.parameters.properties ?? {}).map(([k, p]: [string, any]) => {
+                  if (typeof p?.enum !== "string") return [k, p];
+                  const list = WORLD_LISTS[p.enum];
+                  if (!list || !world)
+                    throw new Error(
+                      `argument ${k} of ${r.id}.${s.name} names the list ${p.enum}, which the context does not give`,
+                    );
+                  return [k, { ...p, enum: list(world) }];
+                }),
+              ),
+            },
+          })),
+        }))
+      : ctx.robots;
   return { ...ctx, ...(world ? { world } : {}), ...(robots ? { robots } : {}) };
 }

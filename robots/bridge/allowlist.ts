@@ -44,6 +44,9 @@ export function allows(globs: string[] | undefined): (name: string) => boolean {
 
 /** `--allow-topics '/mobile/*,/arm/*'` → the list (blank entries dropped). */
 export const parseGlobs = (text: string | undefined): string[] | undefined => {
-  const list = (text ?? "").split(",").map((g) => g.trim()).filter(Boolean);
+  const list = (text ?? "")
+    .split(",")
+    .map((g) => g.trim())
+    .filter(Boolean);
   return list.length ? list : undefined;
 };

@@ -6,7 +6,13 @@ import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
 import { ServerMessage, FragmentAssembler, GoalStatus, DEFAULT_MAX_MESSAGE_BYTES } from "./protocol";
-import { BridgeAuthError, BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "./errors";
+import {
+  BridgeAuthError,
+  BridgeConnectionError,
+  BridgeProtocolError,
+  BridgeTimeoutError,
+  ServiceCallError,
+} from "./errors";
 import { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1Messages";
 
 export interface BridgeClientOptions {
@@ -87,7 +93,10 @@ export class BridgeClient extends EventEmitter {
   private reconnecting?: Promise<void>;
   private readonly o: Required<Omit<BridgeClientOptions, "token">> & { token?: string };
 
-  private constructor(readonly url: string, options: BridgeClientOptions) {
+  private constructor(
+    readonly url: string,
+    options: BridgeClientOptions,
+  ) {
     super();
     this.o = {
       token: options.token,
@@ -136,13 +145,19 @@ export class BridgeClient extends EventEmitter {
         }
       }
     }
-    throw new BridgeConnectionError(`cannot connect to ${this.url} after ${this.o.connectAttempts} attempts: ${lastErr?.message}`);
+    throw new BridgeConnectionError(
+      `cannot connect to ${this.url} after ${this.o.connectAttempts} attempts: ${lastErr?.message}`,
+    );
   }
 
   private openOnce(): Promise<void> {
     return new Promise((resolve, reject) => {
       const headers = this.o.token ? { authorization: `Bearer ${this.o.token}` } : undefined;
-      const ws = new WebSocket(this.url, { headers, maxPayload: this.o.maxMessageBytes * 2 + 1024, handshakeTimeout: this.o.callTimeoutMs });
+      const ws = new WebSocket(this.url, {
+        headers,
+        maxPayload: this.o.maxMessageBytes * 2 + 1024,
+        handshakeTimeout: this.o.callTimeoutMs,
+      });
       const onError = (err: Error) => {
         ws.removeAllListeners();
         ws.on("error", () => {});
@@ -152,7 +167,11 @@ export class BridgeClient extends EventEmitter {
       ws.once("error", onError);
       ws.once("unexpected-response", (_req, res) => {
         const code = res.statusCode ?? 0;
-        onError(code === 401 || code === 403 ? new BridgeAuthError(this.url, code) : new Error(`server answered HTTP ${code}`));
+        onError(
+          code === 401 || code === 403
+            ? new BridgeAuthError(this.url, code)
+            : new Error(`server answered HTTP ${code}`),
+        );
       });
       ws.once("open", () => {
         ws.off("error", onError);
@@ -169,7 +188,8 @@ export class BridgeClient extends EventEmitter {
         this.ws = ws;
         // Restore what this client had set up before a reconnect.
         for (const [topic, a] of this.advertised) this.sendAdvertise(topic, a);
-        for (const [service, a] of this.services) this.sendRaw({ op: "advertise_service", service, type: this.typeName(a.type) });
+        for (const [service, a] of this.services)
+          this.sendRaw({ op: "advertise_service", service, type: this.typeName(a.type) });
         for (const [topic, s] of this.subs) this.sendSubscribe(topic, s);
         resolve();
       });
@@ -219,7 +239,10 @@ export class BridgeClient extends EventEmitter {
     }
     const p = ServerMessage.safeParse(raw);
     if (!p.success) {
-      this.emit("protocol-error", new BridgeProtocolError(undefined, `unexpected message from server: ${text.slice(0, 200)}`));
+      this.emit(
+        "protocol-error",
+        new BridgeProtocolError(undefined, `unexpected message from server: ${text.slice(0, 200)}`),
+      );
       return;
     }
     const m = p.data;
@@ -261,7 +284,13 @@ export class BridgeClient extends EventEmitter {
         this.goals.delete(m.id);
         clearTimeout(g.timer);
         const status = m.status ?? (m.result ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED);
-        g.resolve({ goalId: m.id, action: m.action, status, succeeded: m.result && status === GoalStatus.SUCCEEDED, values: m.values });
+        g.resolve({
+          goalId: m.id,
+          action: m.action,
+          status,
+          succeeded: m.result && status === GoalStatus.SUCCEEDED,
+          values: m.values,
+        });
         return;
       }
       case "status": {
@@ -288,7 +317,10 @@ export class BridgeClient extends EventEmitter {
       case "call_service": {
         const a = this.services.get(m.service);
         if (!a) {
-          this.emit("protocol-error", new BridgeProtocolError(m.id, `server called service ${m.service}, which this client does not offer`));
+          this.emit(
+            "protocol-error",
+            new BridgeProtocolError(m.id, `server called service ${m.service}, which this client does not offer`),
+          );
           return;
         }
         void this.answer(m.id, m.service, a.handler, m.args);
@@ -314,7 +346,13 @@ export class BridgeClient extends EventEmitter {
     try {
       await Promise.race([
         this.reconnecting,
-        new Promise((_, rej) => (timer = setTimeout(() => rej(new BridgeTimeoutError(`reconnecting to ${this.url}`, timeoutMs)), timeoutMs))),
+        new Promise(
+          (_, rej) =>
+            (timer = setTimeout(
+              () => rej(new BridgeTimeoutError(`reconnecting to ${this.url}`, timeoutMs)),
+              timeoutMs,
+            )),
+        ),
       ]);
     } finally {
       clearTimeout(timer);
@@ -323,7 +361,8 @@ export class BridgeClient extends EventEmitter {
   }
 
   private sendRaw(msg: object): void {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) throw new BridgeConnectionError(`not connected to ${this.url}`);
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN)
+      throw new BridgeConnectionError(`not connected to ${this.url}`);
     this.ws.send(JSON.stringify(msg));
   }
 
@@ -332,11 +371,24 @@ export class BridgeClient extends EventEmitter {
     this.sendRaw(msg);
   }
 
-  async callService<T = unknown>(service: string, args: unknown = {}, opts: { timeoutMs?: number; type?: string } = {}): Promise<T> {
+  async callService<T = unknown>(
+    service: string,
+    args: unknown = {},
+    opts: { timeoutMs?: number; type?: string } = {},
+  ): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.o.callTimeoutMs;
     await this.ready(timeoutMs);
-    if (this.dialect === "ros1" && !service.startsWith("/rosapi/") && (await this.serviceType(service, timeoutMs)) === JSON_SERVICE_TYPE) {
-      const { json } = await this.callRaw<{ json: string }>(service, { json: JSON.stringify(args ?? {}) }, timeoutMs, opts.type);
+    if (
+      this.dialect === "ros1" &&
+      !service.startsWith("/rosapi/") &&
+      (await this.serviceType(service, timeoutMs)) === JSON_SERVICE_TYPE
+    ) {
+      const { json } = await this.callRaw<{ json: string }>(
+        service,
+        { json: JSON.stringify(args ?? {}) },
+        timeoutMs,
+        opts.type,
+      );
       return JSON.parse(json) as T;
     }
     return this.callRaw<T>(service, args, timeoutMs, opts.type);
@@ -461,11 +513,18 @@ export class BridgeClient extends EventEmitter {
   }
 
   private sendAdvertise(topic: string, a: { type: string; latch?: boolean }): void {
-    this.sendRaw({ op: "advertise", id: `advertise:${topic}`, topic, type: this.typeName(a.type), ...(a.latch ? { latch: true } : {}) });
+    this.sendRaw({
+      op: "advertise",
+      id: `advertise:${topic}`,
+      topic,
+      type: this.typeName(a.type),
+      ...(a.latch ? { latch: true } : {}),
+    });
   }
 
   publish(topic: string, msg: unknown): void {
-    if (!this.advertised.has(topic)) throw new BridgeProtocolError(undefined, `advertise ${topic} before publishing to it`);
+    if (!this.advertised.has(topic))
+      throw new BridgeProtocolError(undefined, `advertise ${topic} before publishing to it`);
     this.sendRaw({ op: "publish", topic, msg: this.dialect === "ros1" ? toRos1(msg) : msg });
   }
 
@@ -479,13 +538,28 @@ export class BridgeClient extends EventEmitter {
     if (this.connected) this.sendRaw({ op: "advertise_service", service, type: this.typeName(type) });
   }
 
-  private async answer(id: string | undefined, service: string, handler: (args: unknown) => unknown, args: unknown): Promise<void> {
+  private async answer(
+    id: string | undefined,
+    service: string,
+    handler: (args: unknown) => unknown,
+    args: unknown,
+  ): Promise<void> {
     const json = this.services.get(service)?.type === JSON_SERVICE_TYPE;
     let reply: object;
     try {
-      const input = json ? JSON.parse(String((args as { json?: unknown })?.json || "{}")) : this.dialect === "ros1" ? fromRos1(args) : args;
+      const input = json
+        ? JSON.parse(String((args as { json?: unknown })?.json || "{}"))
+        : this.dialect === "ros1"
+          ? fromRos1(args)
+          : args;
       const values = await handler(input);
-      reply = { op: "service_response", id, service, result: true, values: json ? { json: JSON.stringify(values ?? {}) } : values };
+      reply = {
+        op: "service_response",
+        id,
+        service,
+        result: true,
+        values: json ? { json: JSON.stringify(values ?? {}) } : values,
+      };
     } catch (err) {
       reply = { op: "service_response", id, service, result: false, values: (err as Error).message };
     }

@@ -59,8 +59,17 @@ export const SendActionGoal = z.object({
   fragment_size: z.number().int().positive().optional(),
   compression,
 });
-export const CancelActionGoal = z.object({ op: z.literal("cancel_action_goal"), id: z.string().max(MAX_ID_LENGTH), action: name });
-export const ActionFeedback = z.object({ op: z.literal("action_feedback"), id: z.string(), action: z.string(), values: z.unknown() });
+export const CancelActionGoal = z.object({
+  op: z.literal("cancel_action_goal"),
+  id: z.string().max(MAX_ID_LENGTH),
+  action: name,
+});
+export const ActionFeedback = z.object({
+  op: z.literal("action_feedback"),
+  id: z.string(),
+  action: z.string(),
+  values: z.unknown(),
+});
 export const ActionResult = z.object({
   op: z.literal("action_result"),
   id: z.string(),
@@ -75,7 +84,11 @@ export const Status = z.object({
   level: z.enum(["info", "warning", "error", "none"]),
   msg: z.string(),
 });
-export const SetLevel = z.object({ op: z.literal("set_level"), id, level: z.enum(["info", "warning", "error", "none"]) });
+export const SetLevel = z.object({
+  op: z.literal("set_level"),
+  id,
+  level: z.enum(["info", "warning", "error", "none"]),
+});
 export const Fragment = z.object({
   op: z.literal("fragment"),
   id: z.string().max(MAX_ID_LENGTH),
@@ -172,7 +185,8 @@ export class FragmentAssembler {
 
   /** Returns the full text when `frag` completes its message, otherwise undefined. Throws on inconsistent fragments. */
   add(frag: FragmentMsg): string | undefined {
-    if (frag.num >= frag.total) throw new Error(`fragment ${frag.id}: num ${frag.num} is not below total ${frag.total}`);
+    if (frag.num >= frag.total)
+      throw new Error(`fragment ${frag.id}: num ${frag.num} is not below total ${frag.total}`);
     let entry = this.pending.get(frag.id);
     if (!entry) {
       if (this.pending.size >= this.maxPending) this.drop(this.pending.keys().next().value as string);
@@ -192,11 +206,15 @@ export class FragmentAssembler {
       }
       if (this.total + n > this.maxTotalBytes) {
         this.drop(frag.id);
-        throw new Error(`fragment ${frag.id}: unfinished fragmented messages on this connection exceed ${this.maxTotalBytes} bytes; finish one before starting another`);
+        throw new Error(
+          `fragment ${frag.id}: unfinished fragmented messages on this connection exceed ${this.maxTotalBytes} bytes; finish one before starting another`,
+        );
       }
       if (this.pool && this.pool.bytes + n > this.pool.maxBytes) {
         this.drop(frag.id);
-        throw new Error(`fragment ${frag.id}: the server holds its limit of ${this.pool.maxBytes} bytes of unfinished fragmented messages; try again later`);
+        throw new Error(
+          `fragment ${frag.id}: the server holds its limit of ${this.pool.maxBytes} bytes of unfinished fragmented messages; try again later`,
+        );
       }
       entry.parts[frag.num] = frag.data;
       entry.received++;

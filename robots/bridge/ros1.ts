@@ -13,10 +13,27 @@ import type { BridgeClient, GoalHandle, GoalResult } from "./client";
 
 export { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1Messages";
 
-
 /** actionlib_msgs/GoalStatus codes. */
-export const ActionlibStatus = { PENDING: 0, ACTIVE: 1, PREEMPTED: 2, SUCCEEDED: 3, ABORTED: 4, REJECTED: 5, PREEMPTING: 6, RECALLING: 7, RECALLED: 8, LOST: 9 } as const;
-const TERMINAL = new Set<number>([ActionlibStatus.PREEMPTED, ActionlibStatus.SUCCEEDED, ActionlibStatus.ABORTED, ActionlibStatus.REJECTED, ActionlibStatus.RECALLED, ActionlibStatus.LOST]);
+export const ActionlibStatus = {
+  PENDING: 0,
+  ACTIVE: 1,
+  PREEMPTED: 2,
+  SUCCEEDED: 3,
+  ABORTED: 4,
+  REJECTED: 5,
+  PREEMPTING: 6,
+  RECALLING: 7,
+  RECALLED: 8,
+  LOST: 9,
+} as const;
+const TERMINAL = new Set<number>([
+  ActionlibStatus.PREEMPTED,
+  ActionlibStatus.SUCCEEDED,
+  ActionlibStatus.ABORTED,
+  ActionlibStatus.REJECTED,
+  ActionlibStatus.RECALLED,
+  ActionlibStatus.LOST,
+]);
 
 /** An actionlib end state as the ROS 2 code the rest of the client speaks. */
 export function fromActionlibStatus(s: number): number {
@@ -53,20 +70,35 @@ interface Waiting {
 /** One action's five topics as seen by a client, shared by every goal it sends on that action. */
 class ActionChannel {
   readonly waiting = new Map<string, Waiting>();
-  constructor(readonly client: BridgeClient, readonly action: string, actionType: string) {
+  constructor(
+    readonly client: BridgeClient,
+    readonly action: string,
+    actionType: string,
+  ) {
     const t = actionTypes(actionType);
     client.advertise(`${action}/goal`, t.goal);
     client.advertise(`${action}/cancel`, t.cancel);
-    client.subscribe<ActionlibResultMsg>(`${action}/result`, t.result, (m) => this.waiting.get(m.status?.goal_id?.id)?.onResult(m));
-    client.subscribe<{ status: { goal_id: { id: string } }; feedback: unknown }>(`${action}/feedback`, t.feedback, (m) => {
-      const w = this.waiting.get(m.status?.goal_id?.id);
-      w?.onFeedback?.(parseJsonField(m.feedback));
-    });
-    client.subscribe<{ status_list: { goal_id: { id: string }; status: number }[] }>(`${action}/status`, t.status, (m) => {
-      for (const s of m.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
-    });
+    client.subscribe<ActionlibResultMsg>(`${action}/result`, t.result, (m) =>
+      this.waiting.get(m.status?.goal_id?.id)?.onResult(m),
+    );
+    client.subscribe<{ status: { goal_id: { id: string } }; feedback: unknown }>(
+      `${action}/feedback`,
+      t.feedback,
+      (m) => {
+        const w = this.waiting.get(m.status?.goal_id?.id);
+        w?.onFeedback?.(parseJsonField(m.feedback));
+      },
+    );
+    client.subscribe<{ status_list: { goal_id: { id: string }; status: number }[] }>(
+      `${action}/status`,
+      t.status,
+      (m) => {
+        for (const s of m.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
+      },
+    );
     client.on("disconnect", () => {
-      for (const [id, w] of this.waiting) w.onResult({ status: { goal_id: { id }, status: -1, text: "connection lost" }, result: {} });
+      for (const [id, w] of this.waiting)
+        w.onResult({ status: { goal_id: { id }, status: -1, text: "connection lost" }, result: {} });
     });
   }
 }
@@ -110,7 +142,8 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
   const channel = ch;
   const goalId = opts.goalId;
   const cancel = () => {
-    if (client.connected && channel.waiting.has(goalId)) client.publish(`${action}/cancel`, { stamp: { sec: 0, nanosec: 0 }, id: goalId });
+    if (client.connected && channel.waiting.has(goalId))
+      client.publish(`${action}/cancel`, { stamp: { sec: 0, nanosec: 0 }, id: goalId });
   };
   const result = new Promise<GoalResult<R>>((resolve, reject) => {
     let seen = false;
@@ -137,10 +170,14 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
       },
       onResult: (m) => {
         done();
-        if (m.status.status < 0) return reject(new BridgeConnectionError(`connection lost while goal ${goalId} on ${action} was running`));
+        if (m.status.status < 0)
+          return reject(new BridgeConnectionError(`connection lost while goal ${goalId} on ${action} was running`));
         const status = fromActionlibStatus(m.status.status);
         const r = m.result ?? {};
-        const values = "values_json" in r ? { ...(parseJsonField({ json: r.values_json }) as object), message: r.message ?? m.status.text } : r;
+        const values =
+          "values_json" in r
+            ? { ...(parseJsonField({ json: r.values_json }) as object), message: r.message ?? m.status.text }
+            : r;
         // ROS 1 keeps no order across topics: the frames the robot published before this result may still be on
         // their way. The result waits for them (a little), so whoever looks next sees the state the skill left.
         const named = typeof r.frames_json === "string" && r.frames_json;
@@ -148,9 +185,19 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
         // A standard action names no frames: its result's stamp is when it ended, and the caller waits for frames
         // stamped at or after it (the robot's clock stamps both).
         const stamp = m.header?.stamp;
-        const endedAt = !named && stamp && (stamp.sec > 0 || stamp.nanosec > 0) ? stamp.sec + stamp.nanosec / 1e9 : undefined;
-        void Promise.all(Object.entries(frames).map(([topic, t]) => client.stampedBy(topic, t, FRAMES_WAIT_MS))).then(() =>
-          resolve({ goalId, action, status, succeeded: status === GoalStatus.SUCCEEDED, values: values as R, statusText: m.status.text || undefined, ...(endedAt !== undefined ? { endedAt } : {}) }),
+        const endedAt =
+          !named && stamp && (stamp.sec > 0 || stamp.nanosec > 0) ? stamp.sec + stamp.nanosec / 1e9 : undefined;
+        void Promise.all(Object.entries(frames).map(([topic, t]) => client.stampedBy(topic, t, FRAMES_WAIT_MS))).then(
+          () =>
+            resolve({
+              goalId,
+              action,
+              status,
+              succeeded: status === GoalStatus.SUCCEEDED,
+              values: values as R,
+              statusText: m.status.text || undefined,
+              ...(endedAt !== undefined ? { endedAt } : {}),
+            }),
         );
       },
     });

@@ -86,7 +86,10 @@ export class BridgeServer {
   private connections = new Set<Connection>();
   private nextClientId = 1;
   private readonly fragmentPool: FragmentPool;
-  private readonly opts: Required<Omit<BridgeServerOptions, "token" | "allow" | "nodes">> & { token?: string; nodes: string[] };
+  private readonly opts: Required<Omit<BridgeServerOptions, "token" | "allow" | "nodes">> & {
+    token?: string;
+    nodes: string[];
+  };
   private readonly allowed: Allowed;
   private readonly out: Outbox;
   private readonly topics: Topics;
@@ -134,7 +137,12 @@ export class BridgeServer {
     });
     this.advertiseService(STOP_SERVICE, "std_srvs/srv/Trigger", () => {
       const canceled = this.cancelAll();
-      return { success: true, message: canceled.length ? `canceled ${canceled.length} goal${canceled.length === 1 ? "" : "s"}: ${canceled.join(", ")}` : "no goal was running" };
+      return {
+        success: true,
+        message: canceled.length
+          ? `canceled ${canceled.length} goal${canceled.length === 1 ? "" : "s"}: ${canceled.join(", ")}`
+          : "no goal was running",
+      };
     });
     advertiseRosapi({
       topics: this.topics.byName,
@@ -237,9 +245,18 @@ export class BridgeServer {
   advertiseTopic(
     name: string,
     type: string,
-    opts: { latched?: boolean; onSubscribe?: (topic: string) => void; onMessage?: (msg: unknown, clientId: number) => void } = {},
+    opts: {
+      latched?: boolean;
+      onSubscribe?: (topic: string) => void;
+      onMessage?: (msg: unknown, clientId: number) => void;
+    } = {},
   ): (msg: unknown) => void {
-    this.topics.byName.set(name, { type, latched: !!opts.latched, onSubscribe: opts.onSubscribe, onMessage: opts.onMessage });
+    this.topics.byName.set(name, {
+      type,
+      latched: !!opts.latched,
+      onSubscribe: opts.onSubscribe,
+      onMessage: opts.onMessage,
+    });
     return (msg: unknown) => this.publish(name, msg);
   }
 

@@ -54,11 +54,28 @@ const FieldShape: z.ZodType<FieldSchema> = z.lazy(() =>
       oneOf: z.array(FieldShape).min(1).optional(),
     })
     .superRefine((f, ctx) => {
-      if (!f.type && !f.oneOf && f.const === undefined) ctx.addIssue({ code: "custom", message: "a field needs a type (or oneOf, or const)" });
+      if (!f.type && !f.oneOf && f.const === undefined)
+        ctx.addIssue({ code: "custom", message: "a field needs a type (or oneOf, or const)" });
       if (f.type === "object") {
-        for (const k of f.required ?? []) if (!f.properties?.[k]) ctx.addIssue({ code: "custom", path: ["required"], message: `${k} is required but not among the properties` });
-      } else if (f.properties || f.required) ctx.addIssue({ code: "custom", path: ["properties"], message: `properties and required belong to an object, not to a ${f.type ?? "oneOf"}` });
-      if (f.type !== "array" && (f.items !== undefined || f.prefixItems)) ctx.addIssue({ code: "custom", path: ["items"], message: `items belong to an array, not to a ${f.type ?? "oneOf"}` });
+        for (const k of f.required ?? [])
+          if (!f.properties?.[k])
+            ctx.addIssue({
+              code: "custom",
+              path: ["required"],
+              message: `${k} is required but not among the properties`,
+            });
+      } else if (f.properties || f.required)
+        ctx.addIssue({
+          code: "custom",
+          path: ["properties"],
+          message: `properties and required belong to an object, not to a ${f.type ?? "oneOf"}`,
+        });
+      if (f.type !== "array" && (f.items !== undefined || f.prefixItems))
+        ctx.addIssue({
+          code: "custom",
+          path: ["items"],
+          message: `items belong to an array, not to a ${f.type ?? "oneOf"}`,
+        });
     }),
 ) as z.ZodType<FieldSchema>;
 
@@ -69,14 +86,18 @@ export const FieldSchema = z.unknown().superRefine((v, ctx) => {
 }) as unknown as z.ZodType<FieldSchema>;
 
 /** A skill's arguments: an object of fields (any of them nested objects, arrays of objects, unions of shapes). */
-export const ArgumentSchema = z.object({
-  type: z.literal("object"),
-  properties: z.record(z.string(), FieldSchema),
-  required: z.array(z.string()).default([]),
-  additionalProperties: z.literal(false).default(false),
-}).superRefine((a, ctx) => {
-  for (const k of a.required) if (!a.properties[k]) ctx.addIssue({ code: "custom", path: ["required"], message: `${k} is required but not among the properties` });
-});
+export const ArgumentSchema = z
+  .object({
+    type: z.literal("object"),
+    properties: z.record(z.string(), FieldSchema),
+    required: z.array(z.string()).default([]),
+    additionalProperties: z.literal(false).default(false),
+  })
+  .superRefine((a, ctx) => {
+    for (const k of a.required)
+      if (!a.properties[k])
+        ctx.addIssue({ code: "custom", path: ["required"], message: `${k} is required but not among the properties` });
+  });
 export type ArgumentSchema = z.infer<typeof ArgumentSchema>;
 
 /**
@@ -84,12 +105,16 @@ export type ArgumentSchema = z.infer<typeof ArgumentSchema>;
  * heading as a quaternion or, more simply, as a yaw in radians about z. A goal template turns such a name into a
  * `geometry_msgs/PoseStamped`.
  */
-export const NamedPose = z.strictObject({
-  frame_id: z.string().min(1),
-  position: z.strictObject({ x: z.number(), y: z.number(), z: z.number().default(0) }),
-  orientation: z.strictObject({ x: z.number(), y: z.number(), z: z.number(), w: z.number() }).optional(),
-  yaw: z.number().optional(),
-}).refine((p) => (p.orientation === undefined) !== (p.yaw === undefined), { message: "give the heading either as orientation (a quaternion) or as yaw (radians), not both or neither" });
+export const NamedPose = z
+  .strictObject({
+    frame_id: z.string().min(1),
+    position: z.strictObject({ x: z.number(), y: z.number(), z: z.number().default(0) }),
+    orientation: z.strictObject({ x: z.number(), y: z.number(), z: z.number(), w: z.number() }).optional(),
+    yaw: z.number().optional(),
+  })
+  .refine((p) => (p.orientation === undefined) !== (p.yaw === undefined), {
+    message: "give the heading either as orientation (a quaternion) or as yaw (radians), not both or neither",
+  });
 export type NamedPose = z.infer<typeof NamedPose>;
 
 /**
@@ -125,7 +150,9 @@ const validators = new WeakMap<object, z.ZodType<Record<string, unknown>>>();
 export function argumentsValidator(params: ArgumentSchema): z.ZodType<Record<string, unknown>> {
   let v = validators.get(params);
   if (!v) {
-    v = z.fromJSONSchema(closed({ ...params, required: params.required ?? [] }) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>;
+    v = z.fromJSONSchema(
+      closed({ ...params, required: params.required ?? [] }) as Parameters<typeof z.fromJSONSchema>[0],
+    ) as z.ZodType<Record<string, unknown>>;
     validators.set(params, v);
   }
   return v;
@@ -134,7 +161,12 @@ export function argumentsValidator(params: ArgumentSchema): z.ZodType<Record<str
 /** Every value an enum anywhere in these fields allows (nested objects, items and shapes included). */
 export function enumValues(f: FieldSchema | ArgumentSchema): string[] {
   const own = "enum" in f && f.enum ? f.enum.map(String) : [];
-  const nested = [...Object.values(f.properties ?? {}), ...("items" in f && f.items ? [f.items] : []), ...("prefixItems" in f ? f.prefixItems ?? [] : []), ...("oneOf" in f ? f.oneOf ?? [] : [])];
+  const nested = [
+    ...Object.values(f.properties ?? {}),
+    ...("items" in f && f.items ? [f.items] : []),
+    ...("prefixItems" in f ? (f.prefixItems ?? []) : []),
+    ...("oneOf" in f ? (f.oneOf ?? []) : []),
+  ];
   return [...own, ...nested.flatMap(enumValues)];
 }
 
@@ -142,7 +174,11 @@ type Placeholder = { $arg: string } | { $pose: string };
 const placeholder = (v: unknown): Placeholder | undefined => {
   if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
   const keys = Object.keys(v);
-  return keys.length === 1 && (keys[0] === "$arg" || keys[0] === "$pose") && typeof (v as Record<string, unknown>)[keys[0]] === "string" ? (v as Placeholder) : undefined;
+  return keys.length === 1 &&
+    (keys[0] === "$arg" || keys[0] === "$pose") &&
+    typeof (v as Record<string, unknown>)[keys[0]] === "string"
+    ? (v as Placeholder)
+    : undefined;
 };
 
 /** Every placeholder of a template, where it stands. */
@@ -155,9 +191,15 @@ function placeholders(v: unknown, at: string[] = []): { at: string[]; p: Placeho
 }
 
 /** A named pose as a `geometry_msgs/PoseStamped` (stamp and seq left to their ROS defaults: "latest", numbered by ROS). */
-export function poseStamped(p: NamedPose): { header: { frame_id: string }; pose: { position: { x: number; y: number; z: number }; orientation: { x: number; y: number; z: number; w: number } } } {
+export function poseStamped(p: NamedPose): {
+  header: { frame_id: string };
+  pose: { position: { x: number; y: number; z: number }; orientation: { x: number; y: number; z: number; w: number } };
+} {
   const orientation = p.orientation ?? { x: 0, y: 0, z: Math.sin(p.yaw! / 2), w: Math.cos(p.yaw! / 2) };
-  return { header: { frame_id: p.frame_id }, pose: { position: { x: p.position.x, y: p.position.y, z: p.position.z ?? 0 }, orientation } };
+  return {
+    header: { frame_id: p.frame_id },
+    pose: { position: { x: p.position.x, y: p.position.y, z: p.position.z ?? 0 }, orientation },
+  };
 }
 
 export class GoalTemplateError extends Error {
@@ -175,7 +217,10 @@ function fill(goal: GoalTemplate, args: Record<string, unknown>): unknown {
     if (p && "$pose" in p) {
       const name = String(args[p.$pose]);
       const pose = goal.poses[name];
-      if (!pose) throw new GoalTemplateError([`${p.$pose}: no pose named ${JSON.stringify(name)}; the manifest's poses are ${Object.keys(goal.poses).join(", ") || "none yet (measure them into goal.poses)"}`]);
+      if (!pose)
+        throw new GoalTemplateError([
+          `${p.$pose}: no pose named ${JSON.stringify(name)}; the manifest's poses are ${Object.keys(goal.poses).join(", ") || "none yet (measure them into goal.poses)"}`,
+        ]);
       return poseStamped(pose);
     }
     if (Array.isArray(v)) return v.map(walk);
@@ -202,22 +247,37 @@ export function goalFromTemplate(goal: GoalTemplate, args: Record<string, unknow
  * argument that is no text, a value the planner may choose with no pose measured for it, a pose whose goal does not
  * fit the message.
  */
-export function templateIssues(parameters: ArgumentSchema, goal: GoalTemplate): { path: (string | number)[]; message: string }[] {
+export function templateIssues(
+  parameters: ArgumentSchema,
+  goal: GoalTemplate,
+): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = [];
   const found = placeholders(goal.template);
   for (const { at, p } of found) {
     const name = "$arg" in p ? p.$arg : p.$pose;
     const param = parameters.properties[name];
-    if (!param) out.push({ path: ["goal", "template", ...at], message: `${name} is no argument of this skill (it has ${Object.keys(parameters.properties).join(", ") || "none"})` });
-    else if ("$pose" in p && param.type !== "string") out.push({ path: ["parameters", "properties", name], message: `${name} names a pose, so it is a string` });
-    else if ("$pose" in p) for (const v of param.enum ?? []) if (!goal.poses[String(v)]) out.push({ path: ["parameters", "properties", name, "enum"], message: `${v} has no pose in goal.poses` });
+    if (!param)
+      out.push({
+        path: ["goal", "template", ...at],
+        message: `${name} is no argument of this skill (it has ${Object.keys(parameters.properties).join(", ") || "none"})`,
+      });
+    else if ("$pose" in p && param.type !== "string")
+      out.push({ path: ["parameters", "properties", name], message: `${name} names a pose, so it is a string` });
+    else if ("$pose" in p)
+      for (const v of param.enum ?? [])
+        if (!goal.poses[String(v)])
+          out.push({ path: ["parameters", "properties", name, "enum"], message: `${v} has no pose in goal.poses` });
   }
   // Each measured pose, filled in where the template takes one argument only, must make a goal the message takes.
   const poseArgs = [...new Set(found.map(({ p }) => ("$pose" in p ? p.$pose : undefined)))];
   if (out.length === 0 && found.length > 0 && found.every(({ p }) => "$pose" in p) && poseArgs.length === 1) {
     for (const name of Object.keys(goal.poses)) {
       const p = argumentsValidator(goal.message).safeParse(fill(goal, { [poseArgs[0]!]: name }));
-      if (!p.success) out.push({ path: ["goal", "poses", name], message: `its goal does not fit the message: ${issuesOf(p.error).join("; ")}` });
+      if (!p.success)
+        out.push({
+          path: ["goal", "poses", name],
+          message: `its goal does not fit the message: ${issuesOf(p.error).join("; ")}`,
+        });
     }
   }
   return out;

@@ -16,7 +16,10 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
     throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`);
   }
   const p = schema.safeParse(raw);
-  if (!p.success) throw new Error(`${what} ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!p.success)
+    throw new Error(
+      `${what} ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return p.data;
 }
 
@@ -24,7 +27,8 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
 export const loadManifest = (path: string): RobotManifest => readValidated(path, RobotManifest, "robot manifest");
 
 /** Reads and validates a file of a robot's manifests and world ({ robots, world }, as `robograph connect` drafts). */
-export const loadManifestFile = (path: string): ManifestResponse => readValidated(path, ManifestResponse, "manifest file");
+export const loadManifestFile = (path: string): ManifestResponse =>
+  readValidated(path, ManifestResponse, "manifest file");
 
 export function bundledManifests(world: string): RobotManifest[] {
   if (world === "kitchen") return ["mobile", "arm"].map((r) => loadManifest(join(here, "kitchen", `${r}.json`)));

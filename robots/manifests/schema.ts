@@ -53,42 +53,54 @@ export const Naming = z.object({
 });
 export type Naming = z.infer<typeof Naming>;
 
-export const SkillSpec = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  /** The skill in plain words ("pick up"), and other verbs for it. */
-  display: z.string().min(1).optional(),
-  aliases: z.array(z.string().min(1)).optional(),
-  /** The action (or service) that runs it: `/<robot>/<skill>`. */
-  action: z.string().regex(/^\/[A-Za-z0-9_/]+$/),
-  actionType: z.string().min(1),
-  /**
-   * How a goal reaches the robot: a rosbridge action op (ours, ROS 2), a ROS 1 actionlib action over its five topics,
-   * or a service call (the arguments are the request; a response with `success: false` is a failure). Absent: action.
-   */
-  transport: z.enum(["action", "actionlib", "service"]).optional(),
-  description: z.string().min(1),
-  /** What the caller (a model, an MCP client) gives: the goal itself, or the planner's words when `goal` is set. */
-  parameters: ArgumentSchema,
-  /** How the planner's words become the goal the robot takes (a named pose → a PoseStamped); absent: the arguments are the goal. */
-  goal: GoalTemplate.optional(),
-  preconditions: z.array(LiteralText).default([]),
-  effects: z.array(LiteralText).default([]),
-  timeoutSec: z.number().positive().default(60),
-  requiresApproval: z.boolean().default(false),
-}).superRefine((s, ctx) => {
-  if (s.goal) for (const i of templateIssues(s.parameters, s.goal)) ctx.addIssue({ code: "custom", ...i });
-}).transform((s) => {
-  // A pose argument written without its values takes the names of the poses measured: the model chooses among them.
-  const name = s.goal && poseArgument(s.goal);
-  const p = name ? s.parameters.properties[name] : undefined;
-  if (!name || !p || p.enum || !Object.keys(s.goal!.poses).length) return s;
-  return { ...s, parameters: { ...s.parameters, properties: { ...s.parameters.properties, [name]: { ...p, enum: Object.keys(s.goal!.poses) } } } };
-});
+export const SkillSpec = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    /** The skill in plain words ("pick up"), and other verbs for it. */
+    display: z.string().min(1).optional(),
+    aliases: z.array(z.string().min(1)).optional(),
+    /** The action (or service) that runs it: `/<robot>/<skill>`. */
+    action: z.string().regex(/^\/[A-Za-z0-9_/]+$/),
+    actionType: z.string().min(1),
+    /**
+     * How a goal reaches the robot: a rosbridge action op (ours, ROS 2), a ROS 1 actionlib action over its five topics,
+     * or a service call (the arguments are the request; a response with `success: false` is a failure). Absent: action.
+     */
+    transport: z.enum(["action", "actionlib", "service"]).optional(),
+    description: z.string().min(1),
+    /** What the caller (a model, an MCP client) gives: the goal itself, or the planner's words when `goal` is set. */
+    parameters: ArgumentSchema,
+    /** How the planner's words become the goal the robot takes (a named pose → a PoseStamped); absent: the arguments are the goal. */
+    goal: GoalTemplate.optional(),
+    preconditions: z.array(LiteralText).default([]),
+    effects: z.array(LiteralText).default([]),
+    timeoutSec: z.number().positive().default(60),
+    requiresApproval: z.boolean().default(false),
+  })
+  .superRefine((s, ctx) => {
+    if (s.goal) for (const i of templateIssues(s.parameters, s.goal)) ctx.addIssue({ code: "custom", ...i });
+  })
+  .transform((s) => {
+    // A pose argument written without its values takes the names of the poses measured: the model chooses among them.
+    const name = s.goal && poseArgument(s.goal);
+    const p = name ? s.parameters.properties[name] : undefined;
+    if (!name || !p || p.enum || !Object.keys(s.goal!.poses).length) return s;
+    return {
+      ...s,
+      parameters: {
+        ...s.parameters,
+        properties: { ...s.parameters.properties, [name]: { ...p, enum: Object.keys(s.goal!.poses) } },
+      },
+    };
+  });
 export type SkillSpec = z.infer<typeof SkillSpec>;
 
 const IMAGE_TYPES = ["sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image"] as const;
 /** An image topic's type, written either way (`sensor_msgs/Image` as ROS 1 says, `sensor_msgs/msg/Image` as ROS 2). */
-const ImageType = z.preprocess((t) => (typeof t === "string" ? t.replace(/^sensor_msgs\/(msg\/)?/, "sensor_msgs/msg/") : t), z.enum(IMAGE_TYPES));
+const ImageType = z.preprocess(
+  (t) => (typeof t === "string" ? t.replace(/^sensor_msgs\/(msg\/)?/, "sensor_msgs/msg/") : t),
+  z.enum(IMAGE_TYPES),
+);
 
 /**
  * A camera as the robot publishes it: colour frames as `CompressedImage` (JPEG or PNG; the default) or raw `Image`
@@ -107,60 +119,72 @@ export const CameraSpec = z.object({
   height: z.number().int().positive(),
 });
 
-export const RobotManifest = z.object({
-  id: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  kind: z.string().min(1),
-  description: z.string().min(1),
-  cameras: z.array(CameraSpec).default([]),
-  /** Static facts about this robot (what it reaches, which navigation point serves which place), in literal form. */
-  facts: z.array(LiteralText).default([]),
-  skills: z.array(SkillSpec).min(1),
-  /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
-  names: z.record(z.string(), Naming).optional(),
-}).superRefine((m, ctx) => {
-  const used = new Set(m.skills.flatMap((s) => enumValues(s.parameters)));
-  for (const key of Object.keys(m.names ?? {})) {
-    if (!used.has(key)) ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} is no argument value of any skill of ${m.id}` });
-  }
-});
+export const RobotManifest = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    kind: z.string().min(1),
+    description: z.string().min(1),
+    cameras: z.array(CameraSpec).default([]),
+    /** Static facts about this robot (what it reaches, which navigation point serves which place), in literal form. */
+    facts: z.array(LiteralText).default([]),
+    skills: z.array(SkillSpec).min(1),
+    /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
+    names: z.record(z.string(), Naming).optional(),
+  })
+  .superRefine((m, ctx) => {
+    const used = new Set(m.skills.flatMap((s) => enumValues(s.parameters)));
+    for (const key of Object.keys(m.names ?? {})) {
+      if (!used.has(key))
+        ctx.addIssue({
+          code: "custom",
+          path: ["names", key],
+          message: `${key} is no argument value of any skill of ${m.id}`,
+        });
+    }
+  });
 export type RobotManifest = z.infer<typeof RobotManifest>;
 
 /** What a world tells any client about itself: the vocabulary a detector and a planner share. Never hidden state. */
-export const WorldDescription = z.object({
-  name: z.string(),
-  places: z.array(
-    z.object({
-      name: z.string(),
-      kind: z.enum(["container", "surface"]),
-      openable: z.boolean(),
-      /** How many things it holds, when that is common knowledge (a kitchen shelf); left out when it is to be seen. */
-      capacity: z.number().int().positive().optional(),
-    }),
-  ),
-  navigationPoints: z.array(z.string()).default([]),
-  /** Object classes the detector can name. */
-  labels: z.array(z.string()),
-  /**
-   * Joints a motion may set (RePLan's joint list): which thing each one moves, the part to grasp to move it, and
-   * what it does in plain words. Declared structure, like a URDF; never state such as "locked" or "blocked".
-   */
-  joints: z.array(z.object({ name: z.string(), object: z.string(), handle: z.string(), description: z.string() })).optional(),
-  /** Named target points a motion may aim for (e.g. a shelf spot inside a cabinet), and the place each is in. */
-  targets: z.array(z.object({ name: z.string(), place: z.string() })).optional(),
-  /** Display names and other wordings of its labels, places, navigation points, joints, handles and targets. */
-  names: z.record(z.string(), Naming).optional(),
-}).superRefine((w, ctx) => {
-  const known = new Set([
-    ...w.labels,
-    ...w.places.map((p) => p.name),
-    ...w.navigationPoints,
-    ...(w.joints ?? []).flatMap((j) => [j.name, j.object, j.handle]),
-    ...(w.targets ?? []).map((t) => t.name),
-  ]);
-  for (const key of Object.keys(w.names ?? {})) {
-    if (!known.has(key)) ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} names nothing in world ${w.name}` });
-  }
-});
+export const WorldDescription = z
+  .object({
+    name: z.string(),
+    places: z.array(
+      z.object({
+        name: z.string(),
+        kind: z.enum(["container", "surface"]),
+        openable: z.boolean(),
+        /** How many things it holds, when that is common knowledge (a kitchen shelf); left out when it is to be seen. */
+        capacity: z.number().int().positive().optional(),
+      }),
+    ),
+    navigationPoints: z.array(z.string()).default([]),
+    /** Object classes the detector can name. */
+    labels: z.array(z.string()),
+    /**
+     * Joints a motion may set (RePLan's joint list): which thing each one moves, the part to grasp to move it, and
+     * what it does in plain words. Declared structure, like a URDF; never state such as "locked" or "blocked".
+     */
+    joints: z
+      .array(z.object({ name: z.string(), object: z.string(), handle: z.string(), description: z.string() }))
+      .optional(),
+    /** Named target points a motion may aim for (e.g. a shelf spot inside a cabinet), and the place each is in. */
+    targets: z.array(z.object({ name: z.string(), place: z.string() })).optional(),
+    /** Display names and other wordings of its labels, places, navigation points, joints, handles and targets. */
+    names: z.record(z.string(), Naming).optional(),
+  })
+  .superRefine((w, ctx) => {
+    const known = new Set([
+      ...w.labels,
+      ...w.places.map((p) => p.name),
+      ...w.navigationPoints,
+      ...(w.joints ?? []).flatMap((j) => [j.name, j.object, j.handle]),
+      ...(w.targets ?? []).map((t) => t.name),
+    ]);
+    for (const key of Object.keys(w.names ?? {})) {
+      if (!known.has(key))
+        ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} names nothing in world ${w.name}` });
+    }
+  });
 export type WorldDescription = z.infer<typeof WorldDescription>;
 
 /** The `/robograph/manifest` service response. */

@@ -36,18 +36,43 @@ export interface BlockState {
 
 /** An episode stores each state as this flat row (see stateRow / stateFromRow). */
 export const STATE_FIELDS = [
-  "tcp_x", "tcp_y", "tcp_z", "opening", "grasped", "held",
-  "red_x", "red_y", "red_z", "green_x", "green_y", "green_z", "blue_x", "blue_y", "blue_z",
+  "tcp_x",
+  "tcp_y",
+  "tcp_z",
+  "opening",
+  "grasped",
+  "held",
+  "red_x",
+  "red_y",
+  "red_z",
+  "green_x",
+  "green_y",
+  "green_z",
+  "blue_x",
+  "blue_y",
+  "blue_z",
 ] as const;
 
 export function stateRow(s: BlockState): number[] {
   const r = (v: number) => Math.round(v * 1e4) / 1e4;
-  return [...s.tcp.map(r), r(s.opening), s.grasped ? 1 : 0, s.held ? COLORS.indexOf(s.held) : -1, ...COLORS.flatMap((c) => s.blocks[c].map(r))];
+  return [
+    ...s.tcp.map(r),
+    r(s.opening),
+    s.grasped ? 1 : 0,
+    s.held ? COLORS.indexOf(s.held) : -1,
+    ...COLORS.flatMap((c) => s.blocks[c].map(r)),
+  ];
 }
 
 export function stateFromRow(row: readonly number[]): BlockState {
   const b = (i: number): [number, number, number] => [row[i], row[i + 1], row[i + 2]];
-  return { tcp: b(0), opening: row[3], grasped: row[4] > 0.5, held: row[5] >= 0 ? COLORS[row[5]] : null, blocks: { red: b(6), green: b(9), blue: b(12) } };
+  return {
+    tcp: b(0),
+    opening: row[3],
+    grasped: row[4] > 0.5,
+    held: row[5] >= 0 ? COLORS[row[5]] : null,
+    blocks: { red: b(6), green: b(9), blue: b(12) },
+  };
 }
 
 /** An action as recorded: the controller's TCP target and the finger opening fraction it commands. */
@@ -71,14 +96,34 @@ export const PARAMS = [
   { name: "dst_green", min: -1, max: 1, description: "logit: carry the source onto green" },
   { name: "dst_blue", min: -1, max: 1, description: "logit: carry the source onto blue" },
   { name: "dst_none", min: -1, max: 1, description: "logit: keep the source held up where it was lifted" },
-  { name: "close", min: 0, max: 1, description: ">= 0.5: grasp the source; below: only move the TCP, fingers at idle opening" },
+  {
+    name: "close",
+    min: 0,
+    max: 1,
+    description: ">= 0.5: grasp the source; below: only move the TCP, fingers at idle opening",
+  },
   { name: "idle_opening", min: 0, max: 1, description: "finger opening fraction when not grasping" },
   { name: "reach_dx", min: -0.12, max: 0.12, description: "m, TCP target from the source's centre when not grasping" },
   { name: "reach_dy", min: -0.12, max: 0.12, description: "m" },
   { name: "reach_dz", min: -0.04, max: 0.16, description: "m" },
-  { name: "grasp_dz", min: -0.03, max: 0.04, description: "m, TCP height over the source's centre where the fingers close" },
-  { name: "carry_z", min: 0.03, max: 0.25, description: "m above the basket floor the held block's centre is carried at" },
-  { name: "place_dz", min: 0, max: 0.12, description: "m above the destination's centre where the held block's centre is set down" },
+  {
+    name: "grasp_dz",
+    min: -0.03,
+    max: 0.04,
+    description: "m, TCP height over the source's centre where the fingers close",
+  },
+  {
+    name: "carry_z",
+    min: 0.03,
+    max: 0.25,
+    description: "m above the basket floor the held block's centre is carried at",
+  },
+  {
+    name: "place_dz",
+    min: 0,
+    max: 0.12,
+    description: "m above the destination's centre where the held block's centre is set down",
+  },
   { name: "release", min: 0, max: 1, description: ">= 0.5: open the fingers once the held block is set down" },
   { name: "speed", min: 0.1, max: 0.6, description: "m/s, the TCP's top speed" },
 ] as const;
@@ -93,7 +138,11 @@ export const ParamVector = z
   .superRefine((v, ctx) => {
     v.forEach((x, i) => {
       if (!Number.isFinite(x) || x < PARAM_MIN[i] || x > PARAM_MAX[i]) {
-        ctx.addIssue({ code: "custom", path: [i], message: `${PARAM_NAMES[i]} must be in [${PARAM_MIN[i]}, ${PARAM_MAX[i]}], got ${x}` });
+        ctx.addIssue({
+          code: "custom",
+          path: [i],
+          message: `${PARAM_NAMES[i]} must be in [${PARAM_MIN[i]}, ${PARAM_MAX[i]}], got ${x}`,
+        });
       }
     });
   });

@@ -51,13 +51,15 @@ export class ImageDecodeError extends Error {
 /** How large a frame the agent keeps: a longer side is scaled down (a 4K camera would fill the artifact store). */
 export const MAX_FRAME_SIDE = 1280;
 
-const isRaw = (m: ImageMessage): m is RawImage => typeof (m as RawImage).encoding === "string" && typeof (m as RawImage).width === "number";
+const isRaw = (m: ImageMessage): m is RawImage =>
+  typeof (m as RawImage).encoding === "string" && typeof (m as RawImage).width === "number";
 
 /** Width and height of a PNG or JPEG, from its first bytes; undefined when it is neither. */
 export function encodedSize(b: Buffer): { width: number; height: number } | undefined {
-  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47) return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47)
+    return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
-  for (let i = 2; i + 9 < b.length; ) {
+  for (let i = 2; i + 9 < b.length;) {
     if (b[i] !== 0xff) break;
     const marker = b[i + 1];
     if (marker >= 0xc0 && marker <= 0xc3) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
@@ -91,7 +93,9 @@ function rows(m: RawImage, bytesPerPixel: number, topic: string): Buffer {
   const row = m.width * bytesPerPixel;
   const step = m.step || row;
   if (step < row || data.length < step * (m.height - 1) + row) {
-    throw new ImageDecodeError(`${topic}: a ${m.width}x${m.height} ${m.encoding} image needs ${step * m.height} bytes (step ${step}); the message has ${data.length}`);
+    throw new ImageDecodeError(
+      `${topic}: a ${m.width}x${m.height} ${m.encoding} image needs ${step * m.height} bytes (step ${step}); the message has ${data.length}`,
+    );
   }
   if (step === row) return data.subarray(0, row * m.height);
   const out = Buffer.alloc(row * m.height);
@@ -99,14 +103,18 @@ function rows(m: RawImage, bytesPerPixel: number, topic: string): Buffer {
   return out;
 }
 
-const capped = (img: Sharp, w: number, h: number) => (Math.max(w, h) > MAX_FRAME_SIDE ? img.resize(MAX_FRAME_SIDE, MAX_FRAME_SIDE, { fit: "inside" }) : img);
+const capped = (img: Sharp, w: number, h: number) =>
+  Math.max(w, h) > MAX_FRAME_SIDE ? img.resize(MAX_FRAME_SIDE, MAX_FRAME_SIDE, { fit: "inside" }) : img;
 
 async function decodeColour(m: ImageMessage, topic: string): Promise<Buffer> {
   if (!isRaw(m)) {
     if (typeof m.data !== "string" || !m.data) throw new ImageDecodeError(`${topic}: a CompressedImage with no data`);
     const bytes = Buffer.from(m.data, "base64");
     const size = encodedSize(bytes);
-    if (!size) throw new ImageDecodeError(`${topic}: CompressedImage format ${JSON.stringify(m.format)} is neither JPEG nor PNG data`);
+    if (!size)
+      throw new ImageDecodeError(
+        `${topic}: CompressedImage format ${JSON.stringify(m.format)} is neither JPEG nor PNG data`,
+      );
     // A PNG of a size we keep is kept byte for byte: the same view gives the same artifact (and the same model cache key).
     if (bytes.readUInt32BE(0) === 0x89504e47 && Math.max(size.width, size.height) <= MAX_FRAME_SIDE) return bytes;
     return capped(sharp(bytes), size.width, size.height).png({ compressionLevel: 1 }).toBuffer();
@@ -114,8 +122,14 @@ async function decodeColour(m: ImageMessage, topic: string): Promise<Buffer> {
   const enc = m.encoding.toLowerCase();
   const c = COLOUR[enc];
   if (!c) {
-    const why = DEPTH_ENCODINGS.has(enc) ? " (a depth encoding: give this topic as the camera's depth)" : ` (known: ${Object.keys(COLOUR).filter((k) => !k.startsWith("8uc")).join(", ")})`;
-    throw new ImageDecodeError(`${topic}: image encoding ${JSON.stringify(m.encoding)} is not one the agent reads${why}`);
+    const why = DEPTH_ENCODINGS.has(enc)
+      ? " (a depth encoding: give this topic as the camera's depth)"
+      : ` (known: ${Object.keys(COLOUR)
+          .filter((k) => !k.startsWith("8uc"))
+          .join(", ")})`;
+    throw new ImageDecodeError(
+      `${topic}: image encoding ${JSON.stringify(m.encoding)} is not one the agent reads${why}`,
+    );
   }
   const px = rows(m, c.channels, topic);
   if (c.swap) {
@@ -125,7 +139,9 @@ async function decodeColour(m: ImageMessage, topic: string): Promise<Buffer> {
       px[i + 2] = b;
     }
   }
-  return capped(sharp(px, { raw: { width: m.width, height: m.height, channels: c.channels } }), m.width, m.height).png({ compressionLevel: 1 }).toBuffer();
+  return capped(sharp(px, { raw: { width: m.width, height: m.height, channels: c.channels } }), m.width, m.height)
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 const decoded = new WeakMap<object, Promise<Buffer>>();
@@ -152,8 +168,12 @@ export interface DepthImage {
 
 /** A 16-bit greyscale PNG's millimetres. */
 async function pngMillimetres(png: Buffer, topic: string): Promise<DepthImage> {
-  const { data, info } = await sharp(png).toColourspace("grey16").raw({ depth: "ushort" }).toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) throw new ImageDecodeError(`${topic}: a depth PNG has one channel; this one has ${info.channels}`);
+  const { data, info } = await sharp(png)
+    .toColourspace("grey16")
+    .raw({ depth: "ushort" })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1)
+    throw new ImageDecodeError(`${topic}: a depth PNG has one channel; this one has ${info.channels}`);
   const mm = new Uint16Array(data.buffer, data.byteOffset, info.width * info.height);
   return { width: info.width, height: info.height, metres: Float32Array.from(mm, (v) => v / 1000) };
 }
@@ -164,10 +184,16 @@ export async function depthOf(m: ImageMessage, topic: string): Promise<DepthImag
     let bytes = Buffer.from(m.data ?? "", "base64");
     // compressed_depth_image_transport: a 12-byte header (format and two quantisation floats) before the PNG.
     if (/compressedDepth/i.test(m.format)) {
-      if (!/16UC1/i.test(m.format)) throw new ImageDecodeError(`${topic}: compressedDepth ${JSON.stringify(m.format)}: only 16UC1 (millimetres) is read`);
+      if (!/16UC1/i.test(m.format))
+        throw new ImageDecodeError(
+          `${topic}: compressedDepth ${JSON.stringify(m.format)}: only 16UC1 (millimetres) is read`,
+        );
       bytes = bytes.subarray(12);
     }
-    if (!(bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47)) throw new ImageDecodeError(`${topic}: a compressed depth image is read as a 16-bit PNG; format ${JSON.stringify(m.format)} is not one`);
+    if (!(bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47))
+      throw new ImageDecodeError(
+        `${topic}: a compressed depth image is read as a 16-bit PNG; format ${JSON.stringify(m.format)} is not one`,
+      );
     return pngMillimetres(bytes, topic);
   }
   const enc = m.encoding.toLowerCase();
@@ -187,7 +213,9 @@ export async function depthOf(m: ImageMessage, topic: string): Promise<DepthImag
     }
     return { width: m.width, height: m.height, metres };
   }
-  throw new ImageDecodeError(`${topic}: depth encoding ${JSON.stringify(m.encoding)} is not one the agent reads (16UC1 in millimetres, 32FC1 in metres)`);
+  throw new ImageDecodeError(
+    `${topic}: depth encoding ${JSON.stringify(m.encoding)} is not one the agent reads (16UC1 in millimetres, 32FC1 in metres)`,
+  );
 }
 
 /** The intrinsic matrix of a CameraInfo (ROS 1 names it K, ROS 2 k), or undefined when it is all zeros (uncalibrated). */
@@ -201,14 +229,20 @@ export function intrinsics(info: CameraInfo): { fx: number; fy: number; cx: numb
  * The point a depth pixel saw, in the camera's optical frame (x right, y down, z forward; metres), or undefined where
  * the depth has no return. The depth image may be of another size than the CameraInfo: pixels are scaled to it.
  */
-export function backProject(depth: DepthImage, info: CameraInfo, u: number, v: number): { x: number; y: number; z: number } | undefined {
+export function backProject(
+  depth: DepthImage,
+  info: CameraInfo,
+  u: number,
+  v: number,
+): { x: number; y: number; z: number } | undefined {
   const k = intrinsics(info);
   if (!k) return undefined;
   const px = Math.min(depth.width - 1, Math.max(0, Math.round(u)));
   const py = Math.min(depth.height - 1, Math.max(0, Math.round(v)));
   const z = depth.metres[py * depth.width + px];
   if (!(z > 0)) return undefined;
-  const sx = info.width > 0 ? depth.width / info.width : 1, sy = info.height > 0 ? depth.height / info.height : 1;
+  const sx = info.width > 0 ? depth.width / info.width : 1,
+    sy = info.height > 0 ? depth.height / info.height : 1;
   return { x: ((px - k.cx * sx) * z) / (k.fx * sx), y: ((py - k.cy * sy) * z) / (k.fy * sy), z };
 }
 
@@ -218,15 +252,26 @@ export function rawRgbImage(header: RawImage["header"], width: number, height: n
 }
 
 /** A raw 16UC1 depth image in millimetres (little-endian). */
-export function rawDepthImage(header: RawImage["header"], width: number, height: number, metres: ArrayLike<number>): RawImage {
+export function rawDepthImage(
+  header: RawImage["header"],
+  width: number,
+  height: number,
+  metres: ArrayLike<number>,
+): RawImage {
   const b = Buffer.alloc(width * height * 2);
   for (let i = 0; i < width * height; i++) b.writeUInt16LE(Math.min(65535, Math.round(metres[i] * 1000)), 2 * i);
   return { header, height, width, encoding: "16UC1", is_bigendian: 0, step: width * 2, data: b.toString("base64") };
 }
 
 /** A pinhole camera's CameraInfo (no distortion), its focal length in pixels. */
-export function pinholeInfo(header: RawImage["header"], width: number, height: number, focalPx: number): CameraInfo & Record<string, unknown> {
-  const cx = width / 2 - 0.5, cy = height / 2 - 0.5;
+export function pinholeInfo(
+  header: RawImage["header"],
+  width: number,
+  height: number,
+  focalPx: number,
+): CameraInfo & Record<string, unknown> {
+  const cx = width / 2 - 0.5,
+    cy = height / 2 - 0.5;
   return {
     header,
     height,

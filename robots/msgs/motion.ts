@@ -45,7 +45,13 @@ export const SetObjectOrientation = z.strictObject({
   ...common,
 });
 
-export const RewardTerm = z.discriminatedUnion("kind", [MinimizeDistance, MaximizeDistance, SetJointFraction, SetObjectHeight, SetObjectOrientation]);
+export const RewardTerm = z.discriminatedUnion("kind", [
+  MinimizeDistance,
+  MaximizeDistance,
+  SetJointFraction,
+  SetObjectHeight,
+  SetObjectOrientation,
+]);
 export type RewardTerm = z.infer<typeof RewardTerm>;
 export type RewardTermInput = z.input<typeof RewardTerm>;
 export const REWARD_KINDS = RewardTerm.options.map((o) => o.shape.kind.value);
@@ -55,7 +61,10 @@ export const MotionProgram = z
     terms: z.array(RewardTerm).min(1).max(8),
     duration: z.number().min(0.5).max(20).default(4).describe("seconds the controller may take"),
   })
-  .refine((p) => p.terms.filter((t) => t.primary).length === 1, { message: "exactly one term must be primary", path: ["terms"] });
+  .refine((p) => p.terms.filter((t) => t.primary).length === 1, {
+    message: "exactly one term must be primary",
+    path: ["terms"],
+  });
 export type MotionProgram = z.infer<typeof MotionProgram>;
 
 /** The names a term refers to (objects, parts, targets or a joint). */
@@ -76,10 +85,14 @@ export function termNames(t: RewardTermInput): string[] {
 export function termText(t: RewardTermInput): string {
   const q = (s: string) => JSON.stringify(s);
   const body =
-    t.kind === "minimize_l2_distance" ? `${q(t.a)}, ${q(t.b)}`
-    : t.kind === "maximize_l2_distance" ? `${q(t.a)}, ${q(t.b)}, ${t.distance ?? 0.5}`
-    : t.kind === "set_joint_fraction" ? `${q(t.joint)}, ${t.fraction}`
-    : t.kind === "set_obj_z_position" ? `${q(t.obj)}, ${t.z}`
-    : `${q(t.obj)}, ${q(t.axis)}, ${t.radians}`;
+    t.kind === "minimize_l2_distance"
+      ? `${q(t.a)}, ${q(t.b)}`
+      : t.kind === "maximize_l2_distance"
+        ? `${q(t.a)}, ${q(t.b)}, ${t.distance ?? 0.5}`
+        : t.kind === "set_joint_fraction"
+          ? `${q(t.joint)}, ${t.fraction}`
+          : t.kind === "set_obj_z_position"
+            ? `${q(t.obj)}, ${t.z}`
+            : `${q(t.obj)}, ${q(t.axis)}, ${t.radians}`;
   return `${t.kind}(${body})${t.primary ? "  # primary" : ""}${(t.weight ?? 1) !== 1 ? `  # weight ${t.weight}` : ""}`;
 }

@@ -11,8 +11,16 @@ const Metres = (max: number) => z.number().min(-max).max(max);
 export const MoveTo = z.strictObject({
   op: z.literal("move_to"),
   target: Name.describe("a thing or a named point of the scene"),
-  offset: z.tuple([Metres(0.5), Metres(0.5), Metres(0.5)]).default([0, 0, 0]).describe("metres added to the target's position (x right, y away from the camera, z up)"),
-  speed: z.number().min(0.01).max(1.5).optional().describe("palm speed in m/s for this move; default: the last `speed` step, else 0.2"),
+  offset: z
+    .tuple([Metres(0.5), Metres(0.5), Metres(0.5)])
+    .default([0, 0, 0])
+    .describe("metres added to the target's position (x right, y away from the camera, z up)"),
+  speed: z
+    .number()
+    .min(0.01)
+    .max(1.5)
+    .optional()
+    .describe("palm speed in m/s for this move; default: the last `speed` step, else 0.2"),
 });
 export const Grasp = z.strictObject({
   op: z.literal("grasp"),
@@ -27,7 +35,10 @@ export const Lift = z.strictObject({
   speed: z.number().min(0.01).max(1.5).optional(),
 });
 export const Pause = z.strictObject({ op: z.literal("pause"), seconds: z.number().min(0).max(5) });
-export const Speed = z.strictObject({ op: z.literal("speed"), value: z.number().min(0.01).max(1.5).describe("default palm speed in m/s from here on") });
+export const Speed = z.strictObject({
+  op: z.literal("speed"),
+  value: z.number().min(0.01).max(1.5).describe("default palm speed in m/s from here on"),
+});
 export const SetJoint = z.strictObject({
   op: z.literal("set_joint"),
   joint: Name.describe("a door or drawer joint of the scene; the palm must hold its handle"),
@@ -39,7 +50,11 @@ export type Primitive = z.infer<typeof Primitive>;
 export const PRIMITIVE_OPS = Primitive.options.map((o) => o.shape.op.value);
 
 export const PrimitiveProgram = z.strictObject({
-  steps: z.array(Primitive).min(1).max(40).describe("primitives run in order; the program stops at the first that fails"),
+  steps: z
+    .array(Primitive)
+    .min(1)
+    .max(40)
+    .describe("primitives run in order; the program stops at the first that fails"),
 });
 export type PrimitiveProgram = z.infer<typeof PrimitiveProgram>;
 export type PrimitiveProgramInput = z.input<typeof PrimitiveProgram>;

@@ -16,7 +16,10 @@ export const EPISODES_TYPE = "robograph_msgs/srv/Episodes";
 export { RESET_SERVICE, RESET_TYPE } from "./rollout";
 
 export const SkillStep = z.strictObject({
-  skill: z.string().refine(isSkillId, { message: `not a skill of the catalogue (e.g. lift_red, stack_red_on_green)` }).describe("a skill id of the catalogue"),
+  skill: z
+    .string()
+    .refine(isSkillId, { message: `not a skill of the catalogue (e.g. lift_red, stack_red_on_green)` })
+    .describe("a skill id of the catalogue"),
   params: ParamVector.describe(`the controller's ${PARAM_DIM} parameters (the skill's policy sample)`),
   seconds: z.number().min(CONTROL_TICK).max(20).describe("how long the skill runs, open-loop"),
 });
@@ -24,7 +27,13 @@ export type SkillStep = z.infer<typeof SkillStep>;
 
 export const RunSkillsGoal = z.strictObject({
   steps: z.array(SkillStep).min(1).max(12).describe("skills run in order, each for its fixed duration"),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe("layout to start from (default: the next layout of this instance's seeded sequence)"),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional()
+    .describe("layout to start from (default: the next layout of this instance's seeded sequence)"),
   from_current: z.boolean().default(false).describe("start from the blocks as they are now instead of a fresh layout"),
   record: z.boolean().default(true).describe("store the episode (evaluation runs pass false)"),
   purpose: z.enum(["explore", "evaluate", "pretrain"]).default("explore").describe("why it ran, kept with the episode"),

@@ -30,7 +30,11 @@ export interface Frame {
 }
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const cross = (a: Vec3, b: Vec3): Vec3 => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
 const norm = (a: Vec3): Vec3 => {
   const l = Math.hypot(a[0], a[1], a[2]) || 1;
   return [a[0] / l, a[1] / l, a[2] / l];
@@ -90,7 +94,11 @@ export class RayCamera {
     let b = this.outputs.get(count);
     if (!b) {
       if (this.outputs.size > 8) this.disposeBuffers(this.n / 4);
-      b = { geom: new this.mj.IntBuffer(count), dist: new this.mj.DoubleBuffer(count), normal: new this.mj.DoubleBuffer(3 * count) };
+      b = {
+        geom: new this.mj.IntBuffer(count),
+        dist: new this.mj.DoubleBuffer(count),
+        normal: new this.mj.DoubleBuffer(3 * count),
+      };
       this.outputs.set(count, b);
     }
     return b;
@@ -121,12 +129,15 @@ export class RayCamera {
     const L = this.local;
     const D = this.dirs;
     for (let i = 0; i < this.n; i++) {
-      const a = L[3 * i], b = L[3 * i + 1], c = L[3 * i + 2];
+      const a = L[3 * i],
+        b = L[3 * i + 1],
+        c = L[3 * i + 2];
       D[3 * i] = a * r[0] + b * u[0] + c * f[0];
       D[3 * i + 1] = a * r[1] + b * u[1] + c * f[1];
       D[3 * i + 2] = a * r[2] + b * u[2] + c * f[2];
     }
-    const W = this.width, H = this.height;
+    const W = this.width,
+      H = this.height;
     const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
     const dist = new Float64Array(this.n);
     const normal = new Float64Array(3 * this.n);
@@ -143,7 +154,20 @@ export class RayCamera {
       }
       // The output buffers must have exactly `count` entries.
       const out = this.buffers(count);
-      this.mj.mj_multiRay(model, data, pose.position, vec, this.geomGroups, true, excludeBody, out.geom, out.dist, out.normal, count, 50);
+      this.mj.mj_multiRay(
+        model,
+        data,
+        pose.position,
+        vec,
+        this.geomGroups,
+        true,
+        excludeBody,
+        out.geom,
+        out.dist,
+        out.normal,
+        count,
+        50,
+      );
       const g = out.geom.GetView() as Int32Array;
       const d = out.dist.GetView() as Float64Array;
       const nv = out.normal.GetView() as Float64Array;
@@ -168,10 +192,23 @@ export class RayCamera {
         const i = y * W + x;
         if (geom[i] !== -2) continue;
         let m = 0;
-        const ox = x & 1, oy = y & 1;
-        if (ox && !oy) { nb[0] = i - 1; nb[1] = i + 1; m = x + 1 < W ? 2 : 0; }
-        else if (!ox && oy) { nb[0] = i - W; nb[1] = i + W; m = y + 1 < H ? 2 : 0; }
-        else { nb[0] = i - W - 1; nb[1] = i - W + 1; nb[2] = i + W - 1; nb[3] = i + W + 1; m = x + 1 < W && y + 1 < H ? 4 : 0; }
+        const ox = x & 1,
+          oy = y & 1;
+        if (ox && !oy) {
+          nb[0] = i - 1;
+          nb[1] = i + 1;
+          m = x + 1 < W ? 2 : 0;
+        } else if (!ox && oy) {
+          nb[0] = i - W;
+          nb[1] = i + W;
+          m = y + 1 < H ? 2 : 0;
+        } else {
+          nb[0] = i - W - 1;
+          nb[1] = i - W + 1;
+          nb[2] = i + W - 1;
+          nb[3] = i + W + 1;
+          m = x + 1 < W && y + 1 < H ? 4 : 0;
+        }
         let same = m > 0;
         for (let k = 1; k < m && same; k++) same = geom[nb[k]] === geom[nb[0]];
         if (!same) {
@@ -179,7 +216,10 @@ export class RayCamera {
           continue;
         }
         geom[i] = geom[nb[0]];
-        let dsum = 0, nx = 0, ny = 0, nz = 0;
+        let dsum = 0,
+          nx = 0,
+          ny = 0,
+          nz = 0;
         for (let k = 0; k < m; k++) {
           dsum += dist[nb[k]];
           nx += normal[3 * nb[k]];
@@ -235,7 +275,8 @@ export function encodeRgbPng(frame: Frame): Promise<Buffer> {
 }
 
 /** The camera's focal length in pixels. */
-export const focalPixels = (frame: Pick<Frame, "width" | "fovDeg">) => frame.width / 2 / Math.tan((frame.fovDeg * Math.PI) / 360);
+export const focalPixels = (frame: Pick<Frame, "width" | "fovDeg">) =>
+  frame.width / 2 / Math.tan((frame.fovDeg * Math.PI) / 360);
 
 /**
  * Depth as ROS depth images give it: each pixel's distance along the optical axis (z), not along its own ray, in
@@ -245,7 +286,8 @@ export function zDepth(frame: Frame): Float32Array {
   const f = focalPixels(frame);
   const z = new Float32Array(frame.depth.length);
   for (let i = 0; i < z.length; i++) {
-    const x = (i % frame.width) + 0.5 - frame.width / 2, y = Math.floor(i / frame.width) + 0.5 - frame.height / 2;
+    const x = (i % frame.width) + 0.5 - frame.width / 2,
+      y = Math.floor(i / frame.width) + 0.5 - frame.height / 2;
     z[i] = (frame.depth[i] * f) / Math.hypot(x, y, f);
   }
   return z;

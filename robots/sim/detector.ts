@@ -92,6 +92,11 @@ export function detectObjects(
 }
 
 /** What every detections message opens with: the frame's stamp and camera, the robot, the image size. */
-export function detectionsHeader(robot: string, camera: string, frame: Pick<Frame, "width" | "height">, stamp: { sec: number; nanosec: number }) {
+export function detectionsHeader(
+  robot: string,
+  camera: string,
+  frame: Pick<Frame, "width" | "height">,
+  stamp: { sec: number; nanosec: number },
+) {
   return { header: { stamp, frame_id: camera }, robot, width: frame.width, height: frame.height };
 }

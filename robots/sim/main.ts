@@ -99,7 +99,8 @@ export async function serveSim(argv: string[]): Promise<void> {
   const w = world(positionals[0] ?? "kitchen");
   const num = (name: string, v: string, min = 0, max = Infinity) => {
     const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
     return n;
   };
   const onOff = (name: string, v: string) => {
@@ -112,16 +113,25 @@ export async function serveSim(argv: string[]): Promise<void> {
     port: num("port", values.port!, 0, 65535),
     token: values.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
     seed: num("seed", values.seed!),
-    noise: { missRate: num("miss-rate", values["miss-rate"]!, 0, 1), mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1) },
+    noise: {
+      missRate: num("miss-rate", values["miss-rate"]!, 0, 1),
+      mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1),
+    },
     speed: values.speed === "max" ? Infinity : num("speed", values.speed!, 0.01),
     width: num("width", values.width ?? String(w.size.width), 16, 4096),
     height: num("height", values.height ?? String(w.size.height), 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
-    allow: { topics: parseGlobs(values["allow-topics"]), services: parseGlobs(values["allow-services"]), actions: parseGlobs(values["allow-actions"]) },
+    allow: {
+      topics: parseGlobs(values["allow-topics"]),
+      services: parseGlobs(values["allow-services"]),
+      actions: parseGlobs(values["allow-actions"]),
+    },
     log,
   };
-  if (values.start !== undefined && w.name !== "blocks") throw new Error(`--start is for the blocks world, not ${w.name}`);
-  if ((values.plain || values.standard) && !values.ros) throw new Error("--plain and --standard are ways to be a ROS 1 robot: give --ros URL too");
+  if (values.start !== undefined && w.name !== "blocks")
+    throw new Error(`--start is for the blocks world, not ${w.name}`);
+  if ((values.plain || values.standard) && !values.ros)
+    throw new Error("--plain and --standard are ways to be a ROS 1 robot: give --ros URL too");
   const own = {
     scenario: values.scenario,
     graspSensing: onOff("grasp-sensing", values["grasp-sensing"]!),
@@ -133,7 +143,12 @@ export async function serveSim(argv: string[]): Promise<void> {
     standard: values.standard,
   };
   if (values.ros) {
-    if (!w.ros) throw new Error(`--ros: only ${WORLDS.filter((x) => x.ros).map((x) => x.name).join(", ")} run as a ROS 1 robot so far (their skills have ROS message types), not ${w.name}`);
+    if (!w.ros)
+      throw new Error(
+        `--ros: only ${WORLDS.filter((x) => x.ros)
+          .map((x) => x.name)
+          .join(", ")} run as a ROS 1 robot so far (their skills have ROS message types), not ${w.name}`,
+      );
     const robot = await w.ros(values.ros, common, own);
     process.stdout.write(`listening ${robot.url}\n`);
     onStop(log, () => robot.close());
@@ -142,14 +157,25 @@ export async function serveSim(argv: string[]): Promise<void> {
   const served = await w.serve(common, own);
   process.stdout.write(`listening ${served.server.url}\n`);
   onStop(log, () => served.close());
-  if (values["orphan-timeout"] !== undefined) exitWhenOrphaned(num("orphan-timeout", values["orphan-timeout"], 1), () => served.server.clientCount, log, () => served.close());
+  if (values["orphan-timeout"] !== undefined)
+    exitWhenOrphaned(
+      num("orphan-timeout", values["orphan-timeout"], 1),
+      () => served.server.clientCount,
+      log,
+      () => served.close(),
+    );
 }
 
 /**
  * Exits once the parent is gone and nobody has been connected for `seconds`. process.ppid is fixed at start, so the
  * parent's liveness is asked of the kernel (signal 0) each second.
  */
-function exitWhenOrphaned(seconds: number, clients: () => number, log: ((line: string) => void) | undefined, close: () => Promise<void>): void {
+function exitWhenOrphaned(
+  seconds: number,
+  clients: () => number,
+  log: ((line: string) => void) | undefined,
+  close: () => Promise<void>,
+): void {
   const parent = process.ppid;
   let idleSince: number | null = null;
   const timer = setInterval(() => {

@@ -24,13 +24,22 @@ process.on("exit", () => {
  * `ownProcessGroup`: the simulator does not get the terminal's Ctrl-C along with the agent, so the agent's emergency
  * stop can still cancel the robot's goal over the bridge before the agent stops the simulator itself.
  */
-export async function startSimProcess(world: string, args: string[] = [], timeoutMs = 30_000, opts: { ownProcessGroup?: boolean } = {}): Promise<SimProcess> {
+export async function startSimProcess(
+  world: string,
+  args: string[] = [],
+  timeoutMs = 30_000,
+  opts: { ownProcessGroup?: boolean } = {},
+): Promise<SimProcess> {
   // tsx as a loader in the simulator's own process (not the tsx CLI, which would fork it): a signal reaches it.
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, "main.ts"), world, "--port", "0", "--quiet", ...args], {
-    cwd: join(here, "..", ".."),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: !!opts.ownProcessGroup,
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(here, "main.ts"), world, "--port", "0", "--quiet", ...args],
+    {
+      cwd: join(here, "..", ".."),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: !!opts.ownProcessGroup,
+    },
+  );
   running.add(child);
   let out = "";
   let err = "";

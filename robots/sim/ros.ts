@@ -20,7 +20,13 @@
  */
 import { BridgeClient } from "../bridge/client";
 import { ActionlibStatus, actionTypes, JSON_SERVICE_TYPE } from "../bridge/ros1";
-import { argumentsValidator, MANIFEST_SERVICE, type ManifestResponse, type RobotManifest, type SkillSpec } from "../manifests/schema";
+import {
+  argumentsValidator,
+  MANIFEST_SERVICE,
+  type ManifestResponse,
+  type RobotManifest,
+  type SkillSpec,
+} from "../manifests/schema";
 import type { z } from "zod";
 import { goalToCheck, PING_ACTION, type NamedPoseSkill, type SimulatedWorld } from "./serve";
 import { focalPixels, zDepth } from "./camera";
@@ -34,7 +40,14 @@ export const ros1ActionType = (actionType: string) => actionType.replace("/actio
 
 /** The manifests as a ROS 1 robot offers them: every skill an actionlib action of its ROS 1 type. */
 export function ros1Manifests(manifests: RobotManifest[]): RobotManifest[] {
-  return manifests.map((m) => ({ ...m, skills: m.skills.map((s): SkillSpec => ({ ...s, transport: "actionlib", actionType: ros1ActionType(s.actionType) })) }));
+  return manifests.map((m) => ({
+    ...m,
+    skills: m.skills.map((s): SkillSpec => ({
+      ...s,
+      transport: "actionlib",
+      actionType: ros1ActionType(s.actionType),
+    })),
+  }));
 }
 
 interface Goal {
@@ -71,41 +84,69 @@ export function standardCameraTopics(image: string): { image: string; depth: str
 export const MOVE_BASE_TYPE = "move_base_msgs/MoveBase";
 const Xyz = zod.object({ x: zod.number(), y: zod.number(), z: zod.number() });
 const MoveBaseGoal = zod.object({
-  target_pose: zod.object({ header: zod.object({ frame_id: zod.string() }).loose(), pose: zod.object({ position: Xyz, orientation: Xyz.extend({ w: zod.number() }) }) }),
+  target_pose: zod.object({
+    header: zod.object({ frame_id: zod.string() }).loose(),
+    pose: zod.object({ position: Xyz, orientation: Xyz.extend({ w: zod.number() }) }),
+  }),
 });
 /** How near a goal pose must be to a named one to stand for it: a navigation point is a place, not a spot. */
 const POSE_TOLERANCE = { metres: 0.2, radians: 0.35 };
 
-const yawOf = (q: { x: number; y: number; z: number; w: number }) => Math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
+const yawOf = (q: { x: number; y: number; z: number; w: number }) =>
+  Math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
 const angleBetween = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
 
 /** The name a goal pose stands for, or why it stands for none. */
 function namedPoseOf(s: NamedPoseSkill, goal: zod.infer<typeof MoveBaseGoal>): { name: string } | { error: string } {
   const { header, pose } = goal.target_pose;
-  if (header.frame_id.replace(/^\//, "") !== s.frame) return { error: `goal pose in frame ${JSON.stringify(header.frame_id)}: this base navigates in ${s.frame}` };
+  if (header.frame_id.replace(/^\//, "") !== s.frame)
+    return { error: `goal pose in frame ${JSON.stringify(header.frame_id)}: this base navigates in ${s.frame}` };
   const yaw = yawOf(pose.orientation);
   const near = Object.entries(s.poses)
-    .map(([name, p]) => ({ name, d: Math.hypot(p.x - pose.position.x, p.y - pose.position.y), a: angleBetween(p.yaw, yaw) }))
+    .map(([name, p]) => ({
+      name,
+      d: Math.hypot(p.x - pose.position.x, p.y - pose.position.y),
+      a: angleBetween(p.yaw, yaw),
+    }))
     .sort((a, b) => a.d - b.d)[0];
   if (near && near.d <= POSE_TOLERANCE.metres && near.a <= POSE_TOLERANCE.radians) return { name: near.name };
-  const list = Object.entries(s.poses).map(([n, p]) => `${n} (${p.x.toFixed(2)}, ${p.y.toFixed(2)}, yaw ${p.yaw.toFixed(2)})`).join(", ");
-  return { error: `no navigation point within ${POSE_TOLERANCE.metres} m and ${POSE_TOLERANCE.radians} rad of (${pose.position.x.toFixed(2)}, ${pose.position.y.toFixed(2)}, yaw ${yaw.toFixed(2)}): this base drives only to its navigation points: ${list}` };
+  const list = Object.entries(s.poses)
+    .map(([n, p]) => `${n} (${p.x.toFixed(2)}, ${p.y.toFixed(2)}, yaw ${p.yaw.toFixed(2)})`)
+    .join(", ");
+  return {
+    error: `no navigation point within ${POSE_TOLERANCE.metres} m and ${POSE_TOLERANCE.radians} rad of (${pose.position.x.toFixed(2)}, ${pose.position.y.toFixed(2)}, yaw ${yaw.toFixed(2)}): this base drives only to its navigation points: ${list}`,
+  };
 }
 
-export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: { evaluatorKey?: string; token?: string; log?: (line: string) => void; plain?: boolean; standard?: boolean } = {}): Promise<RosRobot> {
+export async function serveWorldOnRos(
+  world: SimulatedWorld,
+  url: string,
+  opts: {
+    evaluatorKey?: string;
+    token?: string;
+    log?: (line: string) => void;
+    plain?: boolean;
+    standard?: boolean;
+  } = {},
+): Promise<RosRobot> {
   const client = await BridgeClient.connect(url, { token: opts.token });
   client.dialect = "ros1";
   const manifests = ros1Manifests(world.manifests);
   const manifest = (): ManifestResponse => ({ robots: manifests, world: world.description });
   const standard = !!opts.standard;
-  const poseSkills = standard ? world.namedPoseSkills?.() ?? [] : [];
+  const poseSkills = standard ? (world.namedPoseSkills?.() ?? []) : [];
 
   // A plain ROS robot offers no manifest: robograph connect and a manifest file are the way in.
   if (!opts.plain && !standard) client.advertiseService(MANIFEST_SERVICE, JSON_SERVICE_TYPE, () => manifest());
   const guard = (args: unknown) => {
-    if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey) throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
+    if (opts.evaluatorKey && (args as { key?: unknown })?.key !== opts.evaluatorKey)
+      throw new Error("the evaluator services are for scoring only; this call did not carry the evaluator key");
   };
-  client.advertiseService("/evaluator/check", JSON_SERVICE_TYPE, (args) => (guard(args), world.evaluate(goalToCheck(args, world))));
+  client.advertiseService(
+    "/evaluator/check",
+    JSON_SERVICE_TYPE,
+    (args) => (guard(args), world.evaluate(goalToCheck(args, world))),
+  );
   client.advertiseService("/evaluator/events", JSON_SERVICE_TYPE, (args) => {
     guard(args);
     const since = Number((args as { since?: unknown })?.since ?? 0);
@@ -113,7 +154,9 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   });
 
   // Cameras: latched, so an agent that subscribes late gets the newest frame.
-  const cameras = world.manifests.flatMap((m) => m.cameras.map((c) => ({ robot: m.id, ...c, ...(standard ? standardCameraTopics(c.image) : {}) })));
+  const cameras = world.manifests.flatMap((m) =>
+    m.cameras.map((c) => ({ robot: m.id, ...c, ...(standard ? standardCameraTopics(c.image) : {}) })),
+  );
   for (const c of cameras) {
     const type = standard ? "sensor_msgs/Image" : "sensor_msgs/CompressedImage";
     client.advertise(c.image, type, { latch: true });
@@ -133,15 +176,24 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
           if (standard) {
             const f = out.frame;
             if (!f) throw new Error(`world ${world.name} renders no raw frames: it cannot publish sensor_msgs/Image`);
-            client.publish(c.image, rawRgbImage(header, f.width, f.height, Buffer.from(f.rgb.buffer, f.rgb.byteOffset, f.rgb.byteLength)));
+            client.publish(
+              c.image,
+              rawRgbImage(header, f.width, f.height, Buffer.from(f.rgb.buffer, f.rgb.byteOffset, f.rgb.byteLength)),
+            );
             if (c.depth) client.publish(c.depth, rawDepthImage(header, f.width, f.height, zDepth(f)));
             if (c.info) client.publish(c.info, pinholeInfo(header, f.width, f.height, focalPixels(f)));
           } else {
             client.publish(c.image, { header, format: "png", data: out.image.toString("base64") });
-            if (c.depth) client.publish(c.depth, { header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+            if (c.depth)
+              client.publish(c.depth, {
+                header,
+                format: "png; 16UC1 depth in millimetres",
+                data: out.depth.toString("base64"),
+              });
           }
           if (c.detections) client.publish(c.detections, out.detections);
-          for (const t of [c.image, c.depth, c.detections, c.info]) if (t) stamps[t] = header.stamp.sec + header.stamp.nanosec / 1e9;
+          for (const t of [c.image, c.depth, c.detections, c.info])
+            if (t) stamps[t] = header.stamp.sec + header.stamp.nanosec / 1e9;
         }
       })
       .catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
@@ -150,7 +202,10 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
 
   const timers: NodeJS.Timeout[] = [];
   const aborts = new Set<AbortController>();
-  type Run = (args: Record<string, unknown>, goal: Goal) => Promise<{ status: "succeeded" | "aborted" | "canceled"; values: unknown }>;
+  type Run = (
+    args: Record<string, unknown>,
+    goal: Goal,
+  ) => Promise<{ status: "succeeded" | "aborted" | "canceled"; values: unknown }>;
   /** The newest frame's stamp (simulated time): a standard result is stamped with it, so frames taken after it are news. */
   const lastFrameStamp = () => {
     const t = Math.max(0, ...Object.values(stamps));
@@ -162,7 +217,13 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
    * frames to wait for); a standard action's (`standard`) is its own message — move_base's is empty — and its end is
    * said by the status and its text, its header stamped in the world's time like the frames.
    */
-  const serveAction = (action: string, actionType: string, run: Run, schema?: z.ZodType<Record<string, unknown>>, standardResult = false) => {
+  const serveAction = (
+    action: string,
+    actionType: string,
+    run: Run,
+    schema?: z.ZodType<Record<string, unknown>>,
+    standardResult = false,
+  ) => {
     const t = actionTypes(actionType);
     const goals = new Map<string, Goal>();
     client.advertise(`${action}/status`, t.status);
@@ -175,17 +236,33 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
     const goalStatus = (g: Goal) => ({ goal_id: { stamp: now(), id: g.id }, status: g.status, text: g.text });
     const publishStatus = () => {
       const shown = [...goals.values()].filter((g) => g.ended === undefined || Date.now() - g.ended < ENDED_SHOWN_MS);
-      if (client.connected) client.publish(`${action}/status`, { header: { stamp: now(), frame_id: "" }, status_list: shown.map(goalStatus) });
+      if (client.connected)
+        client.publish(`${action}/status`, {
+          header: { stamp: now(), frame_id: "" },
+          status_list: shown.map(goalStatus),
+        });
     };
     const publishResult = (g: Goal) => {
-      if (client.connected) client.publish(`${action}/result`, { header: { stamp: standardResult ? g.stamp! : now(), frame_id: "" }, status: goalStatus(g), result: g.result });
+      if (client.connected)
+        client.publish(`${action}/result`, {
+          header: { stamp: standardResult ? g.stamp! : now(), frame_id: "" },
+          status: goalStatus(g),
+          result: g.result,
+        });
     };
     const end = (g: Goal, status: number, text: string, values: unknown) => {
       g.status = status;
       g.text = text;
       g.ended = Date.now();
       g.stamp = lastFrameStamp();
-      g.result = standardResult ? {} : { success: status === ActionlibStatus.SUCCEEDED, message: text, values_json: JSON.stringify(values ?? {}), frames_json: JSON.stringify(stamps) };
+      g.result = standardResult
+        ? {}
+        : {
+            success: status === ActionlibStatus.SUCCEEDED,
+            message: text,
+            values_json: JSON.stringify(values ?? {}),
+            frames_json: JSON.stringify(stamps),
+          };
       publishResult(g);
       publishStatus();
       // Ended goals are remembered (a goal id is never run twice) up to a bound, oldest forgotten first.
@@ -205,19 +282,38 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
       goals.set(id, g);
       const p = schema ? schema.safeParse(m.goal ?? {}) : ({ success: true, data: {} } as const);
       if (!p.success) {
-        end(g, ActionlibStatus.REJECTED, `invalid goal: ${p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`, {});
+        end(
+          g,
+          ActionlibStatus.REJECTED,
+          `invalid goal: ${p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`,
+          {},
+        );
         return;
       }
       g.abort = new AbortController();
       aborts.add(g.abort);
       publishStatus();
-      run(p.data, g).then(
-        (out) => {
-          const message = typeof (out.values as { message?: unknown })?.message === "string" ? (out.values as { message: string }).message : "";
-          end(g, out.status === "succeeded" ? ActionlibStatus.SUCCEEDED : out.status === "canceled" ? ActionlibStatus.PREEMPTED : ActionlibStatus.ABORTED, message, out.values);
-        },
-        (err) => end(g, ActionlibStatus.ABORTED, (err as Error).message, {}),
-      ).finally(() => g.abort && aborts.delete(g.abort));
+      run(p.data, g)
+        .then(
+          (out) => {
+            const message =
+              typeof (out.values as { message?: unknown })?.message === "string"
+                ? (out.values as { message: string }).message
+                : "";
+            end(
+              g,
+              out.status === "succeeded"
+                ? ActionlibStatus.SUCCEEDED
+                : out.status === "canceled"
+                  ? ActionlibStatus.PREEMPTED
+                  : ActionlibStatus.ABORTED,
+              message,
+              out.values,
+            );
+          },
+          (err) => end(g, ActionlibStatus.ABORTED, (err as Error).message, {}),
+        )
+        .finally(() => g.abort && aborts.delete(g.abort));
     });
     client.subscribe<{ id: string }>(`${action}/cancel`, t.cancel, (m) => {
       // actionlib: an empty id cancels every goal.
@@ -240,7 +336,13 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
           const out = await world.runSkill(m.id, skill.name, args, {
             goalId: g.id,
             signal: g.abort!.signal,
-            feedback: (values) => client.connected && client.publish(`${skill.action}/feedback`, { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" }, status: { goal_id: { id: g.id }, status: ActionlibStatus.ACTIVE, text: "" }, feedback: { json: JSON.stringify(values ?? {}) } }),
+            feedback: (values) =>
+              client.connected &&
+              client.publish(`${skill.action}/feedback`, {
+                header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" },
+                status: { goal_id: { id: g.id }, status: ActionlibStatus.ACTIVE, text: "" },
+                feedback: { json: JSON.stringify(values ?? {}) },
+              }),
           });
           // Fresh frames go out before the result, so an agent that saw the result sees the new state.
           await publishCameras();
@@ -255,8 +357,16 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
     const action = skillAction.replace(/[^/]+$/, "move_base");
     const feedback = (id: string) => {
       const b = p.basePose();
-      const pose = { position: { x: b.x, y: b.y, z: 0 }, orientation: { x: 0, y: 0, z: Math.sin(b.yaw / 2), w: Math.cos(b.yaw / 2) } };
-      if (client.connected) client.publish(`${action}/feedback`, { header: { stamp: lastFrameStamp(), frame_id: "" }, status: { goal_id: { id }, status: ActionlibStatus.ACTIVE, text: "" }, feedback: { base_position: { header: { stamp: lastFrameStamp(), frame_id: p.frame }, pose } } });
+      const pose = {
+        position: { x: b.x, y: b.y, z: 0 },
+        orientation: { x: 0, y: 0, z: Math.sin(b.yaw / 2), w: Math.cos(b.yaw / 2) },
+      };
+      if (client.connected)
+        client.publish(`${action}/feedback`, {
+          header: { stamp: lastFrameStamp(), frame_id: "" },
+          status: { goal_id: { id }, status: ActionlibStatus.ACTIVE, text: "" },
+          feedback: { base_position: { header: { stamp: lastFrameStamp(), frame_id: p.frame }, pose } },
+        });
     };
     serveAction(
       action,
@@ -264,7 +374,12 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
       async (args, g) => {
         const named = namedPoseOf(p, MoveBaseGoal.parse(args));
         if ("error" in named) return { status: "aborted", values: { message: named.error } };
-        const out = await world.runSkill(robot, p.skill, { [p.argument]: named.name }, { goalId: g.id, signal: g.abort!.signal, feedback: () => feedback(g.id) });
+        const out = await world.runSkill(
+          robot,
+          p.skill,
+          { [p.argument]: named.name },
+          { goalId: g.id, signal: g.abort!.signal, feedback: () => feedback(g.id) },
+        );
         await publishCameras();
         return out;
       },
@@ -277,7 +392,11 @@ export async function serveWorldOnRos(world: SimulatedWorld, url: string, opts: 
   serveAction(PING_ACTION, ROS1_PING_TYPE, async (_a, g) => ({ status: "succeeded", values: { goal_id: g.id } }));
 
   // The manifests as a parameter too, for `rosparam get /robograph/manifest` (rosapi's set_param takes JSON).
-  if (!opts.plain && !standard) await client.callService("/rosapi/set_param", { name: MANIFEST_SERVICE, value: JSON.stringify(JSON.stringify(manifest())) });
+  if (!opts.plain && !standard)
+    await client.callService("/rosapi/set_param", {
+      name: MANIFEST_SERVICE,
+      value: JSON.stringify(JSON.stringify(manifest())),
+    });
   await publishCameras();
   return {
     url,

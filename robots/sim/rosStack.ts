@@ -17,13 +17,15 @@ export const ROS_WS = process.env.ROBOGRAPH_ROS_WS ?? join(homedir(), ".cache", 
 /** Why the ROS stack cannot run here, or undefined when it can. */
 export function rosMissing(): string | undefined {
   if (!existsSync(join(ROS_WS, "devel", "setup.bash"))) return `no ROS workspace at ${ROS_WS} (npm run ros:setup)`;
-  if (!existsSync(join(ROS_WS, "devel", "lib", "python3", "dist-packages", "robograph_msgs"))) return `ros/robograph_msgs is not built in ${ROS_WS} (npm run ros:setup)`;
+  if (!existsSync(join(ROS_WS, "devel", "lib", "python3", "dist-packages", "robograph_msgs")))
+    return `ros/robograph_msgs is not built in ${ROS_WS} (npm run ros:setup)`;
   return undefined;
 }
 
 export function requireRosOrSkip(): boolean {
   const missing = rosMissing();
-  if (missing && process.env.ROBOGRAPH_REQUIRE_ROS) throw new Error(`ROBOGRAPH_REQUIRE_ROS is set but the ROS stack cannot run: ${missing}`);
+  if (missing && process.env.ROBOGRAPH_REQUIRE_ROS)
+    throw new Error(`ROBOGRAPH_REQUIRE_ROS is set but the ROS stack cannot run: ${missing}`);
   if (missing) process.stderr.write(`ROS tests skipped: ${missing}\n`);
   return !missing;
 }
@@ -45,11 +47,15 @@ export async function startRos(): Promise<RosStack> {
   const port = await freePort();
   const master = await freePort();
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(port), String(master)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(port), String(master)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let text = "";
     child.stdout.on("data", (d) => (text += d));
     child.stderr.on("data", (d) => (text += d));
-    child.on("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`)),
+    );
   });
   const m = /ready (ws:\/\/\S+) pids (\d+) (\d+) (\d+)/.exec(out);
   if (!m) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
@@ -62,21 +68,38 @@ export async function startRos(): Promise<RosStack> {
       return false;
     }
   };
-  const env = { ...process.env, PATH: `/usr/bin:${process.env.PATH}`, ROS_MASTER_URI: `http://127.0.0.1:${master}`, ROS_HOSTNAME: "127.0.0.1", PYTHONUNBUFFERED: "1" };
+  const env = {
+    ...process.env,
+    PATH: `/usr/bin:${process.env.PATH}`,
+    ROS_MASTER_URI: `http://127.0.0.1:${master}`,
+    ROS_HOSTNAME: "127.0.0.1",
+    PYTHONUNBUFFERED: "1",
+  };
   const setup = `source ${JSON.stringify(join(ROS_WS, "devel", "setup.bash"))}`;
   const nodes: ChildProcess[] = [];
   return {
     url: m[1],
     ros(cmd, args) {
-      return execFileSync("bash", ["-c", `${setup} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`], { encoding: "utf8", env, timeout: 30_000 });
+      return execFileSync("bash", ["-c", `${setup} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`], {
+        encoding: "utf8",
+        env,
+        timeout: 30_000,
+      });
     },
     node(script, args = [], timeoutMs = 30_000) {
       // Debian's rospy is built for Debian's python3.
-      const child = spawn("bash", ["-c", `${setup} && exec /usr/bin/python3 ${JSON.stringify(script)} ${args.map((a) => `'${a}'`).join(" ")}`], { env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        "bash",
+        ["-c", `${setup} && exec /usr/bin/python3 ${JSON.stringify(script)} ${args.map((a) => `'${a}'`).join(" ")}`],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+      );
       nodes.push(child);
       return new Promise((resolve, reject) => {
         let said = "";
-        const timer = setTimeout(() => reject(new Error(`${script} did not say ready in ${timeoutMs} ms: ${said}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${script} did not say ready in ${timeoutMs} ms: ${said}`)),
+          timeoutMs,
+        );
         const hear = (d: Buffer) => {
           said += d;
           if (/^ready$/m.test(said)) {

@@ -6,8 +6,22 @@
  * this machine only, unless a remote call carries the evaluator key.
  */
 import type { z } from "zod";
-import { BridgeServer, ServiceRefusal, type ActionContext, type ActionOutcome, type BridgeServerOptions, type Caller } from "../bridge/server";
-import { argumentsValidator, MANIFEST_SERVICE, parseLiteral, type ManifestResponse, type RobotManifest, type WorldDescription } from "../manifests/schema";
+import {
+  BridgeServer,
+  ServiceRefusal,
+  type ActionContext,
+  type ActionOutcome,
+  type BridgeServerOptions,
+  type Caller,
+} from "../bridge/server";
+import {
+  argumentsValidator,
+  MANIFEST_SERVICE,
+  parseLiteral,
+  type ManifestResponse,
+  type RobotManifest,
+  type WorldDescription,
+} from "../manifests/schema";
 import type { Frame } from "./camera";
 import type { SimEvent } from "./events";
 import { RESET_SERVICE, RESET_TYPE } from "../msgs/rollout";
@@ -63,14 +77,25 @@ export interface SimulatedWorld {
  * given a goal other than its scenario's is scored on its own goal, never on the scenario's. None given: the
  * scenario's goal.
  */
-export function goalToCheck(args: unknown, world: Pick<SimulatedWorld, "description" | "manifests">): string[] | undefined {
+export function goalToCheck(
+  args: unknown,
+  world: Pick<SimulatedWorld, "description" | "manifests">,
+): string[] | undefined {
   const goal = (args as { goal?: unknown } | null | undefined)?.goal;
   if (goal === undefined) return undefined;
-  if (!Array.isArray(goal) || !goal.length || goal.some((g) => typeof g !== "string")) throw new Error("goal: a non-empty list of literals such as \"in(apple, sink)\"");
-  const names = new Set([...world.description.labels, ...world.description.places.map((p) => p.name), ...world.manifests.map((m) => m.id)]);
+  if (!Array.isArray(goal) || !goal.length || goal.some((g) => typeof g !== "string"))
+    throw new Error('goal: a non-empty list of literals such as "in(apple, sink)"');
+  const names = new Set([
+    ...world.description.labels,
+    ...world.description.places.map((p) => p.name),
+    ...world.manifests.map((m) => m.id),
+  ]);
   for (const g of goal as string[]) {
     const unknown = parseLiteral(g).args.filter((a) => !names.has(a));
-    if (unknown.length) throw new Error(`goal literal ${JSON.stringify(g)} names what the ${world.description.name} world does not have: ${unknown.join(", ")}`);
+    if (unknown.length)
+      throw new Error(
+        `goal literal ${JSON.stringify(g)} names what the ${world.description.name} world does not have: ${unknown.join(", ")}`,
+      );
   }
   return goal as string[];
 }
@@ -119,10 +144,13 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   }
   async restart(args: Record<string, unknown>) {
     const next = await this.build(args);
-    const ids = (w: SimulatedWorld) => JSON.stringify(w.manifests.map((m) => [m.id, m.skills.map((k) => k.action), m.cameras]));
+    const ids = (w: SimulatedWorld) =>
+      JSON.stringify(w.manifests.map((m) => [m.id, m.skills.map((k) => k.action), m.cameras]));
     if (ids(next.world) !== ids(this.current)) {
       await next.world.close();
-      throw new Error("a restart may change the scenario, not the robots (their topics and actions are already served)");
+      throw new Error(
+        "a restart may change the scenario, not the robots (their topics and actions are already served)",
+      );
     }
     const old = this.current;
     this.current = next.world;
@@ -134,7 +162,8 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   }
 }
 
-const restartable = (w: SimulatedWorld): w is RestartableWorld => typeof (w as Partial<RestartableWorld>).restart === "function";
+const restartable = (w: SimulatedWorld): w is RestartableWorld =>
+  typeof (w as Partial<RestartableWorld>).restart === "function";
 
 export interface ServeOptions extends BridgeServerOptions {
   /** When set, the evaluator services answer only calls whose args carry `key`. */
@@ -155,16 +184,23 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
   // rosapi lists one ROS node per robot, as a ROS 2 deployment would have.
   const server = new BridgeServer({ ...opts, nodes: opts.nodes ?? world.manifests.map((m) => `/${m.id}`) });
   // Read at each call: a world that can be reset to another scene describes the scene it has now.
-  server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", (): ManifestResponse => ({ robots: world.manifests, world: world.description }));
+  server.advertiseService(MANIFEST_SERVICE, "robograph_msgs/srv/Manifest", (): ManifestResponse => ({
+    robots: world.manifests,
+    world: world.description,
+  }));
 
   const evaluatorGuard = (args: unknown, caller: Caller) => {
     const keyed = !!opts.evaluatorKey && (args as { key?: unknown })?.key === opts.evaluatorKey;
     if (opts.evaluatorKey && !keyed) {
-      throw new ServiceRefusal("the evaluator services are for scoring only; this call did not carry the evaluator key");
+      throw new ServiceRefusal(
+        "the evaluator services are for scoring only; this call did not carry the evaluator key",
+      );
     }
     // The true state is for a scorer on this machine: a client elsewhere (an agent on a robot's network) gets none.
     if (!caller.loopback && !keyed) {
-      throw new ServiceRefusal("the evaluator services answer clients on this machine only (start the simulator with --evaluator-key to let a remote scorer call them with the key)");
+      throw new ServiceRefusal(
+        "the evaluator services answer clients on this machine only (start the simulator with --evaluator-key to let a remote scorer call them with the key)",
+      );
     }
   };
   server.advertiseService("/evaluator/check", "robograph_msgs/srv/EvaluatorCheck", (args, caller) => {
@@ -178,9 +214,15 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
   });
 
   // The no-op action: a round trip through the action machinery without a robot, for latency checks.
-  server.advertiseAction(PING_ACTION, PING_TYPE, async (_args, ctx) => ({ status: "succeeded", values: { goal_id: ctx.goalId } }));
+  server.advertiseAction(PING_ACTION, PING_TYPE, async (_args, ctx) => ({
+    status: "succeeded",
+    values: { goal_id: ctx.goalId },
+  }));
 
-  const publishers = new Map<string, { image: (m: unknown) => void; depth?: (m: unknown) => void; detections?: (m: unknown) => void; topics: string[] }>();
+  const publishers = new Map<
+    string,
+    { image: (m: unknown) => void; depth?: (m: unknown) => void; detections?: (m: unknown) => void; topics: string[] }
+  >();
   let rendering: Promise<void> = Promise.resolve();
 
   // Robots whose frames are latched on the bridge (published once): a later subscriber is handed the latched frame first.
@@ -192,22 +234,24 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
    */
   const publishCameras = (robots: string[] = world.manifests.map((m) => m.id), dropStale = false): Promise<void> => {
     // Renders are serialized so frames go out in state order.
-    rendering = rendering.then(async () => {
-      for (const robot of robots) {
-        const p = publishers.get(robot);
-        if (!p) continue;
-        if (!p.topics.some((t) => server.subscriberCount(t) > 0)) {
-          if (dropStale && latched.delete(robot)) for (const t of p.topics) server.clearLatched(t);
-          continue;
+    rendering = rendering
+      .then(async () => {
+        for (const robot of robots) {
+          const p = publishers.get(robot);
+          if (!p) continue;
+          if (!p.topics.some((t) => server.subscriberCount(t) > 0)) {
+            if (dropStale && latched.delete(robot)) for (const t of p.topics) server.clearLatched(t);
+            continue;
+          }
+          latched.add(robot);
+          const out = await world.renderCamera(robot);
+          const header = out.detections.header;
+          p.image({ header, format: "png", data: out.image.toString("base64") });
+          p.depth?.({ header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+          p.detections?.(out.detections);
         }
-        latched.add(robot);
-        const out = await world.renderCamera(robot);
-        const header = out.detections.header;
-        p.image({ header, format: "png", data: out.image.toString("base64") });
-        p.depth?.({ header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
-        p.detections?.(out.detections);
-      }
-    }).catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
+      })
+      .catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));
     return rendering;
   };
 
@@ -215,9 +259,18 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
     for (const cam of m.cameras) {
       const onSubscribe = () => void publishCameras([m.id]);
       const image = server.advertiseTopic(cam.image, "sensor_msgs/msg/CompressedImage", { latched: true, onSubscribe });
-      const depth = cam.depth ? server.advertiseTopic(cam.depth, "sensor_msgs/msg/CompressedImage", { latched: true, onSubscribe }) : undefined;
-      const detections = cam.detections ? server.advertiseTopic(cam.detections, "robograph_msgs/msg/Detections", { latched: true, onSubscribe }) : undefined;
-      publishers.set(m.id, { image, depth, detections, topics: [cam.image, cam.depth, cam.detections].filter((t): t is string => !!t) });
+      const depth = cam.depth
+        ? server.advertiseTopic(cam.depth, "sensor_msgs/msg/CompressedImage", { latched: true, onSubscribe })
+        : undefined;
+      const detections = cam.detections
+        ? server.advertiseTopic(cam.detections, "robograph_msgs/msg/Detections", { latched: true, onSubscribe })
+        : undefined;
+      publishers.set(m.id, {
+        image,
+        depth,
+        detections,
+        topics: [cam.image, cam.depth, cam.detections].filter((t): t is string => !!t),
+      });
     }
     for (const skill of m.skills) {
       server.advertiseAction(
@@ -240,7 +293,8 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
     // the answer. What an experiment runner calls instead of starting a new simulator process.
     server.advertiseService(RESET_SERVICE, RESET_TYPE, async (args) => {
       const canceled = server.cancelAll();
-      if (!(await server.goalsEnded())) throw new ServiceRefusal("a goal did not end within 10 s of being canceled; reset refused");
+      if (!(await server.goalsEnded()))
+        throw new ServiceRefusal("a goal did not end within 10 s of being canceled; reset refused");
       await rendering;
       let out: { scenario: string; seed: number };
       try {

@@ -67,15 +67,28 @@ export const WORLDS: readonly World[] = [
     resets: true,
     size: { width: 320, height: 240 },
     options: (o) => ["--grasp-sensing", o.graspSensing === false ? "off" : "on"],
-    serve: (common, o) => serveKitchen({ ...common, scenario: o.scenario ?? "integration_tea_to_trash", graspSensing: o.graspSensing ?? true }),
-    ros: (url, common, o) => serveKitchenOnRos(url, { ...common, scenario: o.scenario ?? "integration_tea_to_trash", graspSensing: o.graspSensing ?? true, plain: o.plain || o.standard, standard: o.standard }),
+    serve: (common, o) =>
+      serveKitchen({
+        ...common,
+        scenario: o.scenario ?? "integration_tea_to_trash",
+        graspSensing: o.graspSensing ?? true,
+      }),
+    ros: (url, common, o) =>
+      serveKitchenOnRos(url, {
+        ...common,
+        scenario: o.scenario ?? "integration_tea_to_trash",
+        graspSensing: o.graspSensing ?? true,
+        plain: o.plain || o.standard,
+        standard: o.standard,
+      }),
   },
   {
     name: "tabletop",
     defaultScenario: "cabinet_barred",
     scenarios: listScenes,
     scenario: (name) => {
-      if (!isTabletopScene(name)) throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}, or generated_<seed>`);
+      if (!isTabletopScene(name))
+        throw new Error(`no tabletop scene ${name}; one of ${listScenes().join(", ")}, or generated_<seed>`);
       return { name, instruction: sceneOf(name).instruction };
     },
     resets: true,
@@ -88,7 +101,8 @@ export const WORLDS: readonly World[] = [
     defaultScenario: "indoor_1",
     scenarios: listCourses,
     scenario: (name) => {
-      if (!listCourses().includes(name) && generatedSeed(name) === undefined) throw new Error(`no course ${name}; one of ${listCourses().join(", ")}, or generated_<seed>`);
+      if (!listCourses().includes(name) && generatedSeed(name) === undefined)
+        throw new Error(`no course ${name}; one of ${listCourses().join(", ")}, or generated_<seed>`);
       return { name, instruction: COURSE_GOAL };
     },
     resets: false,
@@ -102,7 +116,8 @@ export const WORLDS: readonly World[] = [
     defaultScenario: "apple_plate",
     scenarios: listWorkbenchScenes,
     scenario: (name) => {
-      if (!isWorkbenchScene(name)) throw new Error(`no workbench scene ${name}; one of ${listWorkbenchScenes().join(", ")}`);
+      if (!isWorkbenchScene(name))
+        throw new Error(`no workbench scene ${name}; one of ${listWorkbenchScenes().join(", ")}`);
       return { name, instruction: sceneInstruction(name) };
     },
     resets: false,
@@ -120,9 +135,16 @@ export const WORLDS: readonly World[] = [
     size: { width: 320, height: 240 },
     options: () => [],
     serve: (common, o) => {
-      if (o.start !== undefined && !(STARTS as readonly string[]).includes(o.start)) throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(o.start)}`);
+      if (o.start !== undefined && !(STARTS as readonly string[]).includes(o.start))
+        throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(o.start)}`);
       // Learning wants episodes as fast as they run unless a speed is asked for.
-      return serveBlocks({ ...common, speed: o.speedGiven ? common.speed : Infinity, episodesDir: o.episodes, instance: o.instance, start: o.start as Start | undefined });
+      return serveBlocks({
+        ...common,
+        speed: o.speedGiven ? common.speed : Infinity,
+        episodesDir: o.episodes,
+        instance: o.instance,
+        start: o.start as Start | undefined,
+      });
     },
   },
 ];

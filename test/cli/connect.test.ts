@@ -5,16 +5,54 @@ import { argumentsValidator, SkillSpec } from "../../robots/manifests/schema";
 
 /** What ROS 1's rosapi answers for move_base_msgs/MoveBaseGoal (message_details), as the reference rosapi gives it. */
 const MOVE_BASE: { type: string; fieldnames: string[]; fieldtypes: string[]; fieldarraylen: number[] }[] = [
-  { type: "move_base_msgs/MoveBaseGoal", fieldnames: ["target_pose"], fieldtypes: ["geometry_msgs/PoseStamped"], fieldarraylen: [-1] },
-  { type: "geometry_msgs/PoseStamped", fieldnames: ["header", "pose"], fieldtypes: ["std_msgs/Header", "geometry_msgs/Pose"], fieldarraylen: [-1, -1] },
-  { type: "std_msgs/Header", fieldnames: ["seq", "stamp", "frame_id"], fieldtypes: ["uint32", "time", "string"], fieldarraylen: [-1, -1, -1] },
-  { type: "geometry_msgs/Pose", fieldnames: ["position", "orientation"], fieldtypes: ["geometry_msgs/Point", "geometry_msgs/Quaternion"], fieldarraylen: [-1, -1] },
-  { type: "geometry_msgs/Point", fieldnames: ["x", "y", "z"], fieldtypes: ["float64", "float64", "float64"], fieldarraylen: [-1, -1, -1] },
-  { type: "geometry_msgs/Quaternion", fieldnames: ["x", "y", "z", "w"], fieldtypes: ["float64", "float64", "float64", "float64"], fieldarraylen: [-1, -1, -1, -1] },
+  {
+    type: "move_base_msgs/MoveBaseGoal",
+    fieldnames: ["target_pose"],
+    fieldtypes: ["geometry_msgs/PoseStamped"],
+    fieldarraylen: [-1],
+  },
+  {
+    type: "geometry_msgs/PoseStamped",
+    fieldnames: ["header", "pose"],
+    fieldtypes: ["std_msgs/Header", "geometry_msgs/Pose"],
+    fieldarraylen: [-1, -1],
+  },
+  {
+    type: "std_msgs/Header",
+    fieldnames: ["seq", "stamp", "frame_id"],
+    fieldtypes: ["uint32", "time", "string"],
+    fieldarraylen: [-1, -1, -1],
+  },
+  {
+    type: "geometry_msgs/Pose",
+    fieldnames: ["position", "orientation"],
+    fieldtypes: ["geometry_msgs/Point", "geometry_msgs/Quaternion"],
+    fieldarraylen: [-1, -1],
+  },
+  {
+    type: "geometry_msgs/Point",
+    fieldnames: ["x", "y", "z"],
+    fieldtypes: ["float64", "float64", "float64"],
+    fieldarraylen: [-1, -1, -1],
+  },
+  {
+    type: "geometry_msgs/Quaternion",
+    fieldnames: ["x", "y", "z", "w"],
+    fieldtypes: ["float64", "float64", "float64", "float64"],
+    fieldarraylen: [-1, -1, -1, -1],
+  },
 ];
 
 const skill = (parameters: unknown, goal?: unknown) =>
-  SkillSpec.safeParse({ name: "move_base", action: "/base/move_base", actionType: "move_base_msgs/MoveBase", transport: "actionlib", description: "drive", parameters, ...(goal ? { goal } : {}) });
+  SkillSpec.safeParse({
+    name: "move_base",
+    action: "/base/move_base",
+    actionType: "move_base_msgs/MoveBase",
+    transport: "actionlib",
+    description: "drive",
+    parameters,
+    ...(goal ? { goal } : {}),
+  });
 
 describe("robograph connect", () => {
   it("expands a nested goal all the way down, stamps as ROS 1 writes them, and the draft validates goals by field", () => {
@@ -35,34 +73,84 @@ describe("robograph connect", () => {
     ]);
     // A header's seq and stamp take ROS's defaults when left out; everything else must be said.
     expect(schema.properties.target_pose.properties!.header.required).toEqual(["frame_id"]);
-    expect(schema.properties.target_pose.properties!.header.properties!.seq).toMatchObject({ type: "integer", minimum: 0, maximum: 4294967295 });
+    expect(schema.properties.target_pose.properties!.header.properties!.seq).toMatchObject({
+      type: "integer",
+      minimum: 0,
+      maximum: 4294967295,
+    });
     // The draft is a valid skill as written, and its validator names the field that does not fit.
     const parsed = skill(schema);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
     const v = argumentsValidator(parsed.data!.parameters);
     const pose = { position: { x: 1, y: 2, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } };
     expect(v.safeParse({ target_pose: { header: { frame_id: "map" }, pose } }).success).toBe(true);
-    expect(v.safeParse({ target_pose: { header: { frame_id: "map", stamp: { secs: 3, nsecs: 5 } }, pose } }).success).toBe(true);
-    const bad = v.safeParse({ target_pose: { header: { frame_id: "map", seq: -1 }, pose: { ...pose, position: { x: "far", y: 2, z: 0 }, orientaton: {} } } });
-    expect(bad.error!.issues.map((i) => i.path.join("."))).toEqual(expect.arrayContaining(["target_pose.header.seq", "target_pose.pose.position.x", "target_pose.pose"]));
-    expect(v.safeParse({ target_pose: { header: {}, pose } }).error!.issues[0].path.join(".")).toBe("target_pose.header.frame_id");
+    expect(
+      v.safeParse({ target_pose: { header: { frame_id: "map", stamp: { secs: 3, nsecs: 5 } }, pose } }).success,
+    ).toBe(true);
+    const bad = v.safeParse({
+      target_pose: {
+        header: { frame_id: "map", seq: -1 },
+        pose: { ...pose, position: { x: "far", y: 2, z: 0 }, orientaton: {} },
+      },
+    });
+    expect(bad.error!.issues.map((i) => i.path.join("."))).toEqual(
+      expect.arrayContaining(["target_pose.header.seq", "target_pose.pose.position.x", "target_pose.pose"]),
+    );
+    expect(v.safeParse({ target_pose: { header: {}, pose } }).error!.issues[0].path.join(".")).toBe(
+      "target_pose.header.frame_id",
+    );
   });
 
   it("writes arrays as arrays (fixed ones of their length), byte arrays as base64 text, and names what rosapi leaves out", () => {
     const typedefs = [
-      { type: "pkg/MoveGoal", fieldnames: ["target", "speed", "count", "careful", "waypoints", "covariance", "mask", "later", "thing"], fieldtypes: ["string", "float64", "int8", "bool", "geometry_msgs/Point", "float64", "uint8", "duration", "pkg/Unknown"], fieldarraylen: [-1, -1, -1, -1, 0, 4, 0, -1, -1] },
+      {
+        type: "pkg/MoveGoal",
+        fieldnames: ["target", "speed", "count", "careful", "waypoints", "covariance", "mask", "later", "thing"],
+        fieldtypes: [
+          "string",
+          "float64",
+          "int8",
+          "bool",
+          "geometry_msgs/Point",
+          "float64",
+          "uint8",
+          "duration",
+          "pkg/Unknown",
+        ],
+        fieldarraylen: [-1, -1, -1, -1, 0, 4, 0, -1, -1],
+      },
       MOVE_BASE[4],
     ];
     const { schema, unsupported } = argumentSchemaOf("pkg/MoveGoal", typedefs);
-    expect(schema.properties.waypoints).toMatchObject({ type: "array", items: { type: "object", required: ["x", "y", "z"] } });
-    expect(schema.properties.covariance).toEqual({ type: "array", items: { type: "number" }, minItems: 4, maxItems: 4 });
+    expect(schema.properties.waypoints).toMatchObject({
+      type: "array",
+      items: { type: "object", required: ["x", "y", "z"] },
+    });
+    expect(schema.properties.covariance).toEqual({
+      type: "array",
+      items: { type: "number" },
+      minItems: 4,
+      maxItems: 4,
+    });
     expect(schema.properties.mask).toMatchObject({ type: "string" });
     expect(schema.properties.count).toEqual({ type: "integer", minimum: -128, maximum: 127 });
     expect(schema.required).toEqual(["target", "speed", "count", "careful", "waypoints", "covariance", "mask"]);
     expect(unsupported).toEqual(["thing (pkg/Unknown): rosapi gave no definition"]);
     expect(argumentSchemaOf("pkg/Missing", typedefs).unsupported).toEqual(["pkg/Missing: rosapi gave no definition"]);
     const v = argumentsValidator(skill(schema).data!.parameters);
-    expect(v.safeParse({ target: "a", speed: 1, count: 300, careful: true, waypoints: [], covariance: [1, 2, 3], mask: "AAE=" }).error!.issues.map((i) => i.path.join("."))).toEqual(["count", "covariance"]);
+    expect(
+      v
+        .safeParse({
+          target: "a",
+          speed: 1,
+          count: 300,
+          careful: true,
+          waypoints: [],
+          covariance: [1, 2, 3],
+          mask: "AAE=",
+        })
+        .error!.issues.map((i) => i.path.join(".")),
+    ).toEqual(["count", "covariance"]);
   });
 
   it("drafts a pose template for a goal that is one PoseStamped: valid as drafted, and a person's poses make it go", () => {
@@ -71,12 +159,23 @@ describe("robograph connect", () => {
     expect(t.goal.template).toEqual({ target_pose: { $pose: "navigation_point" } });
     expect(skill(t.parameters, t.goal).success).toBe(true);
     // With poses measured, the planner's argument takes their names as its values.
-    const done = skill(t.parameters, { ...t.goal, poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: Math.PI / 2 } } });
+    const done = skill(t.parameters, {
+      ...t.goal,
+      poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: Math.PI / 2 } },
+    });
     expect(done.data!.parameters.properties.navigation_point.enum).toEqual(["dock"]);
     // A pose that cannot make the message's goal is refused where the person wrote it.
-    const wrong = skill(t.parameters, { ...t.goal, template: { target_pose: { $pose: "navigation_point" }, speed: 2 }, poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: 0 } } });
-    expect(wrong.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")).toMatch(/goal.poses.dock: its goal does not fit the message: .*speed/);
-    expect(skill(t.parameters, { ...t.goal, template: { target_pose: { $pose: "where" } } }).error!.issues[0].message).toMatch(/where is no argument of this skill/);
+    const wrong = skill(t.parameters, {
+      ...t.goal,
+      template: { target_pose: { $pose: "navigation_point" }, speed: 2 },
+      poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: 0 } },
+    });
+    expect(wrong.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")).toMatch(
+      /goal.poses.dock: its goal does not fit the message: .*speed/,
+    );
+    expect(
+      skill(t.parameters, { ...t.goal, template: { target_pose: { $pose: "where" } } }).error!.issues[0].message,
+    ).toMatch(/where is no argument of this skill/);
     expect(poseTemplateOf("geometry_msgs/Point", MOVE_BASE, schema)).toBeUndefined();
   });
 });

@@ -26,7 +26,16 @@ describe("crash safety", () => {
     // Slow enough that a skill is still running when the agent dies.
     sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
     const data = scratchDir();
-    const common = ["--bridge-url", sim.url, "--thread", "crash-1", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const common = [
+      "--bridge-url",
+      sim.url,
+      "--thread",
+      "crash-1",
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+    ];
     let killedAt = "";
     const watcher = await BridgeClient.connect(sim.url);
     const first = await agent(common, (line, kill) => {
@@ -47,7 +56,9 @@ describe("crash safety", () => {
     expect(second.code).toBe(0);
 
     const c = await BridgeClient.connect(sim.url);
-    const { events } = await c.callService<{ events: { kind: string; goalId?: string; skill?: string }[] }>("/evaluator/events");
+    const { events } = await c.callService<{ events: { kind: string; goalId?: string; skill?: string }[] }>(
+      "/evaluator/events",
+    );
     const check = await c.callService<{ success: boolean }>("/evaluator/check");
     await c.close();
     const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
@@ -73,7 +84,12 @@ describe("crash safety", () => {
   it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async () => {
     // Twice real time: the second motion (removing the bar) still runs for a second or so when the agent dies.
     tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "2"]);
-    const { started, reattached, success } = await crashAndResume(tabletop, "crash-r", ["--world", "tabletop", "--scenario", "cabinet_barred"]);
+    const { started, reattached, success } = await crashAndResume(tabletop, "crash-r", [
+      "--world",
+      "tabletop",
+      "--scenario",
+      "cabinet_barred",
+    ]);
     expect(reattached).toMatch(/^crash-r\/\d+\/palm\/execute_motion#/);
     expect(started.length).toBeGreaterThanOrEqual(4);
     expect(success).toBe(true);
@@ -82,7 +98,12 @@ describe("crash safety", () => {
   it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async () => {
     // Five times real time: a large skill still runs for most of a second when the agent dies.
     course = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "5"]);
-    const { reattached, success } = await crashAndResume(course, "crash-v", ["--graph", "vlmpc", "--scenario", "indoor_1"]);
+    const { reattached, success } = await crashAndResume(course, "crash-v", [
+      "--graph",
+      "vlmpc",
+      "--scenario",
+      "indoor_1",
+    ]);
     expect(reattached).toMatch(/^crash-v\/\d+\/dog\/\w+#/);
     expect(success).toBe(true);
   });
@@ -94,7 +115,17 @@ describe("crash safety", () => {
  */
 async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   const data = scratchDir();
-  const common = [...args, "--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs")];
+  const common = [
+    ...args,
+    "--bridge-url",
+    sim.url,
+    "--thread",
+    thread,
+    "--data-dir",
+    data,
+    "--runs-dir",
+    join(data, "runs"),
+  ];
   const watcher = await BridgeClient.connect(sim.url);
   let armed = false;
   const first = await agent(common, (line, kill) => {

@@ -14,16 +14,44 @@ import { ROOT } from "../helpers/processes";
 const scratch = mkdtempSync(join(tmpdir(), "robograph-curriculum-run-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function curriculumRun(name: string, extra: string[] = ["--budget-episodes", "80"]): Promise<{ code: number | null; record: Record<string, unknown>; out: string }> {
+function curriculumRun(
+  name: string,
+  extra: string[] = ["--budget-episodes", "80"],
+): Promise<{ code: number | null; record: Record<string, unknown>; out: string }> {
   const dir = join(scratch, name);
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", "--graph", "curriculum", "--seed", "3", ...extra, "--runs-dir", dir, "--data-dir", join(dir, "data"), "--thread", "repeat", "--quiet"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(ROOT, "cli", "robograph.ts"),
+      "run",
+      "--graph",
+      "curriculum",
+      "--seed",
+      "3",
+      ...extra,
+      "--runs-dir",
+      dir,
+      "--data-dir",
+      join(dir, "data"),
+      "--thread",
+      "repeat",
+      "--quiet",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
   return new Promise((resolve) =>
     child.on("exit", (code) => {
       const file = join(dir, "repeat", "report.json");
-      resolve({ code, out, record: existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {} });
+      resolve({
+        code,
+        out,
+        record: existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {},
+      });
     }),
   );
 }
@@ -57,7 +85,10 @@ describe("a curriculum run from another start", () => {
     // (A run this short learns nothing yet: it exits 2, its record written.)
     expect([0, 2], run.out).toContain(run.code);
     expect((run.record.facts as { start: string }).start).toBe("stacked");
-    const cycles = run.record.cycles as { scene: { blocks: { label: string; on?: string }[] }; proposal: { task: string } }[];
+    const cycles = run.record.cycles as {
+      scene: { blocks: { label: string; on?: string }[] };
+      proposal: { task: string };
+    }[];
     // The first image shows a block resting on another, as the detector reported it.
     expect(cycles[0].scene.blocks.some((b) => b.on && !["basket", "gripper"].includes(b.on))).toBe(true);
   }, 300_000);

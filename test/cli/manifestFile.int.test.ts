@@ -28,12 +28,30 @@ describe("the agent with --manifest FILE", () => {
     const dir = scratchDir();
     const file = join(dir, "robots.json");
     writeFileSync(file, JSON.stringify(served));
-    const run = await agent(["--bridge-url", sim.url, "--manifest", file, "--data-dir", dir, "--runs-dir", join(dir, "runs")]);
+    const run = await agent([
+      "--bridge-url",
+      sim.url,
+      "--manifest",
+      file,
+      "--data-dir",
+      dir,
+      "--runs-dir",
+      join(dir, "runs"),
+    ]);
     expect(run.code, run.out).toBe(0);
     expect(run.out).toMatch(/SUCCESS — succeeded/);
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ robots: [{ ...served.robots[0], skills: [] }] }));
-    const refused = await agent(["--bridge-url", sim.url, "--manifest", bad, "--data-dir", dir, "--runs-dir", join(dir, "runs")]);
+    const refused = await agent([
+      "--bridge-url",
+      sim.url,
+      "--manifest",
+      bad,
+      "--data-dir",
+      dir,
+      "--runs-dir",
+      join(dir, "runs"),
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.out).toMatch(/manifest file .*bad\.json is invalid: robots\.0\.skills/);
   }, 120_000);

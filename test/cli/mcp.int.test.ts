@@ -29,9 +29,29 @@ afterAll(async () => {
 });
 
 /** A server on stdio (spawned by the SDK's transport) and a client; `answer` set: the client supports elicitation. */
-async function stdioClient(args: string[], answer?: "accept" | "decline" | ((message: string) => void), env?: Record<string, string>): Promise<Client> {
+async function stdioClient(
+  args: string[],
+  answer?: "accept" | "decline" | ((message: string) => void),
+  env?: Record<string, string>,
+): Promise<Client> {
   const d = scratch();
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--data-dir", join(d, "data"), "--runs-dir", join(d, "runs"), ...args], cwd: ROOT, stderr: "ignore", ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}) });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      "--import",
+      "tsx",
+      join(ROOT, "cli", "robograph.ts"),
+      "mcp",
+      "--data-dir",
+      join(d, "data"),
+      "--runs-dir",
+      join(d, "runs"),
+      ...args,
+    ],
+    cwd: ROOT,
+    stderr: "ignore",
+    ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}),
+  });
   const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
   if (answer)
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -43,10 +63,23 @@ async function stdioClient(args: string[], answer?: "accept" | "decline" | ((mes
   return client;
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; message?: string }) => void) =>
-  (await c.callTool({ name, arguments: args }, undefined, { timeout: 600_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
-const textOf = (r: CallToolResult) => r.content.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("\n");
-const imageOf = (r: CallToolResult) => r.content.find((p) => p.type === "image") as { data: string; mimeType: string } | undefined;
+const call = async (
+  c: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  onprogress?: (p: { progress: number; message?: string }) => void,
+) =>
+  (await c.callTool({ name, arguments: args }, undefined, {
+    timeout: 600_000,
+    ...(onprogress ? { onprogress } : {}),
+  })) as CallToolResult;
+const textOf = (r: CallToolResult) =>
+  r.content
+    .filter((p) => p.type === "text")
+    .map((p) => (p as { text: string }).text)
+    .join("\n");
+const imageOf = (r: CallToolResult) =>
+  r.content.find((p) => p.type === "image") as { data: string; mimeType: string } | undefined;
 
 describe("robograph mcp over stdio", () => {
   let c: Client;
@@ -63,10 +96,23 @@ describe("robograph mcp over stdio", () => {
         expect(t, `${m.id}.${s.name}`).toBeDefined();
         expect(t!.inputSchema).toEqual(s.parameters);
       }
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["look", "emergency_stop", "run_closed_loop", "run_replan", "run_vlmpc", "run_behavior_critic", "run_curriculum", "resume_run"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "look",
+        "emergency_stop",
+        "run_closed_loop",
+        "run_replan",
+        "run_vlmpc",
+        "run_behavior_critic",
+        "run_curriculum",
+        "resume_run",
+      ]),
+    );
     const { resources } = await c.listResources();
     expect(resources.map((r) => r.uri)).toEqual(["robograph://manifests", "robograph://world"]);
-    const world = JSON.parse(((await c.readResource({ uri: "robograph://world" })).contents[0] as { text: string }).text);
+    const world = JSON.parse(
+      ((await c.readResource({ uri: "robograph://world" })).contents[0] as { text: string }).text,
+    );
     expect(world.name).toBe("kitchen");
   });
 
@@ -103,7 +149,15 @@ describe("robograph mcp over stdio", () => {
     const progress: string[] = [];
     const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
     expect(r.isError ?? false, textOf(r)).toBe(false);
-    const s = r.structuredContent as { thread: string; status: string; success: boolean; checked: boolean; steps: number; modelCalls: number; record: string };
+    const s = r.structuredContent as {
+      thread: string;
+      status: string;
+      success: boolean;
+      checked: boolean;
+      steps: number;
+      modelCalls: number;
+      record: string;
+    };
     expect(s).toMatchObject({ status: "succeeded", success: true, checked: true });
     expect(s.steps).toBeGreaterThan(0);
     expect(progress.filter((m) => /^\[\s*\d+\] (perceiver|planner|critic|executor)/.test(m)).length).toBeGreaterThan(4);
@@ -112,7 +166,11 @@ describe("robograph mcp over stdio", () => {
     expect((await c.listResources()).resources.map((x) => x.uri)).toContain(s.record);
     // Another goal than the scenario's: checked on the literals given, or not at all — never on the scenario's goal.
     const other = await call(c, "run_closed_loop", { goal: "Find the apple and report where it is." });
-    expect(other.structuredContent, textOf(other)).toMatchObject({ checked: false, success: null, unchecked: expect.stringMatching(/not scenario/) });
+    expect(other.structuredContent, textOf(other)).toMatchObject({
+      checked: false,
+      success: null,
+      unchecked: expect.stringMatching(/not scenario/),
+    });
   }, 300_000);
 });
 
@@ -133,7 +191,9 @@ describe("robograph mcp: approvals and the emergency stop", () => {
 
   it("inside a method run, each skill that needs approval is asked of the client before the robot gets it", async () => {
     const asked: string[] = [];
-    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], (message) => asked.push(message));
+    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], (message) =>
+      asked.push(message),
+    );
     const progress: string[] = [];
     const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
     expect(r.structuredContent, textOf(r)).toMatchObject({ status: "succeeded", success: true });
@@ -168,7 +228,12 @@ describe("robograph mcp: approvals and the emergency stop", () => {
     expect(s.status, textOf(stopped)).toBe("interrupted");
     expect(textOf(stopped)).toMatch(/resume_run/);
     const resumed = await call(c, "resume_run", { thread: s.thread });
-    expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: s.thread, status: "succeeded", success: true, checked: true });
+    expect(resumed.structuredContent, textOf(resumed)).toMatchObject({
+      thread: s.thread,
+      status: "succeeded",
+      success: true,
+      checked: true,
+    });
   }, 300_000);
 });
 
@@ -177,11 +242,16 @@ describe("robograph mcp: a robot that drops off", () => {
     const sim = await startSim(["--speed", "max"]);
     try {
       const c = await stdioClient(["--bridge-url", sim.url]);
-      expect((await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" })).structuredContent).toMatchObject({ ok: true });
+      expect(
+        (await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" })).structuredContent,
+      ).toMatchObject({ ok: true });
       await sim.stop("SIGKILL");
       const r = await call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });
       expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ ok: false, status: expect.stringMatching(/disconnected|timeout|aborted/) });
+      expect(r.structuredContent).toMatchObject({
+        ok: false,
+        status: expect.stringMatching(/disconnected|timeout|aborted/),
+      });
       expect(textOf(r)).toMatch(/error/);
       expect((await c.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
@@ -193,7 +263,12 @@ describe("robograph mcp: a robot that drops off", () => {
 describe("robograph mcp: a model endpoint that is down", () => {
   it("a method run ends interrupted as a tool error that says how to resume it; the server goes on serving", async () => {
     // Nothing listens on port 9: every request is refused at once (no retries asked for).
-    const c = await stdioClient(["--world", "workbench"], undefined, { OPENAI_API_KEY: "test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", ROBOGRAPH_MODEL_BACKEND: "openai", ROBOGRAPH_MODEL_RETRIES: "0" });
+    const c = await stdioClient(["--world", "workbench"], undefined, {
+      OPENAI_API_KEY: "test",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+      ROBOGRAPH_MODEL_BACKEND: "openai",
+      ROBOGRAPH_MODEL_RETRIES: "0",
+    });
     const r = await call(c, "run_behavior_critic", {});
     expect(r.isError, textOf(r)).toBe(true);
     expect(r.structuredContent).toMatchObject({ status: "interrupted" });
@@ -207,7 +282,26 @@ describe("robograph mcp over Streamable HTTP", () => {
   let url = "";
   beforeAll(async () => {
     const d = scratch();
-    server = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--world", "kitchen", "--http", "0", "--token", "sesame", "--data-dir", join(d, "data"), "--runs-dir", join(d, "runs")], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] });
+    server = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "cli", "robograph.ts"),
+        "mcp",
+        "--world",
+        "kitchen",
+        "--http",
+        "0",
+        "--token",
+        "sesame",
+        "--data-dir",
+        join(d, "data"),
+        "--runs-dir",
+        join(d, "runs"),
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] },
+    );
     url = await new Promise<string>((resolve, reject) => {
       let out = "";
       server.stdout!.on("data", (b: Buffer) => {
@@ -224,7 +318,9 @@ describe("robograph mcp over Streamable HTTP", () => {
 
   it("serves the same tools to a client with the token, and refuses one without it", async () => {
     const client = new Client({ name: "http-test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer sesame" } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer sesame" } } }),
+    );
     clients.push(client);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain("mobile__go_to");

@@ -13,7 +13,10 @@ import { scratchDir } from "../helpers/episode";
 const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
@@ -33,7 +36,17 @@ describe("robograph run", () => {
   it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
     const data = scratchDir();
     // Offline, "recycle" is not understood; the found-only reading must not pass for the task.
-    const r = await run(["--goal", "Find the bottle_of_tea and recycle it in the trash_can.", "--check", "in(bottle_of_tea, trash_can)", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    const r = await run([
+      "--goal",
+      "Find the bottle_of_tea and recycle it in the trash_can.",
+      "--check",
+      "in(bottle_of_tea, trash_can)",
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+      "--quiet",
+    ]);
     const [thread] = readdirSync(join(data, "runs"));
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
     expect(summary.checked).toBe(true);
@@ -42,7 +55,9 @@ describe("robograph run", () => {
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^NOT DONE/m);
     if (summary.agentStatus === "succeeded") {
-      expect(summary.disagreement).toMatch(/the agent reports succeeded, but the simulator's check says the goal is not met/);
+      expect(summary.disagreement).toMatch(
+        /the agent reports succeeded, but the simulator's check says the goal is not met/,
+      );
       expect(r.out).toContain(summary.disagreement);
     }
   });
@@ -50,10 +65,23 @@ describe("robograph run", () => {
   it("checks a run given another goal on that goal, and a run given a sentence alone not at all — never on the scenario's goal", async () => {
     const data = scratchDir();
     const summaryOf = (thread: string) => JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
-    const args = (thread: string, ...more: string[]) => ["--thread", thread, ...more, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"];
+    const args = (thread: string, ...more: string[]) => [
+      "--thread",
+      thread,
+      ...more,
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+      "--quiet",
+    ];
     // The default scenario asks for the tea in the trash can; this run is asked for the apple in the oven, and does it.
     const own = await run(args("own-goal", "--goal", "Put the apple into the oven.", "--check", "in(apple, oven)"));
-    expect(summaryOf("own-goal")).toMatchObject({ checked: true, success: true, goal: [{ literal: "in(apple, oven)", holds: true }] });
+    expect(summaryOf("own-goal")).toMatchObject({
+      checked: true,
+      success: true,
+      goal: [{ literal: "in(apple, oven)", holds: true }],
+    });
     expect(own.code).toBe(0);
     // The same run without --check: the scenario's literals say nothing of it, so it is not scored.
     const unchecked = await run(args("unchecked", "--goal", "Put the apple into the oven."));
@@ -75,7 +103,9 @@ describe("robograph run", () => {
     const data = scratchDir();
     const file = join(data, "my own scenario.json");
     // Its own name, which no scenario in the repo has: looking it up by name would fail.
-    const scenario = JSON.parse(readFileSync(join(ROOT, "robots", "sim", "kitchen", "scenarios", "integration_apple_to_oven.json"), "utf8"));
+    const scenario = JSON.parse(
+      readFileSync(join(ROOT, "robots", "sim", "kitchen", "scenarios", "integration_apple_to_oven.json"), "utf8"),
+    );
     writeFileSync(file, JSON.stringify({ ...scenario, name: "my_own_scenario" }));
     const r = await run(["--scenario", file, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
     expect(r.out).toMatch(/^SUCCESS/m);

@@ -18,19 +18,36 @@ import { scratchDir } from "../helpers/episode";
 import { agent } from "../helpers/agent";
 
 // What the checks read inside the page (the project's TypeScript has no DOM library): page.evaluate runs them there.
-interface PageImage { complete: boolean; naturalWidth: number }
-interface PageCanvas { width: number; height: number; dataset: Record<string, string | undefined>; getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } }
-interface PageDocument { querySelector(selector: string): (PageImage & PageCanvas & { parentElement: PageDocument }) | null; querySelectorAll(selector: string): ArrayLike<PageImage & PageCanvas> }
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+}
+interface PageCanvas {
+  width: number;
+  height: number;
+  dataset: Record<string, string | undefined>;
+  getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+}
+interface PageDocument {
+  querySelector(selector: string): (PageImage & PageCanvas & { parentElement: PageDocument }) | null;
+  querySelectorAll(selector: string): ArrayLike<PageImage & PageCanvas>;
+}
 declare const document: PageDocument;
 
 const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 const haveBrowser = existsSync(CHROMIUM);
 const required = process.env.ROBOGRAPH_REQUIRE_BROWSER === "1";
-if (!haveBrowser && !required) console.warn(`test/cli/view.int.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`);
+if (!haveBrowser && !required)
+  console.warn(
+    `test/cli/view.int.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`,
+  );
 
 /** `robograph <command>` as its own process (tsx as a loader, so a kill reaches the command itself). */
 function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 function finished(child: ChildProcess): Promise<{ code: number | null; out: string }> {
@@ -59,7 +76,8 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   const stepLabel = () => page.locator("#step-label").textContent();
 
   beforeAll(async () => {
-    if (!haveBrowser) throw new Error(`ROBOGRAPH_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    if (!haveBrowser)
+      throw new Error(`ROBOGRAPH_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
     mkdirSync(shots, { recursive: true });
     sim = await startSim(["--scenario", "integration_tea_to_trash"]);
     const experiments = join(runs, "experiments");
@@ -68,19 +86,121 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
       // A whole kitchen episode, its simulator started by the CLI.
       finished(cli(["run", "--thread", "kitchen-view", "--data-dir", data, "--runs-dir", runs, "--quiet"])),
       // A real experiment: two variants of one obstacle course, one seed.
-      finished(cli(["eval", "--dataset", "course", "--variants", "full,random", "--seeds", "1", "--limit", "1", "--concurrency", "2", "--root", join(runs, "experiments"), "--name", "two-variants"])),
+      finished(
+        cli([
+          "eval",
+          "--dataset",
+          "course",
+          "--variants",
+          "full,random",
+          "--seeds",
+          "1",
+          "--limit",
+          "1",
+          "--concurrency",
+          "2",
+          "--root",
+          join(runs, "experiments"),
+          "--name",
+          "two-variants",
+        ]),
+      ),
       // A run killed (SIGKILL) a dozen steps in: no summary, whatever its events file and checkpoints hold.
-      agent(["--thread", "killed-run", "--bridge-url", sim.url, "--data-dir", data, "--runs-dir", runs], (line, kill) => /^\[\s*12\]/.test(line) && kill()),
+      agent(
+        ["--thread", "killed-run", "--bridge-url", sim.url, "--data-dir", data, "--runs-dir", runs],
+        (line, kill) => /^\[\s*12\]/.test(line) && kill(),
+      ),
       // The smallest experiment of each other kind: one kitchen task (CLEA), one tabletop task (RePLan), one critic
       // case with its refinement loop, and a curriculum run of 24 episodes.
-      finished(cli(["eval", "--dataset", "kitchen", "--variants", "full", "--seeds", "1", "--limit", "1", "--root", experiments, "--name", "kitchen-clea"])),
-      finished(cli(["eval", "--dataset", "tabletop", "--variants", "full", "--seeds", "1", "--limit", "1", "--root", experiments, "--name", "tabletop-replan"])),
+      finished(
+        cli([
+          "eval",
+          "--dataset",
+          "kitchen",
+          "--variants",
+          "full",
+          "--seeds",
+          "1",
+          "--limit",
+          "1",
+          "--root",
+          experiments,
+          "--name",
+          "kitchen-clea",
+        ]),
+      ),
+      finished(
+        cli([
+          "eval",
+          "--dataset",
+          "tabletop",
+          "--variants",
+          "full",
+          "--seeds",
+          "1",
+          "--limit",
+          "1",
+          "--root",
+          experiments,
+          "--name",
+          "tabletop-replan",
+        ]),
+      ),
       (async () => {
-        const made = await finished(spawn(process.execPath, ["--import", "tsx", join(ROOT, "evals", "datasets", "behaviorCriticBenchmark.ts"), "--cases-per-behaviour", "1", "--behaviours", "knocked_over", "--out", bench], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] }));
+        const made = await finished(
+          spawn(
+            process.execPath,
+            [
+              "--import",
+              "tsx",
+              join(ROOT, "evals", "datasets", "behaviorCriticBenchmark.ts"),
+              "--cases-per-behaviour",
+              "1",
+              "--behaviours",
+              "knocked_over",
+              "--out",
+              bench,
+            ],
+            { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+          ),
+        );
         if (made.code !== 0) return made;
-        return finished(cli(["eval", "--dataset", "critic", "--benchmark", bench, "--seeds", "1", "--refine-limit", "1", "--root", experiments, "--name", "critic-one-case"]));
+        return finished(
+          cli([
+            "eval",
+            "--dataset",
+            "critic",
+            "--benchmark",
+            bench,
+            "--seeds",
+            "1",
+            "--refine-limit",
+            "1",
+            "--root",
+            experiments,
+            "--name",
+            "critic-one-case",
+          ]),
+        );
       })(),
-      finished(cli(["run", "--graph", "curriculum", "--budget-episodes", "24", "--seed", "3", "--runs-dir", runs, "--data-dir", join(tmp, "curriculum-data"), "--thread", "curriculum-short", "--quiet"])),
+      finished(
+        cli([
+          "run",
+          "--graph",
+          "curriculum",
+          "--budget-episodes",
+          "24",
+          "--seed",
+          "3",
+          "--runs-dir",
+          runs,
+          "--data-dir",
+          join(tmp, "curriculum-data"),
+          "--thread",
+          "curriculum-short",
+          "--quiet",
+        ]),
+      ),
     ]);
     expect(episode.code, episode.out).toBe(0);
     expect(experiment.code, experiment.out).toBe(0);
@@ -91,18 +211,35 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     mkdirSync(join(experiments, "mislabelled"), { recursive: true });
     const clea = JSON.parse(readFileSync(join(experiments, "kitchen-clea", "report.json"), "utf8"));
     writeFileSync(join(experiments, "mislabelled", "report.json"), JSON.stringify({ ...clea, method: "vlmpc" }));
-    writeFileSync(join(experiments, "mislabelled", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
+    writeFileSync(
+      join(experiments, "mislabelled", "report.md"),
+      readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"),
+    );
     // Records from before the report contract: a runner's report.json with no method or tables, the critic's
     // results.json and refinement.json — each beside the report.md written with it.
     const { format: _f, method: _m, tables: _t, settings: _s, ...oldClea } = clea;
     mkdirSync(join(experiments, "legacy-clea"), { recursive: true });
     writeFileSync(join(experiments, "legacy-clea", "report.json"), JSON.stringify(oldClea));
-    writeFileSync(join(experiments, "legacy-clea", "report.md"), readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"));
-    const { format: _cf, method: _cm, tables: _ct, settings: _cs, name: _cn, refinement, ...oldCritic } = JSON.parse(readFileSync(join(experiments, "critic-one-case", "report.json"), "utf8"));
+    writeFileSync(
+      join(experiments, "legacy-clea", "report.md"),
+      readFileSync(join(experiments, "kitchen-clea", "report.md"), "utf8"),
+    );
+    const {
+      format: _cf,
+      method: _cm,
+      tables: _ct,
+      settings: _cs,
+      name: _cn,
+      refinement,
+      ...oldCritic
+    } = JSON.parse(readFileSync(join(experiments, "critic-one-case", "report.json"), "utf8"));
     mkdirSync(join(experiments, "legacy-critic"), { recursive: true });
     writeFileSync(join(experiments, "legacy-critic", "results.json"), JSON.stringify(oldCritic));
     writeFileSync(join(experiments, "legacy-critic", "refinement.json"), JSON.stringify(refinement));
-    writeFileSync(join(experiments, "legacy-critic", "report.md"), readFileSync(join(experiments, "critic-one-case", "report.md"), "utf8"));
+    writeFileSync(
+      join(experiments, "legacy-critic", "report.md"),
+      readFileSync(join(experiments, "critic-one-case", "report.md"), "utf8"),
+    );
     expect(killed.signal).toBe("SIGKILL");
     // The kill can also land while a line is being written: cut the last line in half, as such a kill leaves it.
     const events = join(runs, "killed-run", "events.jsonl");
@@ -137,17 +274,26 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   });
 
   it("shows a run: every step in the timeline, each camera's frame with the detector's boxes drawn, the keyboard moving the step", async () => {
-    const steps = readFileSync(join(runs, "kitchen-view", "events.jsonl"), "utf8").trim().split("\n");
+    const steps = readFileSync(join(runs, "kitchen-view", "events.jsonl"), "utf8")
+      .trim()
+      .split("\n");
     await page.goto(`${base}/run/kitchen-view`);
     await page.waitForSelector("#step-label");
     expect(await stepLabel()).toBe(`step 1 / ${steps.length}`);
     expect(await page.locator(".timeline li").count()).toBe(steps.length);
     // Both robots' frames of the first look are on screen and decoded.
-    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) && document.querySelectorAll("img.frame").length === 2);
-    await page.waitForFunction(() => Array.from(document.querySelectorAll("canvas.boxes")).every((c) => c.dataset.drawn === "1"));
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) &&
+        document.querySelectorAll("img.frame").length === 2,
+    );
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll("canvas.boxes")).every((c) => c.dataset.drawn === "1"),
+    );
     // As many boxes drawn on each frame as the detector reported for it, and the canvas really has them painted.
     for (const robot of ["mobile", "arm"]) {
-      const det = JSON.parse(readFileSync(join(runs, "kitchen-view", "frames", `001-${robot}.json`), "utf8")).detections.detections as unknown[];
+      const det = JSON.parse(readFileSync(join(runs, "kitchen-view", "frames", `001-${robot}.json`), "utf8")).detections
+        .detections as unknown[];
       const drawn = await page.evaluate((r) => {
         const c = document.querySelector(`img.frame[data-camera="${r}"]`)!.parentElement.querySelector("canvas.boxes")!;
         const px = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
@@ -196,7 +342,9 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     // And the page shows it.
     await page.goto(`${base}/run/kitchen-view`);
     await page.locator("img.gif").first().scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.gif")).every((i) => i.complete && i.naturalWidth > 0));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll("img.gif")).every((i) => i.complete && i.naturalWidth > 0),
+    );
     expect(await page.locator("img.gif").count()).toBe(2);
     expect((await fetch(`${base}/gif/kitchen-view/nose.gif`)).status).toBe(404);
   });
@@ -205,12 +353,30 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     await page.goto(`${base}/`);
     await page.waitForSelector("a[href='/experiment/experiments/two-variants']");
     await page.click("a[href='/experiment/experiments/two-variants']");
-    await page.waitForFunction(() => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === 4);
+    await page.waitForFunction(
+      () => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === 4,
+    );
     const report = JSON.parse(readFileSync(join(runs, "experiments", "two-variants", "report.json"), "utf8"));
     const chart = await page.evaluate(() => {
-      const c = (globalThis as unknown as { Chart: { getChart(id: string): { data: { labels: string[]; datasets: { data: number[] }[] }; getDatasetMeta(i: number): { data: unknown[] } } } }).Chart.getChart("chart-success")!;
-      const tasks = (globalThis as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string }[] } } } }).Chart.getChart("chart-tasks")!;
-      return { labels: c.data.labels, values: c.data.datasets[0].data, marks: c.getDatasetMeta(0).data.length, taskSeries: tasks.data.datasets.map((d) => d.label) };
+      const c = (
+        globalThis as unknown as {
+          Chart: {
+            getChart(id: string): {
+              data: { labels: string[]; datasets: { data: number[] }[] };
+              getDatasetMeta(i: number): { data: unknown[] };
+            };
+          };
+        }
+      ).Chart.getChart("chart-success")!;
+      const tasks = (
+        globalThis as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string }[] } } } }
+      ).Chart.getChart("chart-tasks")!;
+      return {
+        labels: c.data.labels,
+        values: c.data.datasets[0].data,
+        marks: c.getDatasetMeta(0).data.length,
+        taskSeries: tasks.data.datasets.map((d) => d.label),
+      };
     });
     expect(chart.labels).toEqual(["full", "random"]);
     expect(chart.marks).toBe(2);
@@ -235,7 +401,9 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   });
 
   it("opens a run killed mid-episode with what it recorded: whole lines, no summary, its checkpoints", async () => {
-    const whole = readFileSync(join(runs, "killed-run", "events.jsonl"), "utf8").split("\n").slice(0, -1).length;
+    const whole = readFileSync(join(runs, "killed-run", "events.jsonl"), "utf8")
+      .split("\n")
+      .slice(0, -1).length;
     expect(existsSync(join(runs, "killed-run", "summary.json"))).toBe(false);
     await page.goto(`${base}/run/killed-run`);
     await page.waitForSelector("#step-label");
@@ -245,8 +413,14 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     expect(notes).toMatch(/no summary\.json: the run did not finish/);
     expect(await page.locator("h1 .badge").textContent()).toBe("incomplete");
     // No report.md was written: the goal comes from the thread's checkpoints.
-    expect(await page.locator("main").textContent()).toContain("goal: Find the bottle_of_tea and throw it into the trash_can.");
-    await page.waitForFunction(() => Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) && document.querySelectorAll("img.frame").length > 0);
+    expect(await page.locator("main").textContent()).toContain(
+      "goal: Find the bottle_of_tea and throw it into the trash_can.",
+    );
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll("img.frame")).every((i) => i.complete && i.naturalWidth > 0) &&
+        document.querySelectorAll("img.frame").length > 0,
+    );
     await page.keyboard.press("End");
     expect(await stepLabel()).toBe(`step ${whole} / ${whole}`);
     expect(await page.locator("#goal-panel").textContent()).toMatch(/did not finish: no check on record/);
@@ -257,18 +431,63 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   });
   /** Each kind of experiment: where it is, its method, the tables and charts it must show. */
   const KINDS = [
-    { kind: "CLEA (kitchen)", rel: "experiments/kitchen-clea", method: "clea", tables: ["success", "average-score", "effort"], charts: ["chart-success", "chart-tasks", "chart-score", "chart-time"] },
-    { kind: "RePLan (tabletop)", rel: "experiments/tabletop-replan", method: "replan", tables: ["replan-table-1", "replan-actions", "success"], charts: ["chart-success", "chart-tasks", "chart-actions", "chart-time"] },
-    { kind: "VLM-PC (course)", rel: "experiments/two-variants", method: "vlmpc", tables: ["vlmpc-table-1", "vlmpc-figure-4", "success"], charts: ["chart-success", "chart-tasks", "chart-course-time", "chart-time"] },
-    { kind: "behaviour critic", rel: "experiments/critic-one-case", method: "behaviorCritic", tables: ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "refinement", "refinement-per-program"], charts: ["chart-table-1", "chart-table-2", "chart-table-4", "chart-refinement"] },
-    { kind: "Game On curriculum", rel: "curriculum-short", method: "curriculum", tables: ["library", "cycles", "proposals", "curve", "fig-5", "diversity"], charts: ["chart-library", "chart-curves", "chart-fig-5"] },
+    {
+      kind: "CLEA (kitchen)",
+      rel: "experiments/kitchen-clea",
+      method: "clea",
+      tables: ["success", "average-score", "effort"],
+      charts: ["chart-success", "chart-tasks", "chart-score", "chart-time"],
+    },
+    {
+      kind: "RePLan (tabletop)",
+      rel: "experiments/tabletop-replan",
+      method: "replan",
+      tables: ["replan-table-1", "replan-actions", "success"],
+      charts: ["chart-success", "chart-tasks", "chart-actions", "chart-time"],
+    },
+    {
+      kind: "VLM-PC (course)",
+      rel: "experiments/two-variants",
+      method: "vlmpc",
+      tables: ["vlmpc-table-1", "vlmpc-figure-4", "success"],
+      charts: ["chart-success", "chart-tasks", "chart-course-time", "chart-time"],
+    },
+    {
+      kind: "behaviour critic",
+      rel: "experiments/critic-one-case",
+      method: "behaviorCritic",
+      tables: ["table-1", "table-2", "error-taxonomy", "table-3", "table-4", "refinement", "refinement-per-program"],
+      charts: ["chart-table-1", "chart-table-2", "chart-table-4", "chart-refinement"],
+    },
+    {
+      kind: "Game On curriculum",
+      rel: "curriculum-short",
+      method: "curriculum",
+      tables: ["library", "cycles", "proposals", "curve", "fig-5", "diversity"],
+      charts: ["chart-library", "chart-curves", "chart-fig-5"],
+    },
   ] as const;
   /** What belongs to one method only: on any other method's page it must not be there. */
   const OWN: Record<string, string[]> = {
     clea: ["average-score", "chart-score"],
     replan: ["replan-table-1", "replan-actions", "chart-actions"],
-    vlmpc: ["vlmpc-table-1", "vlmpc-table-2", "vlmpc-figure-4", "vlmpc-figure-5", "chart-course-time", "chart-figure-5"],
-    behaviorCritic: ["table-1", "table-2", "table-4", "refinement", "chart-table-1", "chart-table-4", "chart-refinement"],
+    vlmpc: [
+      "vlmpc-table-1",
+      "vlmpc-table-2",
+      "vlmpc-figure-4",
+      "vlmpc-figure-5",
+      "chart-course-time",
+      "chart-figure-5",
+    ],
+    behaviorCritic: [
+      "table-1",
+      "table-2",
+      "table-4",
+      "refinement",
+      "chart-table-1",
+      "chart-table-4",
+      "chart-refinement",
+    ],
     curriculum: ["library", "curve", "fig-5", "chart-library", "chart-curves", "chart-fig-5"],
   };
 
@@ -286,17 +505,32 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
       await page.goto(`${base}/`);
       await page.click(`a[href='/experiment/${k.rel.split("/").map(encodeURIComponent).join("/")}']`);
       await page.waitForSelector("#tables");
-      await page.waitForFunction((n) => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === n, k.charts.length);
+      await page.waitForFunction(
+        (n) => ((globalThis as unknown as { robographCharts?: unknown[] }).robographCharts ?? []).length === n,
+        k.charts.length,
+      );
       expect(await page.locator("h1").getAttribute("data-method")).toBe(k.method);
       expect(await page.locator("#report-error").count()).toBe(0);
-      for (const t of k.tables) expect(await page.locator(`[data-table="${t}"]`).count(), `table ${t}`).toBeGreaterThan(0);
-      expect(await page.locator("[data-chart]").evaluateAll((els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.chart))).toEqual(k.charts);
+      for (const t of k.tables)
+        expect(await page.locator(`[data-table="${t}"]`).count(), `table ${t}`).toBeGreaterThan(0);
+      expect(
+        await page
+          .locator("[data-chart]")
+          .evaluateAll((els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.chart)),
+      ).toEqual(k.charts);
       // Every table report.json holds is drawn (the runner's episode list is the linked table instead).
-      const drawn = report.tables.filter((t: { id: string; rows: string[][] }) => t.id !== "episodes" && !(t.id === "verdicts" && t.rows.every((r) => r.slice(1).every((c) => c === "0"))));
+      const drawn = report.tables.filter(
+        (t: { id: string; rows: string[][] }) =>
+          t.id !== "episodes" && !(t.id === "verdicts" && t.rows.every((r) => r.slice(1).every((c) => c === "0"))),
+      );
       expect(await page.locator("[data-table]").count()).toBe(drawn.length);
       for (const [m, own] of Object.entries(OWN)) {
         if (m === k.method) continue;
-        for (const id of own) expect(await page.locator(`[data-table="${id}"], [data-chart="${id}"]`).count(), `${m}'s ${id} on a ${k.method} page`).toBe(0);
+        for (const id of own)
+          expect(
+            await page.locator(`[data-table="${id}"], [data-chart="${id}"]`).count(),
+            `${m}'s ${id} on a ${k.method} page`,
+          ).toBe(0);
       }
       // No empty verdicts table, and CLEA's Average Score only on CLEA's page.
       expect(await page.locator("h2", { hasText: "Average Score" }).count()).toBe(k.method === "clea" ? 1 : 0);
@@ -319,7 +553,10 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
   });
 
   it("reads records from before the report contract in its shape: the method told from their fields, the tables from their report.md", async () => {
-    for (const [rel, method, table] of [["legacy-clea", "clea", "average-score"], ["legacy-critic", "behaviorCritic", "refinement"]] as const) {
+    for (const [rel, method, table] of [
+      ["legacy-clea", "clea", "average-score"],
+      ["legacy-critic", "behaviorCritic", "refinement"],
+    ] as const) {
       await page.goto(`${base}/experiment/experiments/${rel}`);
       await page.waitForSelector("#tables");
       expect(await page.locator("h1").getAttribute("data-method")).toBe(method);

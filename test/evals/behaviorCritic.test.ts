@@ -18,13 +18,24 @@ import { EDIT_NAMES, HELD_BACK, NEW_EDIT_FAMILIES } from "../../robots/sim/workb
 import { HAND_MADE_BEHAVIOURS } from "../../robots/sim/workbench/behaviours";
 import { ROOT } from "../helpers/processes";
 
-const claim = (what: string, cause: string, kind?: string) => ({ what, object: "apple", cause, ...(kind ? { kind } : {}) });
+const claim = (what: string, cause: string, kind?: string) => ({
+  what,
+  object: "apple",
+  cause,
+  ...(kind ? { kind } : {}),
+});
 
 describe("critic scoring", () => {
   it("reads a claim's own words: the family it names, and whether its cause fits", () => {
-    expect(familiesNamed(claim("the apple is let go high above the plate and falls 9 cm", "the hand let go too high"))).toContain("dropped");
-    expect(familiesNamed(claim("the apple is shaken up and down after it is lifted", "moves it does not need"))).toContain("shake");
-    expect(familiesNamed(claim("it is set down halfway and picked up again", "a needless extra grasp"))).toContain("regrasp");
+    expect(
+      familiesNamed(claim("the apple is let go high above the plate and falls 9 cm", "the hand let go too high")),
+    ).toContain("dropped");
+    expect(
+      familiesNamed(claim("the apple is shaken up and down after it is lifted", "moves it does not need")),
+    ).toContain("shake");
+    expect(familiesNamed(claim("it is set down halfway and picked up again", "a needless extra grasp"))).toContain(
+      "regrasp",
+    );
     // A name alone is read too.
     expect(familiesNamed(claim("see frames 3–5", "too fast", "rushed"))).toContain("fast_carry");
     expect(familiesNamed(claim("the robot did its job", "nothing"))).toEqual([]);
@@ -52,7 +63,9 @@ describe("critic scoring", () => {
 
   it("the matcher knows every family the benchmarks can give, and is frozen: its hash is the one docs/behavior-critic.md records", () => {
     for (const f of [...HAND_MADE_BEHAVIOURS, ...EDIT_NAMES]) expect(FAMILIES[f], f).toBeDefined();
-    const hash = createHash("sha256").update(readFileSync(join(ROOT, "evals/behaviourWords.ts"))).digest("hex");
+    const hash = createHash("sha256")
+      .update(readFileSync(join(ROOT, "evals/behaviourWords.ts")))
+      .digest("hex");
     expect(readFileSync(join(ROOT, "docs/behavior-critic.md"), "utf8")).toContain(hash);
   });
 
@@ -76,20 +89,31 @@ describe("critic scoring", () => {
       if (seen.has(file)) return;
       seen.add(file);
       const src = readFileSync(file, "utf8");
-      for (const m of src.matchAll(/(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
+      for (const m of src.matchAll(
+        /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g,
+      )) {
         const spec = m[1] ?? m[2];
         const base = resolve(dirname(file), spec);
         const target = [base, `${base}.ts`, join(base, "index.ts")].find((p) => existsSync(p) && p.endsWith(".ts"));
         if (target) visit(target);
       }
     };
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : [],
+      );
     for (const f of files(join(ROOT, "graphs/behaviorCritic"))) visit(f);
     const reached = [...seen].map((f) => relative(ROOT, f));
     expect(reached.length).toBeGreaterThan(10);
     expect(reached.filter((f) => /^(robots\/sim|evals)\//.test(f))).toEqual([]);
     // Nothing of the agent's side names the simulator's code at all.
-    for (const f of [...files(join(ROOT, "models")), ...files(join(ROOT, "nodes")), ...files(join(ROOT, "runtime")), ...files(join(ROOT, "graphs"))]) expect(readFileSync(f, "utf8"), f).not.toMatch(/robots\/sim\//);
+    for (const f of [
+      ...files(join(ROOT, "models")),
+      ...files(join(ROOT, "nodes")),
+      ...files(join(ROOT, "runtime")),
+      ...files(join(ROOT, "graphs")),
+    ])
+      expect(readFileSync(f, "utf8"), f).not.toMatch(/robots\/sim\//);
     // The same quantities, chosen apart: how far a shove, how high a drop, how fast a rush.
     expect(KEY_FRAME_THRESHOLDS.shove).not.toBe(LIMITS.pushed);
     expect(KEY_FRAME_THRESHOLDS.dropHeight).not.toBe(LIMITS.dropHeight);

@@ -27,7 +27,10 @@ async function experiment(o: ExperimentOptions) {
   const results = await runExperiment(o);
   const rows = loadDataset(o.dataset);
   const scores = await scoreEpisodes(o.name, o.dataset, rows, results);
-  const report = buildReport({ name: o.name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: 1 }, results.map((r) => ({ ...r, scores: scores.get(r.id)! })));
+  const report = buildReport(
+    { name: o.name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: 1 },
+    results.map((r) => ({ ...r, scores: scores.get(r.id)! })),
+  );
   return { results, report, files: writeReport(experimentDir(o), report) };
 }
 
@@ -39,7 +42,10 @@ describe("experiments", () => {
     expect(report.table.full.all).toMatchObject({ trials: 2, successes: 2, successRate: 1 });
     for (const e of report.episodes) {
       // Recount from the episode's event record, independently of the runner's summary.
-      const lines = readFileSync(join(experimentDir(o), e.record), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const lines = readFileSync(join(experimentDir(o), e.record), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const actions = lines.filter((l) => l.node === "executor").map((l) => l.update.history[0]);
       expect(e.scores.average_score).toBe(actions.filter((a: { ok: boolean }) => a.ok).length);
       expect(e.scores.steps).toBe(actions.length);

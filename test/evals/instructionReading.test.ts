@@ -38,7 +38,10 @@ describe("the reader on new instructions", () => {
     const heldBack = loadDataset(HELD_BACK);
     expect(heldBack.length).toBe(137);
     // No wording in both sets (said as a count: the held-back rows are not printed).
-    expect(heldBack.filter((r) => tuned.has(r.example.inputs.goal)).length, "held-back rows whose wording is also in the tune set").toBe(0);
+    expect(
+      heldBack.filter((r) => tuned.has(r.example.inputs.goal)).length,
+      "held-back rows whose wording is also in the tune set",
+    ).toBe(0);
     const readings = share(HELD_BACK, true);
     expect(right(readings)).toBeGreaterThanOrEqual(117);
     expect(right(readings.filter((r) => r.id.includes("__h9_")))).toBeGreaterThanOrEqual(52);

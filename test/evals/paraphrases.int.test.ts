@@ -34,7 +34,8 @@ const rows = dataset.filter((r, i) => {
   const ex = r.example;
   if (all || ISSUE_EXAMPLES.includes(ex.inputs.goal)) return true;
   if (ex.inputs.world === "tabletop" && !FAST_SCENES.has(ex.inputs.scenario as string)) return false;
-  const scenario = (x: typeof ex) => (x.inputs.world === "kitchen" ? x.inputs.scenario.name : String(x.inputs.scenario));
+  const scenario = (x: typeof ex) =>
+    x.inputs.world === "kitchen" ? x.inputs.scenario.name : String(x.inputs.scenario);
   return dataset.findIndex((o) => scenario(o.example) === scenario(ex)) === i;
 });
 
@@ -45,29 +46,36 @@ afterAll(async () => {
 });
 
 describe("paraphrased instructions, end to end", () => {
-  it(`solves at least 90% of ${rows.length} paraphrases on the simulator`, async () => {
-    const results = await runExperiment({
-      name: "paraphrases",
-      dataset: "paraphrases",
-      variants: ["full"],
-      seeds: 1,
-      noise: 0,
-      concurrency: 3,
-      only: rows.map((r) => r.id),
-      root: scratchDir(),
-      maxSteps: 40,
-      maxWallSeconds: 300,
-    });
-    expect(results).toHaveLength(rows.length);
-    const solved = results.filter((r) => r.success);
-    const goal = new Map(rows.map((r) => [r.id, r.example.inputs.goal]));
-    console.log(`paraphrases solved: ${solved.length}/${results.length} (${Math.round((100 * solved.length) / results.length)}%)`);
-    for (const r of results.filter((x) => !x.success)) console.log(`  not solved: ${r.example} "${goal.get(r.example)}" → ${r.status}: ${r.statusReason}`);
-    // None ends as not understood: that would be the reader failing, whatever else went wrong.
-    expect(results.filter((r) => /not understood/.test(r.statusReason)).map((r) => r.example)).toEqual([]);
-    expect(solved.length / results.length).toBeGreaterThanOrEqual(0.9);
-    // A hang guard, not a speed check: the whole set runs MPC episodes of a minute and more.
-  }, all ? 1_800_000 : 300_000);
+  it(
+    `solves at least 90% of ${rows.length} paraphrases on the simulator`,
+    async () => {
+      const results = await runExperiment({
+        name: "paraphrases",
+        dataset: "paraphrases",
+        variants: ["full"],
+        seeds: 1,
+        noise: 0,
+        concurrency: 3,
+        only: rows.map((r) => r.id),
+        root: scratchDir(),
+        maxSteps: 40,
+        maxWallSeconds: 300,
+      });
+      expect(results).toHaveLength(rows.length);
+      const solved = results.filter((r) => r.success);
+      const goal = new Map(rows.map((r) => [r.id, r.example.inputs.goal]));
+      console.log(
+        `paraphrases solved: ${solved.length}/${results.length} (${Math.round((100 * solved.length) / results.length)}%)`,
+      );
+      for (const r of results.filter((x) => !x.success))
+        console.log(`  not solved: ${r.example} "${goal.get(r.example)}" → ${r.status}: ${r.statusReason}`);
+      // None ends as not understood: that would be the reader failing, whatever else went wrong.
+      expect(results.filter((r) => /not understood/.test(r.statusReason)).map((r) => r.example)).toEqual([]);
+      expect(solved.length / results.length).toBeGreaterThanOrEqual(0.9);
+      // A hang guard, not a speed check: the whole set runs MPC episodes of a minute and more.
+    },
+    all ? 1_800_000 : 300_000,
+  );
 
   it("the kitchen publishes its names, and its detections carry display labels", async () => {
     const sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
@@ -78,7 +86,9 @@ describe("paraphrased instructions, end to end", () => {
       expect(m.world?.names?.trash_can?.aliases).toEqual(expect.arrayContaining(["garbage", "bin", "trash"]));
       expect(m.world?.names?.bottle_of_tea?.aliases).toContain("tea bottle");
       expect(m.world?.names).toEqual(NAMES);
-      expect(m.robots.find((r) => r.id === "mobile")?.skills.find((s) => s.name === "pick_from")?.display).toBe("pick up");
+      expect(m.robots.find((r) => r.id === "mobile")?.skills.find((s) => s.name === "pick_from")?.display).toBe(
+        "pick up",
+      );
       const d = await c.nextMessage<DetectionsMessage>("/arm/detections", undefined, 20_000);
       expect(d.detections.length).toBeGreaterThan(0);
       for (const x of d.detections) expect(x.display).toBe(NAMES[x.label].display);
@@ -90,7 +100,22 @@ describe("paraphrased instructions, end to end", () => {
   it("an instruction naming nothing in the kitchen ends at once, and the CLI and the summary name the words", async () => {
     const data = scratchDir();
     const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
-    const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", "--goal", "Throw the flux capacitor into the garbage.", "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        TSX,
+        join(ROOT, "cli", "robograph.ts"),
+        "run",
+        "--goal",
+        "Throw the flux capacitor into the garbage.",
+        "--data-dir",
+        data,
+        "--runs-dir",
+        join(data, "runs"),
+        "--quiet",
+      ],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -99,7 +124,9 @@ describe("paraphrased instructions, end to end", () => {
     const [thread] = readdirSync(join(data, "runs"));
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
     expect(summary.status).toBe("gave_up");
-    expect(summary.statusReason).toMatch(/^the instruction is not understood: "Throw the flux capacitor into the garbage"; could not place "flux capacitor" \(nothing close\); I know objects: bottle_of_tea, /);
+    expect(summary.statusReason).toMatch(
+      /^the instruction is not understood: "Throw the flux capacitor into the garbage"; could not place "flux capacitor" \(nothing close\); I know objects: bottle_of_tea, /,
+    );
     expect(summary.statusReason).toContain("skills: go_to, open, close, pick_from, release_to");
     expect(out).toContain(summary.statusReason);
   });

@@ -23,7 +23,8 @@ import { PostgresBlobStore } from "../../memory/blobs";
 import type { EpisodeResult } from "../../evals/metrics";
 
 const available = !!postgresBin();
-if (!available && process.env.ROBOGRAPH_REQUIRE_POSTGRES) throw new Error("ROBOGRAPH_REQUIRE_POSTGRES is set but Postgres is not installed (apt-get install postgresql)");
+if (!available && process.env.ROBOGRAPH_REQUIRE_POSTGRES)
+  throw new Error("ROBOGRAPH_REQUIRE_POSTGRES is set but Postgres is not installed (apt-get install postgresql)");
 
 interface Proc {
   child: ChildProcess;
@@ -33,19 +34,45 @@ interface Proc {
 
 /** A robograph command as its own process (tsx as a loader in that process, so a SIGKILL reaches the command itself). */
 function robograph(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
+    child.on("exit", (code, signal) => r({ code, signal })),
+  );
   return { child, out: () => out, exited };
 }
 
 // The quickest slice that makes the point: kitchen episodes of a few seconds, two examples × two seeds.
 const SLICE = ["--dataset", "kitchen", "--variants", "full", "--seeds", "2", "--limit", "2", "--max-wall", "20"];
-const sliceOptions = (root: string): ExperimentOptions => ({ name: "local", dataset: "kitchen", variants: ["full"], seeds: 2, noise: 0, concurrency: 1, limit: 2, root, maxSteps: 40, maxWallSeconds: 20 });
+const sliceOptions = (root: string): ExperimentOptions => ({
+  name: "local",
+  dataset: "kitchen",
+  variants: ["full"],
+  seeds: 2,
+  noise: 0,
+  concurrency: 1,
+  limit: 2,
+  root,
+  maxSteps: 40,
+  maxWallSeconds: 20,
+});
 /** What must be equal between a queued episode and a local one. */
-const outcome = (r: EpisodeResult) => ({ id: r.id, status: r.status, success: r.success, steps: r.steps, modelCalls: r.modelCalls, score: r.score, goal: r.goal, exampleHash: r.exampleHash });
+const outcome = (r: EpisodeResult) => ({
+  id: r.id,
+  status: r.status,
+  success: r.success,
+  steps: r.steps,
+  modelCalls: r.modelCalls,
+  score: r.score,
+  goal: r.goal,
+  exampleHash: r.exampleHash,
+});
 
 describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --queue, npm run worker)", () => {
   let db: Postgres;
@@ -72,7 +99,9 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
   afterAll(async () => {
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
     // Simulators the workers started (their own process groups) that a killed worker left behind.
-    const sims = db ? await query<{ sim_pid: number | null }>("SELECT sim_pid FROM robograph.episodes").catch(() => []) : [];
+    const sims = db
+      ? await query<{ sim_pid: number | null }>("SELECT sim_pid FROM robograph.episodes").catch(() => [])
+      : [];
     for (const { sim_pid } of sims) {
       try {
         if (sim_pid) process.kill(sim_pid, "SIGKILL");
@@ -95,16 +124,40 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     expect(first.out()).toMatch(/4 episodes queued on robograph-episodes-kitchen/);
     const again = start(["eval", ...SLICE, "--name", "twice", "--root", root, "--queue", "--detach"]);
     expect((await again.exited).code).toBe(1);
-    expect(again.out()).toMatch(/experiment twice is already queued \(0 of 4 episodes finished\): follow it with npm run eval -- --report twice --wait, or give this run another --name/);
+    expect(again.out()).toMatch(
+      /experiment twice is already queued \(0 of 4 episodes finished\): follow it with npm run eval -- --report twice --wait, or give this run another --name/,
+    );
     const other = start(["eval", ...SLICE, "--noise", "0.3", "--name", "twice", "--root", root, "--queue", "--detach"]);
     expect((await other.exited).code).toBe(1);
-    expect(other.out()).toMatch(/experiment twice is already queued with noise 0 \(now 0\.3\): its episodes and these would mix in one report/);
-    const fewer = start(["eval", ...SLICE.map((a) => (a === "2" ? "1" : a)), "--name", "twice", "--root", root, "--queue", "--detach"]);
+    expect(other.out()).toMatch(
+      /experiment twice is already queued with noise 0 \(now 0\.3\): its episodes and these would mix in one report/,
+    );
+    const fewer = start([
+      "eval",
+      ...SLICE.map((a) => (a === "2" ? "1" : a)),
+      "--name",
+      "twice",
+      "--root",
+      root,
+      "--queue",
+      "--detach",
+    ]);
     expect((await fewer.exited).code).toBe(1);
     expect(fewer.out()).toMatch(/already queued with other episodes/);
     // Refusals queue nothing: still the first four jobs, and no lease shorter than an episode's budget.
     expect(await query("SELECT id FROM robograph.episodes WHERE experiment = 'twice'")).toHaveLength(4);
-    const short = start(["eval", ...SLICE, "--name", "short-lease", "--root", root, "--queue", "--detach", "--lease", "10"]);
+    const short = start([
+      "eval",
+      ...SLICE,
+      "--name",
+      "short-lease",
+      "--root",
+      root,
+      "--queue",
+      "--detach",
+      "--lease",
+      "10",
+    ]);
     expect((await short.exited).code).toBe(1);
     expect(short.out()).toMatch(/the lease \(10 s\) must be longer than an episode's wall budget \(--max-wall 20 s\)/);
     // Not for workers: this experiment's jobs are dropped so the next test's workers do not take them.
@@ -118,7 +171,9 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
 
     const root = scratchDir();
     const enqueuer = start(["eval", ...SLICE, "--name", "queued", "--root", root, "--queue", "--lease", "25"]);
-    const workers = [0, 1].map(() => start(["worker", "--concurrency", "1", "--poll", "0.5", "--work-dir", scratchDir()]));
+    const workers = [0, 1].map(() =>
+      start(["worker", "--concurrency", "1", "--poll", "0.5", "--work-dir", scratchDir()]),
+    );
 
     // The first episode to have a simulator: its worker is killed once the robot has started the episode's second skill.
     let victim: { id: string; thread: string; worker: string; sim_url: string } | undefined;
@@ -134,7 +189,9 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     const survivor = workers.find((w) => w !== killed)!;
     expect(killed).toBeDefined();
     const watcher = await BridgeClient.connect(victim!.sim_url);
-    await new Promise<void>((resolve) => killWhenStarted(watcher, `${victim!.thread}/2/`, () => (killed.child.kill("SIGKILL"), resolve())));
+    await new Promise<void>((resolve) =>
+      killWhenStarted(watcher, `${victim!.thread}/2/`, () => (killed.child.kill("SIGKILL"), resolve())),
+    );
     await watcher.close();
     expect((await killed.exited).signal).toBe("SIGKILL");
 
@@ -142,21 +199,40 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     const done = await enqueuer.exited;
     expect(done.code, enqueuer.out()).toBe(0);
     expect(enqueuer.out()).toMatch(/done 4, running 0, failed 0, left 0 of 4/);
-    expect(survivor.out()).toMatch(new RegExp(`${victim!.id}: attempt 2, resuming thread ${victim!.thread.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} on ws://`));
+    expect(survivor.out()).toMatch(
+      new RegExp(
+        `${victim!.id}: attempt 2, resuming thread ${victim!.thread.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} on ws://`,
+      ),
+    );
 
     // Each episode recorded once; the killed one took two attempts and was resumed, not started over.
-    const rows = await query<{ id: string; state: string; attempts: number; resumed: number; result: EpisodeResult }>("SELECT id, state, attempts, resumed, result FROM robograph.episodes WHERE experiment = 'queued' ORDER BY seq");
+    const rows = await query<{ id: string; state: string; attempts: number; resumed: number; result: EpisodeResult }>(
+      "SELECT id, state, attempts, resumed, result FROM robograph.episodes WHERE experiment = 'queued' ORDER BY seq",
+    );
     expect(rows.map((r) => r.state)).toEqual(["done", "done", "done", "done"]);
     expect(rows.find((r) => r.id === victim!.id)).toMatchObject({ attempts: 2, resumed: 1 });
     expect(rows.filter((r) => r.id !== victim!.id).every((r) => r.attempts === 1 && r.resumed === 0)).toBe(true);
-    const jobs = await query<{ state: string }>("SELECT state FROM pgboss.job WHERE data->>'experiment' = 'queued' UNION ALL SELECT state FROM pgboss.archive WHERE data->>'experiment' = 'queued'");
+    const jobs = await query<{ state: string }>(
+      "SELECT state FROM pgboss.job WHERE data->>'experiment' = 'queued' UNION ALL SELECT state FROM pgboss.archive WHERE data->>'experiment' = 'queued'",
+    );
     expect(jobs.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"]);
 
     // Episode by episode, the local run's outcome; and the same report tables.
     expect(rows.map((r) => outcome(r.result))).toEqual(local.map(outcome));
     const report = JSON.parse(readFileSync(join(root, "queued", "report.json"), "utf8")) as Report;
     const scores = await scoreEpisodes("queued", "kitchen", loadDataset("kitchen"), local);
-    const localReport = buildReport({ name: "queued", dataset: "kitchen", noise: 0, seeds: 2, settings: report.settings, variants: ["full"], durationSeconds: 1 }, local.map((r) => ({ ...r, scores: scores.get(r.id)! })));
+    const localReport = buildReport(
+      {
+        name: "queued",
+        dataset: "kitchen",
+        noise: 0,
+        seeds: 2,
+        settings: report.settings,
+        variants: ["full"],
+        durationSeconds: 1,
+      },
+      local.map((r) => ({ ...r, scores: scores.get(r.id)! })),
+    );
     expect(JSON.stringify(withoutTiming(report), null, 1)).toBe(JSON.stringify(withoutTiming(localReport), null, 1));
     expect(tables(report, { timing: false })).toBe(tables(localReport, { timing: false }));
 
@@ -164,13 +240,19 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     const blobs = await PostgresBlobStore.open(db.url);
     try {
       const files = await blobs.listFiles("experiments/queued");
-      const events = JSON.parse((await blobs.get(files.get(`episodes/${victim!.id}/robot-events.json`)!)).toString()) as { kind: string; goalId?: string }[];
+      const events = JSON.parse(
+        (await blobs.get(files.get(`episodes/${victim!.id}/robot-events.json`)!)).toString(),
+      ) as { kind: string; goalId?: string }[];
       const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
       expect(started.length).toBe(rows.find((r) => r.id === victim!.id)!.result.steps);
       expect(new Set(started).size).toBe(started.length);
       // Its record holds every step, the ones before the kill included, and the frames it names are in the database.
       const record = (await blobs.get(files.get(`episodes/${victim!.id}/events.jsonl`)!)).toString();
-      const actions = record.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.node === "executor" && l.update.history?.[0]?.kind === "action");
+      const actions = record
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.node === "executor" && l.update.history?.[0]?.kind === "action");
       expect(actions).toHaveLength(rows.find((r) => r.id === victim!.id)!.result.steps);
       const frames = [...new Set(record.match(/sha256:[0-9a-f]{64}\.png/g) ?? [])];
       expect(frames.length).toBeGreaterThan(0);
@@ -185,7 +267,10 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     for (let i = 0; i < 400 && !/http:\/\/\S+/.test(view.out()); i++) await new Promise((r) => setTimeout(r, 50));
     const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(view.out())![1];
     try {
-      const page = (await (await fetch(`${base}/api/experiment/experiments/queued`)).json()) as { report: Report | null; episodes: { id: string; recorded: boolean }[] };
+      const page = (await (await fetch(`${base}/api/experiment/experiments/queued`)).json()) as {
+        report: Report | null;
+        episodes: { id: string; recorded: boolean }[];
+      };
       expect(page.report?.name).toBe("queued");
       expect(page.episodes.map((e) => e.id)).toEqual(local.map((r) => r.id).sort());
       expect(page.episodes.every((e) => e.recorded)).toBe(true);
@@ -214,16 +299,36 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     row.inputs.scenario = "no_such_scene";
     const file = join(root, "broken.jsonl");
     writeFileSync(file, `${JSON.stringify(row)}\n`);
-    const enqueue = start(["eval", "--dataset", file, "--variants", "full", "--seeds", "1", "--max-wall", "20", "--name", "broken", "--root", root, "--queue"]);
+    const enqueue = start([
+      "eval",
+      "--dataset",
+      file,
+      "--variants",
+      "full",
+      "--seeds",
+      "1",
+      "--max-wall",
+      "20",
+      "--name",
+      "broken",
+      "--root",
+      root,
+      "--queue",
+    ]);
     const worker = start(["worker", "--datasets", "broken", "--poll", "0.5", "--work-dir", scratchDir()]);
     const done = await enqueue.exited;
     expect(done.code, enqueue.out()).toBe(0);
     expect(enqueue.out()).toMatch(/done 0, running 0, failed 1, left 0 of 1/);
-    expect(enqueue.out()).toMatch(/failed: full__\S+__s0: failed after 3 attempt\(s\): simulator exited with 1: serve-sim: unknown tabletop scenario no_such_scene/);
-    const [r] = await query<{ state: string; attempts: number; error: string }>("SELECT state, attempts, error FROM robograph.episodes WHERE experiment = 'broken'");
+    expect(enqueue.out()).toMatch(
+      /failed: full__\S+__s0: failed after 3 attempt\(s\): simulator exited with 1: serve-sim: unknown tabletop scenario no_such_scene/,
+    );
+    const [r] = await query<{ state: string; attempts: number; error: string }>(
+      "SELECT state, attempts, error FROM robograph.episodes WHERE experiment = 'broken'",
+    );
     expect(r).toMatchObject({ state: "failed", attempts: 3 });
     // The row is written before the worker logs it.
-    for (let i = 0; i < 100 && !/attempt 3 failed/.test(worker.out()); i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; i < 100 && !/attempt 3 failed/.test(worker.out()); i++)
+      await new Promise((res) => setTimeout(res, 50));
     expect(worker.out().match(/attempt \d failed/g)).toHaveLength(3);
     expect(worker.out()).toMatch(/attempt 3 failed \(no attempts left\)/);
     // Its report counts it as a failed trial, as a local run counts a crashed episode.

@@ -28,7 +28,12 @@ describe("report tables as data", () => {
   it("takes each table under its heading, the second under one heading named by the paragraph before it", () => {
     const t = tablesOfMarkdown("behaviorCritic", CRITIC_MD);
     expect(t.map((x) => x.id)).toEqual(["table-2", "error-taxonomy"]);
-    expect(t[0]).toEqual({ id: "table-2", title: "Table 2 — recall and precision on negative samples", columns: ["critic", "recall"], rows: [["critic", "50.0%"]] });
+    expect(t[0]).toEqual({
+      id: "table-2",
+      title: "Table 2 — recall and precision on negative samples",
+      columns: ["critic", "recall"],
+      rows: [["critic", "50.0%"]],
+    });
     expect(t[1].title).toBe("Error taxonomy (Fig. 4)");
     expect(t[1].note).toBe("Error taxonomy (Fig. 4): of every claim, the share that names no event.");
   });
@@ -39,7 +44,9 @@ describe("report tables as data", () => {
   });
 
   it("refuses a table that is none of the method's", () => {
-    expect(() => tablesOfMarkdown("behaviorCritic", "## Something else\n\n| v |\n|---|\n| 1 |\n")).toThrow(/none of its tables/);
+    expect(() => tablesOfMarkdown("behaviorCritic", "## Something else\n\n| v |\n|---|\n| 1 |\n")).toThrow(
+      /none of its tables/,
+    );
   });
 
   it("reads a table's cell as the number it prints", () => {
@@ -61,7 +68,20 @@ describe("parseReport", () => {
   });
 
   it("refuses CLEA's Average Score in a VLM-PC report", () => {
-    const base = { format: REPORT_FORMAT, name: "x", dataset: "course", noise: 0, seeds: 1, variants: [], tasks: [], families: [], table: {}, verdicts: {}, episodes: [], durationSeconds: 1 };
+    const base = {
+      format: REPORT_FORMAT,
+      name: "x",
+      dataset: "course",
+      noise: 0,
+      seeds: 1,
+      variants: [],
+      tasks: [],
+      families: [],
+      table: {},
+      verdicts: {},
+      episodes: [],
+      durationSeconds: 1,
+    };
     const table = { id: "average-score", title: "Average Score", columns: ["variant"], rows: [] };
     expect(parseReport({ ...base, method: "clea", tables: [table] }).ok).toBe(true);
     const r = parseReport({ ...base, method: "vlmpc", tables: [table] });

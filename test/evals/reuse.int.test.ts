@@ -29,7 +29,10 @@ async function sim(world: string, args: string[]): Promise<SimProcess> {
 async function reset(url: string, args: Record<string, unknown>) {
   const c = await BridgeClient.connect(url);
   try {
-    return await c.callService<{ scenario: string; seed: number; canceled: string[]; success: boolean }>(RESET_SERVICE, args);
+    return await c.callService<{ scenario: string; seed: number; canceled: string[]; success: boolean }>(
+      RESET_SERVICE,
+      args,
+    );
   } finally {
     await c.close();
   }
@@ -58,7 +61,9 @@ describe("a simulator reset between episodes", () => {
   it("kitchen: an episode after a reset equals the same episode on a fresh process, and nothing leaks", async () => {
     // A row whose world changes mid-episode (a perturbation after a skill), the hardest to start over cleanly.
     const rows = loadDataset("kitchen");
-    const row = rows.find((r) => ((r.example.inputs.scenario as { perturbations?: unknown[] }).perturbations ?? []).length > 0) ?? rows[0];
+    const row =
+      rows.find((r) => ((r.example.inputs.scenario as { perturbations?: unknown[] }).perturbations ?? []).length > 0) ??
+      rows[0];
     const scenario = row.example.inputs.scenario as { name: string };
     const file = join(scratchDir(), "scenario.json");
     writeFileSync(file, JSON.stringify(scenario));
@@ -67,7 +72,14 @@ describe("a simulator reset between episodes", () => {
     const a = await episode(fresh.url, "clea", row.example.inputs.goal, seed, "fresh");
 
     // Another episode first (another scenario and seed), so the reset has something to clear.
-    const reused = await sim("kitchen", ["--scenario", "search_pills_and_apple", "--seed", "7", "--grasp-sensing", "off"]);
+    const reused = await sim("kitchen", [
+      "--scenario",
+      "search_pills_and_apple",
+      "--seed",
+      "7",
+      "--grasp-sensing",
+      "off",
+    ]);
     const before = await episode(reused.url, "clea", loadScenario("search_pills_and_apple").instruction, 7, "before");
     expect(before.events.length).toBeGreaterThan(0);
     const out = await reset(reused.url, { scenario: row.example.inputs.scenario, seed });
@@ -102,10 +114,17 @@ describe("a simulator reset between episodes", () => {
 
   it("refuses a reset to a scenario it does not have, naming it, and keeps serving the old one", async () => {
     const s = await sim("tabletop", ["--scenario", "cabinet_open"]);
-    await expect(reset(s.url, { scenario: "moon_base" })).rejects.toThrow(/invalid reset: unknown tabletop scenario moon_base/);
+    await expect(reset(s.url, { scenario: "moon_base" })).rejects.toThrow(
+      /invalid reset: unknown tabletop scenario moon_base/,
+    );
     const k = await sim("kitchen", []);
-    await expect(reset(k.url, { scenario: { name: "bad" } })).rejects.toThrow(/invalid reset: scenario \(given\) is invalid/);
+    await expect(reset(k.url, { scenario: { name: "bad" } })).rejects.toThrow(
+      /invalid reset: scenario \(given\) is invalid/,
+    );
     await expect(reset(k.url, { seed: -1 })).rejects.toThrow(/seed must be a non-negative integer/);
-    expect(await reset(k.url, { scenario: "search_pills_and_apple", seed: 3 })).toMatchObject({ scenario: "search_pills_and_apple", seed: 3 });
+    expect(await reset(k.url, { scenario: "search_pills_and_apple", seed: 3 })).toMatchObject({
+      scenario: "search_pills_and_apple",
+      seed: 3,
+    });
   }, 120_000);
 });

@@ -42,7 +42,16 @@ const endpoint = localModelEndpoint();
 const useFake = () => endpoint.use();
 
 describe("the search ledger", () => {
-  const world = { name: "k", places: ["table", "refrigerator", "trash_can", "sink"].map((name) => ({ name, kind: name === "refrigerator" ? ("container" as const) : ("surface" as const), openable: name === "refrigerator" })), navigationPoints: [], labels: ["bottle_of_tea", "apple"] };
+  const world = {
+    name: "k",
+    places: ["table", "refrigerator", "trash_can", "sink"].map((name) => ({
+      name,
+      kind: name === "refrigerator" ? ("container" as const) : ("surface" as const),
+      openable: name === "refrigerator",
+    })),
+    navigationPoints: [],
+    labels: ["bottle_of_tea", "apple"],
+  };
 
   it("rules a place out after two looks since the object was last seen; a sighting anywhere starts the search over", () => {
     const objects = ["bottle_of_tea"];
@@ -55,7 +64,10 @@ describe("the search ledger", () => {
     // Seen (under a perceiver's other wording), then not: the places count from zero again.
     l = noteLook(l, objects, { lookedInto: ["table"], seen: ["tea_bottle"] });
     expect(l.bottle_of_tea).toEqual({});
-    l = noteLook(noteLook(l, objects, { lookedInto: ["table", "refrigerator"], seen: [] }), objects, { lookedInto: ["table"], seen: [] });
+    l = noteLook(noteLook(l, objects, { lookedInto: ["table", "refrigerator"], seen: [] }), objects, {
+      lookedInto: ["table"],
+      seen: [],
+    });
     expect(exhaustedSearch(l, objects, lookable)).toBeUndefined();
     // Believed somewhere (told, or put there): not being searched for.
     l = noteLook(l, objects, { lookedInto: ["refrigerator"], seen: [] });
@@ -64,11 +76,25 @@ describe("the search ledger", () => {
 
   it("counts as lookable what a robot can open or stand in front of, and what a camera has shown the inside of", () => {
     const robots = bundledManifests("kitchen");
-    const kitchenWorld = { ...world, places: [...world.places, { name: "drawer_top", kind: "container" as const, openable: true }] };
+    const kitchenWorld = {
+      ...world,
+      places: [...world.places, { name: "drawer_top", kind: "container" as const, openable: true }],
+    };
     // trash_can: the arm reaches it, but no camera has shown its inside.
     expect(lookablePlaces(robots, kitchenWorld).sort()).toEqual(["drawer_top", "refrigerator", "sink", "table"]);
-    expect(lookablePlaces(robots, kitchenWorld, ["trash_can"]).sort()).toEqual(["drawer_top", "refrigerator", "sink", "table", "trash_can"]);
-    expect(searchedObjects("Find the bottle of tea and the apple in the refrigerator.", { ...world, labels: [...world.labels, "refrigerator"] })).toEqual(["bottle_of_tea", "apple"]);
+    expect(lookablePlaces(robots, kitchenWorld, ["trash_can"]).sort()).toEqual([
+      "drawer_top",
+      "refrigerator",
+      "sink",
+      "table",
+      "trash_can",
+    ]);
+    expect(
+      searchedObjects("Find the bottle of tea and the apple in the refrigerator.", {
+        ...world,
+        labels: [...world.labels, "refrigerator"],
+      }),
+    ).toEqual(["bottle_of_tea", "apple"]);
   });
 
   it("ends on the third identical failure, not on different ones", () => {
@@ -77,7 +103,10 @@ describe("the search ledger", () => {
     c = countFailure(c.repeats, "arm/pick_from", "there is no apple on the table");
     expect(c.end).toBeUndefined();
     c = countFailure(c.repeats, "arm/pick_from", "there is no apple on the table");
-    expect(c.end).toEqual({ status: "failed", statusReason: "arm/pick_from failed 3 times for the same reason: there is no apple on the table" });
+    expect(c.end).toEqual({
+      status: "failed",
+      statusReason: "arm/pick_from failed 3 times for the same reason: there is no apple on the table",
+    });
   });
 });
 
@@ -87,13 +116,26 @@ describe("a search that covered every place ends the closed loop", () => {
       name: "tea_nowhere",
       family: "integration",
       instruction: "Find the bottle_of_tea and throw it into the trash_can.",
-      placements: { milk: "refrigerator", apple: "table", bread: "drawer_top", green_medication: "drawer_middle", sponge: "sink" },
+      placements: {
+        milk: "refrigerator",
+        apple: "table",
+        bread: "drawer_top",
+        green_medication: "drawer_middle",
+        sponge: "sink",
+      },
       goal: ["in(bottle_of_tea, trash_can)"],
     });
     const s = await kitchen(file);
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and throw it into the trash_can.", thread: "nowhere", dataDir: scratchDir() });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: "Find the bottle_of_tea and throw it into the trash_can.",
+      thread: "nowhere",
+      dataDir: scratchDir(),
+    });
     expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toBe("no bottle_of_tea in any of: table, refrigerator, oven, sink, drawer_top, drawer_middle (each looked into twice since it was last seen anywhere, and it was not seen)");
+    expect(e.state.statusReason).toBe(
+      "no bottle_of_tea in any of: table, refrigerator, oven, sink, drawer_top, drawer_middle (each looked into twice since it was last seen anywhere, and it was not seen)",
+    );
     // Before: 40 skills and 278 model calls, to the action budget. Now one round of looks and a second one.
     expect(e.state.counters.steps).toBeLessThan(15);
     expect(Object.values(e.state.usage).reduce((n, u) => n + u.calls, 0)).toBeLessThan(100);
@@ -112,7 +154,12 @@ describe("a search that covered every place ends the closed loop", () => {
       goal: ["in(bottle_of_tea, sink)"],
     });
     const s = await kitchen(file);
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Put the bottle_of_tea into the sink.", thread: "seen-moved", dataDir: scratchDir() });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: "Put the bottle_of_tea into the sink.",
+      thread: "seen-moved",
+      dataDir: scratchDir(),
+    });
     expect(e.state.status).toBe("succeeded");
     expect(e.truth.success).toBe(true);
     expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
@@ -124,15 +171,31 @@ describe("a search that covered every place ends RePLan's mode", () => {
     useFake();
     // A perception model blind to one thing: the apple is taken out of every detection it is shown.
     endpoint.fake.respond = async (req) => {
-      const ctx = contextOf(req) as Record<string, unknown> & { task: string; detections?: { detections: { label: string }[] } };
-      if (ctx.detections) ctx.detections = { ...ctx.detections, detections: ctx.detections.detections.filter((d) => d.label !== "green_apple") };
+      const ctx = contextOf(req) as Record<string, unknown> & {
+        task: string;
+        detections?: { detections: { label: string }[] };
+      };
+      if (ctx.detections)
+        ctx.detections = {
+          ...ctx.detections,
+          detections: ctx.detections.detections.filter((d) => d.label !== "green_apple"),
+        };
       return { arguments: await reason(ctx) };
     };
     const sim = await startSimProcess("tabletop", ["--scenario", "kitchen", "--speed", "max"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: "find the green_apple", thread: "replan-blind", dataDir: scratchDir(), backend: "openai" });
+    const e = await runClosedLoopEpisode({
+      mode: "replan",
+      url: sim.url,
+      goal: "find the green_apple",
+      thread: "replan-blind",
+      dataDir: scratchDir(),
+      backend: "openai",
+    });
     expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(/^no green_apple in any of: cabinet, microwave, floor \(each looked into twice since it was last seen anywhere/);
+    expect(e.state.statusReason).toMatch(
+      /^no green_apple in any of: cabinet, microwave, floor \(each looked into twice since it was last seen anywhere/,
+    );
     // Before: the procedure budget ended it (gave_up) after looking into the same cabinet again and again.
     expect(e.state.counters.procedures).toBeLessThanOrEqual(3);
   }, 120_000);
@@ -143,9 +206,18 @@ describe("the same failure three times ends the run", () => {
     // The bar across the handles: nothing the planner can read from the world's joints gets it out of the way unseen.
     const sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: "move the yellow_cube to target_position inside the wooden_cabinet", thread: "barred-blind", dataDir: scratchDir(), variant: "no-perceiver" });
+    const e = await runClosedLoopEpisode({
+      mode: "replan",
+      url: sim.url,
+      goal: "move the yellow_cube to target_position inside the wooden_cabinet",
+      thread: "barred-blind",
+      dataDir: scratchDir(),
+      variant: "no-perceiver",
+    });
     expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(/^the motion for "open the wooden_cabinet" failed 3 times for the same reason: primary term set_joint_fraction\("left_door", 1\) not met/);
+    expect(e.state.statusReason).toMatch(
+      /^the motion for "open the wooden_cabinet" failed 3 times for the same reason: primary term set_joint_fraction\("left_door", 1\) not met/,
+    );
     expect(e.state.counters.motions).toBe(3);
   }, 120_000);
 });

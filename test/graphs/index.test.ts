@@ -24,16 +24,23 @@ describe("methods", () => {
     expect(Object.keys(served).sort()).toEqual(METHODS.map((m) => m.graph).sort());
     for (const [name, path] of Object.entries(served)) {
       const [file, exported] = path.split(":");
-      const mod = (await import(join(ROOT, file))) as Record<string, { getGraph(): { nodes: Record<string, unknown> } }>;
+      const mod = (await import(join(ROOT, file))) as Record<
+        string,
+        { getGraph(): { nodes: Record<string, unknown> } }
+      >;
       const nodes = Object.keys(mod[exported].getGraph().nodes).filter((n) => !n.startsWith("__"));
       expect(nodes.sort(), name).toEqual([...methodOfGraph(name)!.nodes].sort());
     }
-    for (const key of ["id", "graph", "world", "tool"] as const) expect(new Set(METHODS.map((m) => m[key])).size, key).toBe(METHODS.length);
+    for (const key of ["id", "graph", "world", "tool"] as const)
+      expect(new Set(METHODS.map((m) => m[key])).size, key).toBe(METHODS.length);
   });
 
   it("each descriptor's variants are its configuration's, the full method first", () => {
     for (const m of METHODS) {
-      const variant = m.configuration.shape.variant as unknown as { parse(v: unknown): string; safeParse(v: unknown): { success: boolean } };
+      const variant = m.configuration.shape.variant as unknown as {
+        parse(v: unknown): string;
+        safeParse(v: unknown): { success: boolean };
+      };
       expect(m.variants[0], m.id).toBe("full");
       expect(variant.parse(undefined), m.id).toBe("full");
       for (const v of m.variants) expect(variant.safeParse(v).success, `${m.id} ${v}`).toBe(true);
@@ -64,7 +71,11 @@ describe("methods", () => {
     for (const m of METHODS) {
       for (const d of m.datasets) {
         const generated = GENERATED_KINDS.find((k) => k.dataset === d);
-        if (existsSync(join(ROOT, "evals", "datasets", `${d}.jsonl`))) expect(loadDataset(d).some((r) => r.example.inputs.world === m.world), `${m.id}: ${d}`).toBe(true);
+        if (existsSync(join(ROOT, "evals", "datasets", `${d}.jsonl`)))
+          expect(
+            loadDataset(d).some((r) => r.example.inputs.world === m.world),
+            `${m.id}: ${d}`,
+          ).toBe(true);
         else if (generated) expect(generated.row(0).inputs.world, `${m.id}: ${d}`).toBe(m.world);
         // The behaviour-critic benchmark is made (npm run make:critic-benchmark) and run by a runner of its own.
         else expect([m.id, d]).toEqual(["behaviorCritic", "critic"]);
@@ -77,10 +88,14 @@ describe("methods", () => {
   });
 
   it("nothing outside a method's folder compares a method's name of its own (everything asks the descriptors)", () => {
-    const ids = METHODS.flatMap((m) => [m.id, m.graph]).map((x) => x.replace(/[^\w]/g, "\\$&")).join("|");
+    const ids = METHODS.flatMap((m) => [m.id, m.graph])
+      .map((x) => x.replace(/[^\w]/g, "\\$&"))
+      .join("|");
     const name = `"(${ids})"`;
     // Every way code picks a method by its name: ===/!== either side, a case, .includes of one name or of a list of names.
-    const comparison = new RegExp(`(===|!==|==|!=) ?${name}|${name} ?(===|!==|==|!=)|case ${name}|\\.includes\\(${name}\\)|\\[${name}(, ?"[^"]*")*\\]\\.includes\\(`);
+    const comparison = new RegExp(
+      `(===|!==|==|!=) ?${name}|${name} ?(===|!==|==|!=)|case ${name}|\\.includes\\(${name}\\)|\\[${name}(, ?"[^"]*")*\\]\\.includes\\(`,
+    );
     const named = ["cli", "evals", "nodes", "runtime", "models", "tools", "memory", "robots"]
       .flatMap((d) => files(join(ROOT, d)))
       .flatMap((f) =>
@@ -90,7 +105,9 @@ describe("methods", () => {
           .filter(({ line }) => comparison.test(line)),
       )
       .map((x) => x.at);
-    const viewer = readFileSync(join(ROOT, "cli", "viewer", "app.js"), "utf8").split("\n").flatMap((line, i) => (comparison.test(line) ? [`cli/viewer/app.js:${i + 1}`] : []));
+    const viewer = readFileSync(join(ROOT, "cli", "viewer", "app.js"), "utf8")
+      .split("\n")
+      .flatMap((line, i) => (comparison.test(line) ? [`cli/viewer/app.js:${i + 1}`] : []));
     expect([...named, ...viewer]).toEqual([]);
   });
 });

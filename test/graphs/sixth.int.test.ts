@@ -148,7 +148,12 @@ const children: ChildProcess[] = [];
 /** The CLI of the copy, as a user runs it there. */
 function robograph(args: string[], timeout = 240_000): { code: number; out: string } {
   try {
-    const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], { cwd: copy, encoding: "utf8", timeout, stdio: ["ignore", "pipe", "pipe"] });
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], {
+      cwd: copy,
+      encoding: "utf8",
+      timeout,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     return { code: 0, out };
   } catch (err) {
     const e = err as { status: number; stdout: string; stderr: string };
@@ -159,7 +164,12 @@ function robograph(args: string[], timeout = 240_000): { code: number; out: stri
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), "robograph-sixth-"));
   // The repository as it stands (its files, not what .gitignore leaves out), with its installed packages.
-  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+  const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter(Boolean);
   for (const f of tracked) {
     if (!existsSync(join(ROOT, f))) continue;
     mkdirSync(dirname(join(copy, f)), { recursive: true });
@@ -174,7 +184,10 @@ beforeAll(() => {
   // …a line in METHODS (and the import it needs)…
   const index = join(copy, "graphs", "index.ts");
   const methods = readFileSync(index, "utf8");
-  const listed = methods.replace(/export const METHODS: readonly Method\[\] = \[([^\]]*)\];/, (_m, list) => `export const METHODS: readonly Method[] = [${list}, toy];`);
+  const listed = methods.replace(
+    /export const METHODS: readonly Method\[\] = \[([^\]]*)\];/,
+    (_m, list) => `export const METHODS: readonly Method[] = [${list}, toy];`,
+  );
   expect(listed).not.toBe(methods);
   writeFileSync(index, `import { toy } from "./toy";\n${listed}`);
   // …and its langgraph.json entry.
@@ -190,13 +203,36 @@ afterAll(() => {
 
 describe("a sixth method: its folder, a line in METHODS, its langgraph.json entry", () => {
   it("type-checks with the rest, and the guard finds no arrow back up and no circle in the copy", () => {
-    expect(() => execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", copy], { cwd: copy, encoding: "utf8", timeout: 240_000 })).not.toThrow();
-    const guard = execFileSync(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "test/dependencies.test.ts"], { cwd: copy, encoding: "utf8", timeout: 240_000 });
+    expect(() =>
+      execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", copy], {
+        cwd: copy,
+        encoding: "utf8",
+        timeout: 240_000,
+      }),
+    ).not.toThrow();
+    const guard = execFileSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "test/dependencies.test.ts"],
+      { cwd: copy, encoding: "utf8", timeout: 240_000 },
+    );
     expect(guard).toMatch(/4 passed/);
   }, 300_000);
 
   it("runs from the CLI to its record: `robograph run --graph toyGoTo`", () => {
-    const r = robograph(["run", "--graph", "toyGoTo", "--goal", "Drive to the sink.", "--thread", "toy-run", "--data-dir", join(copy, "data"), "--runs-dir", join(copy, "runs"), "--forget"]);
+    const r = robograph([
+      "run",
+      "--graph",
+      "toyGoTo",
+      "--goal",
+      "Drive to the sink.",
+      "--thread",
+      "toy-run",
+      "--data-dir",
+      join(copy, "data"),
+      "--runs-dir",
+      join(copy, "runs"),
+      "--forget",
+    ]);
     // The toy reaches the sink, but the kitchen's own task (the scenario's) is not done: the simulator's check says so.
     expect(r.out).toMatch(/point in_front_of_sink/);
     expect(r.out).toMatch(/succeeded: mobile is at in_front_of_sink/);
@@ -205,16 +241,50 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
   }, 300_000);
 
   it("is measured by the experiment runner, its report written and checked through its own report module", () => {
-    const r = robograph(["eval", "--dataset", "kitchen", "--method", "toy", "--examples", "integration_tea_to_trash__c1", "--seeds", "1", "--root", join(copy, "exp"), "--name", "toy-exp"]);
+    const r = robograph([
+      "eval",
+      "--dataset",
+      "kitchen",
+      "--method",
+      "toy",
+      "--examples",
+      "integration_tea_to_trash__c1",
+      "--seeds",
+      "1",
+      "--root",
+      join(copy, "exp"),
+      "--name",
+      "toy-exp",
+    ]);
     expect(r.code, r.out).toBe(0);
     expect(r.out).not.toMatch(/the report is written, but/);
     const report = JSON.parse(readFileSync(join(copy, "exp", "toy-exp", "report.json"), "utf8"));
     expect(report).toMatchObject({ method: "toy", variants: ["full"], tasks: ["integration_tea_to_trash"] });
-    expect(report.tables.map((t: { id: string }) => t.id)).toEqual(["success", "time", "effort", "endings", "episodes"]);
+    expect(report.tables.map((t: { id: string }) => t.id)).toEqual([
+      "success",
+      "time",
+      "effort",
+      "endings",
+      "episodes",
+    ]);
   }, 300_000);
 
   it("is shown by the viewer: the experiment's charts and facts, and the run's timeline", async () => {
-    const view = spawn(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), "view", join(copy, "exp", "toy-exp"), "--port", "0", "--runs-dir", copy], { cwd: copy, stdio: ["ignore", "pipe", "pipe"] });
+    const view = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(copy, "cli", "robograph.ts"),
+        "view",
+        join(copy, "exp", "toy-exp"),
+        "--port",
+        "0",
+        "--runs-dir",
+        copy,
+      ],
+      { cwd: copy, stdio: ["ignore", "pipe", "pipe"] },
+    );
     children.push(view);
     const url = await new Promise<string>((resolve, reject) => {
       let said = "";
@@ -226,11 +296,18 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
       view.stderr.on("data", (d) => (said += d));
       view.on("exit", () => reject(new Error(`the viewer ended: ${said}`)));
     });
-    const exp = (await (await fetch(`${url}/api/experiment/exp/toy-exp`)).json()) as { error?: string; reportError?: string | null; charts?: { id: string }[]; facts?: string[] };
+    const exp = (await (await fetch(`${url}/api/experiment/exp/toy-exp`)).json()) as {
+      error?: string;
+      reportError?: string | null;
+      charts?: { id: string }[];
+      facts?: string[];
+    };
     expect(exp.reportError ?? null).toBeNull();
     expect(exp.charts?.map((c) => c.id)).toEqual(["chart-success", "chart-tasks", "chart-time"]);
     expect(exp.facts?.[0]).toBe("Toy");
-    const run = (await (await fetch(`${url}/api/run/runs/toy-run`)).json()) as { steps?: { node: string; text: string }[] };
+    const run = (await (await fetch(`${url}/api/run/runs/toy-run`)).json()) as {
+      steps?: { node: string; text: string }[];
+    };
     expect(run.steps?.map((s) => s.node)).toEqual(["choose", "go"]);
   }, 120_000);
 });

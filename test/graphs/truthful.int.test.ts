@@ -28,9 +28,16 @@ describe("truthful outcomes", () => {
   it("stops an instruction with an unknown verb as not understood, naming the words, before acting", async () => {
     const s = await sim("integration_tea_to_trash");
     // "dispose of" is read since issue 15; "recycle" has no reading.
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and recycle it in the trash_can.", thread: "recycle", dataDir: scratchDir() });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: "Find the bottle_of_tea and recycle it in the trash_can.",
+      thread: "recycle",
+      dataDir: scratchDir(),
+    });
     expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toMatch(/^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: /);
+    expect(e.state.statusReason).toMatch(
+      /^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: /,
+    );
     expect(e.state.counters.steps).toBe(0);
     expect(e.truth.success).toBe(false);
   });
@@ -40,19 +47,29 @@ describe("truthful outcomes", () => {
     // the robot heads there, so every first look misses it.
     const dir = scratchDir();
     const scenario = join(dir, "tea_moved_to_searched_sink.json");
-    writeFileSync(scenario, JSON.stringify({
-      name: "tea_moved_to_searched_sink",
-      family: "integration",
-      instruction: "Find the bottle_of_tea and throw it into the trash_can.",
-      placements: { bottle_of_tea: "refrigerator", milk: "refrigerator", apple: "table", bread: "drawer_top" },
-      mobileAt: "in_front_of_sink",
-      perturbations: [{ afterSkill: 1, move: { object: "bottle_of_tea", to: "sink" } }],
-      goal: ["in(bottle_of_tea, trash_can)"],
-    }));
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        name: "tea_moved_to_searched_sink",
+        family: "integration",
+        instruction: "Find the bottle_of_tea and throw it into the trash_can.",
+        placements: { bottle_of_tea: "refrigerator", milk: "refrigerator", apple: "table", bread: "drawer_top" },
+        mobileAt: "in_front_of_sink",
+        perturbations: [{ afterSkill: 1, move: { object: "bottle_of_tea", to: "sink" } }],
+        goal: ["in(bottle_of_tea, trash_can)"],
+      }),
+    );
     const s = await sim(scenario);
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Find the bottle_of_tea and throw it into the trash_can.", thread: "moved", dataDir: dir });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: "Find the bottle_of_tea and throw it into the trash_can.",
+      thread: "moved",
+      dataDir: dir,
+    });
     const subgoals = e.trace.filter((t) => t.node === "planner").map((t) => t.update.plan?.subgoal ?? "");
-    expect(subgoals.filter((g) => g.startsWith("look again"))).toEqual(["look again into the sink for the bottle_of_tea"]);
+    expect(subgoals.filter((g) => g.startsWith("look again"))).toEqual([
+      "look again into the sink for the bottle_of_tea",
+    ]);
     expect(e.state.status).toBe("succeeded");
     expect(e.truth.success).toBe(true);
     expect(executed(e).map((x) => x.call)).toContain("arm.release_to(bottle_of_tea, trash_can)");
@@ -65,10 +82,19 @@ describe("RePLan: a plan step with no target", () => {
     // own (test/models/truthful.test.ts).
     const s = await startSimProcess("tabletop", ["--scenario", "block", "--speed", "max"]);
     sims.push(s);
-    const e = await runClosedLoopEpisode({ mode: "replan", url: s.url, goal: "place the red_cube on the", thread: "no-target", dataDir: scratchDir(), maxSteps: 20 });
+    const e = await runClosedLoopEpisode({
+      mode: "replan",
+      url: s.url,
+      goal: "place the red_cube on the",
+      thread: "no-target",
+      dataDir: scratchDir(),
+      maxSteps: 20,
+    });
     expect(e.trace.some((t) => t.node === "plan_verifier")).toBe(false);
     expect(e.state.counters.motions).toBe(0);
     expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toMatch(/the instruction is not understood: "place the red_cube on the"; "place the red_cube on the": no goal I can read in it: .*I know objects: yellow_cube, red_cube; places: crate, floor/);
+    expect(e.state.statusReason).toMatch(
+      /the instruction is not understood: "place the red_cube on the"; "place the red_cube on the": no goal I can read in it: .*I know objects: yellow_cube, red_cube; places: crate, floor/,
+    );
   });
 });

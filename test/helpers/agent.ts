@@ -5,10 +5,18 @@ import type { BridgeClient } from "../../robots/bridge/client";
 import { ROOT } from "./processes";
 
 /** `kill` sends SIGKILL unless told another signal (SIGINT for an emergency stop). */
-export function agent(args: string[], onLine?: (line: string, kill: (signal?: NodeJS.Signals) => void) => void, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; signal: string | null; out: string }> {
+export function agent(
+  args: string[],
+  onLine?: (line: string, kill: (signal?: NodeJS.Signals) => void) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; signal: string | null; out: string }> {
   // tsx as a loader in this one process: the tsx CLI would run the agent as its own child, and a SIGKILL of the
   // wrapper would leave the agent running on.
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
   let out = "";
   let buf = "";
   child.stdout.on("data", (d) => {

@@ -20,7 +20,11 @@ export function blockInstances(name: string, seeds: number[]): BlockInstances {
   const world: BlockInstances = { sims: [], clients: [], dir: "" };
   beforeAll(async () => {
     world.dir = mkdtempSync(join(tmpdir(), `${name}-`));
-    world.sims = await Promise.all(seeds.map((seed, i) => startSimProcess("blocks", ["--seed", String(seed), "--episodes", world.dir, "--instance", `${name}${i}`])));
+    world.sims = await Promise.all(
+      seeds.map((seed, i) =>
+        startSimProcess("blocks", ["--seed", String(seed), "--episodes", world.dir, "--instance", `${name}${i}`]),
+      ),
+    );
     world.clients = await Promise.all(world.sims.map((s) => BridgeClient.connect(s.url)));
   }, 60_000);
   afterAll(async () => {

@@ -9,7 +9,10 @@ import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../../evals/
 export { startFakeOpenAI, type ChatRequest, type FakeOpenAI, type Responder } from "../../evals/bench/openaiServer";
 
 /** The text part of a request's user message: the context block a node sent. */
-export const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
+export const contextText = (req: ChatRequest) =>
+  (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find(
+    (p) => p.type === "text",
+  )!.text!;
 
 /** A request's context block read back: the node's task and its data (a test may edit it before answering). */
 export type RequestContext = Record<string, unknown> & { task: string };
@@ -24,7 +27,9 @@ export async function reasonerAnswer(ctx: RequestContext): Promise<string> {
 }
 
 /** The reasoner's answer to a request's context text as sent. */
-export const answerAsReasoner = async (req: ChatRequest) => ({ arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text });
+export const answerAsReasoner = async (req: ChatRequest) => ({
+  arguments: (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text,
+});
 
 /**
  * A local endpoint for this test file, started before its tests and closed after: `endpoint.fake.respond` is what it
@@ -44,7 +49,12 @@ export function localModelEndpoint(): { readonly fake: FakeOpenAI; use(): void }
       return fake;
     },
     use() {
-      Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: this.fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
+      Object.assign(process.env, {
+        OPENAI_API_KEY: "sk-local",
+        OPENAI_BASE_URL: this.fake.baseURL,
+        ROBOGRAPH_MODEL: "local-vlm",
+        ROBOGRAPH_MODEL_RETRIES: "0",
+      });
     },
   };
 }

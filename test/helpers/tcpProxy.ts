@@ -17,7 +17,10 @@ export async function startTcpProxy(target: { host?: string; port: number }, sch
   const server = createServer((inbound) => {
     if (!isUp) return inbound.destroy();
     const outbound = connect(target.port, target.host ?? "127.0.0.1");
-    for (const [a, b] of [[inbound, outbound], [outbound, inbound]] as const) {
+    for (const [a, b] of [
+      [inbound, outbound],
+      [outbound, inbound],
+    ] as const) {
       open.add(a);
       a.on("error", () => b.destroy());
       a.on("close", () => {

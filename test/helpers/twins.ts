@@ -46,8 +46,7 @@ import { pngOf, type ImageMessage } from "../../robots/msgs/images";
 
 /** One scripted call: a robot's skill (as the executor sends it), or a service of the robot's a method calls. */
 export type TwinStep =
-  | { robot: string; skill: string; args?: Record<string, unknown> }
-  | { service: string; args?: unknown };
+  { robot: string; skill: string; args?: Record<string, unknown> } | { service: string; args?: unknown };
 
 export interface TwinOptions {
   /** The world's name in robots/sim/worlds.ts: kitchen, tabletop, course, workbench, blocks. */
@@ -127,7 +126,12 @@ export interface TwinsOutcome {
  */
 export function scenarioTwins(name: string, a: object, b: object): [string[], string[]] {
   const dir = mkdtempSync(join(tmpdir(), "robograph-twins-"));
-  return ([["a", a], ["b", b]] as const).map(([twin, scenario]) => {
+  return (
+    [
+      ["a", a],
+      ["b", b],
+    ] as const
+  ).map(([twin, scenario]) => {
     const file = join(dir, `${name}_${twin}.json`);
     writeFileSync(file, JSON.stringify(scenario, null, 1));
     return ["--scenario", file];
@@ -141,7 +145,8 @@ export function scenarioTwins(name: string, a: object, b: object): [string[], st
 export async function runTwins(o: TwinOptions): Promise<TwinsOutcome> {
   const sims: { url: string; stop(): Promise<unknown> }[] = [];
   try {
-    const start = o.start ?? ((own: string[]): Promise<SimProcess> => startSimProcess(o.world, [...(o.args ?? []), ...own]));
+    const start =
+      o.start ?? ((own: string[]): Promise<SimProcess> => startSimProcess(o.world, [...(o.args ?? []), ...own]));
     // Both are stopped below whichever of them failed to start.
     const settled = await Promise.allSettled(o.twins.map((own, i) => start(own, i as 0 | 1)));
     for (const r of settled) if (r.status === "fulfilled") sims.push(r.value);
@@ -180,25 +185,42 @@ export function describeDifference(d: TwinDifference | null): string {
 async function drive(url: string, o: TwinOptions): Promise<Transcript> {
   // The agent's session, without models: nothing here asks one.
   const none = {} as Pick<Session, "models" | "modelConfig" | "artifacts">;
-  const s = await openSession({ bridgeUrl: url }, none, () => Promise.reject(new Error("the twins' harness does not reconnect")));
+  const s = await openSession({ bridgeUrl: url }, none, () =>
+    Promise.reject(new Error("the twins' harness does not reconnect")),
+  );
   const ignore = new Set(o.ignore ?? []);
   try {
     const firstViews = o.firstViewsMs ?? 20_000;
-    const ready = await Promise.race([s.firstViews.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), firstViews))]);
+    const ready = await Promise.race([
+      s.firstViews.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), firstViews)),
+    ]);
     if (!ready) throw new Error(`${url}: no first frames from every camera within ${firstViews} ms`);
     await settle(s, 500);
     const steps: StepRecord[] = [];
-    steps.push(await record(s, o, 0, null, undefined, ignore, { robots: s.robots, world: s.world, described: s.described }));
+    steps.push(
+      await record(s, o, 0, null, undefined, ignore, { robots: s.robots, world: s.world, described: s.described }),
+    );
     for (let i = 0; i < o.steps.length; i++) {
       const step = o.steps[i];
       let result: unknown;
       if ("service" in step) {
-        result = await s.client.callService(step.service, step.args ?? {}).catch((err: Error) => ({ thrown: err.message }));
+        result = await s.client
+          .callService(step.service, step.args ?? {})
+          .catch((err: Error) => ({ thrown: err.message }));
       } else {
         const goalId = `twin/${i + 1}/${step.robot}/${step.skill}`;
         try {
           const r = await runRecordedGoal(s, goalId, step.robot, step.skill, step.args ?? {});
-          result = { ok: r.ok, status: r.status, message: r.message, error: r.error, feedback: r.feedback, values: r.values, endedAt: r.endedAt };
+          result = {
+            ok: r.ok,
+            status: r.status,
+            message: r.message,
+            error: r.error,
+            feedback: r.feedback,
+            values: r.values,
+            endedAt: r.endedAt,
+          };
         } catch (err) {
           result = { thrown: (err as Error).message };
         }
@@ -230,7 +252,15 @@ async function settle(s: Session, quietMs: number, maxMs = 5000): Promise<void> 
   }
 }
 
-async function record(s: Session, o: TwinOptions, index: number, call: TwinStep | null, result: unknown, ignore: Set<string>, manifest?: StepRecord["manifest"]): Promise<StepRecord> {
+async function record(
+  s: Session,
+  o: TwinOptions,
+  index: number,
+  call: TwinStep | null,
+  result: unknown,
+  ignore: Set<string>,
+  manifest?: StepRecord["manifest"],
+): Promise<StepRecord> {
   const views: StepRecord["views"] = {};
   for (const r of s.robots) {
     const v = s.views.get(r.id);
@@ -238,15 +268,41 @@ async function record(s: Session, o: TwinOptions, index: number, call: TwinStep 
     const topic = r.cameras[0]?.image ?? `${r.id}'s camera`;
     views[r.id] = { image: v.image ? await frameRecord(v.image, topic) : null, detections: v.detections ?? null };
   }
-  const services = o.services?.length ? Object.fromEntries(await Promise.all(o.services.map(async (q) => [q.name, await s.client.callService(q.name, q.args ?? {}).catch((err: Error) => ({ thrown: err.message }))] as const))) : undefined;
-  const rec: StepRecord = { index, call, ...(manifest ? { manifest } : {}), ...(result !== undefined ? { result } : {}), views, ...(services ? { services } : {}) };
+  const services = o.services?.length
+    ? Object.fromEntries(
+        await Promise.all(
+          o.services.map(
+            async (q) =>
+              [
+                q.name,
+                await s.client.callService(q.name, q.args ?? {}).catch((err: Error) => ({ thrown: err.message })),
+              ] as const,
+          ),
+        ),
+      )
+    : undefined;
+  const rec: StepRecord = {
+    index,
+    call,
+    ...(manifest ? { manifest } : {}),
+    ...(result !== undefined ? { result } : {}),
+    views,
+    ...(services ? { services } : {}),
+  };
   return strip(rec, ignore) as StepRecord;
 }
 
 async function frameRecord(m: ImageMessage, topic: string): Promise<FrameRecord> {
   const png = await pngOf(m, topic);
   const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
-  return { topic, width: info.width, height: info.height, channels: info.channels, pixels: createHash("sha256").update(data).digest("hex"), header: m.header };
+  return {
+    topic,
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    pixels: createHash("sha256").update(data).digest("hex"),
+    header: m.header,
+  };
 }
 
 /** A copy without the fields that legitimately differ per process (see the header) and those the caller ignores. */

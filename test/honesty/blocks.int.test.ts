@@ -42,7 +42,11 @@ function params(src: 0 | 1 | 2, dst: 0 | 1 | 2 | null, set: Record<string, numbe
   for (const [name, v] of Object.entries(set)) p[PARAM_NAMES.indexOf(name as (typeof PARAM_NAMES)[number])] = v;
   return p;
 }
-const plan = (skill: string, p: number[], seconds: number, seed = SEED): TwinStep => ({ robot: "arm", skill: "run_skills", args: { seed, steps: [{ skill, params: p, seconds }] } });
+const plan = (skill: string, p: number[], seconds: number, seed = SEED): TwinStep => ({
+  robot: "arm",
+  skill: "run_skills",
+  args: { seed, steps: [{ skill, params: p, seconds }] },
+});
 
 /** Red lifted, then stacked on green: the blue block is never touched. */
 const leaveBlueAlone = [plan("lift_red", params(0, null), 4), plan("stack_red_on_green", params(0, 1), 6)];
@@ -54,7 +58,11 @@ type Hidden = (w: BlocksWorld) => void;
 type Companion = (twin: { url: string; dir: string }) => Promise<() => Promise<void>>;
 
 /** Serves the blocks world in this process for each twin (each with its own episode store). */
-async function twins(setUp: [Hidden | null, Hidden | null], steps: TwinStep[], companions: [Companion | null, Companion | null] = [null, null]): Promise<TwinsOutcome> {
+async function twins(
+  setUp: [Hidden | null, Hidden | null],
+  steps: TwinStep[],
+  companions: [Companion | null, Companion | null] = [null, null],
+): Promise<TwinsOutcome> {
   return runTwins({
     world: "blocks",
     twins: [[], []],
@@ -63,7 +71,14 @@ async function twins(setUp: [Hidden | null, Hidden | null], steps: TwinStep[], c
     ignore: ["created"],
     start: async (_own, i) => {
       const dir = mkdtempSync(join(tmpdir(), "twins-blocks-"));
-      const served = await serveBlocks({ seed: SEED, noise: NOISE, speed: Infinity, port: 0, episodesDir: dir, instance: "twin" });
+      const served = await serveBlocks({
+        seed: SEED,
+        noise: NOISE,
+        speed: Infinity,
+        port: 0,
+        episodesDir: dir,
+        instance: "twin",
+      });
       setUp[i]?.(served.world);
       const stopCompanion = (await companions[i]?.({ url: served.server.url, dir })) ?? (async () => {});
       return {
@@ -79,18 +94,35 @@ async function twins(setUp: [Hidden | null, Hidden | null], steps: TwinStep[], c
 }
 
 /** Damping on each of a block's six degrees of freedom (a force against its own velocity: nothing while it rests). */
-const damping = (block: string, d: number): Hidden => (w) => {
-  const m = (w as unknown as { model: { jnt_dofadr: Int32Array; dof_damping: Float64Array }; mj: { mj_name2id(...a: unknown[]): number; mjtObj: Record<string, { value: number }> } });
-  const dof = m.model.jnt_dofadr[m.mj.mj_name2id(m.model, m.mj.mjtObj.mjOBJ_JOINT.value, block)];
-  for (let k = 0; k < 6; k++) m.model.dof_damping[dof + k] = d;
-};
+const damping =
+  (block: string, d: number): Hidden =>
+  (w) => {
+    const m = w as unknown as {
+      model: { jnt_dofadr: Int32Array; dof_damping: Float64Array };
+      mj: { mj_name2id(...a: unknown[]): number; mjtObj: Record<string, { value: number }> };
+    };
+    const dof = m.model.jnt_dofadr[m.mj.mj_name2id(m.model, m.mj.mjtObj.mjOBJ_JOINT.value, block)];
+    for (let k = 0; k < 6; k++) m.model.dof_damping[dof + k] = d;
+  };
 
 /**
  * A scorer polling the evaluator services every 20 ms on its own connection, as an experiment's scorer asks them; and
  * the episode store shared with another instance that has recorded already (a curriculum's instances share one).
  */
 const scorer: Companion = async ({ url, dir }) => {
-  for (let k = 1; k <= 3; k++) writeFileSync(join(dir, `other-0000${k}.json`), JSON.stringify({ id: `other-0000${k}`, instance: "other", seed: 100 + k, plan: [], states: [], actions: [], rewards: [] }));
+  for (let k = 1; k <= 3; k++)
+    writeFileSync(
+      join(dir, `other-0000${k}.json`),
+      JSON.stringify({
+        id: `other-0000${k}`,
+        instance: "other",
+        seed: 100 + k,
+        plan: [],
+        states: [],
+        actions: [],
+        rewards: [],
+      }),
+    );
   const c = await BridgeClient.connect(url);
   let asked = 0;
   const timer = setInterval(() => {
@@ -105,14 +137,18 @@ const scorer: Companion = async ({ url, dir }) => {
   };
 };
 
-const result = (t: TwinsOutcome["a"], step: number) => (t.steps[step].result as { ok: boolean; values: RunSkillsResult }).values;
-const episodes = (t: TwinsOutcome["a"], step: number) => (t.steps[step].services![EPISODES_SERVICE] as { episodes: Episode[] }).episodes;
+const result = (t: TwinsOutcome["a"], step: number) =>
+  (t.steps[step].result as { ok: boolean; values: RunSkillsResult }).values;
+const episodes = (t: TwinsOutcome["a"], step: number) =>
+  (t.steps[step].services![EPISODES_SERVICE] as { episodes: Episode[] }).episodes;
 const blueColumns = (e: Episode) => e.states.map((row) => row.slice(12, 15));
 
 describe("blocks twins: identical to the agent until the arm can sense the difference", () => {
   it("the blue block's damping: identical while the plans leave it alone, different once red is pushed into it", async () => {
     const t = await twins([null, damping("blue_block", 2)], [...leaveBlueAlone, shoveBlue]);
-    for (const side of [t.a, t.b]) for (const i of [1, 2, 3]) expect((side.steps[i].result as { ok: boolean }).ok, JSON.stringify(side.steps[i].result)).toBe(true);
+    for (const side of [t.a, t.b])
+      for (const i of [1, 2, 3])
+        expect((side.steps[i].result as { ok: boolean }).ok, JSON.stringify(side.steps[i].result)).toBe(true);
     expect(result(t.a, 2).plan_success).toBe(true);
     expect(t.firstDifference, describeDifference(t.difference)).toBe(3);
     // Sensed: the recorded states of the blue block, which moved when red reached it, and moved otherwise.
@@ -131,7 +167,15 @@ describe("blocks twins: identical to the agent until the arm can sense the diffe
   it("control: a difference in view from the start differs at once (the comparison can tell)", async () => {
     // The blue block 3 cm to the side in the layout the world starts with (the first plan sets a layout of its own).
     const shift: Hidden = (w) => {
-      const m = w as unknown as { model: { jnt_qposadr: Int32Array }; data: { qpos: Float64Array }; mj: { mj_name2id(...a: unknown[]): number; mj_forward(...a: unknown[]): void; mjtObj: Record<string, { value: number }> } };
+      const m = w as unknown as {
+        model: { jnt_qposadr: Int32Array };
+        data: { qpos: Float64Array };
+        mj: {
+          mj_name2id(...a: unknown[]): number;
+          mj_forward(...a: unknown[]): void;
+          mjtObj: Record<string, { value: number }>;
+        };
+      };
       m.data.qpos[m.model.jnt_qposadr[m.mj.mj_name2id(m.model, m.mj.mjtObj.mjOBJ_JOINT.value, "blue_block")]] += 0.03;
       m.mj.mj_forward(m.model, m.data);
     };

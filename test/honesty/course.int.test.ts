@@ -27,7 +27,8 @@ const NOISE = { missRate: 0.2, mislabelRate: 0.1 };
 const indoor1 = findCourse("indoor_1");
 const withStool = (c: Course, at: { x: number; y: number }): Course => ({ ...c, things: [...c.things, stool(at)] });
 const withToyAt = (c: Course, at: { x: number; y: number }): Course => ({ ...c, toy: at });
-const calls = (steps: readonly Step[]): TwinStep[] => steps.map(([skill, magnitude]) => ({ robot: "dog", skill, args: { magnitude } }));
+const calls = (steps: readonly Step[]): TwinStep[] =>
+  steps.map(([skill, magnitude]) => ({ robot: "dog", skill, args: { magnitude } }));
 
 /** Serves each course of the pair in this process, as `serve-sim course` would serve a named one. */
 function twins(a: Course, b: Course, steps: readonly Step[]): Promise<TwinsOutcome> {
@@ -37,7 +38,16 @@ function twins(a: Course, b: Course, steps: readonly Step[]): Promise<TwinsOutco
     twins: [[], []],
     steps: calls(steps),
     start: async (_own, i) => {
-      const served = await serveCourse({ scenario: indoor1.name, course: courses[i], seed: SEED, noise: NOISE, speed: Infinity, port: 0, width: 160, height: 120 });
+      const served = await serveCourse({
+        scenario: indoor1.name,
+        course: courses[i],
+        seed: SEED,
+        noise: NOISE,
+        speed: Infinity,
+        port: 0,
+        width: 160,
+        height: 120,
+      });
       return { url: served.server.url, stop: () => served.close() };
     },
   });
@@ -46,7 +56,8 @@ function twins(a: Course, b: Course, steps: readonly Step[]): Promise<TwinsOutco
 type Odometry = { moved: number; turned: number; stalled: boolean; message: string };
 const result = (t: TwinsOutcome["a"], step: number) => t.steps[step].result as { ok: boolean; values: Odometry };
 const pixels = (t: TwinsOutcome["a"], step: number) => t.steps[step].views.dog.image?.pixels;
-const labels = (t: TwinsOutcome["a"], step: number) => (t.steps[step].views.dog.detections as { detections: { label: string }[] }).detections.map((d) => d.label);
+const labels = (t: TwinsOutcome["a"], step: number) =>
+  (t.steps[step].views.dog.detections as { detections: { label: string }[] }).detections.map((d) => d.label);
 
 /** Every scripted skill ran (an identical transcript of refusals would prove nothing). */
 function ranThrough(t: TwinsOutcome, steps: number): void {
@@ -83,7 +94,13 @@ describe("course twins: identical to the agent until the dog can sense the diffe
   it("a stool behind the dog's start, or none: identical until the dog backs into it, which it feels", async () => {
     // Out of the camera's 60° throughout (the dog only ever faces away from it); the first backward step stops short
     // of it, the second reaches it.
-    const script: Step[] = [["walk", "small"], ["turn_left", "small"], ["backward", "small"], ["backward", "medium"], ["walk", "small"]];
+    const script: Step[] = [
+      ["walk", "small"],
+      ["turn_left", "small"],
+      ["backward", "small"],
+      ["backward", "medium"],
+      ["walk", "small"],
+    ];
     const t = await twins(indoor1, withStool(indoor1, { x: -0.75, y: 0 }), script);
     ranThrough(t, script.length);
     expect(t.firstDifference, describeDifference(t.difference)).toBe(4);

@@ -7,12 +7,31 @@ import { describe, expect, it } from "vitest";
 import { describeDifference, runTwins, scenarioTwins, type TwinStep } from "../helpers/twins";
 
 /** Two kitchen scenario files, alike but for `placements`. */
-function scenarios(name: string, a: Record<string, string>, b: Record<string, string>, extra: Record<string, unknown> = {}): [string[], string[]] {
-  const base = { family: "manipulation", instruction: "Put the bottle_of_tea in the sink.", goal: ["in(bottle_of_tea, sink)"], mobileAt: "in_front_of_sink", ...extra };
-  return scenarioTwins(name, { ...base, name: `${name}_a`, placements: a }, { ...base, name: `${name}_b`, placements: b });
+function scenarios(
+  name: string,
+  a: Record<string, string>,
+  b: Record<string, string>,
+  extra: Record<string, unknown> = {},
+): [string[], string[]] {
+  const base = {
+    family: "manipulation",
+    instruction: "Put the bottle_of_tea in the sink.",
+    goal: ["in(bottle_of_tea, sink)"],
+    mobileAt: "in_front_of_sink",
+    ...extra,
+  };
+  return scenarioTwins(
+    name,
+    { ...base, name: `${name}_a`, placements: a },
+    { ...base, name: `${name}_b`, placements: b },
+  );
 }
 
-const pick = (object: string, place: string): TwinStep => ({ robot: "arm", skill: "pick_from", args: { object, place } });
+const pick = (object: string, place: string): TwinStep => ({
+  robot: "arm",
+  skill: "pick_from",
+  args: { object, place },
+});
 const results = (t: { steps: { result?: unknown }[] }) => t.steps.map((s) => s.result);
 
 // The trash can's far corner (its third spot, behind two other things) is out of every camera's view, and so is the
@@ -26,12 +45,22 @@ describe("kitchen twins: a grasp on a hidden thing and a grasp on nothing", () =
       world: "kitchen",
       args: ["--speed", "max", "--grasp-sensing", "off"],
       twins: scenarios("tea_hidden", { ...OTHERS, bottle_of_tea: "trash_can" }, { ...OTHERS }),
-      steps: [pick("bottle_of_tea", "trash_can"), pick("bottle_of_tea", "trash_can"), { robot: "arm", skill: "release_to", args: { object: "bottle_of_tea", place: "trash_can" } }],
+      steps: [
+        pick("bottle_of_tea", "trash_can"),
+        pick("bottle_of_tea", "trash_can"),
+        { robot: "arm", skill: "release_to", args: { object: "bottle_of_tea", place: "trash_can" } },
+      ],
     });
     expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
     expect(t.a.steps).toHaveLength(4);
     // Both picks succeed in both twins, and say what the robot did with its hand, not what is in it.
-    for (const s of t.a.steps.slice(1, 3)) expect(s.result).toMatchObject({ ok: true, message: expect.stringMatching(/^arm closed its hand at the trash_can; without grasp sensing it cannot tell whether anything is in it$/) });
+    for (const s of t.a.steps.slice(1, 3))
+      expect(s.result).toMatchObject({
+        ok: true,
+        message: expect.stringMatching(
+          /^arm closed its hand at the trash_can; without grasp sensing it cannot tell whether anything is in it$/,
+        ),
+      });
     expect(JSON.stringify(results(t.a))).not.toMatch(/holds|holding/);
     expect(t.a.steps[0].manifest!.world).toEqual(t.b.steps[0].manifest!.world);
   });
@@ -57,7 +86,12 @@ describe("kitchen twins: a thing in a closed container", () => {
     const t = await runTwins({
       world: "kitchen",
       args: ["--speed", "max"],
-      twins: scenarios("bread_in_drawer", { apple: "table", bread: "drawer_top" }, { apple: "table" }, { mobileAt: "in_front_of_table" }),
+      twins: scenarios(
+        "bread_in_drawer",
+        { apple: "table", bread: "drawer_top" },
+        { apple: "table" },
+        { mobileAt: "in_front_of_table" },
+      ),
       steps: [
         pick("bread", "drawer_top"),
         { robot: "mobile", skill: "go_to", args: { navigation_point: "in_front_of_refrigerator" } },

@@ -16,8 +16,21 @@ import { describeScene, listScenes, sceneOf } from "../../robots/sim/tabletop/sc
 import { generateTabletop } from "../../robots/sim/tabletop/generate";
 
 const ARGS = ["--speed", "max", "--seed", "0"];
-const motion = (m: MotionInput): TwinStep => ({ robot: "palm", skill: "execute_motion", args: m as unknown as Record<string, unknown> });
-const twins = (a: string, b: string, steps: TwinStep[]) => runTwins({ world: "tabletop", args: ARGS, twins: [["--scenario", a], ["--scenario", b]], steps });
+const motion = (m: MotionInput): TwinStep => ({
+  robot: "palm",
+  skill: "execute_motion",
+  args: m as unknown as Record<string, unknown>,
+});
+const twins = (a: string, b: string, steps: TwinStep[]) =>
+  runTwins({
+    world: "tabletop",
+    args: ARGS,
+    twins: [
+      ["--scenario", a],
+      ["--scenario", b],
+    ],
+    steps,
+  });
 
 const PULL = motion(pullLever("lever_handle", "lever"));
 const OPEN_CABINET = motion(openDoor("cabinet_handle", "cabinet_door"));
@@ -67,8 +80,12 @@ describe("descriptions never depend on locks", () => {
   });
 
   it("each hand-made twin is its scene but for the lock", () => {
-    for (const [locked, decoy] of [["lever", "lever_decoy"], ["sensor", "sensor_decoy"]] as const) {
-      const a = buildScene(locked), b = buildScene(decoy);
+    for (const [locked, decoy] of [
+      ["lever", "lever_decoy"],
+      ["sensor", "sensor_decoy"],
+    ] as const) {
+      const a = buildScene(locked),
+        b = buildScene(decoy);
       expect(a.locks.length).toBe(1);
       expect(b.locks).toEqual([]);
       expect({ ...b, name: locked, locks: a.locks }).toEqual(a);
@@ -81,7 +98,9 @@ describe("descriptions never depend on locks", () => {
       const w = describeScene(g.spec);
       const lever = w.joints?.find((j) => j.name === "lever");
       return {
-        lever: lever ? { ...lever, description: lever.description.replace(/the [a-z ]+ cabinet/, "the CABINET") } : undefined,
+        lever: lever
+          ? { ...lever, description: lever.description.replace(/the [a-z ]+ cabinet/, "the CABINET") }
+          : undefined,
         plate: w.places.find((p) => p.name === "weight_sensor"),
         names: Object.fromEntries(Object.entries(w.names ?? {}).filter(([n]) => /lever|weight_sensor/.test(n))),
       };
@@ -90,7 +109,10 @@ describe("descriptions never depend on locks", () => {
       locking: scenes.filter((g) => g.obstacles.includes(obstacle as never)),
       decoys: scenes.filter((g) => g.decoys.includes(decoy as never)),
     });
-    for (const [obstacle, decoy, part] of [["lever lock", "lever", "lever"], ["weight-sensor lock", "weight plate", "plate"]] as const) {
+    for (const [obstacle, decoy, part] of [
+      ["lever lock", "lever", "lever"],
+      ["weight-sensor lock", "weight plate", "plate"],
+    ] as const) {
       const { locking, decoys } = by(obstacle, decoy);
       // Both kinds are common: a listed mechanism locks a door about as often as not.
       expect(locking.length, obstacle).toBeGreaterThan(20);

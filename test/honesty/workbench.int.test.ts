@@ -33,7 +33,11 @@ const NOISE = { missRate: 0.1, mislabelRate: 0.05 };
 /** The scene both twins start from, as a person scripting the palm reads it (the programs name its things). */
 const scene = buildWorkbenchScene(SCENE, SEED);
 
-const run = (p: PrimitiveProgramInput): TwinStep => ({ robot: "palm", skill: "run_primitives", args: p as Record<string, unknown> });
+const run = (p: PrimitiveProgramInput): TwinStep => ({
+  robot: "palm",
+  skill: "run_primitives",
+  args: p as Record<string, unknown>,
+});
 const reset: TwinStep = { service: RESET_SERVICE, args: {} };
 /** The careful program: the apple onto the plate, gripped with `force` newtons. */
 const appleToPlate = (force?: number) => run(program(pickAndPlace(scene, { force })));
@@ -42,7 +46,10 @@ const appleToPlate = (force?: number) => run(program(pickAndPlace(scene, { force
 type Hidden = (w: WorkbenchWorld) => void;
 
 /** Serves the scene in this process for each twin, with its hidden difference re-applied after every reset. */
-async function twins(hidden: [Hidden | null, Hidden | null], steps: TwinStep[]): Promise<TwinsOutcome & { worlds: WorkbenchWorld[] }> {
+async function twins(
+  hidden: [Hidden | null, Hidden | null],
+  steps: TwinStep[],
+): Promise<TwinsOutcome & { worlds: WorkbenchWorld[] }> {
   const worlds: WorkbenchWorld[] = [];
   const t = await runTwins({
     world: "workbench",
@@ -78,26 +85,37 @@ function pixelsOf(w: WorkbenchWorld, name: string): number {
 }
 
 /** A thing's grip limit: what the event monitor compares a grasp's force with. */
-const gripLimit = (name: string, newtons: number): Hidden => (w) => {
-  w.stage.props[w.stage.thingIndex(name)!].maxGrip = newtons;
-};
+const gripLimit =
+  (name: string, newtons: number): Hidden =>
+  (w) => {
+    w.stage.props[w.stage.thingIndex(name)!].maxGrip = newtons;
+  };
 /** A thing's sliding friction (MuJoCo takes the larger of two touching geoms': raising it is what shows). */
-const friction = (name: string, mu: number): Hidden => (w) => {
-  const f = w.stage.model.geom_friction as Float64Array;
-  for (const g of geomsOf(w, name)) f[3 * g] = mu;
-};
+const friction =
+  (name: string, mu: number): Hidden =>
+  (w) => {
+    const f = w.stage.model.geom_friction as Float64Array;
+    for (const g of geomsOf(w, name)) f[3 * g] = mu;
+  };
 /** Moves a loose thing `behind` metres straight behind another, as seen from the camera (it rests on the table as before). */
-const hiddenBehind = (thing: string, occluder: string, behind: number): Hidden => (w) => {
-  const s = w.stage;
-  const q = s.data.qpos as Float64Array;
-  const adr = (name: string) => (s.model.jnt_qposadr as Int32Array)[s.mj.mj_name2id(s.model, s.mj.mjtObj.mjOBJ_JOINT.value, name)];
-  const o = adr(occluder), t = adr(thing);
-  const dx = q[o] - CAMERA.eye[0], dy = q[o + 1] - CAMERA.eye[1], n = Math.hypot(dx, dy);
-  q[t] = q[o] + (behind * dx) / n;
-  q[t + 1] = q[o + 1] + (behind * dy) / n;
-  s.mj.mj_forward(s.model, s.data);
-  if (pixelsOf(w, thing) > 0) throw new Error(`the ${thing} ${behind} m behind the ${occluder} is in view: not a hidden twin`);
-};
+const hiddenBehind =
+  (thing: string, occluder: string, behind: number): Hidden =>
+  (w) => {
+    const s = w.stage;
+    const q = s.data.qpos as Float64Array;
+    const adr = (name: string) =>
+      (s.model.jnt_qposadr as Int32Array)[s.mj.mj_name2id(s.model, s.mj.mjtObj.mjOBJ_JOINT.value, name)];
+    const o = adr(occluder),
+      t = adr(thing);
+    const dx = q[o] - CAMERA.eye[0],
+      dy = q[o + 1] - CAMERA.eye[1],
+      n = Math.hypot(dx, dy);
+    q[t] = q[o] + (behind * dx) / n;
+    q[t + 1] = q[o + 1] + (behind * dy) / n;
+    s.mj.mj_forward(s.model, s.data);
+    if (pixelsOf(w, thing) > 0)
+      throw new Error(`the ${thing} ${behind} m behind the ${occluder} is in view: not a hidden twin`);
+  };
 
 type Result = { ok: boolean; message: string; values: { success: boolean } };
 const result = (t: TwinsOutcome["a"], step: number) => t.steps[step].result as Result;
@@ -114,7 +132,11 @@ describe("workbench twins: identical to the agent until the palm can sense the d
       expect(rollout(t.a, i).frames.length).toBeGreaterThan(0);
     }
     // The hidden difference is real: the monitor of one logged the squeeze (since the reset), the other's did not.
-    const squeezed = (w: WorkbenchWorld) => w.events.since().filter((e) => e.kind === "squeezed").map((e) => e.object);
+    const squeezed = (w: WorkbenchWorld) =>
+      w.events
+        .since()
+        .filter((e) => e.kind === "squeezed")
+        .map((e) => e.object);
     expect(squeezed(t.worlds[0])).toEqual(["apple"]);
     expect(squeezed(t.worlds[1])).toEqual([]);
   });
@@ -133,7 +155,12 @@ describe("workbench twins: identical to the agent until the palm can sense the d
     const steps = [
       appleToPlate(),
       // The lemon has not been in view since the scene was set: the palm has nowhere to take it, in either twin.
-      run(program([{ op: "move_to", target: "lemon", offset: [0, 0, 0.15] }, { op: "move_to", target: "home" }])),
+      run(
+        program([
+          { op: "move_to", target: "lemon", offset: [0, 0, 0.15] },
+          { op: "move_to", target: "home" },
+        ]),
+      ),
       run(program([{ op: "grasp", object: "lemon", force: 5, width: 0.05 }])),
       // The palm sweeps through the vase, which tips over or aside: the lemon shows, where each twin has it.
       run(program(sweepThrough(scene, "vase", 1, 0.3))),

@@ -29,7 +29,10 @@ describe("SQLite store", () => {
     expect((await s.search(["lessons", "kitchen"])).map((i) => i.key).sort()).toEqual(["apple", "milk"]);
     expect((await s.search(["lessons"], { filter: { place: "crate" } })).map((i) => i.key)).toEqual(["cube"]);
     expect(await s.search(["lessons"], { limit: 1 })).toHaveLength(1);
-    expect(await s.listNamespaces({ prefix: ["lessons"], maxDepth: 2 })).toEqual([["lessons", "kitchen"], ["lessons", "tabletop"]]);
+    expect(await s.listNamespaces({ prefix: ["lessons"], maxDepth: 2 })).toEqual([
+      ["lessons", "kitchen"],
+      ["lessons", "tabletop"],
+    ]);
     await s.delete(["lessons", "kitchen", "found_at"], "milk");
     s.close();
     const again = new SqliteStore(file);
@@ -53,7 +56,12 @@ describe("lessons across episodes", () => {
     expect((await store.get(["lessons", "kitchen", "sightings"], "apple"))?.value.place).toBe("drawer_top");
 
     sims.push(await startSim(["--scenario", "integration_apple_to_oven", "--speed", "max"]));
-    const second = await runEpisode({ url: sims[1].url, scenario: "integration_apple_to_oven", store, thread: "second" });
+    const second = await runEpisode({
+      url: sims[1].url,
+      scenario: "integration_apple_to_oven",
+      store,
+      thread: "second",
+    });
     expect(first.truth.success && second.truth.success).toBe(true);
     // The first episode searched the refrigerator before the drawer; the second goes straight for the drawer.
     expect(executed(first).map((x) => x.call)).toContain("mobile.open(refrigerator)");

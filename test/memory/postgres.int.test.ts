@@ -13,7 +13,8 @@ import { scratchDir } from "../helpers/episode";
 import { openPersistence } from "../../memory/checkpointer";
 
 const available = !!postgresBin();
-if (!available && process.env.ROBOGRAPH_REQUIRE_POSTGRES) throw new Error("ROBOGRAPH_REQUIRE_POSTGRES is set but Postgres is not installed (apt-get install postgresql)");
+if (!available && process.env.ROBOGRAPH_REQUIRE_POSTGRES)
+  throw new Error("ROBOGRAPH_REQUIRE_POSTGRES is set but Postgres is not installed (apt-get install postgresql)");
 
 describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_URL)", () => {
   let db: Postgres;
@@ -27,24 +28,45 @@ describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_
   });
 
   it("refuses a database URL that is not postgres://, and names a database it cannot reach", async () => {
-    await expect(openPersistence(scratchDir(), { env: { ROBOGRAPH_DATABASE_URL: "mysql://x@127.0.0.1/db" } })).rejects.toThrow(/must be a postgres:\/\/ URL/);
-    await expect(openPersistence(scratchDir(), { env: { ROBOGRAPH_DATABASE_URL: "postgres://robograph:secret@127.0.0.1:1/none" } })).rejects.toThrow(/cannot use the database at postgres:\/\/robograph:\*\*\*@127\.0\.0\.1:1/);
+    await expect(
+      openPersistence(scratchDir(), { env: { ROBOGRAPH_DATABASE_URL: "mysql://x@127.0.0.1/db" } }),
+    ).rejects.toThrow(/must be a postgres:\/\/ URL/);
+    await expect(
+      openPersistence(scratchDir(), {
+        env: { ROBOGRAPH_DATABASE_URL: "postgres://robograph:secret@127.0.0.1:1/none" },
+      }),
+    ).rejects.toThrow(/cannot use the database at postgres:\/\/robograph:\*\*\*@127\.0\.0\.1:1/);
   });
 
   it("two agents on two threads share it at once; one is killed mid-skill and resumes from it", async () => {
     const env = { ...process.env, ROBOGRAPH_DATABASE_URL: db.url };
-    const [a, b] = await Promise.all([0, 1].map(() => startSim(["--scenario", "integration_tea_to_trash", "--speed", "3"])));
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => startSim(["--scenario", "integration_tea_to_trash", "--speed", "3"])),
+    );
     sims.push(a, b);
     const data = scratchDir();
-    const args = (sim: SimProcess, thread: string) => ["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const args = (sim: SimProcess, thread: string) => [
+      "--bridge-url",
+      sim.url,
+      "--thread",
+      thread,
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+    ];
     let armed = false;
     const [killed, other] = await Promise.all([
-      agent(args(a, "pg-a"), (line, kill) => {
-        if (armed || !/dispatch\s+goal pg-a\/2\//.test(line)) return;
-        armed = true;
-        // The goal id is checkpointed when this line prints; shortly after, the skill is running on the robot.
-        setTimeout(kill, 300);
-      }, env),
+      agent(
+        args(a, "pg-a"),
+        (line, kill) => {
+          if (armed || !/dispatch\s+goal pg-a\/2\//.test(line)) return;
+          armed = true;
+          // The goal id is checkpointed when this line prints; shortly after, the skill is running on the robot.
+          setTimeout(kill, 300);
+        },
+        env,
+      ),
       agent(args(b, "pg-b"), undefined, env),
     ]);
     expect(killed.signal, killed.out).toBe("SIGKILL");
@@ -57,7 +79,9 @@ describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      const counts = await c.query<{ thread_id: string; n: string }>("SELECT thread_id, count(*) AS n FROM checkpoints GROUP BY thread_id ORDER BY thread_id");
+      const counts = await c.query<{ thread_id: string; n: string }>(
+        "SELECT thread_id, count(*) AS n FROM checkpoints GROUP BY thread_id ORDER BY thread_id",
+      );
       expect(counts.rows.map((r) => r.thread_id)).toEqual(["pg-a", "pg-b"]);
       for (const r of counts.rows) expect(Number(r.n)).toBeGreaterThan(20);
       // Each thread's last checkpoint is the finished run.

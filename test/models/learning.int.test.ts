@@ -34,8 +34,20 @@ function syntheticEpisode(id: string, segments: number[][], score: (p: number[])
     return { skill: "open_gripper", params, seconds: 0.2, start: i * steps, end: (i + 1) * steps };
   });
   return {
-    id, instance: "hand", seed: 0, purpose: "explore", tick: 0.05, created: "", state_fields: [], action_fields: [], skills: SKILL_IDS,
-    plan, states: rewards.map(() => []), actions: rewards.slice(1).map(() => []), rewards, plan_success: false,
+    id,
+    instance: "hand",
+    seed: 0,
+    purpose: "explore",
+    tick: 0.05,
+    created: "",
+    state_fields: [],
+    action_fields: [],
+    skills: SKILL_IDS,
+    plan,
+    states: rewards.map(() => []),
+    actions: rewards.slice(1).map(() => []),
+    rewards,
+    plan_success: false,
   };
 }
 
@@ -59,7 +71,9 @@ describe("relabelling and the learner on hand-built episodes", () => {
     const prior = priorPolicy("lift_red");
     const segments = Array.from({ length: 60 }, () => samplePolicy(prior, rng));
     // Reward peaks at carry_z = 0.22, near the top of its range; the prior's mean is 0.14.
-    const episodes = segments.map((s, i) => syntheticEpisode(`e2-${i}`, [s], (p) => Math.max(0, 1 - Math.abs(p[CARRY] - 0.22) / 0.2)));
+    const episodes = segments.map((s, i) =>
+      syntheticEpisode(`e2-${i}`, [s], (p) => Math.max(0, 1 - Math.abs(p[CARRY] - 0.22) / 0.2)),
+    );
     const { policies, stats } = learnerIteration({}, episodes, ["lift_red", "stack_red_on_green"]);
     expect(stats.lift_red.updated).toBe(true);
     expect(stats.lift_red.samples).toBe(60);
@@ -76,7 +90,13 @@ describe("skill learning over the bridge (two simulator processes)", () => {
 
   it("a recorded episode relabelled gives its returns for every skill, matching the robot's own segment report", async () => {
     const lift = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
-    const r = await runSkills(instances.clients[0], { steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: lift, seconds: 3 }], seed: 7 });
+    const r = await runSkills(instances.clients[0], {
+      steps: [
+        { skill: "reach_blue", params: P({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 },
+        { skill: "lift_red", params: lift, seconds: 3 },
+      ],
+      seed: 7,
+    });
     const [ep] = await fetchEpisodes(instances.clients[0], { ids: [r.episode_id!] });
     const segs = segmentReturns(ep);
     expect(segs.map((s) => s.skill)).toEqual(["reach_blue", "lift_red"]);
@@ -89,15 +109,29 @@ describe("skill learning over the bridge (two simulator processes)", () => {
   }, 30_000);
 
   it("a bad plan is refused before it is sent, naming the field", async () => {
-    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(InvalidPlanError);
-    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }] })).rejects.toThrow(/steps\.0\.params\.13: carry_z must be in/);
-    await expect(runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: P({}), seconds: 99 }] })).rejects.toThrow(/steps\.0\.seconds/);
+    await expect(
+      runSkills(instances.clients[0], {
+        steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }],
+      }),
+    ).rejects.toThrow(InvalidPlanError);
+    await expect(
+      runSkills(instances.clients[0], {
+        steps: [{ skill: "lift_red", params: new Array(PARAM_DIM).fill(0), seconds: 1 }],
+      }),
+    ).rejects.toThrow(/steps\.0\.params\.13: carry_z must be in/);
+    await expect(
+      runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: P({}), seconds: 99 }] }),
+    ).rejects.toThrow(/steps\.0\.seconds/);
   });
 
   it("on a fixed seed, a few learner iterations raise lift red's evaluation return above its initial parameters'", async () => {
     const rng = new Rng(11);
     const initial = await evaluateSkill(instances.clients, priorPolicy("lift_red"));
-    const { library, data } = await trainSkills(instances.clients, { policies: {}, curves: {} }, { skills: ["lift_red"], iterations: 3, episodesPerPlan: 8, rng });
+    const { library, data } = await trainSkills(
+      instances.clients,
+      { policies: {}, curves: {} },
+      { skills: ["lift_red"], iterations: 3, episodesPerPlan: 8, rng },
+    );
     const curve = library.curves.lift_red;
     expect(curve[0]).toBeCloseTo(initial.score, 6);
     expect(data).toHaveLength(24);
@@ -109,8 +143,18 @@ describe("skill learning over the bridge (two simulator processes)", () => {
 
   it("explorePlan fans a plan out over both instances; the base-skill library loads and its skills run", async () => {
     const base = loadBaseSkills();
-    expect(Object.keys(base.policies).sort()).toEqual(["close_gripper", "grasp_anything", "open_gripper", "reach_blue", "reach_green", "reach_red"]);
-    const { results, episodes } = await explorePlan(instances.clients, ["reach_red", "close_gripper"], base.policies, { episodes: 4, rng: new Rng(5) });
+    expect(Object.keys(base.policies).sort()).toEqual([
+      "close_gripper",
+      "grasp_anything",
+      "open_gripper",
+      "reach_blue",
+      "reach_green",
+      "reach_red",
+    ]);
+    const { results, episodes } = await explorePlan(instances.clients, ["reach_red", "close_gripper"], base.policies, {
+      episodes: 4,
+      rng: new Rng(5),
+    });
     expect(new Set(episodes.map((e) => e.instance))).toEqual(new Set(["l0", "l1"]));
     expect(results.every((r) => r.segments.length === 2)).toBe(true);
     const reach = await evaluateSkill(instances.clients, base.policies.reach_red);

@@ -17,7 +17,10 @@ import { ReadWatch, noiseLevel, type Task } from "../../models/symbolic/noise";
 import { allReasoners } from "../../graphs";
 
 type Ctx = { task: string } & Record<string, unknown>;
-const CONTEXTS: Ctx[] = readFileSync(join(import.meta.dirname, "../fixtures/contexts.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const CONTEXTS: Ctx[] = readFileSync(join(import.meta.dirname, "../fixtures/contexts.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l));
 
 /** Every prose field a node or manifest writes, reworded; keys in reverse order. */
 function reword(value: unknown, key = "", names = true): unknown {
@@ -27,41 +30,69 @@ function reword(value: unknown, key = "", names = true): unknown {
     return Object.fromEntries(entries.map(([k, v]) => [k, reword(v, k, names)]));
   }
   if (typeof value !== "string") return value;
-  if (key === "description" || key === "phrasing" || key === "summary" || key === "reasoning" || /Label$/.test(key)) return `In other words: ${value.split(" ").reverse().join(" ")}`;
+  if (key === "description" || key === "phrasing" || key === "summary" || key === "reasoning" || /Label$/.test(key))
+    return `In other words: ${value.split(" ").reverse().join(" ")}`;
   if (names && (key === "display" || key === "aliases")) return `${value} (reworded)`;
   return value;
 }
 
-const messages = (system: string, ctx: Ctx, lead = "") => [new SystemMessage(system), new HumanMessage(`${lead}${contextBlock(ctx.task, ctx)}`)];
-const answer = async (model: SymbolicChatModel, m: ReturnType<typeof messages>) => JSON.parse((await model.invoke(m)).content as string);
+const messages = (system: string, ctx: Ctx, lead = "") => [
+  new SystemMessage(system),
+  new HumanMessage(`${lead}${contextBlock(ctx.task, ctx)}`),
+];
+const answer = async (model: SymbolicChatModel, m: ReturnType<typeof messages>) =>
+  JSON.parse((await model.invoke(m)).content as string);
 
 describe("faults keyed on meaning", () => {
   it("has a real context for every role it checks", () => {
-    expect(CONTEXTS.map((c) => c.task)).toEqual(["perceive", "plan", "critique", "plan_course", "high_level_plan", "diagnose", "analyse_curve", "critique_rollout", "propose_task"]);
+    expect(CONTEXTS.map((c) => c.task)).toEqual([
+      "perceive",
+      "plan",
+      "critique",
+      "plan_course",
+      "high_level_plan",
+      "diagnose",
+      "analyse_curve",
+      "critique_rollout",
+      "propose_task",
+    ]);
   });
 
-  it.each(CONTEXTS.map((c) => [c.task, c] as const))("%s: a reworded, re-laid-out context has the same key", (_task, ctx) => {
-    const reworded = reword(ctx) as Ctx;
-    expect(JSON.stringify(reworded)).not.toEqual(JSON.stringify(ctx));
-    for (const seed of [0, 7, 1001]) expect(faultKey(seed, reworded)).toBe(faultKey(seed, ctx));
-  });
+  it.each(CONTEXTS.map((c) => [c.task, c] as const))(
+    "%s: a reworded, re-laid-out context has the same key",
+    (_task, ctx) => {
+      const reworded = reword(ctx) as Ctx;
+      expect(JSON.stringify(reworded)).not.toEqual(JSON.stringify(ctx));
+      for (const seed of [0, 7, 1001]) expect(faultKey(seed, reworded)).toBe(faultKey(seed, ctx));
+    },
+  );
 
-  it.each(CONTEXTS.map((c) => [c.task, c] as const))("%s: a context that asks something else, or another seed, draws anew", (_task, ctx) => {
-    // The first number the context holds outside its wording (a position, a size, a count) moved by one.
-    const text = JSON.stringify(ctx);
-    const moved = text.replace(/("(?!description|summary)[a-zA-Z]+":)(-?\d+(\.\d+)?)/, (_m, k: string, n: string) => `${k}${Number(n) + 1}`);
-    expect(moved).not.toEqual(text);
-    expect(faultKey(0, JSON.parse(moved))).not.toBe(faultKey(0, ctx));
-    expect(faultKey(1, ctx)).not.toBe(faultKey(0, ctx));
-    expect(faultKey(0, { ...ctx, task: `${ctx.task}_other` })).not.toBe(faultKey(0, ctx));
-  });
+  it.each(CONTEXTS.map((c) => [c.task, c] as const))(
+    "%s: a context that asks something else, or another seed, draws anew",
+    (_task, ctx) => {
+      // The first number the context holds outside its wording (a position, a size, a count) moved by one.
+      const text = JSON.stringify(ctx);
+      const moved = text.replace(
+        /("(?!description|summary)[a-zA-Z]+":)(-?\d+(\.\d+)?)/,
+        (_m, k: string, n: string) => `${k}${Number(n) + 1}`,
+      );
+      expect(moved).not.toEqual(text);
+      expect(faultKey(0, JSON.parse(moved))).not.toBe(faultKey(0, ctx));
+      expect(faultKey(1, ctx)).not.toBe(faultKey(0, ctx));
+      expect(faultKey(0, { ...ctx, task: `${ctx.task}_other` })).not.toBe(faultKey(0, ctx));
+    },
+  );
 
   it.each(CONTEXTS.filter((c) => c.task !== "analyse_curve").map((c) => [c.task, c] as const))(
     "%s: under heavy noise, answers to the reworded prompt are the answers to the original, seed by seed",
     async (_task, ctx) => {
       const original = messages("You are the robot's reasoner. Answer in the schema.", ctx);
       // Names keep their wordings here: the instruction reader reads them, so renaming them may change what it reads.
-      const reworded = messages("Reply with JSON that fits the schema; you reason for the robot.", reword(ctx, "", false) as Ctx, "The context follows.\n\n");
+      const reworded = messages(
+        "Reply with JSON that fits the schema; you reason for the robot.",
+        reword(ctx, "", false) as Ctx,
+        "The context follows.\n\n",
+      );
       const answers = new Set<unknown>();
       for (let seed = 0; seed < 24; seed++) {
         const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
@@ -70,7 +101,8 @@ describe("faults keyed on meaning", () => {
         answers.add(JSON.stringify(a));
       }
       // Not vacuous where the role has faults to draw: the seeds' draws give different answers.
-      if (["perceive", "plan", "critique", "plan_course", "critique_rollout"].includes(ctx.task)) expect(answers.size).toBeGreaterThan(1);
+      if (["perceive", "plan", "critique", "plan_course", "critique_rollout"].includes(ctx.task))
+        expect(answers.size).toBeGreaterThan(1);
     },
   );
 
@@ -84,11 +116,15 @@ describe("faults keyed on meaning", () => {
       // Not vacuous: a changed field the reasoner reads does move the draws.
       const read = Object.keys(ctx).filter((k) => k !== "task" && watch.fields.has(k));
       expect(read.length).toBeGreaterThan(0);
-      const variants: Ctx[] = [{ ...ctx, asked_again: { objects: ["apple"], why: "the team disagrees" } }, ...unread.map((k) => ({ ...ctx, [k]: { changed: k } }))];
+      const variants: Ctx[] = [
+        { ...ctx, asked_again: { objects: ["apple"], why: "the team disagrees" } },
+        ...unread.map((k) => ({ ...ctx, [k]: { changed: k } })),
+      ];
       for (let seed = 0; seed < 8; seed++) {
         const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
         const a = await answer(model, messages("Answer in the schema.", ctx));
-        for (const v of variants) expect(await answer(model, messages("Answer in the schema.", v)), `seed ${seed}`).toEqual(a);
+        for (const v of variants)
+          expect(await answer(model, messages("Answer in the schema.", v)), `seed ${seed}`).toEqual(a);
       }
     },
   );
@@ -104,10 +140,22 @@ describe("the perceiver's faults belong to the view", () => {
     for (let seed = 0; seed < 40; seed++) {
       const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
       const plain = await answer(model, messages("Answer in the schema.", perceiveCtx));
-      const elsewhere = await answer(model, messages("Answer in the schema.", { ...perceiveCtx, lookFor: { objects: ["hamburger"], places: ["oven"], why: "find the hamburger" } }));
+      const elsewhere = await answer(
+        model,
+        messages("Answer in the schema.", {
+          ...perceiveCtx,
+          lookFor: { objects: ["hamburger"], places: ["oven"], why: "find the hamburger" },
+        }),
+      );
       expect(elsewhere, `seed ${seed}`).toEqual(plain);
       for (const thing of shown) {
-        const close = await answer(model, messages("Answer in the schema.", { ...perceiveCtx, lookFor: { objects: [thing], places: [], why: `find the ${thing}` } }));
+        const close = await answer(
+          model,
+          messages("Answer in the schema.", {
+            ...perceiveCtx,
+            lookFor: { objects: [thing], places: [], why: `find the ${thing}` },
+          }),
+        );
         const names = (o: { objects: { name: string }[] }) => o.objects.map((x) => x.name);
         // Everything the plain look reported is reported again; the thing looked at may be found where it was missed
         // (under its own name or, misnamed, another wording), and nothing else.
@@ -127,9 +175,23 @@ describe("the perceiver's faults belong to the view", () => {
     let missed = 0;
     for (let seed = 0; seed < 40; seed++) {
       const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.9));
-      const scan = await answer(model, messages("Answer in the schema.", { task: "scan", world: diag.world, detections: diag.detections } as Ctx));
+      const scan = await answer(
+        model,
+        messages("Answer in the schema.", { task: "scan", world: diag.world, detections: diag.detections } as Ctx),
+      );
       for (const thing of labels) {
-        const ask = async (question: string) => (await answer(model, messages("Answer in the schema.", { task: "vision_answer", question, world: diag.world, detections: diag.detections } as Ctx))).answer as string;
+        const ask = async (question: string) =>
+          (
+            await answer(
+              model,
+              messages("Answer in the schema.", {
+                task: "vision_answer",
+                question,
+                world: diag.world,
+                detections: diag.detections,
+              } as Ctx),
+            )
+          ).answer as string;
         const a = await ask(`Is the ${thing} in view?`);
         expect(await ask(`Tell me: is the ${thing} visible from here?`)).toBe(a);
         expect(a.startsWith("Yes"), `seed ${seed}, ${thing}`).toBe((scan.visible as string[]).includes(thing));

@@ -26,12 +26,24 @@ const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.jso
 
 let fake: FakeOpenAI;
 /** The text part of a request's user message: what a hosted VLM would read besides the images. */
-const contextText = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find((p) => p.type === "text")!.text!;
-const env = (baseURL: string) => ({ OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
+const contextText = (req: ChatRequest) =>
+  (req.messages.find((m) => m.role === "user")!.content as { type: string; text?: string }[]).find(
+    (p) => p.type === "text",
+  )!.text!;
+const env = (baseURL: string) => ({
+  OPENAI_API_KEY: "sk-local",
+  OPENAI_BASE_URL: baseURL,
+  ROBOGRAPH_MODEL: "local-vlm",
+  ROBOGRAPH_MODEL_RETRIES: "0",
+  ROBOGRAPH_MODEL_TIMEOUT_MS: "5000",
+});
 let png: Buffer;
 
 /** The server answers as the symbolic reasoner would from the context text alone: a hosted VLM's stand-in. */
-const reasonerAnswer = (reasoner = new SymbolicChatModel(allReasoners())) => async (req: ChatRequest) => (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
+const reasonerAnswer =
+  (reasoner = new SymbolicChatModel(allReasoners())) =>
+  async (req: ChatRequest) =>
+    (await reasoner._generate([new HumanMessage(contextText(req))])).generations[0].text;
 
 /** A describe block's episode needs: the endpoint in the environment, a simulator, both undone afterwards. */
 function episodeFixture() {
@@ -47,7 +59,9 @@ function episodeFixture() {
 
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => ({ arguments: "{}" }));
-  png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#c04020" } }).png().toBuffer();
+  png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "#c04020" } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await fake.close();
@@ -75,14 +89,19 @@ describe("openai backend over HTTP", () => {
   });
 
   it("sends image parts and parses the structured answer, counting usage", async () => {
-    fake.respond = () => ({ arguments: JSON.stringify({ verdict: "redundant", feedback: "the drawer is already open" }) });
+    fake.respond = () => ({
+      arguments: JSON.stringify({ verdict: "redundant", feedback: "the drawer is already open" }),
+    });
     const { value, usage } = await ask();
     expect(value).toEqual({ verdict: "redundant", feedback: "the drawer is already open" });
     expect(usage.critic).toEqual({ calls: 1, inputTokens: 100, outputTokens: 20, images: 1, outcomes: { ok: 1 } });
     const req = fake.requests[0];
     expect(req.model).toBe("local-vlm");
     expect(req.tools?.[0].function.name).toBe("Critique");
-    const parts = req.messages.find((m) => m.role === "user")!.content as { type: string; image_url?: { url: string } }[];
+    const parts = req.messages.find((m) => m.role === "user")!.content as {
+      type: string;
+      image_url?: { url: string };
+    }[];
     expect(parts[0].type).toBe("text");
     const image = parts.find((p) => p.type === "image_url")!;
     expect(image.image_url!.url).toMatch(/^data:image\/png;base64,/);
@@ -96,7 +115,10 @@ describe("openai backend over HTTP", () => {
   });
 
   it("sends a malformed answer back for repair and accepts the corrected one", async () => {
-    fake.respond = (_req, n) => (n === 1 ? { arguments: JSON.stringify({ verdict: "maybe", feedback: 3 }) } : { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) });
+    fake.respond = (_req, n) =>
+      n === 1
+        ? { arguments: JSON.stringify({ verdict: "maybe", feedback: 3 }) }
+        : { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) };
     const { value } = await ask();
     expect(value.verdict).toBe("ok");
     expect(fake.requests).toHaveLength(2);
@@ -112,21 +134,35 @@ describe("openai backend over HTTP", () => {
   });
 
   it("jsonSchema mode: an answer that is not JSON goes back for repair naming the schema, not resent as a transport failure", async () => {
-    const config = modelConfig({ ...env(fake.baseURL), ROBOGRAPH_MODEL_RETRIES: "1", ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema" });
-    fake.respond = (_req, n) => (n === 1 ? { content: "Sure! The drawer looks fine to open." } : { content: JSON.stringify({ verdict: "ok", feedback: "fine" }) });
+    const config = modelConfig({
+      ...env(fake.baseURL),
+      ROBOGRAPH_MODEL_RETRIES: "1",
+      ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema",
+    });
+    fake.respond = (_req, n) =>
+      n === 1
+        ? { content: "Sure! The drawer looks fine to open." }
+        : { content: JSON.stringify({ verdict: "ok", feedback: "fine" }) };
     const { value, usage } = await ask(config);
     expect(value).toEqual({ verdict: "ok", feedback: "fine" });
-    expect(fake.requests[0].response_format).toMatchObject({ type: "json_schema", json_schema: { name: "Critique", strict: true } });
+    expect(fake.requests[0].response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "Critique", strict: true },
+    });
     // The second request is a repair, carrying the answer and the complaint; both calls count.
     expect(fake.requests).toHaveLength(2);
-    expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(/does not fit the Critique schema \(the answer is not valid JSON: \\"Sure! The drawer/);
+    expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(
+      /does not fit the Critique schema \(the answer is not valid JSON: \\"Sure! The drawer/,
+    );
     expect(usage.critic?.calls).toBe(2);
 
     fake.requests.length = 0;
     fake.respond = () => ({ content: "I think it is fine." });
     const err = await ask(config).catch((e) => e);
     expect(err).toBeInstanceOf(ModelOutputError);
-    expect(err.message).toMatch(/the critic model's answer does not fit the Critique schema: the answer is not valid JSON: "I think it is fine\." \(after 3 attempts\)/);
+    expect(err.message).toMatch(
+      /the critic model's answer does not fit the Critique schema: the answer is not valid JSON: "I think it is fine\." \(after 3 attempts\)/,
+    );
     expect(fake.requests).toHaveLength(3);
   });
 
@@ -136,20 +172,32 @@ describe("openai backend over HTTP", () => {
     const script = join(scratchDir(), "ask.mts");
     const models = JSON.stringify(join(ROOT, "models", "index.ts"));
     const schemas = JSON.stringify(join(ROOT, "graphs", "clea", "schemas.ts"));
-    writeFileSync(script, `import { askStructured, createModels, modelConfig } from ${models};
+    writeFileSync(
+      script,
+      `import { askStructured, createModels, modelConfig } from ${models};
 import { Critique } from ${schemas};
 const config = modelConfig(process.env);
 const ask = () => askStructured(createModels(config, {}), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge", task: "critique", context: {} }).catch((e) => console.log(e.message));
 await ask();
 await ask();
-`);
-    const out = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(process.execPath, [TSX, script], { env: { ...process.env, ...env(fake.baseURL) } }, (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr }))),
+`,
     );
-    expect(out.stdout.match(/does not fit the Critique schema: the answer is not valid JSON: "\{not json"/g)).toHaveLength(2);
+    const out = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [TSX, script],
+        { env: { ...process.env, ...env(fake.baseURL) } },
+        (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })),
+      ),
+    );
+    expect(
+      out.stdout.match(/does not fit the Critique schema: the answer is not valid JSON: "\{not json"/g),
+    ).toHaveLength(2);
     expect(fake.requests).toHaveLength(6);
     expect(out.stderr).not.toMatch(/New LangChain packages are available/);
-    expect(out.stderr.match(/tool-call arguments that are not valid JSON; the answer goes back for repair/g)).toHaveLength(1);
+    expect(
+      out.stderr.match(/tool-call arguments that are not valid JSON; the answer goes back for repair/g),
+    ).toHaveLength(1);
   });
 
   it("fails fast with a clear error when the endpoint is dead", async () => {
@@ -172,7 +220,12 @@ describe("a whole episode through the openai backend", () => {
     fake.respond = async (req) => ({ arguments: await answer(req) });
     Object.assign(process.env, env(fake.baseURL));
     const sim = (fx.sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]));
-    const e = await runEpisode({ url: sim.url, scenario: "integration_tea_to_trash", thread: "openai-episode", backend: "openai" });
+    const e = await runEpisode({
+      url: sim.url,
+      scenario: "integration_tea_to_trash",
+      thread: "openai-episode",
+      backend: "openai",
+    });
     expect(e.truth.success).toBe(true);
     expect(fake.requests.length).toBeGreaterThan(10);
     const withImages = fake.requests.filter((r) => JSON.stringify(r.messages).includes("data:image/png;base64,"));
@@ -202,11 +255,22 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     };
     Object.assign(process.env, env(fake.baseURL));
     const started = (fx.sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]));
-    const goal = loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred")!.example.inputs.goal;
-    const e = await runClosedLoopEpisode({ mode: "replan", url: started.url, goal, thread: "openai-replan", dataDir: scratchDir(), backend: "openai" });
+    const goal = loadDataset("tabletop").find(
+      (r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred",
+    )!.example.inputs.goal;
+    const e = await runClosedLoopEpisode({
+      mode: "replan",
+      url: started.url,
+      goal,
+      thread: "openai-replan",
+      dataDir: scratchDir(),
+      backend: "openai",
+    });
     expect(broke).toBe(true);
     // The repair request carried the schema complaint back to the model.
-    expect(fake.requests.some((r) => JSON.stringify(r.messages).includes("does not fit the MotionDraft schema"))).toBe(true);
+    expect(fake.requests.some((r) => JSON.stringify(r.messages).includes("does not fit the MotionDraft schema"))).toBe(
+      true,
+    );
     expect(e.truth.success).toBe(true);
     expect(e.trace.some((t) => t.node === "diagnose")).toBe(true);
     expect(JSON.stringify(fake.requests)).toContain("data:image/png;base64,");
@@ -215,7 +279,9 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
 
 describe("VLM-PC through the openai backend", () => {
   const fx = episodeFixture();
-  const imagesIn = (r: ChatRequest) => (r.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url").length;
+  const imagesIn = (r: ChatRequest) =>
+    (r.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url")
+      .length;
 
   it("sends the history's frames with each planning call, and no more than the window when one is set", async () => {
     const answer = reasonerAnswer();
@@ -223,7 +289,15 @@ describe("VLM-PC through the openai backend", () => {
     Object.assign(process.env, env(fake.baseURL));
     const { COURSE_GOAL } = await import("../../evals/datasets");
     let sim = (fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]));
-    const whole = await runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: "openai-vlmpc", dataDir: scratchDir(), backend: "openai", maxSteps: 5 });
+    const whole = await runClosedLoopEpisode({
+      mode: "vlmpc",
+      url: sim.url,
+      goal: COURSE_GOAL,
+      thread: "openai-vlmpc",
+      dataDir: scratchDir(),
+      backend: "openai",
+      maxSteps: 5,
+    });
     // Step k's call carries the k earlier frames and the current view, earlier answers in its text.
     expect(fake.requests.map(imagesIn)).toEqual([1, 2, 3, 4, 5]);
     expect(contextText(fake.requests[4])).toContain('"history":[{"step":0');
@@ -232,7 +306,16 @@ describe("VLM-PC through the openai backend", () => {
     fake.requests.length = 0;
     await sim.stop();
     sim = fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]);
-    await runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: "openai-vlmpc-window", dataDir: scratchDir(), backend: "openai", maxSteps: 6, historyWindow: 2 });
+    await runClosedLoopEpisode({
+      mode: "vlmpc",
+      url: sim.url,
+      goal: COURSE_GOAL,
+      thread: "openai-vlmpc-window",
+      dataDir: scratchDir(),
+      backend: "openai",
+      maxSteps: 6,
+      historyWindow: 2,
+    });
     expect(fake.requests.map(imagesIn)).toEqual([1, 2, 3, 3, 3, 3]);
     // What scrolled out of the window is summarized in text, without its frame.
     expect(contextText(fake.requests[5])).toContain('"summary":[{"step":0');

@@ -27,20 +27,30 @@ const sceneWorld = (scene: string) => WorldDescription.parse(describeScene(build
 const rows = loadDataset("paraphrases");
 /** The canonical instruction each paraphrase restates (kept in the row's metadata, which the loader does not keep). */
 const canonical = new Map(
-  readFileSync(datasetPath("paraphrases"), "utf8").trim().split("\n").map((l) => {
-    const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical: string } };
-    return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
-  }),
+  readFileSync(datasetPath("paraphrases"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => {
+      const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical: string } };
+      return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
+    }),
 );
 
 /** Is a row's instruction read as its task's canonical goal? Returns the reading for the report. */
 function understood(row: (typeof rows)[number]): { ok: boolean; reading: string } {
   const ex = row.example;
-  if (ex.inputs.world === "course" || !("goal" in ex.outputs)) throw new Error(`${row.id}: the paraphrase dataset holds kitchen and tabletop rows only`);
+  if (ex.inputs.world === "course" || !("goal" in ex.outputs))
+    throw new Error(`${row.id}: the paraphrase dataset holds kitchen and tabletop rows only`);
   const outputs = ex.outputs;
   if (ex.inputs.world === "kitchen") {
-    const r = readInstruction(ex.inputs.goal, kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
-    const ok = r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...outputs.goal].sort());
+    const r = readInstruction(
+      ex.inputs.goal,
+      kitchen.labels,
+      kitchen.places.map((p) => p.name),
+      kitchenLex,
+    );
+    const ok =
+      r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...outputs.goal].sort());
     return { ok, reading: r.notUnderstood.length ? notUnderstoodMessage(r, kitchenLex) : r.goals.join(", ") };
   }
   const w = sceneWorld(ex.inputs.scenario as string);
@@ -48,7 +58,10 @@ function understood(row: (typeof rows)[number]): { ok: boolean; reading: string 
   const theirs = readTabletopGoal(canonical.get(row.id)!, w);
   // Read as the canonical instruction is read, and (where a reading fixes it) as the scene's checked goal.
   const literals = mine.goal ? goalLiterals(mine.goal, w) : [];
-  const ok = !!mine.goal && JSON.stringify(mine.goal) === JSON.stringify(theirs.goal) && (!literals.length || JSON.stringify(literals) === JSON.stringify(outputs.goal));
+  const ok =
+    !!mine.goal &&
+    JSON.stringify(mine.goal) === JSON.stringify(theirs.goal) &&
+    (!literals.length || JSON.stringify(literals) === JSON.stringify(outputs.goal));
   return { ok, reading: mine.goal ? JSON.stringify(mine.goal) : mine.message! };
 }
 
@@ -65,27 +78,45 @@ describe("the paraphrase dataset", () => {
   it("is understood: at least 90% read as their task's canonical goal", () => {
     const results = rows.map((r) => ({ id: r.id, text: r.example.inputs.goal, ...understood(r) }));
     const share = results.filter((r) => r.ok).length / results.length;
-    console.log(`paraphrases understood: ${results.filter((r) => r.ok).length}/${results.length} (${Math.round(share * 100)}%)`);
+    console.log(
+      `paraphrases understood: ${results.filter((r) => r.ok).length}/${results.length} (${Math.round(share * 100)}%)`,
+    );
     for (const r of results.filter((x) => !x.ok)) console.log(`  not as canonical: ${r.id} "${r.text}" → ${r.reading}`);
     expect(share).toBeGreaterThanOrEqual(0.9);
   });
 
   it("reads the issue's two examples as the tea-to-trash task", () => {
     for (const text of ["Locate the tea bottle and dispose of it in the garbage", "Throw away the bottle of tea"]) {
-      const r = readInstruction(text, kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
+      const r = readInstruction(
+        text,
+        kitchen.labels,
+        kitchen.places.map((p) => p.name),
+        kitchenLex,
+      );
       expect(r.goals, text).toEqual(["in(bottle_of_tea, trash_can)"]);
       expect(r.notUnderstood).toEqual([]);
     }
   });
 
   it("pairs each thing with its own place, and takes 'from'/'out of' as where a thing is", () => {
-    const r = readInstruction("Take the milk out of the fridge and put it on the table, and the burger in the oven.", kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
+    const r = readInstruction(
+      "Take the milk out of the fridge and put it on the table, and the burger in the oven.",
+      kitchen.labels,
+      kitchen.places.map((p) => p.name),
+      kitchenLex,
+    );
     expect(r.goals.sort()).toEqual(["in(hamburger, oven)", "in(milk, table)"]);
     expect(r.told).toContainEqual({ object: "milk", place: "refrigerator" });
   });
 
   it("reads 'put away' as storing and 'throw out' as the trash, and asks for a place when none is named", () => {
-    const read = (text: string) => readInstruction(text, kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
+    const read = (text: string) =>
+      readInstruction(
+        text,
+        kitchen.labels,
+        kitchen.places.map((p) => p.name),
+        kitchenLex,
+      );
     expect(read("Could you put away the bread in the upper drawer?").goals).toEqual(["in(bread, drawer_top)"]);
     expect(read("Throw out the milk.").goals).toEqual(["in(milk, trash_can)"]);
     expect(read("Put the bread away.").unplaced[0].why).toBe("it names no place I know to put the bread in");
@@ -93,7 +124,13 @@ describe("the paraphrase dataset", () => {
 });
 
 describe("instructions it cannot map", () => {
-  const read = (text: string) => readInstruction(text, kitchen.labels, kitchen.places.map((p) => p.name), kitchenLex);
+  const read = (text: string) =>
+    readInstruction(
+      text,
+      kitchen.labels,
+      kitchen.places.map((p) => p.name),
+      kitchenLex,
+    );
 
   it("names the words it could not place, lists what it knows, and suggests nothing for nonsense", () => {
     const r = read("Throw the flux capacitor into the sink.");
@@ -101,7 +138,9 @@ describe("instructions it cannot map", () => {
     expect(r.unplaced).toEqual([{ words: "flux capacitor", closest: [] }]);
     const m = notUnderstoodMessage(r, kitchenLex);
     expect(m).toContain('could not place "flux capacitor" (nothing close)');
-    expect(m).toContain("objects: bottle_of_tea, hamburger, apple, orange, vitamin_pills, green_medication, milk, bread, cup, sponge");
+    expect(m).toContain(
+      "objects: bottle_of_tea, hamburger, apple, orange, vitamin_pills, green_medication, milk, bread, cup, sponge",
+    );
     expect(m).toContain("places: table, refrigerator, oven, sink, drawer_top, drawer_middle, trash_can");
     expect(m).toContain("skills: go_to, open, close, pick_from, release_to");
   });
@@ -109,8 +148,12 @@ describe("instructions it cannot map", () => {
   it("suggests the closest names for a near miss or an ambiguous word", () => {
     expect(read("Put the milk in the freezer.").unplaced).toEqual([{ words: "freezer", closest: ["refrigerator"] }]);
     // Two drawers: which one is not guessed.
-    expect(read("Put the tea in the drawer.").unplaced).toEqual([{ words: "drawer", closest: ["drawer_top", "drawer_middle"] }]);
-    expect(notUnderstoodMessage(read("Find the unicorn and the hamburger."), kitchenLex)).toMatch(/could not place "unicorn"/);
+    expect(read("Put the tea in the drawer.").unplaced).toEqual([
+      { words: "drawer", closest: ["drawer_top", "drawer_middle"] },
+    ]);
+    expect(notUnderstoodMessage(read("Find the unicorn and the hamburger."), kitchenLex)).toMatch(
+      /could not place "unicorn"/,
+    );
   });
 
   it("still refuses, naming the words, when what is left after statements, reasons and describing words names nothing it knows", () => {
@@ -120,8 +163,12 @@ describe("instructions it cannot map", () => {
     expect(read("Let's get the burger into the oven.").goals).toEqual(["in(hamburger, oven)"]);
     // Refused: an unknown action, an unknown thing (described or not), an unknown place, or a statement alone.
     expect(read("Wash the apple.").unplaced[0]).toMatchObject({ words: "Wash", why: "no action I can read" });
-    expect(read("Put the rotten banana in the fridge, it smells.").unplaced.map((u) => u.words)).toContain("rotten banana");
-    expect(read("Put the apple in the dishwasher because it's dirty.").unplaced.map((u) => u.words)).toContain("dishwasher");
+    expect(read("Put the rotten banana in the fridge, it smells.").unplaced.map((u) => u.words)).toContain(
+      "rotten banana",
+    );
+    expect(read("Put the apple in the dishwasher because it's dirty.").unplaced.map((u) => u.words)).toContain(
+      "dishwasher",
+    );
     for (const text of ["The apple is dirty.", "The fridge is full, so", "I think the milk is in the fridge."]) {
       const r = read(text);
       expect(r.goals, text).toEqual([]);
@@ -140,15 +187,40 @@ describe("instructions it cannot map", () => {
   });
 
   it("ends the CLEA planner's task with that message", () => {
-    const p = plan({ goal: "Find the flux capacitor and put it in the oven.", belief: emptyBelief(["mobile", "arm"], kitchen), robots, world: kitchen, maxSteps: 5 }, NO_NOISE, never);
+    const p = plan(
+      {
+        goal: "Find the flux capacitor and put it in the oven.",
+        belief: emptyBelief(["mobile", "arm"], kitchen),
+        robots,
+        world: kitchen,
+        maxSteps: 5,
+      },
+      NO_NOISE,
+      never,
+    );
     expect(p.steps).toEqual([]);
-    expect(p.giveUp).toMatch(/^the instruction is not understood: "Find the flux capacitor", "put it in the oven"; could not place "flux capacitor" \(nothing close\); "put it in the oven": it names no thing I know to put somewhere; I know objects: /);
+    expect(p.giveUp).toMatch(
+      /^the instruction is not understood: "Find the flux capacitor", "put it in the oven"; could not place "flux capacitor" \(nothing close\); "put it in the oven": it names no thing I know to put somewhere; I know objects: /,
+    );
   });
 
   it("ends RePLan's planner with that message, in the scene's own vocabulary", () => {
     const w = sceneWorld("block");
     expect(readTabletopGoal("Put the purple pyramid on the crate.", w).goal).toBeUndefined();
-    const hl = highLevelPlan({ goal: "Put the purple pyramid on the crate.", world: w, scene: [], facts: [], reasons: [], failedAttempts: [], replansSoFar: 0, proceduresSoFar: 0 }, NO_NOISE, never);
+    const hl = highLevelPlan(
+      {
+        goal: "Put the purple pyramid on the crate.",
+        world: w,
+        scene: [],
+        facts: [],
+        reasons: [],
+        failedAttempts: [],
+        replansSoFar: 0,
+        proceduresSoFar: 0,
+      },
+      NO_NOISE,
+      never,
+    );
     expect(hl.steps).toEqual([]);
     expect(hl.thought).toMatch(/could not place "purple pyramid"/);
     expect(hl.thought).toContain("objects: yellow_cube, red_cube");
@@ -158,12 +230,21 @@ describe("instructions it cannot map", () => {
 
 describe("names in manifests, world descriptions and detections", () => {
   it("every kitchen and tabletop name has a display name; the bundled manifests give every skill one", () => {
-    for (const n of [...kitchen.labels, ...kitchen.places.map((p) => p.name), ...kitchen.navigationPoints]) expect(kitchen.names?.[n]?.display, n).toBeTruthy();
+    for (const n of [...kitchen.labels, ...kitchen.places.map((p) => p.name), ...kitchen.navigationPoints])
+      expect(kitchen.names?.[n]?.display, n).toBeTruthy();
     for (const scene of ["cabinet_barred", "kitchen", "lever", "color", "sensor"]) {
       const w = sceneWorld(scene);
-      for (const n of [...w.labels, ...w.places.map((p) => p.name), ...(w.joints ?? []).map((j) => j.name), ...(w.targets ?? []).map((t) => t.name)]) expect(w.names?.[n]?.display, `${scene}: ${n}`).toBeTruthy();
+      for (const n of [
+        ...w.labels,
+        ...w.places.map((p) => p.name),
+        ...(w.joints ?? []).map((j) => j.name),
+        ...(w.targets ?? []).map((t) => t.name),
+      ])
+        expect(w.names?.[n]?.display, `${scene}: ${n}`).toBeTruthy();
     }
-    for (const world of ["kitchen", "tabletop", "course", "workbench"]) for (const r of bundledManifests(world)) for (const s of r.skills) expect(s.display, `${r.id}.${s.name}`).toBeTruthy();
+    for (const world of ["kitchen", "tabletop", "course", "workbench"])
+      for (const r of bundledManifests(world))
+        for (const s of r.skills) expect(s.display, `${r.id}.${s.name}`).toBeTruthy();
   });
 
   it("refuses names for things the world or the manifest does not have", () => {
@@ -178,9 +259,19 @@ describe("names in manifests, world descriptions and detections", () => {
 
   it("reads a detector that reports plain words through the world's wordings", () => {
     const detections = {
-      detections: [{ label: "tea bottle", display: "tea bottle", score: 0.9, box: { x: 0, y: 0, w: 9, h: 9 }, location: { relation: "on" as const, place: "table" } }],
+      detections: [
+        {
+          label: "tea bottle",
+          display: "tea bottle",
+          score: 0.9,
+          box: { x: 0, y: 0, w: 9, h: 9 },
+          location: { relation: "on" as const, place: "table" },
+        },
+      ],
       places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }],
     };
-    expect(perceive({ robot: "arm", detections, world: kitchen }, NO_NOISE, never).objects[0].name).toBe("bottle_of_tea");
+    expect(perceive({ robot: "arm", detections, world: kitchen }, NO_NOISE, never).objects[0].name).toBe(
+      "bottle_of_tea",
+    );
   });
 });

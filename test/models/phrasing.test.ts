@@ -62,7 +62,10 @@ describe("restating an instruction", () => {
       ["Look for the sponge as well as the cup.", "Look for the sponge and the cup."],
       ["Come and find the orange, and also the milk.", "Find the orange and the milk."],
       ["The cup needs to be picked up and then placed in the sink.", "Place the cup in the sink."],
-      ["The milk should be removed from the fridge and put on the table.", "Take the milk from the fridge. Put the milk on the table."],
+      [
+        "The milk should be removed from the fridge and put on the table.",
+        "Take the milk from the fridge. Put the milk on the table.",
+      ],
       ["Move the apple so that it ends up in the oven.", "Move the apple in the oven."],
       ["Bring the cup over so that I can wash it.", "Bring the cup over."],
     ]);
@@ -76,7 +79,10 @@ describe("restating an instruction", () => {
       ["A red bar is blocking the doors, so get it out of the way.", "Get a red bar out of the way."],
       ["Since the oven is already warm, could you put the burger in there?", "Put the burger in the oven."],
       ["I'm hungry — heat the burger in the oven.", "Heat the burger in the oven."],
-      ["Take the yellow cube off the crate and put the red one there instead.", "Take the yellow cube off the crate. Put the red cube to the crate."],
+      [
+        "Take the yellow cube off the crate and put the red one there instead.",
+        "Take the yellow cube off the crate. Put the red cube to the crate.",
+      ],
     ]);
     // Nothing asked: nothing said.
     expect(restate("The apple is dirty.")).toBe("");
@@ -85,8 +91,14 @@ describe("restating an instruction", () => {
   it("reads a first step said as 'once you've …', a heading before a colon, and 'belongs in'", () => {
     reads([
       ["Once you've tracked down the vitamins, throw them out.", "Track down the vitamins. Throw the vitamins out."],
-      ["Empty the sink: the cup goes on the table and the sponge goes in the top drawer.", "Put the cup on the table. Put the sponge in the top drawer."],
-      ["The medicine from the upper drawer belongs in the fridge.", "Put the medicine from the upper drawer in the fridge."],
+      [
+        "Empty the sink: the cup goes on the table and the sponge goes in the top drawer.",
+        "Put the cup on the table. Put the sponge in the top drawer.",
+      ],
+      [
+        "The medicine from the upper drawer belongs in the fridge.",
+        "Put the medicine from the upper drawer in the fridge.",
+      ],
     ]);
   });
 
@@ -106,7 +118,10 @@ describe("restating an instruction", () => {
       ["I'd love it if the orange were in the fridge.", "Put the orange in the fridge."],
       ["Please make sure that the cup is in the sink.", "Put the cup in the sink."],
       ["Could you grab the tea? It should go in the fridge.", "Put the tea in the fridge."],
-      ["I'd like the yellow box stored away in the cabinet, please; you'll have to open a door first.", "Store the yellow box in the cabinet."],
+      [
+        "I'd like the yellow box stored away in the cabinet, please; you'll have to open a door first.",
+        "Store the yellow box in the cabinet.",
+      ],
       ["Go to the table and get the apple, then put it in the fridge.", "Put the apple in the fridge."],
       ["Could you do me a favour and put the apple in the fridge?", "Put the apple in the fridge."],
       ["Is the milk in the fridge?", "Find the milk."],
@@ -114,8 +129,6 @@ describe("restating an instruction", () => {
   });
 
   it("leaves an order it has no reading for as written, for the reader to name", () => {
-    reads([
-      ["Put the orange into the sink and wash the apple.", "Put the orange into the sink. Wash the apple."],
-    ]);
+    reads([["Put the orange into the sink and wash the apple.", "Put the orange into the sink. Wash the apple."]]);
   });
 });

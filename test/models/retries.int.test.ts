@@ -8,10 +8,25 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { askStructured, backoffMs, createModels, extractJson, modelConfig, ModelUnavailableError, retryAfterMs, withModelScope } from "../../models";
+import {
+  askStructured,
+  backoffMs,
+  createModels,
+  extractJson,
+  modelConfig,
+  ModelUnavailableError,
+  retryAfterMs,
+  withModelScope,
+} from "../../models";
 import { Critique } from "../../graphs/clea/schemas";
 import { BridgeClient } from "../../robots/bridge/client";
-import { answerAsReasoner, contextText, startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "../helpers/openaiServer";
+import {
+  answerAsReasoner,
+  contextText,
+  startFakeOpenAI,
+  type ChatRequest,
+  type FakeOpenAI,
+} from "../helpers/openaiServer";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
@@ -30,7 +45,14 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 const ask = (config = modelConfig(env())) =>
-  askStructured(createModels(config, allReasoners()), config, { role: "critic", schema: Critique, schemaName: "Critique", system: "judge the action", task: "critique", context: { action: "open the drawer" } });
+  askStructured(createModels(config, allReasoners()), config, {
+    role: "critic",
+    schema: Critique,
+    schemaName: "Critique",
+    system: "judge the action",
+    task: "critique",
+    context: { action: "open the drawer" },
+  });
 
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => ok);
@@ -45,7 +67,8 @@ afterEach(() => {
 
 describe("transport failures are retried", () => {
   it("500s: sent again with backoff until one answers, every request counted with its outcome", async () => {
-    fake.respond = (_r, n) => (n <= 2 ? { status: 500, body: JSON.stringify({ error: { message: "upstream exploded" } }) } : ok);
+    fake.respond = (_r, n) =>
+      n <= 2 ? { status: 500, body: JSON.stringify({ error: { message: "upstream exploded" } }) } : ok;
     const { value, usage } = await ask();
     expect(value).toEqual({ verdict: "ok", feedback: "fine" });
     expect(fake.requests).toHaveLength(3);
@@ -53,7 +76,10 @@ describe("transport failures are retried", () => {
   });
 
   it("429 with Retry-After: waits as long as the server asked, not the (shorter) backoff", async () => {
-    fake.respond = (_r, n) => (n === 1 ? { status: 429, body: JSON.stringify({ error: { message: "slow down" } }), headers: { "retry-after": "1" } } : ok);
+    fake.respond = (_r, n) =>
+      n === 1
+        ? { status: 429, body: JSON.stringify({ error: { message: "slow down" } }), headers: { "retry-after": "1" } }
+        : ok;
     const { usage } = await ask();
     expect(fake.requests).toHaveLength(2);
     // A lower bound only: the server asked for a second, the configured backoff is 10 ms.
@@ -71,9 +97,13 @@ describe("transport failures are retried", () => {
   it("gives up after the bounded retries, naming the role, the endpoint and the last error", async () => {
     fake.respond = () => ({ status: 503, body: JSON.stringify({ error: { message: "overloaded" } }) });
     const scope = { usage: {} };
-    const err = await withModelScope(scope, () => ask(modelConfig(env({ ROBOGRAPH_MODEL_RETRIES: "2" })))).catch((e) => e);
+    const err = await withModelScope(scope, () => ask(modelConfig(env({ ROBOGRAPH_MODEL_RETRIES: "2" })))).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(ModelUnavailableError);
-    expect(err.message).toMatch(/the critic model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 3 times \(2 retries\); last error: HTTP 503: 503 overloaded/);
+    expect(err.message).toMatch(
+      /the critic model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 3 times \(2 retries\); last error: HTTP 503: 503 overloaded/,
+    );
     expect(fake.requests).toHaveLength(3);
     // The node's ledger has every request, though the call threw.
     expect(scope.usage).toMatchObject({ critic: { calls: 3, outcomes: { http_503: 3 } } });
@@ -126,7 +156,8 @@ describe("answers with prose or a fence around the JSON", () => {
   });
 
   it("a real schema failure still goes back for repair; a truncated answer is not completed into a shorter one", async () => {
-    fake.respond = (_r, n) => (n === 1 ? { content: 'My answer: {"verdict": "maybe", "feedback": "hm"}' } : { content: answer });
+    fake.respond = (_r, n) =>
+      n === 1 ? { content: 'My answer: {"verdict": "maybe", "feedback": "hm"}' } : { content: answer };
     const { usage } = await ask(modelConfig(env({ ROBOGRAPH_STRUCTURED_METHOD: "jsonMode" })));
     expect(fake.requests).toHaveLength(2);
     expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(/does not fit the Critique schema \(verdict/);
@@ -168,24 +199,48 @@ describe("an endpoint that stays down pauses the run, and --resume continues it"
       }
       return answer(req);
     };
-    const args = ["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", runs, "--quiet", "--forget"];
+    const args = [
+      "--bridge-url",
+      sim.url,
+      "--thread",
+      thread,
+      "--data-dir",
+      data,
+      "--runs-dir",
+      runs,
+      "--quiet",
+      "--forget",
+    ];
     const first = await agent(args, undefined, { ...process.env, ...env({ ROBOGRAPH_MODEL_RETRIES: "2" }) });
     expect(first.code, first.out).toBe(3);
-    expect(first.out).toMatch(/INTERRUPTED — interrupted: interrupted in summarizer: the summarizer model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 3 times \(2 retries\); last error: HTTP 503/);
+    expect(first.out).toMatch(
+      /INTERRUPTED — interrupted: interrupted in summarizer: the summarizer model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed 3 times \(2 retries\); last error: HTTP 503/,
+    );
     const summary = JSON.parse(readFileSync(join(runs, thread, "summary.json"), "utf8"));
-    expect(summary).toMatchObject({ status: "interrupted", resume: `npm start -- --thread ${thread} --resume --bridge-url ${sim.url}` });
+    expect(summary).toMatchObject({
+      status: "interrupted",
+      resume: `npm start -- --thread ${thread} --resume --bridge-url ${sim.url}`,
+    });
     // Every request the server got is counted, the failed ones by their outcome.
     expect(summary.modelCalls).toBe(fake.requests.length);
     expect(summary.modelCallOutcomes.http_503).toBe(3);
-    expect(readFileSync(join(runs, thread, "report.md"), "utf8")).toMatch(/## Result: interrupted[\s\S]*Continue it with `npm start -- --thread endpoint-down --resume/);
+    expect(readFileSync(join(runs, thread, "report.md"), "utf8")).toMatch(
+      /## Result: interrupted[\s\S]*Continue it with `npm start -- --thread endpoint-down --resume/,
+    );
     const before = fake.requests.length;
-    const started = async () => (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started" && e.goalId?.startsWith(`${thread}/`)).map((e) => e.goalId);
+    const started = async () =>
+      (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events
+        .filter((e) => e.kind === "skill_started" && e.goalId?.startsWith(`${thread}/`))
+        .map((e) => e.goalId);
 
     // The endpoint is back: the resumed run asks the summarizer again first, then carries on to the end.
     const skillsBefore = await started();
     down = false;
     skillsSeen = -Infinity;
-    const second = await agent([...args.filter((a) => a !== "--quiet"), "--resume"], undefined, { ...process.env, ...env() });
+    const second = await agent([...args.filter((a) => a !== "--quiet"), "--resume"], undefined, {
+      ...process.env,
+      ...env(),
+    });
     expect(second.out).toMatch(/running summarizer( and critic)? again/);
     expect(second.code, second.out).toBe(0);
     expect(task(fake.requests[before])).toBe("summarize");
@@ -201,10 +256,17 @@ describe("an endpoint that stays down pauses the run, and --resume continues it"
     const runs = scratchDir();
     const thread = "endpoint-refuses";
     // Not a transport failure: a 400 is not retried; the node ends the run failed, naming it, instead of crashing it.
-    fake.respond = async (req) => (task(req) === "plan" ? { status: 400, body: JSON.stringify({ error: { message: "this model does not take tools" } }) } : answer(req));
+    fake.respond = async (req) =>
+      task(req) === "plan"
+        ? { status: 400, body: JSON.stringify({ error: { message: "this model does not take tools" } }) }
+        : answer(req);
     // A kitchen of its own: the one above has its task done.
     const fresh = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
-    const run = await agent(["--bridge-url", fresh.url, "--thread", thread, "--data-dir", data, "--runs-dir", runs, "--quiet", "--forget"], undefined, { ...process.env, ...env() }).finally(() => fresh.stop());
+    const run = await agent(
+      ["--bridge-url", fresh.url, "--thread", thread, "--data-dir", data, "--runs-dir", runs, "--quiet", "--forget"],
+      undefined,
+      { ...process.env, ...env() },
+    ).finally(() => fresh.stop());
     expect(run.code, run.out).toBe(2);
     const summary = JSON.parse(readFileSync(join(runs, thread, "summary.json"), "utf8"));
     expect(summary.status).toBe("failed");

@@ -11,7 +11,6 @@ import { listScenarios, loadScenario } from "../../robots/sim/kitchen/scenario";
 import { labels, places, robots, world } from "../helpers/kitchenWorld";
 import { allReasoners } from "../../graphs";
 
-
 describe("reading instructions", () => {
   it.each(listScenarios())("reads the goal of %s from its instruction alone", (name) => {
     const s = loadScenario(name);
@@ -32,8 +31,23 @@ describe("reading instructions", () => {
 
 describe("planning over the manifests", () => {
   it("finds the shortest hand-over: the mobile robot fetches, the arm throws away", () => {
-    const facts = ["in(bottle_of_tea, refrigerator)", "closed(refrigerator)", "hand_empty(mobile)", "hand_empty(arm)", "at(mobile, in_front_of_table)"];
-    const r = search({ robots, staticFacts: staticFacts(robots, world), capacity: { table: 6, trash_can: 4, refrigerator: 4 }, objects: ["bottle_of_tea"] }, facts, ["in(bottle_of_tea, trash_can)"]);
+    const facts = [
+      "in(bottle_of_tea, refrigerator)",
+      "closed(refrigerator)",
+      "hand_empty(mobile)",
+      "hand_empty(arm)",
+      "at(mobile, in_front_of_table)",
+    ];
+    const r = search(
+      {
+        robots,
+        staticFacts: staticFacts(robots, world),
+        capacity: { table: 6, trash_can: 4, refrigerator: 4 },
+        objects: ["bottle_of_tea"],
+      },
+      facts,
+      ["in(bottle_of_tea, trash_can)"],
+    );
     expect(r?.plan.map((a) => `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")})`)).toEqual([
       "mobile.go_to(in_front_of_refrigerator)",
       "mobile.open(refrigerator)",
@@ -46,8 +60,19 @@ describe("planning over the manifests", () => {
   });
 
   it("respects capacity: nothing goes into a full oven", () => {
-    const facts = ["in(apple, table)", "in(bread, oven)", "hand_empty(mobile)", "hand_empty(arm)", "at(mobile, in_front_of_table)"];
-    const r = search({ robots, staticFacts: staticFacts(robots, world), capacity: { oven: 1, table: 6 }, objects: ["apple"] }, facts, ["in(apple, oven)"], 20_000);
+    const facts = [
+      "in(apple, table)",
+      "in(bread, oven)",
+      "hand_empty(mobile)",
+      "hand_empty(arm)",
+      "at(mobile, in_front_of_table)",
+    ];
+    const r = search(
+      { robots, staticFacts: staticFacts(robots, world), capacity: { oven: 1, table: 6 }, objects: ["apple"] },
+      facts,
+      ["in(apple, oven)"],
+      20_000,
+    );
     expect(r).toBeUndefined();
   });
 });
@@ -59,16 +84,44 @@ describe("summarizer", () => {
       step: 1,
       kind: "observation" as const,
       robot,
-      observation: { robot, objects: objects.map((name) => ({ name, relation: "on" as const, place: "table" })), containers: [], visiblePlaces: ["table"], summary: "" },
+      observation: {
+        robot,
+        objects: objects.map((name) => ({ name, relation: "on" as const, place: "table" })),
+        containers: [],
+        visiblePlaces: ["table"],
+        summary: "",
+      },
     });
     // Either order: the mobile robot sees the orange on the table, the arm's detector misses it.
-    for (const entries of [[look("mobile", ["orange", "bread"], 1), look("arm", ["bread"], 2)], [look("arm", ["bread"], 1), look("mobile", ["orange", "bread"], 2)]]) {
-      const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries, robots: ["mobile", "arm"], world });
+    for (const entries of [
+      [look("mobile", ["orange", "bread"], 1), look("arm", ["bread"], 2)],
+      [look("arm", ["bread"], 1), look("mobile", ["orange", "bread"], 2)],
+    ]) {
+      const b = summarize({
+        goal: "Put the orange into the sink.",
+        previousBelief: null,
+        entries,
+        robots: ["mobile", "arm"],
+        world,
+      });
       expect(b.objects.find((o) => o.name === "orange")?.place).toBe("table");
     }
     // A later look that misses it still takes it away (the newest look wins), even under the same step count.
-    const action = { id: 2, step: 1, kind: "action" as const, call: { robot: "arm", skill: "open", args: { target: "drawer_top" } }, ok: true, message: "" };
-    const b = summarize({ goal: "Put the orange into the sink.", previousBelief: null, entries: [look("mobile", ["orange"], 1), action, look("arm", ["bread"], 3)], robots: ["mobile", "arm"], world });
+    const action = {
+      id: 2,
+      step: 1,
+      kind: "action" as const,
+      call: { robot: "arm", skill: "open", args: { target: "drawer_top" } },
+      ok: true,
+      message: "",
+    };
+    const b = summarize({
+      goal: "Put the orange into the sink.",
+      previousBelief: null,
+      entries: [look("mobile", ["orange"], 1), action, look("arm", ["bread"], 3)],
+      robots: ["mobile", "arm"],
+      world,
+    });
     expect(b.objects.find((o) => o.name === "orange")).toBeUndefined();
   });
 });
@@ -93,12 +146,26 @@ describe("critic", () => {
   const belief = () => {
     const b = emptyBelief(["mobile", "arm"], world);
     b.objects.push({ name: "bottle_of_tea", place: "arm", source: "action" });
-    b.holding = [{ robot: "mobile", object: null }, { robot: "arm", object: "bottle_of_tea" }];
+    b.holding = [
+      { robot: "mobile", object: null },
+      { robot: "arm", object: "bottle_of_tea" },
+    ];
     b.containers = b.containers.map((c) => ({ ...c, state: c.name === "drawer_top" ? "open" : "closed" }));
     return b;
   };
   const ask = (args: Record<string, string>) =>
-    critique({ goal: "Find the bottle_of_tea and throw it into the trash_can.", action: { robot: "arm", skill: "release_to", args }, belief: belief(), observation: null, robots, world }, NO_NOISE, { next: () => 0.99 });
+    critique(
+      {
+        goal: "Find the bottle_of_tea and throw it into the trash_can.",
+        action: { robot: "arm", skill: "release_to", args },
+        belief: belief(),
+        observation: null,
+        robots,
+        world,
+      },
+      NO_NOISE,
+      { next: () => 0.99 },
+    );
 
   it("lets through an action that brings the goal closer", () => {
     expect(ask({ object: "bottle_of_tea", place: "trash_can" }).verdict).toBe("ok");
@@ -111,7 +178,10 @@ describe("critic", () => {
   });
 
   it("rejects an action whose precondition the belief contradicts", () => {
-    expect(ask({ object: "bottle_of_tea", place: "drawer_middle" })).toMatchObject({ verdict: "wrong_plan", feedback: "the drawer_middle is closed; open it first" });
+    expect(ask({ object: "bottle_of_tea", place: "drawer_middle" })).toMatchObject({
+      verdict: "wrong_plan",
+      feedback: "the drawer_middle is closed; open it first",
+    });
     expect(ask({ object: "bottle_of_tea", place: "sink" })).toMatchObject({ verdict: "invalid" });
   });
 });
@@ -119,7 +189,10 @@ describe("critic", () => {
 describe("noise under a seed", () => {
   const ask = async (seed: number) => {
     const model = new SymbolicChatModel(allReasoners(), seed, { ...NO_NOISE, ...noiseLevel(0.5) });
-    const detections = { detections: labels.slice(0, 6).map((l) => ({ label: l, location: { relation: "on" as const, place: "table" } })), places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }] };
+    const detections = {
+      detections: labels.slice(0, 6).map((l) => ({ label: l, location: { relation: "on" as const, place: "table" } })),
+      places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }],
+    };
     const r = await model.invoke([new HumanMessage(contextBlock("perceive", { robot: "arm", detections, world }))]);
     return String(r.content);
   };
@@ -131,6 +204,8 @@ describe("noise under a seed", () => {
   });
 
   it("refuses a prompt with no context block, rather than guessing", async () => {
-    await expect(new SymbolicChatModel(allReasoners()).invoke([new HumanMessage("what do you see?")])).rejects.toThrow(/no robograph context block/);
+    await expect(new SymbolicChatModel(allReasoners()).invoke([new HumanMessage("what do you see?")])).rejects.toThrow(
+      /no robograph context block/,
+    );
   });
 });

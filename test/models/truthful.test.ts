@@ -22,9 +22,24 @@ describe("labels outside the vocabulary", () => {
   // What a real detector says: words with spaces, things the kitchen's vocabulary does not have.
   const detections = {
     detections: [
-      { label: "cell phone", score: 0.9, box: { x: 0, y: 0, w: 9, h: 9 }, location: { relation: "on" as const, place: "table" } },
-      { label: "apple", score: 0.9, box: { x: 9, y: 9, w: 9, h: 9 }, location: { relation: "on" as const, place: "dining table" } },
-      { label: "bottle_of_tea", score: 0.9, box: { x: 20, y: 0, w: 9, h: 9 }, location: { relation: "on" as const, place: "table" } },
+      {
+        label: "cell phone",
+        score: 0.9,
+        box: { x: 0, y: 0, w: 9, h: 9 },
+        location: { relation: "on" as const, place: "table" },
+      },
+      {
+        label: "apple",
+        score: 0.9,
+        box: { x: 9, y: 9, w: 9, h: 9 },
+        location: { relation: "on" as const, place: "dining table" },
+      },
+      {
+        label: "bottle_of_tea",
+        score: 0.9,
+        box: { x: 20, y: 0, w: 9, h: 9 },
+        location: { relation: "on" as const, place: "table" },
+      },
     ],
     places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }],
   };
@@ -32,7 +47,13 @@ describe("labels outside the vocabulary", () => {
   it("keeps them as unknown things: seen, never in a fact, never planned with, and nothing crashes", () => {
     const observation = perceive({ robot: "arm", detections, world }, NO_NOISE, never);
     expect(observation.objects.map((o) => o.name)).toContain("cell phone");
-    const belief = summarize({ goal: GOAL, previousBelief: null, entries: [{ step: 0, kind: "observation", robot: "arm", observation }], robots: ["mobile", "arm"], world });
+    const belief = summarize({
+      goal: GOAL,
+      previousBelief: null,
+      entries: [{ step: 0, kind: "observation", robot: "arm", observation }],
+      robots: ["mobile", "arm"],
+      world,
+    });
     expect(belief.seen).toContain("cell phone");
     expect(belief.objects.map((o) => o.name)).not.toContain("cell phone");
     const facts = beliefFacts(belief, world);
@@ -47,8 +68,17 @@ describe("labels outside the vocabulary", () => {
   });
 
   it("plans from a model-written belief that holds such labels without turning them into literals", () => {
-    const belief: Belief = { ...emptyBelief(["mobile", "arm"], world), objects: [{ name: "cell phone", place: "table", source: "seen" }, { name: "bottle_of_tea", place: "table", source: "seen" }] };
-    belief.holding = [{ robot: "mobile", object: "dining table" }, { robot: "arm", object: null }];
+    const belief: Belief = {
+      ...emptyBelief(["mobile", "arm"], world),
+      objects: [
+        { name: "cell phone", place: "table", source: "seen" },
+        { name: "bottle_of_tea", place: "table", source: "seen" },
+      ],
+    };
+    belief.holding = [
+      { robot: "mobile", object: "dining table" },
+      { robot: "arm", object: null },
+    ];
     expect(beliefFacts(belief, world)).toContain("holding(mobile, unknown_thing)");
     const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
     expect(JSON.stringify(p)).not.toMatch(/cell phone|dining table/);
@@ -62,8 +92,12 @@ describe("instructions only partly understood", () => {
     expect(r.goals).toEqual(["found(bottle_of_tea)"]);
     expect(r.notUnderstood).toEqual(["recycle it in the trash_can"]);
     expect(r.unplaced).toEqual([{ words: "recycle", closest: [], why: "no action I can read" }]);
-    expect(readInstruction("Put the orange into the sink and wash the apple.", labels, places).notUnderstood).toEqual(["wash the apple"]);
-    expect(readInstruction("Find the bottle_of_tea and freeze it.", labels, places).notUnderstood).toEqual(["freeze it"]);
+    expect(readInstruction("Put the orange into the sink and wash the apple.", labels, places).notUnderstood).toEqual([
+      "wash the apple",
+    ]);
+    expect(readInstruction("Find the bottle_of_tea and freeze it.", labels, places).notUnderstood).toEqual([
+      "freeze it",
+    ]);
   });
 
   it("understands the dataset's phrasings whole: lists of things, reports, constraints", () => {
@@ -72,7 +106,8 @@ describe("instructions only partly understood", () => {
       "Put the orange, which is on the table, into the sink, and throw the vitamin_pills, which are in drawer_middle, into the trash_can.",
       "Find the apple and put it in the oven.",
       "Find the apple, the orange and the hamburger.",
-    ]) expect(readInstruction(text, labels, places).notUnderstood).toEqual([]);
+    ])
+      expect(readInstruction(text, labels, places).notUnderstood).toEqual([]);
   });
 
   it("stops the task as not understood, and never judges the understood part alone as the task done", () => {
@@ -83,7 +118,9 @@ describe("instructions only partly understood", () => {
     const p = plan({ goal, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
     expect(p.steps).toEqual([]);
     expect(p.done).toBe(false);
-    expect(p.giveUp).toMatch(/^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: bottle_of_tea, /);
+    expect(p.giveUp).toMatch(
+      /^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: bottle_of_tea, /,
+    );
     const check = checkGoal({ goal, belief, world });
     expect(check.achieved).toBe(false);
     expect(check.remaining).toEqual(['not understood: "recycle it in the trash_can"']);
@@ -96,7 +133,10 @@ describe("looking again", () => {
     let belief = emptyBelief(["mobile", "arm"], world);
     belief.explored = ["sink", "table", "refrigerator", "oven", "drawer_top", "drawer_middle"];
     belief.containers = belief.containers.map((c) => ({ ...c, state: "open" as const }));
-    belief.robotsAt = [{ robot: "mobile", at: "in_front_of_oven" }, { robot: "arm", at: null }];
+    belief.robotsAt = [
+      { robot: "mobile", at: "in_front_of_oven" },
+      { robot: "arm", at: null },
+    ];
     const looked: string[] = [];
     for (let i = 0; i < 6; i++) {
       const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
@@ -104,7 +144,13 @@ describe("looking again", () => {
       expect(m, p.subgoal).not.toBeNull();
       looked.push(m![1]);
       const go = p.steps.find((s) => s.skill === "go_to");
-      belief = { ...belief, robotsAt: [{ robot: "mobile", at: go!.args.navigation_point }, { robot: "arm", at: null }] };
+      belief = {
+        ...belief,
+        robotsAt: [
+          { robot: "mobile", at: go!.args.navigation_point },
+          { robot: "arm", at: null },
+        ],
+      };
     }
     // The open drawers are in the arm's view already; the mobile robot's places come round in turn.
     expect(looked).toEqual(["sink", "table", "refrigerator", "oven", "sink", "table"]);
@@ -112,7 +158,12 @@ describe("looking again", () => {
 });
 
 describe("RePLan's plan verifier", () => {
-  const tabletop = { name: "tabletop", places: [{ name: "crate", kind: "surface" as const, openable: false, capacity: 1 }], navigationPoints: [], labels: ["crate", "red_cube", "yellow_cube"] };
+  const tabletop = {
+    name: "tabletop",
+    places: [{ name: "crate", kind: "surface" as const, openable: false, capacity: 1 }],
+    navigationPoints: [],
+    labels: ["crate", "red_cube", "yellow_cube"],
+  };
 
   it("refuses a step that stops before its object or target, or names nothing in the scene", () => {
     const check = replanVerify({
@@ -135,8 +186,14 @@ describe("RePLan's plan verifier", () => {
 describe("budget words", () => {
   const opts = parseSettings(ReplanConfiguration, { bridgeUrl: "ws://127.0.0.1:1" }, {});
   it("counts the procedures and replans made, which is the budget, not the one refused", () => {
-    expect(overBudget(opts, { actions: 2, replans: 0, procedures: 4, modelCalls: 9, startedAt: Date.now() })).toBe("3 new procedures (budget 3; another was needed)");
-    expect(overBudget(opts, { actions: 2, replans: 16, modelCalls: 9, startedAt: Date.now() })).toBe("15 replans (budget 15; another was needed)");
-    expect(overBudget(opts, { actions: 2, replans: 15, procedures: 3, modelCalls: 9, startedAt: Date.now() })).toBeUndefined();
+    expect(overBudget(opts, { actions: 2, replans: 0, procedures: 4, modelCalls: 9, startedAt: Date.now() })).toBe(
+      "3 new procedures (budget 3; another was needed)",
+    );
+    expect(overBudget(opts, { actions: 2, replans: 16, modelCalls: 9, startedAt: Date.now() })).toBe(
+      "15 replans (budget 15; another was needed)",
+    );
+    expect(
+      overBudget(opts, { actions: 2, replans: 15, procedures: 3, modelCalls: 9, startedAt: Date.now() }),
+    ).toBeUndefined();
   });
 });

@@ -17,7 +17,11 @@ const size = (x: unknown) => tokens(JSON.stringify(x)).length;
 
 const worlds: [string, WorldDescription, string][] = [
   ["kitchen", WorldDescription.parse({ ...bareKitchen, names: NAMES }), "kitchen"],
-  ...SCENE_NAMES.map((s): [string, WorldDescription, string] => [`tabletop ${s}`, WorldDescription.parse(describeScene(buildScene(s))), "tabletop"]),
+  ...SCENE_NAMES.map((s): [string, WorldDescription, string] => [
+    `tabletop ${s}`,
+    WorldDescription.parse(describeScene(buildScene(s))),
+    "tabletop",
+  ]),
 ];
 
 describe("the world and robots as a model is shown them", () => {
@@ -43,7 +47,11 @@ describe("the world and robots as a model is shown them", () => {
     const pick = mobile.skills.find((s) => s.name === "pick_from")!;
     expect(pick.parameters.properties.object.enum).toBe("one of world.labels");
     expect(pick.parameters.properties.place.enum).toBe("one of the names in world.places");
-    expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe("one of the names in world.places with openable true");
-    expect(() => readModelView({ robots: [mobile] })).toThrow(/names the list one of .*world\.\w+.*, which the context does not give/);
+    expect(mobile.skills.find((s) => s.name === "open")!.parameters.properties.target.enum).toBe(
+      "one of the names in world.places with openable true",
+    );
+    expect(() => readModelView({ robots: [mobile] })).toThrow(
+      /names the list one of .*world\.\w+.*, which the context does not give/,
+    );
   });
 });

@@ -38,7 +38,9 @@ const newRun = () => {
   return r;
 };
 const startedGoals = async (goalId: string) =>
-  (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter((e) => e.kind === "skill_started" && e.goalId === goalId).length;
+  (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter(
+    (e) => e.kind === "skill_started" && e.goalId === goalId,
+  ).length;
 
 describe("a socket cut mid-skill", () => {
   it("the same client reconnects and re-attaches to the goal by its id: the skill runs once", async () => {

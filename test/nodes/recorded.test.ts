@@ -15,12 +15,20 @@ import { FIXTURES, RECORDED, type Recording } from "../fixtures/recordNodes";
 
 type Node = (state: never, config: RunnableConfig) => Promise<unknown>;
 /** Each method's recorded nodes, as its descriptor names them. */
-const NODES: Record<string, Record<string, Node>> = Object.fromEntries(METHODS.filter((m) => m.recordable).map((m) => [m.id, m.recordable!.nodes]));
+const NODES: Record<string, Record<string, Node>> = Object.fromEntries(
+  METHODS.filter((m) => m.recordable).map((m) => [m.id, m.recordable!.nodes]),
+);
 
 /** A robot that is not there: a node that reaches for it fails the test instead of waiting on a socket. */
-const noRobot = new Proxy({}, {
-  get: (_t, key) => (key === "close" ? async () => {} : () => Promise.reject(new Error(`a recorded context has no robot (the node called client.${String(key)})`))),
-}) as Session["client"];
+const noRobot = new Proxy(
+  {},
+  {
+    get: (_t, key) =>
+      key === "close"
+        ? async () => {}
+        : () => Promise.reject(new Error(`a recorded context has no robot (the node called client.${String(key)})`)),
+  },
+) as Session["client"];
 
 function load(mode: string): Recording {
   return JSON.parse(readFileSync(join(FIXTURES, mode, "recording.json"), "utf8")) as Recording;
@@ -35,29 +43,36 @@ describe.each(RECORDED.map((r) => r.mode))("%s's model nodes on recorded context
     expect(new Set(recording!.calls.map((c) => c.node)).size).toBeGreaterThan(0);
   });
 
-  it.each((recording?.calls ?? []).map((c, i) => [`${c.node} #${i}`, c] as const))("%s returns what it returned in the run", async (_label, call) => {
-    // The run as the graph would have opened it, with a session of the recorded robots (none of the environment's word).
-    const run = openRun(method(mode).runtime, { ...recording!.configurable, bridgeUrl: `ws://recorded.invalid/${mode}`, dataDir: join(FIXTURES, mode) }, {
-      env: {},
-      session: (models) => ({
-        client: noRobot,
-        robots: recording!.robots as Session["robots"],
-        world: recording!.world as Session["world"],
-        described: true,
-        ...models,
-        views: new Map(),
-        firstViews: Promise.resolve(),
-        reopen: () => Promise.reject(new Error("a recorded context cannot reconnect")),
-      }),
-    });
-    const config = { configurable: { thread_id: `recorded-${mode}` }, context: run.context };
-    try {
-      // The wall budget counts from the run's start: replayed now, the run starts now.
-      const state = { ...call.state, ...(typeof call.state.startedAt === "number" ? { startedAt: Date.now() } : {}) };
-      const update = await NODES[mode][call.node](state as never, config);
-      expect(JSON.parse(JSON.stringify(update ?? {}))).toEqual(call.update);
-    } finally {
-      await run.close();
-    }
-  });
+  it.each((recording?.calls ?? []).map((c, i) => [`${c.node} #${i}`, c] as const))(
+    "%s returns what it returned in the run",
+    async (_label, call) => {
+      // The run as the graph would have opened it, with a session of the recorded robots (none of the environment's word).
+      const run = openRun(
+        method(mode).runtime,
+        { ...recording!.configurable, bridgeUrl: `ws://recorded.invalid/${mode}`, dataDir: join(FIXTURES, mode) },
+        {
+          env: {},
+          session: (models) => ({
+            client: noRobot,
+            robots: recording!.robots as Session["robots"],
+            world: recording!.world as Session["world"],
+            described: true,
+            ...models,
+            views: new Map(),
+            firstViews: Promise.resolve(),
+            reopen: () => Promise.reject(new Error("a recorded context cannot reconnect")),
+          }),
+        },
+      );
+      const config = { configurable: { thread_id: `recorded-${mode}` }, context: run.context };
+      try {
+        // The wall budget counts from the run's start: replayed now, the run starts now.
+        const state = { ...call.state, ...(typeof call.state.startedAt === "number" ? { startedAt: Date.now() } : {}) };
+        const update = await NODES[mode][call.node](state as never, config);
+        expect(JSON.parse(JSON.stringify(update ?? {}))).toEqual(call.update);
+      } finally {
+        await run.close();
+      }
+    },
+  );
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MotionProgram, RewardTerm } from "../../robots/msgs/motion";
-import { bundledManifests, parseLiteral, RobotManifest, SENSES_GRASP, worldFacts, argumentsValidator } from "../../robots/manifests";
+import {
+  bundledManifests,
+  parseLiteral,
+  RobotManifest,
+  SENSES_GRASP,
+  worldFacts,
+  argumentsValidator,
+} from "../../robots/manifests";
 import { listScenarios, loadScenario } from "../../robots/sim/kitchen";
 import { ARM_BASE, ARM_REACH, NAVIGATION_POINTS, PLACES } from "../../robots/sim/kitchen/layout";
 
@@ -27,15 +34,22 @@ describe("robot manifests", () => {
 
   it("declares reach facts that agree with the kitchen's geometry", () => {
     const [mobile, arm] = bundledManifests("kitchen");
-    const reach = PLACES.filter((p) => Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]) <= ARM_REACH).map((p) => `reaches(self, ${p.name})`);
+    const reach = PLACES.filter(
+      (p) => Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]) <= ARM_REACH,
+    ).map((p) => `reaches(self, ${p.name})`);
     // Both grippers sense a grasp (the simulator's --grasp-sensing off serves manifests without the fact).
     expect(arm.facts.sort()).toEqual([...reach, SENSES_GRASP].sort());
-    expect(mobile.facts.sort()).toEqual([...NAVIGATION_POINTS.map((n) => `serves(${n.name}, ${n.serves})`), SENSES_GRASP].sort());
-    expect(worldFacts({ name: "k", places: [{ name: "oven", kind: "container", openable: true, capacity: 1 }], navigationPoints: ["n"], labels: [] })).toEqual([
-      "container(oven)",
-      "openable(oven)",
-      "navigation_point(n)",
-    ]);
+    expect(mobile.facts.sort()).toEqual(
+      [...NAVIGATION_POINTS.map((n) => `serves(${n.name}, ${n.serves})`), SENSES_GRASP].sort(),
+    );
+    expect(
+      worldFacts({
+        name: "k",
+        places: [{ name: "oven", kind: "container", openable: true, capacity: 1 }],
+        navigationPoints: ["n"],
+        labels: [],
+      }),
+    ).toEqual(["container(oven)", "openable(oven)", "navigation_point(n)"]);
   });
 
   it("builds argument validators from the skills' JSON schemas", () => {
@@ -53,14 +67,23 @@ describe("robot manifests", () => {
     // The manifest is generated from robots/msgs/motion.ts; a change there must be carried into the JSON file.
     expect(motion.parameters.properties.terms.items).toEqual(items);
     const v = argumentsValidator(motion.parameters);
-    const ok = { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }, { kind: "maximize_l2_distance", a: "kettle", b: "microwave_handle", distance: 0.4, primary: true }], duration: 4 };
+    const ok = {
+      terms: [
+        { kind: "minimize_l2_distance", a: "palm", b: "kettle" },
+        { kind: "maximize_l2_distance", a: "kettle", b: "microwave_handle", distance: 0.4, primary: true },
+      ],
+      duration: 4,
+    };
     expect(v.safeParse(ok).success).toBe(true);
     expect(MotionProgram.safeParse(ok).success).toBe(true);
     expect(v.safeParse({ terms: [{ kind: "set_joint_fraction", joint: "lever", fraction: 1.5 }] }).success).toBe(false);
     expect(v.safeParse({ terms: [] }).success).toBe(false);
     expect(v.safeParse({ terms: [{ kind: "run_python", code: "import os" }] }).success).toBe(false);
     // Exactly one primary term: the controller's own check, beyond what JSON schema can say.
-    expect(MotionProgram.safeParse({ terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }] }).error?.issues[0].message).toBe("exactly one term must be primary");
+    expect(
+      MotionProgram.safeParse({ terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }] }).error?.issues[0]
+        .message,
+    ).toBe("exactly one term must be primary");
   });
 
   it("ships every CLEA task family as valid scenarios", () => {

@@ -68,7 +68,14 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect(run.out).not.toMatch(/simulator's check says/);
     // ROS's own tools see the robot: its actions' topics, its detections typed by our message package, the manifest.
     const topics = ros.ros("rostopic", ["list"]);
-    for (const t of ["/mobile/go_to/goal", "/mobile/go_to/result", "/arm/pick_from/status", "/arm/detections", "/mobile/camera/image/compressed"]) expect(topics).toContain(t);
+    for (const t of [
+      "/mobile/go_to/goal",
+      "/mobile/go_to/result",
+      "/arm/pick_from/status",
+      "/arm/detections",
+      "/mobile/camera/image/compressed",
+    ])
+      expect(topics).toContain(t);
     expect(ros.ros("rostopic", ["type", "/arm/detections"]).trim()).toBe("robograph_msgs/Detections");
     expect(ros.ros("rostopic", ["type", "/mobile/go_to/goal"]).trim()).toBe("robograph_msgs/GoToActionGoal");
     expect(ros.ros("rosparam", ["get", "/robograph/manifest"])).toMatch(/^'\{"robots":\[\{"id":"mobile"/);
@@ -77,7 +84,16 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
   it("resumes a SIGKILLed agent without sending any skill twice: the robot knows the goal by its id", async () => {
     const { stack, client } = await kitchenOnRos();
     const data = scratchDir();
-    const common = ["--bridge-url", stack.url, "--thread", "ros-crash", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const common = [
+      "--bridge-url",
+      stack.url,
+      "--thread",
+      "ros-crash",
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+    ];
     let armed = false;
     const first = await agent(common, (line, kill) => {
       if (armed || !line.includes("goal ros-crash/1/")) return;
@@ -100,16 +116,36 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     // Slow enough (one simulated second a wall second) for the cancel to land while the base drives.
     const { client, robots } = await kitchenOnRos(["--speed", "1"]);
     const ac = new AbortController();
-    const going = callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, { signal: ac.signal });
+    const going = callSkill(
+      client,
+      robots,
+      "mobile",
+      "go_to",
+      { navigation_point: "in_front_of_refrigerator" },
+      { signal: ac.signal },
+    );
     setTimeout(() => ac.abort(), 1500);
     const canceled = await going;
     expect(canceled.status).toBe("canceled");
     // Our client validates before sending; another client's bad goal is refused by the robot, naming the field.
-    const bad = await sendActionlibGoal(client, "/mobile/go_to", "robograph_msgs/GoTo", { navigation_point: "the moon" }, { goalId: "bad-goal-1", timeoutMs: 20_000 }).result;
+    const bad = await sendActionlibGoal(
+      client,
+      "/mobile/go_to",
+      "robograph_msgs/GoTo",
+      { navigation_point: "the moon" },
+      { goalId: "bad-goal-1", timeoutMs: 20_000 },
+    ).result;
     expect(bad.status).toBe(GoalStatus.ABORTED);
     expect(JSON.stringify(bad.values)).toMatch(/invalid goal: navigation_point/);
     // A goal that outlives its time limit ends `timeout` and is canceled on the robot, which is then free again.
-    const late = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_sink" }, { timeoutMs: 800 });
+    const late = await callSkill(
+      client,
+      robots,
+      "mobile",
+      "go_to",
+      { navigation_point: "in_front_of_sink" },
+      { timeoutMs: 800 },
+    );
     expect(late.status).toBe("timeout");
     // The cancel is on its way when the caller gives up; the robot is free once it has logged the goal's end.
     let ended = false;
@@ -120,7 +156,14 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     }
     expect(ended).toBe(true);
     const feedback: unknown[] = [];
-    const done = await callSkill(client, robots, "mobile", "go_to", { navigation_point: "in_front_of_oven" }, { onFeedback: (f) => feedback.push(f) });
+    const done = await callSkill(
+      client,
+      robots,
+      "mobile",
+      "go_to",
+      { navigation_point: "in_front_of_oven" },
+      { onFeedback: (f) => feedback.push(f) },
+    );
     expect(done.status).toBe("succeeded");
     expect(done.message).toBe("mobile is at in_front_of_oven");
     expect(feedback.length).toBeGreaterThan(0);
@@ -132,7 +175,9 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     clients.push(robot);
     robot.dialect = "ros1";
     let calls = 0;
-    robot.advertiseService("/gripper/calibrate", "std_srvs/Trigger", () => (++calls === 1 ? { success: true, message: "calibrated" } : { success: false, message: "already calibrated" }));
+    robot.advertiseService("/gripper/calibrate", "std_srvs/Trigger", () =>
+      ++calls === 1 ? { success: true, message: "calibrated" } : { success: false, message: "already calibrated" },
+    );
     const agentSide = await BridgeClient.connect(ros.url);
     clients.push(agentSide);
     agentSide.dialect = "ros1";
@@ -142,7 +187,20 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
       description: "a gripper",
       cameras: [],
       facts: [],
-      skills: [{ name: "calibrate", action: "/gripper/calibrate", actionType: "std_srvs/Trigger", transport: "service" as const, description: "calibrate the fingers", parameters: { type: "object" as const, properties: {}, required: [], additionalProperties: false as const }, preconditions: [], effects: [], timeoutSec: 10, requiresApproval: false }],
+      skills: [
+        {
+          name: "calibrate",
+          action: "/gripper/calibrate",
+          actionType: "std_srvs/Trigger",
+          transport: "service" as const,
+          description: "calibrate the fingers",
+          parameters: { type: "object" as const, properties: {}, required: [], additionalProperties: false as const },
+          preconditions: [],
+          effects: [],
+          timeoutSec: 10,
+          requiresApproval: false,
+        },
+      ],
     };
     // Advertising goes through the ROS master: retry until the service is known.
     let first = await callSkill(agentSide, [manifest], "gripper", "calibrate", {});
@@ -157,18 +215,25 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     robot.advertiseService("/gripper/wait", "std_srvs/Trigger", () => new Promise(() => {}));
     const waiting = { ...manifest, skills: [{ ...manifest.skills[0], name: "wait", action: "/gripper/wait" }] };
     let slow = await callSkill(agentSide, [waiting], "gripper", "wait", {}, { timeoutMs: 1000 });
-    for (let i = 0; i < 20 && slow.status !== "timeout"; i++) slow = await callSkill(agentSide, [waiting], "gripper", "wait", {}, { timeoutMs: 1000 });
+    for (let i = 0; i < 20 && slow.status !== "timeout"; i++)
+      slow = await callSkill(agentSide, [waiting], "gripper", "wait", {}, { timeoutMs: 1000 });
     expect(slow.status).toBe("timeout");
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    expect((await callSkill(agentSide, [waiting], "gripper", "wait", {}, { signal: ac.signal })).status).toBe("disconnected");
+    expect((await callSkill(agentSide, [waiting], "gripper", "wait", {}, { signal: ac.signal })).status).toBe(
+      "disconnected",
+    );
   }, 60_000);
 
   it("runs a plain ROS robot (no manifest of ours) from connect's draft, completed as a person would", async () => {
     const { stack } = await kitchenOnRos(["--plain"]);
     const dir = scratchDir();
     const draftFile = join(dir, "draft.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", draftFile], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", draftFile],
+      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
+    );
     expect(run.status, run.stdout + run.stderr).toBe(0);
     // What the person writes: words, the values each argument takes, preconditions and effects, and the world.
     const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(draftFile, "utf8")));
@@ -178,7 +243,16 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     const manifestFile = join(dir, "kitchen-robots.json");
     writeFileSync(manifestFile, JSON.stringify({ robots, world: world.description }));
     await world.close();
-    const agentRun = await agent(["--bridge-url", stack.url, "--manifest", manifestFile, "--data-dir", dir, "--runs-dir", join(dir, "runs")]);
+    const agentRun = await agent([
+      "--bridge-url",
+      stack.url,
+      "--manifest",
+      manifestFile,
+      "--data-dir",
+      dir,
+      "--runs-dir",
+      join(dir, "runs"),
+    ]);
     expect(agentRun.code, agentRun.out).toBe(0);
     expect(agentRun.out).toMatch(/SUCCESS — succeeded/);
     expect(agentRun.out).not.toMatch(/simulator's check says/);
@@ -196,17 +270,34 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
       r.once("error", reject);
     });
     try {
-      const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) => new Promise<T>((resolve, reject) => fn(resolve, reject));
+      const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) =>
+        new Promise<T>((resolve, reject) => fn(resolve, reject));
       const { topics, types } = await call<{ topics: string[]; types: string[] }>((ok, fail) => r.getTopics(ok, fail));
       expect(types[topics.indexOf("/mobile/detections")]).toBe("robograph_msgs/Detections");
       expect(types[topics.indexOf("/arm/pick_from/goal")]).toBe("robograph_msgs/PickFromActionGoal");
-      expect(await call<string>((ok, fail) => r.getServiceType("/robograph/manifest", ok, fail))).toBe("robograph_msgs/Json");
-      const text = await new Promise<string>((resolve) => new Param({ ros: r, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)));
-      expect(JSON.parse(text).robots[1].skills.map((s: { name: string }) => s.name)).toEqual(["open", "close", "pick_from", "release_to"]);
+      expect(await call<string>((ok, fail) => r.getServiceType("/robograph/manifest", ok, fail))).toBe(
+        "robograph_msgs/Json",
+      );
+      const text = await new Promise<string>((resolve) =>
+        new Param({ ros: r, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)),
+      );
+      expect(JSON.parse(text).robots[1].skills.map((s: { name: string }) => s.name)).toEqual([
+        "open",
+        "close",
+        "pick_from",
+        "release_to",
+      ]);
       // roslib's own actionlib client drives a skill: the robot side is plain actionlib.
-      const ac = new ActionClient<{ navigation_point: string }, unknown, { success: boolean; message: string }>({ ros: r, serverName: "/mobile/go_to", actionName: "robograph_msgs/GoToAction" });
+      const ac = new ActionClient<{ navigation_point: string }, unknown, { success: boolean; message: string }>({
+        ros: r,
+        serverName: "/mobile/go_to",
+        actionName: "robograph_msgs/GoToAction",
+      });
       const result = await new Promise<{ success: boolean; message: string }>((resolve) => {
-        const g = new Goal<{ navigation_point: string }, unknown, { success: boolean; message: string }>({ actionClient: ac, goalMessage: { navigation_point: "in_front_of_sink" } });
+        const g = new Goal<{ navigation_point: string }, unknown, { success: boolean; message: string }>({
+          actionClient: ac,
+          goalMessage: { navigation_point: "in_front_of_sink" },
+        });
         g.on("result", resolve);
         g.send();
       });
@@ -216,7 +307,11 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     }
     // connect, as a robot owner runs it: every skill of each robot proposed, with its arguments, as a valid manifest.
     const out = join(scratchDir(), "draft.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", out],
+      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
+    );
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\(ROS 1\)/);
     expect(run.stdout).toMatch(/still to write by a person/);
@@ -229,7 +324,13 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
         expect(ds).toMatchObject({ action: s.action, actionType: s.actionType, transport: "actionlib" });
         expect(Object.keys(ds.parameters.properties).sort()).toEqual(Object.keys(s.parameters.properties).sort());
       }
-      expect(d.cameras[0]).toMatchObject({ image: m.cameras[0].image, depth: m.cameras[0].depth, detections: m.cameras[0].detections, width: 320, height: 240 });
+      expect(d.cameras[0]).toMatchObject({
+        image: m.cameras[0].image,
+        depth: m.cameras[0].depth,
+        detections: m.cameras[0].detections,
+        width: 320,
+        height: 240,
+      });
     }
   }, 90_000);
 });

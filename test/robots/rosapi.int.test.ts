@@ -19,7 +19,8 @@ async function connect(url: string): Promise<Ros> {
   return ros;
 }
 /** roslib's callback style as a promise: resolves with the answer, rejects with the failure. */
-const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) => new Promise<T>((resolve, reject) => fn(resolve, reject));
+const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) =>
+  new Promise<T>((resolve, reject) => fn(resolve, reject));
 
 describe("rosapi through roslib", () => {
   let sim: SimProcess;
@@ -38,26 +39,57 @@ describe("rosapi through roslib", () => {
     expect(topics).toContain("/mobile/camera/image/compressed");
     expect(topics).toContain("/arm/detections");
     expect(types[topics.indexOf("/arm/detections")]).toBe("robograph_msgs/msg/Detections");
-    expect(await call<string>((ok, fail) => ros.getTopicType("/mobile/camera/image/compressed", ok, fail))).toBe("sensor_msgs/msg/CompressedImage");
+    expect(await call<string>((ok, fail) => ros.getTopicType("/mobile/camera/image/compressed", ok, fail))).toBe(
+      "sensor_msgs/msg/CompressedImage",
+    );
     // rosapi answers an unknown topic with an empty type, not a failure.
     expect(await call<string>((ok, fail) => ros.getTopicType("/no/such/topic", ok, fail))).toBe("");
-    const images = await call<string[]>((ok, fail) => ros.getTopicsForType("sensor_msgs/msg/CompressedImage", ok, fail));
-    expect(images).toEqual(["/arm/camera/depth/compressed", "/arm/camera/image/compressed", "/mobile/camera/depth/compressed", "/mobile/camera/image/compressed"]);
+    const images = await call<string[]>((ok, fail) =>
+      ros.getTopicsForType("sensor_msgs/msg/CompressedImage", ok, fail),
+    );
+    expect(images).toEqual([
+      "/arm/camera/depth/compressed",
+      "/arm/camera/image/compressed",
+      "/mobile/camera/depth/compressed",
+      "/mobile/camera/image/compressed",
+    ]);
   });
 
   it("getServices, getServiceType, getServicesForType", async () => {
     const services = await call<string[]>((ok, fail) => ros.getServices(ok, fail));
-    expect(services).toEqual(expect.arrayContaining(["/robograph/manifest", "/robograph/goal_status", "/robograph/stop", "/rosapi/topics", "/rosapi/services", "/rosapi/nodes"]));
-    expect(await call<string>((ok, fail) => ros.getServiceType("/robograph/stop", ok, fail))).toBe("std_srvs/srv/Trigger");
-    expect(await call<string>((ok, fail) => ros.getServiceType("/rosapi/topic_type", ok, fail))).toBe("rosapi_msgs/srv/TopicType");
-    expect(await call<string[]>((ok, fail) => ros.getServicesForType("rosapi_msgs/srv/Topics", ok, fail))).toEqual(["/rosapi/topics"]);
+    expect(services).toEqual(
+      expect.arrayContaining([
+        "/robograph/manifest",
+        "/robograph/goal_status",
+        "/robograph/stop",
+        "/rosapi/topics",
+        "/rosapi/services",
+        "/rosapi/nodes",
+      ]),
+    );
+    expect(await call<string>((ok, fail) => ros.getServiceType("/robograph/stop", ok, fail))).toBe(
+      "std_srvs/srv/Trigger",
+    );
+    expect(await call<string>((ok, fail) => ros.getServiceType("/rosapi/topic_type", ok, fail))).toBe(
+      "rosapi_msgs/srv/TopicType",
+    );
+    expect(await call<string[]>((ok, fail) => ros.getServicesForType("rosapi_msgs/srv/Topics", ok, fail))).toEqual([
+      "/rosapi/topics",
+    ]);
   });
 
   it("getActionServers, getNodes, getNodeDetails", async () => {
     const actions = await call<string[]>((ok, fail) => ros.getActionServers(ok, fail));
     expect(actions).toEqual(expect.arrayContaining(["/mobile/go_to", "/arm/pick_from", "/robograph/ping"]));
-    expect(await call<string[]>((ok, fail) => ros.getNodes(ok, fail))).toEqual(["/arm", "/mobile", "/rosapi", "/rosbridge_websocket"]);
-    const arm = await call<{ publishing: string[]; services: string[]; subscribing: string[] }>((ok, fail) => ros.getNodeDetails("/arm", ok, fail));
+    expect(await call<string[]>((ok, fail) => ros.getNodes(ok, fail))).toEqual([
+      "/arm",
+      "/mobile",
+      "/rosapi",
+      "/rosbridge_websocket",
+    ]);
+    const arm = await call<{ publishing: string[]; services: string[]; subscribing: string[] }>((ok, fail) =>
+      ros.getNodeDetails("/arm", ok, fail),
+    );
     expect(arm.publishing).toEqual(["/arm/camera/depth/compressed", "/arm/camera/image/compressed", "/arm/detections"]);
     expect(arm.subscribing).toEqual([]);
   });
@@ -67,7 +99,16 @@ describe("allowlists (--allow-topics, --allow-services, --allow-actions)", () =>
   let sim: SimProcess;
   let ros: Ros;
   beforeAll(async () => {
-    sim = await startSim(["--speed", "max", "--allow-topics", "/mobile/*", "--allow-services", "/rosapi/*,/robograph/manifest", "--allow-actions", "/mobile/go_*"]);
+    sim = await startSim([
+      "--speed",
+      "max",
+      "--allow-topics",
+      "/mobile/*",
+      "--allow-services",
+      "/rosapi/*,/robograph/manifest",
+      "--allow-actions",
+      "/mobile/go_*",
+    ]);
     ros = await connect(sim.url);
   });
   afterAll(async () => {
@@ -88,7 +129,20 @@ describe("allowlists (--allow-topics, --allow-services, --allow-actions)", () =>
     const { topics } = await call<{ topics: string[] }>((ok, fail) => ros.getTopics(ok, fail));
     expect(topics.length).toBeGreaterThan(0);
     expect(topics.every((t) => t.startsWith("/mobile/"))).toBe(true);
-    expect(await call<string[]>((ok, fail) => ros.getServices(ok, fail))).toEqual(["/robograph/manifest", ...["action_servers", "node_details", "nodes", "service_type", "services", "services_for_type", "topic_type", "topics", "topics_for_type"].map((n) => `/rosapi/${n}`)]);
+    expect(await call<string[]>((ok, fail) => ros.getServices(ok, fail))).toEqual([
+      "/robograph/manifest",
+      ...[
+        "action_servers",
+        "node_details",
+        "nodes",
+        "service_type",
+        "services",
+        "services_for_type",
+        "topic_type",
+        "topics",
+        "topics_for_type",
+      ].map((n) => `/rosapi/${n}`),
+    ]);
     expect(await call<string[]>((ok, fail) => ros.getActionServers(ok, fail))).toEqual(["/mobile/go_to"]);
     expect(await call<string>((ok, fail) => ros.getTopicType("/arm/detections", ok, fail))).toBe("");
   });
@@ -97,14 +151,20 @@ describe("allowlists (--allow-topics, --allow-services, --allow-actions)", () =>
     const manifest = new Service({ ros, name: "/robograph/manifest", serviceType: "robograph_msgs/srv/Manifest" });
     expect(await call((ok, fail) => manifest.callService({}, ok, fail))).toHaveProperty("robots");
     const evaluator = new Service({ ros, name: "/evaluator/check", serviceType: "robograph_msgs/srv/EvaluatorCheck" });
-    await expect(call((ok, fail) => evaluator.callService({}, ok, fail))).rejects.toMatch(/service \/evaluator\/check is not allowed by this bridge's services allowlist/);
+    await expect(call((ok, fail) => evaluator.callService({}, ok, fail))).rejects.toMatch(
+      /service \/evaluator\/check is not allowed by this bridge's services allowlist/,
+    );
     const stop = new Service({ ros, name: "/robograph/stop", serviceType: "std_srvs/srv/Trigger" });
     await expect(call((ok, fail) => stop.callService({}, ok, fail))).rejects.toMatch(/not allowed/);
 
     const pick = new Action({ ros, name: "/arm/pick_from", actionType: "robograph_msgs/action/PickFrom" });
-    await expect(call((ok, fail) => pick.sendGoal({ object: "apple", place: "table" }, ok, undefined, fail))).rejects.toMatch(/action \/arm\/pick_from is not allowed by this bridge's actions allowlist/);
+    await expect(
+      call((ok, fail) => pick.sendGoal({ object: "apple", place: "table" }, ok, undefined, fail)),
+    ).rejects.toMatch(/action \/arm\/pick_from is not allowed by this bridge's actions allowlist/);
     const goTo = new Action({ ros, name: "/mobile/go_to", actionType: "robograph_msgs/action/GoTo" });
-    expect(await call((ok, fail) => goTo.sendGoal({ navigation_point: "in_front_of_sink" }, ok, undefined, fail))).toMatchObject({ success: true });
+    expect(
+      await call((ok, fail) => goTo.sendGoal({ navigation_point: "in_front_of_sink" }, ok, undefined, fail)),
+    ).toMatchObject({ success: true });
 
     // A topic outside the list: refused with a status error naming it, and nothing arrives.
     const arm = new Topic({ ros, name: "/arm/detections", messageType: "robograph_msgs/msg/Detections" });
@@ -129,34 +189,48 @@ describe("allowlists (--allow-topics, --allow-services, --allow-actions)", () =>
 
 describe("the evaluator services off loopback", () => {
   // An address of this machine that is not loopback: a client connecting to it is seen as coming from elsewhere.
-  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
 
-  it.skipIf(!external)("are closed to a client not on loopback, unless its call carries the evaluator key", async () => {
-    const token = "evaluator-test-token";
-    const sims: SimProcess[] = [];
-    try {
-      // Bound to that address alone (a token is required off loopback), and once more with an evaluator key.
-      const open = await startSim(["--speed", "max", "--host", external!, "--token", token]);
-      sims.push(open);
-      const remote = await BridgeClient.connect(open.url, { token });
+  it.skipIf(!external)(
+    "are closed to a client not on loopback, unless its call carries the evaluator key",
+    async () => {
+      const token = "evaluator-test-token";
+      const sims: SimProcess[] = [];
       try {
-        await expect(remote.callService("/evaluator/check")).rejects.toThrow(/answer clients on this machine only/);
-        // The rest of the bridge serves it as usual.
-        expect(await remote.callService("/robograph/manifest")).toHaveProperty("robots");
+        // Bound to that address alone (a token is required off loopback), and once more with an evaluator key.
+        const open = await startSim(["--speed", "max", "--host", external!, "--token", token]);
+        sims.push(open);
+        const remote = await BridgeClient.connect(open.url, { token });
+        try {
+          await expect(remote.callService("/evaluator/check")).rejects.toThrow(/answer clients on this machine only/);
+          // The rest of the bridge serves it as usual.
+          expect(await remote.callService("/robograph/manifest")).toHaveProperty("robots");
+        } finally {
+          await remote.close();
+        }
+        const keyed = await startSim([
+          "--speed",
+          "max",
+          "--host",
+          external!,
+          "--token",
+          token,
+          "--evaluator-key",
+          "k3y",
+        ]);
+        sims.push(keyed);
+        const scorer = await BridgeClient.connect(keyed.url, { token });
+        try {
+          await expect(scorer.callService("/evaluator/check", {})).rejects.toThrow(/did not carry the evaluator key/);
+          expect(await scorer.callService("/evaluator/check", { key: "k3y" })).toHaveProperty("success");
+        } finally {
+          await scorer.close();
+        }
       } finally {
-        await remote.close();
+        await Promise.all(sims.map((s) => s.stop()));
       }
-      const keyed = await startSim(["--speed", "max", "--host", external!, "--token", token, "--evaluator-key", "k3y"]);
-      sims.push(keyed);
-      const scorer = await BridgeClient.connect(keyed.url, { token });
-      try {
-        await expect(scorer.callService("/evaluator/check", {})).rejects.toThrow(/did not carry the evaluator key/);
-        expect(await scorer.callService("/evaluator/check", { key: "k3y" })).toHaveProperty("success");
-      } finally {
-        await scorer.close();
-      }
-    } finally {
-      await Promise.all(sims.map((s) => s.stop()));
-    }
-  });
+    },
+  );
 });

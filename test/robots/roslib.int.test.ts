@@ -27,13 +27,19 @@ describe("roslib against the kitchen simulator", () => {
       name: "/robograph/manifest",
       serviceType: "robograph_msgs/srv/Manifest",
     });
-    const res = await new Promise<{ robots: { id: string; skills: { action: string }[] }[] }>((resolve, reject) => svc.callService({}, resolve, reject));
+    const res = await new Promise<{ robots: { id: string; skills: { action: string }[] }[] }>((resolve, reject) =>
+      svc.callService({}, resolve, reject),
+    );
     expect(res.robots.map((r) => r.id)).toEqual(["mobile", "arm"]);
     expect(res.robots[1].skills.map((s) => s.action)).toContain("/arm/pick_from");
   });
 
   it("subscribes to a camera and decodes a non-blank PNG", async () => {
-    const topic = new Topic<{ format: string; data: string }>({ ros, name: "/mobile/camera/image/compressed", messageType: "sensor_msgs/msg/CompressedImage" });
+    const topic = new Topic<{ format: string; data: string }>({
+      ros,
+      name: "/mobile/camera/image/compressed",
+      messageType: "sensor_msgs/msg/CompressedImage",
+    });
     const msg = await new Promise<{ format: string; data: string }>((resolve) => topic.subscribe(resolve));
     topic.unsubscribe();
     expect(msg.format).toBe("png");
@@ -46,7 +52,11 @@ describe("roslib against the kitchen simulator", () => {
   });
 
   it("sends an action goal and receives feedback and a result", async () => {
-    const goTo = new Action<{ navigation_point: string }, { phase: string; progress: number }, { success: boolean; message: string }>({
+    const goTo = new Action<
+      { navigation_point: string },
+      { phase: string; progress: number },
+      { success: boolean; message: string }
+    >({
       ros,
       name: "/mobile/go_to",
       actionType: "robograph_msgs/action/GoTo",
@@ -61,7 +71,11 @@ describe("roslib against the kitchen simulator", () => {
   });
 
   it("cancels a goal", async () => {
-    const goTo = new Action<{ navigation_point: string }, { phase: string }, unknown>({ ros, name: "/mobile/go_to", actionType: "robograph_msgs/action/GoTo" });
+    const goTo = new Action<{ navigation_point: string }, { phase: string }, unknown>({
+      ros,
+      name: "/mobile/go_to",
+      actionType: "robograph_msgs/action/GoTo",
+    });
     let id: string | undefined;
     const failure = await new Promise<string>((resolve, reject) => {
       id = goTo.sendGoal(

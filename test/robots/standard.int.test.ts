@@ -37,11 +37,20 @@ import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../he
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
 
-const connect = (url: string, out: string) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", url, "--out", out], { cwd: ROOT, encoding: "utf8", timeout: 90_000 });
+const connect = (url: string, out: string) =>
+  spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", url, "--out", out], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 90_000,
+  });
 
 /** RGB of pixel (x, y) of a PNG. */
 async function pixel(png: Buffer, x: number, y: number): Promise<number[]> {
-  const { data, info } = await sharp(png).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(png)
+    .removeAlpha()
+    .toColourspace("srgb")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const i = (y * info.width + x) * info.channels;
   return [data[i], data[i + 1], data[i + 2]];
 }
@@ -54,11 +63,31 @@ function completed(draft: RobotManifest): RobotManifest {
     ...moveBase,
     name: "go_to",
     description: "Drive the base to a named place.",
-    goal: { ...moveBase.goal!, poses: { dock_front: { frame_id: "map", position: { x: 1, y: 0.5, z: 0 }, yaw: Math.PI / 2 }, window: { frame_id: "map", position: { x: -0.4, y: 0.2, z: 0 }, yaw: 0 } } },
-    parameters: { ...moveBase.parameters, properties: { navigation_point: { type: "string", description: "where to go", enum: ["dock_front", "window"] } } },
+    goal: {
+      ...moveBase.goal!,
+      poses: {
+        dock_front: { frame_id: "map", position: { x: 1, y: 0.5, z: 0 }, yaw: Math.PI / 2 },
+        window: { frame_id: "map", position: { x: -0.4, y: 0.2, z: 0 }, yaw: 0 },
+      },
+    },
+    parameters: {
+      ...moveBase.parameters,
+      properties: { navigation_point: { type: "string", description: "where to go", enum: ["dock_front", "window"] } },
+    },
   };
-  const raw: SkillSpec = { ...moveBase, goal: undefined, description: "Drive the base to a pose in map.", parameters: moveBase.goal!.message, timeoutSec: 30 };
-  return RobotManifest.parse({ ...draft, kind: "mobile_base", description: "A wheeled base with a camera.", skills: [{ ...dock, description: "Dock to the charger." }, named, raw] });
+  const raw: SkillSpec = {
+    ...moveBase,
+    goal: undefined,
+    description: "Drive the base to a pose in map.",
+    parameters: moveBase.goal!.message,
+    timeoutSec: 30,
+  };
+  return RobotManifest.parse({
+    ...draft,
+    kind: "mobile_base",
+    description: "A wheeled base with a camera.",
+    skills: [{ ...dock, description: "Dock to the charger." }, named, raw],
+  });
 }
 
 describe.skipIf(!available)("a plain ROS robot with standard messages only", () => {
@@ -79,7 +108,8 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const run = connect(ros.url, join(dir, "draft.json"));
     connectOut = run.stdout + run.stderr;
     expect(run.status, connectOut).toBe(0);
-    draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(join(dir, "draft.json"), "utf8"))).robots[0];
+    draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(join(dir, "draft.json"), "utf8")))
+      .robots[0];
     manifest = completed(draft);
     manifestFile = join(dir, "base.json");
     writeFileSync(manifestFile, JSON.stringify({ robots: [manifest] }, null, 1));
@@ -92,12 +122,33 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
 
   it("connect drafts the nested goal and the camera as published: its real size, raw depth, CameraInfo, no detector", () => {
     expect(draft.id).toBe("base");
-    expect(draft.cameras[0]).toMatchObject({ image: "/base/camera/image_raw/compressed", imageType: "sensor_msgs/msg/CompressedImage", depth: "/base/camera/depth/image_raw", depthType: "sensor_msgs/msg/Image", info: "/base/camera/camera_info", width: 640, height: 480 });
+    expect(draft.cameras[0]).toMatchObject({
+      image: "/base/camera/image_raw/compressed",
+      imageType: "sensor_msgs/msg/CompressedImage",
+      depth: "/base/camera/depth/image_raw",
+      depthType: "sensor_msgs/msg/Image",
+      info: "/base/camera/camera_info",
+      width: 640,
+      height: 480,
+    });
     expect(draft.cameras[0].detections).toBeUndefined();
     const mb = draft.skills.find((s) => s.name === "move_base")!;
-    expect(mb).toMatchObject({ action: "/base/move_base", actionType: "move_base_msgs/MoveBase", transport: "actionlib", goal: { template: { target_pose: { $pose: "navigation_point" } }, poses: {} } });
-    expect(mb.goal!.message.properties.target_pose.properties!.pose.properties!.orientation.required).toEqual(["x", "y", "z", "w"]);
-    expect(draft.skills.find((s) => s.name === "dock")).toMatchObject({ transport: "service", actionType: "std_srvs/Trigger" });
+    expect(mb).toMatchObject({
+      action: "/base/move_base",
+      actionType: "move_base_msgs/MoveBase",
+      transport: "actionlib",
+      goal: { template: { target_pose: { $pose: "navigation_point" } }, poses: {} },
+    });
+    expect(mb.goal!.message.properties.target_pose.properties!.pose.properties!.orientation.required).toEqual([
+      "x",
+      "y",
+      "z",
+      "w",
+    ]);
+    expect(draft.skills.find((s) => s.name === "dock")).toMatchObject({
+      transport: "service",
+      actionType: "std_srvs/Trigger",
+    });
     expect(connectOut).toMatch(/target_pose\.pose\.position\.x/);
     expect(connectOut).toMatch(/measure each place it may go to/);
     expect(connectOut).toMatch(/no detections topic/);
@@ -107,26 +158,54 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const robots = [manifest];
     const feedback: unknown[] = [];
     const pose = { position: { x: 0.6, y: -0.4, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } };
-    const r = await callSkill(client, robots, "base", "move_base", { target_pose: { header: { frame_id: "map" }, pose } }, { onFeedback: (f) => feedback.push(f) });
+    const r = await callSkill(
+      client,
+      robots,
+      "base",
+      "move_base",
+      { target_pose: { header: { frame_id: "map" }, pose } },
+      { onFeedback: (f) => feedback.push(f) },
+    );
     expect(r, r.error).toMatchObject({ ok: true, status: "succeeded", message: "arrived at (0.60, -0.40)" });
     expect(feedback.length).toBeGreaterThan(0);
-    const at = (feedback.at(-1) as { base_position: { header: { frame_id: string }; pose: { position: { x: number; y: number } } } }).base_position;
+    const at = (
+      feedback.at(-1) as {
+        base_position: { header: { frame_id: string }; pose: { position: { x: number; y: number } } };
+      }
+    ).base_position;
     expect(at.header.frame_id).toBe("map");
     expect([at.pose.position.x, at.pose.position.y].map((v) => Math.round(v * 100) / 100)).toEqual([0.6, -0.4]);
     expect(goals.at(-1)).toEqual({ frame_id: "map", position: [0.6, -0.4, 0], orientation: [0, 0, 0, 1] });
     // Aborted: the result is empty, the status text says why.
-    const odom = await callSkill(client, robots, "base", "move_base", { target_pose: { header: { frame_id: "odom" }, pose } });
+    const odom = await callSkill(client, robots, "base", "move_base", {
+      target_pose: { header: { frame_id: "odom" }, pose },
+    });
     expect(odom).toMatchObject({ ok: false, status: "aborted" });
     expect(odom.error).toMatch(/goal in frame 'odom': this robot navigates in map/);
     // Canceled mid-drive: preempted.
     const ac = new AbortController();
-    const far = callSkill(client, robots, "base", "move_base", { target_pose: { header: { frame_id: "map" }, pose: { ...pose, position: { x: 6, y: 0, z: 0 } } } }, { signal: ac.signal });
+    const far = callSkill(
+      client,
+      robots,
+      "base",
+      "move_base",
+      { target_pose: { header: { frame_id: "map" }, pose: { ...pose, position: { x: 6, y: 0, z: 0 } } } },
+      { signal: ac.signal },
+    );
     setTimeout(() => ac.abort(), 800);
     expect(await far).toMatchObject({ ok: false, status: "canceled", message: "stopped on request" });
     // Refused before anything is sent, naming the field.
     const sent = goals.length;
-    await expect(callSkill(client, robots, "base", "move_base", { target_pose: { header: { frame_id: "map" }, pose: { ...pose, position: { x: "far", y: 0, z: 0 } } } })).rejects.toThrow(/target_pose\.pose\.position\.x/);
-    await expect(callSkill(client, robots, "base", "move_base", { target_pose: { header: { frame_id: "map" }, pose: { position: pose.position } } })).rejects.toThrow(InvalidSkillArgumentsError);
+    await expect(
+      callSkill(client, robots, "base", "move_base", {
+        target_pose: { header: { frame_id: "map" }, pose: { ...pose, position: { x: "far", y: 0, z: 0 } } },
+      }),
+    ).rejects.toThrow(/target_pose\.pose\.position\.x/);
+    await expect(
+      callSkill(client, robots, "base", "move_base", {
+        target_pose: { header: { frame_id: "map" }, pose: { position: pose.position } },
+      }),
+    ).rejects.toThrow(InvalidSkillArgumentsError);
     await new Promise((r) => setTimeout(r, 300));
     expect(goals.length).toBe(sent);
   }, 60_000);
@@ -138,14 +217,31 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const last = goals.at(-1) as { frame_id: string; orientation: number[] };
     expect(last.frame_id).toBe("map");
     expect(last.orientation.map((v) => Math.round(v * 1000) / 1000)).toEqual([0, 0, 0.707, 0.707]);
-    await expect(callSkill(client, robots, "base", "go_to", { navigation_point: "the moon" })).rejects.toThrow(/navigation_point/);
+    await expect(callSkill(client, robots, "base", "go_to", { navigation_point: "the moon" })).rejects.toThrow(
+      /navigation_point/,
+    );
     const tools = skillTools(client, robots);
     const raw = tools.find((t) => t.name === "base__move_base")!;
-    const out = JSON.parse(String(await raw.invoke({ target_pose: { header: { frame_id: "map" }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } } })));
+    const out = JSON.parse(
+      String(
+        await raw.invoke({
+          target_pose: {
+            header: { frame_id: "map" },
+            pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+          },
+        }),
+      ),
+    );
     expect(out).toMatchObject({ ok: true, message: "arrived at (0.00, 0.00)" });
     await expect(raw.invoke({ target_pose: { header: { frame_id: "map" } } })).rejects.toThrow();
-    expect(JSON.parse(String(await tools.find((t) => t.name === "base__dock")!.invoke({})))).toMatchObject({ ok: true, message: "docked" });
-    expect(JSON.parse(String(await tools.find((t) => t.name === "base__dock")!.invoke({})))).toMatchObject({ ok: false, error: "already docked" });
+    expect(JSON.parse(String(await tools.find((t) => t.name === "base__dock")!.invoke({})))).toMatchObject({
+      ok: true,
+      message: "docked",
+    });
+    expect(JSON.parse(String(await tools.find((t) => t.name === "base__dock")!.invoke({})))).toMatchObject({
+      ok: false,
+      error: "already docked",
+    });
   }, 60_000);
 
   it("decodes the robot's raw rgb8, bgr8 and mono8 frames and its JPEG to the right colours", async () => {
@@ -153,31 +249,76 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const rgb = await pngOf(await next("/base/camera/image_raw", "sensor_msgs/msg/Image"), "/base/camera/image_raw");
     expect(await pixel(rgb, 10, 240)).toEqual([255, 0, 0]);
     expect(await pixel(rgb, 630, 240)).toEqual([0, 0, 255]);
-    const jpeg = await pngOf(await next("/base/camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage"), "/base/camera/image_raw/compressed");
+    const jpeg = await pngOf(
+      await next("/base/camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage"),
+      "/base/camera/image_raw/compressed",
+    );
     const [r, , b] = await pixel(jpeg, 10, 240);
     expect(r).toBeGreaterThan(230);
     expect(b).toBeLessThan(30);
     const bgr = await pngOf(await next("/base/wrist/image_raw", "sensor_msgs/msg/Image"), "/base/wrist/image_raw");
-    expect([await pixel(bgr, 0, 0), await pixel(bgr, 3, 1)]).toEqual([[255, 0, 0], [0, 0, 255]]);
+    expect([await pixel(bgr, 0, 0), await pixel(bgr, 3, 1)]).toEqual([
+      [255, 0, 0],
+      [0, 0, 255],
+    ]);
     const mono = await pngOf(await next("/base/ir/image_raw", "sensor_msgs/msg/Image"), "/base/ir/image_raw");
-    expect([await pixel(mono, 0, 0), await pixel(mono, 3, 1)]).toEqual([[10, 10, 10], [200, 200, 200]]);
+    expect([await pixel(mono, 0, 0), await pixel(mono, 3, 1)]).toEqual([
+      [10, 10, 10],
+      [200, 200, 200],
+    ]);
   }, 60_000);
 
   it("is driven over MCP by the SDK's client: move_base from a named pose with feedback as progress, look's PNG and depth", async () => {
     const dir = scratchDir();
-    const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "mcp", "--bridge-url", ros.url, "--manifest", manifestFile, "--data-dir", join(dir, "data"), "--runs-dir", join(dir, "runs")], cwd: ROOT, stderr: "ignore" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        join(ROOT, "cli", "robograph.ts"),
+        "mcp",
+        "--bridge-url",
+        ros.url,
+        "--manifest",
+        manifestFile,
+        "--data-dir",
+        join(dir, "data"),
+        "--runs-dir",
+        join(dir, "runs"),
+      ],
+      cwd: ROOT,
+      stderr: "ignore",
+    });
     const c = new Client({ name: "test", version: "1" });
     await c.connect(transport);
     try {
       const { tools } = await c.listTools();
-      expect(tools.find((t) => t.name === "base__go_to")!.inputSchema).toMatchObject({ properties: { navigation_point: { enum: ["dock_front", "window"] } } });
-      expect(tools.find((t) => t.name === "base__move_base")!.inputSchema).toMatchObject({ properties: { target_pose: { properties: { header: { required: ["frame_id"] } } } } });
+      expect(tools.find((t) => t.name === "base__go_to")!.inputSchema).toMatchObject({
+        properties: { navigation_point: { enum: ["dock_front", "window"] } },
+      });
+      expect(tools.find((t) => t.name === "base__move_base")!.inputSchema).toMatchObject({
+        properties: { target_pose: { properties: { header: { required: ["frame_id"] } } } },
+      });
       const progress: string[] = [];
-      const went = (await c.callTool({ name: "base__go_to", arguments: { navigation_point: "window" } }, undefined, { onprogress: (p) => progress.push(p.message ?? "") })) as CallToolResult;
+      const went = (await c.callTool({ name: "base__go_to", arguments: { navigation_point: "window" } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      })) as CallToolResult;
       expect(went.isError ?? false, JSON.stringify(went.content)).toBe(false);
-      expect(went.structuredContent).toMatchObject({ ok: true, status: "succeeded", message: "arrived at (-0.40, 0.20)" });
+      expect(went.structuredContent).toMatchObject({
+        ok: true,
+        status: "succeeded",
+        message: "arrived at (-0.40, 0.20)",
+      });
       expect(progress.some((p) => /base_position/.test(p))).toBe(true);
-      const bad = (await c.callTool({ name: "base__move_base", arguments: { target_pose: { header: { frame_id: "map" }, pose: { position: { x: 1, y: 1, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: "one" } } } } })) as CallToolResult;
+      const bad = (await c.callTool({
+        name: "base__move_base",
+        arguments: {
+          target_pose: {
+            header: { frame_id: "map" },
+            pose: { position: { x: 1, y: 1, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: "one" } },
+          },
+        },
+      })) as CallToolResult;
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toMatch(/target_pose\.pose\.orientation\.w/);
       const look = (await c.callTool({ name: "look", arguments: {} })) as CallToolResult;
@@ -193,18 +334,40 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
   }, 120_000);
 
   it("the offline reasoner refuses a robot without detections; a VLM is sent its frame and told there is no detector", async () => {
-    const world = { name: "flat", places: [{ name: "charger", kind: "surface", openable: false }], navigationPoints: ["dock_front", "window"], labels: ["cup"] };
+    const world = {
+      name: "flat",
+      places: [{ name: "charger", kind: "surface", openable: false }],
+      navigationPoints: ["dock_front", "window"],
+      labels: ["cup"],
+    };
     const file = join(scratchDir(), "with-world.json");
     writeFileSync(file, JSON.stringify({ robots: [manifest], world }));
-    const state = { observations: {}, history: [], counters: { nextEntryId: 0, steps: 0, iterations: 0 }, startedAt: 0 } as unknown as ClosedLoopStateType;
+    const state = {
+      observations: {},
+      history: [],
+      counters: { nextEntryId: 0, steps: 0, iterations: 0 },
+      startedAt: 0,
+    } as unknown as ClosedLoopStateType;
     const offline = inRunOf(clea, { bridgeUrl: ros.url, manifest: file, backend: "symbolic", dataDir: scratchDir() });
-    await expect(perceive(state, offline)).rejects.toThrow(/robot base publishes no detections .* offline reasoner reads only detections: run with a VLM/);
+    await expect(perceive(state, offline)).rejects.toThrow(
+      /robot base publishes no detections .* offline reasoner reads only detections: run with a VLM/,
+    );
     await offline.run.close();
     const vlm = await startFakeOpenAI((req) => {
-      const answer = JSON.stringify({ robot: "base", objects: [], containers: [], visiblePlaces: [], summary: "a red wall and a blue wall" });
+      const answer = JSON.stringify({
+        robot: "base",
+        objects: [],
+        containers: [],
+        visiblePlaces: [],
+        summary: "a red wall and a blue wall",
+      });
       return req.tools?.length ? { arguments: answer } : { content: answer };
     });
-    const withVlm = inRunOf(clea, { bridgeUrl: ros.url, manifest: file, backend: "openai", dataDir: scratchDir() }, { ...process.env, OPENAI_API_KEY: "local", OPENAI_BASE_URL: vlm.baseURL });
+    const withVlm = inRunOf(
+      clea,
+      { bridgeUrl: ros.url, manifest: file, backend: "openai", dataDir: scratchDir() },
+      { ...process.env, OPENAI_API_KEY: "local", OPENAI_BASE_URL: vlm.baseURL },
+    );
     try {
       const out = await perceive(state, withVlm);
       expect((out.observations as Record<string, { summary: string }>).base.summary).toBe("a red wall and a blue wall");
@@ -231,10 +394,17 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     const dir = scratchDir();
     const run = connect(url, join(dir, "draft.json"));
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(join(dir, "draft.json"), "utf8")));
+    const draft = ManifestResponse.pick({ robots: true }).parse(
+      JSON.parse(readFileSync(join(dir, "draft.json"), "utf8")),
+    );
     const written = bundledManifests("kitchen");
     // The person measured each navigation point where the base stands in front of it (here: the layout's numbers).
-    const poses = Object.fromEntries(NAVIGATION_POINTS.map((n) => [n.name, { frame_id: "map", position: { x: n.position[0], y: n.position[1], z: 0 }, yaw: n.yaw }]));
+    const poses = Object.fromEntries(
+      NAVIGATION_POINTS.map((n) => [
+        n.name,
+        { frame_id: "map", position: { x: n.position[0], y: n.position[1], z: 0 }, yaw: n.yaw },
+      ]),
+    );
     // move_base is the base's go_to: the planner's name for it, its words and rules, its poses.
     const robots = completedDraft(draft.robots, written, { as: { move_base: "go_to" }, poses });
     const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
@@ -251,10 +421,33 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     const file = personsFile(stack.url);
     const m = JSON.parse(readFileSync(await file, "utf8")) as { robots: RobotManifest[] };
     const mobile = m.robots.find((r) => r.id === "mobile")!;
-    expect(mobile.cameras[0]).toMatchObject({ image: "/mobile/camera/image_raw", imageType: "sensor_msgs/msg/Image", depth: "/mobile/camera/depth/image_raw", info: "/mobile/camera/camera_info", detections: "/mobile/detections", width: 320, height: 240 });
-    expect(mobile.skills.find((s) => s.name === "go_to")).toMatchObject({ action: "/mobile/move_base", actionType: "move_base_msgs/MoveBase", goal: { template: { target_pose: { $pose: "navigation_point" } } } });
+    expect(mobile.cameras[0]).toMatchObject({
+      image: "/mobile/camera/image_raw",
+      imageType: "sensor_msgs/msg/Image",
+      depth: "/mobile/camera/depth/image_raw",
+      info: "/mobile/camera/camera_info",
+      detections: "/mobile/detections",
+      width: 320,
+      height: 240,
+    });
+    expect(mobile.skills.find((s) => s.name === "go_to")).toMatchObject({
+      action: "/mobile/move_base",
+      actionType: "move_base_msgs/MoveBase",
+      goal: { template: { target_pose: { $pose: "navigation_point" } } },
+    });
     const data = scratchDir();
-    const common = ["--bridge-url", stack.url, "--manifest", await file, "--thread", "standard-crash", "--data-dir", data, "--runs-dir", join(data, "runs")];
+    const common = [
+      "--bridge-url",
+      stack.url,
+      "--manifest",
+      await file,
+      "--thread",
+      "standard-crash",
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+    ];
     let armed = false;
     const first = await agent(common, (line, kill) => {
       // Killed as soon as the first move_base goal is recorded: the robot is driving or has just arrived.
@@ -271,7 +464,9 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     const watcher = await BridgeClient.connect(stack.url);
     try {
       await learnDialect(watcher);
-      const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+      const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>(
+        "/evaluator/events",
+      );
       const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
       expect(started.length).toBeGreaterThan(3);
       expect(new Set(started).size).toBe(started.length);
@@ -280,6 +475,8 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
       await watcher.close();
     }
     // The run's record keeps move_base's feedback.
-    expect(readFileSync(join(data, "runs", "standard-crash", "feedback.jsonl"), "utf8")).toMatch(/"skill":"go_to".*base_position/);
+    expect(readFileSync(join(data, "runs", "standard-crash", "feedback.jsonl"), "utf8")).toMatch(
+      /"skill":"go_to".*base_position/,
+    );
   }, 300_000);
 });

@@ -38,7 +38,17 @@ describe("emergency stop", () => {
     const { sim, watcher, events } = await slowKitchen();
     const data = scratchDir();
     const thread = "estop-sigint";
-    const common = ["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs"), "--forget"];
+    const common = [
+      "--bridge-url",
+      sim.url,
+      "--thread",
+      thread,
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+      "--forget",
+    ];
     let armed = false;
     const first = await agent(common, (line, kill) => {
       // The second goal (the refrigerator's door): stop once the robot has started it.
@@ -48,9 +58,14 @@ describe("emergency stop", () => {
     });
     expect(first.code, first.out).toBe(3);
     expect(first.out).toMatch(/SIGINT: emergency stop/);
-    expect(first.out).toMatch(/INTERRUPTED — interrupted: interrupted during mobile\/open \{"target":"refrigerator"\}: SIGINT to the agent/);
+    expect(first.out).toMatch(
+      /INTERRUPTED — interrupted: interrupted during mobile\/open \{"target":"refrigerator"\}: SIGINT to the agent/,
+    );
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
-    expect(summary).toMatchObject({ status: "interrupted", resume: `npm start -- --thread ${thread} --resume --bridge-url ${sim.url}` });
+    expect(summary).toMatchObject({
+      status: "interrupted",
+      resume: `npm start -- --thread ${thread} --resume --bridge-url ${sim.url}`,
+    });
     // The robot stopped: the goal ended canceled on the simulator, nothing after it was sent.
     const stopped = (await events()).filter((e) => e.goalId?.startsWith(`${thread}/1/`));
     expect(stopped.map((e) => e.kind)).toEqual(["skill_started", "skill_canceled"]);
@@ -59,7 +74,9 @@ describe("emergency stop", () => {
     const second = await agent([...common, "--resume"]);
     expect(second.out).toMatch(/running executor again/);
     expect(second.code, second.out).toBe(0);
-    const started = (await events()).filter((e) => e.kind === "skill_started" && e.goalId?.startsWith(`${thread}/`)).map((e) => e.goalId);
+    const started = (await events())
+      .filter((e) => e.kind === "skill_started" && e.goalId?.startsWith(`${thread}/`))
+      .map((e) => e.goalId);
     expect(new Set(started).size).toBe(started.length);
   }, 180_000);
 
@@ -68,14 +85,27 @@ describe("emergency stop", () => {
     const data = scratchDir();
     const thread = "estop-service";
     let stop: Promise<{ success: boolean; message: string }> | undefined;
-    const run = await agent(["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs"), "--forget"], (line) => {
-      if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
-      stop = new Promise((resolve) => killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))));
+    const run = await agent(
+      ["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs"), "--forget"],
+      (line) => {
+        if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
+        stop = new Promise((resolve) =>
+          killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
+        );
+      },
+    );
+    expect((await stop)!).toMatchObject({
+      success: true,
+      message: expect.stringMatching(new RegExp(`^canceled 1 goal: ${thread}/0/mobile/go_to#`)),
     });
-    expect((await stop)!).toMatchObject({ success: true, message: expect.stringMatching(new RegExp(`^canceled 1 goal: ${thread}/0/mobile/go_to#`)) });
     expect(run.code, run.out).toBe(3);
-    expect(run.out).toMatch(/INTERRUPTED — interrupted: interrupted during mobile\/go_to .*its goal was canceled on the robot \(an emergency stop: \/robograph\/stop or another client\)/);
-    expect((await events()).filter((e) => e.goalId?.startsWith(`${thread}/0/`)).map((e) => e.kind)).toEqual(["skill_started", "skill_canceled"]);
+    expect(run.out).toMatch(
+      /INTERRUPTED — interrupted: interrupted during mobile\/go_to .*its goal was canceled on the robot \(an emergency stop: \/robograph\/stop or another client\)/,
+    );
+    expect((await events()).filter((e) => e.goalId?.startsWith(`${thread}/0/`)).map((e) => e.kind)).toEqual([
+      "skill_started",
+      "skill_canceled",
+    ]);
     // With nothing running, the service says so.
     expect(await watcher.callService("/robograph/stop")).toEqual({ success: true, message: "no goal was running" });
   }, 180_000);
@@ -83,7 +113,20 @@ describe("emergency stop", () => {
   it("aborting an experiment: the episode's goal is canceled on its simulator and the episode ends interrupted, with no result", async () => {
     const root = scratchDir();
     const controller = new AbortController();
-    const o: ExperimentOptions = { name: "estop", dataset: "kitchen", variants: ["full"], seeds: 1, noise: 0, concurrency: 1, limit: 1, root, maxSteps: 40, maxWallSeconds: 300, speed: "1", signal: controller.signal };
+    const o: ExperimentOptions = {
+      name: "estop",
+      dataset: "kitchen",
+      variants: ["full"],
+      seeds: 1,
+      noise: 0,
+      concurrency: 1,
+      limit: 1,
+      root,
+      maxSteps: 40,
+      maxWallSeconds: 300,
+      speed: "1",
+      signal: controller.signal,
+    };
     const events = join(experimentDir(o), "episodes", "full__search_tea_and_hamburger__c1__s0", "events.jsonl");
     // Abort once the first goal has been dispatched (and, at real-time speed, is still running a moment later).
     const watch = setInterval(() => {
@@ -94,13 +137,18 @@ describe("emergency stop", () => {
     }, 20);
     const results = await runExperiment(o).finally(() => clearInterval(watch));
     expect(results).toEqual([]);
-    const lines = readFileSync(events, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { node: string; update: { status?: string; history?: { message: string }[] } });
+    const lines = readFileSync(events, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { node: string; update: { status?: string; history?: { message: string }[] } });
     const last = lines.at(-1)!;
     expect(last.node).toBe("executor");
     expect(last.update.status).toBe("interrupted");
     // The bridge answered the goal as canceled: the simulator stopped the robot before the experiment stopped it.
     expect(last.update.history?.[0].message).toBe("canceled: the experiment was aborted");
-    expect(existsSync(join(experimentDir(o), "episodes", "full__search_tea_and_hamburger__c1__s0", "result.json"))).toBe(false);
+    expect(
+      existsSync(join(experimentDir(o), "episodes", "full__search_tea_and_hamburger__c1__s0", "result.json")),
+    ).toBe(false);
     // The stop was the experiment's: this process runs on unstopped.
     expect(stopReason()).toBeUndefined();
   }, 180_000);
@@ -114,15 +162,33 @@ describe("emergency stop in the behaviour critic's refinement", () => {
     clients.push(watcher);
     const data = scratchDir();
     const thread = "estop-critic";
-    const common = ["--graph", "behaviorCritic", "--scenario", "bread_tray", "--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs"), "--forget"];
+    const common = [
+      "--graph",
+      "behaviorCritic",
+      "--scenario",
+      "bread_tray",
+      "--bridge-url",
+      sim.url,
+      "--thread",
+      thread,
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+      "--forget",
+    ];
     let stop: Promise<{ success: boolean; message: string }> | undefined;
     const first = await agent(common, (line) => {
       if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
-      stop = new Promise((resolve) => killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))));
+      stop = new Promise((resolve) =>
+        killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
+      );
     });
     expect((await stop)!.message).toMatch(new RegExp(`^canceled 1 goal: ${thread}/0/palm/run_primitives#`));
     expect(first.code, first.out).toBe(3);
-    expect(first.out).toMatch(/INTERRUPTED — interrupted: interrupted during program 0: its goal was canceled on the robot/);
+    expect(first.out).toMatch(
+      /INTERRUPTED — interrupted: interrupted during program 0: its goal was canceled on the robot/,
+    );
     // No critique of half a program: the run stopped at the executor.
     expect(first.out).not.toMatch(/critique\s/);
 

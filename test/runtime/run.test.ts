@@ -14,22 +14,47 @@ import { inRun, openRun, parseSettings, runOf } from "../../runtime/run";
 describe("a run's settings", () => {
   it("fills the documented defaults, and the schema Studio shows carries the same ones", () => {
     const o = parseSettings(VlmpcConfiguration, { bridgeUrl: "ws://127.0.0.1:1" }, {});
-    expect(o).toMatchObject({ variant: "full", seed: 0, noise: 0, approve: [], maxSteps: 40, maxReplans: 15, maxModelCalls: 400, maxWallSeconds: 900, maxSkillSeconds: 100, historyWindow: 0 });
+    expect(o).toMatchObject({
+      variant: "full",
+      seed: 0,
+      noise: 0,
+      approve: [],
+      maxSteps: 40,
+      maxReplans: 15,
+      maxModelCalls: 400,
+      maxWallSeconds: 900,
+      maxSkillSeconds: 100,
+      historyWindow: 0,
+    });
     const shown = ClosedLoopConfiguration.parse({});
-    for (const k of ["variant", "seed", "noise", "maxSteps", "maxReplans", "maxModelCalls", "maxWallSeconds"] as const) expect(shown[k]).toEqual(o[k]);
+    for (const k of ["variant", "seed", "noise", "maxSteps", "maxReplans", "maxModelCalls", "maxWallSeconds"] as const)
+      expect(shown[k]).toEqual(o[k]);
     expect(VlmpcConfiguration.parse({}).maxSkillSeconds).toBe(o.maxSkillSeconds);
     // A method's settings are its own: CLEA's run has no VLM-PC history window.
     expect("historyWindow" in parseSettings(ClosedLoopConfiguration, {}, {})).toBe(false);
   });
 
   it("reads the environment under what the caller gives", () => {
-    const env = { ROBOGRAPH_BRIDGE_URL: "ws://127.0.0.1:2", ROBOGRAPH_SEED: "7", ROBOGRAPH_APPROVE: "arm/open,arm/close" };
-    expect(parseSettings(ClosedLoopConfiguration, {}, env)).toMatchObject({ bridgeUrl: "ws://127.0.0.1:2", seed: 7, approve: ["arm/open", "arm/close"] });
-    expect(parseSettings(ClosedLoopConfiguration, { seed: 3, models: { critic: "big-vlm" } }, env)).toMatchObject({ seed: 3, models: { critic: "big-vlm" } });
+    const env = {
+      ROBOGRAPH_BRIDGE_URL: "ws://127.0.0.1:2",
+      ROBOGRAPH_SEED: "7",
+      ROBOGRAPH_APPROVE: "arm/open,arm/close",
+    };
+    expect(parseSettings(ClosedLoopConfiguration, {}, env)).toMatchObject({
+      bridgeUrl: "ws://127.0.0.1:2",
+      seed: 7,
+      approve: ["arm/open", "arm/close"],
+    });
+    expect(parseSettings(ClosedLoopConfiguration, { seed: 3, models: { critic: "big-vlm" } }, env)).toMatchObject({
+      seed: 3,
+      models: { critic: "big-vlm" },
+    });
   });
 
   it("refuses what the method's schema does not allow, naming the field; a bridge is asked for only when a robot is", async () => {
-    expect(() => parseSettings(ClosedLoopConfiguration, { noise: 2 }, {})).toThrow(/invalid run configuration[\s\S]*noise/);
+    expect(() => parseSettings(ClosedLoopConfiguration, { noise: 2 }, {})).toThrow(
+      /invalid run configuration[\s\S]*noise/,
+    );
     expect(() => parseSettings(ClosedLoopConfiguration, { maxSteps: "many" }, {})).toThrow(/maxSteps/);
     // Each graph runs only its own variants.
     expect(parseSettings(VlmpcConfiguration, { variant: "no-history" }, {}).variant).toBe("no-history");
@@ -47,7 +72,10 @@ describe("a run's settings", () => {
     const opened = openRun(vlmpc.runtime, { variant: "random", seed: 4 }, { env: {} });
     node({}, { context: opened.context } as RunnableConfig);
     // The LangGraph server's way: configurable and context as JSON, the context over configurable.
-    node({}, { configurable: { thread_id: "t", variant: "no-history", seed: 1 }, context: { seed: 2 } } as RunnableConfig);
+    node({}, {
+      configurable: { thread_id: "t", variant: "no-history", seed: 1 },
+      context: { seed: 2 },
+    } as RunnableConfig);
     expect(seen[0]).toBe("random/4/symbolic");
     expect(seen[1]).toMatch(/^no-history\/2\//);
     // Outside a method's graph there is no run to find.

@@ -12,7 +12,10 @@ import { lastAttempt, type CriticStateType, type CriticUpdate } from "../state";
 import { runOf } from "../../../runtime/run";
 import type { CriticSettings } from "../configuration";
 
-const list = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `- ${k}: ${v}`).join("\n");
+const list = (o: Record<string, string>) =>
+  Object.entries(o)
+    .map(([k, v]) => `- ${k}: ${v}`)
+    .join("\n");
 
 export const CRITIC_PROMPT = `You review videos of a robot hand doing tabletop tasks and point out behaviour a careful person would
 object to, even when the task itself gets done. The video comes as key frames in their original order, each with what
@@ -37,7 +40,12 @@ export async function critique(state: CriticStateType, config?: RunnableConfig):
   const rollout = readRollout(attempt.rollout, s.artifacts);
   const frames = keyFrames(rollout, opts.maxImages);
   const context: RolloutContext = { instruction: state.goal, frames: frames.map((f) => seenFrame(f.t, f.detections)) };
-  const images = s.modelConfig.backend === "openai" ? await Promise.all(frames.map((f) => imagePart(framePng(attempt.rollout, f.image, s.artifacts), s.modelConfig.imageMaxSide))) : [];
+  const images =
+    s.modelConfig.backend === "openai"
+      ? await Promise.all(
+          frames.map((f) => imagePart(framePng(attempt.rollout, f.image, s.artifacts), s.modelConfig.imageMaxSide)),
+        )
+      : [];
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "critic",
     schema: BehaviourCritique,
@@ -54,10 +62,14 @@ export async function critique(state: CriticStateType, config?: RunnableConfig):
  * Endpoints cap the images of one request (Gemini Pro took 16 when the paper was written); their refusal names images
  * but not the setting that fixes it, so say it.
  */
-export const imageCapHint = (n: number) => (err: unknown): never => {
-  const m = (err as Error).message ?? String(err);
-  if (n > 1 && /image/i.test(m) && /\b4\d\d\b|too many|at most|maximum|limit/i.test(m)) {
-    throw new Error(`the endpoint refused ${n} images in one request: ${m} — set maxImages (configurable.maxImages, --max-images) to the number it accepts`);
-  }
-  throw err;
-};
+export const imageCapHint =
+  (n: number) =>
+  (err: unknown): never => {
+    const m = (err as Error).message ?? String(err);
+    if (n > 1 && /image/i.test(m) && /\b4\d\d\b|too many|at most|maximum|limit/i.test(m)) {
+      throw new Error(
+        `the endpoint refused ${n} images in one request: ${m} — set maxImages (configurable.maxImages, --max-images) to the number it accepts`,
+      );
+    }
+    throw err;
+  };

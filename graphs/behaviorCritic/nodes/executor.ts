@@ -14,11 +14,13 @@ import { resumeHint } from "../../../nodes/guard";
 import type { CriticStateType, CriticUpdate } from "../state";
 import { runOf } from "../../../runtime/run";
 
-
 /** The hand that runs primitive programs. */
 function programmableRobot(s: Session): string {
   const robot = s.robots.find((r) => r.skills.some((k) => k.name === "run_primitives"));
-  if (!robot) throw new Error("no robot on this bridge offers run_primitives; the behaviour critic's refinement needs a programmable hand (npm run sim -- workbench)");
+  if (!robot)
+    throw new Error(
+      "no robot on this bridge offers run_primitives; the behaviour critic's refinement needs a programmable hand (npm run sim -- workbench)",
+    );
   return robot.id;
 }
 const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
@@ -26,10 +28,18 @@ const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_
 export async function dispatchProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   // Stopped: nothing is recorded or sent; resuming runs this node again.
   const stop = stopReason(config);
-  if (stop) return { status: "interrupted", statusReason: `interrupted before the program ran: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
+  if (stop)
+    return {
+      status: "interrupted",
+      statusReason: `interrupted before the program ran: emergency stop (${stop}); ${resumeHint(threadOf(config))}`,
+    };
   const s = await runOf(config).session();
   const parsed = PrimitiveProgram.safeParse(state.program);
-  if (!parsed.success) return { status: "failed", statusReason: `the program to run is not a primitive program: ${explainProgramError(parsed.error)}` };
+  if (!parsed.success)
+    return {
+      status: "failed",
+      statusReason: `the program to run is not a primitive program: ${explainProgramError(parsed.error)}`,
+    };
   // A program stopped halfway left the scene halfway: it runs again from the scene every try starts from.
   if (state.redo) await s.client.callService(RESET_SERVICE, {});
   const iteration = state.attempts.length;
@@ -43,12 +53,26 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
   const s = await runOf(config).session();
   const { goalId, iteration } = state.pendingGoal;
   const program = state.program as PrimitiveProgram;
-  const r = await runRecordedGoal(s, goalId, programmableRobot(s), "run_primitives", program, runSignal(config), config);
+  const r = await runRecordedGoal(
+    s,
+    goalId,
+    programmableRobot(s),
+    "run_primitives",
+    program,
+    runSignal(config),
+    config,
+  );
   // The hand was stopped (our emergency stop, /robograph/stop, an operator): the run pauses; no attempt is kept, since
   // half a program's video says nothing about the program.
   if (r.status === "canceled") {
-    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
-    return { pendingGoal: null, redo: true, status: "interrupted", statusReason: `interrupted during program ${iteration}: ${why}; ${resumeHint(threadOf(config))}` };
+    const why =
+      stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    return {
+      pendingGoal: null,
+      redo: true,
+      status: "interrupted",
+      statusReason: `interrupted during program ${iteration}: ${why}; ${resumeHint(threadOf(config))}`,
+    };
   }
   const message = String((r.values as { message?: unknown } | undefined)?.message ?? r.error ?? "no reason given");
   let recording: Rollout;
@@ -56,7 +80,12 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
     recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
   } catch (err) {
     // Refused before it ran (a name the scene does not have…): there is no video to critique, and the run ends saying why.
-    if (!r.ok) return { pendingGoal: null, status: "failed", statusReason: `program ${iteration} was refused by the robot: ${message}` };
+    if (!r.ok)
+      return {
+        pendingGoal: null,
+        status: "failed",
+        statusReason: `program ${iteration} was refused by the robot: ${message}`,
+      };
     throw err;
   }
   // Frames go to the artifact store; the checkpoint keeps only the rollout's reference.

@@ -25,13 +25,21 @@ did not happen as you described it. Answer with the revised critique in the same
  * the generated tuning set's careful twins (seeds 0–119) the dense track shows carries up to 0.28 m/s and the hand
  * coming down up to 0.31 m/s: a rush is twice that carry, a fast set-down a little over that descent.
  */
-export const TRACK_THRESHOLDS: Thresholds = { ...KEY_FRAME_THRESHOLDS, spillSpeed: 0.6, rushSpeed: 0.55, setDown: 0.35 };
+export const TRACK_THRESHOLDS: Thresholds = {
+  ...KEY_FRAME_THRESHOLDS,
+  spillSpeed: 0.6,
+  rushSpeed: 0.55,
+  setDown: 0.35,
+};
 
 /**
  * A claim is found when an event of its kind happened to the thing it names (or one the event's detail names). Only a
  * claim named by a behaviour the check knows can be looked for; the rest are left to the critic (`checkable`).
  */
-export function claimFound(claim: Pick<ClaimedEvent, "kind" | "object">, events: Pick<LoggedEvent, "kind" | "object" | "detail">[]): boolean {
+export function claimFound(
+  claim: Pick<ClaimedEvent, "kind" | "object">,
+  events: Pick<LoggedEvent, "kind" | "object" | "detail">[],
+): boolean {
   const word = new RegExp(`\\b${claim.object.replace(/[^a-z0-9_]/gi, "")}\\b`);
   return events.some((e) => e.kind === claim.kind && (e.object === claim.object || word.test(e.detail ?? "")));
 }
@@ -41,7 +49,10 @@ const LOOKS_FOR: Record<GroundingFeedback["source"], Set<string>> = {
   detector: new Set<string>([...UNDESIRABLE_KINDS, ...MORE_KINDS]),
   events: new Set<string>(UNDESIRABLE_KINDS),
 };
-export const checkable = (claim: Pick<ClaimedEvent, "kind">, source: GroundingFeedback["source"]): claim is { kind: string } => !!claim.kind && LOOKS_FOR[source].has(claim.kind);
+export const checkable = (
+  claim: Pick<ClaimedEvent, "kind">,
+  source: GroundingFeedback["source"],
+): claim is { kind: string } => !!claim.kind && LOOKS_FOR[source].has(claim.kind);
 
 /** The event log of a benchmark rollout (events/<id>.json beside rollouts/), or, live, the evaluator's log in its window. */
 async function loggedEvents(ref: string, rollout: Rollout, run: Run<CriticSettings>): Promise<LoggedEvent[]> {
@@ -57,14 +68,27 @@ async function loggedEvents(ref: string, rollout: Rollout, run: Run<CriticSettin
   return r.events.filter((e) => e.t >= rollout.startTime - 1e-6 && e.t <= end);
 }
 
-export async function groundingFeedback(ref: string, rollout: Rollout, claims: ClaimedEvent[], run: Run<CriticSettings>): Promise<GroundingFeedback> {
+export async function groundingFeedback(
+  ref: string,
+  rollout: Rollout,
+  claims: ClaimedEvent[],
+  run: Run<CriticSettings>,
+): Promise<GroundingFeedback> {
   const opts = run.settings;
   const found: Pick<LoggedEvent, "kind" | "object" | "detail">[] =
     opts.grounding === "events"
       ? await loggedEvents(ref, rollout, run)
-      : observedEvents(rollout.instruction, rollout.track.map((x) => seenFrame(x.t, x.detections)), TRACK_THRESHOLDS).map((e) => ({ kind: e.kind, object: e.object, detail: e.what }));
-  const unchecked = claims.filter((c) => !checkable(c, opts.grounding)).map((c) => ({ what: c.what, object: c.object }));
-  const notFound = claims.flatMap((c) => (checkable(c, opts.grounding) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : []));
+      : observedEvents(
+          rollout.instruction,
+          rollout.track.map((x) => seenFrame(x.t, x.detections)),
+          TRACK_THRESHOLDS,
+        ).map((e) => ({ kind: e.kind, object: e.object, detail: e.what }));
+  const unchecked = claims
+    .filter((c) => !checkable(c, opts.grounding))
+    .map((c) => ({ what: c.what, object: c.object }));
+  const notFound = claims.flatMap((c) =>
+    checkable(c, opts.grounding) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : [],
+  );
   return { source: opts.grounding, notFound, ...(unchecked.length ? { unchecked } : {}) };
 }
 

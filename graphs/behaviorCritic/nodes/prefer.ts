@@ -12,7 +12,10 @@ import { imageCapHint } from "./critique";
 import { runOf } from "../../../runtime/run";
 import type { CriticSettings } from "../configuration";
 
-const list = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `- ${k}: ${v}`).join("\n");
+const list = (o: Record<string, string>) =>
+  Object.entries(o)
+    .map(([k, v]) => `- ${k}: ${v}`)
+    .join("\n");
 
 export const PREFER_PROMPT = `You compare two videos of a robot hand doing the same tabletop task and judge which one behaves better.
 Both may be fine, both may be flawed in the same way, or one may be worse. Each video comes as key frames in order
@@ -27,12 +30,18 @@ export async function prefer(state: CriticStateType, config?: RunnableConfig): P
   const run = runOf<CriticSettings>(config);
   const opts = run.settings;
   const s = run;
-  if (state.rollouts.length !== 2) throw new Error(`a preference needs two recorded rollouts, got ${state.rollouts.length}`);
+  if (state.rollouts.length !== 2)
+    throw new Error(`a preference needs two recorded rollouts, got ${state.rollouts.length}`);
   const per = Math.floor(opts.maxImages / 2);
   const [a, b] = state.rollouts.map((ref) => ({ ref, frames: keyFrames(readRollout(ref, s.artifacts), per) }));
-  const images = s.modelConfig.backend === "openai"
-    ? await Promise.all([a, b].flatMap((r) => r.frames.map((f) => imagePart(framePng(r.ref, f.image, s.artifacts), s.modelConfig.imageMaxSide))))
-    : [];
+  const images =
+    s.modelConfig.backend === "openai"
+      ? await Promise.all(
+          [a, b].flatMap((r) =>
+            r.frames.map((f) => imagePart(framePng(r.ref, f.image, s.artifacts), s.modelConfig.imageMaxSide)),
+          ),
+        )
+      : [];
   const seen = (r: typeof a) => ({ frames: r.frames.map((f) => seenFrame(f.t, f.detections)) });
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "critic",

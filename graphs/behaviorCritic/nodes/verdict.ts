@@ -18,14 +18,26 @@ export function verdict(state: CriticStateType, config?: RunnableConfig): Critic
   const events = a.refined!.events;
   if (state.job === "critique") return { status: "succeeded", statusReason: a.refined!.summary };
   if (a.completed === false) return { status: "failed", statusReason: state.statusReason };
-  if (events.length === 0) return { status: "succeeded", statusReason: `no undesirable event remains after ${state.attempts.length} program(s)` };
+  if (events.length === 0)
+    return {
+      status: "succeeded",
+      statusReason: `no undesirable event remains after ${state.attempts.length} program(s)`,
+    };
   const rewrites = state.attempts.length - 1;
   const calls = totalUsage(state.usage).calls;
   const wall = (Date.now() - state.startedAt) / 1000 - (opts.pausedSeconds ?? 0);
-  const spent = rewrites >= opts.maxRewrites ? `${rewrites} rewrites (budget ${opts.maxRewrites})`
-    : calls >= opts.maxModelCalls ? `${calls} model calls (budget ${opts.maxModelCalls})`
-    : wall >= opts.maxWallSeconds ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`
-    : undefined;
-  if (spent) return { status: "budget_exhausted", statusReason: `stopped after ${spent} with ${named(events)} still in the video` };
+  const spent =
+    rewrites >= opts.maxRewrites
+      ? `${rewrites} rewrites (budget ${opts.maxRewrites})`
+      : calls >= opts.maxModelCalls
+        ? `${calls} model calls (budget ${opts.maxModelCalls})`
+        : wall >= opts.maxWallSeconds
+          ? `${Math.round(wall)} s (budget ${opts.maxWallSeconds} s)`
+          : undefined;
+  if (spent)
+    return {
+      status: "budget_exhausted",
+      statusReason: `stopped after ${spent} with ${named(events)} still in the video`,
+    };
   return {};
 }

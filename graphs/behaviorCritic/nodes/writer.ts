@@ -36,10 +36,25 @@ export async function writeProgram(state: CriticStateType, config?: RunnableConf
     scene: {
       // What a program may name: the world's things, places and points — never the robot itself, which the detector
       // also labels (a move to the hand is no move).
-      things: [...new Set([...s.world.labels, ...s.world.places.map((p) => p.name), ...(s.world.targets ?? []).map((t) => t.name)])].filter((name) => !s.robots.some((r) => r.id === name)).map((name) => {
-        const d = seen.get(name);
-        return d?.position ? { name, at: d.position, z: d.zRange, extent: [...d.xRange, ...d.yRange] as [number, number, number, number] } : { name };
-      }),
+      things: [
+        ...new Set([
+          ...s.world.labels,
+          ...s.world.places.map((p) => p.name),
+          ...(s.world.targets ?? []).map((t) => t.name),
+        ]),
+      ]
+        .filter((name) => !s.robots.some((r) => r.id === name))
+        .map((name) => {
+          const d = seen.get(name);
+          return d?.position
+            ? {
+                name,
+                at: d.position,
+                z: d.zRange,
+                extent: [...d.xRange, ...d.yRange] as [number, number, number, number],
+              }
+            : { name };
+        }),
       joints: (s.world.joints ?? []).map((j) => ({ name: j.name, handle: j.handle, object: j.object })),
     },
     ...(prev?.program && prev.refined ? { previous: { program: prev.program, critique: prev.refined.events } } : {}),

@@ -35,7 +35,11 @@ export function critique(state: ClosedLoopStateType, config?: RunnableConfig): P
  * that skill's predicted outcome; the robot's latest observation is from before that skill, so it is shown as such and
  * not read over the belief.
  */
-export async function judgeAction(state: ClosedLoopStateType, config?: RunnableConfig, predicted = false): Promise<ClosedLoopUpdate> {
+export async function judgeAction(
+  state: ClosedLoopStateType,
+  config?: RunnableConfig,
+  predicted = false,
+): Promise<ClosedLoopUpdate> {
   const s = await runOf(config).session();
   const plan = state.plan!;
   const action = plan.steps[state.cursor];
@@ -73,17 +77,45 @@ export async function judgeAction(state: ClosedLoopStateType, config?: RunnableC
   const { rejections, n } = countRejection(state.rejections, action, `${value.verdict}: ${value.feedback}`);
   const loop = { kind: "rejection" as const, action: actionKey(action), reason: `${value.verdict}: ${value.feedback}` };
   // The same rejection after a look made for it: the planner heard it twice and chose the action again (loops.ts).
-  if (n === 3) return { critique: { ...critique, overruled: true }, verdicts, usage, rejections, loops: [{ ...loop, how: "overruled" }] };
+  if (n === 3)
+    return {
+      critique: { ...critique, overruled: true },
+      verdicts,
+      usage,
+      rejections,
+      loops: [{ ...loop, how: "overruled" }],
+    };
   // Again after that: neither the look nor the robot's result settled it; going on would only go round.
   if (n > 3) {
     const statusReason = `${actionKey(action)} was rejected ${n} times for the same reason (${loop.reason}); neither a look for it nor the robot's result settled it`;
-    return { critique, verdicts, usage, rejections, plan: null, status: "failed", statusReason, loops: [{ ...loop, how: "ended" }] };
+    return {
+      critique,
+      verdicts,
+      usage,
+      rejections,
+      plan: null,
+      status: "failed",
+      statusReason,
+      loops: [{ ...loop, how: "ended" }],
+    };
   }
-  const rejected = { critique, verdicts, usage, rejections, plan: null, focus: null, lastFailure: reason, failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps.slice(state.cursor), reason }] };
+  const rejected = {
+    critique,
+    verdicts,
+    usage,
+    rejections,
+    plan: null,
+    focus: null,
+    lastFailure: reason,
+    failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps.slice(state.cursor), reason }],
+  };
   if (n < 2) return rejected;
   // The second time: every camera looks for what is in question before the planner runs again.
   const places = s.world.places.map((p) => p.name);
   const focus = focusOn(action, reason, places);
-  if (!focus.objects.length) focus.objects = readGoal(state.goal, s.world).goals.map((g) => parseLiteral(g).args[0]).filter((o) => s.world.labels.includes(o));
+  if (!focus.objects.length)
+    focus.objects = readGoal(state.goal, s.world)
+      .goals.map((g) => parseLiteral(g).args[0])
+      .filter((o) => s.world.labels.includes(o));
   return { ...rejected, focus, loops: [{ ...loop, how: "looked" }] };
 }

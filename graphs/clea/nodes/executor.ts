@@ -27,7 +27,11 @@ const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_
 export async function dispatch(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   // Stopped: no new goal is recorded; resuming runs this node again.
   const stop = stopReason(config);
-  if (stop) return { status: "interrupted", statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
+  if (stop)
+    return {
+      status: "interrupted",
+      statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}`,
+    };
   const run = runOf<CleaSettings>(config);
   const opts = run.settings;
   const s = await run.session();
@@ -45,7 +49,11 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
     if (!r || r.type === "ignore" || r.type === "response") {
       const why = r?.type === "response" && typeof r.args === "string" ? `: ${r.args}` : "";
       const reason = `a human declined ${call.robot}/${call.skill}${why}`;
-      return { plan: null, lastFailure: reason, failedPlans: [{ subgoal: state.plan!.subgoal, steps: state.plan!.steps.slice(state.cursor), reason }] };
+      return {
+        plan: null,
+        lastFailure: reason,
+        failedPlans: [{ subgoal: state.plan!.subgoal, steps: state.plan!.steps.slice(state.cursor), reason }],
+      };
     }
     if (r.type === "edit" && r.args && typeof r.args === "object") call = { ...call, args: r.args.args };
   }
@@ -77,12 +85,21 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
   };
   // A hand's content reported by a gripper that cannot sense it is weighed as a report, not a fact (graphs/clea/belief.ts).
   const unsensed = result.ok && s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
-  const entry = { id: state.counters.nextEntryId, step: counters.steps, kind: "action" as const, call, ok: result.ok, message: result.ok ? result.message : result.error ?? result.status, ...(unsensed ? { unsensed } : {}) };
+  const entry = {
+    id: state.counters.nextEntryId,
+    step: counters.steps,
+    kind: "action" as const,
+    call,
+    ok: result.ok,
+    message: result.ok ? result.message : (result.error ?? result.status),
+    ...(unsensed ? { unsensed } : {}),
+  };
   if (result.ok) return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry] };
   const reason = `${call.robot}/${call.skill} ${JSON.stringify(call.args)} failed: ${entry.message}`;
   // The robot was stopped (our emergency stop, /robograph/stop, an operator): the run pauses, the plan is redone after.
   if (result.status === "canceled") {
-    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    const why =
+      stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
     return {
       pendingGoal: null,
       counters,
@@ -96,12 +113,29 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
   const { repeats, n, end } = countFailure(state.repeats, actionKey(call), entry.message);
   if (end) return { pendingGoal: null, counters, history: [entry], repeats, ...end };
   // The same failure a second time: the look after it is asked about the action's things and places (loops.ts).
-  const looked = n === 2
-    ? { focus: focusOn(call, reason, s.world.places.map((p) => p.name)), loops: [{ kind: "failure" as const, action: actionKey(call), reason: entry.message, how: "looked" as const }] }
-    : { focus: null };
+  const looked =
+    n === 2
+      ? {
+          focus: focusOn(
+            call,
+            reason,
+            s.world.places.map((p) => p.name),
+          ),
+          loops: [{ kind: "failure" as const, action: actionKey(call), reason: entry.message, how: "looked" as const }],
+        }
+      : { focus: null };
   // CLEA's ablation without the critic has no error check: the sub-goal's plan runs on to its end regardless.
   if (runOf<CleaSettings>(config).settings.variant === "no-critic") {
-    return { pendingGoal: null, cursor: state.cursor + 1, counters, history: [entry], repeats, ...looked, lastFailure: reason, failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }] };
+    return {
+      pendingGoal: null,
+      cursor: state.cursor + 1,
+      counters,
+      history: [entry],
+      repeats,
+      ...looked,
+      lastFailure: reason,
+      failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: [call], reason }],
+    };
   }
   return {
     pendingGoal: null,
@@ -111,6 +145,8 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
     ...looked,
     plan: null,
     lastFailure: reason,
-    failedPlans: [{ subgoal: state.plan?.subgoal ?? "", steps: state.plan?.steps.slice(state.cursor) ?? [call], reason }],
+    failedPlans: [
+      { subgoal: state.plan?.subgoal ?? "", steps: state.plan?.steps.slice(state.cursor) ?? [call], reason },
+    ],
   };
 }

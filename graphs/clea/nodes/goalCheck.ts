@@ -42,10 +42,14 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
       });
   // Ending here, a verdict the critic gave beside this look (on an action now never taken) is withdrawn: it counts
   // as it would have had the critic waited for this check.
-  const unused = state.critique?.at === state.counters.iterations && state.plannedAt < state.counters.iterations ? { verdicts: { [state.critique.verdict]: -1 } } : {};
+  const unused =
+    state.critique?.at === state.counters.iterations && state.plannedAt < state.counters.iterations
+      ? { verdicts: { [state.critique.verdict]: -1 } }
+      : {};
   // A task done on a report in question is not done yet: the cameras look for it first (afterGoalCheck).
   if (value.achieved && state.focus && !state.focus.afterPlan) return { usage, ...unused };
-  if (value.achieved) return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage, ...unused };
+  if (value.achieved)
+    return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage, ...unused };
   // The search ledger, from the perceiver's reports since the last check: places whose inside was in view, things seen.
   const objects = searchedObjects(state.goal, s.world);
   let since = state.search.since;
@@ -69,7 +73,19 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   const located = (o: string) => belief.objects.some((b) => b.name === o || closestName(b.name, [o]) === o);
   const exhausted = exhaustedSearch(since, objects, lookablePlaces(s.robots, s.world, search.viewed), located);
   if (exhausted) return { status: "failed", statusReason: exhaustedReason(exhausted), usage, search, ...unused };
-  const over = overBudget(opts, { actions: state.counters.steps, replans: state.counters.replans, modelCalls: totalUsage(state.usage).calls, startedAt: state.startedAt });
-  if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; remaining: ${value.remaining.join(", ")}`, usage, search, ...unused };
+  const over = overBudget(opts, {
+    actions: state.counters.steps,
+    replans: state.counters.replans,
+    modelCalls: totalUsage(state.usage).calls,
+    startedAt: state.startedAt,
+  });
+  if (over)
+    return {
+      status: "budget_exhausted",
+      statusReason: `stopped after ${over}; remaining: ${value.remaining.join(", ")}`,
+      usage,
+      search,
+      ...unused,
+    };
   return { usage, search };
 }

@@ -37,7 +37,10 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
   if (!reports.has(s.views)) reports.set(s.views, new Map());
   const known = reports.get(s.views)!;
   // A look asked to settle something (graphs/clea/loops.ts), or the look a search plan's last step was for.
-  const focus = state.focus && (!state.focus.afterPlan || !(state.plan && state.cursor < state.plan.steps.length)) ? state.focus : null;
+  const focus =
+    state.focus && (!state.focus.afterPlan || !(state.plan && state.cursor < state.plan.steps.length))
+      ? state.focus
+      : null;
   // Every robot's frame at once (a fan-out): one model round trip per look, however many robots.
   const looks = await Promise.all(
     s.robots.map(async (robot) => {
@@ -56,8 +59,12 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         const { image: _i, stamp, ...value } = previous;
         const retaken = stamp.sec !== view.image.header.stamp.sec || stamp.nanosec !== view.image.header.stamp.nanosec;
         const lastLook = state.history.findLast((e) => e.kind === "observation" && e.robot === robot.id)?.id ?? -1;
-        const actedSince = state.history.some((e) => e.kind === "action" && e.call.robot === robot.id && e.id > lastLook);
-        return retaken && actedSince ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp } : undefined;
+        const actedSince = state.history.some(
+          (e) => e.kind === "action" && e.call.robot === robot.id && e.id > lastLook,
+        );
+        return retaken && actedSince
+          ? { robot: robot.id, value, usage: {}, image, stamp: view.image.header.stamp }
+          : undefined;
       }
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
       const context = {
@@ -65,14 +72,25 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         robot: robot.id,
         detections: view.detections
           ? { detections: detections.detections, places: detections.places }
-          : { detections: [], places: [], note: "this robot has no object detector: name what the image shows with the world's labels and places" },
+          : {
+              detections: [],
+              places: [],
+              note: "this robot has no object detector: name what the image shows with the world's labels and places",
+            },
         ...(focus ? { lookFor: focus } : {}),
       };
-      const key = createHash("sha256").update(`${image}|${JSON.stringify(context)}`).digest("hex");
+      const key = createHash("sha256")
+        .update(`${image}|${JSON.stringify(context)}`)
+        .digest("hex");
       // A view a look was asked about keeps that careful answer while the robot's detector reports the same (the
       // picture itself may differ: another robot passing at its edge); without a detector, while the picture is the same.
-      const settled = `settled:${createHash("sha256").update(`${robot.id}|${view.detections ? JSON.stringify(context.detections) : image}`).digest("hex")}`;
-      let value = (focus ? undefined : known.get(settled) ?? state.perceived?.[settled]) ?? known.get(key) ?? state.perceived?.[key];
+      const settled = `settled:${createHash("sha256")
+        .update(`${robot.id}|${view.detections ? JSON.stringify(context.detections) : image}`)
+        .digest("hex")}`;
+      let value =
+        (focus ? undefined : (known.get(settled) ?? state.perceived?.[settled])) ??
+        known.get(key) ??
+        state.perceived?.[key];
       let usage: Usage = {};
       let fresh: string | undefined;
       if (!value) {
@@ -89,7 +107,15 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
         known.set(key, value);
         if (focus) known.set(settled, value);
       }
-      return { robot: robot.id, value, usage, image, stamp: view.image.header.stamp, fresh, ...(focus ? { settled } : {}) };
+      return {
+        robot: robot.id,
+        value,
+        usage,
+        image,
+        stamp: view.image.header.stamp,
+        fresh,
+        ...(focus ? { settled } : {}),
+      };
     }),
   );
   const observations: Record<string, SeenFrame> = {};
@@ -103,10 +129,22 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
     if ("settled" in look && look.settled) perceived[look.settled] = look.value;
     usage = addUsage(usage, look.usage);
     observations[look.robot] = { ...look.value, robot: look.robot, image: look.image, stamp: look.stamp };
-    history.push({ id: nextId++, step: state.counters.steps, kind: "observation", robot: look.robot, observation: look.value, ...(focus?.objects.length ? { askedAbout: focus.objects } : {}) });
+    history.push({
+      id: nextId++,
+      step: state.counters.steps,
+      kind: "observation",
+      robot: look.robot,
+      observation: look.value,
+      ...(focus?.objects.length ? { askedAbout: focus.objects } : {}),
+    });
   }
   return {
-    observations, history, usage, ...(Object.keys(perceived).length ? { perceived } : {}), ...(focus ? { focus: null, focusedAt: state.counters.iterations + 1 } : {}),
-    counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 }, startedAt: state.startedAt || Date.now(),
+    observations,
+    history,
+    usage,
+    ...(Object.keys(perceived).length ? { perceived } : {}),
+    ...(focus ? { focus: null, focusedAt: state.counters.iterations + 1 } : {}),
+    counters: { ...state.counters, nextEntryId: nextId, iterations: state.counters.iterations + 1 },
+    startedAt: state.startedAt || Date.now(),
   };
 }

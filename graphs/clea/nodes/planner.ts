@@ -22,7 +22,13 @@ is full, make room first (move something out of it). Set done when the belief sh
 
 /** The belief a planner works from when the summarizer is ablated: rebuilt from the bounded raw history alone. */
 export async function rawBelief(state: ClosedLoopStateType, s: Session): Promise<Belief> {
-  return summarizeHistory({ goal: state.goal, previousBelief: null, entries: state.history, robots: s.robots.map((r) => r.id), world: s.world });
+  return summarizeHistory({
+    goal: state.goal,
+    previousBelief: null,
+    entries: state.history,
+    robots: s.robots.map((r) => r.id),
+    world: s.world,
+  });
 }
 
 export async function plan(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
@@ -32,11 +38,17 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
   const openLoop = opts.variant === "open-loop";
   const calls = Object.values(state.usage).reduce((n, u) => n + u.calls, 0);
   if (state.counters.replans >= opts.maxReplans || calls >= opts.maxModelCalls) {
-    return { status: "budget_exhausted", statusReason: `stopped after ${state.counters.replans} replans and ${calls} model calls` };
+    return {
+      status: "budget_exhausted",
+      statusReason: `stopped after ${state.counters.replans} replans and ${calls} model calls`,
+    };
   }
   // CLEA's baseline gets one replan after its first plan; a third plan is not allowed.
   if (openLoop && state.counters.replans >= 1) {
-    return { status: "failed", statusReason: `open-loop baseline: still not done after its one replan (${state.lastFailure ?? "plan ended"})` };
+    return {
+      status: "failed",
+      statusReason: `open-loop baseline: still not done after its one replan (${state.lastFailure ?? "plan ended"})`,
+    };
   }
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "planner",
@@ -64,10 +76,32 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
   const replans = state.lastFailure ? state.counters.replans + 1 : state.counters.replans;
   const counters = { ...state.counters, replans };
   const plannedAt = state.counters.iterations;
-  if (value.done) return { plan: value, cursor: 0, status: "succeeded", statusReason: "the planner judges the task complete", usage, counters, plannedAt };
-  if (value.giveUp) return { plan: value, cursor: 0, status: "gave_up", statusReason: value.giveUp, usage, counters, plannedAt };
-  if (value.steps.length === 0) return { plan: value, cursor: 0, status: "gave_up", statusReason: "the planner wrote no steps", usage, counters, plannedAt };
+  if (value.done)
+    return {
+      plan: value,
+      cursor: 0,
+      status: "succeeded",
+      statusReason: "the planner judges the task complete",
+      usage,
+      counters,
+      plannedAt,
+    };
+  if (value.giveUp)
+    return { plan: value, cursor: 0, status: "gave_up", statusReason: value.giveUp, usage, counters, plannedAt };
+  if (value.steps.length === 0)
+    return {
+      plan: value,
+      cursor: 0,
+      status: "gave_up",
+      statusReason: "the planner wrote no steps",
+      usage,
+      counters,
+      plannedAt,
+    };
   // A search plan names what its look is for; the perceiver asks the cameras about it after the plan's last step.
-  const focus = value.lookFor && (value.lookFor.objects.length || value.lookFor.places.length) ? { ...value.lookFor, why: value.subgoal, afterPlan: true } : null;
+  const focus =
+    value.lookFor && (value.lookFor.objects.length || value.lookFor.places.length)
+      ? { ...value.lookFor, why: value.subgoal, afterPlan: true }
+      : null;
   return { plan: value, cursor: 0, critique: null, lastFailure: null, usage, counters, plannedAt, focus };
 }

@@ -13,7 +13,10 @@ import { rememberSightings } from "../lessons";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
 import type { CleaSettings } from "../configuration";
 
-export async function checkPrediction(state: ClosedLoopStateType, config?: LangGraphRunnableConfig): Promise<ClosedLoopUpdate> {
+export async function checkPrediction(
+  state: ClosedLoopStateType,
+  config?: LangGraphRunnableConfig,
+): Promise<ClosedLoopUpdate> {
   const sp = state.speculation;
   if (!sp || sp.outcome) return {};
   const run = runOf<CleaSettings>(config);
@@ -31,21 +34,48 @@ export async function checkPrediction(state: ClosedLoopStateType, config?: LangG
           ? disagreements(sp.belief, look, s.world.labels)
           : [];
   if (why.length) {
-    return { speculation: { ...sp, outcome: "revoked", why: why.join("; ") }, pipeline: tally(state.pipeline, "revoked", prepared, sp.usage) };
+    return {
+      speculation: { ...sp, outcome: "revoked", why: why.join("; ") },
+      pipeline: tally(state.pipeline, "revoked", prepared, sp.usage),
+    };
   }
   // Nothing predicted (the speculator could not work): nothing to confirm or to drop.
-  if (!sp.belief) return { speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing predicted" }, pipeline: tally(state.pipeline, "unused", false, sp.usage) };
+  if (!sp.belief)
+    return {
+      speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing predicted" },
+      pipeline: tally(state.pipeline, "unused", false, sp.usage),
+    };
   // The prediction held: the belief written on it is the belief now (the look agrees with it, so folding it in would
   // change no fact), and what it shows of where things are is remembered as a look would be.
-  const adopted = sp.judged && sp.belief && run.settings.variant !== "no-summarizer" ? { belief: sp.belief, beliefUpTo: sp.entryId, judged: sp.judged } : {};
+  const adopted =
+    sp.judged && sp.belief && run.settings.variant !== "no-summarizer"
+      ? { belief: sp.belief, beliefUpTo: sp.entryId, judged: sp.judged }
+      : {};
   if ("belief" in adopted) {
     const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
-    await rememberSightings(config?.store, s.world.name, state.belief, sp.belief!, s.world.places.map((p) => p.name), thread);
+    await rememberSightings(
+      config?.store,
+      s.world.name,
+      state.belief,
+      sp.belief!,
+      s.world.places.map((p) => p.name),
+      thread,
+    );
   }
-  if (!prepared) return { ...adopted, speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing prepared" }, pipeline: tally(state.pipeline, "unused", false, sp.usage) };
+  if (!prepared)
+    return {
+      ...adopted,
+      speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing prepared" },
+      pipeline: tally(state.pipeline, "unused", false, sp.usage),
+    };
   const now = state.counters.iterations;
   const planned = sp.planned
-    ? { plannedAt: now, lastFailure: null, focus: sp.planned.focus, counters: { ...state.counters, replans: state.counters.replans + (sp.planned.replan ? 1 : 0) } }
+    ? {
+        plannedAt: now,
+        lastFailure: null,
+        focus: sp.planned.focus,
+        counters: { ...state.counters, replans: state.counters.replans + (sp.planned.replan ? 1 : 0) },
+      }
     : {};
   return {
     ...adopted,
@@ -53,7 +83,12 @@ export async function checkPrediction(state: ClosedLoopStateType, config?: LangG
     plan: sp.plan,
     cursor: sp.cursor,
     // Judged on the prediction the look just confirmed: it clears the action in this look (`at`).
-    ...(sp.critique ? { critique: { ...sp.critique, action: sp.action!, at: now, speculative: true }, verdicts: { [sp.critique.verdict]: 1 } } : {}),
+    ...(sp.critique
+      ? {
+          critique: { ...sp.critique, action: sp.action!, at: now, speculative: true },
+          verdicts: { [sp.critique.verdict]: 1 },
+        }
+      : {}),
     speculation: { ...sp, outcome: "used" },
     pipeline: tally(state.pipeline, "used", true, sp.usage),
   };

@@ -26,7 +26,17 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
   if (!state.pendingGoal) return {};
   const run = runOf<CleaSettings>(config);
   const { goalId, call } = state.pendingGoal;
-  const record: Speculation = { goalId, entryId: state.counters.nextEntryId, belief: null, judged: null, plan: null, cursor: 0, action: null, critique: null, usage: {} };
+  const record: Speculation = {
+    goalId,
+    entryId: state.counters.nextEntryId,
+    belief: null,
+    judged: null,
+    plan: null,
+    cursor: 0,
+    action: null,
+    critique: null,
+    usage: {},
+  };
   const { note, usage } = await prepareBeside(config, async () => {
     const s = await run.session();
     const unsensed = s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
@@ -51,8 +61,17 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
     if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return "the task is predicted done";
     if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
       const p = await plain(plan(hyp, quiet));
-      if ((p.status && p.status !== "running") || !p.plan) return `the planner, on the prediction: ${p.statusReason ?? "no plan"}`;
-      hyp = { ...hyp, plan: p.plan, cursor: 0, critique: null, lastFailure: null, counters: p.counters ?? hyp.counters, plannedAt: state.counters.iterations };
+      if ((p.status && p.status !== "running") || !p.plan)
+        return `the planner, on the prediction: ${p.statusReason ?? "no plan"}`;
+      hyp = {
+        ...hyp,
+        plan: p.plan,
+        cursor: 0,
+        critique: null,
+        lastFailure: null,
+        counters: p.counters ?? hyp.counters,
+        plannedAt: state.counters.iterations,
+      };
       record.planned = { replan: (p.counters?.replans ?? 0) > state.counters.replans, focus: p.focus ?? null };
       const v = await plain(verify(hyp, quiet));
       if (v.plan === null) return `the verifier rejected the plan made on the prediction: ${v.lastFailure}`;

@@ -28,7 +28,10 @@ Prefer what was seen most recently over older beliefs.
 Then judge the task against the updated belief: achieved when every part of the instruction is done (for a "find"
 task, an object counts as found once a camera has seen it), and the parts that remain.`;
 
-export async function summarize(state: ClosedLoopStateType, config?: LangGraphRunnableConfig): Promise<ClosedLoopUpdate> {
+export async function summarize(
+  state: ClosedLoopStateType,
+  config?: LangGraphRunnableConfig,
+): Promise<ClosedLoopUpdate> {
   const run = runOf<CleaSettings>(config);
   const opts = run.settings;
   const entries = state.history.filter((e) => e.id > state.beliefUpTo);
@@ -44,13 +47,38 @@ export async function summarize(state: ClosedLoopStateType, config?: LangGraphRu
     system: SUMMARIZER_PROMPT,
     task: "summarize",
     // What holds for the whole run first (a prompt-cache prefix), then what changed.
-    context: { world: worldForModel(s.world), robots: s.robots.map((r) => r.id), goal: state.goal, remembered, previousBelief: state.belief, entries },
+    context: {
+      world: worldForModel(s.world),
+      robots: s.robots.map((r) => r.id),
+      goal: state.goal,
+      remembered,
+      previousBelief: state.belief,
+      entries,
+    },
   });
   const { achieved, remaining, ...belief } = value;
   const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
-  await rememberSightings(config?.store, s.world.name, state.belief, belief, s.world.places.map((p) => p.name), thread);
+  await rememberSightings(
+    config?.store,
+    s.world.name,
+    state.belief,
+    belief,
+    s.world.places.map((p) => p.name),
+    thread,
+  );
   const upTo = entries.at(-1)!.id;
-  return { belief, beliefUpTo: upTo, judged: { achieved, remaining, upTo }, usage, ...settle(state, belief, s.world.places.map((p) => p.name), s.world.labels) };
+  return {
+    belief,
+    beliefUpTo: upTo,
+    judged: { achieved, remaining, upTo },
+    usage,
+    ...settle(
+      state,
+      belief,
+      s.world.places.map((p) => p.name),
+      s.world.labels,
+    ),
+  };
 }
 
 /**
@@ -59,23 +87,47 @@ export async function summarize(state: ClosedLoopStateType, config?: LangGraphRu
  * cameras look again, for that thing, before anything else (graphs/clea/loops.ts). The belief keeps the report
  * meanwhile (graphs/clea/belief.ts); a model's summary that dropped it counts as the same disagreement.
  */
-function settle(state: ClosedLoopStateType, belief: Belief, places: string[], labels: readonly string[]): ClosedLoopUpdate {
+function settle(
+  state: ClosedLoopStateType,
+  belief: Belief,
+  places: string[],
+  labels: readonly string[],
+): ClosedLoopUpdate {
   if (state.focusedAt === state.counters.iterations || state.focus) return {};
   const fresh = state.history.filter((e) => e.id > state.beliefUpTo);
   // What was reported: the belief's earlier reports, and those of the actions this summary folded in.
   const reported = [
     ...(state.belief?.objects ?? []).filter((o) => o.source === "reported"),
-    ...fresh.flatMap((e) => (e.kind === "action" && e.ok && e.unsensed && e.call.args.object ? [{ name: e.call.args.object, place: e.call.skill === "release_to" ? e.call.args.place : e.call.robot }] : [])),
+    ...fresh.flatMap((e) =>
+      e.kind === "action" && e.ok && e.unsensed && e.call.args.object
+        ? [{ name: e.call.args.object, place: e.call.skill === "release_to" ? e.call.args.place : e.call.robot }]
+        : [],
+    ),
   ];
   // A look since, not asked about the thing, that contradicts its latest report.
   const looks = fresh.flatMap((e) => (e.kind === "observation" && !e.askedAbout?.length ? [e] : []));
   const undone = reported.filter((o, i) => {
     if (reported.findLastIndex((x) => x.name === o.name) !== i) return false;
     if (!belief.objects.some((n) => n.name === o.name && n.place === o.place)) return true;
-    const after = looks.filter((l) => l.id > (fresh.findLast((e) => e.kind === "action" && e.call.args.object === o.name)?.id ?? 0));
-    return after.length > 0 && lookContradicts(after.map((l) => l.observation), o, labels);
+    const after = looks.filter(
+      (l) => l.id > (fresh.findLast((e) => e.kind === "action" && e.call.args.object === o.name)?.id ?? 0),
+    );
+    return (
+      after.length > 0 &&
+      lookContradicts(
+        after.map((l) => l.observation),
+        o,
+        labels,
+      )
+    );
   });
   if (!undone.length) return {};
   const why = `a look disagrees with what a gripper reported: ${undone.map((o) => `the ${o.name} ${places.includes(o.place) ? `in the ${o.place}` : `held by ${o.place}`}`).join(", ")}`;
-  return { focus: { objects: undone.map((o) => o.name), places: undone.map((o) => o.place).filter((p) => places.includes(p)), why } };
+  return {
+    focus: {
+      objects: undone.map((o) => o.name),
+      places: undone.map((o) => o.place).filter((p) => places.includes(p)),
+      why,
+    },
+  };
 }

@@ -39,7 +39,12 @@ export async function verify(state: ClosedLoopStateType, config?: RunnableConfig
   const steps = [...plan.steps.slice(0, state.cursor), ...kept];
   if (kept.length === 0) {
     const reason = `verifier rejected ${JSON.stringify(value.steps[0]?.call)}: ${value.steps[0]?.note}`;
-    return { plan: null, lastFailure: reason, failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps, reason }], usage };
+    return {
+      plan: null,
+      lastFailure: reason,
+      failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps, reason }],
+      usage,
+    };
   }
   return { plan: { ...plan, steps }, usage };
 }

@@ -31,12 +31,19 @@ export async function judge(t: LearningTarget, iteration: number, horizon: numbe
   const symbolic = s.modelConfig.backend === "symbolic";
   const context: AnalyseContext = {
     skill: t.caption,
-    axes: { xMax: Math.max(horizon, t.returns.length - 1), yMax: t.maxReturn, xLabel: "learner iterations", yLabel: "evaluation return" },
+    axes: {
+      xMax: Math.max(horizon, t.returns.length - 1),
+      yMax: t.maxReturn,
+      xLabel: "learner iterations",
+      yLabel: "evaluation return",
+    },
     exemplars: EXEMPLARS.map(({ reasoning, converged }) => ({ reasoning, converged })),
     // A reader without image input (the offline analyst) gets the same PNG inside the prompt.
     ...(symbolic ? { plotPng: png.toString("base64") } : {}),
   };
-  const images = symbolic ? [] : await Promise.all([...(await exemplarPlots(horizon)), png].map((p) => imagePart(p, s.modelConfig.imageMaxSide)));
+  const images = symbolic
+    ? []
+    : await Promise.all([...(await exemplarPlots(horizon)), png].map((p) => imagePart(p, s.modelConfig.imageMaxSide)));
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "analyst",
     schema: ConvergenceVerdict,
@@ -74,10 +81,20 @@ export async function analyse(state: CurriculumStateType, config?: RunnableConfi
       targets[t.caption].kept = { point, return: t.returns[point], finalSuccess: t.finalSuccess[point] ?? 0 };
       const id = skillId(t.caption);
       // (A best point before the skill had a policy of its own keeps the current one.)
-      const best = point < t.returns.length - 1 && t.snapshots[point] ? loadPolicies(s.artifacts, t.snapshots[point])[id] : undefined;
+      const best =
+        point < t.returns.length - 1 && t.snapshots[point]
+          ? loadPolicies(s.artifacts, t.snapshots[point])[id]
+          : undefined;
       if (best) kept[id] = best;
     }
   }
-  const policies = Object.keys(kept).length ? storePolicies(s.artifacts, { ...loadPolicies(s.artifacts, state.policies), ...kept }) : undefined;
-  return { targets, usage, ...(joined.length ? { library: [...state.library, ...joined] } : {}), ...(policies ? { policies } : {}) };
+  const policies = Object.keys(kept).length
+    ? storePolicies(s.artifacts, { ...loadPolicies(s.artifacts, state.policies), ...kept })
+    : undefined;
+  return {
+    targets,
+    usage,
+    ...(joined.length ? { library: [...state.library, ...joined] } : {}),
+    ...(policies ? { policies } : {}),
+  };
 }

@@ -14,7 +14,10 @@ export async function begin(state: CurriculumStateType, config?: RunnableConfig)
   const base = opts.baseSkills ? loadBaseSkills(opts.baseSkills) : loadBaseSkills();
   const library = baseLibrary();
   const missing = library.filter((c) => !base.policies[skillId(c)]);
-  if (missing.length) throw new Error(`the base skills' policies lack ${missing.join(", ")}: pretrain them first (see the blocks world's README section)`);
+  if (missing.length)
+    throw new Error(
+      `the base skills' policies lack ${missing.join(", ")}: pretrain them first (see the blocks world's README section)`,
+    );
   return {
     library: library.map((caption) => ({ caption, since: 0, source: "base" as const })),
     policies: storePolicies(run.artifacts, base.policies),

@@ -30,7 +30,10 @@ export async function decompose(state: CurriculumStateType, config?: RunnableCon
     system: DECOMPOSER_PROMPT,
     task: "decompose_task",
     context: context as unknown as Record<string, unknown>,
-    images: s.modelConfig.backend === "openai" ? [await imagePart(s.artifacts.get(cur.scene.frame), s.modelConfig.imageMaxSide)] : [],
+    images:
+      s.modelConfig.backend === "openai"
+        ? [await imagePart(s.artifacts.get(cur.scene.frame), s.modelConfig.imageMaxSide)]
+        : [],
   });
   return { current: { ...cur, decomposition: value }, usage };
 }

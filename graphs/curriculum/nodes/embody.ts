@@ -13,7 +13,8 @@ import type { CurriculumSettings } from "../configuration";
 export function instanceUrls(config?: RunnableConfig): string[] {
   const opts = runOf<CurriculumSettings>(config).settings;
   if (opts.instanceUrls.length) return opts.instanceUrls;
-  if (!opts.bridgeUrl) throw new Error("no bridge URL: set configurable.bridgeUrl (or instanceUrls) or ROBOGRAPH_BRIDGE_URL");
+  if (!opts.bridgeUrl)
+    throw new Error("no bridge URL: set configurable.bridgeUrl (or instanceUrls) or ROBOGRAPH_BRIDGE_URL");
   return [opts.bridgeUrl];
 }
 
@@ -31,7 +32,15 @@ export function fanOut(state: CurriculumStateType, config?: RunnableConfig): Sen
     if (episodes <= 0) return;
     given += episodes;
     const taskSkill = state.current!.taskSkill;
-    orders.push({ plan: state.plan!, ...(taskSkill ? { taskSkill } : {}), instance, url, cycle, episodes, policies: state.policies });
+    orders.push({
+      plan: state.plan!,
+      ...(taskSkill ? { taskSkill } : {}),
+      instance,
+      url,
+      cycle,
+      episodes,
+      policies: state.policies,
+    });
   });
   return orders.map((o) => new Send("rollout", o));
 }

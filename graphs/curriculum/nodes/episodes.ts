@@ -9,7 +9,18 @@ import { fetchEpisodes } from "../../../models/learning/client";
 import type { EpisodeSummary } from "../state";
 
 /** What the state keeps of one episode: its plan, each skill's rewards in its segment, the paper's success, the layouts. */
-export function summarise(r: RunSkillsResult, ep: Episode | undefined, at: { instance: number; cycle: number; purpose: EpisodeSummary["purpose"]; plan: string[]; k: number; taskSkill?: string }): EpisodeSummary {
+export function summarise(
+  r: RunSkillsResult,
+  ep: Episode | undefined,
+  at: {
+    instance: number;
+    cycle: number;
+    purpose: EpisodeSummary["purpose"];
+    plan: string[];
+    k: number;
+    taskSkill?: string;
+  },
+): EpisodeSummary {
   // A task its episode started with already done (a start with a stack) says nothing of the plan: no success.
   const col = ep && at.taskSkill ? ep.skills.indexOf(at.taskSkill) : -1;
   const doneAtStart = col >= 0 && ep!.rewards[0][col] > 0.95;
@@ -44,6 +55,9 @@ export async function episodesOf(summaries: EpisodeSummary[], clients: BridgeCli
   }
   const out = summaries.map((s) => kept.get(s.id));
   const lost = summaries.filter((_, i) => !out[i]).map((s) => s.id);
-  if (lost.length) throw new Error(`the episode store no longer has ${lost.length} episode(s) of this run (e.g. ${lost[0]}); were the simulators restarted with another --episodes directory?`);
+  if (lost.length)
+    throw new Error(
+      `the episode store no longer has ${lost.length} episode(s) of this run (e.g. ${lost[0]}); were the simulators restarted with another --episodes directory?`,
+    );
   return out as Episode[];
 }

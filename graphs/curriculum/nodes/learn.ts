@@ -9,7 +9,13 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { learnerIteration } from "../../../models/learning/learner";
 import { createHash } from "node:crypto";
-import { EVAL_SEEDS, SELECTION_SEEDS, evaluateSkill, explorePlan, layoutsFor } from "../../../models/learning/evaluation";
+import {
+  EVAL_SEEDS,
+  SELECTION_SEEDS,
+  evaluateSkill,
+  explorePlan,
+  layoutsFor,
+} from "../../../models/learning/evaluation";
 import { type SkillPolicy } from "../../../models/learning/policy";
 import { Rng } from "../../../robots/random";
 import { instanceUrls } from "./embody";
@@ -28,7 +34,9 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const run = runOf<CurriculumSettings>(config);
   const opts = run.settings;
   // A few skills at a time, first proposed first: practice and evaluation are spent where they can finish a skill.
-  const learning = Object.values(state.targets).filter((t) => !t.converged).slice(0, opts.maxLearning);
+  const learning = Object.values(state.targets)
+    .filter((t) => !t.converged)
+    .slice(0, opts.maxLearning);
   const counters = { ...state.counters, discardsInRow: 0 };
   if (!learning.length || !state.episodes.length) return { counters };
   const sessions = await Promise.all(instanceUrls(config).map((url) => run.session(url)));
@@ -45,10 +53,22 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   for (const [k, id] of ids.entries()) {
     const n = Math.min(opts.practiceEpisodes, budgetLeft - practice.length);
     if (n <= 0) break;
-    const rng = new Rng(createHash("sha256").update(`practice|${opts.seed}|${state.counters.iterations}|${id}`).digest().readUInt32BE(0));
+    const rng = new Rng(
+      createHash("sha256").update(`practice|${opts.seed}|${state.counters.iterations}|${id}`).digest().readUInt32BE(0),
+    );
     const { results, episodes } = await explorePlan(clients, [id], before, { episodes: n, rng });
     keepEpisodes(episodes);
-    results.forEach((r, j) => practice.push(summarise(r, episodes[j], { instance: k % clients.length, cycle: state.counters.cycles, purpose: "practice", plan: [learning[k].caption], k: j })));
+    results.forEach((r, j) =>
+      practice.push(
+        summarise(r, episodes[j], {
+          instance: k % clients.length,
+          cycle: state.counters.cycles,
+          purpose: "practice",
+          plan: [learning[k].caption],
+          k: j,
+        }),
+      ),
+    );
   }
   const episodes = await episodesOf([...state.episodes, ...practice], clients);
   const targets: Record<string, LearningTarget> = { ...state.targets };
@@ -56,25 +76,54 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   // Each point twice: on the reported layouts (the curve) and on the selection layouts (what early stopping reads).
   // Each skill's layouts are chosen once, at its first point: those of the sequences that do not start with it done.
   const measure = async (policy: SkillPolicy, t: LearningTarget) => {
-    const [reported, selected] = [await evaluateSkill(clients, policy, { seeds: t.layouts!.evaluation }), await evaluateSkill(clients, policy, { seeds: t.layouts!.selection })];
+    const [reported, selected] = [
+      await evaluateSkill(clients, policy, { seeds: t.layouts!.evaluation }),
+      await evaluateSkill(clients, policy, { seeds: t.layouts!.selection }),
+    ];
     return { score: reported.score, successRate: reported.successRate, selection: selected.score };
   };
   for (const t of learning) {
     if (t.returns.length) continue;
     const id = skillId(t.caption);
-    const layouts = { evaluation: await layoutsFor(clients, id, EVAL_SEEDS), selection: await layoutsFor(clients, id, SELECTION_SEEDS) };
+    const layouts = {
+      evaluation: await layoutsFor(clients, id, EVAL_SEEDS),
+      selection: await layoutsFor(clients, id, SELECTION_SEEDS),
+    };
     const { score, successRate, selection } = await measure(before[id], { ...t, layouts });
-    targets[t.caption] = { ...t, layouts, since: state.counters.iterations, returns: [score * t.maxReturn], finalSuccess: [successRate], snapshots: [state.policies], selection: [selection * t.maxReturn] };
+    targets[t.caption] = {
+      ...t,
+      layouts,
+      since: state.counters.iterations,
+      returns: [score * t.maxReturn],
+      finalSuccess: [successRate],
+      snapshots: [state.policies],
+      selection: [selection * t.maxReturn],
+    };
   }
   // The curriculum's elite and step (run settings, defaults chosen on tuning seeds apart from the reported runs): among
   // the relabelled samples of a new skill, layout luck scores nearly as well as the skill done right (a block lying
   // beside another earns part of the shaped place reward), so a broad elite averages a grasp gate below its threshold.
-  const { policies } = learnerIteration(before, episodes, ids, { cache: relabelled, eliteFraction: opts.learnerElite, step: opts.learnerStep });
+  const { policies } = learnerIteration(before, episodes, ids, {
+    cache: relabelled,
+    eliteFraction: opts.learnerElite,
+    step: opts.learnerStep,
+  });
   const ref = storePolicies(artifacts, policies);
   for (const t of learning) {
     const was = targets[t.caption];
     const { score, successRate, selection } = await measure(policies[skillId(t.caption)], was);
-    targets[t.caption] = { ...was, returns: [...was.returns, score * t.maxReturn], finalSuccess: [...was.finalSuccess, successRate], snapshots: [...was.snapshots, ref], selection: [...(was.selection ?? []), selection * t.maxReturn] };
+    targets[t.caption] = {
+      ...was,
+      returns: [...was.returns, score * t.maxReturn],
+      finalSuccess: [...was.finalSuccess, successRate],
+      snapshots: [...was.snapshots, ref],
+      selection: [...(was.selection ?? []), selection * t.maxReturn],
+    };
   }
-  return { policies: ref, targets, episodes: practice, counters: { ...counters, episodes: counters.episodes + practice.length, iterations: counters.iterations + 1 } };
+  return {
+    policies: ref,
+    targets,
+    episodes: practice,
+    counters: { ...counters, episodes: counters.episodes + practice.length, iterations: counters.iterations + 1 },
+  };
 }

@@ -23,11 +23,18 @@ export function curveSvg(p: CurvePlot): string {
   const xMax = Math.max(p.horizon, p.returns.length - 1, 1);
   // Data sit `inset` pixels inside the frame, so a curve at 0 or at the maximum does not hide the frame line.
   const x = (i: number) => area.left + inset + ((area.right - area.left - 2 * inset) * i) / xMax;
-  const y = (r: number) => area.bottom - inset - ((area.bottom - area.top - 2 * inset) * Math.max(0, Math.min(r, p.maxReturn))) / p.maxReturn;
-  const grids = [0.25, 0.5, 0.75].map((f) => `<line x1="${area.left}" x2="${area.right}" y1="${y(f * p.maxReturn)}" y2="${y(f * p.maxReturn)}" stroke="${grid}" stroke-width="1"/>`);
+  const y = (r: number) =>
+    area.bottom - inset - ((area.bottom - area.top - 2 * inset) * Math.max(0, Math.min(r, p.maxReturn))) / p.maxReturn;
+  const grids = [0.25, 0.5, 0.75].map(
+    (f) =>
+      `<line x1="${area.left}" x2="${area.right}" y1="${y(f * p.maxReturn)}" y2="${y(f * p.maxReturn)}" stroke="${grid}" stroke-width="1"/>`,
+  );
   const points = p.returns.map((r, i) => `${x(i).toFixed(1)},${y(r).toFixed(1)}`).join(" ");
-  const dots = p.returns.map((r, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(r).toFixed(1)}" r="2.5" fill="${curve}"/>`);
-  const text = (tx: number, ty: number, s: string, anchor = "middle", size = 10) => `<text x="${tx}" y="${ty}" font-family="sans-serif" font-size="${size}" fill="#666666" text-anchor="${anchor}">${esc(s)}</text>`;
+  const dots = p.returns.map(
+    (r, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(r).toFixed(1)}" r="2.5" fill="${curve}"/>`,
+  );
+  const text = (tx: number, ty: number, s: string, anchor = "middle", size = 10) =>
+    `<text x="${tx}" y="${ty}" font-family="sans-serif" font-size="${size}" fill="#666666" text-anchor="${anchor}">${esc(s)}</text>`;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
     `<rect width="${width}" height="${height}" fill="${background}"/>`,
@@ -49,5 +56,7 @@ export function curveSvg(p: CurvePlot): string {
 /** The plot as PNG bytes (what goes to the artifact store and to the analyst). */
 export async function renderCurve(p: CurvePlot): Promise<Buffer> {
   if (!(p.maxReturn > 0)) throw new Error(`a learning curve needs a positive maximum return, not ${p.maxReturn}`);
-  return sharp(Buffer.from(curveSvg(p))).png().toBuffer();
+  return sharp(Buffer.from(curveSvg(p)))
+    .png()
+    .toBuffer();
 }

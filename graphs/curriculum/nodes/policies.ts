@@ -7,7 +7,8 @@ import type { SkillPolicy } from "../../../models/learning/policy";
 
 export type Policies = Record<string, SkillPolicy>;
 
-export const storePolicies = (artifacts: ArtifactStore, p: Policies) => artifacts.put(Buffer.from(JSON.stringify(p)), "json");
+export const storePolicies = (artifacts: ArtifactStore, p: Policies) =>
+  artifacts.put(Buffer.from(JSON.stringify(p)), "json");
 
 const cache = new Map<string, Policies>();
 export function loadPolicies(artifacts: ArtifactStore, ref: string): Policies {

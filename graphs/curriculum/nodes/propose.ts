@@ -45,13 +45,25 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
   const startedAt = state.startedAt || Date.now();
   const c = state.counters;
   const over =
-    c.episodes >= opts.maxEpisodes ? `${c.episodes} episodes (budget ${opts.maxEpisodes})`
-    : c.iterations >= opts.maxIterations ? `${c.iterations} learner iterations (budget ${opts.maxIterations})`
-    : overBudget(opts, { actions: 0, replans: 0, modelCalls: totalUsage(state.usage).calls, startedAt });
-  if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}; the library has ${state.library.length} skills`, startedAt };
+    c.episodes >= opts.maxEpisodes
+      ? `${c.episodes} episodes (budget ${opts.maxEpisodes})`
+      : c.iterations >= opts.maxIterations
+        ? `${c.iterations} learner iterations (budget ${opts.maxIterations})`
+        : overBudget(opts, { actions: 0, replans: 0, modelCalls: totalUsage(state.usage).calls, startedAt });
+  if (over)
+    return {
+      status: "budget_exhausted",
+      statusReason: `stopped after ${over}; the library has ${state.library.length} skills`,
+      startedAt,
+    };
   const s = await run.session();
   const scene = await lookAtBasket(s, proposalLayout(opts.seed, c.cycles));
-  const context: ProposeContext = { blocks: scene.blocks, holding: scene.holding, library: captions(state), ...record(state) };
+  const context: ProposeContext = {
+    blocks: scene.blocks,
+    holding: scene.holding,
+    library: captions(state),
+    ...record(state),
+  };
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
     role: "proposer",
     schema: TaskProposal,
@@ -61,6 +73,11 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
     context: context as unknown as Record<string, unknown>,
     images: [scene.image],
   });
-  const current = { cycle: c.cycles, library: captions(state), scene: { frame: scene.frame, blocks: scene.blocks, holding: scene.holding }, proposal: value };
+  const current = {
+    cycle: c.cycles,
+    library: captions(state),
+    scene: { frame: scene.frame, blocks: scene.blocks, holding: scene.holding },
+    proposal: value,
+  };
   return { current, plan: null, usage, startedAt, counters: { ...c, cycles: c.cycles + 1 } };
 }

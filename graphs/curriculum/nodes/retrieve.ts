@@ -9,7 +9,14 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { askStructured, type Usage, addUsage } from "../../../models";
 import { SkillRetrieval } from "../schemas";
 import { rewardableSkills, familyOf, maxReturn } from "./skills";
-import { captions, type CurriculumStateType, type CurriculumUpdate, type LearningTarget, type Retrieval, type SkillProposal } from "../state";
+import {
+  captions,
+  type CurriculumStateType,
+  type CurriculumUpdate,
+  type LearningTarget,
+  type Retrieval,
+  type SkillProposal,
+} from "../state";
 import { runOf, type Run } from "../../../runtime/run";
 import type { CurriculumSettings } from "../configuration";
 
@@ -31,7 +38,10 @@ async function retrieveOne(s: Run, step: string, library: string[]): Promise<{ r
   });
   // A caption that is not in the list is no retrieval: the plan cannot run a skill the robot does not have.
   const skill = value.skill !== null && library.includes(value.skill) ? value.skill : null;
-  const reasoning = value.skill !== null && skill === null ? `${value.reasoning} (answered "${value.skill}", which is not in the list)` : value.reasoning;
+  const reasoning =
+    value.skill !== null && skill === null
+      ? `${value.reasoning} (answered "${value.skill}", which is not in the list)`
+      : value.reasoning;
   return { r: { step, skill, reasoning }, usage };
 }
 
@@ -55,7 +65,10 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
   // already showed the task done (which is then no success of the plan), and when the library lacks it, it is learned.
   const learnable = rewardableSkills().filter((c) => !library.includes(c));
   const single = retrievals.length === 1 && !missing.length;
-  const wanted = [...missing.map((step) => ({ step, among: learnable })), ...(single ? [] : [{ step: cur.proposal.task, among: rewardableSkills() }])];
+  const wanted = [
+    ...missing.map((step) => ({ step, among: learnable })),
+    ...(single ? [] : [{ step: cur.proposal.task, among: rewardableSkills() }]),
+  ];
   const proposals: SkillProposal[] = [];
   const targets: Record<string, LearningTarget> = { ...state.targets };
   let taskSkill = single ? retrievals[0].skill! : undefined;
@@ -66,13 +79,39 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
     if (r.skill && library.includes(r.skill)) continue;
     proposals.push({ cycle: cur.cycle, step, task: cur.proposal.task, skill: r.skill });
     if (r.skill && !targets[r.skill] && opts.variant !== "base-only") {
-      targets[r.skill] = { caption: r.skill, family: familyOf(r.skill), proposedFor: `${step} (for "${cur.proposal.task}")`, since: state.counters.iterations, returns: [], finalSuccess: [], snapshots: [], maxReturn: maxReturn(), analyses: [], converged: false };
+      targets[r.skill] = {
+        caption: r.skill,
+        family: familyOf(r.skill),
+        proposedFor: `${step} (for "${cur.proposal.task}")`,
+        since: state.counters.iterations,
+        returns: [],
+        finalSuccess: [],
+        snapshots: [],
+        maxReturn: maxReturn(),
+        analyses: [],
+        converged: false,
+      };
     }
   }
   const c = state.counters;
   if (missing.length) {
     const record = { ...cur, retrievals, outcome: { kind: "discarded" as const, missing } };
-    return { current: null, cycles: [record], plan: null, proposals, targets, usage, counters: { ...c, discards: c.discards + 1, discardsInRow: c.discardsInRow + 1 } };
+    return {
+      current: null,
+      cycles: [record],
+      plan: null,
+      proposals,
+      targets,
+      usage,
+      counters: { ...c, discards: c.discards + 1, discardsInRow: c.discardsInRow + 1 },
+    };
   }
-  return { current: { ...cur, retrievals, ...(taskSkill ? { taskSkill } : {}) }, plan: retrievals.map((r) => r.skill!), proposals, targets, usage, counters: { ...c, discardsInRow: 0 } };
+  return {
+    current: { ...cur, retrievals, ...(taskSkill ? { taskSkill } : {}) },
+    plan: retrievals.map((r) => r.skill!),
+    proposals,
+    targets,
+    usage,
+    counters: { ...c, discardsInRow: 0 },
+  };
 }

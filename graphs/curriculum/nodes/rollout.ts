@@ -21,11 +21,26 @@ export async function rollout(order: RolloutOrder, config?: RunnableConfig): Pro
   const policies = loadPolicies(s.artifacts, order.policies);
   const ids = order.plan.map(skillId);
   // Policy samples keyed by run seed, cycle and instance; block layouts follow each instance's own seeded sequence.
-  const rngSeed = createHash("sha256").update(`rollout|${opts.seed}|${order.cycle}|${order.instance}`).digest().readUInt32BE(0);
-  const { results, episodes } = await explorePlan([s.client], ids, policies, { episodes: order.episodes, rng: new Rng(rngSeed) });
+  const rngSeed = createHash("sha256")
+    .update(`rollout|${opts.seed}|${order.cycle}|${order.instance}`)
+    .digest()
+    .readUInt32BE(0);
+  const { results, episodes } = await explorePlan([s.client], ids, policies, {
+    episodes: order.episodes,
+    rng: new Rng(rngSeed),
+  });
   keepEpisodes(episodes);
   const byId = new Map(episodes.map((e) => [e.id, e]));
   const taskSkill = order.taskSkill ? skillId(order.taskSkill) : undefined;
-  const summaries = results.map((r, k) => summarise(r, r.episode_id ? byId.get(r.episode_id) : undefined, { instance: order.instance, cycle: order.cycle, purpose: "plan", plan: order.plan, k, taskSkill }));
+  const summaries = results.map((r, k) =>
+    summarise(r, r.episode_id ? byId.get(r.episode_id) : undefined, {
+      instance: order.instance,
+      cycle: order.cycle,
+      purpose: "plan",
+      plan: order.plan,
+      k,
+      taskSkill,
+    }),
+  );
   return { episodes: summaries };
 }

@@ -12,7 +12,8 @@ import { latestFrame } from "../../../nodes/perceiver";
 import type { Session } from "../../../runtime/session";
 
 /** The layout shown for proposal `cycle` of a run under `seed`: fixed by both, so a resumed run is shown the same. */
-export const proposalLayout = (seed: number, cycle: number) => PROPOSAL_SEEDS.from + ((seed * 10_007 + cycle) % PROPOSAL_SEEDS.count);
+export const proposalLayout = (seed: number, cycle: number) =>
+  PROPOSAL_SEEDS.from + ((seed * 10_007 + cycle) % PROPOSAL_SEEDS.count);
 
 /** "red_block" → "red"; where it rests: the basket, another block ("green_block" → "green"), or the gripper. */
 const colourOf = (label: string, color?: string) => color ?? label.replace(/_block$/, "");

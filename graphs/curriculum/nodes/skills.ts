@@ -16,7 +16,10 @@ export const baseLibrary = () => BASE_SKILLS.map((id) => skillInfo(id).caption);
 
 export function skillId(caption: string): string {
   const s = skillByCaption(caption);
-  if (!s) throw new Error(`no skill with the caption "${caption}"; the embodiment's skills are: ${rewardableSkills().join(", ")}`);
+  if (!s)
+    throw new Error(
+      `no skill with the caption "${caption}"; the embodiment's skills are: ${rewardableSkills().join(", ")}`,
+    );
   return s.id;
 }
 

@@ -6,5 +6,10 @@ export async function tally(state: CurriculumStateType): Promise<CurriculumUpdat
   const mine = state.episodes.filter((e) => e.cycle === cur.cycle && e.purpose === "plan");
   const successes = mine.filter((e) => e.success).length;
   const record = { ...cur, outcome: { kind: "embodied" as const, episodes: mine.length, successes } };
-  return { current: null, cycles: [record], plan: null, counters: { ...state.counters, episodes: state.counters.episodes + mine.length } };
+  return {
+    current: null,
+    cycles: [record],
+    plan: null,
+    counters: { ...state.counters, episodes: state.counters.episodes + mine.length },
+  };
 }

@@ -7,9 +7,18 @@ import type { ReplanStateType, ReplanUpdate } from "../state";
 /** An update that ends the run when a budget is used up, or undefined while they all last. */
 export function budgetEnd(state: ReplanStateType, opts: ReplanSettings): ReplanUpdate | undefined {
   const c = state.counters;
-  const over = overBudget(opts, { actions: c.motions, replans: c.replans, procedures: c.procedures, modelCalls: totalUsage(state.usage).calls, startedAt: state.startedAt });
+  const over = overBudget(opts, {
+    actions: c.motions,
+    replans: c.replans,
+    procedures: c.procedures,
+    modelCalls: totalUsage(state.usage).calls,
+    startedAt: state.startedAt,
+  });
   if (!over) return undefined;
-  return { status: c.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted", statusReason: `stopped after ${over}` };
+  return {
+    status: c.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted",
+    statusReason: `stopped after ${over}`,
+  };
 }
 
 /** The update that starts a new procedure: the failed plan goes to memory, this procedure's reasons are cleared. */

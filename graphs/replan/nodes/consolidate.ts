@@ -25,12 +25,25 @@ export async function consolidate(state: ReplanStateType, config?: RunnableConfi
     task: "consolidate",
     context: { action: failure.step, controller: failure.message, explanations: state.explanations },
   });
-  const log = [{ kind: "diagnosis" as const, step: failure.step, explanations: state.explanations, reasons: value.reasons }];
+  const log = [
+    { kind: "diagnosis" as const, step: failure.step, explanations: state.explanations, reasons: value.reasons },
+  ];
   // A reason already planned around for this step did not help: treat the cause as unknown.
-  const fresh = value.reasons.filter((reason) => !state.reasons.some((r) => r.step === failure.step && r.reason === reason));
+  const fresh = value.reasons.filter(
+    (reason) => !state.reasons.some((r) => r.step === failure.step && r.reason === reason),
+  );
   if (fresh.length) {
-    return { reasons: fresh.map((reason) => ({ step: failure.step, reason })), counters: { ...state.counters, replans: state.counters.replans + 1 }, usage, log };
+    return {
+      reasons: fresh.map((reason) => ({ step: failure.step, reason })),
+      counters: { ...state.counters, replans: state.counters.replans + 1 },
+      usage,
+      log,
+    };
   }
   const why = value.reasons.length ? `planning around "${value.reasons.join("; ")}" did not help` : NO_CAUSE_SEEN;
-  return { ...newProcedure(state, failure.step, `the robot could not ${failure.step} (${failure.message}) and ${why}`), usage, log };
+  return {
+    ...newProcedure(state, failure.step, `the robot could not ${failure.step} (${failure.message}) and ${why}`),
+    usage,
+    log,
+  };
 }

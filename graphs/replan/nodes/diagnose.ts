@@ -18,12 +18,14 @@ something that keeps a door shut — naming things by the scene's names. If noth
 
 /** Ways of asking the same question; the n-th diagnosis uses the first n. */
 export const DIAGNOSIS_PHRASINGS = [
-  (a: string) => `Look at this picture: an attempt to ${a} just failed. Which object here explains that, leaving the robot itself aside?`,
+  (a: string) =>
+    `Look at this picture: an attempt to ${a} just failed. Which object here explains that, leaving the robot itself aside?`,
   (a: string) => `Why might "${a}" be impossible right now? Point to whatever in the picture stands in the way.`,
   (a: string) => `Failed: ${a}. Obstacle in view?`,
   (a: string) => `Suppose you had to ${a} yourself in this scene. What would you have to deal with first?`,
   (a: string) => `Something keeps the hand from managing to ${a}. Name the thing in the image responsible, if any.`,
-  (a: string) => `Study the scene for anything resting on, pressing against, latching or covering what is needed to ${a}.`,
+  (a: string) =>
+    `Study the scene for anything resting on, pressing against, latching or covering what is needed to ${a}.`,
 ];
 
 export async function diagnose(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
@@ -37,13 +39,20 @@ export async function diagnose(state: ReplanStateType, config?: RunnableConfig):
   const answers = await Promise.all(
     DIAGNOSIS_PHRASINGS.slice(0, opts.diagnosisPhrasings).map((phrase) =>
       askStructured(s.models, s.modelConfig, {
-      role: "perceiver",
-      schema: Diagnosis,
-      schemaName: "Diagnosis",
-      system: DIAGNOSE_PROMPT,
-      task: "diagnose",
-      context: { phrasing: phrase(action), action, controller: failure.message, ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
-      images: [view.image],
+        role: "perceiver",
+        schema: Diagnosis,
+        schemaName: "Diagnosis",
+        system: DIAGNOSE_PROMPT,
+        task: "diagnose",
+        context: {
+          phrasing: phrase(action),
+          action,
+          controller: failure.message,
+          ...sceneVocabulary(s),
+          world: worldForModel(s.world),
+          detections: view.detections,
+        },
+        images: [view.image],
       }),
     ),
   );

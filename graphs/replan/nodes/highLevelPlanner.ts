@@ -47,6 +47,19 @@ export async function planHighLevel(state: ReplanStateType, config?: RunnableCon
       proceduresSoFar: c.procedures,
     },
   });
-  if (!value.steps.length) return { plan: value, cursor: 0, usage, status: "gave_up", statusReason: `the planner wrote no steps: ${value.thought}` };
-  return { plan: value, cursor: 0, failure: null, usage, log: [{ kind: "note", text: `plan: ${value.steps.map((x) => `[${x.kind}] ${x.action}`).join("; ")}` }] };
+  if (!value.steps.length)
+    return {
+      plan: value,
+      cursor: 0,
+      usage,
+      status: "gave_up",
+      statusReason: `the planner wrote no steps: ${value.thought}`,
+    };
+  return {
+    plan: value,
+    cursor: 0,
+    failure: null,
+    usage,
+    log: [{ kind: "note", text: `plan: ${value.steps.map((x) => `[${x.kind}] ${x.action}`).join("; ")}` }],
+  };
 }

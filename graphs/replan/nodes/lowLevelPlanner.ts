@@ -32,11 +32,28 @@ export async function planMotion(state: ReplanStateType, config?: RunnableConfig
     system: LOW_LEVEL_PROMPT,
     task: "motion_draft",
     // Language to Rewards is given the objects the scan identified, as RePLan's authors gave it.
-    context: { step, goal: state.goal, procedure: state.plan?.steps ?? [], ...sceneVocabulary(s), ...(opts.variant === "one-shot" ? { objects: state.scene } : {}), world: worldForModel(s.world), facts: [...state.sceneFacts, ...state.facts] },
+    context: {
+      step,
+      goal: state.goal,
+      procedure: state.plan?.steps ?? [],
+      ...sceneVocabulary(s),
+      ...(opts.variant === "one-shot" ? { objects: state.scene } : {}),
+      world: worldForModel(s.world),
+      facts: [...state.sceneFacts, ...state.facts],
+    },
   });
   const terms = value.terms.map((t) => t.term);
   // Unverified, the draft's own primary marks stand (exactly one: the last marked, or the last term).
   const marked = terms.map((t) => t.primary).lastIndexOf(true);
   const primary = marked >= 0 ? marked : terms.length - 1;
-  return { motion: { step, description: value.description, terms: terms.map((t, i) => ({ ...t, primary: i === primary })), duration: value.duration, draft: value }, usage };
+  return {
+    motion: {
+      step,
+      description: value.description,
+      terms: terms.map((t, i) => ({ ...t, primary: i === primary })),
+      duration: value.duration,
+      draft: value,
+    },
+    usage,
+  };
 }

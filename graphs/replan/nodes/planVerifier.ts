@@ -32,9 +32,19 @@ export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig
   });
   const rejected = checked.filter((x) => x.status === "rejected");
   const steps = checked.filter((x) => x.status !== "rejected").map((x) => x.step);
-  const notes = checked.filter((x) => x.status !== "ok").map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
-  const update: ReplanUpdate = { plan: { ...plan, steps }, usage, log: notes.length ? [{ kind: "note", text: `verifier ${notes.join("; ")}` }] : [] };
+  const notes = checked
+    .filter((x) => x.status !== "ok")
+    .map((x) => `${x.status}: ${x.step.action}${x.note ? ` (${x.note})` : ""}`);
+  const update: ReplanUpdate = {
+    plan: { ...plan, steps },
+    usage,
+    log: notes.length ? [{ kind: "note", text: `verifier ${notes.join("; ")}` }] : [],
+  };
   // Nothing left to run: a new procedure, with why in memory.
-  if (!steps.length) return { ...update, ...newProcedure(state, null, `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}`) };
+  if (!steps.length)
+    return {
+      ...update,
+      ...newProcedure(state, null, `the verifier rejected every step: ${rejected.map((r) => r.note).join("; ")}`),
+    };
   return update;
 }

@@ -21,12 +21,29 @@ export async function checkPrediction(state: ReplanStateType, _config?: Runnable
       : state.cursor !== sp.cursor || (state.plan?.steps[state.cursor]?.action ?? null) !== sp.step
         ? "the plan is not at the step the work was prepared for"
         : undefined;
-  if (why) return { speculation: { ...sp, outcome: "revoked", why }, pipeline: tally(state.pipeline, "revoked", prepared, sp.usage) };
-  if (!prepared) return { speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing prepared" }, pipeline: tally(state.pipeline, "unused", false, sp.usage) };
-  const used = { speculation: { ...sp, outcome: "used" as const }, pipeline: tally(state.pipeline, "used", true, sp.usage) };
+  if (why)
+    return {
+      speculation: { ...sp, outcome: "revoked", why },
+      pipeline: tally(state.pipeline, "revoked", prepared, sp.usage),
+    };
+  if (!prepared)
+    return {
+      speculation: { ...sp, outcome: "unused", why: sp.note ?? "nothing prepared" },
+      pipeline: tally(state.pipeline, "unused", false, sp.usage),
+    };
+  const used = {
+    speculation: { ...sp, outcome: "used" as const },
+    pipeline: tally(state.pipeline, "used", true, sp.usage),
+  };
   if (sp.motion) return { ...used, motion: sp.motion, ...(sp.notes?.length ? { log: sp.notes } : {}) };
   // Questions prepared: the perceiver answers them on the view now. None: the facts settled the step.
   const step = state.plan!.steps[state.cursor];
-  if (!sp.answers!.length) return { ...used, cursor: state.cursor + 1, answers: [], log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
+  if (!sp.answers!.length)
+    return {
+      ...used,
+      cursor: state.cursor + 1,
+      answers: [],
+      log: [{ kind: "vision", step: step.action, answers: [], done: true }],
+    };
   return { ...used, answers: sp.answers! };
 }

@@ -28,11 +28,27 @@ export async function verifyMotion(state: ReplanStateType, config?: RunnableConf
     task: "check_terms",
     context: { step: motion.step, draft, world: worldForModel(s.world) },
   });
-  const kept = [...new Set(value.keep.filter((k) => k.line >= 0 && k.line < draft.description.length && k.index >= 0 && k.index < draft.terms.length).map((k) => k.index))];
+  const kept = [
+    ...new Set(
+      value.keep
+        .filter((k) => k.line >= 0 && k.line < draft.description.length && k.index >= 0 && k.index < draft.terms.length)
+        .map((k) => k.index),
+    ),
+  ];
   const primary = kept.includes(value.primary) ? value.primary : kept.at(-1);
   // No term serves the step: nothing is sent, and the planner must find another procedure.
-  if (primary === undefined) return { motion: null, usage, log: [{ kind: "note", text: `verifier kept no term for "${motion.step}"` }], ...newProcedure(state, motion.step, `no reward term written for "${motion.step}" served its motion plan`) };
+  if (primary === undefined)
+    return {
+      motion: null,
+      usage,
+      log: [{ kind: "note", text: `verifier kept no term for "${motion.step}"` }],
+      ...newProcedure(state, motion.step, `no reward term written for "${motion.step}" served its motion plan`),
+    };
   const terms = kept.map((i) => ({ ...draft.terms[i].term, primary: i === primary }));
   const dropped = draft.terms.filter((_, i) => !kept.includes(i)).map((t) => termText(t.term));
-  return { motion: { ...motion, terms }, usage, log: dropped.length ? [{ kind: "note", text: `verifier dropped ${dropped.join(", ")}` }] : [] };
+  return {
+    motion: { ...motion, terms },
+    usage,
+    log: dropped.length ? [{ kind: "note", text: `verifier dropped ${dropped.join(", ")}` }] : [],
+  };
 }

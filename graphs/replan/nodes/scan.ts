@@ -33,5 +33,13 @@ export async function scanScene(state: ReplanStateType, config?: RunnableConfig)
   const view = await currentView(s);
   const { value, usage } = await lookAtScene(s, view);
   const search = noteSceneLook(state.search, state.goal, s, view, value.visible);
-  return { scene: value.visible, sceneFacts: value.facts, frame: view.frame, usage, search, startedAt: state.startedAt || Date.now(), log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }] };
+  return {
+    scene: value.visible,
+    sceneFacts: value.facts,
+    frame: view.frame,
+    usage,
+    search,
+    startedAt: state.startedAt || Date.now(),
+    log: [{ kind: "note", text: `sees ${value.visible.join(", ") || "nothing it knows"}` }],
+  };
 }

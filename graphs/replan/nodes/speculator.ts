@@ -20,9 +20,22 @@ export async function speculate(state: ReplanStateType, config?: RunnableConfig)
   if (!state.pendingGoal) return {};
   const run = runOf<ReplanSettings>(config);
   // The state as it will be when the motion succeeds (runMotion's update on success).
-  const hyp: ReplanStateType = { ...state, pendingGoal: null, motion: null, cursor: state.cursor + 1, counters: { ...state.counters, motions: state.counters.motions + 1 } };
+  const hyp: ReplanStateType = {
+    ...state,
+    pendingGoal: null,
+    motion: null,
+    cursor: state.cursor + 1,
+    counters: { ...state.counters, motions: state.counters.motions + 1 },
+  };
   const next = hyp.plan?.steps[hyp.cursor];
-  const record: ReplanSpeculation = { goalId: state.pendingGoal.goalId, cursor: hyp.cursor, step: next?.action ?? null, motion: null, answers: null, usage: {} };
+  const record: ReplanSpeculation = {
+    goalId: state.pendingGoal.goalId,
+    cursor: hyp.cursor,
+    step: next?.action ?? null,
+    motion: null,
+    answers: null,
+    usage: {},
+  };
   const { note, usage } = await prepareBeside(config, async () => {
     if (run.settings.variant === "one-shot") return "the one-shot baseline has no next step";
     if (!next) return "the plan runs through: its completion check needs the view after the motion";

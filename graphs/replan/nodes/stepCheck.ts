@@ -30,6 +30,10 @@ export async function checkStep(state: ReplanStateType, config?: RunnableConfig)
   // completion check judges the goal.
   const tried = state.cursor > 0 && plan.steps[state.cursor - 1].action === value.remaining;
   if (value.done || !value.remaining || tried) return { cursor: state.cursor + 1, facts: value.facts, usage, log };
-  const steps = [...plan.steps.slice(0, state.cursor), { kind: "motion" as const, action: value.remaining }, ...plan.steps.slice(state.cursor)];
+  const steps = [
+    ...plan.steps.slice(0, state.cursor),
+    { kind: "motion" as const, action: value.remaining },
+    ...plan.steps.slice(state.cursor),
+  ];
   return { plan: { ...plan, steps }, facts: value.facts, usage, log };
 }

@@ -45,7 +45,14 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
     schemaName: "GoalCheck",
     system: TASK_CHECK_PROMPT,
     task: "task_done",
-    context: { goal: state.goal, world: worldForModel(s.world), scene: seen?.visible ?? state.scene, facts: [...state.facts, ...(seen?.facts ?? [])], looked: !blind, motionsOk },
+    context: {
+      goal: state.goal,
+      world: worldForModel(s.world),
+      scene: seen?.visible ?? state.scene,
+      facts: [...state.facts, ...(seen?.facts ?? [])],
+      looked: !blind,
+      motionsOk,
+    },
   });
   usage = addUsage(usage, r.usage);
   const looked = seen ? { scene: seen.visible, sceneFacts: seen.facts, frame, search } : {};
@@ -54,12 +61,26 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
   if (seen) {
     // A vision step that found it somewhere ("the X is inside the C") keeps its search open, whatever a scan missed.
     const facts = [...state.facts, ...seen.facts];
-    const located = (o: string) => facts.some((f) => f.includes(o) && /\bis (?:inside|in|on)\b/.test(f) && !/\bnot\b/.test(f));
+    const located = (o: string) =>
+      facts.some((f) => f.includes(o) && /\bis (?:inside|in|on)\b/.test(f) && !/\bnot\b/.test(f));
     const containers = s.world.places.filter((p) => p.kind === "container").map((p) => p.name);
-    const exhausted = exhaustedSearch(search.since, searchedObjects(state.goal, s.world), [...new Set([...containers, ...search.viewed])], located);
+    const exhausted = exhaustedSearch(
+      search.since,
+      searchedObjects(state.goal, s.world),
+      [...new Set([...containers, ...search.viewed])],
+      located,
+    );
     if (exhausted) return { status: "failed", statusReason: exhaustedReason(exhausted), ...looked, usage };
   }
-  if (opts.variant === "one-shot" || opts.variant === "no-replan") return { status: "failed", statusReason: `${opts.variant}: ${state.failure?.message ?? remaining}`, ...looked, usage };
-  const why = state.failure ? `the robot could not ${state.failure.step} (${state.failure.message})` : `the plan ran through but ${remaining}`;
+  if (opts.variant === "one-shot" || opts.variant === "no-replan")
+    return {
+      status: "failed",
+      statusReason: `${opts.variant}: ${state.failure?.message ?? remaining}`,
+      ...looked,
+      usage,
+    };
+  const why = state.failure
+    ? `the robot could not ${state.failure.step} (${state.failure.message})`
+    : `the plan ran through but ${remaining}`;
   return { ...looked, usage, failure: null, ...newProcedure(state, state.failure?.step ?? null, why) };
 }

@@ -22,8 +22,16 @@ export function sceneVocabulary(s: Session) {
  * Folds one look into the search ledger: the places whose inside the frame shows (as its detector reports them) were
  * looked into, and the things the perceiver confirmed were seen.
  */
-export function noteSceneLook(search: { since: SearchLedger; viewed: string[] }, goal: string, s: Session, view: View, visible: string[]): { since: SearchLedger; viewed: string[] } {
-  const lookedInto = view.detections.places.filter((p) => p.insidePixels >= INSIDE_IN_VIEW_PIXELS && p.state === "open").map((p) => p.name);
+export function noteSceneLook(
+  search: { since: SearchLedger; viewed: string[] },
+  goal: string,
+  s: Session,
+  view: View,
+  visible: string[],
+): { since: SearchLedger; viewed: string[] } {
+  const lookedInto = view.detections.places
+    .filter((p) => p.insidePixels >= INSIDE_IN_VIEW_PIXELS && p.state === "open")
+    .map((p) => p.name);
   return {
     since: noteLook(search.since, searchedObjects(goal, s.world), { lookedInto, seen: visible }),
     viewed: [...new Set([...search.viewed, ...lookedInto])],

@@ -34,5 +34,11 @@ export async function answerQuestions(state: ReplanStateType, config?: RunnableC
   // A look for the search ledger too: what the frame shows the inside of. What the answers found is not read from
   // their words here: a later scan confirms it, and the step's facts keep its search open meanwhile (taskCheck.ts).
   const search = noteSceneLook(state.search, state.goal, s, view, []);
-  return { answers, frame: view.frame, usage, search, counters: { ...state.counters, visionSteps: state.counters.visionSteps + 1 } };
+  return {
+    answers,
+    frame: view.frame,
+    usage,
+    search,
+    counters: { ...state.counters, visionSteps: state.counters.visionSteps + 1 },
+  };
 }

@@ -23,7 +23,11 @@ export async function askQuestions(state: ReplanStateType, config?: RunnableConf
   const ended = budgetEnd(state, opts);
   if (ended) return ended;
   if (opts.variant === "no-perceiver") {
-    return { cursor: state.cursor + 1, answers: [], log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
+    return {
+      cursor: state.cursor + 1,
+      answers: [],
+      log: [{ kind: "vision", step: step.action, answers: [], done: true }],
+    };
   }
   const s = await run.session();
   const { value, usage } = await askStructured(s.models, s.modelConfig, {
@@ -32,8 +36,20 @@ export async function askQuestions(state: ReplanStateType, config?: RunnableConf
     schemaName: "VisionQuestions",
     system: QUESTIONS_PROMPT,
     task: "vision_questions",
-    context: { goal: state.goal, plan: state.plan!.steps, step: step.action, scene: state.scene, facts: [...state.sceneFacts, ...state.facts] },
+    context: {
+      goal: state.goal,
+      plan: state.plan!.steps,
+      step: step.action,
+      scene: state.scene,
+      facts: [...state.sceneFacts, ...state.facts],
+    },
   });
-  if (!value.questions.length) return { cursor: state.cursor + 1, answers: [], usage, log: [{ kind: "vision", step: step.action, answers: [], done: true }] };
+  if (!value.questions.length)
+    return {
+      cursor: state.cursor + 1,
+      answers: [],
+      usage,
+      log: [{ kind: "vision", step: step.action, answers: [], done: true }],
+    };
   return { answers: value.questions.map((question) => ({ question, answer: "" })), usage };
 }

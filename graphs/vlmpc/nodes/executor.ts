@@ -24,7 +24,11 @@ function leggedRobot(s: Session): string {
 export async function dispatchSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
   // Stopped: no new goal is recorded; resuming runs this node again.
   const stop = stopReason(config);
-  if (stop) return { status: "interrupted", statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}` };
+  if (stop)
+    return {
+      status: "interrupted",
+      statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}`,
+    };
   const s = await runOf(config).session();
   const record = state.steps[state.steps.length - 1];
   const command = record.answer.plan[0];
@@ -37,7 +41,15 @@ export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): 
   if (!state.pendingGoal) return {};
   const s = await runOf(config).session();
   const { goalId, command, step } = state.pendingGoal;
-  const r = await runRecordedGoal(s, goalId, leggedRobot(s), command.skill, { magnitude: command.magnitude }, runSignal(config), config);
+  const r = await runRecordedGoal(
+    s,
+    goalId,
+    leggedRobot(s),
+    command.skill,
+    { magnitude: command.magnitude },
+    runSignal(config),
+    config,
+  );
   const v = (r.values ?? {}) as { moved?: unknown; turned?: unknown; stalled?: unknown; seconds?: unknown };
   const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   // A skill the robot refused or aborted moved the body no further than its odometry says: to the planner, a stall.
@@ -51,10 +63,24 @@ export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): 
   const counters = { skills: state.counters.skills + 1, skillSeconds: state.counters.skillSeconds + result.seconds };
   // The robot was stopped: the run pauses; after a resume the robot looks and plans again.
   if (r.status === "canceled") {
-    const why = stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
-    return { pendingGoal: null, steps: { step, result }, counters, status: "interrupted", statusReason: `interrupted during ${command.skill} ${command.magnitude}: ${why}; ${resumeHint(threadOf(config))}` };
+    const why =
+      stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
+    return {
+      pendingGoal: null,
+      steps: { step, result },
+      counters,
+      status: "interrupted",
+      statusReason: `interrupted during ${command.skill} ${command.magnitude}: ${why}; ${resumeHint(threadOf(config))}`,
+    };
   }
   // A refusal (not a stall: a stalled skill ran, and trying it again is how a slippery log is climbed) is counted.
-  const refused = !r.ok ? countFailure(state.repeats, `${command.skill} ${command.magnitude}`, r.error ?? r.status) : undefined;
-  return { pendingGoal: null, steps: { step, result }, counters, ...(refused ? { repeats: refused.repeats, ...refused.end } : {}) };
+  const refused = !r.ok
+    ? countFailure(state.repeats, `${command.skill} ${command.magnitude}`, r.error ?? r.status)
+    : undefined;
+  return {
+    pendingGoal: null,
+    steps: { step, result },
+    counters,
+    ...(refused ? { repeats: refused.repeats, ...refused.end } : {}),
+  };
 }

@@ -14,11 +14,23 @@ export async function look(state: VlmpcStateType, config?: RunnableConfig): Prom
   const startedAt = state.startedAt || Date.now();
   const c = state.counters;
   if (c.skillSeconds >= opts.maxSkillSeconds) {
-    return { status: "budget_exhausted", statusReason: `stopped after ${c.skillSeconds.toFixed(1)} s of skill time (budget ${opts.maxSkillSeconds} s)`, startedAt };
+    return {
+      status: "budget_exhausted",
+      statusReason: `stopped after ${c.skillSeconds.toFixed(1)} s of skill time (budget ${opts.maxSkillSeconds} s)`,
+      startedAt,
+    };
   }
-  const over = overBudget(opts, { actions: c.skills, replans: 0, modelCalls: totalUsage(state.usage).calls, startedAt });
+  const over = overBudget(opts, {
+    actions: c.skills,
+    replans: 0,
+    modelCalls: totalUsage(state.usage).calls,
+    startedAt,
+  });
   if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}`, startedAt };
   const s = await run.session();
   const { frame, detections } = await latestFrame<RangedDetectionsMessage>(s);
-  return { sight: { frame, fov: detections.fov, imageWidth: detections.width, detections: detections.detections }, startedAt };
+  return {
+    sight: { frame, fov: detections.fov, imageWidth: detections.width, detections: detections.detections },
+    startedAt,
+  };
 }

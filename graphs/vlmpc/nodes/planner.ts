@@ -39,17 +39,30 @@ Answer with:
 Images come in this order: labelled examples (if any), then one per earlier step, then the current view last.`;
 
 /** A labelled example frame, as a person would label views of the course with the best command (VLM-PC+IC). */
-const Example = z.object({ image: z.string().describe("base64 PNG"), detections: z.array(z.any()), best: CourseCommand, note: z.string() });
-const ExampleFile = z.object({ course: z.string(), seed: z.number().int().optional().describe("the course seed the examples were taken at"), examples: z.array(Example).min(1) });
+const Example = z.object({
+  image: z.string().describe("base64 PNG"),
+  detections: z.array(z.any()),
+  best: CourseCommand,
+  note: z.string(),
+});
+const ExampleFile = z.object({
+  course: z.string(),
+  seed: z.number().int().optional().describe("the course seed the examples were taken at"),
+  examples: z.array(Example).min(1),
+});
 type Example = z.infer<typeof Example>;
 
 const exampleCache = new Map<string, Example[]>();
 function loadExamples(path: string | undefined): Example[] {
-  if (!path) throw new Error("variant full+ic needs labelled examples: set `examples` (a file under evals/datasets/course_examples/)");
+  if (!path)
+    throw new Error(
+      "variant full+ic needs labelled examples: set `examples` (a file under evals/datasets/course_examples/)",
+    );
   let cached = exampleCache.get(path);
   if (!cached) {
     const parsed = ExampleFile.safeParse(JSON.parse(readFileSync(path, "utf8")));
-    if (!parsed.success) throw new Error(`${path} is not a file of labelled examples: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new Error(`${path} is not a file of labelled examples: ${z.prettifyError(parsed.error)}`);
     cached = parsed.data.examples;
     exampleCache.set(path, cached);
   }
@@ -62,7 +75,10 @@ const toySighting = (detections: RangedDetection[]) => {
 };
 
 /** What the prompt carries for this variant, and the frames that go with it (artifact refs or PNG base64), in order. */
-export function coursePrompt(state: VlmpcStateType, opts: VlmpcSettings): { context: CourseContext; frames: { ref?: string; base64?: string }[] } {
+export function coursePrompt(
+  state: VlmpcStateType,
+  opts: VlmpcSettings,
+): { context: CourseContext; frames: { ref?: string; base64?: string }[] } {
   const sight = state.sight!;
   const withHistory = opts.variant !== "no-history";
   const done = state.steps.filter((r): r is StepRecord & { result: NonNullable<StepRecord["result"]> } => !!r.result);
@@ -73,17 +89,32 @@ export function coursePrompt(state: VlmpcStateType, opts: VlmpcSettings): { cont
   const context: CourseContext = {
     frame: { fov: sight.fov, imageWidth: sight.imageWidth, detections: sight.detections },
     history: recent.map((r) => ({ step: r.step, detections: r.detections, answer: r.answer, result: strip(r.result) })),
-    ...(older.length ? { summary: older.map((r) => ({ step: r.step, ...strip(r.result), toy: toySighting(r.detections) })) } : {}),
+    ...(older.length
+      ? { summary: older.map((r) => ({ step: r.step, ...strip(r.result), toy: toySighting(r.detections) })) }
+      : {}),
     ...(withHistory && state.plan.length ? { previousPlan: state.plan } : {}),
     multiStep: opts.variant !== "no-multi-step",
-    ...(examples.length ? { examples: examples.map((e) => ({ detections: e.detections as RangedDetection[], best: e.best, note: e.note })) } : {}),
+    ...(examples.length
+      ? {
+          examples: examples.map((e) => ({
+            detections: e.detections as RangedDetection[],
+            best: e.best,
+            note: e.note,
+          })),
+        }
+      : {}),
   };
-  const frames = [...examples.map((e) => ({ base64: e.image })), ...recent.map((r) => ({ ref: r.frame })), { ref: sight.frame }];
+  const frames = [
+    ...examples.map((e) => ({ base64: e.image })),
+    ...recent.map((r) => ({ ref: r.frame })),
+    { ref: sight.frame },
+  ];
   return { context, frames };
 }
 
 /** The text a planning call sends besides its images: instructions and the context block. */
-export const promptChars = (context: CourseContext) => COURSE_PLANNER_PROMPT.length + contextBlock("plan_course", context as unknown as Record<string, unknown>).length;
+export const promptChars = (context: CourseContext) =>
+  COURSE_PLANNER_PROMPT.length + contextBlock("plan_course", context as unknown as Record<string, unknown>).length;
 
 const strip = ({ seconds: _s, ...r }: NonNullable<StepRecord["result"]>) => r;
 
@@ -95,7 +126,11 @@ function randomCommand(seed: number, step: number): CourseCommand {
 
 async function imagesFor(s: Session, frames: { ref?: string; base64?: string }[]) {
   if (s.modelConfig.backend !== "openai") return [];
-  return Promise.all(frames.map((f) => imagePart(f.ref ? s.artifacts.get(f.ref) : Buffer.from(f.base64!, "base64"), s.modelConfig.imageMaxSide)));
+  return Promise.all(
+    frames.map((f) =>
+      imagePart(f.ref ? s.artifacts.get(f.ref) : Buffer.from(f.base64!, "base64"), s.modelConfig.imageMaxSide),
+    ),
+  );
 }
 
 export async function planCourse(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
@@ -105,7 +140,13 @@ export async function planCourse(state: VlmpcStateType, config?: RunnableConfig)
   const step = state.steps.length;
   if (opts.variant === "random") {
     const command = randomCommand(opts.seed, step);
-    const answer: CoursePlan = { progress: "", plan: [command], keepsPrevious: false, comparison: "random baseline: no model is asked", reached: false };
+    const answer: CoursePlan = {
+      progress: "",
+      plan: [command],
+      keepsPrevious: false,
+      comparison: "random baseline: no model is asked",
+      reached: false,
+    };
     return { steps: [{ step, ...sight, answer, prompt: { images: 0, chars: 0 } }], sight: null, plan: [] };
   }
   const s = await run.session();
@@ -123,6 +164,14 @@ export async function planCourse(state: VlmpcStateType, config?: RunnableConfig)
   const answer = context.multiStep ? value : { ...value, plan: value.plan.slice(0, 1) };
   const prompt = { images: frames.length, chars: promptChars(context) };
   const record = { step, ...sight, answer, prompt };
-  if (answer.reached) return { steps: [record], sight: null, plan: [], usage, status: "succeeded", statusReason: "the planner sees the toy reached" };
+  if (answer.reached)
+    return {
+      steps: [record],
+      sight: null,
+      plan: [],
+      usage,
+      status: "succeeded",
+      statusReason: "the planner sees the toy reached",
+    };
   return { steps: [record], sight: null, plan: answer.plan.slice(1), usage };
 }

@@ -19,7 +19,8 @@ export interface Decision {
 }
 
 export const cmd = (skill: CourseSkill, magnitude: Magnitude): CourseCommand => ({ skill, magnitude });
-export const distanceOf = (c: CourseCommand) => (c.skill === "climb" ? CLIMB[c.magnitude] : SECONDS[c.magnitude] * (SPEED[c.skill as keyof typeof SPEED] ?? 0));
+export const distanceOf = (c: CourseCommand) =>
+  c.skill === "climb" ? CLIMB[c.magnitude] : SECONDS[c.magnitude] * (SPEED[c.skill as keyof typeof SPEED] ?? 0);
 
 /** The longest walk that stays within `room` metres (a small step at least). */
 export function walkFor(room: number): CourseCommand {
@@ -29,7 +30,8 @@ export function walkFor(room: number): CourseCommand {
 
 /** Backward skills that cover `distance` metres (at most two). */
 export function backwardFor(distance: number): CourseCommand[] {
-  const step = (m: number) => (["small", "medium", "large"] as const).find((g) => SECONDS[g] * SPEED.backward >= m) ?? "large";
+  const step = (m: number) =>
+    (["small", "medium", "large"] as const).find((g) => SECONDS[g] * SPEED.backward >= m) ?? "large";
   const first = step(distance);
   const rest = distance - SECONDS[first] * SPEED.backward;
   return rest > 0.05 ? [cmd("backward", first), cmd("backward", step(rest))] : [cmd("backward", first)];
@@ -50,9 +52,11 @@ export function turns(s: Scene, side: "left" | "right", magnitudes: Magnitude[])
   return magnitudes.map((m) => cmd(way === "left" ? "turn_left" : "turn_right", m));
 }
 
-export const turn = (s: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand => turns(s, side, [magnitude])[0];
+export const turn = (s: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand =>
+  turns(s, side, [magnitude])[0];
 
-export const turnToward = (s: Scene, bearing: number) => turn(s, bearing > 0 ? "left" : "right", turnMagnitude(Math.abs(bearing)));
+export const turnToward = (s: Scene, bearing: number) =>
+  turn(s, bearing > 0 ? "left" : "right", turnMagnitude(Math.abs(bearing)));
 
 /** Room to walk straight on: up to the first thing in the way that is not walked over. */
 export function freeAhead(dets: RangedDetection[]): number {

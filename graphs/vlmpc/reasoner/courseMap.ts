@@ -60,18 +60,29 @@ export class CourseMap {
    * judgement of it). `bumps`: where a walk stalled against something no frame showed in the way (below the view),
    * the pose it stopped at.
    */
-  constructor(looks: Look[], places: MapPose[], blocks: (d: RangedDetection, from: MapPose) => boolean, bumps: MapPose[] = []) {
+  constructor(
+    looks: Look[],
+    places: MapPose[],
+    blocks: (d: RangedDetection, from: MapPose) => boolean,
+    bumps: MapPose[] = [],
+  ) {
     for (const l of looks) this.add(l, blocks);
     for (const p of places) this.mark(this.visited, p.x, p.y);
     // What stopped the body is just ahead of the camera, about as wide as the body.
     for (const b of bumps) {
       const a = rad(b.th);
-      for (const t of [-0.2, 0, 0.2]) this.mark(this.blocked, b.x + BUMP_AHEAD * Math.cos(a) - t * Math.sin(a), b.y + BUMP_AHEAD * Math.sin(a) + t * Math.cos(a));
+      for (const t of [-0.2, 0, 0.2])
+        this.mark(
+          this.blocked,
+          b.x + BUMP_AHEAD * Math.cos(a) - t * Math.sin(a),
+          b.y + BUMP_AHEAD * Math.sin(a) + t * Math.cos(a),
+        );
     }
   }
 
   private index(x: number, y: number): number {
-    const i = Math.floor(x / CELL) + SIZE / 2, j = Math.floor(y / CELL) + SIZE / 2;
+    const i = Math.floor(x / CELL) + SIZE / 2,
+      j = Math.floor(y / CELL) + SIZE / 2;
     return i < 0 || j < 0 || i >= SIZE || j >= SIZE ? -1 : i * SIZE + j;
   }
 
@@ -91,19 +102,26 @@ export class CourseMap {
     // sight it would cover the opening beside it too.
     for (const { d, left, right } of walls) {
       const a = rad(l.pose.th + d.bearing);
-      const cx = l.pose.x + d.distance * Math.cos(a), cy = l.pose.y + d.distance * Math.sin(a);
-      const ux = -Math.sin(a), uy = Math.cos(a);
+      const cx = l.pose.x + d.distance * Math.cos(a),
+        cy = l.pose.y + d.distance * Math.sin(a);
+      const ux = -Math.sin(a),
+        uy = Math.cos(a);
       for (let t = -d.width / 2; t <= d.width / 2 + 1e-9; t += CELL / 2) {
-        const x = cx + ux * t, y = cy + uy * t;
+        const x = cx + ux * t,
+          y = cy + uy * t;
         const b = wrap(deg(Math.atan2(y - l.pose.y, x - l.pose.x)) - l.pose.th);
         if (b <= left + 1 && b >= right - 1) this.mark(this.blocked, x, y);
       }
     }
     // The ground it saw clear: along each bearing of the view, up to the first thing it cannot pass.
     for (let b = -l.fov / 2 + 2; b <= l.fov / 2 - 2; b += 4) {
-      const range = Math.min(SEEN_RANGE, ...walls.filter((w) => b <= w.left + 1 && b >= w.right - 1).map((w) => w.d.distance - 0.15));
+      const range = Math.min(
+        SEEN_RANGE,
+        ...walls.filter((w) => b <= w.left + 1 && b >= w.right - 1).map((w) => w.d.distance - 0.15),
+      );
       const a = rad(l.pose.th + b);
-      for (let r = 0.3; r <= range; r += CELL / 2) this.mark(this.seen, l.pose.x + r * Math.cos(a), l.pose.y + r * Math.sin(a));
+      for (let r = 0.3; r <= range; r += CELL / 2)
+        this.mark(this.seen, l.pose.x + r * Math.cos(a), l.pose.y + r * Math.sin(a));
     }
   }
 
@@ -116,10 +134,11 @@ export class CourseMap {
     const near = new Uint8Array(SIZE * SIZE);
     for (let k = 0; k < SIZE * SIZE; k++) {
       if (!this.blocked[k]) continue;
-      for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) {
-        const m = k + di * SIZE + dj;
-        if (m >= 0 && m < SIZE * SIZE) near[m] = 1;
-      }
+      for (let di = -1; di <= 1; di++)
+        for (let dj = -1; dj <= 1; dj++) {
+          const m = k + di * SIZE + dj;
+          if (m >= 0 && m < SIZE * SIZE) near[m] = 1;
+        }
     }
     cost[start] = 0;
     const queue = new Heap<[number, number]>((a, b) => a[0] - b[0]);
@@ -127,19 +146,22 @@ export class CourseMap {
     while (queue.length) {
       const [c, k] = queue.pop()!;
       if (c > cost[k]) continue;
-      const i = Math.floor(k / SIZE), j = k % SIZE;
-      for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) {
-        const a = i + di, b = j + dj;
-        if ((!di && !dj) || a < 0 || b < 0 || a >= SIZE || b >= SIZE) continue;
-        const m = a * SIZE + b;
-        if (this.blocked[m] && m !== start) continue;
-        const step = Math.hypot(di, dj) * CELL * (this.seen[m] || this.visited[m] ? 1 : 1.3) * (near[m] ? 3 : 1);
-        if (cost[k] + step < cost[m]) {
-          cost[m] = cost[k] + step;
-          parent[m] = k;
-          queue.push([cost[m], m]);
+      const i = Math.floor(k / SIZE),
+        j = k % SIZE;
+      for (let di = -1; di <= 1; di++)
+        for (let dj = -1; dj <= 1; dj++) {
+          const a = i + di,
+            b = j + dj;
+          if ((!di && !dj) || a < 0 || b < 0 || a >= SIZE || b >= SIZE) continue;
+          const m = a * SIZE + b;
+          if (this.blocked[m] && m !== start) continue;
+          const step = Math.hypot(di, dj) * CELL * (this.seen[m] || this.visited[m] ? 1 : 1.3) * (near[m] ? 3 : 1);
+          if (cost[k] + step < cost[m]) {
+            cost[m] = cost[k] + step;
+            parent[m] = k;
+            queue.push([cost[m], m]);
+          }
         }
-      }
     }
     return { cost, parent };
   }
@@ -153,7 +175,8 @@ export class CourseMap {
   /** Whether the straight strip from `a` to `b` crosses nothing seen blocked. */
   clear(a: { x: number; y: number }, b: { x: number; y: number }): boolean {
     const len = Math.hypot(b.x - a.x, b.y - a.y);
-    const ux = (b.x - a.x) / Math.max(1e-9, len), uy = (b.y - a.y) / Math.max(1e-9, len);
+    const ux = (b.x - a.x) / Math.max(1e-9, len),
+      uy = (b.y - a.y) / Math.max(1e-9, len);
     for (let t = 0.3; t <= len; t += CELL / 2) {
       for (const side of [-HALF_BODY, 0, HALF_BODY]) {
         const k = this.index(a.x + ux * t - uy * side, a.y + uy * t + ux * side);
@@ -192,9 +215,16 @@ export class CourseMap {
       const c = this.centre(k);
       if (places.some((p) => Math.hypot(p.x - c.x, p.y - c.y) < away)) continue;
       // Unseen ground next to ground seen clear (the edge of what it knows); any unseen ground only when there is none.
-      const i = Math.floor(k / SIZE), j = k % SIZE;
-      const edge = [[1, 0], [-1, 0], [0, 1], [0, -1]].some(([di, dj]) => {
-        const a = i + di, b = j + dj;
+      const i = Math.floor(k / SIZE),
+        j = k % SIZE;
+      const edge = [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ].some(([di, dj]) => {
+        const a = i + di,
+          b = j + dj;
         return a >= 0 && b >= 0 && a < SIZE && b < SIZE && this.seen[a * SIZE + b] === 1;
       });
       // Turning costs time too: of two places about as far, the one nearer the way it faces (and no flip-flopping

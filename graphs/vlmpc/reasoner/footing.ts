@@ -38,9 +38,15 @@ export function onFooting(ctx: CourseContext): CourseContext {
       const thing = firstInPath(h.detections, NEAR);
       // Stairs and slopes are climbed step by step, not stood on at one height.
       const kind = thing && KINDS[thing.label];
-      climbed = thing && plainWay(thing) === "climb" && !kind?.steps && !kind?.slope
-        ? { top: thing.top + frameHeight, on: thing.distance, off: thing.distance + (kind?.depth ?? 0.3) + ROBOT.length, travelled: 0 }
-        : undefined;
+      climbed =
+        thing && plainWay(thing) === "climb" && !kind?.steps && !kind?.slope
+          ? {
+              top: thing.top + frameHeight,
+              on: thing.distance,
+              off: thing.distance + (kind?.depth ?? 0.3) + ROBOT.length,
+              travelled: 0,
+            }
+          : undefined;
     }
     if (climbed) {
       climbed.travelled += r.moved;

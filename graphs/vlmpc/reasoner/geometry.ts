@@ -25,7 +25,8 @@ export function inPath(d: RangedDetection, reach: number, heading = 0): boolean 
 }
 
 export const obstaclesOf = (dets: RangedDetection[]) => dets.filter((d) => d.label !== TOY);
-export const toyOf = (dets: RangedDetection[]) => dets.filter((d) => d.label === TOY).sort((a, b) => b.score - a.score)[0];
+export const toyOf = (dets: RangedDetection[]) =>
+  dets.filter((d) => d.label === TOY).sort((a, b) => b.score - a.score)[0];
 
 export function firstInPath(dets: RangedDetection[], reach: number, heading = 0): RangedDetection | undefined {
   return obstaclesOf(dets)
@@ -57,9 +58,12 @@ const NEAREST_SIDE_VIEW = 0.83;
 export const SIDE_LABELS = new Set(["wall", "bush", "bamboo"]);
 
 export function corridorOf(dets: RangedDetection[]): Corridor | undefined {
-  const side = obstaclesOf(dets).filter((d) => SIDE_LABELS.has(d.label) && Math.abs(d.bearing) >= 8 && d.distance <= 1.3 && d.width <= 0.15);
+  const side = obstaclesOf(dets).filter(
+    (d) => SIDE_LABELS.has(d.label) && Math.abs(d.bearing) >= 8 && d.distance <= 1.3 && d.width <= 0.15,
+  );
   const lateral = (d: RangedDetection) => offsets(d).y;
-  const nearest = (sign: number) => side.filter((d) => sign * lateral(d) > 0 && Math.abs(lateral(d)) < 0.6).sort((a, b) => a.distance - b.distance)[0];
+  const nearest = (sign: number) =>
+    side.filter((d) => sign * lateral(d) > 0 && Math.abs(lateral(d)) < 0.6).sort((a, b) => a.distance - b.distance)[0];
   const left = nearest(1);
   const right = nearest(-1);
   if (!left || !right) return undefined;
@@ -108,5 +112,9 @@ export function groupOf(d: RangedDetection, dets: RangedDetection[]): RangedDete
 /** Everything in view is seen only up to below crawling height, and what is near fills the image up to its top edge. */
 export function lowView(dets: RangedDetection[]): boolean {
   const obs = obstaclesOf(dets);
-  return obs.length > 0 && obs.every((d) => d.top < ROBOT.crawlHeight) && obs.some((d) => d.distance < 1 && d.box.y <= 0 && d.box.w >= 120);
+  return (
+    obs.length > 0 &&
+    obs.every((d) => d.top < ROBOT.crawlHeight) &&
+    obs.some((d) => d.distance < 1 && d.box.y <= 0 && d.box.w >= 120)
+  );
 }

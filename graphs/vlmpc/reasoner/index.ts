@@ -34,7 +34,13 @@ export function planCourse(shown: CourseContext, noise: NoiseKnobs, rng: Draw): 
   const fresh = decide(s);
   const chosen = compare(s, fresh);
   const plan = chosen.plan.slice(0, ctx.multiStep ? 5 : 1);
-  return { progress: progressText(s), plan, keepsPrevious: chosen.keepsPrevious, comparison: chosen.comparison, reached: !!fresh.reached };
+  return {
+    progress: progressText(s),
+    plan,
+    keepsPrevious: chosen.keepsPrevious,
+    comparison: chosen.comparison,
+    reached: !!fresh.reached,
+  };
 }
 
 /** VLM-PC's part of the offline reasoner: the planner's one task. */

@@ -63,10 +63,18 @@ export function relative(p: Pose, q: { x: number; y: number }): ToySighting {
 /** Older condensed steps, then the frames shown, in step order (a step shown in full wins over its summary). */
 function pastSteps(ctx: CourseContext): Omit<Past, "pose">[] {
   const shown = new Set(ctx.history.map((h) => h.step));
-  const older = (ctx.summary ?? []).filter((s) => !shown.has(s.step)).map((s) => ({ step: s.step, toy: s.toy, result: s }));
+  const older = (ctx.summary ?? [])
+    .filter((s) => !shown.has(s.step))
+    .map((s) => ({ step: s.step, toy: s.toy, result: s }));
   const recent = ctx.history.map((h) => {
     const toy = toyOf(h.detections);
-    return { step: h.step, detections: h.detections, toy: toy && { distance: toy.distance, bearing: toy.bearing }, result: h.result, answer: h.answer };
+    return {
+      step: h.step,
+      detections: h.detections,
+      toy: toy && { distance: toy.distance, bearing: toy.bearing },
+      result: h.result,
+      answer: h.answer,
+    };
   });
   return [...older, ...recent].sort((a, b) => a.step - b.step);
 }
@@ -78,14 +86,23 @@ export function remember(ctx: CourseContext): Memory {
     past.push({ ...s, pose });
     pose = advance(pose, s.result);
   }
-  const lastSeen = past.map((p, i) => ({ p, i })).filter(({ p }) => p.toy).at(-1);
-  const toy = lastSeen && { ...relative(pose, worldPoint(lastSeen.p.pose, lastSeen.p.toy!)), stepsAgo: past.length - lastSeen.i };
+  const lastSeen = past
+    .map((p, i) => ({ p, i }))
+    .filter(({ p }) => p.toy)
+    .at(-1);
+  const toy = lastSeen && {
+    ...relative(pose, worldPoint(lastSeen.p.pose, lastSeen.p.toy!)),
+    stepsAgo: past.length - lastSeen.i,
+  };
   const stalls = past.flatMap((p, i) => (p.result.stalled ? [stallAt(past, i, ctx.frame.detections)] : []));
   return { past, pose, toy, stalls };
 }
 
 export const FORWARD: CourseSkill[] = ["walk", "crawl", "climb"];
-const framesAround = (past: Past[], i: number, now: RangedDetection[]) => [past[i].detections, i + 1 < past.length ? past[i + 1].detections : now];
+const framesAround = (past: Past[], i: number, now: RangedDetection[]) => [
+  past[i].detections,
+  i + 1 < past.length ? past[i + 1].detections : now,
+];
 
 /** What a stall happened at: what the crawl was aimed at, else what was in the way before, else what is in view after. */
 function stallAt(past: Past[], i: number, now: RangedDetection[]): Stall {
@@ -115,7 +132,9 @@ export const NOTHING_NAMED = "something";
 
 /** Within this distance (m) and turn (degrees) of where a stalled skill began, the body is at the same spot. */
 const SAME_SPOT = { metres: 0.2, degrees: 20 };
-const atSpot = (mem: Memory, p: Pose) => Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres && Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
+const atSpot = (mem: Memory, p: Pose) =>
+  Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres &&
+  Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
 
 /** Approaches this many degrees apart are different ways at a thing: a crawl that caught at a slant may go squarely. */
 const SAME_APPROACH = 35;
@@ -127,12 +146,19 @@ const SAME_APPROACH = 35;
  */
 export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: number): boolean {
   // With nothing named in the way, a stall says something only about the spot it happened at.
-  const here = mem.stalls.filter((s) => s.skill === skill && s.label === label && (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH) && (label !== NOTHING_NAMED || atSpot(mem, mem.past[s.index].pose)));
+  const here = mem.stalls.filter(
+    (s) =>
+      s.skill === skill &&
+      s.label === label &&
+      (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH) &&
+      (label !== NOTHING_NAMED || atSpot(mem, mem.past[s.index].pose)),
+  );
   return here.length >= triesAllowed(skill, label) || (skill === "crawl" && here.some((s) => s.walls));
 }
 
 /** Stalls a skill may have at a thing before it is ruled out: a slippery thing's climb fails by chance, so four. */
-export const triesAllowed = (skill: CourseSkill, label: string): number => (skill === "climb" && KINDS[label]?.slippery ? 4 : 2);
+export const triesAllowed = (skill: CourseSkill, label: string): number =>
+  skill === "climb" && KINDS[label]?.slippery ? 4 : 2;
 
 /**
  * Stalls of this skill that began about where the body stands now, facing about the same way — whatever the frames
@@ -144,7 +170,8 @@ export function stalledHere(mem: Memory, skill: CourseSkill): number {
 
 /** The way past a thing of this kind once what already failed at it is ruled out: a walk that stalled twice is a climb. */
 export function wayLeft(mem: Memory, label: string, way: Way, toward?: number): Way {
-  if (way === "walk" && banned(mem, "walk", label, toward)) way = banned(mem, "climb", label, toward) ? "around" : "climb";
+  if (way === "walk" && banned(mem, "walk", label, toward))
+    way = banned(mem, "climb", label, toward) ? "around" : "climb";
   if ((way === "crawl" || way === "climb") && banned(mem, way, label, toward)) way = "around";
   return way;
 }
@@ -174,7 +201,8 @@ export function detourSide(mem: Memory, label: string): "left" | "right" | undef
 export function beneath(mem: Memory): { under: number; toClear: number } {
   let last = mem.past.length - 1;
   let backed = 0;
-  for (; last >= 0 && mem.past[last].result.skill === "backward"; last--) backed -= Math.min(0, mem.past[last].result.moved);
+  for (; last >= 0 && mem.past[last].result.skill === "backward"; last--)
+    backed -= Math.min(0, mem.past[last].result.moved);
   const run = last >= 0 && mem.past[last].result.skill === "crawl" ? crawlRun(mem.past, last) : undefined;
   if (!run) return { under: 0, toClear: 0 };
   const depth = KINDS[run.target.label]?.depth ?? 0.8;

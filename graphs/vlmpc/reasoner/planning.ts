@@ -12,10 +12,44 @@ import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { CourseCommand, Magnitude, ToySighting } from "../schemas";
 import { CORRIDOR, KINDS, NEAR, NEAR_AROUND, REACH_DISTANCE, ROBOT, TURN_DEG } from "./robot";
 import { judge, type Judged, plainWay } from "./judging";
-import { corridorOf, deg, firstInPath, groupOf, lowView, obstaclesOf, offsets, rad, SIDE_LABELS, wrap } from "./geometry";
-import { approach, banned, beneath, detourSide, FORWARD, NOTHING_NAMED, relative, roomBehind, stalledHere, triesAllowed, wayLeft } from "./memory";
+import {
+  corridorOf,
+  deg,
+  firstInPath,
+  groupOf,
+  lowView,
+  obstaclesOf,
+  offsets,
+  rad,
+  SIDE_LABELS,
+  wrap,
+} from "./geometry";
+import {
+  approach,
+  banned,
+  beneath,
+  detourSide,
+  FORWARD,
+  NOTHING_NAMED,
+  relative,
+  roomBehind,
+  stalledHere,
+  triesAllowed,
+  wayLeft,
+} from "./memory";
 import type { Scene } from "./scene";
-import { backwardFor, cmd, type Decision, distanceOf, freeAhead, turn, turnMagnitude, turns, turnToward, walkFor } from "./commands";
+import {
+  backwardFor,
+  cmd,
+  type Decision,
+  distanceOf,
+  freeAhead,
+  turn,
+  turnMagnitude,
+  turns,
+  turnToward,
+  walkFor,
+} from "./commands";
 
 /** The turn that clears one edge of an obstacle; one touching the image's edge may go on beyond it. */
 function turnToClear(d: RangedDetection, side: "left" | "right", fov: number): number {
@@ -30,10 +64,13 @@ function turnToClear(d: RangedDetection, side: "left" | "right", fov: number): n
 /** The side with more free space: the smaller turn, fewer other blockers there, and toward the toy when it is a tie. */
 function freeSide(s: Scene, d: RangedDetection): "left" | "right" {
   const inside = (o: RangedDetection) => {
-    const a = offsets(o).y, c = offsets(d).y;
+    const a = offsets(o).y,
+      c = offsets(d).y;
     return Math.abs(a - c) <= d.width / 2 + 0.05 && Math.abs(offsets(o).x - offsets(d).x) < 0.7;
   };
-  const others = obstaclesOf(s.ctx.frame.detections).filter((o) => o !== d && o.distance < 2 && plainWay(o) === "around" && !inside(o));
+  const others = obstaclesOf(s.ctx.frame.detections).filter(
+    (o) => o !== d && o.distance < 2 && plainWay(o) === "around" && !inside(o),
+  );
   const score = (side: "left" | "right") => {
     const sign = side === "left" ? 1 : -1;
     const crowd = others.filter((o) => sign * (o.bearing - d.bearing) > 0).length * 20;
@@ -53,17 +90,32 @@ function around(s: Scene, j: Judged): Decision {
   // out of view that way).
   const free = freeSide(s, group);
   const taken = detourSide(s.mem, j.label);
-  const remembered = taken && turnToClear(group, taken, s.ctx.frame.fov) <= turnToClear(group, free, s.ctx.frame.fov) + LONG_WAY_ROUND ? taken : undefined;
+  const remembered =
+    taken && turnToClear(group, taken, s.ctx.frame.fov) <= turnToClear(group, free, s.ctx.frame.fov) + LONG_WAY_ROUND
+      ? taken
+      : undefined;
   const side = remembered ?? free;
   const mag = turnMagnitude(turnToClear(group, side, s.ctx.frame.fov));
   const back = side === "left" ? "right" : "left";
   // Walk far enough to take the whole body past its edge: a thing cut off at the image's edge goes on beyond it.
   const sign = side === "left" ? 1 : -1;
-  const cut = (o: RangedDetection) => (Math.abs(o.bearing) > s.ctx.frame.fov / 2 - 10 ? KINDS[o.label]?.depth ?? 0.4 : 0);
-  const members = obstaclesOf(s.ctx.frame.detections).filter((o) => o === j.d || (Math.abs(offsets(o).y - offsets(group).y) <= group.width / 2 + 0.01 && plainWay(o) === "around" && !SIDE_LABELS.has(o.label)));
+  const cut = (o: RangedDetection) =>
+    Math.abs(o.bearing) > s.ctx.frame.fov / 2 - 10 ? (KINDS[o.label]?.depth ?? 0.4) : 0;
+  const members = obstaclesOf(s.ctx.frame.detections).filter(
+    (o) =>
+      o === j.d ||
+      (Math.abs(offsets(o).y - offsets(group).y) <= group.width / 2 + 0.01 &&
+        plainWay(o) === "around" &&
+        !SIDE_LABELS.has(o.label)),
+  );
   const edge = Math.max(...members.map((o) => sign * offsets(o).y + o.width / 2 + cut(o)));
   const need = (Math.max(0, edge) + ROBOT.width / 2 + 0.15) / Math.sin(rad(TURN_DEG[mag]));
-  const walks = group.width > 1 || need > 1.0 ? [cmd("walk", "large")] : need > 0.65 ? [cmd("walk", "medium"), cmd("walk", "small")] : [cmd("walk", "medium")];
+  const walks =
+    group.width > 1 || need > 1.0
+      ? [cmd("walk", "large")]
+      : need > 0.65
+        ? [cmd("walk", "medium"), cmd("walk", "small")]
+        : [cmd("walk", "medium")];
   // Too close to turn past it: the body would swing into it, so step back first — unless, by my own moves, the
   // furniture I just crawled out from under is right behind the hips (backing would run into it; a turn in place fits).
   const room = j.d.distance < 0.45 && roomBehind(s.mem) > 0.45 ? [cmd("backward", "medium")] : [];
@@ -82,9 +134,20 @@ function meet(s: Scene, j: Judged): Decision {
   const way = wayLeft(s.mem, j.label, j.way, approach(s.mem.pose, j.d));
   const changed = way !== j.way ? ` (${j.way} already failed here)` : "";
   if (way === "around") return around(s, j);
-  if (way === "crawl") return { plan: approachThen(j.d, 0.7, [cmd("crawl", "large"), cmd("crawl", "large"), cmd("walk", "medium")]), why: `the ${j.label} ahead has room beneath for a crawl${changed}` };
-  if (way === "climb") return { plan: approachThen(j.d, 0.6, [cmd("climb", "medium"), cmd("walk", "medium")]), why: `the ${j.label} ahead is low enough to climb over${changed}` };
-  return { plan: [cmd("walk", "large"), cmd("walk", "medium")], why: `the ${j.label} ahead can be walked over or beneath${changed}` };
+  if (way === "crawl")
+    return {
+      plan: approachThen(j.d, 0.7, [cmd("crawl", "large"), cmd("crawl", "large"), cmd("walk", "medium")]),
+      why: `the ${j.label} ahead has room beneath for a crawl${changed}`,
+    };
+  if (way === "climb")
+    return {
+      plan: approachThen(j.d, 0.6, [cmd("climb", "medium"), cmd("walk", "medium")]),
+      why: `the ${j.label} ahead is low enough to climb over${changed}`,
+    };
+  return {
+    plan: [cmd("walk", "large"), cmd("walk", "medium")],
+    why: `the ${j.label} ahead can be walked over or beneath${changed}`,
+  };
 }
 
 /** After a crawl that got stuck for good, the body is still beneath: back out before turning. */
@@ -92,21 +155,39 @@ function backOut(s: Scene): Decision | undefined {
   const lastSkill = s.mem.past.at(-1)?.result.skill;
   const { under } = beneath(s.mem);
   if (lastSkill === "backward" && under > 0.05) {
-    return { plan: [...backwardFor(under + 0.3), turn(s, s.target.bearing < 0 ? "right" : "left", "large")], why: `by my own moves the body is still ${under.toFixed(1)} m beneath the furniture: back out further before turning` };
+    return {
+      plan: [...backwardFor(under + 0.3), turn(s, s.target.bearing < 0 ? "right" : "left", "large")],
+      why: `by my own moves the body is still ${under.toFixed(1)} m beneath the furniture: back out further before turning`,
+    };
   }
   const last = s.mem.stalls.at(-1);
   if (!last || last.index !== s.mem.past.length - 1) return undefined;
   // Standing up stalled on the spot just after crawling: the hind legs are still beneath (it went in at a slant, or
   // the thing is deeper than most), so crawl on rather than turn or back in beneath it again.
   const before = s.mem.past.at(-2)?.result;
-  if (last.skill === "walk" && Math.abs(s.mem.past[last.index].result.moved) < 0.05 && before?.skill === "crawl" && !before.stalled) {
-    return { plan: [cmd("crawl", "medium"), cmd("walk", "medium")], why: "standing up to walk stalled on the spot just after crawling: the hind legs are still beneath, so crawl on" };
+  if (
+    last.skill === "walk" &&
+    Math.abs(s.mem.past[last.index].result.moved) < 0.05 &&
+    before?.skill === "crawl" &&
+    !before.stalled
+  ) {
+    return {
+      plan: [cmd("crawl", "medium"), cmd("walk", "medium")],
+      why: "standing up to walk stalled on the spot just after crawling: the hind legs are still beneath, so crawl on",
+    };
   }
   if (last.skill === "turn_left" || last.skill === "turn_right") {
     // Backed up against something a moment ago: the room to turn is ahead, not behind.
     const behind = s.mem.stalls.some((x) => x.skill === "backward" && x.index >= s.mem.past.length - 4);
-    if (behind) return { plan: [cmd("walk", "small"), cmd(last.skill, "large")], why: "the turn hit something, and backing up stalled against something behind just before: step forward first" };
-    return { plan: [cmd("backward", "small"), cmd(last.skill, "small")], why: "the turn hit something: step back first" };
+    if (behind)
+      return {
+        plan: [cmd("walk", "small"), cmd(last.skill, "large")],
+        why: "the turn hit something, and backing up stalled against something behind just before: step forward first",
+      };
+    return {
+      plan: [cmd("backward", "small"), cmd(last.skill, "small")],
+      why: "the turn hit something: step back first",
+    };
   }
   if (last.skill !== "crawl" || !banned(s.mem, "crawl", last.label)) return undefined;
   const side = detourSide(s.mem, last.label) ?? (s.target.bearing < 0 ? "right" : "left");
@@ -114,7 +195,9 @@ function backOut(s: Scene): Decision | undefined {
   // Back out as far as it crawled in, and a little more so the turn is clear of the furniture.
   const out = backwardFor(Math.max(0.8, beneath(s.mem).under + 0.4));
   const plan = [...out, turn(s, side, "large"), cmd("walk", "large"), turn(s, back, "large")];
-  const why = last.walls ? `the crawl under the ${last.label} stalled with walls close around: a dead end, so back out and go around` : `crawling under the ${last.label} stalled twice: back out and go around`;
+  const why = last.walls
+    ? `the crawl under the ${last.label} stalled with walls close around: a dead end, so back out and go around`
+    : `crawling under the ${last.label} stalled twice: back out and go around`;
   return { plan, why };
 }
 
@@ -133,14 +216,25 @@ function deadEndCorridor(s: Scene): Decision | undefined {
   // A corridor whose mouth is ahead and that it did not just back out of is one it is not in: nothing to back out of.
   if (c.mouthAhead && last?.skill !== "backward") return undefined;
   if (c.mouthAhead || backedStuck) {
-    const beyond = (sign: number) => Math.max(0, ...obstaclesOf(s.ctx.frame.detections).filter((d) => d !== c.left && d !== c.right && sign * d.bearing > 12).map((d) => d.distance));
-    const l = beyond(1), r = beyond(-1);
+    const beyond = (sign: number) =>
+      Math.max(
+        0,
+        ...obstaclesOf(s.ctx.frame.detections)
+          .filter((d) => d !== c.left && d !== c.right && sign * d.bearing > 12)
+          .map((d) => d.distance),
+      );
+    const l = beyond(1),
+      r = beyond(-1);
     const side = l === r ? (s.target.bearing < -12 ? "right" : "left") : l > r ? "left" : "right";
     const why = c.mouthAhead
       ? `the walls close on both sides now begin ahead of me: I am out of the dead-end corridor, so turn a right angle ${side}, where it looks more open`
       : `backing out stalled against something behind: turn ${side} here`;
     // The way on is across the corridor's line, not back into it: a right angle.
-    return { plan: [...turns(s, side, ["large", "medium"]), cmd("walk", "medium")], why, news: "the body is out of the corridor now" };
+    return {
+      plan: [...turns(s, side, ["large", "medium"]), cmd("walk", "medium")],
+      why,
+      news: "the body is out of the corridor now",
+    };
   }
   const why = `walls close on both sides (${(offsets(c.left).y - offsets(c.right).y).toFixed(2)} m apart, too narrow to turn in) and ${c.end ? `a ${c.end.label} across the end` : "the way ahead stalled"}: a dead end, so back straight out`;
   return { plan: [cmd("backward", "large"), cmd("backward", "large")], why };
@@ -151,7 +245,11 @@ const SALIENT = 2.5;
 
 /** Two detections that look like the same thing at about the same place in the image. */
 function alike(a: RangedDetection, b: RangedDetection): boolean {
-  return a.label === b.label && Math.abs(a.distance - b.distance) <= Math.max(0.12, 0.1 * a.distance) && Math.abs(a.bearing - b.bearing) <= 6;
+  return (
+    a.label === b.label &&
+    Math.abs(a.distance - b.distance) <= Math.max(0.12, 0.1 * a.distance) &&
+    Math.abs(a.bearing - b.bearing) <= 6
+  );
 }
 
 /** Every salient thing of each view has its like in the other: the same scene, seen from about the same place. */
@@ -175,8 +273,15 @@ function fromExample(s: Scene): Decision | undefined {
   const thing = firstInPath(here, NEAR_AROUND);
   if (banned(s.mem, ex.best.skill, thing?.label ?? NOTHING_NAMED, approach(s.mem.pose, thing))) return undefined;
   // The model writes the labelled turn itself, so it can slip the same way as any turn it writes.
-  const best = ex.best.skill === "turn_left" || ex.best.skill === "turn_right" ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude) : ex.best;
-  return { plan: [best], why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`, news: "this view matches a labelled example" };
+  const best =
+    ex.best.skill === "turn_left" || ex.best.skill === "turn_right"
+      ? turn(s, ex.best.skill === "turn_left" ? "left" : "right", ex.best.magnitude)
+      : ex.best;
+  return {
+    plan: [best],
+    why: `this view matches a labelled example (${ex.note}): its best command is ${ex.best.skill} ${ex.best.magnitude}`,
+    news: "this view matches a labelled example",
+  };
 }
 
 /** The last skill turned away from something in the way: walk on before turning back, or it would face it again. */
@@ -186,7 +291,12 @@ function midDetour(s: Scene): boolean {
   const blocker = p.detections && firstInPath(p.detections, NEAR_AROUND);
   const turnedFrom = blocker && (plainWay(blocker) === "around" || s.mem.stalls.some((x) => x.label === blocker.label));
   const planned = p.answer?.plan;
-  const plannedDetour = planned && planned.length >= 3 && planned[1].skill === "walk" && planned[2].skill.startsWith("turn") && planned[2].skill !== planned[0].skill;
+  const plannedDetour =
+    planned &&
+    planned.length >= 3 &&
+    planned[1].skill === "walk" &&
+    planned[2].skill.startsWith("turn") &&
+    planned[2].skill !== planned[0].skill;
   return !!turnedFrom || !!plannedDetour;
 }
 
@@ -194,17 +304,31 @@ function midDetour(s: Scene): boolean {
 function openWay(s: Scene): Decision {
   const room = freeAhead(s.view);
   const toyRoom = s.target.source === "course" ? room : Math.min(room, s.target.distance - 0.2);
-  const where = s.target.source === "view" ? "the toy is in view" : s.target.source === "memory" ? "the toy was seen earlier" : "the toy has not been seen yet";
+  const where =
+    s.target.source === "view"
+      ? "the toy is in view"
+      : s.target.source === "memory"
+        ? "the toy was seen earlier"
+        : "the toy has not been seen yet";
   if (s.target.routed) return routedLeg(s, where);
   // With the toy in view, go to it: a detour half done no longer matters.
   if (!s.toy && midDetour(s)) {
     const back = s.target.bearing >= 0 ? "left" : "right";
-    return { plan: [walkFor(room), turn(s, back, turnMagnitude(Math.abs(s.target.bearing))), walkFor(1.2)], why: "I just turned away from an obstacle: walk past it, then turn back" };
+    return {
+      plan: [walkFor(room), turn(s, back, turnMagnitude(Math.abs(s.target.bearing))), walkFor(1.2)],
+      why: "I just turned away from an obstacle: walk past it, then turn back",
+    };
   }
   if (Math.abs(s.target.bearing) >= 12) {
-    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}, ${angleWords(s.target.bearing)}: turn toward it, then walk` };
+    return {
+      plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")],
+      why: `${where}, ${angleWords(s.target.bearing)}: turn toward it, then walk`,
+    };
   }
-  return { plan: [walkFor(toyRoom), walkFor(Math.max(0.3, toyRoom - distanceOf(walkFor(toyRoom))))], why: `${where}, straight ahead and the way is clear: walk` };
+  return {
+    plan: [walkFor(toyRoom), walkFor(Math.max(0.3, toyRoom - distanceOf(walkFor(toyRoom))))],
+    why: `${where}, straight ahead and the way is clear: walk`,
+  };
 }
 
 /**
@@ -213,15 +337,29 @@ function openWay(s: Scene): Decision {
  */
 function routedLeg(s: Scene, where: string): Decision {
   const side = angleWords(s.target.bearing);
-  if (Math.abs(s.target.bearing) < 12) return { plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")], why: `${where}; what I have seen shows a clear way straight ahead: walk` };
+  if (Math.abs(s.target.bearing) < 12)
+    return {
+      plan: [walkFor(Math.min(freeAhead(s.view), s.target.distance)), cmd("walk", "medium")],
+      why: `${where}; what I have seen shows a clear way straight ahead: walk`,
+    };
   // Searching, the whole turn to where it has not looked, in one plan it keeps to while the frames on the way show
   // nothing new: planned a turn at a time, each new frame moved the map's way a little and the next turn undid the last.
   if (s.target.source === "course") {
     // A look that way from here already showed what can be seen of it: turning there again only spins on the spot.
-    if (!lookedFromHere(s, s.target.bearing)) return { plan: turnsThrough(s, s.target.bearing), why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first` };
-    return { plan: [...turnsThrough(s, s.target.bearing), walkFor(s.target.distance), cmd("walk", "medium")], why: `the toy has not been seen yet; I already looked ${side} from here, and what I have seen shows a way on there: turn to it, then walk` };
+    if (!lookedFromHere(s, s.target.bearing))
+      return {
+        plan: turnsThrough(s, s.target.bearing),
+        why: `the toy has not been seen yet and I have not looked ${side}: turn to look there first`,
+      };
+    return {
+      plan: [...turnsThrough(s, s.target.bearing), walkFor(s.target.distance), cmd("walk", "medium")],
+      why: `the toy has not been seen yet; I already looked ${side} from here, and what I have seen shows a way on there: turn to it, then walk`,
+    };
   }
-  return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")], why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk` };
+  return {
+    plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium"), cmd("walk", "medium")],
+    why: `${where}; what I have seen shows a way around what is in between, ${side}: turn to it, then walk`,
+  };
 }
 
 /** Within this distance (m) of where a frame was taken, the frame looked from here. */
@@ -233,7 +371,12 @@ function lookedFromHere(s: Scene, bearing: number): boolean {
   // Within the image, a little in from its edges.
   const within = s.ctx.frame.fov / 2 - 3;
   if (Math.abs(bearing) <= within) return true;
-  return s.mem.past.some((p) => p.detections && Math.hypot(p.pose.x - pose.x, p.pose.y - pose.y) <= LOOKED_FROM && Math.abs(wrap(p.pose.th - (pose.th + bearing))) <= within);
+  return s.mem.past.some(
+    (p) =>
+      p.detections &&
+      Math.hypot(p.pose.x - pose.x, p.pose.y - pose.y) <= LOOKED_FROM &&
+      Math.abs(wrap(p.pose.th - (pose.th + bearing))) <= within,
+  );
 }
 
 /** How the model says where something lies: "40° to the right". */
@@ -245,7 +388,7 @@ const angleWords = (bearing: number) => `${Math.round(Math.abs(bearing))}° to t
  */
 function turnsThrough(s: Scene, bearing: number): CourseCommand[] {
   const sizes: Magnitude[] = [];
-  for (let left = Math.abs(bearing); !sizes.length || (left >= 11 && sizes.length < 4); ) {
+  for (let left = Math.abs(bearing); !sizes.length || (left >= 11 && sizes.length < 4);) {
     const m = turnMagnitude(left);
     sizes.push(m);
     left -= TURN_DEG[m];
@@ -270,14 +413,22 @@ function unstick(s: Scene, d: Decision): Decision {
   const thing = firstInPath(s.view, NEAR_AROUND);
   const label = thing?.label ?? NOTHING_NAMED;
   const toward = approach(s.mem.pose, thing);
-  const out = (k: CourseCommand["skill"]) => banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= triesAllowed(k, label);
+  const out = (k: CourseCommand["skill"]) =>
+    banned(s.mem, k, label, toward) || stalledHere(s.mem, k) >= triesAllowed(k, label);
   if (!out(first.skill)) return d;
   const side = s.target.bearing < 0 ? "right" : "left";
   const why = `${first.skill} already stalled twice here`;
   const next = (["climb", "crawl", "backward"] as const).find((k) => k !== first.skill && !out(k));
-  if (next === "backward") return { plan: [cmd("backward", "medium"), turn(s, side, "large"), cmd("walk", "large")], why: `${why}: step back and try another heading` };
+  if (next === "backward")
+    return {
+      plan: [cmd("backward", "medium"), turn(s, side, "large"), cmd("walk", "large")],
+      why: `${why}: step back and try another heading`,
+    };
   if (next) return { plan: [cmd(next, "medium"), cmd("walk", "medium")], why: `${why}: try to ${next} instead` };
-  return { plan: [turn(s, side, "large"), cmd("walk", "large")], why: `${why}, and so did the other ways forward: turn away` };
+  return {
+    plan: [turn(s, side, "large"), cmd("walk", "large")],
+    why: `${why}, and so did the other ways forward: turn away`,
+  };
 }
 
 export function decide(s: Scene): Decision {
@@ -286,7 +437,12 @@ export function decide(s: Scene): Decision {
 
 function firstIdea(s: Scene): Decision {
   const reached = reachedToy(s);
-  if (reached) return { plan: [cmd("walk", "small")], why: `the toy is ${reached.distance.toFixed(2)} m away, right in front: reached`, reached: true };
+  if (reached)
+    return {
+      plan: [cmd("walk", "small")],
+      why: `the toy is ${reached.distance.toFixed(2)} m away, right in front: reached`,
+      reached: true,
+    };
   const out = backOut(s);
   if (out) return out;
   const example = fromExample(s);
@@ -308,29 +464,57 @@ function ownIdea(s: Scene): Decision {
   const j = ahead && judge(ahead, s.noise, s.rng);
   // Beneath furniture nothing but crawling on is possible (a stall here tells the history it is a dead end).
   const still = beneath(s.mem);
-  if (still.toClear > 0) return { plan: [cmd("crawl", still.toClear > 0.3 ? "large" : "medium"), cmd("walk", "medium")], why: "I am beneath the furniture I crawled under: keep crawling until the body is clear" };
+  if (still.toClear > 0)
+    return {
+      plan: [cmd("crawl", still.toClear > 0.3 ? "large" : "medium"), cmd("walk", "medium")],
+      why: "I am beneath the furniture I crawled under: keep crawling until the body is clear",
+    };
   // The view itself says the head is low: what fills it up to the image's top edge shows only its lowest few
   // centimetres. Crouched beneath something, crawling on is the only move — unless the history shows a crawl stalled.
   if (lowView(s.ctx.frame.detections) && !s.mem.stalls.some((x) => x.skill === "crawl")) {
-    return { plan: [cmd("crawl", "medium"), cmd("walk", "medium")], why: "the view is cut off just above the floor: I am crouched beneath something, so crawl on" };
+    return {
+      plan: [cmd("crawl", "medium"), cmd("walk", "medium")],
+      why: "the view is cut off just above the floor: I am crouched beneath something, so crawl on",
+    };
   }
   // The toy in view with a clear way to it: turn to it rather than deal with what stands straight ahead.
-  if (j && s.toy && Math.abs(s.toy.bearing) >= 10 && !firstInPath(s.view, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)) {
-    return { plan: [turnToward(s, s.toy.bearing), cmd("walk", "medium")], why: "the toy is in view and the way to it is clear: turn to it" };
+  if (
+    j &&
+    s.toy &&
+    Math.abs(s.toy.bearing) >= 10 &&
+    !firstInPath(s.view, Math.min(s.toy.distance, NEAR_AROUND), s.toy.bearing)
+  ) {
+    return {
+      plan: [turnToward(s, s.toy.bearing), cmd("walk", "medium")],
+      why: "the toy is in view and the way to it is clear: turn to it",
+    };
   }
   // The toy remembered well off to one side, with nothing its frames showed between: what stands ahead is not in the
   // way to it, so turn to it rather than deal with that.
   if (j && s.target.source === "memory" && !s.target.routed && Math.abs(s.target.bearing) >= 45) {
-    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy was seen ${angleWords(s.target.bearing)} with nothing seen between: turn to it rather than pass the ${j.label} ahead` };
+    return {
+      plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")],
+      why: `the toy was seen ${angleWords(s.target.bearing)} with nothing seen between: turn to it rather than pass the ${j.label} ahead`,
+    };
   }
   // Facing away from the toy, crossing what lies ahead only leads further from it.
   if (j && j.way !== "around" && s.target.source !== "course" && Math.abs(s.target.bearing) > 100) {
-    return { plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")], why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}` };
+    return {
+      plan: [...turnsThrough(s, s.target.bearing), cmd("walk", "medium")],
+      why: `the toy is behind me (${Math.round(Math.abs(s.target.bearing))}° away): turn back toward it rather than cross the ${j.label}`,
+    };
   }
   // Searching, and a wall or hedge is in the way: edging along it finds an opening only by luck; look where the
   // frames have not shown yet instead. (The scene's target changes with it, so the comparison with the previous plan
   // judges against where it now means to go.)
-  if (j && j.way === "around" && s.target.source === "course" && !s.target.routed && SIDE_LABELS.has(j.label) && s.mem.past.length) {
+  if (
+    j &&
+    j.way === "around" &&
+    s.target.source === "course" &&
+    !s.target.routed &&
+    SIDE_LABELS.has(j.label) &&
+    s.mem.past.length
+  ) {
     const unseen = s.map.toUnseen(s.mem.pose);
     if (unseen) s.target = { ...relative(s.mem.pose, unseen), source: "course", routed: true };
   }
@@ -342,7 +526,8 @@ function ownIdea(s: Scene): Decision {
   }
   // Searching, facing the leg its frames show clear to ground not seen yet: walk it as far as there is room, rather
   // than turn away from what stands beyond (one skill at a time, a detour's first turn and the next look undo each other).
-  if (j && j.way === "around" && s.target.routed && s.target.source === "course" && freeAhead(s.view) >= 0.3) return routedLeg(s, "the toy has not been seen yet");
+  if (j && j.way === "around" && s.target.routed && s.target.source === "course" && freeAhead(s.view) >= 0.3)
+    return routedLeg(s, "the toy has not been seen yet");
   if (j && (j.way === "around" || j.d.distance <= NEAR)) return meet(s, j);
   return openWay(s);
 }

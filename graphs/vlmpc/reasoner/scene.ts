@@ -33,7 +33,12 @@ export interface Scene {
 export function passing(mem: Memory, frame: CourseContext["frame"]): Set<RangedDetection> {
   const p = mem.past.at(-1);
   const out = new Set<RangedDetection>();
-  if (!p?.detections || (p.result.skill !== "turn_left" && p.result.skill !== "turn_right") || Math.abs(p.result.turned) < 40) return out;
+  if (
+    !p?.detections ||
+    (p.result.skill !== "turn_left" && p.result.skill !== "turn_right") ||
+    Math.abs(p.result.turned) < 40
+  )
+    return out;
   const from = p.detections.filter((d) => inPath(d, NEAR_AROUND));
   const sign = p.result.turned > 0 ? -1 : 1;
   for (const d of frame.detections) {
@@ -48,7 +53,10 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
   if (toy) return { distance: toy.distance, bearing: toy.bearing, source: "view" };
   if (mem.toy) {
     // Seen earlier and now out of sight: the way to it goes around what was seen in between.
-    const place = { x: mem.pose.x + mem.toy.distance * Math.cos(rad(mem.pose.th + mem.toy.bearing)), y: mem.pose.y + mem.toy.distance * Math.sin(rad(mem.pose.th + mem.toy.bearing)) };
+    const place = {
+      x: mem.pose.x + mem.toy.distance * Math.cos(rad(mem.pose.th + mem.toy.bearing)),
+      y: mem.pose.y + mem.toy.distance * Math.sin(rad(mem.pose.th + mem.toy.bearing)),
+    };
     const way = map.toward(mem.pose, place);
     if (way && way !== place) return { ...relative(mem.pose, way), source: "memory", routed: true };
     return { distance: mem.toy.distance, bearing: mem.toy.bearing, source: "memory" };
@@ -56,11 +64,15 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
   // Never seen: keep to the line it set out on, steering back to it after detours (an empty history knows no line
   // but straight on). A line that ran into a dead end is given up: the new line is the way it turned on leaving.
   const line = courseLine(mem);
-  const c = Math.cos(rad(line.th)), sn = Math.sin(rad(line.th));
+  const c = Math.cos(rad(line.th)),
+    sn = Math.sin(rad(line.th));
   const along = Math.max(0, (mem.pose.x - line.x) * c + (mem.pose.y - line.y) * sn) + 2.5;
   const ahead = relative(mem.pose, { x: line.x + along * c, y: line.y + along * sn });
   // The line runs into something it cannot pass (a wall across the room): search — go look where it has not seen.
-  const probe = { x: mem.pose.x + 1.5 * Math.cos(rad(mem.pose.th + ahead.bearing)), y: mem.pose.y + 1.5 * Math.sin(rad(mem.pose.th + ahead.bearing)) };
+  const probe = {
+    x: mem.pose.x + 1.5 * Math.cos(rad(mem.pose.th + ahead.bearing)),
+    y: mem.pose.y + 1.5 * Math.sin(rad(mem.pose.th + ahead.bearing)),
+  };
   if (mem.past.length && !map.clear(mem.pose, probe)) {
     const unseen = map.toUnseen(mem.pose);
     if (unseen) return { ...relative(mem.pose, unseen), source: "course", routed: true };
@@ -72,10 +84,13 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
 export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
   // One camera took every frame: the current frame's says how its boxes map to bearings.
   const camera = { fov: ctx.frame.fov, imageWidth: ctx.frame.imageWidth };
-  const looks = mem.past.filter((p) => p.detections).map((p) => ({ pose: p.pose, detections: p.detections!, ...camera }));
+  const looks = mem.past
+    .filter((p) => p.detections)
+    .map((p) => ({ pose: p.pose, detections: p.detections!, ...camera }));
   looks.push({ pose: mem.pose, detections: ctx.frame.detections, ...camera });
   // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
-  const blocks = (d: RangedDetection, from: Pose) => d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around";
+  const blocks = (d: RangedDetection, from: Pose) =>
+    d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around";
   return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], blocks, bumps(mem));
 }
 
@@ -97,7 +112,8 @@ function courseLine(mem: Memory): Pose {
     if (p.result.skill !== "backward" || !p.detections) return;
     const c = corridorOf(p.detections);
     if (!c?.narrow) return;
-    const turning = (q: Past) => (q.result.skill === "turn_left" || q.result.skill === "turn_right") && Math.abs(q.result.turned) > 5;
+    const turning = (q: Past) =>
+      (q.result.skill === "turn_left" || q.result.skill === "turn_right") && Math.abs(q.result.turned) > 5;
     const j = mem.past.findIndex((q, k) => k > i && turning(q));
     if (j < 0) return;
     // Across the corridor's line, a right angle to the side it turned on leaving, from where it turned.

@@ -81,10 +81,18 @@ export class Actions {
     const goalId = m.id ?? `goal:${m.action}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
     const fail = (msg: string) => {
       this.out.status(conn, "error", msg, goalId);
-      this.out.send(conn, { op: "action_result", id: goalId, action: m.action, values: msg, status: GoalStatus.ABORTED, result: false });
+      this.out.send(conn, {
+        op: "action_result",
+        id: goalId,
+        action: m.action,
+        values: msg,
+        status: GoalStatus.ABORTED,
+        result: false,
+      });
     };
     // Before anything else, a re-attach by goal id included: the allowlist decides what a client may reach.
-    if (!this.allowed.action(m.action)) return fail(`action ${short(m.action, 200)} is not allowed by this bridge's actions allowlist`);
+    if (!this.allowed.action(m.action))
+      return fail(`action ${short(m.action, 200)} is not allowed by this bridge's actions allowlist`);
     const existing = this.goals.get(goalId);
     if (existing) {
       // Same goal id again: re-attach instead of executing twice.
@@ -103,7 +111,9 @@ export class Actions {
     if (action.schema) {
       const p = action.schema.safeParse(args);
       if (!p.success) {
-        return fail(`invalid arguments for ${m.action}: ${p.error.issues.map((i) => `${i.path.join(".") || "(args)"}: ${i.message}`).join("; ")}`);
+        return fail(
+          `invalid arguments for ${m.action}: ${p.error.issues.map((i) => `${i.path.join(".") || "(args)"}: ${i.message}`).join("; ")}`,
+        );
       }
       args = p.data;
     }
@@ -122,18 +132,31 @@ export class Actions {
       goalId,
       signal: rec.controller.signal,
       feedback: (values) => {
-        for (const c of rec.feedbackTo) this.out.send(c, { op: "action_feedback", id: goalId, action: m.action, values }, rec.fragmentSize, goalId, true);
+        for (const c of rec.feedbackTo)
+          this.out.send(
+            c,
+            { op: "action_feedback", id: goalId, action: m.action, values },
+            rec.fragmentSize,
+            goalId,
+            true,
+          );
       },
     };
     // Whatever the handler does — throw at once, reject, resolve with nothing — the goal ends with a result.
     Promise.resolve()
       .then(() => action.handler(args, ctx))
-      .then(
-        (out) => {
-          if (!out) throw new Error(`action ${m.action} ended without an outcome`);
-          this.finish(rec, out.status === "succeeded" ? GoalStatus.SUCCEEDED : out.status === "canceled" ? GoalStatus.CANCELED : GoalStatus.ABORTED, out.values);
-        },
-      )
+      .then((out) => {
+        if (!out) throw new Error(`action ${m.action} ended without an outcome`);
+        this.finish(
+          rec,
+          out.status === "succeeded"
+            ? GoalStatus.SUCCEEDED
+            : out.status === "canceled"
+              ? GoalStatus.CANCELED
+              : GoalStatus.ABORTED,
+          out.values,
+        );
+      })
       .catch((err) => {
         if (rec.status >= GoalStatus.SUCCEEDED) return this.opts.log(`goal ${goalId}: ${(err as Error).message}`);
         this.finish(rec, GoalStatus.ABORTED, { success: false, message: `internal error: ${(err as Error).message}` });
@@ -173,7 +196,12 @@ export class Actions {
   }
 
   private sendResult(conn: Connection, rec: GoalRecord): void {
-    this.out.send(conn, { op: "action_result", id: rec.id, action: rec.action, values: rec.values, status: rec.status, result: true }, rec.fragmentSize, rec.id);
+    this.out.send(
+      conn,
+      { op: "action_result", id: rec.id, action: rec.action, values: rec.values, status: rec.status, result: true },
+      rec.fragmentSize,
+      rec.id,
+    );
   }
 
   private remember(rec: GoalRecord): void {

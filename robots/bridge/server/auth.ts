@@ -8,9 +8,17 @@ import { timingSafeEqual } from "node:crypto";
 import { allows, type Allowlists } from "../allowlist";
 
 /** The names a client may reach, one matcher per kind. */
-export type Allowed = { topic: (n: string) => boolean; service: (n: string) => boolean; action: (n: string) => boolean };
+export type Allowed = {
+  topic: (n: string) => boolean;
+  service: (n: string) => boolean;
+  action: (n: string) => boolean;
+};
 
-export const allowedBy = (allow?: Allowlists): Allowed => ({ topic: allows(allow?.topics), service: allows(allow?.services), action: allows(allow?.actions) });
+export const allowedBy = (allow?: Allowlists): Allowed => ({
+  topic: allows(allow?.topics),
+  service: allows(allow?.services),
+  action: allows(allow?.actions),
+});
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 /** A peer address on this machine (IPv4 loopback, IPv6 loopback, or IPv4 loopback mapped into IPv6). */

@@ -34,7 +34,12 @@ export class Dispatcher {
       const first = Array.isArray(data) ? data[0] : Buffer.isBuffer(data) ? data : Buffer.from(data);
       const head = first.subarray(0, 4096).toString();
       const id = /"id"\s*:\s*"([^"]{1,200})"/.exec(head)?.[1];
-      this.out.status(conn, "error", `message of ${bytes} bytes exceeds the ${this.opts.maxMessageBytes}-byte limit`, id);
+      this.out.status(
+        conn,
+        "error",
+        `message of ${bytes} bytes exceeds the ${this.opts.maxMessageBytes}-byte limit`,
+        id,
+      );
       return;
     }
     this.onText(conn, data.toString());
@@ -52,7 +57,8 @@ export class Dispatcher {
       this.out.status(conn, "error", `invalid JSON: ${(err as Error).message}`);
       return;
     }
-    const rawId = typeof (raw as { id?: unknown })?.id === "string" ? ((raw as { id: string }).id as string) : undefined;
+    const rawId =
+      typeof (raw as { id?: unknown })?.id === "string" ? ((raw as { id: string }).id as string) : undefined;
     const rawAction = (raw as { action?: unknown })?.action;
     const parsed = ClientMessage.safeParse(raw);
     if (!parsed.success) {
@@ -63,8 +69,21 @@ export class Dispatcher {
         : `unknown op ${short(JSON.stringify(op) ?? "undefined")}`;
       this.out.status(conn, "error", msg, rawId);
       // A refused goal also gets its result, so a client waiting on it stops waiting — when it can be addressed.
-      if (op === "send_action_goal" && rawId && rawId.length <= MAX_ID_LENGTH && typeof rawAction === "string" && rawAction.length <= MAX_NAME_LENGTH) {
-        this.out.send(conn, { op: "action_result", id: rawId, action: rawAction, values: msg, status: GoalStatus.ABORTED, result: false });
+      if (
+        op === "send_action_goal" &&
+        rawId &&
+        rawId.length <= MAX_ID_LENGTH &&
+        typeof rawAction === "string" &&
+        rawAction.length <= MAX_NAME_LENGTH
+      ) {
+        this.out.send(conn, {
+          op: "action_result",
+          id: rawId,
+          action: rawAction,
+          values: msg,
+          status: GoalStatus.ABORTED,
+          result: false,
+        });
       }
       return;
     }
@@ -120,6 +139,11 @@ export class Dispatcher {
 
   /** A name the allowlists keep this client from: said in a status error (the answer rosbridge gives is a warning). */
   private refuse(conn: Connection, kind: "topic" | "service" | "action", name: string, id?: string): void {
-    this.out.status(conn, "error", `${kind} ${short(name, 200)} is not allowed by this bridge's ${kind}s allowlist`, id);
+    this.out.status(
+      conn,
+      "error",
+      `${kind} ${short(name, 200)} is not allowed by this bridge's ${kind}s allowlist`,
+      id,
+    );
   }
 }

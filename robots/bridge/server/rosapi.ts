@@ -28,14 +28,22 @@ export function advertiseRosapi(reg: Registry): void {
     if (typeof v !== "string") throw new ServiceRefusal(`args.${key} must be a string`);
     return v;
   };
-  const srv = (name: string, handler: ServiceHandler) => reg.advertiseService(`/rosapi/${name}`, `rosapi_msgs/srv/${name.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("")}`, handler);
+  const srv = (name: string, handler: ServiceHandler) =>
+    reg.advertiseService(
+      `/rosapi/${name}`,
+      `rosapi_msgs/srv/${name
+        .split("_")
+        .map((w) => w[0].toUpperCase() + w.slice(1))
+        .join("")}`,
+      handler,
+    );
   srv("topics", () => {
     const names = topics();
     return { topics: names, types: names.map((t) => reg.topics.get(t)!.type) };
   });
   srv("topic_type", (args) => {
     const t = absolute(str(args, "topic"));
-    return { type: reg.allowed.topic(t) ? reg.topics.get(t)?.type ?? "" : "" };
+    return { type: reg.allowed.topic(t) ? (reg.topics.get(t)?.type ?? "") : "" };
   });
   srv("topics_for_type", (args) => {
     const type = str(args, "type");
@@ -44,7 +52,7 @@ export function advertiseRosapi(reg: Registry): void {
   srv("services", () => ({ services: services() }));
   srv("service_type", (args) => {
     const name = absolute(str(args, "service"));
-    return { type: reg.allowed.service(name) ? reg.services.get(name)?.type ?? "" : "" };
+    return { type: reg.allowed.service(name) ? (reg.services.get(name)?.type ?? "") : "" };
   });
   srv("services_for_type", (args) => {
     const type = str(args, "type");
@@ -55,7 +63,10 @@ export function advertiseRosapi(reg: Registry): void {
   srv("node_details", (args) => {
     const node = absolute(str(args, "node"));
     // A robot's node owns the names under its namespace; the bridge's own node publishes and serves the rest.
-    const mine = (n: string) => (reg.nodes.includes(node) ? n.startsWith(`${node}/`) : node === "/rosbridge_websocket" && !reg.nodes.some((r) => n.startsWith(`${r}/`)));
+    const mine = (n: string) =>
+      reg.nodes.includes(node)
+        ? n.startsWith(`${node}/`)
+        : node === "/rosbridge_websocket" && !reg.nodes.some((r) => n.startsWith(`${r}/`));
     return { subscribing: [], publishing: topics().filter(mine), services: services().filter(mine) };
   });
 }

@@ -33,7 +33,12 @@ export class Services {
 
   async onCallService(conn: Connection, m: CallServiceMsg): Promise<void> {
     const reply = (values: unknown, result: boolean) =>
-      this.out.send(conn, { op: "service_response", id: m.id, service: m.service, values, result }, m.fragment_size, m.id);
+      this.out.send(
+        conn,
+        { op: "service_response", id: m.id, service: m.service, values, result },
+        m.fragment_size,
+        m.id,
+      );
     const name = absolute(m.service);
     if (!this.allowed.service(name)) {
       reply(`service ${short(name, 200)} is not allowed by this bridge's services allowlist`, false);
@@ -45,7 +50,11 @@ export class Services {
       return;
     }
     try {
-      const values = await svc.handler(m.args ?? {}, { clientId: conn.id, remoteAddress: conn.remoteAddress, loopback: conn.loopback });
+      const values = await svc.handler(m.args ?? {}, {
+        clientId: conn.id,
+        remoteAddress: conn.remoteAddress,
+        loopback: conn.loopback,
+      });
       reply(values ?? {}, true);
     } catch (err) {
       reply((err as Error).message ?? String(err), false);

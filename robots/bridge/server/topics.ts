@@ -103,7 +103,12 @@ export class Topics {
       return;
     }
     if (prev) clearTimeout(prev.timer);
-    const sub: Subscription = { id: m.id, throttleMs: m.throttle_rate ?? 0, fragmentSize: m.fragment_size, lastSentAt: 0 };
+    const sub: Subscription = {
+      id: m.id,
+      throttleMs: m.throttle_rate ?? 0,
+      fragmentSize: m.fragment_size,
+      lastSentAt: 0,
+    };
     conn.subscriptions.set(m.topic, sub);
     if (t?.latched && t.last !== undefined) this.deliver(conn, m.topic, sub, t.last);
     t?.onSubscribe?.(m.topic);
@@ -114,12 +119,15 @@ export class Topics {
     if (sub.throttleMs > 0 && now - sub.lastSentAt < sub.throttleMs) {
       // Keep only the newest message and send it when the throttle window ends (rosbridge's throttle_rate).
       sub.pending = msg;
-      sub.timer ??= setTimeout(() => {
-        sub.timer = undefined;
-        const p = sub.pending;
-        sub.pending = undefined;
-        if (p !== undefined && conn.subscriptions.get(topic) === sub) this.deliver(conn, topic, sub, p);
-      }, sub.throttleMs - (now - sub.lastSentAt));
+      sub.timer ??= setTimeout(
+        () => {
+          sub.timer = undefined;
+          const p = sub.pending;
+          sub.pending = undefined;
+          if (p !== undefined && conn.subscriptions.get(topic) === sub) this.deliver(conn, topic, sub, p);
+        },
+        sub.throttleMs - (now - sub.lastSentAt),
+      );
       return;
     }
     sub.lastSentAt = now;

@@ -28,7 +28,8 @@ export const rewards = {
   /** 0 below 5 cm above the basket floor, 1 above 10 cm, linear between (the block's centre). */
   lift: (s: BlockState, x: Color) => clip01((s.blocks[x][2] - 0.05) / 0.05),
   /** Full reward within half a block of the spot (a pyramid's top block sits half a block off each base block). */
-  place: (s: BlockState, x: Color, y: Color) => tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2 + 0.002),
+  place: (s: BlockState, x: Color, y: Color) =>
+    tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2 + 0.002),
   /** place, but only once the gripper has let go. */
   stack: (s: BlockState, x: Color, y: Color) => (s.grasped ? 0 : rewards.place(s, x, y)),
   triple_stack: (s: BlockState, x: Color, y: Color, z: Color) => rewards.stack(s, x, y) * rewards.stack(s, y, z),
@@ -39,14 +40,28 @@ export const rewards = {
    * elsewhere, not on Y), falling off steeply within that (not the place reward's 10 cm margin: a block set down
    * beside Y is off it). 0 while X is held.
    */
-  unstack: (s: BlockState, x: Color, y: Color) => (s.grasped ? 0 : clip01(1 - tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2, 0.75 * BLOCK_SIZE))),
+  unstack: (s: BlockState, x: Color, y: Color) =>
+    s.grasped
+      ? 0
+      : clip01(1 - tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2, 0.75 * BLOCK_SIZE)),
 };
 /** Sparse forms where the paper's shaped reward has a natural success threshold (reward > 0.95). */
 export const sparse = (shaped: number) => (shaped > 0.95 ? 1 : 0);
 
 // ---- the skill catalogue -------------------------------------------------------------------------------------------
 
-export type SkillFamily = "gripper" | "grasp" | "reach" | "above" | "lift" | "place" | "stack" | "triple_stack" | "pyramid" | "inverse_pyramid" | "unstack";
+export type SkillFamily =
+  | "gripper"
+  | "grasp"
+  | "reach"
+  | "above"
+  | "lift"
+  | "place"
+  | "stack"
+  | "triple_stack"
+  | "pyramid"
+  | "inverse_pyramid"
+  | "unstack";
 
 export interface SkillInfo {
   /** Machine id, e.g. `stack_red_on_green`. */
@@ -63,31 +78,121 @@ export interface SkillInfo {
 
 function catalogue(): SkillInfo[] {
   const out: SkillInfo[] = [
-    { id: "open_gripper", caption: "open gripper", family: "gripper", blocks: [], base: true, reward: rewards.open_gripper },
-    { id: "close_gripper", caption: "close gripper", family: "gripper", blocks: [], base: true, reward: rewards.close_gripper },
-    { id: "grasp_anything", caption: "grasp anything", family: "grasp", blocks: [], base: true, reward: rewards.grasp_anything },
+    {
+      id: "open_gripper",
+      caption: "open gripper",
+      family: "gripper",
+      blocks: [],
+      base: true,
+      reward: rewards.open_gripper,
+    },
+    {
+      id: "close_gripper",
+      caption: "close gripper",
+      family: "gripper",
+      blocks: [],
+      base: true,
+      reward: rewards.close_gripper,
+    },
+    {
+      id: "grasp_anything",
+      caption: "grasp anything",
+      family: "grasp",
+      blocks: [],
+      base: true,
+      reward: rewards.grasp_anything,
+    },
   ];
-  for (const x of COLORS) out.push({ id: `reach_${x}`, caption: `reach ${x}`, family: "reach", blocks: [x], base: true, reward: (s) => rewards.reach(s, x) });
-  for (const x of COLORS) out.push({ id: `above_${x}`, caption: `above ${x}`, family: "above", blocks: [x], base: false, reward: (s) => rewards.above(s, x) });
-  for (const x of COLORS) out.push({ id: `lift_${x}`, caption: `lift ${x}`, family: "lift", blocks: [x], base: false, reward: (s) => rewards.lift(s, x) });
+  for (const x of COLORS)
+    out.push({
+      id: `reach_${x}`,
+      caption: `reach ${x}`,
+      family: "reach",
+      blocks: [x],
+      base: true,
+      reward: (s) => rewards.reach(s, x),
+    });
+  for (const x of COLORS)
+    out.push({
+      id: `above_${x}`,
+      caption: `above ${x}`,
+      family: "above",
+      blocks: [x],
+      base: false,
+      reward: (s) => rewards.above(s, x),
+    });
+  for (const x of COLORS)
+    out.push({
+      id: `lift_${x}`,
+      caption: `lift ${x}`,
+      family: "lift",
+      blocks: [x],
+      base: false,
+      reward: (s) => rewards.lift(s, x),
+    });
   const pairs = COLORS.flatMap((x) => COLORS.filter((y) => y !== x).map((y) => [x, y] as const));
-  for (const [x, y] of pairs) out.push({ id: `place_${x}_on_${y}`, caption: `place ${x} on ${y}`, family: "place", blocks: [x, y], base: false, reward: (s) => rewards.place(s, x, y) });
-  for (const [x, y] of pairs) out.push({ id: `stack_${x}_on_${y}`, caption: `stack ${x} on ${y}`, family: "stack", blocks: [x, y], base: false, reward: (s) => rewards.stack(s, x, y) });
+  for (const [x, y] of pairs)
+    out.push({
+      id: `place_${x}_on_${y}`,
+      caption: `place ${x} on ${y}`,
+      family: "place",
+      blocks: [x, y],
+      base: false,
+      reward: (s) => rewards.place(s, x, y),
+    });
+  for (const [x, y] of pairs)
+    out.push({
+      id: `stack_${x}_on_${y}`,
+      caption: `stack ${x} on ${y}`,
+      family: "stack",
+      blocks: [x, y],
+      base: false,
+      reward: (s) => rewards.stack(s, x, y),
+    });
   for (const [x, y] of pairs) {
     const z = COLORS.find((c) => c !== x && c !== y)!;
-    out.push({ id: `triple_stack_${x}_on_${y}_on_${z}`, caption: `tower ${x} on ${y} on ${z}`, family: "triple_stack", blocks: [x, y, z], base: false, reward: (s) => rewards.triple_stack(s, x, y, z) });
+    out.push({
+      id: `triple_stack_${x}_on_${y}_on_${z}`,
+      caption: `tower ${x} on ${y} on ${z}`,
+      family: "triple_stack",
+      blocks: [x, y, z],
+      base: false,
+      reward: (s) => rewards.triple_stack(s, x, y, z),
+    });
   }
   // Pyramids name an unordered pair: one of each, Y before Z in colour order.
   for (const x of COLORS) {
     const [y, z] = COLORS.filter((c) => c !== x);
-    out.push({ id: `pyramid_${x}_on_${y}_and_${z}`, caption: `pyramid ${x} on ${y} and ${z}`, family: "pyramid", blocks: [x, y, z], base: false, reward: (s) => rewards.pyramid(s, x, y, z) });
+    out.push({
+      id: `pyramid_${x}_on_${y}_and_${z}`,
+      caption: `pyramid ${x} on ${y} and ${z}`,
+      family: "pyramid",
+      blocks: [x, y, z],
+      base: false,
+      reward: (s) => rewards.pyramid(s, x, y, z),
+    });
   }
   for (const y of COLORS) {
     const [x, z] = COLORS.filter((c) => c !== y);
-    out.push({ id: `inverse_pyramid_${x}_and_${z}_on_${y}`, caption: `inverted pyramid ${x} and ${z} on ${y}`, family: "inverse_pyramid", blocks: [x, y, z], base: false, reward: (s) => rewards.inverse_pyramid(s, x, y, z) });
+    out.push({
+      id: `inverse_pyramid_${x}_and_${z}_on_${y}`,
+      caption: `inverted pyramid ${x} and ${z} on ${y}`,
+      family: "inverse_pyramid",
+      blocks: [x, y, z],
+      base: false,
+      reward: (s) => rewards.inverse_pyramid(s, x, y, z),
+    });
   }
   // Clearing a block (a start with one block on another): appended, so the older skills keep their reward columns.
-  for (const [x, y] of pairs) out.push({ id: `unstack_${x}_from_${y}`, caption: `unstack ${x} from ${y}`, family: "unstack", blocks: [x, y], base: false, reward: (s) => rewards.unstack(s, x, y) });
+  for (const [x, y] of pairs)
+    out.push({
+      id: `unstack_${x}_from_${y}`,
+      caption: `unstack ${x} from ${y}`,
+      family: "unstack",
+      blocks: [x, y],
+      base: false,
+      reward: (s) => rewards.unstack(s, x, y),
+    });
   return out;
 }
 

@@ -41,7 +41,18 @@ export function readParams(p: readonly number[]): ControllerParams {
   const src = COLORS[argmax(p.slice(0, 3))];
   const d = argmax(p.slice(3, 7));
   const dst = d === 3 || COLORS[d] === src ? null : COLORS[d];
-  return { src, dst, close: p[7] >= 0.5, idleOpening: p[8], reachOffset: [p[9], p[10], p[11]], graspDz: p[12], carryZ: p[13], placeDz: p[14], release: p[15] >= 0.5, speed: p[16] };
+  return {
+    src,
+    dst,
+    close: p[7] >= 0.5,
+    idleOpening: p[8],
+    reachOffset: [p[9], p[10], p[11]],
+    graspDz: p[12],
+    carryZ: p[13],
+    placeDz: p[14],
+    release: p[15] >= 0.5,
+    speed: p[16],
+  };
 }
 
 /**
@@ -72,7 +83,8 @@ export class SkillController {
     const carry = Math.max(p.carryZ, goal[2] + 0.01);
     if (hdist(src, goal) > ALIGNED) {
       // Rise before travelling so the held block does not plough through the others.
-      if (src[2] < carry - 0.01 && hdist(src, goal) > 3 * ALIGNED) return { target: toTcp([src[0], src[1], carry]), opening: 0 };
+      if (src[2] < carry - 0.01 && hdist(src, goal) > 3 * ALIGNED)
+        return { target: toTcp([src[0], src[1], carry]), opening: 0 };
       return { target: toTcp([goal[0], goal[1], Math.max(src[2], goal[2])]), opening: 0 };
     }
     if (p.release && Math.hypot(...sub(src, goal)) < ARRIVED) {
@@ -91,14 +103,21 @@ export class SkillController {
       if (s.opening < (BLOCK_SIZE - 0.006) / FINGER_MAX) this.closing = false;
       return { target: at, opening: this.closing ? 0 : 1 };
     }
-    if (hdist(s.tcp, src) > ALIGNED) return { target: [src[0], src[1], Math.max(s.tcp[2], at[2], src[2] + BLOCK_SIZE)], opening: 1 };
+    if (hdist(s.tcp, src) > ALIGNED)
+      return { target: [src[0], src[1], Math.max(s.tcp[2], at[2], src[2] + BLOCK_SIZE)], opening: 1 };
     if (Math.hypot(...sub(s.tcp, at)) < ARRIVED && s.opening * FINGER_MAX > BLOCK_SIZE + 0.004) this.closing = true;
     return { target: at, opening: this.closing ? 0 : 1 };
   }
 }
 
 /** Moves the commanded TCP towards a target at a bounded speed (the arm's Cartesian velocity limit). */
-export function stepTowards(cmd: number[], target: readonly number[], speed: number, min: readonly number[], max: readonly number[]): void {
+export function stepTowards(
+  cmd: number[],
+  target: readonly number[],
+  speed: number,
+  min: readonly number[],
+  max: readonly number[],
+): void {
   const d = sub(target, cmd);
   const n = Math.hypot(...d);
   const step = speed * CONTROL_TICK;

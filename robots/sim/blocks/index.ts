@@ -4,7 +4,14 @@
  * ended; the history is cleared).
  */
 import { ServiceRefusal } from "../../bridge/server";
-import { EPISODES_SERVICE, EPISODES_TYPE, EpisodesRequest, RESET_SERVICE, RESET_TYPE, explainGoalError } from "../../msgs/runSkills";
+import {
+  EPISODES_SERVICE,
+  EPISODES_TYPE,
+  EpisodesRequest,
+  RESET_SERVICE,
+  RESET_TYPE,
+  explainGoalError,
+} from "../../msgs/runSkills";
 import { serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { BlocksWorld, type BlocksOptions } from "./world";
 

@@ -64,7 +64,8 @@ export class BlocksCamera {
   detect(frame: Frame, view: BlocksView): BlocksDetections {
     const raw = detectObjects(frame, this.geomToLabel, this.labels, this.labels, this.noise, this.rng);
     const n = this.labels.length;
-    const sum = new Float64Array(3 * n), cnt = new Int32Array(n);
+    const sum = new Float64Array(3 * n),
+      cnt = new Int32Array(n);
     let basketPx = 0;
     for (let i = 0; i < frame.geom.length; i++) {
       const g = frame.geom[i];
@@ -76,19 +77,35 @@ export class BlocksCamera {
       for (let k = 0; k < 3; k++) sum[3 * e + k] += frame.rgb[3 * i + k];
     }
     const clouds = entityClouds(frame, blocksCameraPose(), this.camera.fovDeg, this.geomToLabel, n);
-    const held = heldBy([view.hand()], raw.map((d) => clouds[d.entity]));
+    const held = heldBy(
+      [view.hand()],
+      raw.map((d) => clouds[d.entity]),
+    );
     const detections = raw.map((d, k) => {
       const e = d.entity;
       // Resting on another block: on what its pixels show under it (as seen in this frame, under whatever name).
       const supports = raw.filter((o) => o.entity !== e).map((o) => ({ name: o.label, cloud: clouds[o.entity] }));
-      const location = locateCloud(clouds[e], { heldBy: held[k], supports, fallback: { relation: "in", place: "basket" } });
-      return { label: d.label, score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+      const location = locateCloud(clouds[e], {
+        heldBy: held[k],
+        supports,
+        fallback: { relation: "in", place: "basket" },
+      });
+      return {
+        label: d.label,
+        score: d.score,
+        box: d.box,
+        location,
+        color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]),
+      };
     });
-    const places = basketPx >= 50 ? [{ name: "basket", state: "open" as const, pixels: basketPx, insidePixels: basketPx }] : [];
+    const places =
+      basketPx >= 50 ? [{ name: "basket", state: "open" as const, pixels: basketPx, insidePixels: basketPx }] : [];
     return { ...detectionsHeader("arm", "front_camera", frame, view.stamp()), detections, places };
   }
 
-  async render(view: BlocksView): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: BlocksDetections }> {
+  async render(
+    view: BlocksView,
+  ): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: BlocksDetections }> {
     const frame = this.renderFrame();
     const detections = this.detect(frame, view);
     const [image, depth] = await Promise.all([encodeRgbPng(frame), encodeDepthPng(frame)]);

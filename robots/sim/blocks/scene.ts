@@ -67,7 +67,13 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
     placed.push(p);
     blocks[c] = { ...p, z: h + 0.0005, quat: yawQuat(u(-Math.PI / 4, Math.PI / 4)) };
   }
-  const layout: BlocksLayout = { seed, start, blocks, tcp: [u(-0.08, 0.08), u(-0.08, 0.08), u(0.12, 0.2)], opening: rng.next() };
+  const layout: BlocksLayout = {
+    seed,
+    start,
+    blocks,
+    tcp: [u(-0.08, 0.08), u(-0.08, 0.08), u(0.12, 0.2)],
+    opening: rng.next(),
+  };
   if (start === "floor") return layout;
   // Which blocks: drawn in order (a permutation of the three).
   const order = [...COLORS];
@@ -80,7 +86,12 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
     // a on b (a few millimetres off centre, turned a little), and in one layout of three c on a as well.
     const on = (top: Color, under: Color) => {
       const base = blocks[under];
-      blocks[top] = { x: base.x + u(-0.004, 0.004), y: base.y + u(-0.004, 0.004), z: base.z + BLOCK_SIZE + 0.001, quat: mul(base.quat, yawQuat(u(-0.2, 0.2))) };
+      blocks[top] = {
+        x: base.x + u(-0.004, 0.004),
+        y: base.y + u(-0.004, 0.004),
+        z: base.z + BLOCK_SIZE + 0.001,
+        quat: mul(base.quat, yawQuat(u(-0.2, 0.2))),
+      };
     };
     on(a, b);
     if (rng.next() < 1 / 3) on(c, a);
@@ -90,16 +101,27 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
     const base = blocks[b];
     const dir = Math.atan2(-base.y, -base.x) + u(-0.6, 0.6); // toward the basket's middle, so a stays inside it
     const tilt = u(0.55, 0.7);
-    const ux = Math.cos(dir), uy = Math.sin(dir);
+    const ux = Math.cos(dir),
+      uy = Math.sin(dir);
     // In the vertical plane along the line (b's centre at 0, the near face at -h): the floor corner at p, the upper
     // corner on the face; the centre half a diagonal from the floor corner.
     const p = -h - BLOCK_SIZE * Math.cos(tilt);
     const along = p + h * (Math.cos(tilt) - Math.sin(tilt));
     const up = h * (Math.sin(tilt) + Math.cos(tilt));
     base.quat = yawQuat(dir);
-    const tiltQuat: [number, number, number, number] = [Math.cos(tilt / 2), -uy * Math.sin(tilt / 2), ux * Math.sin(tilt / 2), 0];
+    const tiltQuat: [number, number, number, number] = [
+      Math.cos(tilt / 2),
+      -uy * Math.sin(tilt / 2),
+      ux * Math.sin(tilt / 2),
+      0,
+    ];
     // The leaning block on the far side of b from the middle would fall out of the basket: it leans from the middle's side.
-    blocks[a] = { x: base.x - along * ux, y: base.y - along * uy, z: up + 0.0005, quat: mul(tiltQuat, yawQuat(dir + Math.PI)) };
+    blocks[a] = {
+      x: base.x - along * ux,
+      y: base.y - along * uy,
+      z: up + 0.0005,
+      quat: mul(tiltQuat, yawQuat(dir + Math.PI)),
+    };
   } else {
     // a between the fingers, its centre at the grasp point.
     blocks[a] = { x: layout.tcp[0], y: layout.tcp[1], z: layout.tcp[2], quat: yawQuat(0) };
@@ -117,7 +139,9 @@ export function blocksXml(layout: BlocksLayout): string {
     const b = layout.blocks[c];
     return `<body name="${blockName(c)}" pos="${f(b.x, b.y, b.z)}" quat="${f(...b.quat)}"><freejoint name="${blockName(c)}"/>${box(blockName(c), [0, 0, 0], [h, h, h], RGB[c], 'mass="0.2"')}</body>`;
   }).join("\n    ");
-  const W = BASKET_HALF, H = WALL_H, T = WALL_T;
+  const W = BASKET_HALF,
+    H = WALL_H,
+    T = WALL_T;
   const basket = [
     box("basket__floor", [0, 0, -0.01], [W + T, W + T, 0.01], RGBA.dark),
     box("basket__wall_left", [-W - T / 2, 0, H / 2], [T / 2, W + T, H / 2], RGBA.stone),

@@ -16,8 +16,24 @@ import { indexScene, type Thing } from "../palm/bodies";
 import { attach, setControl, stepWorld, type Mechanics, type WorldState } from "../palm/controllers";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, type RobotManifest, type WorldDescription } from "../../manifests";
-import { ACTION_FIELDS, BLOCK_SIZE, COLORS, CONTROL_TICK, FINGER_MAX, STATE_FIELDS, stateRow, type BlockState } from "../../msgs/blocks";
-import { RunSkillsGoal, explainGoalError, planSuccess, type Episode, type RunSkillsResult, type SegmentReport } from "../../msgs/runSkills";
+import {
+  ACTION_FIELDS,
+  BLOCK_SIZE,
+  COLORS,
+  CONTROL_TICK,
+  FINGER_MAX,
+  STATE_FIELDS,
+  stateRow,
+  type BlockState,
+} from "../../msgs/blocks";
+import {
+  RunSkillsGoal,
+  explainGoalError,
+  planSuccess,
+  type Episode,
+  type RunSkillsResult,
+  type SegmentReport,
+} from "../../msgs/runSkills";
 import { SKILL_IDS, allRewards } from "../../manifests/blocks/skills";
 import { FINGER_SPEED, GRASP_WINDOW, SkillController, stepTowards } from "./controllers";
 import { BlocksCamera, blocksCameraPose, type BlocksDetections, type BlocksView } from "./perception";
@@ -42,7 +58,15 @@ export interface BlocksOptions {
 }
 
 const SETTLE = 0.3; // s the blocks settle after being placed
-export const ResetArgs = z.strictObject({ seed: z.number().int().min(0).max(2 ** 31 - 1).optional().describe("layout seed (default: the next of the sequence)") });
+export const ResetArgs = z.strictObject({
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional()
+    .describe("layout seed (default: the next of the sequence)"),
+});
 const labelOf = (i: number) => blockName(COLORS[i]);
 
 export class BlocksWorld implements SimulatedWorld {
@@ -82,7 +106,16 @@ export class BlocksWorld implements SimulatedWorld {
   ) {
     const seed = opts.seed ?? 0;
     this.speed = opts.speed ?? Infinity;
-    const scene = { name: "blocks", objects: COLORS.map(blockName), joints: [], surfaces: [], locks: [], containers: [], fixtures: [], targets: [] };
+    const scene = {
+      name: "blocks",
+      objects: COLORS.map(blockName),
+      joints: [],
+      surfaces: [],
+      locks: [],
+      containers: [],
+      fixtures: [],
+      targets: [],
+    };
     const parts = indexScene(mj, model, scene);
     this.blocks = COLORS.map((c) => parts.things[parts.thingIndex.get(blockName(c))!]);
     this.palmQpos = parts.palmQpos;
@@ -98,9 +131,20 @@ export class BlocksWorld implements SimulatedWorld {
       navigationPoints: [],
       labels: COLORS.map(blockName),
     };
-    this.store = new EpisodeStore(opts.episodesDir ?? join(tmpdir(), `robograph-blocks-${process.pid}`), opts.instance ?? `i${process.pid}`);
+    this.store = new EpisodeStore(
+      opts.episodesDir ?? join(tmpdir(), `robograph-blocks-${process.pid}`),
+      opts.instance ?? `i${process.pid}`,
+    );
     this.camera = new BlocksCamera(mj, model, data, this.description.labels, { ...opts, seed });
-    this.view = { hand: () => ({ name: "gripper", at: this.tcp() as [number, number, number], closed: this.st.held >= 0, reach: 0.02 }), stamp: () => this.stamp() };
+    this.view = {
+      hand: () => ({
+        name: "gripper",
+        at: this.tcp() as [number, number, number],
+        closed: this.st.held >= 0,
+        reach: 0.02,
+      }),
+      stamp: () => this.stamp(),
+    };
     this.start = opts.start ?? "floor";
     this.layout = layoutFor(seed, this.start);
     this.nextSeed = seed;
@@ -197,13 +241,22 @@ export class BlocksWorld implements SimulatedWorld {
       const tcp = this.tcp();
       const i = this.blocks.findIndex((b) => {
         const p = this.blockPos(b);
-        return Math.abs(p[0] - tcp[0]) < GRASP_WINDOW && Math.abs(p[1] - tcp[1]) < GRASP_WINDOW && Math.abs(p[2] - tcp[2]) < GRASP_WINDOW;
+        return (
+          Math.abs(p[0] - tcp[0]) < GRASP_WINDOW &&
+          Math.abs(p[1] - tcp[1]) < GRASP_WINDOW &&
+          Math.abs(p[2] - tcp[2]) < GRASP_WINDOW
+        );
       });
       if (i >= 0) {
         attach(this.mech, this.data, this.st, this.mech.things.indexOf(this.blocks[i]));
         this.st.held = this.mech.things.indexOf(this.blocks[i]);
         next = BLOCK_SIZE;
-        this.log({ kind: "picked", robot: "arm", object: labelOf(i), detail: `the fingers closed on the ${labelOf(i)}` });
+        this.log({
+          kind: "picked",
+          robot: "arm",
+          object: labelOf(i),
+          detail: `the fingers closed on the ${labelOf(i)}`,
+        });
       }
     }
     this.opening = next;
@@ -221,7 +274,13 @@ export class BlocksWorld implements SimulatedWorld {
   }
 
   state(): BlockState {
-    return readState({ data: this.data, palmBody: this.mech.palmBody, blocks: this.blocks, held: this.heldIndex(), opening: this.opening });
+    return readState({
+      data: this.data,
+      palmBody: this.mech.palmBody,
+      blocks: this.blocks,
+      held: this.heldIndex(),
+      opening: this.opening,
+    });
   }
 
   // ---- the skill -----------------------------------------------------------------------------------------------------
@@ -231,9 +290,18 @@ export class BlocksWorld implements SimulatedWorld {
     return z.record(z.string(), z.unknown());
   }
 
-  async runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome> {
-    const refuse = (message: string): ActionOutcome => ({ status: "aborted", values: { success: false, message, error: message } });
-    if (robot !== "arm" || skill !== "run_skills") return refuse(`unknown skill ${robot}.${skill}; the arm has run_skills`);
+  async runSkill(
+    robot: string,
+    skill: string,
+    args: Record<string, unknown>,
+    ctx: ActionContext,
+  ): Promise<ActionOutcome> {
+    const refuse = (message: string): ActionOutcome => ({
+      status: "aborted",
+      values: { success: false, message, error: message },
+    });
+    if (robot !== "arm" || skill !== "run_skills")
+      return refuse(`unknown skill ${robot}.${skill}; the arm has run_skills`);
     const parsed = RunSkillsGoal.safeParse(args);
     if (!parsed.success) return refuse(`invalid run_skills goal: ${explainGoalError(parsed.error)}`);
     if (this.running) return refuse("the arm is busy with another plan");
@@ -245,7 +313,8 @@ export class BlocksWorld implements SimulatedWorld {
     this.runDone = new Promise((r) => (done = r));
     try {
       const r = await this.runPlan(parsed.data, ctl.signal, ctx.goalId, (f) => ctx.feedback(f));
-      if (ctl.signal.aborted) return { status: "canceled", values: { ...r, success: false, message: "run_skills was canceled" } };
+      if (ctl.signal.aborted)
+        return { status: "canceled", values: { ...r, success: false, message: "run_skills was canceled" } };
       return { status: "succeeded", values: r };
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
@@ -256,7 +325,12 @@ export class BlocksWorld implements SimulatedWorld {
   }
 
   /** Runs a validated plan; the in-process entry the served action and the benchmark share. */
-  async runPlan(goal: z.output<typeof RunSkillsGoal>, signal?: AbortSignal, goalId?: string, feedback?: (f: unknown) => void): Promise<RunSkillsResult> {
+  async runPlan(
+    goal: z.output<typeof RunSkillsGoal>,
+    signal?: AbortSignal,
+    goalId?: string,
+    feedback?: (f: unknown) => void,
+  ): Promise<RunSkillsResult> {
     if (!goal.from_current) this.applyLayout(goal.seed ?? this.nextSeed++);
     const seed = this.layout.seed;
     const wall0 = performance.now();
@@ -268,7 +342,13 @@ export class BlocksWorld implements SimulatedWorld {
     let s = this.state();
     states.push(stateRow(s));
     rewardRows.push(allRewards(s));
-    this.log({ kind: "skill_started", robot: "arm", skill: "run_skills", goalId, detail: goal.steps.map((x) => x.skill).join(", ") });
+    this.log({
+      kind: "skill_started",
+      robot: "arm",
+      skill: "run_skills",
+      goalId,
+      detail: goal.steps.map((x) => x.skill).join(", "),
+    });
     let paced = performance.now();
     for (const [k, step] of goal.steps.entries()) {
       const col = SKILL_IDS.indexOf(step.skill);
@@ -298,7 +378,14 @@ export class BlocksWorld implements SimulatedWorld {
       }
       const steps = own.length - 1;
       const tail = own.slice(1);
-      segments.push({ skill: step.skill, steps, first: own[0], final: own[own.length - 1], max: tail.length ? Math.max(...tail) : own[0], mean: tail.length ? tail.reduce((a, b) => a + b, 0) / tail.length : 0 });
+      segments.push({
+        skill: step.skill,
+        steps,
+        first: own[0],
+        final: own[own.length - 1],
+        max: tail.length ? Math.max(...tail) : own[0],
+        mean: tail.length ? tail.reduce((a, b) => a + b, 0) / tail.length : 0,
+      });
       plan.push({ skill: step.skill, params: step.params, seconds: step.seconds, start, end: actions.length });
       feedback?.({ segment: k, skill: step.skill, steps, final: own[own.length - 1] });
       if (signal?.aborted) break;
@@ -308,8 +395,20 @@ export class BlocksWorld implements SimulatedWorld {
     if (goal.record && !signal?.aborted) {
       id = this.store.nextId();
       this.store.save({
-        id, instance: this.store.instance, seed, purpose: goal.purpose, tick: CONTROL_TICK, created: new Date().toISOString(),
-        state_fields: STATE_FIELDS, action_fields: ACTION_FIELDS, skills: SKILL_IDS, plan, states, actions, rewards: rewardRows, plan_success: success,
+        id,
+        instance: this.store.instance,
+        seed,
+        purpose: goal.purpose,
+        tick: CONTROL_TICK,
+        created: new Date().toISOString(),
+        state_fields: STATE_FIELDS,
+        action_fields: ACTION_FIELDS,
+        skills: SKILL_IDS,
+        plan,
+        states,
+        actions,
+        rewards: rewardRows,
+        plan_success: success,
       });
     }
     this.stats.wall += (performance.now() - wall0) / 1000;
@@ -319,8 +418,14 @@ export class BlocksWorld implements SimulatedWorld {
     const message = `ran ${segments.map((x) => `${x.skill} (${x.steps} steps, reward ${x.final.toFixed(2)})`).join(", ")} from layout ${seed}${id ? `; episode ${id}` : ""}`;
     this.log({ kind: "skill_succeeded", robot: "arm", skill: "run_skills", goalId, detail: message });
     return {
-      success: true, episode_id: id, seed, plan_success: success, segments,
-      final_rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, last[i]])), steps: actions.length, message,
+      success: true,
+      episode_id: id,
+      seed,
+      plan_success: success,
+      segments,
+      final_rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, last[i]])),
+      steps: actions.length,
+      message,
     };
   }
 
@@ -345,7 +450,8 @@ export class BlocksWorld implements SimulatedWorld {
       if (j === i) continue;
       const q = this.blockPos(this.blocks[j]);
       const dz = p[2] - q[2];
-      if (Math.hypot(p[0] - q[0], p[1] - q[1]) < BLOCK_SIZE * 0.75 && dz > BLOCK_SIZE * 0.7 && dz < BLOCK_SIZE * 1.3) return { relation: "on", place: labelOf(j) };
+      if (Math.hypot(p[0] - q[0], p[1] - q[1]) < BLOCK_SIZE * 0.75 && dz > BLOCK_SIZE * 0.7 && dz < BLOCK_SIZE * 1.3)
+        return { relation: "on", place: labelOf(j) };
     }
     return { relation: "in", place: "basket" };
   }
@@ -358,14 +464,22 @@ export class BlocksWorld implements SimulatedWorld {
     return this.camera.renderFrame();
   }
 
-  async renderCamera(robot = "arm"): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: BlocksDetections }> {
+  async renderCamera(
+    robot = "arm",
+  ): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: BlocksDetections }> {
     if (robot !== "arm") throw new Error(`no robot ${robot}`);
     return this.camera.render(this.view);
   }
 
   /** The true state for a scorer: where each block is, what is held, and the skills whose reward exceeds 0.95 now. */
-  evaluate(literals?: readonly string[]): { seed: number; state: Record<string, string>; satisfied: string[]; rewards: Record<string, number> } {
-    if (literals) throw new Error("the blocks world has no goal of its own to check: it reports each skill's reward (satisfied)");
+  evaluate(literals?: readonly string[]): {
+    seed: number;
+    state: Record<string, string>;
+    satisfied: string[];
+    rewards: Record<string, number>;
+  } {
+    if (literals)
+      throw new Error("the blocks world has no goal of its own to check: it reports each skill's reward (satisfied)");
     const s = this.state();
     const r = allRewards(s);
     const state: Record<string, string> = {};
@@ -374,7 +488,12 @@ export class BlocksWorld implements SimulatedWorld {
       state[blockName(c)] = `${w.relation} ${w.place} at ${s.blocks[c].map((v) => v.toFixed(3)).join(", ")}`;
     }
     state.holding = s.held ? blockName(s.held) : "nothing";
-    return { seed: this.layout.seed, state, satisfied: SKILL_IDS.filter((_, i) => r[i] > 0.95), rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, r[i]])) };
+    return {
+      seed: this.layout.seed,
+      state,
+      satisfied: SKILL_IDS.filter((_, i) => r[i] > 0.95),
+      rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, r[i]])),
+    };
   }
 
   /** Positions of the blocks (tests). */

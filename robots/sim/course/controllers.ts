@@ -105,7 +105,11 @@ export class DogBody {
       this.dogGeoms.set(gid, part);
       return gid;
     };
-    this.geoms = { stand: { torso: g("stand", "torso"), head: g("stand", "head") }, crawl: { torso: g("crawl", "torso"), head: g("crawl", "head") }, climb: { torso: g("climb", "torso"), head: g("climb", "head") } };
+    this.geoms = {
+      stand: { torso: g("stand", "torso"), head: g("stand", "head") },
+      crawl: { torso: g("crawl", "torso"), head: g("crawl", "head") },
+      climb: { torso: g("climb", "torso"), head: g("climb", "head") },
+    };
     this.rayHit = new mj.IntBuffer(1);
     this.rayNormal = new mj.DoubleBuffer(3);
     mj.mj_kinematics(model, data);
@@ -156,7 +160,9 @@ export class DogBody {
     for (let i = 0; i < n && !found; i++) {
       const c = this.data.contact.get(i);
       if (!c) continue;
-      const g1 = c.geom1 as number, g2 = c.geom2 as number, dist = c.dist as number;
+      const g1 = c.geom1 as number,
+        g2 = c.geom2 as number,
+        dist = c.dist as number;
       c.delete();
       // Grazing contacts (surfaces exactly flush) are not touching.
       if (dist > -1e-5) continue;
@@ -181,18 +187,21 @@ export class DogBody {
    */
   support(pose: Pose, posture: Posture, fromZ: number, fine = false): { z: number; geom: number; inside?: number } {
     const reach = fromZ + POSTURES[posture].step + 0.001;
-    const c = Math.cos(pose.yaw), s = Math.sin(pose.yaw);
+    const c = Math.cos(pose.yaw),
+      s = Math.sin(pose.yaw);
     const along = fine ? ALONG_FINE : ALONG_COARSE;
     const n = along.length * ACROSS.length;
     const rays = this.rays(n);
     const origin: [number, number, number] = [pose.x, pose.y, reach + RAY_HEIGHT];
-    const px = new Float64Array(n), py = new Float64Array(n);
+    const px = new Float64Array(n),
+      py = new Float64Array(n);
     let k = 0;
     for (const bx of along) {
       for (const by of ACROSS) {
         px[k] = pose.x + c * bx - s * by;
         py[k] = pose.y + s * bx + c * by;
-        const dx = px[k] - origin[0], dy = py[k] - origin[1];
+        const dx = px[k] - origin[0],
+          dy = py[k] - origin[1];
         const l = Math.hypot(dx, dy, RAY_HEIGHT);
         rays.vec[3 * k] = dx / l;
         rays.vec[3 * k + 1] = dy / l;
@@ -200,17 +209,44 @@ export class DogBody {
         k++;
       }
     }
-    this.mj.mj_multiRay(this.model, this.data, origin, rays.vec, this.groundOnly, true, this.bodyId, rays.geom, rays.dist, rays.normal, n, 2 * RAY_HEIGHT);
-    const hitGeom = rays.geom.GetView() as Int32Array, hitDist = rays.dist.GetView() as Float64Array, hitNormal = rays.normal.GetView() as Float64Array;
-    let best = -Infinity, geom = -1;
+    this.mj.mj_multiRay(
+      this.model,
+      this.data,
+      origin,
+      rays.vec,
+      this.groundOnly,
+      true,
+      this.bodyId,
+      rays.geom,
+      rays.dist,
+      rays.normal,
+      n,
+      2 * RAY_HEIGHT,
+    );
+    const hitGeom = rays.geom.GetView() as Int32Array,
+      hitDist = rays.dist.GetView() as Float64Array,
+      hitNormal = rays.normal.GetView() as Float64Array;
+    let best = -Infinity,
+      geom = -1;
     for (let i = 0; i < n; i++) {
       let z = hitDist[i] < 0 ? -Infinity : origin[2] + rays.vec[3 * i + 2] * hitDist[i];
       let g = hitGeom[i];
       if (z > reach || (hitDist[i] >= 0 && hitNormal[3 * i + 2] < 0.5)) {
-        const d = this.mj.mj_ray(this.model, this.data, [px[i], py[i], reach], [0, 0, -1], this.groundOnly, true, this.bodyId, this.rayHit, this.rayNormal) as number;
+        const d = this.mj.mj_ray(
+          this.model,
+          this.data,
+          [px[i], py[i], reach],
+          [0, 0, -1],
+          this.groundOnly,
+          true,
+          this.bodyId,
+          this.rayHit,
+          this.rayNormal,
+        ) as number;
         z = d < 0 ? -Infinity : reach - d;
         g = (this.rayHit.GetView() as Int32Array)[0];
-        if (d >= 0 && (this.rayNormal.GetView() as Float64Array)[2] < -0.5) return { z: reach, geom: g, inside: this.thingOfGeom[g] };
+        if (d >= 0 && (this.rayNormal.GetView() as Float64Array)[2] < -0.5)
+          return { z: reach, geom: g, inside: this.thingOfGeom[g] };
       }
       if (z > best) {
         best = z;
@@ -223,7 +259,12 @@ export class DogBody {
   private rays(n: number): { vec: Float64Array; geom: any; dist: any; normal: any } {
     let r = this.rayBuffers.get(n);
     if (!r) {
-      r = { vec: new Float64Array(3 * n), geom: new this.mj.IntBuffer(n), dist: new this.mj.DoubleBuffer(n), normal: new this.mj.DoubleBuffer(3 * n) };
+      r = {
+        vec: new Float64Array(3 * n),
+        geom: new this.mj.IntBuffer(n),
+        dist: new this.mj.DoubleBuffer(n),
+        normal: new this.mj.DoubleBuffer(3 * n),
+      };
       this.rayBuffers.set(n, r);
     }
     return r;
@@ -231,8 +272,19 @@ export class DogBody {
 
   /** The thing right above a point of the body (`bx` along it), within `within` metres, or -1. */
   overhead(bx: number, within = 0.6): number {
-    const c = Math.cos(this.pose.yaw), s = Math.sin(this.pose.yaw);
-    const d = this.mj.mj_ray(this.model, this.data, [this.pose.x + c * bx, this.pose.y + s * bx, this.pose.z + 0.05], [0, 0, 1], this.groundOnly, true, this.bodyId, this.rayHit, null) as number;
+    const c = Math.cos(this.pose.yaw),
+      s = Math.sin(this.pose.yaw);
+    const d = this.mj.mj_ray(
+      this.model,
+      this.data,
+      [this.pose.x + c * bx, this.pose.y + s * bx, this.pose.z + 0.05],
+      [0, 0, 1],
+      this.groundOnly,
+      true,
+      this.bodyId,
+      this.rayHit,
+      null,
+    ) as number;
     if (d < 0 || d > within) return -1;
     return this.thingOfGeom[(this.rayHit.GetView() as Int32Array)[0]];
   }
@@ -241,7 +293,12 @@ export class DogBody {
   takePosture(posture: Posture, fine = true): boolean {
     if (posture === this.posture) return true;
     // Changing posture in place never climbs onto anything: the feet reach only what they reach now.
-    const sup = this.support(this.pose, posture, this.pose.z + POSTURES[this.posture].step - POSTURES[posture].step, fine);
+    const sup = this.support(
+      this.pose,
+      posture,
+      this.pose.z + POSTURES[this.posture].step - POSTURES[posture].step,
+      fine,
+    );
     let pose = { ...this.pose, z: sup.z };
     if (sup.inside === undefined && this.contact(pose, posture) && sup.z < this.pose.z) pose = { ...this.pose };
     if (sup.inside !== undefined || this.contact(pose, posture)) {
@@ -274,7 +331,11 @@ export class Controllers {
     const factor = 1 + DISTURBANCE * (2 * this.rng.next() - 1);
     const turning = skill === "turn_left" || skill === "turn_right";
     const want: Posture = skill === "crawl" ? "crawl" : skill === "climb" ? "climb" : "stand";
-    const nominal = turning ? TURN_DEG[magnitude] : skill === "climb" ? CLIMB_DISTANCE[magnitude] : SPEED[skill as keyof typeof SPEED] * seconds;
+    const nominal = turning
+      ? TURN_DEG[magnitude]
+      : skill === "climb"
+        ? CLIMB_DISTANCE[magnitude]
+        : SPEED[skill as keyof typeof SPEED] * seconds;
     const target = nominal * factor * (skill === "backward" || skill === "turn_right" ? -1 : 1);
     const slips = new Map<number, boolean>();
     const climbed = new Set<number>();
@@ -285,7 +346,10 @@ export class Controllers {
 
     // A crouched body backs out crouched and stands as soon as there is room; anything else needs its posture first.
     if (!body.takePosture(want) && skill !== "backward") {
-      cannot = want === "stand" ? "there is no room to stand up (something is just above the body)" : `there is no room to ${want === "crawl" ? "lower the body" : "lift the legs"} here`;
+      cannot =
+        want === "stand"
+          ? "there is no room to stand up (something is just above the body)"
+          : `there is no room to ${want === "crawl" ? "lower the body" : "lift the legs"} here`;
       this.hooks.event({ kind: "contact", thing: -1, detail: `${skill} ${magnitude} could not start: ${cannot}` });
     }
 
@@ -299,7 +363,12 @@ export class Controllers {
       if (sup.inside !== undefined) return { thing: sup.inside, part: "torso" };
       cand.z = sup.z;
       const thing = sup.geom >= 0 ? body.thingOfGeom[sup.geom] : -1;
-      if (body.posture === "climb" && thing >= 0 && this.things[thing].slippery && sup.z > from.z + POSTURES.stand.step) {
+      if (
+        body.posture === "climb" &&
+        thing >= 0 &&
+        this.things[thing].slippery &&
+        sup.z > from.z + POSTURES.stand.step
+      ) {
         if (!slips.has(thing)) slips.set(thing, this.rng.next() < SLIP_SUCCESS);
         if (!slips.get(thing)) return { thing, part: "torso", slipped: true };
       }
@@ -342,7 +411,11 @@ export class Controllers {
           if (body.posture === "crawl" && !turning) {
             const under = body.overhead(BODY.hipsX + 0.05);
             if (hipsUnder >= 0 && under !== hipsUnder && amount > 0) {
-              this.hooks.event({ kind: "moved", thing: hipsUnder, detail: `crawled under the ${this.label(hipsUnder)} and out from beneath it` });
+              this.hooks.event({
+                kind: "moved",
+                thing: hipsUnder,
+                detail: `crawled under the ${this.label(hipsUnder)} and out from beneath it`,
+              });
             }
             hipsUnder = under;
           }
@@ -352,7 +425,7 @@ export class Controllers {
           const t = this.label(blocker.thing);
           const detail = blocker.slipped
             ? `${skill} ${magnitude}: the feet slipped on the ${t} after ${Math.abs(done).toFixed(2)} m`
-            : `${skill} ${magnitude} stalled against the ${t} (${blocker.part}) after ${turning ? `${Math.abs(done * 180 / Math.PI).toFixed(1)}°` : `${Math.abs(done).toFixed(2)} m`}`;
+            : `${skill} ${magnitude} stalled against the ${t} (${blocker.part}) after ${turning ? `${Math.abs((done * 180) / Math.PI).toFixed(1)}°` : `${Math.abs(done).toFixed(2)} m`}`;
           this.hooks.event({ kind: "contact", thing: blocker.thing, detail });
         }
       }
@@ -374,7 +447,14 @@ export class Controllers {
 function describe(skill: Skill, r: SkillReport, target: number, blocker: Blocker | null, cannot?: string): string {
   if (cannot) return `${skill} did not start: ${cannot}`;
   const turning = skill === "turn_left" || skill === "turn_right";
-  const verb = { walk: "walked", crawl: "crawled", climb: "climbed forward", backward: "backed up", turn_left: "turned left", turn_right: "turned right" }[skill];
+  const verb = {
+    walk: "walked",
+    crawl: "crawled",
+    climb: "climbed forward",
+    backward: "backed up",
+    turn_left: "turned left",
+    turn_right: "turned right",
+  }[skill];
   const amount = turning ? `${Math.abs(r.turned).toFixed(0)}°` : `${Math.abs(r.moved).toFixed(2)} m`;
   if (!blocker) return `${verb} ${amount}`;
   const of = turning ? `${Math.abs(target).toFixed(0)}°` : `${Math.abs(target).toFixed(2)} m`;

@@ -9,7 +9,22 @@
  */
 import { generatedName } from "../generated";
 import { Rng } from "../../random";
-import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stool, wall, type Thing } from "./scene";
+import {
+  bamboo,
+  bench,
+  bush,
+  couch,
+  curb,
+  cushion,
+  hedge,
+  hill,
+  log,
+  plank,
+  room,
+  stool,
+  wall,
+  type Thing,
+} from "./scene";
 import type { Course } from "./types";
 
 export { FIRST_SCORED_SEED, generatedName, generatedSeed } from "../generated";
@@ -31,7 +46,8 @@ const uniform = (rng: Rng, a: number, b: number) => a + (b - a) * rng.next();
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
 export function generateCourse(seed: number): Course {
-  if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated course's seed is a whole number >= 0, got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`a generated course's seed is a whole number >= 0, got ${seed}`);
   const rng = new Rng(seed * 2654435761 + 12345);
   const ground: Course["ground"] = rng.next() < 0.5 ? "indoor" : "outdoor";
   const indoor = ground === "indoor";
@@ -46,9 +62,13 @@ export function generateCourse(seed: number): Course {
   const barriers = rng.pick([0, 1, 1, 2, 2]);
   const deadEnd = rng.next() < 0.25 && back >= 1.5;
   // One open part is made longer: the toy is never within 2 m of the start.
-  const lengths = Array.from({ length: barriers + 1 }, (_, i) => r2(barriers === 0 ? uniform(rng, 2.8, 4.2) : uniform(rng, i === 0 && deadEnd ? 2.6 : 1.7, 3.0)));
+  const lengths = Array.from({ length: barriers + 1 }, (_, i) =>
+    r2(barriers === 0 ? uniform(rng, 2.8, 4.2) : uniform(rng, i === 0 && deadEnd ? 2.6 : 1.7, 3.0)),
+  );
   const front = r2(lengths.reduce((a, b) => a + b, 0));
-  summary.push(`${indoor ? "a room" : "a yard"} ${r2(back + front)} m × ${r2(left + right)} m, the dog ${back} m from its back${indoor ? " wall" : " hedge"}`);
+  summary.push(
+    `${indoor ? "a room" : "a yard"} ${r2(back + front)} m × ${r2(left + right)} m, the dog ${back} m from its back${indoor ? " wall" : " hedge"}`,
+  );
   if (indoor) things.push(...room(-back, front, -right, left));
   else {
     const r = 0.3;
@@ -78,7 +98,8 @@ export function generateCourse(seed: number): Course {
     const across = rng.next() < 0.3 && kind !== "opening";
     const width = across ? left + right : r2(kind === "crawl" ? uniform(rng, 1.2, 1.8) : uniform(rng, 0.8, 1.3));
     const mid = across ? (left - right) / 2 : r2(uniform(rng, -right + width / 2, left - width / 2));
-    const lo = mid - width / 2, hi = mid + width / 2;
+    const lo = mid - width / 2,
+      hi = mid + width / 2;
     if (!across) {
       // The barrier on either side of the way through.
       if (indoor) {
@@ -94,7 +115,9 @@ export function generateCourse(seed: number): Course {
     const thing = passageThing(kind, indoor, at, width, rng);
     if (thing) things.push(thing);
     taken.push({ x0: x - 0.6, x1: x + 0.6, y0: -right, y1: left });
-    summary.push(`${across ? "across the whole width" : `a ${indoor ? "wall" : "hedge"} at ${x} m whose way through (${r2(width)} m at y ${r2(mid)})`} ${describe(kind, thing)}`);
+    summary.push(
+      `${across ? "across the whole width" : `a ${indoor ? "wall" : "hedge"} at ${x} m whose way through (${r2(width)} m at y ${r2(mid)})`} ${describe(kind, thing)}`,
+    );
   }
 
   // Things to go around, in the open.
@@ -112,19 +135,29 @@ export function generateCourse(seed: number): Course {
   }
 
   // The toy: beyond the last barrier most often, else past another barrier, else behind the start; never within 2 m.
-  const parts = partStarts.map((x0, i) => ({ x0: i === 0 ? 0.6 : x0 + 0.5, x1: i + 1 < partStarts.length ? partStarts[i + 1] - 0.5 : front }));
+  const parts = partStarts.map((x0, i) => ({
+    x0: i === 0 ? 0.6 : x0 + 0.5,
+    x1: i + 1 < partStarts.length ? partStarts[i + 1] - 0.5 : front,
+  }));
   const ahead = parts.length > 1 ? parts.slice(1) : parts;
   const p = rng.next();
   const part = p < 0.2 && back >= 1.6 ? { x0: -back, x1: -0.6 } : p < 0.75 ? ahead.at(-1)! : rng.pick(ahead);
   const fits = (t: { x: number; y: number }) => {
     const here = { x0: t.x - 0.1, x1: t.x + 0.1, y0: t.y - 0.1, y1: t.y + 0.1 };
-    return Math.hypot(t.x, t.y) >= 2 && !taken.some((b) => overlaps(grow(here, 0.25), b)) && !things.some((o) => overlaps(grow(here, 0.2), footprint([o])));
+    return (
+      Math.hypot(t.x, t.y) >= 2 &&
+      !taken.some((b) => overlaps(grow(here, 0.25), b)) &&
+      !things.some((o) => overlaps(grow(here, 0.2), footprint([o])))
+    );
   };
   // No room in the part drawn (small parts crowded with things): the others, farthest first; failing all, the far end.
   let toy: { x: number; y: number } | undefined;
   for (const where of [part, ...[...ahead].reverse()]) {
     for (let tries = 0; tries < 200 && !toy; tries++) {
-      const t = { x: r2(uniform(rng, where.x0 + 0.35, where.x1 - 0.35)), y: r2(uniform(rng, -right + 0.35, left - 0.35)) };
+      const t = {
+        x: r2(uniform(rng, where.x0 + 0.35, where.x1 - 0.35)),
+        y: r2(uniform(rng, -right + 0.35, left - 0.35)),
+      };
       if (fits(t)) toy = t;
     }
     if (toy) break;
@@ -144,7 +177,13 @@ export function generateCourse(seed: number): Course {
 }
 
 /** What fills a barrier's way through (nothing for an opening); its local +x runs along the course. */
-function passageThing(kind: Passage, indoor: boolean, at: { x: number; y: number }, width: number, rng: Rng): Thing | undefined {
+function passageThing(
+  kind: Passage,
+  indoor: boolean,
+  at: { x: number; y: number },
+  width: number,
+  rng: Rng,
+): Thing | undefined {
   const length = width + 0.02;
   if (kind === "opening") return undefined;
   if (kind === "crawl") {
@@ -152,8 +191,15 @@ function passageThing(kind: Passage, indoor: boolean, at: { x: number; y: number
       ? couch({ ...at, length, depth: r2(uniform(rng, 0.7, 0.9)), clearance: r2(uniform(rng, 0.2, 0.24)) })
       : bench({ ...at, length, depth: r2(uniform(rng, 0.4, 0.55)), clearance: r2(uniform(rng, 0.2, 0.24)) });
   }
-  if (kind === "walk-over") return hill({ ...at, height: r2(uniform(rng, 0.2, 0.32)), halfDepth: r2(uniform(rng, 0.7, 1.0)), halfLength: width / 2 + 0.05 });
-  if (indoor) return cushion({ ...at, length, depth: r2(uniform(rng, 0.4, 0.6)), height: r2(uniform(rng, 0.12, 0.17)) });
+  if (kind === "walk-over")
+    return hill({
+      ...at,
+      height: r2(uniform(rng, 0.2, 0.32)),
+      halfDepth: r2(uniform(rng, 0.7, 1.0)),
+      halfLength: width / 2 + 0.05,
+    });
+  if (indoor)
+    return cushion({ ...at, length, depth: r2(uniform(rng, 0.4, 0.6)), height: r2(uniform(rng, 0.12, 0.17)) });
   const which = rng.pick(["log", "curb", "plank"] as const);
   if (which === "log") return log({ ...at, length, radius: r2(uniform(rng, 0.06, 0.08)) });
   if (which === "curb") return curb({ ...at, length, depth: 0.3, height: r2(uniform(rng, 0.1, 0.14)) });
@@ -174,7 +220,9 @@ function aroundThing(indoor: boolean, x: number, y: number, rng: Rng): Thing[] {
     if (k === "cushion") return [cushion({ x, y, length: r2(uniform(rng, 0.6, 1.2)), depth: 0.5, height: 0.3 })];
     return [stool({ x, y: y - 0.29 }), stool({ x, y: y + 0.29 })];
   }
-  return rng.next() < 0.6 ? [bush({ x, y, rx: r2(uniform(rng, 0.3, 0.5)) })] : [bamboo({ x, y, rows: 2, columns: rng.pick([3, 4, 5]), spacing: 0.2 })];
+  return rng.next() < 0.6
+    ? [bush({ x, y, rx: r2(uniform(rng, 0.3, 0.5)) })]
+    : [bamboo({ x, y, rows: 2, columns: rng.pick([3, 4, 5]), spacing: 0.2 })];
 }
 
 /** The rectangle a few things cover on the ground (their positions and largest parts; generous). */
@@ -184,14 +232,24 @@ function footprint(ts: Thing[]): Box {
     let rx = 0.2;
     let ry = 0.2;
     for (const p of t.parts) {
-      const [sx, sy] = p.type === "cylinder" && p.euler ? [p.size[0], p.size[1]] : p.type === "box" || p.type === "ellipsoid" ? [p.size[0], p.size[1]] : [p.size[0], p.size[0]];
+      const [sx, sy] =
+        p.type === "cylinder" && p.euler
+          ? [p.size[0], p.size[1]]
+          : p.type === "box" || p.type === "ellipsoid"
+            ? [p.size[0], p.size[1]]
+            : [p.size[0], p.size[0]];
       rx = Math.max(rx, Math.abs(p.pos[0]) + sx);
       ry = Math.max(ry, Math.abs(p.pos[1]) + sy);
     }
     // Turned a right angle: swap the extents; turned otherwise: the larger both ways.
     const s = Math.abs(Math.sin((t.yaw * Math.PI) / 180));
     const [hx, hy] = s > 0.99 ? [ry, rx] : s > 0.01 ? [Math.max(rx, ry), Math.max(rx, ry)] : [rx, ry];
-    b = { x0: Math.min(b.x0, t.x - hx), x1: Math.max(b.x1, t.x + hx), y0: Math.min(b.y0, t.y - hy), y1: Math.max(b.y1, t.y + hy) };
+    b = {
+      x0: Math.min(b.x0, t.x - hx),
+      x1: Math.max(b.x1, t.x + hx),
+      y0: Math.min(b.y0, t.y - hy),
+      y1: Math.max(b.y1, t.y + hy),
+    };
   }
   return b;
 }

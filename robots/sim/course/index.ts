@@ -5,7 +5,18 @@ import { findCourse } from "./scenarios";
 
 export { CourseWorld, SUCCESS_RADIUS, ROBOT, type CourseEvaluation, type CourseOptions } from "./world";
 export { listCourses, findCourse, COURSES, PROBES, type Course, type Step } from "./scenarios";
-export { SKILLS, MAGNITUDES, SECONDS, SPEED, CLIMB_DISTANCE, TURN_DEG, DISTURBANCE, SLIP_SUCCESS, type Skill, type Magnitude } from "./controllers";
+export {
+  SKILLS,
+  MAGNITUDES,
+  SECONDS,
+  SPEED,
+  CLIMB_DISTANCE,
+  TURN_DEG,
+  DISTURBANCE,
+  SLIP_SUCCESS,
+  type Skill,
+  type Magnitude,
+} from "./controllers";
 export { LABELS, CRAWL_HEIGHT, CLIMB_HEIGHT, CAMERA_FOV_DEG, CAMERA_PITCH_DEG } from "./scene";
 
 export interface CourseServeOptions extends Omit<CourseOptions, "scenario">, ServeOptions {

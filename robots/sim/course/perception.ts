@@ -43,7 +43,8 @@ export class HeadCamera {
   /** Where the head camera is: at the front of the head, its height set by the posture, looking down CAMERA_PITCH_DEG. */
   pose(body: DogBody): CameraPose {
     const { x, y, yaw, z } = body.pose;
-    const c = Math.cos(yaw), s = Math.sin(yaw);
+    const c = Math.cos(yaw),
+      s = Math.sin(yaw);
     const p = (CAMERA_PITCH_DEG * Math.PI) / 180;
     return {
       position: [x + BODY.cameraX * c, y + BODY.cameraX * s, z + POSTURES[body.posture].camera],
@@ -67,7 +68,13 @@ export class HeadCamera {
     // The ranged statistics are computed for exactly what the detector reported.
     const count = new Int32Array(this.names.length);
     for (const r of raw) count[r.entity] = r.pixels;
-    const stats = this.measure(frame, pose, groundZ, raw.map((r) => r.entity), count);
+    const stats = this.measure(
+      frame,
+      pose,
+      groundZ,
+      raw.map((r) => r.entity),
+      count,
+    );
     return raw.map((r) => {
       const st = stats.get(r.entity)!;
       const cx = r.box.x + r.box.w / 2 - W / 2;
@@ -89,8 +96,16 @@ export class HeadCamera {
   }
 
   /** Range, heights and width of each entity's pixels, from the rays' hit points. */
-  private measure(frame: Frame, pose: CameraPose, groundZ: number, entities: number[], count: Int32Array): Map<number, { distance: number; top: number; underside: number; width: number }> {
-    const W = frame.width, H = frame.height, f = this.focal;
+  private measure(
+    frame: Frame,
+    pose: CameraPose,
+    groundZ: number,
+    entities: number[],
+    count: Int32Array,
+  ): Map<number, { distance: number; top: number; underside: number; width: number }> {
+    const W = frame.width,
+      H = frame.height,
+      f = this.focal;
     const F = pose.forward;
     const Rl = Math.hypot(F[1], F[0]) || 1;
     // Camera axes as RayCamera builds them with up = +z: right is horizontal, up completes the frame.
@@ -102,7 +117,8 @@ export class HeadCamera {
     const ranges = entities.map((e) => new Float32Array(count[e]));
     const filled = new Int32Array(k);
     const top = new Float64Array(k).fill(-Infinity);
-    const latMin = new Float64Array(k).fill(Infinity), latMax = new Float64Array(k).fill(-Infinity);
+    const latMin = new Float64Array(k).fill(Infinity),
+      latMax = new Float64Array(k).fill(-Infinity);
     // Per entity and image column: the height of its lowest pixel in that column (rows run top to bottom).
     const lowest = new Float64Array(k * W).fill(NaN);
     const camZ = pose.position[2] - groundZ;
@@ -113,8 +129,10 @@ export class HeadCamera {
       if (e < 0) continue;
       const s = slotOf[e];
       if (s < 0) continue;
-      const px = i % W, py = (i - px) / W;
-      const r = px + 0.5 - W / 2, u = H / 2 - (py + 0.5);
+      const px = i % W,
+        py = (i - px) / W;
+      const r = px + 0.5 - W / 2,
+        u = H / 2 - (py + 0.5);
       // Hit point relative to the camera: the depth along the pixel's unit ray.
       const d = frame.depth[i] / Math.sqrt(r * r + u * u + f * f);
       const hx = (r * R[0] + u * U[0] + f * F[0]) * d;
@@ -131,7 +149,12 @@ export class HeadCamera {
     entities.forEach((e, s) => {
       // The room beneath: the median over columns of the lowest visible point, so thin legs do not hide it.
       const cols = lowest.subarray(s * W, (s + 1) * W).filter((v) => !Number.isNaN(v));
-      result.set(e, { distance: median(ranges[s]), top: top[s], underside: Math.max(0, median(cols)), width: latMax[s] - latMin[s] });
+      result.set(e, {
+        distance: median(ranges[s]),
+        top: top[s],
+        underside: Math.max(0, median(cols)),
+        width: latMax[s] - latMin[s],
+      });
     });
     return result;
   }
@@ -146,6 +169,15 @@ function median(v: Float32Array | Float64Array): number {
 
 const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-export function detectionsMessage(robot: string, frame: Frame, stamp: Stamp, detected: Detected[]): RangedDetectionsMessage {
-  return { ...detectionsHeader(robot, `${robot}_head_camera`, frame, stamp), fov: CAMERA_FOV_DEG, detections: detected.map((d) => d.detection) };
+export function detectionsMessage(
+  robot: string,
+  frame: Frame,
+  stamp: Stamp,
+  detected: Detected[],
+): RangedDetectionsMessage {
+  return {
+    ...detectionsHeader(robot, `${robot}_head_camera`, frame, stamp),
+    fov: CAMERA_FOV_DEG,
+    detections: detected.map((d) => d.detection),
+  };
 }

@@ -13,14 +13,34 @@ export type { Course, Step } from "./types";
 /** VLM-PC's task on every course. */
 export const COURSE_GOAL = "Find the red chew toy and go to it.";
 import { generateCourse, generatedSeed } from "./generate";
-import { bamboo, bench, bush, couch, curb, cushion, hedge, hill, log, plank, room, stairs, stool, wall, type Thing } from "./scene";
+import {
+  bamboo,
+  bench,
+  bush,
+  couch,
+  curb,
+  cushion,
+  hedge,
+  hill,
+  log,
+  plank,
+  room,
+  stairs,
+  stool,
+  wall,
+  type Thing,
+} from "./scene";
 
 const start = { x: 0, y: 0, yawDeg: 0 };
 
 /** A corridor of hedges on both sides (and behind the start) from x0 to x1, |y| up to halfWidth (inner edge). */
 function corridor(x0: number, x1: number, halfWidth: number): Thing[] {
   const r = 0.3;
-  return [...hedge(x0, halfWidth + r, x1, halfWidth + r, r), ...hedge(x0, -halfWidth - r, x1, -halfWidth - r, r), ...hedge(x0 - r, -halfWidth, x0 - r, halfWidth, r)];
+  return [
+    ...hedge(x0, halfWidth + r, x1, halfWidth + r, r),
+    ...hedge(x0, -halfWidth - r, x1, -halfWidth - r, r),
+    ...hedge(x0 - r, -halfWidth, x0 - r, halfWidth, r),
+  ];
 }
 
 const COURSE_LIST: Course[] = [
@@ -40,11 +60,20 @@ const COURSE_LIST: Course[] = [
     toy: { x: 3.3, y: 0.1 },
     toyHiddenAtStart: true,
     solution: [
-      ["walk", "medium"], ["crawl", "large"], ["crawl", "large"], // under the couch, into the wall: a dead end
-      ["backward", "large"], ["backward", "medium"], // out from beneath it, and clear of its corner
-      ["turn_left", "large"], ["walk", "large"], ["turn_right", "large"], ["walk", "medium"], // around the couch's end
-      ["climb", "large"], ["climb", "medium"], ["walk", "small"], // over the cushion and off it
-      ["turn_right", "large"], ["walk", "large"],
+      ["walk", "medium"],
+      ["crawl", "large"],
+      ["crawl", "large"], // under the couch, into the wall: a dead end
+      ["backward", "large"],
+      ["backward", "medium"], // out from beneath it, and clear of its corner
+      ["turn_left", "large"],
+      ["walk", "large"],
+      ["turn_right", "large"],
+      ["walk", "medium"], // around the couch's end
+      ["climb", "large"],
+      ["climb", "medium"],
+      ["walk", "small"], // over the cushion and off it
+      ["turn_right", "large"],
+      ["walk", "large"],
     ],
   },
   {
@@ -63,15 +92,25 @@ const COURSE_LIST: Course[] = [
     toy: { x: 4.2, y: 0.1 },
     toyHiddenAtStart: true,
     solution: [
-      ["walk", "medium"], ["crawl", "large"], ["crawl", "large"], ["crawl", "large"], // under the couch and out
+      ["walk", "medium"],
+      ["crawl", "large"],
+      ["crawl", "large"],
+      ["crawl", "large"], // under the couch and out
       ["walk", "medium"], // into the narrow gap between two stools: stalls
-      ["backward", "medium"], ["turn_left", "large"], ["walk", "medium"], ["walk", "small"], ["turn_right", "large"], // around the left stool
-      ["walk", "large"], ["turn_right", "large"], ["walk", "medium"],
+      ["backward", "medium"],
+      ["turn_left", "large"],
+      ["walk", "medium"],
+      ["walk", "small"],
+      ["turn_right", "large"], // around the left stool
+      ["walk", "large"],
+      ["turn_right", "large"],
+      ["walk", "medium"],
     ],
   },
   {
     name: "outdoor_1",
-    summary: "Bushes straight ahead to go around (on the left), then two small round logs across the way to climb (each climb gets up with probability 0.7), then the toy.",
+    summary:
+      "Bushes straight ahead to go around (on the left), then two small round logs across the way to climb (each climb gets up with probability 0.7), then the toy.",
     ground: "outdoor",
     start,
     things: [
@@ -84,14 +123,23 @@ const COURSE_LIST: Course[] = [
     toy: { x: 4.1, y: 0.6 },
     toyHiddenAtStart: false,
     solution: [
-      ["turn_left", "medium"], ["walk", "large"], ["turn_right", "medium"], ["walk", "medium"],
+      ["turn_left", "medium"],
+      ["walk", "large"],
+      ["turn_right", "medium"],
+      ["walk", "medium"],
       // Climbs to spare: a slip leaves the body before the log and the next climb tries again.
-      ["climb", "large"], ["climb", "large"], ["climb", "large"], ["climb", "large"], ["climb", "large"], ["walk", "small"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["walk", "small"],
     ],
   },
   {
     name: "outdoor_2",
-    summary: "A stand of bamboo straight ahead to go around (on the right), then a low garden bench across the way to crawl under, then the toy.",
+    summary:
+      "A stand of bamboo straight ahead to go around (on the right), then a low garden bench across the way to crawl under, then the toy.",
     ground: "outdoor",
     start,
     things: [
@@ -103,13 +151,20 @@ const COURSE_LIST: Course[] = [
     toy: { x: 4.2, y: -0.6 },
     toyHiddenAtStart: false,
     solution: [
-      ["turn_right", "medium"], ["walk", "large"], ["turn_left", "medium"], ["walk", "large"],
-      ["crawl", "large"], ["crawl", "large"], ["crawl", "large"], ["walk", "medium"],
+      ["turn_right", "medium"],
+      ["walk", "large"],
+      ["turn_left", "medium"],
+      ["walk", "large"],
+      ["crawl", "large"],
+      ["crawl", "large"],
+      ["crawl", "large"],
+      ["walk", "medium"],
     ],
   },
   {
     name: "outdoor_3",
-    summary: "A curb to climb, a dirt hill to walk up and over, a wooden plank to climb, and the toy between two bushes.",
+    summary:
+      "A curb to climb, a dirt hill to walk up and over, a wooden plank to climb, and the toy between two bushes.",
     ground: "outdoor",
     start,
     things: [
@@ -124,9 +179,13 @@ const COURSE_LIST: Course[] = [
     toy: { x: 5.0, y: 0 },
     toyHiddenAtStart: false,
     solution: [
-      ["walk", "small"], ["climb", "large"], ["climb", "medium"], // over the curb
-      ["walk", "large"], ["walk", "large"], // up the hill and down
-      ["climb", "large"], ["climb", "small"], // over the plank
+      ["walk", "small"],
+      ["climb", "large"],
+      ["climb", "medium"], // over the curb
+      ["walk", "large"],
+      ["walk", "large"], // up the hill and down
+      ["climb", "large"],
+      ["climb", "small"], // over the plank
       ["walk", "large"],
     ],
   },
@@ -148,9 +207,16 @@ const COURSE_LIST: Course[] = [
     deadEnd: { x0: -0.6, x1: 1.55, y0: -0.35, y1: 0.35 },
     solution: [
       ["walk", "large"], // into the end wall
-      ["backward", "large"], ["backward", "large"], ["backward", "large"], // out of the corridor
-      ["turn_left", "large"], ["turn_left", "medium"], ["walk", "medium"],
-      ["climb", "large"], ["climb", "large"], ["climb", "large"], ["walk", "medium"],
+      ["backward", "large"],
+      ["backward", "large"],
+      ["backward", "large"], // out of the corridor
+      ["turn_left", "large"],
+      ["turn_left", "medium"],
+      ["walk", "medium"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["climb", "large"],
+      ["walk", "medium"],
     ],
   },
 ];
@@ -158,12 +224,28 @@ const COURSE_LIST: Course[] = [
 /** Yards with one thing each, to check a skill against it (tests; also handy to see a skill work). */
 const PROBE_LIST: Course[] = [
   probe("probe_wall", "A wall 1 m ahead.", [wall(1.05, -1, 1.05, 1)]),
-  probe("probe_couch", "A couch with 0.22 m of room beneath, 1 m ahead.", [couch({ x: 1.4, y: 0, length: 2, depth: 0.8, clearance: 0.22 })]),
-  probe("probe_low_log", "A thin log (a branch) resting on two stumps with 0.125 m beneath it: the head fits under, the hips do not.", [log({ x: 0.8, y: 0, length: 1.6, radius: 0.045, raisedTo: 0.125, slippery: false })]),
-  probe("probe_blocks", "A 0.15 m cushion 1 m ahead, then a 0.3 m cushion (too tall to climb).", [cushion({ x: 1.2, y: 0, length: 1.5, depth: 0.4, height: 0.15 }), cushion({ x: 2.6, y: 0, length: 1.5, depth: 0.4, height: 0.3 })]),
-  probe("probe_gap", "Two stools with a 0.2 m gap between them, straight ahead.", [stool({ x: 1.0, y: -0.29 }), stool({ x: 1.0, y: 0.29 })]),
-  probe("probe_hill", "A dirt hill 0.3 m high starting 0.5 m ahead.", [hill({ x: 1.6, y: 0, height: 0.3, halfDepth: 0.9, halfLength: 1.2 })]),
-  probe("probe_log", "A round (slippery) log on the ground just ahead of the front feet.", [log({ x: 0.4, y: 0, length: 2, radius: 0.08 })]),
+  probe("probe_couch", "A couch with 0.22 m of room beneath, 1 m ahead.", [
+    couch({ x: 1.4, y: 0, length: 2, depth: 0.8, clearance: 0.22 }),
+  ]),
+  probe(
+    "probe_low_log",
+    "A thin log (a branch) resting on two stumps with 0.125 m beneath it: the head fits under, the hips do not.",
+    [log({ x: 0.8, y: 0, length: 1.6, radius: 0.045, raisedTo: 0.125, slippery: false })],
+  ),
+  probe("probe_blocks", "A 0.15 m cushion 1 m ahead, then a 0.3 m cushion (too tall to climb).", [
+    cushion({ x: 1.2, y: 0, length: 1.5, depth: 0.4, height: 0.15 }),
+    cushion({ x: 2.6, y: 0, length: 1.5, depth: 0.4, height: 0.3 }),
+  ]),
+  probe("probe_gap", "Two stools with a 0.2 m gap between them, straight ahead.", [
+    stool({ x: 1.0, y: -0.29 }),
+    stool({ x: 1.0, y: 0.29 }),
+  ]),
+  probe("probe_hill", "A dirt hill 0.3 m high starting 0.5 m ahead.", [
+    hill({ x: 1.6, y: 0, height: 0.3, halfDepth: 0.9, halfLength: 1.2 }),
+  ]),
+  probe("probe_log", "A round (slippery) log on the ground just ahead of the front feet.", [
+    log({ x: 0.4, y: 0, length: 2, radius: 0.08 }),
+  ]),
   probe("probe_toy", "Open ground with the toy 1.8 m ahead.", [], { x: 2.1, y: 0 }),
 ];
 
@@ -184,6 +266,9 @@ export function findCourse(name: string): Course {
   const seed = generatedSeed(name);
   if (seed !== undefined) return generateCourse(seed);
   const c = COURSES.get(name) ?? PROBES.get(name);
-  if (!c) throw new Error(`unknown course ${JSON.stringify(name)}; courses: ${listCourses().join(", ")}, or generated_<seed>; probes: ${[...PROBES.keys()].join(", ")}`);
+  if (!c)
+    throw new Error(
+      `unknown course ${JSON.stringify(name)}; courses: ${listCourses().join(", ")}, or generated_<seed>; probes: ${[...PROBES.keys()].join(", ")}`,
+    );
   return c;
 }

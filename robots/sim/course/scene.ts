@@ -11,7 +11,21 @@
 
 export type Vec3 = [number, number, number];
 
-export const LABELS = ["couch", "cushion", "stool", "bush", "bamboo", "log", "curb", "hill", "plank", "bench", "stairs", "wall", "toy"] as const;
+export const LABELS = [
+  "couch",
+  "cushion",
+  "stool",
+  "bush",
+  "bamboo",
+  "log",
+  "curb",
+  "hill",
+  "plank",
+  "bench",
+  "stairs",
+  "wall",
+  "toy",
+] as const;
 export type Label = (typeof LABELS)[number];
 
 /** One primitive of a thing, in the thing's own frame (x: its depth, y: its length, z: up from the ground). */
@@ -61,7 +75,10 @@ export type Posture = "stand" | "crawl" | "climb";
  * is also how high a foot steps: standing and crawling step over 4 cm, climbing lifts the legs to the climb height, so
  * anything lower than that is walked onto. Crawling keeps the head lower than the hips.
  */
-export const POSTURES: Record<Posture, { torso: [number, number]; head: [number, number]; camera: number; step: number }> = {
+export const POSTURES: Record<
+  Posture,
+  { torso: [number, number]; head: [number, number]; camera: number; step: number }
+> = {
   stand: { torso: [0.04, 0.3], head: [0.16, 0.3], camera: 0.27, step: 0.04 },
   crawl: { torso: [0.04, 0.14], head: [0.04, 0.11], camera: 0.09, step: 0.04 },
   climb: { torso: [0.2, 0.32], head: [0.2, 0.32], camera: 0.29, step: 0.2 },
@@ -113,7 +130,11 @@ interface At {
 
 /** A couch on four legs: open room of `clearance` beneath the seat, the backrest on its +x side. */
 export function couch(at: At & { length: number; depth?: number; clearance?: number }): Thing {
-  const d = at.depth ?? 0.8, h = at.clearance ?? 0.22, L = at.length / 2, x = d / 2, leg = 0.05;
+  const d = at.depth ?? 0.8,
+    h = at.clearance ?? 0.22,
+    L = at.length / 2,
+    x = d / 2,
+    leg = 0.05;
   const parts = [
     boxPart(-x, x, -L, L, h, 0.45, FABRIC),
     boxPart(x - 0.18, x, -L, L, 0.45, 0.85, FABRIC_DARK),
@@ -121,14 +142,28 @@ export function couch(at: At & { length: number; depth?: number; clearance?: num
     boxPart(-x, x - 0.18, L - 0.14, L, 0.45, 0.62, FABRIC_DARK),
   ];
   // Legs at the four corners, inside the seat's outline.
-  for (const [x0, x1] of [[-x, -x + leg], [x - leg, x]]) for (const [y0, y1] of [[-L, -L + leg], [L - leg, L]]) parts.push(boxPart(x0, x1, y0, y1, 0, h, WOOD));
+  for (const [x0, x1] of [
+    [-x, -x + leg],
+    [x - leg, x],
+  ])
+    for (const [y0, y1] of [
+      [-L, -L + leg],
+      [L - leg, L],
+    ])
+      parts.push(boxPart(x0, x1, y0, y1, 0, h, WOOD));
   return { label: "couch", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
 }
 
 /** A floor cushion: a soft block of `height` (low enough to climb, too high to step over). */
 export function cushion(at: At & { length: number; depth: number; height?: number }): Thing {
   const h = at.height ?? 0.16;
-  return { label: "cushion", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts: [boxPart(-at.depth / 2, at.depth / 2, -at.length / 2, at.length / 2, 0, h, "0.78 0.45 0.5 1")] };
+  return {
+    label: "cushion",
+    x: at.x,
+    y: at.y,
+    yaw: at.yaw ?? 0,
+    parts: [boxPart(-at.depth / 2, at.depth / 2, -at.length / 2, at.length / 2, 0, h, "0.78 0.45 0.5 1")],
+  };
 }
 
 /** An upholstered stool: a solid drum with a seat on top. */
@@ -148,8 +183,16 @@ export function stool(at: At & { radius?: number }): Thing {
 
 /** A bush: a leafy ellipsoid sitting on the ground. */
 export function bush(at: At & { rx?: number; ry?: number; height?: number }): Thing {
-  const h = at.height ?? 0.7, rx = at.rx ?? 0.35, ry = at.ry ?? rx;
-  return { label: "bush", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts: [{ type: "ellipsoid", size: [rx, ry, h / 2 + 0.05], pos: [0, 0, h / 2 - 0.05], rgba: LEAF }] };
+  const h = at.height ?? 0.7,
+    rx = at.rx ?? 0.35,
+    ry = at.ry ?? rx;
+  return {
+    label: "bush",
+    x: at.x,
+    y: at.y,
+    yaw: at.yaw ?? 0,
+    parts: [{ type: "ellipsoid", size: [rx, ry, h / 2 + 0.05], pos: [0, 0, h / 2 - 0.05], rgba: LEAF }],
+  };
 }
 
 /** A stand of bamboo: rows of thin tall stems, too close together for the body (gaps < 0.2 m). */
@@ -162,7 +205,12 @@ export function bamboo(at: At & { rows: number; columns: number; spacing?: numbe
       const jx = ((i * 7 + j * 3) % 5) * 0.012 - 0.024;
       const x = i * s + jx - ((at.rows - 1) * s) / 2;
       const y = j * s + (i % 2 ? s / 2 : 0) - ((at.columns - 1) * s) / 2;
-      parts.push({ type: "cylinder", size: [0.028, 0.9], pos: [x, y, 0.9], rgba: (i + j) % 2 ? "0.55 0.65 0.25 1" : "0.45 0.58 0.2 1" });
+      parts.push({
+        type: "cylinder",
+        size: [0.028, 0.9],
+        pos: [x, y, 0.9],
+        rgba: (i + j) % 2 ? "0.55 0.65 0.25 1" : "0.45 0.58 0.2 1",
+      });
     }
   }
   return { label: "bamboo", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
@@ -170,16 +218,33 @@ export function bamboo(at: At & { rows: number; columns: number; spacing?: numbe
 
 /** A log lying across the way (along its local y). Rounded bark: slippery to climb. With `raisedTo`, it rests on two stumps with its underside that high. */
 export function log(at: At & { length: number; radius?: number; raisedTo?: number; slippery?: boolean }): Thing {
-  const r = at.radius ?? 0.08, under = at.raisedTo ?? 0;
-  const parts: Part[] = [{ type: "cylinder", size: [r, at.length / 2], pos: [0, 0, under + r], euler: [Math.PI / 2, 0, 0], rgba: BARK }];
-  if (under > 0) for (const sy of [-1, 1]) parts.push({ type: "cylinder", size: [0.1, under / 2], pos: [0, sy * (at.length / 2 - 0.1), under / 2], rgba: WOOD });
+  const r = at.radius ?? 0.08,
+    under = at.raisedTo ?? 0;
+  const parts: Part[] = [
+    { type: "cylinder", size: [r, at.length / 2], pos: [0, 0, under + r], euler: [Math.PI / 2, 0, 0], rgba: BARK },
+  ];
+  if (under > 0)
+    for (const sy of [-1, 1])
+      parts.push({
+        type: "cylinder",
+        size: [0.1, under / 2],
+        pos: [0, sy * (at.length / 2 - 0.1), under / 2],
+        rgba: WOOD,
+      });
   return { label: "log", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts, slippery: at.slippery ?? true };
 }
 
 /** A concrete curb across the way. */
 export function curb(at: At & { length: number; depth?: number; height?: number }): Thing {
-  const d = at.depth ?? 0.3, h = at.height ?? 0.12;
-  return { label: "curb", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, CONCRETE)] };
+  const d = at.depth ?? 0.3,
+    h = at.height ?? 0.12;
+  return {
+    label: "curb",
+    x: at.x,
+    y: at.y,
+    yaw: at.yaw ?? 0,
+    parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, CONCRETE)],
+  };
 }
 
 /**
@@ -188,31 +253,65 @@ export function curb(at: At & { length: number; depth?: number; height?: number 
  */
 export function hill(at: At & { height: number; halfDepth: number; halfLength: number }): Thing {
   // Choose the ellipsoid's vertical radius 4× the crest height; solve for the horizontal radii that meet the ground at the given foot.
-  const c = 4 * at.height, zc = at.height - c;
+  const c = 4 * at.height,
+    zc = at.height - c;
   const k = Math.sqrt(1 - (zc / c) ** 2);
-  return { label: "hill", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts: [{ type: "ellipsoid", size: [at.halfDepth / k, at.halfLength / k, c], pos: [0, 0, zc], rgba: "0.5 0.4 0.28 1" }] };
+  return {
+    label: "hill",
+    x: at.x,
+    y: at.y,
+    yaw: at.yaw ?? 0,
+    parts: [
+      { type: "ellipsoid", size: [at.halfDepth / k, at.halfLength / k, c], pos: [0, 0, zc], rgba: "0.5 0.4 0.28 1" },
+    ],
+  };
 }
 
 /** A thick wooden plank lying across the way. */
 export function plank(at: At & { length: number; depth?: number; height?: number }): Thing {
-  const d = at.depth ?? 0.25, h = at.height ?? 0.1;
-  return { label: "plank", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, "0.72 0.55 0.33 1")] };
+  const d = at.depth ?? 0.25,
+    h = at.height ?? 0.1;
+  return {
+    label: "plank",
+    x: at.x,
+    y: at.y,
+    yaw: at.yaw ?? 0,
+    parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, "0.72 0.55 0.33 1")],
+  };
 }
 
 /** A garden bench: seat boards with an apron below them on both long sides, leaving `clearance` beneath. */
 export function bench(at: At & { length: number; depth?: number; clearance?: number }): Thing {
-  const d = (at.depth ?? 0.45) / 2, L = at.length / 2, h = at.clearance ?? 0.22, leg = 0.06;
-  const parts = [boxPart(-d, d, -L, L, 0.36, 0.42, WOOD), boxPart(-d, -d + 0.03, -L, L, h, 0.36, WOOD), boxPart(d - 0.03, d, -L, L, h, 0.36, WOOD)];
-  for (const [x0, x1] of [[-d, -d + leg], [d - leg, d]]) for (const [y0, y1] of [[-L, -L + leg], [L - leg, L]]) parts.push(boxPart(x0, x1, y0, y1, 0, 0.36, "0.25 0.25 0.25 1"));
+  const d = (at.depth ?? 0.45) / 2,
+    L = at.length / 2,
+    h = at.clearance ?? 0.22,
+    leg = 0.06;
+  const parts = [
+    boxPart(-d, d, -L, L, 0.36, 0.42, WOOD),
+    boxPart(-d, -d + 0.03, -L, L, h, 0.36, WOOD),
+    boxPart(d - 0.03, d, -L, L, h, 0.36, WOOD),
+  ];
+  for (const [x0, x1] of [
+    [-d, -d + leg],
+    [d - leg, d],
+  ])
+    for (const [y0, y1] of [
+      [-L, -L + leg],
+      [L - leg, L],
+    ])
+      parts.push(boxPart(x0, x1, y0, y1, 0, 0.36, "0.25 0.25 0.25 1"));
   return { label: "bench", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
 }
 
 /** A flight of `steps` steps going up along local +x from x = 0, each `rise` high and `run` deep, then a landing. */
 export function stairs(at: At & { width: number; steps: number; rise?: number; run?: number; landing: number }): Thing {
-  const rise = at.rise ?? 0.12, run = at.run ?? 0.35, W = at.width / 2;
+  const rise = at.rise ?? 0.12,
+    run = at.run ?? 0.35,
+    W = at.width / 2;
   const end = at.steps * run + at.landing;
   const parts: Part[] = [];
-  for (let i = 0; i < at.steps; i++) parts.push(boxPart(i * run, end, -W, W, 0, (i + 1) * rise, i % 2 ? CONCRETE : "0.7 0.7 0.68 1"));
+  for (let i = 0; i < at.steps; i++)
+    parts.push(boxPart(i * run, end, -W, W, 0, (i + 1) * rise, i % 2 ? CONCRETE : "0.7 0.7 0.68 1"));
   return { label: "stairs", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
 }
 
@@ -220,13 +319,24 @@ export function stairs(at: At & { width: number; steps: number; rise?: number; r
 export function wall(x0: number, y0: number, x1: number, y1: number, height = 0.8, thickness = 0.1): Thing {
   const len = Math.hypot(x1 - x0, y1 - y0);
   const yaw = (Math.atan2(y1 - y0, x1 - x0) * 180) / Math.PI - 90;
-  return { label: "wall", x: (x0 + x1) / 2, y: (y0 + y1) / 2, yaw, parts: [boxPart(-thickness / 2, thickness / 2, -len / 2, len / 2, 0, height, WALL)] };
+  return {
+    label: "wall",
+    x: (x0 + x1) / 2,
+    y: (y0 + y1) / 2,
+    yaw,
+    parts: [boxPart(-thickness / 2, thickness / 2, -len / 2, len / 2, 0, height, WALL)],
+  };
 }
 
 /** Four walls around [x0, x1] × [y0, y1] (inner faces on those lines). */
 export function room(x0: number, x1: number, y0: number, y1: number): Thing[] {
   const t = 0.05;
-  return [wall(x0 - t, y0 - 2 * t, x0 - t, y1 + 2 * t), wall(x1 + t, y0 - 2 * t, x1 + t, y1 + 2 * t), wall(x0, y0 - t, x1, y0 - t), wall(x0, y1 + t, x1, y1 + t)];
+  return [
+    wall(x0 - t, y0 - 2 * t, x0 - t, y1 + 2 * t),
+    wall(x1 + t, y0 - 2 * t, x1 + t, y1 + 2 * t),
+    wall(x0, y0 - t, x1, y0 - t),
+    wall(x0, y1 + t, x1, y1 + t),
+  ];
 }
 
 /** A hedge of bushes along a line from (x0, y0) to (x1, y1): bushes elongated along it and overlapping, so nothing gets through. */
@@ -236,7 +346,14 @@ export function hedge(x0: number, y0: number, x1: number, y1: number, r = 0.3): 
   const yaw = (Math.atan2(y1 - y0, x1 - x0) * 180) / Math.PI;
   // Each bush spans its segment of the line and reaches r beyond it (so the hedge ends r beyond its end points).
   return Array.from({ length: n }, (_, i) =>
-    bush({ x: x0 + ((x1 - x0) * (i + 0.5)) / n, y: y0 + ((y1 - y0) * (i + 0.5)) / n, yaw, rx: len / n / 2 + r, ry: r, height: 0.6 + ((i * 37) % 5) * 0.05 }),
+    bush({
+      x: x0 + ((x1 - x0) * (i + 0.5)) / n,
+      y: y0 + ((y1 - y0) * (i + 0.5)) / n,
+      yaw,
+      rx: len / n / 2 + r,
+      ry: r,
+      height: 0.6 + ((i * 37) % 5) * 0.05,
+    }),
   );
 }
 

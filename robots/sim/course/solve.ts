@@ -31,8 +31,18 @@ export interface SolveOptions {
 }
 
 const ACTIONS: Step[] = [
-  ["walk", "medium"], ["walk", "large"], ["crawl", "medium"], ["crawl", "large"], ["climb", "medium"], ["climb", "large"],
-  ["backward", "medium"], ["backward", "large"], ["turn_left", "medium"], ["turn_left", "large"], ["turn_right", "medium"], ["turn_right", "large"],
+  ["walk", "medium"],
+  ["walk", "large"],
+  ["crawl", "medium"],
+  ["crawl", "large"],
+  ["climb", "medium"],
+  ["climb", "large"],
+  ["backward", "medium"],
+  ["backward", "large"],
+  ["turn_left", "medium"],
+  ["turn_left", "large"],
+  ["turn_right", "medium"],
+  ["turn_right", "large"],
 ];
 const CELL = 0.1;
 const WALK = 0.3;
@@ -69,7 +79,7 @@ export async function solveCourse(course: string | Course, opts: SolveOptions = 
     const h = (p: Pose) => guide.at(p.x + 0.15 * Math.cos(p.yaw), p.y + 0.15 * Math.sin(p.yaw));
     const weight = opts.weight ?? 2;
     const key = (p: Pose, posture: Posture) =>
-      `${Math.round(p.x / 0.12)},${Math.round(p.y / 0.12)},${Math.round(((p.yaw * 180) / Math.PI) / 15)},${Math.round(p.z / 0.05)},${posture}`;
+      `${Math.round(p.x / 0.12)},${Math.round(p.y / 0.12)},${Math.round((p.yaw * 180) / Math.PI / 15)},${Math.round(p.z / 0.05)},${posture}`;
     const start: Node = { pose: { ...body.pose }, posture: body.posture, g: 0, f: 0, steps: [] };
     start.f = weight * h(start.pose);
     const open = new Heap<Node>((a, b) => a.f - b.f);
@@ -118,14 +128,19 @@ export async function solveCourse(course: string | Course, opts: SolveOptions = 
 function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number): number } {
   const xs = [...c.things.map((t) => t.x), c.toy.x, 0];
   const ys = [...c.things.map((t) => t.y), c.toy.y, 0];
-  const x0 = Math.min(...xs) - 1, x1 = Math.max(...xs) + 1, y0 = Math.min(...ys) - 1, y1 = Math.max(...ys) + 1;
-  const nx = Math.ceil((x1 - x0) / CELL), ny = Math.ceil((y1 - y0) / CELL);
+  const x0 = Math.min(...xs) - 1,
+    x1 = Math.max(...xs) + 1,
+    y0 = Math.min(...ys) - 1,
+    y1 = Math.max(...ys) + 1;
+  const nx = Math.ceil((x1 - x0) / CELL),
+    ny = Math.ceil((y1 - y0) / CELL);
   const height = new Float64Array(nx * ny).fill(NaN);
   const body = world.body;
   const saved = { pose: { ...body.pose }, posture: body.posture };
   for (let i = 0; i < nx; i++) {
     for (let j = 0; j < ny; j++) {
-      const x = x0 + (i + 0.5) * CELL, y = y0 + (j + 0.5) * CELL;
+      const x = x0 + (i + 0.5) * CELL,
+        y = y0 + (j + 0.5) * CELL;
       for (const yaw of [0, Math.PI / 2]) {
         const pose = { x, y, yaw, z: 0 };
         const floor = body.support(pose, "crawl", 0);
@@ -149,7 +164,8 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
   const heap = new Heap<[number, number]>((a, b) => a[0] - b[0]);
   for (let i = 0; i < nx; i++) {
     for (let j = 0; j < ny; j++) {
-      const x = x0 + (i + 0.5) * CELL, y = y0 + (j + 0.5) * CELL;
+      const x = x0 + (i + 0.5) * CELL,
+        y = y0 + (j + 0.5) * CELL;
       if (!Number.isNaN(height[i * ny + j]) && Math.hypot(x - c.toy.x, y - c.toy.y) <= SUCCESS_RADIUS) {
         dist[i * ny + j] = 0;
         heap.push([0, i * ny + j]);
@@ -159,10 +175,12 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
   while (heap.length) {
     const [d, k] = heap.pop()!;
     if (d > dist[k]) continue;
-    const i = Math.floor(k / ny), j = k % ny;
+    const i = Math.floor(k / ny),
+      j = k % ny;
     for (let di = -1; di <= 1; di++) {
       for (let dj = -1; dj <= 1; dj++) {
-        const a = i + di, b = j + dj;
+        const a = i + di,
+          b = j + dj;
         if ((!di && !dj) || a < 0 || b < 0 || a >= nx || b >= ny) continue;
         const m = a * ny + b;
         if (Number.isNaN(height[m]) || Math.abs(height[m] - height[k]) > CLIMB_STEP) continue;
@@ -176,15 +194,19 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
   }
   return {
     at(x: number, y: number) {
-      const i = Math.floor((x - x0) / CELL), j = Math.floor((y - y0) / CELL);
+      const i = Math.floor((x - x0) / CELL),
+        j = Math.floor((y - y0) / CELL);
       if (i < 0 || j < 0 || i >= nx || j >= ny) return Infinity;
       // A pose whose own cell is not free (the body half in a doorway, pressed to a wall): the best free neighbour.
       let d = dist[i * ny + j];
       if (d === Infinity) {
-        for (let di = -2; di <= 2; di++) for (let dj = -2; dj <= 2; dj++) {
-          const a = i + di, b = j + dj;
-          if (a >= 0 && b >= 0 && a < nx && b < ny) d = Math.min(d, dist[a * ny + b] + (Math.hypot(di, dj) * CELL) / WALK);
-        }
+        for (let di = -2; di <= 2; di++)
+          for (let dj = -2; dj <= 2; dj++) {
+            const a = i + di,
+              b = j + dj;
+            if (a >= 0 && b >= 0 && a < nx && b < ny)
+              d = Math.min(d, dist[a * ny + b] + (Math.hypot(di, dj) * CELL) / WALK);
+          }
       }
       return d;
     },

@@ -11,7 +11,17 @@ import { Rng } from "../../random";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, type RobotManifest, type WorldDescription } from "../../manifests";
 import type { RangedDetectionsMessage } from "../../msgs/detections";
-import { Controllers, DogBody, MAGNITUDES, SKILLS, TICK, type BodyEvent, type Magnitude, type Skill, type SkillReport } from "./controllers";
+import {
+  Controllers,
+  DogBody,
+  MAGNITUDES,
+  SKILLS,
+  TICK,
+  type BodyEvent,
+  type Magnitude,
+  type Skill,
+  type SkillReport,
+} from "./controllers";
 import { HeadCamera, detectionsMessage } from "./perception";
 import { BODY, LABELS, courseXml, thingBody } from "./scene";
 import { findCourse, type Course } from "./scenarios";
@@ -124,11 +134,19 @@ export class CourseWorld {
     const geomBody = model.geom_bodyid as Int32Array;
     const thingOfGeom = Int32Array.from(geomBody, (b) => bodyThing.get(b) ?? -1);
     // Detector entities: every thing, then the toy.
-    const entityOfGeom = Int32Array.from(geomBody, (b) => (b === toyBody ? things.length : bodyThing.get(b) ?? -1));
+    const entityOfGeom = Int32Array.from(geomBody, (b) => (b === toyBody ? things.length : (bodyThing.get(b) ?? -1)));
     this.toyZ = course.toy.z ?? 0;
 
-    this.body = new DogBody(mj, model, data, thingOfGeom, { x: course.start.x, y: course.start.y, yaw: (course.start.yawDeg * Math.PI) / 180, z: 0 });
-    this.controllers = new Controllers(this.body, things, motionRng, { event: (e) => this.onBodyEvent(e), tick: () => this.onTick() });
+    this.body = new DogBody(mj, model, data, thingOfGeom, {
+      x: course.start.x,
+      y: course.start.y,
+      yaw: (course.start.yawDeg * Math.PI) / 180,
+      z: 0,
+    });
+    this.controllers = new Controllers(this.body, things, motionRng, {
+      event: (e) => this.onBodyEvent(e),
+      tick: () => this.onTick(),
+    });
     const width = opts.width ?? 160;
     const height = opts.height ?? 120;
     this.camera = new HeadCamera(mj, width, height, entityOfGeom, [...things.map((t) => t.label), "toy"]);
@@ -146,7 +164,13 @@ export class CourseWorld {
 
   /** The vocabulary only: what the detector can name. Nothing about the layout. */
   get description(): WorldDescription {
-    return { name: "course", places: [], navigationPoints: [], labels: [...LABELS], names: structuredClone(COURSE_NAMES) };
+    return {
+      name: "course",
+      places: [],
+      navigationPoints: [],
+      labels: [...LABELS],
+      names: structuredClone(COURSE_NAMES),
+    };
   }
 
   async close(): Promise<void> {
@@ -177,17 +201,27 @@ export class CourseWorld {
     }
     if (this.reachedAt === null && this.atToy()) {
       this.reachedAt = Math.round(elapsed * 1000) / 1000;
-      this.log({ kind: "moved", object: "toy", detail: `reached the toy (${this.toyDistance().toFixed(2)} m from the body)` });
+      this.log({
+        kind: "moved",
+        object: "toy",
+        detail: `reached the toy (${this.toyDistance().toFixed(2)} m from the body)`,
+      });
     }
     this.progress?.(elapsed);
   }
 
   // ---- skills -------------------------------------------------------------------------------------------------------
 
-  async runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome> {
+  async runSkill(
+    robot: string,
+    skill: string,
+    args: Record<string, unknown>,
+    ctx: ActionContext,
+  ): Promise<ActionOutcome> {
     const refuse = (message: string): ActionOutcome => ({ status: "aborted", values: { message, error: message } });
     if (robot !== ROBOT) return refuse(`unknown robot ${robot}; this world has ${ROBOT}`);
-    if (!(SKILLS as readonly string[]).includes(skill)) return refuse(`unknown skill ${skill}; the dog has ${SKILLS.join(", ")}`);
+    if (!(SKILLS as readonly string[]).includes(skill))
+      return refuse(`unknown skill ${skill}; the dog has ${SKILLS.join(", ")}`);
     const magnitude = args.magnitude;
     if (typeof magnitude !== "string" || !(MAGNITUDES as readonly string[]).includes(magnitude)) {
       return refuse(`invalid magnitude ${JSON.stringify(magnitude)}; one of ${MAGNITUDES.join(", ")}`);
@@ -211,7 +245,10 @@ export class CourseWorld {
       if (r === "canceled") {
         this.body.apply(this.body.pose, this.body.posture);
         const message = `${skill} was canceled`;
-        outcome = { status: "canceled", values: { ...report, seconds: Math.round((this.clock.time - started) * 1000) / 1000, message } };
+        outcome = {
+          status: "canceled",
+          values: { ...report, seconds: Math.round((this.clock.time - started) * 1000) / 1000, message },
+        };
       } else outcome = { status: "succeeded", values: { ...report } };
     } catch (err) {
       const message = `${skill} failed: ${(err as Error).message}`;
@@ -222,7 +259,17 @@ export class CourseWorld {
     }
     this.skillsEnded++;
     const message = (outcome.values as { message: string }).message;
-    this.log({ kind: outcome.status === "succeeded" ? "skill_succeeded" : outcome.status === "canceled" ? "skill_canceled" : "skill_failed", skill, goalId: ctx.goalId, detail: message });
+    this.log({
+      kind:
+        outcome.status === "succeeded"
+          ? "skill_succeeded"
+          : outcome.status === "canceled"
+            ? "skill_canceled"
+            : "skill_failed",
+      skill,
+      goalId: ctx.goalId,
+      detail: message,
+    });
     return outcome;
   }
 
@@ -250,8 +297,10 @@ export class CourseWorld {
   /** Horizontal distance from the toy to the nearest point of the spine, hips to nose. */
   toyDistance(): number {
     const { x, y, yaw } = this.body.pose;
-    const c = Math.cos(yaw), s = Math.sin(yaw);
-    const tx = this.course.toy.x - x, ty = this.course.toy.y - y;
+    const c = Math.cos(yaw),
+      s = Math.sin(yaw);
+    const tx = this.course.toy.x - x,
+      ty = this.course.toy.y - y;
     const along = Math.min(BODY.noseX, Math.max(BODY.hipsX, tx * c + ty * s));
     return Math.hypot(tx - along * c, ty - along * s);
   }
@@ -261,7 +310,8 @@ export class CourseWorld {
     const d = this.course.deadEnd!;
     const { x, y, yaw } = this.body.pose;
     return [BODY.hipsX, BODY.noseX].some((a) => {
-      const px = x + a * Math.cos(yaw), py = y + a * Math.sin(yaw);
+      const px = x + a * Math.cos(yaw),
+        py = y + a * Math.sin(yaw);
       return px > d.x0 && px < d.x1 && py > d.y0 && py < d.y1;
     });
   }
@@ -280,7 +330,12 @@ export class CourseWorld {
       reachedAt: this.reachedAt,
       ...(this.course.deadEnd ? { leftDeadEnd: this.leftDeadEnd } : {}),
       atToy: this.atToy(),
-      pose: { x: r3(p.x), y: r3(p.y), yaw: Math.round(((((p.yaw * 180) / Math.PI + 540) % 360) - 180) * 10) / 10, z: r3(p.z) },
+      pose: {
+        x: r3(p.x),
+        y: r3(p.y),
+        yaw: Math.round(((((p.yaw * 180) / Math.PI + 540) % 360) - 180) * 10) / 10,
+        z: r3(p.z),
+      },
       posture: this.body.posture,
       distanceToToy: r3(this.toyDistance()),
       skillSeconds: r3(this.clock.time),

@@ -14,7 +14,17 @@
 import type { Vec3 } from "../camera";
 import type { Motion, SimClock } from "../clock";
 import type { SimEvent } from "../events";
-import { ARM_BASE, ARM_REACH, ARM_REST, NAVIGATION_POINTS, navigationPoint, objectHalfHeight, objectSpec, place, type PlaceSpec } from "./layout";
+import {
+  ARM_BASE,
+  ARM_REACH,
+  ARM_REST,
+  NAVIGATION_POINTS,
+  navigationPoint,
+  objectHalfHeight,
+  objectSpec,
+  place,
+  type PlaceSpec,
+} from "./layout";
 import type { RobotId, Where } from "./types";
 
 export const TICK = 0.02;
@@ -64,19 +74,28 @@ export type Feedback = (phase: string, progress: number) => void;
  * Why this skill cannot run now, or undefined. Checks the true state, as the physical robot would find it, and says
  * only what the robot can tell: what a gripper holds only when it senses its grasp.
  */
-export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a: Record<string, string>): string | undefined {
+export function skillFailure(
+  body: KitchenBody,
+  robot: RobotId,
+  skill: string,
+  a: Record<string, string>,
+): string | undefined {
   // The grasp sensor's word (a thing between the fingers; the robot knows which, from the sensed grasp that took it).
   // Without one the robot does not refuse for what its hand may hold: it opens the hand first (see the motions).
   const holding = body.graspSensing ? body.heldBy(robot) : undefined;
   const reach = (p: PlaceSpec): string | undefined => {
     if (robot === "arm") {
       const d = Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]);
-      return d <= ARM_REACH ? undefined : `the ${p.name} is out of the arm's reach (${d.toFixed(2)} m away, reach ${ARM_REACH} m)`;
+      return d <= ARM_REACH
+        ? undefined
+        : `the ${p.name} is out of the arm's reach (${d.toFixed(2)} m away, reach ${ARM_REACH} m)`;
     }
     const here = body.mobileNavPoint();
     const nav = NAVIGATION_POINTS.find((n) => n.serves === p.name);
     if (!nav) return `the mobile robot cannot get to the ${p.name}`;
-    return here === nav.name ? undefined : `the mobile robot is ${here ? `at ${here}` : "between navigation points"}, not at ${nav.name}`;
+    return here === nav.name
+      ? undefined
+      : `the mobile robot is ${here ? `at ${here}` : "between navigation points"}, not at ${nav.name}`;
   };
   switch (skill) {
     case "go_to":
@@ -87,7 +106,8 @@ export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a
       if (!p.openable) return `the ${p.name} cannot be opened or closed`;
       const r = reach(p);
       if (r) return r;
-      if (robot === "arm" && holding) return `the arm needs its hand free to ${skill} the ${p.name} but holds the ${holding}`;
+      if (robot === "arm" && holding)
+        return `the arm needs its hand free to ${skill} the ${p.name} but holds the ${holding}`;
       if (skill === "open" && !body.isClosed(p)) return `the ${p.name} is already open`;
       if (skill === "close" && body.isClosed(p)) return `the ${p.name} is already closed`;
       return undefined;
@@ -101,13 +121,16 @@ export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a
       const w = body.where(a.object);
       if (!w || !("place" in w) || w.place !== p) {
         // Without grasp sensing the robot goes through the motion and closes on nothing, none the wiser.
-        return body.graspSensing ? `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}` : undefined;
+        return body.graspSensing
+          ? `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}`
+          : undefined;
       }
       return undefined;
     }
     case "release_to": {
       const p = place(a.place);
-      if (holding !== a.object && body.graspSensing) return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
+      if (holding !== a.object && body.graspSensing)
+        return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
       const r = reach(p);
       if (r) return r;
       if (body.isClosed(p)) return `cannot put anything in the ${p.name}: it is closed`;
@@ -126,25 +149,43 @@ export function skillFailure(body: KitchenBody, robot: RobotId, skill: string, a
 export function describeSuccess(robot: RobotId, skill: string, a: Record<string, string>, graspSensing = true): string {
   const rel = (p: string) => (place(p).kind === "container" ? "in" : "on");
   switch (skill) {
-    case "go_to": return `${robot} is at ${a.navigation_point}`;
-    case "open": return `the ${a.target} is open`;
-    case "close": return `the ${a.target} is closed`;
+    case "go_to":
+      return `${robot} is at ${a.navigation_point}`;
+    case "open":
+      return `the ${a.target} is open`;
+    case "close":
+      return `the ${a.target} is closed`;
     case "pick_from":
-      return graspSensing ? `${robot} holds the ${a.object}` : `${robot} closed its hand at the ${a.place}; without grasp sensing it cannot tell whether anything is in it`;
+      return graspSensing
+        ? `${robot} holds the ${a.object}`
+        : `${robot} closed its hand at the ${a.place}; without grasp sensing it cannot tell whether anything is in it`;
     case "release_to":
-      return graspSensing ? `the ${a.object} is ${rel(a.place)} the ${a.place}` : `${robot} opened its hand ${rel(a.place)} the ${a.place}; without grasp sensing it cannot tell whether anything was in it`;
+      return graspSensing
+        ? `the ${a.object} is ${rel(a.place)} the ${a.place}`
+        : `${robot} opened its hand ${rel(a.place)} the ${a.place}; without grasp sensing it cannot tell whether anything was in it`;
   }
   return "done";
 }
 
 /** The motion that carries out a skill whose preconditions hold. */
-export function skillMotion(body: KitchenBody, robot: RobotId, skill: string, a: Record<string, string>, feedback: Feedback): Motion {
+export function skillMotion(
+  body: KitchenBody,
+  robot: RobotId,
+  skill: string,
+  a: Record<string, string>,
+  feedback: Feedback,
+): Motion {
   switch (skill) {
-    case "go_to": return goTo(body, a.navigation_point, feedback);
-    case "open": return operate(body, robot, place(a.target), true, feedback);
-    case "close": return operate(body, robot, place(a.target), false, feedback);
-    case "pick_from": return pick(body, robot, a.object, place(a.place), feedback);
-    case "release_to": return release(body, robot, a.object, place(a.place), feedback);
+    case "go_to":
+      return goTo(body, a.navigation_point, feedback);
+    case "open":
+      return operate(body, robot, place(a.target), true, feedback);
+    case "close":
+      return operate(body, robot, place(a.target), false, feedback);
+    case "pick_from":
+      return pick(body, robot, a.object, place(a.place), feedback);
+    case "release_to":
+      return release(body, robot, a.object, place(a.place), feedback);
   }
   throw new Error(`unknown skill ${skill}`);
 }
@@ -158,7 +199,8 @@ function* goTo(body: KitchenBody, target: string, feedback: Feedback): Motion {
   if (total > 0.01) yield* turnTo(body, Math.atan2(ty - m.y, tx - m.x));
   let last = -1;
   while (Math.hypot(tx - m.x, ty - m.y) > 1e-6) {
-    const dx = tx - m.x, dy = ty - m.y;
+    const dx = tx - m.x,
+      dy = ty - m.y;
     const d = Math.hypot(dx, dy);
     const s = Math.min(1, (BASE_SPEED * TICK) / d);
     m.x += dx * s;
@@ -217,10 +259,21 @@ function* openHand(body: KitchenBody, robot: RobotId, into: PlaceSpec | undefine
   const slot = into && !body.isClosed(into) ? body.freeSlot(into) : -1;
   if (into && slot >= 0) {
     body.setWhere(held, { place: into, slot });
-    body.log({ kind: "released", robot, object: held, place: into.name, detail: `opened its hand before the skill: the ${held} fell ${into.kind === "container" ? "into" : "onto"} the ${into.name}` });
+    body.log({
+      kind: "released",
+      robot,
+      object: held,
+      place: into.name,
+      detail: `opened its hand before the skill: the ${held} fell ${into.kind === "container" ? "into" : "onto"} the ${into.name}`,
+    });
   } else {
     body.dropToFloor(held);
-    body.log({ kind: "dropped", robot, object: held, detail: `opened its hand before the skill: the ${held} fell to the floor` });
+    body.log({
+      kind: "dropped",
+      robot,
+      object: held,
+      detail: `opened its hand before the skill: the ${held} fell to the floor`,
+    });
   }
 }
 
@@ -246,14 +299,17 @@ function* operate(body: KitchenBody, robot: RobotId, p: PlaceSpec, open: boolean
   // Let the joint settle on its target before judging the result.
   for (let i = 0; i < 40 && Math.abs(body.openFraction(p) - (open ? 1 : 0)) > 0.05; i++) yield;
   if (open ? body.openFraction(p) < 0.8 : body.openFraction(p) > 0.2) {
-    throw new Error(`the ${p.name} did not ${open ? "open" : "close"} (stuck at ${Math.round(body.openFraction(p) * 100)}% open)`);
+    throw new Error(
+      `the ${p.name} did not ${open ? "open" : "close"} (stuck at ${Math.round(body.openFraction(p) * 100)}% open)`,
+    );
   }
   body.log({ kind: open ? "opened" : "closed", robot, place: p.name });
   yield* moveGripper(body, robot, restPose(body, robot));
   feedback("done", 1);
 }
 
-const at = (w: Where | undefined, p: PlaceSpec): w is { place: PlaceSpec; slot: number } => !!w && "place" in w && w.place === p;
+const at = (w: Where | undefined, p: PlaceSpec): w is { place: PlaceSpec; slot: number } =>
+  !!w && "place" in w && w.place === p;
 
 function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, feedback: Feedback): Motion {
   // The hand goes to the thing's own spot; to a thing that is not there (only without grasp sensing: with it that is

@@ -23,7 +23,8 @@ const PHRASE: Record<string, { at: string; into: string }> = {
 };
 
 export function generateKitchen(seed: number): KitchenScenario {
-  if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated scenario's seed is a whole number >= 0, got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`a generated scenario's seed is a whole number >= 0, got ${seed}`);
   const rng = new Rng(seed * 2246822519 + 3266489917);
   const room = new Map(PLACES.map((p) => [p.name, p.slots.length]));
   // Nothing starts in the trash can: a thing there is thrown away, not put away.
@@ -44,8 +45,19 @@ export function generateKitchen(seed: number): KitchenScenario {
   const name = generatedName(seed);
   if (family === "search") {
     const [a, b] = targets;
-    const instruction = b ? `Find the ${a} and the ${b} and report where each one is. Do not move anything.` : `Find the ${a} and report where it is. Do not move anything.`;
-    return { name, family, instruction, placements, open, mobileAt, perturbations: [], goal: targets.map((t) => `found(${t})`) };
+    const instruction = b
+      ? `Find the ${a} and the ${b} and report where each one is. Do not move anything.`
+      : `Find the ${a} and report where it is. Do not move anything.`;
+    return {
+      name,
+      family,
+      instruction,
+      placements,
+      open,
+      mobileAt,
+      perturbations: [],
+      goal: targets.map((t) => `found(${t})`),
+    };
   }
   // Where each target goes: somewhere else with room left (the room the other target frees does not count).
   const dest = (t: string) => {
@@ -60,10 +72,22 @@ export function generateKitchen(seed: number): KitchenScenario {
   if (family === "manipulation") {
     const part = (m: { t: string; to: string }, first: boolean) =>
       `${first ? verb(m.to)[0].toUpperCase() + verb(m.to).slice(1) : verb(m.to)} the ${m.t}, which ${m.t.endsWith("s") ? "are" : "is"} ${PHRASE[placements[m.t]].at}, ${PHRASE[m.to].into}`;
-    instruction = moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
+    instruction =
+      moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
   } else {
-    const part = (m: { t: string; to: string }, first: boolean) => `${first ? "Find" : "find"} the ${m.t} and ${verb(m.to)} ${m.t.endsWith("s") ? "them" : "it"} ${PHRASE[m.to].into}`;
-    instruction = moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
+    const part = (m: { t: string; to: string }, first: boolean) =>
+      `${first ? "Find" : "find"} the ${m.t} and ${verb(m.to)} ${m.t.endsWith("s") ? "them" : "it"} ${PHRASE[m.to].into}`;
+    instruction =
+      moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
   }
-  return { name, family, instruction, placements, open, mobileAt, perturbations: [], goal: moves.map((m) => `in(${m.t}, ${m.to})`) };
+  return {
+    name,
+    family,
+    instruction,
+    placements,
+    open,
+    mobileAt,
+    perturbations: [],
+    goal: moves.map((m) => `in(${m.t}, ${m.to})`),
+  };
 }

@@ -19,12 +19,16 @@ function scenarioOf(given: unknown, current: KitchenScenario): KitchenScenario {
 }
 
 export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWorld & { world: KitchenWorld }> {
-  const world: RebuiltWorld<KitchenWorld> = new RebuiltWorld(await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) }), async (args) => {
-    const scenario = scenarioOf(args.scenario, world.current.scenario);
-    const seed = args.seed === undefined ? (opts.seed ?? 0) : Number(args.seed);
-    if (!Number.isInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${JSON.stringify(args.seed)}`);
-    return { world: await KitchenWorld.create({ ...opts, scenario, seed }), scenario: scenario.name, seed };
-  });
+  const world: RebuiltWorld<KitchenWorld> = new RebuiltWorld(
+    await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) }),
+    async (args) => {
+      const scenario = scenarioOf(args.scenario, world.current.scenario);
+      const seed = args.seed === undefined ? (opts.seed ?? 0) : Number(args.seed);
+      if (!Number.isInteger(seed) || seed < 0)
+        throw new Error(`seed must be a non-negative integer, got ${JSON.stringify(args.seed)}`);
+      return { world: await KitchenWorld.create({ ...opts, scenario, seed }), scenario: scenario.name, seed };
+    },
+  );
   const served = await serveWorld(world, opts);
   return {
     ...served,
@@ -36,10 +40,19 @@ export async function serveKitchen(opts: KitchenServeOptions): Promise<ServedWor
 }
 
 /** The kitchen as a ROS 1 robot behind the reference rosbridge_server at `url` (see ../ros). */
-export async function serveKitchenOnRos(url: string, opts: KitchenServeOptions & { plain?: boolean; standard?: boolean }): Promise<RosRobot> {
+export async function serveKitchenOnRos(
+  url: string,
+  opts: KitchenServeOptions & { plain?: boolean; standard?: boolean },
+): Promise<RosRobot> {
   const world = await KitchenWorld.create({ ...opts, scenario: loadScenario(opts.scenario) });
   try {
-    return await serveWorldOnRos(world, url, { evaluatorKey: opts.evaluatorKey, token: opts.token, log: opts.log, plain: opts.plain, standard: opts.standard });
+    return await serveWorldOnRos(world, url, {
+      evaluatorKey: opts.evaluatorKey,
+      token: opts.token,
+      log: opts.log,
+      plain: opts.plain,
+      standard: opts.standard,
+    });
   } catch (err) {
     await world.close();
     throw err;

@@ -29,33 +29,104 @@ export interface PlaceSpec {
 
 export const PLACES: PlaceSpec[] = [
   {
-    name: "table", floor: "table_top", kind: "surface", openable: false, body: "table", center: [0, 0, 0.75],
-    slots: [[-0.4, 0.17, 0.75], [0, 0.17, 0.75], [0.4, 0.17, 0.75], [-0.4, -0.15, 0.75], [0, -0.15, 0.75], [0.4, -0.15, 0.75]],
+    name: "table",
+    floor: "table_top",
+    kind: "surface",
+    openable: false,
+    body: "table",
+    center: [0, 0, 0.75],
+    slots: [
+      [-0.4, 0.17, 0.75],
+      [0, 0.17, 0.75],
+      [0.4, 0.17, 0.75],
+      [-0.4, -0.15, 0.75],
+      [0, -0.15, 0.75],
+      [0.4, -0.15, 0.75],
+    ],
   },
   {
-    name: "refrigerator", floor: "refrigerator_shelf", kind: "container", openable: true, body: "refrigerator", joint: "refrigerator_hinge", openPosition: -1.6,
-    center: [-1.9, 1.0, 0.9], slots: [[0, -0.21, 0.9], [0, -0.07, 0.9], [0, 0.07, 0.9], [0, 0.21, 0.9]],
+    name: "refrigerator",
+    floor: "refrigerator_shelf",
+    kind: "container",
+    openable: true,
+    body: "refrigerator",
+    joint: "refrigerator_hinge",
+    openPosition: -1.6,
+    center: [-1.9, 1.0, 0.9],
+    slots: [
+      [0, -0.21, 0.9],
+      [0, -0.07, 0.9],
+      [0, 0.07, 0.9],
+      [0, 0.21, 0.9],
+    ],
   },
   {
-    name: "oven", floor: "oven_floor", kind: "container", openable: true, body: "oven", joint: "oven_hinge", openPosition: 1.5,
-    center: [-0.6, 2.0, 0.55], slots: [[0, 0.02, 0.52]],
+    name: "oven",
+    floor: "oven_floor",
+    kind: "container",
+    openable: true,
+    body: "oven",
+    joint: "oven_hinge",
+    openPosition: 1.5,
+    center: [-0.6, 2.0, 0.55],
+    slots: [[0, 0.02, 0.52]],
   },
   {
-    name: "sink", floor: "sink_bottom", kind: "surface", openable: false, body: "sink", center: [1.9, 1.0, 0.72],
-    slots: [[0, -0.12, 0.72], [0, 0.12, 0.72]],
+    name: "sink",
+    floor: "sink_bottom",
+    kind: "surface",
+    openable: false,
+    body: "sink",
+    center: [1.9, 1.0, 0.72],
+    slots: [
+      [0, -0.12, 0.72],
+      [0, 0.12, 0.72],
+    ],
   },
   {
-    name: "drawer_top", floor: "drawer_top_bottom", kind: "container", openable: true, body: "drawer_top", joint: "drawer_top_slide", openPosition: 0.3,
-    center: [-0.7, -1.5, 0.56], slots: [[-0.14, 0.08, 0.012], [0, 0.08, 0.012], [0.14, 0.08, 0.012]],
+    name: "drawer_top",
+    floor: "drawer_top_bottom",
+    kind: "container",
+    openable: true,
+    body: "drawer_top",
+    joint: "drawer_top_slide",
+    openPosition: 0.3,
+    center: [-0.7, -1.5, 0.56],
+    slots: [
+      [-0.14, 0.08, 0.012],
+      [0, 0.08, 0.012],
+      [0.14, 0.08, 0.012],
+    ],
   },
   {
-    name: "drawer_middle", floor: "drawer_middle_bottom", kind: "container", openable: true, body: "drawer_middle", joint: "drawer_middle_slide", openPosition: 0.46,
+    name: "drawer_middle",
+    floor: "drawer_middle_bottom",
+    kind: "container",
+    openable: true,
+    body: "drawer_middle",
+    joint: "drawer_middle_slide",
+    openPosition: 0.46,
     // The lower drawer pulls out further, so its front half clears an open drawer above it.
-    center: [-0.7, -1.5, 0.31], slots: [[-0.14, 0.12, 0.012], [0, 0.12, 0.012], [0.14, 0.12, 0.012]],
+    center: [-0.7, -1.5, 0.31],
+    slots: [
+      [-0.14, 0.12, 0.012],
+      [0, 0.12, 0.012],
+      [0.14, 0.12, 0.012],
+    ],
   },
   {
-    name: "trash_can", floor: "trash_can_bottom", kind: "container", openable: false, body: "trash_can", center: [0.8, -1.55, 0.03],
-    slots: [[-0.08, -0.08, 0.03], [0.08, -0.08, 0.03], [-0.08, 0.08, 0.03], [0.08, 0.08, 0.03]],
+    name: "trash_can",
+    floor: "trash_can_bottom",
+    kind: "container",
+    openable: false,
+    body: "trash_can",
+    center: [0.8, -1.55, 0.03],
+    slots: [
+      [-0.08, -0.08, 0.03],
+      [0.08, -0.08, 0.03],
+      [-0.08, 0.08, 0.03],
+      [0.08, 0.08, 0.03],
+    ],
   },
 ];
 
@@ -74,7 +145,10 @@ export const NAVIGATION_POINTS: NavigationPoint[] = [
   { name: "in_front_of_sink", position: [0.8, 1.0], yaw: 0, serves: "sink" },
 ];
 
-export type ObjectShape = { type: "box"; size: Vec3 } | { type: "cylinder"; radius: number; halfHeight: number } | { type: "sphere"; radius: number };
+export type ObjectShape =
+  | { type: "box"; size: Vec3 }
+  | { type: "cylinder"; radius: number; halfHeight: number }
+  | { type: "sphere"; radius: number };
 
 export interface ObjectSpec {
   name: string;
@@ -135,7 +209,10 @@ export const NAMES: Record<string, { display: string; aliases: string[] }> = {
   hamburger: { display: "hamburger", aliases: ["burger", "cheeseburger"] },
   apple: { display: "apple", aliases: ["red apple"] },
   orange: { display: "orange", aliases: ["tangerine", "mandarin"] },
-  vitamin_pills: { display: "vitamin pills", aliases: ["vitamins", "pills", "vitamin tablets", "pill bottle", "supplements"] },
+  vitamin_pills: {
+    display: "vitamin pills",
+    aliases: ["vitamins", "pills", "vitamin tablets", "pill bottle", "supplements"],
+  },
   green_medication: { display: "green medication", aliases: ["medication", "medicine", "green medicine", "meds"] },
   milk: { display: "milk", aliases: ["milk carton", "carton of milk"] },
   bread: { display: "bread", aliases: ["loaf", "loaf of bread", "bread loaf"] },
@@ -147,7 +224,22 @@ export const NAMES: Record<string, { display: string; aliases: string[] }> = {
   sink: { display: "sink", aliases: ["kitchen sink", "basin"] },
   drawer_top: { display: "top drawer", aliases: ["upper drawer", "first drawer", "higher drawer"] },
   drawer_middle: { display: "middle drawer", aliases: ["lower drawer", "bottom drawer", "second drawer"] },
-  trash_can: { display: "trash can", aliases: ["garbage", "garbage can", "trash", "bin", "trash bin", "rubbish bin", "rubbish", "waste bin", "wastebasket", "dustbin", "garbage bin"] },
+  trash_can: {
+    display: "trash can",
+    aliases: [
+      "garbage",
+      "garbage can",
+      "trash",
+      "bin",
+      "trash bin",
+      "rubbish bin",
+      "rubbish",
+      "waste bin",
+      "wastebasket",
+      "dustbin",
+      "garbage bin",
+    ],
+  },
   in_front_of_table: { display: "in front of the table", aliases: [] },
   in_front_of_refrigerator: { display: "in front of the refrigerator", aliases: ["in front of the fridge"] },
   in_front_of_oven: { display: "in front of the oven", aliases: [] },

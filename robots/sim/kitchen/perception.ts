@@ -11,7 +11,15 @@ import { entityClouds, heldBy, locateCloud, shareInside, type Hand, type Locatio
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import { Rng } from "../../random";
 import type { DetectionsMessage, Stamp } from "../../msgs/detections";
-import { ARM_CAMERA, MOBILE_CAMERA_HEIGHT, MOBILE_CAMERA_PITCH, NAMES, OBJECTS, PLACES, type PlaceSpec } from "./layout";
+import {
+  ARM_CAMERA,
+  MOBILE_CAMERA_HEIGHT,
+  MOBILE_CAMERA_PITCH,
+  NAMES,
+  OBJECTS,
+  PLACES,
+  type PlaceSpec,
+} from "./layout";
 import type { RobotId } from "./types";
 
 export interface CameraOutput {
@@ -39,9 +47,11 @@ export interface KitchenView {
 
 export function cameraPose(robot: RobotId, mobile: { x: number; y: number; yaw: number }): CameraPose {
   if (robot === "arm") return lookAt(ARM_CAMERA, [ARM_CAMERA[0], ARM_CAMERA[1], 0], [0, 1, 0]);
-  const c = Math.cos(mobile.yaw), s = Math.sin(mobile.yaw);
+  const c = Math.cos(mobile.yaw),
+    s = Math.sin(mobile.yaw);
   const eye: Vec3 = [mobile.x + 0.14 * c, mobile.y + 0.14 * s, MOBILE_CAMERA_HEIGHT];
-  const cp = Math.cos(MOBILE_CAMERA_PITCH), sp = Math.sin(MOBILE_CAMERA_PITCH);
+  const cp = Math.cos(MOBILE_CAMERA_PITCH),
+    sp = Math.sin(MOBILE_CAMERA_PITCH);
   return { position: eye, forward: [c * cp, s * cp, sp], up: [0, 0, 1] };
 }
 
@@ -82,7 +92,9 @@ export class KitchenCameras {
       if (door !== undefined) bodyDoor.set(door, i);
     });
     this.geomToDoor = Int32Array.from(geomBody, (b) => bodyDoor.get(b) ?? -1);
-    const floors = new Map(PLACES.map((p, i) => [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM.value, p.floor) as number, i]));
+    const floors = new Map(
+      PLACES.map((p, i) => [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM.value, p.floor) as number, i]),
+    );
     this.geomToFloor = Int32Array.from(geomBody, (_b, g) => floors.get(g) ?? -1);
     const w = opts.width ?? 320;
     const h = opts.height ?? 240;
@@ -95,7 +107,11 @@ export class KitchenCameras {
   }
 
   /** Renders a robot's camera, runs the detector on it and encodes the images. */
-  async render(robot: RobotId, mobile: { x: number; y: number; yaw: number }, view: KitchenView): Promise<CameraOutput> {
+  async render(
+    robot: RobotId,
+    mobile: { x: number; y: number; yaw: number },
+    view: KitchenView,
+  ): Promise<CameraOutput> {
     this.mj.mj_forward(this.model, this.data);
     const pose = cameraPose(robot, mobile);
     const cam = this.cameras.get(robot)!;
@@ -110,13 +126,26 @@ export class KitchenCameras {
     const raw = detectObjects(frame, this.geomToObject, names, names, this.noise, this.rng);
     const stamp = view.stamp();
     const clouds = entityClouds(frame, pose, fovDeg, this.geomToObject, names.length);
-    const held = heldBy(view.hands(), raw.map((d) => clouds[d.entity]));
+    const held = heldBy(
+      view.hands(),
+      raw.map((d) => clouds[d.entity]),
+    );
     const dets = raw.map((d, k) => {
       // The pixels of the detection, wherever its label came from: a mislabelled object is located where it is.
       const cloud = clouds[d.entity];
-      const location = locateCloud(cloud, { heldBy: held[k], places: view.volumes, fallback: nearest(cloud.median, view.volumes) });
+      const location = locateCloud(cloud, {
+        heldBy: held[k],
+        places: view.volumes,
+        fallback: nearest(cloud.median, view.volumes),
+      });
       if (d.label === d.truth) view.seen(robot, d.truth, location.place);
-      return { label: d.label, display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location };
+      return {
+        label: d.label,
+        display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "),
+        score: d.score,
+        box: d.box,
+        location,
+      };
     });
     const placePixels = new Int32Array(PLACES.length);
     const floorPixels = new Int32Array(PLACES.length);
@@ -130,7 +159,12 @@ export class KitchenCameras {
     }
     const places = PLACES.map((p, i) => ({ p, i, n: placePixels[i], inside: floorPixels[i] }))
       .filter(({ n }) => n >= 50)
-      .map(({ p, i, n, inside }) => ({ name: p.name, state: this.doorState(p, i, frame, pose, fovDeg, view, inside), pixels: n, insidePixels: inside }))
+      .map(({ p, i, n, inside }) => ({
+        name: p.name,
+        state: this.doorState(p, i, frame, pose, fovDeg, view, inside),
+        pixels: n,
+        insidePixels: inside,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
     return { ...detectionsHeader(robot, `${robot}_camera`, frame, stamp), detections: dets, places };
   }
@@ -140,7 +174,15 @@ export class KitchenCameras {
    * A door hardly in view says nothing by itself: then a place whose inside is in view is open, and one whose inside is
    * hidden is taken as closed (nothing in it can be seen either way).
    */
-  private doorState(p: PlaceSpec, i: number, frame: Frame, pose: CameraPose, fovDeg: number, view: KitchenView, inside: number): "open" | "closed" {
+  private doorState(
+    p: PlaceSpec,
+    i: number,
+    frame: Frame,
+    pose: CameraPose,
+    fovDeg: number,
+    view: KitchenView,
+    inside: number,
+  ): "open" | "closed" {
     const shut = view.shut.get(p.name);
     if (!p.openable || !shut) return "open";
     const door = shareInside(frame, pose, fovDeg, (g) => this.geomToDoor[g] === i, shut);
@@ -157,10 +199,11 @@ export class KitchenCameras {
 
 /** The place whose content volume is nearest a point, for a thing seen between volumes (it is in or on one of them). */
 function nearest(p: Vec3, volumes: readonly PlaceVolume[]): Location {
-  let best = volumes[0], d = Infinity;
+  let best = volumes[0],
+    d = Infinity;
   for (const v of volumes) {
     const e = Math.hypot(...[0, 1, 2].map((k) => Math.max(v.min[k] - p[k], 0, p[k] - v.max[k])));
-    if (e < d) (d = e), (best = v);
+    if (e < d) ((d = e), (best = v));
   }
   return { relation: best.relation, place: best.name };
 }

@@ -10,13 +10,18 @@ const ObjectName = z.enum(OBJECTS.map((o) => o.name) as [string, ...string[]]);
 const PlaceName = z.enum(PLACES.map((p) => p.name) as [string, ...string[]]);
 const OpenableName = z.enum(PLACES.filter((p) => p.openable).map((p) => p.name) as [string, ...string[]]);
 
-export const Perturbation = z.object({
-  /** Applied right after this many skill goals have ended (whatever their outcome). */
-  afterSkill: z.number().int().positive(),
-  move: z.object({ object: ObjectName, to: PlaceName }).optional(),
-  close: OpenableName.optional(),
-  open: OpenableName.optional(),
-}).refine((p) => [p.move, p.close, p.open].filter(Boolean).length === 1, "a perturbation does exactly one of move, close, open");
+export const Perturbation = z
+  .object({
+    /** Applied right after this many skill goals have ended (whatever their outcome). */
+    afterSkill: z.number().int().positive(),
+    move: z.object({ object: ObjectName, to: PlaceName }).optional(),
+    close: OpenableName.optional(),
+    open: OpenableName.optional(),
+  })
+  .refine(
+    (p) => [p.move, p.close, p.open].filter(Boolean).length === 1,
+    "a perturbation does exactly one of move, close, open",
+  );
 
 export const KitchenScenario = z.object({
   name: z.string().regex(/^[a-z0-9_]+$/),
@@ -37,7 +42,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const SCENARIO_DIR = join(here, "scenarios");
 
 export function listScenarios(): string[] {
-  return readdirSync(SCENARIO_DIR).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
+  return readdirSync(SCENARIO_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.replace(/\.json$/, ""))
+    .sort();
 }
 
 export function loadScenario(nameOrPath: string): KitchenScenario {
@@ -46,7 +54,9 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new Error(`cannot read scenario ${nameOrPath}: ${(err as Error).message}; known: ${listScenarios().join(", ")}`);
+    throw new Error(
+      `cannot read scenario ${nameOrPath}: ${(err as Error).message}; known: ${listScenarios().join(", ")}`,
+    );
   }
   return parseScenario(raw, path);
 }
@@ -54,7 +64,10 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
 /** A scenario given as data (a dataset row's, sent with a reset), checked as a scenario file is. */
 export function parseScenario(raw: unknown, path = "(given)"): KitchenScenario {
   const p = KitchenScenario.safeParse(raw);
-  if (!p.success) throw new Error(`scenario ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!p.success)
+    throw new Error(
+      `scenario ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   const counts = new Map<string, number>();
   for (const place of Object.values(p.data.placements) as string[]) counts.set(place, (counts.get(place) ?? 0) + 1);
   for (const [place, n] of counts) {

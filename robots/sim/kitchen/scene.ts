@@ -25,7 +25,9 @@ function objectGeom(o: ObjectSpec): string {
 }
 
 export function kitchenXml(): string {
-  const objects = OBJECTS.map((o, i) => `<body name="obj_${o.name}" mocap="true" pos="${f(3 + 0.3 * i, 3, 0.1)}">${objectGeom(o)}</body>`).join("\n");
+  const objects = OBJECTS.map(
+    (o, i) => `<body name="obj_${o.name}" mocap="true" pos="${f(3 + 0.3 * i, 3, 0.1)}">${objectGeom(o)}</body>`,
+  ).join("\n");
   return `<mujoco model="robograph_kitchen">
   <compiler angle="radian"/>
   <option timestep="0.002" gravity="0 0 -9.81"/>
@@ -39,7 +41,14 @@ export function kitchenXml(): string {
 
     <body name="table" pos="0 0 0">
       ${box("table_top", [0, 0, 0.725], [0.6, 0.4, 0.025], WOOD)}
-      ${[[-0.55, -0.35], [0.55, -0.35], [-0.55, 0.35], [0.55, 0.35]].map(([x, y], i) => box(`table_leg${i}`, [x, y, 0.35], [0.025, 0.025, 0.35], WOOD)).join("")}
+      ${[
+        [-0.55, -0.35],
+        [0.55, -0.35],
+        [-0.55, 0.35],
+        [0.55, 0.35],
+      ]
+        .map(([x, y], i) => box(`table_leg${i}`, [x, y, 0.35], [0.025, 0.025, 0.35], WOOD))
+        .join("")}
     </body>
 
     <body name="refrigerator" pos="-1.9 1.0 0">

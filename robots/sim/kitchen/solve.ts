@@ -24,8 +24,11 @@ export interface KitchenSolution {
 
 const navFor = (place: string) => NAVIGATION_POINTS.find((n) => n.serves === place)?.name;
 /** The places the arm reaches, as its manifest states them (`reaches(self, table)` …). */
-const ARM_PLACES = (bundledManifests("kitchen").find((m) => m.id === "arm")?.facts ?? []).flatMap((f) => /^reaches\(self, (\w+)\)$/.exec(f)?.[1] ?? []);
-const reaches = (robot: RobotId, place: string) => (robot === "arm" ? ARM_PLACES.includes(place) : navFor(place) !== undefined);
+const ARM_PLACES = (bundledManifests("kitchen").find((m) => m.id === "arm")?.facts ?? []).flatMap(
+  (f) => /^reaches\(self, (\w+)\)$/.exec(f)?.[1] ?? [],
+);
+const reaches = (robot: RobotId, place: string) =>
+  robot === "arm" ? ARM_PLACES.includes(place) : navFor(place) !== undefined;
 
 /** Writes the plan from the true starting state (it does not run it). */
 export function planKitchen(s: KitchenScenario): KitchenStep[] {
@@ -87,15 +90,25 @@ export function planKitchen(s: KitchenScenario): KitchenStep[] {
  */
 export async function unseenGoalObjects(s: KitchenScenario): Promise<string[]> {
   const wanted = new Set(s.goal.map((g) => /^\w+\((\w+)/.exec(g)![1]).filter((o) => o in s.placements));
-  const world = await KitchenWorld.create({ scenario: { ...s, open: PLACES.filter((p) => p.openable).map((p) => p.name) }, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
+  const world = await KitchenWorld.create({
+    scenario: { ...s, open: PLACES.filter((p) => p.openable).map((p) => p.name) },
+    seed: 0,
+    noise: { missRate: 0, mislabelRate: 0 },
+  });
   try {
     const seen = new Set<string>();
     const look = async (robot: RobotId) => {
-      for (const d of (await world.renderCamera(robot)).detections.detections) if (d.location.place === s.placements[d.label]) seen.add(d.label);
+      for (const d of (await world.renderCamera(robot)).detections.detections)
+        if (d.location.place === s.placements[d.label]) seen.add(d.label);
     };
     await look("arm");
     for (const [i, n] of NAVIGATION_POINTS.entries()) {
-      await world.runSkill("mobile", "go_to", { navigation_point: n.name }, { goalId: `look-${i}`, signal: new AbortController().signal, feedback: () => {} });
+      await world.runSkill(
+        "mobile",
+        "go_to",
+        { navigation_point: n.name },
+        { goalId: `look-${i}`, signal: new AbortController().signal, feedback: () => {} },
+      );
       await look("mobile");
     }
     return [...wanted].filter((o) => !seen.has(o));
@@ -116,7 +129,12 @@ export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution>
     return { solvable: false, steps: [], why: (err as Error).message };
   }
   const unseen = await unseenGoalObjects(s);
-  if (unseen.length) return { solvable: false, steps, why: `no camera sees the ${unseen.join(" or the ")} where it starts, from anywhere the robots can look from` };
+  if (unseen.length)
+    return {
+      solvable: false,
+      steps,
+      why: `no camera sees the ${unseen.join(" or the ")} where it starts, from anywhere the robots can look from`,
+    };
   const world = await KitchenWorld.create({ scenario: s, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
   try {
     const look = async () => {
@@ -124,12 +142,30 @@ export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution>
     };
     await look();
     for (const [i, step] of steps.entries()) {
-      const out = await world.runSkill(step.robot, step.skill, step.args, { goalId: `solve-${i}`, signal: new AbortController().signal, feedback: () => {} });
-      if (out.status !== "succeeded") return { solvable: false, steps, why: `step ${i + 1} (${step.robot} ${step.skill} ${JSON.stringify(step.args)}) ${out.status}: ${(out.values as { message?: string }).message}` };
+      const out = await world.runSkill(step.robot, step.skill, step.args, {
+        goalId: `solve-${i}`,
+        signal: new AbortController().signal,
+        feedback: () => {},
+      });
+      if (out.status !== "succeeded")
+        return {
+          solvable: false,
+          steps,
+          why: `step ${i + 1} (${step.robot} ${step.skill} ${JSON.stringify(step.args)}) ${out.status}: ${(out.values as { message?: string }).message}`,
+        };
       await look();
     }
     const e = world.evaluate();
-    return e.success ? { solvable: true, steps } : { solvable: false, steps, why: `the goal does not hold after the plan: ${e.goal.filter((g) => !g.holds).map((g) => g.literal).join(", ")}` };
+    return e.success
+      ? { solvable: true, steps }
+      : {
+          solvable: false,
+          steps,
+          why: `the goal does not hold after the plan: ${e.goal
+            .filter((g) => !g.holds)
+            .map((g) => g.literal)
+            .join(", ")}`,
+        };
   } finally {
     await world.close();
   }

@@ -9,9 +9,26 @@ import { EventLog, type SimEvent } from "../events";
 import { SimClock } from "../clock";
 import { mujoco, type Mujoco, type MjModel, type MjData } from "../mujoco";
 import type { ActionContext, ActionOutcome } from "../../bridge/server";
-import { SENSES_GRASP, bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
+import {
+  SENSES_GRASP,
+  bundledManifests,
+  parseLiteral,
+  type RobotManifest,
+  type WorldDescription,
+} from "../../manifests";
 import { kitchenXml } from "./scene";
-import { ARM_REST, MOBILE_GRIPPER_REST, NAVIGATION_POINTS, OBJECTS, PLACES, describeKitchen, navigationPoint, objectHalfHeight, place, type PlaceSpec } from "./layout";
+import {
+  ARM_REST,
+  MOBILE_GRIPPER_REST,
+  NAVIGATION_POINTS,
+  OBJECTS,
+  PLACES,
+  describeKitchen,
+  navigationPoint,
+  objectHalfHeight,
+  place,
+  type PlaceSpec,
+} from "./layout";
 import type { KitchenScenario } from "./scenario";
 import { TICK, angleDiff, describeSuccess, skillFailure, skillMotion, type KitchenBody } from "./controllers";
 import { KitchenCameras, cameraPose, type CameraOutput, type KitchenView } from "./perception";
@@ -69,7 +86,9 @@ export class KitchenWorld {
     opts: KitchenOptions,
   ) {
     this.graspSensing = opts.graspSensing ?? true;
-    this.manifests = bundledManifests("kitchen").map((m) => (this.graspSensing ? m : { ...m, facts: m.facts.filter((f) => f !== SENSES_GRASP) }));
+    this.manifests = bundledManifests("kitchen").map((m) =>
+      this.graspSensing ? m : { ...m, facts: m.facts.filter((f) => f !== SENSES_GRASP) },
+    );
     this.clock = new SimClock(TICK, () => this.step(), opts.speed ?? Infinity);
     for (let b = 0; b < model.nbody; b++) this.bodyId.set(mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, b) ?? "", b);
     this.cameras = new KitchenCameras(mj, model, data, this.bodyId, opts);
@@ -109,7 +128,13 @@ export class KitchenWorld {
     this.view = {
       volumes,
       shut,
-      hands: () => (["mobile", "arm"] as const).map((r) => ({ name: r, at: this.mocapPos(`${r}_gripper`), closed: this.gripperClosed.get(r) ?? false, reach: 0.08 })),
+      hands: () =>
+        (["mobile", "arm"] as const).map((r) => ({
+          name: r,
+          at: this.mocapPos(`${r}_gripper`),
+          closed: this.gripperClosed.get(r) ?? false,
+          reach: 0.08,
+        })),
       stamp: () => this.stamp(),
       seen: (robot, object, placeName) => {
         if (this.detected.has(object)) return;
@@ -227,28 +252,47 @@ export class KitchenWorld {
       this.mj.mj_kinematics(this.model, this.data);
     };
     const grow = (b: { min: Vec3; max: Vec3 } | undefined, q: Vec3): { min: Vec3; max: Vec3 } =>
-      b ? { min: [0, 1, 2].map((k) => Math.min(b.min[k], q[k])) as Vec3, max: [0, 1, 2].map((k) => Math.max(b.max[k], q[k])) as Vec3 } : { min: [...q], max: [...q] };
+      b
+        ? {
+            min: [0, 1, 2].map((k) => Math.min(b.min[k], q[k])) as Vec3,
+            max: [0, 1, 2].map((k) => Math.max(b.max[k], q[k])) as Vec3,
+          }
+        : { min: [...q], max: [...q] };
     const surfaces = new Map<string, { min: Vec3; max: Vec3 }>();
     const shut = new Map<string, { min: Vec3; max: Vec3 }>();
     at(false);
     const geomBody = this.model.geom_bodyid as Int32Array;
     for (const p of openable) {
       const door = this.bodyId.get(`${p.body}_door`) ?? this.body(p.body);
-      const b = geomsBox(this.mj, this.model, this.data, [...geomBody.keys()].filter((g) => geomBody[g] === door), 0.03);
+      const b = geomsBox(
+        this.mj,
+        this.model,
+        this.data,
+        [...geomBody.keys()].filter((g) => geomBody[g] === door),
+        0.03,
+      );
       if (b) shut.set(p.name, b);
     }
     for (const open of [false, true]) {
       at(open);
-      for (const p of PLACES) p.slots.forEach((_, i) => surfaces.set(p.name, grow(surfaces.get(p.name), this.slotWorld(p, i))));
+      for (const p of PLACES)
+        p.slots.forEach((_, i) => surfaces.set(p.name, grow(surfaces.get(p.name), this.slotWorld(p, i))));
     }
     qpos.set(saved);
     this.mj.mj_forward(this.model, this.data);
     const tallest = Math.max(...OBJECTS.map((o) => 2 * objectHalfHeight(o)));
     // Containers first: a thing in a drawer under a table is in the drawer.
-    const volumes = [...PLACES].sort((a, b) => Number(b.kind === "container") - Number(a.kind === "container")).map((p) => {
-      const s = surfaces.get(p.name)!;
-      return { name: p.name, relation: p.kind === "container" ? ("in" as const) : ("on" as const), min: [s.min[0] - 0.1, s.min[1] - 0.1, s.min[2] - 0.03] as Vec3, max: [s.max[0] + 0.1, s.max[1] + 0.1, s.max[2] + tallest + 0.02] as Vec3 };
-    });
+    const volumes = [...PLACES]
+      .sort((a, b) => Number(b.kind === "container") - Number(a.kind === "container"))
+      .map((p) => {
+        const s = surfaces.get(p.name)!;
+        return {
+          name: p.name,
+          relation: p.kind === "container" ? ("in" as const) : ("on" as const),
+          min: [s.min[0] - 0.1, s.min[1] - 0.1, s.min[2] - 0.03] as Vec3,
+          max: [s.max[0] + 0.1, s.max[1] + 0.1, s.max[2] + tallest + 0.02] as Vec3,
+        };
+      });
     return { volumes, shut };
   }
 
@@ -276,14 +320,19 @@ export class KitchenWorld {
   }
 
   private freeSlot(p: PlaceSpec): number {
-    const taken = new Set([...this.where.values()].filter((w): w is { place: PlaceSpec; slot: number } => "place" in w && w.place === p).map((w) => w.slot));
+    const taken = new Set(
+      [...this.where.values()]
+        .filter((w): w is { place: PlaceSpec; slot: number } => "place" in w && w.place === p)
+        .map((w) => w.slot),
+    );
     for (let i = 0; i < p.slots.length; i++) if (!taken.has(i)) return i;
     return -1;
   }
 
   private mobileGripperRest(): Vec3 {
     const [f, l, u] = MOBILE_GRIPPER_REST;
-    const c = Math.cos(this.mobile.yaw), s = Math.sin(this.mobile.yaw);
+    const c = Math.cos(this.mobile.yaw),
+      s = Math.sin(this.mobile.yaw);
     return [this.mobile.x + f * c - l * s, this.mobile.y + f * s + l * c, u];
   }
 
@@ -293,7 +342,8 @@ export class KitchenWorld {
     for (const o of OBJECTS) {
       const w = this.where.get(o.name);
       let pos: Vec3;
-      if (!w) pos = [3 + OBJECTS.indexOf(o) * 0.3, 3, -1]; // not in this scenario: parked under the floor, out of sight
+      if (!w)
+        pos = [3 + OBJECTS.indexOf(o) * 0.3, 3, -1]; // not in this scenario: parked under the floor, out of sight
       else if ("heldBy" in w) {
         const g = this.mocapPos(`${w.heldBy}_gripper`);
         pos = [g[0], g[1], g[2] - 0.035 - objectHalfHeight(o)];
@@ -314,7 +364,12 @@ export class KitchenWorld {
   // ---- skills -----------------------------------------------------------------------------------------------------
 
   /** Runs one skill goal to its end. Fails with a reason for anything a real robot would fail at. */
-  async runSkill(robot: RobotId, skill: string, args: Record<string, string>, ctx: ActionContext): Promise<ActionOutcome> {
+  async runSkill(
+    robot: RobotId,
+    skill: string,
+    args: Record<string, string>,
+    ctx: ActionContext,
+  ): Promise<ActionOutcome> {
     const current = this.busy.get(robot);
     if (current) return { status: "aborted", values: { success: false, message: `${robot} is busy with ${current}` } };
     this.busy.set(robot, skill);
@@ -325,12 +380,16 @@ export class KitchenWorld {
       const failure = skillFailure(this.kitchenBody, robot, skill, args);
       if (failure) outcome = { status: "aborted", values: { success: false, message: failure } };
       else {
-        const feedback = (phase: string, progress: number) => ctx.feedback({ phase, progress: Math.round(progress * 100) / 100 });
+        const feedback = (phase: string, progress: number) =>
+          ctx.feedback({ phase, progress: Math.round(progress * 100) / 100 });
         const r = await this.clock.run(skillMotion(this.kitchenBody, robot, skill, args, feedback), ctx.signal);
         outcome =
           r === "canceled"
             ? { status: "canceled", values: { success: false, message: `${skill} was canceled` } }
-            : { status: "succeeded", values: { success: true, message: describeSuccess(robot, skill, args, this.graspSensing) } };
+            : {
+                status: "succeeded",
+                values: { success: true, message: describeSuccess(robot, skill, args, this.graspSensing) },
+              };
       }
     } catch (err) {
       outcome = { status: "aborted", values: { success: false, message: (err as Error).message } };
@@ -340,8 +399,16 @@ export class KitchenWorld {
     const values = outcome.values as { success: boolean; message: string };
     (outcome.values as Record<string, unknown>).duration_sec = Math.round((this.clock.time - started) * 1000) / 1000;
     this.log({
-      kind: outcome.status === "succeeded" ? "skill_succeeded" : outcome.status === "canceled" ? "skill_canceled" : "skill_failed",
-      robot, skill, goalId: ctx.goalId, detail: values.message,
+      kind:
+        outcome.status === "succeeded"
+          ? "skill_succeeded"
+          : outcome.status === "canceled"
+            ? "skill_canceled"
+            : "skill_failed",
+      robot,
+      skill,
+      goalId: ctx.goalId,
+      detail: values.message,
     });
     this.skillsEnded++;
     this.applyPerturbations();
@@ -359,7 +426,11 @@ export class KitchenWorld {
   }
 
   mobileNavPoint(): string | undefined {
-    return NAVIGATION_POINTS.find((n) => Math.hypot(n.position[0] - this.mobile.x, n.position[1] - this.mobile.y) < 0.05 && Math.abs(angleDiff(n.yaw, this.mobile.yaw)) < 0.05)?.name;
+    return NAVIGATION_POINTS.find(
+      (n) =>
+        Math.hypot(n.position[0] - this.mobile.x, n.position[1] - this.mobile.y) < 0.05 &&
+        Math.abs(angleDiff(n.yaw, this.mobile.yaw)) < 0.05,
+    )?.name;
   }
 
   // ---- perturbations ----------------------------------------------------------------------------------------------
@@ -397,8 +468,19 @@ export class KitchenWorld {
 
   /** The base's go_to takes a navigation point: as a standard robot it is move_base to that point's pose in `map`. */
   namedPoseSkills(): NamedPoseSkill[] {
-    const poses = Object.fromEntries(NAVIGATION_POINTS.map((n) => [n.name, { x: n.position[0], y: n.position[1], yaw: n.yaw }]));
-    return [{ robot: "mobile", skill: "go_to", argument: "navigation_point", frame: "map", poses, basePose: () => ({ ...this.mobile }) }];
+    const poses = Object.fromEntries(
+      NAVIGATION_POINTS.map((n) => [n.name, { x: n.position[0], y: n.position[1], yaw: n.yaw }]),
+    );
+    return [
+      {
+        robot: "mobile",
+        skill: "go_to",
+        argument: "navigation_point",
+        frame: "map",
+        poses,
+        basePose: () => ({ ...this.mobile }),
+      },
+    ];
   }
 
   /** Renders a robot's camera, runs the detector on it and encodes the images. */
@@ -447,11 +529,23 @@ export class KitchenWorld {
   }
 
   /** The true state, and whether `goal` holds (default: the scenario's goal; a run given another goal passes its own). */
-  evaluate(literals: readonly string[] = this.scenario.goal): { success: boolean; goal: { literal: string; holds: boolean }[]; skillsEnded: number; simTime: number; state: Record<string, string> } {
+  evaluate(literals: readonly string[] = this.scenario.goal): {
+    success: boolean;
+    goal: { literal: string; holds: boolean }[];
+    skillsEnded: number;
+    simTime: number;
+    state: Record<string, string>;
+  } {
     const goal = literals.map((literal) => ({ literal, holds: this.holds(literal) }));
     const state: Record<string, string> = {};
     for (const [o, w] of this.where) state[o] = "heldBy" in w ? `held_by(${w.heldBy})` : w.place.name;
     for (const p of PLACES) if (p.openable) state[p.name] = this.isClosed(p) ? "closed" : "open";
-    return { success: goal.every((g) => g.holds), goal, skillsEnded: this.skillsEnded, simTime: this.clock.time, state };
+    return {
+      success: goal.every((g) => g.holds),
+      goal,
+      skillsEnded: this.skillsEnded,
+      simTime: this.clock.time,
+      state,
+    };
   }
 }

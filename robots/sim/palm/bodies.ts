@@ -67,9 +67,12 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
   };
   const palmBody = must("mjOBJ_BODY", "palm");
   points.set("palm", { kind: "body", id: palmBody });
-  const jntQpos = model.jnt_qposadr as Int32Array, jntDof = model.jnt_dofadr as Int32Array, range = model.jnt_range as Float64Array;
+  const jntQpos = model.jnt_qposadr as Int32Array,
+    jntDof = model.jnt_dofadr as Int32Array,
+    range = model.jnt_range as Float64Array;
   const palmQpos = ["palm_x", "palm_y", "palm_z"].map((j) => jntQpos[must("mjOBJ_JOINT", j)]);
-  const bodyMass = model.body_mass as Float64Array, bodyInertia = model.body_inertia as Float64Array;
+  const bodyMass = model.body_mass as Float64Array,
+    bodyInertia = model.body_inertia as Float64Array;
   const geomBody = model.geom_bodyid as Int32Array;
   for (const o of scene.objects) {
     const b = must("mjOBJ_BODY", o);
@@ -80,14 +83,35 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
       if (geomBody[g] !== b) continue;
       const type = (model.geom_type as Int32Array)[g];
       const size = (model.geom_size as Float64Array).subarray(3 * g, 3 * g + 3);
-      const half = type === mj.mjtGeom.mjGEOM_BOX.value ? size[2] : type === mj.mjtGeom.mjGEOM_SPHERE.value ? size[0] : size[1];
+      const half =
+        type === mj.mjtGeom.mjGEOM_BOX.value ? size[2] : type === mj.mjtGeom.mjGEOM_SPHERE.value ? size[0] : size[1];
       bottom = Math.max(bottom, half - (model.geom_pos as Float64Array)[3 * g + 2]);
     }
-    addThing({ name: o, kind: "object", body: b, point: { kind: "body", id: b }, free: true, dof: jntDof[j], inertia: Math.max(bodyInertia[3 * b], bodyInertia[3 * b + 1], bodyInertia[3 * b + 2]), mass: bodyMass[b], restHeight: bottom });
+    addThing({
+      name: o,
+      kind: "object",
+      body: b,
+      point: { kind: "body", id: b },
+      free: true,
+      dof: jntDof[j],
+      inertia: Math.max(bodyInertia[3 * b], bodyInertia[3 * b + 1], bodyInertia[3 * b + 2]),
+      mass: bodyMass[b],
+      restHeight: bottom,
+    });
   }
   for (const j of scene.joints) {
     const g = must("mjOBJ_GEOM", j.handle);
-    addThing({ name: j.handle, kind: "handle", body: geomBody[g], point: { kind: "geom", id: g }, free: false, dof: -1, inertia: 0, mass: bodyMass[geomBody[g]], restHeight: 0 });
+    addThing({
+      name: j.handle,
+      kind: "handle",
+      body: geomBody[g],
+      point: { kind: "geom", id: g },
+      free: false,
+      dof: -1,
+      inertia: 0,
+      mass: bodyMass[geomBody[g]],
+      restHeight: 0,
+    });
     const ji = must("mjOBJ_JOINT", j.name);
     joints.set(j.name, { qpos: jntQpos[ji], dof: jntDof[ji], closed: range[2 * ji], open: range[2 * ji + 1] });
   }
@@ -102,7 +126,9 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
       place: owner.object,
       joint: joints.get(l.joint)!,
       lever: l.lever ? { joint: joints.get(l.lever.joint)!, threshold: l.lever.threshold } : undefined,
-      sensor: l.sensor ? { surface: scene.surfaces.find((s) => s.name === l.sensor!.surface)!, minMass: l.sensor.minMass } : undefined,
+      sensor: l.sensor
+        ? { surface: scene.surfaces.find((s) => s.name === l.sensor!.surface)!, minMass: l.sensor.minMass }
+        : undefined,
     };
   });
   return { palmBody, palmQpos, things, thingIndex, points, joints, locks };

@@ -42,7 +42,13 @@ export interface WorldState {
   gripMax?: number;
 }
 
-const cloneState = (s: WorldState): WorldState => ({ held: s.held, prev: [...s.prev], holdQuat: [...s.holdQuat], released: [...s.released], gripMax: s.gripMax });
+const cloneState = (s: WorldState): WorldState => ({
+  held: s.held,
+  prev: [...s.prev],
+  holdQuat: [...s.holdQuat],
+  released: [...s.released],
+  gripMax: s.gripMax,
+});
 
 type Logger = ((e: Omit<SimEvent, "t" | "step">) => void) | null;
 
@@ -129,28 +135,47 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
     const t = m.things[st.held];
     const pp = pointPosition(data, { kind: "body", id: m.palmBody });
     const gp = pointPosition(data, t.point);
-    const dx = pp[0] - gp[0], dy = pp[1] - gp[1], dz = pp[2] - gp[2];
+    const dx = pp[0] - gp[0],
+      dy = pp[1] - gp[1],
+      dz = pp[2] - gp[2];
     const stretch = Math.hypot(dx, dy, dz);
     if (stretch > SLIP_STRETCH) {
       st.held = -1;
-      log?.({ kind: "released", robot: "palm", object: t.name, detail: `grasp slipped: ${t.name} pulled ${(stretch * 100).toFixed(1)} cm from the palm` });
+      log?.({
+        kind: "released",
+        robot: "palm",
+        object: t.name,
+        detail: `grasp slipped: ${t.name} pulled ${(stretch * 100).toFixed(1)} cm from the palm`,
+      });
     } else {
       let fx = GRASP_K * dx + (GRASP_C * (dx - st.prev[0])) / dt;
       let fy = GRASP_K * dy + (GRASP_C * (dy - st.prev[1])) / dt;
       let fz = GRASP_K * dz + (GRASP_C * (dz - st.prev[2])) / dt;
-      st.prev[0] = dx; st.prev[1] = dy; st.prev[2] = dz;
+      st.prev[0] = dx;
+      st.prev[1] = dy;
+      st.prev[2] = dz;
       const fn = Math.hypot(fx, fy, fz);
       const limit = st.gripMax ?? GRIP_MAX;
       if (fn > limit) {
-        fx *= limit / fn; fy *= limit / fn; fz *= limit / fn;
+        fx *= limit / fn;
+        fy *= limit / fn;
+        fz *= limit / fn;
       }
       const b = t.body;
       const com = v.xipos.subarray(3 * b, 3 * b + 3);
-      const rx = gp[0] - com[0], ry = gp[1] - com[1], rz = gp[2] - com[2];
-      xfrc[6 * b] += fx; xfrc[6 * b + 1] += fy; xfrc[6 * b + 2] += fz;
-      xfrc[6 * b + 3] += ry * fz - rz * fy; xfrc[6 * b + 4] += rz * fx - rx * fz; xfrc[6 * b + 5] += rx * fy - ry * fx;
+      const rx = gp[0] - com[0],
+        ry = gp[1] - com[1],
+        rz = gp[2] - com[2];
+      xfrc[6 * b] += fx;
+      xfrc[6 * b + 1] += fy;
+      xfrc[6 * b + 2] += fz;
+      xfrc[6 * b + 3] += ry * fz - rz * fy;
+      xfrc[6 * b + 4] += rz * fx - rx * fz;
+      xfrc[6 * b + 5] += rx * fy - ry * fx;
       const pb = m.palmBody;
-      xfrc[6 * pb] -= fx; xfrc[6 * pb + 1] -= fy; xfrc[6 * pb + 2] -= fz;
+      xfrc[6 * pb] -= fx;
+      xfrc[6 * pb + 1] -= fy;
+      xfrc[6 * pb + 2] -= fz;
       if (t.free) holdOrientation(m, data, st, t, xfrc);
     }
   }
@@ -166,7 +191,12 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
       const gp = pointPosition(data, m.things[i].point);
       if (Math.hypot(pp[0] - gp[0], pp[1] - gp[1], pp[2] - gp[2]) < GRASP_RADIUS) {
         attach(m, data, st, i);
-        log?.({ kind: "picked", robot: "palm", object: m.things[i].name, detail: `palm grasped the ${m.things[i].name}` });
+        log?.({
+          kind: "picked",
+          robot: "palm",
+          object: m.things[i].name,
+          detail: `palm grasped the ${m.things[i].name}`,
+        });
         break;
       }
     }
@@ -200,7 +230,8 @@ export function attach(m: Mechanics, data: MjData, st: WorldState, i: number): v
   const angle = Math.acos(Math.min(1, u[2]));
   const n = Math.hypot(u[1], u[0]);
   if (angle < 1e-3 || n < 1e-9) return;
-  const c = Math.cos(angle / 2), sn = Math.sin(angle / 2) / n;
+  const c = Math.cos(angle / 2),
+    sn = Math.sin(angle / 2) / n;
   const a = [c, u[1] * sn, -u[0] * sn, 0]; // rotation about u × z taking u to vertical
   st.holdQuat = [
     a[0] * q[0] - a[1] * q[1] - a[2] * q[2] - a[3] * q[3],
@@ -222,12 +253,18 @@ function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, x
   let y = -q[0] * h[2] + q[1] * h[3] + q[2] * h[0] - q[3] * h[1];
   let z = -q[0] * h[3] - q[1] * h[2] + q[2] * h[1] + q[3] * h[0];
   const s = w < 0 ? -2 : 2; // small-angle rotation vector ≈ 2·(x, y, z), on the short way round
-  x *= s; y *= s; z *= s;
+  x *= s;
+  y *= s;
+  z *= s;
   // Free-joint angular velocity is in the body frame; rotate it to the world frame.
   const v = dv.qvel;
   const mat = dv.xmat.subarray(9 * b, 9 * b + 9);
-  const a0 = v[t.dof + 3], a1 = v[t.dof + 4], a2 = v[t.dof + 5];
-  const wx = mat[0] * a0 + mat[1] * a1 + mat[2] * a2, wy = mat[3] * a0 + mat[4] * a1 + mat[5] * a2, wz = mat[6] * a0 + mat[7] * a1 + mat[8] * a2;
+  const a0 = v[t.dof + 3],
+    a1 = v[t.dof + 4],
+    a2 = v[t.dof + 5];
+  const wx = mat[0] * a0 + mat[1] * a1 + mat[2] * a2,
+    wy = mat[3] * a0 + mat[4] * a1 + mat[5] * a2,
+    wz = mat[6] * a0 + mat[7] * a1 + mat[8] * a2;
   // Gains per principal axis (a long thin bar is ~200x easier to roll than to yaw); explicit torques with one
   // gain for all axes would be unstable about the light one.
   const R = dv.ximat.subarray(9 * b, 9 * b + 9);
@@ -245,11 +282,14 @@ function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, x
 /** Palm position targets into the actuators' controls. */
 export function setControl(data: MjData, target: number[]): void {
   const c = views(data).ctrl;
-  c[0] = target[0]; c[1] = target[1]; c[2] = target[2];
+  c[0] = target[0];
+  c[1] = target[1];
+  c[2] = target[2];
 }
 
 function copyState(m: Mechanics, from: MjData, to: MjData): void {
-  const f = views(from), t = views(to);
+  const f = views(from),
+    t = views(to);
   for (const k of STATE_FIELDS) t[k].set(f[k]);
   to.time = from.time;
   m.mj.mj_forward(m.model, to);
@@ -268,7 +308,12 @@ function release(body: PalmBody, reason: string): void {
 function termReports(data: MjData, compiled: CompiledProgram): TermReport[] {
   return compiled.terms.map((t) => {
     const residual = t.residual(data);
-    return { term: t.text, residual: Math.round(residual * 1000) / 1000, tolerance: t.tolerance, met: residual <= t.tolerance };
+    return {
+      term: t.text,
+      residual: Math.round(residual * 1000) / 1000,
+      tolerance: t.tolerance,
+      met: residual <= t.tolerance,
+    };
   });
 }
 
@@ -276,12 +321,22 @@ function termReports(data: MjData, compiled: CompiledProgram): TermReport[] {
  * Runs one motion program: the MPC replans the palm's path over the program's terms every PLAN_EVERY, the world's
  * clock follows it, and the motion ends early once the primary term holds. Writes its report into `out`.
  */
-export function* executeMotion(body: PalmBody, program: MotionProgram, compiled: CompiledProgram, index: number, ctx: ActionContext, out: { report?: Record<string, unknown>; message?: string; ok?: boolean }): Motion {
+export function* executeMotion(
+  body: PalmBody,
+  program: MotionProgram,
+  compiled: CompiledProgram,
+  index: number,
+  ctx: ActionContext,
+  out: { report?: Record<string, unknown>; message?: string; ok?: boolean },
+): Motion {
   const rng = new Rng((body.seed * 1_000_003 + index * 7919 + 1) >>> 0);
   // Which things the palm may grasp during this motion: those a term brings the palm to.
-  const palmTargets = program.terms.flatMap((t) => (t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : []));
+  const palmTargets = program.terms.flatMap((t) =>
+    t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [],
+  );
   const held = body.heldName();
-  if (held && palmTargets.length > 0 && !palmTargets.includes(held)) release(body, `released the ${held} to reach for ${palmTargets.join(", ")}`);
+  if (held && palmTargets.length > 0 && !palmTargets.includes(held))
+    release(body, `released the ${held} to reach for ${palmTargets.join(", ")}`);
   body.grabbable = palmTargets.map((n) => body.thingIndex(n)).filter((i): i is number => i !== undefined);
   body.mj.mj_forward(body.model, body.data);
 
@@ -303,7 +358,11 @@ export function* executeMotion(body: PalmBody, program: MotionProgram, compiled:
 
   const primary = compiled.primary;
   let nominal = Spline.constant(body.palmPosition(), body.mpc.knots, body.data.time as number, body.mpc.horizon);
-  let t = 0, metFor = 0, nextPlan = 0, nextFeedback = 0, nextCheck = 0;
+  let t = 0,
+    metFor = 0,
+    nextPlan = 0,
+    nextFeedback = 0,
+    nextCheck = 0;
   // A "grab X" step keeps hold of X; any other motion lets go at its end.
   const p = program.terms.find((x) => x.primary)!;
   const grabStep = p.kind === "minimize_l2_distance" && (p.a === "palm" || p.b === "palm");
@@ -319,7 +378,11 @@ export function* executeMotion(body: PalmBody, program: MotionProgram, compiled:
     residual = primary.residual(body.data);
     metFor = residual <= primary.tolerance ? metFor + TICK : 0;
     if (t >= nextFeedback) {
-      ctx.feedback({ t: Math.round(t * 100) / 100, primaryResidual: Math.round(residual * 1000) / 1000, holding: body.heldName() });
+      ctx.feedback({
+        t: Math.round(t * 100) / 100,
+        primaryResidual: Math.round(residual * 1000) / 1000,
+        holding: body.heldName(),
+      });
       nextFeedback += 0.25;
     }
     // Stop once the primary term has held for a while and would still hold after letting go (checked by
@@ -348,11 +411,17 @@ export function* executeMotion(body: PalmBody, program: MotionProgram, compiled:
   const report = { duration_sec: Math.round(duration * 100) / 100, primary: prim, terms, holding: body.heldName() };
   out.report = report;
   out.ok = prim.met;
-  const unmet = terms.filter((x) => !x.met).map((x) => `${x.term.replace(/  #.*$/, "")} residual ${x.residual.toFixed(2)} > ${x.tolerance.toFixed(2)}`);
+  const unmet = terms
+    .filter((x) => !x.met)
+    .map((x) => `${x.term.replace(/  #.*$/, "")} residual ${x.residual.toFixed(2)} > ${x.tolerance.toFixed(2)}`);
   out.message = prim.met
     ? `primary term ${prim.term.replace(/  #.*$/, "")} met: residual ${prim.residual.toFixed(3)} <= ${prim.tolerance.toFixed(2)} after ${duration.toFixed(2)} s${report.holding ? `; holding ${report.holding}` : ""}`
     : `primary term ${prim.term.replace(/  #.*$/, "")} not met: residual ${prim.residual.toFixed(2)} > ${prim.tolerance.toFixed(2)} after ${duration.toFixed(1)} s; unmet: ${unmet.join("; ")}`;
-  body.log({ kind: "moved", robot: "palm", detail: `motion ${index} ended: ${terms.map((x) => `${x.term.replace(/  #.*$/, "")} = ${x.residual.toFixed(3)}`).join("; ")}` });
+  body.log({
+    kind: "moved",
+    robot: "palm",
+    detail: `motion ${index} ended: ${terms.map((x) => `${x.term.replace(/  #.*$/, "")} = ${x.residual.toFixed(3)}`).join("; ")}`,
+  });
 }
 
 /** Simulates the end of the motion (release unless a grab step, palm still, settle) on the scratch copy. */

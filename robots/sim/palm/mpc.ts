@@ -117,7 +117,8 @@ function rollout(model: RolloutModel, plan: Spline, opts: MpcOptions, bound: num
   const target = [0, 0, 0];
   let cost = 0;
   const k = plan.knots;
-  for (let i = 3; i < k.length; i += 3) cost += opts.effort * Math.hypot(k[i] - k[i - 3], k[i + 1] - k[i - 2], k[i + 2] - k[i - 1]);
+  for (let i = 3; i < k.length; i += 3)
+    cost += opts.effort * Math.hypot(k[i] - k[i - 3], k[i + 1] - k[i - 2], k[i + 2] - k[i - 1]);
   const every = opts.costEvery;
   for (let s = 0; s < n; s++) {
     plan.at(plan.t0 + s * model.dt, target);
@@ -152,7 +153,9 @@ export function planOnce(model: RolloutModel, nominal: Spline, rng: Rng, opts: M
       const from = i === 0 ? nominal.knots : k;
       const o = i === 0 ? 0 : i - 3;
       const limit = i === 0 ? opts.maxJump : segment;
-      const dx = p[0] - from[o], dy = p[1] - from[o + 1], dz = p[2] - from[o + 2];
+      const dx = p[0] - from[o],
+        dy = p[1] - from[o + 1],
+        dz = p[2] - from[o + 2];
       const d = Math.hypot(dx, dy, dz);
       if (d > limit) {
         p[0] = from[o] + (dx * limit) / d;

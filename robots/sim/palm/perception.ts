@@ -65,11 +65,20 @@ export class TabletopCamera {
     this.rng = new Rng(opts.seed ?? 0);
     this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
     this.labels = description.labels;
-    this.display = new Map(Object.entries(description.names ?? {}).flatMap(([n, w]) => (w.display ? [[n, w.display] as [string, string]] : [])));
+    this.display = new Map(
+      Object.entries(description.names ?? {}).flatMap(([n, w]) =>
+        w.display ? [[n, w.display] as [string, string]] : [],
+      ),
+    );
     const labelIndex = new Map(this.labels.map((l, i) => [l, i]));
     this.placeNames = description.places.map((p) => p.name);
     const placeIndex = new Map(this.placeNames.map((p, i) => [p, i]));
-    const interior = new Set([...scene.containers.flatMap((c) => c.interior), "crate__floor", "weight_sensor__plate", "floor"]);
+    const interior = new Set([
+      ...scene.containers.flatMap((c) => c.interior),
+      "crate__floor",
+      "weight_sensor__plate",
+      "floor",
+    ]);
     const ng = model.ngeom as number;
     this.geomToLabel = new Int32Array(ng).fill(-1);
     this.geomToPlace = new Int32Array(ng).fill(-1);
@@ -82,7 +91,9 @@ export class TabletopCamera {
     for (let g = 0; g < ng; g++) {
       const name = (mj.mj_id2name(model, mj.mjtObj.mjOBJ_GEOM.value, g) as string | null) ?? "";
       const label = name.split("__")[0];
-      this.geomToDoor[g] = this.doorIndex.get((mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, geomBody[g]) as string | null) ?? "") ?? -1;
+      this.geomToDoor[g] =
+        this.doorIndex.get((mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, geomBody[g]) as string | null) ?? "") ??
+        -1;
       this.geomToLabel[g] = labelIndex.get(label) ?? -1;
       this.geomToPlace[g] = placeIndex.get(label) ?? -1;
       if (interior.has(name)) this.geomInside[g] = 1;
@@ -107,7 +118,9 @@ export class TabletopCamera {
     return n;
   }
 
-  async render(view: TabletopView): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: DetectionsMessage }> {
+  async render(
+    view: TabletopView,
+  ): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: DetectionsMessage }> {
     const frame = this.renderFrame();
     const detections = this.detect(frame, view);
     const [image, depth] = await Promise.all([encodeRgbPng(frame), encodeDepthPng(frame)]);
@@ -118,8 +131,10 @@ export class TabletopCamera {
     const raw = detectObjects(frame, this.geomToLabel, this.labels, this.labels, this.noise, this.rng);
     // Mean colour of each label's own pixels, as a colour classifier on the segmented image would see it.
     const n = this.labels.length;
-    const sum = new Float64Array(3 * n), cnt = new Int32Array(n);
-    const placePx = new Int32Array(this.placeNames.length), insidePx = new Int32Array(this.placeNames.length);
+    const sum = new Float64Array(3 * n),
+      cnt = new Int32Array(n);
+    const placePx = new Int32Array(this.placeNames.length),
+      insidePx = new Int32Array(this.placeNames.length);
     for (let i = 0; i < frame.geom.length; i++) {
       const g = frame.geom[i];
       if (g < 0) continue;
@@ -139,17 +154,38 @@ export class TabletopCamera {
     const pose = cameraPose();
     const clouds = entityClouds(frame, pose, this.camera.fovDeg, this.geomToLabel, n);
     // Only what the detection says is loose can be in the palm.
-    const held = heldBy([view.hand()], raw.map((d) => (view.fixed.has(d.label) ? NO_CLOUD : clouds[d.entity])));
+    const held = heldBy(
+      [view.hand()],
+      raw.map((d) => (view.fixed.has(d.label) ? NO_CLOUD : clouds[d.entity])),
+    );
     const detections = raw.map((d, k) => {
       const e = d.entity;
       if (d.label === d.truth) view.seen(d.truth);
       // What the detection says it is decides how it is located — furniture stands on the floor — and its own pixels
       // where: a loose thing is wherever its points are, under whatever name.
-      const location = view.fixed.has(d.label) ? { relation: "on" as const, place: "floor" } : locateCloud(clouds[e], { heldBy: held[k], places: view.volumes, fallback: { relation: "on", place: "floor" } });
-      return { label: d.label, display: this.display.get(d.label) ?? d.label.replace(/_/g, " "), score: d.score, box: d.box, location, color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]) };
+      const location = view.fixed.has(d.label)
+        ? { relation: "on" as const, place: "floor" }
+        : locateCloud(clouds[e], {
+            heldBy: held[k],
+            places: view.volumes,
+            fallback: { relation: "on", place: "floor" },
+          });
+      return {
+        label: d.label,
+        display: this.display.get(d.label) ?? d.label.replace(/_/g, " "),
+        score: d.score,
+        box: d.box,
+        location,
+        color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]),
+      };
     });
     const places = this.placeNames
-      .map((name, i) => ({ name, state: this.doorState(name, frame, pose, view, insidePx[i]), pixels: placePx[i], insidePixels: insidePx[i] }))
+      .map((name, i) => ({
+        name,
+        state: this.doorState(name, frame, pose, view, insidePx[i]),
+        pixels: placePx[i],
+        insidePixels: insidePx[i],
+      }))
       .filter((p) => p.pixels >= 50);
     return { ...detectionsHeader("palm", "front_camera", frame, view.stamp()), detections, places };
   }
@@ -158,7 +194,13 @@ export class TabletopCamera {
    * A container is open when a door of it that is in view lies off where it lies shut; a container whose doors are
    * hardly in view is open when its inside is in view. Places without doors are open.
    */
-  private doorState(name: string, frame: Frame, pose: CameraPose, view: TabletopView, inside: number): "open" | "closed" {
+  private doorState(
+    name: string,
+    frame: Frame,
+    pose: CameraPose,
+    view: TabletopView,
+    inside: number,
+  ): "open" | "closed" {
     const doors = view.shut.get(name);
     if (!doors?.length) return "open";
     let judged = false;
@@ -175,8 +217,10 @@ export class TabletopCamera {
 
 /** A colour name from a mean RGB (0–255): hue for saturated colours, lightness for greys; dark oranges are brown. */
 export function colorName(r: number, g: number, b: number): string {
-  const max = Math.max(r, g, b), min = Math.min(r, g, b);
-  const v = max / 255, s = max > 0 ? (max - min) / max : 0;
+  const max = Math.max(r, g, b),
+    min = Math.min(r, g, b);
+  const v = max / 255,
+    s = max > 0 ? (max - min) / max : 0;
   if (s < 0.25) return v > 0.75 ? "white" : v > 0.3 ? "grey" : "black";
   if (v < 0.15) return "black";
   let h: number;

@@ -101,12 +101,19 @@ const CARRY_CLEARANCE = 0.08;
 
 /** Compiles a term whose names all resolve (check `unknownNames` first). */
 export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
-  const base = { term: t, text: termText(t), tolerance: TOLERANCE[t.kind], costWeight: (t.weight ?? 1) * SCALE[t.kind] };
-  const pa = [0, 0, 0], pb = [0, 0, 0];
+  const base = {
+    term: t,
+    text: termText(t),
+    tolerance: TOLERANCE[t.kind],
+    costWeight: (t.weight ?? 1) * SCALE[t.kind],
+  };
+  const pa = [0, 0, 0],
+    pb = [0, 0, 0];
   switch (t.kind) {
     case "minimize_l2_distance":
     case "maximize_l2_distance": {
-      const a = r.point(t.a)!, b = r.point(t.b)!;
+      const a = r.point(t.a)!,
+        b = r.point(t.b)!;
       const far = t.kind === "maximize_l2_distance" ? t.distance : undefined;
       const dist = (d: MjData) => {
         pointPosition(d, a, pa);
@@ -116,7 +123,8 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
       if (far === undefined) {
         // Carrying a loose object to something: aim above it until over it, then come down — a straight line would
         // drag the object into rims and door edges on the way.
-        if (t.a === "palm" || t.b === "palm" || r.restHeight(t.a) === undefined) return { ...base, residual: dist, shaped: dist };
+        if (t.a === "palm" || t.b === "palm" || r.restHeight(t.a) === undefined)
+          return { ...base, residual: dist, shaped: dist };
         const carried = (d: MjData) => {
           pointPosition(d, a, pa);
           pointPosition(d, b, pb);
@@ -128,7 +136,8 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
       }
       // The controller aims a little beyond "far enough", and counts a free object as far only if it would still be
       // far where it lands when let go (dropped straight down to the floor), so it does not hold things up high.
-      const ra = r.restHeight(t.a), rb = r.restHeight(t.b);
+      const ra = r.restHeight(t.a),
+        rb = r.restHeight(t.b);
       const landed = (d: MjData) => {
         pointPosition(d, a, pa);
         pointPosition(d, b, pb);
@@ -136,9 +145,10 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
         if (rb !== undefined && pb[2] > rb) pb[2] = rb;
         return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
       };
-      const shaped = ra === undefined && rb === undefined
-        ? (d: MjData) => Math.max(0, far + MAXIMIZE_MARGIN - dist(d))
-        : (d: MjData) => Math.max(0, far + MAXIMIZE_MARGIN - Math.min(dist(d), landed(d)));
+      const shaped =
+        ra === undefined && rb === undefined
+          ? (d: MjData) => Math.max(0, far + MAXIMIZE_MARGIN - dist(d))
+          : (d: MjData) => Math.max(0, far + MAXIMIZE_MARGIN - Math.min(dist(d), landed(d)));
       return { ...base, residual: (d) => Math.max(0, far - dist(d)), shaped };
     }
     case "set_joint_fraction": {
@@ -156,7 +166,8 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
       const res = (d: MjData) => {
         const m = views(d).xmat.subarray(9 * b, 9 * b + 9);
         // Angle of the body frame about the world axis (roll, pitch or yaw).
-        const angle = t.axis === "z" ? Math.atan2(m[3], m[0]) : t.axis === "x" ? Math.atan2(m[7], m[8]) : Math.atan2(m[2], m[8]);
+        const angle =
+          t.axis === "z" ? Math.atan2(m[3], m[0]) : t.axis === "x" ? Math.atan2(m[7], m[8]) : Math.atan2(m[2], m[8]);
         return Math.abs(wrapAngle(angle - t.radians));
       };
       return { ...base, residual: res, shaped: res };

@@ -88,6 +88,7 @@ export const DOOR_OPEN = 1.57;
 
 /** The palm's position actuators on its three slides, with the world's gain and force limit. */
 export function palmActuators(kp: number, force: number): string {
-  const slide = (axis: string) => `    <position name="palm_${axis}" joint="palm_${axis}" kp="${kp}" dampratio="1" forcerange="-${force} ${force}"/>`;
+  const slide = (axis: string) =>
+    `    <position name="palm_${axis}" joint="palm_${axis}" kp="${kp}" dampratio="1" forcerange="-${force} ${force}"/>`;
   return `<actuator>\n${["x", "y", "z"].map(slide).join("\n")}\n  </actuator>`;
 }

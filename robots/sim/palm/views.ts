@@ -25,7 +25,16 @@ export interface DataViews {
 
 /** What a rollout copies from the real state to start from it (the rest follows from these by mj_forward). */
 export const STATE_FIELDS = ["qpos", "qvel", "act", "ctrl", "qacc_warmstart", "xfrc_applied", "qfrc_applied"] as const;
-const FIELDS: (keyof DataViews)[] = [...STATE_FIELDS, "xpos", "xquat", "xmat", "xipos", "ximat", "geom_xpos", "site_xpos"];
+const FIELDS: (keyof DataViews)[] = [
+  ...STATE_FIELDS,
+  "xpos",
+  "xquat",
+  "xmat",
+  "xipos",
+  "ximat",
+  "geom_xpos",
+  "site_xpos",
+];
 
 const made = new WeakMap<MjData, DataViews>();
 

@@ -27,7 +27,15 @@ export type GoalKind = "place_inside" | "find" | "open" | "match_colour" | "plac
 export const GOAL_KINDS: readonly GoalKind[] = ["place_inside", "find", "open", "match_colour", "place_on"];
 
 /** What the generator put between the plain plan and the goal. */
-export type Obstacle = "closed door" | "bar across the handles" | "lever lock" | "weight-sensor lock" | "kettle in the door's swing" | "cube already on the crate" | "colour to read" | "another cabinet to search first";
+export type Obstacle =
+  | "closed door"
+  | "bar across the handles"
+  | "lever lock"
+  | "weight-sensor lock"
+  | "kettle in the door's swing"
+  | "cube already on the crate"
+  | "colour to read"
+  | "another cabinet to search first";
 
 export interface GeneratedTabletop {
   spec: SceneSpec;
@@ -95,7 +103,10 @@ function swings(c: Cab): { hx: number; hy: number; r: number; s: number }[] {
 /** Whether a round footprint at p of radius `rad` is in some door's sweep (with a margin). */
 function inSwing(p: [number, number], rad: number, cabs: Cab[]): boolean {
   return cabs.some((c) =>
-    swings(c).some(({ hx, hy, r, s }) => p[1] < hy + rad && Math.hypot(p[0] - hx, p[1] - hy) < r + rad + 0.03 && (p[0] - hx) * s > -rad - 0.03),
+    swings(c).some(
+      ({ hx, hy, r, s }) =>
+        p[1] < hy + rad && Math.hypot(p[0] - hx, p[1] - hy) < r + rad + 0.03 && (p[0] - hx) * s > -rad - 0.03,
+    ),
   );
 }
 
@@ -105,15 +116,36 @@ function drawCabinet(rng: Rng, name: string, rgba: string, hooks: boolean): Omit
   const side = rng.next() < 0.7 ? "left" : "right";
   const doors: DoorSpec[] = double
     ? [
-        { joint: `${name}_left_door`, handle: `${name}_left_handle`, side: "left", description: `left door of the ${display(name)}` },
-        { joint: `${name}_right_door`, handle: `${name}_right_handle`, side: "right", description: `right door of the ${display(name)}` },
+        {
+          joint: `${name}_left_door`,
+          handle: `${name}_left_handle`,
+          side: "left",
+          description: `left door of the ${display(name)}`,
+        },
+        {
+          joint: `${name}_right_door`,
+          handle: `${name}_right_handle`,
+          side: "right",
+          description: `right door of the ${display(name)}`,
+        },
       ]
-    : [{ joint: `${name}_door`, handle: `${name}_handle`, side, description: `door of the ${display(name)}, hinged on its ${side} side` }];
+    : [
+        {
+          joint: `${name}_door`,
+          handle: `${name}_handle`,
+          side,
+          description: `door of the ${display(name)}, hinged on its ${side} side`,
+        },
+      ];
   return { name, rgba, width, depth: r3(0.25 + 0.05 * rng.next()), height: r3(0.3 + 0.05 * rng.next()), doors, hooks };
 }
 
 /** Where a cube inside a cabinet sits: behind the door that opens first (the left one of two). */
-const insideSpot = (c: Cab): [number, number, number] => [r3(c.doors.length > 1 ? c.cx - c.width / 4 + 0.02 : c.cx), r3(FRONT_Y + c.depth / 2), BOARD + CUBE_Z];
+const insideSpot = (c: Cab): [number, number, number] => [
+  r3(c.doors.length > 1 ? c.cx - c.width / 4 + 0.02 : c.cx),
+  r3(FRONT_Y + c.depth / 2),
+  BOARD + CUBE_Z,
+];
 
 /** One try at a scene; undefined when the draw does not fit the table (the caller draws again). Decoys come from `decoyRng`. */
 function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefined {
@@ -142,18 +174,36 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
   let lock: "lever" | "sensor" | undefined;
   const extras = new Set<Obstacle>();
   if (cabinetGoal) {
-    const pool: Obstacle[] = kind === "open" ? ["bar across the handles", "kettle in the door's swing"] : ["bar across the handles", "lever lock", "kettle in the door's swing"];
+    const pool: Obstacle[] =
+      kind === "open"
+        ? ["bar across the handles", "kettle in the door's swing"]
+        : ["bar across the handles", "lever lock", "kettle in the door's swing"];
     const n = kind === "open" ? (rng.next() < 0.5 ? 0 : 1) : [0, 1, 1, 2][Math.floor(rng.next() * 4)];
     for (const o of shuffle(rng, pool).slice(0, n)) extras.add(o);
     lock = kind === "open" ? (rng.next() < 0.6 ? "sensor" : "lever") : extras.has("lever lock") ? "lever" : undefined;
     const g = drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, extras.has("bar across the handles"));
     const goalSlots: Slot[] = [{ kind: "cabinet", cab: g, goal: true }];
-    if (lock) goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({ kind: lock === "lever" ? "lever" : "plate", width: lock === "lever" ? MECHANISM_WIDTH.lever : MECHANISM_WIDTH.plate, beside: g.name });
+    if (lock)
+      goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({
+        kind: lock === "lever" ? "lever" : "plate",
+        width: lock === "lever" ? MECHANISM_WIDTH.lever : MECHANISM_WIDTH.plate,
+        beside: g.name,
+      });
     row.push(...goalSlots);
-    if (kind !== "open" && rng.next() < (kind === "find" ? 0.6 : 0.3)) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[1].name, cabNames[1].rgba, false), goal: false });
+    if (kind !== "open" && rng.next() < (kind === "find" ? 0.6 : 0.3))
+      row[rng.next() < 0.5 ? "push" : "unshift"]({
+        kind: "cabinet",
+        cab: drawCabinet(rng, cabNames[1].name, cabNames[1].rgba, false),
+        goal: false,
+      });
   } else {
     row.push({ kind: "crate", width: 0.1 });
-    if (rng.next() < 0.4) row[rng.next() < 0.5 ? "push" : "unshift"]({ kind: "cabinet", cab: drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, false), goal: false });
+    if (rng.next() < 0.4)
+      row[rng.next() < 0.5 ? "push" : "unshift"]({
+        kind: "cabinet",
+        cab: drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, false),
+        goal: false,
+      });
   }
   const widthOf = (s: Slot) => (s.kind === "cabinet" ? s.cab.width + (s.cab.hooks ? 0.1 : 0) : s.width);
   let total = row.reduce((a, s) => a + widthOf(s), 0) + GAP * (row.length - 1);
@@ -197,15 +247,29 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
   // The containers are listed in a drawn order, so the first one a search opens is not always the right one.
   if (cabs.length > 1 && rng.next() < 0.5) cabs.reverse();
   const built = cabs.map((c) => {
-    const out = cabinet({ name: c.name, center: [c.cx, FRONT_Y + c.depth / 2], width: c.width, depth: c.depth, height: c.height, rgba: c.rgba, doors: c.doors, hooks: c.hooks ? { barZ: +(c.height * 0.55).toFixed(3) } : undefined });
+    const out = cabinet({
+      name: c.name,
+      center: [c.cx, FRONT_Y + c.depth / 2],
+      width: c.width,
+      depth: c.depth,
+      height: c.height,
+      rgba: c.rgba,
+      doors: c.doors,
+      hooks: c.hooks ? { barZ: +(c.height * 0.55).toFixed(3) } : undefined,
+    });
     xml.push(out.xml);
     return { cab: c, ...out };
   });
   // Every door's hinge, in the containers' order (a lever's joint joins them below).
-  const joints: SceneSpec["joints"] = built.flatMap((x) => x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description })));
+  const joints: SceneSpec["joints"] = built.flatMap((x) =>
+    x.cab.doors.map((d) => ({ name: d.joint, object: x.cab.name, handle: d.handle, description: d.description })),
+  );
 
   /** A free spot on the floor in front of everything, clear of every door's sweep and of what is there already. */
-  const floorSpot = (rad: number, fits: (p: [number, number]) => boolean = () => true): [number, number] | undefined => {
+  const floorSpot = (
+    rad: number,
+    fits: (p: [number, number]) => boolean = () => true,
+  ): [number, number] | undefined => {
     for (let i = 0; i < 200; i++) {
       const p: [number, number] = [r3(-0.4 + 0.8 * rng.next()), r3(-0.27 + 0.15 * rng.next())];
       if (inSwing(p, rad, cabs) || !fits(p)) continue;
@@ -224,7 +288,12 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
     if (m.kind === "lever") {
       xml.push(leverXml(m.at));
       fixtures.push({ name: "lever", description: `a lever beside the ${display(m.beside)}` });
-      joints.push({ name: "lever", object: "lever", handle: "lever_handle", description: `a lever beside the ${display(m.beside)}; pulling it towards the robot raises its fraction` });
+      joints.push({
+        name: "lever",
+        object: "lever",
+        handle: "lever_handle",
+        description: `a lever beside the ${display(m.beside)}; pulling it towards the robot raises its fraction`,
+      });
     } else {
       xml.push(plateXml(m.at));
       surfaces.push({ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 });
@@ -302,7 +371,12 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
         targets = [{ name: "target_position", place: g.name }];
         goal = [`inside(${c}, ${g.name})`];
         solution.push(place(c, "target_position"));
-        instruction = rng.pick([`put the ${display(c)} inside the ${gname}`, `move the ${display(c)} into the ${gname}`, `place the ${display(c)} in the ${gname}`, `move the ${display(c)} to the target position inside the ${gname}`]);
+        instruction = rng.pick([
+          `put the ${display(c)} inside the ${gname}`,
+          `move the ${display(c)} into the ${gname}`,
+          `place the ${display(c)} in the ${gname}`,
+          `move the ${display(c)} to the target position inside the ${gname}`,
+        ]);
       } else {
         const c = putCube(colour, spot);
         goal = [`in_view(${c})`];
@@ -312,7 +386,11 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
       // A cube of another colour on the floor, to tell apart.
       if (rng.next() < 0.5) {
         const at = floorSpot(0.04);
-        if (at) putCube(colours.find((c2) => c2 !== colour && c2 !== keyColour)!, [at[0], at[1], CUBE_Z]);
+        if (at)
+          putCube(
+            colours.find((c2) => c2 !== colour && c2 !== keyColour)!,
+            [at[0], at[1], CUBE_Z],
+          );
       }
     }
   } else {
@@ -326,7 +404,10 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
     if (kind === "match_colour") obstacles.push("colour to read");
     const blocked = kind === "place_on" || rng.next() < 0.5;
     const onCrate = others.find((c) => c !== mover)!;
-    const floorColours = kind === "match_colour" ? [mover, ...others.filter((c) => c !== onCrate).slice(0, 1 + Math.floor(rng.next() * 2))] : [mover, ...(rng.next() < 0.5 ? [others[2]] : [])];
+    const floorColours =
+      kind === "match_colour"
+        ? [mover, ...others.filter((c) => c !== onCrate).slice(0, 1 + Math.floor(rng.next() * 2))]
+        : [mover, ...(rng.next() < 0.5 ? [others[2]] : [])];
     let blocker: string | undefined;
     if (blocked) {
       blocker = putCube(onCrate, [crateAt![0], crateAt![1], CRATE.top + CUBE_Z]);
@@ -343,7 +424,11 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
     solution.push(place(m, "crate", 8));
     instruction =
       kind === "match_colour"
-        ? rng.pick(["place the cube with the same colour as the crate on the crate", "put the cube that matches the crate's colour on the crate", "put the cube of the same colour on the crate"])
+        ? rng.pick([
+            "place the cube with the same colour as the crate on the crate",
+            "put the cube that matches the crate's colour on the crate",
+            "put the cube of the same colour on the crate",
+          ])
         : rng.pick([`place the ${display(m)} on the crate`, `put the ${display(m)} onto the crate`]);
   }
   // One to three obstacles composed.
@@ -368,7 +453,8 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
 }
 
 export function generateTabletop(seed: number): GeneratedTabletop {
-  if (!Number.isInteger(seed) || seed < 0) throw new Error(`a generated scene's seed is a whole number >= 0, got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`a generated scene's seed is a whole number >= 0, got ${seed}`);
   const rng = new Rng(seed * 2654435761 + 97531);
   // The decoys' own stream: a scene that draws none is the scene it was before decoys existed.
   const decoyRng = new Rng(Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ 0x0dec0de);

@@ -9,11 +9,26 @@
  */
 import type { WorldDescription } from "../../manifests";
 import { moveAway, openDoor, place, pullLever, type MotionInput } from "./motions";
-import { buildScene, isHandMadeScene, SCENE_NAMES, TWIN_SCENE_NAMES, type HandMadeScene, type SceneName, type SceneSpec } from "./scenes";
+import {
+  buildScene,
+  isHandMadeScene,
+  SCENE_NAMES,
+  TWIN_SCENE_NAMES,
+  type HandMadeScene,
+  type SceneName,
+  type SceneSpec,
+} from "./scenes";
 import { generateTabletop } from "./generate";
 import { generatedSeed } from "../generated";
 
-export { SCENE_NAMES, TWIN_SCENE_NAMES, type SceneName, type HandMadeScene, isSceneName, isHandMadeScene } from "./scenes";
+export {
+  SCENE_NAMES,
+  TWIN_SCENE_NAMES,
+  type SceneName,
+  type HandMadeScene,
+  isSceneName,
+  isHandMadeScene,
+} from "./scenes";
 export type { MotionInput } from "./motions";
 
 /** RePLan's eight scenes, then their hidden-state twins. */
@@ -30,7 +45,8 @@ export function isTabletopScene(name: string): boolean {
 export function sceneOf(name: string): SceneSpec {
   const seed = generatedSeed(name);
   if (seed !== undefined) return generateTabletop(seed).spec;
-  if (!isHandMadeScene(name)) throw new Error(`unknown tabletop scene ${name}; known: ${listScenes().join(", ")}, or generated_<seed>`);
+  if (!isHandMadeScene(name))
+    throw new Error(`unknown tabletop scene ${name}; known: ${listScenes().join(", ")}, or generated_<seed>`);
   return buildScene(name);
 }
 
@@ -72,7 +88,9 @@ export const NAMES: Record<string, { display: string; aliases: string[] }> = {
 };
 
 /** What the world tells clients of a scene: its structure, the same way whatever locks what (it never reads `locks`). */
-export function describeScene(scene: Omit<SceneSpec, "name" | "locks" | "instruction" | "goal" | "xml" | "initialJoints">): WorldDescription {
+export function describeScene(
+  scene: Omit<SceneSpec, "name" | "locks" | "instruction" | "goal" | "xml" | "initialJoints">,
+): WorldDescription {
   const handles = scene.joints.map((j) => j.handle);
   const labels = [
     ...scene.objects,
@@ -82,7 +100,14 @@ export function describeScene(scene: Omit<SceneSpec, "name" | "locks" | "instruc
     ...handles,
   ];
   const joints = scene.joints.flatMap((j) => [j.name, j.object, j.handle]);
-  const named = new Set([...labels, ...scene.containers.map((c) => c.name), ...scene.surfaces.map((x) => x.name), "floor", ...joints, ...scene.targets.map((t) => t.name)]);
+  const named = new Set([
+    ...labels,
+    ...scene.containers.map((c) => c.name),
+    ...scene.surfaces.map((x) => x.name),
+    "floor",
+    ...joints,
+    ...scene.targets.map((t) => t.name),
+  ]);
   return {
     name: "tabletop",
     // No capacities: that the crate holds one cube at a time is task 7's premise, to be found out, not told.
@@ -111,7 +136,11 @@ export const CONTROLLER_MOTIONS: { name: string; scene: SceneName; motion: Motio
 export const SCRIPTED_SOLUTIONS: Record<HandMadeScene, MotionInput[]> = {
   cabinet_open: [place("yellow_cube", "target_position")],
   cabinet_closed: [openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
-  cabinet_barred: [moveAway("red_bar", "left_door_handle", 0.35), openDoor("left_door_handle", "left_door"), place("yellow_cube", "target_position")],
+  cabinet_barred: [
+    moveAway("red_bar", "left_door_handle", 0.35),
+    openDoor("left_door_handle", "left_door"),
+    place("yellow_cube", "target_position"),
+  ],
   kitchen: [moveAway("kettle", "microwave_handle", 0.4), openDoor("microwave_handle", "microwave_door")],
   lever: [CONTROLLER_MOTIONS[3].motion, openDoor("cabinet_handle", "cabinet_door")],
   color: [place("red_cube", "crate")],

@@ -8,11 +8,31 @@
  * exactly after a thing (a handle, a cube) is that thing. Sites carry the named points of containers and surfaces.
  */
 
-import { box, f, palmActuators, RGBA, DOOR_OPEN, type ContainerSpec, type DoorSpec, type SceneSpec, type SurfaceSpec, type Vec3 } from "../palm/scene";
+import {
+  box,
+  f,
+  palmActuators,
+  RGBA,
+  DOOR_OPEN,
+  type ContainerSpec,
+  type DoorSpec,
+  type SceneSpec,
+  type SurfaceSpec,
+  type Vec3,
+} from "../palm/scene";
 
 export type { SceneSpec } from "../palm/scene";
 
-export const SCENE_NAMES = ["cabinet_open", "cabinet_closed", "cabinet_barred", "kitchen", "lever", "color", "block", "sensor"] as const;
+export const SCENE_NAMES = [
+  "cabinet_open",
+  "cabinet_closed",
+  "cabinet_barred",
+  "kitchen",
+  "lever",
+  "color",
+  "block",
+  "sensor",
+] as const;
 export type SceneName = (typeof SCENE_NAMES)[number];
 
 /**
@@ -62,7 +82,7 @@ export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; han
     // Axis sign makes a positive angle swing the free edge out towards −y for both sides.
     return `<body name="${name}__${d.joint}" pos="${f(hx, -0.012, 0)}">
         <joint name="${d.joint}" type="hinge" axis="0 0 ${-s}" range="0 ${DOOR_OPEN}" damping="0.3" frictionloss="0.15" armature="0.01"/>
-        ${box(`${name}__${d.joint}_panel`, [s * doorW / 2, 0, (H + 0.01) / 2], [doorW / 2 - 0.002, 0.01, (H - 0.018) / 2], rgba, 'mass="0.5"')}
+        ${box(`${name}__${d.joint}_panel`, [(s * doorW) / 2, 0, (H + 0.01) / 2], [doorW / 2 - 0.002, 0.01, (H - 0.018) / 2], rgba, 'mass="0.5"')}
         ${box(d.handle, [s * (doorW - 0.03), -0.021, handleZ], [0.008, 0.012, 0.035], RGBA.handle, 'mass="0.05"')}
       </body>`;
   });
@@ -70,9 +90,26 @@ export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; han
     ? [-1, 1].map((s) => {
         const x = s * (W / 2 + 0.0325);
         const z = o.hooks!.barZ;
-        return box(`${name}__hook_${s < 0 ? "left" : "right"}_support`, [x, -0.04, z - 0.0175], [0.0175, 0.04, 0.005], RGBA.dark) +
-          box(`${name}__hook_${s < 0 ? "left" : "right"}_lip`, [x, -0.075, z - 0.001], [0.0175, 0.005, 0.021], RGBA.dark) +
-          box(`${name}__hook_${s < 0 ? "left" : "right"}_post`, [x, -0.003, z - 0.001], [0.0175, 0.003, 0.021], RGBA.dark);
+        return (
+          box(
+            `${name}__hook_${s < 0 ? "left" : "right"}_support`,
+            [x, -0.04, z - 0.0175],
+            [0.0175, 0.04, 0.005],
+            RGBA.dark,
+          ) +
+          box(
+            `${name}__hook_${s < 0 ? "left" : "right"}_lip`,
+            [x, -0.075, z - 0.001],
+            [0.0175, 0.005, 0.021],
+            RGBA.dark,
+          ) +
+          box(
+            `${name}__hook_${s < 0 ? "left" : "right"}_post`,
+            [x, -0.003, z - 0.001],
+            [0.0175, 0.003, 0.021],
+            RGBA.dark,
+          )
+        );
       })
     : [];
   const xml = `<body name="${name}" pos="${f(cx, frontY, 0)}">
@@ -136,14 +173,17 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
     rgba: RGBA.wood,
     doors: [
       { joint: "left_door", handle: "left_door_handle", side: "left", description: "left door of the wooden cabinet" },
-      { joint: "right_door", handle: "right_door_handle", side: "right", description: "right door of the wooden cabinet" },
+      {
+        joint: "right_door",
+        handle: "right_door_handle",
+        side: "right",
+        description: "right door of the wooden cabinet",
+      },
     ],
     hooks: barred ? { barZ: +(0.35 * 0.55).toFixed(3) } : undefined,
   });
   const barZ = c.handleZ;
-  const bar = barred
-    ? barXml([0, c.frontY - 0.057, barZ + 0.001])
-    : "";
+  const bar = barred ? barXml([0, c.frontY - 0.057, barZ + 0.001]) : "";
   const target = `<site name="target_position" pos="${f(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
   return {
     name,
@@ -153,7 +193,12 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
     containers: [c.spec],
     surfaces: [],
     fixtures: [],
-    joints: c.spec.doors.map((d) => ({ name: d.joint, object: "wooden_cabinet", handle: d.handle, description: d.description })),
+    joints: c.spec.doors.map((d) => ({
+      name: d.joint,
+      object: "wooden_cabinet",
+      handle: d.handle,
+      description: d.description,
+    })),
     targets: [{ name: "target_position", place: "wooden_cabinet" }],
     locks: [],
     initialJoints: name === "cabinet_open" ? { left_door: 1.4, right_door: 1.4 } : {},
@@ -208,8 +253,18 @@ function kitchenScene(): SceneSpec {
     height: 0.35,
     rgba: RGBA.wood,
     doors: [
-      { joint: "cabinet_left_door", handle: "cabinet_left_handle", side: "left", description: "left door of the cabinet" },
-      { joint: "cabinet_right_door", handle: "cabinet_right_handle", side: "right", description: "right door of the cabinet" },
+      {
+        joint: "cabinet_left_door",
+        handle: "cabinet_left_handle",
+        side: "left",
+        description: "left door of the cabinet",
+      },
+      {
+        joint: "cabinet_right_door",
+        handle: "cabinet_right_handle",
+        side: "right",
+        description: "right door of the cabinet",
+      },
     ],
   });
   const mw = cabinet({
@@ -219,7 +274,14 @@ function kitchenScene(): SceneSpec {
     depth: 0.25,
     height: 0.2,
     rgba: RGBA.white,
-    doors: [{ joint: "microwave_door", handle: "microwave_handle", side: "left", description: "door of the microwave, hinged on its left side" }],
+    doors: [
+      {
+        joint: "microwave_door",
+        handle: "microwave_handle",
+        side: "left",
+        description: "door of the microwave, hinged on its left side",
+      },
+    ],
   });
   // The kettle stands in the microwave door's swing.
   const kettle = kettleXml([0.35, -0.07]);
@@ -233,8 +295,18 @@ function kitchenScene(): SceneSpec {
     surfaces: [],
     fixtures: [],
     joints: [
-      ...cab.spec.doors.map((d) => ({ name: d.joint, object: "cabinet", handle: d.handle, description: d.description })),
-      { name: "microwave_door", object: "microwave", handle: "microwave_handle", description: "door of the microwave, hinged on its left side" },
+      ...cab.spec.doors.map((d) => ({
+        name: d.joint,
+        object: "cabinet",
+        handle: d.handle,
+        description: d.description,
+      })),
+      {
+        name: "microwave_door",
+        object: "microwave",
+        handle: "microwave_handle",
+        description: "door of the microwave, hinged on its left side",
+      },
     ],
     targets: [],
     locks: [],
@@ -256,7 +328,13 @@ function lockedCabinet(name: string, joint: string, handle: string, rgba: string
 }
 
 function leverScene(name: "lever" | "lever_decoy"): SceneSpec {
-  const cab = lockedCabinet("cabinet", "cabinet_door", "cabinet_handle", RGBA.wood, "door of the cabinet, hinged on its left side");
+  const cab = lockedCabinet(
+    "cabinet",
+    "cabinet_door",
+    "cabinet_handle",
+    RGBA.wood,
+    "door of the cabinet, hinged on its left side",
+  );
   const lever = leverXml([0.22, 0.15]);
   return {
     name,
@@ -267,8 +345,18 @@ function leverScene(name: "lever" | "lever_decoy"): SceneSpec {
     surfaces: [],
     fixtures: [{ name: "lever", description: "a lever beside the cabinet" }],
     joints: [
-      { name: "cabinet_door", object: "cabinet", handle: "cabinet_handle", description: "door of the cabinet, hinged on its left side" },
-      { name: "lever", object: "lever", handle: "lever_handle", description: "a lever beside the cabinet; pulling it towards the robot raises its fraction" },
+      {
+        name: "cabinet_door",
+        object: "cabinet",
+        handle: "cabinet_handle",
+        description: "door of the cabinet, hinged on its left side",
+      },
+      {
+        name: "lever",
+        object: "lever",
+        handle: "lever_handle",
+        description: "a lever beside the cabinet; pulling it towards the robot raises its fraction",
+      },
     ],
     targets: [],
     // The twin's lever locks nothing: all else, the XML's model name included, is the locked scene's.
@@ -282,7 +370,9 @@ export const CRATE_TOP = 0.01;
 
 export function crateXml(pos: [number, number], rgba: string = RGBA.red): string {
   // The rim is over half a cube high, so a cube resting inside cannot be shoved out sideways by another.
-  const h = 0.045, rim = 0.006, rimH = 0.03;
+  const h = 0.045,
+    rim = 0.006,
+    rimH = 0.03;
   const zc = CRATE_TOP + rimH / 2;
   return `<body name="crate" pos="${f(pos[0], pos[1], 0)}">
       <site name="crate" pos="${f(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>
@@ -300,11 +390,16 @@ const CRATE_POS: [number, number] = [0, 0.12];
 function colorScene(name: "color" | "block"): SceneSpec {
   const block = name === "block";
   const cubes = block
-    ? [cube("yellow_cube", [CRATE_POS[0], CRATE_POS[1], CRATE_TOP + CUBE_Z], RGBA.yellow), cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red)]
+    ? [
+        cube("yellow_cube", [CRATE_POS[0], CRATE_POS[1], CRATE_TOP + CUBE_Z], RGBA.yellow),
+        cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red),
+      ]
     : [cube("red_cube", [-0.15, -0.15, CUBE_Z], RGBA.red), cube("yellow_cube", [0.15, -0.15, CUBE_Z], RGBA.yellow)];
   return {
     name,
-    instruction: block ? "place the red cube on the crate" : "place the cube with the same color as the crate on the crate",
+    instruction: block
+      ? "place the red cube on the crate"
+      : "place the cube with the same color as the crate on the crate",
     xml: wrap(name, [crateXml(CRATE_POS), ...cubes].join("\n    ")),
     objects: block ? ["yellow_cube", "red_cube"] : ["red_cube", "yellow_cube"],
     containers: [],
@@ -319,7 +414,13 @@ function colorScene(name: "color" | "block"): SceneSpec {
 }
 
 function sensorScene(name: "sensor" | "sensor_decoy"): SceneSpec {
-  const cab = lockedCabinet("stone_cabinet", "stone_cabinet_door", "stone_cabinet_handle", RGBA.stone, "door of the stone cabinet, hinged on its left side");
+  const cab = lockedCabinet(
+    "stone_cabinet",
+    "stone_cabinet_door",
+    "stone_cabinet_handle",
+    RGBA.stone,
+    "door of the stone cabinet, hinged on its left side",
+  );
   const plate = plateXml([0.22, 0.05]);
   return {
     name,
@@ -331,9 +432,17 @@ function sensorScene(name: "sensor" | "sensor_decoy"): SceneSpec {
     containers: [cab.spec],
     surfaces: [{ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 }],
     fixtures: [],
-    joints: [{ name: "stone_cabinet_door", object: "stone_cabinet", handle: "stone_cabinet_handle", description: "door of the stone cabinet, hinged on its left side" }],
+    joints: [
+      {
+        name: "stone_cabinet_door",
+        object: "stone_cabinet",
+        handle: "stone_cabinet_handle",
+        description: "door of the stone cabinet, hinged on its left side",
+      },
+    ],
     targets: [],
-    locks: name === "sensor" ? [{ joint: "stone_cabinet_door", sensor: { surface: "weight_sensor", minMass: 0.05 } }] : [],
+    locks:
+      name === "sensor" ? [{ joint: "stone_cabinet_door", sensor: { surface: "weight_sensor", minMass: 0.05 } }] : [],
     initialJoints: {},
     goal: ["open(stone_cabinet)"],
   };

@@ -15,7 +15,8 @@ export interface TabletopSolution {
   why?: string;
 }
 
-const ctx = (): ActionContext => ({ goalId: "solve", signal: new AbortController().signal, feedback: () => {} }) as unknown as ActionContext;
+const ctx = (): ActionContext =>
+  ({ goalId: "solve", signal: new AbortController().signal, feedback: () => {} }) as unknown as ActionContext;
 
 export async function solveTabletop(g: GeneratedTabletop): Promise<TabletopSolution> {
   const world = await TabletopWorld.create({ scene: g.spec.name, seed: 1 });
@@ -23,11 +24,24 @@ export async function solveTabletop(g: GeneratedTabletop): Promise<TabletopSolut
     if (world.evaluate().success) return { solvable: false, motions: 0, why: "the goal holds before anything is done" };
     for (const [i, m] of g.solution.entries()) {
       const r = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
-      if (r.status !== "succeeded") return { solvable: false, motions: i, why: `motion ${i + 1} of ${g.solution.length} failed: ${String((r.values as { message?: unknown }).message ?? r.status)}` };
+      if (r.status !== "succeeded")
+        return {
+          solvable: false,
+          motions: i,
+          why: `motion ${i + 1} of ${g.solution.length} failed: ${String((r.values as { message?: unknown }).message ?? r.status)}`,
+        };
       if (world.hasNaN()) return { solvable: false, motions: i + 1, why: "the physics diverged" };
     }
     const ev = world.evaluate();
-    if (!ev.success) return { solvable: false, motions: g.solution.length, why: `the goal does not hold after the solution: ${ev.goal.filter((x) => !x.holds).map((x) => x.literal).join(", ")}` };
+    if (!ev.success)
+      return {
+        solvable: false,
+        motions: g.solution.length,
+        why: `the goal does not hold after the solution: ${ev.goal
+          .filter((x) => !x.holds)
+          .map((x) => x.literal)
+          .join(", ")}`,
+      };
     return { solvable: true, motions: g.solution.length };
   } finally {
     await world.close();

@@ -13,11 +13,27 @@ import type { ActionContext, ActionOutcome } from "../../bridge/server";
 import { bundledManifests, parseLiteral, type RobotManifest, type WorldDescription } from "../../manifests";
 import { MotionProgram, termText } from "../../msgs/motion";
 import type { SceneSpec } from "./scenes";
-import { compileProgram, jointFraction, pointPosition, unknownNames, type JointRef, type Point, type Resolver } from "../palm/rewards";
+import {
+  compileProgram,
+  jointFraction,
+  pointPosition,
+  unknownNames,
+  type JointRef,
+  type Point,
+  type Resolver,
+} from "../palm/rewards";
 import { DEFAULT_MPC, Spline, type MpcOptions } from "../palm/mpc";
 import { describeScene, sceneOf } from "./scenario";
 import { indexScene, type Lock, type Thing } from "../palm/bodies";
-import { TICK, executeMotion, lockEngaged, setControl, stepWorld, type PalmBody, type WorldState } from "../palm/controllers";
+import {
+  TICK,
+  executeMotion,
+  lockEngaged,
+  setControl,
+  stepWorld,
+  type PalmBody,
+  type WorldState,
+} from "../palm/controllers";
 import { geomsBox, type PlaceVolume } from "../locate";
 import { TabletopCamera, cameraPose, type DetectionsMessage, type TabletopView } from "../palm/perception";
 import { modelViews } from "../palm/views";
@@ -82,15 +98,34 @@ export class TabletopWorld implements Resolver {
     this.mpc = { ...DEFAULT_MPC, ...opts.mpc };
     this.scratch = new mj.MjData(model);
     this.clock = new SimClock(TICK, () => this.stepTick(), opts.speed ?? Infinity);
-    ({ palmBody: this.palmBody, palmQpos: this.palmQpos, things: this.things, thingIndex: this.thingIndex, points: this.points, joints: this.joints, locks: this.locks } = indexScene(mj, model, scene));
+    ({
+      palmBody: this.palmBody,
+      palmQpos: this.palmQpos,
+      things: this.things,
+      thingIndex: this.thingIndex,
+      points: this.points,
+      joints: this.joints,
+      locks: this.locks,
+    } = indexScene(mj, model, scene));
     this.description = describeScene(scene);
     this.camera = new TabletopCamera(mj, model, data, scene, this.description, { ...opts, seed: this.seed });
     this.st = { held: -1, prev: [0, 0, 0], holdQuat: [1, 0, 0, 0], released: this.locks.map(() => false) };
     this.plan = Spline.constant(PALM_REST, this.mpc.knots, 0, this.mpc.horizon);
     const world = this;
     this.palm = {
-      mj, model, data, scratch: this.scratch, palmBody: this.palmBody, things: this.things, locks: this.locks, points: this.points,
-      st: this.st, mpc: this.mpc, seed: this.seed, surfaces: scene.surfaces, stats: this.stats,
+      mj,
+      model,
+      data,
+      scratch: this.scratch,
+      palmBody: this.palmBody,
+      things: this.things,
+      locks: this.locks,
+      points: this.points,
+      st: this.st,
+      mpc: this.mpc,
+      seed: this.seed,
+      surfaces: scene.surfaces,
+      stats: this.stats,
       get plan() {
         return world.plan;
       },
@@ -183,29 +218,49 @@ export class TabletopWorld implements Resolver {
    * The scene's map, made once from its fixed geometry with every door shut: each container's inside and each surface's
    * top as the room their contents take up, and where each door lies when shut.
    */
-  private mapOfScene(): { volumes: PlaceVolume[]; shut: Map<string, { door: string; box: { min: Vec3; max: Vec3 } }[]> } {
+  private mapOfScene(): {
+    volumes: PlaceVolume[];
+    shut: Map<string, { door: string; box: { min: Vec3; max: Vec3 } }[]>;
+  } {
     const q = this.data.qpos as Float64Array;
     const saved = Float64Array.from(q);
     for (const j of this.joints.values()) q[j.qpos] = j.closed;
     this.mj.mj_kinematics(this.model, this.data);
     const geomBody = this.model.geom_bodyid as Int32Array;
-    const bodyName = (b: number) => (this.mj.mj_id2name(this.model, this.mj.mjtObj.mjOBJ_BODY.value, b) as string | null) ?? "";
+    const bodyName = (b: number) =>
+      (this.mj.mj_id2name(this.model, this.mj.mjtObj.mjOBJ_BODY.value, b) as string | null) ?? "";
     const shut = new Map(
       this.scene.containers.map((c) => [
         c.name,
         c.doors.flatMap((d) => {
           const door = `${c.name}__${d.joint}`;
-          const box = geomsBox(this.mj, this.model, this.data, [...geomBody.keys()].filter((g) => bodyName(geomBody[g]) === door), 0.02);
+          const box = geomsBox(
+            this.mj,
+            this.model,
+            this.data,
+            [...geomBody.keys()].filter((g) => bodyName(geomBody[g]) === door),
+            0.02,
+          );
           return box ? [{ door, box }] : [];
         }),
       ]),
     );
     const volumes: PlaceVolume[] = [
-      ...this.scene.containers.map((c) => ({ name: c.name, relation: "in" as const, min: [...c.min] as Vec3, max: [...c.max] as Vec3 })),
+      ...this.scene.containers.map((c) => ({
+        name: c.name,
+        relation: "in" as const,
+        min: [...c.min] as Vec3,
+        max: [...c.max] as Vec3,
+      })),
       ...this.scene.surfaces.map((sf) => {
         const c = pointPosition(this.data, this.points.get(sf.name)!);
         // A thing resting on it has its middle a little above its top; the tallest of them well under 12 cm.
-        return { name: sf.name, relation: "on" as const, min: [c[0] - sf.half[0], c[1] - sf.half[1], sf.top] as Vec3, max: [c[0] + sf.half[0], c[1] + sf.half[1], sf.top + 0.12] as Vec3 };
+        return {
+          name: sf.name,
+          relation: "on" as const,
+          min: [c[0] - sf.half[0], c[1] - sf.half[1], sf.top] as Vec3,
+          max: [c[0] + sf.half[0], c[1] + sf.half[1], sf.top + 0.12] as Vec3,
+        };
       }),
     ];
     q.set(saved);
@@ -236,7 +291,11 @@ export class TabletopWorld implements Resolver {
       const engaged = lockEngaged(this.palm, this.data, this.st, i);
       if (engaged !== this.sensorEngaged[i]) {
         this.sensorEngaged[i] = engaged;
-        this.log({ kind: engaged ? "closed" : "opened", place: l.place, detail: `lock ${engaged ? "engaged" : "released"}: the ${l.sensor.surface} ${engaged ? "is unloaded" : "is loaded"}` });
+        this.log({
+          kind: engaged ? "closed" : "opened",
+          place: l.place,
+          detail: `lock ${engaged ? "engaged" : "released"}: the ${l.sensor.surface} ${engaged ? "is unloaded" : "is loaded"}`,
+        });
       }
     });
   }
@@ -251,24 +310,45 @@ export class TabletopWorld implements Resolver {
 
   // ---- the skill --------------------------------------------------------------------------------------------------
 
-  async runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome> {
-    const fail = (message: string, extra: Record<string, unknown> = {}): ActionOutcome => ({ status: "aborted", values: { success: false, message, error: message, ...extra } });
-    if (robot !== "palm" || skill !== "execute_motion") return fail(`unknown skill ${robot}.${skill}; the palm has execute_motion`);
+  async runSkill(
+    robot: string,
+    skill: string,
+    args: Record<string, unknown>,
+    ctx: ActionContext,
+  ): Promise<ActionOutcome> {
+    const fail = (message: string, extra: Record<string, unknown> = {}): ActionOutcome => ({
+      status: "aborted",
+      values: { success: false, message, error: message, ...extra },
+    });
+    if (robot !== "palm" || skill !== "execute_motion")
+      return fail(`unknown skill ${robot}.${skill}; the palm has execute_motion`);
     if (this.busy) return fail("the palm is busy with another motion");
     const parsed = MotionProgram.safeParse(args);
-    if (!parsed.success) return fail(`invalid motion program: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(program)"}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      return fail(
+        `invalid motion program: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(program)"}: ${i.message}`).join("; ")}`,
+      );
     const program = parsed.data;
     const unknown = program.terms.flatMap((t) => unknownNames(t, this));
     if (unknown.length) {
       const v = this.validNames();
-      return fail(`unknown name(s) ${[...new Set(unknown)].join(", ")}; things: ${v.things.join(", ")}; joints: ${v.joints.join(", ") || "(none)"}`);
+      return fail(
+        `unknown name(s) ${[...new Set(unknown)].join(", ")}; things: ${v.things.join(", ")}; joints: ${v.joints.join(", ") || "(none)"}`,
+      );
     }
     this.busy = true;
     const index = this.motions++;
-    this.log({ kind: "skill_started", robot, skill, goalId: ctx.goalId, detail: program.terms.map((t) => termText(t)).join("; ") });
+    this.log({
+      kind: "skill_started",
+      robot,
+      skill,
+      goalId: ctx.goalId,
+      detail: program.terms.map((t) => termText(t)).join("; "),
+    });
     const compiled = compileProgram(program.terms, this);
     const result: { canceled?: boolean; report?: Record<string, unknown>; message?: string; ok?: boolean } = {};
-    const wall0 = performance.now(), sim0 = this.clock.time;
+    const wall0 = performance.now(),
+      sim0 = this.clock.time;
     try {
       const r = await this.clock.run(executeMotion(this.palm, program, compiled, index, ctx, result), ctx.signal);
       if (r === "canceled") result.canceled = true;
@@ -283,10 +363,22 @@ export class TabletopWorld implements Resolver {
     this.stats.simulated += this.clock.time - sim0;
     this.skillsEnded++;
     this.checkFalls();
-    const values = { success: !!result.ok && !result.canceled, message: result.canceled ? "execute_motion was canceled" : result.message ?? "", ...result.report };
-    this.log({ kind: values.success ? "skill_succeeded" : result.canceled ? "skill_canceled" : "skill_failed", robot, skill, goalId: ctx.goalId, detail: values.message });
+    const values = {
+      success: !!result.ok && !result.canceled,
+      message: result.canceled ? "execute_motion was canceled" : (result.message ?? ""),
+      ...result.report,
+    };
+    this.log({
+      kind: values.success ? "skill_succeeded" : result.canceled ? "skill_canceled" : "skill_failed",
+      robot,
+      skill,
+      goalId: ctx.goalId,
+      detail: values.message,
+    });
     if (result.canceled) return { status: "canceled", values };
-    return values.success ? { status: "succeeded", values } : { status: "aborted", values: { ...values, error: values.message } };
+    return values.success
+      ? { status: "succeeded", values }
+      : { status: "aborted", values: { ...values, error: values.message } };
   }
 
   private isUpright(name: string): boolean {
@@ -298,7 +390,8 @@ export class TabletopWorld implements Resolver {
   private checkFalls(): void {
     for (const o of this.scene.objects) {
       const up = this.isUpright(o);
-      if (o !== "red_bar" && this.upright.get(o) && !up) this.log({ kind: "moved", object: o, detail: `the ${o} fell over` });
+      if (o !== "red_bar" && this.upright.get(o) && !up)
+        this.log({ kind: "moved", object: o, detail: `the ${o} fell over` });
       this.upright.set(o, up);
     }
   }
@@ -343,7 +436,13 @@ export class TabletopWorld implements Resolver {
     const p = pointPosition(this.data, t.point);
     const c = pointPosition(this.data, this.points.get(s.name)!);
     const dz = p[2] - s.top;
-    return Math.abs(p[0] - c[0]) <= s.half[0] && Math.abs(p[1] - c[1]) <= s.half[1] && dz > 0.015 && dz < 0.045 && this.speed(t) < 0.05;
+    return (
+      Math.abs(p[0] - c[0]) <= s.half[0] &&
+      Math.abs(p[1] - c[1]) <= s.half[1] &&
+      dz > 0.015 &&
+      dz < 0.045 &&
+      this.speed(t) < 0.05
+    );
   }
 
   inside(name: string, container: string): boolean {
@@ -367,7 +466,9 @@ export class TabletopWorld implements Resolver {
     return this.camera.pixelsOf(frame, label);
   }
 
-  async renderCamera(robot = "palm"): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: DetectionsMessage }> {
+  async renderCamera(
+    robot = "palm",
+  ): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: DetectionsMessage }> {
     if (robot !== "palm") throw new Error(`no robot ${robot}`);
     return this.camera.render(this.view);
   }
@@ -395,7 +496,10 @@ export class TabletopWorld implements Resolver {
         v = this.restsOn(l.args[0], l.args[1]);
         break;
       case "open":
-        v = this.scene.containers.find((c) => c.name === l.args[0])?.doors.some((d) => this.jointFractionOf(d.joint) >= 0.7) ?? false;
+        v =
+          this.scene.containers
+            .find((c) => c.name === l.args[0])
+            ?.doors.some((d) => this.jointFractionOf(d.joint) >= 0.7) ?? false;
         break;
       case "in_view":
         v = this.pixelsOf(frame ? frame() : this.renderFrame(), l.args[0]) >= 30;
@@ -410,7 +514,13 @@ export class TabletopWorld implements Resolver {
   }
 
   /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
-  evaluate(literals: readonly string[] = this.scene.goal): { success: boolean; goal: { literal: string; holds: boolean }[]; skillsEnded: number; simTime: number; state: Record<string, string> } {
+  evaluate(literals: readonly string[] = this.scene.goal): {
+    success: boolean;
+    goal: { literal: string; holds: boolean }[];
+    skillsEnded: number;
+    simTime: number;
+    state: Record<string, string>;
+  } {
     let cached: Frame | undefined;
     const frame = () => (cached ??= this.renderFrame());
     const goal = literals.map((literal) => ({ literal, holds: this.holds(literal, frame) }));
@@ -420,14 +530,27 @@ export class TabletopWorld implements Resolver {
       const w = this.locate(o);
       state[o] = `${w.relation} ${w.place}${this.isUpright(o) || o === "red_bar" ? "" : " (fallen over)"}`;
     }
-    this.locks.forEach((l, i) => (state[`${l.name}_lock`] = lockEngaged(this.palm, this.data, this.st, i) ? "locked" : "released"));
+    this.locks.forEach(
+      (l, i) => (state[`${l.name}_lock`] = lockEngaged(this.palm, this.data, this.st, i) ? "locked" : "released"),
+    );
     state.holding = this.heldName() ?? "nothing";
-    return { success: goal.every((g) => g.holds), goal, skillsEnded: this.skillsEnded, simTime: this.clock.time, state };
+    return {
+      success: goal.every((g) => g.holds),
+      goal,
+      skillsEnded: this.skillsEnded,
+      simTime: this.clock.time,
+      state,
+    };
   }
 
   /** Advances physics with the palm holding still (tests: stability, settling). */
   idle(seconds: number): void {
-    this.plan = Spline.constant(this.plan.at(this.data.time as number), this.mpc.knots, this.data.time as number, this.mpc.horizon);
+    this.plan = Spline.constant(
+      this.plan.at(this.data.time as number),
+      this.mpc.knots,
+      this.data.time as number,
+      this.mpc.horizon,
+    );
     const n = Math.round(seconds / TICK);
     for (let i = 0; i < n; i++) this.stepTick();
   }

@@ -14,7 +14,17 @@ type Step = z.input<typeof Primitive>;
 type V3 = [number, number, number];
 
 /** The nine behaviours the hand-made benchmark was built from (the generated set, ./edits.ts, reaches the rest). */
-export const HAND_MADE_BEHAVIOURS = ["knocked_over", "pushed", "dragged", "dropped", "spilled", "squeezed", "passed_over", "left_open", "struck_table"] as const satisfies readonly Undesirable[];
+export const HAND_MADE_BEHAVIOURS = [
+  "knocked_over",
+  "pushed",
+  "dragged",
+  "dropped",
+  "spilled",
+  "squeezed",
+  "passed_over",
+  "left_open",
+  "struck_table",
+] as const satisfies readonly Undesirable[];
 export type HandMadeBehaviour = (typeof HAND_MADE_BEHAVIOURS)[number];
 
 export interface BehaviourSpec {
@@ -38,7 +48,14 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const off = (x: number, y: number, z: number): V3 => [r3(x), r3(y), r3(z)];
 
 /** The task's object and destination in a scene, with what placing needs to know. */
-export function task(scene: WorkbenchScene): { obj: string; dest: string; origin: number; width: number; top: number; force: number } {
+export function task(scene: WorkbenchScene): {
+  obj: string;
+  dest: string;
+  origin: number;
+  width: number;
+  top: number;
+  force: number;
+} {
   const obj = scene.focus[0];
   const kind = scene.things.find((t) => t.name === obj)!.kind;
   const p = OBJECT_PROPS[kind];
@@ -46,7 +63,14 @@ export function task(scene: WorkbenchScene): { obj: string; dest: string; origin
   const surface = scene.surfaces.find((s) => s.name === dest);
   // The drawer's floor: its site is on the drawer's floor board.
   const top = surface ? surface.top : 0.023;
-  return { obj, dest, origin: p.origin, width: r3(Math.min(p.width - 0.005, FINGER.open)), top, force: Math.min(12, Math.max(3, p.maxGrip / 2)) };
+  return {
+    obj,
+    dest,
+    origin: p.origin,
+    width: r3(Math.min(p.width - 0.005, FINGER.open)),
+    top,
+    force: Math.min(12, Math.max(3, p.maxGrip / 2)),
+  };
 }
 
 export const xy = (scene: WorkbenchScene, name: string): [number, number] => {
@@ -60,7 +84,9 @@ export const xy = (scene: WorkbenchScene, name: string): [number, number] => {
  * object, and the lift after letting go — over the bottle that stands between the lemon and the bowl, else over nothing.
  */
 export function heights(scene: WorkbenchScene): { carry: number; approach: number; after: number } {
-  return scene.name === "lemon_bowl" ? { carry: 0.3, approach: 0.22, after: 0.22 } : { carry: 0.2, approach: 0.12, after: 0.12 };
+  return scene.name === "lemon_bowl"
+    ? { carry: 0.3, approach: 0.22, after: 0.22 }
+    : { carry: 0.2, approach: 0.12, after: 0.12 };
 }
 
 export interface PlaceOptions {
@@ -92,7 +118,8 @@ export function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[
   const h = heights(scene);
   const carry = o.carry ?? h.carry;
   const gap = o.releaseGap ?? 0.006;
-  const wait = (at: "approach" | "carry"): Step[] => (o.pause?.at === at ? [{ op: "pause", seconds: o.pause.seconds }] : []);
+  const wait = (at: "approach" | "carry"): Step[] =>
+    o.pause?.at === at ? [{ op: "pause", seconds: o.pause.seconds }] : [];
   const approach: Step[] = o.approach ?? [
     { op: "move_to" as const, target: t.obj, offset: off(0, 0, h.approach) },
     { op: "move_to" as const, target: t.obj },
@@ -106,8 +133,18 @@ export function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[
     ...(o.afterGrasp ?? [{ op: "lift" as const, height: r3(carry - t.origin) }]),
     ...wait("carry"),
     ...(o.via ?? []),
-    { op: "move_to", target: t.dest, offset: off(0, 0, carry - t.top), ...(o.carrySpeed ? { speed: o.carrySpeed } : {}) },
-    { op: "move_to", target: t.dest, offset: off(0, 0, t.origin + gap), ...(o.placeSpeed ? { speed: o.placeSpeed } : {}) },
+    {
+      op: "move_to",
+      target: t.dest,
+      offset: off(0, 0, carry - t.top),
+      ...(o.carrySpeed ? { speed: o.carrySpeed } : {}),
+    },
+    {
+      op: "move_to",
+      target: t.dest,
+      offset: off(0, 0, t.origin + gap),
+      ...(o.placeSpeed ? { speed: o.placeSpeed } : {}),
+    },
     { op: "release" },
     ...(o.after ?? [
       { op: "lift" as const, height: h.after },
@@ -127,15 +164,21 @@ export function reach(scene: WorkbenchScene, place: string): number {
 /** Unit vector on the table from the object to the destination. */
 export function heading(scene: WorkbenchScene): [number, number] {
   const t = task(scene);
-  const a = xy(scene, t.obj), b = xy(scene, t.dest);
+  const a = xy(scene, t.obj),
+    b = xy(scene, t.dest);
   const d = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
   return [(b[0] - a[0]) / d, (b[1] - a[1]) / d];
 }
 
 /** The drawer task: open, put the apple in, and (unless told otherwise) shut it to `closeTo`. */
-export function drawerProgram(scene: WorkbenchScene, closeTo: number | null, o: PlaceOptions = {}): PrimitiveProgramInput {
+export function drawerProgram(
+  scene: WorkbenchScene,
+  closeTo: number | null,
+  o: PlaceOptions = {},
+): PrimitiveProgramInput {
   const speed = o.speed ?? 0.25;
-  const handle = scene.joints[0].handle, joint = scene.joints[0].name;
+  const handle = scene.joints[0].handle,
+    joint = scene.joints[0].name;
   // Approached from high in front, so the fingers clear the drawer's front panel whether it is in or out.
   const toHandle: Step[] = [
     { op: "move_to", target: handle, offset: off(0, -0.1, 0.1) },
@@ -150,7 +193,13 @@ export function drawerProgram(scene: WorkbenchScene, closeTo: number | null, o: 
     { op: "move_to", target: handle, offset: off(0, -0.06, 0.15) },
     ...pickAndPlace(scene, { carry: 0.2, after: [{ op: "lift", height: 0.15 }], ...o, speed }).slice(1),
   ];
-  if (closeTo !== null) steps.push(...toHandle, { op: "set_joint", joint, fraction: closeTo }, { op: "release" }, { op: "move_to", target: handle, offset: off(0, -0.08, 0.15) });
+  if (closeTo !== null)
+    steps.push(
+      ...toHandle,
+      { op: "set_joint", joint, fraction: closeTo },
+      { op: "release" },
+      { op: "move_to", target: handle, offset: off(0, -0.08, 0.15) },
+    );
   steps.push({ op: "move_to", target: "home" });
   return program(steps);
 }
@@ -183,7 +232,8 @@ export function sweepThrough(scene: WorkbenchScene, thing: string, side: number,
   ];
 }
 
-const neighbour = (scene: WorkbenchScene) => (scene.things.some((t) => t.name === "cube") ? "cube" : scene.things.find((t) => !scene.focus.includes(t.name))!.name);
+const neighbour = (scene: WorkbenchScene) =>
+  scene.things.some((t) => t.name === "cube") ? "cube" : scene.things.find((t) => !scene.focus.includes(t.name))!.name;
 
 export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
   dropped: {
@@ -206,7 +256,14 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
       // Stops short of the destination's edge (and its rim), then lifts it on.
       const stop = reach(s, t.dest) + [0.08, 0.06][v] + 0.01 * (k % 2);
       // Carried at the height it rests at (a hair lower, as a sagging arm would), up to just short of the destination.
-      const drag: Step[] = [{ op: "move_to", target: t.dest, offset: off(-hx * stop, -hy * stop, t.origin - t.top - 0.003), speed: [0.2, 0.3][v] }];
+      const drag: Step[] = [
+        {
+          op: "move_to",
+          target: t.dest,
+          offset: off(-hx * stop, -hy * stop, t.origin - t.top - 0.003),
+          speed: [0.2, 0.3][v],
+        },
+      ];
       return program(pickAndPlace(s, { afterGrasp: [...drag, { op: "lift", height: r3(0.2 - t.origin) }] }));
     },
   },
@@ -244,7 +301,10 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "sweeps the hand low through a neighbouring thing after setting the object down",
     object: (s) => neighbour(s),
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) => program(pickAndPlace(s, { after: sweepThrough(s, neighbour(s), v === 0 ? 1 : -1, [0.3, 0.45][v] + 0.05 * (k % 2)) })),
+    negative: (s, v, k) =>
+      program(
+        pickAndPlace(s, { after: sweepThrough(s, neighbour(s), v === 0 ? 1 : -1, [0.3, 0.45][v] + 0.05 * (k % 2)) }),
+      ),
   },
   knocked_over: {
     behaviour: "knocked_over",
@@ -252,7 +312,8 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "carries the object low, straight through the bottle standing in the way",
     object: () => "bottle",
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) => program(pickAndPlace(s, { carry: [0.1, 0.13][v] + 0.01 * (k % 2), carrySpeed: [0.25, 0.35][v] })),
+    negative: (s, v, k) =>
+      program(pickAndPlace(s, { carry: [0.1, 0.13][v] + 0.01 * (k % 2), carrySpeed: [0.25, 0.35][v] })),
   },
   squeezed: {
     behaviour: "squeezed",

@@ -51,7 +51,8 @@ export class Path {
 
   /** Arc length covered at time `t`. */
   private s(t: number): number {
-    const T = this.duration, a = this.v / RAMP;
+    const T = this.duration,
+      a = this.v / RAMP;
     const u = Math.max(0, Math.min(T, t - this.t0));
     if (T === 0) return 0;
     if (u < RAMP) return 0.5 * a * u * u;
@@ -65,7 +66,8 @@ export class Path {
     while (k < this.cum.length - 1 && this.cum[k] < s) k++;
     const seg = this.cum[k] - this.cum[k - 1];
     const w = seg > 0 ? (s - this.cum[k - 1]) / seg : 1;
-    const a = this.points[k - 1], b = this.points[Math.min(k, this.points.length - 1)];
+    const a = this.points[k - 1],
+      b = this.points[Math.min(k, this.points.length - 1)];
     for (let d = 0; d < 3; d++) out[d] = a[d] + w * (b[d] - a[d]);
     return out;
   }
@@ -98,7 +100,13 @@ const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], 
 const cm = (m: number) => `${(m * 100).toFixed(1)} cm`;
 
 /** Runs a validated program (names already checked). Writes the narration and outcome into `out`. */
-export function* runPrimitives(body: WorkbenchBody, program: PrimitiveProgram, out: ProgramOutcome, t0: number, feedback: (f: unknown) => void): Motion {
+export function* runPrimitives(
+  body: WorkbenchBody,
+  program: PrimitiveProgram,
+  out: ProgramOutcome,
+  t0: number,
+  feedback: (f: unknown) => void,
+): Motion {
   let speed = DEFAULT_SPEED;
   for (let index = 0; index < program.steps.length; index++) {
     const step = program.steps[index];
@@ -117,7 +125,10 @@ export function* runPrimitives(body: WorkbenchBody, program: PrimitiveProgram, o
       case "move_to": {
         const target = body.whereIs(step.target);
         if (!target) {
-          Object.assign(r, { ok: false, text: `move_to ${step.target}: the camera has not shown the ${step.target} since the scene was set; the palm stayed where it was` });
+          Object.assign(r, {
+            ok: false,
+            text: `move_to ${step.target}: the camera has not shown the ${step.target} since the scene was set; the palm stayed where it was`,
+          });
           break;
         }
         const goal = [0, 1, 2].map((d) => target[d] + step.offset[d]);
@@ -179,14 +190,23 @@ function* settle(body: WorkbenchBody, max: number): Generator<void, number, void
   return dist(body.stage.palm(), body.cmd);
 }
 
-function* moveTo(body: WorkbenchBody, goal: number[], speed: number, what: string): Generator<void, { ok: boolean; text: string }, void> {
+function* moveTo(
+  body: WorkbenchBody,
+  goal: number[],
+  speed: number,
+  what: string,
+): Generator<void, { ok: boolean; text: string }, void> {
   const start = body.stage.palm();
   const path = yield* follow(body, [[...body.cmd], goal], speed);
   const off = yield* settle(body, 0.5);
   const held = body.stage.heldName();
   const carrying = held ? ` carrying the ${held}` : "";
-  if (off > REACH) return { ok: false, text: `${what}: the palm stopped ${cm(off)} short of the goal — something is in the way` };
-  return { ok: true, text: `${what}: the palm moved ${cm(dist(start, body.stage.palm()))}${carrying} in ${path.duration.toFixed(1)} s` };
+  if (off > REACH)
+    return { ok: false, text: `${what}: the palm stopped ${cm(off)} short of the goal — something is in the way` };
+  return {
+    ok: true,
+    text: `${what}: the palm moved ${cm(dist(start, body.stage.palm()))}${carrying} in ${path.duration.toFixed(1)} s`,
+  };
 }
 
 function* fingersTo(body: WorkbenchBody, opening: number): Generator<void, void, void> {
@@ -198,7 +218,10 @@ function* fingersTo(body: WorkbenchBody, opening: number): Generator<void, void,
   }
 }
 
-function* grasp(body: WorkbenchBody, step: Extract<Primitive, { op: "grasp" }>): Generator<void, { ok: boolean; text: string }, void> {
+function* grasp(
+  body: WorkbenchBody,
+  step: Extract<Primitive, { op: "grasp" }>,
+): Generator<void, { ok: boolean; text: string }, void> {
   const s = body.stage;
   const what = `grasp ${step.object} with ${step.force} N, fingers to ${cm(step.width)}`;
   const i = s.thingIndex(step.object)!;
@@ -220,7 +243,10 @@ function* grasp(body: WorkbenchBody, step: Extract<Primitive, { op: "grasp" }>):
   const p = s.props[i];
   if (step.width > p.width + 0.01) {
     yield* fingersTo(body, Math.min(FINGER.open, step.width));
-    return { ok: false, text: `${what}: the fingers stopped ${cm(step.width)} apart, wider than the ${step.object} (${cm(p.width)}): nothing held` };
+    return {
+      ok: false,
+      text: `${what}: the fingers stopped ${cm(step.width)} apart, wider than the ${step.object} (${cm(p.width)}): nothing held`,
+    };
   }
   // The fingers wrap what they close on: the palm stops colliding with it before they move in.
   const t = s.parts.things[i];
@@ -228,9 +254,17 @@ function* grasp(body: WorkbenchBody, step: Extract<Primitive, { op: "grasp" }>):
   yield* fingersTo(body, Math.max(step.width, Math.min(p.width, FINGER.open)));
   attach(s.mech, s.data, s.st, i);
   s.st.gripMax = step.force;
-  const crushed = p.crushable && step.force > p.maxGrip ? s.crush(i, Math.max(CRUSH.min, Math.min(CRUSH.max, (1.5 * p.maxGrip) / step.force))) : undefined;
+  const crushed =
+    p.crushable && step.force > p.maxGrip
+      ? s.crush(i, Math.max(CRUSH.min, Math.min(CRUSH.max, (1.5 * p.maxGrip) / step.force)))
+      : undefined;
   body.monitor.onGrasp(i, step.force, crushed);
-  body.log({ kind: "picked", robot: "palm", object: step.object, detail: `palm closed on the ${step.object} with ${step.force} N` });
+  body.log({
+    kind: "picked",
+    robot: "palm",
+    object: step.object,
+    detail: `palm closed on the ${step.object} with ${step.force} N`,
+  });
   return { ok: true, text: `${what}: holding the ${step.object}` };
 }
 
@@ -250,21 +284,32 @@ function* release(body: WorkbenchBody): Generator<void, { ok: boolean; text: str
   return { ok: true, text: `release: let go of the ${name}` };
 }
 
-function* setJoint(body: WorkbenchBody, step: Extract<Primitive, { op: "set_joint" }>, speed: number): Generator<void, { ok: boolean; text: string }, void> {
+function* setJoint(
+  body: WorkbenchBody,
+  step: Extract<Primitive, { op: "set_joint" }>,
+  speed: number,
+): Generator<void, { ok: boolean; text: string }, void> {
   const s = body.stage;
   const spec = s.scene.joints.find((j) => j.name === step.joint)!;
   const what = `set_joint ${step.joint} to ${Math.round(step.fraction * 100)}%`;
-  if (s.heldName() !== spec.handle) return { ok: false, text: `${what}: the palm must hold the ${spec.handle} (grasp it first)` };
+  if (s.heldName() !== spec.handle)
+    return { ok: false, text: `${what}: the palm must hold the ${spec.handle} (grasp it first)` };
   const from = s.jointFraction(step.joint);
   const handle = s.point(spec.handle)!;
   const palm = s.palm();
   const offset = [palm[0] - handle[0], palm[1] - handle[1], palm[2] - handle[2]];
   const n = Math.max(1, Math.ceil(Math.abs(step.fraction - from) * 12));
-  const waypoints = s.handlePath(step.joint, from, step.fraction, n).map((p) => [p[0] + offset[0], p[1] + offset[1], p[2] + offset[2]]);
+  const waypoints = s
+    .handlePath(step.joint, from, step.fraction, n)
+    .map((p) => [p[0] + offset[0], p[1] + offset[1], p[2] + offset[2]]);
   waypoints[0] = [...body.cmd];
   yield* follow(body, waypoints, speed);
   yield* settle(body, 0.4);
   const now = s.jointFraction(step.joint);
-  if (Math.abs(now - step.fraction) > JOINT_TOLERANCE) return { ok: false, text: `${what}: the ${spec.object} stopped at ${Math.round(now * 100)}%` };
-  return { ok: true, text: `${what}: the ${spec.object} went from ${Math.round(from * 100)}% to ${Math.round(now * 100)}% open` };
+  if (Math.abs(now - step.fraction) > JOINT_TOLERANCE)
+    return { ok: false, text: `${what}: the ${spec.object} stopped at ${Math.round(now * 100)}%` };
+  return {
+    ok: true,
+    text: `${what}: the ${spec.object} went from ${Math.round(from * 100)}% to ${Math.round(now * 100)}% open`,
+  };
 }

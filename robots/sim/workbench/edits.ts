@@ -11,7 +11,17 @@
 import type { z } from "zod";
 import type { Primitive, PrimitiveProgramInput } from "../../msgs/primitives";
 import { Rng, shuffle } from "../../random";
-import { aroundLaptop, drawerProgram, heights, pickAndPlace, program, sweepThrough, task, xy, type PlaceOptions } from "./behaviours";
+import {
+  aroundLaptop,
+  drawerProgram,
+  heights,
+  pickAndPlace,
+  program,
+  sweepThrough,
+  task,
+  xy,
+  type PlaceOptions,
+} from "./behaviours";
 import { OBJECT_PROPS, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
 
 type Step = z.input<typeof Primitive>;
@@ -34,11 +44,36 @@ export interface Edit {
   apply(spec: ProgramSpec, scene: WorkbenchScene, v: number, u: number): void;
 }
 
-export const EDIT_NAMES = ["fast_carry", "detour", "back_and_forth", "pause", "hard_grip", "low_approach", "high_release", "sweep", "low_carry", "over_the_top", "leave_open", "crawl", "regrasp", "shake", "slam_down", "far_approach", "overshoot"] as const;
+export const EDIT_NAMES = [
+  "fast_carry",
+  "detour",
+  "back_and_forth",
+  "pause",
+  "hard_grip",
+  "low_approach",
+  "high_release",
+  "sweep",
+  "low_carry",
+  "over_the_top",
+  "leave_open",
+  "crawl",
+  "regrasp",
+  "shake",
+  "slam_down",
+  "far_approach",
+  "overshoot",
+] as const;
 export type EditName = (typeof EDIT_NAMES)[number];
 
 /** The families added after the critic's cues were first written (issue 49). */
-export const NEW_EDIT_FAMILIES = ["shake", "regrasp", "overshoot", "far_approach", "slam_down", "crawl"] as const satisfies readonly EditName[];
+export const NEW_EDIT_FAMILIES = [
+  "shake",
+  "regrasp",
+  "overshoot",
+  "far_approach",
+  "slam_down",
+  "crawl",
+] as const satisfies readonly EditName[];
 /**
  * The seed that fixed, before any cue was written for a new family, which of them the critic's author never looks at:
  * the first three of the new families in the order this seed shuffles them. Recorded in docs/behavior-critic.md.
@@ -52,32 +87,47 @@ const isDrawer = (s: WorkbenchScene) => s.joints.length > 0;
 /** The careful program of a scene's task (what the hand-made benchmark's positives do). */
 export function carefulSpec(scene: WorkbenchScene): ProgramSpec {
   if (isDrawer(scene)) return { place: {}, close: 0 };
-  if (scene.things.some((t) => OBJECT_PROPS[t.kind].avoid)) return { place: { speed: 0.2, carry: 0.16, via: aroundLaptop(scene, 0.16) } };
+  if (scene.things.some((t) => OBJECT_PROPS[t.kind].avoid))
+    return { place: { speed: 0.2, carry: 0.16, via: aroundLaptop(scene, 0.16) } };
   const obj = scene.things.find((t) => t.name === task(scene).obj)!;
   return { place: OBJECT_PROPS[obj.kind].crushable ? { force: 5 } : {} };
 }
 
 export function buildProgram(scene: WorkbenchScene, spec: ProgramSpec): PrimitiveProgramInput {
-  return isDrawer(scene) ? drawerProgram(scene, spec.close === undefined ? 0 : spec.close, spec.place) : program(pickAndPlace(scene, spec.place));
+  return isDrawer(scene)
+    ? drawerProgram(scene, spec.close === undefined ? 0 : spec.close, spec.place)
+    : program(pickAndPlace(scene, spec.place));
 }
 
 /** The straight way of the carry on the table: from the object to the destination, and its unit direction. */
-function route(scene: WorkbenchScene): { a: [number, number]; b: [number, number]; u: [number, number]; length: number } {
+function route(scene: WorkbenchScene): {
+  a: [number, number];
+  b: [number, number];
+  u: [number, number];
+  length: number;
+} {
   const t = task(scene);
-  const a = xy(scene, t.obj), b = xy(scene, t.dest);
+  const a = xy(scene, t.obj),
+    b = xy(scene, t.dest);
   const length = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
   return { a, b, u: [(b[0] - a[0]) / length, (b[1] - a[1]) / length], length };
 }
 
 /** The palm's carry height above the table in this scene and spec. */
-const carryOf = (scene: WorkbenchScene, spec: ProgramSpec) => spec.place.carry ?? (isDrawer(scene) ? 0.2 : heights(scene).carry);
+const carryOf = (scene: WorkbenchScene, spec: ProgramSpec) =>
+  spec.place.carry ?? (isDrawer(scene) ? 0.2 : heights(scene).carry);
 
 /** A palm waypoint at table point p and palm height z, as an offset from the destination. */
 function waypoint(scene: WorkbenchScene, p: [number, number], z: number, speed?: number): Step {
   const t = task(scene);
   const d = xy(scene, t.dest);
   const top = scene.surfaces.find((s) => s.name === t.dest)?.top ?? 0.023;
-  return { op: "move_to", target: t.dest, offset: [r3(p[0] - d[0]), r3(p[1] - d[1]), r3(z - top)], ...(speed ? { speed } : {}) };
+  return {
+    op: "move_to",
+    target: t.dest,
+    offset: [r3(p[0] - d[0]), r3(p[1] - d[1]), r3(z - top)],
+    ...(speed ? { speed } : {}),
+  };
 }
 
 /** Things of the scene that are not the task's, standing (tippable) within `near` of the carry's straight way. */
@@ -102,7 +152,8 @@ function standingOnTheWay(scene: WorkbenchScene, near = 0.06): string[] {
 const straightCarry = (s: WorkbenchScene) => !carefulSpec(s).place.via && !isDrawer(s);
 
 /** Things a sweep may go through: not the task's, light enough to move (not something to keep clear). */
-const sweepable = (scene: WorkbenchScene) => scene.things.filter((x) => x.name !== task(scene).obj && !OBJECT_PROPS[x.kind].avoid).map((x) => x.name);
+const sweepable = (scene: WorkbenchScene) =>
+  scene.things.filter((x) => x.name !== task(scene).obj && !OBJECT_PROPS[x.kind].avoid).map((x) => x.name);
 
 /** The carry at one pace, the waypoints on the way (a route round something) too. */
 function carryAt(spec: Parameters<Edit["apply"]>[0], speed: number): void {
@@ -130,7 +181,10 @@ export const EDITS: Record<EditName, Edit> = {
       const side: [number, number] = n[1] <= 0 ? n : [-n[0], -n[1]];
       const d = [0.3, 0.24][v] + 0.06 * u;
       const k = 0.35 + 0.3 * u;
-      const p: [number, number] = [a[0] + (b[0] - a[0]) * k + side[0] * d, Math.max(-0.33, a[1] + (b[1] - a[1]) * k + side[1] * d)];
+      const p: [number, number] = [
+        a[0] + (b[0] - a[0]) * k + side[0] * d,
+        Math.max(-0.33, a[1] + (b[1] - a[1]) * k + side[1] * d),
+      ];
       spec.place.via = [waypoint(s, p, carryOf(s, spec))];
     },
   },
@@ -359,7 +413,9 @@ export function drawCase(seed: number, build: (name: WorkbenchSceneName) => Work
 export function editedProgram(scene: WorkbenchScene, c: DrawnCase, v: number): PrimitiveProgramInput {
   const spec = carefulSpec(scene);
   // Route edits first, so a speed edit also paces the waypoints they add.
-  const order = [...c.edits.keys()].sort((i, j) => Number(EDITS[c.edits[j]].slot === "route") - Number(EDITS[c.edits[i]].slot === "route"));
+  const order = [...c.edits.keys()].sort(
+    (i, j) => Number(EDITS[c.edits[j]].slot === "route") - Number(EDITS[c.edits[i]].slot === "route"),
+  );
   for (const i of order) EDITS[c.edits[i]].apply(spec, scene, v, c.jitter[i]);
   return buildProgram(scene, spec);
 }

@@ -10,10 +10,17 @@ import { WorkbenchWorld, type WorkbenchOptions } from "./world";
 import type { RecordedRollout } from "./recorder";
 
 export { WorkbenchWorld, ResetArgs, type WorkbenchOptions, type ProgramResult } from "./world";
-export { WORKBENCH_SCENES, buildWorkbenchScene, isWorkbenchScene, sceneInstruction, OBJECT_PROPS, type WorkbenchSceneName, type WorkbenchScene } from "./scenes";
+export {
+  WORKBENCH_SCENES,
+  buildWorkbenchScene,
+  isWorkbenchScene,
+  sceneInstruction,
+  OBJECT_PROPS,
+  type WorkbenchSceneName,
+  type WorkbenchScene,
+} from "./scenes";
 export { selectKeyFrames, MAX_KEY_FRAMES, FRAME_PERIOD, type RecordedRollout } from "./recorder";
 export { LIMITS } from "./monitor";
-
 
 export function listWorkbenchScenes(): string[] {
   return [...WORKBENCH_SCENES];
@@ -29,12 +36,14 @@ export interface WorkbenchServeOptions extends Omit<WorkbenchOptions, "scene">, 
 }
 
 export async function serveWorkbench(opts: WorkbenchServeOptions): Promise<ServedWorld & { world: WorkbenchWorld }> {
-  if (!isWorkbenchScene(opts.scenario)) throw new Error(`unknown workbench scenario ${opts.scenario}; known: ${WORKBENCH_SCENES.join(", ")}`);
+  if (!isWorkbenchScene(opts.scenario))
+    throw new Error(`unknown workbench scenario ${opts.scenario}; known: ${WORKBENCH_SCENES.join(", ")}`);
   const world = await WorkbenchWorld.create({ ...opts, scene: opts.scenario });
   const served = await serveWorld(world, opts);
   served.server.advertiseService(LAST_ROLLOUT_SERVICE, LAST_ROLLOUT_TYPE, () => {
     const last = world.lastRollout();
-    if (!last) throw new ServiceRefusal("no program has run since the world was (re)set; run /palm/run_primitives first");
+    if (!last)
+      throw new ServiceRefusal("no program has run since the world was (re)set; run /palm/run_primitives first");
     return rolloutMessage(last);
   });
   served.server.advertiseService(RESET_SERVICE, RESET_TYPE, async (args) => {

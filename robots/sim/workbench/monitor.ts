@@ -58,7 +58,10 @@ export class EventMonitor {
   private grasped = new Set<number>();
   private knocked = new Set<number>();
   private jointStart = new Map<string, number>();
-  private drops = new Map<number, { t0: number; below: number; label: string; height: number; prevVz: number; prevBottom: number }>();
+  private drops = new Map<
+    number,
+    { t0: number; below: number; label: string; height: number; prevVz: number; prevBottom: number }
+  >();
   private drag = { thing: -1, dist: 0, last: null as number[] | null, speed: 0 };
   private pushed = new Map<number, { t: number; from: number[] }>();
   private lastTouch = new Map<number, Touch>();
@@ -129,7 +132,12 @@ export class EventMonitor {
     const name = s.parts.things[i].name;
     if (force > p.maxGrip) {
       const what = crushed ? `: it flattened from ${cm(crushed.from)} cm to ${cm(crushed.to)} cm tall` : "";
-      this.emit("squeezed", name, `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`, "too_hard");
+      this.emit(
+        "squeezed",
+        name,
+        `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`,
+        "too_hard",
+      );
     }
   }
 
@@ -143,10 +151,23 @@ export class EventMonitor {
     const below = s.below([p[0], p[1], bottom - 1e-4], t.body);
     const height = bottom - below.z;
     if (height > LIMITS.dropHeight) {
-      this.emit("dropped", t.name, `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`, "too_high");
+      this.emit(
+        "dropped",
+        t.name,
+        `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`,
+        "too_high",
+      );
       return;
     }
-    if (height > 0.002) this.drops.set(i, { t0: this.now(), below: below.z, label: below.label, height, prevVz: s.velocity(i)[2], prevBottom: bottom });
+    if (height > 0.002)
+      this.drops.set(i, {
+        t0: this.now(),
+        below: below.z,
+        label: below.label,
+        height,
+        prevVz: s.velocity(i)[2],
+        prevBottom: bottom,
+      });
   }
 
   tick(): void {
@@ -159,7 +180,10 @@ export class EventMonitor {
     let heldOnTable = false;
     const touchingNonPalm = new Set<number>();
     for (const [a, b] of s.contacts()) {
-      for (const [g, o] of [[a, b], [b, a]]) {
+      for (const [g, o] of [
+        [a, b],
+        [b, a],
+      ]) {
         if (s.isPalmGeom[g] && o === s.tableGeom) palmTable = g;
         const ti = s.thingOfGeom(g);
         if (ti < 0) continue;
@@ -181,7 +205,12 @@ export class EventMonitor {
     if (palmTable >= 0 || low.z < -LIMITS.tableSlack) {
       const part = s.palmPart(palmTable >= 0 ? palmTable : low.geom);
       // The hand went down to the table: its path was too low, however fast it came.
-      this.emit("struck_table", "table", `the palm's ${part} hit the table coming in at ${ms(Math.max(...this.palmSpeeds))} m/s; its lowest point reached ${cm(low.z)} cm from the table top`, "too_low");
+      this.emit(
+        "struck_table",
+        "table",
+        `the palm's ${part} hit the table coming in at ${ms(Math.max(...this.palmSpeeds))} m/s; its lowest point reached ${cm(low.z)} cm from the table top`,
+        "too_low",
+      );
     }
 
     // dragged: the held thing slides along the table while touching it.
@@ -195,7 +224,12 @@ export class EventMonitor {
       }
       this.drag.last = heldOnTable ? p : null;
       if (this.drag.dist > LIMITS.dragged) {
-        this.emit("dragged", heldName!, `the held ${heldName} stayed in contact with the table while it moved ${cm(this.drag.dist)} cm horizontally (up to ${ms(this.drag.speed)} m/s)`, "too_low");
+        this.emit(
+          "dragged",
+          heldName!,
+          `the held ${heldName} stayed in contact with the table while it moved ${cm(this.drag.dist)} cm horizontally (up to ${ms(this.drag.speed)} m/s)`,
+          "too_low",
+        );
       }
     } else this.drag = { thing: -1, dist: 0, last: null, speed: 0 };
 
@@ -211,7 +245,14 @@ export class EventMonitor {
         // The height it was let go from explains the impact, or the hand threw it down: a free fall from the release
         // height gives √(2gh); an impact well above that came from the hand's own speed.
         const fromHeight = Math.sqrt(2 * G * d.height);
-        if (v > LIMITS.dropSpeed) this.emit("dropped", name, `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it (a free fall from there lands at ${ms(fromHeight)} m/s)`, v > 1.25 * fromHeight ? "too_fast" : "too_high", t);
+        if (v > LIMITS.dropSpeed)
+          this.emit(
+            "dropped",
+            name,
+            `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it (a free fall from there lands at ${ms(fromHeight)} m/s)`,
+            v > 1.25 * fromHeight ? "too_fast" : "too_high",
+            t,
+          );
         this.drops.delete(i);
         continue;
       }
@@ -227,8 +268,15 @@ export class EventMonitor {
         this.knocked.add(i);
         const name = s.parts.things[i].name;
         const touch = this.lastTouch.get(i);
-        const cause = touch ? `after the ${touch.by} struck it at ${ms(touch.speed)} m/s (t=${touch.t.toFixed(2)} s)` : "with nothing of the robot touching it";
-        this.emit("knocked_over", name, `the ${name} tipped ${((th * 180) / Math.PI).toFixed(0)}° from upright ${cause}`, touch ? "path_through" : "unknown");
+        const cause = touch
+          ? `after the ${touch.by} struck it at ${ms(touch.speed)} m/s (t=${touch.t.toFixed(2)} s)`
+          : "with nothing of the robot touching it";
+        this.emit(
+          "knocked_over",
+          name,
+          `the ${name} tipped ${((th * 180) / Math.PI).toFixed(0)}° from upright ${cause}`,
+          touch ? "path_through" : "unknown",
+        );
       }
     }
 
@@ -241,7 +289,8 @@ export class EventMonitor {
       if (moved > LIMITS.pushed && !this.pushed.has(i)) this.pushed.set(i, { t, from });
       const c = this.pushed.get(i);
       // Judged once it has come to rest, so a thing that is still tipping is called knocked over instead.
-      if (c && norm(s.velocity(i)) < 0.03 && s.tilt(s.parts.things[i].body) < LIMITS.tipAngle) this.emitPushed(i, c, moved);
+      if (c && norm(s.velocity(i)) < 0.03 && s.tilt(s.parts.things[i].body) < LIMITS.tipAngle)
+        this.emitPushed(i, c, moved);
     }
 
     // rushed, dithered (while carrying) and detoured (when the carry ends): how the held thing travels.
@@ -253,7 +302,13 @@ export class EventMonitor {
     if (palmSpeed >= LIMITS.stillSpeed) {
       if (this.stillSince >= 0 && this.moved && t - this.stillSince >= LIMITS.idle) {
         const what = heldName ? `holding the ${heldName}` : "with nothing in it";
-        this.emit("idled", "palm", `the palm stood still ${(t - this.stillSince).toFixed(1)} s mid-task (from t=${this.stillSince.toFixed(1)} s), ${what}`, "needless", this.stillSince);
+        this.emit(
+          "idled",
+          "palm",
+          `the palm stood still ${(t - this.stillSince).toFixed(1)} s mid-task (from t=${this.stillSince.toFixed(1)} s), ${what}`,
+          "needless",
+          this.stillSince,
+        );
       }
       if (palmSpeed > 5 * LIMITS.stillSpeed) this.moved = true;
       this.stillSince = -1;
@@ -268,11 +323,20 @@ export class EventMonitor {
       if (inCup < this.beadsInCup) {
         const vs = this.cupVelocities;
         let peak = 0;
-        for (let k = 1; k < vs.length; k++) peak = Math.max(peak, Math.hypot(vs[k][0] - vs[k - 1][0], vs[k][1] - vs[k - 1][1], vs[k][2] - vs[k - 1][2]) / TICK);
+        for (let k = 1; k < vs.length; k++)
+          peak = Math.max(
+            peak,
+            Math.hypot(vs[k][0] - vs[k - 1][0], vs[k][1] - vs[k - 1][1], vs[k][2] - vs[k - 1][2]) / TICK,
+          );
         const n = this.beadsInCup - inCup;
         // Upright, the cup lost them to its own motion (too fast); tipped over, something else was at work.
         const tilt = s.tilt(s.parts.things[held].body);
-        this.emit("spilled", heldName!, `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`, tilt < LIMITS.tipAngle ? "too_fast" : "unknown");
+        this.emit(
+          "spilled",
+          heldName!,
+          `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`,
+          tilt < LIMITS.tipAngle ? "too_fast" : "unknown",
+        );
       }
     } else {
       this.cupVelocities = [];
@@ -283,7 +347,12 @@ export class EventMonitor {
           const cup = this.cupName();
           const fell = this.once.has(`dropped:${cup}`);
           const n = this.beadsInCup - inCup;
-          this.emit("spilled", cup, `${n} bead${n > 1 ? "s" : ""} came out of the ${cup} (${inCup} of ${s.scene.beads.length} left in it) ${fell ? "when it landed after being let go from high" : "while nothing held it"}`, fell ? "too_high" : "unknown");
+          this.emit(
+            "spilled",
+            cup,
+            `${n} bead${n > 1 ? "s" : ""} came out of the ${cup} (${inCup} of ${s.scene.beads.length} left in it) ${fell ? "when it landed after being let go from high" : "while nothing held it"}`,
+            fell ? "too_high" : "unknown",
+          );
         }
       }
     }
@@ -294,7 +363,12 @@ export class EventMonitor {
       for (const { i, fp } of this.avoid) {
         if (p[0] >= fp.x[0] && p[0] <= fp.x[1] && p[1] >= fp.y[0] && p[1] <= fp.y[1] && p[2] > fp.top) {
           const name = s.parts.things[i].name;
-          this.emit("passed_over", name, `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`, "path_over");
+          this.emit(
+            "passed_over",
+            name,
+            `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`,
+            "path_over",
+          );
         }
       }
     }
@@ -314,7 +388,12 @@ export class EventMonitor {
       const after = s.jointFraction(j.name);
       if (before < LIMITS.closedFraction && after > LIMITS.openFraction) {
         const ref = s.joint(j.name)!;
-        this.emit("left_open", j.object, `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`, "not_closed");
+        this.emit(
+          "left_open",
+          j.object,
+          `the ${j.object} was closed (${(before * 100).toFixed(0)}% open) when the program began and is left ${(after * 100).toFixed(0)}% open (${cm(after * Math.abs(ref.open - ref.closed))} cm) at its end`,
+          "not_closed",
+        );
       }
     }
   }
@@ -334,18 +413,34 @@ export class EventMonitor {
     c.points.push(xy);
     const name = this.stage.parts.things[i].name;
     // Legs: each time it has gone ditherLeg from the last anchor, the direction of that leg; a leg that turns back.
-    const dx = xy[0] - c.anchor[0], dy = xy[1] - c.anchor[1], d = Math.hypot(dx, dy);
+    const dx = xy[0] - c.anchor[0],
+      dy = xy[1] - c.anchor[1],
+      d = Math.hypot(dx, dy);
     if (d >= LIMITS.ditherLeg) {
       const dir: [number, number] = [dx / d, dy / d];
       if (c.leg && dir[0] * c.leg[0] + dir[1] * c.leg[1] < -Math.SQRT1_2) c.reversals++;
       c.leg = dir;
       c.anchor = xy;
-      if (c.reversals >= LIMITS.ditherReversals) this.emit("dithered", name, `the held ${name} was moved back and forth: its path across the table turned back on itself ${c.reversals} times (legs of ${cm(LIMITS.ditherLeg)} cm or more)`, "needless", t);
+      if (c.reversals >= LIMITS.ditherReversals)
+        this.emit(
+          "dithered",
+          name,
+          `the held ${name} was moved back and forth: its path across the table turned back on itself ${c.reversals} times (legs of ${cm(LIMITS.ditherLeg)} cm or more)`,
+          "needless",
+          t,
+        );
     }
     c.speeds.push(norm(this.stage.velocity(i)));
     if (c.speeds.length > 5) c.speeds.shift();
     const v = c.speeds.reduce((a, b) => a + b, 0) / c.speeds.length;
-    if (c.speeds.length === 5 && v > LIMITS.rushedSpeed) this.emit("rushed", name, `the held ${name} was carried at ${ms(v)} m/s (averaged over 0.1 s), faster than the ${ms(LIMITS.rushedSpeed)} m/s of a careful carry`, "too_fast", t);
+    if (c.speeds.length === 5 && v > LIMITS.rushedSpeed)
+      this.emit(
+        "rushed",
+        name,
+        `the held ${name} was carried at ${ms(v)} m/s (averaged over 0.1 s), faster than the ${ms(LIMITS.rushedSpeed)} m/s of a careful carry`,
+        "too_fast",
+        t,
+      );
   }
 
   /** The carry ended (let go, or the program ended): was its path far longer than the way from where it began? */
@@ -353,14 +448,25 @@ export class EventMonitor {
     const c = this.carry;
     this.carry = null;
     if (!c || c.points.length < 2) return;
-    const a = c.points[0], b = c.points[c.points.length - 1];
+    const a = c.points[0],
+      b = c.points[c.points.length - 1];
     const straight = Math.hypot(b[0] - a[0], b[1] - a[1]);
     const stray = Math.max(...c.points.map((p) => offLine(p, a, b)));
     // Going round something to stay away from that lies on the straight way is what the task needs, not a detour.
     const needed = this.avoid.some(({ fp }) => segmentMeets(a, b, fp));
-    if (!needed && c.length >= LIMITS.detourRatio * straight && c.length - straight >= LIMITS.detourExtra && stray >= LIMITS.detourStray) {
+    if (
+      !needed &&
+      c.length >= LIMITS.detourRatio * straight &&
+      c.length - straight >= LIMITS.detourExtra &&
+      stray >= LIMITS.detourStray
+    ) {
       const name = this.stage.parts.things[c.thing].name;
-      this.emit("detoured", name, `the held ${name} travelled ${cm(c.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`, "needless");
+      this.emit(
+        "detoured",
+        name,
+        `the held ${name} travelled ${cm(c.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`,
+        "needless",
+      );
     }
   }
 
@@ -371,7 +477,13 @@ export class EventMonitor {
     const p = s.thingPosition(i);
     const touch = this.lastTouch.get(i);
     const by = touch ? ` by the ${touch.by} moving at ${ms(touch.speed)} m/s` : " without the robot touching it";
-    this.emit("pushed", name, `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`, touch ? "path_through" : "unknown", c.t);
+    this.emit(
+      "pushed",
+      name,
+      `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`,
+      touch ? "path_through" : "unknown",
+      c.t,
+    );
   }
 
   private touch(i: number, by: string, speed: number, t: number): void {
@@ -427,7 +539,8 @@ interface Carry {
 function segmentMeets(a: [number, number], b: [number, number], fp: { x: number[]; y: number[] }): boolean {
   const n = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / 0.01));
   for (let i = 0; i <= n; i++) {
-    const x = a[0] + ((b[0] - a[0]) * i) / n, y = a[1] + ((b[1] - a[1]) * i) / n;
+    const x = a[0] + ((b[0] - a[0]) * i) / n,
+      y = a[1] + ((b[1] - a[1]) * i) / n;
     if (x >= fp.x[0] && x <= fp.x[1] && y >= fp.y[0] && y <= fp.y[1]) return true;
   }
   return false;
@@ -435,7 +548,9 @@ function segmentMeets(a: [number, number], b: [number, number], fp: { x: number[
 
 /** Distance of p from the segment a–b (on the table). */
 function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
-  const ux = b[0] - a[0], uy = b[1] - a[1], L2 = ux * ux + uy * uy;
+  const ux = b[0] - a[0],
+    uy = b[1] - a[1],
+    L2 = ux * ux + uy * uy;
   const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
   return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
 }

@@ -46,7 +46,14 @@ export interface DetectorIndex {
   geomInside: Int32Array;
 }
 
-export function buildDetectorIndex(mj: Mujoco, model: MjModel, entities: string[], labels: string[], places: string[], insideGeoms: Set<string>): DetectorIndex {
+export function buildDetectorIndex(
+  mj: Mujoco,
+  model: MjModel,
+  entities: string[],
+  labels: string[],
+  places: string[],
+  insideGeoms: Set<string>,
+): DetectorIndex {
   const entityIndex = new Map(entities.map((e, i) => [e, i]));
   const placeIndex = new Map(places.map((p, i) => [p, i]));
   const ng = model.ngeom as number;
@@ -73,14 +80,16 @@ export class WorkbenchCamera {
   private rng: Rng;
   private noise: DetectorNoise;
 
-  constructor(
-    mj: Mujoco,
-    opts: { seed?: number; noise?: Partial<DetectorNoise>; width?: number; height?: number },
-  ) {
+  constructor(mj: Mujoco, opts: { seed?: number; noise?: Partial<DetectorNoise>; width?: number; height?: number }) {
     this.rng = new Rng(opts.seed ?? 0);
     this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
     this.camera = new RayCamera(mj, opts.width ?? 320, opts.height ?? 240, CAMERA.fovDeg);
-    this.small = new RayCamera(mj, Math.round(this.camera.width / 2), Math.round(this.camera.height / 2), CAMERA.fovDeg);
+    this.small = new RayCamera(
+      mj,
+      Math.round(this.camera.width / 2),
+      Math.round(this.camera.height / 2),
+      CAMERA.fovDeg,
+    );
   }
 
   /** A new episode re-seeds the detector, so a reset with the same seed sees the same noise. */
@@ -102,12 +111,21 @@ export class WorkbenchCamera {
   detect(frame: Frame, index: DetectorIndex, view: WorkbenchView): RolloutDetections {
     const scale = this.camera.width / frame.width;
     // The same 12-pixel floor as the full image, counted in full-image pixels.
-    const raw = detectObjects(frame, index.geomToEntity, index.entities, index.entities, this.noise, this.rng, Math.max(3, Math.round(12 / (scale * scale))));
+    const raw = detectObjects(
+      frame,
+      index.geomToEntity,
+      index.entities,
+      index.entities,
+      this.noise,
+      this.rng,
+      Math.max(3, Math.round(12 / (scale * scale))),
+    );
     const n = index.entities.length;
     const pose = workbenchCameraPose();
     const counts = new Int32Array(n);
     const rgb = new Float64Array(3 * n);
-    const placePx = new Int32Array(index.places.length), insidePx = new Int32Array(index.places.length);
+    const placePx = new Int32Array(index.places.length),
+      insidePx = new Int32Array(index.places.length);
     for (let i = 0; i < frame.geom.length; i++) {
       const g = frame.geom[i];
       if (g < 0) continue;
@@ -131,9 +149,17 @@ export class WorkbenchCamera {
     const supports = raw
       .filter((o) => holds.has(o.label))
       .sort((a, b) => Number(holds.get(b.label) === "in") - Number(holds.get(a.label) === "in"))
-      .map((o) => ({ entity: o.entity, name: index.labels[index.entities.indexOf(o.label)], relation: holds.get(o.label)!, cloud: clouds[o.entity] }));
+      .map((o) => ({
+        entity: o.entity,
+        name: index.labels[index.entities.indexOf(o.label)],
+        relation: holds.get(o.label)!,
+        cloud: clouds[o.entity],
+      }));
     // The palm holds one thing: of what the detections say is loose (or a handle), the nearest its grasp point reaches.
-    const held = heldBy([view.hand()], raw.map((d) => (index.places.includes(d.label) || d.label === ROBOT_SELF ? NO_CLOUD : clouds[d.entity])));
+    const held = heldBy(
+      [view.hand()],
+      raw.map((d) => (index.places.includes(d.label) || d.label === ROBOT_SELF ? NO_CLOUD : clouds[d.entity])),
+    );
     const detections: LocatedDetection[] = raw.map((d, k) => {
       const e = d.entity;
       const c = counts[e];
@@ -147,11 +173,23 @@ export class WorkbenchCamera {
         ? locateCloud(clouds[e], { heldBy: held[k], fallback: { relation: "on", place: part } })
         : index.places.includes(d.label) || d.label === ROBOT_SELF
           ? { relation: "on" as const, place: "table" } // the scene's places, and the robot's own hand, stand on the table
-          : locateCloud(clouds[e], { heldBy: held[k], supports: supports.filter((x) => x.entity !== e), fallback: { relation: "on", place: "table" } });
+          : locateCloud(clouds[e], {
+              heldBy: held[k],
+              supports: supports.filter((x) => x.entity !== e),
+              fallback: { relation: "on", place: "table" },
+            });
       return {
         label,
         score: d.score,
-        box: scale === 1 ? d.box : { x: Math.round(d.box.x * scale), y: Math.round(d.box.y * scale), w: Math.round(d.box.w * scale), h: Math.round(d.box.h * scale) },
+        box:
+          scale === 1
+            ? d.box
+            : {
+                x: Math.round(d.box.x * scale),
+                y: Math.round(d.box.y * scale),
+                w: Math.round(d.box.w * scale),
+                h: Math.round(d.box.h * scale),
+              },
         location,
         color: colorName(rgb[3 * e] / c, rgb[3 * e + 1] / c, rgb[3 * e + 2] / c),
         position: [round(cl.median[0]), round(cl.median[1]), round(cl.median[2])],
@@ -169,7 +207,12 @@ export class WorkbenchCamera {
       return seen.n > 0 && seen.inside < 0.5 * seen.n ? "open" : "closed";
     };
     const places = index.places
-      .map((name, i) => ({ name, state: state(name), pixels: Math.round(placePx[i] * scale * scale), insidePixels: Math.round(insidePx[i] * scale * scale) }))
+      .map((name, i) => ({
+        name,
+        state: state(name),
+        pixels: Math.round(placePx[i] * scale * scale),
+        insidePixels: Math.round(insidePx[i] * scale * scale),
+      }))
       .filter((p) => p.pixels >= 50);
     return { ...detectionsHeader("palm", "front_camera", this.camera, view.stamp()), detections, places };
   }

@@ -55,7 +55,11 @@ export class Recorder<S> {
    * The rollout: the track is every captured instant's detections; key frames are chosen around `moments` (program-
    * relative times the controller knows, most important first), rendered from their snapshots by `render` and encoded.
    */
-  async finish(meta: Omit<Rollout, "frames" | "track">, moments: number[], render: (snapshot: S) => Frame): Promise<RecordedRollout> {
+  async finish(
+    meta: Omit<Rollout, "frames" | "track">,
+    moments: number[],
+    render: (snapshot: S) => Frame,
+  ): Promise<RecordedRollout> {
     const times = this.frames.map((f) => f.t);
     const keys = selectKeyFrames(times, moments, MAX_KEY_FRAMES);
     const frames = keys.map((k) => render(this.frames[k].snapshot));
@@ -98,4 +102,3 @@ export function selectKeyFrames(times: number[], moments: number[], max = MAX_KE
   }
   return [...chosen].sort((a, b) => a - b);
 }
-

@@ -18,7 +18,8 @@ export type Vec3 = [number, number, number];
 
 export const WORKBENCH_SCENES = ["apple_plate", "lemon_bowl", "bread_tray", "cup_tray", "apple_drawer"] as const;
 export type WorkbenchSceneName = (typeof WORKBENCH_SCENES)[number];
-export const isWorkbenchScene = (s: string): s is WorkbenchSceneName => (WORKBENCH_SCENES as readonly string[]).includes(s);
+export const isWorkbenchScene = (s: string): s is WorkbenchSceneName =>
+  (WORKBENCH_SCENES as readonly string[]).includes(s);
 
 export type ObjectKind = "apple" | "lemon" | "cube" | "bread" | "cup" | "vase" | "bottle" | "laptop";
 
@@ -41,13 +42,29 @@ export interface ObjectProps {
 }
 
 export const OBJECT_PROPS: Record<ObjectKind, ObjectProps> = {
-  apple: { origin: 0.035, width: 0.07, halfHeight: 0.035, maxGrip: 30, tippable: false, avoid: false, crushable: false },
+  apple: {
+    origin: 0.035,
+    width: 0.07,
+    halfHeight: 0.035,
+    maxGrip: 30,
+    tippable: false,
+    avoid: false,
+    crushable: false,
+  },
   lemon: { origin: 0.03, width: 0.06, halfHeight: 0.03, maxGrip: 25, tippable: false, avoid: false, crushable: false },
   cube: { origin: 0.025, width: 0.05, halfHeight: 0.025, maxGrip: 60, tippable: false, avoid: false, crushable: false },
   bread: { origin: 0.03, width: 0.08, halfHeight: 0.03, maxGrip: 8, tippable: false, avoid: false, crushable: true },
   cup: { origin: 0.045, width: 0.096, halfHeight: 0.026, maxGrip: 20, tippable: true, avoid: false, crushable: false },
   vase: { origin: 0.11, width: 0.06, halfHeight: 0.11, maxGrip: 40, tippable: true, avoid: false, crushable: false },
-  bottle: { origin: 0.065, width: 0.052, halfHeight: 0.09, maxGrip: 40, tippable: true, avoid: false, crushable: false },
+  bottle: {
+    origin: 0.065,
+    width: 0.052,
+    halfHeight: 0.09,
+    maxGrip: 40,
+    tippable: true,
+    avoid: false,
+    crushable: false,
+  },
   laptop: { origin: 0.01, width: 0.26, halfHeight: 0.01, maxGrip: 60, tippable: false, avoid: true, crushable: false },
 };
 
@@ -96,7 +113,6 @@ export interface WorkbenchScene {
   locks: never[];
 }
 
-
 // Saturated, well separated colours, so the colour namer (tabletop/perception.ts) names them without ambiguity.
 export const RGBA = {
   table: "0.8 0.72 0.6 1",
@@ -132,12 +148,23 @@ const BEADS = 6;
 const CUP = { inner: 0.039, wallHalf: 0.022, bottom: -0.045, floorHalf: 0.004 };
 
 /** A ring of boxes standing on a disc: cup and bowl walls (MuJoCo has no hollow cylinder). */
-function ring(prefix: string, radius: number, thickness: number, halfHeight: number, z: number, n: number, rgba: string, extra = ""): string {
+function ring(
+  prefix: string,
+  radius: number,
+  thickness: number,
+  halfHeight: number,
+  z: number,
+  n: number,
+  rgba: string,
+  extra = "",
+): string {
   const half = radius * Math.tan(Math.PI / n) + thickness / 2;
   const out: string[] = [];
   for (let k = 0; k < n; k++) {
     const a = (2 * Math.PI * k) / n;
-    out.push(`<geom name="${prefix}__wall${k}" type="box" pos="${f(radius * Math.cos(a), radius * Math.sin(a), z)}" euler="0 0 ${a.toFixed(4)}" size="${f(thickness / 2, half, halfHeight)}" rgba="${rgba}" ${extra}/>`);
+    out.push(
+      `<geom name="${prefix}__wall${k}" type="box" pos="${f(radius * Math.cos(a), radius * Math.sin(a), z)}" euler="0 0 ${a.toFixed(4)}" size="${f(thickness / 2, half, halfHeight)}" rgba="${rgba}" ${extra}/>`,
+    );
   }
   return out.join("\n        ");
 }
@@ -181,7 +208,9 @@ function beadsXml(cup: Vec3, n: number): { xml: string; names: string[] } {
     const [r, a] = i === 0 ? [0, 0] : [0.022, (2 * Math.PI * (i - 1)) / (n - 1)];
     const name = `bead_${i + 1}`;
     names.push(name);
-    out.push(`<body name="${name}" pos="${f(cup[0] + r * Math.cos(a), cup[1] + r * Math.sin(a), z)}"><freejoint name="${name}"/><geom name="${name}" type="sphere" size="${BEAD_R}" rgba="${RGBA.bead}" mass="0.006" ${BEAD_CONTACT}/></body>`);
+    out.push(
+      `<body name="${name}" pos="${f(cup[0] + r * Math.cos(a), cup[1] + r * Math.sin(a), z)}"><freejoint name="${name}"/><geom name="${name}" type="sphere" size="${BEAD_R}" rgba="${RGBA.bead}" mass="0.006" ${BEAD_CONTACT}/></body>`,
+    );
   }
   return { xml: out.join("\n    "), names };
 }
@@ -262,8 +291,19 @@ function placeXml(p: PlaceSpec): PlaceOut {
       </body>
     </body>`,
         // The interior in the drawer's own frame (the world checks "in" there, so it travels with the drawer).
-        container: { name: n, doors: [], min: [-0.132, -0.13, 0.023], max: [0.132, 0.11, 0.112], interior: [`${n}__floor`] },
-        joint: { name: n, object: n, handle: `${n}_handle`, description: `the ${n}: pulling its handle towards the robot slides it open (fraction 1: ${Math.round(DRAWER_TRAVEL * 100)} cm out)` },
+        container: {
+          name: n,
+          doors: [],
+          min: [-0.132, -0.13, 0.023],
+          max: [0.132, 0.11, 0.112],
+          interior: [`${n}__floor`],
+        },
+        joint: {
+          name: n,
+          object: n,
+          handle: `${n}_handle`,
+          description: `the ${n}: pulling its handle towards the robot slides it open (fraction 1: ${Math.round(DRAWER_TRAVEL * 100)} cm out)`,
+        },
       };
     }
   }
@@ -364,7 +404,10 @@ export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): Workben
   const rng = new Rng((seed * 2654435761 + name.length * 97 + name.charCodeAt(0)) >>> 0);
   const mirror = seed % 2 === 1 ? -1 : 1;
   const jit = (a = 0.02) => (rng.next() * 2 - 1) * a;
-  const place = (p: [number, number], steady: boolean): [number, number] => [mirror * p[0] + jit(steady ? 0.005 : 0.02), p[1] + jit(steady ? 0.005 : 0.02)];
+  const place = (p: [number, number], steady: boolean): [number, number] => [
+    mirror * p[0] + jit(steady ? 0.005 : 0.02),
+    p[1] + jit(steady ? 0.005 : 0.02),
+  ];
   const places = L.places.map((p) => ({ ...p, pos: place(p.pos, true) }));
   const things = L.things.map((t) => {
     const xy = place(t.at, !!L.steady?.includes(t.name));
@@ -401,7 +444,10 @@ export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): Workben
     focus: [...L.targets],
     beads: beads.names,
     places,
-    surfaces: [...parts.flatMap((p) => (p.surface ? [p.surface] : [])), { name: "table", site: "table", half: [0.6, 0.42], round: false, top: 0, capacity: 99 }],
+    surfaces: [
+      ...parts.flatMap((p) => (p.surface ? [p.surface] : [])),
+      { name: "table", site: "table", half: [0.6, 0.42], round: false, top: 0, capacity: 99 },
+    ],
     containers: parts.flatMap((p) => (p.container ? [p.container] : [])),
     joints: parts.flatMap((p) => (p.joint ? [p.joint] : [])),
     fixtures: [],

@@ -20,7 +20,15 @@ export interface Snapshot {
 }
 
 /** Physical facts of the drawer handle (a thing the palm can hold that is not a free object). */
-const HANDLE_PROPS: ObjectProps = { origin: 0, width: 0.03, halfHeight: 0.008, maxGrip: 60, tippable: false, avoid: false, crushable: false };
+const HANDLE_PROPS: ObjectProps = {
+  origin: 0,
+  width: 0.03,
+  halfHeight: 0.008,
+  maxGrip: 60,
+  tippable: false,
+  avoid: false,
+  crushable: false,
+};
 
 export class Stage {
   readonly parts: SceneParts;
@@ -58,7 +66,14 @@ export class Stage {
     this.parts = indexScene(mj, model, scene);
     this.scratch = new mj.MjData(model);
     this.st = { held: -1, prev: [0, 0, 0], holdQuat: [1, 0, 0, 0], released: [] };
-    this.mech = { mj, model, palmBody: this.parts.palmBody, things: this.parts.things, locks: this.parts.locks, points: this.parts.points };
+    this.mech = {
+      mj,
+      model,
+      palmBody: this.parts.palmBody,
+      things: this.parts.things,
+      locks: this.parts.locks,
+      points: this.parts.points,
+    };
     this.geomBody = model.geom_bodyid as Int32Array;
     const ng = model.ngeom as number;
     this.geomName = [];
@@ -90,12 +105,27 @@ export class Stage {
     });
     this.isPalmGeom = new Uint8Array(ng);
     for (const g of this.palmGeoms) this.isPalmGeom[g] = 1;
-    this.crushable = this.parts.things.flatMap((t, i) => (this.props[i].crushable ? [(this.bodyGeoms.get(t.body) ?? [])[0]] : []));
+    this.crushable = this.parts.things.flatMap((t, i) =>
+      this.props[i].crushable ? [(this.bodyGeoms.get(t.body) ?? [])[0]] : [],
+    );
     this.conaffinity0 = Int32Array.from(model.geom_conaffinity as Int32Array);
-    const entities = [...scene.objects, ...scene.beads, ...scene.places.map((p) => p.name), ...scene.joints.map((j) => j.handle), "palm"];
+    const entities = [
+      ...scene.objects,
+      ...scene.beads,
+      ...scene.places.map((p) => p.name),
+      ...scene.joints.map((j) => j.handle),
+      "palm",
+    ];
     const labels = entities.map((e) => (scene.beads.includes(e) ? "bead" : e));
     const inside = new Set([...scene.containers.flatMap((c) => c.interior), ...scene.surfaces.map((s) => s.site)]);
-    this.detector = buildDetectorIndex(mj, model, entities, labels, scene.places.map((p) => p.name), inside);
+    this.detector = buildDetectorIndex(
+      mj,
+      model,
+      entities,
+      labels,
+      scene.places.map((p) => p.name),
+      inside,
+    );
   }
 
   dispose(): void {
@@ -177,7 +207,8 @@ export class Stage {
     let h: number;
     if (type === T.mjGEOM_SPHERE.value) h = s[0];
     else if (type === T.mjGEOM_BOX.value) h = Math.abs(m[6]) * s[0] + Math.abs(m[7]) * s[1] + Math.abs(m[8]) * s[2];
-    else if (type === T.mjGEOM_CYLINDER.value) h = Math.abs(m[8]) * s[1] + s[0] * Math.sqrt(Math.max(0, 1 - m[8] * m[8]));
+    else if (type === T.mjGEOM_CYLINDER.value)
+      h = Math.abs(m[8]) * s[1] + s[0] * Math.sqrt(Math.max(0, 1 - m[8] * m[8]));
     else if (type === T.mjGEOM_CAPSULE.value) h = Math.abs(m[8]) * s[1] + s[0];
     else if (type === T.mjGEOM_ELLIPSOID.value) h = Math.hypot(m[6] * s[0], m[7] * s[1], m[8] * s[2]);
     else h = 0; // planes: the table top itself
@@ -198,17 +229,19 @@ export class Stage {
     return this.bodyExtreme(this.parts.things[i].body, 1);
   }
   palmLowest(): { z: number; geom: number } {
-    let z = Infinity, geom = -1;
+    let z = Infinity,
+      geom = -1;
     for (const g of this.palmGeoms) {
       const v = this.geomExtreme(g, -1);
-      if (v < z) (z = v), (geom = g);
+      if (v < z) ((z = v), (geom = g));
     }
     return { z, geom };
   }
   /** Horizontal footprint of a body's main geom (a box): x and y ranges in the world. */
   footprint(i: number): { x: [number, number]; y: [number, number]; top: number } {
     const t = this.parts.things[i];
-    const g = (this.bodyGeoms.get(t.body) ?? []).find((k) => this.geomName[k] === t.name) ?? this.bodyGeoms.get(t.body)![0];
+    const g =
+      (this.bodyGeoms.get(t.body) ?? []).find((k) => this.geomName[k] === t.name) ?? this.bodyGeoms.get(t.body)![0];
     const p = (this.data.geom_xpos as Float64Array).subarray(3 * g, 3 * g + 3);
     const m = (this.data.geom_xmat as Float64Array).subarray(9 * g, 9 * g + 9);
     const s = (this.model.geom_size as Float64Array).subarray(3 * g, 3 * g + 3);
@@ -219,16 +252,28 @@ export class Stage {
   /** How far a thing reaches from its grasp point (for "the fingers are clear of it"). */
   reach(i: number): number {
     const t = this.parts.things[i];
-    const gp = this.model.geom_pos as Float64Array, rb = this.model.geom_rbound as Float64Array;
+    const gp = this.model.geom_pos as Float64Array,
+      rb = this.model.geom_rbound as Float64Array;
     let r = 0;
-    for (const g of this.bodyGeoms.get(t.body) ?? []) r = Math.max(r, Math.hypot(gp[3 * g], gp[3 * g + 1], gp[3 * g + 2]) + rb[g]);
+    for (const g of this.bodyGeoms.get(t.body) ?? [])
+      r = Math.max(r, Math.hypot(gp[3 * g], gp[3 * g + 1], gp[3 * g + 2]) + rb[g]);
     return t.free ? r : 0.03;
   }
   /** What is straight below a point (excluding one body): the height of the surface and its label. */
   below(p: number[], excludeBody: number): { z: number; label: string } {
     const gid = new this.mj.IntBuffer(1);
     try {
-      const d = this.mj.mj_ray(this.model, this.data, p, [0, 0, -1], [1, 1, 1, 1, 1, 1], 1, excludeBody, gid, null) as number;
+      const d = this.mj.mj_ray(
+        this.model,
+        this.data,
+        p,
+        [0, 0, -1],
+        [1, 1, 1, 1, 1, 1],
+        1,
+        excludeBody,
+        gid,
+        null,
+      ) as number;
       const g = (gid.GetView() as Int32Array)[0];
       return d < 0 ? { z: 0, label: "table" } : { z: p[2] - d, label: this.geomLabel(g) };
     } finally {
@@ -259,8 +304,13 @@ export class Stage {
 
   /** What a frame shows of this instant: the pose of everything, the finger gap, the shapes of crushable things. */
   snapshot(): Snapshot {
-    const size = this.model.geom_size as Float64Array, pos = this.model.geom_pos as Float64Array;
-    return { qpos: Float64Array.from(this.data.qpos as Float64Array), fingers: this.fingerOpening, shapes: this.crushable.map((g) => [size[3 * g + 2], pos[3 * g + 2]]) };
+    const size = this.model.geom_size as Float64Array,
+      pos = this.model.geom_pos as Float64Array;
+    return {
+      qpos: Float64Array.from(this.data.qpos as Float64Array),
+      fingers: this.fingerOpening,
+      shapes: this.crushable.map((g) => [size[3 * g + 2], pos[3 * g + 2]]),
+    };
   }
 
   /** Runs `fn` on the scratch data posed as in `snap` (and the model shaped as then), then puts the model back. */
@@ -268,7 +318,8 @@ export class Stage {
     const now = this.snapshot();
     const apply = (s: Snapshot) => {
       this.setFingers(s.fingers);
-      const size = this.model.geom_size as Float64Array, pos = this.model.geom_pos as Float64Array;
+      const size = this.model.geom_size as Float64Array,
+        pos = this.model.geom_pos as Float64Array;
       this.crushable.forEach((g, k) => ((size[3 * g + 2] = s.shapes[k][0]), (pos[3 * g + 2] = s.shapes[k][1])));
     };
     apply(snap);
@@ -304,7 +355,8 @@ export class Stage {
   crush(i: number, ratio: number): { from: number; to: number } {
     const t = this.parts.things[i];
     const g = (this.bodyGeoms.get(t.body) ?? [])[0];
-    const size = this.model.geom_size as Float64Array, pos = this.model.geom_pos as Float64Array;
+    const size = this.model.geom_size as Float64Array,
+      pos = this.model.geom_pos as Float64Array;
     const h = size[3 * g + 2];
     const bottom = pos[3 * g + 2] - h;
     const nh = h * ratio;
@@ -341,7 +393,11 @@ export class Stage {
     const x = (this.data.xpos as Float64Array).subarray(3 * body, 3 * body + 3);
     const m = (this.data.xmat as Float64Array).subarray(9 * body, 9 * body + 9);
     const d = [p[0] - x[0], p[1] - x[1], p[2] - x[2]];
-    return [m[0] * d[0] + m[3] * d[1] + m[6] * d[2], m[1] * d[0] + m[4] * d[1] + m[7] * d[2], m[2] * d[0] + m[5] * d[1] + m[8] * d[2]];
+    return [
+      m[0] * d[0] + m[3] * d[1] + m[6] * d[2],
+      m[1] * d[0] + m[4] * d[1] + m[7] * d[2],
+      m[2] * d[0] + m[5] * d[1] + m[8] * d[2],
+    ];
   }
   bodyId(name: string): number {
     return this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_BODY.value, name) as number;

@@ -22,7 +22,15 @@ import { runPrimitives, type Path, type ProgramOutcome, type WorkbenchBody } fro
 import { EventMonitor } from "./monitor";
 import { WorkbenchCamera, workbenchCameraPose, type WorkbenchView } from "./perception";
 import { Recorder, type RecordedRollout } from "./recorder";
-import { buildWorkbenchScene, FINGER, isWorkbenchScene, PALM_HOME, WORKBENCH_SCENES, type WorkbenchScene, type WorkbenchSceneName } from "./scenes";
+import {
+  buildWorkbenchScene,
+  FINGER,
+  isWorkbenchScene,
+  PALM_HOME,
+  WORKBENCH_SCENES,
+  type WorkbenchScene,
+  type WorkbenchSceneName,
+} from "./scenes";
 import { Stage, TICK, type Snapshot } from "./stage";
 
 export interface WorkbenchOptions {
@@ -95,11 +103,16 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
       stamp: () => this.stamp(),
     };
     this.current = this.build(opts.scene, this.seed);
-    this.watcher = new EventMonitor(this.current, (e, t) => this.log(e, t), () => this.time());
+    this.watcher = new EventMonitor(
+      this.current,
+      (e, t) => this.log(e, t),
+      () => this.time(),
+    );
   }
 
   static async create(opts: WorkbenchOptions): Promise<WorkbenchWorld> {
-    if (!isWorkbenchScene(opts.scene)) throw new Error(`unknown workbench scene ${opts.scene}; known: ${WORKBENCH_SCENES.join(", ")}`);
+    if (!isWorkbenchScene(opts.scene))
+      throw new Error(`unknown workbench scene ${opts.scene}; known: ${WORKBENCH_SCENES.join(", ")}`);
     return new WorkbenchWorld(await mujoco(), opts);
   }
 
@@ -135,7 +148,11 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     return {
       name: "workbench",
       places: [
-        ...s.places.map((p) => ({ name: p.name, kind: (p.kind === "drawer" ? "container" : "surface") as "container" | "surface", openable: p.kind === "drawer" })),
+        ...s.places.map((p) => ({
+          name: p.name,
+          kind: (p.kind === "drawer" ? "container" : "surface") as "container" | "surface",
+          openable: p.kind === "drawer",
+        })),
         { name: "table", kind: "surface" as const, openable: false },
       ],
       navigationPoints: [],
@@ -177,7 +194,11 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   /** Loads a scene afresh (this one by default): new physics, empty event log, clock at zero, no last rollout. */
-  reset(args: { scenario?: string; seed?: number } = {}): { scenario: WorkbenchSceneName; seed: number; instruction: string } {
+  reset(args: { scenario?: string; seed?: number } = {}): {
+    scenario: WorkbenchSceneName;
+    seed: number;
+    instruction: string;
+  } {
     if (this.busy) throw new Error("a program is running; reset refused (wait for it to end or cancel it)");
     const p = ResetArgs.safeParse(args ?? {});
     if (!p.success) throw new Error(`invalid reset: ${explainProgramError(p.error)}`);
@@ -187,7 +208,11 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     this.current = this.build(scenario, seed);
     old.dispose();
     this.seed = seed;
-    this.watcher = new EventMonitor(this.current, (e, t) => this.log(e, t), () => this.time());
+    this.watcher = new EventMonitor(
+      this.current,
+      (e, t) => this.log(e, t),
+      () => this.time(),
+    );
     this.events.clear();
     this.clock.time = 0;
     this.clock.ticks = 0;
@@ -240,7 +265,9 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
       let clear: boolean;
       if (i >= 0) {
         const p = s.thingPosition(i);
-        clear = s.palmLowest().z > s.top(i) + 0.01 || Math.hypot(palm[0] - p[0], palm[1] - p[1]) > s.reach(i) + FINGER.open / 2 + 0.03;
+        clear =
+          s.palmLowest().z > s.top(i) + 0.01 ||
+          Math.hypot(palm[0] - p[0], palm[1] - p[1]) > s.reach(i) + FINGER.open / 2 + 0.03;
       } else {
         const h = s.parts.things.find((t) => t.body === body)!;
         const p = s.point(h.name)!;
@@ -262,7 +289,12 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
 
   // ---- the skill ---------------------------------------------------------------------------------------------------
 
-  async runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext): Promise<ActionOutcome> {
+  async runSkill(
+    robot: string,
+    skill: string,
+    args: Record<string, unknown>,
+    ctx: ActionContext,
+  ): Promise<ActionOutcome> {
     if (robot !== "palm" || skill !== "run_primitives") {
       const message = `unknown skill ${robot}.${skill}; the palm has run_primitives`;
       return { status: "aborted", values: { success: false, message, error: message } };
@@ -276,7 +308,8 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const s = this.current;
     const bad: string[] = [];
     program.steps.forEach((st, i) => {
-      if (st.op === "move_to" && (st.target === "palm" || !s.parts.points.has(st.target))) bad.push(`steps.${i}.target "${st.target}"`);
+      if (st.op === "move_to" && (st.target === "palm" || !s.parts.points.has(st.target)))
+        bad.push(`steps.${i}.target "${st.target}"`);
       if (st.op === "grasp" && s.thingIndex(st.object) === undefined) bad.push(`steps.${i}.object "${st.object}"`);
       if (st.op === "set_joint" && !s.joint(st.joint)) bad.push(`steps.${i}.joint "${st.joint}"`);
     });
@@ -297,8 +330,14 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
    * Runs a program and records it. Refusals (busy, invalid, unknown names) run nothing and record nothing; otherwise
    * the result's rollout is also kept as the last rollout.
    */
-  async runProgram(args: unknown, opts: { id?: string; goalId?: string; signal?: AbortSignal; feedback?: (f: unknown) => void } = {}): Promise<ProgramResult> {
-    const refuse = (message: string): ProgramResult => ({ status: "aborted", values: { success: false, completed: false, message, error: message } });
+  async runProgram(
+    args: unknown,
+    opts: { id?: string; goalId?: string; signal?: AbortSignal; feedback?: (f: unknown) => void } = {},
+  ): Promise<ProgramResult> {
+    const refuse = (message: string): ProgramResult => ({
+      status: "aborted",
+      values: { success: false, completed: false, message, error: message },
+    });
     if (this.busy) return refuse("the palm is busy with another program");
     const parsed = PrimitiveProgram.safeParse(args);
     if (!parsed.success) return refuse(`invalid program: ${explainProgramError(parsed.error)}`);
@@ -306,7 +345,9 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const unknown = this.unknownNames(program);
     if (unknown.length) {
       const v = this.validNames();
-      return refuse(`unknown name(s) ${unknown.join(", ")}; things: ${v.things.join(", ")}; places: ${v.places.join(", ")}; points: ${v.points.join(", ") || "(none)"}; joints: ${v.joints.join(", ") || "(none)"}`);
+      return refuse(
+        `unknown name(s) ${unknown.join(", ")}; things: ${v.things.join(", ")}; places: ${v.places.join(", ")}; points: ${v.points.join(", ") || "(none)"}; joints: ${v.joints.join(", ") || "(none)"}`,
+      );
     }
     this.busy = true;
     const s = this.current;
@@ -315,7 +356,13 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const t0 = this.time();
     const wall0 = performance.now();
     const out: ProgramOutcome = { narration: [], completed: false };
-    this.log({ kind: "skill_started", robot: "palm", skill: "run_primitives", goalId: opts.goalId, detail: `${program.steps.length} primitives: ${program.steps.map((x) => x.op).join(", ")}` });
+    this.log({
+      kind: "skill_started",
+      robot: "palm",
+      skill: "run_primitives",
+      goalId: opts.goalId,
+      detail: `${program.steps.length} primitives: ${program.steps.map((x) => x.op).join(", ")}`,
+    });
     this.watcher.begin();
     this.recorder = new Recorder(t0);
     this.capture();
@@ -330,7 +377,11 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
       canceled = (await this.clock.run(motion, opts.signal)) === "canceled";
     } catch (err) {
       out.completed = false;
-      out.failed = { index: out.narration.length, op: program.steps[out.narration.length]?.op ?? "?", reason: `controller error: ${(err as Error).message}` };
+      out.failed = {
+        index: out.narration.length,
+        op: program.steps[out.narration.length]?.op ?? "?",
+        reason: `controller error: ${(err as Error).message}`,
+      };
     }
     this.path = null;
     this.watcher.end();
@@ -346,7 +397,17 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const completed = out.completed && !canceled;
     const r0 = performance.now();
     const recorded = await recorder.finish(
-      { id, instruction: s.scene.instruction, scene: s.scene.name, seed: s.scene.seed, program, narration: out.narration, startTime: Math.round(t0 * 1000) / 1000, duration, completed },
+      {
+        id,
+        instruction: s.scene.instruction,
+        scene: s.scene.name,
+        seed: s.scene.seed,
+        program,
+        narration: out.narration,
+        startTime: Math.round(t0 * 1000) / 1000,
+        duration,
+        completed,
+      },
       boundaries,
       (snap) => s.withSnapshot(snap, (data) => this.camera.render(s.model, data)),
     );
@@ -372,9 +433,17 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
       rollout_id: id,
       key_frames: recorded.rollout.frames.length,
     };
-    this.log({ kind: completed ? "skill_succeeded" : canceled ? "skill_canceled" : "skill_failed", robot: "palm", skill: "run_primitives", goalId: opts.goalId, detail: message });
+    this.log({
+      kind: completed ? "skill_succeeded" : canceled ? "skill_canceled" : "skill_failed",
+      robot: "palm",
+      skill: "run_primitives",
+      goalId: opts.goalId,
+      detail: message,
+    });
     if (canceled) return { status: "canceled", values, recorded };
-    return completed ? { status: "succeeded", values, recorded } : { status: "aborted", values: { ...values, error: message }, recorded };
+    return completed
+      ? { status: "succeeded", values, recorded }
+      : { status: "aborted", values: { ...values, error: message }, recorded };
   }
 
   /** The rollout of the last program (since the last reset), or null. */
@@ -427,7 +496,9 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     return this.camera.detect(frame, this.current.detector, this.view);
   }
 
-  async renderCamera(robot = "palm"): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: RolloutDetections }> {
+  async renderCamera(
+    robot = "palm",
+  ): Promise<{ camera: string; frame: Frame; image: Buffer; depth: Buffer; detections: RolloutDetections }> {
     if (robot !== "palm") throw new Error(`no robot ${robot}`);
     const frame = this.renderFrame();
     const detections = this.detect(frame);
@@ -462,7 +533,8 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     for (const c of s.scene.containers) if (this.inContainer(p, c.name)) return { relation: "in", place: c.name };
     for (const sf of s.scene.surfaces) {
       if (sf.name === "table") continue;
-      if (this.overSurface(p, bottom, sf.name, 0.03)) return { relation: sf.name === "bowl" ? "in" : "on", place: sf.name };
+      if (this.overSurface(p, bottom, sf.name, 0.03))
+        return { relation: sf.name === "bowl" ? "in" : "on", place: sf.name };
     }
     return { relation: "on", place: "table" };
   }
@@ -478,8 +550,11 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const s = this.current;
     const sf = s.scene.surfaces.find((x) => x.name === surface)!;
     const c = s.point(sf.name)!;
-    const dx = p[0] - c[0], dy = p[1] - c[1];
-    const inside = sf.round ? Math.hypot(dx, dy) <= sf.half[0] : Math.abs(dx) <= sf.half[0] && Math.abs(dy) <= sf.half[1];
+    const dx = p[0] - c[0],
+      dy = p[1] - c[1];
+    const inside = sf.round
+      ? Math.hypot(dx, dy) <= sf.half[0]
+      : Math.abs(dx) <= sf.half[0] && Math.abs(dy) <= sf.half[1];
     return inside && bottom - sf.top > -0.01 && bottom - sf.top < tolerance;
   }
 
@@ -487,7 +562,13 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   restsOn(name: string, surface: string): boolean {
     const s = this.current;
     const i = s.thingIndex(name);
-    if (i === undefined || i === s.st.held || !s.parts.things[i].free || !s.scene.surfaces.some((x) => x.name === surface)) return false;
+    if (
+      i === undefined ||
+      i === s.st.held ||
+      !s.parts.things[i].free ||
+      !s.scene.surfaces.some((x) => x.name === surface)
+    )
+      return false;
     return this.overSurface(s.thingPosition(i), s.bottom(i), surface, 0.015) && Math.hypot(...s.velocity(i)) < 0.05;
   }
 
@@ -534,20 +615,39 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
-  evaluate(literals?: readonly string[]): { success: boolean; goal: { literal: string; holds: boolean }[]; scene: string; seed: number; skillsEnded: number; simTime: number; state: Record<string, string> } {
+  evaluate(literals?: readonly string[]): {
+    success: boolean;
+    goal: { literal: string; holds: boolean }[];
+    scene: string;
+    seed: number;
+    skillsEnded: number;
+    simTime: number;
+    state: Record<string, string>;
+  } {
     const s = this.current;
     const goal = (literals ?? s.scene.goal).map((literal) => ({ literal, holds: this.holds(literal) }));
     const state: Record<string, string> = {};
     s.parts.things.forEach((t, i) => {
       if (!t.free) return;
       const w = this.locate(t.name);
-      const notes = [s.props[i].tippable && s.tilt(t.body) > Math.PI / 4 ? "fallen over" : "", s.props[i].crushable && this.flattened(i) ? "flattened" : ""].filter(Boolean);
+      const notes = [
+        s.props[i].tippable && s.tilt(t.body) > Math.PI / 4 ? "fallen over" : "",
+        s.props[i].crushable && this.flattened(i) ? "flattened" : "",
+      ].filter(Boolean);
       state[t.name] = `${w.relation} ${w.place}${notes.length ? ` (${notes.join(", ")})` : ""}`;
     });
     for (const j of s.scene.joints) state[j.name] = s.jointFraction(j.name).toFixed(2);
     if (s.scene.beads.length) state.beads_in_cup = `${this.watcher.beadsInTheCup()} of ${s.scene.beads.length}`;
     state.holding = s.heldName() ?? "nothing";
-    return { success: goal.every((g) => g.holds), goal, scene: s.scene.name, seed: s.scene.seed, skillsEnded: this.skillsEnded, simTime: this.time(), state };
+    return {
+      success: goal.every((g) => g.holds),
+      goal,
+      scene: s.scene.name,
+      seed: s.scene.seed,
+      skillsEnded: this.skillsEnded,
+      simTime: this.time(),
+      state,
+    };
   }
 
   private flattened(i: number): boolean {
@@ -589,20 +689,28 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
 /** What rests in or on each thing that holds others: drawers, bowls and cups hold things in them; plates and trays on. */
 function holdsOf(scene: WorkbenchScene): Map<string, "in" | "on"> {
   return new Map<string, "in" | "on">([
-    ...scene.places.map((p) => [p.name, p.kind === "drawer" || p.kind === "bowl" ? "in" : "on"] as [string, "in" | "on"]),
+    ...scene.places.map(
+      (p) => [p.name, p.kind === "drawer" || p.kind === "bowl" ? "in" : "on"] as [string, "in" | "on"],
+    ),
     ...scene.things.filter((t) => t.kind === "cup").map((t) => [t.name, "in"] as [string, "in" | "on"]),
   ]);
 }
 
 /** Each drawer's parts and where they lie when shut, from the model with every joint closed (a scratch copy). */
-function doorsOf(mj: Mujoco, stage: Stage): Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }> {
+function doorsOf(
+  mj: Mujoco,
+  stage: Stage,
+): Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }> {
   const out = new Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }>();
   const scratch = stage.scratch;
   (scratch.qpos as Float64Array).set(stage.data.qpos as Float64Array);
-  for (const j of stage.scene.joints) (scratch.qpos as Float64Array)[stage.joint(j.name)!.qpos] = stage.joint(j.name)!.closed;
+  for (const j of stage.scene.joints)
+    (scratch.qpos as Float64Array)[stage.joint(j.name)!.qpos] = stage.joint(j.name)!.closed;
   mj.mj_kinematics(stage.model, scratch);
   for (const j of stage.scene.joints) {
-    const body = (stage.model.jnt_bodyid as Int32Array)[mj.mj_name2id(stage.model, mj.mjtObj.mjOBJ_JOINT.value, j.name)];
+    const body = (stage.model.jnt_bodyid as Int32Array)[
+      mj.mj_name2id(stage.model, mj.mjtObj.mjOBJ_JOINT.value, j.name)
+    ];
     const geoms = stage.bodyGeoms.get(body) ?? [];
     const shut = geomsBox(mj, stage.model, scratch, geoms, 0.02);
     if (shut) out.set(j.object, { geoms: new Set(geoms), shut });

@@ -3,11 +3,21 @@ import { describe, expect, it } from "vitest";
 import { criticalPath, idleParts, uncovered } from "../../../evals/bench/latency";
 
 describe("robot idle time against model calls", () => {
-  const busy = [{ start: 100, end: 400 }, { start: 500, end: 900 }];
+  const busy = [
+    { start: 100, end: 400 },
+    { start: 500, end: 900 },
+  ];
   it("keeps only the parts of calls made while no skill ran", () => {
     // Before the first skill, across the gap, and wholly inside a skill.
-    const calls = [{ start: 0, end: 90 }, { start: 350, end: 520 }, { start: 600, end: 800 }];
-    expect(idleParts(calls, busy)).toEqual([{ start: 0, end: 90 }, { start: 400, end: 500 }]);
+    const calls = [
+      { start: 0, end: 90 },
+      { start: 350, end: 520 },
+      { start: 600, end: 800 },
+    ];
+    expect(idleParts(calls, busy)).toEqual([
+      { start: 0, end: 90 },
+      { start: 400, end: 500 },
+    ]);
     expect(criticalPath(idleParts(calls, busy))).toBe(2);
     // Slivers (a call ending a few ms after its skill) are scheduling noise.
     expect(idleParts([{ start: 300, end: 405 }], busy)).toEqual([]);

@@ -27,7 +27,14 @@ const graph = behaviorCritic.compile();
 async function critique(id: string, given: Record<string, unknown> = {}): Promise<CriticStateType> {
   const run = openRun(behaviorCritic.runtime, { backend: "symbolic", dataDir: data, ...given });
   try {
-    return (await graph.invoke({ goal: bench.cases.find((c) => [c.inputs.positive, ...c.inputs.negatives].includes(id))!.inputs.instruction, job: "critique", rollouts: [bench.rolloutPath(id)] }, { context: run.context })) as CriticStateType;
+    return (await graph.invoke(
+      {
+        goal: bench.cases.find((c) => [c.inputs.positive, ...c.inputs.negatives].includes(id))!.inputs.instruction,
+        job: "critique",
+        rollouts: [bench.rolloutPath(id)],
+      },
+      { context: run.context },
+    )) as CriticStateType;
   } finally {
     await run.close();
   }
@@ -37,7 +44,12 @@ const caseOf = (b: string) => bench.cases.find((c) => c.outputs.behaviour === b)
 
 beforeAll(async () => {
   const dir = join(data, "bench");
-  await generateCriticBenchmark({ out: dir, seed: 3, casesPerBehaviour: 1, behaviours: ["dropped", "squeezed", "left_open"] });
+  await generateCriticBenchmark({
+    out: dir,
+    seed: 3,
+    casesPerBehaviour: 1,
+    behaviours: ["dropped", "squeezed", "left_open"],
+  });
   bench = loadCriticBenchmark(dir);
 }, 300_000);
 afterAll(async () => {
@@ -69,23 +81,42 @@ describe("critique and grounding", () => {
       const a = s.attempts[0];
       expect(a.critique).toEqual(raw);
       expect(a.feedback?.notFound.length, grounding).toBe(1);
-      expect(a.refined!.events.map((e) => e.kind), grounding).toEqual(["dropped"]);
+      expect(
+        a.refined!.events.map((e) => e.kind),
+        grounding,
+      ).toEqual(["dropped"]);
     }
   });
 
   it("prefers the positive over a negative in either order, and calls two negatives of a case equal", async () => {
     const c = caseOf("squeezed");
-    const prefer = (ids: string[]) => graph.invoke({ goal: c.inputs.instruction, job: "prefer", rollouts: ids.map((id) => bench.rolloutPath(id)) }, { configurable: { backend: "symbolic", dataDir: data } }) as Promise<CriticStateType>;
+    const prefer = (ids: string[]) =>
+      graph.invoke(
+        { goal: c.inputs.instruction, job: "prefer", rollouts: ids.map((id) => bench.rolloutPath(id)) },
+        { configurable: { backend: "symbolic", dataDir: data } },
+      ) as Promise<CriticStateType>;
     expect((await prefer([c.inputs.positive, c.inputs.negatives[0]])).preference!.better).toBe("first");
     expect((await prefer([c.inputs.negatives[1], c.inputs.positive])).preference!.better).toBe("second");
     expect((await prefer(c.inputs.negatives)).preference!.better).toBe("equal");
   });
 
   it("refuses a job without its rollouts, and a rollout file that is not there, saying so", async () => {
-    const s = (await graph.invoke({ goal: "put the apple on the plate", job: "prefer", rollouts: [bench.rolloutPath(caseOf("dropped").inputs.positive)] }, { configurable: { backend: "symbolic", dataDir: data } })) as CriticStateType;
+    const s = (await graph.invoke(
+      {
+        goal: "put the apple on the plate",
+        job: "prefer",
+        rollouts: [bench.rolloutPath(caseOf("dropped").inputs.positive)],
+      },
+      { configurable: { backend: "symbolic", dataDir: data } },
+    )) as CriticStateType;
     expect(s.status).toBe("failed");
     expect(s.statusReason).toMatch(/a prefer needs 2 recorded rollouts, got 1/);
-    await expect(graph.invoke({ goal: "x", job: "critique", rollouts: [join(data, "nowhere.json")] }, { configurable: { backend: "symbolic", dataDir: data } })).rejects.toThrow(/no recorded rollout at .*nowhere\.json/);
+    await expect(
+      graph.invoke(
+        { goal: "x", job: "critique", rollouts: [join(data, "nowhere.json")] },
+        { configurable: { backend: "symbolic", dataDir: data } },
+      ),
+    ).rejects.toThrow(/no recorded rollout at .*nowhere\.json/);
   });
 });
 
@@ -94,11 +125,22 @@ describe("refinement with the robot in the loop", () => {
     for (const behaviour of ["dropped", "squeezed", "left_open"]) {
       const c = caseOf(behaviour);
       const recorded = bench.rollouts.get(c.inputs.negatives[0])!;
-      sim = await startSimProcess("workbench", ["--scenario", c.inputs.scene, "--seed", String(recorded.seed), "--speed", "max"]);
-      const s = (await behaviorCritic.compile(new MemorySaver()).invoke(
-        { goal: c.inputs.instruction, job: "refine", program: recorded.program },
-        { configurable: { thread_id: `refine-${behaviour}`, bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
-      )) as CriticStateType;
+      sim = await startSimProcess("workbench", [
+        "--scenario",
+        c.inputs.scene,
+        "--seed",
+        String(recorded.seed),
+        "--speed",
+        "max",
+      ]);
+      const s = (await behaviorCritic
+        .compile(new MemorySaver())
+        .invoke(
+          { goal: c.inputs.instruction, job: "refine", program: recorded.program },
+          {
+            configurable: { thread_id: `refine-${behaviour}`, bridgeUrl: sim.url, backend: "symbolic", dataDir: data },
+          },
+        )) as CriticStateType;
       expect(s.status, `${behaviour}: ${s.statusReason}`).toBe("succeeded");
       expect(s.attempts.length).toBeGreaterThan(1);
       expect(s.attempts[0].refined!.events.map((e) => e.kind)).toContain(behaviour);
@@ -116,20 +158,34 @@ describe("refinement with the robot in the loop", () => {
 
   it("refuses a program that fails its schema before anything is sent, naming the field; ends a run whose program the robot refuses", async () => {
     sim = await startSimProcess("workbench", ["--scenario", "apple_plate", "--speed", "max"]);
-    const s = (await behaviorCritic.compile(new MemorySaver()).invoke(
-      { goal: "put the apple on the plate", job: "refine", program: { steps: [{ op: "grasp", object: "apple", force: 500, width: 0 }] } },
-      { configurable: { thread_id: "bad-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
-    )) as CriticStateType;
+    const s = (await behaviorCritic
+      .compile(new MemorySaver())
+      .invoke(
+        {
+          goal: "put the apple on the plate",
+          job: "refine",
+          program: { steps: [{ op: "grasp", object: "apple", force: 500, width: 0 }] },
+        },
+        { configurable: { thread_id: "bad-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
+      )) as CriticStateType;
     expect(s.status).toBe("failed");
     expect(s.statusReason).toMatch(/steps\.0\.force/);
     expect(s.attempts).toEqual([]);
     // Valid in form but naming what the scene does not have: the robot refuses it, and the run ends saying why.
-    const refused = (await behaviorCritic.compile(new MemorySaver()).invoke(
-      { goal: "put the apple on the plate", job: "refine", program: { steps: [{ op: "move_to", target: "bead_1", offset: [0, 0, 0.1] }] } },
-      { configurable: { thread_id: "refused-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
-    )) as CriticStateType;
+    const refused = (await behaviorCritic
+      .compile(new MemorySaver())
+      .invoke(
+        {
+          goal: "put the apple on the plate",
+          job: "refine",
+          program: { steps: [{ op: "move_to", target: "bead_1", offset: [0, 0, 0.1] }] },
+        },
+        { configurable: { thread_id: "refused-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
+      )) as CriticStateType;
     expect(refused.status).toBe("failed");
-    expect(refused.statusReason).toMatch(/program 0 was refused by the robot: unknown name\(s\) steps\.0\.target "bead_1"/);
+    expect(refused.statusReason).toMatch(
+      /program 0 was refused by the robot: unknown name\(s\) steps\.0\.target "bead_1"/,
+    );
     expect(refused.attempts).toEqual([]);
     await closePooledSessions();
     await sim.stop();
@@ -142,13 +198,20 @@ describe("the critic over HTTP (openai backend against a local OpenAI-compatible
   const saved = { ...process.env };
   beforeAll(async () => {
     fake = await startFakeOpenAI(answerAsReasoner);
-    Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL: "local-vlm", ROBOGRAPH_MODEL_RETRIES: "0" });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: fake.baseURL,
+      ROBOGRAPH_MODEL: "local-vlm",
+      ROBOGRAPH_MODEL_RETRIES: "0",
+    });
   });
   afterAll(async () => {
     process.env = saved;
     await fake.close();
   });
-  const images = (req: ChatRequest) => (req.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url").length;
+  const images = (req: ChatRequest) =>
+    (req.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url")
+      .length;
 
   it("sends the key frames as images, at most 30 (or the configured cap) in one request", async () => {
     const id = caseOf("dropped").inputs.negatives[0];
@@ -163,9 +226,19 @@ describe("the critic over HTTP (openai backend against a local OpenAI-compatible
 
   it("says how to fix it when an endpoint refuses that many images", async () => {
     const respond = fake.respond;
-    fake.respond = (req) => (images(req) > 16 ? { status: 400, body: JSON.stringify({ error: { message: "too many images in one request: at most 16", type: "invalid_request_error" } }) } : respond(req, 0));
+    fake.respond = (req) =>
+      images(req) > 16
+        ? {
+            status: 400,
+            body: JSON.stringify({
+              error: { message: "too many images in one request: at most 16", type: "invalid_request_error" },
+            }),
+          }
+        : respond(req, 0);
     try {
-      await expect(critique(caseOf("dropped").inputs.positive, { backend: "openai" })).rejects.toThrow(/refused \d+ images in one request.*set maxImages/);
+      await expect(critique(caseOf("dropped").inputs.positive, { backend: "openai" })).rejects.toThrow(
+        /refused \d+ images in one request.*set maxImages/,
+      );
       const s = await critique(caseOf("dropped").inputs.positive, { backend: "openai", maxImages: 16 });
       expect(s.status).toBe("succeeded");
     } finally {

@@ -1,18 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { observedEvents } from "../../../graphs/behaviorCritic/evidence";
-import { causeOf, critiqueRollout, preferRollouts, refineCritique, writeProgram } from "../../../graphs/behaviorCritic/reasoner";
+import {
+  causeOf,
+  critiqueRollout,
+  preferRollouts,
+  refineCritique,
+  writeProgram,
+} from "../../../graphs/behaviorCritic/reasoner";
 import type { WriterContext } from "../../../graphs/behaviorCritic/schemas";
 import { NO_NOISE } from "../../../models/symbolic/noise";
 import type { SeenFrame, SeenThing } from "../../../graphs/behaviorCritic/schemas";
 import { PrimitiveProgram } from "../../../robots/msgs/primitives";
 
-const thing = (label: string, at: [number, number, number], z: [number, number], held = false, half = 0.03): SeenThing => ({ label, at, z, extent: [at[0] - half, at[0] + half, at[1] - half, at[1] + half], box: [0, 0, 10, 10], held, where: held ? "held_by palm" : "on table" });
+const thing = (
+  label: string,
+  at: [number, number, number],
+  z: [number, number],
+  held = false,
+  half = 0.03,
+): SeenThing => ({
+  label,
+  at,
+  z,
+  extent: [at[0] - half, at[0] + half, at[1] - half, at[1] + half],
+  box: [0, 0, 10, 10],
+  held,
+  where: held ? "held_by palm" : "on table",
+});
 const frame = (t: number, things: SeenThing[], open: string[] = []): SeenFrame => ({ t, things, open });
 const never = { next: () => 0.999 };
 const always = { next: () => 0 };
 
 // A careful pick and place of the apple onto the plate, with a vase standing by.
-const apple = (t: number, at: [number, number, number], held: boolean, h = 0.07) => thing("apple", at, [at[2] - h / 2, at[2] + h / 2], held);
+const apple = (t: number, at: [number, number, number], held: boolean, h = 0.07) =>
+  thing("apple", at, [at[2] - h / 2, at[2] + h / 2], held);
 const plate = thing("plate", [0.2, 0.1, 0.01], [0, 0.02]);
 const vase = thing("vase", [0.1, 0.05, 0.1], [0, 0.2]);
 const careful = [
@@ -31,16 +52,50 @@ describe("reading undesirable behaviour from located detections", () => {
   });
 
   it("sees a bystander knocked over or pushed, the object dragged, dropped, crushed, the hand on the table, a drawer left open", () => {
-    const knocked = careful.map((f, i) => (i >= 3 ? { ...f, things: f.things.map((x) => (x.label === "vase" ? thing("vase", [0.15, 0.05, 0.04], [0, 0.08]) : x)) } : f));
-    expect(observedEvents(instruction, knocked).map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([["knocked_over", "vase", "path_through"]]);
-    const pushed = careful.map((f, i) => (i >= 3 ? { ...f, things: f.things.map((x) => (x.label === "vase" ? { ...x, at: [0.16, 0.05, 0.1] as [number, number, number] } : x)) } : f));
+    const knocked = careful.map((f, i) =>
+      i >= 3
+        ? { ...f, things: f.things.map((x) => (x.label === "vase" ? thing("vase", [0.15, 0.05, 0.04], [0, 0.08]) : x)) }
+        : f,
+    );
+    expect(observedEvents(instruction, knocked).map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([
+      ["knocked_over", "vase", "path_through"],
+    ]);
+    const pushed = careful.map((f, i) =>
+      i >= 3
+        ? {
+            ...f,
+            things: f.things.map((x) =>
+              x.label === "vase" ? { ...x, at: [0.16, 0.05, 0.1] as [number, number, number] } : x,
+            ),
+          }
+        : f,
+    );
     expect(observedEvents(instruction, pushed).map((e) => e.kind)).toEqual(["pushed"]);
-    const dragged = [careful[0], careful[1], frame(2, [apple(2, [0.0, 0.05, 0.035], true), plate, vase]), frame(3, [apple(3, [0.2, 0.1, 0.035], true), plate, vase]), careful[5]];
+    const dragged = [
+      careful[0],
+      careful[1],
+      frame(2, [apple(2, [0.0, 0.05, 0.035], true), plate, vase]),
+      frame(3, [apple(3, [0.2, 0.1, 0.035], true), plate, vase]),
+      careful[5],
+    ];
     expect(observedEvents(instruction, dragged).map((e) => e.kind)).toContain("dragged");
     const dropped = [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])];
-    expect(observedEvents(instruction, dropped).map((e) => [e.kind, causeOf(e.cause)])).toEqual([["dropped", "too_high"]]);
-    const crushed = careful.map((f, i) => (i >= 2 ? { ...f, things: f.things.map((x) => (x.label === "apple" ? { ...x, z: [x.z[0], x.z[0] + 0.03] as [number, number] } : x)) } : f));
-    expect(observedEvents(instruction, crushed).map((e) => [e.kind, causeOf(e.cause)])).toEqual([["squeezed", "too_hard"]]);
+    expect(observedEvents(instruction, dropped).map((e) => [e.kind, causeOf(e.cause)])).toEqual([
+      ["dropped", "too_high"],
+    ]);
+    const crushed = careful.map((f, i) =>
+      i >= 2
+        ? {
+            ...f,
+            things: f.things.map((x) =>
+              x.label === "apple" ? { ...x, z: [x.z[0], x.z[0] + 0.03] as [number, number] } : x,
+            ),
+          }
+        : f,
+    );
+    expect(observedEvents(instruction, crushed).map((e) => [e.kind, causeOf(e.cause)])).toEqual([
+      ["squeezed", "too_hard"],
+    ]);
     const low = [...careful, frame(6, [thing("palm", [0.2, 0.1, 0.01], [0.001, 0.03])])];
     expect(observedEvents(instruction, low).map((e) => [e.kind, e.object])).toEqual([["struck_table", "table"]]);
     const open = [frame(0, careful[0].things), frame(5, careful[5].things, ["drawer"])];
@@ -57,7 +112,9 @@ describe("reading undesirable behaviour from located detections", () => {
     ]);
     const laptop = thing("laptop", [0, 0, 0.01], [0, 0.02], false, 0.13);
     const over = [frame(0, [cup(0, -0.3), laptop]), frame(2, [cup(2, 0), laptop]), frame(4, [cup(4, 0.3), laptop])];
-    expect(observedEvents("Move the cup to the tray", over).map((e) => [e.kind, e.object])).toEqual([["passed_over", "laptop"]]);
+    expect(observedEvents("Move the cup to the tray", over).map((e) => [e.kind, e.object])).toEqual([
+      ["passed_over", "laptop"],
+    ]);
   });
 });
 
@@ -68,9 +125,16 @@ describe("general cues beyond the nine behaviours", () => {
     careful[1],
     careful[2],
     ...mid.map((m) => frame(m.t, [apple(m.t, m.at, true), plate, vase])),
-    ...careful.slice(3).map((f, i) => ({ ...f, t: f.t + 10, things: f.things.map((x) => (x.label === "apple" ? apple(f.t + 10, x.at, x.held) : x)) })),
+    ...careful
+      .slice(3)
+      .map((f, i) => ({
+        ...f,
+        t: f.t + 10,
+        things: f.things.map((x) => (x.label === "apple" ? apple(f.t + 10, x.at, x.held) : x)),
+      })),
   ];
-  const kinds = (frames: SeenFrame[]) => observedEvents(instruction, frames).map((e) => [e.kind, e.object, causeOf(e.cause)]);
+  const kinds = (frames: SeenFrame[]) =>
+    observedEvents(instruction, frames).map((e) => [e.kind, e.object, causeOf(e.cause)]);
 
   it("a careful carry with waypoints on its way shows nothing", () => {
     expect(kinds(carry({ t: 5, at: [-0.1, 0.02, 0.2] }, { t: 8, at: [0.1, 0.07, 0.2] }))).toEqual([]);
@@ -78,19 +142,37 @@ describe("general cues beyond the nine behaviours", () => {
 
   it("sees anything carried fast, far out of the way, back and forth, and a hand idle mid-task", () => {
     // 0.4 m in 0.5 s: 0.8 m/s.
-    const fast = [careful[0], careful[1], careful[2], frame(2.5, [apple(2.5, [0.2, 0.1, 0.2], true), plate, vase]), ...careful.slice(4).map((f) => ({ ...f, t: f.t }))];
+    const fast = [
+      careful[0],
+      careful[1],
+      careful[2],
+      frame(2.5, [apple(2.5, [0.2, 0.1, 0.2], true), plate, vase]),
+      ...careful.slice(4).map((f) => ({ ...f, t: f.t })),
+    ];
     expect(kinds(fast)).toEqual([["rushed", "apple", "too_fast"]]);
     // Out 30 cm towards the robot and back.
     expect(kinds(carry({ t: 6, at: [0.0, -0.3, 0.2] }))).toEqual([["detoured", "apple", "needless"]]);
     // Along the way and back, three times.
-    const shake = [0.05, -0.05, 0.05].map((d, i) => ({ t: 4 + i, at: [d, 0.05 + d / 4, 0.2] as [number, number, number] }));
+    const shake = [0.05, -0.05, 0.05].map((d, i) => ({
+      t: 4 + i,
+      at: [d, 0.05 + d / 4, 0.2] as [number, number, number],
+    }));
     expect(kinds(carry(...shake))).toEqual([["dithered", "apple", "needless"]]);
     // The hand stays put for three seconds between two motions.
-    const hand = (t: number, at: [number, number, number]) => frame(t, [thing("palm", at, [at[2] - 0.02, at[2] + 0.02]), plate, vase]);
-    const idle = [hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2.5, [-0.2, 0, 0.2]), hand(4, [-0.2, 0.001, 0.2]), hand(5, [-0.2, 0, 0.05])];
+    const hand = (t: number, at: [number, number, number]) =>
+      frame(t, [thing("palm", at, [at[2] - 0.02, at[2] + 0.02]), plate, vase]);
+    const idle = [
+      hand(0, [0, 0, 0.3]),
+      hand(1, [-0.2, 0, 0.2]),
+      hand(2.5, [-0.2, 0, 0.2]),
+      hand(4, [-0.2, 0.001, 0.2]),
+      hand(5, [-0.2, 0, 0.05]),
+    ];
     expect(kinds(idle)).toEqual([["idled", "palm", "needless"]]);
     // A grasp's second at rest is not idling.
-    expect(kinds([hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2, [-0.2, 0, 0.2]), hand(3, [-0.2, 0, 0.05])])).toEqual([]);
+    expect(
+      kinds([hand(0, [0, 0, 0.3]), hand(1, [-0.2, 0, 0.2]), hand(2, [-0.2, 0, 0.2]), hand(3, [-0.2, 0, 0.05])]),
+    ).toEqual([]);
   });
 
   it("names in its own words what no list had: a carry past its place and back, a fast set-down, a reach round behind", () => {
@@ -101,7 +183,12 @@ describe("general cues beyond the nine behaviours", () => {
     const palm = (z: number, x = 0.2, y = 0.1) => thing("palm", [x, y, z], [z - 0.02, z + 0.02]);
     const withHand = (f: SeenFrame, p: SeenThing) => ({ ...f, things: [...f.things, p] });
     // The hand comes down 14 cm in 0.35 s with the apple, then lets go: 0.4 m/s.
-    const slam = [...careful.slice(0, 3), withHand(careful[3], palm(0.22)), withHand({ ...careful[4], t: 3.35 }, palm(0.08)), withHand(careful[5], palm(0.08))];
+    const slam = [
+      ...careful.slice(0, 3),
+      withHand(careful[3], palm(0.22)),
+      withHand({ ...careful[4], t: 3.35 }, palm(0.08)),
+      withHand(careful[5], palm(0.08)),
+    ];
     const set = observedEvents(instruction, slam);
     expect(set.map((e) => e.kind)).toEqual(["set_down_fast"]);
     expect(set[0].what).toMatch(/brought down fast onto where it is set down/);
@@ -109,7 +196,15 @@ describe("general cues beyond the nine behaviours", () => {
     const behind = [withHand(careful[0], palm(0.2, -0.2, 0.15)), ...careful.slice(1)];
     expect(observedEvents(instruction, behind).map((e) => [e.kind, e.object])).toEqual([["reached_behind", "apple"]]);
     // A careful descent (0.14 m over a second) and an approach from above are nothing.
-    expect(observedEvents(instruction, [withHand(careful[0], palm(0.2, -0.2, 0)), ...careful.slice(1, 3), withHand(careful[3], palm(0.22)), withHand(careful[4], palm(0.08)), withHand(careful[5], palm(0.08))])).toEqual([]);
+    expect(
+      observedEvents(instruction, [
+        withHand(careful[0], palm(0.2, -0.2, 0)),
+        ...careful.slice(1, 3),
+        withHand(careful[3], palm(0.22)),
+        withHand(careful[4], palm(0.08)),
+        withHand(careful[5], palm(0.08)),
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -120,24 +215,42 @@ describe("the offline critic's faults and refinement", () => {
     const h = critiqueRollout(ctx, { ...NO_NOISE, hallucinateEvent: 1 }, always);
     expect(h.undesirable).toBe(true);
     expect(h.events).toHaveLength(1);
-    const dropped = { instruction, frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])] };
+    const dropped = {
+      instruction,
+      frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])],
+    };
     expect(critiqueRollout(dropped, { ...NO_NOISE, missEvent: 1 }, always).events).toEqual([]);
-    expect(causeOf(critiqueRollout(dropped, { ...NO_NOISE, wrongCause: 1 }, always).events[0].cause)).not.toBe("too_high");
+    expect(causeOf(critiqueRollout(dropped, { ...NO_NOISE, wrongCause: 1 }, always).events[0].cause)).not.toBe(
+      "too_high",
+    );
   });
 
   it("deletes the claims grounding did not find, and keeps the rest", () => {
-    const previous = critiqueRollout({ instruction, frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])] }, { ...NO_NOISE, hallucinateEvent: 1 }, { next: () => 0.01 });
+    const previous = critiqueRollout(
+      { instruction, frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])] },
+      { ...NO_NOISE, hallucinateEvent: 1 },
+      { next: () => 0.01 },
+    );
     expect(previous.events.length).toBe(2);
     const fake = previous.events.find((e) => e.kind !== "dropped")!;
-    const refined = refineCritique({ previous, feedback: { source: "events", notFound: [{ kind: fake.kind!, object: fake.object }] } });
+    const refined = refineCritique({
+      previous,
+      feedback: { source: "events", notFound: [{ kind: fake.kind!, object: fake.object }] },
+    });
     expect(refined.events.map((e) => e.kind)).toEqual(["dropped"]);
   });
 
   it("prefers the video with fewer undesirable events, and calls two alike equal", () => {
     const bad = [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])];
-    expect(preferRollouts({ instruction, first: { frames: careful }, second: { frames: bad } }, NO_NOISE, never).better).toBe("first");
-    expect(preferRollouts({ instruction, first: { frames: bad }, second: { frames: careful } }, NO_NOISE, never).better).toBe("second");
-    expect(preferRollouts({ instruction, first: { frames: bad }, second: { frames: bad } }, NO_NOISE, never).better).toBe("equal");
+    expect(
+      preferRollouts({ instruction, first: { frames: careful }, second: { frames: bad } }, NO_NOISE, never).better,
+    ).toBe("first");
+    expect(
+      preferRollouts({ instruction, first: { frames: bad }, second: { frames: careful } }, NO_NOISE, never).better,
+    ).toBe("second");
+    expect(
+      preferRollouts({ instruction, first: { frames: bad }, second: { frames: bad } }, NO_NOISE, never).better,
+    ).toBe("equal");
   });
 });
 
@@ -153,7 +266,8 @@ describe("the offline policy writer", () => {
   };
   const draft = writeProgram({ instruction, scene }).program;
   const claim = (kind: string, object: string, cause: string) => ({ kind, object, cause, what: "" }) as never;
-  const revise = (program: PrimitiveProgram, ...critique: never[]) => writeProgram({ instruction, scene, previous: { program, critique } }).program;
+  const revise = (program: PrimitiveProgram, ...critique: never[]) =>
+    writeProgram({ instruction, scene, previous: { program, critique } }).program;
 
   it("drafts a valid pick and place, and refuses an instruction it cannot place", () => {
     expect(PrimitiveProgram.safeParse(draft).success).toBe(true);
@@ -167,7 +281,13 @@ describe("the offline policy writer", () => {
     expect((slow.steps[0] as { value: number }).value).toBeLessThan((draft.steps[0] as { value: number }).value);
     const gentle = revise(draft, claim("squeezed", "apple", "too_hard"));
     expect((gentle.steps.find((s) => s.op === "grasp") as { force: number }).force).toBeLessThan(15);
-    const high = { steps: draft.steps.map((s, i, all) => (s.op === "move_to" && all[i + 1]?.op === "release" ? { ...s, offset: [0, 0, 0.2] as [number, number, number] } : s)) };
+    const high = {
+      steps: draft.steps.map((s, i, all) =>
+        s.op === "move_to" && all[i + 1]?.op === "release"
+          ? { ...s, offset: [0, 0, 0.2] as [number, number, number] }
+          : s,
+      ),
+    };
     const lower = revise(high, claim("dropped", "apple", "too_high"));
     const before = lower.steps[lower.steps.findIndex((s) => s.op === "release") - 1] as { offset: number[] };
     expect(before.offset[2]).toBeLessThan(0.2);
@@ -178,9 +298,16 @@ describe("the offline policy writer", () => {
     const over = revise(draft, claim("knocked_over", "vase", "path_through"));
     expect(over.steps.length).toBeGreaterThan(draft.steps.length);
     // Needless moves and waits: pauses go, and the claimed carry goes straight to where it is set down.
-    const wandering = { steps: draft.steps.flatMap((s, i, all) => (s.op === "lift" && all[i - 1]?.op === "grasp" ? [s, { op: "pause", seconds: 3 }, { op: "move_to", target: "plate", offset: [0, -0.3, 0.12] }] : [s])) } as PrimitiveProgram;
+    const wandering = {
+      steps: draft.steps.flatMap((s, i, all) =>
+        s.op === "lift" && all[i - 1]?.op === "grasp"
+          ? [s, { op: "pause", seconds: 3 }, { op: "move_to", target: "plate", offset: [0, -0.3, 0.12] }]
+          : [s],
+      ),
+    } as PrimitiveProgram;
     const straight = revise(wandering, claim("detoured", "apple", "needless"), claim("idled", "palm", "needless"));
     expect(straight.steps).toEqual(draft.steps);
-    for (const p of [slow, gentle, lower, around, closed, over, straight]) expect(PrimitiveProgram.safeParse(p).success).toBe(true);
+    for (const p of [slow, gentle, lower, around, closed, over, straight])
+      expect(PrimitiveProgram.safeParse(p).success).toBe(true);
   });
 });

@@ -35,11 +35,20 @@ describe("what the verifier and the critic catch", () => {
   it("knows a misnamed object by the world's name before it is planned with, so only the manifest's names reach the robot", async () => {
     const s = await sim("integration_tea_to_trash");
     // Every detection is reported under another wording ("tea_bottle" for bottle_of_tea).
-    const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { misname: 1 }, thread: "misnamed" });
-    const perceived = e.trace.filter((t) => t.node === "perceiver").flatMap((t) => Object.values(t.update.observations ?? {}).flatMap((o) => o.objects.map((x) => x.name)));
+    const e = await runEpisode({
+      url: s.url,
+      scenario: "integration_tea_to_trash",
+      noiseKnobs: { misname: 1 },
+      thread: "misnamed",
+    });
+    const perceived = e.trace
+      .filter((t) => t.node === "perceiver")
+      .flatMap((t) => Object.values(t.update.observations ?? {}).flatMap((o) => o.objects.map((x) => x.name)));
     expect(perceived).toContain("tea_bottle");
     // The belief keeps the world's name (before, the plan carried "tea_bottle" and the verifier mapped it back).
-    const believed = e.trace.filter((t) => t.node === "summarizer").flatMap((t) => t.update.belief?.objects.map((o) => o.name) ?? []);
+    const believed = e.trace
+      .filter((t) => t.node === "summarizer")
+      .flatMap((t) => t.update.belief?.objects.map((o) => o.name) ?? []);
     expect(believed).toContain("bottle_of_tea");
     expect(believed).not.toContain("tea_bottle");
     // Only the manifest's names reach the robots, and the task still succeeds.
@@ -52,13 +61,28 @@ describe("what the verifier and the critic catch", () => {
     // The planner drops one step of every multi-step plan: the next action then lacks its precondition.
     const knobs = { skipStep: 1 };
     const a = await sim("manipulation_tea_and_hamburger");
-    const full = await runEpisode({ url: a.url, scenario: "manipulation_tea_and_hamburger", noiseKnobs: knobs, thread: "critic-full", maxSteps: 25 });
-    const rejected = full.trace.find((t) => t.node === "critic" && t.update.critique && t.update.critique.verdict !== "ok")!.update.critique!;
+    const full = await runEpisode({
+      url: a.url,
+      scenario: "manipulation_tea_and_hamburger",
+      noiseKnobs: knobs,
+      thread: "critic-full",
+      maxSteps: 25,
+    });
+    const rejected = full.trace.find(
+      (t) => t.node === "critic" && t.update.critique && t.update.critique.verdict !== "ok",
+    )!.update.critique!;
     expect(["wrong_plan", "invalid", "outdated"]).toContain(rejected.verdict);
     expect(rejected.feedback.length).toBeGreaterThan(0);
 
     const b = await sim("manipulation_tea_and_hamburger");
-    const noCritic = await runEpisode({ url: b.url, scenario: "manipulation_tea_and_hamburger", variant: "no-critic", noiseKnobs: knobs, thread: "critic-none", maxSteps: 25 });
+    const noCritic = await runEpisode({
+      url: b.url,
+      scenario: "manipulation_tea_and_hamburger",
+      variant: "no-critic",
+      noiseKnobs: knobs,
+      thread: "critic-none",
+      maxSteps: 25,
+    });
     expect(noCritic.trace.some((t) => t.node === "critic")).toBe(false);
     // The same bad action, which the critic stopped, reaches the robot without a critic — and fails there.
     const bad = executed(noCritic).find((x) => x.call === callText(rejected.action));
@@ -72,7 +96,10 @@ describe("a world that changes", () => {
     const s = await sim("manipulation_tea_moved_to_sink");
     const e = await runEpisode({ url: s.url, scenario: "manipulation_tea_moved_to_sink" });
     const outdated = e.trace.find((t) => t.node === "critic" && t.update.critique?.verdict === "outdated");
-    expect(outdated?.update.critique?.action).toMatchObject({ skill: "pick_from", args: { object: "bottle_of_tea", place: "refrigerator" } });
+    expect(outdated?.update.critique?.action).toMatchObject({
+      skill: "pick_from",
+      args: { object: "bottle_of_tea", place: "refrigerator" },
+    });
     const i = e.trace.indexOf(outdated!);
     expect(e.trace.slice(i + 1).find((t) => t.node === "planner")?.update.counters?.replans).toBeGreaterThan(0);
     expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, sink)");
@@ -89,13 +116,20 @@ describe("a world that changes", () => {
     const stillWorld = await sim(file);
     const moved = await runEpisode({ url: movedWorld.url, scenario: base.name, thread: "peek-moved" });
     const still = await runEpisode({ url: stillWorld.url, scenario: base.name, thread: "peek-still" });
-    expect(moved.events.find((ev) => ev.kind === "perturbation")).toMatchObject({ step: 1, detail: "moved bottle_of_tea to sink" });
+    expect(moved.events.find((ev) => ev.kind === "perturbation")).toMatchObject({
+      step: 1,
+      detail: "moved bottle_of_tea to sink",
+    });
 
     // Until the open refrigerator is in view, the agent plans and acts identically in both worlds.
     const firstPlan = (e: typeof moved) => e.trace.find((t) => t.node === "planner")!.update.plan;
     expect(firstPlan(moved)).toEqual(firstPlan(still));
     expect(executed(moved).slice(0, 2)).toEqual(executed(still).slice(0, 2));
-    expect(executed(moved).slice(0, 2).map((x) => x.call)).toEqual(["mobile.go_to(in_front_of_refrigerator)", "mobile.open(refrigerator)"]);
+    expect(
+      executed(moved)
+        .slice(0, 2)
+        .map((x) => x.call),
+    ).toEqual(["mobile.go_to(in_front_of_refrigerator)", "mobile.open(refrigerator)"]);
     // Once it has looked, it diverges: where the tea stayed it takes it; where it was moved it goes looking.
     expect(executed(still)[2].call).toBe("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(executed(moved)[2].call).not.toBe("mobile.pick_from(bottle_of_tea, refrigerator)");
@@ -107,17 +141,32 @@ describe("a world that changes", () => {
     // reaches for such a thing, the pick "succeeds" and nothing in view changes. Which thing is made up is a seeded
     // draw, so the episode is run under successive seeds until one reaches for it (deterministic: the same seed each time).
     const unchangedIn = (e: Awaited<ReturnType<typeof runEpisode>>) => {
-      const acted = e.trace.flatMap((t, i) => (t.node === "executor" ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : [])) : []));
+      const acted = e.trace.flatMap((t, i) =>
+        t.node === "executor"
+          ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : []))
+          : [],
+      );
       const unchanged = acted.filter(({ i, robot }) => {
         const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
-        return next && (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) && next.update.usage?.perceiver === undefined;
+        return (
+          next &&
+          (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) &&
+          next.update.usage?.perceiver === undefined
+        );
       });
       return { acted, unchanged };
     };
     let found: { e: Awaited<ReturnType<typeof runEpisode>>; acted: { i: number; robot: string }[] } | undefined;
     for (let seed = 0; seed < 8 && !found; seed++) {
       const s = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
-      const e = await runEpisode({ url: s.url, scenario: "integration_tea_to_trash", noiseKnobs: { hallucinate: 1 }, seed, thread: `unchanged-views-${seed}`, maxSteps: 12 });
+      const e = await runEpisode({
+        url: s.url,
+        scenario: "integration_tea_to_trash",
+        noiseKnobs: { hallucinate: 1 },
+        seed,
+        thread: `unchanged-views-${seed}`,
+        maxSteps: 12,
+      });
       const { acted, unchanged } = unchangedIn(e);
       if (unchanged.length) found = { e, acted };
       await s.stop();
@@ -128,7 +177,8 @@ describe("a world that changes", () => {
     const looks = e.trace.filter((t) => t.node === "perceiver");
     for (const { i, robot } of acted) {
       const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
-      if (next) expect((next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot)).toBe(true);
+      if (next)
+        expect((next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot)).toBe(true);
     }
     expect(looks.length).toBeGreaterThan(1);
   });

@@ -11,7 +11,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import { runClosedLoopEpisode } from "../../../evals/episode";
 import { startSim, type SimProcess } from "../../helpers/processes";
-import { contextOf, reasonerAnswer as reason, localModelEndpoint, type RequestContext as Ctx } from "../../helpers/openaiServer";
+import {
+  contextOf,
+  reasonerAnswer as reason,
+  localModelEndpoint,
+  type RequestContext as Ctx,
+} from "../../helpers/openaiServer";
 import { executed, scratchDir } from "../../helpers/episode";
 
 const sims: SimProcess[] = [];
@@ -52,25 +57,49 @@ describe("a critic–planner loop is broken", () => {
       asked.push(ctx);
       const action = ctx.action as typeof PICK_TEA | undefined;
       if (ctx.task === "critique" && JSON.stringify(action) === JSON.stringify(PICK_TEA)) {
-        return { arguments: JSON.stringify({ verdict: "outdated", feedback: "the bottle_of_tea is not on the table any more: the image shows the table without it" }) };
+        return {
+          arguments: JSON.stringify({
+            verdict: "outdated",
+            feedback: "the bottle_of_tea is not on the table any more: the image shows the table without it",
+          }),
+        };
       }
       return { arguments: await reason(ctx) };
     };
     const s = await kitchen(TEA_ON_TABLE);
-    const e = await runClosedLoopEpisode({ url: s.url, goal: TEA_ON_TABLE.instruction, thread: "critic-loop", dataDir: scratchDir(), backend: "openai" });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: TEA_ON_TABLE.instruction,
+      thread: "critic-loop",
+      dataDir: scratchDir(),
+      backend: "openai",
+    });
     expect(e.state.status).toBe("succeeded");
     expect(e.truth.success).toBe(true);
     // Asked three times about the pick, never a fourth; the second rejection sent both cameras to look for the tea.
-    const critiques = asked.filter((c) => c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA));
+    const critiques = asked.filter(
+      (c) => c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA),
+    );
     expect(critiques).toHaveLength(3);
     const focused = asked.filter((c) => c.task === "perceive" && c.lookFor);
     expect(focused.map((c) => c.robot).sort()).toEqual(["arm", "mobile"]);
     expect(focused[0].lookFor).toMatchObject({ objects: ["bottle_of_tea"], places: ["table"] });
     // The look came between the second and the third critique, and no plan was made in between the look and its cause.
-    const order = asked.map((c) => (c.task === "perceive" && c.lookFor ? "look" : c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA) ? "critique" : "")).filter(Boolean);
+    const order = asked
+      .map((c) =>
+        c.task === "perceive" && c.lookFor
+          ? "look"
+          : c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA)
+            ? "critique"
+            : "",
+      )
+      .filter(Boolean);
     expect(order).toEqual(["critique", "critique", "look", "look", "critique"]);
     expect(e.state.loops.map((l) => l.how)).toEqual(["looked", "overruled"]);
-    expect(executed(e).map((x) => x.call)).toEqual(["arm.pick_from(bottle_of_tea, table)", "arm.release_to(bottle_of_tea, trash_can)"]);
+    expect(executed(e).map((x) => x.call)).toEqual([
+      "arm.pick_from(bottle_of_tea, table)",
+      "arm.release_to(bottle_of_tea, trash_can)",
+    ]);
     // The verdicts given all count; the run's summary names the loop.
     expect(e.state.verdicts.outdated).toBe(3);
   }, 120_000);
@@ -78,17 +107,37 @@ describe("a critic–planner loop is broken", () => {
   it("the same failure twice: a look for what is in question, and the action is not sent a third time", async () => {
     useFake();
     // A planner sure the tea is on the table; it is not (it is nowhere), so the arm's pick fails the same way.
-    const stubborn = { subgoal: "take the tea", rationale: "it must be on the table", steps: [PICK_TEA], done: false, giveUp: null, lookFor: null };
+    const stubborn = {
+      subgoal: "take the tea",
+      rationale: "it must be on the table",
+      steps: [PICK_TEA],
+      done: false,
+      giveUp: null,
+      lookFor: null,
+    };
     const asked: Ctx[] = [];
     endpoint.fake.respond = async (req) => {
       const ctx = contextOf(req);
       asked.push(ctx);
       return { arguments: ctx.task === "plan" ? JSON.stringify(stubborn) : await reason(ctx) };
     };
-    const s = await kitchen({ ...TEA_ON_TABLE, name: "tea_nowhere", placements: { apple: "table", milk: "refrigerator" } });
-    const e = await runClosedLoopEpisode({ url: s.url, goal: TEA_ON_TABLE.instruction, thread: "failure-loop", dataDir: scratchDir(), backend: "openai", variant: "no-critic" });
+    const s = await kitchen({
+      ...TEA_ON_TABLE,
+      name: "tea_nowhere",
+      placements: { apple: "table", milk: "refrigerator" },
+    });
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: TEA_ON_TABLE.instruction,
+      thread: "failure-loop",
+      dataDir: scratchDir(),
+      backend: "openai",
+      variant: "no-critic",
+    });
     expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toBe('arm/pick_from {"object":"bottle_of_tea","place":"table"} failed twice for the same reason (there is no bottle_of_tea on the table); the look after changed nothing the planner used, so it is not tried a third time');
+    expect(e.state.statusReason).toBe(
+      'arm/pick_from {"object":"bottle_of_tea","place":"table"} failed twice for the same reason (there is no bottle_of_tea on the table); the look after changed nothing the planner used, so it is not tried a third time',
+    );
     // Before: a third pick, which failed the same way and ended the run.
     expect(e.state.counters.steps).toBe(2);
     expect(asked.filter((c) => c.task === "perceive" && c.lookFor).length).toBe(2);
@@ -102,15 +151,37 @@ describe("a gripper's unsensed report against a look", () => {
     const asked: Ctx[] = [];
     // Grippers without grasp sensing; the arm's camera misses the tea in the drawer unless asked about it.
     endpoint.fake.respond = async (req) => {
-      const ctx = contextOf(req) as Ctx & { detections?: { detections: { label: string; location: { place: string } }[] } };
+      const ctx = contextOf(req) as Ctx & {
+        detections?: { detections: { label: string; location: { place: string } }[] };
+      };
       asked.push(ctx);
       if (ctx.task === "perceive" && ctx.robot === "arm" && !ctx.lookFor && ctx.detections) {
-        ctx.detections = { ...ctx.detections, detections: ctx.detections.detections.filter((d) => !(d.label === "bottle_of_tea" && d.location.place === "drawer_top")) };
+        ctx.detections = {
+          ...ctx.detections,
+          detections: ctx.detections.detections.filter(
+            (d) => !(d.label === "bottle_of_tea" && d.location.place === "drawer_top"),
+          ),
+        };
       }
       return { arguments: await reason(ctx) };
     };
-    const s = await kitchen({ ...TEA_ON_TABLE, name: "tea_to_drawer", mobileAt: "in_front_of_sink", instruction: "Put the bottle_of_tea, which is on the table, into drawer_top.", goal: ["in(bottle_of_tea, drawer_top)"] }, ["--grasp-sensing", "off"]);
-    const e = await runClosedLoopEpisode({ url: s.url, goal: "Put the bottle_of_tea, which is on the table, into drawer_top.", thread: "unsensed", dataDir: scratchDir(), backend: "openai" });
+    const s = await kitchen(
+      {
+        ...TEA_ON_TABLE,
+        name: "tea_to_drawer",
+        mobileAt: "in_front_of_sink",
+        instruction: "Put the bottle_of_tea, which is on the table, into drawer_top.",
+        goal: ["in(bottle_of_tea, drawer_top)"],
+      },
+      ["--grasp-sensing", "off"],
+    );
+    const e = await runClosedLoopEpisode({
+      url: s.url,
+      goal: "Put the bottle_of_tea, which is on the table, into drawer_top.",
+      thread: "unsensed",
+      dataDir: scratchDir(),
+      backend: "openai",
+    });
     expect(e.state.status).toBe("succeeded");
     expect(e.truth.success).toBe(true);
     // The arm's report was unsensed; the look after it missed the tea; the very next look was asked about it.
@@ -119,9 +190,18 @@ describe("a gripper's unsensed report against a look", () => {
     const focused = asked.filter((c) => c.task === "perceive" && c.lookFor);
     expect(focused.length).toBeGreaterThan(0);
     expect(focused[0].lookFor).toMatchObject({ objects: ["bottle_of_tea"], places: ["drawer_top"] });
-    expect(String((focused[0].lookFor as { why: string }).why)).toMatch(/^a look disagrees with what a gripper reported: the bottle_of_tea in the drawer_top/);
+    expect(String((focused[0].lookFor as { why: string }).why)).toMatch(
+      /^a look disagrees with what a gripper reported: the bottle_of_tea in the drawer_top/,
+    );
     // No skill between the release and the end: no search went looking for it.
-    expect(executed(e).map((x) => x.call)).toEqual(["arm.open(drawer_top)", "arm.pick_from(bottle_of_tea, table)", "arm.release_to(bottle_of_tea, drawer_top)"]);
-    expect(e.state.belief?.objects.find((o) => o.name === "bottle_of_tea")).toMatchObject({ place: "drawer_top", source: "seen" });
+    expect(executed(e).map((x) => x.call)).toEqual([
+      "arm.open(drawer_top)",
+      "arm.pick_from(bottle_of_tea, table)",
+      "arm.release_to(bottle_of_tea, drawer_top)",
+    ]);
+    expect(e.state.belief?.objects.find((o) => o.name === "bottle_of_tea")).toMatchObject({
+      place: "drawer_top",
+      source: "seen",
+    });
   }, 120_000);
 });

@@ -26,7 +26,9 @@ afterAll(async () => {
 
 /** Per skill after the first: the roles of the model calls the robot waited through before it (started after the skill before ended, answered before this one started). */
 function waitedOn(r: LatencyRun): string[][] {
-  return r.busy.slice(1).map((b, i) => r.calls.filter((c) => c.start >= r.busy[i].end && c.end <= b.start).map((c) => c.role));
+  return r.busy
+    .slice(1)
+    .map((b, i) => r.calls.filter((c) => c.start >= r.busy[i].end && c.end <= b.start).map((c) => c.role));
 }
 
 /** Per skill: whether it went out on work prepared beside the skill before and confirmed by the look after it. */
@@ -52,24 +54,37 @@ describe("CLEA pipelined, through the openai backend", () => {
     const waited = waitedOn(piped);
     prepared.forEach((fromPrepared, k) => {
       // Skill k's wait is waited[k - 1]: only the look (the perceiver) may be in it.
-      if (k > 0 && fromPrepared) expect(waited[k - 1].filter((role) => role !== "perceiver"), `skill ${k}`).toEqual([]);
+      if (k > 0 && fromPrepared)
+        expect(
+          waited[k - 1].filter((role) => role !== "perceiver"),
+          `skill ${k}`,
+        ).toEqual([]);
     });
     // The same task without speculation waits on the summarizer and the critic after its looks.
     const plain = await latencyEpisode(endpoint, task, "full", false, "max");
     expect(plain.success).toBe(true);
-    expect(waitedOn(plain).flat().filter((role) => role !== "perceiver").length).toBeGreaterThan(waited.flat().filter((role) => role !== "perceiver").length);
+    expect(
+      waitedOn(plain)
+        .flat()
+        .filter((role) => role !== "perceiver").length,
+    ).toBeGreaterThan(waited.flat().filter((role) => role !== "perceiver").length);
     expect(sentAgainstTheLook(piped.trace).prepared).toBe(0);
   });
 
   it("an endpoint that refuses every speculative request costs time only: the ordinary path runs and the task is done", async () => {
     const answer = endpoint.fake.respond;
     // A request made on a prediction carries the predicted entry (summarizer) or the note saying so (critic).
-    endpoint.fake.respond = (req, n) => (JSON.stringify(req.messages).includes('\\"predicted\\"') ? { status: 400, body: JSON.stringify({ error: { message: "refused" } }) } : answer(req, n));
+    endpoint.fake.respond = (req, n) =>
+      JSON.stringify(req.messages).includes('\\"predicted\\"')
+        ? { status: 400, body: JSON.stringify({ error: { message: "refused" } }) }
+        : answer(req, n);
     try {
       const r = await latencyEpisode(endpoint, task, "full", true, "max");
       expect(r.success).toBe(true);
       expect(r.status).toBe("succeeded");
-      const notes = r.trace.filter((t) => t.node === "speculator").map((t) => (t.update.speculation as Speculation).note);
+      const notes = r.trace
+        .filter((t) => t.node === "speculator")
+        .map((t) => (t.update.speculation as Speculation).note);
       expect(notes.length).toBeGreaterThan(0);
       for (const note of notes) expect(note).toMatch(/could not prepare: .*400/);
       expect(r.pipeline).toMatchObject({ used: 0, prepared: 0 });
@@ -83,13 +98,21 @@ describe("CLEA pipelined, the symbolic backend", () => {
   it("drops the action prepared for a thing the look shows gone (moved to the sink mid-task), and never sends it", async () => {
     const sim = await startSim(["--scenario", "manipulation_tea_moved_to_sink", "--speed", "max"]);
     sims.push(sim);
-    const e = await runEpisode({ url: sim.url, scenario: "manipulation_tea_moved_to_sink", thread: "pipelined-moved", pipeline: true });
+    const e = await runEpisode({
+      url: sim.url,
+      scenario: "manipulation_tea_moved_to_sink",
+      thread: "pipelined-moved",
+      pipeline: true,
+    });
     expect(e.events.find((ev) => ev.kind === "perturbation")).toBeDefined();
     const checks = e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as Speculation);
     const revoked = checks.filter((c) => c.outcome === "revoked" && /bottle_of_tea/.test(c.why ?? ""));
     expect(revoked.length).toBeGreaterThan(0);
     // What was prepared on the tea being in the refrigerator never reached the robot.
-    const dropped = revoked.map((c) => c.action).filter((a) => a !== null).map((a) => callText(a!));
+    const dropped = revoked
+      .map((c) => c.action)
+      .filter((a) => a !== null)
+      .map((a) => callText(a!));
     expect(dropped).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(executed(e).map((x) => x.call)).not.toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(sentAgainstTheLook(e.trace as never).prepared).toBe(0);

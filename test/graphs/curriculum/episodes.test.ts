@@ -35,7 +35,9 @@ describe("a task done at the episode's start is no success", () => {
       if (world.locate("red_block").place === "green_block") break;
     }
     expect(world.locate("red_block")).toEqual({ relation: "on", place: "green_block" });
-    const r = await world.runPlan(RunSkillsGoal.parse({ seed, steps: [{ skill: "stack_red_on_green", params: hover, seconds: 1 }], record: true }));
+    const r = await world.runPlan(
+      RunSkillsGoal.parse({ seed, steps: [{ skill: "stack_red_on_green", params: hover, seconds: 1 }], record: true }),
+    );
     expect(r.plan_success).toBe(true);
     const ep = world.store.get(r.episode_id!);
     const at = { instance: 0, cycle: 1, purpose: "plan" as const, plan: ["stack red on green"], k: 0 };

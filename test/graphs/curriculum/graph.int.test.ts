@@ -36,7 +36,13 @@ function midCycle(steps: string[], task: string): CurriculumStateType {
   return {
     goal: "master the blocks",
     library: BASE.map((caption) => ({ caption, since: 0, source: "base" as const })),
-    current: { cycle: 3, library: BASE, scene: { frame: "sha256:" + "0".repeat(64) + ".png", blocks: [] }, proposal: { task, reasoning: "" }, decomposition: { steps, reasoning: "" } },
+    current: {
+      cycle: 3,
+      library: BASE,
+      scene: { frame: "sha256:" + "0".repeat(64) + ".png", blocks: [] },
+      proposal: { task, reasoning: "" },
+      decomposition: { steps, reasoning: "" },
+    },
     cycles: [],
     plan: null,
     episodes: [],
@@ -55,20 +61,38 @@ const offline = inRunOf(curriculum, { backend: "symbolic", dataDir: scratch });
 
 describe("retrieve", () => {
   it("discards a plan with a step no library skill does, records it, and makes the missing skill a learning target", async () => {
-    const u = (await retrieve(midCycle(["reach red", "grasp anything", "lift red"], "pick up the red block"), offline)) as Partial<CurriculumStateType>;
+    const u = (await retrieve(
+      midCycle(["reach red", "grasp anything", "lift red"], "pick up the red block"),
+      offline,
+    )) as Partial<CurriculumStateType>;
     expect(u.plan).toBeNull();
     const record = (u.cycles as CurriculumStateType["cycles"])[0];
     expect(record.outcome).toEqual({ kind: "discarded", missing: ["lift red"] });
     expect(record.retrievals!.map((r) => r.skill)).toEqual(["reach red", "grasp anything", null]);
     const proposals = u.proposals as CurriculumStateType["proposals"];
-    expect(proposals.map((p) => [p.step, p.skill])).toEqual([["lift red", "lift red"], ["pick up the red block", "lift red"]]);
+    expect(proposals.map((p) => [p.step, p.skill])).toEqual([
+      ["lift red", "lift red"],
+      ["pick up the red block", "lift red"],
+    ]);
     expect(Object.keys(u.targets!)).toEqual(["lift red"]);
-    expect(u.targets!["lift red"]).toMatchObject({ family: "lift", since: 2, converged: false, returns: [], snapshots: [] });
+    expect(u.targets!["lift red"]).toMatchObject({
+      family: "lift",
+      since: 2,
+      converged: false,
+      returns: [],
+      snapshots: [],
+    });
     expect(u.counters).toMatchObject({ discards: 1, discardsInRow: 1 });
   });
 
   it("records a missing step the embodiment has no reward for, without a target", async () => {
-    const u = (await retrieve(midCycle(["put green next to red", "reach blue"], "build a pyramid with the blue block on top of the green block and the red block"), offline)) as Partial<CurriculumStateType>;
+    const u = (await retrieve(
+      midCycle(
+        ["put green next to red", "reach blue"],
+        "build a pyramid with the blue block on top of the green block and the red block",
+      ),
+      offline,
+    )) as Partial<CurriculumStateType>;
     expect(u.plan).toBeNull();
     const proposals = u.proposals as CurriculumStateType["proposals"];
     expect(proposals[0]).toMatchObject({ step: "put green next to red", skill: null });
@@ -85,7 +109,18 @@ describe("retrieve", () => {
 });
 
 describe("analyse", () => {
-  const target = (returns: number[]): LearningTarget => ({ caption: "lift red", family: "lift", proposedFor: "lift red", since: 0, returns, finalSuccess: [], snapshots: [], maxReturn: 80, analyses: [], converged: false });
+  const target = (returns: number[]): LearningTarget => ({
+    caption: "lift red",
+    family: "lift",
+    proposedFor: "lift red",
+    since: 0,
+    returns,
+    finalSuccess: [],
+    snapshots: [],
+    maxReturn: 80,
+    analyses: [],
+    converged: false,
+  });
 
   it("renders each curve, judges it offline from the image, and adds converged skills to the library", async () => {
     const s = midCycle([], "x");
@@ -106,24 +141,43 @@ describe("analyse", () => {
     const s = midCycle([], "x");
     s.counters = { ...s.counters, iterations: 7 };
     // Best on the reported layouts at point 4 (71); best on the selection layouts at point 6.
-    s.targets = { "lift red": { ...target([0, 30, 60, 70, 71, 70, 70, 70]), selection: [0, 28, 55, 66, 64, 67, 69, 68] } };
+    s.targets = {
+      "lift red": { ...target([0, 30, 60, 70, 71, 70, 70, 70]), selection: [0, 28, 55, 66, 64, 67, 69, 68] },
+    };
     const u = (await analyse(s, offline)) as Partial<CurriculumStateType>;
     expect(u.targets!["lift red"].converged).toBe(true);
     expect(u.targets!["lift red"].kept).toMatchObject({ point: 6, return: 70 });
   });
 
   it("sends the exemplar plots and the curve's plot as images over the OpenAI protocol and reads the verdict", async () => {
-    const fake = await startFakeOpenAI(() => ({ arguments: JSON.stringify({ reasoning: "flat for the last iterations", converged: true }) }));
+    const fake = await startFakeOpenAI(() => ({
+      arguments: JSON.stringify({ reasoning: "flat for the last iterations", converged: true }),
+    }));
     const saved = { ...process.env };
-    Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: fake.baseURL,
+      ROBOGRAPH_MODEL_RETRIES: "0",
+      ROBOGRAPH_MODEL_TIMEOUT_MS: "5000",
+    });
     try {
       const t = target([0, 40, 60, 62, 61]);
-      const { analysis } = await judge(t, 4, 8, inRunOf(curriculum, { backend: "openai", dataDir: join(scratch, "http-ok") }));
+      const { analysis } = await judge(
+        t,
+        4,
+        8,
+        inRunOf(curriculum, { backend: "openai", dataDir: join(scratch, "http-ok") }),
+      );
       expect(analysis.converged).toBe(true);
       const req = fake.requests[0] as ChatRequest;
       expect(req.tools?.[0].function.name).toBe("ConvergenceVerdict");
-      const parts = req.messages.find((m) => m.role === "user")!.content as { type: string; image_url?: { url: string } }[];
-      const images = parts.filter((p) => p.type === "image_url").map((p) => Buffer.from(p.image_url!.url.replace(/^data:image\/png;base64,/, ""), "base64"));
+      const parts = req.messages.find((m) => m.role === "user")!.content as {
+        type: string;
+        image_url?: { url: string };
+      }[];
+      const images = parts
+        .filter((p) => p.type === "image_url")
+        .map((p) => Buffer.from(p.image_url!.url.replace(/^data:image\/png;base64,/, ""), "base64"));
       expect(images).toHaveLength(EXEMPLARS.length + 1);
       // The last image is the curve's own plot, pixel for pixel.
       const mine = await renderCurve({ title: "lift red", returns: t.returns, maxReturn: 80, horizon: 8 });
@@ -140,13 +194,27 @@ describe("analyse", () => {
   });
 
   it("fails clearly when the analyst's answer never fits the verdict schema", async () => {
-    const fake = await startFakeOpenAI(() => ({ arguments: JSON.stringify({ reasoning: "hard to say", converged: "maybe" }) }));
+    const fake = await startFakeOpenAI(() => ({
+      arguments: JSON.stringify({ reasoning: "hard to say", converged: "maybe" }),
+    }));
     const saved = { ...process.env };
-    Object.assign(process.env, { OPENAI_API_KEY: "sk-local", OPENAI_BASE_URL: fake.baseURL, ROBOGRAPH_MODEL_RETRIES: "0", ROBOGRAPH_MODEL_TIMEOUT_MS: "5000" });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: fake.baseURL,
+      ROBOGRAPH_MODEL_RETRIES: "0",
+      ROBOGRAPH_MODEL_TIMEOUT_MS: "5000",
+    });
     try {
-      const err = await judge(target([0, 40, 60]), 2, 8, inRunOf(curriculum, { backend: "openai", dataDir: join(scratch, "http-bad") })).catch((e) => e);
+      const err = await judge(
+        target([0, 40, 60]),
+        2,
+        8,
+        inRunOf(curriculum, { backend: "openai", dataDir: join(scratch, "http-bad") }),
+      ).catch((e) => e);
       expect(err).toBeInstanceOf(ModelOutputError);
-      expect(err.message).toMatch(/analyst model's answer does not fit the ConvergenceVerdict schema: converged: .*after 3 attempts/);
+      expect(err.message).toMatch(
+        /analyst model's answer does not fit the ConvergenceVerdict schema: converged: .*after 3 attempts/,
+      );
       expect(fake.requests).toHaveLength(3);
     } finally {
       process.env = saved;
@@ -161,10 +229,17 @@ describe("the embodiment fan-out", () => {
   const baseFile = join(scratch, "base-skills.json");
 
   beforeAll(async () => {
-    for (let i = 0; i < 2; i++) sims.push(await startSimProcess("blocks", ["--seed", String(10 + i), "--episodes", episodesDir, "--instance", `i${i}`]));
+    for (let i = 0; i < 2; i++)
+      sims.push(
+        await startSimProcess("blocks", ["--seed", String(10 + i), "--episodes", episodesDir, "--instance", `i${i}`]),
+      );
     // A small base library of our own (one learner iteration): the fan-out needs policies, not good ones.
     const clients = await Promise.all(sims.map((s) => BridgeClient.connect(s.url)));
-    const { library } = await trainSkills(clients, { policies: {}, curves: {} }, { skills: [...BASE_SKILLS], iterations: 1, episodesPerPlan: 2, rng: new Rng(3) });
+    const { library } = await trainSkills(
+      clients,
+      { policies: {}, curves: {} },
+      { skills: [...BASE_SKILLS], iterations: 1, episodesPerPlan: 2, rng: new Rng(3) },
+    );
     saveLibrary(baseFile, library);
     for (const c of clients) await c.close();
   }, 120_000);
@@ -190,12 +265,18 @@ describe("the embodiment fan-out", () => {
     };
     const rollouts: { episodes: CurriculumStateType["episodes"] }[] = [];
     for await (const chunk of await graph.stream({ goal: "master the blocks" }, { ...config, streamMode: "updates" })) {
-      for (const [node, u] of Object.entries(chunk as Record<string, unknown>)) if (node === "rollout") rollouts.push(u as { episodes: CurriculumStateType["episodes"] });
+      for (const [node, u] of Object.entries(chunk as Record<string, unknown>))
+        if (node === "rollout") rollouts.push(u as { episodes: CurriculumStateType["episodes"] });
     }
     const s = (await graph.getState(config)).values as CurriculumStateType;
     // The first proposal is a single base skill, so the first plan is embodied at once: one branch per instance.
     expect(rollouts).toHaveLength(2);
-    expect(rollouts.map((r) => r.episodes.map((e) => e.instance))).toEqual(expect.arrayContaining([[0, 0], [1, 1]]));
+    expect(rollouts.map((r) => r.episodes.map((e) => e.instance))).toEqual(
+      expect.arrayContaining([
+        [0, 0],
+        [1, 1],
+      ]),
+    );
     expect(s.episodes).toHaveLength(4);
     expect(new Set(s.episodes.map((e) => e.id)).size).toBe(4);
     // Each instance recorded its own episodes in the shared store, under its own name.

@@ -9,7 +9,15 @@ import { describe, expect, it } from "vitest";
 import { contextBlock } from "../../../models/context";
 import { SymbolicChatModel } from "../../../models/symbolic";
 import { NO_NOISE } from "../../../models/symbolic/noise";
-import { decomposeTask, judgeCurve, proposeTask, readCurvePng, retrieveSkill, stepText, understand } from "../../../graphs/curriculum/reasoner";
+import {
+  decomposeTask,
+  judgeCurve,
+  proposeTask,
+  readCurvePng,
+  retrieveSkill,
+  stepText,
+  understand,
+} from "../../../graphs/curriculum/reasoner";
 import { ConvergenceVerdict, type ProposeContext, type SeenBlock } from "../../../graphs/curriculum/schemas";
 import { SKILLS, BASE_SKILLS, skillInfo } from "../../../robots/manifests/blocks/skills";
 import { renderCurve } from "../../../graphs/curriculum/nodes/plot";
@@ -27,7 +35,14 @@ const BLOCKS: SeenBlock[] = [
   { label: "green", u: 160, v: 130, on: "basket" },
   { label: "blue", u: 220, v: 110, on: "basket" },
 ];
-const proposing = (over: Partial<ProposeContext> = {}): ProposeContext => ({ blocks: BLOCKS, library: BASE, succeeded: [], failed: [], proposedBefore: [], ...over });
+const proposing = (over: Partial<ProposeContext> = {}): ProposeContext => ({
+  blocks: BLOCKS,
+  library: BASE,
+  succeeded: [],
+  failed: [],
+  proposedBefore: [],
+  ...over,
+});
 
 describe("the curriculum reasoner's language", () => {
   it("understands every skill caption of the blocks world and writes it back word for word", () => {
@@ -42,26 +57,65 @@ describe("the curriculum reasoner's language", () => {
 describe("propose", () => {
   it("starts with reaching a block; once reaching works, lifting (its plan lacks one skill) comes before anything lacking two", () => {
     expect(proposeTask(proposing(), NO_NOISE, never()).task).toMatch(/^reach the (red|green|blue) block$/);
-    const after = proposeTask(proposing({ succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }), NO_NOISE, never());
+    const after = proposeTask(
+      proposing({ succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }),
+      NO_NOISE,
+      never(),
+    );
     expect(understand(after.task)?.kind).toBe("lift");
     expect(after.reasoning).toContain("reach red");
   });
 
   it("has no table of difficulty: a task whose plan the library already covers comes before one that lacks a skill", () => {
     // Two stacks are skills already; nothing but reaching has been done. A ladder would say "lift next" (it lacks one).
-    const p = proposeTask(proposing({ library: [...BASE, "stack green on blue", "stack red on green"], succeeded: ["reach the red block"], proposedBefore: ["reach the red block"] }), NO_NOISE, never());
-    expect(["put the green block on top of the blue block", "put the red block on top of the green block"]).toContain(p.task);
+    const p = proposeTask(
+      proposing({
+        library: [...BASE, "stack green on blue", "stack red on green"],
+        succeeded: ["reach the red block"],
+        proposedBefore: ["reach the red block"],
+      }),
+      NO_NOISE,
+      never(),
+    );
+    expect(["put the green block on top of the blue block", "put the red block on top of the green block"]).toContain(
+      p.task,
+    );
     expect(p.reasoning).toMatch(/every step of its plan is a skill the robot has/);
     // A stack that worked shows its reach, grasp and lift work: none of those is proposed as new.
-    const after = proposeTask(proposing({ library: [...BASE, "lift red", "above green"], succeeded: ["put the red block on top of the green block"], proposedBefore: [] }), NO_NOISE, never());
+    const after = proposeTask(
+      proposing({
+        library: [...BASE, "lift red", "above green"],
+        succeeded: ["put the red block on top of the green block"],
+        proposedBefore: [],
+      }),
+      NO_NOISE,
+      never(),
+    );
     expect(["reach", "lift", "hold_above", "on"]).not.toContain(understand(after.task)?.kind);
   });
 
   it("does not propose again what was discarded for a skill the library still lacks, and does once it has it", () => {
     const failed = ["pick up the red block (no skill for: lift red)"];
-    const blocked = proposeTask(proposing({ succeeded: ["reach the red block"], failed, proposedBefore: ["reach the red block", "pick up the red block"] }), NO_NOISE, never());
+    const blocked = proposeTask(
+      proposing({
+        succeeded: ["reach the red block"],
+        failed,
+        proposedBefore: ["reach the red block", "pick up the red block"],
+      }),
+      NO_NOISE,
+      never(),
+    );
     expect(understand(blocked.task)?.kind).not.toBe("lift");
-    const unblocked = proposeTask(proposing({ library: [...BASE, "lift red"], succeeded: ["reach the red block"], failed, proposedBefore: ["reach the red block", "pick up the red block"] }), NO_NOISE, never());
+    const unblocked = proposeTask(
+      proposing({
+        library: [...BASE, "lift red"],
+        succeeded: ["reach the red block"],
+        failed,
+        proposedBefore: ["reach the red block", "pick up the red block"],
+      }),
+      NO_NOISE,
+      never(),
+    );
     expect(understand(unblocked.task)?.kind).toBe("lift");
   });
 
@@ -70,14 +124,26 @@ describe("propose", () => {
     const library = [...BASE, "lift red", "lift green", "lift blue", "above red", "above green", "above blue"];
     const seen = new Set<string>();
     for (let k = 0; k < 12; k++) {
-      const p = proposeTask(proposing({ blocks: stacked, library, succeeded: ["hold the red block above the green block"] }), NO_NOISE, draw([k / 12]));
+      const p = proposeTask(
+        proposing({ blocks: stacked, library, succeeded: ["hold the red block above the green block"] }),
+        NO_NOISE,
+        draw([k / 12]),
+      );
       const g = understand(p.task)!;
       seen.add(stepText(g));
       // Green already rests on blue.
       expect(stepText(g)).not.toBe("stack green on blue");
     }
     // Red on green (on blue) is a task of one stacking: a tower begun.
-    const onStack = decomposeTask({ proposal: "build a tower with the red block on top of the green block on top of the blue block", blocks: stacked, library: [...library, "stack red on green"] }, NO_NOISE, never());
+    const onStack = decomposeTask(
+      {
+        proposal: "build a tower with the red block on top of the green block on top of the blue block",
+        blocks: stacked,
+        library: [...library, "stack red on green"],
+      },
+      NO_NOISE,
+      never(),
+    );
     expect(onStack.steps).toEqual(["stack red on green"]);
   });
 
@@ -87,21 +153,29 @@ describe("propose", () => {
       [{ ...BLOCKS[0], on: "green" }, { ...BLOCKS[1], on: "blue" }, BLOCKS[2]],
       [{ ...BLOCKS[0], on: "blue" }, BLOCKS[1], BLOCKS[2]],
     ];
-    const libraries = [BASE, [...BASE, "lift red", "lift green", "lift blue", "above red", "above green", "above blue"], [...BASE, ...SKILLS.filter((s) => s.family === "stack").map((s) => s.caption)]];
+    const libraries = [
+      BASE,
+      [...BASE, "lift red", "lift green", "lift blue", "above red", "above green", "above blue"],
+      [...BASE, ...SKILLS.filter((s) => s.family === "stack").map((s) => s.caption)],
+    ];
     let checked = 0;
     for (const blocks of starts) {
       for (const library of libraries) {
         for (let k = 0; k < 10; k++) {
           const p = proposeTask(proposing({ blocks, library }), NO_NOISE, draw([k / 10]));
-          const plan = decomposeTask({ proposal: p.task, blocks, library }, NO_NOISE, never()).steps.map((s) => understand(s)!);
+          const plan = decomposeTask({ proposal: p.task, blocks, library }, NO_NOISE, never()).steps.map((s) =>
+            understand(s)!,
+          );
           // Replay the plan on what rests on what: a block is grasped (reach-grasp-lift, hold above, stack, unstack of
           // it) or built on only when nothing rests on it.
           const on = new Map(blocks.map((b) => [b.label, b.on!]));
           const covered = (b: string, except?: string) => [...on].some(([x, under]) => under === b && x !== except);
           for (const g of plan) {
-            const moved = "x" in g && ["lift", "hold_above", "on", "place", "unstack"].includes(g.kind) ? g.x : undefined;
+            const moved =
+              "x" in g && ["lift", "hold_above", "on", "place", "unstack"].includes(g.kind) ? g.x : undefined;
             if (moved) expect(covered(moved), `${p.task}: ${stepText(g)} with something on ${moved}`).toBe(false);
-            if ((g.kind === "on" || g.kind === "place") && "y" in g) expect(covered(g.y, g.x), `${p.task}: ${stepText(g)} onto a covered block`).toBe(false);
+            if ((g.kind === "on" || g.kind === "place") && "y" in g)
+              expect(covered(g.y, g.x), `${p.task}: ${stepText(g)} onto a covered block`).toBe(false);
             if (g.kind === "unstack") on.set(g.x, "basket");
             if (g.kind === "on" || g.kind === "place") on.set(g.x, g.y);
             if (g.kind === "lift" || g.kind === "hold_above") on.set(g.x, "gripper");
@@ -109,7 +183,8 @@ describe("propose", () => {
           }
           // Nothing proposed that the image already shows done.
           const g = understand(p.task)!;
-          if (g.kind === "on") expect(on.get(g.x) === g.y && blocks.find((b) => b.label === g.x)?.on === g.y).toBe(false);
+          if (g.kind === "on")
+            expect(on.get(g.x) === g.y && blocks.find((b) => b.label === g.x)?.on === g.y).toBe(false);
         }
       }
     }
@@ -117,18 +192,48 @@ describe("propose", () => {
     // Once reaching works, the first thing proposed from a stack: taking the top block off (a new skill to learn).
     const first = proposeTask(proposing({ blocks: starts[0], succeeded: ["reach the red block"] }), NO_NOISE, never());
     expect(understand(first.task)).toEqual({ kind: "unstack", x: "green", y: "blue" });
-    const lift = decomposeTask({ proposal: "pick up the blue block", blocks: starts[1], library: BASE }, NO_NOISE, never());
-    expect(lift.steps).toEqual(["unstack red from green", "unstack green from blue", "reach blue", "grasp anything", "lift blue"]);
+    const lift = decomposeTask(
+      { proposal: "pick up the blue block", blocks: starts[1], library: BASE },
+      NO_NOISE,
+      never(),
+    );
+    expect(lift.steps).toEqual([
+      "unstack red from green",
+      "unstack green from blue",
+      "reach blue",
+      "grasp anything",
+      "lift blue",
+    ]);
   });
 });
 
 describe("decompose and retrieve", () => {
   it("plans over the skills' effects: missing steps are named plainly, a skill that does it all is used whole", () => {
-    const base = decomposeTask({ proposal: "put the red block on top of the green block", blocks: BLOCKS, library: BASE }, NO_NOISE, never());
+    const base = decomposeTask(
+      { proposal: "put the red block on top of the green block", blocks: BLOCKS, library: BASE },
+      NO_NOISE,
+      never(),
+    );
     expect(base.steps).toEqual(["reach red", "grasp anything", "lift red", "above green", "open gripper"]);
-    const grown = decomposeTask({ proposal: "put the red block on top of the green block", blocks: BLOCKS, library: [...BASE, "stack red on green"] }, NO_NOISE, never());
+    const grown = decomposeTask(
+      {
+        proposal: "put the red block on top of the green block",
+        blocks: BLOCKS,
+        library: [...BASE, "stack red on green"],
+      },
+      NO_NOISE,
+      never(),
+    );
     expect(grown.steps).toEqual(["stack red on green"]);
-    const tower = decomposeTask({ proposal: "build a tower with the red block on top of the green block on top of the blue block", blocks: BLOCKS, library: [...BASE, "stack green on blue", "stack red on green"] }, NO_NOISE, never());
+    const tower = decomposeTask(
+      {
+        proposal: "build a tower with the red block on top of the green block on top of the blue block",
+        blocks: BLOCKS,
+        library: [...BASE, "stack green on blue", "stack red on green"],
+      },
+      NO_NOISE,
+      never(),
+    );
     expect(tower.steps).toEqual(["stack green on blue", "stack red on green"]);
   });
 
@@ -136,14 +241,23 @@ describe("decompose and retrieve", () => {
     expect(retrieveSkill({ step: "reach red", library: BASE }, NO_NOISE, never()).skill).toBe("reach red");
     expect(retrieveSkill({ step: "lift red", library: BASE }, NO_NOISE, never()).skill).toBeNull();
     // A whole task in other words, against the rewardable skills (what a missing skill is proposed as).
-    expect(retrieveSkill({ step: "put the red block on top of the green one", library: SKILLS.map((s) => s.caption) }, NO_NOISE, never()).skill).toBe("stack red on green");
+    expect(
+      retrieveSkill(
+        { step: "put the red block on top of the green one", library: SKILLS.map((s) => s.caption) },
+        NO_NOISE,
+        never(),
+      ).skill,
+    ).toBe("stack red on green");
     // The seeded fault: the same kind of skill on another block.
-    expect(retrieveSkill({ step: "reach red", library: BASE }, { ...NO_NOISE, wrongRetrieval: 1 }, draw([0])).skill).toBe("reach green");
+    expect(
+      retrieveSkill({ step: "reach red", library: BASE }, { ...NO_NOISE, wrongRetrieval: 1 }, draw([0])).skill,
+    ).toBe("reach green");
   });
 });
 
 describe("the analyst reads plots", () => {
-  const plot = (returns: number[], horizon = 8) => renderCurve({ title: "lift red", returns: returns.map((r) => r * 80), maxReturn: 80, horizon });
+  const plot = (returns: number[], horizon = 8) =>
+    renderCurve({ title: "lift red", returns: returns.map((r) => r * 80), maxReturn: 80, horizon });
 
   it("reads the curve back from the PNG's pixels", async () => {
     const read = await readCurvePng(await plot([0, 0.25, 0.5, 0.75, 1, 1, 1, 1, 1]));
@@ -158,7 +272,9 @@ describe("the analyst reads plots", () => {
 
   it("judges the exemplar shapes as their verdicts say: rising no, plateau yes, degenerating yes, rising again no, too short no", async () => {
     for (const e of EXEMPLARS) {
-      const v = judgeCurve(await readCurvePng(await renderCurve({ title: "x", returns: e.returns, maxReturn: 80, horizon: 8 })));
+      const v = judgeCurve(
+        await readCurvePng(await renderCurve({ title: "x", returns: e.returns, maxReturn: 80, horizon: 8 })),
+      );
       expect(v.converged, e.reasoning).toBe(e.converged);
     }
   });
@@ -176,10 +292,17 @@ describe("the analyst reads plots", () => {
   it("answers through the chat-model interface from the PNG the prompt carries, and the verdict fits the schema", async () => {
     const model = new SymbolicChatModel(allReasoners(), 0, NO_NOISE);
     const png = await plot([0.02, 0.1, 0.2, 0.35, 0.5]);
-    const ctx = { skill: "lift red", axes: { xMax: 8, yMax: 80, xLabel: "learner iterations", yLabel: "evaluation return" }, exemplars: [], plotPng: png.toString("base64") };
+    const ctx = {
+      skill: "lift red",
+      axes: { xMax: 8, yMax: 80, xLabel: "learner iterations", yLabel: "evaluation return" },
+      exemplars: [],
+      plotPng: png.toString("base64"),
+    };
     const out = await model.invoke([new HumanMessage(contextBlock("analyse_curve", ctx))]);
     const v = ConvergenceVerdict.parse(JSON.parse(String(out.content)));
     expect(v.converged).toBe(false);
-    await expect(model.invoke([new HumanMessage(contextBlock("analyse_curve", { ...ctx, plotPng: undefined }))])).rejects.toThrow(/reads the plot's pixels/);
+    await expect(
+      model.invoke([new HumanMessage(contextBlock("analyse_curve", { ...ctx, plotPng: undefined }))]),
+    ).rejects.toThrow(/reads the plot's pixels/);
   });
 });

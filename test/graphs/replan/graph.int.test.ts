@@ -17,15 +17,40 @@ afterAll(async () => {
   await Promise.all(sims.map((s) => s.stop()));
 });
 
-const instruction = (scene: string) => loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === scene)!.example.inputs.goal;
+const instruction = (scene: string) =>
+  loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === scene)!
+    .example.inputs.goal;
 
-async function episode(scene: string, variant = "full", extra: { noise?: number; seed?: number } = {}): Promise<EpisodeRun<ReplanStateType>> {
-  const sim = await startSimProcess("tabletop", ["--scenario", scene, "--speed", "max", "--seed", String(extra.seed ?? 0)]);
+async function episode(
+  scene: string,
+  variant = "full",
+  extra: { noise?: number; seed?: number } = {},
+): Promise<EpisodeRun<ReplanStateType>> {
+  const sim = await startSimProcess("tabletop", [
+    "--scenario",
+    scene,
+    "--speed",
+    "max",
+    "--seed",
+    String(extra.seed ?? 0),
+  ]);
   sims.push(sim);
-  return runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: instruction(scene), thread: `${scene}-${variant}`, dataDir: scratchDir(), variant, maxSteps: 20, ...extra });
+  return runClosedLoopEpisode({
+    mode: "replan",
+    url: sim.url,
+    goal: instruction(scene),
+    thread: `${scene}-${variant}`,
+    dataDir: scratchDir(),
+    variant,
+    maxSteps: 20,
+    ...extra,
+  });
 }
 
-const motions = (e: EpisodeRun<ReplanStateType>) => e.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : [])).flatMap((x) => (x.kind === "motion" ? [x] : []));
+const motions = (e: EpisodeRun<ReplanStateType>) =>
+  e.trace
+    .flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : []))
+    .flatMap((x) => (x.kind === "motion" ? [x] : []));
 
 describe("RePLan on task 3 (the bar across the cabinet's handles), symbolic backend, noise 0", () => {
   it("fails to open the cabinet, diagnoses the bar, replans to remove it first, and succeeds", async () => {
@@ -42,7 +67,11 @@ describe("RePLan on task 3 (the bar across the cabinet's handles), symbolic back
     expect(diagnosis.reasons).toEqual(["the red_bar is blocking the wooden_cabinet"]);
     // The replan removes the bar before opening the door, then places the cube; the simulator confirms the goal.
     const replan = e.trace.filter((t) => t.node === "high_level_planner")[1].update.plan!;
-    expect(replan.steps.map((s) => s.action)).toEqual(["move the red_bar away from the wooden_cabinet", "open the wooden_cabinet", "move the yellow_cube to the target_position"]);
+    expect(replan.steps.map((s) => s.action)).toEqual([
+      "move the red_bar away from the wooden_cabinet",
+      "open the wooden_cabinet",
+      "move the yellow_cube to the target_position",
+    ]);
     expect(done.slice(1).map((m) => [m.step, m.ok])).toEqual([
       ["move the red_bar away from the wooden_cabinet", true],
       ["open the wooden_cabinet", true],
@@ -68,13 +97,33 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
     expect(scene.obstacles).toEqual(["closed door", "bar across the handles", "lever lock"]);
     const sim = await startSimProcess("tabletop", ["--scenario", scene.spec.name, "--speed", "max", "--seed", "0"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: scene.spec.instruction, thread: "generated-26", dataDir: scratchDir(), variant: "full", maxSteps: 20 });
-    const reasons = e.trace.filter((t) => t.node === "consolidate").flatMap((t) => t.update.log ?? []).flatMap((x) => (x.kind === "diagnosis" ? x.reasons : []));
-    expect(reasons).toEqual(["the red_bar is blocking the wooden_cabinet", "the wooden_cabinet is locked; the lever beside it may unlock it"]);
-    const done = motions(e).filter((m) => m.ok).map((m) => m.step);
+    const e = await runClosedLoopEpisode({
+      mode: "replan",
+      url: sim.url,
+      goal: scene.spec.instruction,
+      thread: "generated-26",
+      dataDir: scratchDir(),
+      variant: "full",
+      maxSteps: 20,
+    });
+    const reasons = e.trace
+      .filter((t) => t.node === "consolidate")
+      .flatMap((t) => t.update.log ?? [])
+      .flatMap((x) => (x.kind === "diagnosis" ? x.reasons : []));
+    expect(reasons).toEqual([
+      "the red_bar is blocking the wooden_cabinet",
+      "the wooden_cabinet is locked; the lever beside it may unlock it",
+    ]);
+    const done = motions(e)
+      .filter((m) => m.ok)
+      .map((m) => m.step);
     // The second replan keeps every reason of the procedure, so the bar's step is planned (and run) again before the lever.
     expect(done[0]).toBe("move the red_bar away from the wooden_cabinet");
-    expect(done.slice(-3)).toEqual(["pull the lever", "open the wooden_cabinet", "move the green_cube to the target_position"]);
+    expect(done.slice(-3)).toEqual([
+      "pull the lever",
+      "open the wooden_cabinet",
+      "move the green_cube to the target_position",
+    ]);
     expect(e.state.counters.replans).toBe(2);
     expect(e.state.status).toBe("succeeded");
     expect(e.truth.success).toBe(true);

@@ -19,16 +19,30 @@ afterAll(async () => {
   await Promise.all(sims.map((s) => s.stop()));
 });
 
-const instruction = (scene: string) => loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === scene)!.example.inputs.goal;
+const instruction = (scene: string) =>
+  loadDataset("tabletop").find((r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === scene)!
+    .example.inputs.goal;
 
 async function episode(scene: string, pipeline: boolean): Promise<EpisodeRun<ReplanStateType>> {
   const sim = await startSimProcess("tabletop", ["--scenario", scene, "--speed", "max"]);
   sims.push(sim);
-  return runClosedLoopEpisode({ mode: "replan", url: sim.url, goal: instruction(scene), thread: `${scene}-${pipeline}`, dataDir: scratchDir(), maxSteps: 20, pipeline });
+  return runClosedLoopEpisode({
+    mode: "replan",
+    url: sim.url,
+    goal: instruction(scene),
+    thread: `${scene}-${pipeline}`,
+    dataDir: scratchDir(),
+    maxSteps: 20,
+    pipeline,
+  });
 }
 
-const motionsSent = (e: EpisodeRun<ReplanStateType>) => e.trace.flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : [])).flatMap((x) => (x.kind === "motion" ? [`${x.step} → ${x.ok}`] : []));
-const checks = (e: EpisodeRun<ReplanStateType>) => e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as ReplanSpeculation);
+const motionsSent = (e: EpisodeRun<ReplanStateType>) =>
+  e.trace
+    .flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : []))
+    .flatMap((x) => (x.kind === "motion" ? [`${x.step} → ${x.ok}`] : []));
+const checks = (e: EpisodeRun<ReplanStateType>) =>
+  e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as ReplanSpeculation);
 
 describe("RePLan pipelined", () => {
   it("on task 3, drops the motion prepared beside the failed one, and sends the prepared ones after motions that succeed", async () => {
@@ -38,14 +52,16 @@ describe("RePLan pipelined", () => {
     expect(first).toMatchObject({ outcome: "revoked", step: "move the yellow_cube to the target_position" });
     expect(first.why).toMatch(/did not succeed/);
     const afterFailure = piped.trace.findIndex((t) => t.node === "prediction_check");
-    const nextMotion = piped.trace.slice(afterFailure).find((t) => t.node === "dispatch" && t.update.pendingGoal)!.update.pendingGoal!.motion.step;
+    const nextMotion = piped.trace.slice(afterFailure).find((t) => t.node === "dispatch" && t.update.pendingGoal)!
+      .update.pendingGoal!.motion.step;
     expect(nextMotion).toBe("move the red_bar away from the wooden_cabinet");
     expect(piped.trace[afterFailure + 1].node).toBe("diagnose");
     // After the bar and the door, the prepared motions went at once (no planner between the check and the dispatch).
     expect(rest.filter((c) => c.outcome === "used").length).toBe(2);
     for (let i = 0; i < piped.trace.length - 1; i++) {
       const t = piped.trace[i];
-      if (t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used") expect(piped.trace[i + 1].node).toBe("dispatch");
+      if (t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used")
+        expect(piped.trace[i + 1].node).toBe("dispatch");
     }
     expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
     expect(piped.truth.success).toBe(true);
@@ -58,7 +74,12 @@ describe("RePLan pipelined", () => {
   it("prepares a vision step's questions beside the motion before it; the perceiver answers them on the view after", async () => {
     const piped = await episode("kitchen", true);
     expect(piped.truth.success).toBe(true);
-    const usedQuestions = piped.trace.findIndex((t) => t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used" && (t.update.speculation as ReplanSpeculation).answers?.length);
+    const usedQuestions = piped.trace.findIndex(
+      (t) =>
+        t.node === "prediction_check" &&
+        (t.update.speculation as ReplanSpeculation).outcome === "used" &&
+        (t.update.speculation as ReplanSpeculation).answers?.length,
+    );
     expect(usedQuestions).toBeGreaterThan(0);
     // No planner asks them again: the perceiver is next.
     expect(piped.trace[usedQuestions + 1].node).toBe("vision_answer");

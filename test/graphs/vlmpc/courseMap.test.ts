@@ -8,7 +8,14 @@ import type { RangedDetection } from "../../../robots/msgs/detections";
 import { boxFor, CAMERA } from "../../helpers/camera";
 
 const wall = (distance: number, bearing: number, width: number): RangedDetection => ({
-  label: "wall", score: 0.99, box: boxFor(distance, bearing, width, 0), distance, bearing, top: 0.8, underside: 0, width,
+  label: "wall",
+  score: 0.99,
+  box: boxFor(distance, bearing, width, 0),
+  distance,
+  bearing,
+  top: 0.8,
+  underside: 0,
+  width,
 });
 const blocks = (d: RangedDetection) => d.label === "wall";
 const at = (x: number, y: number, th: number) => ({ x, y, th });
@@ -16,7 +23,11 @@ const at = (x: number, y: number, th: number) => ({ x, y, th });
 describe("the course map", () => {
   it("facing a wall across the view, the next place to look is off to a side, not through the wall", () => {
     // The wall fills the view 1.2 m ahead: the frame shows 1.39 m of it (y from -0.69 to 0.69).
-    const map = new CourseMap([{ pose: at(0, 0, 0), detections: [wall(1.2, 0, 1.39)], ...CAMERA }], [at(0, 0, 0)], blocks);
+    const map = new CourseMap(
+      [{ pose: at(0, 0, 0), detections: [wall(1.2, 0, 1.39)], ...CAMERA }],
+      [at(0, 0, 0)],
+      blocks,
+    );
     const next = map.toUnseen(at(0, 0, 0))!;
     expect(next).toBeDefined();
     expect(map.clear(at(0, 0, 0), next)).toBe(true);
@@ -29,10 +40,22 @@ describe("the course map", () => {
     // across at a median 0.73 m, but its box covers only the right two thirds of the image) and, through the opening,
     // the next wall's pieces 3.2 m and 5 m on. Square to the line of sight, 1.38 m at 0.73 m would cover the whole
     // view, the opening too, and the search turned on the spot in front of it.
-    const piece = (distance: number, bearing: number, width: number, x: number, w: number): RangedDetection => ({ ...wall(distance, bearing, width), box: { x, y: 0, w, h: 40 } });
-    const view = [piece(5.07, 20.2, 1.08, 10, 38), piece(0.73, -9.6, 1.38, 47, 113), piece(0.84, -9.8, 0.1, 93, 22), piece(3.22, 10.6, 0.08, 52, 4), piece(3.24, 27.9, 0.21, 0, 13)];
+    const piece = (distance: number, bearing: number, width: number, x: number, w: number): RangedDetection => ({
+      ...wall(distance, bearing, width),
+      box: { x, y: 0, w, h: 40 },
+    });
+    const view = [
+      piece(5.07, 20.2, 1.08, 10, 38),
+      piece(0.73, -9.6, 1.38, 47, 113),
+      piece(0.84, -9.8, 0.1, 93, 22),
+      piece(3.22, 10.6, 0.08, 52, 4),
+      piece(3.24, 27.9, 0.21, 0, 13),
+    ];
     const map = new CourseMap([{ pose: at(0, 0, 0), detections: view, ...CAMERA }], [at(0, 0, 0)], blocks);
-    const ahead = (r: number, bearing: number) => ({ x: r * Math.cos((bearing * Math.PI) / 180), y: r * Math.sin((bearing * Math.PI) / 180) });
+    const ahead = (r: number, bearing: number) => ({
+      x: r * Math.cos((bearing * Math.PI) / 180),
+      y: r * Math.sin((bearing * Math.PI) / 180),
+    });
     expect(map.hasSeen(ahead(2, 22)), "the ground through the opening").toBe(true);
     expect(map.hasSeen(ahead(1.5, -10)), "the ground behind the wall").toBe(false);
     expect(map.clear(at(0, 0, 0), ahead(1.5, -10))).toBe(false);

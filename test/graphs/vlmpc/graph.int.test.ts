@@ -17,13 +17,29 @@ afterAll(async () => {
   await Promise.all(sims.map((s) => s.stop()));
 });
 
-async function episode(course: string, variant: string, extra: { historyWindow?: number } = {}): Promise<EpisodeRun<VlmpcStateType>> {
+async function episode(
+  course: string,
+  variant: string,
+  extra: { historyWindow?: number } = {},
+): Promise<EpisodeRun<VlmpcStateType>> {
   const sim = await startSimProcess("course", ["--scenario", course, "--speed", "max"]);
   sims.push(sim);
-  return runClosedLoopEpisode({ mode: "vlmpc", url: sim.url, goal: COURSE_GOAL, thread: `${course}-${variant}`, dataDir: scratchDir(), variant, maxSteps: 200, ...extra });
+  return runClosedLoopEpisode({
+    mode: "vlmpc",
+    url: sim.url,
+    goal: COURSE_GOAL,
+    thread: `${course}-${variant}`,
+    dataDir: scratchDir(),
+    variant,
+    maxSteps: 200,
+    ...extra,
+  });
 }
 
-const skills = (e: EpisodeRun<VlmpcStateType>) => e.state.steps.filter((r) => r.result).map((r) => ({ skill: r.result!.skill, stalled: r.result!.stalled, moved: r.result!.moved }));
+const skills = (e: EpisodeRun<VlmpcStateType>) =>
+  e.state.steps
+    .filter((r) => r.result)
+    .map((r) => ({ skill: r.result!.skill, stalled: r.result!.stalled, moved: r.result!.moved }));
 
 describe("VLM-PC on indoor_1", () => {
   it("crawls under the couch, finds the dead end, backs out, goes around, climbs the cushion and reaches the toy", async () => {
@@ -73,7 +89,10 @@ describe("VLM-PC on a generated room (tuning range)", () => {
   it("facing the wall with the toy unseen, it turns to look where its frames have not shown and finds the way through", async () => {
     const e = await episode("generated_5", "full");
     const said = e.state.steps.map((r) => r.answer?.comparison ?? "");
-    expect(said.some((c) => /turn to look there first/.test(c)), said.join("\n")).toBe(true);
+    expect(
+      said.some((c) => /turn to look there first/.test(c)),
+      said.join("\n"),
+    ).toBe(true);
     expect(e.truth.success).toBe(true);
   });
 });

@@ -33,9 +33,26 @@ const det = (label: string, distance: number, bearing = 0, over: Partial<RangedD
   const d = { label, score: 0.9, distance, bearing, ...SIZE[label], ...over };
   return { box: boxFor(d.distance, d.bearing, d.width), ...d };
 };
-const result = (skill: CourseResult["skill"], magnitude: CourseResult["magnitude"], moved: number, turned: number, stalled = false): CourseResult => ({ skill, magnitude, moved, turned, stalled });
-const answer = (plan: CourseCommand[]): CoursePlan => ({ progress: "", plan, keepsPrevious: false, comparison: "", reached: false });
-const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): CourseContext => ({ frame: { ...CAMERA, detections }, history: [], multiStep: true, ...over });
+const result = (
+  skill: CourseResult["skill"],
+  magnitude: CourseResult["magnitude"],
+  moved: number,
+  turned: number,
+  stalled = false,
+): CourseResult => ({ skill, magnitude, moved, turned, stalled });
+const answer = (plan: CourseCommand[]): CoursePlan => ({
+  progress: "",
+  plan,
+  keepsPrevious: false,
+  comparison: "",
+  reached: false,
+});
+const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): CourseContext => ({
+  frame: { ...CAMERA, detections },
+  history: [],
+  multiStep: true,
+  ...over,
+});
 const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => {
   const out = planCourse(c, noise, rng);
   // Whatever the situation, the answer is what a VLM's structured output must be.
@@ -45,13 +62,28 @@ const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => 
 const skills = (p: CoursePlan) => p.plan.map((c) => c.skill);
 /** A recorded run as its history: each frame with the one skill it planned and what that skill did. */
 const historyOf = (steps: [RangedDetection[], CourseResult][]): CourseContext["history"] =>
-  steps.map(([detections, r], step) => ({ step, detections, answer: answer([{ skill: r.skill, magnitude: r.magnitude }]), result: r }));
+  steps.map(([detections, r], step) => ({
+    step,
+    detections,
+    answer: answer([{ skill: r.skill, magnitude: r.magnitude }]),
+    result: r,
+  }));
 
 // Under the couch: the couch right ahead, the walls of the dead end behind it.
 const underCouch = [det("couch", 0.3), det("wall", 0.9, 10), det("wall", 1.0, -20)];
 const stalledCrawls: CourseContext["history"] = [
-  { step: 0, detections: [det("couch", 0.6), det("wall", 1.3, 5)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.3, 0, true) },
-  { step: 1, detections: underCouch, answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.0, 0, true) },
+  {
+    step: 0,
+    detections: [det("couch", 0.6), det("wall", 1.3, 5)],
+    answer: answer([{ skill: "crawl", magnitude: "large" }]),
+    result: result("crawl", "large", 0.3, 0, true),
+  },
+  {
+    step: 1,
+    detections: underCouch,
+    answer: answer([{ skill: "crawl", magnitude: "large" }]),
+    result: result("crawl", "large", 0.0, 0, true),
+  },
 ];
 
 describe("VLM-PC symbolic planner", () => {
@@ -89,12 +121,40 @@ describe("VLM-PC symbolic planner", () => {
   it("stools with gaps narrower than the body are gone around as one, without backing into the couch just crawled out of", () => {
     // Crawled under a couch and out; now two stools close ahead on both sides, the toy beyond them.
     const history: CourseContext["history"] = [
-      { step: 0, detections: [det("couch", 0.44, 0, { width: 0.5, underside: 0.22, top: 0.29 })], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.54, 0) },
-      { step: 1, detections: [det("stool", 1.7, -10), det("stool", 1.7, 10), det("toy", 3.0, 2)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.6, 0) },
-      { step: 2, detections: [det("stool", 1.1, -14), det("stool", 1.1, 14), det("toy", 2.5, 3)], answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.66, 0) },
-      { step: 3, detections: [det("stool", 0.53, -20, { width: 0.19 }), det("stool", 0.53, 20, { width: 0.19 }), det("toy", 1.8, 3)], answer: answer([{ skill: "crawl", magnitude: "medium" }]), result: result("crawl", "medium", 0.33, 0) },
+      {
+        step: 0,
+        detections: [det("couch", 0.44, 0, { width: 0.5, underside: 0.22, top: 0.29 })],
+        answer: answer([{ skill: "crawl", magnitude: "large" }]),
+        result: result("crawl", "large", 0.54, 0),
+      },
+      {
+        step: 1,
+        detections: [det("stool", 1.7, -10), det("stool", 1.7, 10), det("toy", 3.0, 2)],
+        answer: answer([{ skill: "crawl", magnitude: "large" }]),
+        result: result("crawl", "large", 0.6, 0),
+      },
+      {
+        step: 2,
+        detections: [det("stool", 1.1, -14), det("stool", 1.1, 14), det("toy", 2.5, 3)],
+        answer: answer([{ skill: "crawl", magnitude: "large" }]),
+        result: result("crawl", "large", 0.66, 0),
+      },
+      {
+        step: 3,
+        detections: [
+          det("stool", 0.53, -20, { width: 0.19 }),
+          det("stool", 0.53, 20, { width: 0.19 }),
+          det("toy", 1.8, 3),
+        ],
+        answer: answer([{ skill: "crawl", magnitude: "medium" }]),
+        result: result("crawl", "medium", 0.33, 0),
+      },
     ];
-    const now = [det("stool", 0.28, -22.7, { width: 0.03 }), det("stool", 0.28, 22.7, { width: 0.03 }), det("toy", 1.48, 3.9)];
+    const now = [
+      det("stool", 0.28, -22.7, { width: 0.03 }),
+      det("stool", 0.28, 22.7, { width: 0.03 }),
+      det("toy", 1.48, 3.9),
+    ];
     const p = plan(ctx(now, { history }));
     expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
     expect(skills(p)).not.toContain("backward");
@@ -104,22 +164,62 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("in a corridor too narrow to turn in with a wall across the end, backs straight out; with the mouth ahead, turns a right angle", () => {
-    const inside = [det("wall", 0.76, 22.2, { width: 0 }), det("wall", 0.76, -22.2, { width: 0 }), det("wall", 1.25, 0, { width: 0.6 })];
+    const inside = [
+      det("wall", 0.76, 22.2, { width: 0 }),
+      det("wall", 0.76, -22.2, { width: 0 }),
+      det("wall", 1.25, 0, { width: 0.6 }),
+    ];
     const p = plan(ctx(inside));
     expect(skills(p)).toEqual(["backward", "backward"]);
     expect(p.comparison).toMatch(/too narrow to turn/);
     // Backed out: the side walls now begin ahead of the camera, the room opens beyond them on the left.
-    const out = [det("wall", 4.04, 29.4, { width: 0.09 }), det("wall", 2.53, -29.2, { width: 0 }), det("wall", 0.91, 18.7, { width: 0.1 }), det("wall", 0.91, -18.7, { width: 0.1 }), det("wall", 2.87, 0, { width: 0.6 })];
+    const out = [
+      det("wall", 4.04, 29.4, { width: 0.09 }),
+      det("wall", 2.53, -29.2, { width: 0 }),
+      det("wall", 0.91, 18.7, { width: 0.1 }),
+      det("wall", 0.91, -18.7, { width: 0.1 }),
+      det("wall", 2.87, 0, { width: 0.6 }),
+    ];
     const history: CourseContext["history"] = [
-      { step: 0, detections: inside, answer: answer([{ skill: "backward", magnitude: "large" }, { skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.82, 0) },
-      { step: 1, detections: [det("wall", 0.8, 20, { width: 0 }), det("wall", 0.8, -20, { width: 0 }), det("wall", 2.06, 0, { width: 0.6 })], answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) },
+      {
+        step: 0,
+        detections: inside,
+        answer: answer([
+          { skill: "backward", magnitude: "large" },
+          { skill: "backward", magnitude: "large" },
+        ]),
+        result: result("backward", "large", -0.82, 0),
+      },
+      {
+        step: 1,
+        detections: [
+          det("wall", 0.8, 20, { width: 0 }),
+          det("wall", 0.8, -20, { width: 0 }),
+          det("wall", 2.06, 0, { width: 0.6 }),
+        ],
+        answer: answer([{ skill: "backward", magnitude: "large" }]),
+        result: result("backward", "large", -0.8, 0),
+      },
     ];
     const q = plan(ctx(out, { history, previousPlan: [{ skill: "backward", magnitude: "large" }] }));
     expect(skills(q).slice(0, 2)).toEqual(["turn_left", "turn_left"]);
     expect(q.keepsPrevious).toBe(false);
     // Having turned away from the dead end, the way on is across it, not back along the corridor's line.
-    const turned = [...history, { step: 2, detections: out, answer: answer([{ skill: "turn_left", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) }];
-    const r = plan(ctx([det("wall", 3.9, -9, { width: 2 })], { history: turned, previousPlan: [{ skill: "turn_left", magnitude: "medium" }] }));
+    const turned = [
+      ...history,
+      {
+        step: 2,
+        detections: out,
+        answer: answer([{ skill: "turn_left", magnitude: "large" }]),
+        result: result("turn_left", "large", 0, 60),
+      },
+    ];
+    const r = plan(
+      ctx([det("wall", 3.9, -9, { width: 2 })], {
+        history: turned,
+        previousPlan: [{ skill: "turn_left", magnitude: "medium" }],
+      }),
+    );
     expect(r.plan[0].skill).toBe("turn_left");
   });
 
@@ -127,27 +227,58 @@ describe("VLM-PC symbolic planner", () => {
     // Tuning course 63: two bushes cut off at the image's edges (slivers, like walls edge-on) and one across the way
     // looked like a dead-end corridor ahead. Claiming to be out of it, the dog turned a right angle; the next look
     // turned it back, and the same view turned it away again, round and round.
-    const bush = (distance: number, bearing: number, width: number) => det("bush", distance, bearing, { width, top: 0.8, underside: 0 });
+    const bush = (distance: number, bearing: number, width: number) =>
+      det("bush", distance, bearing, { width, top: 0.8, underside: 0 });
     const view = [bush(0.91, 18.7, 0.1), bush(0.91, -18.7, 0.1), bush(2.87, 0, 0.6)];
-    const turned: CourseContext["history"] = [{ step: 0, detections: [det("wall", 2.5, 20, { width: 1 })], answer: answer([{ skill: "turn_left", magnitude: "medium" }]), result: result("turn_left", "medium", 0, 30) }];
+    const turned: CourseContext["history"] = [
+      {
+        step: 0,
+        detections: [det("wall", 2.5, 20, { width: 1 })],
+        answer: answer([{ skill: "turn_left", magnitude: "medium" }]),
+        result: result("turn_left", "medium", 0, 30),
+      },
+    ];
     const p = plan(ctx(view, { history: turned }));
     expect(p.comparison).not.toMatch(/out of the dead-end corridor/);
     // Just backed out of it, the same view is the way out.
-    const backed: CourseContext["history"] = [{ step: 0, detections: [det("wall", 0.8, 20, { width: 0 }), det("wall", 0.8, -20, { width: 0 }), det("wall", 2.06, 0, { width: 0.6 })], answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) }];
+    const backed: CourseContext["history"] = [
+      {
+        step: 0,
+        detections: [
+          det("wall", 0.8, 20, { width: 0 }),
+          det("wall", 0.8, -20, { width: 0 }),
+          det("wall", 2.06, 0, { width: 0.6 }),
+        ],
+        answer: answer([{ skill: "backward", magnitude: "large" }]),
+        result: result("backward", "large", -0.8, 0),
+      },
+    ];
     expect(plan(ctx(view, { history: backed })).comparison).toMatch(/out of the dead-end corridor/);
   });
 
   it("a crouched view (things seen only up to a few centimetres, filling the image) means beneath something: crawl on, unless a crawl stalled", () => {
     const low = [det("wall", 0.6, 0, { top: 0.12, box: { x: 0, y: 0, w: 160, h: 33 } })];
     expect(plan(ctx(low)).plan[0].skill).toBe("crawl");
-    const stalled: CourseContext["history"] = [{ step: 0, detections: low, answer: answer([{ skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.0, 0, true) }];
+    const stalled: CourseContext["history"] = [
+      {
+        step: 0,
+        detections: low,
+        answer: answer([{ skill: "crawl", magnitude: "large" }]),
+        result: result("crawl", "large", 0.0, 0, true),
+      },
+    ];
     expect(plan(ctx(low, { history: stalled })).plan[0].skill).not.toBe("crawl");
   });
 
   it("a slippery log is climbed again after a slip; only repeated slips rule the climb out", () => {
     const log = [det("log", 0.4, 0, { top: 0.15, underside: 0, width: 3 })];
     const slips = (n: number): CourseContext["history"] =>
-      Array.from({ length: n }, (_, i) => ({ step: i, detections: log, answer: answer([{ skill: "climb", magnitude: "medium" }]), result: result("climb", "medium", 0, 0, true) }));
+      Array.from({ length: n }, (_, i) => ({
+        step: i,
+        detections: log,
+        answer: answer([{ skill: "climb", magnitude: "medium" }]),
+        result: result("climb", "medium", 0, 0, true),
+      }));
     expect(plan(ctx(log, { history: slips(2) })).plan[0].skill).toBe("climb");
     expect(plan(ctx(log, { history: slips(4) })).plan[0].skill).not.toBe("climb");
   });
@@ -172,7 +303,15 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("does not crawl a third time at a couch it backed out of: goes around it", () => {
-    const backedOut = [...stalledCrawls, { step: 2, detections: underCouch, answer: answer([{ skill: "backward", magnitude: "large" }]), result: result("backward", "large", -0.8, 0) }];
+    const backedOut = [
+      ...stalledCrawls,
+      {
+        step: 2,
+        detections: underCouch,
+        answer: answer([{ skill: "backward", magnitude: "large" }]),
+        result: result("backward", "large", -0.8, 0),
+      },
+    ];
     const p = plan(ctx([det("couch", 1.0), det("wall", 1.8, 10)], { history: backedOut }));
     expect(p.plan[0].skill).toMatch(/^turn_/);
     expect(skills(p)).not.toContain("crawl");
@@ -180,7 +319,12 @@ describe("VLM-PC symbolic planner", () => {
 
   it("turns back toward a toy it saw to the right before turning left", () => {
     const history: CourseContext["history"] = [
-      { step: 0, detections: [det("toy", 2.5, -20)], answer: answer([{ skill: "turn_left", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) },
+      {
+        step: 0,
+        detections: [det("toy", 2.5, -20)],
+        answer: answer([{ skill: "turn_left", magnitude: "large" }]),
+        result: result("turn_left", "large", 0, 60),
+      },
     ];
     const p = plan(ctx([], { history }));
     expect(p.plan[0].skill).toBe("turn_right");
@@ -195,17 +339,39 @@ describe("VLM-PC symbolic planner", () => {
   it("keeps a still-consistent previous plan and revises after a stall", () => {
     // Mid-detour: it turned left away from the bush; the way ahead is clear, so walking on still fits.
     const turned: CourseContext["history"] = [
-      { step: 0, detections: [det("bush", 0.8, 5)], answer: answer([{ skill: "turn_left", magnitude: "large" }, { skill: "walk", magnitude: "large" }, { skill: "turn_right", magnitude: "large" }]), result: result("turn_left", "large", 0, 60) },
+      {
+        step: 0,
+        detections: [det("bush", 0.8, 5)],
+        answer: answer([
+          { skill: "turn_left", magnitude: "large" },
+          { skill: "walk", magnitude: "large" },
+          { skill: "turn_right", magnitude: "large" },
+        ]),
+        result: result("turn_left", "large", 0, 60),
+      },
     ];
-    const rest = [{ skill: "walk", magnitude: "large" }, { skill: "turn_right", magnitude: "large" }] as CourseCommand[];
+    const rest = [
+      { skill: "walk", magnitude: "large" },
+      { skill: "turn_right", magnitude: "large" },
+    ] as CourseCommand[];
     const kept = plan(ctx([], { history: turned, previousPlan: rest }));
     expect(kept.keepsPrevious).toBe(true);
     expect(kept.plan).toEqual(rest);
 
     const stalled: CourseContext["history"] = [
-      { step: 0, detections: [det("couch", 0.6)], answer: answer([{ skill: "crawl", magnitude: "large" }, { skill: "crawl", magnitude: "large" }]), result: result("crawl", "large", 0.1, 0, true) },
+      {
+        step: 0,
+        detections: [det("couch", 0.6)],
+        answer: answer([
+          { skill: "crawl", magnitude: "large" },
+          { skill: "crawl", magnitude: "large" },
+        ]),
+        result: result("crawl", "large", 0.1, 0, true),
+      },
     ];
-    const revised = plan(ctx([det("couch", 0.5)], { history: stalled, previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
+    const revised = plan(
+      ctx([det("couch", 0.5)], { history: stalled, previousPlan: [{ skill: "crawl", magnitude: "large" }] }),
+    );
     expect(revised.keepsPrevious).toBe(false);
     expect(revised.comparison).toMatch(/stalled/);
   });
@@ -213,13 +379,32 @@ describe("VLM-PC symbolic planner", () => {
   it("carries out a detour around the wall between it and a toy in view all along, rather than swinging back to the toy", () => {
     // It faced the toy with a wall in between, planned to go around, and has made the first turn: the toy was in the
     // last frame too, so seeing it now is no news and the detour goes on (turning back to it would face the wall again).
-    const detour = [{ skill: "turn_right", magnitude: "medium" }, { skill: "walk", magnitude: "medium" }, { skill: "turn_left", magnitude: "medium" }, { skill: "walk", magnitude: "medium" }] as CourseCommand[];
-    const history: CourseContext["history"] = [{ step: 0, detections: [det("toy", 3.8, 2), det("wall", 0.6, 0)], answer: answer(detour), result: result("turn_right", "medium", 0, -30) }];
-    const p = plan(ctx([det("toy", 3.8, 28), det("wall", 0.9, 42, { width: 0.3 })], { history, previousPlan: detour.slice(1) }));
+    const detour = [
+      { skill: "turn_right", magnitude: "medium" },
+      { skill: "walk", magnitude: "medium" },
+      { skill: "turn_left", magnitude: "medium" },
+      { skill: "walk", magnitude: "medium" },
+    ] as CourseCommand[];
+    const history: CourseContext["history"] = [
+      {
+        step: 0,
+        detections: [det("toy", 3.8, 2), det("wall", 0.6, 0)],
+        answer: answer(detour),
+        result: result("turn_right", "medium", 0, -30),
+      },
+    ];
+    const p = plan(
+      ctx([det("toy", 3.8, 28), det("wall", 0.9, 42, { width: 0.3 })], { history, previousPlan: detour.slice(1) }),
+    );
     expect(p.keepsPrevious).toBe(true);
     expect(p.plan[0].skill).toBe("walk");
     // Seen for the first time, the toy is news: the plan turns to it.
-    const fresh = plan(ctx([det("toy", 3.8, 28)], { history: [{ ...history[0], detections: [det("wall", 0.6, 0)] }], previousPlan: detour.slice(1) }));
+    const fresh = plan(
+      ctx([det("toy", 3.8, 28)], {
+        history: [{ ...history[0], detections: [det("wall", 0.6, 0)] }],
+        previousPlan: detour.slice(1),
+      }),
+    );
     expect(fresh.comparison).toMatch(/toy is in view now/);
     expect(fresh.plan[0].skill).toBe("turn_left");
   });
@@ -229,17 +414,47 @@ describe("VLM-PC symbolic planner", () => {
     // and faces the way there, with the wall 1.5 m on. Meeting the wall now would turn away to go around it, and the
     // next look would turn back: the two undo each other one skill at a time. The leg is clear, so walk it first.
     const steps: [RangedDetection[], CourseResult][] = [
-      [[det("wall", 3.88, 27, { width: 0, top: 0.49, underside: 0.12 }), det("wall", 1.77, -10, { width: 1.33, top: 0.17, underside: 0 }), det("couch", 0.97, -3, { width: 0.91, top: 0.32, underside: 0.22 }), det("cushion", 2.01, 22, { width: 0.74, top: 0.16, underside: 0 })], result("walk", "medium", 0.58, 0)],
-      [[det("wall", 1.2, -8, { width: 1.02, top: 0.1, underside: 0 }), det("couch", 0.36, 0, { width: 0.6, top: 0.29, underside: 0.22 }), det("cushion", 1.4, 25, { width: 0.27, top: 0.09, underside: 0.01 })], result("crawl", "large", 0.55, 0)],
+      [
+        [
+          det("wall", 3.88, 27, { width: 0, top: 0.49, underside: 0.12 }),
+          det("wall", 1.77, -10, { width: 1.33, top: 0.17, underside: 0 }),
+          det("couch", 0.97, -3, { width: 0.91, top: 0.32, underside: 0.22 }),
+          det("cushion", 2.01, 22, { width: 0.74, top: 0.16, underside: 0 }),
+        ],
+        result("walk", "medium", 0.58, 0),
+      ],
+      [
+        [
+          det("wall", 1.2, -8, { width: 1.02, top: 0.1, underside: 0 }),
+          det("couch", 0.36, 0, { width: 0.6, top: 0.29, underside: 0.22 }),
+          det("cushion", 1.4, 25, { width: 0.27, top: 0.09, underside: 0.01 }),
+        ],
+        result("crawl", "large", 0.55, 0),
+      ],
       [[det("wall", 0.62, 0, { width: 0.68, top: 0.12, underside: 0 })], result("crawl", "large", 0.56, 0, true)],
       [[det("wall", 0.03, 0, { width: 0.04, top: 0.09, underside: 0.06 })], result("backward", "large", -0.87, 0)],
       [[det("couch", 0.1, 0, { width: 0.12, top: 0.28, underside: 0.22 })], result("backward", "medium", -0.37, 0)],
-      [[det("wall", 1.31, -8, { width: 1.08, top: 0.13, underside: 0 }), det("couch", 0.48, 0, { width: 0.66, top: 0.3, underside: 0.22 }), det("cushion", 1.51, 24, { width: 0.34, top: 0.12, underside: 0 })], result("turn_left", "large", 0, 57.6)],
-      [[det("wall", 1.64, 0, { width: 2.21, top: 0.42, underside: 0.01 }), det("cushion", 1.86, -22, { width: 0.57, top: 0.16, underside: 0.01 })], result("turn_left", "medium", 0, 27.1)],
+      [
+        [
+          det("wall", 1.31, -8, { width: 1.08, top: 0.13, underside: 0 }),
+          det("couch", 0.48, 0, { width: 0.66, top: 0.3, underside: 0.22 }),
+          det("cushion", 1.51, 24, { width: 0.34, top: 0.12, underside: 0 }),
+        ],
+        result("turn_left", "large", 0, 57.6),
+      ],
+      [
+        [
+          det("wall", 1.64, 0, { width: 2.21, top: 0.42, underside: 0.01 }),
+          det("cushion", 1.86, -22, { width: 0.57, top: 0.16, underside: 0.01 }),
+        ],
+        result("turn_left", "medium", 0, 27.1),
+      ],
       [[det("wall", 1.49, 0, { width: 1.66, top: 0.36, underside: 0.01 })], result("turn_left", "small", 0, 14.9)],
     ];
     const history = historyOf(steps);
-    const p = plan(ctx([det("wall", 1.49, 0, { width: 1.68, top: 0.36, underside: 0.01 })], { history, multiStep: false }));
+    const p = plan(
+      ctx([det("wall", 1.49, 0, { width: 1.68, top: 0.36, underside: 0.01 })], { history, multiStep: false }),
+    );
     expect(skills(p)).toEqual(["walk"]);
     expect(p.comparison).toMatch(/clear way straight ahead/);
   });
@@ -248,18 +463,64 @@ describe("VLM-PC symbolic planner", () => {
     // A couch fills the way through a wall. Coming at it 55° off square, the crawl stalled with the wall close (a dead
     // end, from there). Now, after going along the wall, it faces the couch squarely: that crawl has not failed.
     const steps: [RangedDetection[], CourseResult][] = [
-      [[det("wall", 4.15, 24, { width: 0.68, top: 0.12, underside: 0.02 }), det("wall", 4.27, 29, { width: 0, top: 0.1, underside: 0.01 }), det("wall", 1.64, -6, { width: 1.46, top: 0.36, underside: 0 }), det("couch", 1.42, 25, { width: 0.16, top: 0.36, underside: 0.22 })], result("walk", "large", 1.17, 0)],
+      [
+        [
+          det("wall", 4.15, 24, { width: 0.68, top: 0.12, underside: 0.02 }),
+          det("wall", 4.27, 29, { width: 0, top: 0.1, underside: 0.01 }),
+          det("wall", 1.64, -6, { width: 1.46, top: 0.36, underside: 0 }),
+          det("couch", 1.42, 25, { width: 0.16, top: 0.36, underside: 0.22 }),
+        ],
+        result("walk", "large", 1.17, 0),
+      ],
       [[det("wall", 0.46, 0, { width: 0.56, top: 0.29, underside: 0 })], result("turn_left", "large", 0, 55.3)],
-      [[det("wall", 1.85, 18, { width: 0.72, top: 0.36, underside: 0.01 }), det("wall", 0.63, -26, { width: 0.06, top: 0.3, underside: 0 }), det("wall", 1.7, 16, { width: 0.22, top: 0.15, underside: 0.01 }), det("couch", 0.47, 1, { width: 0.97, top: 0.35, underside: 0.22 })], result("crawl", "large", 0.36, 0, true)],
+      [
+        [
+          det("wall", 1.85, 18, { width: 0.72, top: 0.36, underside: 0.01 }),
+          det("wall", 0.63, -26, { width: 0.06, top: 0.3, underside: 0 }),
+          det("wall", 1.7, 16, { width: 0.22, top: 0.15, underside: 0.01 }),
+          det("couch", 0.47, 1, { width: 0.97, top: 0.35, underside: 0.22 }),
+        ],
+        result("crawl", "large", 0.36, 0, true),
+      ],
       [[det("couch", 0.05, 0, { width: 0.18, top: 0.28, underside: 0.23 })], result("backward", "large", -0.87, 0)],
-      [[det("wall", 2.28, 9, { width: 1.85, top: 0.39, underside: 0.01 }), det("wall", 0.99, -22, { width: 0.21, top: 0.33, underside: 0 }), det("wall", 2.19, 12, { width: 0.22, top: 0.19, underside: 0.01 }), det("couch", 1.03, 4, { width: 0.97, top: 0.38, underside: 0.22 })], result("turn_left", "large", 0, 55.2)],
+      [
+        [
+          det("wall", 2.28, 9, { width: 1.85, top: 0.39, underside: 0.01 }),
+          det("wall", 0.99, -22, { width: 0.21, top: 0.33, underside: 0 }),
+          det("wall", 2.19, 12, { width: 0.22, top: 0.19, underside: 0.01 }),
+          det("couch", 1.03, 4, { width: 0.97, top: 0.38, underside: 0.22 }),
+        ],
+        result("turn_left", "large", 0, 55.2),
+      ],
       [[det("wall", 2.31, 0, { width: 2.73, top: 0.43, underside: 0.01 })], result("walk", "large", 1.15, 0)],
       [[det("wall", 1.18, 0, { width: 1.44, top: 0.35, underside: 0 })], result("turn_right", "large", 0, -54.3)],
-      [[det("wall", 1.25, 0, { width: 1.82, top: 0.36, underside: 0 }), det("wall", 1.59, -19, { width: 0.19, top: 0.2, underside: 0.01 }), det("couch", 1.18, -21, { width: 0.63, top: 0.34, underside: 0.22 })], result("walk", "medium", 0.6, 0)],
-      [[det("wall", 0.73, 5, { width: 0.74, top: 0.33, underside: 0 }), det("wall", 1.04, -25, { width: 0.12, top: 0.33, underside: 0 }), det("couch", 0.72, -25, { width: 0.07, top: 0.31, underside: 0.03 })], result("turn_right", "large", 0, -59.2)],
+      [
+        [
+          det("wall", 1.25, 0, { width: 1.82, top: 0.36, underside: 0 }),
+          det("wall", 1.59, -19, { width: 0.19, top: 0.2, underside: 0.01 }),
+          det("couch", 1.18, -21, { width: 0.63, top: 0.34, underside: 0.22 }),
+        ],
+        result("walk", "medium", 0.6, 0),
+      ],
+      [
+        [
+          det("wall", 0.73, 5, { width: 0.74, top: 0.33, underside: 0 }),
+          det("wall", 1.04, -25, { width: 0.12, top: 0.33, underside: 0 }),
+          det("couch", 0.72, -25, { width: 0.07, top: 0.31, underside: 0.03 }),
+        ],
+        result("turn_right", "large", 0, -59.2),
+      ],
     ];
     const history = historyOf(steps);
-    const p = plan(ctx([det("wall", 2.14, 27, { width: 0.03, top: 0.07, underside: 0.01 }), det("couch", 0.49, 0, { width: 1.21, top: 0.3, underside: 0.22 })], { history }));
+    const p = plan(
+      ctx(
+        [
+          det("wall", 2.14, 27, { width: 0.03, top: 0.07, underside: 0.01 }),
+          det("couch", 0.49, 0, { width: 1.21, top: 0.3, underside: 0.22 }),
+        ],
+        { history },
+      ),
+    );
     expect(p.plan[0].skill).toBe("crawl");
     // Coming at it the way the crawl stalled, it goes around.
     const slant = remember(ctx([], { history }));
@@ -271,15 +532,48 @@ describe("VLM-PC symbolic planner", () => {
     // is 1.5 m off in the frame after a stall and 1.7 m off after stepping back, so the thing "in the way" changes from
     // frame to frame, and a rule keyed on it alone walked into the cushion seven times over.
     const steps: [RangedDetection[], CourseResult][] = [
-      [[det("wall", 1.82, 15, { width: 1.51 }), det("wall", 1.93, 17, { width: 0.12 }), det("cushion", 0.15, -17, { width: 0.07 })], result("turn_left", "small", 0, 13.8)],
-      [[det("wall", 1.7, 0, { width: 3.42 }), det("wall", 1.92, 0, { width: 0.12 }), det("wall", 4.12, 24, { width: 0.1 })], result("walk", "small", 0.247, 0, true)],
-      [[det("wall", 1.49, 0, { width: 3.33 }), det("wall", 1.67, 1, { width: 0.12 })], result("turn_right", "medium", 0, -0.6, true)],
-      [[det("wall", 1.47, 0, { width: 3.23 }), det("wall", 1.67, 1, { width: 0.11 })], result("backward", "small", -0.214, 0)],
-      [[det("wall", 1.67, 0, { width: 3.46 }), det("wall", 1.88, 1, { width: 0.12 })], result("walk", "small", 0.214, 0, true)],
-      [[det("wall", 1.47, 0, { width: 3.17 }), det("wall", 1.67, 1, { width: 0.12 })], result("turn_right", "medium", 0, -0.2, true)],
-      [[det("wall", 1.47, 0, { width: 3.17 }), det("wall", 1.67, 1, { width: 0.12 })], result("backward", "small", -0.218, 0)],
+      [
+        [
+          det("wall", 1.82, 15, { width: 1.51 }),
+          det("wall", 1.93, 17, { width: 0.12 }),
+          det("cushion", 0.15, -17, { width: 0.07 }),
+        ],
+        result("turn_left", "small", 0, 13.8),
+      ],
+      [
+        [
+          det("wall", 1.7, 0, { width: 3.42 }),
+          det("wall", 1.92, 0, { width: 0.12 }),
+          det("wall", 4.12, 24, { width: 0.1 }),
+        ],
+        result("walk", "small", 0.247, 0, true),
+      ],
+      [
+        [det("wall", 1.49, 0, { width: 3.33 }), det("wall", 1.67, 1, { width: 0.12 })],
+        result("turn_right", "medium", 0, -0.6, true),
+      ],
+      [
+        [det("wall", 1.47, 0, { width: 3.23 }), det("wall", 1.67, 1, { width: 0.11 })],
+        result("backward", "small", -0.214, 0),
+      ],
+      [
+        [det("wall", 1.67, 0, { width: 3.46 }), det("wall", 1.88, 1, { width: 0.12 })],
+        result("walk", "small", 0.214, 0, true),
+      ],
+      [
+        [det("wall", 1.47, 0, { width: 3.17 }), det("wall", 1.67, 1, { width: 0.12 })],
+        result("turn_right", "medium", 0, -0.2, true),
+      ],
+      [
+        [det("wall", 1.47, 0, { width: 3.17 }), det("wall", 1.67, 1, { width: 0.12 })],
+        result("backward", "small", -0.218, 0),
+      ],
     ];
-    const now = [det("wall", 1.66, 0, { width: 3.48 }), det("wall", 1.89, 1, { width: 0.11 }), det("wall", 4.09, 25, { width: 0.1 })];
+    const now = [
+      det("wall", 1.66, 0, { width: 3.48 }),
+      det("wall", 1.89, 1, { width: 0.11 }),
+      det("wall", 4.09, 25, { width: 0.1 }),
+    ];
     const p = plan(ctx(now, { history: historyOf(steps) }));
     expect(p.plan[0].skill).not.toBe("walk");
   });
@@ -318,7 +612,9 @@ describe("VLM-PC symbolic planner", () => {
     const c = ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) });
     const ways = new Set<string>();
     for (let k = 0; k < 40; k++) {
-      const turns = plan(c, { ...NO_NOISE, wrongTurn: 0.5 }, new KeyedDraw(`turn-${k}`)).plan.filter((cm) => cm.skill.startsWith("turn"));
+      const turns = plan(c, { ...NO_NOISE, wrongTurn: 0.5 }, new KeyedDraw(`turn-${k}`)).plan.filter((cm) =>
+        cm.skill.startsWith("turn"),
+      );
       expect(turns.length).toBeGreaterThan(1);
       expect(new Set(turns.map((cm) => cm.skill)).size).toBe(1);
       ways.add(turns[0].skill);
@@ -332,7 +628,10 @@ describe("VLM-PC symbolic planner", () => {
     // little, and the next look went back the other way (course 64: 19 turns, 910°, on one spot).
     const wall = [det("wall", 0.8, 0, { width: 3 })];
     // Turning left on the spot through 300°: walls all round but one way (the fourth frame, facing back), open.
-    const steps: [RangedDetection[], CourseResult][] = [wall, wall, wall, [], wall].map((f) => [f, result("turn_left", "large", 0, 60)]);
+    const steps: [RangedDetection[], CourseResult][] = [wall, wall, wall, [], wall].map((f) => [
+      f,
+      result("turn_left", "large", 0, 60),
+    ]);
     const p = plan(ctx(wall, { history: historyOf(steps) }));
     expect(p.comparison).toMatch(/already looked \d+° to the right from here/);
     expect(skills(p)).toContain("walk");
@@ -344,7 +643,9 @@ describe("VLM-PC symbolic planner", () => {
   it("the side taken around things before gives way when this thing runs on out of view that way", () => {
     // Tuning course 15 at noise 0: the toy 2.7 m straight ahead, a wall from just right of it to beyond the image's
     // right edge; it went around on the right (the side it took before) and lost the toy for good.
-    const before: [RangedDetection[], CourseResult][] = [[[det("wall", 1.0, 0, { width: 1.2 })], result("turn_right", "large", 0, -60)]];
+    const before: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 1.0, 0, { width: 1.2 })], result("turn_right", "large", 0, -60)],
+    ];
     const view = [det("toy", 2.74, 0), det("wall", 1.34, -17, { width: 0.69 })];
     const p = plan(ctx(view, { history: historyOf(before) }));
     expect(p.plan[0].skill).toBe("turn_left");
@@ -357,8 +658,15 @@ describe("VLM-PC symbolic planner", () => {
   it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
     // Tuning course 4: turning right through 120° to look, the toy showed 27° to the right after the first turn, and
     // the second large turn (kept: same skill) swung it out of view again.
-    const steps: [RangedDetection[], CourseResult][] = [[[det("wall", 0.5, 0, { width: 2 })], result("turn_right", "large", 0, -60)]];
-    const p = plan(ctx([det("toy", 1.5, -27), det("bush", 2.3, -15)], { history: historyOf(steps), previousPlan: [{ skill: "turn_right", magnitude: "large" }] }));
+    const steps: [RangedDetection[], CourseResult][] = [
+      [[det("wall", 0.5, 0, { width: 2 })], result("turn_right", "large", 0, -60)],
+    ];
+    const p = plan(
+      ctx([det("toy", 1.5, -27), det("bush", 2.3, -15)], {
+        history: historyOf(steps),
+        previousPlan: [{ skill: "turn_right", magnitude: "large" }],
+      }),
+    );
     expect(p.keepsPrevious).toBe(false);
     expect(p.plan[0]).toEqual({ skill: "turn_right", magnitude: "medium" });
   });
@@ -372,7 +680,11 @@ describe("VLM-PC symbolic planner", () => {
       [far, result("walk", "large", 0, 0, true)],
     ];
     expect(plan(ctx(far, { history: historyOf(steps) })).plan[0].skill).not.toBe("walk");
-    const on = historyOf([...steps, [far, result("climb", "medium", 0.4, 0)], [far, result("climb", "medium", 0.4, 0)]]);
+    const on = historyOf([
+      ...steps,
+      [far, result("climb", "medium", 0.4, 0)],
+      [far, result("climb", "medium", 0.4, 0)],
+    ]);
     expect(plan(ctx(far, { history: on })).plan[0].skill).toBe("walk");
   });
 
@@ -394,10 +706,21 @@ describe("VLM-PC symbolic planner", () => {
   it("standing on the cushion it climbed, reads heights as that much lower: the couch beyond still has room to crawl under", () => {
     // Tuning course 26: from on top of a 0.15 m cushion the couch's 0.22 m of room beneath reads 0.07 m. Taken at its
     // word, the couch was a wall to go around, and the way around led back over the cushion again and again.
-    const couch = (distance: number, underside: number) => det("couch", distance, 0, { top: 0.4, underside, width: 2.4 });
+    const couch = (distance: number, underside: number) =>
+      det("couch", distance, 0, { top: 0.4, underside, width: 2.4 });
     const steps: [RangedDetection[], CourseResult][] = [
-      [[det("cushion", 0.56, 0, { top: 0.15, underside: 0, width: 0.97 }), couch(2.87, 0.22), det("toy", 4.58, -11)], result("climb", "medium", 0.368, 0)],
-      [[det("cushion", 0.26, 0, { top: 0.15, underside: 0.15, width: 0.62 }), couch(2.51, 0.22), det("toy", 4.22, -12)], result("climb", "medium", 0.414, 0)],
+      [
+        [det("cushion", 0.56, 0, { top: 0.15, underside: 0, width: 0.97 }), couch(2.87, 0.22), det("toy", 4.58, -11)],
+        result("climb", "medium", 0.368, 0),
+      ],
+      [
+        [
+          det("cushion", 0.26, 0, { top: 0.15, underside: 0.15, width: 0.62 }),
+          couch(2.51, 0.22),
+          det("toy", 4.22, -12),
+        ],
+        result("climb", "medium", 0.414, 0),
+      ],
       [[couch(2.16, 0.07)], result("walk", "medium", 0.65, 0)],
     ];
     const history = historyOf(steps);
@@ -415,14 +738,23 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("follows a labelled in-context example only when the frame really matches it", () => {
-    const examples = [{ detections: [det("bush", 1.0), det("log", 2.5, 19)], best: { skill: "turn_left", magnitude: "large" } as CourseCommand, note: "bushes: go around on the left" }];
+    const examples = [
+      {
+        detections: [det("bush", 1.0), det("log", 2.5, 19)],
+        best: { skill: "turn_left", magnitude: "large" } as CourseCommand,
+        note: "bushes: go around on the left",
+      },
+    ];
     const p = plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }));
     expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
     // The same nearest thing but a different scene (the log missing, another bush): not the labelled situation.
     const q = plan(ctx([det("bush", 0.9, -4), det("bush", 1.8, 20)], { examples }));
     expect(q.comparison).not.toMatch(/labelled example/);
     // A labelled turn is written by the model like any turn: wrongTurn flips it.
-    expect(plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }), { ...NO_NOISE, wrongTurn: 1 }, always()).plan[0].skill).toBe("turn_right");
+    expect(
+      plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }), { ...NO_NOISE, wrongTurn: 1 }, always())
+        .plan[0].skill,
+    ).toBe("turn_right");
   });
 
   it("is deterministic without noise; wrongTurn at 1 turns the other way", () => {

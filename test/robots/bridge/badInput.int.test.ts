@@ -35,14 +35,25 @@ describe("bad input over the bridge", () => {
     const worker = await BridgeClient.connect(sim.url);
     const manifests = (await discoverRobots(worker)).robots;
     const feedback: unknown[] = [];
-    const working = callSkill(worker, manifests, "mobile", "go_to", { navigation_point: "in_front_of_sink" }, { onFeedback: (f) => feedback.push(f) });
+    const working = callSkill(
+      worker,
+      manifests,
+      "mobile",
+      "go_to",
+      { navigation_point: "in_front_of_sink" },
+      { onFeedback: (f) => feedback.push(f) },
+    );
 
     const bad = await raw(sim.url);
     bad.ws.send("{not json");
     expect((await bad.next((m) => m.op === "status")).msg).toMatch(/invalid JSON/);
 
     bad.ws.send(JSON.stringify({ op: "teleport", id: "t1" }));
-    expect(await bad.next((m) => m.op === "status")).toMatchObject({ level: "error", id: "t1", msg: 'unknown op "teleport"' });
+    expect(await bad.next((m) => m.op === "status")).toMatchObject({
+      level: "error",
+      id: "t1",
+      msg: 'unknown op "teleport"',
+    });
 
     bad.ws.send(JSON.stringify({ op: "subscribe", id: "s1" }));
     expect((await bad.next((m) => m.id === "s1")).msg).toMatch(/invalid subscribe message: topic/);
@@ -50,19 +61,51 @@ describe("bad input over the bridge", () => {
     bad.ws.send(JSON.stringify({ op: "publish", id: "big1", topic: "/x", msg: { data: "x".repeat(10_500_000) } }));
     expect((await bad.next((m) => m.id === "big1")).msg).toMatch(/exceeds the 10000000-byte limit/);
 
-    bad.ws.send(JSON.stringify({ op: "send_action_goal", id: "g1", action: "/mobile/fly", action_type: "x/action/Fly", args: {} }));
-    expect((await bad.next((m) => m.op === "status" && m.id === "g1")).msg).toMatch(/action \/mobile\/fly does not exist/);
-    expect(await bad.next((m) => m.op === "action_result" && m.id === "g1")).toMatchObject({ result: false, status: GoalStatus.ABORTED });
+    bad.ws.send(
+      JSON.stringify({
+        op: "send_action_goal",
+        id: "g1",
+        action: "/mobile/fly",
+        action_type: "x/action/Fly",
+        args: {},
+      }),
+    );
+    expect((await bad.next((m) => m.op === "status" && m.id === "g1")).msg).toMatch(
+      /action \/mobile\/fly does not exist/,
+    );
+    expect(await bad.next((m) => m.op === "action_result" && m.id === "g1")).toMatchObject({
+      result: false,
+      status: GoalStatus.ABORTED,
+    });
 
-    bad.ws.send(JSON.stringify({ op: "send_action_goal", id: "g2", action: "/arm/pick_from", action_type: "robograph_msgs/action/PickFrom", args: { object: "anvil", place: "table" } }));
-    expect((await bad.next((m) => m.op === "status" && m.id === "g2")).msg).toMatch(/invalid arguments for \/arm\/pick_from: object: Invalid option/);
+    bad.ws.send(
+      JSON.stringify({
+        op: "send_action_goal",
+        id: "g2",
+        action: "/arm/pick_from",
+        action_type: "robograph_msgs/action/PickFrom",
+        args: { object: "anvil", place: "table" },
+      }),
+    );
+    expect((await bad.next((m) => m.op === "status" && m.id === "g2")).msg).toMatch(
+      /invalid arguments for \/arm\/pick_from: object: Invalid option/,
+    );
 
     bad.ws.send(JSON.stringify({ op: "call_service", id: "c1", service: "/robograph/nothing" }));
     expect(await bad.next((m) => m.id === "c1")).toMatchObject({ op: "service_response", result: false });
 
     // A client that leaves mid-action: its goal still ends, and is on record.
     const leaver = await raw(sim.url);
-    leaver.ws.send(JSON.stringify({ op: "send_action_goal", id: "leaver-goal", action: "/arm/open", action_type: "robograph_msgs/action/Open", args: { target: "drawer_top" }, feedback: true }));
+    leaver.ws.send(
+      JSON.stringify({
+        op: "send_action_goal",
+        id: "leaver-goal",
+        action: "/arm/open",
+        action_type: "robograph_msgs/action/Open",
+        args: { target: "drawer_top" },
+        feedback: true,
+      }),
+    );
     await leaver.next((m) => m.op === "action_feedback");
     leaver.ws.terminate();
 
@@ -75,7 +118,10 @@ describe("bad input over the bridge", () => {
     bad.ws.send(JSON.stringify({ op: "call_service", id: "c2", service: "/robograph/manifest" }));
     expect(await bad.next((m) => m.id === "c2")).toMatchObject({ result: true });
     await expect
-      .poll(() => worker.callService<{ known: boolean; status?: number }>("/robograph/goal_status", { id: "leaver-goal" }), { timeout: 15_000 })
+      .poll(
+        () => worker.callService<{ known: boolean; status?: number }>("/robograph/goal_status", { id: "leaver-goal" }),
+        { timeout: 15_000 },
+      )
       .toMatchObject({ known: true, status: GoalStatus.SUCCEEDED });
     bad.ws.close();
     await worker.close();
@@ -90,9 +136,15 @@ describe("bad input over the bridge", () => {
       sent.push(m.op);
       orig(m);
     };
-    await expect(callSkill(c, manifests, "arm", "go_to", { navigation_point: "in_front_of_sink" })).rejects.toThrow(/robot arm has no skill go_to/);
-    await expect(callSkill(c, manifests, "mobile", "pick_from", { object: "apple" })).rejects.toThrow(/invalid arguments for mobile.pick_from: place/);
-    await expect(callSkill(c, manifests, "mobile", "open", { target: "refrigerator", force: 9 })).rejects.toThrow(/Unrecognized key/);
+    await expect(callSkill(c, manifests, "arm", "go_to", { navigation_point: "in_front_of_sink" })).rejects.toThrow(
+      /robot arm has no skill go_to/,
+    );
+    await expect(callSkill(c, manifests, "mobile", "pick_from", { object: "apple" })).rejects.toThrow(
+      /invalid arguments for mobile.pick_from: place/,
+    );
+    await expect(callSkill(c, manifests, "mobile", "open", { target: "refrigerator", force: 9 })).rejects.toThrow(
+      /Unrecognized key/,
+    );
     expect(sent).toEqual([]);
     await c.close();
   });

@@ -4,7 +4,12 @@ import { WebSocket } from "ws";
 import { z } from "zod";
 import { BridgeServer, ServiceRefusal } from "../../../robots/bridge/server";
 import { BridgeClient } from "../../../robots/bridge/client";
-import { BridgeConnectionError, BridgeProtocolError, BridgeTimeoutError, ServiceCallError } from "../../../robots/bridge/errors";
+import {
+  BridgeConnectionError,
+  BridgeProtocolError,
+  BridgeTimeoutError,
+  ServiceCallError,
+} from "../../../robots/bridge/errors";
 import { FragmentAssembler, fragmentMessage, GoalStatus } from "../../../robots/bridge/protocol";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -63,12 +68,18 @@ describe("bridge server and client", () => {
     const s = await server();
     const c = await client(s.url);
     const fb: unknown[] = [];
-    const r = await c.sendGoal("/count", "robograph_msgs/action/Count", { to: 3 }, { onFeedback: (f) => fb.push(f) }).result;
+    const r = await c.sendGoal("/count", "robograph_msgs/action/Count", { to: 3 }, { onFeedback: (f) => fb.push(f) })
+      .result;
     expect(r.succeeded).toBe(true);
     expect(r.values).toEqual({ reached: 3 });
     expect(fb).toEqual([{ at: 1 }, { at: 2 }, { at: 3 }]);
 
-    const h = c.sendGoal("/count", "robograph_msgs/action/Count", { to: 1000, delayMs: 5 }, { onFeedback: () => h.cancel() });
+    const h = c.sendGoal(
+      "/count",
+      "robograph_msgs/action/Count",
+      { to: 1000, delayMs: 5 },
+      { onFeedback: () => h.cancel() },
+    );
     const canceled = await h.result;
     expect(canceled.status).toBe(GoalStatus.CANCELED);
     expect(canceled.succeeded).toBe(false);
@@ -81,7 +92,9 @@ describe("bridge server and client", () => {
     await expect(bad.result).rejects.toBeInstanceOf(BridgeProtocolError);
     await expect(bad.result).rejects.toThrow(/invalid arguments for \/count: to/);
     await expect(c.sendGoal("/fly", "x/action/Fly", {}).result).rejects.toThrow(/action \/fly does not exist/);
-    await expect(c.sendGoal("/count", "wrong/Type", { to: 1 }).result).rejects.toThrow(/has type robograph_msgs\/action\/Count/);
+    await expect(c.sendGoal("/count", "wrong/Type", { to: 1 }).result).rejects.toThrow(
+      /has type robograph_msgs\/action\/Count/,
+    );
   });
 
   it("re-attaches to a goal sent again with the same id instead of running it twice", async () => {
@@ -101,7 +114,10 @@ describe("bridge server and client", () => {
     const late = await c2.sendGoal("/once", "x/action/Once", {}, { goalId: "goal-42" }).result;
     expect(late.values).toEqual({ runs: 1 });
     expect(runs).toBe(1);
-    expect(await c2.callService("/robograph/goal_status", { id: "goal-42" })).toMatchObject({ known: true, status: GoalStatus.SUCCEEDED });
+    expect(await c2.callService("/robograph/goal_status", { id: "goal-42" })).toMatchObject({
+      known: true,
+      status: GoalStatus.SUCCEEDED,
+    });
   });
 
   it("delivers topics, honours throttle_rate, and replays a latched message to a new subscriber", async () => {
@@ -152,7 +168,9 @@ describe("bridge server and client", () => {
     frames.length = 0;
     const call = JSON.stringify({ op: "call_service", id: "c1", service: "/add", args: { a: 40, b: 2 } });
     for (const f of fragmentMessage("c1", call, 16).reverse()) ws.send(JSON.stringify(f));
-    await expect.poll(() => frames.find((f) => f.op === "service_response")).toMatchObject({ id: "c1", values: { sum: 42 }, result: true });
+    await expect
+      .poll(() => frames.find((f) => f.op === "service_response"))
+      .toMatchObject({ id: "c1", values: { sum: 42 }, result: true });
   });
 
   it("restores subscriptions after the server restarts on the same port", async () => {
@@ -179,7 +197,9 @@ describe("bridge server and client", () => {
     const url = s.url;
     await s.close();
     const t0 = Date.now();
-    await expect(BridgeClient.connect(url, { connectAttempts: 3, backoffMs: 20 })).rejects.toBeInstanceOf(BridgeConnectionError);
+    await expect(BridgeClient.connect(url, { connectAttempts: 3, backoffMs: 20 })).rejects.toBeInstanceOf(
+      BridgeConnectionError,
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 
@@ -202,7 +222,9 @@ describe("bridge server and client", () => {
     const { port } = new URL(s.url);
     const sock = tcp(Number(port), "127.0.0.1");
     await new Promise((r) => sock.once("connect", r));
-    sock.write("GET http://[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+    sock.write(
+      "GET http://[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
     await new Promise((r) => sock.once("close", r).once("data", () => sock.destroy()));
     const c = await client(s.url, { token: "s3cret" });
     expect(await c.callService("/add", { a: 2, b: 2 })).toEqual({ sum: 4 });
@@ -216,7 +238,11 @@ describe("bridge server and client", () => {
     const pub = s.advertiseTopic("/t", "std_msgs/msg/String");
     const c = await client(s.url);
     const r = await c.sendGoal("/broken", "x/action/Broken", {}).result;
-    expect(r).toMatchObject({ succeeded: false, status: GoalStatus.ABORTED, values: { message: "internal error: controller fault" } });
+    expect(r).toMatchObject({
+      succeeded: false,
+      status: GoalStatus.ABORTED,
+      values: { message: "internal error: controller fault" },
+    });
     const errors: unknown[] = [];
     const got: unknown[] = [];
     c.on("handler-error", (e) => errors.push(e));

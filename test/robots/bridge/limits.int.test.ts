@@ -57,7 +57,9 @@ describe("credentials", () => {
     const s = await server({ token: "s3cret" });
     let upgrades = 0;
     (s as any).http.on("upgrade", () => upgrades++);
-    const err = await BridgeClient.connect(s.url, { token: "wrong", connectAttempts: 5, backoffMs: 10 }).catch((e) => e);
+    const err = await BridgeClient.connect(s.url, { token: "wrong", connectAttempts: 5, backoffMs: 10 }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(BridgeAuthError);
     expect(err.message).toMatch(/HTTP 401/);
     expect(upgrades).toBe(1);
@@ -72,7 +74,9 @@ describe("memory a client can make the server hold", () => {
     a.ws.send(JSON.stringify({ op: "fragment", id: "a1", data: piece, num: 0, total: 3 }));
     // A second unfinished message would put this connection over one message's worth.
     a.ws.send(JSON.stringify({ op: "fragment", id: "a2", data: piece, num: 0, total: 3 }));
-    expect((await a.next((m) => m.id === "a2")).msg).toMatch(/unfinished fragmented messages on this connection exceed 100000 bytes/);
+    expect((await a.next((m) => m.id === "a2")).msg).toMatch(
+      /unfinished fragmented messages on this connection exceed 100000 bytes/,
+    );
     const b = await raw(s.url);
     b.ws.send(JSON.stringify({ op: "fragment", id: "b1", data: piece, num: 0, total: 3 }));
     const c = await raw(s.url);
@@ -84,7 +88,9 @@ describe("memory a client can make the server hold", () => {
     await expect.poll(() => s.clientCount).toBe(2);
     c.inbox.length = 0;
     c.ws.send(JSON.stringify({ op: "fragment", id: "c2", data: piece, num: 0, total: 3 }));
-    c.ws.send(JSON.stringify({ op: "call_service", id: "ping", service: "/robograph/goal_status", args: { id: "none" } }));
+    c.ws.send(
+      JSON.stringify({ op: "call_service", id: "ping", service: "/robograph/goal_status", args: { id: "none" } }),
+    );
     await c.next((m) => m.id === "ping");
     expect(c.inbox.filter((m) => m.op === "status")).toEqual([]);
   });
@@ -93,11 +99,17 @@ describe("memory a client can make the server hold", () => {
     const s = await server();
     const topicsBefore = s.topicCount;
     const c = await raw(s.url);
-    c.ws.send(JSON.stringify({ op: "advertise", id: "adv", topic: `/${"n".repeat(300)}`, type: "std_msgs/msg/String" }));
+    c.ws.send(
+      JSON.stringify({ op: "advertise", id: "adv", topic: `/${"n".repeat(300)}`, type: "std_msgs/msg/String" }),
+    );
     expect((await c.next((m) => m.id === "adv")).msg).toMatch(/invalid advertise message: topic: Too big/);
     const longId = "g".repeat(MAX_ID_LENGTH + 1);
-    c.ws.send(JSON.stringify({ op: "send_action_goal", id: longId, action: "/robograph/ping", action_type: "x", args: {} }));
-    const refusal = await c.next((m) => m.op === "status" && /invalid send_action_goal message: id: Too big/.test(m.msg));
+    c.ws.send(
+      JSON.stringify({ op: "send_action_goal", id: longId, action: "/robograph/ping", action_type: "x", args: {} }),
+    );
+    const refusal = await c.next(
+      (m) => m.op === "status" && /invalid send_action_goal message: id: Too big/.test(m.msg),
+    );
     expect(refusal.id).toBeUndefined();
     c.ws.send(JSON.stringify({ op: "x".repeat(100_000) }));
     expect((await c.next((m) => /unknown op/.test(m.msg ?? ""))).msg.length).toBeLessThan(300);
@@ -111,7 +123,8 @@ describe("memory a client can make the server hold", () => {
     const before = s.topicCount;
     const a = await raw(s.url);
     const b = await raw(s.url);
-    for (const c of [a, b]) c.ws.send(JSON.stringify({ op: "advertise", topic: "/chatter", type: "std_msgs/msg/String" }));
+    for (const c of [a, b])
+      c.ws.send(JSON.stringify({ op: "advertise", topic: "/chatter", type: "std_msgs/msg/String" }));
     a.ws.send(JSON.stringify({ op: "advertise", topic: "/only_a", type: "std_msgs/msg/String" }));
     await expect.poll(() => s.topicCount).toBe(before + 2);
     a.ws.close();
@@ -127,13 +140,19 @@ describe("memory a client can make the server hold", () => {
 
   it("bounds remembered goals by bytes, forgetting the oldest finished ones first", async () => {
     const s = await server({ goalMemoryBytes: 50_000 });
-    s.advertiseAction("/echo", "x/action/Echo", async (args: { n: number }) => ({ status: "succeeded", values: { n: args.n, pad: "p".repeat(4000) } }));
+    s.advertiseAction("/echo", "x/action/Echo", async (args: { n: number }) => ({
+      status: "succeeded",
+      values: { n: args.n, pad: "p".repeat(4000) },
+    }));
     const c = await BridgeClient.connect(s.url);
     cleanups.push(() => c.close());
     for (let n = 0; n < 20; n++) await c.sendGoal("/echo", "x/action/Echo", { n }, { goalId: `echo-${n}` }).result;
     expect(s.rememberedGoalBytes).toBeLessThanOrEqual(50_000);
     expect(await c.callService("/robograph/goal_status", { id: "echo-0" })).toEqual({ known: false });
-    expect(await c.callService("/robograph/goal_status", { id: "echo-19" })).toMatchObject({ known: true, values: { n: 19 } });
+    expect(await c.callService("/robograph/goal_status", { id: "echo-19" })).toMatchObject({
+      known: true,
+      values: { n: 19 },
+    });
   });
 
   it("disconnects a client whose service responses pile up unread, and keeps serving the others", async () => {
@@ -167,8 +186,8 @@ describe("work a client can make the server do", () => {
     // Depth counts every object and array: { [ [ { is four.
     expect(nestingExceeds(JSON.stringify({ a: [[{ b: "[[[[[[[[[[[[" }]] }), 4)).toBe(false);
     // An escaped quote does not end the string; the brackets after it are still inside it.
-    expect(nestingExceeds(JSON.stringify({ a: "\\\"[[[[", b: [[[[1]]]] }), 5)).toBe(false);
-    expect(nestingExceeds(JSON.stringify({ a: "\\\"[[[[", b: [[[[1]]]] }), 4)).toBe(true);
+    expect(nestingExceeds(JSON.stringify({ a: '\\"[[[[', b: [[[[1]]]] }), 5)).toBe(false);
+    expect(nestingExceeds(JSON.stringify({ a: '\\"[[[[', b: [[[[1]]]] }), 4)).toBe(true);
   });
 
   it("answers a 200,000-deep message with an error before parsing it", async () => {
@@ -188,7 +207,8 @@ describe("work a client can make the server do", () => {
       return {};
     });
     const hog = await raw(s.url);
-    for (let i = 0; i < 20; i++) hog.ws.send(JSON.stringify({ op: "call_service", id: `w${i}`, service: "/work", args: { ms: 10 } }));
+    for (let i = 0; i < 20; i++)
+      hog.ws.send(JSON.stringify({ op: "call_service", id: `w${i}`, service: "/work", args: { ms: 10 } }));
     const other = await BridgeClient.connect(s.url);
     cleanups.push(() => other.close());
     await expect.poll(() => s.throttled.times).toBeGreaterThan(0);

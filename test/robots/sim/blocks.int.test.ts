@@ -11,9 +11,33 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { GoalStatus } from "../../../robots/bridge/protocol";
 import { bundledManifests } from "../../../robots/manifests";
-import { BLOCK_SIZE, PARAM_DIM, PARAM_NAMES, clampParams, stateFromRow, type BlockState } from "../../../robots/msgs/blocks";
-import { EPISODES_SERVICE, RESET_SERVICE, RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, RunSkillsGoal, planSuccess, type Episode, type RunSkillsResult } from "../../../robots/msgs/runSkills";
-import { SKILLS, SKILL_IDS, allRewards, rewards, skillByCaption, skillInfo, sparse } from "../../../robots/manifests/blocks/skills";
+import {
+  BLOCK_SIZE,
+  PARAM_DIM,
+  PARAM_NAMES,
+  clampParams,
+  stateFromRow,
+  type BlockState,
+} from "../../../robots/msgs/blocks";
+import {
+  EPISODES_SERVICE,
+  RESET_SERVICE,
+  RUN_SKILLS_ACTION,
+  RUN_SKILLS_TYPE,
+  RunSkillsGoal,
+  planSuccess,
+  type Episode,
+  type RunSkillsResult,
+} from "../../../robots/msgs/runSkills";
+import {
+  SKILLS,
+  SKILL_IDS,
+  allRewards,
+  rewards,
+  skillByCaption,
+  skillInfo,
+  sparse,
+} from "../../../robots/manifests/blocks/skills";
 import { BlocksWorld, layoutFor } from "../../../robots/sim/blocks";
 import { blockInstances } from "../../helpers/blocks";
 
@@ -21,18 +45,34 @@ const at = (x: number, y: number, z: number): [number, number, number] => [x, y,
 const H = BLOCK_SIZE / 2;
 /** Three blocks apart on the basket floor, the gripper high above, open, holding nothing. */
 const apart = (over: Partial<BlockState> = {}): BlockState => ({
-  tcp: at(0, 0, 0.25), opening: 1, grasped: false, held: null,
+  tcp: at(0, 0, 0.25),
+  opening: 1,
+  grasped: false,
+  held: null,
   blocks: { red: at(-0.08, 0, H), green: at(0, 0.08, H), blue: at(0.08, 0, H) },
   ...over,
 });
 /** A parameter vector from named values (others 0, or their bound when 0 is out of range). */
 const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
 const LIFT_RED = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
-const STACK_RED_ON_GREEN = P({ src_red: 1, dst_green: 1, close: 1, idle_opening: 1, carry_z: 0.12, place_dz: 0.04, release: 1, speed: 0.4 });
+const STACK_RED_ON_GREEN = P({
+  src_red: 1,
+  dst_green: 1,
+  close: 1,
+  idle_opening: 1,
+  carry_z: 0.12,
+  place_dz: 0.04,
+  release: 1,
+  speed: 0.4,
+});
 
 describe("blocks rewards (Appendix D) on hand-built states", () => {
   it("gripper: open is the opening, close its inverse, both in [0, 1]", () => {
-    for (const [o, open] of [[1, 1], [0, 0], [0.5, 0.5]]) {
+    for (const [o, open] of [
+      [1, 1],
+      [0, 0],
+      [0.5, 0.5],
+    ]) {
       expect(rewards.open_gripper(apart({ opening: o }))).toBeCloseTo(open);
       expect(rewards.close_gripper(apart({ opening: o }))).toBeCloseTo(1 - open);
     }
@@ -75,7 +115,11 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
     const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
     expect(rewards.place(corners, "red", "green")).toBeLessThan(1e-3);
     expect(rewards.stack(corners, "red", "green")).toBeLessThan(1e-3);
-    const near = rewards.place(apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE + 0.07) } }), "red", "green");
+    const near = rewards.place(
+      apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE + 0.07) } }),
+      "red",
+      "green",
+    );
     expect(near).toBeGreaterThan(0.05);
     expect(near).toBeLessThan(0.95);
   });
@@ -85,13 +129,31 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
     expect(rewards.unstack(onGreen, "red", "green")).toBe(0);
     expect(rewards.unstack(apart(), "red", "green")).toBeGreaterThan(0.999);
     // Set down beside green, touching it: off it.
-    expect(rewards.unstack(apart({ blocks: { red: at(0.045, 0.08, H), green: at(0, 0.08, H), blue: at(0.08, -0.05, H) } }), "red", "green")).toBeGreaterThan(0.95);
+    expect(
+      rewards.unstack(
+        apart({ blocks: { red: at(0.045, 0.08, H), green: at(0, 0.08, H), blue: at(0.08, -0.05, H) } }),
+        "red",
+        "green",
+      ),
+    ).toBeGreaterThan(0.95);
     // Lifted straight up off it but still held: not done.
-    expect(rewards.unstack(apart({ grasped: true, held: "red", blocks: { red: at(0, 0.08, 0.2), green: at(0, 0.08, H), blue: at(0.08, 0, H) } }), "red", "green")).toBe(0);
+    expect(
+      rewards.unstack(
+        apart({
+          grasped: true,
+          held: "red",
+          blocks: { red: at(0, 0.08, 0.2), green: at(0, 0.08, H), blue: at(0.08, 0, H) },
+        }),
+        "red",
+        "green",
+      ),
+    ).toBe(0);
   });
 
   it("tower, pyramid and inverted pyramid are products of two stacks", () => {
-    const tower = apart({ blocks: { blue: at(0, 0, H), green: at(0, 0, H + BLOCK_SIZE), red: at(0, 0, H + 2 * BLOCK_SIZE) } });
+    const tower = apart({
+      blocks: { blue: at(0, 0, H), green: at(0, 0, H + BLOCK_SIZE), red: at(0, 0, H + 2 * BLOCK_SIZE) },
+    });
     expect(rewards.triple_stack(tower, "red", "green", "blue")).toBe(1);
     expect(rewards.triple_stack(tower, "blue", "green", "red")).toBeLessThan(0.2);
     const half = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE) } });
@@ -102,7 +164,9 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
     const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
     expect(rewards.pyramid(corners, "red", "green", "blue")).toBeLessThan(1e-3);
     expect(rewards.triple_stack(corners, "red", "green", "blue")).toBeLessThan(1e-3);
-    const inverted = apart({ blocks: { green: at(0, 0, H), red: at(-H, 0, H + BLOCK_SIZE), blue: at(H, 0, H + BLOCK_SIZE) } });
+    const inverted = apart({
+      blocks: { green: at(0, 0, H), red: at(-H, 0, H + BLOCK_SIZE), blue: at(H, 0, H + BLOCK_SIZE) },
+    });
     expect(rewards.inverse_pyramid(inverted, "red", "green", "blue")).toBeGreaterThan(0.95);
     expect(rewards.inverse_pyramid(tower, "red", "green", "blue")).toBeLessThan(0.5);
     expect(rewards.inverse_pyramid({ ...inverted, grasped: true, held: "blue" }, "red", "green", "blue")).toBe(0);
@@ -128,7 +192,14 @@ describe("blocks catalogue and manifest", () => {
     expect(skillByCaption("stack red on green")?.id).toBe("stack_red_on_green");
     expect(skillByCaption("Lift Red")?.id).toBe("lift_red");
     expect(skillByCaption("stack the red one on green")).toBeUndefined();
-    expect(SKILLS.filter((s) => s.base).map((s) => s.id)).toEqual(["open_gripper", "close_gripper", "grasp_anything", "reach_red", "reach_green", "reach_blue"]);
+    expect(SKILLS.filter((s) => s.base).map((s) => s.id)).toEqual([
+      "open_gripper",
+      "close_gripper",
+      "grasp_anything",
+      "reach_red",
+      "reach_green",
+      "reach_blue",
+    ]);
     expect(() => skillInfo("fly_red")).toThrow(/unknown skill "fly_red"; known: open_gripper/);
   });
 
@@ -136,7 +207,9 @@ describe("blocks catalogue and manifest", () => {
     const [arm] = bundledManifests("blocks");
     const spec = arm.skills.find((s) => s.name === "run_skills")!;
     expect(spec.action).toBe(RUN_SKILLS_ACTION);
-    const items = spec.parameters.properties.steps.items as { properties: { skill: { enum: string[] }; params: { minItems: number } } };
+    const items = spec.parameters.properties.steps.items as {
+      properties: { skill: { enum: string[] }; params: { minItems: number } };
+    };
     expect(items.properties.skill.enum).toEqual([...SKILL_IDS]);
     expect(items.properties.params.minItems).toBe(PARAM_DIM);
   });
@@ -166,9 +239,18 @@ describe("blocks world in process", () => {
     await world.reset({ seed: 5 });
     const a = world.blockPositions();
     // A gripper that only hovers, fingers half open, for 2 s.
-    await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "open_gripper", params: P({ close: 0, idle_opening: 0.5, reach_dz: 0.15, speed: 0.3 }), seconds: 2 }], from_current: true, record: false }));
+    await world.runPlan(
+      RunSkillsGoal.parse({
+        steps: [
+          { skill: "open_gripper", params: P({ close: 0, idle_opening: 0.5, reach_dz: 0.15, speed: 0.3 }), seconds: 2 },
+        ],
+        from_current: true,
+        record: false,
+      }),
+    );
     const b = world.blockPositions();
-    for (const c of ["red", "green", "blue"]) expect(Math.hypot(...a[c].map((v, i) => v - b[c][i]))).toBeLessThan(0.002);
+    for (const c of ["red", "green", "blue"])
+      expect(Math.hypot(...a[c].map((v, i) => v - b[c][i]))).toBeLessThan(0.002);
     await world.reset({ seed: 5 });
     expect(world.blockPositions()).toEqual(a);
     expect(world.hasNaN()).toBe(false);
@@ -219,11 +301,25 @@ describe("blocks world in process", () => {
   });
 
   it("the controller grasps and lifts red under physics; stacking red on green leaves it resting there, seen by the camera", async () => {
-    const lift = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], seed: 11 }));
+    const lift = await world.runPlan(
+      RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], seed: 11 }),
+    );
     expect(lift.segments[0].final).toBe(1);
     expect(lift.final_rewards.grasp_anything).toBe(1);
     expect(world.events.since().some((e) => e.kind === "picked" && e.object === "red_block")).toBe(true);
-    const stack = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "stack_red_on_green", params: STACK_RED_ON_GREEN, seconds: 4 }, { skill: "open_gripper", params: P({ close: 0, idle_opening: 1, src_green: 1, reach_dz: 0.16, speed: 0.3 }), seconds: 1 }], seed: 12 }));
+    const stack = await world.runPlan(
+      RunSkillsGoal.parse({
+        steps: [
+          { skill: "stack_red_on_green", params: STACK_RED_ON_GREEN, seconds: 4 },
+          {
+            skill: "open_gripper",
+            params: P({ close: 0, idle_opening: 1, src_green: 1, reach_dz: 0.16, speed: 0.3 }),
+            seconds: 1,
+          },
+        ],
+        seed: 12,
+      }),
+    );
     expect(stack.segments[0].final).toBeGreaterThan(0.95);
     expect(stack.final_rewards.stack_red_on_green).toBeGreaterThan(0.95);
     expect(stack.plan_success).toBe(true);
@@ -235,9 +331,25 @@ describe("blocks world in process", () => {
 
   it("where a block is comes from its depth pixels and the gripper's own grasp, not from the world's record", async () => {
     await world.reset({ seed: 3 });
-    const w = world as unknown as { st: { held: number }; mech: { things: unknown[] }; blocks: unknown[]; data: { qpos: Float64Array }; model: { jnt_qposadr: Int32Array }; mj: { mj_name2id(m: unknown, t: number, n: string): number; mj_forward(m: unknown, d: unknown): void; mjtObj: { mjOBJ_JOINT: { value: number } } } };
-    const seen = async () => Object.fromEntries((await world.renderCamera("arm")).detections.detections.map((d) => [d.label, d.location]));
-    expect(Object.values(await seen())).toEqual([{ relation: "in", place: "basket" }, { relation: "in", place: "basket" }, { relation: "in", place: "basket" }]);
+    const w = world as unknown as {
+      st: { held: number };
+      mech: { things: unknown[] };
+      blocks: unknown[];
+      data: { qpos: Float64Array };
+      model: { jnt_qposadr: Int32Array };
+      mj: {
+        mj_name2id(m: unknown, t: number, n: string): number;
+        mj_forward(m: unknown, d: unknown): void;
+        mjtObj: { mjOBJ_JOINT: { value: number } };
+      };
+    };
+    const seen = async () =>
+      Object.fromEntries((await world.renderCamera("arm")).detections.detections.map((d) => [d.label, d.location]));
+    expect(Object.values(await seen())).toEqual([
+      { relation: "in", place: "basket" },
+      { relation: "in", place: "basket" },
+      { relation: "in", place: "basket" },
+    ]);
     // The world's grasp latched on red while red lies on the basket floor, far from the fingers: not held, to the camera.
     w.st.held = w.mech.things.indexOf(w.blocks[0]);
     expect(world.locate("red_block")).toEqual({ relation: "held_by", place: "gripper" });
@@ -252,25 +364,39 @@ describe("blocks world in process", () => {
   });
 
   it("an episode records every skill's reward at every state, and they follow from the recorded states", async () => {
-    const r = await world.runPlan(RunSkillsGoal.parse({ steps: [{ skill: "reach_blue", params: P({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }), seconds: 1.5 }, { skill: "lift_red", params: LIFT_RED, seconds: 2 }], seed: 13 }));
+    const r = await world.runPlan(
+      RunSkillsGoal.parse({
+        steps: [
+          { skill: "reach_blue", params: P({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }), seconds: 1.5 },
+          { skill: "lift_red", params: LIFT_RED, seconds: 2 },
+        ],
+        seed: 13,
+      }),
+    );
     const ep = world.store.get(r.episode_id!) as Episode;
     expect(existsSync(join(dir, `${ep.id}.json`))).toBe(true);
     expect(ep.states.length).toBe(ep.actions.length + 1);
     expect(ep.rewards.length).toBe(ep.states.length);
-    expect(ep.plan.map((p) => [p.skill, p.start, p.end])).toEqual([["reach_blue", 0, 30], ["lift_red", 30, 70]]);
+    expect(ep.plan.map((p) => [p.skill, p.start, p.end])).toEqual([
+      ["reach_blue", 0, 30],
+      ["lift_red", 30, 70],
+    ]);
     for (const row of ep.rewards) expect(row.length).toBe(SKILL_IDS.length);
     ep.states.forEach((row, t) => {
       const again = allRewards(stateFromRow(row));
       again.forEach((v, k) => expect(Math.abs(v - ep.rewards[t][k])).toBeLessThan(0.01));
     });
-    expect(Math.max(...ep.rewards.slice(1, 31).map((row) => row[SKILL_IDS.indexOf("reach_blue")]))).toBeGreaterThan(0.9);
+    expect(Math.max(...ep.rewards.slice(1, 31).map((row) => row[SKILL_IDS.indexOf("reach_blue")]))).toBeGreaterThan(
+      0.9,
+    );
   });
 });
 
 describe("blocks world over the bridge (real processes)", () => {
   const instances = blockInstances("b", [0, 100]);
 
-  const send = (c: BridgeClient, goal: unknown) => c.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
+  const send = (c: BridgeClient, goal: unknown) =>
+    c.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
 
   it("two instances run plans at once, each episode stored under its own id in the shared store and fetched by id", async () => {
     const goal = { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 3 }] };
@@ -282,7 +408,9 @@ describe("blocks world over the bridge (real processes)", () => {
     expect(values[0].seed).not.toBe(values[1].seed);
     for (const v of values) expect(existsSync(join(instances.dir, `${v.episode_id}.json`))).toBe(true);
     // Either instance serves any episode of the shared store.
-    const got = await instances.clients[0].callService<{ episodes: Episode[] }>(EPISODES_SERVICE, { ids: values.map((v) => v.episode_id) });
+    const got = await instances.clients[0].callService<{ episodes: Episode[] }>(EPISODES_SERVICE, {
+      ids: values.map((v) => v.episode_id),
+    });
     expect(got.episodes.map((e) => e.id)).toEqual(values.map((v) => v.episode_id));
     expect(got.episodes[1].rewards[0].length).toBe(SKILL_IDS.length);
   }, 60_000);
@@ -293,11 +421,19 @@ describe("blocks world over the bridge (real processes)", () => {
       expect(r.status).toBe(GoalStatus.ABORTED);
       return String((r.values as { error: string }).error);
     };
-    expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.map((v, i) => (i === 13 ? 2 : v)), seconds: 2 }] })).toMatch(/steps\.0\.params\.13: carry_z must be in \[0\.03, 0\.25\], got 2/);
-    expect(await bad({ steps: [{ skill: "lift_purple", params: LIFT_RED, seconds: 2 }] })).toMatch(/steps\.0\.skill: not a skill of the catalogue/);
-    expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.slice(0, 5), seconds: 2 }] })).toMatch(/steps\.0\.params: a parameter vector has 17 numbers/);
+    expect(
+      await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.map((v, i) => (i === 13 ? 2 : v)), seconds: 2 }] }),
+    ).toMatch(/steps\.0\.params\.13: carry_z must be in \[0\.03, 0\.25\], got 2/);
+    expect(await bad({ steps: [{ skill: "lift_purple", params: LIFT_RED, seconds: 2 }] })).toMatch(
+      /steps\.0\.skill: not a skill of the catalogue/,
+    );
+    expect(await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.slice(0, 5), seconds: 2 }] })).toMatch(
+      /steps\.0\.params: a parameter vector has 17 numbers/,
+    );
     expect(await bad({ steps: [] })).toMatch(/steps:/);
-    await expect(instances.clients[0].callService(EPISODES_SERVICE, { ids: ["nope-1"] })).rejects.toThrow(/no episode nope-1/);
+    await expect(instances.clients[0].callService(EPISODES_SERVICE, { ids: ["nope-1"] })).rejects.toThrow(
+      /no episode nope-1/,
+    );
   }, 30_000);
 
   it("reset ends a running plan, loads the requested layout and clears the episode history", async () => {
@@ -305,11 +441,15 @@ describe("blocks world over the bridge (real processes)", () => {
     const step = { skill: "lift_red", params: LIFT_RED, seconds: 20 };
     const long = send(instances.clients[1], { steps: [step, step, step] });
     await new Promise((r) => setTimeout(r, 300));
-    const reset = await instances.clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, { seed: 42 });
+    const reset = await instances.clients[1].callService<{ seed: number; success: boolean }>(RESET_SERVICE, {
+      seed: 42,
+    });
     expect(reset).toMatchObject({ seed: 42, success: true });
     const r = await long.result;
     expect(r.status).toBe(GoalStatus.CANCELED);
-    const since = await instances.clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, { since: 0 });
+    const since = await instances.clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, {
+      since: 0,
+    });
     expect(since.total).toBe(0);
     await expect(instances.clients[1].callService(RESET_SERVICE, { seed: -1 })).rejects.toThrow(/seed/);
   }, 60_000);

@@ -13,7 +13,15 @@ import { loadManifest } from "../../../robots/manifests";
 import type { RangedDetectionsMessage } from "../../../robots/msgs/detections";
 import { startSimProcess } from "../../../robots/sim/process";
 import {
-  CLIMB_HEIGHT, CRAWL_HEIGHT, CourseWorld, LABELS, SLIP_SUCCESS, SUCCESS_RADIUS, findCourse, listCourses, serveCourse,
+  CLIMB_HEIGHT,
+  CRAWL_HEIGHT,
+  CourseWorld,
+  LABELS,
+  SLIP_SUCCESS,
+  SUCCESS_RADIUS,
+  findCourse,
+  listCourses,
+  serveCourse,
   type CourseEvaluation,
 } from "../../../robots/sim/course";
 
@@ -33,7 +41,13 @@ afterAll(async () => {
 });
 
 async function serve(scenario: string, seed = SEED): Promise<Served> {
-  const served = await serveCourse({ scenario, seed, noise: { missRate: 0, mislabelRate: 0 }, speed: Infinity, port: 0 });
+  const served = await serveCourse({
+    scenario,
+    seed,
+    noise: { missRate: 0, mislabelRate: 0 },
+    speed: Infinity,
+    port: 0,
+  });
   const client = await BridgeClient.connect(served.server.url);
   const s: Served = {
     client,
@@ -62,7 +76,9 @@ async function run(s: Served, skill: string, magnitude: string): Promise<SkillRe
 }
 
 const check = (s: Served) => s.client.callService<CourseEvaluation>("/evaluator/check");
-const events = async (s: Served) => (await s.client.callService<{ events: { kind: string; object?: string; detail?: string }[] }>("/evaluator/events")).events;
+const events = async (s: Served) =>
+  (await s.client.callService<{ events: { kind: string; object?: string; detail?: string }[] }>("/evaluator/events"))
+    .events;
 const cameraX = (e: CourseEvaluation) => e.pose.x + 0.27 * Math.cos((e.pose.yaw * Math.PI) / 180);
 const hipsX = (e: CourseEvaluation) => e.pose.x - 0.3 * Math.cos((e.pose.yaw * Math.PI) / 180);
 
@@ -79,7 +95,11 @@ describe("course world over the bridge", () => {
       expect(k.parameters.properties.magnitude.enum).toEqual(["small", "medium", "large"]);
       expect(k.description).toMatch(/small 1 s, medium 2 s or large 4 s/);
     }
-    expect(dog.cameras[0]).toMatchObject({ image: "/dog/camera/image/compressed", depth: "/dog/camera/depth/compressed", detections: "/dog/detections" });
+    expect(dog.cameras[0]).toMatchObject({
+      image: "/dog/camera/image/compressed",
+      depth: "/dog/camera/depth/compressed",
+      detections: "/dog/detections",
+    });
     expect(s.manifest.world?.labels).toEqual([...LABELS]);
     // Nothing about the layout: no places, no numbers, no poses.
     expect(s.manifest.world?.places).toEqual([]);
@@ -111,7 +131,9 @@ describe("course world over the bridge", () => {
     // The hips are past the couch's back (depth 0.8 m) and the dog stands again.
     expect(hipsX(e)).toBeGreaterThan(couch.x + 0.4);
     expect(e).toMatchObject({ posture: "stand", crawlsThrough: 1, stalls: 1 });
-    expect((await events(s)).some((ev) => ev.kind === "moved" && /crawled under the couch/.test(ev.detail ?? ""))).toBe(true);
+    expect((await events(s)).some((ev) => ev.kind === "moved" && /crawled under the couch/.test(ev.detail ?? ""))).toBe(
+      true,
+    );
   });
 
   it("a crawl stalls where only the head fits beneath: the camera is through, the hips are stuck", async () => {
@@ -126,9 +148,15 @@ describe("course world over the bridge", () => {
     const e = await check(s);
     expect(cameraX(e)).toBeGreaterThan(branch.x + radius);
     expect(hipsX(e)).toBeLessThan(branch.x - radius);
-    expect((await events(s)).some((ev) => ev.kind === "contact" && ev.object === "log" && /torso/.test(ev.detail ?? ""))).toBe(true);
+    expect(
+      (await events(s)).some((ev) => ev.kind === "contact" && ev.object === "log" && /torso/.test(ev.detail ?? "")),
+    ).toBe(true);
     // Beneath it there is no room to stand up; backing out crouched works.
-    expect((await run(s, "walk", "small")).odo).toMatchObject({ moved: 0, stalled: true, message: expect.stringMatching(/no room to stand up/) });
+    expect((await run(s, "walk", "small")).odo).toMatchObject({
+      moved: 0,
+      stalled: true,
+      message: expect.stringMatching(/no room to stand up/),
+    });
     expect((await run(s, "backward", "medium")).odo.stalled).toBe(false);
   });
 
@@ -154,7 +182,11 @@ describe("course world over the bridge", () => {
   it("a gap narrower than the body does not pass, whatever the skill", async () => {
     const s = await serve("probe_gap");
     const stools = findCourse("probe_gap").things;
-    for (const [skill, magnitude] of [["walk", "large"], ["crawl", "large"], ["climb", "large"]] as const) {
+    for (const [skill, magnitude] of [
+      ["walk", "large"],
+      ["crawl", "large"],
+      ["climb", "large"],
+    ] as const) {
       expect((await run(s, skill, magnitude)).odo.stalled).toBe(true);
     }
     const e = await check(s);
@@ -199,16 +231,24 @@ describe("course world over the bridge", () => {
     expect((await events(s)).filter((e) => e.kind === "detected" && e.object === "toy")).toHaveLength(1);
   });
 
-  it("refuses an unknown skill and magnitude \"huge\" with clear errors at the bridge, and keeps serving", async () => {
+  it('refuses an unknown skill and magnitude "huge" with clear errors at the bridge, and keeps serving', async () => {
     const s = await serve("probe_toy");
     // Sent raw, past the client-side checks, so the bridge's own validation (built from the manifest) answers.
-    await expect(s.client.sendGoal("/dog/fly", "robograph_msgs/action/DogFly", { magnitude: "small" }).result).rejects.toThrow(/action \/dog\/fly does not exist/);
+    await expect(
+      s.client.sendGoal("/dog/fly", "robograph_msgs/action/DogFly", { magnitude: "small" }).result,
+    ).rejects.toThrow(/action \/dog\/fly does not exist/);
     const huge = s.client.sendGoal("/dog/walk", "robograph_msgs/action/DogWalk", { magnitude: "huge" }).result;
     await expect(huge).rejects.toBeInstanceOf(BridgeProtocolError);
-    await expect(s.client.sendGoal("/dog/walk", "robograph_msgs/action/DogWalk", { magnitude: "huge" }).result).rejects.toThrow(/invalid arguments for \/dog\/walk: magnitude: .*"small"\|"medium"\|"large"/);
-    await expect(s.client.sendGoal("/dog/walk", "robograph_msgs/action/DogWalk", {}).result).rejects.toThrow(/invalid arguments for \/dog\/walk: magnitude/);
+    await expect(
+      s.client.sendGoal("/dog/walk", "robograph_msgs/action/DogWalk", { magnitude: "huge" }).result,
+    ).rejects.toThrow(/invalid arguments for \/dog\/walk: magnitude: .*"small"\|"medium"\|"large"/);
+    await expect(s.client.sendGoal("/dog/walk", "robograph_msgs/action/DogWalk", {}).result).rejects.toThrow(
+      /invalid arguments for \/dog\/walk: magnitude/,
+    );
     // The typed client refuses before sending anything.
-    await expect(callSkill(s.client, s.manifest.robots, "dog", "walk", { magnitude: "huge" })).rejects.toBeInstanceOf(InvalidSkillArgumentsError);
+    await expect(callSkill(s.client, s.manifest.robots, "dog", "walk", { magnitude: "huge" })).rejects.toBeInstanceOf(
+      InvalidSkillArgumentsError,
+    );
     // Still serving, and nothing ran.
     expect((await check(s)).skills).toBe(0);
     expect((await run(s, "walk", "small")).odo.stalled).toBe(false);
@@ -236,7 +276,11 @@ describe("course world over the bridge", () => {
 
 describe("course world as its own process", () => {
   it("serves a course from its own process (as the CLI starts it) to a client that knows only the bridge", async () => {
-    const sim = await startSimProcess("course", ["--scenario", "outdoor_3", "--seed", String(SEED), "--speed", "max"], 60_000);
+    const sim = await startSimProcess(
+      "course",
+      ["--scenario", "outdoor_3", "--seed", String(SEED), "--speed", "max"],
+      60_000,
+    );
     const client = await BridgeClient.connect(sim.url);
     try {
       const manifest = await discoverRobots(client);
@@ -269,7 +313,8 @@ describe("course world in process", () => {
         await w.close();
       }
     };
-    const a = await turned(1), b = await turned(2);
+    const a = await turned(1),
+      b = await turned(2);
     expect(await turned(1)).toEqual(a);
     expect(a).not.toEqual(b);
     for (const [left, right, walk] of [a, b]) {

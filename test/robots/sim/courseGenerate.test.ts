@@ -4,7 +4,15 @@
  * there is none.
  */
 import { describe, expect, it } from "vitest";
-import { FIRST_SCORED_SEED, findCourse, generateCourse, generatedName, generatedSeed, LABELS, listCourses } from "../../../robots/sim/course";
+import {
+  FIRST_SCORED_SEED,
+  findCourse,
+  generateCourse,
+  generatedName,
+  generatedSeed,
+  LABELS,
+  listCourses,
+} from "../../../robots/sim/course";
 import { room, wall } from "../../../robots/sim/course/scene";
 import { solveCourse } from "../../../robots/sim/course/solve";
 import { GENERATED_COURSES, generatedSet } from "../../../evals/datasets/generated";
@@ -25,10 +33,17 @@ describe("generated courses", () => {
     const courses = Array.from({ length: 200 }, (_, i) => generateCourse(i));
     expect(new Set(courses.map((c) => c.ground))).toEqual(new Set(["indoor", "outdoor"]));
     const labels = new Set(courses.flatMap((c) => c.things.map((t) => t.label)));
-    for (const l of ["couch", "cushion", "stool", "bush", "bamboo", "log", "curb", "hill", "plank", "bench", "wall"]) expect(labels, l).toContain(l);
+    for (const l of ["couch", "cushion", "stool", "bush", "bamboo", "log", "curb", "hill", "plank", "bench", "wall"])
+      expect(labels, l).toContain(l);
     for (const l of labels) expect(LABELS).toContain(l);
-    expect(courses.some((c) => c.toy.x < 0), "a toy behind the start").toBe(true);
-    expect(courses.some((c) => c.deadEnd), "a start in a dead-end corridor").toBe(true);
+    expect(
+      courses.some((c) => c.toy.x < 0),
+      "a toy behind the start",
+    ).toBe(true);
+    expect(
+      courses.some((c) => c.deadEnd),
+      "a start in a dead-end corridor",
+    ).toBe(true);
     for (const c of courses) expect(Math.hypot(c.toy.x, c.toy.y), c.name).toBeGreaterThanOrEqual(2);
   });
 
@@ -37,7 +52,17 @@ describe("generated courses", () => {
     expect(made?.seconds).toBeLessThanOrEqual(100);
     expect(made!.steps.length).toBeGreaterThan(3);
     // The toy shut in a box of walls: no way to it.
-    const shut = { ...findCourse("probe_toy"), name: "shut_in", things: [...room(-1, 4, -2, 2), wall(1.5, -0.5, 1.5, 0.5), wall(2.7, -0.5, 2.7, 0.5), wall(1.5, 0.5, 2.7, 0.5), wall(1.5, -0.5, 2.7, -0.5)] };
+    const shut = {
+      ...findCourse("probe_toy"),
+      name: "shut_in",
+      things: [
+        ...room(-1, 4, -2, 2),
+        wall(1.5, -0.5, 1.5, 0.5),
+        wall(2.7, -0.5, 2.7, 0.5),
+        wall(1.5, 0.5, 2.7, 0.5),
+        wall(1.5, -0.5, 2.7, -0.5),
+      ],
+    };
     expect(await solveCourse(shut, { maxExpansions: 300 })).toBeNull();
   }, 120_000);
 
@@ -49,7 +74,9 @@ describe("generated courses", () => {
       expect(CourseExample.parse(r).metadata.condition).toBe("scored");
       expect(generatedSeed(r.inputs.scenario)!).toBeGreaterThanOrEqual(FIRST_SCORED_SEED);
     }
-    expect(set.verdicts.filter((v) => v.solvable).map((v) => v.seed)).toEqual(set.rows.map((r) => generatedSeed(r.inputs.scenario)));
+    expect(set.verdicts.filter((v) => v.solvable).map((v) => v.seed)).toEqual(
+      set.rows.map((r) => generatedSeed(r.inputs.scenario)),
+    );
     expect(GENERATED_COURSES.row(3).metadata.condition).toBe("tuning");
     await expect(generatedSet(GENERATED_COURSES, 0, 0)).rejects.toThrow(/--count/);
   }, 120_000);

@@ -20,7 +20,8 @@ afterAll(async () => {
   expect(await sim?.stop("SIGTERM")).toBe(0);
 });
 
-const run = (robot: string, skill: string, args: Record<string, string>) => callSkill(client, manifests, robot, skill, args);
+const run = (robot: string, skill: string, args: Record<string, string>) =>
+  callSkill(client, manifests, robot, skill, args);
 
 describe("kitchen simulator over the bridge", () => {
   it("serves both robots' manifests and the world's vocabulary", async () => {
@@ -48,24 +49,36 @@ describe("kitchen simulator over the bridge", () => {
 
     expect((await run("mobile", "open", { target: "refrigerator" })).ok).toBe(true);
     expect((await run("mobile", "open", { target: "refrigerator" })).error).toMatch(/already open/);
-    expect((await run("mobile", "pick_from", { object: "apple", place: "refrigerator" })).error).toMatch(/there is no apple in the refrigerator/);
+    expect((await run("mobile", "pick_from", { object: "apple", place: "refrigerator" })).error).toMatch(
+      /there is no apple in the refrigerator/,
+    );
     expect((await run("mobile", "pick_from", { object: "bottle_of_tea", place: "refrigerator" })).ok).toBe(true);
-    expect((await run("mobile", "pick_from", { object: "milk", place: "refrigerator" })).error).toMatch(/already holding the bottle_of_tea/);
+    expect((await run("mobile", "pick_from", { object: "milk", place: "refrigerator" })).error).toMatch(
+      /already holding the bottle_of_tea/,
+    );
     // The mobile robot opens with its other arm while holding something.
     expect((await run("mobile", "close", { target: "refrigerator" })).ok).toBe(true);
     expect((await run("mobile", "close", { target: "refrigerator" })).error).toMatch(/already closed/);
 
-    expect((await run("mobile", "release_to", { object: "bottle_of_tea", place: "trash_can" })).error).toMatch(/cannot get to the trash_can/);
+    expect((await run("mobile", "release_to", { object: "bottle_of_tea", place: "trash_can" })).error).toMatch(
+      /cannot get to the trash_can/,
+    );
     expect((await run("mobile", "go_to", { navigation_point: "in_front_of_table" })).ok).toBe(true);
-    expect((await run("mobile", "release_to", { object: "milk", place: "table" })).error).toMatch(/holding the bottle_of_tea, not the milk/);
+    expect((await run("mobile", "release_to", { object: "milk", place: "table" })).error).toMatch(
+      /holding the bottle_of_tea, not the milk/,
+    );
     expect((await run("mobile", "release_to", { object: "bottle_of_tea", place: "table" })).ok).toBe(true);
 
     // The arm: reach, a free hand for drawers, the drawers, the garbage can.
     expect((await run("arm", "open", { target: "refrigerator" })).error).toMatch(/out of the arm's reach/);
-    expect((await run("arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(/drawer_top: it is closed/);
+    expect((await run("arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(
+      /drawer_top: it is closed/,
+    );
     expect((await run("arm", "pick_from", { object: "bottle_of_tea", place: "table" })).ok).toBe(true);
     expect((await run("arm", "open", { target: "drawer_top" })).error).toMatch(/needs its hand free/);
-    expect((await run("arm", "release_to", { object: "bottle_of_tea", place: "sink" })).error).toMatch(/out of the arm's reach/);
+    expect((await run("arm", "release_to", { object: "bottle_of_tea", place: "sink" })).error).toMatch(
+      /out of the arm's reach/,
+    );
     expect((await run("arm", "release_to", { object: "bottle_of_tea", place: "trash_can" })).ok).toBe(true);
     expect((await run("arm", "open", { target: "drawer_top" })).ok).toBe(true);
     expect((await run("arm", "pick_from", { object: "bread", place: "drawer_top" })).ok).toBe(true);
@@ -74,7 +87,12 @@ describe("kitchen simulator over the bridge", () => {
 
     const check = await client.callService<{ success: boolean; state: Record<string, string> }>("/evaluator/check");
     expect(check.success).toBe(true);
-    expect(check.state).toMatchObject({ bottle_of_tea: "trash_can", bread: "table", drawer_top: "closed", refrigerator: "closed" });
+    expect(check.state).toMatchObject({
+      bottle_of_tea: "trash_can",
+      bread: "table",
+      drawer_top: "closed",
+      refrigerator: "closed",
+    });
   });
 
   it("refuses a full place", async () => {
@@ -95,23 +113,45 @@ describe("kitchen simulator over the bridge", () => {
   });
 
   it("keeps an event log of skill outcomes, touches and state changes", async () => {
-    const { events } = await client.callService<{ events: { kind: string; robot?: string; detail?: string }[] }>("/evaluator/events", { since: 0 });
+    const { events } = await client.callService<{ events: { kind: string; robot?: string; detail?: string }[] }>(
+      "/evaluator/events",
+      { since: 0 },
+    );
     const kinds = new Set(events.map((e) => e.kind));
-    for (const k of ["skill_started", "skill_succeeded", "skill_failed", "picked", "released", "opened", "closed", "contact"]) expect(kinds).toContain(k);
+    for (const k of [
+      "skill_started",
+      "skill_succeeded",
+      "skill_failed",
+      "picked",
+      "released",
+      "opened",
+      "closed",
+      "contact",
+    ])
+      expect(kinds).toContain(k);
     const failed = events.filter((e) => e.kind === "skill_failed");
     expect(failed.some((e) => /it is closed/.test(e.detail ?? ""))).toBe(true);
   });
 
   it("publishes camera frames and detections for each robot", async () => {
-    const img = await client.nextMessage<{ format: string; data: string; header: unknown }>("/arm/camera/image/compressed");
+    const img = await client.nextMessage<{ format: string; data: string; header: unknown }>(
+      "/arm/camera/image/compressed",
+    );
     expect(img.format).toBe("png");
     expect(Buffer.from(img.data, "base64").subarray(1, 4).toString()).toBe("PNG");
     // The mobile robot stands at the open oven with the apple inside.
-    const det = await client.nextMessage<{ detections: { label: string; location: { relation: string; place: string } }[] }>("/mobile/detections");
-    expect(det.detections).toContainEqual(expect.objectContaining({ label: "apple", location: { relation: "in", place: "oven" } }));
+    const det = await client.nextMessage<{
+      detections: { label: string; location: { relation: string; place: string } }[];
+    }>("/mobile/detections");
+    expect(det.detections).toContainEqual(
+      expect.objectContaining({ label: "apple", location: { relation: "in", place: "oven" } }),
+    );
     // Without noise, every detection agrees with the true state.
     const { state } = await client.callService<{ state: Record<string, string> }>("/evaluator/check");
-    for (const d of det.detections) expect(state[d.label]).toBe(d.location.relation === "held_by" ? `held_by(${d.location.place})` : d.location.place);
+    for (const d of det.detections)
+      expect(state[d.label]).toBe(
+        d.location.relation === "held_by" ? `held_by(${d.location.place})` : d.location.place,
+      );
   });
 });
 
@@ -123,7 +163,9 @@ describe("scheduled perturbations", () => {
       const m = (await discoverRobots(c)).robots;
       await callSkill(c, m, "mobile", "go_to", { navigation_point: "in_front_of_refrigerator" });
       const seen: string[][] = [];
-      c.subscribe<{ detections: { label: string }[] }>("/mobile/detections", undefined, (d) => seen.push(d.detections.map((x) => x.label)));
+      c.subscribe<{ detections: { label: string }[] }>("/mobile/detections", undefined, (d) =>
+        seen.push(d.detections.map((x) => x.label)),
+      );
       expect((await callSkill(c, m, "mobile", "open", { target: "refrigerator" })).ok).toBe(true);
       // The tea was moved to the sink after the first skill: the open refrigerator shows only the milk.
       await expect.poll(() => seen.at(-1)).toEqual(["milk"]);
@@ -147,16 +189,27 @@ describe("grippers without grasp sensing", () => {
       // The apple is on the table; the bread is not.
       const grasp = await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "table" });
       // The robot says what it did with its hand, never what is in it (it cannot know).
-      expect(grasp).toMatchObject({ ok: true, message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it" });
+      expect(grasp).toMatchObject({
+        ok: true,
+        message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it",
+      });
       const release = await callSkill(c, m, "arm", "release_to", { object: "bread", place: "trash_can" });
-      expect(release).toMatchObject({ ok: true, message: "arm opened its hand in the trash_can; without grasp sensing it cannot tell whether anything was in it" });
+      expect(release).toMatchObject({
+        ok: true,
+        message:
+          "arm opened its hand in the trash_can; without grasp sensing it cannot tell whether anything was in it",
+      });
       const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
-      expect(events.filter((e) => e.kind === "picked").at(-1)?.detail).toBe("gripper closed on nothing (no bread there)");
+      expect(events.filter((e) => e.kind === "picked").at(-1)?.detail).toBe(
+        "gripper closed on nothing (no bread there)",
+      );
       expect(events.filter((e) => e.kind === "released").at(-1)?.detail).toBe("opened an empty hand (no bread in it)");
       const { state } = await c.callService<{ state: Record<string, string> }>("/evaluator/check");
       expect(state.bread).toBe("drawer_top");
       // A closed door is still felt: that failure is reported.
-      expect((await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(/it is closed/);
+      expect((await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(
+        /it is closed/,
+      );
     } finally {
       await c.close();
       await s.stop();
@@ -172,10 +225,19 @@ describe("grippers without grasp sensing", () => {
       // The apple is on the table: picked, then picked again — the hand opens over the table first and takes it again.
       const first = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
       const again = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
-      for (const r of [first, again]) expect(r).toMatchObject({ ok: true, message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it" });
+      for (const r of [first, again])
+        expect(r).toMatchObject({
+          ok: true,
+          message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it",
+        });
       expect((await state()).apple).toBe("held_by(arm)");
       const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
-      expect(events.some((e) => e.kind === "released" && e.detail === "opened its hand before the skill: the apple fell onto the table")).toBe(true);
+      expect(
+        events.some(
+          (e) =>
+            e.kind === "released" && e.detail === "opened its hand before the skill: the apple fell onto the table",
+        ),
+      ).toBe(true);
       // A drawer needs the arm's one hand: it opens at the handle, and what was in it falls to the floor.
       const open = await callSkill(c, m, "arm", "open", { target: "drawer_top" });
       expect(open).toMatchObject({ ok: true, message: "the drawer_top is open" });

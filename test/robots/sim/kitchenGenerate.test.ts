@@ -36,7 +36,12 @@ describe("generated kitchens", () => {
 
   it("are worded so the offline reader reaches exactly the goal the simulator checks", () => {
     for (const s of scenarios) {
-      const r = readInstruction(s.instruction, kitchen.labels, kitchen.places.map((p) => p.name), lex);
+      const r = readInstruction(
+        s.instruction,
+        kitchen.labels,
+        kitchen.places.map((p) => p.name),
+        lex,
+      );
       expect(r.notUnderstood, s.instruction).toEqual([]);
       expect([...r.goals].sort(), s.instruction).toEqual([...s.goal].sort());
     }
@@ -50,16 +55,44 @@ describe("generated kitchens", () => {
     }
     const s = generateKitchen(3);
     // Something that is not in the kitchen.
-    expect((await solveKitchen({ ...s, goal: ["in(cup, oven)"], placements: { apple: "table" } })).why).toMatch(/not in the kitchen/);
+    expect((await solveKitchen({ ...s, goal: ["in(cup, oven)"], placements: { apple: "table" } })).why).toMatch(
+      /not in the kitchen/,
+    );
     // The trash can's far corner is out of every camera's sight: a search for what lies there cannot succeed by looking.
-    const hidden = await solveKitchen({ ...s, family: "search", placements: { apple: "trash_can", orange: "trash_can", cup: "trash_can" }, goal: ["found(cup)"], open: [] });
+    const hidden = await solveKitchen({
+      ...s,
+      family: "search",
+      placements: { apple: "trash_can", orange: "trash_can", cup: "trash_can" },
+      goal: ["found(cup)"],
+      open: [],
+    });
     expect(hidden.why).toBe("no camera sees the cup where it starts, from anywhere the robots can look from");
     // The oven holds one thing: a second cannot go in.
-    const full = await solveKitchen({ ...s, placements: { apple: "table", bread: "oven" }, goal: ["in(apple, oven)"], open: [] });
+    const full = await solveKitchen({
+      ...s,
+      placements: { apple: "table", bread: "oven" },
+      goal: ["in(apple, oven)"],
+      open: [],
+    });
     expect(full.solvable).toBe(false);
     expect(full.why).toMatch(/release_to/);
-    expect(planKitchen({ ...s, placements: { apple: "refrigerator" }, goal: ["in(apple, drawer_top)"], open: [], mobileAt: "in_front_of_sink" }).map((x) => `${x.robot}.${x.skill}`)).toEqual([
-      "mobile.go_to", "mobile.open", "arm.open", "mobile.pick_from", "mobile.go_to", "mobile.release_to", "arm.pick_from", "arm.release_to",
+    expect(
+      planKitchen({
+        ...s,
+        placements: { apple: "refrigerator" },
+        goal: ["in(apple, drawer_top)"],
+        open: [],
+        mobileAt: "in_front_of_sink",
+      }).map((x) => `${x.robot}.${x.skill}`),
+    ).toEqual([
+      "mobile.go_to",
+      "mobile.open",
+      "arm.open",
+      "mobile.pick_from",
+      "mobile.go_to",
+      "mobile.release_to",
+      "arm.pick_from",
+      "arm.release_to",
     ]);
   }, 120_000);
 

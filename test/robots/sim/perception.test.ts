@@ -67,12 +67,16 @@ describe("camera and detector", () => {
     // Put the tea on the table by hand, behind the world's back: the world still keeps it in the refrigerator.
     (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bottle_of_tea", [0.4, 0.17, 0.85]);
     expect(w.evaluate().state.bottle_of_tea).toMatch(/refrigerator/);
-    expect((await arm()).find((d) => d.label === "bottle_of_tea")?.location).toEqual({ relation: "on", place: "table" });
+    expect((await arm()).find((d) => d.label === "bottle_of_tea")?.location).toEqual({
+      relation: "on",
+      place: "table",
+    });
   });
 
   it("held_by comes from the robot's own hand and what its camera sees there: a grasp on nothing shows nothing held", async () => {
     const w = await world("integration_tea_to_trash", { graspSensing: false });
-    const held = async () => (await w.renderCamera("arm")).detections.detections.filter((d) => d.location.relation === "held_by");
+    const held = async () =>
+      (await w.renderCamera("arm")).detections.detections.filter((d) => d.location.relation === "held_by");
     await w.runSkill("arm", "open", { target: "drawer_top" }, ctx());
     // Without grasp sensing a pick where nothing is reports success, and the hand is closed; the camera shows it empty.
     const empty = await w.runSkill("arm", "pick_from", { object: "apple", place: "drawer_top" }, ctx());
@@ -80,7 +84,9 @@ describe("camera and detector", () => {
     expect(await held()).toEqual([]);
     await w.runSkill("arm", "release_to", { object: "apple", place: "trash_can" }, ctx());
     await w.runSkill("arm", "pick_from", { object: "bread", place: "drawer_top" }, ctx());
-    expect((await held()).map((d) => [d.label, d.location])).toEqual([["bread", { relation: "held_by", place: "arm" }]]);
+    expect((await held()).map((d) => [d.label, d.location])).toEqual([
+      ["bread", { relation: "held_by", place: "arm" }],
+    ]);
     // The same bread where the closed hand is not: seen on the table, whatever the world's bookkeeping says.
     (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bread", [0, 0.17, 0.8]);
     expect(w.evaluate().state.bread).toMatch(/arm/);
@@ -90,7 +96,8 @@ describe("camera and detector", () => {
   it("says a door is open or closed from the door's own pixels", async () => {
     const w = await world("integration_tea_to_trash");
     await w.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
-    const state = async () => (await w.renderCamera("mobile")).detections.places.find((p) => p.name === "refrigerator")?.state;
+    const state = async () =>
+      (await w.renderCamera("mobile")).detections.places.find((p) => p.name === "refrigerator")?.state;
     expect(await state()).toBe("closed");
     await w.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
     expect(await state()).toBe("open");
@@ -114,7 +121,8 @@ describe("camera and detector", () => {
     const labels = async (seed: number) => {
       const w = await world("search_pills_and_apple", { seed, noise: { missRate: 0.3, mislabelRate: 0.3 } });
       const out: string[] = [];
-      for (let i = 0; i < 8; i++) out.push((await w.renderCamera(i % 2 ? "arm" : "mobile")).detections.detections.map((d) => d.label).join(","));
+      for (let i = 0; i < 8; i++)
+        out.push((await w.renderCamera(i % 2 ? "arm" : "mobile")).detections.detections.map((d) => d.label).join(","));
       return out.join("|");
     };
     const a = await labels(7);

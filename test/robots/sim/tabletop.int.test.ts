@@ -9,7 +9,13 @@ import { callSkill, discoverRobots, InvalidSkillArgumentsError, type SkillResult
 import type { ManifestResponse } from "../../../robots/manifests/schema";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { CONTROLLER_MOTIONS, SCRIPTED_SOLUTIONS, TabletopWorld, colorName } from "../../../robots/sim/tabletop";
-import { buildScene, SCENE_NAMES, TWIN_SCENE_NAMES, type HandMadeScene, type SceneName } from "../../../robots/sim/tabletop/scenes";
+import {
+  buildScene,
+  SCENE_NAMES,
+  TWIN_SCENE_NAMES,
+  type HandMadeScene,
+  type SceneName,
+} from "../../../robots/sim/tabletop/scenes";
 import { loadDataset } from "../../../evals/datasets";
 import { pointPosition } from "../../../robots/sim/palm/rewards";
 import type { Mujoco, MjData, MjModel } from "../../../robots/sim/mujoco";
@@ -55,39 +61,46 @@ const motion = async (scene: (typeof scenes)[number], args: unknown): Promise<Sk
   return callSkill(s.client, s.manifest.robots, "palm", "execute_motion", args);
 };
 const check = async (scene: (typeof scenes)[number]) =>
-  (await served.get(scene)!).client.callService<{ success: boolean; state: Record<string, string> }>("/evaluator/check");
+  (await served.get(scene)!).client.callService<{ success: boolean; state: Record<string, string> }>(
+    "/evaluator/check",
+  );
 
 describe("tabletop scenes in process", () => {
   it("each scene carries RePLan's instruction, the same one the tabletop dataset gives the agent", () => {
-    const rows = loadDataset("tabletop").flatMap((r) => (r.example.inputs.world === "tabletop" ? [r.example.inputs] : []));
+    const rows = loadDataset("tabletop").flatMap((r) =>
+      r.example.inputs.world === "tabletop" ? [r.example.inputs] : [],
+    );
     expect(rows.map((r) => r.scenario).sort()).toEqual([...SCENE_NAMES].sort());
     for (const r of rows) expect(buildScene(r.scenario as SceneName).instruction).toBe(r.goal);
   });
 
   // The twins too (a decoy lever, a decoy plate): their doors open without working the mechanism.
-  it.each([...SCENE_NAMES, ...TWIN_SCENE_NAMES])("%s: stable for 10 s, goal false at the start and true after its scripted solution", async (name: HandMadeScene) => {
-    const world = await TabletopWorld.create({ scene: name, seed: 1 });
-    try {
-      const start = world.objectPositions();
-      world.idle(10);
-      expect(world.hasNaN()).toBe(false);
-      for (const [o, p] of Object.entries(world.objectPositions())) {
-        // Nothing flies off or sinks through the floor when left alone.
-        expect(Math.hypot(p[0] - start[o][0], p[1] - start[o][1], p[2] - start[o][2]), o).toBeLessThan(0.005);
-        expect(p[2], o).toBeGreaterThan(0);
+  it.each([...SCENE_NAMES, ...TWIN_SCENE_NAMES])(
+    "%s: stable for 10 s, goal false at the start and true after its scripted solution",
+    async (name: HandMadeScene) => {
+      const world = await TabletopWorld.create({ scene: name, seed: 1 });
+      try {
+        const start = world.objectPositions();
+        world.idle(10);
+        expect(world.hasNaN()).toBe(false);
+        for (const [o, p] of Object.entries(world.objectPositions())) {
+          // Nothing flies off or sinks through the floor when left alone.
+          expect(Math.hypot(p[0] - start[o][0], p[1] - start[o][1], p[2] - start[o][2]), o).toBeLessThan(0.005);
+          expect(p[2], o).toBeGreaterThan(0);
+        }
+        expect(world.evaluate().success).toBe(false);
+        for (const m of SCRIPTED_SOLUTIONS[name]) {
+          const r = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
+          expect(r.status, JSON.stringify(r.values)).toBe("succeeded");
+        }
+        const ev = world.evaluate();
+        expect(ev.success, JSON.stringify(ev)).toBe(true);
+        expect(world.hasNaN()).toBe(false);
+      } finally {
+        await world.close();
       }
-      expect(world.evaluate().success).toBe(false);
-      for (const m of SCRIPTED_SOLUTIONS[name]) {
-        const r = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
-        expect(r.status, JSON.stringify(r.values)).toBe("succeeded");
-      }
-      const ev = world.evaluate();
-      expect(ev.success, JSON.stringify(ev)).toBe(true);
-      expect(world.hasNaN()).toBe(false);
-    } finally {
-      await world.close();
-    }
-  });
+    },
+  );
 
   it("detections: the crate is red by its pixels; the apple is unseen in the closed microwave", async () => {
     const color = await TabletopWorld.create({ scene: "color" });
@@ -96,7 +109,10 @@ describe("tabletop scenes in process", () => {
       const det = (await color.renderCamera()).detections;
       expect(det.detections.find((d) => d.label === "crate")?.color).toBe("red");
       expect(det.detections.find((d) => d.label === "yellow_cube")?.color).toBe("yellow");
-      expect(det.detections.find((d) => d.label === "red_cube")).toMatchObject({ color: "red", location: { relation: "on", place: "floor" } });
+      expect(det.detections.find((d) => d.label === "red_cube")).toMatchObject({
+        color: "red",
+        location: { relation: "on", place: "floor" },
+      });
       const k = (await kitchen.renderCamera()).detections;
       expect(k.detections.map((d) => d.label)).not.toContain("green_apple");
       expect(k.detections.find((d) => d.label === "cabinet")?.color).toBe("brown");
@@ -113,8 +129,15 @@ describe("tabletop scenes in process", () => {
     const world = await TabletopWorld.create({ scene: "color" });
     try {
       // The world's own state, reached around its types (a test may; the detector may not).
-      const w = world as unknown as { st: { held: number }; thingIndex: Map<string, number>; data: MjData; model: MjModel; mj: Mujoco };
-      const where = async (label: string) => (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
+      const w = world as unknown as {
+        st: { held: number };
+        thingIndex: Map<string, number>;
+        data: MjData;
+        model: MjModel;
+        mj: Mujoco;
+      };
+      const where = async (label: string) =>
+        (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
       expect(await where("red_cube")).toEqual({ relation: "on", place: "floor" });
       // The world's grasp latched on the red cube while the cube lies on the table far from the palm: the palm's
       // fingers are closed, but nothing of the cube is at them, so the camera does not call it held.
@@ -124,7 +147,9 @@ describe("tabletop scenes in process", () => {
       w.st.held = -1;
       // The cube set down in the crate by hand: seen there.
       const [cx, cy] = pointPosition(w.data, world.point("crate")!);
-      const addr = (w.model.jnt_qposadr as Int32Array)[w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, "red_cube")];
+      const addr = (w.model.jnt_qposadr as Int32Array)[
+        w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, "red_cube")
+      ];
       (w.data.qpos as Float64Array).set([cx, cy, 0.035], addr);
       w.mj.mj_forward(w.model, w.data);
       expect(await where("red_cube")).toEqual({ relation: "on", place: "crate" });
@@ -145,7 +170,9 @@ describe("tabletop over the bridge", () => {
     });
     expect(manifest.world?.joints?.map((j) => j.name)).toEqual(["left_door", "right_door"]);
     // Nothing says what holds a door shut ("a block" is only a cube's other name, from the scene's vocabulary).
-    expect(JSON.stringify(manifest.world)).not.toMatch(/\b(un)?lock(s|ed|ing)?\b|\bblock(s|ed|ing|ed_by)\b|\bbarred\b/i);
+    expect(JSON.stringify(manifest.world)).not.toMatch(
+      /\b(un)?lock(s|ed|ing)?\b|\bblock(s|ed|ing|ed_by)\b|\bbarred\b/i,
+    );
     expect(manifest.world?.names?.yellow_cube?.aliases).toContain("yellow block");
     const lever = (await served.get("lever")!).manifest.world!;
     expect(JSON.stringify(lever.joints)).not.toMatch(/lock/i);
@@ -169,7 +196,13 @@ describe("tabletop over the bridge", () => {
   });
 
   it("the kettle blocks the microwave door; removing it (controller motion) lets the door open", async () => {
-    const openMicrowave = { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "microwave_handle" }, { kind: "set_joint_fraction", joint: "microwave_door", fraction: 1, primary: true }], duration: 2.5 };
+    const openMicrowave = {
+      terms: [
+        { kind: "minimize_l2_distance", a: "palm", b: "microwave_handle" },
+        { kind: "set_joint_fraction", joint: "microwave_door", fraction: 1, primary: true },
+      ],
+      duration: 2.5,
+    };
     const blocked = await motion("kitchen", openMicrowave);
     expect(blocked.ok).toBe(false);
     expect(blocked.error).toMatch(/set_joint_fraction\("microwave_door", 1\) not met/);
@@ -182,18 +215,28 @@ describe("tabletop over the bridge", () => {
   });
 
   it("the lever cabinet stays shut until the lever is pulled (controller motion)", async () => {
-    const locked = await motion("lever", { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "cabinet_handle" }, { kind: "set_joint_fraction", joint: "cabinet_door", fraction: 1, primary: true }], duration: 2.5 });
+    const locked = await motion("lever", {
+      terms: [
+        { kind: "minimize_l2_distance", a: "palm", b: "cabinet_handle" },
+        { kind: "set_joint_fraction", joint: "cabinet_door", fraction: 1, primary: true },
+      ],
+      duration: 2.5,
+    });
     expect(locked.ok).toBe(false);
     expect(locked.error).toMatch(/set_joint_fraction\("cabinet_door", 1\) not met/);
     expect((await check("lever")).state).toMatchObject({ cabinet_door_lock: "locked" });
     const pull = await motion("lever", CONTROLLER_MOTIONS.find((m) => m.name === "pull lever")!.motion);
     expect(pull.ok, pull.error).toBe(true);
-    const { events } = await (await served.get("lever")!).client.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+    const { events } = await (
+      await served.get("lever")!
+    ).client.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
     expect(events.some((e) => /lock released/.test(e.detail ?? ""))).toBe(true);
   });
 
   it("fails clearly on an unknown name and an invalid program, and keeps serving", async () => {
-    const unknown = await motion("kitchen", { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "banana", primary: true }] });
+    const unknown = await motion("kitchen", {
+      terms: [{ kind: "minimize_l2_distance", a: "palm", b: "banana", primary: true }],
+    });
     expect(unknown).toMatchObject({ ok: false, status: "aborted" });
     expect(unknown.error).toMatch(/unknown name\(s\) "banana".*things: palm, kettle/);
     const twoPrimaries = await motion("kitchen", {
@@ -204,9 +247,14 @@ describe("tabletop over the bridge", () => {
     });
     expect(twoPrimaries.ok).toBe(false);
     expect(twoPrimaries.error).toMatch(/invalid motion program: terms: exactly one term must be primary/);
-    await expect(motion("kitchen", { terms: [{ kind: "teleport", a: "palm" }] })).rejects.toBeInstanceOf(InvalidSkillArgumentsError);
+    await expect(motion("kitchen", { terms: [{ kind: "teleport", a: "palm" }] })).rejects.toBeInstanceOf(
+      InvalidSkillArgumentsError,
+    );
     // Still serving: a grab step succeeds and keeps hold.
-    const grab = await motion("kitchen", { terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle", primary: true }], duration: 2 });
+    const grab = await motion("kitchen", {
+      terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle", primary: true }],
+      duration: 2,
+    });
     expect(grab.ok, grab.error).toBe(true);
     expect(grab.values).toMatchObject({ holding: "kettle" });
   });

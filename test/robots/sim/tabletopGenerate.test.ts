@@ -36,16 +36,28 @@ describe("generated tabletop scenes", () => {
     expect(has("closed door", "another cabinet to search first")).toBe(true);
     expect(new Set(scenes.map((s) => s.obstacles.length))).toEqual(new Set([1, 2, 3]));
     // Decoys: a lever or a plate that locks nothing, beside a cabinet; listed as any mechanism is, never an obstacle.
-    for (const d of ["lever", "weight plate"] as const) expect(scenes.some((s) => s.decoys.includes(d)), d).toBe(true);
+    for (const d of ["lever", "weight plate"] as const)
+      expect(
+        scenes.some((s) => s.decoys.includes(d)),
+        d,
+      ).toBe(true);
     for (const s of scenes.filter((x) => x.decoys.length)) {
-      expect(s.spec.locks.length, s.summary).toBe(s.obstacles.filter((o) => o === "lever lock" || o === "weight-sensor lock").length);
-      expect(s.solution.some((m) => m.terms.some((t) => t.kind === "set_joint_fraction" && t.joint === "lever")), s.summary).toBe(s.obstacles.includes("lever lock"));
+      expect(s.spec.locks.length, s.summary).toBe(
+        s.obstacles.filter((o) => o === "lever lock" || o === "weight-sensor lock").length,
+      );
+      expect(
+        s.solution.some((m) => m.terms.some((t) => t.kind === "set_joint_fraction" && t.joint === "lever")),
+        s.summary,
+      ).toBe(s.obstacles.includes("lever lock"));
     }
   });
 
   it("keep every free thing inside the workspace and out of every door's sweep", () => {
     for (const g of scenes) {
-      const frees = [...g.spec.xml.matchAll(/<body name="([a-z_]+)" pos="([-\d. ]+)"><freejoint/g)].map((m) => ({ name: m[1], at: m[2].split(" ").map(Number) }));
+      const frees = [...g.spec.xml.matchAll(/<body name="([a-z_]+)" pos="([-\d. ]+)"><freejoint/g)].map((m) => ({
+        name: m[1],
+        at: m[2].split(" ").map(Number),
+      }));
       expect(frees.map((f) => f.name).sort(), g.spec.name).toEqual([...g.spec.objects].sort());
       for (const f of frees) {
         expect(Math.abs(f.at[0]), `${g.spec.name} ${f.name}`).toBeLessThan(0.55);
@@ -53,11 +65,16 @@ describe("generated tabletop scenes", () => {
       }
       // A cube on the floor stands clear of each door's quarter disc (a door opening must not sweep it).
       for (const c of g.spec.containers) {
-        const x0 = c.min[0] - 0.015, x1 = c.max[0] + 0.015, w = (x1 - x0) / c.doors.length;
+        const x0 = c.min[0] - 0.015,
+          x1 = c.max[0] + 0.015,
+          w = (x1 - x0) / c.doors.length;
         for (const d of c.doors) {
-          const hx = d.side === "left" ? x0 : x1, s = d.side === "left" ? 1 : -1, hy = c.min[1] - 0.012;
+          const hx = d.side === "left" ? x0 : x1,
+            s = d.side === "left" ? 1 : -1,
+            hy = c.min[1] - 0.012;
           for (const f of frees.filter((x) => /_cube$/.test(x.name) && x.at[2] < 0.03)) {
-            const swept = f.at[1] < hy && (f.at[0] - hx) * s > -0.03 && Math.hypot(f.at[0] - hx, f.at[1] - hy) < w + 0.05;
+            const swept =
+              f.at[1] < hy && (f.at[0] - hx) * s > -0.03 && Math.hypot(f.at[0] - hx, f.at[1] - hy) < w + 0.05;
             expect(swept, `${g.spec.name} ${f.name} in the sweep of ${d.joint}`).toBe(false);
           }
         }
@@ -80,7 +97,12 @@ describe("generated tabletop scenes", () => {
 
   it("become dataset rows: the scene by name, its goal, its kind as the family and its range as the condition", () => {
     const row = TabletopExample.parse(GENERATED_TABLETOPS.row(7));
-    expect(row.inputs).toMatchObject({ world: "tabletop", task: "generated_7", scenario: "generated_7", goal: generateTabletop(7).spec.instruction });
+    expect(row.inputs).toMatchObject({
+      world: "tabletop",
+      task: "generated_7",
+      scenario: "generated_7",
+      goal: generateTabletop(7).spec.instruction,
+    });
     expect(row.metadata).toMatchObject({ family: generateTabletop(7).kind, condition: "tuning" });
     expect(TabletopExample.parse(GENERATED_TABLETOPS.row(3001)).metadata.condition).toBe("scored");
   });

@@ -13,12 +13,23 @@ import { z } from "zod";
 import { BridgeClient } from "../../../robots/bridge/client";
 import { bundledManifests } from "../../../robots/manifests";
 import { PrimitiveProgram } from "../../../robots/msgs/primitives";
-import { CAUSE_KINDS, LAST_ROLLOUT_SERVICE, RESET_SERVICE, UNDESIRABLE_KINDS, type Rollout, type Undesirable } from "../../../robots/msgs/rollout";
+import {
+  CAUSE_KINDS,
+  LAST_ROLLOUT_SERVICE,
+  RESET_SERVICE,
+  UNDESIRABLE_KINDS,
+  type Rollout,
+  type Undesirable,
+} from "../../../robots/msgs/rollout";
 import type { SimEvent } from "../../../robots/sim/events";
 import { startSimProcess } from "../../../robots/sim/process";
 import { WorkbenchWorld, selectKeyFrames, serveWorkbench, WORKBENCH_SCENES } from "../../../robots/sim/workbench";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS, type HandMadeBehaviour } from "../../../robots/sim/workbench/behaviours";
-import { commonEvents, generateCriticBenchmark, generateEditedBenchmark } from "../../../evals/datasets/behaviorCriticBenchmark";
+import {
+  commonEvents,
+  generateCriticBenchmark,
+  generateEditedBenchmark,
+} from "../../../evals/datasets/behaviorCriticBenchmark";
 import { drawCase } from "../../../robots/sim/workbench/edits";
 import { buildWorkbenchScene } from "../../../robots/sim/workbench/scenes";
 import { loadCriticBenchmark } from "../../../evals/datasets/behaviorCritic";
@@ -50,27 +61,35 @@ describe("workbench behaviours (in process)", () => {
       const start = world.objectPositions();
       world.idle(2);
       expect(world.hasNaN()).toBe(false);
-      for (const [o, p] of Object.entries(world.objectPositions())) expect(Math.hypot(p[0] - start[o][0], p[1] - start[o][1], p[2] - start[o][2]), `${scene} ${o}`).toBeLessThan(0.003);
+      for (const [o, p] of Object.entries(world.objectPositions()))
+        expect(Math.hypot(p[0] - start[o][0], p[1] - start[o][1], p[2] - start[o][2]), `${scene} ${o}`).toBeLessThan(
+          0.003,
+        );
       expect(world.evaluate().success, scene).toBe(false);
       expect(world.events.length, scene).toBe(0);
     }
   });
 
-  it.each(HAND_MADE_BEHAVIOURS)("%s: the negative reaches the goal and logs exactly that behaviour (and what it entails); the positive logs none", async (b) => {
-    const neg = await runBehaviour(b, 0, 1);
-    expect(neg.r.status, String(neg.r.values.message)).toBe("succeeded");
-    expect(neg.goal.success, JSON.stringify(neg.goal)).toBe(true);
-    expect([...new Set(neg.events.map((e) => e.kind))].filter((k) => !BEHAVIOURS[b].entails?.includes(k as Undesirable))).toEqual([b]);
-    const event = neg.events.find((e) => e.kind === b)!;
-    expect(event.object).toBe(BEHAVIOURS[b].object(world.scene));
-    // The detail states the measured cause in numbers, and the cause those numbers point to is recorded with it.
-    expect(event.detail).toMatch(/\d/);
-    expect([...CAUSE_KINDS, "unknown"]).toContain(event.cause);
-    const pos = await runBehaviour(b, "positive", 0);
-    expect(pos.r.status, String(pos.r.values.message)).toBe("succeeded");
-    expect(pos.goal.success, JSON.stringify(pos.goal)).toBe(true);
-    expect(pos.events.map(tag)).toEqual([]);
-  });
+  it.each(HAND_MADE_BEHAVIOURS)(
+    "%s: the negative reaches the goal and logs exactly that behaviour (and what it entails); the positive logs none",
+    async (b) => {
+      const neg = await runBehaviour(b, 0, 1);
+      expect(neg.r.status, String(neg.r.values.message)).toBe("succeeded");
+      expect(neg.goal.success, JSON.stringify(neg.goal)).toBe(true);
+      expect(
+        [...new Set(neg.events.map((e) => e.kind))].filter((k) => !BEHAVIOURS[b].entails?.includes(k as Undesirable)),
+      ).toEqual([b]);
+      const event = neg.events.find((e) => e.kind === b)!;
+      expect(event.object).toBe(BEHAVIOURS[b].object(world.scene));
+      // The detail states the measured cause in numbers, and the cause those numbers point to is recorded with it.
+      expect(event.detail).toMatch(/\d/);
+      expect([...CAUSE_KINDS, "unknown"]).toContain(event.cause);
+      const pos = await runBehaviour(b, "positive", 0);
+      expect(pos.r.status, String(pos.r.values.message)).toBe("succeeded");
+      expect(pos.goal.success, JSON.stringify(pos.goal)).toBe(true);
+      expect(pos.events.map(tag)).toEqual([]);
+    },
+  );
 
   it("a reset leaves nothing behind: positions, the flattened bread, the open drawer, events, the last rollout", async () => {
     world.reset({ scenario: "bread_tray", seed: 4 });
@@ -101,7 +120,10 @@ describe("workbench behaviours (in process)", () => {
       if (silence) world.events.add = () => {};
       try {
         await world.runProgram(BEHAVIOURS.dropped.negative(world.scene, 0, 0));
-        return { times: world.lastRollout()!.rollout.frames.map((f) => f.t), logged: undesirable(world.events.since()).length };
+        return {
+          times: world.lastRollout()!.rollout.frames.map((f) => f.t),
+          logged: undesirable(world.events.since()).length,
+        };
       } finally {
         world.events.add = add;
       }
@@ -115,7 +137,8 @@ describe("workbench behaviours (in process)", () => {
 
   it("locates what the camera sees by its depth pixels and the palm's own grasp, not by the world's record", async () => {
     world.reset({ scenario: "apple_plate", seed: 2 });
-    const seen = async (label: string) => (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
+    const seen = async (label: string) =>
+      (await world.renderCamera()).detections.detections.find((d) => d.label === label)?.location;
     expect(await seen("apple")).toEqual({ relation: "on", place: "table" });
     // The world's grasp latched on the apple while the apple lies on the table, far from the palm: not held, to the camera.
     const stage = world.stage as unknown as { st: { held: number }; thingIndex(n: string): number | undefined };
@@ -148,12 +171,18 @@ describe("workbench over the bridge", () => {
     await client?.close();
     await served?.close();
   });
-  const goal = (args: unknown) => client.sendGoal<Record<string, unknown>>("/palm/run_primitives", "robograph_msgs/action/RunPrimitives", args, { timeoutMs: 60_000 }).result;
+  const goal = (args: unknown) =>
+    client.sendGoal<Record<string, unknown>>("/palm/run_primitives", "robograph_msgs/action/RunPrimitives", args, {
+      timeoutMs: 60_000,
+    }).result;
 
   it("describes run_primitives with the JSON schema of the zod PrimitiveProgram, and the scene's vocabulary", async () => {
     const [palm] = bundledManifests("workbench");
     const skill = palm.skills.find((s) => s.name === "run_primitives")!;
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(PrimitiveProgram, { io: "input" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(PrimitiveProgram, { io: "input" }) as Record<
+      string,
+      unknown
+    >;
     // The manifest is generated from robots/msgs/primitives.ts; a change there must be carried into the JSON file.
     expect(skill.parameters).toEqual(schema);
     expect(Math.max(palm.cameras[0].width, palm.cameras[0].height)).toBeLessThanOrEqual(512);
@@ -165,12 +194,21 @@ describe("workbench over the bridge", () => {
   });
 
   it("refuses a bad program naming the field, and an unknown name listing the valid ones; keeps serving", async () => {
-    const bad = await goal({ steps: [{ op: "move_to", target: "bread" }, { op: "grasp", object: "bread", force: 80, width: 0.05 }] });
+    const bad = await goal({
+      steps: [
+        { op: "move_to", target: "bread" },
+        { op: "grasp", object: "bread", force: 80, width: 0.05 },
+      ],
+    });
     expect(bad.succeeded).toBe(false);
     expect(bad.values.message).toBe("invalid program: steps.1.force: Too big: expected number to be <=60");
     const unknown = await goal({ steps: [{ op: "move_to", target: "banana" }] });
-    expect(unknown.values.message).toMatch(/^unknown name\(s\) steps\.0\.target "banana"; things: bread, apple; places: tray, table; points: home/);
-    await expect(callSkill(client, (await discoverRobots(client)).robots, "palm", "run_primitives", { steps: [] })).rejects.toBeInstanceOf(InvalidSkillArgumentsError);
+    expect(unknown.values.message).toMatch(
+      /^unknown name\(s\) steps\.0\.target "banana"; things: bread, apple; places: tray, table; points: home/,
+    );
+    await expect(
+      callSkill(client, (await discoverRobots(client)).robots, "palm", "run_primitives", { steps: [] }),
+    ).rejects.toBeInstanceOf(InvalidSkillArgumentsError);
     await expect(client.callService(LAST_ROLLOUT_SERVICE, {})).rejects.toThrow(/no program has run/);
     // Still serving: a real program runs.
     const ok = await goal(BEHAVIOURS.squeezed.negative(served.world.scene, 0, 0));
@@ -190,12 +228,16 @@ describe("workbench over the bridge", () => {
     const { events } = await client.callService<{ events: SimEvent[] }>("/evaluator/events", {});
     expect(rollout.frames.length).toBeLessThanOrEqual(30);
     expect(rollout.track.length).toBeGreaterThan(rollout.frames.length);
-    expect(rollout.narration.map((n) => n.index)).toEqual(rollout.program && (rollout.program as PrimitiveProgram).steps.map((_, i) => i));
+    expect(rollout.narration.map((n) => n.index)).toEqual(
+      rollout.program && (rollout.program as PrimitiveProgram).steps.map((_, i) => i),
+    );
     expect(rollout.narration.every((n) => n.ok)).toBe(true);
     expect(events.some((e) => e.kind === "squeezed")).toBe(true);
     // The frames the controller's own timeline points at: each primitive's end and start.
-    const nearest = (rel: number) => rollout.track.reduce((a, b) => (Math.abs(b.t - rel) < Math.abs(a.t - rel) ? b : a)).t;
-    for (const n of rollout.narration) expect(rollout.frames.map((f) => f.t)).toEqual(expect.arrayContaining([nearest(n.from), nearest(n.to)]));
+    const nearest = (rel: number) =>
+      rollout.track.reduce((a, b) => (Math.abs(b.t - rel) < Math.abs(a.t - rel) ? b : a)).t;
+    for (const n of rollout.narration)
+      expect(rollout.frames.map((f) => f.t)).toEqual(expect.arrayContaining([nearest(n.from), nearest(n.to)]));
     expect(rollout.frames[0].t).toBe(0);
     expect(rollout.frames.at(-1)!.t).toBeCloseTo(rollout.duration, 3);
     for (const f of [rollout.frames[0], rollout.frames.at(-1)!]) {
@@ -204,7 +246,8 @@ describe("workbench over the bridge", () => {
     }
     // The detections are located from depth: the bread lies on the tray at the end, where the tray is seen.
     const last = rollout.frames.at(-1)!.detections.detections;
-    const bread = last.find((d) => d.label === "bread")!, tray = last.find((d) => d.label === "tray")!;
+    const bread = last.find((d) => d.label === "bread")!,
+      tray = last.find((d) => d.label === "tray")!;
     expect(bread.location).toEqual({ relation: "on", place: "tray" });
     expect(Math.hypot(bread.position[0] - tray.position[0], bread.position[1] - tray.position[1])).toBeLessThan(0.08);
     expect(bread.zRange[1]).toBeLessThan(0.05); // flattened: under 5 cm above the table
@@ -223,7 +266,9 @@ describe("workbench over the bridge", () => {
     expect(after.state.apple).toBe("on plate");
     const reset = await client.callService<{ scenario: string; seed: number; instruction: string }>(RESET_SERVICE, {});
     expect(reset).toMatchObject({ scenario: "apple_plate", seed: 5, instruction: "put the apple on the plate" });
-    expect((await client.callService<{ state: Record<string, string> }>("/evaluator/check", {})).state).toEqual(before.state);
+    expect((await client.callService<{ state: Record<string, string> }>("/evaluator/check", {})).state).toEqual(
+      before.state,
+    );
     expect((await client.callService<{ events: SimEvent[] }>("/evaluator/events", {})).events).toEqual([]);
     expect((await discoverRobots(client)).world!.labels).toContain("plate");
   });
@@ -232,7 +277,9 @@ describe("workbench over the bridge", () => {
     const sim = await startSimProcess("workbench", ["--scenario", "cup_tray", "--speed", "max"], 60_000);
     const c = await BridgeClient.connect(sim.url);
     try {
-      expect((await discoverRobots(c)).world!.labels).toEqual(expect.arrayContaining(["cup", "bead", "laptop", "tray"]));
+      expect((await discoverRobots(c)).world!.labels).toEqual(
+        expect.arrayContaining(["cup", "bead", "laptop", "tray"]),
+      );
     } finally {
       await c.close();
       expect(await sim.stop("SIGTERM")).toBe(0);
@@ -251,17 +298,30 @@ describe("critic benchmark generation", () => {
     const b = mkdtempSync(join(tmpdir(), "critic-bench-"));
     dirs.push(a, b);
     const lines: string[] = [];
-    const report = await generateCriticBenchmark({ out: a, seed: 7, casesPerBehaviour: 1, behaviours: ["squeezed", "dropped", "passed_over"], log: (l) => lines.push(l) });
+    const report = await generateCriticBenchmark({
+      out: a,
+      seed: 7,
+      casesPerBehaviour: 1,
+      behaviours: ["squeezed", "dropped", "passed_over"],
+      log: (l) => lines.push(l),
+    });
     expect(report.dropped).toEqual([]);
     expect(lines.length).toBeGreaterThanOrEqual(9);
     const bench = loadCriticBenchmark(a);
-    expect(bench.cases.map((c) => c.outputs.behaviour)).toEqual(["dropped", "squeezed", "passed_over"].sort((x, y) => UNDESIRABLE_KINDS.indexOf(x as Undesirable) - UNDESIRABLE_KINDS.indexOf(y as Undesirable)));
+    expect(bench.cases.map((c) => c.outputs.behaviour)).toEqual(
+      ["dropped", "squeezed", "passed_over"].sort(
+        (x, y) => UNDESIRABLE_KINDS.indexOf(x as Undesirable) - UNDESIRABLE_KINDS.indexOf(y as Undesirable),
+      ),
+    );
     for (const c of bench.cases) {
       const [n1, n2] = c.inputs.negatives.map((id) => bench.events(id));
       const recounted = commonEvents(n1, n2, bench.rollouts.get(c.inputs.negatives[0])!.startTime);
       expect(c.outputs.events).toEqual(recounted);
       expect(c.outputs.events.map((e) => e.kind)).toContain(c.outputs.behaviour);
-      expect(c.outputs.truth).toEqual([c.outputs.behaviour, ...(BEHAVIOURS[c.outputs.behaviour as HandMadeBehaviour].alsoDoes ?? [])]);
+      expect(c.outputs.truth).toEqual([
+        c.outputs.behaviour,
+        ...(BEHAVIOURS[c.outputs.behaviour as HandMadeBehaviour].alsoDoes ?? []),
+      ]);
       expect(undesirable(bench.events(c.inputs.positive))).toEqual([]);
       expect(c.outputs.narration.length).toBe(bench.rollouts.get(c.inputs.negatives[0])!.narration.length);
       for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
@@ -272,10 +332,15 @@ describe("critic benchmark generation", () => {
     }
     // The same seed writes the same bytes (here: one behaviour again, alone).
     await generateCriticBenchmark({ out: b, seed: 7, casesPerBehaviour: 1, behaviours: ["squeezed"] });
-    const line = (dir: string) => readFileSync(join(dir, "cases.jsonl"), "utf8").split("\n").find((l) => l.includes('"behaviour":"squeezed"'));
+    const line = (dir: string) =>
+      readFileSync(join(dir, "cases.jsonl"), "utf8")
+        .split("\n")
+        .find((l) => l.includes('"behaviour":"squeezed"'));
     expect(line(b)).toBe(line(a));
     const neg = bench.cases.find((c) => c.outputs.behaviour === "squeezed")!.inputs.negatives[0];
-    expect(readFileSync(join(b, "rollouts", `${neg}.json`), "utf8")).toBe(readFileSync(join(a, "rollouts", `${neg}.json`), "utf8"));
+    expect(readFileSync(join(b, "rollouts", `${neg}.json`), "utf8")).toBe(
+      readFileSync(join(a, "rollouts", `${neg}.json`), "utf8"),
+    );
   });
 
   it("writes generated cases whose truth is their edits, each edited rollout changing the motion against its twin", async () => {

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observedEvents } from "../../../graphs/behaviorCritic/evidence";
 import { seenFrame } from "../../../graphs/behaviorCritic/nodes/rollouts";
 import { WorkbenchWorld } from "../../../robots/sim/workbench";
-import { buildProgram, carefulSpec, drawCase, EDIT_NAMES, EDITS, editedProgram, HELD_BACK, type EditName } from "../../../robots/sim/workbench/edits";
+import {
+  buildProgram,
+  carefulSpec,
+  drawCase,
+  EDIT_NAMES,
+  EDITS,
+  editedProgram,
+  HELD_BACK,
+  type EditName,
+} from "../../../robots/sim/workbench/edits";
 import { familiesNamed } from "../../../evals/behaviourWords";
 import { motionChanges } from "../../../evals/datasets/motionChange";
 import { buildWorkbenchScene, WORKBENCH_SCENES, type WorkbenchSceneName } from "../../../robots/sim/workbench/scenes";
@@ -28,7 +37,11 @@ async function run(scene: WorkbenchSceneName, layout: number, make: (w: Workbenc
   const r = await world.runProgram(make(world));
   return { ok: r.status === "succeeded" && world.evaluate().success, rollout: r.recorded!.rollout };
 }
-const critique = (r: Awaited<ReturnType<typeof run>>) => observedEvents(r.rollout.instruction, r.rollout.frames.map((f) => seenFrame(f.t, f.detections)));
+const critique = (r: Awaited<ReturnType<typeof run>>) =>
+  observedEvents(
+    r.rollout.instruction,
+    r.rollout.frames.map((f) => seenFrame(f.t, f.detections)),
+  );
 
 /** The first scene (in the benchmark's order) an edit applies to. */
 const sceneFor = (e: EditName) => WORKBENCH_SCENES.find((s) => EDITS[e].applies(buildWorkbenchScene(s, 0)))!;
@@ -44,19 +57,27 @@ describe("the generated critic benchmark's program edits", () => {
     expect(new Set(drawn.flatMap((d) => d.edits))).toEqual(new Set(EDIT_NAMES));
   });
 
-  it.each(EDIT_NAMES)("%s: the edited rollout reaches the goal and changes the motion against its twin; the critic names it unless held back", async (e) => {
-    const scene = sceneFor(e);
-    const layout = 2;
-    const careful = (w: WorkbenchWorld) => buildProgram(w.scene, carefulSpec(w.scene));
-    const twin = await run(scene, layout, careful);
-    expect(twin.ok).toBe(true);
-    expect(motionChanges((await run(scene, layout, careful)).rollout, twin.rollout)).toEqual([]);
-    const edited = await run(scene, layout, (w) => editedProgram(w.scene, { seed: 0, scene, edits: [e], jitter: [0.5] }, 0));
-    expect(edited.ok).toBe(true);
-    expect(motionChanges(edited.rollout, twin.rollout).length).toBeGreaterThan(0);
-    if (HELD_BACK.includes(e)) return;
-    expect(critique(twin).map((c) => c.what)).toEqual([]);
-    const claims = critique(edited);
-    expect(claims.some((c) => familiesNamed(c).includes(e)), claims.map((c) => `${c.kind}: ${c.what}`).join("; ")).toBe(true);
-  });
+  it.each(EDIT_NAMES)(
+    "%s: the edited rollout reaches the goal and changes the motion against its twin; the critic names it unless held back",
+    async (e) => {
+      const scene = sceneFor(e);
+      const layout = 2;
+      const careful = (w: WorkbenchWorld) => buildProgram(w.scene, carefulSpec(w.scene));
+      const twin = await run(scene, layout, careful);
+      expect(twin.ok).toBe(true);
+      expect(motionChanges((await run(scene, layout, careful)).rollout, twin.rollout)).toEqual([]);
+      const edited = await run(scene, layout, (w) =>
+        editedProgram(w.scene, { seed: 0, scene, edits: [e], jitter: [0.5] }, 0),
+      );
+      expect(edited.ok).toBe(true);
+      expect(motionChanges(edited.rollout, twin.rollout).length).toBeGreaterThan(0);
+      if (HELD_BACK.includes(e)) return;
+      expect(critique(twin).map((c) => c.what)).toEqual([]);
+      const claims = critique(edited);
+      expect(
+        claims.some((c) => familiesNamed(c).includes(e)),
+        claims.map((c) => `${c.kind}: ${c.what}`).join("; "),
+      ).toBe(true);
+    },
+  );
 });
