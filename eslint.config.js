@@ -120,6 +120,17 @@ export default tseslint.config(
     rules: {
       "robograph/meaningful-names": "error",
       "robograph/cited-files-exist": "error",
+      // An underscore says "deliberately unused" (a rest sibling dropped from a copy, a parameter an interface passes).
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          caughtErrorsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          ignoreRestSiblings: true,
+        },
+      ],
     },
   },
   // The viewer's page script runs in the browser, beside Chart.js's global.

@@ -34,7 +34,7 @@ export interface SkillFeedbackChunk {
  * `signal` is the emergency stop: aborted, it cancels the goal on the robot (the result comes back `canceled`).
  */
 export async function runRecordedGoal(
-  s: Session,
+  session: Session,
   goalId: string,
   robot: string,
   skill: string,
@@ -59,7 +59,7 @@ export async function runRecordedGoal(
   const onFeedback =
     writer && ((f: unknown) => writer({ feedback: { goalId, robot, skill, values: f } } satisfies SkillFeedbackChunk));
   const start = performance.now();
-  let result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
+  let result = await callSkill(session.client, session.robots, robot, skill, args, { goalId, signal, onFeedback });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
     // Stopped while the connection was down: the bridge cancels nothing it cannot hear, so say so rather than re-attach.
     if (signal?.aborted)
@@ -68,15 +68,15 @@ export async function runRecordedGoal(
         error: `stopped while the connection was lost (${result.error}); the goal may still be running`,
       };
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-    if (s.client.closed) {
+    if (session.client.closed) {
       try {
-        s = await s.reopen();
+        session = await session.reopen();
       } catch (err) {
         result = { ...result, error: (err as Error).message };
         continue;
       }
     }
-    result = await callSkill(s.client, s.robots, robot, skill, args, { goalId, signal, onFeedback });
+    result = await callSkill(session.client, session.robots, robot, skill, args, { goalId, signal, onFeedback });
   }
   if (result.status === "disconnected")
     throw new Error(
@@ -84,7 +84,7 @@ export async function runRecordedGoal(
     );
   if (skillTimes.hasSubscribers)
     skillTimes.publish({ goalId, robot, skill, start, end: performance.now(), ok: result.ok } satisfies SkillTime);
-  if (result.endedAt !== undefined) await framesAfter(s, result.endedAt);
+  if (result.endedAt !== undefined) await framesAfter(session, result.endedAt);
   return result;
 }
 
@@ -92,12 +92,14 @@ export async function runRecordedGoal(
 const FRAMES_AFTER_MS = 3000;
 
 /**
- * Waits (a little) until every camera has a frame stamped at or after `t`: ROS keeps no order across topics, so the
+ * Waits (a little) until every camera has a frame stamped at or after `endedAt`: ROS keeps no order across topics, so the
  * frames a robot takes after a skill may arrive after its result, and the look after the skill must see them.
  */
-async function framesAfter(s: Session, t: number): Promise<void> {
-  const topics = s.robots.flatMap((r) => r.cameras.flatMap((c) => [c.image, ...(c.detections ? [c.detections] : [])]));
-  await Promise.all(topics.map((topic) => s.client.stampedBy(topic, t, FRAMES_AFTER_MS)));
+async function framesAfter(session: Session, endedAt: number): Promise<void> {
+  const topics = session.robots.flatMap((r) =>
+    r.cameras.flatMap((c) => [c.image, ...(c.detections ? [c.detections] : [])]),
+  );
+  await Promise.all(topics.map((topic) => session.client.stampedBy(topic, endedAt, FRAMES_AFTER_MS)));
 }
 
 /** A goal id unique per episode (its start time), so a reused thread id never collides with goals a long-lived bridge remembers. */
