@@ -42,7 +42,7 @@ function progress(label: string): (done: number, total: number, note?: string) =
 }
 
 export async function criticEvalCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       dataset: { type: "string" },
@@ -58,51 +58,52 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(CRITIC_EVAL_HELP);
     return 0;
   }
-  const num = (name: string, s: string, min: number, max: number, int = true) => {
-    const n = Number(s);
-    if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max)
-      throw new Error(`--${name} must be ${int ? "an integer" : "a number"} in [${min}, ${max}], got ${s}`);
-    return n;
+  const num = (name: string, text: string, min: number, max: number, int = true) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || (int && !Number.isInteger(value)) || value < min || value > max)
+      throw new Error(`--${name} must be ${int ? "an integer" : "a number"} in [${min}, ${max}], got ${text}`);
+    return value;
   };
-  const seeds = num("seeds", v.seeds!, 1, 100);
-  const noise = num("noise", v.noise!, 0, 1, false);
-  if (v.grounding !== "detector" && v.grounding !== "events")
-    throw new Error(`--grounding must be detector or events, not ${v.grounding}`);
-  const dir = resolve(v.benchmark!);
+  const seeds = num("seeds", flags.seeds!, 1, 100);
+  const noise = num("noise", flags.noise!, 0, 1, false);
+  if (flags.grounding !== "detector" && flags.grounding !== "events")
+    throw new Error(`--grounding must be detector or events, not ${flags.grounding}`);
+  const dir = resolve(flags.benchmark!);
   if (!existsSync(join(dir, "cases.jsonl"))) {
     // Only the default place is filled in unasked: any other directory may be meant for the generated set.
     if (dir !== resolve(DEFAULT_BENCHMARK_DIR))
       throw new Error(
-        `no benchmark at ${dir}: make it first with npm run make:critic-benchmark -- --out ${v.benchmark} (the hand-made set) or -- --generated --out ${v.benchmark} (the generated set)`,
+        `no benchmark at ${dir}: make it first with npm run make:critic-benchmark -- --out ${flags.benchmark} (the hand-made set) or -- --generated --out ${flags.benchmark} (the generated set)`,
       );
     process.stdout.write(`no benchmark at ${dir}: generating it (npm run make:critic-benchmark)\n`);
     await generateCriticBenchmark({ out: dir, log: (s) => process.stdout.write(`${s}\n`) });
   }
-  const name = v.name ?? `critic-noise${noise}-${seeds}seeds`;
-  const out = resolve(v.root!, name);
+  const name = flags.name ?? `critic-noise${noise}-${seeds}seeds`;
+  const out = resolve(flags.root!, name);
   const t0 = Date.now();
   const results = await runCriticExperiment({
     dir,
     out,
     seeds,
     noise,
-    limit: v.limit ? num("limit", v.limit, 1, 100000) : undefined,
+    limit: flags.limit ? num("limit", flags.limit, 1, 100000) : undefined,
     onProgress: progress("critiques and preferences (cases × seeds)"),
   });
-  const refineLimit = v["refine-limit"] !== undefined ? num("refine-limit", v["refine-limit"], 0, 100000) : undefined;
-  const maxRewrites = num("max-rewrites", v["max-rewrites"]!, 0, 50);
-  const limit = v.limit ? num("limit", v.limit, 1, 100000) : undefined;
+  const refineLimit =
+    flags["refine-limit"] !== undefined ? num("refine-limit", flags["refine-limit"], 0, 100000) : undefined;
+  const maxRewrites = num("max-rewrites", flags["max-rewrites"]!, 0, 50);
+  const limit = flags.limit ? num("limit", flags.limit, 1, 100000) : undefined;
   const settings = {
     benchmark: relative(out, dir) || ".",
     seeds,
     noise,
     limit: limit ?? null,
     refineLimit: refineLimit ?? null,
-    grounding: v.grounding,
+    grounding: flags.grounding,
     maxRewrites,
   };
   // The critiques' report first (refinement still to come), so a stopped refinement leaves Tables 1–4 on disk.
@@ -115,7 +116,7 @@ export async function criticEvalCommand(argv: string[]): Promise<number> {
       out,
       seed: 0,
       noise,
-      grounding: v.grounding,
+      grounding: flags.grounding,
       maxRewrites,
       limit: refineLimit,
       onProgress: (done, total, last) =>

@@ -116,10 +116,10 @@ const mayOmit = (owner: string, field: string, type: string) =>
  */
 export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: ArgumentSchema; unsupported: string[] } {
   const unsupported: string[] = [];
-  const message = (t: string, path: string, depth: number): FieldSchema | undefined => {
-    const def = typedefs.find((d) => d.type === t);
+  const message = (typeName: string, path: string, depth: number): FieldSchema | undefined => {
+    const def = typedefs.find((d) => d.type === typeName);
     if (!def || depth > 16) {
-      unsupported.push(`${path ? `${path} (${t})` : t}: rosapi gave no definition`);
+      unsupported.push(`${path ? `${path} (${typeName})` : typeName}: rosapi gave no definition`);
       return undefined;
     }
     const properties: Record<string, FieldSchema> = {};
@@ -128,16 +128,17 @@ export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: A
       const ft = def.fieldtypes[i];
       const len = def.fieldarraylen[i];
       const at = path ? `${path}.${name}` : name;
-      let f: FieldSchema | undefined;
+      let field: FieldSchema | undefined;
       if (len >= 0 && BYTES.has(ft))
-        f = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
+        field = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
       else {
         const one = PRIMITIVE[ft] ?? message(ft, at, depth + 1);
-        if (one && len >= 0) f = { type: "array", items: one, ...(len > 0 ? { minItems: len, maxItems: len } : {}) };
-        else f = one;
+        if (one && len >= 0)
+          field = { type: "array", items: one, ...(len > 0 ? { minItems: len, maxItems: len } : {}) };
+        else field = one;
       }
-      if (!f) return;
-      properties[name] = f;
+      if (!field) return;
+      properties[name] = field;
       if (!mayOmit(def.type, name, ft)) required.push(name);
     });
     return { type: "object", properties, required, additionalProperties: false };
@@ -183,8 +184,8 @@ export function poseTemplateOf(
 /** `/mobile/go_to` → robot `mobile`, skill `go_to`; names that are no manifest names are made into ones. */
 function split(name: string): { robot: string; skill: string } {
   const parts = name.split("/").filter(Boolean);
-  const clean = (s: string) =>
-    s
+  const clean = (part: string) =>
+    part
       .toLowerCase()
       .replace(/[^a-z0-9_]/g, "_")
       .replace(/^[^a-z]+/, "") || "robot";
@@ -239,9 +240,9 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
 
   const byRobot = new Map<string, { skills: SkillSpec[]; cameras: RobotManifest["cameras"] }>();
   const robot = (id: string) => {
-    let r = byRobot.get(id);
-    if (!r) byRobot.set(id, (r = { skills: [], cameras: [] }));
-    return r;
+    let entry = byRobot.get(id);
+    if (!entry) byRobot.set(id, (entry = { skills: [], cameras: [] }));
+    return entry;
   };
   const skill = (
     name: string,
@@ -324,19 +325,24 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     let size: { width: number; height: number } | undefined;
     try {
       size = imageSize(await client.nextMessage<ImageMessage>(colour.name, colour.type, timeoutMs));
-    } catch {}
+    } catch {
+      // No frame in time: the camera info below may still say the size.
+    }
     if (!size && info) {
       try {
-        const m = await client.nextMessage<CameraInfo>(info.name, info.type, timeoutMs);
-        if (m.width > 0 && m.height > 0) size = { width: m.width, height: m.height };
-      } catch {}
+        const infoMessage = await client.nextMessage<CameraInfo>(info.name, info.type, timeoutMs);
+        if (infoMessage.width > 0 && infoMessage.height > 0)
+          size = { width: infoMessage.width, height: infoMessage.height };
+      } catch {
+        // No camera info either: the size goes on the list of things to write by hand.
+      }
     }
     if (!size)
       toWrite.push(
         `${id}: the camera's width and height (no frame came on ${colour.name}${info ? ` nor on ${info.name}` : ""})`,
       );
-    const typeOfTopic = (t: { type: string }) =>
-      (compressed(t) ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image") as "sensor_msgs/msg/Image";
+    const typeOfTopic = (topic: { type: string }) =>
+      (compressed(topic) ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image") as "sensor_msgs/msg/Image";
     robot(id).cameras.push({
       name: "camera",
       image: colour.name,
@@ -372,12 +378,12 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
       facts: [],
       skills: r.skills.sort((a, b) => a.name.localeCompare(b.name)),
     };
-    const p = RobotManifest.safeParse(draft);
-    if (!p.success)
+    const parsed = RobotManifest.safeParse(draft);
+    if (!parsed.success)
       throw new Error(
-        `the draft for ${id} is not a valid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        `the draft for ${id} is not a valid manifest: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
       );
-    robots.push(p.data);
+    robots.push(parsed.data);
     toWrite.push(
       `${id}: kind, description; per skill a description for the model, the values each text argument may take (enum: ROS types have none), preconditions and effects, timeoutSec, requiresApproval; facts and names if the planner needs them`,
     );
@@ -386,14 +392,14 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
 }
 
 /** A message's fields as dotted paths (`target_pose.pose.position.x`), for a person to read. */
-export function fieldList(f: FieldSchema | ArgumentSchema, at = ""): string[] {
-  const props = Object.entries(f.properties ?? {});
+export function fieldList(schema: FieldSchema | ArgumentSchema, at = ""): string[] {
+  const props = Object.entries(schema.properties ?? {});
   if (!props.length) return at ? [at] : [];
   return props.flatMap(([k, p]) => fieldList(p, at ? `${at}.${k}` : k));
 }
 
 export async function connectCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
+  const { values: flags, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -403,26 +409,26 @@ export async function connectCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help || !positionals[0]) {
+  if (flags.help || !positionals[0]) {
     process.stdout.write(CONNECT_HELP);
-    return v.help ? 0 : 2;
+    return flags.help ? 0 : 2;
   }
   const url = positionals[0];
-  const timeoutMs = Number(v["timeout-ms"]);
+  const timeoutMs = Number(flags["timeout-ms"]);
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-    throw new Error(`--timeout-ms must be a positive number, got ${v["timeout-ms"]}`);
+    throw new Error(`--timeout-ms must be a positive number, got ${flags["timeout-ms"]}`);
   const client = await BridgeClient.connect(url, {
-    token: v.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
+    token: flags.token ?? process.env.ROBOGRAPH_BRIDGE_TOKEN,
     connectAttempts: 3,
   });
   try {
     await learnDialect(client, timeoutMs);
-    const r = await proposeManifests(client, timeoutMs);
+    const proposal = await proposeManifests(client, timeoutMs);
     const say = (s: string) => process.stdout.write(`${s}\n`);
     say(
-      `${url}: ${r.topics.length} topics, ${r.services.length} services, ${r.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`,
+      `${url}: ${proposal.topics.length} topics, ${proposal.services.length} services, ${proposal.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`,
     );
-    for (const m of r.robots) {
+    for (const m of proposal.robots) {
       say(
         `\nrobot ${m.id}: ${m.cameras.map((c) => `camera ${c.image}${c.depth ? ` + ${c.depth}` : ""}${c.info ? ` + ${c.info}` : ""}${c.detections ? ` + ${c.detections}` : ""} (${c.width}x${c.height})`).join("; ") || "no camera"}`,
       );
@@ -435,13 +441,13 @@ export async function connectCommand(argv: string[]): Promise<number> {
         if (s.goal) say(`    goal ${JSON.stringify(s.goal.template)} → ${fieldList(s.goal.message).join(", ")}`);
       }
     }
-    const text = `${JSON.stringify({ robots: r.robots }, null, 2)}\n`;
-    if (v.out) {
-      writeFileSync(v.out, text);
-      say(`\nmanifest draft (valid RobotManifest): ${v.out}`);
+    const text = `${JSON.stringify({ robots: proposal.robots }, null, 2)}\n`;
+    if (flags.out) {
+      writeFileSync(flags.out, text);
+      say(`\nmanifest draft (valid RobotManifest): ${flags.out}`);
     } else say(`\n${text}`);
-    say(`\nstill to write by a person:\n${[...new Set(r.toWrite)].map((t) => `  - ${t}`).join("\n")}`);
-    return r.robots.length ? 0 : 1;
+    say(`\nstill to write by a person:\n${[...new Set(proposal.toWrite)].map((t) => `  - ${t}`).join("\n")}`);
+    return proposal.robots.length ? 0 : 1;
   } finally {
     await client.close();
   }

@@ -63,7 +63,7 @@ function progressBar(total: number) {
 }
 
 export async function runCurriculum(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       graph: { type: "string" },
@@ -88,43 +88,43 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(CURRICULUM_HELP);
     return 0;
   }
   const int = (name: string, x: string | undefined, min: number) => {
-    const n = Number(x);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, not ${x}`);
-    return n;
+    const value = Number(x);
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer ≥ ${min}, not ${x}`);
+    return value;
   };
-  const instances = int("instances", v.instances, 1);
+  const instances = int("instances", flags.instances, 1);
   const budgets = {
-    episodes: int("budget-episodes", v["budget-episodes"], 1),
-    iterations: int("budget-iterations", v["budget-iterations"], 1),
-    wallSeconds: int("budget-seconds", v["budget-seconds"], 1),
+    episodes: int("budget-episodes", flags["budget-episodes"], 1),
+    iterations: int("budget-iterations", flags["budget-iterations"], 1),
+    wallSeconds: int("budget-seconds", flags["budget-seconds"], 1),
   };
-  if (!(CURRICULUM_VARIANTS as readonly string[]).includes(v.variant!))
+  if (!(CURRICULUM_VARIANTS as readonly string[]).includes(flags.variant!))
     throw new Error(`--variant must be one of ${CURRICULUM_VARIANTS.join(", ")}`);
-  if (v.model && v.model !== "symbolic" && v.model !== "openai")
-    throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
-  const seed = int("seed", v.seed, 0);
-  if (!(STARTS as readonly string[]).includes(v.start!))
-    throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(v.start)}`);
-  const thread = v.thread ?? `curriculum-${randomUUID().slice(0, 8)}`;
-  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
-  const runDir = resolve(v["runs-dir"]!, thread);
+  if (flags.model && flags.model !== "symbolic" && flags.model !== "openai")
+    throw new Error(`--model must be symbolic or openai, not ${flags.model}`);
+  if (flags.resume && !flags.thread) throw new Error("--resume needs --thread ID");
+  const seed = int("seed", flags.seed, 0);
+  if (!(STARTS as readonly string[]).includes(flags.start!))
+    throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(flags.start)}`);
+  const thread = flags.thread ?? `curriculum-${randomUUID().slice(0, 8)}`;
+  const dir = flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir();
+  const runDir = resolve(flags["runs-dir"]!, thread);
   const episodesDir = join(runDir, "episodes");
   mkdirSync(episodesDir, { recursive: true });
   const persistence = await openPersistence(dir);
   if (
-    v.resume &&
+    flags.resume &&
     !(await persistence.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))
   ) {
     await persistence.close();
     throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
   }
-  const say = (s: string) => !v.quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
+  const say = (s: string) => !flags.quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
 
   const sims: SimProcess[] = [];
   const started = Date.now();
@@ -146,7 +146,16 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       sims.push(
         await startSimProcess(
           "blocks",
-          ["--seed", String(seed * 1000 + i), "--start", v.start!, "--episodes", episodesDir, "--instance", `i${i}`],
+          [
+            "--seed",
+            String(seed * 1000 + i),
+            "--start",
+            flags.start!,
+            "--episodes",
+            episodesDir,
+            "--instance",
+            `i${i}`,
+          ],
           undefined,
           { ownProcessGroup: true },
         ),
@@ -157,19 +166,19 @@ export async function runCurriculum(argv: string[]): Promise<number> {
     run = openRun<CurriculumSettings>(curriculum.runtime, {
       bridgeUrl: sims[0].url,
       instanceUrls: sims.map((s) => s.url),
-      variant: v.variant,
-      backend: v.model,
+      variant: flags.variant,
+      backend: flags.model,
       seed,
-      noise: Number(v.noise),
+      noise: Number(flags.noise),
       dataDir: dir,
       maxEpisodes: budgets.episodes,
       maxIterations: budgets.iterations,
       maxWallSeconds: budgets.wallSeconds,
       maxModelCalls: 100_000,
-      episodesPerInstance: int("episodes-per-instance", v["episodes-per-instance"], 1),
-      ...(v["base-skills"] ? { baseSkills: resolve(v["base-skills"]) } : {}),
-      ...(v["learner-elite"] ? { learnerElite: v["learner-elite"] } : {}),
-      ...(v["learner-step"] ? { learnerStep: v["learner-step"] } : {}),
+      episodesPerInstance: int("episodes-per-instance", flags["episodes-per-instance"], 1),
+      ...(flags["base-skills"] ? { baseSkills: resolve(flags["base-skills"]) } : {}),
+      ...(flags["learner-elite"] ? { learnerElite: flags["learner-elite"] } : {}),
+      ...(flags["learner-step"] ? { learnerStep: flags["learner-step"] } : {}),
     });
     const mc = run.modelConfig;
     say(
@@ -178,7 +187,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
     say(`blocks simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
     const config = { configurable: { thread_id: thread }, context: run.context, durability: "sync" as const };
     let input: unknown = { goal: "master the blocks in the basket" };
-    if (v.resume) {
+    if (flags.resume) {
       const snap = await graph.getState(config);
       state = snap.values as CurriculumStateType;
       // An interrupted run ended its node early: that node runs again; otherwise the graph continues where it stopped.
@@ -194,17 +203,17 @@ export async function runCurriculum(argv: string[]): Promise<number> {
       {
         state: (x) => (state = x),
         update: (node, update, before) => {
-          const u = update as Partial<CurriculumStateType>;
+          const nodeUpdate = update as Partial<CurriculumStateType>;
           appendFileSync(
             events,
-            `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: u.episodes } : u })}\n`,
+            `${JSON.stringify({ t: Date.now() - started, node, update: node === "rollout" ? { episodes: nodeUpdate.episodes } : nodeUpdate })}\n`,
           );
           // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
-          const line = describeCurriculum(node, u, before).text;
+          const line = describeCurriculum(node, nodeUpdate, before).text;
           if (line) say(`  ${node.padEnd(9)} ${line}`);
         },
         stepped: () => {
-          if (!state || v.quiet) return;
+          if (!state || flags.quiet) return;
           const learning = Object.values(state.targets).filter((t) => !t.converged && t.returns.length).length;
           bar(
             state.counters.episodes,
@@ -219,7 +228,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    if (state && !v.quiet) bar(state.counters.episodes, "done", true);
+    if (state && !flags.quiet) bar(state.counters.episodes, "done", true);
     let status = state?.status ?? "failed";
     let reason = state?.statusReason ?? "";
     if (crash || status === "running") {
@@ -238,11 +247,11 @@ export async function runCurriculum(argv: string[]): Promise<number> {
         const settings = run?.settings;
         const facts = {
           thread,
-          model: run?.modelConfig.backend ?? v.model ?? "symbolic",
+          model: run?.modelConfig.backend ?? flags.model ?? "symbolic",
           instances,
           seed,
-          start: v.start!,
-          noise: Number(v.noise),
+          start: flags.start!,
+          noise: Number(flags.noise),
           wallSeconds: (Date.now() - started) / 1000,
           budgets,
           ...(settings ? { learner: { elite: settings.learnerElite, step: settings.learnerStep } } : {}),
@@ -250,6 +259,7 @@ export async function runCurriculum(argv: string[]): Promise<number> {
         };
         let stages: Awaited<ReturnType<typeof sameImageStages>> | undefined;
         try {
+          // eslint-disable-next-line no-unsafe-finally -- caught by the try around it, never leaves the finally
           if (!run) throw new Error("the run never opened");
           stages = await sameImageStages(state, run);
         } catch (err) {

@@ -56,8 +56,8 @@ options:
   --variants LIST       comma-separated, of the method's variants (default: its experiment's):
                         ${METHODS.filter((m) => m.report.experiment)
                           .map(
-                            (m) =>
-                              `${m.world}: ${m.variants.join(", ")}${m.report.experiment?.defaults?.variants ? ` (default ${m.report.experiment.defaults.variants.join(",")})` : ""}`,
+                            (listed) =>
+                              `${listed.world}: ${listed.variants.join(", ")}${listed.report.experiment?.defaults?.variants ? ` (default ${listed.report.experiment.defaults.variants.join(",")})` : ""}`,
                           )
                           .join(";\n                        ")}
   --seeds N             seeds per example (default 3; course: 5, the paper's five trials; course-generated: 1)
@@ -93,23 +93,23 @@ With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and e
 experiment; without it the same evaluators run locally.
 `;
 
-function bar(p: Progress): string {
+function bar(progress: Progress): string {
   const width = 30;
-  const filled = Math.round((p.done / Math.max(1, p.total)) * width);
+  const filled = Math.round((progress.done / Math.max(1, progress.total)) * width);
   const eta =
-    p.etaSeconds === null
+    progress.etaSeconds === null
       ? ""
-      : ` ETA ${Math.floor(p.etaSeconds / 60)}m${String(Math.round(p.etaSeconds % 60)).padStart(2, "0")}s`;
-  const last = p.last ? ` last: ${p.last.id} ${p.last.success ? "✓" : "✗"}` : "";
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total}${p.skipped ? ` (${p.skipped} from before)` : ""}${eta}${last}`;
+      : ` ETA ${Math.floor(progress.etaSeconds / 60)}m${String(Math.round(progress.etaSeconds % 60)).padStart(2, "0")}s`;
+  const last = progress.last ? ` last: ${progress.last.id} ${progress.last.success ? "✓" : "✗"}` : "";
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${progress.done}/${progress.total}${progress.skipped ? ` (${progress.skipped} from before)` : ""}${eta}${last}`;
 }
 
 export async function evalCommand(argv: string[]): Promise<number> {
   // The critic benchmark is not episodes of variants × examples: it has its own experiment and options.
-  const d = argv.indexOf("--dataset");
-  if ((d >= 0 && argv[d + 1] === "critic") || argv.includes("--dataset=critic"))
+  const datasetAt = argv.indexOf("--dataset");
+  if ((datasetAt >= 0 && argv[datasetAt + 1] === "critic") || argv.includes("--dataset=critic"))
     return (await import("./behaviorCritic")).criticEvalCommand(argv);
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       dataset: { type: "string", default: "kitchen" },
@@ -142,38 +142,39 @@ export async function evalCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(EVAL_HELP);
     return 0;
   }
-  const int = (name: string, s: string, min: number, max = Infinity) => {
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${s}`);
-    return n;
+  const int = (name: string, text: string, min: number, max = Infinity) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${text}`);
+    return value;
   };
-  if (v.report !== undefined) {
-    if (v.queue || v.detach)
+  if (flags.report !== undefined) {
+    if (flags.queue || flags.detach)
       throw new Error(
         "--report builds the report of an experiment already queued: it does not go with --queue or --detach",
       );
-    return queuedReportCommand(v.report, resolve(v.root!), v.wait!);
+    return queuedReportCommand(flags.report, resolve(flags.root!), flags.wait!);
   }
-  if (v.detach && !v.queue) throw new Error("--detach goes with --queue (a local experiment runs in this process)");
-  if ((v.lease !== undefined || v.wait) && !v.queue && v.report === undefined)
+  if (flags.detach && !flags.queue)
+    throw new Error("--detach goes with --queue (a local experiment runs in this process)");
+  if ((flags.lease !== undefined || flags.wait) && !flags.queue && flags.report === undefined)
     throw new Error("--lease goes with --queue, --wait with --report");
-  const url = v.queue ? databaseUrl() : undefined;
-  if (v.queue && !url)
+  const url = flags.queue ? databaseUrl() : undefined;
+  if (flags.queue && !url)
     throw new Error(
       "--queue needs ROBOGRAPH_DATABASE_URL: the Postgres the workers share (see README, Running on many machines)",
     );
-  if (v.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency=")))
+  if (flags.queue && argv.some((a) => a === "--concurrency" || a.startsWith("--concurrency=")))
     throw new Error(
       "--concurrency is how many episodes this machine runs at once; queued episodes run as workers take them (npm run worker -- --concurrency N)",
     );
-  const noise = Number(v.noise);
-  if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${v.noise}`);
-  const kind = GENERATED_KINDS.find((k) => k.dataset === v.dataset);
+  const noise = Number(flags.noise);
+  if (!(noise >= 0 && noise <= 1)) throw new Error(`--noise must be in [0, 1], got ${flags.noise}`);
+  const kind = GENERATED_KINDS.find((k) => k.dataset === flags.dataset);
   const generated = !!kind;
   const seedFlags = GENERATED_KINDS.map((k) => k.seedFlag);
   const given = (flag: string) => argv.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
@@ -186,11 +187,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const wrong = seedFlags.find((f) => f !== seedFlag && given(f));
   if (generated && wrong)
     throw new Error(`--dataset ${kind.dataset} takes its first seed as --${seedFlag}, not --${wrong}`);
-  const count = int("count", v.count!, 1);
-  const firstSeed = int(seedFlag, v[seedFlag]!, 0);
-  let datasetName = v.dataset!;
+  const count = int("count", flags.count!, 1);
+  const firstSeed = int(seedFlag, flags[seedFlag]!, 0);
+  let datasetName = flags.dataset!;
   let rows = generated ? [] : loadDataset(datasetName);
-  for (const id of v.examples?.split(",").map((s) => s.trim()) ?? []) {
+  for (const id of flags.examples?.split(",").map((s) => s.trim()) ?? []) {
     if (!rows.some((r) => r.id === id))
       throw new Error(
         `--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`,
@@ -199,23 +200,23 @@ export async function evalCommand(argv: string[]): Promise<number> {
   // The method measured: the one named, or the one of the rows' world; its experiment defaults fill what is not given.
   const world = kind ? kind.row(0).inputs.world : rows[0]?.example.inputs.world;
   if (!world) throw new Error(`${datasetName} has no rows`);
-  const m = v.method ? method(v.method) : methodOfWorld(world);
-  const defaults = m.report.experiment?.defaults ?? {};
-  const seeds = int("seeds", v.seeds ?? (generated ? "1" : String(defaults.seeds ?? 3)), 1);
-  const variants = (v.variants ?? (defaults.variants ?? m.variants).join(","))
+  const measured = flags.method ? method(flags.method) : methodOfWorld(world);
+  const defaults = measured.report.experiment?.defaults ?? {};
+  const seeds = int("seeds", flags.seeds ?? (generated ? "1" : String(defaults.seeds ?? 3)), 1);
+  const variants = (flags.variants ?? (defaults.variants ?? measured.variants).join(","))
     .split(",")
     .map((s) => s.trim()) as string[];
   const setName = kind
     ? `${kind.dataset.replace(/\W+/g, "_")}-s${firstSeed}-n${count}`
     : datasetName.replace(/\W+/g, "_");
   const name =
-    v.name ??
-    `${setName}${v.method ? `-${m.id}` : ""}-noise${noise}-${seeds}seeds${v["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(v["history-window"]) ? `-window${v["history-window"]}` : ""}`;
+    flags.name ??
+    `${setName}${flags.method ? `-${measured.id}` : ""}-noise${noise}-${seeds}seeds${flags["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(flags["history-window"]) ? `-window${flags["history-window"]}` : ""}`;
   if (kind) {
     // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
     ({ datasetName, rows } = await buildGeneratedDataset(
       kind,
-      join(resolve(v.root!), name),
+      join(resolve(flags.root!), name),
       count,
       firstSeed,
       variants.includes("full+ic"),
@@ -227,37 +228,37 @@ export async function evalCommand(argv: string[]): Promise<number> {
     variants,
     seeds,
     noise,
-    concurrency: int("concurrency", v.concurrency!, 1),
-    limit: v.limit ? int("limit", v.limit, 1) : undefined,
-    only: v.examples?.split(",").map((s) => s.trim()),
-    root: resolve(v.root!),
-    backend: v.model as "symbolic" | "openai",
-    maxSteps: int("max-steps", v["max-steps"] ?? String(defaults.maxSteps ?? 40), 1),
-    historyWindow: int("history-window", v["history-window"]!, 0),
-    maxWallSeconds: int("max-wall", v["max-wall"]!, 1),
-    graspSensing: v["grasp-sensing"] !== "off",
-    diagnosisPhrasings: int("phrasings", v.phrasings!, 1, 6),
-    maxProcedures: int("max-procedures", v["max-procedures"]!, 0),
-    reuseSimulators: !v["fresh-simulators"],
-    ...(v.method ? { method: m.id } : {}),
+    concurrency: int("concurrency", flags.concurrency!, 1),
+    limit: flags.limit ? int("limit", flags.limit, 1) : undefined,
+    only: flags.examples?.split(",").map((s) => s.trim()),
+    root: resolve(flags.root!),
+    backend: flags.model as "symbolic" | "openai",
+    maxSteps: int("max-steps", flags["max-steps"] ?? String(defaults.maxSteps ?? 40), 1),
+    historyWindow: int("history-window", flags["history-window"]!, 0),
+    maxWallSeconds: int("max-wall", flags["max-wall"]!, 1),
+    graspSensing: flags["grasp-sensing"] !== "off",
+    diagnosisPhrasings: int("phrasings", flags.phrasings!, 1, 6),
+    maxProcedures: int("max-procedures", flags["max-procedures"]!, 0),
+    reuseSimulators: !flags["fresh-simulators"],
+    ...(flags.method ? { method: measured.id } : {}),
   };
-  if (!["on", "off"].includes(v["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
+  if (!["on", "off"].includes(flags["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
   if (url) {
-    const q = await openQueue(url);
+    const jobQueue = await openQueue(url);
     try {
-      const lease = v.lease === undefined ? undefined : int("lease", v.lease, 1);
-      const { episodes, queue } = await enqueueExperiment(q, opts, lease);
+      const lease = flags.lease === undefined ? undefined : int("lease", flags.lease, 1);
+      const { episodes, queue } = await enqueueExperiment(jobQueue, opts, lease);
       process.stderr.write(
         `experiment ${name}: ${episodes} episodes queued on ${queue} (workers: npm run worker -- --datasets ${datasetKey(opts.dataset)})\n`,
       );
-      if (v.detach) {
+      if (flags.detach) {
         process.stdout.write(
           `queued ${episodes} episodes; the report, once they are done: npm run eval -- --report ${name}\n`,
         );
         return 0;
       }
     } finally {
-      await q.close();
+      await jobQueue.close();
     }
     return queuedReportCommand(name, opts.root, true);
   }
@@ -280,9 +281,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const results = await runExperiment({
     ...opts,
     signal: controller.signal,
-    onProgress: (p) => {
-      fromBefore = p.skipped;
-      process.stderr.write(tty ? `\r${bar(p)}\u001b[K` : `${bar(p)}\n`);
+    onProgress: (progress) => {
+      fromBefore = progress.skipped;
+      process.stderr.write(tty ? `\r${bar(progress)}\u001b[K` : `${bar(progress)}\n`);
     },
   });
   const runSeconds = (performance.now() - t0) / 1000;
@@ -292,7 +293,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const report = buildReport(
     // A generated set's rows carry their goal kinds as families, which name no method: the method measured is named.
     {
-      ...(opts.method ? { method: opts.method } : kind ? { method: m.id } : {}),
+      ...(opts.method ? { method: opts.method } : kind ? { method: measured.id } : {}),
       name,
       dataset: datasetName,
       noise,
@@ -317,8 +318,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-const progressLine = (p: QueueProgress) =>
-  `done ${p.done}, running ${p.running}, failed ${p.failed}, left ${p.left} of ${p.total}${p.perMinute === null ? "" : `; ${p.perMinute.toFixed(1)} episodes/min`}`;
+const progressLine = (progress: QueueProgress) =>
+  `done ${progress.done}, running ${progress.running}, failed ${progress.failed}, left ${progress.left} of ${progress.total}${progress.perMinute === null ? "" : `; ${progress.perMinute.toFixed(1)} episodes/min`}`;
 
 /**
  * The report of a queued experiment, from the database: waits for its episodes first with `wait`, writes the report
@@ -327,7 +328,7 @@ const progressLine = (p: QueueProgress) =>
 async function queuedReportCommand(name: string, root: string, wait: boolean): Promise<number> {
   const url = databaseUrl();
   if (!url) throw new Error("--report reads a queued experiment from ROBOGRAPH_DATABASE_URL, which is not set");
-  const q = await openQueue(url);
+  const jobQueue = await openQueue(url);
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
@@ -335,36 +336,36 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
   try {
     const tty = process.stderr.isTTY;
     if (wait) {
-      const p = await waitForExperiment(
-        q,
+      const progress = await waitForExperiment(
+        jobQueue,
         name,
         (p) => process.stderr.write(tty ? `\r${progressLine(p)}\u001b[K` : `${progressLine(p)}\n`),
         { signal: controller.signal },
       );
       if (tty) process.stderr.write("\n");
-      if (controller.signal.aborted && p.done + p.failed < p.total) {
+      if (controller.signal.aborted && progress.done + progress.failed < progress.total) {
         process.stderr.write(
           `stopped waiting; the workers go on. The report later: npm run eval -- --report ${name}\n`,
         );
         return 130;
       }
     }
-    const ex = await loadQueuedExperiment(q, name);
-    const o = ex.options;
+    const ex = await loadQueuedExperiment(jobQueue, name);
+    const options = ex.options;
     if (ex.progress.done + ex.progress.failed < ex.progress.total)
       process.stderr.write(
         `experiment ${name} is not finished (${progressLine(ex.progress)}): the report covers the episodes finished so far\n`,
       );
-    const scores = await scoreEpisodes(name, o.dataset, ex.rows, ex.results);
+    const scores = await scoreEpisodes(name, options.dataset, ex.rows, ex.results);
     const report = buildReport(
       {
-        ...(o.method ? { method: o.method } : {}),
+        ...(options.method ? { method: options.method } : {}),
         name,
-        dataset: o.dataset,
-        noise: o.noise,
-        seeds: o.seeds,
-        settings: experimentSettings(o),
-        variants: o.variants,
+        dataset: options.dataset,
+        noise: options.noise,
+        seeds: options.seeds,
+        settings: experimentSettings(options),
+        variants: options.variants,
         durationSeconds: ex.runSeconds,
         episodesRun: ex.results.length,
         runSeconds: ex.runSeconds,
@@ -387,13 +388,13 @@ async function queuedReportCommand(name: string, root: string, wait: boolean): P
         `\n${report.throughput.episodes} episodes in ${Math.round(report.throughput.seconds)} s: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute\n`,
       );
     process.stdout.write(
-      `\n${o.variants.map((x) => `${x.padEnd(14)} success ${Math.round((report.table[x]?.all.successRate ?? 0) * 100)}% (${report.table[x]?.all.successes ?? 0}/${report.table[x]?.all.trials ?? 0}), average score ${(report.table[x]?.all.averageScore ?? 0).toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
+      `\n${options.variants.map((x) => `${x.padEnd(14)} success ${Math.round((report.table[x]?.all.successRate ?? 0) * 100)}% (${report.table[x]?.all.successes ?? 0}/${report.table[x]?.all.trials ?? 0}), average score ${(report.table[x]?.all.averageScore ?? 0).toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
     );
     return 0;
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
-    await q.close();
+    await jobQueue.close();
   }
 }
 

@@ -21,24 +21,24 @@ export async function follow<S>(
   graph: MethodGraph,
   input: unknown,
   config: Record<string, unknown>,
-  f: Follower<S>,
+  follower: Follower<S>,
   state?: S,
 ): Promise<void> {
   let latest = state;
   for await (const chunk of await graph.stream(input, { ...config, streamMode: ["updates", "values", "custom"] })) {
     const [mode, data] = chunk as [string, Record<string, unknown>];
     if (mode === "custom") {
-      f.custom?.(data);
+      follower.custom?.(data);
       continue;
     }
     if (mode === "values") {
       latest = data as unknown as S;
-      f.state(latest);
+      follower.state(latest);
       continue;
     }
     // An interrupt (a skill waiting for approval) is not a node's update: the caller asks for the answer after.
     for (const [node, update] of Object.entries(data))
-      if (node !== "__interrupt__") f.update(node, update as Record<string, unknown>, latest);
-    f.stepped?.();
+      if (node !== "__interrupt__") follower.update(node, update as Record<string, unknown>, latest);
+    follower.stepped?.();
   }
 }

@@ -78,8 +78,8 @@ type MethodTool = Method;
 /** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
 const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.kind === "episode";
 
-const text = (t: string, isError = false): CallToolResult => ({
-  content: [{ type: "text", text: t }],
+const text = (message: string, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: message }],
   ...(isError ? { isError: true } : {}),
 });
 const fail = (t: string) => text(t, true);
@@ -99,9 +99,9 @@ export interface McpContext {
   log(line: string): void;
 }
 
-function runInput(m: MethodTool): Tool["inputSchema"] {
+function runInput(tool: MethodTool): Tool["inputSchema"] {
   const common = {
-    variant: { type: "string", enum: [...m.variants], description: "the full method or an ablation (default full)" },
+    variant: { type: "string", enum: [...tool.variants], description: "the full method or an ablation (default full)" },
     seed: {
       type: "integer",
       minimum: 0,
@@ -109,7 +109,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
     },
     noise: { type: "number", minimum: 0, maximum: 1, description: "the offline reasoner's noise level (default 0)" },
     // The curriculum's learner runs its own base skills: nothing in it asks for approval.
-    ...(!m.approvals
+    ...(!tool.approvals
       ? {}
       : {
           auto_approve: {
@@ -124,7 +124,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
       description:
         "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)",
     },
-    ...("pipeline" in m.configuration.shape
+    ...("pipeline" in tool.configuration.shape
       ? {
           pipeline: {
             type: "boolean",
@@ -133,7 +133,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
           },
         }
       : {}),
-    ...("historyWindow" in m.configuration.shape
+    ...("historyWindow" in tool.configuration.shape
       ? {
           history_window: {
             type: "integer",
@@ -142,7 +142,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
           },
         }
       : {}),
-    ...("grounding" in m.configuration.shape
+    ...("grounding" in tool.configuration.shape
       ? {
           grounding: {
             type: "string",
@@ -158,7 +158,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
       : {}),
   };
   // A campaign starts its own simulators on a world of its own making: no goal, no scenario.
-  if (m.kind === "campaign") {
+  if (tool.kind === "campaign") {
     const start = {
       type: "string",
       enum: [...STARTS],
@@ -192,7 +192,7 @@ function runInput(m: MethodTool): Tool["inputSchema"] {
       scenario: {
         type: "string",
         minLength: 1,
-        description: `the ${m.world} scenario (default: the world's); only when the run starts its own simulator`,
+        description: `the ${tool.world} scenario (default: the world's); only when the run starts its own simulator`,
       },
       ...common,
     },
@@ -226,10 +226,10 @@ export function listTools(ctx: McpContext): Tool[] {
       description: "Cancels every skill and run this server has in flight; runs end interrupted and can be resumed.",
       inputSchema: { type: "object", properties: { reason: { type: "string" } }, additionalProperties: false },
     },
-    ...METHODS.map((m) => ({
-      name: m.tool,
-      description: `${m.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${runsHere(m, ctx) ? " Runs on this server's robots." : ` Starts its own ${m.world} simulator.`}`,
-      inputSchema: runInput(m),
+    ...METHODS.map((tool) => ({
+      name: tool.tool,
+      description: `${tool.about}. Runs one episode on a thread of its own (checkpointed), sends a progress notification per graph node, and returns the summary: status, the simulator's check, steps, replans, model calls, the run record's thread.${runsHere(tool, ctx) ? " Runs on this server's robots." : ` Starts its own ${tool.world} simulator.`}`,
+      inputSchema: runInput(tool),
     })),
     {
       name: "resume_run",
@@ -262,13 +262,13 @@ export async function callTool(
   extra: Extra,
 ): Promise<CallToolResult> {
   try {
-    const progress = (n: number, message: string) => {
+    const progress = (count: number, message: string) => {
       const token = extra._meta?.progressToken;
       if (token !== undefined)
         void extra
           .sendNotification({
             method: "notifications/progress",
-            params: { progressToken: token, progress: n, message },
+            params: { progressToken: token, progress: count, message },
           })
           .catch(() => {});
     };
@@ -333,22 +333,22 @@ async function runSkill(
   ctx.inFlight.add(stop);
   let k = 0;
   try {
-    const r = await callSkill(ctx.session.client, manifests, robot, skill, args, {
+    const outcome = await callSkill(ctx.session.client, manifests, robot, skill, args, {
       signal: stop.signal,
       onFeedback: (f) => progress(++k, JSON.stringify(f)),
     });
     const summary = {
-      ok: r.ok,
-      status: r.status,
-      message: r.message,
-      ...(r.error ? { error: r.error } : {}),
-      goalId: r.goalId,
-      seconds: Math.round(r.durationMs / 100) / 10,
+      ok: outcome.ok,
+      status: outcome.status,
+      message: outcome.message,
+      ...(outcome.error ? { error: outcome.error } : {}),
+      goalId: outcome.goalId,
+      seconds: Math.round(outcome.durationMs / 100) / 10,
     };
     return {
       content: [{ type: "text", text: JSON.stringify(summary) }],
       structuredContent: summary,
-      ...(r.ok ? {} : { isError: true }),
+      ...(outcome.ok ? {} : { isError: true }),
     };
   } finally {
     ctx.inFlight.delete(stop);
@@ -366,26 +366,28 @@ async function look(ctx: McpContext, args: Record<string, unknown>): Promise<Cal
     );
   const cam = manifest.cameras[0];
   await Promise.race([ctx.session.firstViews, new Promise((r) => setTimeout(r, 10_000))]);
-  const v = ctx.session.views.get(robot);
-  if (!v?.image) return fail(`${robot} has sent no camera frame on ${cam.image} yet`);
-  const png = await pngOf(v.image, cam.image);
+  const view = ctx.session.views.get(robot);
+  if (!view?.image) return fail(`${robot} has sent no camera frame on ${cam.image} yet`);
+  const png = await pngOf(view.image, cam.image);
   type Seen = {
     label: string;
     box?: { x: number; y: number; w: number; h: number };
     location?: { relation: string; place: string };
   };
-  const dets = (v.detections as { detections?: Seen[] } | undefined)?.detections ?? [];
-  const size = imageSize(v.image);
+  const dets = (view.detections as { detections?: Seen[] } | undefined)?.detections ?? [];
+  const size = imageSize(view.image);
   const range = await depthReader(ctx, cam, size?.width ?? cam.width);
-  const at = (u: number, v: number) => {
-    const p = range?.(u, v);
-    return p
-      ? `${p.z.toFixed(2)} m ahead, ${Math.abs(p.x).toFixed(2)} m ${p.x >= 0 ? "right" : "left"}, ${Math.abs(p.y).toFixed(2)} m ${p.y >= 0 ? "below" : "above"}`
+  const at = (column: number, row: number) => {
+    const point = range?.(column, row);
+    return point
+      ? `${point.z.toFixed(2)} m ahead, ${Math.abs(point.x).toFixed(2)} m ${point.x >= 0 ? "right" : "left"}, ${Math.abs(point.y).toFixed(2)} m ${point.y >= 0 ? "below" : "above"}`
       : undefined;
   };
-  const seen = dets.map((d) => {
-    const where = d.box ? at(d.box.x + d.box.w / 2, d.box.y + d.box.h / 2) : undefined;
-    return `${d.label}${d.location ? ` (${d.location.relation} ${d.location.place})` : ""}${where ? ` at ${where}` : ""}`;
+  const seen = dets.map((detection) => {
+    const where = detection.box
+      ? at(detection.box.x + detection.box.w / 2, detection.box.y + detection.box.h / 2)
+      : undefined;
+    return `${detection.label}${detection.location ? ` (${detection.location.relation} ${detection.location.place})` : ""}${where ? ` at ${where}` : ""}`;
   });
   const centre = size && !cam.detections ? at(size.width / 2, size.height / 2) : undefined;
   const said = cam.detections
@@ -451,23 +453,23 @@ const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread
 async function runMethod(
   server: Server,
   ctx: McpContext,
-  m: MethodTool,
+  tool: MethodTool,
   args: Record<string, unknown>,
   progress: (n: number, m: string) => void,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const known = Object.keys(runInput(m).properties ?? {});
+  const known = Object.keys(runInput(tool).properties ?? {});
   const bad = Object.keys(args).filter((k) => !known.includes(k));
-  if (bad.length) return fail(`${m.tool} takes no ${bad.join(", ")}; it takes ${known.join(", ")}`);
-  if (args.variant !== undefined && !(m.variants as readonly string[]).includes(String(args.variant)))
-    return fail(`${m.tool}: variant must be one of ${m.variants.join(", ")}`);
-  const thread = `${m.graph}-${randomUUID().slice(0, 8)}`;
-  const here = runsHere(m, ctx);
+  if (bad.length) return fail(`${tool.tool} takes no ${bad.join(", ")}; it takes ${known.join(", ")}`);
+  if (args.variant !== undefined && !(tool.variants as readonly string[]).includes(String(args.variant)))
+    return fail(`${tool.tool}: variant must be one of ${tool.variants.join(", ")}`);
+  const thread = `${tool.graph}-${randomUUID().slice(0, 8)}`;
+  const here = runsHere(tool, ctx);
   if (here && args.scenario !== undefined)
     return fail(
-      `${m.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`,
+      `${tool.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`,
     );
-  const argv = ["--graph", m.graph, "--thread", thread];
+  const argv = ["--graph", tool.graph, "--thread", thread];
   // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
   for (const [key, value] of Object.entries(args)) {
     if (key === "auto_approve" || key === "pipeline") {
@@ -480,10 +482,10 @@ async function runMethod(
     argv.push("--program", join(ctx.runsDir, thread, "program.json"));
   }
   if (here) argv.push("--bridge-url", ctx.bridgeUrl);
-  if (ctx.needApproval.size && m.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
+  if (ctx.needApproval.size && tool.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
   const rec: RunRecord = {
-    tool: m.tool,
-    graph: m.graph,
+    tool: tool.tool,
+    graph: tool.graph,
     thread,
     ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}),
     ...(args.pipeline === true ? { pipeline: true } : {}),
@@ -531,8 +533,8 @@ function childRun(
   progress: (n: number, m: string) => void,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const m = methodOfGraph(rec.graph);
-  const ask = m?.approvals ? ["--ask-via-stdio"] : [];
+  const graphMethod = methodOfGraph(rec.graph);
+  const ask = graphMethod?.approvals ? ["--ask-via-stdio"] : [];
   const child = spawn(
     process.execPath,
     [
@@ -557,7 +559,7 @@ function childRun(
     };
     let ok = false;
     if (server.getClientCapabilities()?.elicitation) {
-      const a = await server
+      const answer = await server
         .elicitInput({
           message: request.description,
           requestedSchema: {
@@ -567,10 +569,10 @@ function childRun(
           },
         })
         .catch(() => undefined);
-      ok = a?.action === "accept" && a.content?.approve === true;
+      ok = answer?.action === "accept" && answer.content?.approve === true;
     }
     progress(
-      ++n,
+      ++steps,
       `approval of ${request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`,
     );
     child.stdin.write(`${ok ? "accept" : "decline"}\n`);
@@ -580,16 +582,16 @@ function childRun(
   signal.addEventListener("abort", onAbort, { once: true });
   let out = "",
     err = "",
-    n = 0,
+    steps = 0,
     partial = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d;
-    partial += d;
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk;
+    partial += chunk;
     const lines = partial.split("\n");
     partial = lines.pop() ?? "";
     for (const l of lines) {
       if (l.startsWith(APPROVAL_PREFIX)) void answer(l).catch(() => child.stdin.write("decline\n"));
-      else if (l.trim()) progress(++n, l.trim());
+      else if (l.trim()) progress(++steps, l.trim());
     }
   });
   child.stderr.on("data", (d: Buffer) => (err = (err + d).slice(-4000)));
@@ -607,7 +609,7 @@ function childRun(
         );
       const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
       const brief =
-        m?.kind === "campaign"
+        graphMethod?.kind === "campaign"
           ? {
               thread: rec.thread,
               exitCode: code,
@@ -648,8 +650,8 @@ function childRun(
   });
 }
 
-const pick = (o: Record<string, unknown>, keys: string[]) =>
-  Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+const pick = (source: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
 
 function resources(ctx: McpContext) {
   return [
@@ -670,10 +672,10 @@ function resources(ctx: McpContext) {
     // The runs this server started (each leaves its record under the runs directory).
     ...(existsSync(ctx.runsDir) ? readdirSync(ctx.runsDir) : [])
       .filter((t) => existsSync(recordFile(ctx, t)) && existsSync(join(ctx.runsDir, t, "report.md")))
-      .map((t) => ({
-        uri: `robograph://runs/${t}/report.md`,
-        name: `run ${t}`,
-        title: `Run ${t}`,
+      .map((thread) => ({
+        uri: `robograph://runs/${thread}/report.md`,
+        name: `run ${thread}`,
+        title: `Run ${thread}`,
         mimeType: "text/markdown",
       })),
   ];
@@ -684,15 +686,15 @@ function readResource(ctx: McpContext, uri: string): { uri: string; mimeType: st
     return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.robots, null, 1) };
   if (uri === "robograph://world")
     return { uri, mimeType: "application/json", text: JSON.stringify(ctx.session.world, null, 1) };
-  const m = /^robograph:\/\/runs\/([A-Za-z0-9_.-]+)\/(report\.md|summary\.json|report\.json)$/.exec(uri);
-  const file = m && join(ctx.runsDir, m[1], m[2]);
+  const match = /^robograph:\/\/runs\/([A-Za-z0-9_.-]+)\/(report\.md|summary\.json|report\.json)$/.exec(uri);
+  const file = match && join(ctx.runsDir, match[1], match[2]);
   if (!file || !existsSync(file))
     throw new Error(
       `no resource ${uri}: resources are robograph://manifests, robograph://world and robograph://runs/<thread>/{report.md,summary.json}`,
     );
   return {
     uri,
-    mimeType: m[2].endsWith(".md") ? "text/markdown" : "application/json",
+    mimeType: match[2].endsWith(".md") ? "text/markdown" : "application/json",
     text: readFileSync(file, "utf8"),
   };
 }
@@ -738,7 +740,7 @@ export function buildServer(ctx: McpContext): Server {
 }
 
 export async function mcpCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       world: { type: "string", default: "kitchen" },
@@ -754,42 +756,46 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(MCP_HELP);
     return 0;
   }
   // On stdio, stdout is the protocol's: everything said goes to stderr.
   const log = (line: string) => process.stderr.write(`robograph mcp: ${line}\n`);
-  if (!WORLDS.some((w) => w.name === v.world))
-    throw new Error(`--world must be one of ${WORLDS.map((w) => w.name).join(", ")}, not ${v.world}`);
-  const port = v.http !== undefined ? Number(v.http) : undefined;
+  if (!WORLDS.some((w) => w.name === flags.world))
+    throw new Error(`--world must be one of ${WORLDS.map((w) => w.name).join(", ")}, not ${flags.world}`);
+  const port = flags.http !== undefined ? Number(flags.http) : undefined;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
-    throw new Error(`--http must be a port number, not ${v.http}`);
-  const token = v.token ?? process.env.ROBOGRAPH_MCP_TOKEN;
+    throw new Error(`--http must be a port number, not ${flags.http}`);
+  const token = flags.token ?? process.env.ROBOGRAPH_MCP_TOKEN;
   let sim: SimProcess | undefined;
-  let bridgeUrl = v["bridge-url"];
+  let bridgeUrl = flags["bridge-url"];
   if (!bridgeUrl) {
-    sim = await startSimProcess(v.world!, ["--speed", v.speed!, ...(v.scenario ? ["--scenario", v.scenario] : [])]);
+    sim = await startSimProcess(flags.world!, [
+      "--speed",
+      flags.speed!,
+      ...(flags.scenario ? ["--scenario", flags.scenario] : []),
+    ]);
     bridgeUrl = sim.url;
-    log(`${v.world} simulator at ${bridgeUrl}`);
+    log(`${flags.world} simulator at ${bridgeUrl}`);
   }
-  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
+  const dir = flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir();
   // Skills and looks need no world description (a plain robot's manifest file may have none); the methods say so if they do.
   const robots = openRun(ROBOTS_ONLY, {
     bridgeUrl,
     dataDir: dir,
-    manifest: v.manifest ? resolve(v.manifest) : undefined,
+    manifest: flags.manifest ? resolve(flags.manifest) : undefined,
   });
-  const s = await robots.session(bridgeUrl, { world: false });
-  const world = v["bridge-url"] ? s.world.name : v.world!;
+  const session = await robots.session(bridgeUrl, { world: false });
+  const world = flags["bridge-url"] ? session.world.name : flags.world!;
   const ctx: McpContext = {
-    session: s,
+    session,
     bridgeUrl,
     world,
     dataDir: dir,
-    runsDir: resolve(v["runs-dir"]!),
+    runsDir: resolve(flags["runs-dir"]!),
     needApproval: new Set(
-      v
+      flags
         .approve!.split(",")
         .map((x) => x.trim())
         .filter(Boolean),
@@ -833,36 +839,32 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {
-        return void res
-          .writeHead(400, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              jsonrpc: "2.0",
-              error: { code: -32700, message: "parse error: the body is not JSON" },
-              id: null,
-            }),
-          );
+        return void res.writeHead(400, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32700, message: "parse error: the body is not JSON" },
+            id: null,
+          }),
+        );
       }
     }
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
       if (id || req.method !== "POST" || !isInitializeRequest(body))
-        return void res
-          .writeHead(400, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              jsonrpc: "2.0",
-              error: { code: -32000, message: id ? `unknown session ${id}` : "no session: send initialize first" },
-              id: null,
-            }),
-          );
-      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        return void res.writeHead(400, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32000, message: id ? `unknown session ${id}` : "no session: send initialize first" },
+            id: null,
+          }),
+        );
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void sessions.set(sid, t),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
       });
-      t.onclose = () => t.sessionId && sessions.delete(t.sessionId);
-      await buildServer(ctx).connect(t);
-      transport = t;
+      created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
+      await buildServer(ctx).connect(created);
+      transport = created;
     }
     await transport.handleRequest(req, res, body);
   }

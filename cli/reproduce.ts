@@ -47,14 +47,14 @@ import {
  * sealed range; a quick slice's retired one) or below the first scored seed. No upper bound: a generator that skips
  * worlds it cannot do reads seeds past `from + count` to make up its count.
  */
-export function scoredOnly(r: Report, range?: { from: number; count: number }): Report {
+export function scoredOnly(report: Report, range?: { from: number; count: number }): Report {
   const from = Math.max(range?.from ?? FIRST_SCORED_SEED, FIRST_SCORED_SEED);
-  const outside = r.tasks.filter((t) => (generatedSeed(t) ?? -1) < from);
+  const outside = report.tasks.filter((t) => (generatedSeed(t) ?? -1) < from);
   if (outside.length)
     throw new Error(
       `the scored figure reads worlds outside the scored range (seeds from ${from}): ${outside.slice(0, 5).join(", ")}`,
     );
-  return r;
+  return report;
 }
 
 /**
@@ -67,8 +67,10 @@ export function freshRanges(
   ranges: readonly ScoredRange[],
   tuning: readonly ScoredRange[] = [],
 ): void {
-  const overlaps = (a: ScoredRange, b: ScoredRange) =>
-    a.dataset === b.dataset && a.from < b.from + b.count && b.from < a.from + a.count;
+  const overlaps = (first: ScoredRange, second: ScoredRange) =>
+    first.dataset === second.dataset &&
+    first.from < second.from + second.count &&
+    second.from < first.from + first.count;
   for (const range of ranges) {
     const run = ledger.filter((row) => !isStaleMark(row) && overlaps(row.range, range));
     if (run.length)
@@ -157,8 +159,8 @@ function evalPart(label: string, name: string, work: string, args: string[]): Pa
 const evalReport = (work: string, name: string) => readJson<Report>(join(work, name, "report.json"));
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-const rateOf = (r: Report, variant: string) => {
-  const eps = r.episodes.filter((e) => e.variant === variant);
+const rateOf = (report: Report, variant: string) => {
+  const eps = report.episodes.filter((e) => e.variant === variant);
   return eps.length ? eps.filter(counted).length / eps.length : 0;
 };
 
@@ -167,8 +169,8 @@ const TUNING_SEEDS = [0, 1, 2, 3, 4];
 const REPORTED_SEEDS = [100, 101, 102, 103, 104];
 /** The blocks world's starts other than the floor (the curriculum figure is the floor's). */
 const STARTS_SHOWN = ["stacked", "leaning", "held"] as const;
-const LEARNER_GRID: [number, number][] = [0.05, 0.1, 0.2].flatMap((e) =>
-  [0.7, 0.9].map((s) => [e, s] as [number, number]),
+const LEARNER_GRID: [number, number][] = [0.05, 0.1, 0.2].flatMap((elite) =>
+  [0.7, 0.9].map((s) => [elite, s] as [number, number]),
 );
 
 /** What the figures read of a curriculum run's report.json. */
@@ -246,7 +248,7 @@ function criticRuns(work: string, quick: boolean): CriticRun[] {
 
 /** One row per set and noise: the paper's Tables 1, 2 and 4 in brief, side by side. */
 function criticSummary(runs: CriticRun[]): string {
-  const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
   return [
     "# Side by side",
     "",
@@ -255,8 +257,8 @@ function criticSummary(runs: CriticRun[]): string {
     "| set | noise | cases | positives judged clean | negatives flagged | recall | precision | precision + detector grounding | pos–neg preferred right | neg–neg equal | pos–pos equal |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...runs.map((x) => {
-      const s = criticScores(x.results);
-      return `| ${x.set.title} | ${x.noise} | ${x.results.meta.cases} | ${p(s.clean)} | ${p(s.flagged)} | ${p(s.recall)} | ${p(s.precision)} | ${p(s.groundedPrecision)} | ${p(s.prefer["pos-neg"])} | ${p(s.prefer["neg-neg"])} | ${p(s.prefer["pos-pos"])} |`;
+      const scores = criticScores(x.results);
+      return `| ${x.set.title} | ${x.noise} | ${x.results.meta.cases} | ${percent(scores.clean)} | ${percent(scores.flagged)} | ${percent(scores.recall)} | ${percent(scores.precision)} | ${percent(scores.groundedPrecision)} | ${percent(scores.prefer["pos-neg"])} | ${percent(scores.prefer["neg-neg"])} | ${percent(scores.prefer["pos-pos"])} |`;
     }),
     "",
     `Seen families and held-back ones (${HELD_BACK.join(", ")}: fixed by seed ${HELD_BACK_SEED} before any cue for the new families was written, never looked at by the critic's author), the critic alone on negatives:`,
@@ -265,8 +267,8 @@ function criticSummary(runs: CriticRun[]): string {
     "|---|---|---|---|---|---|---|---|",
     ...runs.map((x) => {
       const { seen, heldBack } = criticScores(x.results);
-      const q = (v: number | null) => (v === null ? "—" : p(v));
-      return `| ${x.set.title} | ${x.noise} | ${seen.families / x.results.meta.seeds} | ${q(seen.recall)} | ${q(seen.precision)} | ${heldBack.families / x.results.meta.seeds} | ${q(heldBack.recall)} | ${q(heldBack.precision)} |`;
+      const percentOrDash = (v: number | null) => (v === null ? "—" : percent(v));
+      return `| ${x.set.title} | ${x.noise} | ${seen.families / x.results.meta.seeds} | ${percentOrDash(seen.recall)} | ${percentOrDash(seen.precision)} | ${heldBack.families / x.results.meta.seeds} | ${percentOrDash(heldBack.recall)} | ${percentOrDash(heldBack.precision)} |`;
     }),
     "",
   ].join("\n");
@@ -278,10 +280,10 @@ function curriculumTables(runs: { seed: number; r: CurriculumRecord }[]): string
   return [
     "| seed | episodes / learner iterations | skills learned (learner iteration they joined) | a stack or more | proposals (unique) |",
     "|---|---|---|---|---|",
-    ...runs.map(({ seed, r }) => {
-      const learned = r.library.filter((l) => l.source === "learned");
+    ...runs.map(({ seed, r: record }) => {
+      const learned = record.library.filter((l) => l.source === "learned");
       const stack = learned.some((l) => /^stack|^tower|^pyramid/.test(l.caption));
-      return `| ${seed} | ${r.counters.episodes} / ${r.counters.iterations} | ${learned.map((l) => `${l.caption} (@${l.since})`).join(", ") || "none"} | ${stack ? "yes" : "no"} | ${r.diversity.proposals} (${r.diversity.uniqueProposals}) |`;
+      return `| ${seed} | ${record.counters.episodes} / ${record.counters.iterations} | ${learned.map((l) => `${l.caption} (@${l.since})`).join(", ") || "none"} | ${stack ? "yes" : "no"} | ${record.diversity.proposals} (${record.diversity.uniqueProposals}) |`;
     }),
     "",
     "Fig. 5 — share of each family's proposed skills judged converged by the run's last learner iteration (skills proposed):",
@@ -289,10 +291,10 @@ function curriculumTables(runs: { seed: number; r: CurriculumRecord }[]): string
     `| seed | ${families.join(" | ")} |`,
     `|---|${families.map(() => "---").join("|")}|`,
     ...runs.map(
-      ({ seed, r }) =>
+      ({ seed, r: record }) =>
         `| ${seed} | ${families
-          .map((f) => {
-            const x = r.convergedShare.find((c) => c.family === f);
+          .map((family) => {
+            const x = record.convergedShare.find((c) => c.family === family);
             return x ? `${Math.round((x.share.at(-1) ?? 0) * 100)}% (${x.skills.length})` : "–";
           })
           .join(" | ")} |`,
@@ -303,8 +305,8 @@ function curriculumTables(runs: { seed: number; r: CurriculumRecord }[]): string
     "| seed | base-skill plans | plans with learned skills | all episodes |",
     "|---|---|---|---|",
     ...runs.map(
-      ({ seed, r }) =>
-        `| ${seed} | ${r.diversity.base.l2} / ${r.diversity.base.cluster} (${r.diversity.base.episodes}) | ${r.diversity.curriculum.l2} / ${r.diversity.curriculum.cluster} (${r.diversity.curriculum.episodes}) | ${r.diversity.all.l2} / ${r.diversity.all.cluster} (${r.diversity.all.episodes}) |`,
+      ({ seed, r: record }) =>
+        `| ${seed} | ${record.diversity.base.l2} / ${record.diversity.base.cluster} (${record.diversity.base.episodes}) | ${record.diversity.curriculum.l2} / ${record.diversity.curriculum.cluster} (${record.diversity.curriculum.episodes}) | ${record.diversity.all.l2} / ${record.diversity.all.cluster} (${record.diversity.all.episodes}) |`,
     ),
   ];
 }
@@ -344,7 +346,7 @@ const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, c
  * on, never the sealed range), then the tuning range — and its tables and headline, the scored report refused if it
  * reads a tuning world.
  */
-function scoredAndTuning(o: {
+function scoredAndTuning(spec: {
   id: string;
   seedFlag: string;
   scored: ScoredRange;
@@ -353,26 +355,26 @@ function scoredAndTuning(o: {
   args: string[];
   worlds: string;
 }): Pick<Figure, "scored" | "tuning" | "parts" | "render" | "headline"> {
-  const name = (set: string) => `${o.id}-${set}`;
-  const scoredRange = (quick: boolean) => (quick ? { from: QUICK_SCORED_FROM, count: o.quickCount } : o.scored);
+  const name = (set: string) => `${spec.id}-${set}`;
+  const scoredRange = (quick: boolean) => (quick ? { from: QUICK_SCORED_FROM, count: spec.quickCount } : spec.scored);
   return {
-    scored: [o.scored],
-    tuning: [{ dataset: o.scored.dataset, ...o.tuning }],
+    scored: [spec.scored],
+    tuning: [{ dataset: spec.scored.dataset, ...spec.tuning }],
     parts: (quick, work) =>
       (
         [
-          ["scored", o.scored],
-          ["tuning", o.tuning],
+          ["scored", spec.scored],
+          ["tuning", spec.tuning],
         ] as const
       ).map(([set, range]) =>
         evalPart(`${set} noise 0.15`, name(set), work, [
           "--dataset",
-          o.id,
+          spec.id,
           "--count",
-          quick ? String(o.quickCount) : String(range.count),
-          `--${o.seedFlag}`,
+          quick ? String(spec.quickCount) : String(range.count),
+          `--${spec.seedFlag}`,
           String(quick && set === "scored" ? QUICK_SCORED_FROM : range.from),
-          ...o.args,
+          ...spec.args,
         ]),
       ),
     render: (work, quick) =>
@@ -381,9 +383,9 @@ function scoredAndTuning(o: {
         `# Tuning set, noise 0.15\n\n${tables(evalReport(work, name("tuning")), { timing: false })}`,
       ].join("\n"),
     headline: (work, quick) => {
-      const r = scoredOnly(evalReport(work, name("scored")), scoredRange(quick));
-      const t = evalReport(work, name("tuning"));
-      return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} ${o.worlds}, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
+      const scored = scoredOnly(evalReport(work, name("scored")), scoredRange(quick));
+      const tuning = evalReport(work, name("tuning"));
+      return `scored: ${scored.variants.map((v) => `${v} ${pct(rateOf(scored, v))}`).join(" · ")} (${scored.tasks.length} ${spec.worlds}, noise ${scored.noise}); tuning: full ${pct(rateOf(tuning, "full"))}`;
     },
   };
 }
@@ -416,8 +418,8 @@ export const FIGURES: Figure[] = [
     ],
     render: (work) => tables(evalReport(work, "kitchen"), { timing: false }),
     headline: (work) => {
-      const r = evalReport(work, "kitchen");
-      return `full ${pct(rateOf(r, "full"))} · no-critic ${pct(rateOf(r, "no-critic"))} · open-loop ${pct(rateOf(r, "open-loop"))} · pipelined ${pct(rateOf(r, "pipelined"))} success (${r.episodes.length / r.variants.length} trials each, noise ${r.noise}, no grasp sensing)`;
+      const report = evalReport(work, "kitchen");
+      return `full ${pct(rateOf(report, "full"))} · no-critic ${pct(rateOf(report, "no-critic"))} · open-loop ${pct(rateOf(report, "open-loop"))} · pipelined ${pct(rateOf(report, "pipelined"))} success (${report.episodes.length / report.variants.length} trials each, noise ${report.noise}, no grasp sensing)`;
     },
   },
   {
@@ -482,10 +484,10 @@ export const FIGURES: Figure[] = [
         .map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `tabletop-noise${noise}`), { timing: false })}`)
         .join("\n"),
     headline: (work) => {
-      const r = evalReport(work, "tabletop-noise0.15");
+      const report = evalReport(work, "tabletop-noise0.15");
       return (
-        r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") +
-        ` (noise ${r.noise}, ${r.seeds} seed(s) per task)`
+        report.variants.map((v) => `${v} ${pct(rateOf(report, v))}`).join(" · ") +
+        ` (noise ${report.noise}, ${report.seeds} seed(s) per task)`
       );
     },
   },
@@ -525,10 +527,10 @@ export const FIGURES: Figure[] = [
         .map((noise) => `# Noise ${noise}\n\n${tables(evalReport(work, `course-noise${noise}`), { timing: false })}`)
         .join("\n"),
     headline: (work) => {
-      const r = evalReport(work, "course-noise0.2");
+      const report = evalReport(work, "course-noise0.2");
       return (
-        r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ") +
-        ` (noise ${r.noise}, ${r.seeds} trials per course)`
+        report.variants.map((v) => `${v} ${pct(rateOf(report, v))}`).join(" · ") +
+        ` (noise ${report.noise}, ${report.seeds} trials per course)`
       );
     },
   },
@@ -573,12 +575,12 @@ export const FIGURES: Figure[] = [
         `# Tuning set, noise 0.2\n\n${tables(evalReport(work, "generated-tuning-noise0.2"), { timing: false })}`,
       ].join("\n"),
     headline: (work, quick) => {
-      const r = scoredOnly(
+      const scored = scoredOnly(
         evalReport(work, "generated-scored-noise0.2"),
         quick ? { from: QUICK_SCORED_FROM, count: 3 } : COURSE_SCORED,
       );
-      const t = evalReport(work, "generated-tuning-noise0.2");
-      return `scored: ${r.variants.map((v) => `${v} ${pct(rateOf(r, v))}`).join(" · ")} (${r.tasks.length} courses, noise ${r.noise}); tuning: full ${pct(rateOf(t, "full"))}`;
+      const tuning = evalReport(work, "generated-tuning-noise0.2");
+      return `scored: ${scored.variants.map((v) => `${v} ${pct(rateOf(scored, v))}`).join(" · ")} (${scored.tasks.length} courses, noise ${scored.noise}); tuning: full ${pct(rateOf(tuning, "full"))}`;
     },
   },
   {
@@ -603,8 +605,8 @@ export const FIGURES: Figure[] = [
     ],
     render: (work) => tables(evalReport(work, "course-window5"), { timing: false }),
     headline: (work) => {
-      const r = evalReport(work, "course-window5");
-      return `VLM-PC with a 5-step window: ${r.episodes.filter(counted).length} of ${r.episodes.length} trials reach the toy (noise ${r.noise})`;
+      const report = evalReport(work, "course-window5");
+      return `VLM-PC with a 5-step window: ${report.episodes.filter(counted).length} of ${report.episodes.length} trials reach the toy (noise ${report.noise})`;
     },
   },
   {
@@ -624,29 +626,29 @@ export const FIGURES: Figure[] = [
       ]),
     ],
     render: (work) => {
-      const r = evalReport(work, "paraphrases");
+      const report = evalReport(work, "paraphrases");
       // Each episode's world: the world of the method its dataset family belongs to.
       const worldOf = (e: Report["episodes"][number]) => method(experimentMethod({ families: [e.family] })).world;
-      const worlds = [...new Set(r.episodes.map(worldOf))];
+      const worlds = [...new Set(report.episodes.map(worldOf))];
       const row = (label: string, eps: Report["episodes"]) =>
         `| ${label} (${eps.length}) | ${eps.filter((e) => !/not understood/.test(e.statusReason)).length}/${eps.length} | ${eps.filter(counted).length}/${eps.length} |`;
       return [
         "| paraphrases | read (not ended as not understood) | solved (simulator's check) |",
         "|---|---|---|",
-        ...worlds.map((w) =>
+        ...worlds.map((world) =>
           row(
-            w,
-            r.episodes.filter((e) => worldOf(e) === w),
+            world,
+            report.episodes.filter((e) => worldOf(e) === world),
           ),
         ),
-        row("all", r.episodes),
+        row("all", report.episodes),
         "",
-        tables(r, { timing: false }),
+        tables(report, { timing: false }),
       ].join("\n");
     },
     headline: (work) => {
-      const r = evalReport(work, "paraphrases");
-      return `${r.episodes.filter(counted).length}/${r.episodes.length} paraphrased instructions solved end to end (in-sample)`;
+      const report = evalReport(work, "paraphrases");
+      return `${report.episodes.filter(counted).length}/${report.episodes.length} paraphrased instructions solved end to end (in-sample)`;
     },
   },
   {
@@ -745,14 +747,14 @@ export const FIGURES: Figure[] = [
         criticRuns(work, quick).find((x) => x.set.id === id && x.noise === noise);
       const say = (x: CriticRun | undefined) => {
         if (!x) return "";
-        const s = criticScores(x.results);
-        return `recall ${pct(s.recall)}, precision ${pct(s.precision)}`;
+        const scores = criticScores(x.results);
+        return `recall ${pct(scores.recall)}, precision ${pct(scores.precision)}`;
       };
       const noisy = at("hand-made", "0.3")!;
       const gen = at("generated", "0.3");
       const held = (x: CriticRun) => {
-        const h = criticScores(x.results).heldBack;
-        return h.recall === null ? "" : `, held-back families recall ${pct(h.recall)}`;
+        const heldBack = criticScores(x.results).heldBack;
+        return heldBack.recall === null ? "" : `, held-back families recall ${pct(heldBack.recall)}`;
       };
       return `critic alone on negatives at noise 0.3: hand-made ${say(noisy)} (${noisy.results.meta.cases} cases)${gen ? `; generated, ${quick ? "retired scored range" : "scored set, run once"}: ${say(gen)}${held(gen)} (${gen.results.meta.cases} cases)` : ""}`;
     },
@@ -781,8 +783,8 @@ export const FIGURES: Figure[] = [
       const rows = LEARNER_GRID.map(([elite, step]) => {
         const runs = TUNING_SEEDS.map((seed) => curriculumRecord(work, `e${elite}-s${step}-seed${seed}`));
         const learned = runs.map((r) => r.library.filter((l) => l.source === "learned").length);
-        const stacks = runs.filter((r) =>
-          r.library.some((l) => /^stack|^tower|^pyramid/.test(l.caption) && l.source === "learned"),
+        const stacks = runs.filter((record) =>
+          record.library.some((l) => /^stack|^tower|^pyramid/.test(l.caption) && l.source === "learned"),
         ).length;
         return { elite, step, learned, stacks, mean: learned.reduce((a, b) => a + b, 0) / learned.length };
       });
@@ -795,8 +797,8 @@ export const FIGURES: Figure[] = [
         `| elite share | step | skills learned, seeds ${TUNING_SEEDS.join(", ")} | mean | seeds that learned a stack (or more) |`,
         "|---|---|---|---|---|",
         ...rows.map(
-          (r) =>
-            `| ${r.elite} | ${r.step} | ${r.learned.join(", ")} | ${r.mean.toFixed(1)} | ${r.stacks} of ${TUNING_SEEDS.length} |`,
+          (row) =>
+            `| ${row.elite} | ${row.step} | ${row.learned.join(", ")} | ${row.mean.toFixed(1)} | ${row.stacks} of ${TUNING_SEEDS.length} |`,
         ),
         "",
         `Best on the tuning seeds (most seeds with a stack, then most skills): elite ${best.elite}, step ${best.step}. ` +
@@ -847,8 +849,8 @@ export const FIGURES: Figure[] = [
         (r): r is CurriculumRecord => !!r,
       );
       const learned = runs.map((r) => r.library.filter((l) => l.source === "learned").length);
-      const stacks = runs.filter((r) =>
-        r.library.some((l) => l.source === "learned" && /^stack|^tower|^pyramid/.test(l.caption)),
+      const stacks = runs.filter((record) =>
+        record.library.some((l) => l.source === "learned" && /^stack|^tower|^pyramid/.test(l.caption)),
       ).length;
       const episodes = [...new Set(runs.map((r) => r.counters.episodes))].join("/");
       return `${runs.length === 1 ? "one run" : `${runs.length} runs`} of ${episodes} episodes: ${learned.join(", ")} skills learned; a stack learned in ${stacks} of ${runs.length} (seeds never tuned on)`;
@@ -908,8 +910,8 @@ export const FIGURES: Figure[] = [
         "| figure | value | unit | target |",
         "|---|---|---|---|",
         ...figures.map(
-          (f) =>
-            `| ${f.name.replace(/^latency /, "")} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} | ${f.target ?? ""} |`,
+          (figure) =>
+            `| ${figure.name.replace(/^latency /, "")} | ${Number.isInteger(figure.value) ? figure.value : figure.value.toFixed(2)} | ${figure.unit} | ${figure.target ?? ""} |`,
         ),
       ].join("\n");
     },
@@ -937,19 +939,19 @@ function commitOf(): string {
 /** The line that ends a results file's header: what comes after it is compared by --check. */
 export const HEADER_END = "<!-- end of header: what follows is compared by npm run reproduce -- --quick --check -->";
 
-function header(f: Figure, parts: Part[], quick: boolean, runsMadeAt?: string): string {
+function header(figure: Figure, parts: Part[], quick: boolean, runsMadeAt?: string): string {
   const ledger = quick ? [] : readLedger(LEDGER);
   return [
     `<!-- Generated by npm run reproduce${quick ? " -- --quick" : ""} (cli/reproduce.ts): regenerate, do not edit. -->`,
-    `# ${f.title}${quick ? " (quick slice)" : ""}`,
+    `# ${figure.title}${quick ? " (quick slice)" : ""}`,
     "",
     `- commit: ${runsMadeAt ? `${runsMadeAt} (the runs); tables made again at ${commitOf()}` : commitOf()}`,
     `- date: ${new Date().toISOString().slice(0, 10)}`,
-    ...(f.commands ?? parts.map((p) => `${parts.length > 1 ? `(${p.label}) ` : ""}\`${p.shown}\``)).map(
+    ...(figure.commands ?? parts.map((p) => `${parts.length > 1 ? `(${p.label}) ` : ""}\`${p.shown}\``)).map(
       (c) => `- command: ${c}`,
     ),
-    `- the set: ${f.about}`,
-    ...(quick ? [] : (f.scored ?? []).map((r) => scoredRangeLine(ledger, r))),
+    `- the set: ${figure.about}`,
+    ...(quick ? [] : (figure.scored ?? []).map((r) => scoredRangeLine(ledger, r))),
     "",
     HEADER_END,
     "",
@@ -963,17 +965,17 @@ export function bodyOf(text: string): string {
 }
 
 /** Runs `robograph ARGS` as a child process, its output to `log`, its progress lines (stderr) shown with a prefix. */
-function runPart(p: Part, log: string, prefix: string): Promise<void> {
+function runPart(part: Part, log: string, prefix: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", join(ROOT, p.script ?? join("cli", "robograph.ts")), ...p.argv],
+      ["--import", "tsx", join(ROOT, part.script ?? join("cli", "robograph.ts")), ...part.argv],
       { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } },
     );
     const chunks: string[] = [];
     let last = 0;
-    const show = (d: Buffer) => {
-      const text = d.toString();
+    const show = (chunk: Buffer) => {
+      const text = chunk.toString();
       chunks.push(text);
       // A line every few seconds is enough to show it is alive.
       const line = text
@@ -993,8 +995,8 @@ function runPart(p: Part, log: string, prefix: string): Promise<void> {
     child.on("exit", (code) => {
       process.off("SIGINT", stop);
       writeFileSync(log, chunks.join(""));
-      if ((p.okCodes ?? [0]).includes(code ?? -1)) resolve();
-      else reject(new Error(`${p.shown} exited with ${code}; its output is in ${log}`));
+      if ((part.okCodes ?? [0]).includes(code ?? -1)) resolve();
+      else reject(new Error(`${part.shown} exited with ${code}; its output is in ${log}`));
     });
   });
 }
@@ -1020,9 +1022,9 @@ export function includeResults(resultsDir = RESULTS_DIR, write = true): { change
       // A figure the ledger marks stale says so wherever it is shown, until it is run again on a fresh range.
       const stale = staleness(ledger, id);
       if (kind === "headline") {
-        const m = /^<!-- headline: (.*) -->$/m.exec(body);
-        if (!m) throw new Error(`docs/results/${id}.md has no headline`);
-        return stale ? `${m[1]} — **stale since ${stale.commit}**: ${stale.why}` : m[1];
+        const match = /^<!-- headline: (.*) -->$/m.exec(body);
+        if (!match) throw new Error(`docs/results/${id}.md has no headline`);
+        return stale ? `${match[1]} — **stale since ${stale.commit}**: ${stale.why}` : match[1];
       }
       return `\n${stale ? `> **Stale since ${stale.commit} (${stale.date}).** ${stale.why} These figures were made before that change and are not yet made again on a fresh scored range (docs/results/ledger.md).\n\n` : ""}${forDocs(bodyOf(body).replace(/^<!-- headline: .* -->\n+/m, "")).trim()}\n\nMade by \`npm run reproduce -- --only ${id}\` (commands, commit, date and every episode: [docs/results/${id}.md](${relative(dirname(file), path)})).\n`;
     });
@@ -1042,10 +1044,10 @@ export function forDocs(body: string): string {
   const kept: string[] = [];
   let skipping = false;
   for (const line of body.split("\n")) {
-    const h = /^(#+) (.*)$/.exec(line);
-    if (h) skipping = h[1].length === 2 && h[2] === "Episodes";
+    const heading = /^(#+) (.*)$/.exec(line);
+    if (heading) skipping = heading[1].length === 2 && heading[2] === "Episodes";
     if (skipping) continue;
-    kept.push(h ? `${h[1]}## ${h[2]}` : line);
+    kept.push(heading ? `${heading[1]}## ${heading[2]}` : line);
   }
   return kept.join("\n").replace(/\n{3,}/g, "\n\n");
 }
@@ -1075,7 +1077,7 @@ function includeOnly(): number {
 }
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       quick: { type: "boolean", default: false },
@@ -1091,40 +1093,40 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(REPRODUCE_HELP.replace("${IDS}", IDS));
     return 0;
   }
-  if (v.include) return includeOnly();
-  if (v["mark-stale"] !== undefined) {
-    const f = FIGURES.find((x) => x.id === v["mark-stale"]);
-    if (!f?.scored?.length)
+  if (flags.include) return includeOnly();
+  if (flags["mark-stale"] !== undefined) {
+    const figure = FIGURES.find((x) => x.id === flags["mark-stale"]);
+    if (!figure?.scored?.length)
       throw new Error(
-        `--mark-stale: ${v["mark-stale"]} is no figure with a scored range; those are ${FIGURES.filter(
+        `--mark-stale: ${flags["mark-stale"]} is no figure with a scored range; those are ${FIGURES.filter(
           (x) => x.scored?.length,
         )
           .map((x) => x.id)
           .join(", ")}`,
       );
-    if (!v.why?.trim()) throw new Error("--mark-stale needs --why: what changed on the figure's code path");
+    if (!flags.why?.trim()) throw new Error("--mark-stale needs --why: what changed on the figure's code path");
     appendToLedger(
       LEDGER,
-      f.scored.map((range) => ({
+      figure.scored.map((range) => ({
         date: new Date().toISOString().slice(0, 10),
         commit: commitOf(),
-        figure: f.id,
+        figure: figure.id,
         range,
-        note: `stale: ${v.why!.trim().replace(/\|/g, "/")}`,
+        note: `stale: ${flags.why!.trim().replace(/\|/g, "/")}`,
       })),
     );
-    process.stderr.write(`${f.id} marked stale in docs/results/ledger.md\n`);
+    process.stderr.write(`${figure.id} marked stale in docs/results/ledger.md\n`);
     return includeOnly();
   }
-  const quick = v.quick || v.check;
-  const only = v.only?.split(",").map((s) => s.trim());
+  const quick = flags.quick || flags.check;
+  const only = flags.only?.split(",").map((s) => s.trim());
   for (const id of only ?? []) if (!FIGURES.some((f) => f.id === id)) throw new Error(`no figure ${id}; one of ${IDS}`);
   const figures = FIGURES.filter((f) => (!only || only.includes(f.id)) && !(quick && f.fullOnly));
-  if (v.list) {
+  if (flags.list) {
     for (const f of figures)
       process.stdout.write(
         `${f.id}: ${f.title}\n${f
@@ -1135,11 +1137,11 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const work =
-    v.work ??
-    (v.check
+    flags.work ??
+    (flags.check
       ? mkdtempSync(join(tmpdir(), "robograph-reproduce-"))
       : join(ROOT, "runs", quick ? "reproduce-quick" : "reproduce"));
-  const outDir = v.check ? join(work, "results") : quick ? join(RESULTS_DIR, "quick") : RESULTS_DIR;
+  const outDir = flags.check ? join(work, "results") : quick ? join(RESULTS_DIR, "quick") : RESULTS_DIR;
   mkdirSync(outDir, { recursive: true });
   const t0 = performance.now();
   const differ: string[] = [];
@@ -1149,7 +1151,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       const dir = join(work, f.id);
       const file = join(outDir, `${f.id}.md`);
       let madeAt: string | undefined;
-      if (v.render) {
+      if (flags.render) {
         if (!existsSync(dir)) throw new Error(`--render: no runs of ${f.id} in ${dir}`);
         // The runs' commit as the header gave it, "(with uncommitted changes)" and all.
         madeAt = existsSync(file)
@@ -1162,16 +1164,16 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
         mkdirSync(dir, { recursive: true });
       }
       // A scored range is run once: refused before anything runs if the ledger shows it run, or it overlaps tuning.
-      if (!v.render && !quick && f.scored?.length) freshRanges(readLedger(LEDGER), f.scored, f.tuning);
+      if (!flags.render && !quick && f.scored?.length) freshRanges(readLedger(LEDGER), f.scored, f.tuning);
       const parts = f.parts(quick, dir);
-      for (const [k, p] of v.render ? [] : parts.entries()) {
+      for (const [k, p] of flags.render ? [] : parts.entries()) {
         process.stderr.write(`${prefix} ${p.shown}\n`);
-        if (v.concurrency && p.argv[0] === "eval" && !p.argv.includes("critic"))
-          p.argv.push("--concurrency", v.concurrency);
+        if (flags.concurrency && p.argv[0] === "eval" && !p.argv.includes("critic"))
+          p.argv.push("--concurrency", flags.concurrency);
         await runPart(p, join(dir, `log${parts.length > 1 ? `-${k + 1}` : ""}.txt`), prefix);
       }
       // A full figure's scored ranges were run once more: the ledger says so, and the header reads it.
-      if (!v.render && !quick && f.scored?.length) {
+      if (!flags.render && !quick && f.scored?.length) {
         appendToLedger(
           LEDGER,
           f.scored.map((range) => ({
@@ -1186,7 +1188,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       const headline = f.headline ? `<!-- headline: ${f.headline(dir, quick)} -->\n\n` : "";
       const text = `${header(f, parts, quick, madeAt)}${headline}${f.render(dir, quick).trim()}\n`;
       writeFileSync(file, text);
-      if (v.check) {
+      if (flags.check) {
         const committed = join(RESULTS_DIR, "quick", `${f.id}.md`);
         const same = existsSync(committed) && bodyOf(readFileSync(committed, "utf8")) === bodyOf(text);
         if (!same) differ.push(f.id);
@@ -1196,10 +1198,10 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       } else process.stderr.write(`${prefix} wrote ${relative(ROOT, file)}\n`);
     }
   } finally {
-    if (v.check && !differ.length) rmSync(work, { recursive: true, force: true });
+    if (flags.check && !differ.length) rmSync(work, { recursive: true, force: true });
   }
   const minutes = ((performance.now() - t0) / 60000).toFixed(1);
-  if (v.check) {
+  if (flags.check) {
     if (differ.length) {
       process.stderr.write(
         `\nreproduce --check: ${differ.join(", ")} differ from what is committed in docs/results/quick/ (${minutes} min). ` +

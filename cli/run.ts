@@ -43,8 +43,8 @@ function nextStdinLine(): Promise<string> {
       (process.stdin as { unref?: () => void }).unref?.();
       resolve(line);
     };
-    const onData = (d: Buffer) => {
-      buf += d.toString("utf8");
+    const onData = (chunk: Buffer) => {
+      buf += chunk.toString("utf8");
       const i = buf.indexOf("\n");
       if (i >= 0) done(buf.slice(0, i));
     };
@@ -70,8 +70,8 @@ options:
                        ${METHODS.filter((m) => m.kind === "episode")
                          .map((m) => world(m.world))
                          .map(
-                           (w) =>
-                             `${w.name} (default ${w.defaultScenario}): ${w.scenarios().join(", ")}${w.name === "course" ? ", or generated_<seed>" : ""}`,
+                           (worldSpec) =>
+                             `${worldSpec.name} (default ${worldSpec.defaultScenario}): ${worldSpec.scenarios().join(", ")}${worldSpec.name === "course" ? ", or generated_<seed>" : ""}`,
                          )
                          .join("\n                       ")}
   --goal TEXT          the instruction (default: the scenario's)
@@ -130,11 +130,11 @@ SIGINT/SIGTERM: emergency stop — the robot's goal in flight is canceled and th
  * The detector's message of a frame the record keeps, written beside it (frames/NNN-robot.json) so `robograph view` can
  * draw its boxes: only when a robot's latest view is still that very image (the state keeps the image, not the boxes).
  */
-async function keepDetections(s: Session, image: string, file: string, robot?: string): Promise<void> {
-  for (const [id, v] of s.views) {
+async function keepDetections(session: Session, image: string, file: string, robot?: string): Promise<void> {
+  for (const [id, v] of session.views) {
     if ((robot && id !== robot) || !v.image || !v.detections) continue;
     // The frame as the agent kept it (a raw or JPEG frame is kept as the PNG it was read into).
-    const png = await pngOf(v.image, s.robots.find((r) => r.id === id)?.cameras[0]?.image ?? id);
+    const png = await pngOf(v.image, session.robots.find((r) => r.id === id)?.cameras[0]?.image ?? id);
     if (`sha256:${createHash("sha256").update(png).digest("hex")}.png` !== image) continue;
     writeFileSync(file.replace(/\.png$/, ".json"), JSON.stringify({ robot: id, image, detections: v.detections }));
     return;
@@ -142,24 +142,24 @@ async function keepDetections(s: Session, image: string, file: string, robot?: s
 }
 
 /** The method a run's options name (--graph, or --world) and its scenario, every choice checked. */
-function methodAndScenario(v: { graph?: string; world?: string; variant?: string; scenario?: string }): {
+function methodAndScenario(flags: { graph?: string; world?: string; variant?: string; scenario?: string }): {
   m: Method;
   scenario: { name: string; instruction: string };
 } {
   // The methods one episode runs (a campaign, the curriculum, went its own way before this).
   const episodic = METHODS.filter((m) => m.kind === "episode");
-  if (v.graph && !episodic.some((m) => m.graph === v.graph))
-    throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${v.graph}`);
-  if (v.world && !episodic.some((m) => m.world === v.world))
-    throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${v.world}`);
-  const m: Method = v.graph ? methodOfGraph(v.graph)! : methodOfWorld(v.world ?? "kitchen");
-  if (v.world && v.world !== m.world)
-    throw new Error(`--graph ${v.graph} runs in the ${m.world} world, not ${v.world}`);
-  if (!m.variants.includes(v.variant!))
-    throw new Error(`--variant must be one of ${m.variants.join(", ")} for the ${m.world} world`);
-  const w = world(m.world);
+  if (flags.graph && !episodic.some((m) => m.graph === flags.graph))
+    throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${flags.graph}`);
+  if (flags.world && !episodic.some((m) => m.world === flags.world))
+    throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${flags.world}`);
+  const method: Method = flags.graph ? methodOfGraph(flags.graph)! : methodOfWorld(flags.world ?? "kitchen");
+  if (flags.world && flags.world !== method.world)
+    throw new Error(`--graph ${flags.graph} runs in the ${method.world} world, not ${flags.world}`);
+  if (!method.variants.includes(flags.variant!))
+    throw new Error(`--variant must be one of ${method.variants.join(", ")} for the ${method.world} world`);
+  const worldSpec = world(method.world);
   // A scenario given as a file is the world's to read (the kitchen's are JSON).
-  return { m, scenario: w.scenario(v.scenario ?? w.defaultScenario ?? "") };
+  return { m: method, scenario: worldSpec.scenario(flags.scenario ?? worldSpec.defaultScenario ?? "") };
 }
 
 interface ApprovalRequest {
@@ -170,12 +170,12 @@ interface ApprovalRequest {
 /** A person's answer to a skill that waits for approval: --auto-approve, a parent process (--ask-via-stdio), or the terminal. */
 async function askApproval(
   request: ApprovalRequest,
-  v: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean },
+  flags: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean },
   say: (s: string) => void,
 ): Promise<{ type: string; args?: unknown }> {
   let answer: { type: string; args?: unknown } = { type: "ignore" };
-  if (v["auto-approve"]) answer = { type: "accept" };
-  else if (v["ask-via-stdio"]) {
+  if (flags["auto-approve"]) answer = { type: "accept" };
+  else if (flags["ask-via-stdio"]) {
     // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
     process.stdout.write(
       `${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`,
@@ -184,9 +184,9 @@ async function askApproval(
     answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
   } else if (process.stdin.isTTY) {
     const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const a = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
+    const reply = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
     rl.close();
-    answer = a === "y" || a === "yes" ? { type: "accept" } : { type: "ignore" };
+    answer = reply === "y" || reply === "yes" ? { type: "accept" } : { type: "ignore" };
   } else
     say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
   return answer;
@@ -200,18 +200,18 @@ async function askApproval(
 async function worldCheck(
   bridgeUrl: string,
   runDir: string,
-  m: Method,
+  method: Method,
   check: GoalCheckPlan,
 ): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[]; unchecked?: string }> {
   let truth: { success: boolean; goal: unknown } | undefined;
   let undesirable: string[] | undefined;
   let unchecked = check.unchecked;
   try {
-    const c = await BridgeClient.connect(bridgeUrl, { connectAttempts: 1 });
+    const client = await BridgeClient.connect(bridgeUrl, { connectAttempts: 1 });
     // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
-    await learnDialect(c, 5000).catch(() => {});
+    await learnDialect(client, 5000).catch(() => {});
     if (!unchecked) {
-      truth = await c
+      truth = await client
         .callService<{ success: boolean; goal: unknown }>("/evaluator/check", check.goal ? { goal: check.goal } : {}, {
           timeoutMs: 5000,
         })
@@ -222,14 +222,14 @@ async function worldCheck(
           return undefined;
         });
     }
-    const { events } = await c.callService<{ events: { kind: string; object?: string }[] }>(
+    const { events } = await client.callService<{ events: { kind: string; object?: string }[] }>(
       "/evaluator/events",
       {},
       { timeoutMs: 5000 },
     );
     writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
     // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
-    if (m.cleanRollout) {
+    if (method.cleanRollout) {
       undesirable = [
         ...new Set(
           events
@@ -239,7 +239,7 @@ async function worldCheck(
       ];
       if (truth) truth = { ...truth, success: truth.success && undesirable.length === 0 };
     }
-    await c.close();
+    await client.close();
   } catch {
     // A real robot has no evaluator: the run's own status stands alone.
   }
@@ -258,15 +258,15 @@ interface GoalCheckPlan {
  * task's literals. Kept beside the run (check.json), so a resumed run is checked as it began.
  */
 function goalCheckPlan(
-  v: { goal?: string; check?: string; resume?: boolean },
+  flags: { goal?: string; check?: string; resume?: boolean },
   scenario: { name: string; instruction: string },
   runDir: string,
 ): GoalCheckPlan {
   const file = join(runDir, "check.json");
-  if (v.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheckPlan;
+  if (flags.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheckPlan;
   let plan: GoalCheckPlan = {};
-  if (v.check !== undefined) {
-    const goal = v.check
+  if (flags.check !== undefined) {
+    const goal = flags.check
       .split(";")
       .map((l) => l.trim())
       .filter(Boolean);
@@ -274,7 +274,7 @@ function goalCheckPlan(
       throw new Error('--check: give one or more goal literals, e.g. --check "in(apple, sink); closed(oven)"');
     for (const l of goal) parseLiteral(l);
     plan = { goal };
-  } else if (v.goal !== undefined && v.goal.trim() !== scenario.instruction.trim()) {
+  } else if (flags.goal !== undefined && flags.goal.trim() !== scenario.instruction.trim()) {
     plan = {
       unchecked: `the run's goal is not scenario ${scenario.name}'s, and the simulator checks goal literals, not sentences: give --check "in(apple, sink); …" to have it checked`,
     };
@@ -315,11 +315,11 @@ function endStatus(
 /** The end's reason with what the method's final state adds (CLEA: the loops it broke). */
 function explained(
   end: { status: string; statusReason: string },
-  m: Method,
+  method: Method,
   state: unknown,
 ): { status: string; statusReason: string } {
   return state
-    ? { ...end, statusReason: end.statusReason + (m.explain?.(state as Record<string, unknown>) ?? "") }
+    ? { ...end, statusReason: end.statusReason + (method.explain?.(state as Record<string, unknown>) ?? "") }
     : end;
 }
 
@@ -327,21 +327,21 @@ function explained(
 function startWorld(
   name: string,
   scenarioName: string,
-  v: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string },
+  flags: { scenario?: string; speed?: string; seed?: string; "detector-noise"?: string; "grasp-sensing"?: string },
 ): Promise<SimProcess> {
-  const detector = v["detector-noise"]!;
-  const worldArgs = world(name).options({ graspSensing: v["grasp-sensing"] !== "off" });
+  const detector = flags["detector-noise"]!;
+  const worldArgs = world(name).options({ graspSensing: flags["grasp-sensing"] !== "off" });
   // A scenario given as a file goes to the simulator as that file (by absolute path), wherever it lives.
-  const scenarioArg = v.scenario?.endsWith(".json") ? resolve(v.scenario) : scenarioName;
+  const scenarioArg = flags.scenario?.endsWith(".json") ? resolve(flags.scenario) : scenarioName;
   return startSimProcess(
     name,
     [
       "--scenario",
       scenarioArg,
       "--speed",
-      v.speed!,
+      flags.speed!,
       "--seed",
-      v.seed!,
+      flags.seed!,
       "--miss-rate",
       detector,
       "--mislabel-rate",
@@ -354,7 +354,7 @@ function startWorld(
 }
 
 /** What a finished run leaves: summary.json, report.md with its frames, and the closing lines on the terminal. */
-function writeRecord(r: {
+function writeRecord(record: {
   thread: string;
   method: Method;
   scenario: string;
@@ -373,29 +373,31 @@ function writeRecord(r: {
   report: string[];
   frames: string[];
 }): { verified: boolean; interrupted: boolean } {
-  const { thread, state, truth, undesirable, unchecked, status, statusReason, runDir, report, frames } = r;
+  const { thread, state, truth, undesirable, unchecked, status, statusReason, runDir, report, frames } = record;
   const usage = totalUsage(state?.usage ?? {});
   const interrupted = status === "interrupted";
   const summary = {
     thread,
-    method: r.method.id,
-    scenario: r.scenario,
-    variant: r.variant,
-    model: r.backend,
+    method: record.method.id,
+    scenario: record.scenario,
+    variant: record.variant,
+    model: record.backend,
     status,
     statusReason,
     ...(interrupted
-      ? { resume: `npm start -- --thread ${thread} --resume${r.bridgeUrl ? ` --bridge-url ${r.bridgeUrl}` : ""}` }
+      ? {
+          resume: `npm start -- --thread ${thread} --resume${record.bridgeUrl ? ` --bridge-url ${record.bridgeUrl}` : ""}`,
+        }
       : {}),
     // Unchecked on a simulator (another goal than the scenario's), success is unknown, never a false "not done".
     success: truth ? truth.success : unchecked ? null : status === "succeeded",
-    ...r.method.summarize(state as Record<string, unknown> | undefined),
+    ...record.method.summarize(state as Record<string, unknown> | undefined),
     modelCalls: usage.calls,
     // Every request sent, by outcome (ok, invalid, timeout, http_429, http_503, connection, …).
     modelCallOutcomes: usage.outcomes ?? {},
-    tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: r.backend === "symbolic" },
+    tokens: { input: usage.inputTokens, output: usage.outputTokens, estimated: record.backend === "symbolic" },
     skillSeconds: Math.round((state?.counters?.skillSeconds ?? 0) * 100) / 100,
-    wallSeconds: Math.round((Date.now() - r.started) / 100) / 10,
+    wallSeconds: Math.round((Date.now() - record.started) / 100) / 10,
     goal: truth?.goal,
     ...(undesirable ? { undesirable } : {}),
   };
@@ -508,64 +510,70 @@ async function resumePoint(
 
 export async function run(argv: string[]): Promise<number> {
   // Game On's curriculum is a run of its own kind: many episodes on several simulators, with learning in between.
-  const g = argv.indexOf("--graph");
-  const named = g >= 0 ? argv[g + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
+  const graphAt = argv.indexOf("--graph");
+  const named = graphAt >= 0 ? argv[graphAt + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
   if (named && methodOfGraph(named)?.kind === "campaign") return (await import("./curriculum")).runCurriculum(argv);
-  const { values: v } = parseArgs({ args: argv, options: RUN_OPTIONS });
-  if (v.help) {
+  const { values: flags } = parseArgs({ args: argv, options: RUN_OPTIONS });
+  if (flags.help) {
     process.stdout.write(RUN_HELP);
     return 0;
   }
-  if (v.resume && !v.thread) throw new Error("--resume needs --thread ID");
-  if (v.model && v.model !== "symbolic" && v.model !== "openai")
-    throw new Error(`--model must be symbolic or openai, not ${v.model}`);
-  const { m, scenario } = methodAndScenario(v);
-  const goal = v.goal ?? scenario.instruction;
-  const thread = v.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
-  const dir = v["data-dir"] ? resolve(v["data-dir"]) : dataDir();
-  const persistence = await openPersistence(dir, { forget: v.forget });
+  if (flags.resume && !flags.thread) throw new Error("--resume needs --thread ID");
+  if (flags.model && flags.model !== "symbolic" && flags.model !== "openai")
+    throw new Error(`--model must be symbolic or openai, not ${flags.model}`);
+  const { m: method, scenario } = methodAndScenario(flags);
+  const goal = flags.goal ?? scenario.instruction;
+  const thread = flags.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
+  const dir = flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir();
+  const persistence = await openPersistence(dir, { forget: flags.forget });
   const { checkpointer, store } = persistence;
   // A thread killed before its first checkpoint, or a mistyped id, has nothing to resume: say so before starting anything.
-  if (v.resume && !(await checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
+  if (flags.resume && !(await checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))) {
     await persistence.close();
     throw new Error(
       `thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where} (killed before its first step, or a mistyped id); run it again without --resume`,
     );
   }
-  const runDir = resolve(v["runs-dir"]!, thread);
+  const runDir = resolve(flags["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
-  const check = goalCheckPlan(v, scenario, runDir);
-  const say = (s: string) => !v.quiet && process.stdout.write(`${s}\n`);
-  const sim = v["bridge-url"] ? undefined : await startWorld(m.world, scenario.name, v);
-  const bridgeUrl = v["bridge-url"] ?? sim!.url;
+  const check = goalCheckPlan(flags, scenario, runDir);
+  const say = (s: string) => !flags.quiet && process.stdout.write(`${s}\n`);
+  const sim = flags["bridge-url"] ? undefined : await startWorld(method.world, scenario.name, flags);
+  const bridgeUrl = flags["bridge-url"] ?? sim!.url;
   // Only VLM-PC has the variant with labelled examples.
   const examples =
-    v.variant === "full+ic" ? (v.examples ? resolve(v.examples) : courseExamplesPath(scenario.name)) : undefined;
-  const graph = m.compile(checkpointer, store);
+    flags.variant === "full+ic"
+      ? flags.examples
+        ? resolve(flags.examples)
+        : courseExamplesPath(scenario.name)
+      : undefined;
+  const graph = method.compile(checkpointer, store);
   // The command line's method settings, each passed to the methods whose configuration has it.
   const own = Object.fromEntries(
     Object.entries({
-      historyWindow: Number(v["history-window"]),
+      historyWindow: Number(flags["history-window"]),
       examples,
-      grounding: v.grounding,
-      ...(v.pipeline ? { pipeline: true } : {}),
-    }).filter(([k]) => k in m.configuration.shape),
+      grounding: flags.grounding,
+      ...(flags.pipeline ? { pipeline: true } : {}),
+    }).filter(([k]) => k in method.configuration.shape),
   );
-  if (v.pipeline && !("pipeline" in m.configuration.shape))
+  if (flags.pipeline && !("pipeline" in method.configuration.shape))
     throw new Error(
-      `--pipeline: the ${m.graph} graph does not speculate; ${METHODS.filter((x) => "pipeline" in x.configuration.shape)
+      `--pipeline: the ${method.graph} graph does not speculate; ${METHODS.filter(
+        (x) => "pipeline" in x.configuration.shape,
+      )
         .map((x) => x.graph)
         .join(" and ")} do`,
     );
   // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
-  const run = openRun(m.runtime, {
+  const run = openRun(method.runtime, {
     bridgeUrl,
-    manifest: v.manifest ? resolve(v.manifest) : undefined,
-    variant: v.variant,
-    backend: v.model,
-    seed: v.seed,
-    noise: v.noise,
-    approve: v.approve,
+    manifest: flags.manifest ? resolve(flags.manifest) : undefined,
+    variant: flags.variant,
+    backend: flags.model,
+    seed: flags.seed,
+    noise: flags.noise,
+    approve: flags.approve,
     dataDir: dir,
     ...own,
   });
@@ -573,35 +581,35 @@ export async function run(argv: string[]): Promise<number> {
   say(
     `robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`,
   );
-  if (sim) say(`${m.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+  if (sim) say(`${method.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
   const config = {
     configurable: { thread_id: thread },
     context: run.context,
     recursionLimit: 1000,
     durability: "sync" as const,
   };
-  const s = await run.session();
+  const session = await run.session();
   const events = join(runDir, "events.jsonl");
   // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
   const feedbackFile = join(runDir, "feedback.jsonl");
   const lastSaid = new Map<string, number>();
   const onFeedback = (chunk: unknown) => {
-    const f = (chunk as Partial<SkillFeedbackChunk>)?.feedback;
-    if (!f) return;
-    appendFileSync(feedbackFile, `${JSON.stringify({ t: Date.now() - started, ...f })}\n`);
+    const feedback = (chunk as Partial<SkillFeedbackChunk>)?.feedback;
+    if (!feedback) return;
+    appendFileSync(feedbackFile, `${JSON.stringify({ t: Date.now() - started, ...feedback })}\n`);
     const now = Date.now();
-    if (now - (lastSaid.get(f.goalId) ?? 0) < 1000) return;
-    lastSaid.set(f.goalId, now);
-    say(`      ${f.robot}/${f.skill}: ${JSON.stringify(f.values).slice(0, 160)}`);
+    if (now - (lastSaid.get(feedback.goalId) ?? 0) < 1000) return;
+    lastSaid.set(feedback.goalId, now);
+    say(`      ${feedback.robot}/${feedback.skill}: ${JSON.stringify(feedback.values).slice(0, 160)}`);
   };
   const report: string[] = [
     `# Run ${thread}`,
     "",
     `- goal: ${goal}`,
-    `- method: ${m.title} (${m.paper})`,
+    `- method: ${method.title} (${method.paper})`,
     `- scenario: ${scenario.name}`,
-    `- variant: ${v.variant}${v.pipeline ? " (pipelined)" : ""}`,
-    `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${v.noise}, seed ${v.seed})` : ""}`,
+    `- variant: ${flags.variant}${flags.pipeline ? " (pipelined)" : ""}`,
+    `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${flags.noise}, seed ${flags.seed})` : ""}`,
     "",
     "| # | node | what |",
     "|---|---|---|",
@@ -610,11 +618,11 @@ export async function run(argv: string[]): Promise<number> {
   /** Detections written beside the frames they go with (a frame is read into its PNG first). */
   const kept: Promise<void>[] = [];
   const started = Date.now();
-  let n = 0;
-  const program = v.program ? JSON.parse(readFileSync(resolve(v.program), "utf8")) : undefined;
-  let input: unknown = v.resume ? null : m.input(goal, { program });
+  let stepCount = 0;
+  const program = flags.program ? JSON.parse(readFileSync(resolve(flags.program), "utf8")) : undefined;
+  let input: unknown = flags.resume ? null : method.input(goal, { program });
   let state: AnyState | undefined;
-  if (v.resume) ({ state, input } = await resumePoint(graph, config, thread, say));
+  if (flags.resume) ({ state, input } = await resumePoint(graph, config, thread, say));
   // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
   // (a second one ends the process at once).
   const onSignal = (sig: NodeJS.Signals) => {
@@ -623,8 +631,8 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  let verified = false;
-  let interrupted = false;
+  let verified: boolean;
+  let interrupted: boolean;
   let crash: Error | undefined;
   try {
     for (;;) {
@@ -635,19 +643,19 @@ export async function run(argv: string[]): Promise<number> {
         {
           state: (x) => (state = x),
           custom: onFeedback,
-          update: (node, u, before) => {
-            const line = m.describe(node, u, before);
-            n++;
-            say(`[${String(n).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
-            appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: u })}\n`);
-            report.push(`| ${n} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
-            for (const section of m.framesOf?.(node, u, n, line.text, s.artifacts) ?? []) {
+          update: (node, update, before) => {
+            const line = method.describe(node, update, before);
+            stepCount++;
+            say(`[${String(stepCount).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
+            appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update })}\n`);
+            report.push(`| ${stepCount} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
+            for (const section of method.framesOf?.(node, update, stepCount, line.text, session.artifacts) ?? []) {
               for (const f of section.frames) {
-                copyFileSync(s.artifacts.path(f.image), join(runDir, f.file));
+                copyFileSync(session.artifacts.path(f.image), join(runDir, f.file));
                 if (f.detectionsOf)
                   kept.push(
                     keepDetections(
-                      s,
+                      session,
                       f.image,
                       join(runDir, f.file),
                       f.detectionsOf === true ? undefined : f.detectionsOf,
@@ -664,7 +672,7 @@ export async function run(argv: string[]): Promise<number> {
       const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
       if (!pending.length) break;
       const request = (pending[0].value as ApprovalRequest[])[0];
-      const answer = await askApproval(request, v, say);
+      const answer = await askApproval(request, flags, say);
       say(`approval of ${request.action_request.action}: ${answer.type}`);
       input = new Command({ resume: [answer] });
     }
@@ -674,19 +682,19 @@ export async function run(argv: string[]): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await Promise.allSettled(kept);
-    const { truth, undesirable, unchecked } = await worldCheck(bridgeUrl!, runDir, m, check);
+    const { truth, undesirable, unchecked } = await worldCheck(bridgeUrl!, runDir, method, check);
     ({ verified, interrupted } = writeRecord({
       thread,
-      method: m,
+      method,
       scenario: scenario.name,
-      variant: v.variant!,
-      bridgeUrl: v["bridge-url"],
+      variant: flags.variant!,
+      bridgeUrl: flags["bridge-url"],
       backend: mc.backend,
       state,
       truth,
       undesirable,
       unchecked,
-      ...explained(endStatus(state, crash, thread), m, state),
+      ...explained(endStatus(state, crash, thread), method, state),
       started,
       runDir,
       report,

@@ -56,12 +56,12 @@ async function fetchQueued(name: string, root: string): Promise<string> {
   const dir = join(root, "experiments", name);
   const store = await PostgresBlobStore.open(url);
   try {
-    const n = await downloadScope(store, `experiments/${name}`, dir, join(dir, "data", "artifacts"));
-    if (!n)
+    const downloaded = await downloadScope(store, `experiments/${name}`, dir, join(dir, "data", "artifacts"));
+    if (!downloaded)
       throw new Error(
         `the database has no records of experiment ${name} (queued under another name, or no episode finished yet)`,
       );
-    process.stderr.write(`${n} records of experiment ${name} copied from the database to ${dir}\n`);
+    process.stderr.write(`${downloaded} records of experiment ${name} copied from the database to ${dir}\n`);
   } finally {
     await store.close();
   }
@@ -69,7 +69,7 @@ async function fetchQueued(name: string, root: string): Promise<string> {
 }
 
 export async function viewCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
+  const { values: flags, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -80,35 +80,35 @@ export async function viewCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(VIEW_HELP);
     return 0;
   }
   if (positionals.length > 1)
     throw new Error(`view takes one run or experiment, got ${positionals.length}: ${positionals.join(" ")}`);
-  const port = Number(v.port);
+  const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`--port must be a port number (0 for any free one), not ${v.port}`);
-  if (v.queued !== undefined) {
+    throw new Error(`--port must be a port number (0 for any free one), not ${flags.port}`);
+  if (flags.queued !== undefined) {
     if (positionals.length) throw new Error("--queued NAME names the experiment to show: give no folder beside it");
-    v["runs-dir"] ??= "runs/from-database";
-    positionals[0] = await fetchQueued(v.queued, resolve(v["runs-dir"]));
+    flags["runs-dir"] ??= "runs/from-database";
+    positionals[0] = await fetchQueued(flags.queued, resolve(flags["runs-dir"]));
   }
-  const target = resolve(positionals[0] ?? v["runs-dir"] ?? "runs");
+  const target = resolve(positionals[0] ?? flags["runs-dir"] ?? "runs");
   const kind = classify(target);
-  let root = v["runs-dir"] ? resolve(v["runs-dir"]) : kind === "runs" ? target : dirname(target);
+  let root = flags["runs-dir"] ? resolve(flags["runs-dir"]) : kind === "runs" ? target : dirname(target);
   // An experiment under <root>/experiments/ is shown with the runs beside it.
-  if (!v["runs-dir"] && kind === "experiment" && basename(root) === "experiments") root = dirname(root);
-  if (!v["runs-dir"] && kind === "run" && basename(root) === "episodes") root = dirname(dirname(dirname(root)));
+  if (!flags["runs-dir"] && kind === "experiment" && basename(root) === "experiments") root = dirname(root);
+  if (!flags["runs-dir"] && kind === "run" && basename(root) === "episodes") root = dirname(dirname(dirname(root)));
   if (kind !== "runs" && relative(root, target).startsWith(".."))
     throw new Error(`${target} is not inside --runs-dir ${root}`);
   const rel = relative(root, target);
-  const lib = new Library(root, v["data-dir"] ? resolve(v["data-dir"]) : dataDir());
+  const lib = new Library(root, flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir());
   const server = viewServer(lib);
-  const listen = (p: number) =>
+  const listen = (port: number) =>
     new Promise<number>((ok, fail) => {
       server.once("error", fail);
-      server.listen(p, "127.0.0.1", () => {
+      server.listen(port, "127.0.0.1", () => {
         server.off("error", fail);
         ok((server.address() as { port: number }).port);
       });
@@ -119,7 +119,7 @@ export async function viewCommand(argv: string[]): Promise<number> {
   } catch (err) {
     // The default port taken (another viewer open): any free one will do; a port asked for is an error.
     if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || argv.some((a) => a.startsWith("--port")))
-      throw new Error(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
+      throw new Error(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`, { cause: err });
     bound = await listen(0);
   }
   const page =

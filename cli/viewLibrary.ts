@@ -88,9 +88,9 @@ export function readEvents(file: string): {
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     try {
-      const e = JSON.parse(line) as { t?: number; node?: string; update?: Record<string, unknown> };
-      if (typeof e.node !== "string") throw new Error("no node");
-      events.push({ t: typeof e.t === "number" ? e.t : null, node: e.node, update: e.update ?? {} });
+      const entry = JSON.parse(line) as { t?: number; node?: string; update?: Record<string, unknown> };
+      if (typeof entry.node !== "string") throw new Error("no node");
+      events.push({ t: typeof entry.t === "number" ? entry.t : null, node: entry.node, update: entry.update ?? {} });
     } catch {
       notes.push(
         `events.jsonl line ${i + 1} is ${i === lines.length - 1 ? "cut short (the run was stopped while writing it)" : "not a node update"}: left out`,
@@ -114,13 +114,18 @@ function named(id: string | null): {
   what: string;
   timeline: boolean;
 } {
-  const m = METHODS.find((x) => x.id === id);
-  if (!m) return { method: id, methodTitle: id, what: "Experiment", timeline: false };
+  const methodEntry = METHODS.find((x) => x.id === id);
+  if (!methodEntry) return { method: id, methodTitle: id, what: "Experiment", timeline: false };
   return {
-    method: m.id,
-    methodTitle: m.title,
-    what: m.kind === "campaign" ? `${m.title} run` : m.report.experiment ? "Experiment" : `${m.title} experiment`,
-    timeline: m.kind === "campaign",
+    method: methodEntry.id,
+    methodTitle: methodEntry.title,
+    what:
+      methodEntry.kind === "campaign"
+        ? `${methodEntry.title} run`
+        : methodEntry.report.experiment
+          ? "Experiment"
+          : `${methodEntry.title} experiment`,
+    timeline: methodEntry.kind === "campaign",
   };
 }
 
@@ -130,18 +135,18 @@ export function methodOfRecord(summary: Record<string, unknown> | null, nodes: s
   return methodOfNodes(nodes)?.id ?? null;
 }
 
-function lineText(mode: MethodId | null, node: string, u: Record<string, unknown>): string {
+function lineText(mode: MethodId | null, node: string, update: Record<string, unknown>): string {
   try {
-    return mode ? method(mode).describe(node, u).text : "";
+    return mode ? method(mode).describe(node, update).text : "";
   } catch {
     return "";
   }
 }
 
-function stepUsage(u: Record<string, unknown>) {
+function stepUsage(update: Record<string, unknown>) {
   const out = { calls: 0, inputTokens: 0, outputTokens: 0 };
   for (const r of Object.values(
-    (u.usage ?? {}) as Record<string, { calls?: number; inputTokens?: number; outputTokens?: number }>,
+    (update.usage ?? {}) as Record<string, { calls?: number; inputTokens?: number; outputTokens?: number }>,
   )) {
     out.calls += r.calls ?? 0;
     out.inputTokens += r.inputTokens ?? 0;
@@ -162,83 +167,84 @@ export class Library {
 
   /** The folder of a route's relative path, refusing anything outside the root. */
   dir(rel: string): string {
-    const d = resolve(this.root, rel);
-    if (d !== this.root && !d.startsWith(this.root + sep)) throw new HttpError(400, `${rel} is outside ${this.root}`);
-    return d;
+    const folder = resolve(this.root, rel);
+    if (folder !== this.root && !folder.startsWith(this.root + sep))
+      throw new HttpError(400, `${rel} is outside ${this.root}`);
+    return folder;
   }
 
   /** Where a run's artifacts are: an experiment's episode uses the experiment's data/, a plain run the data dir. */
   artifactDirs(rel: string): string[] {
-    const d = this.dir(rel);
+    const folder = this.dir(rel);
     const dirs: string[] = [];
-    if (basename(dirname(d)) === "episodes") dirs.push(join(dirname(dirname(d)), "data", "artifacts"));
+    if (basename(dirname(folder)) === "episodes") dirs.push(join(dirname(dirname(folder)), "data", "artifacts"));
     dirs.push(join(this.dataDir, "artifacts"));
     return dirs.filter((x) => existsSync(x));
   }
 
   artifactFile(rel: string, ref: string): string | null {
-    const m = hexOf(ref);
-    if (!m) return null;
+    const parts = hexOf(ref);
+    if (!parts) return null;
     for (const d of this.artifactDirs(rel)) {
-      const f = join(d, `${m[1]}.${m[2]}`);
-      if (existsSync(f)) return f;
+      const file = join(d, `${parts[1]}.${parts[2]}`);
+      if (existsSync(file)) return file;
     }
     return null;
   }
 
   index() {
-    const list = (d: string) =>
-      existsSync(d)
-        ? readdirSync(d, { withFileTypes: true })
+    const list = (folder: string) =>
+      existsSync(folder)
+        ? readdirSync(folder, { withFileTypes: true })
             .filter((x) => x.isDirectory())
             .map((x) => x.name)
         : [];
     const runs = list(this.root)
       .filter((n) => existsSync(join(this.root, n, "events.jsonl")) || existsSync(join(this.root, n, "summary.json")))
-      .map((n) => {
-        const s = readJson(join(this.root, n, "summary.json"));
+      .map((name) => {
+        const summary = readJson(join(this.root, name, "summary.json"));
         return {
-          rel: n,
-          id: n,
-          status: (s?.status as string) ?? "incomplete",
-          success: (s?.success as boolean) ?? null,
-          scenario: (s?.scenario as string) ?? null,
-          at: statSync(join(this.root, n)).mtimeMs,
+          rel: name,
+          id: name,
+          status: (summary?.status as string) ?? "incomplete",
+          success: (summary?.success as boolean) ?? null,
+          scenario: (summary?.scenario as string) ?? null,
+          at: statSync(join(this.root, name)).mtimeMs,
         };
       })
       .sort((a, b) => b.at - a.at);
     const exRoot = join(this.root, "experiments");
     const methodOf = (dir: string) => {
-      const m = readJson<{ method?: unknown }>(join(dir, "report.json"))?.method;
-      return typeof m === "string" ? m : null;
+      const methodId = readJson<{ method?: unknown }>(join(dir, "report.json"))?.method;
+      return typeof methodId === "string" ? methodId : null;
     };
     const experiments = [
       ...list(exRoot)
-        .filter((n) =>
-          ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, n, f))),
+        .filter((name) =>
+          ["report.json", "episodes", "report.md", "results.json"].some((f) => existsSync(join(exRoot, name, f))),
         )
-        .map((n) => ({
-          rel: `experiments/${n}`,
-          name: n,
-          hasReport: existsSync(join(exRoot, n, "report.json")),
-          ...named(methodOf(join(exRoot, n))),
+        .map((name) => ({
+          rel: `experiments/${name}`,
+          name,
+          hasReport: existsSync(join(exRoot, name, "report.json")),
+          ...named(methodOf(join(exRoot, name))),
         })),
       // A run with a report of its own (a curriculum run: a campaign of episodes) is listed with the experiments too.
-      ...runs.flatMap((r) => {
-        const method = methodOf(join(this.root, r.rel));
-        return method ? [{ rel: r.rel, name: r.id, hasReport: true, ...named(method) }] : [];
+      ...runs.flatMap((run) => {
+        const method = methodOf(join(this.root, run.rel));
+        return method ? [{ rel: run.rel, name: run.id, hasReport: true, ...named(method) }] : [];
       }),
     ];
     return { root: this.root, runs, experiments };
   }
 
   run(rel: string): RunView {
-    const d = this.dir(rel);
-    if (!existsSync(d)) throw new HttpError(404, `no run record at ${d}`);
-    const { events, notes } = readEvents(join(d, "events.jsonl"));
-    const summary = readJson(join(d, "summary.json"));
-    const result = readJson(join(d, "result.json"));
-    const inExperiment = basename(dirname(d)) === "episodes";
+    const folder = this.dir(rel);
+    if (!existsSync(folder)) throw new HttpError(404, `no run record at ${folder}`);
+    const { events, notes } = readEvents(join(folder, "events.jsonl"));
+    const summary = readJson(join(folder, "summary.json"));
+    const result = readJson(join(folder, "result.json"));
+    const inExperiment = basename(dirname(folder)) === "episodes";
     if (!summary && !result)
       notes.push(
         `no ${inExperiment ? "result.json" : "summary.json"}: the run did not finish (stopped or killed); what it recorded is shown`,
@@ -247,30 +253,30 @@ export class Library {
       summary,
       events.map((e) => e.node),
     );
-    const steps: StepView[] = events.map((e, i) => {
-      const n = i + 1;
+    const steps: StepView[] = events.map((event, i) => {
+      const stepNumber = i + 1;
       return {
-        n,
-        t: e.t,
-        node: e.node,
-        text: lineText(mode, e.node, e.update),
-        usage: stepUsage(e.update),
-        update: e.update,
-        frames: this.framesOf(rel, d, n, e.node, e.update),
+        n: stepNumber,
+        t: event.t,
+        node: event.node,
+        text: lineText(mode, event.node, event.update),
+        usage: stepUsage(event.update),
+        update: event.update,
+        frames: this.framesOf(rel, folder, stepNumber, event.node, event.update),
       };
     });
     const cameras = [...new Set(steps.flatMap((s) => s.frames.map((f) => f.camera)))];
-    const experimentDir = inExperiment ? dirname(dirname(d)) : null;
+    const experimentDir = inExperiment ? dirname(dirname(folder)) : null;
     const experimentGoal =
       experimentDir && result ? this.goalOfExample(experimentDir, String(result.example ?? "")) : null;
     const goal =
       (events.find((e) => typeof e.update.goal === "string")?.update.goal as string | undefined) ??
       experimentGoal ??
-      this.goalFromReport(d);
+      this.goalFromReport(folder);
     return {
       kind: "run",
       rel,
-      id: basename(d),
+      id: basename(folder),
       mode,
       goal,
       summary,
@@ -280,19 +286,19 @@ export class Library {
       steps,
       cameras,
       worldEvents:
-        readJson<{ kind: string; detail?: string }[]>(join(d, "world-events.json"))?.flatMap((e) =>
-          /^motion \d+ ended: /.test(e.detail ?? "") ? [{ kind: e.kind, detail: e.detail! }] : [],
+        readJson<{ kind: string; detail?: string }[]>(join(folder, "world-events.json"))?.flatMap((event) =>
+          /^motion \d+ ended: /.test(event.detail ?? "") ? [{ kind: event.kind, detail: event.detail! }] : [],
         ) ?? null,
       checkpoints: null,
       lastCheckpoint: null,
-      reportPage: existsSync(join(d, "report.json")) ? `/experiment/${encodePath(rel)}` : null,
+      reportPage: existsSync(join(folder, "report.json")) ? `/experiment/${encodePath(rel)}` : null,
     };
   }
 
   /** The goal of a run: report.md's header line (the graph's input is not an update). */
-  private goalFromReport(d: string): string | null {
+  private goalFromReport(folder: string): string | null {
     try {
-      return /^- goal: (.*)$/m.exec(readFileSync(join(d, "report.md"), "utf8"))?.[1] ?? null;
+      return /^- goal: (.*)$/m.exec(readFileSync(join(folder, "report.md"), "utf8"))?.[1] ?? null;
     } catch {
       return null;
     }
@@ -322,16 +328,22 @@ export class Library {
   }
 
   /** The frames a step took, each with its detections where the record has them. */
-  private framesOf(rel: string, d: string, n: number, node: string, u: Record<string, unknown>): FrameView[] {
+  private framesOf(
+    rel: string,
+    folder: string,
+    stepNumber: number,
+    node: string,
+    update: Record<string, unknown>,
+  ): FrameView[] {
     const out: FrameView[] = [];
     const src = (ref: string | null, file: string | null) => {
-      if (file && existsSync(join(d, file))) return `/file/${encodePath(rel)}/${file}`;
+      if (file && existsSync(join(folder, file))) return `/file/${encodePath(rel)}/${file}`;
       if (ref && this.artifactFile(rel, ref)) return `/artifact/${encodePath(rel)}/${ref}`;
       return null;
     };
     const sidecar = (file: string) => {
       const j = readJson<{ detections?: { width?: number; height?: number; detections?: Box[] } }>(
-        join(d, file.replace(/\.png$/, ".json")),
+        join(folder, file.replace(/\.png$/, ".json")),
       );
       return j?.detections
         ? {
@@ -341,15 +353,15 @@ export class Library {
           }
         : null;
     };
-    if (node === "perceiver" && u.observations) {
+    if (node === "perceiver" && update.observations) {
       for (const o of Object.values(
-        u.observations as Record<string, { robot: string; image: string; summary?: string }>,
+        update.observations as Record<string, { robot: string; image: string; summary?: string }>,
       )) {
-        const file = `frames/${pad(n)}-${o.robot}.png`;
+        const file = `frames/${pad(stepNumber)}-${o.robot}.png`;
         const det = sidecar(file);
         out.push({
           camera: o.robot,
-          n,
+          n: stepNumber,
           ref: o.image,
           src: src(o.image, file),
           width: det?.width ?? null,
@@ -360,37 +372,45 @@ export class Library {
       }
     }
     // RePLan's looks: the palm camera's frame each was made from.
-    if (typeof u.frame === "string") {
-      const file = `frames/${pad(n)}-${node}.png`;
+    if (typeof update.frame === "string") {
+      const file = `frames/${pad(stepNumber)}-${node}.png`;
       const det = sidecar(file);
       out.push({
         camera: "palm camera",
-        n,
-        ref: u.frame,
-        src: src(u.frame, file),
+        n: stepNumber,
+        ref: update.frame,
+        src: src(update.frame, file),
         width: det?.width ?? null,
         height: det?.height ?? null,
         boxes: det?.boxes ?? null,
       });
     }
-    const sight = u.sight as
+    const sight = update.sight as
       { frame: string; detections: (Box & { distance?: number; bearing?: number })[] } | null | undefined;
     if (node === "look" && sight?.frame) {
-      const file = `frames/${pad(n)}-head.png`;
+      const file = `frames/${pad(stepNumber)}-head.png`;
       const boxes = sight.detections.map((x) => ({
         label: x.label,
         score: x.score,
         box: x.box,
         note: x.distance !== undefined ? `${x.distance.toFixed(1)} m` : undefined,
       }));
-      out.push({ camera: "head", n, ref: sight.frame, src: src(sight.frame, file), width: null, height: null, boxes });
+      out.push({
+        camera: "head",
+        n: stepNumber,
+        ref: sight.frame,
+        src: src(sight.frame, file),
+        width: null,
+        height: null,
+        boxes,
+      });
     }
     // The behaviour critic's rollouts: their key frames with the detections recorded with them.
-    if (node === "executor" && u.attempts) {
-      const a = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as
+    if (node === "executor" && update.attempts) {
+      const attempt = (Array.isArray(update.attempts) ? update.attempts[0] : update.attempts) as
         { iteration?: number; rollout?: string } | undefined;
-      const file = a?.rollout ? this.artifactFile(rel, a.rollout) : null;
-      const r = file
+      const file = attempt?.rollout ? this.artifactFile(rel, attempt.rollout) : null;
+      const rollout = file
         ? readJson<{
             frames: {
               t: number;
@@ -399,17 +419,17 @@ export class Library {
             }[];
           }>(file)
         : null;
-      r?.frames.forEach((f, k) => {
-        const copy = `frames/${pad(a!.iteration ?? 0, 2)}-${pad(k, 2)}.png`;
+      rollout?.frames.forEach((frame, k) => {
+        const copy = `frames/${pad(attempt!.iteration ?? 0, 2)}-${pad(k, 2)}.png`;
         out.push({
-          camera: `rollout ${a!.iteration ?? ""}`.trim(),
-          n,
-          ref: f.image.startsWith("sha256:") ? f.image : null,
-          src: src(f.image.startsWith("sha256:") ? f.image : null, copy),
-          width: f.detections?.width ?? null,
-          height: f.detections?.height ?? null,
-          boxes: f.detections?.detections?.map(placed) ?? null,
-          caption: `${f.t.toFixed(1)} s`,
+          camera: `rollout ${attempt!.iteration ?? ""}`.trim(),
+          n: stepNumber,
+          ref: frame.image.startsWith("sha256:") ? frame.image : null,
+          src: src(frame.image.startsWith("sha256:") ? frame.image : null, copy),
+          width: frame.detections?.width ?? null,
+          height: frame.detections?.height ?? null,
+          boxes: frame.detections?.detections?.map(placed) ?? null,
+          caption: `${frame.t.toFixed(1)} s`,
         });
       });
     }
@@ -461,34 +481,34 @@ export class Library {
    * Runner experiments (kitchen, tabletop, course) also list their episodes, each linked to its record.
    */
   experiment(rel: string) {
-    const d = this.dir(rel);
-    if (!existsSync(d)) throw new HttpError(404, `no experiment at ${d}`);
+    const folder = this.dir(rel);
+    if (!existsSync(folder)) throw new HttpError(404, `no experiment at ${folder}`);
     const notes: string[] = [];
     // A record from before the report contract is read in the contract's shape, its tables from its report.md.
-    const legacy = legacyReport(d);
+    const legacy = legacyReport(folder);
     if (legacy)
       notes.push(
         `written before the report contract (${String(legacy.format)}): its tables are read from its report.md`,
       );
-    const raw = legacy ?? (existsSync(join(d, "report.json")) ? readJson(join(d, "report.json")) : null);
+    const raw = legacy ?? (existsSync(join(folder, "report.json")) ? readJson(join(folder, "report.json")) : null);
     const parsed = raw ? parseReport(raw) : null;
     const report = parsed?.ok ? parsed.report : null;
     const reportError =
-      !raw && !existsSync(join(d, "report.json"))
+      !raw && !existsSync(join(folder, "report.json"))
         ? null
         : !raw
           ? "report.json is not readable JSON (cut short, or still being written)"
           : parsed && !parsed.ok
             ? parsed.error
             : null;
-    const md = existsSync(join(d, "report.md")) ? readFileSync(join(d, "report.md"), "utf8") : null;
-    const settings = readJson(join(d, "experiment.json"));
+    const md = existsSync(join(folder, "report.md")) ? readFileSync(join(folder, "report.md"), "utf8") : null;
+    const settings = readJson(join(folder, "experiment.json"));
     const runner = !report || !!METHODS.find((m) => m.id === report.method)?.report.experiment;
-    const epDir = join(d, "episodes");
+    const epDir = join(folder, "episodes");
     const fromReport = new Map(
-      (report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((e) => [
-        e.id,
-        e as unknown as Record<string, unknown>,
+      (report && "episodes" in report && runner ? (report.episodes as { id: string }[]) : []).map((episode) => [
+        episode.id,
+        episode as unknown as Record<string, unknown>,
       ]),
     );
     // A curriculum run's episodes/ is its simulators' episode store, not run records.
@@ -500,10 +520,13 @@ export class Library {
         : [];
     for (const id of fromReport.keys()) if (!ids.includes(id)) ids.push(id);
     const episodes = ids.sort().map((id) => {
-      const r = (fromReport.get(id) ?? readJson(join(epDir, id, "result.json")) ?? { id }) as Record<string, unknown>;
+      const record = (fromReport.get(id) ?? readJson(join(epDir, id, "result.json")) ?? { id }) as Record<
+        string,
+        unknown
+      >;
       const recorded = existsSync(join(epDir, id, "events.jsonl"));
       return {
-        ...r,
+        ...record,
         id,
         recorded,
         href: recorded ? `/run/${encodePath(relative(this.root, join(epDir, id)))}` : null,
@@ -521,7 +544,7 @@ export class Library {
     return {
       kind: "experiment",
       rel,
-      name: basename(d),
+      name: basename(folder),
       ...named(report?.method ?? null),
       report: report ? slimReport(report) : null,
       reportError,

@@ -41,9 +41,9 @@ export function legacyReport(dir: string): Record<string, unknown> | null {
   const md = existsSync(join(dir, "report.md")) ? readFileSync(join(dir, "report.md"), "utf8") : null;
   if (!md) return null;
   const raw = readJson(join(dir, "report.json"));
-  const upgraded = (method: string, r: Record<string, unknown>) => {
+  const upgraded = (method: string, record: Record<string, unknown>) => {
     try {
-      return { format: REPORT_FORMAT, method, ...r, tables: tablesOfMarkdown(method, md) };
+      return { format: REPORT_FORMAT, method, ...record, tables: tablesOfMarkdown(method, md) };
     } catch {
       return null;
     }

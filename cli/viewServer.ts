@@ -52,18 +52,20 @@ export function viewServer(lib: Library): Server {
   const gifs = new Map<string, Promise<Buffer>>();
   const runs = new Map<string, { mtime: number; view: Promise<RunView> }>();
   const loadRun = (rel: string) => {
-    const d = lib.dir(rel);
+    const folder = lib.dir(rel);
     const mtime = Math.max(
-      ...["events.jsonl", "summary.json", "result.json"].map((f) =>
-        existsSync(join(d, f)) ? statSync(join(d, f)).mtimeMs : 0,
+      ...["events.jsonl", "summary.json", "result.json"].map((fileName) =>
+        existsSync(join(folder, fileName)) ? statSync(join(folder, fileName)).mtimeMs : 0,
       ),
     );
     const hit = runs.get(rel);
     if (hit && hit.mtime === mtime) return hit.view;
     const view = (async () => {
-      const v = lib.run(rel);
-      await lib.checkpoints(v).catch((err) => v.notes.push(`checkpoint history not read: ${(err as Error).message}`));
-      return v;
+      const loaded = lib.run(rel);
+      await lib
+        .checkpoints(loaded)
+        .catch((err) => loaded.notes.push(`checkpoint history not read: ${(err as Error).message}`));
+      return loaded;
     })();
     runs.set(rel, { mtime, view });
     return view;
@@ -73,9 +75,10 @@ export function viewServer(lib: Library): Server {
     res.end(body);
   };
   const json = (res: ServerResponse, x: unknown) => send(res, 200, TYPES[".json"], JSON.stringify(x));
-  const file = (res: ServerResponse, f: string) => {
-    if (!existsSync(f) || !statSync(f).isFile()) throw new HttpError(404, `no file ${basename(f)}`);
-    send(res, 200, TYPES[extname(f)] ?? "application/octet-stream", readFileSync(f));
+  const file = (res: ServerResponse, filePath: string) => {
+    if (!existsSync(filePath) || !statSync(filePath).isFile())
+      throw new HttpError(404, `no file ${basename(filePath)}`);
+    send(res, 200, TYPES[extname(filePath)] ?? "application/octet-stream", readFileSync(filePath));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
@@ -104,9 +107,9 @@ export function viewServer(lib: Library): Server {
     if (path.startsWith("/artifact/")) {
       const rest = after("/artifact/");
       const i = rest.lastIndexOf("/");
-      const f = lib.artifactFile(rest.slice(0, i), rest.slice(i + 1));
-      if (!f || !/\.(png|jpg)$/.test(f)) throw new HttpError(404, `no artifact ${rest.slice(i + 1)}`);
-      return file(res, f);
+      const artifact = lib.artifactFile(rest.slice(0, i), rest.slice(i + 1));
+      if (!artifact || !/\.(png|jpg)$/.test(artifact)) throw new HttpError(404, `no artifact ${rest.slice(i + 1)}`);
+      return file(res, artifact);
     }
     if (path.startsWith("/gif/")) {
       // /gif/<run>/<camera>.gif
@@ -114,19 +117,22 @@ export function viewServer(lib: Library): Server {
       const i = rest.lastIndexOf("/");
       const rel = rest.slice(0, i);
       const camera = rest.slice(i + 1).replace(/\.gif$/, "");
-      const v = await loadRun(rel);
-      const d = lib.dir(rel);
+      const runView = await loadRun(rel);
+      const folder = lib.dir(rel);
       const files: string[] = [];
-      for (const f of v.steps.flatMap((s) => s.frames).filter((f) => f.camera === camera)) {
-        const p = f.src?.startsWith("/file/")
-          ? join(d, "frames", basename(f.src))
+      for (const f of runView.steps.flatMap((s) => s.frames).filter((f) => f.camera === camera)) {
+        const framePath = f.src?.startsWith("/file/")
+          ? join(folder, "frames", basename(f.src))
           : f.ref
             ? lib.artifactFile(rel, f.ref)
             : null;
-        if (p && files.at(-1) !== p) files.push(p);
+        if (framePath && files.at(-1) !== framePath) files.push(framePath);
       }
-      if (!v.cameras.includes(camera))
-        throw new HttpError(404, `run ${v.id} has no camera ${camera} (it has ${v.cameras.join(", ") || "none"})`);
+      if (!runView.cameras.includes(camera))
+        throw new HttpError(
+          404,
+          `run ${runView.id} has no camera ${camera} (it has ${runView.cameras.join(", ") || "none"})`,
+        );
       const key = `${rel}\n${camera}\n${files.length}`;
       if (!gifs.has(key))
         gifs.set(

@@ -27,7 +27,7 @@ that takes the episode over resumes it from its last checkpoint there.
 `;
 
 export async function workerCommand(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     args: argv,
     options: {
       concurrency: { type: "string", default: "1" },
@@ -38,7 +38,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (v.help) {
+  if (flags.help) {
     process.stdout.write(WORKER_HELP);
     return 0;
   }
@@ -47,15 +47,15 @@ export async function workerCommand(argv: string[]): Promise<number> {
     throw new Error(
       "robograph worker needs ROBOGRAPH_DATABASE_URL: the Postgres the experiments are queued on (see README, Running on many machines)",
     );
-  const concurrency = Number(v.concurrency);
+  const concurrency = Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new Error(`--concurrency must be a positive integer, got ${v.concurrency}`);
-  const poll = Number(v.poll);
-  if (!(poll >= 0.1)) throw new Error(`--poll must be at least 0.1 seconds, got ${v.poll}`);
-  const maxJobs = v["max-jobs"] === undefined ? undefined : Number(v["max-jobs"]);
+    throw new Error(`--concurrency must be a positive integer, got ${flags.concurrency}`);
+  const poll = Number(flags.poll);
+  if (!(poll >= 0.1)) throw new Error(`--poll must be at least 0.1 seconds, got ${flags.poll}`);
+  const maxJobs = flags["max-jobs"] === undefined ? undefined : Number(flags["max-jobs"]);
   if (maxJobs !== undefined && !(Number.isInteger(maxJobs) && maxJobs >= 1))
-    throw new Error(`--max-jobs must be a positive integer, got ${v["max-jobs"]}`);
-  const datasets = v.datasets
+    throw new Error(`--max-jobs must be a positive integer, got ${flags["max-jobs"]}`);
+  const datasets = flags.datasets
     ?.split(",")
     .map((s) => s.trim())
     .filter(Boolean);
@@ -86,7 +86,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     url,
     concurrency: slots,
     datasets,
-    workDir: resolve(v["work-dir"]!),
+    workDir: resolve(flags["work-dir"]!),
     signal: finish.signal,
     stopNow: now.signal,
     pollMs: poll * 1000,

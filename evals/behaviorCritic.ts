@@ -78,10 +78,10 @@ export function scoreClaims(claims: ClaimedEvent[], truth: string[]) {
   let precise = 0,
     hallucinated = 0,
     wrongCause = 0;
-  claims.forEach((c, i) => {
+  claims.forEach((claim, i) => {
     const hit = truth.filter((f) => named[i].includes(f));
     if (hit.length === 0) hallucinated++;
-    else if (hit.some((f) => causeFits(c, f))) precise++;
+    else if (hit.some((f) => causeFits(claim, f))) precise++;
     else wrongCause++;
   });
   const unmatched = claims
@@ -91,8 +91,8 @@ export function scoreClaims(claims: ClaimedEvent[], truth: string[]) {
 }
 
 /** What the author did to a case's rollout: the negatives' families, nothing to the positive. */
-const truthFor = (c: { outputs: { truth: string[] } }, role: "positive" | "negative") =>
-  role === "negative" ? c.outputs.truth : [];
+const truthFor = (criticCase: { outputs: { truth: string[] } }, role: "positive" | "negative") =>
+  role === "negative" ? criticCase.outputs.truth : [];
 
 /** Whether a family was held back from the critic's author (robots/sim/workbench/edits.ts HELD_BACK). */
 export const isHeldBack = (family: string) => (HELD_BACK as readonly string[]).includes(family);
@@ -119,9 +119,9 @@ const graph = behaviorCritic.compile();
 
 async function runJob(
   input: { goal: string; job: "critique" | "prefer"; rollouts: string[] },
-  o: { seed: number; noise: number; variant: string; grounding: string; dataDir: string },
+  settings: { seed: number; noise: number; variant: string; grounding: string; dataDir: string },
 ): Promise<CriticStateType> {
-  const run = openRun(behaviorCritic.runtime, { ...o, backend: "symbolic" });
+  const run = openRun(behaviorCritic.runtime, { ...settings, backend: "symbolic" });
   try {
     return (await graph.invoke(input, { context: run.context })) as CriticStateType;
   } finally {
@@ -129,17 +129,17 @@ async function runJob(
   }
 }
 
-export async function runCriticExperiment(o: CriticExperimentOptions): Promise<CriticResults> {
+export async function runCriticExperiment(options: CriticExperimentOptions): Promise<CriticResults> {
   const t0 = Date.now();
-  const bench = loadCriticBenchmark(o.dir);
-  const cases = bench.cases.slice(0, o.limit ?? bench.cases.length);
-  const dataDir = join(o.out, "data");
+  const bench = loadCriticBenchmark(options.dir);
+  const cases = bench.cases.slice(0, options.limit ?? bench.cases.length);
+  const dataDir = join(options.out, "data");
   const logOf = (id: string) => JSON.parse(readFileSync(bench.eventsPath(id), "utf8")) as SimEvent[];
   const critiques: ScoredCritique[] = [];
   const preferences: ScoredPreference[] = [];
-  const total = o.seeds * cases.length;
+  const total = options.seeds * cases.length;
   let done = 0;
-  for (let seed = 0; seed < o.seeds; seed++) {
+  for (let seed = 0; seed < options.seeds; seed++) {
     for (const c of cases) {
       const roles = [
         { id: c.inputs.positive, role: "positive" as const },
@@ -148,17 +148,17 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
       for (const r of roles) {
         const truth = truthFor(c, r.role);
         for (const setting of CRITIC_SETTINGS_RUN) {
-          const s = await runJob(
+          const state = await runJob(
             { goal: c.inputs.instruction, job: "critique", rollouts: [bench.rolloutPath(r.id)] },
             {
               seed,
-              noise: o.noise,
+              noise: options.noise,
               variant: setting === "raw" ? "no-grounding" : "full",
               grounding: setting === "raw" ? "detector" : setting,
               dataDir,
             },
           );
-          const critique = s.attempts[0].refined!;
+          const critique = state.attempts[0].refined!;
           critiques.push({
             rollout: r.id,
             case: c.metadata.case,
@@ -170,7 +170,7 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
             ...(c.metadata.edits ? { edits: c.metadata.edits } : {}),
             truth,
             ...scoreClaims(critique.events, truth),
-            calls: totalUsage(s.usage).calls,
+            calls: totalUsage(state.usage).calls,
           });
         }
       }
@@ -186,11 +186,11 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
       );
       if (sibling) pairs.push({ pair: "pos-pos", ids: [c.inputs.positive, sibling.inputs.positive], want: "equal" });
       for (const p of pairs) {
-        const s = await runJob(
+        const state = await runJob(
           { goal: c.inputs.instruction, job: "prefer", rollouts: p.ids.map((id) => bench.rolloutPath(id)) },
-          { seed, noise: o.noise, variant: "full", grounding: "detector", dataDir },
+          { seed, noise: options.noise, variant: "full", grounding: "detector", dataDir },
         );
-        const pref = s.preference!;
+        const pref = state.preference!;
         const scored: ScoredPreference = {
           pair: p.pair,
           case: c.metadata.case,
@@ -208,17 +208,17 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
         preferences.push(scored);
       }
       done++;
-      o.onProgress?.(done, total);
+      options.onProgress?.(done, total);
     }
   }
   // The detector module on its own: every rollout's dense track read without noise, against its event log.
   const detector = { truth: 0, found: 0, claimed: 0, correct: 0 };
   for (const c of cases) {
     for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
-      const r = readRollout(bench.rolloutPath(id));
+      const rollout = readRollout(bench.rolloutPath(id));
       const seen = observedEvents(
-        r.instruction,
-        r.track.map((x) => seenFrame(x.t, x.detections)),
+        rollout.instruction,
+        rollout.track.map((x) => seenFrame(x.t, x.detections)),
       );
       const truth = truthOf(logOf(id));
       detector.truth += truth.length;
@@ -230,11 +230,11 @@ export async function runCriticExperiment(o: CriticExperimentOptions): Promise<C
   const results: CriticResults = {
     // Relative to the experiment's folder: the report names no path of this machine.
     meta: {
-      dir: relative(o.out, o.dir) || ".",
+      dir: relative(options.out, options.dir) || ".",
       cases: cases.length,
       behaviours: [...new Set(cases.map((c) => c.outputs.behaviour))],
-      seeds: o.seeds,
-      noise: o.noise,
+      seeds: options.seeds,
+      noise: options.noise,
       durationSeconds: (Date.now() - t0) / 1000,
     },
     critiques,
@@ -269,13 +269,13 @@ export function writeCriticReport(
   const files = { json: join(out, "report.json"), md: join(out, "report.md"), html: join(out, "report.html") };
   writeFileSync(files.json, JSON.stringify(report, null, 1));
   writeFileSync(files.md, markdown);
-  const m = results.meta;
+  const meta = results.meta;
   writeFileSync(
     files.html,
     reportHtml({
       title: `Behaviour critics — ${name}`,
       facts: [
-        `${m.cases} cases, ${m.behaviours.length} behaviours (${m.behaviours.join(", ")}), ${m.seeds} seed(s), noise ${m.noise}; benchmark ${m.dir} (relative to this folder); run time ${m.durationSeconds.toFixed(0)} s.`,
+        `${meta.cases} cases, ${meta.behaviours.length} behaviours (${meta.behaviours.join(", ")}), ${meta.seeds} seed(s), noise ${meta.noise}; benchmark ${meta.dir} (relative to this folder); run time ${meta.durationSeconds.toFixed(0)} s.`,
         `The detector grounding module alone finds ${results.detector.found} of the ${results.detector.truth} events that happened; ${results.detector.correct} of the ${results.detector.claimed} it reports happened.`,
       ],
       tables: report.tables,
@@ -290,16 +290,16 @@ export function readCriticReport(file: string): CriticResults & { refinement: Re
 }
 
 /** A scored figure's results, refused if any case is not a generated case from the scored range. */
-export function scoredCasesOnly(r: CriticResults): CriticResults {
-  const outside = [...new Set(r.critiques.map((c) => c.case))].filter((c) => {
-    const m = /^gen-(\d+)$/.exec(c);
-    return !m || Number(m[1]) < CRITIC_SCORED_FROM;
+export function scoredCasesOnly(results: CriticResults): CriticResults {
+  const outside = [...new Set(results.critiques.map((c) => c.case))].filter((caseId) => {
+    const match = /^gen-(\d+)$/.exec(caseId);
+    return !match || Number(match[1]) < CRITIC_SCORED_FROM;
   });
   if (outside.length)
     throw new Error(
       `the scored figure reads cases outside the scored range (generated seeds from ${CRITIC_SCORED_FROM}): ${outside.slice(0, 5).join(", ")}`,
     );
-  return r;
+  return results;
 }
 
 /**
@@ -327,16 +327,16 @@ export function seenAndHeldBack(critiques: ScoredCritique[], setting: CriticSett
 }
 
 /** The critic alone on a run, in brief: Table 1's accuracies, Table 2's recall and precision, Table 4's preference accuracy. */
-export function criticScores(r: CriticResults) {
-  const raw = r.critiques.filter((c) => c.setting === "raw");
+export function criticScores(results: CriticResults) {
+  const raw = results.critiques.filter((c) => c.setting === "raw");
   const neg = raw.filter((c) => c.role === "negative"),
     pos = raw.filter((c) => c.role === "positive");
-  const grounded = r.critiques.filter((c) => c.setting === "detector" && c.role === "negative");
+  const grounded = results.critiques.filter((c) => c.setting === "detector" && c.role === "negative");
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const share = (a: number, b: number) => (b ? a / b : 0);
   const prefer = Object.fromEntries(
     (["pos-neg", "neg-pos", "neg-neg", "pos-pos"] as const).map((k) => {
-      const ps = r.preferences.filter((p) => p.pair === k);
+      const ps = results.preferences.filter((p) => p.pair === k);
       return [k, share(ps.filter((p) => p.correct).length, ps.length)];
     }),
   ) as Record<ScoredPreference["pair"], number>;
@@ -356,7 +356,7 @@ export function criticScores(r: CriticResults) {
       sum(grounded, (x) => x.critique.events.length),
     ),
     prefer,
-    ...seenAndHeldBack(r.critiques),
+    ...seenAndHeldBack(results.critiques),
   };
 }
 
@@ -371,22 +371,22 @@ const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "�
  * Per behaviour family (what the author did), seen and held back: recall in each setting, precision of the critic
  * alone on negatives that show that family only; then the answers whose words the matcher could not place.
  */
-function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritique[]): string[] {
+function familyTables(results: CriticResults, rows: (s: CriticSetting) => ScoredCritique[]): string[] {
   const raw = rows("raw");
   const families = [...new Set(raw.flatMap((x) => x.truth))].sort(
     (a, b) => Number(isHeldBack(a)) - Number(isHeldBack(b)) || a.localeCompare(b),
   );
   if (!families.length) return [];
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
-  const recallOf = (s: CriticSetting, family: string) => {
-    const pairs = rows(s)
+  const recallOf = (setting: CriticSetting, family: string) => {
+    const pairs = rows(setting)
       .filter((x) => x.role === "negative")
       .flatMap((x) => x.truth.map((f, i) => ({ f, found: x.found[i] })))
       .filter((p) => p.f === family);
     return pct(pairs.filter((p) => p.found).length, pairs.length);
   };
-  const split = (s: CriticSetting) => seenAndHeldBack(r.critiques, s);
-  const p = (v: number | null) => (v === null ? "—" : `${(100 * v).toFixed(1)}%`);
+  const split = (s: CriticSetting) => seenAndHeldBack(results.critiques, s);
+  const percent = (v: number | null) => (v === null ? "—" : `${(100 * v).toFixed(1)}%`);
   const counts = new Map<string, number>();
   for (const x of raw) for (const u of x.unmatched) counts.set(u, (counts.get(u) ?? 0) + 1);
   const unmatched = [...counts].sort((a, b) => b[1] - a[1]);
@@ -397,11 +397,11 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
     "",
     "| families | critic | negatives | families shown | recall | precision | names a true family |",
     "|---|---|---|---|---|---|---|",
-    ...CRITIC_SETTINGS_RUN.flatMap((s) => {
-      const g = split(s);
+    ...CRITIC_SETTINGS_RUN.flatMap((setting) => {
+      const groups = split(setting);
       return [
-        `| seen | ${NAMES[s]} | ${g.seen.rollouts} | ${g.seen.families} | ${p(g.seen.recall)} | ${p(g.seen.precision)} | ${p(g.seen.named)} |`,
-        `| held back | ${NAMES[s]} | ${g.heldBack.rollouts} | ${g.heldBack.families} | ${p(g.heldBack.recall)} | ${p(g.heldBack.precision)} | ${p(g.heldBack.named)} |`,
+        `| seen | ${NAMES[setting]} | ${groups.seen.rollouts} | ${groups.seen.families} | ${percent(groups.seen.recall)} | ${percent(groups.seen.precision)} | ${percent(groups.seen.named)} |`,
+        `| held back | ${NAMES[setting]} | ${groups.heldBack.rollouts} | ${groups.heldBack.families} | ${percent(groups.heldBack.recall)} | ${percent(groups.heldBack.precision)} | ${percent(groups.heldBack.named)} |`,
       ];
     }),
     "",
@@ -411,10 +411,11 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
     "",
     "| family | held back | negatives | critic | + detector | + perfect | precision (critic) |",
     "|---|---|---|---|---|---|---|",
-    ...families.map((f) => {
-      const only = raw.filter((x) => x.role === "negative" && x.truth.length === 1 && x.truth[0] === f);
-      const n = raw.filter((x) => x.role === "negative" && x.truth.includes(f)).length / r.meta.seeds;
-      return `| ${f.replace(/_/g, " ")} | ${isHeldBack(f) ? "yes" : ""} | ${n} | ${recallOf("raw", f)} | ${recallOf("detector", f)} | ${recallOf("events", f)} | ${pct(
+    ...families.map((family) => {
+      const only = raw.filter((x) => x.role === "negative" && x.truth.length === 1 && x.truth[0] === family);
+      const negatives =
+        raw.filter((x) => x.role === "negative" && x.truth.includes(family)).length / results.meta.seeds;
+      return `| ${family.replace(/_/g, " ")} | ${isHeldBack(family) ? "yes" : ""} | ${negatives} | ${recallOf("raw", family)} | ${recallOf("detector", family)} | ${recallOf("events", family)} | ${pct(
         sum(only, (x) => x.precise),
         sum(only, (x) => x.critique.events.length),
       )} |`;
@@ -437,36 +438,40 @@ function familyTables(r: CriticResults, rows: (s: CriticSetting) => ScoredCritiq
 }
 
 /** The paper's Tables 1–4 and its error taxonomy (Fig. 4), from our runs. */
-export function criticReport(r: CriticResults, refine?: string, opts: { timing: boolean } = { timing: true }): string {
-  const rows = (setting: CriticSetting) => r.critiques.filter((c) => c.setting === setting);
+export function criticReport(
+  results: CriticResults,
+  refine?: string,
+  opts: { timing: boolean } = { timing: true },
+): string {
+  const rows = (setting: CriticSetting) => results.critiques.filter((c) => c.setting === setting);
   const sum = (xs: ScoredCritique[], f: (x: ScoredCritique) => number) => xs.reduce((n, x) => n + f(x), 0);
   const lines = [
-    `# Behaviour critics — ${r.meta.cases} cases, ${r.meta.behaviours.length} behaviours, ${r.meta.seeds} seed(s), noise ${r.meta.noise}`,
+    `# Behaviour critics — ${results.meta.cases} cases, ${results.meta.behaviours.length} behaviours, ${results.meta.seeds} seed(s), noise ${results.meta.noise}`,
     "",
     // The benchmark's place and the run time are this machine's: the published form (npm run reproduce) leaves them out.
     opts.timing
-      ? `Benchmark: ${r.meta.dir} (relative to this report's folder). Behaviours: ${r.meta.behaviours.join(", ")}. Run time ${r.meta.durationSeconds.toFixed(0)} s.`
-      : `Behaviours: ${r.meta.behaviours.join(", ")}.`,
+      ? `Benchmark: ${results.meta.dir} (relative to this report's folder). Behaviours: ${results.meta.behaviours.join(", ")}. Run time ${results.meta.durationSeconds.toFixed(0)} s.`
+      : `Behaviours: ${results.meta.behaviours.join(", ")}.`,
     "",
     "## Table 1 — accuracy on positive and negative samples (is anything undesirable?)",
     "",
     "| critic | positive | negative |",
     "|---|---|---|",
-    ...CRITIC_SETTINGS_RUN.map((s) => {
-      const xs = rows(s);
+    ...CRITIC_SETTINGS_RUN.map((setting) => {
+      const xs = rows(setting);
       const pos = xs.filter((x) => x.role === "positive"),
         neg = xs.filter((x) => x.role === "negative");
-      return `| ${NAMES[s]} | ${pct(pos.filter((x) => !x.critique.undesirable).length, pos.length)} | ${pct(neg.filter((x) => x.critique.undesirable).length, neg.length)} |`;
+      return `| ${NAMES[setting]} | ${pct(pos.filter((x) => !x.critique.undesirable).length, pos.length)} | ${pct(neg.filter((x) => x.critique.undesirable).length, neg.length)} |`;
     }),
     "",
     "## Table 2 — recall and precision on negative samples",
     "",
     "| critic | recall | precision | claims | hallucinated | wrong cause |",
     "|---|---|---|---|---|---|",
-    ...CRITIC_SETTINGS_RUN.map((s) => {
-      const neg = rows(s).filter((x) => x.role === "negative");
+    ...CRITIC_SETTINGS_RUN.map((setting) => {
+      const neg = rows(setting).filter((x) => x.role === "negative");
       const claims = sum(neg, (x) => x.critique.events.length);
-      return `| ${NAMES[s]} | ${pct(
+      return `| ${NAMES[setting]} | ${pct(
         sum(neg, (x) => x.recalled),
         sum(neg, (x) => x.truth.length),
       )} | ${pct(
@@ -481,10 +486,10 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "",
     "| critic | claims | visual grounding errors | wrong cause | precise |",
     "|---|---|---|---|---|",
-    ...CRITIC_SETTINGS_RUN.map((s) => {
-      const xs = rows(s);
+    ...CRITIC_SETTINGS_RUN.map((setting) => {
+      const xs = rows(setting);
       const claims = sum(xs, (x) => x.critique.events.length);
-      return `| ${NAMES[s]} | ${claims} | ${pct(
+      return `| ${NAMES[setting]} | ${claims} | ${pct(
         sum(xs, (x) => x.hallucinated),
         claims,
       )} | ${pct(
@@ -501,15 +506,15 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "| pairs | recall | precision |",
     "|---|---|---|",
     (() => {
-      const ps = r.preferences.filter((p) => p.negative);
-      const s = (f: (n: NonNullable<ScoredPreference["negative"]>) => number) =>
-        ps.reduce((n, p) => n + f(p.negative!), 0);
+      const ps = results.preferences.filter((p) => p.negative);
+      const total = (measure: (n: NonNullable<ScoredPreference["negative"]>) => number) =>
+        ps.reduce((n, p) => n + measure(p.negative!), 0);
       return `| positive–negative (both orders, ${ps.length}) | ${pct(
-        s((n) => n.recalled),
-        s((n) => n.truth),
+        total((n) => n.recalled),
+        total((n) => n.truth),
       )} | ${pct(
-        s((n) => n.precise),
-        s((n) => n.claims),
+        total((n) => n.precise),
+        total((n) => n.claims),
       )} |`;
     })(),
     "",
@@ -518,15 +523,15 @@ export function criticReport(r: CriticResults, refine?: string, opts: { timing: 
     "| pair | accuracy | pairs |",
     "|---|---|---|",
     ...(["pos-neg", "neg-pos", "neg-neg", "pos-pos"] as const).map((k) => {
-      const ps = r.preferences.filter((p) => p.pair === k);
+      const ps = results.preferences.filter((p) => p.pair === k);
       return `| ${k.replace("-", "–")} | ${pct(ps.filter((p) => p.correct).length, ps.length)} | ${ps.length} |`;
     }),
     "",
     "## The detector grounding module against the event logs",
     "",
-    `Reading every rollout's whole detection track (every 0.1 s): it finds ${pct(r.detector.found, r.detector.truth)} of the ${r.detector.truth} events that happened, and ${pct(r.detector.correct, r.detector.claimed)} of the ${r.detector.claimed} events it reports happened.`,
+    `Reading every rollout's whole detection track (every 0.1 s): it finds ${pct(results.detector.found, results.detector.truth)} of the ${results.detector.truth} events that happened, and ${pct(results.detector.correct, results.detector.claimed)} of the ${results.detector.claimed} events it reports happened.`,
     "",
-    ...familyTables(r, rows),
+    ...familyTables(results, rows),
   ];
   if (refine) lines.push("", refine);
   return lines.join("\n") + "\n";

@@ -40,10 +40,10 @@ export interface RefineOptions {
   onProgress?: (done: number, total: number, last?: RefineRun) => void;
 }
 
-export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
-  const bench = loadCriticBenchmark(o.dir);
-  let cases = bench.cases.filter((c) => !o.behaviours || o.behaviours.includes(c.outputs.behaviour));
-  cases = cases.slice(0, o.limit ?? cases.length);
+export async function runRefinement(options: RefineOptions): Promise<RefineRun[]> {
+  const bench = loadCriticBenchmark(options.dir);
+  let cases = bench.cases.filter((c) => !options.behaviours || options.behaviours.includes(c.outputs.behaviour));
+  cases = cases.slice(0, options.limit ?? cases.length);
   const sim = await startSimProcess("workbench", ["--speed", "max", "--scenario", cases[0]?.inputs.scene ?? ""]);
   const client = await BridgeClient.connect(sim.url);
   const runs: RefineRun[] = [];
@@ -56,11 +56,11 @@ export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
       const session = openRun(behaviorCritic.runtime, {
         bridgeUrl: sim.url,
         backend: "symbolic",
-        seed: o.seed,
-        noise: o.noise,
-        grounding: o.grounding,
-        maxRewrites: o.maxRewrites,
-        dataDir: join(o.out, "data"),
+        seed: options.seed,
+        noise: options.noise,
+        grounding: options.grounding,
+        maxRewrites: options.maxRewrites,
+        dataDir: join(options.out, "data"),
       });
       const config = {
         configurable: { thread_id: `refine-${negative}` },
@@ -85,13 +85,13 @@ export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
         for (;;) {
           await graph.invoke(input as never, config);
           const snap = await graph.getState(config);
-          const s = snap.values as CriticStateType;
+          const state = snap.values as CriticStateType;
           // Paused before the writer resets the scene for the next try: the last program's effects are still there.
-          if (s.attempts.length > run.iterations.length) await measure();
+          if (state.attempts.length > run.iterations.length) await measure();
           if (snap.next.length === 0) {
-            run.status = s.status;
-            run.statusReason = s.statusReason;
-            run.calls = totalUsage(s.usage).calls;
+            run.status = state.status;
+            run.statusReason = state.statusReason;
+            run.calls = totalUsage(state.usage).calls;
             break;
           }
           input = null;
@@ -100,7 +100,7 @@ export async function runRefinement(o: RefineOptions): Promise<RefineRun[]> {
         await session.close();
       }
       runs.push(run);
-      o.onProgress?.(runs.length, cases.length, run);
+      options.onProgress?.(runs.length, cases.length, run);
     }
   } finally {
     await client.close();

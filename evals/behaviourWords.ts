@@ -96,10 +96,10 @@ export interface SaidClaim {
 const text = (c: SaidClaim) => `${(c.kind ?? "").replace(/_/g, " ")} ${c.what}`.toLowerCase();
 
 /** The families a claim's words name (several when its words fit several). */
-export function familiesNamed(c: SaidClaim): string[] {
-  const t = text(c);
+export function familiesNamed(claim: SaidClaim): string[] {
+  const words = text(claim);
   return Object.entries(FAMILIES)
-    .filter(([, f]) => f.says.some((s) => SAYS[s].test(t)))
+    .filter(([, f]) => f.says.some((s) => SAYS[s].test(words)))
     .map(([name]) => name);
 }
 
@@ -107,8 +107,8 @@ export function familiesNamed(c: SaidClaim): string[] {
 export const names = (c: SaidClaim, family: string): boolean => familiesNamed(c).includes(family);
 
 /** Whether the cause a claim gives fits `family`. */
-export function causeFits(c: SaidClaim, family: string): boolean {
-  const f = FAMILIES[family];
-  const t = c.cause.toLowerCase();
-  return !!f && f.causes.some((k) => CAUSED_BY[k].test(t));
+export function causeFits(claim: SaidClaim, family: string): boolean {
+  const known = FAMILIES[family];
+  const cause = claim.cause.toLowerCase();
+  return !!known && known.causes.some((k) => CAUSED_BY[k].test(cause));
 }

@@ -22,13 +22,13 @@ export interface FamilyShare {
   share: number[];
 }
 
-export function convergedShare(s: CurriculumStateType): FamilyShare[] {
-  const iterations = s.counters.iterations;
+export function convergedShare(state: CurriculumStateType): FamilyShare[] {
+  const iterations = state.counters.iterations;
   const families = new Map<string, string[]>();
-  for (const t of Object.values(s.targets)) families.set(t.family, [...(families.get(t.family) ?? []), t.caption]);
+  for (const t of Object.values(state.targets)) families.set(t.family, [...(families.get(t.family) ?? []), t.caption]);
   return [...families].map(([family, skills]) => {
     const share = Array.from({ length: iterations + 1 }, (_, it) => {
-      const done = skills.filter((c) => s.targets[c].analyses.some((a) => a.converged && a.iteration <= it)).length;
+      const done = skills.filter((c) => state.targets[c].analyses.some((a) => a.converged && a.iteration <= it)).length;
       return done / skills.length;
     });
     return { family, skills, share };
@@ -39,26 +39,29 @@ export function convergedShare(s: CurriculumStateType): FamilyShare[] {
 
 /** Mean pairwise L2 distance of the points (features normalised per dimension by `ref`, then to unit norm, as the paper). */
 function normaliser(ref: number[][]) {
-  const d = ref[0]?.length ?? 0;
-  const mean = Array.from({ length: d }, (_, j) => ref.reduce((a, p) => a + p[j], 0) / ref.length);
+  const dimensions = ref[0]?.length ?? 0;
+  const mean = Array.from({ length: dimensions }, (_, j) => ref.reduce((a, p) => a + p[j], 0) / ref.length);
   const std = Array.from(
-    { length: d },
+    { length: dimensions },
     (_, j) => Math.sqrt(ref.reduce((a, p) => a + (p[j] - mean[j]) ** 2, 0) / ref.length) || 1,
   );
-  return (p: number[]) => {
-    const z = p.map((x, j) => (x - mean[j]) / std[j]);
-    const n = Math.hypot(...z) || 1;
-    return z.map((x) => x / n);
+  return (point: number[]) => {
+    const z = point.map((x, j) => (x - mean[j]) / std[j]);
+    const norm = Math.hypot(...z) || 1;
+    return z.map((x) => x / norm);
   };
 }
 const dist = (a: number[], b: number[]) => Math.hypot(...a.map((x, i) => x - b[i]));
 
 function meanPairwise(points: number[][]): number {
   let sum = 0,
-    n = 0;
+    pairs = 0;
   for (let i = 0; i < points.length; i++)
-    for (let j = i + 1; j < points.length; j++) ((sum += dist(points[i], points[j])), n++);
-  return n ? sum / n : 0;
+    for (let j = i + 1; j < points.length; j++) {
+      sum += dist(points[i], points[j]);
+      pairs++;
+    }
+  return pairs ? sum / pairs : 0;
 }
 
 /** k-means (deterministic: the first centres are spread by farthest-point choice from the first point). */
@@ -69,8 +72,11 @@ function kmeans(points: number[][], k: number, rounds = 50): number[][] {
     let far = points[0],
       farD = -1;
     for (const p of points) {
-      const d = Math.min(...centres.map((c) => dist(p, c)));
-      if (d > farD) ((far = p), (farD = d));
+      const distance = Math.min(...centres.map((c) => dist(p, c)));
+      if (distance > farD) {
+        far = p;
+        farD = distance;
+      }
     }
     centres.push(far);
   }
@@ -106,9 +112,9 @@ export interface Diversity {
   note: string;
 }
 
-export function diversity(s: CurriculumStateType): Diversity {
+export function diversity(state: CurriculumStateType): Diversity {
   const base = new Set(baseLibrary());
-  const withEnd = s.episodes.filter((e): e is EpisodeSummary & { end: number[] } => !!e.end);
+  const withEnd = state.episodes.filter((e): e is EpisodeSummary & { end: number[] } => !!e.end);
   const isBase = (e: EpisodeSummary) => e.skills.every((c) => base.has(c));
   const plans = withEnd.filter((e) => e.purpose === "plan");
   const baseEps = plans.filter(isBase);
@@ -132,14 +138,14 @@ export function diversity(s: CurriculumStateType): Diversity {
       skillsUsed: new Set(eps.flatMap((e) => e.skills)).size,
     };
   };
-  const decompositions = s.cycles.filter((c) => c.decomposition).map((c) => c.decomposition!.steps.join(" | "));
+  const decompositions = state.cycles.filter((c) => c.decomposition).map((c) => c.decomposition!.steps.join(" | "));
   return {
     base: spread(baseEps),
     curriculum: spread(curEps),
     all: spread(withEnd),
-    uniqueProposals: new Set(s.cycles.map((c) => c.proposal.task)).size,
+    uniqueProposals: new Set(state.cycles.map((c) => c.proposal.task)).size,
     uniqueDecompositions: new Set(decompositions).size,
-    proposals: s.cycles.length,
+    proposals: state.cycles.length,
     note: "features: the three blocks' final centres (x, y, z), normalised per dimension on the base-skill data, then to unit norm; base-skill data = the curriculum's plans that used base skills only; practice episodes (a skill being learned, alone) count only under all",
   };
 }
@@ -162,25 +168,25 @@ const PALETTE = [
 ];
 
 export async function shareChart(shares: FamilyShare[]): Promise<Buffer> {
-  const W = 420,
-    H = 240,
-    L = 40,
-    R = 300,
-    T = 20,
-    B = 200;
-  const n = Math.max(1, ...shares.map((f) => f.share.length - 1));
-  const x = (i: number) => L + ((R - L) * i) / n;
-  const y = (v: number) => B - (B - T) * v;
+  const width = 420,
+    height = 240,
+    left = 40,
+    right = 300,
+    top = 20,
+    bottom = 200;
+  const lastIteration = Math.max(1, ...shares.map((f) => f.share.length - 1));
+  const x = (i: number) => left + ((right - left) * i) / lastIteration;
+  const y = (v: number) => bottom - (bottom - top) * v;
   const lines = shares.map(
-    (f, k) =>
-      `<polyline points="${f.share.map((v, i) => `${x(i)},${y(v)}`).join(" ")}" fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2"/>` +
-      `<text x="${R + 8}" y="${T + 14 * k + 10}" font-family="sans-serif" font-size="10" fill="${PALETTE[k % PALETTE.length]}">${f.family}</text>`,
+    (familyShare, k) =>
+      `<polyline points="${familyShare.share.map((v, i) => `${x(i)},${y(v)}`).join(" ")}" fill="none" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="2"/>` +
+      `<text x="${right + 8}" y="${top + 14 * k + 10}" font-family="sans-serif" font-size="10" fill="${PALETTE[k % PALETTE.length]}">${familyShare.family}</text>`,
   );
   const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="${W}" height="${H}" fill="#fff"/>` +
-    `<rect x="${L}" y="${T}" width="${R - L}" height="${B - T}" fill="none" stroke="#222"/>` +
-    `<text x="${L - 4}" y="${B}" font-family="sans-serif" font-size="10" text-anchor="end">0%</text><text x="${L - 4}" y="${T + 8}" font-family="sans-serif" font-size="10" text-anchor="end">100%</text>` +
-    `<text x="${(L + R) / 2}" y="${H - 12}" font-family="sans-serif" font-size="10" text-anchor="middle">learner iterations (0–${n})</text>` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="#fff"/>` +
+    `<rect x="${left}" y="${top}" width="${right - left}" height="${bottom - top}" fill="none" stroke="#222"/>` +
+    `<text x="${left - 4}" y="${bottom}" font-family="sans-serif" font-size="10" text-anchor="end">0%</text><text x="${left - 4}" y="${top + 8}" font-family="sans-serif" font-size="10" text-anchor="end">100%</text>` +
+    `<text x="${(left + right) / 2}" y="${height - 12}" font-family="sans-serif" font-size="10" text-anchor="middle">learner iterations (0–${lastIteration})</text>` +
     `${lines.join("")}</svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
@@ -203,38 +209,38 @@ const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 export async function writeCurriculumRecord(
   dir: string,
-  s: CurriculumStateType,
+  state: CurriculumStateType,
   facts: RunFacts,
   artifacts: ArtifactStore,
   sameImage?: { frame: string; rows: StageRow[] },
 ): Promise<{ json: Record<string, unknown>; markdown: string }> {
   mkdirSync(join(dir, "curves"), { recursive: true });
   mkdirSync(join(dir, "frames"), { recursive: true });
-  const learned = s.library.filter((l) => l.source === "learned");
-  const shares = convergedShare(s);
-  const div = diversity(s);
+  const learned = state.library.filter((l) => l.source === "learned");
+  const shares = convergedShare(state);
+  const div = diversity(state);
   writeFileSync(join(dir, "fig5-converged-share.png"), await shareChart(shares));
   const md: string[] = [
     `# Curriculum run ${facts.thread}`,
     "",
     `- model: ${facts.model}${facts.model === "symbolic" ? ` (noise ${facts.noise}, seed ${facts.seed})` : ""}; ${facts.instances} simulator instance(s)`,
-    `- ended: **${s.status}** — ${s.statusReason}`,
-    `- budgets: ${facts.budgets.episodes} episodes, ${facts.budgets.iterations} learner iterations, ${facts.budgets.wallSeconds} s; used ${s.counters.episodes} episodes, ${s.counters.iterations} iterations, ${Math.round(facts.wallSeconds)} s`,
-    `- cycles: ${s.cycles.length} proposals, ${s.counters.discards} plans discarded for a missing skill, ${s.cycles.filter((c) => c.outcome?.kind === "embodied").length} embodied`,
-    `- library: ${s.library.length} skills (${s.library.length - learned.length} base + ${learned.length} learned by the run: ${learned.map((l) => `${l.caption} @${l.since}`).join(", ") || "none"})`,
+    `- ended: **${state.status}** — ${state.statusReason}`,
+    `- budgets: ${facts.budgets.episodes} episodes, ${facts.budgets.iterations} learner iterations, ${facts.budgets.wallSeconds} s; used ${state.counters.episodes} episodes, ${state.counters.iterations} iterations, ${Math.round(facts.wallSeconds)} s`,
+    `- cycles: ${state.cycles.length} proposals, ${state.counters.discards} plans discarded for a missing skill, ${state.cycles.filter((c) => c.outcome?.kind === "embodied").length} embodied`,
+    `- library: ${state.library.length} skills (${state.library.length - learned.length} base + ${learned.length} learned by the run: ${learned.map((l) => `${l.caption} @${l.since}`).join(", ") || "none"})`,
     "",
     "## The library over time",
     "",
     "| learner iteration | skills added | library size |",
     "|---|---|---|",
   ];
-  const stages = [...new Set(s.library.map((l) => l.since))].sort((a, b) => a - b);
+  const stages = [...new Set(state.library.map((l) => l.since))].sort((a, b) => a - b);
   for (const it of stages)
     md.push(
-      `| ${it} | ${s.library
+      `| ${it} | ${state.library
         .filter((l) => l.since === it)
         .map((l) => l.caption)
-        .join(", ")} | ${s.library.filter((l) => l.since <= it).length} |`,
+        .join(", ")} | ${state.library.filter((l) => l.since <= it).length} |`,
     );
 
   if (sameImage?.rows.length) {
@@ -267,7 +273,7 @@ export async function writeCurriculumRecord(
     "| # | library (size) | image | proposition | decomposition | retrieval | outcome |",
     "|---|---|---|---|---|---|---|",
   );
-  for (const c of s.cycles) {
+  for (const c of state.cycles) {
     const frame = `frames/cycle-${String(c.cycle).padStart(3, "0")}.png`;
     try {
       copyFileSync(artifacts.path(c.scene.frame), join(dir, frame));
@@ -296,9 +302,9 @@ export async function writeCurriculumRecord(
     "| cycle | step no library skill did | from task | rewardable skill | learned |",
     "|---|---|---|---|---|",
   );
-  for (const p of s.proposals)
+  for (const p of state.proposals)
     md.push(
-      `| ${p.cycle} | ${cell(p.step)} | ${cell(p.task)} | ${p.skill ?? "— (no reward known: cannot be learned)"} | ${p.skill && s.targets[p.skill]?.converged ? "yes" : "no"} |`,
+      `| ${p.cycle} | ${cell(p.step)} | ${cell(p.task)} | ${p.skill ?? "— (no reward known: cannot be learned)"} | ${p.skill && state.targets[p.skill]?.converged ? "yes" : "no"} |`,
     );
 
   md.push(
@@ -309,7 +315,7 @@ export async function writeCurriculumRecord(
     "",
   );
   const curves: Record<string, unknown> = {};
-  for (const t of Object.values(s.targets)) {
+  for (const t of Object.values(state.targets)) {
     const last = t.analyses.at(-1);
     md.push(
       `### ${t.caption} (${t.family}) — ${t.converged ? `**converged** at iteration ${t.analyses.find((a) => a.converged)?.iteration}${t.kept ? `; the library keeps the policy of curve point ${t.kept.point} (return ${t.kept.return.toFixed(1)} of ${t.maxReturn}; ${Math.round(t.kept.finalSuccess * 100)}% of evaluation episodes end with the skill's reward > 0.95)` : ""}` : "not converged"}`,
@@ -346,8 +352,8 @@ export async function writeCurriculumRecord(
     "",
     "![Fig. 5](fig5-converged-share.png)",
     "",
-    `| family | skills | ${Array.from({ length: s.counters.iterations + 1 }, (_, i) => i).join(" | ")} |`,
-    `|---|---|${Array.from({ length: s.counters.iterations + 1 }, () => "---").join("|")}|`,
+    `| family | skills | ${Array.from({ length: state.counters.iterations + 1 }, (_, i) => i).join(" | ")} |`,
+    `|---|---|${Array.from({ length: state.counters.iterations + 1 }, () => "---").join("|")}|`,
   );
   for (const f of shares)
     md.push(`| ${f.family} | ${f.skills.length} | ${f.share.map((v) => `${Math.round(v * 100)}%`).join(" | ")} |`);
@@ -380,19 +386,19 @@ export async function writeCurriculumRecord(
     format: REPORT_FORMAT,
     method: "curriculum" as const,
     thread: facts.thread,
-    status: s.status,
-    statusReason: s.statusReason,
+    status: state.status,
+    statusReason: state.statusReason,
     facts: settled,
     timing: { wallSeconds },
-    counters: s.counters,
-    library: s.library,
-    cycles: s.cycles,
-    proposals: s.proposals,
+    counters: state.counters,
+    library: state.library,
+    cycles: state.cycles,
+    proposals: state.proposals,
     curves,
     convergedShare: shares,
     diversity: div,
     sameImageStages: sameImage?.rows ?? [],
-    episodes: s.episodes.map(({ start: _s, end: _e, ...e }) => e),
+    episodes: state.episodes.map(({ start: _s, end: _e, ...e }) => e),
     tables: tablesOfMarkdown("curriculum", markdown),
   };
   checkedReport(json);

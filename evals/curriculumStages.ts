@@ -21,18 +21,18 @@ export interface StageRow {
 }
 
 export async function sameImageStages(
-  s: CurriculumStateType,
+  state: CurriculumStateType,
   run: Run,
 ): Promise<{ frame: string; rows: StageRow[]; usage: Usage }> {
-  const first = s.cycles[0];
+  const first = state.cycles[0];
   if (!first) return { frame: "", rows: [], usage: {} };
   const ms = run;
   const config: RunnableConfig = { context: run.context } as RunnableConfig;
-  const stages = [...new Set(s.library.map((l) => l.since))].sort((a, b) => a - b);
+  const stages = [...new Set(state.library.map((l) => l.since))].sort((a, b) => a - b);
   const rows: StageRow[] = [];
   let usage: Usage = {};
   for (const it of stages) {
-    const library = s.library.filter((l) => l.since <= it);
+    const library = state.library.filter((l) => l.since <= it);
     const captions = library.map((l) => l.caption);
     const context: ProposeContext = {
       blocks: first.scene.blocks,
@@ -46,7 +46,7 @@ export async function sameImageStages(
       ms.modelConfig.backend === "openai"
         ? [await imagePart(ms.artifacts.get(first.scene.frame), ms.modelConfig.imageMaxSide)]
         : [];
-    const p = await askStructured(ms.models, ms.modelConfig, {
+    const proposal = await askStructured(ms.models, ms.modelConfig, {
       role: "proposer",
       schema: TaskProposal,
       schemaName: "TaskProposal",
@@ -55,28 +55,28 @@ export async function sameImageStages(
       context: context as unknown as Record<string, unknown>,
       images,
     });
-    usage = addUsage(usage, p.usage);
-    const current: CycleRecord = { cycle: -1, library: captions, scene: first.scene, proposal: p.value };
+    usage = addUsage(usage, proposal.usage);
+    const current: CycleRecord = { cycle: -1, library: captions, scene: first.scene, proposal: proposal.value };
     const stage = {
-      ...s,
+      ...state,
       library,
       current,
       targets: {},
-      counters: { ...s.counters, discardsInRow: 0 },
+      counters: { ...state.counters, discardsInRow: 0 },
     } as CurriculumStateType;
-    const d = await decompose(stage, config);
-    const decomposed = d.current as CycleRecord;
+    const decomposeUpdate = await decompose(stage, config);
+    const decomposed = decomposeUpdate.current as CycleRecord;
     // Retrieval's own proposals for learning are not kept: this is a look at the run, not a part of it.
-    const r = await retrieve(
+    const retrieveUpdate = await retrieve(
       { ...stage, current: decomposed },
       { ...config, configurable: { ...config.configurable, variant: "base-only" } },
     );
-    const record = ((r.cycles as CycleRecord[] | undefined)?.[0] ?? r.current) as CycleRecord;
-    usage = addUsage(addUsage(usage, (d.usage as Usage) ?? {}), (r.usage as Usage) ?? {});
+    const record = ((retrieveUpdate.cycles as CycleRecord[] | undefined)?.[0] ?? retrieveUpdate.current) as CycleRecord;
+    usage = addUsage(addUsage(usage, (decomposeUpdate.usage as Usage) ?? {}), (retrieveUpdate.usage as Usage) ?? {});
     rows.push({
       iteration: it,
       library: captions,
-      proposal: p.value,
+      proposal: proposal.value,
       steps: decomposed.decomposition!.steps,
       retrievals: record.retrievals ?? [],
     });

@@ -66,53 +66,56 @@ export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Pro
 export function runClosedLoopEpisode(
   o: EpisodeOptions,
 ): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
-export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRun<any>> {
-  const m = method(o.mode ?? "clea");
-  const graph = m.compile(o.checkpointer ?? memoryCheckpointer(), o.store);
+export async function runClosedLoopEpisode(options: EpisodeOptions): Promise<EpisodeRun<unknown>> {
+  const episodeMethod = method(options.mode ?? "clea");
+  const graph = episodeMethod.compile(options.checkpointer ?? memoryCheckpointer(), options.store);
   // The episode's run: its settings parsed once, its robots' session its own, closed when the episode is over.
-  const run = openRun(m.runtime, {
-    bridgeUrl: o.url,
-    variant: o.variant ?? "full",
-    backend: o.backend ?? "symbolic",
-    noise: o.noise ?? 0,
-    noiseKnobs: o.noiseKnobs,
-    seed: o.seed ?? 0,
-    maxSteps: o.maxSteps ?? 40,
-    maxWallSeconds: o.maxWallSeconds ?? 900,
-    dataDir: o.dataDir,
-    ...(o.diagnosisPhrasings ? { diagnosisPhrasings: o.diagnosisPhrasings } : {}),
-    ...(o.maxProcedures ? { maxProcedures: o.maxProcedures } : {}),
-    ...(o.historyWindow ? { historyWindow: o.historyWindow } : {}),
-    ...(o.examples ? { examples: o.examples } : {}),
-    ...(o.pipeline ? { pipeline: true } : {}),
-    ...(o.pausedSeconds ? { pausedSeconds: o.pausedSeconds } : {}),
+  const run = openRun(episodeMethod.runtime, {
+    bridgeUrl: options.url,
+    variant: options.variant ?? "full",
+    backend: options.backend ?? "symbolic",
+    noise: options.noise ?? 0,
+    noiseKnobs: options.noiseKnobs,
+    seed: options.seed ?? 0,
+    maxSteps: options.maxSteps ?? 40,
+    maxWallSeconds: options.maxWallSeconds ?? 900,
+    dataDir: options.dataDir,
+    ...(options.diagnosisPhrasings ? { diagnosisPhrasings: options.diagnosisPhrasings } : {}),
+    ...(options.maxProcedures ? { maxProcedures: options.maxProcedures } : {}),
+    ...(options.historyWindow ? { historyWindow: options.historyWindow } : {}),
+    ...(options.examples ? { examples: options.examples } : {}),
+    ...(options.pipeline ? { pipeline: true } : {}),
+    ...(options.pausedSeconds ? { pausedSeconds: options.pausedSeconds } : {}),
   });
   const config = {
     // Durable before the next step: a goal id is on disk before its goal is sent (the pg test's lesson, TOOLCHAIN.md).
-    ...(o.checkpointer ? { durability: "sync" as const } : {}),
-    configurable: { thread_id: o.thread },
+    ...(options.checkpointer ? { durability: "sync" as const } : {}),
+    configurable: { thread_id: options.thread },
     context: run.context,
   };
   // A resumed episode's record starts with what its checkpoints hold of the steps before (another process ran them).
-  const trace: TraceStep<any>[] = o.resume ? await traceFromCheckpoints(graph, config) : [];
-  if (o.eventsFile) {
-    mkdirSync(join(o.eventsFile, ".."), { recursive: true });
+  const trace: TraceStep<unknown>[] = options.resume ? await traceFromCheckpoints(graph, config) : [];
+  if (options.eventsFile) {
+    mkdirSync(join(options.eventsFile, ".."), { recursive: true });
     writeFileSync(
-      o.eventsFile,
+      options.eventsFile,
       trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""),
     );
   }
   const t0 = performance.now();
   try {
-    for await (const chunk of await graph.stream(o.resume ? null : { goal: o.goal }, {
+    for await (const chunk of await graph.stream(options.resume ? null : { goal: options.goal }, {
       ...config,
       streamMode: "updates",
-      signal: o.signal,
+      signal: options.signal,
     })) {
       for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
         trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
-        if (o.eventsFile)
-          appendFileSync(o.eventsFile, `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`);
+        if (options.eventsFile)
+          appendFileSync(
+            options.eventsFile,
+            `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`,
+          );
       }
     }
   } finally {
@@ -120,13 +123,13 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
   }
   const wallSeconds = (performance.now() - t0) / 1000;
   const state = (await graph.getState(config)).values;
-  const c = await BridgeClient.connect(o.url);
+  const client = await BridgeClient.connect(options.url);
   try {
-    const truth = await c.callService<EpisodeRun["truth"]>("/evaluator/check");
-    const { events } = await c.callService<{ events: EpisodeRun["events"] }>("/evaluator/events");
+    const truth = await client.callService<EpisodeRun["truth"]>("/evaluator/check");
+    const { events } = await client.callService<{ events: EpisodeRun["events"] }>("/evaluator/events");
     return { trace, state, truth, events, wallSeconds };
   } finally {
-    await c.close();
+    await client.close();
   }
 }
 
@@ -137,15 +140,15 @@ export async function runClosedLoopEpisode(o: EpisodeOptions): Promise<EpisodeRu
 async function traceFromCheckpoints(
   graph: MethodGraph,
   config: { configurable: { thread_id: string }; context: unknown },
-): Promise<TraceStep<any>[]> {
+): Promise<TraceStep[]> {
   const snapshots = [];
   for await (const s of graph.getStateHistory(config)) snapshots.push(s);
   // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one
   // that wrote has run (the others are what the resume runs).
   return snapshots
     .reverse()
-    .flatMap((s, i) =>
-      s.tasks
+    .flatMap((snapshot, i) =>
+      snapshot.tasks
         .filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1))
         .map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
     );
@@ -153,12 +156,18 @@ async function traceFromCheckpoints(
 
 /** The skill calls an episode executed, in order, with their outcome. */
 export function executedCalls(trace: TraceStep[]): { call: string; ok: boolean; message: string }[] {
-  return trace.flatMap((t) =>
-    t.node === "executor" && t.update.history?.[0]?.kind === "action"
-      ? [{ call: callText(t.update.history[0].call), ok: t.update.history[0].ok, message: t.update.history[0].message }]
+  return trace.flatMap((step) =>
+    step.node === "executor" && step.update.history?.[0]?.kind === "action"
+      ? [
+          {
+            call: callText(step.update.history[0].call),
+            ok: step.update.history[0].ok,
+            message: step.update.history[0].message,
+          },
+        ]
       : [],
   );
 }
 
-export const callText = (c: { robot: string; skill: string; args: Record<string, string> }) =>
-  `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+export const callText = (call: { robot: string; skill: string; args: Record<string, string> }) =>
+  `${call.robot}.${call.skill}(${Object.values(call.args).join(", ")})`;

@@ -17,28 +17,29 @@ export type Report = ExperimentReport;
  * Which method's tables an experiment has: the one it names; for a report written before reports named their method,
  * the method whose dataset families its episodes carry, else the first measured by the runner (CLEA).
  */
-export function experimentMethod(r: Pick<Report, "families"> & { method?: string }): string {
+export function experimentMethod(report: Pick<Report, "families"> & { method?: string }): string {
   const runners = METHODS.filter((m) => m.report.experiment);
-  if (r.method && runners.some((m) => m.id === r.method)) return r.method;
-  return (runners.find((m) => m.report.experiment!.families?.some((f) => r.families.includes(f))) ?? runners[0]).id;
+  if (report.method && runners.some((m) => m.id === report.method)) return report.method;
+  return (runners.find((m) => m.report.experiment!.families?.some((f) => report.families.includes(f))) ?? runners[0])
+    .id;
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function cell(eps: Report["episodes"]): Cell {
-  const s = (k: string) => eps.map((e) => e.scores[k] ?? 0);
-  const successes = s("success").filter((x) => x === 1).length;
+  const scoresOf = (k: string) => eps.map((e) => e.scores[k] ?? 0);
+  const successes = scoresOf("success").filter((x) => x === 1).length;
   return {
     trials: eps.length,
     successes,
     successRate: eps.length ? r3(successes / eps.length) : 0,
-    averageScore: r3(mean(s("average_score"))),
-    meanWallSeconds: r3(mean(s("wall_seconds"))),
-    medianWallSeconds: r3(median(s("wall_seconds"))),
-    meanSkillSeconds: r3(mean(s("skill_seconds"))),
-    meanSteps: r3(mean(s("steps"))),
-    meanReplans: r3(mean(s("replans"))),
-    meanModelCalls: r3(mean(s("model_calls"))),
+    averageScore: r3(mean(scoresOf("average_score"))),
+    meanWallSeconds: r3(mean(scoresOf("wall_seconds"))),
+    medianWallSeconds: r3(median(scoresOf("wall_seconds"))),
+    meanSkillSeconds: r3(mean(scoresOf("skill_seconds"))),
+    meanSteps: r3(mean(scoresOf("steps"))),
+    meanReplans: r3(mean(scoresOf("replans"))),
+    meanModelCalls: r3(mean(scoresOf("model_calls"))),
   };
 }
 
@@ -99,21 +100,21 @@ export function buildReport(
  * cell's wall seconds): under a seed this part repeats byte for byte, however loaded the machine and however many
  * episodes ran at once.
  */
-export function withoutTiming(r: Report): Omit<Report, "durationSeconds" | "throughput" | "tables"> {
+export function withoutTiming(report: Report): Omit<Report, "durationSeconds" | "throughput" | "tables"> {
   // The tables as data print the wall clock's columns too: they are left out with it.
-  const { durationSeconds: _d, throughput: _t, tables: _tables, ...rest } = r;
+  const { durationSeconds: _d, throughput: _t, tables: _tables, ...rest } = report;
   return {
     ...rest,
     table: Object.fromEntries(
-      Object.entries(r.table).map(([v, cols]) => [
-        v,
+      Object.entries(report.table).map(([variant, cols]) => [
+        variant,
         Object.fromEntries(
           Object.entries(cols).map(([k, { meanWallSeconds: _m, medianWallSeconds: _md, ...c }]) => [k, c]),
         ),
       ]),
     ) as Report["table"],
-    episodes: r.episodes.map(({ wallSeconds: _w, scores: { wall_seconds: _ws, ...scores }, ...e }) => ({
-      ...e,
+    episodes: report.episodes.map(({ wallSeconds: _w, scores: { wall_seconds: _ws, ...scores }, ...episode }) => ({
+      ...episode,
       scores,
     })) as Report["episodes"],
   };
@@ -133,18 +134,23 @@ export function writeReport(dir: string, report: Report): { json: string; md: st
   const { format: _f, method: named, tables: _t, ...rest } = report;
   const settingsOf = (x: Record<string, unknown> | undefined) =>
     x ? { settings: { ...x, dataset: relativeTo(dir, x.dataset) } } : {};
-  const r: Report = {
+  const relativeReport: Report = {
     ...rest,
     dataset: relativeTo(dir, rest.dataset) as string,
     ...settingsOf(rest.settings),
-    episodes: rest.episodes.map((e) => ({
-      ...e,
-      ...settingsOf((e as { settings?: Record<string, unknown> }).settings),
+    episodes: rest.episodes.map((episode) => ({
+      ...episode,
+      ...settingsOf((episode as { settings?: Record<string, unknown> }).settings),
     })),
   };
-  const id = experimentMethod({ families: r.families, method: named });
-  const text = markdown({ ...r, method: id });
-  const full = checkedReport({ format: REPORT_FORMAT, method: id, ...r, tables: tablesOfMarkdown(id, text) });
+  const id = experimentMethod({ families: relativeReport.families, method: named });
+  const text = markdown({ ...relativeReport, method: id });
+  const full = checkedReport({
+    format: REPORT_FORMAT,
+    method: id,
+    ...relativeReport,
+    tables: tablesOfMarkdown(id, text),
+  });
   writeFileSync(json, JSON.stringify(full, null, 2));
   writeFileSync(md, text);
   writeFileSync(html, htmlReport(full));
@@ -154,21 +160,21 @@ export function writeReport(dir: string, report: Report): { json: string; md: st
 const pct = (c: Cell) => `${Math.round(c.successRate * 100)}% (${c.successes}/${c.trials})`;
 
 /** The pipelined row's speculation: all its trials, and those where the scenario moved something mid-task. */
-function speculation(r: Report): string[] {
-  const rows = r.variants.filter((v) => r.episodes.some((e) => e.variant === v && e.pipeline));
+function speculation(report: Report): string[] {
+  const rows = report.variants.filter((v) => report.episodes.some((e) => e.variant === v && e.pipeline));
   if (!rows.length) return [];
   type P = NonNullable<Report["episodes"][number]["pipeline"]>;
-  const sum = (eps: Report["episodes"], f: (p: P) => number) =>
-    eps.reduce((n, e) => n + (e.pipeline ? f(e.pipeline) : 0), 0);
+  const sum = (eps: Report["episodes"], measure: (p: P) => number) =>
+    eps.reduce((n, e) => n + (e.pipeline ? measure(e.pipeline) : 0), 0);
   // Reports written before the trace measures have none: a dash, not a zero.
-  const measured = (eps: Report["episodes"], f: (p: P) => number | undefined) =>
-    eps.every((e) => e.pipeline && f(e.pipeline) !== undefined) ? String(sum(eps, (p) => f(p) ?? 0)) : "–";
+  const measured = (eps: Report["episodes"], measure: (p: P) => number | undefined) =>
+    eps.every((e) => e.pipeline && measure(e.pipeline) !== undefined) ? String(sum(eps, (p) => measure(p) ?? 0)) : "–";
   const line = (label: string, eps: Report["episodes"]) => {
     const trials = Math.max(1, eps.length);
     return `| ${label} | ${eps.length} | ${sum(eps, (p) => p.prepared)} | ${sum(eps, (p) => p.used)} | ${sum(eps, (p) => p.revoked)} | ${sum(eps, (p) => p.unused)} | ${(sum(eps, (p) => p.wastedInputTokens + p.wastedOutputTokens) / trials).toFixed(0)} | ${measured(eps, (p) => p.againstTheLook)} | ${measured(eps, (p) => p.preparedAgainstTheLook)} | ${measured(eps, (p) => p.preparedAfterFailedMotion)} |`;
   };
   const why: Record<string, number> = {};
-  for (const e of r.episodes)
+  for (const e of report.episodes)
     for (const [k, n] of Object.entries(e.pipeline?.revokedBecause ?? {})) why[k] = (why[k] ?? 0) + n;
   return [
     "## Speculation: work prepared beside each skill, and what the check after it made of it",
@@ -177,10 +183,10 @@ function speculation(r: Report): string[] {
     "",
     "| row | trials | prepared | sent at once | revoked | unused | tokens wasted per trial | skills sent against the look | of them on prepared work | prepared motions sent after a failed motion |",
     "|---|---|---|---|---|---|---|---|---|---|",
-    ...rows.flatMap((v) => {
-      const eps = r.episodes.filter((e) => e.variant === v && e.pipeline);
+    ...rows.flatMap((variant) => {
+      const eps = report.episodes.filter((e) => e.variant === variant && e.pipeline);
       const moved = eps.filter((e) => e.perturbed);
-      return [line(v, eps), ...(moved.length ? [line(`${v}, something moved mid-task`, moved)] : [])];
+      return [line(variant, eps), ...(moved.length ? [line(`${variant}, something moved mid-task`, moved)] : [])];
     }),
     ...(Object.keys(why).length
       ? [
@@ -203,16 +209,16 @@ function speculation(r: Report): string[] {
  * per trial, the episode list's wall column): what is left repeats exactly under a seed, whatever the machine's load —
  * the form `npm run reproduce` publishes.
  */
-export function tables(r: Report, opts: { timing: boolean } = { timing: true }): string {
+export function tables(report: Report, opts: { timing: boolean } = { timing: true }): string {
   // Dozens of generated courses make a table too wide to read: then only the totals (each course is in Episodes).
-  const cols = [...(r.tasks.length > 12 ? [] : r.tasks), ...r.families, "all"];
+  const cols = [...(report.tasks.length > 12 ? [] : report.tasks), ...report.families, "all"];
   const head = `| variant | ${cols.join(" | ")} |\n|---|${cols.map(() => "---").join("|")}|`;
-  const rows = (f: (c: Cell) => string) =>
-    r.variants.map((v) => `| ${v} | ${cols.map((c) => f(r.table[v][c])).join(" | ")} |`).join("\n");
-  const verdictKeys = [...new Set(Object.values(r.verdicts).flatMap((x) => Object.keys(x)))].sort();
+  const rows = (cellText: (c: Cell) => string) =>
+    report.variants.map((v) => `| ${v} | ${cols.map((c) => cellText(report.table[v][c])).join(" | ")} |`).join("\n");
+  const verdictKeys = [...new Set(Object.values(report.verdicts).flatMap((x) => Object.keys(x)))].sort();
   // The method's own tables in its paper's layout first; CLEA's Average Score only where the method measures it.
-  const own = method(experimentMethod(r)).report.experiment!;
-  const paper = own.paperTables(r);
+  const own = method(experimentMethod(report)).report.experiment!;
+  const paper = own.paperTables(report);
   return [
     ...(paper ? [paper] : []),
     "## Success rate (successes / trials)",
@@ -235,8 +241,8 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
           "",
           head,
           rows(
-            (c) =>
-              `${c.meanWallSeconds.toFixed(1)} / ${c.medianWallSeconds.toFixed(1)} (${c.meanSkillSeconds.toFixed(0)})`,
+            (cellStats) =>
+              `${cellStats.meanWallSeconds.toFixed(1)} / ${cellStats.medianWallSeconds.toFixed(1)} (${cellStats.meanSkillSeconds.toFixed(0)})`,
           ),
           "",
         ]
@@ -244,19 +250,19 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     "## Effort per trial: skills sent, replans, model calls",
     "",
     `| variant | steps | replans | model calls |\n|---|---|---|---|`,
-    ...r.variants.map(
-      (v) =>
-        `| ${v} | ${r.table[v].all.meanSteps.toFixed(1)} | ${r.table[v].all.meanReplans.toFixed(1)} | ${r.table[v].all.meanModelCalls.toFixed(1)} |`,
+    ...report.variants.map(
+      (variant) =>
+        `| ${variant} | ${report.table[variant].all.meanSteps.toFixed(1)} | ${report.table[variant].all.meanReplans.toFixed(1)} | ${report.table[variant].all.meanModelCalls.toFixed(1)} |`,
     ),
     "",
-    ...endings(r),
-    ...speculation(r),
+    ...endings(report),
+    ...speculation(report),
     ...(verdictKeys.length
       ? [
           "## Critic verdicts (all trials)",
           "",
           `| variant | ${verdictKeys.join(" | ")} |\n|---|${verdictKeys.map(() => "---").join("|")}|`,
-          ...r.variants.map((v) => `| ${v} | ${verdictKeys.map((k) => r.verdicts[v][k] ?? 0).join(" | ")} |`),
+          ...report.variants.map((v) => `| ${v} | ${verdictKeys.map((k) => report.verdicts[v][k] ?? 0).join(" | ")} |`),
           "",
         ]
       : []),
@@ -265,16 +271,16 @@ export function tables(r: Report, opts: { timing: boolean } = { timing: true }):
     ...(opts.timing
       ? [
           "| episode | success | status | score | steps | replans | wall s |\n|---|---|---|---|---|---|---|",
-          ...r.episodes.map(
-            (e) =>
-              `| [${e.id}](${e.record}) | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.wallSeconds.toFixed(1)} |`,
+          ...report.episodes.map(
+            (episode) =>
+              `| [${episode.id}](${episode.record}) | ${counted(episode) ? "yes" : "no"} | ${episode.status} | ${episode.score} | ${episode.steps} | ${episode.replans} | ${episode.wallSeconds.toFixed(1)} |`,
           ),
         ]
       : [
           "| episode | success | status | score | steps | replans | why it ended |\n|---|---|---|---|---|---|---|",
-          ...r.episodes.map(
-            (e) =>
-              `| ${e.id} | ${counted(e) ? "yes" : "no"} | ${e.status} | ${e.score} | ${e.steps} | ${e.replans} | ${e.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`,
+          ...report.episodes.map(
+            (episode) =>
+              `| ${episode.id} | ${counted(episode) ? "yes" : "no"} | ${episode.status} | ${episode.score} | ${episode.steps} | ${episode.replans} | ${episode.statusReason.replace(/\|/g, "/").replace(/\s+/g, " ").slice(0, 160)} |`,
           ),
         ]),
     "",
@@ -290,24 +296,24 @@ const REPEATED = /(failed|rejected) \d+ times for the same reason|not tried a th
  * on a repeated failure, and the loops a run broke (CLEA: a look for what was in question, the critic overruled by the
  * planner's repeated choice, a third try refused).
  */
-function endings(r: Report): string[] {
+function endings(report: Report): string[] {
   const held = (e: Report["episodes"][number]) => e.goalHeld ?? e.success;
-  const withLoops = r.episodes.some((e) => e.loops);
+  const withLoops = report.episodes.some((e) => e.loops);
   const head = `| variant | succeeded, goal holds | succeeded, goal does not hold | ended otherwise, goal holds | failed | gave up | out of budget | repeated failure or rejection |${withLoops ? " loops broken: looked / overruled / refused |" : ""}`;
-  const rows = r.variants.map((v) => {
-    const mine = r.episodes.filter((e) => e.variant === v);
-    const n = (f: (e: (typeof mine)[number]) => boolean) => mine.filter(f).length;
+  const rows = report.variants.map((variant) => {
+    const mine = report.episodes.filter((e) => e.variant === variant);
+    const countOf = (f: (e: (typeof mine)[number]) => boolean) => mine.filter(f).length;
     const loops = (k: string) => mine.reduce((a, e) => a + (e.loops?.[k] ?? 0), 0);
     const cells = [
-      n((e) => e.status === "succeeded" && held(e)),
-      n((e) => e.status === "succeeded" && !held(e)),
-      n((e) => e.status !== "succeeded" && held(e)),
-      n((e) => e.status === "failed"),
-      n((e) => e.status === "gave_up"),
-      n((e) => e.status === "budget_exhausted"),
-      n((e) => REPEATED.test(e.statusReason)),
+      countOf((e) => e.status === "succeeded" && held(e)),
+      countOf((e) => e.status === "succeeded" && !held(e)),
+      countOf((e) => e.status !== "succeeded" && held(e)),
+      countOf((e) => e.status === "failed"),
+      countOf((e) => e.status === "gave_up"),
+      countOf((e) => e.status === "budget_exhausted"),
+      countOf((e) => REPEATED.test(e.statusReason)),
     ];
-    return `| ${v} | ${cells.join(" | ")} |${withLoops ? ` ${loops("looked")} / ${loops("overruled")} / ${loops("refused")} |` : ""}`;
+    return `| ${variant} | ${cells.join(" | ")} |${withLoops ? ` ${loops("looked")} / ${loops("overruled")} / ${loops("refused")} |` : ""}`;
   });
   return [
     "## How runs ended: the run's status against the simulator's check",
@@ -319,39 +325,39 @@ function endings(r: Report): string[] {
   ];
 }
 
-export function markdown(r: Report): string {
+export function markdown(report: Report): string {
   return [
-    `# Experiment ${r.name}`,
+    `# Experiment ${report.name}`,
     "",
-    `Dataset \`${r.dataset}\`, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.` +
-      (r.throughput
-        ? ` Throughput: ${r.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${r.throughput.episodes} run in ${Math.round(r.throughput.seconds)} s${r.throughput.concurrency ? `, ${r.throughput.concurrency} at a time` : ""}).`
+    `Dataset \`${report.dataset}\`, ${report.seeds} seed(s), symbolic noise ${report.noise}; ${report.episodes.length} episodes in ${Math.round(report.durationSeconds)} s.` +
+      (report.throughput
+        ? ` Throughput: ${report.throughput.episodesPerMinute.toFixed(1)} episodes per minute (${report.throughput.episodes} run in ${Math.round(report.throughput.seconds)} s${report.throughput.concurrency ? `, ${report.throughput.concurrency} at a time` : ""}).`
         : ""),
     "",
-    tables(r),
+    tables(report),
   ].join("\n");
 }
 
-function htmlReport(r: Report & { tables: PaperTable[] }): string {
+function htmlReport(report: Report & { tables: PaperTable[] }): string {
   const colors = ["#3b6ea8", "#d08a2c", "#5a9e5a", "#a8423b", "#7a5aa8"];
-  const charts = [...r.tasks, "all"]
-    .map((t) => {
-      const bars = r.variants
-        .map((v, i) => {
-          const c = r.table[v][t];
-          const w = Math.round(c.successRate * 300);
-          return `<g transform="translate(0,${i * 22})"><text x="0" y="14" font-size="12">${v}</text><rect x="110" y="2" width="${w}" height="16" fill="${colors[i % colors.length]}"/><text x="${116 + w}" y="14" font-size="12">${pct(c)}</text></g>`;
+  const charts = [...report.tasks, "all"]
+    .map((column) => {
+      const bars = report.variants
+        .map((variant, i) => {
+          const cellStats = report.table[variant][column];
+          const barWidth = Math.round(cellStats.successRate * 300);
+          return `<g transform="translate(0,${i * 22})"><text x="0" y="14" font-size="12">${variant}</text><rect x="110" y="2" width="${barWidth}" height="16" fill="${colors[i % colors.length]}"/><text x="${116 + barWidth}" y="14" font-size="12">${pct(cellStats)}</text></g>`;
         })
         .join("");
-      return `<h3>${t}</h3><svg width="520" height="${r.variants.length * 22 + 4}" role="img" aria-label="success rate per variant for ${t}">${bars}</svg>`;
+      return `<h3>${column}</h3><svg width="520" height="${report.variants.length * 22 + 4}" role="img" aria-label="success rate per variant for ${column}">${bars}</svg>`;
     })
     .join("\n");
   return reportHtml({
-    title: `Experiment ${r.name}`,
+    title: `Experiment ${report.name}`,
     facts: [
-      `Dataset ${r.dataset}, ${r.seeds} seed(s), symbolic noise ${r.noise}; ${r.episodes.length} episodes in ${Math.round(r.durationSeconds)} s.`,
+      `Dataset ${report.dataset}, ${report.seeds} seed(s), symbolic noise ${report.noise}; ${report.episodes.length} episodes in ${Math.round(report.durationSeconds)} s.`,
     ],
     figures: [`<h2>Success rate per task</h2>${charts}`],
-    tables: r.tables,
+    tables: report.tables,
   });
 }

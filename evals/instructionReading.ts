@@ -44,9 +44,9 @@ export function readDataset(name: string): Reading[] {
     readFileSync(datasetPath(name), "utf8")
       .trim()
       .split("\n")
-      .map((l) => {
-        const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical?: string } };
-        return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
+      .map((line) => {
+        const record = JSON.parse(line) as { metadata: { task: string; condition: string; canonical?: string } };
+        return [`${record.metadata.task}__${record.metadata.condition}`, record.metadata.canonical];
       }),
   );
   const kitchen = kitchenDescription();
@@ -57,34 +57,38 @@ export function readDataset(name: string): Reading[] {
       throw new Error(`${row.id}: only kitchen and tabletop rows are read`);
     const expected = ex.outputs.goal;
     if (ex.inputs.world === "kitchen") {
-      const r = readInstruction(
+      const readResult = readInstruction(
         ex.inputs.goal,
         kitchen.labels,
         kitchen.places.map((p) => p.name),
         kitchenLex,
       );
       const ok =
-        r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...expected].sort());
+        readResult.notUnderstood.length === 0 &&
+        JSON.stringify([...readResult.goals].sort()) === JSON.stringify([...expected].sort());
       return {
         id: row.id,
         world: "kitchen" as const,
         text: ex.inputs.goal,
         ok,
-        reading: r.notUnderstood.length ? notUnderstoodMessage(r, kitchenLex) : r.goals.join(", "),
+        reading: readResult.notUnderstood.length
+          ? notUnderstoodMessage(readResult, kitchenLex)
+          : readResult.goals.join(", "),
       };
     }
-    const w = sceneDescription(ex.inputs.scenario as string);
-    const mine = readTabletopGoal(ex.inputs.goal, w);
+    const scene = sceneDescription(ex.inputs.scenario as string);
+    const mine = readTabletopGoal(ex.inputs.goal, scene);
     const want = canonical.get(row.id);
-    const theirs = want ? readTabletopGoal(want, w).goal : undefined;
-    const literals = mine.goal ? goalLiterals(mine.goal, w) : [];
+    const theirs = want ? readTabletopGoal(want, scene).goal : undefined;
+    const literals = mine.goal ? goalLiterals(mine.goal, scene) : [];
     // Right when it reads as the canonical instruction does, or as a goal checked by exactly the row's literals ("put the
     // red block in the crate" for "the cube of the crate's colour", which is red: the same check, said outright).
     const same = JSON.stringify(mine.goal) === JSON.stringify(theirs);
     const ok =
       !!mine.goal &&
       (literals.length
-        ? JSON.stringify(literals) === JSON.stringify(expected) && (same || !theirs || !goalLiterals(theirs, w).length)
+        ? JSON.stringify(literals) === JSON.stringify(expected) &&
+          (same || !theirs || !goalLiterals(theirs, scene).length)
         : !theirs || same);
     return {
       id: row.id,

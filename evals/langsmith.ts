@@ -9,9 +9,9 @@ import type { Example } from "langsmith/schemas";
 import type { DatasetRow } from "./datasets";
 import { EVALUATORS, type EpisodeResult } from "./metrics";
 
-const uuid = (s: string) => {
-  const h = createHash("sha256").update(s).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+const uuid = (text: string) => {
+  const digest = createHash("sha256").update(text).digest("hex");
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-a${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
 };
 
 export function langsmithEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -61,13 +61,18 @@ export async function scoreEpisodes(
     for (const variant of variants) {
       const data: Example[] = results
         .filter((r) => r.variant === variant)
-        .map((r) => {
-          const row = rows.find((x) => x.id === r.example)!;
+        .map((result) => {
+          const row = rows.find((x) => x.id === result.example)!;
           return {
-            id: uuid(r.id),
+            id: uuid(result.id),
             created_at: new Date(0).toISOString(),
             dataset_id: datasetId,
-            inputs: { episode: r.id, task: row.example.inputs.task, goal: row.example.inputs.goal, seed: r.seed },
+            inputs: {
+              episode: result.id,
+              task: row.example.inputs.task,
+              goal: row.example.inputs.goal,
+              seed: result.seed,
+            },
             outputs: row.example.outputs,
             metadata: { ...row.example.metadata, example_id: row.id },
             runs: [],

@@ -26,8 +26,8 @@ export interface LedgerRow {
 
 export const rangeText = (r: ScoredRange) => `${r.dataset} seeds ${r.from}–${r.from + r.count - 1}`;
 
-const sameRange = (a: ScoredRange, b: ScoredRange) =>
-  a.dataset === b.dataset && a.from === b.from && a.count === b.count;
+const sameRange = (first: ScoredRange, second: ScoredRange) =>
+  first.dataset === second.dataset && first.from === second.from && first.count === second.count;
 
 const LEDGER_HEAD = `<!-- Appended by npm run reproduce (cli/reproduce.ts) for every full figure that runs a scored range; a run made
 outside it is added by hand, with a note. Never delete a row: a scored range run more than once is tuning data. -->
@@ -44,15 +44,15 @@ export function readLedger(file: string): LedgerRow[] {
   const rows: LedgerRow[] = [];
   for (const [i, line] of readFileSync(file, "utf8").split("\n").entries()) {
     if (!line.startsWith("| ") || line.startsWith("| date ") || line.startsWith("|---")) continue;
-    const m = ROW.exec(line);
-    if (!m) throw new Error(`${file}:${i + 1}: not a ledger row: ${line}`);
-    const [from, to] = [Number(m[5]), Number(m[6])];
+    const match = ROW.exec(line);
+    if (!match) throw new Error(`${file}:${i + 1}: not a ledger row: ${line}`);
+    const [from, to] = [Number(match[5]), Number(match[6])];
     rows.push({
-      date: m[1],
-      commit: m[2],
-      figure: m[3],
-      range: { dataset: m[4], from, count: to - from + 1 },
-      note: m[7],
+      date: match[1],
+      commit: match[2],
+      figure: match[3],
+      range: { dataset: match[4], from, count: to - from + 1 },
+      note: match[7],
     });
   }
   return rows;
@@ -89,6 +89,6 @@ export function staleness(
 
 /** The results header's line for a scored range: how many times it was run, and what that makes it. */
 export function scoredRangeLine(rows: LedgerRow[], range: ScoredRange): string {
-  const n = commitsOf(rows, range).length;
-  return `- scored range: ${rangeText(range)}, run at ${n} commit${n === 1 ? "" : "s"} (docs/results/ledger.md)${n > 1 ? ": run more than once, so its figures may have steered changes — read them as tuning figures" : ""}`;
+  const runCount = commitsOf(rows, range).length;
+  return `- scored range: ${rangeText(range)}, run at ${runCount} commit${runCount === 1 ? "" : "s"} (docs/results/ledger.md)${runCount > 1 ? ": run more than once, so its figures may have steered changes — read them as tuning figures" : ""}`;
 }

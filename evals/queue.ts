@@ -57,8 +57,8 @@ export const threadFor = (experiment: string, episode: string) => `${experiment}
 
 /** A job id made from the experiment and episode: the same episode can never be two jobs. */
 function jobId(experiment: string, episode: string): string {
-  const h = createHash("sha256").update(`${experiment}\u0000${episode}`).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const digest = createHash("sha256").update(`${experiment}\u0000${episode}`).digest("hex");
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-${((parseInt(digest[16], 16) & 3) | 8).toString(16)}${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
 }
 
 /** Refused: the experiment is already queued (or queued under other settings). */
@@ -96,16 +96,16 @@ export async function openQueue(
   opts: { supervise?: boolean; maintenanceSeconds?: number; connections?: number } = {},
 ): Promise<Queue> {
   const db = new pg.Pool({ connectionString: url, max: opts.connections ?? 4 });
-  const c = await db.connect().catch((err: Error) => {
+  const client = await db.connect().catch((err: Error) => {
     void db.end();
     throw new Error(`cannot reach the queue's database: ${err.message}`);
   });
   try {
-    await c.query("SELECT pg_advisory_lock(727276)");
-    await c.query(SCHEMA);
+    await client.query("SELECT pg_advisory_lock(727276)");
+    await client.query(SCHEMA);
   } finally {
-    await c.query("SELECT pg_advisory_unlock(727276)").catch(() => {});
-    c.release();
+    await client.query("SELECT pg_advisory_unlock(727276)").catch(() => {});
+    client.release();
   }
   const boss = new PgBoss({
     connectionString: url,
@@ -128,15 +128,15 @@ export async function openQueue(
 }
 
 /** What a worker needs to run an episode of this experiment; where experiments live is the worker's own business. */
-const storedOptions = (o: ExperimentOptions) => {
-  const { onProgress: _p, signal: _s, root: _r, concurrency: _c, ...rest } = o;
+const storedOptions = (options: ExperimentOptions) => {
+  const { onProgress: _p, signal: _s, root: _r, concurrency: _c, ...rest } = options;
   return rest;
 };
 
-const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  Object.keys(b)
-    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
-    .map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
+const differences = (before: Record<string, unknown>, current: Record<string, unknown>) =>
+  Object.keys(current)
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(current[k]))
+    .map((k) => `${k} ${JSON.stringify(before[k])} (now ${JSON.stringify(current[k])})`);
 
 /**
  * Queues one job per planned episode, all or none (one transaction). Refuses an experiment name already queued: with
@@ -144,84 +144,101 @@ const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
  * mix in one report.
  */
 export async function enqueueExperiment(
-  q: Queue,
-  o: ExperimentOptions,
-  leaseSeconds = o.maxWallSeconds + LEASE_MARGIN_SECONDS,
+  jobQueue: Queue,
+  options: ExperimentOptions,
+  leaseSeconds = options.maxWallSeconds + LEASE_MARGIN_SECONDS,
 ): Promise<{ episodes: number; queue: string }> {
-  if (!(leaseSeconds > o.maxWallSeconds))
+  if (!(leaseSeconds > options.maxWallSeconds))
     throw new Error(
-      `the lease (${leaseSeconds} s) must be longer than an episode's wall budget (--max-wall ${o.maxWallSeconds} s): a worker still running an episode would lose it to another`,
+      `the lease (${leaseSeconds} s) must be longer than an episode's wall budget (--max-wall ${options.maxWallSeconds} s): a worker still running an episode would lose it to another`,
     );
-  const plan = planEpisodes(o);
+  const plan = planEpisodes(options);
   if (!plan.length)
-    throw new Error(`experiment ${o.name} has no episodes: check --limit/--examples against dataset ${o.dataset}`);
-  const queue = queueFor(o.dataset);
-  const settings = experimentSettings(o);
-  await q.boss.createQueue(queue, {
+    throw new Error(
+      `experiment ${options.name} has no episodes: check --limit/--examples against dataset ${options.dataset}`,
+    );
+  const queue = queueFor(options.dataset);
+  const settings = experimentSettings(options);
+  await jobQueue.boss.createQueue(queue, {
     name: queue,
     retryLimit: RETRY_LIMIT,
     retryDelay: 0,
     expireInSeconds: leaseSeconds,
   });
-  const c = await q.db.connect();
+  const client = await jobQueue.db.connect();
   try {
-    await c.query("BEGIN");
-    const inserted = await c.query(
+    await client.query("BEGIN");
+    const inserted = await client.query(
       `INSERT INTO robograph.experiments (name, dataset, queue, settings, options, episodes, lease_seconds) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (name) DO NOTHING`,
-      [o.name, o.dataset, queue, JSON.stringify(settings), JSON.stringify(storedOptions(o)), plan.length, leaseSeconds],
+      [
+        options.name,
+        options.dataset,
+        queue,
+        JSON.stringify(settings),
+        JSON.stringify(storedOptions(options)),
+        plan.length,
+        leaseSeconds,
+      ],
     );
     if (!inserted.rowCount) {
-      await c.query("ROLLBACK");
-      const { rows } = await c.query<{ settings: Record<string, unknown>; episodes: number }>(
+      await client.query("ROLLBACK");
+      const { rows } = await client.query<{ settings: Record<string, unknown>; episodes: number }>(
         "SELECT settings, episodes FROM robograph.experiments WHERE name = $1",
-        [o.name],
+        [options.name],
       );
       const ids = (
-        await c.query<{ id: string; plan: PlannedEpisode }>(
+        await client.query<{ id: string; plan: PlannedEpisode }>(
           "SELECT id, plan FROM robograph.episodes WHERE experiment = $1",
-          [o.name],
+          [options.name],
         )
       ).rows;
       const diff = differences(rows[0].settings, settings);
       const before = new Map(ids.map((r) => [r.id, exampleHash(r.plan.row)]));
       const sameEpisodes = before.size === plan.length && plan.every((p) => before.get(p.id) === exampleHash(p.row));
       const done = (
-        await c.query<{ n: string }>(
+        await client.query<{ n: string }>(
           "SELECT count(*) AS n FROM robograph.episodes WHERE experiment = $1 AND state IN ('done', 'failed')",
-          [o.name],
+          [options.name],
         )
       ).rows[0].n;
       if (diff.length)
         throw new QueueRefusal(
-          `experiment ${o.name} is already queued with ${diff.join(", ")}: its episodes and these would mix in one report; give this run another --name`,
+          `experiment ${options.name} is already queued with ${diff.join(", ")}: its episodes and these would mix in one report; give this run another --name`,
         );
       if (!sameEpisodes)
         throw new QueueRefusal(
-          `experiment ${o.name} is already queued with other episodes (${rows[0].episodes} of them, from other examples, variants, seeds or dataset rows): give this run another --name`,
+          `experiment ${options.name} is already queued with other episodes (${rows[0].episodes} of them, from other examples, variants, seeds or dataset rows): give this run another --name`,
         );
       throw new QueueRefusal(
-        `experiment ${o.name} is already queued (${done} of ${rows[0].episodes} episodes finished): follow it with npm run eval -- --report ${o.name} --wait, or give this run another --name`,
+        `experiment ${options.name} is already queued (${done} of ${rows[0].episodes} episodes finished): follow it with npm run eval -- --report ${options.name} --wait, or give this run another --name`,
       );
     }
     const values: unknown[] = [];
-    const tuples = plan.map((p, i) => {
-      values.push(o.name, p.id, i, threadFor(o.name, p.id), jobId(o.name, p.id), JSON.stringify(p));
-      const b = i * 6;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+    const tuples = plan.map((planned, i) => {
+      values.push(
+        options.name,
+        planned.id,
+        i,
+        threadFor(options.name, planned.id),
+        jobId(options.name, planned.id),
+        JSON.stringify(planned),
+      );
+      const base = i * 6;
+      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6})`;
     });
-    await c.query(
+    await client.query(
       `INSERT INTO robograph.episodes (experiment, id, seq, thread, job_id, plan) VALUES ${tuples.join(", ")}`,
       values,
     );
     // pg-boss inserts through this transaction's connection: the jobs exist if and only if the experiment does.
-    const db = { executeSql: (text: string, params: unknown[]) => c.query(text, params) };
-    await q.boss.insert(
-      plan.map((p) => ({
-        id: jobId(o.name, p.id),
+    const db = { executeSql: (text: string, params: unknown[]) => client.query(text, params) };
+    await jobQueue.boss.insert(
+      plan.map((planned) => ({
+        id: jobId(options.name, planned.id),
         name: queue,
-        data: { experiment: o.name, episode: p.id },
-        singletonKey: threadFor(o.name, p.id),
+        data: { experiment: options.name, episode: planned.id },
+        singletonKey: threadFor(options.name, planned.id),
         retryLimit: RETRY_LIMIT,
         retryDelay: 0,
         expireInSeconds: leaseSeconds,
@@ -229,14 +246,14 @@ export async function enqueueExperiment(
       { db },
     );
     // Idle workers wake on this (delivered at commit) instead of waiting for their next poll.
-    await c.query(`NOTIFY ${CHANNEL}`);
-    await c.query("COMMIT");
+    await client.query(`NOTIFY ${CHANNEL}`);
+    await client.query("COMMIT");
     return { episodes: plan.length, queue };
   } catch (err) {
-    await c.query("ROLLBACK").catch(() => {});
+    await client.query("ROLLBACK").catch(() => {});
     throw err;
   } finally {
-    c.release();
+    client.release();
   }
 }
 
@@ -251,12 +268,13 @@ export interface QueueProgress {
 }
 
 /** Where an experiment's episodes are, from our rows and pg-boss's job states (a job expired for good is failed). */
-export async function queueProgress(q: Queue, name: string): Promise<QueueProgress> {
-  const exp = await q.db.query<{ episodes: number }>("SELECT episodes FROM robograph.experiments WHERE name = $1", [
-    name,
-  ]);
+export async function queueProgress(jobQueue: Queue, name: string): Promise<QueueProgress> {
+  const exp = await jobQueue.db.query<{ episodes: number }>(
+    "SELECT episodes FROM robograph.experiments WHERE name = $1",
+    [name],
+  );
   if (!exp.rowCount) throw new Error(`no experiment ${name} in the queue's database`);
-  const { rows } = await q.db.query<{
+  const { rows } = await jobQueue.db.query<{
     done: string;
     failed: string;
     running: string;
@@ -271,9 +289,14 @@ export async function queueProgress(q: Queue, name: string): Promise<QueueProgre
      FROM robograph.episodes e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.experiment = $1`,
     [name],
   );
-  const r = rows[0];
-  const [total, done, failed, running] = [exp.rows[0].episodes, Number(r.done), Number(r.failed), Number(r.running)];
-  const minutes = r.first && r.last ? (r.last.getTime() - r.first.getTime()) / 60_000 : 0;
+  const counts = rows[0];
+  const [total, done, failed, running] = [
+    exp.rows[0].episodes,
+    Number(counts.done),
+    Number(counts.failed),
+    Number(counts.running),
+  ];
+  const minutes = counts.first && counts.last ? (counts.last.getTime() - counts.first.getTime()) / 60_000 : 0;
   return {
     total,
     done,
@@ -286,26 +309,26 @@ export async function queueProgress(q: Queue, name: string): Promise<QueueProgre
 
 /** Polls until every episode is done or failed; resolves with the last progress (or early when `signal` aborts). */
 export async function waitForExperiment(
-  q: Queue,
+  jobQueue: Queue,
   name: string,
   onProgress: (p: QueueProgress) => void,
   opts: { intervalMs?: number; signal?: AbortSignal } = {},
 ): Promise<QueueProgress> {
   let last = "";
   for (;;) {
-    const p = await queueProgress(q, name);
-    const line = JSON.stringify(p);
-    if (line !== last) onProgress(p);
+    const progress = await queueProgress(jobQueue, name);
+    const line = JSON.stringify(progress);
+    if (line !== last) onProgress(progress);
     last = line;
-    if (p.done + p.failed >= p.total || opts.signal?.aborted) return p;
+    if (progress.done + progress.failed >= progress.total || opts.signal?.aborted) return progress;
     await sleep(opts.intervalMs ?? 1000, opts.signal);
   }
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
 
 export interface QueuedExperiment {
@@ -331,17 +354,17 @@ export interface QueuedExperiment {
 }
 
 /** An experiment as the database has it, for its report: from any machine with the URL. */
-export async function loadQueuedExperiment(q: Queue, name: string): Promise<QueuedExperiment> {
-  const exp = await q.db.query<{ options: QueuedExperiment["options"] }>(
+export async function loadQueuedExperiment(jobQueue: Queue, name: string): Promise<QueuedExperiment> {
+  const exp = await jobQueue.db.query<{ options: QueuedExperiment["options"] }>(
     "SELECT options FROM robograph.experiments WHERE name = $1",
     [name],
   );
   if (!exp.rowCount)
     throw new Error(
-      `no experiment ${name} in the queue's database (queued ones: ${(await q.db.query<{ name: string }>("SELECT name FROM robograph.experiments ORDER BY created_at")).rows.map((r) => r.name).join(", ") || "none"})`,
+      `no experiment ${name} in the queue's database (queued ones: ${(await jobQueue.db.query<{ name: string }>("SELECT name FROM robograph.experiments ORDER BY created_at")).rows.map((r) => r.name).join(", ") || "none"})`,
     );
-  const progress = await queueProgress(q, name);
-  const { rows } = await q.db.query<{
+  const progress = await queueProgress(jobQueue, name);
+  const { rows } = await jobQueue.db.query<{
     id: string;
     plan: PlannedEpisode;
     state: string;
@@ -364,53 +387,53 @@ export async function loadQueuedExperiment(q: Queue, name: string): Promise<Queu
      WHERE e.experiment = $1 ORDER BY e.seq`,
     [name],
   );
-  const o = exp.rows[0].options;
+  const options = exp.rows[0].options;
   const results: EpisodeResult[] = [];
   for (const r of rows) {
     if (r.state === "done" && r.result) results.push(r.result);
     else if (r.state === "failed" || r.job_state === "failed") {
       const error = r.error ?? r.job_output?.message ?? "failed";
-      results.push(errorResult(r.plan, o, `failed after ${r.attempts} attempt(s): ${error}`));
+      results.push(errorResult(r.plan, options, `failed after ${r.attempts} attempt(s): ${error}`));
     }
   }
   const started = rows.map((r) => r.started_at?.getTime()).filter((x): x is number => !!x);
   const recorded = rows.map((r) => r.recorded_at?.getTime()).filter((x): x is number => !!x);
   return {
-    options: o,
+    options,
     results,
     progress,
     rows: [...new Map(rows.map((r) => [r.plan.row.id, r.plan.row])).values()],
     runSeconds: started.length && recorded.length ? (Math.max(...recorded) - Math.min(...started)) / 1000 : 0,
-    overhead: rows.map((r) => ({
-      id: r.id,
-      waitMs: r.started_at ? r.started_at.getTime() - r.enqueued_at.getTime() : null,
-      startedAt: r.started_at?.getTime() ?? null,
-      recordedAt: r.recorded_at?.getTime() ?? null,
-      worker: r.worker,
-      recordMs: r.finished_at && r.recorded_at ? r.recorded_at.getTime() - r.finished_at.getTime() : null,
-      attempts: r.attempts,
-      resumed: r.resumed,
+    overhead: rows.map((row) => ({
+      id: row.id,
+      waitMs: row.started_at ? row.started_at.getTime() - row.enqueued_at.getTime() : null,
+      startedAt: row.started_at?.getTime() ?? null,
+      recordedAt: row.recorded_at?.getTime() ?? null,
+      worker: row.worker,
+      recordMs: row.finished_at && row.recorded_at ? row.recorded_at.getTime() - row.finished_at.getTime() : null,
+      attempts: row.attempts,
+      resumed: row.resumed,
     })),
   };
 }
 
 /** A failed episode as the local runner records a crashed one: a failed trial with its reason. */
-function errorResult(p: PlannedEpisode, o: QueuedExperiment["options"], error: string): EpisodeResult {
-  const ex = p.row.example;
+function errorResult(planned: PlannedEpisode, options: QueuedExperiment["options"], error: string): EpisodeResult {
+  const ex = planned.row.example;
   return {
-    id: p.id,
-    variant: p.variant,
-    example: p.row.id,
+    id: planned.id,
+    variant: planned.variant,
+    example: planned.row.id,
     task: ex.metadata.task,
     family: ex.metadata.family,
     paperTask: "paper_task" in ex.metadata ? (ex.metadata.paper_task as number) : undefined,
     paperTable: "paper_table" in ex.metadata ? (ex.metadata.paper_table as EpisodeResult["paperTable"]) : undefined,
     condition: ex.metadata.condition,
-    seed: p.seed,
-    noise: o.noise,
-    record: `episodes/${p.id}/events.jsonl`,
-    settings: experimentSettings(o),
-    exampleHash: exampleHash(p.row),
+    seed: planned.seed,
+    noise: options.noise,
+    record: `episodes/${planned.id}/events.jsonl`,
+    settings: experimentSettings(options),
+    exampleHash: exampleHash(planned.row),
     status: "error",
     statusReason: error,
     success: false,
@@ -466,13 +489,13 @@ interface EpisodeRow {
  * Takes jobs until stopped: each episode with a simulator from this worker's pool (reset between episodes as the local
  * runner's pool does), checkpoints in Postgres, its result written once. Resolves with the number of jobs handled.
  */
-export async function runWorker(w: WorkerOptions): Promise<number> {
-  const log = w.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+export async function runWorker(options: WorkerOptions): Promise<number> {
+  const log = options.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const me = `${hostname()}:${process.pid}`;
-  const q = await openQueue(w.url, {
+  const jobQueue = await openQueue(options.url, {
     supervise: true,
-    maintenanceSeconds: w.maintenanceSeconds,
-    connections: w.concurrency + 3,
+    maintenanceSeconds: options.maintenanceSeconds,
+    connections: options.concurrency + 3,
   });
   let persistence: Persistence | undefined;
   let blobs: PostgresBlobStore | undefined;
@@ -486,89 +509,103 @@ export async function runWorker(w: WorkerOptions): Promise<number> {
     emergencyStop("the worker was stopped");
     inner.abort();
   };
-  w.stopNow?.addEventListener("abort", onStopNow);
+  options.stopNow?.addEventListener("abort", onStopNow);
   try {
-    persistence = await openPersistence(w.workDir, {
+    persistence = await openPersistence(options.workDir, {
       forget: true,
-      env: { ...process.env, ROBOGRAPH_DATABASE_URL: w.url },
+      env: { ...process.env, ROBOGRAPH_DATABASE_URL: options.url },
     });
-    blobs = await PostgresBlobStore.open(w.url);
-    wake = await listen(w.url);
-    const ctx = { q, checkpointer: persistence.checkpointer, blobs, me, log, w, running, pools, inner: inner.signal };
+    blobs = await PostgresBlobStore.open(options.url);
+    wake = await listen(options.url);
+    const ctx = {
+      q: jobQueue,
+      checkpointer: persistence.checkpointer,
+      blobs,
+      me,
+      log,
+      w: options,
+      running,
+      pools,
+      inner: inner.signal,
+    };
     const stopping = () =>
-      !!w.signal?.aborted || !!w.stopNow?.aborted || (w.maxJobs !== undefined && handled >= w.maxJobs);
+      !!options.signal?.aborted ||
+      !!options.stopNow?.aborted ||
+      (options.maxJobs !== undefined && handled >= options.maxJobs);
     const slot = async () => {
       while (!stopping()) {
-        const queues = await queuesToWatch(q, w.datasets);
+        const queues = await queuesToWatch(jobQueue, options.datasets);
         let job: PgBoss.JobWithMetadata<{ experiment: string; episode: string }> | undefined;
         for (const name of queues) {
-          [job] = await q.boss.fetch<{ experiment: string; episode: string }>(name, {
+          [job] = await jobQueue.boss.fetch<{ experiment: string; episode: string }>(name, {
             batchSize: 1,
             includeMetadata: true,
           });
           if (job) break;
         }
         if (!job) {
-          await wake!.wait(w.pollMs ?? 2000, w.signal);
+          await wake!.wait(options.pollMs ?? 2000, options.signal);
           continue;
         }
         handled++;
         await handleJob(ctx, job, new Date());
       }
     };
-    log(`worker ${me}: taking episodes${w.datasets ? ` of ${w.datasets.join(", ")}` : ""}, ${w.concurrency} at a time`);
-    if (w.datasets) {
+    log(
+      `worker ${me}: taking episodes${options.datasets ? ` of ${options.datasets.join(", ")}` : ""}, ${options.concurrency} at a time`,
+    );
+    if (options.datasets) {
       // A misspelt name would leave the worker waiting for nothing: say which have no experiment yet.
-      const queued = new Set(await queuesToWatch(q));
-      const none = w.datasets.filter((d) => !queued.has(queueFor(d)));
+      const queued = new Set(await queuesToWatch(jobQueue));
+      const none = options.datasets.filter((d) => !queued.has(queueFor(d)));
       if (none.length)
         log(
           `no experiment is queued on ${none.join(", ")} yet (queued: ${[...queued].map((n) => n.slice(QUEUE_PREFIX.length + 1)).join(", ") || "none"}); waiting for one`,
         );
     }
-    await Promise.all(Array.from({ length: w.concurrency }, slot));
+    await Promise.all(Array.from({ length: options.concurrency }, slot));
     return handled;
   } finally {
-    w.stopNow?.removeEventListener("abort", onStopNow);
+    options.stopNow?.removeEventListener("abort", onStopNow);
     await Promise.all([...running].map((s) => s.stop()));
-    if (w.stopNow?.aborted) clearEmergencyStop();
+    if (options.stopNow?.aborted) clearEmergencyStop();
     await wake?.close();
     await blobs?.close();
     await persistence?.close();
-    await q.close();
+    await jobQueue.close();
   }
 }
 
 /** Wakes the waiting slots when jobs are queued (NOTIFY on CHANNEL), else after the poll interval. */
 async function listen(url: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   const waiting = new Set<() => void>();
-  c.on("notification", () => {
+  client.on("notification", () => {
     for (const f of [...waiting]) f();
   });
   // A lost listening connection only makes the worker fall back to polling.
-  c.on("error", () => {});
-  await c.query(`LISTEN ${CHANNEL}`);
+  client.on("error", () => {});
+  await client.query(`LISTEN ${CHANNEL}`);
   return {
     wait: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve) => {
         const done = () => {
-          clearTimeout(t);
+          clearTimeout(timer);
           waiting.delete(done);
           signal?.removeEventListener("abort", done);
           resolve();
         };
-        const t = setTimeout(done, ms);
+        const timer = setTimeout(done, ms);
         waiting.add(done);
         signal?.addEventListener("abort", done, { once: true });
       }),
-    close: () => c.end().catch(() => {}),
+    close: () => client.end().catch(() => {}),
   };
 }
 
-async function queuesToWatch(q: Queue, datasets?: string[]): Promise<string[]> {
-  const { rows } = await q.db.query<{ queue: string }>(
+async function queuesToWatch(jobQueue: Queue, datasets?: string[]): Promise<string[]> {
+  const { rows } = await jobQueue.db.query<{ queue: string }>(
     "SELECT DISTINCT queue FROM robograph.experiments ORDER BY queue",
   );
   const wanted = datasets?.map((d) => queueFor(d));
@@ -594,8 +631,8 @@ interface WorkerContext {
 async function reachable(row: EpisodeRow): Promise<{ url: string } | undefined> {
   if (!row.sim_url || row.host !== hostname() || !row.work_dir || !existsSync(row.work_dir)) return undefined;
   try {
-    const c = await BridgeClient.connect(row.sim_url, { connectAttempts: 1, reconnect: false });
-    await c.close();
+    const client = await BridgeClient.connect(row.sim_url, { connectAttempts: 1, reconnect: false });
+    await client.close();
     return { url: row.sim_url };
   } catch {
     return undefined;
@@ -607,26 +644,26 @@ async function handleJob(
   job: PgBoss.JobWithMetadata<{ experiment: string; episode: string }>,
   fetchedAt: Date,
 ): Promise<void> {
-  const { q, me, log } = ctx;
+  const { q: jobQueue, me, log } = ctx;
   const { experiment, episode } = job.data;
   const attempt = job.retryCount + 1;
   const last = job.retryCount >= job.retryLimit;
   const fail = async (message: string) => {
-    await q.db.query(
+    await jobQueue.db.query(
       `UPDATE robograph.episodes SET state = $3, error = $4 WHERE experiment = $1 AND id = $2 AND state <> 'done'`,
       [experiment, episode, last ? "failed" : "retry", message],
     );
-    await q.boss.fail(job.name, job.id, { message });
+    await jobQueue.boss.fail(job.name, job.id, { message });
     // A retry is takeable at once (no delay): wake an idle worker for it.
-    if (!last) await q.db.query(`NOTIFY ${CHANNEL}`);
+    if (!last) await jobQueue.db.query(`NOTIFY ${CHANNEL}`);
     log(`${episode}: attempt ${attempt} failed${last ? " (no attempts left)" : ""}: ${message}`);
   };
   try {
-    const exp = await q.db.query<{ options: Omit<ExperimentOptions, "root" | "concurrency">; lease_seconds: number }>(
-      "SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1",
-      [experiment],
-    );
-    const rows = await q.db.query<EpisodeRow>(
+    const exp = await jobQueue.db.query<{
+      options: Omit<ExperimentOptions, "root" | "concurrency">;
+      lease_seconds: number;
+    }>("SELECT options, lease_seconds FROM robograph.experiments WHERE name = $1", [experiment]);
+    const rows = await jobQueue.db.query<EpisodeRow>(
       "SELECT plan, thread, state, host, sim_url, sim_pid, paused_seconds, work_dir FROM robograph.episodes WHERE experiment = $1 AND id = $2",
       [experiment, episode],
     );
@@ -634,8 +671,13 @@ async function handleJob(
       return await fail(`no episode ${episode} of experiment ${experiment} in the database (deleted?)`);
     const row = rows.rows[0];
     // Recorded by a worker that died before it could complete the job: it is reported once, so just complete it.
-    if (row.state === "done") return void (await q.boss.complete(job.name, job.id));
-    const o: ExperimentOptions = { ...exp.rows[0].options, root: ctx.w.workDir, concurrency: 1, signal: ctx.inner };
+    if (row.state === "done") return void (await jobQueue.boss.complete(job.name, job.id));
+    const options: ExperimentOptions = {
+      ...exp.rows[0].options,
+      root: ctx.w.workDir,
+      concurrency: 1,
+      signal: ctx.inner,
+    };
 
     // A checkpoint and the simulator it was made on: resume there. A checkpoint whose robot is gone (another machine,
     // or the simulator gave up waiting) cannot be continued on a fresh world: the episode starts over.
@@ -649,7 +691,7 @@ async function handleJob(
     const paused = adopt
       ? row.paused_seconds + Math.max(0, (Date.now() - Date.parse(checkpoint!.checkpoint.ts)) / 1000)
       : 0;
-    await q.db.query(
+    await jobQueue.db.query(
       `UPDATE robograph.episodes SET state = 'running', attempts = $3, worker = $4, started_at = coalesce(started_at, $6), resumed = resumed + $5, paused_seconds = $7 WHERE experiment = $1 AND id = $2`,
       [experiment, episode, attempt, me, adopt ? 1 : 0, fetchedAt, paused],
     );
@@ -660,10 +702,13 @@ async function handleJob(
     if (!pool)
       ctx.pools.set(
         orphanSeconds,
-        (pool = new SimPool(ctx.running, o.reuseSimulators !== false, ["--orphan-timeout", String(orphanSeconds)])),
+        (pool = new SimPool(ctx.running, options.reuseSimulators !== false, [
+          "--orphan-timeout",
+          String(orphanSeconds),
+        ])),
       );
     let robotEvents: unknown[] = [];
-    const result = await runPlannedEpisode(row.plan, o, dir, pool, {
+    const result = await runPlannedEpisode(row.plan, options, dir, pool, {
       onRun: async (run) => {
         robotEvents = run.events;
       },
@@ -673,7 +718,7 @@ async function handleJob(
       adopt,
       pausedSeconds: paused,
       onSimulator: async (sim) => {
-        await q.db.query(
+        await jobQueue.db.query(
           "UPDATE robograph.episodes SET host = $3, sim_url = $4, sim_pid = $5, work_dir = $6 WHERE experiment = $1 AND id = $2",
           [experiment, episode, hostname(), sim.url, sim.child.pid ?? null, dir],
         );
@@ -704,17 +749,17 @@ async function handleJob(
     await ctx.blobs.putFile(scope, `episodes/${episode}/result.json`, Buffer.from(JSON.stringify(result, null, 2)));
     // What the robot itself logged (skills started, by goal id): a resumed episode shows each goal started once.
     await ctx.blobs.putFile(scope, `episodes/${episode}/robot-events.json`, Buffer.from(JSON.stringify(robotEvents)));
-    const recorded = await q.db.query(
+    const recorded = await jobQueue.db.query(
       `UPDATE robograph.episodes SET state = 'done', result = $3, error = NULL, finished_at = $4, recorded_at = clock_timestamp() WHERE experiment = $1 AND id = $2 AND state <> 'done'`,
       [experiment, episode, JSON.stringify(result), finished],
     );
-    await q.boss.complete(job.name, job.id);
+    await jobQueue.boss.complete(job.name, job.id);
     log(
       `${episode}: ${result.status}${recorded.rowCount ? "" : " (already recorded by another worker: kept the first)"}`,
     );
   } catch (err) {
-    await fail((err as Error).message).catch((e: Error) =>
-      log(`${episode}: could not record the failure: ${e.message}`),
+    await fail((err as Error).message).catch((recordError: Error) =>
+      log(`${episode}: could not record the failure: ${recordError.message}`),
     );
   }
 }

@@ -36,12 +36,12 @@ export function parseReport(json: unknown): { ok: true; report: AnyReport } | { 
       error: `report.json names no method this viewer knows (${JSON.stringify(method ?? null)}; one of ${METHODS.map((m) => m.id).join(", ")}): it was written before the report contract (${REPORT_FORMAT}) or by something else — run the experiment again to get one`,
     };
   }
-  const r = schema.safeParse(json);
-  if (r.success) return { ok: true, report: r.data as AnyReport };
-  const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`);
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, report: parsed.data as AnyReport };
+  const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`);
   return {
     ok: false,
-    error: `report.json does not match the ${method} report schema (graphs/${method}/report.ts): ${issues.join("; ")}${r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : ""}`,
+    error: `report.json does not match the ${method} report schema (graphs/${method}/report.ts): ${issues.join("; ")}${parsed.error.issues.length > 5 ? `; and ${parsed.error.issues.length - 5} more` : ""}`,
   };
 }
 
@@ -51,8 +51,8 @@ export function parseReport(json: unknown): { ok: true; report: AnyReport } | { 
  * every kind through its schema, so a writer that breaks the contract fails there).
  */
 export function checkedReport<T extends { method: string }>(report: T): T {
-  const r = parseReport(report);
-  if (!r.ok) process.stderr.write(`robograph: the report is written, but ${r.error}\n`);
+  const parsed = parseReport(report);
+  if (!parsed.ok) process.stderr.write(`robograph: the report is written, but ${parsed.error}\n`);
   return report;
 }
 
@@ -131,15 +131,15 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
  * A report's page: its title, its facts, any figures (inline SVG or images beside it, by relative path) and its tables
  * as HTML tables, each under its heading. Standalone: no script, nothing from the network.
  */
-export function reportHtml(o: { title: string; facts: string[]; tables: PaperTable[]; figures?: string[] }): string {
-  const table = (t: PaperTable) =>
-    `<section data-table="${esc(t.id)}"><h2>${esc(t.title)}</h2>${t.note ? `<p>${esc(t.note)}</p>` : ""}<table><thead><tr>${t.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${t.rows
+export function reportHtml(page: { title: string; facts: string[]; tables: PaperTable[]; figures?: string[] }): string {
+  const table = (paperTable: PaperTable) =>
+    `<section data-table="${esc(paperTable.id)}"><h2>${esc(paperTable.title)}</h2>${paperTable.note ? `<p>${esc(paperTable.note)}</p>` : ""}<table><thead><tr>${paperTable.columns.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${paperTable.rows
       .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
       .join("")}</tbody></table></section>`;
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(o.title)}</title>
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(page.title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:13px}th{background:#f3f3f3}</style></head>
-<body><h1>${esc(o.title)}</h1>${o.facts.map((f) => `<p>${esc(f)}</p>`).join("")}${(o.figures ?? []).join("\n")}
-${o.tables.map(table).join("\n")}
+<body><h1>${esc(page.title)}</h1>${page.facts.map((f) => `<p>${esc(f)}</p>`).join("")}${(page.figures ?? []).join("\n")}
+${page.tables.map(table).join("\n")}
 </body></html>
 `;
 }

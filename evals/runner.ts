@@ -97,20 +97,22 @@ export interface PlannedEpisode {
 }
 
 /** The method that runs a row of this world: the one the experiment names (in that world), or the world's own. */
-function methodFor(o: Pick<ExperimentOptions, "method">, world: string): Method {
-  if (!o.method) return methodOfWorld(world);
-  const m = method(o.method);
-  if (m.world !== world)
-    throw new Error(`method ${m.id} runs in the ${m.world} world, not ${world}: this dataset's rows are not its tasks`);
-  if (!m.report.experiment)
+function methodFor(options: Pick<ExperimentOptions, "method">, world: string): Method {
+  if (!options.method) return methodOfWorld(world);
+  const chosen = method(options.method);
+  if (chosen.world !== world)
     throw new Error(
-      `method ${m.id} is not measured by the experiment runner (its report is written by a runner of its own)`,
+      `method ${chosen.id} runs in the ${chosen.world} world, not ${world}: this dataset's rows are not its tasks`,
     );
-  return m;
+  if (!chosen.report.experiment)
+    throw new Error(
+      `method ${chosen.id} is not measured by the experiment runner (its report is written by a runner of its own)`,
+    );
+  return chosen;
 }
 
-export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): string {
-  return join(o.root, o.name);
+export function experimentDir(options: Pick<ExperimentOptions, "root" | "name">): string {
+  return join(options.root, options.name);
 }
 
 /**
@@ -119,33 +121,33 @@ export function experimentDir(o: Pick<ExperimentOptions, "root" | "name">): stri
  */
 export const PIPELINED = "pipelined";
 
-export function planEpisodes(o: ExperimentOptions): PlannedEpisode[] {
-  const rows = loadDataset(o.dataset)
-    .filter((r) => !o.only || o.only.includes(r.id))
-    .slice(0, o.limit ?? undefined);
+export function planEpisodes(options: ExperimentOptions): PlannedEpisode[] {
+  const rows = loadDataset(options.dataset)
+    .filter((r) => !options.only || options.only.includes(r.id))
+    .slice(0, options.limit ?? undefined);
   for (const w of new Set(rows.map((r) => r.example.inputs.world))) {
-    const m = methodFor(o, w);
-    const known = [...m.variants, ...("pipeline" in m.configuration.shape ? [PIPELINED] : [])];
-    for (const v of o.variants)
+    const rowMethod = methodFor(options, w);
+    const known = [...rowMethod.variants, ...("pipeline" in rowMethod.configuration.shape ? [PIPELINED] : [])];
+    for (const v of options.variants)
       if (!known.includes(v))
-        throw new Error(`unknown variant ${v} for the ${w} world (${m.id} mode); one of ${known.join(", ")}`);
+        throw new Error(`unknown variant ${v} for the ${w} world (${rowMethod.id} mode); one of ${known.join(", ")}`);
   }
-  if (o.variants.includes("full+ic")) {
+  if (options.variants.includes("full+ic")) {
     for (const r of rows.filter((x) => x.example.inputs.world === "course")) {
       const file = courseExamplesPath(r.example.inputs.scenario as string);
       const seed = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { seed?: number }).seed : undefined;
       // Examples taken on a trial's own seed would show the planner that very trial's views.
-      if (seed === undefined || seed < o.seeds)
+      if (seed === undefined || seed < options.seeds)
         throw new Error(
-          `full+ic's labelled examples of ${r.example.inputs.scenario} (${file}) were taken at ${seed === undefined ? "an unrecorded seed" : `seed ${seed}`}, which this experiment's trials (seeds 0–${o.seeds - 1}) may use: make them again with npm run make:course-examples (they take seeds from ${EXAMPLE_SEEDS_FROM})`,
+          `full+ic's labelled examples of ${r.example.inputs.scenario} (${file}) were taken at ${seed === undefined ? "an unrecorded seed" : `seed ${seed}`}, which this experiment's trials (seeds 0–${options.seeds - 1}) may use: make them again with npm run make:course-examples (they take seeds from ${EXAMPLE_SEEDS_FROM})`,
         );
     }
   }
   const out: PlannedEpisode[] = [];
   // Seeds outermost, so an interrupted experiment has complete early seeds rather than half of every one.
-  for (let seed = 0; seed < o.seeds; seed++)
+  for (let seed = 0; seed < options.seeds; seed++)
     for (const row of rows)
-      for (const variant of o.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
+      for (const variant of options.variants) out.push({ id: `${variant}__${row.id}__s${seed}`, variant, row, seed });
   return out;
 }
 
@@ -155,19 +157,19 @@ const resultPath = (dir: string, id: string) => join(dir, "episodes", id, "resul
  * What makes episodes of one experiment comparable: every setting an episode's outcome depends on besides its variant
  * and seed (which are in its id). Which episodes run, and how many at once, are not settings.
  */
-export function experimentSettings(o: Partial<ExperimentOptions>) {
+export function experimentSettings(options: Partial<ExperimentOptions>) {
   return {
-    dataset: o.dataset,
-    backend: o.backend ?? "symbolic",
-    noise: o.noise ?? 0,
-    graspSensing: o.graspSensing !== false,
-    maxSteps: o.maxSteps,
-    maxWallSeconds: o.maxWallSeconds,
-    diagnosisPhrasings: o.diagnosisPhrasings ?? 6,
-    maxProcedures: o.maxProcedures ?? 3,
-    historyWindow: o.historyWindow ?? 0,
+    dataset: options.dataset,
+    backend: options.backend ?? "symbolic",
+    noise: options.noise ?? 0,
+    graspSensing: options.graspSensing !== false,
+    maxSteps: options.maxSteps,
+    maxWallSeconds: options.maxWallSeconds,
+    diagnosisPhrasings: options.diagnosisPhrasings ?? 6,
+    maxProcedures: options.maxProcedures ?? 3,
+    historyWindow: options.historyWindow ?? 0,
     // The method is named only when the experiment chose one other than its world's.
-    ...(o.method ? { method: o.method } : {}),
+    ...(options.method ? { method: options.method } : {}),
   };
 }
 
@@ -180,65 +182,73 @@ export class ExperimentMismatchError extends Error {
   override name = "ExperimentMismatchError";
 }
 
-const differences = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  Object.keys(b)
-    .filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
-    .map((k) => `${k} ${JSON.stringify(a[k])} (now ${JSON.stringify(b[k])})`);
+const differences = (before: Record<string, unknown>, current: Record<string, unknown>) =>
+  Object.keys(current)
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(current[k]))
+    .map((k) => `${k} ${JSON.stringify(before[k])} (now ${JSON.stringify(current[k])})`);
 
 /**
  * Episodes on disk are reused only when they were made under this run's settings and from the same dataset rows:
  * otherwise one report would mix, say, noise 0.15 episodes under a noise 0.3 heading. A mismatch refuses the run.
  */
 function checkResumable(
-  o: ExperimentOptions,
+  options: ExperimentOptions,
   dir: string,
   plan: PlannedEpisode[],
   results: Map<string, EpisodeResult>,
 ): void {
-  const settings = experimentSettings(o);
+  const settings = experimentSettings(options);
   const fix = `give this run another --name, or delete ${dir} to start the experiment over`;
   const file = join(dir, "experiment.json");
   if (existsSync(file) && results.size) {
     const before = experimentSettings(JSON.parse(readFileSync(file, "utf8")) as Partial<ExperimentOptions>);
     const diff = differences(before, settings);
     if (diff.length)
-      throw new ExperimentMismatchError(`experiment ${o.name} holds episodes made with ${diff.join(", ")}: ${fix}`);
+      throw new ExperimentMismatchError(
+        `experiment ${options.name} holds episodes made with ${diff.join(", ")}: ${fix}`,
+      );
   }
   const stale: string[] = [];
   for (const p of plan) {
-    const r = results.get(p.id);
-    if (!r) continue;
-    const diff = r.settings
-      ? differences(r.settings, settings)
-      : r.noise !== o.noise
-        ? [`noise ${r.noise} (now ${o.noise})`]
+    const result = results.get(p.id);
+    if (!result) continue;
+    const diff = result.settings
+      ? differences(result.settings, settings)
+      : result.noise !== options.noise
+        ? [`noise ${result.noise} (now ${options.noise})`]
         : [];
     if (diff.length)
       throw new ExperimentMismatchError(
-        `episode ${p.id} of experiment ${o.name} was made with ${diff.join(", ")}: ${fix}`,
+        `episode ${p.id} of experiment ${options.name} was made with ${diff.join(", ")}: ${fix}`,
       );
-    if (r.exampleHash && r.exampleHash !== exampleHash(p.row)) stale.push(p.id);
+    if (result.exampleHash && result.exampleHash !== exampleHash(p.row)) stale.push(p.id);
   }
   if (stale.length)
     throw new ExperimentMismatchError(
-      `experiment ${o.name} holds ${stale.length} episode(s) made from another version of their dataset rows (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", …" : ""}): ${fix}`,
+      `experiment ${options.name} holds ${stale.length} episode(s) made from another version of their dataset rows (${stale.slice(0, 3).join(", ")}${stale.length > 3 ? ", …" : ""}): ${fix}`,
     );
 }
 
 /** Runs every planned episode that has no result yet; returns all results (old and new) in plan order. */
-export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult[]> {
-  const dir = experimentDir(o);
+export async function runExperiment(options: ExperimentOptions): Promise<EpisodeResult[]> {
+  const dir = experimentDir(options);
   mkdirSync(join(dir, "scenarios"), { recursive: true });
-  const plan = planEpisodes(o);
+  const plan = planEpisodes(options);
   const results = new Map<string, EpisodeResult>();
   for (const p of plan)
     if (existsSync(resultPath(dir, p.id))) results.set(p.id, JSON.parse(readFileSync(resultPath(dir, p.id), "utf8")));
   // Before anything is written: a refused resume leaves the experiment as it was.
-  checkResumable(o, dir, plan, results);
+  checkResumable(options, dir, plan, results);
   writeFileSync(
     join(dir, "experiment.json"),
     JSON.stringify(
-      { ...o, onProgress: undefined, signal: undefined, episodes: plan.length, settings: experimentSettings(o) },
+      {
+        ...options,
+        onProgress: undefined,
+        signal: undefined,
+        episodes: plan.length,
+        settings: experimentSettings(options),
+      },
       null,
       2,
     ),
@@ -247,54 +257,59 @@ export async function runExperiment(o: ExperimentOptions): Promise<EpisodeResult
   const skipped = plan.length - todo.length;
   const started = performance.now();
   let done = 0;
-  o.onProgress?.({ done: skipped, total: plan.length, skipped, etaSeconds: null });
+  options.onProgress?.({ done: skipped, total: plan.length, skipped, etaSeconds: null });
 
   const running = new Set<SimProcess>();
-  const pool = new SimPool(running, o.reuseSimulators !== false);
+  const pool = new SimPool(running, options.reuseSimulators !== false);
   let grace: NodeJS.Timeout | undefined;
   const onAbort = () => {
     // The robots stop first (their goals canceled over the bridge), so each episode ends `interrupted` on its own.
     emergencyStop("the experiment was aborted");
-    grace = setTimeout(() => void Promise.all([...running].map((s) => s.stop("SIGTERM"))), o.abortGraceMs ?? 10_000);
+    grace = setTimeout(
+      () => void Promise.all([...running].map((s) => s.stop("SIGTERM"))),
+      options.abortGraceMs ?? 10_000,
+    );
   };
-  o.signal?.addEventListener("abort", onAbort);
+  options.signal?.addEventListener("abort", onAbort);
   let next = 0;
   const worker = async () => {
-    while (next < todo.length && !o.signal?.aborted) {
-      const p = todo[next++];
-      const r = await runOne(p, o, dir, pool);
-      if (o.signal?.aborted && r.error) return; // interrupted mid-episode: leave no result, it reruns on resume
+    while (next < todo.length && !options.signal?.aborted) {
+      const planned = todo[next++];
+      const result = await runOne(planned, options, dir, pool);
+      if (options.signal?.aborted && result.error) return; // interrupted mid-episode: leave no result, it reruns on resume
       // Paused (stopped, or a model endpoint down): no result, so it runs again when the experiment is resumed.
-      if (r.status === "interrupted") {
-        o.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: null, last: r });
-        if (o.signal?.aborted) return;
+      if (result.status === "interrupted") {
+        options.onProgress?.({ done: skipped + done, total: plan.length, skipped, etaSeconds: null, last: result });
+        if (options.signal?.aborted) return;
         continue;
       }
       // Write then rename: a crash never leaves a half-written result that would stop the resume.
-      const file = resultPath(dir, p.id);
-      writeFileSync(`${file}.tmp`, JSON.stringify(r, null, 2));
+      const file = resultPath(dir, planned.id);
+      writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
       renameSync(`${file}.tmp`, file);
-      results.set(p.id, r);
+      results.set(planned.id, result);
       done++;
       const perEpisode = (performance.now() - started) / 1000 / done;
-      o.onProgress?.({
+      options.onProgress?.({
         done: skipped + done,
         total: plan.length,
         skipped,
         etaSeconds: (todo.length - done) * perEpisode,
-        last: r,
+        last: result,
       });
     }
   };
   try {
     // Bounded by the machine's cores: each episode's simulator and agent keep about one core busy.
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, availableParallelism())) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(options.concurrency, availableParallelism())) }, worker),
+    );
   } finally {
-    o.signal?.removeEventListener("abort", onAbort);
+    options.signal?.removeEventListener("abort", onAbort);
     clearTimeout(grace);
     await Promise.all([...running].map((s) => s.stop()));
     // The stop was this experiment's: whatever this process runs next starts unstopped.
-    if (o.signal?.aborted) clearEmergencyStop();
+    if (options.signal?.aborted) clearEmergencyStop();
   }
   return plan.filter((p) => results.has(p.id)).map((p) => results.get(p.id)!);
 }
@@ -376,30 +391,30 @@ export interface EpisodeHost {
 
 /** Runs one planned episode with a simulator from `pool` (or the adopted one) and returns its result. */
 export function runPlannedEpisode(
-  p: PlannedEpisode,
-  o: ExperimentOptions,
+  planned: PlannedEpisode,
+  options: ExperimentOptions,
   dir: string,
   pool: SimPool,
   host: EpisodeHost = {},
 ): Promise<EpisodeResult> {
-  return runOne(p, o, dir, pool, host);
+  return runOne(planned, options, dir, pool, host);
 }
 
 async function runOne(
-  p: PlannedEpisode,
-  o: ExperimentOptions,
+  planned: PlannedEpisode,
+  options: ExperimentOptions,
   dir: string,
   pool: SimPool,
   host: EpisodeHost = {},
 ): Promise<EpisodeResult> {
-  const ex = p.row.example;
-  const mode = methodFor(o, ex.inputs.world).id;
-  const episodeDir = join(dir, "episodes", p.id);
+  const ex = planned.row.example;
+  const mode = methodFor(options, ex.inputs.world).id;
+  const episodeDir = join(dir, "episodes", planned.id);
   mkdirSync(episodeDir, { recursive: true });
   const base = {
-    id: p.id,
-    variant: p.variant,
-    example: p.row.id,
+    id: planned.id,
+    variant: planned.variant,
+    example: planned.row.id,
     task: ex.metadata.task,
     family: ex.metadata.family,
     paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
@@ -410,11 +425,11 @@ async function runOne(
     ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0
       ? { perturbed: true }
       : {}),
-    seed: p.seed,
-    noise: o.noise,
+    seed: planned.seed,
+    noise: options.noise,
     record: relative(dir, join(episodeDir, "events.jsonl")),
-    settings: experimentSettings(o),
-    exampleHash: exampleHash(p.row),
+    settings: experimentSettings(options),
+    exampleHash: exampleHash(planned.row),
   };
   let sim: SimProcess | undefined;
   let key = "";
@@ -423,13 +438,13 @@ async function runOne(
     // What a simulator process is started with (the same for every episode it may serve), and what each episode sets.
     const settings = [
       "--speed",
-      o.speed ?? "max",
-      ...worldOf(ex.inputs.world).options({ graspSensing: o.graspSensing }),
+      options.speed ?? "max",
+      ...worldOf(ex.inputs.world).options({ graspSensing: options.graspSensing }),
     ];
     let scenarioArg = ex.inputs.scenario as string;
     if (ex.inputs.world === "kitchen") {
       // Written each time: the simulator plays the row as the dataset has it now.
-      scenarioArg = join(dir, "scenarios", `${p.row.id}.json`);
+      scenarioArg = join(dir, "scenarios", `${planned.row.id}.json`);
       writeFileSync(scenarioArg, JSON.stringify(ex.inputs.scenario, null, 2));
     }
     let url: string;
@@ -438,34 +453,34 @@ async function runOne(
       ({ sim, key } = await pool.acquire(
         ex.inputs.world,
         settings,
-        ["--scenario", scenarioArg, "--seed", String(p.seed)],
-        { scenario: ex.inputs.scenario, seed: p.seed },
+        ["--scenario", scenarioArg, "--seed", String(planned.seed)],
+        { scenario: ex.inputs.scenario, seed: planned.seed },
       ));
       url = sim.url;
       await host.onSimulator?.(sim);
     }
-    if (o.signal?.aborted) throw new Error("experiment interrupted");
+    if (options.signal?.aborted) throw new Error("experiment interrupted");
     const run = await runClosedLoopEpisode({
       mode,
       url,
       goal: ex.inputs.goal,
-      thread: host.thread ?? p.id,
+      thread: host.thread ?? planned.id,
       checkpointer: host.checkpointer,
       resume: host.resume,
       pausedSeconds: host.pausedSeconds,
       dataDir: join(dir, "data"),
-      variant: p.variant === PIPELINED ? "full" : p.variant,
-      ...(p.variant === PIPELINED ? { pipeline: true } : {}),
-      backend: o.backend,
-      noise: o.noise,
-      seed: p.seed,
-      maxSteps: o.maxSteps,
-      maxWallSeconds: o.maxWallSeconds,
-      diagnosisPhrasings: o.diagnosisPhrasings,
-      maxProcedures: o.maxProcedures,
-      historyWindow: o.historyWindow,
+      variant: planned.variant === PIPELINED ? "full" : planned.variant,
+      ...(planned.variant === PIPELINED ? { pipeline: true } : {}),
+      backend: options.backend,
+      noise: options.noise,
+      seed: planned.seed,
+      maxSteps: options.maxSteps,
+      maxWallSeconds: options.maxWallSeconds,
+      diagnosisPhrasings: options.diagnosisPhrasings,
+      maxProcedures: options.maxProcedures,
+      historyWindow: options.historyWindow,
       // Only VLM-PC has the variant with labelled examples.
-      examples: p.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
+      examples: planned.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
       // No abort signal for the graph: an abort is the emergency stop (runtime/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
@@ -487,7 +502,7 @@ async function runOne(
       outputTokens: usage.outputTokens,
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
-      ...(p.variant === PIPELINED
+      ...(planned.variant === PIPELINED
         ? { pipeline: pipelineRecord((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE, run.trace) }
         : {}),
     };
@@ -496,7 +511,7 @@ async function runOne(
       throw new Error(
         `the experiment runner has no measures of ${mode} episodes (its report module names no experiment part)`,
       );
-    return { ...common, ...effort(run, o.maxSteps, ex.outputs) };
+    return { ...common, ...effort(run, options.maxSteps, ex.outputs) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
     return {
@@ -520,7 +535,7 @@ async function runOne(
   } finally {
     // The episode's run closed its own robots' session (evals/episode.ts).
     if (sim) {
-      await pool.release(ex.inputs.world, key, sim, clean && !o.signal?.aborted);
+      await pool.release(ex.inputs.world, key, sim, clean && !options.signal?.aborted);
     }
   }
 }

@@ -22,9 +22,9 @@ const byId = new Map(METHODS.map((m) => [m.id, m]));
 
 /** A method by its id. */
 export function method(id: MethodId): Method {
-  const m = byId.get(id);
-  if (!m) throw new Error(`no method ${id}; one of ${METHODS.map((x) => x.id).join(", ")}`);
-  return m;
+  const found = byId.get(id);
+  if (!found) throw new Error(`no method ${id}; one of ${METHODS.map((x) => x.id).join(", ")}`);
+  return found;
 }
 
 /** The method whose graph is named so (langgraph.json, --graph), or undefined. */
@@ -32,9 +32,10 @@ export const methodOfGraph = (graph: string): Method | undefined => METHODS.find
 
 /** The method whose robots live in a world. */
 export function methodOfWorld(world: string): Method {
-  const m = METHODS.find((x) => x.world === world);
-  if (!m) throw new Error(`no method runs in the ${world} world; worlds: ${METHODS.map((x) => x.world).join(", ")}`);
-  return m;
+  const found = METHODS.find((x) => x.world === world);
+  if (!found)
+    throw new Error(`no method runs in the ${world} world; worlds: ${METHODS.map((x) => x.world).join(", ")}`);
+  return found;
 }
 
 /**

@@ -83,6 +83,7 @@ export interface Method {
   /** What it publishes: its report's tables and schema, the paper's tables, its measures of an episode, its charts. */
   report: MethodReport;
   /** What each run of it is given: its settings' schema (the configuration above) and its part of the offline reasoner. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each method's runtime keeps its own settings type: callers hand `clea.runtime` back where MethodRuntime<CleaSettings> is needed (its graph builder, openRun, inRun), and only `any` both holds every method's and gives it back
   runtime: MethodRuntime<any>;
   compile(checkpointer?: BaseCheckpointSaver, store?: BaseStore): MethodGraph;
   /** The graph's input for an instruction. */

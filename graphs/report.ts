@@ -98,8 +98,8 @@ export interface EpisodeResult {
  * say success with that status; they are judged by the same rule — except VLM-PC's trials (they carry `paperTable`),
  * which the simulator's reach decides whatever the run did afterwards.
  */
-export function counted(e: Pick<EpisodeResult, "success" | "status"> & { paperTable?: string }): boolean {
-  return !!e.success && (e.paperTable !== undefined || e.status !== "budget_exhausted");
+export function counted(episode: Pick<EpisodeResult, "success" | "status"> & { paperTable?: string }): boolean {
+  return !!episode.success && (episode.paperTable !== undefined || episode.status !== "budget_exhausted");
 }
 
 /**
@@ -120,9 +120,9 @@ export function scoreWithinBudget(actions: { ok: boolean; cost: number }[], budg
 export const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 export const median = (xs: number[]) => {
   if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
 /** One node's update of an episode, in order. */
@@ -284,23 +284,23 @@ export interface ChartSpec {
 /** "33.3%" → 0.333, "12.5" → 12.5, "—" → null: a table's cell as the number it prints. */
 export function cellNumber(cell: string | undefined): number | null {
   if (cell === undefined) return null;
-  const m = /^(-?[\d.]+)\s*(%)?/.exec(cell.trim());
-  if (!m) return null;
-  const n = Number(m[1]);
-  return Number.isFinite(n) ? (m[2] ? n / 100 : n) : null;
+  const match = /^(-?[\d.]+)\s*(%)?/.exec(cell.trim());
+  if (!match) return null;
+  const value = Number(match[1]);
+  return Number.isFinite(value) ? (match[2] ? value / 100 : value) : null;
 }
 
-export const tableById = (r: { tables: PaperTable[] }, id: string): PaperTable | undefined =>
-  r.tables.find((t) => t.id === id);
+export const tableById = (report: { tables: PaperTable[] }, id: string): PaperTable | undefined =>
+  report.tables.find((t) => t.id === id);
 
 /** A table's rows as series: one per row (its first cell the name), the named columns as the points. */
-export function rowsAsSeries(t: PaperTable, columns: string[], scale = 1): ChartSpec["datasets"] {
-  const at = columns.map((c) => t.columns.indexOf(c));
-  return t.rows.map((row) => ({
+export function rowsAsSeries(table: PaperTable, columns: string[], scale = 1): ChartSpec["datasets"] {
+  const at = columns.map((c) => table.columns.indexOf(c));
+  return table.rows.map((row) => ({
     label: row[0],
     data: at.map((i) => {
-      const n = cellNumber(row[i]);
-      return n === null ? null : n * scale;
+      const value = cellNumber(row[i]);
+      return value === null ? null : value * scale;
     }),
   }));
 }
@@ -316,24 +316,24 @@ export interface TaskAxis {
 }
 
 /** The experiment runner's charts: success per variant, per task (the method's axis), the method's own, effort. */
-export function experimentCharts(r: CheckedExperiment, axis?: TaskAxis, own: ChartSpec[] = []): ChartSpec[] {
-  const vs = r.variants;
-  const a = axis ?? { title: "Success rate per task", tasks: r.tasks, labels: r.tasks };
+export function experimentCharts(report: CheckedExperiment, axis?: TaskAxis, own: ChartSpec[] = []): ChartSpec[] {
+  const vs = report.variants;
+  const shown = axis ?? { title: "Success rate per task", tasks: report.tasks, labels: report.tasks };
   return [
     {
       id: "chart-success",
       title: "Success rate per variant (all episodes)",
       type: "bar",
       labels: vs,
-      datasets: [{ label: "success rate", data: vs.map((v) => r.table[v].all.successRate) }],
+      datasets: [{ label: "success rate", data: vs.map((v) => report.table[v].all.successRate) }],
       yMax: 1,
     },
     {
       id: "chart-tasks",
-      title: a.title,
+      title: shown.title,
       type: "bar",
-      labels: a.labels,
-      datasets: vs.map((v) => ({ label: v, data: a.tasks.map((t) => r.table[v][t]?.successRate ?? 0) })),
+      labels: shown.labels,
+      datasets: vs.map((v) => ({ label: v, data: shown.tasks.map((t) => report.table[v][t]?.successRate ?? 0) })),
       yMax: 1,
     },
     ...own,
@@ -343,22 +343,22 @@ export function experimentCharts(r: CheckedExperiment, axis?: TaskAxis, own: Cha
       type: "bar",
       labels: vs,
       datasets: [
-        { label: "skill seconds", data: vs.map((v) => r.table[v].all.meanSkillSeconds) },
-        { label: "model calls", data: vs.map((v) => r.table[v].all.meanModelCalls) },
+        { label: "skill seconds", data: vs.map((v) => report.table[v].all.meanSkillSeconds) },
+        { label: "model calls", data: vs.map((v) => report.table[v].all.meanModelCalls) },
       ],
     },
   ];
 }
 
 /** An experiment report's facts line: the method's name, its set, seeds, noise, and what is particular to it. */
-export const experimentFacts = (name: string, r: CheckedExperiment, own: string[] = []) => [
+export const experimentFacts = (name: string, report: CheckedExperiment, own: string[] = []) => [
   name,
-  `dataset ${r.dataset}`,
-  `${r.seeds} seed(s)`,
-  `noise ${r.noise}`,
+  `dataset ${report.dataset}`,
+  `${report.seeds} seed(s)`,
+  `noise ${report.noise}`,
   ...own,
-  `${r.episodes.length} episodes`,
-  `${Math.round(r.durationSeconds)} s`,
+  `${report.episodes.length} episodes`,
+  `${Math.round(report.durationSeconds)} s`,
 ];
 
 // ---- a method's report, as it describes itself ---------------------------------------------------------------------
@@ -366,11 +366,11 @@ export const experimentFacts = (name: string, r: CheckedExperiment, own: string[
 /** What the experiment runner's reports need of a method whose runs are its episodes. */
 export interface ExperimentPart {
   /** Its paper's tables in its layout, printed before the common ones (empty: none). */
-  paperTables(r: ExperimentReport): string;
+  paperTables(report: ExperimentReport): string;
   /** Whether the common tables carry CLEA's Average Score (one point per action done right). */
   averageScore: boolean;
   /** Its measures of one episode: the score, steps, failures, replans and verdicts, and any of its own. */
-  effort(run: EpisodeRun<any>, maxSteps: number, outputs: unknown): EpisodeEffort;
+  effort(run: EpisodeRun<unknown>, maxSteps: number, outputs: unknown): EpisodeEffort;
   /** Dataset families that are its own, to tell its reports written before they named their method. */
   families?: readonly string[];
   /** What an experiment of it runs unless told: its variants (default all), seeds per example (3), skills per episode (40). */
@@ -387,15 +387,15 @@ export interface MethodReport {
   /** Its runs are the experiment runner's episodes (absent: its report is written by a runner of its own). */
   experiment?: ExperimentPart;
   /** The viewer's charts of a report that passed the schema: its paper's, and no other method's. */
-  charts(r: any): ChartSpec[];
+  charts(report: unknown): ChartSpec[];
   /** The viewer's facts line. */
-  facts(r: any): string[];
+  facts(report: unknown): string[];
   /** The report as the viewer's page gets it, without its long per-episode or per-case lists. */
-  slim(r: any): Record<string, unknown>;
+  slim(report: unknown): Record<string, unknown>;
 }
 
 /** The report module of a method measured by the experiment runner, from what is its own. */
-export function experimentReport<M extends string>(o: {
+export function experimentReport<M extends string>(definition: {
   method: M;
   name: string;
   /** Its paper's tables, by id, and the headings they print under. */
@@ -406,15 +406,15 @@ export function experimentReport<M extends string>(o: {
   facts?: (r: CheckedExperiment) => string[];
 }): MethodReport {
   // CLEA's Average Score is printed only for a method that measures it.
-  const common = EXPERIMENT_TABLES.filter((t) => t !== "average-score" || o.experiment.averageScore);
-  const tables = [...(o.tables ?? []), ...common] as [string, ...string[]];
+  const common = EXPERIMENT_TABLES.filter((t) => t !== "average-score" || definition.experiment.averageScore);
+  const tables = [...(definition.tables ?? []), ...common] as [string, ...string[]];
   return {
     tables,
-    headings: [...(o.headings ?? []), ...EXPERIMENT_HEADINGS.filter(([, id]) => common.includes(id as never))],
-    schema: experimentReportSchema(o.method, tables),
-    experiment: o.experiment,
-    charts: o.charts ?? ((r: CheckedExperiment) => experimentCharts(r)),
-    facts: o.facts ?? ((r: CheckedExperiment) => experimentFacts(o.name, r)),
+    headings: [...(definition.headings ?? []), ...EXPERIMENT_HEADINGS.filter(([, id]) => common.includes(id as never))],
+    schema: experimentReportSchema(definition.method, tables),
+    experiment: definition.experiment,
+    charts: definition.charts ?? ((r: CheckedExperiment) => experimentCharts(r)),
+    facts: definition.facts ?? ((r: CheckedExperiment) => experimentFacts(definition.name, r)),
     slim: (r: CheckedExperiment) => ({ ...r, episodes: undefined }),
   };
 }

@@ -29,8 +29,8 @@ export class ArtifactStore {
   }
 
   path(ref: string): string {
-    const m = /^sha256:([0-9a-f]{64})\.(\w+)$/.exec(ref);
-    if (!m) throw new Error(`not an artifact reference: ${ref}`);
-    return join(this.dir, `${m[1]}.${m[2]}`);
+    const match = /^sha256:([0-9a-f]{64})\.(\w+)$/.exec(ref);
+    if (!match) throw new Error(`not an artifact reference: ${ref}`);
+    return join(this.dir, `${match[1]}.${match[2]}`);
   }
 }

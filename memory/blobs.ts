@@ -42,14 +42,14 @@ export class PostgresBlobStore implements BlobStore {
 
   static async open(url: string): Promise<PostgresBlobStore> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
-    const c = await pool.connect();
+    const connection = await pool.connect();
     try {
       // Under a lock: CREATE ... IF NOT EXISTS still races when two workers start together.
-      await c.query("SELECT pg_advisory_lock(727275)");
-      await c.query(SCHEMA);
+      await connection.query("SELECT pg_advisory_lock(727275)");
+      await connection.query(SCHEMA);
     } finally {
-      await c.query("SELECT pg_advisory_unlock(727275)").catch(() => {});
-      c.release();
+      await connection.query("SELECT pg_advisory_unlock(727275)").catch(() => {});
+      connection.release();
     }
     return new PostgresBlobStore(pool);
   }

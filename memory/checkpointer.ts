@@ -77,7 +77,7 @@ export async function openPersistence(
     await lock.query("SELECT pg_advisory_unlock(727274)");
   } catch (err) {
     await Promise.allSettled([checkpointer.end(), store?.stop()]);
-    throw new Error(`cannot use the database at ${redact(url)}: ${(err as Error).message}`);
+    throw new Error(`cannot use the database at ${redact(url)}: ${(err as Error).message}`, { cause: err });
   } finally {
     await lock.end().catch(() => {});
   }

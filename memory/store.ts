@@ -52,21 +52,21 @@ export class SqliteStore extends BaseStore {
     return this.doNamespaces(op as ListNamespacesOperation);
   }
 
-  private item(r: Row): Item {
+  private item(row: Row): Item {
     return {
-      namespace: r.namespace.split(SEP),
-      key: r.key,
-      value: JSON.parse(r.value),
-      createdAt: new Date(r.created_at),
-      updatedAt: new Date(r.updated_at),
+      namespace: row.namespace.split(SEP),
+      key: row.key,
+      value: JSON.parse(row.value),
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
     };
   }
 
   private doGet(op: GetOperation): Item | null {
-    const r = this.db
+    const row = this.db
       .prepare("SELECT * FROM store_items WHERE namespace = ? AND key = ?")
       .get(op.namespace.join(SEP), op.key) as Row | undefined;
-    return r ? this.item(r) : null;
+    return row ? this.item(row) : null;
   }
 
   private doPut(op: PutOperation): void {
@@ -121,8 +121,8 @@ export class SqliteStore extends BaseStore {
     const kept = all
       .filter((ns) => (op.matchConditions ?? []).every((c) => matches(ns, c.path, c.matchType === "suffix")))
       .map((ns) => (op.maxDepth ? ns.slice(0, op.maxDepth) : ns));
-    const unique = [...new Map(kept.map((ns) => [ns.join(SEP), ns])).values()].sort((a, b) =>
-      a.join(SEP).localeCompare(b.join(SEP)),
+    const unique = [...new Map(kept.map((ns) => [ns.join(SEP), ns])).values()].sort((left, right) =>
+      left.join(SEP).localeCompare(right.join(SEP)),
     );
     return unique.slice(op.offset, op.offset + op.limit);
   }

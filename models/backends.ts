@@ -17,15 +17,15 @@ export type Reasoner = Record<string, Task>;
 /** The models of every role: the offline reasoner knowing `reasoner`'s tasks, or an endpoint's model per role. */
 export function createModels(config: ModelConfig, reasoner: Reasoner): RoleModels {
   if (config.backend === "symbolic") {
-    const m = new SymbolicChatModel(reasoner, config.seed, config.noise);
-    return Object.fromEntries(ROLES.map((r) => [r, m])) as unknown as RoleModels;
+    const model = new SymbolicChatModel(reasoner, config.seed, config.noise);
+    return Object.fromEntries(ROLES.map((r) => [r, model])) as unknown as RoleModels;
   }
   explainToolCallNotice();
   return Object.fromEntries(
-    ROLES.map((r) => [
-      r,
+    ROLES.map((role) => [
+      role,
       new ChatOpenAI({
-        model: config.models[r],
+        model: config.models[role],
         apiKey: config.apiKey,
         // Retries are askStructured's own: counted, backed off, bounded by the wall budget.
         maxRetries: 0,

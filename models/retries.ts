@@ -12,32 +12,37 @@ import type { ModelScope } from "./usage";
  * refused key, a 400, an abort), which is thrown as it is.
  */
 export function transportFailure(err: unknown): string | undefined {
-  const e = err as {
+  const failure = err as {
     name?: string;
     status?: unknown;
     constructor?: { name?: string };
     code?: string;
     cause?: { code?: string };
   };
-  if (!e || typeof e !== "object") return undefined;
-  const kind = e.constructor?.name;
-  if (e.name === "AbortError" || kind === "APIUserAbortError") return undefined;
-  if (e.name === "TimeoutError" || kind === "APIConnectionTimeoutError") return "timeout";
-  if (typeof e.status === "number")
-    return e.status === 408 || e.status === 429 || e.status >= 500 ? `http_${e.status}` : undefined;
-  if (kind === "APIConnectionError" || e.name === "APIConnectionError") return "connection";
-  if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"].includes(e.code ?? e.cause?.code ?? "")) return "connection";
+  if (!failure || typeof failure !== "object") return undefined;
+  const kind = failure.constructor?.name;
+  if (failure.name === "AbortError" || kind === "APIUserAbortError") return undefined;
+  if (failure.name === "TimeoutError" || kind === "APIConnectionTimeoutError") return "timeout";
+  if (typeof failure.status === "number")
+    return failure.status === 408 || failure.status === 429 || failure.status >= 500
+      ? `http_${failure.status}`
+      : undefined;
+  if (kind === "APIConnectionError" || failure.name === "APIConnectionError") return "connection";
+  if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"].includes(failure.code ?? failure.cause?.code ?? ""))
+    return "connection";
   return undefined;
 }
 
 /** The wait a server asked for (Retry-After in seconds or as a date, or OpenAI's retry-after-ms), in milliseconds. */
 export function retryAfterMs(err: unknown, now = Date.now()): number | undefined {
-  const h = (err as { headers?: unknown })?.headers;
-  if (!h || typeof h !== "object") return undefined;
+  const headers = (err as { headers?: unknown })?.headers;
+  if (!headers || typeof headers !== "object") return undefined;
   const get = (name: string): string | undefined => {
-    const v =
-      typeof (h as Headers).get === "function" ? (h as Headers).get(name) : (h as Record<string, unknown>)[name];
-    return typeof v === "string" && v.trim() ? v.trim() : undefined;
+    const value =
+      typeof (headers as Headers).get === "function"
+        ? (headers as Headers).get(name)
+        : (headers as Record<string, unknown>)[name];
+    return typeof value === "string" && value.trim() ? value.trim() : undefined;
   };
   const ms = Number(get("retry-after-ms"));
   if (get("retry-after-ms") !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
@@ -63,10 +68,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
     const onAbort = () => {
-      clearTimeout(t);
+      clearTimeout(timer);
       reject(signal!.reason ?? new Error("aborted"));
     };
-    const t = setTimeout(() => {
+    const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);

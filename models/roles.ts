@@ -58,20 +58,20 @@ export interface ModelOverrides {
 }
 
 /** Reads the configuration from the environment; `openai` when a key is configured, `symbolic` otherwise. */
-export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverrides = {}): ModelConfig {
+export function modelConfig(env: NodeJS.ProcessEnv = process.env, overrides: ModelOverrides = {}): ModelConfig {
   const apiKey = env.OPENAI_API_KEY || undefined;
-  const requested = o.backend ?? (env.ROBOGRAPH_MODEL_BACKEND as ModelConfig["backend"] | undefined);
+  const requested = overrides.backend ?? (env.ROBOGRAPH_MODEL_BACKEND as ModelConfig["backend"] | undefined);
   if (requested && requested !== "openai" && requested !== "symbolic")
     throw new Error(`unknown model backend ${requested}: use openai or symbolic`);
   const backend = requested ?? (apiKey ? "openai" : "symbolic");
   if (backend === "openai" && !apiKey)
     throw new Error("the openai backend needs OPENAI_API_KEY (any non-empty value for a local server)");
-  const fallback = o.model ?? env.ROBOGRAPH_MODEL ?? "gpt-4o-mini";
+  const fallback = overrides.model ?? env.ROBOGRAPH_MODEL ?? "gpt-4o-mini";
   const models = Object.fromEntries(
-    ROLES.map((r) => [r, o.roleModels?.[r] ?? env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback]),
+    ROLES.map((r) => [r, overrides.roleModels?.[r] ?? env[`ROBOGRAPH_MODEL_${r.toUpperCase()}`] ?? fallback]),
   ) as Record<Role, string>;
   const method = (env.ROBOGRAPH_STRUCTURED_METHOD ?? "functionCalling") as ModelConfig["structuredMethod"];
-  const noise = o.noise ?? Number(env.ROBOGRAPH_NOISE ?? 0);
+  const noise = overrides.noise ?? Number(env.ROBOGRAPH_NOISE ?? 0);
   return {
     backend,
     baseURL: env.OPENAI_BASE_URL || undefined,
@@ -84,7 +84,7 @@ export function modelConfig(env: NodeJS.ProcessEnv = process.env, o: ModelOverri
     maxBackoffMs: Number(env.ROBOGRAPH_MODEL_MAX_BACKOFF_MS ?? 30_000),
     repairAttempts: 2,
     imageMaxSide: Number(env.ROBOGRAPH_IMAGE_MAX_SIDE ?? 512),
-    seed: o.seed ?? Number(env.ROBOGRAPH_SEED ?? 0),
-    noise: { ...(noise > 0 ? noiseLevel(noise) : NO_NOISE), ...o.noiseKnobs },
+    seed: overrides.seed ?? Number(env.ROBOGRAPH_SEED ?? 0),
+    noise: { ...(noise > 0 ? noiseLevel(noise) : NO_NOISE), ...overrides.noiseKnobs },
   };
 }

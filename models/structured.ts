@@ -87,15 +87,15 @@ export async function askStructured<T>(
   const images = config.backend === "openai" ? (ask.images?.length ?? 0) : 0;
   /** Counts one request sent, here and in the node's ledger. */
   const count = (outcome: string, raw?: AIMessage) => {
-    const u: RoleUsage = {
+    const requestUsage: RoleUsage = {
       calls: 1,
       inputTokens: raw?.usage_metadata?.input_tokens ?? 0,
       outputTokens: raw?.usage_metadata?.output_tokens ?? 0,
       images,
       outcomes: { [outcome]: 1 },
     };
-    Object.assign(usage, addRole(usage, u));
-    if (scope) scope.usage = addUsage(scope.usage, { [ask.role]: u });
+    Object.assign(usage, addRole(usage, requestUsage));
+    if (scope) scope.usage = addUsage(scope.usage, { [ask.role]: requestUsage });
   };
   const endpoint = config.baseURL ?? "the OpenAI API";
   const options = scope?.signal ? { signal: scope.signal } : {};
@@ -125,15 +125,15 @@ export async function askStructured<T>(
       candidate =
         config.structuredMethod === "jsonMode" ? extractJson(rawText(raw)) : (out.parsed ?? extractJson(rawText(raw)));
     }
-    const p = ask.schema.safeParse(candidate);
-    count(p.success ? "ok" : "invalid", raw);
-    if (p.success) return { value: p.data, usage: { [ask.role]: usage } };
+    const parsed = ask.schema.safeParse(candidate);
+    count(parsed.success ? "ok" : "invalid", raw);
+    if (parsed.success) return { value: parsed.data, usage: { [ask.role]: usage } };
     const text = rawText(raw);
     // Not JSON at all says more than "expected object, received undefined".
     lastIssue =
       candidate === undefined && text
         ? `the answer is not valid JSON: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`
-        : p.error.issues
+        : parsed.error.issues
             .slice(0, 5)
             .map((i) => `${i.path.join(".") || "(answer)"}: ${i.message}`)
             .join("; ");
@@ -147,14 +147,14 @@ export async function askStructured<T>(
   throw new ModelOutputError(ask.role, ask.schemaName, `${lastIssue} (after ${config.repairAttempts + 1} attempts)`);
 }
 
-function rawText(m: AIMessage): string {
-  if (typeof m.content === "string" && m.content) return m.content;
-  const call = m.tool_calls?.[0];
+function rawText(message: AIMessage): string {
+  if (typeof message.content === "string" && message.content) return message.content;
+  const call = message.tool_calls?.[0];
   if (call) return JSON.stringify(call.args);
   // Tool-call arguments that are not JSON are kept as written, so the repair request can quote them.
-  const invalid = m.invalid_tool_calls?.[0];
+  const invalid = message.invalid_tool_calls?.[0];
   if (invalid?.args) return invalid.args;
-  return Array.isArray(m.content) ? m.content.map((p) => (p as { text?: string }).text ?? "").join("") : "";
+  return Array.isArray(message.content) ? message.content.map((p) => (p as { text?: string }).text ?? "").join("") : "";
 }
 
 /**
@@ -183,8 +183,8 @@ function strictJsonIn(text: string): unknown {
   const opens: number[] = [];
   const closes: number[] = [];
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if ((c === "{" || c === "[") && opens.length < MAX_SPAN_ENDS) opens.push(i);
+    const char = text[i];
+    if ((char === "{" || char === "[") && opens.length < MAX_SPAN_ENDS) opens.push(i);
   }
   for (let j = text.length - 1; j >= 0 && closes.length < MAX_SPAN_ENDS; j--)
     if (text[j] === "}" || text[j] === "]") closes.push(j);

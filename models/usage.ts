@@ -17,33 +17,36 @@ export interface RoleUsage {
 }
 export type Usage = Partial<Record<Role, RoleUsage>>;
 
-function addOutcomes(a?: Record<string, number>, b?: Record<string, number>): Record<string, number> | undefined {
-  if (!a && !b) return undefined;
-  const out = { ...a };
-  for (const [k, n] of Object.entries(b ?? {})) out[k] = (out[k] ?? 0) + n;
+function addOutcomes(
+  left?: Record<string, number>,
+  right?: Record<string, number>,
+): Record<string, number> | undefined {
+  if (!left && !right) return undefined;
+  const out = { ...left };
+  for (const [k, n] of Object.entries(right ?? {})) out[k] = (out[k] ?? 0) + n;
   return out;
 }
 
-export const addRole = (p: RoleUsage, u: RoleUsage): RoleUsage => {
-  const outcomes = addOutcomes(p.outcomes, u.outcomes);
+export const addRole = (sum: RoleUsage, added: RoleUsage): RoleUsage => {
+  const outcomes = addOutcomes(sum.outcomes, added.outcomes);
   return {
-    calls: p.calls + u.calls,
-    inputTokens: p.inputTokens + u.inputTokens,
-    outputTokens: p.outputTokens + u.outputTokens,
-    images: p.images + u.images,
+    calls: sum.calls + added.calls,
+    inputTokens: sum.inputTokens + added.inputTokens,
+    outputTokens: sum.outputTokens + added.outputTokens,
+    images: sum.images + added.images,
     ...(outcomes ? { outcomes } : {}),
   };
 };
 
-export function addUsage(a: Usage, b: Usage): Usage {
-  const out: Usage = { ...a };
-  for (const [role, u] of Object.entries(b) as [Role, RoleUsage][])
+export function addUsage(left: Usage, right: Usage): Usage {
+  const out: Usage = { ...left };
+  for (const [role, u] of Object.entries(right) as [Role, RoleUsage][])
     out[role] = addRole(out[role] ?? { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 }, u);
   return out;
 }
 
-export function totalUsage(u: Usage): RoleUsage {
-  return Object.values(u).reduce(addRole, { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 });
+export function totalUsage(usage: Usage): RoleUsage {
+  return Object.values(usage).reduce(addRole, { calls: 0, inputTokens: 0, outputTokens: 0, images: 0 });
 }
 
 /**

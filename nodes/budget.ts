@@ -17,18 +17,18 @@ export interface Spent {
  * counted when one is asked for, and the check stops the one over the budget before it is made: so the words say how
  * many were made (the budget) and that another was needed, not the count of the one refused.
  */
-export function overBudget(o: SharedSettings & { maxProcedures?: number }, spent: Spent): string | undefined {
+export function overBudget(settings: SharedSettings & { maxProcedures?: number }, spent: Spent): string | undefined {
   // Time the run lay dead before a resume is not the run's: it would end a resumed episode on time it never had.
-  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000 - (o.pausedSeconds ?? 0);
-  return spent.actions >= o.maxSteps
-    ? `${spent.actions} actions (budget ${o.maxSteps})`
-    : spent.replans > o.maxReplans
-      ? `${o.maxReplans} replans (budget ${o.maxReplans}; another was needed)`
-      : o.maxProcedures !== undefined && (spent.procedures ?? 0) > o.maxProcedures
-        ? `${o.maxProcedures} new procedures (budget ${o.maxProcedures}; another was needed)`
-        : spent.modelCalls >= o.maxModelCalls
-          ? `${spent.modelCalls} model calls (budget ${o.maxModelCalls})`
-          : wall >= o.maxWallSeconds
-            ? `${Math.round(wall)} s (budget ${o.maxWallSeconds} s)`
+  const wall = (Date.now() - (spent.startedAt || Date.now())) / 1000 - (settings.pausedSeconds ?? 0);
+  return spent.actions >= settings.maxSteps
+    ? `${spent.actions} actions (budget ${settings.maxSteps})`
+    : spent.replans > settings.maxReplans
+      ? `${settings.maxReplans} replans (budget ${settings.maxReplans}; another was needed)`
+      : settings.maxProcedures !== undefined && (spent.procedures ?? 0) > settings.maxProcedures
+        ? `${settings.maxProcedures} new procedures (budget ${settings.maxProcedures}; another was needed)`
+        : spent.modelCalls >= settings.maxModelCalls
+          ? `${spent.modelCalls} model calls (budget ${settings.maxModelCalls})`
+          : wall >= settings.maxWallSeconds
+            ? `${Math.round(wall)} s (budget ${settings.maxWallSeconds} s)`
             : undefined;
 }

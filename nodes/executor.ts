@@ -96,8 +96,8 @@ const FRAMES_AFTER_MS = 3000;
  * frames a robot takes after a skill may arrive after its result, and the look after the skill must see them.
  */
 async function framesAfter(session: Session, endedAt: number): Promise<void> {
-  const topics = session.robots.flatMap((r) =>
-    r.cameras.flatMap((c) => [c.image, ...(c.detections ? [c.detections] : [])]),
+  const topics = session.robots.flatMap((robot) =>
+    robot.cameras.flatMap((c) => [c.image, ...(c.detections ? [c.detections] : [])]),
   );
   await Promise.all(topics.map((topic) => session.client.stampedBy(topic, endedAt, FRAMES_AFTER_MS)));
 }

@@ -60,8 +60,8 @@ export function guarded<S extends Guardable & { status?: Status }, U>(
     let deadline: number | undefined;
     try {
       // The run's wall budget bounds how long a node may wait for an endpoint (its first node has no start yet: now).
-      const o = runOf(config).settings;
-      deadline = (state.startedAt || Date.now()) + (o.maxWallSeconds + (o.pausedSeconds ?? 0)) * 1000;
+      const settings = runOf(config).settings;
+      deadline = (state.startedAt || Date.now()) + (settings.maxWallSeconds + (settings.pausedSeconds ?? 0)) * 1000;
     } catch {
       // An invalid configuration is the node's own error to report.
     }

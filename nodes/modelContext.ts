@@ -19,18 +19,20 @@ type Wordings = string[];
 const wordings = (names: Record<string, Naming> | undefined) =>
   names &&
   Object.fromEntries(
-    Object.entries(names).map(([k, n]) => [
+    Object.entries(names).map(([k, naming]) => [
       k,
-      n.display !== undefined && n.aliases !== undefined ? ([n.display, ...n.aliases] as Wordings) : n,
+      naming.display !== undefined && naming.aliases !== undefined
+        ? ([naming.display, ...naming.aliases] as Wordings)
+        : naming,
     ]),
   );
 
 const worldViews = new WeakMap<WorldDescription, unknown>();
 
 export function worldForModel(world: WorldDescription): WorldDescription {
-  let v = worldViews.get(world);
-  if (!v) worldViews.set(world, (v = { ...world, ...(world.names ? { names: wordings(world.names) } : {}) }));
-  return v as WorldDescription;
+  let view = worldViews.get(world);
+  if (!view) worldViews.set(world, (view = { ...world, ...(world.names ? { names: wordings(world.names) } : {}) }));
+  return view as WorldDescription;
 }
 
 const robotViews = new WeakMap<RobotManifest[], Map<WorldDescription | undefined, unknown[]>>();
@@ -41,11 +43,11 @@ const sameList = (a: unknown[], b: string[]) => a.length === b.length && a.every
 export function robotsForModel(robots: RobotManifest[], world?: WorldDescription): RobotManifest[] {
   if (!robotViews.has(robots)) robotViews.set(robots, new Map());
   const byWorld = robotViews.get(robots)!;
-  let v = byWorld.get(world);
-  if (!v) {
+  let views = byWorld.get(world);
+  if (!views) {
     const listOf = (values: unknown[]) =>
       world ? Object.keys(WORLD_LISTS).find((k) => sameList(values, WORLD_LISTS[k](world))) : undefined;
-    v = robots.map(({ cameras: _cameras, skills, ...robot }) => ({
+    views = robots.map(({ cameras: _cameras, skills, ...robot }) => ({
       ...robot,
       ...(robot.names ? { names: wordings(robot.names) } : {}),
       // A goal template (the message's schema, measured poses) is how the robot takes a goal, not what the model says.
@@ -62,10 +64,10 @@ export function robotsForModel(robots: RobotManifest[], world?: WorldDescription
           ...skill,
           parameters: {
             properties: Object.fromEntries(
-              Object.entries(parameters.properties).map(([k, p]) => {
-                if (!p.enum) return [k, p];
-                const { type: _t, ...rest } = p;
-                const list = listOf(p.enum);
+              Object.entries(parameters.properties).map(([k, field]) => {
+                if (!field.enum) return [k, field];
+                const { type: _t, ...rest } = field;
+                const list = listOf(field.enum);
                 return [k, list ? { ...rest, enum: list } : rest];
               }),
             ),
@@ -74,8 +76,8 @@ export function robotsForModel(robots: RobotManifest[], world?: WorldDescription
         }),
       ),
     }));
-    byWorld.set(world, v);
+    byWorld.set(world, views);
   }
   // The symbolic reasoner reads the fields it needs from this view (models/symbolic/view.ts); a model reads it as text.
-  return v as RobotManifest[];
+  return views as RobotManifest[];
 }

@@ -26,13 +26,13 @@ export function framePng(robot: RobotManifest, view: CameraView<unknown>): Promi
  * refuses, saying what would make the run possible.
  */
 export function detectionsOf<D>(
-  s: Pick<Session, "modelConfig">,
+  session: Pick<Session, "modelConfig">,
   robot: RobotManifest,
   view: CameraView<unknown>,
 ): D | undefined {
   if (view.detections) return view.detections as D;
   if (robot.cameras[0]?.detections || !view.image) return undefined;
-  if (s.modelConfig.backend === "symbolic") {
+  if (session.modelConfig.backend === "symbolic") {
     throw new Error(
       `robot ${robot.id} publishes no detections (its camera has no detections topic), and the offline reasoner reads only detections: run with a VLM (OPENAI_API_KEY, and OPENAI_BASE_URL for a local one) or give the camera a detections topic (robograph_msgs/Detections)`,
     );
@@ -50,18 +50,18 @@ export function detectionsOf<D>(
 }
 
 /** The newest frame of the first robot with a camera (RePLan's palm, VLM-PC's dog), after the first frames arrived. */
-export async function latestFrame<D>(s: Session): Promise<Frame<D>> {
-  await s.firstViews;
-  const robot = s.robots.find((r) => r.cameras.length && s.views.get(r.id)?.image);
-  const v = robot && s.views.get(robot.id);
-  const detections = robot && v ? detectionsOf<D>(s, robot, v) : undefined;
-  if (!robot || !v?.image || !detections) throw new Error("no camera frame from the robot yet");
-  const png = await framePng(robot, v);
+export async function latestFrame<D>(session: Session): Promise<Frame<D>> {
+  await session.firstViews;
+  const robot = session.robots.find((r) => r.cameras.length && session.views.get(r.id)?.image);
+  const view = robot && session.views.get(robot.id);
+  const detections = robot && view ? detectionsOf<D>(session, robot, view) : undefined;
+  if (!robot || !view?.image || !detections) throw new Error("no camera frame from the robot yet");
+  const png = await framePng(robot, view);
   return {
     robot: robot.id,
-    frame: s.artifacts.put(png),
+    frame: session.artifacts.put(png),
     png,
     detections,
-    image: await imagePart(png, s.modelConfig.imageMaxSide),
+    image: await imagePart(png, session.modelConfig.imageMaxSide),
   };
 }

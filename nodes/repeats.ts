@@ -20,12 +20,12 @@ export function countFailure(
   reason: string,
 ): { repeats: FailureCounts; n: number; end?: { status: "failed"; statusReason: string } } {
   const key = repeatKey(action, reason);
-  const n = (counts[key] ?? 0) + 1;
-  const repeats = { ...counts, [key]: n };
-  if (n < REPEAT_LIMIT) return { repeats, n };
+  const count = (counts[key] ?? 0) + 1;
+  const repeats = { ...counts, [key]: count };
+  if (count < REPEAT_LIMIT) return { repeats, n: count };
   return {
     repeats,
-    n,
-    end: { status: "failed", statusReason: `${action} failed ${n} times for the same reason: ${reason}` },
+    n: count,
+    end: { status: "failed", statusReason: `${action} failed ${count} times for the same reason: ${reason}` },
   };
 }

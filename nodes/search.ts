@@ -23,10 +23,10 @@ export const INSIDE_IN_VIEW_PIXELS = 150;
 export function namedObjects(goal: string, labels: string[]): string[] {
   const text = ` ${goal.toLowerCase().replace(/[^a-z0-9_]+/g, " ")} `;
   return labels
-    .map((l) => ({
-      l,
+    .map((label) => ({
+      l: label,
       i: Math.min(
-        ...[l, l.replace(/_/g, " ")]
+        ...[label, label.replace(/_/g, " ")]
           .map((w) => text.indexOf(` ${w.toLowerCase()} `))
           .map((i) => (i < 0 ? Infinity : i)),
       ),
@@ -63,15 +63,17 @@ export function lookablePlaces(robots: RobotManifest[], world: WorldDescription,
   const served = new Set<string>();
   for (const r of robots) {
     for (const f of r.facts) {
-      const l = parseLiteral(f);
-      if (l.pred === "reaches") reached.add(l.args[1]);
-      if (l.pred === "serves") served.add(l.args[1]);
+      const literal = parseLiteral(f);
+      if (literal.pred === "reaches") reached.add(literal.args[1]);
+      if (literal.pred === "serves") served.add(literal.args[1]);
     }
   }
   return world.places
     .filter(
-      (p) =>
-        (p.openable && (reached.has(p.name) || served.has(p.name))) || served.has(p.name) || viewed.includes(p.name),
+      (place) =>
+        (place.openable && (reached.has(place.name) || served.has(place.name))) ||
+        served.has(place.name) ||
+        viewed.includes(place.name),
     )
     .map((p) => p.name);
 }
@@ -120,5 +122,5 @@ export function exhaustedSearch(
   return undefined;
 }
 
-export const exhaustedReason = (e: { object: string; places: string[] }) =>
-  `no ${e.object} in any of: ${e.places.join(", ")} (each looked into ${LOOKS_TO_RULE_OUT === 2 ? "twice" : `${LOOKS_TO_RULE_OUT} times`} since it was last seen anywhere, and it was not seen)`;
+export const exhaustedReason = (exhausted: { object: string; places: string[] }) =>
+  `no ${exhausted.object} in any of: ${exhausted.places.join(", ")} (each looked into ${LOOKS_TO_RULE_OUT === 2 ? "twice" : `${LOOKS_TO_RULE_OUT} times`} since it was last seen anywhere, and it was not seen)`;

@@ -33,16 +33,21 @@ export const NO_PIPELINE: PipelineCounts = {
 };
 
 /** The counts after one speculation was decided; what a revoked one spent is counted as wasted. */
-export function tally(c: PipelineCounts, outcome: SpeculationOutcome, prepared: boolean, usage: Usage): PipelineCounts {
-  const u = totalUsage(usage);
+export function tally(
+  counts: PipelineCounts,
+  outcome: SpeculationOutcome,
+  prepared: boolean,
+  usage: Usage,
+): PipelineCounts {
+  const spent = totalUsage(usage);
   const wasted = outcome === "revoked";
   return {
-    ...c,
-    prepared: c.prepared + (prepared ? 1 : 0),
-    [outcome]: c[outcome] + 1,
-    wastedCalls: c.wastedCalls + (wasted ? u.calls : 0),
-    wastedInputTokens: c.wastedInputTokens + (wasted ? u.inputTokens : 0),
-    wastedOutputTokens: c.wastedOutputTokens + (wasted ? u.outputTokens : 0),
+    ...counts,
+    prepared: counts.prepared + (prepared ? 1 : 0),
+    [outcome]: counts[outcome] + 1,
+    wastedCalls: counts.wastedCalls + (wasted ? spent.calls : 0),
+    wastedInputTokens: counts.wastedInputTokens + (wasted ? spent.inputTokens : 0),
+    wastedOutputTokens: counts.wastedOutputTokens + (wasted ? spent.outputTokens : 0),
   };
 }
 
@@ -139,7 +144,7 @@ export function sentAgainstTheLook(trace: readonly { node: string; update: unkno
 export function sentAgainstTheReport(trace: readonly { node: string; update: unknown }[]): number {
   let lastOk: boolean | undefined;
   let source: string | undefined;
-  let n = 0;
+  let count = 0;
   for (const step of trace) {
     const update = step.update as Record<string, unknown>;
     if (step.node === "executor") {
@@ -147,9 +152,9 @@ export function sentAgainstTheReport(trace: readonly { node: string; update: unk
       if (motion) lastOk = !!motion.ok;
     }
     if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
-    if (step.node === "dispatch" && update.pendingGoal && source === "prediction_check" && lastOk === false) n++;
+    if (step.node === "dispatch" && update.pendingGoal && source === "prediction_check" && lastOk === false) count++;
   }
-  return n;
+  return count;
 }
 
 /** The kinds of reason a prediction check gives (CLEA's look, RePLan's controller report), as the report counts them. */

@@ -10,10 +10,10 @@ export class Rng {
     this.s = seed >>> 0 || 0x9e3779b9;
   }
   next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    let mixed = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
   }
   pick<T>(items: readonly T[]): T {
     return items[Math.floor(this.next() * items.length)];
@@ -21,24 +21,24 @@ export class Rng {
   /** A standard normal draw (Box–Muller, the second of each pair kept for the next call). */
   normal(): number {
     if (this.spare !== null) {
-      const v = this.spare;
+      const kept = this.spare;
       this.spare = null;
-      return v;
+      return kept;
     }
-    const u = Math.max(this.next(), 1e-12),
-      v = this.next();
-    const r = Math.sqrt(-2 * Math.log(u));
-    this.spare = r * Math.sin(2 * Math.PI * v);
-    return r * Math.cos(2 * Math.PI * v);
+    const first = Math.max(this.next(), 1e-12),
+      second = this.next();
+    const radius = Math.sqrt(-2 * Math.log(first));
+    this.spare = radius * Math.sin(2 * Math.PI * second);
+    return radius * Math.cos(2 * Math.PI * second);
   }
 }
 
 /** The items in an order drawn from `rng` (Fisher–Yates: one draw per item after the first, from the end). */
 export function shuffle<T>(rng: Rng, xs: readonly T[]): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
+  const shuffled = [...xs];
+  for (let i = shuffled.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
   }
-  return a;
+  return shuffled;
 }

@@ -14,9 +14,9 @@ export class EmergencyStop extends Error {
 
 /** Every request in flight listens to the stop (a run's concurrent requests too): no listener limit applies. */
 function stopController(): AbortController {
-  const c = new AbortController();
-  setMaxListeners(0, c.signal);
-  return c;
+  const fresh = new AbortController();
+  setMaxListeners(0, fresh.signal);
+  return fresh;
 }
 
 let controller = stopController();

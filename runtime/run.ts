@@ -63,8 +63,8 @@ function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return defined(picked) as Record<string, string>;
 }
 
-const defined = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== ""));
+const defined = (values: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== null && v !== ""));
 
 /**
  * A run's settings: the environment, overlaid by what the caller gives, parsed against the method's schema; an
@@ -117,10 +117,13 @@ export function openRun<S extends SharedSettings>(
     async session(bridgeUrl = settings.bridgeUrl, need = { world: true }) {
       if (!bridgeUrl)
         throw new Error("no bridge URL: set configurable.bridgeUrl or ROBOGRAPH_BRIDGE_URL (e.g. ws://127.0.0.1:9090)");
-      let s = sessions.get(bridgeUrl);
+      let opened = sessions.get(bridgeUrl);
       // A session whose client gave up reconnecting is closed for good: the run opens a new one.
-      if (s && (await s.catch(() => undefined))?.client.closed) (sessions.delete(bridgeUrl), (s = undefined));
-      if (!s) {
+      if (opened && (await opened.catch(() => undefined))?.client.closed) {
+        sessions.delete(bridgeUrl);
+        opened = undefined;
+      }
+      if (!opened) {
         const open = () =>
           openSession(
             { bridgeUrl, bridgeToken: settings.bridgeToken, manifest: settings.manifest },
@@ -128,13 +131,13 @@ export function openRun<S extends SharedSettings>(
             () => run.session(bridgeUrl, { world: false }),
           );
         if (opening.session && bridgeUrl === settings.bridgeUrl)
-          s = Promise.resolve(opening.session({ models, modelConfig: mc, artifacts }));
-        else if (opening.links) s = opening.links(bridgeUrl, settings, open);
-        else owned.push((s = open()));
-        s.catch(() => sessions.delete(bridgeUrl));
-        sessions.set(bridgeUrl, s);
+          opened = Promise.resolve(opening.session({ models, modelConfig: mc, artifacts }));
+        else if (opening.links) opened = opening.links(bridgeUrl, settings, open);
+        else owned.push((opened = open()));
+        opened.catch(() => sessions.delete(bridgeUrl));
+        sessions.set(bridgeUrl, opened);
       }
-      const session = await s;
+      const session = await opened;
       if (need.world && !session.described)
         throw new Error(
           `${bridgeUrl} serves no world description; the closed loop needs its places and labels (add "world" to the manifest file)`,
@@ -168,16 +171,16 @@ const links = new Map<string, Promise<Session>>();
 
 function pooled(bridgeUrl: string, settings: SharedSettings, open: () => Promise<Session>): Promise<Session> {
   const key = [bridgeUrl, settings.bridgeToken ?? "", settings.manifest ?? ""].join("\n");
-  let s = links.get(key);
-  if (!s) {
-    const forget = () => links.get(key) === s && links.delete(key);
-    s = open().then(
+  let opened = links.get(key);
+  if (!opened) {
+    const forget = () => links.get(key) === opened && links.delete(key);
+    opened = open().then(
       (x) => (x.client.once("close", forget), x),
       (err) => (forget(), Promise.reject(err)),
     );
-    links.set(key, s);
+    links.set(key, opened);
   }
-  return s;
+  return opened;
 }
 
 /** Closes the pooled sessions (the end of a process that ran graphs without opening runs: a test, a server). */
@@ -192,17 +195,21 @@ function withRun<S extends SharedSettings>(
   method: MethodRuntime<S>,
   config: RunnableConfig | undefined,
 ): RunnableConfig {
-  const c = config as (RunnableConfig & { context?: Record<string | symbol, unknown> }) | undefined;
-  if (c?.context?.[RUN]) return c;
+  const callerConfig = config as (RunnableConfig & { context?: Record<string | symbol, unknown> }) | undefined;
+  if (callerConfig?.context?.[RUN]) return callerConfig;
   serverEnvironment ??= { ...process.env };
   const {
     thread_id: _t,
     checkpoint_id: _c,
     checkpoint_ns: _n,
     ...given
-  } = Object.fromEntries(Object.entries(c?.configurable ?? {}).filter(([k]) => !k.startsWith("__")));
-  const run = openRun(method, { ...given, ...(c?.context ?? {}) }, { env: serverEnvironment, links: pooled });
-  return { ...c, context: run.context } as RunnableConfig;
+  } = Object.fromEntries(Object.entries(callerConfig?.configurable ?? {}).filter(([k]) => !k.startsWith("__")));
+  const run = openRun(
+    method,
+    { ...given, ...(callerConfig?.context ?? {}) },
+    { env: serverEnvironment, links: pooled },
+  );
+  return { ...callerConfig, context: run.context } as RunnableConfig;
 }
 
 /**

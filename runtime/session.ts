@@ -61,17 +61,21 @@ export async function openSession(
   for (const r of robots) {
     const cam = r.cameras[0];
     if (!cam) continue;
-    const v: CameraView = {};
-    views.set(r.id, v);
+    const view: CameraView = {};
+    views.set(r.id, view);
     const type = cam.imageType ?? "sensor_msgs/msg/CompressedImage";
     const raw = type === "sensor_msgs/msg/Image" ? { throttleRate: RAW_FRAME_EVERY_MS, queueLength: 1 } : {};
     waits.push(
       new Promise<void>((resolve) => {
         // A camera without a detector of ours is ready with its first frame (a VLM reads the image itself).
-        const check = () => v.image && (v.detections || !cam.detections) && resolve();
-        client.subscribe<ImageMessage>(cam.image, type, (m) => ((v.image = m), check()), raw);
+        const check = () => view.image && (view.detections || !cam.detections) && resolve();
+        client.subscribe<ImageMessage>(cam.image, type, (m) => ((view.image = m), check()), raw);
         if (cam.detections)
-          client.subscribe<CameraView["detections"]>(cam.detections, undefined, (m) => ((v.detections = m), check()));
+          client.subscribe<CameraView["detections"]>(
+            cam.detections,
+            undefined,
+            (m) => ((view.detections = m), check()),
+          );
       }),
     );
   }

@@ -25,13 +25,13 @@ export const pipelineSetting = z
 
 /**
  * A graph's run configuration: what Studio draws as the assistant's form (published by the LangGraph server as the
- * graph's config/context schema) and what every node reads through `runOptions`. One schema, so the form's defaults
- * are the defaults the run uses.
+ * graph's config/context schema) and what every node's run settings are parsed against; a node reads them with
+ * `runOf(config).settings` (runtime/run.ts). One schema, so the form's defaults are the defaults the run uses.
  */
-export function runConfiguration<V extends readonly [string, ...string[]], E extends z.ZodRawShape = {}>(
-  variants: V,
-  own: E = {} as E,
-) {
+export function runConfiguration<
+  V extends readonly [string, ...string[]],
+  E extends z.ZodRawShape = Record<never, never>,
+>(variants: V, own: E = {} as E) {
   return z.object({
     bridgeUrl: z
       .string()

@@ -1,9 +1,9 @@
 /**
- * The map of DESIGN.md, held: dependencies point one way — cli → evals → graphs → nodes → runtime/models/tools/memory →
- * robots/bridge, robots/msgs, robots/manifests — and the simulators import only what both ends share. A method's
- * folder imports no other method's; its graph and nodes do not lean on the offline stand-in (the reasoner is reached
- * through the model interface only). And no import circle anywhere: not two files importing each other, not a longer
- * loop.
+ * The map of DESIGN.md, held: dependencies point one way — cli → evals → graphs → nodes → runtime, models, tools,
+ * memory → robots/bridge, robots/msgs, robots/manifests — and the simulators import only what both ends share. A
+ * method's folder imports no other method's; its graph and nodes do not lean on the offline stand-in (the reasoner is
+ * reached through the model interface only). And no import circle anywhere: not two files importing each other, not a
+ * longer loop.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -14,9 +14,9 @@ import { ROOT } from "./helpers/processes";
 const SOURCES = ["cli", "evals", "graphs", "nodes", "runtime", "models", "tools", "memory", "robots"];
 
 function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  return readdirSync(dir).flatMap((name) => {
+    const entryPath = join(dir, name);
+    return statSync(entryPath).isDirectory() ? files(entryPath) : entryPath.endsWith(".ts") ? [entryPath] : [];
   });
 }
 
@@ -25,8 +25,8 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of SOURCES.flatMap((d) => files(join(ROOT, d)))) {
     const text = readFileSync(f, "utf8");
-    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)].map((m) => {
-      const base = resolve(dirname(f), m[1]);
+    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)].map((match) => {
+      const base = resolve(dirname(f), match[1]);
       const hit = [`${base}.ts`, join(base, "index.ts"), base].find((c) => existsSync(c) && statSync(c).isFile());
       return hit ? relative(ROOT, hit) : relative(ROOT, base);
     });
@@ -99,16 +99,16 @@ describe("dependencies", () => {
     const circles: string[] = [];
     const state = new Map<string, "open" | "done">();
     const stack: string[] = [];
-    const visit = (f: string) => {
-      state.set(f, "open");
-      stack.push(f);
-      for (const t of graph.get(f) ?? []) {
+    const visit = (file: string) => {
+      state.set(file, "open");
+      stack.push(file);
+      for (const t of graph.get(file) ?? []) {
         if (!graph.has(t)) continue;
         if (state.get(t) === "open") circles.push([...stack.slice(stack.indexOf(t)), t].join(" → "));
         else if (!state.has(t)) visit(t);
       }
       stack.pop();
-      state.set(f, "done");
+      state.set(file, "done");
     };
     for (const f of graph.keys()) if (!state.has(f)) visit(f);
     expect(circles).toEqual([]);

@@ -86,6 +86,7 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
     if (!(err instanceof ServiceCallError)) throw err;
     throw new Error(
       `${client.url} serves no ${MANIFEST_SERVICE} (${err.message}): a plain ROS robot needs a manifest file — draft one with robograph connect ${client.url} and pass it with --manifest FILE (configurable.manifest)`,
+      { cause: err },
     );
   }
   const text = (values as { json?: unknown } | undefined)?.json;
@@ -97,12 +98,12 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
       throw new Error(`${MANIFEST_SERVICE} answered with JSON text that does not parse`);
     }
   }
-  const p = ManifestResponse.safeParse(values);
-  if (!p.success)
+  const parsed = ManifestResponse.safeParse(values);
+  if (!parsed.success)
     throw new Error(
-      `${MANIFEST_SERVICE} answered with an invalid manifest: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      `${MANIFEST_SERVICE} answered with an invalid manifest: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
-  return p.data;
+  return parsed.data;
 }
 
 /**
@@ -127,22 +128,22 @@ export async function learnDialect(client: BridgeClient, timeoutMs = 10_000): Pr
 }
 
 export function findSkill(manifests: RobotManifest[], robot: string, skill: string): SkillSpec {
-  const m = manifests.find((r) => r.id === robot);
-  const s = m?.skills.find((k) => k.name === skill);
-  if (!s) throw new UnknownSkillError(robot, skill, m ? m.skills.map((k) => k.name) : []);
-  return s;
+  const manifest = manifests.find((r) => r.id === robot);
+  const spec = manifest?.skills.find((k) => k.name === skill);
+  if (!spec) throw new UnknownSkillError(robot, skill, manifest ? manifest.skills.map((k) => k.name) : []);
+  return spec;
 }
 
 /** Checks arguments against the skill's schema; throws InvalidSkillArgumentsError naming each bad field. */
 export function validateSkillArguments(robot: string, spec: SkillSpec, args: unknown): Record<string, unknown> {
-  const p = argumentsValidator(spec.parameters).safeParse(args ?? {});
-  if (!p.success)
+  const parsed = argumentsValidator(spec.parameters).safeParse(args ?? {});
+  if (!parsed.success)
     throw new InvalidSkillArgumentsError(
       robot,
       spec.name,
-      p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`),
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`),
     );
-  return p.data as Record<string, unknown>;
+  return parsed.data as Record<string, unknown>;
 }
 
 /**
@@ -187,32 +188,32 @@ export async function callSkill(
       goalId,
       timeoutMs: opts.timeoutMs ?? spec.timeoutSec * 1000,
       signal: opts.signal,
-      onFeedback: (f: unknown) => {
-        feedback.push(f);
-        opts.onFeedback?.(f);
+      onFeedback: (progress: unknown) => {
+        feedback.push(progress);
+        opts.onFeedback?.(progress);
       },
     };
     // The transport is the manifest's word; nothing above this function knows which one a skill used.
-    const r =
+    const outcome =
       spec.transport === "actionlib"
         ? await sendActionlibGoal(client, spec.action, spec.actionType, valid, goal).result
         : spec.transport === "service"
           ? await serviceAsGoal(client, spec, valid, goal)
           : await client.sendGoal(spec.action, spec.actionType, valid, goal).result;
-    const values = r.values as { message?: unknown; success?: unknown } | string | undefined;
+    const values = outcome.values as { message?: unknown; success?: unknown } | string | undefined;
     // The robot's words: its result's `message` (ours, Trigger-like results), else the action's status text.
     const message =
       typeof values === "string"
         ? values
         : typeof values?.message === "string" && values.message
           ? values.message
-          : (r.statusText ?? "");
+          : (outcome.statusText ?? "");
     // A result that says `success: false` is a failure whatever the status; one without such a field ends by its status.
     const said = typeof values === "object" && values?.success === false;
     const status =
-      r.status === GoalStatus.SUCCEEDED && r.succeeded && !said
+      outcome.status === GoalStatus.SUCCEEDED && outcome.succeeded && !said
         ? "succeeded"
-        : r.status === GoalStatus.CANCELED
+        : outcome.status === GoalStatus.CANCELED
           ? "canceled"
           : "aborted";
     return {
@@ -227,14 +228,14 @@ export async function callSkill(
               message ||
               (said
                 ? "the robot's result says success: false"
-                : `goal ended ${STATUS_NAMES[r.status] ?? `with status ${r.status}`}`),
+                : `goal ended ${STATUS_NAMES[outcome.status] ?? `with status ${outcome.status}`}`),
           }),
       durationMs: performance.now() - started,
-      values: r.values,
-      ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
+      values: outcome.values,
+      ...(outcome.endedAt !== undefined ? { endedAt: outcome.endedAt } : {}),
     };
   } catch (err) {
-    const e = err as Error;
+    const error = err as Error;
     const status =
       err instanceof BridgeTimeoutError
         ? "timeout"
@@ -243,7 +244,7 @@ export async function callSkill(
           : err instanceof BridgeProtocolError
             ? "rejected"
             : "aborted";
-    return { ...base, ok: false, status, message: "", error: e.message, durationMs: performance.now() - started };
+    return { ...base, ok: false, status, message: "", error: error.message, durationMs: performance.now() - started };
   }
 }
 

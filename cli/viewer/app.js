@@ -7,7 +7,7 @@ const app = document.getElementById("app");
 const crumbs = document.getElementById("crumbs");
 
 /** Builds an element; strings become text nodes (nothing from a record is ever parsed as HTML). */
-function h(tag, attrs, ...kids) {
+function element(tag, attrs, ...kids) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
@@ -21,13 +21,12 @@ function h(tag, attrs, ...kids) {
 }
 
 const api = async (path) => {
-  const r = await fetch(path);
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return r.json();
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
 };
 const enc = (rel) => rel.split("/").map(encodeURIComponent).join("/");
 const fmt = (x, d = 1) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(d) : "–");
-const pct = (x) => (typeof x === "number" ? `${Math.round(x * 100)}%` : "–");
 const callText = (c) => (c ? `${c.robot}.${c.skill}(${Object.values(c.args || {}).join(", ")})` : "");
 
 function statusBadge(status, success) {
@@ -37,7 +36,7 @@ function statusBadge(status, success) {
       : status === "interrupted" || status === "incomplete" || status === "running"
         ? "warn"
         : "bad";
-  return h("span", { class: `badge ${cls}`, "data-status": status }, status || "unknown");
+  return element("span", { class: `badge ${cls}`, "data-status": status }, status || "unknown");
 }
 
 async function main() {
@@ -47,7 +46,7 @@ async function main() {
     if (path.startsWith("/experiment/")) return await experimentPage(path.slice(12));
     return await indexPage();
   } catch (err) {
-    app.replaceChildren(h("p", { class: "bad" }, String(err.message || err)));
+    app.replaceChildren(element("p", { class: "bad" }, String(err.message || err)));
   }
 }
 
@@ -58,39 +57,41 @@ async function indexPage() {
   const x = await api("/api/index");
   document.title = "robograph view";
   app.replaceChildren(
-    h("h1", {}, "Runs under ", h("code", {}, x.root)),
+    element("h1", {}, "Runs under ", element("code", {}, x.root)),
     x.runs.length
-      ? h(
+      ? element(
           "table",
           {},
-          h("tr", {}, h("th", {}, "run"), h("th", {}, "scenario"), h("th", {}, "status")),
-          x.runs.map((r) =>
-            h(
+          element("tr", {}, element("th", {}, "run"), element("th", {}, "scenario"), element("th", {}, "status")),
+          x.runs.map((run) =>
+            element(
               "tr",
               {},
-              h("td", {}, h("a", { href: `/run/${enc(r.rel)}` }, r.id)),
-              h("td", {}, r.scenario || ""),
-              h("td", {}, statusBadge(r.status, r.success)),
+              element("td", {}, element("a", { href: `/run/${enc(run.rel)}` }, run.id)),
+              element("td", {}, run.scenario || ""),
+              element("td", {}, statusBadge(run.status, run.success)),
             ),
           ),
         )
-      : h("p", { class: "muted" }, "no run records here (npm start leaves one in runs/<thread>/)"),
-    h("h2", {}, "Experiments"),
+      : element("p", { class: "muted" }, "no run records here (npm start leaves one in runs/<thread>/)"),
+    element("h2", {}, "Experiments"),
     x.experiments.length
-      ? h(
+      ? element(
           "ul",
           {},
-          x.experiments.map((e) =>
-            h(
+          x.experiments.map((experiment) =>
+            element(
               "li",
               {},
-              h("a", { href: `/experiment/${enc(e.rel)}` }, e.name),
-              e.method ? h("span", { class: "muted" }, ` — ${e.methodTitle || e.method}`) : "",
-              e.hasReport ? "" : h("span", { class: "muted" }, " (no report.json)"),
+              element("a", { href: `/experiment/${enc(experiment.rel)}` }, experiment.name),
+              experiment.method
+                ? element("span", { class: "muted" }, ` — ${experiment.methodTitle || experiment.method}`)
+                : "",
+              experiment.hasReport ? "" : element("span", { class: "muted" }, " (no report.json)"),
             ),
           ),
         )
-      : h(
+      : element(
           "p",
           { class: "muted" },
           "none (npm run eval writes them to runs/experiments/<name>/; a curriculum run's report is listed here too)",
@@ -129,51 +130,52 @@ function foldTo(run, i) {
     outputTokens: 0,
   };
   for (let k = 0; k <= i && k < run.steps.length; k++) {
-    const s = run.steps[k];
-    const u = s.update || {};
-    for (const f of s.frames) st.frames[f.camera] = f;
-    st.calls += s.usage.calls;
-    st.inputTokens += s.usage.inputTokens;
-    st.outputTokens += s.usage.outputTokens;
-    if ("belief" in u) st.belief = u.belief;
-    if ("plan" in u) {
-      if (Array.isArray(u.plan)) st.vlmpcPlan = u.plan;
-      else st.plan = u.plan;
+    const step = run.steps[k];
+    const update = step.update || {};
+    for (const f of step.frames) st.frames[f.camera] = f;
+    st.calls += step.usage.calls;
+    st.inputTokens += step.usage.inputTokens;
+    st.outputTokens += step.usage.outputTokens;
+    if ("belief" in update) st.belief = update.belief;
+    if ("plan" in update) {
+      if (Array.isArray(update.plan)) st.vlmpcPlan = update.plan;
+      else st.plan = update.plan;
     }
-    if ("cursor" in u) st.cursor = u.cursor;
-    if ("critique" in u && u.critique) {
-      st.critique = u.critique;
-      st.critiqueAt = s.n;
+    if ("cursor" in update) st.cursor = update.cursor;
+    if ("critique" in update && update.critique) {
+      st.critique = update.critique;
+      st.critiqueAt = step.n;
     }
-    if ("lastFailure" in u) st.lastFailure = u.lastFailure;
-    if ("motion" in u) st.motion = u.motion;
-    if ("scene" in u) st.scene = u.scene;
-    if (Array.isArray(u.facts)) st.facts = [...new Set([...st.facts, ...u.facts])];
-    if ("answers" in u) st.answers = u.answers;
-    if (Array.isArray(u.explanations) && u.explanations.length) {
-      st.explanations = u.explanations;
-      st.diagnosisAt = s.n;
+    if ("lastFailure" in update) st.lastFailure = update.lastFailure;
+    if ("motion" in update) st.motion = update.motion;
+    if ("scene" in update) st.scene = update.scene;
+    if (Array.isArray(update.facts)) st.facts = [...new Set([...st.facts, ...update.facts])];
+    if ("answers" in update) st.answers = update.answers;
+    if (Array.isArray(update.explanations) && update.explanations.length) {
+      st.explanations = update.explanations;
+      st.diagnosisAt = step.n;
     }
-    if ("status" in u) {
-      st.status = u.status;
-      st.statusReason = u.statusReason;
+    if ("status" in update) {
+      st.status = update.status;
+      st.statusReason = update.statusReason;
     }
     const before = st.skillSeconds;
-    if (u.counters && typeof u.counters.skillSeconds === "number") st.skillSeconds = u.counters.skillSeconds;
+    if (update.counters && typeof update.counters.skillSeconds === "number")
+      st.skillSeconds = update.counters.skillSeconds;
     // Skill results: CLEA's executor, RePLan's motions, VLM-PC's skills.
-    if (s.node === "executor") {
-      const e = Array.isArray(u.history) ? u.history.find((x) => x.kind === "action") : null;
-      if (e)
+    if (step.node === "executor") {
+      const action = Array.isArray(update.history) ? update.history.find((x) => x.kind === "action") : null;
+      if (action)
         st.results.push({
-          n: s.n,
-          what: callText(e.call),
-          ok: e.ok,
-          message: e.message,
+          n: step.n,
+          what: callText(action.call),
+          ok: action.ok,
+          message: action.message,
           seconds: st.skillSeconds - before,
         });
-      for (const m of (u.log || []).filter((x) => x.kind === "motion"))
+      for (const m of (update.log || []).filter((x) => x.kind === "motion"))
         st.results.push({
-          n: s.n,
+          n: step.n,
           what: m.step,
           ok: m.ok,
           message: m.message,
@@ -181,54 +183,55 @@ function foldTo(run, i) {
           terms: m.terms,
           motionIndex: st.results.filter((r) => r.terms).length,
         });
-      const w = u.steps && !Array.isArray(u.steps) ? u.steps.result : null;
-      if (w)
+      const skillResult = update.steps && !Array.isArray(update.steps) ? update.steps.result : null;
+      if (skillResult)
         st.results.push({
-          n: s.n,
-          what: `${w.skill} ${w.magnitude}`,
-          ok: !w.stalled,
-          message: `moved ${fmt(w.moved, 2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", stalled" : ""}`,
-          seconds: w.seconds,
+          n: step.n,
+          what: `${skillResult.skill} ${skillResult.magnitude}`,
+          ok: !skillResult.stalled,
+          message: `moved ${fmt(skillResult.moved, 2)} m, turned ${Math.round(skillResult.turned)}°${skillResult.stalled ? ", stalled" : ""}`,
+          seconds: skillResult.seconds,
         });
     }
-    for (const d of (u.log || []).filter((x) => x.kind === "diagnosis")) {
+    for (const d of (update.log || []).filter((x) => x.kind === "diagnosis")) {
       st.reasons = d.reasons;
-      st.diagnosisAt = s.n;
+      st.diagnosisAt = step.n;
     }
-    if (s.node === "planner" && Array.isArray(u.steps) && u.steps[0]) st.answer = u.steps[0].answer;
+    if (step.node === "planner" && Array.isArray(update.steps) && update.steps[0]) st.answer = update.steps[0].answer;
   }
   return st;
 }
 
 /** What kind of moment a step is, for the timeline's marks. */
-function stepClass(s) {
-  const u = s.update || {};
-  if (s.node === "critic" && u.critique && u.critique.verdict !== "ok") return "objection";
-  if (s.node === "verifier" && u.plan === null) return "objection";
-  if (s.node === "executor") {
-    const e = Array.isArray(u.history) ? u.history.find((x) => x.kind === "action") : null;
-    if (e && !e.ok) return "failed";
-    if ((u.log || []).some((x) => x.kind === "motion" && !x.ok)) return "failed";
-    if (u.steps && !Array.isArray(u.steps) && u.steps.result && u.steps.result.stalled) return "failed";
+function stepClass(step) {
+  const update = step.update || {};
+  if (step.node === "critic" && update.critique && update.critique.verdict !== "ok") return "objection";
+  if (step.node === "verifier" && update.plan === null) return "objection";
+  if (step.node === "executor") {
+    const action = Array.isArray(update.history) ? update.history.find((x) => x.kind === "action") : null;
+    if (action && !action.ok) return "failed";
+    if ((update.log || []).some((x) => x.kind === "motion" && !x.ok)) return "failed";
+    if (update.steps && !Array.isArray(update.steps) && update.steps.result && update.steps.result.stalled)
+      return "failed";
   }
-  if (["diagnose", "remap_reasons", "consolidate"].includes(s.node)) return "diagnosis";
-  if (u.status === "succeeded") return "done";
-  if (u.status && u.status !== "running") return "failed";
+  if (["diagnose", "remap_reasons", "consolidate"].includes(step.node)) return "diagnosis";
+  if (update.status === "succeeded") return "done";
+  if (update.status && update.status !== "running") return "failed";
   return "";
 }
 
 /** Residuals of a motion's terms: from the world's event log where the record has it, else from the controller's message. */
-function residuals(run, r) {
+function residuals(run, result) {
   const out = [];
   const logged = (run.worldEvents || []).filter((e) => /^motion \d+ ended: /.test(e.detail || ""));
-  const e = logged[r.motionIndex];
-  if (e) {
-    for (const part of e.detail.replace(/^motion \d+ ended: /, "").split("; ")) {
-      const m = /^(.*) = (-?[\d.]+)$/.exec(part);
-      if (m) out.push({ term: m[1], residual: Number(m[2]) });
+  const event = logged[result.motionIndex];
+  if (event) {
+    for (const part of event.detail.replace(/^motion \d+ ended: /, "").split("; ")) {
+      const match = /^(.*) = (-?[\d.]+)$/.exec(part);
+      if (match) out.push({ term: match[1], residual: Number(match[2]) });
     }
   }
-  const msg = r.message || "";
+  const msg = result.message || "";
   for (const m of msg.matchAll(
     /(?:primary term |; |unmet: )?([a-z_]+\([^)]*\)) (?:not met: |met: )?residual (-?[\d.]+) (<=|>) ([\d.]+)/g,
   )) {
@@ -241,31 +244,31 @@ function residuals(run, r) {
   return out;
 }
 
-function termText(t) {
-  if (typeof t === "string") return t;
+function termText(term) {
+  if (typeof term === "string") return term;
   const args =
     {
-      minimize_l2_distance: [t.a, t.b],
-      maximize_l2_distance: [t.a, t.b, t.distance],
-      set_joint_fraction: [t.joint, t.fraction],
-      set_obj_z_position: [t.obj, t.z],
-      set_obj_orientation: [t.obj, t.axis, t.radians],
-    }[t.kind] || [];
-  return `${t.kind}(${args.filter((a) => a !== undefined).join(", ")})${t.weight !== undefined && t.weight !== 1 ? ` ×${t.weight}` : ""}${t.primary ? "  # primary" : ""}`;
+      minimize_l2_distance: [term.a, term.b],
+      maximize_l2_distance: [term.a, term.b, term.distance],
+      set_joint_fraction: [term.joint, term.fraction],
+      set_obj_z_position: [term.obj, term.z],
+      set_obj_orientation: [term.obj, term.axis, term.radians],
+    }[term.kind] || [];
+  return `${term.kind}(${args.filter((a) => a !== undefined).join(", ")})${term.weight !== undefined && term.weight !== 1 ? ` ×${term.weight}` : ""}${term.primary ? "  # primary" : ""}`;
 }
 
 /** Draws a frame's detections over it: a box and a label per detection, in the detector's pixel frame. */
-function drawBoxes(img, canvas, f) {
+function drawBoxes(img, canvas, frame) {
   // Drawn at the size the frame is shown, so labels stay legible however small the camera's image is.
-  const w = img.clientWidth || img.naturalWidth,
+  const width = img.clientWidth || img.naturalWidth,
     hgt = img.clientHeight || img.naturalHeight;
-  canvas.width = w;
+  canvas.width = width;
   canvas.height = hgt;
   const ctx = canvas.getContext("2d");
-  ctx.clearRect(0, 0, w, hgt);
-  const boxes = f.boxes || [];
-  const sx = w / (f.width || img.naturalWidth),
-    sy = hgt / (f.height || img.naturalHeight);
+  ctx.clearRect(0, 0, width, hgt);
+  const boxes = frame.boxes || [];
+  const sx = width / (frame.width || img.naturalWidth),
+    sy = hgt / (frame.height || img.naturalHeight);
   ctx.lineWidth = 2;
   ctx.font = "11px sans-serif";
   ctx.textBaseline = "bottom";
@@ -288,238 +291,259 @@ function drawBoxes(img, canvas, f) {
   canvas.dataset.drawn = "1";
 }
 
-function cameraFigure(f, atStep) {
-  const canvas = h("canvas", { class: "boxes", "data-boxes": "0" });
-  const img = h("img", { class: "frame", alt: `${f.camera} at step ${f.n}`, "data-camera": f.camera });
-  img.addEventListener("load", () => drawBoxes(img, canvas, f));
-  if (f.src) img.src = f.src;
+function cameraFigure(frame, atStep) {
+  const canvas = element("canvas", { class: "boxes", "data-boxes": "0" });
+  const img = element("img", {
+    class: "frame",
+    alt: `${frame.camera} at step ${frame.n}`,
+    "data-camera": frame.camera,
+  });
+  img.addEventListener("load", () => drawBoxes(img, canvas, frame));
+  if (frame.src) img.src = frame.src;
   const det =
-    f.boxes === null
+    frame.boxes === null
       ? "no detections on record for this frame"
-      : `${f.boxes.length} detection${f.boxes.length === 1 ? "" : "s"}: ${f.boxes.map((b) => `${b.label}${b.note ? ` (${b.note})` : ""}`).join(", ") || "none"}`;
-  return h(
+      : `${frame.boxes.length} detection${frame.boxes.length === 1 ? "" : "s"}: ${frame.boxes.map((b) => `${b.label}${b.note ? ` (${b.note})` : ""}`).join(", ") || "none"}`;
+  return element(
     "figure",
     { class: "camera" },
-    h(
+    element(
       "div",
       { class: "stage" },
-      f.src
+      frame.src
         ? img
-        : h(
+        : element(
             "div",
             { class: "muted", style: "width:320px;height:240px;line-height:240px;text-align:center" },
             "frame not on disk",
           ),
       canvas,
     ),
-    h(
+    element(
       "figcaption",
       {},
-      h("b", {}, f.camera),
-      ` — taken at step ${f.n}${f.n === atStep ? " (this step)" : ""}; ${det}`,
-      f.caption ? h("div", { class: "muted" }, f.caption) : "",
+      element("b", {}, frame.camera),
+      ` — taken at step ${frame.n}${frame.n === atStep ? " (this step)" : ""}; ${det}`,
+      frame.caption ? element("div", { class: "muted" }, frame.caption) : "",
     ),
   );
 }
 
 function kv(obj) {
-  return h("pre", {}, JSON.stringify(obj, null, 1));
+  return element("pre", {}, JSON.stringify(obj, null, 1));
 }
 
-function panels(run, st, s) {
+function panels(run, st, step) {
   const out = [];
-  const u = s.update || {};
+  const update = step.update || {};
   // This step.
   out.push(
-    h(
+    element(
       "div",
       { class: "panel", id: "step-panel" },
-      h("h3", {}, `step ${s.n}: ${s.node}`),
-      h("div", {}, s.text || h("span", { class: "muted" }, "(no change it reports)")),
-      h(
+      element("h3", {}, `step ${step.n}: ${step.node}`),
+      element("div", {}, step.text || element("span", { class: "muted" }, "(no change it reports)")),
+      element(
         "div",
         { class: "muted" },
-        `${s.t !== null ? `t = ${fmt(s.t / 1000, 2)} s; ` : ""}model calls ${s.usage.calls}, tokens ${s.usage.inputTokens} in / ${s.usage.outputTokens} out (run so far: ${st.calls} calls, ${st.inputTokens}+${st.outputTokens} tokens)`,
+        `${step.t !== null ? `t = ${fmt(step.t / 1000, 2)} s; ` : ""}model calls ${step.usage.calls}, tokens ${step.usage.inputTokens} in / ${step.usage.outputTokens} out (run so far: ${st.calls} calls, ${st.inputTokens}+${st.outputTokens} tokens)`,
       ),
-      h("details", {}, h("summary", {}, "the node's update as recorded"), kv(u)),
+      element("details", {}, element("summary", {}, "the node's update as recorded"), kv(update)),
     ),
   );
   // Critic verdict and diagnoses, highlighted.
   if (st.critique) {
-    const c = st.critique;
+    const critique = st.critique;
     out.push(
-      h(
+      element(
         "div",
-        { class: `panel ${c.verdict === "ok" ? "" : "alert"}`, id: "critic-panel" },
-        h("h3", {}, `critic (step ${st.critiqueAt})`),
-        h(
+        { class: `panel ${critique.verdict === "ok" ? "" : "alert"}`, id: "critic-panel" },
+        element("h3", {}, `critic (step ${st.critiqueAt})`),
+        element(
           "div",
           {},
-          h("b", { class: c.verdict === "ok" ? "ok" : "bad" }, c.verdict),
+          element("b", { class: critique.verdict === "ok" ? "ok" : "bad" }, critique.verdict),
           " on ",
-          h("code", {}, callText(c.action)),
+          element("code", {}, callText(critique.action)),
         ),
-        c.feedback ? h("div", {}, c.feedback) : "",
+        critique.feedback ? element("div", {}, critique.feedback) : "",
       ),
     );
   }
-  if (s.node === "verifier" && u.plan === null && u.lastFailure)
+  if (step.node === "verifier" && update.plan === null && update.lastFailure)
     out.push(
-      h("div", { class: "panel alert" }, h("h3", {}, "verifier rejected the plan"), h("div", {}, u.lastFailure)),
+      element(
+        "div",
+        { class: "panel alert" },
+        element("h3", {}, "verifier rejected the plan"),
+        element("div", {}, update.lastFailure),
+      ),
     );
   if (st.explanations.length || st.reasons.length) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel diag", id: "diagnosis-panel" },
-        h("h3", {}, `diagnosis (step ${st.diagnosisAt})`),
+        element("h3", {}, `diagnosis (step ${st.diagnosisAt})`),
         st.explanations.length
-          ? h(
+          ? element(
               "ul",
               {},
-              st.explanations.map((e) => h("li", {}, e)),
+              st.explanations.map((e) => element("li", {}, e)),
             )
           : "",
-        st.reasons.length ? h("div", {}, h("b", {}, "reasons: "), st.reasons.join("; ")) : "",
+        st.reasons.length ? element("div", {}, element("b", {}, "reasons: "), st.reasons.join("; ")) : "",
       ),
     );
   }
   // Belief and plan.
   if (st.belief) {
-    const b = st.belief;
+    const belief = st.belief;
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "belief-panel" },
-        h("h3", {}, "belief"),
-        h("div", {}, b.progress || ""),
-        b.objects
-          ? h(
+        element("h3", {}, "belief"),
+        element("div", {}, belief.progress || ""),
+        belief.objects
+          ? element(
               "ul",
               {},
-              b.objects.map((o) => h("li", {}, `${o.name} at ${o.place} (${o.source})`)),
+              belief.objects.map((o) => element("li", {}, `${o.name} at ${o.place} (${o.source})`)),
             )
           : "",
-        b.containers ? h("div", { class: "muted" }, b.containers.map((c) => `${c.name} ${c.state}`).join(", ")) : "",
-        b.holding
-          ? h("div", { class: "muted" }, b.holding.map((x) => `${x.robot} holds ${x.object || "nothing"}`).join("; "))
+        belief.containers
+          ? element("div", { class: "muted" }, belief.containers.map((c) => `${c.name} ${c.state}`).join(", "))
+          : "",
+        belief.holding
+          ? element(
+              "div",
+              { class: "muted" },
+              belief.holding.map((x) => `${x.robot} holds ${x.object || "nothing"}`).join("; "),
+            )
           : "",
       ),
     );
   }
   if (st.scene.length || st.facts.length) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "scene-panel" },
-        h("h3", {}, "scene and facts"),
-        h("div", {}, st.scene.join(", ")),
+        element("h3", {}, "scene and facts"),
+        element("div", {}, st.scene.join(", ")),
         st.facts.length
-          ? h(
+          ? element(
               "ul",
               {},
-              st.facts.map((f) => h("li", {}, f)),
+              st.facts.map((f) => element("li", {}, f)),
             )
           : "",
       ),
     );
   }
   if (st.plan) {
-    const p = st.plan;
-    const rows = (p.steps || []).map((x, k) =>
-      h(
+    const plan = st.plan;
+    const rows = (plan.steps || []).map((x, k) =>
+      element(
         "li",
         { class: k === st.cursor ? "cursor" : k < st.cursor ? "past" : "" },
         x.kind ? `[${x.kind}] ${x.action}` : callText(x),
       ),
     );
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "plan-panel" },
-        h("h3", {}, "plan"),
-        p.subgoal ? h("div", {}, h("b", {}, "sub-goal: "), p.subgoal) : "",
-        p.thought || p.rationale ? h("div", { class: "muted" }, p.thought || p.rationale) : "",
-        h("ol", {}, rows),
+        element("h3", {}, "plan"),
+        plan.subgoal ? element("div", {}, element("b", {}, "sub-goal: "), plan.subgoal) : "",
+        plan.thought || plan.rationale ? element("div", { class: "muted" }, plan.thought || plan.rationale) : "",
+        element("ol", {}, rows),
       ),
     );
   } else if (st.vlmpcPlan) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "plan-panel" },
-        h("h3", {}, "plan"),
-        h(
+        element("h3", {}, "plan"),
+        element(
           "ol",
           {},
-          st.vlmpcPlan.map((c) => h("li", {}, `${c.skill} ${c.magnitude}`)),
+          st.vlmpcPlan.map((c) => element("li", {}, `${c.skill} ${c.magnitude}`)),
         ),
-        st.answer ? h("div", { class: "muted" }, st.answer.progress, " — ", st.answer.comparison) : "",
+        st.answer ? element("div", { class: "muted" }, st.answer.progress, " — ", st.answer.comparison) : "",
       ),
     );
   }
   if (st.answers && st.answers.length)
     out.push(
-      h(
+      element(
         "div",
         { class: "panel" },
-        h("h3", {}, "vision questions"),
-        h(
+        element("h3", {}, "vision questions"),
+        element(
           "ul",
           {},
-          st.answers.map((a) => h("li", {}, `${a.question} → ${a.answer}`)),
+          st.answers.map((a) => element("li", {}, `${a.question} → ${a.answer}`)),
         ),
       ),
     );
   // Reward terms of the motion in hand, and each motion's residuals.
   if (st.motion && st.motion.terms) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "motion-panel" },
-        h("h3", {}, `motion: ${st.motion.step}`),
-        h(
+        element("h3", {}, `motion: ${st.motion.step}`),
+        element(
           "ul",
           {},
-          st.motion.terms.map((t) => h("li", {}, h("code", {}, termText(t)))),
+          st.motion.terms.map((t) => element("li", {}, element("code", {}, termText(t)))),
         ),
-        h("div", { class: "muted" }, `duration ${st.motion.duration} s`),
+        element("div", { class: "muted" }, `duration ${st.motion.duration} s`),
       ),
     );
   }
   const motions = st.results.filter((r) => r.terms);
   if (motions.length) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "residuals-panel" },
-        h("h3", {}, "motions: reward terms and residuals"),
-        motions.map((r) => {
-          const res = residuals(run, r);
-          return h(
+        element("h3", {}, "motions: reward terms and residuals"),
+        motions.map((motion) => {
+          const res = residuals(run, motion);
+          return element(
             "div",
             {},
-            h(
+            element(
               "div",
               {},
-              h("b", { class: r.ok ? "ok" : "bad" }, r.ok ? "met" : "not met"),
-              ` step ${r.n}: ${r.what} (${fmt(r.seconds, 2)} s)`,
+              element("b", { class: motion.ok ? "ok" : "bad" }, motion.ok ? "met" : "not met"),
+              ` step ${motion.n}: ${motion.what} (${fmt(motion.seconds, 2)} s)`,
             ),
-            h(
+            element(
               "table",
               { class: "residuals" },
-              h("tr", {}, h("th", {}, "term"), h("th", {}, "residual"), h("th", {}, "tolerance")),
-              (res.length ? res : r.terms.map((t) => ({ term: t }))).map((x) =>
-                h(
+              element(
+                "tr",
+                {},
+                element("th", {}, "term"),
+                element("th", {}, "residual"),
+                element("th", {}, "tolerance"),
+              ),
+              (res.length ? res : motion.terms.map((t) => ({ term: t }))).map((x) =>
+                element(
                   "tr",
                   {},
-                  h("td", {}, h("code", {}, x.term)),
-                  h(
+                  element("td", {}, element("code", {}, x.term)),
+                  element(
                     "td",
                     { class: `num ${x.met === false ? "bad" : ""}` },
                     x.residual !== undefined ? fmt(x.residual, 3) : "–",
                   ),
-                  h("td", { class: "num" }, x.tolerance !== undefined ? fmt(x.tolerance, 2) : ""),
+                  element("td", { class: "num" }, x.tolerance !== undefined ? fmt(x.tolerance, 2) : ""),
                 ),
               ),
             ),
@@ -531,60 +555,69 @@ function panels(run, st, s) {
   // Skill results.
   if (st.results.length) {
     out.push(
-      h(
+      element(
         "div",
         { class: "panel", id: "results-panel" },
-        h("h3", {}, "skill results"),
-        h(
+        element("h3", {}, "skill results"),
+        element(
           "table",
           {},
-          h("tr", {}, h("th", {}, "step"), h("th", {}, "skill"), h("th", {}, "result"), h("th", {}, "s")),
-          st.results.map((r) =>
-            h(
+          element(
+            "tr",
+            {},
+            element("th", {}, "step"),
+            element("th", {}, "skill"),
+            element("th", {}, "result"),
+            element("th", {}, "s"),
+          ),
+          st.results.map((result) =>
+            element(
               "tr",
-              { class: r.n === s.n ? "current" : "" },
-              h("td", { class: "num" }, r.n),
-              h("td", {}, r.what),
-              h("td", { class: r.ok ? "ok" : "bad" }, `${r.ok ? "ok" : "FAILED"}: ${r.message}`),
-              h("td", { class: "num" }, fmt(r.seconds, 2)),
+              { class: result.n === step.n ? "current" : "" },
+              element("td", { class: "num" }, result.n),
+              element("td", {}, result.what),
+              element("td", { class: result.ok ? "ok" : "bad" }, `${result.ok ? "ok" : "FAILED"}: ${result.message}`),
+              element("td", { class: "num" }, fmt(result.seconds, 2)),
             ),
           ),
         ),
       ),
     );
   }
-  if (st.lastFailure && s.node !== "verifier")
-    out.push(h("div", { class: "panel diag" }, h("h3", {}, "last failure"), h("div", {}, st.lastFailure)));
+  if (st.lastFailure && step.node !== "verifier")
+    out.push(
+      element("div", { class: "panel diag" }, element("h3", {}, "last failure"), element("div", {}, st.lastFailure)),
+    );
   return out;
 }
 
 function goalCheck(run) {
-  const s = run.summary || run.result;
-  const goal = s && Array.isArray(s.goal) ? s.goal : null;
-  const checked = s
-    ? typeof s.checked === "boolean"
-      ? s.checked
-      : typeof s.goalHeld === "boolean"
-        ? s.goalHeld
+  const record = run.summary || run.result;
+  const goal = record && Array.isArray(record.goal) ? record.goal : null;
+  const checked = record
+    ? typeof record.checked === "boolean"
+      ? record.checked
+      : typeof record.goalHeld === "boolean"
+        ? record.goalHeld
         : null
     : null;
   if (!goal && checked !== null)
-    return h(
+    return element(
       "div",
       { class: `panel ${checked ? "" : "alert"}`, id: "goal-panel" },
-      h("h3", {}, "final goal check (simulator)"),
-      h(
+      element("h3", {}, "final goal check (simulator)"),
+      element(
         "div",
         { class: checked ? "ok" : "bad" },
         checked ? "✓ the simulator confirms the goal" : "✗ the simulator finds the goal not met",
       ),
     );
   if (!goal)
-    return h(
+    return element(
       "div",
       { class: "panel", id: "goal-panel" },
-      h("h3", {}, "final goal check"),
-      h(
+      element("h3", {}, "final goal check"),
+      element(
         "span",
         { class: "muted" },
         run.summary || run.result
@@ -592,16 +625,16 @@ function goalCheck(run) {
           : "the run did not finish: no check on record",
       ),
     );
-  return h(
+  return element(
     "div",
     { class: `panel ${goal.every((g) => g.holds) ? "" : "alert"}`, id: "goal-panel" },
-    h("h3", {}, "final goal check (simulator)"),
-    h(
+    element("h3", {}, "final goal check (simulator)"),
+    element(
       "ul",
       {},
-      goal.map((g) => h("li", { class: g.holds ? "ok" : "bad" }, `${g.holds ? "✓" : "✗"} ${g.literal}`)),
+      goal.map((g) => element("li", { class: g.holds ? "ok" : "bad" }, `${g.holds ? "✓" : "✗"} ${g.literal}`)),
     ),
-    s.disagreement ? h("div", { class: "bad" }, s.disagreement) : "",
+    record.disagreement ? element("div", { class: "bad" }, record.disagreement) : "",
   );
 }
 
@@ -610,123 +643,132 @@ async function runPage(rel) {
   document.title = `run ${run.id} — robograph view`;
   crumbs.replaceChildren(
     " / ",
-    ...(run.experiment ? [h("a", { href: `/experiment/${enc(run.experiment)}` }, run.experiment), " / "] : []),
+    ...(run.experiment ? [element("a", { href: `/experiment/${enc(run.experiment)}` }, run.experiment), " / "] : []),
     run.id,
   );
-  const s = run.summary || run.result;
-  const status = s ? s.status : run.lastCheckpoint ? run.lastCheckpoint.status : "incomplete";
-  const head = h(
+  const record = run.summary || run.result;
+  const status = record ? record.status : run.lastCheckpoint ? run.lastCheckpoint.status : "incomplete";
+  const head = element(
     "div",
     {},
-    h("h1", {}, `Run ${run.id} `, statusBadge(s ? s.status : "incomplete", s ? s.success : null)),
-    run.goal ? h("div", {}, h("b", {}, "goal: "), run.goal) : "",
+    element(
+      "h1",
+      {},
+      `Run ${run.id} `,
+      statusBadge(record ? record.status : "incomplete", record ? record.success : null),
+    ),
+    run.goal ? element("div", {}, element("b", {}, "goal: "), run.goal) : "",
     run.reportPage
-      ? h("div", {}, h("a", { id: "report-link", href: run.reportPage }, "the run's report: its tables and charts"))
+      ? element(
+          "div",
+          {},
+          element("a", { id: "report-link", href: run.reportPage }, "the run's report: its tables and charts"),
+        )
       : "",
-    h(
+    element(
       "div",
       { class: "facts" },
-      h("span", {}, `method: ${run.mode || "unknown"}`),
-      s
+      element("span", {}, `method: ${run.mode || "unknown"}`),
+      record
         ? [
-            h("span", {}, `variant ${s.variant}`),
-            s.model ? h("span", {}, `model ${s.model}`) : "",
-            h("span", {}, `steps ${s.steps}`),
-            h("span", {}, `replans ${s.replans}`),
-            h("span", {}, `model calls ${s.modelCalls}`),
-            h("span", {}, `skill time ${s.skillSeconds} s`),
-            h("span", {}, `wall ${s.wallSeconds} s`),
-            h("span", {}, `${s.status}: ${s.statusReason}`),
+            element("span", {}, `variant ${record.variant}`),
+            record.model ? element("span", {}, `model ${record.model}`) : "",
+            element("span", {}, `steps ${record.steps}`),
+            element("span", {}, `replans ${record.replans}`),
+            element("span", {}, `model calls ${record.modelCalls}`),
+            element("span", {}, `skill time ${record.skillSeconds} s`),
+            element("span", {}, `wall ${record.wallSeconds} s`),
+            element("span", {}, `${record.status}: ${record.statusReason}`),
           ]
-        : h(
+        : element(
             "span",
             {},
             `last checkpoint: ${status || "none"}${run.lastCheckpoint && run.lastCheckpoint.statusReason ? ` (${run.lastCheckpoint.statusReason})` : ""}`,
           ),
     ),
     run.notes.length
-      ? h(
+      ? element(
           "div",
           { class: "notes", id: "notes" },
-          run.notes.map((n) => h("div", {}, n)),
+          run.notes.map((n) => element("div", {}, n)),
         )
       : "",
   );
   if (!run.steps.length) {
-    app.replaceChildren(head, h("p", { class: "muted" }, "No steps on record."), goalCheck(run));
+    app.replaceChildren(head, element("p", { class: "muted" }, "No steps on record."), goalCheck(run));
     return;
   }
   const items = run.steps.map((x, k) =>
-    h(
+    element(
       "li",
       { class: stepClass(x), "data-n": x.n, onclick: () => go(k) },
-      h("span", { class: "muted" }, x.n),
-      h("span", {}, x.node),
-      h("span", { class: "what", title: x.text }, x.text),
+      element("span", { class: "muted" }, x.n),
+      element("span", {}, x.node),
+      element("span", { class: "what", title: x.text }, x.text),
     ),
   );
-  const timeline = h("div", { class: "timeline", tabindex: "0" }, h("ol", {}, items));
-  const slider = h("input", { type: "range", min: 1, max: run.steps.length, value: 1, "aria-label": "step" });
-  const label = h("span", { id: "step-label" });
-  const view = h("div", { id: "step-view" });
+  const timeline = element("div", { class: "timeline", tabindex: "0" }, element("ol", {}, items));
+  const slider = element("input", { type: "range", min: 1, max: run.steps.length, value: 1, "aria-label": "step" });
+  const label = element("span", { id: "step-label" });
+  const view = element("div", { id: "step-view" });
   slider.addEventListener("input", () => go(Number(slider.value) - 1));
   const gifs = run.cameras.length
-    ? h(
+    ? element(
         "div",
         {},
-        h("h2", {}, "Each camera over the run (GIF)"),
-        h(
+        element("h2", {}, "Each camera over the run (GIF)"),
+        element(
           "div",
           { class: "gifs" },
-          run.cameras.map((c) =>
-            h(
+          run.cameras.map((camera) =>
+            element(
               "figure",
               { class: "camera" },
-              h("img", {
+              element("img", {
                 class: "gif",
-                src: `/gif/${enc(rel)}/${encodeURIComponent(c)}.gif`,
-                alt: `${c} over the run`,
+                src: `/gif/${enc(rel)}/${encodeURIComponent(camera)}.gif`,
+                alt: `${camera} over the run`,
                 loading: "lazy",
               }),
-              h("figcaption", {}, c),
+              element("figcaption", {}, camera),
             ),
           ),
         ),
       )
     : "";
   const checkpoints = run.checkpoints
-    ? h(
+    ? element(
         "details",
         { id: "checkpoints" },
-        h("summary", {}, `LangGraph checkpoint history: ${run.checkpoints.length} checkpoints`),
-        h(
+        element("summary", {}, `LangGraph checkpoint history: ${run.checkpoints.length} checkpoints`),
+        element(
           "table",
           {},
-          h(
+          element(
             "tr",
             {},
-            h("th", {}, "step"),
-            h("th", {}, "source"),
-            h("th", {}, "next"),
-            h("th", {}, "status"),
-            h("th", {}, "checkpoint id"),
-            h("th", {}, "at"),
+            element("th", {}, "step"),
+            element("th", {}, "source"),
+            element("th", {}, "next"),
+            element("th", {}, "status"),
+            element("th", {}, "checkpoint id"),
+            element("th", {}, "at"),
           ),
-          run.checkpoints.map((c) =>
-            h(
+          run.checkpoints.map((checkpoint) =>
+            element(
               "tr",
               {},
-              h("td", { class: "num" }, c.step),
-              h("td", {}, c.source),
-              h("td", {}, c.next.join(", ")),
-              h("td", {}, c.status || ""),
-              h("td", {}, h("code", {}, c.id)),
-              h("td", {}, c.at || ""),
+              element("td", { class: "num" }, checkpoint.step),
+              element("td", {}, checkpoint.source),
+              element("td", {}, checkpoint.next.join(", ")),
+              element("td", {}, checkpoint.status || ""),
+              element("td", {}, element("code", {}, checkpoint.id)),
+              element("td", {}, checkpoint.at || ""),
             ),
           ),
         ),
       )
-    : h(
+    : element(
         "p",
         { class: "muted" },
         run.experiment
@@ -735,26 +777,26 @@ async function runPage(rel) {
       );
   app.replaceChildren(
     head,
-    h(
+    element(
       "div",
       { class: "run" },
       timeline,
-      h(
+      element(
         "div",
         {},
-        h(
+        element(
           "div",
           { class: "stepbar" },
           label,
           slider,
-          h(
+          element(
             "span",
             { class: "muted" },
-            h("kbd", {}, "←"),
-            h("kbd", {}, "→"),
+            element("kbd", {}, "←"),
+            element("kbd", {}, "→"),
             " step, ",
-            h("kbd", {}, "Home"),
-            h("kbd", {}, "End"),
+            element("kbd", {}, "Home"),
+            element("kbd", {}, "End"),
             " ends",
           ),
         ),
@@ -781,18 +823,18 @@ async function runPage(rel) {
     const frames = Object.values(st.frames);
     view.replaceChildren(
       frames.length
-        ? h(
+        ? element(
             "div",
             { class: "cameras" },
             frames.map((f) => cameraFigure(f, step.n)),
           )
-        : h("p", { class: "muted" }, "no frame yet"),
-      h("div", { class: "panels" }, panels(run, st, step)),
+        : element("p", { class: "muted" }, "no frame yet"),
+      element("div", { class: "panels" }, panels(run, st, step)),
     );
     history.replaceState(null, "", `#step=${step.n}`);
   }
-  document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLInputElement && e.target !== slider) return;
+  document.addEventListener("keydown", (event) => {
+    if (event.target instanceof HTMLInputElement && event.target !== slider) return;
     const moves = {
       ArrowRight: current + 1,
       ArrowDown: current + 1,
@@ -803,13 +845,13 @@ async function runPage(rel) {
       PageDown: current + 10,
       PageUp: current - 10,
     };
-    if (!(e.key in moves)) return;
-    e.preventDefault();
-    go(moves[e.key]);
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    go(moves[event.key]);
   });
-  const m = /step=(\d+)/.exec(location.hash);
-  go(m ? Number(m[1]) - 1 : 0);
-  app.append(h("h2", {}, "Outcome"), goalCheck(run));
+  const match = /step=(\d+)/.exec(location.hash);
+  go(match ? Number(match[1]) - 1 : 0);
+  app.append(element("h2", {}, "Outcome"), goalCheck(run));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -829,35 +871,35 @@ function markdownTables(md) {
       const rows = [];
       while (i < lines.length && lines[i].startsWith("|")) rows.push(lines[i++]);
       i--;
-      const cells = (r) =>
-        r
+      const cells = (row) =>
+        row
           .replace(/^\||\|$/g, "")
           .split(/(?<!\\)\|/)
           .map((c) => c.trim().replace(/\\\|/g, "|"));
       const body = rows.filter((r) => !/^\|[\s|:-]+\|$/.test(r));
       const [headRow, ...rest] = body;
       out.push(
-        h(
+        element(
           "table",
           { class: "paper" },
-          h(
+          element(
             "tr",
             {},
-            cells(headRow).map((c) => h("th", {}, c)),
+            cells(headRow).map((c) => element("th", {}, c)),
           ),
-          rest.map((r) =>
-            h(
+          rest.map((row) =>
+            element(
               "tr",
               {},
-              cells(r).map((c) => h("td", { class: /^[\d.%() /–-]+$/.test(c) ? "num" : "" }, c)),
+              cells(row).map((c) => element("td", { class: /^[\d.%() /–-]+$/.test(c) ? "num" : "" }, c)),
             ),
           ),
         ),
       );
     } else if (line.startsWith("# ")) continue;
-    else if (line.startsWith("## ")) out.push(h("h2", {}, line.slice(3)));
-    else if (line.startsWith("### ")) out.push(h("h3", {}, line.slice(4)));
-    else if (line.trim() && !line.startsWith("![")) out.push(h("p", {}, line.replace(/`/g, "")));
+    else if (line.startsWith("## ")) out.push(element("h2", {}, line.slice(3)));
+    else if (line.startsWith("### ")) out.push(element("h3", {}, line.slice(4)));
+    else if (line.trim() && !line.startsWith("![")) out.push(element("p", {}, line.replace(/`/g, "")));
   }
   return out;
 }
@@ -865,12 +907,12 @@ function markdownTables(md) {
 const charts = [];
 
 function chart(spec) {
-  const canvas = h("canvas", { id: spec.id });
-  const box = h("div", { class: "chart", "data-chart": spec.id }, canvas);
+  const canvas = element("canvas", { id: spec.id });
+  const box = element("div", { class: "chart", "data-chart": spec.id }, canvas);
   queueMicrotask(() => {
     const many = spec.datasets.length > 1;
-    const datasets = spec.datasets.map((d, k) => ({
-      ...d,
+    const datasets = spec.datasets.map((dataset, k) => ({
+      ...dataset,
       backgroundColor:
         many || spec.type === "line"
           ? PALETTE[k % PALETTE.length]
@@ -878,7 +920,7 @@ function chart(spec) {
       borderColor: PALETTE[k % PALETTE.length],
       spanGaps: true,
     }));
-    const c = new Chart(canvas, {
+    const instance = new Chart(canvas, {
       type: spec.type,
       data: { labels: spec.labels, datasets },
       options: {
@@ -892,7 +934,7 @@ function chart(spec) {
         },
       },
     });
-    charts.push(c);
+    charts.push(instance);
   });
   return box;
 }
@@ -900,39 +942,39 @@ function chart(spec) {
 const PALETTE = ["#1f5fa8", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2e4057", "#c17c74"];
 
 /** A cell as report.md prints it: a link's text, or a frame of the record (a curriculum run's cycle images) drawn. */
-function cellContent(rel, c) {
-  const img = /^!\[([^\]]*)\]\((frames\/[\w.-]+\.png)\)$/.exec(c);
+function cellContent(rel, cell) {
+  const img = /^!\[([^\]]*)\]\((frames\/[\w.-]+\.png)\)$/.exec(cell);
   if (img)
-    return h("img", {
+    return element("img", {
       class: "cell-frame",
       src: `/file/${enc(rel)}/${img[2]}`,
       alt: img[1] || img[2],
       loading: "lazy",
     });
-  return c.replace(/^\[([^\]]*)\]\([^)]*\)$/, "$1");
+  return cell.replace(/^\[([^\]]*)\]\([^)]*\)$/, "$1");
 }
 
 /** A table of the report, as report.json holds it (the cells report.md prints). */
-function paperTable(rel, t) {
-  return h(
+function paperTable(rel, table) {
+  return element(
     "section",
-    { class: "paper-table", "data-table": t.id },
-    h("h2", {}, t.title),
-    t.note ? h("p", { class: "muted" }, t.note.replace(/`/g, "")) : "",
-    t.rows.length ? "" : h("p", { class: "muted" }, "(no rows)"),
-    h(
+    { class: "paper-table", "data-table": table.id },
+    element("h2", {}, table.title),
+    table.note ? element("p", { class: "muted" }, table.note.replace(/`/g, "")) : "",
+    table.rows.length ? "" : element("p", { class: "muted" }, "(no rows)"),
+    element(
       "table",
       { class: "paper" },
-      h(
+      element(
         "tr",
         {},
-        t.columns.map((c) => h("th", {}, c)),
+        table.columns.map((c) => element("th", {}, c)),
       ),
-      t.rows.map((r) =>
-        h(
+      table.rows.map((row) =>
+        element(
           "tr",
           {},
-          r.map((c) => h("td", { class: /^[\d.%() /–-]+$/.test(c) ? "num" : "" }, cellContent(rel, c))),
+          row.map((c) => element("td", { class: /^[\d.%() /–-]+$/.test(c) ? "num" : "" }, cellContent(rel, c))),
         ),
       ),
     ),
@@ -944,67 +986,70 @@ async function experimentPage(rel) {
   const what = x.what;
   document.title = `${what.toLowerCase()} ${x.name} — robograph view`;
   crumbs.replaceChildren(" / ", x.name);
-  const r = x.report;
+  const report = x.report;
   const parts = [
-    h(
+    element(
       "h1",
       { "data-method": x.method || "" },
       `${what} ${x.name}`,
-      x.method ? h("span", { class: "badge method" }, x.methodTitle) : "",
+      x.method ? element("span", { class: "badge method" }, x.methodTitle) : "",
     ),
   ];
   if (x.facts.length)
     parts.push(
-      h(
+      element(
         "div",
         { class: "facts", id: "facts" },
-        x.facts.map((f) => h("span", {}, f)),
+        x.facts.map((f) => element("span", {}, f)),
       ),
     );
   if (x.reportError)
     parts.push(
-      h(
+      element(
         "div",
         { class: "notes bad", id: "report-error" },
-        h("b", {}, "This report cannot be shown as its method's tables: "),
+        element("b", {}, "This report cannot be shown as its method's tables: "),
         x.reportError,
       ),
     );
   if (x.notes.length)
     parts.push(
-      h(
+      element(
         "div",
         { class: "notes" },
-        x.notes.map((n) => h("div", {}, n)),
+        x.notes.map((n) => element("div", {}, n)),
       ),
     );
   if (x.timeline)
-    parts.push(h("p", {}, h("a", { href: `/run/${enc(rel)}` }, "the run's timeline (every node's update)")));
-  if (x.charts.length) parts.push(h("h2", {}, "Charts"), h("div", { class: "charts" }, x.charts.map(chart)));
+    parts.push(
+      element("p", {}, element("a", { href: `/run/${enc(rel)}` }, "the run's timeline (every node's update)")),
+    );
+  if (x.charts.length)
+    parts.push(element("h2", {}, "Charts"), element("div", { class: "charts" }, x.charts.map(chart)));
   // The runner's episodes are the linked list below; a verdicts table with nothing counted says nothing.
-  const shown = r
-    ? r.tables.filter(
-        (t) =>
-          !(t.id === "episodes" && x.runner) &&
-          !(t.id === "verdicts" && t.rows.every((row) => row.slice(1).every((c) => c === "0"))),
+  const shown = report
+    ? report.tables.filter(
+        (table) =>
+          !(table.id === "episodes" && x.runner) &&
+          !(table.id === "verdicts" && table.rows.every((row) => row.slice(1).every((c) => c === "0"))),
       )
     : [];
-  if (r)
+  if (report)
     parts.push(
-      h(
+      element(
         "div",
         { id: "tables" },
         shown.map((t) => paperTable(rel, t)),
       ),
     );
-  else if (x.markdown) parts.push(h("div", { id: "tables" }, markdownTables(x.markdown)));
+  else if (x.markdown) parts.push(element("div", { id: "tables" }, markdownTables(x.markdown)));
   if (x.runner) {
     parts.push(
-      h("h2", {}, "Episodes"),
-      h(
+      element("h2", {}, "Episodes"),
+      element(
         "table",
         { id: "episodes" },
-        h(
+        element(
           "tr",
           {},
           [
@@ -1019,29 +1064,33 @@ async function experimentPage(rel) {
             "model calls",
             "skill s",
             "wall s",
-          ].map((c) => h("th", {}, c)),
+          ].map((c) => element("th", {}, c)),
         ),
-        x.episodes.map((e) =>
-          h(
+        x.episodes.map((episode) =>
+          element(
             "tr",
             {},
-            h("td", {}, e.href ? h("a", { href: e.href, class: "episode" }, e.id) : e.id),
-            h("td", {}, e.variant || ""),
-            h("td", {}, e.task || ""),
-            h("td", { class: "num" }, e.seed ?? ""),
-            h(
+            element(
               "td",
               {},
-              e.status
-                ? statusBadge(e.status, e.success)
-                : h("span", { class: "muted" }, e.recorded ? "no result (interrupted?)" : ""),
+              episode.href ? element("a", { href: episode.href, class: "episode" }, episode.id) : episode.id,
             ),
-            h("td", {}, e.success === true ? "yes" : e.success === false ? "no" : ""),
-            h("td", { class: "num" }, e.steps ?? ""),
-            h("td", { class: "num" }, e.replans ?? ""),
-            h("td", { class: "num" }, e.modelCalls ?? ""),
-            h("td", { class: "num" }, fmt(e.skillSeconds, 1)),
-            h("td", { class: "num" }, fmt(e.wallSeconds, 2)),
+            element("td", {}, episode.variant || ""),
+            element("td", {}, episode.task || ""),
+            element("td", { class: "num" }, episode.seed ?? ""),
+            element(
+              "td",
+              {},
+              episode.status
+                ? statusBadge(episode.status, episode.success)
+                : element("span", { class: "muted" }, episode.recorded ? "no result (interrupted?)" : ""),
+            ),
+            element("td", {}, episode.success === true ? "yes" : episode.success === false ? "no" : ""),
+            element("td", { class: "num" }, episode.steps ?? ""),
+            element("td", { class: "num" }, episode.replans ?? ""),
+            element("td", { class: "num" }, episode.modelCalls ?? ""),
+            element("td", { class: "num" }, fmt(episode.skillSeconds, 1)),
+            element("td", { class: "num" }, fmt(episode.wallSeconds, 2)),
           ),
         ),
       ),

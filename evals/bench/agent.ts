@@ -79,10 +79,10 @@ async function replay(trace: [string, ClosedLoopUpdate][], goal: string): Promis
   for (const [n, u] of trace) queues.set(n, [...(queues.get(n) ?? []), u]);
   let i = 0;
   const node = (name: string) => async (): Promise<ClosedLoopUpdate> => {
-    const u = queues.get(name)?.shift();
-    if (!u) throw new Error(`replay diverged at step ${i + 1}: ${name} ran more often than it did in the episode`);
+    const update = queues.get(name)?.shift();
+    if (!update) throw new Error(`replay diverged at step ${i + 1}: ${name} ran more often than it did in the episode`);
     i++;
-    return u;
+    return update;
   };
   const nodes = Object.fromEntries(
     Object.keys(CLOSED_LOOP_NODES).map((k) => [k, node(k)]),
@@ -95,16 +95,30 @@ async function replay(trace: [string, ClosedLoopUpdate][], goal: string): Promis
   return performance.now() - t0;
 }
 
+/** The calls `bare` makes on a StateGraph builder, on a one-number state. */
+interface BareBuilder {
+  addNode(name: string, action: (state: { n: number }) => Promise<{ n: number }>): BareBuilder;
+  addEdge(from: string, to: string): BareBuilder;
+  addConditionalEdges(from: string, route: (state: { n: number }) => string, ends: string[]): BareBuilder;
+  compile(options: { checkpointer: MemorySaver }): {
+    invoke(
+      input: { n: number },
+      config: { configurable: { thread_id: string }; recursionLimit: number },
+    ): Promise<unknown>;
+  };
+}
+
 /** A bare LangGraph loop with the same node count and the same number of node runs, trivial state. */
 async function bare(steps: number): Promise<number> {
-  const S = Annotation.Root({ n: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }) });
+  const Counter = Annotation.Root({ n: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }) });
   const names = ["a", "b", "c", "d", "e", "f", "g", "h"] as const;
-  let g: any = new StateGraph(S);
-  for (const name of names) g = g.addNode(name, async (s: { n: number }) => ({ n: s.n + 1 }));
-  g = g.addEdge(START, "a");
-  for (let k = 0; k < names.length - 1; k++) g = g.addEdge(names[k], names[k + 1]);
-  g = g.addConditionalEdges("h", (s: { n: number }) => (s.n >= steps ? END : "a"), ["a", END]);
-  const graph = g.compile({ checkpointer: new MemorySaver() });
+  // The builder's type grows with every node added in the loop; this is the part of it the loop uses.
+  let builder = new StateGraph(Counter) as unknown as BareBuilder;
+  for (const name of names) builder = builder.addNode(name, async (s: { n: number }) => ({ n: s.n + 1 }));
+  builder = builder.addEdge(START, "a");
+  for (let k = 0; k < names.length - 1; k++) builder = builder.addEdge(names[k], names[k + 1]);
+  builder = builder.addConditionalEdges("h", (s: { n: number }) => (s.n >= steps ? END : "a"), ["a", END]);
+  const graph = builder.compile({ checkpointer: new MemorySaver() });
   const t0 = performance.now();
   await graph.invoke({ n: 0 }, { configurable: { thread_id: "bare" }, recursionLimit: 10_000 });
   return performance.now() - t0;

@@ -33,12 +33,12 @@ async function inProcess(episodes: number): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), "bench-blocks-"));
   const world = await BlocksWorld.create({ seed: 0, episodesDir: dir });
   try {
-    const t = performance.now();
+    const startedAt = performance.now();
     for (let i = 0; i < episodes; i++)
       await world.runPlan(
         RunSkillsGoal.parse({ steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 4 }], record: false }),
       );
-    const wall = (performance.now() - t) / 1000;
+    const wall = (performance.now() - startedAt) / 1000;
     const steps = world.stats.steps;
     return [
       {
@@ -60,11 +60,11 @@ async function inProcess(episodes: number): Promise<Figure[]> {
   }
 }
 
-/** Aggregate control steps/s with n processes each running `episodes` plans back to back over the bridge. */
-async function processes(n: number, episodes: number): Promise<number> {
+/** Aggregate control steps/s with `processCount` processes each running `episodes` plans back to back over the bridge. */
+async function processes(processCount: number, episodes: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "bench-blocks-"));
   const sims = await Promise.all(
-    Array.from({ length: n }, (_, i) =>
+    Array.from({ length: processCount }, (_, i) =>
       startSimProcess("blocks", ["--seed", String(i * 100), "--episodes", dir, "--instance", `b${i}`]),
     ),
   );
@@ -74,19 +74,19 @@ async function processes(n: number, episodes: number): Promise<number> {
     await Promise.all(
       clients.map((c) => c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result),
     ); // warm-up
-    const t = performance.now();
+    const startedAt = performance.now();
     let steps = 0;
     await Promise.all(
-      clients.map(async (c) => {
+      clients.map(async (client) => {
         for (let i = 0; i < episodes; i++)
           steps += (
-            (await c.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result).values as {
+            (await client.sendGoal("/arm/run_skills", "robograph_msgs/action/RunSkills", goal).result).values as {
               steps: number;
             }
           ).steps;
       }),
     );
-    const rate = steps / ((performance.now() - t) / 1000);
+    const rate = steps / ((performance.now() - startedAt) / 1000);
     await Promise.all(clients.map((c) => c.close()));
     return rate;
   } finally {
@@ -116,12 +116,12 @@ async function learner(count: number): Promise<Figure[]> {
       );
     await client.close();
     const cache = new Map<string, SegmentReturns[]>();
-    let t = performance.now();
+    let startedAt = performance.now();
     learnerIteration(policies, episodes, SKILL_IDS, { cache });
-    const cold = performance.now() - t;
-    t = performance.now();
+    const cold = performance.now() - startedAt;
+    startedAt = performance.now();
     learnerIteration(policies, episodes, SKILL_IDS, { cache });
-    const warm = performance.now() - t;
+    const warm = performance.now() - startedAt;
     return [
       {
         name: `blocks learner iteration, 36 skills, ${count} episodes (first, relabelling)`,

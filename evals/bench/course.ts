@@ -28,9 +28,9 @@ async function worldFigures(frames: number): Promise<Figure[]> {
     const world = await CourseWorld.create({ scenario: name, speed: Infinity });
     try {
       const ctx = { goalId: "bench", signal: new AbortController().signal, feedback: () => {} };
-      const t = performance.now();
+      const startedAt = performance.now();
       for (const [skill, magnitude] of course.solution) await world.runSkill("dog", skill, { magnitude }, ctx);
-      wall += (performance.now() - t) / 1000;
+      wall += (performance.now() - startedAt) / 1000;
       simulated += world.clock.time;
       for (let i = 0; i < frames / COURSES.size + 2; i++) {
         const t0 = performance.now();

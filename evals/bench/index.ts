@@ -20,26 +20,26 @@ import { rosBenchmarks } from "./ros";
 import { writeFileSync } from "node:fs";
 
 const figures: Figure[] = [];
-function report(f: Figure): void {
-  figures.push(f);
-  const verdict = f.ok === undefined ? "" : f.ok ? "  ok" : "  MISSES TARGET";
+function report(figure: Figure): void {
+  figures.push(figure);
+  const verdict = figure.ok === undefined ? "" : figure.ok ? "  ok" : "  MISSES TARGET";
   console.log(
-    `${f.name.padEnd(58)} ${f.value.toFixed(3).padStart(10)} ${f.unit.padEnd(10)}${f.target ? ` (target ${f.target})` : ""}${verdict}`,
+    `${figure.name.padEnd(58)} ${figure.value.toFixed(3).padStart(10)} ${figure.unit.padEnd(10)}${figure.target ? ` (target ${figure.target})` : ""}${verdict}`,
   );
 }
 
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+function quantile(xs: number[], fraction: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
-async function bridgeRoundTrip(n: number): Promise<void> {
+async function bridgeRoundTrip(count: number): Promise<void> {
   const sim = await startSimProcess("kitchen", ["--speed", "max"]);
   try {
     const client = await BridgeClient.connect(sim.url);
     const ros = new Ros({ url: sim.url });
-    await new Promise<void>((r, j) => {
-      ros.once("connection", () => r());
+    await new Promise<void>((connected, j) => {
+      ros.once("connection", () => connected());
       ros.once("error", j);
     });
     const ping = new Action<Record<string, never>, unknown, unknown>({ ros, name: PING_ACTION, actionType: PING_TYPE });
@@ -48,9 +48,9 @@ async function bridgeRoundTrip(n: number): Promise<void> {
       new Promise((resolve, reject) => {
         const id = ping.sendGoal(
           {},
-          (r) => {
+          (result) => {
             ros.removeAllListeners(id!); // roslib never removes its per-goal listener
-            resolve(r);
+            resolve(result);
           },
           undefined,
           reject,
@@ -60,15 +60,15 @@ async function bridgeRoundTrip(n: number): Promise<void> {
     const theirs: number[] = [];
     // Interleaved batches, after a warm-up of both, so neither client profits from a server the other warmed.
     const batch = 100;
-    for (let round = -2; round < Math.ceil(n / batch); round++) {
+    for (let round = -2; round < Math.ceil(count / batch); round++) {
       for (const [once, into] of [
         [oursOnce, ours],
         [roslibOnce, theirs],
       ] as const) {
         for (let i = 0; i < batch; i++) {
-          const t = performance.now();
+          const startedAt = performance.now();
           await once();
-          if (round >= 0) into.push(performance.now() - t);
+          if (round >= 0) into.push(performance.now() - startedAt);
         }
       }
     }
@@ -92,15 +92,15 @@ async function bridgeRoundTrip(n: number): Promise<void> {
   }
 }
 
-async function camera(n: number): Promise<void> {
+async function camera(count: number): Promise<void> {
   const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
   try {
     for (const robot of ["mobile", "arm"] as const) {
       const times: number[] = [];
-      for (let i = 0; i < n + 3; i++) {
-        const t = performance.now();
+      for (let i = 0; i < count + 3; i++) {
+        const startedAt = performance.now();
         await world.renderCamera(robot);
-        if (i >= 3) times.push(performance.now() - t);
+        if (i >= 3) times.push(performance.now() - startedAt);
       }
       const med = quantile(times, 0.5);
       report({
@@ -121,12 +121,12 @@ async function stepRate(): Promise<void> {
   const world = await KitchenWorld.create({ scenario, speed: Infinity });
   try {
     const ctx = { goalId: "bench", signal: new AbortController().signal, feedback: () => {} };
-    const t = performance.now();
+    const startedAt = performance.now();
     const sim0 = world.clock.time;
     for (const nav of ["in_front_of_sink", "in_front_of_refrigerator", "in_front_of_oven", "in_front_of_table"]) {
       await world.runSkill("mobile", "go_to", { navigation_point: nav }, ctx);
     }
-    const wall = (performance.now() - t) / 1000;
+    const wall = (performance.now() - startedAt) / 1000;
     const simulated = world.clock.time - sim0;
     report({
       name: "kitchen simulation (physics + controllers), x real time",
@@ -197,12 +197,12 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
     writeFileSync(
       jsonFile,
       JSON.stringify(
-        figures.map((f) => ({
-          name: f.name,
-          value: f.value,
-          unit: f.unit,
-          target: f.target ?? null,
-          ok: f.ok ?? null,
+        figures.map((figure) => ({
+          name: figure.name,
+          value: figure.value,
+          unit: figure.unit,
+          target: figure.target ?? null,
+          ok: figure.ok ?? null,
         })),
         null,
         2,

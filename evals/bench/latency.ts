@@ -40,10 +40,12 @@ export function promptText(req: ChatRequest): { text: string; images: number } {
 const contextText = (req: ChatRequest) =>
   req.messages
     .filter((m) => m.role === "user")
-    .flatMap((m) =>
-      typeof m.content === "string"
-        ? [m.content]
-        : (m.content as { type: string; text?: string }[]).filter((p) => p.type === "text").map((p) => p.text ?? ""),
+    .flatMap((message) =>
+      typeof message.content === "string"
+        ? [message.content]
+        : (message.content as { type: string; text?: string }[])
+            .filter((p) => p.type === "text")
+            .map((p) => p.text ?? ""),
     )
     .join("\n");
 
@@ -268,94 +270,102 @@ export async function latencyEpisode(
  * The per-skill figures of one run; `targets`: CLEA's default task's call and token targets; `idleTarget`: the idle
  * round trips a pipelined run is held to.
  */
-export function latencyFigures(r: LatencyRun, targets: boolean, idleTarget?: number): Figure[] {
-  const n = Math.max(1, r.skills);
-  const sum = (f: (c: ModelCall) => number) => r.calls.reduce((s, c) => s + f(c), 0);
-  const path = criticalPath(r.calls) / n;
-  const parts = idleParts(r.calls, r.busy);
-  const idle = criticalPath(parts) / n;
+export function latencyFigures(run: LatencyRun, targets: boolean, idleTarget?: number): Figure[] {
+  const skillCount = Math.max(1, run.skills);
+  const sum = (f: (c: ModelCall) => number) => run.calls.reduce((s, c) => s + f(c), 0);
+  const path = criticalPath(run.calls) / skillCount;
+  const parts = idleParts(run.calls, run.busy);
+  const idle = criticalPath(parts) / skillCount;
   // Between the first skill's start and the last one's end: the robot waiting for its next skill. Before it (the first
   // look, plan and critique) and after (the final check) no skill runs that anything could be prepared beside.
-  const first = Math.min(...r.busy.map((b) => b.start));
-  const lastEnd = Math.max(...r.busy.map((b) => b.end));
-  const between = criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / n;
-  const idleSeconds = uncovered(r.window, r.busy) / 1000 / n;
-  const input = sum((c) => c.inputTokens) / n;
+  const first = Math.min(...run.busy.map((b) => b.start));
+  const lastEnd = Math.max(...run.busy.map((b) => b.end));
+  const between = criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / skillCount;
+  const idleSeconds = uncovered(run.window, run.busy) / 1000 / skillCount;
+  const input = sum((c) => c.inputTokens) / skillCount;
   const reuse =
     sum((c) => c.reusedPrefix) /
     Math.max(
       1,
       sum((c) => c.inputTokens),
     );
-  const p = `latency ${r.label}${r.pipelined ? " (pipelined)" : ""}`;
-  const t = r.pipelined ? undefined : targets;
-  const sp = r.pipeline;
+  const prefix = `latency ${run.label}${run.pipelined ? " (pipelined)" : ""}`;
+  const withTargets = run.pipelined ? undefined : targets;
+  const sp = run.pipeline;
   return [
     {
-      name: `${p}: skills executed (${r.status}${r.success ? ", goal holds" : ", goal NOT held"})`,
-      value: r.skills,
+      name: `${prefix}: skills executed (${run.status}${run.success ? ", goal holds" : ", goal NOT held"})`,
+      value: run.skills,
       unit: "skills",
     },
-    { name: `${p}: wall per skill`, value: r.wallSeconds / n, unit: "s" },
-    { name: `${p}: robot idle seconds per skill (waiting on models, and this machine)`, value: idleSeconds, unit: "s" },
-    { name: `${p}: model calls per skill`, value: r.calls.length / n, unit: "calls" },
+    { name: `${prefix}: wall per skill`, value: run.wallSeconds / skillCount, unit: "s" },
     {
-      name: `${p}: critical-path model calls per skill`,
+      name: `${prefix}: robot idle seconds per skill (waiting on models, and this machine)`,
+      value: idleSeconds,
+      unit: "s",
+    },
+    { name: `${prefix}: model calls per skill`, value: run.calls.length / skillCount, unit: "calls" },
+    {
+      name: `${prefix}: critical-path model calls per skill`,
       value: path,
       unit: "calls",
-      ...(t ? { target: "<= 2.5", ok: path <= 2.5 } : {}),
+      ...(withTargets ? { target: "<= 2.5", ok: path <= 2.5 } : {}),
     },
-    { name: `${p}: model round trips per skill while the robot is idle (whole run)`, value: idle, unit: "calls" },
+    { name: `${prefix}: model round trips per skill while the robot is idle (whole run)`, value: idle, unit: "calls" },
     {
-      name: `${p}: model round trips per skill while the robot waits between skills`,
+      name: `${prefix}: model round trips per skill while the robot waits between skills`,
       value: between,
       unit: "calls",
-      ...(r.pipelined && idleTarget !== undefined
+      ...(run.pipelined && idleTarget !== undefined
         ? { target: `<= ${idleTarget.toFixed(1)}`, ok: between <= idleTarget }
         : {}),
     },
     ...(sp
       ? [
-          { name: `${p}: prepared actions sent at once`, value: sp.used, unit: "actions" },
+          { name: `${prefix}: prepared actions sent at once`, value: sp.used, unit: "actions" },
           {
-            name: `${p}: speculations revoked (the check after the skill: CLEA the look, RePLan the controller report)`,
+            name: `${prefix}: speculations revoked (the check after the skill: CLEA the look, RePLan the controller report)`,
             value: sp.revoked,
             unit: "skills",
           },
-          { name: `${p}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
+          { name: `${prefix}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
           {
-            name: `${p}: tokens wasted on revoked work per skill`,
-            value: (sp.wastedInputTokens + sp.wastedOutputTokens) / n,
+            name: `${prefix}: tokens wasted on revoked work per skill`,
+            value: (sp.wastedInputTokens + sp.wastedOutputTokens) / skillCount,
             unit: "tokens",
           },
         ]
       : []),
     {
-      name: `${p}: input tokens per skill (o200k)`,
+      name: `${prefix}: input tokens per skill (o200k)`,
       value: input,
       unit: "tokens",
-      ...(t ? { target: "<= 3000", ok: input <= 3000 } : {}),
+      ...(withTargets ? { target: "<= 3000", ok: input <= 3000 } : {}),
     },
     {
-      name: `${p}: input tokens per skill outside the role's previous prefix`,
-      value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / n,
+      name: `${prefix}: input tokens per skill outside the role's previous prefix`,
+      value: (sum((c) => c.inputTokens) - sum((c) => c.reusedPrefix)) / skillCount,
       unit: "tokens",
     },
-    { name: `${p}: output tokens per skill (o200k)`, value: sum((c) => c.outputTokens) / n, unit: "tokens" },
-    { name: `${p}: images sent per skill`, value: sum((c) => c.images) / n, unit: "images" },
-    { name: `${p}: prompt prefix shared with the role's previous call`, value: 100 * reuse, unit: "%" },
+    {
+      name: `${prefix}: output tokens per skill (o200k)`,
+      value: sum((c) => c.outputTokens) / skillCount,
+      unit: "tokens",
+    },
+    { name: `${prefix}: images sent per skill`, value: sum((c) => c.images) / skillCount, unit: "images" },
+    { name: `${prefix}: prompt prefix shared with the role's previous call`, value: 100 * reuse, unit: "%" },
   ];
 }
 
 /** Per role: calls and input tokens per skill (where the tokens go). */
-export function roleBreakdown(r: LatencyRun): string[] {
-  const n = Math.max(1, r.skills);
-  const roles = [...new Set(r.calls.map((c) => c.role))];
+export function roleBreakdown(run: LatencyRun): string[] {
+  const skillCount = Math.max(1, run.skills);
+  const roles = [...new Set(run.calls.map((c) => c.role))];
   return roles.map((role) => {
-    const cs = r.calls.filter((c) => c.role === role);
+    const cs = run.calls.filter((c) => c.role === role);
     const input = cs.reduce((s, c) => s + c.inputTokens, 0);
     const reused = cs.reduce((s, c) => s + c.reusedPrefix, 0);
-    return `  ${role.padEnd(11)} ${String(cs.length).padStart(3)} calls  ${(cs.length / n).toFixed(2)}/skill  ${(input / n).toFixed(0).padStart(6)} input tokens/skill  ${Math.round(input / cs.length)} per call  prefix reuse ${((100 * reused) / Math.max(1, input)).toFixed(0)}%`;
+    return `  ${role.padEnd(11)} ${String(cs.length).padStart(3)} calls  ${(cs.length / skillCount).toFixed(2)}/skill  ${(input / skillCount).toFixed(0).padStart(6)} input tokens/skill  ${Math.round(input / cs.length)} per call  prefix reuse ${((100 * reused) / Math.max(1, input)).toFixed(0)}%`;
   });
 }
 
@@ -365,12 +375,12 @@ export async function latencyBenchmarks(delayMs = 300, log: (line: string) => vo
   try {
     for (const task of LATENCY_TASKS) {
       for (const pipeline of task.pipelinedTarget === undefined ? [false] : [false, true]) {
-        const r = await latencyEpisode(endpoint, task, "full", pipeline);
+        const run = await latencyEpisode(endpoint, task, "full", pipeline);
         log(
-          `${task.label}${pipeline ? " (pipelined)" : ""} through the openai backend, ${delayMs} ms per model answer, the robot in real time: ${r.calls.length} calls, ${r.skills} skills, ${r.wallSeconds.toFixed(1)} s`,
+          `${task.label}${pipeline ? " (pipelined)" : ""} through the openai backend, ${delayMs} ms per model answer, the robot in real time: ${run.calls.length} calls, ${run.skills} skills, ${run.wallSeconds.toFixed(1)} s`,
         );
-        for (const line of roleBreakdown(r)) log(line);
-        figures.push(...latencyFigures(r, task.targets, task.pipelinedTarget));
+        for (const line of roleBreakdown(run)) log(line);
+        figures.push(...latencyFigures(run, task.targets, task.pipelinedTarget));
       }
     }
   } finally {

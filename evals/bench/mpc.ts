@@ -17,12 +17,12 @@ export async function mpcBenchmarks(seeds = 20): Promise<Figure[]> {
     for (let seed = 0; seed < seeds; seed++) {
       const world = await TabletopWorld.create({ scene: m.scene, seed });
       try {
-        const r = await world.runSkill("palm", "execute_motion", m.motion as unknown as Record<string, unknown>, {
+        const result = await world.runSkill("palm", "execute_motion", m.motion as unknown as Record<string, unknown>, {
           goalId: `bench-${seed}`,
           signal: new AbortController().signal,
           feedback: () => {},
         });
-        if (r.status === "succeeded") ok++;
+        if (result.status === "succeeded") ok++;
         mWall += world.stats.wall;
         mSim += world.stats.simulated;
       } finally {

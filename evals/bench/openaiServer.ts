@@ -53,8 +53,8 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
       fake.arrivals.push(Date.now());
       const interval: { start: number; end?: number } = { start: performance.now() };
       fake.intervals.push(interval);
-      const n = requests.length;
-      const out = await fake.respond(parsed, n);
+      const requestNumber = requests.length;
+      const out = await fake.respond(parsed, requestNumber);
       // A stall: nothing is sent; the client's own time limit ends the request (and closes the socket).
       if ("stall" in out) return;
       interval.end = performance.now();
@@ -68,7 +68,11 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
         | { tool_calls: { id: string; type: "function"; function: { name: string; arguments: string } }[] } =
         "content" in out
           ? { content: out.content }
-          : { tool_calls: [{ id: `call_${n}`, type: "function", function: { name, arguments: out.arguments } }] };
+          : {
+              tool_calls: [
+                { id: `call_${requestNumber}`, type: "function", function: { name, arguments: out.arguments } },
+              ],
+            };
       const finish = "content" in out ? "stop" : "tool_calls";
       const choice = { index: 0, finish_reason: finish, message: { role: "assistant", content: null, ...message } };
       const usage = out.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
@@ -76,7 +80,7 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
       // gets server-sent events: the whole answer in one delta, then the finish, the usage, and [DONE].
       if (parsed.stream) {
         const chunk = (delta: object, finish: string | null, extra: object = {}) =>
-          `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+          `data: ${JSON.stringify({ id: `chatcmpl-${requestNumber}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
         const delta =
           "content" in message
             ? { role: "assistant", content: message.content }
@@ -86,14 +90,14 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
         res.write(chunk({}, finish));
         if (parsed.stream_options?.include_usage)
           res.write(
-            `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+            `data: ${JSON.stringify({ id: `chatcmpl-${requestNumber}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parsed.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
           );
         res.end("data: [DONE]\n\n");
         return;
       }
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
-          id: `chatcmpl-${n}`,
+          id: `chatcmpl-${requestNumber}`,
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model: parsed.model,
@@ -107,8 +111,8 @@ export async function startFakeOpenAI(respond: Responder): Promise<FakeOpenAI> {
   const addr = server.address() as { port: number };
   fake.baseURL = `http://127.0.0.1:${addr.port}/v1`;
   fake.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
+    new Promise<void>((closed) => {
+      server.close(() => closed());
       // Stalled requests hold their sockets open; a closed endpoint drops them.
       server.closeAllConnections();
     });

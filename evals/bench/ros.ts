@@ -19,13 +19,13 @@ import { pngOf, rawRgbImage, type ImageMessage } from "../../robots/msgs/images"
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function timed(n: number, once: () => Promise<unknown>): Promise<number[]> {
+async function timed(count: number, once: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 20; i++) await once();
   const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
+  for (let i = 0; i < count; i++) {
+    const startedAt = performance.now();
     await once();
-    out.push(performance.now() - t);
+    out.push(performance.now() - startedAt);
   }
   return out;
 }
@@ -59,7 +59,7 @@ async function kitchenFrames(width: number, height: number) {
 async function framesPerSecond(
   url: string,
   dialect: "ros1" | "ros2",
-  n: number,
+  count: number,
   frame: ImageMessage,
   type: string,
 ): Promise<number> {
@@ -86,9 +86,9 @@ async function framesPerSecond(
     });
   try {
     await send(-1);
-    const t = performance.now();
-    for (let i = 0; i < n; i++) await send(i);
-    return n / ((performance.now() - t) / 1000);
+    const startedAt = performance.now();
+    for (let i = 0; i < count; i++) await send(i);
+    return count / ((performance.now() - startedAt) / 1000);
   } finally {
     await pub.close();
     await sub.close();
@@ -96,8 +96,8 @@ async function framesPerSecond(
 }
 
 /** Milliseconds to read one frame into the PNG the agent keeps (median of fresh messages: decoding is cached per message). */
-async function decodeMs(frame: ImageMessage, n: number): Promise<number> {
-  return median(await timed(n, () => pngOf({ ...frame, header: { ...frame.header } }, "/bench")));
+async function decodeMs(frame: ImageMessage, count: number): Promise<number> {
+  return median(await timed(count, () => pngOf({ ...frame, header: { ...frame.header } }, "/bench")));
 }
 
 export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
@@ -106,7 +106,7 @@ export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
     console.log(`(ROS 1 figures skipped: ${missing})`);
     return [];
   }
-  const n = quick ? 100 : 500;
+  const count = quick ? 100 : 500;
   const figures: Figure[] = [];
   const ros = await startRos();
   const onRos = await startSimProcess("kitchen", ["--ros", ros.url, "--speed", "max"], 60_000);
@@ -117,27 +117,31 @@ export async function rosBenchmarks(quick: boolean): Promise<Figure[]> {
     let k = 0;
     const viaRos = median(
       await timed(
-        n,
+        count,
         () => sendActionlibGoal(client, PING_ACTION, ROS1_PING_TYPE, {}, { goalId: `bench-${k++}` }).result,
       ),
     );
-    const r = new Ros({ url: ros.url });
+    const rosConnection = new Ros({ url: ros.url });
     await new Promise<void>((resolve, reject) => {
-      r.once("connection", () => resolve());
-      r.once("error", reject);
+      rosConnection.once("connection", () => resolve());
+      rosConnection.once("error", reject);
     });
-    const ac = new ActionClient({ ros: r, serverName: PING_ACTION, actionName: "robograph_msgs/PingAction" });
+    const ac = new ActionClient({
+      ros: rosConnection,
+      serverName: PING_ACTION,
+      actionName: "robograph_msgs/PingAction",
+    });
     const roslibOnce = () =>
       new Promise<void>((resolve) => {
-        const g = new Goal({ actionClient: ac, goalMessage: {} });
-        g.on("result", () => resolve());
-        g.send();
+        const goal = new Goal({ actionClient: ac, goalMessage: {} });
+        goal.on("result", () => resolve());
+        goal.send();
       });
-    const viaRoslib = median(await timed(n, roslibOnce));
-    r.close();
+    const viaRoslib = median(await timed(count, roslibOnce));
+    rosConnection.close();
     await client.close();
     const own = await BridgeClient.connect(ours.url);
-    const onOurs = median(await timed(n, () => own.sendGoal(PING_ACTION, PING_TYPE, {}).result));
+    const onOurs = median(await timed(count, () => own.sendGoal(PING_ACTION, PING_TYPE, {}).result));
     await own.close();
     figures.push({
       name: "no-op skill round trip, reference ROS 1 rosbridge (actionlib), our client: median",

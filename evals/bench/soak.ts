@@ -135,19 +135,19 @@ async function hostile(
   let ws: WebSocket | undefined;
   let done = false;
   const connect = async () => {
-    const w = new WebSocket(url, { maxPayload: 64 * MB });
-    w.on("error", () => {});
-    if (reads) w.on("message", () => tally.answered++);
+    const socket = new WebSocket(url, { maxPayload: 64 * MB });
+    socket.on("error", () => {});
+    if (reads) socket.on("message", () => tally.answered++);
     await new Promise<void>((resolve, reject) => {
-      w.once("open", () => resolve());
-      w.once("error", reject);
+      socket.once("open", () => resolve());
+      socket.once("error", reject);
     });
     // The client that never reads: what the server sends it piles up until the server cuts it off.
-    if (!reads) (w as unknown as { _socket: { pause(): void } })._socket.pause();
-    w.once("close", () => {
+    if (!reads) (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    socket.once("close", () => {
       if (!done) tally.disconnects++;
     });
-    return w;
+    return socket;
   };
   for (let i = 0; i < frames && Date.now() < deadline; i++) {
     if (!ws || ws.readyState !== WebSocket.OPEN) {
@@ -189,16 +189,16 @@ const CYCLE: [string, string, Record<string, string>][] = [
   ["arm", "close", { target: "drawer_top" }],
 ];
 
-export async function soak(o: { frames: number; seed: number; maxSeconds: number }): Promise<number> {
+export async function soak(options: { frames: number; seed: number; maxSeconds: number }): Promise<number> {
   const started = Date.now();
-  const deadline = started + o.maxSeconds * 1000;
+  const deadline = started + options.maxSeconds * 1000;
   const sim = await startSimProcess("kitchen", [
     "--scenario",
     "integration_tea_to_trash",
     "--speed",
     "10",
     "--seed",
-    String(o.seed),
+    String(options.seed),
   ]);
   const pid = serverPid(sim);
   let peak = 0;
@@ -210,9 +210,9 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
       do {
         for (const [robot, skill, args] of CYCLE) {
           const t0 = performance.now();
-          const r = await callSkill(worker, robots, robot, skill, args);
+          const result = await callSkill(worker, robots, robot, skill, args);
           latencies.push((performance.now() - t0) / 1000);
-          if (!r.ok) failures.push(`${robot}.${skill}: ${r.error}`);
+          if (!result.ok) failures.push(`${robot}.${skill}: ${result.error}`);
         }
       } while (until() && Date.now() < deadline);
     };
@@ -225,9 +225,9 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
     console.log(`kitchen simulator pid ${pid ?? "?"} on ${sim.url}; RSS at start ${start.toFixed(0)} MB`);
 
     let attacking = true;
-    const perClient = Math.ceil(o.frames / 4);
+    const perClient = Math.ceil(options.frames / 4);
     const attack = Promise.all(
-      [0, 1, 2, 3].map((i) => hostile(sim.url, i, perClient, o.seed, i !== 3, deadline)),
+      [0, 1, 2, 3].map((i) => hostile(sim.url, i, perClient, options.seed, i !== 3, deadline)),
     ).finally(() => (attacking = false));
     const latencies: number[] = [];
     const failures: string[] = [];
@@ -279,14 +279,14 @@ export async function soak(o: { frames: number; seed: number; maxSeconds: number
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()!);
 if (isMain) {
-  const { values: v } = parseArgs({
+  const { values: flags } = parseArgs({
     options: {
       frames: { type: "string", default: "10000" },
       seed: { type: "string", default: "1" },
       "max-seconds": { type: "string", default: "300" },
     },
   });
-  soak({ frames: Number(v.frames), seed: Number(v.seed), maxSeconds: Number(v["max-seconds"]) }).then(
+  soak({ frames: Number(flags.frames), seed: Number(flags.seed), maxSeconds: Number(flags["max-seconds"]) }).then(
     (code) => process.exit(code),
     (err) => {
       console.error(err);

@@ -23,32 +23,32 @@ const TABLETOP_SLICE = (limit: number): Omit<ExperimentOptions, "root" | "name">
 });
 
 /** What must not change between two runs of the same episode (whatever the simulator's speed). */
-const episodeOutcome = (e: EpisodeResult) => {
-  const r = e as EpisodeResult & { motions?: number; visionSteps?: number; procedures?: number };
+const episodeOutcome = (episode: EpisodeResult) => {
+  const withCounts = episode as EpisodeResult & { motions?: number; visionSteps?: number; procedures?: number };
   return [
-    e.id,
-    e.success,
-    e.steps,
-    r.motions,
-    r.visionSteps,
-    e.modelCalls,
-    e.inputTokens,
-    e.outputTokens,
-    e.status,
-    e.statusReason,
-    e.goal,
-    e.score,
-    e.failedActions,
-    e.replans,
-    r.procedures,
-    e.skillSeconds,
+    episode.id,
+    episode.success,
+    episode.steps,
+    withCounts.motions,
+    withCounts.visionSteps,
+    episode.modelCalls,
+    episode.inputTokens,
+    episode.outputTokens,
+    episode.status,
+    episode.statusReason,
+    episode.goal,
+    episode.score,
+    episode.failedActions,
+    episode.replans,
+    withCounts.procedures,
+    episode.skillSeconds,
   ];
 };
 
-async function sweep(o: Omit<ExperimentOptions, "root" | "name">, reuse: boolean) {
+async function sweep(options: Omit<ExperimentOptions, "root" | "name">, reuse: boolean) {
   const t0 = performance.now();
   const results = await runExperiment({
-    ...o,
+    ...options,
     name: reuse ? "reused" : "fresh",
     root: mkdtempSync(join(tmpdir(), "robograph-throughput-")),
     reuseSimulators: reuse,
@@ -81,14 +81,14 @@ export async function throughputBenchmarks(quick: boolean): Promise<Figure[]> {
     const reused = await sweep(o, true);
     const outcome = (r: typeof fresh) => JSON.stringify(r.results.map(episodeOutcome));
     const same = outcome(fresh) === outcome(reused);
-    const n = fresh.results.length;
+    const episodeCount = fresh.results.length;
     figures.push({
-      name: `${world} sweep (${n} episodes): episodes per minute, a process per episode`,
+      name: `${world} sweep (${episodeCount} episodes): episodes per minute, a process per episode`,
       value: fresh.perMinute,
       unit: "ep/min",
     });
     figures.push({
-      name: `${world} sweep (${n} episodes): episodes per minute, simulators reset`,
+      name: `${world} sweep (${episodeCount} episodes): episodes per minute, simulators reset`,
       value: reused.perMinute,
       unit: "ep/min",
     });

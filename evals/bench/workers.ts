@@ -22,8 +22,12 @@ const scratch = () => mkdtempSync(join(tmpdir(), "robograph-workers-"));
 const outcome = (e: EpisodeResult) => [e.id, e.status, e.success, e.steps, e.modelCalls, e.score, e.goal];
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length
+    ? sorted.length % 2
+      ? sorted[(sorted.length - 1) / 2]
+      : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2
+    : NaN;
 }
 
 /** A worker process, resolved once it takes jobs. */
@@ -51,8 +55,8 @@ async function startWorker(url: string): Promise<{ child: ChildProcess; stop: ()
   let out = "";
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d) => {
-      out += d;
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
       if (/taking episodes/.test(out)) resolve();
     });
     child.stderr!.on("data", (d) => (out += d));
@@ -90,7 +94,7 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
 
   const own = databaseUrl() ? undefined : await startPostgres();
   const url = databaseUrl() ?? own!.url;
-  const q = await openQueue(url);
+  const jobQueue = await openQueue(url);
   const run = `${Date.now().toString(36)}`;
   try {
     const turnaround: number[] = [];
@@ -100,10 +104,10 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
       try {
         const name = `bench-${run}-${n}w`;
         t0 = performance.now();
-        await enqueueExperiment(q, { ...slice, name, root: scratch() });
-        await waitForExperiment(q, name, () => {}, { intervalMs: 100 });
+        await enqueueExperiment(jobQueue, { ...slice, name, root: scratch() });
+        await waitForExperiment(jobQueue, name, () => {}, { intervalMs: 100 });
         const minutes = (performance.now() - t0) / 60_000;
-        const ex = await loadQueuedExperiment(q, name);
+        const ex = await loadQueuedExperiment(jobQueue, name);
         const same = JSON.stringify(ex.results.map(outcome)) === JSON.stringify(local.map(outcome));
         const perMinute = ex.results.length / minutes;
         figures.push({
@@ -144,10 +148,10 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
     try {
       for (let i = 0; i < (quick ? 3 : 5); i++) {
         const name = `bench-${run}-pickup${i}`;
-        await enqueueExperiment(q, { ...slice, seeds: 1, limit: 1, name, root: scratch() });
-        await waitForExperiment(q, name, () => {}, { intervalMs: 100 });
-        const [o] = (await loadQueuedExperiment(q, name)).overhead;
-        if (o.waitMs !== null) pickup.push(o.waitMs);
+        await enqueueExperiment(jobQueue, { ...slice, seeds: 1, limit: 1, name, root: scratch() });
+        await waitForExperiment(jobQueue, name, () => {}, { intervalMs: 100 });
+        const [overhead] = (await loadQueuedExperiment(jobQueue, name)).overhead;
+        if (overhead.waitMs !== null) pickup.push(overhead.waitMs);
       }
     } finally {
       await worker.stop();
@@ -174,7 +178,7 @@ export async function workerBenchmarks(quick: boolean): Promise<Figure[]> {
       ok: median(recording) <= 100,
     });
   } finally {
-    await q.close();
+    await jobQueue.close();
     await own?.stop();
   }
   return figures;

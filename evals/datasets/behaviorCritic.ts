@@ -108,34 +108,34 @@ export function loadCriticBenchmark(dir: string): CriticBenchmark {
     .split("\n")
     .map((line, i) => ({ line, n: i + 1 }))
     .filter((x) => x.line.trim())
-    .map(({ line, n }) => {
+    .map(({ line, n: lineNumber }) => {
       let raw: unknown;
       try {
         raw = JSON.parse(line);
       } catch (err) {
-        throw new Error(`${casesFile}:${n}: not JSON: ${(err as Error).message}`);
+        throw new Error(`${casesFile}:${lineNumber}: not JSON: ${(err as Error).message}`, { cause: err });
       }
-      const p = CriticCase.safeParse(raw);
-      if (!p.success) throw new Error(`${casesFile}:${n}: ${explain(p.error)}`);
-      return p.data;
+      const parsed = CriticCase.safeParse(raw);
+      if (!parsed.success) throw new Error(`${casesFile}:${lineNumber}: ${explain(parsed.error)}`);
+      return parsed.data;
     });
   const rolloutPath = (id: string) => join(root, "rollouts", `${id}.json`);
   const eventsPath = (id: string) => join(root, "events", `${id}.json`);
   const read = <T>(path: string, schema: z.ZodType<T>): T => {
     if (!existsSync(path)) throw new Error(`${path} is missing`);
-    const p = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
-    if (!p.success) throw new Error(`${path}: ${explain(p.error)}`);
-    return p.data;
+    const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    if (!parsed.success) throw new Error(`${path}: ${explain(parsed.error)}`);
+    return parsed.data;
   };
   const rollouts = new Map<string, Rollout>();
   for (const c of cases) {
     for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
       if (rollouts.has(id)) continue;
-      const r = read(rolloutPath(id), RolloutFile);
-      if (r.id !== id) throw new Error(`${rolloutPath(id)}: holds rollout ${r.id}, not ${id}`);
-      for (const f of r.frames) if (!existsSync(join(root, "rollouts", f.image))) throw new Error(`${rolloutPath(id)}: key frame ${f.image} is missing`);
+      const rollout = read(rolloutPath(id), RolloutFile);
+      if (rollout.id !== id) throw new Error(`${rolloutPath(id)}: holds rollout ${rollout.id}, not ${id}`);
+      for (const f of rollout.frames) if (!existsSync(join(root, "rollouts", f.image))) throw new Error(`${rolloutPath(id)}: key frame ${f.image} is missing`);
       if (!existsSync(eventsPath(id))) throw new Error(`${eventsPath(id)} is missing`);
-      rollouts.set(id, r);
+      rollouts.set(id, rollout);
     }
   }
   return {

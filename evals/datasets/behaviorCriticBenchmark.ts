@@ -77,12 +77,12 @@ interface Run {
 
 async function runOne(world: WorkbenchWorld, id: string, scene: WorkbenchSceneName, seed: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput): Promise<Run> {
   world.reset({ scenario: scene, seed });
-  const r = await world.runProgram(make(world), { id });
-  if (!r.recorded) throw new Error(`rollout ${id} was refused: ${String(r.values.message)}`);
-  const { startTime, duration } = r.recorded.rollout;
+  const result = await world.runProgram(make(world), { id });
+  if (!result.recorded) throw new Error(`rollout ${id} was refused: ${String(result.values.message)}`);
+  const { startTime, duration } = result.recorded.rollout;
   const events = world.events.since().filter((e) => e.t >= startTime - 1e-9 && e.t <= startTime + duration + 1e-9);
-  const success = r.status === "succeeded" && world.evaluate().success;
-  return { id, seed, recorded: r.recorded, events, success, undesirable: events.filter((e) => isUndesirable(e.kind)) };
+  const success = result.status === "succeeded" && world.evaluate().success;
+  return { id, seed, recorded: result.recorded, events, success, undesirable: events.filter((e) => isUndesirable(e.kind)) };
 }
 
 function writeRollout(dir: string, run: Run): void {
@@ -95,12 +95,12 @@ function writeRollout(dir: string, run: Run): void {
 }
 
 /** The annotation: undesirable events (kind, object) that both negatives logged, as the first one logged them. */
-export function commonEvents(a: SimEvent[], b: SimEvent[], start = 0): CriticCaseRow["outputs"]["events"] {
+export function commonEvents(first: SimEvent[], second: SimEvent[], start = 0): CriticCaseRow["outputs"]["events"] {
   const key = (e: SimEvent) => `${e.kind}:${e.object ?? ""}`;
-  const inB = new Set(b.filter((e) => isUndesirable(e.kind)).map(key));
+  const inB = new Set(second.filter((e) => isUndesirable(e.kind)).map(key));
   const seen = new Set<string>();
   const out: CriticCaseRow["outputs"]["events"] = [];
-  for (const e of a) {
+  for (const e of first) {
     if (!isUndesirable(e.kind) || !inB.has(key(e)) || seen.has(key(e))) continue;
     seen.add(key(e));
     out.push({ kind: e.kind, object: e.object ?? "", detail: e.detail ?? "", cause: e.cause ?? "unknown", t: Math.round((e.t - start) * 1000) / 1000 });
@@ -108,13 +108,13 @@ export function commonEvents(a: SimEvent[], b: SimEvent[], start = 0): CriticCas
   return out;
 }
 
-export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<GenerateReport> {
-  const dir = resolve(o.out ?? DEFAULT_BENCHMARK_DIR);
-  const seed = o.seed ?? 0;
-  const K = o.casesPerBehaviour ?? 5;
+export async function generateCriticBenchmark(options: GenerateOptions = {}): Promise<GenerateReport> {
+  const dir = resolve(options.out ?? DEFAULT_BENCHMARK_DIR);
+  const seed = options.seed ?? 0;
+  const perBehaviour = options.casesPerBehaviour ?? 5;
   // Always in UNDESIRABLE's order, so the same selection writes the same file whatever order it was named in.
-  const behaviours = HAND_MADE_BEHAVIOURS.filter((b) => !o.behaviours || o.behaviours.includes(b));
-  const log = o.log ?? (() => {});
+  const behaviours = HAND_MADE_BEHAVIOURS.filter((b) => !options.behaviours || options.behaviours.includes(b));
+  const log = options.log ?? (() => {});
   const t0 = performance.now();
   clearOutput(dir);
   const first = BEHAVIOURS[behaviours[0]].scenes[0];
@@ -123,12 +123,12 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
   const retries: string[] = [];
   const dropped: string[] = [];
   let rollouts = 0;
-  const total = behaviours.length * K * 3;
+  const total = behaviours.length * perBehaviour * 3;
   try {
     for (const [bp, behaviour] of behaviours.entries()) {
       const spec = BEHAVIOURS[behaviour];
       const bi = HAND_MADE_BEHAVIOURS.indexOf(behaviour);
-      for (let k = 0; k < K; k++) {
+      for (let k = 0; k < perBehaviour; k++) {
         const scene = spec.scenes[k % spec.scenes.length];
         const caseId = `${behaviour}-${String(k).padStart(2, "0")}`;
         // Seeds of one case: the positive on ≡0 (mod 3), the negatives on ≡1 and ≡2, each retry 3 further on.
@@ -136,16 +136,16 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
         const attempt = async (role: string, offset: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput, ok: (r: Run) => string | null, prefer?: (r: Run) => boolean): Promise<Run | null> => {
           let fallback: Run | null = null;
           for (let a = 0; a < ATTEMPTS; a++) {
-            const s = base + offset + 3 * a;
+            const attemptSeed = base + offset + 3 * a;
             const w0 = performance.now();
-            const run = await runOne(world, `${caseId}-${role}`, scene, s, make);
+            const run = await runOne(world, `${caseId}-${role}`, scene, attemptSeed, make);
             rollouts++;
             const why = ok(run);
             const clean = !why && (!prefer || prefer(run));
-            log(`[${(bp * K + k) * 3 + ["pos", "neg1", "neg2"].indexOf(role) + 1}/${total}] ${caseId} ${role} (${scene}, seed ${s}): ${why ?? (clean ? "ok" : "ok, with other events")} — ${run.recorded.rollout.duration.toFixed(1)} s simulated in ${((performance.now() - w0) / 1000).toFixed(1)} s`);
+            log(`[${(bp * perBehaviour + k) * 3 + ["pos", "neg1", "neg2"].indexOf(role) + 1}/${total}] ${caseId} ${role} (${scene}, seed ${attemptSeed}): ${why ?? (clean ? "ok" : "ok, with other events")} — ${run.recorded.rollout.duration.toFixed(1)} s simulated in ${((performance.now() - w0) / 1000).toFixed(1)} s`);
             if (clean) return run;
             if (!why) fallback ??= run;
-            retries.push(`${caseId} ${role} seed ${s}: ${why ?? `also ${run.undesirable.filter((e) => e.kind !== behaviour).map((e) => `${e.kind}(${e.object})`).join(", ")}`}`);
+            retries.push(`${caseId} ${role} seed ${attemptSeed}: ${why ?? `also ${run.undesirable.filter((e) => e.kind !== behaviour).map((e) => `${e.kind}(${e.object})`).join(", ")}`}`);
           }
           return fallback;
         };
@@ -153,14 +153,14 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
         const pos = await attempt("pos", 0, (w) => spec.positive(w.scene, k), (r) => goal(r) ?? (r.undesirable.length ? `undesirable events ${r.undesirable.map((e) => `${e.kind}(${e.object})`).join(", ")}` : null));
         const negs: Run[] = [];
         for (const v of [0, 1]) {
-          const n = await attempt(
+          const negative = await attempt(
             `neg${v + 1}`,
             1 + v,
             (w) => spec.negative(w.scene, v, k),
             (r) => goal(r) ?? (r.undesirable.some((e) => e.kind === behaviour) ? null : `no ${behaviour} event`),
             (r) => r.undesirable.every((e) => e.kind === behaviour || spec.entails?.includes(e.kind as Undesirable)),
           );
-          if (n) negs.push(n);
+          if (negative) negs.push(negative);
         }
         if (!pos || negs.length < 2) {
           dropped.push(`${caseId}: ${!pos ? "no clean positive" : "fewer than two negatives"} after ${ATTEMPTS} seeds each`);
@@ -178,7 +178,7 @@ export async function generateCriticBenchmark(o: GenerateOptions = {}): Promise<
   } finally {
     await world.close();
   }
-  writeCases(dir, cases, { seed, casesPerBehaviour: K, behaviours, byBehaviour: Object.fromEntries(behaviours.map((b) => [b, cases.filter((c) => c.outputs.behaviour === b).length])), retries, dropped });
+  writeCases(dir, cases, { seed, casesPerBehaviour: perBehaviour, behaviours, byBehaviour: Object.fromEntries(behaviours.map((b) => [b, cases.filter((c) => c.outputs.behaviour === b).length])), retries, dropped });
   return { dir, cases, retries, dropped, rollouts, seconds: (performance.now() - t0) / 1000, simulatedSeconds: world.stats.simulated };
 }
 
@@ -212,11 +212,11 @@ const LAYOUT_ATTEMPTS = 4;
  * differs measurably from the twin on its layout (./motionChange.ts); its truth is its edits. No monitor is asked what
  * the rollouts show. Otherwise the next layout is tried.
  */
-export async function generateEditedBenchmark(o: GeneratedOptions = {}): Promise<GenerateReport> {
-  const dir = resolve(o.out ?? DEFAULT_GENERATED_DIR);
-  const from = o.seed ?? CRITIC_SCORED_FROM;
-  const count = o.count ?? 100;
-  const log = o.log ?? (() => {});
+export async function generateEditedBenchmark(options: GeneratedOptions = {}): Promise<GenerateReport> {
+  const dir = resolve(options.out ?? DEFAULT_GENERATED_DIR);
+  const from = options.seed ?? CRITIC_SCORED_FROM;
+  const count = options.count ?? 100;
+  const log = options.log ?? (() => {});
   const t0 = performance.now();
   clearOutput(dir);
   const world = await WorkbenchWorld.create({ scene: "apple_plate", seed: 0 });
@@ -314,24 +314,24 @@ export async function main(argv: string[]): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  const int = (name: string, v: string, min: number, max: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
-    return n;
+  const int = (name: string, text: string, min: number, max: number) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(text)}`);
+    return value;
   };
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  let r: GenerateReport;
+  let report: GenerateReport;
   if (values.generated) {
     for (const flag of ["cases-per-behaviour", "behaviours"] as const) if (values[flag] !== undefined) throw new Error(`--${flag} is for the hand-made set; the generated set takes --seed and --count`);
     const seed = int("seed", values.seed ?? String(CRITIC_SCORED_FROM), 0, 1_000_000);
     log(`generated cases from seed ${seed} (${seed >= CRITIC_SCORED_FROM ? "the scored range" : `the tuning range: seeds below ${CRITIC_SCORED_FROM} are looked at while tuning`})`);
-    r = await generateEditedBenchmark({ out: values.out, seed, count: int("count", values.count ?? "100", 1, 2000), log });
+    report = await generateEditedBenchmark({ out: values.out, seed, count: int("count", values.count ?? "100", 1, 2000), log });
   } else {
     if (values.count !== undefined) throw new Error("--count is for the generated set (--generated); the hand-made set takes --cases-per-behaviour");
     const behaviours = values.behaviours?.split(",").map((b) => b.trim()).filter(Boolean);
     const unknown = behaviours?.filter((b) => !(HAND_MADE_BEHAVIOURS as readonly string[]).includes(b)) ?? [];
     if (unknown.length) throw new Error(`unknown behaviour(s) ${unknown.join(", ")}; the hand-made set has: ${HAND_MADE_BEHAVIOURS.join(", ")}`);
-    r = await generateCriticBenchmark({
+    report = await generateCriticBenchmark({
       out: values.out,
       seed: int("seed", values.seed ?? "0", 0, 10_000),
       casesPerBehaviour: int("cases-per-behaviour", values["cases-per-behaviour"] ?? "5", 1, 40),
@@ -339,12 +339,12 @@ export async function main(argv: string[]): Promise<void> {
       log,
     });
   }
-  const kinds = new Set(r.cases.map((c) => c.outputs.behaviour));
+  const kinds = new Set(report.cases.map((c) => c.outputs.behaviour));
   process.stdout.write(
-    `\n${r.cases.length} cases over ${kinds.size} behaviours (${r.rollouts} rollouts run, ${r.retries.length} regenerated, ${r.dropped.length} cases given up) in ${r.seconds.toFixed(1)} s; ` +
-      `${r.simulatedSeconds.toFixed(0)} s simulated (${(r.simulatedSeconds / r.seconds).toFixed(1)}x real time)\nwritten to ${r.dir}\n`,
+    `\n${report.cases.length} cases over ${kinds.size} behaviours (${report.rollouts} rollouts run, ${report.retries.length} regenerated, ${report.dropped.length} cases given up) in ${report.seconds.toFixed(1)} s; ` +
+      `${report.simulatedSeconds.toFixed(0)} s simulated (${(report.simulatedSeconds / report.seconds).toFixed(1)}x real time)\nwritten to ${report.dir}\n`,
   );
-  for (const d of r.dropped) process.stdout.write(`given up: ${d}\n`);
+  for (const d of report.dropped) process.stdout.write(`given up: ${d}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

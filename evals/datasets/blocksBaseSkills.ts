@@ -44,8 +44,8 @@ export async function makeBaseSkills(opts: { out?: string; instances?: number; i
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { out: { type: "string" }, instances: { type: "string" }, iterations: { type: "string" }, episodes: { type: "string" }, seed: { type: "string" } } });
-  const n = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-  makeBaseSkills({ out: values.out, instances: n(values.instances), iterations: n(values.iterations), episodes: n(values.episodes), seed: n(values.seed), log: (s) => console.log(s) })
+  const numberOf = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  makeBaseSkills({ out: values.out, instances: numberOf(values.instances), iterations: numberOf(values.iterations), episodes: numberOf(values.episodes), seed: numberOf(values.seed), log: (s) => console.log(s) })
     .then((lib) => console.log(`wrote ${values.out ?? BASE_SKILLS_PATH}: ${Object.keys(lib.policies).join(", ")} (${JSON.stringify(lib.meta)})`))
     .catch((err) => {
       console.error(`make:base-skills: ${(err as Error).message}`);

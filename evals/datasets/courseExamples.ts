@@ -35,8 +35,8 @@ export function decisionPoints(solution: Step[]): number[] {
   return out.slice(0, PER_COURSE);
 }
 
-const describe = (d: RangedDetectionsMessage["detections"]) =>
-  d.length ? d.map((x) => `${x.label} ${x.distance.toFixed(1)} m`).join(", ") : "nothing detected";
+const describe = (detections: RangedDetectionsMessage["detections"]) =>
+  detections.length ? detections.map((x) => `${x.label} ${x.distance.toFixed(1)} m`).join(", ") : "nothing detected";
 
 /**
  * The examples of a course at the first seed from `EXAMPLE_SEEDS_FROM` at which its solution runs through: the
@@ -79,8 +79,8 @@ async function examplesAt(course: string, seed: number, solution: Step[], mustRe
         examples.push({ image: image.data, detections: detections.detections, best: { skill, magnitude }, note: `seeing ${describe(detections.detections)}: ${skill} ${magnitude}` });
       }
       image = detections = undefined;
-      const r = await callSkill(client, robots, robot.id, skill, { magnitude });
-      if (!r.ok) throw new Error(`${course}: scripted ${skill} ${magnitude} failed: ${r.error}`);
+      const result = await callSkill(client, robots, robot.id, skill, { magnitude });
+      if (!result.ok) throw new Error(`${course}: scripted ${skill} ${magnitude} failed: ${result.error}`);
     }
     const check = await client.callService<{ success: boolean }>("/evaluator/check");
     if (mustReach && !check.success) throw new Error(`${course}: the solution did not reach the toy`);

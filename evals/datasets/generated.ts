@@ -55,15 +55,15 @@ export const GENERATED_COURSES: GeneratedKind<CourseExample> = {
   seedFlag: "course-seed",
   world: generateCourse,
   async solve(seed) {
-    const s = await solveCourse(generateCourse(seed), { budget: COURSE_BUDGET });
-    return s ? { solvable: true, seconds: s.seconds, steps: s.steps } : { solvable: false, why: `no way found within ${COURSE_BUDGET} s` };
+    const solution = await solveCourse(generateCourse(seed), { budget: COURSE_BUDGET });
+    return solution ? { solvable: true, seconds: solution.seconds, steps: solution.steps } : { solvable: false, why: `no way found within ${COURSE_BUDGET} s` };
   },
   row(seed) {
-    const c = generateCourse(seed);
+    const course = generateCourse(seed);
     return {
-      inputs: { world: "course", task: c.name, goal: COURSE_GOAL, scenario: c.name },
+      inputs: { world: "course", task: course.name, goal: COURSE_GOAL, scenario: course.name },
       outputs: { within_seconds: COURSE_BUDGET },
-      metadata: { family: "vlmpc", task: c.name, paper_table: "generated", condition: condition(seed), condition_description: c.summary },
+      metadata: { family: "vlmpc", task: course.name, paper_table: "generated", condition: condition(seed), condition_description: course.summary },
     };
   },
   describe: (v) => (v.solvable ? `solvable (${v.seconds} s, ${v.steps!.length} skills)` : `skipped: ${v.why}`),
@@ -74,16 +74,16 @@ export const GENERATED_KITCHENS: GeneratedKind<KitchenExample> = {
   seedFlag: "kitchen-seed",
   world: generateKitchen,
   async solve(seed) {
-    const s = await solveKitchen(generateKitchen(seed));
-    return s.solvable ? { solvable: true, steps: s.steps } : { solvable: false, why: s.why };
+    const solved = await solveKitchen(generateKitchen(seed));
+    return solved.solvable ? { solvable: true, steps: solved.steps } : { solvable: false, why: solved.why };
   },
   row(seed) {
-    const s = generateKitchen(seed);
-    const where = Object.entries(s.placements).map(([o, p]) => `${o} in ${p}`).join(", ");
+    const kitchen = generateKitchen(seed);
+    const where = Object.entries(kitchen.placements).map(([o, p]) => `${o} in ${p}`).join(", ");
     return {
-      inputs: { world: "kitchen", task: s.name, goal: s.instruction, scenario: s },
-      outputs: { goal: s.goal },
-      metadata: { family: s.family, task: s.name, condition: condition(seed), condition_description: `${where}; open: ${s.open.join(", ") || "nothing"}; mobile at ${s.mobileAt}` },
+      inputs: { world: "kitchen", task: kitchen.name, goal: kitchen.instruction, scenario: kitchen },
+      outputs: { goal: kitchen.goal },
+      metadata: { family: kitchen.family, task: kitchen.name, condition: condition(seed), condition_description: `${where}; open: ${kitchen.open.join(", ") || "nothing"}; mobile at ${kitchen.mobileAt}` },
     };
   },
   describe: (v) => (v.solvable ? `solvable (${v.steps!.length} skills)` : `skipped: ${v.why}`),
@@ -94,16 +94,16 @@ export const GENERATED_TABLETOPS: GeneratedKind<TabletopExample> = {
   seedFlag: "scene-seed",
   world: (seed) => generateTabletop(seed).spec,
   async solve(seed) {
-    const g = generateTabletop(seed);
-    const s = await solveTabletop(g);
-    return s.solvable ? { solvable: true, steps: g.solution } : { solvable: false, why: s.why };
+    const tabletop = generateTabletop(seed);
+    const solved = await solveTabletop(tabletop);
+    return solved.solvable ? { solvable: true, steps: tabletop.solution } : { solvable: false, why: solved.why };
   },
   row(seed) {
-    const g = generateTabletop(seed);
+    const tabletop = generateTabletop(seed);
     return {
-      inputs: { world: "tabletop", task: g.spec.name, goal: g.spec.instruction, scenario: g.spec.name },
-      outputs: { goal: g.spec.goal },
-      metadata: { family: g.kind, task: g.spec.name, condition: condition(seed), condition_description: g.summary },
+      inputs: { world: "tabletop", task: tabletop.spec.name, goal: tabletop.spec.instruction, scenario: tabletop.spec.name },
+      outputs: { goal: tabletop.spec.goal },
+      metadata: { family: tabletop.kind, task: tabletop.spec.name, condition: condition(seed), condition_description: tabletop.summary },
     };
   },
   describe: (v) => (v.solvable ? `solvable (${v.steps!.length} motions)` : `skipped: ${v.why}`),
@@ -118,15 +118,15 @@ export async function verdictFor<Row>(kind: GeneratedKind<Row>, seed: number, ca
   const hash = hashOf(kind.world(seed));
   const file = cacheDir && join(cacheDir, `${seed}.json`);
   if (file && existsSync(file)) {
-    const v = JSON.parse(readFileSync(file, "utf8")) as Verdict;
-    if (v.hash === hash) return v;
+    const cached = JSON.parse(readFileSync(file, "utf8")) as Verdict;
+    if (cached.hash === hash) return cached;
   }
-  const v: Verdict = { seed, hash, ...(await kind.solve(seed)) };
+  const verdict: Verdict = { seed, hash, ...(await kind.solve(seed)) };
   if (cacheDir && file) {
     mkdirSync(cacheDir, { recursive: true });
-    writeFileSync(file, JSON.stringify(v) + "\n");
+    writeFileSync(file, JSON.stringify(verdict) + "\n");
   }
-  return v;
+  return verdict;
 }
 
 export interface GeneratedSet<Row> {
@@ -144,10 +144,10 @@ export async function generatedSet<Row>(kind: GeneratedKind<Row>, count: number,
   const verdicts: Verdict[] = [];
   for (let seed = from; rows.length < count; seed++) {
     if (seed >= from + 4 * count + 10) throw new Error(`only ${rows.length} of ${seed - from} generated worlds (${kind.dataset}) from seed ${from} could be done; the generator needs a look`);
-    const v = await verdictFor(kind, seed, opts.cacheDir);
-    verdicts.push(v);
-    if (v.solvable) rows.push(kind.row(seed));
-    opts.onProgress?.(v, rows.length);
+    const verdict = await verdictFor(kind, seed, opts.cacheDir);
+    verdicts.push(verdict);
+    if (verdict.solvable) rows.push(kind.row(seed));
+    opts.onProgress?.(verdict, rows.length);
   }
   return { rows, verdicts, scored: from >= FIRST_SCORED_SEED };
 }

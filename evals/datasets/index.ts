@@ -108,9 +108,9 @@ export interface DatasetRow {
 
 export function datasetPath(nameOrPath: string): string {
   if (nameOrPath.endsWith(".jsonl")) return nameOrPath;
-  const p = join(here, `${nameOrPath}.jsonl`);
-  if (!existsSync(p)) throw new Error(`no dataset ${nameOrPath} (looked for ${p})`);
-  return p;
+  const file = join(here, `${nameOrPath}.jsonl`);
+  if (!existsSync(file)) throw new Error(`no dataset ${nameOrPath} (looked for ${file})`);
+  return file;
 }
 
 export function loadDataset(nameOrPath: string): DatasetRow[] {
@@ -129,12 +129,12 @@ export function loadDataset(nameOrPath: string): DatasetRow[] {
         return;
       }
       const world = (raw as { inputs?: { world?: unknown } })?.inputs?.world;
-      const p = (world === "tabletop" ? TabletopExample : world === "course" ? CourseExample : KitchenExample).safeParse(raw);
-      if (!p.success) {
-        errors.push(`line ${i + 1}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
+      const parsed = (world === "tabletop" ? TabletopExample : world === "course" ? CourseExample : KitchenExample).safeParse(raw);
+      if (!parsed.success) {
+        errors.push(`line ${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
         return;
       }
-      rows.push({ id: `${p.data.metadata.task}__${p.data.metadata.condition}`, line: i + 1, example: p.data });
+      rows.push({ id: `${parsed.data.metadata.task}__${parsed.data.metadata.condition}`, line: i + 1, example: parsed.data });
     });
   if (errors.length) throw new Error(`dataset ${path} has ${errors.length} bad row(s):\n${errors.join("\n")}`);
   const dup = rows.find((r, i) => rows.findIndex((x) => x.id === r.id) !== i);

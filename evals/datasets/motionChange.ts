@@ -13,50 +13,50 @@ const dist = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], 
 export const CHANGE = { seconds: 0.3, path: 0.02, speedRatio: 1.25, moved: 0.02, flatter: 0.9, lower: 0.01 };
 
 /** Where the hand was seen, with when (a frame that does not show it adds nothing). */
-function palmPath(r: Rollout): { t: number; p: P3 }[] {
-  return r.track.flatMap((x) => x.detections.detections.filter((d) => d.label === "palm").map((d) => ({ t: x.t, p: d.position })));
+function palmPath(rollout: Rollout): { t: number; p: P3 }[] {
+  return rollout.track.flatMap((x) => x.detections.detections.filter((d) => d.label === "palm").map((d) => ({ t: x.t, p: d.position })));
 }
 
-/** The path resampled at `n` points evenly spaced along its length. */
-function resample(path: P3[], n: number): P3[] {
+/** The path resampled at `points` evenly spaced points along its length. */
+function resample(path: P3[], points: number): P3[] {
   if (path.length < 2) return path;
   const cum = [0];
   for (let i = 1; i < path.length; i++) cum.push(cum[i - 1] + dist(path[i - 1], path[i]));
-  const L = cum[cum.length - 1] || 1;
+  const total = cum[cum.length - 1] || 1;
   const out: P3[] = [];
   let j = 1;
-  for (let k = 0; k < n; k++) {
-    const s = (k * L) / (n - 1);
-    while (j < path.length - 1 && cum[j] < s) j++;
-    const f = cum[j] > cum[j - 1] ? (s - cum[j - 1]) / (cum[j] - cum[j - 1]) : 0;
-    out.push([0, 1, 2].map((d) => path[j - 1][d] + f * (path[j][d] - path[j - 1][d])) as P3);
+  for (let k = 0; k < points; k++) {
+    const along = (k * total) / (points - 1);
+    while (j < path.length - 1 && cum[j] < along) j++;
+    const fraction = cum[j] > cum[j - 1] ? (along - cum[j - 1]) / (cum[j] - cum[j - 1]) : 0;
+    out.push([0, 1, 2].map((d) => path[j - 1][d] + fraction * (path[j][d] - path[j - 1][d])) as P3);
   }
   return out;
 }
 
 function peakSpeed(path: { t: number; p: P3 }[]): number {
-  let v = 0;
+  let peak = 0;
   for (let i = 1; i < path.length; i++) {
     const dt = path[i].t - path[i - 1].t;
-    if (dt > 0) v = Math.max(v, dist(path[i - 1].p, path[i].p) / dt);
+    if (dt > 0) peak = Math.max(peak, dist(path[i - 1].p, path[i].p) / dt);
   }
-  return v;
+  return peak;
 }
 
 /** Times the hand took hold of something (a thing seen held after not being held). */
-function grasps(r: Rollout): number {
-  let n = 0, held = false;
-  for (const x of r.track) {
+function grasps(rollout: Rollout): number {
+  let count = 0, held = false;
+  for (const x of rollout.track) {
     const now = x.detections.detections.some((d) => d.location.relation === "held_by");
-    if (now && !held) n++;
+    if (now && !held) count++;
     held = now;
   }
-  return n;
+  return count;
 }
 
 /** Each thing seen once in the last frame (alike things cannot be told apart), by label. */
-function lastSeen(r: Rollout): Map<string, LocatedDetection> {
-  const last = r.track[r.track.length - 1]?.detections.detections ?? [];
+function lastSeen(rollout: Rollout): Map<string, LocatedDetection> {
+  const last = rollout.track[rollout.track.length - 1]?.detections.detections ?? [];
   const count = new Map<string, number>();
   for (const d of last) count.set(d.label, (count.get(d.label) ?? 0) + 1);
   return new Map(last.filter((d) => count.get(d.label) === 1 && d.label !== "palm").map((d) => [d.label, d]));
@@ -68,8 +68,8 @@ export function motionChanges(edited: Rollout, twin: Rollout): string[] {
   const dt = edited.duration - twin.duration;
   if (Math.abs(dt) >= CHANGE.seconds) out.push(`takes ${Math.abs(dt).toFixed(1)} s ${dt > 0 ? "longer" : "less"}`);
   const pe = palmPath(edited), pt = palmPath(twin);
-  const a = resample(pe.map((x) => x.p), 60), b = resample(pt.map((x) => x.p), 60);
-  const apart = a.length === b.length ? Math.max(0, ...a.map((p, i) => dist(p, b[i]))) : Infinity;
+  const editedPoints = resample(pe.map((x) => x.p), 60), twinPoints = resample(pt.map((x) => x.p), 60);
+  const apart = editedPoints.length === twinPoints.length ? Math.max(0, ...editedPoints.map((p, i) => dist(p, twinPoints[i]))) : Infinity;
   if (apart >= CHANGE.path) out.push(`the hand's path is up to ${(apart * 100).toFixed(0)} cm from the twin's`);
   const ve = peakSpeed(pe), vt = peakSpeed(pt);
   if (vt > 0 && (ve / vt >= CHANGE.speedRatio || vt / ve >= CHANGE.speedRatio)) out.push(`peak hand speed ${ve.toFixed(2)} m/s against ${vt.toFixed(2)}`);
@@ -79,12 +79,12 @@ export function motionChanges(edited: Rollout, twin: Rollout): string[] {
   if (ge !== gt) out.push(`grasps ${ge} times against ${gt}`);
   const le = lastSeen(edited), lt = lastSeen(twin);
   for (const [label, d] of le) {
-    const t = lt.get(label);
-    if (!t) continue;
-    const moved = dist(d.position, t.position);
-    const h = (x: LocatedDetection) => x.zRange[1] - x.zRange[0];
+    const twinSeen = lt.get(label);
+    if (!twinSeen) continue;
+    const moved = dist(d.position, twinSeen.position);
+    const heightOf = (x: LocatedDetection) => x.zRange[1] - x.zRange[0];
     if (moved >= CHANGE.moved) out.push(`the ${label} ends ${(moved * 100).toFixed(0)} cm from where the twin's does`);
-    else if (h(t) > 0.02 && h(d) < CHANGE.flatter * h(t)) out.push(`the ${label} ends ${((1 - h(d) / h(t)) * 100).toFixed(0)}% flatter`);
+    else if (heightOf(twinSeen) > 0.02 && heightOf(d) < CHANGE.flatter * heightOf(twinSeen)) out.push(`the ${label} ends ${((1 - heightOf(d) / heightOf(twinSeen)) * 100).toFixed(0)}% flatter`);
   }
   const open = (r: Rollout) => (r.track[r.track.length - 1]?.detections.places ?? []).filter((p) => p.state === "open").map((p) => p.name).sort().join(",");
   if (open(edited) !== open(twin)) out.push(`open at the end: ${open(edited) || "nothing"} against ${open(twin) || "nothing"}`);

@@ -85,32 +85,32 @@ export const KEY_FRAME_THRESHOLDS: Thresholds = {
 const xyDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 const xyzDistance = (a: number[], b: number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
-/** Where p lies against the way a→b on the table: how far along it (from a) and how far to its side. */
+/** Where `point` lies against the way `origin`→`target` on the table: how far along it (from `origin`) and how far to its side. */
 function alongAndAcross(
-  p: [number, number],
-  a: [number, number],
-  b: [number, number],
+  point: [number, number],
+  origin: [number, number],
+  target: [number, number],
 ): { along: number; across: number } {
-  const L = xyDistance(a, b);
-  if (L === 0) return { along: 0, across: xyDistance(p, a) };
-  const ux = (b[0] - a[0]) / L,
-    uy = (b[1] - a[1]) / L;
-  const dx = p[0] - a[0],
-    dy = p[1] - a[1];
+  const length = xyDistance(origin, target);
+  if (length === 0) return { along: 0, across: xyDistance(point, origin) };
+  const ux = (target[0] - origin[0]) / length,
+    uy = (target[1] - origin[1]) / length;
+  const dx = point[0] - origin[0],
+    dy = point[1] - origin[1];
   return { along: dx * ux + dy * uy, across: Math.abs(-dx * uy + dy * ux) };
 }
 
-/** Whether the segment a–b passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
+/** Whether the segment `start`–`end` passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
 function crosses(
-  a: [number, number],
-  b: [number, number],
+  start: [number, number],
+  end: [number, number],
   extent: [number, number, number, number],
   margin: number,
 ): boolean {
-  const n = Math.max(1, Math.ceil(xyDistance(a, b) / 0.01));
-  for (let i = 0; i <= n; i++) {
-    const x = a[0] + ((b[0] - a[0]) * i) / n,
-      y = a[1] + ((b[1] - a[1]) * i) / n;
+  const samples = Math.max(1, Math.ceil(xyDistance(start, end) / 0.01));
+  for (let i = 0; i <= samples; i++) {
+    const x = start[0] + ((end[0] - start[0]) * i) / samples,
+      y = start[1] + ((end[1] - start[1]) * i) / samples;
     if (x > extent[0] - margin && x < extent[1] + margin && y > extent[2] - margin && y < extent[3] + margin)
       return true;
   }
@@ -124,14 +124,14 @@ function reversals(pts: [number, number][], leg: number): { count: number; first
     count = 0,
     first = -1;
   for (let i = 1; i < pts.length; i++) {
-    const d = xyDistance(pts[i], anchor);
-    if (d < leg) continue;
-    const u: [number, number] = [(pts[i][0] - anchor[0]) / d, (pts[i][1] - anchor[1]) / d];
-    if (dir && u[0] * dir[0] + u[1] * dir[1] < -Math.SQRT1_2) {
+    const distance = xyDistance(pts[i], anchor);
+    if (distance < leg) continue;
+    const heading: [number, number] = [(pts[i][0] - anchor[0]) / distance, (pts[i][1] - anchor[1]) / distance];
+    if (dir && heading[0] * dir[0] + heading[1] * dir[1] < -Math.SQRT1_2) {
       if (count === 0) first = i;
       count++;
     }
-    dir = u;
+    dir = heading;
     anchor = pts[i];
   }
   return { count, first: Math.max(0, first) };
@@ -162,11 +162,11 @@ export function mentioned(instruction: string, names: string[]): string[] {
     .replace(/[^a-z0-9_ ]/g, " ")
     .replace(/\s+/g, " ")} `;
   return names
-    .map((n) => ({
-      n,
+    .map((name) => ({
+      n: name,
       at: Math.min(
-        ...[n, n.replace(/_/g, " ")].map((v) => {
-          const i = text.indexOf(` ${v} `);
+        ...[name, name.replace(/_/g, " ")].map((spelling) => {
+          const i = text.indexOf(` ${spelling} `);
           return i < 0 ? Infinity : i;
         }),
       ),
@@ -182,8 +182,8 @@ type Seen = Undesirable | (typeof MORE_KINDS)[number];
 /** What one cue saw: a named behaviour, in words, with the cause it points to. */
 export type SeenEvent = ClaimedEvent & { kind: Seen };
 
-function event(kind: Seen, object: string, t: number, cause: Cause, what: string): SeenEvent {
-  return { kind, object, t: Math.round(t * 10) / 10, cause: CAUSES[cause], what };
+function event(kind: Seen, object: string, seconds: number, cause: Cause, what: string): SeenEvent {
+  return { kind, object, t: Math.round(seconds * 10) / 10, cause: CAUSES[cause], what };
 }
 
 /**
@@ -200,9 +200,12 @@ export function observedEvents(
   if (frames.length === 0) return [];
   const out: SeenEvent[] = [];
   const seen = new Set<string>();
-  const add = (e: SeenEvent) => {
-    const key = `${e.kind}|${e.object}`;
-    if (!seen.has(key)) (seen.add(key), out.push(e));
+  const add = (sighting: SeenEvent) => {
+    const key = `${sighting.kind}|${sighting.object}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(sighting);
+    }
   };
   const labels = [...new Set(frames.flatMap((f) => f.things.map((t) => t.label)))];
   const track = (label: string) =>
@@ -217,8 +220,8 @@ export function observedEvents(
   // handled thing, it was carried along, not shoved.
   const beside = (a: { at: number[] }, b: { at: number[] }) => xyDistance(a.at, b.at) < 0.06;
   const carriedAlong = (tr: { t: number; thing: SeenThing }[]) =>
-    [...handled].some((h) => {
-      const ht = track(h);
+    [...handled].some((heldLabel) => {
+      const ht = track(heldLabel);
       return (
         ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing)
       );
@@ -385,30 +388,31 @@ export function observedEvents(
     for (const run of heldRuns(tr)) {
       for (let i = 1; i < run.length; i++) {
         const dt = run[i].t - run[i - 1].t;
-        const v = dt > 0 ? Math.hypot(...[0, 1, 2].map((d) => run[i].thing.at[d] - run[i - 1].thing.at[d])) / dt : 0;
-        if (v > th.rushSpeed) {
+        const speed =
+          dt > 0 ? Math.hypot(...[0, 1, 2].map((d) => run[i].thing.at[d] - run[i - 1].thing.at[d])) / dt : 0;
+        if (speed > th.rushSpeed) {
           add(
             event(
               "rushed",
               label,
               run[i - 1].t,
               "too_fast",
-              `the held ${label} is carried at ${v.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`,
+              `the held ${label} is carried at ${speed.toFixed(2)} m/s between ${run[i - 1].t.toFixed(1)} s and ${run[i].t.toFixed(1)} s: faster than a careful hand`,
             ),
           );
           break;
         }
       }
       const pts = run.map((x) => [x.thing.at[0], x.thing.at[1]] as [number, number]);
-      const a = pts[0],
-        b = pts[pts.length - 1];
-      const straight = xyDistance(a, b);
+      const start = pts[0],
+        finish = pts[pts.length - 1];
+      const straight = xyDistance(start, finish);
       let length = 0;
       for (let i = 1; i < pts.length; i++) length += xyDistance(pts[i - 1], pts[i]);
-      const stray = Math.max(...pts.map((p) => alongAndAcross(p, a, b).across));
+      const stray = Math.max(...pts.map((p) => alongAndAcross(p, start, finish).across));
       // Going round something it must not be carried over, which lies on the straight way, is what the task needs.
       const onTheWay = (frames.find((f) => f.t === run[0].t)?.things ?? []).some(
-        (o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(a, b, o.extent, 0.03),
+        (o) => KEEP_CLEAR.test(o.label) && o.label !== label && crosses(start, finish, o.extent, 0.03),
       );
       if (
         !onTheWay &&
@@ -444,10 +448,13 @@ export function observedEvents(
       const place = after?.thing.where.replace(/^(on|in) /, "");
       const onto = place && place !== "table" ? `the ${place}` : "where it is set down";
       // Past where it goes and back: along the way, beyond its end.
-      const past = Math.max(...pts.map((p) => alongAndAcross(p, a, b).along)) - straight;
+      const past = Math.max(...pts.map((p) => alongAndAcross(p, start, finish).along)) - straight;
       if (straight > 0.05 && past >= th.overshoot) {
         const far = run.reduce(
-          (m, x, k) => (alongAndAcross(pts[k], a, b).along > alongAndAcross(pts[m], a, b).along ? k : m),
+          (farthest, x, k) =>
+            alongAndAcross(pts[k], start, finish).along > alongAndAcross(pts[farthest], start, finish).along
+              ? k
+              : farthest,
           0,
         );
         add(
@@ -531,8 +538,8 @@ export function observedEvents(
     const out_ =
       cup &&
       tr.find((x) => {
-        const c = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup);
-        return c && xyDistance(c.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03;
+        const container = frames.find((f) => f.t === x.t)?.things.find((t) => t.label === cup);
+        return container && xyDistance(container.at, x.thing.at) > 0.06 && x.thing.z[1] < 0.03;
       });
     // Out after the container itself fell: the fall threw them out; else the carry flung them.
     const fell = out.some((e) => e.kind === "dropped" && e.object === cup);

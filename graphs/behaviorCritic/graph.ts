@@ -24,14 +24,14 @@ import { inRun, type MethodRuntime } from "../../runtime/run";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CriticSettings } from "./configuration";
 
-const firstStep = (s: CriticStateType) =>
-  s.status !== "running"
+const firstStep = (state: CriticStateType) =>
+  state.status !== "running"
     ? END
-    : s.job === "prefer"
+    : state.job === "prefer"
       ? "prefer"
-      : s.job === "critique"
+      : state.job === "critique"
         ? "critique"
-        : s.program
+        : state.program
           ? "dispatch"
           : "writer";
 const running = (next: string) => (s: CriticStateType) => (s.status === "running" ? next : END);
@@ -42,27 +42,27 @@ const model = guardedNodes({ writer: writeProgram, critique, ground, prefer });
 
 /** The wiring; every node and edge runs in a run of `method` (runtime/run.ts). */
 export function buildBehaviorCritic(method: MethodRuntime<CriticSettings>) {
-  const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
+  const withRun = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   return (
     new StateGraph({ state: CriticState, input: CriticInput, context: CriticConfiguration })
-      .addNode("begin", w(begin))
+      .addNode("begin", withRun(begin))
       // Model nodes end `interrupted` when their endpoint stays unavailable or the run is stopped (nodes/guard.ts); the
       // hand's nodes pause the same way on an emergency stop, and a resume runs the node it stopped in again.
-      .addNode("writer", w(model.writer))
-      .addNode("critique", w(model.critique))
-      .addNode("ground", w(model.ground))
-      .addNode("prefer", w(model.prefer))
-      .addNode("dispatch", w(resumable(dispatchProgram)))
-      .addNode("executor", w(resumable(runProgram)))
-      .addNode("verdict", w(verdict))
+      .addNode("writer", withRun(model.writer))
+      .addNode("critique", withRun(model.critique))
+      .addNode("ground", withRun(model.ground))
+      .addNode("prefer", withRun(model.prefer))
+      .addNode("dispatch", withRun(resumable(dispatchProgram)))
+      .addNode("executor", withRun(resumable(runProgram)))
+      .addNode("verdict", withRun(verdict))
       .addEdge(START, "begin")
-      .addConditionalEdges("begin", w(firstStep), ["prefer", "critique", "dispatch", "writer", END])
-      .addConditionalEdges("writer", w(running("dispatch")), ["dispatch", END])
-      .addConditionalEdges("dispatch", w(running("executor")), ["executor", END])
-      .addConditionalEdges("executor", w(afterRun), ["dispatch", "critique", END])
-      .addConditionalEdges("critique", w(running("ground")), ["ground", END])
-      .addConditionalEdges("ground", w(running("verdict")), ["verdict", END])
-      .addConditionalEdges("verdict", w(running("writer")), ["writer", END])
+      .addConditionalEdges("begin", withRun(firstStep), ["prefer", "critique", "dispatch", "writer", END])
+      .addConditionalEdges("writer", withRun(running("dispatch")), ["dispatch", END])
+      .addConditionalEdges("dispatch", withRun(running("executor")), ["executor", END])
+      .addConditionalEdges("executor", withRun(afterRun), ["dispatch", "critique", END])
+      .addConditionalEdges("critique", withRun(running("ground")), ["ground", END])
+      .addConditionalEdges("ground", withRun(running("verdict")), ["verdict", END])
+      .addConditionalEdges("verdict", withRun(running("writer")), ["writer", END])
       .addEdge("prefer", END)
   );
 }

@@ -9,25 +9,31 @@ import type { Line, Method } from "../method";
 import { behaviorCriticReport } from "./report";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
-function describeCritic(node: string, u: Partial<CriticStateType>): Line {
-  const attempt = (Array.isArray(u.attempts) ? u.attempts[0] : u.attempts) as
+function describeCritic(node: string, update: Partial<CriticStateType>): Line {
+  const attempt = (Array.isArray(update.attempts) ? update.attempts[0] : update.attempts) as
     CriticStateType["attempts"][number] | undefined;
   const events = (es: { kind?: string; what?: string; object: string; cause?: string }[]) =>
     es.length ? es.map((e) => `${claimLabel(e)}${e.cause ? ` — ${e.cause}` : ""}`).join(", ") : "nothing undesirable";
   switch (node) {
     case "writer": {
-      const p = u.program as { steps: { op: string }[] } | undefined;
-      return { node, text: p ? `${p.steps.length} primitives: ${p.steps.map((x) => x.op).join(" ")}` : "" };
+      const program = update.program as { steps: { op: string }[] } | undefined;
+      return {
+        node,
+        text: program ? `${program.steps.length} primitives: ${program.steps.map((x) => x.op).join(" ")}` : "",
+      };
     }
     case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `${u.status}: ${u.statusReason}` };
+      return {
+        node,
+        text: update.pendingGoal ? `goal ${update.pendingGoal.goalId}` : `${update.status}: ${update.statusReason}`,
+      };
     case "executor":
       return {
         node,
         text: attempt
-          ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${u.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…`
-          : u.status
-            ? `${u.status}: ${u.statusReason}`
+          ? `program ${attempt.iteration} ${attempt.completed ? "ran to its end" : `stopped short: ${update.statusReason}`}; rollout ${attempt.rollout.slice(0, 19)}…`
+          : update.status
+            ? `${update.status}: ${update.statusReason}`
             : "",
       };
     case "critique":
@@ -44,7 +50,10 @@ function describeCritic(node: string, u: Partial<CriticStateType>): Line {
     case "verdict":
     case "begin":
     case "prefer":
-      return { node, text: u.status && u.status !== "running" ? `${u.status}: ${u.statusReason}` : "" };
+      return {
+        node,
+        text: update.status && update.status !== "running" ? `${update.status}: ${update.statusReason}` : "",
+      };
   }
   return { node, text: "" };
 }
@@ -75,20 +84,21 @@ export const behaviorCritic: Method = {
   input: (goal, extra) => ({ goal, job: "refine", ...(extra?.program ? { program: extra.program } : {}) }),
   describe: (node, u) => describeCritic(node, u as Partial<CriticStateType>),
   // Each rollout's key frames, beside what the critic said of them.
-  framesOf: (node, u, _n, _text, artifacts) => {
-    const a = (u as Partial<CriticStateType>).attempts as unknown as CriticStateType["attempts"][number] | undefined;
-    if (node !== "executor" || !a) return [];
-    const r = readRollout(a.rollout, artifacts);
-    const frames = r.frames.map((f, k) => ({
-      image: f.image,
-      file: `frames/${String(a.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`,
-      t: f.t,
+  framesOf: (node, update, _n, _text, artifacts) => {
+    const attempt = (update as Partial<CriticStateType>).attempts as unknown as
+      CriticStateType["attempts"][number] | undefined;
+    if (node !== "executor" || !attempt) return [];
+    const rollout = readRollout(attempt.rollout, artifacts);
+    const frames = rollout.frames.map((frame, k) => ({
+      image: frame.image,
+      file: `frames/${String(attempt.iteration).padStart(2, "0")}-${String(k).padStart(2, "0")}.png`,
+      t: frame.t,
     }));
     const strip = frames.map((f) => `![${f.t.toFixed(1)} s](${f.file})`);
     return [
       {
         frames: frames.map(({ image, file }) => ({ image, file })),
-        markdown: `### Program ${a.iteration}: ${r.frames.length} key frames over ${r.duration.toFixed(1)} s\n\n${r.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`,
+        markdown: `### Program ${attempt.iteration}: ${rollout.frames.length} key frames over ${rollout.duration.toFixed(1)} s\n\n${rollout.narration.map((x) => `- ${x.from.toFixed(1)}–${x.to.toFixed(1)} s ${x.text}${x.ok ? "" : " (failed)"}`).join("\n")}\n\n${strip.join(" ")}\n`,
       },
     ];
   },

@@ -71,9 +71,9 @@ export const CriticReportSchema = z.object({
 });
 export type CriticReportJson = z.infer<typeof CriticReportSchema>;
 
-function charts(r: CriticReportJson): ChartSpec[] {
+function charts(report: CriticReportJson): ChartSpec[] {
   const out: ChartSpec[] = [];
-  const t1 = tableById(r, "table-1");
+  const t1 = tableById(report, "table-1");
   if (t1)
     out.push({
       id: "chart-table-1",
@@ -83,7 +83,7 @@ function charts(r: CriticReportJson): ChartSpec[] {
       datasets: rowsAsSeries(t1, ["positive", "negative"]),
       yMax: 1,
     });
-  const t2 = tableById(r, "table-2");
+  const t2 = tableById(report, "table-2");
   if (t2)
     out.push({
       id: "chart-table-2",
@@ -93,7 +93,7 @@ function charts(r: CriticReportJson): ChartSpec[] {
       datasets: rowsAsSeries(t2, ["recall", "precision"]),
       yMax: 1,
     });
-  const t4 = tableById(r, "table-4");
+  const t4 = tableById(report, "table-4");
   if (t4)
     out.push({
       id: "chart-table-4",
@@ -103,20 +103,20 @@ function charts(r: CriticReportJson): ChartSpec[] {
       datasets: [{ label: "accuracy", data: t4.rows.map((x) => cellNumber(x[1])) }],
       yMax: 1,
     });
-  if (r.refinement?.length) {
-    const n = Math.max(...r.refinement.map((x) => x.iterations.length));
-    const at = (x: (typeof r.refinement)[number], i: number) => x.iterations[Math.min(i, x.iterations.length - 1)];
+  if (report.refinement?.length) {
+    const programs = Math.max(...report.refinement.map((x) => x.iterations.length));
+    const at = (x: (typeof report.refinement)[number], i: number) => x.iterations[Math.min(i, x.iterations.length - 1)];
     out.push({
       id: "chart-refinement",
       title: "Policy refinement: undesirable events per program (all cases)",
       type: "line",
       x: "program",
-      labels: Array.from({ length: n }, (_, i) => i + 1),
+      labels: Array.from({ length: programs }, (_, i) => i + 1),
       datasets: [
         {
           label: "undesirable events",
-          data: Array.from({ length: n }, (_, i) =>
-            r.refinement!.reduce((k, x) => k + (at(x, i)?.events.length ?? 0), 0),
+          data: Array.from({ length: programs }, (_, i) =>
+            report.refinement!.reduce((k, x) => k + (at(x, i)?.events.length ?? 0), 0),
           ),
         },
       ],
@@ -139,15 +139,15 @@ export const behaviorCriticReport: MethodReport = {
   ],
   schema: CriticReportSchema,
   charts,
-  facts: ({ meta: m, refinement }: CriticReportJson) => [
+  facts: ({ meta: meta, refinement }: CriticReportJson) => [
     `behaviour critic`,
-    `${m.cases} case(s)`,
-    `behaviours: ${m.behaviours.join(", ")}`,
-    `${m.seeds} seed(s)`,
-    `noise ${m.noise}`,
-    `benchmark ${m.dir}`,
+    `${meta.cases} case(s)`,
+    `behaviours: ${meta.behaviours.join(", ")}`,
+    `${meta.seeds} seed(s)`,
+    `noise ${meta.noise}`,
+    `benchmark ${meta.dir}`,
     refinement ? `refinement: ${refinement.length} case(s)` : "refinement not run",
-    `${Math.round(m.durationSeconds)} s`,
+    `${Math.round(meta.durationSeconds)} s`,
   ],
   slim: (r: CriticReportJson) => ({ ...r, critiques: undefined, preferences: undefined }),
 };

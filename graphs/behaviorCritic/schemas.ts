@@ -34,13 +34,13 @@ export const ClaimedEvent = z.object({
 export type ClaimedEvent = z.infer<typeof ClaimedEvent>;
 
 /** A claim in a few words, for summaries: its name if it gave one, else the start of what it saw; and what suffered it. */
-export function claimLabel(e: { kind?: string; what?: string; object: string }): string {
-  const said = e.kind
-    ? e.kind.replace(/_/g, " ")
-    : (e.what ?? "").length > 60
-      ? `${e.what!.slice(0, 57)}…`
-      : (e.what ?? "");
-  return `${said} (${e.object})`;
+export function claimLabel(claim: { kind?: string; what?: string; object: string }): string {
+  const said = claim.kind
+    ? claim.kind.replace(/_/g, " ")
+    : (claim.what ?? "").length > 60
+      ? `${claim.what!.slice(0, 57)}…`
+      : (claim.what ?? "");
+  return `${said} (${claim.object})`;
 }
 
 export const BehaviourCritique = z.object({

@@ -49,14 +49,14 @@ export const CriticState = Annotation.Root({
   program: last<unknown>(undefined),
   // Every attempt in order; checkpoints keep each write only.
   attempts: delta<Attempt[], Attempt | Attempt[]>(
-    (a, writes) =>
-      writes.reduce<Attempt[]>((acc, w) => {
-        for (const x of Array.isArray(w) ? w : [w]) {
+    (current, writes) =>
+      writes.reduce<Attempt[]>((acc, write) => {
+        for (const x of Array.isArray(write) ? write : [write]) {
           const i = acc.findIndex((y) => y.iteration === x.iteration);
           acc = i < 0 ? [...acc, x] : acc.map((y, k) => (k === i ? { ...y, ...x } : y));
         }
         return acc;
-      }, a),
+      }, current),
     () => [],
   ),
   preference: deltaLast<Preference | null>(null),

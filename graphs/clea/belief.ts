@@ -47,26 +47,26 @@ export function summarize(ctx: {
   /** Where objects were found in earlier episodes. */
   remembered?: { object: string; place: string }[];
 }): Belief {
-  const b: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
+  const belief: Belief = structuredClone(ctx.previousBelief ?? emptyBelief(ctx.robots, ctx.world));
   const placeNames = ctx.world.places.map((p) => p.name);
   const labels = ctx.world.labels;
   if (!ctx.previousBelief) {
     // Memories first, so what this instruction says overrides them.
     for (const r of ctx.remembered ?? [])
-      if (placeNames.includes(r.place)) setObject(b, canonicalName(r.object, labels), r.place, "told");
-    for (const t of readGoal(ctx.goal, ctx.world).told) setObject(b, t.object, t.place, "told");
+      if (placeNames.includes(r.place)) setObject(belief, canonicalName(r.object, labels), r.place, "told");
+    for (const t of readGoal(ctx.goal, ctx.world).told) setObject(belief, t.object, t.place, "told");
   }
   for (let i = 0; i < ctx.entries.length;) {
-    const e = ctx.entries[i];
-    if (e.kind === "action") applyAction(b, e);
-    if (e.kind !== "observation") {
+    const entry = ctx.entries[i];
+    if (entry.kind === "action") applyAction(belief, entry);
+    if (entry.kind !== "observation") {
       i++;
       continue;
     }
     // A look: the observations entered together, with no action between them, weighed together.
     const look = lookFrom(ctx.entries, i);
     applyLook(
-      b,
+      belief,
       look.map((x) => x.observation),
       labels,
       false,
@@ -74,16 +74,16 @@ export function summarize(ctx: {
     );
     i += look.length;
   }
-  b.progress = progressText(ctx.goal, b, ctx.world);
-  return b;
+  belief.progress = progressText(ctx.goal, belief, ctx.world);
+  return belief;
 }
 
 function lookFrom(entries: HistoryEntry[], start: number): Extract<HistoryEntry, { kind: "observation" }>[] {
   const out: Extract<HistoryEntry, { kind: "observation" }>[] = [];
   for (let i = start; i < entries.length; i++) {
-    const e = entries[i];
-    if (e.kind !== "observation") break;
-    out.push(e);
+    const entry = entries[i];
+    if (entry.kind !== "observation") break;
+    out.push(entry);
   }
   return out;
 }
@@ -97,62 +97,66 @@ export function canonicalName(name: string, labels: readonly string[]): string {
   return closestName(name, [...labels]) ?? name;
 }
 
-function setObject(b: Belief, name: string, place: string, source: Belief["objects"][number]["source"]): void {
+function setObject(belief: Belief, name: string, place: string, source: Belief["objects"][number]["source"]): void {
   // One entry per object, whatever wording earlier entries used for it.
-  b.objects = b.objects.filter((o) => o.name !== name && closestName(o.name, [name]) !== name);
-  b.objects.push({ name, place, source });
-  for (const h of b.holding) {
+  belief.objects = belief.objects.filter((o) => o.name !== name && closestName(o.name, [name]) !== name);
+  belief.objects.push({ name, place, source });
+  for (const h of belief.holding) {
     const same = h.object !== null && (h.object === name || closestName(h.object, [name]) === name);
     if (h.robot === place) h.object = name;
     else if (same) h.object = null;
   }
 }
 
-function setContainer(b: Belief, name: string, state: "open" | "closed"): void {
-  const c = b.containers.find((x) => x.name === name);
-  if (c) c.state = state;
+function setContainer(belief: Belief, name: string, state: "open" | "closed"): void {
+  const container = belief.containers.find((x) => x.name === name);
+  if (container) container.state = state;
 }
 
-function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): void {
-  const { robot, skill, args } = e.call;
+function applyAction(belief: Belief, entry: Extract<HistoryEntry, { kind: "action" }>): void {
+  const { robot, skill, args } = entry.call;
   // A gripper that cannot sense a grasp reports the motion it made ("closed its hand at the table"), never what it
   // holds: what the belief puts in the hand is the thing this agent asked it to pick — its own action, not the robot's
   // word — believed until a camera that sees the place shows otherwise (the summarizer's order of evidence,
   // docs/clea.md). A look that shows the thing elsewhere empties the hand in the belief: the fingers may be closed,
   // but on nothing this agent knows of, and such a robot opens its hand before the next skill that needs it.
-  const source = e.unsensed ? "reported" : "action";
-  if (e.ok) {
-    if (skill === "go_to") b.robotsAt.find((r) => r.robot === robot)!.at = args.navigation_point ?? null;
-    if (skill === "open") setContainer(b, args.target, "open");
-    if (skill === "close") setContainer(b, args.target, "closed");
+  const source = entry.unsensed ? "reported" : "action";
+  if (entry.ok) {
+    if (skill === "go_to") belief.robotsAt.find((r) => r.robot === robot)!.at = args.navigation_point ?? null;
+    if (skill === "open") setContainer(belief, args.target, "open");
+    if (skill === "close") setContainer(belief, args.target, "closed");
     if (skill === "pick_from") {
-      setObject(b, args.object, robot, source);
-      const h = b.holding.find((x) => x.robot === robot);
-      if (h) h.object = args.object;
+      setObject(belief, args.object, robot, source);
+      const hand = belief.holding.find((x) => x.robot === robot);
+      if (hand) hand.object = args.object;
     }
     if (skill === "release_to") {
-      setObject(b, args.object, args.place, source);
-      const h = b.holding.find((x) => x.robot === robot);
-      if (h) h.object = null;
+      setObject(belief, args.object, args.place, source);
+      const hand = belief.holding.find((x) => x.robot === robot);
+      if (hand) hand.object = null;
     }
     return;
   }
   // What a failure says about the world.
-  let m: RegExpExecArray | null;
-  if ((m = /there is no (\w+) (?:in|on) the (\w+)/.exec(e.message)))
-    b.objects = b.objects.filter((o) => !(o.name === m![1] && o.place === m![2]));
-  if ((m = /the (\w+): it is closed/.exec(e.message)) || (m = /the (\w+) is already closed/.exec(e.message)))
-    setContainer(b, m[1], "closed");
-  if ((m = /the (\w+) is already open/.exec(e.message))) setContainer(b, m[1], "open");
+  let match: RegExpExecArray | null;
+  if ((match = /there is no (\w+) (?:in|on) the (\w+)/.exec(entry.message)))
+    belief.objects = belief.objects.filter((o) => !(o.name === match![1] && o.place === match![2]));
+  if (
+    (match = /the (\w+): it is closed/.exec(entry.message)) ||
+    (match = /the (\w+) is already closed/.exec(entry.message))
+  )
+    setContainer(belief, match[1], "closed");
+  if ((match = /the (\w+) is already open/.exec(entry.message))) setContainer(belief, match[1], "open");
   // A gripper that senses its grasp names what it holds when it refuses for it: it holds that thing, wherever a camera
   // last placed it. A gripper without grasp sensing never names it (it opens its hand instead of refusing), so no
   // thing's name comes into the hand from a robot's words unless its sensor stands behind them.
   if (
-    (m = /already holding the (\w+)/.exec(e.message)) ||
-    (m = /needs its hand free to \w+ the \w+ but holds the (\w+)/.exec(e.message))
+    (match = /already holding the (\w+)/.exec(entry.message)) ||
+    (match = /needs its hand free to \w+ the \w+ but holds the (\w+)/.exec(entry.message))
   )
-    setObject(b, m[1], robot, "action");
-  if ((m = /is at (\w+), not at/.exec(e.message))) b.robotsAt.find((r) => r.robot === robot)!.at = m[1];
+    setObject(belief, match[1], robot, "action");
+  if ((match = /is at (\w+), not at/.exec(entry.message)))
+    belief.robotsAt.find((r) => r.robot === robot)!.at = match[1];
 }
 
 /**
@@ -167,19 +171,19 @@ function applyAction(b: Belief, e: Extract<HistoryEntry, { kind: "action" }>): v
  *   the same look shows that place without it: cameras that disagree do not overrule what was known before.
  */
 export function applyLook(
-  b: Belief,
+  belief: Belief,
   look: Observation[],
   labels: readonly string[],
   trustImage = false,
   askedAbout: ReadonlySet<string> = new Set(),
 ): void {
-  for (const o of look) for (const c of o.containers) setContainer(b, c.name, c.state);
+  for (const o of look) for (const c of o.containers) setContainer(belief, c.name, c.state);
   const sightings = new Map<string, { robot: string; place: string }[]>();
   for (const o of look) {
     for (const x of o.objects) {
       if (!isThingName(x.name)) {
         // An unknown thing: remembered as seen, given no place in the facts the planner reasons over.
-        if (!b.seen.includes(x.name)) b.seen.push(x.name);
+        if (!belief.seen.includes(x.name)) belief.seen.push(x.name);
         continue;
       }
       const name = canonicalName(x.name, labels);
@@ -189,7 +193,7 @@ export function applyLook(
   const inView = (place: string) => look.some((o) => o.visiblePlaces.includes(place));
   // An unsensed report stands against a plain look that contradicts it until a look asked about the thing decides.
   const pending = (x: Belief["objects"][number]) => !trustImage && x.source === "reported" && !askedAbout.has(x.name);
-  b.objects = b.objects.filter(
+  belief.objects = belief.objects.filter(
     (x) =>
       !(
         inView(x.place) &&
@@ -198,18 +202,18 @@ export function applyLook(
         !pending(x)
       ),
   );
-  const shownWithout = (name: string, s: { robot: string; place: string }) =>
+  const shownWithout = (name: string, sighting: { robot: string; place: string }) =>
     look.some(
-      (o) =>
-        o.robot !== s.robot &&
-        o.visiblePlaces.includes(s.place) &&
-        !o.objects.some((y) => y.place === s.place && canonicalName(y.name, labels) === name),
+      (observation) =>
+        observation.robot !== sighting.robot &&
+        observation.visiblePlaces.includes(sighting.place) &&
+        !observation.objects.some((y) => y.place === sighting.place && canonicalName(y.name, labels) === name),
     );
   for (const [name, seen] of sightings) {
-    const prior = b.objects.find((o) => o.name === name || closestName(o.name, [name]) === name);
+    const prior = belief.objects.find((o) => o.name === name || closestName(o.name, [name]) === name);
     const before = prior?.place;
     if (prior && pending(prior) && !seen.some((s) => s.place === before)) {
-      if (!b.seen.includes(name)) b.seen.push(name);
+      if (!belief.seen.includes(name)) belief.seen.push(name);
       continue;
     }
     // A first sighting stands although another camera missed it: a miss and a phantom are as likely, and a look for
@@ -220,10 +224,10 @@ export function applyLook(
         ? seen[0].place
         : seen.find((s) => !shownWithout(name, s))?.place;
     if (place === undefined) continue;
-    setObject(b, name, place, "seen");
-    if (!b.seen.includes(name)) b.seen.push(name);
+    setObject(belief, name, place, "seen");
+    if (!belief.seen.includes(name)) belief.seen.push(name);
   }
-  for (const o of look) for (const p of o.visiblePlaces) if (!b.explored.includes(p)) b.explored.push(p);
+  for (const o of look) for (const p of o.visiblePlaces) if (!belief.explored.includes(p)) belief.explored.push(p);
 }
 
 /**
@@ -235,33 +239,41 @@ export function lookContradicts(
   thing: { name: string; place: string },
   labels: readonly string[],
 ): boolean {
-  const sightings = look.flatMap((o) =>
-    o.objects.filter((x) => isThingName(x.name) && canonicalName(x.name, labels) === thing.name),
+  const sightings = look.flatMap((observation) =>
+    observation.objects.filter((x) => isThingName(x.name) && canonicalName(x.name, labels) === thing.name),
   );
   if (sightings.some((x) => x.place !== thing.place)) return true;
   return !sightings.length && look.some((o) => o.visiblePlaces.includes(thing.place));
 }
 
 /** One camera's observation folded in alone (the critic's look through the acting robot's camera). */
-export function applyObservation(b: Belief, o: Observation, labels: readonly string[], trustImage = false): void {
-  applyLook(b, [o], labels, trustImage);
+export function applyObservation(
+  belief: Belief,
+  observation: Observation,
+  labels: readonly string[],
+  trustImage = false,
+): void {
+  applyLook(belief, [observation], labels, trustImage);
 }
 
-function progressText(goal: string, b: Belief, world: WorldDescription): string {
+function progressText(goal: string, belief: Belief, world: WorldDescription): string {
   const { goals, notUnderstood } = readGoal(goal, world);
   if (!goals.length) return notUnderstood.length ? `goal ${notUnderstoodText(notUnderstood)}` : "goal not understood";
-  const text = goals.map((g) => `${g}: ${holdsInBelief(g, b) ? "done" : "open"}`).join("; ");
+  const text = goals.map((g) => `${g}: ${holdsInBelief(g, belief) ? "done" : "open"}`).join("; ");
   return notUnderstood.length ? `${text}; ${notUnderstoodText(notUnderstood)}` : text;
 }
 
 /** A goal literal judged on the belief; object names are matched loosely (the belief may use another wording). */
-export function holdsInBelief(literal: string, b: Belief): boolean {
-  const l = parseLiteral(literal);
-  const name = (n: string) => closestName(n, b.objects.map((o) => o.name).concat(b.seen)) ?? n;
-  let v = false;
-  if (l.pred === "in") v = b.objects.some((o) => o.name === name(l.args[0]) && o.place === l.args[1]);
-  else if (l.pred === "found") v = b.seen.includes(name(l.args[0]));
-  else if (l.pred === "closed") v = b.containers.some((c) => c.name === l.args[0] && c.state === "closed");
-  else if (l.pred === "holding") v = b.holding.some((h) => h.robot === l.args[0] && h.object === name(l.args[1]));
-  return l.negated ? !v : v;
+export function holdsInBelief(literal: string, belief: Belief): boolean {
+  const parsed = parseLiteral(literal);
+  const name = (n: string) => closestName(n, belief.objects.map((o) => o.name).concat(belief.seen)) ?? n;
+  let holds = false;
+  if (parsed.pred === "in")
+    holds = belief.objects.some((o) => o.name === name(parsed.args[0]) && o.place === parsed.args[1]);
+  else if (parsed.pred === "found") holds = belief.seen.includes(name(parsed.args[0]));
+  else if (parsed.pred === "closed")
+    holds = belief.containers.some((c) => c.name === parsed.args[0] && c.state === "closed");
+  else if (parsed.pred === "holding")
+    holds = belief.holding.some((h) => h.robot === parsed.args[0] && h.object === name(parsed.args[1]));
+  return parsed.negated ? !holds : holds;
 }

@@ -35,8 +35,8 @@ const usesCritic = (config?: RunnableConfig) =>
   !["no-critic", "open-loop"].includes(runOf<CleaSettings>(config).settings.variant);
 /** Speculation needs a look after each skill to check it against: the open-loop baseline has none. */
 const pipelining = (config?: RunnableConfig) => {
-  const o = runOf<CleaSettings>(config).settings;
-  return o.pipeline && o.variant !== "open-loop";
+  const settings = runOf<CleaSettings>(config).settings;
+  return settings.pipeline && settings.variant !== "open-loop";
 };
 /** Work prepared beside the skill that just ran, not yet checked against the look after it. */
 const awaitingCheck = (s: ClosedLoopStateType) => !!s.speculation && !s.speculation.outcome;
@@ -46,41 +46,46 @@ const awaitingCheck = (s: ClosedLoopStateType) => !!s.speculation && !s.speculat
  * action against the same look at the same time (it gets the belief and what the belief does not hold yet) — one
  * model round trip instead of two.
  */
-function afterPerceive(s: ClosedLoopStateType, config?: RunnableConfig) {
-  if (!running(s)) return END;
-  if (pipelining(config) && awaitingCheck(s)) return "prediction_check";
-  return ordinaryLook(s, config);
+function afterPerceive(state: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(state)) return END;
+  if (pipelining(config) && awaitingCheck(state)) return "prediction_check";
+  return ordinaryLook(state, config);
 }
 
 /** The look as the paper's loop takes it: the summarizer, and beside it the critic of the plan's next action. */
-function ordinaryLook(s: ClosedLoopStateType, config?: RunnableConfig) {
-  return hasNextStep(s) && usesCritic(config) ? ["summarizer", "critic"] : "summarizer";
+function ordinaryLook(state: ClosedLoopStateType, config?: RunnableConfig) {
+  return hasNextStep(state) && usesCritic(config) ? ["summarizer", "critic"] : "summarizer";
 }
 
 /** The critic judged the next action in this look (beside the summarizer): its verdict stands for that action. */
-const judgedInThisLook = (s: ClosedLoopStateType) => {
-  const c = s.critique;
-  const next = s.plan?.steps[s.cursor];
-  return !!c && !!next && c.at === s.counters.iterations && JSON.stringify(c.action) === JSON.stringify(next);
+const judgedInThisLook = (state: ClosedLoopStateType) => {
+  const critique = state.critique;
+  const next = state.plan?.steps[state.cursor];
+  return (
+    !!critique &&
+    !!next &&
+    critique.at === state.counters.iterations &&
+    JSON.stringify(critique.action) === JSON.stringify(next)
+  );
 };
 
 /** After looking and remembering: done, or carry on with the current plan, or plan anew. */
-function afterGoalCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
-  if (!running(s)) return END;
+function afterGoalCheck(state: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(state)) return END;
   // Something in question (graphs/clea/loops.ts): the cameras look for it before anything else.
-  if (s.focus && !s.focus.afterPlan) return "perceiver";
-  if (!hasNextStep(s)) return "planner";
+  if (state.focus && !state.focus.afterPlan) return "perceiver";
+  if (!hasNextStep(state)) return "planner";
   if (!usesCritic(config)) return "dispatch";
-  return judgedInThisLook(s) ? "dispatch" : "critic";
+  return judgedInThisLook(state) ? "dispatch" : "critic";
 }
 
-function afterPlan(s: ClosedLoopStateType) {
-  return running(s) ? "verifier" : END;
+function afterPlan(state: ClosedLoopStateType) {
+  return running(state) ? "verifier" : END;
 }
 
-function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
-  if (!running(s)) return END;
-  if (!s.plan) return "planner";
+function afterVerify(state: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(state)) return END;
+  if (!state.plan) return "planner";
   return usesCritic(config) ? "critic" : "dispatch";
 }
 
@@ -89,10 +94,10 @@ function afterVerify(s: ClosedLoopStateType, config?: RunnableConfig) {
  * only its own node's writes: the critic cannot tell whether the summarizer ended the run); one of a plan made in
  * this look clears or rejects it.
  */
-function afterCritique(s: ClosedLoopStateType) {
-  if (s.plannedAt < s.counters.iterations) return END;
-  if (!running(s)) return END;
-  return s.plan ? "dispatch" : s.focus && !s.focus.afterPlan ? "perceiver" : "planner";
+function afterCritique(state: ClosedLoopStateType) {
+  if (state.plannedAt < state.counters.iterations) return END;
+  if (!running(state)) return END;
+  return state.plan ? "dispatch" : state.focus && !state.focus.afterPlan ? "perceiver" : "planner";
 }
 
 /**
@@ -100,28 +105,28 @@ function afterCritique(s: ClosedLoopStateType) {
  * dispatch. It held but nothing went with it: the plan's next action is judged beside the summarizer as ever, and with
  * no next action the goal check and the planner take over. Contradicted: the look as ever.
  */
-function afterPredictionCheck(s: ClosedLoopStateType, config?: RunnableConfig) {
-  if (!running(s)) return END;
-  const sp = s.speculation;
+function afterPredictionCheck(state: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(state)) return END;
+  const sp = state.speculation;
   // The predicted belief became the belief (the summarizer's verdict with it stands): nothing is left to fold in.
-  const adopted = !!sp && s.beliefUpTo === sp.entryId;
-  if (sp?.outcome === "used" || (sp?.outcome === "unused" && adopted && !(hasNextStep(s) && usesCritic(config))))
+  const adopted = !!sp && state.beliefUpTo === sp.entryId;
+  if (sp?.outcome === "used" || (sp?.outcome === "unused" && adopted && !(hasNextStep(state) && usesCritic(config))))
     return "goal_check";
-  return ordinaryLook(s, config);
+  return ordinaryLook(state, config);
 }
 
 /** With speculation, the speculator works beside the executor while the skill runs. */
-function afterDispatch(s: ClosedLoopStateType, config?: RunnableConfig) {
-  if (!running(s)) return END;
-  if (!s.pendingGoal) return "planner";
+function afterDispatch(state: ClosedLoopStateType, config?: RunnableConfig) {
+  if (!running(state)) return END;
+  if (!state.pendingGoal) return "planner";
   return pipelining(config) ? ["executor", "speculator"] : "executor";
 }
 
 /** The open-loop baseline runs its plan straight through; every other variant looks again after each action. */
-function afterAct(s: ClosedLoopStateType, config?: RunnableConfig) {
+function afterAct(state: ClosedLoopStateType, config?: RunnableConfig) {
   // The same failure a third time ends the run (nodes/repeats.ts).
-  if (!running(s)) return END;
-  if (runOf<CleaSettings>(config).settings.variant === "open-loop" && hasNextStep(s)) return "dispatch";
+  if (!running(state)) return END;
+  if (runOf<CleaSettings>(config).settings.variant === "open-loop" && hasNextStep(state)) return "dispatch";
   return "perceiver";
 }
 
@@ -150,31 +155,31 @@ export const CLOSED_LOOP_NODES = {
  */
 export function buildClosedLoop(
   method: MethodRuntime<CleaSettings>,
-  n: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES,
+  nodes: Record<keyof typeof CLOSED_LOOP_NODES, Node> = CLOSED_LOOP_NODES,
 ) {
-  const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
+  const withRun = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   return new StateGraph({ state: ClosedLoopState, input: GoalInput, context: ClosedLoopConfiguration })
-    .addNode("perceiver", w(n.perceiver))
-    .addNode("summarizer", w(n.summarizer))
-    .addNode("goal_check", w(n.goal_check))
-    .addNode("planner", w(n.planner))
-    .addNode("verifier", w(n.verifier))
-    .addNode("critic", w(n.critic))
-    .addNode("dispatch", w(n.dispatch))
-    .addNode("executor", w(n.executor))
-    .addNode("speculator", w(n.speculator))
-    .addNode("prediction_check", w(n.prediction_check))
+    .addNode("perceiver", withRun(nodes.perceiver))
+    .addNode("summarizer", withRun(nodes.summarizer))
+    .addNode("goal_check", withRun(nodes.goal_check))
+    .addNode("planner", withRun(nodes.planner))
+    .addNode("verifier", withRun(nodes.verifier))
+    .addNode("critic", withRun(nodes.critic))
+    .addNode("dispatch", withRun(nodes.dispatch))
+    .addNode("executor", withRun(nodes.executor))
+    .addNode("speculator", withRun(nodes.speculator))
+    .addNode("prediction_check", withRun(nodes.prediction_check))
     .addEdge(START, "perceiver")
-    .addConditionalEdges("perceiver", w(afterPerceive), ["summarizer", "critic", "prediction_check", END])
-    .addConditionalEdges("prediction_check", w(afterPredictionCheck), ["summarizer", "critic", "goal_check", END])
-    .addConditionalEdges("summarizer", w(then("goal_check")), ["goal_check", END])
-    .addConditionalEdges("goal_check", w(afterGoalCheck), ["perceiver", "planner", "critic", "dispatch", END])
-    .addConditionalEdges("planner", w(afterPlan), ["verifier", END])
-    .addConditionalEdges("verifier", w(afterVerify), ["planner", "critic", "dispatch", END])
-    .addConditionalEdges("critic", w(afterCritique), ["perceiver", "planner", "dispatch", END])
-    .addConditionalEdges("dispatch", w(afterDispatch), ["planner", "executor", "speculator", END])
+    .addConditionalEdges("perceiver", withRun(afterPerceive), ["summarizer", "critic", "prediction_check", END])
+    .addConditionalEdges("prediction_check", withRun(afterPredictionCheck), ["summarizer", "critic", "goal_check", END])
+    .addConditionalEdges("summarizer", withRun(then("goal_check")), ["goal_check", END])
+    .addConditionalEdges("goal_check", withRun(afterGoalCheck), ["perceiver", "planner", "critic", "dispatch", END])
+    .addConditionalEdges("planner", withRun(afterPlan), ["verifier", END])
+    .addConditionalEdges("verifier", withRun(afterVerify), ["planner", "critic", "dispatch", END])
+    .addConditionalEdges("critic", withRun(afterCritique), ["perceiver", "planner", "dispatch", END])
+    .addConditionalEdges("dispatch", withRun(afterDispatch), ["planner", "executor", "speculator", END])
     .addEdge("speculator", END)
-    .addConditionalEdges("executor", w(afterAct), ["perceiver", "dispatch", END]);
+    .addConditionalEdges("executor", withRun(afterAct), ["perceiver", "dispatch", END]);
 }
 
 /** With a store, the summarizer remembers where things were seen, across episodes. */

@@ -12,62 +12,70 @@ import { verify } from "./nodes/verifier";
 import { critique } from "./nodes/critic";
 import { loopsText } from "./loops";
 
-const call = (c: { robot: string; skill: string; args: Record<string, string> }) =>
-  `${c.robot}.${c.skill}(${Object.values(c.args).join(", ")})`;
+const call = (skillCall: { robot: string; skill: string; args: Record<string, string> }) =>
+  `${skillCall.robot}.${skillCall.skill}(${Object.values(skillCall.args).join(", ")})`;
 
 /** One readable line per node update. */
-function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: ClosedLoopStateType | undefined): Line {
+function describeClea(
+  node: string,
+  update: Partial<ClosedLoopStateType>,
+  before: ClosedLoopStateType | undefined,
+): Line {
   switch (node) {
     case "perceiver":
       return {
         node,
         text:
-          Object.values(u.observations ?? {})
+          Object.values(update.observations ?? {})
             .map((o) => o.summary)
             .join(" | ") || "no change in view",
       };
     case "summarizer":
-      return { node, text: u.belief ? `belief: ${u.belief.progress}` : "(raw history)" };
+      return { node, text: update.belief ? `belief: ${update.belief.progress}` : "(raw history)" };
     case "goal_check":
-      return { node, text: u.status ? `${u.status}: ${u.statusReason}` : "not done yet" };
+      return { node, text: update.status ? `${update.status}: ${update.statusReason}` : "not done yet" };
     case "planner":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
-      return { node, text: `sub-goal "${u.plan?.subgoal}": ${u.plan?.steps.map(call).join(" → ")}` };
+      if (update.status && update.status !== "running")
+        return { node, text: `${update.status}: ${update.statusReason}` };
+      return { node, text: `sub-goal "${update.plan?.subgoal}": ${update.plan?.steps.map(call).join(" → ")}` };
     case "verifier":
       return {
         node,
         text:
-          u.plan === null
-            ? `rejected: ${u.lastFailure}`
-            : u.plan
-              ? `ok: ${u.plan.steps
+          update.plan === null
+            ? `rejected: ${update.lastFailure}`
+            : update.plan
+              ? `ok: ${update.plan.steps
                   .slice(before?.cursor ?? 0)
                   .map(call)
                   .join(" → ")}`
               : "ok",
       };
     case "critic":
-      if (u.critique?.overruled)
+      if (update.critique?.overruled)
         return {
           node,
-          text: `${call(u.critique.action)} → ${u.critique.verdict} again (${u.critique.feedback}): rejected twice before for this reason and looked for since — the planner's choice stands`,
+          text: `${call(update.critique.action)} → ${update.critique.verdict} again (${update.critique.feedback}): rejected twice before for this reason and looked for since — the planner's choice stands`,
         };
       return {
         node,
-        text: u.critique
-          ? `${call(u.critique.action)} → ${u.critique.verdict}${u.critique.verdict === "ok" ? "" : `: ${u.critique.feedback}`}${u.focus ? " (the second time: every camera looks for what is in question)" : ""}`
+        text: update.critique
+          ? `${call(update.critique.action)} → ${update.critique.verdict}${update.critique.verdict === "ok" ? "" : `: ${update.critique.feedback}`}${update.focus ? " (the second time: every camera looks for what is in question)" : ""}`
           : "",
       };
     case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : `declined: ${u.lastFailure}` };
+      return {
+        node,
+        text: update.pendingGoal ? `goal ${update.pendingGoal.goalId}` : `declined: ${update.lastFailure}`,
+      };
     case "speculator": {
-      const sp = u.speculation;
+      const sp = update.speculation;
       if (!sp) return { node, text: "" };
       const ready = sp.action ? `${call(sp.action)}${sp.critique ? ` → ${sp.critique.verdict}` : ""}` : "no action";
       return { node, text: `beside the skill, on its predicted outcome: ${ready}${sp.note ? ` (${sp.note})` : ""}` };
     }
     case "prediction_check": {
-      const sp = u.speculation;
+      const sp = update.speculation;
       if (!sp) return { node, text: "" };
       if (sp.outcome === "used")
         return { node, text: `the look agrees with the prediction: ${call(sp.action!)} goes now` };
@@ -80,10 +88,13 @@ function describeClea(node: string, u: Partial<ClosedLoopStateType>, before: Clo
       };
     }
     case "executor": {
-      const e = u.history?.[0];
+      const entry = update.history?.[0];
       return {
         node,
-        text: e && e.kind === "action" ? `${call(e.call)} → ${e.ok ? "ok" : "FAILED"}: ${e.message}` : "",
+        text:
+          entry && entry.kind === "action"
+            ? `${call(entry.call)} → ${entry.ok ? "ok" : "FAILED"}: ${entry.message}`
+            : "",
       };
     }
   }
@@ -126,27 +137,29 @@ export const clea: Method = {
   runtime,
   compile: (checkpointer, store) => compileClosedLoop(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
-  describe: (node, u, before) =>
-    describeClea(node, u as Partial<ClosedLoopStateType>, before as ClosedLoopStateType | undefined),
+  describe: (node, update, before) =>
+    describeClea(node, update as Partial<ClosedLoopStateType>, before as ClosedLoopStateType | undefined),
   // Each robot's view of a look, with its detections beside it.
-  framesOf: (node, u, n) =>
+  framesOf: (node, update, step) =>
     node === "perceiver"
-      ? Object.values((u as Partial<ClosedLoopStateType>).observations ?? {}).map((o) => {
-          const file = `frames/${String(n).padStart(3, "0")}-${o.robot}.png`;
+      ? Object.values((update as Partial<ClosedLoopStateType>).observations ?? {}).map((observation) => {
+          const file = `frames/${String(step).padStart(3, "0")}-${observation.robot}.png`;
           return {
-            frames: [{ image: o.image, file, detectionsOf: o.robot }],
-            markdown: `### ${n}. ${o.robot}\n\n![${o.robot} at step ${n}](${file})\n\n${o.summary}\n`,
+            frames: [{ image: observation.image, file, detectionsOf: observation.robot }],
+            markdown: `### ${step}. ${observation.robot}\n\n![${observation.robot} at step ${step}](${file})\n\n${observation.summary}\n`,
           };
         })
       : [],
   summarize: (state) => {
-    const s = state as Partial<ClosedLoopStateType> | undefined;
+    const loopState = state as Partial<ClosedLoopStateType> | undefined;
     return {
-      steps: s?.counters?.steps ?? 0,
-      replans: s?.counters?.replans ?? 0,
-      criticVerdicts: s?.verdicts ?? {},
-      loopsBroken: s?.loops ?? [],
-      ...(s?.pipeline?.prepared || s?.pipeline?.revoked || s?.pipeline?.unused ? { pipeline: s.pipeline } : {}),
+      steps: loopState?.counters?.steps ?? 0,
+      replans: loopState?.counters?.replans ?? 0,
+      criticVerdicts: loopState?.verdicts ?? {},
+      loopsBroken: loopState?.loops ?? [],
+      ...(loopState?.pipeline?.prepared || loopState?.pipeline?.revoked || loopState?.pipeline?.unused
+        ? { pipeline: loopState.pipeline }
+        : {}),
     };
   },
   explain: (state) => loopsText((state as Partial<ClosedLoopStateType>).loops ?? []),

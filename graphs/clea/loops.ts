@@ -37,8 +37,8 @@ export function countRejection(
   action: SkillCall,
   reason: string,
 ): { rejections: FailureCounts; n: number } {
-  const { repeats, n } = countFailure(counts, actionKey(action), reason);
-  return { rejections: repeats, n };
+  const { repeats, n: count } = countFailure(counts, actionKey(action), reason);
+  return { rejections: repeats, n: count };
 }
 
 /** The reason this action already failed twice for, if it has (the executor's counts, keyed `action → reason`). */

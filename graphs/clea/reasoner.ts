@@ -18,9 +18,9 @@ import { afterAction, firstUnmet, search, type Domain, type GroundAction } from 
 /** The world's name a detector's label is a display name or alias of ("tea bottle" → bottle_of_tea), if any. */
 function worldName(label: string, world: WorldDescription): string {
   if (world.labels.includes(label)) return label;
-  const l = label.toLowerCase().replace(/_/g, " ");
+  const wording = label.toLowerCase().replace(/_/g, " ");
   const hits = Object.entries(world.names ?? {}).filter(
-    ([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === l),
+    ([n, w]) => world.labels.includes(n) && [w.display, ...(w.aliases ?? [])].some((x) => x?.toLowerCase() === wording),
   );
   return hits.length === 1 ? hits[0][0] : label;
 }
@@ -94,29 +94,30 @@ export interface PlanContext {
   failedPlans?: { steps: SkillCall[] }[];
 }
 
-const sameCall = (a: SkillCall, b: SkillCall) =>
-  a.robot === b.robot &&
-  a.skill === b.skill &&
-  JSON.stringify(Object.entries(a.args).sort()) === JSON.stringify(Object.entries(b.args).sort());
+const sameCall = (left: SkillCall, right: SkillCall) =>
+  left.robot === right.robot &&
+  left.skill === right.skill &&
+  JSON.stringify(Object.entries(left.args).sort()) === JSON.stringify(Object.entries(right.args).sort());
 
 export function staticFacts(robots: RobotManifest[], world: WorldDescription): string[] {
   return [...worldFacts(world), ...robots.flatMap((r) => r.facts.map((f) => f.replace(/\bself\b/g, r.id)))];
 }
 
-export function beliefFacts(b: Belief, world: WorldDescription): string[] {
+export function beliefFacts(belief: Belief, world: WorldDescription): string[] {
   const places = new Set(world.places.map((p) => p.name));
   const facts: string[] = [];
   // A belief written by a model may still carry a label no literal can hold; such a thing is not planned with.
-  for (const o of b.objects) if (places.has(o.place) && isThingName(o.name)) facts.push(`in(${o.name}, ${o.place})`);
-  for (const h of b.holding)
+  for (const o of belief.objects)
+    if (places.has(o.place) && isThingName(o.name)) facts.push(`in(${o.name}, ${o.place})`);
+  for (const h of belief.holding)
     facts.push(
       h.object
         ? `holding(${h.robot}, ${isThingName(h.object) ? h.object : "unknown_thing"})`
         : `hand_empty(${h.robot})`,
     );
   // Unknown doors count as closed: opening first is the safe assumption.
-  for (const c of b.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
-  for (const r of b.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
+  for (const c of belief.containers) if (c.state !== "open") facts.push(`closed(${c.name})`);
+  for (const r of belief.robotsAt) if (r.at) facts.push(`at(${r.robot}, ${r.at})`);
   return facts;
 }
 
@@ -152,8 +153,8 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
       giveUp: `goal not understood: ${notUnderstoodMessage(read, lexicon(ctx.world, ctx.robots))}`,
       lookFor: null,
     };
-  const b = ctx.belief;
-  if (goals.every((g) => holdsInBelief(g, b)))
+  const belief = ctx.belief;
+  if (goals.every((g) => holdsInBelief(g, belief)))
     return {
       subgoal: "report",
       rationale: "every goal condition holds in the belief",
@@ -164,21 +165,24 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
     };
 
   // Use the belief's own names for the goal objects (a perceiver may word them differently).
-  const known = b.objects.map((o) => o.name).filter(isThingName);
+  const known = belief.objects.map((o) => o.name).filter(isThingName);
   const rename = (lit: string) => {
-    const l = parseLiteral(lit);
-    if (l.pred === "in" || l.pred === "found") l.args[0] = closestName(l.args[0], known) ?? l.args[0];
-    return `${l.negated ? "not " : ""}${l.pred}(${l.args.join(", ")})`;
+    const parsed = parseLiteral(lit);
+    if (parsed.pred === "in" || parsed.pred === "found")
+      parsed.args[0] = closestName(parsed.args[0], known) ?? parsed.args[0];
+    return `${parsed.negated ? "not " : ""}${parsed.pred}(${parsed.args.join(", ")})`;
   };
-  const open = goals.filter((g) => !holdsInBelief(g, b)).map(rename);
+  const open = goals.filter((g) => !holdsInBelief(g, belief)).map(rename);
   const missing = open
     .map(parseLiteral)
     .filter(
-      (l) => (l.pred === "in" && !known.includes(l.args[0])) || (l.pred === "found" && !b.seen.includes(l.args[0])),
+      (literal) =>
+        (literal.pred === "in" && !known.includes(literal.args[0])) ||
+        (literal.pred === "found" && !belief.seen.includes(literal.args[0])),
     )
     .map((l) => l.args[0]);
-  const facts = beliefFacts(b, ctx.world);
-  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+  const facts = beliefFacts(belief, ctx.world);
+  const held = belief.holding.flatMap((h) => (h.object ? [h.object] : []));
 
   let subgoal: string;
   let rationale: string;
@@ -186,23 +190,23 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   let lookFor: Plan["lookFor"] = null;
   if (missing.length) {
     const target = missing[0];
-    const told = b.objects.find((o) => o.name === target)?.place;
+    const told = belief.objects.find((o) => o.name === target)?.place;
     const order = (x: { name: string; kind: string }, y: { name: string; kind: string }) =>
       Number(y.name === told) - Number(x.name === told) ||
       Number(y.kind === "container") - Number(x.kind === "container");
     // Unexplored places first; when every place has been looked into once, look again (a detector can miss, and a
     // thing can be moved into a place already searched).
     const candidates = [
-      ...ctx.world.places.filter((p) => !b.explored.includes(p.name)).sort(order),
-      ...lookAgainOrder(b, ctx, told),
+      ...ctx.world.places.filter((p) => !belief.explored.includes(p.name)).sort(order),
+      ...lookAgainOrder(belief, ctx, told),
     ];
     for (const p of candidates) {
-      const look = lookGoal(p.name, p.openable, b, ctx.robots);
+      const look = lookGoal(p.name, p.openable, belief, ctx.robots);
       if (!look) continue;
-      const r = search(domainFor(ctx, held), facts, [look]);
-      if (r && r.plan.length) {
-        result = r.plan;
-        const again = b.explored.includes(p.name);
+      const searched = search(domainFor(ctx, held), facts, [look]);
+      if (searched && searched.plan.length) {
+        result = searched.plan;
+        const again = belief.explored.includes(p.name);
         subgoal = `look ${again ? "again " : ""}into the ${p.name} for the ${target}`;
         rationale = again
           ? `the ${target} has not been seen anywhere; the first look into the ${p.name} may have missed it`
@@ -224,8 +228,8 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
   } else {
     const objects = [...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held])];
     const placing = open.filter((g) => !g.startsWith("found("));
-    const r = search(domainFor(ctx, objects), facts, placing);
-    if (r && !r.plan.length)
+    const searched = search(domainFor(ctx, objects), facts, placing);
+    if (searched && !searched.plan.length)
       return {
         subgoal: "report",
         rationale: "every goal condition holds in the belief's facts",
@@ -234,20 +238,20 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
         giveUp: null,
         lookFor: null,
       };
-    if (r) {
-      result = r.plan;
+    if (searched) {
+      result = searched.plan;
       subgoal = open.join(" and ");
-      rationale = `shortest plan of ${r.plan.length} skills over the manifests' preconditions and effects`;
+      rationale = `shortest plan of ${searched.plan.length} skills over the manifests' preconditions and effects`;
     } else {
       // No way through as things stand. A place the goal fills that is full: move something out of it first.
-      const room = makeRoom(ctx, b, facts, placing, held, goals.map(rename));
+      const room = makeRoom(ctx, belief, facts, placing, held, goals.map(rename));
       if (!room)
         return {
           subgoal: "achieve the goal",
           rationale: "no sequence of skills reaches the goal from the belief",
           steps: [],
           done: false,
-          giveUp: noPlanReason(ctx, b, placing),
+          giveUp: noPlanReason(ctx, belief, placing),
           lookFor: null,
         };
       ({ plan: result, subgoal, rationale } = room);
@@ -266,11 +270,11 @@ export function plan(ctx: PlanContext, noise: NoiseKnobs, rng: Draw): Plan {
 }
 
 /** The things the belief has in `place`. */
-const contents = (b: Belief, place: string) =>
-  b.objects.filter((o) => o.place === place && isThingName(o.name)).map((o) => o.name);
+const contents = (belief: Belief, place: string) =>
+  belief.objects.filter((o) => o.place === place && isThingName(o.name)).map((o) => o.name);
 
 /** Places the goal puts something in that the belief shows full (the world's capacity reached). */
-function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
+function fullPlaces(ctx: PlanContext, belief: Belief, placing: string[]): string[] {
   const capacity = new Map(ctx.world.places.map((p) => [p.name, p.capacity ?? Infinity]));
   const targets = [
     ...new Set(
@@ -280,7 +284,7 @@ function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
         .map((l) => l.args[1]),
     ),
   ];
-  return targets.filter((p) => contents(b, p).length >= (capacity.get(p) ?? Infinity));
+  return targets.filter((p) => contents(belief, p).length >= (capacity.get(p) ?? Infinity));
 }
 
 /**
@@ -289,7 +293,7 @@ function fullPlaces(ctx: PlanContext, b: Belief, placing: string[]): string[] {
  */
 function makeRoom(
   ctx: PlanContext,
-  b: Belief,
+  belief: Belief,
   facts: string[],
   placing: string[],
   held: string[],
@@ -297,31 +301,31 @@ function makeRoom(
 ): { plan: GroundAction[]; subgoal: string; rationale: string } | undefined {
   // Nothing the instruction names is moved to make room (a thing already where the goal wants it stays).
   const wanted = new Set(goals.map((g) => parseLiteral(g).args[0]));
-  for (const place of fullPlaces(ctx, b, placing)) {
-    const movable = contents(b, place).filter((o) => !wanted.has(o));
+  for (const place of fullPlaces(ctx, belief, placing)) {
+    const movable = contents(belief, place).filter((o) => !wanted.has(o));
     if (!movable.length) continue;
     const hands = ctx.robots.map((r) => `hand_empty(${r.id})`);
-    const r = search(
+    const searched = search(
       domainFor(ctx, [...new Set([...movable, ...held])]),
       facts,
       [`not full(${place})`, ...hands],
       20_000,
     );
-    if (r?.plan.length)
+    if (searched?.plan.length)
       return {
-        plan: r.plan,
+        plan: searched.plan,
         subgoal: `make room in the ${place}`,
-        rationale: `the ${place} is full (${contents(b, place).join(", ")}); the goal puts something there, so one thing goes elsewhere first`,
+        rationale: `the ${place} is full (${contents(belief, place).join(", ")}); the goal puts something there, so one thing goes elsewhere first`,
       };
   }
   return undefined;
 }
 
 /** Why no plan reaches the goal, as a person would want to hear it. */
-function noPlanReason(ctx: PlanContext, b: Belief, placing: string[]): string {
-  const full = fullPlaces(ctx, b, placing);
+function noPlanReason(ctx: PlanContext, belief: Belief, placing: string[]): string {
+  const full = fullPlaces(ctx, belief, placing);
   if (full.length)
-    return `no plan reaches the goal: the ${full.join(" and the ")} ${full.length > 1 ? "are" : "is"} full (${full.map((p) => contents(b, p).join(", ")).join("; ")}) and no room can be made there`;
+    return `no plan reaches the goal: the ${full.join(" and the ")} ${full.length > 1 ? "are" : "is"} full (${full.map((p) => contents(belief, p).join(", ")).join("; ")}) and no room can be made there`;
   return "no plan reaches the goal";
 }
 
@@ -331,30 +335,30 @@ function noPlanReason(ctx: PlanContext, b: Belief, placing: string[]): string {
  * second one — not the same two favourites again and again. A place the instruction names comes first.
  */
 function lookAgainOrder(
-  b: Belief,
+  belief: Belief,
   ctx: { robots: RobotManifest[]; world: WorldDescription },
   told: string | undefined,
 ): WorldDescription["places"] {
-  const explored = b.explored.flatMap((n) => ctx.world.places.filter((p) => p.name === n));
+  const explored = belief.explored.flatMap((n) => ctx.world.places.filter((p) => p.name === n));
   const servedFrom = (nav: string) =>
-    ctx.robots.flatMap((r) =>
-      r.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x),
+    ctx.robots.flatMap((robot) =>
+      robot.facts.map((f) => new RegExp(`^serves\\(${nav}, (\\w+)\\)$`).exec(f)?.[1]).filter((x): x is string => !!x),
     );
-  const here = new Set(b.robotsAt.flatMap((r) => (r.at ? servedFrom(r.at) : [])));
+  const here = new Set(belief.robotsAt.flatMap((r) => (r.at ? servedFrom(r.at) : [])));
   const last = Math.max(-1, ...explored.map((p, i) => (here.has(p.name) ? i : -1)));
   const turn = [...explored.slice(last + 1), ...explored.slice(0, last + 1)];
   return [...turn.filter((p) => p.name === told), ...turn.filter((p) => p.name !== told)];
 }
 
 /** A literal that, once true, puts the inside of `place` in some robot's view. */
-function lookGoal(place: string, openable: boolean, b: Belief, robots: RobotManifest[]): string | undefined {
-  const servedBy = robots.flatMap((r) =>
-    r.facts
+function lookGoal(place: string, openable: boolean, belief: Belief, robots: RobotManifest[]): string | undefined {
+  const servedBy = robots.flatMap((robot) =>
+    robot.facts
       .filter((f) => new RegExp(`^serves\\((\\w+), ${place}\\)$`).test(f))
       .map((f) => /^serves\((\w+),/.exec(f)![1])
-      .map((nav) => ({ robot: r.id, nav })),
+      .map((nav) => ({ robot: robot.id, nav })),
   );
-  const state = b.containers.find((c) => c.name === place)?.state;
+  const state = belief.containers.find((c) => c.name === place)?.state;
   if (openable && state !== "open") return `not closed(${place})`;
   // Open (or no door): a mobile robot has to stand in front of it; a fixed camera already covers what the arm reaches.
   if (servedBy.length) return `at(${servedBy[0].robot}, ${servedBy[0].nav})`;
@@ -365,14 +369,14 @@ function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: D
   const out = steps.map((s) => ({ ...s, args: { ...s.args } }));
   if (out.length > 1 && rng.next() < noise.skipStep) out.splice(Math.floor(rng.next() * out.length), 1);
   if (out.length && rng.next() < noise.wrongArgument) {
-    const s = out[Math.floor(rng.next() * out.length)];
+    const step = out[Math.floor(rng.next() * out.length)];
     // Arguments in name order: which one goes wrong must not hang on the order a manifest lists them in.
-    const keys = Object.keys(s.args).sort();
+    const keys = Object.keys(step.args).sort();
     const key = keys[Math.floor(rng.next() * keys.length)];
-    const spec = ctx.robots.find((r) => r.id === s.robot)?.skills.find((k) => k.name === s.skill)?.parameters
+    const spec = ctx.robots.find((r) => r.id === step.robot)?.skills.find((k) => k.name === step.skill)?.parameters
       .properties[key];
-    const choices = (spec?.enum ?? []).map(String).filter((v) => v !== s.args[key]);
-    if (choices.length) s.args[key] = choices[Math.floor(rng.next() * choices.length)];
+    const choices = (spec?.enum ?? []).map(String).filter((v) => v !== step.args[key]);
+    if (choices.length) step.args[key] = choices[Math.floor(rng.next() * choices.length)];
   }
   return out;
 }
@@ -382,16 +386,16 @@ function corrupt(steps: SkillCall[], ctx: PlanContext, noise: NoiseKnobs, rng: D
 export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Verification {
   return {
     steps: ctx.steps.map((call) => {
-      const r = ctx.robots.find((m) => m.id === call.robot);
-      if (!r) return { status: "rejected" as const, call, note: `there is no robot ${call.robot}` };
-      const s = r.skills.find((k) => k.name === call.skill);
-      if (!s) return { status: "rejected" as const, call, note: `${call.robot} has no skill ${call.skill}` };
+      const robot = ctx.robots.find((m) => m.id === call.robot);
+      if (!robot) return { status: "rejected" as const, call, note: `there is no robot ${call.robot}` };
+      const skill = robot.skills.find((k) => k.name === call.skill);
+      if (!skill) return { status: "rejected" as const, call, note: `${call.robot} has no skill ${call.skill}` };
       const args: Record<string, string> = {};
       const notes: string[] = [];
       for (const [key, value] of Object.entries(call.args)) {
-        const p = s.parameters.properties[key];
-        if (!p) return { status: "rejected" as const, call, note: `${call.skill} takes no argument ${key}` };
-        const allowed = (p.enum ?? []).map(String);
+        const parameter = skill.parameters.properties[key];
+        if (!parameter) return { status: "rejected" as const, call, note: `${call.skill} takes no argument ${key}` };
+        const allowed = (parameter.enum ?? []).map(String);
         if (!allowed.length || allowed.includes(value)) {
           args[key] = value;
           continue;
@@ -402,7 +406,7 @@ export function verify(ctx: { steps: SkillCall[]; robots: RobotManifest[] }): Ve
         args[key] = fixed;
         notes.push(`${value} → ${fixed}`);
       }
-      const missing = s.parameters.required.filter((k) => !(k in args));
+      const missing = skill.parameters.required.filter((k) => !(k in args));
       if (missing.length) return { status: "rejected" as const, call, note: `missing ${missing.join(", ")}` };
       return notes.length
         ? { status: "remapped" as const, call: { ...call, args }, note: `remapped ${notes.join(", ")}` }
@@ -438,18 +442,18 @@ export function critique(ctx: CritiqueContext, noise: NoiseKnobs, rng: Draw): Cr
 }
 
 function judge(ctx: CritiqueContext): Critique {
-  let a = ctx.action;
-  const o = ctx.observation;
-  const r = ctx.robots.find((m) => m.id === a.robot);
-  const s = r?.skills.find((k) => k.name === a.skill);
-  if (!r || !s) return { verdict: "invalid", feedback: `${a.robot} has no skill ${a.skill}` };
-  for (const [k, v] of Object.entries(a.args)) {
-    const allowed = s.parameters.properties[k]?.enum?.map(String);
+  let action = ctx.action;
+  const observation = ctx.observation;
+  const robot = ctx.robots.find((m) => m.id === action.robot);
+  const skill = robot?.skills.find((k) => k.name === action.skill);
+  if (!robot || !skill) return { verdict: "invalid", feedback: `${action.robot} has no skill ${action.skill}` };
+  for (const [k, v] of Object.entries(action.args)) {
+    const allowed = skill.parameters.properties[k]?.enum?.map(String);
     if (!allowed || !allowed.includes(v))
-      return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${a.robot}.${a.skill}` };
+      return { verdict: "invalid", feedback: `${k}=${v} is not a valid argument of ${action.robot}.${action.skill}` };
   }
   // The belief brought up to date with what it does not hold yet, then corrected by what the acting robot sees now.
-  const b =
+  const belief =
     ctx.since?.length && ctx.goal
       ? summarize({
           goal: ctx.goal,
@@ -459,53 +463,60 @@ function judge(ctx: CritiqueContext): Critique {
           world: ctx.world,
         })
       : structuredClone(ctx.belief);
-  if (o) applyObservation(b, o, ctx.world.labels, true);
+  if (observation) applyObservation(belief, observation, ctx.world.labels, true);
   // Judge the action in the belief's own words for its objects.
-  if (a.args.object) {
-    const named = closestName(a.args.object, b.objects.map((x) => x.name).filter(isThingName));
-    if (named) a = { ...a, args: { ...a.args, object: named } };
+  if (action.args.object) {
+    const named = closestName(action.args.object, belief.objects.map((x) => x.name).filter(isThingName));
+    if (named) action = { ...action, args: { ...action.args, object: named } };
   }
-  const facts = beliefFacts(b, ctx.world);
-  const objects = Object.values(a.args).filter((v) => ctx.world.labels.includes(v));
+  const facts = beliefFacts(belief, ctx.world);
+  const objects = Object.values(action.args).filter((v) => ctx.world.labels.includes(v));
   const dom = domainFor(ctx, objects);
 
   // Already done?
-  if (a.skill === "open" && b.containers.find((c) => c.name === a.args.target)?.state === "open")
-    return { verdict: "redundant", feedback: `the ${a.args.target} is already open` };
-  if (a.skill === "close" && b.containers.find((c) => c.name === a.args.target)?.state === "closed")
-    return { verdict: "redundant", feedback: `the ${a.args.target} is already closed` };
-  if (a.skill === "go_to" && b.robotsAt.find((x) => x.robot === a.robot)?.at === a.args.navigation_point)
-    return { verdict: "redundant", feedback: `${a.robot} is already at ${a.args.navigation_point}` };
-  if (a.skill === "release_to" && b.objects.some((x) => x.name === a.args.object && x.place === a.args.place))
-    return { verdict: "redundant", feedback: `the ${a.args.object} is already in the ${a.args.place}` };
+  if (action.skill === "open" && belief.containers.find((c) => c.name === action.args.target)?.state === "open")
+    return { verdict: "redundant", feedback: `the ${action.args.target} is already open` };
+  if (action.skill === "close" && belief.containers.find((c) => c.name === action.args.target)?.state === "closed")
+    return { verdict: "redundant", feedback: `the ${action.args.target} is already closed` };
+  if (
+    action.skill === "go_to" &&
+    belief.robotsAt.find((x) => x.robot === action.robot)?.at === action.args.navigation_point
+  )
+    return { verdict: "redundant", feedback: `${action.robot} is already at ${action.args.navigation_point}` };
+  if (
+    action.skill === "release_to" &&
+    belief.objects.some((x) => x.name === action.args.object && x.place === action.args.place)
+  )
+    return { verdict: "redundant", feedback: `the ${action.args.object} is already in the ${action.args.place}` };
 
-  const unmet = firstUnmet(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  const unmet = firstUnmet(dom, { robot: action.robot, skill: action.skill, args: action.args }, facts);
   if (!unmet)
     return (
-      progress(ctx, b, a, facts) ?? {
+      progress(ctx, belief, action, facts) ?? {
         verdict: "ok",
         feedback: "preconditions hold in the current view and belief, and it brings the goal closer",
       }
     );
-  const l = parseLiteral(unmet);
-  if (l.pred === "in" && !l.negated) {
-    const [obj, place] = l.args;
-    if (o?.visiblePlaces.includes(place))
+  const parsed = parseLiteral(unmet);
+  if (parsed.pred === "in" && !parsed.negated) {
+    const [obj, place] = parsed.args;
+    if (observation?.visiblePlaces.includes(place))
       return {
         verdict: "outdated",
         feedback: `the ${obj} is not in the ${place} any more: the current image shows the ${place} without it`,
       };
     return { verdict: "wrong_plan", feedback: `the ${obj} is not known to be in the ${place}` };
   }
-  if (l.pred === "reaches" || l.pred === "serves")
-    return { verdict: "invalid", feedback: `${a.robot} cannot reach the ${l.args[1] ?? l.args[0]}` };
-  if (l.pred === "closed" && l.negated)
-    return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is closed; open it first` };
-  if (l.pred === "at")
-    return { verdict: "wrong_plan", feedback: `${a.robot} is not in front of the place; go there first` };
-  if (l.pred === "hand_empty") return { verdict: "wrong_plan", feedback: `${a.robot}'s hand is not free` };
-  if (l.pred === "holding") return { verdict: "wrong_plan", feedback: `${a.robot} is not holding the ${l.args[1]}` };
-  if (l.pred === "full") return { verdict: "wrong_plan", feedback: `the ${l.args[0]} is full` };
+  if (parsed.pred === "reaches" || parsed.pred === "serves")
+    return { verdict: "invalid", feedback: `${action.robot} cannot reach the ${parsed.args[1] ?? parsed.args[0]}` };
+  if (parsed.pred === "closed" && parsed.negated)
+    return { verdict: "wrong_plan", feedback: `the ${parsed.args[0]} is closed; open it first` };
+  if (parsed.pred === "at")
+    return { verdict: "wrong_plan", feedback: `${action.robot} is not in front of the place; go there first` };
+  if (parsed.pred === "hand_empty") return { verdict: "wrong_plan", feedback: `${action.robot}'s hand is not free` };
+  if (parsed.pred === "holding")
+    return { verdict: "wrong_plan", feedback: `${action.robot} is not holding the ${parsed.args[1]}` };
+  if (parsed.pred === "full") return { verdict: "wrong_plan", feedback: `the ${parsed.args[0]} is full` };
   return { verdict: "wrong_plan", feedback: `precondition ${unmet} does not hold` };
 }
 
@@ -513,30 +524,34 @@ function judge(ctx: CritiqueContext): Critique {
  * An action that can run may still be the wrong one: when every goal object's place is known, it must shorten the
  * shortest plan to the goal (an action that leaves the goal as far, or farther, serves some other purpose).
  */
-function progress(ctx: CritiqueContext, b: Belief, a: SkillCall, facts: string[]): Critique | undefined {
+function progress(ctx: CritiqueContext, belief: Belief, action: SkillCall, facts: string[]): Critique | undefined {
   if (!ctx.goal) return undefined;
   const { goals } = readGoal(ctx.goal, ctx.world);
-  const known = b.objects.map((o) => o.name).filter(isThingName);
+  const known = belief.objects.map((o) => o.name).filter(isThingName);
   const open = goals
-    .filter((g) => !holdsInBelief(g, b) && g.startsWith("in("))
-    .map((g) => {
-      const l = parseLiteral(g);
-      return `in(${closestName(l.args[0], known) ?? l.args[0]}, ${l.args[1]})`;
+    .filter((g) => !holdsInBelief(g, belief) && g.startsWith("in("))
+    .map((goal) => {
+      const parsed = parseLiteral(goal);
+      return `in(${closestName(parsed.args[0], known) ?? parsed.args[0]}, ${parsed.args[1]})`;
     });
   // Still searching (or only "find" goals): any step that looks somewhere is fair.
   if (!open.length || open.some((g) => !known.includes(parseLiteral(g).args[0]))) return undefined;
-  const held = b.holding.flatMap((h) => (h.object ? [h.object] : []));
+  const held = belief.holding.flatMap((h) => (h.object ? [h.object] : []));
   const dom = domainFor(ctx, [
-    ...new Set([...open.map((g) => parseLiteral(g).args[0]), ...held, ...(a.args.object ? [a.args.object] : [])]),
+    ...new Set([
+      ...open.map((g) => parseLiteral(g).args[0]),
+      ...held,
+      ...(action.args.object ? [action.args.object] : []),
+    ]),
   ]);
   const before = search(dom, facts, open, 20_000);
   if (!before) return undefined;
-  const next = afterAction(dom, { robot: a.robot, skill: a.skill, args: a.args }, facts);
+  const next = afterAction(dom, { robot: action.robot, skill: action.skill, args: action.args }, facts);
   const after = next ? search(dom, next, open, 20_000) : undefined;
   if (after && after.plan.length < before.plan.length) return undefined;
   return {
     verdict: "wrong_plan",
-    feedback: `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")}) does not bring ${open.join(" and ")} any closer`,
+    feedback: `${action.robot}.${action.skill}(${Object.values(action.args).join(", ")}) does not bring ${open.join(" and ")} any closer`,
   };
 }
 

@@ -4,8 +4,8 @@ import type { ClosedLoopStateType } from "./state";
 
 /** CLEA's measures: one point per action the robot completed within the step budget, its replans and verdicts. */
 function effort(run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) {
-  const actions = run.trace.flatMap((t) =>
-    t.node === "executor" && t.update.history?.[0]?.kind === "action" ? [t.update.history[0]] : [],
+  const actions = run.trace.flatMap((step) =>
+    step.node === "executor" && step.update.history?.[0]?.kind === "action" ? [step.update.history[0]] : [],
   );
   return {
     score: scoreWithinBudget(
@@ -32,17 +32,17 @@ export const cleaReport = experimentReport({
   experiment: {
     paperTables: () => "",
     averageScore: true,
-    effort: (run, maxSteps) => effort(run, maxSteps),
+    effort: (run: EpisodeRun<ClosedLoopStateType>, maxSteps: number) => effort(run, maxSteps),
     defaults: { variants: ["full", "no-critic", "open-loop"] },
   },
-  charts: (r) =>
-    experimentCharts(r, undefined, [
+  charts: (report) =>
+    experimentCharts(report, undefined, [
       {
         id: "chart-score",
         title: "Average Score per variant (CLEA)",
         type: "bar",
-        labels: r.variants,
-        datasets: [{ label: "average score", data: r.variants.map((v) => r.table[v].all.averageScore) }],
+        labels: report.variants,
+        datasets: [{ label: "average score", data: report.variants.map((v) => report.table[v].all.averageScore) }],
       },
     ]),
 });

@@ -94,10 +94,10 @@ export const ClosedLoopState = Annotation.Root({
   pipeline: last<PipelineCounts>(NO_PIPELINE),
   counters: last<Counters>({ steps: 0, replans: 0, iterations: 0, skillSeconds: 0, nextEntryId: 0 }),
   verdicts: Annotation<Record<string, number>>({
-    reducer: (a, b) => {
-      const out = { ...a };
+    reducer: (current, added) => {
+      const out = { ...current };
       // A negative count withdraws a verdict on an action the run never took (graphs/clea/nodes/goalCheck.ts).
-      for (const [k, v] of Object.entries(b)) {
+      for (const [k, v] of Object.entries(added)) {
         out[k] = (out[k] ?? 0) + v;
         if (out[k] === 0) delete out[k];
       }

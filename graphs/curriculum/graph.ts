@@ -35,10 +35,12 @@ import type { CurriculumSettings } from "./configuration";
 const running = (s: CurriculumStateType) => (ended(s) ? END : "continue");
 
 /** After retrieval: embody a complete plan on every instance; after a discarded one, propose again (a few times). */
-function afterRetrieval(s: CurriculumStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
-  if (s.plan) return fanOut(s, config);
-  return s.counters.discardsInRow >= runOf<CurriculumSettings>(config).settings.maxDiscardsInRow ? "learn" : "propose";
+function afterRetrieval(state: CurriculumStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
+  if (state.plan) return fanOut(state, config);
+  return state.counters.discardsInRow >= runOf<CurriculumSettings>(config).settings.maxDiscardsInRow
+    ? "learn"
+    : "propose";
 }
 
 /** What a user types: what the experiment is for (the curriculum proposes its own tasks). */
@@ -52,25 +54,25 @@ export const CurriculumInput = z.object({
 
 /** The wiring; every node and edge runs in a run of `method` (runtime/run.ts). */
 export function buildCurriculum(method: MethodRuntime<CurriculumSettings>) {
-  const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
+  const withRun = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   return new StateGraph({ state: CurriculumState, input: CurriculumInput, context: CurriculumConfiguration })
-    .addNode("begin", w(resumable(begin)))
-    .addNode("propose", w(guarded("propose", propose)))
-    .addNode("decompose", w(guarded("decompose", decompose)))
-    .addNode("retrieve", w(guarded("retrieve", retrieve)))
-    .addNode("rollout", w(rollout) as never)
-    .addNode("tally", w(tally))
-    .addNode("learn", w(resumable(learn)))
-    .addNode("analyse", w(guarded("analyse", analyse)))
+    .addNode("begin", withRun(resumable(begin)))
+    .addNode("propose", withRun(guarded("propose", propose)))
+    .addNode("decompose", withRun(guarded("decompose", decompose)))
+    .addNode("retrieve", withRun(guarded("retrieve", retrieve)))
+    .addNode("rollout", withRun(rollout) as never)
+    .addNode("tally", withRun(tally))
+    .addNode("learn", withRun(resumable(learn)))
+    .addNode("analyse", withRun(guarded("analyse", analyse)))
     .addEdge(START, "begin")
     .addEdge("begin", "propose")
-    .addConditionalEdges("propose", w(running), { continue: "decompose", [END]: END })
-    .addConditionalEdges("decompose", w(running), { continue: "retrieve", [END]: END })
-    .addConditionalEdges("retrieve", w(afterRetrieval), ["rollout", "propose", "learn", END])
+    .addConditionalEdges("propose", withRun(running), { continue: "decompose", [END]: END })
+    .addConditionalEdges("decompose", withRun(running), { continue: "retrieve", [END]: END })
+    .addConditionalEdges("retrieve", withRun(afterRetrieval), ["rollout", "propose", "learn", END])
     .addEdge("rollout", "tally")
     .addEdge("tally", "learn")
     .addEdge("learn", "analyse")
-    .addConditionalEdges("analyse", w(running), { continue: "propose", [END]: END });
+    .addConditionalEdges("analyse", withRun(running), { continue: "propose", [END]: END });
 }
 
 export function compileCurriculum(

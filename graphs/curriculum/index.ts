@@ -9,51 +9,55 @@ import { curriculumReport } from "./report";
 /** What one node did, in a line. */
 export function describeCurriculum(
   node: string,
-  u: Partial<CurriculumStateType>,
-  s: CurriculumStateType | undefined,
+  update: Partial<CurriculumStateType>,
+  before: CurriculumStateType | undefined,
 ): Line {
-  return { node, text: curriculumText(node, u, s) };
+  return { node, text: curriculumText(node, update, before) };
 }
 
-function curriculumText(node: string, u: Partial<CurriculumStateType>, s: CurriculumStateType | undefined): string {
+function curriculumText(
+  node: string,
+  update: Partial<CurriculumStateType>,
+  before: CurriculumStateType | undefined,
+): string {
   switch (node) {
     case "begin":
-      return u.library ? `library: ${u.library.map((l) => l.caption).join(", ")}` : "";
+      return update.library ? `library: ${update.library.map((l) => l.caption).join(", ")}` : "";
     case "propose":
-      return u.current
-        ? `propose #${u.current.cycle}: "${u.current.proposal.task}"`
-        : u.status
-          ? `${u.status}: ${u.statusReason}`
+      return update.current
+        ? `propose #${update.current.cycle}: "${update.current.proposal.task}"`
+        : update.status
+          ? `${update.status}: ${update.statusReason}`
           : "";
     case "decompose":
-      return u.current?.decomposition
-        ? `decompose: [${u.current.decomposition.steps.join(", ")}]`
-        : u.status
-          ? `${u.status}: ${u.statusReason}`
+      return update.current?.decomposition
+        ? `decompose: [${update.current.decomposition.steps.join(", ")}]`
+        : update.status
+          ? `${update.status}: ${update.statusReason}`
           : "";
     case "retrieve": {
-      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0] ?? u.current;
-      const r = rec?.retrievals?.map((x) => x.skill ?? `✗ ${x.step}`).join(", ");
-      const newTargets = Object.keys(u.targets ?? {}).filter((k) => !s?.targets[k]);
-      return `retrieve: [${r ?? ""}]${u.plan ? " → embody" : " → discarded"}${newTargets.length ? `; now learning: ${newTargets.join(", ")}` : ""}`;
+      const rec = (update.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0] ?? update.current;
+      const skills = rec?.retrievals?.map((x) => x.skill ?? `✗ ${x.step}`).join(", ");
+      const newTargets = Object.keys(update.targets ?? {}).filter((k) => !before?.targets[k]);
+      return `retrieve: [${skills ?? ""}]${update.plan ? " → embody" : " → discarded"}${newTargets.length ? `; now learning: ${newTargets.join(", ")}` : ""}`;
     }
     case "tally": {
-      const rec = (u.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0];
+      const rec = (update.cycles as unknown as CurriculumStateType["cycles"] | undefined)?.[0];
       return rec?.outcome?.kind === "embodied"
         ? `embodied "${rec.proposal.task}": ${rec.outcome.successes}/${rec.outcome.episodes} succeeded`
         : "";
     }
     case "learn":
-      return u.targets
-        ? `learn #${u.counters?.iterations}: ${Object.values(u.targets)
+      return update.targets
+        ? `learn #${update.counters?.iterations}: ${Object.values(update.targets)
             .filter((t) => !t.converged && t.returns.length)
             .map((t) => `${t.caption} ${t.returns.at(-1)!.toFixed(1)}/${t.maxReturn}`)
             .join(", ")}`
         : "";
     case "analyse": {
-      const joined = (u.library ?? []).filter((l) => !s?.library.some((x) => x.caption === l.caption));
-      const verdicts = Object.values(u.targets ?? {}).filter(
-        (t) => t.analyses.at(-1)?.iteration === s?.counters.iterations && !s?.targets[t.caption]?.converged,
+      const joined = (update.library ?? []).filter((l) => !before?.library.some((x) => x.caption === l.caption));
+      const verdicts = Object.values(update.targets ?? {}).filter(
+        (t) => t.analyses.at(-1)?.iteration === before?.counters.iterations && !before?.targets[t.caption]?.converged,
       );
       return `analyse: ${verdicts.map((t) => `${t.caption} ${t.analyses.at(-1)!.converged ? "YES" : "no"}`).join(", ") || "nothing to judge"}${joined.length ? ` → library + ${joined.map((l) => l.caption).join(", ")}` : ""}`;
     }
@@ -84,8 +88,8 @@ export const curriculum: Method = {
   runtime,
   compile: (checkpointer, store) => compileCurriculum(runtime, checkpointer, store),
   input: () => ({ goal: "master the blocks in the basket" }),
-  describe: (node, u, before) =>
-    describeCurriculum(node, u as Partial<CurriculumStateType>, before as CurriculumStateType | undefined),
+  describe: (node, update, before) =>
+    describeCurriculum(node, update as Partial<CurriculumStateType>, before as CurriculumStateType | undefined),
   summarize: (state) => ({
     steps: (state as Partial<CurriculumStateType> | undefined)?.counters?.episodes ?? 0,
     replans: 0,

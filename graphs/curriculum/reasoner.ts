@@ -58,52 +58,63 @@ export type Goal =
   | { kind: "inverted_pyramid"; x: string; y: string; z: string }
   | { kind: "unstack"; x: string; y: string };
 
-const C = "(red|green|blue)";
-const B = `(?:the )?${C}(?: block| one| cube| object)?`;
-const inOrder = (a: string, b: string) =>
-  [a, b].sort((p, q) => COLOURS.indexOf(p as never) - COLOURS.indexOf(q as never));
+const COLOUR_GROUP = "(red|green|blue)";
+const BLOCK_PHRASE = `(?:the )?${COLOUR_GROUP}(?: block| one| cube| object)?`;
+const inOrder = (first: string, second: string) =>
+  [first, second].sort((p, q) => COLOURS.indexOf(p as never) - COLOURS.indexOf(q as never));
 const PATTERNS: [RegExp, (m: RegExpExecArray) => Goal][] = [
   [/^(?:open(?: the)? gripper|release)$/, () => ({ kind: "open" })],
   [/^close(?: the)? gripper$/, () => ({ kind: "close" })],
   [/^grasp(?: anything)?$/, () => ({ kind: "grasp" })],
   [
     new RegExp(
-      `^(?:build a )?(?:three-level |triple )?(?:tower|stack)(?: with)? ${B} on(?: top of)? ${B} on(?: top of)? ${B}$`,
+      `^(?:build a )?(?:three-level |triple )?(?:tower|stack)(?: with)? ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE}$`,
     ),
     (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] }),
   ],
-  [new RegExp(`^triple stack ${C} ${C} ${C}$`), (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] })],
+  [
+    new RegExp(`^triple stack ${COLOUR_GROUP} ${COLOUR_GROUP} ${COLOUR_GROUP}$`),
+    (m) => ({ kind: "tower", x: m[1], y: m[2], z: m[3] }),
+  ],
   // A pyramid's pair is unordered: named in colour order (red, green, blue), as the captions name it.
   [
-    new RegExp(`^(?:build an )?inverted pyramid(?: with)? ${B} (?:and|on) ${B} on(?: top of)? ${B}$`),
-    (m) => {
-      const [x, z] = inOrder(m[1], m[2]);
-      return { kind: "inverted_pyramid", x, y: m[3], z };
+    new RegExp(
+      `^(?:build an )?inverted pyramid(?: with)? ${BLOCK_PHRASE} (?:and|on) ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE}$`,
+    ),
+    (match) => {
+      const [x, z] = inOrder(match[1], match[2]);
+      return { kind: "inverted_pyramid", x, y: match[3], z };
     },
   ],
   [
-    new RegExp(`^(?:build a )?pyramid(?: with)? ${B} on(?: top of)? ${B} and ${B}$`),
-    (m) => {
-      const [y, z] = inOrder(m[2], m[3]);
-      return { kind: "pyramid", x: m[1], y, z };
+    new RegExp(`^(?:build a )?pyramid(?: with)? ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE} and ${BLOCK_PHRASE}$`),
+    (match) => {
+      const [y, z] = inOrder(match[2], match[3]);
+      return { kind: "pyramid", x: match[1], y, z };
     },
   ],
   // Placing leaves the block held on the other; stacking (putting) lets go of it.
-  [new RegExp(`^place ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "place", x: m[1], y: m[2] })],
-  [new RegExp(`^(?:stack|put) ${B} on(?: top of)? ${B}$`), (m) => ({ kind: "on", x: m[1], y: m[2] })],
-  [new RegExp(`^(?:put|place|move) ${B} next to ${B}$`), (m) => ({ kind: "next_to", x: m[1], y: m[2] })],
+  [new RegExp(`^place ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE}$`), (m) => ({ kind: "place", x: m[1], y: m[2] })],
   [
-    new RegExp(`^(?:unstack|take|lift) ${B} (?:off|from)(?: the top of)? ${B}$`),
+    new RegExp(`^(?:stack|put) ${BLOCK_PHRASE} on(?: top of)? ${BLOCK_PHRASE}$`),
+    (m) => ({ kind: "on", x: m[1], y: m[2] }),
+  ],
+  [
+    new RegExp(`^(?:put|place|move) ${BLOCK_PHRASE} next to ${BLOCK_PHRASE}$`),
+    (m) => ({ kind: "next_to", x: m[1], y: m[2] }),
+  ],
+  [
+    new RegExp(`^(?:unstack|take|lift) ${BLOCK_PHRASE} (?:off|from)(?: the top of)? ${BLOCK_PHRASE}$`),
     (m) => ({ kind: "unstack", x: m[1], y: m[2] }),
   ],
-  [new RegExp(`^hold ${B} above ${B}$`), (m) => ({ kind: "hold_above", x: m[1], y: m[2] })],
-  [new RegExp(`^(?:move |go )?above ${B}$`), (m) => ({ kind: "above", x: m[1] })],
-  [new RegExp(`^(?:lift|pick up|grasp and lift) ${B}(?: up)?$`), (m) => ({ kind: "lift", x: m[1] })],
-  [new RegExp(`^(?:reach|touch|go to) ${B}$`), (m) => ({ kind: "reach", x: m[1] })],
+  [new RegExp(`^hold ${BLOCK_PHRASE} above ${BLOCK_PHRASE}$`), (m) => ({ kind: "hold_above", x: m[1], y: m[2] })],
+  [new RegExp(`^(?:move |go )?above ${BLOCK_PHRASE}$`), (m) => ({ kind: "above", x: m[1] })],
+  [new RegExp(`^(?:lift|pick up|grasp and lift) ${BLOCK_PHRASE}(?: up)?$`), (m) => ({ kind: "lift", x: m[1] })],
+  [new RegExp(`^(?:reach|touch|go to) ${BLOCK_PHRASE}$`), (m) => ({ kind: "reach", x: m[1] })],
 ];
 
-const normal = (s: string) =>
-  s
+const normal = (words: string) =>
+  words
     .toLowerCase()
     .replace(/[.,;:!]+$/g, "")
     .replace(/[_\s]+/g, " ")
@@ -111,17 +122,17 @@ const normal = (s: string) =>
 
 /** What a caption or a task asks for, or undefined when the reasoner does not understand it. */
 export function understand(text: string): Goal | undefined {
-  const t = normal(text);
+  const said = normal(text);
   for (const [re, make] of PATTERNS) {
-    const m = re.exec(t);
-    if (m) return make(m);
+    const match = re.exec(said);
+    if (match) return make(match);
   }
   return undefined;
 }
 
 /** A goal in the words a step (and a skill caption) uses. */
-export function stepText(g: Goal): string {
-  switch (g.kind) {
+export function stepText(goal: Goal): string {
+  switch (goal.kind) {
     case "open":
       return "open gripper";
     case "close":
@@ -129,49 +140,49 @@ export function stepText(g: Goal): string {
     case "grasp":
       return "grasp anything";
     case "reach":
-      return `reach ${g.x}`;
+      return `reach ${goal.x}`;
     case "lift":
-      return `lift ${g.x}`;
+      return `lift ${goal.x}`;
     case "above":
-      return `above ${g.x}`;
+      return `above ${goal.x}`;
     case "hold_above":
-      return `hold ${g.x} above ${g.y}`;
+      return `hold ${goal.x} above ${goal.y}`;
     case "next_to":
-      return `put ${g.x} next to ${g.y}`;
+      return `put ${goal.x} next to ${goal.y}`;
     case "place":
-      return `place ${g.x} on ${g.y}`;
+      return `place ${goal.x} on ${goal.y}`;
     case "on":
-      return `stack ${g.x} on ${g.y}`;
+      return `stack ${goal.x} on ${goal.y}`;
     case "tower":
-      return `tower ${g.x} on ${g.y} on ${g.z}`;
+      return `tower ${goal.x} on ${goal.y} on ${goal.z}`;
     case "pyramid":
-      return `pyramid ${g.x} on ${g.y} and ${g.z}`;
+      return `pyramid ${goal.x} on ${goal.y} and ${goal.z}`;
     case "inverted_pyramid":
-      return `inverted pyramid ${g.x} and ${g.z} on ${g.y}`;
+      return `inverted pyramid ${goal.x} and ${goal.z} on ${goal.y}`;
     case "unstack":
-      return `unstack ${g.x} from ${g.y}`;
+      return `unstack ${goal.x} from ${goal.y}`;
   }
 }
 
 /** A goal as a task for the robot, in free text (the proposer's wording). */
-export function taskText(g: Goal): string {
-  switch (g.kind) {
+export function taskText(goal: Goal): string {
+  switch (goal.kind) {
     case "reach":
-      return `reach the ${g.x} block`;
+      return `reach the ${goal.x} block`;
     case "lift":
-      return `pick up the ${g.x} block`;
+      return `pick up the ${goal.x} block`;
     case "hold_above":
-      return `hold the ${g.x} block above the ${g.y} block`;
+      return `hold the ${goal.x} block above the ${goal.y} block`;
     case "on":
-      return `put the ${g.x} block on top of the ${g.y} block`;
+      return `put the ${goal.x} block on top of the ${goal.y} block`;
     case "tower":
-      return `build a tower with the ${g.x} block on top of the ${g.y} block on top of the ${g.z} block`;
+      return `build a tower with the ${goal.x} block on top of the ${goal.y} block on top of the ${goal.z} block`;
     case "pyramid":
-      return `build a pyramid with the ${g.x} block on top of the ${g.y} block and the ${g.z} block`;
+      return `build a pyramid with the ${goal.x} block on top of the ${goal.y} block and the ${goal.z} block`;
     case "unstack":
-      return `take the ${g.x} block off the ${g.y} block`;
+      return `take the ${goal.x} block off the ${goal.y} block`;
     default:
-      return stepText(g);
+      return stepText(goal);
   }
 }
 
@@ -188,17 +199,17 @@ const supportOf = (blocks: SeenBlock[]): Support => new Map(blocks.map((b) => [b
 const onTopOf = (sup: Support, b: string) => [...sup].find(([, under]) => under === b)?.[0];
 
 /** Whether the scene already shows what a goal asks for (only what support can tell: stacks, held, taken off). */
-function holds(g: Goal, sup: Support): boolean {
-  switch (g.kind) {
+function holds(goal: Goal, sup: Support): boolean {
+  switch (goal.kind) {
     case "on":
     case "place":
-      return sup.get(g.x) === g.y;
+      return sup.get(goal.x) === goal.y;
     case "tower":
-      return sup.get(g.x) === g.y && sup.get(g.y) === g.z;
+      return sup.get(goal.x) === goal.y && sup.get(goal.y) === goal.z;
     case "lift":
-      return sup.get(g.x) === "gripper";
+      return sup.get(goal.x) === "gripper";
     case "unstack":
-      return sup.has(g.x) && sup.get(g.x) !== g.y;
+      return sup.has(goal.x) && sup.get(goal.x) !== goal.y;
     default:
       return false;
   }
@@ -227,9 +238,9 @@ function candidates(seen: string[], sup: Support = new Map()): Goal[] {
 }
 
 /** A failed trial as the record lists it: the task, and the skills it lacked when its plan was discarded. */
-function failedTrial(t: string): { task: string; missing: string[] } {
-  const m = /^(.*?)\s*\(no skill for: (.*)\)$/.exec(t.trim());
-  return m ? { task: m[1], missing: m[2].split(/,\s*/) } : { task: t, missing: [] };
+function failedTrial(trial: string): { task: string; missing: string[] } {
+  const match = /^(.*?)\s*\(no skill for: (.*)\)$/.exec(trial.trim());
+  return match ? { task: match[1], missing: match[2].split(/,\s*/) } : { task: trial, missing: [] };
 }
 
 /** Failures of one task before it counts as too hard for now (the record lists every failed episode). */
@@ -245,21 +256,21 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   const lib = new Set(ctx.library.map(normal));
   const sup = supportOf(ctx.blocks);
   const count = (ts: string[]) => {
-    const n = new Map<string, number>();
+    const tally = new Map<string, number>();
     for (const t of ts) {
-      const g = understand(failedTrial(t).task);
-      if (g) n.set(key(g), (n.get(key(g)) ?? 0) + 1);
+      const understood = understand(failedTrial(t).task);
+      if (understood) tally.set(key(understood), (tally.get(key(understood)) ?? 0) + 1);
     }
-    return n;
+    return tally;
   };
   const won = count(ctx.succeeded);
   const lost = count(ctx.failed);
   // Kinds of task whose plans were discarded for a skill the library still lacks: not worth proposing again yet.
   const blocked = new Set<string>();
   for (const t of ctx.failed) {
-    const f = failedTrial(t);
-    const g = understand(f.task);
-    if (g && f.missing.some((m) => !lib.has(normal(m)))) blocked.add(g.kind);
+    const trial = failedTrial(t);
+    const understood = understand(trial.task);
+    if (understood && trial.missing.some((m) => !lib.has(normal(m)))) blocked.add(understood.kind);
   }
   const tried = new Set(
     ctx.proposedBefore
@@ -272,15 +283,15 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
   // … and so does every kind of thing its plan is made of: a stack that worked shows the reach, grasp, lift and hold
   // above in it work. (Its parts: every sub-goal the decomposition considers on the way down to base skills.)
   const steps = (g: Goal) => planFor(g, () => false);
-  const parts = (g: Goal) => {
+  const parts = (task: Goal) => {
     const considered: string[] = [];
-    planFor(g, (k) => (considered.push(k), false));
-    return [...steps(g), ...considered.map(understand).filter((x): x is Goal => !!x)];
+    planFor(task, (k) => (considered.push(k), false));
+    return [...steps(task), ...considered.map(understand).filter((x): x is Goal => !!x)];
   };
   const doneKinds = new Set(mastered.flatMap((k) => [understand(k)!, ...parts(understand(k)!)].map((g) => g.kind)));
   /** The steps of a task's plan over the library, from the scene as seen, that no library skill does. */
-  const lacking = (g: Goal) =>
-    planFor(g, (s) => lib.has(s), sup)
+  const lacking = (task: Goal) =>
+    planFor(task, (s) => lib.has(s), sup)
       .map(stepText)
       .filter((s) => !lib.has(normal(s)));
   // Never what the image already shows done; a block may be built on wherever it rests, but not while it is held.
@@ -328,15 +339,15 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
     };
   // A seeded fault: the model names another block than it meant to.
   if (rng.next() < noise.wrongArgument && "x" in goal) {
-    const g = goal;
-    const other = seen.filter((c) => !Object.values(g).includes(c));
-    if (other.length) goal = { ...g, x: other[0] } as Goal;
+    const picked = goal;
+    const other = seen.filter((c) => !Object.values(picked).includes(c));
+    if (other.length) goal = { ...picked, x: other[0] } as Goal;
   }
   // The task done reliably whose plan takes the most skills: what the robot can do so far, in the proposer's words.
   const longest = [...mastered].sort(
-    (a, b) =>
-      planFor(understand(b)!, (s) => lib.has(s)).length - planFor(understand(a)!, (s) => lib.has(s)).length ||
-      a.localeCompare(b),
+    (left, right) =>
+      planFor(understand(right)!, (s) => lib.has(s)).length - planFor(understand(left)!, (s) => lib.has(s)).length ||
+      left.localeCompare(right),
   )[0];
   const achieved = longest
     ? `The most the robot has done reliably so far is "${longest}".`
@@ -353,67 +364,67 @@ export function proposeTask(ctx: ProposeContext, noise: NoiseKnobs, rng: Draw): 
 // ---- decompose ------------------------------------------------------------------------------------------------------
 
 /**
- * The steps that achieve `g` with the library's skills from the scene `sup` shows, breaking a sub-goal down where no
+ * The steps that achieve `goal` with the library's skills from the scene `sup` shows, breaking a sub-goal down where no
  * skill does it whole. What the scene already shows needs no step (a tower on a pair already stacked is one stacking);
  * a block with another resting on it is cleared first — the one on top taken off — before it is grasped or built on.
  */
-function planFor(g: Goal, has: (s: string) => boolean, sup: Support = new Map()): Goal[] {
-  return stepsFor(g, has, new Map(sup));
+function planFor(goal: Goal, has: (s: string) => boolean, sup: Support = new Map()): Goal[] {
+  return stepsFor(goal, has, new Map(sup));
 }
 
 /** planFor's work, on a copy of the scene it updates as each step would change it. */
-function stepsFor(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
-  if (holds(g, sup)) return [];
-  const clear = (b: string, except?: string): Goal[] => {
-    const top = onTopOf(sup, b);
-    return top && top !== except ? stepsFor({ kind: "unstack", x: top, y: b }, has, sup) : [];
+function stepsFor(goal: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
+  if (holds(goal, sup)) return [];
+  const clear = (block: string, except?: string): Goal[] => {
+    const top = onTopOf(sup, block);
+    return top && top !== except ? stepsFor({ kind: "unstack", x: top, y: block }, has, sup) : [];
   };
   const before: Goal[] = [];
-  if (g.kind === "lift" || g.kind === "hold_above" || g.kind === "unstack") before.push(...clear(g.x));
-  if (g.kind === "on" || g.kind === "place") before.push(...clear(g.x), ...clear(g.y, g.x));
-  const steps = [...before, ...(has(key(g)) ? [g] : breakDown(g, has, sup))];
-  if (g.kind === "unstack") sup.set(g.x, "basket");
-  if (g.kind === "on" || g.kind === "place") sup.set(g.x, g.y);
-  if (g.kind === "lift" || g.kind === "hold_above") sup.set(g.x, "gripper");
+  if (goal.kind === "lift" || goal.kind === "hold_above" || goal.kind === "unstack") before.push(...clear(goal.x));
+  if (goal.kind === "on" || goal.kind === "place") before.push(...clear(goal.x), ...clear(goal.y, goal.x));
+  const steps = [...before, ...(has(key(goal)) ? [goal] : breakDown(goal, has, sup))];
+  if (goal.kind === "unstack") sup.set(goal.x, "basket");
+  if (goal.kind === "on" || goal.kind === "place") sup.set(goal.x, goal.y);
+  if (goal.kind === "lift" || goal.kind === "hold_above") sup.set(goal.x, "gripper");
   return steps;
 }
 
-function breakDown(g: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
+function breakDown(goal: Goal, has: (s: string) => boolean, sup: Support): Goal[] {
   const grasp: Goal = has("grasp anything") ? { kind: "grasp" } : { kind: "close" };
-  switch (g.kind) {
+  switch (goal.kind) {
     case "lift":
-      return [{ kind: "reach", x: g.x }, grasp, g];
+      return [{ kind: "reach", x: goal.x }, grasp, goal];
     case "hold_above":
-      return [...stepsFor({ kind: "lift", x: g.x }, has, sup), { kind: "above", x: g.y }];
+      return [...stepsFor({ kind: "lift", x: goal.x }, has, sup), { kind: "above", x: goal.y }];
     case "place":
-      return stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup);
+      return stepsFor({ kind: "hold_above", x: goal.x, y: goal.y }, has, sup);
     case "on":
       return [
-        ...(has(key({ kind: "place", x: g.x, y: g.y }))
-          ? [{ kind: "place", x: g.x, y: g.y } as Goal]
-          : stepsFor({ kind: "hold_above", x: g.x, y: g.y }, has, sup)),
+        ...(has(key({ kind: "place", x: goal.x, y: goal.y }))
+          ? [{ kind: "place", x: goal.x, y: goal.y } as Goal]
+          : stepsFor({ kind: "hold_above", x: goal.x, y: goal.y }, has, sup)),
         { kind: "open" },
       ];
     case "tower":
       return [
-        ...stepsFor({ kind: "on", x: g.y, y: g.z }, has, sup),
-        ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup),
+        ...stepsFor({ kind: "on", x: goal.y, y: goal.z }, has, sup),
+        ...stepsFor({ kind: "on", x: goal.x, y: goal.y }, has, sup),
       ];
     case "pyramid":
       // The two bases side by side, then the top block across them.
       return [
-        ...stepsFor({ kind: "next_to", x: g.y, y: g.z }, has, sup),
-        ...stepsFor({ kind: "on", x: g.x, y: g.y }, has, sup),
+        ...stepsFor({ kind: "next_to", x: goal.y, y: goal.z }, has, sup),
+        ...stepsFor({ kind: "on", x: goal.x, y: goal.y }, has, sup),
       ];
     case "unstack": {
       // Stacking it on the third block, free, takes it off the one beneath.
       const z = COLOURS.find(
-        (c) => c !== g.x && c !== g.y && sup.has(c) && sup.get(c) !== "gripper" && !onTopOf(sup, c),
+        (c) => c !== goal.x && c !== goal.y && sup.has(c) && sup.get(c) !== "gripper" && !onTopOf(sup, c),
       );
-      return z && has(key({ kind: "on", x: g.x, y: z })) ? [{ kind: "on", x: g.x, y: z }] : [g];
+      return z && has(key({ kind: "on", x: goal.x, y: z })) ? [{ kind: "on", x: goal.x, y: z }] : [goal];
     }
     default:
-      return [g];
+      return [goal];
   }
 }
 
@@ -452,8 +463,8 @@ export function retrieveSkill(ctx: RetrieveContext, noise: NoiseKnobs, rng: Draw
   if (!exact) return { reasoning: `No skill in the library does "${ctx.step}".`, skill: null };
   // A seeded fault: the same kind of skill, on another block.
   if (rng.next() < noise.wrongRetrieval) {
-    const g = understand(exact);
-    const similar = ctx.library.filter((s) => s !== exact && g && understand(s)?.kind === g.kind);
+    const exactGoal = understand(exact);
+    const similar = ctx.library.filter((s) => s !== exact && exactGoal && understand(s)?.kind === exactGoal.kind);
     if (similar.length) return { reasoning: `"${similar[0]}" does what the step asks.`, skill: similar[0] };
   }
   return { reasoning: `"${exact}" is the step itself.`, skill: exact };
@@ -462,8 +473,8 @@ export function retrieveSkill(ctx: RetrieveContext, noise: NoiseKnobs, rng: Draw
 // ---- analyse: read the plot ----------------------------------------------------------------------------------------
 
 const hex = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
-const near = (p: number[], q: number[], tol: number) =>
-  Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]) <= tol;
+const near = (pixel: number[], reference: number[], tol: number) =>
+  Math.abs(pixel[0] - reference[0]) + Math.abs(pixel[1] - reference[1]) + Math.abs(pixel[2] - reference[2]) <= tol;
 
 /** The curve as read off the image: values in [0, 1] of the y axis at evenly spaced x, and how far along x it reaches. */
 export interface ReadCurve {
@@ -477,40 +488,44 @@ export interface ReadCurve {
 /** Finds the plot's frame (the long dark lines) and the curve (the curve colour) in a PNG and reads the curve back. */
 export async function readCurvePng(png: Buffer): Promise<ReadCurve> {
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const W = info.width,
-    H = info.height,
+  const width = info.width,
+    height = info.height,
     ch = info.channels;
-  const px = (x: number, y: number) => [data[(y * W + x) * ch], data[(y * W + x) * ch + 1], data[(y * W + x) * ch + 2]];
+  const px = (x: number, y: number) => [
+    data[(y * width + x) * ch],
+    data[(y * width + x) * ch + 1],
+    data[(y * width + x) * ch + 2],
+  ];
   const curve = hex(PLOT_STYLE.curve);
   // The frame is dark grey: dark and colourless (the curve is a saturated colour, the grid light, the text short).
   const dark = (p: number[]) => Math.max(...p) < 110 && Math.max(...p) - Math.min(...p) < 30;
   // Frame lines: rows and columns mostly in the frame colour.
   const rows: number[] = [],
     cols: number[] = [];
-  for (let y = 0; y < H; y++) {
-    let n = 0;
-    for (let x = 0; x < W; x++) if (dark(px(x, y))) n++;
+  for (let y = 0; y < height; y++) {
+    let darkCount = 0;
+    for (let x = 0; x < width; x++) if (dark(px(x, y))) darkCount++;
     // (The curve may lie along a frame line and cover part of it.)
-    if (n > W * 0.3) rows.push(y);
+    if (darkCount > width * 0.3) rows.push(y);
   }
-  for (let x = 0; x < W; x++) {
-    let n = 0;
-    for (let y = 0; y < H; y++) if (dark(px(x, y))) n++;
-    if (n > H * 0.3) cols.push(x);
+  for (let x = 0; x < width; x++) {
+    let darkCount = 0;
+    for (let y = 0; y < height; y++) if (dark(px(x, y))) darkCount++;
+    if (darkCount > height * 0.3) cols.push(x);
   }
   if (rows.length < 2 || cols.length < 2) throw new Error("no plot frame found in the image");
   // The data's 0 and maximum are drawn a few pixels inside the frame (the plots' convention, like a chart's margins).
-  const m = PLOT_STYLE.inset;
-  const top = rows[0] + m,
-    bottom = rows[rows.length - 1] - m,
-    left = cols[0] + m,
-    right = cols[cols.length - 1] - m;
+  const inset = PLOT_STYLE.inset;
+  const top = rows[0] + inset,
+    bottom = rows[rows.length - 1] - inset,
+    left = cols[0] + inset,
+    right = cols[cols.length - 1] - inset;
   const values: number[] = [];
   let first = -1,
     last = -1;
-  for (let x = left - m + 2; x <= right + m - 2; x++) {
+  for (let x = left - inset + 2; x <= right + inset - 2; x++) {
     const ys: number[] = [];
-    for (let y = top - m + 1; y < bottom + m; y++) if (near(px(x, y), curve, 120)) ys.push(y);
+    for (let y = top - inset + 1; y < bottom + inset; y++) if (near(px(x, y), curve, 120)) ys.push(y);
     if (!ys.length) continue;
     if (first < 0) first = x;
     last = x;
@@ -523,19 +538,19 @@ export async function readCurvePng(png: Buffer): Promise<ReadCurve> {
 }
 
 /** The plateau test on a read curve: rising → no; flat above zero → yes; peaked and falling → yes (already converged). */
-export function judgeCurve(c: ReadCurve): ConvergenceVerdict {
-  if (c.values.length < 3 || c.to - c.from < 0.45)
+export function judgeCurve(curve: ReadCurve): ConvergenceVerdict {
+  if (curve.values.length < 3 || curve.to - curve.from < 0.45)
     return { reasoning: "There is no full learning curve yet: too few iterations to tell.", converged: false };
-  const n = c.values.length;
-  const tail = c.values.slice(Math.floor(n * 0.6));
+  const count = curve.values.length;
+  const tail = curve.values.slice(Math.floor(count * 0.6));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const third = Math.max(1, Math.floor(tail.length / 3));
   const rise = mean(tail.slice(-third)) - mean(tail.slice(0, third));
   const spread = Math.max(...tail) - Math.min(...tail);
   const level = mean(tail.slice(-third));
-  const peak = Math.max(...c.values);
+  const peak = Math.max(...curve.values);
   if (rise > 0.05) {
-    const dipped = peak - Math.min(...c.values.slice(c.values.indexOf(peak))) > 0.15;
+    const dipped = peak - Math.min(...curve.values.slice(curve.values.indexOf(peak))) > 0.15;
     return {
       reasoning: dipped
         ? "The curve had degenerated after an earlier peak but is going up again: not converged yet."
@@ -545,7 +560,7 @@ export function judgeCurve(c: ReadCurve): ConvergenceVerdict {
   }
   // Flat from its first point: nothing has been learned (yet), which is not convergence (a curve that rose and then
   // levelled off early is, to this reader: the early plateau that fools it).
-  const start = mean(c.values.slice(0, Math.max(1, Math.floor(n * 0.05))));
+  const start = mean(curve.values.slice(0, Math.max(1, Math.floor(count * 0.05))));
   if (peak - start < 0.08)
     return {
       reasoning:

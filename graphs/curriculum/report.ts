@@ -40,42 +40,44 @@ export const CurriculumReportSchema = z.object({
 });
 export type CurriculumReportJson = z.infer<typeof CurriculumReportSchema>;
 
-function charts(r: CurriculumReportJson): ChartSpec[] {
+function charts(report: CurriculumReportJson): ChartSpec[] {
   const out: ChartSpec[] = [];
-  const stages = [...new Set(r.library.map((l) => l.since))].sort((a, b) => a - b);
+  const stages = [...new Set(report.library.map((l) => l.since))].sort((a, b) => a - b);
   out.push({
     id: "chart-library",
     title: "The library over time: skills after each learner iteration that added some",
     type: "line",
     x: "learner iteration",
     labels: stages,
-    datasets: [{ label: "library size", data: stages.map((it) => r.library.filter((l) => l.since <= it).length) }],
+    datasets: [{ label: "library size", data: stages.map((it) => report.library.filter((l) => l.since <= it).length) }],
   });
-  const curves = Object.entries(r.curves);
-  const n = Math.max(0, ...curves.map(([, c]) => c.since + c.returns.length));
+  const curves = Object.entries(report.curves);
+  const iterations = Math.max(0, ...curves.map(([, c]) => c.since + c.returns.length));
   if (curves.length)
     out.push({
       id: "chart-curves",
       title: "Learning curves: evaluation return as a share of the known maximum",
       type: "line",
       x: "learner iteration",
-      labels: Array.from({ length: n }, (_, i) => i),
-      datasets: curves.map(([caption, c]) => ({
+      labels: Array.from({ length: iterations }, (_, i) => i),
+      datasets: curves.map(([caption, curve]) => ({
         label: caption,
-        data: Array.from({ length: n }, (_, i) =>
-          i >= c.since && i - c.since < c.returns.length ? c.returns[i - c.since] / (c.maxReturn || 1) : null,
+        data: Array.from({ length: iterations }, (_, i) =>
+          i >= curve.since && i - curve.since < curve.returns.length
+            ? curve.returns[i - curve.since] / (curve.maxReturn || 1)
+            : null,
         ),
       })),
       yMax: 1,
     });
-  const its = Math.max(0, ...r.convergedShare.map((f) => f.share.length));
+  const its = Math.max(0, ...report.convergedShare.map((f) => f.share.length));
   out.push({
     id: "chart-fig-5",
     title: "Cumulative share of curves judged converged, per task family (Fig. 5)",
     type: "line",
     x: "learner iteration",
     labels: Array.from({ length: its }, (_, i) => i),
-    datasets: r.convergedShare.map((f) => ({ label: f.family, data: f.share })),
+    datasets: report.convergedShare.map((f) => ({ label: f.family, data: f.share })),
     yMax: 1,
   });
   return out;
@@ -95,15 +97,15 @@ export const curriculumReport: MethodReport = {
   ],
   schema: CurriculumReportSchema,
   charts,
-  facts: (r: CurriculumReportJson) => [
+  facts: (report: CurriculumReportJson) => [
     `Game On curriculum`,
-    `${r.status}: ${r.statusReason}`,
-    `model ${r.facts.model}`,
-    `seed ${r.facts.seed}`,
-    `${r.counters.episodes} episodes`,
-    `${r.counters.iterations} learner iterations`,
-    `library ${r.library.length} skills`,
-    `${Math.round(r.timing.wallSeconds)} s`,
+    `${report.status}: ${report.statusReason}`,
+    `model ${report.facts.model}`,
+    `seed ${report.facts.seed}`,
+    `${report.counters.episodes} episodes`,
+    `${report.counters.iterations} learner iterations`,
+    `library ${report.library.length} skills`,
+    `${Math.round(report.timing.wallSeconds)} s`,
   ],
   slim: (r: CurriculumReportJson) => ({ ...r, cycles: undefined, episodes: undefined, sameImageStages: undefined }),
 };

@@ -12,9 +12,9 @@ export interface SceneDetections {
 }
 
 /**
- * How a failed procedure is remembered when the perceiver's looks at the failure saw no cause (nodes/consolidate.ts
- * writes it): the planner reads it as "looked, and nothing stood in the way". Without a perceiver nothing is looked at,
- * and a failure is remembered without it.
+ * How a failed procedure is remembered when the perceiver's looks at the failure saw no cause
+ * (graphs/replan/nodes/consolidate.ts writes it): the planner reads it as "looked, and nothing stood in the way".
+ * Without a perceiver nothing is looked at, and a failure is remembered without it.
  */
 export const NO_CAUSE_SEEN = "no cause was seen";
 

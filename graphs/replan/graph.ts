@@ -45,9 +45,9 @@ const pipelining = (config?: RunnableConfig) =>
   runOf<ReplanSettings>(config).settings.pipeline && variant(config) !== "one-shot";
 
 /** Where the plan goes next: its current step by kind, or the completion check once it has run through. */
-function nextStep(s: ReplanStateType) {
-  if (ended(s)) return END;
-  const step = s.plan?.steps[s.cursor];
+function nextStep(state: ReplanStateType) {
+  if (ended(state)) return END;
+  const step = state.plan?.steps[state.cursor];
   if (!step) return "task_check";
   return step.kind === "vision" ? "vision_questions" : "low_level_planner";
 }
@@ -55,74 +55,74 @@ function nextStep(s: ReplanStateType) {
 /** A node that ended the run (a model endpoint unavailable, an answer that never fit) goes nowhere further. */
 const then = (next: string) => (s: ReplanStateType) => (ended(s) ? END : next);
 
-function afterScan(s: ReplanStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
+function afterScan(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
   return variant(config) === "one-shot" ? "low_level_planner" : "high_level_planner";
 }
 
-function afterHighLevel(s: ReplanStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
-  return verifying(config) ? "plan_verifier" : nextStep(s);
+function afterHighLevel(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
+  return verifying(config) ? "plan_verifier" : nextStep(state);
 }
 
 /** A plan the verifier emptied goes back to the planner (as a new procedure). */
-function afterPlanCheck(s: ReplanStateType) {
-  return !ended(s) && !s.plan?.steps.length ? "high_level_planner" : nextStep(s);
+function afterPlanCheck(state: ReplanStateType) {
+  return !ended(state) && !state.plan?.steps.length ? "high_level_planner" : nextStep(state);
 }
 
-function afterQuestions(s: ReplanStateType) {
-  if (ended(s)) return END;
-  return s.answers.length ? "vision_answer" : nextStep(s);
+function afterQuestions(state: ReplanStateType) {
+  if (ended(state)) return END;
+  return state.answers.length ? "vision_answer" : nextStep(state);
 }
 
-function afterLowLevel(s: ReplanStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
+function afterLowLevel(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
   return verifying(config) ? "reward_verifier" : "dispatch";
 }
 
 /** A motion with no term left is not sent: the planner finds another procedure. */
-function afterRewardCheck(s: ReplanStateType) {
-  if (ended(s)) return END;
-  return s.motion ? "dispatch" : "high_level_planner";
+function afterRewardCheck(state: ReplanStateType) {
+  if (ended(state)) return END;
+  return state.motion ? "dispatch" : "high_level_planner";
 }
 
 /** A budget can end the run just before an action; with speculation, the speculator works beside the executor. */
-function afterDispatch(s: ReplanStateType, config?: RunnableConfig) {
-  if (!s.pendingGoal || ended(s)) return END;
+function afterDispatch(state: ReplanStateType, config?: RunnableConfig) {
+  if (!state.pendingGoal || ended(state)) return END;
   return pipelining(config) ? ["executor", "speculator"] : "executor";
 }
 
 /** A failed motion is diagnosed only where there is a perceiver and replanning; otherwise the run takes stock. */
-function afterMotion(s: ReplanStateType, config?: RunnableConfig) {
+function afterMotion(state: ReplanStateType, config?: RunnableConfig) {
   // The same failure a third time ends the run (nodes/repeats.ts).
-  if (ended(s)) return END;
+  if (ended(state)) return END;
   // An edge sees only its own node's writes: the speculator's record, written beside this motion, is read by the check.
   if (pipelining(config)) return "prediction_check";
-  return ordinaryAfterMotion(s, config);
+  return ordinaryAfterMotion(state, config);
 }
 
 /** The prediction held: the prepared motion goes at once, prepared questions go to the perceiver. Else as ever. */
-function afterPredictionCheck(s: ReplanStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
-  const sp = s.speculation;
-  if (sp?.outcome !== "used") return ordinaryAfterMotion(s, config);
+function afterPredictionCheck(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
+  const sp = state.speculation;
+  if (sp?.outcome !== "used") return ordinaryAfterMotion(state, config);
   if (sp.motion) return "dispatch";
-  return afterQuestions(s);
+  return afterQuestions(state);
 }
 
-function ordinaryAfterMotion(s: ReplanStateType, config?: RunnableConfig) {
+function ordinaryAfterMotion(state: ReplanStateType, config?: RunnableConfig) {
   if (variant(config) === "one-shot") return "task_check";
-  if (!s.failure) return nextStep(s);
+  if (!state.failure) return nextStep(state);
   return ["full", "no-verifier"].includes(variant(config)) ? "diagnose" : "task_check";
 }
 
-function afterDiagnose(s: ReplanStateType, config?: RunnableConfig) {
-  if (ended(s)) return END;
+function afterDiagnose(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
   return verifying(config) ? "remap_reasons" : "consolidate";
 }
 
-function afterTaskCheck(s: ReplanStateType) {
-  return ended(s) ? END : "high_level_planner";
+function afterTaskCheck(state: ReplanStateType) {
+  return ended(state) ? END : "high_level_planner";
 }
 
 type Node = (state: ReplanStateType, config?: RunnableConfig) => Promise<ReplanUpdate>;
@@ -153,49 +153,49 @@ const REPLAN_NODES = {
 /** The wiring, with the node implementations as a parameter; every node and edge runs in a run of `method` (runtime/run.ts). */
 export function buildReplan(
   method: MethodRuntime<ReplanSettings>,
-  n: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES,
+  nodes: Record<keyof typeof REPLAN_NODES, Node> = REPLAN_NODES,
 ) {
-  const w = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
+  const withRun = <St, R>(step: (state: St, config?: RunnableConfig) => R) => inRun(method, step);
   const steps = ["vision_questions", "low_level_planner", "task_check", END] as const;
   return new StateGraph({ state: ReplanState, input: GoalInput, context: ReplanConfiguration })
-    .addNode("scan", w(n.scan))
-    .addNode("high_level_planner", w(n.high_level_planner))
-    .addNode("plan_verifier", w(n.plan_verifier))
-    .addNode("vision_questions", w(n.vision_questions))
-    .addNode("vision_answer", w(n.vision_answer))
-    .addNode("step_check", w(n.step_check))
-    .addNode("low_level_planner", w(n.low_level_planner))
-    .addNode("reward_verifier", w(n.reward_verifier))
-    .addNode("dispatch", w(n.dispatch))
-    .addNode("executor", w(n.executor))
-    .addNode("diagnose", w(n.diagnose))
-    .addNode("remap_reasons", w(n.remap_reasons))
-    .addNode("consolidate", w(n.consolidate))
-    .addNode("task_check", w(n.task_check))
-    .addNode("speculator", w(n.speculator))
-    .addNode("prediction_check", w(n.prediction_check))
+    .addNode("scan", withRun(nodes.scan))
+    .addNode("high_level_planner", withRun(nodes.high_level_planner))
+    .addNode("plan_verifier", withRun(nodes.plan_verifier))
+    .addNode("vision_questions", withRun(nodes.vision_questions))
+    .addNode("vision_answer", withRun(nodes.vision_answer))
+    .addNode("step_check", withRun(nodes.step_check))
+    .addNode("low_level_planner", withRun(nodes.low_level_planner))
+    .addNode("reward_verifier", withRun(nodes.reward_verifier))
+    .addNode("dispatch", withRun(nodes.dispatch))
+    .addNode("executor", withRun(nodes.executor))
+    .addNode("diagnose", withRun(nodes.diagnose))
+    .addNode("remap_reasons", withRun(nodes.remap_reasons))
+    .addNode("consolidate", withRun(nodes.consolidate))
+    .addNode("task_check", withRun(nodes.task_check))
+    .addNode("speculator", withRun(nodes.speculator))
+    .addNode("prediction_check", withRun(nodes.prediction_check))
     .addEdge(START, "scan")
-    .addConditionalEdges("scan", w(afterScan), ["high_level_planner", "low_level_planner", END])
-    .addConditionalEdges("high_level_planner", w(afterHighLevel), ["plan_verifier", ...steps])
-    .addConditionalEdges("plan_verifier", w(afterPlanCheck), ["high_level_planner", ...steps])
-    .addConditionalEdges("vision_questions", w(afterQuestions), ["vision_answer", ...steps])
-    .addConditionalEdges("vision_answer", w(then("step_check")), ["step_check", END])
-    .addConditionalEdges("step_check", w(nextStep), [...steps])
-    .addConditionalEdges("low_level_planner", w(afterLowLevel), ["reward_verifier", "dispatch", END])
-    .addConditionalEdges("reward_verifier", w(afterRewardCheck), ["dispatch", "high_level_planner", END])
-    .addConditionalEdges("dispatch", w(afterDispatch), ["executor", "speculator", END])
+    .addConditionalEdges("scan", withRun(afterScan), ["high_level_planner", "low_level_planner", END])
+    .addConditionalEdges("high_level_planner", withRun(afterHighLevel), ["plan_verifier", ...steps])
+    .addConditionalEdges("plan_verifier", withRun(afterPlanCheck), ["high_level_planner", ...steps])
+    .addConditionalEdges("vision_questions", withRun(afterQuestions), ["vision_answer", ...steps])
+    .addConditionalEdges("vision_answer", withRun(then("step_check")), ["step_check", END])
+    .addConditionalEdges("step_check", withRun(nextStep), [...steps])
+    .addConditionalEdges("low_level_planner", withRun(afterLowLevel), ["reward_verifier", "dispatch", END])
+    .addConditionalEdges("reward_verifier", withRun(afterRewardCheck), ["dispatch", "high_level_planner", END])
+    .addConditionalEdges("dispatch", withRun(afterDispatch), ["executor", "speculator", END])
     .addEdge("speculator", END)
-    .addConditionalEdges("executor", w(afterMotion), ["diagnose", "prediction_check", ...steps])
-    .addConditionalEdges("prediction_check", w(afterPredictionCheck), [
+    .addConditionalEdges("executor", withRun(afterMotion), ["diagnose", "prediction_check", ...steps])
+    .addConditionalEdges("prediction_check", withRun(afterPredictionCheck), [
       "diagnose",
       "dispatch",
       "vision_answer",
       ...steps,
     ])
-    .addConditionalEdges("diagnose", w(afterDiagnose), ["remap_reasons", "consolidate", END])
-    .addConditionalEdges("remap_reasons", w(then("consolidate")), ["consolidate", END])
-    .addConditionalEdges("consolidate", w(then("high_level_planner")), ["high_level_planner", END])
-    .addConditionalEdges("task_check", w(afterTaskCheck), ["high_level_planner", END]);
+    .addConditionalEdges("diagnose", withRun(afterDiagnose), ["remap_reasons", "consolidate", END])
+    .addConditionalEdges("remap_reasons", withRun(then("consolidate")), ["consolidate", END])
+    .addConditionalEdges("consolidate", withRun(then("high_level_planner")), ["high_level_planner", END])
+    .addConditionalEdges("task_check", withRun(afterTaskCheck), ["high_level_planner", END]);
 }
 
 export function compileReplan(

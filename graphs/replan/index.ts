@@ -16,41 +16,45 @@ import { consolidate } from "./nodes/consolidate";
 import { remapReasons } from "./nodes/remapReasons";
 
 /** One readable line per node update. */
-function describeReplan(node: string, u: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
-  const last = (u.log ?? []).at(-1);
+function describeReplan(node: string, update: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
+  const last = (update.log ?? []).at(-1);
   switch (node) {
     case "scan":
       return {
         node,
-        text: `sees ${u.scene?.join(", ") || "nothing it knows"}${u.facts?.length ? `; ${u.facts.join("; ")}` : ""}`,
+        text: `sees ${update.scene?.join(", ") || "nothing it knows"}${update.facts?.length ? `; ${update.facts.join("; ")}` : ""}`,
       };
     case "high_level_planner":
     case "plan_verifier":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      if (update.status && update.status !== "running")
+        return { node, text: `${update.status}: ${update.statusReason}` };
       return {
         node,
-        text: `${u.plan ? u.plan.steps.map((x, i) => `${i + 1}. [${x.kind}] ${x.action}`).join("  ") : ""}${last?.kind === "note" && node === "plan_verifier" ? ` (${last.text})` : ""}`,
+        text: `${update.plan ? update.plan.steps.map((x, i) => `${i + 1}. [${x.kind}] ${x.action}`).join("  ") : ""}${last?.kind === "note" && node === "plan_verifier" ? ` (${last.text})` : ""}`,
       };
     case "vision_questions":
-      return { node, text: u.answers?.length ? u.answers.map((a) => a.question).join(" / ") : "nothing to ask" };
+      return {
+        node,
+        text: update.answers?.length ? update.answers.map((a) => a.question).join(" / ") : "nothing to ask",
+      };
     case "vision_answer":
-      return { node, text: (u.answers ?? []).map((a) => a.answer).join(" / ") };
+      return { node, text: (update.answers ?? []).map((a) => a.answer).join(" / ") };
     case "step_check":
       return {
         node,
         text:
           last?.kind === "vision"
-            ? `${last.done ? "done" : "not done"}${u.facts?.length ? `: ${u.facts.join("; ")}` : ""}`
+            ? `${last.done ? "done" : "not done"}${update.facts?.length ? `: ${update.facts.join("; ")}` : ""}`
             : "",
       };
     case "low_level_planner":
     case "reward_verifier":
       return {
         node,
-        text: `${u.motion?.step ?? before?.motion?.step ?? ""}: ${(u.motion?.terms ?? []).map((t) => termText(t)).join(", ")}`,
+        text: `${update.motion?.step ?? before?.motion?.step ?? ""}: ${(update.motion?.terms ?? []).map((t) => termText(t)).join(", ")}`,
       };
     case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
+      return { node, text: update.pendingGoal ? `goal ${update.pendingGoal.goalId}` : "" };
     case "executor":
       return {
         node,
@@ -61,7 +65,7 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
       };
     case "diagnose":
     case "remap_reasons":
-      return { node, text: (u.explanations ?? []).join(" | ") };
+      return { node, text: (update.explanations ?? []).join(" | ") };
     case "consolidate":
       return {
         node,
@@ -73,7 +77,7 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
             : "",
       };
     case "speculator": {
-      const sp = u.speculation;
+      const sp = update.speculation;
       if (!sp) return { node, text: "" };
       const ready = sp.motion
         ? `${sp.motion.step}: ${sp.motion.terms.map((t) => termText(t)).join(", ")}`
@@ -83,7 +87,7 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
       return { node, text: `beside the motion, on its predicted success: ${ready}${sp.note ? ` (${sp.note})` : ""}` };
     }
     case "prediction_check": {
-      const sp = u.speculation;
+      const sp = update.speculation;
       if (!sp) return { node, text: "" };
       if (sp.outcome === "used")
         return { node, text: `the motion succeeded as predicted: the work prepared for "${sp.step}" is used` };
@@ -99,9 +103,9 @@ function describeReplan(node: string, u: Partial<ReplanStateType>, before: Repla
       return {
         node,
         text:
-          u.status && u.status !== "running"
-            ? `${u.status}: ${u.statusReason}`
-            : `not done: ${u.failedAttempts?.[0]?.reason ?? ""}`,
+          update.status && update.status !== "running"
+            ? `${update.status}: ${update.statusReason}`
+            : `not done: ${update.failedAttempts?.[0]?.reason ?? ""}`,
       };
   }
   return { node, text: "" };
@@ -161,29 +165,29 @@ export const replan: Method = {
   runtime,
   compile: (checkpointer, store) => compileReplan(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
-  describe: (node, u, before) =>
-    describeReplan(node, u as Partial<ReplanStateType>, before as ReplanStateType | undefined),
-  framesOf: (node, u, n, text) => {
-    const frame = (u as Partial<ReplanStateType>).frame;
+  describe: (node, update, before) =>
+    describeReplan(node, update as Partial<ReplanStateType>, before as ReplanStateType | undefined),
+  framesOf: (node, update, step, text) => {
+    const frame = (update as Partial<ReplanStateType>).frame;
     if (!frame || !LOOKS.includes(node)) return [];
-    const file = `frames/${String(n).padStart(3, "0")}-${node}.png`;
+    const file = `frames/${String(step).padStart(3, "0")}-${node}.png`;
     return [
       {
         frames: [{ image: frame, file, detectionsOf: true }],
-        markdown: `### ${n}. ${node}\n\n![${node} at step ${n}](${file})\n\n${text}\n`,
+        markdown: `### ${step}. ${node}\n\n![${node} at step ${step}](${file})\n\n${text}\n`,
       },
     ];
   },
   summarize: (state) => {
-    const c = (state as Partial<ReplanStateType> | undefined)?.counters;
-    const p = (state as Partial<ReplanStateType> | undefined)?.pipeline;
+    const counters = (state as Partial<ReplanStateType> | undefined)?.counters;
+    const pipeline = (state as Partial<ReplanStateType> | undefined)?.pipeline;
     return {
-      steps: (c?.motions ?? 0) + (c?.visionSteps ?? 0),
-      replans: c?.replans ?? 0,
-      procedures: c?.procedures ?? 0,
-      motions: c?.motions ?? 0,
-      visionSteps: c?.visionSteps ?? 0,
-      ...(p?.prepared || p?.revoked || p?.unused ? { pipeline: p } : {}),
+      steps: (counters?.motions ?? 0) + (counters?.visionSteps ?? 0),
+      replans: counters?.replans ?? 0,
+      procedures: counters?.procedures ?? 0,
+      motions: counters?.motions ?? 0,
+      visionSteps: counters?.visionSteps ?? 0,
+      ...(pipeline?.prepared || pipeline?.revoked || pipeline?.unused ? { pipeline: pipeline } : {}),
     };
   },
 };

@@ -39,8 +39,8 @@ import { perceived, type Draw, type NoiseKnobs, type Task } from "../../models/s
 import { meaningHash } from "../../models/symbolic/meaning";
 
 /** The perceiver's draws about one thing in a view: its detection there, or its name where it was not detected. */
-const thingDraw = (rng: Draw, view: string, label: string, d: unknown) =>
-  perceived(rng, view, d ? meaningHash(d) : `absent:${label}`);
+const thingDraw = (rng: Draw, view: string, label: string, detection: unknown) =>
+  perceived(rng, view, detection ? meaningHash(detection) : `absent:${label}`);
 
 const NAME = "([a-z][a-z0-9_]*)";
 /** The words before a name in a goal ("the", "a", "my", "their", …): none of them changes which thing is meant. */
@@ -61,10 +61,10 @@ export function scan(
   // RePLan asks "do you see X?" once per known object; a miss is a "no". Faults belong to the view and the thing.
   const view = meaningHash(ctx.detections);
   for (const label of ctx.world.labels) {
-    const d = ctx.detections.detections.find((x) => x.label === label);
-    const draw = thingDraw(rng, view, label, d).next();
-    if (d && draw >= noise.missDetection) visible.push(label);
-    else if (!d && draw < noise.hallucinate / 4) visible.push(label);
+    const detection = ctx.detections.detections.find((x) => x.label === label);
+    const draw = thingDraw(rng, view, label, detection).next();
+    if (detection && draw >= noise.missDetection) visible.push(label);
+    else if (!detection && draw < noise.hallucinate / 4) visible.push(label);
   }
   const facts = ctx.detections.places
     .filter((p) => isContainer(ctx.world, p.name))
@@ -108,60 +108,75 @@ export function answer(
   noise: NoiseKnobs,
   rng: Draw,
 ): VisionAnswer {
-  const q = ctx.question;
+  const question = ctx.question;
   const det = (name: string) => ctx.detections.detections.find((d) => d.label === name);
   // Faults belong to the view and the thing asked about, not to the question's words: the same draw as the scan's.
   const view = meaningHash(ctx.detections);
   const about = (n: string) => thingDraw(rng, view, n, det(n));
   const name = (n: string) => (perceived(rng, view, `name:${n}`).next() < noise.misname ? alias(n) : n);
-  let m: RegExpExecArray | null;
-  if ((m = new RegExp(`is the ${NAME} inside the ${NAME}`, "i").exec(q))) {
-    const [, x, c] = m;
-    const place = ctx.detections.places.find((p) => p.name === c);
-    const d = det(x);
+  let match: RegExpExecArray | null;
+  if ((match = new RegExp(`is the ${NAME} inside the ${NAME}`, "i").exec(question))) {
+    const [, x, container] = match;
+    const place = ctx.detections.places.find((p) => p.name === container);
+    const detection = det(x);
     const missed = about(x).next() < noise.missDetection;
-    if (d && !missed)
+    if (detection && !missed)
       return {
-        question: q,
+        question: question,
         answer:
-          d.location.place === c
-            ? `Yes, the ${name(x)} is inside the ${c}.`
-            : `The ${name(x)} is ${d.location.relation} the ${d.location.place}, not inside the ${c}.`,
+          detection.location.place === container
+            ? `Yes, the ${name(x)} is inside the ${container}.`
+            : `The ${name(x)} is ${detection.location.relation} the ${detection.location.place}, not inside the ${container}.`,
       };
     if (!place || place.state === "closed" || place.insidePixels < 150)
-      return { question: q, answer: `The inside of the ${c} is not in view.` };
-    return { question: q, answer: `No, the ${x} is not inside the ${c}; its inside is in view and empty of it.` };
-  }
-  if ((m = new RegExp(`what colou?r is the ${NAME}`, "i").exec(q))) {
-    const d = det(m[1]);
-    return { question: q, answer: d?.color ? `The ${m[1]} is ${d.color}.` : `I do not see the ${m[1]}.` };
-  }
-  if ((m = new RegExp(`is the ${NAME} (?:in view|visible)`, "i").exec(q))) {
-    const seen = !!det(m[1]) && about(m[1]).next() >= noise.missDetection;
-    return { question: q, answer: seen ? `Yes, the ${m[1]} is in view.` : `No, the ${m[1]} is not in view.` };
-  }
-  if ((m = new RegExp(`is the ${NAME} on the ${NAME}`, "i").exec(q))) {
-    const d = det(m[1]);
+      return { question: question, answer: `The inside of the ${container} is not in view.` };
     return {
-      question: q,
-      answer:
-        d && d.location.place === m[2]
-          ? `Yes, the ${m[1]} is on the ${m[2]}.`
-          : `No, the ${m[1]} is not on the ${m[2]}.`,
+      question: question,
+      answer: `No, the ${x} is not inside the ${container}; its inside is in view and empty of it.`,
     };
   }
-  if ((m = new RegExp(`is the ${NAME} open`, "i").exec(q))) {
-    const p = ctx.detections.places.find((x) => x.name === m![1]);
-    return { question: q, answer: p ? `The ${m[1]} is ${p.state}.` : `I do not see the ${m[1]}.` };
+  if ((match = new RegExp(`what colou?r is the ${NAME}`, "i").exec(question))) {
+    const detection = det(match[1]);
+    return {
+      question: question,
+      answer: detection?.color ? `The ${match[1]} is ${detection.color}.` : `I do not see the ${match[1]}.`,
+    };
   }
-  return { question: q, answer: "I cannot tell from the image." };
+  if ((match = new RegExp(`is the ${NAME} (?:in view|visible)`, "i").exec(question))) {
+    const seen = !!det(match[1]) && about(match[1]).next() >= noise.missDetection;
+    return {
+      question: question,
+      answer: seen ? `Yes, the ${match[1]} is in view.` : `No, the ${match[1]} is not in view.`,
+    };
+  }
+  if ((match = new RegExp(`is the ${NAME} on the ${NAME}`, "i").exec(question))) {
+    const detection = det(match[1]);
+    return {
+      question: question,
+      answer:
+        detection && detection.location.place === match[2]
+          ? `Yes, the ${match[1]} is on the ${match[2]}.`
+          : `No, the ${match[1]} is not on the ${match[2]}.`,
+    };
+  }
+  if ((match = new RegExp(`is the ${NAME} open`, "i").exec(question))) {
+    const place = ctx.detections.places.find((x) => x.name === match![1]);
+    return {
+      question: question,
+      answer: place ? `The ${match[1]} is ${place.state}.` : `I do not see the ${match[1]}.`,
+    };
+  }
+  return { question: question, answer: "I cannot tell from the image." };
 }
 
-const overlap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["detections"][0]["box"]) =>
-  Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) *
-  Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
-const gap = (a: SceneDetections["detections"][0]["box"], b: SceneDetections["detections"][0]["box"]) =>
-  Math.hypot(Math.max(0, a.x - (b.x + b.w), b.x - (a.x + a.w)), Math.max(0, a.y - (b.y + b.h), b.y - (a.y + a.h)));
+const overlap = (first: SceneDetections["detections"][0]["box"], second: SceneDetections["detections"][0]["box"]) =>
+  Math.max(0, Math.min(first.x + first.w, second.x + second.w) - Math.max(first.x, second.x)) *
+  Math.max(0, Math.min(first.y + first.h, second.y + second.h) - Math.max(first.y, second.y));
+const gap = (first: SceneDetections["detections"][0]["box"], second: SceneDetections["detections"][0]["box"]) =>
+  Math.hypot(
+    Math.max(0, first.x - (second.x + second.w), second.x - (first.x + first.w)),
+    Math.max(0, first.y - (second.y + second.h), second.y - (first.y + first.h)),
+  );
 
 /**
  * Why could the robot not do `action`? Looks for what stands in the way of the thing acted on: something resting on
@@ -212,10 +227,10 @@ export function diagnose(
   // target's (a thing set down beside or behind it covers its box too, but stands in no door's way).
   const inFront = (b: SceneDetections["detections"][0]["box"]) => !tBox || b.y + b.h > tBox.y + tBox.h;
   const scored = loose
-    .map((d) => ({
-      d,
-      handle: targetBoxes.filter((t) => t.label !== target).reduce((s, t) => s + overlap(d.box, t.box), 0),
-      body: targetBoxes.filter((t) => t.label === target).reduce((s, t) => s + overlap(d.box, t.box), 0),
+    .map((detection) => ({
+      d: detection,
+      handle: targetBoxes.filter((t) => t.label !== target).reduce((s, t) => s + overlap(detection.box, t.box), 0),
+      body: targetBoxes.filter((t) => t.label === target).reduce((s, t) => s + overlap(detection.box, t.box), 0),
     }))
     .filter((x) => x.handle > 0 || (x.body > 0.15 * x.d.box.w * x.d.box.h && inFront(x.d.box)))
     .sort((a, b) => b.handle - a.handle || b.body - a.body);
@@ -224,9 +239,9 @@ export function diagnose(
     // What could hold a door shut from beside it: a thing that moves on a joint of its own (a lever), or a fixed
     // surface something could be set on (a plate, a pad).
     .filter(
-      (d) =>
-        (ctx.world.joints ?? []).some((j) => j.object === d.label) ||
-        ctx.world.places.some((p) => p.name === d.label && p.kind === "surface"),
+      (detection) =>
+        (ctx.world.joints ?? []).some((j) => j.object === detection.label) ||
+        ctx.world.places.some((p) => p.name === detection.label && p.kind === "surface"),
     )
     .sort((a, b) => (tBox ? gap(a.box, tBox) - gap(b.box, tBox) : 0));
   // Only something with a door can be locked.
@@ -247,35 +262,39 @@ export function diagnose(
 function remapNames(text: string, names: string[]): { text: string; changed: boolean; unknown: string[] } {
   let changed = false;
   const unknown: string[] = [];
-  const out = text.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+s?\b|\b[a-z]+s\b/g, (w) => {
-    if (names.includes(w)) return w;
-    const c = closestName(w, names);
-    if (c && c !== w) {
+  const out = text.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+s?\b|\b[a-z]+s\b/g, (word) => {
+    if (names.includes(word)) return word;
+    const closest = closestName(word, names);
+    if (closest && closest !== word) {
       changed = true;
-      return c;
+      return closest;
     }
-    if (w.includes("_")) unknown.push(w);
-    return w;
+    if (word.includes("_")) unknown.push(word);
+    return word;
   });
   return { text: out, changed, unknown };
 }
 
 export function checkNames(ctx: { sentence: string; world: WorldDescription }): NameCheck {
-  const r = remapNames(ctx.sentence, vocabulary(ctx.world));
-  return { wrongNames: r.changed || r.unknown.length > 0, rewritten: r.text };
+  const remapped = remapNames(ctx.sentence, vocabulary(ctx.world));
+  return { wrongNames: remapped.changed || remapped.unknown.length > 0, rewritten: remapped.text };
 }
 
 export function verifyPlan(ctx: { steps: PlanStep[]; world: WorldDescription }): PlanCheck {
   const names = vocabulary(ctx.world);
   return {
     steps: ctx.steps.map((step) => {
-      const r = remapNames(step.action, names);
-      if (r.unknown.length)
-        return { status: "rejected" as const, step, note: `no ${r.unknown.join(", ")} in this scene` };
-      const missing = missingArgument(r.text, names);
+      const remapped = remapNames(step.action, names);
+      if (remapped.unknown.length)
+        return { status: "rejected" as const, step, note: `no ${remapped.unknown.join(", ")} in this scene` };
+      const missing = missingArgument(remapped.text, names);
       if (missing) return { status: "rejected" as const, step, note: missing };
-      return r.changed
-        ? { status: "remapped" as const, step: { ...step, action: r.text }, note: "renamed to the scene's names" }
+      return remapped.changed
+        ? {
+            status: "remapped" as const,
+            step: { ...step, action: remapped.text },
+            note: "renamed to the scene's names",
+          }
         : { status: "ok" as const, step, note: "" };
     }),
   };
@@ -296,8 +315,10 @@ export function checkTerms(ctx: { step: string; draft: MotionDraft; world: World
   });
   const terms = ctx.draft.terms.map((t) => t.term as RewardTermInput);
   const approached = new Set(
-    terms.flatMap((t) =>
-      t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [],
+    terms.flatMap((term) =>
+      term.kind === "minimize_l2_distance" && (term.a === "palm" || term.b === "palm")
+        ? [term.a === "palm" ? term.b : term.a]
+        : [],
     ),
   );
   const keep = ctx.draft.terms
@@ -305,11 +326,11 @@ export function checkTerms(ctx: { step: string; draft: MotionDraft; world: World
     .filter(({ t, line }) => line >= 0 && line < lineNames.length && termNames(t).every((n) => lineNames[line].has(n)))
     // Pushing the palm away from what it must grasp serves no line of a plan that grasps it.
     .filter(
-      ({ t }) =>
+      ({ t: term }) =>
         !(
-          t.kind === "maximize_l2_distance" &&
-          (t.a === "palm" || t.b === "palm") &&
-          approached.has(t.a === "palm" ? t.b : t.a)
+          term.kind === "maximize_l2_distance" &&
+          (term.a === "palm" || term.b === "palm") &&
+          approached.has(term.a === "palm" ? term.b : term.a)
         ),
     );
   const last = Math.max(-1, ...keep.map((k) => k.line));
@@ -343,8 +364,8 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
   const isLabel = (n?: string) => !!n && world.labels.includes(n);
   const isName = (n?: string) => !!n && (names.includes(n) || world.places.some((p) => p.name === n));
   // `asWritten`: the instruction as written, where a restatement may have dropped the key's clause ("… which unlocks when …").
-  const goalIn = (g: string, asWritten = g): Goal | undefined => {
-    let m: RegExpExecArray | null;
+  const goalIn = (sentence: string, asWritten = sentence): Goal | undefined => {
+    let match: RegExpExecArray | null;
     // The place whose colour is to be matched: the first of these ways of saying it that names one.
     const colour = [
       /(?:same colou?r as|colou?r of|colou?r is the same as|matching|match(?:es)?) (?:that of )?(?:the )?([a-z][a-z0-9_]*)/,
@@ -353,38 +374,41 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
       /\b(?:cube|block|one) of the same colou?r (?:on|onto|in|into|to) (?:the )?([a-z][a-z0-9_]*)/,
     ]
       // Every place each way says it, not only the first ("colour-matching trial: … the same colour as the crate").
-      .flatMap((r) => [...g.matchAll(new RegExp(r.source, "g"))]);
+      .flatMap((r) => [...sentence.matchAll(new RegExp(r.source, "g"))]);
     if (colour.length) {
       const named = colour.find((x) => isName(x[1]));
       return named ? { kind: "match_colour" as const, place: named[1] } : undefined;
     }
-    if ((m = new RegExp(`\\bfind ${ARTICLE}${NAME}`).exec(g)) && isLabel(m[1]))
-      return { kind: "find" as const, object: m[1] };
-    if ((m = new RegExp(`\\bopen ${ARTICLE}${NAME}`).exec(g)) && (world.joints ?? []).some((j) => j.object === m![1])) {
+    if ((match = new RegExp(`\\bfind ${ARTICLE}${NAME}`).exec(sentence)) && isLabel(match[1]))
+      return { kind: "find" as const, object: match[1] };
+    if (
+      (match = new RegExp(`\\bopen ${ARTICLE}${NAME}`).exec(sentence)) &&
+      (world.joints ?? []).some((j) => j.object === match![1])
+    ) {
       // The key, said actively ("by putting the red cube on the sensor") or passively ("when the red cube is placed on
       // the sensor"): the thing, then the surface.
-      const hintIn = (t: string) =>
+      const hintIn = (said: string) =>
         new RegExp(
           `(?:putting|placing|setting|resting|puts|places|put|place|set|rest|rests|lay|laying) (?:something (?:heavy )?(?:like|such as) )?(?:the )?${NAME} (?:on|onto) (?:the )?${NAME}`,
-        ).exec(t) ??
+        ).exec(said) ??
         new RegExp(
           `(?:the )?${NAME} (?:is|are|gets|get|has been|have been|was|were|be|being) (?:put|placed|set|rested|laid|left) (?:on|onto|on top of) (?:the )?${NAME}`,
-        ).exec(t) ??
+        ).exec(said) ??
         new RegExp(
           `(?:the )?${NAME} (?:on|onto|on top of) (?:the )?${NAME} (?:unlocks|opens|will unlock|will open|should unlock|would unlock)`,
-        ).exec(t) ??
+        ).exec(said) ??
         new RegExp(
           `(?:the )?${NAME},? (?:rests|sits|lies|is resting|is sitting|is lying|resting|sitting|lying|weighs down|presses|pushes down) (?:on|onto|on top of) (?:the )?${NAME}`,
-        ).exec(t) ??
+        ).exec(said) ??
         // "Its lock releases when the red cube is on the sensor": the condition, said of the thing where it sits.
         new RegExp(
           `(?:when|once|if|after) (?:the )?${NAME} (?:is|are|sits|rests|lies|gets put|is put|is placed) (?:on|onto|on top of) (?:the )?${NAME}`,
-        ).exec(t);
-      const hint = hintIn(g) ?? hintIn(asWritten);
+        ).exec(said);
+      const hint = hintIn(sentence) ?? hintIn(asWritten);
       const key = isLabel(hint?.[1]) ? hint![1] : undefined;
       // "… on it": the surface the instruction named for it (the only one it names besides the goal's own place).
-      const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== m![1]).map((p) => p.name);
-      const named = mentioned(hint && !hintIn(g) ? asWritten : g, surfaces);
+      const surfaces = world.places.filter((p) => p.kind === "surface" && p.name !== match![1]).map((p) => p.name);
+      const named = mentioned(hint && !hintIn(sentence) ? asWritten : sentence, surfaces);
       const keyPlace = key
         ? surfaces.includes(hint![2])
           ? hint![2]
@@ -392,18 +416,22 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
             ? named[0]
             : undefined
         : undefined;
-      return { kind: "open" as const, place: m[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
+      return { kind: "open" as const, place: match[1], ...(key ? { key } : {}), ...(keyPlace ? { keyPlace } : {}) };
     }
     if (
-      (m = new RegExp(
+      (match = new RegExp(
         `\\b(?:move|place|put|bring) (?:the )?(?:${NAME} )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside|at) ${ARTICLE}${NAME}`,
-      ).exec(g))
+      ).exec(sentence))
     ) {
       // "place the red cube on the crate": adjective + noun joined to the scene's name when there is one.
-      const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
-      const object = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
+      const joined = match[1] ? `${match[1]}_${match[2]}` : match[2];
+      const object = names.includes(joined)
+        ? joined
+        : names.includes(`${match[2]}_cube`)
+          ? `${match[2]}_cube`
+          : match[2];
       // "into the cabinet" means the target point inside it, where the scene has one.
-      const place = (world.targets ?? []).find((t) => t.place === m![3])?.name ?? m[3];
+      const place = (world.targets ?? []).find((t) => t.place === match![3])?.name ?? match[3];
       return isLabel(object) && isName(place) ? { kind: "place" as const, object, place } : undefined;
     }
     return undefined;
@@ -440,16 +468,16 @@ export function readTabletopGoal(goal: string, world: WorldDescription): { goal?
 
 /** A reading as the goal literals a tabletop scene is checked by (none for a colour match: the colour is to be seen). */
 export function goalLiterals(goal: Goal, world: WorldDescription): string[] {
-  const container = (p: string) =>
-    (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
+  const container = (place: string) =>
+    (world.targets ?? []).find((t) => t.name === place)?.place ?? (isContainer(world, place) ? place : undefined);
   switch (goal.kind) {
     case "find":
       return [`in_view(${goal.object})`];
     case "open":
       return [`open(${goal.place})`];
     case "place": {
-      const c = container(goal.place!);
-      return [c ? `inside(${goal.object}, ${c})` : `on(${goal.object}, ${goal.place})`];
+      const holder = container(goal.place!);
+      return [holder ? `inside(${goal.object}, ${holder})` : `on(${goal.object}, ${goal.place})`];
     }
     case "match_colour":
       return [];
@@ -464,17 +492,17 @@ const placeStep = (object: string, place: string, world: WorldDescription): Plan
 
 /** What a reason asks to be done first: clear something out of the way, or unlock. */
 function prerequisite(reason: string, goal: Goal, world: WorldDescription): PlanStep | undefined {
-  let m: RegExpExecArray | null;
-  if ((m = new RegExp(`the ${NAME} is (?:blocking|already on) the ${NAME}`, "i").exec(reason)))
-    return { kind: "motion", action: `move the ${m[1]} away from the ${m[2]}` };
-  if ((m = new RegExp(`the ${NAME} is locked; the ${NAME} beside it`, "i").exec(reason))) {
-    const opener = m[2];
+  let match: RegExpExecArray | null;
+  if ((match = new RegExp(`the ${NAME} is (?:blocking|already on) the ${NAME}`, "i").exec(reason)))
+    return { kind: "motion", action: `move the ${match[1]} away from the ${match[2]}` };
+  if ((match = new RegExp(`the ${NAME} is locked; the ${NAME} beside it`, "i").exec(reason))) {
+    const opener = match[2];
     if ((world.joints ?? []).some((j) => j.object === opener)) return { kind: "motion", action: `pull the ${opener}` };
     // Something to rest on it: only what the instruction names can be the key; with none named there is nothing to try.
     return goal.key ? { kind: "motion", action: `place the ${goal.key} on the ${goal.keyPlace ?? opener}` } : undefined;
   }
-  if ((m = new RegExp(`the ${NAME} is closed`, "i").exec(reason)))
-    return { kind: "motion", action: `open the ${m[1]}` };
+  if ((match = new RegExp(`the ${NAME} is closed`, "i").exec(reason)))
+    return { kind: "motion", action: `open the ${match[1]}` };
   return undefined;
 }
 
@@ -532,11 +560,11 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
       const order = containers
         .filter((c) => !searched.has(c))
         .sort((a, b) => Number(stuck.has(a)) - Number(stuck.has(b)));
-      const c = order[0] ?? containers[0];
-      if (!c) return { thought: `There is nowhere to look for the ${x}.`, steps: [] };
-      const steps: PlanStep[] = isOpen(c) ? [] : [{ kind: "motion", action: `open the ${c}` }];
-      steps.push({ kind: "vision", action: `look inside the ${c} for the ${x}` });
-      return { thought: `The ${x} is not in view; it may be inside the ${c}.`, steps };
+      const lookIn = order[0] ?? containers[0];
+      if (!lookIn) return { thought: `There is nowhere to look for the ${x}.`, steps: [] };
+      const steps: PlanStep[] = isOpen(lookIn) ? [] : [{ kind: "motion", action: `open the ${lookIn}` }];
+      steps.push({ kind: "vision", action: `look inside the ${lookIn} for the ${x}` });
+      return { thought: `The ${x} is not in view; it may be inside the ${lookIn}.`, steps };
     }
     case "open": {
       // The instruction's hint is worth following once the plain way has failed.
@@ -572,12 +600,12 @@ function baseSteps(goal: Goal, ctx: HighLevelContext): HighLevelPlan {
     }
     case "place": {
       const x = goal.object ?? "";
-      const p = goal.place ?? "";
+      const place = goal.place ?? "";
       const container =
-        (world.targets ?? []).find((t) => t.name === p)?.place ?? (isContainer(world, p) ? p : undefined);
+        (world.targets ?? []).find((t) => t.name === place)?.place ?? (isContainer(world, place) ? place : undefined);
       const steps: PlanStep[] =
         container && !isOpen(container) ? [{ kind: "motion", action: `open the ${container}` }] : [];
-      steps.push(placeStep(x, p, world));
+      steps.push(placeStep(x, place, world));
       return {
         thought:
           container && !isOpen(container)
@@ -640,22 +668,23 @@ function corruptPlan(steps: PlanStep[], ctx: HighLevelContext, noise: NoiseKnobs
     const i = Math.floor(rng.next() * out.length);
     const names = mentioned(out[i].action, ctx.world.labels);
     if (names.length) {
-      const n = names[Math.floor(rng.next() * names.length)];
-      out[i] = { ...out[i], action: out[i].action.replace(new RegExp(`\\b${n}\\b`), alias(n)) };
+      const name = names[Math.floor(rng.next() * names.length)];
+      out[i] = { ...out[i], action: out[i].action.replace(new RegExp(`\\b${name}\\b`), alias(name)) };
     }
   }
   return out;
 }
 
 export function visionQuestions(ctx: { step: string; facts: string[] }): VisionQuestions {
-  let m: RegExpExecArray | null;
-  if ((m = new RegExp(`look inside the ${NAME} for the ${NAME}`).exec(ctx.step)))
-    return { questions: [`Is the ${m[2]} inside the ${m[1]}?`] };
-  if ((m = new RegExp(`colou?r of the ${NAME}`).exec(ctx.step)))
-    return ctx.facts.some((f) => f.startsWith(`the ${m![1]} is `) && !/open|closed/.test(f))
+  let match: RegExpExecArray | null;
+  if ((match = new RegExp(`look inside the ${NAME} for the ${NAME}`).exec(ctx.step)))
+    return { questions: [`Is the ${match[2]} inside the ${match[1]}?`] };
+  if ((match = new RegExp(`colou?r of the ${NAME}`).exec(ctx.step)))
+    return ctx.facts.some((f) => f.startsWith(`the ${match![1]} is `) && !/open|closed/.test(f))
       ? { questions: [] }
-      : { questions: [`What colour is the ${m[1]}?`] };
-  if ((m = new RegExp(`the ${NAME} is in view`).exec(ctx.step))) return { questions: [`Is the ${m[1]} in view?`] };
+      : { questions: [`What colour is the ${match[1]}?`] };
+  if ((match = new RegExp(`the ${NAME} is in view`).exec(ctx.step)))
+    return { questions: [`Is the ${match[1]} in view?`] };
   return { questions: [`What is in front of the robot?`] };
 }
 
@@ -664,20 +693,21 @@ export function stepCheck(ctx: { step: string; answers: VisionAnswer[] }): StepC
   let done = true;
   let remaining: string | null = null;
   for (const a of ctx.answers) {
-    let m: RegExpExecArray | null;
-    if ((m = new RegExp(`^yes, the ${NAME} is inside the ${NAME}`, "i").exec(a.answer)))
-      facts.push(`the ${m[1]} is inside the ${m[2]}`);
-    else if ((m = new RegExp(`^no, the ${NAME} is not inside the ${NAME}`, "i").exec(a.answer)))
-      facts.push(`the ${m[1]} is not inside the ${m[2]}`);
-    else if ((m = new RegExp(`^the inside of the ${NAME} is not in view`, "i").exec(a.answer))) {
+    let match: RegExpExecArray | null;
+    if ((match = new RegExp(`^yes, the ${NAME} is inside the ${NAME}`, "i").exec(a.answer)))
+      facts.push(`the ${match[1]} is inside the ${match[2]}`);
+    else if ((match = new RegExp(`^no, the ${NAME} is not inside the ${NAME}`, "i").exec(a.answer)))
+      facts.push(`the ${match[1]} is not inside the ${match[2]}`);
+    else if ((match = new RegExp(`^the inside of the ${NAME} is not in view`, "i").exec(a.answer))) {
       done = false;
-      remaining = `open the ${m[1]}`;
-    } else if ((m = new RegExp(`^the ${NAME} is ([a-z]+)\\.$`, "i").exec(a.answer)))
-      facts.push(`the ${m[1]} is ${m[2]}`);
-    else if ((m = new RegExp(`^yes, the ${NAME} is in view`, "i").exec(a.answer))) facts.push(`the ${m[1]} is in view`);
+      remaining = `open the ${match[1]}`;
+    } else if ((match = new RegExp(`^the ${NAME} is ([a-z]+)\\.$`, "i").exec(a.answer)))
+      facts.push(`the ${match[1]} is ${match[2]}`);
+    else if ((match = new RegExp(`^yes, the ${NAME} is in view`, "i").exec(a.answer)))
+      facts.push(`the ${match[1]} is in view`);
     // A direct look that does not find it outweighs the scan's list: the search goes on.
-    else if ((m = new RegExp(`^no, the ${NAME} is not in view`, "i").exec(a.answer)))
-      facts.push(`the ${m[1]} is not in view`);
+    else if ((match = new RegExp(`^no, the ${NAME} is not in view`, "i").exec(a.answer)))
+      facts.push(`the ${match[1]} is not in view`);
   }
   return { done, remaining, facts };
 }
@@ -688,7 +718,7 @@ export function motionDraft(
   rng: Draw,
 ): MotionDraft {
   const world = ctx.world;
-  const s = ctx.step.toLowerCase();
+  const step = ctx.step.toLowerCase();
   const lines: string[] = [];
   const terms: MotionDraft["terms"] = [];
   const add = (line: string, term: RewardTermInput) => {
@@ -698,15 +728,15 @@ export function motionDraft(
   };
   const approach = (x: string) =>
     add(`The palm should move close to ${x}.`, { kind: "minimize_l2_distance", a: "palm", b: x });
-  let m: RegExpExecArray | null;
+  let match: RegExpExecArray | null;
   let duration = 5;
   if (
-    (m = new RegExp(`^(?:open|pull|push|turn|activate) the ${NAME}`).exec(s)) ||
-    (m = new RegExp(`^find the ${NAME}`).exec(s))
+    (match = new RegExp(`^(?:open|pull|push|turn|activate) the ${NAME}`).exec(step)) ||
+    (match = new RegExp(`^find the ${NAME}`).exec(step))
   ) {
-    let thing = m[1];
+    let thing = match[1];
     // "find X" as one motion (the one-shot baseline): the best guess is to open the first container.
-    if (s.startsWith("find")) thing = world.places.find((p) => p.kind === "container")?.name ?? thing;
+    if (step.startsWith("find")) thing = world.places.find((p) => p.kind === "container")?.name ?? thing;
     const j = jointOf(world, thing);
     approach(j?.handle ?? `${thing}_handle`);
     add(`The joint ${j?.name ?? thing} should be fully open.`, {
@@ -714,43 +744,43 @@ export function motionDraft(
       joint: j?.name ?? thing,
       fraction: 1,
     });
-  } else if ((m = new RegExp(`^(?:move|take|remove) the ${NAME} away from the ${NAME}`).exec(s))) {
-    const [, b, t] = m;
-    const j = isContainer(world, t) ? jointOf(world, t) : undefined;
-    approach(b);
-    add(`${b} should be far from ${j?.handle ?? t}.`, {
+  } else if ((match = new RegExp(`^(?:move|take|remove) the ${NAME} away from the ${NAME}`).exec(step))) {
+    const [, blocker, target] = match;
+    const j = isContainer(world, target) ? jointOf(world, target) : undefined;
+    approach(blocker);
+    add(`${blocker} should be far from ${j?.handle ?? target}.`, {
       kind: "maximize_l2_distance",
-      a: b,
-      b: j?.handle ?? t,
+      a: blocker,
+      b: j?.handle ?? target,
       distance: 0.35,
     });
     duration = 4;
   } else if (
-    (m = new RegExp(`^place the cube with the same colou?r as the ${NAME} on the ${NAME}`).exec(
-      s.replace(/^.*?(place the cube)/, "$1"),
+    (match = new RegExp(`^place the cube with the same colou?r as the ${NAME} on the ${NAME}`).exec(
+      step.replace(/^.*?(place the cube)/, "$1"),
     ))
   ) {
     const loose = looseThings(world);
     // Without knowing both colours, any loose thing is a guess.
     const cube =
-      thingOfColour(colourOf(m[1], ctx.facts), world, ctx.facts) ?? loose[Math.floor(rng.next() * loose.length)];
+      thingOfColour(colourOf(match[1], ctx.facts), world, ctx.facts) ?? loose[Math.floor(rng.next() * loose.length)];
     approach(cube);
-    add(`${cube} should be close to ${m[2]}.`, { kind: "minimize_l2_distance", a: cube, b: m[2] });
+    add(`${cube} should be close to ${match[2]}.`, { kind: "minimize_l2_distance", a: cube, b: match[2] });
     duration = 8;
   } else if (
-    (m = new RegExp(
+    (match = new RegExp(
       `^(?:move|place|put|bring) the (?:([a-z]+) )?${NAME}(?: cube)? (?:to|on|onto|in|into|inside) (?:the )?${NAME}`,
-    ).exec(s))
+    ).exec(step))
   ) {
     const names = vocabulary(world);
-    const joined = m[1] ? `${m[1]}_${m[2]}` : m[2];
-    const x = names.includes(joined) ? joined : names.includes(`${m[2]}_cube`) ? `${m[2]}_cube` : m[2];
+    const joined = match[1] ? `${match[1]}_${match[2]}` : match[2];
+    const x = names.includes(joined) ? joined : names.includes(`${match[2]}_cube`) ? `${match[2]}_cube` : match[2];
     approach(x);
-    add(`${x} should be close to ${m[3]}.`, { kind: "minimize_l2_distance", a: x, b: m[3] });
+    add(`${x} should be close to ${match[3]}.`, { kind: "minimize_l2_distance", a: x, b: match[3] });
     duration = 8;
   } else {
     const names = mentioned(
-      s,
+      step,
       vocabulary(world).filter((n) => n !== "palm"),
     );
     if (names[0]) approach(names[0]);
@@ -787,20 +817,20 @@ export function consolidate(ctx: { explanations: string[] }): FailureReasons {
   const votes = new Map<string, number>();
   let nothing = 0;
   for (const e of ctx.explanations) {
-    const m =
+    const match =
       new RegExp(`the ${NAME} is (blocking|already on) the ${NAME}`, "i").exec(e) ??
       new RegExp(`so the ${NAME} is locked; the ${NAME} beside it`, "i").exec(e) ??
       new RegExp(`the ${NAME} is closed`, "i").exec(e);
-    if (!m) {
+    if (!match) {
       nothing++;
       continue;
     }
     const reason =
-      m.length === 4
-        ? `the ${m[1]} is ${m[2]} the ${m[3]}`
-        : m.length === 3
-          ? `the ${m[1]} is locked; the ${m[2]} beside it may unlock it`
-          : `the ${m[1]} is closed`;
+      match.length === 4
+        ? `the ${match[1]} is ${match[2]} the ${match[3]}`
+        : match.length === 3
+          ? `the ${match[1]} is locked; the ${match[2]} beside it may unlock it`
+          : `the ${match[1]} is closed`;
     votes.set(reason, (votes.get(reason) ?? 0) + 1);
   }
   const ranked = [...votes].sort((a, b) => b[1] - a[1]);

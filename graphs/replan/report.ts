@@ -36,7 +36,7 @@ const markdownHead = (labels: string[]) =>
  * numbers: motion and vision actions per trial in the same columns.
  */
 function tableOneLayout(
-  r: ExperimentReport,
+  report: ExperimentReport,
   heading: string,
   columns: Column[],
   success: (v: string, c: Column) => string,
@@ -45,22 +45,22 @@ function tableOneLayout(
   const name = (v: string) => REPLAN_ROWS[v] ?? v;
   const mean = (eps: Episode[], k: "motions" | "visionSteps") =>
     eps.length ? eps.reduce((n, e) => n + (e[k] ?? 0), 0) / eps.length : 0;
-  const actions = (v: string, c: Column) => {
-    const eps = r.episodes.filter((e) => e.variant === v && c.holds(e));
+  const actions = (variant: string, column: Column) => {
+    const eps = report.episodes.filter((e) => e.variant === variant && column.holds(e));
     return `${mean(eps, "motions").toFixed(1)} / ${mean(eps, "visionSteps").toFixed(1)}`;
   };
   return [
     heading,
     "",
     markdownHead([...columns.map((c) => c.label), ...extra.map((x) => x.label)]),
-    ...r.variants.map(
+    ...report.variants.map(
       (v) => `| ${name(v)} | ${[...columns.map((c) => success(v, c)), ...extra.map((x) => x.value(v))].join(" | ")} |`,
     ),
     "",
     "## Actions per trial: motion (MPC) / vision (VLM), as in RePLan's Figure C.1",
     "",
     markdownHead(columns.map((c) => c.label)),
-    ...r.variants.map((v) => `| ${name(v)} | ${columns.map((c) => actions(v, c)).join(" | ")} |`),
+    ...report.variants.map((v) => `| ${name(v)} | ${columns.map((c) => actions(v, c)).join(" | ")} |`),
     "",
   ].join("\n");
 }
@@ -69,34 +69,34 @@ function tableOneLayout(
  * RePLan's Table 1: one column per task (its number), the average over tasks 1–7 as the paper gives it, and over all
  * eight. Generated scenes have no task numbers: one column per goal kind (the rows' family), with counts, and all.
  */
-export function replanTable(r: ExperimentReport): string {
-  if (r.episodes.every((e) => e.paperTask === undefined)) {
-    const cell = (v: string, key: string) => r.table[v][key];
+export function replanTable(report: ExperimentReport): string {
+  if (report.episodes.every((e) => e.paperTask === undefined)) {
+    const cell = (v: string, key: string) => report.table[v][key];
     const columns: Column[] = [
-      ...r.families.map((k) => ({ label: k.replace(/_/g, " "), key: k, holds: (e: Episode) => e.family === k })),
+      ...report.families.map((k) => ({ label: k.replace(/_/g, " "), key: k, holds: (e: Episode) => e.family === k })),
       { label: "All", key: "all", holds: () => true },
     ];
     return tableOneLayout(
-      r,
+      report,
       "## RePLan Table 1 layout: share of the generated scenes that reached the goal, by goal kind",
       columns,
-      (v, c) =>
-        `${pc(cell(v, c.key)?.successRate ?? 0)} (${cell(v, c.key)?.successes ?? 0}/${cell(v, c.key)?.trials ?? 0})`,
+      (variant, column) =>
+        `${pc(cell(variant, column.key)?.successRate ?? 0)} (${cell(variant, column.key)?.successes ?? 0}/${cell(variant, column.key)?.trials ?? 0})`,
     );
   }
-  const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
-  const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
-  const rate = (v: string, t: string) => r.table[v][t]?.successRate ?? 0;
+  const byNumber = (t: string) => Number(report.episodes.find((e) => e.task === t)?.paperTask ?? 0);
+  const tasks = [...report.tasks].sort((a, b) => byNumber(a) - byNumber(b));
+  const rate = (v: string, t: string) => report.table[v][t]?.successRate ?? 0;
   const avg = (v: string, ts: string[]) => (ts.length ? ts.reduce((n, t) => n + rate(v, t), 0) / ts.length : 0);
   const first7 = tasks.filter((t) => byNumber(t) <= 7);
-  const columns: Column[] = tasks.map((t) => ({
-    label: `Task ${byNumber(t)}`,
-    key: t,
-    holds: (e: Episode) => e.task === t,
+  const columns: Column[] = tasks.map((task) => ({
+    label: `Task ${byNumber(task)}`,
+    key: task,
+    holds: (e: Episode) => e.task === task,
   }));
   return tableOneLayout(
-    r,
-    `## RePLan Table 1 layout: share of ${r.seeds} run(s) per task that reached the goal`,
+    report,
+    `## RePLan Table 1 layout: share of ${report.seeds} run(s) per task that reached the goal`,
     columns,
     (v, c) => pc(rate(v, c.key)),
     [
@@ -108,42 +108,42 @@ export function replanTable(r: ExperimentReport): string {
 
 /** RePLan counts motion (MPC) and vision (VLM) actions separately, as its Figure C.1 does. */
 function effort(run: EpisodeRun<ReplanStateType>, maxSteps: number) {
-  const motions = run.trace.flatMap((t) =>
-    t.node === "executor" ? (t.update.log ?? []).filter((e) => e.kind === "motion") : [],
+  const motions = run.trace.flatMap((step) =>
+    step.node === "executor" ? (step.update.log ?? []).filter((e) => e.kind === "motion") : [],
   );
-  const c = run.state.counters;
+  const counters = run.state.counters;
   return {
     score: scoreWithinBudget(
       motions.map((m) => ({ ok: m.kind === "motion" && m.ok, cost: 1 })),
       maxSteps,
     ),
-    steps: c.motions + c.visionSteps,
-    motions: c.motions,
-    visionSteps: c.visionSteps,
+    steps: counters.motions + counters.visionSteps,
+    motions: counters.motions,
+    visionSteps: counters.visionSteps,
     failedActions: motions.filter((m) => m.kind === "motion" && !m.ok).length,
-    replans: c.replans,
-    procedures: c.procedures,
+    replans: counters.replans,
+    procedures: counters.procedures,
     verdicts: {},
   };
 }
 
-function charts(r: CheckedExperiment): ChartSpec[] {
-  const vs = r.variants;
-  const byNumber = (t: string) => Number(r.episodes.find((e) => e.task === t)?.paperTask ?? 0);
-  const tasks = [...r.tasks].sort((a, b) => byNumber(a) - byNumber(b));
-  const mean = (v: string, k: "motions" | "visionSteps") => {
-    const eps = r.episodes.filter((e) => e.variant === v);
+function charts(report: CheckedExperiment): ChartSpec[] {
+  const vs = report.variants;
+  const byNumber = (t: string) => Number(report.episodes.find((e) => e.task === t)?.paperTask ?? 0);
+  const tasks = [...report.tasks].sort((a, b) => byNumber(a) - byNumber(b));
+  const mean = (variant: string, k: "motions" | "visionSteps") => {
+    const eps = report.episodes.filter((e) => e.variant === variant);
     return eps.length ? eps.reduce((n, e) => n + (Number(e[k]) || 0), 0) / eps.length : 0;
   };
-  const generated = r.episodes.every((e) => e.paperTask === undefined);
+  const generated = report.episodes.every((e) => e.paperTask === undefined);
   const columns = generated
     ? {
         title: "RePLan Table 1 layout: success per goal kind",
-        tasks: r.families,
-        labels: r.families.map((k) => k.replace(/_/g, " ")),
+        tasks: report.families,
+        labels: report.families.map((k) => k.replace(/_/g, " ")),
       }
     : { title: "RePLan Table 1: success per task", tasks, labels: tasks.map((t) => `Task ${byNumber(t)}`) };
-  return experimentCharts(r, columns, [
+  return experimentCharts(report, columns, [
     {
       id: "chart-actions",
       title: "Actions per trial: motion (MPC) and vision (VLM), RePLan's Figure C.1",
@@ -168,7 +168,7 @@ export const replanReport = experimentReport({
   experiment: {
     paperTables: replanTable,
     averageScore: false,
-    effort: (run, maxSteps) => effort(run, maxSteps),
+    effort: (run: EpisodeRun<ReplanStateType>, maxSteps: number) => effort(run, maxSteps),
     families: ["replan"],
   },
   charts,

@@ -88,10 +88,10 @@ export const ReplanState = Annotation.Root({
   explanations: last<string[]>([]),
   /** Consolidated failure reasons of the current procedure (RePLan's B.13 context); "new_procedure" clears them. */
   reasons: delta<{ step: string; reason: string }[], { step: string; reason: string }[] | "new_procedure">(
-    (a, writes) =>
+    (current, writes) =>
       writes.reduce<{ step: string; reason: string }[]>(
         (acc, w) => (w === "new_procedure" ? [] : [...acc, ...w].slice(-6)),
-        a,
+        current,
       ),
     () => [],
   ),

@@ -8,39 +8,40 @@ import { vlmpcReport } from "./report";
 import { planCourse } from "./nodes/planner";
 
 /** One readable line per node update. */
-function describeVlmpc(node: string, u: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
+function describeVlmpc(node: string, update: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
   const cmd = (c: { skill: string; magnitude: string }) => `${c.skill} ${c.magnitude}`;
   switch (node) {
     case "look":
-      if (u.status && u.status !== "running") return { node, text: `${u.status}: ${u.statusReason}` };
+      if (update.status && update.status !== "running")
+        return { node, text: `${update.status}: ${update.statusReason}` };
       return {
         node,
-        text: u.sight?.detections.length
-          ? u.sight.detections
+        text: update.sight?.detections.length
+          ? update.sight.detections
               .map((d) => `${d.label} ${d.distance.toFixed(1)} m ${d.bearing >= 0 ? "+" : ""}${Math.round(d.bearing)}°`)
               .join(", ")
           : "nothing detected",
       };
     case "planner": {
-      const r = Array.isArray(u.steps) ? u.steps[0] : undefined;
-      if (!r) return { node, text: "" };
-      if (r.answer.reached) return { node, text: `reached: ${r.answer.progress}` };
+      const planned = Array.isArray(update.steps) ? update.steps[0] : undefined;
+      if (!planned) return { node, text: "" };
+      if (planned.answer.reached) return { node, text: `reached: ${planned.answer.progress}` };
       return {
         node,
-        text: `${r.answer.plan.map(cmd).join(" → ")} (${r.answer.keepsPrevious ? "keeps" : "revises"}: ${r.answer.comparison})`,
+        text: `${planned.answer.plan.map(cmd).join(" → ")} (${planned.answer.keepsPrevious ? "keeps" : "revises"}: ${planned.answer.comparison})`,
       };
     }
     case "dispatch":
-      return { node, text: u.pendingGoal ? `goal ${u.pendingGoal.goalId}` : "" };
+      return { node, text: update.pendingGoal ? `goal ${update.pendingGoal.goalId}` : "" };
     case "executor": {
-      const w =
-        u.steps && !Array.isArray(u.steps)
-          ? (u.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result
+      const result =
+        update.steps && !Array.isArray(update.steps)
+          ? (update.steps as { result?: VlmpcStateType["steps"][number]["result"] }).result
           : undefined;
       return {
         node,
-        text: w
-          ? `${cmd(w)} → moved ${w.moved.toFixed(2)} m, turned ${Math.round(w.turned)}°${w.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + w.seconds} s of skill time)`
+        text: result
+          ? `${cmd(result)} → moved ${result.moved.toFixed(2)} m, turned ${Math.round(result.turned)}°${result.stalled ? ", STALLED" : ""} (${(before?.counters.skillSeconds ?? 0) + result.seconds} s of skill time)`
           : "",
       };
     }
@@ -70,17 +71,17 @@ export const vlmpc: Method = {
   runtime,
   compile: (checkpointer, store) => compileVlmpc(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
-  describe: (node, u, before) =>
-    describeVlmpc(node, u as Partial<VlmpcStateType>, before as VlmpcStateType | undefined),
+  describe: (node, update, before) =>
+    describeVlmpc(node, update as Partial<VlmpcStateType>, before as VlmpcStateType | undefined),
   // The egocentric frames in order, each with what the planner decided from it.
-  framesOf: (node, u, n, text) => {
-    const sight = (u as Partial<VlmpcStateType>).sight;
+  framesOf: (node, update, step, text) => {
+    const sight = (update as Partial<VlmpcStateType>).sight;
     if (node !== "look" || !sight) return [];
-    const file = `frames/${String(n).padStart(3, "0")}-head.png`;
+    const file = `frames/${String(step).padStart(3, "0")}-head.png`;
     return [
       {
         frames: [{ image: sight.frame, file }],
-        markdown: `### ${n}. head camera\n\n![head camera at step ${n}](${file})\n\n${text}\n`,
+        markdown: `### ${step}. head camera\n\n![head camera at step ${step}](${file})\n\n${text}\n`,
       },
     ];
   },

@@ -28,10 +28,10 @@ const VLMPC_ROWS: Record<string, string> = {
 /** Mean and median of the course time (a failure counts as the budget) and the success rate of some episodes. */
 function courseCell(eps: ExperimentReport["episodes"]) {
   // An episode that does not count as a success counts as the whole budget, whatever its record says.
-  const t = eps.map((e) => (counted(e) ? (e.courseSeconds ?? 100) : 100));
+  const seconds = eps.map((e) => (counted(e) ? (e.courseSeconds ?? 100) : 100));
   return {
-    avg: mean(t),
-    median: median(t),
+    avg: mean(seconds),
+    median: median(seconds),
     success: eps.length ? eps.filter(counted).length / eps.length : 0,
     n: eps.length,
   };
@@ -42,35 +42,35 @@ function courseCell(eps: ExperimentReport["episodes"]) {
  * the average over settings (its Figure 4), Table II (the simulated dead end with stairs: success, and how often the
  * robot got out of the dead end), and Figure 5 (VLM-PC with and without labelled in-context examples).
  */
-export function vlmpcTables(r: ExperimentReport): string {
-  const tableOf = (t: string) => r.episodes.find((e) => e.task === t)?.paperTable;
-  const settings = r.tasks.filter((t) => tableOf(t) === "I");
-  const sim = r.tasks.filter((t) => tableOf(t) === "II");
-  const order = ["random", "no-history", "no-multi-step", "full", "full+ic"].filter((v) => r.variants.includes(v));
+export function vlmpcTables(report: ExperimentReport): string {
+  const tableOf = (t: string) => report.episodes.find((e) => e.task === t)?.paperTable;
+  const settings = report.tasks.filter((t) => tableOf(t) === "I");
+  const sim = report.tasks.filter((t) => tableOf(t) === "II");
+  const order = ["random", "no-history", "no-multi-step", "full", "full+ic"].filter((v) => report.variants.includes(v));
   const name = (v: string) => VLMPC_ROWS[v] ?? v;
-  const eps = (v: string, ts: string[]) => r.episodes.filter((e) => e.variant === v && ts.includes(e.task));
+  const eps = (v: string, ts: string[]) => report.episodes.filter((e) => e.variant === v && ts.includes(e.task));
   const f1 = (x: number) => x.toFixed(1);
   const pc = (x: number) => `${Math.round(x * 100)}`;
   /** A variant over some courses: time, success, and how often the planner said it reached the toy (and had). */
-  const overall = (v: string, ts: string[]) => {
-    const e = eps(v, ts);
-    const c = courseCell(e);
-    const said = e.filter((x) => x.agentReached);
-    return `| ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} | ${e.length ? pc(said.length / e.length) : "–"} | ${e.length ? pc(said.filter(counted).length / e.length) : "–"} |`;
+  const overall = (variant: string, ts: string[]) => {
+    const runs = eps(variant, ts);
+    const cell = courseCell(runs);
+    const said = runs.filter((x) => x.agentReached);
+    return `| ${name(variant)} | ${f1(cell.avg)} | ${f1(cell.median)} | ${pc(cell.success)} | ${runs.length ? pc(said.length / runs.length) : "–"} | ${runs.length ? pc(said.filter(counted).length / runs.length) : "–"} |`;
   };
   const out: string[] = [];
   if (settings.length) {
     out.push(
-      `## VLM-PC Table I layout: per setting, average / median seconds of skill time (failures count as 100 s) and success (%), ${r.seeds} trial(s) each`,
+      `## VLM-PC Table I layout: per setting, average / median seconds of skill time (failures count as 100 s) and success (%), ${report.seeds} trial(s) each`,
       "",
       `| Method | ${settings.map((t) => `${t} avg (s) | ${t} median (s) | ${t} success (%)`).join(" | ")} |`,
       `|---|${settings.map(() => "---|---|---").join("|")}|`,
       ...order.map(
-        (v) =>
-          `| ${name(v)} | ${settings
-            .map((t) => {
-              const c = courseCell(eps(v, [t]));
-              return `${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)}`;
+        (variant) =>
+          `| ${name(variant)} | ${settings
+            .map((setting) => {
+              const cell = courseCell(eps(variant, [setting]));
+              return `${f1(cell.avg)} | ${f1(cell.median)} | ${pc(cell.success)}`;
             })
             .join(" | ")} |`,
       ),
@@ -85,9 +85,9 @@ export function vlmpcTables(r: ExperimentReport): string {
     );
   }
   if (sim.length) {
-    const first = (v: string) => {
-      const e = eps(v, sim).filter((x) => x.firstSuccess !== undefined);
-      return e.length ? pc(e.filter((x) => x.firstSuccess).length / e.length) : "–";
+    const first = (variant: string) => {
+      const tried = eps(variant, sim).filter((x) => x.firstSuccess !== undefined);
+      return tried.length ? pc(tried.filter((x) => x.firstSuccess).length / tried.length) : "–";
     };
     out.push(
       `## VLM-PC Table II layout: ${sim.join(", ")} — success (%) and first success: out of the dead end (%)`,
@@ -98,10 +98,10 @@ export function vlmpcTables(r: ExperimentReport): string {
       "",
     );
   }
-  const made = r.tasks.filter((t) => tableOf(t) === "generated");
+  const made = report.tasks.filter((t) => tableOf(t) === "generated");
   if (made.length) {
     out.push(
-      `## Generated courses: ${made.length} course(s), ${r.seeds} trial(s) each — average / median seconds of skill time (failures count as 100 s) and success (%)`,
+      `## Generated courses: ${made.length} course(s), ${report.seeds} trial(s) each — average / median seconds of skill time (failures count as 100 s) and success (%)`,
       "",
       "Success is the simulator's check: the body came within reach of the toy within 100 s of skill time. Every course was checked solvable within 100 s by a search over its true layout before it was run.",
       "",
@@ -110,15 +110,15 @@ export function vlmpcTables(r: ExperimentReport): string {
       "",
     );
   }
-  if (r.variants.includes("full+ic") && r.variants.includes("full") && !made.length) {
+  if (report.variants.includes("full+ic") && report.variants.includes("full") && !made.length) {
     out.push(
       "## VLM-PC with labelled in-context examples (its Figure 5)",
       "",
       "| Course | Method | avg time (s) | median time (s) | success (%) |\n|---|---|---|---|---|",
-      ...[...settings, ...sim].flatMap((t) =>
-        ["full", "full+ic"].map((v) => {
-          const c = courseCell(eps(v, [t]));
-          return `| ${t} | ${name(v)} | ${f1(c.avg)} | ${f1(c.median)} | ${pc(c.success)} |`;
+      ...[...settings, ...sim].flatMap((course) =>
+        ["full", "full+ic"].map((variant) => {
+          const cell = courseCell(eps(variant, [course]));
+          return `| ${course} | ${name(variant)} | ${f1(cell.avg)} | ${f1(cell.median)} | ${pc(cell.success)} |`;
         }),
       ),
       "",
@@ -151,21 +151,21 @@ function effortOf(run: EpisodeRun<VlmpcStateType>, outputs: { within_seconds: nu
   };
 }
 
-function charts(r: CheckedExperiment): ChartSpec[] {
+function charts(report: CheckedExperiment): ChartSpec[] {
   const own: ChartSpec[] = [];
-  const fig4 = tableById(r, "vlmpc-figure-4") ?? tableById(r, "vlmpc-generated");
+  const fig4 = tableById(report, "vlmpc-figure-4") ?? tableById(report, "vlmpc-generated");
   if (fig4)
     own.push({
       id: "chart-course-time",
       title: "Average and median seconds of skill time (failures count as 100 s), VLM-PC's Figure 4",
       type: "bar",
       labels: fig4.rows.map((x) => x[0]),
-      datasets: ["avg (s)", "median (s)"].map((c) => ({
-        label: c,
-        data: fig4.rows.map((x) => cellNumber(x[fig4.columns.indexOf(c)])),
+      datasets: ["avg (s)", "median (s)"].map((column) => ({
+        label: column,
+        data: fig4.rows.map((x) => cellNumber(x[fig4.columns.indexOf(column)])),
       })),
     });
-  const fig5 = tableById(r, "vlmpc-figure-5");
+  const fig5 = tableById(report, "vlmpc-figure-5");
   if (fig5) {
     const courses = [...new Set(fig5.rows.map((x) => x[0]))];
     const methods = [...new Set(fig5.rows.map((x) => x[1]))];
@@ -175,17 +175,17 @@ function charts(r: CheckedExperiment): ChartSpec[] {
       title: "VLM-PC with and without labelled in-context examples (its Figure 5): success per course",
       type: "bar",
       labels: courses,
-      datasets: methods.map((m) => ({
-        label: m,
-        data: courses.map((c) => {
-          const n = cellNumber(fig5.rows.find((x) => x[0] === c && x[1] === m)?.[col]);
-          return n === null ? null : n / 100;
+      datasets: methods.map((methodName) => ({
+        label: methodName,
+        data: courses.map((course) => {
+          const value = cellNumber(fig5.rows.find((x) => x[0] === course && x[1] === methodName)?.[col]);
+          return value === null ? null : value / 100;
         }),
       })),
       yMax: 1,
     });
   }
-  return experimentCharts(r, { title: "Success per course", tasks: r.tasks, labels: r.tasks }, own);
+  return experimentCharts(report, { title: "Success per course", tasks: report.tasks, labels: report.tasks }, own);
 }
 
 export const vlmpcReport = experimentReport({
@@ -207,20 +207,20 @@ export const vlmpcReport = experimentReport({
     defaults: { seeds: 5, maxSteps: 200 },
     // A trial ends when the robot reaches the toy, whatever the robot makes of it: the simulator's check decides for
     // every variant, and the planner's own verdict is kept beside it (Random never gives one).
-    effort: (run, _maxSteps, outputs) => {
-      const e = effortOf(run, outputs as { within_seconds: number });
-      return { ...e, goalHeld: e.success, agentReached: run.state.status === "succeeded" };
+    effort: (run: EpisodeRun<VlmpcStateType>, _maxSteps: number, outputs: unknown) => {
+      const measured = effortOf(run, outputs as { within_seconds: number });
+      return { ...measured, goalHeld: measured.success, agentReached: run.state.status === "succeeded" };
     },
   },
   charts,
-  facts: (r) =>
+  facts: (report) =>
     experimentFacts(
       "VLM-PC",
-      r,
-      r.settings && typeof r.settings.historyWindow === "number"
+      report,
+      report.settings && typeof report.settings.historyWindow === "number"
         ? [
-            r.settings.historyWindow
-              ? `history window: the last ${r.settings.historyWindow} steps with images`
+            report.settings.historyWindow
+              ? `history window: the last ${report.settings.historyWindow} steps with images`
               : "history window: the whole history",
           ]
         : [],

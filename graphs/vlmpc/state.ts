@@ -41,11 +41,13 @@ export const VlmpcState = Annotation.Root({
   sight: deltaLast<Sight | null>(null),
   // The whole history, as the paper keeps it; checkpoints store each step's new record only.
   steps: delta<StepRecord[], StepRecord[] | { step: number; result: StepRecord["result"] }>(
-    (a, writes) =>
+    (current, writes) =>
       writes.reduce<StepRecord[]>(
-        (acc, w) =>
-          Array.isArray(w) ? [...acc, ...w] : acc.map((r) => (r.step === w.step ? { ...r, result: w.result } : r)),
-        a,
+        (acc, write) =>
+          Array.isArray(write)
+            ? [...acc, ...write]
+            : acc.map((r) => (r.step === write.step ? { ...r, result: write.result } : r)),
+        current,
       ),
     () => [],
   ),

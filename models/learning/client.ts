@@ -24,16 +24,16 @@ export async function runSkills(
   goal: RunSkillsGoal,
   opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<RunSkillsResult> {
-  const p = RunSkillsGoal.safeParse(goal);
-  if (!p.success) throw new InvalidPlanError(`invalid run_skills goal: ${explainGoalError(p.error)}`);
-  const r = await client.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, p.data, {
+  const parsed = RunSkillsGoal.safeParse(goal);
+  if (!parsed.success) throw new InvalidPlanError(`invalid run_skills goal: ${explainGoalError(parsed.error)}`);
+  const result = await client.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, parsed.data, {
     timeoutMs: opts.timeoutMs ?? 300_000,
     signal: opts.signal,
   }).result;
-  const values = r.values as RunSkillsResult & { error?: string };
-  if (r.status !== GoalStatus.SUCCEEDED)
+  const values = result.values as RunSkillsResult & { error?: string };
+  if (result.status !== GoalStatus.SUCCEEDED)
     throw new Error(
-      `run_skills ${r.status === GoalStatus.CANCELED ? "was canceled" : `failed: ${values?.error ?? values?.message ?? r.status}`}`,
+      `run_skills ${result.status === GoalStatus.CANCELED ? "was canceled" : `failed: ${values?.error ?? values?.message ?? result.status}`}`,
     );
   return values;
 }
@@ -46,19 +46,19 @@ export async function fetchEpisodes(
   // A few at a time keeps each answer well under the bridge's message limit.
   if (req.ids) {
     for (let i = 0; i < req.ids.length; i += 50) {
-      const r = await client.callService<{ episodes: Episode[] }>(
+      const page = await client.callService<{ episodes: Episode[] }>(
         EPISODES_SERVICE,
         { ids: req.ids.slice(i, i + 50) },
         { timeoutMs: 60_000 },
       );
-      out.push(...r.episodes);
+      out.push(...page.episodes);
     }
     return out;
   }
-  const r = await client.callService<{ episodes: Episode[] }>(
+  const answer = await client.callService<{ episodes: Episode[] }>(
     EPISODES_SERVICE,
     { since: req.since ?? 0, limit: req.limit ?? 200 },
     { timeoutMs: 60_000 },
   );
-  return r.episodes;
+  return answer.episodes;
 }

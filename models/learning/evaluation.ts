@@ -37,8 +37,8 @@ async function spread<T>(
   if (clients.length === 0) throw new Error("no simulator instances to run on");
   const out: T[] = new Array(jobs);
   await Promise.all(
-    clients.map(async (c, i) => {
-      for (let j = i; j < jobs; j += clients.length) out[j] = await run(c, j);
+    clients.map(async (client, i) => {
+      for (let j = i; j < jobs; j += clients.length) out[j] = await run(client, j);
     }),
   );
   return out;

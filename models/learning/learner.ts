@@ -44,23 +44,23 @@ export function learnerIteration(
     const old = policies[skill] ?? priorPolicy(skill);
     const samples = relabel(episodes, skill, opts.cache).sort((a, b) => b.score - a.score);
     const best = samples[0]?.score ?? 0;
-    const n = Math.min(samples.length, Math.max(minElite, Math.ceil(fraction * samples.length)));
-    const elite = samples.slice(0, n);
-    const eliteMean = elite.reduce((s, x) => s + x.score, 0) / Math.max(1, n);
-    if (n < minElite || best < minSignal) {
+    const eliteCount = Math.min(samples.length, Math.max(minElite, Math.ceil(fraction * samples.length)));
+    const elite = samples.slice(0, eliteCount);
+    const eliteMean = elite.reduce((s, x) => s + x.score, 0) / Math.max(1, eliteCount);
+    if (eliteCount < minElite || best < minSignal) {
       out[skill] = { ...old, iterations: old.iterations + 1, samples: samples.length };
       stats[skill] = { samples: samples.length, best, elite: eliteMean, updated: false };
       continue;
     }
     // Exponential weights with a temperature set by the elite's own spread: the best dominate, so the mean follows one
     // mode of a multimodal elite (e.g. "open by not grasping" vs "open while approaching") instead of falling between.
-    const eta = Math.max(0.01, (best - elite[n - 1].score) / 3);
-    const w = elite.map((x) => Math.exp((x.score - best) / eta));
-    const W = w.reduce((a, b) => a + b, 0);
+    const eta = Math.max(0.01, (best - elite[eliteCount - 1].score) / 3);
+    const weights = elite.map((x) => Math.exp((x.score - best) / eta));
+    const totalWeight = weights.reduce((a, b) => a + b, 0);
     const mean = new Array(PARAM_DIM).fill(0),
       vari = new Array(PARAM_DIM).fill(0);
-    elite.forEach((x, i) => x.params.forEach((v, d) => (mean[d] += (w[i] * v) / W)));
-    elite.forEach((x, i) => x.params.forEach((v, d) => (vari[d] += (w[i] * (v - mean[d]) ** 2) / W)));
+    elite.forEach((x, i) => x.params.forEach((v, d) => (mean[d] += (weights[i] * v) / totalWeight)));
+    elite.forEach((x, i) => x.params.forEach((v, d) => (vari[d] += (weights[i] * (v - mean[d]) ** 2) / totalWeight)));
     out[skill] = {
       skill,
       mean: old.mean.map((m, d) => (1 - alpha) * m + alpha * mean[d]),

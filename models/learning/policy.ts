@@ -39,9 +39,9 @@ export function priorPolicy(skill: string): SkillPolicy {
   };
 }
 
-export function samplePolicy(p: SkillPolicy, rng: Rng): number[] {
-  return clampParams(p.mean.map((m, i) => m + p.std[i] * rng.normal())).map((v, i) =>
-    Math.min(PARAM_MAX[i], Math.max(PARAM_MIN[i], v)),
+export function samplePolicy(policy: SkillPolicy, rng: Rng): number[] {
+  return clampParams(policy.mean.map((m, i) => m + policy.std[i] * rng.normal())).map((value, i) =>
+    Math.min(PARAM_MAX[i], Math.max(PARAM_MIN[i], value)),
   );
 }
 
@@ -55,13 +55,13 @@ export interface SkillLibrary {
   meta?: Record<string, unknown>;
 }
 
-export function checkPolicy(p: SkillPolicy): SkillPolicy {
-  skillInfo(p.skill);
-  if (p.mean.length !== PARAM_DIM || p.std.length !== PARAM_DIM)
+export function checkPolicy(policy: SkillPolicy): SkillPolicy {
+  skillInfo(policy.skill);
+  if (policy.mean.length !== PARAM_DIM || policy.std.length !== PARAM_DIM)
     throw new Error(
-      `policy of ${p.skill} has ${p.mean.length} means and ${p.std.length} spreads; expected ${PARAM_DIM}`,
+      `policy of ${policy.skill} has ${policy.mean.length} means and ${policy.std.length} spreads; expected ${PARAM_DIM}`,
     );
-  return p;
+  return policy;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -29,11 +29,11 @@ export function segmentReturns(ep: Episode): SegmentReturns[] {
   return ep.plan.map((seg, i) => {
     const returns: Record<string, number> = {};
     const startRewards: Record<string, number> = {};
-    ep.skills.forEach((k, c) => {
+    ep.skills.forEach((k, column) => {
       let sum = 0;
-      for (let t = seg.start + 1; t <= seg.end; t++) sum += ep.rewards[t][c];
+      for (let t = seg.start + 1; t <= seg.end; t++) sum += ep.rewards[t][column];
       returns[k] = seg.end > seg.start ? sum / (seg.end - seg.start) : 0;
-      startRewards[k] = ep.rewards[seg.start][c];
+      startRewards[k] = ep.rewards[seg.start][column];
     });
     return {
       episode: ep.id,

@@ -276,34 +276,37 @@ const FUNCTION_WORDS = new Set(
  * "throw away the tea" → "put the tea into the trash"; "locate the tea" → "find the tea"; "where is the milk?" → "find the milk".
  */
 function canonicalVerb(clause: string): string {
-  let m: RegExpExecArray | null;
+  let match: RegExpExecArray | null;
   // Into the trash, whatever else the clause says: "get rid of the pills in the drawer" says where the pills are, and
   // "dispose of it in the garbage" names the trash twice.
-  if ((m = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause)))
-    return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  if ((match = DISPOSE.exec(clause) ?? THROW_AWAY.exec(clause)))
+    return `put ${match[1].replace(/[.;:!?,]+$/, "")} into the trash`;
   // "Toss the apple", "ditch the milk": thrown, with nowhere said, is thrown away.
-  if ((m = /^(?:toss|chuck|ditch|dump)\s+(.+)$/i.exec(clause)) && !/\b(?:in|into|on|onto|to|inside|at)\b/i.test(m[1]))
-    return `put ${m[1].replace(/[.;:!?,]+$/, "")} into the trash`;
-  if ((m = THROW_X_AWAY.exec(clause))) return `put ${m[1]} into the trash${m[2]}`;
+  if (
+    (match = /^(?:toss|chuck|ditch|dump)\s+(.+)$/i.exec(clause)) &&
+    !/\b(?:in|into|on|onto|to|inside|at)\b/i.test(match[1])
+  )
+    return `put ${match[1].replace(/[.;:!?,]+$/, "")} into the trash`;
+  if ((match = THROW_X_AWAY.exec(clause))) return `put ${match[1]} into the trash${match[2]}`;
   // "Put away the bread in the drawer" stores it: "away" is no trash.
-  if ((m = /^put\s+away\s+(.+)$/i.exec(clause))) return `put ${m[1]}`;
+  if ((match = /^put\s+away\s+(.+)$/i.exec(clause))) return `put ${match[1]}`;
   // "Look in the fridge for the milk": find it, with a hint where it is.
-  if ((m = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause)))
-    return `find ${m[2]}, which is in ${m[1]}`;
+  if ((match = /^(?:look|search|check)\s+(?:in|inside|on)\s+(.+?)\s+for\s+(.+?)[.!?]*$/i.exec(clause)))
+    return `find ${match[2]}, which is in ${match[1]}`;
   // "Tell me where the tea is" asks to find it; "tell me where they are" asks for a report on what was found.
   if (
-    (m =
+    (match =
       /^(?:find out|figure out|work out|check|see|tell me|show me|let me know|shout(?: out)?|call out|yell(?: out)?)\s+where\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(
         clause,
       ))
   ) {
-    return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(m[1])
+    return /^(?:it|they|them|each(?: one)?|both|all|everything|these|those)$/i.test(match[1])
       ? clause
-      : `find ${m[1]}${m[2]}`;
+      : `find ${match[1]}${match[2]}`;
   }
-  if ((m = /^(?:where\s+(?:is|are)|where's)\s+(.+?)[?.!]*$/i.exec(clause))) return `find ${m[1]}`;
-  if ((m = FIND_START.exec(clause))) return `find${clause.slice(m[0].length)}`;
-  if ((m = PUT_START.exec(clause))) return `put${clause.slice(m[0].length)}`;
+  if ((match = /^(?:where\s+(?:is|are)|where's)\s+(.+?)[?.!]*$/i.exec(clause))) return `find ${match[1]}`;
+  if ((match = FIND_START.exec(clause))) return `find${clause.slice(match[0].length)}`;
+  if ((match = PUT_START.exec(clause))) return `put${clause.slice(match[0].length)}`;
   return clause;
 }
 
@@ -316,10 +319,10 @@ function wordings(lex: Lexicon): Map<string, string> {
   const seen = new Map<string, Set<string>>();
   for (const w of lex.words) {
     for (const form of [w.name, plain(w.name), w.display, ...w.aliases]) {
-      const f = form.toLowerCase().trim();
-      if (!f) continue;
-      if (!seen.has(f)) seen.set(f, new Set());
-      seen.get(f)!.add(w.name);
+      const wording = form.toLowerCase().trim();
+      if (!wording) continue;
+      if (!seen.has(wording)) seen.set(wording, new Set());
+      seen.get(wording)!.add(w.name);
     }
   }
   return new Map([...seen].filter(([, names]) => names.size === 1).map(([f, names]) => [f, [...names][0]]));
@@ -346,48 +349,54 @@ function nameWordings(text: string, lex: Lexicon): string {
   if (!forms.size) return text;
   return text.replace(
     pattern,
-    (m) =>
-      forms.get(m.toLowerCase().replace(/\s+/g, " ")) ??
-      forms.get(m.toLowerCase().replace(/\s+/g, " ").replace(/e?s$/, "")) ??
-      m,
+    (matched) =>
+      forms.get(matched.toLowerCase().replace(/\s+/g, " ")) ??
+      forms.get(matched.toLowerCase().replace(/\s+/g, " ").replace(/e?s$/, "")) ??
+      matched,
   );
 }
 
 /** Edit distance (Levenshtein), for misspellings and for ranking close names. */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0];
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const t = d[j];
-      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = t;
+export function editDistance(source: string, target: string): number {
+  const row = Array.from({ length: target.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= source.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= target.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (source[i - 1] === target[j - 1] ? 0 : 1));
+      prev = above;
     }
   }
-  return d[b.length];
+  return row[target.length];
 }
 
 /** A word and a name's word are the same, allowing a slip of the keyboard in a long word ("refridgerator"). */
-const sameWord = (w: string, v: string) =>
-  w === v ||
-  (w.length >= 5 && v.length >= 5 && editDistance(w, v) <= (Math.min(w.length, v.length) >= 8 ? 2 : 1)) ||
-  swapped(w, v);
+const sameWord = (word: string, nameWord: string) =>
+  word === nameWord ||
+  (word.length >= 5 &&
+    nameWord.length >= 5 &&
+    editDistance(word, nameWord) <= (Math.min(word.length, nameWord.length) >= 8 ? 2 : 1)) ||
+  swapped(word, nameWord);
 /** Two neighbouring letters typed the wrong way round ("mlik", "tabel"), in a word of four letters or more. */
-function swapped(w: string, v: string): boolean {
-  if (w.length !== v.length || w.length < 4) return false;
-  const at = [...w].findIndex((c, i) => c !== v[i]);
+function swapped(word: string, nameWord: string): boolean {
+  if (word.length !== nameWord.length || word.length < 4) return false;
+  const at = [...word].findIndex((c, i) => c !== nameWord[i]);
   return (
-    at >= 0 && at < w.length - 1 && w[at] === v[at + 1] && w[at + 1] === v[at] && w.slice(at + 2) === v.slice(at + 2)
+    at >= 0 &&
+    at < word.length - 1 &&
+    word[at] === nameWord[at + 1] &&
+    word[at + 1] === nameWord[at] &&
+    word.slice(at + 2) === nameWord.slice(at + 2)
   );
 }
 
 /** Every word of every wording of a name. */
 const wordTokens = new WeakMap<Word, Set<string>>();
-function tokensOf(w: Word): Set<string> {
-  let t = wordTokens.get(w);
-  if (!t) wordTokens.set(w, (t = new Set([w.name, w.display, ...w.aliases].flatMap(nameTokens))));
-  return t;
+function tokensOf(word: Word): Set<string> {
+  let tokens = wordTokens.get(word);
+  if (!tokens) wordTokens.set(word, (tokens = new Set([word.name, word.display, ...word.aliases].flatMap(nameTokens))));
+  return tokens;
 }
 
 /**
@@ -400,9 +409,9 @@ function byOverlap(run: string[], lex: Lexicon): { name?: string; tied: string[]
   // Navigation points are where robots stand, not what an instruction names ("the fridge" is not "in front of" it).
   const scored = lex.words
     .filter((w) => w.kind !== "navigation_point")
-    .map((w) => {
-      const mine = [...tokensOf(w)];
-      return { w, n: tokens.filter((t) => mine.some((v) => sameWord(t, v))).length };
+    .map((word) => {
+      const mine = [...tokensOf(word)];
+      return { w: word, n: tokens.filter((t) => mine.some((v) => sameWord(t, v))).length };
     });
   const best = Math.max(0, ...scored.map((s) => s.n));
   if (best === 0) return { tied: [] };
@@ -412,7 +421,7 @@ function byOverlap(run: string[], lex: Lexicon): { name?: string; tied: string[]
 }
 
 /** The known names closest to some words: by shared words first, then by spelling. */
-export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
+export function closestNames(words: string, lex: Lexicon, count = 3): string[] {
   const tokens = nameTokens(words);
   const flat = words
     .toLowerCase()
@@ -420,23 +429,23 @@ export function closestNames(words: string, lex: Lexicon, n = 3): string[] {
     .trim();
   return lex.words
     .filter((w) => w.kind !== "navigation_point")
-    .map((w) => {
-      const mine = [...tokensOf(w)];
+    .map((word) => {
+      const mine = [...tokensOf(word)];
       const shared = tokens.filter((t) => mine.some((v) => sameWord(t, v))).length;
       const spelling = Math.max(
-        ...[w.name, w.display, ...w.aliases].map((f) => {
-          const g = f
+        ...[word.name, word.display, ...word.aliases].map((wording) => {
+          const flatWording = wording
             .toLowerCase()
             .replace(/[^a-z0-9]+/g, " ")
             .trim();
-          return 1 - editDistance(flat, g) / Math.max(flat.length, g.length, 1);
+          return 1 - editDistance(flat, flatWording) / Math.max(flat.length, flatWording.length, 1);
         }),
       );
-      return { name: w.name, score: shared + spelling };
+      return { name: word.name, score: shared + spelling };
     })
     .filter((x) => x.score >= 0.4)
     .sort((a, b) => b.score - a.score)
-    .slice(0, n)
+    .slice(0, count)
     .map((x) => x.name);
 }
 
@@ -456,25 +465,25 @@ export function canonicalClause(
   // Runs of words that are not names, verbs or function words: each is a phrase that should name something.
   const nameWords = new Set(lex.words.flatMap((w) => [...tokensOf(w)]));
   // A verb's word is a verb where a verb stands (first), and may be a name's word elsewhere ("bin" the noun).
-  const isFree = (w: string, first: boolean) => {
-    const l = w.toLowerCase();
-    if (known.has(l) || FUNCTION_WORDS.has(l) || /^\d+$/.test(w)) return false;
-    return !VERB_WORDS.has(l) || (!first && nameTokens(l).some((t) => nameWords.has(t)));
+  const isFree = (word: string, first: boolean) => {
+    const lower = word.toLowerCase();
+    if (known.has(lower) || FUNCTION_WORDS.has(lower) || /^\d+$/.test(word)) return false;
+    return !VERB_WORDS.has(lower) || (!first && nameTokens(lower).some((t) => nameWords.has(t)));
   };
   const runs: { start: number; end: number; words: string[] }[] = [];
   for (const m of text.matchAll(/[A-Za-z][A-Za-z0-9_']*/g)) {
-    const w = m[0].replace(/'s$/i, "");
+    const word = m[0].replace(/'s$/i, "");
     const last = runs.at(-1);
-    if (!isFree(w, m.index === 0)) continue;
+    if (!isFree(word, m.index === 0)) continue;
     // Words are one run when only spaces part them.
     if (last && /^\s+$/.test(text.slice(last.end, m.index))) {
       last.end = m.index! + m[0].length;
-      last.words.push(w);
-    } else runs.push({ start: m.index!, end: m.index! + m[0].length, words: [w] });
+      last.words.push(word);
+    } else runs.push({ start: m.index!, end: m.index! + m[0].length, words: [word] });
   }
   const nameAfter = (at: number, between: RegExp) => {
-    const m = new RegExp(`^${between.source}([A-Za-z][A-Za-z0-9_]*)\\b`, "i").exec(text.slice(at));
-    return m && known.has(m[1].toLowerCase()) ? m[0].length - m[1].length : -1;
+    const match = new RegExp(`^${between.source}([A-Za-z][A-Za-z0-9_]*)\\b`, "i").exec(text.slice(at));
+    return match && known.has(match[1].toLowerCase()) ? match[0].length - match[1].length : -1;
   };
   for (const r of [...runs].reverse()) {
     const overlap = byOverlap(r.words, lex);
@@ -556,10 +565,10 @@ export function readInstruction(
 const thingNamers = new WeakMap<Lexicon, Knows>();
 /** Whether a phrase names one of the world's things ("object") or only its places ("place"), for "it" to mean that before a person. */
 export function namesThing(lex: Lexicon): Knows {
-  let f = thingNamers.get(lex);
-  if (!f) {
+  let namer = thingNamers.get(lex);
+  if (!namer) {
     const kinds = new Map(lex.words.map((w) => [w.name.toLowerCase(), w.kind]));
-    f = (phrase) => {
+    namer = (phrase) => {
       const { text, unplaced } = canonicalClause(phrase, lex);
       if (unplaced.length) return false;
       const named = text
@@ -568,9 +577,9 @@ export function namesThing(lex: Lexicon): Knows {
         .filter(Boolean);
       return named.some((k) => k === "object" || k === "part") ? "object" : named.length ? "place" : false;
     };
-    thingNamers.set(lex, f);
+    thingNamers.set(lex, namer);
   }
-  return f;
+  return namer;
 }
 
 /** The rules' reading of an instruction: clause by clause, verbs and names as the lists above give them. */
@@ -605,8 +614,8 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
       ),
     )
     // "… and <verb> …" starts another part ("find the tea and dispose of it"); "and the apple" continues a list.
-    .flatMap((c) =>
-      c.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
+    .flatMap((sentence) =>
+      sentence.split(/\s+and\s+(?=([a-z']+)\b)/i).reduce<string[]>((parts, piece, i, all) => {
         // split() interleaves the captured next word: even indices are text, odd ones the word after "and".
         if (i % 2 === 1) return parts;
         const word = (all[i - 1] ?? "").toLowerCase();
@@ -627,9 +636,9 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
       .flatMap((c) => canonicalClause(c.replace(LEAD, ""), lex).text.split(/[^A-Za-z0-9_]+/))
       .filter((w) => lex.words.some((x) => x.name === w)),
   );
-  const mentions = (c: string, names: string[]) =>
+  const mentions = (clauseText: string, names: string[]) =>
     names
-      .map((n) => ({ n, i: c.search(new RegExp(`\\b${n}\\b`, "i")) }))
+      .map((n) => ({ n, i: clauseText.search(new RegExp(`\\b${n}\\b`, "i")) }))
       .filter((m) => m.i >= 0)
       .sort((a, b) => a.i - b.i);
   const placeAlt = places.map(escape).join("|");
@@ -646,7 +655,7 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
     const objs = mentions(clause, labels).map((m) => m.n);
     // "X, which is/are in/on the P" and "X from/out of the P" state where X is.
     for (const o of objs) {
-      const m =
+      const placedAt =
         new RegExp(
           `\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)|that's|sitting|lying|kept|stored)\\s+(?:in|on|inside)\\s+(?:the\\s+)?(${placeAlt})\\b`,
           "i",
@@ -655,7 +664,7 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
           `\\b${o}\\b,?\\s+(?:(?:which|that)\\s+(?:is|are)\\s+)?(?:from|out\\s+of|off)\\s+(?:the\\s+)?(${placeAlt})\\b`,
           "i",
         ).exec(clause);
-      if (m) told.push({ object: o, place: m[1].toLowerCase() });
+      if (placedAt) told.push({ object: o, place: placedAt[1].toLowerCase() });
     }
     const subjects = objs.length ? objs : /\b(it|them)\b/i.test(clause) ? lastObjects : [];
     const notRead = (why: string) => {
@@ -668,8 +677,10 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
       // Its first word is the verb it does not know ("wash"), whatever names the rest places.
       const verb = part.split(/\s+/)[0];
       const rest = here
-        .map((u) =>
-          u.words.toLowerCase().startsWith(verb.toLowerCase()) ? { ...u, words: u.words.slice(verb.length).trim() } : u,
+        .map((phrase) =>
+          phrase.words.toLowerCase().startsWith(verb.toLowerCase())
+            ? { ...phrase, words: phrase.words.slice(verb.length).trim() }
+            : phrase,
         )
         .filter((u) => u.words);
       notUnderstood.push(part);
@@ -709,9 +720,9 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
           ...lastObjects.filter((o) => !named.some((x) => x.n === o)).map((n) => ({ n, i: pronoun.index })),
         );
       if (dest && named.length) {
-        named.forEach((o, k) =>
+        named.forEach((mention, k) =>
           goals.push(
-            `in(${o.n}, ${dests.filter((d) => d.at > o.i && d.at < (named[k + 1]?.i ?? Infinity)).at(-1)?.place ?? dest})`,
+            `in(${mention.n}, ${dests.filter((d) => d.at > mention.i && d.at < (named[k + 1]?.i ?? Infinity)).at(-1)?.place ?? dest})`,
           ),
         );
       } else if (dest && subjects.length) for (const o of subjects) goals.push(`in(${o}, ${dest})`);
@@ -746,16 +757,19 @@ function readOrders(text: string, labels: string[], places: string[], lex: Lexic
  * Why an instruction cannot be acted on, for a person: the parts not understood, the words it could not place with the
  * closest names, and what it knows (objects, places, skills).
  */
-export function notUnderstoodMessage(r: Pick<ReadInstruction, "notUnderstood" | "unplaced">, lex: Lexicon): string {
+export function notUnderstoodMessage(
+  reading: Pick<ReadInstruction, "notUnderstood" | "unplaced">,
+  lex: Lexicon,
+): string {
   const quote = (s: string) => `"${s}"`;
-  const parts = r.notUnderstood.length
-    ? `the instruction is not understood: ${r.notUnderstood.map(quote).join(", ")}`
+  const parts = reading.notUnderstood.length
+    ? `the instruction is not understood: ${reading.notUnderstood.map(quote).join(", ")}`
     : "the instruction names no goal I can read";
-  const placed = r.unplaced.filter((u) => !u.why);
+  const placed = reading.unplaced.filter((u) => !u.why);
   const words = placed.map(
     (u) => `${quote(u.words)}${u.closest.length ? ` (closest: ${u.closest.join(", ")})` : " (nothing close)"}`,
   );
-  const missing = r.unplaced.flatMap((u) => (u.why ? [`${quote(u.words)}: ${u.why}`] : []));
+  const missing = reading.unplaced.flatMap((u) => (u.why ? [`${quote(u.words)}: ${u.why}`] : []));
   const list = (kind: Word["kind"]) =>
     lex.words
       .filter((w) => w.kind === kind)
@@ -782,13 +796,13 @@ export function nameTokens(name: string): string[] {
 /** The known name `name` most plausibly means, or undefined when none is close enough. */
 export function closestName(name: string, known: string[]): string | undefined {
   if (known.includes(name)) return name;
-  const t = new Set(nameTokens(name));
+  const tokens = new Set(nameTokens(name));
   let best: string | undefined;
   let bestScore = 0;
   for (const k of known) {
-    const u = nameTokens(k);
-    const shared = u.filter((w) => t.has(w)).length;
-    const score = shared / new Set([...t, ...u]).size;
+    const candidate = nameTokens(k);
+    const shared = candidate.filter((w) => tokens.has(w)).length;
+    const score = shared / new Set([...tokens, ...candidate]).size;
     if (score > bestScore) {
       bestScore = score;
       best = k;

@@ -36,11 +36,11 @@ interface Term {
 
 const termsOf = (text: string): Term[] =>
   (nlp(text).terms().json() as { text: string; terms: { tags: string[]; normal: string; post?: string }[] }[]).map(
-    (t) => ({
-      text: t.text.replace(/[.,;:!?]+$/, ""),
-      word: t.terms[0].normal.replace(/[^a-z0-9']+/g, ""),
-      tags: new Set(t.terms[0].tags),
-      stop: /[.,;:!?]/.test(t.terms[0].post ?? ""),
+    (term) => ({
+      text: term.text.replace(/[.,;:!?]+$/, ""),
+      word: term.terms[0].normal.replace(/[^a-z0-9']+/g, ""),
+      tags: new Set(term.terms[0].tags),
+      stop: /[.,;:!?]/.test(term.terms[0].post ?? ""),
     }),
   );
 
@@ -97,35 +97,38 @@ const namesNothing = (words: Term[]) =>
  */
 const YOU_FRAME =
   /\b(?:if\s+you(?:\s+(?:could|can|would|will|might))?|you\s+(?:could|can|would|will|might|may)|for\s+you\s+to|you\s+to)\s+(?:(?:please|kindly|possibly|maybe|perhaps|just|quickly)\s+)*(?:be\s+able\s+to\s+|go\s+ahead\s+and\s+)?/i;
-function dropYouFrame(c: string): string {
-  const m = YOU_FRAME.exec(c);
-  if (!m) return c;
-  const before = termsOf(c.slice(0, m.index));
-  const after = c.slice(m.index + m[0].length);
-  return namesNothing(before) && startsOrder(after) ? after : c;
+function dropYouFrame(clause: string): string {
+  const frame = YOU_FRAME.exec(clause);
+  if (!frame) return clause;
+  const before = termsOf(clause.slice(0, frame.index));
+  const after = clause.slice(frame.index + frame[0].length);
+  return namesNothing(before) && startsOrder(after) ? after : clause;
 }
 /** Politeness after the order: ", that would be great", ", if you can", ", thanks". */
 const TRAILING =
   /,?\s+(?:(?:that|it)\s+would\s+be\s+(?:\w+\s+)?\w+|if\s+(?:you\s+(?:can|could|would|do\s+not\s+mind|please)|possible)|when\s+you\s+(?:can|get\s+a\s+chance|have\s+a\s+(?:moment|minute|second))|thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|in\s+advance))?|cheers|please|(?:would|could|will|can)\s+you(?:\s+please)?|right\s+now|now|dear|love|mate|buddy|pal|yes|ok(?:ay)?|thanks|mind|from\s+now\s+on|for\s+good|you\s+see|you\s+know|out\s+of\s+(?:sight|reach)|if\s+(?:that|it)\s+is\s+(?:all\s+right|alright|ok(?:ay)?|fine))$/i;
 /** "Where might the milk be?", "any idea where the tea went?": the question asks for the thing to be found. */
-function whereQuestion(c: string): string | undefined {
-  const at = /\bwhere\b/i.exec(c);
+function whereQuestion(clause: string): string | undefined {
+  const at = /\bwhere\b/i.exec(clause);
   // Asked after a frame that names nothing ("where …", "do you know where …", "any idea where …"): "put the cup in the
   // sink where the sponge is" is an order, not a question.
-  if (!at || !namesNothing(termsOf(c.slice(0, at.index)))) return undefined;
+  if (!at || !namesNothing(termsOf(clause.slice(0, at.index)))) return undefined;
   // "Where does the milk go?" asks where it belongs, not where it is.
-  if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(c) && !/\bdid\b/i.test(c)) return undefined;
+  if (/\b(?:go|goes|belong|belongs)\s*\??$/i.test(clause) && !/\bdid\b/i.test(clause)) return undefined;
   // "… where it is so I can wash my plate": "it", whatever the purpose after it names.
-  if (/^\s*(?:it|they)\s+(?:is|are|was|were|went|might|could|may)\b/i.test(c.slice(at.index + at[0].length)))
+  if (/^\s*(?:it|they)\s+(?:is|are|was|were|went|might|could|may)\b/i.test(clause.slice(at.index + at[0].length)))
     return "find it";
   // The thing: from the first word of a noun phrase that is not a person ("I", "you") up to the next verb ("be",
   // "went", "is kept") or a preposition other than "of" — "the orange and the apple" stays whole.
-  const terms = termsOf(c.slice(at.index + at[0].length));
+  const terms = termsOf(clause.slice(at.index + at[0].length));
   const from = terms.findIndex(
-    (t) =>
-      !t.tags.has("Pronoun") &&
-      !t.tags.has("Verb") &&
-      (t.tags.has("Determiner") || t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Possessive")),
+    (term) =>
+      !term.tags.has("Pronoun") &&
+      !term.tags.has("Verb") &&
+      (term.tags.has("Determiner") ||
+        term.tags.has("Noun") ||
+        term.tags.has("Adjective") ||
+        term.tags.has("Possessive")),
   );
   if (from < 0) return undefined;
   let to = from + 1;
@@ -156,10 +159,10 @@ const LOCATION = /^(?:in|into|inside|on|onto|at|under|underneath|beside|next|nea
  * the table"; "to get it into the fridge"): that place is the destination, when the order names none. The purpose's
  * subject is the thing (it, they, a noun phrase), not a person ("so that I can wash it" asks nothing of where).
  */
-function purposePlace(c: string): string | undefined {
-  const m = /,?\s+(?:so\s+that|so|such\s+that|until|(?:in\s+order\s+)?to\s+(?:get|have))\s+(.+)$/i.exec(c);
-  if (!m) return undefined;
-  const main = c.slice(0, m.index);
+function purposePlace(clause: string): string | undefined {
+  const purpose = /,?\s+(?:so\s+that|so|such\s+that|until|(?:in\s+order\s+)?to\s+(?:get|have))\s+(.+)$/i.exec(clause);
+  if (!purpose) return undefined;
+  const main = clause.slice(0, purpose.index);
   // The order names a destination of its own: the purpose adds nothing to where.
   if (
     termsOf(main)
@@ -167,7 +170,7 @@ function purposePlace(c: string): string | undefined {
       .some((t) => LOCATION.test(t.word) || t.word === "to")
   )
     return undefined;
-  const terms = termsOf(m[1]);
+  const terms = termsOf(purpose[1]);
   let i = 0;
   if (/^(?:i|we|you|he|she|me|us)$/.test(terms[0]?.word ?? "")) return undefined;
   // The subject: "it", "they", or a noun phrase up to its verb ("the yellow block is …").
@@ -208,18 +211,18 @@ function purposePlace(c: string): string | undefined {
  * said where the thing goes, what it is for ("on the table for breakfast"). Kept after a verb of looking ("look in the
  * fridge for the milk"), where it names the thing.
  */
-function dropFor(c: string): string {
+function dropFor(clause: string): string {
   // "For Mr Jones", "for Doris": for whom, wherever it is said.
-  c = c.replace(/\s+for\s+(?:(?:[Mm]rs?|[Mm]s|[Mm]iss|[Dd]r)\.?\s+)?[A-Z][a-z]+\b/g, "");
-  const bare = c.replace(
+  clause = clause.replace(/\s+for\s+(?:(?:[Mm]rs?|[Mm]s|[Mm]iss|[Dd]r)\.?\s+)?[A-Z][a-z]+\b/g, "");
+  const bare = clause.replace(
     /\s+for\s+(?:me|us|you|him|her|them|now|later|later\s+on|tonight|today|tomorrow|the\s+(?:morning|evening|night|weekend)|a\s+(?:sec|second|minute|moment|bit|while)|a\s+(?:couple|few)\s+(?:of\s+)?(?:minutes|mins|hours|seconds)|(?:\w+\s+)?(?:minutes|mins|hours))$/i,
     "",
   );
-  if (bare !== c) return bare;
-  const m = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(c);
-  if (!m || /^(?:look|search|check|hunt|ask|scan|go|come)\b/i.test(c)) return c;
-  const words = termsOf(m[1]);
-  return words.slice(1).some((t) => LOCATION.test(t.word) || t.word === "to") ? m[1] : c;
+  if (bare !== clause) return bare;
+  const match = /^(.*?)\s+for\s+(?!the\s+(?:one|ones)\b)[^,]+$/i.exec(clause);
+  if (!match || /^(?:look|search|check|hunt|ask|scan|go|come)\b/i.test(clause)) return clause;
+  const words = termsOf(match[1]);
+  return words.slice(1).some((t) => LOCATION.test(t.word) || t.word === "to") ? match[1] : clause;
 }
 /**
  * A wish for how things end up: "I'd love it if the orange were in the fridge", "make sure the cup is in the sink", "it
@@ -234,8 +237,8 @@ const FRONTED =
  * Where a thing is, said inside its phrase ("the blue mug that's sitting in the sink should go …"), and where a person
  * will see it after its destination ("on the table where I'll see them"): neither says more of what to do.
  */
-function dropRelative(c: string): string {
-  const inside = c.replace(
+function dropRelative(clause: string): string {
+  const inside = clause.replace(
     /\s+(?:that|which)\s+(?:is|are|was|were)\s+(?:(?:sitting|lying|kept|stored|currently|now|still)\s+)*(?:in|on|inside|at)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?=\s+(?:should|must|needs?|has|have|ought|can|goes|go|belongs?|is|are|to)\b)/i,
     "",
   );
@@ -257,8 +260,8 @@ const MUST = /^(?:you\s+(?:will\s+|would\s+|might\s+|may\s+)?)?(?:have|need)\s+t
 const A_LOOK = /^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look(?:\s+around)?$/i;
 /** The thing of "the bread too" (a thing's phrase alone, not "the sponge can go in there as well"). */
 const moreOf = (part: string) => {
-  const m = TOO.exec(part.trim());
-  return m && objectOf(m[1]) === m[1].trim() ? m : null;
+  const match = TOO.exec(part.trim());
+  return match && objectOf(match[1]) === match[1].trim() ? match : null;
 };
 /** "It's the apple that goes in the sink": that thing, there. */
 const CLEFT =
@@ -309,194 +312,207 @@ function restateClause(clause: string): string {
       return `put ${wish[1]} ${second[1]}. ${plainVerb(infinitive(second[3]))} ${second[2]} ${second[4]}`;
     return `put ${wish[1]} ${wish[2]}`;
   }
-  let c = clause
+  let cleaned = clause
     .trim()
     .replace(/[.;:!?,]+$/, "")
     .replace(POLITE, "")
     .replace(TRAILING, "");
   // Thanks, "mind", or a lead alone ("After that."): nothing asked.
   if (
-    /^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(c) ||
-    new RegExp(`^(?:mind|after\\s+that|afterwards|then|next|${ADDRESS})$`, "i").test(c)
+    /^(?:thanks?|thank\s+you|cheers|ta|much\s+appreciated)\b[^,]*$/i.test(cleaned) ||
+    new RegExp(`^(?:mind|after\\s+that|afterwards|then|next|${ADDRESS})$`, "i").test(cleaned)
   )
     return "";
   // "Just as it is", "nothing clever": how, which asks nothing more. "Two jobs, in this order": a heading.
   if (
-    /^(?:just\s+)?as\s+(?:it|they)\s+(?:is|are)\b/i.test(c) ||
+    /^(?:just\s+)?as\s+(?:it|they)\s+(?:is|are)\b/i.test(cleaned) ||
     /^(?:\w+\s+)?(?:jobs?|things?|tasks?|steps?|requests?)(?:\s+for\s+you)?(?:,?\s+in\s+(?:this|that)\s+order)?$/i.test(
-      c,
+      cleaned,
     )
   )
     return "";
   // "Just to keep it out of the way": what it is for, said alone.
   if (
-    /^(?:just\s+)?(?:to|so\s+(?:that|it|they))\s+(?:keep|stay|make|let|help|stop|prevent|avoid)\b/i.test(c) ||
-    /^(?:i\s+)?(?:just\s+)?(?:need|want)\s+to\s+know$/i.test(c)
+    /^(?:just\s+)?(?:to|so\s+(?:that|it|they))\s+(?:keep|stay|make|let|help|stop|prevent|avoid)\b/i.test(cleaned) ||
+    /^(?:i\s+)?(?:just\s+)?(?:need|want)\s+to\s+know$/i.test(cleaned)
   )
     return "";
   // "It's the apple that goes in the sink": put it there.
-  const cleft = CLEFT.exec(c);
+  const cleft = CLEFT.exec(cleaned);
   if (cleft) return `put ${cleft[1]} ${cleft[2]}`;
   // "Probably in the microwave or the cupboard": a hint where it is, for the search already asked.
   if (
     /^(?:probably|maybe|perhaps|possibly|likely)\s+(?:it\s+is\s+|they\s+are\s+)?(?:in|on|inside|under|behind|at)\b/i.test(
-      c,
+      cleaned,
     )
   )
     return "";
   // "No move it", "don't touch them": what not to do, asking nothing.
-  if (/^(?:no|not|never)\s+(?:move|touch|bring|take)\b/i.test(c)) return "";
-  c = dropYouFrame(c).replace(POLITE, "");
+  if (/^(?:no|not|never)\s+(?:move|touch|bring|take)\b/i.test(cleaned)) return "";
+  cleaned = dropYouFrame(cleaned).replace(POLITE, "");
   // "Leave it there", "leave them where they are": nothing more to do with them.
   if (
     /^leave\s+(?:it|them|everything|all|the\s+rest|(?:the|my|that|this)\s+[a-z ]+?)\s+(?:alone|be|there|where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are))$/i.test(
-      c,
+      cleaned,
     )
   )
     return "";
-  c = dropRelative(c);
+  cleaned = dropRelative(cleaned);
   // Politeness said as a clause of its own ("if it's not too much trouble", "before you do anything else").
-  if (POLITE_CLAUSE.test(c)) return "";
+  if (POLITE_CLAUSE.test(cleaned)) return "";
   // "To move the medicine …": the order said with "to" before it.
-  if (/^to\s+/i.test(c) && startsOrder(c.replace(/^to\s+/i, ""))) c = c.replace(/^to\s+/i, "");
-  const goal = GOAL_IS.exec(c);
+  if (/^to\s+/i.test(cleaned) && startsOrder(cleaned.replace(/^to\s+/i, ""))) cleaned = cleaned.replace(/^to\s+/i, "");
+  const goal = GOAL_IS.exec(cleaned);
   if (goal) return `put ${goal[1]} ${goal[2]}`;
   // "Set the yellow cube down inside the cabinet": "down" says no more of where.
-  c = c.replace(/^((?:set|put|place|lay|sit)\s+.+?)\s+down\s+(?=(?:in|into|on|onto|inside)\b)/i, "$1 ");
+  cleaned = cleaned.replace(/^((?:set|put|place|lay|sit)\s+.+?)\s+down\s+(?=(?:in|into|on|onto|inside)\b)/i, "$1 ");
   // "That little blue cup in the sink, could I have it on the table?": the thing said first, then "it" in the order.
-  const dislocated = /^((?:the|that|this|my|a)\s+[^,]+),\s+(.*\b(?:it|them)\b.*)$/i.exec(c);
+  const dislocated = /^((?:the|that|this|my|a)\s+[^,]+),\s+(.*\b(?:it|them)\b.*)$/i.exec(cleaned);
   if (dislocated && !startsOrder(dislocated[1]))
-    c = dislocated[2].replace(/\b(?:it|them)\b/i, dislocated[1].replace(/\s+(?:in|on|from|by)\s+(?:the\s+)?\w+$/i, ""));
+    cleaned = dislocated[2].replace(
+      /\b(?:it|them)\b/i,
+      dislocated[1].replace(/\s+(?:in|on|from|by)\s+(?:the\s+)?\w+$/i, ""),
+    );
   // "(Please) you put the apple …": the order, said to "you".
-  if (/^you\s+/i.test(c) && startsOrder(c.replace(/^you\s+/i, ""))) c = c.replace(/^you\s+/i, "");
+  if (/^you\s+/i.test(cleaned) && startsOrder(cleaned.replace(/^you\s+/i, "")))
+    cleaned = cleaned.replace(/^you\s+/i, "");
   // "I need the stone cabinet open(ed)": open it.
-  const openWish = OPEN_WISH.exec(c);
+  const openWish = OPEN_WISH.exec(cleaned);
   if (openWish) return `open ${openWish[1]}`;
   // "Swap the yellow cube on the crate for the red one": the second thing goes where the first is.
-  const swap = /^(?:swap|replace|exchange|switch)\s+(.+?)\s+(?:on|in|inside)\s+(.+?)\s+(?:for|with)\s+(.+)$/i.exec(c);
+  const swap = /^(?:swap|replace|exchange|switch)\s+(.+?)\s+(?:on|in|inside)\s+(.+?)\s+(?:for|with)\s+(.+)$/i.exec(
+    cleaned,
+  );
   if (swap) {
     const one = /^(the|a)\s+(\w+)\s+one$/i.exec(swap[3]);
     return `put ${one ? `${one[1]} ${one[2]} ${swap[1].split(/\s+/).at(-1)}` : swap[3]} on ${swap[2]}`;
   }
   // "The yellow block you must put inside the cabinet": the thing said first.
-  const fronted = FRONTED.exec(c);
-  if (fronted && isVerb(termsOf(`you ${fronted[2]}`)[1])) c = `${fronted[2]} ${fronted[1]}${fronted[3]}`;
-  c = c.replace(/^open\s+up\b/i, "open").replace(/^open\s+(.+?)\s+up$/i, "open $1");
+  const fronted = FRONTED.exec(cleaned);
+  if (fronted && isVerb(termsOf(`you ${fronted[2]}`)[1])) cleaned = `${fronted[2]} ${fronted[1]}${fronted[3]}`;
+  cleaned = cleaned.replace(/^open\s+up\b/i, "open").replace(/^open\s+(.+?)\s+up$/i, "open $1");
   // "Sponge put on the table": said as an order.
-  const first = OBJECT_FIRST.exec(c);
-  if (first) c = `${first[2]} ${first[1]} ${first[3]}`;
+  const first = OBJECT_FIRST.exec(cleaned);
+  if (first) cleaned = `${first[2]} ${first[1]} ${first[3]}`;
   // "Load the weight sensor with the red cube": put the cube on it.
-  const load = /^load\s+((?:the|a|my)\s+.+?)\s+with\s+((?:the|a|my)\s+.+?)(\s+(?:to|so)\s+.*)?$/i.exec(c);
-  if (load) c = `put ${load[2]} on ${load[1]}${load[3] ?? ""}`;
+  const load = /^load\s+((?:the|a|my)\s+.+?)\s+with\s+((?:the|a|my)\s+.+?)(\s+(?:to|so)\s+.*)?$/i.exec(cleaned);
+  if (load) cleaned = `put ${load[2]} on ${load[1]}${load[3] ?? ""}`;
   // "Put the hamburger also to the trash": the adverb says no more of where.
-  c = c.replace(/\s+(?:also|too|as\s+well)\s+(?=(?:to|in|into|on|onto|inside)\s)/i, " ");
+  cleaned = cleaned.replace(/\s+(?:also|too|as\s+well)\s+(?=(?:to|in|into|on|onto|inside)\s)/i, " ");
   // "I'm looking for my cup": find it. "Have a look for the sponge": look for it.
-  const looking = LOOKING.exec(c);
+  const looking = LOOKING.exec(cleaned);
   if (looking) return `find ${looking[1]}`;
-  c = c.replace(/^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look\s+(?:around\s+)?for\b/i, "look for");
+  cleaned = cleaned.replace(
+    /^(?:have|take)\s+a\s+(?:quick\s+|good\s+|close\s+)?look\s+(?:around\s+)?for\b/i,
+    "look for",
+  );
   // "Make the cup go to the sink": put it there.
-  const go = /^(?:make|let|have)\s+(.+?)\s+go\s+((?:back\s+)?(?:in|into|on|onto|to|inside)\b.*)$/i.exec(c);
+  const go = /^(?:make|let|have)\s+(.+?)\s+go\s+((?:back\s+)?(?:in|into|on|onto|to|inside)\b.*)$/i.exec(cleaned);
   if (go) return `put ${go[1]} ${go[2]}`;
   // "Can the milk go in the fridge?": asked as a question, the same order.
   const can =
     /^(?:can|could|would|will)\s+((?:the|a|an|my|our|this|that)\s+.+?)\s+(?:go|be\s+put|be\s+placed|be\s+moved|be\s+stored)\s+((?:back\s+)?(?:in|into|on|onto|inside|to)\b.*)$/i.exec(
-      c,
+      cleaned,
     );
   if (can) return `put ${can[1]} ${can[2]}`;
   // "Can I have the bread on the table?": put it there.
   const have =
     /^(?:can|could|may)\s+(?:i|we)\s+(?:have|get)\s+((?:the|a|an|my|our|some|this|that)\s+.+?|it|them)\s+((?:in|into|on|onto|inside)\b.*)$/i.exec(
-      c,
+      cleaned,
     );
   if (have) return `put ${have[1]} ${have[2]}`;
   // "You'll have to open a door first": a step on the way, which the robot takes as it needs; without "first", the order.
-  const must = MUST.exec(c);
+  const must = MUST.exec(cleaned);
   if (must) {
     if (/\s+first$/i.test(must[1])) return "";
-    c = must[1];
+    cleaned = must[1];
   }
-  const seen = SEEN.exec(c);
+  const seen = SEEN.exec(cleaned);
   if (seen) return `find ${seen[1]}`;
   // "Is the milk in the fridge?": asking where it is asks for it to be found.
   const is =
     /^(?:is|are)\s+(?:there\s+)?((?:the|a|an|my|any|some)\s+.+?)\s+(?:in|on|inside|at|anywhere|around|somewhere|left)\b/i.exec(
-      c,
+      cleaned,
     );
   if (is) return `find ${is[1]}`;
   // "Help me tidy up by moving the cup to the sink"; "get rid of the tea by putting it in the bin": the means is the
   // order, and "it" in it is the thing the first part names.
-  const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(c);
+  const by = /^(.*?)\s+by\s+([a-z]+ing)\b(.*)$/i.exec(cleaned);
   // The library may tag the gerund a noun ("by moving the cup"): a word in -ing that takes an object is a verb.
-  const byTerms = termsOf(c);
+  const byTerms = termsOf(cleaned);
   const gerundAt = by ? byTerms.findIndex((t) => t.word === by[2].toLowerCase()) : -1;
   const object = (t?: Term) => !!t && (t.tags.has("Determiner") || t.tags.has("Pronoun") || t.tags.has("Possessive"));
   if (by && gerundAt >= 0 && (byTerms[gerundAt].tags.has("Verb") || object(byTerms[gerundAt + 1]))) {
     const thing = objectOf(by[1]);
     const rest = thing ? by[3].replace(/\b(?:it|them)\b/i, thing) : by[3];
     // "Unlock the cupboard by putting the cube on the plate": the means unlocks it; opening it is the order.
-    c =
+    cleaned =
       /^(?:unlock|open)\b/i.test(by[1]) && thing ? `open ${thing} by ${by[2]}${by[3]}` : `${infinitive(by[2])}${rest}`;
   }
   // "Into the oven with it!": put it there.
-  const withIt = /^((?:in|into|onto|on|inside)\s+.+?)\s+with\s+(it|them|(?:the|a|an|my|that|this)\s+.+)$/i.exec(c);
+  const withIt = /^((?:in|into|onto|on|inside)\s+.+?)\s+with\s+(it|them|(?:the|a|an|my|that|this)\s+.+)$/i.exec(
+    cleaned,
+  );
   if (withIt) return `put ${withIt[2]} ${withIt[1]}`;
   // "In the middle drawer, not in the top one": the place it is not to go says no more.
-  c = c.replace(/,?\s+(?:and\s+)?not\s+(?:in(?:to)?\s+|on(?:to)?\s+)?(?:the|a|my)\s+[a-z ]+$/i, "");
+  cleaned = cleaned.replace(/,?\s+(?:and\s+)?not\s+(?:in(?:to)?\s+|on(?:to)?\s+)?(?:the|a|my)\s+[a-z ]+$/i, "");
   // "… and the vitamin pills next to it": the same place.
-  c = c.replace(/\s+(?:next\s+to|beside|alongside|near|by)\s+(?:it|them)$/i, " there");
+  cleaned = cleaned.replace(/\s+(?:next\s+to|beside|alongside|near|by)\s+(?:it|them)$/i, " there");
   // "In the top drawer, next to the medicine": where in it, which says no more of where.
-  if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(c))
-    c = c.replace(
+  if (/\b(?:in|into|inside|on|onto|to)\s+\S/i.test(cleaned))
+    cleaned = cleaned.replace(
       /,?\s+(?:next\s+to|beside|near|by(?!\s+\w+ing\b)|behind|in\s+front\s+of|alongside|(?:together\s+)?with)\s+[^,]+$/i,
       "",
     );
   // "Track it down": the phrasal verb kept whole.
-  c = c.replace(/^(track|hunt|seek)\s+(.+?)\s+(down|out)\b/i, "$1 $3 $2");
+  cleaned = cleaned.replace(/^(track|hunt|seek)\s+(.+?)\s+(down|out)\b/i, "$1 $3 $2");
   // "Off the table and into the fridge": one way, from one place to another.
-  c = c.replace(/\s+and\s+(?:over\s+|across\s+|back\s+)?(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
+  cleaned = cleaned.replace(/\s+and\s+(?:over\s+|across\s+|back\s+)?(?=(?:in|into|onto|on|inside|to)\s)/i, " ");
   // "Check whether the apple is in the microwave": find it (where it is said to be is a hint, kept).
   const whether =
-    /^(?:check|see|find\s+out|look|make\s+sure\s+you\s+know)\s+(?:whether|if)\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(c);
+    /^(?:check|see|find\s+out|look|make\s+sure\s+you\s+know)\s+(?:whether|if)\s+(.+?)\s+(?:is|are)\b(.*)$/i.exec(
+      cleaned,
+    );
   if (whether) return `find ${whether[1]}`;
   // "Check whether we've still got milk somewhere": find it.
   const still =
     /^(?:check|see|find\s+out|look)\s+(?:whether|if)\s+(?:we|you|i)\s+(?:still\s+)?(?:have|has)\s+(?:still\s+)?(?:got\s+)?(?:any\s+)?(.+?)(?:\s+(?:somewhere|anywhere|left|around|in\s+the\s+\w+)\b.*)?$/i.exec(
-      c,
+      cleaned,
     );
   if (still) return `find ${still[1]}`;
   // "Just have a look": the search already asked for.
-  if (A_LOOK.test(c)) return "";
+  if (A_LOOK.test(cleaned)) return "";
   // "Find me the apple", "bring us the milk": for whom says nothing of what.
-  c = c.replace(
+  cleaned = cleaned.replace(
     /^(find|fetch|get|grab|bring|locate|hand)\s+(?:me|us)\s+(?=(?:the|a|an|my|our|some|this|that|those|these)\b)/i,
     "$1 ",
   );
-  const where = whereQuestion(c);
+  const where = whereQuestion(cleaned);
   if (where) return where;
   // "Before breakfast", "by tonight": when, which says no more of what.
-  c = c.replace(
+  cleaned = cleaned.replace(
     /\s+(?:before|after|by|until|for)\s+(?:breakfast|lunch|dinner|supper|teatime|bedtime|bed|tonight|tomorrow|noon|midday|later|the\s+(?:morning|evening|weekend))\b/gi,
     "",
   );
   // "…, after you put the milk on the table": that is an order too (the goals say where things end up, not in what order).
-  const before = /,?\s+after\s+you\s+(.+)$/i.exec(c);
+  const before = /,?\s+after\s+you\s+(.+)$/i.exec(cleaned);
   if (before && startsOrder(before[1]) && TARGET.test(before[1]))
-    return `${restateClause(c.slice(0, before.index))}. ${restateClause(before[1])}`;
-  c = dropFor((purposePlace(c) ?? c).replace(PURPOSE, "").replace(REASON, "").replace(WHILE, ""));
+    return `${restateClause(cleaned.slice(0, before.index))}. ${restateClause(before[1])}`;
+  cleaned = dropFor((purposePlace(cleaned) ?? cleaned).replace(PURPOSE, "").replace(REASON, "").replace(WHILE, ""));
   // "Get the cabinet open": open it.
-  c = c.replace(/^(?:get|make|have)\s+(.+?)\s+open\b/i, "open $1");
+  cleaned = cleaned.replace(/^(?:get|make|have)\s+(.+?)\s+open\b/i, "open $1");
   // "Stored away in the cabinet": "away" before where says nothing more.
-  c = c.replace(/\s+away\s+(?=(?:in|into|inside|on|onto)\b)/i, " ");
-  c = c.replace(POLITE, "");
-  const terms = termsOf(c);
-  if (!terms.length) return c;
+  cleaned = cleaned.replace(/\s+away\s+(?=(?:in|into|inside|on|onto)\b)/i, " ");
+  cleaned = cleaned.replace(POLITE, "");
+  const terms = termsOf(cleaned);
+  if (!terms.length) return cleaned;
   // "(would you) mind throwing the medication …", "try putting …": the gerund is the order.
-  const gerund = /^(?:mind|try|start|begin)\s+([a-z]+ing)\b/i.exec(c);
-  if (gerund && terms[1]?.tags.has("Verb")) c = `${infinitive(gerund[1])}${c.slice(gerund[0].length)}`;
+  const gerund = /^(?:mind|try|start|begin)\s+([a-z]+ing)\b/i.exec(cleaned);
+  if (gerund && terms[1]?.tags.has("Verb")) cleaned = `${infinitive(gerund[1])}${cleaned.slice(gerund[0].length)}`;
   // "search the kitchen for the bread": find the bread.
-  const search = /^(?:search|look\s+through|look\s+around|check|scan)\s+(?!for\b)(.+?)\s+for\s+(.+)$/i.exec(c);
+  const search = /^(?:search|look\s+through|look\s+around|check|scan)\s+(?!for\b)(.+?)\s+for\s+(.+)$/i.exec(cleaned);
   if (search) return `find ${search[2]}`;
-  const said = passive(c) ?? terse(c) ?? c;
+  const said = passive(cleaned) ?? terse(cleaned) ?? cleaned;
   // "Go look", "have a look around for me": looking, with nothing more said than the search already asked for.
   return /^(?:go\s+)?(?:look|search|check)(?:\s+around)?$/i.test(said) ? "" : said;
 }
@@ -505,24 +521,26 @@ function restateClause(clause: string): string {
 const ORDER_VERB =
   /^(?:put|place|set|move|take|bring|get|go|come|throw|toss|pop|stick|leave|drop|hand|carry|slide|shove|back|away|off|out|over|up|down)$/i;
 /** "Tea to the table", "the burger into the oven!": no verb, a thing and where it goes — the order to put it there. */
-function terse(c: string): string | undefined {
-  const m =
-    /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(c);
+function terse(clause: string): string | undefined {
+  const match =
+    /^((?:the\s+|a\s+|an\s+|my\s+|some\s+)?[a-z][a-z\s]*?)\s*(?:->|→|\s(?:to|into|in|onto|on|inside))\s+(.+)$/i.exec(
+      clause,
+    );
   // A word after an adjective is its noun, whatever the library tags it ("yellow cube into …").
-  const terms = termsOf(c);
+  const terms = termsOf(clause);
   // "Milk to table": a first word the library takes for a verb is the thing, when "to" follows it.
   if (
-    !m ||
+    !match ||
     terms.some(
-      (t, i) =>
-        (isVerb(t) &&
+      (term, i) =>
+        (isVerb(term) &&
           !["Adjective", "Preposition", "Determiner"].some((tag) => terms[i - 1]?.tags.has(tag)) &&
-          !(i === 0 && /^(?:to|into|in|on|onto)$/.test(terms[1]?.word ?? "") && !ORDER_VERB.test(t.word))) ||
-        t.tags.has("Copula"),
+          !(i === 0 && /^(?:to|into|in|on|onto)$/.test(terms[1]?.word ?? "") && !ORDER_VERB.test(term.word))) ||
+        term.tags.has("Copula"),
     )
   )
     return undefined;
-  return `put ${m[1].trim()} to ${m[2].replace(/^(?:the\s+)?/i, "the ")}`;
+  return `put ${match[1].trim()} to ${match[2].replace(/^(?:the\s+)?/i, "the ")}`;
 }
 
 /**
@@ -530,14 +548,14 @@ function terse(c: string): string | undefined {
  * back in the fridge"; "I want the vitamins thrown away" → "throw the vitamins away"; "the bread needs to go in the
  * drawer" → "put the bread in the drawer". Undefined for a sentence that starts with its verb.
  */
-function passive(c: string): string | undefined {
-  const terms = termsOf(c);
+function passive(clause: string): string | undefined {
+  const terms = termsOf(clause);
   // The frame before the thing: "I want", "I need", "I'd like", "have", "get".
   let start = 0;
   // "I like my coffee in a chilled mug" says what one likes; "I'd like the cup in the fridge" asks for it.
   const framed =
     /^(?:(?:i|we)\s+(?:(?:would|will|do|really|also|still|just|only)\s+)*(?:want|need|like|love|prefer|expect)|(?:i|we)\s+(?:am|are)\s+(?:needing|wanting)|have|get)\s+/i.exec(
-      c,
+      clause,
     );
   const frame =
     framed && /\b(?:like|love|prefer)\s+$/i.test(framed[0]) && !/\bwould\b/i.test(framed[0]) ? null : framed;
@@ -646,15 +664,15 @@ function passive(c: string): string | undefined {
   if (!(be || verb.tags.has("PastTense") || verb.tags.has("Participle"))) return undefined;
   // "The cup is chipped", "the vitamins expired", "the orange has gone moldy": how things are, not what to do.
   if (!asked) return undefined;
-  const said = (w: string, words: Term[]) => {
-    const v = infinitive(w);
+  const said = (participle: string, words: Term[]) => {
+    const base = infinitive(participle);
     // "Disposed of in the bin": the verb keeps its "of" ("dispose of the burger in the bin").
     const of = words[0]?.word === "of" ? " of" : "";
-    const r = words
+    const rest = words
       .slice(of ? 1 : 0)
       .map((t) => t.text)
       .join(" ");
-    return `${plainVerb(v)}${of} ${thing}${r ? ` ${r}` : ""}`;
+    return `${plainVerb(base)}${of} ${thing}${rest ? ` ${rest}` : ""}`;
   };
   // "… taken out of the fridge and left on the table": a second participle after "and" says more of the same thing.
   const after = terms.slice(i + 1);
@@ -666,12 +684,12 @@ function passive(c: string): string | undefined {
     // Any verb after "and" goes on saying what becomes of the same thing ("… and put on the table"; "… and then
     // placed in the sink"), said of "it" so that picking it up first folds into the second order.
     if (next && isVerb(next) && !next.tags.has("Gerund") && !next.tags.has("Noun")) {
-      const v = infinitive(next.word);
-      const r = after
+      const base = infinitive(next.word);
+      const rest = after
         .slice(k + 1)
         .map((t) => t.text)
         .join(" ");
-      return `${said(verb.word, after.slice(0, j))}. ${plainVerb(v)} it${r ? ` ${r}` : ""}`;
+      return `${said(verb.word, after.slice(0, j))}. ${plainVerb(base)} it${rest ? ` ${rest}` : ""}`;
     }
   }
   return said(verb.word, after);
@@ -690,10 +708,10 @@ function objectOf(part: string): string | undefined {
   let to = from + 1;
   let noun = false;
   for (; to < terms.length; to++) {
-    const t = terms[to];
+    const term = terms[to];
     if (terms[to - 1].stop) break;
     if (
-      t.word === "of" &&
+      term.word === "of" &&
       noun &&
       terms[to + 1] &&
       (terms[to + 1].tags.has("Noun") || terms[to + 1].tags.has("Determiner"))
@@ -703,20 +721,26 @@ function objectOf(part: string): string | undefined {
     }
     // "That iced tea", "the chipped cup": a participle before the noun describes it.
     const describing =
-      !noun && isVerb(t) && (t.tags.has("PastTense") || t.tags.has("Participle")) && !!terms[to + 1]?.tags.has("Noun");
+      !noun &&
+      isVerb(term) &&
+      (term.tags.has("PastTense") || term.tags.has("Participle")) &&
+      !!terms[to + 1]?.tags.has("Noun");
     if (
-      t.tags.has("Preposition") ||
-      t.tags.has("Conjunction") ||
-      t.tags.has("Pronoun") ||
-      (isVerb(t) && !t.tags.has("Noun") && !t.tags.has("Adjective") && !describing)
+      term.tags.has("Preposition") ||
+      term.tags.has("Conjunction") ||
+      term.tags.has("Pronoun") ||
+      (isVerb(term) && !term.tags.has("Noun") && !term.tags.has("Adjective") && !describing)
     )
       break;
     if (describing) continue;
     // "The burger needs heating", "the orange has gone": verbs the library may tag nouns.
-    if ((noun && !t.tags.has("Noun")) || /^(?:needs|wants|has|have|had|is|are|was|were|goes|belongs)$/.test(t.word))
+    if (
+      (noun && !term.tags.has("Noun")) ||
+      /^(?:needs|wants|has|have|had|is|are|was|were|goes|belongs)$/.test(term.word)
+    )
       break;
-    if (t.tags.has("Noun")) noun = true;
-    else if (!t.tags.has("Adjective") && !t.tags.has("Value") && !t.tags.has("Determiner")) break;
+    if (term.tags.has("Noun")) noun = true;
+    else if (!term.tags.has("Adjective") && !term.tags.has("Value") && !term.tags.has("Determiner")) break;
   }
   return to > from + 1
     ? terms
@@ -794,13 +818,15 @@ function mentionsOf(clause: string): Mention[] {
         .join(" "),
     );
     if (!text) continue;
-    const n = termsOf(text);
+    const textTerms = termsOf(text);
     out.push({
       text,
-      plural: n.some((t) => t.tags.has("Plural")) && !n.some((t) => t.tags.has("Singular") && t === n[n.length - 1]),
+      plural:
+        textTerms.some((t) => t.tags.has("Plural")) &&
+        !textTerms.some((t) => t.tags.has("Singular") && t === textTerms[textTerms.length - 1]),
       placed: i > 0 && terms[i - 1].tags.has("Preposition"),
     });
-    i += n.length - 1;
+    i += textTerms.length - 1;
   }
   // A thing said without an article at the start ("Oranges taste better cold", "milk's expired, the date says …"): the
   // thing, for "the one" and "it".
@@ -855,58 +881,59 @@ function referent(pronoun: string, named: Mention[], knows?: Knows, asPlace = fa
 function isStatement(clause: string): boolean {
   // "Since the oven is warm": the reason, said first.
   const whole = clause.trim().replace(/[.;:!?,]+$/, "");
-  const c = whole.replace(
+  const core = whole.replace(
     /^(?:since|because|as|given\s+that|now\s+that|seeing\s+(?:as|that)|somewhere|apparently|actually|also|now|when|whenever|if|before|while|until|later|honestly|frankly|basically|well|oh|anyway|ugh|ok|okay|so|right|alright|heads\s+up|by\s+the\s+way|fyi)\s+/i,
     "",
   );
   // "If you see the milk, …", "when you get to the table, …": a condition or a time, said of "you".
-  if (OBJECT_FIRST.test(c) || GOAL_IS.test(c) || CLEFT.test(c)) return false;
+  if (OBJECT_FIRST.test(core) || GOAL_IS.test(core) || CLEFT.test(core)) return false;
   // "Want to give it a look", "I want to wash it": what the speaker means to do.
-  if (/^(?:(?:i|we)\s+)?(?:want|wanna|mean|plan|intend)\s+to\s+(?!know\b)/i.test(c) && !/\byou\b/i.test(c)) return true;
-  const subordinate = c !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
-  if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(c)) return true;
+  if (/^(?:(?:i|we)\s+)?(?:want|wanna|mean|plan|intend)\s+to\s+(?!know\b)/i.test(core) && !/\byou\b/i.test(core))
+    return true;
+  const subordinate = core !== whole && /^(?:when|whenever|if|before|while|until)\b/i.test(whole);
+  if (subordinate && /^you\s+(?!(?:could|can|would|will|might|may)\b)/i.test(core)) return true;
   // "(I'm) done with the mug": said of oneself, for "it" to mean next.
-  if (/^(?:(?:i\s+am|we\s+are)\s+)?(?:done|finished)\s+with\b/i.test(c)) return true;
+  if (/^(?:(?:i\s+am|we\s+are)\s+)?(?:done|finished)\s+with\b/i.test(core)) return true;
   // "Yellow one is already on it", "yellow's in the way": a thing said by its colour, then how it is. "That's the
   // bruised one": which one was meant. "Going to wipe it down": what the speaker will do.
   if (
-    /^(?:the\s+)?[a-z]+\s+(?:one\s+(?:is|was)|(?:is|was)\s+(?:in|on|already|still|not|too|so|very))\b/i.test(c) ||
-    /^(?:that|it|this)\s+is\s+the\s+[a-z ]+$/i.test(c) ||
-    /^going\s+to\b/i.test(c)
+    /^(?:the\s+)?[a-z]+\s+(?:one\s+(?:is|was)|(?:is|was)\s+(?:in|on|already|still|not|too|so|very))\b/i.test(core) ||
+    /^(?:that|it|this)\s+is\s+the\s+[a-z ]+$/i.test(core) ||
+    /^going\s+to\b/i.test(core)
   )
     return true;
   // "Blue cube — find it": a thing named alone, for what follows to be about.
-  const bare = termsOf(c);
+  const bare = termsOf(core);
   if (
     bare.length &&
     bare.length <= 4 &&
     bare.every(
       (t) => (t.tags.has("Noun") || t.tags.has("Adjective") || t.tags.has("Determiner")) && !t.tags.has("Pronoun"),
     ) &&
-    passive(c) === undefined &&
-    !startsOrder(c)
+    passive(core) === undefined &&
+    !startsOrder(core)
   )
     return true;
   // "Do we still have that bottle of tea?": a question of how things are, asking nothing of the robot by itself.
   if (
-    /^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(c) &&
-    !/^do\s+the\s+same\b/i.test(c)
+    /^(?:do|does|did|have|has)\s+(?:we|i|they|he|she|it|the|my|our|your|their|that|this)\b/i.test(core) &&
+    !/^do\s+the\s+same\b/i.test(core)
   )
     return true;
   if (
-    !c ||
-    WISH.test(c.replace(/^(?:please|kindly|just)\s+/i, "")) ||
-    OPEN_WISH.test(c) ||
-    LOOKING.test(c) ||
-    FRONTED.test(c) ||
-    dropYouFrame(c) !== c ||
-    startsOrder(c.replace(POLITE, "")) ||
-    passive(dropRelative(c.replace(POLITE, ""))) !== undefined ||
-    whereQuestion(c) ||
-    SEEN.test(c)
+    !core ||
+    WISH.test(core.replace(/^(?:please|kindly|just)\s+/i, "")) ||
+    OPEN_WISH.test(core) ||
+    LOOKING.test(core) ||
+    FRONTED.test(core) ||
+    dropYouFrame(core) !== core ||
+    startsOrder(core.replace(POLITE, "")) ||
+    passive(dropRelative(core.replace(POLITE, ""))) !== undefined ||
+    whereQuestion(core) ||
+    SEEN.test(core)
   )
     return false;
-  const terms = termsOf(c);
+  const terms = termsOf(core);
   const first = terms[0];
   // "That" leads a statement only as a determiner ("that blue mug doesn't belong …"), not as "that is" or a relative.
   if (
@@ -943,17 +970,19 @@ function isStatement(clause: string): boolean {
  * comma). Other commas ("the orange, which is on the table, into the sink") stay inside their clause.
  */
 function clausesOf(sentence: string): string[] {
-  const s = sentence.trim().replace(/[.;:!?]+$/, "");
+  const body = sentence.trim().replace(/[.;:!?]+$/, "");
   // "When you get a chance, …", "if it's not too much trouble, …": politeness first, then the order.
-  const first = /^([^,]+),\s*(.+)$/.exec(s);
+  const first = /^([^,]+),\s*(.+)$/.exec(body);
   if (first && POLITE_CLAUSE.test(first[1].replace(POLITE, "").trim())) return clausesOf(first[2]);
-  const sub = /^(?:once|after|when|as\s+soon\s+as)\s+(?:you\s+(?:have\s+|had\s+)?)?([a-z]+)\b([^,]*),\s*(.+)$/i.exec(s);
+  const sub = /^(?:once|after|when|as\s+soon\s+as)\s+(?:you\s+(?:have\s+|had\s+)?)?([a-z]+)\b([^,]*),\s*(.+)$/i.exec(
+    body,
+  );
   if (sub && isVerb(termsOf(`${sub[1]}${sub[2]}`)[0])) return [`${infinitive(sub[1])}${sub[2]}`, ...clausesOf(sub[3])];
   const out: string[] = [];
   // "…, and I'll pour it out later": another person's part, a statement of its own.
   // "Where is the cup and where is the sponge": two questions. "Put it in the sink it's gone off", said without a comma: a
   // statement starts at "it is"/"it has" (not "where it is").
-  for (const piece of s
+  for (const piece of body
     .split(
       /,\s+|\s+and\s+(?=(?:i|we|he|she|they)\s+(?:will|would|can|could|am|are|shall|might|may)\b)|\s+and\s+(?=where\b)|\s+but\s+(?=(?:i|we|you|please|could|can|would)\b)|(?<=\b(?:in|into|on|onto|inside|to)\s+(?:the\s+)?[a-z_]+)\s+(?=i\s+(?!(?:mean|meant)\b)[a-z]+)|(?<!\b(?:where|as|what|if|whether|that|so|because|when|while|until|once))\s+(?=(?:it|they)\s+(?:is|are|has|have|was|were)\s+(?!(?:in|on|inside|into)\b))/i,
     )
@@ -973,12 +1002,12 @@ function clausesOf(sentence: string): string[] {
     const so = /^(?:so|but|and\s+so|and|yet|after\s+that|afterwards|then|and\s+then|next|later|also)\s+(.+)$/i.exec(
       piece,
     );
-    const asks = (t: string) =>
-      startsOrder(t.replace(POLITE, "")) ||
-      passive(t.replace(POLITE, "")) !== undefined ||
-      WISH.test(t) ||
-      MUST.test(t) ||
-      /^(?:can|could|would|will)\s+(?:the|a|an|my|our|this|that)\b/i.test(t.replace(POLITE, ""));
+    const asks = (part: string) =>
+      startsOrder(part.replace(POLITE, "")) ||
+      passive(part.replace(POLITE, "")) !== undefined ||
+      WISH.test(part) ||
+      MUST.test(part) ||
+      /^(?:can|could|would|will)\s+(?:the|a|an|my|our|this|that)\b/i.test(part.replace(POLITE, ""));
     if (out.length && so && asks(so[1])) out.push(so[1]);
     // "The milk is in the fridge but I need it on the table": an order after a statement.
     else if (out.length && isStatement(out[out.length - 1]) && asks(piece)) out.push(piece);
@@ -1148,9 +1177,9 @@ function restateSentences(text: string, knows?: Knows): string {
             else out.push(bit);
             return out;
           }, [])
-        : clause.split(/,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+/i).flatMap((p) => {
+        : clause.split(/,?\s+and\s+then\s+|,\s*then\s+|\s+then\s+/i).flatMap((segment) => {
             const out: string[] = [];
-            for (const bit of p.split(/,?\s+and\s+/i)) {
+            for (const bit of segment.split(/,?\s+and\s+/i)) {
               if (out.length && startsOrder(bit) && leadsIn(out[out.length - 1])) out[out.length - 1] = bit;
               else if (out.length && startsOrder(bit)) out.push(bit);
               // "the scrubber, and also the milk": the list goes on, without the adverb.
@@ -1213,55 +1242,61 @@ function restateSentences(text: string, knows?: Knows): string {
       orders.push("");
       continue;
     }
-    let q = p.order!;
+    let order = p.order!;
     const last = orders.findLastIndex(Boolean);
     if (p.corrects && last >= 0) {
       // A thing or a place alone replaces the last one the order named ("the middle one" → "the middle drawer"); an
       // order of its own replaces the order.
       const previous = orders[last];
       // "No wait, the middle drawer, the top one's full": the phrase before the comma; what follows says why.
-      const phrase = /^((?:the|a|an|my)\s+[a-z ]+?)(?:,.*)?$/i.exec(q.trim())?.[1];
+      const phrase = /^((?:the|a|an|my)\s+[a-z ]+?)(?:,.*)?$/i.exec(order.trim())?.[1];
       const said = phrase && (objectOf(phrase) === phrase || /\sone$/i.test(phrase)) ? phrase : undefined;
       const np = said ? mentionsOf(previous).at(-1) : undefined;
       const head = np?.text.split(/\s+/).at(-1);
       orders[last] = "";
-      if (np && head) q = previous.replace(np.text, said!.replace(/\bone$/i, head));
+      if (np && head) order = previous.replace(np.text, said!.replace(/\bone$/i, head));
       // "Wait, no, the orange is fine actually": the order is taken back, and nothing put in its place.
-      else if (clausesOf(q).every(isStatement)) {
+      else if (clausesOf(order).every(isStatement)) {
         orders.push("");
         continue;
-      } else q = restateClause(q);
+      } else order = restateClause(order);
     }
     // "Toss both", "throw them both away": the things the statement before named.
     const handled = named.filter((m) => !m.placed && (!knows || knows(m.text)));
-    if (!objectOf(q) && handled.length >= 2)
-      q = q.replace(/\b(?:them\s+both|both\s+of\s+them|both)\b/i, handled.map((m) => m.text).join(" and "));
+    if (!objectOf(order) && handled.length >= 2)
+      order = order.replace(/\b(?:them\s+both|both\s+of\s+them|both)\b/i, handled.map((m) => m.text).join(" and "));
     // "The bread too", "and the orange as well": the order before, with this thing.
-    const too = moreOf(q);
+    const too = moreOf(order);
     // "Please find.", "bring please": a verb alone is said of the thing named last.
-    if (/^(?:find|locate|fetch|bring|get|grab|bin|toss)$/i.test(q.trim()) && named.length) q = `${q.trim()} it`;
+    if (/^(?:find|locate|fetch|bring|get|grab|bin|toss)$/i.test(order.trim()) && named.length)
+      order = `${order.trim()} it`;
     // "… and then do the same with the orange": the order before, with this thing.
-    const same = /^do\s+the\s+same\s+(?:with|for|to)\s+(.+)$/i.exec(q);
+    const same = /^do\s+the\s+same\s+(?:with|for|to)\s+(.+)$/i.exec(order);
     const before = [...orders].reverse().find(Boolean);
     const itsThing = before ? objectOf(before) : undefined;
-    if (same && before && itsThing) q = before.replace(itsThing, same[1]);
-    if (too && before && itsThing) q = before.replace(itsThing, too[1]);
+    if (same && before && itsThing) order = before.replace(itsThing, same[1]);
+    if (too && before && itsThing) order = before.replace(itsThing, too[1]);
     // "Take the vitamin from the drawer and put on the table": put it there.
     const lastThing =
       [...orders]
         .reverse()
         .map((o) => (o ? objectOf(o) : undefined))
         .find(Boolean) ?? named.filter((m) => !m.placed).at(-1)?.text;
-    if (BARE_PUT.test(q) && lastThing) q = q.replace(/^(\S+)\s+/, `$1 ${lastThing} `);
+    if (BARE_PUT.test(order) && lastThing) order = order.replace(/^(\S+)\s+/, `$1 ${lastThing} `);
     // "Remove the bar, open it up": what is opened is what a statement named, not the thing just taken away.
-    const openedThing = /^open\s+(?:it|them)\b/i.test(q) ? stated() : undefined;
-    if (openedThing) q = q.replace(/\b(?:it|them)\b/i, openedThing);
-    const pronoun = /\b(?:it|them)\b/i.exec(q);
+    const openedThing = /^open\s+(?:it|them)\b/i.test(order) ? stated() : undefined;
+    if (openedThing) order = order.replace(/\b(?:it|them)\b/i, openedThing);
+    const pronoun = /\b(?:it|them)\b/i.exec(order);
     const stands = pronoun
-      ? referent(pronoun[0], named, knows, LOCATION.test(q.slice(0, pronoun.index).trim().split(/\s+/).at(-1) ?? ""))
+      ? referent(
+          pronoun[0],
+          named,
+          knows,
+          LOCATION.test(order.slice(0, pronoun.index).trim().split(/\s+/).at(-1) ?? ""),
+        )
       : undefined;
     if (pronoun && stands)
-      q = q.replace(
+      order = order.replace(
         /\b(?:it|them)\b/i,
         stands.replace(/^\w/, (x) => x.toLowerCase()),
       );
@@ -1269,24 +1304,25 @@ function restateSentences(text: string, knows?: Knows): string {
     const kind = (named.filter((m) => !m.placed).at(-1) ?? named.at(-1))?.text.split(/\s+/).at(-1);
     // After "in"/"on", "the middle one" is a place of the kind named last ("the top drawer … the middle one").
     const placeKind = places.at(-1)?.text.split(/\s+/).at(-1);
-    if (placeKind) q = q.replace(/\b(in|into|on|onto|inside|to)\s+the\s+([a-z]+)\s+one\b/gi, `$1 the $2 ${placeKind}`);
+    if (placeKind)
+      order = order.replace(/\b(in|into|on|onto|inside|to)\s+the\s+([a-z]+)\s+one\b/gi, `$1 the $2 ${placeKind}`);
     if (kind)
-      q = q
+      order = order
         .replace(/\b(the|a)\s+([a-z]+)\s+one\b/i, `$1 $2 ${kind}`)
         .replace(/\bthe\s+one\b(?=\s+(?:on|in|from|inside|that|which)\b)/i, `the ${kind}`);
     // "Put it there (instead)": where it goes is the place named last.
-    q = q.replace(/\s+instead$/i, "");
-    if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(q))
-      q = q.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
+    order = order.replace(/\s+instead$/i, "");
+    if (places.length && /^(?:put|place|set|move|stick|pop|leave)\b/i.test(order))
+      order = order.replace(/(?<!\b(?:in|into|on|onto|inside|to|from|of))\s+there$/i, ` to ${places.at(-1)!.text}`);
     // "Open the door(s)": of the container the instruction named ("the grey stone cupboard is locked …").
-    if (/^open\s+(?:the\s+)?(?:doors?|lid)$/i.test(q)) {
+    if (/^open\s+(?:the\s+)?(?:doors?|lid)$/i.test(order)) {
       const owner = withDoors[0] ?? stated();
-      if (owner) q = `open ${owner}`;
+      if (owner) order = `open ${owner}`;
     }
     // "Open the wooden cabinet door": the cabinet.
-    q = q.replace(/^(open\s+\S+\s+\S+.*?)(?:'s)?\s+(?:doors?|lid)$/i, "$1");
+    order = order.replace(/^(open\s+\S+\s+\S+.*?)(?:'s)?\s+(?:doors?|lid)$/i, "$1");
     // "Put the cube inside": inside what was named last ("open the cabinet doors and put the cube inside").
-    const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(q);
+    const bare = /^(?:put|place|set|move|stick|pop|slide|tuck)\b.*\s(inside|in|into)$/i.exec(order);
     // The container is said without its doors or handles ("open the doors" names none: "the cabinet handles" before does).
     const opened = [...orders]
       .reverse()
@@ -1297,38 +1333,39 @@ function restateSentences(text: string, knows?: Knows): string {
       ...withDoors,
       stated(),
       ...[...orders].reverse().map((o) => (o ? objectOf(o)?.replace(DOORS, "") : undefined)),
-    ].find((x) => !!x && /\s/.test(x) && x !== objectOf(q));
-    if (bare && container) q = `${q} ${container}`;
+    ].find((x) => !!x && /\s/.test(x) && x !== objectOf(order));
+    if (bare && container) order = `${order} ${container}`;
     // "In there": the place named last (or, after a statement, what it was about: "the oven is warm, put it in there").
     const there = [...places].reverse().find((m) => !knows || knows(m.text)) ?? (said.length ? said.at(-1) : undefined);
-    if (there) q = q.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
-    places.push(...mentionsOf(q).filter((m) => m.placed));
+    if (there) order = order.replace(/\b(in|into|on|onto|inside)\s+there\b/i, `$1 ${there.text}`);
+    places.push(...mentionsOf(order).filter((m) => m.placed));
     const next = parts.slice(k + 1).find((x) => x.order)?.order;
-    const thing = objectOf(q);
+    const thing = objectOf(order);
     // The next part says where it goes, with "it" said as the thing: taking it in hand is part of that.
     // "Bring them out": a particle alone ("out", "up", "over") says nowhere.
     const nowhere =
       !!thing &&
       !TARGET.test(
-        q
+        order
           .replace(/^\S+\s+/, "")
           .replace(thing, "")
           .replace(/\b(?:out|up|back|over|down|off)\b(?!\s+of\b)/gi, ""),
       );
-    if (TAKING.test(q) && nowhere && next && (/\b(?:it|them|both)\b/i.test(next) || BARE_PUT.test(next))) q = "";
+    if (TAKING.test(order) && nowhere && next && (/\b(?:it|them|both)\b/i.test(next) || BARE_PUT.test(next)))
+      order = "";
     // "… they ought to live in the fridge. Would you mind moving them?": moving it was asked already, with where.
     else if (
       nowhere &&
-      /^(?:move|put|take|bring|shift|carry|relocate|warm|heat|cool|chill)\b/i.test(q) &&
+      /^(?:move|put|take|bring|shift|carry|relocate|warm|heat|cool|chill)\b/i.test(order) &&
       orders.some((o) => objectOf(o) === thing && TARGET.test(o.replace(thing!, "")))
     )
-      q = "";
+      order = "";
     else {
-      const v = infinitive(q.split(/\s+/)[0] ?? "");
-      if (plainVerb(v) !== v) q = `${plainVerb(v)}${q.slice(q.split(/\s+/)[0].length)}`;
+      const base = infinitive(order.split(/\s+/)[0] ?? "");
+      if (plainVerb(base) !== base) order = `${plainVerb(base)}${order.slice(order.split(/\s+/)[0].length)}`;
     }
     // "Grab the vitamins and the medication and put both …": every thing the order names.
-    const things = mentionsOf(q).filter((m) => !m.placed);
+    const things = mentionsOf(order).filter((m) => !m.placed);
     if (things.length >= 2) named = things;
     else if (thing)
       named = [
@@ -1338,7 +1375,7 @@ function restateSentences(text: string, knows?: Knows): string {
           placed: false,
         },
       ];
-    orders.push(q);
+    orders.push(order);
   }
   return orders
     .filter(Boolean)
@@ -1356,11 +1393,11 @@ export function describesOnly(words: string[], before = "the"): boolean {
     terms.length === words.length &&
     words.length <= 2 &&
     terms.every(
-      (t) =>
-        (t.tags.has("Adjective") ||
-          (isVerb(t) && (t.tags.has("PastTense") || t.tags.has("Participle"))) ||
-          (t.tags.has("Noun") && t.tags.has("Singular"))) &&
-        !t.tags.has("Pronoun"),
+      (term) =>
+        (term.tags.has("Adjective") ||
+          (isVerb(term) && (term.tags.has("PastTense") || term.tags.has("Participle"))) ||
+          (term.tags.has("Noun") && term.tags.has("Singular"))) &&
+        !term.tags.has("Pronoun"),
     )
   );
 }

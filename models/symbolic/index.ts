@@ -25,7 +25,7 @@ export class SymbolicChatModel extends BaseChatModel {
   }
 
   /** Which reasoning each node's task calls for; noise reaches only the roles the knobs describe. */
-  private answer(ctx: any, rng: Draw): unknown {
+  private answer(ctx: { task: string } & Record<string, unknown>, rng: Draw): unknown {
     const task = this.tasks[ctx.task];
     if (!task)
       throw new Error(
@@ -39,7 +39,7 @@ export class SymbolicChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const ctx = readModelView(readContext(messages) as any);
+    const ctx = readModelView(readContext(messages));
     // Faults are drawn from what the request asks that the reasoner reads, not how it is worded (models/symbolic/meaning.ts):
     // a dry pass (its draws keyed on the seed and the role alone) finds the fields the reasoner reads, and the answer's
     // draws are keyed on those. A field it never reads moves no draw; with every field read the key is the whole context's.

@@ -23,11 +23,11 @@ const WORDING = new Set([
   "yLabel",
 ]);
 
-const empty = (v: unknown) =>
-  v === null ||
-  v === undefined ||
-  (Array.isArray(v) && v.length === 0) ||
-  (typeof v === "object" && !Array.isArray(v) && Object.keys(v as object).length === 0);
+const empty = (value: unknown) =>
+  value === null ||
+  value === undefined ||
+  (Array.isArray(value) && value.length === 0) ||
+  (typeof value === "object" && !Array.isArray(value) && Object.keys(value as object).length === 0);
 
 /** The context with its wording left out: keys sorted, empty fields dropped, text in one case and spacing. */
 export function meaningOf(value: unknown): unknown {
@@ -36,8 +36,8 @@ export function meaningOf(value: unknown): unknown {
     const kept: [string, unknown][] = [];
     for (const key of Object.keys(value).sort()) {
       if (WORDING.has(key)) continue;
-      const v = meaningOf((value as Record<string, unknown>)[key]);
-      if (!empty(v)) kept.push([key, v]);
+      const reduced = meaningOf((value as Record<string, unknown>)[key]);
+      if (!empty(reduced)) kept.push([key, reduced]);
     }
     return Object.fromEntries(kept);
   }

@@ -109,7 +109,7 @@ export function perceived(rng: Draw, view: string, thing: string): Draw {
 
 /** One node's reasoning: its context block in, its structured answer out; noise and draws for the roles that use them. */
 // The context is whatever that node's prompt carries; each reasoner function declares its own shape.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a task's context is its own node's shape, declared by each reasoner function
 export type Task = (ctx: any, noise: NoiseKnobs, rng: Draw) => unknown;
 
 const unit = (key: string) => createHash("sha256").update(key).digest().readUInt32BE(0) / 2 ** 32;

@@ -21,29 +21,29 @@ export interface Domain {
 
 const fact = (pred: string, args: string[]) => `${pred}(${args.join(", ")})`;
 
-function parseFact(f: string): { pred: string; args: string[] } {
-  const l = parseLiteral(f);
-  return { pred: l.pred, args: l.args };
+function parseFact(text: string): { pred: string; args: string[] } {
+  const literal = parseLiteral(text);
+  return { pred: literal.pred, args: literal.args };
 }
 
 /** All bindings of the literal's free variables (?x) that make it hold in `facts`, extending `bind`. */
 function* match(
-  l: Literal,
+  literal: Literal,
   bind: Record<string, string>,
   facts: Set<string>,
   index: Map<string, string[][]>,
 ): Generator<Record<string, string>> {
-  const resolved = l.args.map((a) => (a.startsWith("?") ? bind[a] : (bind[a] ?? a)));
+  const resolved = literal.args.map((a) => (a.startsWith("?") ? bind[a] : (bind[a] ?? a)));
   if (resolved.every((a) => a !== undefined)) {
-    if (facts.has(fact(l.pred, resolved as string[]))) yield bind;
+    if (facts.has(fact(literal.pred, resolved as string[]))) yield bind;
     return;
   }
-  for (const args of index.get(l.pred) ?? []) {
+  for (const args of index.get(literal.pred) ?? []) {
     if (args.length !== resolved.length) continue;
     const next = { ...bind };
     let ok = true;
     for (let i = 0; i < args.length && ok; i++) {
-      if (resolved[i] === undefined) next[l.args[i]] = args[i];
+      if (resolved[i] === undefined) next[literal.args[i]] = args[i];
       else ok = resolved[i] === args[i];
     }
     if (ok) yield next;
@@ -68,23 +68,23 @@ function satisfied(
   index: Map<string, string[][]>,
   dom: Domain,
 ): Record<string, string> | undefined {
-  const go = (i: number, b: Record<string, string>): Record<string, string> | undefined => {
-    if (i === lits.length) return b;
-    const l = lits[i];
-    if (l.pred === "full") {
-      const place = b[l.args[0]] ?? l.args[0];
-      const n = [...facts].filter((f) => f.startsWith("in(") && f.endsWith(`, ${place})`)).length;
-      const isFull = n >= (dom.capacity[place] ?? Infinity);
-      return isFull !== l.negated ? go(i + 1, b) : undefined;
+  const go = (i: number, binding: Record<string, string>): Record<string, string> | undefined => {
+    if (i === lits.length) return binding;
+    const literal = lits[i];
+    if (literal.pred === "full") {
+      const place = binding[literal.args[0]] ?? literal.args[0];
+      const held = [...facts].filter((f) => f.startsWith("in(") && f.endsWith(`, ${place})`)).length;
+      const isFull = held >= (dom.capacity[place] ?? Infinity);
+      return isFull !== literal.negated ? go(i + 1, binding) : undefined;
     }
-    if (l.negated) {
-      const positive = { ...l, negated: false, args: l.args.map((a) => (a === "_" ? `?_${i}` : a)) };
-      for (const _ of match(positive, b, facts, index)) return undefined;
-      return go(i + 1, b);
+    if (literal.negated) {
+      const positive = { ...literal, negated: false, args: literal.args.map((a) => (a === "_" ? `?_${i}` : a)) };
+      for (const _ of match(positive, binding, facts, index)) return undefined;
+      return go(i + 1, binding);
     }
-    for (const nb of match(l, b, facts, index)) {
-      const r = go(i + 1, nb);
-      if (r) return r;
+    for (const nb of match(literal, binding, facts, index)) {
+      const found = go(i + 1, nb);
+      if (found) return found;
     }
     return undefined;
   };
@@ -98,11 +98,11 @@ function apply(effects: Literal[], bind: Record<string, string>, facts: Set<stri
     const args = ground(l);
     if (args.includes("_")) {
       for (const f of next) {
-        const p = parseFact(f);
+        const parsed = parseFact(f);
         if (
-          p.pred === l.pred &&
-          p.args.length === args.length &&
-          p.args.every((a, i) => args[i] === "_" || args[i] === a)
+          parsed.pred === l.pred &&
+          parsed.args.length === args.length &&
+          parsed.args.every((a, i) => args[i] === "_" || args[i] === a)
         )
           next.delete(f);
       }
@@ -120,8 +120,8 @@ export function groundActions(
   for (const r of dom.robots) {
     for (const s of r.skills) {
       const params = Object.entries(s.parameters.properties);
-      const domains = params.map(([name, p]) => {
-        const values = (p.enum ?? []).map(String);
+      const domains = params.map(([name, field]) => {
+        const values = (field.enum ?? []).map(String);
         // Objects are the planner's own names for them (a perceiver's wording may differ from the manifest's;
         // the verifier maps them back before anything is sent).
         return name === "object" ? dom.objects : values;
@@ -162,9 +162,9 @@ export function search(dom: Domain, facts: string[], goal: string[], maxExpansio
       if (satisfied(goalLits, {}, all, index, dom)) return { plan: node.plan, expanded };
       if (++expanded > maxExpansions) return undefined;
       for (const a of actions) {
-        const b = satisfied(a.pre, a.bind, all, index, dom);
-        if (!b) continue;
-        const succ = apply(a.eff, b, node.facts);
+        const binding = satisfied(a.pre, a.bind, all, index, dom);
+        if (!binding) continue;
+        const succ = apply(a.eff, binding, node.facts);
         const k = key(succ);
         if (seen.has(k)) continue;
         seen.add(k);
@@ -178,33 +178,33 @@ export function search(dom: Domain, facts: string[], goal: string[], maxExpansio
 
 /** The facts after `action`, when its preconditions hold in `facts`; undefined when they do not. */
 export function afterAction(dom: Domain, action: GroundAction, facts: string[]): string[] | undefined {
-  const s = dom.robots.find((m) => m.id === action.robot)?.skills.find((k) => k.name === action.skill);
-  if (!s) return undefined;
+  const skill = dom.robots.find((m) => m.id === action.robot)?.skills.find((k) => k.name === action.skill);
+  if (!skill) return undefined;
   const all = new Set([...facts, ...dom.staticFacts]);
-  const b = satisfied(
-    s.preconditions.map(parseLiteral),
+  const binding = satisfied(
+    skill.preconditions.map(parseLiteral),
     { ...action.args, self: action.robot },
     all,
     indexFacts(all),
     dom,
   );
-  return b ? [...apply(s.effects.map(parseLiteral), b, new Set(facts))] : undefined;
+  return binding ? [...apply(skill.effects.map(parseLiteral), binding, new Set(facts))] : undefined;
 }
 
 /** Whether a ground action's preconditions hold in `facts` (for the critic). Returns the first literal that fails. */
 export function firstUnmet(dom: Domain, action: GroundAction, facts: string[]): string | undefined {
-  const r = dom.robots.find((m) => m.id === action.robot);
-  const s = r?.skills.find((k) => k.name === action.skill);
-  if (!s) return `${action.robot} has no skill ${action.skill}`;
+  const robot = dom.robots.find((m) => m.id === action.robot);
+  const skill = robot?.skills.find((k) => k.name === action.skill);
+  if (!skill) return `${action.robot} has no skill ${action.skill}`;
   const all = new Set([...facts, ...dom.staticFacts]);
   const index = indexFacts(all);
   const bind = { ...action.args, self: action.robot };
-  const pre = s.preconditions.map(parseLiteral);
+  const pre = skill.preconditions.map(parseLiteral);
   // Check literal by literal so the answer names what is missing.
   for (let i = 1; i <= pre.length; i++) {
     if (!satisfied(pre.slice(0, i), bind, all, index, dom)) {
-      const l = pre[i - 1];
-      return `${l.negated ? "not " : ""}${l.pred}(${l.args.map((a) => bind[a as keyof typeof bind] ?? a).join(", ")})`;
+      const literal = pre[i - 1];
+      return `${literal.negated ? "not " : ""}${literal.pred}(${literal.args.map((a) => bind[a as keyof typeof bind] ?? a).join(", ")})`;
     }
   }
   return undefined;

@@ -16,10 +16,10 @@ export interface Allowlists {
 export function globToRegExp(glob: string): RegExp {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") out += ".*";
-    else if (c === "?") out += ".";
-    else if (c === "[") {
+    const char = glob[i];
+    if (char === "*") out += ".*";
+    else if (char === "?") out += ".";
+    else if (char === "[") {
       const end = glob.indexOf("]", i + 2);
       if (end < 0) {
         out += "\\[";
@@ -30,7 +30,7 @@ export function globToRegExp(glob: string): RegExp {
       if (negated) set = set.slice(1);
       out += `[${negated ? "^" : ""}${set.replace(/\\/g, "\\\\").replace(/\^/g, "\\^")}]`;
       i = end;
-    } else out += c.replace(/[.+^${}()|\\/]/g, "\\$&");
+    } else out += char.replace(/[.+^${}()|\\/]/g, "\\$&");
   }
   return new RegExp(`^${out}$`, "s");
 }

@@ -113,9 +113,9 @@ export class BridgeClient extends EventEmitter {
 
   /** Connects with bounded retries and exponential backoff; throws BridgeConnectionError when all attempts fail. */
   static async connect(url: string, options: BridgeClientOptions = {}): Promise<BridgeClient> {
-    const c = new BridgeClient(url, options);
-    await c.open();
-    return c;
+    const client = new BridgeClient(url, options);
+    await client.open();
+    return client;
   }
 
   get connected(): boolean {
@@ -237,93 +237,96 @@ export class BridgeClient extends EventEmitter {
       this.emit("protocol-error", new BridgeProtocolError(undefined, "server sent invalid JSON"));
       return;
     }
-    const p = ServerMessage.safeParse(raw);
-    if (!p.success) {
+    const parsed = ServerMessage.safeParse(raw);
+    if (!parsed.success) {
       this.emit(
         "protocol-error",
         new BridgeProtocolError(undefined, `unexpected message from server: ${text.slice(0, 200)}`),
       );
       return;
     }
-    const m = p.data;
-    switch (m.op) {
+    const message = parsed.data;
+    switch (message.op) {
       case "fragment": {
         try {
-          const whole = this.fragments.add(m);
+          const whole = this.fragments.add(message);
           if (whole !== undefined) this.onText(whole);
         } catch (err) {
-          this.emit("protocol-error", new BridgeProtocolError(m.id, (err as Error).message));
+          this.emit("protocol-error", new BridgeProtocolError(message.id, (err as Error).message));
         }
         return;
       }
       case "publish": {
-        const s = this.subs.get(m.topic);
-        const msg = this.dialect === "ros1" ? fromRos1(m.msg) : m.msg;
+        const subscription = this.subs.get(message.topic);
+        const msg = this.dialect === "ros1" ? fromRos1(message.msg) : message.msg;
         const stamp = (msg as { header?: { stamp?: { sec?: unknown; nanosec?: unknown } } })?.header?.stamp;
-        if (typeof stamp?.sec === "number") this.stamped(m.topic, stamp.sec + Number(stamp.nanosec ?? 0) / 1e9);
-        if (s) for (const h of s.handlers) this.safely(() => h(msg));
+        if (typeof stamp?.sec === "number") this.stamped(message.topic, stamp.sec + Number(stamp.nanosec ?? 0) / 1e9);
+        if (subscription) for (const h of subscription.handlers) this.safely(() => h(msg));
         return;
       }
       case "service_response": {
-        const c = m.id ? this.calls.get(m.id) : undefined;
-        if (!c) return;
-        this.calls.delete(m.id!);
-        clearTimeout(c.timer);
-        if (m.result) c.resolve(m.values);
-        else c.reject(new ServiceCallError(m.service, m.values));
+        const call = message.id ? this.calls.get(message.id) : undefined;
+        if (!call) return;
+        this.calls.delete(message.id!);
+        clearTimeout(call.timer);
+        if (message.result) call.resolve(message.values);
+        else call.reject(new ServiceCallError(message.service, message.values));
         return;
       }
       case "action_feedback": {
-        const g = this.goals.get(m.id);
-        if (g?.onFeedback) this.safely(() => g.onFeedback!(m.values));
+        const goal = this.goals.get(message.id);
+        if (goal?.onFeedback) this.safely(() => goal.onFeedback!(message.values));
         return;
       }
       case "action_result": {
-        const g = this.goals.get(m.id);
-        if (!g) return;
-        this.goals.delete(m.id);
-        clearTimeout(g.timer);
-        const status = m.status ?? (m.result ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED);
-        g.resolve({
-          goalId: m.id,
-          action: m.action,
+        const goal = this.goals.get(message.id);
+        if (!goal) return;
+        this.goals.delete(message.id);
+        clearTimeout(goal.timer);
+        const status = message.status ?? (message.result ? GoalStatus.SUCCEEDED : GoalStatus.ABORTED);
+        goal.resolve({
+          goalId: message.id,
+          action: message.action,
           status,
-          succeeded: m.result && status === GoalStatus.SUCCEEDED,
-          values: m.values,
+          succeeded: message.result && status === GoalStatus.SUCCEEDED,
+          values: message.values,
         });
         return;
       }
       case "status": {
-        if (m.level === "error" && m.id) {
-          const err = new BridgeProtocolError(m.id, m.msg);
-          const c = this.calls.get(m.id);
-          if (c) {
-            this.calls.delete(m.id);
-            clearTimeout(c.timer);
-            c.reject(err);
+        if (message.level === "error" && message.id) {
+          const err = new BridgeProtocolError(message.id, message.msg);
+          const call = this.calls.get(message.id);
+          if (call) {
+            this.calls.delete(message.id);
+            clearTimeout(call.timer);
+            call.reject(err);
             return;
           }
-          const g = this.goals.get(m.id);
-          if (g) {
-            this.goals.delete(m.id);
-            clearTimeout(g.timer);
-            g.reject(err);
+          const goal = this.goals.get(message.id);
+          if (goal) {
+            this.goals.delete(message.id);
+            clearTimeout(goal.timer);
+            goal.reject(err);
             return;
           }
         }
-        this.emit("status", m);
+        this.emit("status", message);
         return;
       }
       case "call_service": {
-        const a = this.services.get(m.service);
-        if (!a) {
+        const offered = this.services.get(message.service);
+        if (!offered) {
           this.emit(
             "protocol-error",
-            new BridgeProtocolError(m.id, `server called service ${m.service}, which this client does not offer`),
+            new BridgeProtocolError(
+              message.id,
+              `server called service ${message.service}, which this client does not offer`,
+            ),
           );
           return;
         }
-        void this.answer(m.id, m.service, a.handler, m.args);
+        void this.answer(message.id, message.service, offered.handler, message.args);
         return;
       }
     }
@@ -396,13 +399,13 @@ export class BridgeClient extends EventEmitter {
 
   /** A service's type as rosapi says (cached): how a ROS 1 client learns which services carry JSON text. */
   private serviceType(service: string, timeoutMs: number): Promise<string> {
-    let t = this.serviceTypes.get(service);
-    if (!t) {
-      t = this.callRaw<{ type: string }>("/rosapi/service_type", { service }, timeoutMs).then((r) => r.type);
-      t.catch(() => this.serviceTypes.delete(service));
-      this.serviceTypes.set(service, t);
+    let lookup = this.serviceTypes.get(service);
+    if (!lookup) {
+      lookup = this.callRaw<{ type: string }>("/rosapi/service_type", { service }, timeoutMs).then((r) => r.type);
+      lookup.catch(() => this.serviceTypes.delete(service));
+      this.serviceTypes.set(service, lookup);
     }
-    return t;
+    return lookup;
   }
 
   private callRaw<T>(service: string, args: unknown, timeoutMs: number, type?: string): Promise<T> {
@@ -431,18 +434,18 @@ export class BridgeClient extends EventEmitter {
     handler: (msg: T) => void,
     opts: { throttleRate?: number; queueLength?: number } = {},
   ): () => void {
-    let s = this.subs.get(topic);
-    if (!s) {
-      s = { type, throttleRate: opts.throttleRate, queueLength: opts.queueLength, handlers: new Set() };
-      this.subs.set(topic, s);
-      if (this.connected) this.sendSubscribe(topic, s);
+    let subscription = this.subs.get(topic);
+    if (!subscription) {
+      subscription = { type, throttleRate: opts.throttleRate, queueLength: opts.queueLength, handlers: new Set() };
+      this.subs.set(topic, subscription);
+      if (this.connected) this.sendSubscribe(topic, subscription);
     }
-    const h = handler as (msg: unknown) => void;
-    s.handlers.add(h);
+    const listener = handler as (msg: unknown) => void;
+    subscription.handlers.add(listener);
     return () => {
       const cur = this.subs.get(topic);
       if (!cur) return;
-      cur.handlers.delete(h);
+      cur.handlers.delete(listener);
       if (cur.handlers.size === 0) {
         this.subs.delete(topic);
         if (this.connected) this.sendRaw({ op: "unsubscribe", id: `subscribe:${topic}`, topic });
@@ -450,9 +453,9 @@ export class BridgeClient extends EventEmitter {
     };
   }
 
-  private stamped(topic: string, t: number): void {
-    this.stamps.set(topic, Math.max(t, this.stamps.get(topic) ?? -Infinity));
-    for (const w of this.stampWaits) if (w.topic === topic && t >= w.atLeast) w.done();
+  private stamped(topic: string, seconds: number): void {
+    this.stamps.set(topic, Math.max(seconds, this.stamps.get(topic) ?? -Infinity));
+    for (const w of this.stampWaits) if (w.topic === topic && seconds >= w.atLeast) w.done();
   }
 
   /**
@@ -462,20 +465,20 @@ export class BridgeClient extends EventEmitter {
   stampedBy(topic: string, atLeast: number, timeoutMs: number): Promise<boolean> {
     if (!this.subs.has(topic) || (this.stamps.get(topic) ?? -Infinity) >= atLeast) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const w = {
+      const wait = {
         topic,
         atLeast,
         done: () => {
           clearTimeout(timer);
-          this.stampWaits.delete(w);
+          this.stampWaits.delete(wait);
           resolve(true);
         },
       };
       const timer = setTimeout(() => {
-        this.stampWaits.delete(w);
+        this.stampWaits.delete(wait);
         resolve(false);
       }, timeoutMs);
-      this.stampWaits.add(w);
+      this.stampWaits.add(wait);
     });
   }
 
@@ -494,31 +497,31 @@ export class BridgeClient extends EventEmitter {
     });
   }
 
-  private sendSubscribe(topic: string, s: ClientSubscription): void {
+  private sendSubscribe(topic: string, subscription: ClientSubscription): void {
     this.sendRaw({
       op: "subscribe",
       id: `subscribe:${topic}`,
       topic,
-      ...(s.type ? { type: this.typeName(s.type) } : {}),
-      ...(s.throttleRate ? { throttle_rate: s.throttleRate } : {}),
-      ...(s.queueLength ? { queue_length: s.queueLength } : {}),
+      ...(subscription.type ? { type: this.typeName(subscription.type) } : {}),
+      ...(subscription.throttleRate ? { throttle_rate: subscription.throttleRate } : {}),
+      ...(subscription.queueLength ? { queue_length: subscription.queueLength } : {}),
     });
   }
 
   /** Advertises a topic this client publishes; `latch` keeps the last message for late subscribers (ROS 1). */
   advertise(topic: string, type: string, opts: { latch?: boolean } = {}): void {
-    const a = { type, latch: opts.latch };
-    this.advertised.set(topic, a);
-    if (this.connected) this.sendAdvertise(topic, a);
+    const advertisement = { type, latch: opts.latch };
+    this.advertised.set(topic, advertisement);
+    if (this.connected) this.sendAdvertise(topic, advertisement);
   }
 
-  private sendAdvertise(topic: string, a: { type: string; latch?: boolean }): void {
+  private sendAdvertise(topic: string, advertisement: { type: string; latch?: boolean }): void {
     this.sendRaw({
       op: "advertise",
       id: `advertise:${topic}`,
       topic,
-      type: this.typeName(a.type),
-      ...(a.latch ? { latch: true } : {}),
+      type: this.typeName(advertisement.type),
+      ...(advertisement.latch ? { latch: true } : {}),
     });
   }
 
@@ -591,13 +594,13 @@ export class BridgeClient extends EventEmitter {
       const pending: PendingGoal = {
         action,
         onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
-        resolve: (v: GoalResult) => {
+        resolve: (outcome: GoalResult) => {
           detach();
-          (resolve as (v: GoalResult) => void)(v);
+          (resolve as (v: GoalResult) => void)(outcome);
         },
-        reject: (e: Error) => {
+        reject: (error: Error) => {
           detach();
-          reject(e);
+          reject(error);
         },
       };
       const start = () => {
@@ -633,12 +636,12 @@ export class BridgeClient extends EventEmitter {
     const ws = this.ws;
     if (!ws) return;
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
+      const timer = setTimeout(() => {
         ws.terminate();
         resolve();
       }, 1000);
       ws.once("close", () => {
-        clearTimeout(t);
+        clearTimeout(timer);
         resolve();
       });
       ws.close(1000);

@@ -198,19 +198,19 @@ export class FragmentAssembler {
       throw new Error(`fragment ${frag.id}: total changed from ${entry.parts.length} to ${frag.total}`);
     }
     if (entry.parts[frag.num] === undefined) {
-      const n = frag.data.length;
+      const size = frag.data.length;
       // Refused before it is kept: the partial message is dropped whole, since it can no longer complete.
-      if (entry.bytes + n > this.maxBytes) {
+      if (entry.bytes + size > this.maxBytes) {
         this.drop(frag.id);
         throw new Error(`fragment ${frag.id}: reassembled message exceeds ${this.maxBytes} bytes`);
       }
-      if (this.total + n > this.maxTotalBytes) {
+      if (this.total + size > this.maxTotalBytes) {
         this.drop(frag.id);
         throw new Error(
           `fragment ${frag.id}: unfinished fragmented messages on this connection exceed ${this.maxTotalBytes} bytes; finish one before starting another`,
         );
       }
-      if (this.pool && this.pool.bytes + n > this.pool.maxBytes) {
+      if (this.pool && this.pool.bytes + size > this.pool.maxBytes) {
         this.drop(frag.id);
         throw new Error(
           `fragment ${frag.id}: the server holds its limit of ${this.pool.maxBytes} bytes of unfinished fragmented messages; try again later`,
@@ -218,9 +218,9 @@ export class FragmentAssembler {
       }
       entry.parts[frag.num] = frag.data;
       entry.received++;
-      entry.bytes += n;
-      this.total += n;
-      if (this.pool) this.pool.bytes += n;
+      entry.bytes += size;
+      this.total += size;
+      if (this.pool) this.pool.bytes += size;
     }
     if (entry.received < frag.total) return undefined;
     const whole = entry.parts.join("");
@@ -234,11 +234,11 @@ export class FragmentAssembler {
   }
 
   private drop(id: string): void {
-    const e = this.pending.get(id);
-    if (!e) return;
+    const entry = this.pending.get(id);
+    if (!entry) return;
     this.pending.delete(id);
-    this.total -= e.bytes;
-    if (this.pool) this.pool.bytes -= e.bytes;
+    this.total -= entry.bytes;
+    if (this.pool) this.pool.bytes -= entry.bytes;
   }
 }
 
@@ -252,20 +252,20 @@ export const MAX_JSON_DEPTH = 100;
 export function nestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
+    const code = text.charCodeAt(i);
+    if (code === 34 /* " */) {
       // Jump to the closing quote: one not preceded by an odd number of backslashes.
       for (;;) {
-        const q = text.indexOf('"', i + 1);
-        if (q < 0) return false; // unterminated: JSON.parse reports it
-        let k = q - 1;
+        const closing = text.indexOf('"', i + 1);
+        if (closing < 0) return false; // unterminated: JSON.parse reports it
+        let k = closing - 1;
         while (text.charCodeAt(k) === 92 /* \ */) k--;
-        i = q;
-        if ((q - 1 - k) % 2 === 0) break;
+        i = closing;
+        if ((closing - 1 - k) % 2 === 0) break;
       }
-    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+    } else if (code === 91 /* [ */ || code === 123 /* { */) {
       if (++depth > max) return true;
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+    } else if (code === 93 /* ] */ || code === 125 /* } */) depth--;
   }
   return false;
 }

@@ -36,9 +36,9 @@ const TERMINAL = new Set<number>([
 ]);
 
 /** An actionlib end state as the ROS 2 code the rest of the client speaks. */
-export function fromActionlibStatus(s: number): number {
-  if (s === ActionlibStatus.SUCCEEDED) return GoalStatus.SUCCEEDED;
-  if (s === ActionlibStatus.PREEMPTED || s === ActionlibStatus.RECALLED) return GoalStatus.CANCELED;
+export function fromActionlibStatus(status: number): number {
+  if (status === ActionlibStatus.SUCCEEDED) return GoalStatus.SUCCEEDED;
+  if (status === ActionlibStatus.PREEMPTED || status === ActionlibStatus.RECALLED) return GoalStatus.CANCELED;
   return GoalStatus.ABORTED;
 }
 
@@ -75,25 +75,25 @@ class ActionChannel {
     readonly action: string,
     actionType: string,
   ) {
-    const t = actionTypes(actionType);
-    client.advertise(`${action}/goal`, t.goal);
-    client.advertise(`${action}/cancel`, t.cancel);
-    client.subscribe<ActionlibResultMsg>(`${action}/result`, t.result, (m) =>
-      this.waiting.get(m.status?.goal_id?.id)?.onResult(m),
+    const types = actionTypes(actionType);
+    client.advertise(`${action}/goal`, types.goal);
+    client.advertise(`${action}/cancel`, types.cancel);
+    client.subscribe<ActionlibResultMsg>(`${action}/result`, types.result, (message) =>
+      this.waiting.get(message.status?.goal_id?.id)?.onResult(message),
     );
     client.subscribe<{ status: { goal_id: { id: string } }; feedback: unknown }>(
       `${action}/feedback`,
-      t.feedback,
-      (m) => {
-        const w = this.waiting.get(m.status?.goal_id?.id);
-        w?.onFeedback?.(parseJsonField(m.feedback));
+      types.feedback,
+      (message) => {
+        const waiter = this.waiting.get(message.status?.goal_id?.id);
+        waiter?.onFeedback?.(parseJsonField(message.feedback));
       },
     );
     client.subscribe<{ status_list: { goal_id: { id: string }; status: number }[] }>(
       `${action}/status`,
-      t.status,
-      (m) => {
-        for (const s of m.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
+      types.status,
+      (message) => {
+        for (const s of message.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
       },
     );
     client.on("disconnect", () => {
@@ -105,16 +105,16 @@ class ActionChannel {
 const channels = new WeakMap<BridgeClient, Map<string, ActionChannel>>();
 
 /** Feedback and result values: our actions put theirs in a `json` / `values_json` text; other robots' come as fields. */
-function parseJsonField(v: unknown): unknown {
-  const o = v as { json?: unknown } | undefined;
-  if (o && typeof o.json === "string" && Object.keys(o).length === 1) {
+function parseJsonField(value: unknown): unknown {
+  const wrapped = value as { json?: unknown } | undefined;
+  if (wrapped && typeof wrapped.json === "string" && Object.keys(wrapped).length === 1) {
     try {
-      return JSON.parse(o.json);
+      return JSON.parse(wrapped.json);
     } catch {
-      return o;
+      return wrapped;
     }
   }
-  return v;
+  return value;
 }
 
 /** The goal is sent again every so often until the robot's status or result shows it arrived (ROS 1 connects late). */
@@ -148,6 +148,8 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
   const result = new Promise<GoalResult<R>>((resolve, reject) => {
     let seen = false;
     let timer: NodeJS.Timeout | undefined;
+    // Set once the goal is sent; `done` clears it and runs sooner when the goal never is (abort, failed send).
+    // eslint-disable-next-line prefer-const -- a const at that assignment would be read before it exists and throw
     let resend: NodeJS.Timeout | undefined;
     const done = () => {
       clearTimeout(timer);
@@ -162,29 +164,33 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
     };
     channel.waiting.set(goalId, {
       onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
-      onStatus: (s) => {
+      onStatus: (status) => {
         seen = true;
         // Ended, but its result went by before this client's subscription was connected: asking again by the same id
         // makes the robot publish the result again (it never runs a goal id twice).
-        if (TERMINAL.has(s)) setTimeout(() => channel.waiting.has(goalId) && client.connected && send(), RESEND_MS);
+        if (TERMINAL.has(status))
+          setTimeout(() => channel.waiting.has(goalId) && client.connected && send(), RESEND_MS);
       },
-      onResult: (m) => {
+      onResult: (message) => {
         done();
-        if (m.status.status < 0)
+        if (message.status.status < 0)
           return reject(new BridgeConnectionError(`connection lost while goal ${goalId} on ${action} was running`));
-        const status = fromActionlibStatus(m.status.status);
-        const r = m.result ?? {};
+        const status = fromActionlibStatus(message.status.status);
+        const fields = message.result ?? {};
         const values =
-          "values_json" in r
-            ? { ...(parseJsonField({ json: r.values_json }) as object), message: r.message ?? m.status.text }
-            : r;
+          "values_json" in fields
+            ? {
+                ...(parseJsonField({ json: fields.values_json }) as object),
+                message: fields.message ?? message.status.text,
+              }
+            : fields;
         // ROS 1 keeps no order across topics: the frames the robot published before this result may still be on
         // their way. The result waits for them (a little), so whoever looks next sees the state the skill left.
-        const named = typeof r.frames_json === "string" && r.frames_json;
-        const frames = named ? (JSON.parse(r.frames_json as string) as Record<string, number>) : {};
+        const named = typeof fields.frames_json === "string" && fields.frames_json;
+        const frames = named ? (JSON.parse(fields.frames_json as string) as Record<string, number>) : {};
         // A standard action names no frames: its result's stamp is when it ended, and the caller waits for frames
         // stamped at or after it (the robot's clock stamps both).
-        const stamp = m.header?.stamp;
+        const stamp = message.header?.stamp;
         const endedAt =
           !named && stamp && (stamp.sec > 0 || stamp.nanosec > 0) ? stamp.sec + stamp.nanosec / 1e9 : undefined;
         void Promise.all(Object.entries(frames).map(([topic, t]) => client.stampedBy(topic, t, FRAMES_WAIT_MS))).then(
@@ -195,7 +201,7 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
               status,
               succeeded: status === GoalStatus.SUCCEEDED,
               values: values as R,
-              statusText: m.status.text || undefined,
+              statusText: message.status.text || undefined,
               ...(endedAt !== undefined ? { endedAt } : {}),
             }),
         );

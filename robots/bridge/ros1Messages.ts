@@ -10,27 +10,27 @@ export const JSON_SERVICE_TYPE = "robograph_msgs/Json";
 const OPTIONAL_TEXT = new Set(["display", "color"]);
 
 /** A message from a ROS 1 bridge in our shapes: stamps in sec/nanosec, no header seq, empty optional texts left out. */
-export function fromRos1(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(fromRos1);
-  if (!v || typeof v !== "object") return v;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 2 && "secs" in o && "nsecs" in o) return { sec: o.secs, nanosec: o.nsecs };
+export function fromRos1(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fromRos1);
+  if (!value || typeof value !== "object") return value;
+  const fields = value as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  if (keys.length === 2 && "secs" in fields && "nsecs" in fields) return { sec: fields.secs, nanosec: fields.nsecs };
   const out: Record<string, unknown> = {};
   for (const k of keys) {
-    if (k === "seq" && "stamp" in o && "frame_id" in o) continue;
-    if (OPTIONAL_TEXT.has(k) && o[k] === "") continue;
-    out[k] = fromRos1(o[k]);
+    if (k === "seq" && "stamp" in fields && "frame_id" in fields) continue;
+    if (OPTIONAL_TEXT.has(k) && fields[k] === "") continue;
+    out[k] = fromRos1(fields[k]);
   }
   return out;
 }
 
 /** A message of ours in ROS 1's shapes (stamps in secs/nsecs; missing fields the bridge fills with defaults). */
-export function toRos1(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(toRos1);
-  if (!v || typeof v !== "object" || Buffer.isBuffer(v)) return v;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 2 && "sec" in o && "nanosec" in o) return { secs: o.sec, nsecs: o.nanosec };
-  return Object.fromEntries(keys.map((k) => [k, toRos1(o[k])]));
+export function toRos1(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toRos1);
+  if (!value || typeof value !== "object" || Buffer.isBuffer(value)) return value;
+  const fields = value as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  if (keys.length === 2 && "sec" in fields && "nanosec" in fields) return { secs: fields.sec, nsecs: fields.nanosec };
+  return Object.fromEntries(keys.map((k) => [k, toRos1(fields[k])]));
 }

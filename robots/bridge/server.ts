@@ -132,8 +132,10 @@ export class BridgeServer {
     this.advertiseService("/robograph/goal_status", "robograph_msgs/srv/GoalStatus", (args) => {
       const id = (args as { id?: unknown } | undefined)?.id;
       if (typeof id !== "string") throw new ServiceRefusal("args.id (the goal id) must be a string");
-      const g = this.actions.goals.get(id);
-      return g ? { known: true, action: g.action, status: g.status, values: g.values ?? null } : { known: false };
+      const goal = this.actions.goals.get(id);
+      return goal
+        ? { known: true, action: goal.action, status: goal.status, values: goal.values ?? null }
+        : { known: false };
     });
     this.advertiseService(STOP_SERVICE, "std_srvs/srv/Trigger", () => {
       const canceled = this.cancelAll();
@@ -235,7 +237,8 @@ export class BridgeServer {
 
   /** Registers an action server. With `schema`, goal arguments are validated before the handler runs. */
   advertiseAction<A>(name: string, type: string, handler: ActionHandler<A>, schema?: z.ZodType<A>): void {
-    this.actions.byName.set(name, { type, handler, schema });
+    // The table holds every action's handler alike; the caller's `A` is what its goals' arguments are (checked by `schema`).
+    this.actions.byName.set(name, { type, handler: handler as ActionHandler, schema });
   }
 
   /**

@@ -53,36 +53,37 @@ const FieldShape: z.ZodType<FieldSchema> = z.lazy(() =>
       maxItems: z.number().int().nonnegative().optional(),
       oneOf: z.array(FieldShape).min(1).optional(),
     })
-    .superRefine((f, ctx) => {
-      if (!f.type && !f.oneOf && f.const === undefined)
+    .superRefine((field, ctx) => {
+      if (!field.type && !field.oneOf && field.const === undefined)
         ctx.addIssue({ code: "custom", message: "a field needs a type (or oneOf, or const)" });
-      if (f.type === "object") {
-        for (const k of f.required ?? [])
-          if (!f.properties?.[k])
+      if (field.type === "object") {
+        for (const k of field.required ?? [])
+          if (!field.properties?.[k])
             ctx.addIssue({
               code: "custom",
               path: ["required"],
               message: `${k} is required but not among the properties`,
             });
-      } else if (f.properties || f.required)
+      } else if (field.properties || field.required)
         ctx.addIssue({
           code: "custom",
           path: ["properties"],
-          message: `properties and required belong to an object, not to a ${f.type ?? "oneOf"}`,
+          message: `properties and required belong to an object, not to a ${field.type ?? "oneOf"}`,
         });
-      if (f.type !== "array" && (f.items !== undefined || f.prefixItems))
+      if (field.type !== "array" && (field.items !== undefined || field.prefixItems))
         ctx.addIssue({
           code: "custom",
           path: ["items"],
-          message: `items belong to an array, not to a ${f.type ?? "oneOf"}`,
+          message: `items belong to an array, not to a ${field.type ?? "oneOf"}`,
         });
     }),
 ) as z.ZodType<FieldSchema>;
 
 /** A field checked against the subset and kept as written (key order too: it is what a model reads). */
-export const FieldSchema = z.unknown().superRefine((v, ctx) => {
-  const r = FieldShape.safeParse(v);
-  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: "custom", path: i.path, message: i.message });
+export const FieldSchema = z.unknown().superRefine((value, ctx) => {
+  const parsed = FieldShape.safeParse(value);
+  if (!parsed.success)
+    for (const i of parsed.error.issues) ctx.addIssue({ code: "custom", path: i.path, message: i.message });
 }) as unknown as z.ZodType<FieldSchema>;
 
 /** A skill's arguments: an object of fields (any of them nested objects, arrays of objects, unions of shapes). */
@@ -93,9 +94,9 @@ export const ArgumentSchema = z
     required: z.array(z.string()).default([]),
     additionalProperties: z.literal(false).default(false),
   })
-  .superRefine((a, ctx) => {
-    for (const k of a.required)
-      if (!a.properties[k])
+  .superRefine((schema, ctx) => {
+    for (const k of schema.required)
+      if (!schema.properties[k])
         ctx.addIssue({ code: "custom", path: ["required"], message: `${k} is required but not among the properties` });
   });
 export type ArgumentSchema = z.infer<typeof ArgumentSchema>;
@@ -134,13 +135,14 @@ export const GoalTemplate = z.strictObject({
 export type GoalTemplate = z.infer<typeof GoalTemplate>;
 
 /** A copy in which every object takes no field it does not name (a ROS message has no other fields). */
-function closed(f: FieldSchema): FieldSchema {
-  const out: FieldSchema = { ...f };
-  if (f.properties) out.properties = Object.fromEntries(Object.entries(f.properties).map(([k, p]) => [k, closed(p)]));
-  if (f.type === "object") out.additionalProperties = false;
-  if (f.items) out.items = closed(f.items);
-  if (f.prefixItems) out.prefixItems = f.prefixItems.map(closed);
-  if (f.oneOf) out.oneOf = f.oneOf.map(closed);
+function closed(field: FieldSchema): FieldSchema {
+  const out: FieldSchema = { ...field };
+  if (field.properties)
+    out.properties = Object.fromEntries(Object.entries(field.properties).map(([k, p]) => [k, closed(p)]));
+  if (field.type === "object") out.additionalProperties = false;
+  if (field.items) out.items = closed(field.items);
+  if (field.prefixItems) out.prefixItems = field.prefixItems.map(closed);
+  if (field.oneOf) out.oneOf = field.oneOf.map(closed);
   return out;
 }
 
@@ -148,57 +150,57 @@ const validators = new WeakMap<object, z.ZodType<Record<string, unknown>>>();
 
 /** The zod validator of a skill's arguments, built once per schema from its JSON schema by zod itself. */
 export function argumentsValidator(params: ArgumentSchema): z.ZodType<Record<string, unknown>> {
-  let v = validators.get(params);
-  if (!v) {
-    v = z.fromJSONSchema(
+  let validator = validators.get(params);
+  if (!validator) {
+    validator = z.fromJSONSchema(
       closed({ ...params, required: params.required ?? [] }) as Parameters<typeof z.fromJSONSchema>[0],
     ) as z.ZodType<Record<string, unknown>>;
-    validators.set(params, v);
+    validators.set(params, validator);
   }
-  return v;
+  return validator;
 }
 
 /** Every value an enum anywhere in these fields allows (nested objects, items and shapes included). */
-export function enumValues(f: FieldSchema | ArgumentSchema): string[] {
-  const own = "enum" in f && f.enum ? f.enum.map(String) : [];
+export function enumValues(field: FieldSchema | ArgumentSchema): string[] {
+  const own = "enum" in field && field.enum ? field.enum.map(String) : [];
   const nested = [
-    ...Object.values(f.properties ?? {}),
-    ...("items" in f && f.items ? [f.items] : []),
-    ...("prefixItems" in f ? (f.prefixItems ?? []) : []),
-    ...("oneOf" in f ? (f.oneOf ?? []) : []),
+    ...Object.values(field.properties ?? {}),
+    ...("items" in field && field.items ? [field.items] : []),
+    ...("prefixItems" in field ? (field.prefixItems ?? []) : []),
+    ...("oneOf" in field ? (field.oneOf ?? []) : []),
   ];
   return [...own, ...nested.flatMap(enumValues)];
 }
 
 type Placeholder = { $arg: string } | { $pose: string };
-const placeholder = (v: unknown): Placeholder | undefined => {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  const keys = Object.keys(v);
+const placeholder = (value: unknown): Placeholder | undefined => {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
   return keys.length === 1 &&
     (keys[0] === "$arg" || keys[0] === "$pose") &&
-    typeof (v as Record<string, unknown>)[keys[0]] === "string"
-    ? (v as Placeholder)
+    typeof (value as Record<string, unknown>)[keys[0]] === "string"
+    ? (value as Placeholder)
     : undefined;
 };
 
 /** Every placeholder of a template, where it stands. */
-function placeholders(v: unknown, at: string[] = []): { at: string[]; p: Placeholder }[] {
-  const p = placeholder(v);
-  if (p) return [{ at, p }];
-  if (Array.isArray(v)) return v.flatMap((x, i) => placeholders(x, [...at, String(i)]));
-  if (v && typeof v === "object") return Object.entries(v).flatMap(([k, x]) => placeholders(x, [...at, k]));
+function placeholders(value: unknown, at: string[] = []): { at: string[]; p: Placeholder }[] {
+  const found = placeholder(value);
+  if (found) return [{ at, p: found }];
+  if (Array.isArray(value)) return value.flatMap((x, i) => placeholders(x, [...at, String(i)]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, x]) => placeholders(x, [...at, k]));
   return [];
 }
 
 /** A named pose as a `geometry_msgs/PoseStamped` (stamp and seq left to their ROS defaults: "latest", numbered by ROS). */
-export function poseStamped(p: NamedPose): {
+export function poseStamped(pose: NamedPose): {
   header: { frame_id: string };
   pose: { position: { x: number; y: number; z: number }; orientation: { x: number; y: number; z: number; w: number } };
 } {
-  const orientation = p.orientation ?? { x: 0, y: 0, z: Math.sin(p.yaw! / 2), w: Math.cos(p.yaw! / 2) };
+  const orientation = pose.orientation ?? { x: 0, y: 0, z: Math.sin(pose.yaw! / 2), w: Math.cos(pose.yaw! / 2) };
   return {
-    header: { frame_id: p.frame_id },
-    pose: { position: { x: p.position.x, y: p.position.y, z: p.position.z ?? 0 }, orientation },
+    header: { frame_id: pose.frame_id },
+    pose: { position: { x: pose.position.x, y: pose.position.y, z: pose.position.z ?? 0 }, orientation },
   };
 }
 
@@ -211,21 +213,22 @@ export class GoalTemplateError extends Error {
 
 /** The template with the planner's arguments put in (not yet checked against the message). */
 function fill(goal: GoalTemplate, args: Record<string, unknown>): unknown {
-  const walk = (v: unknown): unknown => {
-    const p = placeholder(v);
-    if (p && "$arg" in p) return args[p.$arg];
-    if (p && "$pose" in p) {
-      const name = String(args[p.$pose]);
+  const walk = (value: unknown): unknown => {
+    const found = placeholder(value);
+    if (found && "$arg" in found) return args[found.$arg];
+    if (found && "$pose" in found) {
+      const name = String(args[found.$pose]);
       const pose = goal.poses[name];
       if (!pose)
         throw new GoalTemplateError([
-          `${p.$pose}: no pose named ${JSON.stringify(name)}; the manifest's poses are ${Object.keys(goal.poses).join(", ") || "none yet (measure them into goal.poses)"}`,
+          `${found.$pose}: no pose named ${JSON.stringify(name)}; the manifest's poses are ${Object.keys(goal.poses).join(", ") || "none yet (measure them into goal.poses)"}`,
         ]);
       return poseStamped(pose);
     }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, walk(x)]));
+    return value;
   };
   return walk(goal.template);
 }
@@ -237,9 +240,9 @@ const issuesOf = (e: z.ZodError) => e.issues.map((i) => `${i.path.join(".") || "
  * against the message. Throws GoalTemplateError naming each field that does not fit.
  */
 export function goalFromTemplate(goal: GoalTemplate, args: Record<string, unknown>): Record<string, unknown> {
-  const p = argumentsValidator(goal.message).safeParse(fill(goal, args));
-  if (!p.success) throw new GoalTemplateError(issuesOf(p.error));
-  return p.data;
+  const parsed = argumentsValidator(goal.message).safeParse(fill(goal, args));
+  if (!parsed.success) throw new GoalTemplateError(issuesOf(parsed.error));
+  return parsed.data;
 }
 
 /**
@@ -272,11 +275,11 @@ export function templateIssues(
   const poseArgs = [...new Set(found.map(({ p }) => ("$pose" in p ? p.$pose : undefined)))];
   if (out.length === 0 && found.length > 0 && found.every(({ p }) => "$pose" in p) && poseArgs.length === 1) {
     for (const name of Object.keys(goal.poses)) {
-      const p = argumentsValidator(goal.message).safeParse(fill(goal, { [poseArgs[0]!]: name }));
-      if (!p.success)
+      const parsed = argumentsValidator(goal.message).safeParse(fill(goal, { [poseArgs[0]!]: name }));
+      if (!parsed.success)
         out.push({
           path: ["goal", "poses", name],
-          message: `its goal does not fit the message: ${issuesOf(p.error).join("; ")}`,
+          message: `its goal does not fit the message: ${issuesOf(parsed.error).join("; ")}`,
         });
     }
   }
@@ -285,6 +288,6 @@ export function templateIssues(
 
 /** The argument of a template whose values are pose names (`navigation_point`), if it has one. */
 export function poseArgument(goal: GoalTemplate): string | undefined {
-  const p = placeholders(goal.template).find(({ p }) => "$pose" in p)?.p;
-  return p && "$pose" in p ? p.$pose : undefined;
+  const found = placeholders(goal.template).find(({ p }) => "$pose" in p)?.p;
+  return found && "$pose" in found ? found.$pose : undefined;
 }

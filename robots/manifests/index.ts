@@ -13,14 +13,14 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`, { cause: err });
   }
-  const p = schema.safeParse(raw);
-  if (!p.success)
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
     throw new Error(
-      `${what} ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      `${what} ${path} is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
-  return p.data;
+  return parsed.data;
 }
 
 /** Reads and validates one robot's manifest file. */

@@ -25,18 +25,18 @@ export interface Literal {
 }
 
 export function parseLiteral(text: string): Literal {
-  const m = LITERAL.exec(text.trim());
-  if (!m) throw new Error(`not a literal: ${JSON.stringify(text)} (expected pred(a, b) or not pred(a, b))`);
-  const args = m[3] === "" ? [] : m[3].split(",").map((a) => a.trim());
+  const match = LITERAL.exec(text.trim());
+  if (!match) throw new Error(`not a literal: ${JSON.stringify(text)} (expected pred(a, b) or not pred(a, b))`);
+  const args = match[3] === "" ? [] : match[3].split(",").map((a) => a.trim());
   if (args.some((a) => !/^(\?[a-z_][a-z0-9_]*|_|[A-Za-z_][A-Za-z0-9_]*)$/.test(a))) {
     throw new Error(`bad argument in literal ${JSON.stringify(text)}`);
   }
-  return { negated: !!m[1], pred: m[2], args };
+  return { negated: !!match[1], pred: match[2], args };
 }
 
-export const LiteralText = z.string().superRefine((s, ctx) => {
+export const LiteralText = z.string().superRefine((text, ctx) => {
   try {
-    parseLiteral(s);
+    parseLiteral(text);
   } catch (err) {
     ctx.addIssue({ code: "custom", message: (err as Error).message });
   }
@@ -77,19 +77,20 @@ export const SkillSpec = z
     timeoutSec: z.number().positive().default(60),
     requiresApproval: z.boolean().default(false),
   })
-  .superRefine((s, ctx) => {
-    if (s.goal) for (const i of templateIssues(s.parameters, s.goal)) ctx.addIssue({ code: "custom", ...i });
+  .superRefine((skill, ctx) => {
+    if (skill.goal)
+      for (const i of templateIssues(skill.parameters, skill.goal)) ctx.addIssue({ code: "custom", ...i });
   })
-  .transform((s) => {
+  .transform((skill) => {
     // A pose argument written without its values takes the names of the poses measured: the model chooses among them.
-    const name = s.goal && poseArgument(s.goal);
-    const p = name ? s.parameters.properties[name] : undefined;
-    if (!name || !p || p.enum || !Object.keys(s.goal!.poses).length) return s;
+    const name = skill.goal && poseArgument(skill.goal);
+    const argument = name ? skill.parameters.properties[name] : undefined;
+    if (!name || !argument || argument.enum || !Object.keys(skill.goal!.poses).length) return skill;
     return {
-      ...s,
+      ...skill,
       parameters: {
-        ...s.parameters,
-        properties: { ...s.parameters.properties, [name]: { ...p, enum: Object.keys(s.goal!.poses) } },
+        ...skill.parameters,
+        properties: { ...skill.parameters.properties, [name]: { ...argument, enum: Object.keys(skill.goal!.poses) } },
       },
     };
   });
@@ -131,14 +132,14 @@ export const RobotManifest = z
     /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
     names: z.record(z.string(), Naming).optional(),
   })
-  .superRefine((m, ctx) => {
-    const used = new Set(m.skills.flatMap((s) => enumValues(s.parameters)));
-    for (const key of Object.keys(m.names ?? {})) {
+  .superRefine((manifest, ctx) => {
+    const used = new Set(manifest.skills.flatMap((s) => enumValues(s.parameters)));
+    for (const key of Object.keys(manifest.names ?? {})) {
       if (!used.has(key))
         ctx.addIssue({
           code: "custom",
           path: ["names", key],
-          message: `${key} is no argument value of any skill of ${m.id}`,
+          message: `${key} is no argument value of any skill of ${manifest.id}`,
         });
     }
   });
@@ -172,17 +173,17 @@ export const WorldDescription = z
     /** Display names and other wordings of its labels, places, navigation points, joints, handles and targets. */
     names: z.record(z.string(), Naming).optional(),
   })
-  .superRefine((w, ctx) => {
+  .superRefine((world, ctx) => {
     const known = new Set([
-      ...w.labels,
-      ...w.places.map((p) => p.name),
-      ...w.navigationPoints,
-      ...(w.joints ?? []).flatMap((j) => [j.name, j.object, j.handle]),
-      ...(w.targets ?? []).map((t) => t.name),
+      ...world.labels,
+      ...world.places.map((p) => p.name),
+      ...world.navigationPoints,
+      ...(world.joints ?? []).flatMap((j) => [j.name, j.object, j.handle]),
+      ...(world.targets ?? []).map((t) => t.name),
     ]);
-    for (const key of Object.keys(w.names ?? {})) {
+    for (const key of Object.keys(world.names ?? {})) {
       if (!known.has(key))
-        ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} names nothing in world ${w.name}` });
+        ctx.addIssue({ code: "custom", path: ["names", key], message: `${key} names nothing in world ${world.name}` });
     }
   });
 export type WorldDescription = z.infer<typeof WorldDescription>;
@@ -216,7 +217,7 @@ export const SENSES_GRASP = "senses_grasp(self)";
  * "holds the cup" says only that the fingers closed there.
  */
 export function reportsHoldUnsensed(robot: RobotManifest, skill: string): boolean {
-  const s = robot.skills.find((k) => k.name === skill);
-  if (!s || robot.facts.includes(SENSES_GRASP)) return false;
-  return s.effects.some((e) => /^(not )?(holding|hand_empty)\(/.test(e));
+  const spec = robot.skills.find((k) => k.name === skill);
+  if (!spec || robot.facts.includes(SENSES_GRASP)) return false;
+  return spec.effects.some((e) => /^(not )?(holding|hand_empty)\(/.test(e));
 }

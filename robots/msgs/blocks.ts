@@ -53,25 +53,25 @@ export const STATE_FIELDS = [
   "blue_z",
 ] as const;
 
-export function stateRow(s: BlockState): number[] {
-  const r = (v: number) => Math.round(v * 1e4) / 1e4;
+export function stateRow(state: BlockState): number[] {
+  const round = (v: number) => Math.round(v * 1e4) / 1e4;
   return [
-    ...s.tcp.map(r),
-    r(s.opening),
-    s.grasped ? 1 : 0,
-    s.held ? COLORS.indexOf(s.held) : -1,
-    ...COLORS.flatMap((c) => s.blocks[c].map(r)),
+    ...state.tcp.map(round),
+    round(state.opening),
+    state.grasped ? 1 : 0,
+    state.held ? COLORS.indexOf(state.held) : -1,
+    ...COLORS.flatMap((c) => state.blocks[c].map(round)),
   ];
 }
 
 export function stateFromRow(row: readonly number[]): BlockState {
-  const b = (i: number): [number, number, number] => [row[i], row[i + 1], row[i + 2]];
+  const triple = (i: number): [number, number, number] => [row[i], row[i + 1], row[i + 2]];
   return {
-    tcp: b(0),
+    tcp: triple(0),
     opening: row[3],
     grasped: row[4] > 0.5,
     held: row[5] >= 0 ? COLORS[row[5]] : null,
-    blocks: { red: b(6), green: b(9), blue: b(12) },
+    blocks: { red: triple(6), green: triple(9), blue: triple(12) },
   };
 }
 
@@ -135,8 +135,8 @@ export const PARAM_MAX = PARAMS.map((p) => p.max);
 export const ParamVector = z
   .array(z.number())
   .length(PARAM_DIM, `a parameter vector has ${PARAM_DIM} numbers (${PARAM_NAMES.join(", ")})`)
-  .superRefine((v, ctx) => {
-    v.forEach((x, i) => {
+  .superRefine((vector, ctx) => {
+    vector.forEach((x, i) => {
       if (!Number.isFinite(x) || x < PARAM_MIN[i] || x > PARAM_MAX[i]) {
         ctx.addIssue({
           code: "custom",

@@ -51,27 +51,31 @@ export class ImageDecodeError extends Error {
 /** How large a frame the agent keeps: a longer side is scaled down (a 4K camera would fill the artifact store). */
 export const MAX_FRAME_SIDE = 1280;
 
-const isRaw = (m: ImageMessage): m is RawImage =>
-  typeof (m as RawImage).encoding === "string" && typeof (m as RawImage).width === "number";
+const isRaw = (message: ImageMessage): message is RawImage =>
+  typeof (message as RawImage).encoding === "string" && typeof (message as RawImage).width === "number";
 
 /** Width and height of a PNG or JPEG, from its first bytes; undefined when it is neither. */
-export function encodedSize(b: Buffer): { width: number; height: number } | undefined {
-  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47)
-    return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
-  for (let i = 2; i + 9 < b.length;) {
-    if (b[i] !== 0xff) break;
-    const marker = b[i + 1];
-    if (marker >= 0xc0 && marker <= 0xc3) return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
-    i += 2 + b.readUInt16BE(i + 2);
+export function encodedSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47)
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  for (let i = 2; i + 9 < bytes.length;) {
+    if (bytes[i] !== 0xff) break;
+    const marker = bytes[i + 1];
+    if (marker >= 0xc0 && marker <= 0xc3)
+      return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
+    i += 2 + bytes.readUInt16BE(i + 2);
   }
   return undefined;
 }
 
 /** A message's frame size without decoding it (raw: its fields; compressed: its header bytes). */
-export function imageSize(m: ImageMessage): { width: number; height: number } | undefined {
-  if (isRaw(m)) return m.width > 0 && m.height > 0 ? { width: m.width, height: m.height } : undefined;
-  return typeof m.data === "string" ? encodedSize(Buffer.from(m.data.slice(0, 65_536), "base64")) : undefined;
+export function imageSize(message: ImageMessage): { width: number; height: number } | undefined {
+  if (isRaw(message))
+    return message.width > 0 && message.height > 0 ? { width: message.width, height: message.height } : undefined;
+  return typeof message.data === "string"
+    ? encodedSize(Buffer.from(message.data.slice(0, 65_536), "base64"))
+    : undefined;
 }
 
 /** Colour encodings: channels in the message, and the order that makes them RGB(A). */
@@ -88,58 +92,63 @@ const COLOUR: Record<string, { channels: 1 | 3 | 4; swap: boolean }> = {
 const DEPTH_ENCODINGS = new Set(["16uc1", "mono16", "32fc1"]);
 
 /** The bytes of a raw image's rows without the padding `step` may add at each row's end. */
-function rows(m: RawImage, bytesPerPixel: number, topic: string): Buffer {
-  const data = Buffer.from(m.data, "base64");
-  const row = m.width * bytesPerPixel;
-  const step = m.step || row;
-  if (step < row || data.length < step * (m.height - 1) + row) {
+function rows(image: RawImage, bytesPerPixel: number, topic: string): Buffer {
+  const data = Buffer.from(image.data, "base64");
+  const row = image.width * bytesPerPixel;
+  const step = image.step || row;
+  if (step < row || data.length < step * (image.height - 1) + row) {
     throw new ImageDecodeError(
-      `${topic}: a ${m.width}x${m.height} ${m.encoding} image needs ${step * m.height} bytes (step ${step}); the message has ${data.length}`,
+      `${topic}: a ${image.width}x${image.height} ${image.encoding} image needs ${step * image.height} bytes (step ${step}); the message has ${data.length}`,
     );
   }
-  if (step === row) return data.subarray(0, row * m.height);
-  const out = Buffer.alloc(row * m.height);
-  for (let y = 0; y < m.height; y++) data.copy(out, y * row, y * step, y * step + row);
+  if (step === row) return data.subarray(0, row * image.height);
+  const out = Buffer.alloc(row * image.height);
+  for (let y = 0; y < image.height; y++) data.copy(out, y * row, y * step, y * step + row);
   return out;
 }
 
-const capped = (img: Sharp, w: number, h: number) =>
-  Math.max(w, h) > MAX_FRAME_SIDE ? img.resize(MAX_FRAME_SIDE, MAX_FRAME_SIDE, { fit: "inside" }) : img;
+const capped = (img: Sharp, width: number, height: number) =>
+  Math.max(width, height) > MAX_FRAME_SIDE ? img.resize(MAX_FRAME_SIDE, MAX_FRAME_SIDE, { fit: "inside" }) : img;
 
-async function decodeColour(m: ImageMessage, topic: string): Promise<Buffer> {
-  if (!isRaw(m)) {
-    if (typeof m.data !== "string" || !m.data) throw new ImageDecodeError(`${topic}: a CompressedImage with no data`);
-    const bytes = Buffer.from(m.data, "base64");
+async function decodeColour(message: ImageMessage, topic: string): Promise<Buffer> {
+  if (!isRaw(message)) {
+    if (typeof message.data !== "string" || !message.data)
+      throw new ImageDecodeError(`${topic}: a CompressedImage with no data`);
+    const bytes = Buffer.from(message.data, "base64");
     const size = encodedSize(bytes);
     if (!size)
       throw new ImageDecodeError(
-        `${topic}: CompressedImage format ${JSON.stringify(m.format)} is neither JPEG nor PNG data`,
+        `${topic}: CompressedImage format ${JSON.stringify(message.format)} is neither JPEG nor PNG data`,
       );
     // A PNG of a size we keep is kept byte for byte: the same view gives the same artifact (and the same model cache key).
     if (bytes.readUInt32BE(0) === 0x89504e47 && Math.max(size.width, size.height) <= MAX_FRAME_SIDE) return bytes;
     return capped(sharp(bytes), size.width, size.height).png({ compressionLevel: 1 }).toBuffer();
   }
-  const enc = m.encoding.toLowerCase();
-  const c = COLOUR[enc];
-  if (!c) {
+  const enc = message.encoding.toLowerCase();
+  const colour = COLOUR[enc];
+  if (!colour) {
     const why = DEPTH_ENCODINGS.has(enc)
       ? " (a depth encoding: give this topic as the camera's depth)"
       : ` (known: ${Object.keys(COLOUR)
           .filter((k) => !k.startsWith("8uc"))
           .join(", ")})`;
     throw new ImageDecodeError(
-      `${topic}: image encoding ${JSON.stringify(m.encoding)} is not one the agent reads${why}`,
+      `${topic}: image encoding ${JSON.stringify(message.encoding)} is not one the agent reads${why}`,
     );
   }
-  const px = rows(m, c.channels, topic);
-  if (c.swap) {
-    for (let i = 0; i < px.length; i += c.channels) {
-      const b = px[i];
+  const px = rows(message, colour.channels, topic);
+  if (colour.swap) {
+    for (let i = 0; i < px.length; i += colour.channels) {
+      const first = px[i];
       px[i] = px[i + 2];
-      px[i + 2] = b;
+      px[i + 2] = first;
     }
   }
-  return capped(sharp(px, { raw: { width: m.width, height: m.height, channels: c.channels } }), m.width, m.height)
+  return capped(
+    sharp(px, { raw: { width: message.width, height: message.height, channels: colour.channels } }),
+    message.width,
+    message.height,
+  )
     .png({ compressionLevel: 1 })
     .toBuffer();
 }
@@ -150,13 +159,13 @@ const decoded = new WeakMap<object, Promise<Buffer>>();
  * A colour frame as PNG bytes, whatever the robot sent (see the header). Decoded once per message; throws
  * ImageDecodeError naming the topic and what it could not read.
  */
-export function pngOf(m: ImageMessage, topic: string): Promise<Buffer> {
-  let p = decoded.get(m);
-  if (!p) {
-    p = decodeColour(m, topic);
-    decoded.set(m, p);
+export function pngOf(message: ImageMessage, topic: string): Promise<Buffer> {
+  let pending = decoded.get(message);
+  if (!pending) {
+    pending = decodeColour(message, topic);
+    decoded.set(message, pending);
   }
-  return p;
+  return pending;
 }
 
 /** A depth frame in metres (0: no return), row by row. */
@@ -179,50 +188,50 @@ async function pngMillimetres(png: Buffer, topic: string): Promise<DepthImage> {
 }
 
 /** A depth frame in metres, whatever the robot sent: raw 16UC1/32FC1, our 16-bit PNG, or image_transport's compressedDepth. */
-export async function depthOf(m: ImageMessage, topic: string): Promise<DepthImage> {
-  if (!isRaw(m)) {
-    let bytes = Buffer.from(m.data ?? "", "base64");
+export async function depthOf(message: ImageMessage, topic: string): Promise<DepthImage> {
+  if (!isRaw(message)) {
+    let bytes = Buffer.from(message.data ?? "", "base64");
     // compressed_depth_image_transport: a 12-byte header (format and two quantisation floats) before the PNG.
-    if (/compressedDepth/i.test(m.format)) {
-      if (!/16UC1/i.test(m.format))
+    if (/compressedDepth/i.test(message.format)) {
+      if (!/16UC1/i.test(message.format))
         throw new ImageDecodeError(
-          `${topic}: compressedDepth ${JSON.stringify(m.format)}: only 16UC1 (millimetres) is read`,
+          `${topic}: compressedDepth ${JSON.stringify(message.format)}: only 16UC1 (millimetres) is read`,
         );
       bytes = bytes.subarray(12);
     }
     if (!(bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47))
       throw new ImageDecodeError(
-        `${topic}: a compressed depth image is read as a 16-bit PNG; format ${JSON.stringify(m.format)} is not one`,
+        `${topic}: a compressed depth image is read as a 16-bit PNG; format ${JSON.stringify(message.format)} is not one`,
       );
     return pngMillimetres(bytes, topic);
   }
-  const enc = m.encoding.toLowerCase();
-  const big = m.is_bigendian === true || m.is_bigendian === 1;
+  const enc = message.encoding.toLowerCase();
+  const big = message.is_bigendian === true || message.is_bigendian === 1;
   if (enc === "16uc1" || enc === "mono16") {
-    const px = rows(m, 2, topic);
-    const metres = new Float32Array(m.width * m.height);
+    const px = rows(message, 2, topic);
+    const metres = new Float32Array(message.width * message.height);
     for (let i = 0; i < metres.length; i++) metres[i] = (big ? px.readUInt16BE(2 * i) : px.readUInt16LE(2 * i)) / 1000;
-    return { width: m.width, height: m.height, metres };
+    return { width: message.width, height: message.height, metres };
   }
   if (enc === "32fc1") {
-    const px = rows(m, 4, topic);
-    const metres = new Float32Array(m.width * m.height);
+    const px = rows(message, 4, topic);
+    const metres = new Float32Array(message.width * message.height);
     for (let i = 0; i < metres.length; i++) {
-      const v = big ? px.readFloatBE(4 * i) : px.readFloatLE(4 * i);
-      metres[i] = Number.isFinite(v) && v > 0 ? v : 0;
+      const value = big ? px.readFloatBE(4 * i) : px.readFloatLE(4 * i);
+      metres[i] = Number.isFinite(value) && value > 0 ? value : 0;
     }
-    return { width: m.width, height: m.height, metres };
+    return { width: message.width, height: message.height, metres };
   }
   throw new ImageDecodeError(
-    `${topic}: depth encoding ${JSON.stringify(m.encoding)} is not one the agent reads (16UC1 in millimetres, 32FC1 in metres)`,
+    `${topic}: depth encoding ${JSON.stringify(message.encoding)} is not one the agent reads (16UC1 in millimetres, 32FC1 in metres)`,
   );
 }
 
 /** The intrinsic matrix of a CameraInfo (ROS 1 names it K, ROS 2 k), or undefined when it is all zeros (uncalibrated). */
 export function intrinsics(info: CameraInfo): { fx: number; fy: number; cx: number; cy: number } | undefined {
-  const K = info.K ?? info.k;
-  if (!K || K.length !== 9 || !(K[0] > 0 && K[4] > 0)) return undefined;
-  return { fx: K[0], fy: K[4], cx: K[2], cy: K[5] };
+  const matrix = info.K ?? info.k;
+  if (!matrix || matrix.length !== 9 || !(matrix[0] > 0 && matrix[4] > 0)) return undefined;
+  return { fx: matrix[0], fy: matrix[4], cx: matrix[2], cy: matrix[5] };
 }
 
 /**
@@ -232,13 +241,13 @@ export function intrinsics(info: CameraInfo): { fx: number; fy: number; cx: numb
 export function backProject(
   depth: DepthImage,
   info: CameraInfo,
-  u: number,
-  v: number,
+  column: number,
+  row: number,
 ): { x: number; y: number; z: number } | undefined {
   const k = intrinsics(info);
   if (!k) return undefined;
-  const px = Math.min(depth.width - 1, Math.max(0, Math.round(u)));
-  const py = Math.min(depth.height - 1, Math.max(0, Math.round(v)));
+  const px = Math.min(depth.width - 1, Math.max(0, Math.round(column)));
+  const py = Math.min(depth.height - 1, Math.max(0, Math.round(row)));
   const z = depth.metres[py * depth.width + px];
   if (!(z > 0)) return undefined;
   const sx = info.width > 0 ? depth.width / info.width : 1,
@@ -258,9 +267,9 @@ export function rawDepthImage(
   height: number,
   metres: ArrayLike<number>,
 ): RawImage {
-  const b = Buffer.alloc(width * height * 2);
-  for (let i = 0; i < width * height; i++) b.writeUInt16LE(Math.min(65535, Math.round(metres[i] * 1000)), 2 * i);
-  return { header, height, width, encoding: "16UC1", is_bigendian: 0, step: width * 2, data: b.toString("base64") };
+  const bytes = Buffer.alloc(width * height * 2);
+  for (let i = 0; i < width * height; i++) bytes.writeUInt16LE(Math.min(65535, Math.round(metres[i] * 1000)), 2 * i);
+  return { header, height, width, encoding: "16UC1", is_bigendian: 0, step: width * 2, data: bytes.toString("base64") };
 }
 
 /** A pinhole camera's CameraInfo (no distortion), its focal length in pixels. */

@@ -68,31 +68,31 @@ export const MotionProgram = z
 export type MotionProgram = z.infer<typeof MotionProgram>;
 
 /** The names a term refers to (objects, parts, targets or a joint). */
-export function termNames(t: RewardTermInput): string[] {
-  switch (t.kind) {
+export function termNames(term: RewardTermInput): string[] {
+  switch (term.kind) {
     case "minimize_l2_distance":
     case "maximize_l2_distance":
-      return [t.a, t.b];
+      return [term.a, term.b];
     case "set_joint_fraction":
-      return [t.joint];
+      return [term.joint];
     case "set_obj_z_position":
     case "set_obj_orientation":
-      return [t.obj];
+      return [term.obj];
   }
 }
 
 /** A term as the call a reward-writing model would write, e.g. `minimize_l2_distance("palm", "kettle")`. */
-export function termText(t: RewardTermInput): string {
-  const q = (s: string) => JSON.stringify(s);
+export function termText(term: RewardTermInput): string {
+  const quote = (s: string) => JSON.stringify(s);
   const body =
-    t.kind === "minimize_l2_distance"
-      ? `${q(t.a)}, ${q(t.b)}`
-      : t.kind === "maximize_l2_distance"
-        ? `${q(t.a)}, ${q(t.b)}, ${t.distance ?? 0.5}`
-        : t.kind === "set_joint_fraction"
-          ? `${q(t.joint)}, ${t.fraction}`
-          : t.kind === "set_obj_z_position"
-            ? `${q(t.obj)}, ${t.z}`
-            : `${q(t.obj)}, ${q(t.axis)}, ${t.radians}`;
-  return `${t.kind}(${body})${t.primary ? "  # primary" : ""}${(t.weight ?? 1) !== 1 ? `  # weight ${t.weight}` : ""}`;
+    term.kind === "minimize_l2_distance"
+      ? `${quote(term.a)}, ${quote(term.b)}`
+      : term.kind === "maximize_l2_distance"
+        ? `${quote(term.a)}, ${quote(term.b)}, ${term.distance ?? 0.5}`
+        : term.kind === "set_joint_fraction"
+          ? `${quote(term.joint)}, ${term.fraction}`
+          : term.kind === "set_obj_z_position"
+            ? `${quote(term.obj)}, ${term.z}`
+            : `${quote(term.obj)}, ${quote(term.axis)}, ${term.radians}`;
+  return `${term.kind}(${body})${term.primary ? "  # primary" : ""}${(term.weight ?? 1) !== 1 ? `  # weight ${term.weight}` : ""}`;
 }

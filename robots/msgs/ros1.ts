@@ -34,11 +34,11 @@ const FIELD: Record<string, string> = { string: "string", number: "float64", int
 
 /** A skill's `.action`: the goal's fields from its argument schema; result and feedback as every skill has them. */
 export function actionFile(actionType: string, params: ArgumentSchema): string {
-  const goal = Object.entries(params.properties).map(([name, p]) => {
-    const t = p.type && FIELD[p.type];
-    if (!t) throw new Error(`${actionType}: argument ${name} is ${p.type}, which has no ROS 1 field here`);
-    const note = [p.description, p.enum ? `one of ${p.enum.join(", ")}` : ""].filter(Boolean).join("; ");
-    return `${note ? `# ${note}\n` : ""}${t} ${name}`;
+  const goal = Object.entries(params.properties).map(([name, field]) => {
+    const rosType = field.type && FIELD[field.type];
+    if (!rosType) throw new Error(`${actionType}: argument ${name} is ${field.type}, which has no ROS 1 field here`);
+    const note = [field.description, field.enum ? `one of ${field.enum.join(", ")}` : ""].filter(Boolean).join("; ");
+    return `${note ? `# ${note}\n` : ""}${rosType} ${name}`;
   });
   return `# ${actionType}: the goal is the skill's arguments.\n${goal.join("\n")}\n---\nbool success\n# the robot's own words on how it went\nstring message\n# everything else the skill reports, as JSON text\nstring values_json\n# the camera frames published before this result, as JSON text (topic: stamp seconds): ROS 1 keeps no order\n# across topics, so a client waits for these frames before it acts on the result\nstring frames_json\n---\n# progress, as JSON text\nstring json\n`;
 }
@@ -77,7 +77,9 @@ export function staleFiles(dir = ROS1_PACKAGE_DIR): string[] {
     let names: string[] = [];
     try {
       names = readdirSync(join(dir, sub));
-    } catch {}
+    } catch {
+      // no such folder: nothing in it is stale
+    }
     for (const n of names) if (!(`${sub}/${n}` in want)) stale.push(`${sub}/${n}`);
   }
   return stale;

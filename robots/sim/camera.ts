@@ -4,6 +4,7 @@
  * a depth image and a segmentation — the detector is built on the last.
  */
 import sharp from "sharp";
+import type { DoubleBuffer, IntBuffer } from "@mujoco/mujoco";
 import type { Mujoco, MjModel, MjData } from "./mujoco";
 
 export type Vec3 = [number, number, number];
@@ -30,14 +31,14 @@ export interface Frame {
 }
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const cross = (a: Vec3, b: Vec3): Vec3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
+const cross = (first: Vec3, second: Vec3): Vec3 => [
+  first[1] * second[2] - first[2] * second[1],
+  first[2] * second[0] - first[0] * second[2],
+  first[0] * second[1] - first[1] * second[0],
 ];
-const norm = (a: Vec3): Vec3 => {
-  const l = Math.hypot(a[0], a[1], a[2]) || 1;
-  return [a[0] / l, a[1] / l, a[2] / l];
+const norm = (vector: Vec3): Vec3 => {
+  const length = Math.hypot(vector[0], vector[1], vector[2]) || 1;
+  return [vector[0] / length, vector[1] / length, vector[2] / length];
 };
 
 /** A camera pose looking from `eye` at `target`, with world +z as up unless looking straight down. */
@@ -53,7 +54,7 @@ const LIGHT = norm([0.3, -0.4, 1]);
 export class RayCamera {
   readonly n: number;
   private dirs: Float64Array;
-  private outputs = new Map<number, { geom: any; dist: any; normal: any }>();
+  private outputs = new Map<number, { geom: IntBuffer; dist: DoubleBuffer; normal: DoubleBuffer }>();
   /** Per-ray camera-frame coordinates: right, up, forward components of each pixel's unit direction. */
   private local: Float64Array;
   private batch: Int32Array;
@@ -73,16 +74,16 @@ export class RayCamera {
     this.n = width * height;
     this.dirs = new Float64Array(3 * this.n);
     this.local = new Float64Array(3 * this.n);
-    const f = width / 2 / Math.tan((fovDeg * Math.PI) / 360);
+    const focal = width / 2 / Math.tan((fovDeg * Math.PI) / 360);
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const i = y * width + x;
-        const r = x + 0.5 - width / 2;
-        const u = height / 2 - (y + 0.5);
-        const l = Math.hypot(r, u, f);
-        this.local[3 * i] = r / l;
-        this.local[3 * i + 1] = u / l;
-        this.local[3 * i + 2] = f / l;
+        const right = x + 0.5 - width / 2;
+        const up = height / 2 - (y + 0.5);
+        const length = Math.hypot(right, up, focal);
+        this.local[3 * i] = right / length;
+        this.local[3 * i + 1] = up / length;
+        this.local[3 * i + 2] = focal / length;
       }
     }
     this.batch = new Int32Array(this.n);
@@ -90,18 +91,18 @@ export class RayCamera {
   }
 
   /** WASM-side output buffers of exactly `count` rays, kept per size (the coarse pass always has the same size). */
-  private buffers(count: number): { geom: any; dist: any; normal: any } {
-    let b = this.outputs.get(count);
-    if (!b) {
+  private buffers(count: number): { geom: IntBuffer; dist: DoubleBuffer; normal: DoubleBuffer } {
+    let entry = this.outputs.get(count);
+    if (!entry) {
       if (this.outputs.size > 8) this.disposeBuffers(this.n / 4);
-      b = {
+      entry = {
         geom: new this.mj.IntBuffer(count),
         dist: new this.mj.DoubleBuffer(count),
         normal: new this.mj.DoubleBuffer(3 * count),
       };
-      this.outputs.set(count, b);
+      this.outputs.set(count, entry);
     }
-    return b;
+    return entry;
   }
 
   private disposeBuffers(keep?: number): void {
@@ -123,21 +124,21 @@ export class RayCamera {
    * lying wholly between samples can be missed; the detector ignores blobs that small anyway.)
    */
   render(model: MjModel, data: MjData, pose: CameraPose, excludeBody = -1): Frame {
-    const f = norm(pose.forward);
-    const r = norm(cross(f, pose.up));
-    const u = cross(r, f);
-    const L = this.local;
-    const D = this.dirs;
+    const forward = norm(pose.forward);
+    const right = norm(cross(forward, pose.up));
+    const up = cross(right, forward);
+    const local = this.local;
+    const dirs = this.dirs;
     for (let i = 0; i < this.n; i++) {
-      const a = L[3 * i],
-        b = L[3 * i + 1],
-        c = L[3 * i + 2];
-      D[3 * i] = a * r[0] + b * u[0] + c * f[0];
-      D[3 * i + 1] = a * r[1] + b * u[1] + c * f[1];
-      D[3 * i + 2] = a * r[2] + b * u[2] + c * f[2];
+      const alongRight = local[3 * i],
+        alongUp = local[3 * i + 1],
+        alongForward = local[3 * i + 2];
+      dirs[3 * i] = alongRight * right[0] + alongUp * up[0] + alongForward * forward[0];
+      dirs[3 * i + 1] = alongRight * right[1] + alongUp * up[1] + alongForward * forward[1];
+      dirs[3 * i + 2] = alongRight * right[2] + alongUp * up[2] + alongForward * forward[2];
     }
-    const W = this.width,
-      H = this.height;
+    const width = this.width,
+      height = this.height;
     const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
     const dist = new Float64Array(this.n);
     const normal = new Float64Array(3 * this.n);
@@ -148,9 +149,9 @@ export class RayCamera {
       const vec = this.batchDirs.subarray(0, 3 * count);
       for (let k = 0; k < count; k++) {
         const i = batch[k];
-        vec[3 * k] = D[3 * i];
-        vec[3 * k + 1] = D[3 * i + 1];
-        vec[3 * k + 2] = D[3 * i + 2];
+        vec[3 * k] = dirs[3 * i];
+        vec[3 * k + 1] = dirs[3 * i + 1];
+        vec[3 * k + 2] = dirs[3 * i + 2];
       }
       // The output buffers must have exactly `count` entries.
       const out = this.buffers(count);
@@ -168,13 +169,13 @@ export class RayCamera {
         count,
         50,
       );
-      const g = out.geom.GetView() as Int32Array;
-      const d = out.dist.GetView() as Float64Array;
+      const hitGeoms = out.geom.GetView() as Int32Array;
+      const hitDists = out.dist.GetView() as Float64Array;
       const nv = out.normal.GetView() as Float64Array;
       for (let k = 0; k < count; k++) {
         const i = batch[k];
-        geom[i] = g[k];
-        dist[i] = d[k];
+        geom[i] = hitGeoms[k];
+        dist[i] = hitDists[k];
         normal[3 * i] = nv[3 * k];
         normal[3 * i + 1] = nv[3 * k + 1];
         normal[3 * i + 2] = nv[3 * k + 2];
@@ -182,35 +183,35 @@ export class RayCamera {
     };
 
     let count = 0;
-    for (let y = 0; y < H; y += 2) for (let x = 0; x < W; x += 2) batch[count++] = y * W + x;
+    for (let y = 0; y < height; y += 2) for (let x = 0; x < width; x += 2) batch[count++] = y * width + x;
     cast(count);
 
     count = 0;
     const nb = [0, 0, 0, 0];
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = y * width + x;
         if (geom[i] !== -2) continue;
-        let m = 0;
+        let neighbours: number;
         const ox = x & 1,
           oy = y & 1;
         if (ox && !oy) {
           nb[0] = i - 1;
           nb[1] = i + 1;
-          m = x + 1 < W ? 2 : 0;
+          neighbours = x + 1 < width ? 2 : 0;
         } else if (!ox && oy) {
-          nb[0] = i - W;
-          nb[1] = i + W;
-          m = y + 1 < H ? 2 : 0;
+          nb[0] = i - width;
+          nb[1] = i + width;
+          neighbours = y + 1 < height ? 2 : 0;
         } else {
-          nb[0] = i - W - 1;
-          nb[1] = i - W + 1;
-          nb[2] = i + W - 1;
-          nb[3] = i + W + 1;
-          m = x + 1 < W && y + 1 < H ? 4 : 0;
+          nb[0] = i - width - 1;
+          nb[1] = i - width + 1;
+          nb[2] = i + width - 1;
+          nb[3] = i + width + 1;
+          neighbours = x + 1 < width && y + 1 < height ? 4 : 0;
         }
-        let same = m > 0;
-        for (let k = 1; k < m && same; k++) same = geom[nb[k]] === geom[nb[0]];
+        let same = neighbours > 0;
+        for (let k = 1; k < neighbours && same; k++) same = geom[nb[k]] === geom[nb[0]];
         if (!same) {
           batch[count++] = i;
           continue;
@@ -220,14 +221,14 @@ export class RayCamera {
           nx = 0,
           ny = 0,
           nz = 0;
-        for (let k = 0; k < m; k++) {
+        for (let k = 0; k < neighbours; k++) {
           dsum += dist[nb[k]];
           nx += normal[3 * nb[k]];
           ny += normal[3 * nb[k] + 1];
           nz += normal[3 * nb[k] + 2];
         }
         const nl = Math.hypot(nx, ny, nz) || 1;
-        dist[i] = dsum / m;
+        dist[i] = dsum / neighbours;
         normal[3 * i] = nx / nl;
         normal[3 * i + 1] = ny / nl;
         normal[3 * i + 2] = nz / nl;
@@ -240,10 +241,10 @@ export class RayCamera {
     const rgb = new Uint8Array(3 * this.n);
     const depth = new Float32Array(this.n);
     for (let i = 0; i < this.n; i++) {
-      const g = geom[i];
-      if (g < 0) {
+      const geomId = geom[i];
+      if (geomId < 0) {
         // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
-        const shade = 200 + Math.round((40 * Math.floor(i / W)) / H);
+        const shade = 200 + Math.round((40 * Math.floor(i / width)) / height);
         rgb[3 * i] = shade;
         rgb[3 * i + 1] = shade;
         rgb[3 * i + 2] = shade + 10 > 255 ? 255 : shade + 10;
@@ -253,11 +254,11 @@ export class RayCamera {
       let lambert = normal[3 * i] * LIGHT[0] + normal[3 * i + 1] * LIGHT[1] + normal[3 * i + 2] * LIGHT[2];
       if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
       const k = 0.45 + 0.55 * lambert;
-      rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * g] * k));
-      rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * g + 1] * k));
-      rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * g + 2] * k));
+      rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * geomId] * k));
+      rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * geomId + 1] * k));
+      rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * geomId + 2] * k));
     }
-    return { width: W, height: H, rgb, depth, geom, fovDeg: this.fovDeg };
+    return { width: width, height: height, rgb, depth, geom, fovDeg: this.fovDeg };
   }
 
   dispose(): void {
@@ -283,12 +284,12 @@ export const focalPixels = (frame: Pick<Frame, "width" | "fovDeg">) =>
  * metres; 0 where nothing was hit.
  */
 export function zDepth(frame: Frame): Float32Array {
-  const f = focalPixels(frame);
+  const focal = focalPixels(frame);
   const z = new Float32Array(frame.depth.length);
   for (let i = 0; i < z.length; i++) {
     const x = (i % frame.width) + 0.5 - frame.width / 2,
       y = Math.floor(i / frame.width) + 0.5 - frame.height / 2;
-    z[i] = (frame.depth[i] * f) / Math.hypot(x, y, f);
+    z[i] = (frame.depth[i] * focal) / Math.hypot(x, y, focal);
   }
   return z;
 }

@@ -46,27 +46,27 @@ export function detectObjects(
   rng: Rng,
   minPixels = 12,
 ): RawDetection[] {
-  const n = entities.length;
-  const minX = new Int32Array(n).fill(frame.width);
-  const minY = new Int32Array(n).fill(frame.height);
-  const maxX = new Int32Array(n).fill(-1);
-  const maxY = new Int32Array(n).fill(-1);
-  const count = new Int32Array(n);
+  const entityCount = entities.length;
+  const minX = new Int32Array(entityCount).fill(frame.width);
+  const minY = new Int32Array(entityCount).fill(frame.height);
+  const maxX = new Int32Array(entityCount).fill(-1);
+  const maxY = new Int32Array(entityCount).fill(-1);
+  const count = new Int32Array(entityCount);
   for (let i = 0; i < frame.geom.length; i++) {
-    const g = frame.geom[i];
-    if (g < 0) continue;
-    const e = geomToEntity[g];
-    if (e < 0) continue;
+    const geomId = frame.geom[i];
+    if (geomId < 0) continue;
+    const entity = geomToEntity[geomId];
+    if (entity < 0) continue;
     const x = i % frame.width;
     const y = (i - x) / frame.width;
-    count[e]++;
-    if (x < minX[e]) minX[e] = x;
-    if (x > maxX[e]) maxX[e] = x;
-    if (y < minY[e]) minY[e] = y;
-    if (y > maxY[e]) maxY[e] = y;
+    count[entity]++;
+    if (x < minX[entity]) minX[entity] = x;
+    if (x > maxX[entity]) maxX[entity] = x;
+    if (y < minY[entity]) minY[entity] = y;
+    if (y > maxY[entity]) maxY[entity] = y;
   }
   const out: RawDetection[] = [];
-  for (let e = 0; e < n; e++) {
+  for (let e = 0; e < entityCount; e++) {
     if (count[e] < minPixels) continue;
     // Draw both numbers for every visible object so one knob does not shift the other's random stream.
     const missDraw = rng.next();

@@ -44,8 +44,8 @@ export interface SimEvent {
 export class EventLog {
   private events: SimEvent[] = [];
   constructor(private readonly limit = 100_000) {}
-  add(e: SimEvent): void {
-    this.events.push(e);
+  add(event: SimEvent): void {
+    this.events.push(event);
     if (this.events.length > this.limit) this.events.splice(0, this.events.length - this.limit);
   }
   since(index = 0): SimEvent[] {

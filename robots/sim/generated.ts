@@ -9,6 +9,6 @@ export const generatedName = (seed: number) => `generated_${seed}`;
 
 /** The seed of a generated world's name, or undefined for any other name. */
 export function generatedSeed(name: string): number | undefined {
-  const m = /^generated_(\d{1,9})$/.exec(name);
-  return m ? Number(m[1]) : undefined;
+  const match = /^generated_(\d{1,9})$/.exec(name);
+  return match ? Number(match[1]) : undefined;
 }

@@ -45,39 +45,45 @@ export type Location = { relation: "in" | "on" | "held_by"; place: string };
  * The point cloud of every entity in a frame: `entityOf(geom)` is the entity a pixel's geom belongs to (-1: none) —
  * the segmentation — and the rays are the camera's own, so a pixel and its depth give back the point it saw.
  */
-export function entityClouds(frame: Frame, pose: CameraPose, fovDeg: number, entityOf: Int32Array, n: number): Cloud[] {
-  const counts = new Int32Array(n);
+export function entityClouds(
+  frame: Frame,
+  pose: CameraPose,
+  fovDeg: number,
+  entityOf: Int32Array,
+  entityCount: number,
+): Cloud[] {
+  const counts = new Int32Array(entityCount);
   for (let i = 0; i < frame.geom.length; i++) {
-    const g = frame.geom[i];
-    if (g >= 0 && entityOf[g] >= 0 && frame.depth[i] > 0) counts[entityOf[g]]++;
+    const geomId = frame.geom[i];
+    if (geomId >= 0 && entityOf[geomId] >= 0 && frame.depth[i] > 0) counts[entityOf[geomId]]++;
   }
   const xs = Array.from(counts, (c) => new Float64Array(c));
   const ys = Array.from(counts, (c) => new Float64Array(c));
   const zs = Array.from(counts, (c) => new Float64Array(c));
-  const filled = new Int32Array(n);
+  const filled = new Int32Array(entityCount);
   const point = backProjector(frame, pose, fovDeg);
-  const p: Vec3 = [0, 0, 0];
+  const hit: Vec3 = [0, 0, 0];
   for (let i = 0; i < frame.geom.length; i++) {
-    const g = frame.geom[i];
-    if (g < 0) continue;
-    const e = entityOf[g];
-    if (e < 0 || frame.depth[i] <= 0) continue;
-    point(i, p);
-    const k = filled[e]++;
-    xs[e][k] = p[0];
-    ys[e][k] = p[1];
-    zs[e][k] = p[2];
+    const geomId = frame.geom[i];
+    if (geomId < 0) continue;
+    const entity = entityOf[geomId];
+    if (entity < 0 || frame.depth[i] <= 0) continue;
+    point(i, hit);
+    const k = filled[entity]++;
+    xs[entity][k] = hit[0];
+    ys[entity][k] = hit[1];
+    zs[entity][k] = hit[2];
   }
-  return Array.from(counts, (c, e) => {
-    if (c === 0) return NO_CLOUD;
-    const sx = xs[e].sort(),
-      sy = ys[e].sort(),
-      sz = zs[e].sort();
+  return Array.from(counts, (count, entity) => {
+    if (count === 0) return NO_CLOUD;
+    const sx = xs[entity].sort(),
+      sy = ys[entity].sort(),
+      sz = zs[entity].sort();
     return {
-      n: c,
+      n: count,
       median: [median(sx), median(sy), median(sz)],
       min: [sx[0], sy[0], sz[0]],
-      max: [sx[c - 1], sy[c - 1], sz[c - 1]],
+      max: [sx[count - 1], sy[count - 1], sz[count - 1]],
     };
   });
 }
@@ -91,42 +97,43 @@ export function shareInside(
   box: { min: Vec3; max: Vec3 },
 ): { n: number; inside: number } {
   const point = backProjector(frame, pose, fovDeg);
-  const p: Vec3 = [0, 0, 0];
-  let n = 0,
+  const hit: Vec3 = [0, 0, 0];
+  let count = 0,
     inside = 0;
   for (let i = 0; i < frame.geom.length; i++) {
-    const g = frame.geom[i];
-    if (g < 0 || frame.depth[i] <= 0 || !isPart(g)) continue;
-    point(i, p);
-    n++;
+    const geomId = frame.geom[i];
+    if (geomId < 0 || frame.depth[i] <= 0 || !isPart(geomId)) continue;
+    point(i, hit);
+    count++;
     if (
-      p[0] >= box.min[0] &&
-      p[0] <= box.max[0] &&
-      p[1] >= box.min[1] &&
-      p[1] <= box.max[1] &&
-      p[2] >= box.min[2] &&
-      p[2] <= box.max[2]
+      hit[0] >= box.min[0] &&
+      hit[0] <= box.max[0] &&
+      hit[1] >= box.min[1] &&
+      hit[1] <= box.max[1] &&
+      hit[2] >= box.min[2] &&
+      hit[2] <= box.max[2]
     )
       inside++;
   }
-  return { n, inside };
+  return { n: count, inside };
 }
 
 /** Pixel i and its depth back to the world point it saw: the camera's rays, as RayCamera casts them. */
 function backProjector(frame: Frame, pose: CameraPose, fovDeg: number): (i: number, out: Vec3) => void {
-  const W = frame.width,
-    H = frame.height;
-  const f = unit(pose.forward);
-  const r = unit(cross(f, pose.up));
-  const u = cross(r, f);
-  const fpx = W / 2 / Math.tan((fovDeg * Math.PI) / 360);
+  const width = frame.width,
+    height = frame.height;
+  const forward = unit(pose.forward);
+  const right = unit(cross(forward, pose.up));
+  const up = cross(right, forward);
+  const fpx = width / 2 / Math.tan((fovDeg * Math.PI) / 360);
   return (i, out) => {
-    const px = i % W,
-      py = (i - px) / W;
-    const a = px + 0.5 - W / 2,
-      b = H / 2 - (py + 0.5);
-    const d = frame.depth[i] / Math.hypot(a, b, fpx);
-    for (let k = 0; k < 3; k++) out[k] = pose.position[k] + (a * r[k] + b * u[k] + fpx * f[k]) * d;
+    const px = i % width,
+      py = (i - px) / width;
+    const offsetRight = px + 0.5 - width / 2,
+      offsetUp = height / 2 - (py + 0.5);
+    const scale = frame.depth[i] / Math.hypot(offsetRight, offsetUp, fpx);
+    for (let k = 0; k < 3; k++)
+      out[k] = pose.position[k] + (offsetRight * right[k] + offsetUp * up[k] + fpx * forward[k]) * scale;
   };
 }
 
@@ -139,10 +146,13 @@ export function heldBy(hands: readonly Hand[], clouds: readonly Cloud[]): (strin
   for (const h of hands) {
     if (!h.closed) continue;
     let best = -1,
-      d = Infinity;
-    clouds.forEach((c, i) => {
-      const e = boxDistance(h.at, c);
-      if (e <= h.reach && e < d) ((best = i), (d = e));
+      bestDist = Infinity;
+    clouds.forEach((cloud, i) => {
+      const dist = boxDistance(h.at, cloud);
+      if (dist <= h.reach && dist < bestDist) {
+        best = i;
+        bestDist = dist;
+      }
     });
     if (best >= 0) out[best] = h.name;
   }
@@ -156,31 +166,36 @@ export function heldBy(hands: readonly Hand[], clouds: readonly Cloud[]): (strin
  */
 export function locateCloud(
   cloud: Cloud,
-  o: {
+  opts: {
     heldBy?: string;
     places?: readonly PlaceVolume[];
     supports?: readonly { name: string; relation?: "in" | "on"; cloud: Cloud }[];
     fallback: Location;
   },
 ): Location {
-  if (o.heldBy) return { relation: "held_by", place: o.heldBy };
-  for (const p of o.places ?? [])
+  if (opts.heldBy) return { relation: "held_by", place: opts.heldBy };
+  for (const p of opts.places ?? [])
     if (cloud.median.every((v, k) => v >= p.min[k] && v <= p.max[k])) return { relation: p.relation, place: p.name };
-  for (const s of o.supports ?? []) {
-    const c = s.cloud;
-    if (c.n === 0) continue;
+  for (const s of opts.supports ?? []) {
+    const supportCloud = s.cloud;
+    if (supportCloud.n === 0) continue;
     const over =
-      cloud.median[0] >= c.min[0] - 0.01 &&
-      cloud.median[0] <= c.max[0] + 0.01 &&
-      cloud.median[1] >= c.min[1] - 0.01 &&
-      cloud.median[1] <= c.max[1] + 0.01;
+      cloud.median[0] >= supportCloud.min[0] - 0.01 &&
+      cloud.median[0] <= supportCloud.max[0] + 0.01 &&
+      cloud.median[1] >= supportCloud.min[1] - 0.01 &&
+      cloud.median[1] <= supportCloud.max[1] + 0.01;
     // "In" something with sides (a bowl, a cup): its middle below the rim; "on" it: its bottom at the top.
-    if (over && s.relation === "in" && cloud.median[2] >= c.min[2] - 0.01 && cloud.median[2] <= c.max[2] + 0.01)
+    if (
+      over &&
+      s.relation === "in" &&
+      cloud.median[2] >= supportCloud.min[2] - 0.01 &&
+      cloud.median[2] <= supportCloud.max[2] + 0.01
+    )
       return { relation: "in", place: s.name };
-    if (over && cloud.min[2] >= c.max[2] - 0.025 && cloud.min[2] <= c.max[2] + 0.03)
+    if (over && cloud.min[2] >= supportCloud.max[2] - 0.025 && cloud.min[2] <= supportCloud.max[2] + 0.03)
       return { relation: s.relation ?? "on", place: s.name };
   }
-  return o.fallback;
+  return opts.fallback;
 }
 
 /**
@@ -201,45 +216,49 @@ export function geomsBox(
   const xmat = data.geom_xmat as Float64Array;
   let min: Vec3 | undefined, max: Vec3 | undefined;
   for (const g of geoms) {
-    const t = type[g];
+    const geomType = type[g];
     const half =
-      t === mj.mjtGeom.mjGEOM_BOX.value
+      geomType === mj.mjtGeom.mjGEOM_BOX.value
         ? [size[3 * g], size[3 * g + 1], size[3 * g + 2]]
-        : t === mj.mjtGeom.mjGEOM_SPHERE.value
+        : geomType === mj.mjtGeom.mjGEOM_SPHERE.value
           ? [size[3 * g], size[3 * g], size[3 * g]]
-          : [size[3 * g], size[3 * g], size[3 * g + 1] + (t === mj.mjtGeom.mjGEOM_CAPSULE.value ? size[3 * g] : 0)];
-    const m = xmat.subarray(9 * g, 9 * g + 9);
+          : [
+              size[3 * g],
+              size[3 * g],
+              size[3 * g + 1] + (geomType === mj.mjtGeom.mjGEOM_CAPSULE.value ? size[3 * g] : 0),
+            ];
+    const rot = xmat.subarray(9 * g, 9 * g + 9);
     for (const sx of [-1, 1])
       for (const sy of [-1, 1])
         for (const sz of [-1, 1]) {
-          const l = [sx * half[0], sy * half[1], sz * half[2]];
-          const c = [0, 1, 2].map(
-            (k) => xpos[3 * g + k] + m[3 * k] * l[0] + m[3 * k + 1] * l[1] + m[3 * k + 2] * l[2],
+          const local = [sx * half[0], sy * half[1], sz * half[2]];
+          const corner = [0, 1, 2].map(
+            (k) => xpos[3 * g + k] + rot[3 * k] * local[0] + rot[3 * k + 1] * local[1] + rot[3 * k + 2] * local[2],
           ) as Vec3;
-          min = min ? (min.map((v, k) => Math.min(v, c[k])) as Vec3) : c;
-          max = max ? (max.map((v, k) => Math.max(v, c[k])) as Vec3) : c;
+          min = min ? (min.map((v, k) => Math.min(v, corner[k])) as Vec3) : corner;
+          max = max ? (max.map((v, k) => Math.max(v, corner[k])) as Vec3) : corner;
         }
   }
   return min && max ? { min: min.map((v) => v - margin) as Vec3, max: max.map((v) => v + margin) as Vec3 } : undefined;
 }
 
 /** Distance from a point to a cloud's bounding box (0 inside it). */
-function boxDistance(p: Vec3, c: Cloud): number {
-  if (c.n === 0) return Infinity;
-  const d = [0, 1, 2].map((k) => Math.max(c.min[k] - p[k], 0, p[k] - c.max[k]));
-  return Math.hypot(d[0], d[1], d[2]);
+function boxDistance(point: Vec3, cloud: Cloud): number {
+  if (cloud.n === 0) return Infinity;
+  const gap = [0, 1, 2].map((k) => Math.max(cloud.min[k] - point[k], 0, point[k] - cloud.max[k]));
+  return Math.hypot(gap[0], gap[1], gap[2]);
 }
 
-const cross = (a: Vec3, b: Vec3): Vec3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
+const cross = (first: Vec3, second: Vec3): Vec3 => [
+  first[1] * second[2] - first[2] * second[1],
+  first[2] * second[0] - first[0] * second[2],
+  first[0] * second[1] - first[1] * second[0],
 ];
-const unit = (a: Vec3): Vec3 => {
-  const l = Math.hypot(a[0], a[1], a[2]) || 1;
-  return [a[0] / l, a[1] / l, a[2] / l];
+const unit = (vector: Vec3): Vec3 => {
+  const length = Math.hypot(vector[0], vector[1], vector[2]) || 1;
+  return [vector[0] / length, vector[1] / length, vector[2] / length];
 };
 function median(sorted: Float64Array): number {
-  const n = sorted.length;
-  return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  const count = sorted.length;
+  return count % 2 ? sorted[(count - 1) / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
 }

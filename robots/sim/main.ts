@@ -96,16 +96,16 @@ export async function serveSim(argv: string[]): Promise<void> {
     process.stdout.write(SERVE_SIM_HELP);
     return;
   }
-  const w = world(positionals[0] ?? "kitchen");
-  const num = (name: string, v: string, min = 0, max = Infinity) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max)
-      throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(v)}`);
-    return n;
+  const selected = world(positionals[0] ?? "kitchen");
+  const num = (name: string, text: string, min = 0, max = Infinity) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < min || value > max)
+      throw new Error(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(text)}`);
+    return value;
   };
-  const onOff = (name: string, v: string) => {
-    if (v !== "on" && v !== "off") throw new Error(`--${name} must be on or off, got ${JSON.stringify(v)}`);
-    return v === "on";
+  const onOff = (name: string, text: string) => {
+    if (text !== "on" && text !== "off") throw new Error(`--${name} must be on or off, got ${JSON.stringify(text)}`);
+    return text === "on";
   };
   const log = values.quiet ? undefined : (line: string) => process.stderr.write(`[sim] ${line}\n`);
   const common = {
@@ -118,8 +118,8 @@ export async function serveSim(argv: string[]): Promise<void> {
       mislabelRate: num("mislabel-rate", values["mislabel-rate"]!, 0, 1),
     },
     speed: values.speed === "max" ? Infinity : num("speed", values.speed!, 0.01),
-    width: num("width", values.width ?? String(w.size.width), 16, 4096),
-    height: num("height", values.height ?? String(w.size.height), 16, 4096),
+    width: num("width", values.width ?? String(selected.size.width), 16, 4096),
+    height: num("height", values.height ?? String(selected.size.height), 16, 4096),
     evaluatorKey: values["evaluator-key"] ?? process.env.ROBOGRAPH_EVALUATOR_KEY,
     allow: {
       topics: parseGlobs(values["allow-topics"]),
@@ -128,8 +128,8 @@ export async function serveSim(argv: string[]): Promise<void> {
     },
     log,
   };
-  if (values.start !== undefined && w.name !== "blocks")
-    throw new Error(`--start is for the blocks world, not ${w.name}`);
+  if (values.start !== undefined && selected.name !== "blocks")
+    throw new Error(`--start is for the blocks world, not ${selected.name}`);
   if ((values.plain || values.standard) && !values.ros)
     throw new Error("--plain and --standard are ways to be a ROS 1 robot: give --ros URL too");
   const own = {
@@ -143,18 +143,18 @@ export async function serveSim(argv: string[]): Promise<void> {
     standard: values.standard,
   };
   if (values.ros) {
-    if (!w.ros)
+    if (!selected.ros)
       throw new Error(
         `--ros: only ${WORLDS.filter((x) => x.ros)
           .map((x) => x.name)
-          .join(", ")} run as a ROS 1 robot so far (their skills have ROS message types), not ${w.name}`,
+          .join(", ")} run as a ROS 1 robot so far (their skills have ROS message types), not ${selected.name}`,
       );
-    const robot = await w.ros(values.ros, common, own);
+    const robot = await selected.ros(values.ros, common, own);
     process.stdout.write(`listening ${robot.url}\n`);
     onStop(log, () => robot.close());
     return;
   }
-  const served = await w.serve(common, own);
+  const served = await selected.serve(common, own);
   process.stdout.write(`listening ${served.server.url}\n`);
   onStop(log, () => served.close());
   if (values["orphan-timeout"] !== undefined)

@@ -50,12 +50,12 @@ export async function startSimProcess(
       child.kill("SIGKILL");
       reject(new Error(`simulator did not start within ${timeoutMs} ms: ${err}`));
     }, timeoutMs);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const m = /^listening (ws:\/\/\S+)$/m.exec(out);
-      if (m) {
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      const match = /^listening (ws:\/\/\S+)$/m.exec(out);
+      if (match) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(match[1]);
       }
     });
     void exited.then((code) => {
@@ -82,10 +82,10 @@ export async function startSimProcess(
 /** A TCP port free on loopback now (for a process that cannot be told to pick one itself). */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
     });
   });

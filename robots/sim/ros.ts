@@ -40,12 +40,12 @@ export const ros1ActionType = (actionType: string) => actionType.replace("/actio
 
 /** The manifests as a ROS 1 robot offers them: every skill an actionlib action of its ROS 1 type. */
 export function ros1Manifests(manifests: RobotManifest[]): RobotManifest[] {
-  return manifests.map((m) => ({
-    ...m,
-    skills: m.skills.map((s): SkillSpec => ({
-      ...s,
+  return manifests.map((manifest) => ({
+    ...manifest,
+    skills: manifest.skills.map((skill): SkillSpec => ({
+      ...skill,
       transport: "actionlib",
-      actionType: ros1ActionType(s.actionType),
+      actionType: ros1ActionType(skill.actionType),
     })),
   }));
 }
@@ -92,25 +92,30 @@ const MoveBaseGoal = zod.object({
 /** How near a goal pose must be to a named one to stand for it: a navigation point is a place, not a spot. */
 const POSE_TOLERANCE = { metres: 0.2, radians: 0.35 };
 
-const yawOf = (q: { x: number; y: number; z: number; w: number }) =>
-  Math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
+const yawOf = (quat: { x: number; y: number; z: number; w: number }) =>
+  Math.atan2(2 * (quat.w * quat.z + quat.x * quat.y), 1 - 2 * (quat.y * quat.y + quat.z * quat.z));
 const angleBetween = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
 
 /** The name a goal pose stands for, or why it stands for none. */
-function namedPoseOf(s: NamedPoseSkill, goal: zod.infer<typeof MoveBaseGoal>): { name: string } | { error: string } {
+function namedPoseOf(
+  poseSkill: NamedPoseSkill,
+  goal: zod.infer<typeof MoveBaseGoal>,
+): { name: string } | { error: string } {
   const { header, pose } = goal.target_pose;
-  if (header.frame_id.replace(/^\//, "") !== s.frame)
-    return { error: `goal pose in frame ${JSON.stringify(header.frame_id)}: this base navigates in ${s.frame}` };
+  if (header.frame_id.replace(/^\//, "") !== poseSkill.frame)
+    return {
+      error: `goal pose in frame ${JSON.stringify(header.frame_id)}: this base navigates in ${poseSkill.frame}`,
+    };
   const yaw = yawOf(pose.orientation);
-  const near = Object.entries(s.poses)
-    .map(([name, p]) => ({
+  const near = Object.entries(poseSkill.poses)
+    .map(([name, namedPose]) => ({
       name,
-      d: Math.hypot(p.x - pose.position.x, p.y - pose.position.y),
-      a: angleBetween(p.yaw, yaw),
+      d: Math.hypot(namedPose.x - pose.position.x, namedPose.y - pose.position.y),
+      a: angleBetween(namedPose.yaw, yaw),
     }))
     .sort((a, b) => a.d - b.d)[0];
   if (near && near.d <= POSE_TOLERANCE.metres && near.a <= POSE_TOLERANCE.radians) return { name: near.name };
-  const list = Object.entries(s.poses)
+  const list = Object.entries(poseSkill.poses)
     .map(([n, p]) => `${n} (${p.x.toFixed(2)}, ${p.y.toFixed(2)}, yaw ${p.yaw.toFixed(2)})`)
     .join(", ");
   return {
@@ -154,8 +159,8 @@ export async function serveWorldOnRos(
   });
 
   // Cameras: latched, so an agent that subscribes late gets the newest frame.
-  const cameras = world.manifests.flatMap((m) =>
-    m.cameras.map((c) => ({ robot: m.id, ...c, ...(standard ? standardCameraTopics(c.image) : {}) })),
+  const cameras = world.manifests.flatMap((manifest) =>
+    manifest.cameras.map((c) => ({ robot: manifest.id, ...c, ...(standard ? standardCameraTopics(c.image) : {}) })),
   );
   for (const c of cameras) {
     const type = standard ? "sensor_msgs/Image" : "sensor_msgs/CompressedImage";
@@ -174,14 +179,20 @@ export async function serveWorldOnRos(
           const out = await world.renderCamera(c.robot);
           const header = out.detections.header;
           if (standard) {
-            const f = out.frame;
-            if (!f) throw new Error(`world ${world.name} renders no raw frames: it cannot publish sensor_msgs/Image`);
+            const frame = out.frame;
+            if (!frame)
+              throw new Error(`world ${world.name} renders no raw frames: it cannot publish sensor_msgs/Image`);
             client.publish(
               c.image,
-              rawRgbImage(header, f.width, f.height, Buffer.from(f.rgb.buffer, f.rgb.byteOffset, f.rgb.byteLength)),
+              rawRgbImage(
+                header,
+                frame.width,
+                frame.height,
+                Buffer.from(frame.rgb.buffer, frame.rgb.byteOffset, frame.rgb.byteLength),
+              ),
             );
-            if (c.depth) client.publish(c.depth, rawDepthImage(header, f.width, f.height, zDepth(f)));
-            if (c.info) client.publish(c.info, pinholeInfo(header, f.width, f.height, focalPixels(f)));
+            if (c.depth) client.publish(c.depth, rawDepthImage(header, frame.width, frame.height, zDepth(frame)));
+            if (c.info) client.publish(c.info, pinholeInfo(header, frame.width, frame.height, focalPixels(frame)));
           } else {
             client.publish(c.image, { header, format: "png", data: out.image.toString("base64") });
             if (c.depth)
@@ -208,9 +219,9 @@ export async function serveWorldOnRos(
   ) => Promise<{ status: "succeeded" | "aborted" | "canceled"; values: unknown }>;
   /** The newest frame's stamp (simulated time): a standard result is stamped with it, so frames taken after it are news. */
   const lastFrameStamp = () => {
-    const t = Math.max(0, ...Object.values(stamps));
-    const sec = Math.floor(t);
-    return { sec, nanosec: Math.round((t - sec) * 1e9) };
+    const seconds = Math.max(0, ...Object.values(stamps));
+    const sec = Math.floor(seconds);
+    return { sec, nanosec: Math.round((seconds - sec) * 1e9) };
   };
   /**
    * Serves one actionlib action. Our actions' results carry success, message, values_json and frames_json (the
@@ -224,11 +235,11 @@ export async function serveWorldOnRos(
     schema?: z.ZodType<Record<string, unknown>>,
     standardResult = false,
   ) => {
-    const t = actionTypes(actionType);
+    const types = actionTypes(actionType);
     const goals = new Map<string, Goal>();
-    client.advertise(`${action}/status`, t.status);
-    client.advertise(`${action}/feedback`, t.feedback);
-    client.advertise(`${action}/result`, t.result);
+    client.advertise(`${action}/status`, types.status);
+    client.advertise(`${action}/feedback`, types.feedback);
+    client.advertise(`${action}/result`, types.result);
     const now = () => {
       const ms = Date.now();
       return { sec: Math.floor(ms / 1000), nanosec: (ms % 1000) * 1e6 };
@@ -242,20 +253,20 @@ export async function serveWorldOnRos(
           status_list: shown.map(goalStatus),
         });
     };
-    const publishResult = (g: Goal) => {
+    const publishResult = (goal: Goal) => {
       if (client.connected)
         client.publish(`${action}/result`, {
-          header: { stamp: standardResult ? g.stamp! : now(), frame_id: "" },
-          status: goalStatus(g),
-          result: g.result,
+          header: { stamp: standardResult ? goal.stamp! : now(), frame_id: "" },
+          status: goalStatus(goal),
+          result: goal.result,
         });
     };
-    const end = (g: Goal, status: number, text: string, values: unknown) => {
-      g.status = status;
-      g.text = text;
-      g.ended = Date.now();
-      g.stamp = lastFrameStamp();
-      g.result = standardResult
+    const end = (goal: Goal, status: number, text: string, values: unknown) => {
+      goal.status = status;
+      goal.text = text;
+      goal.ended = Date.now();
+      goal.stamp = lastFrameStamp();
+      goal.result = standardResult
         ? {}
         : {
             success: status === ActionlibStatus.SUCCEEDED,
@@ -263,14 +274,14 @@ export async function serveWorldOnRos(
             values_json: JSON.stringify(values ?? {}),
             frames_json: JSON.stringify(stamps),
           };
-      publishResult(g);
+      publishResult(goal);
       publishStatus();
       // Ended goals are remembered (a goal id is never run twice) up to a bound, oldest forgotten first.
       const ended = [...goals.values()].filter((x) => x.ended !== undefined);
       for (const old of ended.slice(0, Math.max(0, ended.length - REMEMBERED_GOALS))) goals.delete(old.id);
     };
-    client.subscribe<{ goal_id: { id: string }; goal: unknown }>(`${action}/goal`, t.goal, (m) => {
-      const id = m.goal_id?.id;
+    client.subscribe<{ goal_id: { id: string }; goal: unknown }>(`${action}/goal`, types.goal, (request) => {
+      const id = request.goal_id?.id;
       if (!id) return;
       const seen = goals.get(id);
       if (seen) {
@@ -278,22 +289,22 @@ export async function serveWorldOnRos(
         if (seen.result) publishResult(seen);
         return;
       }
-      const g: Goal = { id, status: ActionlibStatus.ACTIVE, text: "" };
-      goals.set(id, g);
-      const p = schema ? schema.safeParse(m.goal ?? {}) : ({ success: true, data: {} } as const);
-      if (!p.success) {
+      const goal: Goal = { id, status: ActionlibStatus.ACTIVE, text: "" };
+      goals.set(id, goal);
+      const parsed = schema ? schema.safeParse(request.goal ?? {}) : ({ success: true, data: {} } as const);
+      if (!parsed.success) {
         end(
-          g,
+          goal,
           ActionlibStatus.REJECTED,
-          `invalid goal: ${p.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`,
+          `invalid goal: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ")}`,
           {},
         );
         return;
       }
-      g.abort = new AbortController();
-      aborts.add(g.abort);
+      goal.abort = new AbortController();
+      aborts.add(goal.abort);
       publishStatus();
-      run(p.data, g)
+      run(parsed.data, goal)
         .then(
           (out) => {
             const message =
@@ -301,7 +312,7 @@ export async function serveWorldOnRos(
                 ? (out.values as { message: string }).message
                 : "";
             end(
-              g,
+              goal,
               out.status === "succeeded"
                 ? ActionlibStatus.SUCCEEDED
                 : out.status === "canceled"
@@ -311,13 +322,14 @@ export async function serveWorldOnRos(
               out.values,
             );
           },
-          (err) => end(g, ActionlibStatus.ABORTED, (err as Error).message, {}),
+          (err) => end(goal, ActionlibStatus.ABORTED, (err as Error).message, {}),
         )
-        .finally(() => g.abort && aborts.delete(g.abort));
+        .finally(() => goal.abort && aborts.delete(goal.abort));
     });
-    client.subscribe<{ id: string }>(`${action}/cancel`, t.cancel, (m) => {
+    client.subscribe<{ id: string }>(`${action}/cancel`, types.cancel, (request) => {
       // actionlib: an empty id cancels every goal.
-      for (const g of goals.values()) if (g.ended === undefined && (!m.id || m.id === g.id)) g.abort?.abort();
+      for (const g of goals.values())
+        if (g.ended === undefined && (!request.id || request.id === g.id)) g.abort?.abort();
     });
     timers.push(setInterval(publishStatus, 500));
   };
@@ -332,15 +344,15 @@ export async function serveWorldOnRos(
       serveAction(
         skill.action,
         ros1ActionType(skill.actionType),
-        async (args, g) => {
+        async (args, goal) => {
           const out = await world.runSkill(m.id, skill.name, args, {
-            goalId: g.id,
-            signal: g.abort!.signal,
+            goalId: goal.id,
+            signal: goal.abort!.signal,
             feedback: (values) =>
               client.connected &&
               client.publish(`${skill.action}/feedback`, {
                 header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" },
-                status: { goal_id: { id: g.id }, status: ActionlibStatus.ACTIVE, text: "" },
+                status: { goal_id: { id: goal.id }, status: ActionlibStatus.ACTIVE, text: "" },
                 feedback: { json: JSON.stringify(values ?? {}) },
               }),
           });
@@ -353,32 +365,32 @@ export async function serveWorldOnRos(
     }
   }
   /** A named-pose skill as move_base: `/<robot>/move_base`, a PoseStamped goal mapped back to the name it stands for. */
-  function serveMoveBase(robot: string, skillAction: string, p: NamedPoseSkill) {
+  function serveMoveBase(robot: string, skillAction: string, poseSkill: NamedPoseSkill) {
     const action = skillAction.replace(/[^/]+$/, "move_base");
     const feedback = (id: string) => {
-      const b = p.basePose();
+      const base = poseSkill.basePose();
       const pose = {
-        position: { x: b.x, y: b.y, z: 0 },
-        orientation: { x: 0, y: 0, z: Math.sin(b.yaw / 2), w: Math.cos(b.yaw / 2) },
+        position: { x: base.x, y: base.y, z: 0 },
+        orientation: { x: 0, y: 0, z: Math.sin(base.yaw / 2), w: Math.cos(base.yaw / 2) },
       };
       if (client.connected)
         client.publish(`${action}/feedback`, {
           header: { stamp: lastFrameStamp(), frame_id: "" },
           status: { goal_id: { id }, status: ActionlibStatus.ACTIVE, text: "" },
-          feedback: { base_position: { header: { stamp: lastFrameStamp(), frame_id: p.frame }, pose } },
+          feedback: { base_position: { header: { stamp: lastFrameStamp(), frame_id: poseSkill.frame }, pose } },
         });
     };
     serveAction(
       action,
       MOVE_BASE_TYPE,
-      async (args, g) => {
-        const named = namedPoseOf(p, MoveBaseGoal.parse(args));
+      async (args, goal) => {
+        const named = namedPoseOf(poseSkill, MoveBaseGoal.parse(args));
         if ("error" in named) return { status: "aborted", values: { message: named.error } };
         const out = await world.runSkill(
           robot,
-          p.skill,
-          { [p.argument]: named.name },
-          { goalId: g.id, signal: g.abort!.signal, feedback: () => feedback(g.id) },
+          poseSkill.skill,
+          { [poseSkill.argument]: named.name },
+          { goalId: goal.id, signal: goal.abort!.signal, feedback: () => feedback(goal.id) },
         );
         await publishCameras();
         return out;

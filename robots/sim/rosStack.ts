@@ -57,9 +57,9 @@ export async function startRos(): Promise<RosStack> {
       code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`)),
     );
   });
-  const m = /ready (ws:\/\/\S+) pids (\d+) (\d+) (\d+)/.exec(out);
-  if (!m) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
-  const pids = [m[2], m[3], m[4]].map(Number);
+  const match = /ready (ws:\/\/\S+) pids (\d+) (\d+) (\d+)/.exec(out);
+  if (!match) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
+  const pids = [match[2], match[3], match[4]].map(Number);
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -78,7 +78,7 @@ export async function startRos(): Promise<RosStack> {
   const setup = `source ${JSON.stringify(join(ROS_WS, "devel", "setup.bash"))}`;
   const nodes: ChildProcess[] = [];
   return {
-    url: m[1],
+    url: match[1],
     ros(cmd, args) {
       return execFileSync("bash", ["-c", `${setup} && ${cmd} ${args.map((a) => `'${a}'`).join(" ")}`], {
         encoding: "utf8",
@@ -100,8 +100,8 @@ export async function startRos(): Promise<RosStack> {
           () => reject(new Error(`${script} did not say ready in ${timeoutMs} ms: ${said}`)),
           timeoutMs,
         );
-        const hear = (d: Buffer) => {
-          said += d;
+        const hear = (chunk: Buffer) => {
+          said += chunk;
           if (/^ready$/m.test(said)) {
             clearTimeout(timer);
             resolve(child);

@@ -144,8 +144,8 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   }
   async restart(args: Record<string, unknown>) {
     const next = await this.build(args);
-    const ids = (w: SimulatedWorld) =>
-      JSON.stringify(w.manifests.map((m) => [m.id, m.skills.map((k) => k.action), m.cameras]));
+    const ids = (simWorld: SimulatedWorld) =>
+      JSON.stringify(simWorld.manifests.map((m) => [m.id, m.skills.map((k) => k.action), m.cameras]));
     if (ids(next.world) !== ids(this.current)) {
       await next.world.close();
       throw new Error(
@@ -162,8 +162,8 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   }
 }
 
-const restartable = (w: SimulatedWorld): w is RestartableWorld =>
-  typeof (w as Partial<RestartableWorld>).restart === "function";
+const restartable = (simWorld: SimulatedWorld): simWorld is RestartableWorld =>
+  typeof (simWorld as Partial<RestartableWorld>).restart === "function";
 
 export interface ServeOptions extends BridgeServerOptions {
   /** When set, the evaluator services answer only calls whose args carry `key`. */
@@ -237,18 +237,18 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
     rendering = rendering
       .then(async () => {
         for (const robot of robots) {
-          const p = publishers.get(robot);
-          if (!p) continue;
-          if (!p.topics.some((t) => server.subscriberCount(t) > 0)) {
-            if (dropStale && latched.delete(robot)) for (const t of p.topics) server.clearLatched(t);
+          const publisher = publishers.get(robot);
+          if (!publisher) continue;
+          if (!publisher.topics.some((t) => server.subscriberCount(t) > 0)) {
+            if (dropStale && latched.delete(robot)) for (const t of publisher.topics) server.clearLatched(t);
             continue;
           }
           latched.add(robot);
           const out = await world.renderCamera(robot);
           const header = out.detections.header;
-          p.image({ header, format: "png", data: out.image.toString("base64") });
-          p.depth?.({ header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
-          p.detections?.(out.detections);
+          publisher.image({ header, format: "png", data: out.image.toString("base64") });
+          publisher.depth?.({ header, format: "png; 16UC1 depth in millimetres", data: out.depth.toString("base64") });
+          publisher.detections?.(out.detections);
         }
       })
       .catch((err) => opts.log?.(`camera render failed: ${(err as Error).message}`));

@@ -67,19 +67,19 @@ export const WORLDS: readonly World[] = [
     resets: true,
     size: { width: 320, height: 240 },
     options: (o) => ["--grasp-sensing", o.graspSensing === false ? "off" : "on"],
-    serve: (common, o) =>
+    serve: (common, opts) =>
       serveKitchen({
         ...common,
-        scenario: o.scenario ?? "integration_tea_to_trash",
-        graspSensing: o.graspSensing ?? true,
+        scenario: opts.scenario ?? "integration_tea_to_trash",
+        graspSensing: opts.graspSensing ?? true,
       }),
-    ros: (url, common, o) =>
+    ros: (url, common, opts) =>
       serveKitchenOnRos(url, {
         ...common,
-        scenario: o.scenario ?? "integration_tea_to_trash",
-        graspSensing: o.graspSensing ?? true,
-        plain: o.plain || o.standard,
-        standard: o.standard,
+        scenario: opts.scenario ?? "integration_tea_to_trash",
+        graspSensing: opts.graspSensing ?? true,
+        plain: opts.plain || opts.standard,
+        standard: opts.standard,
       }),
   },
   {
@@ -134,16 +134,16 @@ export const WORLDS: readonly World[] = [
     resets: false,
     size: { width: 320, height: 240 },
     options: () => [],
-    serve: (common, o) => {
-      if (o.start !== undefined && !(STARTS as readonly string[]).includes(o.start))
-        throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(o.start)}`);
+    serve: (common, opts) => {
+      if (opts.start !== undefined && !(STARTS as readonly string[]).includes(opts.start))
+        throw new Error(`--start must be one of ${STARTS.join(", ")}, not ${JSON.stringify(opts.start)}`);
       // Learning wants episodes as fast as they run unless a speed is asked for.
       return serveBlocks({
         ...common,
-        speed: o.speedGiven ? common.speed : Infinity,
-        episodesDir: o.episodes,
-        instance: o.instance,
-        start: o.start as Start | undefined,
+        speed: opts.speedGiven ? common.speed : Infinity,
+        episodesDir: opts.episodes,
+        instance: opts.instance,
+        start: opts.start as Start | undefined,
       });
     },
   },
@@ -151,7 +151,7 @@ export const WORLDS: readonly World[] = [
 
 /** A world by name; the error lists them. */
 export function world(name: string): World {
-  const w = WORLDS.find((x) => x.name === name);
-  if (!w) throw new Error(`unknown world ${name}; available: ${WORLDS.map((x) => x.name).join(", ")}`);
-  return w;
+  const found = WORLDS.find((x) => x.name === name);
+  if (!found) throw new Error(`unknown world ${name}; available: ${WORLDS.map((x) => x.name).join(", ")}`);
+  return found;
 }

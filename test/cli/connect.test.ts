@@ -81,13 +81,13 @@ describe("robograph connect", () => {
     // The draft is a valid skill as written, and its validator names the field that does not fit.
     const parsed = skill(schema);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-    const v = argumentsValidator(parsed.data!.parameters);
+    const validator = argumentsValidator(parsed.data!.parameters);
     const pose = { position: { x: 1, y: 2, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } };
-    expect(v.safeParse({ target_pose: { header: { frame_id: "map" }, pose } }).success).toBe(true);
+    expect(validator.safeParse({ target_pose: { header: { frame_id: "map" }, pose } }).success).toBe(true);
     expect(
-      v.safeParse({ target_pose: { header: { frame_id: "map", stamp: { secs: 3, nsecs: 5 } }, pose } }).success,
+      validator.safeParse({ target_pose: { header: { frame_id: "map", stamp: { secs: 3, nsecs: 5 } }, pose } }).success,
     ).toBe(true);
-    const bad = v.safeParse({
+    const bad = validator.safeParse({
       target_pose: {
         header: { frame_id: "map", seq: -1 },
         pose: { ...pose, position: { x: "far", y: 2, z: 0 }, orientaton: {} },
@@ -96,7 +96,7 @@ describe("robograph connect", () => {
     expect(bad.error!.issues.map((i) => i.path.join("."))).toEqual(
       expect.arrayContaining(["target_pose.header.seq", "target_pose.pose.position.x", "target_pose.pose"]),
     );
-    expect(v.safeParse({ target_pose: { header: {}, pose } }).error!.issues[0].path.join(".")).toBe(
+    expect(validator.safeParse({ target_pose: { header: {}, pose } }).error!.issues[0].path.join(".")).toBe(
       "target_pose.header.frame_id",
     );
   });
@@ -137,9 +137,9 @@ describe("robograph connect", () => {
     expect(schema.required).toEqual(["target", "speed", "count", "careful", "waypoints", "covariance", "mask"]);
     expect(unsupported).toEqual(["thing (pkg/Unknown): rosapi gave no definition"]);
     expect(argumentSchemaOf("pkg/Missing", typedefs).unsupported).toEqual(["pkg/Missing: rosapi gave no definition"]);
-    const v = argumentsValidator(skill(schema).data!.parameters);
+    const validator = argumentsValidator(skill(schema).data!.parameters);
     expect(
-      v
+      validator
         .safeParse({
           target: "a",
           speed: 1,
@@ -155,18 +155,18 @@ describe("robograph connect", () => {
 
   it("drafts a pose template for a goal that is one PoseStamped: valid as drafted, and a person's poses make it go", () => {
     const { schema } = argumentSchemaOf("move_base_msgs/MoveBaseGoal", MOVE_BASE);
-    const t = poseTemplateOf("move_base_msgs/MoveBaseGoal", MOVE_BASE, schema)!;
-    expect(t.goal.template).toEqual({ target_pose: { $pose: "navigation_point" } });
-    expect(skill(t.parameters, t.goal).success).toBe(true);
+    const template = poseTemplateOf("move_base_msgs/MoveBaseGoal", MOVE_BASE, schema)!;
+    expect(template.goal.template).toEqual({ target_pose: { $pose: "navigation_point" } });
+    expect(skill(template.parameters, template.goal).success).toBe(true);
     // With poses measured, the planner's argument takes their names as its values.
-    const done = skill(t.parameters, {
-      ...t.goal,
+    const done = skill(template.parameters, {
+      ...template.goal,
       poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: Math.PI / 2 } },
     });
     expect(done.data!.parameters.properties.navigation_point.enum).toEqual(["dock"]);
     // A pose that cannot make the message's goal is refused where the person wrote it.
-    const wrong = skill(t.parameters, {
-      ...t.goal,
+    const wrong = skill(template.parameters, {
+      ...template.goal,
       template: { target_pose: { $pose: "navigation_point" }, speed: 2 },
       poses: { dock: { frame_id: "map", position: { x: 1, y: 2 }, yaw: 0 } },
     });
@@ -174,7 +174,8 @@ describe("robograph connect", () => {
       /goal.poses.dock: its goal does not fit the message: .*speed/,
     );
     expect(
-      skill(t.parameters, { ...t.goal, template: { target_pose: { $pose: "where" } } }).error!.issues[0].message,
+      skill(template.parameters, { ...template.goal, template: { target_pose: { $pose: "where" } } }).error!.issues[0]
+        .message,
     ).toMatch(/where is no argument of this skill/);
     expect(poseTemplateOf("geometry_msgs/Point", MOVE_BASE, schema)).toBeUndefined();
   });

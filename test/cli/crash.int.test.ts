@@ -55,12 +55,12 @@ describe("crash safety", () => {
     expect(second.out).toMatch(/SUCCESS/);
     expect(second.code).toBe(0);
 
-    const c = await BridgeClient.connect(sim.url);
-    const { events } = await c.callService<{ events: { kind: string; goalId?: string; skill?: string }[] }>(
+    const client = await BridgeClient.connect(sim.url);
+    const { events } = await client.callService<{ events: { kind: string; goalId?: string; skill?: string }[] }>(
       "/evaluator/events",
     );
-    const check = await c.callService<{ success: boolean }>("/evaluator/check");
-    await c.close();
+    const check = await client.callService<{ success: boolean }>("/evaluator/check");
+    await client.close();
     const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
     expect(started.length).toBeGreaterThanOrEqual(7);
     expect(new Set(started).size).toBe(started.length);
@@ -139,10 +139,10 @@ async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   const reattached = new RegExp(`re-attaching to goal (${thread}/[^\\s)]+)`).exec(second.out)?.[1];
   expect(reattached, second.out).toBeDefined();
   expect(second.out).toMatch(/SUCCESS/);
-  const c = await BridgeClient.connect(sim.url);
-  const { events } = await c.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-  const { success } = await c.callService<{ success: boolean }>("/evaluator/check");
-  await c.close();
+  const client = await BridgeClient.connect(sim.url);
+  const { events } = await client.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+  const { success } = await client.callService<{ success: boolean }>("/evaluator/check");
+  await client.close();
   const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
   expect(new Set(started).size).toBe(started.length);
   return { reattached, started, success, out: second.out };

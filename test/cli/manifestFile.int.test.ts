@@ -22,9 +22,9 @@ describe("the agent with --manifest FILE", () => {
   });
 
   it("runs the default task from the file's manifests, and refuses a file that is not a manifest", async () => {
-    const c = await BridgeClient.connect(sim.url);
-    const served = await discoverRobots(c);
-    await c.close();
+    const client = await BridgeClient.connect(sim.url);
+    const served = await discoverRobots(client);
+    await client.close();
     const dir = scratchDir();
     const file = join(dir, "robots.json");
     writeFileSync(file, JSON.stringify(served));

@@ -18,9 +18,9 @@ import { ROOT, startSim } from "../helpers/processes";
 
 const dirs: string[] = [];
 const scratch = () => {
-  const d = mkdtempSync(join(tmpdir(), "robograph-mcp-"));
-  dirs.push(d);
-  return d;
+  const dir = mkdtempSync(join(tmpdir(), "robograph-mcp-"));
+  dirs.push(dir);
+  return dir;
 };
 const clients: Client[] = [];
 afterAll(async () => {
@@ -34,7 +34,7 @@ async function stdioClient(
   answer?: "accept" | "decline" | ((message: string) => void),
   env?: Record<string, string>,
 ): Promise<Client> {
-  const d = scratch();
+  const dir = scratch();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
@@ -43,9 +43,9 @@ async function stdioClient(
       join(ROOT, "cli", "robograph.ts"),
       "mcp",
       "--data-dir",
-      join(d, "data"),
+      join(dir, "data"),
       "--runs-dir",
-      join(d, "runs"),
+      join(dir, "runs"),
       ...args,
     ],
     cwd: ROOT,
@@ -64,37 +64,37 @@ async function stdioClient(
 }
 
 const call = async (
-  c: Client,
+  client: Client,
   name: string,
   args: Record<string, unknown> = {},
   onprogress?: (p: { progress: number; message?: string }) => void,
 ) =>
-  (await c.callTool({ name, arguments: args }, undefined, {
+  (await client.callTool({ name, arguments: args }, undefined, {
     timeout: 600_000,
     ...(onprogress ? { onprogress } : {}),
   })) as CallToolResult;
-const textOf = (r: CallToolResult) =>
-  r.content
+const textOf = (result: CallToolResult) =>
+  result.content
     .filter((p) => p.type === "text")
     .map((p) => (p as { text: string }).text)
     .join("\n");
-const imageOf = (r: CallToolResult) =>
-  r.content.find((p) => p.type === "image") as { data: string; mimeType: string } | undefined;
+const imageOf = (result: CallToolResult) =>
+  result.content.find((p) => p.type === "image") as { data: string; mimeType: string } | undefined;
 
 describe("robograph mcp over stdio", () => {
-  let c: Client;
+  let client: Client;
   beforeAll(async () => {
-    c = await stdioClient(["--world", "kitchen"]);
+    client = await stdioClient(["--world", "kitchen"]);
   }, 120_000);
 
   it("serves every skill with its manifest's schema, look, the emergency stop and one tool per method", async () => {
-    const { tools } = await c.listTools();
+    const { tools } = await client.listTools();
     const manifests = bundledManifests("kitchen");
     for (const m of manifests)
       for (const s of m.skills) {
-        const t = tools.find((x) => x.name === `${m.id}__${s.name}`);
-        expect(t, `${m.id}.${s.name}`).toBeDefined();
-        expect(t!.inputSchema).toEqual(s.parameters);
+        const tool = tools.find((x) => x.name === `${m.id}__${s.name}`);
+        expect(tool, `${m.id}.${s.name}`).toBeDefined();
+        expect(tool!.inputSchema).toEqual(s.parameters);
       }
     expect(tools.map((t) => t.name)).toEqual(
       expect.arrayContaining([
@@ -108,48 +108,48 @@ describe("robograph mcp over stdio", () => {
         "resume_run",
       ]),
     );
-    const { resources } = await c.listResources();
+    const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(["robograph://manifests", "robograph://world"]);
     const world = JSON.parse(
-      ((await c.readResource({ uri: "robograph://world" })).contents[0] as { text: string }).text,
+      ((await client.readResource({ uri: "robograph://world" })).contents[0] as { text: string }).text,
     );
     expect(world.name).toBe("kitchen");
   });
 
   it("a skill changes what the robot's camera shows; look returns the frame as a PNG with its detections", async () => {
-    const before = await call(c, "look", { robot: "mobile" });
+    const before = await call(client, "look", { robot: "mobile" });
     const png = Buffer.from(imageOf(before)!.data, "base64");
     expect(png.subarray(1, 4).toString()).toBe("PNG");
     expect(textOf(before)).toMatch(/^mobile sees: /);
-    const went = await call(c, "mobile__go_to", { navigation_point: "in_front_of_refrigerator" });
+    const went = await call(client, "mobile__go_to", { navigation_point: "in_front_of_refrigerator" });
     expect(went.isError ?? false, textOf(went)).toBe(false);
     expect(went.structuredContent).toMatchObject({ ok: true, status: "succeeded" });
-    const after = await call(c, "look", { robot: "mobile" });
+    const after = await call(client, "look", { robot: "mobile" });
     expect(imageOf(after)!.data).not.toBe(imageOf(before)!.data);
   });
 
   it("bad input is a tool error that says why, and the server goes on serving", async () => {
-    const bad = await call(c, "mobile__go_to", { navigation_point: "the_moon" });
+    const bad = await call(client, "mobile__go_to", { navigation_point: "the_moon" });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/invalid arguments for mobile\.go_to: navigation_point/);
-    const unknown = await call(c, "mobile__fly", {});
+    const unknown = await call(client, "mobile__fly", {});
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toMatch(/robot mobile has no skill fly; it has: go_to/);
-    const noTool = await call(c, "teleport", {});
+    const noTool = await call(client, "teleport", {});
     expect(textOf(noTool)).toMatch(/unknown tool teleport/);
-    const wrongVariant = await call(c, "run_closed_loop", { variant: "no-such" });
+    const wrongVariant = await call(client, "run_closed_loop", { variant: "no-such" });
     expect(textOf(wrongVariant)).toMatch(/variant must be one of full, no-critic/);
-    const noRun = await call(c, "resume_run", { thread: "never-was" });
+    const noRun = await call(client, "resume_run", { thread: "never-was" });
     expect(textOf(noRun)).toMatch(/no run "never-was"/);
-    await expect(c.readResource({ uri: "robograph://runs/never-was/report.md" })).rejects.toThrow(/no resource/);
-    expect((await call(c, "look", { robot: "arm" })).isError ?? false).toBe(false);
+    await expect(client.readResource({ uri: "robograph://runs/never-was/report.md" })).rejects.toThrow(/no resource/);
+    expect((await call(client, "look", { robot: "arm" })).isError ?? false).toBe(false);
   });
 
   it("run_closed_loop does the default task (from where the robots stand now), sending a progress notification per node; its record is a resource", async () => {
     const progress: string[] = [];
-    const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
-    expect(r.isError ?? false, textOf(r)).toBe(false);
-    const s = r.structuredContent as {
+    const result = await call(client, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
+    expect(result.isError ?? false, textOf(result)).toBe(false);
+    const summary = result.structuredContent as {
       thread: string;
       status: string;
       success: boolean;
@@ -158,14 +158,14 @@ describe("robograph mcp over stdio", () => {
       modelCalls: number;
       record: string;
     };
-    expect(s).toMatchObject({ status: "succeeded", success: true, checked: true });
-    expect(s.steps).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ status: "succeeded", success: true, checked: true });
+    expect(summary.steps).toBeGreaterThan(0);
     expect(progress.filter((m) => /^\[\s*\d+\] (perceiver|planner|critic|executor)/.test(m)).length).toBeGreaterThan(4);
-    const report = (await c.readResource({ uri: s.record })).contents[0] as { text: string };
+    const report = (await client.readResource({ uri: summary.record })).contents[0] as { text: string };
     expect(report.text).toMatch(/## Result: succeeded/);
-    expect((await c.listResources()).resources.map((x) => x.uri)).toContain(s.record);
+    expect((await client.listResources()).resources.map((x) => x.uri)).toContain(summary.record);
     // Another goal than the scenario's: checked on the literals given, or not at all — never on the scenario's goal.
-    const other = await call(c, "run_closed_loop", { goal: "Find the apple and report where it is." });
+    const other = await call(client, "run_closed_loop", { goal: "Find the apple and report where it is." });
     expect(other.structuredContent, textOf(other)).toMatchObject({
       checked: false,
       success: null,
@@ -191,45 +191,45 @@ describe("robograph mcp: approvals and the emergency stop", () => {
 
   it("inside a method run, each skill that needs approval is asked of the client before the robot gets it", async () => {
     const asked: string[] = [];
-    const c = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], (message) =>
+    const client = await stdioClient(["--world", "kitchen", "--approve", "arm/release_to"], (message) =>
       asked.push(message),
     );
     const progress: string[] = [];
-    const r = await call(c, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
-    expect(r.structuredContent, textOf(r)).toMatchObject({ status: "succeeded", success: true });
+    const result = await call(client, "run_closed_loop", {}, (p) => progress.push(p.message ?? ""));
+    expect(result.structuredContent, textOf(result)).toMatchObject({ status: "succeeded", success: true });
     expect(asked.length).toBeGreaterThan(0);
     expect(asked[0]).toMatch(/release_to/);
     expect(progress).toContain("approval of arm/release_to: accepted");
   }, 300_000);
 
   it("emergency_stop cancels a skill in flight: it ends canceled, and the robot takes the next one", async () => {
-    const c = await stdioClient(["--world", "kitchen", "--speed", "1"]);
-    const going = call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });
+    const client = await stdioClient(["--world", "kitchen", "--speed", "1"]);
+    const going = call(client, "mobile__go_to", { navigation_point: "in_front_of_sink" });
     await new Promise((r) => setTimeout(r, 1500));
-    const stop = await call(c, "emergency_stop", { reason: "test" });
+    const stop = await call(client, "emergency_stop", { reason: "test" });
     expect(textOf(stop)).toMatch(/canceled 1 skill call/);
-    const r = await going;
-    expect(r.isError).toBe(true);
-    expect((r.structuredContent as { status: string }).status).toMatch(/canceled|aborted/);
-    const next = await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" });
+    const result = await going;
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as { status: string }).status).toMatch(/canceled|aborted/);
+    const next = await call(client, "mobile__go_to", { navigation_point: "in_front_of_table" });
     expect(next.structuredContent).toMatchObject({ ok: true, status: "succeeded" });
   }, 120_000);
 
   it("a run stopped mid-episode ends interrupted, and resume_run finishes it from its last checkpoint", async () => {
-    const c = await stdioClient(["--world", "kitchen", "--speed", "2"]);
+    const client = await stdioClient(["--world", "kitchen", "--speed", "2"]);
     let executed = 0;
-    const first = call(c, "run_closed_loop", {}, (p) => {
-      if (/^\[\s*\d+\] executor/.test(p.message ?? "")) executed++;
+    const first = call(client, "run_closed_loop", {}, (notification) => {
+      if (/^\[\s*\d+\] executor/.test(notification.message ?? "")) executed++;
     });
     while (executed < 1) await new Promise((r) => setTimeout(r, 200));
-    await call(c, "emergency_stop", { reason: "test" });
+    await call(client, "emergency_stop", { reason: "test" });
     const stopped = await first;
-    const s = stopped.structuredContent as { thread: string; status: string; statusReason: string };
-    expect(s.status, textOf(stopped)).toBe("interrupted");
+    const summary = stopped.structuredContent as { thread: string; status: string; statusReason: string };
+    expect(summary.status, textOf(stopped)).toBe("interrupted");
     expect(textOf(stopped)).toMatch(/resume_run/);
-    const resumed = await call(c, "resume_run", { thread: s.thread });
+    const resumed = await call(client, "resume_run", { thread: summary.thread });
     expect(resumed.structuredContent, textOf(resumed)).toMatchObject({
-      thread: s.thread,
+      thread: summary.thread,
       status: "succeeded",
       success: true,
       checked: true,
@@ -241,19 +241,19 @@ describe("robograph mcp: a robot that drops off", () => {
   it("a skill sent after the robot's bridge went away is a tool error that says so", async () => {
     const sim = await startSim(["--speed", "max"]);
     try {
-      const c = await stdioClient(["--bridge-url", sim.url]);
+      const client = await stdioClient(["--bridge-url", sim.url]);
       expect(
-        (await call(c, "mobile__go_to", { navigation_point: "in_front_of_table" })).structuredContent,
+        (await call(client, "mobile__go_to", { navigation_point: "in_front_of_table" })).structuredContent,
       ).toMatchObject({ ok: true });
       await sim.stop("SIGKILL");
-      const r = await call(c, "mobile__go_to", { navigation_point: "in_front_of_sink" });
-      expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({
+      const result = await call(client, "mobile__go_to", { navigation_point: "in_front_of_sink" });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({
         ok: false,
         status: expect.stringMatching(/disconnected|timeout|aborted/),
       });
-      expect(textOf(r)).toMatch(/error/);
-      expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+      expect(textOf(result)).toMatch(/error/);
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
       await sim.stop();
     }
@@ -263,17 +263,17 @@ describe("robograph mcp: a robot that drops off", () => {
 describe("robograph mcp: a model endpoint that is down", () => {
   it("a method run ends interrupted as a tool error that says how to resume it; the server goes on serving", async () => {
     // Nothing listens on port 9: every request is refused at once (no retries asked for).
-    const c = await stdioClient(["--world", "workbench"], undefined, {
+    const client = await stdioClient(["--world", "workbench"], undefined, {
       OPENAI_API_KEY: "test",
       OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
       ROBOGRAPH_MODEL_BACKEND: "openai",
       ROBOGRAPH_MODEL_RETRIES: "0",
     });
-    const r = await call(c, "run_behavior_critic", {});
-    expect(r.isError, textOf(r)).toBe(true);
-    expect(r.structuredContent).toMatchObject({ status: "interrupted" });
-    expect(textOf(r)).toMatch(/resume_run \{"thread": "behaviorCritic-/);
-    expect((await call(c, "look", {})).isError ?? false).toBe(false);
+    const result = await call(client, "run_behavior_critic", {});
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: "interrupted" });
+    expect(textOf(result)).toMatch(/resume_run \{"thread": "behaviorCritic-/);
+    expect((await call(client, "look", {})).isError ?? false).toBe(false);
   }, 120_000);
 });
 
@@ -281,7 +281,7 @@ describe("robograph mcp over Streamable HTTP", () => {
   let server: ChildProcess;
   let url = "";
   beforeAll(async () => {
-    const d = scratch();
+    const dir = scratch();
     server = spawn(
       process.execPath,
       [
@@ -296,18 +296,18 @@ describe("robograph mcp over Streamable HTTP", () => {
         "--token",
         "sesame",
         "--data-dir",
-        join(d, "data"),
+        join(dir, "data"),
         "--runs-dir",
-        join(d, "runs"),
+        join(dir, "runs"),
       ],
       { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] },
     );
     url = await new Promise<string>((resolve, reject) => {
       let out = "";
-      server.stdout!.on("data", (b: Buffer) => {
-        out += b;
-        const m = /Streamable HTTP at (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1].replace("0.0.0.0", "127.0.0.1"));
+      server.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk;
+        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(out);
+        if (match) resolve(match[1].replace("0.0.0.0", "127.0.0.1"));
       });
       server.on("exit", (code) => reject(new Error(`mcp server exited ${code}: ${out}`)));
     });

@@ -26,17 +26,25 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
 describe("robograph run", () => {
   it("says a thread has nothing to resume, without starting a simulator or leaving a run record", async () => {
     const data = scratchDir();
-    const r = await run(["--resume", "--thread", "never-ran", "--data-dir", data, "--runs-dir", join(data, "runs")]);
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(/thread never-ran has nothing to resume: no checkpoint/);
-    expect(r.out).not.toMatch(/simulator \(scenario/);
+    const result = await run([
+      "--resume",
+      "--thread",
+      "never-ran",
+      "--data-dir",
+      data,
+      "--runs-dir",
+      join(data, "runs"),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.out).toMatch(/thread never-ran has nothing to resume: no checkpoint/);
+    expect(result.out).not.toMatch(/simulator \(scenario/);
     expect(existsSync(join(data, "runs", "never-ran"))).toBe(false);
   });
 
   it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
     const data = scratchDir();
     // Offline, "recycle" is not understood; the found-only reading must not pass for the task.
-    const r = await run([
+    const result = await run([
       "--goal",
       "Find the bottle_of_tea and recycle it in the trash_can.",
       "--check",
@@ -52,13 +60,13 @@ describe("robograph run", () => {
     expect(summary.checked).toBe(true);
     expect(summary.success).toBe(false);
     expect(summary.goal).toEqual([{ literal: "in(bottle_of_tea, trash_can)", holds: false }]);
-    expect(r.code).toBe(2);
-    expect(r.out).toMatch(/^NOT DONE/m);
+    expect(result.code).toBe(2);
+    expect(result.out).toMatch(/^NOT DONE/m);
     if (summary.agentStatus === "succeeded") {
       expect(summary.disagreement).toMatch(
         /the agent reports succeeded, but the simulator's check says the goal is not met/,
       );
-      expect(r.out).toContain(summary.disagreement);
+      expect(result.out).toContain(summary.disagreement);
     }
   });
 
@@ -107,8 +115,8 @@ describe("robograph run", () => {
       readFileSync(join(ROOT, "robots", "sim", "kitchen", "scenarios", "integration_apple_to_oven.json"), "utf8"),
     );
     writeFileSync(file, JSON.stringify({ ...scenario, name: "my_own_scenario" }));
-    const r = await run(["--scenario", file, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
-    expect(r.out).toMatch(/^SUCCESS/m);
-    expect(r.code).toBe(0);
+    const result = await run(["--scenario", file, "--data-dir", data, "--runs-dir", join(data, "runs"), "--quiet"]);
+    expect(result.out).toMatch(/^SUCCESS/m);
+    expect(result.code).toBe(0);
   });
 });

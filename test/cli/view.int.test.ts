@@ -250,10 +250,10 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     viewer = cli(["view", runs, "--data-dir", data, "--port", "0"]);
     base = await new Promise<string>((resolve, reject) => {
       let out = "";
-      viewer!.stdout!.on("data", (d) => {
-        out += d;
-        const m = /robograph view: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-        if (m) resolve(m[1]);
+      viewer!.stdout!.on("data", (chunk) => {
+        out += chunk;
+        const match = /robograph view: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+        if (match) resolve(match[1]);
       });
       viewer!.stderr!.on("data", (d) => (out += d));
       viewer!.on("exit", (code) => reject(new Error(`the viewer exited (${code}) before serving:\n${out}`)));
@@ -294,12 +294,14 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     for (const robot of ["mobile", "arm"]) {
       const det = JSON.parse(readFileSync(join(runs, "kitchen-view", "frames", `001-${robot}.json`), "utf8")).detections
         .detections as unknown[];
-      const drawn = await page.evaluate((r) => {
-        const c = document.querySelector(`img.frame[data-camera="${r}"]`)!.parentElement.querySelector("canvas.boxes")!;
-        const px = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+      const drawn = await page.evaluate((camera) => {
+        const canvas = document
+          .querySelector(`img.frame[data-camera="${camera}"]`)!
+          .parentElement.querySelector("canvas.boxes")!;
+        const px = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
         let painted = 0;
         for (let i = 3; i < px.length; i += 4) if (px[i] > 0) painted++;
-        return { boxes: Number(c.dataset.boxes), painted };
+        return { boxes: Number(canvas.dataset.boxes), painted };
       }, robot);
       expect(drawn.boxes).toBe(det.length);
       if (det.length) expect(drawn.painted).toBeGreaterThan(0);
@@ -358,7 +360,7 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     );
     const report = JSON.parse(readFileSync(join(runs, "experiments", "two-variants", "report.json"), "utf8"));
     const chart = await page.evaluate(() => {
-      const c = (
+      const successChart = (
         globalThis as unknown as {
           Chart: {
             getChart(id: string): {
@@ -372,9 +374,9 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
         globalThis as unknown as { Chart: { getChart(id: string): { data: { datasets: { label: string }[] } } } }
       ).Chart.getChart("chart-tasks")!;
       return {
-        labels: c.data.labels,
-        values: c.data.datasets[0].data,
-        marks: c.getDatasetMeta(0).data.length,
+        labels: successChart.data.labels,
+        values: successChart.data.datasets[0].data,
+        marks: successChart.getDatasetMeta(0).data.length,
         taskSeries: tasks.data.datasets.map((d) => d.label),
       };
     });
@@ -392,8 +394,8 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
     await page.waitForSelector("#step-label");
     await page.waitForFunction(() => {
       const img = document.querySelector("img.frame");
-      const c = document.querySelector("canvas.boxes");
-      return !!img && img.complete && img.naturalWidth > 0 && c?.dataset.drawn === "1";
+      const canvas = document.querySelector("canvas.boxes");
+      return !!img && img.complete && img.naturalWidth > 0 && canvas?.dataset.drawn === "1";
     });
     expect(Number(await page.locator("canvas.boxes").first().getAttribute("data-boxes"))).toBeGreaterThan(0);
     expect(await page.locator("#crumbs a").textContent()).toBe("experiments/two-variants");
@@ -520,8 +522,9 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
       ).toEqual(k.charts);
       // Every table report.json holds is drawn (the runner's episode list is the linked table instead).
       const drawn = report.tables.filter(
-        (t: { id: string; rows: string[][] }) =>
-          t.id !== "episodes" && !(t.id === "verdicts" && t.rows.every((r) => r.slice(1).every((c) => c === "0"))),
+        (table: { id: string; rows: string[][] }) =>
+          table.id !== "episodes" &&
+          !(table.id === "verdicts" && table.rows.every((r) => r.slice(1).every((c) => c === "0"))),
       );
       expect(await page.locator("[data-table]").count()).toBe(drawn.length);
       for (const [m, own] of Object.entries(OWN)) {

@@ -99,8 +99,8 @@ describe("critic scoring", () => {
       }
     };
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-        d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : [],
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
       );
     for (const f of files(join(ROOT, "graphs/behaviorCritic"))) visit(f);
     const reached = [...seen].map((f) => relative(ROOT, f));

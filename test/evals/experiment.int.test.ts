@@ -23,26 +23,33 @@ const options = (root: string, extra: Partial<ExperimentOptions> = {}): Experime
   ...extra,
 });
 
-async function experiment(o: ExperimentOptions) {
-  const results = await runExperiment(o);
-  const rows = loadDataset(o.dataset);
-  const scores = await scoreEpisodes(o.name, o.dataset, rows, results);
+async function experiment(settings: ExperimentOptions) {
+  const results = await runExperiment(settings);
+  const rows = loadDataset(settings.dataset);
+  const scores = await scoreEpisodes(settings.name, settings.dataset, rows, results);
   const report = buildReport(
-    { name: o.name, dataset: o.dataset, noise: o.noise, seeds: o.seeds, variants: o.variants, durationSeconds: 1 },
+    {
+      name: settings.name,
+      dataset: settings.dataset,
+      noise: settings.noise,
+      seeds: settings.seeds,
+      variants: settings.variants,
+      durationSeconds: 1,
+    },
     results.map((r) => ({ ...r, scores: scores.get(r.id)! })),
   );
-  return { results, report, files: writeReport(experimentDir(o), report) };
+  return { results, report, files: writeReport(experimentDir(settings), report) };
 }
 
 describe("experiments", () => {
   it("runs a two-example experiment whose report agrees with the episodes' own records", async () => {
-    const o = options(scratchDir());
-    const { report, files } = await experiment(o);
+    const settings = options(scratchDir());
+    const { report, files } = await experiment(settings);
     expect(report.episodes).toHaveLength(2);
     expect(report.table.full.all).toMatchObject({ trials: 2, successes: 2, successRate: 1 });
     for (const e of report.episodes) {
       // Recount from the episode's event record, independently of the runner's summary.
-      const lines = readFileSync(join(experimentDir(o), e.record), "utf8")
+      const lines = readFileSync(join(experimentDir(settings), e.record), "utf8")
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l));
@@ -50,7 +57,7 @@ describe("experiments", () => {
       expect(e.scores.average_score).toBe(actions.filter((a: { ok: boolean }) => a.ok).length);
       expect(e.scores.steps).toBe(actions.length);
       expect(e.scores.success).toBe(1);
-      const result = JSON.parse(readFileSync(join(experimentDir(o), "episodes", e.id, "result.json"), "utf8"));
+      const result = JSON.parse(readFileSync(join(experimentDir(settings), "episodes", e.id, "result.json"), "utf8"));
       expect(result.goal.every((g: { holds: boolean }) => g.holds)).toBe(true);
     }
     const md = readFileSync(files.md, "utf8");
@@ -61,28 +68,30 @@ describe("experiments", () => {
 
   it("resumes an interrupted experiment by running only the missing episodes", async () => {
     const root = scratchDir();
-    const o = options(root);
-    const first = await runExperiment(o);
+    const settings = options(root);
+    const first = await runExperiment(settings);
     const dropped = first[1].id;
-    rmSync(join(experimentDir(o), "episodes", dropped, "result.json"));
-    const keptMtime = readFileSync(join(experimentDir(o), "episodes", first[0].id, "result.json"), "utf8");
+    rmSync(join(experimentDir(settings), "episodes", dropped, "result.json"));
+    const keptMtime = readFileSync(join(experimentDir(settings), "episodes", first[0].id, "result.json"), "utf8");
     const progress: Progress[] = [];
-    const again = await runExperiment({ ...o, onProgress: (p) => progress.push(p) });
+    const again = await runExperiment({ ...settings, onProgress: (p) => progress.push(p) });
     expect(progress[0]).toMatchObject({ done: 1, total: 2, skipped: 1 });
     expect(progress.filter((p) => p.last).map((p) => p.last!.id)).toEqual([dropped]);
-    expect(readFileSync(join(experimentDir(o), "episodes", first[0].id, "result.json"), "utf8")).toBe(keptMtime);
+    expect(readFileSync(join(experimentDir(settings), "episodes", first[0].id, "result.json"), "utf8")).toBe(keptMtime);
     expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
   });
 
   it("repeats its report byte for byte under a seed, wall-clock fields aside, one or two at a time and under load", async () => {
     const noisy = { noise: 0.3, variants: ["full", "no-critic"] as ExperimentOptions["variants"], seeds: 1 };
-    const a = await experiment(options(scratchDir(), { ...noisy, concurrency: 2 }));
+    const concurrent = await experiment(options(scratchDir(), { ...noisy, concurrency: 2 }));
     // The second run one episode at a time while two busy processes compete for the machine's cores.
     const burners = [0, 1].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
     try {
-      const b = await experiment(options(scratchDir(), { ...noisy, concurrency: 1 }));
-      expect(JSON.stringify(withoutTiming(b.report), null, 1)).toBe(JSON.stringify(withoutTiming(a.report), null, 1));
-      expect(tables(b.report, { timing: false })).toBe(tables(a.report, { timing: false }));
+      const serial = await experiment(options(scratchDir(), { ...noisy, concurrency: 1 }));
+      expect(JSON.stringify(withoutTiming(serial.report), null, 1)).toBe(
+        JSON.stringify(withoutTiming(concurrent.report), null, 1),
+      );
+      expect(tables(serial.report, { timing: false })).toBe(tables(concurrent.report, { timing: false }));
     } finally {
       for (const p of burners) p.kill("SIGKILL");
     }

@@ -30,8 +30,8 @@ const dataset = loadDataset("paraphrases");
  * By default (about a minute and a half; more on a loaded machine): the first paraphrase of each kitchen scenario and
  * of each fast tabletop scene, and the issue's examples; ROBOGRAPH_PARAPHRASES=all runs all of them (six to ten minutes).
  */
-const rows = dataset.filter((r, i) => {
-  const ex = r.example;
+const rows = dataset.filter((row, i) => {
+  const ex = row.example;
   if (all || ISSUE_EXAMPLES.includes(ex.inputs.goal)) return true;
   if (ex.inputs.world === "tabletop" && !FAST_SCENES.has(ex.inputs.scenario as string)) return false;
   const scenario = (x: typeof ex) =>
@@ -80,20 +80,20 @@ describe("paraphrased instructions, end to end", () => {
   it("the kitchen publishes its names, and its detections carry display labels", async () => {
     const sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);
     sims.push(sim);
-    const c = await BridgeClient.connect(sim.url);
+    const client = await BridgeClient.connect(sim.url);
     try {
-      const m = ManifestResponse.parse(await c.callService(MANIFEST_SERVICE));
-      expect(m.world?.names?.trash_can?.aliases).toEqual(expect.arrayContaining(["garbage", "bin", "trash"]));
-      expect(m.world?.names?.bottle_of_tea?.aliases).toContain("tea bottle");
-      expect(m.world?.names).toEqual(NAMES);
-      expect(m.robots.find((r) => r.id === "mobile")?.skills.find((s) => s.name === "pick_from")?.display).toBe(
+      const manifest = ManifestResponse.parse(await client.callService(MANIFEST_SERVICE));
+      expect(manifest.world?.names?.trash_can?.aliases).toEqual(expect.arrayContaining(["garbage", "bin", "trash"]));
+      expect(manifest.world?.names?.bottle_of_tea?.aliases).toContain("tea bottle");
+      expect(manifest.world?.names).toEqual(NAMES);
+      expect(manifest.robots.find((r) => r.id === "mobile")?.skills.find((s) => s.name === "pick_from")?.display).toBe(
         "pick up",
       );
-      const d = await c.nextMessage<DetectionsMessage>("/arm/detections", undefined, 20_000);
-      expect(d.detections.length).toBeGreaterThan(0);
-      for (const x of d.detections) expect(x.display).toBe(NAMES[x.label].display);
+      const message = await client.nextMessage<DetectionsMessage>("/arm/detections", undefined, 20_000);
+      expect(message.detections.length).toBeGreaterThan(0);
+      for (const x of message.detections) expect(x.display).toBe(NAMES[x.label].display);
     } finally {
-      await c.close();
+      await client.close();
     }
   });
 

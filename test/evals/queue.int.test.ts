@@ -42,8 +42,8 @@ function robograph(args: string[], env: NodeJS.ProcessEnv): Proc {
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
-    child.on("exit", (code, signal) => r({ code, signal })),
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
   );
   return { child, out: () => out, exited };
 }
@@ -63,15 +63,15 @@ const sliceOptions = (root: string): ExperimentOptions => ({
   maxWallSeconds: 20,
 });
 /** What must be equal between a queued episode and a local one. */
-const outcome = (r: EpisodeResult) => ({
-  id: r.id,
-  status: r.status,
-  success: r.success,
-  steps: r.steps,
-  modelCalls: r.modelCalls,
-  score: r.score,
-  goal: r.goal,
-  exampleHash: r.exampleHash,
+const outcome = (result: EpisodeResult) => ({
+  id: result.id,
+  status: result.status,
+  success: result.success,
+  steps: result.steps,
+  modelCalls: result.modelCalls,
+  score: result.score,
+  goal: result.goal,
+  exampleHash: result.exampleHash,
 });
 
 describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --queue, npm run worker)", () => {
@@ -79,17 +79,17 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
   let env: NodeJS.ProcessEnv;
   const procs: Proc[] = [];
   const start = (args: string[]) => {
-    const p = robograph(args, env);
-    procs.push(p);
-    return p;
+    const proc = robograph(args, env);
+    procs.push(proc);
+    return proc;
   };
   const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
     try {
-      return (await c.query<R>(sql, params)).rows;
+      return (await client.query<R>(sql, params)).rows;
     } finally {
-      await c.end();
+      await client.end();
     }
   };
   beforeAll(async () => {
@@ -322,10 +322,10 @@ describe.skipIf(!available)("experiments as jobs on Postgres (npm run eval -- --
     expect(enqueue.out()).toMatch(
       /failed: full__\S+__s0: failed after 3 attempt\(s\): simulator exited with 1: serve-sim: unknown tabletop scenario no_such_scene/,
     );
-    const [r] = await query<{ state: string; attempts: number; error: string }>(
+    const [episodeRow] = await query<{ state: string; attempts: number; error: string }>(
       "SELECT state, attempts, error FROM robograph.episodes WHERE experiment = 'broken'",
     );
-    expect(r).toMatchObject({ state: "failed", attempts: 3 });
+    expect(episodeRow).toMatchObject({ state: "failed", attempts: 3 });
     // The row is written before the worker logs it.
     for (let i = 0; i < 100 && !/attempt 3 failed/.test(worker.out()); i++)
       await new Promise((res) => setTimeout(res, 50));

@@ -26,16 +26,16 @@ const CRITIC_MD = [
 
 describe("report tables as data", () => {
   it("takes each table under its heading, the second under one heading named by the paragraph before it", () => {
-    const t = tablesOfMarkdown("behaviorCritic", CRITIC_MD);
-    expect(t.map((x) => x.id)).toEqual(["table-2", "error-taxonomy"]);
-    expect(t[0]).toEqual({
+    const tables = tablesOfMarkdown("behaviorCritic", CRITIC_MD);
+    expect(tables.map((x) => x.id)).toEqual(["table-2", "error-taxonomy"]);
+    expect(tables[0]).toEqual({
       id: "table-2",
       title: "Table 2 — recall and precision on negative samples",
       columns: ["critic", "recall"],
       rows: [["critic", "50.0%"]],
     });
-    expect(t[1].title).toBe("Error taxonomy (Fig. 4)");
-    expect(t[1].note).toBe("Error taxonomy (Fig. 4): of every claim, the share that names no event.");
+    expect(tables[1].title).toBe("Error taxonomy (Fig. 4)");
+    expect(tables[1].note).toBe("Error taxonomy (Fig. 4): of every claim, the share that names no event.");
   });
 
   it("keeps an escaped pipe inside a cell", () => {
@@ -84,7 +84,7 @@ describe("parseReport", () => {
     };
     const table = { id: "average-score", title: "Average Score", columns: ["variant"], rows: [] };
     expect(parseReport({ ...base, method: "clea", tables: [table] }).ok).toBe(true);
-    const r = parseReport({ ...base, method: "vlmpc", tables: [table] });
-    expect(!r.ok && r.error).toMatch(/vlmpc report schema.*tables\.0\.id/);
+    const parsed = parseReport({ ...base, method: "vlmpc", tables: [table] });
+    expect(!parsed.ok && parsed.error).toMatch(/vlmpc report schema.*tables\.0\.id/);
   });
 });

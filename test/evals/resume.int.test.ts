@@ -28,22 +28,24 @@ const options = (root: string, extra: Partial<ExperimentOptions> = {}): Experime
 describe("resuming an experiment", () => {
   it("refuses episodes made under other settings (noise, grasp sensing), and reuses its own", async () => {
     const root = scratchDir();
-    const o = options(root);
-    const [first] = await runExperiment(o);
+    const settings = options(root);
+    const [first] = await runExperiment(settings);
     expect(first.settings).toMatchObject({ noise: 0, graspSensing: true, dataset: "kitchen" });
-    const kept = readFileSync(join(experimentDir(o), "episodes", first.id, "result.json"), "utf8");
+    const kept = readFileSync(join(experimentDir(settings), "episodes", first.id, "result.json"), "utf8");
 
-    await expect(runExperiment({ ...o, noise: 0.3 })).rejects.toThrow(
+    await expect(runExperiment({ ...settings, noise: 0.3 })).rejects.toThrow(
       /experiment resumed holds episodes made with noise 0 \(now 0\.3\): give this run another --name/,
     );
-    await expect(runExperiment({ ...o, graspSensing: false })).rejects.toBeInstanceOf(ExperimentMismatchError);
-    await expect(runExperiment({ ...o, graspSensing: false })).rejects.toThrow(/graspSensing true \(now false\)/);
+    await expect(runExperiment({ ...settings, graspSensing: false })).rejects.toBeInstanceOf(ExperimentMismatchError);
+    await expect(runExperiment({ ...settings, graspSensing: false })).rejects.toThrow(
+      /graspSensing true \(now false\)/,
+    );
     // Refused before anything was written: the experiment is as it was.
-    expect(JSON.parse(readFileSync(join(experimentDir(o), "experiment.json"), "utf8")).noise).toBe(0);
+    expect(JSON.parse(readFileSync(join(experimentDir(settings), "experiment.json"), "utf8")).noise).toBe(0);
 
     // Its own settings: nothing runs again.
-    const again = await runExperiment(o);
-    expect(readFileSync(join(experimentDir(o), "episodes", first.id, "result.json"), "utf8")).toBe(kept);
+    const again = await runExperiment(settings);
+    expect(readFileSync(join(experimentDir(settings), "episodes", first.id, "result.json"), "utf8")).toBe(kept);
     expect(again.map((r) => r.id)).toEqual([first.id]);
   });
 
@@ -52,14 +54,14 @@ describe("resuming an experiment", () => {
     const file = join(root, "kitchen-copy.jsonl");
     const lines = readFileSync(join(__dirname, "../../evals/datasets/kitchen.jsonl"), "utf8").trim().split("\n");
     writeFileSync(file, lines.join("\n"));
-    const o = options(root, { dataset: file });
-    const [first] = await runExperiment(o);
+    const settings = options(root, { dataset: file });
+    const [first] = await runExperiment(settings);
     // The row keeps its id; its scenario now hides the tea elsewhere.
     const row = JSON.parse(lines[0]);
     row.inputs.scenario.mobileAt =
       row.inputs.scenario.mobileAt === "in_front_of_sink" ? "in_front_of_oven" : "in_front_of_sink";
     writeFileSync(file, [JSON.stringify(row), ...lines.slice(1)].join("\n"));
-    await expect(runExperiment(o)).rejects.toThrow(
+    await expect(runExperiment(settings)).rejects.toThrow(
       `experiment resumed holds 1 episode(s) made from another version of their dataset rows (${first.id})`,
     );
   });
@@ -100,12 +102,12 @@ describe("what counts", () => {
     const ok = episode({ id: "a" });
     const report = buildReport(
       { name: "n", dataset: "kitchen", noise: 0, seeds: 1, variants: ["full"], durationSeconds: 1 },
-      [ok, exhausted].map((e) => ({
-        ...e,
+      [ok, exhausted].map((result) => ({
+        ...result,
         scores: Object.fromEntries(
-          Object.values(EVALUATORS).map((f) => {
-            const r = f({ outputs: e });
-            return [r.key, r.score];
+          Object.values(EVALUATORS).map((evaluator) => {
+            const evaluation = evaluator({ outputs: result });
+            return [evaluation.key, evaluation.score];
           }),
         ),
       })),

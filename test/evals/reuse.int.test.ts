@@ -13,6 +13,7 @@ import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { totalUsage } from "../../models";
 import { executedCalls, runClosedLoopEpisode, type EpisodeRun } from "../../evals/episode";
 import { loadDataset } from "../../evals/datasets";
+import type { ClosedLoopStateType } from "../../graphs/clea/state";
 import { scratchDir } from "../helpers/episode";
 
 const sims: SimProcess[] = [];
@@ -21,34 +22,38 @@ afterAll(async () => {
 });
 
 async function sim(world: string, args: string[]): Promise<SimProcess> {
-  const s = await startSimProcess(world, [...args, "--speed", "max"]);
-  sims.push(s);
-  return s;
+  const started = await startSimProcess(world, [...args, "--speed", "max"]);
+  sims.push(started);
+  return started;
 }
 
 async function reset(url: string, args: Record<string, unknown>) {
-  const c = await BridgeClient.connect(url);
+  const client = await BridgeClient.connect(url);
   try {
-    return await c.callService<{ scenario: string; seed: number; canceled: string[]; success: boolean }>(
+    return await client.callService<{ scenario: string; seed: number; canceled: string[]; success: boolean }>(
       RESET_SERVICE,
       args,
     );
   } finally {
-    await c.close();
+    await client.close();
   }
 }
 
+/** The state every method's episode has (RePLan's has no verdicts: they read as undefined there). */
+type ComparedState = Pick<ClosedLoopStateType, "status" | "statusReason" | "usage"> &
+  Partial<Pick<ClosedLoopStateType, "verdicts">>;
+
 /** What an episode is, leaving out only wall-clock times and the goal ids (they carry the thread and its start time). */
-function fingerprint(e: EpisodeRun<any>) {
+function fingerprint(run: EpisodeRun<ComparedState>) {
   return {
-    status: e.state.status,
-    statusReason: e.state.statusReason,
-    calls: executedCalls(e.trace as unknown as EpisodeRun["trace"]),
-    nodes: e.trace.map((t) => t.node),
-    usage: totalUsage(e.state.usage),
-    verdicts: e.state.verdicts,
-    truth: e.truth,
-    events: e.events.map(({ goalId: _id, ...event }) => event),
+    status: run.state.status,
+    statusReason: run.state.statusReason,
+    calls: executedCalls(run.trace as unknown as EpisodeRun["trace"]),
+    nodes: run.trace.map((t) => t.node),
+    usage: totalUsage(run.state.usage),
+    verdicts: run.state.verdicts,
+    truth: run.truth,
+    events: run.events.map(({ goalId: _id, ...event }) => event),
   };
 }
 
@@ -69,7 +74,7 @@ describe("a simulator reset between episodes", () => {
     writeFileSync(file, JSON.stringify(scenario));
     const seed = 2;
     const fresh = await sim("kitchen", ["--scenario", file, "--seed", String(seed), "--grasp-sensing", "off"]);
-    const a = await episode(fresh.url, "clea", row.example.inputs.goal, seed, "fresh");
+    const onFresh = await episode(fresh.url, "clea", row.example.inputs.goal, seed, "fresh");
 
     // Another episode first (another scenario and seed), so the reset has something to clear.
     const reused = await sim("kitchen", [
@@ -86,35 +91,36 @@ describe("a simulator reset between episodes", () => {
     expect(out).toMatchObject({ scenario: scenario.name, seed, success: true });
 
     // Nothing of the earlier episode is left: no events, no goal to re-attach to.
-    const c = await BridgeClient.connect(reused.url);
+    const client = await BridgeClient.connect(reused.url);
     try {
-      expect((await c.callService<{ events: unknown[] }>("/evaluator/events")).events).toEqual([]);
+      expect((await client.callService<{ events: unknown[] }>("/evaluator/events")).events).toEqual([]);
       const goalIds = before.events.flatMap((e) => (e.goalId ? [e.goalId] : []));
       expect(goalIds.length).toBeGreaterThan(0);
-      for (const id of goalIds) expect(await c.callService("/robograph/goal_status", { id })).toEqual({ known: false });
+      for (const id of goalIds)
+        expect(await client.callService("/robograph/goal_status", { id })).toEqual({ known: false });
     } finally {
-      await c.close();
+      await client.close();
     }
-    const b = await episode(reused.url, "clea", row.example.inputs.goal, seed, "reused");
-    expect(fingerprint(b)).toEqual(fingerprint(a));
-    expect(fingerprint(a).calls.length).toBeGreaterThan(0);
+    const onReused = await episode(reused.url, "clea", row.example.inputs.goal, seed, "reused");
+    expect(fingerprint(onReused)).toEqual(fingerprint(onFresh));
+    expect(fingerprint(onFresh).calls.length).toBeGreaterThan(0);
   }, 300_000);
 
   it("tabletop: a scene after a reset runs as on a fresh process", async () => {
     const goal = "move the yellow_cube to target_position inside the wooden_cabinet";
     const fresh = await sim("tabletop", ["--scenario", "cabinet_open", "--seed", "1"]);
-    const a = await episode(fresh.url, "replan", goal, 1, "fresh-t");
+    const onFresh = await episode(fresh.url, "replan", goal, 1, "fresh-t");
     const reused = await sim("tabletop", ["--scenario", "color", "--seed", "4"]);
     const out = await reset(reused.url, { scenario: "cabinet_open", seed: 1 });
     expect(out).toMatchObject({ scenario: "cabinet_open", seed: 1, success: true });
-    const b = await episode(reused.url, "replan", goal, 1, "reused-t");
-    expect(fingerprint(b)).toEqual(fingerprint(a));
-    expect(a.truth.success).toBe(true);
+    const onReused = await episode(reused.url, "replan", goal, 1, "reused-t");
+    expect(fingerprint(onReused)).toEqual(fingerprint(onFresh));
+    expect(onFresh.truth.success).toBe(true);
   }, 300_000);
 
   it("refuses a reset to a scenario it does not have, naming it, and keeps serving the old one", async () => {
-    const s = await sim("tabletop", ["--scenario", "cabinet_open"]);
-    await expect(reset(s.url, { scenario: "moon_base" })).rejects.toThrow(
+    const tabletop = await sim("tabletop", ["--scenario", "cabinet_open"]);
+    await expect(reset(tabletop.url, { scenario: "moon_base" })).rejects.toThrow(
       /invalid reset: unknown tabletop scenario moon_base/,
     );
     const k = await sim("kitchen", []);

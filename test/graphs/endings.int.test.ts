@@ -33,9 +33,9 @@ function scenarioFile(spec: object): string {
   return file;
 }
 async function kitchen(scenario: string) {
-  const s = await startSim(["--scenario", scenario, "--speed", "max"]);
-  sims.push(s);
-  return s;
+  const started = await startSim(["--scenario", scenario, "--speed", "max"]);
+  sims.push(started);
+  return started;
 }
 
 const endpoint = localModelEndpoint();
@@ -56,22 +56,22 @@ describe("the search ledger", () => {
   it("rules a place out after two looks since the object was last seen; a sighting anywhere starts the search over", () => {
     const objects = ["bottle_of_tea"];
     const lookable = ["table", "refrigerator"];
-    let l: SearchLedger = {};
-    l = noteLook(l, objects, { lookedInto: ["table", "refrigerator"], seen: ["apple"] });
-    expect(exhaustedSearch(l, objects, lookable)).toBeUndefined();
-    l = noteLook(l, objects, { lookedInto: ["table", "refrigerator"], seen: [] });
-    expect(exhaustedSearch(l, objects, lookable)).toEqual({ object: "bottle_of_tea", places: lookable });
+    let ledger: SearchLedger = {};
+    ledger = noteLook(ledger, objects, { lookedInto: ["table", "refrigerator"], seen: ["apple"] });
+    expect(exhaustedSearch(ledger, objects, lookable)).toBeUndefined();
+    ledger = noteLook(ledger, objects, { lookedInto: ["table", "refrigerator"], seen: [] });
+    expect(exhaustedSearch(ledger, objects, lookable)).toEqual({ object: "bottle_of_tea", places: lookable });
     // Seen (under a perceiver's other wording), then not: the places count from zero again.
-    l = noteLook(l, objects, { lookedInto: ["table"], seen: ["tea_bottle"] });
-    expect(l.bottle_of_tea).toEqual({});
-    l = noteLook(noteLook(l, objects, { lookedInto: ["table", "refrigerator"], seen: [] }), objects, {
+    ledger = noteLook(ledger, objects, { lookedInto: ["table"], seen: ["tea_bottle"] });
+    expect(ledger.bottle_of_tea).toEqual({});
+    ledger = noteLook(noteLook(ledger, objects, { lookedInto: ["table", "refrigerator"], seen: [] }), objects, {
       lookedInto: ["table"],
       seen: [],
     });
-    expect(exhaustedSearch(l, objects, lookable)).toBeUndefined();
+    expect(exhaustedSearch(ledger, objects, lookable)).toBeUndefined();
     // Believed somewhere (told, or put there): not being searched for.
-    l = noteLook(l, objects, { lookedInto: ["refrigerator"], seen: [] });
-    expect(exhaustedSearch(l, objects, lookable, () => true)).toBeUndefined();
+    ledger = noteLook(ledger, objects, { lookedInto: ["refrigerator"], seen: [] });
+    expect(exhaustedSearch(ledger, objects, lookable, () => true)).toBeUndefined();
   });
 
   it("counts as lookable what a robot can open or stand in front of, and what a camera has shown the inside of", () => {
@@ -98,12 +98,12 @@ describe("the search ledger", () => {
   });
 
   it("ends on the third identical failure, not on different ones", () => {
-    let c = countFailure({}, "arm/pick_from", "there is no apple on the table");
-    c = countFailure(c.repeats, "arm/pick_from", "the arm is holding the bread");
-    c = countFailure(c.repeats, "arm/pick_from", "there is no apple on the table");
-    expect(c.end).toBeUndefined();
-    c = countFailure(c.repeats, "arm/pick_from", "there is no apple on the table");
-    expect(c.end).toEqual({
+    let failures = countFailure({}, "arm/pick_from", "there is no apple on the table");
+    failures = countFailure(failures.repeats, "arm/pick_from", "the arm is holding the bread");
+    failures = countFailure(failures.repeats, "arm/pick_from", "there is no apple on the table");
+    expect(failures.end).toBeUndefined();
+    failures = countFailure(failures.repeats, "arm/pick_from", "there is no apple on the table");
+    expect(failures.end).toEqual({
       status: "failed",
       statusReason: "arm/pick_from failed 3 times for the same reason: there is no apple on the table",
     });
@@ -125,21 +125,21 @@ describe("a search that covered every place ends the closed loop", () => {
       },
       goal: ["in(bottle_of_tea, trash_can)"],
     });
-    const s = await kitchen(file);
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const simulator = await kitchen(file);
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: "Find the bottle_of_tea and throw it into the trash_can.",
       thread: "nowhere",
       dataDir: scratchDir(),
     });
-    expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toBe(
+    expect(episode.state.status).toBe("failed");
+    expect(episode.state.statusReason).toBe(
       "no bottle_of_tea in any of: table, refrigerator, oven, sink, drawer_top, drawer_middle (each looked into twice since it was last seen anywhere, and it was not seen)",
     );
     // Before: 40 skills and 278 model calls, to the action budget. Now one round of looks and a second one.
-    expect(e.state.counters.steps).toBeLessThan(15);
-    expect(Object.values(e.state.usage).reduce((n, u) => n + u.calls, 0)).toBeLessThan(100);
-    expect(e.truth.success).toBe(false);
+    expect(episode.state.counters.steps).toBeLessThan(15);
+    expect(Object.values(episode.state.usage).reduce((n, u) => n + u.calls, 0)).toBeLessThan(100);
+    expect(episode.truth.success).toBe(false);
   });
 
   it("searches afresh for an object it saw and that was then moved, and finds it", async () => {
@@ -153,16 +153,16 @@ describe("a search that covered every place ends the closed loop", () => {
       perturbations: [{ afterSkill: 1, move: { object: "bottle_of_tea", to: "refrigerator" } }],
       goal: ["in(bottle_of_tea, sink)"],
     });
-    const s = await kitchen(file);
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const simulator = await kitchen(file);
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: "Put the bottle_of_tea into the sink.",
       thread: "seen-moved",
       dataDir: scratchDir(),
     });
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
-    expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
+    expect(episode.state.status).toBe("succeeded");
+    expect(episode.truth.success).toBe(true);
+    expect(executed(episode).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
   });
 });
 
@@ -184,7 +184,7 @@ describe("a search that covered every place ends RePLan's mode", () => {
     };
     const sim = await startSimProcess("tabletop", ["--scenario", "kitchen", "--speed", "max"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({
+    const episode = await runClosedLoopEpisode({
       mode: "replan",
       url: sim.url,
       goal: "find the green_apple",
@@ -192,12 +192,12 @@ describe("a search that covered every place ends RePLan's mode", () => {
       dataDir: scratchDir(),
       backend: "openai",
     });
-    expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(
+    expect(episode.state.status).toBe("failed");
+    expect(episode.state.statusReason).toMatch(
       /^no green_apple in any of: cabinet, microwave, floor \(each looked into twice since it was last seen anywhere/,
     );
     // Before: the procedure budget ended it (gave_up) after looking into the same cabinet again and again.
-    expect(e.state.counters.procedures).toBeLessThanOrEqual(3);
+    expect(episode.state.counters.procedures).toBeLessThanOrEqual(3);
   }, 120_000);
 });
 
@@ -206,7 +206,7 @@ describe("the same failure three times ends the run", () => {
     // The bar across the handles: nothing the planner can read from the world's joints gets it out of the way unseen.
     const sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({
+    const episode = await runClosedLoopEpisode({
       mode: "replan",
       url: sim.url,
       goal: "move the yellow_cube to target_position inside the wooden_cabinet",
@@ -214,10 +214,10 @@ describe("the same failure three times ends the run", () => {
       dataDir: scratchDir(),
       variant: "no-perceiver",
     });
-    expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toMatch(
+    expect(episode.state.status).toBe("failed");
+    expect(episode.state.statusReason).toMatch(
       /^the motion for "open the wooden_cabinet" failed 3 times for the same reason: primary term set_joint_fraction\("left_door", 1\) not met/,
     );
-    expect(e.state.counters.motions).toBe(3);
+    expect(episode.state.counters.motions).toBe(3);
   }, 120_000);
 });

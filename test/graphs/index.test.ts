@@ -12,9 +12,9 @@ import { GENERATED_KINDS } from "../../evals/datasets/generated";
 import { ROOT } from "../helpers/processes";
 
 function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  return readdirSync(dir).flatMap((name) => {
+    const entryPath = join(dir, name);
+    return statSync(entryPath).isDirectory() ? files(entryPath) : entryPath.endsWith(".ts") ? [entryPath] : [];
   });
 }
 
@@ -98,10 +98,10 @@ describe("methods", () => {
     );
     const named = ["cli", "evals", "nodes", "runtime", "models", "tools", "memory", "robots"]
       .flatMap((d) => files(join(ROOT, d)))
-      .flatMap((f) =>
-        readFileSync(f, "utf8")
+      .flatMap((file) =>
+        readFileSync(file, "utf8")
           .split("\n")
-          .map((line, i) => ({ line, at: `${relative(ROOT, f)}:${i + 1}` }))
+          .map((line, i) => ({ line, at: `${relative(ROOT, file)}:${i + 1}` }))
           .filter(({ line }) => comparison.test(line)),
       )
       .map((x) => x.at);

@@ -156,8 +156,8 @@ function robograph(args: string[], timeout = 240_000): { code: number; out: stri
     });
     return { code: 0, out };
   } catch (err) {
-    const e = err as { status: number; stdout: string; stderr: string };
-    return { code: e.status, out: `${e.stdout}${e.stderr}` };
+    const failure = err as { status: number; stdout: string; stderr: string };
+    return { code: failure.status, out: `${failure.stdout}${failure.stderr}` };
   }
 }
 
@@ -219,7 +219,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
   }, 300_000);
 
   it("runs from the CLI to its record: `robograph run --graph toyGoTo`", () => {
-    const r = robograph([
+    const result = robograph([
       "run",
       "--graph",
       "toyGoTo",
@@ -234,14 +234,14 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
       "--forget",
     ]);
     // The toy reaches the sink, but the kitchen's own task (the scenario's) is not done: the simulator's check says so.
-    expect(r.out).toMatch(/point in_front_of_sink/);
-    expect(r.out).toMatch(/succeeded: mobile is at in_front_of_sink/);
+    expect(result.out).toMatch(/point in_front_of_sink/);
+    expect(result.out).toMatch(/succeeded: mobile is at in_front_of_sink/);
     const summary = JSON.parse(readFileSync(join(copy, "runs", "toy-run", "summary.json"), "utf8"));
     expect(summary).toMatchObject({ method: "toy", status: "succeeded" });
   }, 300_000);
 
   it("is measured by the experiment runner, its report written and checked through its own report module", () => {
-    const r = robograph([
+    const result = robograph([
       "eval",
       "--dataset",
       "kitchen",
@@ -256,8 +256,8 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
       "--name",
       "toy-exp",
     ]);
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).not.toMatch(/the report is written, but/);
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).not.toMatch(/the report is written, but/);
     const report = JSON.parse(readFileSync(join(copy, "exp", "toy-exp", "report.json"), "utf8"));
     expect(report).toMatchObject({ method: "toy", variants: ["full"], tasks: ["integration_tea_to_trash"] });
     expect(report.tables.map((t: { id: string }) => t.id)).toEqual([
@@ -288,10 +288,10 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     children.push(view);
     const url = await new Promise<string>((resolve, reject) => {
       let said = "";
-      view.stdout.on("data", (d) => {
-        said += d;
-        const m = /robograph view: (http:\/\/127\.0\.0\.1:\d+)/.exec(said);
-        if (m) resolve(m[1]);
+      view.stdout.on("data", (chunk) => {
+        said += chunk;
+        const match = /robograph view: (http:\/\/127\.0\.0\.1:\d+)/.exec(said);
+        if (match) resolve(match[1]);
       });
       view.stderr.on("data", (d) => (said += d));
       view.on("exit", () => reject(new Error(`the viewer ended: ${said}`)));

@@ -19,27 +19,27 @@ afterAll(async () => {
   await Promise.all(sims.map((s) => s.stop()));
 });
 async function sim(scenario: string) {
-  const s = await startSim(["--scenario", scenario, "--speed", "max"]);
-  sims.push(s);
-  return s;
+  const started = await startSim(["--scenario", scenario, "--speed", "max"]);
+  sims.push(started);
+  return started;
 }
 
 describe("truthful outcomes", () => {
   it("stops an instruction with an unknown verb as not understood, naming the words, before acting", async () => {
-    const s = await sim("integration_tea_to_trash");
+    const simulator = await sim("integration_tea_to_trash");
     // "dispose of" is read since issue 15; "recycle" has no reading.
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: "Find the bottle_of_tea and recycle it in the trash_can.",
       thread: "recycle",
       dataDir: scratchDir(),
     });
-    expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toMatch(
+    expect(episode.state.status).toBe("gave_up");
+    expect(episode.state.statusReason).toMatch(
       /^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: /,
     );
-    expect(e.state.counters.steps).toBe(0);
-    expect(e.truth.success).toBe(false);
+    expect(episode.state.counters.steps).toBe(0);
+    expect(episode.truth.success).toBe(false);
   });
 
   it("finds an object moved into a place already searched, by giving every place its turn", async () => {
@@ -59,20 +59,20 @@ describe("truthful outcomes", () => {
         goal: ["in(bottle_of_tea, trash_can)"],
       }),
     );
-    const s = await sim(scenario);
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const simulator = await sim(scenario);
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: "Find the bottle_of_tea and throw it into the trash_can.",
       thread: "moved",
       dataDir: dir,
     });
-    const subgoals = e.trace.filter((t) => t.node === "planner").map((t) => t.update.plan?.subgoal ?? "");
+    const subgoals = episode.trace.filter((t) => t.node === "planner").map((t) => t.update.plan?.subgoal ?? "");
     expect(subgoals.filter((g) => g.startsWith("look again"))).toEqual([
       "look again into the sink for the bottle_of_tea",
     ]);
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
-    expect(executed(e).map((x) => x.call)).toContain("arm.release_to(bottle_of_tea, trash_can)");
+    expect(episode.state.status).toBe("succeeded");
+    expect(episode.truth.success).toBe(true);
+    expect(executed(episode).map((x) => x.call)).toContain("arm.release_to(bottle_of_tea, trash_can)");
   });
 });
 
@@ -80,20 +80,20 @@ describe("RePLan: a plan step with no target", () => {
   it("never reaches the robot: an instruction with no target is refused before any step, saying what is missing", async () => {
     // Since issue 15 the reader refuses the instruction itself; the verifier's refusal of such a step is tested on its
     // own (test/models/truthful.test.ts).
-    const s = await startSimProcess("tabletop", ["--scenario", "block", "--speed", "max"]);
-    sims.push(s);
-    const e = await runClosedLoopEpisode({
+    const simulator = await startSimProcess("tabletop", ["--scenario", "block", "--speed", "max"]);
+    sims.push(simulator);
+    const episode = await runClosedLoopEpisode({
       mode: "replan",
-      url: s.url,
+      url: simulator.url,
       goal: "place the red_cube on the",
       thread: "no-target",
       dataDir: scratchDir(),
       maxSteps: 20,
     });
-    expect(e.trace.some((t) => t.node === "plan_verifier")).toBe(false);
-    expect(e.state.counters.motions).toBe(0);
-    expect(e.state.status).toBe("gave_up");
-    expect(e.state.statusReason).toMatch(
+    expect(episode.trace.some((t) => t.node === "plan_verifier")).toBe(false);
+    expect(episode.state.counters.motions).toBe(0);
+    expect(episode.state.status).toBe("gave_up");
+    expect(episode.state.statusReason).toMatch(
       /the instruction is not understood: "place the red_cube on the"; "place the red_cube on the": no goal I can read in it: .*I know objects: yellow_cube, red_cube; places: crate, floor/,
     );
   });

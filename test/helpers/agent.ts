@@ -19,9 +19,9 @@ export function agent(
   });
   let out = "";
   let buf = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-    buf += d;
+  child.stdout.on("data", (chunk) => {
+    out += chunk;
+    buf += chunk;
     const lines = buf.split("\n");
     buf = lines.pop()!;
     for (const l of lines) onLine?.(l, (signal = "SIGKILL") => child.kill(signal));

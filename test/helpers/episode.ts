@@ -12,7 +12,7 @@ export { callText };
 export const scratchDir = () => mkdtempSync(join(tmpdir(), "robograph-"));
 export const executed = (e: Episode) => executedCalls(e.trace);
 
-export function runEpisode(o: {
+export function runEpisode(options: {
   url: string;
   scenario: string;
   variant?: string;
@@ -26,9 +26,9 @@ export function runEpisode(o: {
   pipeline?: boolean;
 }): Promise<Episode> {
   return runClosedLoopEpisode({
-    ...o,
-    goal: loadScenario(o.scenario).instruction,
-    thread: o.thread ?? `${o.scenario}-${o.variant ?? "full"}`,
+    ...options,
+    goal: loadScenario(options.scenario).instruction,
+    thread: options.thread ?? `${options.scenario}-${options.variant ?? "full"}`,
     dataDir: scratchDir(),
   });
 }

@@ -11,35 +11,38 @@ export { requireRosOrSkip, rosMissing, startRos, type RosStack, ROS_WS } from ".
 export function completedDraft(
   draft: RobotManifest[],
   written: RobotManifest[],
-  o: { as?: Record<string, string>; poses?: Record<string, NamedPose> } = {},
+  options: { as?: Record<string, string>; poses?: Record<string, NamedPose> } = {},
 ): RobotManifest[] {
-  return draft.map((d) => {
-    const w = written.find((m) => m.id === d.id)!;
+  return draft.map((drafted) => {
+    const writtenManifest = written.find((m) => m.id === drafted.id)!;
     return {
-      ...d,
-      kind: w.kind,
-      description: w.description,
-      facts: w.facts,
-      names: w.names,
-      skills: d.skills.map((s) => {
-        const ws = w.skills.find((x) => x.name === (o.as?.[s.name] ?? s.name))!;
+      ...drafted,
+      kind: writtenManifest.kind,
+      description: writtenManifest.description,
+      facts: writtenManifest.facts,
+      names: writtenManifest.names,
+      skills: drafted.skills.map((skill) => {
+        const ws = writtenManifest.skills.find((x) => x.name === (options.as?.[skill.name] ?? skill.name))!;
         // A templated skill takes the planner's words as written; a drafted message's fields take the written values.
-        const parameters = s.goal
+        const parameters = skill.goal
           ? ws.parameters
           : {
-              ...s.parameters,
+              ...skill.parameters,
               properties: Object.fromEntries(
-                Object.entries(s.parameters.properties).map(([k, p]) => [k, { ...p, ...ws.parameters.properties[k] }]),
+                Object.entries(skill.parameters.properties).map(([k, property]) => [
+                  k,
+                  { ...property, ...ws.parameters.properties[k] },
+                ]),
               ),
             };
         return {
-          ...s,
+          ...skill,
           name: ws.name,
           display: ws.display,
           aliases: ws.aliases,
           description: ws.description,
           parameters,
-          ...(s.goal ? { goal: { ...s.goal, poses: o.poses ?? {} } } : {}),
+          ...(skill.goal ? { goal: { ...skill.goal, poses: options.poses ?? {} } } : {}),
           preconditions: ws.preconditions,
           effects: ws.effects,
           timeoutSec: ws.timeoutSec,

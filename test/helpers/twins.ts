@@ -124,12 +124,12 @@ export interface TwinsOutcome {
  * Two scenario files in a fresh scratch directory, `<name>_a.json` and `<name>_b.json`, and each twin's arguments
  * (`--scenario FILE`), for a world whose simulator reads a scenario from a file (the kitchen: a path ending in .json).
  */
-export function scenarioTwins(name: string, a: object, b: object): [string[], string[]] {
+export function scenarioTwins(name: string, scenarioA: object, scenarioB: object): [string[], string[]] {
   const dir = mkdtempSync(join(tmpdir(), "robograph-twins-"));
   return (
     [
-      ["a", a],
-      ["b", b],
+      ["a", scenarioA],
+      ["b", scenarioB],
     ] as const
   ).map(([twin, scenario]) => {
     const file = join(dir, `${name}_${twin}.json`);
@@ -142,95 +142,100 @@ export function scenarioTwins(name: string, a: object, b: object): [string[], st
  * Starts the two twins, drives both with `steps`, records every step and stops both processes (also when something
  * throws). Resolves with both transcripts and where they first differ.
  */
-export async function runTwins(o: TwinOptions): Promise<TwinsOutcome> {
+export async function runTwins(options: TwinOptions): Promise<TwinsOutcome> {
   const sims: { url: string; stop(): Promise<unknown> }[] = [];
   try {
     const start =
-      o.start ?? ((own: string[]): Promise<SimProcess> => startSimProcess(o.world, [...(o.args ?? []), ...own]));
+      options.start ??
+      ((own: string[]): Promise<SimProcess> => startSimProcess(options.world, [...(options.args ?? []), ...own]));
     // Both are stopped below whichever of them failed to start.
-    const settled = await Promise.allSettled(o.twins.map((own, i) => start(own, i as 0 | 1)));
+    const settled = await Promise.allSettled(options.twins.map((own, i) => start(own, i as 0 | 1)));
     for (const r of settled) if (r.status === "fulfilled") sims.push(r.value);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
-    const [a, b] = await Promise.all(sims.map((s) => drive(s.url, o)));
-    const difference = firstDifference(a, b);
-    return { a, b, firstDifference: difference?.step ?? null, difference };
+    const [transcriptA, transcriptB] = await Promise.all(sims.map((s) => drive(s.url, options)));
+    const difference = firstDifference(transcriptA, transcriptB);
+    return { a: transcriptA, b: transcriptB, firstDifference: difference?.step ?? null, difference };
   } finally {
     await Promise.all(sims.map((s) => s.stop()));
   }
 }
 
 /** Where two transcripts first differ (null: nowhere). Steps are compared in order; a missing step is a difference. */
-export function firstDifference(a: Transcript, b: Transcript): TwinDifference | null {
-  const n = Math.max(a.steps.length, b.steps.length);
-  for (let i = 0; i < n; i++) {
-    const d = diffPath(a.steps[i], b.steps[i], "");
-    if (d) return { step: i, ...d };
+export function firstDifference(transcriptA: Transcript, transcriptB: Transcript): TwinDifference | null {
+  const count = Math.max(transcriptA.steps.length, transcriptB.steps.length);
+  for (let i = 0; i < count; i++) {
+    const difference = diffPath(transcriptA.steps[i], transcriptB.steps[i], "");
+    if (difference) return { step: i, ...difference };
   }
   return null;
 }
 
 /** A one-line account of a difference, for an assertion's message. */
-export function describeDifference(d: TwinDifference | null): string {
-  if (!d) return "identical throughout";
-  const show = (v: unknown) => {
-    const s = JSON.stringify(v);
-    return s === undefined ? "(absent)" : s.length > 300 ? `${s.slice(0, 300)}…` : s;
+export function describeDifference(difference: TwinDifference | null): string {
+  if (!difference) return "identical throughout";
+  const show = (value: unknown) => {
+    const text = JSON.stringify(value);
+    return text === undefined ? "(absent)" : text.length > 300 ? `${text.slice(0, 300)}…` : text;
   };
-  return `step ${d.step} differs at ${d.path || "(the step)"}: ${show(d.a)} vs ${show(d.b)}`;
+  return `step ${difference.step} differs at ${difference.path || "(the step)"}: ${show(difference.a)} vs ${show(difference.b)}`;
 }
 
 // ---- one twin ------------------------------------------------------------------------------------------------------
 
-async function drive(url: string, o: TwinOptions): Promise<Transcript> {
+async function drive(url: string, options: TwinOptions): Promise<Transcript> {
   // The agent's session, without models: nothing here asks one.
   const none = {} as Pick<Session, "models" | "modelConfig" | "artifacts">;
-  const s = await openSession({ bridgeUrl: url }, none, () =>
+  const session = await openSession({ bridgeUrl: url }, none, () =>
     Promise.reject(new Error("the twins' harness does not reconnect")),
   );
-  const ignore = new Set(o.ignore ?? []);
+  const ignore = new Set(options.ignore ?? []);
   try {
-    const firstViews = o.firstViewsMs ?? 20_000;
+    const firstViews = options.firstViewsMs ?? 20_000;
     const ready = await Promise.race([
-      s.firstViews.then(() => true),
+      session.firstViews.then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), firstViews)),
     ]);
     if (!ready) throw new Error(`${url}: no first frames from every camera within ${firstViews} ms`);
-    await settle(s, 500);
+    await settle(session, 500);
     const steps: StepRecord[] = [];
     steps.push(
-      await record(s, o, 0, null, undefined, ignore, { robots: s.robots, world: s.world, described: s.described }),
+      await record(session, options, 0, null, undefined, ignore, {
+        robots: session.robots,
+        world: session.world,
+        described: session.described,
+      }),
     );
-    for (let i = 0; i < o.steps.length; i++) {
-      const step = o.steps[i];
+    for (let i = 0; i < options.steps.length; i++) {
+      const step = options.steps[i];
       let result: unknown;
       if ("service" in step) {
-        result = await s.client
+        result = await session.client
           .callService(step.service, step.args ?? {})
           .catch((err: Error) => ({ thrown: err.message }));
       } else {
         const goalId = `twin/${i + 1}/${step.robot}/${step.skill}`;
         try {
-          const r = await runRecordedGoal(s, goalId, step.robot, step.skill, step.args ?? {});
+          const goalResult = await runRecordedGoal(session, goalId, step.robot, step.skill, step.args ?? {});
           result = {
-            ok: r.ok,
-            status: r.status,
-            message: r.message,
-            error: r.error,
-            feedback: r.feedback,
-            values: r.values,
-            endedAt: r.endedAt,
+            ok: goalResult.ok,
+            status: goalResult.status,
+            message: goalResult.message,
+            error: goalResult.error,
+            feedback: goalResult.feedback,
+            values: goalResult.values,
+            endedAt: goalResult.endedAt,
           };
         } catch (err) {
           result = { thrown: (err as Error).message };
         }
       }
-      await settle(s, 150);
-      steps.push(await record(s, o, i + 1, step, result, ignore));
+      await settle(session, 150);
+      steps.push(await record(session, options, i + 1, step, result, ignore));
     }
     return { steps };
   } finally {
-    await s.client.close();
+    await session.client.close();
   }
 }
 
@@ -240,8 +245,8 @@ async function drive(url: string, o: TwinOptions): Promise<Transcript> {
  * each camera renders once per topic subscribed (the agent subscribes to image and detections) and the last render
  * may come after the first frames.
  */
-async function settle(s: Session, quietMs: number, maxMs = 5000): Promise<void> {
-  const refs = () => [...s.views.values()].flatMap((v) => [v.image, v.detections]);
+async function settle(session: Session, quietMs: number, maxMs = 5000): Promise<void> {
+  const refs = () => [...session.views.values()].flatMap((v) => [v.image, v.detections]);
   const end = Date.now() + maxMs;
   let last = refs();
   while (Date.now() < end) {
@@ -253,8 +258,8 @@ async function settle(s: Session, quietMs: number, maxMs = 5000): Promise<void> 
 }
 
 async function record(
-  s: Session,
-  o: TwinOptions,
+  session: Session,
+  options: TwinOptions,
   index: number,
   call: TwinStep | null,
   result: unknown,
@@ -262,20 +267,25 @@ async function record(
   manifest?: StepRecord["manifest"],
 ): Promise<StepRecord> {
   const views: StepRecord["views"] = {};
-  for (const r of s.robots) {
-    const v = s.views.get(r.id);
-    if (!v) continue;
+  for (const r of session.robots) {
+    const view = session.views.get(r.id);
+    if (!view) continue;
     const topic = r.cameras[0]?.image ?? `${r.id}'s camera`;
-    views[r.id] = { image: v.image ? await frameRecord(v.image, topic) : null, detections: v.detections ?? null };
+    views[r.id] = {
+      image: view.image ? await frameRecord(view.image, topic) : null,
+      detections: view.detections ?? null,
+    };
   }
-  const services = o.services?.length
+  const services = options.services?.length
     ? Object.fromEntries(
         await Promise.all(
-          o.services.map(
-            async (q) =>
+          options.services.map(
+            async (service) =>
               [
-                q.name,
-                await s.client.callService(q.name, q.args ?? {}).catch((err: Error) => ({ thrown: err.message })),
+                service.name,
+                await session.client
+                  .callService(service.name, service.args ?? {})
+                  .catch((err: Error) => ({ thrown: err.message })),
               ] as const,
           ),
         ),
@@ -292,8 +302,8 @@ async function record(
   return strip(rec, ignore) as StepRecord;
 }
 
-async function frameRecord(m: ImageMessage, topic: string): Promise<FrameRecord> {
-  const png = await pngOf(m, topic);
+async function frameRecord(image: ImageMessage, topic: string): Promise<FrameRecord> {
+  const png = await pngOf(image, topic);
   const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
   return {
     topic,
@@ -301,40 +311,40 @@ async function frameRecord(m: ImageMessage, topic: string): Promise<FrameRecord>
     height: info.height,
     channels: info.channels,
     pixels: createHash("sha256").update(data).digest("hex"),
-    header: m.header,
+    header: image.header,
   };
 }
 
 /** A copy without the fields that legitimately differ per process (see the header) and those the caller ignores. */
-function strip(v: unknown, ignore: Set<string>): unknown {
-  if (Array.isArray(v)) return v.map((x) => strip(x, ignore));
-  if (v && typeof v === "object") {
+function strip(value: unknown, ignore: Set<string>): unknown {
+  if (Array.isArray(value)) return value.map((x) => strip(x, ignore));
+  if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
+    for (const [k, x] of Object.entries(value)) {
       if (k === "durationMs" || k === "goalId" || k === "goal_id" || ignore.has(k) || x === undefined) continue;
       out[k] = strip(x, ignore);
     }
     return out;
   }
-  return v;
+  return value;
 }
 
-function diffPath(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } | null {
-  if (a === b) return null;
+function diffPath(left: unknown, right: unknown, path: string): { path: string; a: unknown; b: unknown } | null {
+  if (left === right) return null;
   const obj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object";
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      const d = diffPath(a[i], b[i], `${path}[${i}]`);
-      if (d) return d;
+  if (Array.isArray(left) && Array.isArray(right)) {
+    for (let i = 0; i < Math.max(left.length, right.length); i++) {
+      const difference = diffPath(left[i], right[i], `${path}[${i}]`);
+      if (difference) return difference;
     }
     return null;
   }
-  if (obj(a) && obj(b) && !Array.isArray(a) && !Array.isArray(b)) {
-    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])]) {
-      const d = diffPath(a[k], b[k], path ? `${path}.${k}` : k);
-      if (d) return d;
+  if (obj(left) && obj(right) && !Array.isArray(left) && !Array.isArray(right)) {
+    for (const k of [...new Set([...Object.keys(left), ...Object.keys(right)])]) {
+      const difference = diffPath(left[k], right[k], path ? `${path}.${k}` : k);
+      if (difference) return difference;
     }
     return null;
   }
-  return Number.isNaN(a) && Number.isNaN(b) ? null : { path, a, b };
+  return Number.isNaN(left) && Number.isNaN(right) ? null : { path, a: left, b: right };
 }

@@ -36,16 +36,16 @@ const NOISE = { missRate: 0.2, mislabelRate: 0.1 };
 
 /** A parameter vector: the source block, the destination (null: hold it up), and any named parameter overridden. */
 function params(src: 0 | 1 | 2, dst: 0 | 1 | 2 | null, set: Record<string, number> = {}): number[] {
-  const p = [-1, -1, -1, -1, -1, -1, -1, 1, 1, 0, 0, 0, 0, 0.15, 0.045, 1, 0.3];
-  p[src] = 1;
-  p[3 + (dst ?? 3)] = 1;
-  for (const [name, v] of Object.entries(set)) p[PARAM_NAMES.indexOf(name as (typeof PARAM_NAMES)[number])] = v;
-  return p;
+  const vector = [-1, -1, -1, -1, -1, -1, -1, 1, 1, 0, 0, 0, 0, 0.15, 0.045, 1, 0.3];
+  vector[src] = 1;
+  vector[3 + (dst ?? 3)] = 1;
+  for (const [name, v] of Object.entries(set)) vector[PARAM_NAMES.indexOf(name as (typeof PARAM_NAMES)[number])] = v;
+  return vector;
 }
-const plan = (skill: string, p: number[], seconds: number, seed = SEED): TwinStep => ({
+const plan = (skill: string, vector: number[], seconds: number, seed = SEED): TwinStep => ({
   robot: "arm",
   skill: "run_skills",
-  args: { seed, steps: [{ skill, params: p, seconds }] },
+  args: { seed, steps: [{ skill, params: vector, seconds }] },
 });
 
 /** Red lifted, then stacked on green: the blue block is never touched. */
@@ -95,14 +95,17 @@ async function twins(
 
 /** Damping on each of a block's six degrees of freedom (a force against its own velocity: nothing while it rests). */
 const damping =
-  (block: string, d: number): Hidden =>
-  (w) => {
-    const m = w as unknown as {
+  (block: string, coefficient: number): Hidden =>
+  (world) => {
+    const internals = world as unknown as {
       model: { jnt_dofadr: Int32Array; dof_damping: Float64Array };
       mj: { mj_name2id(...a: unknown[]): number; mjtObj: Record<string, { value: number }> };
     };
-    const dof = m.model.jnt_dofadr[m.mj.mj_name2id(m.model, m.mj.mjtObj.mjOBJ_JOINT.value, block)];
-    for (let k = 0; k < 6; k++) m.model.dof_damping[dof + k] = d;
+    const dof =
+      internals.model.jnt_dofadr[
+        internals.mj.mj_name2id(internals.model, internals.mj.mjtObj.mjOBJ_JOINT.value, block)
+      ];
+    for (let k = 0; k < 6; k++) internals.model.dof_damping[dof + k] = coefficient;
   };
 
 /**
@@ -123,51 +126,51 @@ const scorer: Companion = async ({ url, dir }) => {
         rewards: [],
       }),
     );
-  const c = await BridgeClient.connect(url);
+  const client = await BridgeClient.connect(url);
   let asked = 0;
   const timer = setInterval(() => {
     asked++;
-    void c.callService("/evaluator/check").catch(() => {});
-    void c.callService("/evaluator/events", { since: 0 }).catch(() => {});
+    void client.callService("/evaluator/check").catch(() => {});
+    void client.callService("/evaluator/events", { since: 0 }).catch(() => {});
   }, 20);
   return async () => {
     clearInterval(timer);
-    await c.close();
+    await client.close();
     if (asked < 10) throw new Error(`the scorer asked only ${asked} times: it did not score the run`);
   };
 };
 
-const result = (t: TwinsOutcome["a"], step: number) =>
-  (t.steps[step].result as { ok: boolean; values: RunSkillsResult }).values;
-const episodes = (t: TwinsOutcome["a"], step: number) =>
-  (t.steps[step].services![EPISODES_SERVICE] as { episodes: Episode[] }).episodes;
+const result = (transcript: TwinsOutcome["a"], step: number) =>
+  (transcript.steps[step].result as { ok: boolean; values: RunSkillsResult }).values;
+const episodes = (transcript: TwinsOutcome["a"], step: number) =>
+  (transcript.steps[step].services![EPISODES_SERVICE] as { episodes: Episode[] }).episodes;
 const blueColumns = (e: Episode) => e.states.map((row) => row.slice(12, 15));
 
 describe("blocks twins: identical to the agent until the arm can sense the difference", () => {
   it("the blue block's damping: identical while the plans leave it alone, different once red is pushed into it", async () => {
-    const t = await twins([null, damping("blue_block", 2)], [...leaveBlueAlone, shoveBlue]);
-    for (const side of [t.a, t.b])
+    const outcome = await twins([null, damping("blue_block", 2)], [...leaveBlueAlone, shoveBlue]);
+    for (const side of [outcome.a, outcome.b])
       for (const i of [1, 2, 3])
         expect((side.steps[i].result as { ok: boolean }).ok, JSON.stringify(side.steps[i].result)).toBe(true);
-    expect(result(t.a, 2).plan_success).toBe(true);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(3);
+    expect(result(outcome.a, 2).plan_success).toBe(true);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(3);
     // Sensed: the recorded states of the blue block, which moved when red reached it, and moved otherwise.
-    const [ea, eb] = [episodes(t.a, 3)[2], episodes(t.b, 3)[2]];
+    const [ea, eb] = [episodes(outcome.a, 3)[2], episodes(outcome.b, 3)[2]];
     expect(blueColumns(ea)[0]).toEqual(blueColumns(eb)[0]);
     expect(blueColumns(eb)).not.toEqual(blueColumns(ea));
     expect(blueColumns(ea).at(-1)).not.toEqual(blueColumns(ea)[0]);
   });
 
   it("scored by the evaluator throughout (its store shared with another instance), or never: identical throughout", async () => {
-    const t = await twins([null, null], [...leaveBlueAlone, shoveBlue], [scorer, null]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
-    expect(episodes(t.a, 3)).toHaveLength(3);
+    const outcome = await twins([null, null], [...leaveBlueAlone, shoveBlue], [scorer, null]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBeNull();
+    expect(episodes(outcome.a, 3)).toHaveLength(3);
   });
 
   it("control: a difference in view from the start differs at once (the comparison can tell)", async () => {
     // The blue block 3 cm to the side in the layout the world starts with (the first plan sets a layout of its own).
-    const shift: Hidden = (w) => {
-      const m = w as unknown as {
+    const shift: Hidden = (world) => {
+      const internals = world as unknown as {
         model: { jnt_qposadr: Int32Array };
         data: { qpos: Float64Array };
         mj: {
@@ -176,11 +179,15 @@ describe("blocks twins: identical to the agent until the arm can sense the diffe
           mjtObj: Record<string, { value: number }>;
         };
       };
-      m.data.qpos[m.model.jnt_qposadr[m.mj.mj_name2id(m.model, m.mj.mjtObj.mjOBJ_JOINT.value, "blue_block")]] += 0.03;
-      m.mj.mj_forward(m.model, m.data);
+      internals.data.qpos[
+        internals.model.jnt_qposadr[
+          internals.mj.mj_name2id(internals.model, internals.mj.mjtObj.mjOBJ_JOINT.value, "blue_block")
+        ]
+      ] += 0.03;
+      internals.mj.mj_forward(internals.model, internals.data);
     };
-    const t = await twins([null, shift], [leaveBlueAlone[0]]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(0);
-    expect(t.b.steps[0].views.arm.image?.pixels).not.toBe(t.a.steps[0].views.arm.image?.pixels);
+    const outcome = await twins([null, shift], [leaveBlueAlone[0]]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(0);
+    expect(outcome.b.steps[0].views.arm.image?.pixels).not.toBe(outcome.a.steps[0].views.arm.image?.pixels);
   });
 });

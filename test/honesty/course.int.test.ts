@@ -31,8 +31,8 @@ const calls = (steps: readonly Step[]): TwinStep[] =>
   steps.map(([skill, magnitude]) => ({ robot: "dog", skill, args: { magnitude } }));
 
 /** Serves each course of the pair in this process, as `serve-sim course` would serve a named one. */
-function twins(a: Course, b: Course, steps: readonly Step[]): Promise<TwinsOutcome> {
-  const courses = [a, b];
+function twins(courseA: Course, courseB: Course, steps: readonly Step[]): Promise<TwinsOutcome> {
+  const courses = [courseA, courseB];
   return runTwins({
     world: "course",
     twins: [[], []],
@@ -56,12 +56,12 @@ function twins(a: Course, b: Course, steps: readonly Step[]): Promise<TwinsOutco
 type Odometry = { moved: number; turned: number; stalled: boolean; message: string };
 const result = (t: TwinsOutcome["a"], step: number) => t.steps[step].result as { ok: boolean; values: Odometry };
 const pixels = (t: TwinsOutcome["a"], step: number) => t.steps[step].views.dog.image?.pixels;
-const labels = (t: TwinsOutcome["a"], step: number) =>
-  (t.steps[step].views.dog.detections as { detections: { label: string }[] }).detections.map((d) => d.label);
+const labels = (transcript: TwinsOutcome["a"], step: number) =>
+  (transcript.steps[step].views.dog.detections as { detections: { label: string }[] }).detections.map((d) => d.label);
 
 /** Every scripted skill ran (an identical transcript of refusals would prove nothing). */
-function ranThrough(t: TwinsOutcome, steps: number): void {
-  for (const side of [t.a, t.b]) {
+function ranThrough(outcome: TwinsOutcome, steps: number): void {
+  for (const side of [outcome.a, outcome.b]) {
     expect(side.steps).toHaveLength(steps + 1);
     for (let i = 1; i <= steps; i++) expect(result(side, i).ok, JSON.stringify(side.steps[i].result)).toBe(true);
   }
@@ -71,24 +71,24 @@ describe("course twins: identical to the agent until the dog can sense the diffe
   it("a stool behind indoor_1's wall, or none: identical until the dog, over the cushion, turns right and sees it", async () => {
     // The solution: under the couch into the dead end, back out, round the couch's end, over the cushion, then the
     // 13th skill turns right, facing the room behind the wall for the first time.
-    const t = await twins(indoor1, withStool(indoor1, { x: 3.5, y: -1.2 }), indoor1.solution);
-    ranThrough(t, indoor1.solution.length);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(13);
+    const outcome = await twins(indoor1, withStool(indoor1, { x: 3.5, y: -1.2 }), indoor1.solution);
+    ranThrough(outcome, indoor1.solution.length);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(13);
     // What differs then is what the camera shows (the turn itself went the same); the stool is in the picture.
-    expect(result(t.b, 13)).toEqual(result(t.a, 13));
-    expect(pixels(t.b, 13)).not.toBe(pixels(t.a, 13));
-    expect(t.difference!.path).toMatch(/^views\.dog\./);
+    expect(result(outcome.b, 13)).toEqual(result(outcome.a, 13));
+    expect(pixels(outcome.b, 13)).not.toBe(pixels(outcome.a, 13));
+    expect(outcome.difference!.path).toMatch(/^views\.dog\./);
   });
 
   it("the toy behind the wall, or further round the corner: identical until the dog turns back towards the opening", async () => {
     // Both places are out of sight from the start and all the way round the couch; the 8th skill (turn right after
     // walking past the couch's end) points the camera through the opening in the wall.
-    const t = await twins(indoor1, withToyAt(indoor1, { x: 3.7, y: -1.3 }), indoor1.solution);
-    ranThrough(t, indoor1.solution.length);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(8);
-    expect(result(t.b, 8)).toEqual(result(t.a, 8));
-    expect(pixels(t.b, 8)).not.toBe(pixels(t.a, 8));
-    expect(t.difference!.path).toMatch(/^views\.dog\./);
+    const outcome = await twins(indoor1, withToyAt(indoor1, { x: 3.7, y: -1.3 }), indoor1.solution);
+    ranThrough(outcome, indoor1.solution.length);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(8);
+    expect(result(outcome.b, 8)).toEqual(result(outcome.a, 8));
+    expect(pixels(outcome.b, 8)).not.toBe(pixels(outcome.a, 8));
+    expect(outcome.difference!.path).toMatch(/^views\.dog\./);
   });
 
   it("a stool behind the dog's start, or none: identical until the dog backs into it, which it feels", async () => {
@@ -101,20 +101,20 @@ describe("course twins: identical to the agent until the dog can sense the diffe
       ["backward", "medium"],
       ["walk", "small"],
     ];
-    const t = await twins(indoor1, withStool(indoor1, { x: -0.75, y: 0 }), script);
-    ranThrough(t, script.length);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(4);
+    const outcome = await twins(indoor1, withStool(indoor1, { x: -0.75, y: 0 }), script);
+    ranThrough(outcome, script.length);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(4);
     // The difference is the body's own: the backward step stalled against something after less than it was asked.
-    expect(t.difference!.path).toMatch(/^result\./);
-    expect(result(t.a, 4).values.stalled).toBe(false);
-    expect(result(t.b, 4).values.stalled).toBe(true);
-    expect(Math.abs(result(t.b, 4).values.moved)).toBeLessThan(Math.abs(result(t.a, 4).values.moved));
-    expect(labels(t.b, 4)).not.toContain("stool");
+    expect(outcome.difference!.path).toMatch(/^result\./);
+    expect(result(outcome.a, 4).values.stalled).toBe(false);
+    expect(result(outcome.b, 4).values.stalled).toBe(true);
+    expect(Math.abs(result(outcome.b, 4).values.moved)).toBeLessThan(Math.abs(result(outcome.a, 4).values.moved));
+    expect(labels(outcome.b, 4)).not.toContain("stool");
   });
 
   it("control: a stool in view from the start differs at once (the comparison can tell)", async () => {
-    const t = await twins(indoor1, withStool(indoor1, { x: 0.9, y: 0.3 }), [["walk", "small"]]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(0);
-    expect(pixels(t.b, 0)).not.toBe(pixels(t.a, 0));
+    const outcome = await twins(indoor1, withStool(indoor1, { x: 0.9, y: 0.3 }), [["walk", "small"]]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(0);
+    expect(pixels(outcome.b, 0)).not.toBe(pixels(outcome.a, 0));
   });
 });

@@ -9,8 +9,8 @@ import { describeDifference, runTwins, scenarioTwins, type TwinStep } from "../h
 /** Two kitchen scenario files, alike but for `placements`. */
 function scenarios(
   name: string,
-  a: Record<string, string>,
-  b: Record<string, string>,
+  placementsA: Record<string, string>,
+  placementsB: Record<string, string>,
   extra: Record<string, unknown> = {},
 ): [string[], string[]] {
   const base = {
@@ -22,8 +22,8 @@ function scenarios(
   };
   return scenarioTwins(
     name,
-    { ...base, name: `${name}_a`, placements: a },
-    { ...base, name: `${name}_b`, placements: b },
+    { ...base, name: `${name}_a`, placements: placementsA },
+    { ...base, name: `${name}_b`, placements: placementsB },
   );
 }
 
@@ -41,7 +41,7 @@ const OTHERS = { milk: "trash_can", cup: "trash_can" };
 
 describe("kitchen twins: a grasp on a hidden thing and a grasp on nothing", () => {
   it("without grasp sensing, picking the tea that is there and picking it again reads the same as closing on nothing", async () => {
-    const t = await runTwins({
+    const outcome = await runTwins({
       world: "kitchen",
       args: ["--speed", "max", "--grasp-sensing", "off"],
       twins: scenarios("tea_hidden", { ...OTHERS, bottle_of_tea: "trash_can" }, { ...OTHERS }),
@@ -51,39 +51,39 @@ describe("kitchen twins: a grasp on a hidden thing and a grasp on nothing", () =
         { robot: "arm", skill: "release_to", args: { object: "bottle_of_tea", place: "trash_can" } },
       ],
     });
-    expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
-    expect(t.a.steps).toHaveLength(4);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBeNull();
+    expect(outcome.a.steps).toHaveLength(4);
     // Both picks succeed in both twins, and say what the robot did with its hand, not what is in it.
-    for (const s of t.a.steps.slice(1, 3))
+    for (const s of outcome.a.steps.slice(1, 3))
       expect(s.result).toMatchObject({
         ok: true,
         message: expect.stringMatching(
           /^arm closed its hand at the trash_can; without grasp sensing it cannot tell whether anything is in it$/,
         ),
       });
-    expect(JSON.stringify(results(t.a))).not.toMatch(/holds|holding/);
-    expect(t.a.steps[0].manifest!.world).toEqual(t.b.steps[0].manifest!.world);
+    expect(JSON.stringify(results(outcome.a))).not.toMatch(/holds|holding/);
+    expect(outcome.a.steps[0].manifest!.world).toEqual(outcome.b.steps[0].manifest!.world);
   });
 
   it("without grasp sensing, the apple seen in the hand is the first difference: the skill results stay the same", async () => {
     // The apple is wider than the arm's fingers: the overhead camera sees it held. What differs is in the frame; the
     // robot's answers do not.
-    const t = await runTwins({
+    const outcome = await runTwins({
       world: "kitchen",
       args: ["--speed", "max", "--grasp-sensing", "off"],
       twins: scenarios("apple_hidden", { ...OTHERS, apple: "trash_can" }, { ...OTHERS }),
       steps: [pick("apple", "trash_can"), pick("apple", "trash_can")],
     });
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(1);
-    expect(t.difference!.path).toMatch(/^views\.arm\./);
-    expect(results(t.a)).toEqual(results(t.b));
-    expect(t.a.steps[0].manifest!.world).toEqual(t.b.steps[0].manifest!.world);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(1);
+    expect(outcome.difference!.path).toMatch(/^views\.arm\./);
+    expect(results(outcome.a)).toEqual(results(outcome.b));
+    expect(outcome.a.steps[0].manifest!.world).toEqual(outcome.b.steps[0].manifest!.world);
   });
 });
 
 describe("kitchen twins: a thing in a closed container", () => {
   it("is the same as no thing there until the container is opened with the thing in view", async () => {
-    const t = await runTwins({
+    const outcome = await runTwins({
       world: "kitchen",
       args: ["--speed", "max"],
       twins: scenarios(
@@ -101,12 +101,15 @@ describe("kitchen twins: a thing in a closed container", () => {
       ],
     });
     // Step 4 opens the drawer: from then on the overhead camera shows the bread in one twin only.
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(4);
-    expect(t.difference!.path).toMatch(/^views\.arm\./);
-    expect(t.a.steps[4].result).toEqual(t.b.steps[4].result);
-    expect(t.a.steps[1].result).toMatchObject({ ok: false, error: "cannot pick from the drawer_top: it is closed" });
-    expect(t.a.steps[3].result).toMatchObject({ ok: false, error: "the drawer_top is already closed" });
-    expect(t.a.steps[0].manifest!.world).toEqual(t.b.steps[0].manifest!.world);
-    expect(t.a.steps[0].manifest!.robots).toEqual(t.b.steps[0].manifest!.robots);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(4);
+    expect(outcome.difference!.path).toMatch(/^views\.arm\./);
+    expect(outcome.a.steps[4].result).toEqual(outcome.b.steps[4].result);
+    expect(outcome.a.steps[1].result).toMatchObject({
+      ok: false,
+      error: "cannot pick from the drawer_top: it is closed",
+    });
+    expect(outcome.a.steps[3].result).toMatchObject({ ok: false, error: "the drawer_top is already closed" });
+    expect(outcome.a.steps[0].manifest!.world).toEqual(outcome.b.steps[0].manifest!.world);
+    expect(outcome.a.steps[0].manifest!.robots).toEqual(outcome.b.steps[0].manifest!.robots);
   });
 });

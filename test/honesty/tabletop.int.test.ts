@@ -16,18 +16,18 @@ import { describeScene, listScenes, sceneOf } from "../../robots/sim/tabletop/sc
 import { generateTabletop } from "../../robots/sim/tabletop/generate";
 
 const ARGS = ["--speed", "max", "--seed", "0"];
-const motion = (m: MotionInput): TwinStep => ({
+const motion = (input: MotionInput): TwinStep => ({
   robot: "palm",
   skill: "execute_motion",
-  args: m as unknown as Record<string, unknown>,
+  args: input as unknown as Record<string, unknown>,
 });
-const twins = (a: string, b: string, steps: TwinStep[]) =>
+const twins = (sceneA: string, sceneB: string, steps: TwinStep[]) =>
   runTwins({
     world: "tabletop",
     args: ARGS,
     twins: [
-      ["--scenario", a],
-      ["--scenario", b],
+      ["--scenario", sceneA],
+      ["--scenario", sceneB],
     ],
     steps,
   });
@@ -42,32 +42,32 @@ const resultOf = (t: Awaited<ReturnType<typeof twins>>["a"], step: number) => t.
 
 describe("a lever that locks the cabinet and one that locks nothing (lever / lever_decoy)", () => {
   it("working the lever first: identical throughout, the door opening in both", async () => {
-    const t = await twins("lever", "lever_decoy", [PULL, OPEN_CABINET]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
-    expect(resultOf(t.a, 2).ok).toBe(true);
+    const outcome = await twins("lever", "lever_decoy", [PULL, OPEN_CABINET]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBeNull();
+    expect(resultOf(outcome.a, 2).ok).toBe(true);
     // The lever and its handle are listed, the same way, in both.
-    const world = t.a.steps[0].manifest!.world as { joints: { name: string; description: string }[] };
+    const world = outcome.a.steps[0].manifest!.world as { joints: { name: string; description: string }[] };
     expect(world.joints.map((j) => j.name)).toEqual(["cabinet_door", "lever"]);
   }, 120_000);
 
   it("opening first: identical connection, then the door opens in the decoy twin only — the first observable difference", async () => {
-    const t = await twins("lever", "lever_decoy", [OPEN_CABINET]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(1);
-    expect([resultOf(t.a, 1).ok, resultOf(t.b, 1).ok]).toEqual([false, true]);
+    const outcome = await twins("lever", "lever_decoy", [OPEN_CABINET]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(1);
+    expect([resultOf(outcome.a, 1).ok, resultOf(outcome.b, 1).ok]).toEqual([false, true]);
   }, 120_000);
 });
 
 describe("a weight plate that locks the cabinet and one that locks nothing (sensor / sensor_decoy)", () => {
   it("the key on the plate first: identical throughout, the door opening in both", async () => {
-    const t = await twins("sensor", "sensor_decoy", [KEY_ON_PLATE, OPEN_STONE]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
-    expect(resultOf(t.a, 2).ok).toBe(true);
+    const outcome = await twins("sensor", "sensor_decoy", [KEY_ON_PLATE, OPEN_STONE]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBeNull();
+    expect(resultOf(outcome.a, 2).ok).toBe(true);
   }, 120_000);
 
   it("opening first: identical connection, then the door opens in the decoy twin only", async () => {
-    const t = await twins("sensor", "sensor_decoy", [OPEN_STONE]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(1);
-    expect([resultOf(t.a, 1).ok, resultOf(t.b, 1).ok]).toEqual([false, true]);
+    const outcome = await twins("sensor", "sensor_decoy", [OPEN_STONE]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(1);
+    expect([resultOf(outcome.a, 1).ok, resultOf(outcome.b, 1).ok]).toEqual([false, true]);
   }, 120_000);
 });
 
@@ -84,25 +84,25 @@ describe("descriptions never depend on locks", () => {
       ["lever", "lever_decoy"],
       ["sensor", "sensor_decoy"],
     ] as const) {
-      const a = buildScene(locked),
-        b = buildScene(decoy);
-      expect(a.locks.length).toBe(1);
-      expect(b.locks).toEqual([]);
-      expect({ ...b, name: locked, locks: a.locks }).toEqual(a);
+      const lockedScene = buildScene(locked),
+        decoyScene = buildScene(decoy);
+      expect(lockedScene.locks.length).toBe(1);
+      expect(decoyScene.locks).toEqual([]);
+      expect({ ...decoyScene, name: locked, locks: lockedScene.locks }).toEqual(lockedScene);
     }
   });
 
   it("generated scenes: a lever or a plate is listed the same way whether it locks a door or not, and no text speaks of a lock", () => {
     const scenes = Array.from({ length: 300 }, (_, i) => generateTabletop(i));
-    const listing = (g: (typeof scenes)[number]) => {
-      const w = describeScene(g.spec);
-      const lever = w.joints?.find((j) => j.name === "lever");
+    const listing = (generated: (typeof scenes)[number]) => {
+      const described = describeScene(generated.spec);
+      const lever = described.joints?.find((j) => j.name === "lever");
       return {
         lever: lever
           ? { ...lever, description: lever.description.replace(/the [a-z ]+ cabinet/, "the CABINET") }
           : undefined,
-        plate: w.places.find((p) => p.name === "weight_sensor"),
-        names: Object.fromEntries(Object.entries(w.names ?? {}).filter(([n]) => /lever|weight_sensor/.test(n))),
+        plate: described.places.find((p) => p.name === "weight_sensor"),
+        names: Object.fromEntries(Object.entries(described.names ?? {}).filter(([n]) => /lever|weight_sensor/.test(n))),
       };
     };
     const by = (obstacle: string, decoy: string) => ({
@@ -124,10 +124,10 @@ describe("descriptions never depend on locks", () => {
       expect([...seen], `${decoy}: one listing for locks and decoys alike`).toHaveLength(1);
     }
     for (const g of scenes) {
-      const w = describeScene(g.spec);
+      const described = describeScene(g.spec);
       // Nothing it says reads the locks: the scene without them is described byte for byte the same.
-      expect(JSON.stringify(describeScene({ ...g.spec, locks: [] } as never))).toBe(JSON.stringify(w));
-      const text = JSON.stringify(w).toLowerCase();
+      expect(JSON.stringify(describeScene({ ...g.spec, locks: [] } as never))).toBe(JSON.stringify(described));
+      const text = JSON.stringify(described).toLowerCase();
       expect(text, g.summary).not.toMatch(/\block|unlock|latch|blocked|barred|decoy/);
     }
   });

@@ -33,10 +33,10 @@ const NOISE = { missRate: 0.1, mislabelRate: 0.05 };
 /** The scene both twins start from, as a person scripting the palm reads it (the programs name its things). */
 const scene = buildWorkbenchScene(SCENE, SEED);
 
-const run = (p: PrimitiveProgramInput): TwinStep => ({
+const run = (programInput: PrimitiveProgramInput): TwinStep => ({
   robot: "palm",
   skill: "run_primitives",
-  args: p as Record<string, unknown>,
+  args: programInput as Record<string, unknown>,
 });
 const reset: TwinStep = { service: RESET_SERVICE, args: {} };
 /** The careful program: the apple onto the plate, gripped with `force` newtons. */
@@ -51,69 +51,71 @@ async function twins(
   steps: TwinStep[],
 ): Promise<TwinsOutcome & { worlds: WorkbenchWorld[] }> {
   const worlds: WorkbenchWorld[] = [];
-  const t = await runTwins({
+  const outcome = await runTwins({
     world: "workbench",
     twins: [[], []],
     steps,
     services: [{ name: LAST_ROLLOUT_SERVICE }],
     start: async (_own, i) => {
       const served = await serveWorkbench({ scenario: SCENE, seed: SEED, noise: NOISE, speed: Infinity, port: 0 });
-      const w = served.world;
-      worlds[i] = w;
+      const world = served.world;
+      worlds[i] = world;
       const set = hidden[i];
       if (set) {
-        set(w);
-        const rebuild = w.reset.bind(w);
-        w.reset = (args) => {
+        set(world);
+        const rebuild = world.reset.bind(world);
+        world.reset = (args) => {
           const out = rebuild(args);
-          set(w);
+          set(world);
           return out;
         };
       }
       return { url: served.server.url, stop: () => served.close() };
     },
   });
-  return { ...t, worlds };
+  return { ...outcome, worlds };
 }
 
 const bodyOf = (w: WorkbenchWorld, name: string) => w.stage.bodyId(name);
 const geomsOf = (w: WorkbenchWorld, name: string) => w.stage.bodyGeoms.get(bodyOf(w, name)) ?? [];
 /** Pixels of `name` in the camera's full view right now (the truth, for the test's own checks). */
-function pixelsOf(w: WorkbenchWorld, name: string): number {
-  const gs = new Set(geomsOf(w, name));
-  return w.renderFrame().geom.reduce((n, g) => n + (gs.has(g) ? 1 : 0), 0);
+function pixelsOf(world: WorkbenchWorld, name: string): number {
+  const gs = new Set(geomsOf(world, name));
+  return world.renderFrame().geom.reduce((n, g) => n + (gs.has(g) ? 1 : 0), 0);
 }
 
 /** A thing's grip limit: what the event monitor compares a grasp's force with. */
 const gripLimit =
   (name: string, newtons: number): Hidden =>
-  (w) => {
-    w.stage.props[w.stage.thingIndex(name)!].maxGrip = newtons;
+  (world) => {
+    world.stage.props[world.stage.thingIndex(name)!].maxGrip = newtons;
   };
 /** A thing's sliding friction (MuJoCo takes the larger of two touching geoms': raising it is what shows). */
 const friction =
   (name: string, mu: number): Hidden =>
-  (w) => {
-    const f = w.stage.model.geom_friction as Float64Array;
-    for (const g of geomsOf(w, name)) f[3 * g] = mu;
+  (world) => {
+    const frictions = world.stage.model.geom_friction as Float64Array;
+    for (const g of geomsOf(world, name)) frictions[3 * g] = mu;
   };
 /** Moves a loose thing `behind` metres straight behind another, as seen from the camera (it rests on the table as before). */
 const hiddenBehind =
   (thing: string, occluder: string, behind: number): Hidden =>
-  (w) => {
-    const s = w.stage;
-    const q = s.data.qpos as Float64Array;
+  (world) => {
+    const stage = world.stage;
+    const qpos = stage.data.qpos as Float64Array;
     const adr = (name: string) =>
-      (s.model.jnt_qposadr as Int32Array)[s.mj.mj_name2id(s.model, s.mj.mjtObj.mjOBJ_JOINT.value, name)];
-    const o = adr(occluder),
-      t = adr(thing);
-    const dx = q[o] - CAMERA.eye[0],
-      dy = q[o + 1] - CAMERA.eye[1],
-      n = Math.hypot(dx, dy);
-    q[t] = q[o] + (behind * dx) / n;
-    q[t + 1] = q[o + 1] + (behind * dy) / n;
-    s.mj.mj_forward(s.model, s.data);
-    if (pixelsOf(w, thing) > 0)
+      (stage.model.jnt_qposadr as Int32Array)[
+        stage.mj.mj_name2id(stage.model, stage.mj.mjtObj.mjOBJ_JOINT.value, name)
+      ];
+    const occluderAdr = adr(occluder),
+      thingAdr = adr(thing);
+    const dx = qpos[occluderAdr] - CAMERA.eye[0],
+      dy = qpos[occluderAdr + 1] - CAMERA.eye[1],
+      distance = Math.hypot(dx, dy);
+    qpos[thingAdr] = qpos[occluderAdr] + (behind * dx) / distance;
+    qpos[thingAdr + 1] = qpos[occluderAdr + 1] + (behind * dy) / distance;
+    stage.mj.mj_forward(stage.model, stage.data);
+    if (pixelsOf(world, thing) > 0)
       throw new Error(`the ${thing} ${behind} m behind the ${occluder} is in view: not a hidden twin`);
   };
 
@@ -125,30 +127,30 @@ const pixels = (t: TwinsOutcome["a"], step: number) => t.steps[step].views.palm.
 describe("workbench twins: identical to the agent until the palm can sense the difference", () => {
   it("the apple's grip limit, known only to the event monitor: identical throughout, though only one logs a squeeze", async () => {
     const steps = [appleToPlate(40), reset, appleToPlate(40)];
-    const t = await twins([gripLimit("apple", 30), gripLimit("apple", 200)], steps);
-    expect(t.firstDifference, describeDifference(t.difference)).toBeNull();
+    const outcome = await twins([gripLimit("apple", 30), gripLimit("apple", 200)], steps);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBeNull();
     for (const i of [1, 3]) {
-      expect(result(t.a, i).ok, result(t.a, i).message).toBe(true);
-      expect(rollout(t.a, i).frames.length).toBeGreaterThan(0);
+      expect(result(outcome.a, i).ok, result(outcome.a, i).message).toBe(true);
+      expect(rollout(outcome.a, i).frames.length).toBeGreaterThan(0);
     }
     // The hidden difference is real: the monitor of one logged the squeeze (since the reset), the other's did not.
-    const squeezed = (w: WorkbenchWorld) =>
-      w.events
+    const squeezed = (world: WorkbenchWorld) =>
+      world.events
         .since()
         .filter((e) => e.kind === "squeezed")
         .map((e) => e.object);
-    expect(squeezed(t.worlds[0])).toEqual(["apple"]);
-    expect(squeezed(t.worlds[1])).toEqual([]);
+    expect(squeezed(outcome.worlds[0])).toEqual(["apple"]);
+    expect(squeezed(outcome.worlds[1])).toEqual([]);
   });
 
   it("the cube's friction: identical while nothing touches the cube, different once the palm sweeps through it", async () => {
     const steps = [appleToPlate(), run(program(sweepThrough(scene, "cube", 1, 0.3)))];
-    const t = await twins([null, friction("cube", 2.5)], steps);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(2);
-    expect(result(t.a, 2).ok && result(t.b, 2).ok).toBe(true);
+    const outcome = await twins([null, friction("cube", 2.5)], steps);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(2);
+    expect(result(outcome.a, 2).ok && result(outcome.b, 2).ok).toBe(true);
     // The cube went its own way in each: the camera shows it, after the sweep and in the recorded rollout.
-    expect(pixels(t.b, 2)).not.toBe(pixels(t.a, 2));
-    expect(rollout(t.b, 2).track).not.toEqual(rollout(t.a, 2).track);
+    expect(pixels(outcome.b, 2)).not.toBe(pixels(outcome.a, 2));
+    expect(rollout(outcome.b, 2).track).not.toEqual(rollout(outcome.a, 2).track);
   });
 
   it("the lemon hidden behind the vase, nearer or further: a program naming it goes nowhere in both, until the vase is knocked aside", async () => {
@@ -165,23 +167,27 @@ describe("workbench twins: identical to the agent until the palm can sense the d
       // The palm sweeps through the vase, which tips over or aside: the lemon shows, where each twin has it.
       run(program(sweepThrough(scene, "vase", 1, 0.3))),
     ];
-    const t = await twins([hiddenBehind("lemon", "vase", 0.075), hiddenBehind("lemon", "vase", 0.11)], steps);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(4);
-    expect(result(t.a, 2).ok).toBe(false);
-    expect(result(t.a, 3).ok).toBe(false);
-    expect(pixels(t.b, 4)).not.toBe(pixels(t.a, 4));
+    const outcome = await twins([hiddenBehind("lemon", "vase", 0.075), hiddenBehind("lemon", "vase", 0.11)], steps);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(4);
+    expect(result(outcome.a, 2).ok).toBe(false);
+    expect(result(outcome.a, 3).ok).toBe(false);
+    expect(pixels(outcome.b, 4)).not.toBe(pixels(outcome.a, 4));
   });
 
   it("control: a difference in view from the start differs at once (the comparison can tell)", async () => {
     // The cube 5 cm to the side: where the camera sees it from the first frame.
-    const shift: Hidden = (w) => {
-      const s = w.stage;
-      const q = s.data.qpos as Float64Array;
-      q[(s.model.jnt_qposadr as Int32Array)[s.mj.mj_name2id(s.model, s.mj.mjtObj.mjOBJ_JOINT.value, "cube")]] += 0.05;
-      s.mj.mj_forward(s.model, s.data);
+    const shift: Hidden = (world) => {
+      const stage = world.stage;
+      const qpos = stage.data.qpos as Float64Array;
+      qpos[
+        (stage.model.jnt_qposadr as Int32Array)[
+          stage.mj.mj_name2id(stage.model, stage.mj.mjtObj.mjOBJ_JOINT.value, "cube")
+        ]
+      ] += 0.05;
+      stage.mj.mj_forward(stage.model, stage.data);
     };
-    const t = await twins([null, shift], [appleToPlate()]);
-    expect(t.firstDifference, describeDifference(t.difference)).toBe(0);
-    expect(pixels(t.b, 0)).not.toBe(pixels(t.a, 0));
+    const outcome = await twins([null, shift], [appleToPlate()]);
+    expect(outcome.firstDifference, describeDifference(outcome.difference)).toBe(0);
+    expect(pixels(outcome.b, 0)).not.toBe(pixels(outcome.a, 0));
   });
 });

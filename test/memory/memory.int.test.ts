@@ -8,33 +8,33 @@ import { startSim, type SimProcess } from "../helpers/processes";
 
 describe("artifact store", () => {
   it("stores content once under its hash and reads it back", () => {
-    const a = new ArtifactStore(join(scratchDir(), "artifacts"));
-    const ref = a.put(Buffer.from("frame bytes"));
+    const artifacts = new ArtifactStore(join(scratchDir(), "artifacts"));
+    const ref = artifacts.put(Buffer.from("frame bytes"));
     expect(ref).toMatch(/^sha256:[0-9a-f]{64}\.png$/);
-    expect(a.put(Buffer.from("frame bytes"))).toBe(ref);
-    expect(a.get(ref).toString()).toBe("frame bytes");
-    expect(() => a.get("../../etc/passwd")).toThrow(/not an artifact reference/);
+    expect(artifacts.put(Buffer.from("frame bytes"))).toBe(ref);
+    expect(artifacts.get(ref).toString()).toBe("frame bytes");
+    expect(() => artifacts.get("../../etc/passwd")).toThrow(/not an artifact reference/);
   });
 });
 
 describe("SQLite store", () => {
   it("puts, gets, searches, lists namespaces, deletes, and keeps it all across reopening", async () => {
     const file = join(scratchDir(), "memory.sqlite");
-    const s = new SqliteStore(file);
-    await s.put(["lessons", "kitchen", "found_at"], "apple", { place: "drawer_top" });
-    await s.put(["lessons", "kitchen", "found_at"], "milk", { place: "refrigerator" });
-    await s.put(["lessons", "tabletop", "found_at"], "cube", { place: "crate" });
-    await s.put(["lessons", "kitchen", "found_at"], "apple", { place: "oven" });
-    expect((await s.get(["lessons", "kitchen", "found_at"], "apple"))?.value).toEqual({ place: "oven" });
-    expect((await s.search(["lessons", "kitchen"])).map((i) => i.key).sort()).toEqual(["apple", "milk"]);
-    expect((await s.search(["lessons"], { filter: { place: "crate" } })).map((i) => i.key)).toEqual(["cube"]);
-    expect(await s.search(["lessons"], { limit: 1 })).toHaveLength(1);
-    expect(await s.listNamespaces({ prefix: ["lessons"], maxDepth: 2 })).toEqual([
+    const store = new SqliteStore(file);
+    await store.put(["lessons", "kitchen", "found_at"], "apple", { place: "drawer_top" });
+    await store.put(["lessons", "kitchen", "found_at"], "milk", { place: "refrigerator" });
+    await store.put(["lessons", "tabletop", "found_at"], "cube", { place: "crate" });
+    await store.put(["lessons", "kitchen", "found_at"], "apple", { place: "oven" });
+    expect((await store.get(["lessons", "kitchen", "found_at"], "apple"))?.value).toEqual({ place: "oven" });
+    expect((await store.search(["lessons", "kitchen"])).map((i) => i.key).sort()).toEqual(["apple", "milk"]);
+    expect((await store.search(["lessons"], { filter: { place: "crate" } })).map((i) => i.key)).toEqual(["cube"]);
+    expect(await store.search(["lessons"], { limit: 1 })).toHaveLength(1);
+    expect(await store.listNamespaces({ prefix: ["lessons"], maxDepth: 2 })).toEqual([
       ["lessons", "kitchen"],
       ["lessons", "tabletop"],
     ]);
-    await s.delete(["lessons", "kitchen", "found_at"], "milk");
-    s.close();
+    await store.delete(["lessons", "kitchen", "found_at"], "milk");
+    store.close();
     const again = new SqliteStore(file);
     expect((await again.search(["lessons", "kitchen"])).map((i) => i.key)).toEqual(["apple"]);
     again.close();

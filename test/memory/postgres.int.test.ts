@@ -40,10 +40,10 @@ describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_
 
   it("two agents on two threads share it at once; one is killed mid-skill and resumes from it", async () => {
     const env = { ...process.env, ROBOGRAPH_DATABASE_URL: db.url };
-    const [a, b] = await Promise.all(
+    const [simA, simB] = await Promise.all(
       [0, 1].map(() => startSim(["--scenario", "integration_tea_to_trash", "--speed", "3"])),
     );
-    sims.push(a, b);
+    sims.push(simA, simB);
     const data = scratchDir();
     const args = (sim: SimProcess, thread: string) => [
       "--bridge-url",
@@ -58,7 +58,7 @@ describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_
     let armed = false;
     const [killed, other] = await Promise.all([
       agent(
-        args(a, "pg-a"),
+        args(simA, "pg-a"),
         (line, kill) => {
           if (armed || !/dispatch\s+goal pg-a\/2\//.test(line)) return;
           armed = true;
@@ -67,37 +67,39 @@ describe.skipIf(!available)("Postgres checkpoints and store (ROBOGRAPH_DATABASE_
         },
         env,
       ),
-      agent(args(b, "pg-b"), undefined, env),
+      agent(args(simB, "pg-b"), undefined, env),
     ]);
     expect(killed.signal, killed.out).toBe("SIGKILL");
     expect(other.out).toMatch(/SUCCESS/);
-    const resumed = await agent([...args(a, "pg-a"), "--resume"], undefined, env);
+    const resumed = await agent([...args(simA, "pg-a"), "--resume"], undefined, env);
     expect(resumed.out, resumed.out).toMatch(/re-attaching to goal pg-a\/\d+\//);
     expect(resumed.out).toMatch(/SUCCESS/);
 
     // Nothing was written to SQLite; everything is in Postgres.
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
     try {
-      const counts = await c.query<{ thread_id: string; n: string }>(
+      const counts = await client.query<{ thread_id: string; n: string }>(
         "SELECT thread_id, count(*) AS n FROM checkpoints GROUP BY thread_id ORDER BY thread_id",
       );
       expect(counts.rows.map((r) => r.thread_id)).toEqual(["pg-a", "pg-b"]);
       for (const r of counts.rows) expect(Number(r.n)).toBeGreaterThan(20);
       // Each thread's last checkpoint is the finished run.
-      const p = await openPersistence(data, { env: { ROBOGRAPH_DATABASE_URL: db.url } });
+      const persistence = await openPersistence(data, { env: { ROBOGRAPH_DATABASE_URL: db.url } });
       for (const thread of ["pg-a", "pg-b"]) {
-        const t = await p.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } });
-        expect((t?.checkpoint.channel_values as { status?: string }).status, thread).toBe("succeeded");
+        const tuple = await persistence.checkpointer.getTuple({
+          configurable: { thread_id: thread, checkpoint_ns: "" },
+        });
+        expect((tuple?.checkpoint.channel_values as { status?: string }).status, thread).toBe("succeeded");
       }
       // Memory across episodes: where things were found, written by both threads.
-      const found = await p.store!.search(["lessons"], { limit: 100 });
-      await p.close();
+      const found = await persistence.store!.search(["lessons"], { limit: 100 });
+      await persistence.close();
       const threads = new Set(found.map((i) => (i.value as { thread?: string }).thread));
       expect(found.length).toBeGreaterThan(0);
       expect([...threads].every((t) => t === "pg-a" || t === "pg-b")).toBe(true);
     } finally {
-      await c.end();
+      await client.end();
     }
   });
 });

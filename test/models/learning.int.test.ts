@@ -17,7 +17,7 @@ import { Rng } from "../../robots/random";
 import { relabel, segmentReturns } from "../../models/learning/relabel";
 import { trainSkills } from "../../models/learning/train";
 
-const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
+const paramsOf = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
 const col = (k: string) => SKILL_IDS.indexOf(k);
 const CARRY = PARAM_NAMES.indexOf("carry_z");
 
@@ -53,7 +53,7 @@ function syntheticEpisode(id: string, segments: number[][], score: (p: number[])
 
 describe("relabelling and the learner on hand-built episodes", () => {
   it("a segment's returns are the mean of every skill's recorded rewards over its steps; segments starting already done are left out", () => {
-    const ep = syntheticEpisode("e1", [P({ carry_z: 0.1 }), P({ carry_z: 0.2 })], (p) => p[CARRY]);
+    const ep = syntheticEpisode("e1", [paramsOf({ carry_z: 0.1 }), paramsOf({ carry_z: 0.2 })], (p) => p[CARRY]);
     const segs = segmentReturns(ep);
     expect(segs).toHaveLength(2);
     expect(Object.keys(segs[0].returns)).toEqual([...SKILL_IDS]);
@@ -71,8 +71,8 @@ describe("relabelling and the learner on hand-built episodes", () => {
     const prior = priorPolicy("lift_red");
     const segments = Array.from({ length: 60 }, () => samplePolicy(prior, rng));
     // Reward peaks at carry_z = 0.22, near the top of its range; the prior's mean is 0.14.
-    const episodes = segments.map((s, i) =>
-      syntheticEpisode(`e2-${i}`, [s], (p) => Math.max(0, 1 - Math.abs(p[CARRY] - 0.22) / 0.2)),
+    const episodes = segments.map((segment, i) =>
+      syntheticEpisode(`e2-${i}`, [segment], (p) => Math.max(0, 1 - Math.abs(p[CARRY] - 0.22) / 0.2)),
     );
     const { policies, stats } = learnerIteration({}, episodes, ["lift_red", "stack_red_on_green"]);
     expect(stats.lift_red.updated).toBe(true);
@@ -89,19 +89,19 @@ describe("skill learning over the bridge (two simulator processes)", () => {
   const instances = blockInstances("l", [0, 1]);
 
   it("a recorded episode relabelled gives its returns for every skill, matching the robot's own segment report", async () => {
-    const lift = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
-    const r = await runSkills(instances.clients[0], {
+    const lift = paramsOf({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
+    const result = await runSkills(instances.clients[0], {
       steps: [
-        { skill: "reach_blue", params: P({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 },
+        { skill: "reach_blue", params: paramsOf({ src_blue: 1, close: 0, speed: 0.3 }), seconds: 1.5 },
         { skill: "lift_red", params: lift, seconds: 3 },
       ],
       seed: 7,
     });
-    const [ep] = await fetchEpisodes(instances.clients[0], { ids: [r.episode_id!] });
+    const [ep] = await fetchEpisodes(instances.clients[0], { ids: [result.episode_id!] });
     const segs = segmentReturns(ep);
     expect(segs.map((s) => s.skill)).toEqual(["reach_blue", "lift_red"]);
-    expect(segs[1].returns.lift_red).toBeCloseTo(r.segments[1].mean, 6);
-    expect(segs[0].returns.reach_blue).toBeCloseTo(r.segments[0].mean, 6);
+    expect(segs[1].returns.lift_red).toBeCloseTo(result.segments[1].mean, 6);
+    expect(segs[0].returns.reach_blue).toBeCloseTo(result.segments[0].mean, 6);
     for (const s of segs) expect(Object.keys(s.returns)).toHaveLength(SKILL_IDS.length);
     // The lift segment is also a sample for grasping: the gripper closed on red during it.
     expect(segs[1].returns.grasp_anything).toBeGreaterThan(0.3);
@@ -120,7 +120,7 @@ describe("skill learning over the bridge (two simulator processes)", () => {
       }),
     ).rejects.toThrow(/steps\.0\.params\.13: carry_z must be in/);
     await expect(
-      runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: P({}), seconds: 99 }] }),
+      runSkills(instances.clients[0], { steps: [{ skill: "lift_red", params: paramsOf({}), seconds: 99 }] }),
     ).rejects.toThrow(/steps\.0\.seconds/);
   });
 

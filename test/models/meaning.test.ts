@@ -40,8 +40,8 @@ const messages = (system: string, ctx: Ctx, lead = "") => [
   new SystemMessage(system),
   new HumanMessage(`${lead}${contextBlock(ctx.task, ctx)}`),
 ];
-const answer = async (model: SymbolicChatModel, m: ReturnType<typeof messages>) =>
-  JSON.parse((await model.invoke(m)).content as string);
+const answer = async (model: SymbolicChatModel, prompt: ReturnType<typeof messages>) =>
+  JSON.parse((await model.invoke(prompt)).content as string);
 
 describe("faults keyed on meaning", () => {
   it("has a real context for every role it checks", () => {
@@ -96,9 +96,9 @@ describe("faults keyed on meaning", () => {
       const answers = new Set<unknown>();
       for (let seed = 0; seed < 24; seed++) {
         const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
-        const a = await answer(model, original);
-        expect(await answer(model, reworded), `seed ${seed}`).toEqual(a);
-        answers.add(JSON.stringify(a));
+        const expected = await answer(model, original);
+        expect(await answer(model, reworded), `seed ${seed}`).toEqual(expected);
+        answers.add(JSON.stringify(expected));
       }
       // Not vacuous where the role has faults to draw: the seeds' draws give different answers.
       if (["perceive", "plan", "critique", "plan_course", "critique_rollout"].includes(ctx.task))
@@ -122,9 +122,9 @@ describe("faults keyed on meaning", () => {
       ];
       for (let seed = 0; seed < 8; seed++) {
         const model = new SymbolicChatModel(allReasoners(), seed, noiseLevel(0.6));
-        const a = await answer(model, messages("Answer in the schema.", ctx));
+        const expected = await answer(model, messages("Answer in the schema.", ctx));
         for (const v of variants)
-          expect(await answer(model, messages("Answer in the schema.", v)), `seed ${seed}`).toEqual(a);
+          expect(await answer(model, messages("Answer in the schema.", v)), `seed ${seed}`).toEqual(expected);
       }
     },
   );
@@ -192,10 +192,10 @@ describe("the perceiver's faults belong to the view", () => {
               } as Ctx),
             )
           ).answer as string;
-        const a = await ask(`Is the ${thing} in view?`);
-        expect(await ask(`Tell me: is the ${thing} visible from here?`)).toBe(a);
-        expect(a.startsWith("Yes"), `seed ${seed}, ${thing}`).toBe((scan.visible as string[]).includes(thing));
-        if (!a.startsWith("Yes")) missed++;
+        const reply = await ask(`Is the ${thing} in view?`);
+        expect(await ask(`Tell me: is the ${thing} visible from here?`)).toBe(reply);
+        expect(reply.startsWith("Yes"), `seed ${seed}, ${thing}`).toBe((scan.visible as string[]).includes(thing));
+        if (!reply.startsWith("Yes")) missed++;
       }
     }
     expect(missed).toBeGreaterThan(0);

@@ -115,8 +115,8 @@ describe("openai backend over HTTP", () => {
   });
 
   it("sends a malformed answer back for repair and accepts the corrected one", async () => {
-    fake.respond = (_req, n) =>
-      n === 1
+    fake.respond = (_req, count) =>
+      count === 1
         ? { arguments: JSON.stringify({ verdict: "maybe", feedback: 3 }) }
         : { arguments: JSON.stringify({ verdict: "ok", feedback: "fine" }) };
     const { value } = await ask();
@@ -139,8 +139,8 @@ describe("openai backend over HTTP", () => {
       ROBOGRAPH_MODEL_RETRIES: "1",
       ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema",
     });
-    fake.respond = (_req, n) =>
-      n === 1
+    fake.respond = (_req, count) =>
+      count === 1
         ? { content: "Sure! The drawer looks fine to open." }
         : { content: JSON.stringify({ verdict: "ok", feedback: "fine" }) };
     const { value, usage } = await ask(config);
@@ -220,17 +220,17 @@ describe("a whole episode through the openai backend", () => {
     fake.respond = async (req) => ({ arguments: await answer(req) });
     Object.assign(process.env, env(fake.baseURL));
     const sim = (fx.sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]));
-    const e = await runEpisode({
+    const episode = await runEpisode({
       url: sim.url,
       scenario: "integration_tea_to_trash",
       thread: "openai-episode",
       backend: "openai",
     });
-    expect(e.truth.success).toBe(true);
+    expect(episode.truth.success).toBe(true);
     expect(fake.requests.length).toBeGreaterThan(10);
     const withImages = fake.requests.filter((r) => JSON.stringify(r.messages).includes("data:image/png;base64,"));
     expect(withImages.length).toBeGreaterThan(0);
-    const total = Object.values(e.state.usage).reduce((n, u) => n + u.calls, 0);
+    const total = Object.values(episode.state.usage).reduce((n, u) => n + u.calls, 0);
     expect(total).toBe(fake.requests.length);
   });
 });
@@ -258,7 +258,7 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     const goal = loadDataset("tabletop").find(
       (r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred",
     )!.example.inputs.goal;
-    const e = await runClosedLoopEpisode({
+    const episode = await runClosedLoopEpisode({
       mode: "replan",
       url: started.url,
       goal,
@@ -271,17 +271,18 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     expect(fake.requests.some((r) => JSON.stringify(r.messages).includes("does not fit the MotionDraft schema"))).toBe(
       true,
     );
-    expect(e.truth.success).toBe(true);
-    expect(e.trace.some((t) => t.node === "diagnose")).toBe(true);
+    expect(episode.truth.success).toBe(true);
+    expect(episode.trace.some((t) => t.node === "diagnose")).toBe(true);
     expect(JSON.stringify(fake.requests)).toContain("data:image/png;base64,");
   });
 });
 
 describe("VLM-PC through the openai backend", () => {
   const fx = episodeFixture();
-  const imagesIn = (r: ChatRequest) =>
-    (r.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter((p) => p.type === "image_url")
-      .length;
+  const imagesIn = (request: ChatRequest) =>
+    (request.messages.find((m) => m.role === "user")!.content as { type: string }[]).filter(
+      (p) => p.type === "image_url",
+    ).length;
 
   it("sends the history's frames with each planning call, and no more than the window when one is set", async () => {
     const answer = reasonerAnswer();

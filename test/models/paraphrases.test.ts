@@ -30,9 +30,9 @@ const canonical = new Map(
   readFileSync(datasetPath("paraphrases"), "utf8")
     .trim()
     .split("\n")
-    .map((l) => {
-      const r = JSON.parse(l) as { metadata: { task: string; condition: string; canonical: string } };
-      return [`${r.metadata.task}__${r.metadata.condition}`, r.metadata.canonical];
+    .map((line) => {
+      const parsed = JSON.parse(line) as { metadata: { task: string; condition: string; canonical: string } };
+      return [`${parsed.metadata.task}__${parsed.metadata.condition}`, parsed.metadata.canonical];
     }),
 );
 
@@ -43,21 +43,25 @@ function understood(row: (typeof rows)[number]): { ok: boolean; reading: string 
     throw new Error(`${row.id}: the paraphrase dataset holds kitchen and tabletop rows only`);
   const outputs = ex.outputs;
   if (ex.inputs.world === "kitchen") {
-    const r = readInstruction(
+    const reading = readInstruction(
       ex.inputs.goal,
       kitchen.labels,
       kitchen.places.map((p) => p.name),
       kitchenLex,
     );
     const ok =
-      r.notUnderstood.length === 0 && JSON.stringify([...r.goals].sort()) === JSON.stringify([...outputs.goal].sort());
-    return { ok, reading: r.notUnderstood.length ? notUnderstoodMessage(r, kitchenLex) : r.goals.join(", ") };
+      reading.notUnderstood.length === 0 &&
+      JSON.stringify([...reading.goals].sort()) === JSON.stringify([...outputs.goal].sort());
+    return {
+      ok,
+      reading: reading.notUnderstood.length ? notUnderstoodMessage(reading, kitchenLex) : reading.goals.join(", "),
+    };
   }
-  const w = sceneWorld(ex.inputs.scenario as string);
-  const mine = readTabletopGoal(ex.inputs.goal, w);
-  const theirs = readTabletopGoal(canonical.get(row.id)!, w);
+  const world = sceneWorld(ex.inputs.scenario as string);
+  const mine = readTabletopGoal(ex.inputs.goal, world);
+  const theirs = readTabletopGoal(canonical.get(row.id)!, world);
   // Read as the canonical instruction is read, and (where a reading fixes it) as the scene's checked goal.
-  const literals = mine.goal ? goalLiterals(mine.goal, w) : [];
+  const literals = mine.goal ? goalLiterals(mine.goal, world) : [];
   const ok =
     !!mine.goal &&
     JSON.stringify(mine.goal) === JSON.stringify(theirs.goal) &&
@@ -87,26 +91,26 @@ describe("the paraphrase dataset", () => {
 
   it("reads the issue's two examples as the tea-to-trash task", () => {
     for (const text of ["Locate the tea bottle and dispose of it in the garbage", "Throw away the bottle of tea"]) {
-      const r = readInstruction(
+      const reading = readInstruction(
         text,
         kitchen.labels,
         kitchen.places.map((p) => p.name),
         kitchenLex,
       );
-      expect(r.goals, text).toEqual(["in(bottle_of_tea, trash_can)"]);
-      expect(r.notUnderstood).toEqual([]);
+      expect(reading.goals, text).toEqual(["in(bottle_of_tea, trash_can)"]);
+      expect(reading.notUnderstood).toEqual([]);
     }
   });
 
   it("pairs each thing with its own place, and takes 'from'/'out of' as where a thing is", () => {
-    const r = readInstruction(
+    const reading = readInstruction(
       "Take the milk out of the fridge and put it on the table, and the burger in the oven.",
       kitchen.labels,
       kitchen.places.map((p) => p.name),
       kitchenLex,
     );
-    expect(r.goals.sort()).toEqual(["in(hamburger, oven)", "in(milk, table)"]);
-    expect(r.told).toContainEqual({ object: "milk", place: "refrigerator" });
+    expect(reading.goals.sort()).toEqual(["in(hamburger, oven)", "in(milk, table)"]);
+    expect(reading.told).toContainEqual({ object: "milk", place: "refrigerator" });
   });
 
   it("reads 'put away' as storing and 'throw out' as the trash, and asks for a place when none is named", () => {
@@ -133,16 +137,16 @@ describe("instructions it cannot map", () => {
     );
 
   it("names the words it could not place, lists what it knows, and suggests nothing for nonsense", () => {
-    const r = read("Throw the flux capacitor into the sink.");
-    expect(r.goals).toEqual([]);
-    expect(r.unplaced).toEqual([{ words: "flux capacitor", closest: [] }]);
-    const m = notUnderstoodMessage(r, kitchenLex);
-    expect(m).toContain('could not place "flux capacitor" (nothing close)');
-    expect(m).toContain(
+    const reading = read("Throw the flux capacitor into the sink.");
+    expect(reading.goals).toEqual([]);
+    expect(reading.unplaced).toEqual([{ words: "flux capacitor", closest: [] }]);
+    const message = notUnderstoodMessage(reading, kitchenLex);
+    expect(message).toContain('could not place "flux capacitor" (nothing close)');
+    expect(message).toContain(
       "objects: bottle_of_tea, hamburger, apple, orange, vitamin_pills, green_medication, milk, bread, cup, sponge",
     );
-    expect(m).toContain("places: table, refrigerator, oven, sink, drawer_top, drawer_middle, trash_can");
-    expect(m).toContain("skills: go_to, open, close, pick_from, release_to");
+    expect(message).toContain("places: table, refrigerator, oven, sink, drawer_top, drawer_middle, trash_can");
+    expect(message).toContain("skills: go_to, open, close, pick_from, release_to");
   });
 
   it("suggests the closest names for a near miss or an ambiguous word", () => {
@@ -170,15 +174,15 @@ describe("instructions it cannot map", () => {
       "dishwasher",
     );
     for (const text of ["The apple is dirty.", "The fridge is full, so", "I think the milk is in the fridge."]) {
-      const r = read(text);
-      expect(r.goals, text).toEqual([]);
-      expect(r.notUnderstood.length, text).toBeGreaterThan(0);
+      const reading = read(text);
+      expect(reading.goals, text).toEqual([]);
+      expect(reading.notUnderstood.length, text).toBeGreaterThan(0);
     }
   });
 
   it("says what is missing when every word has its place", () => {
-    const r = read("Bring me the milk.");
-    expect(r.unplaced[0].why).toBe("it names no place I know to put the milk in");
+    const reading = read("Bring me the milk.");
+    expect(reading.unplaced[0].why).toBe("it names no place I know to put the milk in");
   });
 
   it("never guesses a misspelling of a short word, but reads a slip in a long one", () => {
@@ -187,7 +191,7 @@ describe("instructions it cannot map", () => {
   });
 
   it("ends the CLEA planner's task with that message", () => {
-    const p = plan(
+    const planned = plan(
       {
         goal: "Find the flux capacitor and put it in the oven.",
         belief: emptyBelief(["mobile", "arm"], kitchen),
@@ -198,19 +202,19 @@ describe("instructions it cannot map", () => {
       NO_NOISE,
       never,
     );
-    expect(p.steps).toEqual([]);
-    expect(p.giveUp).toMatch(
+    expect(planned.steps).toEqual([]);
+    expect(planned.giveUp).toMatch(
       /^the instruction is not understood: "Find the flux capacitor", "put it in the oven"; could not place "flux capacitor" \(nothing close\); "put it in the oven": it names no thing I know to put somewhere; I know objects: /,
     );
   });
 
   it("ends RePLan's planner with that message, in the scene's own vocabulary", () => {
-    const w = sceneWorld("block");
-    expect(readTabletopGoal("Put the purple pyramid on the crate.", w).goal).toBeUndefined();
+    const world = sceneWorld("block");
+    expect(readTabletopGoal("Put the purple pyramid on the crate.", world).goal).toBeUndefined();
     const hl = highLevelPlan(
       {
         goal: "Put the purple pyramid on the crate.",
-        world: w,
+        world: world,
         scene: [],
         facts: [],
         reasons: [],
@@ -233,14 +237,14 @@ describe("names in manifests, world descriptions and detections", () => {
     for (const n of [...kitchen.labels, ...kitchen.places.map((p) => p.name), ...kitchen.navigationPoints])
       expect(kitchen.names?.[n]?.display, n).toBeTruthy();
     for (const scene of ["cabinet_barred", "kitchen", "lever", "color", "sensor"]) {
-      const w = sceneWorld(scene);
+      const world = sceneWorld(scene);
       for (const n of [
-        ...w.labels,
-        ...w.places.map((p) => p.name),
-        ...(w.joints ?? []).map((j) => j.name),
-        ...(w.targets ?? []).map((t) => t.name),
+        ...world.labels,
+        ...world.places.map((p) => p.name),
+        ...(world.joints ?? []).map((j) => j.name),
+        ...(world.targets ?? []).map((t) => t.name),
       ])
-        expect(w.names?.[n]?.display, `${scene}: ${n}`).toBeTruthy();
+        expect(world.names?.[n]?.display, `${scene}: ${n}`).toBeTruthy();
     }
     for (const world of ["kitchen", "tabletop", "course", "workbench"])
       for (const r of bundledManifests(world))

@@ -67,8 +67,8 @@ afterEach(() => {
 
 describe("transport failures are retried", () => {
   it("500s: sent again with backoff until one answers, every request counted with its outcome", async () => {
-    fake.respond = (_r, n) =>
-      n <= 2 ? { status: 500, body: JSON.stringify({ error: { message: "upstream exploded" } }) } : ok;
+    fake.respond = (_r, count) =>
+      count <= 2 ? { status: 500, body: JSON.stringify({ error: { message: "upstream exploded" } }) } : ok;
     const { value, usage } = await ask();
     expect(value).toEqual({ verdict: "ok", feedback: "fine" });
     expect(fake.requests).toHaveLength(3);
@@ -76,8 +76,8 @@ describe("transport failures are retried", () => {
   });
 
   it("429 with Retry-After: waits as long as the server asked, not the (shorter) backoff", async () => {
-    fake.respond = (_r, n) =>
-      n === 1
+    fake.respond = (_r, count) =>
+      count === 1
         ? { status: 429, body: JSON.stringify({ error: { message: "slow down" } }), headers: { "retry-after": "1" } }
         : ok;
     const { usage } = await ask();
@@ -131,9 +131,9 @@ describe("transport failures are retried", () => {
     expect(retryAfterMs({ headers: new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" }) }, now)).toBe(5000);
     expect(retryAfterMs({ headers: { "retry-after-ms": "250" } }, now)).toBe(250);
     expect(retryAfterMs({ headers: new Headers() }, now)).toBeUndefined();
-    const c = { backoffMs: 1000, maxBackoffMs: 8000 };
-    expect([0, 1, 2, 3, 4].map((r) => backoffMs(c, r, () => 0))).toEqual([500, 1000, 2000, 4000, 4000]);
-    expect([0, 1, 2, 3, 4].map((r) => backoffMs(c, r, () => 1))).toEqual([1000, 2000, 4000, 8000, 8000]);
+    const retry = { backoffMs: 1000, maxBackoffMs: 8000 };
+    expect([0, 1, 2, 3, 4].map((r) => backoffMs(retry, r, () => 0))).toEqual([500, 1000, 2000, 4000, 4000]);
+    expect([0, 1, 2, 3, 4].map((r) => backoffMs(retry, r, () => 1))).toEqual([1000, 2000, 4000, 8000, 8000]);
   });
 });
 
@@ -156,8 +156,8 @@ describe("answers with prose or a fence around the JSON", () => {
   });
 
   it("a real schema failure still goes back for repair; a truncated answer is not completed into a shorter one", async () => {
-    fake.respond = (_r, n) =>
-      n === 1 ? { content: 'My answer: {"verdict": "maybe", "feedback": "hm"}' } : { content: answer };
+    fake.respond = (_r, count) =>
+      count === 1 ? { content: 'My answer: {"verdict": "maybe", "feedback": "hm"}' } : { content: answer };
     const { usage } = await ask(modelConfig(env({ ROBOGRAPH_STRUCTURED_METHOD: "jsonMode" })));
     expect(fake.requests).toHaveLength(2);
     expect(JSON.stringify(fake.requests[1].messages.at(-1))).toMatch(/does not fit the Critique schema \(verdict/);

@@ -13,13 +13,13 @@ import { allReasoners } from "../../graphs";
 
 describe("reading instructions", () => {
   it.each(listScenarios())("reads the goal of %s from its instruction alone", (name) => {
-    const s = loadScenario(name);
-    expect(readInstruction(s.instruction, labels, places).goals.sort()).toEqual([...s.goal].sort());
+    const scenario = loadScenario(name);
+    expect(readInstruction(scenario.instruction, labels, places).goals.sort()).toEqual([...scenario.goal].sort());
   });
 
   it("keeps the locations an instruction states", () => {
-    const r = readInstruction("Put the orange, which is on the table, into the sink.", labels, places);
-    expect(r.told).toEqual([{ object: "orange", place: "table" }]);
+    const reading = readInstruction("Put the orange, which is on the table, into the sink.", labels, places);
+    expect(reading.told).toEqual([{ object: "orange", place: "table" }]);
   });
 
   it("matches other wordings of a name, and nothing too far off", () => {
@@ -38,7 +38,7 @@ describe("planning over the manifests", () => {
       "hand_empty(arm)",
       "at(mobile, in_front_of_table)",
     ];
-    const r = search(
+    const solution = search(
       {
         robots,
         staticFacts: staticFacts(robots, world),
@@ -48,7 +48,7 @@ describe("planning over the manifests", () => {
       facts,
       ["in(bottle_of_tea, trash_can)"],
     );
-    expect(r?.plan.map((a) => `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")})`)).toEqual([
+    expect(solution?.plan.map((a) => `${a.robot}.${a.skill}(${Object.values(a.args).join(", ")})`)).toEqual([
       "mobile.go_to(in_front_of_refrigerator)",
       "mobile.open(refrigerator)",
       "mobile.pick_from(bottle_of_tea, refrigerator)",
@@ -67,13 +67,13 @@ describe("planning over the manifests", () => {
       "hand_empty(arm)",
       "at(mobile, in_front_of_table)",
     ];
-    const r = search(
+    const solution = search(
       { robots, staticFacts: staticFacts(robots, world), capacity: { oven: 1, table: 6 }, objects: ["apple"] },
       facts,
       ["in(apple, oven)"],
       20_000,
     );
-    expect(r).toBeUndefined();
+    expect(solution).toBeUndefined();
   });
 });
 
@@ -97,14 +97,14 @@ describe("summarizer", () => {
       [look("mobile", ["orange", "bread"], 1), look("arm", ["bread"], 2)],
       [look("arm", ["bread"], 1), look("mobile", ["orange", "bread"], 2)],
     ]) {
-      const b = summarize({
+      const summary = summarize({
         goal: "Put the orange into the sink.",
         previousBelief: null,
         entries,
         robots: ["mobile", "arm"],
         world,
       });
-      expect(b.objects.find((o) => o.name === "orange")?.place).toBe("table");
+      expect(summary.objects.find((o) => o.name === "orange")?.place).toBe("table");
     }
     // A later look that misses it still takes it away (the newest look wins), even under the same step count.
     const action = {
@@ -115,20 +115,20 @@ describe("summarizer", () => {
       ok: true,
       message: "",
     };
-    const b = summarize({
+    const afterAction = summarize({
       goal: "Put the orange into the sink.",
       previousBelief: null,
       entries: [look("mobile", ["orange"], 1), action, look("arm", ["bread"], 3)],
       robots: ["mobile", "arm"],
       world,
     });
-    expect(b.objects.find((o) => o.name === "orange")).toBeUndefined();
+    expect(afterAction.objects.find((o) => o.name === "orange")).toBeUndefined();
   });
 });
 
 describe("verifier", () => {
   it("remaps misnamed objects and rejects what names nothing", () => {
-    const v = verify({
+    const verified = verify({
       robots,
       steps: [
         { robot: "mobile", skill: "pick_from", args: { object: "tea_bottle", place: "refrigerator" } },
@@ -136,22 +136,22 @@ describe("verifier", () => {
         { robot: "arm", skill: "go_to", args: { navigation_point: "in_front_of_sink" } },
       ],
     });
-    expect(v.steps.map((s) => s.status)).toEqual(["remapped", "rejected", "rejected"]);
-    expect(v.steps[0].call.args.object).toBe("bottle_of_tea");
-    expect(v.steps[2].note).toMatch(/arm has no skill go_to/);
+    expect(verified.steps.map((s) => s.status)).toEqual(["remapped", "rejected", "rejected"]);
+    expect(verified.steps[0].call.args.object).toBe("bottle_of_tea");
+    expect(verified.steps[2].note).toMatch(/arm has no skill go_to/);
   });
 });
 
 describe("critic", () => {
   const belief = () => {
-    const b = emptyBelief(["mobile", "arm"], world);
-    b.objects.push({ name: "bottle_of_tea", place: "arm", source: "action" });
-    b.holding = [
+    const initial = emptyBelief(["mobile", "arm"], world);
+    initial.objects.push({ name: "bottle_of_tea", place: "arm", source: "action" });
+    initial.holding = [
       { robot: "mobile", object: null },
       { robot: "arm", object: "bottle_of_tea" },
     ];
-    b.containers = b.containers.map((c) => ({ ...c, state: c.name === "drawer_top" ? "open" : "closed" }));
-    return b;
+    initial.containers = initial.containers.map((c) => ({ ...c, state: c.name === "drawer_top" ? "open" : "closed" }));
+    return initial;
   };
   const ask = (args: Record<string, string>) =>
     critique(
@@ -172,9 +172,9 @@ describe("critic", () => {
   });
 
   it("rejects an action that would succeed but serves nothing (the wrong place)", () => {
-    const c = ask({ object: "bottle_of_tea", place: "drawer_top" });
-    expect(c.verdict).toBe("wrong_plan");
-    expect(c.feedback).toMatch(/does not bring in\(bottle_of_tea, trash_can\) any closer/);
+    const critiqued = ask({ object: "bottle_of_tea", place: "drawer_top" });
+    expect(critiqued.verdict).toBe("wrong_plan");
+    expect(critiqued.feedback).toMatch(/does not bring in\(bottle_of_tea, trash_can\) any closer/);
   });
 
   it("rejects an action whose precondition the belief contradicts", () => {
@@ -193,14 +193,14 @@ describe("noise under a seed", () => {
       detections: labels.slice(0, 6).map((l) => ({ label: l, location: { relation: "on" as const, place: "table" } })),
       places: [{ name: "table", state: "open" as const, pixels: 900, insidePixels: 800 }],
     };
-    const r = await model.invoke([new HumanMessage(contextBlock("perceive", { robot: "arm", detections, world }))]);
-    return String(r.content);
+    const reply = await model.invoke([new HumanMessage(contextBlock("perceive", { robot: "arm", detections, world }))]);
+    return String(reply.content);
   };
   it("gives the same answer for the same seed and prompt, and other answers for other seeds", async () => {
-    const a = await ask(1);
-    expect(await ask(1)).toBe(a);
+    const first = await ask(1);
+    expect(await ask(1)).toBe(first);
     const others = await Promise.all([2, 3, 4, 5].map(ask));
-    expect(others.some((o) => o !== a)).toBe(true);
+    expect(others.some((o) => o !== first)).toBe(true);
   });
 
   it("refuses a prompt with no context block, rather than guessing", async () => {

@@ -58,13 +58,17 @@ describe("labels outside the vocabulary", () => {
     expect(belief.objects.map((o) => o.name)).not.toContain("cell phone");
     const facts = beliefFacts(belief, world);
     expect(facts.join(" ")).not.toMatch(/cell phone|dining table/);
-    const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
-    expect(p.giveUp).toBeNull();
-    expect(p.steps.length).toBeGreaterThan(0);
-    expect(JSON.stringify(p.steps)).not.toMatch(/cell phone|dining table/);
+    const planned = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(planned.giveUp).toBeNull();
+    expect(planned.steps.length).toBeGreaterThan(0);
+    expect(JSON.stringify(planned.steps)).not.toMatch(/cell phone|dining table/);
     expect(checkGoal({ goal: GOAL, belief, world }).achieved).toBe(false);
-    const c = critique({ goal: GOAL, action: p.steps[0], belief, observation, robots, world }, NO_NOISE, never);
-    expect(c.verdict).toBe("ok");
+    const critiqued = critique(
+      { goal: GOAL, action: planned.steps[0], belief, observation, robots, world },
+      NO_NOISE,
+      never,
+    );
+    expect(critiqued.verdict).toBe("ok");
   });
 
   it("plans from a model-written belief that holds such labels without turning them into literals", () => {
@@ -80,18 +84,18 @@ describe("labels outside the vocabulary", () => {
       { robot: "arm", object: null },
     ];
     expect(beliefFacts(belief, world)).toContain("holding(mobile, unknown_thing)");
-    const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
-    expect(JSON.stringify(p)).not.toMatch(/cell phone|dining table/);
+    const planned = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(JSON.stringify(planned)).not.toMatch(/cell phone|dining table/);
   });
 });
 
 describe("instructions only partly understood", () => {
   it("names the part it does not understand instead of dropping it", () => {
     // "dispose of it" and "throw it away" are read (issue 15); a verb it has no reading for is not.
-    const r = readInstruction("Find the bottle_of_tea and recycle it in the trash_can.", labels, places);
-    expect(r.goals).toEqual(["found(bottle_of_tea)"]);
-    expect(r.notUnderstood).toEqual(["recycle it in the trash_can"]);
-    expect(r.unplaced).toEqual([{ words: "recycle", closest: [], why: "no action I can read" }]);
+    const reading = readInstruction("Find the bottle_of_tea and recycle it in the trash_can.", labels, places);
+    expect(reading.goals).toEqual(["found(bottle_of_tea)"]);
+    expect(reading.notUnderstood).toEqual(["recycle it in the trash_can"]);
+    expect(reading.unplaced).toEqual([{ words: "recycle", closest: [], why: "no action I can read" }]);
     expect(readInstruction("Put the orange into the sink and wash the apple.", labels, places).notUnderstood).toEqual([
       "wash the apple",
     ]);
@@ -115,10 +119,10 @@ describe("instructions only partly understood", () => {
     const belief = emptyBelief(["mobile", "arm"], world);
     belief.objects.push({ name: "bottle_of_tea", place: "table", source: "seen" });
     belief.seen.push("bottle_of_tea");
-    const p = plan({ goal, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
-    expect(p.steps).toEqual([]);
-    expect(p.done).toBe(false);
-    expect(p.giveUp).toMatch(
+    const planned = plan({ goal, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+    expect(planned.steps).toEqual([]);
+    expect(planned.done).toBe(false);
+    expect(planned.giveUp).toMatch(
       /^the instruction is not understood: "recycle it in the trash_can"; "recycle": no action I can read; I know objects: bottle_of_tea, /,
     );
     const check = checkGoal({ goal, belief, world });
@@ -139,11 +143,11 @@ describe("looking again", () => {
     ];
     const looked: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const p = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
-      const m = /^look again into the (\w+)/.exec(p.subgoal);
-      expect(m, p.subgoal).not.toBeNull();
-      looked.push(m![1]);
-      const go = p.steps.find((s) => s.skill === "go_to");
+      const planned = plan({ goal: GOAL, belief, robots, world, maxSteps: 5 }, NO_NOISE, never);
+      const match = /^look again into the (\w+)/.exec(planned.subgoal);
+      expect(match, planned.subgoal).not.toBeNull();
+      looked.push(match![1]);
+      const go = planned.steps.find((s) => s.skill === "go_to");
       belief = {
         ...belief,
         robotsAt: [

@@ -17,9 +17,9 @@ const size = (x: unknown) => tokens(JSON.stringify(x)).length;
 
 const worlds: [string, WorldDescription, string][] = [
   ["kitchen", WorldDescription.parse({ ...bareKitchen, names: NAMES }), "kitchen"],
-  ...SCENE_NAMES.map((s): [string, WorldDescription, string] => [
-    `tabletop ${s}`,
-    WorldDescription.parse(describeScene(buildScene(s))),
+  ...SCENE_NAMES.map((scene): [string, WorldDescription, string] => [
+    `tabletop ${scene}`,
+    WorldDescription.parse(describeScene(buildScene(scene))),
     "tabletop",
   ]),
 ];

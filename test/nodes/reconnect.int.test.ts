@@ -33,9 +33,9 @@ afterAll(async () => {
 
 /** A run on the robot behind the proxy, as a graph's caller opens one. */
 const newRun = () => {
-  const r = openRun(clea.runtime, { bridgeUrl: proxy.url, dataDir: scratchDir() });
-  runs.push(r);
-  return r;
+  const run = openRun(clea.runtime, { bridgeUrl: proxy.url, dataDir: scratchDir() });
+  runs.push(run);
+  return run;
 };
 const startedGoals = async (goalId: string) =>
   (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter(
@@ -44,18 +44,18 @@ const startedGoals = async (goalId: string) =>
 
 describe("a socket cut mid-skill", () => {
   it("the same client reconnects and re-attaches to the goal by its id: the skill runs once", async () => {
-    const s = await newRun().session();
+    const session = await newRun().session();
     const goalId = "reconnect-test/cut/mobile/go_to";
-    const reconnected = new Promise((r) => s.client.once("reconnect", r));
-    const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_oven" });
+    const reconnected = new Promise((r) => session.client.once("reconnect", r));
+    const result = runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_oven" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
     // Every connection through the proxy is cut; new ones are let through at once.
     proxy.down();
     proxy.up();
     await reconnected;
-    const r = await result;
-    expect(r).toMatchObject({ ok: true, status: "succeeded", goalId });
-    expect(s.client.closed).toBe(false);
+    const outcome = await result;
+    expect(outcome).toMatchObject({ ok: true, status: "succeeded", goalId });
+    expect(session.client.closed).toBe(false);
     expect(await startedGoals(goalId)).toBe(1);
   });
 });
@@ -75,16 +75,16 @@ describe("a bridge client that gave up", () => {
   });
 
   it("leaves its running goal to a new client, which re-attaches to it instead of running it again", async () => {
-    const s = await newRun().session();
+    const session = await newRun().session();
     const goalId = "reconnect-test/0/mobile/go_to";
-    const result = runRecordedGoal(s, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
+    const result = runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
-    const gaveUp = new Promise((r) => s.client.once("close", r));
+    const gaveUp = new Promise((r) => session.client.once("close", r));
     proxy.down();
     await gaveUp;
     proxy.up();
-    const r = await result;
-    expect(r).toMatchObject({ ok: true, status: "succeeded", goalId });
+    const outcome = await result;
+    expect(outcome).toMatchObject({ ok: true, status: "succeeded", goalId });
     expect(await startedGoals(goalId)).toBe(1);
   });
 });

@@ -104,10 +104,10 @@ describe("camera messages", () => {
     const be = Buffer.alloc(4);
     be.writeUInt16BE(2500, 0);
     expect((await depthOf({ ...raw("16UC1", 2, 1, [...be]), is_bigendian: 1 }, "/d")).metres[0]).toBeCloseTo(2.5);
-    const f = Buffer.alloc(8);
-    f.writeFloatLE(0.75, 0);
-    f.writeFloatLE(Number.NaN, 4);
-    expect(Array.from((await depthOf(raw("32FC1", 2, 1, [...f]), "/d")).metres)).toEqual([0.75, 0]);
+    const floats = Buffer.alloc(8);
+    floats.writeFloatLE(0.75, 0);
+    floats.writeFloatLE(Number.NaN, 4);
+    expect(Array.from((await depthOf(raw("32FC1", 2, 1, [...floats]), "/d")).metres)).toEqual([0.75, 0]);
     const png16 = await sharp(new Uint16Array([1200, 3400]), { raw: { width: 2, height: 1, channels: 1 } })
       .toColourspace("grey16")
       .png()
@@ -127,9 +127,9 @@ describe("camera messages", () => {
     // A point 2 m ahead at the image's right edge of a 90° camera lies 2 m to the right.
     const depth = await depthOf(rawDepthImage(header, 100, 1, new Array(100).fill(2)), "/d");
     const info = pinholeInfo(header, 100, 1, 50);
-    const p = backProject(depth, info, 99.5, 0)!;
-    expect(p.z).toBeCloseTo(2);
-    expect(p.x).toBeCloseTo(2, 1);
+    const point = backProject(depth, info, 99.5, 0)!;
+    expect(point.z).toBeCloseTo(2);
+    expect(point.x).toBeCloseTo(2, 1);
     expect(backProject(depth, { ...info, K: new Array(9).fill(0) }, 1, 0)).toBeUndefined();
   });
 
@@ -147,15 +147,15 @@ describe("camera messages", () => {
       { header, format: "png", data: (await encodeDepthPng(frame)).toString("base64") },
       "/d",
     );
-    const f = focalPixels(frame);
+    const focal = focalPixels(frame);
     expect(Array.from(depth.metres)).toEqual(
-      [1, 0, 1].map((x) => Math.round((2000 * f) / Math.hypot(x, 0, f)) / 1000).map(Math.fround),
+      [1, 0, 1].map((x) => Math.round((2000 * focal) / Math.hypot(x, 0, focal)) / 1000).map(Math.fround),
     );
     // Back-projected, the pixels' points lie 2 m from the camera again.
-    const info = pinholeInfo(header, 3, 1, f);
+    const info = pinholeInfo(header, 3, 1, focal);
     for (const u of [0, 1, 2]) {
-      const p = backProject(depth, info, u, 0)!;
-      expect(Math.hypot(p.x, p.y, p.z)).toBeCloseTo(2, 2);
+      const point = backProject(depth, info, u, 0)!;
+      expect(Math.hypot(point.x, point.y, point.z)).toBeCloseTo(2, 2);
     }
   });
 });

@@ -22,12 +22,12 @@ describe("robot manifests", () => {
 
   it("rejects an invalid manifest naming the field", () => {
     const [mobile] = bundledManifests("kitchen");
-    const bad = structuredClone(mobile) as any;
+    const bad = structuredClone(mobile) as { skills: { preconditions: string[]; action: string }[] };
     bad.skills[0].preconditions = ["at(self"];
     bad.skills[1].action = "no-slash";
-    const r = RobotManifest.safeParse(bad);
-    expect(r.success).toBe(false);
-    const paths = r.error!.issues.map((i) => i.path.join("."));
+    const parsed = RobotManifest.safeParse(bad);
+    expect(parsed.success).toBe(false);
+    const paths = parsed.error!.issues.map((i) => i.path.join("."));
     expect(paths).toContain("skills.0.preconditions.0");
     expect(paths).toContain("skills.1.action");
   });
@@ -66,7 +66,7 @@ describe("robot manifests", () => {
     const { $schema: _ignored, ...items } = z.toJSONSchema(RewardTerm, { io: "input" }) as Record<string, unknown>;
     // The manifest is generated from robots/msgs/motion.ts; a change there must be carried into the JSON file.
     expect(motion.parameters.properties.terms.items).toEqual(items);
-    const v = argumentsValidator(motion.parameters);
+    const validator = argumentsValidator(motion.parameters);
     const ok = {
       terms: [
         { kind: "minimize_l2_distance", a: "palm", b: "kettle" },
@@ -74,11 +74,13 @@ describe("robot manifests", () => {
       ],
       duration: 4,
     };
-    expect(v.safeParse(ok).success).toBe(true);
+    expect(validator.safeParse(ok).success).toBe(true);
     expect(MotionProgram.safeParse(ok).success).toBe(true);
-    expect(v.safeParse({ terms: [{ kind: "set_joint_fraction", joint: "lever", fraction: 1.5 }] }).success).toBe(false);
-    expect(v.safeParse({ terms: [] }).success).toBe(false);
-    expect(v.safeParse({ terms: [{ kind: "run_python", code: "import os" }] }).success).toBe(false);
+    expect(
+      validator.safeParse({ terms: [{ kind: "set_joint_fraction", joint: "lever", fraction: 1.5 }] }).success,
+    ).toBe(false);
+    expect(validator.safeParse({ terms: [] }).success).toBe(false);
+    expect(validator.safeParse({ terms: [{ kind: "run_python", code: "import os" }] }).success).toBe(false);
     // Exactly one primary term: the controller's own check, beyond what JSON schema can say.
     expect(
       MotionProgram.safeParse({ terms: [{ kind: "minimize_l2_distance", a: "palm", b: "kettle" }] }).error?.issues[0]

@@ -264,22 +264,24 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
 
   it("is discovered by roslib through the real rosapi, and robograph connect drafts its manifests", async () => {
     const { stack, robots } = await kitchenOnRos();
-    const r = new Ros({ url: stack.url });
+    const ros = new Ros({ url: stack.url });
     await new Promise<void>((resolve, reject) => {
-      r.once("connection", () => resolve());
-      r.once("error", reject);
+      ros.once("connection", () => resolve());
+      ros.once("error", reject);
     });
     try {
       const call = <T>(fn: (ok: (v: T) => void, fail: (e: unknown) => void) => void) =>
         new Promise<T>((resolve, reject) => fn(resolve, reject));
-      const { topics, types } = await call<{ topics: string[]; types: string[] }>((ok, fail) => r.getTopics(ok, fail));
+      const { topics, types } = await call<{ topics: string[]; types: string[] }>((ok, fail) =>
+        ros.getTopics(ok, fail),
+      );
       expect(types[topics.indexOf("/mobile/detections")]).toBe("robograph_msgs/Detections");
       expect(types[topics.indexOf("/arm/pick_from/goal")]).toBe("robograph_msgs/PickFromActionGoal");
-      expect(await call<string>((ok, fail) => r.getServiceType("/robograph/manifest", ok, fail))).toBe(
+      expect(await call<string>((ok, fail) => ros.getServiceType("/robograph/manifest", ok, fail))).toBe(
         "robograph_msgs/Json",
       );
       const text = await new Promise<string>((resolve) =>
-        new Param({ ros: r, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)),
+        new Param({ ros: ros, name: "/robograph/manifest" }).get((v: unknown) => resolve(v as string)),
       );
       expect(JSON.parse(text).robots[1].skills.map((s: { name: string }) => s.name)).toEqual([
         "open",
@@ -289,21 +291,21 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
       ]);
       // roslib's own actionlib client drives a skill: the robot side is plain actionlib.
       const ac = new ActionClient<{ navigation_point: string }, unknown, { success: boolean; message: string }>({
-        ros: r,
+        ros: ros,
         serverName: "/mobile/go_to",
         actionName: "robograph_msgs/GoToAction",
       });
       const result = await new Promise<{ success: boolean; message: string }>((resolve) => {
-        const g = new Goal<{ navigation_point: string }, unknown, { success: boolean; message: string }>({
+        const goal = new Goal<{ navigation_point: string }, unknown, { success: boolean; message: string }>({
           actionClient: ac,
           goalMessage: { navigation_point: "in_front_of_sink" },
         });
-        g.on("result", resolve);
-        g.send();
+        goal.on("result", resolve);
+        goal.send();
       });
       expect(result).toMatchObject({ success: true, message: "mobile is at in_front_of_sink" });
     } finally {
-      r.close();
+      ros.close();
     }
     // connect, as a robot owner runs it: every skill of each robot proposed, with its arguments, as a valid manifest.
     const out = join(scratchDir(), "draft.json");
@@ -317,14 +319,14 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     expect(run.stdout).toMatch(/still to write by a person/);
     const draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(out, "utf8")));
     for (const m of robots) {
-      const d = draft.robots.find((x) => x.id === m.id)!;
-      expect(d.skills.map((s) => s.name).sort()).toEqual(m.skills.map((s) => s.name).sort());
+      const drafted = draft.robots.find((x) => x.id === m.id)!;
+      expect(drafted.skills.map((s) => s.name).sort()).toEqual(m.skills.map((s) => s.name).sort());
       for (const s of m.skills) {
-        const ds = d.skills.find((x) => x.name === s.name)!;
+        const ds = drafted.skills.find((x) => x.name === s.name)!;
         expect(ds).toMatchObject({ action: s.action, actionType: s.actionType, transport: "actionlib" });
         expect(Object.keys(ds.parameters.properties).sort()).toEqual(Object.keys(s.parameters.properties).sort());
       }
-      expect(d.cameras[0]).toMatchObject({
+      expect(drafted.cameras[0]).toMatchObject({
         image: m.cameras[0].image,
         depth: m.cameras[0].depth,
         detections: m.cameras[0].detections,

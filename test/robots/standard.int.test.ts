@@ -158,7 +158,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     const robots = [manifest];
     const feedback: unknown[] = [];
     const pose = { position: { x: 0.6, y: -0.4, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } };
-    const r = await callSkill(
+    const result = await callSkill(
       client,
       robots,
       "base",
@@ -166,7 +166,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
       { target_pose: { header: { frame_id: "map" }, pose } },
       { onFeedback: (f) => feedback.push(f) },
     );
-    expect(r, r.error).toMatchObject({ ok: true, status: "succeeded", message: "arrived at (0.60, -0.40)" });
+    expect(result, result.error).toMatchObject({ ok: true, status: "succeeded", message: "arrived at (0.60, -0.40)" });
     expect(feedback.length).toBeGreaterThan(0);
     const at = (
       feedback.at(-1) as {
@@ -212,8 +212,8 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
 
   it("turns a named pose into the PoseStamped goal, and the LangChain tool takes nested and named goals alike", async () => {
     const robots = [manifest];
-    const r = await callSkill(client, robots, "base", "go_to", { navigation_point: "dock_front" });
-    expect(r, r.error).toMatchObject({ ok: true, message: "arrived at (1.00, 0.50)" });
+    const result = await callSkill(client, robots, "base", "go_to", { navigation_point: "dock_front" });
+    expect(result, result.error).toMatchObject({ ok: true, message: "arrived at (1.00, 0.50)" });
     const last = goals.at(-1) as { frame_id: string; orientation: number[] };
     expect(last.frame_id).toBe("map");
     expect(last.orientation.map((v) => Math.round(v * 1000) / 1000)).toEqual([0, 0, 0.707, 0.707]);
@@ -253,9 +253,9 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
       await next("/base/camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage"),
       "/base/camera/image_raw/compressed",
     );
-    const [r, , b] = await pixel(jpeg, 10, 240);
-    expect(r).toBeGreaterThan(230);
-    expect(b).toBeLessThan(30);
+    const [red, , blue] = await pixel(jpeg, 10, 240);
+    expect(red).toBeGreaterThan(230);
+    expect(blue).toBeLessThan(30);
     const bgr = await pngOf(await next("/base/wrist/image_raw", "sensor_msgs/msg/Image"), "/base/wrist/image_raw");
     expect([await pixel(bgr, 0, 0), await pixel(bgr, 3, 1)]).toEqual([
       [255, 0, 0],
@@ -289,10 +289,10 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
       cwd: ROOT,
       stderr: "ignore",
     });
-    const c = new Client({ name: "test", version: "1" });
-    await c.connect(transport);
+    const mcpClient = new Client({ name: "test", version: "1" });
+    await mcpClient.connect(transport);
     try {
-      const { tools } = await c.listTools();
+      const { tools } = await mcpClient.listTools();
       expect(tools.find((t) => t.name === "base__go_to")!.inputSchema).toMatchObject({
         properties: { navigation_point: { enum: ["dock_front", "window"] } },
       });
@@ -300,9 +300,13 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
         properties: { target_pose: { properties: { header: { required: ["frame_id"] } } } },
       });
       const progress: string[] = [];
-      const went = (await c.callTool({ name: "base__go_to", arguments: { navigation_point: "window" } }, undefined, {
-        onprogress: (p) => progress.push(p.message ?? ""),
-      })) as CallToolResult;
+      const went = (await mcpClient.callTool(
+        { name: "base__go_to", arguments: { navigation_point: "window" } },
+        undefined,
+        {
+          onprogress: (p) => progress.push(p.message ?? ""),
+        },
+      )) as CallToolResult;
       expect(went.isError ?? false, JSON.stringify(went.content)).toBe(false);
       expect(went.structuredContent).toMatchObject({
         ok: true,
@@ -310,7 +314,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
         message: "arrived at (-0.40, 0.20)",
       });
       expect(progress.some((p) => /base_position/.test(p))).toBe(true);
-      const bad = (await c.callTool({
+      const bad = (await mcpClient.callTool({
         name: "base__move_base",
         arguments: {
           target_pose: {
@@ -321,7 +325,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
       })) as CallToolResult;
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toMatch(/target_pose\.pose\.orientation\.w/);
-      const look = (await c.callTool({ name: "look", arguments: {} })) as CallToolResult;
+      const look = (await mcpClient.callTool({ name: "look", arguments: {} })) as CallToolResult;
       const image = look.content.find((p) => p.type === "image") as { data: string; mimeType: string };
       expect(image.mimeType).toBe("image/png");
       const png = Buffer.from(image.data, "base64");
@@ -329,7 +333,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
       expect((await pixel(png, 630, 240))[2]).toBeGreaterThan(230);
       expect(JSON.stringify(look.content)).toMatch(/no object detector.*2\.00 m ahead/);
     } finally {
-      await c.close();
+      await mcpClient.close();
     }
   }, 120_000);
 
@@ -400,9 +404,9 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     const written = bundledManifests("kitchen");
     // The person measured each navigation point where the base stands in front of it (here: the layout's numbers).
     const poses = Object.fromEntries(
-      NAVIGATION_POINTS.map((n) => [
-        n.name,
-        { frame_id: "map", position: { x: n.position[0], y: n.position[1], z: 0 }, yaw: n.yaw },
+      NAVIGATION_POINTS.map((point) => [
+        point.name,
+        { frame_id: "map", position: { x: point.position[0], y: point.position[1], z: 0 }, yaw: point.yaw },
       ]),
     );
     // move_base is the base's go_to: the planner's name for it, its words and rules, its poses.
@@ -419,8 +423,8 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     stacks.push(stack);
     sims.push(await startSimProcess("kitchen", ["--ros", stack.url, "--standard"], 60_000));
     const file = personsFile(stack.url);
-    const m = JSON.parse(readFileSync(await file, "utf8")) as { robots: RobotManifest[] };
-    const mobile = m.robots.find((r) => r.id === "mobile")!;
+    const personsManifests = JSON.parse(readFileSync(await file, "utf8")) as { robots: RobotManifest[] };
+    const mobile = personsManifests.robots.find((r) => r.id === "mobile")!;
     expect(mobile.cameras[0]).toMatchObject({
       image: "/mobile/camera/image_raw",
       imageType: "sensor_msgs/msg/Image",

@@ -113,7 +113,7 @@ describe("emergency stop", () => {
   it("aborting an experiment: the episode's goal is canceled on its simulator and the episode ends interrupted, with no result", async () => {
     const root = scratchDir();
     const controller = new AbortController();
-    const o: ExperimentOptions = {
+    const settings: ExperimentOptions = {
       name: "estop",
       dataset: "kitchen",
       variants: ["full"],
@@ -127,7 +127,7 @@ describe("emergency stop", () => {
       speed: "1",
       signal: controller.signal,
     };
-    const events = join(experimentDir(o), "episodes", "full__search_tea_and_hamburger__c1__s0", "events.jsonl");
+    const events = join(experimentDir(settings), "episodes", "full__search_tea_and_hamburger__c1__s0", "events.jsonl");
     // Abort once the first goal has been dispatched (and, at real-time speed, is still running a moment later).
     const watch = setInterval(() => {
       if (existsSync(events) && readFileSync(events, "utf8").includes('"node":"dispatch"')) {
@@ -135,7 +135,7 @@ describe("emergency stop", () => {
         setTimeout(() => controller.abort(), 300);
       }
     }, 20);
-    const results = await runExperiment(o).finally(() => clearInterval(watch));
+    const results = await runExperiment(settings).finally(() => clearInterval(watch));
     expect(results).toEqual([]);
     const lines = readFileSync(events, "utf8")
       .trim()
@@ -147,7 +147,7 @@ describe("emergency stop", () => {
     // The bridge answered the goal as canceled: the simulator stopped the robot before the experiment stopped it.
     expect(last.update.history?.[0].message).toBe("canceled: the experiment was aborted");
     expect(
-      existsSync(join(experimentDir(o), "episodes", "full__search_tea_and_hamburger__c1__s0", "result.json")),
+      existsSync(join(experimentDir(settings), "episodes", "full__search_tea_and_hamburger__c1__s0", "result.json")),
     ).toBe(false);
     // The stop was the experiment's: this process runs on unstopped.
     expect(stopReason()).toBeUndefined();

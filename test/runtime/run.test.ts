@@ -13,8 +13,8 @@ import { inRun, openRun, parseSettings, runOf } from "../../runtime/run";
 
 describe("a run's settings", () => {
   it("fills the documented defaults, and the schema Studio shows carries the same ones", () => {
-    const o = parseSettings(VlmpcConfiguration, { bridgeUrl: "ws://127.0.0.1:1" }, {});
-    expect(o).toMatchObject({
+    const settings = parseSettings(VlmpcConfiguration, { bridgeUrl: "ws://127.0.0.1:1" }, {});
+    expect(settings).toMatchObject({
       variant: "full",
       seed: 0,
       noise: 0,
@@ -28,8 +28,8 @@ describe("a run's settings", () => {
     });
     const shown = ClosedLoopConfiguration.parse({});
     for (const k of ["variant", "seed", "noise", "maxSteps", "maxReplans", "maxModelCalls", "maxWallSeconds"] as const)
-      expect(shown[k]).toEqual(o[k]);
-    expect(VlmpcConfiguration.parse({}).maxSkillSeconds).toBe(o.maxSkillSeconds);
+      expect(shown[k]).toEqual(settings[k]);
+    expect(VlmpcConfiguration.parse({}).maxSkillSeconds).toBe(settings.maxSkillSeconds);
     // A method's settings are its own: CLEA's run has no VLM-PC history window.
     expect("historyWindow" in parseSettings(ClosedLoopConfiguration, {}, {})).toBe(false);
   });

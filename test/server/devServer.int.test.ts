@@ -33,9 +33,9 @@ const taskOf = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
     });
   });
 }
@@ -198,9 +198,9 @@ describe("LangGraph dev server", () => {
     }
     // Each graph has its own variants: RePLan's ablations are not offered for CLEA's loop, and the other way round.
     const variants = async (graphId: string) => {
-      const [a] = await client.assistants.search({ graphId });
+      const [assistant] = await client.assistants.search({ graphId });
       return (
-        (await client.assistants.getSchemas(a.assistant_id)).config_schema as {
+        (await client.assistants.getSchemas(assistant.assistant_id)).config_schema as {
           properties: { variant: { enum: string[] } };
         }
       ).properties.variant.enum;
@@ -237,9 +237,9 @@ describe("LangGraph dev server", () => {
       // summarizer would race the critic that runs beside it.)
       let perceptions = 0;
       const served = endpoint.respond;
-      endpoint.respond = (req, n) => {
+      endpoint.respond = (req, count) => {
         if (taskOf(req) === "perceive" && ++perceptions === 5) endpointDown = true;
-        return served(req, n);
+        return served(req, count);
       };
       const drain = async (stream: AsyncIterable<{ event: string; data: unknown }>) => {
         for await (const chunk of stream)

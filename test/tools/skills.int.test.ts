@@ -65,8 +65,8 @@ describe("skill tools", () => {
   });
 
   it("reports a robot's failure as a result, not an exception", async () => {
-    const r = await callSkill(client, manifests, "arm", "pick_from", { object: "apple", place: "drawer_middle" });
-    expect(r).toMatchObject({
+    const result = await callSkill(client, manifests, "arm", "pick_from", { object: "apple", place: "drawer_middle" });
+    expect(result).toMatchObject({
       ok: false,
       status: "aborted",
       error: "cannot pick from the drawer_middle: it is closed",
@@ -74,7 +74,7 @@ describe("skill tools", () => {
   });
 
   it("uses the caller's goal id, so a goal can be recorded before it is sent", async () => {
-    const r = await callSkill(
+    const result = await callSkill(
       client,
       manifests,
       "arm",
@@ -82,7 +82,7 @@ describe("skill tools", () => {
       { object: "apple", place: "drawer_top" },
       { goalId: "episode-1/step-3" },
     );
-    expect(r).toMatchObject({ ok: true, goalId: "episode-1/step-3" });
+    expect(result).toMatchObject({ ok: true, goalId: "episode-1/step-3" });
     expect(await client.callService("/robograph/goal_status", { id: "episode-1/step-3" })).toMatchObject({
       known: true,
       status: 4,

@@ -12,8 +12,8 @@ import { lastAttempt, type CriticStateType, type CriticUpdate } from "../state";
 import { runOf } from "../../../runtime/run";
 import type { CriticSettings } from "../configuration";
 
-const list = (o: Record<string, string>) =>
-  Object.entries(o)
+const list = (byName: Record<string, string>) =>
+  Object.entries(byName)
     .map(([k, v]) => `- ${k}: ${v}`)
     .join("\n");
 
@@ -35,18 +35,17 @@ cannot see in the frames.`;
 export async function critique(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   const run = runOf<CriticSettings>(config);
   const opts = run.settings;
-  const s = run;
   const attempt = lastAttempt(state)!;
-  const rollout = readRollout(attempt.rollout, s.artifacts);
+  const rollout = readRollout(attempt.rollout, run.artifacts);
   const frames = keyFrames(rollout, opts.maxImages);
   const context: RolloutContext = { instruction: state.goal, frames: frames.map((f) => seenFrame(f.t, f.detections)) };
   const images =
-    s.modelConfig.backend === "openai"
+    run.modelConfig.backend === "openai"
       ? await Promise.all(
-          frames.map((f) => imagePart(framePng(attempt.rollout, f.image, s.artifacts), s.modelConfig.imageMaxSide)),
+          frames.map((f) => imagePart(framePng(attempt.rollout, f.image, run.artifacts), run.modelConfig.imageMaxSide)),
         )
       : [];
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "critic",
     schema: BehaviourCritique,
     schemaName: "BehaviourCritique",
@@ -63,12 +62,12 @@ export async function critique(state: CriticStateType, config?: RunnableConfig):
  * but not the setting that fixes it, so say it.
  */
 export const imageCapHint =
-  (n: number) =>
+  (imageCount: number) =>
   (err: unknown): never => {
-    const m = (err as Error).message ?? String(err);
-    if (n > 1 && /image/i.test(m) && /\b4\d\d\b|too many|at most|maximum|limit/i.test(m)) {
+    const message = (err as Error).message ?? String(err);
+    if (imageCount > 1 && /image/i.test(message) && /\b4\d\d\b|too many|at most|maximum|limit/i.test(message)) {
       throw new Error(
-        `the endpoint refused ${n} images in one request: ${m} — set maxImages (configurable.maxImages, --max-images) to the number it accepts`,
+        `the endpoint refused ${imageCount} images in one request: ${message} — set maxImages (configurable.maxImages, --max-images) to the number it accepts`,
       );
     }
     throw err;

@@ -15,8 +15,8 @@ import type { CriticStateType, CriticUpdate } from "../state";
 import { runOf } from "../../../runtime/run";
 
 /** The hand that runs primitive programs. */
-function programmableRobot(s: Session): string {
-  const robot = s.robots.find((r) => r.skills.some((k) => k.name === "run_primitives"));
+function programmableRobot(session: Session): string {
+  const robot = session.robots.find((r) => r.skills.some((k) => k.name === "run_primitives"));
   if (!robot)
     throw new Error(
       "no robot on this bridge offers run_primitives; the behaviour critic's refinement needs a programmable hand (npm run sim -- workbench)",
@@ -33,7 +33,7 @@ export async function dispatchProgram(state: CriticStateType, config?: RunnableC
       status: "interrupted",
       statusReason: `interrupted before the program ran: emergency stop (${stop}); ${resumeHint(threadOf(config))}`,
     };
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const parsed = PrimitiveProgram.safeParse(state.program);
   if (!parsed.success)
     return {
@@ -41,22 +41,22 @@ export async function dispatchProgram(state: CriticStateType, config?: RunnableC
       statusReason: `the program to run is not a primitive program: ${explainProgramError(parsed.error)}`,
     };
   // A program stopped halfway left the scene halfway: it runs again from the scene every try starts from.
-  if (state.redo) await s.client.callService(RESET_SERVICE, {});
+  if (state.redo) await session.client.callService(RESET_SERVICE, {});
   const iteration = state.attempts.length;
-  const goalId = goalIdFor(config, state.dispatched, programmableRobot(s), "run_primitives", state.startedAt);
+  const goalId = goalIdFor(config, state.dispatched, programmableRobot(session), "run_primitives", state.startedAt);
   return { program: parsed.data, pendingGoal: { goalId, iteration }, dispatched: state.dispatched + 1, redo: false };
 }
 
 export async function runProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   // Resumed after the program was stopped: nothing is pending, and the edge sends it to be dispatched again.
   if (!state.pendingGoal) return {};
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const { goalId, iteration } = state.pendingGoal;
   const program = state.program as PrimitiveProgram;
-  const r = await runRecordedGoal(
-    s,
+  const result = await runRecordedGoal(
+    session,
     goalId,
-    programmableRobot(s),
+    programmableRobot(session),
     "run_primitives",
     program,
     runSignal(config),
@@ -64,7 +64,7 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
   );
   // The hand was stopped (our emergency stop, /robograph/stop, an operator): the run pauses; no attempt is kept, since
   // half a program's video says nothing about the program.
-  if (r.status === "canceled") {
+  if (result.status === "canceled") {
     const why =
       stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
     return {
@@ -74,13 +74,15 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
       statusReason: `interrupted during program ${iteration}: ${why}; ${resumeHint(threadOf(config))}`,
     };
   }
-  const message = String((r.values as { message?: unknown } | undefined)?.message ?? r.error ?? "no reason given");
+  const message = String(
+    (result.values as { message?: unknown } | undefined)?.message ?? result.error ?? "no reason given",
+  );
   let recording: Rollout;
   try {
-    recording = await s.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
+    recording = await session.client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
   } catch (err) {
     // Refused before it ran (a name the scene does not have…): there is no video to critique, and the run ends saying why.
-    if (!r.ok)
+    if (!result.ok)
       return {
         pendingGoal: null,
         status: "failed",
@@ -89,9 +91,12 @@ export async function runProgram(state: CriticStateType, config?: RunnableConfig
     throw err;
   }
   // Frames go to the artifact store; the checkpoint keeps only the rollout's reference.
-  const frames = recording.frames.map((f) => ({ ...f, image: s.artifacts.put(Buffer.from(f.image, "base64")) }));
-  const ref = s.artifacts.put(Buffer.from(JSON.stringify({ ...recording, instruction: state.goal, frames })), "json");
-  const completed = r.ok && recording.completed;
+  const frames = recording.frames.map((f) => ({ ...f, image: session.artifacts.put(Buffer.from(f.image, "base64")) }));
+  const ref = session.artifacts.put(
+    Buffer.from(JSON.stringify({ ...recording, instruction: state.goal, frames })),
+    "json",
+  );
+  const completed = result.ok && recording.completed;
   const update: CriticUpdate = { pendingGoal: null, attempts: { iteration, program, rollout: ref, completed } };
   // A program that stopped short did not do the task: its video is still critiqued, and the verdict says it failed.
   if (!completed) update.statusReason = `program ${iteration} stopped short: ${message}`;

@@ -61,11 +61,11 @@ async function loggedEvents(ref: string, rollout: Rollout, run: Run<CriticSettin
     if (!existsSync(file)) throw new Error(`perfect grounding needs the rollout's event log at ${file}`);
     return JSON.parse(readFileSync(file, "utf8")) as LoggedEvent[];
   }
-  const s = await run.session();
+  const session = await run.session();
   const key = run.settings.evaluatorKey;
-  const r = await s.client.callService<{ events: LoggedEvent[] }>("/evaluator/events", key ? { key } : {});
+  const reply = await session.client.callService<{ events: LoggedEvent[] }>("/evaluator/events", key ? { key } : {});
   const end = rollout.startTime + rollout.duration + 1e-6;
-  return r.events.filter((e) => e.t >= rollout.startTime - 1e-6 && e.t <= end);
+  return reply.events.filter((e) => e.t >= rollout.startTime - 1e-6 && e.t <= end);
 }
 
 export async function groundingFeedback(
@@ -86,8 +86,8 @@ export async function groundingFeedback(
   const unchecked = claims
     .filter((c) => !checkable(c, opts.grounding))
     .map((c) => ({ what: c.what, object: c.object }));
-  const notFound = claims.flatMap((c) =>
-    checkable(c, opts.grounding) && !claimFound(c, found) ? [{ kind: c.kind, object: c.object }] : [],
+  const notFound = claims.flatMap((claim) =>
+    checkable(claim, opts.grounding) && !claimFound(claim, found) ? [{ kind: claim.kind, object: claim.object }] : [],
   );
   return { source: opts.grounding, notFound, ...(unchecked.length ? { unchecked } : {}) };
 }
@@ -98,11 +98,10 @@ export async function ground(state: CriticStateType, config?: RunnableConfig): P
   const attempt = lastAttempt(state)!;
   const raw = attempt.critique!;
   if (opts.variant === "no-grounding" || raw.events.length === 0) return { attempts: { ...attempt, refined: raw } };
-  const s = run;
-  const rollout = readRollout(attempt.rollout, s.artifacts);
+  const rollout = readRollout(attempt.rollout, run.artifacts);
   const feedback = await groundingFeedback(attempt.rollout, rollout, raw.events, run);
   if (feedback.notFound.length === 0) return { attempts: { ...attempt, feedback, refined: raw } };
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "critic",
     schema: BehaviourCritique,
     schemaName: "BehaviourCritique",

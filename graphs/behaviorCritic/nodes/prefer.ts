@@ -12,8 +12,8 @@ import { imageCapHint } from "./critique";
 import { runOf } from "../../../runtime/run";
 import type { CriticSettings } from "../configuration";
 
-const list = (o: Record<string, string>) =>
-  Object.entries(o)
+const list = (byName: Record<string, string>) =>
+  Object.entries(byName)
     .map(([k, v]) => `- ${k}: ${v}`)
     .join("\n");
 
@@ -29,27 +29,31 @@ List the undesirable events of each video, then say which is better: first, seco
 export async function prefer(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   const run = runOf<CriticSettings>(config);
   const opts = run.settings;
-  const s = run;
   if (state.rollouts.length !== 2)
     throw new Error(`a preference needs two recorded rollouts, got ${state.rollouts.length}`);
   const per = Math.floor(opts.maxImages / 2);
-  const [a, b] = state.rollouts.map((ref) => ({ ref, frames: keyFrames(readRollout(ref, s.artifacts), per) }));
+  const [first, second] = state.rollouts.map((ref) => ({
+    ref,
+    frames: keyFrames(readRollout(ref, run.artifacts), per),
+  }));
   const images =
-    s.modelConfig.backend === "openai"
+    run.modelConfig.backend === "openai"
       ? await Promise.all(
-          [a, b].flatMap((r) =>
-            r.frames.map((f) => imagePart(framePng(r.ref, f.image, s.artifacts), s.modelConfig.imageMaxSide)),
+          [first, second].flatMap((rollout) =>
+            rollout.frames.map((frame) =>
+              imagePart(framePng(rollout.ref, frame.image, run.artifacts), run.modelConfig.imageMaxSide),
+            ),
           ),
         )
       : [];
-  const seen = (r: typeof a) => ({ frames: r.frames.map((f) => seenFrame(f.t, f.detections)) });
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const seen = (r: typeof first) => ({ frames: r.frames.map((f) => seenFrame(f.t, f.detections)) });
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "critic",
     schema: Preference,
     schemaName: "Preference",
     system: PREFER_PROMPT,
     task: "prefer_rollouts",
-    context: { instruction: state.goal, first: seen(a), second: seen(b) },
+    context: { instruction: state.goal, first: seen(first), second: seen(second) },
     images,
   }).catch(imageCapHint(images.length));
   return { preference: value, usage, status: "succeeded", statusReason: value.justification };

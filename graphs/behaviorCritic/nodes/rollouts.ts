@@ -27,10 +27,10 @@ export function framePng(ref: string, image: string, artifacts?: ArtifactStore):
 }
 
 /** One detections message as the prompt carries it. */
-export function seenFrame(t: number, d: RolloutDetections): SeenFrame {
+export function seenFrame(seconds: number, message: RolloutDetections): SeenFrame {
   return {
-    t: round(t, 2),
-    things: d.detections.map((x) => ({
+    t: round(seconds, 2),
+    things: message.detections.map((x) => ({
       label: x.label,
       at: x.position.map((v) => round(v)) as [number, number, number],
       z: x.zRange.map((v) => round(v)) as [number, number],
@@ -39,16 +39,16 @@ export function seenFrame(t: number, d: RolloutDetections): SeenFrame {
       held: x.location.relation === "held_by",
       where: `${x.location.relation} ${x.location.place}`,
     })),
-    open: d.places.filter((p) => p.state === "open" && p.name !== "table").map((p) => p.name),
+    open: message.places.filter((p) => p.state === "open" && p.name !== "table").map((p) => p.name),
   };
 }
 
 /** The key frames, evenly thinned to at most `max` (first and last kept). */
-export function keyFrames(r: Rollout, max: number): Rollout["frames"] {
-  if (r.frames.length <= max) return r.frames;
+export function keyFrames(rollout: Rollout, max: number): Rollout["frames"] {
+  if (rollout.frames.length <= max) return rollout.frames;
   const idx = new Set<number>();
-  for (let i = 0; i < max; i++) idx.add(Math.round((i * (r.frames.length - 1)) / (max - 1)));
-  return r.frames.filter((_, i) => idx.has(i));
+  for (let i = 0; i < max; i++) idx.add(Math.round((i * (rollout.frames.length - 1)) / (max - 1)));
+  return rollout.frames.filter((_, i) => idx.has(i));
 }
 
 /** The id a benchmark gives a rollout file (rollouts/<id>.json), or the reference itself. */

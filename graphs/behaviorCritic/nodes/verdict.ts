@@ -14,10 +14,10 @@ const named = (es: ClaimedEvent[]) => es.map(claimLabel).join(", ");
 export function verdict(state: CriticStateType, config?: RunnableConfig): CriticUpdate {
   const run = runOf<CriticSettings>(config);
   const opts = run.settings;
-  const a = lastAttempt(state)!;
-  const events = a.refined!.events;
-  if (state.job === "critique") return { status: "succeeded", statusReason: a.refined!.summary };
-  if (a.completed === false) return { status: "failed", statusReason: state.statusReason };
+  const attempt = lastAttempt(state)!;
+  const events = attempt.refined!.events;
+  if (state.job === "critique") return { status: "succeeded", statusReason: attempt.refined!.summary };
+  if (attempt.completed === false) return { status: "failed", statusReason: state.statusReason };
   if (events.length === 0)
     return {
       status: "succeeded",

@@ -23,13 +23,13 @@ what caused each event it lists (and nothing that worked), and say what you chan
 
 export async function writeProgram(state: CriticStateType, config?: RunnableConfig): Promise<CriticUpdate> {
   const run = runOf<CriticSettings>(config);
-  const s = await run.session();
+  const session = await run.session();
   const prev = lastAttempt(state);
   // Every try starts from the same scene, and the writer looks at that scene, not at what the last try left behind
   // (a bottle it knocked over would look short). The reset answers after the new frames are on the wire.
-  if (prev) await s.client.callService(RESET_SERVICE, {});
-  await s.firstViews;
-  const view = s.views.values().next().value?.detections as { detections: LocatedDetection[] } | undefined;
+  if (prev) await session.client.callService(RESET_SERVICE, {});
+  await session.firstViews;
+  const view = session.views.values().next().value?.detections as { detections: LocatedDetection[] } | undefined;
   const seen = new Map((view?.detections ?? []).map((d) => [d.label, d]));
   const context: WriterContext = {
     instruction: state.goal,
@@ -38,28 +38,28 @@ export async function writeProgram(state: CriticStateType, config?: RunnableConf
       // also labels (a move to the hand is no move).
       things: [
         ...new Set([
-          ...s.world.labels,
-          ...s.world.places.map((p) => p.name),
-          ...(s.world.targets ?? []).map((t) => t.name),
+          ...session.world.labels,
+          ...session.world.places.map((p) => p.name),
+          ...(session.world.targets ?? []).map((t) => t.name),
         ]),
       ]
-        .filter((name) => !s.robots.some((r) => r.id === name))
+        .filter((name) => !session.robots.some((r) => r.id === name))
         .map((name) => {
-          const d = seen.get(name);
-          return d?.position
+          const detection = seen.get(name);
+          return detection?.position
             ? {
                 name,
-                at: d.position,
-                z: d.zRange,
-                extent: [...d.xRange, ...d.yRange] as [number, number, number, number],
+                at: detection.position,
+                z: detection.zRange,
+                extent: [...detection.xRange, ...detection.yRange] as [number, number, number, number],
               }
             : { name };
         }),
-      joints: (s.world.joints ?? []).map((j) => ({ name: j.name, handle: j.handle, object: j.object })),
+      joints: (session.world.joints ?? []).map((j) => ({ name: j.name, handle: j.handle, object: j.object })),
     },
     ...(prev?.program && prev.refined ? { previous: { program: prev.program, critique: prev.refined.events } } : {}),
   };
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "writer",
     schema: WrittenProgram,
     schemaName: "WrittenProgram",

@@ -40,16 +40,16 @@ export async function judgeAction(
   config?: RunnableConfig,
   predicted = false,
 ): Promise<ClosedLoopUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const plan = state.plan!;
   const action = plan.steps[state.cursor];
   const seen = state.observations[action.robot];
   const { image: ref, stamp: _stamp, ...observation } = seen ?? ({} as Partial<typeof seen>);
   // The critic may run while the summarizer folds this look into the belief (graphs/clea/graph.ts): it gets the belief
   // as it was and the entries the belief does not hold yet. Without a summarizer the raw history's belief holds them all.
-  const belief = state.belief ?? (await rawBelief(state, s));
+  const belief = state.belief ?? (await rawBelief(state, session));
   const since = state.belief ? state.history.filter((e) => e.id > state.beliefUpTo) : [];
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "critic",
     schema: Critique,
     schemaName: "Critique",
@@ -57,8 +57,8 @@ export async function judgeAction(
     task: "critique",
     // What holds for the whole run first (a prompt-cache prefix), then what changed, the action last.
     context: {
-      robots: robotsForModel(s.robots, s.world),
-      world: worldForModel(s.world),
+      robots: robotsForModel(session.robots, session.world),
+      world: worldForModel(session.world),
       goal: state.goal,
       belief,
       since,
@@ -67,17 +67,17 @@ export async function judgeAction(
       replansSoFar: state.counters.replans,
       action,
     },
-    images: ref ? [await imagePart(s.artifacts.get(ref), s.modelConfig.imageMaxSide)] : [],
+    images: ref ? [await imagePart(session.artifacts.get(ref), session.modelConfig.imageMaxSide)] : [],
   });
   // `at`: the look this verdict was given in (a verdict from an earlier look does not clear an action now).
   const critique = { ...value, action, at: state.counters.iterations };
   const verdicts = { [value.verdict]: 1 };
   if (value.verdict === "ok") return { critique, verdicts, usage };
   const reason = `critic: ${value.verdict} — ${value.feedback}`;
-  const { rejections, n } = countRejection(state.rejections, action, `${value.verdict}: ${value.feedback}`);
+  const { rejections, n: count } = countRejection(state.rejections, action, `${value.verdict}: ${value.feedback}`);
   const loop = { kind: "rejection" as const, action: actionKey(action), reason: `${value.verdict}: ${value.feedback}` };
   // The same rejection after a look made for it: the planner heard it twice and chose the action again (loops.ts).
-  if (n === 3)
+  if (count === 3)
     return {
       critique: { ...critique, overruled: true },
       verdicts,
@@ -86,8 +86,8 @@ export async function judgeAction(
       loops: [{ ...loop, how: "overruled" }],
     };
   // Again after that: neither the look nor the robot's result settled it; going on would only go round.
-  if (n > 3) {
-    const statusReason = `${actionKey(action)} was rejected ${n} times for the same reason (${loop.reason}); neither a look for it nor the robot's result settled it`;
+  if (count > 3) {
+    const statusReason = `${actionKey(action)} was rejected ${count} times for the same reason (${loop.reason}); neither a look for it nor the robot's result settled it`;
     return {
       critique,
       verdicts,
@@ -109,13 +109,13 @@ export async function judgeAction(
     lastFailure: reason,
     failedPlans: [{ subgoal: plan.subgoal, steps: plan.steps.slice(state.cursor), reason }],
   };
-  if (n < 2) return rejected;
+  if (count < 2) return rejected;
   // The second time: every camera looks for what is in question before the planner runs again.
-  const places = s.world.places.map((p) => p.name);
+  const places = session.world.places.map((p) => p.name);
   const focus = focusOn(action, reason, places);
   if (!focus.objects.length)
-    focus.objects = readGoal(state.goal, s.world)
+    focus.objects = readGoal(state.goal, session.world)
       .goals.map((g) => parseLiteral(g).args[0])
-      .filter((o) => s.world.labels.includes(o));
+      .filter((o) => session.world.labels.includes(o));
   return { ...rejected, focus, loops: [{ ...loop, how: "looked" }] };
 }

@@ -34,9 +34,9 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
     };
   const run = runOf<CleaSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
+  const session = await run.session();
   let call = state.plan!.steps[state.cursor];
-  const spec = findSkill(s.robots, call.robot, call.skill);
+  const spec = findSkill(session.robots, call.robot, call.skill);
   if (spec.requiresApproval || opts.approve.includes(`${call.robot}/${call.skill}`)) {
     const answer = interrupt([
       {
@@ -45,9 +45,9 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
         description: `${call.robot} is about to ${call.skill} ${JSON.stringify(call.args)} for the sub-goal "${state.plan!.subgoal}". Approve?`,
       },
     ]) as HumanResponse | HumanResponse[];
-    const r = Array.isArray(answer) ? answer[0] : answer;
-    if (!r || r.type === "ignore" || r.type === "response") {
-      const why = r?.type === "response" && typeof r.args === "string" ? `: ${r.args}` : "";
+    const response = Array.isArray(answer) ? answer[0] : answer;
+    if (!response || response.type === "ignore" || response.type === "response") {
+      const why = response?.type === "response" && typeof response.args === "string" ? `: ${response.args}` : "";
       const reason = `a human declined ${call.robot}/${call.skill}${why}`;
       return {
         plan: null,
@@ -55,7 +55,8 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
         failedPlans: [{ subgoal: state.plan!.subgoal, steps: state.plan!.steps.slice(state.cursor), reason }],
       };
     }
-    if (r.type === "edit" && r.args && typeof r.args === "object") call = { ...call, args: r.args.args };
+    if (response.type === "edit" && response.args && typeof response.args === "object")
+      call = { ...call, args: response.args.args };
   }
   // An action that failed twice for the same reason, with a look made for it since, is not sent a third time.
   const twice = failedTwice(state.repeats, call);
@@ -73,9 +74,9 @@ export async function dispatch(state: ClosedLoopStateType, config?: RunnableConf
 export async function act(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   // Resumed after the goal was canceled (and recorded as such): nothing is pending, the loop looks again.
   if (!state.pendingGoal) return {};
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const { goalId, call } = state.pendingGoal;
-  const result = await runRecordedGoal(s, goalId, call.robot, call.skill, call.args, runSignal(config), config);
+  const result = await runRecordedGoal(session, goalId, call.robot, call.skill, call.args, runSignal(config), config);
   const seconds = Number((result.values as { duration_sec?: unknown } | undefined)?.duration_sec ?? 0);
   const counters = {
     ...state.counters,
@@ -84,7 +85,7 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
     nextEntryId: state.counters.nextEntryId + 1,
   };
   // A hand's content reported by a gripper that cannot sense it is weighed as a report, not a fact (graphs/clea/belief.ts).
-  const unsensed = result.ok && s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
+  const unsensed = result.ok && session.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
   const entry = {
     id: state.counters.nextEntryId,
     step: counters.steps,
@@ -110,16 +111,16 @@ export async function act(state: ClosedLoopStateType, config?: RunnableConfig): 
       statusReason: `interrupted during ${call.robot}/${call.skill} ${JSON.stringify(call.args)}: ${why}; ${resumeHint(threadOf(config))}`,
     };
   }
-  const { repeats, n, end } = countFailure(state.repeats, actionKey(call), entry.message);
+  const { repeats, n: count, end } = countFailure(state.repeats, actionKey(call), entry.message);
   if (end) return { pendingGoal: null, counters, history: [entry], repeats, ...end };
   // The same failure a second time: the look after it is asked about the action's things and places (loops.ts).
   const looked =
-    n === 2
+    count === 2
       ? {
           focus: focusOn(
             call,
             reason,
-            s.world.places.map((p) => p.name),
+            session.world.places.map((p) => p.name),
           ),
           loops: [{ kind: "failure" as const, action: actionKey(call), reason: entry.message, how: "looked" as const }],
         }

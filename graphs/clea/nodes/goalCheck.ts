@@ -25,20 +25,20 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   if (ended(state) && !state.statusReason.startsWith("interrupted in goal_check")) return { status: state.status };
   const run = runOf<CleaSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
-  const belief = state.belief ?? (await rawBelief(state, s));
+  const session = await run.session();
+  const belief = state.belief ?? (await rawBelief(state, session));
   // The summarizer judged the task with the belief it wrote: that answer stands. Without a summarizer (its ablation)
   // the model is asked here, from the raw history's belief.
   const fresh = state.judged && state.judged.upTo === state.beliefUpTo && state.belief ? state.judged : undefined;
   const { value, usage } = fresh
     ? { value: fresh, usage: {} }
-    : await askStructured(s.models, s.modelConfig, {
+    : await askStructured(session.models, session.modelConfig, {
         role: "summarizer",
         schema: GoalCheck,
         schemaName: "GoalCheck",
         system: GOAL_CHECK_PROMPT,
         task: "check_goal",
-        context: { world: worldForModel(s.world), goal: state.goal, belief },
+        context: { world: worldForModel(session.world), goal: state.goal, belief },
       });
   // Ending here, a verdict the critic gave beside this look (on an action now never taken) is withdrawn: it counts
   // as it would have had the critic waited for this check.
@@ -51,7 +51,7 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   if (value.achieved)
     return { status: "succeeded", statusReason: "the belief shows every part of the task done", usage, ...unused };
   // The search ledger, from the perceiver's reports since the last check: places whose inside was in view, things seen.
-  const objects = searchedObjects(state.goal, s.world);
+  const objects = searchedObjects(state.goal, session.world);
   let since = state.search.since;
   const viewed = new Set(state.search.viewed);
   const entries = state.history.filter((e) => e.id > state.search.upTo);
@@ -71,7 +71,12 @@ export async function checkGoal(state: ClosedLoopStateType, config?: RunnableCon
   const search = { upTo: Math.max(state.search.upTo, ...entries.map((e) => e.id)), since, viewed: [...viewed] };
   // Only an object the belief places nowhere is being searched for (one it places is there to be acted on).
   const located = (o: string) => belief.objects.some((b) => b.name === o || closestName(b.name, [o]) === o);
-  const exhausted = exhaustedSearch(since, objects, lookablePlaces(s.robots, s.world, search.viewed), located);
+  const exhausted = exhaustedSearch(
+    since,
+    objects,
+    lookablePlaces(session.robots, session.world, search.viewed),
+    located,
+  );
   if (exhausted) return { status: "failed", statusReason: exhaustedReason(exhausted), usage, search, ...unused };
   const over = overBudget(opts, {
     actions: state.counters.steps,

@@ -32,10 +32,10 @@ const reports = new WeakMap<Session["views"], Map<string, Observation>>();
 
 export async function perceive(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   const run = runOf<CleaSettings>(config);
-  const s = await run.session();
-  await s.firstViews;
-  if (!reports.has(s.views)) reports.set(s.views, new Map());
-  const known = reports.get(s.views)!;
+  const session = await run.session();
+  await session.firstViews;
+  if (!reports.has(session.views)) reports.set(session.views, new Map());
+  const known = reports.get(session.views)!;
   // A look asked to settle something (graphs/clea/loops.ts), or the look a search plan's last step was for.
   const focus =
     state.focus && (!state.focus.afterPlan || !(state.plan && state.cursor < state.plan.steps.length))
@@ -43,12 +43,12 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       : null;
   // Every robot's frame at once (a fan-out): one model round trip per look, however many robots.
   const looks = await Promise.all(
-    s.robots.map(async (robot) => {
-      const view = s.views.get(robot.id);
-      const detections = view && detectionsOf<DetectionsMessage>(s, robot, view);
+    session.robots.map(async (robot) => {
+      const view = session.views.get(robot.id);
+      const detections = view && detectionsOf<DetectionsMessage>(session, robot, view);
       if (!view?.image || !detections) return undefined;
       const png = await framePng(robot, view);
-      const image = s.artifacts.put(png);
+      const image = session.artifacts.put(png);
       const previous = state.observations[robot.id];
       // A look for something asks anew, of an unchanged picture too.
       if (previous && previous.image === image && !focus) {
@@ -68,7 +68,7 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       }
       // The world's vocabulary first: it is the same in every request, so a provider's prompt cache can reuse it.
       const context = {
-        world: worldForModel(s.world),
+        world: worldForModel(session.world),
         robot: robot.id,
         detections: view.detections
           ? { detections: detections.detections, places: detections.places }
@@ -95,14 +95,14 @@ export async function perceive(state: ClosedLoopStateType, config?: RunnableConf
       let fresh: string | undefined;
       if (!value) {
         fresh = key;
-        ({ value, usage } = await askStructured(s.models, s.modelConfig, {
+        ({ value, usage } = await askStructured(session.models, session.modelConfig, {
           role: "perceiver",
           schema: Observation,
           schemaName: "Observation",
           system: PERCEIVER_PROMPT,
           task: "perceive",
           context,
-          images: [await imagePart(png, s.modelConfig.imageMaxSide)],
+          images: [await imagePart(png, session.modelConfig.imageMaxSide)],
         }));
         known.set(key, value);
         if (focus) known.set(settled, value);

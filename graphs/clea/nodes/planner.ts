@@ -21,20 +21,20 @@ is full, make room first (move something out of it). Set done when the belief sh
 (with why) only when nothing is left to try.`;
 
 /** The belief a planner works from when the summarizer is ablated: rebuilt from the bounded raw history alone. */
-export async function rawBelief(state: ClosedLoopStateType, s: Session): Promise<Belief> {
+export async function rawBelief(state: ClosedLoopStateType, session: Session): Promise<Belief> {
   return summarizeHistory({
     goal: state.goal,
     previousBelief: null,
     entries: state.history,
-    robots: s.robots.map((r) => r.id),
-    world: s.world,
+    robots: session.robots.map((r) => r.id),
+    world: session.world,
   });
 }
 
 export async function plan(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
   const run = runOf<CleaSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
+  const session = await run.session();
   const openLoop = opts.variant === "open-loop";
   const calls = Object.values(state.usage).reduce((n, u) => n + u.calls, 0);
   if (state.counters.replans >= opts.maxReplans || calls >= opts.maxModelCalls) {
@@ -50,7 +50,7 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
       statusReason: `open-loop baseline: still not done after its one replan (${state.lastFailure ?? "plan ended"})`,
     };
   }
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: Plan,
     schemaName: "Plan",
@@ -58,12 +58,12 @@ export async function plan(state: ClosedLoopStateType, config?: RunnableConfig):
     task: "plan",
     // What holds for the whole run first (a prompt-cache prefix), then what changed.
     context: {
-      robots: robotsForModel(s.robots, s.world),
-      world: worldForModel(s.world),
+      robots: robotsForModel(session.robots, session.world),
+      world: worldForModel(session.world),
       goal: state.goal,
       // CLEA plans a short stretch at a time; the open-loop baseline writes the whole sequence at once.
       maxSteps: openLoop ? 30 : 5,
-      belief: opts.variant === "no-summarizer" ? await rawBelief(state, s) : state.belief,
+      belief: opts.variant === "no-summarizer" ? await rawBelief(state, session) : state.belief,
       observations: Object.values(state.observations).map(({ image: _image, ...o }) => o),
       lastFailure: state.lastFailure,
       critique: state.critique,

@@ -20,7 +20,7 @@ export async function checkPrediction(
   const sp = state.speculation;
   if (!sp || sp.outcome) return {};
   const run = runOf<CleaSettings>(config);
-  const s = await run.session();
+  const session = await run.session();
   const critiquing = !["no-critic", "open-loop"].includes(run.settings.variant);
   const prepared = !!sp.action && (critiquing ? sp.critique?.verdict === "ok" : true);
   const result = state.history.findLast((e) => e.kind === "action");
@@ -31,7 +31,7 @@ export async function checkPrediction(
       : result.kind === "action" && !result.ok
         ? [`the skill did not succeed: ${result.message}`]
         : sp.belief
-          ? disagreements(sp.belief, look, s.world.labels)
+          ? disagreements(sp.belief, look, session.world.labels)
           : [];
   if (why.length) {
     return {
@@ -55,10 +55,10 @@ export async function checkPrediction(
     const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
     await rememberSightings(
       config?.store,
-      s.world.name,
+      session.world.name,
       state.belief,
       sp.belief!,
-      s.world.places.map((p) => p.name),
+      session.world.places.map((p) => p.name),
       thread,
     );
   }

@@ -38,8 +38,8 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
     usage: {},
   };
   const { note, usage } = await prepareBeside(config, async () => {
-    const s = await run.session();
-    const unsensed = s.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
+    const session = await run.session();
+    const unsensed = session.robots.some((r) => r.id === call.robot && reportsHoldUnsensed(r, call.skill));
     // The state as it will be if the skill does what its manifest says. A predicted belief is not a sighting: the
     // store of where things were seen is left alone.
     const quiet = { ...config, store: undefined } as LangGraphRunnableConfig;
@@ -53,29 +53,33 @@ export async function speculate(state: ClosedLoopStateType, config?: RunnableCon
     const summarizing = run.settings.variant !== "no-summarizer";
     const sum = summarizing ? await plain(summarize(hyp, quiet)) : {};
     if (sum.belief) hyp = { ...hyp, belief: sum.belief, beliefUpTo: sum.beliefUpTo!, judged: sum.judged ?? null };
-    record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, s);
+    record.belief = hyp.belief && summarizing ? hyp.belief : await rawBelief(hyp, session);
     // A summary that puts a report in question asks for a look for it: that summary is not adopted (no verdict to
     // stand), so the summarizer writes it again after the look and the look for the thing follows.
     if (sum.focus) return `the predicted belief puts a report in question (${sum.focus.why}): a look comes first`;
     record.judged = summarizing ? hyp.judged : null;
     if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return "the task is predicted done";
     if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
-      const p = await plain(plan(hyp, quiet));
-      if ((p.status && p.status !== "running") || !p.plan)
-        return `the planner, on the prediction: ${p.statusReason ?? "no plan"}`;
+      const planned = await plain(plan(hyp, quiet));
+      if ((planned.status && planned.status !== "running") || !planned.plan)
+        return `the planner, on the prediction: ${planned.statusReason ?? "no plan"}`;
       hyp = {
         ...hyp,
-        plan: p.plan,
+        plan: planned.plan,
         cursor: 0,
         critique: null,
         lastFailure: null,
-        counters: p.counters ?? hyp.counters,
+        counters: planned.counters ?? hyp.counters,
         plannedAt: state.counters.iterations,
       };
-      record.planned = { replan: (p.counters?.replans ?? 0) > state.counters.replans, focus: p.focus ?? null };
-      const v = await plain(verify(hyp, quiet));
-      if (v.plan === null) return `the verifier rejected the plan made on the prediction: ${v.lastFailure}`;
-      if (v.plan) hyp = { ...hyp, plan: v.plan };
+      record.planned = {
+        replan: (planned.counters?.replans ?? 0) > state.counters.replans,
+        focus: planned.focus ?? null,
+      };
+      const verified = await plain(verify(hyp, quiet));
+      if (verified.plan === null)
+        return `the verifier rejected the plan made on the prediction: ${verified.lastFailure}`;
+      if (verified.plan) hyp = { ...hyp, plan: verified.plan };
     }
     record.plan = hyp.plan;
     record.cursor = hyp.cursor;

@@ -37,10 +37,10 @@ export async function summarize(
   const entries = state.history.filter((e) => e.id > state.beliefUpTo);
   // Ablation: no summarizer — the planner works from the raw (bounded) history instead of a belief.
   if (opts.variant === "no-summarizer" || entries.length === 0) return {};
-  const s = await run.session();
+  const session = await run.session();
   // Cross-episode memory: where things were found before (only when the graph runs with a store).
-  const remembered = state.belief ? [] : await recallSightings(config?.store, s.world.name);
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const remembered = state.belief ? [] : await recallSightings(config?.store, session.world.name);
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "summarizer",
     schema: Summary,
     schemaName: "Summary",
@@ -48,8 +48,8 @@ export async function summarize(
     task: "summarize",
     // What holds for the whole run first (a prompt-cache prefix), then what changed.
     context: {
-      world: worldForModel(s.world),
-      robots: s.robots.map((r) => r.id),
+      world: worldForModel(session.world),
+      robots: session.robots.map((r) => r.id),
       goal: state.goal,
       remembered,
       previousBelief: state.belief,
@@ -60,10 +60,10 @@ export async function summarize(
   const thread = String((config?.configurable as { thread_id?: string } | undefined)?.thread_id ?? "");
   await rememberSightings(
     config?.store,
-    s.world.name,
+    session.world.name,
     state.belief,
     belief,
-    s.world.places.map((p) => p.name),
+    session.world.places.map((p) => p.name),
     thread,
   );
   const upTo = entries.at(-1)!.id;
@@ -75,8 +75,8 @@ export async function summarize(
     ...settle(
       state,
       belief,
-      s.world.places.map((p) => p.name),
-      s.world.labels,
+      session.world.places.map((p) => p.name),
+      session.world.labels,
     ),
   };
 }
@@ -98,25 +98,30 @@ function settle(
   // What was reported: the belief's earlier reports, and those of the actions this summary folded in.
   const reported = [
     ...(state.belief?.objects ?? []).filter((o) => o.source === "reported"),
-    ...fresh.flatMap((e) =>
-      e.kind === "action" && e.ok && e.unsensed && e.call.args.object
-        ? [{ name: e.call.args.object, place: e.call.skill === "release_to" ? e.call.args.place : e.call.robot }]
+    ...fresh.flatMap((entry) =>
+      entry.kind === "action" && entry.ok && entry.unsensed && entry.call.args.object
+        ? [
+            {
+              name: entry.call.args.object,
+              place: entry.call.skill === "release_to" ? entry.call.args.place : entry.call.robot,
+            },
+          ]
         : [],
     ),
   ];
   // A look since, not asked about the thing, that contradicts its latest report.
   const looks = fresh.flatMap((e) => (e.kind === "observation" && !e.askedAbout?.length ? [e] : []));
-  const undone = reported.filter((o, i) => {
-    if (reported.findLastIndex((x) => x.name === o.name) !== i) return false;
-    if (!belief.objects.some((n) => n.name === o.name && n.place === o.place)) return true;
+  const undone = reported.filter((report, i) => {
+    if (reported.findLastIndex((x) => x.name === report.name) !== i) return false;
+    if (!belief.objects.some((n) => n.name === report.name && n.place === report.place)) return true;
     const after = looks.filter(
-      (l) => l.id > (fresh.findLast((e) => e.kind === "action" && e.call.args.object === o.name)?.id ?? 0),
+      (l) => l.id > (fresh.findLast((e) => e.kind === "action" && e.call.args.object === report.name)?.id ?? 0),
     );
     return (
       after.length > 0 &&
       lookContradicts(
         after.map((l) => l.observation),
-        o,
+        report,
         labels,
       )
     );

@@ -15,24 +15,24 @@ argument names something by another wording (a synonym, a plural, swapped words)
 manifest uses and mark the step remapped; when it matches nothing, mark the step rejected and say why.`;
 
 /** A step every name of which the manifests allow as written: there is nothing for a model to remap or reject. */
-function allowedAsWritten(step: SkillCall, s: Session): boolean {
-  const spec = s.robots.find((r) => r.id === step.robot)?.skills.find((k) => k.name === step.skill);
+function allowedAsWritten(step: SkillCall, session: Session): boolean {
+  const spec = session.robots.find((r) => r.id === step.robot)?.skills.find((k) => k.name === step.skill);
   return !!spec && argumentsValidator(spec.parameters).safeParse(step.args).success;
 }
 
 export async function verify(state: ClosedLoopStateType, config?: RunnableConfig): Promise<ClosedLoopUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const plan = state.plan!;
   const pending = plan.steps.slice(state.cursor);
   // The manifests' own schema check settles a plan whose every step it accepts; only the rest goes to the model.
-  if (pending.every((step) => allowedAsWritten(step, s))) return {};
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  if (pending.every((step) => allowedAsWritten(step, session))) return {};
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "verifier",
     schema: Verification,
     schemaName: "Verification",
     system: VERIFIER_PROMPT,
     task: "verify",
-    context: { robots: robotsForModel(s.robots), steps: pending },
+    context: { robots: robotsForModel(session.robots), steps: pending },
   });
   const firstRejected = value.steps.findIndex((v) => v.status === "rejected");
   const kept = value.steps.slice(0, firstRejected < 0 ? undefined : firstRejected).map((v) => v.call);

@@ -23,17 +23,21 @@ there is too little of it to tell. First come example plots, in order, each with
 image is the curve to judge. Answer with a short reasoning about the curve's shape and converged true (YES) or false (NO).`;
 
 /** Judges one curve: its plot rendered and stored, the analyst asked. */
-export async function judge(t: LearningTarget, iteration: number, horizon: number, config?: RunnableConfig) {
+export async function judge(target: LearningTarget, iteration: number, horizon: number, config?: RunnableConfig) {
   const run = runOf<CurriculumSettings>(config);
-  const s = run;
-  const png = await renderCurve({ title: t.caption, returns: t.returns, maxReturn: t.maxReturn, horizon });
-  const plot = s.artifacts.put(png);
-  const symbolic = s.modelConfig.backend === "symbolic";
+  const png = await renderCurve({
+    title: target.caption,
+    returns: target.returns,
+    maxReturn: target.maxReturn,
+    horizon,
+  });
+  const plot = run.artifacts.put(png);
+  const symbolic = run.modelConfig.backend === "symbolic";
   const context: AnalyseContext = {
-    skill: t.caption,
+    skill: target.caption,
     axes: {
-      xMax: Math.max(horizon, t.returns.length - 1),
-      yMax: t.maxReturn,
+      xMax: Math.max(horizon, target.returns.length - 1),
+      yMax: target.maxReturn,
       xLabel: "learner iterations",
       yLabel: "evaluation return",
     },
@@ -43,8 +47,10 @@ export async function judge(t: LearningTarget, iteration: number, horizon: numbe
   };
   const images = symbolic
     ? []
-    : await Promise.all([...(await exemplarPlots(horizon)), png].map((p) => imagePart(p, s.modelConfig.imageMaxSide)));
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+    : await Promise.all(
+        [...(await exemplarPlots(horizon)), png].map((p) => imagePart(p, run.modelConfig.imageMaxSide)),
+      );
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "analyst",
     schema: ConvergenceVerdict,
     schemaName: "ConvergenceVerdict",
@@ -63,13 +69,12 @@ export async function analyse(state: CurriculumStateType, config?: RunnableConfi
   const targets: Record<string, LearningTarget> = { ...state.targets };
   const joined: LibrarySkill[] = [];
   const kept: Policies = {};
-  const s = run;
   let usage: Usage = {};
   for (const t of Object.values(state.targets)) {
     // A curve is judged once per new point.
     if (t.converged || !t.returns.length || t.analyses.at(-1)?.iteration === iteration) continue;
-    const { analysis, usage: u } = await judge(t, iteration, opts.curveHorizon, config);
-    usage = addUsage(usage, u);
+    const { analysis, usage: spent } = await judge(t, iteration, opts.curveHorizon, config);
+    usage = addUsage(usage, spent);
     targets[t.caption] = { ...t, analyses: [...t.analyses, analysis], converged: analysis.converged };
     if (analysis.converged && !state.library.some((l) => l.caption === t.caption)) {
       joined.push({ caption: t.caption, since: iteration, source: "learned" });
@@ -83,13 +88,13 @@ export async function analyse(state: CurriculumStateType, config?: RunnableConfi
       // (A best point before the skill had a policy of its own keeps the current one.)
       const best =
         point < t.returns.length - 1 && t.snapshots[point]
-          ? loadPolicies(s.artifacts, t.snapshots[point])[id]
+          ? loadPolicies(run.artifacts, t.snapshots[point])[id]
           : undefined;
       if (best) kept[id] = best;
     }
   }
   const policies = Object.keys(kept).length
-    ? storePolicies(s.artifacts, { ...loadPolicies(s.artifacts, state.policies), ...kept })
+    ? storePolicies(run.artifacts, { ...loadPolicies(run.artifacts, state.policies), ...kept })
     : undefined;
   return {
     targets,

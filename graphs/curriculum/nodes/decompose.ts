@@ -20,10 +20,10 @@ Answer with your reasoning and the steps.`;
 
 export async function decompose(state: CurriculumStateType, config?: RunnableConfig): Promise<CurriculumUpdate> {
   // Needs no robot: the frame it was proposed from is in the artifact store.
-  const s = runOf(config);
+  const run = runOf(config);
   const cur = state.current!;
   const context: DecomposeContext = { proposal: cur.proposal.task, blocks: cur.scene.blocks, library: captions(state) };
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "decomposer",
     schema: TaskDecomposition,
     schemaName: "TaskDecomposition",
@@ -31,8 +31,8 @@ export async function decompose(state: CurriculumStateType, config?: RunnableCon
     task: "decompose_task",
     context: context as unknown as Record<string, unknown>,
     images:
-      s.modelConfig.backend === "openai"
-        ? [await imagePart(s.artifacts.get(cur.scene.frame), s.modelConfig.imageMaxSide)]
+      run.modelConfig.backend === "openai"
+        ? [await imagePart(run.artifacts.get(cur.scene.frame), run.modelConfig.imageMaxSide)]
         : [],
   });
   return { current: { ...cur, decomposition: value }, usage };

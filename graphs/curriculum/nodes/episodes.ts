@@ -10,7 +10,7 @@ import type { EpisodeSummary } from "../state";
 
 /** What the state keeps of one episode: its plan, each skill's rewards in its segment, the paper's success, the layouts. */
 export function summarise(
-  r: RunSkillsResult,
+  result: RunSkillsResult,
   ep: Episode | undefined,
   at: {
     instance: number;
@@ -25,15 +25,15 @@ export function summarise(
   const col = ep && at.taskSkill ? ep.skills.indexOf(at.taskSkill) : -1;
   const doneAtStart = col >= 0 && ep!.rewards[0][col] > 0.95;
   return {
-    id: r.episode_id ?? `${at.instance}-unrecorded-${at.cycle}-${at.k}`,
+    id: result.episode_id ?? `${at.instance}-unrecorded-${at.cycle}-${at.k}`,
     instance: at.instance,
     cycle: at.cycle,
     purpose: at.purpose,
     skills: at.plan,
-    segmentMax: r.segments.map((g) => g.max),
-    segmentEnd: r.segments.map((g) => g.final),
+    segmentMax: result.segments.map((g) => g.max),
+    segmentEnd: result.segments.map((g) => g.final),
     // The paper's rule (each skill's reward above 0.5 in its segment, the last one's above 0.95), from the robot's report.
-    success: planSuccess(r.segments) && !doneAtStart,
+    success: planSuccess(result.segments) && !doneAtStart,
     ...(doneAtStart ? { doneAtStart } : {}),
     ...(ep ? { start: blockCentres(ep, 0), end: blockCentres(ep, ep.states.length - 1) } : {}),
   };

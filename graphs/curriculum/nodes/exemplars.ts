@@ -50,12 +50,12 @@ const rendered = new Map<number, Promise<Buffer[]>>();
 
 /** The exemplar plots as PNGs, in order, on the run's x axis (drawn once per process). */
 export function exemplarPlots(horizon: number): Promise<Buffer[]> {
-  let r = rendered.get(horizon);
-  if (!r) {
-    r = Promise.all(
+  let plots = rendered.get(horizon);
+  if (!plots) {
+    plots = Promise.all(
       EXEMPLARS.map((e, i) => renderCurve({ title: `example ${i + 1}`, returns: e.returns, maxReturn: MAX, horizon })),
     );
-    rendered.set(horizon, r);
+    rendered.set(horizon, plots);
   }
-  return r;
+  return plots;
 }

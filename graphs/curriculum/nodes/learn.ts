@@ -51,16 +51,16 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   const practice: EpisodeSummary[] = [];
   const budgetLeft = Math.max(0, opts.maxEpisodes - state.counters.episodes);
   for (const [k, id] of ids.entries()) {
-    const n = Math.min(opts.practiceEpisodes, budgetLeft - practice.length);
-    if (n <= 0) break;
+    const count = Math.min(opts.practiceEpisodes, budgetLeft - practice.length);
+    if (count <= 0) break;
     const rng = new Rng(
       createHash("sha256").update(`practice|${opts.seed}|${state.counters.iterations}|${id}`).digest().readUInt32BE(0),
     );
-    const { results, episodes } = await explorePlan(clients, [id], before, { episodes: n, rng });
+    const { results, episodes } = await explorePlan(clients, [id], before, { episodes: count, rng });
     keepEpisodes(episodes);
-    results.forEach((r, j) =>
+    results.forEach((result, j) =>
       practice.push(
-        summarise(r, episodes[j], {
+        summarise(result, episodes[j], {
           instance: k % clients.length,
           cycle: state.counters.cycles,
           purpose: "practice",
@@ -75,10 +75,10 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
   // A curve starts at the policy as it was before learning (a new skill's uninformed prior).
   // Each point twice: on the reported layouts (the curve) and on the selection layouts (what early stopping reads).
   // Each skill's layouts are chosen once, at its first point: those of the sequences that do not start with it done.
-  const measure = async (policy: SkillPolicy, t: LearningTarget) => {
+  const measure = async (policy: SkillPolicy, target: LearningTarget) => {
     const [reported, selected] = [
-      await evaluateSkill(clients, policy, { seeds: t.layouts!.evaluation }),
-      await evaluateSkill(clients, policy, { seeds: t.layouts!.selection }),
+      await evaluateSkill(clients, policy, { seeds: target.layouts!.evaluation }),
+      await evaluateSkill(clients, policy, { seeds: target.layouts!.selection }),
     ];
     return { score: reported.score, successRate: reported.successRate, selection: selected.score };
   };

@@ -7,15 +7,15 @@ import type { SkillPolicy } from "../../../models/learning/policy";
 
 export type Policies = Record<string, SkillPolicy>;
 
-export const storePolicies = (artifacts: ArtifactStore, p: Policies) =>
-  artifacts.put(Buffer.from(JSON.stringify(p)), "json");
+export const storePolicies = (artifacts: ArtifactStore, policies: Policies) =>
+  artifacts.put(Buffer.from(JSON.stringify(policies)), "json");
 
 const cache = new Map<string, Policies>();
 export function loadPolicies(artifacts: ArtifactStore, ref: string): Policies {
-  let p = cache.get(ref);
-  if (!p) {
-    p = JSON.parse(artifacts.get(ref).toString("utf8")) as Policies;
-    cache.set(ref, p);
+  let policies = cache.get(ref);
+  if (!policies) {
+    policies = JSON.parse(artifacts.get(ref).toString("utf8")) as Policies;
+    cache.set(ref, policies);
   }
-  return p;
+  return policies;
 }

@@ -24,31 +24,31 @@ Propose ONE next task, in plain words, about the blocks you see. Good tasks:
 Answer with your reasoning (what you see, what the record says, why this task now) and the task.`;
 
 /** The record as the prompt shows it: completed and failed tasks, each once per trial (the paper lists them all). */
-function record(s: CurriculumStateType): Pick<ProposeContext, "succeeded" | "failed" | "proposedBefore"> {
+function record(state: CurriculumStateType): Pick<ProposeContext, "succeeded" | "failed" | "proposedBefore"> {
   const succeeded: string[] = [];
   const failed: string[] = [];
-  for (const c of s.cycles) {
-    const o = c.outcome;
-    if (!o) continue;
-    if (o.kind === "discarded") failed.push(`${c.proposal.task} (no skill for: ${o.missing.join(", ")})`);
+  for (const c of state.cycles) {
+    const outcome = c.outcome;
+    if (!outcome) continue;
+    if (outcome.kind === "discarded") failed.push(`${c.proposal.task} (no skill for: ${outcome.missing.join(", ")})`);
     else {
-      for (let i = 0; i < o.successes; i++) succeeded.push(c.proposal.task);
-      for (let i = 0; i < o.episodes - o.successes; i++) failed.push(c.proposal.task);
+      for (let i = 0; i < outcome.successes; i++) succeeded.push(c.proposal.task);
+      for (let i = 0; i < outcome.episodes - outcome.successes; i++) failed.push(c.proposal.task);
     }
   }
-  return { succeeded, failed, proposedBefore: s.cycles.map((c) => c.proposal.task) };
+  return { succeeded, failed, proposedBefore: state.cycles.map((c) => c.proposal.task) };
 }
 
 export async function propose(state: CurriculumStateType, config?: RunnableConfig): Promise<CurriculumUpdate> {
   const run = runOf<CurriculumSettings>(config);
   const opts = run.settings;
   const startedAt = state.startedAt || Date.now();
-  const c = state.counters;
+  const counters = state.counters;
   const over =
-    c.episodes >= opts.maxEpisodes
-      ? `${c.episodes} episodes (budget ${opts.maxEpisodes})`
-      : c.iterations >= opts.maxIterations
-        ? `${c.iterations} learner iterations (budget ${opts.maxIterations})`
+    counters.episodes >= opts.maxEpisodes
+      ? `${counters.episodes} episodes (budget ${opts.maxEpisodes})`
+      : counters.iterations >= opts.maxIterations
+        ? `${counters.iterations} learner iterations (budget ${opts.maxIterations})`
         : overBudget(opts, { actions: 0, replans: 0, modelCalls: totalUsage(state.usage).calls, startedAt });
   if (over)
     return {
@@ -56,15 +56,15 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
       statusReason: `stopped after ${over}; the library has ${state.library.length} skills`,
       startedAt,
     };
-  const s = await run.session();
-  const scene = await lookAtBasket(s, proposalLayout(opts.seed, c.cycles));
+  const session = await run.session();
+  const scene = await lookAtBasket(session, proposalLayout(opts.seed, counters.cycles));
   const context: ProposeContext = {
     blocks: scene.blocks,
     holding: scene.holding,
     library: captions(state),
     ...record(state),
   };
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "proposer",
     schema: TaskProposal,
     schemaName: "TaskProposal",
@@ -74,10 +74,10 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
     images: [scene.image],
   });
   const current = {
-    cycle: c.cycles,
+    cycle: counters.cycles,
     library: captions(state),
     scene: { frame: scene.frame, blocks: scene.blocks, holding: scene.holding },
     proposal: value,
   };
-  return { current, plan: null, usage, startedAt, counters: { ...c, cycles: c.cycles + 1 } };
+  return { current, plan: null, usage, startedAt, counters: { ...counters, cycles: counters.cycles + 1 } };
 }

@@ -26,9 +26,9 @@ the skill that brings about what the step asks for, on the same blocks — or nu
 Never rephrase a caption and never pick a skill that only does part of the step or acts on other blocks.
 Answer with your reasoning and the skill.`;
 
-async function retrieveOne(s: Run, step: string, library: string[]): Promise<{ r: Retrieval; usage: Usage }> {
+async function retrieveOne(run: Run, step: string, library: string[]): Promise<{ r: Retrieval; usage: Usage }> {
   if (!library.length) return { r: { step, skill: null, reasoning: "no skills to choose from" }, usage: {} };
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(run.models, run.modelConfig, {
     role: "retriever",
     schema: SkillRetrieval,
     schemaName: "SkillRetrieval",
@@ -49,15 +49,14 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
   // Needs no robot: captions in, captions out.
   const run = runOf<CurriculumSettings>(config);
   const opts = run.settings;
-  const s = run;
   const cur = state.current!;
   const library = captions(state);
   let usage: Usage = {};
   const retrievals: Retrieval[] = [];
   for (const step of cur.decomposition!.steps) {
-    const { r, usage: u } = await retrieveOne(s, step, library);
-    retrievals.push(r);
-    usage = addUsage(usage, u);
+    const { r: retrieval, usage: spent } = await retrieveOne(run, step, library);
+    retrievals.push(retrieval);
+    usage = addUsage(usage, spent);
   }
   const missing = retrievals.filter((r) => r.skill === null).map((r) => r.step);
   // What the embodiment can reward but the library lacks: where a missing step may be learned. The task itself is
@@ -73,15 +72,15 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
   const targets: Record<string, LearningTarget> = { ...state.targets };
   let taskSkill = single ? retrievals[0].skill! : undefined;
   for (const { step, among } of wanted) {
-    const { r, usage: u } = await retrieveOne(s, step, among);
-    usage = addUsage(usage, u);
-    if (step === cur.proposal.task && r.skill) taskSkill = r.skill;
-    if (r.skill && library.includes(r.skill)) continue;
-    proposals.push({ cycle: cur.cycle, step, task: cur.proposal.task, skill: r.skill });
-    if (r.skill && !targets[r.skill] && opts.variant !== "base-only") {
-      targets[r.skill] = {
-        caption: r.skill,
-        family: familyOf(r.skill),
+    const { r: retrieval, usage: spent } = await retrieveOne(run, step, among);
+    usage = addUsage(usage, spent);
+    if (step === cur.proposal.task && retrieval.skill) taskSkill = retrieval.skill;
+    if (retrieval.skill && library.includes(retrieval.skill)) continue;
+    proposals.push({ cycle: cur.cycle, step, task: cur.proposal.task, skill: retrieval.skill });
+    if (retrieval.skill && !targets[retrieval.skill] && opts.variant !== "base-only") {
+      targets[retrieval.skill] = {
+        caption: retrieval.skill,
+        family: familyOf(retrieval.skill),
         proposedFor: `${step} (for "${cur.proposal.task}")`,
         since: state.counters.iterations,
         returns: [],
@@ -93,7 +92,7 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
       };
     }
   }
-  const c = state.counters;
+  const counters = state.counters;
   if (missing.length) {
     const record = { ...cur, retrievals, outcome: { kind: "discarded" as const, missing } };
     return {
@@ -103,7 +102,7 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
       proposals,
       targets,
       usage,
-      counters: { ...c, discards: c.discards + 1, discardsInRow: c.discardsInRow + 1 },
+      counters: { ...counters, discards: counters.discards + 1, discardsInRow: counters.discardsInRow + 1 },
     };
   }
   return {
@@ -112,6 +111,6 @@ export async function retrieve(state: CurriculumStateType, config?: RunnableConf
     proposals,
     targets,
     usage,
-    counters: { ...c, discardsInRow: 0 },
+    counters: { ...counters, discardsInRow: 0 },
   };
 }

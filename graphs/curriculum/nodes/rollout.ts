@@ -17,23 +17,23 @@ import type { CurriculumSettings } from "../configuration";
 export async function rollout(order: RolloutOrder, config?: RunnableConfig): Promise<CurriculumUpdate> {
   const run = runOf<CurriculumSettings>(config);
   const opts = run.settings;
-  const s = await run.session(order.url);
-  const policies = loadPolicies(s.artifacts, order.policies);
+  const session = await run.session(order.url);
+  const policies = loadPolicies(session.artifacts, order.policies);
   const ids = order.plan.map(skillId);
   // Policy samples keyed by run seed, cycle and instance; block layouts follow each instance's own seeded sequence.
   const rngSeed = createHash("sha256")
     .update(`rollout|${opts.seed}|${order.cycle}|${order.instance}`)
     .digest()
     .readUInt32BE(0);
-  const { results, episodes } = await explorePlan([s.client], ids, policies, {
+  const { results, episodes } = await explorePlan([session.client], ids, policies, {
     episodes: order.episodes,
     rng: new Rng(rngSeed),
   });
   keepEpisodes(episodes);
   const byId = new Map(episodes.map((e) => [e.id, e]));
   const taskSkill = order.taskSkill ? skillId(order.taskSkill) : undefined;
-  const summaries = results.map((r, k) =>
-    summarise(r, r.episode_id ? byId.get(r.episode_id) : undefined, {
+  const summaries = results.map((result, k) =>
+    summarise(result, result.episode_id ? byId.get(result.episode_id) : undefined, {
       instance: order.instance,
       cycle: order.cycle,
       purpose: "plan",

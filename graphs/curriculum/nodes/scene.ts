@@ -18,16 +18,16 @@ export const proposalLayout = (seed: number, cycle: number) =>
 /** "red_block" → "red"; where it rests: the basket, another block ("green_block" → "green"), or the gripper. */
 const colourOf = (label: string, color?: string) => color ?? label.replace(/_block$/, "");
 
-export async function lookAtBasket(s: Session, layout: number) {
+export async function lookAtBasket(session: Session, layout: number) {
   // The reset latches fresh frames before it answers: the frame read next is of this layout.
-  await s.client.callService(RESET_SERVICE, { seed: layout });
-  const f = await latestFrame<DetectionsMessage>(s);
-  const blocks: SeenBlock[] = f.detections.detections.map((d) => ({
-    label: colourOf(d.label, d.color),
-    u: Math.round(d.box.x + d.box.w / 2),
-    v: Math.round(d.box.y + d.box.h / 2),
-    on: d.location.relation === "held_by" ? "gripper" : colourOf(d.location.place),
+  await session.client.callService(RESET_SERVICE, { seed: layout });
+  const latest = await latestFrame<DetectionsMessage>(session);
+  const blocks: SeenBlock[] = latest.detections.detections.map((detection) => ({
+    label: colourOf(detection.label, detection.color),
+    u: Math.round(detection.box.x + detection.box.w / 2),
+    v: Math.round(detection.box.y + detection.box.h / 2),
+    on: detection.location.relation === "held_by" ? "gripper" : colourOf(detection.location.place),
   }));
   const held = blocks.find((b) => b.on === "gripper");
-  return { frame: f.frame, image: f.image, blocks, holding: held?.label ?? null };
+  return { frame: latest.frame, image: latest.image, blocks, holding: held?.label ?? null };
 }

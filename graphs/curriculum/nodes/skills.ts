@@ -15,12 +15,12 @@ export const rewardableSkills = () => SKILLS.map((s) => s.caption);
 export const baseLibrary = () => BASE_SKILLS.map((id) => skillInfo(id).caption);
 
 export function skillId(caption: string): string {
-  const s = skillByCaption(caption);
-  if (!s)
+  const skill = skillByCaption(caption);
+  if (!skill)
     throw new Error(
       `no skill with the caption "${caption}"; the embodiment's skills are: ${rewardableSkills().join(", ")}`,
     );
-  return s.id;
+  return skill.id;
 }
 
 export const familyOf = (caption: string) => skillByCaption(caption)?.family ?? "unknown";
@@ -30,8 +30,8 @@ export const maxReturn = () => EVAL_STEPS;
 
 /** Block centres (red, green, blue; x, y, z each) at a state row of an episode. */
 export function blockCentres(ep: Episode, row: number): number[] {
-  const s = stateFromRow(ep.states[row]);
-  return (["red", "green", "blue"] as const).flatMap((c) => [...s.blocks[c]]);
+  const blockState = stateFromRow(ep.states[row]);
+  return (["red", "green", "blue"] as const).flatMap((c) => [...blockState.blocks[c]]);
 }
 
 /**
@@ -41,9 +41,9 @@ export function blockCentres(ep: Episode, row: number): number[] {
  * that already did the skill would leave nothing to learn.
  */
 export function captionedPrior(id: string): SkillPolicy {
-  const p = priorPolicy(id);
+  const prior = priorPolicy(id);
   const [src, dst] = skillInfo(id).blocks;
-  const mean = [...p.mean];
+  const mean = [...prior.mean];
   const prefer = (prefix: "src" | "dst", colour: string | undefined) => {
     if (!colour) return;
     PARAM_NAMES.forEach((name, i) => {
@@ -52,5 +52,5 @@ export function captionedPrior(id: string): SkillPolicy {
   };
   prefer("src", src);
   prefer("dst", dst);
-  return { ...p, mean };
+  return { ...prior, mean };
 }

@@ -6,17 +6,17 @@ import type { ReplanStateType, ReplanUpdate } from "../state";
 
 /** An update that ends the run when a budget is used up, or undefined while they all last. */
 export function budgetEnd(state: ReplanStateType, opts: ReplanSettings): ReplanUpdate | undefined {
-  const c = state.counters;
+  const counters = state.counters;
   const over = overBudget(opts, {
-    actions: c.motions,
-    replans: c.replans,
-    procedures: c.procedures,
+    actions: counters.motions,
+    replans: counters.replans,
+    procedures: counters.procedures,
     modelCalls: totalUsage(state.usage).calls,
     startedAt: state.startedAt,
   });
   if (!over) return undefined;
   return {
-    status: c.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted",
+    status: counters.procedures > opts.maxProcedures ? "gave_up" : "budget_exhausted",
     statusReason: `stopped after ${over}`,
   };
 }

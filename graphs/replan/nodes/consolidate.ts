@@ -15,9 +15,9 @@ explanations. Write the one or two reasons most of them support, each as one sho
 scene (never about the robot). If they mostly found nothing in the way, give no reason.`;
 
 export async function consolidate(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const failure = state.failure!;
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: FailureReasons,
     schemaName: "FailureReasons",

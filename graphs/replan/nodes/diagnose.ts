@@ -18,27 +18,29 @@ something that keeps a door shut — naming things by the scene's names. If noth
 
 /** Ways of asking the same question; the n-th diagnosis uses the first n. */
 export const DIAGNOSIS_PHRASINGS = [
-  (a: string) =>
-    `Look at this picture: an attempt to ${a} just failed. Which object here explains that, leaving the robot itself aside?`,
-  (a: string) => `Why might "${a}" be impossible right now? Point to whatever in the picture stands in the way.`,
-  (a: string) => `Failed: ${a}. Obstacle in view?`,
-  (a: string) => `Suppose you had to ${a} yourself in this scene. What would you have to deal with first?`,
-  (a: string) => `Something keeps the hand from managing to ${a}. Name the thing in the image responsible, if any.`,
-  (a: string) =>
-    `Study the scene for anything resting on, pressing against, latching or covering what is needed to ${a}.`,
+  (action: string) =>
+    `Look at this picture: an attempt to ${action} just failed. Which object here explains that, leaving the robot itself aside?`,
+  (action: string) =>
+    `Why might "${action}" be impossible right now? Point to whatever in the picture stands in the way.`,
+  (action: string) => `Failed: ${action}. Obstacle in view?`,
+  (action: string) => `Suppose you had to ${action} yourself in this scene. What would you have to deal with first?`,
+  (action: string) =>
+    `Something keeps the hand from managing to ${action}. Name the thing in the image responsible, if any.`,
+  (action: string) =>
+    `Study the scene for anything resting on, pressing against, latching or covering what is needed to ${action}.`,
 ];
 
 export async function diagnose(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
-  const view = await currentView(s);
+  const session = await run.session();
+  const view = await currentView(session);
   const failure = state.failure!;
   const action = failure.step.replace(/[.]$/, "").replace(/^./, (c) => c.toLowerCase());
   // Each phrasing is answered on its own, so they are asked at once: one round trip, not one per phrasing.
   const answers = await Promise.all(
     DIAGNOSIS_PHRASINGS.slice(0, opts.diagnosisPhrasings).map((phrase) =>
-      askStructured(s.models, s.modelConfig, {
+      askStructured(session.models, session.modelConfig, {
         role: "perceiver",
         schema: Diagnosis,
         schemaName: "Diagnosis",
@@ -48,8 +50,8 @@ export async function diagnose(state: ReplanStateType, config?: RunnableConfig):
           phrasing: phrase(action),
           action,
           controller: failure.message,
-          ...sceneVocabulary(s),
-          world: worldForModel(s.world),
+          ...sceneVocabulary(session),
+          world: worldForModel(session.world),
           detections: view.detections,
         },
         images: [view.image],

@@ -25,11 +25,11 @@ already failed for the same reason.`;
 export async function planHighLevel(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
+  const session = await run.session();
   const ended = budgetEnd(state, opts);
   if (ended) return ended;
-  const c = state.counters;
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const counters = state.counters;
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: HighLevelPlan,
     schemaName: "HighLevelPlan",
@@ -37,14 +37,14 @@ export async function planHighLevel(state: ReplanStateType, config?: RunnableCon
     task: "high_level_plan",
     context: {
       goal: state.goal,
-      ...sceneVocabulary(s),
-      world: worldForModel(s.world),
+      ...sceneVocabulary(session),
+      world: worldForModel(session.world),
       scene: state.scene,
       facts: [...state.sceneFacts, ...state.facts],
       reasons: state.reasons,
       failedAttempts: state.failedAttempts,
-      replansSoFar: c.replans,
-      proceduresSoFar: c.procedures,
+      replansSoFar: counters.replans,
+      proceduresSoFar: counters.procedures,
     },
   });
   if (!value.steps.length)

@@ -22,10 +22,10 @@ satisfaction means the action is done. Add nothing the action does not need. Pic
 export async function planMotion(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
+  const session = await run.session();
   // The one-shot baseline writes one reward program for the whole instruction.
   const step = opts.variant === "one-shot" ? state.goal : state.plan!.steps[state.cursor].action;
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: MotionDraft,
     schemaName: "MotionDraft",
@@ -36,9 +36,9 @@ export async function planMotion(state: ReplanStateType, config?: RunnableConfig
       step,
       goal: state.goal,
       procedure: state.plan?.steps ?? [],
-      ...sceneVocabulary(s),
+      ...sceneVocabulary(session),
       ...(opts.variant === "one-shot" ? { objects: state.scene } : {}),
-      world: worldForModel(s.world),
+      world: worldForModel(session.world),
       facts: [...state.sceneFacts, ...state.facts],
     },
   });

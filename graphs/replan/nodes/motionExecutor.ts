@@ -30,8 +30,8 @@ export async function dispatchMotion(state: ReplanStateType, config?: RunnableCo
   const opts = run.settings;
   const ended = budgetEnd(state, opts);
   if (ended) return ended;
-  const s = await run.session();
-  const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL));
+  const session = await run.session();
+  const robot = session.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL));
   if (!robot)
     throw new Error(`no robot on this bridge offers ${MOTION_SKILL}; the hierarchical mode needs reward-driven motion`);
   const motion = state.motion!;
@@ -44,12 +44,12 @@ export async function runMotion(state: ReplanStateType, config?: RunnableConfig)
   // Resumed after the motion was canceled (and recorded as such): nothing is pending; the step is planned again.
   if (!state.pendingGoal) return {};
   const run = runOf<ReplanSettings>(config);
-  const s = await run.session();
+  const session = await run.session();
   const { goalId, motion } = state.pendingGoal;
-  const robot = s.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;
+  const robot = session.robots.find((r) => r.skills.some((k) => k.name === MOTION_SKILL))!;
   const terms = motion.terms.map((t) => termText(t));
   const result = await runRecordedGoal(
-    s,
+    session,
     goalId,
     robot.id,
     MOTION_SKILL,

@@ -14,18 +14,18 @@ that calls something by another wording (a synonym, swapped words, a plural) is 
 marked remapped; a step naming something the scene does not have is rejected with a note.`;
 
 export async function verifyPlan(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const plan = state.plan!;
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "verifier",
     schema: PlanCheck,
     schemaName: "PlanCheck",
     system: PLAN_VERIFIER_PROMPT,
     task: "verify_plan",
-    context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(s), world: worldForModel(s.world) },
+    context: { goal: state.goal, steps: plan.steps, ...sceneVocabulary(session), world: worldForModel(session.world) },
   });
   // Whatever the model judged, a step that stops before its object or target cannot be carried out as written.
-  const names = vocabulary(s.world);
+  const names = vocabulary(session.world);
   const checked = value.steps.map((x) => {
     const missing = x.status === "rejected" ? undefined : missingArgument(x.step.action, names);
     return missing ? { ...x, status: "rejected" as const, note: missing } : x;

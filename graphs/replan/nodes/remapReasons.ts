@@ -16,17 +16,17 @@ that list, and give the sentence back with each such thing called by the listed 
 was, if every name already matches).`;
 
 export async function remapReasons(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   // Each sentence is checked on its own: all at once, one round trip.
   const checked = await Promise.all(
     state.explanations.map((sentence) =>
-      askStructured(s.models, s.modelConfig, {
+      askStructured(session.models, session.modelConfig, {
         role: "verifier",
         schema: NameCheck,
         schemaName: "NameCheck",
         system: REMAP_PROMPT,
         task: "check_names",
-        context: { sentence, ...sceneVocabulary(s), world: worldForModel(s.world) },
+        context: { sentence, ...sceneVocabulary(session), world: worldForModel(session.world) },
       }),
     ),
   );

@@ -17,16 +17,16 @@ satisfaction means the action itself is done (for "open the door", the door's jo
 the handle).`;
 
 export async function verifyMotion(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const motion = state.motion!;
   const draft = MotionDraft.parse(motion.draft);
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "verifier",
     schema: TermCheck,
     schemaName: "TermCheck",
     system: REWARD_VERIFIER_PROMPT,
     task: "check_terms",
-    context: { step: motion.step, draft, world: worldForModel(s.world) },
+    context: { step: motion.step, draft, world: worldForModel(session.world) },
   });
   const kept = [
     ...new Set(

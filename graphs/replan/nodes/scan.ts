@@ -15,24 +15,24 @@ few short facts about what you see: which doors are open or closed, what rests i
 Report only what the image shows.`;
 
 /** One look: which known things the frame shows, and what is seen of them (also the completion check's look). */
-export function lookAtScene(s: Session, view: View) {
-  return askStructured(s.models, s.modelConfig, {
+export function lookAtScene(session: Session, view: View) {
+  return askStructured(session.models, session.modelConfig, {
     role: "perceiver",
     schema: SceneScan,
     schemaName: "SceneScan",
     system: SCAN_PROMPT,
     task: "scan",
-    context: { ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
+    context: { ...sceneVocabulary(session), world: worldForModel(session.world), detections: view.detections },
     images: [view.image],
   });
 }
 
 export async function scanScene(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
-  const s = await run.session();
-  const view = await currentView(s);
-  const { value, usage } = await lookAtScene(s, view);
-  const search = noteSceneLook(state.search, state.goal, s, view, value.visible);
+  const session = await run.session();
+  const view = await currentView(session);
+  const { value, usage } = await lookAtScene(session, view);
+  const search = noteSceneLook(state.search, state.goal, session, view, value.visible);
   return {
     scene: value.visible,
     sceneFacts: value.facts,

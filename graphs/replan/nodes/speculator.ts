@@ -40,10 +40,11 @@ export async function speculate(state: ReplanStateType, config?: RunnableConfig)
     if (run.settings.variant === "one-shot") return "the one-shot baseline has no next step";
     if (!next) return "the plan runs through: its completion check needs the view after the motion";
     if (next.kind === "vision") {
-      const q = await plain(askQuestions(hyp, config));
-      if (q.status && q.status !== "running") return `the vision step, on the prediction: ${q.statusReason}`;
+      const asked = await plain(askQuestions(hyp, config));
+      if (asked.status && asked.status !== "running")
+        return `the vision step, on the prediction: ${asked.statusReason}`;
       // No questions: the facts settle the step (the update moves past it); the step after it is not prepared.
-      record.answers = q.answers ?? [];
+      record.answers = asked.answers ?? [];
       return undefined;
     }
     const drafted = await plain(planMotion(hyp, config));

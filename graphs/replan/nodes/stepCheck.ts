@@ -14,10 +14,10 @@ statement (e.g. "the crate is red", "the green_apple is not inside the cabinet")
 something must first be moved or opened, say what the palm should do next, as one imperative sentence.`;
 
 export async function checkStep(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const plan = state.plan!;
   const step = plan.steps[state.cursor];
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: StepCheck,
     schemaName: "StepCheck",

@@ -24,7 +24,7 @@ visible and the facts about them) and the facts established earlier. List what r
 export async function checkTask(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
   const run = runOf<ReplanSettings>(config);
   const opts = run.settings;
-  const s = await run.session();
+  const session = await run.session();
   const blind = opts.variant === "no-perceiver" || opts.variant === "one-shot";
   const motionsOk = !state.failure;
   let usage: Usage = {};
@@ -32,14 +32,14 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
   let frame = state.frame;
   let search = state.search;
   if (!blind) {
-    const view = await currentView(s);
+    const view = await currentView(session);
     frame = view.frame;
-    const r = await lookAtScene(s, view);
-    usage = r.usage;
-    seen = r.value;
-    search = noteSceneLook(search, state.goal, s, view, seen.visible);
+    const scan = await lookAtScene(session, view);
+    usage = scan.usage;
+    seen = scan.value;
+    search = noteSceneLook(search, state.goal, session, view, seen.visible);
   }
-  const r = await askStructured(s.models, s.modelConfig, {
+  const check = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: GoalCheck,
     schemaName: "GoalCheck",
@@ -47,26 +47,26 @@ export async function checkTask(state: ReplanStateType, config?: RunnableConfig)
     task: "task_done",
     context: {
       goal: state.goal,
-      world: worldForModel(s.world),
+      world: worldForModel(session.world),
       scene: seen?.visible ?? state.scene,
       facts: [...state.facts, ...(seen?.facts ?? [])],
       looked: !blind,
       motionsOk,
     },
   });
-  usage = addUsage(usage, r.usage);
+  usage = addUsage(usage, check.usage);
   const looked = seen ? { scene: seen.visible, sceneFacts: seen.facts, frame, search } : {};
-  if (r.value.achieved) return { status: "succeeded", statusReason: "the goal is achieved", ...looked, usage };
-  const remaining = r.value.remaining.join("; ") || "the goal is not achieved";
+  if (check.value.achieved) return { status: "succeeded", statusReason: "the goal is achieved", ...looked, usage };
+  const remaining = check.value.remaining.join("; ") || "the goal is not achieved";
   if (seen) {
     // A vision step that found it somewhere ("the X is inside the C") keeps its search open, whatever a scan missed.
     const facts = [...state.facts, ...seen.facts];
-    const located = (o: string) =>
-      facts.some((f) => f.includes(o) && /\bis (?:inside|in|on)\b/.test(f) && !/\bnot\b/.test(f));
-    const containers = s.world.places.filter((p) => p.kind === "container").map((p) => p.name);
+    const located = (thing: string) =>
+      facts.some((f) => f.includes(thing) && /\bis (?:inside|in|on)\b/.test(f) && !/\bnot\b/.test(f));
+    const containers = session.world.places.filter((p) => p.kind === "container").map((p) => p.name);
     const exhausted = exhaustedSearch(
       search.since,
-      searchedObjects(state.goal, s.world),
+      searchedObjects(state.goal, session.world),
       [...new Set([...containers, ...search.viewed])],
       located,
     );

@@ -7,15 +7,15 @@ import { INSIDE_IN_VIEW_PIXELS, searchedObjects, noteLook, type SearchLedger } f
 
 export type View = Omit<Frame<SceneDetections>, "png">;
 
-export async function currentView(s: Session): Promise<View> {
-  const { robot, frame, detections: det, image } = await latestFrame<DetectionsMessage>(s);
+export async function currentView(session: Session): Promise<View> {
+  const { robot, frame, detections: det, image } = await latestFrame<DetectionsMessage>(session);
   // The prompt carries the detections and places only (no header), as it always has.
   return { robot, frame, detections: { detections: det.detections, places: det.places }, image };
 }
 
 /** The names a plan may use, as the prompts list them: objects, joints (with what they move) and target points. */
-export function sceneVocabulary(s: Session) {
-  return { objects: s.world.labels, joints: s.world.joints ?? [], targets: s.world.targets ?? [] };
+export function sceneVocabulary(session: Session) {
+  return { objects: session.world.labels, joints: session.world.joints ?? [], targets: session.world.targets ?? [] };
 }
 
 /**
@@ -25,7 +25,7 @@ export function sceneVocabulary(s: Session) {
 export function noteSceneLook(
   search: { since: SearchLedger; viewed: string[] },
   goal: string,
-  s: Session,
+  session: Session,
   view: View,
   visible: string[],
 ): { since: SearchLedger; viewed: string[] } {
@@ -33,7 +33,7 @@ export function noteSceneLook(
     .filter((p) => p.insidePixels >= INSIDE_IN_VIEW_PIXELS && p.state === "open")
     .map((p) => p.name);
   return {
-    since: noteLook(search.since, searchedObjects(goal, s.world), { lookedInto, seen: visible }),
+    since: noteLook(search.since, searchedObjects(goal, session.world), { lookedInto, seen: visible }),
     viewed: [...new Set([...search.viewed, ...lookedInto])],
   };
 }

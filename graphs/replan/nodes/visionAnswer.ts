@@ -13,27 +13,32 @@ starts with yes or no when the question is a yes/no question, using the scene's 
 answer (the inside of a closed door, say), say that it is not in view.`;
 
 export async function answerQuestions(state: ReplanStateType, config?: RunnableConfig): Promise<ReplanUpdate> {
-  const s = await runOf(config).session();
-  const view = await currentView(s);
+  const session = await runOf(config).session();
+  const view = await currentView(session);
   let usage: Usage = {};
   const answers: VisionAnswer[] = [];
   for (const { question } of state.answers) {
-    const r = await askStructured(s.models, s.modelConfig, {
+    const reply = await askStructured(session.models, session.modelConfig, {
       role: "perceiver",
       schema: VisionAnswer,
       schemaName: "VisionAnswer",
       system: ANSWER_PROMPT,
       task: "vision_answer",
-      context: { question, ...sceneVocabulary(s), world: worldForModel(s.world), detections: view.detections },
+      context: {
+        question,
+        ...sceneVocabulary(session),
+        world: worldForModel(session.world),
+        detections: view.detections,
+      },
       images: [view.image],
     });
-    usage = addUsage(usage, r.usage);
-    answers.push({ question, answer: r.value.answer });
+    usage = addUsage(usage, reply.usage);
+    answers.push({ question, answer: reply.value.answer });
   }
   // A vision action, as RePLan counts them: the perceiver was asked.
   // A look for the search ledger too: what the frame shows the inside of. What the answers found is not read from
   // their words here: a later scan confirms it, and the step's facts keep its search open meanwhile (taskCheck.ts).
-  const search = noteSceneLook(state.search, state.goal, s, view, []);
+  const search = noteSceneLook(state.search, state.goal, session, view, []);
   return {
     answers,
     frame: view.frame,

@@ -29,8 +29,8 @@ export async function askQuestions(state: ReplanStateType, config?: RunnableConf
       log: [{ kind: "vision", step: step.action, answers: [], done: true }],
     };
   }
-  const s = await run.session();
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const session = await run.session();
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: VisionQuestions,
     schemaName: "VisionQuestions",

@@ -15,8 +15,8 @@ import { runOf } from "../../../runtime/run";
 const threadOf = (config?: RunnableConfig) => (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
 
 /** The legged robot: the one whose manifest offers walking. */
-function leggedRobot(s: Session): string {
-  const robot = s.robots.find((r) => r.skills.some((k) => k.name === "walk"));
+function leggedRobot(session: Session): string {
+  const robot = session.robots.find((r) => r.skills.some((k) => k.name === "walk"));
   if (!robot) throw new Error("no robot on this bridge offers walk; VLM-PC needs a legged robot's skills");
   return robot.id;
 }
@@ -29,40 +29,45 @@ export async function dispatchSkill(state: VlmpcStateType, config?: RunnableConf
       status: "interrupted",
       statusReason: `interrupted before the next skill: emergency stop (${stop}); ${resumeHint(threadOf(config))}`,
     };
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const record = state.steps[state.steps.length - 1];
   const command = record.answer.plan[0];
-  const goalId = goalIdFor(config, state.counters.skills, leggedRobot(s), command.skill, state.startedAt);
+  const goalId = goalIdFor(config, state.counters.skills, leggedRobot(session), command.skill, state.startedAt);
   return { pendingGoal: { goalId, command, step: record.step } };
 }
 
 export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): Promise<VlmpcUpdate> {
   // Resumed after the skill was canceled (and recorded as such): nothing is pending, the robot looks again.
   if (!state.pendingGoal) return {};
-  const s = await runOf(config).session();
+  const session = await runOf(config).session();
   const { goalId, command, step } = state.pendingGoal;
-  const r = await runRecordedGoal(
-    s,
+  const outcome = await runRecordedGoal(
+    session,
     goalId,
-    leggedRobot(s),
+    leggedRobot(session),
     command.skill,
     { magnitude: command.magnitude },
     runSignal(config),
     config,
   );
-  const v = (r.values ?? {}) as { moved?: unknown; turned?: unknown; stalled?: unknown; seconds?: unknown };
+  const reported = (outcome.values ?? {}) as {
+    moved?: unknown;
+    turned?: unknown;
+    stalled?: unknown;
+    seconds?: unknown;
+  };
   const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   // A skill the robot refused or aborted moved the body no further than its odometry says: to the planner, a stall.
   const result: CourseResult & { seconds: number } = {
     ...command,
-    moved: num(v.moved),
-    turned: num(v.turned),
-    stalled: !r.ok || v.stalled === true,
-    seconds: num(v.seconds),
+    moved: num(reported.moved),
+    turned: num(reported.turned),
+    stalled: !outcome.ok || reported.stalled === true,
+    seconds: num(reported.seconds),
   };
   const counters = { skills: state.counters.skills + 1, skillSeconds: state.counters.skillSeconds + result.seconds };
   // The robot was stopped: the run pauses; after a resume the robot looks and plans again.
-  if (r.status === "canceled") {
+  if (outcome.status === "canceled") {
     const why =
       stopReason(config) ?? "its goal was canceled on the robot (an emergency stop: /robograph/stop or another client)";
     return {
@@ -74,8 +79,8 @@ export async function runSkill(state: VlmpcStateType, config?: RunnableConfig): 
     };
   }
   // A refusal (not a stall: a stalled skill ran, and trying it again is how a slippery log is climbed) is counted.
-  const refused = !r.ok
-    ? countFailure(state.repeats, `${command.skill} ${command.magnitude}`, r.error ?? r.status)
+  const refused = !outcome.ok
+    ? countFailure(state.repeats, `${command.skill} ${command.magnitude}`, outcome.error ?? outcome.status)
     : undefined;
   return {
     pendingGoal: null,

@@ -12,23 +12,23 @@ export async function look(state: VlmpcStateType, config?: RunnableConfig): Prom
   const run = runOf<VlmpcSettings>(config);
   const opts = run.settings;
   const startedAt = state.startedAt || Date.now();
-  const c = state.counters;
-  if (c.skillSeconds >= opts.maxSkillSeconds) {
+  const counters = state.counters;
+  if (counters.skillSeconds >= opts.maxSkillSeconds) {
     return {
       status: "budget_exhausted",
-      statusReason: `stopped after ${c.skillSeconds.toFixed(1)} s of skill time (budget ${opts.maxSkillSeconds} s)`,
+      statusReason: `stopped after ${counters.skillSeconds.toFixed(1)} s of skill time (budget ${opts.maxSkillSeconds} s)`,
       startedAt,
     };
   }
   const over = overBudget(opts, {
-    actions: c.skills,
+    actions: counters.skills,
     replans: 0,
     modelCalls: totalUsage(state.usage).calls,
     startedAt,
   });
   if (over) return { status: "budget_exhausted", statusReason: `stopped after ${over}`, startedAt };
-  const s = await run.session();
-  const { frame, detections } = await latestFrame<RangedDetectionsMessage>(s);
+  const session = await run.session();
+  const { frame, detections } = await latestFrame<RangedDetectionsMessage>(session);
   return {
     sight: { frame, fov: detections.fov, imageWidth: detections.width, detections: detections.detections },
     startedAt,

@@ -96,10 +96,10 @@ export function coursePrompt(
     multiStep: opts.variant !== "no-multi-step",
     ...(examples.length
       ? {
-          examples: examples.map((e) => ({
-            detections: e.detections as RangedDetection[],
-            best: e.best,
-            note: e.note,
+          examples: examples.map((example) => ({
+            detections: example.detections as RangedDetection[],
+            best: example.best,
+            note: example.note,
           })),
         }
       : {}),
@@ -120,15 +120,21 @@ const strip = ({ seconds: _s, ...r }: NonNullable<StepRecord["result"]>) => r;
 
 /** The random baseline's draw: uniform over skills and magnitudes, keyed by the seed and the step. */
 function randomCommand(seed: number, step: number): CourseCommand {
-  const h = createHash("sha256").update(`random-baseline|${seed}|${step}`).digest();
-  return { skill: COURSE_SKILLS[h[0] % COURSE_SKILLS.length], magnitude: MAGNITUDES[h[1] % MAGNITUDES.length] };
+  const digest = createHash("sha256").update(`random-baseline|${seed}|${step}`).digest();
+  return {
+    skill: COURSE_SKILLS[digest[0] % COURSE_SKILLS.length],
+    magnitude: MAGNITUDES[digest[1] % MAGNITUDES.length],
+  };
 }
 
-async function imagesFor(s: Session, frames: { ref?: string; base64?: string }[]) {
-  if (s.modelConfig.backend !== "openai") return [];
+async function imagesFor(session: Session, frames: { ref?: string; base64?: string }[]) {
+  if (session.modelConfig.backend !== "openai") return [];
   return Promise.all(
-    frames.map((f) =>
-      imagePart(f.ref ? s.artifacts.get(f.ref) : Buffer.from(f.base64!, "base64"), s.modelConfig.imageMaxSide),
+    frames.map((frame) =>
+      imagePart(
+        frame.ref ? session.artifacts.get(frame.ref) : Buffer.from(frame.base64!, "base64"),
+        session.modelConfig.imageMaxSide,
+      ),
     ),
   );
 }
@@ -149,16 +155,16 @@ export async function planCourse(state: VlmpcStateType, config?: RunnableConfig)
     };
     return { steps: [{ step, ...sight, answer, prompt: { images: 0, chars: 0 } }], sight: null, plan: [] };
   }
-  const s = await run.session();
+  const session = await run.session();
   const { context, frames } = coursePrompt(state, opts);
-  const { value, usage } = await askStructured(s.models, s.modelConfig, {
+  const { value, usage } = await askStructured(session.models, session.modelConfig, {
     role: "planner",
     schema: CoursePlan,
     schemaName: "CoursePlan",
     system: COURSE_PLANNER_PROMPT,
     task: "plan_course",
     context: context as unknown as Record<string, unknown>,
-    images: await imagesFor(s, frames),
+    images: await imagesFor(session, frames),
   });
   // Asked for one skill, a longer answer still runs only its first.
   const answer = context.multiStep ? value : { ...value, plan: value.plan.slice(0, 1) };

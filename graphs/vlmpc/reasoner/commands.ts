@@ -19,19 +19,21 @@ export interface Decision {
 }
 
 export const cmd = (skill: CourseSkill, magnitude: Magnitude): CourseCommand => ({ skill, magnitude });
-export const distanceOf = (c: CourseCommand) =>
-  c.skill === "climb" ? CLIMB[c.magnitude] : SECONDS[c.magnitude] * (SPEED[c.skill as keyof typeof SPEED] ?? 0);
+export const distanceOf = (command: CourseCommand) =>
+  command.skill === "climb"
+    ? CLIMB[command.magnitude]
+    : SECONDS[command.magnitude] * (SPEED[command.skill as keyof typeof SPEED] ?? 0);
 
 /** The longest walk that stays within `room` metres (a small step at least). */
 export function walkFor(room: number): CourseCommand {
-  const m = (["large", "medium", "small"] as const).find((g) => SECONDS[g] * SPEED.walk <= room) ?? "small";
-  return cmd("walk", m);
+  const magnitude = (["large", "medium", "small"] as const).find((g) => SECONDS[g] * SPEED.walk <= room) ?? "small";
+  return cmd("walk", magnitude);
 }
 
 /** Backward skills that cover `distance` metres (at most two). */
 export function backwardFor(distance: number): CourseCommand[] {
-  const step = (m: number) =>
-    (["small", "medium", "large"] as const).find((g) => SECONDS[g] * SPEED.backward >= m) ?? "large";
+  const step = (metres: number) =>
+    (["small", "medium", "large"] as const).find((g) => SECONDS[g] * SPEED.backward >= metres) ?? "large";
   const first = step(distance);
   const rest = distance - SECONDS[first] * SPEED.backward;
   return rest > 0.05 ? [cmd("backward", first), cmd("backward", step(rest))] : [cmd("backward", first)];
@@ -46,17 +48,17 @@ export function turnMagnitude(angle: number): Magnitude {
  * way. One draw per turn meant, not per skill written: a whole turn flipped a piece at a time would be a plan that
  * undoes itself, which is not a side mistaken, and would make a turn's noise grow with how many skills it takes.
  */
-export function turns(s: Scene, side: "left" | "right", magnitudes: Magnitude[]): CourseCommand[] {
-  const flip = s.rng.next() < s.noise.wrongTurn;
+export function turns(scene: Scene, side: "left" | "right", magnitudes: Magnitude[]): CourseCommand[] {
+  const flip = scene.rng.next() < scene.noise.wrongTurn;
   const way = flip ? (side === "left" ? "right" : "left") : side;
   return magnitudes.map((m) => cmd(way === "left" ? "turn_left" : "turn_right", m));
 }
 
-export const turn = (s: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand =>
-  turns(s, side, [magnitude])[0];
+export const turn = (scene: Scene, side: "left" | "right", magnitude: Magnitude): CourseCommand =>
+  turns(scene, side, [magnitude])[0];
 
-export const turnToward = (s: Scene, bearing: number) =>
-  turn(s, bearing > 0 ? "left" : "right", turnMagnitude(Math.abs(bearing)));
+export const turnToward = (scene: Scene, bearing: number) =>
+  turn(scene, bearing > 0 ? "left" : "right", turnMagnitude(Math.abs(bearing)));
 
 /** Room to walk straight on: up to the first thing in the way that is not walked over. */
 export function freeAhead(dets: RangedDetection[]): number {

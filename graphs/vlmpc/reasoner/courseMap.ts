@@ -44,10 +44,10 @@ const deg = (r: number) => (r * 180) / Math.PI;
 const wrap = (a: number) => ((((a + 180) % 360) + 360) % 360) - 180;
 
 /** The bearings (degrees, + left) of a box's left and right edges: the camera is a pinhole of the look's field of view. */
-function edges(d: RangedDetection, l: Look): { left: number; right: number } {
-  const focal = l.imageWidth / 2 / Math.tan(rad(l.fov / 2));
-  const at = (px: number) => -deg(Math.atan2(px - l.imageWidth / 2, focal));
-  return { left: at(d.box.x), right: at(d.box.x + d.box.w) };
+function edges(detection: RangedDetection, look: Look): { left: number; right: number } {
+  const focal = look.imageWidth / 2 / Math.tan(rad(look.fov / 2));
+  const at = (px: number) => -deg(Math.atan2(px - look.imageWidth / 2, focal));
+  return { left: at(detection.box.x), right: at(detection.box.x + detection.box.w) };
 }
 
 export class CourseMap {
@@ -70,12 +70,12 @@ export class CourseMap {
     for (const p of places) this.mark(this.visited, p.x, p.y);
     // What stopped the body is just ahead of the camera, about as wide as the body.
     for (const b of bumps) {
-      const a = rad(b.th);
+      const heading = rad(b.th);
       for (const t of [-0.2, 0, 0.2])
         this.mark(
           this.blocked,
-          b.x + BUMP_AHEAD * Math.cos(a) - t * Math.sin(a),
-          b.y + BUMP_AHEAD * Math.sin(a) + t * Math.cos(a),
+          b.x + BUMP_AHEAD * Math.cos(heading) - t * Math.sin(heading),
+          b.y + BUMP_AHEAD * Math.sin(heading) + t * Math.cos(heading),
         );
     }
   }
@@ -95,33 +95,33 @@ export class CourseMap {
     return { x: (Math.floor(k / SIZE) - SIZE / 2 + 0.5) * CELL, y: ((k % SIZE) - SIZE / 2 + 0.5) * CELL };
   }
 
-  private add(l: Look, blocks: (d: RangedDetection, from: MapPose) => boolean): void {
-    const walls = l.detections.filter((d) => blocks(d, l.pose)).map((d) => ({ d, ...edges(d, l) }));
+  private add(look: Look, blocks: (d: RangedDetection, from: MapPose) => boolean): void {
+    const walls = look.detections.filter((d) => blocks(d, look.pose)).map((d) => ({ d, ...edges(d, look) }));
     // What it cannot pass: each such thing as a segment across the line of sight, as wide as it measured — but only
     // over the bearings its box spans: a wall seen slantwise measures wider than it looks, and square to the line of
     // sight it would cover the opening beside it too.
     for (const { d, left, right } of walls) {
-      const a = rad(l.pose.th + d.bearing);
-      const cx = l.pose.x + d.distance * Math.cos(a),
-        cy = l.pose.y + d.distance * Math.sin(a);
-      const ux = -Math.sin(a),
-        uy = Math.cos(a);
+      const heading = rad(look.pose.th + d.bearing);
+      const cx = look.pose.x + d.distance * Math.cos(heading),
+        cy = look.pose.y + d.distance * Math.sin(heading);
+      const ux = -Math.sin(heading),
+        uy = Math.cos(heading);
       for (let t = -d.width / 2; t <= d.width / 2 + 1e-9; t += CELL / 2) {
         const x = cx + ux * t,
           y = cy + uy * t;
-        const b = wrap(deg(Math.atan2(y - l.pose.y, x - l.pose.x)) - l.pose.th);
-        if (b <= left + 1 && b >= right - 1) this.mark(this.blocked, x, y);
+        const bearing = wrap(deg(Math.atan2(y - look.pose.y, x - look.pose.x)) - look.pose.th);
+        if (bearing <= left + 1 && bearing >= right - 1) this.mark(this.blocked, x, y);
       }
     }
     // The ground it saw clear: along each bearing of the view, up to the first thing it cannot pass.
-    for (let b = -l.fov / 2 + 2; b <= l.fov / 2 - 2; b += 4) {
+    for (let b = -look.fov / 2 + 2; b <= look.fov / 2 - 2; b += 4) {
       const range = Math.min(
         SEEN_RANGE,
         ...walls.filter((w) => b <= w.left + 1 && b >= w.right - 1).map((w) => w.d.distance - 0.15),
       );
-      const a = rad(l.pose.th + b);
+      const heading = rad(look.pose.th + b);
       for (let r = 0.3; r <= range; r += CELL / 2)
-        this.mark(this.seen, l.pose.x + r * Math.cos(a), l.pose.y + r * Math.sin(a));
+        this.mark(this.seen, look.pose.x + r * Math.cos(heading), look.pose.y + r * Math.sin(heading));
     }
   }
 
@@ -136,50 +136,54 @@ export class CourseMap {
       if (!this.blocked[k]) continue;
       for (let di = -1; di <= 1; di++)
         for (let dj = -1; dj <= 1; dj++) {
-          const m = k + di * SIZE + dj;
-          if (m >= 0 && m < SIZE * SIZE) near[m] = 1;
+          const neighbour = k + di * SIZE + dj;
+          if (neighbour >= 0 && neighbour < SIZE * SIZE) near[neighbour] = 1;
         }
     }
     cost[start] = 0;
     const queue = new Heap<[number, number]>((a, b) => a[0] - b[0]);
     queue.push([0, start]);
     while (queue.length) {
-      const [c, k] = queue.pop()!;
-      if (c > cost[k]) continue;
+      const [queuedCost, k] = queue.pop()!;
+      if (queuedCost > cost[k]) continue;
       const i = Math.floor(k / SIZE),
         j = k % SIZE;
       for (let di = -1; di <= 1; di++)
         for (let dj = -1; dj <= 1; dj++) {
-          const a = i + di,
-            b = j + dj;
-          if ((!di && !dj) || a < 0 || b < 0 || a >= SIZE || b >= SIZE) continue;
-          const m = a * SIZE + b;
-          if (this.blocked[m] && m !== start) continue;
-          const step = Math.hypot(di, dj) * CELL * (this.seen[m] || this.visited[m] ? 1 : 1.3) * (near[m] ? 3 : 1);
-          if (cost[k] + step < cost[m]) {
-            cost[m] = cost[k] + step;
-            parent[m] = k;
-            queue.push([cost[m], m]);
+          const row = i + di,
+            col = j + dj;
+          if ((!di && !dj) || row < 0 || col < 0 || row >= SIZE || col >= SIZE) continue;
+          const neighbour = row * SIZE + col;
+          if (this.blocked[neighbour] && neighbour !== start) continue;
+          const step =
+            Math.hypot(di, dj) *
+            CELL *
+            (this.seen[neighbour] || this.visited[neighbour] ? 1 : 1.3) *
+            (near[neighbour] ? 3 : 1);
+          if (cost[k] + step < cost[neighbour]) {
+            cost[neighbour] = cost[k] + step;
+            parent[neighbour] = k;
+            queue.push([cost[neighbour], neighbour]);
           }
         }
     }
     return { cost, parent };
   }
 
-  /** Whether a frame showed the ground at `p` clear. */
-  hasSeen(p: { x: number; y: number }): boolean {
-    const k = this.index(p.x, p.y);
+  /** Whether a frame showed the ground at `point` clear. */
+  hasSeen(point: { x: number; y: number }): boolean {
+    const k = this.index(point.x, point.y);
     return k >= 0 && this.seen[k] === 1;
   }
 
-  /** Whether the straight strip from `a` to `b` crosses nothing seen blocked. */
-  clear(a: { x: number; y: number }, b: { x: number; y: number }): boolean {
-    const len = Math.hypot(b.x - a.x, b.y - a.y);
-    const ux = (b.x - a.x) / Math.max(1e-9, len),
-      uy = (b.y - a.y) / Math.max(1e-9, len);
+  /** Whether the straight strip from `origin` to `target` crosses nothing seen blocked. */
+  clear(origin: { x: number; y: number }, target: { x: number; y: number }): boolean {
+    const len = Math.hypot(target.x - origin.x, target.y - origin.y);
+    const ux = (target.x - origin.x) / Math.max(1e-9, len),
+      uy = (target.y - origin.y) / Math.max(1e-9, len);
     for (let t = 0.3; t <= len; t += CELL / 2) {
       for (const side of [-HALF_BODY, 0, HALF_BODY]) {
-        const k = this.index(a.x + ux * t - uy * side, a.y + uy * t + ux * side);
+        const k = this.index(origin.x + ux * t - uy * side, origin.y + uy * t + ux * side);
         if (k >= 0 && this.blocked[k]) return false;
       }
     }
@@ -192,9 +196,9 @@ export class CourseMap {
     for (let k = goal; k >= 0 && path.length < SIZE * SIZE; k = parent[k]) path.unshift(k);
     let best = this.centre(path[Math.min(1, path.length - 1)]);
     for (const k of path.slice(1)) {
-      const c = this.centre(k);
-      if (Math.hypot(c.x - from.x, c.y - from.y) > 2.5 || !this.clear(from, c)) break;
-      best = c;
+      const point = this.centre(k);
+      if (Math.hypot(point.x - from.x, point.y - from.y) > 2.5 || !this.clear(from, point)) break;
+      best = point;
     }
     return best;
   }
@@ -212,8 +216,8 @@ export class CourseMap {
     let best = Infinity;
     for (let k = 0; k < SIZE * SIZE; k++) {
       if (this.seen[k] || this.blocked[k] || cost[k] === Infinity || cost[k] >= best) continue;
-      const c = this.centre(k);
-      if (places.some((p) => Math.hypot(p.x - c.x, p.y - c.y) < away)) continue;
+      const point = this.centre(k);
+      if (places.some((p) => Math.hypot(p.x - point.x, p.y - point.y) < away)) continue;
       // Unseen ground next to ground seen clear (the edge of what it knows); any unseen ground only when there is none.
       const i = Math.floor(k / SIZE),
         j = k % SIZE;
@@ -223,13 +227,13 @@ export class CourseMap {
         [0, 1],
         [0, -1],
       ].some(([di, dj]) => {
-        const a = i + di,
-          b = j + dj;
-        return a >= 0 && b >= 0 && a < SIZE && b < SIZE && this.seen[a * SIZE + b] === 1;
+        const row = i + di,
+          col = j + dj;
+        return row >= 0 && col >= 0 && row < SIZE && col < SIZE && this.seen[row * SIZE + col] === 1;
       });
       // Turning costs time too: of two places about as far, the one nearer the way it faces (and no flip-flopping
       // between sides as each look shows a little more).
-      const turnBy = Math.abs(wrap(deg(Math.atan2(c.y - from.y, c.x - from.x)) - from.th));
+      const turnBy = Math.abs(wrap(deg(Math.atan2(point.y - from.y, point.x - from.x)) - from.th));
       const score = cost[k] + (edge ? 0 : 1000) + TURN_COST * (turnBy / 90);
       if (score < best) {
         best = score;

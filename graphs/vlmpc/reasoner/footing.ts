@@ -31,11 +31,11 @@ export function onFooting(ctx: CourseContext): CourseContext {
   let climbed: Climbed | undefined;
   let height = 0;
   let changed = false;
-  const history = ctx.history.map((h, i) => {
+  const history = ctx.history.map((entry, i) => {
     const frameHeight = height;
-    const r = h.result;
-    if (r.skill === "climb" && ctx.history[i - 1]?.result.skill !== "climb") {
-      const thing = firstInPath(h.detections, NEAR);
+    const result = entry.result;
+    if (result.skill === "climb" && ctx.history[i - 1]?.result.skill !== "climb") {
+      const thing = firstInPath(entry.detections, NEAR);
       // Stairs and slopes are climbed step by step, not stood on at one height.
       const kind = thing && KINDS[thing.label];
       climbed =
@@ -49,14 +49,14 @@ export function onFooting(ctx: CourseContext): CourseContext {
           : undefined;
     }
     if (climbed) {
-      climbed.travelled += r.moved;
+      climbed.travelled += result.moved;
       const on = climbed.travelled >= climbed.on && climbed.travelled < climbed.off;
       height = on ? climbed.top : 0;
       if (climbed.travelled >= climbed.off || climbed.travelled < 0) climbed = undefined;
     }
-    if (frameHeight <= 0) return h;
+    if (frameHeight <= 0) return entry;
     changed = true;
-    return { ...h, detections: raise(h.detections, frameHeight) };
+    return { ...entry, detections: raise(entry.detections, frameHeight) };
   });
   if (!changed && height <= 0) return ctx;
   return { ...ctx, history, frame: { ...ctx.frame, detections: raise(ctx.frame.detections, height) } };

@@ -13,15 +13,15 @@ export const deg = (r: number) => (r * 180) / Math.PI;
 export const wrap = (a: number) => ((((a + 180) % 360) + 360) % 360) - 180;
 
 /** Forward and lateral (+ left) offsets of a detection, for a robot facing `heading` degrees left of the camera axis. */
-export function offsets(d: RangedDetection, heading = 0): { x: number; y: number } {
-  const b = rad(d.bearing - heading);
-  return { x: d.distance * Math.cos(b), y: d.distance * Math.sin(b) };
+export function offsets(detection: RangedDetection, heading = 0): { x: number; y: number } {
+  const angle = rad(detection.bearing - heading);
+  return { x: detection.distance * Math.cos(angle), y: detection.distance * Math.sin(angle) };
 }
 
-export function inPath(d: RangedDetection, reach: number, heading = 0): boolean {
-  const { x, y } = offsets(d, heading);
+export function inPath(detection: RangedDetection, reach: number, heading = 0): boolean {
+  const { x, y } = offsets(detection, heading);
   // x = 0: the camera is already at (or beneath) it.
-  return x >= 0 && x <= reach && Math.abs(y) - d.width / 2 < CORRIDOR;
+  return x >= 0 && x <= reach && Math.abs(y) - detection.width / 2 < CORRIDOR;
 }
 
 export const obstaclesOf = (dets: RangedDetection[]) => dets.filter((d) => d.label !== TOY);
@@ -79,34 +79,36 @@ export function corridorOf(dets: RangedDetection[]): Corridor | undefined {
  * The thing ahead together with its neighbours that leave gaps narrower than the body between them (stools in a row):
  * the body cannot pass between, so they are one thing to go around. A synthetic detection spanning them all.
  */
-export function groupOf(d: RangedDetection, dets: RangedDetection[]): RangedDetection {
-  const span = (o: RangedDetection) => {
-    const { x, y } = offsets(o);
-    return { x, lo: y - o.width / 2, hi: y + o.width / 2 };
+export function groupOf(detection: RangedDetection, dets: RangedDetection[]): RangedDetection {
+  const span = (thing: RangedDetection) => {
+    const { x, y } = offsets(thing);
+    return { x, lo: y - thing.width / 2, hi: y + thing.width / 2 };
   };
-  const others = obstaclesOf(dets).filter((o) => o !== d && plainWay(o) === "around" && !SIDE_LABELS.has(o.label));
-  let { x, lo, hi } = span(d);
+  const others = obstaclesOf(dets).filter(
+    (o) => o !== detection && plainWay(o) === "around" && !SIDE_LABELS.has(o.label),
+  );
+  let { x, lo, hi } = span(detection);
   let grew = true;
   const used = new Set<RangedDetection>();
   while (grew) {
     grew = false;
     for (const o of others) {
       if (used.has(o)) continue;
-      const q = span(o);
-      if (Math.abs(q.x - x) > 0.6) continue;
-      const gap = Math.max(q.lo - hi, lo - q.hi);
+      const spanned = span(o);
+      if (Math.abs(spanned.x - x) > 0.6) continue;
+      const gap = Math.max(spanned.lo - hi, lo - spanned.hi);
       if (gap < ROBOT.width + 0.1) {
         used.add(o);
-        lo = Math.min(lo, q.lo);
-        hi = Math.max(hi, q.hi);
-        x = Math.min(x, q.x);
+        lo = Math.min(lo, spanned.lo);
+        hi = Math.max(hi, spanned.hi);
+        x = Math.min(x, spanned.x);
         grew = true;
       }
     }
   }
-  if (!used.size) return d;
+  if (!used.size) return detection;
   const y = (lo + hi) / 2;
-  return { ...d, distance: Math.hypot(x, y), bearing: deg(Math.atan2(y, x)), width: hi - lo };
+  return { ...detection, distance: Math.hypot(x, y), bearing: deg(Math.atan2(y, x)), width: hi - lo };
 }
 
 /** Everything in view is seen only up to below crawling height, and what is near fills the image up to its top edge. */

@@ -30,12 +30,21 @@ export function planCourse(shown: CourseContext, noise: NoiseKnobs, rng: Draw): 
   const passed = passing(mem, ctx.frame);
   const view = ctx.frame.detections.filter((d) => !passed.has(d));
   const map = mapOf(ctx, mem);
-  const s: Scene = { ctx, mem, noise, rng, toy: toyOf(ctx.frame.detections), target: target(ctx, mem, map), view, map };
-  const fresh = decide(s);
-  const chosen = compare(s, fresh);
+  const scene: Scene = {
+    ctx,
+    mem,
+    noise,
+    rng,
+    toy: toyOf(ctx.frame.detections),
+    target: target(ctx, mem, map),
+    view,
+    map,
+  };
+  const fresh = decide(scene);
+  const chosen = compare(scene, fresh);
   const plan = chosen.plan.slice(0, ctx.multiStep ? 5 : 1);
   return {
-    progress: progressText(s),
+    progress: progressText(scene),
     plan,
     keepsPrevious: chosen.keepsPrevious,
     comparison: chosen.comparison,

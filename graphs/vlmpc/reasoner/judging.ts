@@ -36,13 +36,13 @@ export interface Judged {
 }
 
 /** One look at the obstacle in the way: three draws always, so later draws do not depend on which slips happened. */
-export function judge(d: RangedDetection, noise: NoiseKnobs, rng: Draw): Judged {
+export function judge(detection: RangedDetection, noise: NoiseKnobs, rng: Draw): Judged {
   const misread = rng.next() < noise.misreadObstacle;
   const pick = rng.next();
   const misjudge = rng.next() < noise.misjudgeClearance;
-  let { label, top, underside } = d;
+  let { label, top, underside } = detection;
   if (misread) {
-    const others = OBSTACLE_LABELS.filter((l) => l !== d.label);
+    const others = OBSTACLE_LABELS.filter((l) => l !== detection.label);
     label = others[Math.floor(pick * others.length)];
     ({ top, underside } = KINDS[label]);
   }
@@ -50,7 +50,12 @@ export function judge(d: RangedDetection, noise: NoiseKnobs, rng: Draw): Judged 
     top = misjudged(top, ROBOT.climbHeight);
     underside = misjudged(underside, ROBOT.crawlHeight);
   }
-  return { d, label, way: wayOf(label, top, underside), slip: misread || misjudge ? "uncertain reading" : undefined };
+  return {
+    d: detection,
+    label,
+    way: wayOf(label, top, underside),
+    slip: misread || misjudge ? "uncertain reading" : undefined,
+  };
 }
 
 export const plainWay = (d: RangedDetection) => wayOf(d.label, d.top, d.underside);

@@ -44,20 +44,24 @@ export interface Memory {
 }
 
 /** Odometry: half the turn, the move, the other half — skills turn or move, and this is exact for either. */
-function advance(p: Pose, r: CourseResult): Pose {
-  const mid = p.th + r.turned / 2;
-  return { x: p.x + r.moved * Math.cos(rad(mid)), y: p.y + r.moved * Math.sin(rad(mid)), th: p.th + r.turned };
+function advance(pose: Pose, result: CourseResult): Pose {
+  const mid = pose.th + result.turned / 2;
+  return {
+    x: pose.x + result.moved * Math.cos(rad(mid)),
+    y: pose.y + result.moved * Math.sin(rad(mid)),
+    th: pose.th + result.turned,
+  };
 }
 
-function worldPoint(p: Pose, s: ToySighting): { x: number; y: number } {
-  const a = rad(p.th + s.bearing);
-  return { x: p.x + s.distance * Math.cos(a), y: p.y + s.distance * Math.sin(a) };
+function worldPoint(pose: Pose, sighting: ToySighting): { x: number; y: number } {
+  const heading = rad(pose.th + sighting.bearing);
+  return { x: pose.x + sighting.distance * Math.cos(heading), y: pose.y + sighting.distance * Math.sin(heading) };
 }
 
-export function relative(p: Pose, q: { x: number; y: number }): ToySighting {
-  const dx = q.x - p.x;
-  const dy = q.y - p.y;
-  return { distance: Math.hypot(dx, dy), bearing: wrap(deg(Math.atan2(dy, dx)) - p.th) };
+export function relative(pose: Pose, point: { x: number; y: number }): ToySighting {
+  const dx = point.x - pose.x;
+  const dy = point.y - pose.y;
+  return { distance: Math.hypot(dx, dy), bearing: wrap(deg(Math.atan2(dy, dx)) - pose.th) };
 }
 
 /** Older condensed steps, then the frames shown, in step order (a step shown in full wins over its summary). */
@@ -66,14 +70,14 @@ function pastSteps(ctx: CourseContext): Omit<Past, "pose">[] {
   const older = (ctx.summary ?? [])
     .filter((s) => !shown.has(s.step))
     .map((s) => ({ step: s.step, toy: s.toy, result: s }));
-  const recent = ctx.history.map((h) => {
-    const toy = toyOf(h.detections);
+  const recent = ctx.history.map((entry) => {
+    const toy = toyOf(entry.detections);
     return {
-      step: h.step,
-      detections: h.detections,
+      step: entry.step,
+      detections: entry.detections,
       toy: toy && { distance: toy.distance, bearing: toy.bearing },
-      result: h.result,
-      answer: h.answer,
+      result: entry.result,
+      answer: entry.answer,
     };
   });
   return [...older, ...recent].sort((a, b) => a.step - b.step);
@@ -132,9 +136,9 @@ export const NOTHING_NAMED = "something";
 
 /** Within this distance (m) and turn (degrees) of where a stalled skill began, the body is at the same spot. */
 const SAME_SPOT = { metres: 0.2, degrees: 20 };
-const atSpot = (mem: Memory, p: Pose) =>
-  Math.hypot(p.x - mem.pose.x, p.y - mem.pose.y) <= SAME_SPOT.metres &&
-  Math.abs(wrap(p.th - mem.pose.th)) <= SAME_SPOT.degrees;
+const atSpot = (mem: Memory, pose: Pose) =>
+  Math.hypot(pose.x - mem.pose.x, pose.y - mem.pose.y) <= SAME_SPOT.metres &&
+  Math.abs(wrap(pose.th - mem.pose.th)) <= SAME_SPOT.degrees;
 
 /** Approaches this many degrees apart are different ways at a thing: a crawl that caught at a slant may go squarely. */
 const SAME_APPROACH = 35;
@@ -147,11 +151,11 @@ const SAME_APPROACH = 35;
 export function banned(mem: Memory, skill: CourseSkill, label: string, toward?: number): boolean {
   // With nothing named in the way, a stall says something only about the spot it happened at.
   const here = mem.stalls.filter(
-    (s) =>
-      s.skill === skill &&
-      s.label === label &&
-      (toward === undefined || Math.abs(wrap(s.toward - toward)) <= SAME_APPROACH) &&
-      (label !== NOTHING_NAMED || atSpot(mem, mem.past[s.index].pose)),
+    (stall) =>
+      stall.skill === skill &&
+      stall.label === label &&
+      (toward === undefined || Math.abs(wrap(stall.toward - toward)) <= SAME_APPROACH) &&
+      (label !== NOTHING_NAMED || atSpot(mem, mem.past[stall.index].pose)),
   );
   return here.length >= triesAllowed(skill, label) || (skill === "crawl" && here.some((s) => s.walls));
 }
@@ -183,9 +187,10 @@ export function wayLeft(mem: Memory, label: string, way: Way, toward?: number): 
 export function detourSide(mem: Memory, label: string): "left" | "right" | undefined {
   let recent: "left" | "right" | undefined;
   for (let i = mem.past.length - 1; i >= 0; i--) {
-    const p = mem.past[i];
-    const turn = p.result.skill === "turn_left" ? "left" : p.result.skill === "turn_right" ? "right" : undefined;
-    const from = turn && p.detections && firstInPath(p.detections, NEAR_AROUND);
+    const earlier = mem.past[i];
+    const turn =
+      earlier.result.skill === "turn_left" ? "left" : earlier.result.skill === "turn_right" ? "right" : undefined;
+    const from = turn && earlier.detections && firstInPath(earlier.detections, NEAR_AROUND);
     if (!from) continue;
     if (from.label === label) return turn;
     if (i >= mem.past.length - RECENT_STEPS) recent ??= turn;
@@ -221,9 +226,9 @@ export function roomBehind(mem: Memory): number {
   let last = mem.past.length - 1;
   let since = 0;
   for (; last >= 0 && mem.past[last].result.skill !== "crawl"; last--) {
-    const r = mem.past[last].result;
-    if (r.skill === "backward") return Infinity;
-    since += Math.max(0, r.moved);
+    const result = mem.past[last].result;
+    if (result.skill === "backward") return Infinity;
+    since += Math.max(0, result.moved);
   }
   const run = last >= 0 ? crawlRun(mem.past, last) : undefined;
   if (!run) return Infinity;

@@ -31,16 +31,16 @@ export interface Scene {
  * at the edge of the image on the side turned from, a sliver of it. The turn cleared it; walking on passes it.
  */
 export function passing(mem: Memory, frame: CourseContext["frame"]): Set<RangedDetection> {
-  const p = mem.past.at(-1);
+  const previous = mem.past.at(-1);
   const out = new Set<RangedDetection>();
   if (
-    !p?.detections ||
-    (p.result.skill !== "turn_left" && p.result.skill !== "turn_right") ||
-    Math.abs(p.result.turned) < 40
+    !previous?.detections ||
+    (previous.result.skill !== "turn_left" && previous.result.skill !== "turn_right") ||
+    Math.abs(previous.result.turned) < 40
   )
     return out;
-  const from = p.detections.filter((d) => inPath(d, NEAR_AROUND));
-  const sign = p.result.turned > 0 ? -1 : 1;
+  const from = previous.detections.filter((d) => inPath(d, NEAR_AROUND));
+  const sign = previous.result.turned > 0 ? -1 : 1;
   for (const d of frame.detections) {
     if (d.label === TOY || sign * d.bearing < frame.fov / 2 - 10 || d.width > 0.15) continue;
     if (from.some((f) => f.label === d.label)) out.add(d);
@@ -64,10 +64,10 @@ export function target(ctx: CourseContext, mem: Memory, map: CourseMap): Scene["
   // Never seen: keep to the line it set out on, steering back to it after detours (an empty history knows no line
   // but straight on). A line that ran into a dead end is given up: the new line is the way it turned on leaving.
   const line = courseLine(mem);
-  const c = Math.cos(rad(line.th)),
+  const cosine = Math.cos(rad(line.th)),
     sn = Math.sin(rad(line.th));
-  const along = Math.max(0, (mem.pose.x - line.x) * c + (mem.pose.y - line.y) * sn) + 2.5;
-  const ahead = relative(mem.pose, { x: line.x + along * c, y: line.y + along * sn });
+  const along = Math.max(0, (mem.pose.x - line.x) * cosine + (mem.pose.y - line.y) * sn) + 2.5;
+  const ahead = relative(mem.pose, { x: line.x + along * cosine, y: line.y + along * sn });
   // The line runs into something it cannot pass (a wall across the room): search — go look where it has not seen.
   const probe = {
     x: mem.pose.x + 1.5 * Math.cos(rad(mem.pose.th + ahead.bearing)),
@@ -89,17 +89,18 @@ export function mapOf(ctx: CourseContext, mem: Memory): CourseMap {
     .map((p) => ({ pose: p.pose, detections: p.detections!, ...camera }));
   looks.push({ pose: mem.pose, detections: ctx.frame.detections, ...camera });
   // What already failed at a thing is out, as the planner meets it: a bench it could not crawl under blocks like a wall.
-  const blocks = (d: RangedDetection, from: Pose) =>
-    d.label !== TOY && wayLeft(mem, d.label, plainWay(d), approach(from, d)) === "around";
+  const blocks = (detection: RangedDetection, from: Pose) =>
+    detection.label !== TOY &&
+    wayLeft(mem, detection.label, plainWay(detection), approach(from, detection)) === "around";
   return new CourseMap(looks, [...mem.past.map((p) => p.pose), mem.pose], blocks, bumps(mem));
 }
 
 /** Where walks stalled with nothing it could walk over, climb or crawl under named in the way: the pose each stopped at. */
 function bumps(mem: Memory): Pose[] {
   return mem.stalls.flatMap((st) => {
-    const p = mem.past[st.index];
-    if (p.result.skill !== "walk") return [];
-    const ahead = p.detections && firstInPath(p.detections, NEAR);
+    const step = mem.past[st.index];
+    if (step.result.skill !== "walk") return [];
+    const ahead = step.detections && firstInPath(step.detections, NEAR);
     if (ahead && plainWay(ahead) !== "around") return [];
     return [st.index + 1 < mem.past.length ? mem.past[st.index + 1].pose : mem.pose];
   });
@@ -108,12 +109,12 @@ function bumps(mem: Memory): Pose[] {
 /** The line the course is followed along: where it set out, or where it turned after backing out of a dead-end corridor. */
 function courseLine(mem: Memory): Pose {
   let line: Pose = { x: 0, y: 0, th: 0 };
-  mem.past.forEach((p, i) => {
-    if (p.result.skill !== "backward" || !p.detections) return;
-    const c = corridorOf(p.detections);
-    if (!c?.narrow) return;
-    const turning = (q: Past) =>
-      (q.result.skill === "turn_left" || q.result.skill === "turn_right") && Math.abs(q.result.turned) > 5;
+  mem.past.forEach((step, i) => {
+    if (step.result.skill !== "backward" || !step.detections) return;
+    const corridor = corridorOf(step.detections);
+    if (!corridor?.narrow) return;
+    const turning = (later: Past) =>
+      (later.result.skill === "turn_left" || later.result.skill === "turn_right") && Math.abs(later.result.turned) > 5;
     const j = mem.past.findIndex((q, k) => k > i && turning(q));
     if (j < 0) return;
     // Across the corridor's line, a right angle to the side it turned on leaving, from where it turned.

@@ -33,7 +33,7 @@ interface GoalRecord {
 
 export class Actions {
   /** Every action server, by name; with `schema`, goal arguments are validated before the handler runs. */
-  readonly byName = new Map<string, { type: string; handler: ActionHandler<any>; schema?: z.ZodType }>();
+  readonly byName = new Map<string, { type: string; handler: ActionHandler; schema?: z.ZodType }>();
   /** Goals running and finished goals remembered, by goal id, oldest first. */
   readonly goals = new Map<string, GoalRecord>();
   private goalBytes = 0;
@@ -67,65 +67,66 @@ export class Actions {
 
   /** Forgets every finished goal (a world restarted for a new episode: no goal id of the last one re-attaches). */
   forgetFinishedGoals(): number {
-    let n = 0;
+    let forgotten = 0;
     for (const [id, g] of this.goals) {
       if (g.status < GoalStatus.SUCCEEDED) continue;
       this.goals.delete(id);
       this.goalBytes -= g.bytes;
-      n++;
+      forgotten++;
     }
-    return n;
+    return forgotten;
   }
 
-  onSendGoal(conn: Connection, m: SendActionGoalMsg): void {
-    const goalId = m.id ?? `goal:${m.action}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
+  onSendGoal(conn: Connection, message: SendActionGoalMsg): void {
+    const goalId = message.id ?? `goal:${message.action}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
     const fail = (msg: string) => {
       this.out.status(conn, "error", msg, goalId);
       this.out.send(conn, {
         op: "action_result",
         id: goalId,
-        action: m.action,
+        action: message.action,
         values: msg,
         status: GoalStatus.ABORTED,
         result: false,
       });
     };
     // Before anything else, a re-attach by goal id included: the allowlist decides what a client may reach.
-    if (!this.allowed.action(m.action))
-      return fail(`action ${short(m.action, 200)} is not allowed by this bridge's actions allowlist`);
+    if (!this.allowed.action(message.action))
+      return fail(`action ${short(message.action, 200)} is not allowed by this bridge's actions allowlist`);
     const existing = this.goals.get(goalId);
     if (existing) {
       // Same goal id again: re-attach instead of executing twice.
-      if (existing.action !== m.action) return fail(`goal id ${goalId} is already used by ${existing.action}`);
+      if (existing.action !== message.action) return fail(`goal id ${goalId} is already used by ${existing.action}`);
       if (existing.status >= GoalStatus.SUCCEEDED) this.sendResult(conn, existing);
       else {
         existing.listeners.add(conn);
-        if (m.feedback !== false) existing.feedbackTo.add(conn);
+        if (message.feedback !== false) existing.feedbackTo.add(conn);
       }
       return;
     }
-    const action = this.byName.get(m.action);
-    if (!action) return fail(`action ${m.action} does not exist`);
-    if (m.action_type !== action.type) return fail(`action ${m.action} has type ${action.type}, not ${m.action_type}`);
-    let args: unknown = m.args ?? {};
+    const action = this.byName.get(message.action);
+    if (!action) return fail(`action ${message.action} does not exist`);
+    if (message.action_type !== action.type)
+      return fail(`action ${message.action} has type ${action.type}, not ${message.action_type}`);
+    let args: unknown = message.args ?? {};
     if (action.schema) {
-      const p = action.schema.safeParse(args);
-      if (!p.success) {
+      const parsed = action.schema.safeParse(args);
+      if (!parsed.success) {
         return fail(
-          `invalid arguments for ${m.action}: ${p.error.issues.map((i) => `${i.path.join(".") || "(args)"}: ${i.message}`).join("; ")}`,
+          `invalid arguments for ${message.action}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(args)"}: ${i.message}`).join("; ")}`,
         );
       }
-      args = p.data;
+      args = parsed.data;
     }
     const rec: GoalRecord = {
       id: goalId,
-      action: m.action,
+      action: message.action,
       status: GoalStatus.EXECUTING,
       controller: new AbortController(),
       listeners: new Set([conn]),
-      feedbackTo: new Set(m.feedback === false ? [] : [conn]),
-      fragmentSize: m.fragment_size,
-      bytes: 2 * (goalId.length + m.action.length),
+      feedbackTo: new Set(message.feedback === false ? [] : [conn]),
+      fragmentSize: message.fragment_size,
+      bytes: 2 * (goalId.length + message.action.length),
     };
     this.remember(rec);
     const ctx: ActionContext = {
@@ -135,7 +136,7 @@ export class Actions {
         for (const c of rec.feedbackTo)
           this.out.send(
             c,
-            { op: "action_feedback", id: goalId, action: m.action, values },
+            { op: "action_feedback", id: goalId, action: message.action, values },
             rec.fragmentSize,
             goalId,
             true,
@@ -146,7 +147,7 @@ export class Actions {
     Promise.resolve()
       .then(() => action.handler(args, ctx))
       .then((out) => {
-        if (!out) throw new Error(`action ${m.action} ended without an outcome`);
+        if (!out) throw new Error(`action ${message.action} ended without an outcome`);
         this.finish(
           rec,
           out.status === "succeeded"
@@ -163,15 +164,15 @@ export class Actions {
       });
   }
 
-  onCancelGoal(conn: Connection, m: Msg<"cancel_action_goal">): void {
-    const g = this.goals.get(m.id);
-    if (!g || g.action !== m.action) {
-      this.out.status(conn, "warning", `no goal ${m.id} on ${m.action} to cancel`, m.id);
+  onCancelGoal(conn: Connection, message: Msg<"cancel_action_goal">): void {
+    const goal = this.goals.get(message.id);
+    if (!goal || goal.action !== message.action) {
+      this.out.status(conn, "warning", `no goal ${message.id} on ${message.action} to cancel`, message.id);
       return;
     }
-    if (g.status <= GoalStatus.EXECUTING) {
-      g.status = GoalStatus.CANCELING;
-      g.controller.abort();
+    if (goal.status <= GoalStatus.EXECUTING) {
+      goal.status = GoalStatus.CANCELING;
+      goal.controller.abort();
     }
   }
 
@@ -182,7 +183,7 @@ export class Actions {
     rec.listeners.clear();
     rec.feedbackTo.clear();
     // The result is what a finished goal costs to remember.
-    let size = 0;
+    let size: number;
     try {
       size = 2 * (JSON.stringify(values)?.length ?? 0);
     } catch {

@@ -36,7 +36,7 @@ export function refuseOpenBind(host: string, token?: string): void {
 /** Whether an upgrade request presents `token` (any request does when there is none). */
 export function authorized(req: IncomingMessage, token: string | undefined): boolean {
   if (!token) return true;
-  let query: string | null = null;
+  let query: string | null;
   try {
     query = new URL(req.url ?? "/", "http://x").searchParams.get("token");
   } catch {
@@ -44,10 +44,10 @@ export function authorized(req: IncomingMessage, token: string | undefined): boo
   }
   // The auth scheme is case-insensitive (RFC 7235); an empty `?token=` is no credential and hides no header.
   const header = /^\s*bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-  const b = Buffer.from(token);
+  const expected = Buffer.from(token);
   return [query, header].some((presented) => {
     if (!presented) return false;
-    const a = Buffer.from(presented);
-    return a.length === b.length && timingSafeEqual(a, b);
+    const given = Buffer.from(presented);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   });
 }

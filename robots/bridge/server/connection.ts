@@ -41,8 +41,8 @@ export interface Connection {
 const LEVELS = { info: 0, warning: 1, error: 2, none: 3 } as const;
 /** Longest status text sent back: an error about a hostile message never echoes it whole. */
 const MAX_STATUS_CHARS = 2000;
-export const short = (text: string, n = 120) =>
-  text.length > n ? `${text.slice(0, n)}… (${text.length} characters)` : text;
+export const short = (text: string, limit = 120) =>
+  text.length > limit ? `${text.slice(0, limit)}… (${text.length} characters)` : text;
 
 export class Outbox {
   constructor(

@@ -87,49 +87,49 @@ export class Dispatcher {
       }
       return;
     }
-    const m = parsed.data;
-    switch (m.op) {
+    const message = parsed.data;
+    switch (message.op) {
       case "fragment": {
         let whole: string | undefined;
         try {
-          whole = conn.fragments.add(m);
+          whole = conn.fragments.add(message);
         } catch (err) {
-          this.out.status(conn, "error", (err as Error).message, m.id);
+          this.out.status(conn, "error", (err as Error).message, message.id);
           return;
         }
         if (whole !== undefined) this.onText(conn, whole);
         return;
       }
       case "call_service":
-        void this.services.onCallService(conn, m);
+        void this.services.onCallService(conn, message);
         return;
       case "subscribe":
-        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
-        this.topics.onSubscribe(conn, m);
+        if (!this.allowed.topic(message.topic)) return this.refuse(conn, "topic", message.topic, message.id);
+        this.topics.onSubscribe(conn, message);
         return;
       case "unsubscribe":
-        this.topics.onUnsubscribe(conn, m);
+        this.topics.onUnsubscribe(conn, message);
         return;
       case "advertise":
-        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
-        this.topics.onAdvertise(conn, m);
+        if (!this.allowed.topic(message.topic)) return this.refuse(conn, "topic", message.topic, message.id);
+        this.topics.onAdvertise(conn, message);
         return;
       case "unadvertise":
-        this.topics.unadvertiseFor(conn, m.topic);
+        this.topics.unadvertiseFor(conn, message.topic);
         return;
       case "publish":
-        if (!this.allowed.topic(m.topic)) return this.refuse(conn, "topic", m.topic, m.id);
-        this.topics.onPublish(conn, m);
+        if (!this.allowed.topic(message.topic)) return this.refuse(conn, "topic", message.topic, message.id);
+        this.topics.onPublish(conn, message);
         return;
       case "send_action_goal":
-        this.actions.onSendGoal(conn, m);
+        this.actions.onSendGoal(conn, message);
         return;
       case "cancel_action_goal":
-        if (!this.allowed.action(m.action)) return this.refuse(conn, "action", m.action, m.id);
-        this.actions.onCancelGoal(conn, m);
+        if (!this.allowed.action(message.action)) return this.refuse(conn, "action", message.action, message.id);
+        this.actions.onCancelGoal(conn, message);
         return;
       case "set_level":
-        conn.level = m.level;
+        conn.level = message.level;
         return;
       case "service_response":
         // We never call services on clients; tolerate and ignore.

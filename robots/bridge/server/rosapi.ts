@@ -24,9 +24,9 @@ export function advertiseRosapi(reg: Registry): void {
   const services = () => [...reg.services.keys()].filter(reg.allowed.service).sort();
   const actions = () => [...reg.actions.keys()].filter(reg.allowed.action).sort();
   const str = (args: unknown, key: string) => {
-    const v = (args as Record<string, unknown> | undefined)?.[key];
-    if (typeof v !== "string") throw new ServiceRefusal(`args.${key} must be a string`);
-    return v;
+    const value = (args as Record<string, unknown> | undefined)?.[key];
+    if (typeof value !== "string") throw new ServiceRefusal(`args.${key} must be a string`);
+    return value;
   };
   const srv = (name: string, handler: ServiceHandler) =>
     reg.advertiseService(
@@ -42,8 +42,8 @@ export function advertiseRosapi(reg: Registry): void {
     return { topics: names, types: names.map((t) => reg.topics.get(t)!.type) };
   });
   srv("topic_type", (args) => {
-    const t = absolute(str(args, "topic"));
-    return { type: reg.allowed.topic(t) ? (reg.topics.get(t)?.type ?? "") : "" };
+    const topic = absolute(str(args, "topic"));
+    return { type: reg.allowed.topic(topic) ? (reg.topics.get(topic)?.type ?? "") : "" };
   });
   srv("topics_for_type", (args) => {
     const type = str(args, "type");
@@ -63,10 +63,10 @@ export function advertiseRosapi(reg: Registry): void {
   srv("node_details", (args) => {
     const node = absolute(str(args, "node"));
     // A robot's node owns the names under its namespace; the bridge's own node publishes and serves the rest.
-    const mine = (n: string) =>
+    const mine = (name: string) =>
       reg.nodes.includes(node)
-        ? n.startsWith(`${node}/`)
-        : node === "/rosbridge_websocket" && !reg.nodes.some((r) => n.startsWith(`${r}/`));
+        ? name.startsWith(`${node}/`)
+        : node === "/rosbridge_websocket" && !reg.nodes.some((r) => name.startsWith(`${r}/`));
     return { subscribing: [], publishing: topics().filter(mine), services: services().filter(mine) };
   });
 }

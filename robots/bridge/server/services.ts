@@ -31,26 +31,26 @@ export class Services {
     private readonly out: Outbox,
   ) {}
 
-  async onCallService(conn: Connection, m: CallServiceMsg): Promise<void> {
+  async onCallService(conn: Connection, message: CallServiceMsg): Promise<void> {
     const reply = (values: unknown, result: boolean) =>
       this.out.send(
         conn,
-        { op: "service_response", id: m.id, service: m.service, values, result },
-        m.fragment_size,
-        m.id,
+        { op: "service_response", id: message.id, service: message.service, values, result },
+        message.fragment_size,
+        message.id,
       );
-    const name = absolute(m.service);
+    const name = absolute(message.service);
     if (!this.allowed.service(name)) {
       reply(`service ${short(name, 200)} is not allowed by this bridge's services allowlist`, false);
       return;
     }
     const svc = this.byName.get(name);
     if (!svc) {
-      reply(`service ${m.service} does not exist`, false);
+      reply(`service ${message.service} does not exist`, false);
       return;
     }
     try {
-      const values = await svc.handler(m.args ?? {}, {
+      const values = await svc.handler(message.args ?? {}, {
         clientId: conn.id,
         remoteAddress: conn.remoteAddress,
         loopback: conn.loopback,

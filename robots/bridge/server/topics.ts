@@ -28,19 +28,19 @@ export class Topics {
   ) {}
 
   clearLatched(topic: string): void {
-    const t = this.byName.get(topic);
-    if (t) t.last = undefined;
+    const entry = this.byName.get(topic);
+    if (entry) entry.last = undefined;
   }
 
   subscriberCount(topic: string): number {
-    let n = 0;
-    for (const c of this.connections) if (c.subscriptions.has(topic)) n++;
-    return n;
+    let count = 0;
+    for (const c of this.connections) if (c.subscriptions.has(topic)) count++;
+    return count;
   }
 
   publish(topic: string, msg: unknown): void {
-    const t = this.byName.get(topic);
-    if (t?.latched) t.last = msg;
+    const entry = this.byName.get(topic);
+    if (entry?.latched) entry.last = msg;
     for (const c of this.connections) {
       const sub = c.subscriptions.get(topic);
       if (sub) this.deliver(c, topic, sub, msg);
@@ -50,68 +50,88 @@ export class Topics {
   /** A client stops advertising `topic`; a topic only clients advertised goes with the last of them. */
   unadvertiseFor(conn: Connection, topic: string): void {
     conn.advertised.delete(topic);
-    const t = this.byName.get(topic);
-    if (!t?.advertisers) return;
-    t.advertisers.delete(conn);
-    if (t.advertisers.size === 0) this.byName.delete(topic);
+    const entry = this.byName.get(topic);
+    if (!entry?.advertisers) return;
+    entry.advertisers.delete(conn);
+    if (entry.advertisers.size === 0) this.byName.delete(topic);
   }
 
-  onUnsubscribe(conn: Connection, m: Msg<"unsubscribe">): void {
-    const s = conn.subscriptions.get(m.topic);
-    if (s) clearTimeout(s.timer);
-    conn.subscriptions.delete(m.topic);
+  onUnsubscribe(conn: Connection, message: Msg<"unsubscribe">): void {
+    const subscription = conn.subscriptions.get(message.topic);
+    if (subscription) clearTimeout(subscription.timer);
+    conn.subscriptions.delete(message.topic);
   }
 
-  onAdvertise(conn: Connection, m: Msg<"advertise">): void {
-    const existing = this.byName.get(m.topic);
-    if (existing && existing.type !== m.type) {
-      this.out.status(conn, "error", `topic ${m.topic} already has type ${existing.type}, not ${m.type}`, m.id);
+  onAdvertise(conn: Connection, message: Msg<"advertise">): void {
+    const existing = this.byName.get(message.topic);
+    if (existing && existing.type !== message.type) {
+      this.out.status(
+        conn,
+        "error",
+        `topic ${message.topic} already has type ${existing.type}, not ${message.type}`,
+        message.id,
+      );
       return;
     }
-    if (!conn.advertised.has(m.topic) && conn.advertised.size >= this.opts.maxTopicsPerClient) {
-      this.out.status(conn, "error", `a client may advertise at most ${this.opts.maxTopicsPerClient} topics`, m.id);
+    if (!conn.advertised.has(message.topic) && conn.advertised.size >= this.opts.maxTopicsPerClient) {
+      this.out.status(
+        conn,
+        "error",
+        `a client may advertise at most ${this.opts.maxTopicsPerClient} topics`,
+        message.id,
+      );
       return;
     }
-    if (!existing) this.byName.set(m.topic, { type: m.type, latched: false, advertisers: new Set([conn]) });
+    if (!existing) this.byName.set(message.topic, { type: message.type, latched: false, advertisers: new Set([conn]) });
     else existing.advertisers?.add(conn);
-    conn.advertised.set(m.topic, m.type);
+    conn.advertised.set(message.topic, message.type);
   }
 
-  onPublish(conn: Connection, m: Msg<"publish">): void {
-    const t = this.byName.get(m.topic);
+  onPublish(conn: Connection, message: Msg<"publish">): void {
+    const entry = this.byName.get(message.topic);
     // Only topics this client advertised: a client may not speak for the robot's own topics.
-    if (!t || !conn.advertised.has(m.topic)) {
-      this.out.status(conn, "error", `publish to ${m.topic} before advertise`, m.id);
+    if (!entry || !conn.advertised.has(message.topic)) {
+      this.out.status(conn, "error", `publish to ${message.topic} before advertise`, message.id);
       return;
     }
-    t.onMessage?.(m.msg, conn.id);
-    this.publish(m.topic, m.msg);
+    entry.onMessage?.(message.msg, conn.id);
+    this.publish(message.topic, message.msg);
   }
 
-  onSubscribe(conn: Connection, m: SubscribeMsg): void {
-    const t = this.byName.get(m.topic);
-    if (t && m.type && m.type !== t.type) {
-      this.out.status(conn, "error", `topic ${m.topic} has type ${t.type}, not ${m.type}`, m.id);
+  onSubscribe(conn: Connection, message: SubscribeMsg): void {
+    const entry = this.byName.get(message.topic);
+    if (entry && message.type && message.type !== entry.type) {
+      this.out.status(conn, "error", `topic ${message.topic} has type ${entry.type}, not ${message.type}`, message.id);
       return;
     }
-    if (m.compression && m.compression !== "none") {
-      this.out.status(conn, "warning", `compression ${m.compression} is not supported; sending plain JSON`, m.id);
+    if (message.compression && message.compression !== "none") {
+      this.out.status(
+        conn,
+        "warning",
+        `compression ${message.compression} is not supported; sending plain JSON`,
+        message.id,
+      );
     }
-    const prev = conn.subscriptions.get(m.topic);
+    const prev = conn.subscriptions.get(message.topic);
     if (!prev && conn.subscriptions.size >= this.opts.maxTopicsPerClient) {
-      this.out.status(conn, "error", `a client may subscribe to at most ${this.opts.maxTopicsPerClient} topics`, m.id);
+      this.out.status(
+        conn,
+        "error",
+        `a client may subscribe to at most ${this.opts.maxTopicsPerClient} topics`,
+        message.id,
+      );
       return;
     }
     if (prev) clearTimeout(prev.timer);
     const sub: Subscription = {
-      id: m.id,
-      throttleMs: m.throttle_rate ?? 0,
-      fragmentSize: m.fragment_size,
+      id: message.id,
+      throttleMs: message.throttle_rate ?? 0,
+      fragmentSize: message.fragment_size,
       lastSentAt: 0,
     };
-    conn.subscriptions.set(m.topic, sub);
-    if (t?.latched && t.last !== undefined) this.deliver(conn, m.topic, sub, t.last);
-    t?.onSubscribe?.(m.topic);
+    conn.subscriptions.set(message.topic, sub);
+    if (entry?.latched && entry.last !== undefined) this.deliver(conn, message.topic, sub, entry.last);
+    entry?.onSubscribe?.(message.topic);
   }
 
   private deliver(conn: Connection, topic: string, sub: Subscription, msg: unknown): void {
@@ -122,9 +142,9 @@ export class Topics {
       sub.timer ??= setTimeout(
         () => {
           sub.timer = undefined;
-          const p = sub.pending;
+          const pending = sub.pending;
           sub.pending = undefined;
-          if (p !== undefined && conn.subscriptions.get(topic) === sub) this.deliver(conn, topic, sub, p);
+          if (pending !== undefined && conn.subscriptions.get(topic) === sub) this.deliver(conn, topic, sub, pending);
         },
         sub.throttleMs - (now - sub.lastSentAt),
       );

@@ -12,10 +12,10 @@ const clip01 = (v: number) => Math.min(1, Math.max(0, v));
 const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 /** tanh² decay as dm_control's `tolerance`: 1 within `bound`, 0.1 at `bound + margin`, towards 0 beyond. */
 const TANH_AT_MARGIN = Math.atanh(Math.sqrt(1 - 0.1));
-export function tanhDecay(d: number, bound = 0.01, margin = 0.1): number {
-  if (d <= bound) return 1;
-  const t = Math.tanh((TANH_AT_MARGIN * (d - bound)) / margin);
-  return clip01(1 - t * t);
+export function tanhDecay(distance: number, bound = 0.01, margin = 0.1): number {
+  if (distance <= bound) return 1;
+  const decay = Math.tanh((TANH_AT_MARGIN * (distance - bound)) / margin);
+  return clip01(1 - decay * decay);
 }
 const above = (p: readonly number[], dz: number): [number, number, number] => [p[0], p[1], p[2] + dz];
 
@@ -28,8 +28,8 @@ export const rewards = {
   /** 0 below 5 cm above the basket floor, 1 above 10 cm, linear between (the block's centre). */
   lift: (s: BlockState, x: Color) => clip01((s.blocks[x][2] - 0.05) / 0.05),
   /** Full reward within half a block of the spot (a pyramid's top block sits half a block off each base block). */
-  place: (s: BlockState, x: Color, y: Color) =>
-    tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2 + 0.002),
+  place: (state: BlockState, x: Color, y: Color) =>
+    tanhDecay(dist(state.blocks[x], above(state.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2 + 0.002),
   /** place, but only once the gripper has let go. */
   stack: (s: BlockState, x: Color, y: Color) => (s.grasped ? 0 : rewards.place(s, x, y)),
   triple_stack: (s: BlockState, x: Color, y: Color, z: Color) => rewards.stack(s, x, y) * rewards.stack(s, y, z),
@@ -40,10 +40,12 @@ export const rewards = {
    * elsewhere, not on Y), falling off steeply within that (not the place reward's 10 cm margin: a block set down
    * beside Y is off it). 0 while X is held.
    */
-  unstack: (s: BlockState, x: Color, y: Color) =>
-    s.grasped
+  unstack: (state: BlockState, x: Color, y: Color) =>
+    state.grasped
       ? 0
-      : clip01(1 - tanhDecay(dist(s.blocks[x], above(s.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2, 0.75 * BLOCK_SIZE)),
+      : clip01(
+          1 - tanhDecay(dist(state.blocks[x], above(state.blocks[y], BLOCK_SIZE)), BLOCK_SIZE / 2, 0.75 * BLOCK_SIZE),
+        ),
 };
 /** Sparse forms where the paper's shaped reward has a natural success threshold (reward > 0.95). */
 export const sparse = (shaped: number) => (shaped > 0.95 ? 1 : 0);
@@ -204,15 +206,15 @@ const byId = new Map(SKILLS.map((s) => [s.id, s]));
 const byCaption = new Map(SKILLS.map((s) => [s.caption, s]));
 
 export function skillInfo(id: string): SkillInfo {
-  const s = byId.get(id);
-  if (!s) throw new Error(`unknown skill ${JSON.stringify(id)}; known: ${SKILL_IDS.join(", ")}`);
-  return s;
+  const skill = byId.get(id);
+  if (!skill) throw new Error(`unknown skill ${JSON.stringify(id)}; known: ${SKILL_IDS.join(", ")}`);
+  return skill;
 }
 export const isSkillId = (id: string) => byId.has(id);
 /** Exact caption match (the retrieval the paper's exemplars do); undefined when no skill has that caption. */
 export const skillByCaption = (caption: string): SkillInfo | undefined => byCaption.get(caption.trim().toLowerCase());
 
 /** Every skill's reward at one state, in SKILL_IDS order, rounded to 1e-4. */
-export function allRewards(s: BlockState): number[] {
-  return SKILLS.map((k) => Math.round(clip01(k.reward(s)) * 1e4) / 1e4);
+export function allRewards(state: BlockState): number[] {
+  return SKILLS.map((k) => Math.round(clip01(k.reward(state)) * 1e4) / 1e4);
 }

@@ -37,21 +37,21 @@ export interface ControllerParams {
   speed: number;
 }
 
-export function readParams(p: readonly number[]): ControllerParams {
-  const src = COLORS[argmax(p.slice(0, 3))];
-  const d = argmax(p.slice(3, 7));
-  const dst = d === 3 || COLORS[d] === src ? null : COLORS[d];
+export function readParams(params: readonly number[]): ControllerParams {
+  const src = COLORS[argmax(params.slice(0, 3))];
+  const dstIndex = argmax(params.slice(3, 7));
+  const dst = dstIndex === 3 || COLORS[dstIndex] === src ? null : COLORS[dstIndex];
   return {
     src,
     dst,
-    close: p[7] >= 0.5,
-    idleOpening: p[8],
-    reachOffset: [p[9], p[10], p[11]],
-    graspDz: p[12],
-    carryZ: p[13],
-    placeDz: p[14],
-    release: p[15] >= 0.5,
-    speed: p[16],
+    close: params[7] >= 0.5,
+    idleOpening: params[8],
+    reachOffset: [params[9], params[10], params[11]],
+    graspDz: params[12],
+    carryZ: params[13],
+    placeDz: params[14],
+    release: params[15] >= 0.5,
+    speed: params[16],
   };
 }
 
@@ -68,44 +68,46 @@ export class SkillController {
     this.p = readParams(params);
   }
 
-  act(s: BlockState): ControlOutput {
-    const p = this.p;
-    const src = s.blocks[p.src];
-    if (!p.close) return { target: add(src, p.reachOffset), opening: p.idleOpening };
-    if (this.released) return { target: [s.tcp[0], s.tcp[1], Math.max(s.tcp[2], src[2] + RETREAT)], opening: 1 };
-    if (s.held !== p.src) return this.grasp(s, src);
+  act(state: BlockState): ControlOutput {
+    const params = this.p;
+    const src = state.blocks[params.src];
+    if (!params.close) return { target: add(src, params.reachOffset), opening: params.idleOpening };
+    if (this.released)
+      return { target: [state.tcp[0], state.tcp[1], Math.max(state.tcp[2], src[2] + RETREAT)], opening: 1 };
+    if (state.held !== params.src) return this.grasp(state, src);
     // Holding the source: targets are for the block's centre, mapped to the TCP by the grip's offset.
-    const grip = sub(s.tcp, src);
+    const grip = sub(state.tcp, src);
     const toTcp = (c: readonly number[]) => add(c, grip);
     this.closing = false;
-    if (!p.dst) return { target: toTcp([src[0], src[1], p.carryZ]), opening: 0 };
-    const goal = add(s.blocks[p.dst], [0, 0, p.placeDz]);
-    const carry = Math.max(p.carryZ, goal[2] + 0.01);
+    if (!params.dst) return { target: toTcp([src[0], src[1], params.carryZ]), opening: 0 };
+    const goal = add(state.blocks[params.dst], [0, 0, params.placeDz]);
+    const carry = Math.max(params.carryZ, goal[2] + 0.01);
     if (hdist(src, goal) > ALIGNED) {
       // Rise before travelling so the held block does not plough through the others.
       if (src[2] < carry - 0.01 && hdist(src, goal) > 3 * ALIGNED)
         return { target: toTcp([src[0], src[1], carry]), opening: 0 };
       return { target: toTcp([goal[0], goal[1], Math.max(src[2], goal[2])]), opening: 0 };
     }
-    if (p.release && Math.hypot(...sub(src, goal)) < ARRIVED) {
+    if (params.release && Math.hypot(...sub(src, goal)) < ARRIVED) {
       this.released = true;
-      return { target: s.tcp, opening: 1 };
+      return { target: state.tcp, opening: 1 };
     }
     return { target: toTcp(goal), opening: 0 };
   }
 
-  private grasp(s: BlockState, src: V3): ControlOutput {
+  private grasp(state: BlockState, src: V3): ControlOutput {
     // Holding another block: let it go first.
-    if (s.grasped) return { target: [s.tcp[0], s.tcp[1], s.tcp[2] + 0.03], opening: 1 };
+    if (state.grasped) return { target: [state.tcp[0], state.tcp[1], state.tcp[2] + 0.03], opening: 1 };
     const at = add(src, [0, 0, this.p.graspDz]);
     if (this.closing) {
       // Shut on nothing: open again and retry.
-      if (s.opening < (BLOCK_SIZE - 0.006) / FINGER_MAX) this.closing = false;
+      if (state.opening < (BLOCK_SIZE - 0.006) / FINGER_MAX) this.closing = false;
       return { target: at, opening: this.closing ? 0 : 1 };
     }
-    if (hdist(s.tcp, src) > ALIGNED)
-      return { target: [src[0], src[1], Math.max(s.tcp[2], at[2], src[2] + BLOCK_SIZE)], opening: 1 };
-    if (Math.hypot(...sub(s.tcp, at)) < ARRIVED && s.opening * FINGER_MAX > BLOCK_SIZE + 0.004) this.closing = true;
+    if (hdist(state.tcp, src) > ALIGNED)
+      return { target: [src[0], src[1], Math.max(state.tcp[2], at[2], src[2] + BLOCK_SIZE)], opening: 1 };
+    if (Math.hypot(...sub(state.tcp, at)) < ARRIVED && state.opening * FINGER_MAX > BLOCK_SIZE + 0.004)
+      this.closing = true;
     return { target: at, opening: this.closing ? 0 : 1 };
   }
 }
@@ -118,11 +120,11 @@ export function stepTowards(
   min: readonly number[],
   max: readonly number[],
 ): void {
-  const d = sub(target, cmd);
-  const n = Math.hypot(...d);
+  const delta = sub(target, cmd);
+  const distance = Math.hypot(...delta);
   const step = speed * CONTROL_TICK;
-  const k = n > step ? step / n : 1;
-  for (let i = 0; i < 3; i++) cmd[i] = Math.min(max[i], Math.max(min[i], cmd[i] + k * d[i]));
+  const k = distance > step ? step / distance : 1;
+  for (let i = 0; i < 3; i++) cmd[i] = Math.min(max[i], Math.max(min[i], cmd[i] + k * delta[i]));
 }
 
 /** Finger speed, m/s: a full close takes 0.4 s. */

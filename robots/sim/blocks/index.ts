@@ -24,9 +24,9 @@ export async function serveBlocks(opts: BlocksServeOptions): Promise<ServedWorld
   const world = await BlocksWorld.create(opts);
   const served = await serveWorld(world, opts);
   served.server.advertiseService(EPISODES_SERVICE, EPISODES_TYPE, (args) => {
-    const p = EpisodesRequest.safeParse(args ?? {});
-    if (!p.success) throw new ServiceRefusal(`invalid episodes request: ${explainGoalError(p.error)}`);
-    const { ids, since, limit } = p.data;
+    const parsed = EpisodesRequest.safeParse(args ?? {});
+    if (!parsed.success) throw new ServiceRefusal(`invalid episodes request: ${explainGoalError(parsed.error)}`);
+    const { ids, since, limit } = parsed.data;
     try {
       const episodes = ids ? ids.map((id) => world.store.get(id)) : world.store.since(since ?? 0, limit);
       return { episodes, total: world.store.length };

@@ -63,39 +63,43 @@ export class BlocksCamera {
 
   detect(frame: Frame, view: BlocksView): BlocksDetections {
     const raw = detectObjects(frame, this.geomToLabel, this.labels, this.labels, this.noise, this.rng);
-    const n = this.labels.length;
-    const sum = new Float64Array(3 * n),
-      cnt = new Int32Array(n);
+    const labelCount = this.labels.length;
+    const sum = new Float64Array(3 * labelCount),
+      cnt = new Int32Array(labelCount);
     let basketPx = 0;
     for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g < 0) continue;
-      if (this.basketGeoms[g]) basketPx++;
-      const e = this.geomToLabel[g];
-      if (e < 0) continue;
-      cnt[e]++;
-      for (let k = 0; k < 3; k++) sum[3 * e + k] += frame.rgb[3 * i + k];
+      const geom = frame.geom[i];
+      if (geom < 0) continue;
+      if (this.basketGeoms[geom]) basketPx++;
+      const entity = this.geomToLabel[geom];
+      if (entity < 0) continue;
+      cnt[entity]++;
+      for (let k = 0; k < 3; k++) sum[3 * entity + k] += frame.rgb[3 * i + k];
     }
-    const clouds = entityClouds(frame, blocksCameraPose(), this.camera.fovDeg, this.geomToLabel, n);
+    const clouds = entityClouds(frame, blocksCameraPose(), this.camera.fovDeg, this.geomToLabel, labelCount);
     const held = heldBy(
       [view.hand()],
       raw.map((d) => clouds[d.entity]),
     );
-    const detections = raw.map((d, k) => {
-      const e = d.entity;
+    const detections = raw.map((detection, k) => {
+      const entity = detection.entity;
       // Resting on another block: on what its pixels show under it (as seen in this frame, under whatever name).
-      const supports = raw.filter((o) => o.entity !== e).map((o) => ({ name: o.label, cloud: clouds[o.entity] }));
-      const location = locateCloud(clouds[e], {
+      const supports = raw.filter((o) => o.entity !== entity).map((o) => ({ name: o.label, cloud: clouds[o.entity] }));
+      const location = locateCloud(clouds[entity], {
         heldBy: held[k],
         supports,
         fallback: { relation: "in", place: "basket" },
       });
       return {
-        label: d.label,
-        score: d.score,
-        box: d.box,
+        label: detection.label,
+        score: detection.score,
+        box: detection.box,
         location,
-        color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]),
+        color: colorName(
+          sum[3 * entity] / cnt[entity],
+          sum[3 * entity + 1] / cnt[entity],
+          sum[3 * entity + 2] / cnt[entity],
+        ),
       };
     });
     const places =

@@ -23,11 +23,11 @@ export interface StateSource {
 }
 
 export function readState(src: StateSource): BlockState {
-  const v = (p: number[]) => p as [number, number, number];
+  const asVec3 = (p: number[]) => p as [number, number, number];
   const blocks = {} as Record<Color, [number, number, number]>;
-  COLORS.forEach((c, i) => (blocks[c] = v(pointPosition(src.data, src.blocks[i].point))));
+  COLORS.forEach((c, i) => (blocks[c] = asVec3(pointPosition(src.data, src.blocks[i].point))));
   return {
-    tcp: v(pointPosition(src.data, { kind: "body", id: src.palmBody })),
+    tcp: asVec3(pointPosition(src.data, { kind: "body", id: src.palmBody })),
     opening: Math.min(1, Math.max(0, src.opening / FINGER_MAX)),
     grasped: src.held >= 0,
     held: src.held >= 0 ? COLORS[src.held] : null,

@@ -7,7 +7,7 @@
  * Layouts are seeded: the blocks' places and yaws, the gripper's start and its finger opening.
  */
 import { BLOCK_SIZE, COLORS, FINGER_MAX, type Color } from "../../msgs/blocks";
-import { box, f, palmActuators, RGBA } from "../palm/scene";
+import { box, attributeNumbers, palmActuators, RGBA } from "../palm/scene";
 import { Rng } from "../../random";
 
 /** Inner half-width of the basket, metres; its floor's top is z = 0. */
@@ -39,12 +39,12 @@ export interface BlocksLayout {
 }
 
 const yawQuat = (yaw: number): [number, number, number, number] => [Math.cos(yaw / 2), 0, 0, Math.sin(yaw / 2)];
-/** q ⊗ r (w, x, y, z). */
-const mul = (q: number[], r: number[]): [number, number, number, number] => [
-  q[0] * r[0] - q[1] * r[1] - q[2] * r[2] - q[3] * r[3],
-  q[0] * r[1] + q[1] * r[0] + q[2] * r[3] - q[3] * r[2],
-  q[0] * r[2] - q[1] * r[3] + q[2] * r[0] + q[3] * r[1],
-  q[0] * r[3] + q[1] * r[2] - q[2] * r[1] + q[3] * r[0],
+/** left ⊗ right (w, x, y, z). */
+const mul = (left: number[], right: number[]): [number, number, number, number] => [
+  left[0] * right[0] - left[1] * right[1] - left[2] * right[2] - left[3] * right[3],
+  left[0] * right[1] + left[1] * right[0] + left[2] * right[3] - left[3] * right[2],
+  left[0] * right[2] - left[1] * right[3] + left[2] * right[0] + left[3] * right[1],
+  left[0] * right[3] + left[1] * right[2] - left[2] * right[1] + left[3] * right[0],
 ];
 
 /**
@@ -54,24 +54,24 @@ const mul = (q: number[], r: number[]): [number, number, number, number] => [
  */
 export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
   const rng = new Rng(seed * 7919 + 17);
-  const u = (a: number, b: number) => a + (b - a) * rng.next();
+  const uniform = (a: number, b: number) => a + (b - a) * rng.next();
   const placed: { x: number; y: number }[] = [];
   const blocks = {} as BlocksLayout["blocks"];
-  const h = BLOCK_SIZE / 2;
+  const half = BLOCK_SIZE / 2;
   for (const c of COLORS) {
-    let p = { x: 0, y: 0 };
+    let position = { x: 0, y: 0 };
     for (let tries = 0; tries < 200; tries++) {
-      p = { x: u(-0.1, 0.1), y: u(-0.1, 0.1) };
-      if (placed.every((q) => Math.hypot(p.x - q.x, p.y - q.y) > 0.07)) break;
+      position = { x: uniform(-0.1, 0.1), y: uniform(-0.1, 0.1) };
+      if (placed.every((q) => Math.hypot(position.x - q.x, position.y - q.y) > 0.07)) break;
     }
-    placed.push(p);
-    blocks[c] = { ...p, z: h + 0.0005, quat: yawQuat(u(-Math.PI / 4, Math.PI / 4)) };
+    placed.push(position);
+    blocks[c] = { ...position, z: half + 0.0005, quat: yawQuat(uniform(-Math.PI / 4, Math.PI / 4)) };
   }
   const layout: BlocksLayout = {
     seed,
     start,
     blocks,
-    tcp: [u(-0.08, 0.08), u(-0.08, 0.08), u(0.12, 0.2)],
+    tcp: [uniform(-0.08, 0.08), uniform(-0.08, 0.08), uniform(0.12, 0.2)],
     opening: rng.next(),
   };
   if (start === "floor") return layout;
@@ -81,33 +81,34 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
     const j = Math.floor(rng.next() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
   }
-  const [a, b, c] = order;
+  const [first, second, third] = order;
   if (start === "stacked") {
-    // a on b (a few millimetres off centre, turned a little), and in one layout of three c on a as well.
+    // first on second (a few millimetres off centre, turned a little), and in one layout of three third on first as
+    // well.
     const on = (top: Color, under: Color) => {
       const base = blocks[under];
       blocks[top] = {
-        x: base.x + u(-0.004, 0.004),
-        y: base.y + u(-0.004, 0.004),
+        x: base.x + uniform(-0.004, 0.004),
+        y: base.y + uniform(-0.004, 0.004),
         z: base.z + BLOCK_SIZE + 0.001,
-        quat: mul(base.quat, yawQuat(u(-0.2, 0.2))),
+        quat: mul(base.quat, yawQuat(uniform(-0.2, 0.2))),
       };
     };
-    on(a, b);
-    if (rng.next() < 1 / 3) on(c, a);
+    on(first, second);
+    if (rng.next() < 1 / 3) on(third, first);
   } else if (start === "leaning") {
-    // a tilted against b's side, its lower edge on the floor: b turned square to the line between them, a turned
-    // about the horizontal axis across that line so that its upper edge rests on b's near face.
-    const base = blocks[b];
-    const dir = Math.atan2(-base.y, -base.x) + u(-0.6, 0.6); // toward the basket's middle, so a stays inside it
-    const tilt = u(0.55, 0.7);
+    // first tilted against second's side, its lower edge on the floor: second turned square to the line between them,
+    // first turned about the horizontal axis across that line so that its upper edge rests on second's near face.
+    const base = blocks[second];
+    const dir = Math.atan2(-base.y, -base.x) + uniform(-0.6, 0.6); // toward the basket's middle, so first stays inside it
+    const tilt = uniform(0.55, 0.7);
     const ux = Math.cos(dir),
       uy = Math.sin(dir);
-    // In the vertical plane along the line (b's centre at 0, the near face at -h): the floor corner at p, the upper
-    // corner on the face; the centre half a diagonal from the floor corner.
-    const p = -h - BLOCK_SIZE * Math.cos(tilt);
-    const along = p + h * (Math.cos(tilt) - Math.sin(tilt));
-    const up = h * (Math.sin(tilt) + Math.cos(tilt));
+    // In the vertical plane along the line (second's centre at 0, the near face at -half): the floor corner at
+    // floorCorner, the upper corner on the face; the centre half a diagonal from the floor corner.
+    const floorCorner = -half - BLOCK_SIZE * Math.cos(tilt);
+    const along = floorCorner + half * (Math.cos(tilt) - Math.sin(tilt));
+    const up = half * (Math.sin(tilt) + Math.cos(tilt));
     base.quat = yawQuat(dir);
     const tiltQuat: [number, number, number, number] = [
       Math.cos(tilt / 2),
@@ -115,17 +116,17 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
       ux * Math.sin(tilt / 2),
       0,
     ];
-    // The leaning block on the far side of b from the middle would fall out of the basket: it leans from the middle's side.
-    blocks[a] = {
+    // The leaning block on the far side of second from the middle would fall out of the basket: it leans from the middle's side.
+    blocks[first] = {
       x: base.x - along * ux,
       y: base.y - along * uy,
       z: up + 0.0005,
       quat: mul(tiltQuat, yawQuat(dir + Math.PI)),
     };
   } else {
-    // a between the fingers, its centre at the grasp point.
-    blocks[a] = { x: layout.tcp[0], y: layout.tcp[1], z: layout.tcp[2], quat: yawQuat(0) };
-    layout.held = a;
+    // first between the fingers, its centre at the grasp point.
+    blocks[first] = { x: layout.tcp[0], y: layout.tcp[1], z: layout.tcp[2], quat: yawQuat(0) };
+    layout.held = first;
     layout.opening = BLOCK_SIZE / FINGER_MAX;
   }
   return layout;
@@ -134,22 +135,42 @@ export function layoutFor(seed: number, start: Start = "floor"): BlocksLayout {
 const RGB: Record<Color, string> = { red: RGBA.red, green: RGBA.green, blue: RGBA.blue };
 
 export function blocksXml(layout: BlocksLayout): string {
-  const h = BLOCK_SIZE / 2;
-  const cubes = COLORS.map((c) => {
-    const b = layout.blocks[c];
-    return `<body name="${blockName(c)}" pos="${f(b.x, b.y, b.z)}" quat="${f(...b.quat)}"><freejoint name="${blockName(c)}"/>${box(blockName(c), [0, 0, 0], [h, h, h], RGB[c], 'mass="0.2"')}</body>`;
+  const half = BLOCK_SIZE / 2;
+  const cubes = COLORS.map((color) => {
+    const block = layout.blocks[color];
+    return `<body name="${blockName(color)}" pos="${attributeNumbers(block.x, block.y, block.z)}" quat="${attributeNumbers(...block.quat)}"><freejoint name="${blockName(color)}"/>${box(blockName(color), [0, 0, 0], [half, half, half], RGB[color], 'mass="0.2"')}</body>`;
   }).join("\n    ");
-  const W = BASKET_HALF,
-    H = WALL_H,
-    T = WALL_T;
+  const innerHalf = BASKET_HALF,
+    wallHeight = WALL_H,
+    wallThick = WALL_T;
   const basket = [
-    box("basket__floor", [0, 0, -0.01], [W + T, W + T, 0.01], RGBA.dark),
-    box("basket__wall_left", [-W - T / 2, 0, H / 2], [T / 2, W + T, H / 2], RGBA.stone),
-    box("basket__wall_right", [W + T / 2, 0, H / 2], [T / 2, W + T, H / 2], RGBA.stone),
-    box("basket__wall_back", [0, W + T / 2, H / 2], [W, T / 2, H / 2], RGBA.stone),
-    box("basket__wall_front", [0, -W - T / 2, H / 4], [W, T / 2, H / 4], RGBA.stone),
+    box("basket__floor", [0, 0, -0.01], [innerHalf + wallThick, innerHalf + wallThick, 0.01], RGBA.dark),
+    box(
+      "basket__wall_left",
+      [-innerHalf - wallThick / 2, 0, wallHeight / 2],
+      [wallThick / 2, innerHalf + wallThick, wallHeight / 2],
+      RGBA.stone,
+    ),
+    box(
+      "basket__wall_right",
+      [innerHalf + wallThick / 2, 0, wallHeight / 2],
+      [wallThick / 2, innerHalf + wallThick, wallHeight / 2],
+      RGBA.stone,
+    ),
+    box(
+      "basket__wall_back",
+      [0, innerHalf + wallThick / 2, wallHeight / 2],
+      [innerHalf, wallThick / 2, wallHeight / 2],
+      RGBA.stone,
+    ),
+    box(
+      "basket__wall_front",
+      [0, -innerHalf - wallThick / 2, wallHeight / 4],
+      [innerHalf, wallThick / 2, wallHeight / 4],
+      RGBA.stone,
+    ),
   ].join("\n    ");
-  const o = (layout.opening * FINGER_MAX) / 2;
+  const fingerOffset = (layout.opening * FINGER_MAX) / 2;
   return `<mujoco model="blocks">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="0.0025" gravity="0 0 -9.81" integrator="implicitfast"/>
@@ -165,8 +186,8 @@ export function blocksXml(layout: BlocksLayout): string {
       <joint name="palm_z" type="slide" axis="0 0 1"/>
       <geom name="palm" type="sphere" size="0.006" mass="1" rgba="0.2 0.2 0.2 1" contype="0" conaffinity="0"/>
       ${box("palm__hand", [0, 0, 0.037], [0.05, 0.012, 0.012], RGBA.white, 'mass="0.01" contype="0" conaffinity="0"')}
-      ${box("palm__finger_l", [-o - 0.004, 0, 0.005], [0.004, 0.01, 0.02], RGBA.handle, 'mass="0.01" contype="0" conaffinity="0"')}
-      ${box("palm__finger_r", [o + 0.004, 0, 0.005], [0.004, 0.01, 0.02], RGBA.handle, 'mass="0.01" contype="0" conaffinity="0"')}
+      ${box("palm__finger_l", [-fingerOffset - 0.004, 0, 0.005], [0.004, 0.01, 0.02], RGBA.handle, 'mass="0.01" contype="0" conaffinity="0"')}
+      ${box("palm__finger_r", [fingerOffset + 0.004, 0, 0.005], [0.004, 0.01, 0.02], RGBA.handle, 'mass="0.01" contype="0" conaffinity="0"')}
     </body>
   </worldbody>
   ${palmActuators(1500, 60)}

@@ -170,40 +170,40 @@ export class BlocksWorld implements SimulatedWorld {
 
   /** Puts the blocks and the gripper where layout `seed` says and lets the blocks settle. */
   private applyLayout(seed: number): void {
-    const L = layoutFor(seed, this.start);
-    this.layout = L;
+    const layout = layoutFor(seed, this.start);
+    this.layout = layout;
     this.mj.mj_resetData(this.model, this.data);
-    const q = this.data.qpos as Float64Array;
-    COLORS.forEach((c, i) => {
-      const b = L.blocks[c];
-      q.set([b.x, b.y, b.z, ...b.quat], this.blockQpos[i]);
+    const qpos = this.data.qpos as Float64Array;
+    COLORS.forEach((color, i) => {
+      const block = layout.blocks[color];
+      qpos.set([block.x, block.y, block.z, ...block.quat], this.blockQpos[i]);
     });
-    this.palmQpos.forEach((a, d) => (q[a] = L.tcp[d]));
-    this.cmd = [...L.tcp];
+    this.palmQpos.forEach((a, d) => (qpos[a] = layout.tcp[d]));
+    this.cmd = [...layout.tcp];
     this.st.held = -1;
-    this.opening = L.opening * FINGER_MAX;
+    this.opening = layout.opening * FINGER_MAX;
     this.placeFingers();
     this.mj.mj_forward(this.model, this.data);
-    if (L.held) {
+    if (layout.held) {
       // Held from the start: the grasp engaged as when closing fingers reach it.
-      const i = COLORS.indexOf(L.held);
+      const i = COLORS.indexOf(layout.held);
       attach(this.mech, this.data, this.st, this.mech.things.indexOf(this.blocks[i]));
     }
     // Blocks placed on or against others take longer to come to rest than blocks on the floor.
-    const settle = L.start === "floor" ? SETTLE : 3 * SETTLE;
+    const settle = layout.start === "floor" ? SETTLE : 3 * SETTLE;
     for (let i = 0, n = Math.round(settle / CONTROL_TICK); i < n; i++) this.physicsTick();
     this.data.time = 0;
   }
 
   /** Loads a layout (the next of the sequence by default), ending any running goal and clearing the episode history. */
   async reset(args: unknown = {}): Promise<{ seed: number }> {
-    const p = ResetArgs.safeParse(args ?? {});
-    if (!p.success) throw new Error(`invalid reset: ${explainGoalError(p.error)}`);
+    const parsed = ResetArgs.safeParse(args ?? {});
+    if (!parsed.success) throw new Error(`invalid reset: ${explainGoalError(parsed.error)}`);
     if (this.running) {
       this.running.abort();
       await this.runDone;
     }
-    const seed = p.data.seed ?? this.nextSeed++;
+    const seed = parsed.data.seed ?? this.nextSeed++;
     this.applyLayout(seed);
     this.store.clearHistory();
     this.events.clear();
@@ -239,12 +239,12 @@ export class BlocksWorld implements SimulatedWorld {
       } else next = BLOCK_SIZE;
     } else if (before >= BLOCK_SIZE - 0.001 && next < BLOCK_SIZE + 0.002) {
       const tcp = this.tcp();
-      const i = this.blocks.findIndex((b) => {
-        const p = this.blockPos(b);
+      const i = this.blocks.findIndex((block) => {
+        const position = this.blockPos(block);
         return (
-          Math.abs(p[0] - tcp[0]) < GRASP_WINDOW &&
-          Math.abs(p[1] - tcp[1]) < GRASP_WINDOW &&
-          Math.abs(p[2] - tcp[2]) < GRASP_WINDOW
+          Math.abs(position[0] - tcp[0]) < GRASP_WINDOW &&
+          Math.abs(position[1] - tcp[1]) < GRASP_WINDOW &&
+          Math.abs(position[2] - tcp[2]) < GRASP_WINDOW
         );
       });
       if (i >= 0) {
@@ -266,8 +266,8 @@ export class BlocksWorld implements SimulatedWorld {
   private tcp(): number[] {
     return Array.from((this.data.xpos as Float64Array).subarray(3 * this.mech.palmBody, 3 * this.mech.palmBody + 3));
   }
-  private blockPos(b: Thing): number[] {
-    return Array.from((this.data.xpos as Float64Array).subarray(3 * b.body, 3 * b.body + 3));
+  private blockPos(block: Thing): number[] {
+    return Array.from((this.data.xpos as Float64Array).subarray(3 * block.body, 3 * block.body + 3));
   }
   private heldIndex(): number {
     return this.st.held < 0 ? -1 : this.blocks.indexOf(this.mech.things[this.st.held]);
@@ -312,10 +312,10 @@ export class BlocksWorld implements SimulatedWorld {
     let done!: () => void;
     this.runDone = new Promise((r) => (done = r));
     try {
-      const r = await this.runPlan(parsed.data, ctl.signal, ctx.goalId, (f) => ctx.feedback(f));
+      const result = await this.runPlan(parsed.data, ctl.signal, ctx.goalId, (f) => ctx.feedback(f));
       if (ctl.signal.aborted)
-        return { status: "canceled", values: { ...r, success: false, message: "run_skills was canceled" } };
-      return { status: "succeeded", values: r };
+        return { status: "canceled", values: { ...result, success: false, message: "run_skills was canceled" } };
+      return { status: "succeeded", values: result };
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
       this.running = null;
@@ -339,9 +339,9 @@ export class BlocksWorld implements SimulatedWorld {
     const rewardRows: number[][] = [];
     const plan: Episode["plan"] = [];
     const segments: SegmentReport[] = [];
-    let s = this.state();
-    states.push(stateRow(s));
-    rewardRows.push(allRewards(s));
+    let state = this.state();
+    states.push(stateRow(state));
+    rewardRows.push(allRewards(state));
     this.log({
       kind: "skill_started",
       robot: "arm",
@@ -354,20 +354,20 @@ export class BlocksWorld implements SimulatedWorld {
       const col = SKILL_IDS.indexOf(step.skill);
       const controller = new SkillController(step.params);
       const start = actions.length;
-      const n = Math.max(1, Math.round(step.seconds / CONTROL_TICK));
+      const ticks = Math.max(1, Math.round(step.seconds / CONTROL_TICK));
       const own: number[] = [rewardRows[rewardRows.length - 1][col]];
-      for (let t = 0; t < n && !signal?.aborted; t++) {
-        const out = controller.act(s);
+      for (let t = 0; t < ticks && !signal?.aborted; t++) {
+        const out = controller.act(state);
         stepTowards(this.cmd, out.target, controller.p.speed, WORKSPACE.min, WORKSPACE.max);
         this.moveFingers(out.opening);
         this.physicsTick();
         this.time += CONTROL_TICK;
-        s = this.state();
-        const r = allRewards(s);
+        state = this.state();
+        const rewards = allRewards(state);
         actions.push([...out.target.map((v) => Math.round(v * 1e4) / 1e4), Math.round(out.opening * 1e4) / 1e4]);
-        states.push(stateRow(s));
-        rewardRows.push(r);
-        own.push(r[col]);
+        states.push(stateRow(state));
+        rewardRows.push(rewards);
+        own.push(rewards[col]);
         if (actions.length % 20 === 0) {
           // Let the bridge breathe (cancels, other clients) and keep to the requested pace.
           const due = Number.isFinite(this.speed) ? paced + (20 * CONTROL_TICK * 1000) / this.speed : 0;
@@ -429,8 +429,8 @@ export class BlocksWorld implements SimulatedWorld {
     };
   }
 
-  private log(e: Omit<SimEvent, "t" | "step">): void {
-    this.events.add({ t: Math.round(this.time * 1000) / 1000, step: this.goalsEnded, ...e });
+  private log(event: Omit<SimEvent, "t" | "step">): void {
+    this.events.add({ t: Math.round(this.time * 1000) / 1000, step: this.goalsEnded, ...event });
   }
 
   stamp(): { sec: number; nanosec: number } {
@@ -445,12 +445,16 @@ export class BlocksWorld implements SimulatedWorld {
     const i = COLORS.findIndex((c) => blockName(c) === label);
     if (i < 0) return { relation: "in", place: "basket" };
     if (i === this.heldIndex()) return { relation: "held_by", place: "gripper" };
-    const p = this.blockPos(this.blocks[i]);
+    const position = this.blockPos(this.blocks[i]);
     for (let j = 0; j < 3; j++) {
       if (j === i) continue;
-      const q = this.blockPos(this.blocks[j]);
-      const dz = p[2] - q[2];
-      if (Math.hypot(p[0] - q[0], p[1] - q[1]) < BLOCK_SIZE * 0.75 && dz > BLOCK_SIZE * 0.7 && dz < BLOCK_SIZE * 1.3)
+      const other = this.blockPos(this.blocks[j]);
+      const dz = position[2] - other[2];
+      if (
+        Math.hypot(position[0] - other[0], position[1] - other[1]) < BLOCK_SIZE * 0.75 &&
+        dz > BLOCK_SIZE * 0.7 &&
+        dz < BLOCK_SIZE * 1.3
+      )
         return { relation: "on", place: labelOf(j) };
     }
     return { relation: "in", place: "basket" };
@@ -480,19 +484,20 @@ export class BlocksWorld implements SimulatedWorld {
   } {
     if (literals)
       throw new Error("the blocks world has no goal of its own to check: it reports each skill's reward (satisfied)");
-    const s = this.state();
-    const r = allRewards(s);
+    const current = this.state();
+    const rewards = allRewards(current);
     const state: Record<string, string> = {};
     for (const c of COLORS) {
-      const w = this.locate(blockName(c));
-      state[blockName(c)] = `${w.relation} ${w.place} at ${s.blocks[c].map((v) => v.toFixed(3)).join(", ")}`;
+      const where = this.locate(blockName(c));
+      state[blockName(c)] =
+        `${where.relation} ${where.place} at ${current.blocks[c].map((v) => v.toFixed(3)).join(", ")}`;
     }
-    state.holding = s.held ? blockName(s.held) : "nothing";
+    state.holding = current.held ? blockName(current.held) : "nothing";
     return {
       seed: this.layout.seed,
       state,
-      satisfied: SKILL_IDS.filter((_, i) => r[i] > 0.95),
-      rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, r[i]])),
+      satisfied: SKILL_IDS.filter((_, i) => rewards[i] > 0.95),
+      rewards: Object.fromEntries(SKILL_IDS.map((k, i) => [k, rewards[i]])),
     };
   }
 

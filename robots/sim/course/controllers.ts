@@ -7,6 +7,7 @@
  * no obstacle is special-cased here.
  */
 import type { Motion } from "../clock";
+import type { DoubleBuffer, IntBuffer } from "@mujoco/mujoco";
 import type { Mujoco, MjModel, MjData } from "../mujoco";
 import type { Rng } from "../../random";
 import { BODY, POSTURES, type Posture, type Thing } from "./scene";
@@ -71,9 +72,9 @@ const ALONG_COARSE = samples(BODY.hipsX, BODY.shouldersX, 0.05);
 const ALONG_FINE = samples(BODY.hipsX, BODY.shouldersX, 0.02);
 const ACROSS = [-BODY.halfWidth + 0.005, 0, BODY.halfWidth - 0.005];
 
-function samples(a: number, b: number, step: number): number[] {
-  const n = Math.round((b - a) / step);
-  return Array.from({ length: n + 1 }, (_, i) => a + ((b - a) * i) / n);
+function samples(start: number, end: number, step: number): number[] {
+  const intervals = Math.round((end - start) / step);
+  return Array.from({ length: intervals + 1 }, (_, i) => start + ((end - start) * i) / intervals);
 }
 
 /** The body as MuJoCo sees it: a free joint whose pose is set directly, and one torso + head box pair per posture. */
@@ -84,9 +85,12 @@ export class DogBody {
   private readonly bodyId: number;
   private readonly geoms: Record<Posture, { torso: number; head: number }>;
   private readonly dogGeoms = new Map<number, "torso" | "head">();
-  private readonly rayHit: any;
-  private readonly rayNormal: any;
-  private readonly rayBuffers = new Map<number, { vec: Float64Array; geom: any; dist: any; normal: any }>();
+  private readonly rayHit: IntBuffer;
+  private readonly rayNormal: DoubleBuffer;
+  private readonly rayBuffers = new Map<
+    number,
+    { vec: Float64Array; geom: IntBuffer; dist: DoubleBuffer; normal: DoubleBuffer }
+  >();
   private readonly groundOnly = [1, 0, 0, 0, 0, 0];
 
   constructor(
@@ -100,15 +104,15 @@ export class DogBody {
     const id = (type: string, name: string) => mj.mj_name2id(model, mj.mjtObj[type].value, name) as number;
     this.bodyId = id("mjOBJ_BODY", "dog");
     this.qadr = (model.jnt_qposadr as Int32Array)[id("mjOBJ_JOINT", "dog")];
-    const g = (p: Posture, part: "torso" | "head") => {
-      const gid = id("mjOBJ_GEOM", `dog_${p}_${part}`);
+    const postureGeom = (posture: Posture, part: "torso" | "head") => {
+      const gid = id("mjOBJ_GEOM", `dog_${posture}_${part}`);
       this.dogGeoms.set(gid, part);
       return gid;
     };
     this.geoms = {
-      stand: { torso: g("stand", "torso"), head: g("stand", "head") },
-      crawl: { torso: g("crawl", "torso"), head: g("crawl", "head") },
-      climb: { torso: g("climb", "torso"), head: g("climb", "head") },
+      stand: { torso: postureGeom("stand", "torso"), head: postureGeom("stand", "head") },
+      crawl: { torso: postureGeom("crawl", "torso"), head: postureGeom("crawl", "head") },
+      climb: { torso: postureGeom("climb", "torso"), head: postureGeom("climb", "head") },
     };
     this.rayHit = new mj.IntBuffer(1);
     this.rayNormal = new mj.DoubleBuffer(3);
@@ -134,15 +138,15 @@ export class DogBody {
 
   /** Puts the body at `pose` with only `posture`'s geoms colliding, and updates MuJoCo's kinematics. */
   apply(pose: Pose, posture: Posture): void {
-    const q = this.data.qpos as Float64Array;
-    const a = this.qadr;
-    q[a] = pose.x;
-    q[a + 1] = pose.y;
-    q[a + 2] = pose.z;
-    q[a + 3] = Math.cos(pose.yaw / 2);
-    q[a + 4] = 0;
-    q[a + 5] = 0;
-    q[a + 6] = Math.sin(pose.yaw / 2);
+    const qpos = this.data.qpos as Float64Array;
+    const addr = this.qadr;
+    qpos[addr] = pose.x;
+    qpos[addr + 1] = pose.y;
+    qpos[addr + 2] = pose.z;
+    qpos[addr + 3] = Math.cos(pose.yaw / 2);
+    qpos[addr + 4] = 0;
+    qpos[addr + 5] = 0;
+    qpos[addr + 6] = Math.sin(pose.yaw / 2);
     const aff = this.model.geom_conaffinity as Int32Array;
     for (const p of Object.keys(this.geoms) as Posture[]) {
       aff[this.geoms[p].torso] = p === posture ? 1 : 0;
@@ -155,15 +159,15 @@ export class DogBody {
   contact(pose: Pose, posture: Posture): Blocker | null {
     this.apply(pose, posture);
     this.mj.mj_collision(this.model, this.data);
-    const n = this.data.ncon as number;
+    const contactCount = this.data.ncon as number;
     let found: Blocker | null = null;
-    for (let i = 0; i < n && !found; i++) {
-      const c = this.data.contact.get(i);
-      if (!c) continue;
-      const g1 = c.geom1 as number,
-        g2 = c.geom2 as number,
-        dist = c.dist as number;
-      c.delete();
+    for (let i = 0; i < contactCount && !found; i++) {
+      const contact = this.data.contact.get(i);
+      if (!contact) continue;
+      const g1 = contact.geom1 as number,
+        g2 = contact.geom2 as number,
+        dist = contact.dist as number;
+      contact.delete();
       // Grazing contacts (surfaces exactly flush) are not touching.
       if (dist > -1e-5) continue;
       const part = this.dogGeoms.get(g1) ?? this.dogGeoms.get(g2);
@@ -187,25 +191,25 @@ export class DogBody {
    */
   support(pose: Pose, posture: Posture, fromZ: number, fine = false): { z: number; geom: number; inside?: number } {
     const reach = fromZ + POSTURES[posture].step + 0.001;
-    const c = Math.cos(pose.yaw),
-      s = Math.sin(pose.yaw);
+    const cos = Math.cos(pose.yaw),
+      sin = Math.sin(pose.yaw);
     const along = fine ? ALONG_FINE : ALONG_COARSE;
-    const n = along.length * ACROSS.length;
-    const rays = this.rays(n);
+    const rayCount = along.length * ACROSS.length;
+    const rays = this.rays(rayCount);
     const origin: [number, number, number] = [pose.x, pose.y, reach + RAY_HEIGHT];
-    const px = new Float64Array(n),
-      py = new Float64Array(n);
+    const px = new Float64Array(rayCount),
+      py = new Float64Array(rayCount);
     let k = 0;
     for (const bx of along) {
       for (const by of ACROSS) {
-        px[k] = pose.x + c * bx - s * by;
-        py[k] = pose.y + s * bx + c * by;
+        px[k] = pose.x + cos * bx - sin * by;
+        py[k] = pose.y + sin * bx + cos * by;
         const dx = px[k] - origin[0],
           dy = py[k] - origin[1];
-        const l = Math.hypot(dx, dy, RAY_HEIGHT);
-        rays.vec[3 * k] = dx / l;
-        rays.vec[3 * k + 1] = dy / l;
-        rays.vec[3 * k + 2] = -RAY_HEIGHT / l;
+        const length = Math.hypot(dx, dy, RAY_HEIGHT);
+        rays.vec[3 * k] = dx / length;
+        rays.vec[3 * k + 1] = dy / length;
+        rays.vec[3 * k + 2] = -RAY_HEIGHT / length;
         k++;
       }
     }
@@ -220,7 +224,7 @@ export class DogBody {
       rays.geom,
       rays.dist,
       rays.normal,
-      n,
+      rayCount,
       2 * RAY_HEIGHT,
     );
     const hitGeom = rays.geom.GetView() as Int32Array,
@@ -228,11 +232,11 @@ export class DogBody {
       hitNormal = rays.normal.GetView() as Float64Array;
     let best = -Infinity,
       geom = -1;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < rayCount; i++) {
       let z = hitDist[i] < 0 ? -Infinity : origin[2] + rays.vec[3 * i + 2] * hitDist[i];
-      let g = hitGeom[i];
+      let rayGeom = hitGeom[i];
       if (z > reach || (hitDist[i] >= 0 && hitNormal[3 * i + 2] < 0.5)) {
-        const d = this.mj.mj_ray(
+        const distance = this.mj.mj_ray(
           this.model,
           this.data,
           [px[i], py[i], reach],
@@ -243,41 +247,41 @@ export class DogBody {
           this.rayHit,
           this.rayNormal,
         ) as number;
-        z = d < 0 ? -Infinity : reach - d;
-        g = (this.rayHit.GetView() as Int32Array)[0];
-        if (d >= 0 && (this.rayNormal.GetView() as Float64Array)[2] < -0.5)
-          return { z: reach, geom: g, inside: this.thingOfGeom[g] };
+        z = distance < 0 ? -Infinity : reach - distance;
+        rayGeom = (this.rayHit.GetView() as Int32Array)[0];
+        if (distance >= 0 && (this.rayNormal.GetView() as Float64Array)[2] < -0.5)
+          return { z: reach, geom: rayGeom, inside: this.thingOfGeom[rayGeom] };
       }
       if (z > best) {
         best = z;
-        geom = g;
+        geom = rayGeom;
       }
     }
     return best === -Infinity ? { z: 0, geom: -1 } : { z: best, geom };
   }
 
-  private rays(n: number): { vec: Float64Array; geom: any; dist: any; normal: any } {
-    let r = this.rayBuffers.get(n);
-    if (!r) {
-      r = {
-        vec: new Float64Array(3 * n),
-        geom: new this.mj.IntBuffer(n),
-        dist: new this.mj.DoubleBuffer(n),
-        normal: new this.mj.DoubleBuffer(3 * n),
+  private rays(count: number): { vec: Float64Array; geom: IntBuffer; dist: DoubleBuffer; normal: DoubleBuffer } {
+    let buffers = this.rayBuffers.get(count);
+    if (!buffers) {
+      buffers = {
+        vec: new Float64Array(3 * count),
+        geom: new this.mj.IntBuffer(count),
+        dist: new this.mj.DoubleBuffer(count),
+        normal: new this.mj.DoubleBuffer(3 * count),
       };
-      this.rayBuffers.set(n, r);
+      this.rayBuffers.set(count, buffers);
     }
-    return r;
+    return buffers;
   }
 
   /** The thing right above a point of the body (`bx` along it), within `within` metres, or -1. */
   overhead(bx: number, within = 0.6): number {
-    const c = Math.cos(this.pose.yaw),
-      s = Math.sin(this.pose.yaw);
-    const d = this.mj.mj_ray(
+    const cos = Math.cos(this.pose.yaw),
+      sin = Math.sin(this.pose.yaw);
+    const distance = this.mj.mj_ray(
       this.model,
       this.data,
-      [this.pose.x + c * bx, this.pose.y + s * bx, this.pose.z + 0.05],
+      [this.pose.x + cos * bx, this.pose.y + sin * bx, this.pose.z + 0.05],
       [0, 0, 1],
       this.groundOnly,
       true,
@@ -285,7 +289,7 @@ export class DogBody {
       this.rayHit,
       null,
     ) as number;
-    if (d < 0 || d > within) return -1;
+    if (distance < 0 || distance > within) return -1;
     return this.thingOfGeom[(this.rayHit.GetView() as Int32Array)[0]];
   }
 
@@ -394,14 +398,14 @@ export class Controllers {
     for (let k = 0; k < ticks; k++) {
       if (!cannot && !blocker) {
         const amount = turning ? (perTick * Math.PI) / 180 : perTick;
-        const n = Math.max(1, Math.ceil(Math.abs(amount) / (turning ? SUBTURN : SUBSTEP)));
-        for (let i = 0; i < n && !blocker; i++) {
-          const hit = step(amount / n);
+        const substeps = Math.max(1, Math.ceil(Math.abs(amount) / (turning ? SUBTURN : SUBSTEP)));
+        for (let i = 0; i < substeps && !blocker; i++) {
+          const hit = step(amount / substeps);
           if (!hit) {
-            done += amount / n;
+            done += amount / substeps;
           } else {
             // Close in on the point of first contact (to 1/16 of a sub-step), so the odometry is what was really covered.
-            let rest = amount / n;
+            let rest = amount / substeps;
             for (let b = 0; b < 4; b++) {
               rest /= 2;
               if (!step(rest)) done += rest;
@@ -422,10 +426,10 @@ export class Controllers {
           if (skill === "backward" && body.posture !== "stand") body.takePosture("stand", false);
         }
         if (blocker) {
-          const t = this.label(blocker.thing);
+          const blockerLabel = this.label(blocker.thing);
           const detail = blocker.slipped
-            ? `${skill} ${magnitude}: the feet slipped on the ${t} after ${Math.abs(done).toFixed(2)} m`
-            : `${skill} ${magnitude} stalled against the ${t} (${blocker.part}) after ${turning ? `${Math.abs((done * 180) / Math.PI).toFixed(1)}°` : `${Math.abs(done).toFixed(2)} m`}`;
+            ? `${skill} ${magnitude}: the feet slipped on the ${blockerLabel} after ${Math.abs(done).toFixed(2)} m`
+            : `${skill} ${magnitude} stalled against the ${blockerLabel} (${blocker.part}) after ${turning ? `${Math.abs((done * 180) / Math.PI).toFixed(1)}°` : `${Math.abs(done).toFixed(2)} m`}`;
           this.hooks.event({ kind: "contact", thing: blocker.thing, detail });
         }
       }
@@ -444,7 +448,7 @@ export class Controllers {
   }
 }
 
-function describe(skill: Skill, r: SkillReport, target: number, blocker: Blocker | null, cannot?: string): string {
+function describe(skill: Skill, report: SkillReport, target: number, blocker: Blocker | null, cannot?: string): string {
   if (cannot) return `${skill} did not start: ${cannot}`;
   const turning = skill === "turn_left" || skill === "turn_right";
   const verb = {
@@ -455,7 +459,7 @@ function describe(skill: Skill, r: SkillReport, target: number, blocker: Blocker
     turn_left: "turned left",
     turn_right: "turned right",
   }[skill];
-  const amount = turning ? `${Math.abs(r.turned).toFixed(0)}°` : `${Math.abs(r.moved).toFixed(2)} m`;
+  const amount = turning ? `${Math.abs(report.turned).toFixed(0)}°` : `${Math.abs(report.moved).toFixed(2)} m`;
   if (!blocker) return `${verb} ${amount}`;
   const of = turning ? `${Math.abs(target).toFixed(0)}°` : `${Math.abs(target).toFixed(2)} m`;
   const why = blocker.slipped ? "the feet slipped and the body could not get up" : "the body stopped against something";

@@ -71,9 +71,15 @@ export function generateCourse(seed: number): Course {
   );
   if (indoor) things.push(...room(-back, front, -right, left));
   else {
-    const r = 0.3;
-    things.push(...hedge(-back, left + r, front, left + r, r), ...hedge(-back, -right - r, front, -right - r, r));
-    things.push(...hedge(-back - r, -right, -back - r, left, r), ...hedge(front + r, -right, front + r, left, r));
+    const radius = 0.3;
+    things.push(
+      ...hedge(-back, left + radius, front, left + radius, radius),
+      ...hedge(-back, -right - radius, front, -right - radius, radius),
+    );
+    things.push(
+      ...hedge(-back - radius, -right, -back - radius, left, radius),
+      ...hedge(front + radius, -right, front + radius, left, radius),
+    );
   }
 
   // A dead-end corridor the dog starts in, facing its closed end.
@@ -106,9 +112,9 @@ export function generateCourse(seed: number): Course {
         if (lo > -right + 0.05) things.push(wall(x, -right, x, lo));
         if (hi < left - 0.05) things.push(wall(x, hi, x, left));
       } else {
-        const r = 0.25;
-        if (lo + right > 2 * r) things.push(...hedge(x, -right + r, x, lo - r, r));
-        if (left - hi > 2 * r) things.push(...hedge(x, hi + r, x, left - r, r));
+        const radius = 0.25;
+        if (lo + right > 2 * radius) things.push(...hedge(x, -right + radius, x, lo - radius, radius));
+        if (left - hi > 2 * radius) things.push(...hedge(x, hi + radius, x, left - radius, radius));
       }
     }
     const at = { x, y: r2(mid) };
@@ -125,12 +131,14 @@ export function generateCourse(seed: number): Course {
   for (let k = 0, tries = 0; k < extras && tries < 40; tries++) {
     const px = r2(uniform(rng, -back + 0.5, front - 0.5));
     const py = r2(uniform(rng, -right + 0.5, left - 0.5));
-    const t = aroundThing(indoor, px, py, rng);
-    const box = footprint(t);
+    const cluster = aroundThing(indoor, px, py, rng);
+    const box = footprint(cluster);
     if (taken.some((b) => overlaps(grow(box, 0.55), b))) continue;
-    things.push(...t);
+    things.push(...cluster);
     taken.push(box);
-    summary.push(`${t.length > 1 ? `${t.length} ${t[0].label}s` : `a ${t[0].label}`} to go around at (${px}, ${py})`);
+    summary.push(
+      `${cluster.length > 1 ? `${cluster.length} ${cluster[0].label}s` : `a ${cluster[0].label}`} to go around at (${px}, ${py})`,
+    );
     k++;
   }
 
@@ -140,12 +148,12 @@ export function generateCourse(seed: number): Course {
     x1: i + 1 < partStarts.length ? partStarts[i + 1] - 0.5 : front,
   }));
   const ahead = parts.length > 1 ? parts.slice(1) : parts;
-  const p = rng.next();
-  const part = p < 0.2 && back >= 1.6 ? { x0: -back, x1: -0.6 } : p < 0.75 ? ahead.at(-1)! : rng.pick(ahead);
-  const fits = (t: { x: number; y: number }) => {
-    const here = { x0: t.x - 0.1, x1: t.x + 0.1, y0: t.y - 0.1, y1: t.y + 0.1 };
+  const roll = rng.next();
+  const part = roll < 0.2 && back >= 1.6 ? { x0: -back, x1: -0.6 } : roll < 0.75 ? ahead.at(-1)! : rng.pick(ahead);
+  const fits = (spot: { x: number; y: number }) => {
+    const here = { x0: spot.x - 0.1, x1: spot.x + 0.1, y0: spot.y - 0.1, y1: spot.y + 0.1 };
     return (
-      Math.hypot(t.x, t.y) >= 2 &&
+      Math.hypot(spot.x, spot.y) >= 2 &&
       !taken.some((b) => overlaps(grow(here, 0.25), b)) &&
       !things.some((o) => overlaps(grow(here, 0.2), footprint([o])))
     );
@@ -154,11 +162,11 @@ export function generateCourse(seed: number): Course {
   let toy: { x: number; y: number } | undefined;
   for (const where of [part, ...[...ahead].reverse()]) {
     for (let tries = 0; tries < 200 && !toy; tries++) {
-      const t = {
+      const candidate = {
         x: r2(uniform(rng, where.x0 + 0.35, where.x1 - 0.35)),
         y: r2(uniform(rng, -right + 0.35, left - 0.35)),
       };
-      if (fits(t)) toy = t;
+      if (fits(candidate)) toy = candidate;
     }
     if (toy) break;
   }
@@ -206,10 +214,10 @@ function passageThing(
   return plank({ ...at, length, depth: 0.25, height: r2(uniform(rng, 0.08, 0.12)) });
 }
 
-function describe(kind: Passage, t: Thing | undefined): string {
-  if (!t) return "is open";
+function describe(kind: Passage, thing: Thing | undefined): string {
+  if (!thing) return "is open";
   const verb = kind === "crawl" ? "to crawl under" : kind === "walk-over" ? "to walk over" : "to climb";
-  return `has a ${t.label} ${verb}`;
+  return `has a ${thing.label} ${verb}`;
 }
 
 /** Something to go around: stools side by side, a tall cushion, a bush or a stand of bamboo. */
@@ -227,7 +235,7 @@ function aroundThing(indoor: boolean, x: number, y: number, rng: Rng): Thing[] {
 
 /** The rectangle a few things cover on the ground (their positions and largest parts; generous). */
 function footprint(ts: Thing[]): Box {
-  let b: Box = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity };
+  let box: Box = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity };
   for (const t of ts) {
     let rx = 0.2;
     let ry = 0.2;
@@ -242,14 +250,14 @@ function footprint(ts: Thing[]): Box {
       ry = Math.max(ry, Math.abs(p.pos[1]) + sy);
     }
     // Turned a right angle: swap the extents; turned otherwise: the larger both ways.
-    const s = Math.abs(Math.sin((t.yaw * Math.PI) / 180));
-    const [hx, hy] = s > 0.99 ? [ry, rx] : s > 0.01 ? [Math.max(rx, ry), Math.max(rx, ry)] : [rx, ry];
-    b = {
-      x0: Math.min(b.x0, t.x - hx),
-      x1: Math.max(b.x1, t.x + hx),
-      y0: Math.min(b.y0, t.y - hy),
-      y1: Math.max(b.y1, t.y + hy),
+    const sine = Math.abs(Math.sin((t.yaw * Math.PI) / 180));
+    const [hx, hy] = sine > 0.99 ? [ry, rx] : sine > 0.01 ? [Math.max(rx, ry), Math.max(rx, ry)] : [rx, ry];
+    box = {
+      x0: Math.min(box.x0, t.x - hx),
+      x1: Math.max(box.x1, t.x + hx),
+      y0: Math.min(box.y0, t.y - hy),
+      y1: Math.max(box.y1, t.y + hy),
     };
   }
-  return b;
+  return box;
 }

@@ -43,12 +43,12 @@ export class HeadCamera {
   /** Where the head camera is: at the front of the head, its height set by the posture, looking down CAMERA_PITCH_DEG. */
   pose(body: DogBody): CameraPose {
     const { x, y, yaw, z } = body.pose;
-    const c = Math.cos(yaw),
-      s = Math.sin(yaw);
-    const p = (CAMERA_PITCH_DEG * Math.PI) / 180;
+    const cos = Math.cos(yaw),
+      sin = Math.sin(yaw);
+    const pitch = (CAMERA_PITCH_DEG * Math.PI) / 180;
     return {
-      position: [x + BODY.cameraX * c, y + BODY.cameraX * s, z + POSTURES[body.posture].camera],
-      forward: [c * Math.cos(p), s * Math.cos(p), -Math.sin(p)],
+      position: [x + BODY.cameraX * cos, y + BODY.cameraX * sin, z + POSTURES[body.posture].camera],
+      forward: [cos * Math.cos(pitch), sin * Math.cos(pitch), -Math.sin(pitch)],
       up: [0, 0, 1],
     };
   }
@@ -63,7 +63,7 @@ export class HeadCamera {
    * robot knows its own camera height). Noise draws come from `rng`.
    */
   detect(frame: Frame, pose: CameraPose, groundZ: number, noise: DetectorNoise, rng: Rng): Detected[] {
-    const W = frame.width;
+    const frameWidth = frame.width;
     const raw = detectObjects(frame, this.geomToEntity, this.names, LABELS, noise, rng, MIN_PIXELS);
     // The ranged statistics are computed for exactly what the detector reported.
     const count = new Int32Array(this.names.length);
@@ -75,16 +75,16 @@ export class HeadCamera {
       raw.map((r) => r.entity),
       count,
     );
-    return raw.map((r) => {
-      const st = stats.get(r.entity)!;
-      const cx = r.box.x + r.box.w / 2 - W / 2;
+    return raw.map((found) => {
+      const st = stats.get(found.entity)!;
+      const cx = found.box.x + found.box.w / 2 - frameWidth / 2;
       return {
-        entity: r.entity,
-        truth: r.truth,
+        entity: found.entity,
+        truth: found.truth,
         detection: {
-          label: r.label,
-          score: r.score,
-          box: r.box,
+          label: found.label,
+          score: found.score,
+          box: found.box,
           distance: round(st.distance),
           bearing: round((-Math.atan2(cx, this.focal) * 180) / Math.PI, 1),
           top: round(st.top),
@@ -103,14 +103,18 @@ export class HeadCamera {
     entities: number[],
     count: Int32Array,
   ): Map<number, { distance: number; top: number; underside: number; width: number }> {
-    const W = frame.width,
-      H = frame.height,
-      f = this.focal;
-    const F = pose.forward;
-    const Rl = Math.hypot(F[1], F[0]) || 1;
+    const frameWidth = frame.width,
+      frameHeight = frame.height,
+      focal = this.focal;
+    const forward = pose.forward;
+    const flatLength = Math.hypot(forward[1], forward[0]) || 1;
     // Camera axes as RayCamera builds them with up = +z: right is horizontal, up completes the frame.
-    const R: Vec3 = [F[1] / Rl, -F[0] / Rl, 0];
-    const U: Vec3 = [R[1] * F[2] - R[2] * F[1], R[2] * F[0] - R[0] * F[2], R[0] * F[1] - R[1] * F[0]];
+    const right: Vec3 = [forward[1] / flatLength, -forward[0] / flatLength, 0];
+    const up: Vec3 = [
+      right[1] * forward[2] - right[2] * forward[1],
+      right[2] * forward[0] - right[0] * forward[2],
+      right[0] * forward[1] - right[1] * forward[0],
+    ];
     const slotOf = new Int32Array(this.names.length).fill(-1);
     entities.forEach((e, i) => (slotOf[e] = i));
     const k = entities.length;
@@ -120,51 +124,51 @@ export class HeadCamera {
     const latMin = new Float64Array(k).fill(Infinity),
       latMax = new Float64Array(k).fill(-Infinity);
     // Per entity and image column: the height of its lowest pixel in that column (rows run top to bottom).
-    const lowest = new Float64Array(k * W).fill(NaN);
+    const lowest = new Float64Array(k * frameWidth).fill(NaN);
     const camZ = pose.position[2] - groundZ;
     for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g < 0) continue;
-      const e = this.geomToEntity[g];
-      if (e < 0) continue;
-      const s = slotOf[e];
-      if (s < 0) continue;
-      const px = i % W,
-        py = (i - px) / W;
-      const r = px + 0.5 - W / 2,
-        u = H / 2 - (py + 0.5);
+      const geomId = frame.geom[i];
+      if (geomId < 0) continue;
+      const entity = this.geomToEntity[geomId];
+      if (entity < 0) continue;
+      const slot = slotOf[entity];
+      if (slot < 0) continue;
+      const px = i % frameWidth,
+        py = (i - px) / frameWidth;
+      const offsetRight = px + 0.5 - frameWidth / 2,
+        offsetUp = frameHeight / 2 - (py + 0.5);
       // Hit point relative to the camera: the depth along the pixel's unit ray.
-      const d = frame.depth[i] / Math.sqrt(r * r + u * u + f * f);
-      const hx = (r * R[0] + u * U[0] + f * F[0]) * d;
-      const hy = (r * R[1] + u * U[1] + f * F[1]) * d;
-      const z = camZ + (u * U[2] + f * F[2]) * d;
-      ranges[s][filled[s]++] = frame.depth[i];
-      if (z > top[s]) top[s] = z;
-      const lat = hx * R[0] + hy * R[1];
-      if (lat < latMin[s]) latMin[s] = lat;
-      if (lat > latMax[s]) latMax[s] = lat;
-      lowest[s * W + px] = z;
+      const scale = frame.depth[i] / Math.sqrt(offsetRight * offsetRight + offsetUp * offsetUp + focal * focal);
+      const hx = (offsetRight * right[0] + offsetUp * up[0] + focal * forward[0]) * scale;
+      const hy = (offsetRight * right[1] + offsetUp * up[1] + focal * forward[1]) * scale;
+      const z = camZ + (offsetUp * up[2] + focal * forward[2]) * scale;
+      ranges[slot][filled[slot]++] = frame.depth[i];
+      if (z > top[slot]) top[slot] = z;
+      const lat = hx * right[0] + hy * right[1];
+      if (lat < latMin[slot]) latMin[slot] = lat;
+      if (lat > latMax[slot]) latMax[slot] = lat;
+      lowest[slot * frameWidth + px] = z;
     }
     const result = new Map<number, { distance: number; top: number; underside: number; width: number }>();
-    entities.forEach((e, s) => {
+    entities.forEach((entity, slot) => {
       // The room beneath: the median over columns of the lowest visible point, so thin legs do not hide it.
-      const cols = lowest.subarray(s * W, (s + 1) * W).filter((v) => !Number.isNaN(v));
-      result.set(e, {
-        distance: median(ranges[s]),
-        top: top[s],
+      const cols = lowest.subarray(slot * frameWidth, (slot + 1) * frameWidth).filter((v) => !Number.isNaN(v));
+      result.set(entity, {
+        distance: median(ranges[slot]),
+        top: top[slot],
         underside: Math.max(0, median(cols)),
-        width: latMax[s] - latMin[s],
+        width: latMax[slot] - latMin[slot],
       });
     });
     return result;
   }
 }
 
-function median(v: Float32Array | Float64Array): number {
-  if (!v.length) return 0;
-  const a = v.slice().sort();
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
+function median(values: Float32Array | Float64Array): number {
+  if (!values.length) return 0;
+  const sorted = values.slice().sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;

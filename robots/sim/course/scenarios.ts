@@ -35,11 +35,11 @@ const start = { x: 0, y: 0, yawDeg: 0 };
 
 /** A corridor of hedges on both sides (and behind the start) from x0 to x1, |y| up to halfWidth (inner edge). */
 function corridor(x0: number, x1: number, halfWidth: number): Thing[] {
-  const r = 0.3;
+  const radius = 0.3;
   return [
-    ...hedge(x0, halfWidth + r, x1, halfWidth + r, r),
-    ...hedge(x0, -halfWidth - r, x1, -halfWidth - r, r),
-    ...hedge(x0 - r, -halfWidth, x0 - r, halfWidth, r),
+    ...hedge(x0, halfWidth + radius, x1, halfWidth + radius, radius),
+    ...hedge(x0, -halfWidth - radius, x1, -halfWidth - radius, radius),
+    ...hedge(x0 - radius, -halfWidth, x0 - radius, halfWidth, radius),
   ];
 }
 
@@ -265,10 +265,10 @@ export function listCourses(): string[] {
 export function findCourse(name: string): Course {
   const seed = generatedSeed(name);
   if (seed !== undefined) return generateCourse(seed);
-  const c = COURSES.get(name) ?? PROBES.get(name);
-  if (!c)
+  const course = COURSES.get(name) ?? PROBES.get(name);
+  if (!course)
     throw new Error(
       `unknown course ${JSON.stringify(name)}; courses: ${listCourses().join(", ")}, or generated_<seed>; probes: ${[...PROBES.keys()].join(", ")}`,
     );
-  return c;
+  return course;
 }

@@ -89,7 +89,7 @@ export const CLIMB_HEIGHT = POSTURES.climb.step;
 export const CAMERA_PITCH_DEG = 20;
 export const CAMERA_FOV_DEG = 60;
 
-const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
+const fmt = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
 
 function dogXml(): string {
   const geoms: string[] = [];
@@ -97,7 +97,7 @@ function dogXml(): string {
     const torsoLen = BODY.shouldersX - BODY.hipsX;
     const headLen = BODY.noseX - BODY.shouldersX;
     const box = (part: string, x0: number, len: number, halfWidth: number, [z0, z1]: [number, number], rgba: string) =>
-      `<geom name="dog_${posture}_${part}" type="box" pos="${f(x0 + len / 2, 0, (z0 + z1) / 2)}" size="${f(len / 2, halfWidth, (z1 - z0) / 2)}" rgba="${rgba}" group="3" contype="2" conaffinity="1"/>`;
+      `<geom name="dog_${posture}_${part}" type="box" pos="${fmt(x0 + len / 2, 0, (z0 + z1) / 2)}" size="${fmt(len / 2, halfWidth, (z1 - z0) / 2)}" rgba="${rgba}" group="3" contype="2" conaffinity="1"/>`;
     geoms.push(box("torso", BODY.hipsX, torsoLen, BODY.halfWidth, p.torso, "0.85 0.65 0.3 1"));
     geoms.push(box("head", BODY.shouldersX, headLen, BODY.headHalfWidth, p.head, "0.8 0.6 0.25 1"));
   }
@@ -130,16 +130,16 @@ interface At {
 
 /** A couch on four legs: open room of `clearance` beneath the seat, the backrest on its +x side. */
 export function couch(at: At & { length: number; depth?: number; clearance?: number }): Thing {
-  const d = at.depth ?? 0.8,
-    h = at.clearance ?? 0.22,
-    L = at.length / 2,
-    x = d / 2,
+  const depth = at.depth ?? 0.8,
+    clearance = at.clearance ?? 0.22,
+    halfLength = at.length / 2,
+    x = depth / 2,
     leg = 0.05;
   const parts = [
-    boxPart(-x, x, -L, L, h, 0.45, FABRIC),
-    boxPart(x - 0.18, x, -L, L, 0.45, 0.85, FABRIC_DARK),
-    boxPart(-x, x - 0.18, -L, -L + 0.14, 0.45, 0.62, FABRIC_DARK),
-    boxPart(-x, x - 0.18, L - 0.14, L, 0.45, 0.62, FABRIC_DARK),
+    boxPart(-x, x, -halfLength, halfLength, clearance, 0.45, FABRIC),
+    boxPart(x - 0.18, x, -halfLength, halfLength, 0.45, 0.85, FABRIC_DARK),
+    boxPart(-x, x - 0.18, -halfLength, -halfLength + 0.14, 0.45, 0.62, FABRIC_DARK),
+    boxPart(-x, x - 0.18, halfLength - 0.14, halfLength, 0.45, 0.62, FABRIC_DARK),
   ];
   // Legs at the four corners, inside the seat's outline.
   for (const [x0, x1] of [
@@ -147,43 +147,43 @@ export function couch(at: At & { length: number; depth?: number; clearance?: num
     [x - leg, x],
   ])
     for (const [y0, y1] of [
-      [-L, -L + leg],
-      [L - leg, L],
+      [-halfLength, -halfLength + leg],
+      [halfLength - leg, halfLength],
     ])
-      parts.push(boxPart(x0, x1, y0, y1, 0, h, WOOD));
+      parts.push(boxPart(x0, x1, y0, y1, 0, clearance, WOOD));
   return { label: "couch", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
 }
 
 /** A floor cushion: a soft block of `height` (low enough to climb, too high to step over). */
 export function cushion(at: At & { length: number; depth: number; height?: number }): Thing {
-  const h = at.height ?? 0.16;
+  const height = at.height ?? 0.16;
   return {
     label: "cushion",
     x: at.x,
     y: at.y,
     yaw: at.yaw ?? 0,
-    parts: [boxPart(-at.depth / 2, at.depth / 2, -at.length / 2, at.length / 2, 0, h, "0.78 0.45 0.5 1")],
+    parts: [boxPart(-at.depth / 2, at.depth / 2, -at.length / 2, at.length / 2, 0, height, "0.78 0.45 0.5 1")],
   };
 }
 
 /** An upholstered stool: a solid drum with a seat on top. */
 export function stool(at: At & { radius?: number }): Thing {
-  const r = at.radius ?? 0.19;
+  const radius = at.radius ?? 0.19;
   return {
     label: "stool",
     x: at.x,
     y: at.y,
     yaw: 0,
     parts: [
-      { type: "cylinder", size: [r, 0.22], pos: [0, 0, 0.22], rgba: "0.3 0.3 0.32 1" },
-      { type: "cylinder", size: [r, 0.03], pos: [0, 0, 0.47], rgba: "0.7 0.2 0.15 1" },
+      { type: "cylinder", size: [radius, 0.22], pos: [0, 0, 0.22], rgba: "0.3 0.3 0.32 1" },
+      { type: "cylinder", size: [radius, 0.03], pos: [0, 0, 0.47], rgba: "0.7 0.2 0.15 1" },
     ],
   };
 }
 
 /** A bush: a leafy ellipsoid sitting on the ground. */
 export function bush(at: At & { rx?: number; ry?: number; height?: number }): Thing {
-  const h = at.height ?? 0.7,
+  const height = at.height ?? 0.7,
     rx = at.rx ?? 0.35,
     ry = at.ry ?? rx;
   return {
@@ -191,20 +191,20 @@ export function bush(at: At & { rx?: number; ry?: number; height?: number }): Th
     x: at.x,
     y: at.y,
     yaw: at.yaw ?? 0,
-    parts: [{ type: "ellipsoid", size: [rx, ry, h / 2 + 0.05], pos: [0, 0, h / 2 - 0.05], rgba: LEAF }],
+    parts: [{ type: "ellipsoid", size: [rx, ry, height / 2 + 0.05], pos: [0, 0, height / 2 - 0.05], rgba: LEAF }],
   };
 }
 
 /** A stand of bamboo: rows of thin tall stems, too close together for the body (gaps < 0.2 m). */
 export function bamboo(at: At & { rows: number; columns: number; spacing?: number }): Thing {
-  const s = at.spacing ?? 0.2;
+  const spacing = at.spacing ?? 0.2;
   const parts: Part[] = [];
   for (let i = 0; i < at.rows; i++) {
     for (let j = 0; j < at.columns; j++) {
       // Staggered rows, with a fixed jitter (no randomness: the layout is the course's, not the seed's).
       const jx = ((i * 7 + j * 3) % 5) * 0.012 - 0.024;
-      const x = i * s + jx - ((at.rows - 1) * s) / 2;
-      const y = j * s + (i % 2 ? s / 2 : 0) - ((at.columns - 1) * s) / 2;
+      const x = i * spacing + jx - ((at.rows - 1) * spacing) / 2;
+      const y = j * spacing + (i % 2 ? spacing / 2 : 0) - ((at.columns - 1) * spacing) / 2;
       parts.push({
         type: "cylinder",
         size: [0.028, 0.9],
@@ -218,10 +218,16 @@ export function bamboo(at: At & { rows: number; columns: number; spacing?: numbe
 
 /** A log lying across the way (along its local y). Rounded bark: slippery to climb. With `raisedTo`, it rests on two stumps with its underside that high. */
 export function log(at: At & { length: number; radius?: number; raisedTo?: number; slippery?: boolean }): Thing {
-  const r = at.radius ?? 0.08,
+  const radius = at.radius ?? 0.08,
     under = at.raisedTo ?? 0;
   const parts: Part[] = [
-    { type: "cylinder", size: [r, at.length / 2], pos: [0, 0, under + r], euler: [Math.PI / 2, 0, 0], rgba: BARK },
+    {
+      type: "cylinder",
+      size: [radius, at.length / 2],
+      pos: [0, 0, under + radius],
+      euler: [Math.PI / 2, 0, 0],
+      rgba: BARK,
+    },
   ];
   if (under > 0)
     for (const sy of [-1, 1])
@@ -236,14 +242,14 @@ export function log(at: At & { length: number; radius?: number; raisedTo?: numbe
 
 /** A concrete curb across the way. */
 export function curb(at: At & { length: number; depth?: number; height?: number }): Thing {
-  const d = at.depth ?? 0.3,
-    h = at.height ?? 0.12;
+  const depth = at.depth ?? 0.3,
+    height = at.height ?? 0.12;
   return {
     label: "curb",
     x: at.x,
     y: at.y,
     yaw: at.yaw ?? 0,
-    parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, CONCRETE)],
+    parts: [boxPart(-depth / 2, depth / 2, -at.length / 2, at.length / 2, 0, height, CONCRETE)],
   };
 }
 
@@ -253,51 +259,56 @@ export function curb(at: At & { length: number; depth?: number; height?: number 
  */
 export function hill(at: At & { height: number; halfDepth: number; halfLength: number }): Thing {
   // Choose the ellipsoid's vertical radius 4× the crest height; solve for the horizontal radii that meet the ground at the given foot.
-  const c = 4 * at.height,
-    zc = at.height - c;
-  const k = Math.sqrt(1 - (zc / c) ** 2);
+  const radiusZ = 4 * at.height,
+    zc = at.height - radiusZ;
+  const k = Math.sqrt(1 - (zc / radiusZ) ** 2);
   return {
     label: "hill",
     x: at.x,
     y: at.y,
     yaw: at.yaw ?? 0,
     parts: [
-      { type: "ellipsoid", size: [at.halfDepth / k, at.halfLength / k, c], pos: [0, 0, zc], rgba: "0.5 0.4 0.28 1" },
+      {
+        type: "ellipsoid",
+        size: [at.halfDepth / k, at.halfLength / k, radiusZ],
+        pos: [0, 0, zc],
+        rgba: "0.5 0.4 0.28 1",
+      },
     ],
   };
 }
 
 /** A thick wooden plank lying across the way. */
 export function plank(at: At & { length: number; depth?: number; height?: number }): Thing {
-  const d = at.depth ?? 0.25,
-    h = at.height ?? 0.1;
+  const depth = at.depth ?? 0.25,
+    height = at.height ?? 0.1;
   return {
     label: "plank",
     x: at.x,
     y: at.y,
     yaw: at.yaw ?? 0,
-    parts: [boxPart(-d / 2, d / 2, -at.length / 2, at.length / 2, 0, h, "0.72 0.55 0.33 1")],
+    parts: [boxPart(-depth / 2, depth / 2, -at.length / 2, at.length / 2, 0, height, "0.72 0.55 0.33 1")],
   };
 }
 
 /** A garden bench: seat boards with an apron below them on both long sides, leaving `clearance` beneath. */
 export function bench(at: At & { length: number; depth?: number; clearance?: number }): Thing {
-  const d = (at.depth ?? 0.45) / 2,
-    L = at.length / 2,
-    h = at.clearance ?? 0.22,
+  const halfDepth = (at.depth ?? 0.45) / 2,
+    halfLength = at.length / 2,
+    clearance = at.clearance ?? 0.22,
     leg = 0.06;
   const parts = [
-    boxPart(-d, d, -L, L, 0.36, 0.42, WOOD),
-    boxPart(-d, -d + 0.03, -L, L, h, 0.36, WOOD),
-    boxPart(d - 0.03, d, -L, L, h, 0.36, WOOD),
+    boxPart(-halfDepth, halfDepth, -halfLength, halfLength, 0.36, 0.42, WOOD),
+    boxPart(-halfDepth, -halfDepth + 0.03, -halfLength, halfLength, clearance, 0.36, WOOD),
+    boxPart(halfDepth - 0.03, halfDepth, -halfLength, halfLength, clearance, 0.36, WOOD),
   ];
   for (const [x0, x1] of [
-    [-d, -d + leg],
-    [d - leg, d],
+    [-halfDepth, -halfDepth + leg],
+    [halfDepth - leg, halfDepth],
   ])
     for (const [y0, y1] of [
-      [-L, -L + leg],
-      [L - leg, L],
+      [-halfLength, -halfLength + leg],
+      [halfLength - leg, halfLength],
     ])
       parts.push(boxPart(x0, x1, y0, y1, 0, 0.36, "0.25 0.25 0.25 1"));
   return { label: "bench", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
@@ -307,11 +318,11 @@ export function bench(at: At & { length: number; depth?: number; clearance?: num
 export function stairs(at: At & { width: number; steps: number; rise?: number; run?: number; landing: number }): Thing {
   const rise = at.rise ?? 0.12,
     run = at.run ?? 0.35,
-    W = at.width / 2;
+    halfWidth = at.width / 2;
   const end = at.steps * run + at.landing;
   const parts: Part[] = [];
   for (let i = 0; i < at.steps; i++)
-    parts.push(boxPart(i * run, end, -W, W, 0, (i + 1) * rise, i % 2 ? CONCRETE : "0.7 0.7 0.68 1"));
+    parts.push(boxPart(i * run, end, -halfWidth, halfWidth, 0, (i + 1) * rise, i % 2 ? CONCRETE : "0.7 0.7 0.68 1"));
   return { label: "stairs", x: at.x, y: at.y, yaw: at.yaw ?? 0, parts };
 }
 
@@ -330,28 +341,29 @@ export function wall(x0: number, y0: number, x1: number, y1: number, height = 0.
 
 /** Four walls around [x0, x1] × [y0, y1] (inner faces on those lines). */
 export function room(x0: number, x1: number, y0: number, y1: number): Thing[] {
-  const t = 0.05;
+  const halfThick = 0.05;
   return [
-    wall(x0 - t, y0 - 2 * t, x0 - t, y1 + 2 * t),
-    wall(x1 + t, y0 - 2 * t, x1 + t, y1 + 2 * t),
-    wall(x0, y0 - t, x1, y0 - t),
-    wall(x0, y1 + t, x1, y1 + t),
+    wall(x0 - halfThick, y0 - 2 * halfThick, x0 - halfThick, y1 + 2 * halfThick),
+    wall(x1 + halfThick, y0 - 2 * halfThick, x1 + halfThick, y1 + 2 * halfThick),
+    wall(x0, y0 - halfThick, x1, y0 - halfThick),
+    wall(x0, y1 + halfThick, x1, y1 + halfThick),
   ];
 }
 
 /** A hedge of bushes along a line from (x0, y0) to (x1, y1): bushes elongated along it and overlapping, so nothing gets through. */
-export function hedge(x0: number, y0: number, x1: number, y1: number, r = 0.3): Thing[] {
+export function hedge(x0: number, y0: number, x1: number, y1: number, radius = 0.3): Thing[] {
   const len = Math.hypot(x1 - x0, y1 - y0);
-  const n = Math.max(1, Math.ceil(len / (3 * r)));
+  const count = Math.max(1, Math.ceil(len / (3 * radius)));
   const yaw = (Math.atan2(y1 - y0, x1 - x0) * 180) / Math.PI;
-  // Each bush spans its segment of the line and reaches r beyond it (so the hedge ends r beyond its end points).
-  return Array.from({ length: n }, (_, i) =>
+  // Each bush spans its segment of the line and reaches `radius` beyond it (so the hedge ends `radius` beyond its end
+  // points).
+  return Array.from({ length: count }, (_, i) =>
     bush({
-      x: x0 + ((x1 - x0) * (i + 0.5)) / n,
-      y: y0 + ((y1 - y0) * (i + 0.5)) / n,
+      x: x0 + ((x1 - x0) * (i + 0.5)) / count,
+      y: y0 + ((y1 - y0) * (i + 0.5)) / count,
       yaw,
-      rx: len / n / 2 + r,
-      ry: r,
+      rx: len / count / 2 + radius,
+      ry: radius,
       height: 0.6 + ((i * 37) % 5) * 0.05,
     }),
   );
@@ -366,9 +378,9 @@ export interface SceneSpec {
   toy: { x: number; y: number; z?: number };
 }
 
-function partXml(p: Part, name: string): string {
-  const euler = p.euler ? ` euler="${f(...p.euler)}"` : "";
-  return `<geom name="${name}" type="${p.type}" size="${f(...p.size)}" pos="${f(...p.pos)}"${euler} rgba="${p.rgba}"/>`;
+function partXml(part: Part, name: string): string {
+  const euler = part.euler ? ` euler="${fmt(...part.euler)}"` : "";
+  return `<geom name="${name}" type="${part.type}" size="${fmt(...part.size)}" pos="${fmt(...part.pos)}"${euler} rgba="${part.rgba}"/>`;
 }
 
 /** Body name of thing `i`: `thing<i>_<label>`. */
@@ -379,9 +391,9 @@ export const TOY_HEIGHT = 0.14;
 
 export function courseXml(spec: SceneSpec): string {
   const things = spec.things
-    .map((t, i) => {
-      const name = thingBody(i, t);
-      return `<body name="${name}" pos="${f(t.x, t.y, 0)}" euler="0 0 ${f((t.yaw * Math.PI) / 180)}">${t.parts.map((p, k) => partXml(p, `${name}_${k}`)).join("")}</body>`;
+    .map((thing, i) => {
+      const name = thingBody(i, thing);
+      return `<body name="${name}" pos="${fmt(thing.x, thing.y, 0)}" euler="0 0 ${fmt((thing.yaw * Math.PI) / 180)}">${thing.parts.map((p, k) => partXml(p, `${name}_${k}`)).join("")}</body>`;
     })
     .join("\n    ");
   const floor = spec.ground === "indoor" ? "0.76 0.66 0.52 1" : "0.42 0.55 0.3 1";
@@ -392,7 +404,7 @@ export function courseXml(spec: SceneSpec): string {
   <worldbody>
     <geom name="ground" type="plane" size="20 20 0.1" rgba="${floor}"/>
     ${things}
-    <body name="toy" pos="${f(spec.toy.x, spec.toy.y, spec.toy.z ?? 0)}">
+    <body name="toy" pos="${fmt(spec.toy.x, spec.toy.y, spec.toy.z ?? 0)}">
       <geom name="toy_body" type="cylinder" size="0.045 0.05" pos="0 0 0.05" rgba="0.85 0.08 0.08 1" group="1" contype="0" conaffinity="0"/>
       <geom name="toy_top" type="sphere" size="0.035" pos="0 0 0.105" rgba="0.9 0.12 0.1 1" group="1" contype="0" conaffinity="0"/>
     </body>

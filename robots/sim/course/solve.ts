@@ -58,60 +58,60 @@ interface Node {
 
 /** Searches `course` (a name or a course) for a skill sequence that reaches the toy within the budget; null if none found. */
 export async function solveCourse(course: string | Course, opts: SolveOptions = {}): Promise<Solution | null> {
-  const c = typeof course === "string" ? findCourse(course) : course;
+  const resolved = typeof course === "string" ? findCourse(course) : course;
   const budget = opts.budget ?? 100;
-  const world = await CourseWorld.create({ scenario: c.name, course: c, width: 8, height: 6 });
+  const world = await CourseWorld.create({ scenario: resolved.name, course: resolved, width: 8, height: 6 });
   try {
     const body = world.body;
-    const toyZ = c.toy.z ?? 0;
+    const toyZ = resolved.toy.z ?? 0;
     const reached = () => world.toyDistance() <= SUCCESS_RADIUS && Math.abs(toyZ - body.pose.z) < 0.3;
     let reachedAt = -1;
     let ticks = 0;
     const nominal = { next: () => 0.5 } as never; // factor 1, and every climb's feet hold
-    const controllers = new Controllers(body, c.things, nominal, {
+    const controllers = new Controllers(body, resolved.things, nominal, {
       event() {},
       tick() {
         ticks++;
         if (reachedAt < 0 && reached()) reachedAt = ticks * TICK;
       },
     });
-    const guide = distanceField(world, c);
-    const h = (p: Pose) => guide.at(p.x + 0.15 * Math.cos(p.yaw), p.y + 0.15 * Math.sin(p.yaw));
+    const guide = distanceField(world, resolved);
+    const heuristic = (p: Pose) => guide.at(p.x + 0.15 * Math.cos(p.yaw), p.y + 0.15 * Math.sin(p.yaw));
     const weight = opts.weight ?? 2;
-    const key = (p: Pose, posture: Posture) =>
-      `${Math.round(p.x / 0.12)},${Math.round(p.y / 0.12)},${Math.round((p.yaw * 180) / Math.PI / 15)},${Math.round(p.z / 0.05)},${posture}`;
+    const key = (pose: Pose, posture: Posture) =>
+      `${Math.round(pose.x / 0.12)},${Math.round(pose.y / 0.12)},${Math.round((pose.yaw * 180) / Math.PI / 15)},${Math.round(pose.z / 0.05)},${posture}`;
     const start: Node = { pose: { ...body.pose }, posture: body.posture, g: 0, f: 0, steps: [] };
-    start.f = weight * h(start.pose);
+    start.f = weight * heuristic(start.pose);
     const open = new Heap<Node>((a, b) => a.f - b.f);
     open.push(start);
     const best = new Map<string, number>([[key(start.pose, start.posture), 0]]);
     let expanded = 0;
     const max = opts.maxExpansions ?? 4000;
     while (open.length && expanded < max) {
-      const n = open.pop()!;
-      if (n.g > (best.get(key(n.pose, n.posture)) ?? Infinity)) continue;
+      const node = open.pop()!;
+      if (node.g > (best.get(key(node.pose, node.posture)) ?? Infinity)) continue;
       expanded++;
       for (const [skill, magnitude] of ACTIONS) {
-        body.pose = { ...n.pose };
-        body.posture = n.posture;
+        body.pose = { ...node.pose };
+        body.posture = node.posture;
         body.apply(body.pose, body.posture);
         ticks = 0;
         reachedAt = -1;
         const report: SkillReport = { moved: 0, turned: 0, stalled: false, seconds: 0, message: "" };
         for (const _ of controllers.run(skill as Skill, magnitude as Magnitude, report));
-        const steps: Step[] = [...n.steps, [skill, magnitude]];
+        const steps: Step[] = [...node.steps, [skill, magnitude]];
         if (reachedAt >= 0) {
-          const seconds = n.g + reachedAt;
+          const seconds = node.g + reachedAt;
           if (seconds <= budget) return { steps, seconds: Math.round(seconds * 100) / 100, expanded };
           continue;
         }
-        if (report.moved === 0 && report.turned === 0 && body.posture === n.posture) continue;
-        const g = n.g + report.seconds;
+        if (report.moved === 0 && report.turned === 0 && body.posture === node.posture) continue;
+        const cost = node.g + report.seconds;
         const k = key(body.pose, body.posture);
-        const rest = h(body.pose);
-        if (g + rest > budget || g >= (best.get(k) ?? Infinity)) continue;
-        best.set(k, g);
-        open.push({ pose: { ...body.pose }, posture: body.posture, g, f: g + weight * rest, steps });
+        const rest = heuristic(body.pose);
+        if (cost + rest > budget || cost >= (best.get(k) ?? Infinity)) continue;
+        best.set(k, cost);
+        open.push({ pose: { ...body.pose }, posture: body.posture, g: cost, f: cost + weight * rest, steps });
       }
     }
     return null;
@@ -125,9 +125,9 @@ export async function solveCourse(course: string | Course, opts: SolveOptions = 
  * the open or under furniture), or when the climbing body fits up on whatever is under it; its height is that of what
  * it stands on. Moves between neighbours are allowed when the heights differ by no more than a climb.
  */
-function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number): number } {
-  const xs = [...c.things.map((t) => t.x), c.toy.x, 0];
-  const ys = [...c.things.map((t) => t.y), c.toy.y, 0];
+function distanceField(world: CourseWorld, course: Course): { at(x: number, y: number): number } {
+  const xs = [...course.things.map((t) => t.x), course.toy.x, 0];
+  const ys = [...course.things.map((t) => t.y), course.toy.y, 0];
   const x0 = Math.min(...xs) - 1,
     x1 = Math.max(...xs) + 1,
     y0 = Math.min(...ys) - 1,
@@ -166,28 +166,28 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
     for (let j = 0; j < ny; j++) {
       const x = x0 + (i + 0.5) * CELL,
         y = y0 + (j + 0.5) * CELL;
-      if (!Number.isNaN(height[i * ny + j]) && Math.hypot(x - c.toy.x, y - c.toy.y) <= SUCCESS_RADIUS) {
+      if (!Number.isNaN(height[i * ny + j]) && Math.hypot(x - course.toy.x, y - course.toy.y) <= SUCCESS_RADIUS) {
         dist[i * ny + j] = 0;
         heap.push([0, i * ny + j]);
       }
     }
   }
   while (heap.length) {
-    const [d, k] = heap.pop()!;
-    if (d > dist[k]) continue;
+    const [distance, k] = heap.pop()!;
+    if (distance > dist[k]) continue;
     const i = Math.floor(k / ny),
       j = k % ny;
     for (let di = -1; di <= 1; di++) {
       for (let dj = -1; dj <= 1; dj++) {
-        const a = i + di,
-          b = j + dj;
-        if ((!di && !dj) || a < 0 || b < 0 || a >= nx || b >= ny) continue;
-        const m = a * ny + b;
-        if (Number.isNaN(height[m]) || Math.abs(height[m] - height[k]) > CLIMB_STEP) continue;
-        const nd = d + (Math.hypot(di, dj) * CELL) / WALK;
-        if (nd < dist[m]) {
-          dist[m] = nd;
-          heap.push([nd, m]);
+        const ni = i + di,
+          nj = j + dj;
+        if ((!di && !dj) || ni < 0 || nj < 0 || ni >= nx || nj >= ny) continue;
+        const neighbour = ni * ny + nj;
+        if (Number.isNaN(height[neighbour]) || Math.abs(height[neighbour] - height[k]) > CLIMB_STEP) continue;
+        const nd = distance + (Math.hypot(di, dj) * CELL) / WALK;
+        if (nd < dist[neighbour]) {
+          dist[neighbour] = nd;
+          heap.push([nd, neighbour]);
         }
       }
     }
@@ -198,17 +198,17 @@ function distanceField(world: CourseWorld, c: Course): { at(x: number, y: number
         j = Math.floor((y - y0) / CELL);
       if (i < 0 || j < 0 || i >= nx || j >= ny) return Infinity;
       // A pose whose own cell is not free (the body half in a doorway, pressed to a wall): the best free neighbour.
-      let d = dist[i * ny + j];
-      if (d === Infinity) {
+      let distance = dist[i * ny + j];
+      if (distance === Infinity) {
         for (let di = -2; di <= 2; di++)
           for (let dj = -2; dj <= 2; dj++) {
-            const a = i + di,
-              b = j + dj;
-            if (a >= 0 && b >= 0 && a < nx && b < ny)
-              d = Math.min(d, dist[a * ny + b] + (Math.hypot(di, dj) * CELL) / WALK);
+            const ni = i + di,
+              nj = j + dj;
+            if (ni >= 0 && nj >= 0 && ni < nx && nj < ny)
+              distance = Math.min(distance, dist[ni * ny + nj] + (Math.hypot(di, dj) * CELL) / WALK);
           }
       }
-      return d;
+      return distance;
     },
   };
 }

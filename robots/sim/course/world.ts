@@ -150,8 +150,8 @@ export class CourseWorld {
     const width = opts.width ?? 160;
     const height = opts.height ?? 120;
     this.camera = new HeadCamera(mj, width, height, entityOfGeom, [...things.map((t) => t.label), "toy"]);
-    const [m] = bundledManifests("course");
-    this.manifests = [{ ...m, cameras: m.cameras.map((c) => ({ ...c, width, height })) }];
+    const [manifest] = bundledManifests("course");
+    this.manifests = [{ ...manifest, cameras: manifest.cameras.map((c) => ({ ...c, width, height })) }];
   }
 
   static async create(opts: CourseOptions): Promise<CourseWorld> {
@@ -181,16 +181,16 @@ export class CourseWorld {
     this.model.delete();
   }
 
-  private log(e: Omit<SimEvent, "t" | "step">): void {
-    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, robot: ROBOT, ...e });
+  private log(event: Omit<SimEvent, "t" | "step">): void {
+    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, robot: ROBOT, ...event });
   }
 
-  private onBodyEvent(e: BodyEvent): void {
-    const object = e.thing >= 0 ? this.course.things[e.thing].label : undefined;
-    if (e.kind === "contact") this.stalls++;
-    if (e.kind === "moved" && e.detail.startsWith("climbed")) this.climbs++;
-    if (e.kind === "moved" && e.detail.startsWith("crawled")) this.crawlsThrough++;
-    this.log({ kind: e.kind, object, detail: e.detail });
+  private onBodyEvent(event: BodyEvent): void {
+    const object = event.thing >= 0 ? this.course.things[event.thing].label : undefined;
+    if (event.kind === "contact") this.stalls++;
+    if (event.kind === "moved" && event.detail.startsWith("climbed")) this.climbs++;
+    if (event.kind === "moved" && event.detail.startsWith("crawled")) this.crawlsThrough++;
+    this.log({ kind: event.kind, object, detail: event.detail });
   }
 
   private onTick(): void {
@@ -233,16 +233,19 @@ export class CourseWorld {
     const started = this.clock.time;
     let lastSecond = 0;
     this.progress = (elapsed) => {
-      const s = Math.floor(elapsed - started + 1e-6);
-      if (s > lastSecond) {
-        lastSecond = s;
-        ctx.feedback({ skill, magnitude, elapsed: s });
+      const second = Math.floor(elapsed - started + 1e-6);
+      if (second > lastSecond) {
+        lastSecond = second;
+        ctx.feedback({ skill, magnitude, elapsed: second });
       }
     };
     let outcome: ActionOutcome;
     try {
-      const r = await this.clock.run(this.controllers.run(skill as Skill, magnitude as Magnitude, report), ctx.signal);
-      if (r === "canceled") {
+      const result = await this.clock.run(
+        this.controllers.run(skill as Skill, magnitude as Magnitude, report),
+        ctx.signal,
+      );
+      if (result === "canceled") {
         this.body.apply(this.body.pose, this.body.posture);
         const message = `${skill} was canceled`;
         outcome = {
@@ -297,22 +300,22 @@ export class CourseWorld {
   /** Horizontal distance from the toy to the nearest point of the spine, hips to nose. */
   toyDistance(): number {
     const { x, y, yaw } = this.body.pose;
-    const c = Math.cos(yaw),
-      s = Math.sin(yaw);
+    const cos = Math.cos(yaw),
+      sin = Math.sin(yaw);
     const tx = this.course.toy.x - x,
       ty = this.course.toy.y - y;
-    const along = Math.min(BODY.noseX, Math.max(BODY.hipsX, tx * c + ty * s));
-    return Math.hypot(tx - along * c, ty - along * s);
+    const along = Math.min(BODY.noseX, Math.max(BODY.hipsX, tx * cos + ty * sin));
+    return Math.hypot(tx - along * cos, ty - along * sin);
   }
 
   /** Some point of the spine, hips to nose, is still inside the dead end's walls. */
   private inDeadEnd(): boolean {
-    const d = this.course.deadEnd!;
+    const deadEnd = this.course.deadEnd!;
     const { x, y, yaw } = this.body.pose;
-    return [BODY.hipsX, BODY.noseX].some((a) => {
-      const px = x + a * Math.cos(yaw),
-        py = y + a * Math.sin(yaw);
-      return px > d.x0 && px < d.x1 && py > d.y0 && py < d.y1;
+    return [BODY.hipsX, BODY.noseX].some((offset) => {
+      const px = x + offset * Math.cos(yaw),
+        py = y + offset * Math.sin(yaw);
+      return px > deadEnd.x0 && px < deadEnd.x1 && py > deadEnd.y0 && py < deadEnd.y1;
     });
   }
 
@@ -322,7 +325,7 @@ export class CourseWorld {
 
   evaluate(literals?: readonly string[]): CourseEvaluation {
     if (literals) throw new Error("the course world checks one goal, its own: the dog within reach of the toy");
-    const p = this.body.pose;
+    const pose = this.body.pose;
     const r3 = (v: number) => Math.round(v * 1000) / 1000;
     return {
       scenario: this.course.name,
@@ -331,10 +334,10 @@ export class CourseWorld {
       ...(this.course.deadEnd ? { leftDeadEnd: this.leftDeadEnd } : {}),
       atToy: this.atToy(),
       pose: {
-        x: r3(p.x),
-        y: r3(p.y),
-        yaw: Math.round(((((p.yaw * 180) / Math.PI + 540) % 360) - 180) * 10) / 10,
-        z: r3(p.z),
+        x: r3(pose.x),
+        y: r3(pose.y),
+        yaw: Math.round(((((pose.yaw * 180) / Math.PI + 540) % 360) - 180) * 10) / 10,
+        z: r3(pose.z),
       },
       posture: this.body.posture,
       distanceToToy: r3(this.toyDistance()),

@@ -78,21 +78,21 @@ export function skillFailure(
   body: KitchenBody,
   robot: RobotId,
   skill: string,
-  a: Record<string, string>,
+  args: Record<string, string>,
 ): string | undefined {
   // The grasp sensor's word (a thing between the fingers; the robot knows which, from the sensed grasp that took it).
   // Without one the robot does not refuse for what its hand may hold: it opens the hand first (see the motions).
   const holding = body.graspSensing ? body.heldBy(robot) : undefined;
-  const reach = (p: PlaceSpec): string | undefined => {
+  const reach = (placeSpec: PlaceSpec): string | undefined => {
     if (robot === "arm") {
-      const d = Math.hypot(p.center[0] - ARM_BASE[0], p.center[1] - ARM_BASE[1]);
-      return d <= ARM_REACH
+      const distance = Math.hypot(placeSpec.center[0] - ARM_BASE[0], placeSpec.center[1] - ARM_BASE[1]);
+      return distance <= ARM_REACH
         ? undefined
-        : `the ${p.name} is out of the arm's reach (${d.toFixed(2)} m away, reach ${ARM_REACH} m)`;
+        : `the ${placeSpec.name} is out of the arm's reach (${distance.toFixed(2)} m away, reach ${ARM_REACH} m)`;
     }
     const here = body.mobileNavPoint();
-    const nav = NAVIGATION_POINTS.find((n) => n.serves === p.name);
-    if (!nav) return `the mobile robot cannot get to the ${p.name}`;
+    const nav = NAVIGATION_POINTS.find((n) => n.serves === placeSpec.name);
+    if (!nav) return `the mobile robot cannot get to the ${placeSpec.name}`;
     return here === nav.name
       ? undefined
       : `the mobile robot is ${here ? `at ${here}` : "between navigation points"}, not at ${nav.name}`;
@@ -102,39 +102,40 @@ export function skillFailure(
       return robot === "mobile" ? undefined : "the arm cannot move its base";
     case "open":
     case "close": {
-      const p = place(a.target);
-      if (!p.openable) return `the ${p.name} cannot be opened or closed`;
-      const r = reach(p);
-      if (r) return r;
+      const placeSpec = place(args.target);
+      if (!placeSpec.openable) return `the ${placeSpec.name} cannot be opened or closed`;
+      const refusal = reach(placeSpec);
+      if (refusal) return refusal;
       if (robot === "arm" && holding)
-        return `the arm needs its hand free to ${skill} the ${p.name} but holds the ${holding}`;
-      if (skill === "open" && !body.isClosed(p)) return `the ${p.name} is already open`;
-      if (skill === "close" && body.isClosed(p)) return `the ${p.name} is already closed`;
+        return `the arm needs its hand free to ${skill} the ${placeSpec.name} but holds the ${holding}`;
+      if (skill === "open" && !body.isClosed(placeSpec)) return `the ${placeSpec.name} is already open`;
+      if (skill === "close" && body.isClosed(placeSpec)) return `the ${placeSpec.name} is already closed`;
       return undefined;
     }
     case "pick_from": {
-      const p = place(a.place);
-      const r = reach(p);
-      if (r) return r;
+      const placeSpec = place(args.place);
+      const refusal = reach(placeSpec);
+      if (refusal) return refusal;
       if (holding) return `already holding the ${holding}; release it before picking another object`;
-      if (body.isClosed(p)) return `cannot pick from the ${p.name}: it is closed`;
-      const w = body.where(a.object);
-      if (!w || !("place" in w) || w.place !== p) {
+      if (body.isClosed(placeSpec)) return `cannot pick from the ${placeSpec.name}: it is closed`;
+      const where = body.where(args.object);
+      if (!where || !("place" in where) || where.place !== placeSpec) {
         // Without grasp sensing the robot goes through the motion and closes on nothing, none the wiser.
         return body.graspSensing
-          ? `there is no ${a.object} ${p.kind === "container" ? "in" : "on"} the ${p.name}`
+          ? `there is no ${args.object} ${placeSpec.kind === "container" ? "in" : "on"} the ${placeSpec.name}`
           : undefined;
       }
       return undefined;
     }
     case "release_to": {
-      const p = place(a.place);
-      if (holding !== a.object && body.graspSensing)
-        return holding ? `holding the ${holding}, not the ${a.object}` : `not holding the ${a.object}`;
-      const r = reach(p);
-      if (r) return r;
-      if (body.isClosed(p)) return `cannot put anything in the ${p.name}: it is closed`;
-      if (body.freeSlot(p) < 0) return `the ${p.name} is full (${p.slots.length} of ${p.slots.length} places taken)`;
+      const placeSpec = place(args.place);
+      if (holding !== args.object && body.graspSensing)
+        return holding ? `holding the ${holding}, not the ${args.object}` : `not holding the ${args.object}`;
+      const refusal = reach(placeSpec);
+      if (refusal) return refusal;
+      if (body.isClosed(placeSpec)) return `cannot put anything in the ${placeSpec.name}: it is closed`;
+      if (body.freeSlot(placeSpec) < 0)
+        return `the ${placeSpec.name} is full (${placeSpec.slots.length} of ${placeSpec.slots.length} places taken)`;
       return undefined;
     }
   }
@@ -146,23 +147,28 @@ export function skillFailure(
  * thing is held; the hand let it go there); without it, only what the robot did with its hand — the same words
  * whether anything was in it.
  */
-export function describeSuccess(robot: RobotId, skill: string, a: Record<string, string>, graspSensing = true): string {
+export function describeSuccess(
+  robot: RobotId,
+  skill: string,
+  args: Record<string, string>,
+  graspSensing = true,
+): string {
   const rel = (p: string) => (place(p).kind === "container" ? "in" : "on");
   switch (skill) {
     case "go_to":
-      return `${robot} is at ${a.navigation_point}`;
+      return `${robot} is at ${args.navigation_point}`;
     case "open":
-      return `the ${a.target} is open`;
+      return `the ${args.target} is open`;
     case "close":
-      return `the ${a.target} is closed`;
+      return `the ${args.target} is closed`;
     case "pick_from":
       return graspSensing
-        ? `${robot} holds the ${a.object}`
-        : `${robot} closed its hand at the ${a.place}; without grasp sensing it cannot tell whether anything is in it`;
+        ? `${robot} holds the ${args.object}`
+        : `${robot} closed its hand at the ${args.place}; without grasp sensing it cannot tell whether anything is in it`;
     case "release_to":
       return graspSensing
-        ? `the ${a.object} is ${rel(a.place)} the ${a.place}`
-        : `${robot} opened its hand ${rel(a.place)} the ${a.place}; without grasp sensing it cannot tell whether anything was in it`;
+        ? `the ${args.object} is ${rel(args.place)} the ${args.place}`
+        : `${robot} opened its hand ${rel(args.place)} the ${args.place}; without grasp sensing it cannot tell whether anything was in it`;
   }
   return "done";
 }
@@ -172,41 +178,41 @@ export function skillMotion(
   body: KitchenBody,
   robot: RobotId,
   skill: string,
-  a: Record<string, string>,
+  args: Record<string, string>,
   feedback: Feedback,
 ): Motion {
   switch (skill) {
     case "go_to":
-      return goTo(body, a.navigation_point, feedback);
+      return goTo(body, args.navigation_point, feedback);
     case "open":
-      return operate(body, robot, place(a.target), true, feedback);
+      return operate(body, robot, place(args.target), true, feedback);
     case "close":
-      return operate(body, robot, place(a.target), false, feedback);
+      return operate(body, robot, place(args.target), false, feedback);
     case "pick_from":
-      return pick(body, robot, a.object, place(a.place), feedback);
+      return pick(body, robot, args.object, place(args.place), feedback);
     case "release_to":
-      return release(body, robot, a.object, place(a.place), feedback);
+      return release(body, robot, args.object, place(args.place), feedback);
   }
   throw new Error(`unknown skill ${skill}`);
 }
 
 function* goTo(body: KitchenBody, target: string, feedback: Feedback): Motion {
-  const m = body.mobile;
+  const mobile = body.mobile;
   const nav = navigationPoint(target);
   const [tx, ty] = nav.position;
-  const total = Math.hypot(tx - m.x, ty - m.y);
+  const total = Math.hypot(tx - mobile.x, ty - mobile.y);
   // Turn towards the goal, drive, then turn to face the place.
-  if (total > 0.01) yield* turnTo(body, Math.atan2(ty - m.y, tx - m.x));
+  if (total > 0.01) yield* turnTo(body, Math.atan2(ty - mobile.y, tx - mobile.x));
   let last = -1;
-  while (Math.hypot(tx - m.x, ty - m.y) > 1e-6) {
-    const dx = tx - m.x,
-      dy = ty - m.y;
-    const d = Math.hypot(dx, dy);
-    const s = Math.min(1, (BASE_SPEED * TICK) / d);
-    m.x += dx * s;
-    m.y += dy * s;
+  while (Math.hypot(tx - mobile.x, ty - mobile.y) > 1e-6) {
+    const dx = tx - mobile.x,
+      dy = ty - mobile.y;
+    const distance = Math.hypot(dx, dy);
+    const fraction = Math.min(1, (BASE_SPEED * TICK) / distance);
+    mobile.x += dx * fraction;
+    mobile.y += dy * fraction;
     body.setMocap("mobile_gripper", body.mobileGripperRest());
-    const progress = total > 0 ? 1 - Math.hypot(tx - m.x, ty - m.y) / total : 1;
+    const progress = total > 0 ? 1 - Math.hypot(tx - mobile.x, ty - mobile.y) / total : 1;
     if (Math.floor(progress * 4) !== last) {
       last = Math.floor(progress * 4);
       feedback("driving", progress);
@@ -218,10 +224,10 @@ function* goTo(body: KitchenBody, target: string, feedback: Feedback): Motion {
 }
 
 function* turnTo(body: KitchenBody, yaw: number): Motion {
-  const m = body.mobile;
-  while (Math.abs(angleDiff(yaw, m.yaw)) > 1e-6) {
-    const d = angleDiff(yaw, m.yaw);
-    m.yaw += Math.sign(d) * Math.min(Math.abs(d), TURN_SPEED * TICK);
+  const mobile = body.mobile;
+  while (Math.abs(angleDiff(yaw, mobile.yaw)) > 1e-6) {
+    const diff = angleDiff(yaw, mobile.yaw);
+    mobile.yaw += Math.sign(diff) * Math.min(Math.abs(diff), TURN_SPEED * TICK);
     body.setMocap("mobile_gripper", body.mobileGripperRest());
     yield;
   }
@@ -230,11 +236,15 @@ function* turnTo(body: KitchenBody, yaw: number): Motion {
 function* moveGripper(body: KitchenBody, robot: RobotId, to: Vec3): Motion {
   const name = `${robot}_gripper`;
   for (;;) {
-    const p = body.mocapPos(name);
-    const d = Math.hypot(to[0] - p[0], to[1] - p[1], to[2] - p[2]);
-    if (d < 1e-6) return;
-    const s = Math.min(1, (GRIPPER_SPEED * TICK) / d);
-    body.setMocap(name, [p[0] + (to[0] - p[0]) * s, p[1] + (to[1] - p[1]) * s, p[2] + (to[2] - p[2]) * s]);
+    const current = body.mocapPos(name);
+    const distance = Math.hypot(to[0] - current[0], to[1] - current[1], to[2] - current[2]);
+    if (distance < 1e-6) return;
+    const fraction = Math.min(1, (GRIPPER_SPEED * TICK) / distance);
+    body.setMocap(name, [
+      current[0] + (to[0] - current[0]) * fraction,
+      current[1] + (to[1] - current[1]) * fraction,
+      current[2] + (to[2] - current[2]) * fraction,
+    ]);
     yield;
   }
 }
@@ -278,73 +288,84 @@ function* openHand(body: KitchenBody, robot: RobotId, into: PlaceSpec | undefine
 }
 
 /** Opens or closes a door or drawer by its handle. */
-function* operate(body: KitchenBody, robot: RobotId, p: PlaceSpec, open: boolean, feedback: Feedback): Motion {
+function* operate(body: KitchenBody, robot: RobotId, placeSpec: PlaceSpec, open: boolean, feedback: Feedback): Motion {
   feedback("reaching for the handle", 0);
-  yield* moveGripper(body, robot, body.handlePosition(p));
+  yield* moveGripper(body, robot, body.handlePosition(placeSpec));
   // The arm grasps the handle with its one hand (the mobile robot uses its other arm): a hand it closed in a pick opens
   // first, at the handle — only without grasp sensing can it be closed here.
   if (robot === "arm" && body.handClosed(robot)) yield* openHand(body, robot, undefined);
-  body.log({ kind: "contact", robot, place: p.name, detail: `gripper grasped the ${p.name} handle` });
-  const from = body.jointPosition(p);
-  const to = open ? p.openPosition! : 0;
-  const n = Math.ceil(DOOR_TIME / TICK);
-  for (let i = 1; i <= n; i++) {
+  body.log({ kind: "contact", robot, place: placeSpec.name, detail: `gripper grasped the ${placeSpec.name} handle` });
+  const from = body.jointPosition(placeSpec);
+  const to = open ? placeSpec.openPosition! : 0;
+  const ticks = Math.ceil(DOOR_TIME / TICK);
+  for (let i = 1; i <= ticks; i++) {
     // The gripper drives the actuator target along a smooth ramp and rides along with the handle.
-    const s = i / n;
-    body.setJoint(p, from + (to - from) * (3 * s * s - 2 * s * s * s));
-    if (i % 5 === 0) body.setMocap(`${robot}_gripper`, body.handlePosition(p));
-    if (i % Math.ceil(n / 3) === 0) feedback(open ? "opening" : "closing", s);
+    const fraction = i / ticks;
+    body.setJoint(placeSpec, from + (to - from) * (3 * fraction * fraction - 2 * fraction * fraction * fraction));
+    if (i % 5 === 0) body.setMocap(`${robot}_gripper`, body.handlePosition(placeSpec));
+    if (i % Math.ceil(ticks / 3) === 0) feedback(open ? "opening" : "closing", fraction);
     yield;
   }
   // Let the joint settle on its target before judging the result.
-  for (let i = 0; i < 40 && Math.abs(body.openFraction(p) - (open ? 1 : 0)) > 0.05; i++) yield;
-  if (open ? body.openFraction(p) < 0.8 : body.openFraction(p) > 0.2) {
+  for (let i = 0; i < 40 && Math.abs(body.openFraction(placeSpec) - (open ? 1 : 0)) > 0.05; i++) yield;
+  if (open ? body.openFraction(placeSpec) < 0.8 : body.openFraction(placeSpec) > 0.2) {
     throw new Error(
-      `the ${p.name} did not ${open ? "open" : "close"} (stuck at ${Math.round(body.openFraction(p) * 100)}% open)`,
+      `the ${placeSpec.name} did not ${open ? "open" : "close"} (stuck at ${Math.round(body.openFraction(placeSpec) * 100)}% open)`,
     );
   }
-  body.log({ kind: open ? "opened" : "closed", robot, place: p.name });
+  body.log({ kind: open ? "opened" : "closed", robot, place: placeSpec.name });
   yield* moveGripper(body, robot, restPose(body, robot));
   feedback("done", 1);
 }
 
-const at = (w: Where | undefined, p: PlaceSpec): w is { place: PlaceSpec; slot: number } =>
-  !!w && "place" in w && w.place === p;
+const at = (where: Where | undefined, placeSpec: PlaceSpec): where is { place: PlaceSpec; slot: number } =>
+  !!where && "place" in where && where.place === placeSpec;
 
-function* pick(body: KitchenBody, robot: RobotId, object: string, p: PlaceSpec, feedback: Feedback): Motion {
+function* pick(body: KitchenBody, robot: RobotId, object: string, placeSpec: PlaceSpec, feedback: Feedback): Motion {
   // The hand goes to the thing's own spot; to a thing that is not there (only without grasp sensing: with it that is
   // refused) it goes where such a thing would stand, the place's first free spot, with the same motion — so neither
   // the feedback nor the time taken tells the agent whether anything was there.
-  const w = body.where(object);
-  const slot = at(w, p) ? w.slot : Math.max(0, body.freeSlot(p));
-  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(objectSpec(object)) + 0.035);
+  const where = body.where(object);
+  const slot = at(where, placeSpec) ? where.slot : Math.max(0, body.freeSlot(placeSpec));
+  const top = body.slotWorld(placeSpec, slot, 2 * objectHalfHeight(objectSpec(object)) + 0.035);
   feedback("approaching", 0);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   // A hand closed in an earlier pick opens over the place first (only without grasp sensing).
-  if (body.handClosed(robot)) yield* openHand(body, robot, p);
+  if (body.handClosed(robot)) yield* openHand(body, robot, placeSpec);
   yield* moveGripper(body, robot, top);
   feedback("grasping", 0.5);
-  const there = at(body.where(object), p);
+  const there = at(body.where(object), placeSpec);
   if (there) body.log({ kind: "contact", robot, object, detail: `gripper closed on the ${object}` });
   yield* body.clock.wait(0.3);
   body.setGripper(robot, true);
   if (there) {
     body.setWhere(object, { heldBy: robot });
-    body.log({ kind: "picked", robot, object, place: p.name });
+    body.log({ kind: "picked", robot, object, place: placeSpec.name });
   } else {
-    body.log({ kind: "picked", robot, place: p.name, detail: `gripper closed on nothing (no ${object} there)` });
+    body.log({
+      kind: "picked",
+      robot,
+      place: placeSpec.name,
+      detail: `gripper closed on nothing (no ${object} there)`,
+    });
   }
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, restPose(body, robot));
   feedback("lifted", 1);
 }
 
-function* release(body: KitchenBody, robot: RobotId, requested: string, p: PlaceSpec, feedback: Feedback): Motion {
+function* release(
+  body: KitchenBody,
+  robot: RobotId,
+  requested: string,
+  placeSpec: PlaceSpec,
+  feedback: Feedback,
+): Motion {
   // Opening the hand lets go of whatever it holds, which without grasp sensing may not be what was asked for, or
   // nothing. The motion is planned for the thing asked for — what the robot takes itself to hold — so it is the same
   // whatever is in the hand.
-  const slot = body.freeSlot(p);
-  const top = body.slotWorld(p, slot, 2 * objectHalfHeight(objectSpec(requested)) + 0.035);
+  const slot = body.freeSlot(placeSpec);
+  const top = body.slotWorld(placeSpec, slot, 2 * objectHalfHeight(objectSpec(requested)) + 0.035);
   feedback("carrying", 0);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
   yield* moveGripper(body, robot, top);
@@ -352,10 +373,15 @@ function* release(body: KitchenBody, robot: RobotId, requested: string, p: Place
   body.setGripper(robot, false);
   const object = body.heldBy(robot);
   if (object) {
-    body.setWhere(object, { place: p, slot });
-    body.log({ kind: "released", robot, object, place: p.name });
+    body.setWhere(object, { place: placeSpec, slot });
+    body.log({ kind: "released", robot, object, place: placeSpec.name });
   } else {
-    body.log({ kind: "released", robot, place: p.name, detail: `opened an empty hand (no ${requested} in it)` });
+    body.log({
+      kind: "released",
+      robot,
+      place: placeSpec.name,
+      detail: `opened an empty hand (no ${requested} in it)`,
+    });
   }
   feedback("released", 0.7);
   yield* moveGripper(body, robot, [top[0], top[1], top[2] + 0.15]);
@@ -363,9 +389,9 @@ function* release(body: KitchenBody, robot: RobotId, requested: string, p: Place
   feedback("done", 1);
 }
 
-export function angleDiff(a: number, b: number): number {
-  let d = a - b;
-  while (d > Math.PI) d -= 2 * Math.PI;
-  while (d < -Math.PI) d += 2 * Math.PI;
-  return d;
+export function angleDiff(angle: number, reference: number): number {
+  let diff = angle - reference;
+  while (diff > Math.PI) diff -= 2 * Math.PI;
+  while (diff < -Math.PI) diff += 2 * Math.PI;
+  return diff;
 }

@@ -32,9 +32,9 @@ export function generateKitchen(seed: number): KitchenScenario {
   const placements: Record<string, string> = {};
   for (const o of shuffle(rng, OBJECTS).slice(0, 4 + Math.floor(rng.next() * 4))) {
     const free = startPlaces.filter((p) => room.get(p)! > 0);
-    const p = rng.pick(free);
-    placements[o.name] = p;
-    room.set(p, room.get(p)! - 1);
+    const chosen = rng.pick(free);
+    placements[o.name] = chosen;
+    room.set(chosen, room.get(chosen)! - 1);
   }
   const open = PLACES.filter((p) => p.openable && rng.next() < 0.25).map((p) => p.name);
   const mobileAt = rng.pick(NAVIGATION_POINTS).name;
@@ -44,10 +44,10 @@ export function generateKitchen(seed: number): KitchenScenario {
   const targets = shuffle(rng, objects).slice(0, two ? 2 : 1);
   const name = generatedName(seed);
   if (family === "search") {
-    const [a, b] = targets;
-    const instruction = b
-      ? `Find the ${a} and the ${b} and report where each one is. Do not move anything.`
-      : `Find the ${a} and report where it is. Do not move anything.`;
+    const [first, second] = targets;
+    const instruction = second
+      ? `Find the ${first} and the ${second} and report where each one is. Do not move anything.`
+      : `Find the ${first} and report where it is. Do not move anything.`;
     return {
       name,
       family,
@@ -60,23 +60,23 @@ export function generateKitchen(seed: number): KitchenScenario {
     };
   }
   // Where each target goes: somewhere else with room left (the room the other target frees does not count).
-  const dest = (t: string) => {
-    const choices = PLACES.map((p) => p.name).filter((p) => p !== placements[t] && room.get(p)! > 0);
-    const d = rng.pick(choices);
-    room.set(d, room.get(d)! - 1);
-    return d;
+  const dest = (object: string) => {
+    const choices = PLACES.map((p) => p.name).filter((p) => p !== placements[object] && room.get(p)! > 0);
+    const destination = rng.pick(choices);
+    room.set(destination, room.get(destination)! - 1);
+    return destination;
   };
   const moves = targets.map((t) => ({ t, to: dest(t) }));
   const verb = (to: string) => (to === "trash_can" ? "throw" : "put");
   let instruction: string;
   if (family === "manipulation") {
-    const part = (m: { t: string; to: string }, first: boolean) =>
-      `${first ? verb(m.to)[0].toUpperCase() + verb(m.to).slice(1) : verb(m.to)} the ${m.t}, which ${m.t.endsWith("s") ? "are" : "is"} ${PHRASE[placements[m.t]].at}, ${PHRASE[m.to].into}`;
+    const part = (move: { t: string; to: string }, first: boolean) =>
+      `${first ? verb(move.to)[0].toUpperCase() + verb(move.to).slice(1) : verb(move.to)} the ${move.t}, which ${move.t.endsWith("s") ? "are" : "is"} ${PHRASE[placements[move.t]].at}, ${PHRASE[move.to].into}`;
     instruction =
       moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
   } else {
-    const part = (m: { t: string; to: string }, first: boolean) =>
-      `${first ? "Find" : "find"} the ${m.t} and ${verb(m.to)} ${m.t.endsWith("s") ? "them" : "it"} ${PHRASE[m.to].into}`;
+    const part = (move: { t: string; to: string }, first: boolean) =>
+      `${first ? "Find" : "find"} the ${move.t} and ${verb(move.to)} ${move.t.endsWith("s") ? "them" : "it"} ${PHRASE[move.to].into}`;
     instruction =
       moves.length === 1 ? `${part(moves[0], true)}.` : `${part(moves[0], true)}. Then ${part(moves[1], false)}.`;
   }

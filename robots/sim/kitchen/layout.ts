@@ -169,9 +169,9 @@ export const OBJECTS: ObjectSpec[] = [
   { name: "sponge", shape: { type: "box", size: [0.05, 0.03, 0.02] }, rgba: [0.3, 0.85, 0.85, 1] },
 ];
 
-export function objectHalfHeight(o: ObjectSpec): number {
-  const s = o.shape;
-  return s.type === "box" ? s.size[2] : s.type === "cylinder" ? s.halfHeight : s.radius;
+export function objectHalfHeight(spec: ObjectSpec): number {
+  const shape = spec.shape;
+  return shape.type === "box" ? shape.size[2] : shape.type === "cylinder" ? shape.halfHeight : shape.radius;
 }
 
 export const ARM_BASE: Vec3 = [0, -0.75, 0.8];
@@ -185,19 +185,19 @@ export const MOBILE_CAMERA_PITCH = (-35 * Math.PI) / 180;
 export const MOBILE_GRIPPER_REST: Vec3 = [0.3, 0, 1.0];
 
 export function place(name: string): PlaceSpec {
-  const p = PLACES.find((q) => q.name === name);
-  if (!p) throw new Error(`unknown place ${name}`);
-  return p;
+  const spec = PLACES.find((q) => q.name === name);
+  if (!spec) throw new Error(`unknown place ${name}`);
+  return spec;
 }
 export function navigationPoint(name: string): NavigationPoint {
-  const n = NAVIGATION_POINTS.find((q) => q.name === name);
-  if (!n) throw new Error(`unknown navigation point ${name}`);
-  return n;
+  const point = NAVIGATION_POINTS.find((q) => q.name === name);
+  if (!point) throw new Error(`unknown navigation point ${name}`);
+  return point;
 }
 export function objectSpec(name: string): ObjectSpec {
-  const o = OBJECTS.find((q) => q.name === name);
-  if (!o) throw new Error(`unknown object ${name}`);
-  return o;
+  const spec = OBJECTS.find((q) => q.name === name);
+  if (!spec) throw new Error(`unknown object ${name}`);
+  return spec;
 }
 
 /**

@@ -47,12 +47,12 @@ export interface KitchenView {
 
 export function cameraPose(robot: RobotId, mobile: { x: number; y: number; yaw: number }): CameraPose {
   if (robot === "arm") return lookAt(ARM_CAMERA, [ARM_CAMERA[0], ARM_CAMERA[1], 0], [0, 1, 0]);
-  const c = Math.cos(mobile.yaw),
-    s = Math.sin(mobile.yaw);
-  const eye: Vec3 = [mobile.x + 0.14 * c, mobile.y + 0.14 * s, MOBILE_CAMERA_HEIGHT];
+  const cos = Math.cos(mobile.yaw),
+    sin = Math.sin(mobile.yaw);
+  const eye: Vec3 = [mobile.x + 0.14 * cos, mobile.y + 0.14 * sin, MOBILE_CAMERA_HEIGHT];
   const cp = Math.cos(MOBILE_CAMERA_PITCH),
     sp = Math.sin(MOBILE_CAMERA_PITCH);
-  return { position: eye, forward: [c * cp, s * cp, sp], up: [0, 0, 1] };
+  return { position: eye, forward: [cos * cp, sin * cp, sp], up: [0, 0, 1] };
 }
 
 /** Both robots' cameras and the seeded detector behind them. */
@@ -79,16 +79,16 @@ export class KitchenCameras {
     const geomBody = model.geom_bodyid as Int32Array;
     const bodyObject = new Map(OBJECTS.map((o, i) => [bodyId.get(`obj_${o.name}`)!, i]));
     const bodyPlace = new Map<number, number>();
-    PLACES.forEach((p, i) => {
-      for (const name of [p.body, `${p.body}_door`]) if (bodyId.has(name)) bodyPlace.set(bodyId.get(name)!, i);
+    PLACES.forEach((spec, i) => {
+      for (const name of [spec.body, `${spec.body}_door`]) if (bodyId.has(name)) bodyPlace.set(bodyId.get(name)!, i);
     });
     this.geomToObject = Int32Array.from(geomBody, (b) => bodyObject.get(b) ?? -1);
     this.geomToPlace = Int32Array.from(geomBody, (b) => bodyPlace.get(b) ?? -1);
     // A door's parts (a hinged door's own body; a drawer is its whole sliding body), by place.
     const bodyDoor = new Map<number, number>();
-    PLACES.forEach((p, i) => {
-      if (!p.openable) return;
-      const door = bodyId.get(`${p.body}_door`) ?? bodyId.get(p.body);
+    PLACES.forEach((spec, i) => {
+      if (!spec.openable) return;
+      const door = bodyId.get(`${spec.body}_door`) ?? bodyId.get(spec.body);
       if (door !== undefined) bodyDoor.set(door, i);
     });
     this.geomToDoor = Int32Array.from(geomBody, (b) => bodyDoor.get(b) ?? -1);
@@ -96,10 +96,10 @@ export class KitchenCameras {
       PLACES.map((p, i) => [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM.value, p.floor) as number, i]),
     );
     this.geomToFloor = Int32Array.from(geomBody, (_b, g) => floors.get(g) ?? -1);
-    const w = opts.width ?? 320;
-    const h = opts.height ?? 240;
-    this.cameras.set("mobile", new RayCamera(mj, w, h, 70));
-    this.cameras.set("arm", new RayCamera(mj, w, h, 90));
+    const width = opts.width ?? 320;
+    const height = opts.height ?? 240;
+    this.cameras.set("mobile", new RayCamera(mj, width, height, 70));
+    this.cameras.set("arm", new RayCamera(mj, width, height, 90));
   }
 
   dispose(): void {
@@ -130,20 +130,20 @@ export class KitchenCameras {
       view.hands(),
       raw.map((d) => clouds[d.entity]),
     );
-    const dets = raw.map((d, k) => {
+    const dets = raw.map((detected, k) => {
       // The pixels of the detection, wherever its label came from: a mislabelled object is located where it is.
-      const cloud = clouds[d.entity];
+      const cloud = clouds[detected.entity];
       const location = locateCloud(cloud, {
         heldBy: held[k],
         places: view.volumes,
         fallback: nearest(cloud.median, view.volumes),
       });
-      if (d.label === d.truth) view.seen(robot, d.truth, location.place);
+      if (detected.label === detected.truth) view.seen(robot, detected.truth, location.place);
       return {
-        label: d.label,
-        display: NAMES[d.label]?.display ?? d.label.replace(/_/g, " "),
-        score: d.score,
-        box: d.box,
+        label: detected.label,
+        display: NAMES[detected.label]?.display ?? detected.label.replace(/_/g, " "),
+        score: detected.score,
+        box: detected.box,
         location,
       };
     });
@@ -152,17 +152,17 @@ export class KitchenCameras {
     const toPlace = this.geomToPlace;
     const toFloor = this.geomToFloor;
     for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g < 0) continue;
-      if (toPlace[g] >= 0) placePixels[toPlace[g]]++;
-      if (toFloor[g] >= 0) floorPixels[toFloor[g]]++;
+      const geomId = frame.geom[i];
+      if (geomId < 0) continue;
+      if (toPlace[geomId] >= 0) placePixels[toPlace[geomId]]++;
+      if (toFloor[geomId] >= 0) floorPixels[toFloor[geomId]]++;
     }
     const places = PLACES.map((p, i) => ({ p, i, n: placePixels[i], inside: floorPixels[i] }))
       .filter(({ n }) => n >= 50)
-      .map(({ p, i, n, inside }) => ({
-        name: p.name,
-        state: this.doorState(p, i, frame, pose, fovDeg, view, inside),
-        pixels: n,
+      .map(({ p: spec, i, n: pixelCount, inside }) => ({
+        name: spec.name,
+        state: this.doorState(spec, i, frame, pose, fovDeg, view, inside),
+        pixels: pixelCount,
         insidePixels: inside,
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
@@ -175,7 +175,7 @@ export class KitchenCameras {
    * hidden is taken as closed (nothing in it can be seen either way).
    */
   private doorState(
-    p: PlaceSpec,
+    spec: PlaceSpec,
     i: number,
     frame: Frame,
     pose: CameraPose,
@@ -183,8 +183,8 @@ export class KitchenCameras {
     view: KitchenView,
     inside: number,
   ): "open" | "closed" {
-    const shut = view.shut.get(p.name);
-    if (!p.openable || !shut) return "open";
+    const shut = view.shut.get(spec.name);
+    if (!spec.openable || !shut) return "open";
     const door = shareInside(frame, pose, fovDeg, (g) => this.geomToDoor[g] === i, shut);
     if (door.n >= 20) return door.inside >= 0.5 * door.n ? "closed" : "open";
     return inside > 0 ? "open" : "closed";
@@ -192,18 +192,21 @@ export class KitchenCameras {
 
   /** The object a pixel of a frame shows, or null where no object. */
   objectAtPixel(frame: Frame, i: number): string | null {
-    const g = frame.geom[i];
-    return g >= 0 && this.geomToObject[g] >= 0 ? OBJECTS[this.geomToObject[g]].name : null;
+    const geomId = frame.geom[i];
+    return geomId >= 0 && this.geomToObject[geomId] >= 0 ? OBJECTS[this.geomToObject[geomId]].name : null;
   }
 }
 
 /** The place whose content volume is nearest a point, for a thing seen between volumes (it is in or on one of them). */
-function nearest(p: Vec3, volumes: readonly PlaceVolume[]): Location {
+function nearest(point: Vec3, volumes: readonly PlaceVolume[]): Location {
   let best = volumes[0],
-    d = Infinity;
+    bestDist = Infinity;
   for (const v of volumes) {
-    const e = Math.hypot(...[0, 1, 2].map((k) => Math.max(v.min[k] - p[k], 0, p[k] - v.max[k])));
-    if (e < d) ((d = e), (best = v));
+    const dist = Math.hypot(...[0, 1, 2].map((k) => Math.max(v.min[k] - point[k], 0, point[k] - v.max[k])));
+    if (dist < bestDist) {
+      bestDist = dist;
+      best = v;
+    }
   }
   return { relation: best.relation, place: best.name };
 }

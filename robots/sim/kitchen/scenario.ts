@@ -56,6 +56,7 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
   } catch (err) {
     throw new Error(
       `cannot read scenario ${nameOrPath}: ${(err as Error).message}; known: ${listScenarios().join(", ")}`,
+      { cause: err },
     );
   }
   return parseScenario(raw, path);
@@ -63,16 +64,17 @@ export function loadScenario(nameOrPath: string): KitchenScenario {
 
 /** A scenario given as data (a dataset row's, sent with a reset), checked as a scenario file is. */
 export function parseScenario(raw: unknown, path = "(given)"): KitchenScenario {
-  const p = KitchenScenario.safeParse(raw);
-  if (!p.success)
+  const parsed = KitchenScenario.safeParse(raw);
+  if (!parsed.success)
     throw new Error(
-      `scenario ${path} is invalid: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      `scenario ${path} is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
   const counts = new Map<string, number>();
-  for (const place of Object.values(p.data.placements) as string[]) counts.set(place, (counts.get(place) ?? 0) + 1);
+  for (const place of Object.values(parsed.data.placements) as string[])
+    counts.set(place, (counts.get(place) ?? 0) + 1);
   for (const [place, n] of counts) {
     const cap = PLACES.find((q) => q.name === place)!.slots.length;
     if (n > cap) throw new Error(`scenario ${path}: ${n} objects placed in ${place}, which holds ${cap}`);
   }
-  return p.data;
+  return parsed.data;
 }

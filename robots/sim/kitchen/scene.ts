@@ -5,9 +5,9 @@
  */
 import { OBJECTS, ARM_BASE, type ObjectSpec } from "./layout";
 
-const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
+const fmt = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
 const box = (name: string, pos: number[], size: number[], rgba: string, extra = "") =>
-  `<geom name="${name}" type="box" pos="${f(...pos)}" size="${f(...size)}" rgba="${rgba}" ${extra}/>`;
+  `<geom name="${name}" type="box" pos="${fmt(...pos)}" size="${fmt(...size)}" rgba="${rgba}" ${extra}/>`;
 
 const WOOD = "0.72 0.55 0.38 1";
 const WHITE = "0.9 0.9 0.92 1";
@@ -15,18 +15,19 @@ const STEEL = "0.6 0.62 0.66 1";
 const DARK = "0.25 0.25 0.28 1";
 const HANDLE = "0.15 0.15 0.15 1";
 
-function objectGeom(o: ObjectSpec): string {
-  const s = o.shape;
-  const rgba = o.rgba.join(" ");
-  const common = `name="${o.name}" rgba="${rgba}" contype="0" conaffinity="0"`;
-  if (s.type === "box") return `<geom ${common} type="box" size="${f(...s.size)}"/>`;
-  if (s.type === "cylinder") return `<geom ${common} type="cylinder" size="${f(s.radius, s.halfHeight)}"/>`;
-  return `<geom ${common} type="sphere" size="${f(s.radius)}"/>`;
+function objectGeom(spec: ObjectSpec): string {
+  const shape = spec.shape;
+  const rgba = spec.rgba.join(" ");
+  const common = `name="${spec.name}" rgba="${rgba}" contype="0" conaffinity="0"`;
+  if (shape.type === "box") return `<geom ${common} type="box" size="${fmt(...shape.size)}"/>`;
+  if (shape.type === "cylinder")
+    return `<geom ${common} type="cylinder" size="${fmt(shape.radius, shape.halfHeight)}"/>`;
+  return `<geom ${common} type="sphere" size="${fmt(shape.radius)}"/>`;
 }
 
 export function kitchenXml(): string {
   const objects = OBJECTS.map(
-    (o, i) => `<body name="obj_${o.name}" mocap="true" pos="${f(3 + 0.3 * i, 3, 0.1)}">${objectGeom(o)}</body>`,
+    (o, i) => `<body name="obj_${o.name}" mocap="true" pos="${fmt(3 + 0.3 * i, 3, 0.1)}">${objectGeom(o)}</body>`,
   ).join("\n");
   return `<mujoco model="robograph_kitchen">
   <compiler angle="radian"/>
@@ -106,9 +107,9 @@ export function kitchenXml(): string {
       ${drawer("drawer_middle", 0.3)}
     </body>
 
-    <body name="arm" pos="${f(ARM_BASE[0], ARM_BASE[1], 0)}">
+    <body name="arm" pos="${fmt(ARM_BASE[0], ARM_BASE[1], 0)}">
       <geom name="arm_pedestal" type="cylinder" pos="0 0 0.4" size="0.08 0.4" rgba="0.35 0.35 0.4 1" group="3"/>
-      <geom name="arm_shoulder" type="sphere" pos="0 0 ${f(ARM_BASE[2])}" size="0.09" rgba="0.2 0.3 0.6 1" group="3"/>
+      <geom name="arm_shoulder" type="sphere" pos="0 0 ${fmt(ARM_BASE[2])}" size="0.09" rgba="0.2 0.3 0.6 1" group="3"/>
     </body>
     <body name="arm_gripper" mocap="true" pos="0 -0.62 1.15">
       <geom name="arm_gripper" type="sphere" size="0.035" rgba="0.2 0.3 0.6 1" group="3" contype="0" conaffinity="0"/>

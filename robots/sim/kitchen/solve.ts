@@ -31,16 +31,18 @@ const reaches = (robot: RobotId, place: string) =>
   robot === "arm" ? ARM_PLACES.includes(place) : navFor(place) !== undefined;
 
 /** Writes the plan from the true starting state (it does not run it). */
-export function planKitchen(s: KitchenScenario): KitchenStep[] {
-  const where = new Map(Object.entries(s.placements) as [string, string][]);
-  const closed = new Set<string>(PLACES.filter((p) => p.openable && !s.open.includes(p.name)).map((p) => p.name));
-  let mobileAt = s.mobileAt;
+export function planKitchen(scenario: KitchenScenario): KitchenStep[] {
+  const where = new Map(Object.entries(scenario.placements) as [string, string][]);
+  const closed = new Set<string>(
+    PLACES.filter((p) => p.openable && !scenario.open.includes(p.name)).map((p) => p.name),
+  );
+  let mobileAt = scenario.mobileAt;
   const steps: KitchenStep[] = [];
   const go = (robot: RobotId, place: string) => {
     if (robot !== "mobile") return;
-    const n = navFor(place)!;
-    if (mobileAt !== n) steps.push({ robot, skill: "go_to", args: { navigation_point: n } });
-    mobileAt = n;
+    const navPoint = navFor(place)!;
+    if (mobileAt !== navPoint) steps.push({ robot, skill: "go_to", args: { navigation_point: navPoint } });
+    mobileAt = navPoint;
   };
   const openIfShut = (place: string) => {
     if (!closed.has(place)) return;
@@ -56,10 +58,10 @@ export function planKitchen(s: KitchenScenario): KitchenStep[] {
     steps.push({ robot, skill: "release_to", args: { object, place: to } });
     where.set(object, to);
   };
-  for (const literal of s.goal) {
-    const m = /^(\w+)\(([^,)]+)(?:, *([^)]+))?\)$/.exec(literal);
-    if (!m) throw new Error(`cannot plan for ${literal}`);
-    const [, pred, object, to] = m;
+  for (const literal of scenario.goal) {
+    const match = /^(\w+)\(([^,)]+)(?:, *([^)]+))?\)$/.exec(literal);
+    if (!match) throw new Error(`cannot plan for ${literal}`);
+    const [, pred, object, to] = match;
     const from = where.get(object);
     if (!from) throw new Error(`${object} is not in the kitchen`);
     if (pred === "found") {
@@ -88,10 +90,10 @@ export function planKitchen(s: KitchenScenario): KitchenStep[] {
  * camera, and the mobile robot's from each navigation point — with every door and drawer open (a search opens them).
  * An agent cannot find such a thing by looking: a scenario with one is not a fair example.
  */
-export async function unseenGoalObjects(s: KitchenScenario): Promise<string[]> {
-  const wanted = new Set(s.goal.map((g) => /^\w+\((\w+)/.exec(g)![1]).filter((o) => o in s.placements));
+export async function unseenGoalObjects(scenario: KitchenScenario): Promise<string[]> {
+  const wanted = new Set(scenario.goal.map((g) => /^\w+\((\w+)/.exec(g)![1]).filter((o) => o in scenario.placements));
   const world = await KitchenWorld.create({
-    scenario: { ...s, open: PLACES.filter((p) => p.openable).map((p) => p.name) },
+    scenario: { ...scenario, open: PLACES.filter((p) => p.openable).map((p) => p.name) },
     seed: 0,
     noise: { missRate: 0, mislabelRate: 0 },
   });
@@ -99,7 +101,7 @@ export async function unseenGoalObjects(s: KitchenScenario): Promise<string[]> {
     const seen = new Set<string>();
     const look = async (robot: RobotId) => {
       for (const d of (await world.renderCamera(robot)).detections.detections)
-        if (d.location.place === s.placements[d.label]) seen.add(d.label);
+        if (d.location.place === scenario.placements[d.label]) seen.add(d.label);
     };
     await look("arm");
     for (const [i, n] of NAVIGATION_POINTS.entries()) {
@@ -118,24 +120,24 @@ export async function unseenGoalObjects(s: KitchenScenario): Promise<string[]> {
 }
 
 /**
- * Plans `s` and runs the plan on a kitchen world of its own (seed 0, no detector noise); solvable when the goal holds
- * and every thing the goal names can be seen where it starts (unseenGoalObjects).
+ * Plans `scenario` and runs the plan on a kitchen world of its own (seed 0, no detector noise); solvable when the goal
+ * holds and every thing the goal names can be seen where it starts (unseenGoalObjects).
  */
-export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution> {
+export async function solveKitchen(scenario: KitchenScenario): Promise<KitchenSolution> {
   let steps: KitchenStep[];
   try {
-    steps = planKitchen(s);
+    steps = planKitchen(scenario);
   } catch (err) {
     return { solvable: false, steps: [], why: (err as Error).message };
   }
-  const unseen = await unseenGoalObjects(s);
+  const unseen = await unseenGoalObjects(scenario);
   if (unseen.length)
     return {
       solvable: false,
       steps,
       why: `no camera sees the ${unseen.join(" or the ")} where it starts, from anywhere the robots can look from`,
     };
-  const world = await KitchenWorld.create({ scenario: s, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
+  const world = await KitchenWorld.create({ scenario: scenario, seed: 0, noise: { missRate: 0, mislabelRate: 0 } });
   try {
     const look = async () => {
       for (const r of ["mobile", "arm"] as const) await world.renderCamera(r);
@@ -155,13 +157,13 @@ export async function solveKitchen(s: KitchenScenario): Promise<KitchenSolution>
         };
       await look();
     }
-    const e = world.evaluate();
-    return e.success
+    const evaluation = world.evaluate();
+    return evaluation.success
       ? { solvable: true, steps }
       : {
           solvable: false,
           steps,
-          why: `the goal does not hold after the plan: ${e.goal
+          why: `the goal does not hold after the plan: ${evaluation.goal
             .filter((g) => !g.holds)
             .map((g) => g.literal)
             .join(", ")}`,

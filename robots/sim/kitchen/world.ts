@@ -86,22 +86,23 @@ export class KitchenWorld {
     opts: KitchenOptions,
   ) {
     this.graspSensing = opts.graspSensing ?? true;
-    this.manifests = bundledManifests("kitchen").map((m) =>
-      this.graspSensing ? m : { ...m, facts: m.facts.filter((f) => f !== SENSES_GRASP) },
+    this.manifests = bundledManifests("kitchen").map((manifest) =>
+      this.graspSensing ? manifest : { ...manifest, facts: manifest.facts.filter((f) => f !== SENSES_GRASP) },
     );
     this.clock = new SimClock(TICK, () => this.step(), opts.speed ?? Infinity);
     for (let b = 0; b < model.nbody; b++) this.bodyId.set(mj.mj_id2name(model, mj.mjtObj.mjOBJ_BODY.value, b) ?? "", b);
     this.cameras = new KitchenCameras(mj, model, data, this.bodyId, opts);
-    const world = this;
+    // Accessors in an object literal have their own `this`: they reach the world through this arrow.
+    const world = () => this;
     this.kitchenBody = {
       clock: this.clock,
       graspSensing: this.graspSensing,
       get mobile() {
-        return world.mobile;
+        return world().mobile;
       },
       where: (object) => this.where.get(object),
-      setWhere: (object, w) => {
-        this.where.set(object, w);
+      setWhere: (object, where) => {
+        this.where.set(object, where);
       },
       heldBy: (robot) => this.heldBy(robot),
       setGripper: (robot, closed) => {
@@ -129,10 +130,10 @@ export class KitchenWorld {
       volumes,
       shut,
       hands: () =>
-        (["mobile", "arm"] as const).map((r) => ({
-          name: r,
-          at: this.mocapPos(`${r}_gripper`),
-          closed: this.gripperClosed.get(r) ?? false,
+        (["mobile", "arm"] as const).map((robot) => ({
+          name: robot,
+          at: this.mocapPos(`${robot}_gripper`),
+          closed: this.gripperClosed.get(robot) ?? false,
           reach: 0.08,
         })),
       stamp: () => this.stamp(),
@@ -170,15 +171,16 @@ export class KitchenWorld {
   // ---- state ----------------------------------------------------------------------------------------------------
 
   private reset(): void {
-    const s = this.scenario;
+    const scenario = this.scenario;
     const used = new Map<string, number>();
-    for (const [obj, placeName] of Object.entries(s.placements) as [string, string][]) {
+    for (const [obj, placeName] of Object.entries(scenario.placements) as [string, string][]) {
       const slot = used.get(placeName) ?? 0;
       used.set(placeName, slot + 1);
       this.where.set(obj, { place: place(placeName), slot });
     }
-    for (const p of PLACES) if (p.openable) this.setJoint(p, s.open.includes(p.name) ? p.openPosition! : 0, true);
-    const nav = navigationPoint(s.mobileAt);
+    for (const p of PLACES)
+      if (p.openable) this.setJoint(p, scenario.open.includes(p.name) ? p.openPosition! : 0, true);
+    const nav = navigationPoint(scenario.mobileAt);
     this.mobile = { x: nav.position[0], y: nav.position[1], yaw: nav.yaw };
     this.setMocap("mobile_gripper", this.mobileGripperRest());
     this.setMocap("arm_gripper", ARM_REST);
@@ -196,46 +198,46 @@ export class KitchenWorld {
   }
 
   private setMocap(bodyName: string, pos: Vec3, yaw?: number): void {
-    const m = (this.model.body_mocapid as Int32Array)[this.body(bodyName)];
+    const mocapId = (this.model.body_mocapid as Int32Array)[this.body(bodyName)];
     const mp = this.data.mocap_pos as Float64Array;
-    mp[3 * m] = pos[0];
-    mp[3 * m + 1] = pos[1];
-    mp[3 * m + 2] = pos[2];
+    mp[3 * mocapId] = pos[0];
+    mp[3 * mocapId + 1] = pos[1];
+    mp[3 * mocapId + 2] = pos[2];
     if (yaw !== undefined) {
       const mq = this.data.mocap_quat as Float64Array;
-      mq[4 * m] = Math.cos(yaw / 2);
-      mq[4 * m + 1] = 0;
-      mq[4 * m + 2] = 0;
-      mq[4 * m + 3] = Math.sin(yaw / 2);
+      mq[4 * mocapId] = Math.cos(yaw / 2);
+      mq[4 * mocapId + 1] = 0;
+      mq[4 * mocapId + 2] = 0;
+      mq[4 * mocapId + 3] = Math.sin(yaw / 2);
     }
   }
 
   private mocapPos(bodyName: string): Vec3 {
-    const m = (this.model.body_mocapid as Int32Array)[this.body(bodyName)];
+    const mocapId = (this.model.body_mocapid as Int32Array)[this.body(bodyName)];
     const mp = this.data.mocap_pos as Float64Array;
-    return [mp[3 * m], mp[3 * m + 1], mp[3 * m + 2]];
+    return [mp[3 * mocapId], mp[3 * mocapId + 1], mp[3 * mocapId + 2]];
   }
 
-  private jointAddr(p: PlaceSpec): { q: number; v: number; u: number } {
-    const j = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_JOINT.value, p.joint!);
-    const u = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_ACTUATOR.value, p.joint!);
-    return { q: (this.model.jnt_qposadr as Int32Array)[j], v: (this.model.jnt_dofadr as Int32Array)[j], u };
+  private jointAddr(spec: PlaceSpec): { q: number; v: number; u: number } {
+    const j = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_JOINT.value, spec.joint!);
+    const actuator = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_ACTUATOR.value, spec.joint!);
+    return { q: (this.model.jnt_qposadr as Int32Array)[j], v: (this.model.jnt_dofadr as Int32Array)[j], u: actuator };
   }
 
   /** Sets an actuator target; with `teleport` also the joint itself (scenario setup, perturbations). */
-  private setJoint(p: PlaceSpec, value: number, teleport = false): void {
-    const a = this.jointAddr(p);
-    (this.data.ctrl as Float64Array)[a.u] = value;
+  private setJoint(spec: PlaceSpec, value: number, teleport = false): void {
+    const addr = this.jointAddr(spec);
+    (this.data.ctrl as Float64Array)[addr.u] = value;
     if (teleport) {
-      (this.data.qpos as Float64Array)[a.q] = value;
-      (this.data.qvel as Float64Array)[a.v] = 0;
+      (this.data.qpos as Float64Array)[addr.q] = value;
+      (this.data.qvel as Float64Array)[addr.v] = 0;
     }
   }
 
-  private handlePosition(p: PlaceSpec): Vec3 {
-    const g = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_GEOM.value, `${p.name}_handle`);
+  private handlePosition(spec: PlaceSpec): Vec3 {
+    const geomId = this.mj.mj_name2id(this.model, this.mj.mjtObj.mjOBJ_GEOM.value, `${spec.name}_handle`);
     const x = this.data.geom_xpos as Float64Array;
-    return [x[3 * g], x[3 * g + 1], x[3 * g + 2]];
+    return [x[3 * geomId], x[3 * geomId + 1], x[3 * geomId + 2]];
   }
 
   /**
@@ -251,27 +253,27 @@ export class KitchenWorld {
       for (const p of openable) qpos[this.jointAddr(p).q] = open ? p.openPosition! : 0;
       this.mj.mj_kinematics(this.model, this.data);
     };
-    const grow = (b: { min: Vec3; max: Vec3 } | undefined, q: Vec3): { min: Vec3; max: Vec3 } =>
-      b
+    const grow = (box: { min: Vec3; max: Vec3 } | undefined, point: Vec3): { min: Vec3; max: Vec3 } =>
+      box
         ? {
-            min: [0, 1, 2].map((k) => Math.min(b.min[k], q[k])) as Vec3,
-            max: [0, 1, 2].map((k) => Math.max(b.max[k], q[k])) as Vec3,
+            min: [0, 1, 2].map((k) => Math.min(box.min[k], point[k])) as Vec3,
+            max: [0, 1, 2].map((k) => Math.max(box.max[k], point[k])) as Vec3,
           }
-        : { min: [...q], max: [...q] };
+        : { min: [...point], max: [...point] };
     const surfaces = new Map<string, { min: Vec3; max: Vec3 }>();
     const shut = new Map<string, { min: Vec3; max: Vec3 }>();
     at(false);
     const geomBody = this.model.geom_bodyid as Int32Array;
     for (const p of openable) {
       const door = this.bodyId.get(`${p.body}_door`) ?? this.body(p.body);
-      const b = geomsBox(
+      const box = geomsBox(
         this.mj,
         this.model,
         this.data,
         [...geomBody.keys()].filter((g) => geomBody[g] === door),
         0.03,
       );
-      if (b) shut.set(p.name, b);
+      if (box) shut.set(p.name, box);
     }
     for (const open of [false, true]) {
       at(open);
@@ -284,70 +286,70 @@ export class KitchenWorld {
     // Containers first: a thing in a drawer under a table is in the drawer.
     const volumes = [...PLACES]
       .sort((a, b) => Number(b.kind === "container") - Number(a.kind === "container"))
-      .map((p) => {
-        const s = surfaces.get(p.name)!;
+      .map((spec) => {
+        const surface = surfaces.get(spec.name)!;
         return {
-          name: p.name,
-          relation: p.kind === "container" ? ("in" as const) : ("on" as const),
-          min: [s.min[0] - 0.1, s.min[1] - 0.1, s.min[2] - 0.03] as Vec3,
-          max: [s.max[0] + 0.1, s.max[1] + 0.1, s.max[2] + tallest + 0.02] as Vec3,
+          name: spec.name,
+          relation: spec.kind === "container" ? ("in" as const) : ("on" as const),
+          min: [surface.min[0] - 0.1, surface.min[1] - 0.1, surface.min[2] - 0.03] as Vec3,
+          max: [surface.max[0] + 0.1, surface.max[1] + 0.1, surface.max[2] + tallest + 0.02] as Vec3,
         };
       });
     return { volumes, shut };
   }
 
   /** How far open a door or drawer is, 0 (shut) … 1 (fully open). */
-  openFraction(p: PlaceSpec): number {
-    if (!p.openable) return 1;
-    return (this.data.qpos as Float64Array)[this.jointAddr(p).q] / p.openPosition!;
+  openFraction(spec: PlaceSpec): number {
+    if (!spec.openable) return 1;
+    return (this.data.qpos as Float64Array)[this.jointAddr(spec).q] / spec.openPosition!;
   }
 
-  isClosed(p: PlaceSpec): boolean {
-    return p.openable && this.openFraction(p) < 0.5;
+  isClosed(spec: PlaceSpec): boolean {
+    return spec.openable && this.openFraction(spec) < 0.5;
   }
 
-  private slotWorld(p: PlaceSpec, slot: number, lift = 0): Vec3 {
-    const b = this.body(p.body);
+  private slotWorld(spec: PlaceSpec, slot: number, lift = 0): Vec3 {
+    const bodyIndex = this.body(spec.body);
     const xpos = this.data.xpos as Float64Array;
     const xmat = this.data.xmat as Float64Array;
-    const s = p.slots[slot];
-    const m = xmat.subarray(9 * b, 9 * b + 9);
+    const local = spec.slots[slot];
+    const rot = xmat.subarray(9 * bodyIndex, 9 * bodyIndex + 9);
     return [
-      xpos[3 * b] + m[0] * s[0] + m[1] * s[1] + m[2] * s[2],
-      xpos[3 * b + 1] + m[3] * s[0] + m[4] * s[1] + m[5] * s[2],
-      xpos[3 * b + 2] + m[6] * s[0] + m[7] * s[1] + m[8] * s[2] + lift,
+      xpos[3 * bodyIndex] + rot[0] * local[0] + rot[1] * local[1] + rot[2] * local[2],
+      xpos[3 * bodyIndex + 1] + rot[3] * local[0] + rot[4] * local[1] + rot[5] * local[2],
+      xpos[3 * bodyIndex + 2] + rot[6] * local[0] + rot[7] * local[1] + rot[8] * local[2] + lift,
     ];
   }
 
-  private freeSlot(p: PlaceSpec): number {
+  private freeSlot(spec: PlaceSpec): number {
     const taken = new Set(
       [...this.where.values()]
-        .filter((w): w is { place: PlaceSpec; slot: number } => "place" in w && w.place === p)
+        .filter((w): w is { place: PlaceSpec; slot: number } => "place" in w && w.place === spec)
         .map((w) => w.slot),
     );
-    for (let i = 0; i < p.slots.length; i++) if (!taken.has(i)) return i;
+    for (let i = 0; i < spec.slots.length; i++) if (!taken.has(i)) return i;
     return -1;
   }
 
   private mobileGripperRest(): Vec3 {
-    const [f, l, u] = MOBILE_GRIPPER_REST;
-    const c = Math.cos(this.mobile.yaw),
-      s = Math.sin(this.mobile.yaw);
-    return [this.mobile.x + f * c - l * s, this.mobile.y + f * s + l * c, u];
+    const [forward, left, up] = MOBILE_GRIPPER_REST;
+    const cos = Math.cos(this.mobile.yaw),
+      sin = Math.sin(this.mobile.yaw);
+    return [this.mobile.x + forward * cos - left * sin, this.mobile.y + forward * sin + left * cos, up];
   }
 
   /** Puts every object where the state says: in its slot (moving with drawers) or under the gripper holding it. */
   private syncMocap(): void {
     this.setMocap("mobile", [this.mobile.x, this.mobile.y, 0], this.mobile.yaw);
     for (const o of OBJECTS) {
-      const w = this.where.get(o.name);
+      const where = this.where.get(o.name);
       let pos: Vec3;
-      if (!w)
+      if (!where)
         pos = [3 + OBJECTS.indexOf(o) * 0.3, 3, -1]; // not in this scenario: parked under the floor, out of sight
-      else if ("heldBy" in w) {
-        const g = this.mocapPos(`${w.heldBy}_gripper`);
-        pos = [g[0], g[1], g[2] - 0.035 - objectHalfHeight(o)];
-      } else pos = this.slotWorld(w.place, w.slot, objectHalfHeight(o));
+      else if ("heldBy" in where) {
+        const gripper = this.mocapPos(`${where.heldBy}_gripper`);
+        pos = [gripper[0], gripper[1], gripper[2] - 0.035 - objectHalfHeight(o)];
+      } else pos = this.slotWorld(where.place, where.slot, objectHalfHeight(o));
       this.setMocap(`obj_${o.name}`, pos);
     }
   }
@@ -357,8 +359,8 @@ export class KitchenWorld {
     this.syncMocap();
   }
 
-  private log(e: Omit<SimEvent, "t" | "step">): void {
-    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, ...e });
+  private log(event: Omit<SimEvent, "t" | "step">): void {
+    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, ...event });
   }
 
   // ---- skills -----------------------------------------------------------------------------------------------------
@@ -382,9 +384,9 @@ export class KitchenWorld {
       else {
         const feedback = (phase: string, progress: number) =>
           ctx.feedback({ phase, progress: Math.round(progress * 100) / 100 });
-        const r = await this.clock.run(skillMotion(this.kitchenBody, robot, skill, args, feedback), ctx.signal);
+        const result = await this.clock.run(skillMotion(this.kitchenBody, robot, skill, args, feedback), ctx.signal);
         outcome =
-          r === "canceled"
+          result === "canceled"
             ? { status: "canceled", values: { success: false, message: `${skill} was canceled` } }
             : {
                 status: "succeeded",
@@ -427,9 +429,9 @@ export class KitchenWorld {
 
   mobileNavPoint(): string | undefined {
     return NAVIGATION_POINTS.find(
-      (n) =>
-        Math.hypot(n.position[0] - this.mobile.x, n.position[1] - this.mobile.y) < 0.05 &&
-        Math.abs(angleDiff(n.yaw, this.mobile.yaw)) < 0.05,
+      (point) =>
+        Math.hypot(point.position[0] - this.mobile.x, point.position[1] - this.mobile.y) < 0.05 &&
+        Math.abs(angleDiff(point.yaw, this.mobile.yaw)) < 0.05,
     )?.name;
   }
 
@@ -440,10 +442,11 @@ export class KitchenWorld {
       if (pert.afterSkill !== this.skillsEnded) continue;
       if (pert.move) {
         const { object, to } = pert.move;
-        const w = this.where.get(object);
+        const where = this.where.get(object);
         const dest = place(to);
         const slot = this.freeSlot(dest);
-        if (w && "heldBy" in w) this.log({ kind: "perturbation", object, detail: `not moved: held by ${w.heldBy}` });
+        if (where && "heldBy" in where)
+          this.log({ kind: "perturbation", object, detail: `not moved: held by ${where.heldBy}` });
         else if (slot < 0) this.log({ kind: "perturbation", object, detail: `not moved: ${to} is full` });
         else {
           this.where.set(object, { place: dest, slot });
@@ -451,8 +454,8 @@ export class KitchenWorld {
         }
       } else {
         const name = (pert.close ?? pert.open)!;
-        const p = place(name);
-        this.setJoint(p, pert.open ? p.openPosition! : 0, true);
+        const spec = place(name);
+        this.setJoint(spec, pert.open ? spec.openPosition! : 0, true);
         this.log({ kind: "perturbation", place: name, detail: `${pert.open ? "opened" : "closed"} ${name}` });
       }
     }
@@ -502,30 +505,30 @@ export class KitchenWorld {
 
   /** Truth of one goal literal on the true state. */
   holds(literal: string): boolean {
-    const l = parseLiteral(literal);
-    let v: boolean;
-    switch (l.pred) {
+    const parsed = parseLiteral(literal);
+    let value: boolean;
+    switch (parsed.pred) {
       case "in": {
-        const w = this.where.get(l.args[0]);
-        v = !!w && "place" in w && w.place.name === l.args[1];
+        const where = this.where.get(parsed.args[0]);
+        value = !!where && "place" in where && where.place.name === parsed.args[1];
         break;
       }
       case "holding":
-        v = this.heldBy(l.args[0] as RobotId) === l.args[1];
+        value = this.heldBy(parsed.args[0] as RobotId) === parsed.args[1];
         break;
       case "closed":
-        v = this.isClosed(place(l.args[0]));
+        value = this.isClosed(place(parsed.args[0]));
         break;
       case "found":
-        v = this.detected.has(l.args[0]);
+        value = this.detected.has(parsed.args[0]);
         break;
       case "at":
-        v = l.args[0] === "mobile" && this.mobileNavPoint() === l.args[1];
+        value = parsed.args[0] === "mobile" && this.mobileNavPoint() === parsed.args[1];
         break;
       default:
-        throw new Error(`unknown goal predicate ${l.pred}`);
+        throw new Error(`unknown goal predicate ${parsed.pred}`);
     }
-    return l.negated ? !v : v;
+    return parsed.negated ? !value : value;
   }
 
   /** The true state, and whether `goal` holds (default: the scenario's goal; a run given another goal passes its own). */

@@ -60,10 +60,10 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
   const thingIndex = new Map<string, number>();
   const points = new Map<string, Point>();
   const joints = new Map<string, JointRef>();
-  const addThing = (t: Thing) => {
-    thingIndex.set(t.name, things.length);
-    things.push(t);
-    points.set(t.name, t.point);
+  const addThing = (thing: Thing) => {
+    thingIndex.set(thing.name, things.length);
+    things.push(thing);
+    points.set(thing.name, thing.point);
   };
   const palmBody = must("mjOBJ_BODY", "palm");
   points.set("palm", { kind: "body", id: palmBody });
@@ -75,12 +75,12 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
     bodyInertia = model.body_inertia as Float64Array;
   const geomBody = model.geom_bodyid as Int32Array;
   for (const o of scene.objects) {
-    const b = must("mjOBJ_BODY", o);
+    const bodyId = must("mjOBJ_BODY", o);
     const j = must("mjOBJ_JOINT", o);
     // Lowest point of the body's geoms below its origin (geoms are authored upright: boxes, cylinders, spheres).
     let bottom = 0;
     for (let g = 0; g < (model.ngeom as number); g++) {
-      if (geomBody[g] !== b) continue;
+      if (geomBody[g] !== bodyId) continue;
       const type = (model.geom_type as Int32Array)[g];
       const size = (model.geom_size as Float64Array).subarray(3 * g, 3 * g + 3);
       const half =
@@ -90,26 +90,26 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
     addThing({
       name: o,
       kind: "object",
-      body: b,
-      point: { kind: "body", id: b },
+      body: bodyId,
+      point: { kind: "body", id: bodyId },
       free: true,
       dof: jntDof[j],
-      inertia: Math.max(bodyInertia[3 * b], bodyInertia[3 * b + 1], bodyInertia[3 * b + 2]),
-      mass: bodyMass[b],
+      inertia: Math.max(bodyInertia[3 * bodyId], bodyInertia[3 * bodyId + 1], bodyInertia[3 * bodyId + 2]),
+      mass: bodyMass[bodyId],
       restHeight: bottom,
     });
   }
   for (const j of scene.joints) {
-    const g = must("mjOBJ_GEOM", j.handle);
+    const geomId = must("mjOBJ_GEOM", j.handle);
     addThing({
       name: j.handle,
       kind: "handle",
-      body: geomBody[g],
-      point: { kind: "geom", id: g },
+      body: geomBody[geomId],
+      point: { kind: "geom", id: geomId },
       free: false,
       dof: -1,
       inertia: 0,
-      mass: bodyMass[geomBody[g]],
+      mass: bodyMass[geomBody[geomId]],
       restHeight: 0,
     });
     const ji = must("mjOBJ_JOINT", j.name);
@@ -119,15 +119,15 @@ export function indexScene(mj: Mujoco, model: MjModel, scene: IndexableScene): S
   for (const s of scene.surfaces) points.set(s.name, { kind: "site", id: must("mjOBJ_SITE", s.site) });
   for (const fx of scene.fixtures) points.set(fx.name, { kind: "site", id: must("mjOBJ_SITE", fx.name) });
   for (const t of scene.targets) points.set(t.name, { kind: "site", id: must("mjOBJ_SITE", t.name) });
-  const locks = scene.locks.map((l) => {
-    const owner = scene.joints.find((j) => j.name === l.joint)!;
+  const locks = scene.locks.map((lock) => {
+    const owner = scene.joints.find((j) => j.name === lock.joint)!;
     return {
-      name: l.joint,
+      name: lock.joint,
       place: owner.object,
-      joint: joints.get(l.joint)!,
-      lever: l.lever ? { joint: joints.get(l.lever.joint)!, threshold: l.lever.threshold } : undefined,
-      sensor: l.sensor
-        ? { surface: scene.surfaces.find((s) => s.name === l.sensor!.surface)!, minMass: l.sensor.minMass }
+      joint: joints.get(lock.joint)!,
+      lever: lock.lever ? { joint: joints.get(lock.lever.joint)!, threshold: lock.lever.threshold } : undefined,
+      sensor: lock.sensor
+        ? { surface: scene.surfaces.find((s) => s.name === lock.sensor!.surface)!, minMass: lock.sensor.minMass }
         : undefined,
     };
   });

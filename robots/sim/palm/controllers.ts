@@ -42,12 +42,12 @@ export interface WorldState {
   gripMax?: number;
 }
 
-const cloneState = (s: WorldState): WorldState => ({
-  held: s.held,
-  prev: [...s.prev],
-  holdQuat: [...s.holdQuat],
-  released: [...s.released],
-  gripMax: s.gripMax,
+const cloneState = (state: WorldState): WorldState => ({
+  held: state.held,
+  prev: [...state.prev],
+  holdQuat: [...state.holdQuat],
+  released: [...state.released],
+  gripMax: state.gripMax,
 });
 
 type Logger = ((e: Omit<SimEvent, "t" | "step">) => void) | null;
@@ -100,24 +100,30 @@ export interface TermReport {
 // ---- mechanics ------------------------------------------------------------------------------------------------------
 
 /** Total mass of free objects resting on a surface (not held). */
-function massOn(m: Mechanics, data: MjData, s: SceneSpec["surfaces"][number], st: WorldState): number {
-  const site = m.points.get(s.name)!;
-  const c = pointPosition(data, site);
+function massOn(mech: Mechanics, data: MjData, surface: SceneSpec["surfaces"][number], st: WorldState): number {
+  const site = mech.points.get(surface.name)!;
+  const centre = pointPosition(data, site);
   let mass = 0;
-  for (let i = 0; i < m.things.length; i++) {
-    const t = m.things[i];
-    if (!t.free || i === st.held) continue;
-    const p = pointPosition(data, t.point);
-    const dz = p[2] - s.top;
-    if (Math.abs(p[0] - c[0]) <= s.half[0] && Math.abs(p[1] - c[1]) <= s.half[1] && dz > 0 && dz < 0.08) mass += t.mass;
+  for (let i = 0; i < mech.things.length; i++) {
+    const thing = mech.things[i];
+    if (!thing.free || i === st.held) continue;
+    const position = pointPosition(data, thing.point);
+    const dz = position[2] - surface.top;
+    if (
+      Math.abs(position[0] - centre[0]) <= surface.half[0] &&
+      Math.abs(position[1] - centre[1]) <= surface.half[1] &&
+      dz > 0 &&
+      dz < 0.08
+    )
+      mass += thing.mass;
   }
   return mass;
 }
 
-export function lockEngaged(m: Mechanics, data: MjData, st: WorldState, i: number): boolean {
-  const l = m.locks[i];
-  if (l.lever) return !st.released[i];
-  if (l.sensor) return massOn(m, data, l.sensor.surface, st) < l.sensor.minMass;
+export function lockEngaged(mech: Mechanics, data: MjData, st: WorldState, i: number): boolean {
+  const lock = mech.locks[i];
+  if (lock.lever) return !st.released[i];
+  if (lock.sensor) return massOn(mech, data, lock.sensor.surface, st) < lock.sensor.minMass;
   return false;
 }
 
@@ -125,16 +131,16 @@ export function lockEngaged(m: Mechanics, data: MjData, st: WorldState, i: numbe
  * One physics step with the world's own mechanics: the grasp spring, locks and the sensor, then mj_step, then the
  * grasp/slip/lock-release rules. The real world and every MPC rollout step through this same function.
  */
-export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable: number[], log: Logger): void {
-  const v = views(data);
-  const xfrc = v.xfrc_applied;
+export function stepWorld(mech: Mechanics, data: MjData, st: WorldState, grabbable: number[], log: Logger): void {
+  const dataViews = views(data);
+  const xfrc = dataViews.xfrc_applied;
   xfrc.fill(0);
-  const qfrc = v.qfrc_applied;
-  const dt = modelViews(m.model).timestep;
+  const qfrc = dataViews.qfrc_applied;
+  const dt = modelViews(mech.model).timestep;
   if (st.held >= 0) {
-    const t = m.things[st.held];
-    const pp = pointPosition(data, { kind: "body", id: m.palmBody });
-    const gp = pointPosition(data, t.point);
+    const thing = mech.things[st.held];
+    const pp = pointPosition(data, { kind: "body", id: mech.palmBody });
+    const gp = pointPosition(data, thing.point);
     const dx = pp[0] - gp[0],
       dy = pp[1] - gp[1],
       dz = pp[2] - gp[2];
@@ -144,8 +150,8 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
       log?.({
         kind: "released",
         robot: "palm",
-        object: t.name,
-        detail: `grasp slipped: ${t.name} pulled ${(stretch * 100).toFixed(1)} cm from the palm`,
+        object: thing.name,
+        detail: `grasp slipped: ${thing.name} pulled ${(stretch * 100).toFixed(1)} cm from the palm`,
       });
     } else {
       let fx = GRASP_K * dx + (GRASP_C * (dx - st.prev[0])) / dt;
@@ -161,138 +167,139 @@ export function stepWorld(m: Mechanics, data: MjData, st: WorldState, grabbable:
         fy *= limit / fn;
         fz *= limit / fn;
       }
-      const b = t.body;
-      const com = v.xipos.subarray(3 * b, 3 * b + 3);
+      const bodyId = thing.body;
+      const com = dataViews.xipos.subarray(3 * bodyId, 3 * bodyId + 3);
       const rx = gp[0] - com[0],
         ry = gp[1] - com[1],
         rz = gp[2] - com[2];
-      xfrc[6 * b] += fx;
-      xfrc[6 * b + 1] += fy;
-      xfrc[6 * b + 2] += fz;
-      xfrc[6 * b + 3] += ry * fz - rz * fy;
-      xfrc[6 * b + 4] += rz * fx - rx * fz;
-      xfrc[6 * b + 5] += rx * fy - ry * fx;
-      const pb = m.palmBody;
+      xfrc[6 * bodyId] += fx;
+      xfrc[6 * bodyId + 1] += fy;
+      xfrc[6 * bodyId + 2] += fz;
+      xfrc[6 * bodyId + 3] += ry * fz - rz * fy;
+      xfrc[6 * bodyId + 4] += rz * fx - rx * fz;
+      xfrc[6 * bodyId + 5] += rx * fy - ry * fx;
+      const pb = mech.palmBody;
       xfrc[6 * pb] -= fx;
       xfrc[6 * pb + 1] -= fy;
       xfrc[6 * pb + 2] -= fz;
-      if (t.free) holdOrientation(m, data, st, t, xfrc);
+      if (thing.free) holdOrientation(mech, data, st, thing, xfrc);
     }
   }
-  for (let i = 0; i < m.locks.length; i++) {
-    const j = m.locks[i].joint;
-    const q = v.qpos[j.qpos];
-    qfrc[j.dof] = q < LOCK_LATCH && lockEngaged(m, data, st, i) ? -LOCK_K * q - LOCK_C * v.qvel[j.dof] : 0;
+  for (let i = 0; i < mech.locks.length; i++) {
+    const j = mech.locks[i].joint;
+    const jointPos = dataViews.qpos[j.qpos];
+    qfrc[j.dof] =
+      jointPos < LOCK_LATCH && lockEngaged(mech, data, st, i) ? -LOCK_K * jointPos - LOCK_C * dataViews.qvel[j.dof] : 0;
   }
-  m.mj.mj_step(m.model, data);
+  mech.mj.mj_step(mech.model, data);
   if (st.held < 0 && grabbable.length > 0) {
-    const pp = pointPosition(data, { kind: "body", id: m.palmBody });
+    const pp = pointPosition(data, { kind: "body", id: mech.palmBody });
     for (const i of grabbable) {
-      const gp = pointPosition(data, m.things[i].point);
+      const gp = pointPosition(data, mech.things[i].point);
       if (Math.hypot(pp[0] - gp[0], pp[1] - gp[1], pp[2] - gp[2]) < GRASP_RADIUS) {
-        attach(m, data, st, i);
+        attach(mech, data, st, i);
         log?.({
           kind: "picked",
           robot: "palm",
-          object: m.things[i].name,
-          detail: `palm grasped the ${m.things[i].name}`,
+          object: mech.things[i].name,
+          detail: `palm grasped the ${mech.things[i].name}`,
         });
         break;
       }
     }
   }
-  for (let i = 0; i < m.locks.length; i++) {
-    const l = m.locks[i];
-    if (l.lever && !st.released[i] && jointFraction(data, l.lever.joint) > l.lever.threshold) {
+  for (let i = 0; i < mech.locks.length; i++) {
+    const lock = mech.locks[i];
+    if (lock.lever && !st.released[i] && jointFraction(data, lock.lever.joint) > lock.lever.threshold) {
       st.released[i] = true;
-      log?.({ kind: "opened", place: l.place, detail: `lock released: the ${l.name} lock opened` });
+      log?.({ kind: "opened", place: lock.place, detail: `lock released: the ${lock.name} lock opened` });
     }
   }
 }
 
 /** Closes the spring grasp on thing `i` (holding a free object upright, as a gripper squares it up). */
-export function attach(m: Mechanics, data: MjData, st: WorldState, i: number): void {
+export function attach(mech: Mechanics, data: MjData, st: WorldState, i: number): void {
   st.held = i;
-  const pp = pointPosition(data, { kind: "body", id: m.palmBody });
-  const gp = pointPosition(data, m.things[i].point);
+  const pp = pointPosition(data, { kind: "body", id: mech.palmBody });
+  const gp = pointPosition(data, mech.things[i].point);
   st.prev = [pp[0] - gp[0], pp[1] - gp[1], pp[2] - gp[2]];
-  const b = m.things[i].body;
-  const q = (data.xquat as Float64Array).subarray(4 * b, 4 * b + 4);
-  st.holdQuat = [q[0], q[1], q[2], q[3]];
-  if (!m.things[i].free) return;
+  const bodyId = mech.things[i].body;
+  const quat = (data.xquat as Float64Array).subarray(4 * bodyId, 4 * bodyId + 4);
+  st.holdQuat = [quat[0], quat[1], quat[2], quat[3]];
+  if (!mech.things[i].free) return;
   // A gripper closing on two faces squares the object up: hold it with its most upward axis turned to vertical, so
   // a cube that fell over is carried (and set down) upright instead of tilted against a rim.
-  const mat = (data.xmat as Float64Array).subarray(9 * b, 9 * b + 9);
+  const mat = (data.xmat as Float64Array).subarray(9 * bodyId, 9 * bodyId + 9);
   let k = 0;
   for (let j = 1; j < 3; j++) if (Math.abs(mat[6 + j]) > Math.abs(mat[6 + k])) k = j;
   const sgn = Math.sign(mat[6 + k]) || 1;
-  const u = [sgn * mat[k], sgn * mat[3 + k], sgn * mat[6 + k]];
-  const angle = Math.acos(Math.min(1, u[2]));
-  const n = Math.hypot(u[1], u[0]);
-  if (angle < 1e-3 || n < 1e-9) return;
-  const c = Math.cos(angle / 2),
-    sn = Math.sin(angle / 2) / n;
-  const a = [c, u[1] * sn, -u[0] * sn, 0]; // rotation about u × z taking u to vertical
+  const axis = [sgn * mat[k], sgn * mat[3 + k], sgn * mat[6 + k]];
+  const angle = Math.acos(Math.min(1, axis[2]));
+  const tiltNorm = Math.hypot(axis[1], axis[0]);
+  if (angle < 1e-3 || tiltNorm < 1e-9) return;
+  const cosHalf = Math.cos(angle / 2),
+    sn = Math.sin(angle / 2) / tiltNorm;
+  const turn = [cosHalf, axis[1] * sn, -axis[0] * sn, 0]; // rotation about axis × z taking axis to vertical
   st.holdQuat = [
-    a[0] * q[0] - a[1] * q[1] - a[2] * q[2] - a[3] * q[3],
-    a[0] * q[1] + a[1] * q[0] + a[2] * q[3] - a[3] * q[2],
-    a[0] * q[2] - a[1] * q[3] + a[2] * q[0] + a[3] * q[1],
-    a[0] * q[3] + a[1] * q[2] - a[2] * q[1] + a[3] * q[0],
+    turn[0] * quat[0] - turn[1] * quat[1] - turn[2] * quat[2] - turn[3] * quat[3],
+    turn[0] * quat[1] + turn[1] * quat[0] + turn[2] * quat[3] - turn[3] * quat[2],
+    turn[0] * quat[2] - turn[1] * quat[3] + turn[2] * quat[0] + turn[3] * quat[1],
+    turn[0] * quat[3] + turn[1] * quat[2] - turn[2] * quat[1] + turn[3] * quat[0],
   ];
 }
 
 /** A gripper holds what it grasps rigidly: a critically damped rotational spring back to the grasp orientation. */
-function holdOrientation(m: Mechanics, data: MjData, st: WorldState, t: Thing, xfrc: Float64Array): void {
-  const b = t.body;
+function holdOrientation(mech: Mechanics, data: MjData, st: WorldState, thing: Thing, xfrc: Float64Array): void {
+  const bodyId = thing.body;
   const dv = views(data);
-  const q = dv.xquat.subarray(4 * b, 4 * b + 4);
-  const h = st.holdQuat;
-  // e = q ⊗ conj(h): the world-frame rotation from the held orientation to the current one.
-  const w = q[0] * h[0] + q[1] * h[1] + q[2] * h[2] + q[3] * h[3];
-  let x = -q[0] * h[1] + q[1] * h[0] - q[2] * h[3] + q[3] * h[2];
-  let y = -q[0] * h[2] + q[1] * h[3] + q[2] * h[0] - q[3] * h[1];
-  let z = -q[0] * h[3] - q[1] * h[2] + q[2] * h[1] + q[3] * h[0];
-  const s = w < 0 ? -2 : 2; // small-angle rotation vector ≈ 2·(x, y, z), on the short way round
-  x *= s;
-  y *= s;
-  z *= s;
+  const quat = dv.xquat.subarray(4 * bodyId, 4 * bodyId + 4);
+  const hold = st.holdQuat;
+  // (errorW, x, y, z) = quat ⊗ conj(hold): the world-frame rotation from the held orientation to the current one.
+  const errorW = quat[0] * hold[0] + quat[1] * hold[1] + quat[2] * hold[2] + quat[3] * hold[3];
+  let x = -quat[0] * hold[1] + quat[1] * hold[0] - quat[2] * hold[3] + quat[3] * hold[2];
+  let y = -quat[0] * hold[2] + quat[1] * hold[3] + quat[2] * hold[0] - quat[3] * hold[1];
+  let z = -quat[0] * hold[3] - quat[1] * hold[2] + quat[2] * hold[1] + quat[3] * hold[0];
+  const scale = errorW < 0 ? -2 : 2; // small-angle rotation vector ≈ 2·(x, y, z), on the short way round
+  x *= scale;
+  y *= scale;
+  z *= scale;
   // Free-joint angular velocity is in the body frame; rotate it to the world frame.
-  const v = dv.qvel;
-  const mat = dv.xmat.subarray(9 * b, 9 * b + 9);
-  const a0 = v[t.dof + 3],
-    a1 = v[t.dof + 4],
-    a2 = v[t.dof + 5];
+  const qvel = dv.qvel;
+  const mat = dv.xmat.subarray(9 * bodyId, 9 * bodyId + 9);
+  const a0 = qvel[thing.dof + 3],
+    a1 = qvel[thing.dof + 4],
+    a2 = qvel[thing.dof + 5];
   const wx = mat[0] * a0 + mat[1] * a1 + mat[2] * a2,
     wy = mat[3] * a0 + mat[4] * a1 + mat[5] * a2,
     wz = mat[6] * a0 + mat[7] * a1 + mat[8] * a2;
   // Gains per principal axis (a long thin bar is ~200x easier to roll than to yaw); explicit torques with one
   // gain for all axes would be unstable about the light one.
-  const R = dv.ximat.subarray(9 * b, 9 * b + 9);
-  const I = modelViews(m.model).body_inertia.subarray(3 * b, 3 * b + 3);
+  const axes = dv.ximat.subarray(9 * bodyId, 9 * bodyId + 9);
+  const inertia = modelViews(mech.model).body_inertia.subarray(3 * bodyId, 3 * bodyId + 3);
   for (let k = 0; k < 3; k++) {
-    const r = R[k] * x + R[3 + k] * y + R[6 + k] * z; // rotation error along principal axis k
-    const w = R[k] * wx + R[3 + k] * wy + R[6 + k] * wz;
-    const tau = -I[k] * HOLD_OMEGA * HOLD_OMEGA * r - 2 * I[k] * HOLD_OMEGA * w;
-    xfrc[6 * b + 3] += R[k] * tau;
-    xfrc[6 * b + 4] += R[3 + k] * tau;
-    xfrc[6 * b + 5] += R[6 + k] * tau;
+    const angleError = axes[k] * x + axes[3 + k] * y + axes[6 + k] * z; // rotation error along principal axis k
+    const rate = axes[k] * wx + axes[3 + k] * wy + axes[6 + k] * wz;
+    const tau = -inertia[k] * HOLD_OMEGA * HOLD_OMEGA * angleError - 2 * inertia[k] * HOLD_OMEGA * rate;
+    xfrc[6 * bodyId + 3] += axes[k] * tau;
+    xfrc[6 * bodyId + 4] += axes[3 + k] * tau;
+    xfrc[6 * bodyId + 5] += axes[6 + k] * tau;
   }
 }
 
 /** Palm position targets into the actuators' controls. */
 export function setControl(data: MjData, target: number[]): void {
-  const c = views(data).ctrl;
-  c[0] = target[0];
-  c[1] = target[1];
-  c[2] = target[2];
+  const ctrl = views(data).ctrl;
+  ctrl[0] = target[0];
+  ctrl[1] = target[1];
+  ctrl[2] = target[2];
 }
 
-function copyState(m: Mechanics, from: MjData, to: MjData): void {
-  const f = views(from),
-    t = views(to);
-  for (const k of STATE_FIELDS) t[k].set(f[k]);
+function copyState(mech: Mechanics, from: MjData, to: MjData): void {
+  const fromViews = views(from),
+    toViews = views(to);
+  for (const k of STATE_FIELDS) toViews[k].set(fromViews[k]);
   to.time = from.time;
-  m.mj.mj_forward(m.model, to);
+  mech.mj.mj_forward(mech.model, to);
 }
 
 /** Opens the palm, if it holds anything. */
@@ -306,13 +313,13 @@ function release(body: PalmBody, reason: string): void {
 // ---- execute_motion -------------------------------------------------------------------------------------------------
 
 function termReports(data: MjData, compiled: CompiledProgram): TermReport[] {
-  return compiled.terms.map((t) => {
-    const residual = t.residual(data);
+  return compiled.terms.map((term) => {
+    const residual = term.residual(data);
     return {
-      term: t.text,
+      term: term.text,
       residual: Math.round(residual * 1000) / 1000,
-      tolerance: t.tolerance,
-      met: residual <= t.tolerance,
+      tolerance: term.tolerance,
+      met: residual <= term.tolerance,
     };
   });
 }
@@ -331,8 +338,10 @@ export function* executeMotion(
 ): Motion {
   const rng = new Rng((body.seed * 1_000_003 + index * 7919 + 1) >>> 0);
   // Which things the palm may grasp during this motion: those a term brings the palm to.
-  const palmTargets = program.terms.flatMap((t) =>
-    t.kind === "minimize_l2_distance" && (t.a === "palm" || t.b === "palm") ? [t.a === "palm" ? t.b : t.a] : [],
+  const palmTargets = program.terms.flatMap((term) =>
+    term.kind === "minimize_l2_distance" && (term.a === "palm" || term.b === "palm")
+      ? [term.a === "palm" ? term.b : term.a]
+      : [],
   );
   const held = body.heldName();
   if (held && palmTargets.length > 0 && !palmTargets.includes(held))
@@ -358,28 +367,28 @@ export function* executeMotion(
 
   const primary = compiled.primary;
   let nominal = Spline.constant(body.palmPosition(), body.mpc.knots, body.data.time as number, body.mpc.horizon);
-  let t = 0,
+  let elapsed = 0,
     metFor = 0,
     nextPlan = 0,
     nextFeedback = 0,
     nextCheck = 0;
   // A "grab X" step keeps hold of X; any other motion lets go at its end.
-  const p = program.terms.find((x) => x.primary)!;
-  const grabStep = p.kind === "minimize_l2_distance" && (p.a === "palm" || p.b === "palm");
-  let residual = primary.residual(body.data);
-  while (t < program.duration - 1e-9) {
-    if (t >= nextPlan - 1e-9) {
+  const primaryTerm = program.terms.find((x) => x.primary)!;
+  const grabStep =
+    primaryTerm.kind === "minimize_l2_distance" && (primaryTerm.a === "palm" || primaryTerm.b === "palm");
+  while (elapsed < program.duration - 1e-9) {
+    if (elapsed >= nextPlan - 1e-9) {
       nominal = planOnce(model, nominal.shifted(body.data.time as number), rng, body.mpc).best;
       body.plan = nominal;
       nextPlan += PLAN_EVERY;
     }
     yield;
-    t += TICK;
-    residual = primary.residual(body.data);
+    elapsed += TICK;
+    const residual = primary.residual(body.data);
     metFor = residual <= primary.tolerance ? metFor + TICK : 0;
-    if (t >= nextFeedback) {
+    if (elapsed >= nextFeedback) {
       ctx.feedback({
-        t: Math.round(t * 100) / 100,
+        t: Math.round(elapsed * 100) / 100,
         primaryResidual: Math.round(residual * 1000) / 1000,
         holding: body.heldName(),
       });
@@ -387,12 +396,12 @@ export function* executeMotion(
     }
     // Stop once the primary term has held for a while and would still hold after letting go (checked by
     // simulating the release and settling on a copy — a dropped bar may roll back, a flung door bounce).
-    if (metFor >= MET_HOLD - 1e-9 && t >= nextCheck - 1e-9) {
-      nextCheck = t + PLAN_EVERY;
+    if (metFor >= MET_HOLD - 1e-9 && elapsed >= nextCheck - 1e-9) {
+      nextCheck = elapsed + PLAN_EVERY;
       if (holdsAfterRelease(body, compiled, grabStep)) break;
     }
   }
-  const duration = t;
+  const duration = elapsed;
   if (!grabStep) release(body, "motion ended");
   body.grabbable = [];
   body.plan = Spline.constant(body.palmPosition(), body.mpc.knots, body.data.time as number, body.mpc.horizon);
@@ -401,7 +410,10 @@ export function* executeMotion(
   const prim = terms[compiled.terms.indexOf(primary)];
   // Bringing a thing to a surface means it ends up resting there (inside a crate's rim, upright, still); a cube
   // perched on another or tilted on the rim is near, but not placed.
-  const pair = p.kind === "minimize_l2_distance" && ![p.a, p.b].includes("palm") ? [p.a, p.b] : [];
+  const pair =
+    primaryTerm.kind === "minimize_l2_distance" && ![primaryTerm.a, primaryTerm.b].includes("palm")
+      ? [primaryTerm.a, primaryTerm.b]
+      : [];
   const onto = body.surfaces.find((x) => pair.includes(x.name));
   const placed = onto && pair.find((n) => n !== onto.name);
   if (onto && placed && prim.met && !body.restsOn(placed, onto.name)) {
@@ -413,14 +425,14 @@ export function* executeMotion(
   out.ok = prim.met;
   const unmet = terms
     .filter((x) => !x.met)
-    .map((x) => `${x.term.replace(/  #.*$/, "")} residual ${x.residual.toFixed(2)} > ${x.tolerance.toFixed(2)}`);
+    .map((x) => `${x.term.replace(/ {2}#.*$/, "")} residual ${x.residual.toFixed(2)} > ${x.tolerance.toFixed(2)}`);
   out.message = prim.met
-    ? `primary term ${prim.term.replace(/  #.*$/, "")} met: residual ${prim.residual.toFixed(3)} <= ${prim.tolerance.toFixed(2)} after ${duration.toFixed(2)} s${report.holding ? `; holding ${report.holding}` : ""}`
-    : `primary term ${prim.term.replace(/  #.*$/, "")} not met: residual ${prim.residual.toFixed(2)} > ${prim.tolerance.toFixed(2)} after ${duration.toFixed(1)} s; unmet: ${unmet.join("; ")}`;
+    ? `primary term ${prim.term.replace(/ {2}#.*$/, "")} met: residual ${prim.residual.toFixed(3)} <= ${prim.tolerance.toFixed(2)} after ${duration.toFixed(2)} s${report.holding ? `; holding ${report.holding}` : ""}`
+    : `primary term ${prim.term.replace(/ {2}#.*$/, "")} not met: residual ${prim.residual.toFixed(2)} > ${prim.tolerance.toFixed(2)} after ${duration.toFixed(1)} s; unmet: ${unmet.join("; ")}`;
   body.log({
     kind: "moved",
     robot: "palm",
-    detail: `motion ${index} ended: ${terms.map((x) => `${x.term.replace(/  #.*$/, "")} = ${x.residual.toFixed(3)}`).join("; ")}`,
+    detail: `motion ${index} ended: ${terms.map((x) => `${x.term.replace(/ {2}#.*$/, "")} = ${x.residual.toFixed(3)}`).join("; ")}`,
   });
 }
 
@@ -430,8 +442,8 @@ function holdsAfterRelease(body: PalmBody, compiled: CompiledProgram, grabStep: 
   const st = cloneState(body.st);
   if (!grabStep) st.held = -1;
   const still = body.palmPosition();
-  const n = Math.round(SETTLE / modelViews(body.model).timestep);
-  for (let i = 0; i < n; i++) {
+  const steps = Math.round(SETTLE / modelViews(body.model).timestep);
+  for (let i = 0; i < steps; i++) {
     setControl(body.scratch, still);
     stepWorld(body, body.scratch, st, [], null);
   }

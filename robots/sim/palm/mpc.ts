@@ -62,45 +62,45 @@ export class Spline {
     return this.knots.length / 3;
   }
 
-  static constant(p: number[], count: number, t0: number, horizon: number): Spline {
+  static constant(position: number[], count: number, t0: number, horizon: number): Spline {
     const k = new Float64Array(3 * count);
-    for (let i = 0; i < count; i++) k.set(p.slice(0, 3), 3 * i);
+    for (let i = 0; i < count; i++) k.set(position.slice(0, 3), 3 * i);
     return new Spline(k, t0, horizon);
   }
 
-  /** The target at absolute time t (held constant past either end). */
-  at(t: number, out: number[] = [0, 0, 0]): number[] {
-    const n = this.count;
-    let s = ((t - this.t0) / this.horizon) * (n - 1);
-    if (s < 0) s = 0;
-    if (s > n - 1) s = n - 1;
-    const i = Math.min(n - 2, Math.floor(s));
-    const a = s - i;
+  /** The target at absolute time `time` (held constant past either end). */
+  at(time: number, out: number[] = [0, 0, 0]): number[] {
+    const knotCount = this.count;
+    let knotIndex = ((time - this.t0) / this.horizon) * (knotCount - 1);
+    if (knotIndex < 0) knotIndex = 0;
+    if (knotIndex > knotCount - 1) knotIndex = knotCount - 1;
+    const i = Math.min(knotCount - 2, Math.floor(knotIndex));
+    const blend = knotIndex - i;
     const k = this.knots;
-    for (let d = 0; d < 3; d++) out[d] = k[3 * i + d] * (1 - a) + k[3 * (i + 1) + d] * a;
+    for (let d = 0; d < 3; d++) out[d] = k[3 * i + d] * (1 - blend) + k[3 * (i + 1) + d] * blend;
     return out;
   }
 
   /** The same plan re-knotted to start at t0 (the receding horizon's "shift"). */
   shifted(t0: number): Spline {
-    const n = this.count;
-    const k = new Float64Array(3 * n);
-    const p = [0, 0, 0];
-    for (let i = 0; i < n; i++) {
-      this.at(t0 + (i / (n - 1)) * this.horizon, p);
-      k[3 * i] = p[0];
-      k[3 * i + 1] = p[1];
-      k[3 * i + 2] = p[2];
+    const knotCount = this.count;
+    const k = new Float64Array(3 * knotCount);
+    const point = [0, 0, 0];
+    for (let i = 0; i < knotCount; i++) {
+      this.at(t0 + (i / (knotCount - 1)) * this.horizon, point);
+      k[3 * i] = point[0];
+      k[3 * i + 1] = point[1];
+      k[3 * i + 2] = point[2];
     }
     return new Spline(k, t0, this.horizon);
   }
 }
 
 function gaussian(rng: Rng): number {
-  // Box–Muller; 1 − u keeps the logarithm finite.
-  const u = 1 - rng.next();
-  const v = rng.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  // Box–Muller; 1 − next() keeps the logarithm finite.
+  const radialDraw = 1 - rng.next();
+  const angleDraw = rng.next();
+  return Math.sqrt(-2 * Math.log(radialDraw)) * Math.cos(2 * Math.PI * angleDraw);
 }
 
 export interface PlanResult {
@@ -113,14 +113,14 @@ export interface PlanResult {
 /** Rolls out `plan` from the real state; stops as soon as its cost exceeds `bound`. */
 function rollout(model: RolloutModel, plan: Spline, opts: MpcOptions, bound: number): { cost: number; steps: number } {
   model.reset();
-  const n = Math.round(plan.horizon / model.dt);
+  const stepCount = Math.round(plan.horizon / model.dt);
   const target = [0, 0, 0];
   let cost = 0;
   const k = plan.knots;
   for (let i = 3; i < k.length; i += 3)
     cost += opts.effort * Math.hypot(k[i] - k[i - 3], k[i + 1] - k[i - 2], k[i + 2] - k[i - 1]);
   const every = opts.costEvery;
-  for (let s = 0; s < n; s++) {
+  for (let s = 0; s < stepCount; s++) {
     plan.at(plan.t0 + s * model.dt, target);
     model.step(target);
     if ((s + 1) % every === 0) {
@@ -130,7 +130,7 @@ function rollout(model: RolloutModel, plan: Spline, opts: MpcOptions, bound: num
   }
   // Terminal cost: where the plan leaves things matters more than the path there.
   cost += model.cost() * 0.2;
-  return { cost, steps: n };
+  return { cost, steps: stepCount };
 }
 
 /** One planning iteration from the real state, starting from `nominal` (already shifted to now). */
@@ -140,38 +140,38 @@ export function planOnce(model: RolloutModel, nominal: Spline, rng: Rng, opts: M
   const first = rollout(model, nominal, opts, Infinity);
   let bestCost = first.cost;
   steps += first.steps;
-  const p = [0, 0, 0];
+  const knot = [0, 0, 0];
   for (let c = 1; c < opts.samples; c++) {
     const sigma = opts.sigmas[(c - 1) % opts.sigmas.length];
     const k = new Float64Array(nominal.knots);
     const segment = (opts.maxSpeed * nominal.horizon) / (nominal.count - 1);
     for (let i = 0; i < k.length; i += 3) {
-      p[0] = k[i] + sigma * gaussian(rng);
-      p[1] = k[i + 1] + sigma * gaussian(rng);
-      p[2] = k[i + 2] + sigma * gaussian(rng);
+      knot[0] = k[i] + sigma * gaussian(rng);
+      knot[1] = k[i + 1] + sigma * gaussian(rng);
+      knot[2] = k[i + 2] + sigma * gaussian(rng);
       // Limit the step from the previous knot (the first: from the nominal's first knot, i.e. about where the palm is).
       const from = i === 0 ? nominal.knots : k;
-      const o = i === 0 ? 0 : i - 3;
+      const prevOffset = i === 0 ? 0 : i - 3;
       const limit = i === 0 ? opts.maxJump : segment;
-      const dx = p[0] - from[o],
-        dy = p[1] - from[o + 1],
-        dz = p[2] - from[o + 2];
-      const d = Math.hypot(dx, dy, dz);
-      if (d > limit) {
-        p[0] = from[o] + (dx * limit) / d;
-        p[1] = from[o + 1] + (dy * limit) / d;
-        p[2] = from[o + 2] + (dz * limit) / d;
+      const dx = knot[0] - from[prevOffset],
+        dy = knot[1] - from[prevOffset + 1],
+        dz = knot[2] - from[prevOffset + 2];
+      const jump = Math.hypot(dx, dy, dz);
+      if (jump > limit) {
+        knot[0] = from[prevOffset] + (dx * limit) / jump;
+        knot[1] = from[prevOffset + 1] + (dy * limit) / jump;
+        knot[2] = from[prevOffset + 2] + (dz * limit) / jump;
       }
-      model.clamp(p);
-      k[i] = p[0];
-      k[i + 1] = p[1];
-      k[i + 2] = p[2];
+      model.clamp(knot);
+      k[i] = knot[0];
+      k[i + 1] = knot[1];
+      k[i + 2] = knot[2];
     }
     const cand = new Spline(k, nominal.t0, nominal.horizon);
-    const r = rollout(model, cand, opts, bestCost);
-    steps += r.steps;
-    if (r.cost < bestCost) {
-      bestCost = r.cost;
+    const result = rollout(model, cand, opts, bestCost);
+    steps += result.steps;
+    if (result.cost < bestCost) {
+      bestCost = result.cost;
       best = cand;
     }
   }

@@ -66,8 +66,8 @@ export class TabletopCamera {
     this.noise = { missRate: opts.noise?.missRate ?? 0, mislabelRate: opts.noise?.mislabelRate ?? 0 };
     this.labels = description.labels;
     this.display = new Map(
-      Object.entries(description.names ?? {}).flatMap(([n, w]) =>
-        w.display ? [[n, w.display] as [string, string]] : [],
+      Object.entries(description.names ?? {}).flatMap(([name, entry]) =>
+        entry.display ? [[name, entry.display] as [string, string]] : [],
       ),
     );
     const labelIndex = new Map(this.labels.map((l, i) => [l, i]));
@@ -112,10 +112,11 @@ export class TabletopCamera {
 
   /** Pixels of each label in a frame. */
   pixelsOf(frame: Frame, label: string): number {
-    const e = this.labels.indexOf(label);
-    let n = 0;
-    for (let i = 0; i < frame.geom.length; i++) if (frame.geom[i] >= 0 && this.geomToLabel[frame.geom[i]] === e) n++;
-    return n;
+    const entity = this.labels.indexOf(label);
+    let count = 0;
+    for (let i = 0; i < frame.geom.length; i++)
+      if (frame.geom[i] >= 0 && this.geomToLabel[frame.geom[i]] === entity) count++;
+    return count;
   }
 
   async render(
@@ -130,53 +131,57 @@ export class TabletopCamera {
   detect(frame: Frame, view: TabletopView): DetectionsMessage {
     const raw = detectObjects(frame, this.geomToLabel, this.labels, this.labels, this.noise, this.rng);
     // Mean colour of each label's own pixels, as a colour classifier on the segmented image would see it.
-    const n = this.labels.length;
-    const sum = new Float64Array(3 * n),
-      cnt = new Int32Array(n);
+    const labelCount = this.labels.length;
+    const sum = new Float64Array(3 * labelCount),
+      cnt = new Int32Array(labelCount);
     const placePx = new Int32Array(this.placeNames.length),
       insidePx = new Int32Array(this.placeNames.length);
     for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g < 0) continue;
-      const e = this.geomToLabel[g];
-      if (e >= 0) {
-        cnt[e]++;
-        sum[3 * e] += frame.rgb[3 * i];
-        sum[3 * e + 1] += frame.rgb[3 * i + 1];
-        sum[3 * e + 2] += frame.rgb[3 * i + 2];
+      const geom = frame.geom[i];
+      if (geom < 0) continue;
+      const entity = this.geomToLabel[geom];
+      if (entity >= 0) {
+        cnt[entity]++;
+        sum[3 * entity] += frame.rgb[3 * i];
+        sum[3 * entity + 1] += frame.rgb[3 * i + 1];
+        sum[3 * entity + 2] += frame.rgb[3 * i + 2];
       }
-      const p = this.geomToPlace[g];
-      if (p >= 0) {
-        placePx[p]++;
-        if (this.geomInside[g]) insidePx[p]++;
+      const place = this.geomToPlace[geom];
+      if (place >= 0) {
+        placePx[place]++;
+        if (this.geomInside[geom]) insidePx[place]++;
       }
     }
     const pose = cameraPose();
-    const clouds = entityClouds(frame, pose, this.camera.fovDeg, this.geomToLabel, n);
+    const clouds = entityClouds(frame, pose, this.camera.fovDeg, this.geomToLabel, labelCount);
     // Only what the detection says is loose can be in the palm.
     const held = heldBy(
       [view.hand()],
       raw.map((d) => (view.fixed.has(d.label) ? NO_CLOUD : clouds[d.entity])),
     );
-    const detections = raw.map((d, k) => {
-      const e = d.entity;
-      if (d.label === d.truth) view.seen(d.truth);
+    const detections = raw.map((detection, k) => {
+      const entity = detection.entity;
+      if (detection.label === detection.truth) view.seen(detection.truth);
       // What the detection says it is decides how it is located — furniture stands on the floor — and its own pixels
       // where: a loose thing is wherever its points are, under whatever name.
-      const location = view.fixed.has(d.label)
+      const location = view.fixed.has(detection.label)
         ? { relation: "on" as const, place: "floor" }
-        : locateCloud(clouds[e], {
+        : locateCloud(clouds[entity], {
             heldBy: held[k],
             places: view.volumes,
             fallback: { relation: "on", place: "floor" },
           });
       return {
-        label: d.label,
-        display: this.display.get(d.label) ?? d.label.replace(/_/g, " "),
-        score: d.score,
-        box: d.box,
+        label: detection.label,
+        display: this.display.get(detection.label) ?? detection.label.replace(/_/g, " "),
+        score: detection.score,
+        box: detection.box,
         location,
-        color: colorName(sum[3 * e] / cnt[e], sum[3 * e + 1] / cnt[e], sum[3 * e + 2] / cnt[e]),
+        color: colorName(
+          sum[3 * entity] / cnt[entity],
+          sum[3 * entity + 1] / cnt[entity],
+          sum[3 * entity + 2] / cnt[entity],
+        ),
       };
     });
     const places = this.placeNames
@@ -216,23 +221,23 @@ export class TabletopCamera {
 }
 
 /** A colour name from a mean RGB (0–255): hue for saturated colours, lightness for greys; dark oranges are brown. */
-export function colorName(r: number, g: number, b: number): string {
-  const max = Math.max(r, g, b),
-    min = Math.min(r, g, b);
-  const v = max / 255,
-    s = max > 0 ? (max - min) / max : 0;
-  if (s < 0.25) return v > 0.75 ? "white" : v > 0.3 ? "grey" : "black";
-  if (v < 0.15) return "black";
-  let h: number;
-  if (max === r) h = ((g - b) / (max - min)) * 60;
-  else if (max === g) h = (2 + (b - r) / (max - min)) * 60;
-  else h = (4 + (r - g) / (max - min)) * 60;
-  if (h < 0) h += 360;
-  if (h < 15 || h >= 340) return "red";
-  if (h < 45) return v < 0.7 ? "brown" : "orange";
-  if (h < 70) return "yellow";
-  if (h < 170) return "green";
-  if (h < 260) return "blue";
-  if (h < 300) return "purple";
+export function colorName(red: number, green: number, blue: number): string {
+  const max = Math.max(red, green, blue),
+    min = Math.min(red, green, blue);
+  const brightness = max / 255,
+    saturation = max > 0 ? (max - min) / max : 0;
+  if (saturation < 0.25) return brightness > 0.75 ? "white" : brightness > 0.3 ? "grey" : "black";
+  if (brightness < 0.15) return "black";
+  let hue: number;
+  if (max === red) hue = ((green - blue) / (max - min)) * 60;
+  else if (max === green) hue = (2 + (blue - red) / (max - min)) * 60;
+  else hue = (4 + (red - green) / (max - min)) * 60;
+  if (hue < 0) hue += 360;
+  if (hue < 15 || hue >= 340) return "red";
+  if (hue < 45) return brightness < 0.7 ? "brown" : "orange";
+  if (hue < 70) return "yellow";
+  if (hue < 170) return "green";
+  if (hue < 260) return "blue";
+  if (hue < 300) return "purple";
   return "pink";
 }

@@ -60,39 +60,40 @@ export interface CompiledTerm {
 
 const MAXIMIZE_MARGIN = 0.05;
 
-export function pointPosition(data: MjData, p: Point, out: number[] = [0, 0, 0]): number[] {
-  const v = views(data);
-  const arr = p.kind === "body" ? v.xpos : p.kind === "geom" ? v.geom_xpos : v.site_xpos;
-  out[0] = arr[3 * p.id];
-  out[1] = arr[3 * p.id + 1];
-  out[2] = arr[3 * p.id + 2];
+export function pointPosition(data: MjData, point: Point, out: number[] = [0, 0, 0]): number[] {
+  const dataViews = views(data);
+  const arr =
+    point.kind === "body" ? dataViews.xpos : point.kind === "geom" ? dataViews.geom_xpos : dataViews.site_xpos;
+  out[0] = arr[3 * point.id];
+  out[1] = arr[3 * point.id + 1];
+  out[2] = arr[3 * point.id + 2];
   return out;
 }
 
 export function jointFraction(data: MjData, j: JointRef): number {
-  const q = views(data).qpos[j.qpos];
-  const fr = (q - j.closed) / (j.open - j.closed);
+  const jointPos = views(data).qpos[j.qpos];
+  const fr = (jointPos - j.closed) / (j.open - j.closed);
   return fr < 0 ? 0 : fr > 1 ? 1 : fr;
 }
 
-function wrapAngle(a: number): number {
-  while (a > Math.PI) a -= 2 * Math.PI;
-  while (a < -Math.PI) a += 2 * Math.PI;
-  return a;
+function wrapAngle(angle: number): number {
+  while (angle > Math.PI) angle -= 2 * Math.PI;
+  while (angle < -Math.PI) angle += 2 * Math.PI;
+  return angle;
 }
 
 /** Names a term refers to that the scene does not have, each with the kind of name expected. */
-export function unknownNames(t: RewardTerm, r: Resolver): string[] {
-  switch (t.kind) {
+export function unknownNames(term: RewardTerm, resolver: Resolver): string[] {
+  switch (term.kind) {
     case "minimize_l2_distance":
     case "maximize_l2_distance":
-      return [t.a, t.b].filter((n) => !r.point(n)).map((n) => `"${n}" (not a thing in this scene)`);
+      return [term.a, term.b].filter((n) => !resolver.point(n)).map((n) => `"${n}" (not a thing in this scene)`);
     case "set_joint_fraction":
-      return r.joint(t.joint) ? [] : [`"${t.joint}" (not a joint of this scene)`];
+      return resolver.joint(term.joint) ? [] : [`"${term.joint}" (not a joint of this scene)`];
     case "set_obj_z_position":
-      return r.point(t.obj) ? [] : [`"${t.obj}" (not a thing in this scene)`];
+      return resolver.point(term.obj) ? [] : [`"${term.obj}" (not a thing in this scene)`];
     case "set_obj_orientation":
-      return r.body(t.obj) !== undefined ? [] : [`"${t.obj}" (not a movable object of this scene)`];
+      return resolver.body(term.obj) !== undefined ? [] : [`"${term.obj}" (not a movable object of this scene)`];
   }
 }
 
@@ -100,34 +101,34 @@ export function unknownNames(t: RewardTerm, r: Resolver): string[] {
 const CARRY_CLEARANCE = 0.08;
 
 /** Compiles a term whose names all resolve (check `unknownNames` first). */
-export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
+export function compileTerm(term: RewardTerm, resolver: Resolver): CompiledTerm {
   const base = {
-    term: t,
-    text: termText(t),
-    tolerance: TOLERANCE[t.kind],
-    costWeight: (t.weight ?? 1) * SCALE[t.kind],
+    term,
+    text: termText(term),
+    tolerance: TOLERANCE[term.kind],
+    costWeight: (term.weight ?? 1) * SCALE[term.kind],
   };
   const pa = [0, 0, 0],
     pb = [0, 0, 0];
-  switch (t.kind) {
+  switch (term.kind) {
     case "minimize_l2_distance":
     case "maximize_l2_distance": {
-      const a = r.point(t.a)!,
-        b = r.point(t.b)!;
-      const far = t.kind === "maximize_l2_distance" ? t.distance : undefined;
-      const dist = (d: MjData) => {
-        pointPosition(d, a, pa);
-        pointPosition(d, b, pb);
+      const pointA = resolver.point(term.a)!,
+        pointB = resolver.point(term.b)!;
+      const far = term.kind === "maximize_l2_distance" ? term.distance : undefined;
+      const dist = (data: MjData) => {
+        pointPosition(data, pointA, pa);
+        pointPosition(data, pointB, pb);
         return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
       };
       if (far === undefined) {
         // Carrying a loose object to something: aim above it until over it, then come down — a straight line would
         // drag the object into rims and door edges on the way.
-        if (t.a === "palm" || t.b === "palm" || r.restHeight(t.a) === undefined)
+        if (term.a === "palm" || term.b === "palm" || resolver.restHeight(term.a) === undefined)
           return { ...base, residual: dist, shaped: dist };
-        const carried = (d: MjData) => {
-          pointPosition(d, a, pa);
-          pointPosition(d, b, pb);
+        const carried = (data: MjData) => {
+          pointPosition(data, pointA, pa);
+          pointPosition(data, pointB, pb);
           const across = Math.hypot(pa[0] - pb[0], pa[1] - pb[1]);
           const lift = Math.min(CARRY_CLEARANCE, Math.max(0, across - 0.02));
           return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2] - lift);
@@ -136,11 +137,11 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
       }
       // The controller aims a little beyond "far enough", and counts a free object as far only if it would still be
       // far where it lands when let go (dropped straight down to the floor), so it does not hold things up high.
-      const ra = r.restHeight(t.a),
-        rb = r.restHeight(t.b);
-      const landed = (d: MjData) => {
-        pointPosition(d, a, pa);
-        pointPosition(d, b, pb);
+      const ra = resolver.restHeight(term.a),
+        rb = resolver.restHeight(term.b);
+      const landed = (data: MjData) => {
+        pointPosition(data, pointA, pa);
+        pointPosition(data, pointB, pb);
         if (ra !== undefined && pa[2] > ra) pa[2] = ra;
         if (rb !== undefined && pb[2] > rb) pb[2] = rb;
         return Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
@@ -152,23 +153,27 @@ export function compileTerm(t: RewardTerm, r: Resolver): CompiledTerm {
       return { ...base, residual: (d) => Math.max(0, far - dist(d)), shaped };
     }
     case "set_joint_fraction": {
-      const j = r.joint(t.joint)!;
-      const res = (d: MjData) => Math.abs(jointFraction(d, j) - t.fraction);
+      const j = resolver.joint(term.joint)!;
+      const res = (d: MjData) => Math.abs(jointFraction(d, j) - term.fraction);
       return { ...base, residual: res, shaped: res };
     }
     case "set_obj_z_position": {
-      const p = r.point(t.obj)!;
-      const res = (d: MjData) => Math.abs(pointPosition(d, p, pa)[2] - t.z);
+      const point = resolver.point(term.obj)!;
+      const res = (d: MjData) => Math.abs(pointPosition(d, point, pa)[2] - term.z);
       return { ...base, residual: res, shaped: res };
     }
     case "set_obj_orientation": {
-      const b = r.body(t.obj)!;
-      const res = (d: MjData) => {
-        const m = views(d).xmat.subarray(9 * b, 9 * b + 9);
+      const bodyId = resolver.body(term.obj)!;
+      const res = (data: MjData) => {
+        const xmat = views(data).xmat.subarray(9 * bodyId, 9 * bodyId + 9);
         // Angle of the body frame about the world axis (roll, pitch or yaw).
         const angle =
-          t.axis === "z" ? Math.atan2(m[3], m[0]) : t.axis === "x" ? Math.atan2(m[7], m[8]) : Math.atan2(m[2], m[8]);
-        return Math.abs(wrapAngle(angle - t.radians));
+          term.axis === "z"
+            ? Math.atan2(xmat[3], xmat[0])
+            : term.axis === "x"
+              ? Math.atan2(xmat[7], xmat[8])
+              : Math.atan2(xmat[2], xmat[8]);
+        return Math.abs(wrapAngle(angle - term.radians));
       };
       return { ...base, residual: res, shaped: res };
     }
@@ -182,15 +187,15 @@ export interface CompiledProgram {
   cost(data: MjData): number;
 }
 
-export function compileProgram(terms: RewardTerm[], r: Resolver): CompiledProgram {
-  const compiled = terms.map((t) => compileTerm(t, r));
+export function compileProgram(terms: RewardTerm[], resolver: Resolver): CompiledProgram {
+  const compiled = terms.map((t) => compileTerm(t, resolver));
   return {
     terms: compiled,
     primary: compiled.find((c) => c.term.primary)!,
     cost(data) {
-      let c = 0;
-      for (const t of compiled) c += t.costWeight * t.shaped(data);
-      return c;
+      let total = 0;
+      for (const t of compiled) total += t.costWeight * t.shaped(data);
+      return total;
     },
   };
 }

@@ -64,9 +64,9 @@ export interface SceneSpec {
 }
 
 /** MJCF helpers shared by the MuJoCo scenes: numbers as an attribute value, and a box geom. */
-export const f = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
+export const attributeNumbers = (...n: number[]) => n.map((v) => +v.toFixed(4)).join(" ");
 export const box = (name: string, pos: number[], size: number[], rgba: string, extra = "") =>
-  `<geom name="${name}" type="box" pos="${f(...pos)}" size="${f(...size)}" rgba="${rgba}" ${extra}/>`;
+  `<geom name="${name}" type="box" pos="${attributeNumbers(...pos)}" size="${attributeNumbers(...size)}" rgba="${rgba}" ${extra}/>`;
 
 // Saturated, well separated colours, so the colour namer (perception.ts) names them without ambiguity.
 export const RGBA = {

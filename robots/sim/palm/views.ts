@@ -40,9 +40,9 @@ const made = new WeakMap<MjData, DataViews>();
 
 /** The views of `data`'s arrays (writes go to the simulation, as through `data.qpos` itself). */
 export function views(data: MjData): DataViews {
-  const v = made.get(data);
+  const cached = made.get(data);
   // qpos is never empty (every scene has the palm's slide joints), so an empty one means a detached heap.
-  if (v !== undefined && v.qpos.length !== 0) return v;
+  if (cached !== undefined && cached.qpos.length !== 0) return cached;
   const fresh = {} as DataViews;
   for (const f of FIELDS) fresh[f] = data[f] as Float64Array;
   made.set(data, fresh);
@@ -59,8 +59,8 @@ const modelMade = new WeakMap<MjModel, ModelViews>();
 
 /** The model's step and the arrays the mechanics read at every step (the model does not change once compiled). */
 export function modelViews(model: MjModel): ModelViews {
-  const v = modelMade.get(model);
-  if (v !== undefined && v.body_inertia.length !== 0) return v;
+  const cached = modelMade.get(model);
+  if (cached !== undefined && cached.body_inertia.length !== 0) return cached;
   const fresh = { timestep: model.opt.timestep as number, body_inertia: model.body_inertia as Float64Array };
   modelMade.set(model, fresh);
   return fresh;

@@ -92,20 +92,22 @@ interface Cab {
 }
 
 /** A door's hinge on the floor plan and its width: the quarter disc it sweeps when it opens. */
-function swings(c: Cab): { hx: number; hy: number; r: number; s: number }[] {
-  const w = c.width / c.doors.length;
-  return c.doors.map((d) => {
-    const s = d.side === "left" ? 1 : -1;
-    return { hx: c.cx - s * (c.width / 2), hy: FRONT_Y - 0.012, r: w, s };
+function swings(cab: Cab): { hx: number; hy: number; r: number; s: number }[] {
+  const doorWidth = cab.width / cab.doors.length;
+  return cab.doors.map((door) => {
+    const sign = door.side === "left" ? 1 : -1;
+    return { hx: cab.cx - sign * (cab.width / 2), hy: FRONT_Y - 0.012, r: doorWidth, s: sign };
   });
 }
 
-/** Whether a round footprint at p of radius `rad` is in some door's sweep (with a margin). */
-function inSwing(p: [number, number], rad: number, cabs: Cab[]): boolean {
-  return cabs.some((c) =>
-    swings(c).some(
-      ({ hx, hy, r, s }) =>
-        p[1] < hy + rad && Math.hypot(p[0] - hx, p[1] - hy) < r + rad + 0.03 && (p[0] - hx) * s > -rad - 0.03,
+/** Whether a round footprint at `point` of radius `rad` is in some door's sweep (with a margin). */
+function inSwing(point: [number, number], rad: number, cabs: Cab[]): boolean {
+  return cabs.some((cab) =>
+    swings(cab).some(
+      ({ hx, hy, r: reach, s: sign }) =>
+        point[1] < hy + rad &&
+        Math.hypot(point[0] - hx, point[1] - hy) < reach + rad + 0.03 &&
+        (point[0] - hx) * sign > -rad - 0.03,
     ),
   );
 }
@@ -141,9 +143,9 @@ function drawCabinet(rng: Rng, name: string, rgba: string, hooks: boolean): Omit
 }
 
 /** Where a cube inside a cabinet sits: behind the door that opens first (the left one of two). */
-const insideSpot = (c: Cab): [number, number, number] => [
-  r3(c.doors.length > 1 ? c.cx - c.width / 4 + 0.02 : c.cx),
-  r3(FRONT_Y + c.depth / 2),
+const insideSpot = (cab: Cab): [number, number, number] => [
+  r3(cab.doors.length > 1 ? cab.cx - cab.width / 4 + 0.02 : cab.cx),
+  r3(FRONT_Y + cab.depth / 2),
   BOARD + CUBE_Z,
 ];
 
@@ -160,8 +162,8 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
   const locks: LockSpec[] = [];
   const fixtures: SceneSpec["fixtures"] = [];
   const surfaces: SceneSpec["surfaces"] = [];
-  let instruction = "";
-  let goal: string[] = [];
+  let instruction: string;
+  let goal: string[];
   let targets: SceneSpec["targets"] = [];
 
   // The row along the table, left to right: cabinets, a lever or a plate beside a cabinet (the goal's when it locks
@@ -178,16 +180,16 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
       kind === "open"
         ? ["bar across the handles", "kettle in the door's swing"]
         : ["bar across the handles", "lever lock", "kettle in the door's swing"];
-    const n = kind === "open" ? (rng.next() < 0.5 ? 0 : 1) : [0, 1, 1, 2][Math.floor(rng.next() * 4)];
-    for (const o of shuffle(rng, pool).slice(0, n)) extras.add(o);
+    const count = kind === "open" ? (rng.next() < 0.5 ? 0 : 1) : [0, 1, 1, 2][Math.floor(rng.next() * 4)];
+    for (const o of shuffle(rng, pool).slice(0, count)) extras.add(o);
     lock = kind === "open" ? (rng.next() < 0.6 ? "sensor" : "lever") : extras.has("lever lock") ? "lever" : undefined;
-    const g = drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, extras.has("bar across the handles"));
-    const goalSlots: Slot[] = [{ kind: "cabinet", cab: g, goal: true }];
+    const drawn = drawCabinet(rng, cabNames[0].name, cabNames[0].rgba, extras.has("bar across the handles"));
+    const goalSlots: Slot[] = [{ kind: "cabinet", cab: drawn, goal: true }];
     if (lock)
       goalSlots[rng.next() < 0.5 ? "push" : "unshift"]({
         kind: lock === "lever" ? "lever" : "plate",
         width: lock === "lever" ? MECHANISM_WIDTH.lever : MECHANISM_WIDTH.plate,
-        beside: g.name,
+        beside: drawn.name,
       });
     row.push(...goalSlots);
     if (kind !== "open" && rng.next() < (kind === "find" ? 0.6 : 0.3))
@@ -217,12 +219,12 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
     if (lock !== "lever" && decoyRng.next() < DECOY_LEVER) wanted.push("lever");
     if (lock !== "sensor" && decoyRng.next() < DECOY_PLATE) wanted.push("plate");
     for (const mk of wanted) {
-      const c = cabSlots[Math.floor(decoyRng.next() * cabSlots.length)];
-      const i = row.indexOf(c);
+      const cabSlot = cabSlots[Math.floor(decoyRng.next() * cabSlots.length)];
+      const i = row.indexOf(cabSlot);
       const isMech = (s: Slot | undefined) => s?.kind === "lever" || s?.kind === "plate";
       const left = decoyRng.next() < 0.5 ? !isMech(row[i - 1]) : isMech(row[i + 1]);
       if (total + MECHANISM_WIDTH[mk] + GAP > 2 * HALF_SPAN) continue;
-      row.splice(left ? i : i + 1, 0, { kind: mk, width: MECHANISM_WIDTH[mk], beside: c.cab.name });
+      row.splice(left ? i : i + 1, 0, { kind: mk, width: MECHANISM_WIDTH[mk], beside: cabSlot.cab.name });
       total += MECHANISM_WIDTH[mk] + GAP;
       decoys.push(mk === "lever" ? "lever" : "weight plate");
     }
@@ -234,31 +236,31 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
   const mechs: (Mech & { at: [number, number] })[] = [];
   let crateAt: [number, number] | undefined;
   for (const s of row) {
-    const w = widthOf(s);
-    const cx = r3(x + w / 2);
-    x += w + GAP;
+    const slotWidth = widthOf(s);
+    const cx = r3(x + slotWidth / 2);
+    x += slotWidth + GAP;
     if (s.kind === "cabinet") {
-      const c: Cab = { ...s.cab, cx };
-      cabs.push(c);
-      if (s.goal) goalCab = c;
+      const cab: Cab = { ...s.cab, cx };
+      cabs.push(cab);
+      if (s.goal) goalCab = cab;
     } else if (s.kind === "crate") crateAt = [cx, 0.12];
     else mechs.push({ ...s, at: [cx, s.kind === "lever" ? 0.15 : 0.05] });
   }
   // The containers are listed in a drawn order, so the first one a search opens is not always the right one.
   if (cabs.length > 1 && rng.next() < 0.5) cabs.reverse();
-  const built = cabs.map((c) => {
+  const built = cabs.map((cab) => {
     const out = cabinet({
-      name: c.name,
-      center: [c.cx, FRONT_Y + c.depth / 2],
-      width: c.width,
-      depth: c.depth,
-      height: c.height,
-      rgba: c.rgba,
-      doors: c.doors,
-      hooks: c.hooks ? { barZ: +(c.height * 0.55).toFixed(3) } : undefined,
+      name: cab.name,
+      center: [cab.cx, FRONT_Y + cab.depth / 2],
+      width: cab.width,
+      depth: cab.depth,
+      height: cab.height,
+      rgba: cab.rgba,
+      doors: cab.doors,
+      hooks: cab.hooks ? { barZ: +(cab.height * 0.55).toFixed(3) } : undefined,
     });
     xml.push(out.xml);
-    return { cab: c, ...out };
+    return { cab: cab, ...out };
   });
   // Every door's hinge, in the containers' order (a lever's joint joins them below).
   const joints: SceneSpec["joints"] = built.flatMap((x) =>
@@ -271,12 +273,12 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
     fits: (p: [number, number]) => boolean = () => true,
   ): [number, number] | undefined => {
     for (let i = 0; i < 200; i++) {
-      const p: [number, number] = [r3(-0.4 + 0.8 * rng.next()), r3(-0.27 + 0.15 * rng.next())];
-      if (inSwing(p, rad, cabs) || !fits(p)) continue;
-      if (floor.some((q) => Math.hypot(q.at[0] - p[0], q.at[1] - p[1]) < q.rad + rad + 0.05)) continue;
-      if (mechs.some((m) => Math.abs(p[0] - m.at[0]) < 0.08 + rad && p[1] > -0.08)) continue;
-      floor.push({ at: p, rad });
-      return p;
+      const spot: [number, number] = [r3(-0.4 + 0.8 * rng.next()), r3(-0.27 + 0.15 * rng.next())];
+      if (inSwing(spot, rad, cabs) || !fits(spot)) continue;
+      if (floor.some((q) => Math.hypot(q.at[0] - spot[0], q.at[1] - spot[1]) < q.rad + rad + 0.05)) continue;
+      if (mechs.some((m) => Math.abs(spot[0] - m.at[0]) < 0.08 + rad && spot[1] > -0.08)) continue;
+      floor.push({ at: spot, rad });
+      return spot;
     }
     return undefined;
   };
@@ -284,18 +286,18 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
    * A lever or a plate into the scene: built and described the same way whether it locks a door or not (what locks
    * is `locks`, which is never served), so a decoy and a lock give the same world description.
    */
-  const putMechanism = (m: Mech & { at: [number, number] }) => {
-    if (m.kind === "lever") {
-      xml.push(leverXml(m.at));
-      fixtures.push({ name: "lever", description: `a lever beside the ${display(m.beside)}` });
+  const putMechanism = (mech: Mech & { at: [number, number] }) => {
+    if (mech.kind === "lever") {
+      xml.push(leverXml(mech.at));
+      fixtures.push({ name: "lever", description: `a lever beside the ${display(mech.beside)}` });
       joints.push({
         name: "lever",
         object: "lever",
         handle: "lever_handle",
-        description: `a lever beside the ${display(m.beside)}; pulling it towards the robot raises its fraction`,
+        description: `a lever beside the ${display(mech.beside)}; pulling it towards the robot raises its fraction`,
       });
     } else {
-      xml.push(plateXml(m.at));
+      xml.push(plateXml(mech.at));
       surfaces.push({ name: "weight_sensor", site: "weight_sensor", half: [0.05, 0.05], top: 0.01, capacity: 1 });
     }
   };
@@ -307,15 +309,15 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
   };
 
   if (cabinetGoal) {
-    const g = goalCab!;
-    const b = built.find((x) => x.cab === g)!;
-    const door = g.doors[0];
+    const cab = goalCab!;
+    const builtCab = built.find((x) => x.cab === cab)!;
+    const door = cab.doors[0];
     // What stands in the way, cleared first in the true plan: the kettle, then the bar, then the lock.
     if (extras.has("kettle in the door's swing")) {
-      const sw = swings(g)[0];
+      const sw = swings(cab)[0];
       const at: [number, number] = [r3(sw.hx + sw.s * 0.8 * sw.r), r3(FRONT_Y - Math.max(0.16, 0.5 * sw.r))];
       // The kettle must not stand in another door's sweep or off the table's used width.
-      if (Math.abs(at[0]) > 0.5 || cabs.some((c) => c !== g && inSwing(at, 0.09, [c]))) return undefined;
+      if (Math.abs(at[0]) > 0.5 || cabs.some((c) => c !== cab && inSwing(at, 0.09, [c]))) return undefined;
       xml.push(kettleXml(at));
       objects.push("kettle");
       floor.push({ at, rad: 0.09 });
@@ -323,7 +325,7 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
       solution.push(moveAway("kettle", door.handle, 0.4));
     }
     if (extras.has("bar across the handles")) {
-      xml.push(barXml([g.cx, b.frontY - 0.057, b.handleZ + 0.001], r3(g.width / 2 + 0.045)));
+      xml.push(barXml([cab.cx, builtCab.frontY - 0.057, builtCab.handleZ + 0.001], r3(cab.width / 2 + 0.045)));
       objects.push("red_bar");
       obstacles.push("bar across the handles");
       solution.push(moveAway("red_bar", door.handle, 0.35));
@@ -346,9 +348,9 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
       solution.push(place(key, "weight_sensor"));
     }
     solution.push(openDoor(door.handle, door.joint));
-    const gname = display(g.name);
+    const gname = display(cab.name);
     if (kind === "open") {
-      goal = [`open(${g.name})`];
+      goal = [`open(${cab.name})`];
       const key = display(`${keyColour}_cube`);
       instruction =
         lock === "sensor"
@@ -360,28 +362,32 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
           : rng.pick([`open the ${gname}`, `open the ${gname}, please`]);
     } else {
       const colour = colours.find((c) => c !== keyColour)!;
-      const spot = insideSpot(g);
+      const spot = insideSpot(cab);
       if (kind === "place_inside") {
         // On the side the door opens towards: an open door stands between its hinge side and the way in.
-        const sw = swings(g)[0];
+        const sw = swings(cab)[0];
         const at = floorSpot(0.04, (p) => (p[0] - sw.hx) * sw.s > 0.05);
         if (!at) return undefined;
-        const c = putCube(colour, [at[0], at[1], CUBE_Z]);
+        const cubeName = putCube(colour, [at[0], at[1], CUBE_Z]);
         xml.push(`<site name="target_position" pos="${spot[0]} ${spot[1]} ${spot[2]}" size="0.01" rgba="0 0 0 0"/>`);
-        targets = [{ name: "target_position", place: g.name }];
-        goal = [`inside(${c}, ${g.name})`];
-        solution.push(place(c, "target_position"));
+        targets = [{ name: "target_position", place: cab.name }];
+        goal = [`inside(${cubeName}, ${cab.name})`];
+        solution.push(place(cubeName, "target_position"));
         instruction = rng.pick([
-          `put the ${display(c)} inside the ${gname}`,
-          `move the ${display(c)} into the ${gname}`,
-          `place the ${display(c)} in the ${gname}`,
-          `move the ${display(c)} to the target position inside the ${gname}`,
+          `put the ${display(cubeName)} inside the ${gname}`,
+          `move the ${display(cubeName)} into the ${gname}`,
+          `place the ${display(cubeName)} in the ${gname}`,
+          `move the ${display(cubeName)} to the target position inside the ${gname}`,
         ]);
       } else {
-        const c = putCube(colour, spot);
-        goal = [`in_view(${c})`];
-        if (cabs.indexOf(g) > 0) obstacles.push("another cabinet to search first");
-        instruction = rng.pick([`find the ${display(c)}`, `locate the ${display(c)}`, `look for the ${display(c)}`]);
+        const cubeName = putCube(colour, spot);
+        goal = [`in_view(${cubeName})`];
+        if (cabs.indexOf(cab) > 0) obstacles.push("another cabinet to search first");
+        instruction = rng.pick([
+          `find the ${display(cubeName)}`,
+          `locate the ${display(cubeName)}`,
+          `look for the ${display(cubeName)}`,
+        ]);
       }
       // A cube of another colour on the floor, to tell apart.
       if (rng.next() < 0.5) {
@@ -419,9 +425,9 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
       if (!at) return undefined;
       putCube(c, [at[0], at[1], CUBE_Z]);
     }
-    const m = `${mover}_cube`;
-    goal = [`on(${m}, crate)`];
-    solution.push(place(m, "crate", 8));
+    const cubeName = `${mover}_cube`;
+    goal = [`on(${cubeName}, crate)`];
+    solution.push(place(cubeName, "crate", 8));
     instruction =
       kind === "match_colour"
         ? rng.pick([
@@ -429,7 +435,7 @@ function draw(rng: Rng, seed: number, decoyRng: Rng): GeneratedTabletop | undefi
             "put the cube that matches the crate's colour on the crate",
             "put the cube of the same colour on the crate",
           ])
-        : rng.pick([`place the ${display(m)} on the crate`, `put the ${display(m)} onto the crate`]);
+        : rng.pick([`place the ${display(cubeName)} on the crate`, `put the ${display(cubeName)} onto the crate`]);
   }
   // One to three obstacles composed.
   if (obstacles.length < 1 || obstacles.length > 3) return undefined;
@@ -459,8 +465,8 @@ export function generateTabletop(seed: number): GeneratedTabletop {
   // The decoys' own stream: a scene that draws none is the scene it was before decoys existed.
   const decoyRng = new Rng(Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2d) ^ 0x0dec0de);
   for (let i = 0; i < 50; i++) {
-    const g = draw(rng, seed, decoyRng);
-    if (g) return g;
+    const drawn = draw(rng, seed, decoyRng);
+    if (drawn) return drawn;
   }
   throw new Error(`generated_${seed}: no tabletop layout fits after 50 draws`);
 }

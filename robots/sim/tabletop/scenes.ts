@@ -10,7 +10,7 @@
 
 import {
   box,
-  f,
+  attributeNumbers,
   palmActuators,
   RGBA,
   DOOR_OPEN,
@@ -45,7 +45,7 @@ export const TWIN_SCENE_NAMES = ["lever_decoy", "sensor_decoy"] as const;
 export type TwinSceneName = (typeof TWIN_SCENE_NAMES)[number];
 export type HandMadeScene = SceneName | TwinSceneName;
 
-const T = 0.015; // wall thickness
+const WALL_THICK = 0.015; // wall thickness
 export const BOARD = 0.012; // interior floor board thickness
 
 export interface CabinetOpts {
@@ -63,48 +63,68 @@ export interface CabinetOpts {
  * An open-front box (front face towards −y, where the camera and palm are) with doors hinged on its outer edges that
  * swing out towards the robot. Returns the XML and the container's interior.
  */
-export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: number; frontY: number } {
-  const { name, width: W, depth: D, height: H, rgba } = o;
-  const [cx, cy] = o.center;
-  const frontY = cy - D / 2;
-  const handleZ = +(H * 0.55).toFixed(3);
+export function cabinet(opts: CabinetOpts): { xml: string; spec: ContainerSpec; handleZ: number; frontY: number } {
+  const { name, width: width, depth: depth, height: height, rgba } = opts;
+  const [cx, cy] = opts.center;
+  const frontY = cy - depth / 2;
+  const handleZ = +(height * 0.55).toFixed(3);
   const parts = [
-    box(`${name}__left_wall`, [-W / 2 + T / 2, D / 2, H / 2], [T / 2, D / 2, H / 2], rgba),
-    box(`${name}__right_wall`, [W / 2 - T / 2, D / 2, H / 2], [T / 2, D / 2, H / 2], rgba),
-    box(`${name}__back`, [0, D - T / 2, H / 2], [W / 2 - T, T / 2, H / 2], rgba),
-    box(`${name}__top`, [0, D / 2, H - T / 2], [W / 2, D / 2, T / 2], rgba),
-    box(`${name}__shelf`, [0, (D - T) / 2, BOARD / 2], [W / 2 - T, (D - T) / 2, BOARD / 2], rgba),
+    box(
+      `${name}__left_wall`,
+      [-width / 2 + WALL_THICK / 2, depth / 2, height / 2],
+      [WALL_THICK / 2, depth / 2, height / 2],
+      rgba,
+    ),
+    box(
+      `${name}__right_wall`,
+      [width / 2 - WALL_THICK / 2, depth / 2, height / 2],
+      [WALL_THICK / 2, depth / 2, height / 2],
+      rgba,
+    ),
+    box(
+      `${name}__back`,
+      [0, depth - WALL_THICK / 2, height / 2],
+      [width / 2 - WALL_THICK, WALL_THICK / 2, height / 2],
+      rgba,
+    ),
+    box(`${name}__top`, [0, depth / 2, height - WALL_THICK / 2], [width / 2, depth / 2, WALL_THICK / 2], rgba),
+    box(
+      `${name}__shelf`,
+      [0, (depth - WALL_THICK) / 2, BOARD / 2],
+      [width / 2 - WALL_THICK, (depth - WALL_THICK) / 2, BOARD / 2],
+      rgba,
+    ),
   ];
-  const doorW = W / o.doors.length;
-  const doors = o.doors.map((d) => {
-    const s = d.side === "left" ? 1 : -1; // the door extends from its hinge towards +x (left) or −x (right)
-    const hx = -s * (W / 2);
+  const doorW = width / opts.doors.length;
+  const doors = opts.doors.map((door) => {
+    const sign = door.side === "left" ? 1 : -1; // the door extends from its hinge towards +x (left) or −x (right)
+    const hx = -sign * (width / 2);
     // Axis sign makes a positive angle swing the free edge out towards −y for both sides.
-    return `<body name="${name}__${d.joint}" pos="${f(hx, -0.012, 0)}">
-        <joint name="${d.joint}" type="hinge" axis="0 0 ${-s}" range="0 ${DOOR_OPEN}" damping="0.3" frictionloss="0.15" armature="0.01"/>
-        ${box(`${name}__${d.joint}_panel`, [(s * doorW) / 2, 0, (H + 0.01) / 2], [doorW / 2 - 0.002, 0.01, (H - 0.018) / 2], rgba, 'mass="0.5"')}
-        ${box(d.handle, [s * (doorW - 0.03), -0.021, handleZ], [0.008, 0.012, 0.035], RGBA.handle, 'mass="0.05"')}
+    return `<body name="${name}__${door.joint}" pos="${attributeNumbers(hx, -0.012, 0)}">
+        <joint name="${door.joint}" type="hinge" axis="0 0 ${-sign}" range="0 ${DOOR_OPEN}" damping="0.3" frictionloss="0.15" armature="0.01"/>
+        ${box(`${name}__${door.joint}_panel`, [(sign * doorW) / 2, 0, (height + 0.01) / 2], [doorW / 2 - 0.002, 0.01, (height - 0.018) / 2], rgba, 'mass="0.5"')}
+        ${box(door.handle, [sign * (doorW - 0.03), -0.021, handleZ], [0.008, 0.012, 0.035], RGBA.handle, 'mass="0.05"')}
       </body>`;
   });
-  const hooks = o.hooks
-    ? [-1, 1].map((s) => {
-        const x = s * (W / 2 + 0.0325);
-        const z = o.hooks!.barZ;
+  const hooks = opts.hooks
+    ? [-1, 1].map((sign) => {
+        const x = sign * (width / 2 + 0.0325);
+        const z = opts.hooks!.barZ;
         return (
           box(
-            `${name}__hook_${s < 0 ? "left" : "right"}_support`,
+            `${name}__hook_${sign < 0 ? "left" : "right"}_support`,
             [x, -0.04, z - 0.0175],
             [0.0175, 0.04, 0.005],
             RGBA.dark,
           ) +
           box(
-            `${name}__hook_${s < 0 ? "left" : "right"}_lip`,
+            `${name}__hook_${sign < 0 ? "left" : "right"}_lip`,
             [x, -0.075, z - 0.001],
             [0.0175, 0.005, 0.021],
             RGBA.dark,
           ) +
           box(
-            `${name}__hook_${s < 0 ? "left" : "right"}_post`,
+            `${name}__hook_${sign < 0 ? "left" : "right"}_post`,
             [x, -0.003, z - 0.001],
             [0.0175, 0.003, 0.021],
             RGBA.dark,
@@ -112,8 +132,8 @@ export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; han
         );
       })
     : [];
-  const xml = `<body name="${name}" pos="${f(cx, frontY, 0)}">
-      <site name="${name}" pos="${f(0, 0, H / 2)}" size="0.01" rgba="0 0 0 0"/>
+  const xml = `<body name="${name}" pos="${attributeNumbers(cx, frontY, 0)}">
+      <site name="${name}" pos="${attributeNumbers(0, 0, height / 2)}" size="0.01" rgba="0 0 0 0"/>
       ${parts.join("\n      ")}
       ${hooks.join("\n      ")}
       ${doors.join("\n      ")}
@@ -124,16 +144,16 @@ export function cabinet(o: CabinetOpts): { xml: string; spec: ContainerSpec; han
     frontY,
     spec: {
       name,
-      doors: o.doors,
-      min: [cx - W / 2 + T, frontY, BOARD],
-      max: [cx + W / 2 - T, frontY + D - T, H - T],
+      doors: opts.doors,
+      min: [cx - width / 2 + WALL_THICK, frontY, BOARD],
+      max: [cx + width / 2 - WALL_THICK, frontY + depth - WALL_THICK, height - WALL_THICK],
       interior: [`${name}__shelf`],
     },
   };
 }
 
 export function cube(name: string, pos: Vec3, rgba: string): string {
-  return `<body name="${name}" pos="${f(...pos)}"><freejoint name="${name}"/>${box(name, [0, 0, 0], [0.025, 0.025, 0.025], rgba, 'mass="0.1"')}</body>`;
+  return `<body name="${name}" pos="${attributeNumbers(...pos)}"><freejoint name="${name}"/>${box(name, [0, 0, 0], [0.025, 0.025, 0.025], rgba, 'mass="0.1"')}</body>`;
 }
 
 export const CUBE_Z = 0.025;
@@ -164,7 +184,7 @@ export function wrap(name: string, body: string): string {
 
 function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_barred"): SceneSpec {
   const barred = name === "cabinet_barred";
-  const c = cabinet({
+  const cab = cabinet({
     name: "wooden_cabinet",
     center: [0, 0.2],
     width: 0.36,
@@ -182,22 +202,22 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
     ],
     hooks: barred ? { barZ: +(0.35 * 0.55).toFixed(3) } : undefined,
   });
-  const barZ = c.handleZ;
-  const bar = barred ? barXml([0, c.frontY - 0.057, barZ + 0.001]) : "";
-  const target = `<site name="target_position" pos="${f(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
+  const barZ = cab.handleZ;
+  const bar = barred ? barXml([0, cab.frontY - 0.057, barZ + 0.001]) : "";
+  const target = `<site name="target_position" pos="${attributeNumbers(-0.05, 0.2, BOARD + CUBE_Z)}" size="0.01" rgba="0 0 0 0"/>`;
   return {
     name,
     instruction: "move the yellow_cube to target_position inside the wooden_cabinet",
-    xml: wrap(name, [c.xml, cube("yellow_cube", [-0.06, -0.25, CUBE_Z], RGBA.yellow), bar, target].join("\n    ")),
+    xml: wrap(name, [cab.xml, cube("yellow_cube", [-0.06, -0.25, CUBE_Z], RGBA.yellow), bar, target].join("\n    ")),
     objects: barred ? ["yellow_cube", "red_bar"] : ["yellow_cube"],
-    containers: [c.spec],
+    containers: [cab.spec],
     surfaces: [],
     fixtures: [],
-    joints: c.spec.doors.map((d) => ({
-      name: d.joint,
+    joints: cab.spec.doors.map((door) => ({
+      name: door.joint,
       object: "wooden_cabinet",
-      handle: d.handle,
-      description: d.description,
+      handle: door.handle,
+      description: door.description,
     })),
     targets: [{ name: "target_position", place: "wooden_cabinet" }],
     locks: [],
@@ -211,7 +231,7 @@ function woodenCabinetScene(name: "cabinet_open" | "cabinet_closed" | "cabinet_b
  * with a narrower body above. It is too heavy and grippy for the palm's force to shove.
  */
 export function kettleXml(at: [number, number]): string {
-  return `<body name="kettle" pos="${f(at[0], at[1], 0.1)}"><freejoint name="kettle"/>
+  return `<body name="kettle" pos="${attributeNumbers(at[0], at[1], 0.1)}"><freejoint name="kettle"/>
       <geom name="kettle__base" type="cylinder" pos="0 0 -0.075" size="0.09 0.025" rgba="${RGBA.kettle}" mass="2.6" friction="3 0.005 0.0001"/>
       <geom name="kettle" type="cylinder" pos="0 0 0.02" size="0.06 0.07" rgba="${RGBA.kettle}" mass="0.4"/>
       <geom name="kettle__lid" type="sphere" pos="0 0 0.09" size="0.03" rgba="${RGBA.kettle}" mass="0.02"/>
@@ -220,12 +240,12 @@ export function kettleXml(at: [number, number]): string {
 
 /** A red bar resting across a cabinet's hooks (cabinet({hooks})) in front of its handles, `half` long each way. */
 export function barXml(at: [number, number, number], half = 0.225): string {
-  return `<body name="red_bar" pos="${f(...at)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [half, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`;
+  return `<body name="red_bar" pos="${attributeNumbers(...at)}"><freejoint name="red_bar"/>${box("red_bar", [0, 0, 0], [half, 0.009, 0.0115], RGBA.red, 'mass="0.3"')}</body>`;
 }
 
 /** A floor lever, pulled towards the robot; its own friction keeps it where it is left. */
 export function leverXml(at: [number, number]): string {
-  return `<body name="lever__mount" pos="${f(at[0], at[1], 0)}">
+  return `<body name="lever__mount" pos="${attributeNumbers(at[0], at[1], 0)}">
       <site name="lever" pos="0 0 0.05" size="0.01" rgba="0 0 0 0"/>
       ${box("lever__base", [0, 0, 0.025], [0.04, 0.04, 0.025], RGBA.dark, 'contype="0" conaffinity="0"')}
       <body name="lever__arm" pos="0 0 0.05">
@@ -238,7 +258,7 @@ export function leverXml(at: [number, number]): string {
 
 /** A weight sensor: a plate on the floor. */
 export function plateXml(at: [number, number]): string {
-  return `<body name="weight_sensor" pos="${f(at[0], at[1], 0)}">
+  return `<body name="weight_sensor" pos="${attributeNumbers(at[0], at[1], 0)}">
       <site name="weight_sensor" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
       ${box("weight_sensor__plate", [0, 0, 0.005], [0.05, 0.05, 0.005], RGBA.dark)}
     </body>`;
@@ -295,11 +315,11 @@ function kitchenScene(): SceneSpec {
     surfaces: [],
     fixtures: [],
     joints: [
-      ...cab.spec.doors.map((d) => ({
-        name: d.joint,
+      ...cab.spec.doors.map((door) => ({
+        name: door.joint,
         object: "cabinet",
-        handle: d.handle,
-        description: d.description,
+        handle: door.handle,
+        description: door.description,
       })),
       {
         name: "microwave_door",
@@ -370,17 +390,17 @@ export const CRATE_TOP = 0.01;
 
 export function crateXml(pos: [number, number], rgba: string = RGBA.red): string {
   // The rim is over half a cube high, so a cube resting inside cannot be shoved out sideways by another.
-  const h = 0.045,
+  const half = 0.045,
     rim = 0.006,
     rimH = 0.03;
   const zc = CRATE_TOP + rimH / 2;
-  return `<body name="crate" pos="${f(pos[0], pos[1], 0)}">
-      <site name="crate" pos="${f(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>
-      ${box("crate__floor", [0, 0, CRATE_TOP / 2], [h, h, CRATE_TOP / 2], rgba)}
-      ${box("crate__rim_n", [0, h - rim / 2, zc], [h, rim / 2, rimH / 2], rgba)}
-      ${box("crate__rim_s", [0, -h + rim / 2, zc], [h, rim / 2, rimH / 2], rgba)}
-      ${box("crate__rim_e", [h - rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], rgba)}
-      ${box("crate__rim_w", [-h + rim / 2, 0, zc], [rim / 2, h - rim, rimH / 2], rgba)}
+  return `<body name="crate" pos="${attributeNumbers(pos[0], pos[1], 0)}">
+      <site name="crate" pos="${attributeNumbers(0, 0, CRATE_TOP)}" size="0.01" rgba="0 0 0 0"/>
+      ${box("crate__floor", [0, 0, CRATE_TOP / 2], [half, half, CRATE_TOP / 2], rgba)}
+      ${box("crate__rim_n", [0, half - rim / 2, zc], [half, rim / 2, rimH / 2], rgba)}
+      ${box("crate__rim_s", [0, -half + rim / 2, zc], [half, rim / 2, rimH / 2], rgba)}
+      ${box("crate__rim_e", [half - rim / 2, 0, zc], [rim / 2, half - rim, rimH / 2], rgba)}
+      ${box("crate__rim_w", [-half + rim / 2, 0, zc], [rim / 2, half - rim, rimH / 2], rgba)}
     </body>`;
 }
 
@@ -468,11 +488,11 @@ export function buildScene(name: HandMadeScene): SceneSpec {
   }
 }
 
-export function isSceneName(s: string): s is SceneName {
-  return (SCENE_NAMES as readonly string[]).includes(s);
+export function isSceneName(name: string): name is SceneName {
+  return (SCENE_NAMES as readonly string[]).includes(name);
 }
 
 /** One of RePLan's eight scenes or one of their twins. */
-export function isHandMadeScene(s: string): s is HandMadeScene {
-  return isSceneName(s) || (TWIN_SCENE_NAMES as readonly string[]).includes(s);
+export function isHandMadeScene(name: string): name is HandMadeScene {
+  return isSceneName(name) || (TWIN_SCENE_NAMES as readonly string[]).includes(name);
 }

@@ -18,17 +18,17 @@ export interface TabletopSolution {
 const ctx = (): ActionContext =>
   ({ goalId: "solve", signal: new AbortController().signal, feedback: () => {} }) as unknown as ActionContext;
 
-export async function solveTabletop(g: GeneratedTabletop): Promise<TabletopSolution> {
-  const world = await TabletopWorld.create({ scene: g.spec.name, seed: 1 });
+export async function solveTabletop(generated: GeneratedTabletop): Promise<TabletopSolution> {
+  const world = await TabletopWorld.create({ scene: generated.spec.name, seed: 1 });
   try {
     if (world.evaluate().success) return { solvable: false, motions: 0, why: "the goal holds before anything is done" };
-    for (const [i, m] of g.solution.entries()) {
-      const r = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
-      if (r.status !== "succeeded")
+    for (const [i, m] of generated.solution.entries()) {
+      const outcome = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
+      if (outcome.status !== "succeeded")
         return {
           solvable: false,
           motions: i,
-          why: `motion ${i + 1} of ${g.solution.length} failed: ${String((r.values as { message?: unknown }).message ?? r.status)}`,
+          why: `motion ${i + 1} of ${generated.solution.length} failed: ${String((outcome.values as { message?: unknown }).message ?? outcome.status)}`,
         };
       if (world.hasNaN()) return { solvable: false, motions: i + 1, why: "the physics diverged" };
     }
@@ -36,13 +36,13 @@ export async function solveTabletop(g: GeneratedTabletop): Promise<TabletopSolut
     if (!ev.success)
       return {
         solvable: false,
-        motions: g.solution.length,
+        motions: generated.solution.length,
         why: `the goal does not hold after the solution: ${ev.goal
           .filter((x) => !x.holds)
           .map((x) => x.literal)
           .join(", ")}`,
       };
-    return { solvable: true, motions: g.solution.length };
+    return { solvable: true, motions: generated.solution.length };
   } finally {
     await world.close();
   }

@@ -111,7 +111,8 @@ export class TabletopWorld implements Resolver {
     this.camera = new TabletopCamera(mj, model, data, scene, this.description, { ...opts, seed: this.seed });
     this.st = { held: -1, prev: [0, 0, 0], holdQuat: [1, 0, 0, 0], released: this.locks.map(() => false) };
     this.plan = Spline.constant(PALM_REST, this.mpc.knots, 0, this.mpc.horizon);
-    const world = this;
+    // Accessors in an object literal have their own `this`: they reach the world through this arrow.
+    const world = () => this;
     this.palm = {
       mj,
       model,
@@ -127,16 +128,16 @@ export class TabletopWorld implements Resolver {
       surfaces: scene.surfaces,
       stats: this.stats,
       get plan() {
-        return world.plan;
+        return world().plan;
       },
-      set plan(p) {
-        world.plan = p;
+      set plan(plan) {
+        world().plan = plan;
       },
       get grabbable() {
-        return world.grabbable;
+        return world().grabbable;
       },
-      set grabbable(g) {
-        world.grabbable = g;
+      set grabbable(grabbable) {
+        world().grabbable = grabbable;
       },
       thingIndex: (name) => this.thingIndex.get(name),
       heldName: () => this.heldName(),
@@ -200,10 +201,10 @@ export class TabletopWorld implements Resolver {
   // ---- state and physics ----------------------------------------------------------------------------------------
 
   private reset(): void {
-    const q = this.data.qpos as Float64Array;
-    this.palmQpos.forEach((a, i) => (q[a] = PALM_REST[i]));
+    const qpos = this.data.qpos as Float64Array;
+    this.palmQpos.forEach((a, i) => (qpos[a] = PALM_REST[i]));
     (this.data.ctrl as Float64Array).set(PALM_REST);
-    for (const [j, v] of Object.entries(this.scene.initialJoints)) q[this.joints.get(j)!.qpos] = v;
+    for (const [j, v] of Object.entries(this.scene.initialJoints)) qpos[this.joints.get(j)!.qpos] = v;
     this.mj.mj_forward(this.model, this.data);
     // Let contacts settle (objects were placed by hand), so the episode starts at rest.
     for (let i = 0; i < 150; i++) stepWorld(this.palm, this.data, this.st, [], null);
@@ -222,18 +223,18 @@ export class TabletopWorld implements Resolver {
     volumes: PlaceVolume[];
     shut: Map<string, { door: string; box: { min: Vec3; max: Vec3 } }[]>;
   } {
-    const q = this.data.qpos as Float64Array;
-    const saved = Float64Array.from(q);
-    for (const j of this.joints.values()) q[j.qpos] = j.closed;
+    const qpos = this.data.qpos as Float64Array;
+    const saved = Float64Array.from(qpos);
+    for (const j of this.joints.values()) qpos[j.qpos] = j.closed;
     this.mj.mj_kinematics(this.model, this.data);
     const geomBody = this.model.geom_bodyid as Int32Array;
-    const bodyName = (b: number) =>
-      (this.mj.mj_id2name(this.model, this.mj.mjtObj.mjOBJ_BODY.value, b) as string | null) ?? "";
+    const bodyName = (bodyIndex: number) =>
+      (this.mj.mj_id2name(this.model, this.mj.mjtObj.mjOBJ_BODY.value, bodyIndex) as string | null) ?? "";
     const shut = new Map(
-      this.scene.containers.map((c) => [
-        c.name,
-        c.doors.flatMap((d) => {
-          const door = `${c.name}__${d.joint}`;
+      this.scene.containers.map((container) => [
+        container.name,
+        container.doors.flatMap((doorSpec) => {
+          const door = `${container.name}__${doorSpec.joint}`;
           const box = geomsBox(
             this.mj,
             this.model,
@@ -246,24 +247,24 @@ export class TabletopWorld implements Resolver {
       ]),
     );
     const volumes: PlaceVolume[] = [
-      ...this.scene.containers.map((c) => ({
-        name: c.name,
+      ...this.scene.containers.map((container) => ({
+        name: container.name,
         relation: "in" as const,
-        min: [...c.min] as Vec3,
-        max: [...c.max] as Vec3,
+        min: [...container.min] as Vec3,
+        max: [...container.max] as Vec3,
       })),
       ...this.scene.surfaces.map((sf) => {
-        const c = pointPosition(this.data, this.points.get(sf.name)!);
+        const centre = pointPosition(this.data, this.points.get(sf.name)!);
         // A thing resting on it has its middle a little above its top; the tallest of them well under 12 cm.
         return {
           name: sf.name,
           relation: "on" as const,
-          min: [c[0] - sf.half[0], c[1] - sf.half[1], sf.top] as Vec3,
-          max: [c[0] + sf.half[0], c[1] + sf.half[1], sf.top + 0.12] as Vec3,
+          min: [centre[0] - sf.half[0], centre[1] - sf.half[1], sf.top] as Vec3,
+          max: [centre[0] + sf.half[0], centre[1] + sf.half[1], sf.top + 0.12] as Vec3,
         };
       }),
     ];
-    q.set(saved);
+    qpos.set(saved);
     this.mj.mj_forward(this.model, this.data);
     return { volumes, shut };
   }
@@ -272,36 +273,36 @@ export class TabletopWorld implements Resolver {
     return pointPosition(data, { kind: "body", id: this.palmBody });
   }
 
-  clamp(p: number[]): void {
-    for (let d = 0; d < 3; d++) p[d] = Math.min(WORKSPACE.max[d], Math.max(WORKSPACE.min[d], p[d]));
+  clamp(position: number[]): void {
+    for (let d = 0; d < 3; d++) position[d] = Math.min(WORKSPACE.max[d], Math.max(WORKSPACE.min[d], position[d]));
   }
 
   private stepTick(): void {
-    const n = Math.round(TICK / modelViews(this.model).timestep);
+    const substeps = Math.round(TICK / modelViews(this.model).timestep);
     const target = [0, 0, 0];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < substeps; i++) {
       this.plan.at(this.data.time as number, target);
       this.clamp(target);
       setControl(this.data, target);
       stepWorld(this.palm, this.data, this.st, this.grabbable, (e) => this.log(e));
     }
     // Sensor locks follow the plate's load; log each change (lever locks log their release in stepWorld).
-    this.locks.forEach((l, i) => {
-      if (!l.sensor) return;
+    this.locks.forEach((lock, i) => {
+      if (!lock.sensor) return;
       const engaged = lockEngaged(this.palm, this.data, this.st, i);
       if (engaged !== this.sensorEngaged[i]) {
         this.sensorEngaged[i] = engaged;
         this.log({
           kind: engaged ? "closed" : "opened",
-          place: l.place,
-          detail: `lock ${engaged ? "engaged" : "released"}: the ${l.sensor.surface} ${engaged ? "is unloaded" : "is loaded"}`,
+          place: lock.place,
+          detail: `lock ${engaged ? "engaged" : "released"}: the ${lock.sensor.surface} ${engaged ? "is unloaded" : "is loaded"}`,
         });
       }
     });
   }
 
-  private log(e: Omit<SimEvent, "t" | "step">): void {
-    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, ...e });
+  private log(event: Omit<SimEvent, "t" | "step">): void {
+    this.events.add({ t: Math.round(this.clock.time * 1000) / 1000, step: this.skillsEnded, ...event });
   }
 
   heldName(): string | null {
@@ -331,9 +332,9 @@ export class TabletopWorld implements Resolver {
     const program = parsed.data;
     const unknown = program.terms.flatMap((t) => unknownNames(t, this));
     if (unknown.length) {
-      const v = this.validNames();
+      const valid = this.validNames();
       return fail(
-        `unknown name(s) ${[...new Set(unknown)].join(", ")}; things: ${v.things.join(", ")}; joints: ${v.joints.join(", ") || "(none)"}`,
+        `unknown name(s) ${[...new Set(unknown)].join(", ")}; things: ${valid.things.join(", ")}; joints: ${valid.joints.join(", ") || "(none)"}`,
       );
     }
     this.busy = true;
@@ -350,8 +351,11 @@ export class TabletopWorld implements Resolver {
     const wall0 = performance.now(),
       sim0 = this.clock.time;
     try {
-      const r = await this.clock.run(executeMotion(this.palm, program, compiled, index, ctx, result), ctx.signal);
-      if (r === "canceled") result.canceled = true;
+      const runResult = await this.clock.run(
+        executeMotion(this.palm, program, compiled, index, ctx, result),
+        ctx.signal,
+      );
+      if (runResult === "canceled") result.canceled = true;
     } catch (err) {
       result.ok = false;
       result.message = `motion failed: ${(err as Error).message}`;
@@ -382,8 +386,8 @@ export class TabletopWorld implements Resolver {
   }
 
   private isUpright(name: string): boolean {
-    const b = this.things[this.thingIndex.get(name)!].body;
-    return (this.data.xmat as Float64Array)[9 * b + 8] > 0.7;
+    const bodyIndex = this.things[this.thingIndex.get(name)!].body;
+    return (this.data.xmat as Float64Array)[9 * bodyIndex + 8] > 0.7;
   }
 
   /** Logs objects that fell over or came to rest somewhere new after a motion. */
@@ -404,14 +408,14 @@ export class TabletopWorld implements Resolver {
 
   /** A container is open when any of its doors is more than 30% open. */
   isOpen(container: string): boolean {
-    const c = this.scene.containers.find((x) => x.name === container);
-    if (!c) return true;
-    return c.doors.some((d) => this.jointFractionOf(d.joint) > 0.3);
+    const spec = this.scene.containers.find((x) => x.name === container);
+    if (!spec) return true;
+    return spec.doors.some((d) => this.jointFractionOf(d.joint) > 0.3);
   }
 
   private speed(thing: Thing): number {
-    const v = this.data.qvel as Float64Array;
-    return Math.hypot(v[thing.dof], v[thing.dof + 1], v[thing.dof + 2]);
+    const qvel = this.data.qvel as Float64Array;
+    return Math.hypot(qvel[thing.dof], qvel[thing.dof + 1], qvel[thing.dof + 2]);
   }
 
   /** Where a thing is: held by the palm, in a container, on a surface, or on the floor. */
@@ -419,9 +423,9 @@ export class TabletopWorld implements Resolver {
     const i = this.thingIndex.get(name);
     if (i !== undefined && i === this.st.held) return { relation: "held_by", place: "palm" };
     if (i === undefined || !this.things[i].free) return { relation: "on", place: "floor" };
-    const p = pointPosition(this.data, this.things[i].point);
+    const position = pointPosition(this.data, this.things[i].point);
     for (const c of this.scene.containers) {
-      if (p.every((v, d) => v > c.min[d] && v < c.max[d])) return { relation: "in", place: c.name };
+      if (position.every((v, d) => v > c.min[d] && v < c.max[d])) return { relation: "in", place: c.name };
     }
     for (const s of this.scene.surfaces) if (this.restsOn(name, s.name)) return { relation: "on", place: s.name };
     return { relation: "on", place: "floor" };
@@ -430,18 +434,18 @@ export class TabletopWorld implements Resolver {
   /** Resting on a surface: centre over its area (inside a crate's rim) at resting height, still, not held. */
   restsOn(name: string, surface: string): boolean {
     const i = this.thingIndex.get(name);
-    const s = this.scene.surfaces.find((x) => x.name === surface);
-    if (i === undefined || !s || i === this.st.held || !this.things[i].free) return false;
-    const t = this.things[i];
-    const p = pointPosition(this.data, t.point);
-    const c = pointPosition(this.data, this.points.get(s.name)!);
-    const dz = p[2] - s.top;
+    const spec = this.scene.surfaces.find((x) => x.name === surface);
+    if (i === undefined || !spec || i === this.st.held || !this.things[i].free) return false;
+    const thing = this.things[i];
+    const position = pointPosition(this.data, thing.point);
+    const centre = pointPosition(this.data, this.points.get(spec.name)!);
+    const dz = position[2] - spec.top;
     return (
-      Math.abs(p[0] - c[0]) <= s.half[0] &&
-      Math.abs(p[1] - c[1]) <= s.half[1] &&
+      Math.abs(position[0] - centre[0]) <= spec.half[0] &&
+      Math.abs(position[1] - centre[1]) <= spec.half[1] &&
       dz > 0.015 &&
       dz < 0.045 &&
-      this.speed(t) < 0.05
+      this.speed(thing) < 0.05
     );
   }
 
@@ -485,32 +489,32 @@ export class TabletopWorld implements Resolver {
   // ---- evaluation (evaluator service only) -------------------------------------------------------------------------
 
   holds(literal: string, frame?: () => Frame): boolean {
-    const l = parseLiteral(literal);
-    let v: boolean;
-    switch (l.pred) {
+    const parsed = parseLiteral(literal);
+    let value: boolean;
+    switch (parsed.pred) {
       case "inside":
       case "in":
-        v = this.inside(l.args[0], l.args[1]);
+        value = this.inside(parsed.args[0], parsed.args[1]);
         break;
       case "on":
-        v = this.restsOn(l.args[0], l.args[1]);
+        value = this.restsOn(parsed.args[0], parsed.args[1]);
         break;
       case "open":
-        v =
+        value =
           this.scene.containers
-            .find((c) => c.name === l.args[0])
+            .find((c) => c.name === parsed.args[0])
             ?.doors.some((d) => this.jointFractionOf(d.joint) >= 0.7) ?? false;
         break;
       case "in_view":
-        v = this.pixelsOf(frame ? frame() : this.renderFrame(), l.args[0]) >= 30;
+        value = this.pixelsOf(frame ? frame() : this.renderFrame(), parsed.args[0]) >= 30;
         break;
       case "holding":
-        v = this.heldName() === l.args[l.args.length - 1];
+        value = this.heldName() === parsed.args[parsed.args.length - 1];
         break;
       default:
-        throw new Error(`unknown goal predicate ${l.pred}`);
+        throw new Error(`unknown goal predicate ${parsed.pred}`);
     }
-    return l.negated ? !v : v;
+    return parsed.negated ? !value : value;
   }
 
   /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
@@ -527,8 +531,8 @@ export class TabletopWorld implements Resolver {
     const state: Record<string, string> = {};
     for (const j of this.scene.joints) state[j.name] = this.jointFractionOf(j.name).toFixed(2);
     for (const o of this.scene.objects) {
-      const w = this.locate(o);
-      state[o] = `${w.relation} ${w.place}${this.isUpright(o) || o === "red_bar" ? "" : " (fallen over)"}`;
+      const where = this.locate(o);
+      state[o] = `${where.relation} ${where.place}${this.isUpright(o) || o === "red_bar" ? "" : " (fallen over)"}`;
     }
     this.locks.forEach(
       (l, i) => (state[`${l.name}_lock`] = lockEngaged(this.palm, this.data, this.st, i) ? "locked" : "released"),
@@ -551,8 +555,8 @@ export class TabletopWorld implements Resolver {
       this.data.time as number,
       this.mpc.horizon,
     );
-    const n = Math.round(seconds / TICK);
-    for (let i = 0; i < n; i++) this.stepTick();
+    const ticks = Math.round(seconds / TICK);
+    for (let i = 0; i < ticks; i++) this.stepTick();
   }
 
   /** Positions of every free object (tests). */

@@ -58,7 +58,7 @@ export function task(scene: WorkbenchScene): {
 } {
   const obj = scene.focus[0];
   const kind = scene.things.find((t) => t.name === obj)!.kind;
-  const p = OBJECT_PROPS[kind];
+  const props = OBJECT_PROPS[kind];
   const dest = scene.places[0].name;
   const surface = scene.surfaces.find((s) => s.name === dest);
   // The drawer's floor: its site is on the drawer's floor board.
@@ -66,16 +66,16 @@ export function task(scene: WorkbenchScene): {
   return {
     obj,
     dest,
-    origin: p.origin,
-    width: r3(Math.min(p.width - 0.005, FINGER.open)),
+    origin: props.origin,
+    width: r3(Math.min(props.width - 0.005, FINGER.open)),
     top,
-    force: Math.min(12, Math.max(3, p.maxGrip / 2)),
+    force: Math.min(12, Math.max(3, props.maxGrip / 2)),
   };
 }
 
 export const xy = (scene: WorkbenchScene, name: string): [number, number] => {
-  const t = scene.things.find((x) => x.name === name);
-  if (t) return [t.pos[0], t.pos[1]];
+  const thing = scene.things.find((x) => x.name === name);
+  if (thing) return [thing.pos[0], thing.pos[1]];
   return scene.places.find((p) => p.name === name)!.pos;
 };
 
@@ -113,41 +113,41 @@ export interface PlaceOptions {
 }
 
 /** Pick the task's object and set it on (in) the destination. */
-export function pickAndPlace(scene: WorkbenchScene, o: PlaceOptions = {}): Step[] {
-  const t = task(scene);
-  const h = heights(scene);
-  const carry = o.carry ?? h.carry;
-  const gap = o.releaseGap ?? 0.006;
+export function pickAndPlace(scene: WorkbenchScene, opts: PlaceOptions = {}): Step[] {
+  const goal = task(scene);
+  const levels = heights(scene);
+  const carry = opts.carry ?? levels.carry;
+  const gap = opts.releaseGap ?? 0.006;
   const wait = (at: "approach" | "carry"): Step[] =>
-    o.pause?.at === at ? [{ op: "pause", seconds: o.pause.seconds }] : [];
-  const approach: Step[] = o.approach ?? [
-    { op: "move_to" as const, target: t.obj, offset: off(0, 0, h.approach) },
-    { op: "move_to" as const, target: t.obj },
+    opts.pause?.at === at ? [{ op: "pause", seconds: opts.pause.seconds }] : [];
+  const approach: Step[] = opts.approach ?? [
+    { op: "move_to" as const, target: goal.obj, offset: off(0, 0, levels.approach) },
+    { op: "move_to" as const, target: goal.obj },
   ];
   return [
-    { op: "speed", value: o.speed ?? 0.25 },
+    { op: "speed", value: opts.speed ?? 0.25 },
     ...approach.slice(0, -1),
     ...wait("approach"),
     ...approach.slice(-1),
-    { op: "grasp", object: t.obj, force: o.force ?? t.force, width: t.width },
-    ...(o.afterGrasp ?? [{ op: "lift" as const, height: r3(carry - t.origin) }]),
+    { op: "grasp", object: goal.obj, force: opts.force ?? goal.force, width: goal.width },
+    ...(opts.afterGrasp ?? [{ op: "lift" as const, height: r3(carry - goal.origin) }]),
     ...wait("carry"),
-    ...(o.via ?? []),
+    ...(opts.via ?? []),
     {
       op: "move_to",
-      target: t.dest,
-      offset: off(0, 0, carry - t.top),
-      ...(o.carrySpeed ? { speed: o.carrySpeed } : {}),
+      target: goal.dest,
+      offset: off(0, 0, carry - goal.top),
+      ...(opts.carrySpeed ? { speed: opts.carrySpeed } : {}),
     },
     {
       op: "move_to",
-      target: t.dest,
-      offset: off(0, 0, t.origin + gap),
-      ...(o.placeSpeed ? { speed: o.placeSpeed } : {}),
+      target: goal.dest,
+      offset: off(0, 0, goal.origin + gap),
+      ...(opts.placeSpeed ? { speed: opts.placeSpeed } : {}),
     },
     { op: "release" },
-    ...(o.after ?? [
-      { op: "lift" as const, height: h.after },
+    ...(opts.after ?? [
+      { op: "lift" as const, height: levels.after },
       { op: "move_to" as const, target: "home" },
     ]),
   ];
@@ -163,20 +163,20 @@ export function reach(scene: WorkbenchScene, place: string): number {
 
 /** Unit vector on the table from the object to the destination. */
 export function heading(scene: WorkbenchScene): [number, number] {
-  const t = task(scene);
-  const a = xy(scene, t.obj),
-    b = xy(scene, t.dest);
-  const d = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
-  return [(b[0] - a[0]) / d, (b[1] - a[1]) / d];
+  const goal = task(scene);
+  const objectXY = xy(scene, goal.obj),
+    destXY = xy(scene, goal.dest);
+  const length = Math.hypot(destXY[0] - objectXY[0], destXY[1] - objectXY[1]) || 1;
+  return [(destXY[0] - objectXY[0]) / length, (destXY[1] - objectXY[1]) / length];
 }
 
 /** The drawer task: open, put the apple in, and (unless told otherwise) shut it to `closeTo`. */
 export function drawerProgram(
   scene: WorkbenchScene,
   closeTo: number | null,
-  o: PlaceOptions = {},
+  opts: PlaceOptions = {},
 ): PrimitiveProgramInput {
-  const speed = o.speed ?? 0.25;
+  const speed = opts.speed ?? 0.25;
   const handle = scene.joints[0].handle,
     joint = scene.joints[0].name;
   // Approached from high in front, so the fingers clear the drawer's front panel whether it is in or out.
@@ -191,7 +191,7 @@ export function drawerProgram(
     { op: "set_joint", joint, fraction: 1 },
     { op: "release" },
     { op: "move_to", target: handle, offset: off(0, -0.06, 0.15) },
-    ...pickAndPlace(scene, { carry: 0.2, after: [{ op: "lift", height: 0.15 }], ...o, speed }).slice(1),
+    ...pickAndPlace(scene, { carry: 0.2, after: [{ op: "lift", height: 0.15 }], ...opts, speed }).slice(1),
   ];
   if (closeTo !== null)
     steps.push(
@@ -208,11 +208,11 @@ export function drawerProgram(
 export function aroundLaptop(scene: WorkbenchScene, carry: number, speed?: number): Step[] {
   const [lx] = xy(scene, "laptop");
   const [cx] = xy(scene, "cup");
-  const s = Math.sign(cx - lx) || -1; // the side the cup starts on
+  const side = Math.sign(cx - lx) || -1; // the side the cup starts on
   const z = carry - 0.01;
   return [
-    { op: "move_to", target: "laptop", offset: off(s * 0.17, -0.21, z), ...(speed ? { speed } : {}) },
-    { op: "move_to", target: "laptop", offset: off(-s * 0.17, -0.21, z), ...(speed ? { speed } : {}) },
+    { op: "move_to", target: "laptop", offset: off(side * 0.17, -0.21, z), ...(speed ? { speed } : {}) },
+    { op: "move_to", target: "laptop", offset: off(-side * 0.17, -0.21, z), ...(speed ? { speed } : {}) },
   ];
 }
 
@@ -250,21 +250,21 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "slides the object along the table instead of lifting it",
     object: (s) => task(s).obj,
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) => {
-      const t = task(s);
-      const [hx, hy] = heading(s);
+    negative: (scene, variant, k) => {
+      const goal = task(scene);
+      const [hx, hy] = heading(scene);
       // Stops short of the destination's edge (and its rim), then lifts it on.
-      const stop = reach(s, t.dest) + [0.08, 0.06][v] + 0.01 * (k % 2);
+      const stop = reach(scene, goal.dest) + [0.08, 0.06][variant] + 0.01 * (k % 2);
       // Carried at the height it rests at (a hair lower, as a sagging arm would), up to just short of the destination.
       const drag: Step[] = [
         {
           op: "move_to",
-          target: t.dest,
-          offset: off(-hx * stop, -hy * stop, t.origin - t.top - 0.003),
-          speed: [0.2, 0.3][v],
+          target: goal.dest,
+          offset: off(-hx * stop, -hy * stop, goal.origin - goal.top - 0.003),
+          speed: [0.2, 0.3][variant],
         },
       ];
-      return program(pickAndPlace(s, { afterGrasp: [...drag, { op: "lift", height: r3(0.2 - t.origin) }] }));
+      return program(pickAndPlace(scene, { afterGrasp: [...drag, { op: "lift", height: r3(0.2 - goal.origin) }] }));
     },
   },
   struck_table: {
@@ -273,26 +273,26 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "approaches the object too low, so the fingers hit the table",
     object: () => "table",
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) => {
-      const t = task(s);
+    negative: (scene, variant, k) => {
+      const goal = task(scene);
       // The palm aimed 1.0–1.8 cm above the table: its fingertips, 2.2 cm lower, meet the table on the way.
-      const low = 0.01 - 0.004 * (k % 3) - t.origin;
+      const low = 0.01 - 0.004 * (k % 3) - goal.origin;
       const approach: Step[] =
-        v === 0
+        variant === 0
           ? [
-              { op: "move_to", target: t.obj, offset: off(0, 0, heights(s).approach) },
+              { op: "move_to", target: goal.obj, offset: off(0, 0, heights(scene).approach) },
               // Comes straight down on the object, too far.
-              { op: "move_to", target: t.obj, offset: off(0, 0, low), speed: 0.3 },
-              { op: "move_to", target: t.obj },
+              { op: "move_to", target: goal.obj, offset: off(0, 0, low), speed: 0.3 },
+              { op: "move_to", target: goal.obj },
             ]
           : [
-              { op: "move_to", target: t.obj, offset: off(0, -0.15, 0.1) },
+              { op: "move_to", target: goal.obj, offset: off(0, -0.15, 0.1) },
               // Swoops in low from the front, fingertips along the table.
-              { op: "move_to", target: t.obj, offset: off(0, -0.15, low) },
-              { op: "move_to", target: t.obj, offset: off(0, 0, -0.005) },
-              { op: "move_to", target: t.obj },
+              { op: "move_to", target: goal.obj, offset: off(0, -0.15, low) },
+              { op: "move_to", target: goal.obj, offset: off(0, 0, -0.005) },
+              { op: "move_to", target: goal.obj },
             ];
-      return program(pickAndPlace(s, { approach }));
+      return program(pickAndPlace(scene, { approach }));
     },
   },
   pushed: {
@@ -301,9 +301,11 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "sweeps the hand low through a neighbouring thing after setting the object down",
     object: (s) => neighbour(s),
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) =>
+    negative: (scene, variant, k) =>
       program(
-        pickAndPlace(s, { after: sweepThrough(s, neighbour(s), v === 0 ? 1 : -1, [0.3, 0.45][v] + 0.05 * (k % 2)) }),
+        pickAndPlace(scene, {
+          after: sweepThrough(scene, neighbour(scene), variant === 0 ? 1 : -1, [0.3, 0.45][variant] + 0.05 * (k % 2)),
+        }),
       ),
   },
   knocked_over: {
@@ -312,8 +314,8 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     how: "carries the object low, straight through the bottle standing in the way",
     object: () => "bottle",
     positive: (s) => program(pickAndPlace(s)),
-    negative: (s, v, k) =>
-      program(pickAndPlace(s, { carry: [0.1, 0.13][v] + 0.01 * (k % 2), carrySpeed: [0.25, 0.35][v] })),
+    negative: (scene, variant, k) =>
+      program(pickAndPlace(scene, { carry: [0.1, 0.13][variant] + 0.01 * (k % 2), carrySpeed: [0.25, 0.35][variant] })),
   },
   squeezed: {
     behaviour: "squeezed",
@@ -331,9 +333,11 @@ export const BEHAVIOURS: Record<HandMadeBehaviour, BehaviourSpec> = {
     alsoDoes: ["fast_carry"],
     object: () => "cup",
     positive: (s) => program(pickAndPlace(s, { speed: 0.2, carry: 0.16, via: aroundLaptop(s, 0.16) })),
-    negative: (s, v, k) => {
-      const fast = [1.4, 1.1][v] + 0.05 * (k % 3);
-      return program(pickAndPlace(s, { speed: 0.2, carry: 0.16, via: aroundLaptop(s, 0.16, fast), carrySpeed: fast }));
+    negative: (scene, variant, k) => {
+      const fast = [1.4, 1.1][variant] + 0.05 * (k % 3);
+      return program(
+        pickAndPlace(scene, { speed: 0.2, carry: 0.16, via: aroundLaptop(scene, 0.16, fast), carrySpeed: fast }),
+      );
     },
   },
   passed_over: {

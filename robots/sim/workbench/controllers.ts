@@ -49,26 +49,26 @@ export class Path {
     return this.t0 + this.duration;
   }
 
-  /** Arc length covered at time `t`. */
-  private s(t: number): number {
-    const T = this.duration,
-      a = this.v / RAMP;
-    const u = Math.max(0, Math.min(T, t - this.t0));
-    if (T === 0) return 0;
-    if (u < RAMP) return 0.5 * a * u * u;
-    if (u < T - RAMP) return 0.5 * a * RAMP * RAMP + this.v * (u - RAMP);
-    return this.length - 0.5 * a * (T - u) * (T - u);
+  /** Arc length covered at time `time`. */
+  private s(time: number): number {
+    const total = this.duration,
+      accel = this.v / RAMP;
+    const elapsed = Math.max(0, Math.min(total, time - this.t0));
+    if (total === 0) return 0;
+    if (elapsed < RAMP) return 0.5 * accel * elapsed * elapsed;
+    if (elapsed < total - RAMP) return 0.5 * accel * RAMP * RAMP + this.v * (elapsed - RAMP);
+    return this.length - 0.5 * accel * (total - elapsed) * (total - elapsed);
   }
 
-  at(t: number, out: number[] = [0, 0, 0]): number[] {
-    const s = this.s(t);
+  at(time: number, out: number[] = [0, 0, 0]): number[] {
+    const arc = this.s(time);
     let k = 1;
-    while (k < this.cum.length - 1 && this.cum[k] < s) k++;
+    while (k < this.cum.length - 1 && this.cum[k] < arc) k++;
     const seg = this.cum[k] - this.cum[k - 1];
-    const w = seg > 0 ? (s - this.cum[k - 1]) / seg : 1;
-    const a = this.points[k - 1],
-      b = this.points[Math.min(k, this.points.length - 1)];
-    for (let d = 0; d < 3; d++) out[d] = a[d] + w * (b[d] - a[d]);
+    const blend = seg > 0 ? (arc - this.cum[k - 1]) / seg : 1;
+    const segStart = this.points[k - 1],
+      segEnd = this.points[Math.min(k, this.points.length - 1)];
+    for (let d = 0; d < 3; d++) out[d] = segStart[d] + blend * (segEnd[d] - segStart[d]);
     return out;
   }
 }
@@ -112,51 +112,51 @@ export function* runPrimitives(
     const step = program.steps[index];
     const from = body.time() - t0;
     feedback({ step: index, op: step.op, t: Math.round(from * 100) / 100 });
-    const r: { ok: boolean; text: string } = { ok: true, text: "" };
+    const result: { ok: boolean; text: string } = { ok: true, text: "" };
     switch (step.op) {
       case "speed":
         speed = step.value;
-        r.text = `speed: palm speed set to ${step.value} m/s`;
+        result.text = `speed: palm speed set to ${step.value} m/s`;
         break;
       case "pause":
         yield* wait(body, step.seconds);
-        r.text = `pause ${step.seconds} s`;
+        result.text = `pause ${step.seconds} s`;
         break;
       case "move_to": {
         const target = body.whereIs(step.target);
         if (!target) {
-          Object.assign(r, {
+          Object.assign(result, {
             ok: false,
             text: `move_to ${step.target}: the camera has not shown the ${step.target} since the scene was set; the palm stayed where it was`,
           });
           break;
         }
         const goal = [0, 1, 2].map((d) => target[d] + step.offset[d]);
-        const v = step.speed ?? speed;
+        const moveSpeed = step.speed ?? speed;
         const off = step.offset.some((x) => x !== 0) ? ` + [${step.offset.map((x) => x.toFixed(2)).join(", ")}]` : "";
-        Object.assign(r, yield* moveTo(body, goal, v, `move_to ${step.target}${off} at ${v} m/s`));
+        Object.assign(result, yield* moveTo(body, goal, moveSpeed, `move_to ${step.target}${off} at ${moveSpeed} m/s`));
         break;
       }
       case "lift": {
         const goal = [body.cmd[0], body.cmd[1], body.cmd[2] + step.height];
-        const v = step.speed ?? speed;
-        Object.assign(r, yield* moveTo(body, goal, v, `lift ${cm(step.height)} at ${v} m/s`));
+        const moveSpeed = step.speed ?? speed;
+        Object.assign(result, yield* moveTo(body, goal, moveSpeed, `lift ${cm(step.height)} at ${moveSpeed} m/s`));
         break;
       }
       case "grasp":
-        Object.assign(r, yield* grasp(body, step));
+        Object.assign(result, yield* grasp(body, step));
         break;
       case "release":
-        Object.assign(r, yield* release(body));
+        Object.assign(result, yield* release(body));
         break;
       case "set_joint":
-        Object.assign(r, yield* setJoint(body, step, speed));
+        Object.assign(result, yield* setJoint(body, step, speed));
         break;
     }
     const to = body.time() - t0;
-    out.narration.push({ index, from: round2(from), to: round2(to), text: r.text, ok: r.ok });
-    if (!r.ok) {
-      out.failed = { index, op: step.op, reason: r.text };
+    out.narration.push({ index, from: round2(from), to: round2(to), text: result.text, ok: result.ok });
+    if (!result.ok) {
+      out.failed = { index, op: step.op, reason: result.text };
       out.completed = false;
       return;
     }
@@ -211,9 +211,9 @@ function* moveTo(
 
 function* fingersTo(body: WorkbenchBody, opening: number): Generator<void, void, void> {
   const from = body.stage.fingerOpening;
-  const n = Math.max(1, Math.round(FINGER_TIME / TICK));
-  for (let k = 1; k <= n; k++) {
-    body.stage.setFingers(from + ((opening - from) * k) / n);
+  const steps = Math.max(1, Math.round(FINGER_TIME / TICK));
+  for (let k = 1; k <= steps; k++) {
+    body.stage.setFingers(from + ((opening - from) * k) / steps);
     yield;
   }
 }
@@ -222,41 +222,41 @@ function* grasp(
   body: WorkbenchBody,
   step: Extract<Primitive, { op: "grasp" }>,
 ): Generator<void, { ok: boolean; text: string }, void> {
-  const s = body.stage;
+  const stage = body.stage;
   const what = `grasp ${step.object} with ${step.force} N, fingers to ${cm(step.width)}`;
-  const i = s.thingIndex(step.object)!;
-  const held = s.heldName();
+  const i = stage.thingIndex(step.object)!;
+  const held = stage.heldName();
   if (held === step.object) {
-    s.st.gripMax = step.force;
+    stage.st.gripMax = step.force;
     return { ok: true, text: `${what}: already holding the ${held}; grip set to ${step.force} N` };
   }
   if (held) return { ok: false, text: `${what}: already holding the ${held}; release it first` };
-  const gap = dist(s.palm(), s.thingPosition(i));
+  const gap = dist(stage.palm(), stage.thingPosition(i));
   if (gap > GRASP_RADIUS) {
     // Out of the fingers' reach, which the hand feels; how far it is, the robot knows only from what the camera showed.
     const seen = body.whereIs(step.object);
     const far = seen
-      ? `the palm is ${cm(dist(s.palm(), seen))} from the ${step.object}'s grasp point (it must be within ${cm(GRASP_RADIUS)})`
+      ? `the palm is ${cm(dist(stage.palm(), seen))} from the ${step.object}'s grasp point (it must be within ${cm(GRASP_RADIUS)})`
       : `the ${step.object} is not within ${cm(GRASP_RADIUS)} of the palm's grasp point, and the camera has not shown it since the scene was set`;
     return { ok: false, text: `${what}: ${far}` };
   }
-  const p = s.props[i];
-  if (step.width > p.width + 0.01) {
+  const props = stage.props[i];
+  if (step.width > props.width + 0.01) {
     yield* fingersTo(body, Math.min(FINGER.open, step.width));
     return {
       ok: false,
-      text: `${what}: the fingers stopped ${cm(step.width)} apart, wider than the ${step.object} (${cm(p.width)}): nothing held`,
+      text: `${what}: the fingers stopped ${cm(step.width)} apart, wider than the ${step.object} (${cm(props.width)}): nothing held`,
     };
   }
   // The fingers wrap what they close on: the palm stops colliding with it before they move in.
-  const t = s.parts.things[i];
-  s.exclude(t.body, true);
-  yield* fingersTo(body, Math.max(step.width, Math.min(p.width, FINGER.open)));
-  attach(s.mech, s.data, s.st, i);
-  s.st.gripMax = step.force;
+  const thing = stage.parts.things[i];
+  stage.exclude(thing.body, true);
+  yield* fingersTo(body, Math.max(step.width, Math.min(props.width, FINGER.open)));
+  attach(stage.mech, stage.data, stage.st, i);
+  stage.st.gripMax = step.force;
   const crushed =
-    p.crushable && step.force > p.maxGrip
-      ? s.crush(i, Math.max(CRUSH.min, Math.min(CRUSH.max, (1.5 * p.maxGrip) / step.force)))
+    props.crushable && step.force > props.maxGrip
+      ? stage.crush(i, Math.max(CRUSH.min, Math.min(CRUSH.max, (1.5 * props.maxGrip) / step.force)))
       : undefined;
   body.monitor.onGrasp(i, step.force, crushed);
   body.log({
@@ -269,15 +269,15 @@ function* grasp(
 }
 
 function* release(body: WorkbenchBody): Generator<void, { ok: boolean; text: string }, void> {
-  const s = body.stage;
-  const held = s.st.held;
+  const stage = body.stage;
+  const held = stage.st.held;
   if (held < 0) {
     yield* fingersTo(body, FINGER.open);
     return { ok: true, text: "release: the hand was empty; fingers opened" };
   }
-  const name = s.parts.things[held].name;
-  s.st.held = -1;
-  s.st.gripMax = undefined;
+  const name = stage.parts.things[held].name;
+  stage.st.held = -1;
+  stage.st.gripMax = undefined;
   body.log({ kind: "released", robot: "palm", object: name, detail: "palm opened" });
   body.monitor.onRelease(held);
   yield* fingersTo(body, FINGER.open);
@@ -289,23 +289,23 @@ function* setJoint(
   step: Extract<Primitive, { op: "set_joint" }>,
   speed: number,
 ): Generator<void, { ok: boolean; text: string }, void> {
-  const s = body.stage;
-  const spec = s.scene.joints.find((j) => j.name === step.joint)!;
+  const stage = body.stage;
+  const spec = stage.scene.joints.find((j) => j.name === step.joint)!;
   const what = `set_joint ${step.joint} to ${Math.round(step.fraction * 100)}%`;
-  if (s.heldName() !== spec.handle)
+  if (stage.heldName() !== spec.handle)
     return { ok: false, text: `${what}: the palm must hold the ${spec.handle} (grasp it first)` };
-  const from = s.jointFraction(step.joint);
-  const handle = s.point(spec.handle)!;
-  const palm = s.palm();
+  const from = stage.jointFraction(step.joint);
+  const handle = stage.point(spec.handle)!;
+  const palm = stage.palm();
   const offset = [palm[0] - handle[0], palm[1] - handle[1], palm[2] - handle[2]];
-  const n = Math.max(1, Math.ceil(Math.abs(step.fraction - from) * 12));
-  const waypoints = s
-    .handlePath(step.joint, from, step.fraction, n)
+  const segments = Math.max(1, Math.ceil(Math.abs(step.fraction - from) * 12));
+  const waypoints = stage
+    .handlePath(step.joint, from, step.fraction, segments)
     .map((p) => [p[0] + offset[0], p[1] + offset[1], p[2] + offset[2]]);
   waypoints[0] = [...body.cmd];
   yield* follow(body, waypoints, speed);
   yield* settle(body, 0.4);
-  const now = s.jointFraction(step.joint);
+  const now = stage.jointFraction(step.joint);
   if (Math.abs(now - step.fraction) > JOINT_TOLERANCE)
     return { ok: false, text: `${what}: the ${spec.object} stopped at ${Math.round(now * 100)}%` };
   return {

@@ -40,8 +40,8 @@ export interface Edit {
   /** What it makes the robot do, in words (reports, help). */
   does: string;
   applies(scene: WorkbenchScene): boolean;
-  /** Changes the spec; `v` (0 or 1) picks one of two magnitudes, `u` in [0, 1) varies it a little more. */
-  apply(spec: ProgramSpec, scene: WorkbenchScene, v: number, u: number): void;
+  /** Changes the spec; `variant` (0 or 1) picks one of two magnitudes, `jitter` in [0, 1) varies it a little more. */
+  apply(spec: ProgramSpec, scene: WorkbenchScene, variant: number, jitter: number): void;
 }
 
 export const EDIT_NAMES = [
@@ -106,39 +106,44 @@ function route(scene: WorkbenchScene): {
   u: [number, number];
   length: number;
 } {
-  const t = task(scene);
-  const a = xy(scene, t.obj),
-    b = xy(scene, t.dest);
-  const length = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
-  return { a, b, u: [(b[0] - a[0]) / length, (b[1] - a[1]) / length], length };
+  const goal = task(scene);
+  const objectXY = xy(scene, goal.obj),
+    destXY = xy(scene, goal.dest);
+  const length = Math.hypot(destXY[0] - objectXY[0], destXY[1] - objectXY[1]) || 1;
+  return {
+    a: objectXY,
+    b: destXY,
+    u: [(destXY[0] - objectXY[0]) / length, (destXY[1] - objectXY[1]) / length],
+    length,
+  };
 }
 
 /** The palm's carry height above the table in this scene and spec. */
 const carryOf = (scene: WorkbenchScene, spec: ProgramSpec) =>
   spec.place.carry ?? (isDrawer(scene) ? 0.2 : heights(scene).carry);
 
-/** A palm waypoint at table point p and palm height z, as an offset from the destination. */
-function waypoint(scene: WorkbenchScene, p: [number, number], z: number, speed?: number): Step {
-  const t = task(scene);
-  const d = xy(scene, t.dest);
-  const top = scene.surfaces.find((s) => s.name === t.dest)?.top ?? 0.023;
+/** A palm waypoint at table point `point` and palm height z, as an offset from the destination. */
+function waypoint(scene: WorkbenchScene, point: [number, number], z: number, speed?: number): Step {
+  const goal = task(scene);
+  const destXY = xy(scene, goal.dest);
+  const top = scene.surfaces.find((s) => s.name === goal.dest)?.top ?? 0.023;
   return {
     op: "move_to",
-    target: t.dest,
-    offset: [r3(p[0] - d[0]), r3(p[1] - d[1]), r3(z - top)],
+    target: goal.dest,
+    offset: [r3(point[0] - destXY[0]), r3(point[1] - destXY[1]), r3(z - top)],
     ...(speed ? { speed } : {}),
   };
 }
 
 /** Things of the scene that are not the task's, standing (tippable) within `near` of the carry's straight way. */
 function standingOnTheWay(scene: WorkbenchScene, near = 0.06): string[] {
-  const { a, u, length } = route(scene);
-  const t = task(scene);
+  const { a: objectXY, u: dir, length } = route(scene);
+  const goal = task(scene);
   return scene.things
-    .filter((x) => x.name !== t.obj && OBJECT_PROPS[x.kind].tippable)
+    .filter((x) => x.name !== goal.obj && OBJECT_PROPS[x.kind].tippable)
     .filter((x) => {
-      const k = (x.pos[0] - a[0]) * u[0] + (x.pos[1] - a[1]) * u[1];
-      const across = Math.abs(-(x.pos[0] - a[0]) * u[1] + (x.pos[1] - a[1]) * u[0]);
+      const k = (x.pos[0] - objectXY[0]) * dir[0] + (x.pos[1] - objectXY[1]) * dir[1];
+      const across = Math.abs(-(x.pos[0] - objectXY[0]) * dir[1] + (x.pos[1] - objectXY[1]) * dir[0]);
       return k > 0.05 && k < length - 0.05 && across < near;
     })
     .map((x) => x.name);
@@ -174,18 +179,18 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "carries the object far off the straight way",
     applies: (s) => straightCarry(s),
-    apply: (spec, s, v, u) => {
-      const { a, b, u: dir } = route(s);
+    apply: (spec, scene, variant, jitter) => {
+      const { a: objectXY, b: destXY, u: dir } = route(scene);
       // Out towards the robot (−y side of the way), well off the straight line, and back.
-      const n: [number, number] = [-dir[1], dir[0]];
-      const side: [number, number] = n[1] <= 0 ? n : [-n[0], -n[1]];
-      const d = [0.3, 0.24][v] + 0.06 * u;
-      const k = 0.35 + 0.3 * u;
-      const p: [number, number] = [
-        a[0] + (b[0] - a[0]) * k + side[0] * d,
-        Math.max(-0.33, a[1] + (b[1] - a[1]) * k + side[1] * d),
+      const normal: [number, number] = [-dir[1], dir[0]];
+      const side: [number, number] = normal[1] <= 0 ? normal : [-normal[0], -normal[1]];
+      const away = [0.3, 0.24][variant] + 0.06 * jitter;
+      const k = 0.35 + 0.3 * jitter;
+      const detourPoint: [number, number] = [
+        objectXY[0] + (destXY[0] - objectXY[0]) * k + side[0] * away,
+        Math.max(-0.33, objectXY[1] + (destXY[1] - objectXY[1]) * k + side[1] * away),
       ];
-      spec.place.via = [waypoint(s, p, carryOf(s, spec))];
+      spec.place.via = [waypoint(scene, detourPoint, carryOf(scene, spec))];
     },
   },
   back_and_forth: {
@@ -193,16 +198,16 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "moves the held object back and forth along the way",
     applies: (s) => straightCarry(s),
-    apply: (spec, s, v, u) => {
-      const { a, b, u: dir } = route(s);
-      const m: [number, number] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-      const amp = 0.05 + 0.02 * u;
-      const z = carryOf(s, spec);
+    apply: (spec, scene, variant, jitter) => {
+      const { a: objectXY, b: destXY, u: dir } = route(scene);
+      const mid: [number, number] = [(objectXY[0] + destXY[0]) / 2, (objectXY[1] + destXY[1]) / 2];
+      const amp = 0.05 + 0.02 * jitter;
+      const z = carryOf(scene, spec);
       // Along the way and back, 3 or 5 times: the path turns back on itself 2 or 4 times.
-      const n = [3, 5][v];
-      spec.place.via = Array.from({ length: n }, (_, i) => {
+      const passes = [3, 5][variant];
+      spec.place.via = Array.from({ length: passes }, (_, i) => {
         const sg = i % 2 === 0 ? 1 : -1;
-        return waypoint(s, [m[0] + sg * amp * dir[0], m[1] + sg * amp * dir[1]], z);
+        return waypoint(scene, [mid[0] + sg * amp * dir[0], mid[1] + sg * amp * dir[1]], z);
       });
     },
   },
@@ -211,8 +216,8 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "pause",
     does: "stops and waits mid-task",
     applies: () => true,
-    apply: (spec, _s, v, u) => {
-      spec.place.pause = { seconds: r3(2.5 + 1.5 * u), at: v === 0 ? "carry" : "approach" };
+    apply: (spec, _s, variant, jitter) => {
+      spec.place.pause = { seconds: r3(2.5 + 1.5 * jitter), at: variant === 0 ? "carry" : "approach" };
     },
   },
   hard_grip: {
@@ -221,9 +226,9 @@ export const EDITS: Record<EditName, Edit> = {
     does: "grips a crushable object hard",
     // Only a thing that shows a hard grip (it flattens): on anything else a camera could not tell.
     applies: (s) => OBJECT_PROPS[s.things.find((t) => t.name === task(s).obj)!.kind].crushable,
-    apply: (spec, s, v, u) => {
-      const max = OBJECT_PROPS[s.things.find((t) => t.name === task(s).obj)!.kind].maxGrip;
-      spec.place.force = Math.min(60, Math.round(max * ([4, 3][v] + u)));
+    apply: (spec, scene, variant, jitter) => {
+      const max = OBJECT_PROPS[scene.things.find((t) => t.name === task(scene).obj)!.kind].maxGrip;
+      spec.place.force = Math.min(60, Math.round(max * ([4, 3][variant] + jitter)));
     },
   },
   low_approach: {
@@ -231,21 +236,21 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "approach",
     does: "comes in low enough for the fingers to meet the table",
     applies: () => true,
-    apply: (spec, s, v, u) => {
-      const t = task(s);
-      const low = r3(0.012 - 0.008 * u - t.origin);
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const low = r3(0.012 - 0.008 * jitter - goal.origin);
       spec.place.approach =
-        v === 0
+        variant === 0
           ? [
-              { op: "move_to", target: t.obj, offset: [0, 0, heights(s).approach] },
-              { op: "move_to", target: t.obj, offset: [0, 0, low], speed: 0.3 },
-              { op: "move_to", target: t.obj },
+              { op: "move_to", target: goal.obj, offset: [0, 0, heights(scene).approach] },
+              { op: "move_to", target: goal.obj, offset: [0, 0, low], speed: 0.3 },
+              { op: "move_to", target: goal.obj },
             ]
           : [
-              { op: "move_to", target: t.obj, offset: [0, -0.15, 0.1] },
-              { op: "move_to", target: t.obj, offset: [0, -0.15, low] },
-              { op: "move_to", target: t.obj, offset: [0, 0, -0.005] },
-              { op: "move_to", target: t.obj },
+              { op: "move_to", target: goal.obj, offset: [0, -0.15, 0.1] },
+              { op: "move_to", target: goal.obj, offset: [0, -0.15, low] },
+              { op: "move_to", target: goal.obj, offset: [0, 0, -0.005] },
+              { op: "move_to", target: goal.obj },
             ];
     },
   },
@@ -254,8 +259,8 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "release",
     does: "lets go of the object high above its destination",
     applies: () => true,
-    apply: (spec, _s, v, u) => {
-      spec.place.releaseGap = r3([0.16, 0.12][v] + 0.03 * u);
+    apply: (spec, _s, variant, jitter) => {
+      spec.place.releaseGap = r3([0.16, 0.12][variant] + 0.03 * jitter);
     },
   },
   sweep: {
@@ -263,10 +268,10 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "after",
     does: "sweeps the hand through a neighbour after setting the object down",
     applies: (s) => !isDrawer(s) && sweepable(s).length > 0,
-    apply: (spec, s, v, u) => {
-      const things = sweepable(s);
-      const thing = things[Math.floor(u * things.length)];
-      spec.place.after = sweepThrough(s, thing, v === 0 ? 1 : -1, r3([0.3, 0.45][v] + 0.05 * u));
+    apply: (spec, scene, variant, jitter) => {
+      const things = sweepable(scene);
+      const thing = things[Math.floor(jitter * things.length)];
+      spec.place.after = sweepThrough(scene, thing, variant === 0 ? 1 : -1, r3([0.3, 0.45][variant] + 0.05 * jitter));
     },
   },
   low_carry: {
@@ -274,9 +279,9 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "carries the object low past something standing on the way",
     applies: (s) => !carefulSpec(s).place.via && standingOnTheWay(s).length > 0,
-    apply: (spec, _s, v, u) => {
-      spec.place.carry = r3([0.1, 0.13][v] + 0.01 * u);
-      spec.place.carrySpeed = r3([0.25, 0.35][v]);
+    apply: (spec, _s, variant, jitter) => {
+      spec.place.carry = r3([0.1, 0.13][variant] + 0.01 * jitter);
+      spec.place.carrySpeed = r3([0.25, 0.35][variant]);
     },
   },
   over_the_top: {
@@ -284,9 +289,9 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "carries the object straight over the thing to keep clear",
     applies: (s) => !!carefulSpec(s).place.via,
-    apply: (spec, _s, v, u) => {
+    apply: (spec, _s, variant, jitter) => {
       spec.place.via = [];
-      spec.place.carry = r3([0.16, 0.2][v] + 0.01 * u);
+      spec.place.carry = r3([0.16, 0.2][variant] + 0.01 * jitter);
     },
   },
   leave_open: {
@@ -294,8 +299,8 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "close",
     does: "leaves the drawer open, or half shut",
     applies: isDrawer,
-    apply: (spec, _s, v, u) => {
-      spec.close = v === 0 ? null : r3(0.5 + 0.15 * u);
+    apply: (spec, _s, variant, jitter) => {
+      spec.close = variant === 0 ? null : r3(0.5 + 0.15 * jitter);
     },
   },
   crawl: {
@@ -310,20 +315,23 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "sets the object down on the way, lets go, and grasps it again",
     applies: (s) => straightCarry(s),
-    apply: (spec, s, v, u) => {
-      const t = task(s);
-      const { a, b } = route(s);
-      const k = [0.4, 0.55][v] + 0.1 * u;
-      const m: [number, number] = [a[0] + (b[0] - a[0]) * k, a[1] + (b[1] - a[1]) * k];
-      const carry = carryOf(s, spec);
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const { a: objectXY, b: destXY } = route(scene);
+      const k = [0.4, 0.55][variant] + 0.1 * jitter;
+      const stop: [number, number] = [
+        objectXY[0] + (destXY[0] - objectXY[0]) * k,
+        objectXY[1] + (destXY[1] - objectXY[1]) * k,
+      ];
+      const carry = carryOf(scene, spec);
       spec.place.via = [
-        waypoint(s, m, carry),
-        waypoint(s, m, t.origin + 0.006),
+        waypoint(scene, stop, carry),
+        waypoint(scene, stop, goal.origin + 0.006),
         { op: "release" },
         { op: "lift", height: 0.05 },
-        { op: "move_to", target: t.obj },
-        { op: "grasp", object: t.obj, force: spec.place.force ?? t.force, width: t.width },
-        { op: "lift", height: r3(carry - t.origin) },
+        { op: "move_to", target: goal.obj },
+        { op: "grasp", object: goal.obj, force: spec.place.force ?? goal.force, width: goal.width },
+        { op: "lift", height: r3(carry - goal.origin) },
       ];
     },
   },
@@ -332,11 +340,11 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "manner",
     does: "shakes the held object up and down after lifting it",
     applies: () => true,
-    apply: (spec, s, v, u) => {
-      const t = task(s);
-      const amp = r3(0.04 + 0.02 * u);
-      const lift: Step = { op: "lift", height: r3(carryOf(s, spec) - t.origin) };
-      const shakes = Array.from({ length: [3, 4][v] }, (): Step[] => [
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const amp = r3(0.04 + 0.02 * jitter);
+      const lift: Step = { op: "lift", height: r3(carryOf(scene, spec) - goal.origin) };
+      const shakes = Array.from({ length: [3, 4][variant] }, (): Step[] => [
         { op: "lift", height: -amp, speed: 0.6 },
         { op: "lift", height: amp, speed: 0.6 },
       ]).flat();
@@ -348,8 +356,8 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "release",
     does: "brings the object down onto its destination fast",
     applies: (s) => !isDrawer(s),
-    apply: (spec, _s, v, u) => {
-      spec.place.placeSpeed = r3([1.0, 0.8][v] + 0.2 * u);
+    apply: (spec, _s, variant, jitter) => {
+      spec.place.placeSpeed = r3([1.0, 0.8][variant] + 0.2 * jitter);
     },
   },
   far_approach: {
@@ -357,15 +365,15 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "approach",
     does: "reaches round to the far side of the object and comes at it from behind",
     applies: (s) => !isDrawer(s),
-    apply: (spec, s, v, u) => {
-      const t = task(s);
-      const d = r3([0.16, 0.12][v] + 0.04 * u);
-      const up = heights(s).approach;
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const behind = r3([0.16, 0.12][variant] + 0.04 * jitter);
+      const up = heights(scene).approach;
       spec.place.approach = [
-        { op: "move_to", target: t.obj, offset: [0, d, up] },
-        { op: "move_to", target: t.obj, offset: [0, d, 0.04] },
-        { op: "move_to", target: t.obj, offset: [0, 0.03, 0.02] },
-        { op: "move_to", target: t.obj },
+        { op: "move_to", target: goal.obj, offset: [0, behind, up] },
+        { op: "move_to", target: goal.obj, offset: [0, behind, 0.04] },
+        { op: "move_to", target: goal.obj, offset: [0, 0.03, 0.02] },
+        { op: "move_to", target: goal.obj },
       ];
     },
   },
@@ -374,10 +382,16 @@ export const EDITS: Record<EditName, Edit> = {
     slot: "route",
     does: "carries the object past its destination and comes back",
     applies: (s) => straightCarry(s),
-    apply: (spec, s, v, u) => {
-      const { b, u: dir } = route(s);
-      const d = [0.16, 0.12][v] + 0.04 * u;
-      spec.place.via = [waypoint(s, [b[0] + dir[0] * d, Math.max(-0.33, b[1] + dir[1] * d)], carryOf(s, spec))];
+    apply: (spec, scene, variant, jitter) => {
+      const { b: destXY, u: dir } = route(scene);
+      const beyond = [0.16, 0.12][variant] + 0.04 * jitter;
+      spec.place.via = [
+        waypoint(
+          scene,
+          [destXY[0] + dir[0] * beyond, Math.max(-0.33, destXY[1] + dir[1] * beyond)],
+          carryOf(scene, spec),
+        ),
+      ];
     },
   },
 };
@@ -398,8 +412,8 @@ export interface DrawnCase {
 export function drawCase(seed: number, build: (name: WorkbenchSceneName) => WorkbenchScene): DrawnCase {
   const rng = new Rng((seed * 2246822519 + 0x9e3779b9) >>> 0);
   const scene = WORKBENCH_SCENES[Math.floor(rng.next() * WORKBENCH_SCENES.length)];
-  const s = build(scene);
-  const open = EDIT_NAMES.filter((e) => EDITS[e].applies(s));
+  const built = build(scene);
+  const open = EDIT_NAMES.filter((e) => EDITS[e].applies(built));
   const first = open[Math.floor(rng.next() * open.length)];
   const edits: EditName[] = [first];
   const two = rng.next() < 0.4;
@@ -409,13 +423,13 @@ export function drawCase(seed: number, build: (name: WorkbenchSceneName) => Work
   return { seed, scene, edits, jitter: edits.map(() => rng.next()) };
 }
 
-/** The edited program of a drawn case on a scene (its layout drawn from a layout seed), at magnitude `v`. */
-export function editedProgram(scene: WorkbenchScene, c: DrawnCase, v: number): PrimitiveProgramInput {
+/** The edited program of a drawn case on a scene (its layout drawn from a layout seed), at magnitude `variant`. */
+export function editedProgram(scene: WorkbenchScene, drawn: DrawnCase, variant: number): PrimitiveProgramInput {
   const spec = carefulSpec(scene);
   // Route edits first, so a speed edit also paces the waypoints they add.
-  const order = [...c.edits.keys()].sort(
-    (i, j) => Number(EDITS[c.edits[j]].slot === "route") - Number(EDITS[c.edits[i]].slot === "route"),
+  const order = [...drawn.edits.keys()].sort(
+    (i, j) => Number(EDITS[drawn.edits[j]].slot === "route") - Number(EDITS[drawn.edits[i]].slot === "route"),
   );
-  for (const i of order) EDITS[c.edits[i]].apply(spec, scene, v, c.jitter[i]);
+  for (const i of order) EDITS[drawn.edits[i]].apply(spec, scene, variant, drawn.jitter[i]);
   return buildProgram(scene, spec);
 }

@@ -27,8 +27,11 @@ export function listWorkbenchScenes(): string[] {
 }
 
 /** The rollout as the wire carries it: each key frame's image is its PNG in base64. */
-export function rolloutMessage(r: RecordedRollout): Rollout {
-  return { ...r.rollout, frames: r.rollout.frames.map((f, k) => ({ ...f, image: r.images[k].toString("base64") })) };
+export function rolloutMessage(recorded: RecordedRollout): Rollout {
+  return {
+    ...recorded.rollout,
+    frames: recorded.rollout.frames.map((f, k) => ({ ...f, image: recorded.images[k].toString("base64") })),
+  };
 }
 
 export interface WorkbenchServeOptions extends Omit<WorkbenchOptions, "scene">, ServeOptions {

@@ -38,7 +38,7 @@ export const LIMITS = {
   stillSpeed: 0.01,
 };
 
-const G = 9.81;
+const GRAVITY = 9.81;
 const CUP_INNER = 0.039;
 
 export type Logger = (e: Omit<SimEvent, "t" | "step">, t?: number) => void;
@@ -84,16 +84,16 @@ export class EventMonitor {
     private readonly now: () => number,
   ) {}
 
-  private emit(kind: SimEvent["kind"], object: string, detail: string, cause?: MeasuredCause, t?: number): void {
+  private emit(kind: SimEvent["kind"], object: string, detail: string, cause?: MeasuredCause, at?: number): void {
     const key = `${kind}:${object}`;
     if (this.once.has(key)) return;
     this.once.add(key);
-    this.log({ kind, object, detail, ...(cause ? { cause } : {}) }, t);
+    this.log({ kind, object, detail, ...(cause ? { cause } : {}) }, at);
   }
 
   /** A program begins: where everything is, which joints are closed, where the things to stay away from lie. */
   begin(): void {
-    const s = this.stage;
+    const stage = this.stage;
     this.once.clear();
     this.grasped.clear();
     this.knocked.clear();
@@ -109,33 +109,33 @@ export class EventMonitor {
     this.nonTargets = [];
     this.tippable = [];
     this.avoid = [];
-    s.parts.things.forEach((t, i) => {
-      if (!t.free) return;
-      this.start.set(i, s.thingPosition(i));
-      if (s.scene.focus.includes(t.name)) return;
+    stage.parts.things.forEach((thing, i) => {
+      if (!thing.free) return;
+      this.start.set(i, stage.thingPosition(i));
+      if (stage.scene.focus.includes(thing.name)) return;
       this.nonTargets.push(i);
-      if (s.props[i].tippable && s.tilt(t.body) < LIMITS.tipAngle) this.tippable.push(i);
-      if (s.props[i].avoid) this.avoid.push({ i, fp: s.footprint(i) });
+      if (stage.props[i].tippable && stage.tilt(thing.body) < LIMITS.tipAngle) this.tippable.push(i);
+      if (stage.props[i].avoid) this.avoid.push({ i, fp: stage.footprint(i) });
     });
-    if (s.st.held >= 0) this.grasped.add(s.st.held);
+    if (stage.st.held >= 0) this.grasped.add(stage.st.held);
     this.jointStart.clear();
-    for (const j of s.scene.joints) this.jointStart.set(j.name, s.jointFraction(j.name));
+    for (const j of stage.scene.joints) this.jointStart.set(j.name, stage.jointFraction(j.name));
     this.beadsInCup = this.countBeadsInCup();
   }
 
   /** The palm closed on thing `i` with `force` newtons (`crushed`: the heights before and after, if it deformed). */
   onGrasp(i: number, force: number, crushed?: { from: number; to: number }): void {
-    const s = this.stage;
+    const stage = this.stage;
     this.grasped.add(i);
     this.drops.delete(i);
-    const p = s.props[i];
-    const name = s.parts.things[i].name;
-    if (force > p.maxGrip) {
+    const props = stage.props[i];
+    const name = stage.parts.things[i].name;
+    if (force > props.maxGrip) {
       const what = crushed ? `: it flattened from ${cm(crushed.from)} cm to ${cm(crushed.to)} cm tall` : "";
       this.emit(
         "squeezed",
         name,
-        `gripped the ${name} with ${force.toFixed(0)} N, above the ${p.maxGrip} N it takes${what}`,
+        `gripped the ${name} with ${force.toFixed(0)} N, above the ${props.maxGrip} N it takes${what}`,
         "too_hard",
       );
     }
@@ -143,18 +143,18 @@ export class EventMonitor {
 
   /** The palm let go of thing `i` (opened, or the grasp slipped): how far it has to fall. */
   onRelease(i: number): void {
-    const s = this.stage;
-    const t = s.parts.things[i];
-    if (!t.free) return;
-    const p = s.thingPosition(i);
-    const bottom = s.bottom(i);
-    const below = s.below([p[0], p[1], bottom - 1e-4], t.body);
+    const stage = this.stage;
+    const thing = stage.parts.things[i];
+    if (!thing.free) return;
+    const position = stage.thingPosition(i);
+    const bottom = stage.bottom(i);
+    const below = stage.below([position[0], position[1], bottom - 1e-4], thing.body);
     const height = bottom - below.z;
     if (height > LIMITS.dropHeight) {
       this.emit(
         "dropped",
-        t.name,
-        `let go of the ${t.name} with its bottom ${cm(height)} cm above the ${below.label} below it`,
+        thing.name,
+        `let go of the ${thing.name} with its bottom ${cm(height)} cm above the ${below.label} below it`,
         "too_high",
       );
       return;
@@ -165,45 +165,46 @@ export class EventMonitor {
         below: below.z,
         label: below.label,
         height,
-        prevVz: s.velocity(i)[2],
+        prevVz: stage.velocity(i)[2],
         prevBottom: bottom,
       });
   }
 
   tick(): void {
-    const s = this.stage;
-    const t = this.now();
-    const held = s.st.held;
-    const heldName = s.heldName();
+    const stage = this.stage;
+    const now = this.now();
+    const held = stage.st.held;
+    const heldName = stage.heldName();
     if (held >= 0) this.grasped.add(held);
     let palmTable = -1;
     let heldOnTable = false;
     const touchingNonPalm = new Set<number>();
-    for (const [a, b] of s.contacts()) {
+    for (const [a, b] of stage.contacts()) {
       for (const [g, o] of [
         [a, b],
         [b, a],
       ]) {
-        if (s.isPalmGeom[g] && o === s.tableGeom) palmTable = g;
-        const ti = s.thingOfGeom(g);
+        if (stage.isPalmGeom[g] && o === stage.tableGeom) palmTable = g;
+        const ti = stage.thingOfGeom(g);
         if (ti < 0) continue;
         if (ti === held) {
-          if (o === s.tableGeom) heldOnTable = true;
+          if (o === stage.tableGeom) heldOnTable = true;
           continue;
         }
-        if (!s.isPalmGeom[o]) touchingNonPalm.add(ti);
-        if (!s.parts.things[ti].free || s.scene.beads.includes(s.parts.things[ti].name)) continue;
-        if (s.isPalmGeom[o]) this.touch(ti, "palm", norm(s.palmVelocity()), t);
-        else if (held >= 0 && s.thingOfGeom(o) === held) this.touch(ti, `held ${heldName}`, norm(s.velocity(held)), t);
+        if (!stage.isPalmGeom[o]) touchingNonPalm.add(ti);
+        if (!stage.parts.things[ti].free || stage.scene.beads.includes(stage.parts.things[ti].name)) continue;
+        if (stage.isPalmGeom[o]) this.touch(ti, "palm", norm(stage.palmVelocity()), now);
+        else if (held >= 0 && stage.thingOfGeom(o) === held)
+          this.touch(ti, `held ${heldName}`, norm(stage.velocity(held)), now);
       }
     }
 
     // struck_table: a palm geom touches the table, or reaches below its top.
-    this.palmSpeeds.push(norm(s.palmVelocity()));
+    this.palmSpeeds.push(norm(stage.palmVelocity()));
     if (this.palmSpeeds.length > 5) this.palmSpeeds.shift();
-    const low = s.palmLowest();
+    const low = stage.palmLowest();
     if (palmTable >= 0 || low.z < -LIMITS.tableSlack) {
-      const part = s.palmPart(palmTable >= 0 ? palmTable : low.geom);
+      const part = stage.palmPart(palmTable >= 0 ? palmTable : low.geom);
       // The hand went down to the table: its path was too low, however fast it came.
       this.emit(
         "struck_table",
@@ -214,15 +215,15 @@ export class EventMonitor {
     }
 
     // dragged: the held thing slides along the table while touching it.
-    if (held >= 0 && s.parts.things[held].free) {
-      const p = s.thingPosition(held);
+    if (held >= 0 && stage.parts.things[held].free) {
+      const position = stage.thingPosition(held);
       if (this.drag.thing !== held) this.drag = { thing: held, dist: 0, last: null, speed: 0 };
       if (heldOnTable && this.drag.last) {
-        const d = Math.hypot(p[0] - this.drag.last[0], p[1] - this.drag.last[1]);
-        this.drag.dist += d;
-        this.drag.speed = Math.max(this.drag.speed, d / TICK);
+        const slid = Math.hypot(position[0] - this.drag.last[0], position[1] - this.drag.last[1]);
+        this.drag.dist += slid;
+        this.drag.speed = Math.max(this.drag.speed, slid / TICK);
       }
-      this.drag.last = heldOnTable ? p : null;
+      this.drag.last = heldOnTable ? position : null;
       if (this.drag.dist > LIMITS.dragged) {
         this.emit(
           "dragged",
@@ -235,23 +236,23 @@ export class EventMonitor {
 
     // dropped (impact): a released thing lands fast.
     for (const [i, d] of this.drops) {
-      const name = s.parts.things[i].name;
-      const vz = s.velocity(i)[2];
-      const bottom = s.bottom(i);
-      if (touchingNonPalm.has(i) || t - d.t0 > 2) {
+      const name = stage.parts.things[i].name;
+      const vz = stage.velocity(i)[2];
+      const bottom = stage.bottom(i);
+      if (touchingNonPalm.has(i) || now - d.t0 > 2) {
         // Speed at touchdown: the last measured speed carried down the rest of the way in free fall.
-        const impact = Math.sqrt(Math.max(0, d.prevVz * d.prevVz + 2 * G * Math.max(0, d.prevBottom - d.below)));
-        const v = d.prevVz < 0 ? Math.max(-d.prevVz, Math.min(impact, -d.prevVz + G * TICK)) : 0;
+        const impact = Math.sqrt(Math.max(0, d.prevVz * d.prevVz + 2 * GRAVITY * Math.max(0, d.prevBottom - d.below)));
+        const landingSpeed = d.prevVz < 0 ? Math.max(-d.prevVz, Math.min(impact, -d.prevVz + GRAVITY * TICK)) : 0;
         // The height it was let go from explains the impact, or the hand threw it down: a free fall from the release
         // height gives √(2gh); an impact well above that came from the hand's own speed.
-        const fromHeight = Math.sqrt(2 * G * d.height);
-        if (v > LIMITS.dropSpeed)
+        const fromHeight = Math.sqrt(2 * GRAVITY * d.height);
+        if (landingSpeed > LIMITS.dropSpeed)
           this.emit(
             "dropped",
             name,
-            `the ${name} hit the ${d.label} at ${ms(v)} m/s after being let go ${cm(d.height)} cm above it (a free fall from there lands at ${ms(fromHeight)} m/s)`,
-            v > 1.25 * fromHeight ? "too_fast" : "too_high",
-            t,
+            `the ${name} hit the ${d.label} at ${ms(landingSpeed)} m/s after being let go ${cm(d.height)} cm above it (a free fall from there lands at ${ms(fromHeight)} m/s)`,
+            landingSpeed > 1.25 * fromHeight ? "too_fast" : "too_high",
+            now,
           );
         this.drops.delete(i);
         continue;
@@ -263,10 +264,10 @@ export class EventMonitor {
     // knocked_over: a standing thing that is not the task's tips past 45°.
     for (const i of this.tippable) {
       if (this.knocked.has(i) || this.grasped.has(i)) continue;
-      const th = s.tilt(s.parts.things[i].body);
+      const th = stage.tilt(stage.parts.things[i].body);
       if (th > LIMITS.tipAngle) {
         this.knocked.add(i);
-        const name = s.parts.things[i].name;
+        const name = stage.parts.things[i].name;
         const touch = this.lastTouch.get(i);
         const cause = touch
           ? `after the ${touch.by} struck it at ${ms(touch.speed)} m/s (t=${touch.t.toFixed(2)} s)`
@@ -284,40 +285,40 @@ export class EventMonitor {
     for (const i of this.nonTargets) {
       if (this.grasped.has(i) || this.knocked.has(i)) continue;
       const from = this.start.get(i)!;
-      const p = s.thingPosition(i);
-      const moved = Math.hypot(p[0] - from[0], p[1] - from[1]);
-      if (moved > LIMITS.pushed && !this.pushed.has(i)) this.pushed.set(i, { t, from });
-      const c = this.pushed.get(i);
+      const position = stage.thingPosition(i);
+      const moved = Math.hypot(position[0] - from[0], position[1] - from[1]);
+      if (moved > LIMITS.pushed && !this.pushed.has(i)) this.pushed.set(i, { t: now, from });
+      const pushRecord = this.pushed.get(i);
       // Judged once it has come to rest, so a thing that is still tipping is called knocked over instead.
-      if (c && norm(s.velocity(i)) < 0.03 && s.tilt(s.parts.things[i].body) < LIMITS.tipAngle)
-        this.emitPushed(i, c, moved);
+      if (pushRecord && norm(stage.velocity(i)) < 0.03 && stage.tilt(stage.parts.things[i].body) < LIMITS.tipAngle)
+        this.emitPushed(i, pushRecord, moved);
     }
 
     // rushed, dithered (while carrying) and detoured (when the carry ends): how the held thing travels.
-    if (held >= 0 && s.parts.things[held].free) this.follow(held, t);
+    if (held >= 0 && stage.parts.things[held].free) this.follow(held, now);
     else this.endCarry();
 
     // idled: the palm at rest for a while between two motions.
-    const palmSpeed = norm(s.palmVelocity());
+    const palmSpeed = norm(stage.palmVelocity());
     if (palmSpeed >= LIMITS.stillSpeed) {
-      if (this.stillSince >= 0 && this.moved && t - this.stillSince >= LIMITS.idle) {
+      if (this.stillSince >= 0 && this.moved && now - this.stillSince >= LIMITS.idle) {
         const what = heldName ? `holding the ${heldName}` : "with nothing in it";
         this.emit(
           "idled",
           "palm",
-          `the palm stood still ${(t - this.stillSince).toFixed(1)} s mid-task (from t=${this.stillSince.toFixed(1)} s), ${what}`,
+          `the palm stood still ${(now - this.stillSince).toFixed(1)} s mid-task (from t=${this.stillSince.toFixed(1)} s), ${what}`,
           "needless",
           this.stillSince,
         );
       }
       if (palmSpeed > 5 * LIMITS.stillSpeed) this.moved = true;
       this.stillSince = -1;
-    } else if (this.stillSince < 0) this.stillSince = t;
+    } else if (this.stillSince < 0) this.stillSince = now;
 
     // spilled: a bead leaves the held cup.
-    if (held >= 0 && s.props[held].kind === "cup") {
+    if (held >= 0 && stage.props[held].kind === "cup") {
       // The last 0.5 s of the cup's velocity: its speed and acceleration when a bead went over the rim.
-      this.cupVelocities.push(s.velocity(held));
+      this.cupVelocities.push(stage.velocity(held));
       if (this.cupVelocities.length > 25) this.cupVelocities.shift();
       const inCup = this.countBeadsInCup();
       if (inCup < this.beadsInCup) {
@@ -328,13 +329,13 @@ export class EventMonitor {
             peak,
             Math.hypot(vs[k][0] - vs[k - 1][0], vs[k][1] - vs[k - 1][1], vs[k][2] - vs[k - 1][2]) / TICK,
           );
-        const n = this.beadsInCup - inCup;
+        const lost = this.beadsInCup - inCup;
         // Upright, the cup lost them to its own motion (too fast); tipped over, something else was at work.
-        const tilt = s.tilt(s.parts.things[held].body);
+        const tilt = stage.tilt(stage.parts.things[held].body);
         this.emit(
           "spilled",
           heldName!,
-          `${n} bead${n > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${s.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`,
+          `${lost} bead${lost > 1 ? "s" : ""} flew out of the held ${heldName} (${inCup} of ${stage.scene.beads.length} left in it) while it moved at up to ${ms(Math.max(...vs.map(norm)))} m/s with accelerations up to ${peak.toFixed(1)} m/s², tilted ${((tilt * 180) / Math.PI).toFixed(0)}°`,
           tilt < LIMITS.tipAngle ? "too_fast" : "unknown",
         );
       }
@@ -346,11 +347,11 @@ export class EventMonitor {
         if (inCup < this.beadsInCup) {
           const cup = this.cupName();
           const fell = this.once.has(`dropped:${cup}`);
-          const n = this.beadsInCup - inCup;
+          const lost = this.beadsInCup - inCup;
           this.emit(
             "spilled",
             cup,
-            `${n} bead${n > 1 ? "s" : ""} came out of the ${cup} (${inCup} of ${s.scene.beads.length} left in it) ${fell ? "when it landed after being let go from high" : "while nothing held it"}`,
+            `${lost} bead${lost > 1 ? "s" : ""} came out of the ${cup} (${inCup} of ${stage.scene.beads.length} left in it) ${fell ? "when it landed after being let go from high" : "while nothing held it"}`,
             fell ? "too_high" : "unknown",
           );
         }
@@ -358,15 +359,21 @@ export class EventMonitor {
     }
 
     // passed_over: the held thing's centre over the footprint of something to stay away from.
-    if (held >= 0 && s.parts.things[held].free) {
-      const p = s.thingPosition(held);
+    if (held >= 0 && stage.parts.things[held].free) {
+      const position = stage.thingPosition(held);
       for (const { i, fp } of this.avoid) {
-        if (p[0] >= fp.x[0] && p[0] <= fp.x[1] && p[1] >= fp.y[0] && p[1] <= fp.y[1] && p[2] > fp.top) {
-          const name = s.parts.things[i].name;
+        if (
+          position[0] >= fp.x[0] &&
+          position[0] <= fp.x[1] &&
+          position[1] >= fp.y[0] &&
+          position[1] <= fp.y[1] &&
+          position[2] > fp.top
+        ) {
+          const name = stage.parts.things[i].name;
           this.emit(
             "passed_over",
             name,
-            `the held ${heldName} was carried over the ${name}: its centre ${cm(p[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`,
+            `the held ${heldName} was carried over the ${name}: its centre ${cm(position[2] - fp.top)} cm above the ${name}'s top, inside its footprint (x ${fp.x.map((v) => v.toFixed(2)).join("…")} m, y ${fp.y.map((v) => v.toFixed(2)).join("…")} m)`,
             "path_over",
           );
         }
@@ -376,18 +383,18 @@ export class EventMonitor {
 
   /** The program ended: things still moving are judged where they are; drawers left open are logged. */
   end(): void {
-    const s = this.stage;
+    const stage = this.stage;
     this.endCarry();
     for (const [i, c] of this.pushed) {
       if (this.knocked.has(i) || this.grasped.has(i)) continue;
-      const p = s.thingPosition(i);
-      this.emitPushed(i, c, Math.hypot(p[0] - c.from[0], p[1] - c.from[1]));
+      const position = stage.thingPosition(i);
+      this.emitPushed(i, c, Math.hypot(position[0] - c.from[0], position[1] - c.from[1]));
     }
-    for (const j of s.scene.joints) {
+    for (const j of stage.scene.joints) {
       const before = this.jointStart.get(j.name) ?? 0;
-      const after = s.jointFraction(j.name);
+      const after = stage.jointFraction(j.name);
       if (before < LIMITS.closedFraction && after > LIMITS.openFraction) {
-        const ref = s.joint(j.name)!;
+        const ref = stage.joint(j.name)!;
         this.emit(
           "left_open",
           j.object,
@@ -399,96 +406,96 @@ export class EventMonitor {
   }
 
   /** One control tick of carrying thing `i`: path, turns back, speed over the last 0.1 s. */
-  private follow(i: number, t: number): void {
-    const p = this.stage.thingPosition(i);
-    const xy: [number, number] = [p[0], p[1]];
+  private follow(i: number, now: number): void {
+    const position = this.stage.thingPosition(i);
+    const xy: [number, number] = [position[0], position[1]];
     if (this.carry?.thing !== i) {
       this.endCarry();
       this.carry = { thing: i, points: [xy], length: 0, anchor: xy, leg: null, reversals: 0, speeds: [] };
       return;
     }
-    const c = this.carry;
-    const last = c.points[c.points.length - 1];
-    c.length += Math.hypot(xy[0] - last[0], xy[1] - last[1]);
-    c.points.push(xy);
+    const carry = this.carry;
+    const last = carry.points[carry.points.length - 1];
+    carry.length += Math.hypot(xy[0] - last[0], xy[1] - last[1]);
+    carry.points.push(xy);
     const name = this.stage.parts.things[i].name;
     // Legs: each time it has gone ditherLeg from the last anchor, the direction of that leg; a leg that turns back.
-    const dx = xy[0] - c.anchor[0],
-      dy = xy[1] - c.anchor[1],
-      d = Math.hypot(dx, dy);
-    if (d >= LIMITS.ditherLeg) {
-      const dir: [number, number] = [dx / d, dy / d];
-      if (c.leg && dir[0] * c.leg[0] + dir[1] * c.leg[1] < -Math.SQRT1_2) c.reversals++;
-      c.leg = dir;
-      c.anchor = xy;
-      if (c.reversals >= LIMITS.ditherReversals)
+    const dx = xy[0] - carry.anchor[0],
+      dy = xy[1] - carry.anchor[1],
+      legLength = Math.hypot(dx, dy);
+    if (legLength >= LIMITS.ditherLeg) {
+      const dir: [number, number] = [dx / legLength, dy / legLength];
+      if (carry.leg && dir[0] * carry.leg[0] + dir[1] * carry.leg[1] < -Math.SQRT1_2) carry.reversals++;
+      carry.leg = dir;
+      carry.anchor = xy;
+      if (carry.reversals >= LIMITS.ditherReversals)
         this.emit(
           "dithered",
           name,
-          `the held ${name} was moved back and forth: its path across the table turned back on itself ${c.reversals} times (legs of ${cm(LIMITS.ditherLeg)} cm or more)`,
+          `the held ${name} was moved back and forth: its path across the table turned back on itself ${carry.reversals} times (legs of ${cm(LIMITS.ditherLeg)} cm or more)`,
           "needless",
-          t,
+          now,
         );
     }
-    c.speeds.push(norm(this.stage.velocity(i)));
-    if (c.speeds.length > 5) c.speeds.shift();
-    const v = c.speeds.reduce((a, b) => a + b, 0) / c.speeds.length;
-    if (c.speeds.length === 5 && v > LIMITS.rushedSpeed)
+    carry.speeds.push(norm(this.stage.velocity(i)));
+    if (carry.speeds.length > 5) carry.speeds.shift();
+    const meanSpeed = carry.speeds.reduce((a, b) => a + b, 0) / carry.speeds.length;
+    if (carry.speeds.length === 5 && meanSpeed > LIMITS.rushedSpeed)
       this.emit(
         "rushed",
         name,
-        `the held ${name} was carried at ${ms(v)} m/s (averaged over 0.1 s), faster than the ${ms(LIMITS.rushedSpeed)} m/s of a careful carry`,
+        `the held ${name} was carried at ${ms(meanSpeed)} m/s (averaged over 0.1 s), faster than the ${ms(LIMITS.rushedSpeed)} m/s of a careful carry`,
         "too_fast",
-        t,
+        now,
       );
   }
 
   /** The carry ended (let go, or the program ended): was its path far longer than the way from where it began? */
   private endCarry(): void {
-    const c = this.carry;
+    const carry = this.carry;
     this.carry = null;
-    if (!c || c.points.length < 2) return;
-    const a = c.points[0],
-      b = c.points[c.points.length - 1];
-    const straight = Math.hypot(b[0] - a[0], b[1] - a[1]);
-    const stray = Math.max(...c.points.map((p) => offLine(p, a, b)));
+    if (!carry || carry.points.length < 2) return;
+    const first = carry.points[0],
+      last = carry.points[carry.points.length - 1];
+    const straight = Math.hypot(last[0] - first[0], last[1] - first[1]);
+    const stray = Math.max(...carry.points.map((p) => offLine(p, first, last)));
     // Going round something to stay away from that lies on the straight way is what the task needs, not a detour.
-    const needed = this.avoid.some(({ fp }) => segmentMeets(a, b, fp));
+    const needed = this.avoid.some(({ fp }) => segmentMeets(first, last, fp));
     if (
       !needed &&
-      c.length >= LIMITS.detourRatio * straight &&
-      c.length - straight >= LIMITS.detourExtra &&
+      carry.length >= LIMITS.detourRatio * straight &&
+      carry.length - straight >= LIMITS.detourExtra &&
       stray >= LIMITS.detourStray
     ) {
-      const name = this.stage.parts.things[c.thing].name;
+      const name = this.stage.parts.things[carry.thing].name;
       this.emit(
         "detoured",
         name,
-        `the held ${name} travelled ${cm(c.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`,
+        `the held ${name} travelled ${cm(carry.length)} cm across the table for a ${cm(straight)} cm way, straying up to ${cm(stray)} cm from the straight line`,
         "needless",
       );
     }
   }
 
-  private emitPushed(i: number, c: { t: number; from: number[] }, moved: number): void {
+  private emitPushed(i: number, pushRecord: { t: number; from: number[] }, moved: number): void {
     if (moved <= LIMITS.pushed) return;
-    const s = this.stage;
-    const name = s.parts.things[i].name;
-    const p = s.thingPosition(i);
+    const stage = this.stage;
+    const name = stage.parts.things[i].name;
+    const position = stage.thingPosition(i);
     const touch = this.lastTouch.get(i);
     const by = touch ? ` by the ${touch.by} moving at ${ms(touch.speed)} m/s` : " without the robot touching it";
     this.emit(
       "pushed",
       name,
-      `the ${name} was shoved ${cm(moved)} cm${by}, from (${c.from[0].toFixed(2)}, ${c.from[1].toFixed(2)}) to (${p[0].toFixed(2)}, ${p[1].toFixed(2)})`,
+      `the ${name} was shoved ${cm(moved)} cm${by}, from (${pushRecord.from[0].toFixed(2)}, ${pushRecord.from[1].toFixed(2)}) to (${position[0].toFixed(2)}, ${position[1].toFixed(2)})`,
       touch ? "path_through" : "unknown",
-      c.t,
+      pushRecord.t,
     );
   }
 
-  private touch(i: number, by: string, speed: number, t: number): void {
+  private touch(i: number, by: string, speed: number, now: number): void {
     const prev = this.lastTouch.get(i);
-    if (!prev || prev.by !== by || t - prev.t > 0.2) this.lastTouch.set(i, { by, t, speed });
+    if (!prev || prev.by !== by || now - prev.t > 0.2) this.lastTouch.set(i, { by, t: now, speed });
     else prev.speed = Math.max(prev.speed, speed);
     const name = this.stage.parts.things[i].name;
     this.emit("contact", name, `the ${by} touched the ${name} moving at ${ms(speed)} m/s`);
@@ -500,18 +507,18 @@ export class EventMonitor {
   }
 
   private countBeadsInCup(): number {
-    const s = this.stage;
+    const stage = this.stage;
     const cup = this.cupIndex();
     if (cup < 0) return 0;
-    const body = s.parts.things[cup].body;
-    let n = 0;
-    for (const b of s.beadBodies) {
-      const p = (s.data.xpos as Float64Array).subarray(3 * b, 3 * b + 3);
-      const l = s.toBodyFrame(body, [p[0], p[1], p[2]]);
+    const body = stage.parts.things[cup].body;
+    let inside = 0;
+    for (const b of stage.beadBodies) {
+      const position = (stage.data.xpos as Float64Array).subarray(3 * b, 3 * b + 3);
+      const local = stage.toBodyFrame(body, [position[0], position[1], position[2]]);
       // Past the wall's inner face means it went over the rim: it is out.
-      if (Math.hypot(l[0], l[1]) < CUP_INNER + 0.004 && l[2] > -0.06 && l[2] < 0.05) n++;
+      if (Math.hypot(local[0], local[1]) < CUP_INNER + 0.004 && local[2] > -0.06 && local[2] < 0.05) inside++;
     }
-    return n;
+    return inside;
   }
 
   private cupName(): string {
@@ -535,26 +542,26 @@ interface Carry {
   speeds: number[];
 }
 
-/** Whether the segment a–b on the table passes over a footprint. */
-function segmentMeets(a: [number, number], b: [number, number], fp: { x: number[]; y: number[] }): boolean {
-  const n = Math.max(1, Math.ceil(Math.hypot(b[0] - a[0], b[1] - a[1]) / 0.01));
-  for (let i = 0; i <= n; i++) {
-    const x = a[0] + ((b[0] - a[0]) * i) / n,
-      y = a[1] + ((b[1] - a[1]) * i) / n;
+/** Whether the segment start–end on the table passes over a footprint. */
+function segmentMeets(start: [number, number], end: [number, number], fp: { x: number[]; y: number[] }): boolean {
+  const samples = Math.max(1, Math.ceil(Math.hypot(end[0] - start[0], end[1] - start[1]) / 0.01));
+  for (let i = 0; i <= samples; i++) {
+    const x = start[0] + ((end[0] - start[0]) * i) / samples,
+      y = start[1] + ((end[1] - start[1]) * i) / samples;
     if (x >= fp.x[0] && x <= fp.x[1] && y >= fp.y[0] && y <= fp.y[1]) return true;
   }
   return false;
 }
 
-/** Distance of p from the segment a–b (on the table). */
-function offLine(p: [number, number], a: [number, number], b: [number, number]): number {
-  const ux = b[0] - a[0],
-    uy = b[1] - a[1],
+/** Distance of `point` from the segment start–end (on the table). */
+function offLine(point: [number, number], start: [number, number], end: [number, number]): number {
+  const ux = end[0] - start[0],
+    uy = end[1] - start[1],
     L2 = ux * ux + uy * uy;
-  const k = L2 > 0 ? Math.max(0, Math.min(1, ((p[0] - a[0]) * ux + (p[1] - a[1]) * uy) / L2)) : 0;
-  return Math.hypot(p[0] - a[0] - k * ux, p[1] - a[1] - k * uy);
+  const k = L2 > 0 ? Math.max(0, Math.min(1, ((point[0] - start[0]) * ux + (point[1] - start[1]) * uy) / L2)) : 0;
+  return Math.hypot(point[0] - start[0] - k * ux, point[1] - start[1] - k * uy);
 }
 
-function norm(v: number[]): number {
-  return Math.hypot(v[0], v[1], v[2]);
+function norm(vec: number[]): number {
+  return Math.hypot(vec[0], vec[1], vec[2]);
 }

@@ -120,78 +120,82 @@ export class WorkbenchCamera {
       this.rng,
       Math.max(3, Math.round(12 / (scale * scale))),
     );
-    const n = index.entities.length;
+    const entityCount = index.entities.length;
     const pose = workbenchCameraPose();
-    const counts = new Int32Array(n);
-    const rgb = new Float64Array(3 * n);
+    const counts = new Int32Array(entityCount);
+    const rgb = new Float64Array(3 * entityCount);
     const placePx = new Int32Array(index.places.length),
       insidePx = new Int32Array(index.places.length);
     for (let i = 0; i < frame.geom.length; i++) {
-      const g = frame.geom[i];
-      if (g < 0) continue;
-      const p = index.geomToPlace[g];
-      if (p >= 0) {
-        placePx[p]++;
-        if (index.geomInside[g]) insidePx[p]++;
+      const geom = frame.geom[i];
+      if (geom < 0) continue;
+      const place = index.geomToPlace[geom];
+      if (place >= 0) {
+        placePx[place]++;
+        if (index.geomInside[geom]) insidePx[place]++;
       }
-      const e = index.geomToEntity[g];
-      if (e < 0) continue;
-      counts[e]++;
-      rgb[3 * e] += frame.rgb[3 * i];
-      rgb[3 * e + 1] += frame.rgb[3 * i + 1];
-      rgb[3 * e + 2] += frame.rgb[3 * i + 2];
+      const entity = index.geomToEntity[geom];
+      if (entity < 0) continue;
+      counts[entity]++;
+      rgb[3 * entity] += frame.rgb[3 * i];
+      rgb[3 * entity + 1] += frame.rgb[3 * i + 1];
+      rgb[3 * entity + 2] += frame.rgb[3 * i + 2];
     }
     // Each thing's pixels back through their depth and the camera's pose: the points its detection reports.
-    const clouds = entityClouds(frame, pose, CAMERA.fovDeg, index.geomToEntity, n);
+    const clouds = entityClouds(frame, pose, CAMERA.fovDeg, index.geomToEntity, entityCount);
     const holds = view.holds();
     const partOf = view.partOf();
     // What holds others, as seen in this frame: containers and bowls first, then what things rest on.
     const supports = raw
       .filter((o) => holds.has(o.label))
       .sort((a, b) => Number(holds.get(b.label) === "in") - Number(holds.get(a.label) === "in"))
-      .map((o) => ({
-        entity: o.entity,
-        name: index.labels[index.entities.indexOf(o.label)],
-        relation: holds.get(o.label)!,
-        cloud: clouds[o.entity],
+      .map((detection) => ({
+        entity: detection.entity,
+        name: index.labels[index.entities.indexOf(detection.label)],
+        relation: holds.get(detection.label)!,
+        cloud: clouds[detection.entity],
       }));
     // The palm holds one thing: of what the detections say is loose (or a handle), the nearest its grasp point reaches.
     const held = heldBy(
       [view.hand()],
       raw.map((d) => (index.places.includes(d.label) || d.label === ROBOT_SELF ? NO_CLOUD : clouds[d.entity])),
     );
-    const detections: LocatedDetection[] = raw.map((d, k) => {
-      const e = d.entity;
-      const c = counts[e];
-      const cl = clouds[e];
+    const detections: LocatedDetection[] = raw.map((detection, k) => {
+      const entity = detection.entity;
+      const pixelCount = counts[entity];
+      const cl = clouds[entity];
       // A mislabel names another entity of the scene; report that entity's label (any bead is "bead").
-      const label = index.labels[index.entities.indexOf(d.label)];
+      const label = index.labels[index.entities.indexOf(detection.label)];
       // What the detection says it is decides how it is located, its own points where: a handle is on what it opens
       // (or in the palm); a loose thing in the palm, in or on what is under it, or on the table.
-      const part = partOf.get(d.label);
+      const part = partOf.get(detection.label);
       const location = part
-        ? locateCloud(clouds[e], { heldBy: held[k], fallback: { relation: "on", place: part } })
-        : index.places.includes(d.label) || d.label === ROBOT_SELF
+        ? locateCloud(clouds[entity], { heldBy: held[k], fallback: { relation: "on", place: part } })
+        : index.places.includes(detection.label) || detection.label === ROBOT_SELF
           ? { relation: "on" as const, place: "table" } // the scene's places, and the robot's own hand, stand on the table
-          : locateCloud(clouds[e], {
+          : locateCloud(clouds[entity], {
               heldBy: held[k],
-              supports: supports.filter((x) => x.entity !== e),
+              supports: supports.filter((x) => x.entity !== entity),
               fallback: { relation: "on", place: "table" },
             });
       return {
         label,
-        score: d.score,
+        score: detection.score,
         box:
           scale === 1
-            ? d.box
+            ? detection.box
             : {
-                x: Math.round(d.box.x * scale),
-                y: Math.round(d.box.y * scale),
-                w: Math.round(d.box.w * scale),
-                h: Math.round(d.box.h * scale),
+                x: Math.round(detection.box.x * scale),
+                y: Math.round(detection.box.y * scale),
+                w: Math.round(detection.box.w * scale),
+                h: Math.round(detection.box.h * scale),
               },
         location,
-        color: colorName(rgb[3 * e] / c, rgb[3 * e + 1] / c, rgb[3 * e + 2] / c),
+        color: colorName(
+          rgb[3 * entity] / pixelCount,
+          rgb[3 * entity + 1] / pixelCount,
+          rgb[3 * entity + 2] / pixelCount,
+        ),
         position: [round(cl.median[0]), round(cl.median[1]), round(cl.median[2])],
         zRange: [round(cl.min[2]), round(cl.max[2])],
         // The footprint of what the depth pixels show.

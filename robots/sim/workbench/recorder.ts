@@ -34,13 +34,13 @@ export class Recorder<S> {
     readonly period = FRAME_PERIOD,
   ) {}
 
-  /** Whether a frame is due at physics time `t`. */
-  due(t: number): boolean {
-    return t - this.t0 >= this.next - 1e-6;
+  /** Whether a frame is due at physics time `time`. */
+  due(time: number): boolean {
+    return time - this.t0 >= this.next - 1e-6;
   }
 
-  capture(t: number, snapshot: S, detections: RolloutDetections): void {
-    const rel = Math.round((t - this.t0) * 1000) / 1000;
+  capture(time: number, snapshot: S, detections: RolloutDetections): void {
+    const rel = Math.round((time - this.t0) * 1000) / 1000;
     const last = this.frames[this.frames.length - 1];
     if (last && Math.abs(last.t - rel) < 1e-6) return;
     this.frames.push({ t: rel, snapshot, detections });
@@ -80,23 +80,23 @@ export class Recorder<S> {
  * chosen so far (ties: the earliest), which spreads the rest evenly.
  */
 export function selectKeyFrames(times: number[], moments: number[], max = MAX_KEY_FRAMES): number[] {
-  const n = times.length;
-  if (n === 0) return [];
-  const chosen = new Set<number>([0, n - 1]);
+  const frameCount = times.length;
+  if (frameCount === 0) return [];
+  const chosen = new Set<number>([0, frameCount - 1]);
   for (const t of moments) {
     if (chosen.size >= max) break;
     let best = 0;
-    for (let k = 1; k < n; k++) if (Math.abs(times[k] - t) < Math.abs(times[best] - t)) best = k;
+    for (let k = 1; k < frameCount; k++) if (Math.abs(times[k] - t) < Math.abs(times[best] - t)) best = k;
     chosen.add(best);
   }
-  const gap = new Float64Array(n).fill(Infinity);
-  const update = (c: number) => {
-    for (let k = 0; k < n; k++) gap[k] = Math.min(gap[k], Math.abs(times[k] - times[c]));
+  const gap = new Float64Array(frameCount).fill(Infinity);
+  const update = (pick: number) => {
+    for (let k = 0; k < frameCount; k++) gap[k] = Math.min(gap[k], Math.abs(times[k] - times[pick]));
   };
   for (const c of chosen) update(c);
-  while (chosen.size < Math.min(max, n)) {
+  while (chosen.size < Math.min(max, frameCount)) {
     let best = -1;
-    for (let k = 0; k < n; k++) if (!chosen.has(k) && (best < 0 || gap[k] > gap[best])) best = k;
+    for (let k = 0; k < frameCount; k++) if (!chosen.has(k) && (best < 0 || gap[k] > gap[best])) best = k;
     chosen.add(best);
     update(best);
   }

@@ -12,14 +12,14 @@
  * as a gripper's fingers wrap what they hold instead of pushing it away.
  */
 import { Rng } from "../../random";
-import { box, f, palmActuators } from "../palm/scene";
+import { box, attributeNumbers, palmActuators } from "../palm/scene";
 
 export type Vec3 = [number, number, number];
 
 export const WORKBENCH_SCENES = ["apple_plate", "lemon_bowl", "bread_tray", "cup_tray", "apple_drawer"] as const;
 export type WorkbenchSceneName = (typeof WORKBENCH_SCENES)[number];
-export const isWorkbenchScene = (s: string): s is WorkbenchSceneName =>
-  (WORKBENCH_SCENES as readonly string[]).includes(s);
+export const isWorkbenchScene = (name: string): name is WorkbenchSceneName =>
+  (WORKBENCH_SCENES as readonly string[]).includes(name);
 
 export type ObjectKind = "apple" | "lemon" | "cube" | "bread" | "cup" | "vase" | "bottle" | "laptop";
 
@@ -154,23 +154,23 @@ function ring(
   thickness: number,
   halfHeight: number,
   z: number,
-  n: number,
+  segments: number,
   rgba: string,
   extra = "",
 ): string {
-  const half = radius * Math.tan(Math.PI / n) + thickness / 2;
+  const half = radius * Math.tan(Math.PI / segments) + thickness / 2;
   const out: string[] = [];
-  for (let k = 0; k < n; k++) {
-    const a = (2 * Math.PI * k) / n;
+  for (let k = 0; k < segments; k++) {
+    const angle = (2 * Math.PI * k) / segments;
     out.push(
-      `<geom name="${prefix}__wall${k}" type="box" pos="${f(radius * Math.cos(a), radius * Math.sin(a), z)}" euler="0 0 ${a.toFixed(4)}" size="${f(thickness / 2, half, halfHeight)}" rgba="${rgba}" ${extra}/>`,
+      `<geom name="${prefix}__wall${k}" type="box" pos="${attributeNumbers(radius * Math.cos(angle), radius * Math.sin(angle), z)}" euler="0 0 ${angle.toFixed(4)}" size="${attributeNumbers(thickness / 2, half, halfHeight)}" rgba="${rgba}" ${extra}/>`,
     );
   }
   return out.join("\n        ");
 }
 
 function objectXml(name: string, kind: ObjectKind, pos: Vec3): string {
-  const body = (inner: string) => `<body name="${name}" pos="${f(...pos)}"><freejoint name="${name}"/>
+  const body = (inner: string) => `<body name="${name}" pos="${attributeNumbers(...pos)}"><freejoint name="${name}"/>
         ${inner}
       </body>`;
   switch (kind) {
@@ -184,7 +184,7 @@ function objectXml(name: string, kind: ObjectKind, pos: Vec3): string {
       // Long axis along y, so the fingers (which close along x) take it across its 8 cm width.
       return body(box(name, [0, 0, 0], [0.04, 0.065, 0.03], RGBA.bread, 'mass="0.1"'));
     case "cup":
-      return body(`<geom name="${name}" type="cylinder" pos="${f(0, 0, CUP.bottom + CUP.floorHalf)}" size="${f(0.045, CUP.floorHalf)}" rgba="${RGBA.cup}" mass="0.05"/>
+      return body(`<geom name="${name}" type="cylinder" pos="${attributeNumbers(0, 0, CUP.bottom + CUP.floorHalf)}" size="${attributeNumbers(0.045, CUP.floorHalf)}" rgba="${RGBA.cup}" mass="0.05"/>
         ${ring(name, CUP.inner + 0.003, 0.006, CUP.wallHalf, CUP.bottom + 2 * CUP.floorHalf + CUP.wallHalf, 10, RGBA.cup, 'mass="0.01"')}`);
     case "vase":
       return body(`<geom name="${name}" type="cylinder" size="0.03 0.11" rgba="${RGBA.vase}" mass="0.25"/>`);
@@ -199,17 +199,17 @@ function objectXml(name: string, kind: ObjectKind, pos: Vec3): string {
   }
 }
 
-function beadsXml(cup: Vec3, n: number): { xml: string; names: string[] } {
+function beadsXml(cup: Vec3, count: number): { xml: string; names: string[] } {
   const names: string[] = [];
   const out: string[] = [];
   const z = cup[2] + CUP.bottom + 2 * CUP.floorHalf + BEAD_R + 0.0005;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < count; i++) {
     // One in the centre, the rest on a ring with room to roll: a single layer on the cup's floor.
-    const [r, a] = i === 0 ? [0, 0] : [0.022, (2 * Math.PI * (i - 1)) / (n - 1)];
+    const [ringRadius, angle] = i === 0 ? [0, 0] : [0.022, (2 * Math.PI * (i - 1)) / (count - 1)];
     const name = `bead_${i + 1}`;
     names.push(name);
     out.push(
-      `<body name="${name}" pos="${f(cup[0] + r * Math.cos(a), cup[1] + r * Math.sin(a), z)}"><freejoint name="${name}"/><geom name="${name}" type="sphere" size="${BEAD_R}" rgba="${RGBA.bead}" mass="0.006" ${BEAD_CONTACT}/></body>`,
+      `<body name="${name}" pos="${attributeNumbers(cup[0] + ringRadius * Math.cos(angle), cup[1] + ringRadius * Math.sin(angle), z)}"><freejoint name="${name}"/><geom name="${name}" type="sphere" size="${BEAD_R}" rgba="${RGBA.bead}" mass="0.006" ${BEAD_CONTACT}/></body>`,
     );
   }
   return { xml: out.join("\n    "), names };
@@ -225,84 +225,84 @@ interface PlaceOut {
 /** Drawer geometry (cabinet frame): the drawer slides out towards −y (the robot) by up to DRAWER_TRAVEL. */
 export const DRAWER_TRAVEL = 0.22;
 
-function placeXml(p: PlaceSpec): PlaceOut {
-  const [x, y] = p.pos;
-  switch (p.kind) {
+function placeXml(place: PlaceSpec): PlaceOut {
+  const [x, y] = place.pos;
+  switch (place.kind) {
     case "plate":
       return {
-        xml: `<body name="${p.name}" pos="${f(x, y, 0)}">
-      <site name="${p.name}" pos="0 0 0.012" size="0.01" rgba="0 0 0 0"/>
-      <geom name="${p.name}" type="cylinder" pos="0 0 0.006" size="0.085 0.006" rgba="${RGBA.plate}"/>
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+      <site name="${place.name}" pos="0 0 0.012" size="0.01" rgba="0 0 0 0"/>
+      <geom name="${place.name}" type="cylinder" pos="0 0 0.006" size="0.085 0.006" rgba="${RGBA.plate}"/>
     </body>`,
-        surface: { name: p.name, site: p.name, half: [0.075, 0.075], round: true, top: 0.012, capacity: 1 },
+        surface: { name: place.name, site: place.name, half: [0.075, 0.075], round: true, top: 0.012, capacity: 1 },
       };
     case "tray": {
-      const rim = (n: string, pos: number[], size: number[]) => box(`${p.name}__${n}`, pos, size, RGBA.tray);
+      const rim = (n: string, pos: number[], size: number[]) => box(`${place.name}__${n}`, pos, size, RGBA.tray);
       return {
-        xml: `<body name="${p.name}" pos="${f(x, y, 0)}">
-      <site name="${p.name}" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
-      ${box(p.name, [0, 0, 0.005], [0.13, 0.095, 0.005], RGBA.tray)}
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+      <site name="${place.name}" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
+      ${box(place.name, [0, 0, 0.005], [0.13, 0.095, 0.005], RGBA.tray)}
       ${rim("rim_n", [0, 0.09, 0.022], [0.13, 0.005, 0.012])}
       ${rim("rim_s", [0, -0.09, 0.022], [0.13, 0.005, 0.012])}
       ${rim("rim_e", [0.125, 0, 0.022], [0.005, 0.085, 0.012])}
       ${rim("rim_w", [-0.125, 0, 0.022], [0.005, 0.085, 0.012])}
     </body>`,
-        surface: { name: p.name, site: p.name, half: [0.11, 0.075], round: false, top: 0.01, capacity: 2 },
+        surface: { name: place.name, site: place.name, half: [0.11, 0.075], round: false, top: 0.01, capacity: 2 },
       };
     }
     case "bowl":
       return {
-        xml: `<body name="${p.name}" pos="${f(x, y, 0)}">
-      <site name="${p.name}" pos="0 0 0.008" size="0.01" rgba="0 0 0 0"/>
-      <geom name="${p.name}" type="cylinder" pos="0 0 0.004" size="0.09 0.004" rgba="${RGBA.bowl}"/>
-      ${ring(p.name, 0.088, 0.006, 0.02, 0.02, 14, RGBA.bowl)}
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+      <site name="${place.name}" pos="0 0 0.008" size="0.01" rgba="0 0 0 0"/>
+      <geom name="${place.name}" type="cylinder" pos="0 0 0.004" size="0.09 0.004" rgba="${RGBA.bowl}"/>
+      ${ring(place.name, 0.088, 0.006, 0.02, 0.02, 14, RGBA.bowl)}
     </body>`,
-        surface: { name: p.name, site: p.name, half: [0.07, 0.07], round: true, top: 0.008, capacity: 2 },
+        surface: { name: place.name, site: place.name, half: [0.07, 0.07], round: true, top: 0.008, capacity: 2 },
       };
     case "drawer": {
       // A cabinet (static, named `<name>__cabinet_*`, detected as the drawer's own label) and the drawer box on a
       // slide joint. The drawer is the cabinet body's child, so MuJoCo never collides the two.
-      const n = p.name;
-      const c = RGBA.cabinet;
+      const name = place.name;
+      const rgba = RGBA.cabinet;
       const cab = [
-        box(`${n}__cabinet_left`, [-0.154, 0, 0.085], [0.006, 0.14, 0.085], c),
-        box(`${n}__cabinet_right`, [0.154, 0, 0.085], [0.006, 0.14, 0.085], c),
-        box(`${n}__cabinet_back`, [0, 0.134, 0.085], [0.148, 0.006, 0.085], c),
-        box(`${n}__cabinet_top`, [0, 0, 0.164], [0.16, 0.14, 0.006], c),
-        box(`${n}__cabinet_bottom`, [0, 0, 0.006], [0.148, 0.134, 0.006], c),
+        box(`${name}__cabinet_left`, [-0.154, 0, 0.085], [0.006, 0.14, 0.085], rgba),
+        box(`${name}__cabinet_right`, [0.154, 0, 0.085], [0.006, 0.14, 0.085], rgba),
+        box(`${name}__cabinet_back`, [0, 0.134, 0.085], [0.148, 0.006, 0.085], rgba),
+        box(`${name}__cabinet_top`, [0, 0, 0.164], [0.16, 0.14, 0.006], rgba),
+        box(`${name}__cabinet_bottom`, [0, 0, 0.006], [0.148, 0.134, 0.006], rgba),
       ];
       const drawer = [
-        box(`${n}__floor`, [0, -0.005, 0.018], [0.142, 0.125, 0.005], c, 'mass="0.4"'),
-        box(`${n}__side_l`, [-0.137, -0.005, 0.067], [0.005, 0.125, 0.045], c, 'mass="0.1"'),
-        box(`${n}__side_r`, [0.137, -0.005, 0.067], [0.005, 0.125, 0.045], c, 'mass="0.1"'),
-        box(`${n}__back`, [0, 0.115, 0.067], [0.132, 0.005, 0.045], c, 'mass="0.1"'),
-        box(`${n}__front`, [0, -0.1495, 0.085], [0.155, 0.008, 0.072], c, 'mass="0.3"'),
-        box(`${n}__post_l`, [-0.035, -0.165, 0.09], [0.005, 0.008, 0.005], RGBA.handle, 'mass="0.01"'),
-        box(`${n}__post_r`, [0.035, -0.165, 0.09], [0.005, 0.008, 0.005], RGBA.handle, 'mass="0.01"'),
-        box(`${n}_handle`, [0, -0.1725, 0.09], [0.045, 0.008, 0.008], RGBA.handle, 'mass="0.02"'),
+        box(`${name}__floor`, [0, -0.005, 0.018], [0.142, 0.125, 0.005], rgba, 'mass="0.4"'),
+        box(`${name}__side_l`, [-0.137, -0.005, 0.067], [0.005, 0.125, 0.045], rgba, 'mass="0.1"'),
+        box(`${name}__side_r`, [0.137, -0.005, 0.067], [0.005, 0.125, 0.045], rgba, 'mass="0.1"'),
+        box(`${name}__back`, [0, 0.115, 0.067], [0.132, 0.005, 0.045], rgba, 'mass="0.1"'),
+        box(`${name}__front`, [0, -0.1495, 0.085], [0.155, 0.008, 0.072], rgba, 'mass="0.3"'),
+        box(`${name}__post_l`, [-0.035, -0.165, 0.09], [0.005, 0.008, 0.005], RGBA.handle, 'mass="0.01"'),
+        box(`${name}__post_r`, [0.035, -0.165, 0.09], [0.005, 0.008, 0.005], RGBA.handle, 'mass="0.01"'),
+        box(`${name}_handle`, [0, -0.1725, 0.09], [0.045, 0.008, 0.008], RGBA.handle, 'mass="0.02"'),
       ];
       return {
-        xml: `<body name="${n}__cabinet" pos="${f(x, y, 0)}">
+        xml: `<body name="${name}__cabinet" pos="${attributeNumbers(x, y, 0)}">
       ${cab.join("\n      ")}
-      <body name="${n}" pos="0 0 0">
-        <joint name="${n}" type="slide" axis="0 -1 0" range="0 ${DRAWER_TRAVEL}" damping="6" frictionloss="0.8" armature="0.05"/>
-        <site name="${n}" pos="0 -0.005 0.023" size="0.01" rgba="0 0 0 0"/>
+      <body name="${name}" pos="0 0 0">
+        <joint name="${name}" type="slide" axis="0 -1 0" range="0 ${DRAWER_TRAVEL}" damping="6" frictionloss="0.8" armature="0.05"/>
+        <site name="${name}" pos="0 -0.005 0.023" size="0.01" rgba="0 0 0 0"/>
         ${drawer.join("\n        ")}
       </body>
     </body>`,
         // The interior in the drawer's own frame (the world checks "in" there, so it travels with the drawer).
         container: {
-          name: n,
+          name: name,
           doors: [],
           min: [-0.132, -0.13, 0.023],
           max: [0.132, 0.11, 0.112],
-          interior: [`${n}__floor`],
+          interior: [`${name}__floor`],
         },
         joint: {
-          name: n,
-          object: n,
-          handle: `${n}_handle`,
-          description: `the ${n}: pulling its handle towards the robot slides it open (fraction 1: ${Math.round(DRAWER_TRAVEL * 100)} cm out)`,
+          name: name,
+          object: name,
+          handle: `${name}_handle`,
+          description: `the ${name}: pulling its handle towards the robot slides it open (fraction 1: ${Math.round(DRAWER_TRAVEL * 100)} cm out)`,
         },
       };
     }
@@ -310,7 +310,7 @@ function placeXml(p: PlaceSpec): PlaceOut {
 }
 
 function palmXml(): string {
-  const g = 'contype="2" conaffinity="0"';
+  const palmContact = 'contype="2" conaffinity="0"';
   const fx = FINGER.open / 2 + FINGER.half;
   const fz = (FINGER.top - FINGER.tip) / 2;
   const fh = (FINGER.top + FINGER.tip) / 2;
@@ -318,10 +318,10 @@ function palmXml(): string {
       <joint name="palm_x" type="slide" axis="1 0 0"/>
       <joint name="palm_y" type="slide" axis="0 1 0"/>
       <joint name="palm_z" type="slide" axis="0 0 1"/>
-      <geom name="palm" type="box" pos="0 0 0.07" size="0.066 0.012 0.012" rgba="${RGBA.palm}" mass="0.6" ${g}/>
-      <geom name="palm__wrist" type="cylinder" pos="0 0 0.13" size="0.02 0.048" rgba="${RGBA.palm}" mass="0.3" ${g}/>
-      <geom name="palm__finger_l" type="box" pos="${f(-fx, 0, fz)}" size="${f(FINGER.half, 0.012, fh)}" rgba="${RGBA.finger}" mass="0.05" ${g}/>
-      <geom name="palm__finger_r" type="box" pos="${f(fx, 0, fz)}" size="${f(FINGER.half, 0.012, fh)}" rgba="${RGBA.finger}" mass="0.05" ${g}/>
+      <geom name="palm" type="box" pos="0 0 0.07" size="0.066 0.012 0.012" rgba="${RGBA.palm}" mass="0.6" ${palmContact}/>
+      <geom name="palm__wrist" type="cylinder" pos="0 0 0.13" size="0.02 0.048" rgba="${RGBA.palm}" mass="0.3" ${palmContact}/>
+      <geom name="palm__finger_l" type="box" pos="${attributeNumbers(-fx, 0, fz)}" size="${attributeNumbers(FINGER.half, 0.012, fh)}" rgba="${RGBA.finger}" mass="0.05" ${palmContact}/>
+      <geom name="palm__finger_r" type="box" pos="${attributeNumbers(fx, 0, fz)}" size="${attributeNumbers(FINGER.half, 0.012, fh)}" rgba="${RGBA.finger}" mass="0.05" ${palmContact}/>
     </body>`;
 }
 
@@ -400,18 +400,22 @@ export function sceneInstruction(name: WorkbenchSceneName): string {
  * that stand on a path by up to 0.5 cm across it), so two rollouts of one task differ in layout.
  */
 export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): WorkbenchScene {
-  const L = LAYOUTS[name];
+  const layout = LAYOUTS[name];
   const rng = new Rng((seed * 2654435761 + name.length * 97 + name.charCodeAt(0)) >>> 0);
   const mirror = seed % 2 === 1 ? -1 : 1;
   const jit = (a = 0.02) => (rng.next() * 2 - 1) * a;
-  const place = (p: [number, number], steady: boolean): [number, number] => [
-    mirror * p[0] + jit(steady ? 0.005 : 0.02),
-    p[1] + jit(steady ? 0.005 : 0.02),
+  const place = (point: [number, number], steady: boolean): [number, number] => [
+    mirror * point[0] + jit(steady ? 0.005 : 0.02),
+    point[1] + jit(steady ? 0.005 : 0.02),
   ];
-  const places = L.places.map((p) => ({ ...p, pos: place(p.pos, true) }));
-  const things = L.things.map((t) => {
-    const xy = place(t.at, !!L.steady?.includes(t.name));
-    return { name: t.name, kind: t.kind, pos: [xy[0], xy[1], OBJECT_PROPS[t.kind].origin + 0.0005] as Vec3 };
+  const places = layout.places.map((p) => ({ ...p, pos: place(p.pos, true) }));
+  const things = layout.things.map((thing) => {
+    const xy = place(thing.at, !!layout.steady?.includes(thing.name));
+    return {
+      name: thing.name,
+      kind: thing.kind,
+      pos: [xy[0], xy[1], OBJECT_PROPS[thing.kind].origin + 0.0005] as Vec3,
+    };
   });
   const parts = places.map(placeXml);
   const cup = things.find((t) => t.kind === "cup");
@@ -425,7 +429,7 @@ export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): Workben
     <light pos="0 -0.5 2" dir="0 0.2 -1"/>
     <geom name="table" type="plane" size="0.6 0.42 0.1" rgba="${RGBA.table}"/>
     <site name="table" pos="0 0 0" size="0.01" rgba="0 0 0 0"/>
-    ${points.map((p) => `<site name="${p.name}" pos="${f(...p.pos)}" size="0.01" rgba="0 0 0 0"/>`).join("\n    ")}
+    ${points.map((p) => `<site name="${p.name}" pos="${attributeNumbers(...p.pos)}" size="0.01" rgba="0 0 0 0"/>`).join("\n    ")}
     ${parts.map((p) => p.xml).join("\n    ")}
     ${things.map((t) => objectXml(t.name, t.kind, t.pos)).join("\n    ")}
     ${beads.xml}
@@ -436,12 +440,12 @@ export function buildWorkbenchScene(name: WorkbenchSceneName, seed = 0): Workben
   return {
     name,
     seed,
-    instruction: L.instruction,
-    goal: [...L.goal],
+    instruction: layout.instruction,
+    goal: [...layout.goal],
     xml,
     things,
     objects: things.map((t) => t.name),
-    focus: [...L.targets],
+    focus: [...layout.targets],
     beads: beads.names,
     places,
     surfaces: [

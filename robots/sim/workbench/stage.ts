@@ -79,9 +79,9 @@ export class Stage {
     this.geomName = [];
     for (let g = 0; g < ng; g++) {
       this.geomName.push((mj.mj_id2name(model, mj.mjtObj.mjOBJ_GEOM.value, g) as string | null) ?? "");
-      const b = this.geomBody[g];
-      if (!this.bodyGeoms.has(b)) this.bodyGeoms.set(b, []);
-      this.bodyGeoms.get(b)!.push(g);
+      const body = this.geomBody[g];
+      if (!this.bodyGeoms.has(body)) this.bodyGeoms.set(body, []);
+      this.bodyGeoms.get(body)!.push(g);
     }
     const id = (type: string, name: string) => {
       const i = mj.mj_name2id(model, mj.mjtObj[type].value, name) as number;
@@ -93,20 +93,20 @@ export class Stage {
     this.tableGeom = id("mjOBJ_GEOM", "table");
     this.palmDofs = ["palm_x", "palm_y", "palm_z"].map((j) => (model.jnt_dofadr as Int32Array)[id("mjOBJ_JOINT", j)]);
     this.beadBodies = scene.beads.map((b) => id("mjOBJ_BODY", b));
-    this.props = this.parts.things.map((t) => {
-      if (t.kind === "handle") return { ...HANDLE_PROPS, kind: "handle" as const };
-      const kind = scene.things.find((x) => x.name === t.name)!.kind;
+    this.props = this.parts.things.map((thing) => {
+      if (thing.kind === "handle") return { ...HANDLE_PROPS, kind: "handle" as const };
+      const kind = scene.things.find((x) => x.name === thing.name)!.kind;
       return { ...OBJECT_PROPS[kind], kind };
     });
     this.geomThing = new Int32Array(ng).fill(-1);
-    this.parts.things.forEach((t, i) => {
-      if (t.free) for (const g of this.bodyGeoms.get(t.body) ?? []) this.geomThing[g] = i;
-      else if (t.point.kind === "geom") this.geomThing[t.point.id] = i;
+    this.parts.things.forEach((thing, i) => {
+      if (thing.free) for (const g of this.bodyGeoms.get(thing.body) ?? []) this.geomThing[g] = i;
+      else if (thing.point.kind === "geom") this.geomThing[thing.point.id] = i;
     });
     this.isPalmGeom = new Uint8Array(ng);
     for (const g of this.palmGeoms) this.isPalmGeom[g] = 1;
-    this.crushable = this.parts.things.flatMap((t, i) =>
-      this.props[i].crushable ? [(this.bodyGeoms.get(t.body) ?? [])[0]] : [],
+    this.crushable = this.parts.things.flatMap((thing, i) =>
+      this.props[i].crushable ? [(this.bodyGeoms.get(thing.body) ?? [])[0]] : [],
     );
     this.conaffinity0 = Int32Array.from(model.geom_conaffinity as Int32Array);
     const entities = [
@@ -155,41 +155,41 @@ export class Stage {
   heldName(): string | null {
     return this.st.held >= 0 ? this.parts.things[this.st.held].name : null;
   }
-  geomLabel(g: number): string {
-    return this.geomName[g].split("__")[0];
+  geomLabel(geom: number): string {
+    return this.geomName[geom].split("__")[0];
   }
   /** A palm geom in words ("left finger", "wrist", "palm"). */
-  palmPart(g: number): string {
-    const part = this.geomName[g].split("__")[1] ?? "palm";
+  palmPart(geom: number): string {
+    const part = this.geomName[geom].split("__")[1] ?? "palm";
     return part === "finger_l" ? "left finger" : part === "finger_r" ? "right finger" : part;
   }
   /** The thing a geom belongs to (a free object's geoms, or the handle geom itself), or -1. */
-  thingOfGeom(g: number): number {
-    return this.geomThing[g];
+  thingOfGeom(geom: number): number {
+    return this.geomThing[geom];
   }
 
   // ---- positions and geometry ----------------------------------------------------------------------------------
 
   point(name: string): number[] | undefined {
-    const p = this.parts.points.get(name);
-    return p && pointPosition(this.data, p);
+    const ref = this.parts.points.get(name);
+    return ref && pointPosition(this.data, ref);
   }
   palm(): number[] {
     return pointPosition(this.data, { kind: "body", id: this.parts.palmBody });
   }
   palmVelocity(): number[] {
-    const v = this.data.qvel as Float64Array;
-    return this.palmDofs.map((d) => v[d]);
+    const qvel = this.data.qvel as Float64Array;
+    return this.palmDofs.map((d) => qvel[d]);
   }
   thingPosition(i: number): number[] {
     return pointPosition(this.data, this.parts.things[i].point);
   }
   /** World linear velocity of a free thing (free joints keep it in the world frame). */
   velocity(i: number): number[] {
-    const t = this.parts.things[i];
-    if (!t.free) return [0, 0, 0];
-    const v = this.data.qvel as Float64Array;
-    return [v[t.dof], v[t.dof + 1], v[t.dof + 2]];
+    const thing = this.parts.things[i];
+    if (!thing.free) return [0, 0, 0];
+    const qvel = this.data.qvel as Float64Array;
+    return [qvel[thing.dof], qvel[thing.dof + 1], qvel[thing.dof + 2]];
   }
   /** Tilt from upright of a body, radians (its z axis against the world's). */
   tilt(body: number): number {
@@ -198,27 +198,29 @@ export class Stage {
   }
 
   /** Lowest (sign -1) or highest (sign +1) world z of a geom, from its pose, type and size. */
-  geomExtreme(g: number, sign: -1 | 1): number {
-    const z = (this.data.geom_xpos as Float64Array)[3 * g + 2];
-    const m = (this.data.geom_xmat as Float64Array).subarray(9 * g, 9 * g + 9);
-    const s = (this.model.geom_size as Float64Array).subarray(3 * g, 3 * g + 3);
-    const type = (this.model.geom_type as Int32Array)[g];
-    const T = this.mj.mjtGeom;
-    let h: number;
-    if (type === T.mjGEOM_SPHERE.value) h = s[0];
-    else if (type === T.mjGEOM_BOX.value) h = Math.abs(m[6]) * s[0] + Math.abs(m[7]) * s[1] + Math.abs(m[8]) * s[2];
-    else if (type === T.mjGEOM_CYLINDER.value)
-      h = Math.abs(m[8]) * s[1] + s[0] * Math.sqrt(Math.max(0, 1 - m[8] * m[8]));
-    else if (type === T.mjGEOM_CAPSULE.value) h = Math.abs(m[8]) * s[1] + s[0];
-    else if (type === T.mjGEOM_ELLIPSOID.value) h = Math.hypot(m[6] * s[0], m[7] * s[1], m[8] * s[2]);
-    else h = 0; // planes: the table top itself
-    return z + sign * h;
+  geomExtreme(geom: number, sign: -1 | 1): number {
+    const z = (this.data.geom_xpos as Float64Array)[3 * geom + 2];
+    const rot = (this.data.geom_xmat as Float64Array).subarray(9 * geom, 9 * geom + 9);
+    const size = (this.model.geom_size as Float64Array).subarray(3 * geom, 3 * geom + 3);
+    const type = (this.model.geom_type as Int32Array)[geom];
+    const geomTypes = this.mj.mjtGeom;
+    let halfHeight: number;
+    if (type === geomTypes.mjGEOM_SPHERE.value) halfHeight = size[0];
+    else if (type === geomTypes.mjGEOM_BOX.value)
+      halfHeight = Math.abs(rot[6]) * size[0] + Math.abs(rot[7]) * size[1] + Math.abs(rot[8]) * size[2];
+    else if (type === geomTypes.mjGEOM_CYLINDER.value)
+      halfHeight = Math.abs(rot[8]) * size[1] + size[0] * Math.sqrt(Math.max(0, 1 - rot[8] * rot[8]));
+    else if (type === geomTypes.mjGEOM_CAPSULE.value) halfHeight = Math.abs(rot[8]) * size[1] + size[0];
+    else if (type === geomTypes.mjGEOM_ELLIPSOID.value)
+      halfHeight = Math.hypot(rot[6] * size[0], rot[7] * size[1], rot[8] * size[2]);
+    else halfHeight = 0; // planes: the table top itself
+    return z + sign * halfHeight;
   }
   bodyExtreme(body: number, sign: -1 | 1): number {
     let best = sign < 0 ? Infinity : -Infinity;
     for (const g of this.bodyGeoms.get(body) ?? []) {
-      const v = this.geomExtreme(g, sign);
-      best = sign < 0 ? Math.min(best, v) : Math.max(best, v);
+      const extreme = this.geomExtreme(g, sign);
+      best = sign < 0 ? Math.min(best, extreme) : Math.max(best, extreme);
     }
     return best;
   }
@@ -232,41 +234,45 @@ export class Stage {
     let z = Infinity,
       geom = -1;
     for (const g of this.palmGeoms) {
-      const v = this.geomExtreme(g, -1);
-      if (v < z) ((z = v), (geom = g));
+      const extreme = this.geomExtreme(g, -1);
+      if (extreme < z) {
+        z = extreme;
+        geom = g;
+      }
     }
     return { z, geom };
   }
   /** Horizontal footprint of a body's main geom (a box): x and y ranges in the world. */
   footprint(i: number): { x: [number, number]; y: [number, number]; top: number } {
-    const t = this.parts.things[i];
-    const g =
-      (this.bodyGeoms.get(t.body) ?? []).find((k) => this.geomName[k] === t.name) ?? this.bodyGeoms.get(t.body)![0];
-    const p = (this.data.geom_xpos as Float64Array).subarray(3 * g, 3 * g + 3);
-    const m = (this.data.geom_xmat as Float64Array).subarray(9 * g, 9 * g + 9);
-    const s = (this.model.geom_size as Float64Array).subarray(3 * g, 3 * g + 3);
-    const hx = Math.abs(m[0]) * s[0] + Math.abs(m[1]) * s[1] + Math.abs(m[2]) * s[2];
-    const hy = Math.abs(m[3]) * s[0] + Math.abs(m[4]) * s[1] + Math.abs(m[5]) * s[2];
-    return { x: [p[0] - hx, p[0] + hx], y: [p[1] - hy, p[1] + hy], top: this.geomExtreme(g, 1) };
+    const thing = this.parts.things[i];
+    const geom =
+      (this.bodyGeoms.get(thing.body) ?? []).find((k) => this.geomName[k] === thing.name) ??
+      this.bodyGeoms.get(thing.body)![0];
+    const centre = (this.data.geom_xpos as Float64Array).subarray(3 * geom, 3 * geom + 3);
+    const rot = (this.data.geom_xmat as Float64Array).subarray(9 * geom, 9 * geom + 9);
+    const size = (this.model.geom_size as Float64Array).subarray(3 * geom, 3 * geom + 3);
+    const hx = Math.abs(rot[0]) * size[0] + Math.abs(rot[1]) * size[1] + Math.abs(rot[2]) * size[2];
+    const hy = Math.abs(rot[3]) * size[0] + Math.abs(rot[4]) * size[1] + Math.abs(rot[5]) * size[2];
+    return { x: [centre[0] - hx, centre[0] + hx], y: [centre[1] - hy, centre[1] + hy], top: this.geomExtreme(geom, 1) };
   }
   /** How far a thing reaches from its grasp point (for "the fingers are clear of it"). */
   reach(i: number): number {
-    const t = this.parts.things[i];
+    const thing = this.parts.things[i];
     const gp = this.model.geom_pos as Float64Array,
       rb = this.model.geom_rbound as Float64Array;
-    let r = 0;
-    for (const g of this.bodyGeoms.get(t.body) ?? [])
-      r = Math.max(r, Math.hypot(gp[3 * g], gp[3 * g + 1], gp[3 * g + 2]) + rb[g]);
-    return t.free ? r : 0.03;
+    let radius = 0;
+    for (const g of this.bodyGeoms.get(thing.body) ?? [])
+      radius = Math.max(radius, Math.hypot(gp[3 * g], gp[3 * g + 1], gp[3 * g + 2]) + rb[g]);
+    return thing.free ? radius : 0.03;
   }
   /** What is straight below a point (excluding one body): the height of the surface and its label. */
-  below(p: number[], excludeBody: number): { z: number; label: string } {
+  below(origin: number[], excludeBody: number): { z: number; label: string } {
     const gid = new this.mj.IntBuffer(1);
     try {
-      const d = this.mj.mj_ray(
+      const distance = this.mj.mj_ray(
         this.model,
         this.data,
-        p,
+        origin,
         [0, 0, -1],
         [1, 1, 1, 1, 1, 1],
         1,
@@ -274,8 +280,8 @@ export class Stage {
         gid,
         null,
       ) as number;
-      const g = (gid.GetView() as Int32Array)[0];
-      return d < 0 ? { z: 0, label: "table" } : { z: p[2] - d, label: this.geomLabel(g) };
+      const geom = (gid.GetView() as Int32Array)[0];
+      return distance < 0 ? { z: 0, label: "table" } : { z: origin[2] - distance, label: this.geomLabel(geom) };
     } finally {
       gid.delete();
     }
@@ -283,16 +289,16 @@ export class Stage {
 
   /** Geom pairs in contact now (one read of MuJoCo's contact list; the vector and its items are freed). */
   contacts(): [number, number][] {
-    const n = this.data.ncon as number;
-    if (n === 0) return [];
+    const count = this.data.ncon as number;
+    if (count === 0) return [];
     const vec = this.data.contact;
     const out: [number, number][] = [];
     try {
-      for (let i = 0; i < n; i++) {
-        const c = vec.get(i);
-        if (!c) continue;
-        out.push([c.geom1, c.geom2]);
-        c.delete();
+      for (let i = 0; i < count; i++) {
+        const contact = vec.get(i);
+        if (!contact) continue;
+        out.push([contact.geom1, contact.geom2]);
+        contact.delete();
       }
     } finally {
       vec.delete();
@@ -316,11 +322,13 @@ export class Stage {
   /** Runs `fn` on the scratch data posed as in `snap` (and the model shaped as then), then puts the model back. */
   withSnapshot<T>(snap: Snapshot, fn: (data: MjData) => T): T {
     const now = this.snapshot();
-    const apply = (s: Snapshot) => {
-      this.setFingers(s.fingers);
+    const apply = (snapshot: Snapshot) => {
+      this.setFingers(snapshot.fingers);
       const size = this.model.geom_size as Float64Array,
         pos = this.model.geom_pos as Float64Array;
-      this.crushable.forEach((g, k) => ((size[3 * g + 2] = s.shapes[k][0]), (pos[3 * g + 2] = s.shapes[k][1])));
+      this.crushable.forEach(
+        (g, k) => ((size[3 * g + 2] = snapshot.shapes[k][0]), (pos[3 * g + 2] = snapshot.shapes[k][1])),
+      );
     };
     apply(snap);
     try {
@@ -353,16 +361,16 @@ export class Stage {
 
   /** Flattens a crushable thing to `ratio` of its height, keeping its bottom where it is; returns old and new heights. */
   crush(i: number, ratio: number): { from: number; to: number } {
-    const t = this.parts.things[i];
-    const g = (this.bodyGeoms.get(t.body) ?? [])[0];
+    const thing = this.parts.things[i];
+    const geom = (this.bodyGeoms.get(thing.body) ?? [])[0];
     const size = this.model.geom_size as Float64Array,
       pos = this.model.geom_pos as Float64Array;
-    const h = size[3 * g + 2];
-    const bottom = pos[3 * g + 2] - h;
-    const nh = h * ratio;
-    size[3 * g + 2] = nh;
-    pos[3 * g + 2] = bottom + nh;
-    return { from: 2 * h, to: 2 * nh };
+    const halfHeight = size[3 * geom + 2];
+    const bottom = pos[3 * geom + 2] - halfHeight;
+    const nh = halfHeight * ratio;
+    size[3 * geom + 2] = nh;
+    pos[3 * geom + 2] = bottom + nh;
+    return { from: 2 * halfHeight, to: 2 * nh };
   }
 
   joint(name: string): JointRef | undefined {
@@ -372,15 +380,15 @@ export class Stage {
     return jointFraction(this.data, this.parts.joints.get(name)!);
   }
 
-  /** Where a joint's handle is at each of `n + 1` fractions from `from` to `to` (kinematics on a scratch copy). */
-  handlePath(joint: string, from: number, to: number, n: number): number[][] {
+  /** Where a joint's handle is at each of `steps + 1` fractions from `from` to `to` (kinematics on a scratch copy). */
+  handlePath(joint: string, from: number, to: number, steps: number): number[][] {
     const j = this.parts.joints.get(joint)!;
     const spec = this.scene.joints.find((x) => x.name === joint)!;
     const handle = this.parts.points.get(spec.handle)!;
     (this.scratch.qpos as Float64Array).set(this.data.qpos as Float64Array);
     const out: number[][] = [];
-    for (let k = 0; k <= n; k++) {
-      const fr = from + ((to - from) * k) / n;
+    for (let k = 0; k <= steps; k++) {
+      const fr = from + ((to - from) * k) / steps;
       (this.scratch.qpos as Float64Array)[j.qpos] = j.closed + fr * (j.open - j.closed);
       this.mj.mj_kinematics(this.model, this.scratch);
       out.push(pointPosition(this.scratch, handle));
@@ -389,14 +397,14 @@ export class Stage {
   }
 
   /** A point in a body's frame (e.g. a thing in the drawer's frame). */
-  toBodyFrame(body: number, p: number[]): number[] {
+  toBodyFrame(body: number, point: number[]): number[] {
     const x = (this.data.xpos as Float64Array).subarray(3 * body, 3 * body + 3);
-    const m = (this.data.xmat as Float64Array).subarray(9 * body, 9 * body + 9);
-    const d = [p[0] - x[0], p[1] - x[1], p[2] - x[2]];
+    const rot = (this.data.xmat as Float64Array).subarray(9 * body, 9 * body + 9);
+    const offset = [point[0] - x[0], point[1] - x[1], point[2] - x[2]];
     return [
-      m[0] * d[0] + m[3] * d[1] + m[6] * d[2],
-      m[1] * d[0] + m[4] * d[1] + m[7] * d[2],
-      m[2] * d[0] + m[5] * d[1] + m[8] * d[2],
+      rot[0] * offset[0] + rot[3] * offset[1] + rot[6] * offset[2],
+      rot[1] * offset[0] + rot[4] * offset[1] + rot[7] * offset[2],
+      rot[2] * offset[0] + rot[5] * offset[1] + rot[8] * offset[2],
     ];
   }
   bodyId(name: string): number {

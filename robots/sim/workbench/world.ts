@@ -133,9 +133,10 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
    * (undefined) — never where a thing the camera has not seen has gone meanwhile.
    */
   whereIs(name: string): number[] | undefined {
-    const s = this.current;
-    const i = s.thingIndex(name);
-    if (i === undefined || !s.parts.things[i].free || i === s.st.held || this.inView.has(name)) return s.point(name);
+    const stage = this.current;
+    const i = stage.thingIndex(name);
+    if (i === undefined || !stage.parts.things[i].free || i === stage.st.held || this.inView.has(name))
+      return stage.point(name);
     return this.lastSeen.get(name);
   }
 
@@ -144,21 +145,21 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   get description(): WorldDescription {
-    const s = this.current.scene;
+    const scene = this.current.scene;
     return {
       name: "workbench",
       places: [
-        ...s.places.map((p) => ({
-          name: p.name,
-          kind: (p.kind === "drawer" ? "container" : "surface") as "container" | "surface",
-          openable: p.kind === "drawer",
+        ...scene.places.map((place) => ({
+          name: place.name,
+          kind: (place.kind === "drawer" ? "container" : "surface") as "container" | "surface",
+          openable: place.kind === "drawer",
         })),
         { name: "table", kind: "surface" as const, openable: false },
       ],
       navigationPoints: [],
       labels: [...new Set(this.current.detector.labels)],
-      joints: s.joints.map((j) => ({ ...j })),
-      targets: s.targets.map((t) => ({ name: t.name, place: t.place })),
+      joints: scene.joints.map((j) => ({ ...j })),
+      targets: scene.targets.map((t) => ({ name: t.name, place: t.place })),
     };
   }
 
@@ -200,10 +201,10 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     instruction: string;
   } {
     if (this.busy) throw new Error("a program is running; reset refused (wait for it to end or cancel it)");
-    const p = ResetArgs.safeParse(args ?? {});
-    if (!p.success) throw new Error(`invalid reset: ${explainProgramError(p.error)}`);
-    const scenario = p.data.scenario ?? this.current.scene.name;
-    const seed = p.data.seed ?? this.seed;
+    const parsed = ResetArgs.safeParse(args ?? {});
+    if (!parsed.success) throw new Error(`invalid reset: ${explainProgramError(parsed.error)}`);
+    const scenario = parsed.data.scenario ?? this.current.scene.name;
+    const seed = parsed.data.seed ?? this.seed;
     const old = this.current;
     this.current = this.build(scenario, seed);
     old.dispose();
@@ -231,12 +232,12 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   private stepTick(): void {
-    const s = this.current;
-    const n = s.substeps;
-    for (let i = 0; i < n; i++) {
-      if (this.path) this.cmd = this.path.at(s.data.time as number);
-      setControl(s.data, this.cmd);
-      s.step((e) => this.onMechanics(e));
+    const stage = this.current;
+    const substeps = stage.substeps;
+    for (let i = 0; i < substeps; i++) {
+      if (this.path) this.cmd = this.path.at(stage.data.time as number);
+      setControl(stage.data, this.cmd);
+      stage.step((e) => this.onMechanics(e));
     }
     this.watcher.tick();
     this.restoreCollisions();
@@ -244,47 +245,47 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   /** Events from the spring mechanics: a grasp that slipped is a release like any other. */
-  private onMechanics(e: Omit<SimEvent, "t" | "step">): void {
-    this.log(e);
-    if (e.kind === "released" && e.object) {
+  private onMechanics(event: Omit<SimEvent, "t" | "step">): void {
+    this.log(event);
+    if (event.kind === "released" && event.object) {
       this.current.st.gripMax = undefined;
-      const i = this.current.thingIndex(e.object);
+      const i = this.current.thingIndex(event.object);
       if (i !== undefined) this.watcher.onRelease(i);
     }
   }
 
   /** Lets the palm collide again with what it let go of, once the fingers are clear of it. */
   private restoreCollisions(): void {
-    const s = this.current;
-    if (s.excluded.size === 0) return;
-    const held = s.st.held >= 0 ? s.parts.things[s.st.held].body : -1;
-    for (const body of [...s.excluded]) {
+    const stage = this.current;
+    if (stage.excluded.size === 0) return;
+    const held = stage.st.held >= 0 ? stage.parts.things[stage.st.held].body : -1;
+    for (const body of [...stage.excluded]) {
       if (body === held) continue;
-      const i = s.parts.things.findIndex((t) => t.body === body && t.free);
-      const palm = s.palm();
+      const i = stage.parts.things.findIndex((t) => t.body === body && t.free);
+      const palm = stage.palm();
       let clear: boolean;
       if (i >= 0) {
-        const p = s.thingPosition(i);
+        const position = stage.thingPosition(i);
         clear =
-          s.palmLowest().z > s.top(i) + 0.01 ||
-          Math.hypot(palm[0] - p[0], palm[1] - p[1]) > s.reach(i) + FINGER.open / 2 + 0.03;
+          stage.palmLowest().z > stage.top(i) + 0.01 ||
+          Math.hypot(palm[0] - position[0], palm[1] - position[1]) > stage.reach(i) + FINGER.open / 2 + 0.03;
       } else {
-        const h = s.parts.things.find((t) => t.body === body)!;
-        const p = s.point(h.name)!;
-        clear = Math.hypot(palm[0] - p[0], palm[1] - p[1], palm[2] - p[2]) > 0.08;
+        const handle = stage.parts.things.find((t) => t.body === body)!;
+        const position = stage.point(handle.name)!;
+        clear = Math.hypot(palm[0] - position[0], palm[1] - position[1], palm[2] - position[2]) > 0.08;
       }
-      if (clear) s.exclude(body, false);
+      if (clear) stage.exclude(body, false);
     }
   }
 
-  log(e: Omit<SimEvent, "t" | "step">, t?: number): void {
-    this.events.add({ t: Math.round((t ?? this.time()) * 1000) / 1000, step: this.skillsEnded, ...e });
+  log(event: Omit<SimEvent, "t" | "step">, at?: number): void {
+    this.events.add({ t: Math.round((at ?? this.time()) * 1000) / 1000, step: this.skillsEnded, ...event });
   }
 
   stamp(): { sec: number; nanosec: number } {
-    const t = this.time();
-    const sec = Math.floor(t);
-    return { sec, nanosec: Math.round((t - sec) * 1e9) };
+    const now = this.time();
+    const sec = Math.floor(now);
+    return { sec, nanosec: Math.round((now - sec) * 1e9) };
   }
 
   // ---- the skill ---------------------------------------------------------------------------------------------------
@@ -299,30 +300,34 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
       const message = `unknown skill ${robot}.${skill}; the palm has run_primitives`;
       return { status: "aborted", values: { success: false, message, error: message } };
     }
-    const r = await this.runProgram(args, { goalId: ctx.goalId, signal: ctx.signal, feedback: (f) => ctx.feedback(f) });
-    return { status: r.status, values: r.values };
+    const result = await this.runProgram(args, {
+      goalId: ctx.goalId,
+      signal: ctx.signal,
+      feedback: (f) => ctx.feedback(f),
+    });
+    return { status: result.status, values: result.values };
   }
 
   /** Names a program uses that the scene does not have, each with where it is used. */
   unknownNames(program: PrimitiveProgram): string[] {
-    const s = this.current;
+    const stage = this.current;
     const bad: string[] = [];
     program.steps.forEach((st, i) => {
-      if (st.op === "move_to" && (st.target === "palm" || !s.parts.points.has(st.target)))
+      if (st.op === "move_to" && (st.target === "palm" || !stage.parts.points.has(st.target)))
         bad.push(`steps.${i}.target "${st.target}"`);
-      if (st.op === "grasp" && s.thingIndex(st.object) === undefined) bad.push(`steps.${i}.object "${st.object}"`);
-      if (st.op === "set_joint" && !s.joint(st.joint)) bad.push(`steps.${i}.joint "${st.joint}"`);
+      if (st.op === "grasp" && stage.thingIndex(st.object) === undefined) bad.push(`steps.${i}.object "${st.object}"`);
+      if (st.op === "set_joint" && !stage.joint(st.joint)) bad.push(`steps.${i}.joint "${st.joint}"`);
     });
     return bad;
   }
 
   validNames(): { things: string[]; places: string[]; points: string[]; joints: string[] } {
-    const s = this.current.scene;
+    const scene = this.current.scene;
     return {
-      things: [...s.objects, ...s.joints.map((j) => j.handle)],
-      places: [...s.places.map((p) => p.name), "table"],
-      points: s.targets.map((t) => t.name),
-      joints: s.joints.map((j) => j.name),
+      things: [...scene.objects, ...scene.joints.map((j) => j.handle)],
+      places: [...scene.places.map((p) => p.name), "table"],
+      points: scene.targets.map((t) => t.name),
+      joints: scene.joints.map((j) => j.name),
     };
   }
 
@@ -344,14 +349,14 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const program = parsed.data;
     const unknown = this.unknownNames(program);
     if (unknown.length) {
-      const v = this.validNames();
+      const valid = this.validNames();
       return refuse(
-        `unknown name(s) ${unknown.join(", ")}; things: ${v.things.join(", ")}; places: ${v.places.join(", ")}; points: ${v.points.join(", ") || "(none)"}; joints: ${v.joints.join(", ") || "(none)"}`,
+        `unknown name(s) ${unknown.join(", ")}; things: ${valid.things.join(", ")}; places: ${valid.places.join(", ")}; points: ${valid.points.join(", ") || "(none)"}; joints: ${valid.joints.join(", ") || "(none)"}`,
       );
     }
     this.busy = true;
-    const s = this.current;
-    const id = opts.id ?? `${s.scene.name}-s${s.scene.seed}-p${this.programs + 1}`;
+    const stage = this.current;
+    const id = opts.id ?? `${stage.scene.name}-s${stage.scene.seed}-p${this.programs + 1}`;
     this.programs++;
     const t0 = this.time();
     const wall0 = performance.now();
@@ -367,13 +372,12 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     this.recorder = new Recorder(t0);
     this.capture();
     let canceled = false;
-    const world = this;
     try {
-      const motion = (function* () {
+      const motion = (function* (world: WorkbenchWorld) {
         yield* runPrimitives(world, program, out, t0, opts.feedback ?? (() => {}));
         // Let what was set down (or dropped) come to rest inside the recorded window.
         for (let t = 0; t < SETTLE_END - 1e-9; t += TICK) yield;
-      })();
+      })(this);
       canceled = (await this.clock.run(motion, opts.signal)) === "canceled";
     } catch (err) {
       out.completed = false;
@@ -399,9 +403,9 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     const recorded = await recorder.finish(
       {
         id,
-        instruction: s.scene.instruction,
-        scene: s.scene.name,
-        seed: s.scene.seed,
+        instruction: stage.scene.instruction,
+        scene: stage.scene.name,
+        seed: stage.scene.seed,
         program,
         narration: out.narration,
         startTime: Math.round(t0 * 1000) / 1000,
@@ -409,7 +413,7 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
         completed,
       },
       boundaries,
-      (snap) => s.withSnapshot(snap, (data) => this.camera.render(s.model, data)),
+      (snap) => stage.withSnapshot(snap, (data) => this.camera.render(stage.model, data)),
     );
     this.stats.renderMs += performance.now() - r0;
     this.last = recorded;
@@ -454,30 +458,30 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   /** One instant of the recording: the detector on the half-size view, and a snapshot to render it later. */
   private capture(): void {
     if (!this.recorder) return;
-    const t = performance.now();
-    const s = this.current;
-    this.mj.mj_kinematics(s.model, s.data);
-    const frame = this.camera.render(s.model, s.data, true);
+    const started = performance.now();
+    const stage = this.current;
+    this.mj.mj_kinematics(stage.model, stage.data);
+    const frame = this.camera.render(stage.model, stage.data, true);
     this.noteShown(frame);
     const detections = this.detect(frame);
-    this.recorder.capture(this.time(), s.snapshot(), detections);
+    this.recorder.capture(this.time(), stage.snapshot(), detections);
     this.stats.frames++;
-    this.stats.renderMs += performance.now() - t;
+    this.stats.renderMs += performance.now() - started;
   }
 
   /** The loose things a recorder frame shows (any pixel of theirs), and where each is as it shows. */
   private noteShown(frame: Frame): void {
-    const s = this.current;
-    const { geomToEntity, entities } = s.detector;
+    const stage = this.current;
+    const { geomToEntity, entities } = stage.detector;
     const shown = new Set<number>();
     for (const g of frame.geom) if (g >= 0 && geomToEntity[g] >= 0) shown.add(geomToEntity[g]);
     this.inView.clear();
     for (const e of shown) {
       const name = entities[e];
-      const i = s.thingIndex(name);
-      if (i === undefined || !s.parts.things[i].free) continue;
+      const i = stage.thingIndex(name);
+      if (i === undefined || !stage.parts.things[i].free) continue;
       this.inView.add(name);
-      this.lastSeen.set(name, s.point(name)!);
+      this.lastSeen.set(name, stage.point(name)!);
     }
   }
 
@@ -510,48 +514,50 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
 
   /** Where a seen entity is: in the palm, in the drawer, on a surface (in the bowl), in the cup (beads), on the table. */
   locate(entity: string): { relation: "in" | "on" | "held_by"; place: string } {
-    const s = this.current;
-    if (entity === s.heldName()) return { relation: "held_by", place: "palm" };
-    const handleOf = s.scene.joints.find((j) => j.handle === entity);
+    const stage = this.current;
+    if (entity === stage.heldName()) return { relation: "held_by", place: "palm" };
+    const handleOf = stage.scene.joints.find((j) => j.handle === entity);
     if (handleOf) return { relation: "on", place: handleOf.object };
-    let p: number[] | undefined;
+    let position: number[] | undefined;
     let bottom: number;
-    const i = s.thingIndex(entity);
+    const i = stage.thingIndex(entity);
     if (i !== undefined) {
-      p = s.thingPosition(i);
-      bottom = s.bottom(i);
-    } else if (s.scene.beads.includes(entity)) {
-      const b = s.bodyId(entity);
-      p = Array.from((s.data.xpos as Float64Array).subarray(3 * b, 3 * b + 3));
-      bottom = s.bodyExtreme(b, -1);
-      const cup = s.parts.things.find((t, k) => s.props[k].kind === "cup");
+      position = stage.thingPosition(i);
+      bottom = stage.bottom(i);
+    } else if (stage.scene.beads.includes(entity)) {
+      const bodyId = stage.bodyId(entity);
+      position = Array.from((stage.data.xpos as Float64Array).subarray(3 * bodyId, 3 * bodyId + 3));
+      bottom = stage.bodyExtreme(bodyId, -1);
+      const cup = stage.parts.things.find((t, k) => stage.props[k].kind === "cup");
       if (cup) {
-        const l = s.toBodyFrame(cup.body, p);
-        if (Math.hypot(l[0], l[1]) < 0.043 && l[2] > -0.06 && l[2] < 0.03) return { relation: "in", place: cup.name };
+        const local = stage.toBodyFrame(cup.body, position);
+        if (Math.hypot(local[0], local[1]) < 0.043 && local[2] > -0.06 && local[2] < 0.03)
+          return { relation: "in", place: cup.name };
       }
     } else return { relation: "on", place: "table" };
-    for (const c of s.scene.containers) if (this.inContainer(p, c.name)) return { relation: "in", place: c.name };
-    for (const sf of s.scene.surfaces) {
+    for (const c of stage.scene.containers)
+      if (this.inContainer(position, c.name)) return { relation: "in", place: c.name };
+    for (const sf of stage.scene.surfaces) {
       if (sf.name === "table") continue;
-      if (this.overSurface(p, bottom, sf.name, 0.03))
+      if (this.overSurface(position, bottom, sf.name, 0.03))
         return { relation: sf.name === "bowl" ? "in" : "on", place: sf.name };
     }
     return { relation: "on", place: "table" };
   }
 
-  private inContainer(p: number[], container: string): boolean {
-    const s = this.current;
-    const c = s.scene.containers.find((x) => x.name === container)!;
-    const l = s.toBodyFrame(s.bodyId(container), p);
-    return l.every((v, d) => v > c.min[d] && v < c.max[d]);
+  private inContainer(position: number[], container: string): boolean {
+    const stage = this.current;
+    const spec = stage.scene.containers.find((x) => x.name === container)!;
+    const local = stage.toBodyFrame(stage.bodyId(container), position);
+    return local.every((v, d) => v > spec.min[d] && v < spec.max[d]);
   }
 
-  private overSurface(p: number[], bottom: number, surface: string, tolerance: number): boolean {
-    const s = this.current;
-    const sf = s.scene.surfaces.find((x) => x.name === surface)!;
-    const c = s.point(sf.name)!;
-    const dx = p[0] - c[0],
-      dy = p[1] - c[1];
+  private overSurface(position: number[], bottom: number, surface: string, tolerance: number): boolean {
+    const stage = this.current;
+    const sf = stage.scene.surfaces.find((x) => x.name === surface)!;
+    const centre = stage.point(sf.name)!;
+    const dx = position[0] - centre[0],
+      dy = position[1] - centre[1];
     const inside = sf.round
       ? Math.hypot(dx, dy) <= sf.half[0]
       : Math.abs(dx) <= sf.half[0] && Math.abs(dy) <= sf.half[1];
@@ -560,58 +566,63 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
 
   /** A thing rests on a surface: not held, its centre over the surface, its bottom on it, still. */
   restsOn(name: string, surface: string): boolean {
-    const s = this.current;
-    const i = s.thingIndex(name);
+    const stage = this.current;
+    const i = stage.thingIndex(name);
     if (
       i === undefined ||
-      i === s.st.held ||
-      !s.parts.things[i].free ||
-      !s.scene.surfaces.some((x) => x.name === surface)
+      i === stage.st.held ||
+      !stage.parts.things[i].free ||
+      !stage.scene.surfaces.some((x) => x.name === surface)
     )
       return false;
-    return this.overSurface(s.thingPosition(i), s.bottom(i), surface, 0.015) && Math.hypot(...s.velocity(i)) < 0.05;
+    return (
+      this.overSurface(stage.thingPosition(i), stage.bottom(i), surface, 0.015) &&
+      Math.hypot(...stage.velocity(i)) < 0.05
+    );
   }
 
   inside(name: string, container: string): boolean {
-    const s = this.current;
-    const i = s.thingIndex(name);
-    if (i === undefined || i === s.st.held) return false;
-    if (s.scene.surfaces.some((x) => x.name === container)) return this.restsOn(name, container);
-    if (!s.scene.containers.some((c) => c.name === container)) return false;
-    return this.inContainer(s.thingPosition(i), container) && Math.hypot(...s.velocity(i)) < 0.05;
+    const stage = this.current;
+    const i = stage.thingIndex(name);
+    if (i === undefined || i === stage.st.held) return false;
+    if (stage.scene.surfaces.some((x) => x.name === container)) return this.restsOn(name, container);
+    if (!stage.scene.containers.some((c) => c.name === container)) return false;
+    return this.inContainer(stage.thingPosition(i), container) && Math.hypot(...stage.velocity(i)) < 0.05;
   }
 
   holds(literal: string): boolean {
-    const l = parseLiteral(literal);
-    const s = this.current;
-    const a = l.args;
-    let v: boolean;
-    switch (l.pred) {
+    const parsed = parseLiteral(literal);
+    const stage = this.current;
+    const args = parsed.args;
+    let truth: boolean;
+    switch (parsed.pred) {
       case "on":
-        v = s.scene.containers.some((c) => c.name === a[1]) ? this.inside(a[0], a[1]) : this.restsOn(a[0], a[1]);
+        truth = stage.scene.containers.some((c) => c.name === args[1])
+          ? this.inside(args[0], args[1])
+          : this.restsOn(args[0], args[1]);
         break;
       case "in":
       case "inside":
-        v = this.inside(a[0], a[1]);
+        truth = this.inside(args[0], args[1]);
         break;
       case "holding":
-        v = s.heldName() === a[a.length - 1];
+        truth = stage.heldName() === args[args.length - 1];
         break;
       case "open":
-        v = s.scene.joints.some((j) => j.object === a[0] && s.jointFraction(j.name) >= 0.7);
+        truth = stage.scene.joints.some((j) => j.object === args[0] && stage.jointFraction(j.name) >= 0.7);
         break;
       case "closed":
-        v = s.scene.joints.filter((j) => j.object === a[0]).every((j) => s.jointFraction(j.name) < 0.1);
+        truth = stage.scene.joints.filter((j) => j.object === args[0]).every((j) => stage.jointFraction(j.name) < 0.1);
         break;
       case "upright": {
-        const t = s.thing(a[0]);
-        v = !!t && s.tilt(t.body) < 0.3;
+        const thing = stage.thing(args[0]);
+        truth = !!thing && stage.tilt(thing.body) < 0.3;
         break;
       }
       default:
-        throw new Error(`unknown goal predicate ${l.pred}`);
+        throw new Error(`unknown goal predicate ${parsed.pred}`);
     }
-    return l.negated ? !v : v;
+    return parsed.negated ? !truth : truth;
   }
 
   /** The true state, and whether `goal` holds (default: the scene's goal; a run given another goal passes its own). */
@@ -624,26 +635,26 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     simTime: number;
     state: Record<string, string>;
   } {
-    const s = this.current;
-    const goal = (literals ?? s.scene.goal).map((literal) => ({ literal, holds: this.holds(literal) }));
+    const stage = this.current;
+    const goal = (literals ?? stage.scene.goal).map((literal) => ({ literal, holds: this.holds(literal) }));
     const state: Record<string, string> = {};
-    s.parts.things.forEach((t, i) => {
-      if (!t.free) return;
-      const w = this.locate(t.name);
+    stage.parts.things.forEach((thing, i) => {
+      if (!thing.free) return;
+      const where = this.locate(thing.name);
       const notes = [
-        s.props[i].tippable && s.tilt(t.body) > Math.PI / 4 ? "fallen over" : "",
-        s.props[i].crushable && this.flattened(i) ? "flattened" : "",
+        stage.props[i].tippable && stage.tilt(thing.body) > Math.PI / 4 ? "fallen over" : "",
+        stage.props[i].crushable && this.flattened(i) ? "flattened" : "",
       ].filter(Boolean);
-      state[t.name] = `${w.relation} ${w.place}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+      state[thing.name] = `${where.relation} ${where.place}${notes.length ? ` (${notes.join(", ")})` : ""}`;
     });
-    for (const j of s.scene.joints) state[j.name] = s.jointFraction(j.name).toFixed(2);
-    if (s.scene.beads.length) state.beads_in_cup = `${this.watcher.beadsInTheCup()} of ${s.scene.beads.length}`;
-    state.holding = s.heldName() ?? "nothing";
+    for (const j of stage.scene.joints) state[j.name] = stage.jointFraction(j.name).toFixed(2);
+    if (stage.scene.beads.length) state.beads_in_cup = `${this.watcher.beadsInTheCup()} of ${stage.scene.beads.length}`;
+    state.holding = stage.heldName() ?? "nothing";
     return {
       success: goal.every((g) => g.holds),
       goal,
-      scene: s.scene.name,
-      seed: s.scene.seed,
+      scene: stage.scene.name,
+      seed: stage.scene.seed,
       skillsEnded: this.skillsEnded,
       simTime: this.time(),
       state,
@@ -651,17 +662,17 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   }
 
   private flattened(i: number): boolean {
-    const s = this.current;
-    const g = s.bodyGeoms.get(s.parts.things[i].body)![0];
-    return (s.model.geom_size as Float64Array)[3 * g + 2] < 0.029;
+    const stage = this.current;
+    const geom = stage.bodyGeoms.get(stage.parts.things[i].body)![0];
+    return (stage.model.geom_size as Float64Array)[3 * geom + 2] < 0.029;
   }
 
   // ---- tests and tools -----------------------------------------------------------------------------------------------
 
   /** Advances physics with the palm holding still. */
   idle(seconds: number): void {
-    const n = Math.round(seconds / TICK);
-    for (let i = 0; i < n; i++) {
+    const ticks = Math.round(seconds / TICK);
+    for (let i = 0; i < ticks; i++) {
       this.stepTick();
       this.clock.time += TICK;
     }
@@ -669,14 +680,17 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
 
   /** Positions of every free thing and bead. */
   objectPositions(): Record<string, number[]> {
-    const s = this.current;
+    const stage = this.current;
     const out: Record<string, number[]> = {};
-    s.parts.things.forEach((t, i) => {
-      if (t.free) out[t.name] = s.thingPosition(i).map((v) => Math.round(v * 1e4) / 1e4);
+    stage.parts.things.forEach((thing, i) => {
+      if (thing.free) out[thing.name] = stage.thingPosition(i).map((v) => Math.round(v * 1e4) / 1e4);
     });
-    for (const b of s.scene.beads) {
-      const id = s.bodyId(b);
-      out[b] = Array.from((s.data.xpos as Float64Array).subarray(3 * id, 3 * id + 3), (v) => Math.round(v * 1e4) / 1e4);
+    for (const b of stage.scene.beads) {
+      const id = stage.bodyId(b);
+      out[b] = Array.from(
+        (stage.data.xpos as Float64Array).subarray(3 * id, 3 * id + 3),
+        (v) => Math.round(v * 1e4) / 1e4,
+      );
     }
     return out;
   }

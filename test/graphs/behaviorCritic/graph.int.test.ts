@@ -63,9 +63,9 @@ describe("critique and grounding", () => {
       const pos = await critique(c.inputs.positive);
       expect(pos.attempts[0].refined!.undesirable, c.metadata.case).toBe(false);
       for (const id of c.inputs.negatives) {
-        const s = await critique(id, { variant: "no-grounding" });
-        const kinds = s.attempts[0].refined!.events.map((e) => e.kind);
-        expect(kinds, `${id}: ${JSON.stringify(s.attempts[0].refined)}`).toContain(c.outputs.behaviour);
+        const state = await critique(id, { variant: "no-grounding" });
+        const kinds = state.attempts[0].refined!.events.map((e) => e.kind);
+        expect(kinds, `${id}: ${JSON.stringify(state.attempts[0].refined)}`).toContain(c.outputs.behaviour);
         expect(truthOf(log(id)).map((e) => e.kind)).toContain(c.outputs.behaviour);
       }
     }
@@ -77,31 +77,31 @@ describe("critique and grounding", () => {
     const raw = (await critique(id, { ...knobs, variant: "no-grounding" })).attempts[0].refined!;
     expect(raw.events.length).toBe(2);
     for (const grounding of ["events", "detector"]) {
-      const s = await critique(id, { ...knobs, grounding });
-      const a = s.attempts[0];
-      expect(a.critique).toEqual(raw);
-      expect(a.feedback?.notFound.length, grounding).toBe(1);
+      const state = await critique(id, { ...knobs, grounding });
+      const attempt = state.attempts[0];
+      expect(attempt.critique).toEqual(raw);
+      expect(attempt.feedback?.notFound.length, grounding).toBe(1);
       expect(
-        a.refined!.events.map((e) => e.kind),
+        attempt.refined!.events.map((e) => e.kind),
         grounding,
       ).toEqual(["dropped"]);
     }
   });
 
   it("prefers the positive over a negative in either order, and calls two negatives of a case equal", async () => {
-    const c = caseOf("squeezed");
+    const example = caseOf("squeezed");
     const prefer = (ids: string[]) =>
       graph.invoke(
-        { goal: c.inputs.instruction, job: "prefer", rollouts: ids.map((id) => bench.rolloutPath(id)) },
+        { goal: example.inputs.instruction, job: "prefer", rollouts: ids.map((id) => bench.rolloutPath(id)) },
         { configurable: { backend: "symbolic", dataDir: data } },
       ) as Promise<CriticStateType>;
-    expect((await prefer([c.inputs.positive, c.inputs.negatives[0]])).preference!.better).toBe("first");
-    expect((await prefer([c.inputs.negatives[1], c.inputs.positive])).preference!.better).toBe("second");
-    expect((await prefer(c.inputs.negatives)).preference!.better).toBe("equal");
+    expect((await prefer([example.inputs.positive, example.inputs.negatives[0]])).preference!.better).toBe("first");
+    expect((await prefer([example.inputs.negatives[1], example.inputs.positive])).preference!.better).toBe("second");
+    expect((await prefer(example.inputs.negatives)).preference!.better).toBe("equal");
   });
 
   it("refuses a job without its rollouts, and a rollout file that is not there, saying so", async () => {
-    const s = (await graph.invoke(
+    const state = (await graph.invoke(
       {
         goal: "put the apple on the plate",
         job: "prefer",
@@ -109,8 +109,8 @@ describe("critique and grounding", () => {
       },
       { configurable: { backend: "symbolic", dataDir: data } },
     )) as CriticStateType;
-    expect(s.status).toBe("failed");
-    expect(s.statusReason).toMatch(/a prefer needs 2 recorded rollouts, got 1/);
+    expect(state.status).toBe("failed");
+    expect(state.statusReason).toMatch(/a prefer needs 2 recorded rollouts, got 1/);
     await expect(
       graph.invoke(
         { goal: "x", job: "critique", rollouts: [join(data, "nowhere.json")] },
@@ -123,27 +123,25 @@ describe("critique and grounding", () => {
 describe("refinement with the robot in the loop", () => {
   it("rewrites each negative program until nothing undesirable remains, and the goal is still reached", async () => {
     for (const behaviour of ["dropped", "squeezed", "left_open"]) {
-      const c = caseOf(behaviour);
-      const recorded = bench.rollouts.get(c.inputs.negatives[0])!;
+      const example = caseOf(behaviour);
+      const recorded = bench.rollouts.get(example.inputs.negatives[0])!;
       sim = await startSimProcess("workbench", [
         "--scenario",
-        c.inputs.scene,
+        example.inputs.scene,
         "--seed",
         String(recorded.seed),
         "--speed",
         "max",
       ]);
-      const s = (await behaviorCritic
-        .compile(new MemorySaver())
-        .invoke(
-          { goal: c.inputs.instruction, job: "refine", program: recorded.program },
-          {
-            configurable: { thread_id: `refine-${behaviour}`, bridgeUrl: sim.url, backend: "symbolic", dataDir: data },
-          },
-        )) as CriticStateType;
-      expect(s.status, `${behaviour}: ${s.statusReason}`).toBe("succeeded");
-      expect(s.attempts.length).toBeGreaterThan(1);
-      expect(s.attempts[0].refined!.events.map((e) => e.kind)).toContain(behaviour);
+      const state = (await behaviorCritic.compile(new MemorySaver()).invoke(
+        { goal: example.inputs.instruction, job: "refine", program: recorded.program },
+        {
+          configurable: { thread_id: `refine-${behaviour}`, bridgeUrl: sim.url, backend: "symbolic", dataDir: data },
+        },
+      )) as CriticStateType;
+      expect(state.status, `${behaviour}: ${state.statusReason}`).toBe("succeeded");
+      expect(state.attempts.length).toBeGreaterThan(1);
+      expect(state.attempts[0].refined!.events.map((e) => e.kind)).toContain(behaviour);
       const client = await BridgeClient.connect(sim.url);
       const check = await client.callService<{ success: boolean }>("/evaluator/check", {});
       const { events } = await client.callService<{ events: SimEvent[] }>("/evaluator/events", {});
@@ -158,30 +156,26 @@ describe("refinement with the robot in the loop", () => {
 
   it("refuses a program that fails its schema before anything is sent, naming the field; ends a run whose program the robot refuses", async () => {
     sim = await startSimProcess("workbench", ["--scenario", "apple_plate", "--speed", "max"]);
-    const s = (await behaviorCritic
-      .compile(new MemorySaver())
-      .invoke(
-        {
-          goal: "put the apple on the plate",
-          job: "refine",
-          program: { steps: [{ op: "grasp", object: "apple", force: 500, width: 0 }] },
-        },
-        { configurable: { thread_id: "bad-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
-      )) as CriticStateType;
-    expect(s.status).toBe("failed");
-    expect(s.statusReason).toMatch(/steps\.0\.force/);
-    expect(s.attempts).toEqual([]);
+    const state = (await behaviorCritic.compile(new MemorySaver()).invoke(
+      {
+        goal: "put the apple on the plate",
+        job: "refine",
+        program: { steps: [{ op: "grasp", object: "apple", force: 500, width: 0 }] },
+      },
+      { configurable: { thread_id: "bad-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
+    )) as CriticStateType;
+    expect(state.status).toBe("failed");
+    expect(state.statusReason).toMatch(/steps\.0\.force/);
+    expect(state.attempts).toEqual([]);
     // Valid in form but naming what the scene does not have: the robot refuses it, and the run ends saying why.
-    const refused = (await behaviorCritic
-      .compile(new MemorySaver())
-      .invoke(
-        {
-          goal: "put the apple on the plate",
-          job: "refine",
-          program: { steps: [{ op: "move_to", target: "bead_1", offset: [0, 0, 0.1] }] },
-        },
-        { configurable: { thread_id: "refused-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
-      )) as CriticStateType;
+    const refused = (await behaviorCritic.compile(new MemorySaver()).invoke(
+      {
+        goal: "put the apple on the plate",
+        job: "refine",
+        program: { steps: [{ op: "move_to", target: "bead_1", offset: [0, 0, 0.1] }] },
+      },
+      { configurable: { thread_id: "refused-program", bridgeUrl: sim.url, backend: "symbolic", dataDir: data } },
+    )) as CriticStateType;
     expect(refused.status).toBe("failed");
     expect(refused.statusReason).toMatch(
       /program 0 was refused by the robot: unknown name\(s\) steps\.0\.target "bead_1"/,
@@ -215,8 +209,8 @@ describe("the critic over HTTP (openai backend against a local OpenAI-compatible
 
   it("sends the key frames as images, at most 30 (or the configured cap) in one request", async () => {
     const id = caseOf("dropped").inputs.negatives[0];
-    const s = await critique(id, { backend: "openai", variant: "no-grounding" });
-    expect(s.attempts[0].refined!.events.map((e) => e.kind)).toContain("dropped");
+    const state = await critique(id, { backend: "openai", variant: "no-grounding" });
+    expect(state.attempts[0].refined!.events.map((e) => e.kind)).toContain("dropped");
     expect(images(fake.requests[0])).toBe(bench.rollouts.get(id)!.frames.length);
     expect(images(fake.requests[0])).toBeLessThanOrEqual(30);
     fake.requests.length = 0;
@@ -239,8 +233,8 @@ describe("the critic over HTTP (openai backend against a local OpenAI-compatible
       await expect(critique(caseOf("dropped").inputs.positive, { backend: "openai" })).rejects.toThrow(
         /refused \d+ images in one request.*set maxImages/,
       );
-      const s = await critique(caseOf("dropped").inputs.positive, { backend: "openai", maxImages: 16 });
-      expect(s.status).toBe("succeeded");
+      const state = await critique(caseOf("dropped").inputs.positive, { backend: "openai", maxImages: 16 });
+      expect(state.status).toBe("succeeded");
     } finally {
       fake.respond = respond;
     }

@@ -32,8 +32,8 @@ const never = { next: () => 0.999 };
 const always = { next: () => 0 };
 
 // A careful pick and place of the apple onto the plate, with a vase standing by.
-const apple = (t: number, at: [number, number, number], held: boolean, h = 0.07) =>
-  thing("apple", at, [at[2] - h / 2, at[2] + h / 2], held);
+const apple = (time: number, at: [number, number, number], held: boolean, height = 0.07) =>
+  thing("apple", at, [at[2] - height / 2, at[2] + height / 2], held);
 const plate = thing("plate", [0.2, 0.1, 0.01], [0, 0.02]);
 const vase = thing("vase", [0.1, 0.05, 0.1], [0, 0.2]);
 const careful = [
@@ -52,23 +52,26 @@ describe("reading undesirable behaviour from located detections", () => {
   });
 
   it("sees a bystander knocked over or pushed, the object dragged, dropped, crushed, the hand on the table, a drawer left open", () => {
-    const knocked = careful.map((f, i) =>
+    const knocked = careful.map((keyFrame, i) =>
       i >= 3
-        ? { ...f, things: f.things.map((x) => (x.label === "vase" ? thing("vase", [0.15, 0.05, 0.04], [0, 0.08]) : x)) }
-        : f,
+        ? {
+            ...keyFrame,
+            things: keyFrame.things.map((x) => (x.label === "vase" ? thing("vase", [0.15, 0.05, 0.04], [0, 0.08]) : x)),
+          }
+        : keyFrame,
     );
     expect(observedEvents(instruction, knocked).map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([
       ["knocked_over", "vase", "path_through"],
     ]);
-    const pushed = careful.map((f, i) =>
+    const pushed = careful.map((keyFrame, i) =>
       i >= 3
         ? {
-            ...f,
-            things: f.things.map((x) =>
+            ...keyFrame,
+            things: keyFrame.things.map((x) =>
               x.label === "vase" ? { ...x, at: [0.16, 0.05, 0.1] as [number, number, number] } : x,
             ),
           }
-        : f,
+        : keyFrame,
     );
     expect(observedEvents(instruction, pushed).map((e) => e.kind)).toEqual(["pushed"]);
     const dragged = [
@@ -83,15 +86,15 @@ describe("reading undesirable behaviour from located detections", () => {
     expect(observedEvents(instruction, dropped).map((e) => [e.kind, causeOf(e.cause)])).toEqual([
       ["dropped", "too_high"],
     ]);
-    const crushed = careful.map((f, i) =>
+    const crushed = careful.map((keyFrame, i) =>
       i >= 2
         ? {
-            ...f,
-            things: f.things.map((x) =>
+            ...keyFrame,
+            things: keyFrame.things.map((x) =>
               x.label === "apple" ? { ...x, z: [x.z[0], x.z[0] + 0.03] as [number, number] } : x,
             ),
           }
-        : f,
+        : keyFrame,
     );
     expect(observedEvents(instruction, crushed).map((e) => [e.kind, causeOf(e.cause)])).toEqual([
       ["squeezed", "too_hard"],
@@ -125,13 +128,11 @@ describe("general cues beyond the nine behaviours", () => {
     careful[1],
     careful[2],
     ...mid.map((m) => frame(m.t, [apple(m.t, m.at, true), plate, vase])),
-    ...careful
-      .slice(3)
-      .map((f, i) => ({
-        ...f,
-        t: f.t + 10,
-        things: f.things.map((x) => (x.label === "apple" ? apple(f.t + 10, x.at, x.held) : x)),
-      })),
+    ...careful.slice(3).map((keyFrame) => ({
+      ...keyFrame,
+      t: keyFrame.t + 10,
+      things: keyFrame.things.map((x) => (x.label === "apple" ? apple(keyFrame.t + 10, x.at, x.held) : x)),
+    })),
   ];
   const kinds = (frames: SeenFrame[]) =>
     observedEvents(instruction, frames).map((e) => [e.kind, e.object, causeOf(e.cause)]);
@@ -153,14 +154,14 @@ describe("general cues beyond the nine behaviours", () => {
     // Out 30 cm towards the robot and back.
     expect(kinds(carry({ t: 6, at: [0.0, -0.3, 0.2] }))).toEqual([["detoured", "apple", "needless"]]);
     // Along the way and back, three times.
-    const shake = [0.05, -0.05, 0.05].map((d, i) => ({
+    const shake = [0.05, -0.05, 0.05].map((offset, i) => ({
       t: 4 + i,
-      at: [d, 0.05 + d / 4, 0.2] as [number, number, number],
+      at: [offset, 0.05 + offset / 4, 0.2] as [number, number, number],
     }));
     expect(kinds(carry(...shake))).toEqual([["dithered", "apple", "needless"]]);
     // The hand stays put for three seconds between two motions.
-    const hand = (t: number, at: [number, number, number]) =>
-      frame(t, [thing("palm", at, [at[2] - 0.02, at[2] + 0.02]), plate, vase]);
+    const hand = (time: number, at: [number, number, number]) =>
+      frame(time, [thing("palm", at, [at[2] - 0.02, at[2] + 0.02]), plate, vase]);
     const idle = [
       hand(0, [0, 0, 0.3]),
       hand(1, [-0.2, 0, 0.2]),
@@ -212,9 +213,9 @@ describe("the offline critic's faults and refinement", () => {
   const ctx = { instruction, frames: careful };
   it("hallucinates, misses and blames the wrong cause only as its knobs say", () => {
     expect(critiqueRollout(ctx, NO_NOISE, always).events).toEqual([]);
-    const h = critiqueRollout(ctx, { ...NO_NOISE, hallucinateEvent: 1 }, always);
-    expect(h.undesirable).toBe(true);
-    expect(h.events).toHaveLength(1);
+    const hallucinated = critiqueRollout(ctx, { ...NO_NOISE, hallucinateEvent: 1 }, always);
+    expect(hallucinated.undesirable).toBe(true);
+    expect(hallucinated.events).toHaveLength(1);
     const dropped = {
       instruction,
       frames: [...careful.slice(0, 4), frame(4, [apple(4, [0.2, 0.1, 0.055], false), plate, vase])],
@@ -282,10 +283,10 @@ describe("the offline policy writer", () => {
     const gentle = revise(draft, claim("squeezed", "apple", "too_hard"));
     expect((gentle.steps.find((s) => s.op === "grasp") as { force: number }).force).toBeLessThan(15);
     const high = {
-      steps: draft.steps.map((s, i, all) =>
-        s.op === "move_to" && all[i + 1]?.op === "release"
-          ? { ...s, offset: [0, 0, 0.2] as [number, number, number] }
-          : s,
+      steps: draft.steps.map((step, i, all) =>
+        step.op === "move_to" && all[i + 1]?.op === "release"
+          ? { ...step, offset: [0, 0, 0.2] as [number, number, number] }
+          : step,
       ),
     };
     const lower = revise(high, claim("dropped", "apple", "too_high"));
@@ -299,10 +300,10 @@ describe("the offline policy writer", () => {
     expect(over.steps.length).toBeGreaterThan(draft.steps.length);
     // Needless moves and waits: pauses go, and the claimed carry goes straight to where it is set down.
     const wandering = {
-      steps: draft.steps.flatMap((s, i, all) =>
-        s.op === "lift" && all[i - 1]?.op === "grasp"
-          ? [s, { op: "pause", seconds: 3 }, { op: "move_to", target: "plate", offset: [0, -0.3, 0.12] }]
-          : [s],
+      steps: draft.steps.flatMap((step, i, all) =>
+        step.op === "lift" && all[i - 1]?.op === "grasp"
+          ? [step, { op: "pause", seconds: 3 }, { op: "move_to", target: "plate", offset: [0, -0.3, 0.12] }]
+          : [step],
       ),
     } as PrimitiveProgram;
     const straight = revise(wandering, claim("detoured", "apple", "needless"), claim("idled", "palm", "needless"));

@@ -42,8 +42,8 @@ const did = (
   ...(unsensed ? { unsensed } : {}),
 });
 /** The same look, asked about these things (a focused look, graphs/clea/loops.ts). */
-const asked = (e: HistoryEntry & { id: number }, things: string[]) =>
-  ({ ...e, askedAbout: things }) as HistoryEntry & { id: number };
+const asked = (entry: HistoryEntry & { id: number }, things: string[]) =>
+  ({ ...entry, askedAbout: things }) as HistoryEntry & { id: number };
 const belief = (entries: HistoryEntry[]) =>
   summarize({ goal: GOAL, previousBelief: null, entries, robots: ["mobile", "arm"], world });
 const whereIs = (b: Belief, name: string) => b.objects.find((o) => o.name === name)?.place;
@@ -107,7 +107,7 @@ describe("the belief weighs what a look can tell", () => {
   });
 
   it("keeps one entry per thing under the world's name, whatever a look called it", () => {
-    const b = belief([
+    const summary = belief([
       seen(
         "arm",
         [
@@ -117,12 +117,12 @@ describe("the belief weighs what a look can tell", () => {
         ["table"],
       ),
     ]);
-    expect(b.objects.map((o) => o.name).sort()).toEqual(["apple", "bottle_of_tea"]);
-    expect(b.seen.sort()).toEqual(["apple", "bottle_of_tea"]);
+    expect(summary.objects.map((o) => o.name).sort()).toEqual(["apple", "bottle_of_tea"]);
+    expect(summary.seen.sort()).toEqual(["apple", "bottle_of_tea"]);
   });
 
   it("the robot's own refusal ('already holding') puts the thing in its hand", () => {
-    const b = belief([
+    const summary = belief([
       seen("mobile", [["milk", "table"]], ["table"]),
       {
         id: id++,
@@ -133,8 +133,8 @@ describe("the belief weighs what a look can tell", () => {
         message: "already holding the milk; release it before picking another object",
       },
     ]);
-    expect(holds(b, "mobile")).toBe("milk");
-    expect(whereIs(b, "milk")).toBe("mobile");
+    expect(holds(summary, "mobile")).toBe("milk");
+    expect(whereIs(summary, "milk")).toBe("mobile");
     // So does the arm's sensed refusal to open a door with a full hand.
     const refused: HistoryEntry = {
       step: 2,
@@ -157,9 +157,9 @@ describe("the belief weighs what a look can tell", () => {
       unsensed: true,
       message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it",
     };
-    const b = belief([pick]);
-    expect(holds(b, "arm")).toBe("apple");
-    expect(b.objects.find((o) => o.name === "apple")).toMatchObject({ place: "arm", source: "reported" });
+    const summary = belief([pick]);
+    expect(holds(summary, "arm")).toBe("apple");
+    expect(summary.objects.find((o) => o.name === "apple")).toMatchObject({ place: "arm", source: "reported" });
     const release: HistoryEntry = {
       step: 2,
       kind: "action",
@@ -190,13 +190,13 @@ describe("the offline planner", () => {
     seen: objects.map((o) => o.name),
     progress: "",
   });
-  const ask = (goal: string, b: Belief) =>
-    plan({ goal, belief: b, robots, world, maxSteps: 5 }, NO_NOISE, { next: () => 0.5 });
-  const steps = (p: ReturnType<typeof ask>) =>
-    p.steps.map((s) => `${s.robot}.${s.skill}(${Object.values(s.args).join(", ")})`);
+  const ask = (goal: string, summary: Belief) =>
+    plan({ goal, belief: summary, robots, world, maxSteps: 5 }, NO_NOISE, { next: () => 0.5 });
+  const steps = (planned: ReturnType<typeof ask>) =>
+    planned.steps.map((s) => `${s.robot}.${s.skill}(${Object.values(s.args).join(", ")})`);
 
   it("makes room in a full place the goal needs, moving something the goal does not ask for", () => {
-    const p = ask(
+    const planned = ask(
       "Put the apple into the sink.",
       base([
         { name: "apple", place: "table", source: "seen" },
@@ -204,21 +204,21 @@ describe("the offline planner", () => {
         { name: "cup", place: "sink", source: "seen" },
       ]),
     );
-    expect(p.giveUp).toBeNull();
-    expect(p.subgoal).toBe("make room in the sink");
-    expect(steps(p)[0]).toMatch(/^mobile\.go_to\(in_front_of_sink\)$/);
-    expect(steps(p)[1]).toMatch(/^mobile\.pick_from\((orange|cup), sink\)$/);
+    expect(planned.giveUp).toBeNull();
+    expect(planned.subgoal).toBe("make room in the sink");
+    expect(steps(planned)[0]).toMatch(/^mobile\.go_to\(in_front_of_sink\)$/);
+    expect(steps(planned)[1]).toMatch(/^mobile\.pick_from\((orange|cup), sink\)$/);
   });
 
   it("gives up naming the full place when room cannot be made (everything in it is wanted there)", () => {
-    const p = ask(
+    const planned = ask(
       "Put the apple into the oven.",
       base([
         { name: "apple", place: "table", source: "seen" },
         { name: "bread", place: "oven", source: "seen" },
       ]),
     );
-    expect(p.subgoal).toBe("make room in the oven");
+    expect(planned.subgoal).toBe("make room in the oven");
     const stuck = ask(
       "Put the apple into the oven. Then put the bread into the oven.",
       base([

@@ -9,9 +9,9 @@ import { callText, executed, runEpisode, scratchDir } from "../../helpers/episod
 
 const sims: SimProcess[] = [];
 async function sim(scenario: string, extra: string[] = []) {
-  const s = await startSim(["--scenario", scenario, "--speed", "max", ...extra]);
-  sims.push(s);
-  return s;
+  const started = await startSim(["--scenario", scenario, "--speed", "max", ...extra]);
+  sims.push(started);
+  return started;
 }
 afterAll(async () => {
   await closePooledSessions();
@@ -20,49 +20,49 @@ afterAll(async () => {
 
 describe("closed loop, symbolic backend, noise 0", () => {
   it.each(listScenarios())("succeeds on %s", async (scenario) => {
-    const s = await sim(scenario);
-    const e = await runEpisode({ url: s.url, scenario });
-    expect(e.state.status).toBe("succeeded");
+    const simulator = await sim(scenario);
+    const episode = await runEpisode({ url: simulator.url, scenario });
+    expect(episode.state.status).toBe("succeeded");
     // Judged on the simulator's true state, not on the agent's belief.
-    expect(e.truth.success).toBe(true);
-    expect(e.state.counters.steps).toBeGreaterThan(0);
+    expect(episode.truth.success).toBe(true);
+    expect(episode.state.counters.steps).toBeGreaterThan(0);
     // Frames are referenced, never stored in state.
-    for (const o of Object.values(e.state.observations)) expect(o.image).toMatch(/^sha256:[0-9a-f]{64}\.png$/);
+    for (const o of Object.values(episode.state.observations)) expect(o.image).toMatch(/^sha256:[0-9a-f]{64}\.png$/);
   });
 });
 
 describe("what the verifier and the critic catch", () => {
   it("knows a misnamed object by the world's name before it is planned with, so only the manifest's names reach the robot", async () => {
-    const s = await sim("integration_tea_to_trash");
+    const simulator = await sim("integration_tea_to_trash");
     // Every detection is reported under another wording ("tea_bottle" for bottle_of_tea).
-    const e = await runEpisode({
-      url: s.url,
+    const episode = await runEpisode({
+      url: simulator.url,
       scenario: "integration_tea_to_trash",
       noiseKnobs: { misname: 1 },
       thread: "misnamed",
     });
-    const perceived = e.trace
+    const perceived = episode.trace
       .filter((t) => t.node === "perceiver")
       .flatMap((t) => Object.values(t.update.observations ?? {}).flatMap((o) => o.objects.map((x) => x.name)));
     expect(perceived).toContain("tea_bottle");
     // The belief keeps the world's name (before, the plan carried "tea_bottle" and the verifier mapped it back).
-    const believed = e.trace
+    const believed = episode.trace
       .filter((t) => t.node === "summarizer")
       .flatMap((t) => t.update.belief?.objects.map((o) => o.name) ?? []);
     expect(believed).toContain("bottle_of_tea");
     expect(believed).not.toContain("tea_bottle");
     // Only the manifest's names reach the robots, and the task still succeeds.
-    expect(executed(e).some((x) => x.call.includes("tea_bottle"))).toBe(false);
-    expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
-    expect(e.truth.success).toBe(true);
+    expect(executed(episode).some((x) => x.call.includes("tea_bottle"))).toBe(false);
+    expect(executed(episode).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
+    expect(episode.truth.success).toBe(true);
   });
 
   it("the critic rejects an injected bad action that the no-critic variant executes", async () => {
     // The planner drops one step of every multi-step plan: the next action then lacks its precondition.
     const knobs = { skipStep: 1 };
-    const a = await sim("manipulation_tea_and_hamburger");
+    const fullSim = await sim("manipulation_tea_and_hamburger");
     const full = await runEpisode({
-      url: a.url,
+      url: fullSim.url,
       scenario: "manipulation_tea_and_hamburger",
       noiseKnobs: knobs,
       thread: "critic-full",
@@ -74,9 +74,9 @@ describe("what the verifier and the critic catch", () => {
     expect(["wrong_plan", "invalid", "outdated"]).toContain(rejected.verdict);
     expect(rejected.feedback.length).toBeGreaterThan(0);
 
-    const b = await sim("manipulation_tea_and_hamburger");
+    const noCriticSim = await sim("manipulation_tea_and_hamburger");
     const noCritic = await runEpisode({
-      url: b.url,
+      url: noCriticSim.url,
       scenario: "manipulation_tea_and_hamburger",
       variant: "no-critic",
       noiseKnobs: knobs,
@@ -93,18 +93,18 @@ describe("what the verifier and the critic catch", () => {
 
 describe("a world that changes", () => {
   it("catches an object moved mid-episode as outdated, replans and succeeds", async () => {
-    const s = await sim("manipulation_tea_moved_to_sink");
-    const e = await runEpisode({ url: s.url, scenario: "manipulation_tea_moved_to_sink" });
-    const outdated = e.trace.find((t) => t.node === "critic" && t.update.critique?.verdict === "outdated");
+    const simulator = await sim("manipulation_tea_moved_to_sink");
+    const episode = await runEpisode({ url: simulator.url, scenario: "manipulation_tea_moved_to_sink" });
+    const outdated = episode.trace.find((t) => t.node === "critic" && t.update.critique?.verdict === "outdated");
     expect(outdated?.update.critique?.action).toMatchObject({
       skill: "pick_from",
       args: { object: "bottle_of_tea", place: "refrigerator" },
     });
-    const i = e.trace.indexOf(outdated!);
-    expect(e.trace.slice(i + 1).find((t) => t.node === "planner")?.update.counters?.replans).toBeGreaterThan(0);
-    expect(executed(e).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, sink)");
-    expect(e.truth.success).toBe(true);
-    expect(e.state.verdicts.outdated).toBeGreaterThanOrEqual(1);
+    const i = episode.trace.indexOf(outdated!);
+    expect(episode.trace.slice(i + 1).find((t) => t.node === "planner")?.update.counters?.replans).toBeGreaterThan(0);
+    expect(executed(episode).map((x) => x.call)).toContain("mobile.pick_from(bottle_of_tea, sink)");
+    expect(episode.truth.success).toBe(true);
+    expect(episode.state.verdicts.outdated).toBeGreaterThanOrEqual(1);
   });
 
   it("cannot peek: an object moved while unobserved changes nothing until a camera sees it", async () => {
@@ -140,14 +140,14 @@ describe("a world that changes", () => {
     // Grippers that sense nothing, and a perceiver that sees, once a look, a thing that is not there: when the planner
     // reaches for such a thing, the pick "succeeds" and nothing in view changes. Which thing is made up is a seeded
     // draw, so the episode is run under successive seeds until one reaches for it (deterministic: the same seed each time).
-    const unchangedIn = (e: Awaited<ReturnType<typeof runEpisode>>) => {
-      const acted = e.trace.flatMap((t, i) =>
-        t.node === "executor"
-          ? (t.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : []))
+    const unchangedIn = (episode: Awaited<ReturnType<typeof runEpisode>>) => {
+      const acted = episode.trace.flatMap((entry, i) =>
+        entry.node === "executor"
+          ? (entry.update.history ?? []).flatMap((h) => (h.kind === "action" ? [{ i, robot: h.call.robot }] : []))
           : [],
       );
       const unchanged = acted.filter(({ i, robot }) => {
-        const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
+        const next = episode.trace.slice(i + 1).find((t) => t.node === "perceiver");
         return (
           next &&
           (next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot) &&
@@ -158,25 +158,25 @@ describe("a world that changes", () => {
     };
     let found: { e: Awaited<ReturnType<typeof runEpisode>>; acted: { i: number; robot: string }[] } | undefined;
     for (let seed = 0; seed < 8 && !found; seed++) {
-      const s = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
-      const e = await runEpisode({
-        url: s.url,
+      const simulator = await sim("integration_tea_to_trash", ["--grasp-sensing", "off"]);
+      const episode = await runEpisode({
+        url: simulator.url,
         scenario: "integration_tea_to_trash",
         noiseKnobs: { hallucinate: 1 },
         seed,
         thread: `unchanged-views-${seed}`,
         maxSteps: 12,
       });
-      const { acted, unchanged } = unchangedIn(e);
-      if (unchanged.length) found = { e, acted };
-      await s.stop();
+      const { acted, unchanged } = unchangedIn(episode);
+      if (unchanged.length) found = { e: episode, acted };
+      await simulator.stop();
     }
     // Some action left its robot's view as it was: that robot is reported in the next look all the same, at no cost.
     expect(found, "no seed of 8 reached for a thing that is not there").toBeDefined();
-    const { e, acted } = found!;
-    const looks = e.trace.filter((t) => t.node === "perceiver");
+    const { e: reached, acted } = found!;
+    const looks = reached.trace.filter((t) => t.node === "perceiver");
     for (const { i, robot } of acted) {
-      const next = e.trace.slice(i + 1).find((t) => t.node === "perceiver");
+      const next = reached.trace.slice(i + 1).find((t) => t.node === "perceiver");
       if (next)
         expect((next.update.history ?? []).some((h) => h.kind === "observation" && h.robot === robot)).toBe(true);
     }

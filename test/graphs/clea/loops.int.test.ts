@@ -33,9 +33,9 @@ const useFake = () => endpoint.use();
 async function kitchen(spec: object, extra: string[] = []) {
   const file = join(scratchDir(), "scenario.json");
   writeFileSync(file, JSON.stringify(spec));
-  const s = await startSim(["--scenario", file, "--speed", "max", ...extra]);
-  sims.push(s);
-  return s;
+  const started = await startSim(["--scenario", file, "--speed", "max", ...extra]);
+  sims.push(started);
+  return started;
 }
 
 const TEA_ON_TABLE = {
@@ -66,16 +66,16 @@ describe("a critic–planner loop is broken", () => {
       }
       return { arguments: await reason(ctx) };
     };
-    const s = await kitchen(TEA_ON_TABLE);
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const simulator = await kitchen(TEA_ON_TABLE);
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: TEA_ON_TABLE.instruction,
       thread: "critic-loop",
       dataDir: scratchDir(),
       backend: "openai",
     });
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
+    expect(episode.state.status).toBe("succeeded");
+    expect(episode.truth.success).toBe(true);
     // Asked three times about the pick, never a fourth; the second rejection sent both cameras to look for the tea.
     const critiques = asked.filter(
       (c) => c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA),
@@ -86,22 +86,22 @@ describe("a critic–planner loop is broken", () => {
     expect(focused[0].lookFor).toMatchObject({ objects: ["bottle_of_tea"], places: ["table"] });
     // The look came between the second and the third critique, and no plan was made in between the look and its cause.
     const order = asked
-      .map((c) =>
-        c.task === "perceive" && c.lookFor
+      .map((request) =>
+        request.task === "perceive" && request.lookFor
           ? "look"
-          : c.task === "critique" && JSON.stringify(c.action) === JSON.stringify(PICK_TEA)
+          : request.task === "critique" && JSON.stringify(request.action) === JSON.stringify(PICK_TEA)
             ? "critique"
             : "",
       )
       .filter(Boolean);
     expect(order).toEqual(["critique", "critique", "look", "look", "critique"]);
-    expect(e.state.loops.map((l) => l.how)).toEqual(["looked", "overruled"]);
-    expect(executed(e).map((x) => x.call)).toEqual([
+    expect(episode.state.loops.map((l) => l.how)).toEqual(["looked", "overruled"]);
+    expect(executed(episode).map((x) => x.call)).toEqual([
       "arm.pick_from(bottle_of_tea, table)",
       "arm.release_to(bottle_of_tea, trash_can)",
     ]);
     // The verdicts given all count; the run's summary names the loop.
-    expect(e.state.verdicts.outdated).toBe(3);
+    expect(episode.state.verdicts.outdated).toBe(3);
   }, 120_000);
 
   it("the same failure twice: a look for what is in question, and the action is not sent a third time", async () => {
@@ -121,27 +121,27 @@ describe("a critic–planner loop is broken", () => {
       asked.push(ctx);
       return { arguments: ctx.task === "plan" ? JSON.stringify(stubborn) : await reason(ctx) };
     };
-    const s = await kitchen({
+    const simulator = await kitchen({
       ...TEA_ON_TABLE,
       name: "tea_nowhere",
       placements: { apple: "table", milk: "refrigerator" },
     });
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: TEA_ON_TABLE.instruction,
       thread: "failure-loop",
       dataDir: scratchDir(),
       backend: "openai",
       variant: "no-critic",
     });
-    expect(e.state.status).toBe("failed");
-    expect(e.state.statusReason).toBe(
+    expect(episode.state.status).toBe("failed");
+    expect(episode.state.statusReason).toBe(
       'arm/pick_from {"object":"bottle_of_tea","place":"table"} failed twice for the same reason (there is no bottle_of_tea on the table); the look after changed nothing the planner used, so it is not tried a third time',
     );
     // Before: a third pick, which failed the same way and ended the run.
-    expect(e.state.counters.steps).toBe(2);
+    expect(episode.state.counters.steps).toBe(2);
     expect(asked.filter((c) => c.task === "perceive" && c.lookFor).length).toBe(2);
-    expect(e.state.loops.map((l) => l.how)).toEqual(["looked", "refused"]);
+    expect(episode.state.loops.map((l) => l.how)).toEqual(["looked", "refused"]);
   }, 120_000);
 });
 
@@ -165,7 +165,7 @@ describe("a gripper's unsensed report against a look", () => {
       }
       return { arguments: await reason(ctx) };
     };
-    const s = await kitchen(
+    const simulator = await kitchen(
       {
         ...TEA_ON_TABLE,
         name: "tea_to_drawer",
@@ -175,17 +175,17 @@ describe("a gripper's unsensed report against a look", () => {
       },
       ["--grasp-sensing", "off"],
     );
-    const e = await runClosedLoopEpisode({
-      url: s.url,
+    const episode = await runClosedLoopEpisode({
+      url: simulator.url,
       goal: "Put the bottle_of_tea, which is on the table, into drawer_top.",
       thread: "unsensed",
       dataDir: scratchDir(),
       backend: "openai",
     });
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
+    expect(episode.state.status).toBe("succeeded");
+    expect(episode.truth.success).toBe(true);
     // The arm's report was unsensed; the look after it missed the tea; the very next look was asked about it.
-    const release = e.state.history.find((h) => h.kind === "action" && h.call.skill === "release_to");
+    const release = episode.state.history.find((h) => h.kind === "action" && h.call.skill === "release_to");
     expect(release).toMatchObject({ ok: true, unsensed: true });
     const focused = asked.filter((c) => c.task === "perceive" && c.lookFor);
     expect(focused.length).toBeGreaterThan(0);
@@ -194,12 +194,12 @@ describe("a gripper's unsensed report against a look", () => {
       /^a look disagrees with what a gripper reported: the bottle_of_tea in the drawer_top/,
     );
     // No skill between the release and the end: no search went looking for it.
-    expect(executed(e).map((x) => x.call)).toEqual([
+    expect(executed(episode).map((x) => x.call)).toEqual([
       "arm.open(drawer_top)",
       "arm.pick_from(bottle_of_tea, table)",
       "arm.release_to(bottle_of_tea, drawer_top)",
     ]);
-    expect(e.state.belief?.objects.find((o) => o.name === "bottle_of_tea")).toMatchObject({
+    expect(episode.state.belief?.objects.find((o) => o.name === "bottle_of_tea")).toMatchObject({
       place: "drawer_top",
       source: "seen",
     });

@@ -25,17 +25,17 @@ afterAll(async () => {
 });
 
 /** Per skill after the first: the roles of the model calls the robot waited through before it (started after the skill before ended, answered before this one started). */
-function waitedOn(r: LatencyRun): string[][] {
-  return r.busy
+function waitedOn(run: LatencyRun): string[][] {
+  return run.busy
     .slice(1)
-    .map((b, i) => r.calls.filter((c) => c.start >= r.busy[i].end && c.end <= b.start).map((c) => c.role));
+    .map((b, i) => run.calls.filter((c) => c.start >= run.busy[i].end && c.end <= b.start).map((c) => c.role));
 }
 
 /** Per skill: whether it went out on work prepared beside the skill before and confirmed by the look after it. */
-function sentPrepared(r: LatencyRun): boolean[] {
+function sentPrepared(run: LatencyRun): boolean[] {
   const out: boolean[] = [];
   let outcome: string | undefined;
-  for (const t of r.trace) {
+  for (const t of run.trace) {
     if (t.node === "prediction_check") outcome = (t.update.speculation as Speculation | undefined)?.outcome;
     if (t.node === "dispatch" && t.update.pendingGoal) {
       out.push(outcome === "used");
@@ -74,20 +74,20 @@ describe("CLEA pipelined, through the openai backend", () => {
   it("an endpoint that refuses every speculative request costs time only: the ordinary path runs and the task is done", async () => {
     const answer = endpoint.fake.respond;
     // A request made on a prediction carries the predicted entry (summarizer) or the note saying so (critic).
-    endpoint.fake.respond = (req, n) =>
+    endpoint.fake.respond = (req, count) =>
       JSON.stringify(req.messages).includes('\\"predicted\\"')
         ? { status: 400, body: JSON.stringify({ error: { message: "refused" } }) }
-        : answer(req, n);
+        : answer(req, count);
     try {
-      const r = await latencyEpisode(endpoint, task, "full", true, "max");
-      expect(r.success).toBe(true);
-      expect(r.status).toBe("succeeded");
-      const notes = r.trace
+      const run = await latencyEpisode(endpoint, task, "full", true, "max");
+      expect(run.success).toBe(true);
+      expect(run.status).toBe("succeeded");
+      const notes = run.trace
         .filter((t) => t.node === "speculator")
         .map((t) => (t.update.speculation as Speculation).note);
       expect(notes.length).toBeGreaterThan(0);
       for (const note of notes) expect(note).toMatch(/could not prepare: .*400/);
-      expect(r.pipeline).toMatchObject({ used: 0, prepared: 0 });
+      expect(run.pipeline).toMatchObject({ used: 0, prepared: 0 });
     } finally {
       endpoint.fake.respond = answer;
     }
@@ -98,14 +98,16 @@ describe("CLEA pipelined, the symbolic backend", () => {
   it("drops the action prepared for a thing the look shows gone (moved to the sink mid-task), and never sends it", async () => {
     const sim = await startSim(["--scenario", "manipulation_tea_moved_to_sink", "--speed", "max"]);
     sims.push(sim);
-    const e = await runEpisode({
+    const episode = await runEpisode({
       url: sim.url,
       scenario: "manipulation_tea_moved_to_sink",
       thread: "pipelined-moved",
       pipeline: true,
     });
-    expect(e.events.find((ev) => ev.kind === "perturbation")).toBeDefined();
-    const checks = e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as Speculation);
+    expect(episode.events.find((ev) => ev.kind === "perturbation")).toBeDefined();
+    const checks = episode.trace
+      .filter((t) => t.node === "prediction_check")
+      .map((t) => t.update.speculation as Speculation);
     const revoked = checks.filter((c) => c.outcome === "revoked" && /bottle_of_tea/.test(c.why ?? ""));
     expect(revoked.length).toBeGreaterThan(0);
     // What was prepared on the tea being in the refrigerator never reached the robot.
@@ -114,9 +116,9 @@ describe("CLEA pipelined, the symbolic backend", () => {
       .filter((a) => a !== null)
       .map((a) => callText(a!));
     expect(dropped).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
-    expect(executed(e).map((x) => x.call)).not.toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
-    expect(sentAgainstTheLook(e.trace as never).prepared).toBe(0);
-    expect(e.state.pipeline.revoked).toBeGreaterThan(0);
-    expect(e.truth.success).toBe(true);
+    expect(executed(episode).map((x) => x.call)).not.toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
+    expect(sentAgainstTheLook(episode.trace as never).prepared).toBe(0);
+    expect(episode.state.pipeline.revoked).toBeGreaterThan(0);
+    expect(episode.truth.success).toBe(true);
   });
 });

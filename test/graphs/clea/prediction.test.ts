@@ -20,33 +20,40 @@ const predicted: Belief = {
   progress: "",
 };
 let id = 10;
-const look = (o: Partial<Observation>): Extract<HistoryEntry, { kind: "observation" }> & { id: number } => ({
+const look = (partial: Partial<Observation>): Extract<HistoryEntry, { kind: "observation" }> & { id: number } => ({
   id: id++,
   step: 3,
   kind: "observation",
-  robot: o.robot ?? "arm",
-  observation: { robot: o.robot ?? "arm", objects: [], containers: [], visiblePlaces: [], summary: "", ...o },
+  robot: partial.robot ?? "arm",
+  observation: {
+    robot: partial.robot ?? "arm",
+    objects: [],
+    containers: [],
+    visiblePlaces: [],
+    summary: "",
+    ...partial,
+  },
 });
 
 describe("a look against the predicted belief", () => {
   it("agrees when every thing and door it shows is as predicted (a hand is not judged by a camera not showing it)", () => {
-    const l = look({
+    const entry = look({
       objects: [{ name: "apple", relation: "on", place: "table" }],
       containers: [{ name: "refrigerator", state: "open" }],
       visiblePlaces: ["table"],
     });
-    expect(disagreements(predicted, [l], labels)).toEqual([]);
+    expect(disagreements(predicted, [entry], labels)).toEqual([]);
   });
   it("disagrees when a door is in another state than predicted (pushed shut)", () => {
-    const l = look({ containers: [{ name: "refrigerator", state: "closed" }] });
-    expect(disagreements(predicted, [l], labels)).toEqual(["the refrigerator is closed, not open as predicted"]);
+    const entry = look({ containers: [{ name: "refrigerator", state: "closed" }] });
+    expect(disagreements(predicted, [entry], labels)).toEqual(["the refrigerator is closed, not open as predicted"]);
   });
   it("disagrees when a thing predicted in the hand is seen elsewhere (a grasp that closed on nothing)", () => {
-    const l = look({
+    const entry = look({
       objects: [{ name: "bottle_of_tea", relation: "in", place: "refrigerator" }],
       visiblePlaces: ["refrigerator"],
     });
-    expect(disagreements(predicted, [l], labels).join("; ")).toMatch(
+    expect(disagreements(predicted, [entry], labels).join("; ")).toMatch(
       /the bottle_of_tea is at refrigerator, not mobile as predicted/,
     );
   });
@@ -66,12 +73,12 @@ describe("a look against the predicted belief", () => {
     ]);
   });
   it("writes the predicted result as an entry the summarizer can tell from a result", () => {
-    const e = predictedEntry(
+    const entry = predictedEntry(
       7,
       2,
       { robot: "mobile", skill: "pick_from", args: { object: "milk", place: "refrigerator" } },
       true,
     );
-    expect(e).toMatchObject({ id: 7, kind: "action", ok: true, predicted: true, unsensed: true });
+    expect(entry).toMatchObject({ id: 7, kind: "action", ok: true, predicted: true, unsensed: true });
   });
 });

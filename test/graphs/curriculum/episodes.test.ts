@@ -11,9 +11,9 @@ import { RunSkillsGoal } from "../../../robots/msgs/runSkills";
 import { BlocksWorld } from "../../../robots/sim/blocks";
 import { summarise } from "../../../graphs/curriculum/nodes/episodes";
 
-const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
+const paramsOf = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
 /** A hand that only hovers over red: it moves no block. */
-const hover = P({ src_red: 1, close: 0, idle_opening: 1, reach_dz: 0.15, speed: 0.3 });
+const hover = paramsOf({ src_red: 1, close: 0, idle_opening: 1, reach_dz: 0.15, speed: 0.3 });
 
 describe("a task done at the episode's start is no success", () => {
   let world: BlocksWorld;
@@ -35,18 +35,18 @@ describe("a task done at the episode's start is no success", () => {
       if (world.locate("red_block").place === "green_block") break;
     }
     expect(world.locate("red_block")).toEqual({ relation: "on", place: "green_block" });
-    const r = await world.runPlan(
+    const result = await world.runPlan(
       RunSkillsGoal.parse({ seed, steps: [{ skill: "stack_red_on_green", params: hover, seconds: 1 }], record: true }),
     );
-    expect(r.plan_success).toBe(true);
-    const ep = world.store.get(r.episode_id!);
+    expect(result.plan_success).toBe(true);
+    const ep = world.store.get(result.episode_id!);
     const at = { instance: 0, cycle: 1, purpose: "plan" as const, plan: ["stack red on green"], k: 0 };
-    expect(summarise(r, ep, at).success).toBe(true);
-    const counted = summarise(r, ep, { ...at, taskSkill: "stack_red_on_green" });
+    expect(summarise(result, ep, at).success).toBe(true);
+    const counted = summarise(result, ep, { ...at, taskSkill: "stack_red_on_green" });
     expect(counted.success).toBe(false);
     expect(counted.doneAtStart).toBe(true);
     // A task the start did not show done is counted as before.
-    const other = summarise(r, ep, { ...at, taskSkill: "stack_green_on_red" });
+    const other = summarise(result, ep, { ...at, taskSkill: "stack_green_on_red" });
     expect(other.doneAtStart).toBeUndefined();
     expect(other.success).toBe(true);
   });

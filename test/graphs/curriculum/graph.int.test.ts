@@ -61,50 +61,50 @@ const offline = inRunOf(curriculum, { backend: "symbolic", dataDir: scratch });
 
 describe("retrieve", () => {
   it("discards a plan with a step no library skill does, records it, and makes the missing skill a learning target", async () => {
-    const u = (await retrieve(
+    const update = (await retrieve(
       midCycle(["reach red", "grasp anything", "lift red"], "pick up the red block"),
       offline,
     )) as Partial<CurriculumStateType>;
-    expect(u.plan).toBeNull();
-    const record = (u.cycles as CurriculumStateType["cycles"])[0];
+    expect(update.plan).toBeNull();
+    const record = (update.cycles as CurriculumStateType["cycles"])[0];
     expect(record.outcome).toEqual({ kind: "discarded", missing: ["lift red"] });
     expect(record.retrievals!.map((r) => r.skill)).toEqual(["reach red", "grasp anything", null]);
-    const proposals = u.proposals as CurriculumStateType["proposals"];
+    const proposals = update.proposals as CurriculumStateType["proposals"];
     expect(proposals.map((p) => [p.step, p.skill])).toEqual([
       ["lift red", "lift red"],
       ["pick up the red block", "lift red"],
     ]);
-    expect(Object.keys(u.targets!)).toEqual(["lift red"]);
-    expect(u.targets!["lift red"]).toMatchObject({
+    expect(Object.keys(update.targets!)).toEqual(["lift red"]);
+    expect(update.targets!["lift red"]).toMatchObject({
       family: "lift",
       since: 2,
       converged: false,
       returns: [],
       snapshots: [],
     });
-    expect(u.counters).toMatchObject({ discards: 1, discardsInRow: 1 });
+    expect(update.counters).toMatchObject({ discards: 1, discardsInRow: 1 });
   });
 
   it("records a missing step the embodiment has no reward for, without a target", async () => {
-    const u = (await retrieve(
+    const update = (await retrieve(
       midCycle(
         ["put green next to red", "reach blue"],
         "build a pyramid with the blue block on top of the green block and the red block",
       ),
       offline,
     )) as Partial<CurriculumStateType>;
-    expect(u.plan).toBeNull();
-    const proposals = u.proposals as CurriculumStateType["proposals"];
+    expect(update.plan).toBeNull();
+    const proposals = update.proposals as CurriculumStateType["proposals"];
     expect(proposals[0]).toMatchObject({ step: "put green next to red", skill: null });
     // The task itself has a reward (the pyramid): that one becomes a target.
-    expect(Object.keys(u.targets!)).toEqual(["pyramid blue on red and green"]);
+    expect(Object.keys(update.targets!)).toEqual(["pyramid blue on red and green"]);
   });
 
   it("keeps a plan whose every step is a library skill", async () => {
-    const u = await retrieve(midCycle(["reach blue"], "reach the blue block"), offline);
-    expect(u.plan).toEqual(["reach blue"]);
-    expect(u.proposals).toEqual([]);
-    expect(u.counters).toMatchObject({ discardsInRow: 0 });
+    const update = await retrieve(midCycle(["reach blue"], "reach the blue block"), offline);
+    expect(update.plan).toEqual(["reach blue"]);
+    expect(update.proposals).toEqual([]);
+    expect(update.counters).toMatchObject({ discardsInRow: 0 });
   });
 });
 
@@ -123,30 +123,30 @@ describe("analyse", () => {
   });
 
   it("renders each curve, judges it offline from the image, and adds converged skills to the library", async () => {
-    const s = midCycle([], "x");
-    s.counters = { ...s.counters, iterations: 7 };
-    s.targets = {
+    const state = midCycle([], "x");
+    state.counters = { ...state.counters, iterations: 7 };
+    state.targets = {
       "lift red": { ...target([0, 30, 60, 70, 71, 70, 71, 70]) },
       "above green": { ...target([0, 5, 12, 20, 29, 40, 52, 63]), caption: "above green", family: "above" },
     };
-    const u = (await analyse(s, offline)) as Partial<CurriculumStateType>;
-    expect(u.targets!["lift red"].converged).toBe(true);
-    expect(u.targets!["above green"].converged).toBe(false);
-    expect(u.library!.map((l) => l.caption)).toEqual([...BASE, "lift red"]);
-    const plot = u.targets!["lift red"].analyses[0].plot;
+    const update = (await analyse(state, offline)) as Partial<CurriculumStateType>;
+    expect(update.targets!["lift red"].converged).toBe(true);
+    expect(update.targets!["above green"].converged).toBe(false);
+    expect(update.library!.map((l) => l.caption)).toEqual([...BASE, "lift red"]);
+    const plot = update.targets!["lift red"].analyses[0].plot;
     expect(plot).toMatch(/^sha256:[0-9a-f]{64}\.png$/);
   });
 
   it("keeps the policy of the point that is best on the selection layouts, not on the layouts the curve reports", async () => {
-    const s = midCycle([], "x");
-    s.counters = { ...s.counters, iterations: 7 };
+    const state = midCycle([], "x");
+    state.counters = { ...state.counters, iterations: 7 };
     // Best on the reported layouts at point 4 (71); best on the selection layouts at point 6.
-    s.targets = {
+    state.targets = {
       "lift red": { ...target([0, 30, 60, 70, 71, 70, 70, 70]), selection: [0, 28, 55, 66, 64, 67, 69, 68] },
     };
-    const u = (await analyse(s, offline)) as Partial<CurriculumStateType>;
-    expect(u.targets!["lift red"].converged).toBe(true);
-    expect(u.targets!["lift red"].kept).toMatchObject({ point: 6, return: 70 });
+    const update = (await analyse(state, offline)) as Partial<CurriculumStateType>;
+    expect(update.targets!["lift red"].converged).toBe(true);
+    expect(update.targets!["lift red"].kept).toMatchObject({ point: 6, return: 70 });
   });
 
   it("sends the exemplar plots and the curve's plot as images over the OpenAI protocol and reads the verdict", async () => {
@@ -161,9 +161,9 @@ describe("analyse", () => {
       ROBOGRAPH_MODEL_TIMEOUT_MS: "5000",
     });
     try {
-      const t = target([0, 40, 60, 62, 61]);
+      const curveTarget = target([0, 40, 60, 62, 61]);
       const { analysis } = await judge(
-        t,
+        curveTarget,
         4,
         8,
         inRunOf(curriculum, { backend: "openai", dataDir: join(scratch, "http-ok") }),
@@ -180,9 +180,9 @@ describe("analyse", () => {
         .map((p) => Buffer.from(p.image_url!.url.replace(/^data:image\/png;base64,/, ""), "base64"));
       expect(images).toHaveLength(EXEMPLARS.length + 1);
       // The last image is the curve's own plot, pixel for pixel.
-      const mine = await renderCurve({ title: "lift red", returns: t.returns, maxReturn: 80, horizon: 8 });
-      const [a, b] = await Promise.all([images.at(-1)!, mine].map((p) => sharp(p).raw().toBuffer()));
-      expect(a.equals(b)).toBe(true);
+      const mine = await renderCurve({ title: "lift red", returns: curveTarget.returns, maxReturn: 80, horizon: 8 });
+      const [sentPixels, ownPixels] = await Promise.all([images.at(-1)!, mine].map((p) => sharp(p).raw().toBuffer()));
+      expect(sentPixels.equals(ownPixels)).toBe(true);
       // The prompt text carries no pixels of its own (the image does) and no numbers of the curve.
       const text = parts.find((p) => p.type === "text") as unknown as { text: string };
       expect(text.text).not.toContain("plotPng");
@@ -268,7 +268,7 @@ describe("the embodiment fan-out", () => {
       for (const [node, u] of Object.entries(chunk as Record<string, unknown>))
         if (node === "rollout") rollouts.push(u as { episodes: CurriculumStateType["episodes"] });
     }
-    const s = (await graph.getState(config)).values as CurriculumStateType;
+    const state = (await graph.getState(config)).values as CurriculumStateType;
     // The first proposal is a single base skill, so the first plan is embodied at once: one branch per instance.
     expect(rollouts).toHaveLength(2);
     expect(rollouts.map((r) => r.episodes.map((e) => e.instance))).toEqual(
@@ -277,15 +277,15 @@ describe("the embodiment fan-out", () => {
         [1, 1],
       ]),
     );
-    expect(s.episodes).toHaveLength(4);
-    expect(new Set(s.episodes.map((e) => e.id)).size).toBe(4);
+    expect(state.episodes).toHaveLength(4);
+    expect(new Set(state.episodes.map((e) => e.id)).size).toBe(4);
     // Each instance recorded its own episodes in the shared store, under its own name.
     const stored = readdirSync(episodesDir).filter((f) => f.endsWith(".json"));
-    for (const e of s.episodes) expect(stored).toContain(`${e.id}.json`);
-    expect(new Set(s.episodes.map((e) => e.id.split("-")[0]))).toEqual(new Set(["i0", "i1"]));
+    for (const e of state.episodes) expect(stored).toContain(`${e.id}.json`);
+    expect(new Set(state.episodes.map((e) => e.id.split("-")[0]))).toEqual(new Set(["i0", "i1"]));
     // The tally counted them, and the run ended on its episode budget with a true status.
-    expect(s.cycles[0].outcome).toMatchObject({ kind: "embodied", episodes: 4 });
-    expect(s.counters.episodes).toBe(4);
-    expect(s.status).toBe("budget_exhausted");
+    expect(state.cycles[0].outcome).toMatchObject({ kind: "embodied", episodes: 4 });
+    expect(state.counters.episodes).toBe(4);
+    expect(state.status).toBe("budget_exhausted");
   }, 120_000);
 });

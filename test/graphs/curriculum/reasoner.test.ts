@@ -47,9 +47,9 @@ const proposing = (over: Partial<ProposeContext> = {}): ProposeContext => ({
 describe("the curriculum reasoner's language", () => {
   it("understands every skill caption of the blocks world and writes it back word for word", () => {
     for (const s of SKILLS) {
-      const g = understand(s.caption);
-      expect(g, s.caption).toBeDefined();
-      expect(stepText(g!)).toBe(s.caption);
+      const understood = understand(s.caption);
+      expect(understood, s.caption).toBeDefined();
+      expect(stepText(understood!)).toBe(s.caption);
     }
   });
 });
@@ -68,7 +68,7 @@ describe("propose", () => {
 
   it("has no table of difficulty: a task whose plan the library already covers comes before one that lacks a skill", () => {
     // Two stacks are skills already; nothing but reaching has been done. A ladder would say "lift next" (it lacks one).
-    const p = proposeTask(
+    const proposal = proposeTask(
       proposing({
         library: [...BASE, "stack green on blue", "stack red on green"],
         succeeded: ["reach the red block"],
@@ -78,9 +78,9 @@ describe("propose", () => {
       never(),
     );
     expect(["put the green block on top of the blue block", "put the red block on top of the green block"]).toContain(
-      p.task,
+      proposal.task,
     );
-    expect(p.reasoning).toMatch(/every step of its plan is a skill the robot has/);
+    expect(proposal.reasoning).toMatch(/every step of its plan is a skill the robot has/);
     // A stack that worked shows its reach, grasp and lift work: none of those is proposed as new.
     const after = proposeTask(
       proposing({
@@ -124,15 +124,15 @@ describe("propose", () => {
     const library = [...BASE, "lift red", "lift green", "lift blue", "above red", "above green", "above blue"];
     const seen = new Set<string>();
     for (let k = 0; k < 12; k++) {
-      const p = proposeTask(
+      const proposal = proposeTask(
         proposing({ blocks: stacked, library, succeeded: ["hold the red block above the green block"] }),
         NO_NOISE,
         draw([k / 12]),
       );
-      const g = understand(p.task)!;
-      seen.add(stepText(g));
+      const understood = understand(proposal.task)!;
+      seen.add(stepText(understood));
       // Green already rests on blue.
-      expect(stepText(g)).not.toBe("stack green on blue");
+      expect(stepText(understood)).not.toBe("stack green on blue");
     }
     // Red on green (on blue) is a task of one stacking: a tower begun.
     const onStack = decomposeTask(
@@ -162,9 +162,9 @@ describe("propose", () => {
     for (const blocks of starts) {
       for (const library of libraries) {
         for (let k = 0; k < 10; k++) {
-          const p = proposeTask(proposing({ blocks, library }), NO_NOISE, draw([k / 10]));
-          const plan = decomposeTask({ proposal: p.task, blocks, library }, NO_NOISE, never()).steps.map((s) =>
-            understand(s)!,
+          const proposal = proposeTask(proposing({ blocks, library }), NO_NOISE, draw([k / 10]));
+          const plan = decomposeTask({ proposal: proposal.task, blocks, library }, NO_NOISE, never()).steps.map(
+            (step) => understand(step)!,
           );
           // Replay the plan on what rests on what: a block is grasped (reach-grasp-lift, hold above, stack, unstack of
           // it) or built on only when nothing rests on it.
@@ -173,18 +173,22 @@ describe("propose", () => {
           for (const g of plan) {
             const moved =
               "x" in g && ["lift", "hold_above", "on", "place", "unstack"].includes(g.kind) ? g.x : undefined;
-            if (moved) expect(covered(moved), `${p.task}: ${stepText(g)} with something on ${moved}`).toBe(false);
+            if (moved)
+              expect(covered(moved), `${proposal.task}: ${stepText(g)} with something on ${moved}`).toBe(false);
             if ((g.kind === "on" || g.kind === "place") && "y" in g)
-              expect(covered(g.y, g.x), `${p.task}: ${stepText(g)} onto a covered block`).toBe(false);
+              expect(covered(g.y, g.x), `${proposal.task}: ${stepText(g)} onto a covered block`).toBe(false);
             if (g.kind === "unstack") on.set(g.x, "basket");
             if (g.kind === "on" || g.kind === "place") on.set(g.x, g.y);
             if (g.kind === "lift" || g.kind === "hold_above") on.set(g.x, "gripper");
             checked++;
           }
           // Nothing proposed that the image already shows done.
-          const g = understand(p.task)!;
-          if (g.kind === "on")
-            expect(on.get(g.x) === g.y && blocks.find((b) => b.label === g.x)?.on === g.y).toBe(false);
+          const understood = understand(proposal.task)!;
+          if (understood.kind === "on")
+            expect(
+              on.get(understood.x) === understood.y &&
+                blocks.find((b) => b.label === understood.x)?.on === understood.y,
+            ).toBe(false);
         }
       }
     }
@@ -272,10 +276,10 @@ describe("the analyst reads plots", () => {
 
   it("judges the exemplar shapes as their verdicts say: rising no, plateau yes, degenerating yes, rising again no, too short no", async () => {
     for (const e of EXEMPLARS) {
-      const v = judgeCurve(
+      const verdict = judgeCurve(
         await readCurvePng(await renderCurve({ title: "x", returns: e.returns, maxReturn: 80, horizon: 8 })),
       );
-      expect(v.converged, e.reasoning).toBe(e.converged);
+      expect(verdict.converged, e.reasoning).toBe(e.converged);
     }
   });
 
@@ -299,8 +303,8 @@ describe("the analyst reads plots", () => {
       plotPng: png.toString("base64"),
     };
     const out = await model.invoke([new HumanMessage(contextBlock("analyse_curve", ctx))]);
-    const v = ConvergenceVerdict.parse(JSON.parse(String(out.content)));
-    expect(v.converged).toBe(false);
+    const verdict = ConvergenceVerdict.parse(JSON.parse(String(out.content)));
+    expect(verdict.converged).toBe(false);
     await expect(
       model.invoke([new HumanMessage(contextBlock("analyse_curve", { ...ctx, plotPng: undefined }))]),
     ).rejects.toThrow(/reads the plot's pixels/);

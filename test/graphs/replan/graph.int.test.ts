@@ -47,26 +47,26 @@ async function episode(
   });
 }
 
-const motions = (e: EpisodeRun<ReplanStateType>) =>
-  e.trace
+const motions = (run: EpisodeRun<ReplanStateType>) =>
+  run.trace
     .flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : []))
     .flatMap((x) => (x.kind === "motion" ? [x] : []));
 
 describe("RePLan on task 3 (the bar across the cabinet's handles), symbolic backend, noise 0", () => {
   it("fails to open the cabinet, diagnoses the bar, replans to remove it first, and succeeds", async () => {
-    const e = await episode("cabinet_barred");
-    const done = motions(e);
+    const run = await episode("cabinet_barred");
+    const done = motions(run);
     // The first attempt to open the cabinet fails on the controller's residual.
     expect(done[0]).toMatchObject({ step: "open the wooden_cabinet", ok: false });
     expect(done[0].message).toMatch(/set_joint_fraction\("left_door", 1\) not met: residual/);
     // The perceiver's answers name the bar; the planner's consolidated reason is the bar.
-    const diagnosis = e.trace.find((t) => t.node === "consolidate")!.update.log![0];
+    const diagnosis = run.trace.find((t) => t.node === "consolidate")!.update.log![0];
     expect(diagnosis.kind).toBe("diagnosis");
     if (diagnosis.kind !== "diagnosis") return;
     expect(diagnosis.explanations.length).toBe(6);
     expect(diagnosis.reasons).toEqual(["the red_bar is blocking the wooden_cabinet"]);
     // The replan removes the bar before opening the door, then places the cube; the simulator confirms the goal.
-    const replan = e.trace.filter((t) => t.node === "high_level_planner")[1].update.plan!;
+    const replan = run.trace.filter((t) => t.node === "high_level_planner")[1].update.plan!;
     expect(replan.steps.map((s) => s.action)).toEqual([
       "move the red_bar away from the wooden_cabinet",
       "open the wooden_cabinet",
@@ -77,17 +77,17 @@ describe("RePLan on task 3 (the bar across the cabinet's handles), symbolic back
       ["open the wooden_cabinet", true],
       ["move the yellow_cube to the target_position", true],
     ]);
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
-    expect(e.state.counters).toMatchObject({ motions: 4, replans: 1, procedures: 0 });
+    expect(run.state.status).toBe("succeeded");
+    expect(run.truth.success).toBe(true);
+    expect(run.state.counters).toMatchObject({ motions: 4, replans: 1, procedures: 0 });
   });
 
   it("without replanning the same failure ends the run", async () => {
-    const e = await episode("cabinet_barred", "no-replan");
-    expect(motions(e)).toHaveLength(1);
-    expect(e.trace.some((t) => t.node === "diagnose")).toBe(false);
-    expect(e.state.status).toBe("failed");
-    expect(e.truth.success).toBe(false);
+    const run = await episode("cabinet_barred", "no-replan");
+    expect(motions(run)).toHaveLength(1);
+    expect(run.trace.some((t) => t.node === "diagnose")).toBe(false);
+    expect(run.state.status).toBe("failed");
+    expect(run.truth.success).toBe(false);
   });
 });
 
@@ -97,7 +97,7 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
     expect(scene.obstacles).toEqual(["closed door", "bar across the handles", "lever lock"]);
     const sim = await startSimProcess("tabletop", ["--scenario", scene.spec.name, "--speed", "max", "--seed", "0"]);
     sims.push(sim);
-    const e = await runClosedLoopEpisode({
+    const run = await runClosedLoopEpisode({
       mode: "replan",
       url: sim.url,
       goal: scene.spec.instruction,
@@ -106,7 +106,7 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
       variant: "full",
       maxSteps: 20,
     });
-    const reasons = e.trace
+    const reasons = run.trace
       .filter((t) => t.node === "consolidate")
       .flatMap((t) => t.update.log ?? [])
       .flatMap((x) => (x.kind === "diagnosis" ? x.reasons : []));
@@ -114,7 +114,7 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
       "the red_bar is blocking the wooden_cabinet",
       "the wooden_cabinet is locked; the lever beside it may unlock it",
     ]);
-    const done = motions(e)
+    const done = motions(run)
       .filter((m) => m.ok)
       .map((m) => m.step);
     // The second replan keeps every reason of the procedure, so the bar's step is planned (and run) again before the lever.
@@ -124,8 +124,8 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
       "open the wooden_cabinet",
       "move the green_cube to the target_position",
     ]);
-    expect(e.state.counters.replans).toBe(2);
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
+    expect(run.state.counters.replans).toBe(2);
+    expect(run.state.status).toBe("succeeded");
+    expect(run.truth.success).toBe(true);
   });
 });

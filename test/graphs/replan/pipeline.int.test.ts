@@ -37,12 +37,12 @@ async function episode(scene: string, pipeline: boolean): Promise<EpisodeRun<Rep
   });
 }
 
-const motionsSent = (e: EpisodeRun<ReplanStateType>) =>
-  e.trace
+const motionsSent = (run: EpisodeRun<ReplanStateType>) =>
+  run.trace
     .flatMap((t) => (t.node === "executor" ? (t.update.log ?? []) : []))
     .flatMap((x) => (x.kind === "motion" ? [`${x.step} → ${x.ok}`] : []));
-const checks = (e: EpisodeRun<ReplanStateType>) =>
-  e.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as ReplanSpeculation);
+const checks = (run: EpisodeRun<ReplanStateType>) =>
+  run.trace.filter((t) => t.node === "prediction_check").map((t) => t.update.speculation as ReplanSpeculation);
 
 describe("RePLan pipelined", () => {
   it("on task 3, drops the motion prepared beside the failed one, and sends the prepared ones after motions that succeed", async () => {
@@ -59,8 +59,8 @@ describe("RePLan pipelined", () => {
     // After the bar and the door, the prepared motions went at once (no planner between the check and the dispatch).
     expect(rest.filter((c) => c.outcome === "used").length).toBe(2);
     for (let i = 0; i < piped.trace.length - 1; i++) {
-      const t = piped.trace[i];
-      if (t.node === "prediction_check" && (t.update.speculation as ReplanSpeculation).outcome === "used")
+      const entry = piped.trace[i];
+      if (entry.node === "prediction_check" && (entry.update.speculation as ReplanSpeculation).outcome === "used")
         expect(piped.trace[i + 1].node).toBe("dispatch");
     }
     expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
@@ -75,10 +75,10 @@ describe("RePLan pipelined", () => {
     const piped = await episode("kitchen", true);
     expect(piped.truth.success).toBe(true);
     const usedQuestions = piped.trace.findIndex(
-      (t) =>
-        t.node === "prediction_check" &&
-        (t.update.speculation as ReplanSpeculation).outcome === "used" &&
-        (t.update.speculation as ReplanSpeculation).answers?.length,
+      (entry) =>
+        entry.node === "prediction_check" &&
+        (entry.update.speculation as ReplanSpeculation).outcome === "used" &&
+        (entry.update.speculation as ReplanSpeculation).answers?.length,
     );
     expect(usedQuestions).toBeGreaterThan(0);
     // No planner asks them again: the perceiver is next.

@@ -117,12 +117,12 @@ describe("RePLan symbolic planner", () => {
   });
 
   it("diagnoses the bar over the handles, and a misnamed diagnosis is remapped by the verifier", () => {
-    const d = h.diagnose(
+    const diagnosis = h.diagnose(
       { action: "open the wooden_cabinet", world: cabinet, detections: barred, phrasing: "q1" },
       NO_NOISE,
       never,
     );
-    expect(d.explanation).toBe("The red_bar is blocking the wooden_cabinet.");
+    expect(diagnosis.explanation).toBe("The red_bar is blocking the wooden_cabinet.");
     const misnamed = h.diagnose(
       { action: "open the wooden_cabinet", world: cabinet, detections: barred, phrasing: "q1" },
       { ...NO_NOISE, misname: 1 },
@@ -134,7 +134,12 @@ describe("RePLan symbolic planner", () => {
       rewritten: "The red_bar is blocking the wooden_cabinet.",
     });
     const reasons = h.consolidate({
-      explanations: [d.explanation, d.explanation, "Nothing in the scene seems to prevent it.", misnamed.explanation],
+      explanations: [
+        diagnosis.explanation,
+        diagnosis.explanation,
+        "Nothing in the scene seems to prevent it.",
+        misnamed.explanation,
+      ],
     });
     expect(reasons.reasons[0]).toBe("the red_bar is blocking the wooden_cabinet");
   });
@@ -159,16 +164,20 @@ describe("RePLan symbolic planner", () => {
       ],
       places: [{ name: "cabinet", state: "closed", pixels: 8000, insidePixels: 0 }],
     };
-    const d = h.diagnose({ action: "open the cabinet", world, detections: dets, phrasing: "q" }, NO_NOISE, never);
-    expect(d.explanation).toMatch(/the cabinet is locked; the lever beside it/);
-    const r = h.consolidate({ explanations: [d.explanation, d.explanation] });
+    const diagnosis = h.diagnose(
+      { action: "open the cabinet", world, detections: dets, phrasing: "q" },
+      NO_NOISE,
+      never,
+    );
+    expect(diagnosis.explanation).toMatch(/the cabinet is locked; the lever beside it/);
+    const consolidated = h.consolidate({ explanations: [diagnosis.explanation, diagnosis.explanation] });
     const plan = h.highLevelPlan(
       {
         ...ctx(),
         goal: "find the blue_cube",
         world,
         facts: ["the cabinet is closed"],
-        reasons: [{ step: "open the cabinet", reason: r.reasons[0] }],
+        reasons: [{ step: "open the cabinet", reason: consolidated.reasons[0] }],
       },
       NO_NOISE,
       never,
@@ -181,7 +190,7 @@ describe("RePLan symbolic planner", () => {
     expect(
       h.consolidate({
         explanations: [
-          d.explanation,
+          diagnosis.explanation,
           "Nothing in the scene seems to prevent it.",
           "Nothing in the scene seems to prevent it.",
         ],
@@ -199,14 +208,14 @@ describe("RePLan symbolic planner", () => {
     const goal = "place the cube with the same color as the crate on the crate";
     const plan = h.highLevelPlan({ ...ctx(), goal, world }, NO_NOISE, never);
     expect(plan.steps[0]).toEqual({ kind: "vision", action: "check the colour of the crate" });
-    const q = h.visionQuestions({ step: plan.steps[0].action, facts: [] });
-    expect(q.questions).toEqual(["What colour is the crate?"]);
+    const asked = h.visionQuestions({ step: plan.steps[0].action, facts: [] });
+    expect(asked.questions).toEqual(["What colour is the crate?"]);
     const dets: h.SceneDetections = {
       detections: [{ label: "crate", box: box(0, 0, 10, 10), location: on("floor"), color: "red" }],
       places: [],
     };
-    const a = h.answer({ question: q.questions[0], world, detections: dets }, NO_NOISE, never);
-    const check = h.stepCheck({ step: plan.steps[0].action, answers: [a] });
+    const answered = h.answer({ question: asked.questions[0], world, detections: dets }, NO_NOISE, never);
+    const check = h.stepCheck({ step: plan.steps[0].action, answers: [answered] });
     expect(check).toEqual({ done: true, remaining: null, facts: ["the crate is red"] });
     // The cubes' colours come from the scan (their own pixels), not from their names.
     const scanned = h.scan(
@@ -285,12 +294,16 @@ describe("RePLan symbolic planner", () => {
       ],
       places: [{ name: "stone_box", state: "closed", pixels: 8000, insidePixels: 0 }],
     };
-    const d = h.diagnose({ action: "open the stone_box", world, detections: dets, phrasing: "q" }, NO_NOISE, never);
-    expect(d.explanation).toMatch(/the stone_box is locked; the pad_1 beside it may unlock it/);
+    const diagnosis = h.diagnose(
+      { action: "open the stone_box", world, detections: dets, phrasing: "q" },
+      NO_NOISE,
+      never,
+    );
+    expect(diagnosis.explanation).toMatch(/the stone_box is locked; the pad_1 beside it may unlock it/);
     const reasons = [
       {
         step: "open the stone_box",
-        reason: h.consolidate({ explanations: [d.explanation, d.explanation] }).reasons[0],
+        reason: h.consolidate({ explanations: [diagnosis.explanation, diagnosis.explanation] }).reasons[0],
       },
     ];
     const hinted = "open the stone_box. The pad_1 lock can be unlocked by putting the thing_2 on it.";
@@ -357,9 +370,17 @@ describe("RePLan symbolic planner", () => {
   });
 
   it("is deterministic: noise comes only from the draws it is given", () => {
-    const a = h.highLevelPlan(ctx({ facts: ["the wooden_cabinet is closed"] }), noiseLevel(0.5), draw([0.1, 0.2, 0.3]));
-    const b = h.highLevelPlan(ctx({ facts: ["the wooden_cabinet is closed"] }), noiseLevel(0.5), draw([0.1, 0.2, 0.3]));
-    expect(a).toEqual(b);
+    const first = h.highLevelPlan(
+      ctx({ facts: ["the wooden_cabinet is closed"] }),
+      noiseLevel(0.5),
+      draw([0.1, 0.2, 0.3]),
+    );
+    const second = h.highLevelPlan(
+      ctx({ facts: ["the wooden_cabinet is closed"] }),
+      noiseLevel(0.5),
+      draw([0.1, 0.2, 0.3]),
+    );
+    expect(first).toEqual(second);
   });
 });
 
@@ -384,16 +405,20 @@ describe("RePLan symbolic planner on what generated scenes showed (tuning set, i
       answers: [{ question: "Is the green_cube in view?", answer: "No, the green_cube is not in view." }],
     });
     expect(check.facts).toEqual(["the green_cube is not in view"]);
-    const c = { goal: "find the green_cube", world, scene: ["green_cube", "box_a"], facts: check.facts };
-    expect(h.taskDone({ ...c, looked: true, motionsOk: true }).achieved).toBe(false);
-    expect(h.highLevelPlan({ ...ctx(), ...c }, NO_NOISE, never).steps.map((s) => s.action)).toEqual([
+    const planContext = { goal: "find the green_cube", world, scene: ["green_cube", "box_a"], facts: check.facts };
+    expect(h.taskDone({ ...planContext, looked: true, motionsOk: true }).achieved).toBe(false);
+    expect(h.highLevelPlan({ ...ctx(), ...planContext }, NO_NOISE, never).steps.map((s) => s.action)).toEqual([
       "open the box_a",
       "look inside the box_a for the green_cube",
     ]);
     // Found inside later: done, whatever the earlier look said.
     expect(
-      h.taskDone({ ...c, facts: [...check.facts, "the green_cube is inside the box_a"], looked: true, motionsOk: true })
-        .achieved,
+      h.taskDone({
+        ...planContext,
+        facts: [...check.facts, "the green_cube is inside the box_a"],
+        looked: true,
+        motionsOk: true,
+      }).achieved,
     ).toBe(true);
   });
 
@@ -429,17 +454,17 @@ describe("RePLan symbolic planner on what generated scenes showed (tuning set, i
       ],
       places: [{ name: "box_a", state: "closed", pixels: 8000, insidePixels: 0 }],
     });
-    const w = { ...world, labels: [...world.labels, "red_bar"], joints: world.joints!.slice(0, 1) };
+    const barredWorld = { ...world, labels: [...world.labels, "red_bar"], joints: world.joints!.slice(0, 1) };
     expect(
       h.diagnose(
-        { action: "open the box_a", world: w, detections: scene(box(170, 100, 60, 50)), phrasing: "q" },
+        { action: "open the box_a", world: barredWorld, detections: scene(box(170, 100, 60, 50)), phrasing: "q" },
         NO_NOISE,
         never,
       ).explanation,
     ).not.toMatch(/red_bar/);
     expect(
       h.diagnose(
-        { action: "open the box_a", world: w, detections: scene(box(140, 120, 60, 50)), phrasing: "q" },
+        { action: "open the box_a", world: barredWorld, detections: scene(box(140, 120, 60, 50)), phrasing: "q" },
         NO_NOISE,
         never,
       ).explanation,

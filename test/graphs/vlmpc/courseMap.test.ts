@@ -40,9 +40,9 @@ describe("the course map", () => {
     // across at a median 0.73 m, but its box covers only the right two thirds of the image) and, through the opening,
     // the next wall's pieces 3.2 m and 5 m on. Square to the line of sight, 1.38 m at 0.73 m would cover the whole
     // view, the opening too, and the search turned on the spot in front of it.
-    const piece = (distance: number, bearing: number, width: number, x: number, w: number): RangedDetection => ({
+    const piece = (distance: number, bearing: number, width: number, x: number, boxWidth: number): RangedDetection => ({
       ...wall(distance, bearing, width),
-      box: { x, y: 0, w, h: 40 },
+      box: { x, y: 0, w: boxWidth, h: 40 },
     });
     const view = [
       piece(5.07, 20.2, 1.08, 10, 38),
@@ -52,9 +52,9 @@ describe("the course map", () => {
       piece(3.24, 27.9, 0.21, 0, 13),
     ];
     const map = new CourseMap([{ pose: at(0, 0, 0), detections: view, ...CAMERA }], [at(0, 0, 0)], blocks);
-    const ahead = (r: number, bearing: number) => ({
-      x: r * Math.cos((bearing * Math.PI) / 180),
-      y: r * Math.sin((bearing * Math.PI) / 180),
+    const ahead = (range: number, bearing: number) => ({
+      x: range * Math.cos((bearing * Math.PI) / 180),
+      y: range * Math.sin((bearing * Math.PI) / 180),
     });
     expect(map.hasSeen(ahead(2, 22)), "the ground through the opening").toBe(true);
     expect(map.hasSeen(ahead(1.5, -10)), "the ground behind the wall").toBe(false);

@@ -36,63 +36,63 @@ async function episode(
   });
 }
 
-const skills = (e: EpisodeRun<VlmpcStateType>) =>
-  e.state.steps
+const skills = (run: EpisodeRun<VlmpcStateType>) =>
+  run.state.steps
     .filter((r) => r.result)
     .map((r) => ({ skill: r.result!.skill, stalled: r.result!.stalled, moved: r.result!.moved }));
 
 describe("VLM-PC on indoor_1", () => {
   it("crawls under the couch, finds the dead end, backs out, goes around, climbs the cushion and reaches the toy", async () => {
-    const e = await episode("indoor_1", "full");
-    const s = skills(e);
-    const firstCrawl = s.findIndex((x) => x.skill === "crawl");
-    const deadEnd = s.findIndex((x, i) => i > firstCrawl && x.skill === "crawl" && x.stalled);
-    const backOut = s.findIndex((x, i) => i > deadEnd && x.skill === "backward" && x.moved < 0);
-    const around = s.findIndex((x, i) => i > backOut && (x.skill === "turn_left" || x.skill === "turn_right"));
-    const climb = s.findIndex((x, i) => i > around && x.skill === "climb" && !x.stalled);
-    expect(firstCrawl, JSON.stringify(s)).toBeGreaterThanOrEqual(0);
+    const run = await episode("indoor_1", "full");
+    const sequence = skills(run);
+    const firstCrawl = sequence.findIndex((x) => x.skill === "crawl");
+    const deadEnd = sequence.findIndex((x, i) => i > firstCrawl && x.skill === "crawl" && x.stalled);
+    const backOut = sequence.findIndex((x, i) => i > deadEnd && x.skill === "backward" && x.moved < 0);
+    const around = sequence.findIndex((x, i) => i > backOut && (x.skill === "turn_left" || x.skill === "turn_right"));
+    const climb = sequence.findIndex((x, i) => i > around && x.skill === "climb" && !x.stalled);
+    expect(firstCrawl, JSON.stringify(sequence)).toBeGreaterThanOrEqual(0);
     expect(deadEnd, "the crawl stalls at the wall behind the couch").toBeGreaterThan(firstCrawl);
     expect(backOut, "then it backs out").toBeGreaterThan(deadEnd);
     expect(around, "and turns to go around").toBeGreaterThan(backOut);
     expect(climb, "and climbs the cushion").toBeGreaterThan(around);
     // After the dead end it does not crawl under the couch again: the history says that failed.
-    expect(s.slice(backOut).some((x) => x.skill === "crawl")).toBe(false);
-    expect(e.state.status).toBe("succeeded");
-    expect(e.truth.success).toBe(true);
-    expect((e.truth as unknown as { reachedAt: number }).reachedAt).toBeLessThanOrEqual(100);
+    expect(sequence.slice(backOut).some((x) => x.skill === "crawl")).toBe(false);
+    expect(run.state.status).toBe("succeeded");
+    expect(run.truth.success).toBe(true);
+    expect((run.truth as unknown as { reachedAt: number }).reachedAt).toBeLessThanOrEqual(100);
     // The whole history reaches each planning call: the last call carried one image per earlier step and the view.
-    const last = e.state.steps.at(-1)!;
-    expect(last.prompt.images).toBe(e.state.steps.length);
+    const last = run.state.steps.at(-1)!;
+    expect(last.prompt.images).toBe(run.state.steps.length);
   });
 
   it("without the history it cannot tell the crawl got stuck, repeats it and runs out of time", async () => {
-    const e = await episode("indoor_1", "no-history");
-    const s = skills(e);
-    const stalledCrawls = s.filter((x) => x.skill === "crawl" && x.stalled).length;
+    const run = await episode("indoor_1", "no-history");
+    const sequence = skills(run);
+    const stalledCrawls = sequence.filter((x) => x.skill === "crawl" && x.stalled).length;
     expect(stalledCrawls).toBeGreaterThanOrEqual(3);
-    expect(e.truth.success).toBe(false);
-    expect(e.state.status).toBe("budget_exhausted");
-    expect(e.state.statusReason).toMatch(/skill time/);
+    expect(run.truth.success).toBe(false);
+    expect(run.state.status).toBe("budget_exhausted");
+    expect(run.state.statusReason).toMatch(/skill time/);
     // No earlier frame is sent: one image per call.
-    expect(new Set(e.state.steps.map((r) => r.prompt.images))).toEqual(new Set([1]));
+    expect(new Set(run.state.steps.map((r) => r.prompt.images))).toEqual(new Set([1]));
   });
 
   it("with a window of 4 steps the prompt stays bounded and older steps are summarized", async () => {
-    const e = await episode("indoor_1", "full", { historyWindow: 4 });
-    expect(Math.max(...e.state.steps.map((r) => r.prompt.images))).toBe(5);
-    expect(e.truth.success).toBe(true);
+    const run = await episode("indoor_1", "full", { historyWindow: 4 });
+    expect(Math.max(...run.state.steps.map((r) => r.prompt.images))).toBe(5);
+    expect(run.truth.success).toBe(true);
   });
 });
 
 describe("VLM-PC on a generated room (tuning range)", () => {
   // generated_5: a wall across the room whose opening is off to the left, out of the first views; the toy behind it.
   it("facing the wall with the toy unseen, it turns to look where its frames have not shown and finds the way through", async () => {
-    const e = await episode("generated_5", "full");
-    const said = e.state.steps.map((r) => r.answer?.comparison ?? "");
+    const run = await episode("generated_5", "full");
+    const said = run.state.steps.map((r) => r.answer?.comparison ?? "");
     expect(
       said.some((c) => /turn to look there first/.test(c)),
       said.join("\n"),
     ).toBe(true);
-    expect(e.truth.success).toBe(true);
+    expect(run.truth.success).toBe(true);
   });
 });

@@ -30,8 +30,8 @@ const SIZE: Record<string, { top: number; underside: number; width: number }> = 
   hill: { top: 0.5, underside: 0, width: 3 },
 };
 const det = (label: string, distance: number, bearing = 0, over: Partial<RangedDetection> = {}): RangedDetection => {
-  const d = { label, score: 0.9, distance, bearing, ...SIZE[label], ...over };
-  return { box: boxFor(d.distance, d.bearing, d.width), ...d };
+  const detection = { label, score: 0.9, distance, bearing, ...SIZE[label], ...over };
+  return { box: boxFor(detection.distance, detection.bearing, detection.width), ...detection };
 };
 const result = (
   skill: CourseResult["skill"],
@@ -53,8 +53,8 @@ const ctx = (detections: RangedDetection[], over: Partial<CourseContext> = {}): 
   multiStep: true,
   ...over,
 });
-const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => {
-  const out = planCourse(c, noise, rng);
+const plan = (context: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => {
+  const out = planCourse(context, noise, rng);
   // Whatever the situation, the answer is what a VLM's structured output must be.
   expect(CoursePlan.safeParse(out).success).toBe(true);
   return out;
@@ -62,11 +62,11 @@ const plan = (c: CourseContext, noise: NoiseKnobs = NO_NOISE, rng = never()) => 
 const skills = (p: CoursePlan) => p.plan.map((c) => c.skill);
 /** A recorded run as its history: each frame with the one skill it planned and what that skill did. */
 const historyOf = (steps: [RangedDetection[], CourseResult][]): CourseContext["history"] =>
-  steps.map(([detections, r], step) => ({
+  steps.map(([detections, outcome], step) => ({
     step,
     detections,
-    answer: answer([{ skill: r.skill, magnitude: r.magnitude }]),
-    result: r,
+    answer: answer([{ skill: outcome.skill, magnitude: outcome.magnitude }]),
+    result: outcome,
   }));
 
 // Under the couch: the couch right ahead, the walls of the dead end behind it.
@@ -88,15 +88,15 @@ const stalledCrawls: CourseContext["history"] = [
 
 describe("VLM-PC symbolic planner", () => {
   it("stops when the toy is right in front", () => {
-    const p = plan(ctx([det("toy", 0.3, 2)]));
-    expect(p.reached).toBe(true);
+    const planned = plan(ctx([det("toy", 0.3, 2)]));
+    expect(planned.reached).toBe(true);
   });
 
   it("turns toward a toy to the left, then walks", () => {
-    const p = plan(ctx([det("toy", 2.0, 30)]));
-    expect(p.reached).toBe(false);
-    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "medium" });
-    expect(p.plan[1].skill).toBe("walk");
+    const planned = plan(ctx([det("toy", 2.0, 30)]));
+    expect(planned.reached).toBe(false);
+    expect(planned.plan[0]).toEqual({ skill: "turn_left", magnitude: "medium" });
+    expect(planned.plan[1].skill).toBe("walk");
   });
 
   it("crawls under a couch with room beneath and climbs a cushion", () => {
@@ -110,12 +110,12 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("goes around a bush: turn away, walk far enough to take the body past its edge, turn back", () => {
-    const p = plan(ctx([det("bush", 0.8, 5)]));
-    const s = skills(p);
-    expect(s[0]).toBe("turn_right");
-    const back = s.indexOf("turn_left");
+    const planned = plan(ctx([det("bush", 0.8, 5)]));
+    const sequence = skills(planned);
+    expect(sequence[0]).toBe("turn_right");
+    const back = sequence.indexOf("turn_left");
     expect(back).toBeGreaterThan(1);
-    expect(s.slice(1, back).every((k) => k === "walk")).toBe(true);
+    expect(sequence.slice(1, back).every((k) => k === "walk")).toBe(true);
   });
 
   it("stools with gaps narrower than the body are gone around as one, without backing into the couch just crawled out of", () => {
@@ -155,10 +155,10 @@ describe("VLM-PC symbolic planner", () => {
       det("stool", 0.28, 22.7, { width: 0.03 }),
       det("toy", 1.48, 3.9),
     ];
-    const p = plan(ctx(now, { history }));
-    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
-    expect(skills(p)).not.toContain("backward");
-    expect(skills(p)).not.toContain("crawl");
+    const planned = plan(ctx(now, { history }));
+    expect(planned.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
+    expect(skills(planned)).not.toContain("backward");
+    expect(skills(planned)).not.toContain("crawl");
     // The same view with nothing remembered behind: stepping back first is fine.
     expect(plan(ctx(now)).plan[0].skill).toBe("backward");
   });
@@ -169,9 +169,9 @@ describe("VLM-PC symbolic planner", () => {
       det("wall", 0.76, -22.2, { width: 0 }),
       det("wall", 1.25, 0, { width: 0.6 }),
     ];
-    const p = plan(ctx(inside));
-    expect(skills(p)).toEqual(["backward", "backward"]);
-    expect(p.comparison).toMatch(/too narrow to turn/);
+    const planned = plan(ctx(inside));
+    expect(skills(planned)).toEqual(["backward", "backward"]);
+    expect(planned.comparison).toMatch(/too narrow to turn/);
     // Backed out: the side walls now begin ahead of the camera, the room opens beyond them on the left.
     const out = [
       det("wall", 4.04, 29.4, { width: 0.09 }),
@@ -201,9 +201,9 @@ describe("VLM-PC symbolic planner", () => {
         result: result("backward", "large", -0.8, 0),
       },
     ];
-    const q = plan(ctx(out, { history, previousPlan: [{ skill: "backward", magnitude: "large" }] }));
-    expect(skills(q).slice(0, 2)).toEqual(["turn_left", "turn_left"]);
-    expect(q.keepsPrevious).toBe(false);
+    const turning = plan(ctx(out, { history, previousPlan: [{ skill: "backward", magnitude: "large" }] }));
+    expect(skills(turning).slice(0, 2)).toEqual(["turn_left", "turn_left"]);
+    expect(turning.keepsPrevious).toBe(false);
     // Having turned away from the dead end, the way on is across it, not back along the corridor's line.
     const turned = [
       ...history,
@@ -214,13 +214,13 @@ describe("VLM-PC symbolic planner", () => {
         result: result("turn_left", "large", 0, 60),
       },
     ];
-    const r = plan(
+    const across = plan(
       ctx([det("wall", 3.9, -9, { width: 2 })], {
         history: turned,
         previousPlan: [{ skill: "turn_left", magnitude: "medium" }],
       }),
     );
-    expect(r.plan[0].skill).toBe("turn_left");
+    expect(across.plan[0].skill).toBe("turn_left");
   });
 
   it("a corridor's mouth ahead that it never backed out of is not a way out: no right angle away from it", () => {
@@ -238,8 +238,8 @@ describe("VLM-PC symbolic planner", () => {
         result: result("turn_left", "medium", 0, 30),
       },
     ];
-    const p = plan(ctx(view, { history: turned }));
-    expect(p.comparison).not.toMatch(/out of the dead-end corridor/);
+    const planned = plan(ctx(view, { history: turned }));
+    expect(planned.comparison).not.toMatch(/out of the dead-end corridor/);
     // Just backed out of it, the same view is the way out.
     const backed: CourseContext["history"] = [
       {
@@ -272,8 +272,8 @@ describe("VLM-PC symbolic planner", () => {
 
   it("a slippery log is climbed again after a slip; only repeated slips rule the climb out", () => {
     const log = [det("log", 0.4, 0, { top: 0.15, underside: 0, width: 3 })];
-    const slips = (n: number): CourseContext["history"] =>
-      Array.from({ length: n }, (_, i) => ({
+    const slips = (count: number): CourseContext["history"] =>
+      Array.from({ length: count }, (_, i) => ({
         step: i,
         detections: log,
         answer: answer([{ skill: "climb", magnitude: "medium" }]),
@@ -284,22 +284,24 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("walks to a toy in view rather than around a bush behind it", () => {
-    const p = plan(ctx([det("toy", 0.8, 6), det("bush", 1.2, 1)]));
-    expect(p.plan[0].skill).toBe("walk");
+    const planned = plan(ctx([det("toy", 0.8, 6), det("bush", 1.2, 1)]));
+    expect(planned.plan[0].skill).toBe("walk");
   });
 
   it("backs out of a dead end after a crawl stalled twice under the couch, then turns", () => {
-    const p = plan(ctx(underCouch, { history: stalledCrawls, previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
-    expect(p.plan[0]).toEqual({ skill: "backward", magnitude: "large" });
-    expect(p.plan[1].skill).toMatch(/^turn_/);
-    expect(p.keepsPrevious).toBe(false);
-    expect(p.progress).toMatch(/crawl at the couch stalled 2 times, with walls close/i);
+    const planned = plan(
+      ctx(underCouch, { history: stalledCrawls, previousPlan: [{ skill: "crawl", magnitude: "large" }] }),
+    );
+    expect(planned.plan[0]).toEqual({ skill: "backward", magnitude: "large" });
+    expect(planned.plan[1].skill).toMatch(/^turn_/);
+    expect(planned.keepsPrevious).toBe(false);
+    expect(planned.progress).toMatch(/crawl at the couch stalled 2 times, with walls close/i);
   });
 
   it("without history, the same frame repeats the crawl: it cannot know the crawl just failed", () => {
-    const p = plan(ctx(underCouch, { previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
-    expect(p.plan[0].skill).toBe("crawl");
-    expect(p.progress).toMatch(/no earlier steps/i);
+    const planned = plan(ctx(underCouch, { previousPlan: [{ skill: "crawl", magnitude: "large" }] }));
+    expect(planned.plan[0].skill).toBe("crawl");
+    expect(planned.progress).toMatch(/no earlier steps/i);
   });
 
   it("does not crawl a third time at a couch it backed out of: goes around it", () => {
@@ -312,9 +314,9 @@ describe("VLM-PC symbolic planner", () => {
         result: result("backward", "large", -0.8, 0),
       },
     ];
-    const p = plan(ctx([det("couch", 1.0), det("wall", 1.8, 10)], { history: backedOut }));
-    expect(p.plan[0].skill).toMatch(/^turn_/);
-    expect(skills(p)).not.toContain("crawl");
+    const planned = plan(ctx([det("couch", 1.0), det("wall", 1.8, 10)], { history: backedOut }));
+    expect(planned.plan[0].skill).toMatch(/^turn_/);
+    expect(skills(planned)).not.toContain("crawl");
   });
 
   it("turns back toward a toy it saw to the right before turning left", () => {
@@ -326,14 +328,14 @@ describe("VLM-PC symbolic planner", () => {
         result: result("turn_left", "large", 0, 60),
       },
     ];
-    const p = plan(ctx([], { history }));
-    expect(p.plan[0].skill).toBe("turn_right");
-    expect(p.progress).toMatch(/last seen 1 step ago.*to the right/);
+    const planned = plan(ctx([], { history }));
+    expect(planned.plan[0].skill).toBe("turn_right");
+    expect(planned.progress).toMatch(/last seen 1 step ago.*to the right/);
   });
 
   it("answers exactly one skill when not asked for a multi-step plan", () => {
-    const p = plan(ctx([det("bush", 0.8, 5)], { multiStep: false }));
-    expect(p.plan).toHaveLength(1);
+    const planned = plan(ctx([det("bush", 0.8, 5)], { multiStep: false }));
+    expect(planned.plan).toHaveLength(1);
   });
 
   it("keeps a still-consistent previous plan and revises after a stall", () => {
@@ -393,11 +395,11 @@ describe("VLM-PC symbolic planner", () => {
         result: result("turn_right", "medium", 0, -30),
       },
     ];
-    const p = plan(
+    const planned = plan(
       ctx([det("toy", 3.8, 28), det("wall", 0.9, 42, { width: 0.3 })], { history, previousPlan: detour.slice(1) }),
     );
-    expect(p.keepsPrevious).toBe(true);
-    expect(p.plan[0].skill).toBe("walk");
+    expect(planned.keepsPrevious).toBe(true);
+    expect(planned.plan[0].skill).toBe("walk");
     // Seen for the first time, the toy is news: the plan turns to it.
     const fresh = plan(
       ctx([det("toy", 3.8, 28)], {
@@ -452,11 +454,11 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 1.49, 0, { width: 1.66, top: 0.36, underside: 0.01 })], result("turn_left", "small", 0, 14.9)],
     ];
     const history = historyOf(steps);
-    const p = plan(
+    const planned = plan(
       ctx([det("wall", 1.49, 0, { width: 1.68, top: 0.36, underside: 0.01 })], { history, multiStep: false }),
     );
-    expect(skills(p)).toEqual(["walk"]);
-    expect(p.comparison).toMatch(/clear way straight ahead/);
+    expect(skills(planned)).toEqual(["walk"]);
+    expect(planned.comparison).toMatch(/clear way straight ahead/);
   });
 
   it("a crawl that caught a doorway's side at a slant is tried again squarely: what failed is ruled out coming at it the same way", () => {
@@ -512,7 +514,7 @@ describe("VLM-PC symbolic planner", () => {
       ],
     ];
     const history = historyOf(steps);
-    const p = plan(
+    const planned = plan(
       ctx(
         [
           det("wall", 2.14, 27, { width: 0.03, top: 0.07, underside: 0.01 }),
@@ -521,7 +523,7 @@ describe("VLM-PC symbolic planner", () => {
         { history },
       ),
     );
-    expect(p.plan[0].skill).toBe("crawl");
+    expect(planned.plan[0].skill).toBe("crawl");
     // Coming at it the way the crawl stalled, it goes around.
     const slant = remember(ctx([], { history }));
     expect(wayLeft(slant, "couch", "crawl", slant.stalls[0].toward)).toBe("around");
@@ -574,17 +576,17 @@ describe("VLM-PC symbolic planner", () => {
       det("wall", 1.89, 1, { width: 0.11 }),
       det("wall", 4.09, 25, { width: 0.1 }),
     ];
-    const p = plan(ctx(now, { history: historyOf(steps) }));
-    expect(p.plan[0].skill).not.toBe("walk");
+    const planned = plan(ctx(now, { history: historyOf(steps) }));
+    expect(planned.plan[0].skill).not.toBe("walk");
   });
 
   it("the toy seen well off to one side with nothing between: turns to it rather than go around the wall ahead", () => {
     // Tuning course 30: it saw the toy from beneath a couch, crawled on, and met the wall beyond with the toy behind
     // it to the right; it went around the wall on the left (the side it took before), away from the toy, for good.
     const steps: [RangedDetection[], CourseResult][] = [[[det("toy", 1.5, -40)], result("walk", "medium", 0.6, 0)]];
-    const p = plan(ctx([det("wall", 0.53, 0, { width: 0.65 })], { history: historyOf(steps) }));
-    expect(skills(p)).toEqual(["turn_right", "walk"]);
-    expect(p.comparison).toMatch(/toy was seen \d+° to the right/);
+    const planned = plan(ctx([det("wall", 0.53, 0, { width: 0.65 })], { history: historyOf(steps) }));
+    expect(skills(planned)).toEqual(["turn_right", "walk"]);
+    expect(planned.comparison).toMatch(/toy was seen \d+° to the right/);
   });
 
   it("searching, it turns through the whole angle to where it has not looked, in one plan", () => {
@@ -594,11 +596,11 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
       [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
     ];
-    const p = plan(ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) }));
-    const [, angle] = /not looked (\d+)°/.exec(p.comparison) ?? [];
+    const planned = plan(ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) }));
+    const [, angle] = /not looked (\d+)°/.exec(planned.comparison) ?? [];
     expect(Number(angle)).toBeGreaterThan(22.5);
-    expect(new Set(skills(p))).toEqual(new Set(["turn_left"]));
-    const turned = p.plan.reduce((sum, c) => sum + TURN_DEG[c.magnitude], 0);
+    expect(new Set(skills(planned))).toEqual(new Set(["turn_left"]));
+    const turned = planned.plan.reduce((sum, c) => sum + TURN_DEG[c.magnitude], 0);
     expect(Math.abs(turned - Number(angle))).toBeLessThanOrEqual(11);
   });
 
@@ -609,10 +611,10 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
       [[det("wall", 0.8, 0, { width: 3 })], result("turn_left", "large", 0, 60)],
     ];
-    const c = ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) });
+    const context = ctx([det("wall", 0.8, 0, { width: 3 })], { history: historyOf(steps) });
     const ways = new Set<string>();
     for (let k = 0; k < 40; k++) {
-      const turns = plan(c, { ...NO_NOISE, wrongTurn: 0.5 }, new KeyedDraw(`turn-${k}`)).plan.filter((cm) =>
+      const turns = plan(context, { ...NO_NOISE, wrongTurn: 0.5 }, new KeyedDraw(`turn-${k}`)).plan.filter((cm) =>
         cm.skill.startsWith("turn"),
       );
       expect(turns.length).toBeGreaterThan(1);
@@ -628,16 +630,16 @@ describe("VLM-PC symbolic planner", () => {
     // little, and the next look went back the other way (course 64: 19 turns, 910°, on one spot).
     const wall = [det("wall", 0.8, 0, { width: 3 })];
     // Turning left on the spot through 300°: walls all round but one way (the fourth frame, facing back), open.
-    const steps: [RangedDetection[], CourseResult][] = [wall, wall, wall, [], wall].map((f) => [
-      f,
+    const steps: [RangedDetection[], CourseResult][] = [wall, wall, wall, [], wall].map((seen) => [
+      seen,
       result("turn_left", "large", 0, 60),
     ]);
-    const p = plan(ctx(wall, { history: historyOf(steps) }));
-    expect(p.comparison).toMatch(/already looked \d+° to the right from here/);
-    expect(skills(p)).toContain("walk");
+    const planned = plan(ctx(wall, { history: historyOf(steps) }));
+    expect(planned.comparison).toMatch(/already looked \d+° to the right from here/);
+    expect(skills(planned)).toContain("walk");
     // The same way not looked at yet: a look first, no walk.
-    const q = plan(ctx(wall, { history: historyOf(steps.slice(0, 3)) }));
-    expect(skills(q).every((k) => k.startsWith("turn"))).toBe(true);
+    const unlooked = plan(ctx(wall, { history: historyOf(steps.slice(0, 3)) }));
+    expect(skills(unlooked).every((k) => k.startsWith("turn"))).toBe(true);
   });
 
   it("the side taken around things before gives way when this thing runs on out of view that way", () => {
@@ -647,12 +649,14 @@ describe("VLM-PC symbolic planner", () => {
       [[det("wall", 1.0, 0, { width: 1.2 })], result("turn_right", "large", 0, -60)],
     ];
     const view = [det("toy", 2.74, 0), det("wall", 1.34, -17, { width: 0.69 })];
-    const p = plan(ctx(view, { history: historyOf(before) }));
-    expect(p.plan[0].skill).toBe("turn_left");
+    const planned = plan(ctx(view, { history: historyOf(before) }));
+    expect(planned.plan[0].skill).toBe("turn_left");
     // Both edges in view and about as far to turn past: the side taken before still holds.
-    const q = plan(ctx([det("toy", 2.74, 0), det("wall", 1.34, 0, { width: 0.8 })], { history: historyOf(before) }));
-    expect(q.plan[0].skill).toBe("turn_right");
-    expect(q.comparison).toMatch(/the side I took before/);
+    const bothEdges = plan(
+      ctx([det("toy", 2.74, 0), det("wall", 1.34, 0, { width: 0.8 })], { history: historyOf(before) }),
+    );
+    expect(bothEdges.plan[0].skill).toBe("turn_right");
+    expect(bothEdges.comparison).toMatch(/the side I took before/);
   });
 
   it("a turn kept from the last plan gives way when the toy comes into view, even a turn the same way", () => {
@@ -661,14 +665,14 @@ describe("VLM-PC symbolic planner", () => {
     const steps: [RangedDetection[], CourseResult][] = [
       [[det("wall", 0.5, 0, { width: 2 })], result("turn_right", "large", 0, -60)],
     ];
-    const p = plan(
+    const planned = plan(
       ctx([det("toy", 1.5, -27), det("bush", 2.3, -15)], {
         history: historyOf(steps),
         previousPlan: [{ skill: "turn_right", magnitude: "large" }],
       }),
     );
-    expect(p.keepsPrevious).toBe(false);
-    expect(p.plan[0]).toEqual({ skill: "turn_right", magnitude: "medium" });
+    expect(planned.keepsPrevious).toBe(false);
+    expect(planned.plan[0]).toEqual({ skill: "turn_right", magnitude: "medium" });
   });
 
   it("two walks that stalled with nothing named in the way rule walking out at that spot only", () => {
@@ -699,8 +703,8 @@ describe("VLM-PC symbolic planner", () => {
       [bushes, result("crawl", "large", 0.58, 0)],
       [bushes, result("walk", "medium", 0, 0, true)],
     ];
-    const p = plan(ctx(bushes, { history: historyOf(steps) }));
-    expect(p.plan[0].skill).toBe("crawl");
+    const planned = plan(ctx(bushes, { history: historyOf(steps) }));
+    expect(planned.plan[0].skill).toBe("crawl");
   });
 
   it("standing on the cushion it climbed, reads heights as that much lower: the couch beyond still has room to crawl under", () => {
@@ -724,9 +728,9 @@ describe("VLM-PC symbolic planner", () => {
       [[couch(2.16, 0.07)], result("walk", "medium", 0.65, 0)],
     ];
     const history = historyOf(steps);
-    const p = plan(ctx([couch(1.44, 0.07)], { history }));
-    expect(p.comparison).not.toMatch(/cannot be passed|go around/);
-    expect(p.comparison).toMatch(/toy was seen earlier/);
+    const planned = plan(ctx([couch(1.44, 0.07)], { history }));
+    expect(planned.comparison).not.toMatch(/cannot be passed|go around/);
+    expect(planned.comparison).toMatch(/toy was seen earlier/);
     // Walked on past where its hind feet leave the cushion, the same reading is taken at its word.
     const off = historyOf([...steps, [[couch(1.44, 0.07)], result("walk", "medium", 0.6, 0)]]);
     expect(skills(plan(ctx([couch(0.84, 0.07)], { history: off })))).not.toContain("crawl");
@@ -745,11 +749,11 @@ describe("VLM-PC symbolic planner", () => {
         note: "bushes: go around on the left",
       },
     ];
-    const p = plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }));
-    expect(p.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
+    const planned = plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }));
+    expect(planned.plan[0]).toEqual({ skill: "turn_left", magnitude: "large" });
     // The same nearest thing but a different scene (the log missing, another bush): not the labelled situation.
-    const q = plan(ctx([det("bush", 0.9, -4), det("bush", 1.8, 20)], { examples }));
-    expect(q.comparison).not.toMatch(/labelled example/);
+    const otherScene = plan(ctx([det("bush", 0.9, -4), det("bush", 1.8, 20)], { examples }));
+    expect(otherScene.comparison).not.toMatch(/labelled example/);
     // A labelled turn is written by the model like any turn: wrongTurn flips it.
     expect(
       plan(ctx([det("bush", 0.9, -4), det("log", 2.4, 17)], { examples }), { ...NO_NOISE, wrongTurn: 1 }, always())
@@ -758,9 +762,9 @@ describe("VLM-PC symbolic planner", () => {
   });
 
   it("is deterministic without noise; wrongTurn at 1 turns the other way", () => {
-    const c = ctx([det("toy", 2.0, 30), det("bush", 2.5, -20)]);
-    expect(plan(c, NO_NOISE, new KeyedDraw("a"))).toEqual(plan(c, NO_NOISE, new KeyedDraw("b")));
-    const wrong = plan(c, { ...NO_NOISE, wrongTurn: 1 }, always());
+    const context = ctx([det("toy", 2.0, 30), det("bush", 2.5, -20)]);
+    expect(plan(context, NO_NOISE, new KeyedDraw("a"))).toEqual(plan(context, NO_NOISE, new KeyedDraw("b")));
+    const wrong = plan(context, { ...NO_NOISE, wrongTurn: 1 }, always());
     expect(wrong.plan[0].skill).toBe("turn_right");
   });
 
@@ -774,8 +778,8 @@ describe("VLM-PC symbolic planner", () => {
 
   it("windowed history: a summary of older steps still locates the toy", () => {
     const summary = [{ step: 0, ...result("turn_right", "large", 0, -60), toy: { distance: 2, bearing: 15 } }];
-    const p = plan(ctx([], { summary }));
-    expect(p.plan[0].skill).toBe("turn_left");
+    const planned = plan(ctx([], { summary }));
+    expect(planned.plan[0].skill).toBe("turn_left");
   });
 
   it("answers the plan_course task through the symbolic chat model", async () => {

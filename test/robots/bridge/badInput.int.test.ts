@@ -15,15 +15,18 @@ afterAll(async () => {
   await sim?.stop();
 });
 
+/** A message the bridge sent: every one has its op; status messages say why in `msg`. */
+type Inbound = { op: string; id?: string; msg: string; [field: string]: unknown };
+
 async function raw(url: string) {
   const ws = new WebSocket(url, { maxPayload: 100 * 1024 * 1024 });
-  const inbox: any[] = [];
+  const inbox: Inbound[] = [];
   ws.on("message", (d) => inbox.push(JSON.parse(d.toString())));
-  await new Promise((r, j) => {
-    ws.once("open", r);
+  await new Promise((resolve, j) => {
+    ws.once("open", resolve);
     ws.once("error", j);
   });
-  const next = async (pred: (m: any) => boolean) => {
+  const next = async (pred: (m: Inbound) => boolean) => {
     await expect.poll(() => inbox.find(pred), { timeout: 10_000 }).toBeTruthy();
     return inbox.splice(inbox.findIndex(pred), 1)[0];
   };
@@ -110,8 +113,8 @@ describe("bad input over the bridge", () => {
     leaver.ws.terminate();
 
     // The worker's goal was running all along and succeeds, with feedback on the way.
-    const r = await working;
-    expect(r).toMatchObject({ ok: true, status: "succeeded" });
+    const outcome = await working;
+    expect(outcome).toMatchObject({ ok: true, status: "succeeded" });
     expect(feedback.length).toBeGreaterThan(1);
 
     // The bad client is still served.
@@ -128,24 +131,26 @@ describe("bad input over the bridge", () => {
   });
 
   it("validates skill arguments in the client before sending anything", async () => {
-    const c = await BridgeClient.connect(sim.url);
-    const manifests = (await discoverRobots(c)).robots;
+    const client = await BridgeClient.connect(sim.url);
+    const manifests = (await discoverRobots(client)).robots;
     const sent: string[] = [];
-    const orig = (c as any).sendRaw.bind(c);
-    (c as any).sendRaw = (m: { op: string }) => {
-      sent.push(m.op);
-      orig(m);
+    // sendRaw is private: reached around its type to watch what goes out.
+    const exposed = client as unknown as { sendRaw: (message: { op: string }) => void };
+    const orig = exposed.sendRaw.bind(client);
+    exposed.sendRaw = (message: { op: string }) => {
+      sent.push(message.op);
+      orig(message);
     };
-    await expect(callSkill(c, manifests, "arm", "go_to", { navigation_point: "in_front_of_sink" })).rejects.toThrow(
-      /robot arm has no skill go_to/,
-    );
-    await expect(callSkill(c, manifests, "mobile", "pick_from", { object: "apple" })).rejects.toThrow(
+    await expect(
+      callSkill(client, manifests, "arm", "go_to", { navigation_point: "in_front_of_sink" }),
+    ).rejects.toThrow(/robot arm has no skill go_to/);
+    await expect(callSkill(client, manifests, "mobile", "pick_from", { object: "apple" })).rejects.toThrow(
       /invalid arguments for mobile.pick_from: place/,
     );
-    await expect(callSkill(c, manifests, "mobile", "open", { target: "refrigerator", force: 9 })).rejects.toThrow(
+    await expect(callSkill(client, manifests, "mobile", "open", { target: "refrigerator", force: 9 })).rejects.toThrow(
       /Unrecognized key/,
     );
     expect(sent).toEqual([]);
-    await c.close();
+    await client.close();
   });
 });

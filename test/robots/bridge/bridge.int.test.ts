@@ -10,7 +10,7 @@ import {
   BridgeTimeoutError,
   ServiceCallError,
 } from "../../../robots/bridge/errors";
-import { FragmentAssembler, fragmentMessage, GoalStatus } from "../../../robots/bridge/protocol";
+import { FragmentAssembler, fragmentMessage, GoalStatus, type FragmentMsg } from "../../../robots/bridge/protocol";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -18,13 +18,13 @@ afterEach(async () => {
 });
 
 async function server(opts: ConstructorParameters<typeof BridgeServer>[0] = {}) {
-  const s = new BridgeServer({ port: 0, ...opts });
-  s.advertiseService("/add", "example_interfaces/srv/AddTwoInts", (args) => {
-    const { a, b } = args as { a: number; b: number };
-    if (typeof a !== "number") throw new ServiceRefusal("a must be a number");
-    return { sum: a + b };
+  const bridge = new BridgeServer({ port: 0, ...opts });
+  bridge.advertiseService("/add", "example_interfaces/srv/AddTwoInts", (args) => {
+    const { a: first, b: second } = args as { a: number; b: number };
+    if (typeof first !== "number") throw new ServiceRefusal("a must be a number");
+    return { sum: first + second };
   });
-  s.advertiseAction(
+  bridge.advertiseAction(
     "/count",
     "robograph_msgs/action/Count",
     async (args, ctx) => {
@@ -37,77 +37,81 @@ async function server(opts: ConstructorParameters<typeof BridgeServer>[0] = {}) 
     },
     z.object({ to: z.number().int().min(0), delayMs: z.number().default(1) }),
   );
-  await s.start();
-  cleanups.push(() => s.close());
-  return s;
+  await bridge.start();
+  cleanups.push(() => bridge.close());
+  return bridge;
 }
 
 async function client(url: string, opts: Parameters<typeof BridgeClient.connect>[1] = {}) {
-  const c = await BridgeClient.connect(url, opts);
-  cleanups.push(() => c.close());
-  return c;
+  const connection = await BridgeClient.connect(url, opts);
+  cleanups.push(() => connection.close());
+  return connection;
 }
 
 describe("bridge server and client", () => {
   it("calls services and reports refusals as typed errors", async () => {
-    const s = await server();
-    const c = await client(s.url);
-    expect(await c.callService("/add", { a: 2, b: 3 })).toEqual({ sum: 5 });
-    await expect(c.callService("/add", { a: "x", b: 3 })).rejects.toBeInstanceOf(ServiceCallError);
-    await expect(c.callService("/nope", {})).rejects.toThrow(/does not exist/);
+    const bridge = await server();
+    const connection = await client(bridge.url);
+    expect(await connection.callService("/add", { a: 2, b: 3 })).toEqual({ sum: 5 });
+    await expect(connection.callService("/add", { a: "x", b: 3 })).rejects.toBeInstanceOf(ServiceCallError);
+    await expect(connection.callService("/nope", {})).rejects.toThrow(/does not exist/);
   });
 
   it("times out a call that gets no answer", async () => {
-    const s = await server();
-    s.advertiseService("/slow", "x/srv/Slow", () => new Promise((r) => setTimeout(() => r({}), 2000)));
-    const c = await client(s.url);
-    await expect(c.callService("/slow", {}, { timeoutMs: 100 })).rejects.toBeInstanceOf(BridgeTimeoutError);
+    const bridge = await server();
+    bridge.advertiseService("/slow", "x/srv/Slow", () => new Promise((r) => setTimeout(() => r({}), 2000)));
+    const connection = await client(bridge.url);
+    await expect(connection.callService("/slow", {}, { timeoutMs: 100 })).rejects.toBeInstanceOf(BridgeTimeoutError);
   });
 
   it("runs an action goal with feedback and result, and cancels one", async () => {
-    const s = await server();
-    const c = await client(s.url);
+    const bridge = await server();
+    const connection = await client(bridge.url);
     const fb: unknown[] = [];
-    const r = await c.sendGoal("/count", "robograph_msgs/action/Count", { to: 3 }, { onFeedback: (f) => fb.push(f) })
-      .result;
-    expect(r.succeeded).toBe(true);
-    expect(r.values).toEqual({ reached: 3 });
+    const outcome = await connection.sendGoal(
+      "/count",
+      "robograph_msgs/action/Count",
+      { to: 3 },
+      { onFeedback: (f) => fb.push(f) },
+    ).result;
+    expect(outcome.succeeded).toBe(true);
+    expect(outcome.values).toEqual({ reached: 3 });
     expect(fb).toEqual([{ at: 1 }, { at: 2 }, { at: 3 }]);
 
-    const h = c.sendGoal(
+    const handle = connection.sendGoal(
       "/count",
       "robograph_msgs/action/Count",
       { to: 1000, delayMs: 5 },
-      { onFeedback: () => h.cancel() },
+      { onFeedback: () => handle.cancel() },
     );
-    const canceled = await h.result;
+    const canceled = await handle.result;
     expect(canceled.status).toBe(GoalStatus.CANCELED);
     expect(canceled.succeeded).toBe(false);
   });
 
   it("refuses invalid goal arguments and unknown actions with a typed error carrying the goal id", async () => {
-    const s = await server();
-    const c = await client(s.url);
-    const bad = c.sendGoal("/count", "robograph_msgs/action/Count", { to: -1 });
+    const bridge = await server();
+    const connection = await client(bridge.url);
+    const bad = connection.sendGoal("/count", "robograph_msgs/action/Count", { to: -1 });
     await expect(bad.result).rejects.toBeInstanceOf(BridgeProtocolError);
     await expect(bad.result).rejects.toThrow(/invalid arguments for \/count: to/);
-    await expect(c.sendGoal("/fly", "x/action/Fly", {}).result).rejects.toThrow(/action \/fly does not exist/);
-    await expect(c.sendGoal("/count", "wrong/Type", { to: 1 }).result).rejects.toThrow(
+    await expect(connection.sendGoal("/fly", "x/action/Fly", {}).result).rejects.toThrow(/action \/fly does not exist/);
+    await expect(connection.sendGoal("/count", "wrong/Type", { to: 1 }).result).rejects.toThrow(
       /has type robograph_msgs\/action\/Count/,
     );
   });
 
   it("re-attaches to a goal sent again with the same id instead of running it twice", async () => {
-    const s = await server();
+    const bridge = await server();
     let runs = 0;
-    s.advertiseAction("/once", "x/action/Once", async () => {
+    bridge.advertiseAction("/once", "x/action/Once", async () => {
       runs++;
       await new Promise((r) => setTimeout(r, 50));
       return { status: "succeeded", values: { runs } };
     });
-    const c1 = await client(s.url);
+    const c1 = await client(bridge.url);
     const first = c1.sendGoal("/once", "x/action/Once", {}, { goalId: "goal-42" });
-    const c2 = await client(s.url);
+    const c2 = await client(bridge.url);
     const again = await c2.sendGoal("/once", "x/action/Once", {}, { goalId: "goal-42" }).result;
     expect((await first.result).values).toEqual({ runs: 1 });
     expect(again.values).toEqual({ runs: 1 });
@@ -121,18 +125,18 @@ describe("bridge server and client", () => {
   });
 
   it("delivers topics, honours throttle_rate, and replays a latched message to a new subscriber", async () => {
-    const s = await server();
-    const pub = s.advertiseTopic("/chatter", "std_msgs/msg/String", { latched: true });
+    const bridge = await server();
+    const pub = bridge.advertiseTopic("/chatter", "std_msgs/msg/String", { latched: true });
     pub({ data: "before" });
-    const c = await client(s.url);
+    const connection = await client(bridge.url);
     const got: string[] = [];
-    c.subscribe<{ data: string }>("/chatter", "std_msgs/msg/String", (m) => got.push(m.data));
+    connection.subscribe<{ data: string }>("/chatter", "std_msgs/msg/String", (m) => got.push(m.data));
     await expect.poll(() => got).toEqual(["before"]);
     pub({ data: "a" });
     await expect.poll(() => got).toEqual(["before", "a"]);
 
     const throttled: string[] = [];
-    const c2 = await client(s.url);
+    const c2 = await client(bridge.url);
     c2.subscribe<{ data: string }>("/chatter", undefined, (m) => throttled.push(m.data), { throttleRate: 200 });
     await expect.poll(() => throttled.length).toBe(1);
     for (let i = 0; i < 10; i++) pub({ data: `burst${i}` });
@@ -141,18 +145,18 @@ describe("bridge server and client", () => {
     expect(throttled.length).toBeLessThanOrEqual(3);
 
     // A client can publish too, after advertising.
-    c.advertise("/chatter", "std_msgs/msg/String");
-    c.publish("/chatter", { data: "from client" });
+    connection.advertise("/chatter", "std_msgs/msg/String");
+    connection.publish("/chatter", { data: "from client" });
     await expect.poll(() => got.at(-1)).toBe("from client");
   });
 
   it("fragments large messages when asked and reassembles fragments from clients", async () => {
-    const s = await server();
-    const pub = s.advertiseTopic("/big", "std_msgs/msg/String");
-    const ws = new WebSocket(s.url);
+    const bridge = await server();
+    const pub = bridge.advertiseTopic("/big", "std_msgs/msg/String");
+    const ws = new WebSocket(bridge.url);
     cleanups.push(async () => ws.close());
     await new Promise((r) => ws.once("open", r));
-    const frames: any[] = [];
+    const frames: { op: string; [field: string]: unknown }[] = [];
     ws.on("message", (d) => frames.push(JSON.parse(d.toString())));
     ws.send(JSON.stringify({ op: "subscribe", id: "sub1", topic: "/big", fragment_size: 100 }));
     await new Promise((r) => setTimeout(r, 50));
@@ -161,7 +165,7 @@ describe("bridge server and client", () => {
     expect(frames.every((f) => f.op === "fragment")).toBe(true);
     const asm = new FragmentAssembler(1e6);
     let whole: string | undefined;
-    for (const f of frames) whole = asm.add(f) ?? whole;
+    for (const f of frames) whole = asm.add(f as FragmentMsg) ?? whole;
     expect(JSON.parse(whole!)).toEqual({ op: "publish", topic: "/big", msg: { data: "x".repeat(450) } });
 
     // Client → server: a call_service split into fragments.
@@ -177,25 +181,25 @@ describe("bridge server and client", () => {
     const s1 = new BridgeServer({ port: 0 });
     await s1.start();
     const port = s1.port;
-    const c = await client(s1.url, { backoffMs: 50, connectAttempts: 40 });
+    const connection = await client(s1.url, { backoffMs: 50, connectAttempts: 40 });
     const got: unknown[] = [];
-    c.subscribe("/tick", undefined, (m) => got.push(m));
+    connection.subscribe("/tick", undefined, (m) => got.push(m));
     await s1.close();
     const s2 = new BridgeServer({ port });
     const pub = s2.advertiseTopic("/tick", "std_msgs/msg/Int32");
     await s2.start();
     cleanups.push(() => s2.close());
-    await new Promise<void>((r) => c.once("reconnect", r));
+    await new Promise<void>((r) => connection.once("reconnect", r));
     await expect.poll(() => s2.subscriberCount("/tick")).toBe(1);
     pub({ data: 7 });
     await expect.poll(() => got).toEqual([{ data: 7 }]);
   });
 
   it("fails to connect after bounded retries with a typed error", async () => {
-    const s = new BridgeServer({ port: 0 });
-    await s.start();
-    const url = s.url;
-    await s.close();
+    const bridge = new BridgeServer({ port: 0 });
+    await bridge.start();
+    const url = bridge.url;
+    await bridge.close();
     const t0 = Date.now();
     await expect(BridgeClient.connect(url, { connectAttempts: 3, backoffMs: 20 })).rejects.toBeInstanceOf(
       BridgeConnectionError,
@@ -205,11 +209,11 @@ describe("bridge server and client", () => {
 
   it("requires a token when one is set and refuses to bind beyond loopback without one", async () => {
     expect(() => new BridgeServer({ host: "0.0.0.0", port: 0 })).toThrow(/without a token/);
-    const s = await server({ token: "s3cret" });
-    await expect(BridgeClient.connect(s.url, { connectAttempts: 1 })).rejects.toThrow(/401/);
-    const c = await client(s.url, { token: "s3cret" });
-    expect(await c.callService("/add", { a: 1, b: 1 })).toEqual({ sum: 2 });
-    const viaQuery = new WebSocket(`${s.url}/?token=s3cret`);
+    const bridge = await server({ token: "s3cret" });
+    await expect(BridgeClient.connect(bridge.url, { connectAttempts: 1 })).rejects.toThrow(/401/);
+    const connection = await client(bridge.url, { token: "s3cret" });
+    expect(await connection.callService("/add", { a: 1, b: 1 })).toEqual({ sum: 2 });
+    const viaQuery = new WebSocket(`${bridge.url}/?token=s3cret`);
     cleanups.push(async () => viaQuery.close());
     await new Promise((resolve, reject) => {
       viaQuery.once("open", resolve);
@@ -218,42 +222,42 @@ describe("bridge server and client", () => {
   });
 
   it("survives an unparseable upgrade request in token mode", async () => {
-    const s = await server({ token: "s3cret" });
-    const { port } = new URL(s.url);
+    const bridge = await server({ token: "s3cret" });
+    const { port } = new URL(bridge.url);
     const sock = tcp(Number(port), "127.0.0.1");
     await new Promise((r) => sock.once("connect", r));
     sock.write(
       "GET http://[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
     );
     await new Promise((r) => sock.once("close", r).once("data", () => sock.destroy()));
-    const c = await client(s.url, { token: "s3cret" });
-    expect(await c.callService("/add", { a: 2, b: 2 })).toEqual({ sum: 4 });
+    const connection = await client(bridge.url, { token: "s3cret" });
+    expect(await connection.callService("/add", { a: 2, b: 2 })).toEqual({ sum: 4 });
   });
 
   it("ends a goal whose handler throws, and keeps a throwing subscriber from taking the client down", async () => {
-    const s = await server();
-    s.advertiseAction("/broken", "x/action/Broken", () => {
+    const bridge = await server();
+    bridge.advertiseAction("/broken", "x/action/Broken", () => {
       throw new Error("controller fault");
     });
-    const pub = s.advertiseTopic("/t", "std_msgs/msg/String");
-    const c = await client(s.url);
-    const r = await c.sendGoal("/broken", "x/action/Broken", {}).result;
-    expect(r).toMatchObject({
+    const pub = bridge.advertiseTopic("/t", "std_msgs/msg/String");
+    const connection = await client(bridge.url);
+    const outcome = await connection.sendGoal("/broken", "x/action/Broken", {}).result;
+    expect(outcome).toMatchObject({
       succeeded: false,
       status: GoalStatus.ABORTED,
       values: { message: "internal error: controller fault" },
     });
     const errors: unknown[] = [];
     const got: unknown[] = [];
-    c.on("handler-error", (e) => errors.push(e));
-    c.subscribe("/t", undefined, () => {
+    connection.on("handler-error", (e) => errors.push(e));
+    connection.subscribe("/t", undefined, () => {
       throw new Error("subscriber bug");
     });
-    c.subscribe("/t", undefined, (m) => got.push(m));
-    await expect.poll(() => s.subscriberCount("/t")).toBe(1);
+    connection.subscribe("/t", undefined, (m) => got.push(m));
+    await expect.poll(() => bridge.subscriberCount("/t")).toBe(1);
     pub({ data: "x" });
     await expect.poll(() => got).toEqual([{ data: "x" }]);
     expect(errors).toHaveLength(1);
-    expect(await c.callService("/add", { a: 1, b: 2 })).toEqual({ sum: 3 });
+    expect(await connection.callService("/add", { a: 1, b: 2 })).toEqual({ sum: 3 });
   });
 });

@@ -42,20 +42,20 @@ import { BlocksWorld, layoutFor } from "../../../robots/sim/blocks";
 import { blockInstances } from "../../helpers/blocks";
 
 const at = (x: number, y: number, z: number): [number, number, number] => [x, y, z];
-const H = BLOCK_SIZE / 2;
+const halfBlock = BLOCK_SIZE / 2;
 /** Three blocks apart on the basket floor, the gripper high above, open, holding nothing. */
 const apart = (over: Partial<BlockState> = {}): BlockState => ({
   tcp: at(0, 0, 0.25),
   opening: 1,
   grasped: false,
   held: null,
-  blocks: { red: at(-0.08, 0, H), green: at(0, 0.08, H), blue: at(0.08, 0, H) },
+  blocks: { red: at(-0.08, 0, halfBlock), green: at(0, 0.08, halfBlock), blue: at(0.08, 0, halfBlock) },
   ...over,
 });
 /** A parameter vector from named values (others 0, or their bound when 0 is out of range). */
-const P = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
-const LIFT_RED = P({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
-const STACK_RED_ON_GREEN = P({
+const paramsOf = (o: Record<string, number>) => clampParams(PARAM_NAMES.map((n) => o[n] ?? 0));
+const LIFT_RED = paramsOf({ src_red: 1, dst_none: 1, close: 1, idle_opening: 1, carry_z: 0.15, speed: 0.4 });
+const STACK_RED_ON_GREEN = paramsOf({
   src_red: 1,
   dst_green: 1,
   close: 1,
@@ -84,21 +84,21 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
   });
 
   it("reach and above decay with the TCP's distance to the block's centre / the point 10 cm over it", () => {
-    const s = apart();
-    expect(rewards.reach(apart({ tcp: s.blocks.red }), "red")).toBe(1);
+    const state = apart();
+    expect(rewards.reach(apart({ tcp: state.blocks.red }), "red")).toBe(1);
     expect(rewards.reach(apart({ tcp: at(-0.08, 0, 0.35) }), "red")).toBeLessThan(0.01);
-    const mid = rewards.reach(apart({ tcp: at(-0.08, 0, H + 0.06) }), "red");
+    const mid = rewards.reach(apart({ tcp: at(-0.08, 0, halfBlock + 0.06) }), "red");
     expect(mid).toBeGreaterThan(0.1);
     expect(mid).toBeLessThan(0.9);
-    expect(rewards.reach(apart({ tcp: at(-0.08, 0, H + 0.03) }), "red")).toBeGreaterThan(mid);
-    expect(rewards.above(apart({ tcp: at(-0.08, 0, H + 0.1) }), "red")).toBe(1);
-    expect(rewards.above(apart({ tcp: s.blocks.red }), "red")).toBeLessThan(0.2);
-    expect(rewards.above(apart({ tcp: at(-0.08, 0, H + 0.1) }), "green")).toBeLessThan(0.3);
+    expect(rewards.reach(apart({ tcp: at(-0.08, 0, halfBlock + 0.03) }), "red")).toBeGreaterThan(mid);
+    expect(rewards.above(apart({ tcp: at(-0.08, 0, halfBlock + 0.1) }), "red")).toBe(1);
+    expect(rewards.above(apart({ tcp: state.blocks.red }), "red")).toBeLessThan(0.2);
+    expect(rewards.above(apart({ tcp: at(-0.08, 0, halfBlock + 0.1) }), "green")).toBeLessThan(0.3);
   });
 
   it("lift: 0 under 5 cm, 1 over 10 cm, linear between", () => {
     const lifted = (z: number) => rewards.lift(apart({ blocks: { ...apart().blocks, red: at(-0.08, 0, z) } }), "red");
-    expect(lifted(H)).toBe(0);
+    expect(lifted(halfBlock)).toBe(0);
     expect(lifted(0.049)).toBe(0);
     expect(lifted(0.12)).toBe(1);
     expect(lifted(0.075)).toBeCloseTo(0.5);
@@ -106,17 +106,19 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
   });
 
   it("place X on Y: 1 with X's centre a block above Y's, decaying away; stack also needs the gripper to have let go", () => {
-    const on = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE) } });
+    const on = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, halfBlock + BLOCK_SIZE) } });
     expect(rewards.place(on, "red", "green")).toBe(1);
     expect(rewards.stack(on, "red", "green")).toBe(1);
     expect(rewards.stack({ ...on, grasped: true, held: "red" }, "red", "green")).toBe(0);
     expect(rewards.place({ ...on, grasped: true, held: "red" }, "red", "green")).toBe(1);
     expect(rewards.place(on, "green", "red")).toBeLessThan(0.5);
-    const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
+    const corners = apart({
+      blocks: { red: at(-0.14, -0.14, halfBlock), green: at(0.14, 0.14, halfBlock), blue: at(0.14, -0.14, halfBlock) },
+    });
     expect(rewards.place(corners, "red", "green")).toBeLessThan(1e-3);
     expect(rewards.stack(corners, "red", "green")).toBeLessThan(1e-3);
     const near = rewards.place(
-      apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE + 0.07) } }),
+      apart({ blocks: { ...apart().blocks, red: at(0, 0.08, halfBlock + BLOCK_SIZE + 0.07) } }),
       "red",
       "green",
     );
@@ -125,13 +127,17 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
   });
 
   it("unstack X from Y: 0 while X rests on Y or is held, 1 once X is let go a block's width and more away", () => {
-    const onGreen = apart({ blocks: { red: at(0, 0.08, 3 * H), green: at(0, 0.08, H), blue: at(0.08, 0, H) } });
+    const onGreen = apart({
+      blocks: { red: at(0, 0.08, 3 * halfBlock), green: at(0, 0.08, halfBlock), blue: at(0.08, 0, halfBlock) },
+    });
     expect(rewards.unstack(onGreen, "red", "green")).toBe(0);
     expect(rewards.unstack(apart(), "red", "green")).toBeGreaterThan(0.999);
     // Set down beside green, touching it: off it.
     expect(
       rewards.unstack(
-        apart({ blocks: { red: at(0.045, 0.08, H), green: at(0, 0.08, H), blue: at(0.08, -0.05, H) } }),
+        apart({
+          blocks: { red: at(0.045, 0.08, halfBlock), green: at(0, 0.08, halfBlock), blue: at(0.08, -0.05, halfBlock) },
+        }),
         "red",
         "green",
       ),
@@ -142,7 +148,7 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
         apart({
           grasped: true,
           held: "red",
-          blocks: { red: at(0, 0.08, 0.2), green: at(0, 0.08, H), blue: at(0.08, 0, H) },
+          blocks: { red: at(0, 0.08, 0.2), green: at(0, 0.08, halfBlock), blue: at(0.08, 0, halfBlock) },
         }),
         "red",
         "green",
@@ -152,20 +158,36 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
 
   it("tower, pyramid and inverted pyramid are products of two stacks", () => {
     const tower = apart({
-      blocks: { blue: at(0, 0, H), green: at(0, 0, H + BLOCK_SIZE), red: at(0, 0, H + 2 * BLOCK_SIZE) },
+      blocks: {
+        blue: at(0, 0, halfBlock),
+        green: at(0, 0, halfBlock + BLOCK_SIZE),
+        red: at(0, 0, halfBlock + 2 * BLOCK_SIZE),
+      },
     });
     expect(rewards.triple_stack(tower, "red", "green", "blue")).toBe(1);
     expect(rewards.triple_stack(tower, "blue", "green", "red")).toBeLessThan(0.2);
-    const half = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, H + BLOCK_SIZE) } });
+    const half = apart({ blocks: { ...apart().blocks, red: at(0, 0.08, halfBlock + BLOCK_SIZE) } });
     expect(rewards.triple_stack(half, "red", "green", "blue")).toBeLessThan(0.2);
     // A pyramid: green and blue side by side, red across them, half a block off each.
-    const pyramid = apart({ blocks: { green: at(-H, 0, H), blue: at(H, 0, H), red: at(0, 0, H + BLOCK_SIZE) } });
+    const pyramid = apart({
+      blocks: {
+        green: at(-halfBlock, 0, halfBlock),
+        blue: at(halfBlock, 0, halfBlock),
+        red: at(0, 0, halfBlock + BLOCK_SIZE),
+      },
+    });
     expect(rewards.pyramid(pyramid, "red", "green", "blue")).toBeGreaterThan(0.95);
-    const corners = apart({ blocks: { red: at(-0.14, -0.14, H), green: at(0.14, 0.14, H), blue: at(0.14, -0.14, H) } });
+    const corners = apart({
+      blocks: { red: at(-0.14, -0.14, halfBlock), green: at(0.14, 0.14, halfBlock), blue: at(0.14, -0.14, halfBlock) },
+    });
     expect(rewards.pyramid(corners, "red", "green", "blue")).toBeLessThan(1e-3);
     expect(rewards.triple_stack(corners, "red", "green", "blue")).toBeLessThan(1e-3);
     const inverted = apart({
-      blocks: { green: at(0, 0, H), red: at(-H, 0, H + BLOCK_SIZE), blue: at(H, 0, H + BLOCK_SIZE) },
+      blocks: {
+        green: at(0, 0, halfBlock),
+        red: at(-halfBlock, 0, halfBlock + BLOCK_SIZE),
+        blue: at(halfBlock, 0, halfBlock + BLOCK_SIZE),
+      },
     });
     expect(rewards.inverse_pyramid(inverted, "red", "green", "blue")).toBeGreaterThan(0.95);
     expect(rewards.inverse_pyramid(tower, "red", "green", "blue")).toBeLessThan(0.5);
@@ -175,7 +197,11 @@ describe("blocks rewards (Appendix D) on hand-built states", () => {
   });
 
   it("every catalogue skill's reward is in [0, 1] on every hand-built state", () => {
-    for (const s of [apart(), apart({ opening: 0, grasped: true, held: "red" }), apart({ tcp: at(0.08, 0, H) })]) {
+    for (const s of [
+      apart(),
+      apart({ opening: 0, grasped: true, held: "red" }),
+      apart({ tcp: at(0.08, 0, halfBlock) }),
+    ]) {
       for (const r of allRewards(s)) {
         expect(r).toBeGreaterThanOrEqual(0);
         expect(r).toBeLessThanOrEqual(1);
@@ -237,22 +263,26 @@ describe("blocks world in process", () => {
     expect(layoutFor(5)).toEqual(layoutFor(5));
     expect(layoutFor(5).blocks.red).not.toEqual(layoutFor(6).blocks.red);
     await world.reset({ seed: 5 });
-    const a = world.blockPositions();
+    const before = world.blockPositions();
     // A gripper that only hovers, fingers half open, for 2 s.
     await world.runPlan(
       RunSkillsGoal.parse({
         steps: [
-          { skill: "open_gripper", params: P({ close: 0, idle_opening: 0.5, reach_dz: 0.15, speed: 0.3 }), seconds: 2 },
+          {
+            skill: "open_gripper",
+            params: paramsOf({ close: 0, idle_opening: 0.5, reach_dz: 0.15, speed: 0.3 }),
+            seconds: 2,
+          },
         ],
         from_current: true,
         record: false,
       }),
     );
-    const b = world.blockPositions();
+    const after = world.blockPositions();
     for (const c of ["red", "green", "blue"])
-      expect(Math.hypot(...a[c].map((v, i) => v - b[c][i]))).toBeLessThan(0.002);
+      expect(Math.hypot(...before[c].map((v, i) => v - after[c][i]))).toBeLessThan(0.002);
     await world.reset({ seed: 5 });
-    expect(world.blockPositions()).toEqual(a);
+    expect(world.blockPositions()).toEqual(before);
     expect(world.hasNaN()).toBe(false);
   });
 
@@ -261,22 +291,22 @@ describe("blocks world in process", () => {
     expect(layoutFor(9, "floor")).toEqual(layoutFor(9));
     const kinds = { stacked: 0, tower: 0, leaning: 0, held: 0 };
     for (const start of ["stacked", "leaning", "held"] as const) {
-      const w = await BlocksWorld.create({ seed: 40, start, episodesDir: dir, instance: `s-${start}` });
+      const started = await BlocksWorld.create({ seed: 40, start, episodesDir: dir, instance: `s-${start}` });
       try {
         for (let seed = 40; seed < 52; seed++) {
-          await w.reset({ seed });
-          expect(w.hasNaN()).toBe(false);
-          const seen = (await w.renderCamera()).detections.detections;
-          const pos = w.blockPositions();
+          await started.reset({ seed });
+          expect(started.hasNaN()).toBe(false);
+          const seen = (await started.renderCamera()).detections.detections;
+          const pos = started.blockPositions();
           for (const c of ["red", "green", "blue"]) {
-            const truth = w.locate(`${c}_block`);
-            const d = seen.find((x) => x.label === `${c}_block`)!;
+            const truth = started.locate(`${c}_block`);
+            const detection = seen.find((x) => x.label === `${c}_block`)!;
             // Support as the detector works it out from pixels, agreeing with the world's own account.
-            expect(d.location, `${start} ${seed} ${c}`).toEqual(truth);
+            expect(detection.location, `${start} ${seed} ${c}`).toEqual(truth);
             // Inside the basket, above its floor.
             expect(Math.max(Math.abs(pos[c][0]), Math.abs(pos[c][1]))).toBeLessThan(0.16);
           }
-          const on = ["red", "green", "blue"].filter((c) => w.locate(`${c}_block`).relation === "on").length;
+          const on = ["red", "green", "blue"].filter((c) => started.locate(`${c}_block`).relation === "on").length;
           if (start === "stacked") {
             expect(on).toBeGreaterThanOrEqual(1);
             kinds.stacked++;
@@ -287,10 +317,11 @@ describe("blocks world in process", () => {
             kinds.held++;
           }
           // Leaning: tilted, its centre above half a block, resting against another (which did not move).
-          if (start === "leaning" && ["red", "green", "blue"].some((c) => pos[c][2] > H + 0.003)) kinds.leaning++;
+          if (start === "leaning" && ["red", "green", "blue"].some((c) => pos[c][2] > halfBlock + 0.003))
+            kinds.leaning++;
         }
       } finally {
-        await w.close();
+        await started.close();
       }
     }
     expect(kinds.stacked).toBe(12);
@@ -313,7 +344,7 @@ describe("blocks world in process", () => {
           { skill: "stack_red_on_green", params: STACK_RED_ON_GREEN, seconds: 4 },
           {
             skill: "open_gripper",
-            params: P({ close: 0, idle_opening: 1, src_green: 1, reach_dz: 0.16, speed: 0.3 }),
+            params: paramsOf({ close: 0, idle_opening: 1, src_green: 1, reach_dz: 0.16, speed: 0.3 }),
             seconds: 1,
           },
         ],
@@ -331,7 +362,7 @@ describe("blocks world in process", () => {
 
   it("where a block is comes from its depth pixels and the gripper's own grasp, not from the world's record", async () => {
     await world.reset({ seed: 3 });
-    const w = world as unknown as {
+    const internals = world as unknown as {
       st: { held: number };
       mech: { things: unknown[] };
       blocks: unknown[];
@@ -351,29 +382,36 @@ describe("blocks world in process", () => {
       { relation: "in", place: "basket" },
     ]);
     // The world's grasp latched on red while red lies on the basket floor, far from the fingers: not held, to the camera.
-    w.st.held = w.mech.things.indexOf(w.blocks[0]);
+    internals.st.held = internals.mech.things.indexOf(internals.blocks[0]);
     expect(world.locate("red_block")).toEqual({ relation: "held_by", place: "gripper" });
     expect((await seen()).red_block).toEqual({ relation: "in", place: "basket" });
-    w.st.held = -1;
+    internals.st.held = -1;
     // Red set on blue by hand: seen on blue.
-    const addr = (n: string) => w.model.jnt_qposadr[w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, n)];
+    const addr = (jointName: string) =>
+      internals.model.jnt_qposadr[
+        internals.mj.mj_name2id(internals.model, internals.mj.mjtObj.mjOBJ_JOINT.value, jointName)
+      ];
     const blue = world.blockPositions().blue;
-    w.data.qpos.set([blue[0], blue[1], blue[2] + BLOCK_SIZE], addr("red_block"));
-    w.mj.mj_forward(w.model, w.data);
+    internals.data.qpos.set([blue[0], blue[1], blue[2] + BLOCK_SIZE], addr("red_block"));
+    internals.mj.mj_forward(internals.model, internals.data);
     expect((await seen()).red_block).toEqual({ relation: "on", place: "blue_block" });
   });
 
   it("an episode records every skill's reward at every state, and they follow from the recorded states", async () => {
-    const r = await world.runPlan(
+    const result = await world.runPlan(
       RunSkillsGoal.parse({
         steps: [
-          { skill: "reach_blue", params: P({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }), seconds: 1.5 },
+          {
+            skill: "reach_blue",
+            params: paramsOf({ src_blue: 1, close: 0, idle_opening: 0.2, speed: 0.3 }),
+            seconds: 1.5,
+          },
           { skill: "lift_red", params: LIFT_RED, seconds: 2 },
         ],
         seed: 13,
       }),
     );
-    const ep = world.store.get(r.episode_id!) as Episode;
+    const ep = world.store.get(result.episode_id!) as Episode;
     expect(existsSync(join(dir, `${ep.id}.json`))).toBe(true);
     expect(ep.states.length).toBe(ep.actions.length + 1);
     expect(ep.rewards.length).toBe(ep.states.length);
@@ -382,9 +420,9 @@ describe("blocks world in process", () => {
       ["lift_red", 30, 70],
     ]);
     for (const row of ep.rewards) expect(row.length).toBe(SKILL_IDS.length);
-    ep.states.forEach((row, t) => {
+    ep.states.forEach((row, step) => {
       const again = allRewards(stateFromRow(row));
-      again.forEach((v, k) => expect(Math.abs(v - ep.rewards[t][k])).toBeLessThan(0.01));
+      again.forEach((v, k) => expect(Math.abs(v - ep.rewards[step][k])).toBeLessThan(0.01));
     });
     expect(Math.max(...ep.rewards.slice(1, 31).map((row) => row[SKILL_IDS.indexOf("reach_blue")]))).toBeGreaterThan(
       0.9,
@@ -395,8 +433,8 @@ describe("blocks world in process", () => {
 describe("blocks world over the bridge (real processes)", () => {
   const instances = blockInstances("b", [0, 100]);
 
-  const send = (c: BridgeClient, goal: unknown) =>
-    c.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
+  const send = (client: BridgeClient, goal: unknown) =>
+    client.sendGoal(RUN_SKILLS_ACTION, RUN_SKILLS_TYPE, goal, { timeoutMs: 60_000 });
 
   it("two instances run plans at once, each episode stored under its own id in the shared store and fetched by id", async () => {
     const goal = { steps: [{ skill: "lift_red", params: LIFT_RED, seconds: 3 }] };
@@ -417,9 +455,9 @@ describe("blocks world over the bridge (real processes)", () => {
 
   it("bad goals are refused with the field named", async () => {
     const bad = async (goal: unknown) => {
-      const r = await send(instances.clients[0], goal).result;
-      expect(r.status).toBe(GoalStatus.ABORTED);
-      return String((r.values as { error: string }).error);
+      const result = await send(instances.clients[0], goal).result;
+      expect(result.status).toBe(GoalStatus.ABORTED);
+      return String((result.values as { error: string }).error);
     };
     expect(
       await bad({ steps: [{ skill: "lift_red", params: LIFT_RED.map((v, i) => (i === 13 ? 2 : v)), seconds: 2 }] }),
@@ -445,8 +483,8 @@ describe("blocks world over the bridge (real processes)", () => {
       seed: 42,
     });
     expect(reset).toMatchObject({ seed: 42, success: true });
-    const r = await long.result;
-    expect(r.status).toBe(GoalStatus.CANCELED);
+    const result = await long.result;
+    expect(result.status).toBe(GoalStatus.CANCELED);
     const since = await instances.clients[1].callService<{ episodes: Episode[]; total: number }>(EPISODES_SERVICE, {
       since: 0,
     });

@@ -25,27 +25,36 @@ const run = (robot: string, skill: string, args: Record<string, string>) =>
 
 describe("kitchen simulator over the bridge", () => {
   it("serves both robots' manifests and the world's vocabulary", async () => {
-    const m = await discoverRobots(client);
-    expect(m.robots.map((r) => r.id)).toEqual(["mobile", "arm"]);
-    expect(m.robots[0].skills.map((s) => s.name)).toEqual(["go_to", "open", "close", "pick_from", "release_to"]);
-    expect(m.robots[1].skills.map((s) => s.name)).toEqual(["open", "close", "pick_from", "release_to"]);
-    expect(m.world?.navigationPoints).toContain("in_front_of_refrigerator");
-    expect(m.world?.places.find((p) => p.name === "refrigerator")).toMatchObject({ kind: "container", openable: true });
+    const discovered = await discoverRobots(client);
+    expect(discovered.robots.map((r) => r.id)).toEqual(["mobile", "arm"]);
+    expect(discovered.robots[0].skills.map((s) => s.name)).toEqual([
+      "go_to",
+      "open",
+      "close",
+      "pick_from",
+      "release_to",
+    ]);
+    expect(discovered.robots[1].skills.map((s) => s.name)).toEqual(["open", "close", "pick_from", "release_to"]);
+    expect(discovered.world?.navigationPoints).toContain("in_front_of_refrigerator");
+    expect(discovered.world?.places.find((p) => p.name === "refrigerator")).toMatchObject({
+      kind: "container",
+      openable: true,
+    });
   });
 
   it("runs every skill of both robots, failing for physical reasons with the reason", async () => {
     // The mobile robot is at the table; the refrigerator is elsewhere.
-    let r = await run("mobile", "open", { target: "refrigerator" });
-    expect(r).toMatchObject({ ok: false, status: "aborted" });
-    expect(r.error).toMatch(/not at in_front_of_refrigerator/);
+    let result = await run("mobile", "open", { target: "refrigerator" });
+    expect(result).toMatchObject({ ok: false, status: "aborted" });
+    expect(result.error).toMatch(/not at in_front_of_refrigerator/);
 
-    r = await run("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" });
-    expect(r.ok).toBe(true);
-    expect(r.feedback.length).toBeGreaterThan(0);
-    expect(r.goalId).toMatch(/^mobile\/go_to:/);
+    result = await run("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" });
+    expect(result.ok).toBe(true);
+    expect(result.feedback.length).toBeGreaterThan(0);
+    expect(result.goalId).toMatch(/^mobile\/go_to:/);
 
-    r = await run("mobile", "pick_from", { object: "bottle_of_tea", place: "refrigerator" });
-    expect(r.error).toMatch(/cannot pick from the refrigerator: it is closed/);
+    result = await run("mobile", "pick_from", { object: "bottle_of_tea", place: "refrigerator" });
+    expect(result.error).toMatch(/cannot pick from the refrigerator: it is closed/);
 
     expect((await run("mobile", "open", { target: "refrigerator" })).ok).toBe(true);
     expect((await run("mobile", "open", { target: "refrigerator" })).error).toMatch(/already open/);
@@ -157,95 +166,120 @@ describe("kitchen simulator over the bridge", () => {
 
 describe("scheduled perturbations", () => {
   it("moves an object after the scheduled skill, which the next look shows", async () => {
-    const s = await startSim(["--scenario", "manipulation_tea_moved_to_sink", "--speed", "max"]);
-    const c = await BridgeClient.connect(s.url);
+    const simulator = await startSim(["--scenario", "manipulation_tea_moved_to_sink", "--speed", "max"]);
+    const connection = await BridgeClient.connect(simulator.url);
     try {
-      const m = (await discoverRobots(c)).robots;
-      await callSkill(c, m, "mobile", "go_to", { navigation_point: "in_front_of_refrigerator" });
+      const robots = (await discoverRobots(connection)).robots;
+      await callSkill(connection, robots, "mobile", "go_to", { navigation_point: "in_front_of_refrigerator" });
       const seen: string[][] = [];
-      c.subscribe<{ detections: { label: string }[] }>("/mobile/detections", undefined, (d) =>
-        seen.push(d.detections.map((x) => x.label)),
+      connection.subscribe<{ detections: { label: string }[] }>("/mobile/detections", undefined, (message) =>
+        seen.push(message.detections.map((x) => x.label)),
       );
-      expect((await callSkill(c, m, "mobile", "open", { target: "refrigerator" })).ok).toBe(true);
+      expect((await callSkill(connection, robots, "mobile", "open", { target: "refrigerator" })).ok).toBe(true);
       // The tea was moved to the sink after the first skill: the open refrigerator shows only the milk.
       await expect.poll(() => seen.at(-1)).toEqual(["milk"]);
-      const r = await callSkill(c, m, "mobile", "pick_from", { object: "bottle_of_tea", place: "refrigerator" });
-      expect(r.error).toMatch(/there is no bottle_of_tea in the refrigerator/);
-      const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+      const result = await callSkill(connection, robots, "mobile", "pick_from", {
+        object: "bottle_of_tea",
+        place: "refrigerator",
+      });
+      expect(result.error).toMatch(/there is no bottle_of_tea in the refrigerator/);
+      const { events } = await connection.callService<{ events: { kind: string; detail?: string }[] }>(
+        "/evaluator/events",
+      );
       expect(events.find((e) => e.kind === "perturbation")?.detail).toBe("moved bottle_of_tea to sink");
     } finally {
-      await c.close();
-      await s.stop();
+      await connection.close();
+      await simulator.stop();
     }
   });
 });
 
 describe("grippers without grasp sensing", () => {
   it("report success for a grasp on nothing and a release of nothing; the event log and the true state tell", async () => {
-    const s = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max", "--grasp-sensing", "off"]);
-    const c = await BridgeClient.connect(s.url);
+    const simulator = await startSim([
+      "--scenario",
+      "integration_tea_to_trash",
+      "--speed",
+      "max",
+      "--grasp-sensing",
+      "off",
+    ]);
+    const connection = await BridgeClient.connect(simulator.url);
     try {
-      const m = (await discoverRobots(c)).robots;
+      const robots = (await discoverRobots(connection)).robots;
       // The apple is on the table; the bread is not.
-      const grasp = await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "table" });
+      const grasp = await callSkill(connection, robots, "arm", "pick_from", { object: "bread", place: "table" });
       // The robot says what it did with its hand, never what is in it (it cannot know).
       expect(grasp).toMatchObject({
         ok: true,
         message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it",
       });
-      const release = await callSkill(c, m, "arm", "release_to", { object: "bread", place: "trash_can" });
+      const release = await callSkill(connection, robots, "arm", "release_to", { object: "bread", place: "trash_can" });
       expect(release).toMatchObject({
         ok: true,
         message:
           "arm opened its hand in the trash_can; without grasp sensing it cannot tell whether anything was in it",
       });
-      const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+      const { events } = await connection.callService<{ events: { kind: string; detail?: string }[] }>(
+        "/evaluator/events",
+      );
       expect(events.filter((e) => e.kind === "picked").at(-1)?.detail).toBe(
         "gripper closed on nothing (no bread there)",
       );
       expect(events.filter((e) => e.kind === "released").at(-1)?.detail).toBe("opened an empty hand (no bread in it)");
-      const { state } = await c.callService<{ state: Record<string, string> }>("/evaluator/check");
+      const { state } = await connection.callService<{ state: Record<string, string> }>("/evaluator/check");
       expect(state.bread).toBe("drawer_top");
       // A closed door is still felt: that failure is reported.
-      expect((await callSkill(c, m, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error).toMatch(
-        /it is closed/,
-      );
+      expect(
+        (await callSkill(connection, robots, "arm", "pick_from", { object: "bread", place: "drawer_top" })).error,
+      ).toMatch(/it is closed/);
     } finally {
-      await c.close();
-      await s.stop();
+      await connection.close();
+      await simulator.stop();
     }
   });
 
   it("open a hand they closed before a skill that needs it open, and never name what was in it", async () => {
-    const s = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max", "--grasp-sensing", "off"]);
-    const c = await BridgeClient.connect(s.url);
+    const simulator = await startSim([
+      "--scenario",
+      "integration_tea_to_trash",
+      "--speed",
+      "max",
+      "--grasp-sensing",
+      "off",
+    ]);
+    const connection = await BridgeClient.connect(simulator.url);
     try {
-      const m = (await discoverRobots(c)).robots;
-      const state = async () => (await c.callService<{ state: Record<string, string> }>("/evaluator/check")).state;
+      const robots = (await discoverRobots(connection)).robots;
+      const state = async () =>
+        (await connection.callService<{ state: Record<string, string> }>("/evaluator/check")).state;
       // The apple is on the table: picked, then picked again — the hand opens over the table first and takes it again.
-      const first = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
-      const again = await callSkill(c, m, "arm", "pick_from", { object: "apple", place: "table" });
+      const first = await callSkill(connection, robots, "arm", "pick_from", { object: "apple", place: "table" });
+      const again = await callSkill(connection, robots, "arm", "pick_from", { object: "apple", place: "table" });
       for (const r of [first, again])
         expect(r).toMatchObject({
           ok: true,
           message: "arm closed its hand at the table; without grasp sensing it cannot tell whether anything is in it",
         });
       expect((await state()).apple).toBe("held_by(arm)");
-      const { events } = await c.callService<{ events: { kind: string; detail?: string }[] }>("/evaluator/events");
+      const { events } = await connection.callService<{ events: { kind: string; detail?: string }[] }>(
+        "/evaluator/events",
+      );
       expect(
         events.some(
-          (e) =>
-            e.kind === "released" && e.detail === "opened its hand before the skill: the apple fell onto the table",
+          (event) =>
+            event.kind === "released" &&
+            event.detail === "opened its hand before the skill: the apple fell onto the table",
         ),
       ).toBe(true);
       // A drawer needs the arm's one hand: it opens at the handle, and what was in it falls to the floor.
-      const open = await callSkill(c, m, "arm", "open", { target: "drawer_top" });
+      const open = await callSkill(connection, robots, "arm", "open", { target: "drawer_top" });
       expect(open).toMatchObject({ ok: true, message: "the drawer_top is open" });
       expect((await state()).apple).toBeUndefined();
       for (const r of [first, again, open]) expect(JSON.stringify(r)).not.toMatch(/apple/);
     } finally {
-      await c.close();
-      await s.stop();
+      await connection.close();
+      await simulator.stop();
     }
   });
 });

@@ -36,31 +36,31 @@ describe("generated kitchens", () => {
 
   it("are worded so the offline reader reaches exactly the goal the simulator checks", () => {
     for (const s of scenarios) {
-      const r = readInstruction(
+      const reading = readInstruction(
         s.instruction,
         kitchen.labels,
         kitchen.places.map((p) => p.name),
         lex,
       );
-      expect(r.notUnderstood, s.instruction).toEqual([]);
-      expect([...r.goals].sort(), s.instruction).toEqual([...s.goal].sort());
+      expect(reading.notUnderstood, s.instruction).toEqual([]);
+      expect([...reading.goals].sort(), s.instruction).toEqual([...s.goal].sort());
     }
   });
 
   it("the solver's plan, run on the world, does them; it says why one cannot be done", async () => {
     for (const seed of [2, 3, 16]) {
-      const r = await solveKitchen(generateKitchen(seed));
-      expect(r.solvable, `${seed}: ${r.why}`).toBe(true);
-      expect(r.steps.length).toBeGreaterThan(2);
+      const solution = await solveKitchen(generateKitchen(seed));
+      expect(solution.solvable, `${seed}: ${solution.why}`).toBe(true);
+      expect(solution.steps.length).toBeGreaterThan(2);
     }
-    const s = generateKitchen(3);
+    const generated = generateKitchen(3);
     // Something that is not in the kitchen.
-    expect((await solveKitchen({ ...s, goal: ["in(cup, oven)"], placements: { apple: "table" } })).why).toMatch(
+    expect((await solveKitchen({ ...generated, goal: ["in(cup, oven)"], placements: { apple: "table" } })).why).toMatch(
       /not in the kitchen/,
     );
     // The trash can's far corner is out of every camera's sight: a search for what lies there cannot succeed by looking.
     const hidden = await solveKitchen({
-      ...s,
+      ...generated,
       family: "search",
       placements: { apple: "trash_can", orange: "trash_can", cup: "trash_can" },
       goal: ["found(cup)"],
@@ -69,7 +69,7 @@ describe("generated kitchens", () => {
     expect(hidden.why).toBe("no camera sees the cup where it starts, from anywhere the robots can look from");
     // The oven holds one thing: a second cannot go in.
     const full = await solveKitchen({
-      ...s,
+      ...generated,
       placements: { apple: "table", bread: "oven" },
       goal: ["in(apple, oven)"],
       open: [],
@@ -78,7 +78,7 @@ describe("generated kitchens", () => {
     expect(full.why).toMatch(/release_to/);
     expect(
       planKitchen({
-        ...s,
+        ...generated,
         placements: { apple: "refrigerator" },
         goal: ["in(apple, drawer_top)"],
         open: [],

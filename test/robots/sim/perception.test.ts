@@ -7,24 +7,24 @@ afterEach(async () => {
   while (worlds.length) await worlds.pop()!.close();
 });
 async function world(scenario: string, opts: Partial<Parameters<typeof KitchenWorld.create>[0]> = {}) {
-  const w = await KitchenWorld.create({ scenario: loadScenario(scenario), ...opts });
-  worlds.push(w);
-  return w;
+  const kitchen = await KitchenWorld.create({ scenario: loadScenario(scenario), ...opts });
+  worlds.push(kitchen);
+  return kitchen;
 }
 const ctx = () => ({ goalId: `g${Math.random()}`, signal: new AbortController().signal, feedback: () => {} });
 
 describe("camera and detector", () => {
   it("a detection's box covers exactly the pixels of that object in the segmentation", async () => {
-    const w = await world("integration_tea_to_trash");
-    await w.runSkill("arm", "open", { target: "drawer_top" }, ctx());
+    const kitchen = await world("integration_tea_to_trash");
+    await kitchen.runSkill("arm", "open", { target: "drawer_top" }, ctx());
     for (const robot of ["arm", "mobile"] as const) {
-      const out = await w.renderCamera(robot);
+      const out = await kitchen.renderCamera(robot);
       expect(out.detections.detections.length).toBeGreaterThan(0);
       for (const d of out.detections.detections) {
         let inside = 0;
         let total = 0;
         for (let i = 0; i < out.frame.geom.length; i++) {
-          if (w.objectAtPixel(out.frame, i) !== d.label) continue;
+          if (kitchen.objectAtPixel(out.frame, i) !== d.label) continue;
           total++;
           const x = i % out.frame.width;
           const y = Math.floor(i / out.frame.width);
@@ -33,7 +33,7 @@ describe("camera and detector", () => {
         expect(total).toBeGreaterThan(0);
         expect(inside).toBe(total);
         // And the box is tight: its edges touch the object's pixels.
-        const onEdge = (x: number, y: number) => w.objectAtPixel(out.frame, y * out.frame.width + x) === d.label;
+        const onEdge = (x: number, y: number) => kitchen.objectAtPixel(out.frame, y * out.frame.width + x) === d.label;
         let left = false;
         for (let y = d.box.y; y < d.box.y + d.box.h; y++) left ||= onEdge(d.box.x, y);
         expect(left).toBe(true);
@@ -42,31 +42,34 @@ describe("camera and detector", () => {
   });
 
   it("never detects the contents of a closed container, and sees them once it is open", async () => {
-    const w = await world("integration_tea_to_trash");
-    await w.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
-    const closed = await w.renderCamera("mobile");
+    const kitchen = await world("integration_tea_to_trash");
+    await kitchen.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
+    const closed = await kitchen.renderCamera("mobile");
     expect(closed.detections.detections).toEqual([]);
     expect(closed.detections.places).toContainEqual(expect.objectContaining({ name: "refrigerator", state: "closed" }));
-    for (let i = 0; i < closed.frame.geom.length; i++) expect(w.objectAtPixel(closed.frame, i)).toBeNull();
+    for (let i = 0; i < closed.frame.geom.length; i++) expect(kitchen.objectAtPixel(closed.frame, i)).toBeNull();
 
-    await w.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
-    const open = await w.renderCamera("mobile");
+    await kitchen.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
+    const open = await kitchen.renderCamera("mobile");
     expect(open.detections.detections.map((d) => d.label).sort()).toEqual(["bottle_of_tea", "milk"]);
     expect(open.detections.places).toContainEqual(expect.objectContaining({ name: "refrigerator", state: "open" }));
 
     // The drawers' contents are likewise hidden from the arm until a drawer is pulled out.
-    const arm = await w.renderCamera("arm");
+    const arm = await kitchen.renderCamera("arm");
     expect(arm.detections.detections.map((d) => d.label)).not.toContain("bread");
     expect(arm.detections.detections.map((d) => d.label)).not.toContain("green_medication");
   });
 
   it("locates a detection from its own depth pixels: a thing moved without the world's bookkeeping is reported where it is seen", async () => {
-    const w = await world("integration_tea_to_trash");
-    const arm = async () => (await w.renderCamera("arm")).detections.detections;
+    const kitchen = await world("integration_tea_to_trash");
+    const arm = async () => (await kitchen.renderCamera("arm")).detections.detections;
     expect((await arm()).find((d) => d.label === "bottle_of_tea")).toBeUndefined();
     // Put the tea on the table by hand, behind the world's back: the world still keeps it in the refrigerator.
-    (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bottle_of_tea", [0.4, 0.17, 0.85]);
-    expect(w.evaluate().state.bottle_of_tea).toMatch(/refrigerator/);
+    (kitchen as unknown as { setMocap(body: string, p: number[]): void }).setMocap(
+      "obj_bottle_of_tea",
+      [0.4, 0.17, 0.85],
+    );
+    expect(kitchen.evaluate().state.bottle_of_tea).toMatch(/refrigerator/);
     expect((await arm()).find((d) => d.label === "bottle_of_tea")?.location).toEqual({
       relation: "on",
       place: "table",
@@ -74,40 +77,40 @@ describe("camera and detector", () => {
   });
 
   it("held_by comes from the robot's own hand and what its camera sees there: a grasp on nothing shows nothing held", async () => {
-    const w = await world("integration_tea_to_trash", { graspSensing: false });
+    const kitchen = await world("integration_tea_to_trash", { graspSensing: false });
     const held = async () =>
-      (await w.renderCamera("arm")).detections.detections.filter((d) => d.location.relation === "held_by");
-    await w.runSkill("arm", "open", { target: "drawer_top" }, ctx());
+      (await kitchen.renderCamera("arm")).detections.detections.filter((d) => d.location.relation === "held_by");
+    await kitchen.runSkill("arm", "open", { target: "drawer_top" }, ctx());
     // Without grasp sensing a pick where nothing is reports success, and the hand is closed; the camera shows it empty.
-    const empty = await w.runSkill("arm", "pick_from", { object: "apple", place: "drawer_top" }, ctx());
+    const empty = await kitchen.runSkill("arm", "pick_from", { object: "apple", place: "drawer_top" }, ctx());
     expect(empty.status).toBe("succeeded");
     expect(await held()).toEqual([]);
-    await w.runSkill("arm", "release_to", { object: "apple", place: "trash_can" }, ctx());
-    await w.runSkill("arm", "pick_from", { object: "bread", place: "drawer_top" }, ctx());
+    await kitchen.runSkill("arm", "release_to", { object: "apple", place: "trash_can" }, ctx());
+    await kitchen.runSkill("arm", "pick_from", { object: "bread", place: "drawer_top" }, ctx());
     expect((await held()).map((d) => [d.label, d.location])).toEqual([
       ["bread", { relation: "held_by", place: "arm" }],
     ]);
     // The same bread where the closed hand is not: seen on the table, whatever the world's bookkeeping says.
-    (w as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bread", [0, 0.17, 0.8]);
-    expect(w.evaluate().state.bread).toMatch(/arm/);
+    (kitchen as unknown as { setMocap(body: string, p: number[]): void }).setMocap("obj_bread", [0, 0.17, 0.8]);
+    expect(kitchen.evaluate().state.bread).toMatch(/arm/);
     expect(await held()).toEqual([]);
   });
 
   it("says a door is open or closed from the door's own pixels", async () => {
-    const w = await world("integration_tea_to_trash");
-    await w.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
+    const kitchen = await world("integration_tea_to_trash");
+    await kitchen.runSkill("mobile", "go_to", { navigation_point: "in_front_of_refrigerator" }, ctx());
     const state = async () =>
-      (await w.renderCamera("mobile")).detections.places.find((p) => p.name === "refrigerator")?.state;
+      (await kitchen.renderCamera("mobile")).detections.places.find((p) => p.name === "refrigerator")?.state;
     expect(await state()).toBe("closed");
-    await w.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
+    await kitchen.runSkill("mobile", "open", { target: "refrigerator" }, ctx());
     expect(await state()).toBe("open");
-    await w.runSkill("mobile", "close", { target: "refrigerator" }, ctx());
+    await kitchen.runSkill("mobile", "close", { target: "refrigerator" }, ctx());
     expect(await state()).toBe("closed");
   });
 
   it("produces depth consistent with the camera's height", async () => {
-    const w = await world("integration_tea_to_trash");
-    const out = await w.renderCamera("arm");
+    const kitchen = await world("integration_tea_to_trash");
+    const out = await kitchen.renderCamera("arm");
     // The overhead camera looks straight down from 2.4 m onto the arm's resting gripper (a 3.5 cm sphere at 1.15 m).
     const centre = out.frame.depth[(out.frame.height / 2) * out.frame.width + out.frame.width / 2];
     expect(centre).toBeCloseTo(2.4 - 1.15 - 0.035, 2);
@@ -119,16 +122,18 @@ describe("camera and detector", () => {
 
   it("noise is seeded: the same seed misses and mislabels the same detections, another seed differs", async () => {
     const labels = async (seed: number) => {
-      const w = await world("search_pills_and_apple", { seed, noise: { missRate: 0.3, mislabelRate: 0.3 } });
+      const kitchen = await world("search_pills_and_apple", { seed, noise: { missRate: 0.3, mislabelRate: 0.3 } });
       const out: string[] = [];
       for (let i = 0; i < 8; i++)
-        out.push((await w.renderCamera(i % 2 ? "arm" : "mobile")).detections.detections.map((d) => d.label).join(","));
+        out.push(
+          (await kitchen.renderCamera(i % 2 ? "arm" : "mobile")).detections.detections.map((d) => d.label).join(","),
+        );
       return out.join("|");
     };
-    const a = await labels(7);
-    expect(await labels(7)).toBe(a);
+    const seeded = await labels(7);
+    expect(await labels(7)).toBe(seeded);
     const others = await Promise.all([1, 2, 3].map(labels));
-    expect(others.some((o) => o !== a)).toBe(true);
+    expect(others.some((o) => o !== seeded)).toBe(true);
     const clean = await world("search_pills_and_apple");
     expect((await clean.renderCamera("mobile")).detections.detections.map((d) => d.label)).toEqual(["orange"]);
   });

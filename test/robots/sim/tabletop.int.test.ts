@@ -49,16 +49,16 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const p of served.values()) {
-    const s = await p.catch(() => undefined);
-    if (!s) continue;
-    await s.client.close();
-    expect(await s.sim.stop("SIGTERM")).toBe(0);
+    const running = await p.catch(() => undefined);
+    if (!running) continue;
+    await running.client.close();
+    expect(await running.sim.stop("SIGTERM")).toBe(0);
   }
 });
 
 const motion = async (scene: (typeof scenes)[number], args: unknown): Promise<SkillResult> => {
-  const s = await served.get(scene)!;
-  return callSkill(s.client, s.manifest.robots, "palm", "execute_motion", args);
+  const running = await served.get(scene)!;
+  return callSkill(running.client, running.manifest.robots, "palm", "execute_motion", args);
 };
 const check = async (scene: (typeof scenes)[number]) =>
   (await served.get(scene)!).client.callService<{ success: boolean; state: Record<string, string> }>(
@@ -67,8 +67,8 @@ const check = async (scene: (typeof scenes)[number]) =>
 
 describe("tabletop scenes in process", () => {
   it("each scene carries RePLan's instruction, the same one the tabletop dataset gives the agent", () => {
-    const rows = loadDataset("tabletop").flatMap((r) =>
-      r.example.inputs.world === "tabletop" ? [r.example.inputs] : [],
+    const rows = loadDataset("tabletop").flatMap((row) =>
+      row.example.inputs.world === "tabletop" ? [row.example.inputs] : [],
     );
     expect(rows.map((r) => r.scenario).sort()).toEqual([...SCENE_NAMES].sort());
     for (const r of rows) expect(buildScene(r.scenario as SceneName).instruction).toBe(r.goal);
@@ -90,8 +90,8 @@ describe("tabletop scenes in process", () => {
         }
         expect(world.evaluate().success).toBe(false);
         for (const m of SCRIPTED_SOLUTIONS[name]) {
-          const r = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
-          expect(r.status, JSON.stringify(r.values)).toBe("succeeded");
+          const result = await world.runSkill("palm", "execute_motion", m as unknown as Record<string, unknown>, ctx());
+          expect(result.status, JSON.stringify(result.values)).toBe("succeeded");
         }
         const ev = world.evaluate();
         expect(ev.success, JSON.stringify(ev)).toBe(true);
@@ -129,7 +129,7 @@ describe("tabletop scenes in process", () => {
     const world = await TabletopWorld.create({ scene: "color" });
     try {
       // The world's own state, reached around its types (a test may; the detector may not).
-      const w = world as unknown as {
+      const internals = world as unknown as {
         st: { held: number };
         thingIndex: Map<string, number>;
         data: MjData;
@@ -141,17 +141,17 @@ describe("tabletop scenes in process", () => {
       expect(await where("red_cube")).toEqual({ relation: "on", place: "floor" });
       // The world's grasp latched on the red cube while the cube lies on the table far from the palm: the palm's
       // fingers are closed, but nothing of the cube is at them, so the camera does not call it held.
-      w.st.held = w.thingIndex.get("red_cube")!;
+      internals.st.held = internals.thingIndex.get("red_cube")!;
       expect(world.locate("red_cube")).toEqual({ relation: "held_by", place: "palm" });
       expect(await where("red_cube")).toEqual({ relation: "on", place: "floor" });
-      w.st.held = -1;
+      internals.st.held = -1;
       // The cube set down in the crate by hand: seen there.
-      const [cx, cy] = pointPosition(w.data, world.point("crate")!);
-      const addr = (w.model.jnt_qposadr as Int32Array)[
-        w.mj.mj_name2id(w.model, w.mj.mjtObj.mjOBJ_JOINT.value, "red_cube")
+      const [cx, cy] = pointPosition(internals.data, world.point("crate")!);
+      const addr = (internals.model.jnt_qposadr as Int32Array)[
+        internals.mj.mj_name2id(internals.model, internals.mj.mjtObj.mjOBJ_JOINT.value, "red_cube")
       ];
-      (w.data.qpos as Float64Array).set([cx, cy, 0.035], addr);
-      w.mj.mj_forward(w.model, w.data);
+      (internals.data.qpos as Float64Array).set([cx, cy, 0.035], addr);
+      internals.mj.mj_forward(internals.model, internals.data);
       expect(await where("red_cube")).toEqual({ relation: "on", place: "crate" });
     } finally {
       await world.close();
@@ -190,8 +190,8 @@ describe("tabletop over the bridge", () => {
   });
 
   it("opens the closed cabinet's door (controller motion)", async () => {
-    const r = await motion("cabinet_closed", CONTROLLER_MOTIONS.find((m) => m.name === "open door")!.motion);
-    expect(r.ok, r.error).toBe(true);
+    const result = await motion("cabinet_closed", CONTROLLER_MOTIONS.find((m) => m.name === "open door")!.motion);
+    expect(result.ok, result.error).toBe(true);
     expect(Number((await check("cabinet_closed")).state.left_door)).toBeGreaterThan(0.85);
   });
 
@@ -207,8 +207,8 @@ describe("tabletop over the bridge", () => {
     expect(blocked.ok).toBe(false);
     expect(blocked.error).toMatch(/set_joint_fraction\("microwave_door", 1\) not met/);
     expect((await check("kitchen")).success).toBe(false);
-    const r = await motion("kitchen", CONTROLLER_MOTIONS.find((m) => m.name === "remove kettle")!.motion);
-    expect(r.ok, r.error).toBe(true);
+    const result = await motion("kitchen", CONTROLLER_MOTIONS.find((m) => m.name === "remove kettle")!.motion);
+    expect(result.ok, result.error).toBe(true);
     expect((await motion("kitchen", { ...openMicrowave, duration: 5 })).ok).toBe(true);
     // The apple is in view now: the goal of task 4 holds.
     expect((await check("kitchen")).success).toBe(true);

@@ -54,9 +54,9 @@ describe("generated tabletop scenes", () => {
 
   it("keep every free thing inside the workspace and out of every door's sweep", () => {
     for (const g of scenes) {
-      const frees = [...g.spec.xml.matchAll(/<body name="([a-z_]+)" pos="([-\d. ]+)"><freejoint/g)].map((m) => ({
-        name: m[1],
-        at: m[2].split(" ").map(Number),
+      const frees = [...g.spec.xml.matchAll(/<body name="([a-z_]+)" pos="([-\d. ]+)"><freejoint/g)].map((match) => ({
+        name: match[1],
+        at: match[2].split(" ").map(Number),
       }));
       expect(frees.map((f) => f.name).sort(), g.spec.name).toEqual([...g.spec.objects].sort());
       for (const f of frees) {
@@ -67,14 +67,16 @@ describe("generated tabletop scenes", () => {
       for (const c of g.spec.containers) {
         const x0 = c.min[0] - 0.015,
           x1 = c.max[0] + 0.015,
-          w = (x1 - x0) / c.doors.length;
+          doorWidth = (x1 - x0) / c.doors.length;
         for (const d of c.doors) {
           const hx = d.side === "left" ? x0 : x1,
-            s = d.side === "left" ? 1 : -1,
+            sign = d.side === "left" ? 1 : -1,
             hy = c.min[1] - 0.012;
           for (const f of frees.filter((x) => /_cube$/.test(x.name) && x.at[2] < 0.03)) {
             const swept =
-              f.at[1] < hy && (f.at[0] - hx) * s > -0.03 && Math.hypot(f.at[0] - hx, f.at[1] - hy) < w + 0.05;
+              f.at[1] < hy &&
+              (f.at[0] - hx) * sign > -0.03 &&
+              Math.hypot(f.at[0] - hx, f.at[1] - hy) < doorWidth + 0.05;
             expect(swept, `${g.spec.name} ${f.name} in the sweep of ${d.joint}`).toBe(false);
           }
         }
@@ -85,13 +87,13 @@ describe("generated tabletop scenes", () => {
   it("are worded so the offline reader reaches exactly the goal the simulator checks", () => {
     for (const g of scenes) {
       const world = WorldDescription.parse(describeScene(g.spec));
-      const r = readTabletopGoal(g.spec.instruction, world);
-      expect(r.message, g.spec.instruction).toBeUndefined();
+      const reading = readTabletopGoal(g.spec.instruction, world);
+      expect(reading.message, g.spec.instruction).toBeUndefined();
       if (g.kind === "match_colour") {
-        expect(r.goal, g.spec.instruction).toEqual({ kind: "match_colour", place: "crate" });
+        expect(reading.goal, g.spec.instruction).toEqual({ kind: "match_colour", place: "crate" });
         continue;
       }
-      expect(goalLiterals(r.goal!, world), g.spec.instruction).toEqual(g.spec.goal);
+      expect(goalLiterals(reading.goal!, world), g.spec.instruction).toEqual(g.spec.goal);
     }
   });
 

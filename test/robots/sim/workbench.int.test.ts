@@ -46,12 +46,12 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function runBehaviour(b: HandMadeBehaviour, which: "positive" | 0 | 1, seed: number) {
-  const spec = BEHAVIOURS[b];
+async function runBehaviour(behaviour: HandMadeBehaviour, which: "positive" | 0 | 1, seed: number) {
+  const spec = BEHAVIOURS[behaviour];
   world.reset({ scenario: spec.scenes[0], seed });
   const program = which === "positive" ? spec.positive(world.scene, 0) : spec.negative(world.scene, which, 0);
-  const r = await world.runProgram(program);
-  return { r, goal: world.evaluate(), events: undesirable(world.events.since()) };
+  const result = await world.runProgram(program);
+  return { r: result, goal: world.evaluate(), events: undesirable(world.events.since()) };
 }
 
 describe("workbench behaviours (in process)", () => {
@@ -72,19 +72,21 @@ describe("workbench behaviours (in process)", () => {
 
   it.each(HAND_MADE_BEHAVIOURS)(
     "%s: the negative reaches the goal and logs exactly that behaviour (and what it entails); the positive logs none",
-    async (b) => {
-      const neg = await runBehaviour(b, 0, 1);
+    async (behaviour) => {
+      const neg = await runBehaviour(behaviour, 0, 1);
       expect(neg.r.status, String(neg.r.values.message)).toBe("succeeded");
       expect(neg.goal.success, JSON.stringify(neg.goal)).toBe(true);
       expect(
-        [...new Set(neg.events.map((e) => e.kind))].filter((k) => !BEHAVIOURS[b].entails?.includes(k as Undesirable)),
-      ).toEqual([b]);
-      const event = neg.events.find((e) => e.kind === b)!;
-      expect(event.object).toBe(BEHAVIOURS[b].object(world.scene));
+        [...new Set(neg.events.map((e) => e.kind))].filter(
+          (k) => !BEHAVIOURS[behaviour].entails?.includes(k as Undesirable),
+        ),
+      ).toEqual([behaviour]);
+      const event = neg.events.find((e) => e.kind === behaviour)!;
+      expect(event.object).toBe(BEHAVIOURS[behaviour].object(world.scene));
       // The detail states the measured cause in numbers, and the cause those numbers point to is recorded with it.
       expect(event.detail).toMatch(/\d/);
       expect([...CAUSE_KINDS, "unknown"]).toContain(event.cause);
-      const pos = await runBehaviour(b, "positive", 0);
+      const pos = await runBehaviour(behaviour, "positive", 0);
       expect(pos.r.status, String(pos.r.values.message)).toBe("succeeded");
       expect(pos.goal.success, JSON.stringify(pos.goal)).toBe(true);
       expect(pos.events.map(tag)).toEqual([]);
@@ -94,8 +96,8 @@ describe("workbench behaviours (in process)", () => {
   it("a reset leaves nothing behind: positions, the flattened bread, the open drawer, events, the last rollout", async () => {
     world.reset({ scenario: "bread_tray", seed: 4 });
     const fresh = { positions: world.objectPositions(), state: world.evaluate().state };
-    const r = await world.runProgram(BEHAVIOURS.squeezed.negative(world.scene, 0, 0));
-    expect(r.status).toBe("succeeded");
+    const result = await world.runProgram(BEHAVIOURS.squeezed.negative(world.scene, 0, 0));
+    expect(result.status).toBe("succeeded");
     expect(world.evaluate().state.bread).toMatch(/flattened/);
     expect(world.lastRollout()).not.toBeNull();
     world.reset();
@@ -186,11 +188,11 @@ describe("workbench over the bridge", () => {
     // The manifest is generated from robots/msgs/primitives.ts; a change there must be carried into the JSON file.
     expect(skill.parameters).toEqual(schema);
     expect(Math.max(palm.cameras[0].width, palm.cameras[0].height)).toBeLessThanOrEqual(512);
-    const m = await discoverRobots(client);
-    expect(m.robots.map((r) => r.id)).toEqual(["palm"]);
-    expect(m.world).toMatchObject({ name: "workbench", targets: [{ name: "home", place: "table" }] });
-    expect(m.world!.labels).toEqual(expect.arrayContaining(["bread", "apple", "tray", "palm"]));
-    expect(m.world!.places.map((p) => p.name)).toEqual(["tray", "table"]);
+    const discovered = await discoverRobots(client);
+    expect(discovered.robots.map((r) => r.id)).toEqual(["palm"]);
+    expect(discovered.world).toMatchObject({ name: "workbench", targets: [{ name: "home", place: "table" }] });
+    expect(discovered.world!.labels).toEqual(expect.arrayContaining(["bread", "apple", "tray", "palm"]));
+    expect(discovered.world!.places.map((p) => p.name)).toEqual(["tray", "table"]);
   });
 
   it("refuses a bad program naming the field, and an unknown name listing the valid ones; keeps serving", async () => {
@@ -222,8 +224,8 @@ describe("workbench over the bridge", () => {
 
   it("serves the last rollout: ≤ 30 key frames at the primitives' ends and starts, PNGs ≤ 512 px, located detections, narration", async () => {
     await client.callService(RESET_SERVICE, { seed: 2 });
-    const r = await goal(BEHAVIOURS.squeezed.negative(served.world.scene, 1, 0));
-    expect(r.succeeded).toBe(true);
+    const result = await goal(BEHAVIOURS.squeezed.negative(served.world.scene, 1, 0));
+    expect(result.succeeded).toBe(true);
     const rollout = await client.callService<Rollout>(LAST_ROLLOUT_SERVICE, {});
     const { events } = await client.callService<{ events: SimEvent[] }>("/evaluator/events", {});
     expect(rollout.frames.length).toBeLessThanOrEqual(30);
@@ -275,13 +277,13 @@ describe("workbench over the bridge", () => {
 
   it("starts as its own process (npm run sim -- workbench)", async () => {
     const sim = await startSimProcess("workbench", ["--scenario", "cup_tray", "--speed", "max"], 60_000);
-    const c = await BridgeClient.connect(sim.url);
+    const connection = await BridgeClient.connect(sim.url);
     try {
-      expect((await discoverRobots(c)).world!.labels).toEqual(
+      expect((await discoverRobots(connection)).world!.labels).toEqual(
         expect.arrayContaining(["cup", "bead", "laptop", "tray"]),
       );
     } finally {
-      await c.close();
+      await connection.close();
       expect(await sim.stop("SIGTERM")).toBe(0);
     }
   });
@@ -294,12 +296,12 @@ describe("critic benchmark generation", () => {
   });
 
   it("writes hand-made cases whose truth is the behaviour their negatives were written to show (the monitor's events beside it), reproducibly under a seed", async () => {
-    const a = mkdtempSync(join(tmpdir(), "critic-bench-"));
-    const b = mkdtempSync(join(tmpdir(), "critic-bench-"));
-    dirs.push(a, b);
+    const firstDir = mkdtempSync(join(tmpdir(), "critic-bench-"));
+    const secondDir = mkdtempSync(join(tmpdir(), "critic-bench-"));
+    dirs.push(firstDir, secondDir);
     const lines: string[] = [];
     const report = await generateCriticBenchmark({
-      out: a,
+      out: firstDir,
       seed: 7,
       casesPerBehaviour: 1,
       behaviours: ["squeezed", "dropped", "passed_over"],
@@ -307,7 +309,7 @@ describe("critic benchmark generation", () => {
     });
     expect(report.dropped).toEqual([]);
     expect(lines.length).toBeGreaterThanOrEqual(9);
-    const bench = loadCriticBenchmark(a);
+    const bench = loadCriticBenchmark(firstDir);
     expect(bench.cases.map((c) => c.outputs.behaviour)).toEqual(
       ["dropped", "squeezed", "passed_over"].sort(
         (x, y) => UNDESIRABLE_KINDS.indexOf(x as Undesirable) - UNDESIRABLE_KINDS.indexOf(y as Undesirable),
@@ -325,21 +327,21 @@ describe("critic benchmark generation", () => {
       expect(undesirable(bench.events(c.inputs.positive))).toEqual([]);
       expect(c.outputs.narration.length).toBe(bench.rollouts.get(c.inputs.negatives[0])!.narration.length);
       for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
-        const r = bench.rollouts.get(id)!;
-        expect(r.frames.length).toBeLessThanOrEqual(30);
+        const recorded = bench.rollouts.get(id)!;
+        expect(recorded.frames.length).toBeLessThanOrEqual(30);
         expect(readFileSync(bench.framePath(id, 0)).subarray(1, 4).toString()).toBe("PNG");
       }
     }
     // The same seed writes the same bytes (here: one behaviour again, alone).
-    await generateCriticBenchmark({ out: b, seed: 7, casesPerBehaviour: 1, behaviours: ["squeezed"] });
+    await generateCriticBenchmark({ out: secondDir, seed: 7, casesPerBehaviour: 1, behaviours: ["squeezed"] });
     const line = (dir: string) =>
       readFileSync(join(dir, "cases.jsonl"), "utf8")
         .split("\n")
         .find((l) => l.includes('"behaviour":"squeezed"'));
-    expect(line(b)).toBe(line(a));
+    expect(line(secondDir)).toBe(line(firstDir));
     const neg = bench.cases.find((c) => c.outputs.behaviour === "squeezed")!.inputs.negatives[0];
-    expect(readFileSync(join(b, "rollouts", `${neg}.json`), "utf8")).toBe(
-      readFileSync(join(a, "rollouts", `${neg}.json`), "utf8"),
+    expect(readFileSync(join(secondDir, "rollouts", `${neg}.json`), "utf8")).toBe(
+      readFileSync(join(firstDir, "rollouts", `${neg}.json`), "utf8"),
     );
   });
 

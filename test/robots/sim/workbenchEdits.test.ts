@@ -34,13 +34,13 @@ afterAll(async () => {
 
 async function run(scene: WorkbenchSceneName, layout: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput) {
   world.reset({ scenario: scene, seed: layout });
-  const r = await world.runProgram(make(world));
-  return { ok: r.status === "succeeded" && world.evaluate().success, rollout: r.recorded!.rollout };
+  const result = await world.runProgram(make(world));
+  return { ok: result.status === "succeeded" && world.evaluate().success, rollout: result.recorded!.rollout };
 }
-const critique = (r: Awaited<ReturnType<typeof run>>) =>
+const critique = (ran: Awaited<ReturnType<typeof run>>) =>
   observedEvents(
-    r.rollout.instruction,
-    r.rollout.frames.map((f) => seenFrame(f.t, f.detections)),
+    ran.rollout.instruction,
+    ran.rollout.frames.map((f) => seenFrame(f.t, f.detections)),
   );
 
 /** The first scene (in the benchmark's order) an edit applies to. */
@@ -59,23 +59,23 @@ describe("the generated critic benchmark's program edits", () => {
 
   it.each(EDIT_NAMES)(
     "%s: the edited rollout reaches the goal and changes the motion against its twin; the critic names it unless held back",
-    async (e) => {
-      const scene = sceneFor(e);
+    async (edit) => {
+      const scene = sceneFor(edit);
       const layout = 2;
       const careful = (w: WorkbenchWorld) => buildProgram(w.scene, carefulSpec(w.scene));
       const twin = await run(scene, layout, careful);
       expect(twin.ok).toBe(true);
       expect(motionChanges((await run(scene, layout, careful)).rollout, twin.rollout)).toEqual([]);
-      const edited = await run(scene, layout, (w) =>
-        editedProgram(w.scene, { seed: 0, scene, edits: [e], jitter: [0.5] }, 0),
+      const edited = await run(scene, layout, (workbench) =>
+        editedProgram(workbench.scene, { seed: 0, scene, edits: [edit], jitter: [0.5] }, 0),
       );
       expect(edited.ok).toBe(true);
       expect(motionChanges(edited.rollout, twin.rollout).length).toBeGreaterThan(0);
-      if (HELD_BACK.includes(e)) return;
+      if (HELD_BACK.includes(edit)) return;
       expect(critique(twin).map((c) => c.what)).toEqual([]);
       const claims = critique(edited);
       expect(
-        claims.some((c) => familiesNamed(c).includes(e)),
+        claims.some((c) => familiesNamed(c).includes(edit)),
         claims.map((c) => `${c.kind}: ${c.what}`).join("; "),
       ).toBe(true);
     },
