@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { METHODS, method, methodOfNodes, type MethodId } from "../graphs";
+import type { StepMark, ViewerPanel } from "../graphs/viewer";
 import { parseReport } from "../evals/reportFiles";
 import { legacyReport, reportCharts, reportFacts, slimReport } from "./viewReports";
 
@@ -39,6 +40,10 @@ interface StepView {
   text: string;
   usage: { calls: number; inputTokens: number; outputTokens: number };
   update: Record<string, unknown>;
+  /** What the method adds to the update for its panels (graphs/viewer.ts `fields`). */
+  fields: Record<string, unknown>;
+  /** Its mark on the timeline, where the method gives one. */
+  mark: StepMark | null;
   frames: FrameView[];
 }
 
@@ -49,6 +54,8 @@ export interface RunView {
   id: string;
   /** The method that wrote it (graphs/index.ts), or null when the record does not show it. */
   mode: MethodId | null;
+  /** The panels its method declares (graphs/<id>/viewer.ts): what the page folds from the steps and how it lays them out. */
+  panels: readonly ViewerPanel[];
   goal: string | null;
   summary: Record<string, unknown> | null;
   /** An experiment episode's result.json. */
@@ -140,6 +147,25 @@ function lineText(mode: MethodId | null, node: string, update: Record<string, un
     return mode ? method(mode).describe(node, update).text : "";
   } catch {
     return "";
+  }
+}
+
+/** What a method's viewer adds to each step and how it marks it; a record it cannot read is shown without them. */
+function viewed(
+  mode: MethodId | null,
+  steps: { n: number; node: string; update: Record<string, unknown> }[],
+  worldEvents: { detail: string }[] | null,
+  notes: string[],
+): { fields: Record<string, unknown>[]; marks: (StepMark | null)[] } {
+  const viewer = mode ? method(mode).viewer : undefined;
+  try {
+    return {
+      fields: viewer?.fields?.(steps, worldEvents) ?? [],
+      marks: steps.map((s) => viewer?.mark?.(s.node, s.update) ?? null),
+    };
+  } catch (err) {
+    notes.push(`the ${mode} panels could not read this record: ${(err as Error).message}`);
+    return { fields: [], marks: [] };
   }
 }
 
@@ -253,6 +279,16 @@ export class Library {
       summary,
       events.map((e) => e.node),
     );
+    const worldEvents =
+      readJson<{ kind: string; detail?: string }[]>(join(folder, "world-events.json"))?.flatMap((event) =>
+        /^motion \d+ ended: /.test(event.detail ?? "") ? [{ kind: event.kind, detail: event.detail! }] : [],
+      ) ?? null;
+    const { fields, marks } = viewed(
+      mode,
+      events.map((event, i) => ({ n: i + 1, node: event.node, update: event.update })),
+      worldEvents,
+      notes,
+    );
     const steps: StepView[] = events.map((event, i) => {
       const stepNumber = i + 1;
       return {
@@ -262,6 +298,8 @@ export class Library {
         text: lineText(mode, event.node, event.update),
         usage: stepUsage(event.update),
         update: event.update,
+        fields: fields[i] ?? {},
+        mark: marks[i] ?? null,
         frames: this.framesOf(rel, folder, stepNumber, event.node, event.update),
       };
     });
@@ -278,6 +316,7 @@ export class Library {
       rel,
       id: basename(folder),
       mode,
+      panels: (mode && method(mode).viewer?.panels) || [],
       goal,
       summary,
       result,
@@ -285,10 +324,7 @@ export class Library {
       notes,
       steps,
       cameras,
-      worldEvents:
-        readJson<{ kind: string; detail?: string }[]>(join(folder, "world-events.json"))?.flatMap((event) =>
-          /^motion \d+ ended: /.test(event.detail ?? "") ? [{ kind: event.kind, detail: event.detail! }] : [],
-        ) ?? null,
+      worldEvents,
       checkpoints: null,
       lastCheckpoint: null,
       reportPage: existsSync(join(folder, "report.json")) ? `/experiment/${encodePath(rel)}` : null,

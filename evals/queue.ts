@@ -30,6 +30,7 @@ import {
   exampleHash,
   planEpisodes,
   runPlannedEpisode,
+  failedTrial,
   SimPool,
   type ExperimentOptions,
   type PlannedEpisode,
@@ -393,7 +394,7 @@ export async function loadQueuedExperiment(jobQueue: Queue, name: string): Promi
     if (r.state === "done" && r.result) results.push(r.result);
     else if (r.state === "failed" || r.job_state === "failed") {
       const error = r.error ?? r.job_output?.message ?? "failed";
-      results.push(errorResult(r.plan, options, `failed after ${r.attempts} attempt(s): ${error}`));
+      results.push(failedTrial(r.plan, options, `failed after ${r.attempts} attempt(s): ${error}`));
     }
   }
   const started = rows.map((r) => r.started_at?.getTime()).filter((x): x is number => !!x);
@@ -414,41 +415,6 @@ export async function loadQueuedExperiment(jobQueue: Queue, name: string): Promi
       attempts: row.attempts,
       resumed: row.resumed,
     })),
-  };
-}
-
-/** A failed episode as the local runner records a crashed one: a failed trial with its reason. */
-function errorResult(planned: PlannedEpisode, options: QueuedExperiment["options"], error: string): EpisodeResult {
-  const ex = planned.row.example;
-  return {
-    id: planned.id,
-    variant: planned.variant,
-    example: planned.row.id,
-    task: ex.metadata.task,
-    family: ex.metadata.family,
-    paperTask: "paper_task" in ex.metadata ? (ex.metadata.paper_task as number) : undefined,
-    paperTable: "paper_table" in ex.metadata ? (ex.metadata.paper_table as EpisodeResult["paperTable"]) : undefined,
-    condition: ex.metadata.condition,
-    seed: planned.seed,
-    noise: options.noise,
-    record: `episodes/${planned.id}/events.jsonl`,
-    settings: experimentSettings(options),
-    exampleHash: exampleHash(planned.row),
-    status: "error",
-    statusReason: error,
-    success: false,
-    goal: [],
-    score: 0,
-    steps: 0,
-    failedActions: 0,
-    replans: 0,
-    verdicts: {},
-    modelCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    skillSeconds: 0,
-    wallSeconds: 0,
-    error,
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { clearEmergencyStop, emergencyStop } from "../runtime/estop";
 import { totalUsage } from "../models";
 import { availableParallelism } from "node:os";
@@ -29,14 +29,20 @@ import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 
 /** A pipelined episode's speculation with what its trace measures: why work was revoked, and skills sent against what was seen. */
-function pipelineRecord(counts: PipelineCounts, trace: readonly { node: string; update: unknown }[]) {
-  const look = sentAgainstTheLook(trace);
+function pipelineRecord(
+  counts: PipelineCounts,
+  trace: readonly { node: string; update: unknown }[],
+  speculator: Method,
+) {
+  const nodes = speculator.speculation;
+  if (!nodes) throw new Error(`${speculator.title} declares no speculating nodes: it has no pipelined variant`);
+  const look = sentAgainstTheLook(trace, nodes);
   return {
     ...counts,
-    revokedBecause: revocations(trace),
+    revokedBecause: revocations(trace, nodes),
     againstTheLook: look.all,
     preparedAgainstTheLook: look.prepared,
-    preparedAfterFailedMotion: sentAgainstTheReport(trace),
+    preparedAfterFailedMotion: sentAgainstTheReport(trace, nodes),
   };
 }
 
@@ -374,6 +380,57 @@ export class SimPool {
 }
 
 /** How a queued episode runs beyond a local one: durable checkpoints, its own thread, maybe a robot to re-attach to. */
+/** What every result of a planned episode says of it, whatever became of the episode. */
+function plannedFacts(planned: PlannedEpisode, options: Omit<ExperimentOptions, "root" | "concurrency">) {
+  const example = planned.row.example;
+  return {
+    id: planned.id,
+    variant: planned.variant,
+    example: planned.row.id,
+    task: example.metadata.task,
+    family: example.metadata.family,
+    paperTask: "paper_task" in example.metadata ? example.metadata.paper_task : undefined,
+    paperTable: "paper_table" in example.metadata ? example.metadata.paper_table : undefined,
+    condition: example.metadata.condition,
+    // A scenario that moves or shuts something mid-episode (a kitchen's perturbations): the pipelined row's revocations are counted on these apart.
+    ...(typeof example.inputs.scenario === "object" &&
+    ((example.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0
+      ? { perturbed: true }
+      : {}),
+    seed: planned.seed,
+    noise: options.noise,
+    record: `episodes/${planned.id}/events.jsonl`,
+    settings: experimentSettings(options),
+    exampleHash: exampleHash(planned.row),
+  };
+}
+
+/** An episode that crashed (or never ran: its worker gave up on it): a failed trial with its reason on record. */
+export function failedTrial(
+  planned: PlannedEpisode,
+  options: Omit<ExperimentOptions, "root" | "concurrency">,
+  error: string,
+): EpisodeResult {
+  return {
+    ...plannedFacts(planned, options),
+    status: "error",
+    statusReason: error,
+    success: false,
+    goal: [],
+    score: 0,
+    steps: 0,
+    failedActions: 0,
+    replans: 0,
+    verdicts: {},
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    skillSeconds: 0,
+    wallSeconds: 0,
+    error,
+  };
+}
+
 export interface EpisodeHost {
   checkpointer?: BaseCheckpointSaver;
   /** Thread id (default: the episode id). */
@@ -411,26 +468,7 @@ async function runOne(
   const mode = methodFor(options, ex.inputs.world).id;
   const episodeDir = join(dir, "episodes", planned.id);
   mkdirSync(episodeDir, { recursive: true });
-  const base = {
-    id: planned.id,
-    variant: planned.variant,
-    example: planned.row.id,
-    task: ex.metadata.task,
-    family: ex.metadata.family,
-    paperTask: "paper_task" in ex.metadata ? ex.metadata.paper_task : undefined,
-    paperTable: "paper_table" in ex.metadata ? ex.metadata.paper_table : undefined,
-    condition: ex.metadata.condition,
-    // A scenario that moves or shuts something mid-episode (a kitchen's perturbations): the pipelined row's revocations are counted on these apart.
-    ...(typeof ex.inputs.scenario === "object" &&
-    ((ex.inputs.scenario as { perturbations?: unknown[] }).perturbations?.length ?? 0) > 0
-      ? { perturbed: true }
-      : {}),
-    seed: planned.seed,
-    noise: options.noise,
-    record: relative(dir, join(episodeDir, "events.jsonl")),
-    settings: experimentSettings(options),
-    exampleHash: exampleHash(planned.row),
-  };
+  const base = plannedFacts(planned, options);
   let sim: SimProcess | undefined;
   let key = "";
   let clean = false;
@@ -503,7 +541,13 @@ async function runOne(
       skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
       ...(planned.variant === PIPELINED
-        ? { pipeline: pipelineRecord((run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE, run.trace) }
+        ? {
+            pipeline: pipelineRecord(
+              (run.state as { pipeline?: PipelineCounts }).pipeline ?? NO_PIPELINE,
+              run.trace,
+              method(mode),
+            ),
+          }
         : {}),
     };
     const effort = method(mode).report.experiment?.effort;
@@ -514,24 +558,7 @@ async function runOne(
     return { ...common, ...effort(run, options.maxSteps, ex.outputs) };
   } catch (err) {
     // A crashed episode is a failed trial with its reason on record, not a crashed experiment.
-    return {
-      ...base,
-      status: "error",
-      statusReason: (err as Error).message,
-      success: false,
-      goal: [],
-      score: 0,
-      steps: 0,
-      failedActions: 0,
-      replans: 0,
-      verdicts: {},
-      modelCalls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      skillSeconds: 0,
-      wallSeconds: 0,
-      error: (err as Error).message,
-    };
+    return failedTrial(planned, options, (err as Error).message);
   } finally {
     // The episode's run closed its own robots' session (evals/episode.ts).
     if (sim) {

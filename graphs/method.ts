@@ -1,15 +1,18 @@
 /**
  * What the rest of the product knows of a method: one descriptor per method (graphs/<id>/index.ts), listed once in
- * graphs/index.ts. The CLI, the experiment runner, the report writers, the viewer, the recorder, the bench and the MCP
- * server look a method up there instead of naming it, so a sixth method is its folder, a line in METHODS and its
- * langgraph.json entry (test/graphs/sixth.int.test.ts).
+ * graphs/index.ts. The CLI, the experiment runner, the report writers, reproduce, the viewer, the recorder, the bench
+ * and the MCP server look a method up there instead of naming it, so a sixth method is its folder, a line in METHODS
+ * and its langgraph.json entry (test/graphs/sixth.int.test.ts).
  */
 import type { BaseCheckpointSaver, BaseStore, StateSnapshot } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import type { ArtifactStore } from "../memory/artifacts";
 import type { MethodRuntime } from "../runtime/run";
+import type { SpeculatingNodes } from "../nodes/speculation";
 import type { MethodReport } from "./report";
+import type { Figure } from "./figure";
+import type { MethodViewer } from "./viewer";
 
 /** A method's short id, as experiments and records use it (graphs/index.ts lists the methods). */
 export type MethodId = string;
@@ -42,6 +45,20 @@ export interface StepFrame {
 export interface StepFrames {
   frames: StepFrame[];
   markdown: string;
+}
+
+/** A task of a method's world the latency bench runs it on (evals/bench/latency.ts): what a hosted model costs per skill. */
+export interface BenchScene {
+  /** How the bench's figures name the run. */
+  label: string;
+  /** The scenario of its world (its instruction is the goal). */
+  scenario: string;
+  /** The counter of its state's `counters` that counts the skills sent to the robot. */
+  skillsCounter: string;
+  /** Held to the call and token targets of a skill (critical-path calls ≤ 2.5, input tokens ≤ 3000). */
+  targets: boolean;
+  /** Run pipelined too (configurable.pipeline), held to this many round trips per skill while the robot waits between skills. */
+  pipelinedTarget?: number;
 }
 
 export interface Method {
@@ -82,6 +99,14 @@ export interface Method {
   recordable?: { scenario: string; nodes: Record<string, (state: never, config: RunnableConfig) => Promise<unknown>> };
   /** What it publishes: its report's tables and schema, the paper's tables, its measures of an episode, its charts. */
   report: MethodReport;
+  /** The figures `npm run reproduce` makes of it (docs/results/<figure>.md and the docs' marked regions), if any. */
+  figures?: readonly Figure[];
+  /** What the run viewer's step view shows of its runs besides each step's update: its panels, its timeline's marks. */
+  viewer?: MethodViewer;
+  /** Its nodes that clear an action, where it pipelines (configurable.pipeline): what a trace's speculation is measured by. */
+  speculation?: SpeculatingNodes;
+  /** Its tasks in the latency bench (`npm run bench -- --latency-only`), if it is measured there. */
+  benchScenes?: readonly BenchScene[];
   /** What each run of it is given: its settings' schema (the configuration above) and its part of the offline reasoner. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each method's runtime keeps its own settings type: callers hand `clea.runtime` back where MethodRuntime<CleaSettings> is needed (its graph builder, openRun, inRun), and only `any` both holds every method's and gives it back
   runtime: MethodRuntime<any>;

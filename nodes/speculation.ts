@@ -69,8 +69,27 @@ export async function prepareBeside(
   }
 }
 
-/** The nodes that write what a dispatch sends: CLEA's critique clearing an action, RePLan's motion. */
-const CLEARS = new Set(["critic", "planner", "verifier", "low_level_planner", "reward_verifier", "prediction_check"]);
+/**
+ * The nodes of a graph that pipelines, as its descriptor declares them (graphs/method.ts `speculation`): what the
+ * measures below read a trace by, besides the skill path's `dispatch` and `executor` every graph has.
+ */
+export interface SpeculatingNodes {
+  /** The nodes whose update clears the action a dispatch sends on the ordinary path (a critique of it, a checked motion). */
+  clearing: readonly string[];
+  /** The node that clears it from work prepared beside the skill before (the check of the prediction after it). */
+  prepared: string;
+  /** The node whose update carries each robot's latest look (`observations`), where the method has one. */
+  looks?: string;
+}
+
+/** The node names a measure reads a trace by. */
+function speculating(nodes: SpeculatingNodes): { clearing: Set<string>; prepared: Set<string>; looks: Set<string> } {
+  return {
+    clearing: new Set([...nodes.clearing, nodes.prepared]),
+    prepared: new Set([nodes.prepared]),
+    looks: new Set(nodes.looks ? [nodes.looks] : []),
+  };
+}
 
 /** What a look showed, as a perceiver's update carries it per robot. */
 interface Seen {
@@ -105,19 +124,23 @@ function contradictedBy(call: { skill: string; args: Record<string, string> }, l
  * sent against the look. Counted for every dispatch, prepared or not; `prepared` counts those that went out on
  * prepared work (the prediction check's write), which is what speculation must never do.
  */
-export function sentAgainstTheLook(trace: readonly { node: string; update: unknown }[]): {
+export function sentAgainstTheLook(
+  trace: readonly { node: string; update: unknown }[],
+  nodes: SpeculatingNodes,
+): {
   all: number;
   prepared: number;
   examples: string[];
 } {
+  const { clearing, prepared, looks } = speculating(nodes);
   const latest = new Map<string, Seen>();
   let source: string | undefined;
   const out = { all: 0, prepared: 0, examples: [] as string[] };
   for (const step of trace) {
     const update = step.update as Record<string, unknown>;
-    if (step.node === "perceiver" && update.observations)
+    if (looks.has(step.node) && update.observations)
       for (const [robot, seen] of Object.entries(update.observations as Record<string, Seen>)) latest.set(robot, seen);
-    if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
+    if (clearing.has(step.node) && (update.critique || update.motion)) source = step.node;
     const sent =
       step.node === "dispatch"
         ? (
@@ -129,7 +152,7 @@ export function sentAgainstTheLook(trace: readonly { node: string; update: unkno
     const why = contradictedBy(sent, [...latest.values()]);
     if (!why) continue;
     out.all++;
-    if (source === "prediction_check") out.prepared++;
+    if (source !== undefined && prepared.has(source)) out.prepared++;
     if (out.examples.length < 3)
       out.examples.push(`${sent.robot}.${sent.skill}(${Object.values(sent.args).join(", ")}): ${why}`);
   }
@@ -141,7 +164,11 @@ export function sentAgainstTheLook(trace: readonly { node: string; update: unkno
  * the controller reported the motion before them failed (RePLan speculates on the controller's report; it compares no
  * observed fact). The report is the executor's last motion entry before each dispatch.
  */
-export function sentAgainstTheReport(trace: readonly { node: string; update: unknown }[]): number {
+export function sentAgainstTheReport(
+  trace: readonly { node: string; update: unknown }[],
+  nodes: SpeculatingNodes,
+): number {
+  const { clearing, prepared } = speculating(nodes);
   let lastOk: boolean | undefined;
   let source: string | undefined;
   let count = 0;
@@ -151,8 +178,15 @@ export function sentAgainstTheReport(trace: readonly { node: string; update: unk
       const motion = ((update.log ?? []) as { kind: string; ok?: boolean }[]).findLast((x) => x.kind === "motion");
       if (motion) lastOk = !!motion.ok;
     }
-    if (CLEARS.has(step.node) && (update.critique || update.motion)) source = step.node;
-    if (step.node === "dispatch" && update.pendingGoal && source === "prediction_check" && lastOk === false) count++;
+    if (clearing.has(step.node) && (update.critique || update.motion)) source = step.node;
+    if (
+      step.node === "dispatch" &&
+      update.pendingGoal &&
+      source !== undefined &&
+      prepared.has(source) &&
+      lastOk === false
+    )
+      count++;
   }
   return count;
 }
@@ -168,11 +202,15 @@ const REASONS: [RegExp, string][] = [
 ];
 
 /** Why each revoked speculation was revoked, by kind of reason, counted from the trace: what the report tabulates. */
-export function revocations(trace: readonly { node: string; update: unknown }[]): Record<string, number> {
+export function revocations(
+  trace: readonly { node: string; update: unknown }[],
+  nodes: SpeculatingNodes,
+): Record<string, number> {
+  const { prepared } = speculating(nodes);
   const out: Record<string, number> = {};
   for (const step of trace) {
     const sp = (step.update as { speculation?: { outcome?: string; why?: string } }).speculation;
-    if (step.node !== "prediction_check" || sp?.outcome !== "revoked") continue;
+    if (!prepared.has(step.node) || sp?.outcome !== "revoked") continue;
     const kinds = new Set(
       (sp.why ?? "").split("; ").map((part) => REASONS.find(([re]) => re.test(part))?.[1] ?? "other"),
     );

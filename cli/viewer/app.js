@@ -1,6 +1,7 @@
-// The page of `robograph view`: a run's timeline (frames with detections drawn, belief, plan, verdicts, diagnoses,
-// skill results, reward terms, goal check) or an experiment's tables and Chart.js charts. Plain DOM, no build step,
-// nothing from the network: the server serves this file, its style sheet and Chart.js from node_modules.
+// The page of `robograph view`: a run's timeline (frames with detections drawn, the panels its method declares in
+// graphs/<id>/viewer.ts — drawn here from that data, knowing no method — and the goal check) or an experiment's tables
+// and Chart.js charts. Plain DOM, no build step, nothing from the network: the server serves this file, its style sheet
+// and Chart.js from node_modules.
 "use strict";
 
 const app = document.getElementById("app");
@@ -102,159 +103,91 @@ async function indexPage() {
 // ---------------------------------------------------------------------------------------------------------------
 // Run
 
-/** The run's state as of step i (0-based), folded from the node updates before it. */
+/** A path of what a panel shows: `.` the thing itself, else its fields by dots (`plan.steps`, `scene.length`). */
+function get(value, path) {
+  if (path === ".") return value;
+  return path.split(".").reduce((at, key) => (at === undefined || at === null ? undefined : at[key]), value);
+}
+
+/** A declared template filled from what is shown (graphs/viewer.ts says its places and formats). */
+function fill(template, value) {
+  return template.replace(/\{([^}|]+)(?:\|(\w+)(?::([^}]*))?)?\}/g, (_, path, format, arg) => {
+    const x = get(value, path);
+    if (format === "call") return callText(x);
+    if (format === "fixed") return fmt(x, Number(arg));
+    if (format === "or") return x ? String(x) : (arg ?? "");
+    if (format === "join") return Array.isArray(x) ? x.join(arg) : "";
+    return x === undefined || x === null ? "" : String(x);
+  });
+}
+
+/** Whether a declared test holds of what is shown: a path alone, that it is truthy; else that it is (or is not) a value. */
+function holds(test, value) {
+  if (typeof test === "string") return !!get(value, test);
+  const x = get(value, test.path);
+  return "is" in test ? x === test.is : x !== test.isNot;
+}
+
+const filled = (x) => !!x && !(Array.isArray(x) && !x.length);
+
+/** Each declared panel's values before any step: what its folds start from. */
+function startValues(panel) {
+  const values = {};
+  const at = {};
+  for (const [name, fold] of Object.entries(panel.values)) {
+    values[name] = "union" in fold || "append" in fold ? [] : fold.initial;
+    at[name] = null;
+  }
+  return { values, at };
+}
+
+/** One step folded into a panel's values (`source`: the step's update with what its method added); `shown`: the step on screen. */
+function foldStep(panel, state, source, step, shown) {
+  for (const [name, fold] of Object.entries(panel.values)) {
+    if ("latest" in fold) {
+      if (!(fold.latest in source) || (fold.nonEmpty && !filled(source[fold.latest]))) continue;
+      state.values[name] = source[fold.latest];
+    } else if ("union" in fold || "append" in fold) {
+      const items = source["union" in fold ? fold.union : fold.append];
+      if (!Array.isArray(items)) continue;
+      state.values[name] =
+        "union" in fold ? [...new Set([...state.values[name], ...items])] : [...state.values[name], ...items];
+    } else if ("thisStep" in fold) {
+      if (!shown) continue;
+      state.values[name] = source[fold.thisStep];
+    }
+    state.at[name] = step.n;
+  }
+}
+
+/** The run as of step i (0-based): each camera's latest frame, the model usage so far, each panel's values. */
 function foldTo(run, i) {
   const st = {
     frames: {},
-    belief: null,
-    plan: null,
-    cursor: 0,
-    critique: null,
-    critiqueAt: null,
-    lastFailure: null,
-    motion: null,
-    scene: [],
-    facts: [],
-    answers: [],
-    explanations: [],
-    reasons: [],
-    diagnosisAt: null,
-    status: null,
-    statusReason: null,
-    results: [],
-    skillSeconds: 0,
-    vlmpcPlan: null,
-    answer: null,
     calls: 0,
     inputTokens: 0,
     outputTokens: 0,
+    panels: run.panels.map(startValues),
   };
   for (let k = 0; k <= i && k < run.steps.length; k++) {
     const step = run.steps[k];
-    const update = step.update || {};
     for (const f of step.frames) st.frames[f.camera] = f;
     st.calls += step.usage.calls;
     st.inputTokens += step.usage.inputTokens;
     st.outputTokens += step.usage.outputTokens;
-    if ("belief" in update) st.belief = update.belief;
-    if ("plan" in update) {
-      if (Array.isArray(update.plan)) st.vlmpcPlan = update.plan;
-      else st.plan = update.plan;
-    }
-    if ("cursor" in update) st.cursor = update.cursor;
-    if ("critique" in update && update.critique) {
-      st.critique = update.critique;
-      st.critiqueAt = step.n;
-    }
-    if ("lastFailure" in update) st.lastFailure = update.lastFailure;
-    if ("motion" in update) st.motion = update.motion;
-    if ("scene" in update) st.scene = update.scene;
-    if (Array.isArray(update.facts)) st.facts = [...new Set([...st.facts, ...update.facts])];
-    if ("answers" in update) st.answers = update.answers;
-    if (Array.isArray(update.explanations) && update.explanations.length) {
-      st.explanations = update.explanations;
-      st.diagnosisAt = step.n;
-    }
-    if ("status" in update) {
-      st.status = update.status;
-      st.statusReason = update.statusReason;
-    }
-    const before = st.skillSeconds;
-    if (update.counters && typeof update.counters.skillSeconds === "number")
-      st.skillSeconds = update.counters.skillSeconds;
-    // Skill results: CLEA's executor, RePLan's motions, VLM-PC's skills.
-    if (step.node === "executor") {
-      const action = Array.isArray(update.history) ? update.history.find((x) => x.kind === "action") : null;
-      if (action)
-        st.results.push({
-          n: step.n,
-          what: callText(action.call),
-          ok: action.ok,
-          message: action.message,
-          seconds: st.skillSeconds - before,
-        });
-      for (const m of (update.log || []).filter((x) => x.kind === "motion"))
-        st.results.push({
-          n: step.n,
-          what: m.step,
-          ok: m.ok,
-          message: m.message,
-          seconds: m.seconds,
-          terms: m.terms,
-          motionIndex: st.results.filter((r) => r.terms).length,
-        });
-      const skillResult = update.steps && !Array.isArray(update.steps) ? update.steps.result : null;
-      if (skillResult)
-        st.results.push({
-          n: step.n,
-          what: `${skillResult.skill} ${skillResult.magnitude}`,
-          ok: !skillResult.stalled,
-          message: `moved ${fmt(skillResult.moved, 2)} m, turned ${Math.round(skillResult.turned)}°${skillResult.stalled ? ", stalled" : ""}`,
-          seconds: skillResult.seconds,
-        });
-    }
-    for (const d of (update.log || []).filter((x) => x.kind === "diagnosis")) {
-      st.reasons = d.reasons;
-      st.diagnosisAt = step.n;
-    }
-    if (step.node === "planner" && Array.isArray(update.steps) && update.steps[0]) st.answer = update.steps[0].answer;
+    const source = { ...(step.update || {}), ...step.fields };
+    run.panels.forEach((panel, p) => foldStep(panel, st.panels[p], source, step, k === i));
   }
   return st;
 }
 
-/** What kind of moment a step is, for the timeline's marks. */
+/** What kind of moment a step is, for the timeline's marks: its method's mark, else how its status ends the run. */
 function stepClass(step) {
   const update = step.update || {};
-  if (step.node === "critic" && update.critique && update.critique.verdict !== "ok") return "objection";
-  if (step.node === "verifier" && update.plan === null) return "objection";
-  if (step.node === "executor") {
-    const action = Array.isArray(update.history) ? update.history.find((x) => x.kind === "action") : null;
-    if (action && !action.ok) return "failed";
-    if ((update.log || []).some((x) => x.kind === "motion" && !x.ok)) return "failed";
-    if (update.steps && !Array.isArray(update.steps) && update.steps.result && update.steps.result.stalled)
-      return "failed";
-  }
-  if (["diagnose", "remap_reasons", "consolidate"].includes(step.node)) return "diagnosis";
+  if (step.mark) return step.mark;
   if (update.status === "succeeded") return "done";
   if (update.status && update.status !== "running") return "failed";
   return "";
-}
-
-/** Residuals of a motion's terms: from the world's event log where the record has it, else from the controller's message. */
-function residuals(run, result) {
-  const out = [];
-  const logged = (run.worldEvents || []).filter((e) => /^motion \d+ ended: /.test(e.detail || ""));
-  const event = logged[result.motionIndex];
-  if (event) {
-    for (const part of event.detail.replace(/^motion \d+ ended: /, "").split("; ")) {
-      const match = /^(.*) = (-?[\d.]+)$/.exec(part);
-      if (match) out.push({ term: match[1], residual: Number(match[2]) });
-    }
-  }
-  const msg = result.message || "";
-  for (const m of msg.matchAll(
-    /(?:primary term |; |unmet: )?([a-z_]+\([^)]*\)) (?:not met: |met: )?residual (-?[\d.]+) (<=|>) ([\d.]+)/g,
-  )) {
-    const hit = out.find((x) => x.term === m[1]);
-    if (hit) {
-      hit.tolerance = Number(m[4]);
-      hit.met = m[3] === "<=";
-    } else out.push({ term: m[1], residual: Number(m[2]), tolerance: Number(m[4]), met: m[3] === "<=" });
-  }
-  return out;
-}
-
-function termText(term) {
-  if (typeof term === "string") return term;
-  const args =
-    {
-      minimize_l2_distance: [term.a, term.b],
-      maximize_l2_distance: [term.a, term.b, term.distance],
-      set_joint_fraction: [term.joint, term.fraction],
-      set_obj_z_position: [term.obj, term.z],
-      set_obj_orientation: [term.obj, term.axis, term.radians],
-    }[term.kind] || [];
-  return `${term.kind}(${args.filter((a) => a !== undefined).join(", ")})${term.weight !== undefined && term.weight !== 1 ? ` ×${term.weight}` : ""}${term.primary ? "  # primary" : ""}`;
 }
 
 /** Draws a frame's detections over it: a box and a label per detection, in the detector's pixel frame. */
@@ -351,244 +284,112 @@ function panels(run, st, step) {
       element("details", {}, element("summary", {}, "the node's update as recorded"), kv(update)),
     ),
   );
-  // Critic verdict and diagnoses, highlighted.
-  if (st.critique) {
-    const critique = st.critique;
-    out.push(
-      element(
-        "div",
-        { class: `panel ${critique.verdict === "ok" ? "" : "alert"}`, id: "critic-panel" },
-        element("h3", {}, `critic (step ${st.critiqueAt})`),
-        element(
-          "div",
-          {},
-          element("b", { class: critique.verdict === "ok" ? "ok" : "bad" }, critique.verdict),
-          " on ",
-          element("code", {}, callText(critique.action)),
-        ),
-        critique.feedback ? element("div", {}, critique.feedback) : "",
-      ),
-    );
-  }
-  if (step.node === "verifier" && update.plan === null && update.lastFailure)
-    out.push(
-      element(
-        "div",
-        { class: "panel alert" },
-        element("h3", {}, "verifier rejected the plan"),
-        element("div", {}, update.lastFailure),
-      ),
-    );
-  if (st.explanations.length || st.reasons.length) {
-    out.push(
-      element(
-        "div",
-        { class: "panel diag", id: "diagnosis-panel" },
-        element("h3", {}, `diagnosis (step ${st.diagnosisAt})`),
-        st.explanations.length
-          ? element(
-              "ul",
-              {},
-              st.explanations.map((e) => element("li", {}, e)),
-            )
-          : "",
-        st.reasons.length ? element("div", {}, element("b", {}, "reasons: "), st.reasons.join("; ")) : "",
-      ),
-    );
-  }
-  // Belief and plan.
-  if (st.belief) {
-    const belief = st.belief;
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "belief-panel" },
-        element("h3", {}, "belief"),
-        element("div", {}, belief.progress || ""),
-        belief.objects
-          ? element(
-              "ul",
-              {},
-              belief.objects.map((o) => element("li", {}, `${o.name} at ${o.place} (${o.source})`)),
-            )
-          : "",
-        belief.containers
-          ? element("div", { class: "muted" }, belief.containers.map((c) => `${c.name} ${c.state}`).join(", "))
-          : "",
-        belief.holding
-          ? element(
-              "div",
-              { class: "muted" },
-              belief.holding.map((x) => `${x.robot} holds ${x.object || "nothing"}`).join("; "),
-            )
-          : "",
-      ),
-    );
-  }
-  if (st.scene.length || st.facts.length) {
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "scene-panel" },
-        element("h3", {}, "scene and facts"),
-        element("div", {}, st.scene.join(", ")),
-        st.facts.length
-          ? element(
-              "ul",
-              {},
-              st.facts.map((f) => element("li", {}, f)),
-            )
-          : "",
-      ),
-    );
-  }
-  if (st.plan) {
-    const plan = st.plan;
-    const rows = (plan.steps || []).map((x, k) =>
-      element(
-        "li",
-        { class: k === st.cursor ? "cursor" : k < st.cursor ? "past" : "" },
-        x.kind ? `[${x.kind}] ${x.action}` : callText(x),
-      ),
-    );
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "plan-panel" },
-        element("h3", {}, "plan"),
-        plan.subgoal ? element("div", {}, element("b", {}, "sub-goal: "), plan.subgoal) : "",
-        plan.thought || plan.rationale ? element("div", { class: "muted" }, plan.thought || plan.rationale) : "",
-        element("ol", {}, rows),
-      ),
-    );
-  } else if (st.vlmpcPlan) {
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "plan-panel" },
-        element("h3", {}, "plan"),
-        element(
-          "ol",
-          {},
-          st.vlmpcPlan.map((c) => element("li", {}, `${c.skill} ${c.magnitude}`)),
-        ),
-        st.answer ? element("div", { class: "muted" }, st.answer.progress, " — ", st.answer.comparison) : "",
-      ),
-    );
-  }
-  if (st.answers && st.answers.length)
-    out.push(
-      element(
-        "div",
-        { class: "panel" },
-        element("h3", {}, "vision questions"),
-        element(
-          "ul",
-          {},
-          st.answers.map((a) => element("li", {}, `${a.question} → ${a.answer}`)),
-        ),
-      ),
-    );
-  // Reward terms of the motion in hand, and each motion's residuals.
-  if (st.motion && st.motion.terms) {
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "motion-panel" },
-        element("h3", {}, `motion: ${st.motion.step}`),
-        element(
-          "ul",
-          {},
-          st.motion.terms.map((t) => element("li", {}, element("code", {}, termText(t)))),
-        ),
-        element("div", { class: "muted" }, `duration ${st.motion.duration} s`),
-      ),
-    );
-  }
-  const motions = st.results.filter((r) => r.terms);
-  if (motions.length) {
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "residuals-panel" },
-        element("h3", {}, "motions: reward terms and residuals"),
-        motions.map((motion) => {
-          const res = residuals(run, motion);
-          return element(
-            "div",
-            {},
-            element(
-              "div",
-              {},
-              element("b", { class: motion.ok ? "ok" : "bad" }, motion.ok ? "met" : "not met"),
-              ` step ${motion.n}: ${motion.what} (${fmt(motion.seconds, 2)} s)`,
-            ),
-            element(
-              "table",
-              { class: "residuals" },
-              element(
-                "tr",
-                {},
-                element("th", {}, "term"),
-                element("th", {}, "residual"),
-                element("th", {}, "tolerance"),
-              ),
-              (res.length ? res : motion.terms.map((t) => ({ term: t }))).map((x) =>
-                element(
-                  "tr",
-                  {},
-                  element("td", {}, element("code", {}, x.term)),
-                  element(
-                    "td",
-                    { class: `num ${x.met === false ? "bad" : ""}` },
-                    x.residual !== undefined ? fmt(x.residual, 3) : "–",
-                  ),
-                  element("td", { class: "num" }, x.tolerance !== undefined ? fmt(x.tolerance, 2) : ""),
-                ),
-              ),
-            ),
-          );
-        }),
-      ),
-    );
-  }
-  // Skill results.
-  if (st.results.length) {
-    out.push(
-      element(
-        "div",
-        { class: "panel", id: "results-panel" },
-        element("h3", {}, "skill results"),
-        element(
-          "table",
-          {},
-          element(
-            "tr",
-            {},
-            element("th", {}, "step"),
-            element("th", {}, "skill"),
-            element("th", {}, "result"),
-            element("th", {}, "s"),
-          ),
-          st.results.map((result) =>
-            element(
-              "tr",
-              { class: result.n === step.n ? "current" : "" },
-              element("td", { class: "num" }, result.n),
-              element("td", {}, result.what),
-              element("td", { class: result.ok ? "ok" : "bad" }, `${result.ok ? "ok" : "FAILED"}: ${result.message}`),
-              element("td", { class: "num" }, fmt(result.seconds, 2)),
-            ),
-          ),
-        ),
-      ),
-    );
-  }
-  if (st.lastFailure && step.node !== "verifier")
-    out.push(
-      element("div", { class: "panel diag" }, element("h3", {}, "last failure"), element("div", {}, st.lastFailure)),
-    );
+  // The method's own panels (graphs/<id>/viewer.ts), as it declares them.
+  run.panels.forEach((panel, at) => {
+    const state = st.panels[at];
+    if (shown(panel, state, step)) out.push(panelElement(panel, state, step));
+  });
   return out;
+}
+
+function shown(panel, state, step) {
+  if ((panel.hiddenAt || []).includes(step.node)) return false;
+  return (panel.when || Object.keys(panel.values)).some((path) => !!get(state.values, path));
+}
+
+function panelElement(panel, state, step) {
+  const ats = Object.values(state.at).filter((n) => n !== null);
+  const alert = panel.look === "alert" || (panel.alertIf !== undefined && holds(panel.alertIf, state.values));
+  return element(
+    "div",
+    {
+      class: ["panel", panel.look === "diag" ? "diag" : "", alert ? "alert" : ""].filter(Boolean).join(" "),
+      id: panel.id,
+    },
+    element("h3", {}, fill(panel.title, { ...state.values, at: ats.length ? Math.max(...ats) : "" })),
+    panel.blocks.map((spec) => block(spec, state.values, step)),
+  );
+}
+
+/** A line's pieces: text, bold marked good or bad, code. */
+function segments(spec, value) {
+  if (typeof spec === "string") return [fill(spec, value)];
+  return spec.map((piece) => {
+    if (typeof piece === "string") return fill(piece, value);
+    if ("bold" in piece)
+      return element(
+        "b",
+        { class: piece.good === undefined ? undefined : holds(piece.good, value) ? "ok" : "bad" },
+        fill(piece.bold, value),
+      );
+    return element("code", {}, fill(piece.code, value));
+  });
+}
+
+function cellClass(column, row) {
+  const classes = [
+    column.num ? "num" : "",
+    column.good === undefined ? "" : holds(column.good, row) ? "ok" : "bad",
+    column.bad !== undefined && holds(column.bad, row) ? "bad" : "",
+  ].filter(Boolean);
+  return classes.length ? classes.join(" ") : undefined;
+}
+
+/** One declared block of a panel, drawn from what it shows (`value`: the panel's values, or an item of `each`). */
+function block(spec, value, step) {
+  if (spec.if !== undefined && !holds(spec.if, value)) return "";
+  if ("line" in spec) return element("div", { class: spec.muted ? "muted" : undefined }, segments(spec.line, value));
+  if ("list" in spec) {
+    const items = get(value, spec.list);
+    if (!Array.isArray(items)) return "";
+    const cursor = spec.cursor === undefined ? undefined : get(value, spec.cursor);
+    return element(
+      spec.ordered ? "ol" : "ul",
+      {},
+      items.map((item, k) =>
+        element(
+          "li",
+          { class: cursor === undefined ? undefined : k === cursor ? "cursor" : k < cursor ? "past" : "" },
+          spec.code ? element("code", {}, fill(spec.item, item)) : fill(spec.item, item),
+        ),
+      ),
+    );
+  }
+  if ("joined" in spec) {
+    const items = get(value, spec.joined);
+    if (!Array.isArray(items)) return "";
+    return element(
+      "div",
+      { class: spec.muted ? "muted" : undefined },
+      items.map((item) => fill(spec.item, item)).join(spec.separator),
+    );
+  }
+  if ("table" in spec)
+    return element(
+      "table",
+      { class: spec.class },
+      element(
+        "tr",
+        {},
+        spec.columns.map((column) => element("th", {}, column.head)),
+      ),
+      (get(value, spec.table) || []).map((row) =>
+        element(
+          "tr",
+          spec.current === undefined ? {} : { class: row[spec.current] === step.n ? "current" : "" },
+          spec.columns.map((column) => element("td", { class: cellClass(column, row) }, segments(column.cell, row))),
+        ),
+      ),
+    );
+  if ("each" in spec)
+    return (get(value, spec.each) || []).map((item) =>
+      element(
+        "div",
+        {},
+        spec.blocks.map((inner) => block(inner, item, step)),
+      ),
+    );
+  return "";
 }
 
 function goalCheck(run) {

@@ -14,9 +14,9 @@ import { messageText, tokens } from "../../models/tokens";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { ROLES } from "../../models/roles";
 import { startSimProcess } from "../../robots/sim/process";
-import { loadScenario } from "../../robots/sim/kitchen/scenario";
+import { world } from "../../robots/sim/worlds";
 import { runClosedLoopEpisode } from "../episode";
-import { allReasoners, method, type MethodId as Mode } from "../../graphs";
+import { allReasoners, method, METHODS, type BenchScene, type MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import { skillTimes, type SkillTime } from "../../nodes/executor";
 import type { PipelineCounts } from "../../nodes/speculation";
@@ -163,47 +163,16 @@ export interface LatencyRun {
 }
 
 /**
- * The task of each method the benchmark runs: CLEA's default task, RePLan's task 3, VLM-PC's indoor_1.
- * `skillsCounter`: the state's counter of skills sent to the robot; `targets`: the figures the method is held to
- * (CLEA's); `pipelinedTarget`: the round trips per skill between skills its pipelined run is held to (the methods that
- * speculate: configurable.pipeline).
+ * The task of each method the benchmark runs, as its descriptor declares it (graphs/method.ts `benchScenes`), in the
+ * order METHODS lists them, with its scenario's instruction as the goal.
  */
-export const LATENCY_TASKS: {
-  label: string;
-  mode: Mode;
-  scenario: string;
-  goal: string;
-  skillsCounter: "steps" | "motions" | "skills";
-  targets: boolean;
-  pipelinedTarget?: number;
-}[] = [
-  {
-    label: "CLEA default task",
-    mode: "clea",
-    scenario: "integration_tea_to_trash",
-    goal: loadScenario("integration_tea_to_trash").instruction,
-    skillsCounter: "steps",
-    targets: true,
-    pipelinedTarget: 1.0,
-  },
-  {
-    label: "RePLan task 3",
-    mode: "replan",
-    scenario: "cabinet_barred",
-    goal: "move the yellow_cube to target_position inside the wooden_cabinet",
-    skillsCounter: "motions",
-    targets: false,
-    pipelinedTarget: 2.0,
-  },
-  {
-    label: "VLM-PC indoor_1",
-    mode: "vlmpc",
-    scenario: "indoor_1",
-    goal: "Find the red chew toy and go to it.",
-    skillsCounter: "skills",
-    targets: false,
-  },
-];
+export const LATENCY_TASKS: (BenchScene & { mode: Mode; goal: string })[] = METHODS.flatMap((descriptor) =>
+  (descriptor.benchScenes ?? []).map((scene) => ({
+    ...scene,
+    mode: descriptor.id,
+    goal: world(descriptor.world).scenario(scene.scenario).instruction,
+  })),
+);
 
 /**
  * Runs one task through the openai backend against the endpoint, the robot moving in real time (`--speed 1`: what it
@@ -243,7 +212,7 @@ export async function latencyEpisode(
       backend: "openai",
       ...(pipeline ? { pipeline } : {}),
     });
-    const skills = (run.state.counters as unknown as Record<typeof task.skillsCounter, number>)[task.skillsCounter];
+    const skills = (run.state.counters as unknown as Record<string, number>)[task.skillsCounter];
     const counts = (run.state as { pipeline?: PipelineCounts }).pipeline;
     return {
       label: task.label,

@@ -27,13 +27,11 @@ import type { RecordedRollout } from "../../robots/sim/workbench/recorder";
 import { motionChanges } from "./motionChange";
 import { buildWorkbenchScene, type WorkbenchSceneName } from "../../robots/sim/workbench/scenes";
 import { WorkbenchWorld } from "../../robots/sim/workbench/world";
+import { CRITIC_SCORED_FROM } from "../../graphs/behaviorCritic/figures";
 
 export const BENCHMARK_VERSION = "workbench-critic-4";
-/**
- * The generated set's scored range starts here (issue 49): seeds below it are tuning data — 0–999 looked at while
- * writing cues, and 1000–1099, the old scored range, which was run more than once. Run once, at the end.
- */
-export const CRITIC_SCORED_FROM = 3000;
+// Where the generated set's scored range starts is the critic figure's to say; the generator starts there unless told.
+export { CRITIC_SCORED_FROM };
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
 export const DEFAULT_GENERATED_DIR = "data/critic-benchmark-generated";
 /** Seeds tried per rollout before the case is given up. */

@@ -7,6 +7,7 @@ import { compileBehaviorCritic } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
 import { behaviorCriticReport } from "./report";
+import { CRITIC_FIGURES } from "./figures";
 
 /** The loop in words: the program written, the rollout's critique, what grounding did not find, the verdict. */
 function describeCritic(node: string, update: Partial<CriticStateType>): Line {
@@ -78,6 +79,7 @@ export const behaviorCritic: Method = {
   approvals: true,
   cleanRollout: true,
   report: behaviorCriticReport,
+  figures: CRITIC_FIGURES,
   runtime,
   compile: (checkpointer, store) => compileBehaviorCritic(runtime, checkpointer, store),
   // From the command line and the tools, the refine job: write (or take) a program, run it, critique, rewrite.

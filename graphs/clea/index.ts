@@ -11,6 +11,8 @@ import { plan } from "./nodes/planner";
 import { verify } from "./nodes/verifier";
 import { critique } from "./nodes/critic";
 import { loopsText } from "./loops";
+import { CLEA_FIGURES } from "./figures";
+import { cleaViewer } from "./viewer";
 
 const call = (skillCall: { robot: string; skill: string; args: Record<string, string> }) =>
   `${skillCall.robot}.${skillCall.skill}(${Object.values(skillCall.args).join(", ")})`;
@@ -130,6 +132,19 @@ export const clea: Method = {
   ],
   approvals: true,
   report: cleaReport,
+  figures: CLEA_FIGURES,
+  viewer: cleaViewer,
+  // The critic clears the action a dispatch sends; the prediction check clears one prepared beside the skill before.
+  speculation: { clearing: ["critic", "planner", "verifier"], prepared: "prediction_check", looks: "perceiver" },
+  benchScenes: [
+    {
+      label: "CLEA default task",
+      scenario: "integration_tea_to_trash",
+      skillsCounter: "steps",
+      targets: true,
+      pipelinedTarget: 1.0,
+    },
+  ],
   recordable: {
     scenario: "integration_tea_to_trash",
     nodes: { summarizer: summarize, goal_check: checkGoal, planner: plan, verifier: verify, critic: critique },

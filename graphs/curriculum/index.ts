@@ -5,6 +5,8 @@ import { compileCurriculum } from "./graph";
 import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
 import { curriculumReport } from "./report";
+import { CURRICULUM_FIGURES } from "./figures";
+import { curriculumViewer } from "./viewer";
 
 /** What one node did, in a line. */
 export function describeCurriculum(
@@ -85,6 +87,8 @@ export const curriculum: Method = {
   // The learner runs its own base skills: nothing in it asks for approval.
   approvals: false,
   report: curriculumReport,
+  figures: CURRICULUM_FIGURES,
+  viewer: curriculumViewer,
   runtime,
   compile: (checkpointer, store) => compileCurriculum(runtime, checkpointer, store),
   input: () => ({ goal: "master the blocks in the basket" }),

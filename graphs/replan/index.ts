@@ -14,6 +14,8 @@ import { planMotion } from "./nodes/lowLevelPlanner";
 import { verifyMotion } from "./nodes/rewardVerifier";
 import { consolidate } from "./nodes/consolidate";
 import { remapReasons } from "./nodes/remapReasons";
+import { REPLAN_FIGURES } from "./figures";
+import { replanViewer } from "./viewer";
 
 /** One readable line per node update. */
 function describeReplan(node: string, update: Partial<ReplanStateType>, before: ReplanStateType | undefined): Line {
@@ -149,6 +151,19 @@ export const replan: Method = {
   ],
   approvals: true,
   report: replanReport,
+  figures: REPLAN_FIGURES,
+  viewer: replanViewer,
+  // The motion the reward verifier passed is what a dispatch sends; the prediction check passes one prepared before.
+  speculation: { clearing: ["low_level_planner", "reward_verifier"], prepared: "prediction_check" },
+  benchScenes: [
+    {
+      label: "RePLan task 3",
+      scenario: "cabinet_barred",
+      skillsCounter: "motions",
+      targets: false,
+      pipelinedTarget: 2.0,
+    },
+  ],
   recordable: {
     scenario: "cabinet_barred",
     nodes: {

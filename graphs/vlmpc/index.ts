@@ -6,6 +6,8 @@ import { TASKS } from "./reasoner";
 import type { Line, Method } from "../method";
 import { vlmpcReport } from "./report";
 import { planCourse } from "./nodes/planner";
+import { VLMPC_FIGURES } from "./figures";
+import { vlmpcViewer } from "./viewer";
 
 /** One readable line per node update. */
 function describeVlmpc(node: string, update: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
@@ -67,6 +69,9 @@ export const vlmpc: Method = {
   nodes: ["look", "planner", "dispatch", "executor"],
   approvals: true,
   report: vlmpcReport,
+  figures: VLMPC_FIGURES,
+  viewer: vlmpcViewer,
+  benchScenes: [{ label: "VLM-PC indoor_1", scenario: "indoor_1", skillsCounter: "skills", targets: false }],
   recordable: { scenario: "indoor_1", nodes: { planner: planCourse } },
   runtime,
   compile: (checkpointer, store) => compileVlmpc(runtime, checkpointer, store),

@@ -3,12 +3,23 @@
  * langgraph.json, with each compiled graph's nodes and configuration, and nothing outside a method's folder may pick a
  * method by its name (test/graphs/sixth.int.test.ts adds a sixth method and shows the rest serve it untouched).
  */
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { METHODS, method, methodOfGraph, methodOfNodes, methodOfWorld } from "../../graphs";
+import { METHODS, method, methodOfGraph, methodOfNodes, methodOfWorld, type Method } from "../../graphs";
 import { loadDataset } from "../../evals/datasets";
 import { GENERATED_KINDS } from "../../evals/datasets/generated";
+import { world } from "../../robots/sim/worlds";
 import { ROOT } from "../helpers/processes";
 
 function files(dir: string): string[] {
@@ -109,5 +120,86 @@ describe("methods", () => {
       .split("\n")
       .flatMap((line, i) => (comparison.test(line) ? [`cli/viewer/app.js:${i + 1}`] : []));
     expect([...named, ...viewer]).toEqual([]);
+  });
+
+  it("reproduce makes each method's figures as its descriptor declares them (and the bench's), each running its own method", async () => {
+    const { FIGURES } = await import("../../cli/reproduce");
+    const declared = METHODS.flatMap((m) => (m.figures ?? []).map((f) => ({ figure: f, owner: m })));
+    const ownerOf = new Map(declared.map(({ figure, owner }) => [figure.id, owner]));
+    expect(ownerOf.size, "a figure id declared twice").toBe(declared.length);
+    // Every figure is a method's, but the latency bench's (every method's bench scenes in one run).
+    expect(FIGURES.filter((f) => !ownerOf.has(f.id)).map((f) => f.id)).toEqual(["latency"]);
+    expect(FIGURES.length).toBe(declared.length + 1);
+    // A dataset of its world (its own list, or a generated set of the world), or a run of its graph.
+    const ofWorld = (owner: Method, dataset: string) =>
+      owner.datasets.includes(dataset) ||
+      GENERATED_KINDS.some((k) => k.dataset === dataset && k.row(0).inputs.world === owner.world);
+    for (const f of FIGURES) {
+      const owner = ownerOf.get(f.id);
+      if (!owner) continue;
+      for (const part of [...f.parts(true, "work"), ...f.parts(false, "work")]) {
+        const flag = (name: string) => part.argv[part.argv.indexOf(name) + 1];
+        if (part.script) continue;
+        if (part.argv[0] === "eval") expect(ofWorld(owner, flag("--dataset")), `${f.id}: ${part.shown}`).toBe(true);
+        else expect([part.argv[0], flag("--graph")], `${f.id}: ${part.shown}`).toEqual(["run", owner.graph]);
+      }
+    }
+  });
+
+  it("the viewer draws the panels each descriptor declares, plain data the page renders without naming a node", async () => {
+    const { Library } = await import("../../cli/viewLibrary");
+    const records = mkdtempSync(join(tmpdir(), "robograph-panels-"));
+    try {
+      for (const m of METHODS) {
+        const panels = m.viewer?.panels ?? [];
+        expect(JSON.parse(JSON.stringify(panels)), `${m.id}'s panels are not plain data`).toEqual(panels);
+        const ids = panels.flatMap((p) => (p.id ? [p.id] : []));
+        expect(new Set(ids).size, m.id).toBe(ids.length);
+        // The view server sends a record's method's panels as they are.
+        mkdirSync(join(records, m.id));
+        writeFileSync(join(records, m.id, "events.jsonl"), `${JSON.stringify({ node: m.nodes[0], update: {} })}\n`);
+        writeFileSync(join(records, m.id, "summary.json"), JSON.stringify({ method: m.id }));
+        expect(new Library(records, records).run(m.id).panels, m.id).toEqual(panels);
+      }
+    } finally {
+      rmSync(records, { recursive: true, force: true });
+    }
+    const page = readFileSync(join(ROOT, "cli", "viewer", "app.js"), "utf8");
+    const nodes = [...new Set(METHODS.flatMap((m) => m.nodes))];
+    expect(nodes.filter((n) => new RegExp(`["'\`]${n}["'\`]`).test(page))).toEqual([]);
+  });
+
+  it("each method that pipelines declares the nodes it speculates with, its own; the measures name none", () => {
+    const measures = readFileSync(join(ROOT, "nodes", "speculation.ts"), "utf8");
+    for (const m of METHODS) {
+      expect(!!m.speculation, m.id).toBe("pipeline" in m.configuration.shape);
+      const speculating = m.speculation
+        ? [...m.speculation.clearing, m.speculation.prepared, ...(m.speculation.looks ? [m.speculation.looks] : [])]
+        : [];
+      for (const n of speculating) {
+        expect(m.nodes, `${m.id}: ${n}`).toContain(n);
+        expect(measures, `nodes/speculation.ts names ${m.id}'s ${n}`).not.toContain(`"${n}"`);
+      }
+    }
+  });
+
+  it("the latency bench runs the scenes the descriptors declare, in METHODS' order, each a scenario of its world", async () => {
+    const { LATENCY_TASKS } = await import("../../evals/bench/latency");
+    expect(LATENCY_TASKS.map((t) => [t.mode, t.label, t.scenario])).toEqual(
+      METHODS.flatMap((m) => (m.benchScenes ?? []).map((scene) => [m.id, scene.label, scene.scenario])),
+    );
+    for (const m of METHODS)
+      for (const scene of m.benchScenes ?? []) expect(world(m.world).scenarios(), m.id).toContain(scene.scenario);
+  });
+
+  it("reproduce, the viewer's page, the speculation measures and the bench name no method", () => {
+    const ids = METHODS.flatMap((m) => [m.id, m.graph]);
+    for (const file of ["cli/reproduce.ts", "cli/viewer/app.js", "nodes/speculation.ts", "evals/bench/latency.ts"]) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      expect(
+        ids.filter((id) => new RegExp(`["'\`]${id}["'\`]`).test(text)),
+        file,
+      ).toEqual([]);
+    }
   });
 });

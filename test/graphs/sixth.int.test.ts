@@ -2,16 +2,22 @@
  * A sixth method is its folder, a line in METHODS and its langgraph.json entry. In a copy of the repository, a toy
  * method (drive the kitchen's base to the navigation point the instruction names) is added that way — nothing else
  * touched — and the product serves it untouched: `robograph run --graph` runs it to its record, the experiment runner
- * measures it on the kitchen's rows and writes its report through its own report module, and the viewer shows the
- * report and the run. The toy graph is the smallest honest method: a model node (the offline reasoner answering from
- * the toy's own reasoner part) and a skill sent through the recorded-goal path.
+ * measures it on the kitchen's rows and writes its report through its own report module, `reproduce --list` lists the
+ * figure its folder declares, and the viewer shows the report, the run and the panel its folder declares. The toy
+ * graph is the smallest honest method: a model node (the offline reasoner answering from the toy's own reasoner part)
+ * and a skill sent through the recorded-goal path.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium } from "playwright-core";
 import { ROOT } from "../helpers/processes";
+
+const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
+/** Whether the viewer's page is opened in a browser (test/cli/view.int.test.ts's rule: CI requires one). */
+const withBrowser = existsSync(CHROMIUM) || process.env.ROBOGRAPH_REQUIRE_BROWSER === "1";
 
 const FILES: Record<string, string> = {
   "graphs/toy/configuration.ts": `import type { z } from "zod";
@@ -107,8 +113,38 @@ export const toyReport = experimentReport({
   },
 });
 `,
+  "graphs/toy/figures.ts": `import { evalPart, type Figure } from "../figure";
+
+export const TOY_FIGURES: Figure[] = [
+  {
+    id: "toy-kitchen",
+    order: 80,
+    title: "Toy on a kitchen row",
+    about: "A test's sixth method, once on the kitchen's default task.",
+    parts: (_quick, work) => [
+      evalPart("toy", "toy-kitchen", work, ["--dataset", "kitchen", "--method", "toy", "--examples", "integration_tea_to_trash__c1", "--seeds", "1"]),
+    ],
+    render: (work, _quick, kit) => kit.tables(kit.experiment(work, "toy-kitchen")),
+  },
+];
+`,
+  "graphs/toy/viewer.ts": `import type { MethodViewer } from "../viewer";
+
+export const toyViewer: MethodViewer = {
+  panels: [
+    {
+      id: "toy-point-panel",
+      title: "where to (step {at})",
+      values: { point: { latest: "point" } },
+      blocks: [{ line: [{ bold: "point: " }, "{point}"] }],
+    },
+  ],
+};
+`,
   "graphs/toy/index.ts": `import type { Method } from "../method";
 import { TOY_VARIANTS, ToyConfiguration } from "./configuration";
+import { TOY_FIGURES } from "./figures";
+import { toyViewer } from "./viewer";
 import { compileToy } from "./graph";
 import { TASKS } from "./reasoner";
 import { toyReport } from "./report";
@@ -131,6 +167,8 @@ export const toy: Method = {
   nodes: ["choose", "go"],
   approvals: false,
   report: toyReport,
+  figures: TOY_FIGURES,
+  viewer: toyViewer,
   runtime,
   compile: (checkpointer, store) => compileToy(runtime, checkpointer, store),
   input: (goal) => ({ goal }),
@@ -269,7 +307,16 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     ]);
   }, 300_000);
 
-  it("is shown by the viewer: the experiment's charts and facts, and the run's timeline", async () => {
+  it("is listed by reproduce: the figure its folder declares, with its command", () => {
+    const result = robograph(["reproduce", "--list"]);
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).toContain(
+      "toy-kitchen: Toy on a kitchen row\n  npm run eval -- --dataset kitchen --method toy --examples integration_tea_to_trash__c1 --seeds 1\n",
+    );
+    expect(robograph(["reproduce", "--help"]).out).toMatch(/--only LIST .*: kitchen, .*toy-kitchen/);
+  }, 300_000);
+
+  it("is shown by the viewer: the experiment's charts and facts, the run's timeline and its own panel", async () => {
     const view = spawn(
       process.execPath,
       [
@@ -307,7 +354,23 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     expect(exp.facts?.[0]).toBe("Toy");
     const run = (await (await fetch(`${url}/api/run/runs/toy-run`)).json()) as {
       steps?: { node: string; text: string }[];
+      panels?: { id?: string }[];
     };
     expect(run.steps?.map((s) => s.node)).toEqual(["choose", "go"]);
+    expect(run.panels?.map((p) => p.id)).toEqual(["toy-point-panel"]);
+    if (!withBrowser) return;
+    // The page draws the toy's panel from its declaration: the point the choose step wrote, from that step on.
+    const browser = await chromium.launch({ executablePath: CHROMIUM });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${url}/run/runs/toy-run`);
+      await page.waitForSelector("#step-label");
+      expect(await page.locator("#toy-point-panel").textContent()).toBe("where to (step 1)point: in_front_of_sink");
+      await page.keyboard.press("End");
+      expect(await page.locator("#step-label").textContent()).toBe("step 2 / 2");
+      expect(await page.locator("#toy-point-panel h3").textContent()).toBe("where to (step 1)");
+    } finally {
+      await browser.close();
+    }
   }, 120_000);
 });

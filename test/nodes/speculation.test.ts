@@ -1,8 +1,23 @@
 /** Speculation's bookkeeping: counts, wasted tokens, the trace check that no skill went out on overtaken work, the setting. */
 import { describe, expect, it } from "vitest";
-import { NO_PIPELINE, revocations, sentAgainstTheLook, sentAgainstTheReport, tally } from "../../nodes/speculation";
+import {
+  NO_PIPELINE,
+  revocations,
+  sentAgainstTheLook,
+  sentAgainstTheReport,
+  tally,
+  type SpeculatingNodes,
+} from "../../nodes/speculation";
 import { ClosedLoopConfiguration } from "../../graphs/clea/configuration";
 import { ReplanConfiguration } from "../../graphs/replan/configuration";
+
+// The nodes each method declares in its descriptor (graphs/clea/index.ts, graphs/replan/index.ts `speculation`).
+const CLEA: SpeculatingNodes = {
+  clearing: ["critic", "planner", "verifier"],
+  prepared: "prediction_check",
+  looks: "perceiver",
+};
+const REPLAN: SpeculatingNodes = { clearing: ["low_level_planner", "reward_verifier"], prepared: "prediction_check" };
 
 const usage = { critic: { calls: 2, inputTokens: 100, outputTokens: 10, images: 1 } };
 
@@ -45,7 +60,7 @@ describe("skills sent against what was seen or reported before them, measured on
       cleared("critic"),
       send("pick_from", { object: "apple", place: "table" }),
     ];
-    expect(sentAgainstTheLook(trace)).toEqual({
+    expect(sentAgainstTheLook(trace, CLEA)).toEqual({
       all: 2,
       prepared: 1,
       examples: [
@@ -56,32 +71,40 @@ describe("skills sent against what was seen or reported before them, measured on
   });
   it("counts a door opened that the look showed open, and nothing where the look is silent", () => {
     expect(
-      sentAgainstTheLook([
-        look([], [], [{ name: "oven", state: "open" }]),
-        cleared("critic"),
-        send("open", { target: "oven" }),
-      ]).all,
+      sentAgainstTheLook(
+        [look([], [], [{ name: "oven", state: "open" }]), cleared("critic"), send("open", { target: "oven" })],
+        CLEA,
+      ).all,
     ).toBe(1);
     expect(
-      sentAgainstTheLook([
-        look([], [], [{ name: "oven", state: "closed" }]),
-        cleared("critic"),
-        send("open", { target: "oven" }),
-        send("pick_from", { object: "apple", place: "oven" }),
-      ]).all,
+      sentAgainstTheLook(
+        [
+          look([], [], [{ name: "oven", state: "closed" }]),
+          cleared("critic"),
+          send("open", { target: "oven" }),
+          send("pick_from", { object: "apple", place: "oven" }),
+        ],
+        CLEA,
+      ).all,
     ).toBe(0);
   });
   it("RePLan: counts a prepared motion sent after the controller reported a failed motion, not one the ordinary path cleared", () => {
     const motion = (ok: boolean) => ({ node: "executor", update: { log: [{ kind: "motion", ok }] } });
     const go = { node: "dispatch", update: { pendingGoal: { goalId: "g" } } };
     expect(
-      sentAgainstTheReport([motion(true), { node: "prediction_check", update: { motion: { step: "x" } } }, go]),
+      sentAgainstTheReport([motion(true), { node: "prediction_check", update: { motion: { step: "x" } } }, go], REPLAN),
     ).toBe(0);
     expect(
-      sentAgainstTheReport([motion(false), { node: "low_level_planner", update: { motion: { step: "y" } } }, go]),
+      sentAgainstTheReport(
+        [motion(false), { node: "low_level_planner", update: { motion: { step: "y" } } }, go],
+        REPLAN,
+      ),
     ).toBe(0);
     expect(
-      sentAgainstTheReport([motion(false), { node: "prediction_check", update: { motion: { step: "x" } } }, go]),
+      sentAgainstTheReport(
+        [motion(false), { node: "prediction_check", update: { motion: { step: "x" } } }, go],
+        REPLAN,
+      ),
     ).toBe(1);
   });
   it("names why prepared work was revoked, by kind", () => {
@@ -90,11 +113,14 @@ describe("skills sent against what was seen or reported before them, measured on
       update: { speculation: { outcome: "revoked", why } },
     });
     expect(
-      revocations([
-        revoked("the motion did not succeed: stuck"),
-        revoked("the tea is at sink, not refrigerator as predicted; the oven is open, not closed as predicted"),
-        revoked("the plan is not at the step the work was prepared for"),
-      ]),
+      revocations(
+        [
+          revoked("the motion did not succeed: stuck"),
+          revoked("the tea is at sink, not refrigerator as predicted; the oven is open, not closed as predicted"),
+          revoked("the plan is not at the step the work was prepared for"),
+        ],
+        REPLAN,
+      ),
     ).toEqual({
       "the controller reported the skill or motion failed": 1,
       "the look: a thing, door or hand in another state than predicted": 1,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import { LATENCY_TASKS, latencyEpisode, startReasonerEndpoint, type LatencyRun } from "../../../evals/bench/latency";
 import { sentAgainstTheLook } from "../../../nodes/speculation";
+import { method } from "../../../graphs";
 import type { Speculation } from "../../../graphs/clea/prediction";
 import { startSim, type SimProcess } from "../../helpers/processes";
 import { callText, executed, runEpisode } from "../../helpers/episode";
@@ -68,7 +69,7 @@ describe("CLEA pipelined, through the openai backend", () => {
         .flat()
         .filter((role) => role !== "perceiver").length,
     ).toBeGreaterThan(waited.flat().filter((role) => role !== "perceiver").length);
-    expect(sentAgainstTheLook(piped.trace).prepared).toBe(0);
+    expect(sentAgainstTheLook(piped.trace, method("clea").speculation!).prepared).toBe(0);
   });
 
   it("an endpoint that refuses every speculative request costs time only: the ordinary path runs and the task is done", async () => {
@@ -117,7 +118,7 @@ describe("CLEA pipelined, the symbolic backend", () => {
       .map((a) => callText(a!));
     expect(dropped).toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
     expect(executed(episode).map((x) => x.call)).not.toContain("mobile.pick_from(bottle_of_tea, refrigerator)");
-    expect(sentAgainstTheLook(episode.trace as never).prepared).toBe(0);
+    expect(sentAgainstTheLook(episode.trace as never, method("clea").speculation!).prepared).toBe(0);
     expect(episode.state.pipeline.revoked).toBeGreaterThan(0);
     expect(episode.truth.success).toBe(true);
   });

@@ -11,6 +11,7 @@ import { loadDataset } from "../../../evals/datasets";
 import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { sentAgainstTheReport } from "../../../nodes/speculation";
+import { method } from "../../../graphs";
 import { scratchDir } from "../../helpers/episode";
 
 const sims: SimProcess[] = [];
@@ -63,7 +64,7 @@ describe("RePLan pipelined", () => {
       if (entry.node === "prediction_check" && (entry.update.speculation as ReplanSpeculation).outcome === "used")
         expect(piped.trace[i + 1].node).toBe("dispatch");
     }
-    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
+    expect(sentAgainstTheReport(piped.trace as never, method("replan").speculation!)).toBe(0);
     expect(piped.truth.success).toBe(true);
     // The same motions as without speculation.
     const plain = await episode("cabinet_barred", false);
@@ -83,6 +84,6 @@ describe("RePLan pipelined", () => {
     expect(usedQuestions).toBeGreaterThan(0);
     // No planner asks them again: the perceiver is next.
     expect(piped.trace[usedQuestions + 1].node).toBe("vision_answer");
-    expect(sentAgainstTheReport(piped.trace as never)).toBe(0);
+    expect(sentAgainstTheReport(piped.trace as never, method("replan").speculation!)).toBe(0);
   });
 });
