@@ -37,7 +37,7 @@ import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { WORLDS } from "../robots/sim/worlds";
-import { APPROVAL_PREFIX } from "./run";
+import { defaultRunFlags, runTask, type RunFlags } from "./run";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
 import {
@@ -93,8 +93,11 @@ export interface McpContext {
   runsDir: string;
   /** Skills (robot/skill) that need approval besides those whose manifest says so. */
   needApproval: Set<string>;
-  /** Skills and runs in flight, stopped by emergency_stop. */
+  /** Skill calls in flight, stopped by emergency_stop. */
   inFlight: Set<AbortController>;
+  /** Method runs in flight in this process, stopped by emergency_stop (each ends interrupted, resumable). */
+  runs: Set<AbortController>;
+  /** Campaign runs in flight (a `robograph run` child each), stopped by emergency_stop. */
   children: Set<ChildProcess>;
   log(line: string): void;
 }
@@ -429,10 +432,12 @@ async function depthReader(
 
 function emergencyStopAll(ctx: McpContext, reason: string): CallToolResult {
   const skills = ctx.inFlight.size,
-    runs = ctx.children.size;
-  for (const c of ctx.inFlight) c.abort();
-  // A run's own handler cancels the robot's goal in flight and ends the run interrupted (resumable).
-  for (const c of ctx.children) c.kill("SIGINT");
+    runs = ctx.runs.size + ctx.children.size;
+  for (const call of ctx.inFlight) call.abort();
+  // A run's nodes cancel the robot's goal in flight and end the run interrupted (resumable); a campaign child's own
+  // handler does the same on SIGINT.
+  for (const methodRun of ctx.runs) methodRun.abort(new Error(`emergency stop: ${reason}`));
+  for (const child of ctx.children) child.kill("SIGINT");
   ctx.log(`emergency stop (${reason}): ${skills} skill(s), ${runs} run(s)`);
   return text(
     `emergency stop (${reason}): canceled ${skills} skill call(s) and stopped ${runs} run(s)${runs ? "; resume a run with resume_run" : ""}`,
@@ -469,20 +474,9 @@ async function runMethod(
     return fail(
       `${tool.tool} runs on this server's ${ctx.world} world as it stands: a scenario is chosen when the server starts (--scenario)`,
     );
-  const argv = ["--graph", tool.graph, "--thread", thread];
-  // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
-  for (const [key, value] of Object.entries(args)) {
-    if (key === "auto_approve" || key === "pipeline") {
-      if (value === true) argv.push(`--${key.replace(/_/g, "-")}`);
-    } else if (key !== "program") argv.push(`--${key.replace(/_/g, "-")}`, String(value));
-  }
   mkdirSync(join(ctx.runsDir, thread), { recursive: true });
-  if (args.program !== undefined) {
-    writeFileSync(join(ctx.runsDir, thread, "program.json"), JSON.stringify(args.program));
-    argv.push("--program", join(ctx.runsDir, thread, "program.json"));
-  }
-  if (here) argv.push("--bridge-url", ctx.bridgeUrl);
-  if (ctx.needApproval.size && tool.approvals) argv.push("--approve", [...ctx.needApproval].join(","));
+  const programFile = join(ctx.runsDir, thread, "program.json");
+  if (args.program !== undefined) writeFileSync(programFile, JSON.stringify(args.program));
   const rec: RunRecord = {
     tool: tool.tool,
     graph: tool.graph,
@@ -491,8 +485,24 @@ async function runMethod(
     ...(args.pipeline === true ? { pipeline: true } : {}),
   };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
-  return childRun(server, ctx, rec, argv, progress, signal);
+  // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
+  const given: Record<string, string | boolean> = { graph: tool.graph, thread };
+  for (const [key, value] of Object.entries(args)) {
+    if (key === "program") given.program = programFile;
+    else if (typeof value === "boolean") given[key.replace(/_/g, "-")] = value;
+    else given[key.replace(/_/g, "-")] = String(value);
+  }
+  if (here) given["bridge-url"] = ctx.bridgeUrl;
+  if (ctx.needApproval.size && tool.approvals) given.approve = [...ctx.needApproval].join(",");
+  if (tool.kind === "campaign") return childRun(ctx, rec, flagsArgv(given), progress, signal);
+  return taskRun(server, ctx, rec, given, progress, signal);
 }
+
+/** Options as a command line gives them (a campaign runs as a `robograph run` child of its own). */
+const flagsArgv = (given: Record<string, string | boolean>) =>
+  Object.entries(given).flatMap(([key, value]) =>
+    value === true ? [`--${key}`] : value === false ? [] : [`--${key}`, value],
+  );
 
 async function resumeRun(
   server: Server,
@@ -505,36 +515,133 @@ async function resumeRun(
   if (!/^[A-Za-z0-9_.-]+$/.test(thread) || !existsSync(recordFile(ctx, thread)))
     return fail(`no run ${JSON.stringify(thread)} started by this server in ${ctx.runsDir}`);
   const rec = JSON.parse(readFileSync(recordFile(ctx, thread), "utf8")) as RunRecord;
-  const argv = [
-    "--graph",
-    rec.graph,
-    "--thread",
+  const given: Record<string, string | boolean> = {
+    graph: rec.graph,
     thread,
-    "--resume",
-    ...(rec.bridgeUrl ? ["--bridge-url", rec.bridgeUrl] : []),
-    ...(rec.pipeline ? ["--pipeline"] : []),
-    ...(args.auto_approve === true ? ["--auto-approve"] : []),
+    resume: true,
+    ...(rec.bridgeUrl ? { "bridge-url": rec.bridgeUrl } : {}),
+    ...(rec.pipeline ? { pipeline: true } : {}),
+    ...(args.auto_approve === true ? { "auto-approve": true } : {}),
     ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals
-      ? ["--approve", [...ctx.needApproval].join(",")]
-      : []),
-  ];
-  return childRun(server, ctx, rec, argv, progress, signal);
+      ? { approve: [...ctx.needApproval].join(",") }
+      : {}),
+  };
+  if (methodOfGraph(rec.graph)?.kind === "campaign") return childRun(ctx, rec, flagsArgv(given), progress, signal);
+  return taskRun(server, ctx, rec, given, progress, signal);
+}
+
+/** The answer of this server's client to a skill that waits for approval (asked by elicitation, if it can be asked). */
+async function askClient(server: Server, description: string): Promise<boolean> {
+  if (!server.getClientCapabilities()?.elicitation) return false;
+  const answer = await server
+    .elicitInput({
+      message: description,
+      requestedSchema: {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Approve", description } },
+        required: ["approve"],
+      },
+    })
+    .catch(() => undefined);
+  return answer?.action === "accept" && answer.content?.approve === true;
+}
+
+/** What a tool call returns of a finished run: its summary's brief and its record, an error where the caller must act. */
+function runResult(rec: RunRecord, summary: Record<string, unknown>, code: number | null): CallToolResult {
+  const brief =
+    methodOfGraph(rec.graph)?.kind === "campaign"
+      ? {
+          thread: rec.thread,
+          exitCode: code,
+          ...pick(summary, ["counters", "status", "statusReason"]),
+          learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? [])
+            .filter((entry) => entry.source === "learned")
+            .map((entry) => entry.caption),
+        }
+      : pick(summary, [
+          "thread",
+          "status",
+          "statusReason",
+          "success",
+          "checked",
+          "unchecked",
+          "steps",
+          "replans",
+          "modelCalls",
+          "wallSeconds",
+          "resume",
+        ]);
+  const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
+  const interrupted = summary.status === "interrupted";
+  // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.
+  return {
+    content: [
+      {
+        type: "text",
+        text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}`,
+      },
+    ],
+    structuredContent: result,
+    ...(code === 0 || (code === 2 && !interrupted) ? {} : { isError: true }),
+  };
 }
 
 /**
- * A method's run as a `robograph run` child: its node lines become progress, its summary the result. A skill that
- * needs approval mid-run is asked of the client here (the child asks on its stdout and waits for the answer on stdin).
+ * A method's run in this process, as `robograph run` runs it (cli/run.ts): its lines become progress, a skill that
+ * needs approval is asked of the client, emergency_stop ends it interrupted, and its summary is the result.
+ */
+async function taskRun(
+  server: Server,
+  ctx: McpContext,
+  rec: RunRecord,
+  given: Record<string, string | boolean>,
+  progress: (n: number, m: string) => void,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
+  signal.addEventListener("abort", onAbort, { once: true });
+  ctx.runs.add(stop);
+  let steps = 0;
+  try {
+    const flags = {
+      ...defaultRunFlags(),
+      ...given,
+      "runs-dir": ctx.runsDir,
+      "data-dir": ctx.dataDir,
+    } as RunFlags;
+    const result = await runTask(flags, {
+      say: (line) => line.trim() && progress(++steps, line.trim()),
+      approve: async (request) => {
+        const ok = await askClient(server, request.description);
+        progress(
+          ++steps,
+          `approval of ${request.action_request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`,
+        );
+        return ok;
+      },
+      signal: stop.signal,
+    });
+    return runResult(rec, result.summary, result.code);
+  } catch (err) {
+    return fail(`${rec.tool} (thread ${rec.thread}): ${(err as Error).message}`);
+  } finally {
+    ctx.runs.delete(stop);
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * A campaign as a `robograph run` child (the curriculum: many episodes on simulators of its own, nothing to approve):
+ * its lines become progress, its record's summary the result.
  */
 function childRun(
-  server: Server,
   ctx: McpContext,
   rec: RunRecord,
   argv: string[],
   progress: (n: number, m: string) => void,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const graphMethod = methodOfGraph(rec.graph);
-  const ask = graphMethod?.approvals ? ["--ask-via-stdio"] : [];
   const child = spawn(
     process.execPath,
     [
@@ -543,40 +650,13 @@ function childRun(
       join(ROOT, "cli", "robograph.ts"),
       "run",
       ...argv,
-      ...ask,
       "--runs-dir",
       ctx.runsDir,
       "--data-dir",
       ctx.dataDir,
     ],
-    { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"], env: process.env },
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env },
   );
-  const answer = async (line: string) => {
-    const request = JSON.parse(line.slice(APPROVAL_PREFIX.length)) as {
-      action: string;
-      args: unknown;
-      description: string;
-    };
-    let ok = false;
-    if (server.getClientCapabilities()?.elicitation) {
-      const answer = await server
-        .elicitInput({
-          message: request.description,
-          requestedSchema: {
-            type: "object",
-            properties: { approve: { type: "boolean", title: "Approve", description: request.description } },
-            required: ["approve"],
-          },
-        })
-        .catch(() => undefined);
-      ok = answer?.action === "accept" && answer.content?.approve === true;
-    }
-    progress(
-      ++steps,
-      `approval of ${request.action}: ${ok ? "accepted" : server.getClientCapabilities()?.elicitation ? "declined" : "declined (this client cannot be asked)"}`,
-    );
-    child.stdin.write(`${ok ? "accept" : "decline"}\n`);
-  };
   ctx.children.add(child);
   const onAbort = () => child.kill("SIGINT");
   signal.addEventListener("abort", onAbort, { once: true });
@@ -589,63 +669,22 @@ function childRun(
     partial += chunk;
     const lines = partial.split("\n");
     partial = lines.pop() ?? "";
-    for (const l of lines) {
-      if (l.startsWith(APPROVAL_PREFIX)) void answer(l).catch(() => child.stdin.write("decline\n"));
-      else if (l.trim()) progress(++steps, l.trim());
-    }
+    for (const line of lines) if (line.trim()) progress(++steps, line.trim());
   });
-  child.stderr.on("data", (d: Buffer) => (err = (err + d).slice(-4000)));
+  child.stderr.on("data", (data: Buffer) => (err = (err + data).slice(-4000)));
   return new Promise((done) => {
     child.on("close", (code) => {
       ctx.children.delete(child);
       signal.removeEventListener("abort", onAbort);
       const dir = join(ctx.runsDir, rec.thread);
-      const file = ["summary.json", "report.json"].map((f) => join(dir, f)).find(existsSync);
+      const file = ["summary.json", "report.json"].map((name) => join(dir, name)).find(existsSync);
       if (!file)
         return done(
           fail(
             `${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`,
           ),
         );
-      const summary = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      const brief =
-        graphMethod?.kind === "campaign"
-          ? {
-              thread: rec.thread,
-              exitCode: code,
-              ...pick(summary, ["counters", "status", "statusReason"]),
-              learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? [])
-                .filter((l) => l.source === "learned")
-                .map((l) => l.caption),
-            }
-          : {
-              ...pick(summary, [
-                "thread",
-                "status",
-                "statusReason",
-                "success",
-                "checked",
-                "unchecked",
-                "steps",
-                "replans",
-                "modelCalls",
-                "wallSeconds",
-                "resume",
-              ]),
-            };
-      const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
-      const interrupted = summary.status === "interrupted";
-      // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.
-      done({
-        content: [
-          {
-            type: "text",
-            text: `${JSON.stringify(result)}${interrupted ? `\nInterrupted: continue it with resume_run {"thread": "${rec.thread}"}` : ""}`,
-          },
-        ],
-        structuredContent: result,
-        ...(code === 0 || (code === 2 && !interrupted) ? {} : { isError: true }),
-      });
+      done(runResult(rec, JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>, code));
     });
   });
 }
@@ -801,11 +840,13 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         .filter(Boolean),
     ),
     inFlight: new Set(),
+    runs: new Set(),
     children: new Set(),
     log,
   };
   const shutdown = async () => {
-    for (const c of ctx.children) c.kill("SIGINT");
+    for (const methodRun of ctx.runs) methodRun.abort(new Error("the MCP server is shutting down"));
+    for (const child of ctx.children) child.kill("SIGINT");
     await robots.close();
     await sim?.stop();
   };

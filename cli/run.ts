@@ -8,53 +8,18 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writ
 import { join, resolve } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
-import { Command } from "@langchain/langgraph";
 import type { Session } from "../runtime/session";
-import { openRun } from "../runtime/run";
 import { pngOf } from "../robots/msgs/images";
-import { follow } from "./follow";
-import { METHODS, methodOfGraph, methodOfWorld, type Method, type MethodGraph } from "../graphs";
-import type { RunnableConfig } from "@langchain/core/runnables";
-import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
+import { METHODS, methodOfGraph, methodOfWorld, type Method } from "../graphs";
 import { dataDir, openPersistence } from "../memory/checkpointer";
 import { totalUsage } from "../models";
-import { learnDialect } from "../tools/skills";
-import { BridgeClient } from "../robots/bridge/client";
 import { parseLiteral } from "../robots/manifests";
-import { emergencyStop, stopReason } from "../runtime/estop";
-import { resumeHint } from "../nodes/guard";
+import { emergencyStop } from "../runtime/estop";
+import { runEpisode, type ApprovalRequest, type GoalCheck } from "../runtime/episode";
 import type { SkillFeedbackChunk } from "../nodes/executor";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world } from "../robots/sim/worlds";
 import { courseExamplesPath } from "../evals/datasets";
-
-/** How a run asks its parent process for an approval (--ask-via-stdio). */
-export const APPROVAL_PREFIX = "APPROVAL ";
-
-/** The next line on stdin (a parent's answer). */
-function nextStdinLine(): Promise<string> {
-  return new Promise((resolve) => {
-    let buf = "";
-    const done = (line: string) => {
-      process.stdin.off("data", onData);
-      process.stdin.off("end", onEnd);
-      process.stdin.pause();
-      // A pipe read once keeps the process alive: let it end when the run does.
-      (process.stdin as { unref?: () => void }).unref?.();
-      resolve(line);
-    };
-    const onData = (chunk: Buffer) => {
-      buf += chunk.toString("utf8");
-      const i = buf.indexOf("\n");
-      if (i >= 0) done(buf.slice(0, i));
-    };
-    const onEnd = () => done(buf);
-    process.stdin.on("data", onData);
-    process.stdin.once("end", onEnd);
-    (process.stdin as { ref?: () => void }).ref?.();
-    process.stdin.resume();
-  });
-}
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -100,8 +65,6 @@ options:
                        ROS robot: robograph connect drafts them)
   --approve R/S,...    skills that need human approval, e.g. arm/release_to (asked on the terminal)
   --auto-approve       approve every such request without asking
-  --ask-via-stdio      ask as a line "${APPROVAL_PREFIX}{json}" on stdout and read "accept" (or anything else: decline)
-                       from stdin — for a parent process that asks someone (robograph mcp asks its client)
   --speed X            simulator speed, simulated seconds per wall second (default max)
   --detector-noise P   the simulated detector's miss and mislabel rate (default 0)
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on)
@@ -162,94 +125,21 @@ function methodAndScenario(flags: { graph?: string; world?: string; variant?: st
   return { m: method, scenario: worldSpec.scenario(flags.scenario ?? worldSpec.defaultScenario ?? "") };
 }
 
-interface ApprovalRequest {
-  action_request: { action: string; args: unknown };
-  description: string;
-}
-
-/** A person's answer to a skill that waits for approval: --auto-approve, a parent process (--ask-via-stdio), or the terminal. */
+/** A person's answer to a skill that waits for approval: --auto-approve, or the terminal. */
 async function askApproval(
   request: ApprovalRequest,
-  flags: { "auto-approve"?: boolean; "ask-via-stdio"?: boolean },
-  say: (s: string) => void,
-): Promise<{ type: string; args?: unknown }> {
-  let answer: { type: string; args?: unknown } = { type: "ignore" };
-  if (flags["auto-approve"]) answer = { type: "accept" };
-  else if (flags["ask-via-stdio"]) {
-    // A parent process asks someone (robograph mcp: the MCP client) and answers on our stdin.
-    process.stdout.write(
-      `${APPROVAL_PREFIX}${JSON.stringify({ action: request.action_request.action, args: request.action_request.args, description: request.description })}\n`,
-    );
-    const line = await nextStdinLine();
-    answer = line.trim() === "accept" ? { type: "accept" } : { type: "ignore" };
-  } else if (process.stdin.isTTY) {
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const reply = (await rl.question(`${request.description} [y/N] `)).trim().toLowerCase();
-    rl.close();
-    answer = reply === "y" || reply === "yes" ? { type: "accept" } : { type: "ignore" };
-  } else
-    say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
-  return answer;
-}
-
-/**
- * The world's own verdict, where it has one (a simulator's evaluator; a real robot has none): whether the goal holds,
- * and, for a method judged on behaviour, what undesirable happened. The world's event log is kept beside the record
- * (`robograph view` shows each motion's term residuals from it).
- */
-async function worldCheck(
-  bridgeUrl: string,
-  runDir: string,
-  method: Method,
-  check: GoalCheckPlan,
-): Promise<{ truth?: { success: boolean; goal: unknown }; undesirable?: string[]; unchecked?: string }> {
-  let truth: { success: boolean; goal: unknown } | undefined;
-  let undesirable: string[] | undefined;
-  let unchecked = check.unchecked;
-  try {
-    const client = await BridgeClient.connect(bridgeUrl, { connectAttempts: 1 });
-    // Asked the way the agent asks (a ROS 1 robot's answers are JSON text).
-    await learnDialect(client, 5000).catch(() => {});
-    if (!unchecked) {
-      truth = await client
-        .callService<{ success: boolean; goal: unknown }>("/evaluator/check", check.goal ? { goal: check.goal } : {}, {
-          timeoutMs: 5000,
-        })
-        .catch((err: Error) => {
-          // The world refused the literals (a name it does not have): said in the record, never taken for "not done".
-          if (check.goal) unchecked = `the simulator could not check ${check.goal.join("; ")}: ${err.message}`;
-          else throw err;
-          return undefined;
-        });
-    }
-    const { events } = await client.callService<{ events: { kind: string; object?: string }[] }>(
-      "/evaluator/events",
-      {},
-      { timeoutMs: 5000 },
-    );
-    writeFileSync(join(runDir, "world-events.json"), JSON.stringify(events));
-    // A method that is judged on behaviour has its task done well only if the rollout had nothing undesirable in it.
-    if (method.cleanRollout) {
-      undesirable = [
-        ...new Set(
-          events
-            .filter((e) => (UNDESIRABLE_KINDS as string[]).includes(e.kind))
-            .map((e) => `${e.kind}(${e.object ?? ""})`),
-        ),
-      ];
-      if (truth) truth = { ...truth, success: truth.success && undesirable.length === 0 };
-    }
-    await client.close();
-  } catch {
-    // A real robot has no evaluator: the run's own status stands alone.
+  flags: { "auto-approve"?: boolean },
+  say: (line: string) => void,
+): Promise<boolean> {
+  if (flags["auto-approve"]) return true;
+  if (process.stdin.isTTY) {
+    const terminal = createInterface({ input: process.stdin, output: process.stdout });
+    const reply = (await terminal.question(`${request.description} [y/N] `)).trim().toLowerCase();
+    terminal.close();
+    return reply === "y" || reply === "yes";
   }
-  return { truth, undesirable, unchecked };
-}
-
-/** What the simulator is to check at a run's end: the scenario's goal, these literals, or nothing (and why). */
-interface GoalCheckPlan {
-  goal?: string[];
-  unchecked?: string;
+  say(`approval needed for ${request.action_request.action} but no terminal to ask: declined (use --auto-approve)`);
+  return false;
 }
 
 /**
@@ -261,10 +151,10 @@ function goalCheckPlan(
   flags: { goal?: string; check?: string; resume?: boolean },
   scenario: { name: string; instruction: string },
   runDir: string,
-): GoalCheckPlan {
+): GoalCheck {
   const file = join(runDir, "check.json");
-  if (flags.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheckPlan;
-  let plan: GoalCheckPlan = {};
+  if (flags.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheck;
+  let plan: GoalCheck = {};
   if (flags.check !== undefined) {
     const goal = flags.check
       .split(";")
@@ -281,46 +171,6 @@ function goalCheckPlan(
   }
   writeFileSync(file, JSON.stringify(plan));
   return plan;
-}
-
-/**
- * How a run ended. It never ends `running`: an error that escaped the graph ends it `interrupted` when resuming can
- * continue it (stopped, or the robot unreachable mid-goal), `failed` otherwise.
- */
-function endStatus(
-  state: { status?: string; statusReason?: string } | undefined,
-  crash: Error | undefined,
-  thread: string,
-): { status: string; statusReason: string } {
-  let status: string = state?.status ?? "unknown";
-  let statusReason = state?.statusReason ?? "";
-  if (crash || status === "running" || status === "unknown") {
-    const stop = stopReason();
-    // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
-    const resumable =
-      !!stop ||
-      crash?.name === "ModelUnavailableError" ||
-      /robot unreachable|resume this thread/.test(crash?.message ?? "");
-    status = resumable ? "interrupted" : "failed";
-    statusReason = stop
-      ? `emergency stop (${stop})`
-      : crash
-        ? `${resumable ? "" : "error: "}${crash.message}`
-        : "the run stopped before its end";
-    if (resumable) statusReason += `; ${resumeHint(thread)}`;
-  }
-  return { status, statusReason };
-}
-
-/** The end's reason with what the method's final state adds (CLEA: the loops it broke). */
-function explained(
-  end: { status: string; statusReason: string },
-  method: Method,
-  state: unknown,
-): { status: string; statusReason: string } {
-  return state
-    ? { ...end, statusReason: end.statusReason + (method.explain?.(state as Record<string, unknown>) ?? "") }
-    : end;
 }
 
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
@@ -372,7 +222,7 @@ function writeRecord(record: {
   runDir: string;
   report: string[];
   frames: string[];
-}): { verified: boolean; interrupted: boolean } {
+}): { verified: boolean; interrupted: boolean; summary: Record<string, unknown>; closing: string } {
   const { thread, state, truth, undesirable, unchecked, status, statusReason, runDir, report, frames } = record;
   const usage = totalUsage(state?.usage ?? {});
   const interrupted = status === "interrupted";
@@ -429,15 +279,14 @@ function writeRecord(record: {
     ...frames,
   );
   writeFileSync(join(runDir, "report.md"), report.join("\n") + "\n");
-  process.stdout.write(
+  const closing =
     `\n${summary.success ? "SUCCESS" : interrupted ? "INTERRUPTED" : summary.success === null ? "UNCHECKED" : "NOT DONE"} — ${summary.status}: ${summary.statusReason}\n` +
-      (disagreement ? `(${disagreement})\n` : "") +
-      (unchecked ? `(not checked: ${unchecked})\n` : "") +
-      `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (o200k, counted offline)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
-      `run record: ${runDir}/report.md\n`,
-  );
+    (disagreement ? `(${disagreement})\n` : "") +
+    (unchecked ? `(not checked: ${unchecked})\n` : "") +
+    `steps ${summary.steps}, replans ${summary.replans}, model calls ${summary.modelCalls}, tokens ${summary.tokens.input}+${summary.tokens.output}${summary.tokens.estimated ? " (o200k, counted offline)" : ""}, skill time ${summary.skillSeconds} s, wall ${summary.wallSeconds} s\n` +
+    `run record: ${runDir}/report.md\n`;
   // The exit code follows the check where there was one, the agent's own status where there was none.
-  return { verified: truth ? truth.success : status === "succeeded", interrupted };
+  return { verified: truth ? truth.success : status === "succeeded", interrupted, summary, closing };
 }
 
 const RUN_OPTIONS = {
@@ -456,7 +305,6 @@ const RUN_OPTIONS = {
   manifest: { type: "string" },
   approve: { type: "string", default: "" },
   "auto-approve": { type: "boolean", default: false },
-  "ask-via-stdio": { type: "boolean", default: false },
   speed: { type: "string", default: "max" },
   "detector-noise": { type: "string", default: "0" },
   "grasp-sensing": { type: "string", default: "on" },
@@ -481,31 +329,31 @@ type AnyState = {
   usage?: Record<string, unknown>;
 };
 
-/**
- * Where a resumed thread goes on: its last state, and what to send the graph — nothing (it carries on from its last
- * checkpoint) or, for a run that was interrupted mid-node, the node(s) to run again.
- */
-async function resumePoint(
-  graph: MethodGraph,
-  config: RunnableConfig,
-  thread: string,
-  say: (s: string) => void,
-): Promise<{ state: AnyState; input: unknown }> {
-  const last = await graph.getState(config);
-  const state = last.values as AnyState;
-  say(
-    `resuming thread ${thread} at step ${(state?.counters?.steps ?? 0) + (state?.counters?.motions ?? 0) + (state?.counters?.skills ?? 0)}${state?.pendingGoal ? ` (re-attaching to goal ${state.pendingGoal.goalId})` : ""}`,
-  );
-  // An interrupted run ended its node early: run that node again (the one the checkpoint before the last was to run).
-  if (state?.status !== "interrupted") return { state, input: null };
-  const before = last.parentConfig ? await graph.getState(last.parentConfig) : undefined;
-  // Nodes that ran side by side (the summarizer and the critic of one look) run again together.
-  const nodes = before?.next ?? [];
-  if (!nodes.length)
-    throw new Error(`thread ${thread} is interrupted but its checkpoints do not say which node to run again`);
-  say(`it was interrupted (${state.statusReason}); running ${nodes.join(" and ")} again`);
-  // The nodes, run again, clear the interruption themselves (nodes/guard.ts, `resumable`).
-  return { state, input: new Command({ goto: [...nodes] }) };
+/** A run's options as the command line gives them (`--help` says what each means). */
+export type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"];
+
+/** Every option at its default (what a caller in this process starts from, as the command line would). */
+export const defaultRunFlags = (): RunFlags => parseArgs({ args: [], options: RUN_OPTIONS }).values;
+
+/** Where a run's words go and who answers it: the terminal, or an MCP client (cli/mcp.ts). */
+export interface RunIo {
+  /** A line of the run as it goes (a node's update, a skill's feedback). */
+  say(line: string): void;
+  /** A person's answer to a skill that waits for approval. */
+  approve(request: ApprovalRequest): Promise<boolean>;
+  /** Stops this run as an emergency stop does (the goal in flight canceled; the run ends interrupted). */
+  signal?: AbortSignal;
+}
+
+export interface TaskResult {
+  /** 0 done (the simulator confirms it), 2 not done, 3 interrupted. */
+  code: number;
+  thread: string;
+  runDir: string;
+  /** What summary.json holds. */
+  summary: Record<string, unknown>;
+  /** The closing lines (the status, the effort, where the record is). */
+  closing: string;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -518,6 +366,32 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(RUN_HELP);
     return 0;
   }
+  const say = (line: string) => !flags.quiet && process.stdout.write(`${line}\n`);
+  // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
+  // (a second one ends the process at once).
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.stderr.write(
+      `\n${signal}: emergency stop — canceling the robot's goal in flight (again to quit at once)\n`,
+    );
+    emergencyStop(`${signal} to the agent`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const result = await runTask(flags, { say, approve: (request) => askApproval(request, flags, say) });
+    process.stdout.write(result.closing);
+    return result.code;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/**
+ * One task of a method, end to end, as `robograph run` does it: the robot or a simulator of its own, the episode
+ * (runtime/episode.ts), and its record in runs/<thread>/. The command line and MCP's method tools both run it here.
+ */
+export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   if (flags.resume && !flags.thread) throw new Error("--resume needs --thread ID");
   if (flags.model && flags.model !== "symbolic" && flags.model !== "openai")
     throw new Error(`--model must be symbolic or openai, not ${flags.model}`);
@@ -537,7 +411,7 @@ export async function run(argv: string[]): Promise<number> {
   const runDir = resolve(flags["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
   const check = goalCheckPlan(flags, scenario, runDir);
-  const say = (s: string) => !flags.quiet && process.stdout.write(`${s}\n`);
+  const say = io.say;
   const sim = flags["bridge-url"] ? undefined : await startWorld(method.world, scenario.name, flags);
   const bridgeUrl = flags["bridge-url"] ?? sim!.url;
   // Only VLM-PC has the variant with labelled examples.
@@ -547,7 +421,6 @@ export async function run(argv: string[]): Promise<number> {
         ? resolve(flags.examples)
         : courseExamplesPath(scenario.name)
       : undefined;
-  const graph = method.compile(checkpointer, store);
   // The command line's method settings, each passed to the methods whose configuration has it.
   const own = Object.fromEntries(
     Object.entries({
@@ -555,40 +428,16 @@ export async function run(argv: string[]): Promise<number> {
       examples,
       grounding: flags.grounding,
       ...(flags.pipeline ? { pipeline: true } : {}),
-    }).filter(([k]) => k in method.configuration.shape),
+    }).filter(([key]) => key in method.configuration.shape),
   );
   if (flags.pipeline && !("pipeline" in method.configuration.shape))
     throw new Error(
       `--pipeline: the ${method.graph} graph does not speculate; ${METHODS.filter(
-        (x) => "pipeline" in x.configuration.shape,
+        (other) => "pipeline" in other.configuration.shape,
       )
-        .map((x) => x.graph)
+        .map((other) => other.graph)
         .join(" and ")} do`,
     );
-  // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
-  const run = openRun(method.runtime, {
-    bridgeUrl,
-    manifest: flags.manifest ? resolve(flags.manifest) : undefined,
-    variant: flags.variant,
-    backend: flags.model,
-    seed: flags.seed,
-    noise: flags.noise,
-    approve: flags.approve,
-    dataDir: dir,
-    ...own,
-  });
-  const mc = run.modelConfig;
-  say(
-    `robograph: ${mc.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(mc.models))].join(", ")} at ${mc.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`,
-  );
-  if (sim) say(`${method.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
-  const config = {
-    configurable: { thread_id: thread },
-    context: run.context,
-    recursionLimit: 1000,
-    durability: "sync" as const,
-  };
-  const session = await run.session();
   const events = join(runDir, "events.jsonl");
   // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
   const feedbackFile = join(runDir, "feedback.jsonl");
@@ -602,14 +451,15 @@ export async function run(argv: string[]): Promise<number> {
     lastSaid.set(feedback.goalId, now);
     say(`      ${feedback.robot}/${feedback.skill}: ${JSON.stringify(feedback.values).slice(0, 160)}`);
   };
-  const report: string[] = [
+  const report: string[] = [];
+  const reportHeader = (backend: string) => [
     `# Run ${thread}`,
     "",
     `- goal: ${goal}`,
     `- method: ${method.title} (${method.paper})`,
     `- scenario: ${scenario.name}`,
     `- variant: ${flags.variant}${flags.pipeline ? " (pipelined)" : ""}`,
-    `- model: ${mc.backend}${mc.backend === "symbolic" ? ` (noise ${flags.noise}, seed ${flags.seed})` : ""}`,
+    `- model: ${backend}${backend === "symbolic" ? ` (noise ${flags.noise}, seed ${flags.seed})` : ""}`,
     "",
     "| # | node | what |",
     "|---|---|---|",
@@ -619,93 +469,95 @@ export async function run(argv: string[]): Promise<number> {
   const kept: Promise<void>[] = [];
   const started = Date.now();
   let stepCount = 0;
-  const program = flags.program ? JSON.parse(readFileSync(resolve(flags.program), "utf8")) : undefined;
-  let input: unknown = flags.resume ? null : method.input(goal, { program });
-  let state: AnyState | undefined;
-  if (flags.resume) ({ state, input } = await resumePoint(graph, config, thread, say));
-  // Emergency stop: the first SIGINT/SIGTERM cancels the robot's goal in flight and lets the run end `interrupted`
-  // (a second one ends the process at once).
-  const onSignal = (sig: NodeJS.Signals) => {
-    process.stderr.write(`\n${sig}: emergency stop — canceling the robot's goal in flight (again to quit at once)\n`);
-    emergencyStop(`${sig} to the agent`);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  let verified: boolean;
-  let interrupted: boolean;
-  let crash: Error | undefined;
+  let session: Session | undefined;
+  let outcome;
   try {
-    for (;;) {
-      await follow<AnyState>(
-        graph,
-        input,
-        config,
-        {
-          state: (x) => (state = x),
-          custom: onFeedback,
-          update: (node, update, before) => {
-            const line = method.describe(node, update, before);
-            stepCount++;
-            say(`[${String(stepCount).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
-            appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update })}\n`);
-            report.push(`| ${stepCount} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
-            for (const section of method.framesOf?.(node, update, stepCount, line.text, session.artifacts) ?? []) {
-              for (const f of section.frames) {
-                copyFileSync(session.artifacts.path(f.image), join(runDir, f.file));
-                if (f.detectionsOf)
-                  kept.push(
-                    keepDetections(
-                      session,
-                      f.image,
-                      join(runDir, f.file),
-                      f.detectionsOf === true ? undefined : f.detectionsOf,
-                    ),
-                  );
-              }
-              frames.push(section.markdown);
-            }
-          },
-        },
-        state,
-      );
-      const snapshot = await graph.getState(config);
-      const pending = snapshot.tasks.flatMap((t) => t.interrupts ?? []);
-      if (!pending.length) break;
-      const request = (pending[0].value as ApprovalRequest[])[0];
-      const answer = await askApproval(request, flags, say);
-      say(`approval of ${request.action_request.action}: ${answer.type}`);
-      input = new Command({ resume: [answer] });
-    }
-  } catch (err) {
-    crash = err as Error;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    await Promise.allSettled(kept);
-    const { truth, undesirable, unchecked } = await worldCheck(bridgeUrl!, runDir, method, check);
-    ({ verified, interrupted } = writeRecord({
-      thread,
+    outcome = await runEpisode<AnyState>({
       method,
-      scenario: scenario.name,
-      variant: flags.variant!,
-      bridgeUrl: flags["bridge-url"],
-      backend: mc.backend,
-      state,
-      truth,
-      undesirable,
-      unchecked,
-      ...explained(endStatus(state, crash, thread), method, state),
-      started,
-      runDir,
-      report,
-      frames,
-    }));
-    await run.close();
+      // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
+      settings: {
+        bridgeUrl,
+        manifest: flags.manifest ? resolve(flags.manifest) : undefined,
+        variant: flags.variant,
+        backend: flags.model,
+        seed: flags.seed,
+        noise: flags.noise,
+        approve: flags.approve,
+        dataDir: dir,
+        ...own,
+      },
+      goal,
+      program: flags.program ? JSON.parse(readFileSync(resolve(flags.program), "utf8")) : undefined,
+      thread,
+      checkpointer,
+      store,
+      resume: flags.resume,
+      check,
+      eventsFile: events,
+      say,
+      approve: io.approve,
+      signal: io.signal,
+      onFeedback,
+      onStart: async (run) => {
+        const models = run.modelConfig;
+        say(
+          `robograph: ${models.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(models.models))].join(", ")} at ${models.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`,
+        );
+        if (sim) say(`${method.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
+        session = await run.session();
+        report.push(...reportHeader(models.backend));
+      },
+      onUpdate: (node, update, before) => {
+        const line = method.describe(node, update, before);
+        stepCount++;
+        say(`[${String(stepCount).padStart(3)}] ${node.padEnd(11)} ${line.text}`);
+        report.push(`| ${stepCount} | ${node} | ${line.text.replace(/\|/g, "\\|")} |`);
+        for (const section of method.framesOf?.(node, update, stepCount, line.text, session!.artifacts) ?? []) {
+          for (const frame of section.frames) {
+            copyFileSync(session!.artifacts.path(frame.image), join(runDir, frame.file));
+            if (frame.detectionsOf)
+              kept.push(
+                keepDetections(
+                  session!,
+                  frame.image,
+                  join(runDir, frame.file),
+                  frame.detectionsOf === true ? undefined : frame.detectionsOf,
+                ),
+              );
+          }
+          frames.push(section.markdown);
+        }
+      },
+    });
+    await Promise.allSettled(kept);
+    // The world's event log beside the record (`robograph view` shows each motion's term residuals from it).
+    if (outcome.events) writeFileSync(join(runDir, "world-events.json"), JSON.stringify(outcome.events));
+  } finally {
     await persistence.close();
     await sim?.stop();
   }
-  if (crash && !interrupted) throw crash;
+  // A run that ended before its first step still has a record that says what it was.
+  if (!report.length) report.push(...reportHeader(outcome.backend));
+  const { verified, interrupted, summary, closing } = writeRecord({
+    thread,
+    method,
+    scenario: scenario.name,
+    variant: flags.variant!,
+    bridgeUrl: flags["bridge-url"],
+    backend: outcome.backend,
+    state: outcome.state,
+    truth: outcome.truth,
+    undesirable: outcome.undesirable,
+    unchecked: outcome.unchecked,
+    status: outcome.status,
+    statusReason: outcome.statusReason,
+    started,
+    runDir,
+    report,
+    frames,
+  });
+  if (outcome.crash && !interrupted) throw outcome.crash;
   // The exit code follows the simulator's check where there is one, the agent's own status where there is not; an
   // interrupted run says so (3), for a script that resumes it.
-  return verified ? 0 : interrupted ? 3 : 2;
+  return { code: verified ? 0 : interrupted ? 3 : 2, thread, runDir, summary, closing };
 }

@@ -1,10 +1,8 @@
 /**
- * One episode: a method's graph (any of graphs/index.ts but the curriculum, whose runs are campaigns) in this process against a simulator reached over the
- * bridge, with its trace, final state, the simulator's verdict and event log. Experiments and tests both run episodes
- * through here.
+ * One episode as an experiment runs it: a method's graph (any of graphs/index.ts but the curriculum, whose runs are
+ * campaigns) run by the one episode runner (runtime/episode.ts) against a simulator, with its trace, final state, the
+ * simulator's verdict and event log. Experiments, their queue workers and tests run episodes through here.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { VlmpcStateType } from "../graphs/vlmpc/state";
@@ -12,9 +10,8 @@ import type { ClosedLoopStateType } from "../graphs/clea/state";
 import type { ReplanStateType } from "../graphs/replan/state";
 import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
-import { BridgeClient } from "../robots/bridge/client";
-import { method, type MethodGraph, type MethodId } from "../graphs";
-import { openRun } from "../runtime/run";
+import { method, type MethodId } from "../graphs";
+import { runEpisode } from "../runtime/episode";
 import type { EpisodeRun as Run, TraceStep as Step } from "../graphs/report";
 
 /** One node's update of an episode (graphs/report.ts); CLEA's by default. */
@@ -60,98 +57,54 @@ export interface EpisodeOptions {
   pausedSeconds?: number;
 }
 
-export function runClosedLoopEpisode(o: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
-export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
-export function runClosedLoopEpisode(o: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
+export function runClosedLoopEpisode(options: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
 export function runClosedLoopEpisode(
-  o: EpisodeOptions,
+  options: EpisodeOptions & { mode: "replan" },
+): Promise<EpisodeRun<ReplanStateType>>;
+export function runClosedLoopEpisode(options: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
+export function runClosedLoopEpisode(
+  options: EpisodeOptions,
 ): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
 export async function runClosedLoopEpisode(options: EpisodeOptions): Promise<EpisodeRun<unknown>> {
-  const episodeMethod = method(options.mode ?? "clea");
-  const graph = episodeMethod.compile(options.checkpointer ?? memoryCheckpointer(), options.store);
-  // The episode's run: its settings parsed once, its robots' session its own, closed when the episode is over.
-  const run = openRun(episodeMethod.runtime, {
-    bridgeUrl: options.url,
-    variant: options.variant ?? "full",
-    backend: options.backend ?? "symbolic",
-    noise: options.noise ?? 0,
-    noiseKnobs: options.noiseKnobs,
-    seed: options.seed ?? 0,
-    maxSteps: options.maxSteps ?? 40,
-    maxWallSeconds: options.maxWallSeconds ?? 900,
-    dataDir: options.dataDir,
-    ...(options.diagnosisPhrasings ? { diagnosisPhrasings: options.diagnosisPhrasings } : {}),
-    ...(options.maxProcedures ? { maxProcedures: options.maxProcedures } : {}),
-    ...(options.historyWindow ? { historyWindow: options.historyWindow } : {}),
-    ...(options.examples ? { examples: options.examples } : {}),
-    ...(options.pipeline ? { pipeline: true } : {}),
-    ...(options.pausedSeconds ? { pausedSeconds: options.pausedSeconds } : {}),
+  const outcome = await runEpisode({
+    method: method(options.mode ?? "clea"),
+    settings: {
+      bridgeUrl: options.url,
+      variant: options.variant ?? "full",
+      backend: options.backend ?? "symbolic",
+      noise: options.noise ?? 0,
+      noiseKnobs: options.noiseKnobs,
+      seed: options.seed ?? 0,
+      maxSteps: options.maxSteps ?? 40,
+      maxWallSeconds: options.maxWallSeconds ?? 900,
+      dataDir: options.dataDir,
+      ...(options.diagnosisPhrasings ? { diagnosisPhrasings: options.diagnosisPhrasings } : {}),
+      ...(options.maxProcedures ? { maxProcedures: options.maxProcedures } : {}),
+      ...(options.historyWindow ? { historyWindow: options.historyWindow } : {}),
+      ...(options.examples ? { examples: options.examples } : {}),
+      ...(options.pipeline ? { pipeline: true } : {}),
+      ...(options.pausedSeconds ? { pausedSeconds: options.pausedSeconds } : {}),
+    },
+    goal: options.goal,
+    thread: options.thread,
+    checkpointer: options.checkpointer ?? memoryCheckpointer(),
+    store: options.store,
+    resume: options.resume,
+    signal: options.signal,
+    eventsFile: options.eventsFile,
   });
-  const config = {
-    // Durable before the next step: a goal id is on disk before its goal is sent (the pg test's lesson, TOOLCHAIN.md).
-    ...(options.checkpointer ? { durability: "sync" as const } : {}),
-    configurable: { thread_id: options.thread },
-    context: run.context,
+  // An experiment's episode is a trial of the method on a simulator: one that crashed, or whose world could not say
+  // whether its goal holds, is an error on record, never a trial scored as failed.
+  if (outcome.crash) throw outcome.crash;
+  if (!outcome.truth || !outcome.events)
+    throw new Error(`the simulator at ${options.url} did not answer its evaluator's check after the episode`);
+  return {
+    trace: outcome.trace as TraceStep<unknown>[],
+    state: outcome.state,
+    truth: outcome.truth as EpisodeRun["truth"],
+    events: outcome.events as EpisodeRun["events"],
+    wallSeconds: outcome.wallSeconds,
   };
-  // A resumed episode's record starts with what its checkpoints hold of the steps before (another process ran them).
-  const trace: TraceStep<unknown>[] = options.resume ? await traceFromCheckpoints(graph, config) : [];
-  if (options.eventsFile) {
-    mkdirSync(join(options.eventsFile, ".."), { recursive: true });
-    writeFileSync(
-      options.eventsFile,
-      trace.map((s) => `${JSON.stringify({ t: null, node: s.node, update: s.update })}\n`).join(""),
-    );
-  }
-  const t0 = performance.now();
-  try {
-    for await (const chunk of await graph.stream(options.resume ? null : { goal: options.goal }, {
-      ...config,
-      streamMode: "updates",
-      signal: options.signal,
-    })) {
-      for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
-        trace.push({ node, update: update as Partial<ClosedLoopStateType & ReplanStateType> });
-        if (options.eventsFile)
-          appendFileSync(
-            options.eventsFile,
-            `${JSON.stringify({ t: Math.round(performance.now() - t0), node, update })}\n`,
-          );
-      }
-    }
-  } finally {
-    await run.close();
-  }
-  const wallSeconds = (performance.now() - t0) / 1000;
-  const state = (await graph.getState(config)).values;
-  const client = await BridgeClient.connect(options.url);
-  try {
-    const truth = await client.callService<EpisodeRun["truth"]>("/evaluator/check");
-    const { events } = await client.callService<{ events: EpisodeRun["events"] }>("/evaluator/events");
-    return { trace, state, truth, events, wallSeconds };
-  } finally {
-    await client.close();
-  }
-}
-
-/**
- * The node updates a thread's checkpoints record, oldest first: each checkpoint keeps the writes of the tasks that ran
- * from it, which are the updates the graph streamed when they ran.
- */
-async function traceFromCheckpoints(
-  graph: MethodGraph,
-  config: { configurable: { thread_id: string }; context: unknown },
-): Promise<TraceStep[]> {
-  const snapshots = [];
-  for await (const s of graph.getStateHistory(config)) snapshots.push(s);
-  // History comes newest first. A task of an older checkpoint ran (one that wrote nothing too); of the newest, only one
-  // that wrote has run (the others are what the resume runs).
-  return snapshots
-    .reverse()
-    .flatMap((snapshot, i) =>
-      snapshot.tasks
-        .filter((t) => !t.name.startsWith("__") && (t.result !== undefined || i < snapshots.length - 1))
-        .map((t) => ({ node: t.name, update: (t.result ?? {}) as Partial<ClosedLoopStateType> })),
-    );
 }
 
 /** The skill calls an episode executed, in order, with their outcome. */

@@ -17,16 +17,13 @@ import {
   type Usage,
 } from "../models";
 import { runOf } from "../runtime/run";
-import { runSignal, stopReason } from "../runtime/estop";
+import { resumeHint, runSignal, stopReason } from "../runtime/estop";
 import type { Status } from "./state";
 
 interface Guardable {
   startedAt?: number;
 }
 type Ended = { status: Status; statusReason: string; usage: Usage };
-
-/** The sentence that tells a user how to continue an interrupted thread. */
-export const resumeHint = (thread?: string) => `resume with: npm start -- --thread ${thread ?? "<thread>"} --resume`;
 
 /**
  * A node run while the state says `interrupted` is the one a resume runs again (`Command({ goto: node })`): unless it

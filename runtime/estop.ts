@@ -47,3 +47,6 @@ export function runSignal(config?: RunnableConfig): AbortSignal {
   setMaxListeners(0, signal, config.signal);
   return signal;
 }
+
+/** The sentence that tells a user how to continue an interrupted thread. */
+export const resumeHint = (thread?: string) => `resume with: npm start -- --thread ${thread ?? "<thread>"} --resume`;

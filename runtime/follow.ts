@@ -1,10 +1,18 @@
 /**
- * Following a graph's run from the command line: one consumer of its "updates", "values" and "custom" streams for every command
- * that runs a graph (run, the curriculum). Each node's update is handed over with the state before it (what a line
+ * Following a graph's run: one consumer of its "updates", "values" and "custom" streams for everything that runs a
+ * graph (the episode runner, the curriculum). Each node's update is handed over with the state before it (what a line
  * describing it reads); the state after each step is handed over as it comes, so a caller that is stopped mid-run
  * still holds the last one.
  */
-import type { MethodGraph } from "../graphs";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { StateSnapshot } from "@langchain/langgraph";
+
+/** What a run uses of a compiled graph, whatever its state (every method's graph is one). */
+export interface RunnableGraph {
+  stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  getState(config: RunnableConfig): Promise<StateSnapshot>;
+  getStateHistory(config: RunnableConfig): AsyncIterable<StateSnapshot>;
+}
 
 export interface Follower<S> {
   /** A node's update, with the state before it (undefined before the first step). */
@@ -18,7 +26,7 @@ export interface Follower<S> {
 }
 
 export async function follow<S>(
-  graph: MethodGraph,
+  graph: RunnableGraph,
   input: unknown,
   config: Record<string, unknown>,
   follower: Follower<S>,

@@ -204,13 +204,25 @@ function withRun<S extends SharedSettings>(
     checkpoint_ns: _n,
     ...given
   } = Object.fromEntries(Object.entries(callerConfig?.configurable ?? {}).filter(([k]) => !k.startsWith("__")));
-  const run = openRun(
-    method,
-    { ...given, ...(callerConfig?.context ?? {}) },
-    { env: serverEnvironment, links: pooled },
-  );
+  const settingsGiven = { ...given, ...(callerConfig?.context ?? {}) };
+  // Parsed once per run, not per node call: a run's every node and edge gets the same configurable and context (with
+  // the server's run id among them), so the run made for the first is the run of all the others.
+  const runs = serverRuns.get(method) ?? new Map<string, Run<SharedSettings>>();
+  serverRuns.set(method, runs);
+  const key = JSON.stringify(settingsGiven);
+  let run = runs.get(key);
+  if (!run) {
+    run = openRun(method, settingsGiven, { env: serverEnvironment, links: pooled }) as Run<SharedSettings>;
+    runs.set(key, run);
+    // The oldest leave first; their robots' sessions are the pool's, so nothing needs closing.
+    if (runs.size > SERVER_RUNS_KEPT) runs.delete(runs.keys().next().value!);
+  }
   return { ...callerConfig, context: run.context } as RunnableConfig;
 }
+
+/** Runs made for graphs invoked without one (the LangGraph server), per method, by what they were given. */
+const serverRuns = new WeakMap<object, Map<string, Run<SharedSettings>>>();
+const SERVER_RUNS_KEPT = 64;
 
 /**
  * A node or an edge of `method`'s graph that finds a run in its config however the graph was invoked (one that reads

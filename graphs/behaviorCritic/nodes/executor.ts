@@ -9,8 +9,7 @@ import { LAST_ROLLOUT_SERVICE, type Rollout } from "../../../robots/msgs/rollout
 import { RESET_SERVICE } from "../../../robots/msgs/rollout";
 import { goalIdFor, runRecordedGoal } from "../../../nodes/executor";
 import type { Session } from "../../../runtime/session";
-import { runSignal, stopReason } from "../../../runtime/estop";
-import { resumeHint } from "../../../nodes/guard";
+import { resumeHint, runSignal, stopReason } from "../../../runtime/estop";
 import type { CriticStateType, CriticUpdate } from "../state";
 import { runOf } from "../../../runtime/run";
 

@@ -7,8 +7,7 @@ import type { CourseResult } from "../schemas";
 import { goalIdFor, runRecordedGoal } from "../../../nodes/executor";
 import type { Session } from "../../../runtime/session";
 import type { VlmpcStateType, VlmpcUpdate } from "../state";
-import { runSignal, stopReason } from "../../../runtime/estop";
-import { resumeHint } from "../../../nodes/guard";
+import { resumeHint, runSignal, stopReason } from "../../../runtime/estop";
 import { countFailure } from "../../../nodes/repeats";
 import { runOf } from "../../../runtime/run";
 
