@@ -67,7 +67,7 @@ export interface EpisodeRequest {
   store?: BaseStore;
   /** Continue the thread from its last checkpoint (a goal in flight is re-attached to; an interrupted node runs again). */
   resume?: boolean;
-  /** Cancels the run (the LangGraph server's way): the nodes end it `interrupted`, the robot's goal canceled. */
+  /** This run's emergency stop: its nodes end it `interrupted`, the robot's goal canceled, resumable. */
   signal?: AbortSignal;
   /** A person's answer to a skill that waits for approval (none given: declined). */
   approve?(request: ApprovalRequest): Promise<boolean>;
@@ -103,13 +103,15 @@ export interface EpisodeOutcome<S = Record<string, unknown>> extends WorldVerdic
 export async function runEpisode<S = Record<string, unknown>>(request: EpisodeRequest): Promise<EpisodeOutcome<S>> {
   const { method, thread } = request;
   const graph = method.compile(request.checkpointer, request.store);
-  const run = openRun(method.runtime, request.settings);
+  // A stop of this run's own reaches its nodes through the run, as the process's emergency stop does: each ends
+  // `interrupted` at a checkpoint (the robot's goal canceled), which a resume runs again. (Aborting the graph's stream
+  // instead would lose the interrupted node's write, and a resume would re-attach to the canceled goal.)
+  const run = openRun(method.runtime, request.settings, request.signal ? { stop: request.signal } : {});
   const config = {
     // Durable before the next step: a goal id is on disk before its goal is sent (TOOLCHAIN.md's lesson).
     durability: "sync" as const,
     configurable: { thread_id: thread },
     context: run.context,
-    ...(request.signal ? { signal: request.signal } : {}),
   };
   const started = performance.now();
   const trace: TraceStep[] = [];
@@ -194,7 +196,8 @@ function endStatus(
   let statusReason = state?.statusReason ?? "";
   if (crash || status === "running" || status === "unknown") {
     // The process's emergency stop, or this run's own (a canceled server run, MCP's emergency_stop).
-    const stop = stopReason(signal ? { signal } : undefined);
+    const stop =
+      stopReason() ?? (signal?.aborted ? (signal.reason as Error | undefined)?.message || "stopped" : undefined);
     // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
     const resumable =
       !!stop ||

@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { runStopOf } from "./run";
 
 export class EmergencyStop extends Error {
   override name = "EmergencyStop";
@@ -31,20 +32,26 @@ export function clearEmergencyStop(): void {
   controller = stopController();
 }
 
-/** Why this run must stop now, or undefined: the process's stop, or the run's own signal (a server-side cancel). */
+/**
+ * Why this run must stop now, or undefined: the process's stop, the run's own (MCP's emergency_stop of one run), or
+ * the run's config signal (a server-side cancel).
+ */
 export function stopReason(config?: RunnableConfig): string | undefined {
   if (controller.signal.aborted) return (controller.signal.reason as Error).message;
+  const own = runStopOf(config);
+  if (own?.aborted) return own.reason instanceof Error ? own.reason.message : "the run was stopped";
   if (config?.signal?.aborted)
     return `the run was canceled${config.signal.reason instanceof Error ? ` (${config.signal.reason.message})` : ""}`;
   return undefined;
 }
 
-/** The signal a node's work listens to: aborted by the process's stop or the run's cancel. */
+/** The signal a node's work listens to: aborted by the process's stop, the run's own, or the run's cancel. */
 export function runSignal(config?: RunnableConfig): AbortSignal {
-  if (!config?.signal) return controller.signal;
-  const signal = AbortSignal.any([controller.signal, config.signal]);
+  const others = [runStopOf(config), config?.signal].filter((signal): signal is AbortSignal => !!signal);
+  if (!others.length) return controller.signal;
+  const signal = AbortSignal.any([controller.signal, ...others]);
   // A node's concurrent requests each listen to it.
-  setMaxListeners(0, signal, config.signal);
+  setMaxListeners(0, signal, ...others);
   return signal;
 }
 

@@ -30,6 +30,8 @@ export interface Run<S extends SharedSettings = SharedSettings> {
   readonly modelConfig: ModelConfig;
   readonly models: RoleModels;
   readonly artifacts: ArtifactStore;
+  /** This run's own emergency stop (MCP's emergency_stop): its nodes end it `interrupted`, as the process's stop does. */
+  readonly stop?: AbortSignal;
   /** The settings as the graph's runtime context, with this run behind them. */
   readonly context: S;
   /**
@@ -84,6 +86,8 @@ interface Opening {
   env?: NodeJS.ProcessEnv;
   /** A session the caller makes from the run's models (a node run alone on a recorded context): the run uses it and leaves it open. */
   session?: (models: Pick<Session, "models" | "modelConfig" | "artifacts">) => Session;
+  /** The run's own emergency stop (runtime/estop.ts reads it beside the process's). */
+  stop?: AbortSignal;
   /** Where the robots' sessions come from (default: opened for this run and closed with it). */
   links?: (bridgeUrl: string, settings: SharedSettings, open: () => Promise<Session>) => Promise<Session>;
 }
@@ -113,6 +117,7 @@ export function openRun<S extends SharedSettings>(
     modelConfig: mc,
     models,
     artifacts,
+    ...(opening.stop ? { stop: opening.stop } : {}),
     context: settings,
     async session(bridgeUrl = settings.bridgeUrl, need = { world: true }) {
       if (!bridgeUrl)
@@ -153,6 +158,11 @@ export function openRun<S extends SharedSettings>(
   // The run rides with its settings, out of sight of anything that reads them as JSON (Studio, a record).
   Object.defineProperty(run.context, RUN, { value: run, enumerable: false });
   return run;
+}
+
+/** The stop of the run a node's config belongs to, if it has one of its own. */
+export function runStopOf(config: RunnableConfig | undefined): AbortSignal | undefined {
+  return ((config as { context?: Record<symbol, unknown> } | undefined)?.context?.[RUN] as Run | undefined)?.stop;
 }
 
 /** The run a node's config belongs to (inside a method's graph, `inRun` sees that there is one). */
