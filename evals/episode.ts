@@ -36,7 +36,7 @@ export interface EpisodeOptions {
   store?: BaseStore;
   /** Writes every node update here (JSON lines) as it happens; a previous attempt's file is replaced. */
   eventsFile?: string;
-  /** Stops the episode between nodes. */
+  /** The episode's own emergency stop: its nodes cancel the robot's goal and end it `interrupted`. */
   signal?: AbortSignal;
   /** RePLan: perceiver phrasings per diagnosis and new-procedure budget. */
   diagnosisPhrasings?: number;
@@ -57,15 +57,13 @@ export interface EpisodeOptions {
   pausedSeconds?: number;
 }
 
-export function runClosedLoopEpisode(options: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
-export function runClosedLoopEpisode(
-  options: EpisodeOptions & { mode: "replan" },
-): Promise<EpisodeRun<ReplanStateType>>;
-export function runClosedLoopEpisode(options: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
-export function runClosedLoopEpisode(
+export function runMethodEpisode(options: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
+export function runMethodEpisode(options: EpisodeOptions & { mode: "replan" }): Promise<EpisodeRun<ReplanStateType>>;
+export function runMethodEpisode(options: EpisodeOptions & { mode: "vlmpc" }): Promise<EpisodeRun<VlmpcStateType>>;
+export function runMethodEpisode(
   options: EpisodeOptions,
 ): Promise<EpisodeRun<ClosedLoopStateType> | EpisodeRun<ReplanStateType> | EpisodeRun<VlmpcStateType>>;
-export async function runClosedLoopEpisode(options: EpisodeOptions): Promise<EpisodeRun<unknown>> {
+export async function runMethodEpisode(options: EpisodeOptions): Promise<EpisodeRun<unknown>> {
   const outcome = await runEpisode({
     method: method(options.mode ?? "clea"),
     settings: {

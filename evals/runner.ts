@@ -16,7 +16,7 @@ import { BridgeClient } from "../robots/bridge/client";
 import { world as worldOf } from "../robots/sim/worlds";
 import { RESET_SERVICE } from "../robots/msgs/rollout";
 import { courseExamplesPath, EXAMPLE_SEEDS_FROM, loadDataset, type DatasetRow } from "./datasets";
-import { runClosedLoopEpisode, type EpisodeRun } from "./episode";
+import { runMethodEpisode, type EpisodeRun } from "./episode";
 import {
   NO_PIPELINE,
   revocations,
@@ -498,7 +498,7 @@ async function runOne(
       await host.onSimulator?.(sim);
     }
     if (options.signal?.aborted) throw new Error("experiment interrupted");
-    const run = await runClosedLoopEpisode({
+    const run = await runMethodEpisode({
       mode,
       url,
       goal: ex.inputs.goal,

@@ -4,11 +4,12 @@
  * and the MCP server look a method up there instead of naming it, so a sixth method is its folder, a line in METHODS
  * and its langgraph.json entry (test/graphs/sixth.int.test.ts).
  */
-import type { BaseCheckpointSaver, BaseStore, StateSnapshot } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import type { ArtifactStore } from "../memory/artifacts";
 import type { MethodRuntime } from "../runtime/run";
+import type { RunnableGraph } from "../runtime/follow";
 import type { SpeculatingNodes } from "../nodes/speculation";
 import type { MethodReport } from "./report";
 import type { Figure } from "./figure";
@@ -24,11 +25,8 @@ export interface Line {
 }
 
 /** What callers use of a compiled graph, whatever its state. */
-export interface MethodGraph {
-  stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+export interface MethodGraph extends RunnableGraph {
   invoke(input: unknown, options?: Record<string, unknown>): Promise<unknown>;
-  getState(config: RunnableConfig): Promise<StateSnapshot>;
-  getStateHistory(config: RunnableConfig): AsyncIterable<StateSnapshot>;
 }
 
 /** A frame a step's update names, as a run record keeps it (copied from the artifact store under `file`). */

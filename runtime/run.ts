@@ -6,9 +6,10 @@
  * Whoever starts a run opens it (`openRun`: the CLI, the experiment runner, the MCP server, a test) and hands
  * `run.context` to the graph as LangGraph's runtime context; the run rides along with the settings, and nodes read it
  * with `runOf(config)`. The opener closes it. A graph invoked without one — the LangGraph server, which passes the
- * request's `configurable` and `context` as JSON — gets a run per node call from them (`inRun`, which every method
- * wraps its nodes and edges in), its settings parsed against the method's schema and the server's environment (read
- * once, when its first run starts), its robots' session from a pool of connections, one per robot endpoint.
+ * request's `configurable` and `context` as JSON — gets a run made from them (`inRun`, which every method wraps its
+ * nodes and edges in) at its first node call and kept for the others, its settings parsed against the method's schema
+ * and the server's environment (read once, when its first run starts), its robots' session from a pool of
+ * connections, one per robot endpoint.
  */
 import { join } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";

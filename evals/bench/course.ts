@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CourseWorld, COURSES } from "../../robots/sim/course";
 import { COURSE_GOAL } from "../datasets";
-import { runClosedLoopEpisode } from "../episode";
+import { runMethodEpisode } from "../episode";
 import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../graphs/vlmpc/nodes/planner";
 import { contextBlock } from "../../models/context";
 import { tokens } from "../../models/tokens";
@@ -70,7 +70,7 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
   // No History runs its whole budget on indoor_1 (it gets stuck), so it yields a long real history to measure on.
   const sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]);
   try {
-    const run = await runClosedLoopEpisode({
+    const run = await runMethodEpisode({
       mode: "vlmpc",
       url: sim.url,
       goal: COURSE_GOAL,

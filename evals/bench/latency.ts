@@ -15,7 +15,7 @@ import { SymbolicChatModel } from "../../models/symbolic";
 import { ROLES } from "../../models/roles";
 import { startSimProcess } from "../../robots/sim/process";
 import { world } from "../../robots/sim/worlds";
-import { runClosedLoopEpisode } from "../episode";
+import { runMethodEpisode } from "../episode";
 import { allReasoners, method, METHODS, type BenchScene, type MethodId as Mode } from "../../graphs";
 import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServer";
 import { skillTimes, type SkillTime } from "../../nodes/executor";
@@ -202,7 +202,7 @@ export async function latencyEpisode(
     endpoint.reset();
     skillTimes.subscribe(onSkill);
     const start = performance.now();
-    const run = await runClosedLoopEpisode({
+    const run = await runMethodEpisode({
       mode: task.mode,
       url: sim.url,
       goal: task.goal,

@@ -11,7 +11,7 @@ import { RESET_SERVICE } from "../../robots/msgs/rollout";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { totalUsage } from "../../models";
-import { executedCalls, runClosedLoopEpisode, type EpisodeRun } from "../../evals/episode";
+import { executedCalls, runMethodEpisode, type EpisodeRun } from "../../evals/episode";
 import { loadDataset } from "../../evals/datasets";
 import type { ClosedLoopStateType } from "../../graphs/clea/state";
 import { scratchDir } from "../helpers/episode";
@@ -59,7 +59,7 @@ function fingerprint(run: EpisodeRun<ComparedState>) {
 
 async function episode(url: string, mode: "clea" | "replan", goal: string, seed: number, thread: string) {
   // The episode's run closes its own robots' session.
-  return runClosedLoopEpisode({ mode, url, goal, thread, seed, noise: 0.15, dataDir: scratchDir() });
+  return runMethodEpisode({ mode, url, goal, thread, seed, noise: 0.15, dataDir: scratchDir() });
 }
 
 describe("a simulator reset between episodes", () => {

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../runtime/run";
-import { runClosedLoopEpisode } from "../../evals/episode";
+import { runMethodEpisode } from "../../evals/episode";
 import { startSimProcess } from "../../robots/sim/process";
 import { exhaustedSearch, lookablePlaces, noteLook, searchedObjects, type SearchLedger } from "../../nodes/search";
 import { countFailure } from "../../nodes/repeats";
@@ -126,7 +126,7 @@ describe("a search that covered every place ends the closed loop", () => {
       goal: ["in(bottle_of_tea, trash_can)"],
     });
     const simulator = await kitchen(file);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: "Find the bottle_of_tea and throw it into the trash_can.",
       thread: "nowhere",
@@ -154,7 +154,7 @@ describe("a search that covered every place ends the closed loop", () => {
       goal: ["in(bottle_of_tea, sink)"],
     });
     const simulator = await kitchen(file);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: "Put the bottle_of_tea into the sink.",
       thread: "seen-moved",
@@ -184,7 +184,7 @@ describe("a search that covered every place ends RePLan's mode", () => {
     };
     const sim = await startSimProcess("tabletop", ["--scenario", "kitchen", "--speed", "max"]);
     sims.push(sim);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       mode: "replan",
       url: sim.url,
       goal: "find the green_apple",
@@ -206,7 +206,7 @@ describe("the same failure three times ends the run", () => {
     // The bar across the handles: nothing the planner can read from the world's joints gets it out of the way unseen.
     const sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
     sims.push(sim);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       mode: "replan",
       url: sim.url,
       goal: "move the yellow_cube to target_position inside the wooden_cabinet",

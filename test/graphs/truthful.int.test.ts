@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../runtime/run";
-import { runClosedLoopEpisode } from "../../evals/episode";
+import { runMethodEpisode } from "../../evals/episode";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startSimProcess } from "../../robots/sim/process";
 import { executed, scratchDir } from "../helpers/episode";
@@ -28,7 +28,7 @@ describe("truthful outcomes", () => {
   it("stops an instruction with an unknown verb as not understood, naming the words, before acting", async () => {
     const simulator = await sim("integration_tea_to_trash");
     // "dispose of" is read since issue 15; "recycle" has no reading.
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: "Find the bottle_of_tea and recycle it in the trash_can.",
       thread: "recycle",
@@ -60,7 +60,7 @@ describe("truthful outcomes", () => {
       }),
     );
     const simulator = await sim(scenario);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: "Find the bottle_of_tea and throw it into the trash_can.",
       thread: "moved",
@@ -82,7 +82,7 @@ describe("RePLan: a plan step with no target", () => {
     // own (test/models/truthful.test.ts).
     const simulator = await startSimProcess("tabletop", ["--scenario", "block", "--speed", "max"]);
     sims.push(simulator);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       mode: "replan",
       url: simulator.url,
       goal: "place the red_cube on the",

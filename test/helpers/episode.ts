@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BaseStore } from "@langchain/langgraph";
-import { runClosedLoopEpisode, executedCalls, callText, type EpisodeRun } from "../../evals/episode";
+import { runMethodEpisode, executedCalls, callText, type EpisodeRun } from "../../evals/episode";
 import type { NoiseKnobs } from "../../models/symbolic/noise";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 
@@ -25,7 +25,7 @@ export function runEpisode(options: {
   store?: BaseStore;
   pipeline?: boolean;
 }): Promise<Episode> {
-  return runClosedLoopEpisode({
+  return runMethodEpisode({
     ...options,
     goal: loadScenario(options.scenario).instruction,
     thread: options.thread ?? `${options.scenario}-${options.variant ?? "full"}`,

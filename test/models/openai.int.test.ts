@@ -15,7 +15,7 @@ import { startSim, type SimProcess } from "../helpers/processes";
 import { runEpisode, scratchDir } from "../helpers/episode";
 import { startSimProcess } from "../../robots/sim/process";
 import { loadDataset } from "../../evals/datasets";
-import { runClosedLoopEpisode } from "../../evals/episode";
+import { runMethodEpisode } from "../../evals/episode";
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -258,7 +258,7 @@ describe("RePLan's hierarchical mode through the openai backend", () => {
     const goal = loadDataset("tabletop").find(
       (r) => r.example.inputs.world === "tabletop" && r.example.inputs.scenario === "cabinet_barred",
     )!.example.inputs.goal;
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       mode: "replan",
       url: started.url,
       goal,
@@ -290,7 +290,7 @@ describe("VLM-PC through the openai backend", () => {
     Object.assign(process.env, env(fake.baseURL));
     const { COURSE_GOAL } = await import("../../evals/datasets");
     let sim = (fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]));
-    const whole = await runClosedLoopEpisode({
+    const whole = await runMethodEpisode({
       mode: "vlmpc",
       url: sim.url,
       goal: COURSE_GOAL,
@@ -307,7 +307,7 @@ describe("VLM-PC through the openai backend", () => {
     fake.requests.length = 0;
     await sim.stop();
     sim = fx.sim = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "max"]);
-    await runClosedLoopEpisode({
+    await runMethodEpisode({
       mode: "vlmpc",
       url: sim.url,
       goal: COURSE_GOAL,

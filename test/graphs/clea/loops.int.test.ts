@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
-import { runClosedLoopEpisode } from "../../../evals/episode";
+import { runMethodEpisode } from "../../../evals/episode";
 import { startSim, type SimProcess } from "../../helpers/processes";
 import {
   contextOf,
@@ -67,7 +67,7 @@ describe("a critic–planner loop is broken", () => {
       return { arguments: await reason(ctx) };
     };
     const simulator = await kitchen(TEA_ON_TABLE);
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: TEA_ON_TABLE.instruction,
       thread: "critic-loop",
@@ -126,7 +126,7 @@ describe("a critic–planner loop is broken", () => {
       name: "tea_nowhere",
       placements: { apple: "table", milk: "refrigerator" },
     });
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: TEA_ON_TABLE.instruction,
       thread: "failure-loop",
@@ -175,7 +175,7 @@ describe("a gripper's unsensed report against a look", () => {
       },
       ["--grasp-sensing", "off"],
     );
-    const episode = await runClosedLoopEpisode({
+    const episode = await runMethodEpisode({
       url: simulator.url,
       goal: "Put the bottle_of_tea, which is on the table, into drawer_top.",
       thread: "unsensed",

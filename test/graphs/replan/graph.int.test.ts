@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import type { ReplanStateType } from "../../../graphs/replan/state";
 import { loadDataset } from "../../../evals/datasets";
-import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
+import { runMethodEpisode, type EpisodeRun } from "../../../evals/episode";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { scratchDir } from "../../helpers/episode";
 import { generateTabletop } from "../../../robots/sim/tabletop/generate";
@@ -35,7 +35,7 @@ async function episode(
     String(extra.seed ?? 0),
   ]);
   sims.push(sim);
-  return runClosedLoopEpisode({
+  return runMethodEpisode({
     mode: "replan",
     url: sim.url,
     goal: instruction(scene),
@@ -97,7 +97,7 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
     expect(scene.obstacles).toEqual(["closed door", "bar across the handles", "lever lock"]);
     const sim = await startSimProcess("tabletop", ["--scenario", scene.spec.name, "--speed", "max", "--seed", "0"]);
     sims.push(sim);
-    const run = await runClosedLoopEpisode({
+    const run = await runMethodEpisode({
       mode: "replan",
       url: sim.url,
       goal: scene.spec.instruction,

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import type { ReplanSpeculation, ReplanStateType } from "../../../graphs/replan/state";
 import { loadDataset } from "../../../evals/datasets";
-import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
+import { runMethodEpisode, type EpisodeRun } from "../../../evals/episode";
 import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { sentAgainstTheReport } from "../../../nodes/speculation";
 import { method } from "../../../graphs";
@@ -27,7 +27,7 @@ const instruction = (scene: string) =>
 async function episode(scene: string, pipeline: boolean): Promise<EpisodeRun<ReplanStateType>> {
   const sim = await startSimProcess("tabletop", ["--scenario", scene, "--speed", "max"]);
   sims.push(sim);
-  return runClosedLoopEpisode({
+  return runMethodEpisode({
     mode: "replan",
     url: sim.url,
     goal: instruction(scene),

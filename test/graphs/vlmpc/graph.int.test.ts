@@ -4,7 +4,7 @@
  * toy — and what the ablations lose: without the history the robot repeats the skill that got it stuck.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { runClosedLoopEpisode, type EpisodeRun } from "../../../evals/episode";
+import { runMethodEpisode, type EpisodeRun } from "../../../evals/episode";
 import { COURSE_GOAL } from "../../../evals/datasets";
 import { closePooledSessions } from "../../../runtime/run";
 import type { VlmpcStateType } from "../../../graphs/vlmpc/state";
@@ -24,7 +24,7 @@ async function episode(
 ): Promise<EpisodeRun<VlmpcStateType>> {
   const sim = await startSimProcess("course", ["--scenario", course, "--speed", "max"]);
   sims.push(sim);
-  return runClosedLoopEpisode({
+  return runMethodEpisode({
     mode: "vlmpc",
     url: sim.url,
     goal: COURSE_GOAL,
