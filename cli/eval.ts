@@ -27,6 +27,13 @@ import {
   type QueueProgress,
 } from "../evals/queue";
 import { databaseUrl } from "../memory/checkpointer";
+import { ownSettingValues } from "../runtime/settings";
+import { settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settingFlags";
+
+/** The methods an experiment measures. */
+const MEASURED = METHODS.filter((m) => m.report.experiment);
+/** Own settings an experiment does not take as flags: speculation is a row ("pipelined"), the examples its course's. */
+const EXPERIMENT_ROWS = ["pipeline", "labelledExamples"];
 import { PostgresBlobStore } from "../memory/blobs";
 
 export const EVAL_HELP = `usage: robograph eval [options]      (npm run eval -- [options])
@@ -71,13 +78,12 @@ options:
   --root DIR            where experiments go (default runs/experiments)
   --model B             symbolic | openai (default symbolic)
   --max-steps N         skills per episode before it stops (default 40; course: 200 — its 100 s of skill time binds)
-  --history-window K    course: the planner sees the last K steps with images, older ones summarized (default 0: all)
   --max-wall S          wall seconds per episode before it stops (default 300)
   --grasp-sensing on|off  whether the simulated grippers sense a grasp (default on; off models grippers without
                         force feedback, whose missed grasps only a camera can catch — CLEA's setting)
-  --phrasings N         tabletop: questions the perceiver is asked about a failed motion, 1–6 (default 6, as RePLan)
-  --max-procedures N    tabletop: new procedures after a plan fails without a known cause or ends without the goal
-                        (default 3)
+
+The measured method's own settings (the same for every variant; a pipelined row is the variant "pipelined"):
+${settingFlagHelp(MEASURED, (m) => m.id, EXPERIMENT_ROWS, 24)}
 
 Many machines (ROBOGRAPH_DATABASE_URL set to one Postgres; see README "Running on many machines"):
   --queue               enqueue one job per episode (the same episodes this command would run here) for
@@ -124,11 +130,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       root: { type: "string", default: "runs/experiments" },
       model: { type: "string", default: "symbolic" },
       "max-steps": { type: "string" },
-      "history-window": { type: "string", default: "0" },
       "max-wall": { type: "string", default: "300" },
       "grasp-sensing": { type: "string", default: "on" },
-      phrasings: { type: "string", default: "6" },
-      "max-procedures": { type: "string", default: "3" },
       "fresh-simulators": { type: "boolean", default: false },
       count: { type: "string", default: "50" },
       "course-seed": { type: "string", default: String(FIRST_SCORED_SEED) },
@@ -140,6 +143,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       report: { type: "string" },
       wait: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
+      ...settingFlagOptions(MEASURED, EXPERIMENT_ROWS),
     },
   });
   if (flags.help) {
@@ -202,6 +206,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!world) throw new Error(`${datasetName} has no rows`);
   const measured = flags.method ? method(flags.method) : methodOfWorld(world);
   const defaults = measured.report.experiment?.defaults ?? {};
+  // Its own settings given as flags (one it does not have is refused); the rest are its defaults, recorded as such.
+  const ownGiven = settingsFromFlags(measured, flags, MEASURED, (m) => m.id, EXPERIMENT_ROWS);
   const seeds = int("seeds", flags.seeds ?? (generated ? "1" : String(defaults.seeds ?? 3)), 1);
   const variants = (flags.variants ?? (defaults.variants ?? measured.variants).join(","))
     .split(",")
@@ -211,7 +217,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     : datasetName.replace(/\W+/g, "_");
   const name =
     flags.name ??
-    `${setName}${flags.method ? `-${measured.id}` : ""}-noise${noise}-${seeds}seeds${flags["grasp-sensing"] === "off" ? "-nograsp" : ""}${Number(flags["history-window"]) ? `-window${flags["history-window"]}` : ""}`;
+    `${setName}${flags.method ? `-${measured.id}` : ""}-noise${noise}-${seeds}seeds${flags["grasp-sensing"] === "off" ? "-nograsp" : ""}${Object.entries(
+      ownGiven,
+    )
+      .map(([key, value]) => `-${key}${value}`)
+      .join("")}`;
   if (kind) {
     // The worlds, each checked doable, become this experiment's dataset file (so it resumes and reports as any other).
     ({ datasetName, rows } = await buildGeneratedDataset(
@@ -234,11 +244,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
     root: resolve(flags.root!),
     backend: flags.model as "symbolic" | "openai",
     maxSteps: int("max-steps", flags["max-steps"] ?? String(defaults.maxSteps ?? 40), 1),
-    historyWindow: int("history-window", flags["history-window"]!, 0),
     maxWallSeconds: int("max-wall", flags["max-wall"]!, 1),
     graspSensing: flags["grasp-sensing"] !== "off",
-    diagnosisPhrasings: int("phrasings", flags.phrasings!, 1, 6),
-    maxProcedures: int("max-procedures", flags["max-procedures"]!, 0),
+    settings: ownSettingValues(measured.configuration, ownGiven),
     reuseSimulators: !flags["fresh-simulators"],
     ...(flags.method ? { method: measured.id } : {}),
   };

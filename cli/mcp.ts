@@ -38,6 +38,7 @@ import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { WORLDS } from "../robots/sim/worlds";
 import { defaultRunFlags, runTask, type RunFlags } from "./run";
+import { ownSettings } from "../runtime/settings";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
 import {
@@ -127,38 +128,11 @@ function runInput(tool: MethodTool): Tool["inputSchema"] {
       description:
         "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)",
     },
-    ...("pipeline" in tool.configuration.shape
-      ? {
-          pipeline: {
-            type: "boolean",
-            description:
-              "prepare the next action and its check while a skill runs, on the skill's predicted outcome; the look after it sends it at once or drops it (default false: the paper's loop)",
-          },
-        }
-      : {}),
-    ...("historyWindow" in tool.configuration.shape
-      ? {
-          history_window: {
-            type: "integer",
-            minimum: 0,
-            description: "the planner sees the last K steps with images, older ones as a summary (default 0: all)",
-          },
-        }
-      : {}),
-    ...("grounding" in tool.configuration.shape
-      ? {
-          grounding: {
-            type: "string",
-            enum: ["detector", "events"],
-            description: "what checks the critic's claims (default detector)",
-          },
-          program: {
-            type: "object",
-            description:
-              "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft",
-          },
-        }
-      : {}),
+    // Its own settings, as its configuration declares them (a campaign's are its command's: cli/curriculum.ts).
+    ...(tool.kind === "campaign"
+      ? {}
+      : Object.fromEntries(ownSettings(tool.configuration).map((setting) => [setting.argument, setting.schema]))),
+    ...(tool.startsFrom ? { program: { type: "object", description: tool.startsFrom } } : {}),
   };
   // A campaign starts its own simulators on a world of its own making: no goal, no scenario.
   if (tool.kind === "campaign") {
@@ -449,8 +423,8 @@ interface RunRecord {
   graph: string;
   thread: string;
   bridgeUrl?: string;
-  /** The run speculates: its resume does too. */
-  pipeline?: boolean;
+  /** The method's own settings it was given (as flags): its resume runs with them too. */
+  settings?: Record<string, string | boolean>;
 }
 
 const recordFile = (ctx: McpContext, thread: string) => join(ctx.runsDir, thread, "mcp.json");
@@ -477,14 +451,6 @@ async function runMethod(
   mkdirSync(join(ctx.runsDir, thread), { recursive: true });
   const programFile = join(ctx.runsDir, thread, "program.json");
   if (args.program !== undefined) writeFileSync(programFile, JSON.stringify(args.program));
-  const rec: RunRecord = {
-    tool: tool.tool,
-    graph: tool.graph,
-    thread,
-    ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}),
-    ...(args.pipeline === true ? { pipeline: true } : {}),
-  };
-  writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   // Each argument is the run's own option of the same name (the run checks its values and says what is wrong).
   const given: Record<string, string | boolean> = { graph: tool.graph, thread };
   for (const [key, value] of Object.entries(args)) {
@@ -494,6 +460,15 @@ async function runMethod(
   }
   if (here) given["bridge-url"] = ctx.bridgeUrl;
   if (ctx.needApproval.size && tool.approvals) given.approve = [...ctx.needApproval].join(",");
+  const own = new Set(ownSettings(tool.configuration).map((setting) => setting.flag));
+  const rec: RunRecord = {
+    tool: tool.tool,
+    graph: tool.graph,
+    thread,
+    ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}),
+    settings: Object.fromEntries(Object.entries(given).filter(([flag]) => own.has(flag))),
+  };
+  writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
   if (tool.kind === "campaign") return childRun(ctx, rec, flagsArgv(given), progress, signal);
   return taskRun(server, ctx, rec, given, progress, signal);
 }
@@ -520,7 +495,7 @@ async function resumeRun(
     thread,
     resume: true,
     ...(rec.bridgeUrl ? { "bridge-url": rec.bridgeUrl } : {}),
-    ...(rec.pipeline ? { pipeline: true } : {}),
+    ...rec.settings,
     ...(args.auto_approve === true ? { "auto-approve": true } : {}),
     ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals
       ? { approve: [...ctx.needApproval].join(",") }

@@ -19,7 +19,11 @@ import { runEpisode, type ApprovalRequest, type GoalCheck } from "../runtime/epi
 import type { SkillFeedbackChunk } from "../nodes/executor";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world } from "../robots/sim/worlds";
-import { courseExamplesPath } from "../evals/datasets";
+import { ownSettingValues } from "../runtime/settings";
+import { helpLine, settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settingFlags";
+
+/** The methods one run of `robograph run` is an episode of (a campaign, the curriculum, has its own options). */
+const EPISODIC = METHODS.filter((m) => m.kind === "episode");
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -28,12 +32,9 @@ the method's world as a simulator child process.
 
 options:
   --graph G            ${METHODS.map((m, i) => `${m.graph} (${m.title}, ${m.world} world${i === 0 ? "; default" : ""}${m.kind === "campaign" ? `; see --graph ${m.graph} --help` : ""})`).join(" |\n                       ")}
-  --world W            the same choice by world: ${METHODS.filter((m) => m.kind === "episode")
-    .map((m) => m.world)
-    .join(" | ")}
+  --world W            the same choice by world: ${EPISODIC.map((m) => m.world).join(" | ")}
   --scenario NAME      the world's scenario (a kitchen scenario may also be a JSON file):
-                       ${METHODS.filter((m) => m.kind === "episode")
-                         .map((m) => world(m.world))
+                       ${EPISODIC.map((m) => world(m.world))
                          .map(
                            (worldSpec) =>
                              `${worldSpec.name} (default ${worldSpec.defaultScenario}): ${worldSpec.scenarios().join(", ")}${worldSpec.name === "course" ? ", or generated_<seed>" : ""}`,
@@ -44,17 +45,15 @@ options:
                        default the scenario's goal. A run given another --goal without --check is not checked:
                        its record says checked false, success null, and why
   --model B            symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)
-  --variant V          ${METHODS.filter((m) => m.kind === "episode")
-    .map((m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`)
+  --variant V          ${EPISODIC.map(
+    (m, i) => `${i === 2 ? "\n                       " : ""}${m.graph}: ${m.variants.join(" | ")}`,
+  )
     .join("; ")
     .replace(/; \n/, ";\n")} (default full)
-  --pipeline           closedLoop, replan: prepare the next action and its check while a skill runs, against the
-                       skill's predicted effects; the look after it sends it at once or drops it (default off)
-  --history-window K   vlmpc: the planner sees the last K steps with images, older ones as a summary (default 0: all)
-  --examples FILE      vlmpc full+ic: labelled example frames (default evals/datasets/course_examples/<course>.json)
-  --program FILE       behaviorCritic: a primitive program (JSON) to start from instead of the writer's first draft
-  --grounding G        behaviorCritic: what checks the critic's claims: detector (default) | events (the simulator's
-                       log, as a person watching would)
+${settingFlagHelp(EPISODIC, (m) => m.graph)}
+${EPISODIC.filter((m) => m.startsFrom)
+  .map((m) => helpLine("--program FILE", `${m.graph}: ${m.startsFrom} (JSON)`))
+  .join("\n")}
   --noise P            symbolic backend noise level, 0..1 (default 0; the knobs it sets: docs/models.md)
   --seed N             seed of the symbolic backend's noise and the detector's (default 0)
   --thread ID          thread id (default: a new one); checkpoints and runs/<ID>/ are keyed by it
@@ -109,12 +108,10 @@ function methodAndScenario(flags: { graph?: string; world?: string; variant?: st
   m: Method;
   scenario: { name: string; instruction: string };
 } {
-  // The methods one episode runs (a campaign, the curriculum, went its own way before this).
-  const episodic = METHODS.filter((m) => m.kind === "episode");
-  if (flags.graph && !episodic.some((m) => m.graph === flags.graph))
-    throw new Error(`--graph must be one of ${episodic.map((m) => m.graph).join(", ")}, not ${flags.graph}`);
-  if (flags.world && !episodic.some((m) => m.world === flags.world))
-    throw new Error(`--world must be one of ${episodic.map((m) => m.world).join(", ")}, not ${flags.world}`);
+  if (flags.graph && !EPISODIC.some((m) => m.graph === flags.graph))
+    throw new Error(`--graph must be one of ${EPISODIC.map((m) => m.graph).join(", ")}, not ${flags.graph}`);
+  if (flags.world && !EPISODIC.some((m) => m.world === flags.world))
+    throw new Error(`--world must be one of ${EPISODIC.map((m) => m.world).join(", ")}, not ${flags.world}`);
   const method: Method = flags.graph ? methodOfGraph(flags.graph)! : methodOfWorld(flags.world ?? "kitchen");
   if (flags.world && flags.world !== method.world)
     throw new Error(`--graph ${flags.graph} runs in the ${method.world} world, not ${flags.world}`);
@@ -289,7 +286,7 @@ function writeRecord(record: {
   return { verified: truth ? truth.success : status === "succeeded", interrupted, summary, closing };
 }
 
-const RUN_OPTIONS = {
+const COMMON_OPTIONS = {
   graph: { type: "string" },
   world: { type: "string" },
   scenario: { type: "string" },
@@ -312,13 +309,12 @@ const RUN_OPTIONS = {
   "runs-dir": { type: "string", default: "runs" },
   quiet: { type: "boolean", default: false },
   forget: { type: "boolean", default: false },
-  "history-window": { type: "string", default: "0" },
-  pipeline: { type: "boolean", default: false },
-  examples: { type: "string" },
   program: { type: "string" },
-  grounding: { type: "string", default: "detector" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
+
+/** The command line: the options every run has, and the methods' own settings (cli/settingFlags.ts). */
+const RUN_OPTIONS = { ...COMMON_OPTIONS, ...settingFlagOptions(EPISODIC) };
 
 /** What the CLI reads of any method's state (each descriptor reads the rest). */
 type AnyState = {
@@ -330,10 +326,11 @@ type AnyState = {
 };
 
 /** A run's options as the command line gives them (`--help` says what each means). */
-export type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS }>>["values"];
+export type RunFlags = ReturnType<typeof parseArgs<{ options: typeof COMMON_OPTIONS }>>["values"] &
+  Record<string, string | boolean | undefined>;
 
 /** Every option at its default (what a caller in this process starts from, as the command line would). */
-export const defaultRunFlags = (): RunFlags => parseArgs({ args: [], options: RUN_OPTIONS }).values;
+export const defaultRunFlags = (): RunFlags => parseArgs({ args: [], options: RUN_OPTIONS }).values as RunFlags;
 
 /** Where a run's words go and who answers it: the terminal, or an MCP client (cli/mcp.ts). */
 export interface RunIo {
@@ -361,7 +358,7 @@ export async function run(argv: string[]): Promise<number> {
   const graphAt = argv.indexOf("--graph");
   const named = graphAt >= 0 ? argv[graphAt + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
   if (named && methodOfGraph(named)?.kind === "campaign") return (await import("./curriculum")).runCurriculum(argv);
-  const { values: flags } = parseArgs({ args: argv, options: RUN_OPTIONS });
+  const flags = parseArgs({ args: argv, options: RUN_OPTIONS }).values as RunFlags;
   if (flags.help) {
     process.stdout.write(RUN_HELP);
     return 0;
@@ -397,6 +394,19 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
     throw new Error(`--model must be symbolic or openai, not ${flags.model}`);
   const { m: method, scenario } = methodAndScenario(flags);
   const goal = flags.goal ?? scenario.instruction;
+  // The method's own settings as the command line gives them, over what its scenario decides (VLM-PC's examples).
+  const own = {
+    ...method.scenarioSettings?.(scenario.name, flags.variant!),
+    ...settingsFromFlags(method, flags, EPISODIC, (m) => m.graph),
+  };
+  // A value its configuration refuses is refused here, before a simulator starts.
+  ownSettingValues(method.configuration, own);
+  // The settings the run was given beyond its method's defaults, said where its variant is.
+  const settingsSaid = Object.entries(own)
+    .map(([key, value]) => (value === true ? key : `${key} ${JSON.stringify(value)}`))
+    .join(", ");
+  if (flags.program && !method.startsFrom)
+    throw new Error(`--program: the ${method.graph} graph starts from its goal alone`);
   const thread = flags.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir();
   const persistence = await openPersistence(dir, { forget: flags.forget });
@@ -414,30 +424,6 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   const say = io.say;
   const sim = flags["bridge-url"] ? undefined : await startWorld(method.world, scenario.name, flags);
   const bridgeUrl = flags["bridge-url"] ?? sim!.url;
-  // Only VLM-PC has the variant with labelled examples.
-  const examples =
-    flags.variant === "full+ic"
-      ? flags.examples
-        ? resolve(flags.examples)
-        : courseExamplesPath(scenario.name)
-      : undefined;
-  // The command line's method settings, each passed to the methods whose configuration has it.
-  const own = Object.fromEntries(
-    Object.entries({
-      historyWindow: Number(flags["history-window"]),
-      examples,
-      grounding: flags.grounding,
-      ...(flags.pipeline ? { pipeline: true } : {}),
-    }).filter(([key]) => key in method.configuration.shape),
-  );
-  if (flags.pipeline && !("pipeline" in method.configuration.shape))
-    throw new Error(
-      `--pipeline: the ${method.graph} graph does not speculate; ${METHODS.filter(
-        (other) => "pipeline" in other.configuration.shape,
-      )
-        .map((other) => other.graph)
-        .join(" and ")} do`,
-    );
   const events = join(runDir, "events.jsonl");
   // A skill's feedback as it runs: every message in feedback.jsonl, a line on the terminal at most once a second.
   const feedbackFile = join(runDir, "feedback.jsonl");
@@ -458,7 +444,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
     `- goal: ${goal}`,
     `- method: ${method.title} (${method.paper})`,
     `- scenario: ${scenario.name}`,
-    `- variant: ${flags.variant}${flags.pipeline ? " (pipelined)" : ""}`,
+    `- variant: ${flags.variant}${settingsSaid ? ` (${settingsSaid})` : ""}`,
     `- model: ${backend}${backend === "symbolic" ? ` (noise ${flags.noise}, seed ${flags.seed})` : ""}`,
     "",
     "| # | node | what |",
@@ -501,7 +487,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
       onStart: async (run) => {
         const models = run.modelConfig;
         say(
-          `robograph: ${models.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(models.models))].join(", ")} at ${models.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${(run.settings as { pipeline?: boolean }).pipeline ? ", pipelined" : ""}; thread ${thread}`,
+          `robograph: ${models.backend === "symbolic" ? "symbolic reasoner (offline, no API key needed)" : `openai-compatible models ${[...new Set(Object.values(models.models))].join(", ")} at ${models.baseURL ?? "api.openai.com"}`}; variant ${run.settings.variant}${settingsSaid ? `, ${settingsSaid}` : ""}; thread ${thread}`,
         );
         if (sim) say(`${method.world} simulator (scenario ${scenario.name}) at ${bridgeUrl}`);
         session = await run.session();

@@ -38,14 +38,8 @@ export interface EpisodeOptions {
   eventsFile?: string;
   /** The episode's own emergency stop: its nodes cancel the robot's goal and end it `interrupted`. */
   signal?: AbortSignal;
-  /** RePLan: perceiver phrasings per diagnosis and new-procedure budget. */
-  diagnosisPhrasings?: number;
-  maxProcedures?: number;
-  /** VLM-PC: steps the planner sees with images (0: all) and the labelled examples of full+ic. */
-  historyWindow?: number;
-  examples?: string;
-  /** CLEA, RePLan: speculate beside each skill (configurable.pipeline). */
-  pipeline?: boolean;
+  /** The method's own settings, by their keys in its configuration (graphs/<id>/configuration.ts). */
+  settings?: Record<string, unknown>;
   /**
    * Where checkpoints go (default: memory, forgotten with the process). A durable one (Postgres) makes every step
    * durable before the next starts, so an episode killed anywhere resumes with `resume`.
@@ -76,11 +70,7 @@ export async function runMethodEpisode(options: EpisodeOptions): Promise<Episode
       maxSteps: options.maxSteps ?? 40,
       maxWallSeconds: options.maxWallSeconds ?? 900,
       dataDir: options.dataDir,
-      ...(options.diagnosisPhrasings ? { diagnosisPhrasings: options.diagnosisPhrasings } : {}),
-      ...(options.maxProcedures ? { maxProcedures: options.maxProcedures } : {}),
-      ...(options.historyWindow ? { historyWindow: options.historyWindow } : {}),
-      ...(options.examples ? { examples: options.examples } : {}),
-      ...(options.pipeline ? { pipeline: true } : {}),
+      ...options.settings,
       ...(options.pausedSeconds ? { pausedSeconds: options.pausedSeconds } : {}),
     },
     goal: options.goal,

@@ -65,11 +65,11 @@ export interface ExperimentOptions {
   maxWallSeconds: number;
   /** Whether the simulated grippers sense a grasp (an environment condition, the same for every variant). */
   graspSensing?: boolean;
-  /** RePLan: perceiver phrasings per diagnosis, and new procedures allowed. */
-  diagnosisPhrasings?: number;
-  maxProcedures?: number;
-  /** VLM-PC: steps the planner sees with images (0: the whole history). */
-  historyWindow?: number;
+  /**
+   * The measured method's own settings with their defaults filled in (runtime/settings.ts `ownSettingValues`), the same
+   * for every variant; a row another method runs (a dataset of two worlds) is given those of them it has.
+   */
+  settings?: Record<string, unknown>;
   /** Which method runs the rows (default: the method of each row's world); it must live in the rows' world. */
   method?: string;
   onProgress?: (p: Progress) => void;
@@ -171,9 +171,7 @@ export function experimentSettings(options: Partial<ExperimentOptions>) {
     graspSensing: options.graspSensing !== false,
     maxSteps: options.maxSteps,
     maxWallSeconds: options.maxWallSeconds,
-    diagnosisPhrasings: options.diagnosisPhrasings ?? 6,
-    maxProcedures: options.maxProcedures ?? 3,
-    historyWindow: options.historyWindow ?? 0,
+    ...options.settings,
     // The method is named only when the experiment chose one other than its world's.
     ...(options.method ? { method: options.method } : {}),
   };
@@ -465,7 +463,8 @@ async function runOne(
   host: EpisodeHost = {},
 ): Promise<EpisodeResult> {
   const ex = planned.row.example;
-  const mode = methodFor(options, ex.inputs.world).id;
+  const rowMethod = methodFor(options, ex.inputs.world);
+  const mode = rowMethod.id;
   const episodeDir = join(dir, "episodes", planned.id);
   mkdirSync(episodeDir, { recursive: true });
   const base = plannedFacts(planned, options);
@@ -508,17 +507,20 @@ async function runOne(
       pausedSeconds: host.pausedSeconds,
       dataDir: join(dir, "data"),
       variant: planned.variant === PIPELINED ? "full" : planned.variant,
-      ...(planned.variant === PIPELINED ? { pipeline: true } : {}),
+      // What the row's scenario decides (VLM-PC's labelled examples), then the experiment's settings; the pipelined
+      // row is the full method speculating.
+      settings: {
+        ...rowMethod.scenarioSettings?.(ex.inputs.scenario as string, planned.variant),
+        ...Object.fromEntries(
+          Object.entries(options.settings ?? {}).filter(([key]) => key in rowMethod.configuration.shape),
+        ),
+        ...(planned.variant === PIPELINED ? { pipeline: true } : {}),
+      },
       backend: options.backend,
       noise: options.noise,
       seed: planned.seed,
       maxSteps: options.maxSteps,
       maxWallSeconds: options.maxWallSeconds,
-      diagnosisPhrasings: options.diagnosisPhrasings,
-      maxProcedures: options.maxProcedures,
-      historyWindow: options.historyWindow,
-      // Only VLM-PC has the variant with labelled examples.
-      examples: planned.variant === "full+ic" ? courseExamplesPath(ex.inputs.scenario as string) : undefined,
       eventsFile: join(episodeDir, "events.jsonl"),
       // No abort signal for the graph: an abort is the emergency stop (runtime/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
@@ -538,7 +540,9 @@ async function runOne(
       modelCalls: usage.calls,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
-      skillSeconds: Math.round(run.state.counters.skillSeconds * 1000) / 1000,
+      // Skill time where the method counts it (a method without counters spent none it knows of).
+      skillSeconds:
+        Math.round(((run.state as { counters?: { skillSeconds?: number } }).counters?.skillSeconds ?? 0) * 1000) / 1000,
       wallSeconds: Math.round(run.wallSeconds * 1000) / 1000,
       ...(planned.variant === PIPELINED
         ? {

@@ -82,8 +82,15 @@ export interface Method {
   datasets: readonly string[];
   /** The full method first, then its ablations and baselines. */
   variants: readonly [string, ...string[]];
-  /** Its run configuration (Studio's assistant form): the shared settings and its own. */
+  /**
+   * Its run configuration (Studio's assistant form): the shared settings and its own. Its own are declared there alone:
+   * the command line's flags and --help, MCP's tool arguments and an experiment's settings are made from it.
+   */
   configuration: z.ZodObject<z.ZodRawShape>;
+  /** Own settings a scenario decides when the caller gives none (VLM-PC's labelled examples are the course's). */
+  scenarioSettings?(scenario: string, variant: string): Record<string, unknown>;
+  /** What a run may start from besides its goal (`--program FILE`, MCP's `program`), in words; undefined: its goal alone. */
+  startsFrom?: string;
   /** Its nodes, in the order its algorithm box names them. */
   nodes: readonly string[];
   /** Whether its skills can pause for a person's approval (`--approve`). */

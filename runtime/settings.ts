@@ -112,3 +112,71 @@ export type SharedSettings = Omit<
   z.infer<ReturnType<typeof runConfiguration<readonly [string, ...string[]]>>>,
   "variant"
 > & { variant: string };
+
+/** The keys every method's configuration shares (its own settings are the rest). */
+const SHARED_KEYS = new Set(Object.keys(runConfiguration(["full"]).shape));
+
+/**
+ * One of a method's own settings as every way in names it: its key in the configuration (Studio's form), its flag on
+ * the command line, its argument of an MCP tool. Declared once, in graphs/<id>/configuration.ts; the ways in are
+ * generated from the declaration, so no method's setting is named outside its folder.
+ */
+export interface OwnSetting {
+  key: string;
+  /** `historyWindow` → `history-window`. */
+  flag: string;
+  /** `historyWindow` → `history_window` (MCP's arguments are snake_case). */
+  argument: string;
+  /** Its JSON Schema (the input side: what a caller may give), with its description and default. */
+  schema: Record<string, unknown> & { description?: string; type?: string; default?: unknown };
+  /** A switch on the command line (`--pipeline`), not a flag with a value. */
+  boolean: boolean;
+}
+
+/** A method's own settings, in the order its configuration declares them. */
+export function ownSettings(configuration: z.ZodObject<z.ZodRawShape>): OwnSetting[] {
+  return Object.entries(configuration.shape)
+    .filter(([key]) => !SHARED_KEYS.has(key))
+    .map(([key, field]) => {
+      const { $schema: _, ...schema } = z.toJSONSchema(field as z.ZodType, { io: "input", unrepresentable: "any" });
+      return {
+        key,
+        flag: key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`),
+        argument: key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+        schema: schema as OwnSetting["schema"],
+        boolean: schema.type === "boolean",
+      };
+    });
+}
+
+/**
+ * The own settings a caller gave by flag or argument name (`pick(setting)` returns undefined for one not given), as
+ * configuration keys; a value the configuration refuses is refused when the run's settings are parsed.
+ */
+export function givenSettings(
+  configuration: z.ZodObject<z.ZodRawShape>,
+  pick: (setting: OwnSetting) => unknown,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    ownSettings(configuration).flatMap((setting) => {
+      const value = pick(setting);
+      return value === undefined ? [] : [[setting.key, value]];
+    }),
+  );
+}
+
+/**
+ * A method's own settings with their defaults filled in, as an experiment records them (what its episodes were made
+ * under). Speculation is not among them: it is a row of its own (evals/runner.ts, PIPELINED).
+ */
+export function ownSettingValues(
+  configuration: z.ZodObject<z.ZodRawShape>,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
+  const own = ownSettings(configuration).filter((setting) => setting.key !== "pipeline");
+  const parsed = z
+    .object(Object.fromEntries(own.map((setting) => [setting.key, configuration.shape[setting.key]!])))
+    .safeParse(given);
+  if (!parsed.success) throw new Error(`invalid settings: ${z.prettifyError(parsed.error)}`);
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined));
+}

@@ -210,7 +210,7 @@ export async function latencyEpisode(
       dataDir,
       variant,
       backend: "openai",
-      ...(pipeline ? { pipeline } : {}),
+      ...(pipeline ? { settings: { pipeline } } : {}),
     });
     const skills = (run.state.counters as unknown as Record<string, number>)[task.skillsCounter];
     const counts = (run.state as { pipeline?: PipelineCounts }).pipeline;

@@ -88,9 +88,8 @@ export type Example = z.infer<typeof Example>;
 /** Where generated worlds' solver verdicts and labelled examples are kept (made on demand, not committed). */
 export const GENERATED_CACHE = join(here, "..", "..", "runs", "cache");
 
-/** The labelled example frames of a course, for VLM-PC+IC (a generated course's are made on demand, into the cache). */
-export const courseExamplesPath = (course: string) =>
-  /^generated_\d+$/.test(course) ? join(GENERATED_CACHE, "course-generated", "examples", `${course}.json`) : join(here, "course_examples", `${course}.json`);
+/** The labelled example frames of a course, for VLM-PC+IC (kept where the method looks for them). */
+export { courseExamplesPath } from "../../graphs/vlmpc/examples";
 
 /**
  * VLM-PC + IC's labelled examples are taken on the course at a seed of their own, 1000 or above, where no trial is

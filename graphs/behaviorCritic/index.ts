@@ -75,6 +75,8 @@ export const behaviorCritic: Method = {
   datasets: ["critic"],
   variants: CRITIC_VARIANTS,
   configuration: CriticConfiguration,
+  startsFrom:
+    "a primitive program ({ steps: [...] }, robots/msgs/primitives.ts) to start from instead of the writer's first draft",
   nodes: ["begin", "writer", "critique", "ground", "prefer", "dispatch", "executor", "verdict"],
   approvals: true,
   cleanRollout: true,

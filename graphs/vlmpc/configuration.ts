@@ -12,10 +12,12 @@ export const VLMPC_SETTINGS = {
     "how many recent steps the planner sees with their images; older ones as a text summary (0: the whole history, as the paper)",
     0,
   ),
-  examples: z
+  labelledExamples: z
     .string()
     .optional()
-    .describe("full+ic: a JSON file of labelled example frames (evals/datasets/course_examples/<course>.json)"),
+    .describe(
+      "full+ic: a JSON file of labelled example frames (default: the course's, evals/datasets/course_examples/<course>.json)",
+    ),
 };
 
 /** The run configuration Studio's assistant form shows and every run of the graph is checked against. */

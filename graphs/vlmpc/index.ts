@@ -8,6 +8,7 @@ import { vlmpcReport } from "./report";
 import { planCourse } from "./nodes/planner";
 import { VLMPC_FIGURES } from "./figures";
 import { vlmpcViewer } from "./viewer";
+import { courseExamplesPath } from "./examples";
 
 /** One readable line per node update. */
 function describeVlmpc(node: string, update: Partial<VlmpcStateType>, before: VlmpcStateType | undefined): Line {
@@ -66,6 +67,9 @@ export const vlmpc: Method = {
   datasets: ["course", "course-generated"],
   variants: VLMPC_VARIANTS,
   configuration: VlmpcConfiguration,
+  // The variant with labelled examples is shown the course's own, unless given others.
+  scenarioSettings: (scenario, variant) =>
+    variant === "full+ic" ? { labelledExamples: courseExamplesPath(scenario) } : {},
   nodes: ["look", "planner", "dispatch", "executor"],
   approvals: true,
   report: vlmpcReport,

@@ -13,18 +13,26 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium } from "playwright-core";
+import pg from "pg";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ROOT } from "../helpers/processes";
+import { postgresBin, startPostgres, type Postgres } from "../helpers/postgres";
 
 const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 /** Whether the viewer's page is opened in a browser (test/cli/view.int.test.ts's rule: CI requires one). */
 const withBrowser = existsSync(CHROMIUM) || process.env.ROBOGRAPH_REQUIRE_BROWSER === "1";
 
 const FILES: Record<string, string> = {
-  "graphs/toy/configuration.ts": `import type { z } from "zod";
+  "graphs/toy/configuration.ts": `import { z } from "zod";
 import { runConfiguration } from "../../runtime/settings";
 
 export const TOY_VARIANTS = ["full"] as const;
-export const ToyConfiguration = runConfiguration(TOY_VARIANTS);
+export const TOY_SETTINGS = {
+  destination: z.string().optional().describe("the navigation point to drive to, whatever the instruction names"),
+};
+export const ToyConfiguration = runConfiguration(TOY_VARIANTS, TOY_SETTINGS);
 export type ToySettings = z.infer<typeof ToyConfiguration>;
 `,
   "graphs/toy/state.ts": `import { Annotation } from "@langchain/langgraph";
@@ -67,7 +75,9 @@ export const CHOOSE_PROMPT = "Name the navigation point the instruction sends th
 export async function choose(state: ToyStateType, config?: RunnableConfig) {
   const run = runOf(config);
   const s = await run.session();
-  const { value, usage } = await askStructured(s.models, s.modelConfig, { role: "planner", schema: PointChoice, schemaName: "PointChoice", system: CHOOSE_PROMPT, task: "choose_point", context: { goal: state.goal, points: s.world.navigationPoints } });
+  const { destination } = run.settings as { destination?: string };
+  const points = destination ? [destination] : s.world.navigationPoints;
+  const { value, usage } = await askStructured(s.models, s.modelConfig, { role: "planner", schema: PointChoice, schemaName: "PointChoice", system: CHOOSE_PROMPT, task: "choose_point", context: { goal: state.goal, points } });
   return { point: value.point, pendingGoal: \`\${(config?.configurable as { thread_id?: string })?.thread_id ?? "toy"}/go\`, usage, startedAt: state.startedAt || Date.now() };
 }
 `,
@@ -184,12 +194,17 @@ let copy: string;
 const children: ChildProcess[] = [];
 
 /** The CLI of the copy, as a user runs it there. */
-function robograph(args: string[], timeout = 240_000): { code: number; out: string } {
+function robograph(
+  args: string[],
+  timeout = 240_000,
+  env: NodeJS.ProcessEnv = process.env,
+): { code: number; out: string } {
   try {
     const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], {
       cwd: copy,
       encoding: "utf8",
       timeout,
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     return { code: 0, out };
@@ -278,6 +293,76 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     expect(summary).toMatchObject({ method: "toy", status: "succeeded" });
   }, 300_000);
 
+  it("takes its own setting from its configuration alone: a flag with --help's words, refused for another graph", () => {
+    expect(robograph(["run", "--help"]).out).toMatch(
+      /--destination S\s+toyGoTo: the navigation point to drive to, whatever the instruction names/,
+    );
+    const result = robograph([
+      "run",
+      "--graph",
+      "toyGoTo",
+      "--goal",
+      "Drive to the sink.",
+      "--destination",
+      "in_front_of_oven",
+      "--thread",
+      "toy-setting",
+      "--data-dir",
+      join(copy, "data"),
+      "--runs-dir",
+      join(copy, "runs"),
+      "--forget",
+    ]);
+    expect(result.out).toMatch(/variant full, destination "in_front_of_oven"/);
+    expect(result.out).toMatch(/succeeded: mobile is at in_front_of_oven/);
+    const refused = robograph(["run", "--destination", "in_front_of_oven", "--runs-dir", join(copy, "runs")]);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toMatch(/--destination: closedLoop has no such setting; toyGoTo has it/);
+  }, 300_000);
+
+  it("is an MCP tool whose input schema has its setting, run in the server's process on the server's kitchen", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        join(copy, "cli", "robograph.ts"),
+        "mcp",
+        "--data-dir",
+        join(copy, "mcp-data"),
+        "--runs-dir",
+        join(copy, "mcp-runs"),
+      ],
+      cwd: copy,
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "sixth", version: "1" });
+    await client.connect(transport);
+    try {
+      const tool = (await client.listTools()).tools.find((listed) => listed.name === "run_toy");
+      expect(tool?.description).toMatch(/Runs on this server's robots/);
+      expect(tool?.inputSchema.properties?.destination).toMatchObject({ type: "string" });
+      expect(tool?.inputSchema.properties?.history_window).toBeUndefined();
+      const result = (await client.callTool(
+        { name: "run_toy", arguments: { goal: "Drive to the sink.", destination: "in_front_of_refrigerator" } },
+        undefined,
+        { timeout: 240_000 },
+      )) as CallToolResult;
+      expect(result.structuredContent, JSON.stringify(result.content)).toMatchObject({
+        status: "succeeded",
+        statusReason: expect.stringMatching(/mobile is at in_front_of_refrigerator/),
+      });
+      const refused = (await client.callTool({
+        name: "run_toy",
+        arguments: { history_window: 3 },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/run_toy takes no history_window/);
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+
   it("is measured by the experiment runner, its report written and checked through its own report module", () => {
     const result = robograph([
       "eval",
@@ -298,6 +383,8 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     expect(result.out).not.toMatch(/the report is written, but/);
     const report = JSON.parse(readFileSync(join(copy, "exp", "toy-exp", "report.json"), "utf8"));
     expect(report).toMatchObject({ method: "toy", variants: ["full"], tasks: ["integration_tea_to_trash"] });
+    // Its episode ran (the toy reached the sink), not an error on record.
+    expect(report.episodes[0], JSON.stringify(report.episodes[0])).toMatchObject({ status: "succeeded", steps: 1 });
     expect(report.tables.map((t: { id: string }) => t.id)).toEqual([
       "success",
       "time",
@@ -373,4 +460,72 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
       await browser.close();
     }
   }, 120_000);
+});
+
+describe.skipIf(!postgresBin())("a sixth method's experiment as jobs on Postgres", () => {
+  let db: Postgres | undefined;
+  afterAll(async () => {
+    for (const c of children) c.kill("SIGKILL");
+    await db?.stop();
+  });
+  it("is queued with its own setting, taken by a worker, and reported with it", async () => {
+    db = await startPostgres();
+    const env = { ...process.env, ROBOGRAPH_DATABASE_URL: db.url };
+    const worker = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(copy, "cli", "robograph.ts"),
+        "worker",
+        "--concurrency",
+        "1",
+        "--poll",
+        "0.5",
+        "--work-dir",
+        join(copy, "work"),
+      ],
+      { cwd: copy, stdio: "ignore", env },
+    );
+    children.push(worker);
+    const result = robograph(
+      [
+        "eval",
+        "--dataset",
+        "kitchen",
+        "--method",
+        "toy",
+        "--destination",
+        "in_front_of_oven",
+        "--examples",
+        "integration_tea_to_trash__c1",
+        "--seeds",
+        "1",
+        "--root",
+        join(copy, "exp"),
+        "--name",
+        "toy-queued",
+        "--queue",
+      ],
+      300_000,
+      env,
+    );
+    expect(result.code, result.out).toBe(0);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ settings: Record<string, unknown> }>(
+        "SELECT settings FROM robograph.experiments WHERE name = 'toy-queued'",
+      );
+      expect(rows[0]?.settings).toMatchObject({ destination: "in_front_of_oven" });
+    } finally {
+      await client.end();
+    }
+    const report = JSON.parse(readFileSync(join(copy, "exp", "toy-queued", "report.json"), "utf8"));
+    expect(report.episodes).toHaveLength(1);
+    expect(report.episodes[0], JSON.stringify(report.episodes[0])).toMatchObject({
+      status: "succeeded",
+      settings: { destination: "in_front_of_oven" },
+    });
+  }, 400_000);
 });

@@ -25,8 +25,10 @@ export function runEpisode(options: {
   store?: BaseStore;
   pipeline?: boolean;
 }): Promise<Episode> {
+  const { pipeline, ...rest } = options;
   return runMethodEpisode({
-    ...options,
+    ...rest,
+    ...(pipeline ? { settings: { pipeline } } : {}),
     goal: loadScenario(options.scenario).instruction,
     thread: options.thread ?? `${options.scenario}-${options.variant ?? "full"}`,
     dataDir: scratchDir(),

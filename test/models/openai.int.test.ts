@@ -315,7 +315,7 @@ describe("VLM-PC through the openai backend", () => {
       dataDir: scratchDir(),
       backend: "openai",
       maxSteps: 6,
-      historyWindow: 2,
+      settings: { historyWindow: 2 },
     });
     expect(fake.requests.map(imagesIn)).toEqual([1, 2, 3, 3, 3, 3]);
     // What scrolled out of the window is summarized in text, without its frame.

@@ -56,7 +56,7 @@ const exampleCache = new Map<string, Example[]>();
 function loadExamples(path: string | undefined): Example[] {
   if (!path)
     throw new Error(
-      "variant full+ic needs labelled examples: set `examples` (a file under evals/datasets/course_examples/)",
+      "variant full+ic needs labelled examples: set `labelledExamples` (a file under evals/datasets/course_examples/)",
     );
   let cached = exampleCache.get(path);
   if (!cached) {
@@ -85,7 +85,7 @@ export function coursePrompt(
   const window = opts.historyWindow > 0 ? opts.historyWindow : done.length;
   const recent = withHistory ? done.slice(Math.max(0, done.length - window)) : [];
   const older = withHistory ? done.slice(0, done.length - recent.length) : [];
-  const examples = opts.variant === "full+ic" ? loadExamples(opts.examples) : [];
+  const examples = opts.variant === "full+ic" ? loadExamples(opts.labelledExamples) : [];
   const context: CourseContext = {
     frame: { fov: sight.fov, imageWidth: sight.imageWidth, detections: sight.detections },
     history: recent.map((r) => ({ step: r.step, detections: r.detections, answer: r.answer, result: strip(r.result) })),

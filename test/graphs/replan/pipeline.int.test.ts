@@ -34,7 +34,7 @@ async function episode(scene: string, pipeline: boolean): Promise<EpisodeRun<Rep
     thread: `${scene}-${pipeline}`,
     dataDir: scratchDir(),
     maxSteps: 20,
-    pipeline,
+    settings: { pipeline },
   });
 }
 

@@ -32,7 +32,7 @@ async function episode(
     dataDir: scratchDir(),
     variant,
     maxSteps: 200,
-    ...extra,
+    settings: extra,
   });
 }
 
