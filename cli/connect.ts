@@ -7,8 +7,15 @@
  * still write.
  */
 import { writeFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { BridgeClient } from "../robots/bridge/client";
+import { loadManifestFile } from "../robots/manifests";
+import { checkAgainstRobot } from "../robots/manifests/check";
+import { describeIssues } from "../robots/manifests/issues";
+import { MANIFEST_JSON_SCHEMA } from "../robots/manifests/jsonSchema";
+import { argumentSchemaOf, type TypeDef } from "../robots/manifests/rosTypes";
 import {
   RobotManifest,
   type ArgumentSchema,
@@ -19,7 +26,10 @@ import {
 import { imageSize, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
 import { learnDialect } from "../tools/skills";
 
+export { argumentSchemaOf };
+
 export const CONNECT_HELP = `usage: robograph connect ws://HOST:PORT [--out FILE] [--token T]      (npm run connect -- URL …)
+       robograph connect --check FILE [--bridge-url URL | URL] [--token T]
 
 Lists through rosapi what the robot behind a rosbridge offers (topics, services, action servers and their types),
 expands the types into JSON Schemas (nested messages as objects, all the way down), and proposes a manifest draft:
@@ -28,19 +38,27 @@ CompressedImage, depth, CameraInfo; its size from the first frame), skills from 
 or ROS 2 actions) and its own services; an action whose goal is one PoseStamped (move_base) takes a named pose, from
 a table of poses a person measures. The draft is validated with RobotManifest and written to FILE (default:
 printed); what a person must still write (descriptions, poses, preconditions, effects, approvals) is listed at the end.
+The draft names the manifest file's JSON Schema ("$schema": robots/manifests/manifest.schema.json, as a path relative
+to FILE) so that an editor validates and completes it while a person writes.
+
+--check FILE holds a manifest file (a completed draft) to the robot instead: each skill's action server or service
+must be one rosapi lists (a misspelled name is refused naming the nearest real one), its type the robot's, and each
+argument a field of its goal or request message with the type rosapi's typedefs give it (bool; integers within their
+width; floats; strings; time and duration as secs/nsecs; arrays, fixed ones of their length; nested messages), its
+defaults, enum values and goal template included. Every mismatch is printed naming robot/skill and the field; what
+rosapi cannot describe is listed as not checked. Exit 0 when every skill fits, 1 when one does not. \`robograph run
+--manifest FILE\` (and MCP, workers) make the same check when they load the file, and refuse it on a mismatch.
 
 options:
   --out FILE       write the draft there ({ "robots": [...] }, one manifest per robot)
+  --check FILE     check this manifest file against the robot instead of drafting one
+  --bridge-url URL the rosbridge (instead of the URL argument)
   --token T        the bridge's token (also ROBOGRAPH_BRIDGE_TOKEN)
   --timeout-ms N   time limit of each rosapi call (default 5000)
-`;
 
-interface TypeDef {
-  type: string;
-  fieldnames: string[];
-  fieldtypes: string[];
-  fieldarraylen: number[];
-}
+A rosbridge run with authenticate:=true (rosauth) needs its 16-character secret, from the environment only:
+ROBOGRAPH_ROS_SECRET, or ROBOGRAPH_ROS_SECRET_FILE naming a file whose first line it is.
+`;
 
 /** Names ROS and rosbridge serve for themselves, not skills of the robot. */
 const SYSTEM = [
@@ -52,106 +70,11 @@ const SYSTEM = [
   /^\/evaluator\//,
   /^\/rosbridge_websocket\//,
   /^\/rosapi_node\//,
+  // rosauth's service, which rosbridge run with authenticate:=true asks about each client.
+  /^\/authenticate$/,
 ];
 const IMAGE_TYPES = /^sensor_msgs\/(msg\/)?(CompressedImage|Image)$/;
 const TO_WRITE = "(to write)";
-
-/** ROS's plain field types as JSON: integers with the bounds of their width (a field that overflows is refused, named). */
-const PRIMITIVE: Record<string, FieldSchema> = {
-  string: { type: "string" },
-  bool: { type: "boolean" },
-  float32: { type: "number" },
-  float64: { type: "number" },
-  int8: { type: "integer", minimum: -128, maximum: 127 },
-  int16: { type: "integer", minimum: -32768, maximum: 32767 },
-  int32: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
-  int64: { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
-  uint8: { type: "integer", minimum: 0, maximum: 255 },
-  uint16: { type: "integer", minimum: 0, maximum: 65535 },
-  uint32: { type: "integer", minimum: 0, maximum: 4294967295 },
-  uint64: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-  byte: { type: "integer", minimum: 0, maximum: 255 },
-  char: { type: "integer", minimum: 0, maximum: 255 },
-  // ROS 1's time and duration, as rosbridge writes them.
-  time: {
-    type: "object",
-    description: "a time (secs, nsecs since the epoch); left out: zero",
-    properties: {
-      secs: { type: "integer", minimum: 0, maximum: 4294967295 },
-      nsecs: { type: "integer", minimum: 0, maximum: 999999999 },
-    },
-    required: ["secs", "nsecs"],
-    additionalProperties: false,
-  },
-  duration: {
-    type: "object",
-    description: "a duration (secs, nsecs); left out: zero",
-    properties: {
-      secs: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
-      nsecs: { type: "integer", minimum: -999999999, maximum: 999999999 },
-    },
-    required: ["secs", "nsecs"],
-    additionalProperties: false,
-  },
-};
-
-/** Byte arrays travel through rosbridge as base64 text. */
-const BYTES = new Set(["uint8", "char", "byte"]);
-
-/**
- * Fields a caller may leave out, taking ROS's default: stamps and durations (zero — for a goal's header "now" or
- * "the latest transform") and a header's sequence number (ROS numbers it). Every other field of a goal is required:
- * a move_base goal without its frame or its orientation's w is a mistake to catch before it reaches the robot.
- */
-const mayOmit = (owner: string, field: string, type: string) =>
-  type === "time" ||
-  type === "duration" ||
-  /^builtin_interfaces\/(msg\/)?(Time|Duration)$/.test(type) ||
-  (/^std_msgs\/(msg\/)?Header$/.test(owner) && field === "seq");
-
-/**
- * A goal or request message as a skill's argument schema, expanded from rosapi's typedefs all the way down: a nested
- * message is an object of its fields, `T[]` an array, `T[n]` an array of n, `uint8[]` base64 text. What rosapi does
- * not define is named in `unsupported` for a person to decide.
- */
-export function argumentSchemaOf(type: string, typedefs: TypeDef[]): { schema: ArgumentSchema; unsupported: string[] } {
-  const unsupported: string[] = [];
-  const message = (typeName: string, path: string, depth: number): FieldSchema | undefined => {
-    const def = typedefs.find((d) => d.type === typeName);
-    if (!def || depth > 16) {
-      unsupported.push(`${path ? `${path} (${typeName})` : typeName}: rosapi gave no definition`);
-      return undefined;
-    }
-    const properties: Record<string, FieldSchema> = {};
-    const required: string[] = [];
-    def.fieldnames.forEach((name, i) => {
-      const ft = def.fieldtypes[i];
-      const len = def.fieldarraylen[i];
-      const at = path ? `${path}.${name}` : name;
-      let field: FieldSchema | undefined;
-      if (len >= 0 && BYTES.has(ft))
-        field = { type: "string", description: `bytes (${ft}[${len > 0 ? len : ""}]), base64` };
-      else {
-        const one = PRIMITIVE[ft] ?? message(ft, at, depth + 1);
-        if (one && len >= 0)
-          field = { type: "array", items: one, ...(len > 0 ? { minItems: len, maxItems: len } : {}) };
-        else field = one;
-      }
-      if (!field) return;
-      properties[name] = field;
-      if (!mayOmit(def.type, name, ft)) required.push(name);
-    });
-    return { type: "object", properties, required, additionalProperties: false };
-  };
-  const top = message(type, "", 0);
-  const schema: ArgumentSchema = {
-    type: "object",
-    properties: top?.properties ?? {},
-    required: top?.required ?? [],
-    additionalProperties: false,
-  };
-  return { schema, unsupported };
-}
 
 const POSE_STAMPED = /^geometry_msgs\/(msg\/)?PoseStamped$/;
 
@@ -380,15 +303,27 @@ export async function proposeManifests(client: BridgeClient, timeoutMs = 5000): 
     };
     const parsed = RobotManifest.safeParse(draft);
     if (!parsed.success)
-      throw new Error(
-        `the draft for ${id} is not a valid manifest: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-      );
+      throw new Error(`the draft for ${id} is not a valid manifest: ${describeIssues(draft, parsed.error.issues)}`, {
+        cause: parsed.error,
+      });
     robots.push(parsed.data);
     toWrite.push(
       `${id}: kind, description; per skill a description for the model, the values each text argument may take (enum: ROS types have none), preconditions and effects, timeoutSec, requiresApproval; facts and names if the planner needs them`,
     );
   }
   return { topics, services, actions: actions.map(({ name, type }) => ({ name, type })), robots, toWrite };
+}
+
+/**
+ * Where a draft finds the manifest file's JSON Schema: relative to the file it is written to (editors resolve it so,
+ * and it survives moving the checkout), or as a file URL when the draft is printed to go who knows where.
+ */
+export function schemaReference(out: string | undefined): string {
+  if (!out) return pathToFileURL(MANIFEST_JSON_SCHEMA).href;
+  const path = relative(dirname(resolve(out)), MANIFEST_JSON_SCHEMA)
+    .split(sep)
+    .join("/");
+  return path.startsWith(".") ? path : `./${path}`;
 }
 
 /** A message's fields as dotted paths (`target_pose.pose.position.x`), for a person to read. */
@@ -404,16 +339,20 @@ export async function connectCommand(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       out: { type: "string" },
+      check: { type: "string" },
+      "bridge-url": { type: "string" },
       token: { type: "string" },
       "timeout-ms": { type: "string", default: "5000" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (flags.help || !positionals[0]) {
+  const url = flags["bridge-url"] ?? positionals[0];
+  if (flags.help || !url) {
     process.stdout.write(CONNECT_HELP);
     return flags.help ? 0 : 2;
   }
-  const url = positionals[0];
+  // A file that is no manifest is refused before any robot is asked.
+  const toCheck = flags.check ? loadManifestFile(flags.check) : undefined;
   const timeoutMs = Number(flags["timeout-ms"]);
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
     throw new Error(`--timeout-ms must be a positive number, got ${flags["timeout-ms"]}`);
@@ -423,8 +362,18 @@ export async function connectCommand(argv: string[]): Promise<number> {
   });
   try {
     await learnDialect(client, timeoutMs);
-    const proposal = await proposeManifests(client, timeoutMs);
     const say = (s: string) => process.stdout.write(`${s}\n`);
+    if (toCheck) {
+      const report = await checkAgainstRobot(toCheck, (service, args) =>
+        client.callService(service, args ?? {}, { timeoutMs }),
+      );
+      say(`${flags.check} against ${url} (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"}):`);
+      if (report.fit.length) say(`fits the robot: ${report.fit.join(", ")}`);
+      if (report.unchecked.length) say(`not checked:\n${report.unchecked.map((u) => `  - ${u}`).join("\n")}`);
+      if (report.problems.length) say(`does not fit the robot:\n${report.problems.map((p) => `  - ${p}`).join("\n")}`);
+      return report.problems.length ? 1 : 0;
+    }
+    const proposal = await proposeManifests(client, timeoutMs);
     say(
       `${url}: ${proposal.topics.length} topics, ${proposal.services.length} services, ${proposal.actions.length} action servers (${client.dialect === "ros1" ? "ROS 1" : "ROS 2 / rosbridge v2"})`,
     );
@@ -441,7 +390,7 @@ export async function connectCommand(argv: string[]): Promise<number> {
         if (s.goal) say(`    goal ${JSON.stringify(s.goal.template)} → ${fieldList(s.goal.message).join(", ")}`);
       }
     }
-    const text = `${JSON.stringify({ robots: proposal.robots }, null, 2)}\n`;
+    const text = `${JSON.stringify({ $schema: schemaReference(flags.out), robots: proposal.robots }, null, 2)}\n`;
     if (flags.out) {
       writeFileSync(flags.out, text);
       say(`\nmanifest draft (valid RobotManifest): ${flags.out}`);

@@ -2,10 +2,23 @@
  * The recorded-goal path every method's executor sends skills through: the goal id is checkpointed before it is sent,
  * so a run resumed after a crash re-sends the same id and the bridge re-attaches instead of running the skill twice.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { channel } from "node:diagnostics_channel";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { RobotLostError } from "../robots/bridge/errors";
 import { callSkill, type SkillResult } from "../tools/skills";
 import type { Session } from "../runtime/session";
+
+/**
+ * Goals lost with their robot, by goal id, for the node a resume runs again (nodes/guard.ts puts them here from the
+ * checkpointed `pendingGoal.lost`): the text is what was known when the robot went.
+ */
+const lostGoals = new AsyncLocalStorage<ReadonlyMap<string, string>>();
+
+/** Runs `fn` with `goalId` known as lost with its robot (`why`): the recorded-goal path reconciles it, never resends it. */
+export function withLostGoal<T>(goalId: string, why: string, fn: () => Promise<T>): Promise<T> {
+  return lostGoals.run(new Map([[goalId, why]]), fn);
+}
 
 /**
  * When the robot was busy: each goal's start and end (performance.now()) in this process, published for whoever
@@ -31,6 +44,9 @@ export interface SkillFeedbackChunk {
  * goal id is sent again once the client has reconnected — the bridge re-attaches instead of running it twice. A client
  * whose reconnection budget ran out is closed for good, so a new session's client re-attaches instead. If the robot
  * stays unreachable the node fails: the checkpoint keeps the recorded goal, and resuming the thread re-attaches.
+ * A robot that gives no sign of life for its liveness window (tools/liveness.ts) throws RobotLostError, with what was
+ * last known: the node ends `interrupted` (nodes/guard.ts), and on resume the lost goal is followed only if the robot,
+ * back, still knows it — a restarted robot gets no goal id a second time; the step comes back failed and is planned anew.
  * `signal` is the emergency stop: aborted, it cancels the goal on the robot (the result comes back `canceled`).
  */
 export async function runRecordedGoal(
@@ -59,7 +75,22 @@ export async function runRecordedGoal(
   const onFeedback =
     writer && ((f: unknown) => writer({ feedback: { goalId, robot, skill, values: f } } satisfies SkillFeedbackChunk));
   const start = performance.now();
-  let result = await callSkill(session.client, session.robots, robot, skill, args, { goalId, signal, onFeedback });
+  const lostBefore = lostGoals.getStore()?.get(goalId);
+  // A client that gave up reconnecting earlier says nothing of the robot now: the session is opened again first, and a
+  // robot that still cannot be reached is lost (the run pauses, resumable).
+  if (session.client.closed)
+    session = await session.reopen().catch((err: Error) => {
+      throw new RobotLostError(`the bridge at ${session.client.url}`, 0, `robot lost — ${err.message}`, {
+        goalId,
+        cause: err,
+      });
+    });
+  let result = await callSkill(session.client, session.robots, robot, skill, args, {
+    goalId,
+    signal,
+    onFeedback,
+    ...(lostBefore !== undefined ? { lostBefore } : {}),
+  });
   for (let attempt = 0; result.status === "disconnected" && attempt < 3; attempt++) {
     // Stopped while the connection was down: the bridge cancels nothing it cannot hear, so say so rather than re-attach.
     if (signal?.aborted)
@@ -82,10 +113,26 @@ export async function runRecordedGoal(
     throw new Error(
       `robot unreachable while goal ${goalId} was running (${result.error}); resume this thread to re-attach to it`,
     );
+  if (result.status === "robot_lost") throw lostDuring(result);
   if (skillTimes.hasSubscribers)
     skillTimes.publish({ goalId, robot, skill, start, end: performance.now(), ok: result.ok } satisfies SkillTime);
   if (result.endedAt !== undefined) await framesAfter(session, result.endedAt);
   return result;
+}
+
+/** A lost robot as the error that pauses the run, saying what was last known of the goal. */
+function lostDuring(result: SkillResult): RobotLostError {
+  const lastFeedback = result.feedback.at(-1);
+  const known = [
+    result.lastStatus && !result.error?.includes(result.lastStatus) ? `its last status: ${result.lastStatus}` : "",
+    lastFeedback !== undefined ? `its last feedback: ${JSON.stringify(lastFeedback).slice(0, 300)}` : "",
+  ].filter(Boolean);
+  return new RobotLostError(
+    `${result.robot}/${result.skill} (goal ${result.goalId})`,
+    result.durationMs,
+    `${result.error ?? "no sign of life"}${known.length ? `; ${known.join("; ")}` : ""}`,
+    { goalId: result.goalId },
+  );
 }
 
 /** How long the look after a skill waits for frames taken after it ended before it takes what there is. */

@@ -6,6 +6,9 @@
  * Either way every request the node sent is in the usage it returns. An emergency stop (runtime/estop.ts) ends a model
  * node before it starts, or aborts its request in flight, the same way. Only model nodes are guarded: robots' skills
  * have their own path (nodes/executor.ts), and nothing here sends anything to a robot.
+ * A robot lost while a node waited on it (RobotLostError: no sign of life for its liveness window) ends that node
+ * `interrupted` too, whatever node it is (`resumable`): the goal it ran is marked lost in the checkpoint, and the node,
+ * run again on resume, reconciles it with the robot instead of sending it again (nodes/executor.ts).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
@@ -16,8 +19,10 @@ import {
   type ModelScope,
   type Usage,
 } from "../models";
+import { RobotLostError } from "../robots/bridge/errors";
 import { runOf } from "../runtime/run";
 import { resumeHint, runSignal, stopReason } from "../runtime/estop";
+import { withLostGoal } from "./executor";
 import type { Status } from "./state";
 
 interface Guardable {
@@ -25,16 +30,38 @@ interface Guardable {
 }
 type Ended = { status: Status; statusReason: string; usage: Usage };
 
+/** The goal a node sends, as every graph records it before sending; `lost` once its robot went while it ran. */
+interface PendingGoal {
+  goalId: string;
+  lost?: string;
+}
+
 /**
  * A node run while the state says `interrupted` is the one a resume runs again (`Command({ goto: node })`): unless it
  * ends the run itself, its update clears the interruption. (The resume cannot set the status with the Command's
- * `update`: that passes the graph's input schema, which is the goal alone.)
+ * `update`: that passes the graph's input schema, which is the goal alone.) A robot lost while the node waited on it
+ * ends the node `interrupted`, its pending goal marked lost; run again, the node reconciles that goal with the robot.
  */
 export function resumable<S extends { status?: Status }, U>(
   node: (state: S, config?: RunnableConfig) => Promise<U>,
 ): (state: S, config?: RunnableConfig) => Promise<U> {
   return async (state, config) => {
-    const out = await node(state, config);
+    const pending = (state as { pendingGoal?: PendingGoal | null }).pendingGoal;
+    let out: U;
+    try {
+      out = await (pending?.lost !== undefined
+        ? withLostGoal(pending.goalId, pending.lost, () => node(state, config))
+        : node(state, config));
+    } catch (err) {
+      if (!(err instanceof RobotLostError)) throw err;
+      const thread = (config?.configurable as { thread_id?: string } | undefined)?.thread_id;
+      const lost = !!pending && err.goalId === pending.goalId;
+      return {
+        status: "interrupted",
+        statusReason: `interrupted: ${err.message}; ${resumeHint(thread)} once the robot is back`,
+        ...(lost ? { pendingGoal: { ...pending, lost: err.message } } : {}),
+      } as U;
+    }
     if (state.status !== "interrupted" || (out && typeof out === "object" && "status" in out)) return out;
     return { ...(out as object), status: "running", statusReason: "" } as U;
   };

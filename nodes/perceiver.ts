@@ -1,8 +1,9 @@
 /** Perception of frames, for every method: a robot's newest camera frame, stored as an artifact, and its detections. */
 import { imagePart } from "../models";
+import { RobotLostError } from "../robots/bridge/errors";
 import { imageSize, pngOf } from "../robots/msgs/images";
 import type { RobotManifest } from "../robots/manifests/schema";
-import type { CameraView, Session } from "../runtime/session";
+import { cameraHealth, type CameraView, type Session } from "../runtime/session";
 
 export interface Frame<D> {
   robot: string;
@@ -21,15 +22,26 @@ export function framePng(robot: RobotManifest, view: CameraView<unknown>): Promi
 }
 
 /**
+ * Refuses a frame whose robot is lost: its last frame is not what it sees now, however recent it looks. Thrown as the
+ * robot's loss (RobotLostError), it pauses the run resumable (nodes/guard.ts), saying the frame's age.
+ */
+export function refuseLostCamera(session: Pick<Session, "robots" | "views" | "liveness">, robot: string): void {
+  const health = cameraHealth(session, robot);
+  if (health.state === "lost")
+    throw new RobotLostError(`robot ${robot}`, (health.silentSec ?? 0) * 1000, `robot lost — ${health.said}`);
+}
+
+/**
  * What a robot's detector reported with its frame. A robot with no detector of ours (no detections topic) has none:
  * a VLM reads the image alone, so it gets an empty report; the offline reasoner reads nothing but detections, so it
- * refuses, saying what would make the run possible.
+ * refuses, saying what would make the run possible. A lost robot's frame is refused (`refuseLostCamera`).
  */
 export function detectionsOf<D>(
-  session: Pick<Session, "modelConfig">,
+  session: Pick<Session, "modelConfig" | "robots" | "views" | "liveness">,
   robot: RobotManifest,
   view: CameraView<unknown>,
 ): D | undefined {
+  if (view.image) refuseLostCamera(session, robot.id);
   if (view.detections) return view.detections as D;
   if (robot.cameras[0]?.detections || !view.image) return undefined;
   if (session.modelConfig.backend === "symbolic") {

@@ -202,6 +202,8 @@ function endStatus(
     const resumable =
       !!stop ||
       crash?.name === "ModelUnavailableError" ||
+      // A robot lost in a node that does not end itself `interrupted` (nodes/guard.ts's `resumable` does).
+      crash?.name === "RobotLostError" ||
       /robot unreachable|resume this thread/.test(crash?.message ?? "");
     status = resumable ? "interrupted" : "failed";
     statusReason = stop

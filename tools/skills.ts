@@ -7,11 +7,14 @@ import { randomUUID } from "node:crypto";
 import { tool, type StructuredToolInterface } from "@langchain/core/tools";
 import { z } from "zod";
 import type { BridgeClient, GoalResult } from "../robots/bridge/client";
-import { sendActionlibGoal } from "../robots/bridge/ros1";
+import { actionlibGoalKnown, sendActionlibGoal } from "../robots/bridge/ros1";
 import {
+  BridgeAuthError,
   BridgeConnectionError,
   BridgeProtocolError,
   BridgeTimeoutError,
+  RobotLostError,
+  RosAuthError,
   ServiceCallError,
 } from "../robots/bridge/errors";
 import { GoalStatus } from "../robots/bridge/protocol";
@@ -25,6 +28,8 @@ import {
   type SkillSpec,
 } from "../robots/manifests/schema";
 import { loadManifestFile } from "../robots/manifests";
+import { refuseMismatches } from "../robots/manifests/check";
+import { livenessMs } from "./liveness";
 
 export class UnknownSkillError extends Error {
   override name = "UnknownSkillError";
@@ -53,9 +58,16 @@ export interface SkillResult {
   robot: string;
   skill: string;
   goalId: string;
-  status: "succeeded" | "aborted" | "canceled" | "timeout" | "disconnected" | "rejected";
+  /**
+   * `robot_lost`: the robot gave no sign of life for its liveness window while the goal ran (its action's status
+   * stopped, the bridge's socket closed and did not come back, its node no longer answers); `error` says which, and the
+   * feedback and `lastStatus` what was last known. The goal may have died with it.
+   */
+  status: "succeeded" | "aborted" | "canceled" | "timeout" | "disconnected" | "rejected" | "robot_lost";
   /** The robot's own words on how it went (success message or failure reason). */
   message: string;
+  /** What the robot's status last said of the goal (`ACTIVE`, `SUCCEEDED: arrived …`), where its protocol says it. */
+  lastStatus?: string;
   /** Set when the call did not succeed. */
   error?: string;
   feedback: unknown[];
@@ -72,6 +84,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the manifest's timeout. */
   timeoutMs?: number;
+  /**
+   * The goal was lost with its robot (a resumed run; the text is what was known then): it is followed only if the
+   * robot, back, still knows it — never sent anew, since a restarted robot would run it again.
+   */
+  lostBefore?: string;
 }
 
 /**
@@ -108,8 +125,9 @@ export async function discoverRobots(client: BridgeClient, timeoutMs = 10_000): 
 
 /**
  * The manifests of a robot whose bridge serves none (a plain ROS robot): read from a file ({ robots, world }, as
- * `robograph connect` drafts and a person completes), validated; the client's dialect is learned from rosapi (a ROS 1
- * rosapi names types without `/msg/`).
+ * `robograph connect` drafts and a person completes), validated, and held to the robot rosapi describes (each skill's
+ * server, type and fields: robots/manifests/check.ts); the client's dialect is learned from rosapi (a ROS 1 rosapi
+ * names types without `/msg/`).
  */
 export async function manifestsFromFile(
   client: BridgeClient,
@@ -118,6 +136,10 @@ export async function manifestsFromFile(
 ): Promise<ManifestResponse> {
   const manifests = loadManifestFile(path);
   await learnDialect(client, timeoutMs);
+  // Held to the robot before anything runs: a misspelled server or a field of the wrong type is refused here, named.
+  await refuseMismatches(`manifest file ${path}`, manifests, (service, args) =>
+    client.callService(service, args ?? {}, { timeoutMs }),
+  );
   return manifests;
 }
 
@@ -182,24 +204,59 @@ export async function callSkill(
   const goalId = opts.goalId ?? `${robot}/${skill}:${randomUUID()}`;
   const feedback: unknown[] = [];
   const started = performance.now();
+  const window = livenessMs(manifests.find((r) => r.id === robot));
+  let lastStatus: string | undefined;
   const base = { robot, skill, goalId, feedback };
+  // What was last known of the goal goes with every ending, a lost robot's above all.
+  const known = () => (lastStatus ? { lastStatus } : {});
   try {
-    const goal = {
+    const calledAt = Date.now();
+    if (opts.lostBefore !== undefined && !(await goalKnown(client, spec, goalId, window, calledAt)))
+      return {
+        ...base,
+        ok: false,
+        status: "aborted",
+        message: "",
+        error: `goal ${goalId} was lost with robot ${robot} (${opts.lostBefore}); back, the robot does not know it, so it is not sent again`,
+        durationMs: performance.now() - started,
+      };
+    const deadline = Date.now() + (opts.timeoutMs ?? spec.timeoutSec * 1000);
+    const goal = () => ({
       goalId,
-      timeoutMs: opts.timeoutMs ?? spec.timeoutSec * 1000,
+      timeoutMs: Math.max(1, deadline - Date.now()),
       signal: opts.signal,
+      livenessMs: window,
+      onStatus: (said: string) => (lastStatus = said),
       onFeedback: (progress: unknown) => {
         feedback.push(progress);
         opts.onFeedback?.(progress);
       },
-    };
+    });
     // The transport is the manifest's word; nothing above this function knows which one a skill used.
-    const outcome =
+    const send = () =>
       spec.transport === "actionlib"
-        ? await sendActionlibGoal(client, spec.action, spec.actionType, valid, goal).result
+        ? sendActionlibGoal(client, spec.action, spec.actionType, valid, goal()).result
         : spec.transport === "service"
-          ? await serviceAsGoal(client, spec, valid, goal)
-          : await client.sendGoal(spec.action, spec.actionType, valid, goal).result;
+          ? serviceAsGoal(client, spec, valid, goal())
+          : client.sendGoal(spec.action, spec.actionType, valid, goal()).result;
+    let outcome: GoalResult | undefined;
+    for (let attempt = 0; !outcome; attempt++) {
+      await connectedWithin(client, window, goalId, calledAt);
+      try {
+        outcome = await send();
+      } catch (err) {
+        // The socket closed mid-goal: the robot has its liveness window to be back, then the goal is sent again by its
+        // id, which re-attaches (a robot never runs an id twice). A service call is not made again: it may have run.
+        const resendable =
+          err instanceof BridgeConnectionError &&
+          !(err instanceof BridgeAuthError || err instanceof RosAuthError) &&
+          client.reconnects &&
+          spec.transport !== "service" &&
+          !opts.signal?.aborted &&
+          attempt < MAX_REATTACHES;
+        if (!resendable) throw err;
+      }
+    }
     const values = outcome.values as { message?: unknown; success?: unknown } | string | undefined;
     // The robot's words: its result's `message` (ours, Trigger-like results), else the action's status text.
     const message =
@@ -232,21 +289,96 @@ export async function callSkill(
           }),
       durationMs: performance.now() - started,
       values: outcome.values,
+      ...known(),
       ...(outcome.endedAt !== undefined ? { endedAt: outcome.endedAt } : {}),
     };
   } catch (err) {
     const error = err as Error;
     const status =
-      err instanceof BridgeTimeoutError
-        ? "timeout"
-        : err instanceof BridgeConnectionError
-          ? "disconnected"
-          : err instanceof BridgeProtocolError
-            ? "rejected"
-            : "aborted";
-    return { ...base, ok: false, status, message: "", error: error.message, durationMs: performance.now() - started };
+      err instanceof RobotLostError
+        ? "robot_lost"
+        : err instanceof BridgeTimeoutError
+          ? "timeout"
+          : err instanceof BridgeConnectionError
+            ? "disconnected"
+            : err instanceof BridgeProtocolError
+              ? "rejected"
+              : "aborted";
+    return {
+      ...base,
+      ok: false,
+      status,
+      message: "",
+      error: error.message,
+      ...known(),
+      durationMs: performance.now() - started,
+    };
   }
 }
+
+/** How often one call re-attaches to its goal after the socket closed and came back (a flapping link ends it). */
+const MAX_REATTACHES = 5;
+
+/**
+ * Waits for the bridge's socket if it is closed: back within the robot's liveness window — counted from when it closed,
+ * or from the call for a socket already closed before it — or the robot is lost. A client that will not reconnect
+ * (closed by its owner, or it gave up) says nothing of the robot: that is a lost connection.
+ */
+async function connectedWithin(client: BridgeClient, window: number, goalId: string, calledAt: number): Promise<void> {
+  if (client.connected) return;
+  if (!client.reconnects) throw new BridgeConnectionError(`not connected to ${client.url}: the client is closed`);
+  const closedAt = Math.max(client.disconnectedSince ?? calledAt, calledAt);
+  if (await client.whenConnected(Math.max(0, window - (Date.now() - closedAt)))) return;
+  const silent = Date.now() - closedAt;
+  throw new RobotLostError(
+    `the bridge at ${client.url}`,
+    silent,
+    `robot lost — its socket closed ${(silent / 1000).toFixed(1)} s ago and is not back${client.closed ? " (the client gave up reconnecting)" : ""}`,
+    { goalId },
+  );
+}
+
+/**
+ * Whether the robot, back after it was lost, still knows goal `goalId`, so that following it again cannot run it twice:
+ * our bridge says by `/robograph/goal_status`, an actionlib server by listing it in its status; a service call cannot be
+ * followed. Throws RobotLostError while the robot still gives no sign of life.
+ */
+async function goalKnown(
+  client: BridgeClient,
+  spec: SkillSpec,
+  goalId: string,
+  window: number,
+  calledAt: number,
+): Promise<boolean> {
+  await connectedWithin(client, window, goalId, calledAt);
+  if (spec.transport === "service") return false;
+  if (spec.transport === "actionlib") return actionlibGoalKnown(client, spec.action, spec.actionType, goalId, window);
+  try {
+    const answer = await client.callService<{ known?: unknown }>(
+      GOAL_STATUS_SERVICE,
+      { id: goalId },
+      { timeoutMs: window },
+    );
+    return answer?.known === true;
+  } catch (err) {
+    // A bridge without our goal status (ROS 2's own rosbridge) cannot say: the goal is taken for one it does not know.
+    if (err instanceof ServiceCallError) return false;
+    if (err instanceof BridgeTimeoutError)
+      throw new RobotLostError(
+        `the bridge at ${client.url}`,
+        window,
+        `robot lost — ${GOAL_STATUS_SERVICE} did not answer`,
+        {
+          goalId,
+          cause: err,
+        },
+      );
+    throw err;
+  }
+}
+
+/** Our bridge's word on a goal id it has run (robots/bridge/server.ts). */
+const GOAL_STATUS_SERVICE = "/robograph/goal_status";
 
 const STATUS_NAMES: Record<number, string> = {
   [GoalStatus.CANCELED]: "canceled (preempted)",

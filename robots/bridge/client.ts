@@ -11,13 +11,21 @@ import {
   BridgeConnectionError,
   BridgeProtocolError,
   BridgeTimeoutError,
+  RobotLostError,
+  RosAuthError,
   ServiceCallError,
 } from "./errors";
 import { fromRos1, toRos1, JSON_SERVICE_TYPE } from "./ros1Messages";
+import { RosbridgeAuthentication, checkedRosSecret, rosSecretFromEnvironment } from "./rosauth";
 
 export interface BridgeClientOptions {
   /** Presented as `Authorization: Bearer <token>` when the server requires one. */
   token?: string;
+  /**
+   * rosauth's 16-character secret, for a ROS 1 rosbridge run with `authenticate:=true`: sent as the `auth` op first
+   * on every connection (./rosauth). Defaults to ROBOGRAPH_ROS_SECRET or ROBOGRAPH_ROS_SECRET_FILE.
+   */
+  rosSecret?: string;
   /** Attempts for the first connection and for each reconnection. */
   connectAttempts?: number;
   /** First retry delay; doubles each attempt up to `maxBackoffMs`. */
@@ -70,6 +78,21 @@ interface ClientSubscription {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How ROS 1's rosbridge says a service's node is gone (rospy's words, the only ones it has): the master still lists a
+ * crashed node's services, and calling one fails within milliseconds with one of these.
+ */
+const NODE_UNREACHABLE = /Unable to communicate with service|unable to connect to service/i;
+
+/** A failed call as its error: a node that is gone is a lost robot, anything else the service's own failure. */
+function serviceFailure(service: string, detail: unknown): Error {
+  const failure = new ServiceCallError(service, detail);
+  if (typeof detail !== "string" || !NODE_UNREACHABLE.test(detail)) return failure;
+  return new RobotLostError(`service ${service}`, 0, `robot lost — its node does not answer: ${detail}`, {
+    cause: failure,
+  });
+}
+
 export class BridgeClient extends EventEmitter {
   private ws?: WebSocket;
   private calls = new Map<string, PendingCall>();
@@ -90,8 +113,15 @@ export class BridgeClient extends EventEmitter {
   dialect: "ros2" | "ros1" = "ros2";
   private fragments: FragmentAssembler;
   private closedByUser = false;
+  /** Why rosbridge would not have this client, once it refused it: every later request says so too. */
+  private refusedBy?: RosAuthError;
   private reconnecting?: Promise<void>;
-  private readonly o: Required<Omit<BridgeClientOptions, "token">> & { token?: string };
+  /** When the socket last closed while this client meant to stay connected (Date.now()); undefined while it is open. */
+  disconnectedSince?: number;
+  private readonly o: Required<Omit<BridgeClientOptions, "token" | "rosSecret">> & {
+    token?: string;
+    rosSecret?: string;
+  };
 
   private constructor(
     readonly url: string,
@@ -100,6 +130,10 @@ export class BridgeClient extends EventEmitter {
     super();
     this.o = {
       token: options.token,
+      rosSecret:
+        options.rosSecret === undefined
+          ? rosSecretFromEnvironment()
+          : checkedRosSecret(options.rosSecret, "the rosSecret option"),
       connectAttempts: options.connectAttempts ?? 5,
       backoffMs: options.backoffMs ?? 100,
       maxBackoffMs: options.maxBackoffMs ?? 2000,
@@ -122,7 +156,10 @@ export class BridgeClient extends EventEmitter {
     return this.ws?.readyState === WebSocket.OPEN;
   }
 
-  /** Closed for good: by `close()`, or because reconnecting ran out of attempts (then it emitted `close` with why). */
+  /**
+   * Closed for good: by `close()`, because reconnecting ran out of attempts, or because rosbridge refused this client's
+   * authentication (then it emitted `close` with why).
+   */
   get closed(): boolean {
     return this.closedByUser;
   }
@@ -137,8 +174,8 @@ export class BridgeClient extends EventEmitter {
         return;
       } catch (err) {
         lastErr = err as Error;
-        // A refused token stays refused: no point in knocking again (and a server may count the attempts).
-        if (err instanceof BridgeAuthError) throw err;
+        // A refused token or secret stays refused: no point in knocking again (and a server may count the attempts).
+        if (err instanceof BridgeAuthError || err instanceof RosAuthError) throw err;
         if (attempt < this.o.connectAttempts) {
           await sleep(delay);
           delay = Math.min(delay * 2, this.o.maxBackoffMs);
@@ -158,6 +195,7 @@ export class BridgeClient extends EventEmitter {
         maxPayload: this.o.maxMessageBytes * 2 + 1024,
         handshakeTimeout: this.o.callTimeoutMs,
       });
+      const rosauth = new RosbridgeAuthentication(ws, this.url, this.o.rosSecret);
       const onError = (err: Error) => {
         ws.removeAllListeners();
         ws.on("error", () => {});
@@ -173,7 +211,7 @@ export class BridgeClient extends EventEmitter {
             : new Error(`server answered HTTP ${code}`),
         );
       });
-      ws.once("open", () => {
+      const onOpen = () => {
         ws.off("error", onError);
         if (this.closedByUser) {
           // close() was called while this attempt was in flight.
@@ -184,7 +222,7 @@ export class BridgeClient extends EventEmitter {
         }
         ws.on("error", (err) => this.emit("socket-error", err));
         ws.on("message", (data) => this.onText(data.toString()));
-        ws.on("close", () => this.onClose(ws));
+        ws.on("close", (code) => this.onClose(ws, rosauth.refusal(code)));
         this.ws = ws;
         // Restore what this client had set up before a reconnect.
         for (const [topic, a] of this.advertised) this.sendAdvertise(topic, a);
@@ -192,14 +230,20 @@ export class BridgeClient extends EventEmitter {
           this.sendRaw({ op: "advertise_service", service, type: this.typeName(a.type) });
         for (const [topic, s] of this.subs) this.sendSubscribe(topic, s);
         resolve();
-      });
+      };
+      // With a rosauth secret nothing else may go first: rosbridge closes the socket on any other op.
+      ws.once("open", () =>
+        this.o.rosSecret ? rosauth.authenticate(this.o.callTimeoutMs).then(onOpen, onError) : onOpen(),
+      );
     });
   }
 
-  private onClose(ws: WebSocket): void {
+  /** `refused`: rosbridge closed the socket for want of authentication (RosAuthError), which reconnecting cannot mend. */
+  private onClose(ws: WebSocket, refused?: RosAuthError): void {
     if (this.ws !== ws) return;
     this.ws = undefined;
-    const lost = new BridgeConnectionError(`connection to ${this.url} was lost`);
+    this.disconnectedSince = Date.now();
+    const lost = refused ?? new BridgeConnectionError(`connection to ${this.url} was lost`);
     for (const [id, c] of this.calls) {
       clearTimeout(c.timer);
       c.reject(lost);
@@ -211,6 +255,13 @@ export class BridgeClient extends EventEmitter {
       g.reject(new BridgeConnectionError(`connection lost while goal ${id} on ${g.action} was running`));
       this.goals.delete(id);
     }
+    if (refused) {
+      // Reconnecting would replay the same unauthenticated requests to the same refusal, forever.
+      this.closedByUser = true;
+      this.refusedBy = refused;
+      this.emit("close", refused);
+      return;
+    }
     if (this.closedByUser || !this.o.reconnect) {
       this.emit("close");
       return;
@@ -219,11 +270,13 @@ export class BridgeClient extends EventEmitter {
     this.reconnecting = this.open().then(
       () => {
         this.reconnecting = undefined;
+        this.disconnectedSince = undefined;
         this.emit("reconnect");
       },
       (err) => {
         this.reconnecting = undefined;
         this.closedByUser = true;
+        if (err instanceof RosAuthError) this.refusedBy = err;
         this.emit("close", err);
       },
     );
@@ -270,7 +323,7 @@ export class BridgeClient extends EventEmitter {
         this.calls.delete(message.id!);
         clearTimeout(call.timer);
         if (message.result) call.resolve(message.values);
-        else call.reject(new ServiceCallError(message.service, message.values));
+        else call.reject(serviceFailure(message.service, message.values));
         return;
       }
       case "action_feedback": {
@@ -343,7 +396,7 @@ export class BridgeClient extends EventEmitter {
 
   private async ready(timeoutMs: number): Promise<void> {
     if (this.connected) return;
-    if (this.closedByUser) throw new BridgeConnectionError("client is closed");
+    if (this.closedByUser) throw this.refusedBy ?? new BridgeConnectionError("client is closed");
     if (!this.reconnecting) throw new BridgeConnectionError(`not connected to ${this.url}`);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -360,12 +413,31 @@ export class BridgeClient extends EventEmitter {
     } finally {
       clearTimeout(timer);
     }
-    if (!this.connected) throw new BridgeConnectionError(`not connected to ${this.url}`);
+    if (!this.connected) throw this.refusedBy ?? new BridgeConnectionError(`not connected to ${this.url}`);
+  }
+
+  /** Whether a closed socket is opened again: this client reconnects, and was neither closed nor gave up. */
+  get reconnects(): boolean {
+    return this.o.reconnect && !this.closedByUser;
+  }
+
+  /**
+   * Resolves true once the socket is open (at once if it is), false if it is not back within `timeoutMs` or the client
+   * gave up reconnecting: how a caller gives a robot its liveness window after the socket closed.
+   */
+  async whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.connected) return true;
+    try {
+      await this.ready(timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private sendRaw(msg: object): void {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN)
-      throw new BridgeConnectionError(`not connected to ${this.url}`);
+      throw this.refusedBy ?? new BridgeConnectionError(`not connected to ${this.url}`);
     this.ws.send(JSON.stringify(msg));
   }
 

@@ -16,6 +16,27 @@ export class BridgeAuthError extends BridgeConnectionError {
     super(`${url} refused this client's credentials (HTTP ${statusCode}): check the bridge token`);
   }
 }
+/**
+ * A ROS 1 rosbridge run with `authenticate:=true` closed the socket: on this client's `auth` op (see ./rosauth), or
+ * on its first request when it had no secret to send. Retrying with the same secret cannot help.
+ */
+export class RosAuthError extends BridgeConnectionError {
+  override name = "RosAuthError";
+  constructor(
+    readonly url: string,
+    readonly sentSecret: boolean,
+  ) {
+    super(
+      sentSecret
+        ? `authentication refused by rosbridge at ${url} (check ROBOGRAPH_ROS_SECRET or ROBOGRAPH_ROS_SECRET_FILE: it ` +
+            `must hold the robot's rosauth secret; rosauth also refuses a clock more than its allowed_time_delta, 5 s ` +
+            `by default, from the robot's, and everyone when its ros_mac_authentication node is not running)`
+        : `authentication required by rosbridge at ${url}: it closed the connection at this client's first request, ` +
+            `which carried no credentials (set ROBOGRAPH_ROS_SECRET or ROBOGRAPH_ROS_SECRET_FILE to the robot's ` +
+            `16-character rosauth secret)`,
+    );
+  }
+}
 /** A request got no answer within its time limit. */
 export class BridgeTimeoutError extends BridgeError {
   override name = "BridgeTimeoutError";
@@ -57,5 +78,28 @@ export class SkillFailedError extends BridgeError {
     readonly values: unknown,
   ) {
     super(`${action} (goal ${goalId}) ${status === 5 ? "was canceled" : "failed"}: ${reason}`);
+  }
+}
+/**
+ * A robot gave no sign of life for its liveness window while something waited on it: its action's status stopped
+ * (actionlib publishes it at a steady rate, 5 Hz by default, whether or not a goal runs), the bridge's socket closed and
+ * did not come back, or its node no longer answers (after a crash the ROS 1 master still lists the dead node's topics
+ * and services, so rosapi cannot tell). It may come back (a restarted process): whoever waited pauses, it does not fail.
+ */
+export class RobotLostError extends BridgeError {
+  override name = "RobotLostError";
+  /** The goal that was running when the robot went, if one was. */
+  readonly goalId?: string;
+  constructor(
+    /** What went silent: `action /base/move_base`, `the bridge at ws://…`, `service /base/dock`. */
+    readonly what: string,
+    /** How long it had been silent when it was taken for lost (ms). */
+    readonly silentMs: number,
+    /** What is known of it, from "robot lost — …". */
+    detail: string,
+    options: { goalId?: string; cause?: unknown } = {},
+  ) {
+    super(`${what}: ${detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.goalId = options.goalId;
   }
 }

@@ -7,7 +7,7 @@
  * - values without a fixed message shape (manifests, the evaluator's answers) go through services of type
  *   robograph_msgs/Json, whose request and response are one JSON text each.
  */
-import { BridgeConnectionError, BridgeTimeoutError } from "./errors";
+import { BridgeConnectionError, BridgeTimeoutError, RobotLostError } from "./errors";
 import { GoalStatus } from "./protocol";
 import type { BridgeClient, GoalHandle, GoalResult } from "./client";
 
@@ -26,6 +26,10 @@ export const ActionlibStatus = {
   RECALLED: 8,
   LOST: 9,
 } as const;
+/** A status code as actionlib names it, for what a person reads. */
+export const actionlibStatusName = (status: number) =>
+  Object.entries(ActionlibStatus).find(([, code]) => code === status)?.[0] ?? `status ${status}`;
+
 const TERMINAL = new Set<number>([
   ActionlibStatus.PREEMPTED,
   ActionlibStatus.SUCCEEDED,
@@ -64,12 +68,21 @@ export interface ActionlibResultMsg {
 interface Waiting {
   onFeedback?: (v: unknown) => void;
   onResult(m: ActionlibResultMsg): void;
-  onStatus(s: number): void;
+  onStatus(status: number, text: string): void;
+}
+
+interface StatusArray {
+  status_list: { goal_id: { id: string }; status: number; text?: string }[];
 }
 
 /** One action's five topics as seen by a client, shared by every goal it sends on that action. */
 class ActionChannel {
   readonly waiting = new Map<string, Waiting>();
+  /**
+   * When its status last arrived (Date.now(); 0 before the first): the action server's sign of life, sent at a steady
+   * rate whether or not a goal runs.
+   */
+  lastStatusAt = 0;
   constructor(
     readonly client: BridgeClient,
     readonly action: string,
@@ -89,13 +102,10 @@ class ActionChannel {
         waiter?.onFeedback?.(parseJsonField(message.feedback));
       },
     );
-    client.subscribe<{ status_list: { goal_id: { id: string }; status: number }[] }>(
-      `${action}/status`,
-      types.status,
-      (message) => {
-        for (const s of message.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status);
-      },
-    );
+    client.subscribe<StatusArray>(`${action}/status`, types.status, (message) => {
+      this.lastStatusAt = Date.now();
+      for (const s of message.status_list ?? []) this.waiting.get(s.goal_id?.id)?.onStatus(s.status, s.text ?? "");
+    });
     client.on("disconnect", () => {
       for (const [id, w] of this.waiting)
         w.onResult({ status: { goal_id: { id }, status: -1, text: "connection lost" }, result: {} });
@@ -121,6 +131,48 @@ function parseJsonField(value: unknown): unknown {
 const RESEND_MS = 1000;
 /** How long a result waits for the frames it names before it is given anyway. */
 const FRAMES_WAIT_MS = 3000;
+/**
+ * How long after the status says a goal ended its result may still come; then the status alone says how it ended (a
+ * result published before this client listened, by a server that ignores a goal id it has seen).
+ */
+const RESULT_WAIT_MS = 3000;
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/**
+ * Whether the action server lists goal `goalId` in its status — running, or ended within actionlib's status_list_timeout
+ * (5 s) — by the first status message that arrives: how a goal lost with its robot is reconciled once the robot is back.
+ * Rejects with RobotLostError when no status arrives within `timeoutMs`.
+ */
+export async function actionlibGoalKnown(
+  client: BridgeClient,
+  action: string,
+  actionType: string,
+  goalId: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const started = Date.now();
+  try {
+    const message = await client.nextMessage<StatusArray>(
+      `${action}/status`,
+      actionTypes(actionType).status,
+      timeoutMs,
+    );
+    return (message.status_list ?? []).some((s) => s.goal_id?.id === goalId);
+  } catch (err) {
+    if (!(err instanceof BridgeTimeoutError)) throw err;
+    const silent = Date.now() - started;
+    throw new RobotLostError(
+      `action ${action}`,
+      silent,
+      `robot lost — no status from ${action}/status in ${seconds(silent)} s`,
+      {
+        goalId,
+        cause: err,
+      },
+    );
+  }
+}
 
 /**
  * Sends a goal to a ROS 1 actionlib server through a rosbridge: publishes it on `<action>/goal` with our goal id
@@ -133,7 +185,19 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
   action: string,
   actionType: string,
   args: unknown,
-  opts: { goalId: string; onFeedback?: (f: F) => void; timeoutMs?: number; signal?: AbortSignal },
+  opts: {
+    goalId: string;
+    onFeedback?: (f: F) => void;
+    /** Each change of what the robot's status says of the goal (`ACTIVE`, `SUCCEEDED: arrived` …). */
+    onStatus?: (said: string) => void;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    /**
+     * How long the action's status may stay silent while the goal runs before the robot is taken for lost (rejects
+     * with RobotLostError); absent: only the time limit ends the wait.
+     */
+    livenessMs?: number;
+  },
 ): GoalHandle<R> {
   let byClient = channels.get(client);
   if (!byClient) channels.set(client, (byClient = new Map()));
@@ -151,12 +215,20 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
     // Set once the goal is sent; `done` clears it and runs sooner when the goal never is (abort, failed send).
     // eslint-disable-next-line prefer-const -- a const at that assignment would be read before it exists and throw
     let resend: NodeJS.Timeout | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
+    let statusOnly: NodeJS.Timeout | undefined;
+    /** What the robot's status last said of this goal. */
+    let said: { status: number; text: string } | undefined;
+    const sentAt = Date.now();
     const done = () => {
       clearTimeout(timer);
       clearInterval(resend);
+      clearInterval(watchdog);
+      clearTimeout(statusOnly);
       channel.waiting.delete(goalId);
       opts.signal?.removeEventListener("abort", cancel);
     };
+    const saidText = (status: number, text: string) => `${actionlibStatusName(status)}${text ? `: ${text}` : ""}`;
     const send = () => {
       const now = Date.now();
       const stamp = { sec: Math.floor(now / 1000), nanosec: (now % 1000) * 1e6 };
@@ -164,12 +236,29 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
     };
     channel.waiting.set(goalId, {
       onFeedback: opts.onFeedback as ((v: unknown) => void) | undefined,
-      onStatus: (status) => {
+      onStatus: (status, text) => {
         seen = true;
+        if (said?.status !== status || said.text !== text) opts.onStatus?.(saidText(status, text));
+        said = { status, text };
         // Ended, but its result went by before this client's subscription was connected: asking again by the same id
         // makes the robot publish the result again (it never runs a goal id twice).
         if (TERMINAL.has(status))
           setTimeout(() => channel.waiting.has(goalId) && client.connected && send(), RESEND_MS);
+        // A server that ignores a goal id it has seen publishes nothing again: then the status says how it ended.
+        if (TERMINAL.has(status) && !statusOnly)
+          statusOnly = setTimeout(() => {
+            if (!channel.waiting.has(goalId) || !said) return;
+            done();
+            const ended = fromActionlibStatus(said.status);
+            resolve({
+              goalId,
+              action,
+              status: ended,
+              succeeded: ended === GoalStatus.SUCCEEDED,
+              values: {} as R,
+              statusText: said.text || undefined,
+            });
+          }, RESULT_WAIT_MS);
       },
       onResult: (message) => {
         done();
@@ -228,6 +317,34 @@ export function sendActionlibGoal<R = unknown, F = unknown>(
     resend = setInterval(() => {
       if (!seen && client.connected) send();
     }, RESEND_MS);
+    if (opts.livenessMs) {
+      const window = opts.livenessMs;
+      const silentFor = () => Date.now() - Math.max(sentAt, channel.lastStatusAt);
+      const lost = () => {
+        const silent = silentFor();
+        const heard = channel.lastStatusAt >= sentAt;
+        done();
+        reject(
+          new RobotLostError(
+            `action ${action}`,
+            silent,
+            `robot lost — ${heard ? `its status (${action}/status) stopped ${seconds(silent)} s ago` : `no status from ${action}/status in the ${seconds(silent)} s since the goal was sent`}; ${said ? `it last said goal ${goalId} was ${saidText(said.status, said.text)}` : `it never listed goal ${goalId}`}`,
+            { goalId },
+          ),
+        );
+      };
+      watchdog = setInterval(
+        () => {
+          // A closed socket is the disconnect's to report: silence is judged only while the bridge is there to hear.
+          if (!client.connected || silentFor() <= window) return;
+          // Status that reached the socket while this process was busy is read before the verdict.
+          setImmediate(() => {
+            if (channel.waiting.has(goalId) && client.connected && silentFor() > window) lost();
+          });
+        },
+        Math.max(50, Math.min(100, window / 10)),
+      );
+    }
   });
   return { goalId, result, cancel };
 }

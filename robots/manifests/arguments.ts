@@ -33,7 +33,8 @@ export interface FieldSchema {
   oneOf?: FieldSchema[];
 }
 
-const FieldShape: z.ZodType<FieldSchema> = z.lazy(() =>
+/** The subset's own validator; the manifest file's JSON Schema (./jsonSchema.ts) describes an argument field with it. */
+export const FieldShape: z.ZodType<FieldSchema> = z.lazy(() =>
   z
     .strictObject({
       type: z.enum(["string", "number", "integer", "boolean", "array", "object"]).optional(),

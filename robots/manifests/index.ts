@@ -3,11 +3,15 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { z } from "zod";
-import { ManifestResponse, RobotManifest } from "./schema";
+import { describeIssues } from "./issues";
+import { ManifestFile, RobotManifest } from "./schema";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Reads a JSON file and validates it; the error names the file (as `what`) and every field that is wrong. */
+/**
+ * Reads a JSON file and validates it; the error names the file (as `what`) and every field that is wrong, a robot and
+ * a skill by name (`robot "arm", skill "set_gripper": …`).
+ */
 function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
@@ -17,9 +21,7 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
-    throw new Error(
-      `${what} ${path} is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-    );
+    throw new Error(`${what} ${path} is invalid: ${describeIssues(raw, parsed.error.issues)}`, { cause: parsed.error });
   return parsed.data;
 }
 
@@ -27,8 +29,7 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
 export const loadManifest = (path: string): RobotManifest => readValidated(path, RobotManifest, "robot manifest");
 
 /** Reads and validates a file of a robot's manifests and world ({ robots, world }, as `robograph connect` drafts). */
-export const loadManifestFile = (path: string): ManifestResponse =>
-  readValidated(path, ManifestResponse, "manifest file");
+export const loadManifestFile = (path: string): ManifestFile => readValidated(path, ManifestFile, "manifest file");
 
 export function bundledManifests(world: string): RobotManifest[] {
   if (world === "kitchen") return ["mobile", "arm"].map((r) => loadManifest(join(here, "kitchen", `${r}.json`)));

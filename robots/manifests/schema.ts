@@ -97,11 +97,13 @@ export const SkillSpec = z
 export type SkillSpec = z.infer<typeof SkillSpec>;
 
 const IMAGE_TYPES = ["sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image"] as const;
-/** An image topic's type, written either way (`sensor_msgs/Image` as ROS 1 says, `sensor_msgs/msg/Image` as ROS 2). */
-const ImageType = z.preprocess(
-  (t) => (typeof t === "string" ? t.replace(/^sensor_msgs\/(msg\/)?/, "sensor_msgs/msg/") : t),
-  z.enum(IMAGE_TYPES),
-);
+/**
+ * An image topic's type, written either way (`sensor_msgs/Image` as ROS 1 says, `sensor_msgs/msg/Image` as ROS 2), read
+ * as ROS 2 writes it. Every spelling is listed so the file's JSON Schema (its input side) takes both too.
+ */
+const ImageType = z
+  .enum([...IMAGE_TYPES, "sensor_msgs/CompressedImage", "sensor_msgs/Image"])
+  .transform((t) => t.replace(/^sensor_msgs\/(msg\/)?/, "sensor_msgs/msg/") as (typeof IMAGE_TYPES)[number]);
 
 /**
  * A camera as the robot publishes it: colour frames as `CompressedImage` (JPEG or PNG; the default) or raw `Image`
@@ -118,6 +120,19 @@ export const CameraSpec = z.object({
   detections: z.string().optional().describe("robograph_msgs/msg/Detections topic"),
   width: z.number().int().positive(),
   height: z.number().int().positive(),
+  latched: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the camera publishes a frame only when its view changes (a latched topic, as our simulators do): its quiet is no sign of trouble while its robot lives",
+    ),
+  staleSec: z
+    .number()
+    .positive()
+    .optional()
+    .describe(
+      "how long a camera that publishes at a rate may go quiet, its robot alive, before its last frame is reported stale (default 5)",
+    ),
 });
 
 export const RobotManifest = z
@@ -131,6 +146,13 @@ export const RobotManifest = z
     skills: z.array(SkillSpec).min(1),
     /** Words for the names its skills' arguments take (an object, a place, a navigation point): only names it uses. */
     names: z.record(z.string(), Naming).optional(),
+    livenessSec: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "how long the robot may give no sign of life (its actionlib actions' status, the bridge's socket) before it is taken for lost (default 2): a running skill ends robot_lost and the run pauses, resumable",
+      ),
   })
   .superRefine((manifest, ctx) => {
     const used = new Set(manifest.skills.flatMap((s) => enumValues(s.parameters)));
@@ -194,6 +216,15 @@ export const ManifestResponse = z.object({
   world: WorldDescription.optional(),
 });
 export type ManifestResponse = z.infer<typeof ManifestResponse>;
+
+/**
+ * A manifest file as a person writes it (`robograph connect` drafts one): the service's response, and the JSON Schema
+ * an editor validates it with while it is completed.
+ */
+export const ManifestFile = ManifestResponse.extend({
+  $schema: z.string().optional().describe("the JSON Schema this file follows (robots/manifests/manifest.schema.json)"),
+});
+export type ManifestFile = z.infer<typeof ManifestFile>;
 
 export const MANIFEST_SERVICE = "/robograph/manifest";
 

@@ -42,13 +42,27 @@ export interface RosStack {
   stop(): Promise<void>;
 }
 
-/** Starts roscore + rosbridge_websocket + rosapi; `stop` ends all three (SIGINT, then SIGKILL what is left). */
-export async function startRos(): Promise<RosStack> {
+export interface RosStackOptions {
+  /**
+   * A file whose first line is rosauth's 16-character secret: rosbridge then runs with `authenticate:=true` beside
+   * rosauth's node (ros/kit/start.sh's ROSBRIDGE_AUTH_SECRET_FILE), and a client must authenticate first.
+   */
+  authSecretFile?: string;
+}
+
+/**
+ * Starts roscore + rosbridge_websocket + rosapi (+ rosauth's node when asked); `stop` ends them all (SIGINT, then
+ * SIGKILL what is left).
+ */
+export async function startRos(options: RosStackOptions = {}): Promise<RosStack> {
   const port = await freePort();
   const master = await freePort();
+  // Authentication only when asked for, whatever this process's environment says.
+  const { ROSBRIDGE_AUTH_SECRET_FILE: _inherited, ...kitEnv } = process.env;
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(port), String(master)], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: options.authSecretFile ? { ...kitEnv, ROSBRIDGE_AUTH_SECRET_FILE: options.authSecretFile } : kitEnv,
     });
     let text = "";
     child.stdout.on("data", (d) => (text += d));
@@ -57,9 +71,9 @@ export async function startRos(): Promise<RosStack> {
       code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`)),
     );
   });
-  const match = /ready (ws:\/\/\S+) pids (\d+) (\d+) (\d+)/.exec(out);
+  const match = /ready (ws:\/\/\S+) pids (\d+(?: \d+)*)/.exec(out);
   if (!match) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
-  const pids = [match[2], match[3], match[4]].map(Number);
+  const pids = match[2].split(" ").map(Number);
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);

@@ -41,7 +41,7 @@ describe("the agent with --manifest FILE", () => {
     expect(run.code, run.out).toBe(0);
     expect(run.out).toMatch(/SUCCESS — succeeded/);
     const bad = join(dir, "bad.json");
-    writeFileSync(bad, JSON.stringify({ robots: [{ ...served.robots[0], skills: [] }] }));
+    writeFileSync(bad, JSON.stringify({ robots: [{ ...served.robots[0], skills: [] }], world: served.world }));
     const refused = await agent([
       "--bridge-url",
       sim.url,
@@ -53,6 +53,6 @@ describe("the agent with --manifest FILE", () => {
       join(dir, "runs"),
     ]);
     expect(refused.code).not.toBe(0);
-    expect(refused.out).toMatch(/manifest file .*bad\.json is invalid: robots\.0\.skills/);
+    expect(refused.out).toMatch(/manifest file .*bad\.json is invalid: robot "\w+", skills: /);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 /** The reference ROS 1 stack for tests (robots/sim/rosStack.ts); skipped with a reason when not built. */
-import type { NamedPose, RobotManifest } from "../../robots/manifests/schema";
+import { RobotManifest, type NamedPose, type SkillSpec } from "../../robots/manifests/schema";
 export { requireRosOrSkip, rosMissing, startRos, type RosStack, ROS_WS } from "../../robots/sim/rosStack";
 
 /**
@@ -49,5 +49,43 @@ export function completedDraft(
         };
       }),
     };
+  });
+}
+
+/**
+ * connect's draft of the rospy robot of standard messages (test/fixtures/ros/standard_robot.py) completed as a person
+ * would: words, a measured pose, and the raw form of move_base beside the named one.
+ */
+export function completedStandardDraft(draft: RobotManifest): RobotManifest {
+  const moveBase = draft.skills.find((s) => s.name === "move_base")!;
+  const dock = draft.skills.find((s) => s.name === "dock")!;
+  const named: SkillSpec = {
+    ...moveBase,
+    name: "go_to",
+    description: "Drive the base to a named place.",
+    goal: {
+      ...moveBase.goal!,
+      poses: {
+        dock_front: { frame_id: "map", position: { x: 1, y: 0.5, z: 0 }, yaw: Math.PI / 2 },
+        window: { frame_id: "map", position: { x: -0.4, y: 0.2, z: 0 }, yaw: 0 },
+      },
+    },
+    parameters: {
+      ...moveBase.parameters,
+      properties: { navigation_point: { type: "string", description: "where to go", enum: ["dock_front", "window"] } },
+    },
+  };
+  const raw: SkillSpec = {
+    ...moveBase,
+    goal: undefined,
+    description: "Drive the base to a pose in map.",
+    parameters: moveBase.goal!.message,
+    timeoutSec: 30,
+  };
+  return RobotManifest.parse({
+    ...draft,
+    kind: "mobile_base",
+    description: "A wheeled base with a camera.",
+    skills: [{ ...dock, description: "Dock to the charger." }, named, raw],
   });
 }

@@ -1,15 +1,17 @@
 /**
  * The agent's socket cut mid-skill. A short cut: the same client reconnects and re-attaches to the running goal by its
- * id, and the skill runs once. An outage longer than the bridge client's reconnection budget: the client gives up for
- * good. Its run must let it go (so the run, and later ones, work once the robot is back, as they must under a
- * long-lived LangGraph server), and a goal that was running when it gave up is re-attached by a new client instead of
- * being run twice. A real simulator process behind a TCP proxy that the test takes down and brings back.
+ * id, and the skill runs once. An outage longer than the robot's liveness window: the skill ends robot_lost (the run
+ * pauses), and the client, its reconnection budget spent, gives up for good. Its run must let it go (so the run, and
+ * later ones, work once the robot is back, as they must under a long-lived LangGraph server), and the lost goal is
+ * re-attached on resume by a new client — the simulator still knows it — instead of being run twice. A real simulator
+ * process behind a TCP proxy that the test takes down and brings back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { openRun, type Run } from "../../runtime/run";
 import { clea } from "../../graphs/clea";
-import { runRecordedGoal } from "../../nodes/executor";
+import { runRecordedGoal, withLostGoal } from "../../nodes/executor";
+import { RobotLostError } from "../../robots/bridge/errors";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";
 import { scratchDir } from "../helpers/episode";
@@ -74,16 +76,28 @@ describe("a bridge client that gave up", () => {
     expect(next.robots.map((r) => r.id)).toEqual(first.robots.map((r) => r.id));
   });
 
-  it("leaves its running goal to a new client, which re-attaches to it instead of running it again", async () => {
+  it("pauses its running goal as lost with the robot; on resume a new client re-attaches to it instead of running it again", async () => {
     const session = await newRun().session();
     const goalId = "reconnect-test/0/mobile/go_to";
     const result = runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
     const gaveUp = new Promise((r) => session.client.once("close", r));
     proxy.down();
+    const lost = await result.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(lost).toBeInstanceOf(RobotLostError);
+    expect(lost).toMatchObject({
+      goalId,
+      message: expect.stringMatching(/its socket closed 2\.\d s ago and is not back/),
+    });
     await gaveUp;
     proxy.up();
-    const outcome = await result;
+    // As the resumed executor runs it (nodes/guard.ts marks the goal lost): the session's closed client is replaced.
+    const outcome = await withLostGoal(goalId, (lost as Error).message, () =>
+      runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" }),
+    );
     expect(outcome).toMatchObject({ ok: true, status: "succeeded", goalId });
     expect(await startedGoals(goalId)).toBe(1);
   });
