@@ -31,7 +31,7 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Session } from "../runtime/session";
+import { cameraHealth, type Session } from "../runtime/session";
 import { openRun, ROBOTS_ONLY } from "../runtime/run";
 import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
@@ -54,8 +54,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 export const MCP_HELP = `usage: robograph mcp [options]      (npm run mcp -- [options])
 
-Serves the robots' skills and the five methods to MCP clients. Without --bridge-url it starts the named world's
-simulator and stops it on exit.
+Serves the robots' skills and the five methods to MCP clients. On a robot (--bridge-url, and --manifest for one whose
+bridge serves no manifest) every method tool runs on that robot: a robot of your own needs the tool's goal, and a
+manifest file with a world block. Without --bridge-url it starts the named world's simulator (stopped on exit), runs
+that world's methods on it, and starts a simulator of their own for the others.
 
 options:
   --world W          ${WORLDS.map((w, i) => `${w.name}${i === 0 ? " (default)" : ""}`).join(" | ")}
@@ -76,8 +78,11 @@ A desktop client's configuration (stdio):
 /** The method graphs as tools (graphs/index.ts): which graph, which world it runs in, its variants. */
 type MethodTool = Method;
 
-/** A method of the server's world runs on its robots; the curriculum always starts simulators of its own. */
-const runsHere = (m: MethodTool, ctx: McpContext) => m.world === ctx.world && m.kind === "episode";
+/**
+ * A server on a robot (--bridge-url) runs every method on it; one with a simulator of its own runs the methods of that
+ * simulator's world on it and starts another simulator for the rest. The curriculum always starts simulators of its own.
+ */
+const runsHere = (m: MethodTool, ctx: McpContext) => m.kind === "episode" && (ctx.onRobot || m.world === ctx.world);
 
 const text = (message: string, isError = false): CallToolResult => ({
   content: [{ type: "text", text: message }],
@@ -88,8 +93,12 @@ const fail = (t: string) => text(t, true);
 export interface McpContext {
   session: Session;
   bridgeUrl: string;
-  /** The world behind the bridge: a method of this world runs on it; the others start their own simulators. */
+  /** The world behind the bridge. */
   world: string;
+  /** Started on a robot (--bridge-url), not a simulator of its own: every method runs on it. */
+  onRobot: boolean;
+  /** The robots' manifest file, for a robot whose bridge serves none (each run on it reads it too). */
+  manifest?: string;
   dataDir: string;
   runsDir: string;
   /** Skills (robot/skill) that need approval besides those whose manifest says so. */
@@ -345,6 +354,8 @@ async function look(ctx: McpContext, args: Record<string, unknown>): Promise<Cal
   await Promise.race([ctx.session.firstViews, new Promise((r) => setTimeout(r, 10_000))]);
   const view = ctx.session.views.get(robot);
   if (!view?.image) return fail(`${robot} has sent no camera frame on ${cam.image} yet`);
+  // How old the frame is, and whether it is still what the robot sees (its robot lost, its camera gone quiet).
+  const health = cameraHealth(ctx.session, robot);
   const png = await pngOf(view.image, cam.image);
   type Seen = {
     label: string;
@@ -353,7 +364,8 @@ async function look(ctx: McpContext, args: Record<string, unknown>): Promise<Cal
   };
   const dets = (view.detections as { detections?: Seen[] } | undefined)?.detections ?? [];
   const size = imageSize(view.image);
-  const range = await depthReader(ctx, cam, size?.width ?? cam.width);
+  // A lost robot sends no depth to wait for.
+  const range = health.state === "lost" ? undefined : await depthReader(ctx, cam, size?.width ?? cam.width);
   const at = (column: number, row: number) => {
     const point = range?.(column, row);
     return point
@@ -373,7 +385,10 @@ async function look(ctx: McpContext, args: Record<string, unknown>): Promise<Cal
   return {
     content: [
       { type: "image", data: png.toString("base64"), mimeType: "image/png" },
-      { type: "text", text: said },
+      {
+        type: "text",
+        text: health.state === "live" ? `${said} (${health.said})` : `${health.said}. It saw then: ${said}`,
+      },
     ],
   };
 }
@@ -423,6 +438,7 @@ interface RunRecord {
   graph: string;
   thread: string;
   bridgeUrl?: string;
+  manifest?: string;
   /** The method's own settings it was given (as flags): its resume runs with them too. */
   settings?: Record<string, string | boolean>;
 }
@@ -459,6 +475,7 @@ async function runMethod(
     else given[key.replace(/_/g, "-")] = String(value);
   }
   if (here) given["bridge-url"] = ctx.bridgeUrl;
+  if (here && ctx.manifest) given.manifest = ctx.manifest;
   if (ctx.needApproval.size && tool.approvals) given.approve = [...ctx.needApproval].join(",");
   const own = new Set(ownSettings(tool.configuration).map((setting) => setting.flag));
   const rec: RunRecord = {
@@ -466,6 +483,7 @@ async function runMethod(
     graph: tool.graph,
     thread,
     ...(here ? { bridgeUrl: ctx.bridgeUrl } : {}),
+    ...(here && ctx.manifest ? { manifest: ctx.manifest } : {}),
     settings: Object.fromEntries(Object.entries(given).filter(([flag]) => own.has(flag))),
   };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
@@ -495,6 +513,7 @@ async function resumeRun(
     thread,
     resume: true,
     ...(rec.bridgeUrl ? { "bridge-url": rec.bridgeUrl } : {}),
+    ...(rec.manifest ? { manifest: rec.manifest } : {}),
     ...rec.settings,
     ...(args.auto_approve === true ? { "auto-approve": true } : {}),
     ...(ctx.needApproval.size && methodOfGraph(rec.graph)?.approvals
@@ -806,6 +825,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     session,
     bridgeUrl,
     world,
+    onRobot: !!flags["bridge-url"],
+    ...(flags.manifest ? { manifest: resolve(flags.manifest) } : {}),
     dataDir: dir,
     runsDir: resolve(flags["runs-dir"]!),
     needApproval: new Set(

@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writ
 import { join, resolve } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
-import type { Session } from "../runtime/session";
+import { frameAgeLine, type Session } from "../runtime/session";
 import { pngOf } from "../robots/msgs/images";
 import { METHODS, methodOfGraph, methodOfWorld, type Method } from "../graphs";
 import { dataDir, openPersistence } from "../memory/checkpointer";
@@ -40,7 +40,8 @@ options:
                              `${worldSpec.name} (default ${worldSpec.defaultScenario}): ${worldSpec.scenarios().join(", ")}${worldSpec.name === "course" ? ", or generated_<seed>" : ""}`,
                          )
                          .join("\n                       ")}
-  --goal TEXT          the instruction (default: the scenario's)
+  --goal TEXT          the instruction (default: the scenario's; needed on a robot of your own, whose manifest file
+                       describes another world: its run is named after that world and the goal)
   --check LITERALS     what the simulator checks at the end, as goal literals ("in(apple, sink); closed(oven)");
                        default the scenario's goal. A run given another --goal without --check is not checked:
                        its record says checked false, success null, and why
@@ -81,11 +82,14 @@ environment:
                                        Retry-After honoured); ROBOGRAPH_MODEL_BACKOFF_MS first delay (default 1000)
   ROBOGRAPH_MODEL_TIMEOUT_MS           time limit of one model request (default 60000)
 
-exit code: 0 done (the simulator confirms it), 2 not done, 3 interrupted (resume with --thread ID --resume)
+exit code: 0 done (the simulator confirms it; unchecked, the agent says so), 1 refused before it ran (an option, a
+file or a robot it cannot use: the message says why), 2 not done, 3 interrupted (resume with --thread ID --resume)
 SIGINT/SIGTERM: emergency stop — the robot's goal in flight is canceled and the run ends interrupted
   ROBOGRAPH_MODEL_BACKEND              force symbolic or openai
   ROBOGRAPH_DATA_DIR                   as --data-dir
   ROBOGRAPH_BRIDGE_TOKEN               token for a bridge that requires one
+  ROBOGRAPH_ROS_SECRET(_FILE)          rosauth's secret (or a file whose first line it is) for a rosbridge run with
+                                       authenticate:=true
 `;
 
 /**
@@ -170,6 +174,55 @@ function goalCheckPlan(
   return plan;
 }
 
+/**
+ * A robot of the user's own: one whose manifest file describes another world than the method's simulator (or none).
+ * It has no scenario to take a task or a check from, so --goal is needed; a method plans over a world's places, labels
+ * and navigation points, so a file with no world block is refused naming what to add. Undefined: the method's world.
+ */
+function robotOfItsOwn(
+  file: string,
+  method: Method,
+  flags: { goal?: string; scenario?: string; resume?: boolean },
+): { name: string; instruction: string; threadName: string } | undefined {
+  let parsed: { world?: { name?: unknown } };
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8")) as typeof parsed;
+  } catch {
+    // The manifest loader says what is wrong with the file, when the run opens it.
+    return undefined;
+  }
+  const name = typeof parsed?.world?.name === "string" ? parsed.world.name : undefined;
+  if (name === method.world) return undefined;
+  if (!name)
+    throw new Error(
+      `${file} has no "world" block: the ${method.graph} graph plans over its world's places, labels and navigation points. Add one beside "robots", e.g. "world": { "name": "lab", "places": [{ "name": "table", "kind": "surface", "openable": false }], "labels": ["cup"], "navigationPoints": ["by_the_table"] } (docs/manifests.md, "The world block")`,
+    );
+  if (flags.scenario !== undefined)
+    throw new Error(
+      `--scenario: the robot of ${file} (world ${name}) is not a ${method.world} simulator; it has no scenarios`,
+    );
+  // A resumed run goes on with the goal it began with.
+  if (!flags.goal?.trim() && !flags.resume)
+    throw new Error(
+      `--goal: the robot of ${file} (world ${name}) has no scenario to take a task from; say what it should do with --goal "…"`,
+    );
+  const words = flags.goal?.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return { name, instruction: flags.goal ?? "", threadName: [name, ...words.slice(0, 5)].join("-").slice(0, 60) };
+}
+
+/** A robot of the user's own is checked on --check's literals where its bridge serves the check, otherwise not at all. */
+function ownRobotCheck(flags: { check?: string; resume?: boolean }, runDir: string): GoalCheck {
+  if (flags.check !== undefined) return goalCheckPlan(flags, { name: "", instruction: "" }, runDir);
+  const file = join(runDir, "check.json");
+  if (flags.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheck;
+  const plan = {
+    unchecked:
+      "a robot of your own has no scenario to check against: the status is the agent's own; give --check literals where its bridge serves /evaluator/check",
+  };
+  writeFileSync(file, JSON.stringify(plan));
+  return plan;
+}
+
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
 function startWorld(
   name: string,
@@ -204,9 +257,12 @@ function startWorld(
 function writeRecord(record: {
   thread: string;
   method: Method;
-  scenario: string;
+  /** The simulator's scenario; none on a robot of the user's own. */
+  scenario: string | undefined;
+  world: string;
   variant: string;
   bridgeUrl?: string;
+  manifest?: string;
   backend: string;
   state: { usage?: Record<string, unknown>; counters?: { skillSeconds?: number } } | undefined;
   truth?: { success: boolean; goal: unknown };
@@ -226,14 +282,15 @@ function writeRecord(record: {
   const summary = {
     thread,
     method: record.method.id,
-    scenario: record.scenario,
+    ...(record.scenario ? { scenario: record.scenario } : {}),
+    world: record.world,
     variant: record.variant,
     model: record.backend,
     status,
     statusReason,
     ...(interrupted
       ? {
-          resume: `npm start -- --thread ${thread} --resume${record.bridgeUrl ? ` --bridge-url ${record.bridgeUrl}` : ""}`,
+          resume: `npm start -- --thread ${thread} --resume${record.bridgeUrl ? ` --bridge-url ${record.bridgeUrl}` : ""}${record.manifest ? ` --manifest ${record.manifest}` : ""}`,
         }
       : {}),
     // Unchecked on a simulator (another goal than the scenario's), success is unknown, never a false "not done".
@@ -392,11 +449,15 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   if (flags.resume && !flags.thread) throw new Error("--resume needs --thread ID");
   if (flags.model && flags.model !== "symbolic" && flags.model !== "openai")
     throw new Error(`--model must be symbolic or openai, not ${flags.model}`);
-  const { m: method, scenario } = methodAndScenario(flags);
+  const { m: method, scenario: worldScenario } = methodAndScenario(flags);
+  // A robot of the user's own (a manifest file of another world than the method's simulator) has no scenario: its task
+  // is --goal, and its run is named after its world and goal.
+  const ownRobot = flags.manifest ? robotOfItsOwn(resolve(flags.manifest), method, flags) : undefined;
+  const scenario = ownRobot ?? worldScenario;
   const goal = flags.goal ?? scenario.instruction;
   // The method's own settings as the command line gives them, over what its scenario decides (VLM-PC's examples).
   const own = {
-    ...method.scenarioSettings?.(scenario.name, flags.variant!),
+    ...(ownRobot ? {} : method.scenarioSettings?.(scenario.name, flags.variant!)),
     ...settingsFromFlags(method, flags, EPISODIC, (m) => m.graph),
   };
   // A value its configuration refuses is refused here, before a simulator starts.
@@ -407,7 +468,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
     .join(", ");
   if (flags.program && !method.startsFrom)
     throw new Error(`--program: the ${method.graph} graph starts from its goal alone`);
-  const thread = flags.thread ?? `${scenario.name}-${randomUUID().slice(0, 8)}`;
+  const thread = flags.thread ?? `${ownRobot ? ownRobot.threadName : scenario.name}-${randomUUID().slice(0, 8)}`;
   const dir = flags["data-dir"] ? resolve(flags["data-dir"]) : dataDir();
   const persistence = await openPersistence(dir, { forget: flags.forget });
   const { checkpointer, store } = persistence;
@@ -420,7 +481,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   }
   const runDir = resolve(flags["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
-  const check = goalCheckPlan(flags, scenario, runDir);
+  const check = ownRobot ? ownRobotCheck(flags, runDir) : goalCheckPlan(flags, scenario, runDir);
   const say = io.say;
   const sim = flags["bridge-url"] ? undefined : await startWorld(method.world, scenario.name, flags);
   const bridgeUrl = flags["bridge-url"] ?? sim!.url;
@@ -443,7 +504,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
     "",
     `- goal: ${goal}`,
     `- method: ${method.title} (${method.paper})`,
-    `- scenario: ${scenario.name}`,
+    ownRobot ? `- robot: world ${scenario.name} (${flags.manifest})` : `- scenario: ${scenario.name}`,
     `- variant: ${flags.variant}${settingsSaid ? ` (${settingsSaid})` : ""}`,
     `- model: ${backend}${backend === "symbolic" ? ` (noise ${flags.noise}, seed ${flags.seed})` : ""}`,
     "",
@@ -511,7 +572,9 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
                 ),
               );
           }
-          frames.push(section.markdown);
+          // Each frame with its age when kept, or its camera's state (its robot lost, its topic quiet).
+          const robot = section.frames[0]?.detectionsOf;
+          frames.push(section.markdown + frameAgeLine(session!, typeof robot === "string" ? robot : undefined));
         }
       },
     });
@@ -527,9 +590,11 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   const { verified, interrupted, summary, closing } = writeRecord({
     thread,
     method,
-    scenario: scenario.name,
+    scenario: ownRobot ? undefined : scenario.name,
+    world: ownRobot ? scenario.name : method.world,
     variant: flags.variant!,
     bridgeUrl: flags["bridge-url"],
+    manifest: flags.manifest ? resolve(flags.manifest) : undefined,
     backend: outcome.backend,
     state: outcome.state,
     truth: outcome.truth,

@@ -16,7 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BridgeClient } from "../../robots/bridge/client";
-import { ManifestResponse, RobotManifest, type SkillSpec } from "../../robots/manifests/schema";
+import { ManifestResponse, RobotManifest } from "../../robots/manifests/schema";
 import { bundledManifests } from "../../robots/manifests";
 import { pngOf, type ImageMessage } from "../../robots/msgs/images";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
@@ -32,7 +32,7 @@ import { startFakeOpenAI } from "../helpers/openaiServer";
 import { ROOT } from "../helpers/processes";
 import { inRunOf } from "../helpers/run";
 import { clea } from "../../graphs/clea";
-import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { completedDraft, completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
@@ -55,41 +55,6 @@ async function pixel(png: Buffer, x: number, y: number): Promise<number[]> {
   return [data[i], data[i + 1], data[i + 2]];
 }
 
-/** The draft completed as a person would: words, a measured pose, and the raw form of move_base beside the named one. */
-function completed(draft: RobotManifest): RobotManifest {
-  const moveBase = draft.skills.find((s) => s.name === "move_base")!;
-  const dock = draft.skills.find((s) => s.name === "dock")!;
-  const named: SkillSpec = {
-    ...moveBase,
-    name: "go_to",
-    description: "Drive the base to a named place.",
-    goal: {
-      ...moveBase.goal!,
-      poses: {
-        dock_front: { frame_id: "map", position: { x: 1, y: 0.5, z: 0 }, yaw: Math.PI / 2 },
-        window: { frame_id: "map", position: { x: -0.4, y: 0.2, z: 0 }, yaw: 0 },
-      },
-    },
-    parameters: {
-      ...moveBase.parameters,
-      properties: { navigation_point: { type: "string", description: "where to go", enum: ["dock_front", "window"] } },
-    },
-  };
-  const raw: SkillSpec = {
-    ...moveBase,
-    goal: undefined,
-    description: "Drive the base to a pose in map.",
-    parameters: moveBase.goal!.message,
-    timeoutSec: 30,
-  };
-  return RobotManifest.parse({
-    ...draft,
-    kind: "mobile_base",
-    description: "A wheeled base with a camera.",
-    skills: [{ ...dock, description: "Dock to the charger." }, named, raw],
-  });
-}
-
 describe.skipIf(!available)("a plain ROS robot with standard messages only", () => {
   let ros: RosStack;
   let client: BridgeClient;
@@ -110,7 +75,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
     expect(run.status, connectOut).toBe(0);
     draft = ManifestResponse.pick({ robots: true }).parse(JSON.parse(readFileSync(join(dir, "draft.json"), "utf8")))
       .robots[0];
-    manifest = completed(draft);
+    manifest = completedStandardDraft(draft);
     manifestFile = join(dir, "base.json");
     writeFileSync(manifestFile, JSON.stringify({ robots: [manifest] }, null, 1));
   }, 120_000);
@@ -482,5 +447,51 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     expect(readFileSync(join(data, "runs", "standard-crash", "feedback.jsonl"), "utf8")).toMatch(
       /"skill":"go_to".*base_position/,
     );
+  }, 300_000);
+
+  it("runs the default CLEA task over MCP on the server's robot (its bridge and manifest file) to the simulator's success", async () => {
+    const stack = await startRos();
+    stacks.push(stack);
+    sims.push(await startSimProcess("kitchen", ["--ros", stack.url, "--standard"], 60_000));
+    const file = await personsFile(stack.url);
+    const dir = scratchDir();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        join(ROOT, "cli", "robograph.ts"),
+        "mcp",
+        "--bridge-url",
+        stack.url,
+        "--manifest",
+        file,
+        "--data-dir",
+        join(dir, "data"),
+        "--runs-dir",
+        join(dir, "runs"),
+      ],
+      cwd: ROOT,
+      stderr: "ignore",
+    });
+    const mcpClient = new Client({ name: "test", version: "1" });
+    await mcpClient.connect(transport);
+    try {
+      const lines: string[] = [];
+      const result = (await mcpClient.callTool({ name: "run_closed_loop", arguments: {} }, undefined, {
+        timeout: 240_000,
+        onprogress: (update) => lines.push(update.message ?? ""),
+      })) as CallToolResult;
+      expect(result.structuredContent, JSON.stringify(result.content)).toMatchObject({
+        status: "succeeded",
+        success: true,
+        checked: true,
+      });
+      // On the robot behind the reference rosbridge, through the manifest file's move_base: no simulator of its own.
+      expect(lines.join("\n")).toMatch(/goal closedLoop-\w+\/\d+\/mobile\/go_to/);
+      expect(lines.join("\n")).not.toMatch(/simulator \(scenario/);
+    } finally {
+      await mcpClient.close();
+    }
   }, 300_000);
 });
