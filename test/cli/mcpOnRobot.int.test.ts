@@ -10,13 +10,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ManifestResponse } from "../../robots/manifests/schema";
 import { METHODS } from "../../graphs";
 import { scratchDir } from "../helpers/episode";
 import { ROOT } from "../helpers/processes";
+import { mcpServer, textOf } from "../helpers/mcp";
 import { completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
@@ -29,12 +29,6 @@ const robograph = (args: string[]) =>
     timeout: 180_000,
   });
 
-const textOf = (result: CallToolResult) =>
-  result.content
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("\n");
-
 describe.skipIf(!available)("methods over MCP on a robot of the user's own", () => {
   let ros: RosStack;
   let withWorld: string;
@@ -42,31 +36,10 @@ describe.skipIf(!available)("methods over MCP on a robot of the user's own", () 
   const clients: Client[] = [];
 
   /** An MCP server on the robot, as a desktop client would start it, and the SDK's client on it. */
-  async function serverOn(manifest: string): Promise<{ client: Client; runs: string }> {
-    const dir = scratchDir();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        join(ROOT, "cli", "robograph.ts"),
-        "mcp",
-        "--bridge-url",
-        ros.url,
-        "--manifest",
-        manifest,
-        "--data-dir",
-        join(dir, "data"),
-        "--runs-dir",
-        join(dir, "runs"),
-      ],
-      cwd: ROOT,
-      stderr: "ignore",
-    });
-    const client = new Client({ name: "test", version: "1" });
-    await client.connect(transport);
-    clients.push(client);
-    return { client, runs: join(dir, "runs") };
+  async function serverOn(manifest: string) {
+    const server = await mcpServer(["--bridge-url", ros.url, "--manifest", manifest]);
+    clients.push(server.client);
+    return server;
   }
 
   beforeAll(async () => {

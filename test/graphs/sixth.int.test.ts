@@ -14,10 +14,9 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium } from "playwright-core";
 import pg from "pg";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ROOT } from "../helpers/processes";
+import { mcpServer } from "../helpers/mcp";
 import { postgresBin, startPostgres, type Postgres } from "../helpers/postgres";
 
 const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
@@ -321,23 +320,8 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
   }, 300_000);
 
   it("is an MCP tool whose input schema has its setting, run in the server's process on the server's kitchen", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        join(copy, "cli", "robograph.ts"),
-        "mcp",
-        "--data-dir",
-        join(copy, "mcp-data"),
-        "--runs-dir",
-        join(copy, "mcp-runs"),
-      ],
-      cwd: copy,
-      stderr: "ignore",
-    });
-    const client = new Client({ name: "sixth", version: "1" });
-    await client.connect(transport);
+    // The server on its own kitchen simulator, from the copy's CLI.
+    const { client } = await mcpServer([], copy);
     try {
       const tool = (await client.listTools()).tools.find((listed) => listed.name === "run_toy");
       expect(tool?.description).toMatch(/Runs on this server's robots/);

@@ -14,8 +14,6 @@ import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
@@ -31,6 +29,7 @@ import { ROBOTS_ONLY, runOf } from "../../runtime/run";
 import { runSignal } from "../../runtime/estop";
 import { scratchDir } from "../helpers/episode";
 import { ROOT } from "../helpers/processes";
+import { mcpServer, textOf } from "../helpers/mcp";
 import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
@@ -167,7 +166,9 @@ describe.skipIf(!available)("a rospy robot killed mid-goal", () => {
         /action \/base\/move_base: robot lost — its status \(\/base\/move_base\/status\) stopped \d\.\d s ago; it last said goal .* was ACTIVE/,
       );
       expect(JSON.stringify(result.feedback.at(-1))).toMatch(/base_position/);
-      expect(seconds).toBeLessThan(5);
+      // Noticed by the robot's silence, not by the skill's 60 s timeout (the seconds are printed above: ~2 s here; a
+      // wall-clock bound tighter than the timeout would only measure how busy the machine is).
+      expect(seconds).toBeLessThan(BASE.skills[0]!.timeoutSec / 2);
     } finally {
       await client.close();
     }
@@ -209,7 +210,7 @@ describe.skipIf(!available)("a rospy robot killed mid-goal", () => {
       /base\/move_base \(goal liveness-resume\/0\/base\/move_base\): action \/base\/move_base: robot lost — its status .* stopped .*its last feedback: .*base_position.*; resume with: .* --resume once the robot is back/,
     );
     expect(seconds).toBeGreaterThan(0);
-    expect(seconds).toBeLessThan(5);
+    expect(seconds).toBeLessThan(BASE.skills[0]!.timeoutSec / 2);
     expect([...firstLife]).toEqual(["liveness-resume/0/base/move_base"]);
 
     await startRobot();
@@ -229,42 +230,16 @@ describe.skipIf(!available)("a rospy robot killed mid-goal", () => {
 
   it("over MCP: look gives the frame's age; with the robot dead, its camera lost and its last frame's age; a service skill fails at once", async () => {
     if (robot.exitCode !== null || robot.signalCode !== null) await startRobot();
-    const dir = scratchDir();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        join(ROOT, "cli", "robograph.ts"),
-        "mcp",
-        "--bridge-url",
-        ros.url,
-        "--manifest",
-        manifestFile,
-        "--data-dir",
-        join(dir, "data"),
-        "--runs-dir",
-        join(dir, "runs"),
-      ],
-      cwd: ROOT,
-      stderr: "ignore",
-    });
-    const mcp = new Client({ name: "test", version: "1" });
-    await mcp.connect(transport);
+    const { client: mcp } = await mcpServer(["--bridge-url", ros.url, "--manifest", manifestFile]);
     try {
-      const text = (result: CallToolResult) =>
-        result.content
-          .filter((part) => part.type === "text")
-          .map((part) => (part as { text: string }).text)
-          .join("\n");
       const alive = (await mcp.callTool({ name: "look", arguments: {} })) as CallToolResult;
       expect(alive.isError ?? false).toBe(false);
-      expect(text(alive)).toMatch(/\(frame 0\.\d s old\)$/);
+      expect(textOf(alive)).toMatch(/\(frame 0\.\d s old\)$/);
       killRobot();
       await sleep(3000);
       const lost = (await mcp.callTool({ name: "look", arguments: {} })) as CallToolResult;
       expect(lost.content.some((part) => part.type === "image")).toBe(true);
-      const said = text(lost);
+      const said = textOf(lost);
       process.stdout.write(`look after the robot's death: ${said}\n`);
       expect(said).toMatch(
         /^base's camera is lost with its robot \(no sign of life from its actions' status for \d\.\d s\): its last frame is \d\.\d s old, not what it sees now\. It saw then: /,

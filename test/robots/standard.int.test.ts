@@ -12,8 +12,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BridgeClient } from "../../robots/bridge/client";
 import { ManifestResponse, RobotManifest } from "../../robots/manifests/schema";
@@ -30,6 +28,7 @@ import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { startFakeOpenAI } from "../helpers/openaiServer";
 import { ROOT } from "../helpers/processes";
+import { mcpServer } from "../helpers/mcp";
 import { inRunOf } from "../helpers/run";
 import { clea } from "../../graphs/clea";
 import { completedDraft, completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
@@ -234,28 +233,7 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
   }, 60_000);
 
   it("is driven over MCP by the SDK's client: move_base from a named pose with feedback as progress, look's PNG and depth", async () => {
-    const dir = scratchDir();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        join(ROOT, "cli", "robograph.ts"),
-        "mcp",
-        "--bridge-url",
-        ros.url,
-        "--manifest",
-        manifestFile,
-        "--data-dir",
-        join(dir, "data"),
-        "--runs-dir",
-        join(dir, "runs"),
-      ],
-      cwd: ROOT,
-      stderr: "ignore",
-    });
-    const mcpClient = new Client({ name: "test", version: "1" });
-    await mcpClient.connect(transport);
+    const { client: mcpClient } = await mcpServer(["--bridge-url", ros.url, "--manifest", manifestFile]);
     try {
       const { tools } = await mcpClient.listTools();
       expect(tools.find((t) => t.name === "base__go_to")!.inputSchema).toMatchObject({
@@ -454,28 +432,7 @@ describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () =
     stacks.push(stack);
     sims.push(await startSimProcess("kitchen", ["--ros", stack.url, "--standard"], 60_000));
     const file = await personsFile(stack.url);
-    const dir = scratchDir();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        join(ROOT, "cli", "robograph.ts"),
-        "mcp",
-        "--bridge-url",
-        stack.url,
-        "--manifest",
-        file,
-        "--data-dir",
-        join(dir, "data"),
-        "--runs-dir",
-        join(dir, "runs"),
-      ],
-      cwd: ROOT,
-      stderr: "ignore",
-    });
-    const mcpClient = new Client({ name: "test", version: "1" });
-    await mcpClient.connect(transport);
+    const { client: mcpClient } = await mcpServer(["--bridge-url", stack.url, "--manifest", file]);
     try {
       const lines: string[] = [];
       const result = (await mcpClient.callTool({ name: "run_closed_loop", arguments: {} }, undefined, {

@@ -1,0 +1,47 @@
+/** `robograph mcp` as a desktop client starts it (stdio, spawned by the MCP SDK's transport), and the SDK's client on it. */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { scratchDir } from "./episode";
+import { ROOT } from "./processes";
+
+export interface McpServer {
+  client: Client;
+  /** Where the server keeps its run records. */
+  runs: string;
+}
+
+/**
+ * A server with `args` (e.g. --bridge-url URL --manifest FILE), its data and run records in a scratch folder; `root` is
+ * the checkout whose CLI runs (default this one). Close the client to stop the server.
+ */
+export async function mcpServer(args: string[], root = ROOT): Promise<McpServer> {
+  const dir = scratchDir();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      "--import",
+      "tsx",
+      join(root, "cli", "robograph.ts"),
+      "mcp",
+      "--data-dir",
+      join(dir, "data"),
+      "--runs-dir",
+      join(dir, "runs"),
+      ...args,
+    ],
+    cwd: root,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "test", version: "1" });
+  await client.connect(transport);
+  return { client, runs: join(dir, "runs") };
+}
+
+/** A tool result's text parts, joined. */
+export const textOf = (result: CallToolResult) =>
+  result.content
+    .filter((part) => part.type === "text")
+    .map((part) => (part as { text: string }).text)
+    .join("\n");
