@@ -146,11 +146,13 @@ async function askApproval(
 /**
  * A run is checked on its own goal: `--check`'s literals when given, the scenario's goal when the run's instruction
  * is the scenario's, and otherwise not at all — a sentence the simulator cannot read is not scored against another
- * task's literals. Kept beside the run (check.json), so a resumed run is checked as it began.
+ * task's literals; a robot of the user's own, on `--check`'s literals alone. Kept beside the run (check.json), so a
+ * resumed run is checked as it began.
  */
 function goalCheckPlan(
   flags: { goal?: string; check?: string; resume?: boolean },
-  scenario: { name: string; instruction: string },
+  /** Undefined: a robot of the user's own, with no scenario to check against. */
+  scenario: { name: string; instruction: string } | undefined,
   runDir: string,
 ): GoalCheck {
   const file = join(runDir, "check.json");
@@ -165,6 +167,11 @@ function goalCheckPlan(
       throw new Error('--check: give one or more goal literals, e.g. --check "in(apple, sink); closed(oven)"');
     for (const l of goal) parseLiteral(l);
     plan = { goal };
+  } else if (!scenario) {
+    plan = {
+      unchecked:
+        "a robot of your own has no scenario to check against: the status is the agent's own; give --check literals where its bridge serves /evaluator/check",
+    };
   } else if (flags.goal !== undefined && flags.goal.trim() !== scenario.instruction.trim()) {
     plan = {
       unchecked: `the run's goal is not scenario ${scenario.name}'s, and the simulator checks goal literals, not sentences: give --check "in(apple, sink); …" to have it checked`,
@@ -208,19 +215,6 @@ function robotOfItsOwn(
     );
   const words = flags.goal?.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return { name, instruction: flags.goal ?? "", threadName: [name, ...words.slice(0, 5)].join("-").slice(0, 60) };
-}
-
-/** A robot of the user's own is checked on --check's literals where its bridge serves the check, otherwise not at all. */
-function ownRobotCheck(flags: { check?: string; resume?: boolean }, runDir: string): GoalCheck {
-  if (flags.check !== undefined) return goalCheckPlan(flags, { name: "", instruction: "" }, runDir);
-  const file = join(runDir, "check.json");
-  if (flags.resume && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as GoalCheck;
-  const plan = {
-    unchecked:
-      "a robot of your own has no scenario to check against: the status is the agent's own; give --check literals where its bridge serves /evaluator/check",
-  };
-  writeFileSync(file, JSON.stringify(plan));
-  return plan;
 }
 
 /** The world's simulator as a child process of its own (its own process group: a Ctrl-C reaches the agent first). */
@@ -481,7 +475,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   }
   const runDir = resolve(flags["runs-dir"]!, thread);
   mkdirSync(join(runDir, "frames"), { recursive: true });
-  const check = ownRobot ? ownRobotCheck(flags, runDir) : goalCheckPlan(flags, scenario, runDir);
+  const check = goalCheckPlan(flags, ownRobot ? undefined : scenario, runDir);
   const say = io.say;
   const sim = flags["bridge-url"] ? undefined : await startWorld(method.world, scenario.name, flags);
   const bridgeUrl = flags["bridge-url"] ?? sim!.url;

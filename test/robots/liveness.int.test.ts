@@ -254,7 +254,10 @@ describe.skipIf(!available)("a rospy robot killed mid-goal", () => {
           /service \/base\/dock: robot lost — its node does not answer: Unable to communicate/,
         ),
       });
-      expect(Date.now() - started).toBeLessThan(2000);
+      // At once, by its node's refusal: well inside the skill's own time limit, whatever this machine's load.
+      expect(Date.now() - started).toBeLessThan(
+        (BASE.skills.find((skill) => skill.name === "dock")!.timeoutSec * 1000) / 2,
+      );
     } finally {
       await mcp.close();
     }
