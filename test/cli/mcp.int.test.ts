@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { bundledManifests } from "../../robots/manifests";
 import { ROOT, startSim } from "../helpers/processes";
+import { mcpServer, type McpServerOptions } from "../helpers/mcp";
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -29,36 +29,8 @@ afterAll(async () => {
 });
 
 /** A server on stdio (spawned by the SDK's transport) and a client; `answer` set: the client supports elicitation. */
-async function stdioClient(
-  args: string[],
-  answer?: "accept" | "decline" | ((message: string) => void),
-  env?: Record<string, string>,
-): Promise<Client> {
-  const dir = scratch();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      "--import",
-      "tsx",
-      join(ROOT, "cli", "robograph.ts"),
-      "mcp",
-      "--data-dir",
-      join(dir, "data"),
-      "--runs-dir",
-      join(dir, "runs"),
-      ...args,
-    ],
-    cwd: ROOT,
-    stderr: "ignore",
-    ...(env ? { env: { ...(process.env as Record<string, string>), ...env } } : {}),
-  });
-  const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
-  if (answer)
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      if (typeof answer === "function") answer(req.params.message);
-      return answer === "decline" ? { action: "decline" } : { action: "accept", content: { approve: true } };
-    });
-  await client.connect(transport);
+async function stdioClient(args: string[], answer?: McpServerOptions["answer"], env?: Record<string, string>) {
+  const { client } = await mcpServer(args, { answer, env });
   clients.push(client);
   return client;
 }

@@ -321,7 +321,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
 
   it("is an MCP tool whose input schema has its setting, run in the server's process on the server's kitchen", async () => {
     // The server on its own kitchen simulator, from the copy's CLI.
-    const { client } = await mcpServer([], copy);
+    const { client } = await mcpServer([], { root: copy });
     try {
       const tool = (await client.listTools()).tools.find((listed) => listed.name === "run_toy");
       expect(tool?.description).toMatch(/Runs on this server's robots/);

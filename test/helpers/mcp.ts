@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { scratchDir } from "./episode";
 import { ROOT } from "./processes";
 
@@ -12,11 +12,21 @@ export interface McpServer {
   runs: string;
 }
 
+export interface McpServerOptions {
+  /** The checkout whose CLI runs (default this one). */
+  root?: string;
+  /** Set: the client supports elicitation and answers each question so (or hears it, and accepts). */
+  answer?: "accept" | "decline" | ((message: string) => void);
+  /** Variables over this process's environment. */
+  env?: Record<string, string>;
+}
+
 /**
- * A server with `args` (e.g. --bridge-url URL --manifest FILE), its data and run records in a scratch folder; `root` is
- * the checkout whose CLI runs (default this one). Close the client to stop the server.
+ * A server with `args` (e.g. --bridge-url URL --manifest FILE), its data and run records in a scratch folder. Close the
+ * client to stop the server.
  */
-export async function mcpServer(args: string[], root = ROOT): Promise<McpServer> {
+export async function mcpServer(args: string[], options: McpServerOptions = {}): Promise<McpServer> {
+  const root = options.root ?? ROOT;
   const dir = scratchDir();
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -33,8 +43,15 @@ export async function mcpServer(args: string[], root = ROOT): Promise<McpServer>
     ],
     cwd: root,
     stderr: "ignore",
+    ...(options.env ? { env: { ...(process.env as Record<string, string>), ...options.env } } : {}),
   });
-  const client = new Client({ name: "test", version: "1" });
+  const { answer } = options;
+  const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
+  if (answer)
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      if (typeof answer === "function") answer(request.params.message);
+      return answer === "decline" ? { action: "decline" } : { action: "accept", content: { approve: true } };
+    });
   await client.connect(transport);
   return { client, runs: join(dir, "runs") };
 }
