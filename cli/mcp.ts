@@ -10,7 +10,6 @@
  * MCP elicitation, or is refused when the client cannot be asked. Bad input is a tool error (isError) with the reason,
  * never a crash of the server.
  */
-import { STARTS } from "../robots/sim/blocks/scene";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,7 +35,8 @@ import { openRun, ROBOTS_ONLY } from "../runtime/run";
 import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
-import { WORLDS } from "../robots/sim/worlds";
+import { world, WORLDS } from "../robots/sim/worlds";
+import { campaignSettings } from "./campaign";
 import { defaultRunFlags, runTask, type RunFlags } from "./run";
 import { ownSettings } from "../runtime/settings";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
@@ -137,29 +137,39 @@ function runInput(tool: MethodTool): Tool["inputSchema"] {
       description:
         "the built-in offline reasoner, or the OpenAI-compatible endpoint the server's environment configures (default: openai when OPENAI_API_KEY is set)",
     },
-    // Its own settings, as its configuration declares them (a campaign's are its command's: cli/curriculum.ts).
-    ...(tool.kind === "campaign"
-      ? {}
-      : Object.fromEntries(ownSettings(tool.configuration).map((setting) => [setting.argument, setting.schema]))),
+    // Its own settings, as its configuration declares them (a campaign's budgets by its own names, below).
+    ...Object.fromEntries(
+      ownSettings(tool.configuration)
+        .filter((setting) => !tool.campaign || !campaignSettings(tool.campaign).includes(setting.key))
+        .map((setting) => [setting.argument, setting.schema]),
+    ),
     ...(tool.startsFrom ? { program: { type: "object", description: tool.startsFrom } } : {}),
   };
   // A campaign starts its own simulators on a world of its own making: no goal, no scenario.
-  if (tool.kind === "campaign") {
-    const start = {
-      type: "string",
-      enum: [...STARTS],
-      description: "how every block layout starts: floor (default), stacked, leaning or held",
-    };
+  if (tool.campaign) {
+    const starts = world(tool.world).starts;
     return {
       type: "object",
       properties: {
-        budget_episodes: {
-          type: "integer",
-          minimum: 1,
-          maximum: 5000,
-          description: "episodes before the run ends (default 120)",
-        },
-        start,
+        ...Object.fromEntries(
+          tool.campaign.budgets.map((budget) => [
+            budget.flag.replace(/-/g, "_"),
+            {
+              type: "integer",
+              minimum: 1,
+              description: `${budget.help} before the run ends (default ${budget.default})`,
+            },
+          ]),
+        ),
+        ...(starts
+          ? {
+              start: {
+                type: "string",
+                enum: [...starts],
+                description: `how every layout starts: ${starts.join(", ")} (default ${starts[0]})`,
+              },
+            }
+          : {}),
         ...common,
       },
       additionalProperties: false,
@@ -477,7 +487,11 @@ async function runMethod(
   if (here) given["bridge-url"] = ctx.bridgeUrl;
   if (here && ctx.manifest) given.manifest = ctx.manifest;
   if (ctx.needApproval.size && tool.approvals) given.approve = [...ctx.needApproval].join(",");
-  const own = new Set(ownSettings(tool.configuration).map((setting) => setting.flag));
+  // What its resume must be given again: its own settings, and a campaign's budgets and start.
+  const own = new Set([
+    ...ownSettings(tool.configuration).map((setting) => setting.flag),
+    ...(tool.campaign ? [...tool.campaign.budgets.map((budget) => budget.flag), "start"] : []),
+  ]);
   const rec: RunRecord = {
     tool: tool.tool,
     graph: tool.graph,

@@ -408,7 +408,8 @@ export async function run(argv: string[]): Promise<number> {
   // Game On's curriculum is a run of its own kind: many episodes on several simulators, with learning in between.
   const graphAt = argv.indexOf("--graph");
   const named = graphAt >= 0 ? argv[graphAt + 1] : argv.find((a) => a.startsWith("--graph="))?.slice("--graph=".length);
-  if (named && methodOfGraph(named)?.kind === "campaign") return (await import("./curriculum")).runCurriculum(argv);
+  const campaignOf = named ? methodOfGraph(named) : undefined;
+  if (campaignOf?.campaign) return (await import("./campaign")).runCampaign(campaignOf, campaignOf.campaign, argv);
   const flags = parseArgs({ args: argv, options: RUN_OPTIONS }).values as RunFlags;
   if (flags.help) {
     process.stdout.write(RUN_HELP);

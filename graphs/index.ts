@@ -11,7 +11,7 @@ import { vlmpc } from "./vlmpc/index";
 import { behaviorCritic } from "./behaviorCritic/index";
 import { curriculum } from "./curriculum/index";
 
-export type { BenchScene, Line, Method, MethodGraph, MethodId, StepFrames } from "./method";
+export type { BenchScene, Campaign, Line, Method, MethodGraph, MethodId, StepFrames } from "./method";
 
 export const METHODS: readonly Method[] = [clea, replan, vlmpc, behaviorCritic, curriculum];
 

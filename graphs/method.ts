@@ -8,7 +8,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import type { ArtifactStore } from "../memory/artifacts";
-import type { MethodRuntime } from "../runtime/run";
+import type { MethodRuntime, Run } from "../runtime/run";
 import type { RunnableGraph } from "../runtime/follow";
 import type { SpeculatingNodes } from "../nodes/speculation";
 import type { MethodReport } from "./report";
@@ -59,6 +59,44 @@ export interface BenchScene {
   pipelinedTarget?: number;
 }
 
+/** An option of a campaign's command that sets one of its settings under the campaign's own name (`--budget-episodes`). */
+export interface CampaignBudget {
+  flag: string;
+  /** The configuration key it sets. */
+  setting: string;
+  /** Its default on the command line (a campaign run's, which may be longer than the form's). */
+  default: number;
+  help: string;
+}
+
+/**
+ * How a campaign runs (kind "campaign"): the campaign runner (cli/campaign.ts) starts its world's simulators, runs its
+ * graph until a budget ends it, shows its progress and asks it for its record; everything of the method is here.
+ */
+export interface Campaign {
+  /** What a run of it does, for its --help. */
+  about: string;
+  /** Its budgets, by the names its command and figures use; the first is what its progress bar counts to. */
+  budgets: readonly [CampaignBudget, ...CampaignBudget[]];
+  /** The setting the runner fills with its simulators' bridge URLs (so it is no flag). */
+  instancesSetting: string;
+  /** One simulator's own arguments: instance i of a run with this seed, recording episodes to episodesDir. */
+  simulatorArgs(i: number, seed: number, episodesDir: string): string[];
+  /** What its event log keeps of a node's update (undefined: all of it). */
+  logged?(node: string, update: Record<string, unknown>): Record<string, unknown>;
+  /** How far a run is: what the bar counts and the words beside it. */
+  progress(state: Record<string, unknown>): { done: number; text: string };
+  /** Writes its record into runDir (facts: what the runner knows of the run) and returns its closing lines. */
+  finish(
+    runDir: string,
+    state: Record<string, unknown>,
+    facts: Record<string, unknown>,
+    run: Run | undefined,
+  ): Promise<string>;
+  /** A finished run did what it is for (exit code 0; 2 otherwise). */
+  achieved(state: Record<string, unknown>): boolean;
+}
+
 export interface Method {
   id: MethodId;
   /** The graph's name in langgraph.json and `--graph`. */
@@ -73,7 +111,7 @@ export interface Method {
   tool: string;
   /**
    * episode: one run is one task on one robot world (npm start, the experiment runner); campaign: one run is many
-   * episodes on several simulators with learning between them (its own command, cli/curriculum.ts).
+   * episodes on several simulators with learning between them (its `campaign`, run by cli/campaign.ts).
    */
   kind: "episode" | "campaign";
   /** The world its robots live in (its simulator is the world of that name; a real robot serves it the same way). */
@@ -87,6 +125,8 @@ export interface Method {
    * the command line's flags and --help, MCP's tool arguments and an experiment's settings are made from it.
    */
   configuration: z.ZodObject<z.ZodRawShape>;
+  /** How a run of it goes, if it is a campaign. */
+  campaign?: Campaign;
   /** Own settings a scenario decides when the caller gives none (VLM-PC's labelled examples are the course's). */
   scenarioSettings?(scenario: string, variant: string): Record<string, unknown>;
   /** What a run may start from besides its goal (`--program FILE`, MCP's `program`), in words; undefined: its goal alone. */

@@ -7,6 +7,7 @@ import type { Line, Method } from "../method";
 import { curriculumReport } from "./report";
 import { CURRICULUM_FIGURES } from "./figures";
 import { curriculumViewer } from "./viewer";
+import { curriculumCampaign } from "./campaign";
 
 /** What one node did, in a line. */
 export function describeCurriculum(
@@ -78,6 +79,7 @@ export const curriculum: Method = {
   about: "Game On: a VLM-run curriculum that learns block skills (blocks world; starts its own simulators)",
   tool: "run_curriculum",
   kind: "campaign",
+  campaign: curriculumCampaign,
   world: "blocks",
   // Its runs are campaigns of their own (npm start -- --graph curriculum), not dataset episodes.
   datasets: [],

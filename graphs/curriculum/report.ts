@@ -1,4 +1,4 @@
-/** What Game On's curriculum publishes: its report (cli/curriculum.ts writes it) and the viewer's charts. */
+/** What Game On's curriculum publishes: its report (graphs/curriculum/record.ts writes it) and the viewer's charts. */
 import { z } from "zod";
 import { REPORT_FORMAT, tablesOf, type ChartSpec, type MethodReport } from "../report";
 

@@ -49,6 +49,8 @@ export interface World {
   scenario(name: string): { name: string; instruction: string };
   /** One process serves episode after episode: its bridge's reset builds the next in place (serve.ts, RebuiltWorld). */
   resets: boolean;
+  /** How its layouts may start (`--start`), the first the default; undefined: one way. */
+  starts?: readonly string[];
   /** Its camera's size unless told otherwise. */
   size: { width: number; height: number };
   /** Its own simulator options, as a run passes them on (`robograph run`, the experiment runner). */
@@ -132,6 +134,7 @@ export const WORLDS: readonly World[] = [
       throw new Error(`the blocks world has no scenarios (${name}): a curriculum proposes its own tasks`);
     },
     resets: false,
+    starts: STARTS,
     size: { width: 320, height: 240 },
     options: () => [],
     serve: (common, opts) => {

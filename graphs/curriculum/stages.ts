@@ -4,13 +4,13 @@
  * Appendix E asked it, with the stage's library standing in for the completed tasks and no failures.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, imagePart, type Usage, addUsage } from "../models";
-import { TaskProposal, type ProposeContext } from "../graphs/curriculum/schemas";
-import type { Run } from "../runtime/run";
-import { PROPOSER_PROMPT } from "../graphs/curriculum/nodes/propose";
-import { decompose } from "../graphs/curriculum/nodes/decompose";
-import { retrieve } from "../graphs/curriculum/nodes/retrieve";
-import type { CurriculumStateType, CycleRecord, Retrieval } from "../graphs/curriculum/state";
+import { askStructured, imagePart, type Usage, addUsage } from "../../models";
+import { TaskProposal, type ProposeContext } from "./schemas";
+import type { Run } from "../../runtime/run";
+import { PROPOSER_PROMPT } from "./nodes/propose";
+import { decompose } from "./nodes/decompose";
+import { retrieve } from "./nodes/retrieve";
+import type { CurriculumStateType, CycleRecord, Retrieval } from "./state";
 
 export interface StageRow {
   iteration: number;

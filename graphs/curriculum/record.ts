@@ -7,11 +7,12 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import type { ArtifactStore } from "../memory/artifacts";
-import type { CurriculumStateType, EpisodeSummary } from "../graphs/curriculum/state";
-import { baseLibrary } from "../graphs/curriculum/nodes/skills";
-import type { StageRow } from "./curriculumStages";
-import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reportFiles";
+import type { ArtifactStore } from "../../memory/artifacts";
+import type { CurriculumStateType, EpisodeSummary } from "./state";
+import { baseLibrary } from "./nodes/skills";
+import type { StageRow } from "./stages";
+import { checkedAgainst, REPORT_FORMAT, reportHtml, tablesOfReport } from "../report";
+import { curriculumReport } from "./report";
 
 // ---- Fig. 5: cumulative share of curves judged converged, per task family -----------------------------------------
 
@@ -399,9 +400,9 @@ export async function writeCurriculumRecord(
     diversity: div,
     sameImageStages: sameImage?.rows ?? [],
     episodes: state.episodes.map(({ start: _s, end: _e, ...e }) => e),
-    tables: tablesOfMarkdown("curriculum", markdown),
+    tables: tablesOfReport("curriculum", curriculumReport.headings, markdown),
   };
-  checkedReport(json);
+  checkedAgainst("curriculum", curriculumReport.schema, json);
   writeFileSync(join(dir, "report.md"), markdown);
   writeFileSync(join(dir, "report.json"), JSON.stringify(json, null, 2));
   writeFileSync(

@@ -1,0 +1,252 @@
+/**
+ * `robograph run --graph G` for a campaign (Game On's curriculum): starts its world's simulators as child processes
+ * (one episode store under the run's record), runs its graph with a SQLite checkpointer and a progress bar until a
+ * budget ends it, and leaves runs/<thread>/ — what is the method's own (its budgets, its simulators' arguments, its
+ * progress and record) it declares in its descriptor (graphs/<id>/campaign.ts); its settings' flags come from its
+ * configuration, as `robograph run`'s do.
+ */
+import { parseArgs } from "node:util";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { Command } from "@langchain/langgraph";
+import type { Campaign, Method } from "../graphs";
+import { follow } from "../runtime/follow";
+import { openRun, type Run } from "../runtime/run";
+import { dataDir, openPersistence } from "../memory/checkpointer";
+import { emergencyStop, resumeHint, stopReason } from "../runtime/estop";
+import { startSimProcess, type SimProcess } from "../robots/sim/process";
+import { world } from "../robots/sim/worlds";
+import { helpLine, settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settingFlags";
+
+/** Its settings the command line does not give by their own names: its budgets' and the simulators' URLs. */
+export const campaignSettings = (campaign: Campaign) => [
+  campaign.instancesSetting,
+  ...campaign.budgets.map((b) => b.setting),
+];
+
+export function campaignHelp(method: Method, campaign: Campaign): string {
+  const starts = world(method.world).starts;
+  const at = 26;
+  const options = [
+    ...campaign.budgets.map((b) => helpLine(`--${b.flag} N`, `${b.help} (default ${b.default})`, at)),
+    helpLine("--instances N", `${method.world} simulators run in parallel, each a process (default 2)`, at),
+    ...(starts
+      ? [helpLine("--start S", `how every layout starts: ${starts.join(", ")} (default ${starts[0]})`, at)]
+      : []),
+    settingFlagHelp([method], () => method.graph, campaignSettings(campaign), at),
+    helpLine("--variant V", `${method.variants.join(" | ")} (default ${method.variants[0]})`, at),
+    helpLine("--model B", "symbolic | openai (default: openai when OPENAI_API_KEY is set, else symbolic)", at),
+    helpLine("--noise P  --seed N", "symbolic reasoner's noise level and the seed of everything (default 0, 0)", at),
+    helpLine(
+      "--thread ID [--resume]",
+      "thread id; --resume continues it from its last checkpoint (its simulators are started anew on the same episode store)",
+      at,
+    ),
+    helpLine("--data-dir DIR", "checkpoints and artifacts (default ./data)", at),
+    helpLine("--runs-dir DIR", "run records (default ./runs)", at),
+    helpLine("--quiet", "only the summary", at),
+  ];
+  return `usage: robograph run --graph ${method.graph} [options]      (npm start -- --graph ${method.graph} [options])
+
+${campaign.about} Leaves runs/<thread>/.
+
+options:
+${options.join("\n")}
+`;
+}
+
+/** A progress line: rewritten in place on a terminal, printed as a line per change when piped. */
+function progressBar(total: number, unit: string) {
+  let lastText = "";
+  return (done: number, text: string, final = false) => {
+    const width = 24;
+    const filled = Math.min(width, Math.round((width * done) / Math.max(1, total)));
+    const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} ${unit} · ${text}`;
+    if (process.stdout.isTTY) process.stdout.write(`\r${line}\x1b[K${final ? "\n" : ""}`);
+    else if (line !== lastText) process.stdout.write(`${line}\n`);
+    lastText = line;
+  };
+}
+
+const int = (name: string, x: string | undefined, min: number) => {
+  const value = Number(x);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer ≥ ${min}, not ${x}`);
+  return value;
+};
+
+export async function runCampaign(method: Method, campaign: Campaign, argv: string[]): Promise<number> {
+  const starts = world(method.world).starts;
+  const { values: flags } = parseArgs({
+    args: argv,
+    options: {
+      graph: { type: "string" },
+      ...Object.fromEntries(campaign.budgets.map((b) => [b.flag, { type: "string", default: String(b.default) }])),
+      instances: { type: "string", default: "2" },
+      ...(starts ? { start: { type: "string", default: starts[0] } } : {}),
+      ...settingFlagOptions([method], campaignSettings(campaign)),
+      variant: { type: "string", default: method.variants[0] },
+      model: { type: "string" },
+      noise: { type: "string", default: "0" },
+      seed: { type: "string", default: "0" },
+      thread: { type: "string" },
+      resume: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
+      "runs-dir": { type: "string", default: "runs" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }) as { values: Record<string, string | boolean | undefined> };
+  if (flags.help) {
+    process.stdout.write(campaignHelp(method, campaign));
+    return 0;
+  }
+  const text = (name: string) => flags[name] as string | undefined;
+  const instances = int("instances", text("instances"), 1);
+  const budgets = Object.fromEntries(campaign.budgets.map((b) => [b.setting, int(b.flag, text(b.flag), 1)]));
+  if (!(method.variants as readonly string[]).includes(text("variant")!))
+    throw new Error(`--variant must be one of ${method.variants.join(", ")}`);
+  const model = text("model");
+  if (model && model !== "symbolic" && model !== "openai")
+    throw new Error(`--model must be symbolic or openai, not ${model}`);
+  if (flags.resume && !flags.thread) throw new Error("--resume needs --thread ID");
+  const seed = int("seed", text("seed"), 0);
+  const start = text("start");
+  if (starts && !starts.includes(start!))
+    throw new Error(`--start must be one of ${starts.join(", ")}, not ${JSON.stringify(start)}`);
+  const own = settingsFromFlags(method, flags, [method], () => method.graph, campaignSettings(campaign));
+  const thread = text("thread") ?? `${method.graph}-${randomUUID().slice(0, 8)}`;
+  const dir = text("data-dir") ? resolve(text("data-dir")!) : dataDir();
+  const runDir = resolve(text("runs-dir")!, thread);
+  const episodesDir = join(runDir, "episodes");
+  mkdirSync(episodesDir, { recursive: true });
+  const persistence = await openPersistence(dir);
+  if (
+    flags.resume &&
+    !(await persistence.checkpointer.getTuple({ configurable: { thread_id: thread, checkpoint_ns: "" } }))
+  ) {
+    await persistence.close();
+    throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
+  }
+  const quiet = flags.quiet === true;
+  const say = (s: string) => !quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
+
+  const sims: SimProcess[] = [];
+  const started = Date.now();
+  let state: Record<string, unknown> | undefined;
+  let crash: Error | undefined;
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(
+      `\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`,
+    );
+    emergencyStop(`${sig} to the agent`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const counted = campaign.budgets[0];
+  const bar = progressBar(budgets[counted.setting], counted.flag.replace(/^budget-/, ""));
+  let run: Run | undefined;
+  try {
+    for (let i = 0; i < instances; i++) {
+      sims.push(
+        await startSimProcess(
+          method.world,
+          [...campaign.simulatorArgs(i, seed, episodesDir), ...(start ? ["--start", start] : [])],
+          undefined,
+          { ownProcessGroup: true },
+        ),
+      );
+    }
+    const graph = method.compile(persistence.checkpointer, persistence.store);
+    // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
+    run = openRun(method.runtime, {
+      ...own,
+      bridgeUrl: sims[0].url,
+      [campaign.instancesSetting]: sims.map((s) => s.url),
+      variant: text("variant"),
+      backend: model,
+      seed,
+      noise: Number(text("noise")),
+      dataDir: dir,
+      ...budgets,
+      maxModelCalls: 100_000,
+    }) as Run;
+    const mc = run.modelConfig;
+    say(
+      `robograph ${method.graph}: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`,
+    );
+    say(`${method.world} simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
+    const config = { configurable: { thread_id: thread }, context: run.context, durability: "sync" as const };
+    let input: unknown = method.input("");
+    if (flags.resume) {
+      const snap = await graph.getState(config);
+      state = snap.values as Record<string, unknown>;
+      // An interrupted run ended its node early: that node runs again; otherwise the graph continues where it stopped.
+      const before = snap.parentConfig ? await graph.getState(snap.parentConfig) : undefined;
+      input = state.status === "interrupted" && before?.next[0] ? new Command({ goto: before.next[0] }) : null;
+      say(`resuming thread ${thread}: ${campaign.progress(state).text}`);
+    }
+    const events = join(runDir, "events.jsonl");
+    await follow<Record<string, unknown>>(
+      graph,
+      input,
+      config,
+      {
+        state: (x) => (state = x),
+        update: (node, update, before) => {
+          const logged = campaign.logged?.(node, update as Record<string, unknown>) ?? update;
+          appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: logged })}\n`);
+          // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
+          const line = method.describe(node, update as Record<string, unknown>, before).text;
+          if (line) say(`  ${node.padEnd(9)} ${line}`);
+        },
+        stepped: () => {
+          if (!state || quiet) return;
+          const { done, text: words } = campaign.progress(state);
+          bar(done, `${words} · ${Math.round((Date.now() - started) / 1000)} s`);
+        },
+      },
+      state,
+    );
+  } catch (err) {
+    crash = err as Error;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    if (state && !quiet) bar(campaign.progress(state).done, "done", true);
+    let status = (state?.status as string | undefined) ?? "failed";
+    let reason = (state?.statusReason as string | undefined) ?? "";
+    if (crash || status === "running") {
+      const stop = stopReason();
+      status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
+      reason = stop
+        ? `emergency stop (${stop}); ${resumeHint(thread)}`
+        : crash
+          ? `error: ${crash.message}`
+          : "the run stopped before its end";
+    }
+    try {
+      if (state) {
+        state = { ...state, status, statusReason: reason };
+        const facts = {
+          thread,
+          model: run?.modelConfig.backend ?? model ?? "symbolic",
+          instances,
+          seed,
+          ...(start ? { start } : {}),
+          noise: Number(text("noise")),
+          wallSeconds: (Date.now() - started) / 1000,
+        };
+        const closing = await campaign.finish(runDir, state, facts, run);
+        process.stdout.write(`\n${status}: ${reason}\n${closing}run record: ${runDir}/report.md\n`);
+      }
+    } finally {
+      // The simulators run in their own process groups: they are stopped whatever the record or the sessions did.
+      await run?.close().catch(() => {});
+      await persistence.close().catch(() => {});
+      for (const s of sims) await s.stop();
+    }
+  }
+  if (crash) throw crash;
+  return state?.status === "interrupted" ? 3 : state && campaign.achieved(state) ? 0 : 2;
+}
