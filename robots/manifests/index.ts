@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import { describeIssues } from "./issues";
 import { ManifestFile, RobotManifest } from "./schema";
+import { manifestJsonSchema } from "./jsonSchema";
+import { unknownKeys } from "./unknownKeys";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -12,7 +14,12 @@ const here = dirname(fileURLToPath(import.meta.url));
  * Reads a JSON file and validates it; the error names the file (as `what`) and every field that is wrong, a robot and
  * a skill by name (`robot "arm", skill "set_gripper": …`).
  */
-function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
+function readValidated<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  what: string,
+  jsonSchema: () => Record<string, unknown>,
+): T {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -20,16 +27,27 @@ function readValidated<T>(path: string, schema: z.ZodType<T>, what: string): T {
     throw new Error(`cannot read ${what} ${path}: ${(err as Error).message}`, { cause: err });
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success)
-    throw new Error(`${what} ${path} is invalid: ${describeIssues(raw, parsed.error.issues)}`, { cause: parsed.error });
+  // A key the schema does not know would be dropped without a word, its default taking its place: refused with the rest.
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues),
+    ...unknownKeys(raw, jsonSchema()).map((u) => ({ ...u, code: "custom" as const, input: undefined })),
+  ];
+  if (!parsed.success || issues.length)
+    throw new Error(`${what} ${path} is invalid: ${describeIssues(raw, issues)}`, { cause: parsed.error });
   return parsed.data;
 }
 
 /** Reads and validates one robot's manifest file. */
-export const loadManifest = (path: string): RobotManifest => readValidated(path, RobotManifest, "robot manifest");
+export const loadManifest = (path: string): RobotManifest =>
+  readValidated(path, RobotManifest, "robot manifest", robotJsonSchema);
 
 /** Reads and validates a file of a robot's manifests and world ({ robots, world }, as `robograph connect` drafts). */
-export const loadManifestFile = (path: string): ManifestFile => readValidated(path, ManifestFile, "manifest file");
+export const loadManifestFile = (path: string): ManifestFile =>
+  readValidated(path, ManifestFile, "manifest file", manifestJsonSchema);
+
+/** One robot's part of the file's schema. */
+const robotJsonSchema = () =>
+  (manifestJsonSchema().properties as Record<string, Record<string, unknown>>).robots.items as Record<string, unknown>;
 
 export function bundledManifests(world: string): RobotManifest[] {
   if (world === "kitchen") return ["mobile", "arm"].map((r) => loadManifest(join(here, "kitchen", `${r}.json`)));

@@ -32,6 +32,19 @@ function retargeted(node: unknown, retarget: (ref: string) => string): unknown {
   );
 }
 
+/**
+ * A copy in which every object with listed properties and nothing said of others refuses others: zod's input side
+ * leaves them open (it strips unknown keys), so a misspelled key (`timeoutSecs`) would pass an editor unnoticed. The
+ * argument field's definition is made apart (FieldShape) and says for itself what it takes.
+ */
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (!node || typeof node !== "object") return node;
+  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closed(value)])) as JsonSchema;
+  if (copy.type === "object" && copy.properties && !("additionalProperties" in copy)) copy.additionalProperties = false;
+  return copy;
+}
+
 /** The manifest file's JSON Schema, as an object. */
 export function manifestJsonSchema(): JsonSchema {
   // An argument field is kept as written (zod checks it with FieldShape in a refinement), so on its own it would be
@@ -53,7 +66,7 @@ export function manifestJsonSchema(): JsonSchema {
     title: "RoboGraph manifest file",
     description:
       "A robot's manifests and its world ({ robots, world }), as `robograph connect` drafts them and a person completes them; `robograph connect --check FILE URL` holds it to the robot.",
-    ...body,
+    ...(closed(body) as JsonSchema),
     definitions: {
       ...(definitions as JsonSchema | undefined),
       [FIELD_DEFINITION]: retargeted(fieldSchema, (ref) => (ref === "#" ? `#/definitions/${FIELD_DEFINITION}` : ref)),

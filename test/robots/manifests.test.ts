@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { MotionProgram, RewardTerm } from "../../robots/msgs/motion";
 import {
   bundledManifests,
+  loadManifestFile,
   parseLiteral,
   RobotManifest,
   SENSES_GRASP,
@@ -30,6 +34,40 @@ describe("robot manifests", () => {
     const paths = parsed.error!.issues.map((i) => i.path.join("."));
     expect(paths).toContain("skills.0.preconditions.0");
     expect(paths).toContain("skills.1.action");
+  });
+
+  it("refuses a key the schema does not know, naming the robot and skill and the key it likely meant, instead of dropping it for its default", () => {
+    const dir = mkdtempSync(join(tmpdir(), "manifest-"));
+    try {
+      const [mobile, arm] = bundledManifests("kitchen");
+      const robots = structuredClone([mobile, arm]) as unknown as Record<string, unknown>[];
+      const skills = robots[1].skills as Record<string, unknown>[];
+      skills[0].timeoutSecs = skills[0].timeoutSec;
+      delete skills[0].timeoutSec;
+      robots[0].livenesSec = 3;
+      const file = join(dir, "robot.json");
+      writeFileSync(file, JSON.stringify({ robots }));
+      const error = (() => {
+        try {
+          loadManifestFile(file);
+          return "";
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })();
+      expect(error).toContain(
+        `robot "arm", skill "${String(skills[0].name)}": unknown key "timeoutSecs" (did you mean "timeoutSec"?)`,
+      );
+      expect(error).toContain(`robot "mobile": unknown key "livenesSec" (did you mean "livenessSec"?)`);
+      // The same file with the keys spelled right loads.
+      skills[0].timeoutSec = skills[0].timeoutSecs;
+      delete skills[0].timeoutSecs;
+      delete robots[0].livenesSec;
+      writeFileSync(file, JSON.stringify({ robots }));
+      expect(loadManifestFile(file).robots.map((r) => r.id)).toEqual(["mobile", "arm"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("declares reach facts that agree with the kitchen's geometry", () => {
