@@ -58,7 +58,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case "bench": {
       const { runBenchmarks } = await import("../evals/bench");
-      return runBenchmarks(rest);
+      process.exitCode = await runBenchmarks(rest);
+      return;
     }
     case undefined:
     case "-h":

@@ -1,31 +1,120 @@
 /**
  * `npm run bench`: prints figures and their ratio to targets. Nothing here is asserted in tests — machines are shared
- * and noisy — so the figures live where a person reads them.
+ * and noisy — so the figures live where a person reads them. A group of rows that cannot be measured prints why and the
+ * bench goes on; `--help` lists the options and the sections `--only` picks. Sections are imported when they run, so
+ * `--help` and a single section start at once.
  */
-import { Action, Ros } from "roslib";
-import { BridgeClient } from "../../robots/bridge/client";
-import { workerBenchmarks } from "./workers";
-import { postgresBin } from "./postgres";
-import { databaseUrl } from "../../memory/checkpointer";
-import { PING_ACTION, PING_TYPE } from "../../robots/sim/serve";
-import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
-import { startSimProcess } from "../../robots/sim/process";
-import { agentBenchmarks, type Figure } from "./agent";
-import { mpcBenchmarks } from "./mpc";
-import { courseBenchmarks } from "./course";
-import { blocksBenchmarks } from "./blocks";
-import { latencyBenchmarks } from "./latency";
-import { throughputBenchmarks } from "./throughput";
-import { rosBenchmarks } from "./ros";
 import { writeFileSync } from "node:fs";
+import type { Figure } from "./agent";
+import type { BenchSink } from "./ros";
 
-const figures: Figure[] = [];
-function report(figure: Figure): void {
-  figures.push(figure);
-  const verdict = figure.ok === undefined ? "" : figure.ok ? "  ok" : "  MISSES TARGET";
-  console.log(
-    `${figure.name.padEnd(58)} ${figure.value.toFixed(3).padStart(10)} ${figure.unit.padEnd(10)}${figure.target ? ` (target ${figure.target})` : ""}${verdict}`,
-  );
+/** What each section measures, in the order a whole run takes them. */
+export const BENCH_SECTIONS = {
+  core: "our bridge's no-op round trip beside roslib, the kitchen camera's render, physics step rate, agent overhead",
+  ros: "through the reference ROS 1 rosbridge (needs npm run ros:setup): skill round trips and the camera rows",
+  "ros-camera":
+    "the ROS camera rows alone: a rospy camera (Image raw, CompressedImage JPEG) to our client and roslib, and the WebSocket-publisher rows (our simulators under --ros)",
+  latency:
+    "what a hosted model costs per skill: round trips the robot waits, tokens, images (--latency-ms, --kitchens)",
+  throughput: "experiment episodes per minute, a simulator per episode against kept and reset simulators",
+  workers:
+    "queued experiments on Postgres with one and two worker processes (ROBOGRAPH_DATABASE_URL or Debian's Postgres)",
+  course: "VLM-PC's obstacle course: simulation speed, head-camera frame, the planner's prompt size",
+  mpc: "the tabletop MPC controller on RePLan's controller checks",
+  blocks: "Game On's blocks world and learner (--blocks-learn adds the learnability run, minutes)",
+  suite: "the test suite's wall time against 15 minutes and its slowest ten files, from npm run test:times's report",
+} as const;
+export type BenchSection = keyof typeof BENCH_SECTIONS;
+
+export const BENCH_HELP = `usage: npm run bench -- [options]      (or: robograph bench [options])
+
+Runs the benchmarks and prints each figure beside its target. A group of rows that cannot be measured says why and the
+rest still run; the exit code is 1 when any group was not measured (a section skipped for a missing prerequisite,
+such as ROS or Postgres not installed, is not a failure).
+
+options:
+  --only SECTION[,SECTION…]  run only these sections (default: all)
+  --quick                    fewer repetitions (shorter, noisier)
+  --json FILE                write every figure as [{ name, value, unit, target, ok }]
+  --latency-ms MS            the hosted model's delay per answer in the latency section (default 300)
+  --kitchens N               generated tuning kitchens CLEA's pipelined idle is averaged over (default 20; 0: none)
+  --blocks-learn             add the blocks learnability run (minutes)
+  --test-times FILE          the timing report the suite section reads (default runs/test-times.json, written by
+                             npm run test:times; vitest's own JSON report is read too)
+  --<section>-only           the same as --only <section> (e.g. --ros-only, --latency-only)
+  -h, --help                 print this and exit
+
+sections:
+${Object.entries(BENCH_SECTIONS)
+  .map(([name, what]) => `  ${name.padEnd(11)} ${what}`)
+  .join("\n")}
+`;
+
+export interface BenchOptions {
+  help: boolean;
+  quick: boolean;
+  /** Sections to run; undefined: every one. */
+  only?: BenchSection[];
+  json?: string;
+  latencyMs: number;
+  kitchens?: number;
+  blocksLearn: boolean;
+  testTimes?: string;
+}
+
+/** A command line the bench cannot run: the message says what is wrong. */
+export class BenchUsageError extends Error {
+  override name = "BenchUsageError";
+}
+
+const isSection = (name: string): name is BenchSection => Object.hasOwn(BENCH_SECTIONS, name);
+
+/** Reads the bench's command line; throws BenchUsageError naming what is wrong. */
+export function parseBenchOptions(argv: string[]): BenchOptions {
+  const options: BenchOptions = { help: false, quick: false, latencyMs: 300, blocksLearn: false };
+  const only = new Set<BenchSection>();
+  const value = (i: number, flag: string) => {
+    const given = argv[i + 1];
+    if (given === undefined || given.startsWith("--")) throw new BenchUsageError(`${flag} needs a value`);
+    return given;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
+    const take = () => (inline !== undefined ? inline : value(i++, flag));
+    const section = /^--(.+)-only$/.exec(flag)?.[1];
+    if (flag === "-h" || flag === "--help") options.help = true;
+    else if (flag === "--quick") options.quick = true;
+    else if (flag === "--blocks-learn") options.blocksLearn = true;
+    else if (flag === "--json") options.json = take();
+    else if (flag === "--test-times") options.testTimes = take();
+    else if (flag === "--latency-ms") {
+      const text = take();
+      options.latencyMs = Number(text);
+      if (text.trim() === "" || !Number.isFinite(options.latencyMs) || options.latencyMs < 0)
+        throw new BenchUsageError(`--latency-ms must be a number of milliseconds, got ${text}`);
+    } else if (flag === "--kitchens") {
+      const text = take();
+      options.kitchens = Number(text);
+      if (!Number.isInteger(options.kitchens) || options.kitchens < 0)
+        throw new BenchUsageError(`--kitchens must be a whole number, got ${text}`);
+    } else if (flag === "--only") {
+      for (const name of take()
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        if (!isSection(name))
+          throw new BenchUsageError(`unknown section ${name}; sections: ${Object.keys(BENCH_SECTIONS).join(", ")}`);
+        only.add(name);
+      }
+    } else if (section && isSection(section)) only.add(section);
+    else throw new BenchUsageError(`unknown option ${arg}`);
+  }
+  if (only.size) options.only = [...only];
+  return options;
 }
 
 function quantile(xs: number[], fraction: number): number {
@@ -33,7 +122,11 @@ function quantile(xs: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
-async function bridgeRoundTrip(count: number): Promise<void> {
+async function bridgeRoundTrip(count: number, report: (f: Figure) => void): Promise<void> {
+  const { Action, Ros } = await import("roslib");
+  const { BridgeClient } = await import("../../robots/bridge/client");
+  const { PING_ACTION, PING_TYPE } = await import("../../robots/sim/serve");
+  const { startSimProcess } = await import("../../robots/sim/process");
   const sim = await startSimProcess("kitchen", ["--speed", "max"]);
   try {
     const client = await BridgeClient.connect(sim.url);
@@ -92,7 +185,8 @@ async function bridgeRoundTrip(count: number): Promise<void> {
   }
 }
 
-async function camera(count: number): Promise<void> {
+async function camera(count: number, report: (f: Figure) => void): Promise<void> {
+  const { KitchenWorld, loadScenario } = await import("../../robots/sim/kitchen");
   const world = await KitchenWorld.create({ scenario: loadScenario("integration_tea_to_trash") });
   try {
     for (const robot of ["mobile", "arm"] as const) {
@@ -116,7 +210,8 @@ async function camera(count: number): Promise<void> {
   }
 }
 
-async function stepRate(): Promise<void> {
+async function stepRate(report: (f: Figure) => void): Promise<void> {
+  const { KitchenWorld, loadScenario } = await import("../../robots/sim/kitchen");
   const scenario = loadScenario("integration_tea_to_trash");
   const world = await KitchenWorld.create({ scenario, speed: Infinity });
   try {
@@ -145,57 +240,123 @@ async function stepRate(): Promise<void> {
   }
 }
 
-export async function runBenchmarks(argv: string[] = []): Promise<void> {
-  const quick = argv.includes("--quick");
-  console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})\n`);
-  // --mpc-only / --course-only: just the tabletop controller or the VLM-PC section.
-  const only = argv.includes("--mpc-only")
-    ? "mpc"
-    : argv.includes("--course-only")
-      ? "course"
-      : argv.includes("--latency-only")
-        ? "latency"
-        : argv.includes("--throughput-only")
-          ? "throughput"
-          : argv.includes("--blocks-only")
-            ? "blocks"
-            : argv.includes("--ros-only")
-              ? "ros"
-              : argv.includes("--workers-only")
-                ? "workers"
-                : undefined;
-  // --json FILE: every figure as { name, value, unit, target, ok }, so runs can be compared.
-  const jsonAt = argv.indexOf("--json");
-  const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
-  if (jsonAt >= 0 && (!jsonFile || jsonFile.startsWith("--"))) throw new Error("--json needs a file name");
-  const delayAt = argv.indexOf("--latency-ms");
-  const delayMs = delayAt >= 0 ? Number(argv[delayAt + 1]) : 300;
-  if (!Number.isFinite(delayMs) || delayMs < 0)
-    throw new Error(`--latency-ms must be a number of milliseconds, got ${argv[delayAt + 1]}`);
-  if (!only) {
-    await bridgeRoundTrip(quick ? 300 : 2000);
-    await camera(quick ? 10 : 30);
-    await stepRate();
-    for (const f of await agentBenchmarks()) report(f);
+/**
+ * Runs the bench; returns the process's exit code (0: every group measured or skipped for a missing prerequisite;
+ * 1: some group could not be measured; 2: a bad command line).
+ */
+export async function runBenchmarks(argv: string[] = []): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchOptions(argv);
+  } catch (err) {
+    if (!(err instanceof BenchUsageError)) throw err;
+    process.stderr.write(`robograph bench: ${err.message}\n\n${BENCH_HELP}`);
+    return 2;
   }
-  // --ros-only: through the reference ROS 1 rosbridge (needs npm run ros:setup).
-  if (!only || only === "ros") for (const f of await rosBenchmarks(quick)) report(f);
-  if (!only || only === "latency") for (const f of await latencyBenchmarks(delayMs)) report(f);
-  if (!only || only === "throughput") for (const f of await throughputBenchmarks(quick)) report(f);
-  // --workers-only: queued experiments (pg-boss on Postgres) with one and two worker processes against the local pool.
-  if (only === "workers" || (!only && (databaseUrl() || postgresBin())))
-    for (const f of await workerBenchmarks(quick)) report(f);
-  else if (!only) console.log("queued experiments: skipped (no ROBOGRAPH_DATABASE_URL and no Postgres installed)");
-  if (!only || only === "course") for (const f of await courseBenchmarks(quick)) report(f);
-  if (!only || only === "mpc") for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
-  // --blocks-only: Game On's world and learner; --blocks-learn adds the lift → stack learnability run (minutes).
-  if (!only || only === "blocks")
-    for (const f of await blocksBenchmarks(quick, argv.includes("--blocks-learn"))) report(f);
+  if (options.help) {
+    process.stdout.write(BENCH_HELP);
+    return 0;
+  }
+  const { quick } = options;
+  const figures: Figure[] = [];
+  const failed: { rows: string; why: string }[] = [];
+  const sink: BenchSink = {
+    report(figure) {
+      figures.push(figure);
+      const verdict = figure.ok === undefined ? "" : figure.ok ? "  ok" : "  MISSES TARGET";
+      console.log(
+        `${figure.name.padEnd(58)} ${figure.value.toFixed(3).padStart(10)} ${figure.unit.padEnd(10)}${figure.target ? ` (target ${figure.target})` : ""}${verdict}`,
+      );
+    },
+    unmeasured(rows, why) {
+      // A prerequisite that is not installed is a skip, said as such; anything else is a row that failed.
+      if (why.startsWith("skipped:")) console.log(`${rows}: ${why}`);
+      else {
+        failed.push({ rows, why });
+        console.log(`${rows}: NOT MEASURED: ${why}`);
+      }
+    },
+  };
+  const report = (figure: Figure) => sink.report(figure);
+  const wanted = (name: BenchSection) => !options.only || options.only.includes(name);
+  let current = "";
+  // A stray error from a timer or socket of a finished row must not end the run: it is charged to the running section.
+  const stray = (err: unknown) => sink.unmeasured(`${current} (a stray error)`, (err as Error)?.message ?? String(err));
+  process.on("uncaughtException", stray);
+  process.on("unhandledRejection", stray);
+  const section = async (name: string, run: () => Promise<void>) => {
+    current = name;
+    console.log(`\n[${name}]`);
+    try {
+      await run();
+    } catch (err) {
+      sink.unmeasured(`${name} rows`, (err as Error).message);
+    }
+  };
+  console.log(`robograph benchmarks (node ${process.version}, ${quick ? "quick" : "full"})`);
+  try {
+    if (wanted("core"))
+      await section("core", async () => {
+        await bridgeRoundTrip(quick ? 300 : 2000, report);
+        await camera(quick ? 10 : 30, report);
+        await stepRate(report);
+        const { agentBenchmarks } = await import("./agent");
+        for (const f of await agentBenchmarks()) report(f);
+      });
+    if (wanted("ros") || wanted("ros-camera"))
+      await section(wanted("ros") ? "ros" : "ros-camera", async () => {
+        const { rosBenchmarks } = await import("./ros");
+        await rosBenchmarks(quick, sink, { skills: wanted("ros"), camera: true });
+      });
+    if (wanted("latency"))
+      await section("latency", async () => {
+        const { latencyBenchmarks } = await import("./latency");
+        for (const f of await latencyBenchmarks(options.latencyMs, console.log)) report(f);
+      });
+    if (wanted("throughput"))
+      await section("throughput", async () => {
+        const { throughputBenchmarks } = await import("./throughput");
+        for (const f of await throughputBenchmarks(quick)) report(f);
+      });
+    if (wanted("workers"))
+      await section("workers", async () => {
+        const { databaseUrl } = await import("../../memory/checkpointer");
+        const { postgresBin } = await import("./postgres");
+        if (!options.only && !databaseUrl() && !postgresBin())
+          return sink.unmeasured("queued experiments", "skipped: no ROBOGRAPH_DATABASE_URL and no Postgres installed");
+        const { workerBenchmarks } = await import("./workers");
+        for (const f of await workerBenchmarks(quick)) report(f);
+      });
+    if (wanted("course"))
+      await section("course", async () => {
+        const { courseBenchmarks } = await import("./course");
+        for (const f of await courseBenchmarks(quick)) report(f);
+      });
+    if (wanted("mpc"))
+      await section("mpc", async () => {
+        const { mpcBenchmarks } = await import("./mpc");
+        for (const f of await mpcBenchmarks(quick ? 5 : 20)) report(f);
+      });
+    if (wanted("blocks"))
+      await section("blocks", async () => {
+        const { blocksBenchmarks } = await import("./blocks");
+        for (const f of await blocksBenchmarks(quick, options.blocksLearn)) report(f);
+      });
+    if (wanted("suite"))
+      await section("suite", async () => {
+        const { suiteTimeBenchmarks } = await import("./suite");
+        await suiteTimeBenchmarks(sink, options.testTimes);
+      });
+  } finally {
+    process.off("uncaughtException", stray);
+    process.off("unhandledRejection", stray);
+  }
   const missed = figures.filter((f) => f.ok === false).length;
-  console.log(`\n${figures.length} figures, ${missed} miss their target`);
-  if (jsonFile) {
+  console.log(`\n${figures.length} figures, ${missed} miss their target, ${failed.length} groups of rows not measured`);
+  for (const { rows, why } of failed) console.log(`  not measured: ${rows}: ${why}`);
+  if (options.json) {
     writeFileSync(
-      jsonFile,
+      options.json,
       JSON.stringify(
         figures.map((figure) => ({
           name: figure.name,
@@ -208,6 +369,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<void> {
         2,
       ),
     );
-    console.log(`figures written to ${jsonFile}`);
+    console.log(`figures written to ${options.json}`);
   }
+  return failed.length ? 1 : 0;
 }
