@@ -17,7 +17,16 @@ import { FIRST_SCORED_SEED } from "../robots/sim/generated";
 import type { Step } from "../robots/sim/course/scenarios";
 import { experimentDir, experimentSettings, runExperiment, type Progress } from "../evals/runner";
 import { buildReport, writeReport } from "../evals/experimentReport";
-import { langsmithEnabled, scoreEpisodes } from "../evals/langsmith";
+import {
+  langsmithDatasetName,
+  langsmithEnabled,
+  openLangSmithExperiment,
+  scoreEpisodes,
+  uploadDataset,
+  type LangSmithRow,
+} from "../evals/langsmith";
+import { loadCriticBenchmark } from "../evals/datasets/behaviorCritic";
+import { DEFAULT_BENCHMARK_DIR } from "../evals/datasets/behaviorCriticBenchmark";
 import {
   datasetKey,
   enqueueExperiment,
@@ -95,8 +104,14 @@ Many machines (ROBOGRAPH_DATABASE_URL set to one Postgres; see README "Running o
                         --wait, first wait for its episodes to finish
   --wait                with --report: wait for the experiment to finish first
 
-With LANGSMITH_API_KEY set, the dataset is created or updated in LangSmith and each variant is recorded there as an
-experiment; without it the same evaluators run locally.
+LangSmith (LANGSMITH_API_KEY set; LANGSMITH_ENDPOINT for a self-hosted one):
+  the dataset is created once (later runs add only the examples it lacks) and each variant is one experiment,
+  <name>-<variant>, with a row per episode linked to its dataset example and our evaluators' scores as feedback;
+  a resumed experiment records only what is not there yet. Without a key the same evaluators run locally.
+  LANGSMITH_TRACING=true    also traces each episode's graph run under its row (named after the episode, tagged
+                        method:, variant:, seed:, world:); frames are left out unless ROBOGRAPH_TRACE_FRAMES=true
+  --upload-dataset NAME push the dataset's examples (any --dataset: hand-made, generated with --count/--*-seed, a
+                        .jsonl file) to LangSmith as dataset NAME and stop; run again, only missing ones are added
 `;
 
 function bar(progress: Progress): string {
@@ -113,8 +128,17 @@ function bar(progress: Progress): string {
 export async function evalCommand(argv: string[]): Promise<number> {
   // The critic benchmark is not episodes of variants × examples: it has its own experiment and options.
   const datasetAt = argv.indexOf("--dataset");
-  if ((datasetAt >= 0 && argv[datasetAt + 1] === "critic") || argv.includes("--dataset=critic"))
-    return (await import("./behaviorCritic")).criticEvalCommand(argv);
+  if ((datasetAt >= 0 && argv[datasetAt + 1] === "critic") || argv.includes("--dataset=critic")) {
+    const uploadAt = argv.indexOf("--upload-dataset");
+    if (uploadAt < 0) return (await import("./behaviorCritic")).criticEvalCommand(argv);
+    // Its cases are examples in LangSmith's shape too: pushed as they are, keyed by case.
+    const benchmarkAt = argv.indexOf("--benchmark");
+    const cases = loadCriticBenchmark(benchmarkAt >= 0 ? argv[benchmarkAt + 1] : DEFAULT_BENCHMARK_DIR).cases;
+    return pushDataset(
+      argv[uploadAt + 1],
+      cases.map((c) => ({ id: c.metadata.case, example: c })),
+    );
+  }
   const { values: flags } = parseArgs({
     args: argv,
     options: {
@@ -142,6 +166,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       lease: { type: "string" },
       report: { type: "string" },
       wait: { type: "boolean", default: false },
+      "upload-dataset": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       ...settingFlagOptions(MEASURED, EXPERIMENT_ROWS),
     },
@@ -251,6 +276,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     ...(flags.method ? { method: measured.id } : {}),
   };
   if (!["on", "off"].includes(flags["grasp-sensing"]!)) throw new Error(`--grasp-sensing must be on or off`);
+  if (flags["upload-dataset"] !== undefined) return pushDataset(flags["upload-dataset"], rows);
   if (url) {
     const jobQueue = await openQueue(url);
     try {
@@ -284,20 +310,36 @@ export async function evalCommand(argv: string[]): Promise<number> {
   process.stderr.write(
     `experiment ${name}: ${variants.join(", ")} × ${opts.only?.length ?? opts.limit ?? rows.length} examples × ${seeds} seeds, noise ${noise}, ${opts.concurrency} at a time; LangSmith ${langsmithEnabled() ? "on" : "off (local evaluators)"}\n`,
   );
+  // With a key: the dataset and the variants' experiments first, so each episode is recorded as it ends.
+  const langsmith = langsmithEnabled()
+    ? await openLangSmithExperiment({
+        name,
+        datasetName: langsmithDatasetName(datasetName, name),
+        rows,
+        variants,
+        method: opts.method,
+        settings: experimentSettings(opts),
+      })
+    : undefined;
   const t0 = performance.now();
   let fromBefore = 0;
   const results = await runExperiment({
     ...opts,
     signal: controller.signal,
+    ...(langsmith ? { aroundEpisode: langsmith.aroundEpisode } : {}),
     onProgress: (progress) => {
       fromBefore = progress.skipped;
       process.stderr.write(tty ? `\r${bar(progress)}\u001b[K` : `${bar(progress)}\n`);
     },
+  }).finally(() => {
+    // The experiment's stop ends with it (what follows is the report; a caller may run another experiment).
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
   });
   const runSeconds = (performance.now() - t0) / 1000;
   if (tty) process.stderr.write("\n");
   if (controller.signal.aborted) return 130;
-  const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency);
+  const scores = await scoreEpisodes(name, datasetName, rows, results, opts.concurrency, langsmith);
   const report = buildReport(
     // A generated set's rows carry their goal kinds as families, which name no method: the method measured is named.
     {
@@ -322,6 +364,18 @@ export async function evalCommand(argv: string[]): Promise<number> {
     );
   process.stdout.write(
     `\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
+  );
+  return 0;
+}
+
+/** `--upload-dataset NAME`: the rows as LangSmith dataset NAME (only the examples it lacks are added). */
+async function pushDataset(name: string | undefined, rows: LangSmithRow[]): Promise<number> {
+  if (!name || name.startsWith("--")) throw new Error("--upload-dataset needs the dataset's name in LangSmith");
+  if (!langsmithEnabled())
+    throw new Error("--upload-dataset needs LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a self-hosted LangSmith)");
+  const pushed = await uploadDataset(name, rows);
+  process.stdout.write(
+    `dataset ${name} in LangSmith (${pushed.datasetId}): ${pushed.added} example(s) added, ${pushed.total} in all\n`,
   );
   return 0;
 }

@@ -12,6 +12,7 @@ import type { NoiseKnobs } from "../models/symbolic/noise";
 import { memoryCheckpointer } from "../memory/checkpointer";
 import { method, type MethodId } from "../graphs";
 import { runEpisode } from "../runtime/episode";
+import type { EpisodeTrace } from "../runtime/tracing";
 import type { EpisodeRun as Run, TraceStep as Step } from "../graphs/report";
 
 /** One node's update of an episode (graphs/report.ts); CLEA's by default. */
@@ -49,6 +50,8 @@ export interface EpisodeOptions {
   resume?: boolean;
   /** Seconds the run lay stopped before this resume, not counted against its wall budget. */
   pausedSeconds?: number;
+  /** How the graph run is named and nested in a LangSmith trace (with LANGSMITH_TRACING=true). */
+  trace?: EpisodeTrace;
 }
 
 export function runMethodEpisode(options: EpisodeOptions & { mode?: "clea" }): Promise<EpisodeRun>;
@@ -80,6 +83,7 @@ export async function runMethodEpisode(options: EpisodeOptions): Promise<Episode
     resume: options.resume,
     signal: options.signal,
     eventsFile: options.eventsFile,
+    trace: options.trace,
   });
   // An experiment's episode is a trial of the method on a simulator: one that crashed, or whose world could not say
   // whether its goal holds, is an error on record, never a trial scored as failed.

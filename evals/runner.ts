@@ -27,6 +27,7 @@ import {
 import { method, methodOfWorld, type Method } from "../graphs";
 import type { EpisodeResult } from "./metrics";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { EpisodeTrace } from "../runtime/tracing";
 
 /** A pipelined episode's speculation with what its trace measures: why work was revoked, and skills sent against what was seen. */
 function pipelineRecord(
@@ -85,6 +86,14 @@ export interface ExperimentOptions {
    * (kitchen, tabletop). Default true; false starts a process per episode.
    */
   reuseSimulators?: boolean;
+  /**
+   * Wraps each episode as it runs (LangSmith's experiment row, evals/langsmith.ts): `run` runs it traced as `trace`
+   * says; `kept` is called once its result is on disk (an episode that is not kept — interrupted — is never called).
+   */
+  aroundEpisode?: (
+    planned: PlannedEpisode,
+    run: (trace?: EpisodeTrace) => Promise<EpisodeResult>,
+  ) => Promise<{ result: EpisodeResult; kept?: () => Promise<void> }>;
 }
 
 export interface Progress {
@@ -279,7 +288,10 @@ export async function runExperiment(options: ExperimentOptions): Promise<Episode
   const worker = async () => {
     while (next < todo.length && !options.signal?.aborted) {
       const planned = todo[next++];
-      const result = await runOne(planned, options, dir, pool);
+      const wrapped = options.aroundEpisode
+        ? await options.aroundEpisode(planned, (trace) => runOne(planned, options, dir, pool, { trace }))
+        : { result: await runOne(planned, options, dir, pool) };
+      const result = wrapped.result;
       if (options.signal?.aborted && result.error) return; // interrupted mid-episode: leave no result, it reruns on resume
       // Paused (stopped, or a model endpoint down): no result, so it runs again when the experiment is resumed.
       if (result.status === "interrupted") {
@@ -291,6 +303,7 @@ export async function runExperiment(options: ExperimentOptions): Promise<Episode
       const file = resultPath(dir, planned.id);
       writeFileSync(`${file}.tmp`, JSON.stringify(result, null, 2));
       renameSync(`${file}.tmp`, file);
+      await wrapped.kept?.();
       results.set(planned.id, result);
       done++;
       const perEpisode = (performance.now() - started) / 1000 / done;
@@ -442,6 +455,8 @@ export interface EpisodeHost {
   onRun?: (run: EpisodeRun<unknown>) => Promise<void>;
   /** Called once the episode has its simulator (a worker records where its robot is). */
   onSimulator?: (sim: SimProcess) => Promise<void>;
+  /** How the episode's graph run is named, tagged and nested in a LangSmith trace. */
+  trace?: EpisodeTrace;
 }
 
 /** Runs one planned episode with a simulator from `pool` (or the adopted one) and returns its result. */
@@ -522,6 +537,7 @@ async function runOne(
       maxSteps: options.maxSteps,
       maxWallSeconds: options.maxWallSeconds,
       eventsFile: join(episodeDir, "events.jsonl"),
+      trace: host.trace,
       // No abort signal for the graph: an abort is the emergency stop (runtime/estop.ts), which ends the run
       // `interrupted` with the robot's goal canceled, rather than cutting the graph off mid-goal.
     });

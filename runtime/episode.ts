@@ -13,6 +13,7 @@ import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
 import { resumeHint, stopReason } from "./estop";
 import { follow, type RunnableGraph } from "./follow";
 import { openRun, type MethodRuntime, type Run } from "./run";
+import { traceRun, type EpisodeTrace } from "./tracing";
 
 /** What the runner uses of a method's descriptor (graphs/method.ts: every method is one). */
 export interface EpisodeMethod {
@@ -83,6 +84,8 @@ export interface EpisodeRequest {
   eventsFile?: string;
   /** What the world checks at the end (default: its scenario's goal). */
   check?: GoalCheck;
+  /** How the run is named and tagged in a LangSmith trace (traced only with LANGSMITH_TRACING=true). */
+  trace?: EpisodeTrace;
 }
 
 export interface EpisodeOutcome<S = Record<string, unknown>> extends WorldVerdict {
@@ -107,11 +110,14 @@ export async function runEpisode<S = Record<string, unknown>>(request: EpisodeRe
   // `interrupted` at a checkpoint (the robot's goal canceled), which a resume runs again. (Aborting the graph's stream
   // instead would lose the interrupted node's write, and a resume would re-attach to the canceled goal.)
   const run = openRun(method.runtime, request.settings, request.signal ? { stop: request.signal } : {});
+  // Named after the thread unless the caller names it; nothing is traced unless LANGSMITH_TRACING is on.
+  const traced = traceRun({ runName: thread, ...request.trace });
   const config = {
     // Durable before the next step: a goal id is on disk before its goal is sent (TOOLCHAIN.md's lesson).
     durability: "sync" as const,
     configurable: { thread_id: thread },
     context: run.context,
+    ...traced.config,
   };
   const started = performance.now();
   const trace: TraceStep[] = [];
@@ -165,6 +171,7 @@ export async function runEpisode<S = Record<string, unknown>>(request: EpisodeRe
   } finally {
     verdict = await worldVerdict(run, method, request.check ?? {});
     await run.close();
+    await traced.flush();
   }
   const ended = endStatus(state as EndState | undefined, crash, thread, request.signal);
   const explanation = state ? (method.explain?.(state as Record<string, unknown>) ?? "") : "";
