@@ -57,6 +57,11 @@ export interface BenchScene {
   targets: boolean;
   /** Run pipelined too (configurable.pipeline), held to this many round trips per skill while the robot waits between skills. */
   pipelinedTarget?: number;
+  /**
+   * Also run pipelined over the generated worlds of this dataset in the tuning range its figures declare (never the
+   * scored one): the mean of the same figure over many tasks (`npm run bench -- --kitchens N`).
+   */
+  generatedDataset?: string;
 }
 
 /** An option of a campaign's command that sets one of its settings under the campaign's own name (`--budget-episodes`). */

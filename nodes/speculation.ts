@@ -3,20 +3,29 @@
  * prepared against the skill's predicted outcome; what the robot reports and sees after it decides whether that work
  * is used (the action is sent at once), revoked (the world did not come out as predicted: the work is dropped and the
  * ordinary path runs) or unused (the prediction held, but nothing was prepared that could go: the ordinary path runs).
+ * Where the look has more than one likely outcome, work is prepared for each (a branch); the look confirms at most
+ * one, and what the others cost is counted as wasted like revoked work. Alternatives are prepared only while the
+ * run's wasted tokens stay within a share of its tokens (`mayPrepareAlternatives`).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { totalUsage, withModelScope, type ModelScope, type Usage } from "../models";
+import { addUsage, totalUsage, withModelScope, type ModelScope, type Usage } from "../models";
 import { runSignal } from "../runtime/estop";
 
 export type SpeculationOutcome = "used" | "revoked" | "unused";
 
-/** What a run's speculation came to; tokens of revoked work are wasted (spent on a world that did not happen). */
+/**
+ * What a run's speculation came to; tokens of revoked work and of branches the look did not confirm are wasted (spent
+ * on a world that did not happen).
+ */
 export interface PipelineCounts {
   /** Skills during which the next action was prepared (and, where there is a critic, judged fit). */
   prepared: number;
   used: number;
   revoked: number;
   unused: number;
+  /** Outcomes prepared for beyond the first (branches), and how many of them a look confirmed. */
+  alternatives?: number;
+  alternativesUsed?: number;
   wastedCalls: number;
   wastedInputTokens: number;
   wastedOutputTokens: number;
@@ -27,28 +36,49 @@ export const NO_PIPELINE: PipelineCounts = {
   used: 0,
   revoked: 0,
   unused: 0,
+  alternatives: 0,
+  alternativesUsed: 0,
   wastedCalls: 0,
   wastedInputTokens: 0,
   wastedOutputTokens: 0,
 };
 
-/** The counts after one speculation was decided; what a revoked one spent is counted as wasted. */
+/**
+ * The counts after one speculation was decided: what a revoked one spent is wasted; of one the look decided otherwise,
+ * what its `dropped` branches spent. `branches`: the alternatives prepared, and whether the look confirmed one.
+ */
 export function tally(
   counts: PipelineCounts,
   outcome: SpeculationOutcome,
   prepared: boolean,
   usage: Usage,
+  dropped: Usage[] = [],
+  branches: { alternatives: number; alternativeUsed: boolean } = { alternatives: 0, alternativeUsed: false },
 ): PipelineCounts {
-  const spent = totalUsage(usage);
-  const wasted = outcome === "revoked";
+  const spent = totalUsage(outcome === "revoked" ? usage : dropped.reduce((u, d) => addUsage(u, d), {}));
   return {
     ...counts,
     prepared: counts.prepared + (prepared ? 1 : 0),
     [outcome]: counts[outcome] + 1,
-    wastedCalls: counts.wastedCalls + (wasted ? spent.calls : 0),
-    wastedInputTokens: counts.wastedInputTokens + (wasted ? spent.inputTokens : 0),
-    wastedOutputTokens: counts.wastedOutputTokens + (wasted ? spent.outputTokens : 0),
+    alternatives: (counts.alternatives ?? 0) + branches.alternatives,
+    alternativesUsed: (counts.alternativesUsed ?? 0) + (branches.alternativeUsed ? 1 : 0),
+    wastedCalls: counts.wastedCalls + spent.calls,
+    wastedInputTokens: counts.wastedInputTokens + spent.inputTokens,
+    wastedOutputTokens: counts.wastedOutputTokens + spent.outputTokens,
   };
+}
+
+/** The share of a run's tokens that `mayPrepareAlternatives` keeps wasted work under (give or take one skill's branches). */
+export const DISCARD_SHARE = 0.2;
+
+/**
+ * The bound on what branches may cost: beside the next skill, outcomes beyond the first are prepared only while the
+ * tokens wasted so far are at most `share` of the run's tokens (prepared work included). A run whose looks keep
+ * surprising it falls back to one prediction, and to waiting for the look.
+ */
+export function mayPrepareAlternatives(usage: Usage, counts: PipelineCounts, share = DISCARD_SHARE): boolean {
+  const spent = totalUsage(usage);
+  return counts.wastedInputTokens + counts.wastedOutputTokens <= share * (spent.inputTokens + spent.outputTokens);
 }
 
 /**
@@ -178,7 +208,9 @@ export function sentAgainstTheReport(
       const motion = ((update.log ?? []) as { kind: string; ok?: boolean }[]).findLast((x) => x.kind === "motion");
       if (motion) lastOk = !!motion.ok;
     }
-    if (clearing.has(step.node) && (update.critique || update.motion)) source = step.node;
+    // Work prepared beside a check after the report (a plan verified since the failure) is not work on the report.
+    const besideCheck = !!(update.speculation as { beside?: string } | undefined)?.beside;
+    if (clearing.has(step.node) && (update.critique || update.motion)) source = besideCheck ? "check" : step.node;
     if (
       step.node === "dispatch" &&
       update.pendingGoal &&
@@ -199,6 +231,8 @@ const REASONS: [RegExp, string][] = [
   [/where predicted$/, "the look: a thing missing from a place in view where it was predicted"],
   [/, not .* as predicted$/, "the look: a thing, door or hand in another state than predicted"],
   [/which the prediction did not hold$/, "the look: a thing seen that the prediction did not hold"],
+  [/verifier changed the plan/, "the plan verifier changed the plan the work was prepared on"],
+  [/name check rewrote/, "the name check rewrote an explanation the work was prepared on"],
 ];
 
 /** Why each revoked speculation was revoked, by kind of reason, counted from the trace: what the report tabulates. */

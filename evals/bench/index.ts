@@ -311,7 +311,7 @@ export async function runBenchmarks(argv: string[] = []): Promise<number> {
     if (wanted("latency"))
       await section("latency", async () => {
         const { latencyBenchmarks } = await import("./latency");
-        for (const f of await latencyBenchmarks(options.latencyMs, console.log)) report(f);
+        for (const f of await latencyBenchmarks(options.latencyMs, console.log, options.kitchens)) report(f);
       });
     if (wanted("throughput"))
       await section("throughput", async () => {

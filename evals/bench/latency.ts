@@ -6,9 +6,9 @@
  * tokenizer (o200k), images sent, and the share of each request's opening tokens identical to the previous request of
  * the same role (what a provider's prompt cache can reuse). Counts are deterministic; wall time is the machine's.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { messageText, tokens } from "../../models/tokens";
 import { SymbolicChatModel } from "../../models/symbolic";
@@ -21,6 +21,8 @@ import { startFakeOpenAI, type ChatRequest, type FakeOpenAI } from "./openaiServ
 import { skillTimes, type SkillTime } from "../../nodes/executor";
 import type { PipelineCounts } from "../../nodes/speculation";
 import type { Figure } from "./agent";
+import { GENERATED_KINDS, generatedSet } from "../datasets/generated";
+import { GENERATED_CACHE } from "../datasets";
 
 /** One request as the provider reads it: tool definitions, then each message's role, text and image places. */
 export function promptText(req: ChatRequest): { text: string; images: number } {
@@ -198,7 +200,8 @@ export async function latencyEpisode(
   const busy: SkillTime[] = [];
   const onSkill = (m: unknown) => busy.push(m as SkillTime);
   try {
-    sim = await startSimProcess(method(task.mode).world, ["--scenario", task.scenario, "--speed", speed]);
+    // A loaded machine can take long to start a simulator; the figures are counted after it is up.
+    sim = await startSimProcess(method(task.mode).world, ["--scenario", task.scenario, "--speed", speed], 120_000);
     endpoint.reset();
     skillTimes.subscribe(onSkill);
     const start = performance.now();
@@ -206,7 +209,7 @@ export async function latencyEpisode(
       mode: task.mode,
       url: sim.url,
       goal: task.goal,
-      thread: `latency-${task.scenario}-${variant}${pipeline ? "-pipelined" : ""}`,
+      thread: `latency-${basename(task.scenario, ".json")}-${variant}${pipeline ? "-pipelined" : ""}`,
       dataDir,
       variant,
       backend: "openai",
@@ -247,9 +250,7 @@ export function latencyFigures(run: LatencyRun, targets: boolean, idleTarget?: n
   const idle = criticalPath(parts) / skillCount;
   // Between the first skill's start and the last one's end: the robot waiting for its next skill. Before it (the first
   // look, plan and critique) and after (the final check) no skill runs that anything could be prepared beside.
-  const first = Math.min(...run.busy.map((b) => b.start));
-  const lastEnd = Math.max(...run.busy.map((b) => b.end));
-  const between = criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / skillCount;
+  const between = idleBetweenSkills(run);
   const idleSeconds = uncovered(run.window, run.busy) / 1000 / skillCount;
   const input = sum((c) => c.inputTokens) / skillCount;
   const reuse =
@@ -299,9 +300,20 @@ export function latencyFigures(run: LatencyRun, targets: boolean, idleTarget?: n
           },
           { name: `${prefix}: speculations unused (nothing prepared to send)`, value: sp.unused, unit: "skills" },
           {
-            name: `${prefix}: tokens wasted on revoked work per skill`,
+            name: `${prefix}: outcomes prepared beyond the first (branches), and confirmed by the look`,
+            value: sp.alternatives ?? 0,
+            unit: `(${sp.alternativesUsed ?? 0} used)`,
+          },
+          {
+            name: `${prefix}: tokens wasted on revoked work and dropped branches per skill`,
             value: (sp.wastedInputTokens + sp.wastedOutputTokens) / skillCount,
             unit: "tokens",
+          },
+          {
+            name: `${prefix}: tokens wasted on revoked work and dropped branches, share of the run's tokens`,
+            value: 100 * discardedShare(run),
+            unit: "%",
+            ...(idleTarget !== undefined ? { target: "<= 20 %", ok: discardedShare(run) <= 0.2 } : {}),
           },
         ]
       : []),
@@ -326,6 +338,112 @@ export function latencyFigures(run: LatencyRun, targets: boolean, idleTarget?: n
   ];
 }
 
+/** Tokens spent on work the look or the report dropped (revoked speculations, branches not confirmed), over the run's. */
+export function discardedShare(run: Pick<LatencyRun, "calls" | "pipeline">): number {
+  const all = run.calls.reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
+  const sp = run.pipeline;
+  return sp && all > 0 ? (sp.wastedInputTokens + sp.wastedOutputTokens) / all : 0;
+}
+
+/** Round trips per skill the robot waited through between its first skill's start and its last one's end. */
+export function idleBetweenSkills(run: Pick<LatencyRun, "calls" | "busy" | "skills">): number {
+  if (!run.busy.length) return 0;
+  const parts = idleParts(run.calls, run.busy);
+  const first = Math.min(...run.busy.map((b) => b.start));
+  const lastEnd = Math.max(...run.busy.map((b) => b.end));
+  return criticalPath(parts.filter((p) => p.start >= first && p.end <= lastEnd)) / Math.max(1, run.skills);
+}
+
+/**
+ * The generated worlds a bench scene's speculation is also measured on (its `generatedDataset`): the first `count`
+ * doable ones of the tuning range its method's figures declare — never the scored range — each written to `dir` as a
+ * scenario file.
+ */
+export async function tuningWorldTasks(
+  scene: (typeof LATENCY_TASKS)[number],
+  count: number,
+  dir: string,
+): Promise<(typeof LATENCY_TASKS)[number][]> {
+  const kind = GENERATED_KINDS.find((k) => k.dataset === scene.generatedDataset);
+  if (!kind) throw new Error(`${scene.label}: no generated dataset ${scene.generatedDataset}`);
+  const range = method(scene.mode)
+    .figures?.flatMap((f) => f.tuning ?? [])
+    .find((r) => r.dataset === kind.dataset);
+  if (!range) throw new Error(`${scene.label}: its method's figures declare no tuning range of ${kind.dataset}`);
+  const set = await generatedSet(kind, count, range.from, {
+    cacheDir: join(GENERATED_CACHE, kind.dataset, "verdicts"),
+  });
+  if (set.scored) throw new Error("the speculation row must run tuning worlds, not scored ones");
+  return set.rows.map((row) => {
+    const scenario = (row.inputs as { scenario: unknown }).scenario as { name: string };
+    const file = join(dir, `${scenario.name}.json`);
+    writeFileSync(file, JSON.stringify(scenario));
+    return {
+      ...scene,
+      label: `${method(scene.mode).title} ${scenario.name}`,
+      scenario: file,
+      goal: (row.inputs as { goal: string }).goal,
+      targets: false,
+      generatedDataset: undefined,
+    };
+  });
+}
+
+/**
+ * A bench scene pipelined over generated tuning worlds: the mean of each one's round trips per skill between skills,
+ * the share of tokens dropped work took, and how many were done (the simulator's check).
+ */
+export async function tuningWorldFigures(
+  endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>,
+  scene: (typeof LATENCY_TASKS)[number],
+  count: number,
+  log: (line: string) => void = console.log,
+): Promise<Figure[]> {
+  const target = scene.pipelinedTarget ?? 1.0;
+  const dir = mkdtempSync(join(tmpdir(), "robograph-worlds-"));
+  try {
+    const tasks = await tuningWorldTasks(scene, count, dir);
+    const idle: number[] = [];
+    let wasted = 0;
+    let tokens = 0;
+    let done = 0;
+    for (const task of tasks) {
+      const run = await latencyEpisode(endpoint, task, "full", true);
+      const between = idleBetweenSkills(run);
+      // A kitchen done in one skill (or none) has no wait between skills to measure.
+      if (run.skills >= 2) idle.push(between);
+      wasted += (run.pipeline?.wastedInputTokens ?? 0) + (run.pipeline?.wastedOutputTokens ?? 0);
+      tokens += run.calls.reduce((s, c) => s + c.inputTokens + c.outputTokens, 0);
+      if (run.success) done++;
+      log(
+        `${task.label} (pipelined): ${run.skills} skills, ${run.status}${run.success ? "" : ", goal NOT held"}, ${between.toFixed(2)} round trips per skill between skills, ${run.pipeline?.used ?? 0} sent at once, ${run.pipeline?.revoked ?? 0} revoked, ${run.pipeline?.alternativesUsed ?? 0} of ${run.pipeline?.alternatives ?? 0} branches confirmed`,
+      );
+    }
+    const mean = idle.reduce((a, b) => a + b, 0) / Math.max(1, idle.length);
+    const share = tokens > 0 ? wasted / tokens : 0;
+    const prefix = `latency ${method(scene.mode).title}, ${tasks.length} generated tuning worlds of ${scene.generatedDataset} (pipelined)`;
+    return [
+      {
+        name: `${prefix}: model round trips per skill while the robot waits between skills, mean over the ${idle.length} with two skills or more`,
+        value: mean,
+        unit: "calls",
+        target: `<= ${target.toFixed(1)}`,
+        ok: mean <= target,
+      },
+      {
+        name: `${prefix}: tokens wasted on revoked work and dropped branches, share of the runs' tokens`,
+        value: 100 * share,
+        unit: "%",
+        target: "<= 20 %",
+        ok: share <= 0.2,
+      },
+      { name: `${prefix}: done (the simulator's check)`, value: done, unit: `of ${tasks.length}` },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Per role: calls and input tokens per skill (where the tokens go). */
 export function roleBreakdown(run: LatencyRun): string[] {
   const skillCount = Math.max(1, run.skills);
@@ -338,7 +456,12 @@ export function roleBreakdown(run: LatencyRun): string[] {
   });
 }
 
-export async function latencyBenchmarks(delayMs = 300, log: (line: string) => void = console.log): Promise<Figure[]> {
+/** `kitchens`: how many generated tuning worlds a scene with a generated dataset is averaged over, pipelined (0: none). */
+export async function latencyBenchmarks(
+  delayMs = 300,
+  log: (line: string) => void = console.log,
+  kitchens = 20,
+): Promise<Figure[]> {
   const endpoint = await startReasonerEndpoint(delayMs);
   const figures: Figure[] = [];
   try {
@@ -352,6 +475,9 @@ export async function latencyBenchmarks(delayMs = 300, log: (line: string) => vo
         figures.push(...latencyFigures(run, task.targets, task.pipelinedTarget));
       }
     }
+    if (kitchens > 0)
+      for (const scene of LATENCY_TASKS.filter((t) => t.generatedDataset))
+        figures.push(...(await tuningWorldFigures(endpoint, scene, kitchens, log)));
   } finally {
     await endpoint.fake.close();
   }

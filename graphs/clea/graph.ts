@@ -5,9 +5,10 @@
  * A critic rejection, a failed action or an exhausted plan sends control back to the planner with the reason; the same
  * rejection or failure a second time first sends every camera to look for what is in question (graphs/clea/loops.ts);
  * budgets end a run with a status. Variants (configurable.variant): full, no-critic, no-summarizer, open-loop.
- * With configurable.pipeline the speculator works beside each skill on its predicted outcome (summary, next action,
- * critique), and the look after it goes to the prediction check: agreed, the prepared action is sent at once;
- * contradicted, the look takes the ordinary path.
+ * With configurable.pipeline the speculator works beside each skill on each likely outcome of the look after it (the
+ * thing sought there or not, a door open or shut: summary, next action, critique for each, bounded), and the look goes
+ * to the prediction check: the branch it confirms has its prepared action sent at once; none confirmed, the look takes
+ * the ordinary path.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";

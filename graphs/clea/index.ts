@@ -143,6 +143,7 @@ export const clea: Method = {
       skillsCounter: "steps",
       targets: true,
       pipelinedTarget: 1.0,
+      generatedDataset: "kitchen-generated",
     },
   ],
   recordable: {

@@ -30,6 +30,8 @@ export type HistoryEntry =
       observation: Observation;
       /** The things this look was asked about (a look that settles something: graphs/clea/loops.ts). */
       askedAbout?: string[];
+      /** Not a look yet: one outcome the look after a running skill is predicted to have (graphs/clea/prediction.ts). */
+      predicted?: boolean;
     }
   | {
       step: number;

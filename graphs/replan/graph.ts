@@ -13,6 +13,8 @@
  * baseline: one reward program for the whole goal, no perceiver, no replanning.
  * With configurable.pipeline the speculator prepares the next step beside each motion (its reward terms, or a vision
  * step's questions) on the motion's predicted success; the controller's report confirms it (sent at once) or revokes it.
+ * Beside the plan verifier and the name check of a failure's explanations, the work after them is prepared on their
+ * likely outcome (they change nothing); their answer confirms it or revokes it (graphs/replan/nodes/speculator.ts).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
@@ -33,7 +35,7 @@ import { diagnose } from "./nodes/diagnose";
 import { remapReasons } from "./nodes/remapReasons";
 import { consolidate } from "./nodes/consolidate";
 import { checkTask } from "./nodes/taskCheck";
-import { speculate } from "./nodes/speculator";
+import { speculate, speculateBesideNameCheck, speculateBesidePlanCheck } from "./nodes/speculator";
 import { checkPrediction } from "./nodes/predictionCheck";
 import { inRun, runOf, type MethodRuntime } from "../../runtime/run";
 import type { ReplanSettings } from "./configuration";
@@ -60,9 +62,17 @@ function afterScan(state: ReplanStateType, config?: RunnableConfig) {
   return variant(config) === "one-shot" ? "low_level_planner" : "high_level_planner";
 }
 
+/** With speculation, the plan's current step is prepared beside the verifier, on the plan as written. */
 function afterHighLevel(state: ReplanStateType, config?: RunnableConfig) {
   if (ended(state)) return END;
-  return verifying(config) ? "plan_verifier" : nextStep(state);
+  if (!verifying(config)) return nextStep(state);
+  return pipelining(config) ? ["plan_verifier", "plan_check_speculator"] : "plan_verifier";
+}
+
+/** With speculation, the verifier's answer goes to the check of what was prepared beside it. */
+function afterPlanVerifier(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
+  return pipelining(config) ? "prediction_check" : afterPlanCheck(state);
 }
 
 /** A plan the verifier emptied goes back to the planner (as a new procedure). */
@@ -101,11 +111,19 @@ function afterMotion(state: ReplanStateType, config?: RunnableConfig) {
   return ordinaryAfterMotion(state, config);
 }
 
-/** The prediction held: the prepared motion goes at once, prepared questions go to the perceiver. Else as ever. */
+/**
+ * The prediction held: the prepared motion goes at once, prepared questions go to the perceiver, a prepared
+ * consolidation goes to the planner. Else the path after the motion or the check, as ever.
+ */
 function afterPredictionCheck(state: ReplanStateType, config?: RunnableConfig) {
   if (ended(state)) return END;
   const sp = state.speculation;
-  if (sp?.outcome !== "used") return ordinaryAfterMotion(state, config);
+  if (sp?.outcome !== "used") {
+    if (sp?.beside === "plan_verifier") return afterPlanCheck(state);
+    if (sp?.beside === "remap_reasons") return "consolidate";
+    return ordinaryAfterMotion(state, config);
+  }
+  if (sp.consolidated) return "high_level_planner";
   if (sp.motion) return "dispatch";
   return afterQuestions(state);
 }
@@ -116,9 +134,16 @@ function ordinaryAfterMotion(state: ReplanStateType, config?: RunnableConfig) {
   return ["full", "no-verifier"].includes(variant(config)) ? "diagnose" : "task_check";
 }
 
+/** With speculation, the explanations' consolidation is prepared beside their name check, on them as worded. */
 function afterDiagnose(state: ReplanStateType, config?: RunnableConfig) {
   if (ended(state)) return END;
-  return verifying(config) ? "remap_reasons" : "consolidate";
+  if (!verifying(config)) return "consolidate";
+  return pipelining(config) ? ["remap_reasons", "name_check_speculator"] : "remap_reasons";
+}
+
+function afterNameCheck(state: ReplanStateType, config?: RunnableConfig) {
+  if (ended(state)) return END;
+  return pipelining(config) ? "prediction_check" : "consolidate";
 }
 
 function afterTaskCheck(state: ReplanStateType) {
@@ -147,6 +172,8 @@ const REPLAN_NODES = {
   executor: resumable(runMotion),
   // Its model calls are its own to lose: a failure leaves nothing prepared, and the ordinary path runs.
   speculator: speculate,
+  plan_check_speculator: speculateBesidePlanCheck,
+  name_check_speculator: speculateBesideNameCheck,
   prediction_check: checkPrediction,
 };
 
@@ -173,11 +200,22 @@ export function buildReplan(
     .addNode("consolidate", withRun(nodes.consolidate))
     .addNode("task_check", withRun(nodes.task_check))
     .addNode("speculator", withRun(nodes.speculator))
+    .addNode("plan_check_speculator", withRun(nodes.plan_check_speculator))
+    .addNode("name_check_speculator", withRun(nodes.name_check_speculator))
     .addNode("prediction_check", withRun(nodes.prediction_check))
     .addEdge(START, "scan")
     .addConditionalEdges("scan", withRun(afterScan), ["high_level_planner", "low_level_planner", END])
-    .addConditionalEdges("high_level_planner", withRun(afterHighLevel), ["plan_verifier", ...steps])
-    .addConditionalEdges("plan_verifier", withRun(afterPlanCheck), ["high_level_planner", ...steps])
+    .addConditionalEdges("high_level_planner", withRun(afterHighLevel), [
+      "plan_verifier",
+      "plan_check_speculator",
+      ...steps,
+    ])
+    .addEdge("plan_check_speculator", END)
+    .addConditionalEdges("plan_verifier", withRun(afterPlanVerifier), [
+      "high_level_planner",
+      "prediction_check",
+      ...steps,
+    ])
     .addConditionalEdges("vision_questions", withRun(afterQuestions), ["vision_answer", ...steps])
     .addConditionalEdges("vision_answer", withRun(then("step_check")), ["step_check", END])
     .addConditionalEdges("step_check", withRun(nextStep), [...steps])
@@ -190,10 +228,18 @@ export function buildReplan(
       "diagnose",
       "dispatch",
       "vision_answer",
+      "high_level_planner",
+      "consolidate",
       ...steps,
     ])
-    .addConditionalEdges("diagnose", withRun(afterDiagnose), ["remap_reasons", "consolidate", END])
-    .addConditionalEdges("remap_reasons", withRun(then("consolidate")), ["consolidate", END])
+    .addConditionalEdges("diagnose", withRun(afterDiagnose), [
+      "remap_reasons",
+      "name_check_speculator",
+      "consolidate",
+      END,
+    ])
+    .addEdge("name_check_speculator", END)
+    .addConditionalEdges("remap_reasons", withRun(afterNameCheck), ["consolidate", "prediction_check", END])
     .addConditionalEdges("consolidate", withRun(then("high_level_planner")), ["high_level_planner", END])
     .addConditionalEdges("task_check", withRun(afterTaskCheck), ["high_level_planner", END]);
 }

@@ -147,6 +147,8 @@ export const replan: Method = {
     "consolidate",
     "task_check",
     "speculator",
+    "plan_check_speculator",
+    "name_check_speculator",
     "prediction_check",
   ],
   approvals: true,

@@ -35,10 +35,21 @@ export interface FailedAttempt {
 /**
  * The work done beside a running motion (configurable.pipeline), on its predicted outcome: the motion succeeds, and the
  * plan moves on to its next step. For a motion step, its reward terms drafted and verified; for a vision step, the
- * questions for the perceiver (its answers need the view after the motion).
+ * questions for the perceiver (its answers need the view after the motion). Or the work done beside a check whose
+ * outcome the next request waits for (`beside`): the plan verifier keeps the plan as written (the step after it is
+ * prepared on that plan), or the name check keeps the perceiver's explanations as worded (their consolidation is
+ * prepared on them).
  */
 export interface ReplanSpeculation {
+  /** The motion goal whose success is assumed; empty beside a check. */
   goalId: string;
+  /** The check the work was prepared beside, predicted to change nothing; absent: beside a motion. */
+  beside?: "plan_verifier" | "remap_reasons";
+  /** Beside the plan verifier: the plan as the planner wrote it. */
+  plan?: HighLevelPlan;
+  /** Beside the name check: the explanations as the perceiver worded them, and the consolidation prepared on them. */
+  explanations?: string[];
+  consolidated?: Omit<ReplanUpdate, "usage">;
   /** The plan step the prepared work is for. */
   cursor: number;
   step: string | null;

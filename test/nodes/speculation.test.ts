@@ -1,13 +1,31 @@
-/** Speculation's bookkeeping: counts, wasted tokens, the trace check that no skill went out on overtaken work, the setting. */
+/**
+ * Speculation's bookkeeping: counts, wasted tokens, the trace check that no skill went out on overtaken work, the
+ * setting; and CLEA's branches — which outcomes of a look are prepared for (bounded), and which one a look confirms
+ * (never one it contradicts).
+ */
 import { describe, expect, it } from "vitest";
 import {
+  DISCARD_SHARE,
   NO_PIPELINE,
+  mayPrepareAlternatives,
   revocations,
   sentAgainstTheLook,
   sentAgainstTheReport,
   tally,
   type SpeculatingNodes,
 } from "../../nodes/speculation";
+import {
+  AS_PROMISED,
+  MAX_BRANCHES,
+  confirmBranch,
+  likelyOutcomes,
+  placesBroughtIntoView,
+  soughtThings,
+  type Branch,
+} from "../../graphs/clea/prediction";
+import { emptyBelief } from "../../graphs/clea/belief";
+import type { Belief, HistoryEntry, Observation, SkillCall } from "../../graphs/clea/schemas";
+import { robots, world } from "../helpers/kitchenWorld";
 import { ClosedLoopConfiguration } from "../../graphs/clea/configuration";
 import { ReplanConfiguration } from "../../graphs/replan/configuration";
 
@@ -138,5 +156,177 @@ describe("the pipeline setting", () => {
       expect(schema.parse({ pipeline: true }).pipeline).toBe(true);
       expect(() => schema.parse({ pipeline: "sometimes" })).toThrow();
     }
+  });
+});
+
+describe("CLEA's branches: the outcomes of a look prepared for", () => {
+  const TEA = "Find the bottle_of_tea and throw it into the trash_can.";
+  const open: SkillCall = { robot: "mobile", skill: "open", args: { target: "refrigerator" } };
+  const start = (): Belief => emptyBelief(["mobile", "arm"], world);
+
+  it("prepares for the sought thing in the place a skill brings into view, beside the manifest's promise", () => {
+    expect(soughtThings(TEA, start(), world)).toEqual(["bottle_of_tea"]);
+    const outcomes = likelyOutcomes(open, TEA, start(), robots, world);
+    expect(outcomes.map((o) => o.assumes)).toEqual([AS_PROMISED.assumes, "the bottle_of_tea in the refrigerator"]);
+    expect(outcomes[1].look[0]).toMatchObject({
+      robot: "mobile",
+      objects: [{ name: "bottle_of_tea", relation: "in", place: "refrigerator" }],
+      containers: [{ name: "refrigerator", state: "open" }],
+      visiblePlaces: ["refrigerator"],
+    });
+  });
+
+  it("prepares no alternative where the look decides nothing: a thing already placed, a place already seen into, a grasp", () => {
+    const placed = { ...start(), objects: [{ name: "bottle_of_tea", place: "oven", source: "seen" as const }] };
+    expect(likelyOutcomes(open, TEA, placed, robots, world)).toEqual([AS_PROMISED]);
+    const explored = { ...start(), explored: ["refrigerator"] };
+    expect(likelyOutcomes(open, TEA, explored, robots, world)).toEqual([AS_PROMISED]);
+    const pick: SkillCall = { robot: "mobile", skill: "pick_from", args: { object: "milk", place: "table" } };
+    expect(likelyOutcomes(pick, TEA, start(), robots, world)).toEqual([AS_PROMISED]);
+  });
+
+  it("a navigation point brings into view the places it serves that stand open, never a shut door's inside", () => {
+    const goTo = (point: string): SkillCall => ({ robot: "mobile", skill: "go_to", args: { navigation_point: point } });
+    expect(placesBroughtIntoView(goTo("in_front_of_table"), start(), robots, world)).toEqual(["table"]);
+    expect(placesBroughtIntoView(goTo("in_front_of_refrigerator"), start(), robots, world)).toEqual([]);
+    const opened = start();
+    opened.containers.find((c) => c.name === "refrigerator")!.state = "open";
+    expect(placesBroughtIntoView(goTo("in_front_of_refrigerator"), opened, robots, world)).toEqual(["refrigerator"]);
+  });
+
+  it("a door of unknown state brought into view: shut (as a plan assumes), open with nothing sought, open with it", () => {
+    const goTo: SkillCall = { robot: "mobile", skill: "go_to", args: { navigation_point: "in_front_of_oven" } };
+    const outcomes = likelyOutcomes(goTo, TEA, start(), robots, world);
+    expect(outcomes.map((o) => o.assumes)).toEqual([
+      "as its manifest says, the oven shut",
+      "the oven open, nothing sought inside",
+      "the bottle_of_tea in the oven",
+    ]);
+    expect(outcomes[0].look[0].containers).toEqual([{ name: "oven", state: "closed" }]);
+    expect(outcomes[1].look[0]).toMatchObject({
+      containers: [{ name: "oven", state: "open" }],
+      visiblePlaces: ["oven"],
+    });
+    // Under the token bound the door is still predicted shut: the first outcome never guesses more than a plan does.
+    expect(likelyOutcomes(goTo, TEA, start(), robots, world, false).map((o) => o.assumes)).toEqual([
+      "as its manifest says, the oven shut",
+    ]);
+  });
+
+  it("is bounded: at most MAX_BRANCHES outcomes however many things are sought, one when the token bound says so", () => {
+    const many = "Put the apple, the milk, the orange and the bottle_of_tea into the sink.";
+    const goTo: SkillCall = { robot: "mobile", skill: "go_to", args: { navigation_point: "in_front_of_table" } };
+    expect(soughtThings(many, start(), world).length).toBeGreaterThan(MAX_BRANCHES);
+    expect(likelyOutcomes(goTo, many, start(), robots, world)).toHaveLength(MAX_BRANCHES);
+    expect(likelyOutcomes(goTo, many, start(), robots, world, false)).toEqual([AS_PROMISED]);
+  });
+
+  it("prepares alternatives only while dropped work stays within its share of the run's tokens", () => {
+    const spent = { critic: { calls: 10, inputTokens: 9000, outputTokens: 1000, images: 0 } };
+    const wasted = (tokens: number) => ({ ...NO_PIPELINE, wastedInputTokens: tokens });
+    expect(mayPrepareAlternatives(spent, wasted(DISCARD_SHARE * 10000))).toBe(true);
+    expect(mayPrepareAlternatives(spent, wasted(DISCARD_SHARE * 10000 + 1))).toBe(false);
+  });
+
+  it("counts what the dropped branches spent as wasted, and nothing of the confirmed one", () => {
+    const branchUsage = { planner: { calls: 1, inputTokens: 300, outputTokens: 30, images: 0 } };
+    const all = { planner: { calls: 2, inputTokens: 700, outputTokens: 70, images: 0 } };
+    const used = tally(NO_PIPELINE, "used", true, all, [branchUsage], { alternatives: 1, alternativeUsed: true });
+    expect(used).toMatchObject({
+      used: 1,
+      alternatives: 1,
+      alternativesUsed: 1,
+      wastedCalls: 1,
+      wastedInputTokens: 300,
+    });
+    const revoked = tally(NO_PIPELINE, "revoked", true, all, [], { alternatives: 1, alternativeUsed: false });
+    expect(revoked).toMatchObject({ revoked: 1, alternativesUsed: 0, wastedCalls: 2, wastedInputTokens: 700 });
+  });
+
+  describe("which branch the look confirms", () => {
+    // The two branches beside opening the refrigerator in the tea search, as the summarizer and planner would leave them.
+    const afterOpen = (): Belief => {
+      const belief = start();
+      belief.containers.find((c) => c.name === "refrigerator")!.state = "open";
+      belief.robotsAt.find((r) => r.robot === "mobile")!.at = "in_front_of_refrigerator";
+      return belief;
+    };
+    const notThere: Branch = {
+      ...AS_PROMISED,
+      belief: afterOpen(),
+      judged: null,
+      plan: null,
+      cursor: 0,
+      action: { robot: "mobile", skill: "go_to", args: { navigation_point: "in_front_of_oven" } },
+      critique: { verdict: "ok", feedback: "" },
+      usage: {},
+    };
+    const foundBelief = afterOpen();
+    foundBelief.objects.push({ name: "bottle_of_tea", place: "refrigerator", source: "seen" });
+    foundBelief.explored.push("refrigerator");
+    const found: Branch = {
+      ...notThere,
+      assumes: "the bottle_of_tea in the refrigerator",
+      belief: foundBelief,
+      action: { robot: "mobile", skill: "pick_from", args: { object: "bottle_of_tea", place: "refrigerator" } },
+    };
+    const look = (objects: Observation["objects"]): Extract<HistoryEntry, { kind: "observation" }>[] => [
+      {
+        step: 2,
+        kind: "observation",
+        robot: "mobile",
+        observation: {
+          robot: "mobile",
+          objects,
+          containers: [{ name: "refrigerator", state: "open" }],
+          visiblePlaces: ["refrigerator"],
+          summary: "",
+        },
+      },
+    ];
+    const ctx = { goal: TEA, robots, world };
+    const ready = (b: Branch) => b.critique?.verdict === "ok";
+    const tea = { name: "bottle_of_tea", relation: "in" as const, place: "refrigerator" };
+    const milk = { name: "milk", relation: "in" as const, place: "refrigerator" };
+
+    it("the tea seen (with milk no branch held): the found branch, never the search that goes on", () => {
+      const { chosen, against } = confirmBranch([notThere, found], look([tea, milk]), ctx, ready);
+      expect(chosen).toBe(1);
+      expect(against[0]).toEqual(["the bottle_of_tea is seen at refrigerator, which the prediction did not hold"]);
+    });
+    it("the refrigerator seen without the tea: the search goes on, never the pick", () => {
+      const { chosen, against } = confirmBranch([notThere, found], look([milk]), ctx, ready);
+      expect(chosen).toBe(0);
+      expect(against[1]).toContain("the bottle_of_tea is not in the refrigerator, where predicted");
+    });
+    it("the tea seen elsewhere than any branch had it: none", () => {
+      const elsewhere = { name: "bottle_of_tea", relation: "on" as const, place: "table" };
+      const wider = look([elsewhere]);
+      wider[0].observation.visiblePlaces.push("table");
+      expect(confirmBranch([notThere, found], wider, ctx, ready).chosen).toBe(-1);
+    });
+    it("a failed skill confirms no branch", () => {
+      expect(
+        confirmBranch([notThere, found], look([tea]), { ...ctx, failed: "the skill did not succeed" }, ready).chosen,
+      ).toBe(-1);
+    });
+    it("a new thing where the prepared action puts something bears on it where that place may be full", () => {
+      const release: Branch = {
+        ...notThere,
+        action: { robot: "mobile", skill: "release_to", args: { object: "milk", place: "refrigerator" } },
+      };
+      const apple = look([{ name: "apple", relation: "in", place: "refrigerator" }]);
+      // Capacity common knowledge and room left: the apple does not bear on putting the milk in.
+      const roomy = { ...world, places: world.places.map((p) => ({ ...p, capacity: 5 })) };
+      expect(confirmBranch([release], apple, { ...ctx, world: roomy }, ready).chosen).toBe(0);
+      const tight = { ...world, places: world.places.map((p) => ({ ...p, capacity: 1 })) };
+      expect(confirmBranch([release], apple, { ...ctx, world: tight }, ready).chosen).toBe(-1);
+      // Capacity not known: it may be full.
+      const unknown = { ...world, places: world.places.map(({ capacity: _c, ...p }) => p) };
+      expect(confirmBranch([release], apple, { ...ctx, world: unknown }, ready).chosen).toBe(-1);
+      expect(
+        confirmBranch([notThere], look([{ name: "apple", relation: "in", place: "refrigerator" }]), ctx, ready).chosen,
+      ).toBe(0);
+    });
   });
 });

@@ -1,6 +1,7 @@
 /** The latency bench's arithmetic: which parts of model calls the robot waited through. */
 import { describe, expect, it } from "vitest";
-import { criticalPath, idleParts, uncovered } from "../../../evals/bench/latency";
+import { criticalPath, discardedShare, idleBetweenSkills, idleParts, uncovered } from "../../../evals/bench/latency";
+import { NO_PIPELINE } from "../../../nodes/speculation";
 
 describe("robot idle time against model calls", () => {
   const busy = [
@@ -25,5 +26,24 @@ describe("robot idle time against model calls", () => {
   it("measures the idle milliseconds of a window", () => {
     expect(uncovered({ start: 0, end: 1000 }, busy)).toBe(100 + 100 + 100);
     expect(uncovered({ start: 150, end: 450 }, busy)).toBe(50);
+  });
+  it("counts round trips between the first skill's start and the last one's end, per skill", () => {
+    const call = (start: number, end: number) => ({ start, end, inputTokens: 0, outputTokens: 0 });
+    // Before the first skill (not counted), in the gap (one round trip, two calls at once), after the last (not counted).
+    const calls = [call(0, 90), call(410, 490), call(420, 480), call(950, 990)];
+    expect(idleBetweenSkills({ calls: calls as never, busy: busy as never, skills: 2 })).toBe(0.5);
+    expect(idleBetweenSkills({ calls: calls as never, busy: [], skills: 0 })).toBe(0);
+  });
+});
+
+describe("tokens spent on dropped work", () => {
+  it("is the run's wasted tokens over every token its calls carried", () => {
+    const calls = [
+      { inputTokens: 700, outputTokens: 100 },
+      { inputTokens: 150, outputTokens: 50 },
+    ];
+    const pipeline = { ...NO_PIPELINE, wastedInputTokens: 150, wastedOutputTokens: 50 };
+    expect(discardedShare({ calls: calls as never, pipeline })).toBeCloseTo(0.2);
+    expect(discardedShare({ calls: calls as never })).toBe(0);
   });
 });

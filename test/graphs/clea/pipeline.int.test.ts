@@ -1,8 +1,10 @@
 /**
  * CLEA with speculation (configurable.pipeline), end to end: the real `@langchain/openai` client against a local
  * OpenAI-compatible endpoint that answers as the symbolic reasoner would, the kitchen simulator over the real bridge.
- * A confirmed prediction sends its action with no model call after the look; a perturbation revokes it, and the
- * prepared action is never sent; an endpoint that refuses the speculative requests costs only time.
+ * A confirmed prediction sends its action with no model call after the look — opening the refrigerator in the tea
+ * search, both outcomes of the look were prepared (the tea there, or the search going on) and the one the look showed
+ * went; a perturbation revokes it, and the prepared action is never sent; an endpoint that refuses the speculative
+ * requests costs only time.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
@@ -70,6 +72,28 @@ describe("CLEA pipelined, through the openai backend", () => {
         .filter((role) => role !== "perceiver").length,
     ).toBeGreaterThan(waited.flat().filter((role) => role !== "perceiver").length);
     expect(sentAgainstTheLook(piped.trace, method("clea").speculation!).prepared).toBe(0);
+    // The look after opening the refrigerator confirmed the branch where the tea is there: the pick went at once, and
+    // the search prepared for the other outcome was dropped, never sent.
+    const decided = piped.trace
+      .filter((t) => t.node === "prediction_check")
+      .map((t) => t.update.speculation as Speculation);
+    const found = decided.find((s) => s.outcome === "used" && (s.chosen ?? 0) > 0);
+    expect(found?.assumes).toBe("the bottle_of_tea in the refrigerator");
+    expect(found?.action).toEqual({
+      robot: "mobile",
+      skill: "pick_from",
+      args: { object: "bottle_of_tea", place: "refrigerator" },
+    });
+    const dropped = found!.alternatives!.map((b) => b.action).filter((a) => a !== null);
+    expect(dropped.length).toBeGreaterThan(0);
+    const sent = piped.trace.flatMap((step) => {
+      const goal =
+        step.node === "dispatch" ? (step.update.pendingGoal as { call: unknown } | null | undefined) : undefined;
+      return goal ? [JSON.stringify(goal.call)] : [];
+    });
+    for (const action of dropped) expect(sent).not.toContain(JSON.stringify(action));
+    expect(piped.pipeline).toMatchObject({ revoked: 0, alternativesUsed: 1 });
+    expect(piped.pipeline!.alternatives).toBeLessThanOrEqual(2 * piped.skills);
   });
 
   it("an endpoint that refuses every speculative request costs time only: the ordinary path runs and the task is done", async () => {
