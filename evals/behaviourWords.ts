@@ -84,6 +84,9 @@ export const FAMILIES: Record<string, { says: Said[]; causes: Caused[] }> = {
   slam_down: { says: ["slam"], causes: ["too_fast"] },
   far_approach: { says: ["farSide"], causes: ["needless"] },
   overshoot: { says: ["overshoot"], causes: ["needless", "too_fast"] },
+  // Issue 62's side effects: the destination shoved across the table, a neighbour knocked aside on the way in.
+  shove_support: { says: ["shoved", "toppled"], causes: ["path_through", "too_low"] },
+  knock_neighbour: { says: ["shoved", "toppled", "sweep"], causes: ["path_through", "too_low"] },
 };
 
 /** The part of a claim that says what happened: its kind (if it gave one), what it saw, its explanation. */

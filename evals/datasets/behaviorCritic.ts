@@ -42,6 +42,13 @@ export const CriticCase = z.object({
     jitter: z.array(z.number()).optional(),
     /** Generated cases: what each edited rollout changed, measured against its careful twin on the same layout. */
     changes: z.tuple([z.array(z.string()), z.array(z.string())]).optional(),
+    /**
+     * The careful program's rollout on the first negative's very layout (the generated set's positive; a run of its own
+     * for a hand-made case): what refinement is measured against. Absent where the twin missed the goal.
+     */
+    twin: Id.optional(),
+    /** Per negative, how far each loose support or thing ended from where it lay (m), from the simulator: for reading. */
+    displaced: z.tuple([z.record(z.string(), z.number()), z.record(z.string(), z.number())]).optional(),
   }),
 });
 export type CriticCase = z.infer<typeof CriticCase>;
@@ -129,7 +136,7 @@ export function loadCriticBenchmark(dir: string): CriticBenchmark {
   };
   const rollouts = new Map<string, Rollout>();
   for (const c of cases) {
-    for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
+    for (const id of [c.inputs.positive, ...c.inputs.negatives, ...(c.metadata.twin ? [c.metadata.twin] : [])]) {
       if (rollouts.has(id)) continue;
       const rollout = read(rolloutPath(id), RolloutFile);
       if (rollout.id !== id) throw new Error(`${rolloutPath(id)}: holds rollout ${rollout.id}, not ${id}`);

@@ -29,7 +29,7 @@ import { buildWorkbenchScene, type WorkbenchSceneName } from "../../robots/sim/w
 import { WorkbenchWorld } from "../../robots/sim/workbench/world";
 import { CRITIC_SCORED_FROM } from "../../graphs/behaviorCritic/figures";
 
-export const BENCHMARK_VERSION = "workbench-critic-4";
+export const BENCHMARK_VERSION = "workbench-critic-5";
 // Where the generated set's scored range starts is the critic figure's to say; the generator starts there unless told.
 export { CRITIC_SCORED_FROM };
 export const DEFAULT_BENCHMARK_DIR = "data/critic-benchmark";
@@ -40,7 +40,18 @@ const ATTEMPTS = 6;
 export interface CriticCaseRow {
   inputs: { instruction: string; scene: string; positive: string; negatives: [string, string] };
   outputs: { behaviour: string; truth: string[]; events: { kind: Undesirable; object: string; detail: string; cause: string; t: number }[]; narration: string[] };
-  metadata: { case: string; behaviour: string; scene: string; seed: number; version: string; edits?: string[]; jitter?: number[]; changes?: [string[], string[]] };
+  metadata: {
+    case: string;
+    behaviour: string;
+    scene: string;
+    seed: number;
+    version: string;
+    edits?: string[];
+    jitter?: number[];
+    changes?: [string[], string[]];
+    twin?: string;
+    displaced?: [Record<string, number>, Record<string, number>];
+  };
 }
 
 export interface GenerateOptions {
@@ -71,6 +82,8 @@ interface Run {
   events: SimEvent[];
   success: boolean;
   undesirable: SimEvent[];
+  /** Loose supports and things that ended more than a millimetre from where they lay, and how far (m): the simulator's truth. */
+  displaced: Record<string, number>;
 }
 
 async function runOne(world: WorkbenchWorld, id: string, scene: WorkbenchSceneName, seed: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput): Promise<Run> {
@@ -80,7 +93,13 @@ async function runOne(world: WorkbenchWorld, id: string, scene: WorkbenchSceneNa
   const { startTime, duration } = result.recorded.rollout;
   const events = world.events.since().filter((e) => e.t >= startTime - 1e-9 && e.t <= startTime + duration + 1e-9);
   const success = result.status === "succeeded" && world.evaluate().success;
-  return { id, seed, recorded: result.recorded, events, success, undesirable: events.filter((e) => isUndesirable(e.kind)) };
+  const focus = new Set(world.scene.focus);
+  const displaced = Object.fromEntries(
+    Object.entries(world.displacements())
+      .filter(([name, d]) => !focus.has(name) && d.moved > 0.001)
+      .map(([name, d]) => [name, d.moved]),
+  );
+  return { id, seed, recorded: result.recorded, events, success, undesirable: events.filter((e) => isUndesirable(e.kind)), displaced };
 }
 
 function writeRollout(dir: string, run: Run): void {
@@ -164,12 +183,24 @@ export async function generateCriticBenchmark(options: GenerateOptions = {}): Pr
           dropped.push(`${caseId}: ${!pos ? "no clean positive" : "fewer than two negatives"} after ${ATTEMPTS} seeds each`);
           continue;
         }
-        for (const r of [pos, ...negs]) writeRollout(dir, r);
+        // The careful program again on the first negative's very layout: what a rewrite of it is measured against.
+        const twin = await runOne(world, `${caseId}-twin`, scene, negs[0].seed, (w) => spec.positive(w.scene, k));
+        rollouts++;
+        if (!twin.success) retries.push(`${caseId} twin seed ${negs[0].seed}: goal not reached (no twin: refinement not measured)`);
+        for (const r of [pos, ...negs, ...(twin.success ? [twin] : [])]) writeRollout(dir, r);
         const events = commonEvents(negs[0].events, negs[1].events, negs[0].recorded.rollout.startTime);
         cases.push({
           inputs: { instruction: pos.recorded.rollout.instruction, scene, positive: pos.id, negatives: [negs[0].id, negs[1].id] },
           outputs: { behaviour, truth: [behaviour, ...(spec.alsoDoes ?? [])], events, narration: negs[0].recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`) },
-          metadata: { case: caseId, behaviour, scene, seed: base, version: BENCHMARK_VERSION },
+          metadata: {
+            case: caseId,
+            behaviour,
+            scene,
+            seed: base,
+            version: BENCHMARK_VERSION,
+            ...(twin.success ? { twin: twin.id } : {}),
+            displaced: [negs[0].displaced, negs[1].displaced],
+          },
         });
       }
     }
@@ -256,7 +287,18 @@ export async function generateEditedBenchmark(options: GeneratedOptions = {}): P
             events: commonEvents(neg1.events, neg2.events, neg1.recorded.rollout.startTime),
             narration: neg1.recorded.rollout.narration.map((n) => `${n.text} (${n.from.toFixed(1)}–${n.to.toFixed(1)} s)`),
           },
-          metadata: { case: caseId, behaviour: drawn.edits[0], scene: drawn.scene, seed, version: BENCHMARK_VERSION, edits: drawn.edits, jitter: drawn.jitter, changes },
+          metadata: {
+            case: caseId,
+            behaviour: drawn.edits[0],
+            scene: drawn.scene,
+            seed,
+            version: BENCHMARK_VERSION,
+            edits: drawn.edits,
+            jitter: drawn.jitter,
+            changes,
+            twin: pos.id,
+            displaced: [neg1.displaced, neg2.displaced],
+          },
         };
       }
       if (kept) cases.push(kept);

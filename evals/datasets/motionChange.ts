@@ -62,31 +62,66 @@ function lastSeen(rollout: Rollout): Map<string, LocatedDetection> {
   return new Map(last.filter((d) => count.get(d.label) === 1 && d.label !== "palm").map((d) => [d.label, d]));
 }
 
-/** What measurably differs between an edited rollout and its twin (empty: the edit changed nothing measurable). */
-export function motionChanges(edited: Rollout, twin: Rollout): string[] {
-  const out: string[] = [];
+/** One way a rollout differs from its twin: what, by how much, and how many times the yardstick's own step that is. */
+export interface MotionChange {
+  /** Which measure: time, path, speed, lower, grasps, open, or `moved:<thing>` / `flatter:<thing>`. */
+  aspect: string;
+  /** The difference in its own unit, and as a multiple of the smallest change that counts (CHANGE). */
+  size: number;
+  steps: number;
+  said: string;
+}
+
+/** What measurably differs between an edited rollout and its twin, measure by measure (empty: nothing measurable). */
+export function motionDifferences(edited: Rollout, twin: Rollout): MotionChange[] {
+  const out: MotionChange[] = [];
+  const push = (aspect: string, size: number, step: number, said: string) =>
+    out.push({ aspect, size, steps: step > 0 ? size / step : 1, said });
   const dt = edited.duration - twin.duration;
-  if (Math.abs(dt) >= CHANGE.seconds) out.push(`takes ${Math.abs(dt).toFixed(1)} s ${dt > 0 ? "longer" : "less"}`);
+  if (Math.abs(dt) >= CHANGE.seconds) push("time", Math.abs(dt), CHANGE.seconds, `takes ${Math.abs(dt).toFixed(1)} s ${dt > 0 ? "longer" : "less"}`);
   const pe = palmPath(edited), pt = palmPath(twin);
   const editedPoints = resample(pe.map((x) => x.p), 60), twinPoints = resample(pt.map((x) => x.p), 60);
   const apart = editedPoints.length === twinPoints.length ? Math.max(0, ...editedPoints.map((p, i) => dist(p, twinPoints[i]))) : Infinity;
-  if (apart >= CHANGE.path) out.push(`the hand's path is up to ${(apart * 100).toFixed(0)} cm from the twin's`);
+  if (apart >= CHANGE.path) push("path", apart, CHANGE.path, `the hand's path is up to ${(apart * 100).toFixed(0)} cm from the twin's`);
   const ve = peakSpeed(pe), vt = peakSpeed(pt);
-  if (vt > 0 && (ve / vt >= CHANGE.speedRatio || vt / ve >= CHANGE.speedRatio)) out.push(`peak hand speed ${ve.toFixed(2)} m/s against ${vt.toFixed(2)}`);
+  if (vt > 0 && (ve / vt >= CHANGE.speedRatio || vt / ve >= CHANGE.speedRatio)) {
+    const ratio = Math.max(ve / vt, vt / ve);
+    push("speed", ratio, CHANGE.speedRatio, `peak hand speed ${ve.toFixed(2)} m/s against ${vt.toFixed(2)}`);
+  }
   const low = Math.min(...pt.map((x) => x.p[2])) - Math.min(...pe.map((x) => x.p[2]));
-  if (low >= CHANGE.lower) out.push(`the hand comes ${(low * 100).toFixed(0)} cm lower`);
+  if (low >= CHANGE.lower) push("lower", low, CHANGE.lower, `the hand comes ${(low * 100).toFixed(0)} cm lower`);
   const ge = grasps(edited), gt = grasps(twin);
-  if (ge !== gt) out.push(`grasps ${ge} times against ${gt}`);
+  if (ge !== gt) push("grasps", Math.abs(ge - gt), 1, `grasps ${ge} times against ${gt}`);
   const le = lastSeen(edited), lt = lastSeen(twin);
   for (const [label, d] of le) {
     const twinSeen = lt.get(label);
     if (!twinSeen) continue;
     const moved = dist(d.position, twinSeen.position);
     const heightOf = (x: LocatedDetection) => x.zRange[1] - x.zRange[0];
-    if (moved >= CHANGE.moved) out.push(`the ${label} ends ${(moved * 100).toFixed(0)} cm from where the twin's does`);
-    else if (heightOf(twinSeen) > 0.02 && heightOf(d) < CHANGE.flatter * heightOf(twinSeen)) out.push(`the ${label} ends ${((1 - heightOf(d) / heightOf(twinSeen)) * 100).toFixed(0)}% flatter`);
+    if (moved >= CHANGE.moved) push(`moved:${label}`, moved, CHANGE.moved, `the ${label} ends ${(moved * 100).toFixed(0)} cm from where the twin's does`);
+    else if (heightOf(twinSeen) > 0.02 && heightOf(d) < CHANGE.flatter * heightOf(twinSeen)) {
+      const flatter = 1 - heightOf(d) / heightOf(twinSeen);
+      push(`flatter:${label}`, flatter, 1 - CHANGE.flatter, `the ${label} ends ${(flatter * 100).toFixed(0)}% flatter`);
+    }
   }
   const open = (r: Rollout) => (r.track[r.track.length - 1]?.detections.places ?? []).filter((p) => p.state === "open").map((p) => p.name).sort().join(",");
-  if (open(edited) !== open(twin)) out.push(`open at the end: ${open(edited) || "nothing"} against ${open(twin) || "nothing"}`);
+  if (open(edited) !== open(twin)) push("open", 1, 1, `open at the end: ${open(edited) || "nothing"} against ${open(twin) || "nothing"}`);
   return out;
+}
+
+/** What measurably differs between an edited rollout and its twin (empty: the edit changed nothing measurable). */
+export function motionChanges(edited: Rollout, twin: Rollout): string[] {
+  return motionDifferences(edited, twin).map((c) => c.said);
+}
+
+/**
+ * Whether a rewritten program's motion came back toward its careful twin, by the same yardstick: `back` when nothing
+ * measurable differs any more; `closer` when no new difference appeared and the differences, each counted in its own
+ * yardstick's steps (a path 10 cm off is five 2 cm steps), add up to less than before; else `not closer`.
+ */
+export function towardTwin(before: MotionChange[], after: MotionChange[]): "back" | "closer" | "not closer" {
+  if (after.length === 0) return "back";
+  const had = new Set(before.map((c) => c.aspect));
+  const sum = (cs: MotionChange[]) => cs.reduce((n, c) => n + Math.min(c.steps, 1e3), 0);
+  return after.every((c) => had.has(c.aspect)) && sum(after) < sum(before) ? "closer" : "not closer";
 }

@@ -14,6 +14,13 @@ const SCENERY = new Set(["palm", "table"]);
 export interface Thresholds {
   /** A thing that was not handled moved this far (m): pushed. */
   shove: number;
+  /**
+   * A thing the task names but the hand never held (the destination, its support) whose rim, seen before and after,
+   * moved this far (m): shoved. Read from its visible extent, not its centre (see `rimShift`).
+   */
+  displaced: number;
+  /** Such a thing's visible height changed this much (m): tipped. */
+  tipped: number;
   /** Its height fell to this share of what it was: knocked over. */
   toppled: number;
   /** A held thing's height fell to this share while held: squeezed. */
@@ -51,6 +58,12 @@ export interface Thresholds {
 export const KEY_FRAME_THRESHOLDS: Thresholds = {
   // Moved about a finger's width: more than the centimetre a footprint seen in depth jitters by between frames.
   shove: 0.04,
+  // On the generated tuning set's careful twins (165 of seeds 0–119) and the hand-made positives, the destination's rim
+  // moves 0.0 cm between the first and the last frames, while its box centre shifts up to 3.9 cm as the set-down object
+  // hides part of it (docs/notes/behavior-critic-tuning.md): 2 cm is clear of the first and under a 3.7–8 cm shove.
+  displaced: 0.02,
+  // Its visible height 1.5 cm off what it was: a plate or tray lifted at one edge (careful twins: 0.0 cm).
+  tipped: 0.015,
   // Its visible height down to 60%: a standing thing now lies on its side.
   toppled: 0.6,
   // 15% flatter than before the grip: a visible dent, beyond a few millimetres of depth noise.
@@ -98,6 +111,25 @@ function alongAndAcross(
   const dx = point[0] - origin[0],
     dy = point[1] - origin[1];
   return { along: dx * ux + dy * uy, across: Math.abs(-dx * uy + dy * ux) };
+}
+
+/**
+ * How far a thing moved on the table between two sightings, from its visible extent alone and robust to occlusion:
+ * whatever covers part of it (a thing set on it, the hand in front) only pulls an edge of what is seen inward, so along
+ * each axis the true shift lies between the two edges' shifts, and only a shift both edges agree on is certain — the
+ * smaller of them. Its box centre moves whenever something covers it; this does not.
+ */
+export function rimShift(before: SeenThing, after: SeenThing): number {
+  const axis = (lo0: number, hi0: number, lo1: number, hi1: number) => {
+    const low = lo1 - lo0,
+      high = hi1 - hi0;
+    if (low > 0 && high > 0) return Math.min(low, high);
+    if (low < 0 && high < 0) return Math.max(low, high);
+    return 0;
+  };
+  const [ax0, ax1, ay0, ay1] = before.extent,
+    [bx0, bx1, by0, by1] = after.extent;
+  return Math.hypot(axis(ax0, ax1, bx0, bx1), axis(ay0, ay1, by0, by1));
 }
 
 /** Whether the segment `start`–`end` passes within `margin` of a footprint [xmin, xmax, ymin, ymax] (sampled every centimetre). */
@@ -226,8 +258,48 @@ export function observedEvents(
         ht.length > 1 && beside(tr[0].thing, ht[0].thing) && beside(tr[tr.length - 1].thing, ht[ht.length - 1].thing)
       );
     });
+  // What the task names but the hand never takes — where things go, what they stand on — must end where it was: its
+  // rim in the first sightings against the last two (both, so a hand in front of it in one frame is not a shove).
+  const sideEffectOnNamed = (label: string) => {
+    const tr = track(label);
+    if (tr.length < 3 || frames.some((f) => f.things.filter((t) => t.label === label).length > 1)) return;
+    const first = tr[0].thing,
+      end = tr.slice(-2);
+    const shift = Math.min(...end.map((x) => rimShift(first, x.thing)));
+    const heightChange = Math.min(...end.map((x) => Math.abs(height(x.thing) - height(first))));
+    const when = tr.find((x) => rimShift(first, x.thing) > th.displaced)?.t ?? end[0].t;
+    if (heightChange > th.tipped)
+      add(
+        event(
+          "knocked_over",
+          label,
+          when,
+          "path_through",
+          `the ${label} ends tipped over at one side, its visible height ${(height(end[1].thing) * 100).toFixed(0)} cm against ${(height(first) * 100).toFixed(0)} cm at the start: the robot ran into it`,
+        ),
+      );
+    else if (shift > th.displaced)
+      add(
+        event(
+          "pushed",
+          label,
+          when,
+          "path_through",
+          `the ${label} was shoved ${(shift * 100).toFixed(0)} cm across the table: its rim, seen at the start and at the end, has moved, though the task never asked for it to move`,
+        ),
+      );
+  };
+  // Doors and drawers move on their joints (opening one is a task's step): the left-open rule below watches them. They
+  // are what is seen open in one frame and shut in another (a plate or tray is always "open": nothing shuts it).
+  const hinged = new Set(
+    frames.flatMap((f) => f.open).filter((name) => frames.some((other) => !other.open.includes(name))),
+  );
   for (const label of labels) {
-    if (SCENERY.has(label) || handled.has(label) || named.includes(label)) continue;
+    if (SCENERY.has(label) || handled.has(label) || hinged.has(label)) continue;
+    if (named.includes(label)) {
+      sideEffectOnNamed(label);
+      continue;
+    }
     const tr = track(label);
     // Several alike (beads) cannot be told apart from frame to frame: the contents rule below watches them.
     const alike = frames.some((f) => f.things.filter((t) => t.label === label).length > 1);

@@ -12,12 +12,13 @@ import { pct, type Figure, type FigureKit, type FigurePart } from "../figure";
  */
 export const CRITIC_SCORED_FROM = 3000;
 /**
- * The critic's generated sets (issue 49): truth from the edits, six new families, three held back. The scored range
- * replaced 1000–1099, which was run twice (docs/results/ledger.md) and is tuning data now; the tuning set is where the
- * new cues were set (held-back cases filtered out).
+ * The critic's generated sets (issue 49): truth from the edits, six new families, three held back; issue 62 added the
+ * shove families and free supports. The scored range is 3100–3199 since issue 62: 3000–3099 was run once, at 208c62b
+ * (docs/results/ledger.md), before the supports were freed, and is retired; 1000–1099, run twice, is tuning data. The
+ * tuning set is where the cues were set (held-back cases filtered out), and issue 62's side-effect thresholds.
  */
 const CRITIC_TUNING = { from: 0, count: 120 };
-const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, count: 100 };
+const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 100, count: 100 };
 
 /** The figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
 interface CriticSet {
@@ -129,7 +130,7 @@ export const CRITIC_FIGURES: Figure[] = [
     tuning: [{ dataset: CRITIC_SCORED.dataset, ...CRITIC_TUNING }],
     about: (kit) => {
       const heldBack = readerOf(kit).heldBack;
-      return `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 17 families (robots/sim/workbench/edits.ts); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${heldBack.families.join(", ")}) were held back by seed ${heldBack.seed} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`;
+      return `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 19 families (robots/sim/workbench/edits.ts; the destination shoved and a neighbour knocked added in issue 62, with the plates, trays and bowls loose on the table); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${heldBack.families.join(", ")}) were held back by seed ${heldBack.seed} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts, frozen before the cues changed, reads which family a claim names and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`;
     },
     parts: (quick, work, kit) => {
       const sets = criticSets(work, quick);

@@ -232,6 +232,55 @@ export function sweepThrough(scene: WorkbenchScene, thing: string, side: number,
   ];
 }
 
+/** How far the hand's leading edge (a finger's outer face, or the palm's side) reaches from its centre along `dir`. */
+export const handReach = (dir: [number, number]) =>
+  (FINGER.open / 2 + 2 * FINGER.half) * Math.abs(dir[0]) + 0.012 * Math.abs(dir[1]);
+
+/** How far a support reaches from its centre along `dir` (a round one: its radius; a tray: its box, rims included). */
+export function supportReach(scene: WorkbenchScene, place: string, dir: [number, number]): number {
+  const kind = scene.places.find((p) => p.name === place)!.kind;
+  if (kind === "tray") return 0.13 * Math.abs(dir[0]) + 0.095 * Math.abs(dir[1]);
+  return kind === "bowl" ? 0.094 : 0.085;
+}
+
+/**
+ * The hand brought down beside `target` (a thing, or a support's centre site) on the side away from `dir`, fingertips
+ * just under a centimetre above the table, and pushed `distance` along `dir` at `speed`: what shoves a loose thing across
+ * the table. `reachOf` is how far the target reaches from its named point along `dir`; `pointZ` its named point's
+ * height. A thing narrower than the fingers' gap would pass between them: `oneFinger` lines one finger up with it.
+ */
+export function shoveAlong(
+  target: string,
+  dir: [number, number],
+  reachOf: number,
+  pointZ: number,
+  distance: number,
+  speed: number,
+  oneFinger = false,
+): Step[] {
+  const fingerX = FINGER.open / 2 + FINGER.half;
+  // The leading finger's side, and the palm's shift across the way (along its normal) that puts that finger on it.
+  const sign = dir[0] < 0 ? -1 : 1;
+  const across = oneFinger ? sign * fingerX * dir[1] : 0;
+  const lead = oneFinger ? fingerX * Math.abs(dir[0]) + FINGER.half : handReach(dir);
+  const back = reachOf + lead + 0.02;
+  const normal: [number, number] = [-dir[1], dir[0]];
+  const at = (along: number): [number, number] => [
+    dir[0] * along + normal[0] * across,
+    dir[1] * along + normal[1] * across,
+  ];
+  // The palm's grasp point with the fingertips 9 mm above the table: below a plate's 12 mm edge, clear of the table.
+  const low = FINGER.tip + 0.009 - pointZ;
+  const [sx, sy] = at(-back),
+    [ex, ey] = at(distance - back);
+  return [
+    { op: "move_to", target, offset: off(sx, sy, 0.12) },
+    { op: "move_to", target, offset: off(sx, sy, low) },
+    { op: "move_to", target, offset: off(ex, ey, low), speed },
+    { op: "lift", height: 0.1 },
+  ];
+}
+
 const neighbour = (scene: WorkbenchScene) =>
   scene.things.some((t) => t.name === "cube") ? "cube" : scene.things.find((t) => !scene.focus.includes(t.name))!.name;
 

@@ -13,6 +13,9 @@ import type { Primitive, PrimitiveProgramInput } from "../../msgs/primitives";
 import { Rng, shuffle } from "../../random";
 import {
   aroundLaptop,
+  heading,
+  shoveAlong,
+  supportReach,
   drawerProgram,
   heights,
   pickAndPlace,
@@ -62,8 +65,13 @@ export const EDIT_NAMES = [
   "slam_down",
   "far_approach",
   "overshoot",
+  "shove_support",
+  "knock_neighbour",
 ] as const;
 export type EditName = (typeof EDIT_NAMES)[number];
+
+/** The families of things that can be pushed (issue 62): a shoved destination, a knocked neighbour. */
+export const SIDE_EFFECT_FAMILIES = ["shove_support", "knock_neighbour"] as const satisfies readonly EditName[];
 
 /** The families added after the critic's cues were first written (issue 49). */
 export const NEW_EDIT_FAMILIES = [
@@ -155,6 +163,21 @@ function standingOnTheWay(scene: WorkbenchScene, near = 0.06): string[] {
  * where it stands shut would be off).
  */
 const straightCarry = (s: WorkbenchScene) => !carefulSpec(s).place.via && !isDrawer(s);
+
+/** Whether the destination is a loose support (plate, tray, bowl), not a drawer in its cabinet. */
+const looseDestination = (s: WorkbenchScene) => s.places.some((p) => p.name === task(s).dest && p.kind !== "drawer");
+
+/**
+ * Neighbours the hand can be brought down beside and push away from the task's object: sweepable, and far enough from
+ * the object (20 cm) that the hand, coming down between them, stays clear of the object.
+ */
+const knockable = (scene: WorkbenchScene) => {
+  const objectXY = xy(scene, task(scene).obj);
+  return sweepable(scene).filter((name) => {
+    const [x, y] = xy(scene, name);
+    return Math.hypot(x - objectXY[0], y - objectXY[1]) > 0.2;
+  });
+};
 
 /** Things a sweep may go through: not the task's, light enough to move (not something to keep clear). */
 const sweepable = (scene: WorkbenchScene) =>
@@ -391,6 +414,47 @@ export const EDITS: Record<EditName, Edit> = {
           [destXY[0] + dir[0] * beyond, Math.max(-0.33, destXY[1] + dir[1] * beyond)],
           carryOf(scene, spec),
         ),
+      ];
+    },
+  },
+  shove_support: {
+    name: "shove_support",
+    slot: "after",
+    does: "after letting go, comes back down beside the destination and shoves it (with the object on it) across the table",
+    applies: (s) => looseDestination(s),
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const dir = heading(scene);
+      const top = scene.surfaces.find((x) => x.name === goal.dest)!.top;
+      // The hand meets the rim about 2 cm into the push: the support moves 4.5–7 cm (more throws a round thing off it).
+      const distance = r3([0.08, 0.065][variant] + 0.01 * jitter);
+      spec.place.after = [
+        { op: "lift", height: heights(scene).after },
+        ...shoveAlong(goal.dest, dir, supportReach(scene, goal.dest, dir), top, distance, 0.15),
+        { op: "move_to", target: "home" },
+      ];
+    },
+  },
+  knock_neighbour: {
+    name: "knock_neighbour",
+    slot: "approach",
+    does: "on the way to the object, comes down beside a neighbour and knocks it aside",
+    applies: (s) => knockable(s).length > 0,
+    apply: (spec, scene, variant, jitter) => {
+      const goal = task(scene);
+      const things = knockable(scene);
+      const thing = things[Math.floor(jitter * things.length)];
+      const [nx, ny] = xy(scene, thing),
+        [ox, oy] = xy(scene, goal.obj);
+      const length = Math.hypot(nx - ox, ny - oy);
+      // Pushed away from the task's object, so it never ends in the way of the task.
+      const dir: [number, number] = [(nx - ox) / length, (ny - oy) / length];
+      const kind = scene.things.find((t) => t.name === thing)!.kind;
+      const props = OBJECT_PROPS[kind];
+      spec.place.approach = [
+        ...shoveAlong(thing, dir, props.width / 2, props.origin, r3([0.1, 0.07][variant] + 0.02 * jitter), 0.2, true),
+        { op: "move_to", target: goal.obj, offset: [0, 0, heights(scene).approach] },
+        { op: "move_to", target: goal.obj },
       ];
     },
   },

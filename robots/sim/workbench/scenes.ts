@@ -225,23 +225,39 @@ interface PlaceOut {
 /** Drawer geometry (cabinet frame): the drawer slides out towards −y (the robot) by up to DRAWER_TRAVEL. */
 export const DRAWER_TRAVEL = 0.22;
 
+/**
+ * Supports are loose on the table, as real ones are: a careless hand can shove, tip or knock them. Mass as the real
+ * thing (a stoneware plate, a wooden tray, a ceramic bowl); their own friction wins over the table's default
+ * (priority), near what glazed ceramic or varnished wood has on a wooden top — so a push slides them, a set-down does not.
+ */
+export const SUPPORT_BODY: Record<Exclude<PlaceKind, "drawer">, { mass: number; friction: number }> = {
+  plate: { mass: 0.4, friction: 0.5 },
+  tray: { mass: 0.6, friction: 0.6 },
+  bowl: { mass: 0.4, friction: 0.5 },
+};
+const supportContact = (kind: Exclude<PlaceKind, "drawer">) =>
+  `priority="1" friction="${SUPPORT_BODY[kind].friction} 0.005 0.0001"`;
+
 function placeXml(place: PlaceSpec): PlaceOut {
   const [x, y] = place.pos;
   switch (place.kind) {
     case "plate":
       return {
-        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}"><freejoint name="${place.name}"/>
       <site name="${place.name}" pos="0 0 0.012" size="0.01" rgba="0 0 0 0"/>
-      <geom name="${place.name}" type="cylinder" pos="0 0 0.006" size="0.085 0.006" rgba="${RGBA.plate}"/>
+      <geom name="${place.name}" type="cylinder" pos="0 0 0.006" size="0.085 0.006" rgba="${RGBA.plate}" mass="${SUPPORT_BODY.plate.mass}" ${supportContact("plate")}/>
     </body>`,
         surface: { name: place.name, site: place.name, half: [0.075, 0.075], round: true, top: 0.012, capacity: 1 },
       };
     case "tray": {
-      const rim = (n: string, pos: number[], size: number[]) => box(`${place.name}__${n}`, pos, size, RGBA.tray);
+      // The base carries most of the mass, the rims a tenth each.
+      const rimMass = SUPPORT_BODY.tray.mass / 10;
+      const rim = (side: string, pos: number[], size: number[]) =>
+        box(`${place.name}__${side}`, pos, size, RGBA.tray, `mass="${rimMass}" ${supportContact("tray")}`);
       return {
-        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}"><freejoint name="${place.name}"/>
       <site name="${place.name}" pos="0 0 0.01" size="0.01" rgba="0 0 0 0"/>
-      ${box(place.name, [0, 0, 0.005], [0.13, 0.095, 0.005], RGBA.tray)}
+      ${box(place.name, [0, 0, 0.005], [0.13, 0.095, 0.005], RGBA.tray, `mass="${SUPPORT_BODY.tray.mass - 4 * rimMass}" ${supportContact("tray")}`)}
       ${rim("rim_n", [0, 0.09, 0.022], [0.13, 0.005, 0.012])}
       ${rim("rim_s", [0, -0.09, 0.022], [0.13, 0.005, 0.012])}
       ${rim("rim_e", [0.125, 0, 0.022], [0.005, 0.085, 0.012])}
@@ -252,10 +268,11 @@ function placeXml(place: PlaceSpec): PlaceOut {
     }
     case "bowl":
       return {
-        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}">
+        // The floor half the mass, the 14 wall segments the rest.
+        xml: `<body name="${place.name}" pos="${attributeNumbers(x, y, 0)}"><freejoint name="${place.name}"/>
       <site name="${place.name}" pos="0 0 0.008" size="0.01" rgba="0 0 0 0"/>
-      <geom name="${place.name}" type="cylinder" pos="0 0 0.004" size="0.09 0.004" rgba="${RGBA.bowl}"/>
-      ${ring(place.name, 0.088, 0.006, 0.02, 0.02, 14, RGBA.bowl)}
+      <geom name="${place.name}" type="cylinder" pos="0 0 0.004" size="0.09 0.004" rgba="${RGBA.bowl}" mass="${SUPPORT_BODY.bowl.mass / 2}" ${supportContact("bowl")}/>
+      ${ring(place.name, 0.088, 0.006, 0.02, 0.02, 14, RGBA.bowl, `mass="${(SUPPORT_BODY.bowl.mass / 2 / 14).toFixed(4)}" ${supportContact("bowl")}`)}
     </body>`,
         surface: { name: place.name, site: place.name, half: [0.07, 0.07], round: true, top: 0.008, capacity: 2 },
       };

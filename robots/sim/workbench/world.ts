@@ -86,6 +86,8 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
   private readonly view: WorkbenchView;
   /** The scene's map for the detector: what holds things in or on it, where each drawer lies shut. */
   private holders = new Map<string, "in" | "on">();
+  /** Where each loose support and thing lay once the scene settled (the simulator's truth; tests and the generator). */
+  private settled = new Map<string, { xy: [number, number]; tilt: number }>();
   private doors = new Map<string, { geoms: ReadonlySet<number>; shut: { min: Vec3; max: Vec3 } }>();
 
   private constructor(
@@ -189,6 +191,7 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     data.time = 0;
     this.mj.mj_forward(model, data);
     this.camera.reseed(seed);
+    this.settled = loosePoses(stage);
     this.holders = holdsOf(spec);
     this.doors = doorsOf(this.mj, stage);
     return stage;
@@ -695,9 +698,41 @@ export class WorkbenchWorld implements SimulatedWorld, WorkbenchBody {
     return out;
   }
 
+  /**
+   * How far each loose support (plate, tray, bowl) and thing lies now from where it lay when the scene settled: the
+   * simulator's truth, in metres across the table and radians of tilt (what the critic must find from its camera).
+   */
+  displacements(): Record<string, { moved: number; tilt: number }> {
+    const now = loosePoses(this.current);
+    const out: Record<string, { moved: number; tilt: number }> = {};
+    for (const [name, start] of this.settled) {
+      const pose = now.get(name)!;
+      out[name] = {
+        moved: Math.round(Math.hypot(pose.xy[0] - start.xy[0], pose.xy[1] - start.xy[1]) * 1e4) / 1e4,
+        tilt: Math.round(Math.abs(pose.tilt - start.tilt) * 1e4) / 1e4,
+      };
+    }
+    return out;
+  }
+
   hasNaN(): boolean {
     return (this.current.data.qpos as Float64Array).some((v) => !Number.isFinite(v));
   }
+}
+
+/** The loose supports' and free things' positions on the table and tilts (a drawer's cabinet is furniture: fixed). */
+function loosePoses(stage: Stage): Map<string, { xy: [number, number]; tilt: number }> {
+  const xpos = stage.data.xpos as Float64Array;
+  const names = [
+    ...stage.scene.places.filter((p) => p.kind !== "drawer").map((p) => p.name),
+    ...stage.scene.things.map((t) => t.name),
+  ];
+  return new Map(
+    names.map((name) => {
+      const body = stage.bodyId(name);
+      return [name, { xy: [xpos[3 * body], xpos[3 * body + 1]] as [number, number], tilt: stage.tilt(body) }];
+    }),
+  );
 }
 
 /** What rests in or on each thing that holds others: drawers, bowls and cups hold things in them; plates and trays on. */

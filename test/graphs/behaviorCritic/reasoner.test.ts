@@ -51,6 +51,32 @@ describe("reading undesirable behaviour from located detections", () => {
     expect(observedEvents(instruction, careful)).toEqual([]);
   });
 
+  it("sees the destination shoved from its rim, not its box centre, which what is set on it drags about", () => {
+    // The apple set on the plate hides its back half: the box centre seen moves 3 cm towards the camera, the rim's
+    // left, right and front edges stay where they were.
+    const hidden: SeenThing = { ...plate, at: [0.2, 0.07, 0.01], extent: [0.12, 0.28, 0.02, 0.12] };
+    const plateOf = (frames: SeenFrame[], seenPlate: SeenThing) =>
+      frames.map((keyFrame, i) =>
+        i >= 4 ? { ...keyFrame, things: keyFrame.things.map((x) => (x.label === "plate" ? seenPlate : x)) } : keyFrame,
+      );
+    const wide = { ...plate, extent: [0.12, 0.28, 0.02, 0.18] as [number, number, number, number] };
+    const withRim = careful.map((f) => ({ ...f, things: f.things.map((x) => (x.label === "plate" ? wide : x)) }));
+    expect(observedEvents(instruction, plateOf(withRim, hidden))).toEqual([]);
+    // Shoved 5 cm to the right with the apple on it: every visible edge moved right, however much is hidden.
+    const shoved: SeenThing = { ...hidden, at: [0.25, 0.07, 0.01], extent: [0.17, 0.33, 0.02, 0.12] };
+    const seen = observedEvents(instruction, plateOf(withRim, shoved));
+    expect(seen.map((e) => [e.kind, e.object, causeOf(e.cause)])).toEqual([["pushed", "plate", "path_through"]]);
+    expect(seen[0].what).toMatch(/plate was shoved 5 cm/);
+    // A drawer slides on its joint as the task opens it: never a shove.
+    const drawer = (x: number) => thing("drawer", [x, 0.2, 0.05], [0, 0.1]);
+    const slid = careful.map((keyFrame, i) => ({
+      ...keyFrame,
+      things: [...keyFrame.things, drawer(i >= 4 ? 0.3 : 0.1)],
+      open: i === 2 ? ["drawer"] : [],
+    }));
+    expect(observedEvents("put the apple in the drawer", slid).filter((e) => e.object === "drawer")).toEqual([]);
+  });
+
   it("sees a bystander knocked over or pushed, the object dragged, dropped, crushed, the hand on the table, a drawer left open", () => {
     const knocked = careful.map((keyFrame, i) =>
       i >= 3

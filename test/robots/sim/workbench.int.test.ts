@@ -326,6 +326,10 @@ describe("critic benchmark generation", () => {
       ]);
       expect(undesirable(bench.events(c.inputs.positive))).toEqual([]);
       expect(c.outputs.narration.length).toBe(bench.rollouts.get(c.inputs.negatives[0])!.narration.length);
+      // The careful twin, on the first negative's very layout: what refinement is measured against.
+      const twin = bench.rollouts.get(c.metadata.twin!)!;
+      expect(twin.seed).toBe(bench.rollouts.get(c.inputs.negatives[0])!.seed);
+      expect(undesirable(bench.events(c.metadata.twin!))).toEqual([]);
       for (const id of [c.inputs.positive, ...c.inputs.negatives]) {
         const recorded = bench.rollouts.get(id)!;
         expect(recorded.frames.length).toBeLessThanOrEqual(30);
@@ -358,6 +362,8 @@ describe("critic benchmark generation", () => {
       expect(c.metadata.edits).toEqual(drawn.edits);
       expect(c.metadata.jitter).toEqual(drawn.jitter);
       for (const changed of c.metadata.changes!) expect(changed.length).toBeGreaterThan(0);
+      expect(c.metadata.twin).toBe(c.inputs.positive);
+      expect(c.metadata.displaced).toHaveLength(2);
     }
   });
 });
