@@ -8,24 +8,28 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../runtime/run";
 import { runMethodEpisode } from "../../evals/episode";
-import { startSimProcess } from "../../robots/sim/process";
 import { exhaustedSearch, lookablePlaces, noteLook, searchedObjects, type SearchLedger } from "../../nodes/search";
 import { countFailure } from "../../nodes/repeats";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { contextOf, reasonerAnswer as reason, localModelEndpoint } from "../helpers/openaiServer";
 import { executed, scratchDir } from "../helpers/episode";
 import { bundledManifests } from "../../robots/manifests";
+import { SharedSims } from "../helpers/sharedSims";
 
 const sims: SimProcess[] = [];
+// RePLan's tests share one tabletop process, reset to each one's scene (as the experiment runner does between episodes).
+const tabletops = new SharedSims();
 const savedEnv = { ...process.env };
 afterEach(async () => {
   process.env = { ...savedEnv };
   await closePooledSessions();
   await Promise.all(sims.splice(0).map((s) => s.stop()));
+  tabletops.release();
 });
+afterAll(() => tabletops.stop());
 
 function scenarioFile(spec: object): string {
   const file = join(scratchDir(), `${(spec as { name: string }).name}.json`);
@@ -182,8 +186,7 @@ describe("a search that covered every place ends RePLan's mode", () => {
         };
       return { arguments: await reason(ctx) };
     };
-    const sim = await startSimProcess("tabletop", ["--scenario", "kitchen", "--speed", "max"]);
-    sims.push(sim);
+    const sim = await tabletops.take("tabletop", "kitchen", ["--speed", "max"]);
     const episode = await runMethodEpisode({
       mode: "replan",
       url: sim.url,
@@ -204,8 +207,7 @@ describe("a search that covered every place ends RePLan's mode", () => {
 describe("the same failure three times ends the run", () => {
   it("RePLan without a perceiver: the same motion failing the same way a third time ends it", async () => {
     // The bar across the handles: nothing the planner can read from the world's joints gets it out of the way unseen.
-    const sim = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "max"]);
-    sims.push(sim);
+    const sim = await tabletops.take("tabletop", "cabinet_barred", ["--speed", "max"]);
     const episode = await runMethodEpisode({
       mode: "replan",
       url: sim.url,

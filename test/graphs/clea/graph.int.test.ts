@@ -1,21 +1,22 @@
 /** The closed-loop agent end to end: the graph in this process, the kitchen as its own process, the real bridge between. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import { listScenarios, loadScenario } from "../../../robots/sim/kitchen/scenario";
 import { startSim, type SimProcess } from "../../helpers/processes";
 import { callText, executed, runEpisode, scratchDir } from "../../helpers/episode";
+import { SharedSims } from "../../helpers/sharedSims";
 
-const sims: SimProcess[] = [];
-async function sim(scenario: string, extra: string[] = []) {
-  const started = await startSim(["--scenario", scenario, "--speed", "max", ...extra]);
-  sims.push(started);
-  return started;
-}
+// One kitchen process per start-up setting for the whole file, reset to each test's scenario (as the experiment
+// runner does between episodes); a world from a file of its own gets its own process.
+const shared = new SharedSims();
+const own: SimProcess[] = [];
+const sim = (scenario: string, extra: string[] = []) => shared.take("kitchen", scenario, ["--speed", "max", ...extra]);
+afterEach(() => shared.release());
 afterAll(async () => {
   await closePooledSessions();
-  await Promise.all(sims.map((s) => s.stop()));
+  await Promise.all([shared.stop(), ...own.map((s) => s.stop())]);
 });
 
 describe("closed loop, symbolic backend, noise 0", () => {
@@ -74,6 +75,7 @@ describe("what the verifier and the critic catch", () => {
     expect(["wrong_plan", "invalid", "outdated"]).toContain(rejected.verdict);
     expect(rejected.feedback.length).toBeGreaterThan(0);
 
+    shared.release();
     const noCriticSim = await sim("manipulation_tea_and_hamburger");
     const noCritic = await runEpisode({
       url: noCriticSim.url,
@@ -113,7 +115,8 @@ describe("a world that changes", () => {
     const file = join(scratchDir(), "tea_stays.json");
     writeFileSync(file, JSON.stringify({ ...base, name: "tea_stays", perturbations: [] }));
     const movedWorld = await sim("manipulation_tea_moved_to_sink");
-    const stillWorld = await sim(file);
+    const stillWorld = await startSim(["--scenario", file, "--speed", "max"]);
+    own.push(stillWorld);
     const moved = await runEpisode({ url: movedWorld.url, scenario: base.name, thread: "peek-moved" });
     const still = await runEpisode({ url: stillWorld.url, scenario: base.name, thread: "peek-still" });
     expect(moved.events.find((ev) => ev.kind === "perturbation")).toMatchObject({
@@ -169,7 +172,7 @@ describe("a world that changes", () => {
       });
       const { acted, unchanged } = unchangedIn(episode);
       if (unchanged.length) found = { e: episode, acted };
-      await simulator.stop();
+      shared.release();
     }
     // Some action left its robot's view as it was: that robot is reported in the next look all the same, at no cost.
     expect(found, "no seed of 8 reached for a thing that is not there").toBeDefined();

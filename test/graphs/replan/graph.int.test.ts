@@ -2,19 +2,21 @@
  * RePLan's hierarchical mode end to end: the graph in this process, the tabletop simulator (MuJoCo physics under a
  * predictive-sampling controller) as its own process, the real bridge between. Assertions read the trace.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import type { ReplanStateType } from "../../../graphs/replan/state";
 import { loadDataset } from "../../../evals/datasets";
 import { runMethodEpisode, type EpisodeRun } from "../../../evals/episode";
-import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { scratchDir } from "../../helpers/episode";
+import { SharedSims } from "../../helpers/sharedSims";
 import { generateTabletop } from "../../../robots/sim/tabletop/generate";
 
-const sims: SimProcess[] = [];
+// One tabletop process for the file, reset to each test's scene (as the experiment runner does between episodes).
+const sims = new SharedSims();
+afterEach(() => sims.release());
 afterAll(async () => {
   await closePooledSessions();
-  await Promise.all(sims.map((s) => s.stop()));
+  await sims.stop();
 });
 
 const instruction = (scene: string) =>
@@ -26,15 +28,7 @@ async function episode(
   variant = "full",
   extra: { noise?: number; seed?: number } = {},
 ): Promise<EpisodeRun<ReplanStateType>> {
-  const sim = await startSimProcess("tabletop", [
-    "--scenario",
-    scene,
-    "--speed",
-    "max",
-    "--seed",
-    String(extra.seed ?? 0),
-  ]);
-  sims.push(sim);
+  const sim = await sims.take("tabletop", scene, ["--speed", "max"], extra.seed ?? 0);
   return runMethodEpisode({
     mode: "replan",
     url: sim.url,
@@ -95,8 +89,7 @@ describe("RePLan on a generated scene with obstacles composed (a bar across the 
   it("diagnoses the bar, then the lock, replans after each, and reaches the goal the simulator checks", async () => {
     const scene = generateTabletop(26);
     expect(scene.obstacles).toEqual(["closed door", "bar across the handles", "lever lock"]);
-    const sim = await startSimProcess("tabletop", ["--scenario", scene.spec.name, "--speed", "max", "--seed", "0"]);
-    sims.push(sim);
+    const sim = await sims.take("tabletop", scene.spec.name, ["--speed", "max"], 0);
     const run = await runMethodEpisode({
       mode: "replan",
       url: sim.url,

@@ -1,15 +1,14 @@
 /**
  * Generated tabletop scenes: a pure function of their seed, laid out inside the palm's workspace with nothing loose in a
  * door's sweep, one to three obstacles composed, worded so the offline reader reaches exactly the goal the simulator
- * checks; and the solvability check: the generator's solution run through the world's own MPC, which says why when
- * a scene cannot be done.
+ * checks. The solvability check (the generator's solution run through the world's own MPC, under MuJoCo) is an
+ * integration test: tabletopSolve.int.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { WorldDescription } from "../../../robots/manifests/schema";
 import { generatedSeed } from "../../../robots/sim/generated";
 import { generateTabletop, GOAL_KINDS } from "../../../robots/sim/tabletop/generate";
 import { describeScene, sceneOf } from "../../../robots/sim/tabletop/scenario";
-import { solveTabletop } from "../../../robots/sim/tabletop/solve";
 import { goalLiterals, readTabletopGoal } from "../../../graphs/replan/reasoner";
 import { GENERATED_TABLETOPS } from "../../../evals/datasets/generated";
 import { TabletopExample } from "../../../evals/datasets";
@@ -108,15 +107,4 @@ describe("generated tabletop scenes", () => {
     expect(row.metadata).toMatchObject({ family: generateTabletop(7).kind, condition: "tuning" });
     expect(TabletopExample.parse(GENERATED_TABLETOPS.row(3001)).metadata.condition).toBe("scored");
   });
-
-  it("the solvability check runs the generator's solution through the MPC, and says why a scene cannot be done", async () => {
-    // A scene with three obstacles composed: its solution clears each, then the world's own check confirms the goal.
-    const three = scenes.find((s) => s.obstacles.length === 3 && s.kind === "place_inside")!;
-    const ok = await solveTabletop(three);
-    expect(ok, three.summary).toMatchObject({ solvable: true, motions: three.solution.length });
-    // Without the motions that clear the obstacles, the door stays shut: the check fails and says where.
-    const skipped = await solveTabletop({ ...three, solution: three.solution.slice(-2) });
-    expect(skipped.solvable).toBe(false);
-    expect(skipped.why).toMatch(/motion 1 of 2 failed: .*not met/);
-  }, 120_000);
 });
