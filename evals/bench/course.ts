@@ -8,11 +8,7 @@ import { join } from "node:path";
 import { CourseWorld, COURSES } from "../../robots/sim/course";
 import { COURSE_GOAL } from "../datasets";
 import { runMethodEpisode } from "../episode";
-import { COURSE_PLANNER_PROMPT, coursePrompt } from "../../graphs/vlmpc/nodes/planner";
-import { contextBlock } from "../../models/context";
-import { tokens } from "../../models/tokens";
-import { parseSettings } from "../../runtime/run";
-import { vlmpc } from "../../graphs/vlmpc";
+import { planningPromptSize } from "../../graphs/vlmpc/nodes/planner";
 import type { VlmpcStateType } from "../../graphs/vlmpc/state";
 import { startSimProcess } from "../../robots/sim/process";
 import type { Figure } from "./agent";
@@ -87,22 +83,8 @@ async function promptFigures(step = 30, window = 5): Promise<Figure[]> {
       sight: steps[at],
       plan: steps[at - 1]?.answer.plan.slice(1) ?? [],
     } as unknown as VlmpcStateType;
-    const measure = (historyWindow: number) => {
-      const opts = parseSettings(
-        vlmpc.runtime.configuration,
-        { bridgeUrl: sim.url, variant: "full", historyWindow },
-        process.env,
-      );
-      const { context, frames } = coursePrompt(base, opts);
-      return {
-        tokens:
-          tokens(COURSE_PLANNER_PROMPT).length +
-          tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length,
-        images: frames.length,
-      };
-    };
-    const full = measure(0);
-    const windowed = measure(window);
+    const full = planningPromptSize(base, 0);
+    const windowed = planningPromptSize(base, window);
     return [
       { name: `VLM-PC prompt at step ${at}, whole history: text tokens (o200k)`, value: full.tokens, unit: "tokens" },
       { name: `VLM-PC prompt at step ${at}, whole history: images`, value: full.images, unit: "images" },

@@ -15,8 +15,9 @@ import { COURSE_SKILLS, CourseCommand, CoursePlan, MAGNITUDES, type CourseContex
 import type { RangedDetection } from "../../../robots/msgs/detections";
 import type { Session } from "../../../runtime/session";
 import type { StepRecord, VlmpcStateType, VlmpcUpdate } from "../state";
-import { runOf } from "../../../runtime/run";
-import type { VlmpcSettings } from "../configuration";
+import { parseSettings, runOf } from "../../../runtime/run";
+import { tokens } from "../../../models/tokens";
+import { VlmpcConfiguration, type VlmpcSettings } from "../configuration";
 
 export const COURSE_PLANNER_PROMPT = `You steer a four-legged robot about the size of a golden retriever (body about 0.6 m long and
 0.25 m wide) through an obstacle course to a red chew toy. Its only sense is a camera on its head, at the front of the
@@ -180,4 +181,20 @@ export async function planCourse(state: VlmpcStateType, config?: RunnableConfig)
       statusReason: "the planner sees the toy reached",
     };
   return { steps: [record], sight: null, plan: answer.plan.slice(1), usage };
+}
+
+/**
+ * What the planning call carries at `state` when it keeps the last `window` steps of history (0: the whole history,
+ * the paper's): its text tokens (o200k, as the latency bench counts them) and its images — the bench's measure of
+ * the history window (evals/bench/course.ts), asked here so the setting is named in its method's folder alone.
+ */
+export function planningPromptSize(state: VlmpcStateType, window: number): { tokens: number; images: number } {
+  const settings = parseSettings(VlmpcConfiguration, { variant: "full", historyWindow: window }, {});
+  const { context, frames } = coursePrompt(state, settings);
+  return {
+    tokens:
+      tokens(COURSE_PLANNER_PROMPT).length +
+      tokens(contextBlock("plan_course", context as unknown as Record<string, unknown>)).length,
+    images: frames.length,
+  };
 }
