@@ -4,10 +4,10 @@
  * Appendix E asked it, with the stage's library standing in for the completed tasks and no failures.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, imagePart, type Usage, addUsage } from "../../models";
-import { TaskProposal, type ProposeContext } from "./schemas";
+import { imagePart, type Usage, addUsage } from "../../models";
+import type { ProposeContext } from "./schemas";
 import type { Run } from "../../runtime/run";
-import { PROPOSER_PROMPT } from "./nodes/propose";
+import { askProposal } from "./nodes/propose";
 import { decompose } from "./nodes/decompose";
 import { retrieve } from "./nodes/retrieve";
 import type { CurriculumStateType, CycleRecord, Retrieval } from "./state";
@@ -46,15 +46,7 @@ export async function sameImageStages(
       ms.modelConfig.backend === "openai"
         ? [await imagePart(ms.artifacts.get(first.scene.frame), ms.modelConfig.imageMaxSide)]
         : [];
-    const proposal = await askStructured(ms.models, ms.modelConfig, {
-      role: "proposer",
-      schema: TaskProposal,
-      schemaName: "TaskProposal",
-      system: PROPOSER_PROMPT,
-      task: "propose_task",
-      context: context as unknown as Record<string, unknown>,
-      images,
-    });
+    const proposal = await askProposal(ms, context, images);
     usage = addUsage(usage, proposal.usage);
     const current: CycleRecord = { cycle: -1, library: captions, scene: first.scene, proposal: proposal.value };
     const stage = {

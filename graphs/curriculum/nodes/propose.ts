@@ -4,12 +4,12 @@
  * The budgets (episodes, learner iterations, model calls, wall time) are checked here, before anything is spent.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { askStructured, totalUsage } from "../../../models";
+import { askStructured, totalUsage, type Ask } from "../../../models";
 import { TaskProposal, type ProposeContext } from "../schemas";
 import { overBudget } from "../../../nodes/budget";
 import { lookAtBasket, proposalLayout } from "./scene";
 import { captions, type CurriculumStateType, type CurriculumUpdate } from "../state";
-import { runOf } from "../../../runtime/run";
+import { runOf, type Run } from "../../../runtime/run";
 import type { CurriculumSettings } from "../configuration";
 
 export const PROPOSER_PROMPT = `You run the practice schedule of a robot arm with a parallel gripper that is learning to handle three
@@ -64,15 +64,7 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
     library: captions(state),
     ...record(state),
   };
-  const { value, usage } = await askStructured(session.models, session.modelConfig, {
-    role: "proposer",
-    schema: TaskProposal,
-    schemaName: "TaskProposal",
-    system: PROPOSER_PROMPT,
-    task: "propose_task",
-    context: context as unknown as Record<string, unknown>,
-    images: [scene.image],
-  });
+  const { value, usage } = await askProposal(session, context, [scene.image]);
   const current = {
     cycle: counters.cycles,
     library: captions(state),
@@ -81,3 +73,19 @@ export async function propose(state: CurriculumStateType, config?: RunnableConfi
   };
   return { current, plan: null, usage, startedAt, counters: { ...counters, cycles: counters.cycles + 1 } };
 }
+
+/** The proposer's question: a task for this library, from this view (the node's, and Table 2's stages after a run). */
+export const askProposal = (
+  session: Pick<Run, "models" | "modelConfig">,
+  context: ProposeContext,
+  images: Ask<unknown>["images"],
+) =>
+  askStructured(session.models, session.modelConfig, {
+    role: "proposer",
+    schema: TaskProposal,
+    schemaName: "TaskProposal",
+    system: PROPOSER_PROMPT,
+    task: "propose_task",
+    context: context as unknown as Record<string, unknown>,
+    images,
+  });

@@ -39,8 +39,7 @@ export async function speculate(state: ReplanStateType, config?: RunnableConfig)
     answers: null,
     usage: {},
   };
-  const { note, usage } = await prepareBeside(config, () => prepareStep(hyp, record, config));
-  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
+  return prepared(record, config, () => prepareStep(hyp, record, config));
 }
 
 /** Beside the plan verifier: the plan's current step, prepared on the plan as the planner wrote it. */
@@ -56,8 +55,7 @@ export async function speculateBesidePlanCheck(state: ReplanStateType, config?: 
     answers: null,
     usage: {},
   };
-  const { note, usage } = await prepareBeside(config, () => prepareStep(state, record, config));
-  return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
+  return prepared(record, config, () => prepareStep(state, record, config));
 }
 
 /** Beside the name check of a failure's explanations: their consolidation, on the explanations as worded. */
@@ -73,12 +71,21 @@ export async function speculateBesideNameCheck(state: ReplanStateType, config?: 
     answers: null,
     usage: {},
   };
-  const { note, usage } = await prepareBeside(config, async () => {
+  return prepared(record, config, async () => {
     // Its usage is the scope's; the update is applied as it is, with nothing counted twice.
     const { usage: _counted, ...update } = await consolidate(state, config);
     record.consolidated = update;
     return undefined;
   });
+}
+
+/** The speculation's record with what `work` put in it, why it stopped short (if it did) and the model work it took. */
+async function prepared(
+  record: ReplanSpeculation,
+  config: RunnableConfig | undefined,
+  work: () => Promise<string | undefined>,
+): Promise<ReplanUpdate> {
+  const { note, usage } = await prepareBeside(config, work);
   return { speculation: { ...record, ...(note ? { note } : {}), usage }, usage };
 }
 

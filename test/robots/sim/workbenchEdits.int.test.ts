@@ -5,10 +5,10 @@
  * look at, the offline critic, reading only the key frames' detections, names the edit's family in its own words and
  * leaves the twin alone; the held-back families are run here, never critiqued.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { observedEvents } from "../../../graphs/behaviorCritic/evidence";
 import { seenFrame } from "../../../graphs/behaviorCritic/nodes/rollouts";
-import { WorkbenchWorld } from "../../../robots/sim/workbench";
+import { workbenchPrograms } from "../../helpers/workbench";
 import {
   buildProgram,
   carefulSpec,
@@ -22,21 +22,9 @@ import {
 import { familiesNamed } from "../../../evals/behaviourWords";
 import { motionChanges } from "../../../evals/datasets/motionChange";
 import { buildWorkbenchScene, WORKBENCH_SCENES, type WorkbenchSceneName } from "../../../robots/sim/workbench/scenes";
-import type { PrimitiveProgramInput } from "../../../robots/msgs/primitives";
+import type { WorkbenchWorld } from "../../../robots/sim/workbench";
 
-let world: WorkbenchWorld;
-beforeAll(async () => {
-  world = await WorkbenchWorld.create({ scene: "apple_plate", seed: 0 });
-});
-afterAll(async () => {
-  await world?.close();
-});
-
-async function run(scene: WorkbenchSceneName, layout: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput) {
-  world.reset({ scenario: scene, seed: layout });
-  const result = await world.runProgram(make(world));
-  return { ok: result.status === "succeeded" && world.evaluate().success, rollout: result.recorded!.rollout };
-}
+const run = workbenchPrograms();
 const critique = (ran: Awaited<ReturnType<typeof run>>) =>
   observedEvents(
     ran.rollout.instruction,

@@ -5,12 +5,12 @@
  * them measurably, and the offline critic, from its own key frames and the dense track's grounding, says which support
  * or neighbour moved, in words that name the family.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { observedEvents } from "../../../graphs/behaviorCritic/evidence";
 import { seenFrame } from "../../../graphs/behaviorCritic/nodes/rollouts";
 import { claimFound, TRACK_THRESHOLDS } from "../../../graphs/behaviorCritic/nodes/ground";
 import { refineCritique } from "../../../graphs/behaviorCritic/reasoner";
-import { WorkbenchWorld } from "../../../robots/sim/workbench";
+import { workbenchPrograms } from "../../helpers/workbench";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS } from "../../../robots/sim/workbench/behaviours";
 import { buildProgram, carefulSpec, EDITS, editedProgram, type EditName } from "../../../robots/sim/workbench/edits";
 import { familiesNamed } from "../../../evals/behaviourWords";
@@ -20,28 +20,9 @@ import {
   WORKBENCH_SCENES,
   type WorkbenchSceneName,
 } from "../../../robots/sim/workbench/scenes";
-import type { PrimitiveProgramInput } from "../../../robots/msgs/primitives";
 import type { Rollout } from "../../../robots/msgs/rollout";
 
-let world: WorkbenchWorld;
-beforeAll(async () => {
-  world = await WorkbenchWorld.create({ scene: "apple_plate", seed: 0 });
-});
-afterAll(async () => {
-  await world?.close();
-});
-
-/** Runs a program from a fresh reset; what ended displaced (the simulator's truth), with the rollout. */
-async function run(scene: WorkbenchSceneName, layout: number, make: (w: WorkbenchWorld) => PrimitiveProgramInput) {
-  world.reset({ scenario: scene, seed: layout });
-  const result = await world.runProgram(make(world));
-  return {
-    ok: result.status === "succeeded" && world.evaluate().success,
-    rollout: result.recorded!.rollout,
-    displaced: world.displacements(),
-    focus: world.scene.focus,
-  };
-}
+const run = workbenchPrograms();
 const keyFrames = (r: Rollout) => r.frames.map((f) => seenFrame(f.t, f.detections));
 const track = (r: Rollout) => r.track.map((x) => seenFrame(x.t, x.detections));
 const supportOf = (scene: WorkbenchSceneName) => buildWorkbenchScene(scene, 0).places[0];
