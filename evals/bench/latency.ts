@@ -60,6 +60,8 @@ export interface ModelCall {
   images: number;
   /** Opening tokens identical to the previous request of the same role. */
   reusedPrefix: number;
+  /** Asked on a prediction (it carries the predicted entry or the critic's note saying so): prepared work. */
+  onPrediction: boolean;
 }
 
 /** A stand-in for a hosted VLM: the symbolic reasoner behind HTTP, answering after `delayMs`. */
@@ -88,6 +90,7 @@ export async function startReasonerEndpoint(
       outputTokens: out,
       images,
       reusedPrefix: k,
+      onPrediction: JSON.stringify(req.messages).includes('\\"predicted\\"'),
     };
     calls.push(call);
     await new Promise((r) => setTimeout(r, Math.max(0, delayMs - (performance.now() - start))));
