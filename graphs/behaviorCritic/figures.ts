@@ -13,13 +13,13 @@ import { pct, type Figure, type FigureKit, type FigurePart } from "../figure";
 export const CRITIC_SCORED_FROM = 3000;
 /**
  * The critic's generated sets (issue 49): truth from the edits, six new families, three held back; issue 62 added the
- * shove families and free supports. The scored range 3000–3099 was run once, at 208c62b, before the supports were
- * freed: the ledger marks it stale (docs/results/ledger.md), and the figure's next run declares the fresh range
- * 3100–3199 here and runs it once. 1000–1099, run twice, is tuning data. The tuning set is where the cues were set
- * (held-back cases filtered out), and issue 62's side-effect thresholds.
+ * shove families and free supports. 3000–3099 was run once, at 208c62b, before the supports were freed, and is marked
+ * stale in the ledger (docs/results/ledger.md); issue 62's figures are on the fresh range 3100–3199, run once.
+ * 1000–1099, run twice, is tuning data. The tuning set is where the cues were set (held-back cases filtered out), and
+ * issue 62's side-effect thresholds.
  */
 const CRITIC_TUNING = { from: 0, count: 120 };
-const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM, count: 100 };
+const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 100, count: 100 };
 
 /** The figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
 interface CriticSet {
