@@ -34,6 +34,7 @@ import { cameraHealth, type Session } from "../runtime/session";
 import { openRun, ROBOTS_ONLY } from "../runtime/run";
 import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
+import { programArgs } from "../robots/programs";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world, WORLDS } from "../robots/sim/worlds";
 import { campaignSettings } from "./campaign";
@@ -652,17 +653,7 @@ function childRun(
 ): Promise<CallToolResult> {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "cli", "robograph.ts"),
-      "run",
-      ...argv,
-      "--runs-dir",
-      ctx.runsDir,
-      "--data-dir",
-      ctx.dataDir,
-    ],
+    programArgs("cli/robograph.ts", ["run", ...argv, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir]),
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env },
   );
   ctx.children.add(child);

@@ -23,6 +23,7 @@ import { experimentMethod, tables, type Report } from "../evals/experimentReport
 import { METHODS, method } from "../graphs";
 import type { Figure as DeclaredFigure, FigureKit, FigurePart as Part } from "../graphs/figure";
 import { criticBenchmarkReader } from "../evals/behaviorCriticFigure";
+import { programArgs, precompile } from "../robots/programs";
 import { FIRST_SCORED_SEED, generatedSeed } from "../robots/sim/generated";
 import {
   appendToLedger,
@@ -249,11 +250,11 @@ export function bodyOf(text: string): string {
 /** Runs `robograph ARGS` as a child process, its output to `log`, its progress lines (stderr) shown with a prefix. */
 function runPart(part: Part, log: string, prefix: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, part.script ?? join("cli", "robograph.ts")), ...part.argv],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } },
-    );
+    const child = spawn(process.execPath, programArgs(part.script ?? "cli/robograph.ts", part.argv), {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    });
     const chunks: string[] = [];
     let last = 0;
     const show = (chunk: Buffer) => {
@@ -427,6 +428,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   const t0 = performance.now();
   const differ: string[] = [];
+  // Its commands and their simulators are processes of their own: one build of them for the run halves what each start costs.
+  const programs = flags.render ? undefined : await precompile();
   try {
     for (const [i, f] of figures.entries()) {
       const prefix = `[${i + 1}/${figures.length} ${f.id}]`;
@@ -481,6 +484,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       } else process.stderr.write(`${prefix} wrote ${relative(ROOT, file)}\n`);
     }
   } finally {
+    programs?.remove();
     if (flags.check && !differ.length) rmSync(work, { recursive: true, force: true });
   }
   const minutes = ((performance.now() - t0) / 60000).toFixed(1);

@@ -49,7 +49,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   robots: [],
 };
 const AGENT_SIDE = ["graphs", "nodes", "runtime", "models", "tools", "memory"];
-const SHARED = /^robots\/(bridge|msgs|manifests)\/|^robots\/random\.ts$/;
+const SHARED = /^robots\/(bridge|msgs|manifests)\/|^robots\/(random|programs)\.ts$/;
 
 describe("dependencies", () => {
   const graph = importGraph();

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { programArgs } from "../../robots/programs";
 import { fileURLToPath } from "node:url";
 import { runExperiment, type ExperimentOptions } from "../runner";
 import { enqueueExperiment, loadQueuedExperiment, openQueue, waitForExperiment } from "../queue";
@@ -34,18 +35,7 @@ function median(xs: number[]): number {
 async function startWorker(url: string): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "cli", "robograph.ts"),
-      "worker",
-      "--concurrency",
-      "1",
-      "--poll",
-      "1",
-      "--work-dir",
-      scratch(),
-    ],
+    programArgs("cli/robograph.ts", ["worker", "--concurrency", "1", "--poll", "1", "--work-dir", scratch()]),
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

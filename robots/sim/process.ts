@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { programArgs } from "../programs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -30,16 +31,13 @@ export async function startSimProcess(
   timeoutMs = 30_000,
   opts: { ownProcessGroup?: boolean } = {},
 ): Promise<SimProcess> {
-  // tsx as a loader in the simulator's own process (not the tsx CLI, which would fork it): a signal reaches it.
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(here, "main.ts"), world, "--port", "0", "--quiet", ...args],
-    {
-      cwd: join(here, "..", ".."),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: !!opts.ownProcessGroup,
-    },
-  );
+  // node itself runs the simulator (tsx as a loader, or a precompiled build; never the tsx CLI, which would fork it):
+  // a signal reaches it.
+  const child = spawn(process.execPath, programArgs("robots/sim/main.ts", [world, "--port", "0", "--quiet", ...args]), {
+    cwd: join(here, "..", ".."),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: !!opts.ownProcessGroup,
+  });
   running.add(child);
   let out = "";
   let err = "";

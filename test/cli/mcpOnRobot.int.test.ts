@@ -18,12 +18,13 @@ import { scratchDir } from "../helpers/episode";
 import { ROOT } from "../helpers/processes";
 import { mcpServer, textOf } from "../helpers/mcp";
 import { completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { programArgs } from "../../robots/programs";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
 
 const robograph = (args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+  spawnSync(process.execPath, programArgs("cli/robograph.ts", args), {
     cwd: ROOT,
     encoding: "utf8",
     timeout: 180_000,

@@ -16,6 +16,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
 import { agent } from "../helpers/agent";
+import { programArgs } from "../../robots/programs";
 
 // What the checks read inside the page (the project's TypeScript has no DOM library): page.evaluate runs them there.
 interface PageImage {
@@ -42,9 +43,9 @@ if (!haveBrowser && !required)
     `test/cli/view.int.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium; CI sets ROBOGRAPH_REQUIRE_BROWSER=1 to fail instead)`,
   );
 
-/** `robograph <command>` as its own process (tsx as a loader, so a kill reaches the command itself). */
+/** `robograph <command>` as its own process (node runs it itself, so a kill reaches the command). */
 function cli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+  return spawn(process.execPath, programArgs("cli/robograph.ts", args), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -150,17 +151,14 @@ describe.skipIf(!haveBrowser && !required)("robograph view in Chromium", () => {
         const made = await finished(
           spawn(
             process.execPath,
-            [
-              "--import",
-              "tsx",
-              join(ROOT, "evals", "datasets", "behaviorCriticBenchmark.ts"),
+            programArgs("evals/datasets/behaviorCriticBenchmark.ts", [
               "--cases-per-behaviour",
               "1",
               "--behaviours",
               "knocked_over",
               "--out",
               bench,
-            ],
+            ]),
             { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
           ),
         );

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { startLocalLangSmith, type LocalLangSmith } from "../helpers/langsmithServer";
 import { ROOT } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
+import { programArgs } from "../../robots/programs";
 
 let server: LocalLangSmith;
 beforeAll(async () => {
@@ -59,7 +60,7 @@ describe("LangSmith from the commands", () => {
     const root = scratchDir();
     const upload = () =>
       command([
-        ...["--import", "tsx", "cli/robograph.ts", "eval"],
+        ...programArgs("cli/robograph.ts", ["eval"]),
         ...["--dataset", "course-generated", "--count", "2", "--root", root, "--name", "gen"],
         ...["--upload-dataset", "courses-2"],
       ]);
@@ -86,7 +87,7 @@ describe("LangSmith from the commands", () => {
     const [made] = loadCriticBenchmark(dir).cases;
     const upload = () =>
       command([
-        ...["--import", "tsx", "cli/robograph.ts", "eval"],
+        ...programArgs("cli/robograph.ts", ["eval"]),
         ...["--dataset", "critic", "--benchmark", dir, "--upload-dataset", "critic-cases"],
       ]);
     for (const expected of [/1 example\(s\) added, 1 in all/, /0 example\(s\) added, 1 in all/]) {

@@ -21,6 +21,7 @@ import { loadDataset } from "../../evals/datasets";
 import { BridgeClient } from "../../robots/bridge/client";
 import { PostgresBlobStore } from "../../memory/blobs";
 import type { EpisodeResult } from "../../evals/metrics";
+import { programArgs } from "../../robots/programs";
 
 const available = !!postgresBin();
 if (!available && process.env.ROBOGRAPH_REQUIRE_POSTGRES)
@@ -32,9 +33,9 @@ interface Proc {
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
-/** A robograph command as its own process (tsx as a loader in that process, so a SIGKILL reaches the command itself). */
+/** A robograph command as its own process (node runs it itself, so a SIGKILL reaches the command). */
 function robograph(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+  const child = spawn(process.execPath, programArgs("cli/robograph.ts", args), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env,

@@ -18,6 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ROOT } from "../helpers/processes";
 import { mcpServer } from "../helpers/mcp";
 import { postgresBin, startPostgres, type Postgres } from "../helpers/postgres";
+import { PRECOMPILED } from "../../robots/programs";
 
 const CHROMIUM = process.env.ROBOGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 /** Whether the viewer's page is opened in a browser (test/cli/view.int.test.ts's rule: CI requires one). */
@@ -191,13 +192,11 @@ export const graph = toy.compile();
 
 let copy: string;
 const children: ChildProcess[] = [];
+/** The copy's processes run the copy's own sources: never the suite's precompiled build of the original. */
+const copyEnv: NodeJS.ProcessEnv = { ...process.env, [PRECOMPILED]: "" };
 
 /** The CLI of the copy, as a user runs it there. */
-function robograph(
-  args: string[],
-  timeout = 240_000,
-  env: NodeJS.ProcessEnv = process.env,
-): { code: number; out: string } {
+function robograph(args: string[], timeout = 240_000, env: NodeJS.ProcessEnv = copyEnv): { code: number; out: string } {
   try {
     const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], {
       cwd: copy,
@@ -401,7 +400,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
         "--runs-dir",
         copy,
       ],
-      { cwd: copy, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: copy, stdio: ["ignore", "pipe", "pipe"], env: copyEnv },
     );
     children.push(view);
     const url = await new Promise<string>((resolve, reject) => {
@@ -454,7 +453,7 @@ describe.skipIf(!postgresBin())("a sixth method's experiment as jobs on Postgres
   });
   it("is queued with its own setting, taken by a worker, and reported with it", async () => {
     db = await startPostgres();
-    const env = { ...process.env, ROBOGRAPH_DATABASE_URL: db.url };
+    const env = { ...copyEnv, ROBOGRAPH_DATABASE_URL: db.url };
     const worker = spawn(
       process.execPath,
       [

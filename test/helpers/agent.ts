@@ -1,8 +1,8 @@
 /** The agent as its own process (`robograph run`), its output watched line by line, and a kill timed by the robot. */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import type { BridgeClient } from "../../robots/bridge/client";
 import { ROOT } from "./processes";
+import { programArgs } from "../../robots/programs";
 
 /** `kill` sends SIGKILL unless told another signal (SIGINT for an emergency stop). */
 export function agent(
@@ -10,9 +10,9 @@ export function agent(
   onLine?: (line: string, kill: (signal?: NodeJS.Signals) => void) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; signal: string | null; out: string }> {
-  // tsx as a loader in this one process: the tsx CLI would run the agent as its own child, and a SIGKILL of the
-  // wrapper would leave the agent running on.
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "run", ...args], {
+  // Node runs the agent itself (tsx as a loader, or the suite's precompiled build): the tsx CLI would run it as its
+  // own child, and a SIGKILL of the wrapper would leave the agent running on.
+  const child = spawn(process.execPath, programArgs("cli/robograph.ts", ["run", ...args]), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env,

@@ -4,9 +4,9 @@
  * test files, so the two halves run side by side (test/cli/reproduce.int.test.ts, reproduceTabletop.int.test.ts).
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { FIGURES } from "../../cli/reproduce";
 import { ROOT } from "./processes";
+import { programArgs } from "../../robots/programs";
 
 /** Every figure `--quick --check` makes (the full-only ones aside). */
 export const QUICK_FIGURES = FIGURES.filter((f) => !f.fullOnly).map((f) => f.id);
@@ -18,7 +18,7 @@ export const TABLETOP_FIGURES = ["tabletop", "tabletop-generated"];
 export async function reproduceCheck(ids: string[]): Promise<{ code: number | null; said: string }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "reproduce", "--check", "--only", ids.join(",")],
+    programArgs("cli/robograph.ts", ["reproduce", "--check", "--only", ids.join(",")]),
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   let said = "";

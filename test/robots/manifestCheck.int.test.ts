@@ -17,12 +17,13 @@ import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { ROOT } from "../helpers/processes";
 import { completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { programArgs } from "../../robots/programs";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
 
 const robograph = (args: string[]) => {
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), ...args], {
+  const run = spawnSync(process.execPath, programArgs("cli/robograph.ts", args), {
     cwd: ROOT,
     encoding: "utf8",
     timeout: 90_000,

@@ -23,6 +23,7 @@ import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { agent } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { programArgs } from "../../robots/programs";
 
 describe("ros/robograph_msgs", () => {
   it("is what the TypeScript messages and the kitchen's manifests generate (npm run ros:msgs)", () => {
@@ -231,7 +232,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     const draftFile = join(dir, "draft.json");
     const run = spawnSync(
       process.execPath,
-      ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", draftFile],
+      programArgs("cli/robograph.ts", ["connect", stack.url, "--out", draftFile]),
       { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
     );
     expect(run.status, run.stdout + run.stderr).toBe(0);
@@ -309,11 +310,11 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     }
     // connect, as a robot owner runs it: every skill of each robot proposed, with its arguments, as a valid manifest.
     const out = join(scratchDir(), "draft.json");
-    const run = spawnSync(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", stack.url, "--out", out],
-      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
-    );
+    const run = spawnSync(process.execPath, programArgs("cli/robograph.ts", ["connect", stack.url, "--out", out]), {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\(ROS 1\)/);
     expect(run.stdout).toMatch(/still to write by a person/);

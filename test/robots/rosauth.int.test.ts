@@ -16,6 +16,7 @@ import { learnDialect } from "../../tools/skills";
 import { ROOT } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
 import { requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { programArgs } from "../../robots/programs";
 
 const SECRET = "r0b0graph-s3cret";
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
@@ -24,16 +25,12 @@ const available = requireRosOrSkip();
 /** `robograph connect URL --out FILE` in a process whose environment holds `secretEnv` and no other ROS secret. */
 function connectCommand(url: string, out: string, secretEnv: Record<string, string>) {
   const { ROBOGRAPH_ROS_SECRET: _inline, ROBOGRAPH_ROS_SECRET_FILE: _file, ...env } = process.env;
-  return spawnSync(
-    process.execPath,
-    ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", url, "--out", out],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-      timeout: 90_000,
-      env: { ...env, ...secretEnv },
-    },
-  );
+  return spawnSync(process.execPath, programArgs("cli/robograph.ts", ["connect", url, "--out", out]), {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 90_000,
+    env: { ...env, ...secretEnv },
+  });
 }
 
 describe("the reference kit's options", () => {

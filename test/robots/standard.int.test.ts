@@ -32,12 +32,13 @@ import { mcpServer } from "../helpers/mcp";
 import { inRunOf } from "../helpers/run";
 import { clea } from "../../graphs/clea";
 import { completedDraft, completedStandardDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
+import { programArgs } from "../../robots/programs";
 
 const ROBOT = join(ROOT, "test", "fixtures", "ros", "standard_robot.py");
 const available = requireRosOrSkip();
 
 const connect = (url: string, out: string) =>
-  spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "cli", "robograph.ts"), "connect", url, "--out", out], {
+  spawnSync(process.execPath, programArgs("cli/robograph.ts", ["connect", url, "--out", out]), {
     cwd: ROOT,
     encoding: "utf8",
     timeout: 90_000,

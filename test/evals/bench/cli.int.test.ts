@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { BENCH_HELP } from "../../../evals/bench";
+import { programArgs } from "../../../robots/programs";
 
 function run(command: string, args: string[]) {
   return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
@@ -16,7 +17,7 @@ function run(command: string, args: string[]) {
 
 describe("the bench's command line", () => {
   it("robograph bench --help prints the options and exits 0", async () => {
-    const { code, out } = await run(process.execPath, ["--import", "tsx", "cli/robograph.ts", "bench", "--help"]);
+    const { code, out } = await run(process.execPath, programArgs("cli/robograph.ts", ["bench", "--help"]));
     expect(code).toBe(0);
     expect(out).toBe(BENCH_HELP);
   });
@@ -28,7 +29,7 @@ describe("the bench's command line", () => {
   });
 
   it("an unknown option exits 2 naming it, having measured nothing", async () => {
-    const { code, out, err } = await run(process.execPath, ["--import", "tsx", "cli/robograph.ts", "bench", "--fast"]);
+    const { code, out, err } = await run(process.execPath, programArgs("cli/robograph.ts", ["bench", "--fast"]));
     expect(code).toBe(2);
     expect(err).toMatch(/^robograph bench: unknown option --fast\n/);
     expect(out).toBe("");
