@@ -6,6 +6,7 @@
  * critic's open answers read by the frozen matcher of ./behaviourWords.ts. Tables 1–4 and the error taxonomy in the
  * paper's layout, and recall and precision on the families the critic's author looked at and on those held back.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { behaviorCritic } from "../graphs/behaviorCritic";
@@ -13,7 +14,7 @@ import { openRun } from "../runtime/run";
 import { totalUsage } from "../models";
 import type { BehaviourCritique, ClaimedEvent, Preference } from "../graphs/behaviorCritic/schemas";
 import { claimFound } from "../graphs/behaviorCritic/nodes/ground";
-import { causeFits, familiesNamed } from "./behaviourWords";
+import { causeFits, familiesNamed, type CaseThings } from "./behaviourWords";
 import { HELD_BACK } from "../robots/sim/workbench/edits";
 import { readRollout, seenFrame } from "../graphs/behaviorCritic/nodes/rollouts";
 import { observedEvents } from "../graphs/behaviorCritic/evidence";
@@ -22,7 +23,7 @@ import type { SimEvent } from "../robots/sim/events";
 import { loadCriticBenchmark } from "./datasets/behaviorCritic";
 import { CRITIC_SCORED_FROM } from "./datasets/behaviorCriticBenchmark";
 import { refineReport, type RefineRun } from "./behaviorCriticRefine";
-import { truthOf } from "./criticTruth";
+import { caseThings, truthOf } from "./criticTruth";
 import { checkedReport, REPORT_FORMAT, reportHtml, tablesOfMarkdown } from "./reportFiles";
 
 export type CriticSetting = "raw" | "detector" | "events";
@@ -68,11 +69,21 @@ export interface ScoredPreference {
 export { truthOf };
 
 /**
- * Scores a list of claims against what the author did (behaviour families): a claim is precise when its words name a
- * true family and the cause it gives fits that family; a claim naming none of them is a visual grounding error.
+ * The sha256 of the matcher that reads the critic's claims (./behaviourWords.ts, its bytes as they are on disk: the
+ * hash docs/behavior-critic.md records and a test holds it to). Reports print it, so a figure says which reader made it.
  */
-export function scoreClaims(claims: ClaimedEvent[], truth: string[]) {
-  const named = claims.map((c) => familiesNamed(c));
+export const matcherHash = () =>
+  createHash("sha256")
+    .update(readFileSync(new URL("./behaviourWords.ts", import.meta.url)))
+    .digest("hex");
+
+/**
+ * Scores a list of claims against what the author did (behaviour families): a claim is precise when its words name a
+ * true family (its thing, by the case's names in `things`, and its quantity) and the cause it gives fits that family;
+ * a claim naming none of them is a visual grounding error.
+ */
+export function scoreClaims(claims: ClaimedEvent[], truth: string[], things: CaseThings = {}) {
+  const named = claims.map((c) => familiesNamed(c, things));
   const found = truth.map((f) => named.some((n) => n.includes(f)));
   const recalled = found.filter(Boolean).length;
   let precise = 0,
@@ -108,7 +119,16 @@ export interface CriticExperimentOptions {
 }
 
 export interface CriticResults {
-  meta: { dir: string; cases: number; behaviours: string[]; seeds: number; noise: number; durationSeconds: number };
+  meta: {
+    dir: string;
+    cases: number;
+    behaviours: string[];
+    seeds: number;
+    noise: number;
+    durationSeconds: number;
+    /** The sha256 of the matcher that scored the claims (./behaviourWords.ts when the run was made). */
+    matcher?: string;
+  };
   critiques: ScoredCritique[];
   preferences: ScoredPreference[];
   /** The detector grounding module alone against the event logs: does it find what happened, and only that? */
@@ -141,6 +161,7 @@ export async function runCriticExperiment(options: CriticExperimentOptions): Pro
   let done = 0;
   for (let seed = 0; seed < options.seeds; seed++) {
     for (const c of cases) {
+      const things = caseThings(c.inputs.scene);
       const roles = [
         { id: c.inputs.positive, role: "positive" as const },
         ...c.inputs.negatives.map((id) => ({ id, role: "negative" as const })),
@@ -169,7 +190,7 @@ export async function runCriticExperiment(options: CriticExperimentOptions): Pro
             critique,
             ...(c.metadata.edits ? { edits: c.metadata.edits } : {}),
             truth,
-            ...scoreClaims(critique.events, truth),
+            ...scoreClaims(critique.events, truth, things),
             calls: totalUsage(state.usage).calls,
           });
         }
@@ -202,7 +223,7 @@ export async function runCriticExperiment(options: CriticExperimentOptions): Pro
           const negFirst = p.pair === "neg-pos";
           const claims = negFirst ? pref.firstEvents : pref.secondEvents;
           const truth = truthFor(c, "negative");
-          const sc = scoreClaims(claims, truth);
+          const sc = scoreClaims(claims, truth, things);
           scored.negative = { truth: truth.length, recalled: sc.recalled, claims: claims.length, precise: sc.precise };
         }
         preferences.push(scored);
@@ -236,6 +257,7 @@ export async function runCriticExperiment(options: CriticExperimentOptions): Pro
       seeds: options.seeds,
       noise: options.noise,
       durationSeconds: (Date.now() - t0) / 1000,
+      matcher: matcherHash(),
     },
     critiques,
     preferences,
@@ -452,6 +474,10 @@ export function criticReport(
     opts.timing
       ? `Benchmark: ${results.meta.dir} (relative to this report's folder). Behaviours: ${results.meta.behaviours.join(", ")}. Run time ${results.meta.durationSeconds.toFixed(0)} s.`
       : `Behaviours: ${results.meta.behaviours.join(", ")}.`,
+    "",
+    results.meta.matcher
+      ? `Claims were read by the frozen matcher evals/behaviourWords.ts, sha256 ${results.meta.matcher}: a claim names a family when its words name both the thing that family acts on and the quantity it changes.`
+      : "Claims were read by evals/behaviourWords.ts; this run did not record the matcher's hash.",
     "",
     "## Table 1 — accuracy on positive and negative samples (is anything undesirable?)",
     "",

@@ -7,11 +7,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HELD_BACK, HELD_BACK_SEED } from "../robots/sim/workbench/edits";
 import type { CriticBenchmarkReader } from "../graphs/behaviorCritic/figures";
-import { criticReport, criticScores, readCriticReport, scoredCasesOnly } from "./behaviorCritic";
+import { criticReport, criticScores, matcherHash, readCriticReport, scoredCasesOnly } from "./behaviorCritic";
 import { refineReport } from "./behaviorCriticRefine";
 
 export const criticBenchmarkReader: CriticBenchmarkReader = {
   heldBack: { families: HELD_BACK, seed: HELD_BACK_SEED },
+  matcherHash,
   read(dir, scoredOnly) {
     if (!existsSync(join(dir, "report.json"))) return undefined;
     const { refinement, ...results } = readCriticReport(join(dir, "report.json"));

@@ -44,6 +44,8 @@ export const CriticReportSchema = z.object({
     seeds: z.number(),
     noise: z.number(),
     durationSeconds: z.number(),
+    /** The sha256 of the matcher that read the claims (evals/behaviourWords.ts), when the run recorded it. */
+    matcher: z.string().optional(),
   }),
   settings: z.record(z.string(), z.unknown()),
   critiques: z.array(
@@ -146,6 +148,7 @@ export const behaviorCriticReport: MethodReport = {
     `${meta.seeds} seed(s)`,
     `noise ${meta.noise}`,
     `benchmark ${meta.dir}`,
+    ...(meta.matcher ? [`matcher sha256 ${meta.matcher}`] : []),
     refinement ? `refinement: ${refinement.length} case(s)` : "refinement not run",
     `${Math.round(meta.durationSeconds)} s`,
   ],

@@ -20,6 +20,7 @@ import {
   type EditName,
 } from "../../../robots/sim/workbench/edits";
 import { familiesNamed } from "../../../evals/behaviourWords";
+import { caseThings } from "../../../evals/criticTruth";
 import { motionChanges } from "../../../evals/datasets/motionChange";
 import { buildWorkbenchScene, WORKBENCH_SCENES, type WorkbenchSceneName } from "../../../robots/sim/workbench/scenes";
 import type { WorkbenchWorld } from "../../../robots/sim/workbench";
@@ -63,7 +64,7 @@ describe("the generated critic benchmark's program edits", () => {
       expect(critique(twin).map((c) => c.what)).toEqual([]);
       const claims = critique(edited);
       expect(
-        claims.some((c) => familiesNamed(c).includes(edit)),
+        claims.some((c) => familiesNamed(c, caseThings(scene)).includes(edit)),
         claims.map((c) => `${c.kind}: ${c.what}`).join("; "),
       ).toBe(true);
     },

@@ -14,6 +14,7 @@ import { workbenchPrograms } from "../../helpers/workbench";
 import { BEHAVIOURS, HAND_MADE_BEHAVIOURS } from "../../../robots/sim/workbench/behaviours";
 import { buildProgram, carefulSpec, EDITS, editedProgram, type EditName } from "../../../robots/sim/workbench/edits";
 import { familiesNamed } from "../../../evals/behaviourWords";
+import { caseThings } from "../../../evals/criticTruth";
 import {
   buildWorkbenchScene,
   SUPPORT_BODY,
@@ -84,7 +85,9 @@ describe("things that can be pushed", () => {
         expect(shoved.ok).toBe(true);
         expect(shoved.displaced[support].moved).toBeGreaterThan(0.02);
         const claims = observedEvents(shoved.rollout.instruction, keyFrames(shoved.rollout));
-        const said = claims.filter((c) => c.object === support && familiesNamed(c).includes("shove_support"));
+        const said = claims.filter(
+          (c) => c.object === support && familiesNamed(c, caseThings(scene)).includes("shove_support"),
+        );
         expect(said.length, claims.map((c) => `${c.kind}(${c.object}): ${c.what}`).join("; ")).toBeGreaterThan(0);
         expect(said[0].what).toContain(support);
         // The detector's grounding reads the whole track and finds the same shove, so the refined critique keeps it.
@@ -96,9 +99,11 @@ describe("things that can be pushed", () => {
           previous: { undesirable: true, events: claims, summary: "" },
           feedback: { source: "detector", notFound },
         });
-        expect(refined.events.some((c) => c.object === support && familiesNamed(c).includes("shove_support"))).toBe(
-          true,
-        );
+        expect(
+          refined.events.some(
+            (c) => c.object === support && familiesNamed(c, caseThings(scene)).includes("shove_support"),
+          ),
+        ).toBe(true);
       }
     },
   );
@@ -116,7 +121,7 @@ describe("things that can be pushed", () => {
       expect(most.moved, `${scene}: ${name}`).toBeGreaterThan(0.04);
       const claims = observedEvents(knocked.rollout.instruction, keyFrames(knocked.rollout));
       expect(
-        claims.some((c) => c.object === name && familiesNamed(c).includes(edit)),
+        claims.some((c) => c.object === name && familiesNamed(c, caseThings(scene)).includes(edit)),
         claims.map((c) => `${c.kind}(${c.object}): ${c.what}`).join("; "),
       ).toBe(true);
     }
