@@ -2,14 +2,23 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The programs the tests start as processes, built once for the run (test/helpers/precompiled.ts).
-    globalSetup: ["test/helpers/precompiled.ts"],
     // Generous: physics under a model-predictive controller on a shared two-core machine. A timeout is a hang guard,
     // never a speed check (speed lives in `npm run bench`).
     testTimeout: 180_000,
     hookTimeout: 120_000,
     // Integration suites start simulator processes; two cores on these machines.
     maxWorkers: 2,
+    // The programs the tests start as processes, built once for the run (test/helpers/precompiled.ts).
+    globalSetup: ["test/helpers/precompiled.ts"],
+    projects: [
+      {
+        extends: true,
+        // Unit files share a worker's modules (no process of their own each): importing LangGraph and the methods
+        // once per worker rather than once per file is most of what they cost.
+        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/**/*.int.test.ts"], isolate: false },
+      },
+      // Integration files start processes and servers, and keep module state of their own: each in a fresh worker.
+      { extends: true, test: { name: "int", include: ["test/**/*.int.test.ts"] } },
+    ],
   },
 });
