@@ -81,7 +81,7 @@ export const KEY_FRAME_THRESHOLDS: Thresholds = {
   // A carry that wanders: its path well over the straight way (a third longer and 10 cm more) and a hand's width off
   // the line somewhere. Going round something in the way strays less than that.
   detour: { ratio: 1.4, extra: 0.1, stray: 0.1 },
-  // Two turns back over a few centimetres each: shaking, not adjusting.
+  // Two turns back over a few centimetres each: going back and forth, not adjusting.
   dither: { reversals: 2, leg: 0.03 },
   // A second and a half at rest between motions: longer than any grasp or release takes.
   idle: 1.5,

@@ -7,6 +7,8 @@
  */
 import type { Draw, NoiseKnobs, Task } from "../../models/symbolic/noise";
 import { mentioned, observedEvents } from "./evidence";
+import { outsideNorm } from "./norm";
+import { CAREFUL_NORM } from "./carefulNorm";
 import {
   claimLabel,
   type ClaimedEvent,
@@ -47,10 +49,14 @@ export const USUAL_CAUSE: Record<Undesirable, Cause> = {
 
 const pick = <T>(xs: readonly T[], rng: Draw): T => xs[Math.min(xs.length - 1, Math.floor(rng.next() * xs.length))];
 
-/** What a VLM critic would say of these frames: what they show, with its seeded faults. */
+/**
+ * What a VLM critic would say of these frames: what the cues show and what lies far outside careful motion (the norm
+ * learned from careful runs), with its seeded faults.
+ */
 function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKnobs, rng: Draw): ClaimedEvent[] {
   const events: ClaimedEvent[] = [];
-  for (const e of observedEvents(instruction, frames)) {
+  const cued = observedEvents(instruction, frames);
+  for (const e of [...cued, ...outsideNorm(instruction, frames, CAREFUL_NORM, cued)]) {
     // Draw every knob for every event, so one knob does not shift another's stream.
     const miss = rng.next(),
       wrong = rng.next(),
