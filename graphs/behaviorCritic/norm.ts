@@ -165,6 +165,27 @@ const measurement = (
   also: Measurement["also"] = {},
 ): Measurement => ({ quantity, value, object, t: at, also });
 
+/** Over every stretch a thing is held: the most times `along` (a value per sighting) turns back, over legs of `leg`. */
+function mostTurnsWhileHeld(
+  seen: View,
+  quantity: QuantityId,
+  along: (run: Track) => number[],
+  leg: number,
+): Measurement {
+  let best: Measurement | undefined;
+  for (const label of seen.handled)
+    for (const run of heldRuns(seen.track(label))) {
+      const turns = turnsBack(
+        along(run),
+        run.map((x) => x.t),
+        leg,
+      );
+      if (!best || turns.count > best.value)
+        best = measurement(quantity, turns.count, label, turns.first, { until: turns.last });
+    }
+  return best ?? measurement(quantity, 0, "palm", 0);
+}
+
 /** The quantities, each measured the same way on every rollout. */
 export const QUANTITIES: Quantity[] = [
   {
@@ -274,20 +295,7 @@ export const QUANTITIES: Quantity[] = [
     far: "above",
     resolution: 0.5,
     told: [],
-    measure(seen) {
-      let best: Measurement | undefined;
-      for (const label of seen.handled)
-        for (const run of heldRuns(seen.track(label))) {
-          const turns = turnsBack(
-            run.map((x) => x.thing.at[2]),
-            run.map((x) => x.t),
-            0.015,
-          );
-          if (!best || turns.count > best.value)
-            best = measurement("held_up_and_down", turns.count, label, turns.first, { until: turns.last });
-        }
-      return best ?? measurement("held_up_and_down", 0, "palm", 0);
-    },
+    measure: (seen) => mostTurnsWhileHeld(seen, "held_up_and_down", (run) => run.map((x) => x.thing.at[2]), 0.015),
     says: (found, careful) => ({
       what: `the held ${name(found.object)} goes up and down, its height turning back ${found.value} times between ${seconds(found.t)} and ${seconds(Number(found.also.until))}; careful runs turn it at most ${careful.max} times`,
       cause: "the hand made moves the task does not need",
@@ -299,27 +307,21 @@ export const QUANTITIES: Quantity[] = [
     far: "above",
     resolution: 0.5,
     told: ["dithered", "overshot"],
-    measure(seen) {
-      let best: Measurement | undefined;
-      for (const label of seen.handled)
-        for (const run of heldRuns(seen.track(label))) {
-          if (run.length < 2) continue;
+    measure: (seen) =>
+      // Along the way it is carried: turning back is going the other way along it.
+      mostTurnsWhileHeld(
+        seen,
+        "held_turns",
+        (run) => {
           const start = run[0].thing.at,
             end = run[run.length - 1].thing.at;
           const along = Math.hypot(end[0] - start[0], end[1] - start[1]) || 1;
           const ux = (end[0] - start[0]) / along,
             uy = (end[1] - start[1]) / along;
-          // Along the way it is carried: turning back is going the other way along it.
-          const turns = turnsBack(
-            run.map((x) => (x.thing.at[0] - start[0]) * ux + (x.thing.at[1] - start[1]) * uy),
-            run.map((x) => x.t),
-            0.03,
-          );
-          if (!best || turns.count > best.value)
-            best = measurement("held_turns", turns.count, label, turns.first, { until: turns.last });
-        }
-      return best ?? measurement("held_turns", 0, "palm", 0);
-    },
+          return run.map((x) => (x.thing.at[0] - start[0]) * ux + (x.thing.at[1] - start[1]) * uy);
+        },
+        0.03,
+      ),
     says: (found, careful) => ({
       kind: "dithered",
       what: `the held ${name(found.object)} goes back and forth, turning back on its way ${found.value} times between ${seconds(found.t)} and ${seconds(Number(found.also.until))}; careful runs turn back at most ${careful.max} times`,
