@@ -13,13 +13,14 @@ import { pct, type Figure, type FigureKit, type FigurePart } from "../figure";
 export const CRITIC_SCORED_FROM = 3000;
 /**
  * The critic's generated sets (issue 49): truth from the edits, six new families, three held back; issue 62 added the
- * shove families and free supports. 3000–3099 was run once, at 208c62b, before the supports were freed, and is marked
- * stale in the ledger (docs/results/ledger.md); issue 62's figures are on the fresh range 3100–3199, run once.
- * 1000–1099, run twice, is tuning data. The tuning set is where the cues were set (held-back cases filtered out), and
- * issue 62's side-effect thresholds.
+ * shove families and free supports. 3000–3099 was run once, at 208c62b, before the supports were freed; 3100–3199 was
+ * run once, at 8ce48b3, before issue 63's norm: both are marked stale in the ledger (docs/results/ledger.md), and the
+ * next run is on the fresh range 3200–3299, once. 1000–1099, run twice, is tuning data. The tuning set is where the
+ * cues were set (held-back cases filtered out), issue 62's side-effect thresholds, and where issue 63's norm learned
+ * careful motion (its careful twins only).
  */
 const CRITIC_TUNING = { from: 0, count: 120 };
-const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 100, count: 100 };
+const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 200, count: 100 };
 
 /** The figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
 interface CriticSet {
@@ -133,7 +134,7 @@ export const CRITIC_FIGURES: Figure[] = [
     tuning: [{ dataset: CRITIC_SCORED.dataset, ...CRITIC_TUNING }],
     about: (kit) => {
       const heldBack = readerOf(kit).heldBack;
-      return `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 19 families (robots/sim/workbench/edits.ts; the destination shoved and a neighbour knocked added in issue 62, with the plates, trays and bowls loose on the table); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${heldBack.families.join(", ")}) were held back by seed ${heldBack.seed} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set; the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts (sha256 ${readerOf(kit).matcherHash()}), tightened for issue 63 before the critic changed and frozen, reads which family a claim names — only when its words name both the thing that family acts on and the quantity it changes, never by a kind or a catch-all word alone — and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`;
+      return `Two sets. The hand-made benchmark is in-sample: the offline critic was written while looking at its 45 cases (nine behaviours × five); its truth is the behaviour each negative was written to show. The generated set is rollouts of careful programs changed by one or two edits from a grammar of 19 families (robots/sim/workbench/edits.ts; the destination shoved and a neighbour knocked added in issue 62, with the plates, trays and bowls loose on the table); its truth is the edits, kept where each edit changed the motion measurably against the careful twin — no monitor labels it. Three of the six newest families (${heldBack.families.join(", ")}) were held back by seed ${heldBack.seed} before any cue for them was written. Tuning cases (seeds ${CRITIC_TUNING.from}–${CRITIC_TUNING.from + CRITIC_TUNING.count - 1}) were read, held-back ones left out, while the new cues were set, and their careful twins alone are what the norm of careful motion was learned from (graphs/behaviorCritic/norm.ts, issue 63); the scored cases (seeds ${CRITIC_SCORED.from}–${CRITIC_SCORED.from + CRITIC_SCORED.count - 1}) are run once, at the end. The critic answers in its own words; evals/behaviourWords.ts (sha256 ${readerOf(kit).matcherHash()}), tightened for issue 63 before the critic changed and frozen, reads which family a claim names — only when its words name both the thing that family acts on and the quantity it changes, never by a kind or a catch-all word alone — and whether its cause fits. Key frames are chosen by the robot's own recorder (its primitives' ends and starts, the rest evenly).`;
     },
     parts: (quick, work, kit) => {
       const sets = criticSets(work, quick);
