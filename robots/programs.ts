@@ -4,7 +4,7 @@
  * loader sits in front of every module langchain loads, so the CLI starts in ~4 CPU s against ~2 precompiled (a
  * simulator in 3.5 s against 2); the suite and `reproduce` start hundreds of children, and build one for their run.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -24,6 +24,25 @@ export function programArgs(script: string, args: string[] = []): string[] {
   return built && existsSync(built) ? [built, ...args] : ["--import", "tsx", join(ROOT, script), ...args];
 }
 
+/** Builds whose process is gone (killed before it could remove its own). */
+function leftBehind(cache: string): string[] {
+  if (!existsSync(cache)) return [];
+  return readdirSync(cache)
+    .map((name) => ({ name, pid: Number(/^precompiled-(\d+)-/.exec(name)?.[1]) }))
+    .filter(({ pid }) => pid > 0 && !alive(pid))
+    .map(({ name }) => join(cache, name));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it lives, under another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * Builds every program into one directory under node_modules/.cache (where node finds the packages they import,
  * left out of the build) and names it in this process's environment, so its children and theirs use it. Each module
@@ -35,7 +54,9 @@ export async function precompile(): Promise<{ dir: string; remove(): void }> {
   const named = process.env[PRECOMPILED];
   if (named) return { dir: named, remove() {} };
   const { build } = await import("esbuild");
-  const dir = join(ROOT, "node_modules", ".cache", "robograph", `precompiled-${process.pid}-${Date.now()}`);
+  const cache = join(ROOT, "node_modules", ".cache", "robograph");
+  leftBehind(cache).forEach((stale) => rmSync(stale, { recursive: true, force: true }));
+  const dir = join(cache, `precompiled-${process.pid}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {

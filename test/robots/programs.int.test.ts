@@ -3,6 +3,8 @@
  * output, files found beside each source, a program's "am I the main module" check holding, a simulator that serves.
  */
 import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRECOMPILED, precompile, programArgs } from "../../robots/programs";
 import { startSimProcess } from "../../robots/sim/process";
@@ -68,6 +70,22 @@ describe("the precompiled build of RoboGraph's programs", () => {
       }
     } finally {
       await sim.stop();
+    }
+  });
+
+  it("removes a build left behind by a process that is gone, and keeps a live one's", async () => {
+    const gone = spawnSync("true").pid;
+    const stale = join(ROOT, "node_modules", ".cache", "robograph", `precompiled-${gone}-1`);
+    mkdirSync(stale, { recursive: true });
+    const named = process.env[PRECOMPILED];
+    delete process.env[PRECOMPILED];
+    const another = await precompile();
+    try {
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(build.dir)).toBe(true);
+    } finally {
+      another.remove();
+      process.env[PRECOMPILED] = named;
     }
   });
 
