@@ -43,7 +43,7 @@ export function carefulRuns(benchmark: string): { id: string; seed: number; meas
     .map((row) => {
       const rollout = readRollout(join(benchmark, "rollouts", `${row.inputs.positive}.json`));
       const frames = keyFrames(rollout, KEY_FRAMES).map((f) => seenFrame(f.t, f.detections));
-      return { id: row.inputs.positive, seed: row.metadata.seed, measured: measure(row.inputs.instruction, frames) };
+      return { id: row.inputs.positive, seed: row.metadata.seed, measured: measure(frames) };
     });
 }
 

@@ -9,7 +9,7 @@
  * thing, which quantity, how far from careful, and when; no quantity here is named after a behaviour.
  */
 import type { ClaimedEvent, SeenFrame, SeenThing } from "./schemas";
-import { mentioned, rimShift } from "./evidence";
+import { rimShift } from "./evidence";
 
 /** One quantity's value in a rollout: its most extreme instance, what it happened to, and when. */
 export interface Measurement {
@@ -45,14 +45,11 @@ export interface Norm {
 type Track = { t: number; thing: SeenThing }[];
 /** What every quantity reads: the hand's track, each thing's, and which of them the hand took. */
 interface View {
-  frames: SeenFrame[];
   palm: Track;
   track(label: string): Track;
   handled: string[];
-  /** Things neither handled nor opened on a joint nor named twice in a frame: what the task had no business moving. */
+  /** Things neither handled nor opened on a joint nor seen twice in a frame: where they end is the rim rule's to read. */
   untouched: string[];
-  /** The named things the task moves something to (the destination and what it stands on): untouched but expected. */
-  named: string[];
 }
 
 const distance = (a: number[], b: number[]) => Math.hypot(...a.map((v, i) => v - b[i]));
@@ -65,7 +62,7 @@ const atAll = (careful: QuantityNorm) => (careful.max < 0.005 ? " at all" : ` mo
 const ORDINAL = ["", "first", "second", "third", "fourth", "fifth"];
 const ordinal = (k: number) => ORDINAL[k] ?? `${k}th`;
 
-function view(instruction: string, frames: SeenFrame[]): View {
+function view(frames: SeenFrame[]): View {
   const track = (label: string): Track =>
     frames.flatMap((f) => f.things.filter((x) => x.label === label).map((x) => ({ t: f.t, thing: x })));
   const labels = [...new Set(frames.flatMap((f) => f.things.map((x) => x.label)))];
@@ -77,7 +74,7 @@ function view(instruction: string, frames: SeenFrame[]): View {
   const untouched = labels.filter(
     (l) => l !== "palm" && l !== "table" && !handled.includes(l) && !hinged.has(l) && !handles.includes(l) && !alike(l),
   );
-  return { frames, palm: track("palm"), track, handled, untouched, named: mentioned(instruction, untouched) };
+  return { palm: track("palm"), track, handled, untouched };
 }
 
 /** Consecutive sightings with the thing held (one sighting or more). */
@@ -428,9 +425,9 @@ export const QUANTITIES: Quantity[] = [
 ];
 
 /** Every quantity measured on a rollout's key frames (those it can be measured on). */
-export function measure(instruction: string, frames: SeenFrame[]): Measurement[] {
+export function measure(frames: SeenFrame[]): Measurement[] {
   if (frames.length < 2) return [];
-  const seen = view(instruction, frames);
+  const seen = view(frames);
   return QUANTITIES.flatMap((quantity) => quantity.measure(seen) ?? []);
 }
 
@@ -477,13 +474,12 @@ function quantile(sorted: number[], share: number): number {
  * cues already said, so a quantity a cue reported on the same thing is not said twice.
  */
 export function outsideNorm(
-  instruction: string,
   frames: SeenFrame[],
   norm: Norm,
   seen: Pick<ClaimedEvent, "kind" | "object">[] = [],
 ): ClaimedEvent[] {
   const out: ClaimedEvent[] = [];
-  for (const found of measure(instruction, frames)) {
+  for (const found of measure(frames)) {
     const quantity = QUANTITIES.find((x) => x.id === found.quantity)!;
     const careful = norm.quantities[found.quantity];
     if (!careful || !beyondCareful(quantity, found.value, careful, norm.margin)) continue;

@@ -56,7 +56,7 @@ const pick = <T>(xs: readonly T[], rng: Draw): T => xs[Math.min(xs.length - 1, M
 function noisyCritique(instruction: string, frames: SeenFrame[], noise: NoiseKnobs, rng: Draw): ClaimedEvent[] {
   const events: ClaimedEvent[] = [];
   const cued = observedEvents(instruction, frames);
-  for (const e of [...cued, ...outsideNorm(instruction, frames, CAREFUL_NORM, cued)]) {
+  for (const e of [...cued, ...outsideNorm(frames, CAREFUL_NORM, cued)]) {
     // Draw every knob for every event, so one knob does not shift another's stream.
     const miss = rng.next(),
       wrong = rng.next(),

@@ -72,11 +72,10 @@ function careful(from: number[], to: number[]): Waypoint[] {
   ];
 }
 
-const instruction = "put the cube in the bowl";
 const learnt = (() => {
   const rng = new Rng(7);
   const runs = Array.from({ length: 40 }, (_, i) =>
-    measure(instruction, rollout(careful([-0.2, 0], [0.25 - (i % 5) * 0.01, 0.1]), rng)),
+    measure(rollout(careful([-0.2, 0], [0.25 - (i % 5) * 0.01, 0.1]), rng)),
   );
   return learnNorm(runs, "40 synthetic careful runs", 1);
 })();
@@ -84,8 +83,8 @@ const learnt = (() => {
 describe("the critic's norm of careful motion", () => {
   it("measures every quantity on a careful run, and calls out none of a careful run it did not learn from", () => {
     const run = rollout(careful([-0.2, 0], [0.22, 0.1]), new Rng(99));
-    expect(measure(instruction, run).map((m) => m.quantity)).toEqual(QUANTITIES.map((q) => q.id));
-    expect(outsideNorm(instruction, run, learnt)).toEqual([]);
+    expect(measure(run).map((m) => m.quantity)).toEqual(QUANTITIES.map((q) => q.id));
+    expect(outsideNorm(run, learnt)).toEqual([]);
   });
 
   it("says the hand closed on the cube a second time, with when it let go and when it took hold again", () => {
@@ -97,7 +96,7 @@ describe("the critic's norm of careful motion", () => {
       [path[5][0], path[5][1], 0.065, true],
       ...path.slice(6),
     ];
-    const claims = outsideNorm(instruction, rollout(again, new Rng(3)), learnt);
+    const claims = outsideNorm(rollout(again, new Rng(3)), learnt);
     const grasp = claims.find((c) => /closes on the cube a second time/.test(c.what));
     expect(grasp, JSON.stringify(claims)).toBeDefined();
     expect(grasp!.what).toMatch(/at 3\.5 s, after letting go of it at 3\.0 s; careful runs take hold of it once/);
@@ -110,7 +109,7 @@ describe("the critic's norm of careful motion", () => {
     const run = rollout(careful([-0.2, 0], [0.22, 0.1]), new Rng(4), (i) =>
       i < 8 ? [0.25, 0.1, 0.03] : [0.25, 0.16, 0.03],
     );
-    const moved = outsideNorm(instruction, run, learnt).find((c) => c.object === "bowl");
+    const moved = outsideNorm(run, learnt).find((c) => c.object === "bowl");
     expect(moved?.what).toMatch(/^the bowl ends 6 cm from where it stood/);
     expect(moved?.kind).toBe("pushed");
   });
@@ -132,7 +131,7 @@ describe("the critic's norm of careful motion", () => {
             ] as Waypoint;
           }),
     );
-    const claims = outsideNorm(instruction, rollout(slow, new Rng(5)), learnt);
+    const claims = outsideNorm(rollout(slow, new Rng(5)), learnt);
     expect(claims.find((c) => c.object === "palm" && /moves slowly the whole way/.test(c.what))?.what).toMatch(
       /m\/s on average, where careful runs average 0\.\d\d m\/s/,
     );
