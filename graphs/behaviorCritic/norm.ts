@@ -183,6 +183,29 @@ function mostTurnsWhileHeld(
   return best ?? measurement(quantity, 0, "palm", 0);
 }
 
+/**
+ * Of the things the hand never took (seen three times or more), the one that changed most: `change` from its first
+ * sighting to each of its last two, the smaller (a hand in front of it in one frame is no change). `when` says when
+ * it happened and what else the words need.
+ */
+function mostChangedUntouched(
+  seen: View,
+  quantity: QuantityId,
+  change: (start: SeenThing, later: SeenThing) => number,
+  when: (track: Track, value: number) => { at: number; also?: Measurement["also"] },
+): Measurement {
+  let best: Measurement | undefined;
+  for (const label of seen.untouched) {
+    const track = seen.track(label);
+    if (track.length < 3) continue;
+    const value = Math.min(...track.slice(-2).map((x) => change(track[0].thing, x.thing)));
+    if (best && value <= best.value) continue;
+    const { at, also } = when(track, value);
+    best = measurement(quantity, value, label, at, also);
+  }
+  return best ?? measurement(quantity, 0, "table", 0);
+}
+
 /** The quantities, each measured the same way on every rollout. */
 export const QUANTITIES: Quantity[] = [
   {
@@ -374,18 +397,10 @@ export const QUANTITIES: Quantity[] = [
     far: "above",
     resolution: 0.01,
     told: ["pushed", "knocked_over"],
-    measure(seen) {
-      let best: Measurement | undefined;
-      for (const label of seen.untouched) {
-        const track = seen.track(label);
-        if (track.length < 3) continue;
-        // Its rim at the start against the last two sightings (both, so a hand in front of it once is no move).
-        const shift = Math.min(...track.slice(-2).map((x) => rimShift(track[0].thing, x.thing)));
-        const when = track.find((x) => rimShift(track[0].thing, x.thing) > shift / 2)?.t ?? track[0].t;
-        if (!best || shift > best.value) best = measurement("other_moved", shift, label, when);
-      }
-      return best ?? measurement("other_moved", 0, "table", 0);
-    },
+    measure: (seen) =>
+      mostChangedUntouched(seen, "other_moved", rimShift, (track, shift) => ({
+        at: track.find((x) => rimShift(track[0].thing, x.thing) > shift / 2)?.t ?? track[0].t,
+      })),
     says: (found, careful) => ({
       kind: "pushed",
       what: `the ${name(found.object)} ends ${cm(found.value)} from where it stood, moved at about ${seconds(found.t)}, though the hand never took it; in careful runs nothing it leaves alone moves${atAll(careful)}`,
@@ -398,26 +413,19 @@ export const QUANTITIES: Quantity[] = [
     far: "above",
     resolution: 0.01,
     told: ["knocked_over", "pushed"],
-    measure(seen) {
-      let best: Measurement | undefined;
-      for (const label of seen.untouched) {
-        const track = seen.track(label);
-        if (track.length < 3) continue;
-        const start = height(track[0].thing);
-        const change = Math.min(...track.slice(-2).map((x) => Math.abs(height(x.thing) - start)));
-        if (!best || change > best.value)
-          best = measurement("other_height", change, label, track.at(-2)!.t, {
-            from: start,
-            to: height(track.at(-1)!.thing),
-          });
-      }
-      return best ?? measurement("other_height", 0, "table", 0);
-    },
+    measure: (seen) =>
+      mostChangedUntouched(
+        seen,
+        "other_height",
+        (start, later) => Math.abs(height(later) - height(start)),
+        (track) => ({ at: track.at(-2)!.t, also: { from: height(track[0].thing), to: height(track.at(-1)!.thing) } }),
+      ),
     says: (found, careful) => {
-      const lower = Number(found.also.to) < Number(found.also.from);
+      // Under 60 % of its height: lying down, not leaning.
+      const lying = Number(found.also.to) < 0.6 * Number(found.also.from);
       return {
-        kind: lower && Number(found.also.to) < 0.6 * Number(found.also.from) ? "knocked_over" : undefined,
-        what: `the ${name(found.object)} stands ${cm(Number(found.also.from))} high at the start and ${cm(Number(found.also.to))} at the end: it is tipped${lower && Number(found.also.to) < 0.6 * Number(found.also.from) ? " over, lying on its side" : " at one edge"}, though the hand never took it; in careful runs nothing it leaves alone changes height${atAll(careful)}`,
+        kind: lying ? "knocked_over" : undefined,
+        what: `the ${name(found.object)} stands ${cm(Number(found.also.from))} high at the start and ${cm(Number(found.also.to))} at the end: it is tipped${lying ? " over, lying on its side" : " at one edge"}, though the hand never took it; in careful runs nothing it leaves alone changes height${atAll(careful)}`,
         cause: "the path went through it",
       };
     },
