@@ -16,13 +16,13 @@ export const CRITIC_SCORED_FROM = 3000;
  * shove families and free supports. 3000–3099 was run once, at 208c62b, before the supports were freed; 3100–3199 was
  * run once, at 8ce48b3, before issue 63's norm: both are marked stale in the ledger (docs/results/ledger.md). The figure
  * stays on the range it was run on until it is made again. A run on 3200–3299 was started for issue 63 and stopped
- * before it finished, with no figure made or read: the next run declares the fresh range 3300–3399 here and runs it
- * once. 1000–1099, run twice, is tuning data. The tuning set is where the
+ * before it finished, with no figure made or read, so issue 63's figure is on the fresh range 3300–3399, run once.
+ * 1000–1099, run twice, is tuning data. The tuning set is where the
  * cues were set (held-back cases filtered out), issue 62's side-effect thresholds, and where issue 63's norm learned
  * careful motion (its careful twins only).
  */
 const CRITIC_TUNING = { from: 0, count: 120 };
-const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 100, count: 100 };
+const CRITIC_SCORED = { dataset: "critic-generated", from: CRITIC_SCORED_FROM + 300, count: 100 };
 
 /** The figure's sets: the hand-made benchmark, and the generated set's scored and tuning ranges. */
 interface CriticSet {

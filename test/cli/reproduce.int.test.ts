@@ -131,7 +131,7 @@ describe("npm run reproduce", () => {
   it("reads only the scored range of generated critic cases for the scored figure (case seeds from 3000; 1000–1099 is retired)", () => {
     const results = (cases: string[]) => ({ critiques: cases.map((c) => ({ case: c })) }) as unknown as CriticResults;
     expect(FIGURES.find((f) => f.id === "critic")!.scored).toEqual([
-      { dataset: "critic-generated", from: 3100, count: 100 },
+      { dataset: "critic-generated", from: 3300, count: 100 },
     ]);
     expect(scoredCasesOnly(results(["gen-3000", "gen-3099"])).critiques).toHaveLength(2);
     expect(() => scoredCasesOnly(results(["gen-3000", "gen-1000"]))).toThrow(/outside the scored range.*gen-1000/);
