@@ -5,8 +5,8 @@
  * progress and record) it declares in its descriptor (graphs/<id>/campaign.ts); its settings' flags come from its
  * configuration, as `robograph run`'s do.
  */
-import { parseArgs } from "node:util";
-import { appendFileSync, mkdirSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
@@ -75,32 +75,112 @@ const int = (name: string, x: string | undefined, min: number) => {
   return value;
 };
 
-export async function runCampaign(method: Method, campaign: Campaign, argv: string[]): Promise<number> {
+/** The options a campaign's command takes: its budgets, its simulators, its own settings, the run's. */
+function campaignOptions(method: Method, campaign: Campaign): NonNullable<ParseArgsConfig["options"]> {
   const starts = world(method.world).starts;
-  const { values: flags } = parseArgs({
-    args: argv,
-    options: {
-      graph: { type: "string" },
-      ...Object.fromEntries(campaign.budgets.map((b) => [b.flag, { type: "string", default: String(b.default) }])),
-      instances: { type: "string", default: "2" },
-      ...(starts ? { start: { type: "string", default: starts[0] } } : {}),
-      ...settingFlagOptions([method], campaignSettings(campaign)),
-      variant: { type: "string", default: method.variants[0] },
-      model: { type: "string" },
-      noise: { type: "string", default: "0" },
-      seed: { type: "string", default: "0" },
-      thread: { type: "string" },
-      resume: { type: "boolean", default: false },
-      "data-dir": { type: "string" },
-      "runs-dir": { type: "string", default: "runs" },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  }) as { values: Record<string, string | boolean | undefined> };
+  return {
+    graph: { type: "string" },
+    ...Object.fromEntries(campaign.budgets.map((b) => [b.flag, { type: "string", default: String(b.default) }])),
+    instances: { type: "string", default: "2" },
+    ...(starts ? { start: { type: "string", default: starts[0] } } : {}),
+    ...settingFlagOptions([method], campaignSettings(campaign)),
+    variant: { type: "string", default: method.variants[0] },
+    model: { type: "string" },
+    noise: { type: "string", default: "0" },
+    seed: { type: "string", default: "0" },
+    thread: { type: "string" },
+    resume: { type: "boolean", default: false },
+    "data-dir": { type: "string" },
+    "runs-dir": { type: "string", default: "runs" },
+    quiet: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  };
+}
+
+/** A campaign's options as its command line would give them, defaults filled in (MCP's tool arguments, too). */
+export type CampaignFlags = Record<string, string | boolean | undefined>;
+
+export function campaignFlags(method: Method, campaign: Campaign, given: CampaignFlags): CampaignFlags {
+  const options = campaignOptions(method, campaign);
+  const unknown = Object.keys(given).filter((key) => !(key in options));
+  if (unknown.length) throw new Error(`${method.graph} takes no ${unknown.map((key) => `--${key}`).join(", ")}`);
+  const defaults: CampaignFlags = {};
+  for (const [key, option] of Object.entries(options))
+    if (typeof option.default === "string" || typeof option.default === "boolean") defaults[key] = option.default;
+  return { ...defaults, ...given };
+}
+
+/** What a campaign run leaves: its exit code (0 achieved, 2 not, 3 interrupted), thread, record and summary. */
+export interface CampaignResult {
+  code: number;
+  thread: string;
+  runDir: string;
+  /** Its report.json (what the record says of the run), if it got as far as writing one. */
+  summary?: Record<string, unknown>;
+  /** The closing lines: the status, the effort, where the record is (empty if it ended before its first step). */
+  closing: string;
+  /** What ended it before its end, if something went wrong (its record, if any, is written first). */
+  error?: Error;
+}
+
+export interface CampaignIO {
+  /** A line of what the run did (a node's line, the run's start). */
+  say(line: string): void;
+  /** How far it is: `done` of `total` counted units, and the words beside it. */
+  progress?(done: number, total: number, unit: string, text: string, final?: boolean): void;
+  /** This run's own emergency stop (MCP's emergency_stop, a canceled call): it ends interrupted and resumable. */
+  signal?: AbortSignal;
+}
+
+/** `robograph run --graph G` for a campaign: the command line's flags, a progress bar, SIGINT as the emergency stop. */
+export async function runCampaign(method: Method, campaign: Campaign, argv: string[]): Promise<number> {
+  const { values: flags } = parseArgs({ args: argv, options: campaignOptions(method, campaign) }) as {
+    values: CampaignFlags;
+  };
   if (flags.help) {
     process.stdout.write(campaignHelp(method, campaign));
     return 0;
   }
+  const quiet = flags.quiet === true;
+  const onSignal = (sig: NodeJS.Signals) => {
+    process.stderr.write(
+      `\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`,
+    );
+    emergencyStop(`${sig} to the agent`);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let bar: ReturnType<typeof progressBar> | undefined;
+  try {
+    const result = await runCampaignTask(method, campaign, flags, {
+      say: (line) => !quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${line}\n`),
+      progress: (done, total, unit, words, final) => {
+        if (quiet) return;
+        bar ??= progressBar(total, unit);
+        bar(done, words, final);
+      },
+    });
+    if (result.closing) process.stdout.write(`\n${result.closing}`);
+    if (result.error) throw result.error;
+    return result.code;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/**
+ * One campaign run in this process, whoever asks for it (the command line, MCP): its simulators started as child
+ * processes, its graph run with a SQLite checkpointer until a budget or a stop ends it, its record written.
+ */
+export async function runCampaignTask(
+  method: Method,
+  campaign: Campaign,
+  given: CampaignFlags,
+  io: CampaignIO,
+): Promise<CampaignResult> {
+  const starts = world(method.world).starts;
+  const flags = campaignFlags(method, campaign, given);
   const text = (name: string) => flags[name] as string | undefined;
   const instances = int("instances", text("instances"), 1);
   const budgets = Object.fromEntries(campaign.budgets.map((b) => [b.setting, int(b.flag, text(b.flag), 1)]));
@@ -128,24 +208,16 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
     await persistence.close();
     throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
   }
-  const quiet = flags.quiet === true;
-  const say = (s: string) => !quiet && process.stdout.write(`${process.stdout.isTTY ? "\r\x1b[K" : ""}${s}\n`);
-
+  const say = io.say;
   const sims: SimProcess[] = [];
   const started = Date.now();
   let state: Record<string, unknown> | undefined;
   let crash: Error | undefined;
-  const onSignal = (sig: NodeJS.Signals) => {
-    process.stderr.write(
-      `\n${sig}: emergency stop — the run ends interrupted after the step in flight (again to quit at once)\n`,
-    );
-    emergencyStop(`${sig} to the agent`);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   const counted = campaign.budgets[0];
-  const bar = progressBar(budgets[counted.setting], counted.flag.replace(/^budget-/, ""));
+  const bar = (done: number, words: string, final = false) =>
+    io.progress?.(done, budgets[counted.setting], counted.flag.replace(/^budget-/, ""), words, final);
   let run: Run | undefined;
+  let closing = "";
   try {
     for (let i = 0; i < instances; i++) {
       sims.push(
@@ -159,18 +231,22 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
     }
     const graph = method.compile(persistence.checkpointer, persistence.store);
     // The run's settings, parsed once with the environment's: the graph gets them, and the run, as its context.
-    run = openRun(method.runtime, {
-      ...own,
-      bridgeUrl: sims[0].url,
-      [campaign.instancesSetting]: sims.map((s) => s.url),
-      variant: text("variant"),
-      backend: model,
-      seed,
-      noise: Number(text("noise")),
-      dataDir: dir,
-      ...budgets,
-      maxModelCalls: 100_000,
-    }) as Run;
+    run = openRun(
+      method.runtime,
+      {
+        ...own,
+        bridgeUrl: sims[0].url,
+        [campaign.instancesSetting]: sims.map((s) => s.url),
+        variant: text("variant"),
+        backend: model,
+        seed,
+        noise: Number(text("noise")),
+        dataDir: dir,
+        ...budgets,
+        maxModelCalls: 100_000,
+      },
+      io.signal ? { stop: io.signal } : {},
+    ) as Run;
     const mc = run.modelConfig;
     say(
       `robograph ${method.graph}: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`,
@@ -201,7 +277,7 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
           if (line) say(`  ${node.padEnd(9)} ${line}`);
         },
         stepped: () => {
-          if (!state || quiet) return;
+          if (!state) return;
           const { done, text: words } = campaign.progress(state);
           bar(done, `${words} · ${Math.round((Date.now() - started) / 1000)} s`);
         },
@@ -211,13 +287,13 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
   } catch (err) {
     crash = err as Error;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    if (state && !quiet) bar(campaign.progress(state).done, "done", true);
+    if (state) bar(campaign.progress(state).done, "done", true);
     let status = (state?.status as string | undefined) ?? "failed";
     let reason = (state?.statusReason as string | undefined) ?? "";
     if (crash || status === "running") {
-      const stop = stopReason();
+      const stop =
+        stopReason() ??
+        (io.signal?.aborted ? (io.signal.reason as Error | undefined)?.message || "stopped" : undefined);
       status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
       reason = stop
         ? `emergency stop (${stop}); ${resumeHint(thread)}`
@@ -237,8 +313,8 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
           noise: Number(text("noise")),
           wallSeconds: (Date.now() - started) / 1000,
         };
-        const closing = await campaign.finish(runDir, state, facts, run);
-        process.stdout.write(`\n${status}: ${reason}\n${closing}run record: ${runDir}/report.md\n`);
+        const lines = await campaign.finish(runDir, state, facts, run);
+        closing = `${status}: ${reason}\n${lines}run record: ${runDir}/report.md\n`;
       }
     } finally {
       // The simulators run in their own process groups: they are stopped whatever the record or the sessions did.
@@ -247,6 +323,13 @@ export async function runCampaign(method: Method, campaign: Campaign, argv: stri
       for (const s of sims) await s.stop();
     }
   }
-  if (crash) throw crash;
-  return state?.status === "interrupted" ? 3 : state && campaign.achieved(state) ? 0 : 2;
+  const report = join(runDir, "report.json");
+  return {
+    code: state?.status === "interrupted" ? 3 : state && campaign.achieved(state) ? 0 : 2,
+    thread,
+    runDir,
+    ...(existsSync(report) ? { summary: JSON.parse(readFileSync(report, "utf8")) as Record<string, unknown> } : {}),
+    closing,
+    ...(crash ? { error: crash } : {}),
+  };
 }

@@ -41,8 +41,8 @@ import { settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settin
 
 /** The methods an experiment measures. */
 const MEASURED = METHODS.filter((m) => m.report.experiment);
-/** Own settings an experiment does not take as flags: speculation is a row ("pipelined"), the examples its course's. */
-const EXPERIMENT_ROWS = ["pipeline", "labelledExamples"];
+/** Own settings an experiment does not take as flags: speculation is a row ("pipelined"); what each row's scenario decides. */
+const EXPERIMENT_ROWS = ["pipeline", ...MEASURED.flatMap((m) => m.scenarioSettings?.keys ?? [])];
 import { PostgresBlobStore } from "../memory/blobs";
 
 export const EVAL_HELP = `usage: robograph eval [options]      (npm run eval -- [options])

@@ -10,12 +10,10 @@
  * MCP elicitation, or is refused when the client cannot be asked. Bad input is a tool error (isError) with the reason,
  * never a crash of the server.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -34,10 +32,9 @@ import { cameraHealth, type Session } from "../runtime/session";
 import { openRun, ROBOTS_ONLY } from "../runtime/run";
 import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
-import { programArgs } from "../robots/programs";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world, WORLDS } from "../robots/sim/worlds";
-import { campaignSettings } from "./campaign";
+import { campaignSettings, runCampaignTask } from "./campaign";
 import { defaultRunFlags, runTask, type RunFlags } from "./run";
 import { ownSettings } from "../runtime/settings";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
@@ -50,8 +47,6 @@ import {
   UnknownSkillError,
   validateSkillArguments,
 } from "../tools/skills";
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 export const MCP_HELP = `usage: robograph mcp [options]      (npm run mcp -- [options])
 
@@ -83,7 +78,7 @@ type MethodTool = Method;
  * A server on a robot (--bridge-url) runs every method on it; one with a simulator of its own runs the methods of that
  * simulator's world on it and starts another simulator for the rest. The curriculum always starts simulators of its own.
  */
-const runsHere = (m: MethodTool, ctx: McpContext) => m.kind === "episode" && (ctx.onRobot || m.world === ctx.world);
+const runsHere = (m: MethodTool, ctx: McpContext) => !m.campaign && (ctx.onRobot || m.world === ctx.world);
 
 const text = (message: string, isError = false): CallToolResult => ({
   content: [{ type: "text", text: message }],
@@ -106,10 +101,8 @@ export interface McpContext {
   needApproval: Set<string>;
   /** Skill calls in flight, stopped by emergency_stop. */
   inFlight: Set<AbortController>;
-  /** Method runs in flight in this process, stopped by emergency_stop (each ends interrupted, resumable). */
+  /** Method and campaign runs in flight in this process, stopped by emergency_stop (each ends interrupted, resumable). */
   runs: Set<AbortController>;
-  /** Campaign runs in flight (a `robograph run` child each), stopped by emergency_stop. */
-  children: Set<ChildProcess>;
   log(line: string): void;
 }
 
@@ -432,12 +425,10 @@ async function depthReader(
 
 function emergencyStopAll(ctx: McpContext, reason: string): CallToolResult {
   const skills = ctx.inFlight.size,
-    runs = ctx.runs.size + ctx.children.size;
+    runs = ctx.runs.size;
   for (const call of ctx.inFlight) call.abort();
-  // A run's nodes cancel the robot's goal in flight and end the run interrupted (resumable); a campaign child's own
-  // handler does the same on SIGINT.
+  // A run's nodes cancel the robot's goal in flight and end the run interrupted (resumable); a campaign's too.
   for (const methodRun of ctx.runs) methodRun.abort(new Error(`emergency stop: ${reason}`));
-  for (const child of ctx.children) child.kill("SIGINT");
   ctx.log(`emergency stop (${reason}): ${skills} skill(s), ${runs} run(s)`);
   return text(
     `emergency stop (${reason}): canceled ${skills} skill call(s) and stopped ${runs} run(s)${runs ? "; resume a run with resume_run" : ""}`,
@@ -502,15 +493,9 @@ async function runMethod(
     settings: Object.fromEntries(Object.entries(given).filter(([flag]) => own.has(flag))),
   };
   writeFileSync(recordFile(ctx, thread), JSON.stringify(rec));
-  if (tool.kind === "campaign") return childRun(ctx, rec, flagsArgv(given), progress, signal);
+  if (tool.campaign) return campaignRun(ctx, rec, given, progress, signal);
   return taskRun(server, ctx, rec, given, progress, signal);
 }
-
-/** Options as a command line gives them (a campaign runs as a `robograph run` child of its own). */
-const flagsArgv = (given: Record<string, string | boolean>) =>
-  Object.entries(given).flatMap(([key, value]) =>
-    value === true ? [`--${key}`] : value === false ? [] : [`--${key}`, value],
-  );
 
 async function resumeRun(
   server: Server,
@@ -535,7 +520,7 @@ async function resumeRun(
       ? { approve: [...ctx.needApproval].join(",") }
       : {}),
   };
-  if (methodOfGraph(rec.graph)?.kind === "campaign") return childRun(ctx, rec, flagsArgv(given), progress, signal);
+  if (methodOfGraph(rec.graph)?.campaign) return campaignRun(ctx, rec, given, progress, signal);
   return taskRun(server, ctx, rec, given, progress, signal);
 }
 
@@ -557,29 +542,28 @@ async function askClient(server: Server, description: string): Promise<boolean> 
 
 /** What a tool call returns of a finished run: its summary's brief and its record, an error where the caller must act. */
 function runResult(rec: RunRecord, summary: Record<string, unknown>, code: number | null): CallToolResult {
-  const brief =
-    methodOfGraph(rec.graph)?.kind === "campaign"
-      ? {
-          thread: rec.thread,
-          exitCode: code,
-          ...pick(summary, ["counters", "status", "statusReason"]),
-          learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? [])
-            .filter((entry) => entry.source === "learned")
-            .map((entry) => entry.caption),
-        }
-      : pick(summary, [
-          "thread",
-          "status",
-          "statusReason",
-          "success",
-          "checked",
-          "unchecked",
-          "steps",
-          "replans",
-          "modelCalls",
-          "wallSeconds",
-          "resume",
-        ]);
+  const brief = methodOfGraph(rec.graph)?.campaign
+    ? {
+        thread: rec.thread,
+        exitCode: code,
+        ...pick(summary, ["counters", "status", "statusReason"]),
+        learned: ((summary.library as { source: string; caption: string }[] | undefined) ?? [])
+          .filter((entry) => entry.source === "learned")
+          .map((entry) => entry.caption),
+      }
+    : pick(summary, [
+        "thread",
+        "status",
+        "statusReason",
+        "success",
+        "checked",
+        "unchecked",
+        "steps",
+        "replans",
+        "modelCalls",
+        "wallSeconds",
+        "resume",
+      ]);
   const result = { ...brief, record: `robograph://runs/${rec.thread}/report.md` };
   const interrupted = summary.status === "interrupted";
   // A task not done (exit 2) is the run's result, said by its status; an interrupted run needs the caller to act.
@@ -641,51 +625,49 @@ async function taskRun(
 }
 
 /**
- * A campaign as a `robograph run` child (the curriculum: many episodes on simulators of its own, nothing to approve):
- * its lines become progress, its record's summary the result.
+ * A campaign's run in this process (the curriculum: many episodes on simulators of its own, nothing to approve), as
+ * `robograph run --graph G` runs it (cli/campaign.ts): its lines and its progress become progress, emergency_stop or a
+ * canceled call ends it interrupted, and its record's summary is the result.
  */
-function childRun(
+async function campaignRun(
   ctx: McpContext,
   rec: RunRecord,
-  argv: string[],
+  given: Record<string, string | boolean>,
   progress: (n: number, m: string) => void,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const child = spawn(
-    process.execPath,
-    programArgs("cli/robograph.ts", ["run", ...argv, "--runs-dir", ctx.runsDir, "--data-dir", ctx.dataDir]),
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: process.env },
-  );
-  ctx.children.add(child);
-  const onAbort = () => child.kill("SIGINT");
+  const method = methodOfGraph(rec.graph)!;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
   signal.addEventListener("abort", onAbort, { once: true });
-  let out = "",
-    err = "",
-    steps = 0,
-    partial = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk;
-    partial += chunk;
-    const lines = partial.split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) if (line.trim()) progress(++steps, line.trim());
-  });
-  child.stderr.on("data", (data: Buffer) => (err = (err + data).slice(-4000)));
-  return new Promise((done) => {
-    child.on("close", (code) => {
-      ctx.children.delete(child);
-      signal.removeEventListener("abort", onAbort);
-      const dir = join(ctx.runsDir, rec.thread);
-      const file = ["summary.json", "report.json"].map((name) => join(dir, name)).find(existsSync);
-      if (!file)
-        return done(
-          fail(
-            `${rec.tool} (thread ${rec.thread}) ended with exit code ${code} before writing its record: ${err.trim().split("\n").slice(-3).join(" / ") || out.trim().split("\n").slice(-3).join(" / ")}`,
-          ),
-        );
-      done(runResult(rec, JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>, code));
-    });
-  });
+  ctx.runs.add(stop);
+  let steps = 0,
+    shown = "";
+  try {
+    const result = await runCampaignTask(
+      method,
+      method.campaign!,
+      { ...given, "runs-dir": ctx.runsDir, "data-dir": ctx.dataDir },
+      {
+        say: (line) => line.trim() && progress(++steps, line.trim()),
+        progress: (done, total, unit, words) => {
+          const line = `${done}/${total} ${unit} · ${words}`;
+          if (line !== shown) progress(++steps, (shown = line));
+        },
+        signal: stop.signal,
+      },
+    );
+    if (!result.summary)
+      return fail(
+        `${rec.tool} (thread ${rec.thread}) ended before writing its record${result.error ? `: ${result.error.message}` : ""}`,
+      );
+    return runResult(rec, result.summary, result.error ? 1 : result.code);
+  } catch (err) {
+    return fail(`${rec.tool} (thread ${rec.thread}): ${(err as Error).message}`);
+  } finally {
+    ctx.runs.delete(stop);
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 const pick = (source: Record<string, unknown>, keys: string[]) =>
@@ -842,12 +824,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     ),
     inFlight: new Set(),
     runs: new Set(),
-    children: new Set(),
     log,
   };
   const shutdown = async () => {
     for (const methodRun of ctx.runs) methodRun.abort(new Error("the MCP server is shutting down"));
-    for (const child of ctx.children) child.kill("SIGINT");
+    // Each run ends interrupted, writes its record and stops the simulators it started.
+    for (let waited = 0; ctx.runs.size && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     await robots.close();
     await sim?.stop();
   };

@@ -23,7 +23,7 @@ import { ownSettingValues } from "../runtime/settings";
 import { helpLine, settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settingFlags";
 
 /** The methods one run of `robograph run` is an episode of (a campaign, the curriculum, has its own options). */
-const EPISODIC = METHODS.filter((m) => m.kind === "episode");
+const EPISODIC = METHODS.filter((m) => !m.campaign);
 
 export const RUN_HELP = `usage: robograph run [options]      (npm start -- [options])
 
@@ -31,7 +31,7 @@ Runs one episode of a method's graph until the task is done or a budget ends it.
 the method's world as a simulator child process.
 
 options:
-  --graph G            ${METHODS.map((m, i) => `${m.graph} (${m.title}, ${m.world} world${i === 0 ? "; default" : ""}${m.kind === "campaign" ? `; see --graph ${m.graph} --help` : ""})`).join(" |\n                       ")}
+  --graph G            ${METHODS.map((m, i) => `${m.graph} (${m.title}, ${m.world} world${i === 0 ? "; default" : ""}${m.campaign ? `; see --graph ${m.graph} --help` : ""})`).join(" |\n                       ")}
   --world W            the same choice by world: ${EPISODIC.map((m) => m.world).join(" | ")}
   --scenario NAME      the world's scenario (a kitchen scenario may also be a JSON file):
                        ${EPISODIC.map((m) => world(m.world))
@@ -452,7 +452,7 @@ export async function runTask(flags: RunFlags, io: RunIo): Promise<TaskResult> {
   const goal = flags.goal ?? scenario.instruction;
   // The method's own settings as the command line gives them, over what its scenario decides (VLM-PC's examples).
   const own = {
-    ...(ownRobot ? {} : method.scenarioSettings?.(scenario.name, flags.variant!)),
+    ...(ownRobot ? {} : method.scenarioSettings?.of(scenario.name, flags.variant!)),
     ...settingsFromFlags(method, flags, EPISODIC, (m) => m.graph),
   };
   // A value its configuration refuses is refused here, before a simulator starts.

@@ -126,13 +126,12 @@ function named(id: string | null): {
   return {
     method: methodEntry.id,
     methodTitle: methodEntry.title,
-    what:
-      methodEntry.kind === "campaign"
-        ? `${methodEntry.title} run`
-        : methodEntry.report.experiment
-          ? "Experiment"
-          : `${methodEntry.title} experiment`,
-    timeline: methodEntry.kind === "campaign",
+    what: methodEntry.campaign
+      ? `${methodEntry.title} run`
+      : methodEntry.report.experiment
+        ? "Experiment"
+        : `${methodEntry.title} experiment`,
+    timeline: !!methodEntry.campaign,
   };
 }
 

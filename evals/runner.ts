@@ -525,7 +525,7 @@ async function runOne(
       // What the row's scenario decides (VLM-PC's labelled examples), then the experiment's settings; the pipelined
       // row is the full method speculating.
       settings: {
-        ...rowMethod.scenarioSettings?.(ex.inputs.scenario as string, planned.variant),
+        ...rowMethod.scenarioSettings?.of(ex.inputs.scenario as string, planned.variant),
         ...Object.fromEntries(
           Object.entries(options.settings ?? {}).filter(([key]) => key in rowMethod.configuration.shape),
         ),

@@ -114,11 +114,6 @@ export interface Method {
   about: string;
   /** The MCP tool that runs it. */
   tool: string;
-  /**
-   * episode: one run is one task on one robot world (npm start, the experiment runner); campaign: one run is many
-   * episodes on several simulators with learning between them (its `campaign`, run by cli/campaign.ts).
-   */
-  kind: "episode" | "campaign";
   /** The world its robots live in (its simulator is the world of that name; a real robot serves it the same way). */
   world: string;
   /** The experiment datasets it is measured on (`npm run eval -- --dataset NAME`; paraphrases has rows of two methods). */
@@ -132,8 +127,14 @@ export interface Method {
   configuration: z.ZodObject<z.ZodRawShape>;
   /** How a run of it goes, if it is a campaign. */
   campaign?: Campaign;
-  /** Own settings a scenario decides when the caller gives none (VLM-PC's labelled examples are the course's). */
-  scenarioSettings?(scenario: string, variant: string): Record<string, unknown>;
+  /**
+   * Own settings a scenario decides when the caller gives none (VLM-PC's labelled examples are the course's): their
+   * keys (an experiment takes no flag for them: each row's scenario decides), and their values for a scenario.
+   */
+  scenarioSettings?: {
+    keys: readonly string[];
+    of(scenario: string, variant: string): Record<string, unknown>;
+  };
   /** What a run may start from besides its goal (`--program FILE`, MCP's `program`), in words; undefined: its goal alone. */
   startsFrom?: string;
   /** Its nodes, in the order its algorithm box names them. */

@@ -70,7 +70,6 @@ export const behaviorCritic: Method = {
     "Task Success is not Enough: Investigating the Use of Video-Language Models as Behavior Critics for Catching Undesirable Agent Behaviors",
   about: "Behaviour critics: a policy writer refined by a critic of undesirable behaviour at the workbench",
   tool: "run_behavior_critic",
-  kind: "episode",
   world: "workbench",
   datasets: ["critic"],
   variants: CRITIC_VARIANTS,

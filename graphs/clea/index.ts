@@ -113,7 +113,6 @@ export const clea: Method = {
   paper: "CLEA: Closed-Loop Embodied Agent for Enhancing Task Execution in Dynamic Environments",
   about: "CLEA: planner and critic over two robots in the kitchen, with memory",
   tool: "run_closed_loop",
-  kind: "episode",
   world: "kitchen",
   datasets: ["kitchen", "kitchen-generated", "paraphrases"],
   variants: CLEA_VARIANTS,

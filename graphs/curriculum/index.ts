@@ -78,7 +78,6 @@ export const curriculum: Method = {
   paper: "Game On: Towards Language Models as RL Experimenters",
   about: "Game On: a VLM-run curriculum that learns block skills (blocks world; starts its own simulators)",
   tool: "run_curriculum",
-  kind: "campaign",
   campaign: curriculumCampaign,
   world: "blocks",
   // Its runs are campaigns of their own (npm start -- --graph curriculum), not dataset episodes.

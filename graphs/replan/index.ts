@@ -126,7 +126,6 @@ export const replan: Method = {
   paper: "RePLan: Robotic Replanning with Perception and Language Models",
   about: "RePLan: hierarchical replanning with a perceiver, a verifier and reward-driven motion at the tabletop",
   tool: "run_replan",
-  kind: "episode",
   world: "tabletop",
   datasets: ["tabletop", "paraphrases"],
   variants: REPLAN_VARIANTS,

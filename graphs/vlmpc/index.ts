@@ -62,14 +62,15 @@ export const vlmpc: Method = {
   paper: "Commonsense Reasoning for Legged Robot Adaptation with Vision-Language Models",
   about: "VLM-PC: history-conditioned multi-step skill planning for a legged robot on an obstacle course",
   tool: "run_vlmpc",
-  kind: "episode",
   world: "course",
   datasets: ["course", "course-generated"],
   variants: VLMPC_VARIANTS,
   configuration: VlmpcConfiguration,
   // The variant with labelled examples is shown the course's own, unless given others.
-  scenarioSettings: (scenario, variant) =>
-    variant === "full+ic" ? { labelledExamples: courseExamplesPath(scenario) } : {},
+  scenarioSettings: {
+    keys: ["labelledExamples"],
+    of: (scenario, variant) => (variant === "full+ic" ? { labelledExamples: courseExamplesPath(scenario) } : {}),
+  },
   nodes: ["look", "planner", "dispatch", "executor"],
   approvals: true,
   report: vlmpcReport,

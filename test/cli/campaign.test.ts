@@ -4,14 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { METHODS } from "../../graphs";
 import { ownSettings } from "../../runtime/settings";
-import { campaignHelp, campaignSettings, runCampaign } from "../../cli/campaign";
+import { campaignHelp, campaignSettings, runCampaign, runCampaignTask } from "../../cli/campaign";
 
-const campaigns = METHODS.filter((m) => m.kind === "campaign");
+const campaigns = METHODS.filter((m) => m.campaign);
 
 describe("a campaign's command, from its descriptor", () => {
-  it("every campaign method declares how it runs, and only campaigns do", () => {
+  it("every campaign's budgets and simulators' URLs are settings of its configuration", () => {
     expect(campaigns.length).toBeGreaterThan(0);
-    for (const method of METHODS) expect(Boolean(method.campaign)).toBe(method.kind === "campaign");
+    for (const method of campaigns) {
+      const keys = Object.keys(method.configuration.shape);
+      for (const setting of campaignSettings(method.campaign!)) expect(keys).toContain(setting);
+    }
   });
 
   it("--help lists its budgets by their own names and a flag for each other own setting, from its configuration", () => {
@@ -39,6 +42,10 @@ describe("a campaign's command, from its descriptor", () => {
         await expect(runCampaign(method, method.campaign!, [...base, "--start", "sideways"])).rejects.toThrow(
           /--start must be one of .*sideways/,
         );
+        // The same checks whoever asks (MCP's tool arguments come as options, not a command line).
+        await expect(
+          runCampaignTask(method, method.campaign!, { graph: method.graph, "max-episodes": "3" }, { say: () => {} }),
+        ).rejects.toThrow(/takes no --max-episodes/);
         const budget = method.campaign!.budgets[0].flag;
         await expect(runCampaign(method, method.campaign!, [...base, `--${budget}`, "0"])).rejects.toThrow(
           new RegExp(`--${budget} must be an integer ≥ 1`),

@@ -5,7 +5,7 @@
  * the emergency stop during a running skill.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -207,6 +207,71 @@ describe("robograph mcp: approvals and the emergency stop", () => {
       checked: true,
     });
   }, 300_000);
+});
+
+/** The command lines of every process under `pid` (Linux's /proc). */
+function descendants(pid: number): string[][] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      // The parent is the 4th field after the command's name in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (child: number): boolean => {
+    const parent = parentOf.get(child);
+    return parent === pid || (parent !== undefined && parent > 1 && under(parent));
+  };
+  return [...parentOf.keys()].filter(under).flatMap((child) => {
+    try {
+      return [readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe("robograph mcp: a campaign", () => {
+  it("run_curriculum runs in the server's process (its simulators its only children); stopped it ends interrupted, and resume_run finishes it", async () => {
+    const { client } = await mcpServer(["--world", "kitchen"]);
+    clients.push(client);
+    const serverPid = (client.transport as unknown as { pid: number }).pid;
+    const lines: string[] = [];
+    const first = call(client, "run_curriculum", { budget_episodes: 40, seed: 3 }, (notification) => {
+      lines.push(notification.message ?? "");
+    });
+    let settled = false;
+    void first.finally(() => (settled = true));
+    // Stopped once it has embodied an episode or two.
+    while (!settled && !lines.some((line) => /^[1-9]\d*\/40 episodes · cycle/.test(line)))
+      await new Promise((r) => setTimeout(r, 200));
+    expect(settled, "the run ended before it could be stopped").toBe(false);
+    const children = descendants(serverPid);
+    expect(textOf(await call(client, "emergency_stop", { reason: "test" }))).toMatch(/stopped 1 run\(s\)/);
+    const stopped = await first;
+    const summary = stopped.structuredContent as { thread: string; status: string; statusReason: string };
+    expect(summary.status, textOf(stopped)).toBe("interrupted");
+    expect(textOf(stopped)).toMatch(/resume_run/);
+    expect(lines[0]).toMatch(/^robograph curriculum: symbolic reasoner \(offline\); 2 instance\(s\)/);
+    // No `robograph run` child: the kitchen simulator the server serves and the curriculum's two blocks simulators.
+    expect(
+      children.some((argv) => argv.includes("--graph")),
+      JSON.stringify(children),
+    ).toBe(false);
+    expect(children.filter((argv) => argv.includes("--instance"))).toHaveLength(2);
+
+    const resumed = await call(client, "resume_run", { thread: summary.thread });
+    expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: summary.thread });
+    // It went on from where it stopped, to its budget's end.
+    const after = resumed.structuredContent as { status: string; counters: { episodes: number } };
+    expect(after.status).toBe("budget_exhausted");
+    expect(after.counters.episodes).toBeGreaterThanOrEqual(40);
+    // Its simulators stopped with it.
+    expect(descendants(serverPid).filter((argv) => argv.includes("--instance"))).toEqual([]);
+  }, 600_000);
 });
 
 describe("robograph mcp: a robot that drops off", () => {

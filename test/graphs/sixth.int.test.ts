@@ -169,7 +169,6 @@ export const toy: Method = {
   paper: "none: a test's sixth method",
   about: "Toy: drive the kitchen's base to the navigation point the instruction names",
   tool: "run_toy",
-  kind: "episode",
   world: "kitchen",
   datasets: ["kitchen"],
   variants: TOY_VARIANTS,
