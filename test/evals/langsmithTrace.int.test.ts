@@ -1,10 +1,15 @@
 /**
  * LangSmith traces and resumes through the real SDK against the local LangSmith server: with LANGSMITH_TRACING=true an
  * episode's graph run is traced under its experiment row, named after the episode and tagged, with no frame uploaded;
- * an experiment stopped mid-episode and resumed records every episode exactly once, and episodes that ran before the
+ * an experiment stopped mid-episode and resumed, or `robograph eval` killed (kill -9) and run again, records every
+ * episode and its scores exactly once, and episodes that ran before the
  * key was set are recorded from their stored results. Episodes run on the real kitchen simulator.
  */
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVALUATORS } from "../../evals/metrics";
+import { programArgs } from "../../robots/programs";
+import { ROOT } from "../helpers/processes";
 import { loadDataset } from "../../evals/datasets";
 import { openLangSmithExperiment, scoreEpisodes } from "../../evals/langsmith";
 import { runExperiment, type ExperimentOptions } from "../../evals/runner";
@@ -150,6 +155,41 @@ describe("LangSmith traces and resumes", () => {
     await recorded(settings);
     expect(server.runs.size).toBe(count);
   });
+
+  it("records each episode once, with its scores once, when `robograph eval` is killed (kill -9) and run again", async () => {
+    const root = scratchDir();
+    const args = [
+      ...["eval", "--dataset", "kitchen", "--variants", "full", "--limit", "2", "--seeds", "1"],
+      ...["--name", "killed", "--root", root, "--concurrency", "1"],
+    ];
+    const env = { ...process.env, LANGSMITH_API_KEY: "ls-local", LANGSMITH_ENDPOINT: server.url, OPENAI_API_KEY: "" };
+    const rows = () => server.runsOf("killed-full").filter((r) => !r.parent_run_id);
+    const child = spawn(process.execPath, programArgs("cli/robograph.ts", args), { cwd: ROOT, env, stdio: "ignore" });
+    const exited = new Promise((done) => child.once("exit", done));
+    // Killed as soon as its first episode is recorded, with nothing of its own to tidy up.
+    while (!rows().length && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGKILL");
+    await exited;
+    expect(rows(), "the first episode was recorded before the kill").toHaveLength(1);
+
+    // Run again (not spawnSync: the LangSmith server answers from this process).
+    const again = spawn(process.execPath, programArgs("cli/robograph.ts", args), { cwd: ROOT, env });
+    let said = "";
+    again.stderr.on("data", (chunk: Buffer) => (said += chunk));
+    again.stdout.resume();
+    expect(await new Promise((done) => again.once("exit", done)), said).toBe(0);
+    const names = rows().map((r) => r.name);
+    expect(names.sort()).toEqual([...new Set(names)].sort());
+    expect(names).toHaveLength(2);
+    for (const row of rows())
+      expect(
+        server.feedback
+          .filter((f) => f.run_id === row.id)
+          .map((f) => f.key)
+          .sort(),
+      ).toEqual(Object.keys(EVALUATORS).sort());
+    expect(server.unknown).toEqual([]);
+  }, 900_000);
 
   it("records episodes that ran before LangSmith was on from their stored results, once", async () => {
     const root = scratchDir();
