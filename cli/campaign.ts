@@ -100,7 +100,7 @@ function campaignOptions(method: Method, campaign: Campaign): NonNullable<ParseA
 /** A campaign's options as its command line would give them, defaults filled in (MCP's tool arguments, too). */
 export type CampaignFlags = Record<string, string | boolean | undefined>;
 
-export function campaignFlags(method: Method, campaign: Campaign, given: CampaignFlags): CampaignFlags {
+function campaignFlags(method: Method, campaign: Campaign, given: CampaignFlags): CampaignFlags {
   const options = campaignOptions(method, campaign);
   const unknown = Object.keys(given).filter((key) => !(key in options));
   if (unknown.length) throw new Error(`${method.graph} takes no ${unknown.map((key) => `--${key}`).join(", ")}`);
