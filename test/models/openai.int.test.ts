@@ -226,7 +226,7 @@ describe("a whole episode through the openai backend", () => {
       thread: "openai-episode",
       backend: "openai",
     });
-    expect(episode.truth.success).toBe(true);
+    expect(episode.truth.success, `${episode.state.status}: ${episode.state.statusReason}`).toBe(true);
     expect(fake.requests.length).toBeGreaterThan(10);
     const withImages = fake.requests.filter((r) => JSON.stringify(r.messages).includes("data:image/png;base64,"));
     expect(withImages.length).toBeGreaterThan(0);
