@@ -637,6 +637,8 @@ async function campaignRun(
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   const method = methodOfGraph(rec.graph)!;
+  // A campaign has nothing to approve: a resume's auto_approve means nothing to it.
+  const { "auto-approve": _autoApprove, approve: _approve, ...options } = given;
   const stop = new AbortController();
   const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
   signal.addEventListener("abort", onAbort, { once: true });
@@ -647,7 +649,7 @@ async function campaignRun(
     const result = await runCampaignTask(
       method,
       method.campaign!,
-      { ...given, "runs-dir": ctx.runsDir, "data-dir": ctx.dataDir },
+      { ...options, "runs-dir": ctx.runsDir, "data-dir": ctx.dataDir },
       {
         say: (line) => line.trim() && progress(++steps, line.trim()),
         progress: (done, total, unit, words) => {

@@ -263,7 +263,8 @@ describe("robograph mcp: a campaign", () => {
     ).toBe(false);
     expect(children.filter((argv) => argv.includes("--instance"))).toHaveLength(2);
 
-    const resumed = await call(client, "resume_run", { thread: summary.thread });
+    // auto_approve means nothing to a campaign (it has nothing to approve), and does not stop its resume.
+    const resumed = await call(client, "resume_run", { thread: summary.thread, auto_approve: true });
     expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: summary.thread });
     // It went on from where it stopped, to its budget's end.
     const after = resumed.structuredContent as { status: string; counters: { episodes: number } };
