@@ -14,7 +14,7 @@ import type { Campaign, Method } from "../graphs";
 import { follow } from "../runtime/follow";
 import { openRun, type Run } from "../runtime/run";
 import { dataDir, openPersistence } from "../memory/checkpointer";
-import { emergencyStop, resumeHint, stopReason } from "../runtime/estop";
+import { emergencyStop, resumeHint, stoppedBy } from "../runtime/estop";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world } from "../robots/sim/worlds";
 import { helpLine, settingFlagHelp, settingFlagOptions, settingsFromFlags } from "./settingFlags";
@@ -208,7 +208,6 @@ export async function runCampaignTask(
     await persistence.close();
     throw new Error(`thread ${thread} has nothing to resume: no checkpoint for it in ${persistence.where}`);
   }
-  const say = io.say;
   const sims: SimProcess[] = [];
   const started = Date.now();
   let state: Record<string, unknown> | undefined;
@@ -248,10 +247,10 @@ export async function runCampaignTask(
       io.signal ? { stop: io.signal } : {},
     ) as Run;
     const mc = run.modelConfig;
-    say(
+    io.say(
       `robograph ${method.graph}: ${mc.backend === "symbolic" ? "symbolic reasoner (offline)" : `openai-compatible models at ${mc.baseURL ?? "api.openai.com"}`}; ${instances} instance(s); thread ${thread}`,
     );
-    say(`${method.world} simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
+    io.say(`${method.world} simulators: ${sims.map((s) => s.url).join(", ")}; episodes in ${episodesDir}`);
     const config = { configurable: { thread_id: thread }, context: run.context, durability: "sync" as const };
     let input: unknown = method.input("");
     if (flags.resume) {
@@ -260,7 +259,7 @@ export async function runCampaignTask(
       // An interrupted run ended its node early: that node runs again; otherwise the graph continues where it stopped.
       const before = snap.parentConfig ? await graph.getState(snap.parentConfig) : undefined;
       input = state.status === "interrupted" && before?.next[0] ? new Command({ goto: before.next[0] }) : null;
-      say(`resuming thread ${thread}: ${campaign.progress(state).text}`);
+      io.say(`resuming thread ${thread}: ${campaign.progress(state).text}`);
     }
     const events = join(runDir, "events.jsonl");
     await follow<Record<string, unknown>>(
@@ -274,7 +273,7 @@ export async function runCampaignTask(
           appendFileSync(events, `${JSON.stringify({ t: Date.now() - started, node, update: logged })}\n`);
           // What one node did, in a line (printed above the bar on a terminal, as its own line when piped).
           const line = method.describe(node, update as Record<string, unknown>, before).text;
-          if (line) say(`  ${node.padEnd(9)} ${line}`);
+          if (line) io.say(`  ${node.padEnd(9)} ${line}`);
         },
         stepped: () => {
           if (!state) return;
@@ -291,9 +290,7 @@ export async function runCampaignTask(
     let status = (state?.status as string | undefined) ?? "failed";
     let reason = (state?.statusReason as string | undefined) ?? "";
     if (crash || status === "running") {
-      const stop =
-        stopReason() ??
-        (io.signal?.aborted ? (io.signal.reason as Error | undefined)?.message || "stopped" : undefined);
+      const stop = stoppedBy(io.signal);
       status = stop || crash?.name === "ModelUnavailableError" ? "interrupted" : "failed";
       reason = stop
         ? `emergency stop (${stop}); ${resumeHint(thread)}`
@@ -328,7 +325,10 @@ export async function runCampaignTask(
     code: state?.status === "interrupted" ? 3 : state && campaign.achieved(state) ? 0 : 2,
     thread,
     runDir,
-    ...(existsSync(report) ? { summary: JSON.parse(readFileSync(report, "utf8")) as Record<string, unknown> } : {}),
+    // Only the record this run wrote (a resume that crashed before its first step leaves an earlier one in place).
+    ...(closing && existsSync(report)
+      ? { summary: JSON.parse(readFileSync(report, "utf8")) as Record<string, unknown> }
+      : {}),
     closing,
     ...(crash ? { error: crash } : {}),
   };

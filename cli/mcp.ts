@@ -591,12 +591,8 @@ async function taskRun(
   progress: (n: number, m: string) => void,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
-  signal.addEventListener("abort", onAbort, { once: true });
-  ctx.runs.add(stop);
   let steps = 0;
-  try {
+  return stoppable(ctx, rec, signal, async (stop) => {
     const flags = {
       ...defaultRunFlags(),
       ...given,
@@ -613,9 +609,28 @@ async function taskRun(
         );
         return ok;
       },
-      signal: stop.signal,
+      signal: stop,
     });
     return runResult(rec, result.summary, result.code);
+  });
+}
+
+/**
+ * A run of this server's, stoppable: emergency_stop or the client canceling the call aborts its own stop (the run ends
+ * interrupted, resumable); an error is the tool's error, naming the run.
+ */
+async function stoppable(
+  ctx: McpContext,
+  rec: RunRecord,
+  signal: AbortSignal,
+  body: (stop: AbortSignal) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
+  signal.addEventListener("abort", onAbort, { once: true });
+  ctx.runs.add(stop);
+  try {
+    return await body(stop.signal);
   } catch (err) {
     return fail(`${rec.tool} (thread ${rec.thread}): ${(err as Error).message}`);
   } finally {
@@ -639,13 +654,9 @@ async function campaignRun(
   const method = methodOfGraph(rec.graph)!;
   // A campaign has nothing to approve: a resume's auto_approve means nothing to it.
   const { "auto-approve": _autoApprove, approve: _approve, ...options } = given;
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(new Error("the MCP client canceled the call"));
-  signal.addEventListener("abort", onAbort, { once: true });
-  ctx.runs.add(stop);
   let steps = 0,
     shown = "";
-  try {
+  return stoppable(ctx, rec, signal, async (stop) => {
     const result = await runCampaignTask(
       method,
       method.campaign!,
@@ -656,7 +667,7 @@ async function campaignRun(
           const line = `${done}/${total} ${unit} · ${words}`;
           if (line !== shown) progress(++steps, (shown = line));
         },
-        signal: stop.signal,
+        signal: stop,
       },
     );
     if (!result.summary)
@@ -664,12 +675,7 @@ async function campaignRun(
         `${rec.tool} (thread ${rec.thread}) ended before writing its record${result.error ? `: ${result.error.message}` : ""}`,
       );
     return runResult(rec, result.summary, result.error ? 1 : result.code);
-  } catch (err) {
-    return fail(`${rec.tool} (thread ${rec.thread}): ${(err as Error).message}`);
-  } finally {
-    ctx.runs.delete(stop);
-    signal.removeEventListener("abort", onAbort);
-  }
+  });
 }
 
 const pick = (source: Record<string, unknown>, keys: string[]) =>

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { UNDESIRABLE_KINDS } from "../robots/msgs/rollout";
-import { resumeHint, stopReason } from "./estop";
+import { resumeHint, stoppedBy } from "./estop";
 import { follow, type RunnableGraph } from "./follow";
 import { openRun, type MethodRuntime, type Run } from "./run";
 import { traceRun, type EpisodeTrace } from "./tracing";
@@ -203,8 +203,7 @@ function endStatus(
   let statusReason = state?.statusReason ?? "";
   if (crash || status === "running" || status === "unknown") {
     // The process's emergency stop, or this run's own (a canceled server run, MCP's emergency_stop).
-    const stop =
-      stopReason() ?? (signal?.aborted ? (signal.reason as Error | undefined)?.message || "stopped" : undefined);
+    const stop = stoppedBy(signal);
     // A graph whose model nodes are not guarded (the behaviour critic's) lets an unavailable endpoint's error out.
     const resumable =
       !!stop ||

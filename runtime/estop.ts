@@ -45,6 +45,14 @@ export function stopReason(config?: RunnableConfig): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a run that ended early was stopped, or undefined: the process's stop, or the run's own signal (a canceled server
+ * run, MCP's emergency_stop) — what a runner reads once the graph has returned.
+ */
+export function stoppedBy(signal?: AbortSignal): string | undefined {
+  return stopReason() ?? (signal?.aborted ? (signal.reason as Error | undefined)?.message || "stopped" : undefined);
+}
+
 /** The signal a node's work listens to: aborted by the process's stop, the run's own, or the run's cancel. */
 export function runSignal(config?: RunnableConfig): AbortSignal {
   const others = [runStopOf(config), config?.signal].filter((signal): signal is AbortSignal => !!signal);
