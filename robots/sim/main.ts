@@ -58,7 +58,8 @@ options:
   --quiet                do not log client connections
   --orphan-timeout S     exit once the process that started this one is gone and no client has been connected for
                          S seconds (a worker killed mid-episode leaves its simulator for another worker to re-attach
-                         to; nobody coming back, it does not run forever). Default: never
+                         to; nobody coming back, it does not run forever). Default: never (started by the agent,
+                         the eval runner or MCP: 10 s, robots/sim/process.ts)
 `;
 
 export async function serveSim(argv: string[]): Promise<void> {

@@ -16,6 +16,13 @@ export interface SimProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * A simulator started here ends with its starter: if that process dies without stopping it (kill -9 leaves it no
+ * time), the simulator exits once no client has been connected for this long. A caller that wants another process to
+ * re-attach (a queue worker's lease) passes its own `--orphan-timeout`.
+ */
+export const ORPHAN_SECONDS = 10;
+
 const running = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const c of running) c.kill("SIGKILL");
@@ -33,11 +40,16 @@ export async function startSimProcess(
 ): Promise<SimProcess> {
   // node itself runs the simulator (tsx as a loader, or a precompiled build; never the tsx CLI, which would fork it):
   // a signal reaches it.
-  const child = spawn(process.execPath, programArgs("robots/sim/main.ts", [world, "--port", "0", "--quiet", ...args]), {
-    cwd: join(here, "..", ".."),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: !!opts.ownProcessGroup,
-  });
+  const orphan = args.includes("--orphan-timeout") ? [] : ["--orphan-timeout", String(ORPHAN_SECONDS)];
+  const child = spawn(
+    process.execPath,
+    programArgs("robots/sim/main.ts", [world, "--port", "0", "--quiet", ...orphan, ...args]),
+    {
+      cwd: join(here, "..", ".."),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: !!opts.ownProcessGroup,
+    },
+  );
   running.add(child);
   let out = "";
   let err = "";

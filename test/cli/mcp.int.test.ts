@@ -5,7 +5,7 @@
  * the emergency stop during a running skill.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { bundledManifests } from "../../robots/manifests";
-import { ROOT, startSim } from "../helpers/processes";
+import { ROOT, descendants, startSim } from "../helpers/processes";
 import { mcpServer, type McpServerOptions } from "../helpers/mcp";
 
 const dirs: string[] = [];
@@ -209,31 +209,6 @@ describe("robograph mcp: approvals and the emergency stop", () => {
   }, 300_000);
 });
 
-/** The command lines of every process under `pid` (Linux's /proc). */
-function descendants(pid: number): string[][] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      // The parent is the 4th field after the command's name in parentheses.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const under = (child: number): boolean => {
-    const parent = parentOf.get(child);
-    return parent === pid || (parent !== undefined && parent > 1 && under(parent));
-  };
-  return [...parentOf.keys()].filter(under).flatMap((child) => {
-    try {
-      return [readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")];
-    } catch {
-      return [];
-    }
-  });
-}
-
 describe("robograph mcp: a campaign", () => {
   it("run_curriculum runs in the server's process (its simulators its only children); stopped it ends interrupted, and resume_run finishes it", async () => {
     const { client } = await mcpServer(["--world", "kitchen"]);
@@ -249,7 +224,7 @@ describe("robograph mcp: a campaign", () => {
     while (!settled && !lines.some((line) => /^[1-9]\d*\/40 episodes · cycle/.test(line)))
       await new Promise((r) => setTimeout(r, 200));
     expect(settled, "the run ended before it could be stopped").toBe(false);
-    const children = descendants(serverPid);
+    const children = descendants(serverPid).map((d) => d.argv);
     expect(textOf(await call(client, "emergency_stop", { reason: "test" }))).toMatch(/stopped 1 run\(s\)/);
     const stopped = await first;
     const summary = stopped.structuredContent as { thread: string; status: string; statusReason: string };
@@ -271,7 +246,7 @@ describe("robograph mcp: a campaign", () => {
     expect(after.status).toBe("budget_exhausted");
     expect(after.counters.episodes).toBeGreaterThanOrEqual(40);
     // Its simulators stopped with it.
-    expect(descendants(serverPid).filter((argv) => argv.includes("--instance"))).toEqual([]);
+    expect(descendants(serverPid).filter((d) => d.argv.includes("--instance"))).toEqual([]);
   }, 600_000);
 });
 

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVALUATORS } from "../../evals/metrics";
 import { programArgs } from "../../robots/programs";
-import { ROOT } from "../helpers/processes";
+import { ROOT, alive, descendants } from "../helpers/processes";
 import { loadDataset } from "../../evals/datasets";
 import { openLangSmithExperiment, scoreEpisodes } from "../../evals/langsmith";
 import { runExperiment, type ExperimentOptions } from "../../evals/runner";
@@ -168,9 +168,14 @@ describe("LangSmith traces and resumes", () => {
     const exited = new Promise((done) => child.once("exit", done));
     // Killed as soon as its first episode is recorded, with nothing of its own to tidy up.
     while (!rows().length && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    const sims = descendants(child.pid!).filter((d) => d.argv.some((a) => a.includes("robots/sim/main")));
     child.kill("SIGKILL");
     await exited;
     expect(rows(), "the first episode was recorded before the kill").toHaveLength(1);
+    // Its simulator, left without its agent, ends on its own (robots/sim/process.ts ORPHAN_SECONDS) rather than
+    // running on forever.
+    expect(sims.length, "the killed eval's simulator").toBeGreaterThan(0);
+    while (sims.some((s) => alive(s.pid))) await new Promise((r) => setTimeout(r, 500));
 
     // Run again (not spawnSync: the LangSmith server answers from this process).
     const again = spawn(process.execPath, programArgs("cli/robograph.ts", args), { cwd: ROOT, env });
