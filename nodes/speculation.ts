@@ -4,8 +4,8 @@
  * is used (the action is sent at once), revoked (the world did not come out as predicted: the work is dropped and the
  * ordinary path runs) or unused (the prediction held, but nothing was prepared that could go: the ordinary path runs).
  * Where the look has more than one likely outcome, work is prepared for each (a branch); the look confirms at most
- * one, and what the others cost is counted as wasted like revoked work. Alternatives are prepared only while the
- * run's wasted tokens stay within a share of its tokens (`mayPrepareAlternatives`).
+ * one, and what the others cost is counted as wasted like revoked work. Alternatives are prepared only while what
+ * they added to the waste stays within a share of the run's tokens (`mayPrepareAlternatives`).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { addUsage, totalUsage, withModelScope, type ModelScope, type Usage } from "../models";
@@ -26,6 +26,12 @@ export interface PipelineCounts {
   /** Outcomes prepared for beyond the first (branches), and how many of them a look confirmed. */
   alternatives?: number;
   alternativesUsed?: number;
+  /**
+   * Tokens the alternatives added to the waste: what was dropped beyond what one prediction alone would have lost. Where
+   * an alternative is confirmed, the first prediction's work is what a single prediction would have had revoked; so
+   * only the other alternatives count.
+   */
+  alternativesWasted?: number;
   wastedCalls: number;
   wastedInputTokens: number;
   wastedOutputTokens: number;
@@ -38,6 +44,7 @@ export const NO_PIPELINE: PipelineCounts = {
   unused: 0,
   alternatives: 0,
   alternativesUsed: 0,
+  alternativesWasted: 0,
   wastedCalls: 0,
   wastedInputTokens: 0,
   wastedOutputTokens: 0,
@@ -45,7 +52,8 @@ export const NO_PIPELINE: PipelineCounts = {
 
 /**
  * The counts after one speculation was decided: what a revoked one spent is wasted; of one the look decided otherwise,
- * what its `dropped` branches spent. `branches`: the alternatives prepared, and whether the look confirmed one.
+ * what its `dropped` branches spent. `branches`: the alternatives prepared, whether the look confirmed one, and what
+ * the alternatives the look did not confirm spent (their share of the waste: `alternativesWasted`).
  */
 export function tally(
   counts: PipelineCounts,
@@ -53,32 +61,42 @@ export function tally(
   prepared: boolean,
   usage: Usage,
   dropped: Usage[] = [],
-  branches: { alternatives: number; alternativeUsed: boolean } = { alternatives: 0, alternativeUsed: false },
+  branches: { alternatives: number; alternativeUsed: boolean; unconfirmed?: Usage[] } = {
+    alternatives: 0,
+    alternativeUsed: false,
+  },
 ): PipelineCounts {
   const spent = totalUsage(outcome === "revoked" ? usage : dropped.reduce((u, d) => addUsage(u, d), {}));
+  const extra = totalUsage((branches.unconfirmed ?? []).reduce((u, d) => addUsage(u, d), {}));
   return {
     ...counts,
     prepared: counts.prepared + (prepared ? 1 : 0),
     [outcome]: counts[outcome] + 1,
     alternatives: (counts.alternatives ?? 0) + branches.alternatives,
     alternativesUsed: (counts.alternativesUsed ?? 0) + (branches.alternativeUsed ? 1 : 0),
+    alternativesWasted: (counts.alternativesWasted ?? 0) + extra.inputTokens + extra.outputTokens,
     wastedCalls: counts.wastedCalls + spent.calls,
     wastedInputTokens: counts.wastedInputTokens + spent.inputTokens,
     wastedOutputTokens: counts.wastedOutputTokens + spent.outputTokens,
   };
 }
 
-/** The share of a run's tokens that `mayPrepareAlternatives` keeps wasted work under (give or take one skill's branches). */
+/**
+ * The share of a run's tokens that `mayPrepareAlternatives` keeps what alternatives add to the waste under (give or
+ * take one skill's branches).
+ */
 export const DISCARD_SHARE = 0.2;
 
 /**
- * The bound on what branches may cost: beside the next skill, outcomes beyond the first are prepared only while the
- * tokens wasted so far are at most `share` of the run's tokens (prepared work included). A run whose looks keep
- * surprising it falls back to one prediction, and to waiting for the look.
+ * The bound on what branches may cost: beside the next skill, outcomes beyond the first are prepared only while what
+ * alternatives added to the waste so far (`alternativesWasted`) is at most `share` of the run's tokens (prepared work
+ * included). A single prediction's revoked work does not count against it: it is what speculating costs with or
+ * without alternatives, and an alternative the look confirms is what saves it. A run whose alternatives keep being
+ * dropped falls back to one prediction.
  */
 export function mayPrepareAlternatives(usage: Usage, counts: PipelineCounts, share = DISCARD_SHARE): boolean {
   const spent = totalUsage(usage);
-  return counts.wastedInputTokens + counts.wastedOutputTokens <= share * (spent.inputTokens + spent.outputTokens);
+  return (counts.alternativesWasted ?? 0) <= share * (spent.inputTokens + spent.outputTokens);
 }
 
 /**

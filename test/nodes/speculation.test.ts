@@ -221,26 +221,50 @@ describe("CLEA's branches: the outcomes of a look prepared for", () => {
     expect(likelyOutcomes(goTo, many, start(), robots, world, false)).toEqual([AS_PROMISED]);
   });
 
-  it("prepares alternatives only while dropped work stays within its share of the run's tokens", () => {
+  it("prepares alternatives only while what they added to the waste stays within its share of the run's tokens", () => {
     const spent = { critic: { calls: 10, inputTokens: 9000, outputTokens: 1000, images: 0 } };
-    const wasted = (tokens: number) => ({ ...NO_PIPELINE, wastedInputTokens: tokens });
-    expect(mayPrepareAlternatives(spent, wasted(DISCARD_SHARE * 10000))).toBe(true);
-    expect(mayPrepareAlternatives(spent, wasted(DISCARD_SHARE * 10000 + 1))).toBe(false);
+    const extra = (tokens: number) => ({ ...NO_PIPELINE, alternativesWasted: tokens });
+    expect(mayPrepareAlternatives(spent, extra(DISCARD_SHARE * 10000))).toBe(true);
+    expect(mayPrepareAlternatives(spent, extra(DISCARD_SHARE * 10000 + 1))).toBe(false);
+    // A single prediction's revoked work is what speculating costs anyway: it does not stop the alternatives that
+    // would have saved it.
+    expect(mayPrepareAlternatives(spent, { ...NO_PIPELINE, wastedInputTokens: 5000 })).toBe(true);
   });
 
   it("counts what the dropped branches spent as wasted, and nothing of the confirmed one", () => {
     const branchUsage = { planner: { calls: 1, inputTokens: 300, outputTokens: 30, images: 0 } };
     const all = { planner: { calls: 2, inputTokens: 700, outputTokens: 70, images: 0 } };
-    const used = tally(NO_PIPELINE, "used", true, all, [branchUsage], { alternatives: 1, alternativeUsed: true });
+    const other = { planner: { calls: 1, inputTokens: 400, outputTokens: 40, images: 0 } };
+    // The alternative confirmed: the first prediction dropped, which is what one prediction alone would have lost.
+    const used = tally(NO_PIPELINE, "used", true, all, [branchUsage], {
+      alternatives: 1,
+      alternativeUsed: true,
+      unconfirmed: [],
+    });
     expect(used).toMatchObject({
       used: 1,
       alternatives: 1,
       alternativesUsed: 1,
+      alternativesWasted: 0,
       wastedCalls: 1,
       wastedInputTokens: 300,
     });
-    const revoked = tally(NO_PIPELINE, "revoked", true, all, [], { alternatives: 1, alternativeUsed: false });
-    expect(revoked).toMatchObject({ revoked: 1, alternativesUsed: 0, wastedCalls: 2, wastedInputTokens: 700 });
+    // The first confirmed: the alternative dropped is all the alternatives added.
+    expect(
+      tally(NO_PIPELINE, "used", true, all, [other], { alternatives: 1, alternativeUsed: false, unconfirmed: [other] }),
+    ).toMatchObject({ wastedInputTokens: 400, alternativesWasted: 440 });
+    const revoked = tally(NO_PIPELINE, "revoked", true, all, [], {
+      alternatives: 1,
+      alternativeUsed: false,
+      unconfirmed: [other],
+    });
+    expect(revoked).toMatchObject({
+      revoked: 1,
+      alternativesUsed: 0,
+      alternativesWasted: 440,
+      wastedCalls: 2,
+      wastedInputTokens: 700,
+    });
   });
 
   describe("which branch the look confirms", () => {

@@ -41,17 +41,21 @@ export async function checkPrediction(
     { goal: state.goal, robots: session.robots, world: session.world, failed },
     ready,
   );
+  // What the alternatives added to the waste: every one the look did not confirm (the first prediction's work is what
+  // one prediction alone would have spent, confirmed or not).
+  const unconfirmed = branches.slice(1).flatMap((b, k) => (k + 1 === chosen ? [] : [b.usage]));
   if (chosen < 0 && (failed || branches.some((b) => b.belief))) {
     return {
       speculation: { ...sp, outcome: "revoked", why: against[0].join("; ") },
       pipeline: tally(state.pipeline, "revoked", branches.some(ready), sp.spent, [], {
         alternatives,
         alternativeUsed: false,
+        unconfirmed,
       }),
     };
   }
   const dropped = branches.filter((_, k) => k !== chosen).map((b) => b.usage);
-  const counted = { alternatives, alternativeUsed: chosen > 0 };
+  const counted = { alternatives, alternativeUsed: chosen > 0, unconfirmed };
   // Nothing predicted (the speculator could not work): nothing to confirm or to drop.
   if (chosen < 0)
     return {
