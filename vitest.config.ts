@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import LongestFirstSequencer from "./test/helpers/longestFirst";
+import LongestFirstSequencer from "./test/helpers/longestFirst.ts";
 
 export default defineConfig({
   test: {
