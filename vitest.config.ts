@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import LongestFirstSequencer from "./test/helpers/longestFirst.ts";
+import LongestFirstSequencer from "./test/helpers/longestFirst";
 
 export default defineConfig({
   test: {

@@ -6,7 +6,7 @@
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { longestFirst, readDurations } from "../../evals/bench/suite.ts";
+import { longestFirst, readDurations } from "../../evals/bench/suite";
 
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
