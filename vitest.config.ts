@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import LongestFirstSequencer from "./test/helpers/longestFirst";
 
 export default defineConfig({
   test: {
@@ -11,8 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     // The programs the tests start as processes, built once for the run (test/helpers/precompiled.ts).
     globalSetup: ["test/helpers/precompiled.ts"],
-    // Longest files first, by test/durations.json: the two workers finish together.
-    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

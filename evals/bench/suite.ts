@@ -17,27 +17,6 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Where `npm run test:times` writes the report and the bench reads it (runs/ is not committed). */
 export const DEFAULT_TEST_TIMES = join("runs", "test-times.json");
 export const SUITE_TARGET_SECONDS = 15 * 60;
-/**
- * Each test file's seconds in the last `npm run test:times`, committed: the suite runs longest first by them
- * (test/helpers/longestFirst.ts), a fresh clone too.
- */
-export const DURATIONS = join(ROOT, "test", "durations.json");
-/** Where the durations are read and written: ROBOGRAPH_TEST_DURATIONS (a test's own file) or test/durations.json. */
-const durationsFile = () => process.env.ROBOGRAPH_TEST_DURATIONS ?? DURATIONS;
-
-/** Seconds per test file (relative to the root), as last measured; {} when there is no record. */
-export function readDurations(file = durationsFile()): Record<string, number> {
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
-}
-
-/** `files` ordered longest first by `seconds`, unknown ones first (they may be long); ties keep their order. */
-export function longestFirst<T>(files: T[], fileOf: (f: T) => string, seconds: Record<string, number>): T[] {
-  const time = (f: T) => seconds[fileOf(f)] ?? Infinity;
-  return files
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => time(b.f) - time(a.f) || a.i - b.i)
-    .map(({ f }) => f);
-}
 
 export interface TestTimesReport {
   kind: "robograph-test-times";
@@ -88,17 +67,6 @@ export default class TestTimesReporter implements Reporter {
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
     process.stdout.write(`test times (${reason}) written to ${relative(process.cwd(), out)}\n`);
-    // The order of the next runs (test/helpers/longestFirst.ts): these files' times replace their old ones, files
-    // gone from the tree are dropped. A run cut short measured nothing whole.
-    if (reason === "interrupted") return;
-    const known = new Set(suiteFiles(this.root));
-    const seconds = Object.fromEntries(
-      Object.entries({ ...readDurations(), ...Object.fromEntries(files.map((f) => [f.file, f.seconds])) })
-        .filter(([f]) => known.has(f))
-        .map(([f, s]) => [f, Math.round(s * 10) / 10])
-        .sort(([a], [b]) => (a < b ? -1 : 1)),
-    );
-    writeFileSync(durationsFile(), JSON.stringify(seconds, null, 2) + "\n");
   }
 }
 

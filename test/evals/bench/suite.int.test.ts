@@ -9,17 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Figure } from "../../../evals/bench/agent";
-import {
-  longestFirst,
-  readDurations,
-  readTestTimes,
-  suiteFiles,
-  suiteTimeBenchmarks,
-  type TestTimesReport,
-} from "../../../evals/bench/suite";
+import { readTestTimes, suiteFiles, suiteTimeBenchmarks, type TestTimesReport } from "../../../evals/bench/suite";
 
 const SMALL = "test/evals/bench/options.test.ts";
-const KEPT = "test/evals/bench/latency.test.ts";
 
 function collect() {
   const figures: Figure[] = [];
@@ -38,8 +30,6 @@ describe("the suite-time rows", () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "robograph-test-times-"));
-    // The run's own durations record: an old time of the file it runs, one of a file kept, one of a file gone.
-    writeFileSync(join(dir, "durations.json"), JSON.stringify({ [SMALL]: 999, [KEPT]: 12.3, "test/gone.test.ts": 5 }));
     const child = spawn(
       process.execPath,
       [
@@ -50,14 +40,7 @@ describe("the suite-time rows", () => {
         "--reporter=json",
         `--outputFile.json=${join(dir, "vitest.json")}`,
       ],
-      {
-        env: {
-          ...process.env,
-          ROBOGRAPH_TEST_TIMES: join(dir, "times.json"),
-          ROBOGRAPH_TEST_DURATIONS: join(dir, "durations.json"),
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { env: { ...process.env, ROBOGRAPH_TEST_TIMES: join(dir, "times.json") }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let said = "";
     child.stdout.on("data", (d) => (said += d));
@@ -74,17 +57,6 @@ describe("the suite-time rows", () => {
     expect(report.files[0].tests).toBe(6);
     expect(report.files[0].seconds).toBeGreaterThan(0);
     expect(report.wallSeconds).toBeGreaterThan(0);
-  });
-
-  it("records the run's file times for the next run's order: new times replace old, files gone are dropped", () => {
-    const report = readTestTimes(join(dir, "times.json"));
-    const durations = readDurations(join(dir, "durations.json"));
-    expect(Object.keys(durations)).toEqual([KEPT, SMALL]);
-    expect(durations[KEPT]).toBe(12.3);
-    expect(durations[SMALL]).toBeCloseTo(report.files[0].seconds, 1);
-    // Longest first by those times; a file with none goes first.
-    const order = longestFirst(["a.test.ts", SMALL, KEPT], (f) => f, { ...durations, [SMALL]: 1 });
-    expect(order).toEqual(["a.test.ts", KEPT, SMALL]);
   });
 
   it("reads vitest's own JSON report too, saying its file times leave setup out", () => {
