@@ -29,18 +29,18 @@ afterAll(async () => {
 
 /**
  * Per skill after the first: the roles of the model calls the robot waited through before it (started after the skill
- * before ended, answered before this one started). Prepared work asked on the prediction is named "prepared": on a
- * loaded machine it can still be answering when the skill ends, and then the robot waits on it — time, not a call made
- * after the look.
+ * before ended, answered before this one started). Prepared work is named "prepared": the calls that began before the
+ * look did (after a skill the graph runs the perceiver only once the executor and the speculator beside it have both
+ * ended, so on a loaded machine the speculator's later calls — a plan made on a predicted belief carries no predicted
+ * entry — can start after the skill and still be its work), and any call that carries the prediction. The robot
+ * waits on those for time, not for a call made after the look.
  */
 function waitedOn(run: LatencyRun): string[][] {
-  return run.busy
-    .slice(1)
-    .map((skill, i) =>
-      run.calls
-        .filter((c) => c.start >= run.busy[i].end && c.end <= skill.start)
-        .map((c) => (c.onPrediction ? "prepared" : c.role)),
-    );
+  return run.busy.slice(1).map((skill, i) => {
+    const gap = run.calls.filter((c) => c.start >= run.busy[i].end && c.end <= skill.start);
+    const look = Math.min(...gap.filter((c) => c.role === "perceiver").map((c) => c.start));
+    return gap.map((c) => (c.onPrediction || c.start < look ? "prepared" : c.role));
+  });
 }
 
 /** Per skill: whether it went out on work prepared beside the skill before and confirmed by the look after it. */
