@@ -22,6 +22,7 @@ import type { RobotManifest, WorldDescription } from "../../robots/manifests/sch
 import { parseLiteral } from "../../robots/manifests/schema";
 import { closestName } from "../../models/reasoning/language";
 import type { Focus } from "./loops";
+import type { FailureCounts } from "../../nodes/repeats";
 import { applyLook, isThingName, readGoal } from "./belief";
 
 /** At most this many outcomes of one look are prepared for: the manifest's promise and up to two alternatives. */
@@ -48,10 +49,19 @@ export interface Branch extends Outcome {
   action: SkillCall | null;
   /** The critic's verdict on it, given on the predicted belief. */
   critique: Critique | null;
+  /** A rejection on the predicted belief that the branch's plan was made after (as the loop replans after one). */
+  rejection?: Rejection;
   /** Why no action is ready, when none is. */
   note?: string;
   /** What this branch's speculative calls cost. */
   usage: Usage;
+}
+
+/** What a rejection on a prediction leaves in the state once the look confirms the branch it was made in. */
+export interface Rejection extends Critique {
+  action: SkillCall;
+  rejections: FailureCounts;
+  failedPlans: { subgoal: string; steps: SkillCall[]; reason: string }[];
 }
 
 /**

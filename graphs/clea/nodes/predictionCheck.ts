@@ -103,18 +103,21 @@ export async function checkPrediction(
         counters: { ...state.counters, replans: state.counters.replans + (branch.planned.replan ? 1 : 0) },
       }
     : {};
+  // A rejection the branch's plan was made after counts as the loop's own would have, in this look.
+  const rejection = branch.rejection;
+  const verdicts = { ...(rejection ? { [rejection.verdict]: 1 } : {}) };
+  if (branch.critique) verdicts[branch.critique.verdict] = (verdicts[branch.critique.verdict] ?? 0) + 1;
   return {
     ...adopted,
     ...planned,
+    ...(rejection ? { rejections: rejection.rejections, failedPlans: rejection.failedPlans } : {}),
     plan: branch.plan,
     cursor: branch.cursor,
     // Judged on the prediction the look just confirmed: it clears the action in this look (`at`).
     ...(branch.critique
-      ? {
-          critique: { ...branch.critique, action: branch.action!, at: now, speculative: true },
-          verdicts: { [branch.critique.verdict]: 1 },
-        }
+      ? { critique: { ...branch.critique, action: branch.action!, at: now, speculative: true } }
       : {}),
+    ...(Object.keys(verdicts).length ? { verdicts } : {}),
     speculation: { ...decided, outcome: "used" },
     pipeline: tally(state.pipeline, "used", true, sp.spent, dropped, counted),
   };

@@ -21,6 +21,7 @@ import {
   predictedLook,
   type Branch,
   type Outcome,
+  type Rejection,
   type Speculation,
 } from "../prediction";
 import type { ClosedLoopStateType, ClosedLoopUpdate } from "../state";
@@ -110,35 +111,62 @@ async function prepareBranch(
     if (sum.focus) return `the predicted belief puts a report in question (${sum.focus.why}): a look comes first`;
     branch.judged = summarizing ? hyp.judged : null;
     if (hyp.judged?.achieved && hyp.judged.upTo === hyp.beliefUpTo) return "the task is predicted done";
-    if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
-      const planned = await plain(plan(hyp, quiet));
-      if ((planned.status && planned.status !== "running") || !planned.plan)
-        return `the planner, on the prediction: ${planned.statusReason ?? "no plan"}`;
+    // A rejection on the prediction is followed as the paper's loop follows one after a look: the planner hears it, its
+    // plan is checked and its first action judged. Once: a second rejection in a row waits for the look.
+    for (let rejected = false; ; rejected = true) {
+      if (!(hyp.plan && hyp.cursor < hyp.plan.steps.length)) {
+        const planned = await plain(plan(hyp, quiet));
+        if ((planned.status && planned.status !== "running") || !planned.plan)
+          return `the planner, on the prediction: ${planned.statusReason ?? "no plan"}`;
+        hyp = {
+          ...hyp,
+          plan: planned.plan,
+          cursor: 0,
+          critique: null,
+          lastFailure: null,
+          counters: planned.counters ?? hyp.counters,
+          plannedAt: state.counters.iterations,
+        };
+        branch.planned = {
+          replan: (planned.counters?.replans ?? 0) > state.counters.replans,
+          focus: planned.focus ?? null,
+        };
+        const verified = await plain(verify(hyp, quiet));
+        if (verified.plan === null)
+          return `the verifier rejected the plan made on the prediction: ${verified.lastFailure}`;
+        if (verified.plan) hyp = { ...hyp, plan: verified.plan };
+      }
+      branch.plan = hyp.plan;
+      branch.cursor = hyp.cursor;
+      branch.action = hyp.plan!.steps[hyp.cursor];
+      if (["no-critic", "open-loop"].includes(run.settings.variant)) return undefined;
+      const judged = await plain(judgeAction(hyp, quiet, true));
+      if (judged.critique) branch.critique = { verdict: judged.critique.verdict, feedback: judged.critique.feedback };
+      if (judged.critique?.verdict === "ok") return undefined;
+      const why = `the critic, on the prediction: ${judged.critique?.verdict}`;
+      // Only a first rejection of its kind sends the loop back to the planner; a second asks for a look, a third is
+      // overruled or ends the run: those wait for the look after the skill.
+      const plainRejection = judged.plan === null && !judged.focus && !judged.status;
+      if (rejected || !plainRejection || !judged.critique) return why;
+      branch.rejection = {
+        verdict: judged.critique.verdict,
+        feedback: judged.critique.feedback,
+        action: branch.action,
+        rejections: judged.rejections!,
+        failedPlans: judged.failedPlans as Rejection["failedPlans"],
+      };
       hyp = {
         ...hyp,
-        plan: planned.plan,
+        plan: null,
         cursor: 0,
-        critique: null,
-        lastFailure: null,
-        counters: planned.counters ?? hyp.counters,
-        plannedAt: state.counters.iterations,
+        critique: judged.critique as ClosedLoopStateType["critique"],
+        lastFailure: judged.lastFailure ?? null,
+        failedPlans: [...hyp.failedPlans, ...branch.rejection.failedPlans].slice(-5),
+        rejections: branch.rejection.rejections,
       };
-      branch.planned = {
-        replan: (planned.counters?.replans ?? 0) > state.counters.replans,
-        focus: planned.focus ?? null,
-      };
-      const verified = await plain(verify(hyp, quiet));
-      if (verified.plan === null)
-        return `the verifier rejected the plan made on the prediction: ${verified.lastFailure}`;
-      if (verified.plan) hyp = { ...hyp, plan: verified.plan };
+      branch.action = null;
+      branch.critique = null;
     }
-    branch.plan = hyp.plan;
-    branch.cursor = hyp.cursor;
-    branch.action = hyp.plan!.steps[hyp.cursor];
-    if (["no-critic", "open-loop"].includes(run.settings.variant)) return undefined;
-    const judged = await plain(judgeAction(hyp, quiet, true));
-    if (judged.critique) branch.critique = { verdict: judged.critique.verdict, feedback: judged.critique.feedback };
-    return judged.critique?.verdict === "ok" ? undefined : `the critic, on the prediction: ${judged.critique?.verdict}`;
   });
   return { ...branch, ...(note ? { note } : {}), usage };
 }

@@ -6,6 +6,8 @@
  * went; a perturbation revokes it, and the prepared action is never sent; an endpoint that refuses the speculative
  * requests costs only time.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closePooledSessions } from "../../../runtime/run";
 import { LATENCY_TASKS, latencyEpisode, startReasonerEndpoint, type LatencyRun } from "../../../evals/bench/latency";
@@ -13,7 +15,8 @@ import { sentAgainstTheLook } from "../../../nodes/speculation";
 import { method } from "../../../graphs";
 import type { Speculation } from "../../../graphs/clea/prediction";
 import { startSim, type SimProcess } from "../../helpers/processes";
-import { callText, executed, runEpisode } from "../../helpers/episode";
+import { callText, executed, runEpisode, scratchDir } from "../../helpers/episode";
+import { generateKitchen } from "../../../robots/sim/kitchen/generate";
 
 const task = LATENCY_TASKS.find((t) => t.mode === "clea")!;
 let endpoint: Awaited<ReturnType<typeof startReasonerEndpoint>>;
@@ -151,5 +154,40 @@ describe("CLEA pipelined, the symbolic backend", () => {
     expect(sentAgainstTheLook(episode.trace as never, method("clea").speculation!).prepared).toBe(0);
     expect(episode.state.pipeline.revoked).toBeGreaterThan(0);
     expect(episode.truth.success).toBe(true);
+  });
+
+  it("follows a rejection on the prediction as the loop does: the planner's next step, judged and sent at once, the record the same as without speculation", async () => {
+    // Tuning kitchen 112: the mobile robot goes to the oven, whose door it has not seen. The branch "the oven open,
+    // nothing sought inside" prepares the plan's next step, opening it, which the critic calls redundant there; the
+    // branch goes on to the planner's next step (the arm opens drawer_middle), and the look that shows the oven open
+    // sends that at once.
+    const scenario = join(scratchDir(), "generated_112.json");
+    writeFileSync(scenario, JSON.stringify(generateKitchen(112)));
+    const record = async (pipeline: boolean) => {
+      const sim = await startSim(["--scenario", scenario, "--speed", "max"]);
+      sims.push(sim);
+      return runEpisode({ url: sim.url, scenario, thread: `rejected-on-prediction-${pipeline}`, pipeline });
+    };
+    const piped = await record(true);
+    const checks = piped.trace
+      .filter((t) => t.node === "prediction_check")
+      .map((t) => t.update.speculation as Speculation);
+    const followed = checks.find((c) => c.outcome === "used" && c.rejection);
+    expect(followed?.assumes).toBe("the oven open, nothing sought inside");
+    expect(followed?.rejection).toMatchObject({
+      verdict: "redundant",
+      action: { robot: "mobile", skill: "open", args: { target: "oven" } },
+    });
+    expect(followed?.action).toEqual({ robot: "arm", skill: "open", args: { target: "drawer_middle" } });
+    expect(executed(piped).map((x) => x.call)).not.toContain("mobile.open(oven)");
+    expect(sentAgainstTheLook(piped.trace as never, method("clea").speculation!).prepared).toBe(0);
+    // What was decided is what the loop decides without speculation: the skills, the verdicts (the rejection counted
+    // once), the replan and the failed plan it left.
+    const plain = await record(false);
+    expect(piped.truth.success).toBe(true);
+    expect(executed(piped).map((x) => x.call)).toEqual(executed(plain).map((x) => x.call));
+    expect(piped.state.verdicts).toEqual(plain.state.verdicts);
+    expect(piped.state.counters.replans).toBe(plain.state.counters.replans);
+    expect(piped.state.failedPlans).toEqual(plain.state.failedPlans);
   });
 });
