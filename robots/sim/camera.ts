@@ -116,6 +116,58 @@ export class RayCamera {
   }
 
   /**
+   * Casts the rays of the first `count` pixels in `this.batch` and writes what each hit into `into`. A method, not a
+   * closure inside render: a new closure per frame made the optimised render fall back to the interpreter each time.
+   */
+  private cast(
+    count: number,
+    model: MjModel,
+    data: MjData,
+    pose: CameraPose,
+    excludeBody: number,
+    into: { geom: Int32Array; dist: Float64Array; normal: Float64Array },
+  ): void {
+    if (count === 0) return;
+    const { geom, dist, normal } = into;
+    const batch = this.batch;
+    const dirs = this.dirs;
+    const vec = this.batchDirs.subarray(0, 3 * count);
+    for (let k = 0; k < count; k++) {
+      const i = batch[k];
+      vec[3 * k] = dirs[3 * i];
+      vec[3 * k + 1] = dirs[3 * i + 1];
+      vec[3 * k + 2] = dirs[3 * i + 2];
+    }
+    // The output buffers must have exactly `count` entries.
+    const out = this.buffers(count);
+    this.mj.mj_multiRay(
+      model,
+      data,
+      pose.position,
+      vec,
+      this.geomGroups,
+      true,
+      excludeBody,
+      out.geom,
+      out.dist,
+      out.normal,
+      count,
+      50,
+    );
+    const hitGeoms = out.geom.GetView() as Int32Array;
+    const hitDists = out.dist.GetView() as Float64Array;
+    const nv = out.normal.GetView() as Float64Array;
+    for (let k = 0; k < count; k++) {
+      const i = batch[k];
+      geom[i] = hitGeoms[k];
+      dist[i] = hitDists[k];
+      normal[3 * i] = nv[3 * k];
+      normal[3 * i + 1] = nv[3 * k + 1];
+      normal[3 * i + 2] = nv[3 * k + 2];
+    }
+  }
+
+  /**
    * Renders the scene as it is in `data` (call mj_forward or mj_step first). `excludeBody` is not seen (-1: none).
    *
    * Rays are cast adaptively: first every other pixel of every other row; then a pixel whose sampled neighbours all
@@ -124,6 +176,24 @@ export class RayCamera {
    * lying wholly between samples can be missed; the detector ignores blobs that small anyway.)
    */
   render(model: MjModel, data: MjData, pose: CameraPose, excludeBody = -1): Frame {
+    // Each pass is a method of its own: a frame runs each loop once, and one long function holding them all was
+    // optimised on the first loop's stack (OSR) without feedback for the rest, then thrown back to the interpreter on
+    // every frame.
+    this.aim(pose);
+    const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
+    const dist = new Float64Array(this.n);
+    const normal = new Float64Array(3 * this.n);
+    const hits = { geom, dist, normal };
+    this.cast(this.coarse(), model, data, pose, excludeBody, hits);
+    const edges = this.fillBetween(hits);
+    this.cast(edges, model, data, pose, excludeBody, hits);
+    this.lastRayCount = this.n / 4 + edges;
+    const { rgb, depth } = this.shade(model.geom_rgba as Float32Array, hits);
+    return { width: this.width, height: this.height, rgb, depth, geom, fovDeg: this.fovDeg };
+  }
+
+  /** Every pixel's ray direction in the world, for a camera at `pose`. */
+  private aim(pose: CameraPose): void {
     const forward = norm(pose.forward);
     const right = norm(cross(forward, pose.up));
     const up = cross(right, forward);
@@ -137,56 +207,27 @@ export class RayCamera {
       dirs[3 * i + 1] = alongRight * right[1] + alongUp * up[1] + alongForward * forward[1];
       dirs[3 * i + 2] = alongRight * right[2] + alongUp * up[2] + alongForward * forward[2];
     }
+  }
+
+  /** The first pass's pixels (every other one of every other row) into the batch; how many. */
+  private coarse(): number {
     const width = this.width,
-      height = this.height;
-    const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
-    const dist = new Float64Array(this.n);
-    const normal = new Float64Array(3 * this.n);
-    const batch = this.batch;
-
-    const cast = (count: number) => {
-      if (count === 0) return;
-      const vec = this.batchDirs.subarray(0, 3 * count);
-      for (let k = 0; k < count; k++) {
-        const i = batch[k];
-        vec[3 * k] = dirs[3 * i];
-        vec[3 * k + 1] = dirs[3 * i + 1];
-        vec[3 * k + 2] = dirs[3 * i + 2];
-      }
-      // The output buffers must have exactly `count` entries.
-      const out = this.buffers(count);
-      this.mj.mj_multiRay(
-        model,
-        data,
-        pose.position,
-        vec,
-        this.geomGroups,
-        true,
-        excludeBody,
-        out.geom,
-        out.dist,
-        out.normal,
-        count,
-        50,
-      );
-      const hitGeoms = out.geom.GetView() as Int32Array;
-      const hitDists = out.dist.GetView() as Float64Array;
-      const nv = out.normal.GetView() as Float64Array;
-      for (let k = 0; k < count; k++) {
-        const i = batch[k];
-        geom[i] = hitGeoms[k];
-        dist[i] = hitDists[k];
-        normal[3 * i] = nv[3 * k];
-        normal[3 * i + 1] = nv[3 * k + 1];
-        normal[3 * i + 2] = nv[3 * k + 2];
-      }
-    };
-
+      height = this.height,
+      batch = this.batch;
     let count = 0;
     for (let y = 0; y < height; y += 2) for (let x = 0; x < width; x += 2) batch[count++] = y * width + x;
-    cast(count);
+    return count;
+  }
 
-    count = 0;
+  /**
+   * Each pixel between samples that all hit one geom takes their mean depth and normal; the others (edges) go into
+   * the batch for rays of their own. Returns how many.
+   */
+  private fillBetween({ geom, dist, normal }: { geom: Int32Array; dist: Float64Array; normal: Float64Array }): number {
+    const width = this.width,
+      height = this.height,
+      batch = this.batch;
+    let count = 0;
     const nb = [0, 0, 0, 0];
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
@@ -234,13 +275,21 @@ export class RayCamera {
         normal[3 * i + 2] = nz / nl;
       }
     }
-    cast(count);
-    this.lastRayCount = this.n / 4 + count;
+    return count;
+  }
 
-    const rgba = model.geom_rgba as Float32Array;
-    const rgb = new Uint8Array(3 * this.n);
-    const depth = new Float32Array(this.n);
-    for (let i = 0; i < this.n; i++) {
+  /** The image and depth from what each ray hit: the geom's colour under one light, a grey gradient where none. */
+  private shade(
+    rgba: Float32Array,
+    { geom, dist, normal }: { geom: Int32Array; dist: Float64Array; normal: Float64Array },
+  ): { rgb: Uint8Array; depth: Float32Array } {
+    const width = this.width,
+      height = this.height;
+    const pixels = this.n;
+    const [lx, ly, lz] = LIGHT;
+    const rgb = new Uint8Array(3 * pixels);
+    const depth = new Float32Array(pixels);
+    for (let i = 0; i < pixels; i++) {
       const geomId = geom[i];
       if (geomId < 0) {
         // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
@@ -251,14 +300,14 @@ export class RayCamera {
         continue;
       }
       depth[i] = dist[i];
-      let lambert = normal[3 * i] * LIGHT[0] + normal[3 * i + 1] * LIGHT[1] + normal[3 * i + 2] * LIGHT[2];
+      let lambert = normal[3 * i] * lx + normal[3 * i + 1] * ly + normal[3 * i + 2] * lz;
       if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
       const k = 0.45 + 0.55 * lambert;
       rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * geomId] * k));
       rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * geomId + 1] * k));
       rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * geomId + 2] * k));
     }
-    return { width: width, height: height, rgb, depth, geom, fovDeg: this.fovDeg };
+    return { rgb, depth };
   }
 
   dispose(): void {
