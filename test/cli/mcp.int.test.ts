@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { bundledManifests } from "../../robots/manifests";
 import { ROOT, descendants, startSim } from "../helpers/processes";
+import { programArgs } from "../../robots/programs";
 import { mcpServer, type McpServerOptions } from "../helpers/mcp";
 
 const dirs: string[] = [];
@@ -298,10 +299,7 @@ describe("robograph mcp over Streamable HTTP", () => {
     const dir = scratch();
     server = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(ROOT, "cli", "robograph.ts"),
+      programArgs("cli/robograph.ts", [
         "mcp",
         "--world",
         "kitchen",
@@ -313,7 +311,7 @@ describe("robograph mcp over Streamable HTTP", () => {
         join(dir, "data"),
         "--runs-dir",
         join(dir, "runs"),
-      ],
+      ]),
       { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] },
     );
     url = await new Promise<string>((resolve, reject) => {

@@ -5,6 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { scratchDir } from "./episode";
 import { ROOT } from "./processes";
+import { programArgs } from "../../robots/programs";
 
 export interface McpServer {
   client: Client;
@@ -30,10 +31,9 @@ export async function mcpServer(args: string[], options: McpServerOptions = {}):
   const dir = scratchDir();
   const transport = new StdioClientTransport({
     command: process.execPath,
+    // This checkout's CLI from the suite's precompiled build (half the CPU of a start under tsx); another's under tsx.
     args: [
-      "--import",
-      "tsx",
-      join(root, "cli", "robograph.ts"),
+      ...(root === ROOT ? programArgs("cli/robograph.ts") : ["--import", "tsx", join(root, "cli", "robograph.ts")]),
       "mcp",
       "--data-dir",
       join(dir, "data"),
