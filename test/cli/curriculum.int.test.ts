@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/processes";
+import { programArgs } from "../../robots/programs";
 
 const scratch = mkdtempSync(join(tmpdir(), "robograph-curriculum-run-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -21,10 +22,7 @@ function curriculumRun(
   const dir = join(scratch, name);
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "cli", "robograph.ts"),
+    programArgs("cli/robograph.ts", [
       "run",
       "--graph",
       "curriculum",
@@ -38,7 +36,7 @@ function curriculumRun(
       "--thread",
       "repeat",
       "--quiet",
-    ],
+    ]),
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OPENAI_API_KEY: "" } },
   );
   let out = "";
