@@ -15,7 +15,7 @@
  * things the belief has not placed yet. Their number is bounded here (MAX_BRANCHES), what they may cost in
  * nodes/speculation.ts (`mayPrepareAlternatives`).
  */
-import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall } from "./schemas";
+import type { Belief, Critique, FailedPlan, GoalCheck, HistoryEntry, Observation, Plan, SkillCall } from "./schemas";
 import type { Usage } from "../../models";
 import type { SpeculationOutcome } from "../../nodes/speculation";
 import type { RobotManifest, WorldDescription } from "../../robots/manifests/schema";
@@ -61,7 +61,7 @@ export interface Branch extends Outcome {
 export interface Rejection extends Critique {
   action: SkillCall;
   rejections: FailureCounts;
-  failedPlans: { subgoal: string; steps: SkillCall[]; reason: string }[];
+  failedPlans: FailedPlan[];
 }
 
 /**

@@ -11,6 +11,13 @@ export const SkillCall = z.object({
 });
 export type SkillCall = z.infer<typeof SkillCall>;
 
+/** A plan that failed or was rejected, kept for the planner so that it does not write it again. */
+export interface FailedPlan {
+  subgoal: string;
+  steps: SkillCall[];
+  reason: string;
+}
+
 export const Observation = z.object({
   robot: z.string(),
   objects: z.array(z.object({ name: z.string(), relation: z.enum(["in", "on", "held_by"]), place: z.string() })),

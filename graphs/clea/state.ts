@@ -1,6 +1,6 @@
 /** CLEA's closed-loop state: observations per robot, the history buffer, the belief, the plan and its cursor. */
 import { Annotation, DeltaChannel } from "@langchain/langgraph";
-import type { Belief, Critique, GoalCheck, HistoryEntry, Observation, Plan, SkillCall } from "./schemas";
+import type { Belief, Critique, FailedPlan, GoalCheck, HistoryEntry, Observation, Plan, SkillCall } from "./schemas";
 import { delta, deltaLast, last, usageChannel, type Status } from "../../nodes/state";
 import type { FailureCounts } from "../../nodes/repeats";
 import type { SearchLedger } from "../../nodes/search";
@@ -66,7 +66,7 @@ export const ClosedLoopState = Annotation.Root({
   /** The look (`counters.iterations`) in which the current plan was made. */
   plannedAt: last<number>(-1),
   lastFailure: last<string | null>(null),
-  failedPlans: delta<{ subgoal: string; steps: SkillCall[]; reason: string }[]>(
+  failedPlans: delta<FailedPlan[]>(
     (a, writes) => [...a, ...writes.flat()].slice(-5),
     () => [],
   ),
