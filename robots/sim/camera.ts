@@ -51,6 +51,13 @@ export function lookAt(eye: Vec3, target: Vec3, up: Vec3 = [0, 0, 1]): CameraPos
 
 const LIGHT = norm([0.3, -0.4, 1]);
 
+/** What each pixel's ray hit: the geom (-1 none, -2 not cast yet), its distance and the surface normal. */
+interface Hits {
+  geom: Int32Array;
+  dist: Float64Array;
+  normal: Float64Array;
+}
+
 export class RayCamera {
   readonly n: number;
   private dirs: Float64Array;
@@ -115,18 +122,8 @@ export class RayCamera {
     }
   }
 
-  /**
-   * Casts the rays of the first `count` pixels in `this.batch` and writes what each hit into `into`. A method, not a
-   * closure inside render: a new closure per frame made the optimised render fall back to the interpreter each time.
-   */
-  private cast(
-    count: number,
-    model: MjModel,
-    data: MjData,
-    pose: CameraPose,
-    excludeBody: number,
-    into: { geom: Int32Array; dist: Float64Array; normal: Float64Array },
-  ): void {
+  /** Casts the rays of the first `count` pixels in `this.batch` and writes what each hit into `into`. */
+  private cast(count: number, model: MjModel, data: MjData, pose: CameraPose, excludeBody: number, into: Hits): void {
     if (count === 0) return;
     const { geom, dist, normal } = into;
     const batch = this.batch;
@@ -183,7 +180,7 @@ export class RayCamera {
     const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
     const dist = new Float64Array(this.n);
     const normal = new Float64Array(3 * this.n);
-    const hits = { geom, dist, normal };
+    const hits: Hits = { geom, dist, normal };
     this.cast(this.coarse(), model, data, pose, excludeBody, hits);
     const edges = this.fillBetween(hits);
     this.cast(edges, model, data, pose, excludeBody, hits);
@@ -223,7 +220,7 @@ export class RayCamera {
    * Each pixel between samples that all hit one geom takes their mean depth and normal; the others (edges) go into
    * the batch for rays of their own. Returns how many.
    */
-  private fillBetween({ geom, dist, normal }: { geom: Int32Array; dist: Float64Array; normal: Float64Array }): number {
+  private fillBetween({ geom, dist, normal }: Hits): number {
     const width = this.width,
       height = this.height,
       batch = this.batch;
@@ -279,10 +276,7 @@ export class RayCamera {
   }
 
   /** The image and depth from what each ray hit: the geom's colour under one light, a grey gradient where none. */
-  private shade(
-    rgba: Float32Array,
-    { geom, dist, normal }: { geom: Int32Array; dist: Float64Array; normal: Float64Array },
-  ): { rgb: Uint8Array; depth: Float32Array } {
+  private shade(rgba: Float32Array, { geom, dist, normal }: Hits): { rgb: Uint8Array; depth: Float32Array } {
     const width = this.width,
       height = this.height;
     const pixels = this.n;

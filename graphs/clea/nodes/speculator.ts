@@ -4,7 +4,8 @@
  * manifest says and, where the look decides what comes next (a search), the thing sought is in view or it is not. For
  * each outcome, on its own and at the same time: the summarizer folds the last look, the skill's predicted result and
  * the predicted look into the belief (its verdict on the task with it); the next action is the plan's next step, or
- * the planner's first on that belief; the critic judges it there. Nothing of it touches the state but the record it
+ * the planner's first on that belief; the critic judges it there, and a first rejection there sends the branch to the
+ * planner again, as the loop would after the look. Nothing of it touches the state but the record it
  * writes: the look after the skill decides which branch, if any, is used (graphs/clea/nodes/predictionCheck.ts).
  * Its failure (an endpoint down, an answer that never fits) costs nothing but the time (nodes/speculation.ts).
  */
