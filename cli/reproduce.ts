@@ -155,7 +155,7 @@ const LATENCY: DeclaredFigure = {
   id: "latency",
   title: "What a hosted model costs per skill: calls, critical path, robot idle time, tokens, images",
   about:
-    "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms, the robots moving in real time; CLEA and RePLan also pipelined (configurable.pipeline: the next action prepared beside each skill). Round trips while the robot is idle count the parts of model calls no skill overlapped; tokens counted with js-tiktoken (o200k). Wall seconds per skill are left out: they measure this machine (robot idle seconds are kept, mostly the endpoint's fixed delays).",
+    "The three default tasks (CLEA's tea to the trash, RePLan's task 3, VLM-PC's indoor_1) through the openai backend against a local OpenAI-compatible endpoint that answers as the symbolic reasoner would after 300 ms, the robots moving in real time; CLEA and RePLan also pipelined (configurable.pipeline: the next action prepared beside each skill). Round trips while the robot is idle count the parts of model calls no skill overlapped; tokens counted with gpt-tokenizer (o200k). Wall seconds per skill are left out: they measure this machine (robot idle seconds are kept, mostly the endpoint's fixed delays).",
   fullOnly: true,
   parts: (_quick, work) => [
     {
