@@ -3,7 +3,7 @@
 # commit 55a6bdb) and rosauth (GT-RAIL/rosauth, develop, c2a5908) on Debian 12, from the tarballs beside this
 # script and Debian's own ROS 1 packages. Usage: setup.sh [WORKSPACE_DIR] [EXTRA_CATKIN_PACKAGE_DIR...]
 #   WORKSPACE_DIR defaults to ${ROBOGRAPH_ROS_WS:-$HOME/.cache/robograph-ros-ws}.
-#   Each EXTRA_CATKIN_PACKAGE_DIR (e.g. a message package of the project) is linked into src/ and built too.
+#   Each EXTRA_CATKIN_PACKAGE_DIR (e.g. a message package of the project) is copied into src/ and built too.
 # Prints the workspace path last. Idempotent: a second run only rebuilds.
 # Measured on this kind of machine: apt ~35 s, catkin_make ~35 s.
 set -euo pipefail
@@ -25,7 +25,11 @@ mkdir -p "$ws/src"
 [ -d "$ws/src/rosbridge_suite" ] || tar -xzf "$here/rosbridge_suite-ros1.tar.gz" -C "$ws/src"
 [ -d "$ws/src/rosauth" ] || tar -xzf "$here/rosauth.tar.gz" -C "$ws/src"
 for extra in "$@"; do
-  ln -sfn "$(cd "$extra" && pwd)" "$ws/src/$(basename "$extra")"
+  # A copy, not a link: the workspace outlives the checkout that built it (a CI clone, a removed worktree), and a link
+  # into a removed checkout leaves the message package's services unfound.
+  dest="$ws/src/$(basename "$extra")"
+  rm -rf "$dest"
+  cp -a "$(cd "$extra" && pwd)" "$dest"
 done
 # Debian's ROS is built for Debian's python3, not for any other python3 earlier on PATH.
 ( cd "$ws" && PATH="/usr/bin:$PATH" catkin_make -DCATKIN_ENABLE_TESTING=OFF -DPYTHON_EXECUTABLE=/usr/bin/python3 >"$ws/build.log" 2>&1 ) || {
