@@ -190,14 +190,29 @@ export const graph = toy.compile();
 };
 
 let copy: string;
+let copyBuild: { dir: string; remove(): void } | undefined;
 const children: ChildProcess[] = [];
-/** The copy's processes run the copy's own sources: never the suite's precompiled build of the original. */
+/**
+ * The copy's processes run the copy's own sources: never the suite's precompiled build of the original, but one of
+ * the copy's (made in beforeAll), so its many CLI and simulator starts cost what this checkout's do.
+ */
 const copyEnv: NodeJS.ProcessEnv = { ...process.env, [PRECOMPILED]: "" };
 
-/** The CLI of the copy, as a user runs it there. */
-function robograph(args: string[], timeout = 240_000, env: NodeJS.ProcessEnv = copyEnv): { code: number; out: string } {
+/** Node's arguments to run the copy's CLI: from the copy's build, or `asUser`, under tsx as `npm start` runs it. */
+const copyCli = (asUser = false) =>
+  copyBuild && !asUser
+    ? [join(copyBuild.dir, "cli", "robograph.js")]
+    : ["--import", "tsx", join(copy, "cli", "robograph.ts")];
+
+/** The CLI of the copy. */
+function robograph(
+  args: string[],
+  timeout = 240_000,
+  env: NodeJS.ProcessEnv = copyEnv,
+  asUser = false,
+): { code: number; out: string } {
   try {
-    const out = execFileSync(process.execPath, ["--import", "tsx", join(copy, "cli", "robograph.ts"), ...args], {
+    const out = execFileSync(process.execPath, [...copyCli(asUser), ...args], {
       cwd: copy,
       encoding: "utf8",
       timeout,
@@ -211,7 +226,7 @@ function robograph(args: string[], timeout = 240_000, env: NodeJS.ProcessEnv = c
   }
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   copy = mkdtempSync(join(tmpdir(), "robograph-sixth-"));
   // The repository as it stands (its files, not what .gitignore leaves out), with its installed packages.
   const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -244,10 +259,22 @@ beforeAll(() => {
   const lg = JSON.parse(readFileSync(join(copy, "langgraph.json"), "utf8"));
   lg.graphs.toyGoTo = "./graphs/toy/index.ts:graph";
   writeFileSync(join(copy, "langgraph.json"), JSON.stringify(lg, null, 2));
-});
+  // The copy's programs built by the copy's own robots/programs.ts (which builds only when no build is named).
+  const suiteBuild = process.env[PRECOMPILED];
+  delete process.env[PRECOMPILED];
+  try {
+    const programs = (await import(join(copy, "robots", "programs.ts"))) as typeof import("../../robots/programs");
+    copyBuild = await programs.precompile();
+  } finally {
+    if (suiteBuild === undefined) delete process.env[PRECOMPILED];
+    else process.env[PRECOMPILED] = suiteBuild;
+  }
+  copyEnv[PRECOMPILED] = copyBuild.dir;
+}, 120_000);
 
 afterAll(() => {
   for (const c of children) c.kill("SIGINT");
+  copyBuild?.remove();
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
@@ -268,21 +295,26 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
     expect(guard).toMatch(/4 passed/);
   }, 300_000);
 
-  it("runs from the CLI to its record: `robograph run --graph toyGoTo`", () => {
-    const result = robograph([
-      "run",
-      "--graph",
-      "toyGoTo",
-      "--goal",
-      "Drive to the sink.",
-      "--thread",
-      "toy-run",
-      "--data-dir",
-      join(copy, "data"),
-      "--runs-dir",
-      join(copy, "runs"),
-      "--forget",
-    ]);
+  it("runs from the CLI to its record as a user runs it (under tsx): `robograph run --graph toyGoTo`", () => {
+    const result = robograph(
+      [
+        "run",
+        "--graph",
+        "toyGoTo",
+        "--goal",
+        "Drive to the sink.",
+        "--thread",
+        "toy-run",
+        "--data-dir",
+        join(copy, "data"),
+        "--runs-dir",
+        join(copy, "runs"),
+        "--forget",
+      ],
+      240_000,
+      copyEnv,
+      true,
+    );
     // The toy reaches the sink, but the kitchen's own task (the scenario's) is not done: the simulator's check says so.
     expect(result.out).toMatch(/point in_front_of_sink/);
     expect(result.out).toMatch(/succeeded: mobile is at in_front_of_sink/);
@@ -319,7 +351,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
 
   it("is an MCP tool whose input schema has its setting, run in the server's process on the server's kitchen", async () => {
     // The server on its own kitchen simulator, from the copy's CLI.
-    const { client } = await mcpServer([], { root: copy });
+    const { client } = await mcpServer([], { root: copy, program: copyCli(), env: { [PRECOMPILED]: copyBuild!.dir } });
     try {
       const tool = (await client.listTools()).tools.find((listed) => listed.name === "run_toy");
       expect(tool?.description).toMatch(/Runs on this server's robots/);
@@ -388,17 +420,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
   it("is shown by the viewer: the experiment's charts and facts, the run's timeline and its own panel", async () => {
     const view = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(copy, "cli", "robograph.ts"),
-        "view",
-        join(copy, "exp", "toy-exp"),
-        "--port",
-        "0",
-        "--runs-dir",
-        copy,
-      ],
+      [...copyCli(), "view", join(copy, "exp", "toy-exp"), "--port", "0", "--runs-dir", copy],
       { cwd: copy, stdio: ["ignore", "pipe", "pipe"], env: copyEnv },
     );
     children.push(view);
@@ -455,18 +477,7 @@ describe.skipIf(!postgresBin())("a sixth method's experiment as jobs on Postgres
     const env = { ...copyEnv, ROBOGRAPH_DATABASE_URL: db.url };
     const worker = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(copy, "cli", "robograph.ts"),
-        "worker",
-        "--concurrency",
-        "1",
-        "--poll",
-        "0.5",
-        "--work-dir",
-        join(copy, "work"),
-      ],
+      [...copyCli(), "worker", "--concurrency", "1", "--poll", "0.5", "--work-dir", join(copy, "work")],
       { cwd: copy, stdio: "ignore", env },
     );
     children.push(worker);

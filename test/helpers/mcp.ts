@@ -20,6 +20,8 @@ export interface McpServerOptions {
   answer?: "accept" | "decline" | ((message: string) => void);
   /** Variables over this process's environment. */
   env?: Record<string, string>;
+  /** Node's arguments to run `root`'s CLI (default: this checkout's from the suite's build; another's under tsx). */
+  program?: string[];
 }
 
 /**
@@ -33,7 +35,8 @@ export async function mcpServer(args: string[], options: McpServerOptions = {}):
     command: process.execPath,
     // This checkout's CLI from the suite's precompiled build (half the CPU of a start under tsx); another's under tsx.
     args: [
-      ...(root === ROOT ? programArgs("cli/robograph.ts") : ["--import", "tsx", join(root, "cli", "robograph.ts")]),
+      ...(options.program ??
+        (root === ROOT ? programArgs("cli/robograph.ts") : ["--import", "tsx", join(root, "cli", "robograph.ts")])),
       "mcp",
       "--data-dir",
       join(dir, "data"),
