@@ -9,11 +9,17 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
+import { programArgs } from "../../robots/programs";
 
 const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
 
-function run(args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [TSX, join(ROOT, "cli", "robograph.ts"), "run", ...args], {
+/**
+ * `robograph run` from the suite's precompiled build, or `asUser`, through the tsx CLI as `npm start` starts it (a
+ * start there costs twice the CPU: tsx forks a second node).
+ */
+function run(args: string[], asUser = false): Promise<{ code: number | null; out: string }> {
+  const cli = asUser ? [TSX, join(ROOT, "cli", "robograph.ts")] : programArgs("cli/robograph.ts");
+  const child = spawn(process.execPath, [...cli, "run", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -41,20 +47,23 @@ describe("robograph run", () => {
     expect(existsSync(join(data, "runs", "never-ran"))).toBe(false);
   });
 
-  it("follows the simulator's check, not the agent's verdict, and records both when they disagree", async () => {
+  it("follows the simulator's check, not the agent's verdict, and records both when they disagree (started as npm start starts it)", async () => {
     const data = scratchDir();
     // Offline, "recycle" is not understood; the found-only reading must not pass for the task.
-    const result = await run([
-      "--goal",
-      "Find the bottle_of_tea and recycle it in the trash_can.",
-      "--check",
-      "in(bottle_of_tea, trash_can)",
-      "--data-dir",
-      data,
-      "--runs-dir",
-      join(data, "runs"),
-      "--quiet",
-    ]);
+    const result = await run(
+      [
+        "--goal",
+        "Find the bottle_of_tea and recycle it in the trash_can.",
+        "--check",
+        "in(bottle_of_tea, trash_can)",
+        "--data-dir",
+        data,
+        "--runs-dir",
+        join(data, "runs"),
+        "--quiet",
+      ],
+      true,
+    );
     const [thread] = readdirSync(join(data, "runs"));
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
     expect(summary.checked).toBe(true);
