@@ -7,9 +7,8 @@
  * An instruction naming nothing the world has ends at once, and the CLI's output and the run's summary say which words.
  */
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../evals/datasets";
 import { runExperiment } from "../../evals/runner";
@@ -20,6 +19,7 @@ import type { DetectionsMessage } from "../../robots/msgs/detections";
 import { NAMES } from "../../robots/sim/kitchen/layout";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
+import { programArgs } from "../../robots/programs";
 
 const FAST_SCENES = new Set(["cabinet_open", "color"]);
 const all = process.env.ROBOGRAPH_PARAPHRASES === "all";
@@ -99,12 +99,10 @@ describe("paraphrased instructions, end to end", () => {
 
   it("an instruction naming nothing in the kitchen ends at once, and the CLI and the summary name the words", async () => {
     const data = scratchDir();
-    const TSX = join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist", "cli.mjs");
     const child = spawn(
       process.execPath,
       [
-        TSX,
-        join(ROOT, "cli", "robograph.ts"),
+        ...programArgs("cli/robograph.ts"),
         "run",
         "--goal",
         "Throw the flux capacitor into the garbage.",
