@@ -204,12 +204,14 @@ const copyCli = (asUser = false) =>
     ? [join(copyBuild.dir, "cli", "robograph.js")]
     : ["--import", "tsx", join(copy, "cli", "robograph.ts")];
 
-/** The CLI of the copy. */
+/** The CLI of the copy (`asUser`: under tsx, as `npm start` runs it). */
 function robograph(
   args: string[],
-  timeout = 240_000,
-  env: NodeJS.ProcessEnv = copyEnv,
-  asUser = false,
+  {
+    timeout = 240_000,
+    env = copyEnv,
+    asUser = false,
+  }: { timeout?: number; env?: NodeJS.ProcessEnv; asUser?: boolean } = {},
 ): { code: number; out: string } {
   try {
     const out = execFileSync(process.execPath, [...copyCli(asUser), ...args], {
@@ -311,9 +313,7 @@ describe("a sixth method: its folder, a line in METHODS, its langgraph.json entr
         join(copy, "runs"),
         "--forget",
       ],
-      240_000,
-      copyEnv,
-      true,
+      { asUser: true },
     );
     // The toy reaches the sink, but the kitchen's own task (the scenario's) is not done: the simulator's check says so.
     expect(result.out).toMatch(/point in_front_of_sink/);
@@ -500,8 +500,7 @@ describe.skipIf(!postgresBin())("a sixth method's experiment as jobs on Postgres
         "toy-queued",
         "--queue",
       ],
-      300_000,
-      env,
+      { timeout: 300_000, env },
     );
     expect(result.code, result.out).toBe(0);
     const client = new pg.Client({ connectionString: db.url });

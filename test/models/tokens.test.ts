@@ -1,7 +1,7 @@
 /** Token counts as a provider bills them (models/tokens.ts): o200k ids, a special token's spelling counted as text. */
 import { describe, expect, it } from "vitest";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { messageText, requestTokens, tokens } from "../../models/tokens";
+import { imageStandIn, messageText, requestTokens, tokens } from "../../models/tokens";
 
 describe("o200k token counts", () => {
   it("are o200k's ids (the latency bench's figures and every offline report's usage are counted in them)", () => {
@@ -24,5 +24,7 @@ describe("o200k token counts", () => {
     const text = messageText("user", [{ type: "text", text: "What is on the table?" }, image]);
     expect(text).toBe(`<|user|>\nWhat is on the table?\n<image ${image.image_url.url.length}:${"A".repeat(24)}>`);
     expect(tokens(text).length).toBeLessThan(30);
+    expect(imageStandIn(image.image_url.url)).toBe(imageStandIn(`${image.image_url.url}`));
+    expect(imageStandIn(`${image.image_url.url.slice(0, -1)}B`)).not.toBe(imageStandIn(image.image_url.url));
   });
 });
