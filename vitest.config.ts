@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/helpers/sequencer.ts";
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     maxWorkers: 2,
     // The programs the tests start as processes, built once for the run (test/helpers/precompiled.ts).
     globalSetup: ["test/helpers/precompiled.ts"],
+    // Longest files first, by test/durations.json: a fresh clone has no vitest cache to order by.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
