@@ -21,8 +21,9 @@ afterAll(async () => {
   await course?.stop();
 });
 
-describe("crash safety", () => {
-  it("resumes after SIGKILL without executing any skill twice", async () => {
+// Concurrently: each test has its own simulator, thread and data, and most of its time is a simulator at real time.
+describe.concurrent("crash safety", () => {
+  it("resumes after SIGKILL without executing any skill twice", async ({ expect }) => {
     // Slow enough that a skill is still running when the agent dies.
     sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
     const data = scratchDir();
@@ -68,7 +69,9 @@ describe("crash safety", () => {
     expect(check.success).toBe(true);
   });
 
-  it("resumes a pipelined run killed mid-skill, speculation in flight: nothing sent twice, the look after checks what was prepared", async () => {
+  it("resumes a pipelined run killed mid-skill, speculation in flight: nothing sent twice, the look after checks what was prepared", async ({
+    expect,
+  }) => {
     // Twice real time: the second skill still runs when the agent dies.
     piped = await startSimProcess("kitchen", ["--scenario", "integration_tea_to_trash", "--speed", "2"]);
     const { reattached, success, started, out } = await crashAndResume(piped, "crash-p", ["--pipeline"]);
@@ -81,7 +84,7 @@ describe("crash safety", () => {
     expect(success).toBe(true);
   });
 
-  it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async () => {
+  it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async ({ expect }) => {
     // Twice real time: the second motion (removing the bar) still runs for a second or so when the agent dies.
     tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "2"]);
     const { started, reattached, success } = await crashAndResume(tabletop, "crash-r", [
@@ -95,7 +98,7 @@ describe("crash safety", () => {
     expect(success).toBe(true);
   });
 
-  it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async () => {
+  it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async ({ expect }) => {
     // Five times real time: a large skill still runs for most of a second when the agent dies.
     course = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "5"]);
     const { reattached, success } = await crashAndResume(course, "crash-v", [

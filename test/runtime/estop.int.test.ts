@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startSimProcess } from "../../robots/sim/process";
@@ -18,7 +18,8 @@ import { stopReason } from "../../runtime/estop";
 type SimEvent = { kind: string; goalId?: string; skill?: string };
 const sims: SimProcess[] = [];
 const clients: BridgeClient[] = [];
-afterEach(async () => {
+// After all, not each: the tests run concurrently (each with its own simulator, thread and data).
+afterAll(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await Promise.all(sims.splice(0).map((s) => s.stop()));
 });
@@ -33,8 +34,10 @@ async function slowKitchen() {
   return { sim, watcher, events };
 }
 
-describe("emergency stop", () => {
-  it("SIGINT to the agent: the robot's goal is canceled, the run ends interrupted (exit 3), and resumes to the end", async () => {
+describe.concurrent("emergency stop", () => {
+  it("SIGINT to the agent: the robot's goal is canceled, the run ends interrupted (exit 3), and resumes to the end", async ({
+    expect,
+  }) => {
     const { sim, watcher, events } = await slowKitchen();
     const data = scratchDir();
     const thread = "estop-sigint";
@@ -80,7 +83,9 @@ describe("emergency stop", () => {
     expect(new Set(started).size).toBe(started.length);
   }, 180_000);
 
-  it("/robograph/stop from another client: every goal in flight is canceled and the agent's run ends interrupted", async () => {
+  it("/robograph/stop from another client: every goal in flight is canceled and the agent's run ends interrupted", async ({
+    expect,
+  }) => {
     const { sim, watcher, events } = await slowKitchen();
     const data = scratchDir();
     const thread = "estop-service";
@@ -110,7 +115,9 @@ describe("emergency stop", () => {
     expect(await watcher.callService("/robograph/stop")).toEqual({ success: true, message: "no goal was running" });
   }, 180_000);
 
-  it("aborting an experiment: the episode's goal is canceled on its simulator and the episode ends interrupted, with no result", async () => {
+  it("aborting an experiment: the episode's goal is canceled on its simulator and the episode ends interrupted, with no result", async ({
+    expect,
+  }) => {
     const root = scratchDir();
     const controller = new AbortController();
     const settings: ExperimentOptions = {
@@ -152,56 +159,58 @@ describe("emergency stop", () => {
     // The stop was the experiment's: this process runs on unstopped.
     expect(stopReason()).toBeUndefined();
   }, 180_000);
-});
 
-describe("emergency stop in the behaviour critic's refinement", () => {
-  it("/robograph/stop while the hand runs a program: the run ends interrupted, and resumed, the program runs again from a reset scene", async () => {
-    const sim = await startSimProcess("workbench", ["--scenario", "bread_tray", "--speed", "1"]);
-    sims.push(sim);
-    const watcher = await BridgeClient.connect(sim.url);
-    clients.push(watcher);
-    const data = scratchDir();
-    const thread = "estop-critic";
-    const common = [
-      "--graph",
-      "behaviorCritic",
-      "--scenario",
-      "bread_tray",
-      "--bridge-url",
-      sim.url,
-      "--thread",
-      thread,
-      "--data-dir",
-      data,
-      "--runs-dir",
-      join(data, "runs"),
-      "--forget",
-    ];
-    let stop: Promise<{ success: boolean; message: string }> | undefined;
-    const first = await agent(common, (line) => {
-      if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
-      stop = new Promise((resolve) =>
-        killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
+  describe("in the behaviour critic's refinement", () => {
+    it("/robograph/stop while the hand runs a program: the run ends interrupted, and resumed, the program runs again from a reset scene", async ({
+      expect,
+    }) => {
+      const sim = await startSimProcess("workbench", ["--scenario", "bread_tray", "--speed", "1"]);
+      sims.push(sim);
+      const watcher = await BridgeClient.connect(sim.url);
+      clients.push(watcher);
+      const data = scratchDir();
+      const thread = "estop-critic";
+      const common = [
+        "--graph",
+        "behaviorCritic",
+        "--scenario",
+        "bread_tray",
+        "--bridge-url",
+        sim.url,
+        "--thread",
+        thread,
+        "--data-dir",
+        data,
+        "--runs-dir",
+        join(data, "runs"),
+        "--forget",
+      ];
+      let stop: Promise<{ success: boolean; message: string }> | undefined;
+      const first = await agent(common, (line) => {
+        if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
+        stop = new Promise((resolve) =>
+          killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
+        );
+      });
+      expect((await stop)!.message).toMatch(new RegExp(`^canceled 1 goal: ${thread}/0/palm/run_primitives#`));
+      expect(first.code, first.out).toBe(3);
+      expect(first.out).toMatch(
+        /INTERRUPTED — interrupted: interrupted during program 0: its goal was canceled on the robot/,
       );
-    });
-    expect((await stop)!.message).toMatch(new RegExp(`^canceled 1 goal: ${thread}/0/palm/run_primitives#`));
-    expect(first.code, first.out).toBe(3);
-    expect(first.out).toMatch(
-      /INTERRUPTED — interrupted: interrupted during program 0: its goal was canceled on the robot/,
-    );
-    // No critique of half a program: the run stopped at the executor.
-    expect(first.out).not.toMatch(/critique\s/);
+      // No critique of half a program: the run stopped at the executor.
+      expect(first.out).not.toMatch(/critique\s/);
 
-    const second = await agent([...common, "--resume"]);
-    expect(second.out).toMatch(/running executor again/);
-    expect(second.code, second.out).not.toBe(3);
-    const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
-    expect(["succeeded", "budget_exhausted"]).toContain(summary.status);
-    // The program ran again under a new goal id (goal 1) from a reset scene (the reset clears the simulator's event log,
-    // so the agent's own record is what shows it); every goal sent was new.
-    const sent = [...second.out.matchAll(new RegExp(`dispatch\\s+goal (${thread}/\\d+)/`, "g"))].map((m) => m[1]);
-    expect(sent[0]).toBe(`${thread}/1`);
-    expect(new Set(sent).size).toBe(sent.length);
-    expect(sent).not.toContain(`${thread}/0`);
-  }, 240_000);
+      const second = await agent([...common, "--resume"]);
+      expect(second.out).toMatch(/running executor again/);
+      expect(second.code, second.out).not.toBe(3);
+      const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
+      expect(["succeeded", "budget_exhausted"]).toContain(summary.status);
+      // The program ran again under a new goal id (goal 1) from a reset scene (the reset clears the simulator's event log,
+      // so the agent's own record is what shows it); every goal sent was new.
+      const sent = [...second.out.matchAll(new RegExp(`dispatch\\s+goal (${thread}/\\d+)/`, "g"))].map((m) => m[1]);
+      expect(sent[0]).toBe(`${thread}/1`);
+      expect(new Set(sent).size).toBe(sent.length);
+      expect(sent).not.toContain(`${thread}/0`);
+    }, 240_000);
+  });
 });
