@@ -1,8 +1,8 @@
 /**
  * How RoboGraph starts a program of its own as a child process — the CLI, a simulator, a dataset script: `node
  * --import tsx <source>`, or, when a precompiled build is named in ROBOGRAPH_PRECOMPILED, node on that build. tsx's
- * loader sits in front of every module langchain loads, so the CLI starts in ~4 CPU s against ~2 precompiled (a
- * simulator in 3.5 s against 2); the suite and `reproduce` start hundreds of children, and build one for their run.
+ * loader sits in front of every module langchain loads, so the CLI's `--help` takes ~3.5 CPU s under it against ~0.8
+ * from the build; the suite and `reproduce` start hundreds of children, and build one for their run.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -16,6 +16,16 @@ export const PRECOMPILED = "ROBOGRAPH_PRECOMPILED";
 
 /** The programs a build holds: every script RoboGraph starts as a child of its own. */
 const PROGRAMS = ["cli/robograph.ts", "robots/sim/main.ts", "evals/datasets/behaviorCriticBenchmark.ts"];
+
+/**
+ * Packages the build leaves for node to load from node_modules: native addons (better-sqlite3, sharp, pg's optional
+ * pg-native), and packages that find files of their own beside themselves (MuJoCo's WASM, esbuild's binary,
+ * playwright's browsers' registry). Every other package is bundled: node then reads and links a few large files instead
+ * of the thousand-odd modules langchain and its kin are made of, which was most of a program's start (the CLI's
+ * `--help` in 0.8 CPU s instead of 1.7 with every package left to node). None of these imports a bundled package, so
+ * each package has one copy in a process.
+ */
+const EXTERNAL = ["@mujoco/mujoco", "better-sqlite3", "sharp", "pg-native", "esbuild", "playwright-core"];
 
 /** Node's arguments to run `script` (a path from the repository's root) with `args`. */
 export function programArgs(script: string, args: string[] = []): string[] {
@@ -67,10 +77,15 @@ export async function precompile(): Promise<{ dir: string; remove(): void }> {
       format: "esm",
       platform: "node",
       target: "node20",
-      packages: "external",
+      external: EXTERNAL,
+      // Bundled CommonJS packages require node's own modules: an ES module has no `require` of its own to give them.
+      banner: {
+        js: 'import { createRequire as robographCreateRequire } from "node:module"; const require = robographCreateRequire(import.meta.url);',
+      },
       outdir: dir,
       logLevel: "error",
-      sourcemap: "inline",
+      // Beside the build, not inline: node would read the maps of every bundled package at each start.
+      sourcemap: "linked",
       plugins: [
         {
           name: "robograph-programs",
