@@ -220,12 +220,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const firstSeed = int(seedFlag, flags[seedFlag]!, 0);
   let datasetName = flags.dataset!;
   let rows = generated ? [] : loadDataset(datasetName);
-  for (const id of flags.examples?.split(",").map((s) => s.trim()) ?? []) {
-    if (!rows.some((r) => r.id === id))
-      throw new Error(
-        `--examples: ${datasetName} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`,
-      );
-  }
+  const only = flags.examples?.split(",").map((s) => s.trim());
+  // Generated worlds are known once built (below): their ids are checked then.
+  if (!generated) checkExamples(datasetName, rows, only);
   // The method measured: the one named, or the one of the rows' world; its experiment defaults fill what is not given.
   const world = kind ? kind.row(0).inputs.world : rows[0]?.example.inputs.world;
   if (!world) throw new Error(`${datasetName} has no rows`);
@@ -256,6 +253,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       firstSeed,
       variants.includes("full+ic"),
     ));
+    checkExamples(`${kind.dataset} (${count} from seed ${firstSeed})`, rows, only);
   }
   const opts = {
     name,
@@ -265,7 +263,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     noise,
     concurrency: int("concurrency", flags.concurrency!, 1),
     limit: flags.limit ? int("limit", flags.limit, 1) : undefined,
-    only: flags.examples?.split(",").map((s) => s.trim()),
+    only,
     root: resolve(flags.root!),
     backend: flags.model as "symbolic" | "openai",
     maxSteps: int("max-steps", flags["max-steps"] ?? String(defaults.maxSteps ?? 40), 1),
@@ -366,6 +364,14 @@ export async function evalCommand(argv: string[]): Promise<number> {
     `\n${variants.map((x) => `${x.padEnd(14)} success ${Math.round(report.table[x].all.successRate * 100)}% (${report.table[x].all.successes}/${report.table[x].all.trials}), average score ${report.table[x].all.averageScore.toFixed(2)}`).join("\n")}\n\nreport: ${files.md}\n        ${files.html}\n`,
   );
   return 0;
+}
+
+/** `--examples`: every id named is one of the dataset's, or the run is refused naming the ones it has. */
+function checkExamples(dataset: string, rows: { id: string }[], only: string[] | undefined): void {
+  for (const id of only ?? []) {
+    if (!rows.some((r) => r.id === id))
+      throw new Error(`--examples: ${dataset} has no example ${id}; its examples: ${rows.map((r) => r.id).join(", ")}`);
+  }
 }
 
 /** `--upload-dataset NAME`: the rows as LangSmith dataset NAME (only the examples it lacks are added). */

@@ -54,6 +54,23 @@ describe("npm run eval -- --dataset course-generated", () => {
     }
   }, 180_000);
 
+  it("runs only the generated worlds --examples names, and refuses one it did not generate, naming those it did", async () => {
+    const root = scratchDir();
+    const args = ["--dataset", "course-generated", "--count", "1", "--course-seed", "3", "--variants", "random"];
+    try {
+      expect(await evalCommand([...args, "--examples", "generated_3__tuning", "--root", root, "--name", "one"])).toBe(
+        0,
+      );
+      const report = JSON.parse(readFileSync(join(root, "one", "report.json"), "utf8"));
+      expect(report.episodes.map((e: { id: string }) => e.id)).toEqual(["random__generated_3__tuning__s0"]);
+      await expect(
+        evalCommand([...args, "--examples", "generated_4__tuning", "--root", root, "--name", "other"]),
+      ).rejects.toThrow(/has no example generated_4__tuning; its examples: generated_3__tuning$/);
+    } finally {
+      await closePooledSessions();
+    }
+  }, 180_000);
+
   it("refuses --count and --course-seed for other datasets, and a count below one", async () => {
     await expect(evalCommand(["--dataset", "course", "--count", "3"])).rejects.toThrow(
       /go with --dataset course-generated/,
