@@ -2,11 +2,10 @@
  * Crash safety: the agent process is SIGKILLed right after it sent a goal; rerun with the same thread, it resumes
  * from its SQLite checkpoint, re-attaches to the goal instead of sending it again, and finishes.
  */
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startSim, type SimProcess } from "../helpers/processes";
-import { agent, killWhenStarted } from "../helpers/agent";
+import { agent, killWhenStarted, runOn } from "../helpers/agent";
 import { startSimProcess } from "../../robots/sim/process";
 import { scratchDir } from "../helpers/episode";
 
@@ -27,16 +26,7 @@ describe.concurrent("crash safety", () => {
     // Slow enough that a skill is still running when the agent dies.
     sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
     const data = scratchDir();
-    const common = [
-      "--bridge-url",
-      sim.url,
-      "--thread",
-      "crash-1",
-      "--data-dir",
-      data,
-      "--runs-dir",
-      join(data, "runs"),
-    ];
+    const common = [...runOn(sim.url, "crash-1", data)];
     let killedAt = "";
     const watcher = await BridgeClient.connect(sim.url);
     const first = await agent(common, (line, kill) => {
@@ -118,17 +108,7 @@ describe.concurrent("crash safety", () => {
  */
 async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   const data = scratchDir();
-  const common = [
-    ...args,
-    "--bridge-url",
-    sim.url,
-    "--thread",
-    thread,
-    "--data-dir",
-    data,
-    "--runs-dir",
-    join(data, "runs"),
-  ];
+  const common = [...args, ...runOn(sim.url, thread, data)];
   const watcher = await BridgeClient.connect(sim.url);
   let armed = false;
   const first = await agent(common, (line, kill) => {

@@ -1,8 +1,14 @@
 /** The agent as its own process (`robograph run`), its output watched line by line, and a kill timed by the robot. */
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import type { BridgeClient } from "../../robots/bridge/client";
 import { ROOT } from "./processes";
 import { programArgs } from "../../robots/programs";
+
+/** The flags of a run on `bridge` under `thread`, its checkpoints and run records kept in `data` (to resume it). */
+export function runOn(bridge: string, thread: string, data: string): string[] {
+  return ["--bridge-url", bridge, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs")];
+}
 
 /** `kill` sends SIGKILL unless told another signal (SIGINT for an emergency stop). */
 export function agent(

@@ -20,7 +20,7 @@ import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { ROOT } from "../helpers/processes";
 import { callSkill, discoverRobots } from "../../tools/skills";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
-import { agent } from "../helpers/agent";
+import { agent, runOn } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 import { programArgs } from "../../robots/programs";
@@ -85,16 +85,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
   it("resumes a SIGKILLed agent without sending any skill twice: the robot knows the goal by its id", async () => {
     const { stack, client } = await kitchenOnRos();
     const data = scratchDir();
-    const common = [
-      "--bridge-url",
-      stack.url,
-      "--thread",
-      "ros-crash",
-      "--data-dir",
-      data,
-      "--runs-dir",
-      join(data, "runs"),
-    ];
+    const common = [...runOn(stack.url, "ros-crash", data)];
     let armed = false;
     const first = await agent(common, (line, kill) => {
       if (armed || !line.includes("goal ros-crash/1/")) return;

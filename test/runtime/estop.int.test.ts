@@ -10,7 +10,7 @@ import { afterAll, describe, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startSimProcess } from "../../robots/sim/process";
-import { agent, killWhenStarted } from "../helpers/agent";
+import { agent, killWhenStarted, runOn } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { runExperiment, experimentDir, type ExperimentOptions } from "../../evals/runner";
 import { stopReason } from "../../runtime/estop";
@@ -41,17 +41,7 @@ describe.concurrent("emergency stop", () => {
     const { sim, watcher, events } = await slowKitchen();
     const data = scratchDir();
     const thread = "estop-sigint";
-    const common = [
-      "--bridge-url",
-      sim.url,
-      "--thread",
-      thread,
-      "--data-dir",
-      data,
-      "--runs-dir",
-      join(data, "runs"),
-      "--forget",
-    ];
+    const common = [...runOn(sim.url, thread, data), "--forget"];
     let armed = false;
     const first = await agent(common, (line, kill) => {
       // The second goal (the refrigerator's door): stop once the robot has started it.
@@ -90,15 +80,12 @@ describe.concurrent("emergency stop", () => {
     const data = scratchDir();
     const thread = "estop-service";
     let stop: Promise<{ success: boolean; message: string }> | undefined;
-    const run = await agent(
-      ["--bridge-url", sim.url, "--thread", thread, "--data-dir", data, "--runs-dir", join(data, "runs"), "--forget"],
-      (line) => {
-        if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
-        stop = new Promise((resolve) =>
-          killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
-        );
-      },
-    );
+    const run = await agent([...runOn(sim.url, thread, data), "--forget"], (line) => {
+      if (stop || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
+      stop = new Promise((resolve) =>
+        killWhenStarted(watcher, `${thread}/0/`, () => resolve(watcher.callService("/robograph/stop"))),
+      );
+    });
     expect((await stop)!).toMatchObject({
       success: true,
       message: expect.stringMatching(new RegExp(`^canceled 1 goal: ${thread}/0/mobile/go_to#`)),
@@ -175,14 +162,7 @@ describe.concurrent("emergency stop", () => {
         "behaviorCritic",
         "--scenario",
         "bread_tray",
-        "--bridge-url",
-        sim.url,
-        "--thread",
-        thread,
-        "--data-dir",
-        data,
-        "--runs-dir",
-        join(data, "runs"),
+        ...runOn(sim.url, thread, data),
         "--forget",
       ];
       let stop: Promise<{ success: boolean; message: string }> | undefined;
