@@ -329,7 +329,8 @@ describe.skipIf(!available)("a plain ROS robot with standard messages only", () 
   }, 60_000);
 });
 
-describe.skipIf(!available)("the kitchen as a standard robot (--standard)", () => {
+// Concurrently: each test has its own ROS stack and simulator, and most of its time is the robot's moves at real time.
+describe.skipIf(!available).concurrent("the kitchen as a standard robot (--standard)", () => {
   const stacks: RosStack[] = [];
   const sims: SimProcess[] = [];
   afterAll(async () => {
