@@ -26,7 +26,7 @@ describe.concurrent("crash safety", () => {
     // Slow enough that a skill is still running when the agent dies.
     sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
     const data = scratchDir();
-    const common = [...runOn(sim.url, "crash-1", data)];
+    const common = runOn(sim.url, "crash-1", data);
     let killedAt = "";
     const watcher = await BridgeClient.connect(sim.url);
     const first = await agent(common, (line, kill) => {
