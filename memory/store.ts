@@ -42,7 +42,11 @@ export class SqliteStore extends BaseStore {
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const run = this.db.transaction(() => operations.map((op) => this.one(op)));
-    return run() as OperationResults<Op>;
+    // LangGraph batches a step's reads and writes into one call. A batch that writes takes the write lock first: a
+    // deferred transaction that reads, then writes after another process (a second run on this data directory)
+    // committed, fails at once with SQLITE_BUSY_SNAPSHOT, without waiting out the busy timeout.
+    const writes = operations.some((op) => "value" in op);
+    return (writes ? run.immediate() : run()) as OperationResults<Op>;
   }
 
   private one(op: Operation): unknown {

@@ -17,30 +17,6 @@ describe("artifact store", () => {
   });
 });
 
-describe("SQLite store", () => {
-  it("puts, gets, searches, lists namespaces, deletes, and keeps it all across reopening", async () => {
-    const file = join(scratchDir(), "memory.sqlite");
-    const store = new SqliteStore(file);
-    await store.put(["lessons", "kitchen", "found_at"], "apple", { place: "drawer_top" });
-    await store.put(["lessons", "kitchen", "found_at"], "milk", { place: "refrigerator" });
-    await store.put(["lessons", "tabletop", "found_at"], "cube", { place: "crate" });
-    await store.put(["lessons", "kitchen", "found_at"], "apple", { place: "oven" });
-    expect((await store.get(["lessons", "kitchen", "found_at"], "apple"))?.value).toEqual({ place: "oven" });
-    expect((await store.search(["lessons", "kitchen"])).map((i) => i.key).sort()).toEqual(["apple", "milk"]);
-    expect((await store.search(["lessons"], { filter: { place: "crate" } })).map((i) => i.key)).toEqual(["cube"]);
-    expect(await store.search(["lessons"], { limit: 1 })).toHaveLength(1);
-    expect(await store.listNamespaces({ prefix: ["lessons"], maxDepth: 2 })).toEqual([
-      ["lessons", "kitchen"],
-      ["lessons", "tabletop"],
-    ]);
-    await store.delete(["lessons", "kitchen", "found_at"], "milk");
-    store.close();
-    const again = new SqliteStore(file);
-    expect((await again.search(["lessons", "kitchen"])).map((i) => i.key)).toEqual(["apple"]);
-    again.close();
-  });
-});
-
 describe("lessons across episodes", () => {
   const sims: SimProcess[] = [];
   afterAll(async () => {
