@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium } from "playwright-core";
 import pg from "pg";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ROOT } from "../helpers/processes";
+import { ROOT, alive, descendants } from "../helpers/processes";
 import { mcpServer } from "../helpers/mcp";
 import { postgresBin, startPostgres, type Postgres } from "../helpers/postgres";
 import { PRECOMPILED } from "../../robots/programs";
@@ -519,5 +519,15 @@ describe.skipIf(!postgresBin())("a sixth method's experiment as jobs on Postgres
       status: "succeeded",
       settings: { destination: "in_front_of_oven" },
     });
+    // Stopped as a service manager stops it (SIGTERM), with nothing running, the worker takes its simulators with it:
+    // only a worker killed outright leaves them, for another to re-attach to within its lease.
+    const sims = descendants(worker.pid!).filter(({ argv }) =>
+      argv.some((arg) => /robots\/sim\/main\.[jt]s$/.test(arg)),
+    );
+    expect(sims.length, "the worker's pooled simulator").toBeGreaterThan(0);
+    const exited = new Promise<number | null>((resolve) => worker.once("exit", (code) => resolve(code)));
+    worker.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await expect.poll(() => sims.filter(({ pid }) => alive(pid)), { timeout: 15_000 }).toEqual([]);
   }, 400_000);
 });
