@@ -25,12 +25,19 @@ export const campaignSettings = (campaign: Campaign) => [
   ...campaign.budgets.map((b) => b.setting),
 ];
 
+/** Simulators a campaign runs in parallel unless told (`--instances`, MCP's `instances`). */
+export const DEFAULT_INSTANCES = 2;
+
+/** What `--instances` (MCP: `instances`) says of a campaign of this world. */
+export const instancesHelp = (method: Method) =>
+  `${method.world} simulators run in parallel, each a process (default ${DEFAULT_INSTANCES})`;
+
 export function campaignHelp(method: Method, campaign: Campaign): string {
   const starts = world(method.world).starts;
   const at = 26;
   const options = [
     ...campaign.budgets.map((b) => helpLine(`--${b.flag} N`, `${b.help} (default ${b.default})`, at)),
-    helpLine("--instances N", `${method.world} simulators run in parallel, each a process (default 2)`, at),
+    helpLine("--instances N", instancesHelp(method), at),
     ...(starts
       ? [helpLine("--start S", `how every layout starts: ${starts.join(", ")} (default ${starts[0]})`, at)]
       : []),
@@ -81,7 +88,7 @@ function campaignOptions(method: Method, campaign: Campaign): NonNullable<ParseA
   return {
     graph: { type: "string" },
     ...Object.fromEntries(campaign.budgets.map((b) => [b.flag, { type: "string", default: String(b.default) }])),
-    instances: { type: "string", default: "2" },
+    instances: { type: "string", default: String(DEFAULT_INSTANCES) },
     ...(starts ? { start: { type: "string", default: starts[0] } } : {}),
     ...settingFlagOptions([method], campaignSettings(campaign)),
     variant: { type: "string", default: method.variants[0] },

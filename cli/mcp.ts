@@ -34,7 +34,7 @@ import { METHODS, methodOfGraph, type Method } from "../graphs";
 import { dataDir } from "../memory/checkpointer";
 import { startSimProcess, type SimProcess } from "../robots/sim/process";
 import { world, WORLDS } from "../robots/sim/worlds";
-import { campaignSettings, runCampaignTask } from "./campaign";
+import { campaignSettings, instancesHelp, runCampaignTask } from "./campaign";
 import { defaultRunFlags, runTask, type RunFlags } from "./run";
 import { ownSettings } from "../runtime/settings";
 import { backProject, depthOf, imageSize, pngOf, type CameraInfo, type ImageMessage } from "../robots/msgs/images";
@@ -155,6 +155,7 @@ function runInput(tool: MethodTool): Tool["inputSchema"] {
             },
           ]),
         ),
+        instances: { type: "integer", minimum: 1, description: instancesHelp(tool) },
         ...(starts
           ? {
               start: {
@@ -479,10 +480,10 @@ async function runMethod(
   if (here) given["bridge-url"] = ctx.bridgeUrl;
   if (here && ctx.manifest) given.manifest = ctx.manifest;
   if (ctx.needApproval.size && tool.approvals) given.approve = [...ctx.needApproval].join(",");
-  // What its resume must be given again: its own settings, and a campaign's budgets and start.
+  // What its resume must be given again: its own settings, and a campaign's budgets, simulators and start.
   const own = new Set([
     ...ownSettings(tool.configuration).map((setting) => setting.flag),
-    ...(tool.campaign ? [...tool.campaign.budgets.map((budget) => budget.flag), "start"] : []),
+    ...(tool.campaign ? [...tool.campaign.budgets.map((budget) => budget.flag), "instances", "start"] : []),
   ]);
   const rec: RunRecord = {
     tool: tool.tool,

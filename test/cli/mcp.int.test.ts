@@ -216,7 +216,7 @@ describe("robograph mcp: a campaign", () => {
     clients.push(client);
     const serverPid = (client.transport as unknown as { pid: number }).pid;
     const lines: string[] = [];
-    const first = call(client, "run_curriculum", { budget_episodes: 40, seed: 3 }, (notification) => {
+    const first = call(client, "run_curriculum", { budget_episodes: 40, seed: 3, instances: 1 }, (notification) => {
       lines.push(notification.message ?? "");
     });
     let settled = false;
@@ -231,17 +231,22 @@ describe("robograph mcp: a campaign", () => {
     const summary = stopped.structuredContent as { thread: string; status: string; statusReason: string };
     expect(summary.status, textOf(stopped)).toBe("interrupted");
     expect(textOf(stopped)).toMatch(/resume_run/);
-    expect(lines[0]).toMatch(/^robograph curriculum: symbolic reasoner \(offline\); 2 instance\(s\)/);
-    // No `robograph run` child: the kitchen simulator the server serves and the curriculum's two blocks simulators.
+    expect(lines[0]).toMatch(/^robograph curriculum: symbolic reasoner \(offline\); 1 instance\(s\)/);
+    // No `robograph run` child: the kitchen simulator the server serves and the curriculum's one blocks simulator.
     expect(
       children.some((argv) => argv.includes("--graph")),
       JSON.stringify(children),
     ).toBe(false);
-    expect(children.filter((argv) => argv.includes("--instance"))).toHaveLength(2);
+    expect(children.filter((argv) => argv.includes("--instance"))).toHaveLength(1);
 
     // auto_approve means nothing to a campaign (it has nothing to approve), and does not stop its resume.
-    const resumed = await call(client, "resume_run", { thread: summary.thread, auto_approve: true });
+    const again: string[] = [];
+    const resumed = await call(client, "resume_run", { thread: summary.thread, auto_approve: true }, (notification) => {
+      again.push(notification.message ?? "");
+    });
     expect(resumed.structuredContent, textOf(resumed)).toMatchObject({ thread: summary.thread });
+    // On as many simulators as it was started with.
+    expect(again[0]).toMatch(/; 1 instance\(s\)/);
     // It went on from where it stopped, to its budget's end.
     const after = resumed.structuredContent as { status: string; counters: { episodes: number } };
     expect(after.status).toBe("budget_exhausted");
