@@ -381,7 +381,7 @@ async function pushDataset(name: string | undefined, rows: LangSmithRow[]): Prom
     throw new Error("--upload-dataset needs LANGSMITH_API_KEY (and LANGSMITH_ENDPOINT for a self-hosted LangSmith)");
   const pushed = await uploadDataset(name, rows);
   process.stdout.write(
-    `dataset ${name} in LangSmith (${pushed.datasetId}): ${pushed.added} example(s) added, ${pushed.total} in all\n`,
+    `dataset ${name} in LangSmith (${pushed.datasetId}): ${pushed.added} example(s) added, ${pushed.updated} updated, ${pushed.total} in all\n`,
   );
   return 0;
 }

@@ -1,6 +1,6 @@
 /**
  * Experiments in LangSmith. Without LANGSMITH_API_KEY our evaluators score episodes locally through LangSmith's own
- * `evaluate` (`uploadRuns: false`). With a key: the dataset is created once and only its missing examples are added;
+ * `evaluate` (`uploadRuns: false`). With a key: the dataset is created once, its missing examples are added and edited ones updated;
  * each variant is one experiment with a fixed name (`<experiment>-<variant>`) whose rows are the episodes, each linked
  * to the dataset example it ran and scored by our evaluators as feedback. Rows are recorded while the episodes run
  * (the runner's `aroundEpisode`), so with LANGSMITH_TRACING=true an episode's graph run is the child of its row; a row
@@ -13,6 +13,7 @@ import { traceable, withRunTree } from "langsmith/traceable";
 import { RunTree } from "langsmith/run_trees";
 import type { Dataset, Example, Feedback, TracerSession } from "langsmith/schemas";
 import { basename, dirname } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import type { DatasetRow } from "./datasets";
 import { EVALUATORS, type EpisodeResult } from "./metrics";
 import type { ExperimentOptions, PlannedEpisode } from "./runner";
@@ -58,15 +59,34 @@ export function langsmithDatasetName(dataset: string, experiment: string): strin
 /** An example as LangSmith holds it, keyed by our row id (its metadata.example_id). */
 export type ExampleIds = Map<string, Example>;
 
+/** What LangSmith should hold for a row: its inputs, outputs and metadata, keyed by our row id. */
+const exampleOf = (row: LangSmithRow) => ({
+  inputs: row.example.inputs,
+  outputs: row.example.outputs ?? {},
+  metadata: { ...row.example.metadata, example_id: row.id },
+});
+
+/** Whether the example LangSmith holds says what the row says (metadata: our keys; LangSmith may add its own). */
+function holds(example: Example, row: LangSmithRow): boolean {
+  const wanted = exampleOf(row);
+  const metadata = example.metadata ?? {};
+  return (
+    isDeepStrictEqual(example.inputs, wanted.inputs) &&
+    isDeepStrictEqual(example.outputs ?? {}, wanted.outputs) &&
+    Object.entries(wanted.metadata).every(([key, value]) => isDeepStrictEqual(metadata[key], value))
+  );
+}
+
 /**
- * Creates the dataset in LangSmith if it is not there and adds the rows it lacks (by our row id), returning every
- * row's example as the server holds it — the ids experiment rows must reference.
+ * Creates the dataset in LangSmith if it is not there, adds the rows it lacks and updates those edited since (by our
+ * row id: the example keeps its id, and LangSmith's dataset versions keep what earlier experiments ran on), returning
+ * every row's example as the server holds it — the ids experiment rows must reference.
  */
 export async function syncDataset(
   client: Client,
   name: string,
   rows: LangSmithRow[],
-): Promise<{ dataset: Dataset; examples: ExampleIds; added: number }> {
+): Promise<{ dataset: Dataset; examples: ExampleIds; added: number; updated: number }> {
   const dataset = (await client.hasDataset({ datasetName: name }))
     ? await client.readDataset({ datasetName: name })
     : await client.createDataset(name, {
@@ -78,15 +98,23 @@ export async function syncDataset(
     if (ex.metadata?.example_id) examples.set(String(ex.metadata.example_id), ex);
   const missing = rows.filter((r) => !examples.has(r.id));
   if (missing.length) {
+    const made = missing.map(exampleOf);
     const created = await client.createExamples({
       datasetId: dataset.id,
-      inputs: missing.map((r) => r.example.inputs),
-      outputs: missing.map((r) => r.example.outputs ?? {}),
-      metadata: missing.map((r) => ({ ...r.example.metadata, example_id: r.id })),
+      inputs: made.map((x) => x.inputs),
+      outputs: made.map((x) => x.outputs),
+      metadata: made.map((x) => x.metadata),
     });
     for (const ex of created) examples.set(String(ex.metadata?.example_id), ex);
   }
-  return { dataset, examples, added: missing.length };
+  const edited = rows.filter((r) => examples.has(r.id) && !missing.includes(r) && !holds(examples.get(r.id)!, r));
+  if (edited.length) {
+    await client.updateExamples(
+      edited.map((r) => ({ id: examples.get(r.id)!.id, dataset_id: dataset.id, ...exampleOf(r) })),
+    );
+    for (const r of edited) examples.set(r.id, { ...examples.get(r.id)!, ...exampleOf(r) });
+  }
+  return { dataset, examples, added: missing.length, updated: edited.length };
 }
 
 /** `--upload-dataset NAME`: pushes any dataset's rows (hand-made or generated) as a LangSmith dataset, idempotently. */
@@ -94,10 +122,10 @@ export async function uploadDataset(
   name: string,
   rows: LangSmithRow[],
   client: Client = new Client(),
-): Promise<{ datasetId: string; added: number; total: number }> {
-  const { dataset, examples, added } = await syncDataset(client, name, rows);
+): Promise<{ datasetId: string; added: number; updated: number; total: number }> {
+  const { dataset, examples, added, updated } = await syncDataset(client, name, rows);
   await client.awaitPendingTraceBatches();
-  return { datasetId: dataset.id, added, total: examples.size };
+  return { datasetId: dataset.id, added, updated, total: examples.size };
 }
 
 /**

@@ -105,6 +105,19 @@ describe("an experiment in LangSmith", () => {
     expect(grown().at(-1)!.metadata?.example_id).toBe(`${extra.metadata.task}__extra`);
     expect(await evalCommand(["--dataset", file, "--upload-dataset", "kitchen-grown"])).toBe(0);
     expect(grown()).toHaveLength(kitchenRows.length + 1);
+
+    // A row edited in the file (its instruction reworded): its example is updated in place, keeping its id; nothing
+    // is added, and the same file again changes nothing.
+    const edited = { ...extra, inputs: { ...extra.inputs, goal: "throw the tea bottle away, please" } };
+    writeFileSync(file, [...kitchenRows, JSON.stringify(edited)].join("\n"));
+    const example = grown().at(-1)!;
+    const patches = () => server.requests.filter((r) => r.startsWith("PATCH") && r.endsWith("/examples")).length;
+    expect(await evalCommand(["--dataset", file, "--upload-dataset", "kitchen-grown"])).toBe(0);
+    expect(grown()).toHaveLength(kitchenRows.length + 1);
+    expect(grown().at(-1)).toMatchObject({ id: example.id, inputs: edited.inputs, metadata: example.metadata });
+    expect(patches()).toBe(1);
+    expect(await evalCommand(["--dataset", file, "--upload-dataset", "kitchen-grown"])).toBe(0);
+    expect(patches()).toBe(1);
     expect(server.unknown).toEqual([]);
   });
 });

@@ -239,6 +239,24 @@ export async function startLocalLangSmith(): Promise<LocalLangSmith> {
       dataset.modified_at = now();
       return send(200, { example_ids: created, count: created.length });
     }
+    // Edited examples: the same parts, by the id of an example the dataset holds; what is sent replaces what was held.
+    if (method === "PATCH" && (match = path.match(/^\/(?:v1\/)?platform\/datasets\/([^/]+)\/examples$/))) {
+      const dataset = datasets.find((d) => d.id === match![1]);
+      if (!dataset) return send(404, { detail: "Dataset not found" });
+      const form = await parts(req, raw);
+      const ids = [...form.keys()].filter((k) => !k.includes("."));
+      for (const id of ids) {
+        const held = examples.find((e) => e.id === id && e.dataset_id === dataset.id);
+        if (!held) return send(404, { detail: `Example ${id} not found in dataset ${dataset.id}` });
+        const head = JSON.parse(form.get(id)!) as { metadata?: Record<string, unknown> };
+        if (head.metadata) held.metadata = head.metadata;
+        if (form.has(`${id}.inputs`)) held.inputs = JSON.parse(form.get(`${id}.inputs`)!);
+        if (form.has(`${id}.outputs`)) held.outputs = JSON.parse(form.get(`${id}.outputs`)!);
+        held.modified_at = now();
+      }
+      dataset.modified_at = now();
+      return send(200, { example_ids: ids, count: ids.length });
+    }
     if (method === "GET" && path === "/examples") {
       const dataset = query.get("dataset");
       const only = query.getAll("id");
