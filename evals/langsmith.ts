@@ -60,7 +60,7 @@ export function langsmithDatasetName(dataset: string, experiment: string): strin
 export type ExampleIds = Map<string, Example>;
 
 /** What LangSmith should hold for a row: its inputs, outputs and metadata, keyed by our row id. */
-const exampleOf = (row: LangSmithRow) => ({
+const heldFor = (row: LangSmithRow) => ({
   inputs: row.example.inputs,
   outputs: row.example.outputs ?? {},
   metadata: { ...row.example.metadata, example_id: row.id },
@@ -68,7 +68,7 @@ const exampleOf = (row: LangSmithRow) => ({
 
 /** Whether the example LangSmith holds says what the row says (metadata: our keys; LangSmith may add its own). */
 function holds(example: Example, row: LangSmithRow): boolean {
-  const wanted = exampleOf(row);
+  const wanted = heldFor(row);
   const metadata = example.metadata ?? {};
   return (
     isDeepStrictEqual(example.inputs, wanted.inputs) &&
@@ -98,7 +98,7 @@ export async function syncDataset(
     if (ex.metadata?.example_id) examples.set(String(ex.metadata.example_id), ex);
   const missing = rows.filter((r) => !examples.has(r.id));
   if (missing.length) {
-    const made = missing.map(exampleOf);
+    const made = missing.map(heldFor);
     const created = await client.createExamples({
       datasetId: dataset.id,
       inputs: made.map((x) => x.inputs),
@@ -110,9 +110,9 @@ export async function syncDataset(
   const edited = rows.filter((r) => examples.has(r.id) && !missing.includes(r) && !holds(examples.get(r.id)!, r));
   if (edited.length) {
     await client.updateExamples(
-      edited.map((r) => ({ id: examples.get(r.id)!.id, dataset_id: dataset.id, ...exampleOf(r) })),
+      edited.map((r) => ({ id: examples.get(r.id)!.id, dataset_id: dataset.id, ...heldFor(r) })),
     );
-    for (const r of edited) examples.set(r.id, { ...examples.get(r.id)!, ...exampleOf(r) });
+    for (const r of edited) examples.set(r.id, { ...examples.get(r.id)!, ...heldFor(r) });
   }
   return { dataset, examples, added: missing.length, updated: edited.length };
 }
