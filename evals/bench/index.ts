@@ -5,6 +5,7 @@
  * `--help` and a single section start at once.
  */
 import { writeFileSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Figure } from "./agent";
 import type { BenchSink } from "./ros";
 
@@ -69,49 +70,78 @@ export class BenchUsageError extends Error {
 
 const isSection = (name: string): name is BenchSection => Object.hasOwn(BENCH_SECTIONS, name);
 
+/** The bench's flags for node's parseArgs: its options and a `--<section>-only` for each section. */
+const BENCH_FLAGS = {
+  help: { type: "boolean", short: "h" },
+  quick: { type: "boolean" },
+  "blocks-learn": { type: "boolean" },
+  json: { type: "string" },
+  "test-times": { type: "string" },
+  "latency-ms": { type: "string" },
+  kitchens: { type: "string" },
+  only: { type: "string", multiple: true },
+  ...Object.fromEntries(Object.keys(BENCH_SECTIONS).map((name) => [`${name}-only`, { type: "boolean" }])),
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+/** parseArgs's refusals in the bench's words (its messages name the flag in quotes). */
+function usageError(err: unknown): BenchUsageError {
+  const { code, message } = err as { code?: string; message: string };
+  const flag = /'(-[^' ]+)/.exec(message)?.[1] ?? "";
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return new BenchUsageError(`unknown option ${flag}`);
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE")
+    return new BenchUsageError(
+      /does not take an argument/.test(message) ? `${flag} takes no value` : `${flag} needs a value`,
+    );
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+    return new BenchUsageError(`unexpected argument ${/'([^']*)'/.exec(message)?.[1]}: sections go in --only`);
+  return new BenchUsageError(message);
+}
+
 /** Reads the bench's command line; throws BenchUsageError naming what is wrong. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
-  const options: BenchOptions = { help: false, quick: false, latencyMs: 300, blocksLearn: false };
-  const only = new Set<BenchSection>();
-  const value = (i: number, flag: string) => {
-    const given = argv[i + 1];
-    if (given === undefined || given.startsWith("--")) throw new BenchUsageError(`${flag} needs a value`);
-    return given;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: BENCH_FLAGS, strict: true, allowPositionals: false, tokens: true });
+  } catch (err) {
+    throw usageError(err);
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const text = (flag: string) => values[flag] as string | undefined;
+  const options: BenchOptions = {
+    help: !!values.help,
+    quick: !!values.quick,
+    latencyMs: 300,
+    blocksLearn: !!values["blocks-learn"],
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] =
-      arg.startsWith("--") && arg.includes("=")
-        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-        : [arg, undefined];
-    const take = () => (inline !== undefined ? inline : value(i++, flag));
-    const section = /^--(.+)-only$/.exec(flag)?.[1];
-    if (flag === "-h" || flag === "--help") options.help = true;
-    else if (flag === "--quick") options.quick = true;
-    else if (flag === "--blocks-learn") options.blocksLearn = true;
-    else if (flag === "--json") options.json = take();
-    else if (flag === "--test-times") options.testTimes = take();
-    else if (flag === "--latency-ms") {
-      const text = take();
-      options.latencyMs = Number(text);
-      if (text.trim() === "" || !Number.isFinite(options.latencyMs) || options.latencyMs < 0)
-        throw new BenchUsageError(`--latency-ms must be a number of milliseconds, got ${text}`);
-    } else if (flag === "--kitchens") {
-      const text = take();
-      options.kitchens = Number(text);
-      if (!Number.isInteger(options.kitchens) || options.kitchens < 0)
-        throw new BenchUsageError(`--kitchens must be a whole number, got ${text}`);
-    } else if (flag === "--only") {
-      for (const name of take()
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)) {
-        if (!isSection(name))
-          throw new BenchUsageError(`unknown section ${name}; sections: ${Object.keys(BENCH_SECTIONS).join(", ")}`);
-        only.add(name);
-      }
-    } else if (section && isSection(section)) only.add(section);
-    else throw new BenchUsageError(`unknown option ${arg}`);
+  if (text("json") !== undefined) options.json = text("json");
+  if (text("test-times") !== undefined) options.testTimes = text("test-times");
+  const latency = text("latency-ms");
+  if (latency !== undefined) {
+    options.latencyMs = Number(latency);
+    if (latency.trim() === "" || !Number.isFinite(options.latencyMs) || options.latencyMs < 0)
+      throw new BenchUsageError(`--latency-ms must be a number of milliseconds, got ${latency}`);
+  }
+  const kitchens = text("kitchens");
+  if (kitchens !== undefined) {
+    options.kitchens = Number(kitchens);
+    if (kitchens.trim() === "" || !Number.isInteger(options.kitchens) || options.kitchens < 0)
+      throw new BenchUsageError(`--kitchens must be a whole number, got ${kitchens}`);
+  }
+  // Sections in the order given, whichever spelling picked them.
+  const only = new Set<BenchSection>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option") continue;
+    const section = /^(.+)-only$/.exec(token.name)?.[1];
+    if (section && isSection(section)) only.add(section);
+    if (token.name !== "only") continue;
+    for (const name of (token.value ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      if (!isSection(name))
+        throw new BenchUsageError(`unknown section ${name}; sections: ${Object.keys(BENCH_SECTIONS).join(", ")}`);
+      only.add(name);
+    }
   }
   if (only.size) options.only = [...only];
   return options;

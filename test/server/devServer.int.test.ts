@@ -5,13 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { ROOT, startSim, type SimProcess } from "../helpers/processes";
 import { scratchDir } from "../helpers/episode";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
+import { freePort } from "../../robots/sim/process";
 import { BridgeClient } from "../../robots/bridge/client";
 import {
   answerAsReasoner,
@@ -30,15 +30,6 @@ let log = "";
 let endpoint: FakeOpenAI;
 let endpointDown = false;
 const taskOf = (req: ChatRequest) => /"task":"(\w+)"/.exec(contextText(req))?.[1];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "max"]);

@@ -35,6 +35,10 @@ describe("bench options", () => {
     expect(() => parseBenchOptions(["--json", "--quick"])).toThrow(/--json needs a value/);
     expect(() => parseBenchOptions(["--latency-ms", "soon"])).toThrow(/--latency-ms must be a number/);
     expect(() => parseBenchOptions(["--kitchens", "2.5"])).toThrow(/--kitchens must be a whole number/);
+    expect(() => parseBenchOptions(["--quick=yes"])).toThrow(new BenchUsageError("--quick takes no value"));
+    expect(() => parseBenchOptions(["suite"])).toThrow(
+      new BenchUsageError("unexpected argument suite: sections go in --only"),
+    );
   });
 
   it("lists every section and option in its help, and takes every option it lists", () => {
