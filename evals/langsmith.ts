@@ -1,10 +1,11 @@
 /**
  * Experiments in LangSmith. Without LANGSMITH_API_KEY our evaluators score episodes locally through LangSmith's own
- * `evaluate` (`uploadRuns: false`). With a key: the dataset is created once, its missing examples are added and edited ones updated;
- * each variant is one experiment with a fixed name (`<experiment>-<variant>`) whose rows are the episodes, each linked
- * to the dataset example it ran and scored by our evaluators as feedback. Rows are recorded while the episodes run
- * (the runner's `aroundEpisode`), so with LANGSMITH_TRACING=true an episode's graph run is the child of its row; a row
- * is uploaded only once its result is on disk, and never twice (a resumed experiment skips episodes already recorded).
+ * `evaluate` (`uploadRuns: false`). With a key: the dataset is created once, its missing examples are added and edited
+ * ones updated; each variant is one experiment with a fixed name (`<experiment>-<variant>`) whose rows are the
+ * episodes, each linked to the dataset example it ran and scored by our evaluators as feedback. Rows are recorded while
+ * the episodes run (the runner's `aroundEpisode`), so with LANGSMITH_TRACING=true an episode's graph run is the child of
+ * its row; a row is uploaded only once its result is on disk, and never twice (a resumed experiment skips episodes
+ * already recorded).
  */
 import { Client } from "langsmith";
 import { evaluate, type EvaluateOptions } from "langsmith/evaluation";
