@@ -77,7 +77,7 @@ describe("LangSmith from the commands", () => {
     }
     expect(dataset.description).toMatch(/2 examples in the course world \(VLM-PC/);
     const again = await upload();
-    expect(again.out).toMatch(/0 example\(s\) added, 2 in all/);
+    expect(again.out).toMatch(/0 example\(s\) added, 0 updated, 2 in all/);
     expect(examples()).toHaveLength(2);
   }, 600_000);
 
@@ -90,7 +90,7 @@ describe("LangSmith from the commands", () => {
         ...programArgs("cli/robograph.ts", ["eval"]),
         ...["--dataset", "critic", "--benchmark", dir, "--upload-dataset", "critic-cases"],
       ]);
-    for (const expected of [/1 example\(s\) added, 1 in all/, /0 example\(s\) added, 1 in all/]) {
+    for (const expected of [/1 example\(s\) added, 0 updated, 1 in all/, /0 example\(s\) added, 0 updated, 1 in all/]) {
       const { code, out } = await upload();
       expect(code, out).toBe(0);
       expect(out).toMatch(expected);
