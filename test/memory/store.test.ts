@@ -1,3 +1,4 @@
+/** The SQLite store (memory/store.ts): what it keeps, and a batch that holds while another connection writes. */
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
@@ -47,8 +48,12 @@ describe("SQLite store", () => {
        loop();`,
       { eval: true, workerData: { file } },
     );
-    const done = new Promise<number>((resolve) => other.on("message", (m) => typeof m === "number" && resolve(m)));
-    await new Promise((resolve) => other.once("message", resolve));
+    // Its commit count once stopped; a worker that failed (no such table, say) fails the test instead of hanging it.
+    const done = new Promise<number>((resolve, reject) => {
+      other.on("message", (m) => typeof m === "number" && resolve(m));
+      other.once("error", reject);
+    });
+    await Promise.race([new Promise((resolve) => other.once("message", resolve)), done]);
     let failure: unknown;
     try {
       for (let i = 0; i < 2000; i++)
