@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HumanMessage } from "@langchain/core/messages";
 import sharp from "sharp";
-import { askStructured, createModels, modelConfig, ModelOutputError } from "../../models";
+import { askStructured, createModels, modelConfig, ModelOutputError, ModelUnavailableError } from "../../models";
 import { Critique } from "../../graphs/clea/schemas";
 import { SymbolicChatModel } from "../../models/symbolic";
 import { allReasoners } from "../../graphs";
@@ -136,7 +136,7 @@ describe("openai backend over HTTP", () => {
   it("jsonSchema mode: an answer that is not JSON goes back for repair naming the schema, not resent as a transport failure", async () => {
     const config = modelConfig({
       ...env(fake.baseURL),
-      ROBOGRAPH_MODEL_RETRIES: "1",
+      ROBOGRAPH_MODEL_RETRIES: "0",
       ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema",
     });
     fake.respond = (_req, count) =>
@@ -204,9 +204,11 @@ await ask();
     const dead = await startFakeOpenAI(() => ({ arguments: "{}" }));
     const url = dead.baseURL;
     await dead.close();
-    const t0 = Date.now();
     const err = await ask(modelConfig(env(url))).catch((e) => e);
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // Fast: one request, failed on the refused connection, not on the 5 s timeout or a retry.
+    expect(err).toBeInstanceOf(ModelUnavailableError);
+    expect(err.attempts).toBe(1);
+    expect(err.lastError).toMatch(/^connection/);
     expect(err.message).toMatch(/the critic model \(local-vlm at http:\/\/127\.0\.0\.1:\d+\/v1\) failed/);
   });
 });
