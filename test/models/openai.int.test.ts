@@ -136,7 +136,7 @@ describe("openai backend over HTTP", () => {
   it("jsonSchema mode: an answer that is not JSON goes back for repair naming the schema, not resent as a transport failure", async () => {
     const config = modelConfig({
       ...env(fake.baseURL),
-      ROBOGRAPH_MODEL_RETRIES: "0",
+      ROBOGRAPH_MODEL_RETRIES: "1",
       ROBOGRAPH_STRUCTURED_METHOD: "jsonSchema",
     });
     fake.respond = (_req, count) =>
