@@ -79,8 +79,8 @@ options:
   --seeds N             seeds per example (default 3; course: 5, the paper's five trials; course-generated: 1)
   --noise P             symbolic backend noise level, 0..1, the same for every variant (default 0)
   --concurrency N       episodes at once, each with its own simulator (default 2; at most the machine's cores)
-  --fresh-simulators    start a simulator process for every episode (default: kitchen and tabletop simulators are
-                        kept and reset between episodes — the same results, faster)
+  --fresh-simulators    start a simulator process for every episode (default: kitchen, tabletop and course simulators
+                        are kept and reset between episodes — the same results, faster)
   --limit N             only the first N examples
   --examples LIST       only these examples (comma-separated ids, <task>__<condition>, as in the report)
   --name NAME           experiment name (default <dataset>-noise<P>-<seeds>seeds)

@@ -83,7 +83,7 @@ export interface ExperimentOptions {
   /**
    * Keep simulator processes between episodes and start each episode with the bridge's reset (a new scenario and
    * seed, every goal canceled, the last episode forgotten) instead of a new process — worlds that serve a reset
-   * (kitchen, tabletop). Default true; false starts a process per episode.
+   * (kitchen, tabletop, course). Default true; false starts a process per episode.
    */
   reuseSimulators?: boolean;
   /**

@@ -107,7 +107,7 @@ export const WORLDS: readonly World[] = [
         throw new Error(`no course ${name}; one of ${listCourses().join(", ")}, or generated_<seed>`);
       return { name, instruction: COURSE_GOAL };
     },
-    resets: false,
+    resets: true,
     // The legged robot's narrow head camera is cheaper at 160x120 (a RealSense-like view).
     size: { width: 160, height: 120 },
     options: () => [],

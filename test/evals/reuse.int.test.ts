@@ -12,7 +12,7 @@ import { startSimProcess, type SimProcess } from "../../robots/sim/process";
 import { loadScenario } from "../../robots/sim/kitchen/scenario";
 import { totalUsage } from "../../models";
 import { executedCalls, runMethodEpisode, type EpisodeRun } from "../../evals/episode";
-import { loadDataset } from "../../evals/datasets";
+import { COURSE_GOAL, loadDataset } from "../../evals/datasets";
 import type { ClosedLoopStateType } from "../../graphs/clea/state";
 import { scratchDir } from "../helpers/episode";
 
@@ -60,6 +60,19 @@ function fingerprint(run: EpisodeRun<ComparedState>) {
 async function episode(url: string, mode: "clea" | "replan", goal: string, seed: number, thread: string) {
   // The episode's run closes its own robots' session.
   return runMethodEpisode({ mode, url, goal, thread, seed, noise: 0.15, dataDir: scratchDir() });
+}
+
+async function courseEpisode(url: string, seed: number, thread: string) {
+  return runMethodEpisode({
+    mode: "vlmpc",
+    url,
+    goal: COURSE_GOAL,
+    thread,
+    seed,
+    noise: 0.2,
+    maxSteps: 200,
+    dataDir: scratchDir(),
+  });
 }
 
 describe("a simulator reset between episodes", () => {
@@ -116,6 +129,23 @@ describe("a simulator reset between episodes", () => {
     const onReused = await episode(reused.url, "replan", goal, 1, "reused-t");
     expect(fingerprint(onReused)).toEqual(fingerprint(onFresh));
     expect(onFresh.truth.success).toBe(true);
+  }, 300_000);
+
+  it("course: a course after a reset runs as on a fresh process", async () => {
+    const fresh = await sim("course", ["--scenario", "indoor_1", "--seed", "3", "--miss-rate", "0.1"]);
+    const onFresh = await courseEpisode(fresh.url, 3, "fresh-c");
+    // The other process first runs another course, so the reset has a walked dog and its events to clear.
+    const reused = await sim("course", ["--scenario", "generated_5", "--seed", "8", "--miss-rate", "0.1"]);
+    const before = await courseEpisode(reused.url, 8, "before-c");
+    expect(before.events.length).toBeGreaterThan(0);
+    const out = await reset(reused.url, { scenario: "indoor_1", seed: 3 });
+    expect(out).toMatchObject({ scenario: "indoor_1", seed: 3, success: true });
+    const onReused = await courseEpisode(reused.url, 3, "reused-c");
+    expect(fingerprint(onReused)).toEqual(fingerprint(onFresh));
+    expect(onFresh.truth.success).toBe(true);
+    await expect(reset(reused.url, { scenario: "moon_base" })).rejects.toThrow(
+      /invalid reset: unknown course "moon_base"/,
+    );
   }, 300_000);
 
   it("refuses a reset to a scenario it does not have, naming it, and keeps serving the old one", async () => {

@@ -3,18 +3,20 @@
  * trace: indoor_1 as the paper tells it — in under the couch, the dead end, back out, around, over the cushion, to the
  * toy — and what the ablations lose: without the history the robot repeats the skill that got it stuck.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runMethodEpisode, type EpisodeRun } from "../../../evals/episode";
 import { COURSE_GOAL } from "../../../evals/datasets";
 import { closePooledSessions } from "../../../runtime/run";
 import type { VlmpcStateType } from "../../../graphs/vlmpc/state";
-import { startSimProcess, type SimProcess } from "../../../robots/sim/process";
 import { scratchDir } from "../../helpers/episode";
+import { SharedSims } from "../../helpers/sharedSims";
 
-const sims: SimProcess[] = [];
+// One course process for the file, reset to each test's course (as the experiment runner does between episodes).
+const sims = new SharedSims();
+afterEach(() => sims.release());
 afterAll(async () => {
   await closePooledSessions();
-  await Promise.all(sims.map((s) => s.stop()));
+  await sims.stop();
 });
 
 async function episode(
@@ -22,8 +24,7 @@ async function episode(
   variant: string,
   extra: { historyWindow?: number } = {},
 ): Promise<EpisodeRun<VlmpcStateType>> {
-  const sim = await startSimProcess("course", ["--scenario", course, "--speed", "max"]);
-  sims.push(sim);
+  const sim = await sims.take("course", course, ["--speed", "max"]);
   return runMethodEpisode({
     mode: "vlmpc",
     url: sim.url,
