@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { scratchDir } from "./episode";
 import { ROOT } from "./processes";
-import { programArgs } from "../../robots/programs";
+import { PRECOMPILED, programArgs } from "../../robots/programs";
 
 export interface McpServer {
   client: Client;
@@ -46,7 +46,13 @@ export async function mcpServer(args: string[], options: McpServerOptions = {}):
     ],
     cwd: root,
     stderr: "ignore",
-    ...(options.env ? { env: { ...(process.env as Record<string, string>), ...options.env } } : {}),
+    // Otherwise the SDK's filtered environment, as a desktop client gives it, with the suite's build named in it: the
+    // simulators the server starts then start from the build too (a second each instead of two and a half under tsx).
+    ...(options.env
+      ? { env: { ...(process.env as Record<string, string>), ...options.env } }
+      : process.env[PRECOMPILED]
+        ? { env: { [PRECOMPILED]: process.env[PRECOMPILED] } }
+        : {}),
   });
   const { answer } = options;
   const client = new Client({ name: "test", version: "1" }, { capabilities: answer ? { elicitation: {} } : {} });
