@@ -51,11 +51,61 @@ export function lookAt(eye: Vec3, target: Vec3, up: Vec3 = [0, 0, 1]): CameraPos
 
 const LIGHT = norm([0.3, -0.4, 1]);
 
+/**
+ * Math.hypot of three numbers, operation for operation as V8 computes it (src/builtins/math.tq: the largest magnitude
+ * first, then a compensated sum of the squares scaled by it), so every result is the same double; inline, without the
+ * builtin's call and argument handling, it costs a quarter (test/robots/sim/camera.test.ts holds the two equal).
+ */
+export function hypot3(x: number, y: number, z: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y) || Number.isNaN(z))
+    return Math.abs(x) === Infinity || Math.abs(y) === Infinity || Math.abs(z) === Infinity ? Infinity : NaN;
+  x = Math.abs(x);
+  y = Math.abs(y);
+  z = Math.abs(z);
+  let max = x > y ? x : y;
+  if (z > max) max = z;
+  if (max === Infinity) return Infinity;
+  if (max === 0) return 0;
+  let sum = 0,
+    compensation = 0;
+  let scaled = x / max;
+  let summand = scaled * scaled - compensation;
+  let preliminary = sum + summand;
+  compensation = preliminary - sum - summand;
+  sum = preliminary;
+  scaled = y / max;
+  summand = scaled * scaled - compensation;
+  preliminary = sum + summand;
+  compensation = preliminary - sum - summand;
+  sum = preliminary;
+  scaled = z / max;
+  summand = scaled * scaled - compensation;
+  sum += summand;
+  return Math.sqrt(sum) * max;
+}
+
 /** What each pixel's ray hit: the geom (-1 none, -2 not cast yet), its distance and the surface normal. */
 interface Hits {
   geom: Int32Array;
   dist: Float64Array;
   normal: Float64Array;
+}
+
+/** A filled pixel's depth and its normal: the samples' summed normal, normalised. */
+function setMean(
+  dist: Float64Array,
+  normal: Float64Array,
+  i: number,
+  depth: number,
+  nx: number,
+  ny: number,
+  nz: number,
+) {
+  const nl = hypot3(nx, ny, nz) || 1;
+  dist[i] = depth;
+  normal[3 * i] = nx / nl;
+  normal[3 * i + 1] = ny / nl;
+  normal[3 * i + 2] = nz / nl;
 }
 
 export class RayCamera {
@@ -66,6 +116,8 @@ export class RayCamera {
   private local: Float64Array;
   private batch: Int32Array;
   private batchDirs: Float64Array;
+  private dist: Float64Array;
+  private normal: Float64Array;
   /** Rays cast for the last frame (for benchmarks). */
   lastRayCount = 0;
 
@@ -95,6 +147,8 @@ export class RayCamera {
     }
     this.batch = new Int32Array(this.n);
     this.batchDirs = new Float64Array(3 * this.n);
+    this.dist = new Float64Array(this.n);
+    this.normal = new Float64Array(3 * this.n);
   }
 
   /** WASM-side output buffers of exactly `count` rays, kept per size (the coarse pass always has the same size). */
@@ -178,9 +232,8 @@ export class RayCamera {
     // every frame.
     this.aim(pose);
     const geom = new Int32Array(this.n).fill(-2); // -2: not yet known
-    const dist = new Float64Array(this.n);
-    const normal = new Float64Array(3 * this.n);
-    const hits: Hits = { geom, dist, normal };
+    // Distance and normal are this camera's own scratch, written for every pixel (cast or filled) before being read.
+    const hits: Hits = { geom, dist: this.dist, normal: this.normal };
     this.cast(this.coarse(), model, data, pose, excludeBody, hits);
     const edges = this.fillBetween(hits);
     this.cast(edges, model, data, pose, excludeBody, hits);
@@ -218,61 +271,95 @@ export class RayCamera {
 
   /**
    * Each pixel between samples that all hit one geom takes their mean depth and normal; the others (edges) go into
-   * the batch for rays of their own. Returns how many.
+   * the batch for rays of their own, in row-major order. Returns how many. The samples are the even pixels of the even
+   * rows: a pixel between two of a row averages those two, one between two of a column those, and one in the middle of
+   * four the four (a pixel on the last row or column, short of its far samples, is an edge).
    */
-  private fillBetween({ geom, dist, normal }: Hits): number {
+  private fillBetween(hits: Hits): number {
     const width = this.width,
       height = this.height,
       batch = this.batch;
     let count = 0;
-    const nb = [0, 0, 0, 0];
     for (let y = 0; y < height; y++) {
+      const row = y * width;
+      if ((y & 1) === 0) {
+        for (let x = 1; x < width; x += 2) {
+          const i = row + x;
+          if (x + 1 >= width || !this.blend2(hits, i, i - 1, i + 1)) batch[count++] = i;
+        }
+        continue;
+      }
+      const lastRow = y + 1 >= height;
       for (let x = 0; x < width; x++) {
-        const i = y * width + x;
-        if (geom[i] !== -2) continue;
-        let neighbours: number;
-        const ox = x & 1,
-          oy = y & 1;
-        if (ox && !oy) {
-          nb[0] = i - 1;
-          nb[1] = i + 1;
-          neighbours = x + 1 < width ? 2 : 0;
-        } else if (!ox && oy) {
-          nb[0] = i - width;
-          nb[1] = i + width;
-          neighbours = y + 1 < height ? 2 : 0;
-        } else {
-          nb[0] = i - width - 1;
-          nb[1] = i - width + 1;
-          nb[2] = i + width - 1;
-          nb[3] = i + width + 1;
-          neighbours = x + 1 < width && y + 1 < height ? 4 : 0;
-        }
-        let same = neighbours > 0;
-        for (let k = 1; k < neighbours && same; k++) same = geom[nb[k]] === geom[nb[0]];
-        if (!same) {
-          batch[count++] = i;
-          continue;
-        }
-        geom[i] = geom[nb[0]];
-        let dsum = 0,
-          nx = 0,
-          ny = 0,
-          nz = 0;
-        for (let k = 0; k < neighbours; k++) {
-          dsum += dist[nb[k]];
-          nx += normal[3 * nb[k]];
-          ny += normal[3 * nb[k] + 1];
-          nz += normal[3 * nb[k] + 2];
-        }
-        const nl = Math.hypot(nx, ny, nz) || 1;
-        dist[i] = dsum / neighbours;
-        normal[3 * i] = nx / nl;
-        normal[3 * i + 1] = ny / nl;
-        normal[3 * i + 2] = nz / nl;
+        const i = row + x;
+        const filled =
+          (x & 1) === 0
+            ? !lastRow && this.blend2(hits, i, i - width, i + width)
+            : !lastRow &&
+              x + 1 < width &&
+              this.blend4(hits, i, i - width - 1, i - width + 1, i + width - 1, i + width + 1);
+        if (!filled) batch[count++] = i;
       }
     }
     return count;
+  }
+
+  /** Pixel `i` from samples `a` and `b` when both hit the same geom (mean depth, normalised mean normal). */
+  private blend2({ geom, dist, normal }: Hits, i: number, first: number, second: number): boolean {
+    const sampled = geom[first];
+    if (geom[second] !== sampled) return false;
+    geom[i] = sampled;
+    // The sums start at 0 and add in sample order, as the mean of any number of samples does: the same doubles.
+    let dsum = 0,
+      nx = 0,
+      ny = 0,
+      nz = 0;
+    dsum += dist[first];
+    nx += normal[3 * first];
+    ny += normal[3 * first + 1];
+    nz += normal[3 * first + 2];
+    dsum += dist[second];
+    nx += normal[3 * second];
+    ny += normal[3 * second + 1];
+    nz += normal[3 * second + 2];
+    setMean(dist, normal, i, dsum / 2, nx, ny, nz);
+    return true;
+  }
+
+  /** Pixel `i` from the four samples around it when all hit the same geom. */
+  private blend4(
+    { geom, dist, normal }: Hits,
+    i: number,
+    upLeft: number,
+    upRight: number,
+    downLeft: number,
+    downRight: number,
+  ): boolean {
+    const sampled = geom[upLeft];
+    if (geom[upRight] !== sampled || geom[downLeft] !== sampled || geom[downRight] !== sampled) return false;
+    geom[i] = sampled;
+    let dsum = 0,
+      nx = 0,
+      ny = 0,
+      nz = 0;
+    dsum += dist[upLeft];
+    nx += normal[3 * upLeft];
+    ny += normal[3 * upLeft + 1];
+    nz += normal[3 * upLeft + 2];
+    dsum += dist[upRight];
+    nx += normal[3 * upRight];
+    ny += normal[3 * upRight + 1];
+    nz += normal[3 * upRight + 2];
+    dsum += dist[downLeft];
+    nx += normal[3 * downLeft];
+    ny += normal[3 * downLeft + 1];
+    nz += normal[3 * downLeft + 2];
+    dsum += dist[downRight];
+    nx += normal[3 * downRight];
+    ny += normal[3 * downRight + 1];
+    nz += normal[3 * downRight + 2];
+    setMean(dist, normal, i, dsum / 4, nx, ny, nz);
+    return true;
   }
 
   /** The image and depth from what each ray hit: the geom's colour under one light, a grey gradient where none. */
@@ -283,23 +370,26 @@ export class RayCamera {
     const [lx, ly, lz] = LIGHT;
     const rgb = new Uint8Array(3 * pixels);
     const depth = new Float32Array(pixels);
-    for (let i = 0; i < pixels; i++) {
-      const geomId = geom[i];
-      if (geomId < 0) {
-        // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
-        const shade = 200 + Math.round((40 * Math.floor(i / width)) / height);
-        rgb[3 * i] = shade;
-        rgb[3 * i + 1] = shade;
-        rgb[3 * i + 2] = shade + 10 > 255 ? 255 : shade + 10;
-        continue;
+    for (let y = 0, i = 0; y < height; y++) {
+      // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
+      const background = 200 + Math.round((40 * y) / height);
+      const backgroundBlue = background + 10 > 255 ? 255 : background + 10;
+      for (let x = 0; x < width; x++, i++) {
+        const geomId = geom[i];
+        if (geomId < 0) {
+          rgb[3 * i] = background;
+          rgb[3 * i + 1] = background;
+          rgb[3 * i + 2] = backgroundBlue;
+          continue;
+        }
+        depth[i] = dist[i];
+        let lambert = normal[3 * i] * lx + normal[3 * i + 1] * ly + normal[3 * i + 2] * lz;
+        if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
+        const k = 0.45 + 0.55 * lambert;
+        rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * geomId] * k));
+        rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * geomId + 1] * k));
+        rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * geomId + 2] * k));
       }
-      depth[i] = dist[i];
-      let lambert = normal[3 * i] * lx + normal[3 * i + 1] * ly + normal[3 * i + 2] * lz;
-      if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
-      const k = 0.45 + 0.55 * lambert;
-      rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * geomId] * k));
-      rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * geomId + 1] * k));
-      rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * geomId + 2] * k));
     }
     return { rgb, depth };
   }
