@@ -110,7 +110,8 @@ function setMean(
 
 export class RayCamera {
   readonly n: number;
-  private dirs: Float64Array;
+  /** Right, up and forward of the frame being rendered (aim), in world coordinates. */
+  private axes = new Float64Array(9);
   private outputs = new Map<number, { geom: IntBuffer; dist: DoubleBuffer; normal: DoubleBuffer }>();
   /** Per-ray camera-frame coordinates: right, up, forward components of each pixel's unit direction. */
   private local: Float64Array;
@@ -131,7 +132,6 @@ export class RayCamera {
     readonly geomGroups: number[] = [1, 1, 1, 1, 1, 1],
   ) {
     this.n = width * height;
-    this.dirs = new Float64Array(3 * this.n);
     this.local = new Float64Array(3 * this.n);
     const focal = width / 2 / Math.tan((fovDeg * Math.PI) / 360);
     for (let y = 0; y < height; y++) {
@@ -181,13 +181,18 @@ export class RayCamera {
     if (count === 0) return;
     const { geom, dist, normal } = into;
     const batch = this.batch;
-    const dirs = this.dirs;
+    const local = this.local;
+    const [rightX, rightY, rightZ, upX, upY, upZ, forwardX, forwardY, forwardZ] = this.axes;
     const vec = this.batchDirs.subarray(0, 3 * count);
+    // Each batch pixel's ray in the world (only these: a frame casts about a third of its pixels).
     for (let k = 0; k < count; k++) {
       const i = batch[k];
-      vec[3 * k] = dirs[3 * i];
-      vec[3 * k + 1] = dirs[3 * i + 1];
-      vec[3 * k + 2] = dirs[3 * i + 2];
+      const alongRight = local[3 * i],
+        alongUp = local[3 * i + 1],
+        alongForward = local[3 * i + 2];
+      vec[3 * k] = alongRight * rightX + alongUp * upX + alongForward * forwardX;
+      vec[3 * k + 1] = alongRight * rightY + alongUp * upY + alongForward * forwardY;
+      vec[3 * k + 2] = alongRight * rightZ + alongUp * upZ + alongForward * forwardZ;
     }
     // The output buffers must have exactly `count` entries.
     const out = this.buffers(count);
@@ -242,21 +247,12 @@ export class RayCamera {
     return { width: this.width, height: this.height, rgb, depth, geom, fovDeg: this.fovDeg };
   }
 
-  /** Every pixel's ray direction in the world, for a camera at `pose`. */
+  /** The camera's axes in the world for a camera at `pose`: right, up and forward, each a unit vector. */
   private aim(pose: CameraPose): void {
     const forward = norm(pose.forward);
     const right = norm(cross(forward, pose.up));
     const up = cross(right, forward);
-    const local = this.local;
-    const dirs = this.dirs;
-    for (let i = 0; i < this.n; i++) {
-      const alongRight = local[3 * i],
-        alongUp = local[3 * i + 1],
-        alongForward = local[3 * i + 2];
-      dirs[3 * i] = alongRight * right[0] + alongUp * up[0] + alongForward * forward[0];
-      dirs[3 * i + 1] = alongRight * right[1] + alongUp * up[1] + alongForward * forward[1];
-      dirs[3 * i + 2] = alongRight * right[2] + alongUp * up[2] + alongForward * forward[2];
-    }
+    this.axes.set([...right, ...up, ...forward]);
   }
 
   /** The first pass's pixels (every other one of every other row) into the batch; how many. */
@@ -370,6 +366,10 @@ export class RayCamera {
     const [lx, ly, lz] = LIGHT;
     const rgb = new Uint8Array(3 * pixels);
     const depth = new Float32Array(pixels);
+    // Each geom's colour on the 0-255 scale, once a frame rather than once a pixel (the same products).
+    const colour = new Float64Array((3 * rgba.length) / 4);
+    for (let g = 0; g < rgba.length / 4; g++)
+      for (let channel = 0; channel < 3; channel++) colour[3 * g + channel] = 255 * rgba[4 * g + channel];
     for (let y = 0, i = 0; y < height; y++) {
       // Background: a soft vertical gradient so "nothing hit" is never mistaken for a black object.
       const background = 200 + Math.round((40 * y) / height);
@@ -386,9 +386,9 @@ export class RayCamera {
         let lambert = normal[3 * i] * lx + normal[3 * i + 1] * ly + normal[3 * i + 2] * lz;
         if (lambert < 0) lambert = -lambert * 0.5; // back faces of thin panels still get some light
         const k = 0.45 + 0.55 * lambert;
-        rgb[3 * i] = Math.min(255, Math.round(255 * rgba[4 * geomId] * k));
-        rgb[3 * i + 1] = Math.min(255, Math.round(255 * rgba[4 * geomId + 1] * k));
-        rgb[3 * i + 2] = Math.min(255, Math.round(255 * rgba[4 * geomId + 2] * k));
+        rgb[3 * i] = Math.min(255, Math.round(colour[3 * geomId] * k));
+        rgb[3 * i + 1] = Math.min(255, Math.round(colour[3 * geomId + 1] * k));
+        rgb[3 * i + 2] = Math.min(255, Math.round(colour[3 * geomId + 2] * k));
       }
     }
     return { rgb, depth };
