@@ -300,7 +300,7 @@ export class RayCamera {
     return count;
   }
 
-  /** Pixel `i` from samples `a` and `b` when both hit the same geom (mean depth, normalised mean normal). */
+  /** Pixel `i` from samples `first` and `second` when both hit the same geom (mean depth, normalised mean normal). */
   private blend2({ geom, dist, normal }: Hits, i: number, first: number, second: number): boolean {
     const sampled = geom[first];
     if (geom[second] !== sampled) return false;
