@@ -30,11 +30,10 @@ export function readDurations(file = DURATIONS_FILE): Record<string, number> {
 }
 
 /**
- * Files that keep both cores busy on their own from start to end: the tabletop's `reproduce --check`, 26 episodes of
- * MuJoCo physics two at a time. (The other `reproduce` file makes its figures one after another, several of them a
- * single process: beside it the waiting files left a core idle for a minute.)
+ * Files that keep both cores busy on their own: `reproduce --check`, whose experiments run two episodes at once, each
+ * with its own simulator.
  */
-export const WIDE = ["test/cli/reproduceTabletop.int.test.ts"];
+export const WIDE = ["test/cli/reproduceTabletop.int.test.ts", "test/cli/reproduce.int.test.ts"];
 
 /**
  * Files that mostly wait: on a ROS stack starting and its nodes, robots moving in real time, a lease or a heartbeat
