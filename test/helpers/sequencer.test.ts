@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestSpecification, Vitest } from "vitest/node";
-import LongestFirst, { WAITING, WIDE, readDurations, writeDurations } from "./sequencer";
+import LongestFirst, { readDurations, writeDurations } from "./sequencer";
 import { suiteFiles } from "../../evals/bench/suite";
 import { ROOT } from "./processes";
 
@@ -41,17 +41,6 @@ describe("the suite's order", () => {
       spec("int", shortest),
     ]);
     expect(names(order)).toEqual([shortest, "test/new.int.test.ts", longest]);
-  });
-
-  it("starts the longest file that keeps both cores busy, runs the files that wait beside it, then the rest", async () => {
-    const [widest, other] = [...WIDE].sort((a, b) => durations[b]! - durations[a]!);
-    const waiting = [...WAITING].sort((a, b) => durations[b]! - durations[a]!);
-    const rest = known.filter((f) => !WIDE.includes(f) && !WAITING.includes(f) && f.endsWith(".int.test.ts"));
-    const shuffled = [rest[1]!, waiting[1]!, other!, rest[0]!, waiting[0]!, widest!];
-    const order = await sequencer().sort(shuffled.map((f) => spec("int", f)));
-    expect(names(order)).toEqual([widest, waiting[0], waiting[1], other, rest[0], rest[1]]);
-    // Both lists name files the committed times know (or a renamed file would silently lose its place).
-    expect([...WIDE, ...WAITING].filter((f) => durations[f] === undefined)).toEqual([]);
   });
 
   it("names files of the suite, longest first", () => {

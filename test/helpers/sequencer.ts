@@ -4,10 +4,6 @@
  * clone (CI) has none, so it starts the largest files first. The two `reproduce` files are small files of several
  * minutes each: they started last and ran alone at the end, 3 minutes longer than the longest-first order.
  *
- * Longest first is not all: files that mostly wait on other processes leave a core idle when two of them run side by
- * side, and the suite is otherwise CPU-bound. So the longest file that keeps both cores busy on its own (WIDE) starts
- * first, the files that wait (WAITING) run beside it, and the rest follow longest first.
- *
  * Files the committed list does not know (new ones) start first, as vitest starts the files it has no history of. A
  * file that failed in this checkout's last run also starts first, as vitest does. Projects keep vitest's own order.
  *
@@ -29,47 +25,21 @@ export function readDurations(file = DURATIONS_FILE): Record<string, number> {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
 }
 
-/**
- * Files that keep both cores busy on their own: `reproduce --check`, whose experiments run two episodes at once, each
- * with its own simulator.
- */
-export const WIDE = ["test/cli/reproduceTabletop.int.test.ts", "test/cli/reproduce.int.test.ts"];
-
-/**
- * Files that mostly wait: on a ROS stack starting and its nodes, robots moving in real time, a lease or a heartbeat
- * running out. Each measured alone on 2026-12-02 at under half a core of its own (what node counted; the ROS nodes'
- * Python adds a little): ros.int 41 %, queue.int 45 %, standard.int 45 %, estop.int 47 %, postgres.int 55 %,
- * reconnect.int 25 %, liveness.int 20 %.
- */
-export const WAITING = [
-  "test/robots/ros.int.test.ts",
-  "test/robots/standard.int.test.ts",
-  "test/evals/queue.int.test.ts",
-  "test/runtime/estop.int.test.ts",
-  "test/robots/liveness.int.test.ts",
-  "test/memory/postgres.int.test.ts",
-  "test/nodes/reconnect.int.test.ts",
-];
-
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const durations = readDurations();
     const root = this.ctx.config.root;
-    const widest = WIDE.filter((f) => durations[f] !== undefined).sort((a, b) => durations[b]! - durations[a]!)[0];
-    // By tier (failed last time, new, the widest file, those that wait, the rest), then longest first.
-    const rank = (spec: TestSpecification): [number, number] => {
+    const rank = (spec: TestSpecification) => {
       const file = relative(root, spec.moduleId);
-      if (this.ctx.cache.getFileTestResults(`${spec.project.name}:${file}`)?.failed) return [0, 0];
-      const seconds = durations[file];
-      if (seconds === undefined) return [1, 0];
-      return [file === widest ? 2 : WAITING.includes(file) ? 3 : 4, -seconds];
+      if (this.ctx.cache.getFileTestResults(`${spec.project.name}:${file}`)?.failed) return Infinity;
+      return durations[file] ?? Number.MAX_VALUE;
     };
     return [...files].sort((first, second) => {
       const group = first.project.config.sequence.groupOrder - second.project.config.sequence.groupOrder;
       if (group !== 0) return group;
       if (first.project.name !== second.project.name) return first.project.name < second.project.name ? -1 : 1;
       const [one, other] = [rank(first), rank(second)];
-      return one[0] - other[0] || one[1] - other[1];
+      return one === other ? 0 : one > other ? -1 : 1;
     });
   }
 }
