@@ -322,7 +322,10 @@ export class RayCamera {
     return true;
   }
 
-  /** Pixel `i` from the four samples around it when all hit the same geom. */
+  /**
+   * Pixel `i` from the four samples around it when all hit the same geom. Written out as blend2 is: the same sums
+   * through a shared helper and a typed array of four made a frame about 30 % slower.
+   */
   private blend4(
     { geom, dist, normal }: Hits,
     i: number,
