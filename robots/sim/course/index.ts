@@ -1,4 +1,7 @@
-/** The obstacle-course world (VLM-PC's legged robot) as a served simulator; `/robograph/reset` changes course and seed in place. */
+/**
+ * The obstacle-course world (VLM-PC's legged robot) as a served simulator; `/robograph/reset` changes course and seed
+ * in place.
+ */
 import { RebuiltWorld, serveWorld, type ServeOptions, type ServedWorld } from "../serve";
 import { CourseWorld, type CourseOptions } from "./world";
 import { findCourse } from "./scenarios";

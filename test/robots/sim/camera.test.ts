@@ -18,9 +18,9 @@ describe("hypot3", () => {
       return bits[0];
     };
     const draws: Array<() => number> = [
-      () => rng.next() * 4 - 2, // sums of up to four unit normals' components
+      () => rng.next() * 8 - 4, // a component of up to four unit normals summed
       () => (rng.next() - 0.5) * 10 ** Math.floor(rng.next() * 40 - 20), // components of very different sizes
-      anyDouble, // every finite double, subnormals and NaN patterns included
+      anyDouble, // any bit pattern: subnormals, infinities and NaNs included
       () => Math.round(rng.next() * 8) / 4 - 1, // exact ties: ±0, ±1, halves and quarters
     ];
     let differing = 0;
