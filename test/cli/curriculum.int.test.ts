@@ -1,6 +1,6 @@
 /**
  * A Game On run repeats under its seed: the same command gives the same run record (report.json, the wall clock's
- * figures aside) — however the two simulator instances interleave, which another run loads the machine to change.
+ * figures aside) — however the two simulator instances interleave, which the second run changes by stalling them in turn.
  * The curriculum used to hand each episode to whichever instance was free first, so episode names, the layout each
  * instance was left showing (the proposer's next image) and the learner's sample order moved from run to run.
  */
@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/processes";
+import { ROOT, stallSimulators } from "../helpers/processes";
 import { programArgs } from "../../robots/programs";
 
 const scratch = mkdtempSync(join(tmpdir(), "robograph-curriculum-run-"));
@@ -55,16 +55,18 @@ function curriculumRun(
 }
 
 describe("a curriculum run under a seed", () => {
-  it("writes the same report.json twice, timing aside, one run on a quiet machine and one beside busy processes", async () => {
+  it("writes the same report.json twice, timing aside, one run as it comes and one with its simulators stalled in turn", async () => {
     const quiet = await curriculumRun("quiet");
     expect(quiet.code, quiet.out).toBe(0);
-    const burners = [0, 1].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
-    let busy;
+    const stalling = stallSimulators();
+    let busy, stalls;
     try {
       busy = await curriculumRun("busy");
     } finally {
-      for (const b of burners) b.kill("SIGKILL");
+      stalls = stalling.stop();
     }
+    // The second run's simulators were stalled, one then the other, many times over.
+    expect(stalls).toBeGreaterThan(20);
     expect(busy.code, busy.out).toBe(0);
     const settled = (r: Record<string, unknown>) => JSON.stringify({ ...r, timing: undefined }, null, 1);
     expect((quiet.record.timing as { wallSeconds: number }).wallSeconds).toBeGreaterThan(0);

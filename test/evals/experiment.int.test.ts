@@ -1,5 +1,4 @@
 /** Experiments end to end: real simulator processes, resumable runs, reproducible numbers, honest reports. */
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { experimentDir, runExperiment, type ExperimentOptions, type Progress } f
 import { buildReport, tables, withoutTiming, writeReport } from "../../evals/experimentReport";
 import { scoreEpisodes } from "../../evals/langsmith";
 import { scratchDir } from "../helpers/episode";
+import { stallSimulators } from "../helpers/processes";
 
 const options = (root: string, extra: Partial<ExperimentOptions> = {}): ExperimentOptions => ({
   name: "two",
@@ -81,20 +81,22 @@ describe("experiments", () => {
     expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
   });
 
-  it("repeats its report byte for byte under a seed, wall-clock fields aside, one or two at a time and under load", async () => {
+  it("repeats its report byte for byte under a seed, wall-clock fields aside, one or two at a time, its simulators stalled in turn", async () => {
     const noisy = { noise: 0.3, variants: ["full", "no-critic"] as ExperimentOptions["variants"], seeds: 1 };
     const concurrent = await experiment(options(scratchDir(), { ...noisy, concurrency: 2 }));
-    // The second run one episode at a time while two busy processes compete for the machine's cores.
-    const burners = [0, 1].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    // The second run one episode at a time, its simulators stalled in turn: another machine's timing.
+    const stalling = stallSimulators();
+    let serial, stalls;
     try {
-      const serial = await experiment(options(scratchDir(), { ...noisy, concurrency: 1 }));
-      expect(JSON.stringify(withoutTiming(serial.report), null, 1)).toBe(
-        JSON.stringify(withoutTiming(concurrent.report), null, 1),
-      );
-      expect(tables(serial.report, { timing: false })).toBe(tables(concurrent.report, { timing: false }));
+      serial = await experiment(options(scratchDir(), { ...noisy, concurrency: 1 }));
     } finally {
-      for (const p of burners) p.kill("SIGKILL");
+      stalls = stalling.stop();
     }
+    expect(stalls).toBeGreaterThan(5);
+    expect(JSON.stringify(withoutTiming(serial.report), null, 1)).toBe(
+      JSON.stringify(withoutTiming(concurrent.report), null, 1),
+    );
+    expect(tables(serial.report, { timing: false })).toBe(tables(concurrent.report, { timing: false }));
   });
 
   it("reports a bad dataset row with its line number", () => {

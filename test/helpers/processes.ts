@@ -41,3 +41,56 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Another machine's timing, at no CPU cost: the simulators under this process (`robots/sim/main`) are frozen in turn
+ * (SIGSTOP, then SIGCONT after `pauseMs`), so which one answers first, and when, differs from an unperturbed run. It
+ * replaces busy-loop processes, which cost the shared machine a core each for the whole run and perturbed less: a
+ * stalled simulator is a far slower one. Pauses stay well inside a robot's liveness window (2 s). `stop` resumes
+ * every process and says how many stalls there were, so a test can show its run was perturbed.
+ */
+export function stallSimulators(opts: { pauseMs?: number; gapMs?: number } = {}): { stop(): number } {
+  const pauseMs = opts.pauseMs ?? 150;
+  const gapMs = opts.gapMs ?? 100;
+  let stalls = 0;
+  let turn = 0;
+  let frozen: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+      return true;
+    } catch {
+      return false; // exited meanwhile
+    }
+  };
+  const thaw = () => {
+    if (frozen !== undefined) signal(frozen, "SIGCONT");
+    frozen = undefined;
+  };
+  const freezeNext = () => {
+    const sims = descendants(process.pid)
+      .filter(({ argv }) => argv.some((a) => a.includes("robots/sim/main")))
+      .sort((a, b) => a.pid - b.pid);
+    const sim = sims.length ? sims[turn++ % sims.length] : undefined;
+    if (sim && signal(sim.pid, "SIGSTOP")) {
+      frozen = sim.pid;
+      stalls++;
+      timer = setTimeout(() => {
+        thaw();
+        timer = setTimeout(freezeNext, gapMs);
+      }, pauseMs);
+    } else timer = setTimeout(freezeNext, gapMs);
+  };
+  // A frozen simulator cannot notice its starter is gone: never leave one frozen.
+  process.once("exit", thaw);
+  timer = setTimeout(freezeNext, gapMs);
+  return {
+    stop() {
+      clearTimeout(timer);
+      thaw();
+      process.off("exit", thaw);
+      return stalls;
+    },
+  };
+}
