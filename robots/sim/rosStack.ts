@@ -48,6 +48,33 @@ export interface RosStackOptions {
    * rosauth's node (ros/kit/start.sh's ROSBRIDGE_AUTH_SECRET_FILE), and a client must authenticate first.
    */
   authSecretFile?: string;
+  /** The ports to try first (rosbridge's WebSocket, the master's); free ones are picked when absent or taken. */
+  ports?: { bridge: number; master: number };
+}
+
+/** ros/kit/start.sh's exit code when a port it was given is taken. */
+const PORT_TAKEN = 3;
+/** Starts tried before giving up, each on new free ports when the last one's were taken meanwhile. */
+const START_ATTEMPTS = 4;
+
+/** Runs ros/kit/start.sh on the given ports: its exit code and everything it printed. */
+function runKit(
+  ports: { bridge: number; master: number },
+  authSecretFile?: string,
+): Promise<{ code: number | null; out: string }> {
+  // Authentication only when asked for, whatever this process's environment says.
+  const { ROSBRIDGE_AUTH_SECRET_FILE: _inherited, ...kitEnv } = process.env;
+  return new Promise((resolve) => {
+    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(ports.bridge), String(ports.master)], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: authSecretFile ? { ...kitEnv, ROSBRIDGE_AUTH_SECRET_FILE: authSecretFile } : kitEnv,
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("error", (err) => resolve({ code: null, out: `${out}${err.message}` }));
+    child.on("exit", (code) => resolve({ code, out }));
+  });
 }
 
 /**
@@ -55,22 +82,19 @@ export interface RosStackOptions {
  * SIGKILL what is left).
  */
 export async function startRos(options: RosStackOptions = {}): Promise<RosStack> {
-  const port = await freePort();
-  const master = await freePort();
-  // Authentication only when asked for, whatever this process's environment says.
-  const { ROSBRIDGE_AUTH_SECRET_FILE: _inherited, ...kitEnv } = process.env;
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(port), String(master)], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: options.authSecretFile ? { ...kitEnv, ROSBRIDGE_AUTH_SECRET_FILE: options.authSecretFile } : kitEnv,
-    });
-    let text = "";
-    child.stdout.on("data", (d) => (text += d));
-    child.stderr.on("data", (d) => (text += d));
-    child.on("exit", (code) =>
-      code === 0 ? resolve(text) : reject(new Error(`ros/kit/start.sh exited with ${code}: ${text}`)),
-    );
-  });
+  // A free port can be taken by another process before the stack binds it (the suite starts several stacks at
+  // once): the kit then says so, having stopped what it started, and the stack starts again on other ports.
+  let tried = options.ports;
+  let started: { out: string; master: number } | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    const ports = tried ?? { bridge: await freePort(), master: await freePort() };
+    tried = undefined;
+    const { code, out } = await runKit(ports, options.authSecretFile);
+    if (code === 0) started = { out, master: ports.master };
+    else if (code !== PORT_TAKEN || attempt >= START_ATTEMPTS)
+      throw new Error(`ros/kit/start.sh exited with ${code}: ${out}`);
+  }
+  const { out, master } = started;
   const match = /ready (ws:\/\/\S+) pids (\d+(?: \d+)*)/.exec(out);
   if (!match) throw new Error(`ros/kit/start.sh did not say ready: ${out}`);
   const pids = match[2].split(" ").map(Number);

@@ -1,0 +1,107 @@
+/**
+ * Starting the reference ROS stack (ros/kit/start.sh, startRos) when a port it was handed is taken meanwhile — the
+ * suite starts several stacks at once, each on ports found free a moment earlier. The kit says the port is taken and
+ * leaves no ROS process of its own behind; startRos starts the stack again on other ports.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../../robots/sim/process";
+import { ROOT } from "../../helpers/processes";
+import { ROS_WS, requireRosOrSkip, startRos } from "../../helpers/ros";
+
+const available = requireRosOrSkip();
+const holders: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const holder of holders.splice(0)) holder.kill("SIGKILL");
+});
+
+/**
+ * Takes `port` the way a process that just bound it would: bound, not yet listening. A connection to it is refused,
+ * so the kit's check finds it free, and rosbridge's own bind then fails — the race itself, made certain.
+ */
+async function holdPort(port: number): Promise<void> {
+  const holder = spawn(
+    "python3",
+    [
+      "-c",
+      `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${port}))\nprint("bound", flush=True)\ntime.sleep(600)`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  holders.push(holder);
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.on("data", (d) => String(d).includes("bound") && resolve());
+    holder.on("exit", (code) => reject(new Error(`the port holder exited with ${code}`)));
+  });
+}
+
+/** Processes whose environment names this master: what the kit started for it (roscore, rosmaster, rosout, rosapi …). */
+function rosProcessesOf(masterPort: number): number[] {
+  const uri = `ROS_MASTER_URI=http://127.0.0.1:${masterPort}`;
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(uri);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+function runKit(bridge: number, master: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(join(ROOT, "ros", "kit", "start.sh"), [ROS_WS, String(bridge), String(master)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => resolve({ code, out }));
+  });
+}
+
+describe.runIf(available)("the ROS stack's start when a port is taken", () => {
+  it("ros/kit/start.sh exits 3 saying rosbridge's port is taken, and stops the master and rosapi it had started", async () => {
+    const [bridge, master] = [await freePort(), await freePort()];
+    await holdPort(bridge);
+    const { code, out } = await runKit(bridge, master);
+    expect(code, out).toBe(3);
+    expect(out).toContain(`port ${bridge} on 127.0.0.1 is taken`);
+    expect(rosProcessesOf(master)).toEqual([]);
+  });
+
+  it("ros/kit/start.sh exits 3 at once on a master port something listens on (roscore would wait on it for ever)", async () => {
+    const [bridge, master] = [await freePort(), await freePort()];
+    const listener = spawn(
+      "python3",
+      [
+        "-c",
+        `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${master}))\ns.listen()\nprint("bound", flush=True)\ntime.sleep(600)`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    holders.push(listener);
+    await new Promise<void>((resolve) => listener.stdout!.on("data", (d) => String(d).includes("bound") && resolve()));
+    const { code, out } = await runKit(bridge, master);
+    expect(code, out).toBe(3);
+    expect(out).toContain(`port ${master} on 127.0.0.1 is taken`);
+    expect(rosProcessesOf(master)).toEqual([]);
+  });
+
+  it("startRos handed a port taken meanwhile starts the stack on another one, which answers", async () => {
+    const [bridge, master] = [await freePort(), await freePort()];
+    await holdPort(bridge);
+    const stack = await startRos({ ports: { bridge, master } });
+    try {
+      expect(new URL(stack.url).port).not.toBe(String(bridge));
+      expect(stack.ros("rosnode", ["list"])).toContain("/rosapi");
+    } finally {
+      await stack.stop();
+    }
+  });
+});
