@@ -19,15 +19,17 @@ afterEach(() => {
 });
 
 /**
- * Takes `port` the way a process that just bound it would: bound, not yet listening. A connection to it is refused,
- * so the kit's check finds it free, and rosbridge's own bind then fails — the race itself, made certain.
+ * Takes `port` in another process. By default the way a process that just bound it would: bound, not yet listening —
+ * a connection to it is refused, so the kit's check finds it free and rosbridge's own bind then fails (the race
+ * itself, made certain). With `listening`, as a server that holds it.
  */
-async function holdPort(port: number): Promise<void> {
+async function holdPort(port: number, { listening = false } = {}): Promise<void> {
+  const listen = listening ? "s.listen()\n" : "";
   const holder = spawn(
     "python3",
     [
       "-c",
-      `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${port}))\nprint("bound", flush=True)\ntime.sleep(600)`,
+      `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${port}))\n${listen}print("bound", flush=True)\ntime.sleep(600)`,
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
@@ -66,31 +68,18 @@ function runKit(bridge: number, master: number): Promise<{ code: number | null; 
 }
 
 describe.runIf(available)("the ROS stack's start when a port is taken", () => {
-  it("ros/kit/start.sh exits 3 saying rosbridge's port is taken, and stops the master and rosapi it had started", async () => {
-    const [bridge, master] = [await freePort(), await freePort()];
-    await holdPort(bridge);
-    const { code, out } = await runKit(bridge, master);
+  // rosbridge's port bound by another process after the kit's check (the kit stops the master and rosapi it started);
+  // the master's with a listener on it, caught by the check (roscore would wait on it for ever).
+  it.each([
+    { port: "bridge", listening: false },
+    { port: "master", listening: true },
+  ] as const)("ros/kit/start.sh exits 3 on a taken $port port, saying so, and leaves no ROS process", async (taken) => {
+    const ports = { bridge: await freePort(), master: await freePort() };
+    await holdPort(ports[taken.port], { listening: taken.listening });
+    const { code, out } = await runKit(ports.bridge, ports.master);
     expect(code, out).toBe(3);
-    expect(out).toContain(`port ${bridge} on 127.0.0.1 is taken`);
-    expect(rosProcessesOf(master)).toEqual([]);
-  });
-
-  it("ros/kit/start.sh exits 3 at once on a master port something listens on (roscore would wait on it for ever)", async () => {
-    const [bridge, master] = [await freePort(), await freePort()];
-    const listener = spawn(
-      "python3",
-      [
-        "-c",
-        `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${master}))\ns.listen()\nprint("bound", flush=True)\ntime.sleep(600)`,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    holders.push(listener);
-    await new Promise<void>((resolve) => listener.stdout!.on("data", (d) => String(d).includes("bound") && resolve()));
-    const { code, out } = await runKit(bridge, master);
-    expect(code, out).toBe(3);
-    expect(out).toContain(`port ${master} on 127.0.0.1 is taken`);
-    expect(rosProcessesOf(master)).toEqual([]);
+    expect(out).toContain(`port ${ports[taken.port]} on 127.0.0.1 is taken`);
+    expect(rosProcessesOf(ports.master)).toEqual([]);
   });
 
   it("startRos handed a port taken meanwhile starts the stack on another one, which answers", async () => {
