@@ -115,7 +115,7 @@ async function learner(count: number): Promise<Figure[]> {
         ).episodes,
       );
     await client.close();
-    const cache = new Map<string, SegmentReturns[]>();
+    const cache = new WeakMap<Episode, SegmentReturns[]>();
     let startedAt = performance.now();
     learnerIteration(policies, episodes, SKILL_IDS, { cache });
     const cold = performance.now() - startedAt;
@@ -153,7 +153,7 @@ export async function learnability(log: (s: string) => void = () => {}): Promise
     const lib = loadBaseSkills();
     const policies = { ...lib.policies };
     const data: Episode[] = [];
-    const cache = new Map<string, SegmentReturns[]>();
+    const cache = new WeakMap<Episode, SegmentReturns[]>();
     const rng = new Rng(2);
     for (const [skill, plans] of [
       ["lift_red", [["reach_red", "lift_red"], ["lift_red"]]],

@@ -17,7 +17,7 @@ export interface LearnerOptions {
   /** Below this best score a skill's samples carry no signal yet and its policy is left as it is. */
   minSignal?: number;
   /** Cache of per-episode segment returns across iterations (episodes are immutable). */
-  cache?: Map<string, SegmentReturns[]>;
+  cache?: WeakMap<Episode, SegmentReturns[]>;
 }
 
 export interface SkillUpdate {

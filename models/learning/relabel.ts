@@ -61,13 +61,21 @@ export interface Sample {
 /** A segment that started with the skill already done says nothing about how to do it: it is left out. */
 export const ALREADY_DONE = 0.5;
 
-export function relabel(episodes: readonly Episode[], skill: string, cache?: Map<string, SegmentReturns[]>): Sample[] {
+/**
+ * `cache` holds each episode's segment returns by the episode itself, not its id: an id names an episode only within
+ * its store, and two campaigns in one process (an MCP or LangGraph server) number theirs alike.
+ */
+export function relabel(
+  episodes: readonly Episode[],
+  skill: string,
+  cache?: WeakMap<Episode, SegmentReturns[]>,
+): Sample[] {
   const out: Sample[] = [];
   for (const ep of episodes) {
-    let segs = cache?.get(ep.id);
+    let segs = cache?.get(ep);
     if (!segs) {
       segs = segmentReturns(ep);
-      cache?.set(ep.id, segs);
+      cache?.set(ep, segs);
     }
     for (const s of segs) {
       if (!(skill in s.returns)) throw new Error(`episode ${ep.id} has no reward for skill ${skill}`);

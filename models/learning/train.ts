@@ -35,7 +35,7 @@ export async function trainSkills(
     Object.entries(library.curves).map(([k, v]) => [k, [...v]]),
   );
   const data = [...(opts.data ?? [])];
-  const cache = new Map<string, SegmentReturns[]>();
+  const cache = new WeakMap<Episode, SegmentReturns[]>();
   for (const s of opts.skills) {
     policies[s] ??= priorPolicy(s);
     // The curve starts at the policy as it is before any learning.

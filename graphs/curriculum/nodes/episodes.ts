@@ -1,12 +1,13 @@
 /**
- * The episodes the learner trains on: kept in this process as they are collected, and fetched again from the
- * simulator's episode store over the bridge when the process is new (a resumed run).
+ * The episodes the learner trains on: kept by the run as they are collected, and fetched again from the simulator's
+ * episode store over the bridge when the run is new (a resumed one).
  */
 import type { BridgeClient } from "../../../robots/bridge/client";
 import { planSuccess, type Episode, type RunSkillsResult } from "../../../robots/msgs/runSkills";
 import { blockCentres } from "./skills";
 import { fetchEpisodes } from "../../../models/learning/client";
 import type { EpisodeSummary } from "../state";
+import type { Run } from "../../../runtime/run";
 
 /** What the state keeps of one episode: its plan, each skill's rewards in its segment, the paper's success, the layouts. */
 export function summarise(
@@ -39,19 +40,31 @@ export function summarise(
   };
 }
 
-const kept = new Map<string, Episode>();
+/**
+ * The episodes each run holds, by id. Per run, not per process: an id names an episode only within its store, and two
+ * campaigns in one process (an MCP or LangGraph server) number theirs alike (`i0-00001` …).
+ */
+const keptBy = new WeakMap<Run, Map<string, Episode>>();
+function keptOf(run: Run): Map<string, Episode> {
+  let kept = keptBy.get(run);
+  if (!kept) keptBy.set(run, (kept = new Map()));
+  return kept;
+}
 
-export function keepEpisodes(eps: Episode[]): void {
+export function keepEpisodes(run: Run, eps: Episode[]): void {
+  const kept = keptOf(run);
   for (const e of eps) kept.set(e.id, e);
 }
 
-/** The full episodes behind the summaries, asking each instance for those this process does not hold. */
-export async function episodesOf(summaries: EpisodeSummary[], clients: BridgeClient[]): Promise<Episode[]> {
+/** The full episodes behind the summaries, asking each instance for those this run does not hold. */
+export async function episodesOf(run: Run, summaries: EpisodeSummary[], clients: BridgeClient[]): Promise<Episode[]> {
+  const kept = keptOf(run);
   const missing = new Map<number, string[]>();
   for (const s of summaries) if (!kept.has(s.id)) missing.set(s.instance, [...(missing.get(s.instance) ?? []), s.id]);
   for (const [instance, ids] of missing) {
     const client = clients[instance] ?? clients[0];
-    for (let i = 0; i < ids.length; i += 200) keepEpisodes(await fetchEpisodes(client, { ids: ids.slice(i, i + 200) }));
+    for (let i = 0; i < ids.length; i += 200)
+      keepEpisodes(run, await fetchEpisodes(client, { ids: ids.slice(i, i + 200) }));
   }
   const out = summaries.map((s) => kept.get(s.id));
   const lost = summaries.filter((_, i) => !out[i]).map((s) => s.id);

@@ -24,11 +24,12 @@ import { loadPolicies, storePolicies } from "./policies";
 import { captionedPrior, skillId } from "./skills";
 import type { CurriculumStateType, CurriculumUpdate, EpisodeSummary, LearningTarget } from "../state";
 import type { SegmentReturns } from "../../../models/learning/relabel";
+import type { Episode } from "../../../robots/msgs/runSkills";
 import { runOf } from "../../../runtime/run";
 import type { CurriculumSettings } from "../configuration";
 
-// Episodes never change once recorded: their relabelled segment returns are computed once per process.
-const relabelled = new Map<string, SegmentReturns[]>();
+// Episodes never change once recorded: their relabelled segment returns are computed once per episode.
+const relabelled = new WeakMap<Episode, SegmentReturns[]>();
 
 export async function learn(state: CurriculumStateType, config?: RunnableConfig): Promise<CurriculumUpdate> {
   const run = runOf<CurriculumSettings>(config);
@@ -57,7 +58,7 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
       createHash("sha256").update(`practice|${opts.seed}|${state.counters.iterations}|${id}`).digest().readUInt32BE(0),
     );
     const { results, episodes } = await explorePlan(clients, [id], before, { episodes: count, rng });
-    keepEpisodes(episodes);
+    keepEpisodes(run, episodes);
     results.forEach((result, j) =>
       practice.push(
         summarise(result, episodes[j], {
@@ -70,7 +71,7 @@ export async function learn(state: CurriculumStateType, config?: RunnableConfig)
       ),
     );
   }
-  const episodes = await episodesOf([...state.episodes, ...practice], clients);
+  const episodes = await episodesOf(run, [...state.episodes, ...practice], clients);
   const targets: Record<string, LearningTarget> = { ...state.targets };
   // A curve starts at the policy as it was before learning (a new skill's uninformed prior).
   // Each point twice: on the reported layouts (the curve) and on the selection layouts (what early stopping reads).

@@ -29,7 +29,7 @@ export async function rollout(order: RolloutOrder, config?: RunnableConfig): Pro
     episodes: order.episodes,
     rng: new Rng(rngSeed),
   });
-  keepEpisodes(episodes);
+  keepEpisodes(run, episodes);
   const byId = new Map(episodes.map((e) => [e.id, e]));
   const taskSkill = order.taskSkill ? skillId(order.taskSkill) : undefined;
   const summaries = results.map((result, k) =>
