@@ -68,6 +68,9 @@ const SYSTEM = [
   /\/set_logger_level$/,
   /^\/robograph\//,
   /^\/evaluator\//,
+  // A simulator's own controls (pausing physics, resetting the world): ours and Gazebo's.
+  /^\/simulator\//,
+  /^\/gazebo\//,
   /^\/rosbridge_websocket\//,
   /^\/rosapi_node\//,
   // rosauth's service, which rosbridge run with authenticate:=true asks about each client.

@@ -19,6 +19,8 @@ export class SimClock {
   time = 0;
   ticks = 0;
   private stopped = false;
+  /** Set while the world is paused: resolves when it goes on. */
+  private held?: { promise: Promise<void>; release(): void };
 
   constructor(
     /** Seconds per control tick. */
@@ -38,9 +40,31 @@ export class SimClock {
     });
   }
 
+  get paused(): boolean {
+    return !!this.held;
+  }
+
+  /**
+   * Holds simulated time where it is (Gazebo's pause_physics): no motion advances and physics is not stepped, while
+   * goals stay accepted. Wall time spent paused is not made up afterwards.
+   */
+  pause(): void {
+    if (this.held) return;
+    let release!: () => void;
+    const promise = new Promise<void>((r) => (release = r));
+    this.held = { promise, release };
+  }
+
+  unpause(): void {
+    const held = this.held;
+    this.held = undefined;
+    held?.release();
+  }
+
   /** Cancels every running motion and waits until physics is no longer being stepped. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unpause();
     for (const r of this.running) r.resolve("canceled");
     this.running.clear();
     await this.loop;
@@ -52,10 +76,23 @@ export class SimClock {
   }
 
   private async drive(): Promise<void> {
-    const wallStart = performance.now();
-    const simStart = this.time;
+    let wallStart = performance.now();
+    let simStart = this.time;
     let sinceYield = 0;
     while (this.running.size > 0) {
+      if (this.held) {
+        // A goal canceled while paused ends now; the others wait.
+        for (const r of [...this.running]) {
+          if (!r.signal?.aborted) continue;
+          this.running.delete(r);
+          r.resolve("canceled");
+        }
+        await Promise.race([this.held.promise, new Promise((r) => setTimeout(r, 50))]);
+        // Paced from here on, so the paused wall time is not run through at full speed.
+        wallStart = performance.now();
+        simStart = this.time;
+        continue;
+      }
       for (const r of [...this.running]) {
         if (r.signal?.aborted) {
           this.running.delete(r);

@@ -10,7 +10,8 @@
  * - its manifests through standard ROS means: the `/robograph/manifest` service (robograph_msgs/Json) and the
  *   parameter `/robograph/manifest` (set through rosapi, so `rosparam get` shows them);
  * - the evaluator's checks as services (`/evaluator/check`, `/evaluator/events`, robograph_msgs/Json), for scoring
- *   only: with an evaluator key they answer only calls that carry it.
+ *   only: with an evaluator key they answer only calls that carry it;
+ * - held simulated time, as Gazebo's (`/simulator/pause_physics`, `/simulator/unpause_physics`, std_srvs/Empty).
  *
  * `standard`: as a robot that speaks only messages ROS ships, beside our actions for what has no standard message —
  * no manifest (robograph connect drafts one), each camera as raw `sensor_msgs/Image` (rgb8) with its depth (16UC1,
@@ -28,7 +29,14 @@ import {
   type SkillSpec,
 } from "../manifests/schema";
 import type { z } from "zod";
-import { goalToCheck, PING_ACTION, type NamedPoseSkill, type SimulatedWorld } from "./serve";
+import {
+  goalToCheck,
+  PAUSE_SERVICE,
+  PING_ACTION,
+  UNPAUSE_SERVICE,
+  type NamedPoseSkill,
+  type SimulatedWorld,
+} from "./serve";
 import { focalPixels, zDepth } from "./camera";
 import { pinholeInfo, rawDepthImage, rawRgbImage } from "../msgs/images";
 import { z as zod } from "zod";
@@ -157,6 +165,10 @@ export async function serveWorldOnRos(
     const since = Number((args as { since?: unknown })?.since ?? 0);
     return { events: world.events.since(Number.isFinite(since) && since > 0 ? since : 0), total: world.events.length };
   });
+  if (world.clock) {
+    client.advertiseService(PAUSE_SERVICE, "std_srvs/Empty", () => (world.clock?.pause(), {}));
+    client.advertiseService(UNPAUSE_SERVICE, "std_srvs/Empty", () => (world.clock?.unpause(), {}));
+  }
 
   // Cameras: latched, so an agent that subscribes late gets the newest frame.
   const cameras = world.manifests.flatMap((manifest) =>

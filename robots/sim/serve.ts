@@ -3,7 +3,8 @@
  * `/robograph/manifest`, each skill as the action `/<robot>/<skill>`, each camera as CompressedImage topics plus a
  * detections topic. The evaluator services (`/evaluator/check`, `/evaluator/events`) expose the true state and the
  * event log for scoring; agents must never call them, and with an evaluator key they cannot. They answer clients on
- * this machine only, unless a remote call carries the evaluator key.
+ * this machine only, unless a remote call carries the evaluator key. A world that runs on a clock can be paused and
+ * unpaused (`/simulator/pause_physics`, `/simulator/unpause_physics`, as Gazebo's): goals stay accepted and wait.
  */
 import type { z } from "zod";
 import {
@@ -24,6 +25,7 @@ import {
 } from "../manifests/schema";
 import type { Frame } from "./camera";
 import type { SimEvent } from "./events";
+import type { SimClock } from "./clock";
 import { RESET_SERVICE, RESET_TYPE } from "../msgs/rollout";
 
 export interface CameraMessages {
@@ -70,7 +72,15 @@ export interface SimulatedWorld {
   argumentsSchema?(robot: string, skill: string): z.ZodType<Record<string, unknown>> | undefined;
   /** Skills that take a named pose (see NamedPoseSkill). */
   namedPoseSkills?(): NamedPoseSkill[];
+  /** Simulated time, which can be held (a world without one runs each skill at once, and cannot be paused). */
+  readonly clock?: PausableClock;
 }
+
+export type PausableClock = Pick<SimClock, "pause" | "unpause" | "paused">;
+
+/** Held simulated time: as Gazebo's pause_physics and unpause_physics (std_srvs/Empty). */
+export const PAUSE_SERVICE = "/simulator/pause_physics";
+export const UNPAUSE_SERVICE = "/simulator/unpause_physics";
 
 /**
  * The goal an evaluator call asks about (`{ goal: ["in(apple, sink)", …] }`), checked against the world's names: a run
@@ -130,6 +140,9 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
   get events() {
     return this.current.events;
   }
+  get clock() {
+    return this.current.clock;
+  }
   runSkill(robot: string, skill: string, args: Record<string, unknown>, ctx: ActionContext) {
     return this.current.runSkill(robot, skill, args, ctx);
   }
@@ -153,6 +166,8 @@ export class RebuiltWorld<W extends SimulatedWorld> implements RestartableWorld 
       );
     }
     const old = this.current;
+    // As in Gazebo, a paused world stays paused across a reset.
+    if (old.clock?.paused) next.world.clock?.pause();
     this.current = next.world;
     await old.close();
     return { scenario: next.scenario, seed: next.seed };
@@ -212,6 +227,12 @@ export async function serveWorld(world: SimulatedWorld, opts: ServeOptions = {})
     const since = Number((args as { since?: unknown })?.since ?? 0);
     return { events: world.events.since(Number.isFinite(since) && since > 0 ? since : 0), total: world.events.length };
   });
+
+  if (world.clock) {
+    // Read at each call: a reset world has a new clock.
+    server.advertiseService(PAUSE_SERVICE, "std_srvs/srv/Empty", () => (world.clock?.pause(), {}));
+    server.advertiseService(UNPAUSE_SERVICE, "std_srvs/srv/Empty", () => (world.clock?.unpause(), {}));
+  }
 
   // The no-op action: a round trip through the action machinery without a robot, for latency checks.
   server.advertiseAction(PING_ACTION, PING_TYPE, async (_args, ctx) => ({
