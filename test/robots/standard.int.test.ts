@@ -20,11 +20,12 @@ import { pngOf, type ImageMessage } from "../../robots/msgs/images";
 import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { NAVIGATION_POINTS } from "../../robots/sim/kitchen/layout";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
+import { PAUSE_SERVICE, UNPAUSE_SERVICE } from "../../robots/sim/serve";
 import { callSkill, InvalidSkillArgumentsError, learnDialect, skillTools } from "../../tools/skills";
 import { closePooledSessions } from "../../runtime/run";
 import { perceive } from "../../graphs/clea/nodes/perceiver";
 import type { ClosedLoopStateType } from "../../graphs/clea/state";
-import { agent } from "../helpers/agent";
+import { agent, killWhenStarted } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { startFakeOpenAI } from "../helpers/openaiServer";
 import { ROOT } from "../helpers/processes";
@@ -366,9 +367,7 @@ describe.skipIf(!available).concurrent("the kitchen as a standard robot (--stand
   it("drafts move_base and raw cameras, and runs the default CLEA task to the simulator's success; a SIGKILL mid-move_base resumes without a goal sent twice", async () => {
     const stack = await startRos();
     stacks.push(stack);
-    // At a fifth of the default speed a drive lasts seconds: the kill, sent when this process reads the agent's
-    // dispatch line, still lands mid-move_base on a loaded machine (at speed 10 it once came after the next goal).
-    sims.push(await startSimProcess("kitchen", ["--ros", stack.url, "--standard", "--speed", "2"], 60_000));
+    sims.push(await startSimProcess("kitchen", ["--ros", stack.url, "--standard"], 60_000));
     const file = personsFile(stack.url);
     const personsManifests = JSON.parse(readFileSync(await file, "utf8")) as { robots: RobotManifest[] };
     const mobile = personsManifests.robots.find((r) => r.id === "mobile")!;
@@ -399,22 +398,31 @@ describe.skipIf(!available).concurrent("the kitchen as a standard robot (--stand
       "--runs-dir",
       join(data, "runs"),
     ];
-    let armed = false;
-    const first = await agent(common, (line, kill) => {
-      // Killed as soon as the first move_base goal is recorded: the robot is driving.
-      if (armed || !/goal standard-crash\/\d+\/mobile\/go_to/.test(line)) return;
-      armed = true;
-      kill();
-    });
-    expect(first.signal, first.out).toBe("SIGKILL");
-    const second = await agent([...common, "--resume"]);
-    expect(second.code, second.out).toBe(0);
-    expect(second.out).toMatch(/re-attaching to goal standard-crash\/\d+\/mobile\/go_to/);
-    expect(second.out).toMatch(/SUCCESS — succeeded/);
-    expect(second.out).not.toMatch(/simulator's check says/);
+    // The world is paused (as Gazebo's pause_physics) until the agent is dead: its first goal, move_base's, is
+    // accepted and waits, so the kill, sent once the robot has it, lands mid-move_base however late it is sent.
     const watcher = await BridgeClient.connect(stack.url);
     try {
       await learnDialect(watcher);
+      await watcher.callService(PAUSE_SERVICE, {});
+      let armed = false;
+      const first = await agent(common, (_line, kill) => {
+        if (armed) return;
+        armed = true;
+        killWhenStarted(watcher, "standard-crash/0/", kill);
+      });
+      expect(first.signal, first.out).toBe("SIGKILL");
+      expect(first.out).toMatch(/dispatch +goal standard-crash\/0\/mobile\/go_to/);
+      // The robot holds the goal, not yet ended, when the world goes on.
+      const held = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
+      expect(held.events.filter((e) => e.goalId?.startsWith("standard-crash/0/")).map((e) => e.kind)).toEqual([
+        "skill_started",
+      ]);
+      await watcher.callService(UNPAUSE_SERVICE, {});
+      const second = await agent([...common, "--resume"]);
+      expect(second.code, second.out).toBe(0);
+      expect(second.out).toMatch(/re-attaching to goal standard-crash\/0\/mobile\/go_to/);
+      expect(second.out).toMatch(/SUCCESS — succeeded/);
+      expect(second.out).not.toMatch(/simulator's check says/);
       const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>(
         "/evaluator/events",
       );

@@ -14,6 +14,7 @@ import { agent, killWhenStarted, runOn } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { runExperiment, experimentDir, type ExperimentOptions } from "../../evals/runner";
 import { stopReason } from "../../runtime/estop";
+import { PAUSE_SERVICE, UNPAUSE_SERVICE } from "../../robots/sim/serve";
 
 type SimEvent = { kind: string; goalId?: string; skill?: string };
 const sims: SimProcess[] = [];
@@ -24,35 +25,40 @@ afterAll(async () => {
   await Promise.all(sims.splice(0).map((s) => s.stop()));
 });
 
-/** A kitchen simulator at real-time speed (so a skill is still running when the stop comes) and a client that watches it. */
-async function slowKitchen() {
-  const sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
+/**
+ * A simulator paused from the start, and a client that watches it: the first goal is accepted and waits, so a stop
+ * sent once the robot has it lands while it runs, however late this process sends it.
+ */
+async function pausedSim(sim: SimProcess) {
   sims.push(sim);
   const watcher = await BridgeClient.connect(sim.url);
   clients.push(watcher);
+  await watcher.callService(PAUSE_SERVICE);
   const events = async () => (await watcher.callService<{ events: SimEvent[] }>("/evaluator/events")).events;
-  return { sim, watcher, events };
+  return { sim, watcher, events, unpause: () => watcher.callService(UNPAUSE_SERVICE) };
 }
+
+const pausedKitchen = async () => pausedSim(await startSim(["--scenario", "integration_tea_to_trash"]));
 
 describe.concurrent("emergency stop", () => {
   it("SIGINT to the agent: the robot's goal is canceled, the run ends interrupted (exit 3), and resumes to the end", async ({
     expect,
   }) => {
-    const { sim, watcher, events } = await slowKitchen();
+    const { sim, watcher, events, unpause } = await pausedKitchen();
     const data = scratchDir();
     const thread = "estop-sigint";
     const common = [...runOn(sim.url, thread, data), "--forget"];
     let armed = false;
     const first = await agent(common, (line, kill) => {
-      // The second goal (the refrigerator's door): stop once the robot has started it.
-      if (armed || !new RegExp(`dispatch\\s+goal ${thread}/1/`).test(line)) return;
+      // The first goal (the base's drive to the refrigerator): stop once the robot has started it.
+      if (armed || !new RegExp(`dispatch\\s+goal ${thread}/0/`).test(line)) return;
       armed = true;
-      killWhenStarted(watcher, `${thread}/1/`, () => kill("SIGINT"));
+      killWhenStarted(watcher, `${thread}/0/`, () => kill("SIGINT"));
     });
     expect(first.code, first.out).toBe(3);
     expect(first.out).toMatch(/SIGINT: emergency stop/);
     expect(first.out).toMatch(
-      /INTERRUPTED — interrupted: interrupted during mobile\/open \{"target":"refrigerator"\}: SIGINT to the agent/,
+      /INTERRUPTED — interrupted: interrupted during mobile\/go_to \{"navigation_point":"in_front_of_refrigerator"\}: SIGINT to the agent/,
     );
     const summary = JSON.parse(readFileSync(join(data, "runs", thread, "summary.json"), "utf8"));
     expect(summary).toMatchObject({
@@ -60,10 +66,11 @@ describe.concurrent("emergency stop", () => {
       resume: `npm start -- --thread ${thread} --resume --bridge-url ${sim.url}`,
     });
     // The robot stopped: the goal ended canceled on the simulator, nothing after it was sent.
-    const stopped = (await events()).filter((e) => e.goalId?.startsWith(`${thread}/1/`));
+    const stopped = (await events()).filter((e) => e.goalId?.startsWith(`${thread}/0/`));
     expect(stopped.map((e) => e.kind)).toEqual(["skill_started", "skill_canceled"]);
-    expect((await events()).some((e) => e.goalId?.startsWith(`${thread}/2/`))).toBe(false);
+    expect((await events()).some((e) => e.goalId?.startsWith(`${thread}/1/`))).toBe(false);
 
+    await unpause();
     const second = await agent([...common, "--resume"]);
     expect(second.out).toMatch(/running executor again/);
     expect(second.code, second.out).toBe(0);
@@ -76,7 +83,7 @@ describe.concurrent("emergency stop", () => {
   it("/robograph/stop from another client: every goal in flight is canceled and the agent's run ends interrupted", async ({
     expect,
   }) => {
-    const { sim, watcher, events } = await slowKitchen();
+    const { sim, watcher, events } = await pausedKitchen();
     const data = scratchDir();
     const thread = "estop-service";
     let stop: Promise<{ success: boolean; message: string }> | undefined;
@@ -151,10 +158,9 @@ describe.concurrent("emergency stop", () => {
     it("/robograph/stop while the hand runs a program: the run ends interrupted, and resumed, the program runs again from a reset scene", async ({
       expect,
     }) => {
-      const sim = await startSimProcess("workbench", ["--scenario", "bread_tray", "--speed", "1"]);
-      sims.push(sim);
-      const watcher = await BridgeClient.connect(sim.url);
-      clients.push(watcher);
+      const { sim, watcher, unpause } = await pausedSim(
+        await startSimProcess("workbench", ["--scenario", "bread_tray"]),
+      );
       const data = scratchDir();
       const thread = "estop-critic";
       const common = [
@@ -180,6 +186,7 @@ describe.concurrent("emergency stop", () => {
       // No critique of half a program: the run stopped at the executor.
       expect(first.out).not.toMatch(/critique\s/);
 
+      await unpause();
       const second = await agent([...common, "--resume"]);
       expect(second.out).toMatch(/running executor again/);
       expect(second.code, second.out).not.toBe(3);
