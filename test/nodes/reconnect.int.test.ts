@@ -15,13 +15,13 @@ import { RobotLostError } from "../../robots/bridge/errors";
 import { startSim, type SimProcess } from "../helpers/processes";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcpProxy";
 import { scratchDir } from "../helpers/episode";
+import { PAUSE_SERVICE, UNPAUSE_SERVICE } from "../../robots/sim/serve";
 
 let sim: SimProcess;
 let proxy: TcpProxy;
 let watcher: BridgeClient;
 beforeAll(async () => {
-  // Slow enough that a drive across the kitchen is still running when the network goes.
-  sim = await startSim(["--speed", "1"]);
+  sim = await startSim();
   proxy = await startTcpProxy({ port: sim.port });
   watcher = await BridgeClient.connect(sim.url);
 });
@@ -39,6 +39,9 @@ const newRun = () => {
   runs.push(run);
   return run;
 };
+/** Physics held (the world paused) while the network goes: the drive is still running when it does. */
+const pause = () => watcher.callService(PAUSE_SERVICE);
+const unpause = () => watcher.callService(UNPAUSE_SERVICE);
 const startedGoals = async (goalId: string) =>
   (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events.filter(
     (e) => e.kind === "skill_started" && e.goalId === goalId,
@@ -49,12 +52,14 @@ describe("a socket cut mid-skill", () => {
     const session = await newRun().session();
     const goalId = "reconnect-test/cut/mobile/go_to";
     const reconnected = new Promise((r) => session.client.once("reconnect", r));
+    await pause();
     const result = runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_oven" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
     // Every connection through the proxy is cut; new ones are let through at once.
     proxy.down();
     proxy.up();
     await reconnected;
+    await unpause();
     const outcome = await result;
     expect(outcome).toMatchObject({ ok: true, status: "succeeded", goalId });
     expect(session.client.closed).toBe(false);
@@ -70,6 +75,7 @@ describe("a bridge client that gave up", () => {
     proxy.down();
     await gaveUp;
     proxy.up();
+    await unpause();
     const next = await run.session();
     expect(next).not.toBe(first);
     expect(next.client.connected).toBe(true);
@@ -79,6 +85,7 @@ describe("a bridge client that gave up", () => {
   it("pauses its running goal as lost with the robot; on resume a new client re-attaches to it instead of running it again", async () => {
     const session = await newRun().session();
     const goalId = "reconnect-test/0/mobile/go_to";
+    await pause();
     const result = runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" });
     await expect.poll(() => startedGoals(goalId), { timeout: 10_000, interval: 50 }).toBe(1);
     const gaveUp = new Promise((r) => session.client.once("close", r));
@@ -94,6 +101,7 @@ describe("a bridge client that gave up", () => {
     });
     await gaveUp;
     proxy.up();
+    await unpause();
     // As the resumed executor runs it (nodes/guard.ts marks the goal lost): the session's closed client is replaced.
     const outcome = await withLostGoal(goalId, (lost as Error).message, () =>
       runRecordedGoal(session, goalId, "mobile", "go_to", { navigation_point: "in_front_of_sink" }),

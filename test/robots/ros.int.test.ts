@@ -20,7 +20,8 @@ import { KitchenWorld, loadScenario } from "../../robots/sim/kitchen";
 import { ROOT } from "../helpers/processes";
 import { callSkill, discoverRobots } from "../../tools/skills";
 import { startSimProcess, type SimProcess } from "../../robots/sim/process";
-import { agent, runOn } from "../helpers/agent";
+import { PAUSE_SERVICE, UNPAUSE_SERVICE } from "../../robots/sim/serve";
+import { agent, killWhenStarted, runOn } from "../helpers/agent";
 import { scratchDir } from "../helpers/episode";
 import { completedDraft, requireRosOrSkip, startRos, type RosStack } from "../helpers/ros";
 import { programArgs } from "../../robots/programs";
@@ -86,16 +87,18 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
     const { stack, client } = await kitchenOnRos();
     const data = scratchDir();
     const common = [...runOn(stack.url, "ros-crash", data)];
+    // Killed once the robot has goal 0, the world paused so that the goal is still running however late the kill.
+    await client.callService(PAUSE_SERVICE, {});
     let armed = false;
-    const first = await agent(common, (line, kill) => {
-      if (armed || !line.includes("goal ros-crash/1/")) return;
+    const first = await agent(common, (_line, kill) => {
+      if (armed) return;
       armed = true;
-      // Killed as soon as it has sent goal 1: the robot is running it or has just finished it.
-      kill();
+      killWhenStarted(client, "ros-crash/0/", kill);
     });
     expect(first.signal).toBe("SIGKILL");
+    await client.callService(UNPAUSE_SERVICE, {});
     const second = await agent([...common, "--resume"]);
-    expect(second.out, first.out + second.out).toMatch(/re-attaching to goal ros-crash\/1\//);
+    expect(second.out, first.out + second.out).toMatch(/re-attaching to goal ros-crash\/0\//);
     expect(second.out, second.out).toMatch(/SUCCESS — succeeded/);
     const { events } = await client.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
     const started = events.filter((e) => e.kind === "skill_started").map((e) => e.goalId);
@@ -105,8 +108,10 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
   }, 300_000);
 
   it("cancels an actionlib goal, times one out, refuses a goal that does not fit its type, and follows a goal to its end", async () => {
-    // Slow enough (one simulated second a wall second) for the cancel to land while the base drives.
-    const { client, robots } = await kitchenOnRos(["--speed", "1"]);
+    // The world paused (std_srvs/Empty through rosbridge) holds each drive, so the cancel and the time limit land
+    // while the base drives; the last goal runs with the world going on.
+    const { client, robots } = await kitchenOnRos();
+    await client.callService(PAUSE_SERVICE, {});
     const ac = new AbortController();
     const going = callSkill(
       client,
@@ -147,6 +152,7 @@ describe.skipIf(!available)("the kitchen as a ROS 1 robot behind the reference r
       if (!ended) await new Promise((r) => setTimeout(r, 100));
     }
     expect(ended).toBe(true);
+    await client.callService(UNPAUSE_SERVICE, {});
     const feedback: unknown[] = [];
     const done = await callSkill(
       client,
