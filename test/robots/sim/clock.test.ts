@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimClock, type Motion } from "../../../robots/sim/clock";
+import { RebuiltWorld, type SimulatedWorld } from "../../../robots/sim/serve";
 
 /** A motion of `ticks` control ticks, counting each one it is given. */
 function* counting(ticks: number, seen: { ticks: number }): Motion {
@@ -57,5 +58,21 @@ describe("SimClock paused", () => {
     expect(ran).toBeLessThanOrEqual(elapsed + 0.06);
     await clock.stop();
     expect(await motion).toBe("canceled");
+  });
+});
+
+describe("a world rebuilt for the next episode", () => {
+  it("stays paused across the reset, as Gazebo's does", async () => {
+    const world = () =>
+      ({ manifests: [], clock: new SimClock(0.01, () => {}), close: () => {} }) as unknown as SimulatedWorld;
+    const first = world();
+    const rebuilt = new RebuiltWorld(first, async () => ({ world: world(), scenario: "next", seed: 1 }));
+    rebuilt.clock!.pause();
+    await rebuilt.restart({});
+    expect(rebuilt.current).not.toBe(first);
+    expect(rebuilt.clock!.paused).toBe(true);
+    rebuilt.clock!.unpause();
+    await rebuilt.restart({});
+    expect(rebuilt.clock!.paused).toBe(false);
   });
 });
