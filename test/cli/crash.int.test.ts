@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BridgeClient } from "../../robots/bridge/client";
 import { startSim, type SimProcess } from "../helpers/processes";
-import { agent, killWhenStarted, runOn } from "../helpers/agent";
+import { agent, killMidGoal, runOn } from "../helpers/agent";
 import { startSimProcess } from "../../robots/sim/process";
 import { scratchDir } from "../helpers/episode";
 
@@ -20,24 +20,20 @@ afterAll(async () => {
   await course?.stop();
 });
 
-// Concurrently: each test has its own simulator, thread and data, and most of its time is a simulator at real time.
+// Concurrently: each test has its own simulator, thread and data, and much of its time is waiting on it.
 describe.concurrent("crash safety", () => {
   it("resumes after SIGKILL without executing any skill twice", async ({ expect }) => {
-    // Slow enough that a skill is still running when the agent dies.
-    sim = await startSim(["--scenario", "integration_tea_to_trash", "--speed", "1"]);
+    sim = await startSim(["--scenario", "integration_tea_to_trash"]);
     const data = scratchDir();
     const common = runOn(sim.url, "crash-1", data);
-    let killedAt = "";
     const watcher = await BridgeClient.connect(sim.url);
-    const first = await agent(common, (line, kill) => {
-      // The third goal, mobile.pick_from(bottle_of_tea, refrigerator): kill the agent once the robot has started it.
-      if (killedAt || !/dispatch\s+goal crash-1\/2\//.test(line)) return;
-      killedAt = line;
-      killWhenStarted(watcher, "crash-1/2/", kill);
-    });
+    // The third goal, mobile.pick_from(bottle_of_tea, refrigerator): held by a paused world when the agent is killed.
+    let killing: Promise<void> | undefined;
+    const first = await agent(common, (_line, kill) => void (killing ??= killMidGoal(watcher, "crash-1", 2, kill)));
+    await killing;
     await watcher.close();
     expect(first.signal).toBe("SIGKILL");
-    expect(killedAt).toMatch(/pick_from/);
+    expect(first.out).toMatch(/dispatch\s+goal crash-1\/2\/mobile\/pick_from/);
 
     const second = await agent([...common, "--resume"]);
     // It resumes at the goal it had recorded and sent (on a loaded machine the kill may land a goal or two later).
@@ -62,8 +58,7 @@ describe.concurrent("crash safety", () => {
   it("resumes a pipelined run killed mid-skill, speculation in flight: nothing sent twice, the look after checks what was prepared", async ({
     expect,
   }) => {
-    // Twice real time: the second skill still runs when the agent dies.
-    piped = await startSimProcess("kitchen", ["--scenario", "integration_tea_to_trash", "--speed", "2"]);
+    piped = await startSimProcess("kitchen", ["--scenario", "integration_tea_to_trash"]);
     const { reattached, success, started, out } = await crashAndResume(piped, "crash-p", ["--pipeline"]);
     expect(reattached).toMatch(/^crash-p\/\d+\/\w+\/\w+#/);
     expect(started.length).toBeGreaterThanOrEqual(7);
@@ -75,8 +70,7 @@ describe.concurrent("crash safety", () => {
   });
 
   it("resumes RePLan's hierarchical mode mid-motion without running a motion twice", async ({ expect }) => {
-    // Twice real time: the second motion (removing the bar) still runs for a second or so when the agent dies.
-    tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred", "--speed", "2"]);
+    tabletop = await startSimProcess("tabletop", ["--scenario", "cabinet_barred"]);
     const { started, reattached, success } = await crashAndResume(tabletop, "crash-r", [
       "--world",
       "tabletop",
@@ -89,8 +83,7 @@ describe.concurrent("crash safety", () => {
   });
 
   it("resumes VLM-PC mid-skill: the skill the robot had started is re-attached, not run again", async ({ expect }) => {
-    // Five times real time: a large skill still runs for most of a second when the agent dies.
-    course = await startSimProcess("course", ["--scenario", "indoor_1", "--speed", "5"]);
+    course = await startSimProcess("course", ["--scenario", "indoor_1"]);
     const { reattached, success } = await crashAndResume(course, "crash-v", [
       "--graph",
       "vlmpc",
@@ -103,19 +96,16 @@ describe.concurrent("crash safety", () => {
 });
 
 /**
- * Runs the agent against `sim`, SIGKILLs it once the robot has started goal number 1 (the second), resumes the thread,
+ * Runs the agent against `sim`, SIGKILLs it while the robot holds goal number 1 (the second), resumes the thread,
  * and returns what the resumed run re-attached to and every goal the robot started — each asserted started once.
  */
 async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   const data = scratchDir();
   const common = [...args, ...runOn(sim.url, thread, data)];
   const watcher = await BridgeClient.connect(sim.url);
-  let armed = false;
-  const first = await agent(common, (line, kill) => {
-    if (armed || !line.includes(`goal ${thread}/1/`)) return;
-    armed = true;
-    killWhenStarted(watcher, `${thread}/1/`, kill);
-  });
+  let killing: Promise<void> | undefined;
+  const first = await agent(common, (_line, kill) => void (killing ??= killMidGoal(watcher, thread, 1, kill)));
+  await killing;
   await watcher.close();
   expect(first.signal).toBe("SIGKILL");
   const second = await agent([...common, "--resume"]);

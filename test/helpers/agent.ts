@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { BridgeClient } from "../../robots/bridge/client";
 import { ROOT } from "./processes";
 import { programArgs } from "../../robots/programs";
+import { PAUSE_SERVICE, UNPAUSE_SERVICE } from "../../robots/sim/serve";
 
 /** The flags of a run on `bridge` under `thread`, its checkpoints and run records kept in `data` (to resume it). */
 export function runOn(bridge: string, thread: string, data: string): string[] {
@@ -44,4 +45,28 @@ export function killWhenStarted(watcher: BridgeClient, prefix: string, kill: () 
     else setTimeout(poll, 10);
   };
   void poll();
+}
+
+/**
+ * Kills the agent while the robot runs goal `goal` of `thread` (its number, 1 or more): the world is paused as soon as
+ * the goal before it has ended, so goal `goal` is accepted and held until the kill, then the world goes on. Resolves
+ * once the agent is killed and the world unpaused. On a test process slower than the agent's thinking between two
+ * skills the pause comes late and the kill a goal or so later: the tests that use it accept a resume at a later goal.
+ */
+export async function killMidGoal(
+  watcher: BridgeClient,
+  thread: string,
+  goal: number,
+  kill: () => void,
+): Promise<void> {
+  const events = async () =>
+    (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events;
+  const before = `${thread}/${goal - 1}/`;
+  while (
+    !(await events()).some((e) => e.goalId?.startsWith(before) && /^skill_(succeeded|failed|canceled)$/.test(e.kind))
+  )
+    await new Promise((r) => setTimeout(r, 10));
+  await watcher.callService(PAUSE_SERVICE);
+  await new Promise<void>((resolve) => killWhenStarted(watcher, `${thread}/${goal}/`, () => (kill(), resolve())));
+  await watcher.callService(UNPAUSE_SERVICE);
 }
