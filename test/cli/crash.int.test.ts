@@ -30,9 +30,10 @@ describe.concurrent("crash safety", () => {
     // The third goal, mobile.pick_from(bottle_of_tea, refrigerator): held by a paused world when the agent is killed.
     let killing: Promise<void> | undefined;
     const first = await agent(common, (_line, kill) => void (killing ??= killMidGoal(watcher, "crash-1", 2, kill)));
+    // Killed, or the wait for its goal would never end.
+    expect(first.signal, first.out).toBe("SIGKILL");
     await killing;
     await watcher.close();
-    expect(first.signal).toBe("SIGKILL");
     expect(first.out).toMatch(/dispatch\s+goal crash-1\/2\/mobile\/pick_from/);
 
     const second = await agent([...common, "--resume"]);
@@ -105,9 +106,9 @@ async function crashAndResume(sim: SimProcess, thread: string, args: string[]) {
   const watcher = await BridgeClient.connect(sim.url);
   let killing: Promise<void> | undefined;
   const first = await agent(common, (_line, kill) => void (killing ??= killMidGoal(watcher, thread, 1, kill)));
+  expect(first.signal, first.out).toBe("SIGKILL");
   await killing;
   await watcher.close();
-  expect(first.signal).toBe("SIGKILL");
   const second = await agent([...common, "--resume"]);
   const reattached = new RegExp(`re-attaching to goal (${thread}/[^\\s)]+)`).exec(second.out)?.[1];
   expect(reattached, second.out).toBeDefined();
