@@ -37,14 +37,22 @@ export function agent(
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, out })));
 }
 
+type SimEvent = { kind: string; goalId?: string };
+
+/** Resolves once the robot's event log holds an event that `matches`, each look reading on from where the last ended. */
+async function untilEvent(watcher: BridgeClient, matches: (event: SimEvent) => boolean): Promise<void> {
+  for (let since = 0; ; await new Promise((r) => setTimeout(r, 10))) {
+    const { events, total } = await watcher.callService<{ events: SimEvent[]; total: number }>("/evaluator/events", {
+      since,
+    });
+    if (events.some(matches)) return;
+    since = total;
+  }
+}
+
 /** Kills the agent once the robot reports that the goal with id prefix `prefix` has started. */
 export function killWhenStarted(watcher: BridgeClient, prefix: string, kill: () => void): void {
-  const poll = async () => {
-    const { events } = await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events");
-    if (events.some((e) => e.kind === "skill_started" && e.goalId?.startsWith(prefix))) kill();
-    else setTimeout(poll, 10);
-  };
-  void poll();
+  void untilEvent(watcher, (e) => e.kind === "skill_started" && !!e.goalId?.startsWith(prefix)).then(kill);
 }
 
 /**
@@ -59,13 +67,11 @@ export async function killMidGoal(
   goal: number,
   kill: () => void,
 ): Promise<void> {
-  const events = async () =>
-    (await watcher.callService<{ events: { kind: string; goalId?: string }[] }>("/evaluator/events")).events;
   const before = `${thread}/${goal - 1}/`;
-  while (
-    !(await events()).some((e) => e.goalId?.startsWith(before) && /^skill_(succeeded|failed|canceled)$/.test(e.kind))
-  )
-    await new Promise((r) => setTimeout(r, 10));
+  await untilEvent(
+    watcher,
+    (e) => !!e.goalId?.startsWith(before) && /^skill_(succeeded|failed|canceled)$/.test(e.kind),
+  );
   await watcher.callService(PAUSE_SERVICE);
   await new Promise<void>((resolve) => killWhenStarted(watcher, `${thread}/${goal}/`, () => (kill(), resolve())));
   await watcher.callService(UNPAUSE_SERVICE);
